@@ -1,0 +1,98 @@
+package citeproc
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// Mapping binds citation numbers to sources, and (through a canonicaliser)
+// URLs to numbers, for [ref: URL] markers. The zero value is not usable;
+// call NewMapping. A Mapping may grow while a Processor uses it (an agent
+// registers sources as its tools return them) but is not safe for
+// concurrent use.
+type Mapping struct {
+	byNum     map[int]Source
+	byURL     map[string]int
+	canonical func(string) string
+}
+
+// NewMapping returns an empty mapping. canonical maps a URL to the key under
+// which equal resources meet (collapse.Key); nil means URLs must match
+// exactly.
+func NewMapping(canonical func(string) string) *Mapping {
+	return &Mapping{byNum: map[int]Source{}, byURL: map[string]int{}, canonical: canonical}
+}
+
+// MappingOf builds a mapping from a plain map.
+func MappingOf(m map[int]Source, canonical func(string) string) (*Mapping, error) {
+	mp := NewMapping(canonical)
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		if err := mp.Add(n, m[n]); err != nil {
+			return nil, err
+		}
+	}
+	return mp, nil
+}
+
+func (m *Mapping) key(u string) string {
+	if m.canonical != nil {
+		if k := m.canonical(u); k != "" {
+			return k
+		}
+	}
+	return u
+}
+
+// Add binds n to src. Re-adding the same source is a no-op; binding a
+// number that is already bound to another source is an error, because a
+// number that silently changes its source is exactly the bug this package
+// exists to prevent.
+func (m *Mapping) Add(n int, src Source) error {
+	if n < 1 {
+		return fmt.Errorf("citeproc: citation number %d: must be 1 or more", n)
+	}
+	if old, ok := m.byNum[n]; ok {
+		if old == src {
+			return nil
+		}
+		return fmt.Errorf("citeproc: citation number %d already bound to %q, not %q", n, sourceName(old), sourceName(src))
+	}
+	m.byNum[n] = src
+	if src.URL != "" {
+		k := m.key(src.URL)
+		if _, ok := m.byURL[k]; !ok {
+			m.byURL[k] = n
+		}
+	}
+	return nil
+}
+
+// Lookup returns the source bound to n.
+func (m *Mapping) Lookup(n int) (Source, bool) {
+	s, ok := m.byNum[n]
+	return s, ok
+}
+
+// LookupURL returns the number and source whose URL is the same resource
+// as u.
+func (m *Mapping) LookupURL(u string) (int, Source, bool) {
+	n, ok := m.byURL[m.key(u)]
+	if !ok {
+		return 0, Source{}, false
+	}
+	return n, m.byNum[n], true
+}
+
+// Len reports how many numbers are bound.
+func (m *Mapping) Len() int { return len(m.byNum) }
+
+// Numbers returns the bound numbers in ascending order.
+func (m *Mapping) Numbers() []int { return slices.Sorted(maps.Keys(m.byNum)) }
+
+func sourceName(s Source) string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return s.ID
+}

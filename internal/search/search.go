@@ -1,0 +1,42 @@
+// Package search defines what a research agent needs from a search backend:
+// find passages for a query, and fetch a whole document to read more of it.
+// The local corpus (internal/corpus) is the built-in implementation; web
+// search providers implement the same interface.
+package search
+
+import "context"
+
+// Result is one passage a search returned.
+type Result struct {
+	// DocID identifies the document; pass it to Backend.Fetch.
+	DocID string `json:"doc_id"`
+	// URL of the document (file:// for local files).
+	URL string `json:"url"`
+	// Title of the document.
+	Title string `json:"title"`
+	// Location of the passage within the document, for people: a heading
+	// path or a line range ("§ Happens Before", "lines 120-148").
+	Location string `json:"location,omitempty"`
+	// Snippet is the passage text (whole passage, not only the matched words).
+	Snippet string `json:"snippet"`
+	// Score is the backend's relevance score; higher is better.
+	Score float64 `json:"score"`
+}
+
+// Document is a whole document, as text.
+type Document struct {
+	DocID string `json:"doc_id"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// Backend searches and fetches documents. Implementations must be safe for
+// concurrent use by several agents.
+type Backend interface {
+	// Search returns at most limit passages for query, best first.
+	Search(ctx context.Context, query string, limit int) ([]Result, error)
+	// Fetch returns the document with the given id, or an error wrapping
+	// ErrNotFound.
+	Fetch(ctx context.Context, docID string) (Document, error)
+}
