@@ -1,6 +1,11 @@
 package citeproc
 
-import "io"
+import (
+	"bytes"
+	"errors"
+	"io"
+	"unicode/utf8"
+)
 
 // Config configures a Processor. The zero value is Keep mode with an empty
 // mapping.
@@ -16,39 +21,686 @@ type Config struct {
 	Hooks    Hooks
 }
 
-// Processor is a streaming citation processor. It is not safe for
-// concurrent use; it starts no goroutines.
+// ErrClosed is returned by Write after Close.
+var ErrClosed = errors.New("citeproc: write after close")
+
+type state uint8
+
+const (
+	stText      state = iota // prose: markers are recognised
+	stFenceInfo              // the rest of a fence's opening line
+	stFence                  // inside a fenced code block
+	stSpan                   // an inline code span whose end is not yet known
+	stLinkText               // a '[' that may open a markdown link's text
+	stLinkDest               // a markdown link's (destination)
+)
+
+// Closing-fence recognition, one line at a time.
+type fenceLine uint8
+
+const (
+	flIndent fenceLine = iota // only blanks so far
+	flRun                     // blanks, then fence characters
+	flTrail                   // a long enough run, then blanks
+	flOther                   // anything else: not a closing fence
+)
+
+// Processor is a streaming citation processor: Write chunks, then Close.
+// It is not safe for concurrent use and starts no goroutines. Text is
+// written to the destination at most once per Write (plus once before each
+// citation fact), always on UTF-8 character boundaries.
+//
+// Cost: linear in the input. Input that cannot be decided yet (a marker,
+// a code span or a UTF-8 character cut by the chunk boundary) is held, and
+// scanning resumes where it stopped; no byte is rescanned more than a
+// bounded number of times.
 type Processor struct {
-	dst io.Writer
-	cfg Config
+	dst     io.Writer
+	mode    Mode
+	style   Style
+	mapping *Mapping
+	number  Numberer
+	hooks   Hooks
+
+	buf []byte // input; buf[pos:] is not yet consumed
+	pos int
+	out []byte // output not yet written to dst
+
+	st        state
+	lineStart bool // the next text byte begins a line (blanks keep it so)
+	last      byte // last output byte; 0 before any, '\n' at line start
+	// flushedLast is the last byte written to dst.
+	flushedLast byte
+
+	fenceChar byte
+	fenceLen  int
+	fl        fenceLine
+	flRunLen  int
+
+	spanLen  int // backticks in the open code span's opener, at buf[pos:]
+	spanScan int // where the search for its closer resumes, relative to pos
+
+	linkOpen  int // length of the link opener at buf[pos:]: 1 for '[', 2 for "!["
+	linkScan  int // where the search for the matching ']' resumes, relative to pos
+	linkDepth int // bracket depth at linkScan
+	destDepth int // parenthesis depth inside a link destination
+
+	// Non-Keep modes hold trailing blanks in out until the next byte shows
+	// whether a dropped marker swallowed them.
+	removed   bool // a marker was just dropped
+	swallowed bool // blanks followed the dropped marker
+
+	m marker
+
+	cited      []Citation
+	citedIdx   map[int]int
+	unknown    []Unknown
+	unknownNum map[int]struct{}
+	unknownURL map[string]struct{}
+	group      []Citation // scratch: the current marker's resolved citations
+
+	closed bool
+	err    error
 }
 
 // New returns a processor that writes its output text to dst.
 func New(dst io.Writer, cfg Config) *Processor {
-	panic("citeproc: not implemented yet")
+	mp := cfg.Mapping
+	if mp == nil {
+		mp = NewMapping(nil)
+	}
+	return &Processor{
+		dst:       dst,
+		mode:      cfg.Mode,
+		style:     cfg.Style,
+		mapping:   mp,
+		number:    cfg.Numberer,
+		hooks:     cfg.Hooks,
+		lineStart: true,
+		citedIdx:  map[int]int{},
+	}
 }
 
 // Write processes the next chunk. It implements io.Writer: it reports
-// len(b) unless dst failed.
-func (p *Processor) Write(b []byte) (int, error) { panic("not implemented") }
+// len(b) unless dst failed or the processor is closed.
+func (p *Processor) Write(b []byte) (int, error) {
+	if p.closed {
+		return 0, ErrClosed
+	}
+	if p.err != nil {
+		return 0, p.err
+	}
+	p.buf = append(p.buf, b...)
+	p.scan(false)
+	p.compact()
+	p.flush(false)
+	if p.err != nil {
+		return 0, p.err
+	}
+	return len(b), nil
+}
 
-// WriteString is Write for strings.
-func (p *Processor) WriteString(s string) (int, error) { panic("not implemented") }
+// WriteString is Write for strings; it does not allocate.
+func (p *Processor) WriteString(s string) (int, error) {
+	if p.closed {
+		return 0, ErrClosed
+	}
+	if p.err != nil {
+		return 0, p.err
+	}
+	p.buf = append(p.buf, s...)
+	p.scan(false)
+	p.compact()
+	p.flush(false)
+	if p.err != nil {
+		return 0, p.err
+	}
+	return len(s), nil
+}
 
-// Close processes what is still held (an unfinished marker or code span
-// is decided as if the text ended there) and flushes it. Calling Write
-// after Close is an error.
-func (p *Processor) Close() error { panic("not implemented") }
+// Close decides whatever is still held as if the text ended there (an
+// unfinished marker is text; an unclosed code span's backticks are
+// literal) and flushes it. Close is idempotent.
+func (p *Processor) Close() error {
+	if p.closed {
+		return p.err
+	}
+	p.closed = true
+	if p.err != nil {
+		return p.err
+	}
+	p.scan(true)
+	p.settle(nil)
+	p.flush(true)
+	p.buf = p.buf[:0]
+	p.pos = 0
+	return p.err
+}
 
-// Cited returns the citations seen so far, one per display number, in order
-// of first citation.
-func (p *Processor) Cited() []Citation { panic("not implemented") }
+// Cited returns the citations seen so far, one per display number, in
+// order of first citation.
+func (p *Processor) Cited() []Citation {
+	return append([]Citation(nil), p.cited...)
+}
 
 // Unknowns returns the unknown numbers and URLs seen so far, in order of
 // first appearance.
-func (p *Processor) Unknowns() []Unknown { panic("not implemented") }
+func (p *Processor) Unknowns() []Unknown {
+	return append([]Unknown(nil), p.unknown...)
+}
 
-// FirstCited returns a Numberer that numbers sources 1..K in order of first
-// citation, giving the same number to the same source (compared by ID and
-// URL) every time.
-func FirstCited() Numberer { panic("not implemented") }
+// compact drops consumed input once it is at least half the buffer, so
+// that held input is copied a bounded number of times (amortised O(1) per
+// byte).
+func (p *Processor) compact() {
+	switch {
+	case p.pos == len(p.buf):
+		p.buf = p.buf[:0]
+		p.pos = 0
+	case p.pos > 0 && p.pos >= len(p.buf)/2:
+		n := copy(p.buf, p.buf[p.pos:])
+		p.buf = p.buf[:n]
+		p.pos = 0
+	}
+}
+
+// flush writes pending output. Unless final, it holds back a trailing
+// incomplete UTF-8 character, and non-Keep modes hold back trailing
+// blanks: a marker that follows may be dropped and take them.
+func (p *Processor) flush(final bool) {
+	n := len(p.out)
+	if !final {
+		if p.mode != Keep {
+			for n > 0 && isBlank(p.out[n-1]) {
+				n--
+			}
+		}
+		n = completeRunes(p.out, 0, n) // never write half a character
+	}
+	if n == 0 {
+		return
+	}
+	if p.err == nil {
+		if _, err := p.dst.Write(p.out[:n]); err != nil {
+			p.err = err
+		}
+	}
+	p.flushedLast = p.out[n-1]
+	rest := copy(p.out, p.out[n:])
+	p.out = p.out[:rest]
+}
+
+func (p *Processor) scan(eof bool) {
+	for p.pos < len(p.buf) {
+		var ok bool
+		switch p.st {
+		case stText:
+			ok = p.scanText(eof)
+		case stFenceInfo, stFence:
+			ok = p.scanFence()
+		case stSpan:
+			ok = p.scanSpan(eof)
+		case stLinkText:
+			ok = p.scanLinkText(eof)
+		case stLinkDest:
+			ok = p.scanLinkDest()
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// put appends text (never starting with a blank in non-Keep modes) to the
+// output, first settling a dropped marker's blanks.
+func (p *Processor) put(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if p.removed {
+		p.settle(b)
+	}
+	p.out = append(p.out, b...)
+	p.last = b[len(b)-1]
+}
+
+func (p *Processor) putString(s string) {
+	if len(s) == 0 {
+		return
+	}
+	if p.removed {
+		p.settle([]byte(s[:1]))
+	}
+	p.out = append(p.out, s...)
+	p.last = s[len(s)-1]
+}
+
+// blank handles a space or tab in non-Keep modes.
+func (p *Processor) blank(c byte) {
+	if p.removed {
+		p.swallowed = true
+		return
+	}
+	p.out = append(p.out, c)
+	p.last = c
+}
+
+// settle decides the blanks around a dropped marker now that the next text
+// is known (next is nil at the end of the text): none before punctuation, a
+// line end or the end; otherwise one run (the blanks before the marker, or
+// one space if only blanks after it separated two words).
+func (p *Processor) settle(next []byte) {
+	if !p.removed {
+		return
+	}
+	p.removed = false
+	swallowed := p.swallowed
+	p.swallowed = false
+	trailing := len(p.out) > 0 && isBlank(p.out[len(p.out)-1])
+	if len(next) == 0 || next[0] == '\n' || next[0] == '\r' || isClosingPunct(next) {
+		for len(p.out) > 0 && isBlank(p.out[len(p.out)-1]) {
+			p.out = p.out[:len(p.out)-1]
+		}
+		if len(p.out) > 0 {
+			p.last = p.out[len(p.out)-1]
+		} else {
+			p.last = p.flushedLast
+		}
+		return
+	}
+	if !trailing && swallowed && p.last != 0 && p.last != '\n' {
+		p.out = append(p.out, ' ')
+		p.last = ' '
+	}
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+func isClosingPunct(b []byte) bool {
+	switch b[0] {
+	case '!':
+		return len(b) == 1 || b[1] != '[' // "![" opens an image
+	case '.', ',', ';', ':', '?', ')', ']', '}':
+		return true
+	}
+	if b[0] < utf8.RuneSelf {
+		return false
+	}
+	r, _ := utf8.DecodeRune(b)
+	switch r {
+	case '。', '，', '；', '：', '！', '？', '）', '、', '…':
+		return true
+	}
+	return false
+}
+
+// special marks bytes the text scanner must look at; everything else is
+// copied in runs. Blanks are special only outside Keep mode.
+var special, specialKeep [256]bool
+
+func init() {
+	for _, c := range []byte{'[', '`', '\\', '!', '\n', 0xE3, 0xEF} {
+		specialKeep[c] = true
+		special[c] = true
+	}
+	special[' '] = true
+	special['\t'] = true
+}
+
+// scanText consumes prose. It returns false when it needs more input.
+func (p *Processor) scanText(eof bool) bool {
+	b := p.buf
+	i := p.pos
+	table := &special
+	if p.mode == Keep {
+		table = &specialKeep
+	}
+	for i < len(b) {
+		c := b[i]
+		bol := p.lineStart
+		if bol {
+			switch {
+			case c == ' ' || c == '\t':
+				if p.mode == Keep {
+					p.put(b[i : i+1])
+				} else {
+					p.blank(c)
+				}
+				i++
+				continue
+			case c == '`' || c == '~':
+				run := runOf(b, i, c)
+				if i+run == len(b) && !eof {
+					p.pos, p.lineStart = i, bol
+					return false
+				}
+				if run >= 3 {
+					p.put(b[i : i+run])
+					p.lineStart = false
+					p.st = stFenceInfo
+					p.fenceChar, p.fenceLen = c, run
+					p.pos = i + run
+					return true
+				}
+			}
+			if c != '\n' {
+				p.lineStart = false
+			}
+		}
+		if !table[c] {
+			j := i + 1
+			for j < len(b) && !table[b[j]] {
+				j++
+			}
+			if j == len(b) && !eof {
+				j = completeRunes(b, i, j)
+				if j == i {
+					p.pos, p.lineStart = i, bol
+					return false
+				}
+			}
+			p.put(b[i:j])
+			i = j
+			continue
+		}
+		switch c {
+		case '\n':
+			p.put(b[i : i+1])
+			p.lineStart = true
+			i++
+		case ' ', '\t':
+			p.blank(c)
+			i++
+		case '\\', '!':
+			if i+1 == len(b) && !eof {
+				p.pos, p.lineStart = i, bol
+				return false
+			}
+			if c == '!' && i+1 < len(b) && b[i+1] == '[' {
+				p.startLink(i, 2)
+				return true
+			}
+			n := 1
+			if c == '\\' && i+1 < len(b) && isASCIIPunct(b[i+1]) {
+				n = 2
+			}
+			p.put(b[i : i+n])
+			i += n
+		case '`':
+			run := runOf(b, i, '`')
+			if i+run == len(b) && !eof {
+				p.pos, p.lineStart = i, bol
+				return false
+			}
+			p.st = stSpan
+			p.spanLen, p.spanScan = run, run
+			p.pos = i
+			return true
+		default: // '[', or the lead byte of 【 or ［
+			n, st := p.m.parse(b[i:], eof, bol)
+			switch st {
+			case pMore:
+				p.pos, p.lineStart = i, bol
+				return false
+			case pYes:
+				p.marker(b[i : i+n])
+				i += n
+			case pVerbatim:
+				p.put(b[i : i+n])
+				i += n
+				if i < len(b) && b[i] == '(' {
+					p.put(b[i : i+1])
+					p.st, p.destDepth, p.pos = stLinkDest, 1, i+1
+					return true
+				}
+			default:
+				if c == '[' {
+					p.startLink(i, 1)
+					return true
+				}
+				n = min(3, len(b)-i) // a whole character: its rest is plain
+				p.put(b[i : i+n])
+				i += n
+			}
+		}
+	}
+	p.pos = i
+	return true
+}
+
+// completeRunes returns the end of the longest prefix of b[i:j] that does
+// not stop inside a UTF-8 character.
+func completeRunes(b []byte, i, j int) int {
+	k := j
+	for n := 0; k > i && n < utf8.UTFMax; n++ {
+		k--
+		if utf8.RuneStart(b[k]) {
+			if utf8.FullRune(b[k:j]) {
+				return j
+			}
+			return k
+		}
+	}
+	return j
+}
+
+func runOf(b []byte, i int, c byte) int {
+	j := i
+	for j < len(b) && b[j] == c {
+		j++
+	}
+	return j - i
+}
+
+func isASCIIPunct(c byte) bool {
+	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~')
+}
+
+// scanFence copies a fenced block verbatim, watching each line for the
+// closing fence. It never needs more input.
+func (p *Processor) scanFence() bool {
+	b := p.buf
+	i := p.pos
+	if p.removed {
+		p.settle(b[i:])
+	}
+	if p.st == stFenceInfo {
+		j := indexByte(b, i, '\n')
+		if j < 0 {
+			p.put(b[i:])
+			p.pos = len(b)
+			return true
+		}
+		p.put(b[i : j+1])
+		p.st, p.fl, p.flRunLen = stFence, flIndent, 0
+		p.pos = j + 1
+		return true
+	}
+	start := i
+	for i < len(b) {
+		c := b[i]
+		if c == '\n' {
+			closed := p.fl == flTrail || (p.fl == flRun && p.flRunLen >= p.fenceLen)
+			i++
+			p.fl, p.flRunLen = flIndent, 0
+			if closed {
+				p.put(b[start:i])
+				p.st = stText
+				p.lineStart = true
+				p.pos = i
+				return true
+			}
+			continue
+		}
+		switch p.fl {
+		case flIndent:
+			switch {
+			case c == ' ' || c == '\t':
+			case c == p.fenceChar:
+				p.fl, p.flRunLen = flRun, 1
+			default:
+				p.fl = flOther
+			}
+		case flRun:
+			switch {
+			case c == p.fenceChar:
+				p.flRunLen++
+			case (c == ' ' || c == '\t') && p.flRunLen >= p.fenceLen:
+				p.fl = flTrail
+			default:
+				p.fl = flOther
+			}
+		case flTrail:
+			if c != ' ' && c != '\t' {
+				p.fl = flOther
+			}
+		case flOther:
+			j := indexByte(b, i, '\n')
+			if j < 0 {
+				i = len(b)
+				continue
+			}
+			i = j
+			continue
+		}
+		i++
+	}
+	p.put(b[start:i])
+	p.pos = i
+	return true
+}
+
+// scanSpan looks for the closer of the inline code span opened at pos: a
+// run of exactly as many backticks on the same line. Code spans do not
+// cross lines here (models do not write them so, and it bounds what is
+// held); without a closer the opener is literal text and scanning resumes
+// after it.
+func (p *Processor) scanSpan(eof bool) bool {
+	b := p.buf[p.pos:]
+	i := p.spanScan
+	for i < len(b) {
+		c := b[i]
+		if c == '\n' {
+			break
+		}
+		if c != '`' {
+			i++
+			continue
+		}
+		run := runOf(b, i, '`')
+		if i+run == len(b) && !eof {
+			p.spanScan = i
+			return false
+		}
+		if run == p.spanLen {
+			p.put(b[:i+run])
+			p.pos += i + run
+			p.st = stText
+			return true
+		}
+		i += run
+	}
+	if i == len(b) && !eof {
+		p.spanScan = i
+		return false
+	}
+	p.put(b[:p.spanLen])
+	p.pos += p.spanLen
+	p.st = stText
+	return true
+}
+
+// startLink holds the '[' (or "![") at buf[i] until it is known whether a
+// markdown link or image starts there.
+func (p *Processor) startLink(i, n int) {
+	p.st = stLinkText
+	p.pos = i
+	p.linkOpen, p.linkScan, p.linkDepth = n, n, 1
+}
+
+// maxLinkText bounds how far a possible link's text is looked through.
+const maxLinkText = 1024
+
+// scanLinkText looks for the ']' matching the held '[' on the same line.
+// If "](" follows, the link text is copied untouched (citations inside a
+// link's text are the link's, not ours) and its destination follows;
+// otherwise the '[' is plain text and scanning resumes after it.
+func (p *Processor) scanLinkText(eof bool) bool {
+	b := p.buf[p.pos:]
+	i, depth := p.linkScan, p.linkDepth
+	for i < len(b) && i < maxLinkText {
+		switch b[i] {
+		case '\n':
+			return p.notLink()
+		case '\\':
+			i++ // the escaped byte is skipped below
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				if i+1 == len(b) {
+					if !eof {
+						p.linkScan, p.linkDepth = i, depth+1
+						return false
+					}
+					return p.notLink()
+				}
+				if b[i+1] != '(' {
+					return p.notLink()
+				}
+				p.put(b[:i+2])
+				p.pos += i + 2
+				p.st, p.destDepth = stLinkDest, 1
+				return true
+			}
+		}
+		i++
+	}
+	if i < len(b) || i >= maxLinkText || eof {
+		return p.notLink()
+	}
+	p.linkScan, p.linkDepth = i, depth
+	return false
+}
+
+func (p *Processor) notLink() bool {
+	p.put(p.buf[p.pos : p.pos+p.linkOpen])
+	p.pos += p.linkOpen
+	p.st = stText
+	return true
+}
+
+// scanLinkDest copies a link destination up to its closing parenthesis
+// (or the end of the line) untouched.
+func (p *Processor) scanLinkDest() bool {
+	b := p.buf
+	i := p.pos
+	for i < len(b) {
+		switch b[i] {
+		case '(':
+			p.destDepth++
+		case ')':
+			p.destDepth--
+		case '\n':
+			p.destDepth = 0
+			i-- // the newline is text
+		}
+		i++
+		if p.destDepth == 0 {
+			p.st = stText
+			break
+		}
+	}
+	p.put(b[p.pos:i])
+	p.pos = i
+	return true
+}
+
+func indexByte(b []byte, i int, c byte) int {
+	j := bytes.IndexByte(b[i:], c)
+	if j < 0 {
+		return -1
+	}
+	return i + j
+}

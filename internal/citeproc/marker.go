@@ -1,0 +1,639 @@
+package citeproc
+
+import (
+	"strconv"
+)
+
+type parseStatus uint8
+
+const (
+	pNo       parseStatus = iota // not a marker
+	pMore                        // cannot tell before more input
+	pYes                         // a marker
+	pVerbatim                    // bracket text that must not be touched (a link, a definition)
+)
+
+type markerKind uint8
+
+const (
+	kBracket     markerKind = iota // [1], [1, 2], [2-4]
+	kDouble                        // [[1]]
+	kProto                         // [S:1,3]
+	kProtoDouble                   // [[S:1,3]]
+	kFootnote                      // [^1]
+	kLenticular                    // 【1】
+	kFullwidth                     // ［1］
+	kRef                           // [ref: URL]
+)
+
+type span struct{ lo, hi int }
+
+// marker is the parse of one citation marker. Its byte slices point into
+// the processor's input and are valid only while the marker is handled.
+type marker struct {
+	kind   markerKind
+	items  []span
+	open   []byte
+	close  []byte
+	sep    []byte // the first separator as written, blanks included
+	dash   []byte // the first range dash as written
+	ranged bool   // a single item that is a range
+	url    []byte
+}
+
+const (
+	maxMarkerLen = 256  // a numeric marker longer than this is not one
+	maxRefLen    = 2048 // nor a [ref: URL] longer than this
+	maxDigits    = 6
+	maxRangeSpan = 64
+)
+
+var (
+	lenticularOpen  = []byte("【")
+	lenticularClose = []byte("】")
+	fullwidthOpen   = []byte("［")
+	fullwidthClose  = []byte("］")
+)
+
+// parse recognises a marker at the start of b. lineStart says whether only
+// blanks precede it on its line (where "[1]: url" is a definition).
+func (m *marker) parse(b []byte, eof, lineStart bool) (int, parseStatus) {
+	m.items = m.items[:0]
+	m.sep, m.dash, m.url, m.ranged = nil, nil, nil, false
+	switch b[0] {
+	case '[':
+		n, st := m.parseBracket(b, eof)
+		if st != pYes {
+			return n, st
+		}
+		if n == len(b) {
+			if !eof {
+				return 0, pMore
+			}
+			return n, pYes
+		}
+		switch {
+		case b[n] == '(':
+			return n, pVerbatim // a markdown link: [1](https://…)
+		case b[n] == ':' && lineStart && (m.kind == kBracket || m.kind == kFootnote):
+			return n, pVerbatim // a definition: [1]: https://…
+		}
+		return n, pYes
+	case 0xE3:
+		return m.parseWide(b, eof, lenticularOpen, lenticularClose, kLenticular)
+	case 0xEF:
+		return m.parseWide(b, eof, fullwidthOpen, fullwidthClose, kFullwidth)
+	}
+	return 0, pNo
+}
+
+func (m *marker) parseWide(b []byte, eof bool, open, close []byte, k markerKind) (int, parseStatus) {
+	switch ok, partial := hasPrefix(b, open); {
+	case partial:
+		return more(eof)
+	case !ok:
+		return 0, pNo
+	}
+	m.kind, m.open, m.close = k, b[:len(open)], close
+	return m.parseList(b, len(open), close, eof)
+}
+
+func (m *marker) parseBracket(b []byte, eof bool) (int, parseStatus) {
+	if len(b) < 2 {
+		return more(eof)
+	}
+	switch b[1] {
+	case '[':
+		if len(b) < 4 {
+			return more(eof)
+		}
+		if b[2] == 'S' && b[3] == ':' {
+			m.kind, m.open, m.close = kProtoDouble, b[:4], closeDouble
+			return m.parseList(b, 4, closeDouble, eof)
+		}
+		m.kind, m.open, m.close = kDouble, b[:2], closeDouble
+		return m.parseList(b, 2, closeDouble, eof)
+	case '^':
+		m.kind, m.open, m.close = kFootnote, b[:2], closeSingle
+		v, i, st := parseNumber(b, 2, eof)
+		if st != pYes {
+			return i, st
+		}
+		if i == len(b) {
+			return more(eof)
+		}
+		if b[i] != ']' {
+			return 0, pNo
+		}
+		m.items = append(m.items, span{v, v})
+		return i + 1, pYes
+	case 'S':
+		if len(b) < 3 {
+			return more(eof)
+		}
+		if b[2] != ':' {
+			return 0, pNo
+		}
+		m.kind, m.open, m.close = kProto, b[:3], closeSingle
+		return m.parseList(b, 3, closeSingle, eof)
+	case 'r', 'R':
+		return m.parseRef(b, eof)
+	}
+	m.kind, m.open, m.close = kBracket, b[:1], closeSingle
+	return m.parseList(b, 1, closeSingle, eof)
+}
+
+var (
+	closeSingle = []byte("]")
+	closeDouble = []byte("]]")
+)
+
+func (m *marker) parseRef(b []byte, eof bool) (int, parseStatus) {
+	const pfx = "ref:"
+	for k := 0; k < len(pfx); k++ {
+		if 1+k == len(b) {
+			return more(eof)
+		}
+		if lower(b[1+k]) != pfx[k] {
+			return 0, pNo
+		}
+	}
+	i := skipBlanks(b, 1+len(pfx))
+	start := i
+	for i < len(b) && b[i] != ']' && b[i] != '[' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+		if i-start > maxRefLen {
+			return 0, pNo
+		}
+	}
+	if i == len(b) {
+		return more(eof)
+	}
+	if i == start {
+		return 0, pNo
+	}
+	url := b[start:i]
+	i = skipBlanks(b, i)
+	if i == len(b) {
+		return more(eof)
+	}
+	if b[i] != ']' {
+		return 0, pNo
+	}
+	m.kind, m.open, m.close, m.url = kRef, b[:1], closeSingle, url
+	return i + 1, pYes
+}
+
+// parseList parses "item (sep item)* close" from b[i:], where an item is a
+// number or a range and blanks may surround items and separators.
+func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseStatus) {
+	for {
+		if i > maxMarkerLen {
+			return 0, pNo
+		}
+		i = skipBlanks(b, i)
+		lo, j, st := parseNumber(b, i, eof)
+		if st != pYes {
+			return j, st
+		}
+		hi := lo
+		k := skipBlanks(b, j)
+		if k == len(b) {
+			return more(eof)
+		}
+		if dl, st := dashAt(b, k, eof); st == pMore {
+			return more(eof)
+		} else if dl > 0 {
+			e := skipBlanks(b, k+dl)
+			v, j2, st := parseNumber(b, e, eof)
+			if st != pYes {
+				return j2, st
+			}
+			if v < lo || v-lo > maxRangeSpan {
+				return 0, pNo
+			}
+			if m.dash == nil {
+				m.dash = b[j:e]
+			}
+			hi = v
+			k = skipBlanks(b, j2)
+			if k == len(b) {
+				return more(eof)
+			}
+		}
+		m.items = append(m.items, span{lo, hi})
+		if ok, partial := hasPrefix(b[k:], close); partial {
+			return more(eof)
+		} else if ok {
+			m.ranged = len(m.items) == 1 && hi > lo
+			return k + len(close), pYes
+		}
+		sl, st := sepAt(b, k, eof)
+		switch {
+		case st == pMore:
+			return more(eof)
+		case sl == 0:
+			return 0, pNo
+		}
+		next := skipBlanks(b, k+sl)
+		if m.sep == nil {
+			m.sep = b[j:next]
+			if hi > lo {
+				m.sep = b[k:next]
+			}
+		}
+		i = next
+	}
+}
+
+// parseNumber reads 1 to maxDigits ASCII or fullwidth digits, not
+// starting with zero.
+func parseNumber(b []byte, i int, eof bool) (v, end int, st parseStatus) {
+	digits := 0
+	for {
+		if i == len(b) {
+			if digits == 0 || !eof {
+				n, st := more(eof)
+				return 0, n, st
+			}
+			break
+		}
+		d := -1
+		w := 1
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case c == 0xEF:
+			if i+3 > len(b) {
+				n, st := more(eof)
+				return 0, n, st
+			}
+			if b[i+1] == 0xBC && b[i+2] >= 0x90 && b[i+2] <= 0x99 {
+				d, w = int(b[i+2]-0x90), 3
+			}
+		}
+		if d < 0 {
+			break
+		}
+		if digits == 0 && d == 0 {
+			return 0, 0, pNo
+		}
+		digits++
+		if digits > maxDigits {
+			return 0, 0, pNo
+		}
+		v = v*10 + d
+		i += w
+	}
+	if digits == 0 {
+		return 0, 0, pNo
+	}
+	return v, i, pYes
+}
+
+// dashAt reports the length of a range dash (- – —) at b[i], or 0.
+func dashAt(b []byte, i int, eof bool) (int, parseStatus) {
+	switch b[i] {
+	case '-':
+		return 1, pYes
+	case 0xE2:
+		if i+3 > len(b) {
+			return more(eof)
+		}
+		if b[i+1] == 0x80 && (b[i+2] == 0x93 || b[i+2] == 0x94) {
+			return 3, pYes
+		}
+	}
+	return 0, pYes
+}
+
+// sepAt reports the length of an item separator (, ; ， 、) at b[i], or 0.
+func sepAt(b []byte, i int, eof bool) (int, parseStatus) {
+	switch b[i] {
+	case ',', ';':
+		return 1, pYes
+	case 0xEF, 0xE3:
+		if i+3 > len(b) {
+			return more(eof)
+		}
+		if (b[i] == 0xEF && b[i+1] == 0xBC && b[i+2] == 0x8C) || (b[i] == 0xE3 && b[i+1] == 0x80 && b[i+2] == 0x81) {
+			return 3, pYes
+		}
+	}
+	return 0, pYes
+}
+
+func more(eof bool) (int, parseStatus) {
+	if eof {
+		return 0, pNo
+	}
+	return 0, pMore
+}
+
+// hasPrefix reports whether b starts with p, or whether b is a proper
+// prefix of p (so more input could complete it).
+func hasPrefix(b, p []byte) (ok, partial bool) {
+	n := min(len(b), len(p))
+	for k := 0; k < n; k++ {
+		if b[k] != p[k] {
+			return false, false
+		}
+	}
+	if len(b) < len(p) {
+		return false, true
+	}
+	return true, false
+}
+
+func skipBlanks(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// marker acts on a recognised marker according to the mode. Facts are
+// reported before any text of the marker is output.
+func (p *Processor) marker(raw []byte) {
+	m := &p.m
+	p.group = p.group[:0]
+	if m.kind == kRef {
+		if n, src, ok := p.mapping.LookupURL(string(m.url)); ok {
+			p.resolve(n, src)
+		} else {
+			p.reportUnknown(Unknown{URL: string(m.url)})
+		}
+	} else {
+		for _, it := range m.items {
+			for v := it.lo; v <= it.hi; v++ {
+				if src, ok := p.mapping.Lookup(v); ok {
+					p.resolve(v, src)
+				} else {
+					p.reportUnknown(Unknown{Number: v})
+				}
+			}
+		}
+	}
+	switch {
+	case p.mode == Keep:
+		p.put(raw)
+	case p.mode == Remove || len(p.group) == 0:
+		p.removed = true
+	case p.mode == Link:
+		p.renderLink()
+	default:
+		p.renderRenumbered()
+	}
+}
+
+// resolve records that number v resolved to src and adds it to the
+// current group, once per display number.
+func (p *Processor) resolve(v int, src Source) {
+	d := v
+	if p.number != nil && p.mode != Keep {
+		d = p.number.Display(v, src)
+	}
+	for _, c := range p.group {
+		if c.Display == d {
+			return
+		}
+	}
+	c := Citation{Number: v, Display: d, Source: src}
+	p.group = append(p.group, c)
+	if _, seen := p.citedIdx[d]; seen {
+		return
+	}
+	p.citedIdx[d] = len(p.cited)
+	p.cited = append(p.cited, c)
+	if p.hooks.Citation != nil {
+		p.flush(false)
+		p.hooks.Citation(c)
+	}
+}
+
+func (p *Processor) reportUnknown(u Unknown) {
+	if u.URL != "" {
+		if _, seen := p.unknownURL[u.URL]; seen {
+			return
+		}
+		if p.unknownURL == nil {
+			p.unknownURL = map[string]struct{}{}
+		}
+		p.unknownURL[u.URL] = struct{}{}
+	} else {
+		if _, seen := p.unknownNum[u.Number]; seen {
+			return
+		}
+		if p.unknownNum == nil {
+			p.unknownNum = map[int]struct{}{}
+		}
+		p.unknownNum[u.Number] = struct{}{}
+	}
+	p.unknown = append(p.unknown, u)
+	if p.hooks.Unknown != nil {
+		p.flush(false)
+		p.hooks.Unknown(u)
+	}
+}
+
+// begin settles a dropped marker's blanks before rendered output starts
+// with c.
+func (p *Processor) begin(c byte) {
+	if p.removed {
+		p.settle([]byte{c})
+	}
+}
+
+func (p *Processor) appendNum(d int) {
+	p.out = strconv.AppendInt(p.out, int64(d), 10)
+}
+
+func (p *Processor) renderLink() {
+	g := p.group
+	switch p.style {
+	case Plain:
+		p.begin('[')
+		p.out = append(p.out, '[')
+		for k, c := range g {
+			if k > 0 {
+				p.out = append(p.out, ", "...)
+			}
+			p.appendNum(c.Display)
+		}
+		p.out = append(p.out, ']')
+	case Footnote:
+		p.begin('[')
+		for _, c := range g {
+			p.out = append(p.out, "[^"...)
+			p.appendNum(c.Display)
+			p.out = append(p.out, ']')
+		}
+	case HTML:
+		p.begin('<')
+		p.out = append(p.out, `<sup class="cite">`...)
+		for k, c := range g {
+			if k > 0 {
+				p.out = append(p.out, ',')
+			}
+			if c.Source.URL == "" {
+				p.out = append(p.out, '[')
+				p.appendNum(c.Display)
+				p.out = append(p.out, ']')
+				continue
+			}
+			p.out = append(p.out, `<a href="`...)
+			p.out = appendHTMLAttr(p.out, c.Source.URL)
+			if c.Source.Title != "" {
+				p.out = append(p.out, `" title="`...)
+				p.out = appendHTMLAttr(p.out, c.Source.Title)
+			}
+			p.out = append(p.out, `">[`...)
+			p.appendNum(c.Display)
+			p.out = append(p.out, "]</a>"...)
+		}
+		p.out = append(p.out, "</sup>"...)
+	default: // Markdown
+		p.begin('[')
+		for _, c := range g {
+			p.out = append(p.out, '[')
+			if c.Source.URL == "" {
+				p.appendNum(c.Display)
+				p.out = append(p.out, ']')
+				continue
+			}
+			p.out = append(p.out, '[')
+			p.appendNum(c.Display)
+			p.out = append(p.out, "]]("...)
+			p.out = appendMarkdownURL(p.out, c.Source.URL)
+			p.out = append(p.out, ')')
+		}
+	}
+	p.last = p.out[len(p.out)-1]
+}
+
+// renderRenumbered writes the group in the marker's own dialect.
+func (p *Processor) renderRenumbered() {
+	m := &p.m
+	g := p.group
+	p.begin('[')
+	switch m.kind {
+	case kRef:
+		p.out = append(p.out, '[')
+		for k, c := range g {
+			if k > 0 {
+				p.out = append(p.out, ", "...)
+			}
+			p.appendNum(c.Display)
+		}
+		p.out = append(p.out, ']')
+	case kFootnote:
+		for _, c := range g {
+			p.out = append(p.out, "[^"...)
+			p.appendNum(c.Display)
+			p.out = append(p.out, ']')
+		}
+	default:
+		p.out = append(p.out, m.open...)
+		if m.ranged && len(g) > 1 && contiguous(g) {
+			p.appendNum(g[0].Display)
+			p.out = append(p.out, m.dash...)
+			p.appendNum(g[len(g)-1].Display)
+		} else {
+			sep := m.sep
+			if sep == nil {
+				sep = []byte(defaultSep(m.kind))
+			}
+			for k, c := range g {
+				if k > 0 {
+					p.out = append(p.out, sep...)
+				}
+				p.appendNum(c.Display)
+			}
+		}
+		p.out = append(p.out, m.close...)
+	}
+	p.last = p.out[len(p.out)-1]
+}
+
+func defaultSep(k markerKind) string {
+	switch k {
+	case kProto, kProtoDouble:
+		return ","
+	case kLenticular, kFullwidth:
+		return "，"
+	}
+	return ", "
+}
+
+func contiguous(g []Citation) bool {
+	for k := 1; k < len(g); k++ {
+		if g[k].Display != g[k-1].Display+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendMarkdownURL writes u so that it cannot end a markdown link early.
+func appendMarkdownURL(b []byte, u string) []byte {
+	const hex = "0123456789ABCDEF"
+	for k := 0; k < len(u); k++ {
+		switch c := u[k]; c {
+		case ' ', '(', ')', '<', '>', '\n', '\r', '\t':
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+func appendHTMLAttr(b []byte, s string) []byte {
+	for k := 0; k < len(s); k++ {
+		switch c := s[k]; c {
+		case '&':
+			b = append(b, "&amp;"...)
+		case '<':
+			b = append(b, "&lt;"...)
+		case '>':
+			b = append(b, "&gt;"...)
+		case '"':
+			b = append(b, "&#34;"...)
+		case '\'':
+			b = append(b, "&#39;"...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+type sourceKey struct{ id, url string }
+
+type firstCited struct {
+	seen map[sourceKey]int
+}
+
+// FirstCited returns a Numberer that numbers sources 1..K in order of first
+// citation, giving the same number to the same source (the same ID and
+// URL) every time. Use a new one for each text.
+func FirstCited() Numberer {
+	return &firstCited{seen: map[sourceKey]int{}}
+}
+
+func (f *firstCited) Display(_ int, src Source) int {
+	k := sourceKey{src.ID, src.URL}
+	if d, ok := f.seen[k]; ok {
+		return d
+	}
+	d := len(f.seen) + 1
+	f.seen[k] = d
+	return d
+}

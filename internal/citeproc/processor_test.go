@@ -1,0 +1,240 @@
+package citeproc_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// testCanonical is a stand-in canonicaliser: scheme, "www." and a trailing
+// slash do not matter.
+func testCanonical(u string) string {
+	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
+	u = strings.TrimPrefix(u, "www.")
+	return strings.TrimSuffix(u, "/")
+}
+
+func testMapping(t testing.TB) *citeproc.Mapping {
+	t.Helper()
+	m, err := citeproc.MappingOf(map[int]citeproc.Source{
+		1: {ID: "doc-a", URL: "https://example.com/a", Title: "Alpha"},
+		2: {ID: "doc-b", URL: "https://example.org/b_(2)", Title: `Beta "two" & more`},
+		3: {ID: "doc-c", Title: "Gamma, no URL"},
+		4: {ID: "doc-d", URL: "https://example.net/d", Title: "Delta"},
+	}, testCanonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// cases are the golden inputs: every dialect and edge case.
+var cases = []struct{ name, in string }{
+	{"basic", "Go is fast [1]. It is simple [2]. Both [1]."},
+	{"group", "A [1, 2] B [1,2] C [ 1 , 3 ] D [1;4] E [2, 2]."},
+	{"adjacent", "A [1][2]. B [2] [3]. C[4]."},
+	{"double", "A [[1]] and [[1, 3]] and [[2]](not a citation)."},
+	{"fullwidth", "中文【1】和［2］，还有【1，3】、【2、4】。"},
+	{"fullwidth_digits", "数字【１】和［２］。"},
+	{"ranges", "A [2-4] B [1–3] C [1 — 2] D [4-2] E [1-100] F [1-2, 4]."},
+	{"protocol", "A [[S:1]] B [[S:1,3]] C [[S:2-4]] D [S:2] E [[S:9]] F [[S:x]]."},
+	{"footnote", "Claim[^1]. Another[^2] and [^9].\n\n[^1]: The note itself\n"},
+	{"ref", "See [ref: https://www.example.com/a/] and [REF:example.net/d] and [ref: https://nowhere.example/x]. Not [ref:] or [ref: a b]."},
+	{"fence", "Text [1].\n```go\nx := arr[1]\n```\nAfter [2].\n~~~\n[3]\n~~~\nEnd [3]."},
+	{"fence_longer", "````\n```\n[1]\n```\n````\nOut [1]."},
+	{"fence_indented", "- item [1]\n    ```python\n    a[1] = 2\n    ```\n- [2] done"},
+	{"fence_unclosed", "A [1]\n```\n[2]\nstill code [3]"},
+	{"fence_not_closed_by_info", "```\n``` not a close [1]\n```\n[1]"},
+	{"inline_code", "Use `arr[1]` or ``x ` [1]`` but cite [1]."},
+	{"stray_backtick", "It`s true [1].\nNext `line [2]\n`ok [3]` [4]"},
+	{"links", "[text](http://x) [1](http://y) ![img [1]](p.png) [1] (see) after [2]."},
+	{"link_text", "[see [1]](https://u) and [unclosed [2] here\n[a [b] c](d(e)f) [3] ![alt](x.png)[4] [x]\\] [2]"},
+	{"not_citations", "[a] [1.5] [01] [0] [1a] [1,] [,1] [1234567] \\[1\\] [1 2] [-1] [1-] arr[ 1 ]x"},
+	{"unknown", "Known [1], unknown [9], mixed [1, 9], range [3-5]. [9] again [99]."},
+	{"definitions", "[1]: https://example.com/a\n  [2]: indented\nText [1]: mid-line colon."},
+	{"remove_spacing", "A [1] b.\nC [1].\n[1] Start\nD  [1]  e\nF [1], g\nH[1] i\n(see [1])\nJ [1] [2] k\nEnd [1]"},
+	{"unknown_spacing", "Before [9] after. Just [9].\n[9] start"},
+	{"utf8", "Émile [1] — 日本語 [2] 🎉[3]. ／【1】"},
+	{"crlf", "Line [1]\r\nNext [2]\r\n"},
+	{"trailing_blanks", "Hard break  \nkept  \nend [1]  "},
+	{"empty", ""},
+	{"unterminated", "Ends inside a marker [1, 2"},
+}
+
+type mode struct {
+	name string
+	cfg  func(*citeproc.Mapping) citeproc.Config
+}
+
+var modes = []mode{
+	{"keep", func(m *citeproc.Mapping) citeproc.Config { return citeproc.Config{Mode: citeproc.Keep, Mapping: m} }},
+	{"link markdown", func(m *citeproc.Mapping) citeproc.Config {
+		return citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: m}
+	}},
+	{"link plain", func(m *citeproc.Mapping) citeproc.Config {
+		return citeproc.Config{Mode: citeproc.Link, Style: citeproc.Plain, Mapping: m}
+	}},
+	{"link footnote", func(m *citeproc.Mapping) citeproc.Config {
+		return citeproc.Config{Mode: citeproc.Link, Style: citeproc.Footnote, Mapping: m}
+	}},
+	{"link html", func(m *citeproc.Mapping) citeproc.Config {
+		return citeproc.Config{Mode: citeproc.Link, Style: citeproc.HTML, Mapping: m}
+	}},
+	{"link markdown first-cited", func(m *citeproc.Mapping) citeproc.Config {
+		return citeproc.Config{Mode: citeproc.Link, Mapping: m, Numberer: citeproc.FirstCited()}
+	}},
+	{"remove", func(m *citeproc.Mapping) citeproc.Config { return citeproc.Config{Mode: citeproc.Remove, Mapping: m} }},
+	{"renumber first-cited", func(m *citeproc.Mapping) citeproc.Config {
+		return citeproc.Config{Mode: citeproc.Renumber, Mapping: m, Numberer: citeproc.FirstCited()}
+	}},
+}
+
+// transcript records the processor's output as one sequence: text runs
+// (adjacent writes merged, since how text is split into writes is not part
+// of the contract) and facts in the order they were reported.
+type transcript struct {
+	b      strings.Builder
+	inText bool
+}
+
+func (t *transcript) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !t.inText {
+		t.b.WriteString("text: ")
+		t.inText = true
+	}
+	t.b.Write(p)
+	return len(p), nil
+}
+
+func (t *transcript) fact(s string) {
+	if t.inText {
+		t.b.WriteString("\n")
+		t.inText = false
+	}
+	t.b.WriteString(s + "\n")
+}
+
+func (t *transcript) String() string {
+	if t.inText {
+		t.b.WriteString("\n")
+		t.inText = false
+	}
+	return t.b.String()
+}
+
+// run feeds in through a processor in the chunks split returns and returns
+// the transcript and the plain output text.
+func run(t testing.TB, in string, m mode, split func(string) []string) (string, string) {
+	t.Helper()
+	tr := &transcript{}
+	var text strings.Builder
+	cfg := m.cfg(testMapping(t))
+	cfg.Hooks = citeproc.Hooks{
+		Citation: func(c citeproc.Citation) {
+			tr.fact(fmt.Sprintf("cite: %d -> [%d] %s", c.Number, c.Display, c.Source.ID))
+		},
+		Unknown: func(u citeproc.Unknown) {
+			if u.URL != "" {
+				tr.fact("unknown: " + u.URL)
+			} else {
+				tr.fact(fmt.Sprintf("unknown: %d", u.Number))
+			}
+		},
+	}
+	p := citeproc.New(teeWriter{tr, &text}, cfg)
+	for _, c := range split(in) {
+		if _, err := p.WriteString(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return tr.String(), text.String()
+}
+
+type teeWriter struct {
+	a *transcript
+	b *strings.Builder
+}
+
+func (w teeWriter) Write(p []byte) (int, error) {
+	w.b.Write(p)
+	return w.a.Write(p)
+}
+
+// Splitters, after test2json's tests: bulk, one byte at a time, and two
+// bytes at a time on even and odd boundaries.
+var splitters = []struct {
+	name  string
+	split func(string) []string
+}{
+	{"bulk", func(s string) []string { return []string{s} }},
+	{"bytes", func(s string) []string { return chunks(s, 0, 1) }},
+	{"pairs-even", func(s string) []string { return chunks(s, 0, 2) }},
+	{"pairs-odd", func(s string) []string { return chunks(s, 1, 2) }},
+}
+
+// chunks splits s into a first chunk of first bytes, then chunks of n.
+func chunks(s string, first, n int) []string {
+	var out []string
+	if first > 0 && len(s) > 0 {
+		first = min(first, len(s))
+		out = append(out, s[:first])
+		s = s[first:]
+	}
+	for len(s) > 0 {
+		k := min(n, len(s))
+		out = append(out, s[:k])
+		s = s[k:]
+	}
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got strings.Builder
+			fmt.Fprintf(&got, "input: %q\n", tc.in)
+			for _, m := range modes {
+				want, text := run(t, tc.in, m, splitters[0].split)
+				for _, sp := range splitters[1:] {
+					if tr, _ := run(t, tc.in, m, sp.split); tr != want {
+						t.Errorf("%s, %s: chunking changed the output\nbulk:\n%s\n%s:\n%s", m.name, sp.name, want, sp.name, tr)
+					}
+				}
+				if m.name == "keep" && text != tc.in {
+					t.Errorf("keep mode changed the text:\n got %q\nwant %q", text, tc.in)
+				}
+				fmt.Fprintf(&got, "\n== %s\n%s", m.name, want)
+			}
+			path := filepath.Join("testdata", "golden", tc.name+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got.String() != string(want) {
+				t.Errorf("golden mismatch for %s (run with -update after checking the diff)\ngot:\n%s\nwant:\n%s", path, got.String(), want)
+			}
+		})
+	}
+}
