@@ -110,3 +110,34 @@ func BenchmarkProcessor(b *testing.B) {
 		}
 	}
 }
+
+// TestLargeReportChunking replays a large model-like report in bulk, in
+// token-sized chunks and in 1 KB chunks (which take the in-place path) and
+// requires the same transcript in every mode.
+func TestLargeReportChunking(t *testing.T) {
+	report := llmReport(64 << 10)
+	mapping := func(t testing.TB) *citeproc.Mapping {
+		m := citeproc.NewMapping(nil)
+		for n := 1; n <= 30; n++ {
+			m.Add(n, citeproc.Source{ID: fmt.Sprint("doc-", n), URL: fmt.Sprint("https://example.com/", n)})
+		}
+		return m
+	}
+	for _, m := range modes {
+		m := m
+		cfg := m.cfg
+		m.cfg = func(*citeproc.Mapping) citeproc.Config { return cfg(mapping(t)) }
+		want, text := run(t, report, m, splitters[0].split)
+		if m.name == "keep" && text != report {
+			t.Fatalf("keep mode changed the report")
+		}
+		for name, split := range map[string]func(string) []string{
+			"tokens": tokenChunks,
+			"1KB":    func(s string) []string { return chunks(s, 700, 1024) },
+		} {
+			if got, _ := run(t, report, m, split); got != want {
+				t.Errorf("%s, %s chunks: output differs from bulk", m.name, name)
+			}
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Config configures a Processor. The zero value is Keep mode with an empty
@@ -122,40 +124,53 @@ func New(dst io.Writer, cfg Config) *Processor {
 }
 
 // Write processes the next chunk. It implements io.Writer: it reports
-// len(b) unless dst failed or the processor is closed.
+// len(b) unless dst failed or the processor is closed. The processor does
+// not retain b.
 func (p *Processor) Write(b []byte) (int, error) {
-	if p.closed {
-		return 0, ErrClosed
-	}
-	if p.err != nil {
-		return 0, p.err
-	}
-	p.buf = append(p.buf, b...)
-	p.scan(false)
-	p.compact()
-	p.flush(false)
-	if p.err != nil {
-		return 0, p.err
+	if err := p.write(b); err != nil {
+		return 0, err
 	}
 	return len(b), nil
 }
 
-// WriteString is Write for strings; it does not allocate.
+// WriteString is Write for strings.
 func (p *Processor) WriteString(s string) (int, error) {
-	if p.closed {
-		return 0, ErrClosed
-	}
-	if p.err != nil {
-		return 0, p.err
-	}
-	p.buf = append(p.buf, s...)
-	p.scan(false)
-	p.compact()
-	p.flush(false)
-	if p.err != nil {
-		return 0, p.err
+	if err := p.write(unsafe.Slice(unsafe.StringData(s), len(s))); err != nil {
+		return 0, err
 	}
 	return len(s), nil
+}
+
+// bulkMin is the chunk size from which an empty processor scans the
+// caller's bytes in place instead of copying them first.
+const bulkMin = 256
+
+// write scans b, which it must neither modify nor retain.
+func (p *Processor) write(b []byte) error {
+	if p.closed {
+		return ErrClosed
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if p.pos == len(p.buf) && len(b) >= bulkMin {
+		// Nothing held: scan the input where it lies, then keep only the
+		// undecided tail.
+		own := p.buf[:0]
+		if len(p.out) == 0 {
+			p.out = slices.Grow(p.out, min(len(b)+len(b)/8, flushAt+flushAt/8))
+		}
+		p.buf, p.pos = b, 0
+		p.scan(false)
+		rest := b[p.pos:]
+		p.buf, p.pos = append(own, rest...), 0 // held offsets are relative to pos
+	} else {
+		p.buf = append(p.buf, b...)
+		p.scan(false)
+		p.compact()
+	}
+	p.flush(false)
+	return p.err
 }
 
 // Close decides whatever is still held as if the text ended there (an
@@ -262,7 +277,13 @@ func (p *Processor) put(b []byte) {
 	}
 	p.out = append(p.out, b...)
 	p.last = b[len(b)-1]
+	if len(p.out) >= flushAt {
+		p.flush(false)
+	}
 }
+
+// flushAt bounds the output held during one large Write.
+const flushAt = 32 << 10
 
 func (p *Processor) putString(s string) {
 	if len(s) == 0 {

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/events"
+)
+
+// citeRequest is the input of `deepresearch cite`.
+type citeRequest struct {
+	Mode    string                   `json:"mode"`
+	Style   string                   `json:"style"`
+	Mapping map[string]events.Source `json:"mapping"`
+	Chunks  []string                 `json:"chunks"`
+	Text    *string                  `json:"text"`
+}
+
+type citationOut struct {
+	Number int    `json:"number"`
+	ID     string `json:"id"`
+	URL    string `json:"url,omitempty"`
+	Title  string `json:"title,omitempty"`
+}
+
+type citeResponse struct {
+	Text        string        `json:"text"`
+	Citations   []citationOut `json:"citations"`
+	Unknown     []int         `json:"unknown"`
+	UnknownURLs []string      `json:"unknown_urls,omitempty"`
+}
+
+func newCiteCmd() *cobra.Command {
+	var stream bool
+	cmd := &cobra.Command{
+		Use:   "cite",
+		Short: "Run the streaming citation processor over JSON from stdin",
+		Long: `cite reads one JSON object on stdin:
+
+  {"mode": "keep|link|remove|renumber", "style": "markdown|plain|footnote|html",
+   "mapping": {"1": {"id": "…", "url": "…", "title": "…"}},
+   "chunks": ["Text [", "1", "] here."]}
+
+("text": "…" may stand instead of "chunks") and writes
+
+  {"text": "…", "citations": [{"number": 1, "id": "…", "url": "…"}], "unknown": [99]}
+
+with citations in order of first citation. In link and renumber modes the
+numbers are renumbered 1..K by first citation; keep mode leaves markers as
+written; [ref: URL] markers resolve through the canonical URL, and unresolved
+ones are listed under "unknown_urls".
+
+With --stream, stdin is newline-delimited JSON: the first line is the object
+above (without chunks), each further line {"chunk": "…"}. Output is
+newline-delimited too, written as it happens:
+  {"type": "text", "text": "…"}
+  {"type": "citation", "number": 1, "id": "…", "url": "…"}   (before the text that uses it)
+  {"type": "unknown", "number": 99}
+  {"type": "done", "citations": […], "unknown": […]}           (last; absent if the input was bad)
+
+Bad input exits with status 2 and says what and where on stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if stream {
+				return citeStream(cmd.InOrStdin(), cmd.OutOrStdout())
+			}
+			return citeOnce(cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().BoolVar(&stream, "stream", false, "read and write newline-delimited JSON, one chunk at a time")
+	return cmd
+}
+
+// citeConfig validates a request and builds the processor's configuration.
+func citeConfig(name string, req *citeRequest) (citeproc.Config, error) {
+	var cfg citeproc.Config
+	switch req.Mode {
+	case "", "keep":
+		cfg.Mode = citeproc.Keep
+	case "link":
+		cfg.Mode = citeproc.Link
+	case "remove":
+		cfg.Mode = citeproc.Remove
+	case "renumber":
+		cfg.Mode = citeproc.Renumber
+	default:
+		return cfg, fmt.Errorf("%s: field \"mode\": %q is not one of keep, link, remove, renumber", name, req.Mode)
+	}
+	style, err := parseStyle(req.Style)
+	if err != nil {
+		return cfg, fmt.Errorf("%s: field \"style\": %w", name, err)
+	}
+	cfg.Style = style
+	mp := citeproc.NewMapping(collapse.Key)
+	keys := make([]string, 0, len(req.Mapping))
+	for k := range req.Mapping {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		n, err := strconv.Atoi(strings.TrimSpace(k))
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("%s: field \"mapping\": key %q is not a citation number (want a whole number from 1)", name, k)
+		}
+		if err := mp.Add(n, req.Mapping[k]); err != nil {
+			return cfg, fmt.Errorf("%s: field \"mapping\": key %q: %w", name, k, err)
+		}
+	}
+	cfg.Mapping = mp
+	if cfg.Mode == citeproc.Link || cfg.Mode == citeproc.Renumber {
+		cfg.Numberer = citeproc.FirstCited()
+	}
+	return cfg, nil
+}
+
+func parseStyle(s string) (citeproc.Style, error) {
+	switch s {
+	case "", "markdown":
+		return citeproc.Markdown, nil
+	case "plain":
+		return citeproc.Plain, nil
+	case "footnote":
+		return citeproc.Footnote, nil
+	case "html":
+		return citeproc.HTML, nil
+	}
+	return 0, fmt.Errorf("%q is not one of markdown, plain, footnote, html", s)
+}
+
+func citationsOut(cs []citeproc.Citation) []citationOut {
+	out := make([]citationOut, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, citationOut{Number: c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
+	}
+	return out
+}
+
+func unknownsOut(us []citeproc.Unknown) ([]int, []string) {
+	nums := []int{}
+	var urls []string
+	for _, u := range us {
+		if u.URL != "" {
+			urls = append(urls, u.URL)
+		} else {
+			nums = append(nums, u.Number)
+		}
+	}
+	return nums, urls
+}
+
+func citeOnce(stdin io.Reader, stdout io.Writer) error {
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return fmt.Errorf("reading stdin: %w", err)
+	}
+	var req citeRequest
+	if err := decodeStrict("stdin", data, &req); err != nil {
+		return inputError(err)
+	}
+	if req.Text != nil && req.Chunks != nil {
+		return inputError(fmt.Errorf("stdin: give \"chunks\" or \"text\", not both"))
+	}
+	cfg, err := citeConfig("stdin", &req)
+	if err != nil {
+		return inputError(err)
+	}
+	var sb strings.Builder
+	p := citeproc.New(&sb, cfg)
+	if req.Text != nil {
+		req.Chunks = []string{*req.Text}
+	}
+	for _, c := range req.Chunks {
+		p.WriteString(c)
+	}
+	if err := p.Close(); err != nil {
+		return err
+	}
+	resp := citeResponse{Text: sb.String(), Citations: citationsOut(p.Cited())}
+	resp.Unknown, resp.UnknownURLs = unknownsOut(p.Unknowns())
+	return writeJSON(stdout, resp)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// streamEvent is one line of `cite --stream` output.
+type streamEvent struct {
+	Type      string        `json:"type"`
+	Text      string        `json:"text,omitempty"`
+	Number    int           `json:"number,omitempty"`
+	ID        string        `json:"id,omitempty"`
+	URL       string        `json:"url,omitempty"`
+	Title     string        `json:"title,omitempty"`
+	Citations []citationOut `json:"citations,omitempty"`
+	Unknown   []int         `json:"unknown,omitempty"`
+	UnknownU  []string      `json:"unknown_urls,omitempty"`
+}
+
+// lineWriter turns the processor's text output into "text" lines.
+type lineWriter struct{ enc *json.Encoder }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	if err := w.enc.Encode(streamEvent{Type: "text", Text: string(p)}); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func citeStream(stdin io.Reader, stdout io.Writer) error {
+	in := bufio.NewScanner(stdin)
+	in.Buffer(make([]byte, 64<<10), 64<<20)
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+
+	line := 0
+	var p *citeproc.Processor
+	for in.Scan() {
+		line++
+		data := in.Bytes()
+		if len(strings.TrimSpace(string(data))) == 0 {
+			continue
+		}
+		name := "stdin line " + strconv.Itoa(line)
+		if p == nil {
+			var req citeRequest
+			if err := decodeStrict(name, data, &req); err != nil {
+				return inputError(err)
+			}
+			cfg, err := citeConfig(name, &req)
+			if err != nil {
+				return inputError(err)
+			}
+			cfg.Hooks = citeproc.Hooks{
+				Citation: func(c citeproc.Citation) {
+					enc.Encode(streamEvent{Type: "citation", Number: c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
+				},
+				Unknown: func(u citeproc.Unknown) {
+					enc.Encode(streamEvent{Type: "unknown", Number: u.Number, URL: u.URL})
+				},
+			}
+			p = citeproc.New(lineWriter{enc}, cfg)
+			if req.Text != nil {
+				req.Chunks = append(req.Chunks, *req.Text)
+			}
+			for _, c := range req.Chunks {
+				p.WriteString(c)
+			}
+			continue
+		}
+		var chunk struct {
+			Chunk *string `json:"chunk"`
+		}
+		if err := decodeStrict(name, data, &chunk); err != nil {
+			var s string
+			if json.Unmarshal(data, &s) != nil {
+				return inputError(err)
+			}
+			chunk.Chunk = &s
+		}
+		if chunk.Chunk == nil {
+			return inputError(fmt.Errorf("%s: want {\"chunk\": \"…\"}", name))
+		}
+		if _, err := p.WriteString(*chunk.Chunk); err != nil {
+			return err
+		}
+		if err := out.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := in.Err(); err != nil {
+		return inputError(fmt.Errorf("stdin line %d: %w", line+1, err))
+	}
+	if p == nil {
+		return inputError(fmt.Errorf("stdin: empty input: want a JSON object on the first line"))
+	}
+	if err := p.Close(); err != nil {
+		return err
+	}
+	nums, urls := unknownsOut(p.Unknowns())
+	done := streamEvent{Type: "done", Citations: citationsOut(p.Cited()), Unknown: nums, UnknownU: urls}
+	if done.Citations == nil {
+		done.Citations = []citationOut{}
+	}
+	return enc.Encode(done)
+}

@@ -1,0 +1,85 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is through an *Error.
+var (
+	// ErrSyntax means a configuration file is not well-formed YAML or not
+	// shaped as sections of keys.
+	ErrSyntax = errors.New("malformed configuration file")
+	// ErrUnknownKey means a file names a key that no setting has.
+	ErrUnknownKey = errors.New("unknown key")
+	// ErrInvalid means a setting has a value it cannot take.
+	ErrInvalid = errors.New("invalid value")
+)
+
+// Error is a problem with one setting or one configuration file.
+type Error struct {
+	// Key is the setting ("research.max_tasks"), or "" for an error about
+	// a whole file.
+	Key string
+	// Value is the offending value as given, when the error is about one.
+	Value any
+	// Source says where the value or key came from: "defaults", a file
+	// position ("deepresearch.yaml:7"), an environment variable
+	// ("DEEPRESEARCH_RESEARCH_MAX_TASKS") or a flag ("flag --max-tasks").
+	Source string
+	// Err says what is wrong; it wraps ErrSyntax, ErrUnknownKey or
+	// ErrInvalid.
+	Err error
+}
+
+// Error renders the error for people, for example
+//
+//	config: research.max_tasks = -1 (from DEEPRESEARCH_RESEARCH_MAX_TASKS): must be at least 1
+//	config: deepresearch.yaml:7: research.max_task: unknown key; did you mean research.max_tasks?
+//	config: deepresearch.yaml:3: mapping values are not allowed in this context
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("config: ")
+	switch {
+	case e.Key != "" && e.Value != nil:
+		fmt.Fprintf(&b, "%s = %s", e.Key, showValue(e.Value))
+		if e.Source != "" {
+			fmt.Fprintf(&b, " (from %s)", e.Source)
+		}
+	case e.Key != "":
+		if e.Source != "" {
+			b.WriteString(e.Source + ": ")
+		}
+		b.WriteString(e.Key)
+	default:
+		b.WriteString(e.Source)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns e.Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// showValue prints v, quoting strings that would otherwise be hard to see.
+func showValue(v any) string {
+	if s, ok := v.(string); ok && (s == "" || strings.TrimSpace(s) != s || strings.ContainsAny(s, " \t\n\"")) {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprint(v)
+}
+
+// reason is what is wrong, worded for people, wrapping a sentinel.
+type reason struct {
+	kind error
+	text string
+}
+
+func (r reason) Error() string { return r.text }
+func (r reason) Unwrap() error { return r.kind }
+
+func invalid(format string, args ...any) error {
+	return reason{ErrInvalid, fmt.Sprintf(format, args...)}
+}

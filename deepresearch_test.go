@@ -1,0 +1,363 @@
+package deepresearch_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const question = "How were transatlantic telegraph cables laid and repaired?"
+
+// newResearcher returns a researcher over the test corpus with its own index.
+func newResearcher(t testing.TB, cfg deepresearch.Config) *deepresearch.Researcher {
+	t.Helper()
+	cfg.Corpus = filepath.Join("testdata", "corpus")
+	if cfg.IndexPath == "" {
+		cfg.IndexPath = filepath.Join(t.TempDir(), "index.db")
+	}
+	r, err := deepresearch.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// recorder collects a run's events.
+type recorder struct {
+	mu     sync.Mutex
+	events []deepresearch.Event
+}
+
+func (r *recorder) sink(e deepresearch.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+func (r *recorder) of(t events.Type) []deepresearch.Event {
+	var out []deepresearch.Event
+	for _, e := range r.events {
+		if e.Type == t {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func TestRunGolden(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{})
+	rec := &recorder{}
+	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The corpus lives wherever the repository is checked out.
+	abs, _ := filepath.Abs(filepath.Join("testdata", "corpus"))
+	got := strings.ReplaceAll(rep.Markdown(), "file://"+abs, "file://CORPUS")
+	path := filepath.Join("testdata", "golden", "report.md")
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestRunGolden -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("report differs from %s (rerun with -update after checking):\n%s", path, got)
+	}
+	checkCitations(t, rep, rec)
+}
+
+// checkCitations asserts the product's promise about a finished report.
+func checkCitations(t *testing.T, rep *deepresearch.Report, rec *recorder) {
+	t.Helper()
+	if len(rep.References) == 0 {
+		t.Fatal("the report cites nothing")
+	}
+	// References are numbered 1..K, with no two for one resource.
+	canon := map[string]int{}
+	for i, ref := range rep.References {
+		if ref.Number != i+1 {
+			t.Errorf("reference %d is numbered %d", i+1, ref.Number)
+		}
+		k := collapse.Key(ref.URL)
+		if k == "" {
+			k = "id:" + ref.ID
+		}
+		if prev, dup := canon[k]; dup {
+			t.Errorf("references %d and %d are the same resource %s", prev, ref.Number, k)
+		}
+		canon[k] = ref.Number
+	}
+	// Every marker resolves, and first citations come in order 1, 2, 3…
+	refs := citeproc.NewMapping(nil)
+	for _, ref := range rep.References {
+		refs.Add(ref.Number, ref.Source)
+	}
+	p := citeproc.New(&strings.Builder{}, citeproc.Config{Mode: citeproc.Keep, Mapping: refs})
+	p.WriteString(rep.Body)
+	p.Close()
+	if u := p.Unknowns(); len(u) > 0 {
+		t.Errorf("markers that resolve to nothing: %v", u)
+	}
+	for i, c := range p.Cited() {
+		if c.Number != i+1 {
+			t.Errorf("citation %d first appears as [%d]: not in order of first appearance", i+1, c.Number)
+		}
+	}
+	if len(p.Cited()) != len(rep.References) {
+		t.Errorf("%d references but %d cited", len(rep.References), len(p.Cited()))
+	}
+	// Every cited source was retrieved during the run: zero fabricated.
+	retrieved := map[string]bool{}
+	for _, e := range rec.of(events.SourceFound) {
+		retrieved[e.Data.(events.SourceData).Source.ID] = true
+	}
+	for _, ref := range rep.References {
+		if !retrieved[ref.ID] {
+			t.Errorf("reference [%d] %s was never retrieved", ref.Number, ref.ID)
+		}
+	}
+	// Citation events come before the report text that uses them.
+	var text strings.Builder
+	seen := map[int]bool{}
+	for _, e := range rec.events {
+		switch d := e.Data.(type) {
+		case events.CitationData:
+			seen[d.Number] = true
+		case events.ReportDeltaData:
+			text.WriteString(d.Text)
+			p := citeproc.New(&strings.Builder{}, citeproc.Config{Mode: citeproc.Keep, Mapping: refs})
+			p.WriteString(text.String())
+			p.Close()
+			for _, c := range p.Cited() {
+				if !seen[c.Number] {
+					t.Fatalf("report text cites [%d] before its citation event", c.Number)
+				}
+			}
+		}
+	}
+	if text.String() != rep.Text {
+		t.Errorf("report deltas do not add up to the report text")
+	}
+	// Sequence numbers are 1, 2, 3… with no gap.
+	for i, e := range rec.events {
+		if e.Seq != uint64(i+1) || e.RunID != rep.RunID {
+			t.Fatalf("event %d has seq %d run %q", i, e.Seq, e.RunID)
+		}
+	}
+}
+
+// faultyModel wraps the extractive model and misbehaves on the research
+// turns of one task.
+type faultyModel struct {
+	llms.Model
+	task  string // the task title it misbehaves on
+	fault string // "error", "panic" or "hang"
+}
+
+func (m faultyModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	for _, msg := range msgs {
+		if msg.Role != llms.ChatMessageTypeHuman {
+			continue
+		}
+		for _, part := range msg.Parts {
+			if tp, ok := part.(llms.TextContent); ok && strings.Contains(tp.Text, "Research task: "+m.task) {
+				switch m.fault {
+				case "error":
+					return nil, errors.New("provider returned 500")
+				case "panic":
+					panic("agent bug")
+				case "hang":
+					<-ctx.Done()
+					return nil, context.Cause(ctx)
+				}
+			}
+		}
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
+	for _, tc := range []struct{ fault, kind string }{
+		{"error", events.FailError},
+		{"panic", events.FailPanic},
+		{"hang", events.FailTimeout},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			model := faultyModel{Model: extractive.New(extractive.Options{}), task: "How it works", fault: tc.fault}
+			var budget deepresearch.Budget
+			if tc.fault == "hang" {
+				// Long enough for the healthy agents on a loaded machine.
+				budget.Timeout = 5 * time.Second
+			}
+			r := newResearcher(t, deepresearch.Config{Model: model, Budget: budget})
+			rec := &recorder{}
+			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			if err != nil {
+				t.Fatalf("run failed: %v", err)
+			}
+			failed := rec.of(events.AgentFailed)
+			if len(failed) != 1 {
+				t.Fatalf("want 1 agent.failed event, got %d", len(failed))
+			}
+			if d := failed[0].Data.(events.AgentFailedData); d.Kind != tc.kind || failed[0].Section != "How it works" {
+				t.Errorf("agent.failed = %+v in section %q, want kind %s", d, failed[0].Section, tc.kind)
+			}
+			if n := len(rec.of(events.AgentFinished)); n != 3 {
+				t.Errorf("want the 3 other agents to finish, got %d", n)
+			}
+			if !strings.Contains(rep.Markdown(), "“How it works” ("+tc.kind+")") {
+				t.Errorf("the report does not say which part is missing:\n%s", rep.Markdown())
+			}
+			var withFailure int
+			for _, s := range rep.Sections {
+				if s.Failure != nil {
+					withFailure++
+				}
+			}
+			if withFailure != 1 {
+				t.Errorf("want 1 failed section, got %d", withFailure)
+			}
+			checkCitations(t, rep, rec)
+		})
+	}
+}
+
+func TestAllAgentsFailing(t *testing.T) {
+	model := faultyModel{Model: extractive.New(extractive.Options{}), task: "", fault: "error"}
+	r := newResearcher(t, deepresearch.Config{Model: model})
+	_, err := r.Run(context.Background(), question)
+	if !errors.Is(err, deepresearch.ErrNoResearch) {
+		t.Fatalf("want ErrNoResearch, got %v", err)
+	}
+}
+
+func TestCancelStopsEverything(t *testing.T) {
+	// A slow model, so that the run is mid-research when it is canceled.
+	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 50 * time.Millisecond}), Parallelism: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	start := time.Now()
+	_, err := r.RunWith(ctx, question, func(e deepresearch.Event) {
+		if e.Type == events.AgentStarted {
+			once.Do(cancel)
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("cancel took too long") // generous; goleak checks the rest
+	}
+}
+
+func TestStream(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{})
+	var types []events.Type
+	for e, err := range r.Stream(context.Background(), question) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, e.Type)
+	}
+	if types[0] != events.RunStarted || types[len(types)-1] != events.RunFinished {
+		t.Errorf("stream starts with %s and ends with %s", types[0], types[len(types)-1])
+	}
+	// Stopping early cancels the run without leaking (goleak checks).
+	n := 0
+	for e := range r.Stream(context.Background(), question) {
+		n++
+		if e.Type == events.AgentStarted {
+			break
+		}
+	}
+	if n == 0 {
+		t.Fatal("no events")
+	}
+}
+
+func TestFormats(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{Style: deepresearch.Footnote})
+	rep, err := r.Run(context.Background(), question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Text, "[^1]") || !strings.Contains(rep.Markdown(), "[^1]: ") {
+		t.Errorf("footnote style not used:\n%s", rep.Markdown())
+	}
+	html, err := rep.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", `href="#ref-1"`, `<li id="ref-1"`, "<h2>References</h2>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	doc, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Citations) == 0 {
+		t.Fatal("empty citation sidecar")
+	}
+	for _, c := range doc.Citations {
+		var i int
+		if _, err := fmtSscanf(c.Path, "/blocks/%d", &i); err != nil || i >= len(doc.Blocks) {
+			t.Errorf("sidecar path %q does not point at a block", c.Path)
+			continue
+		}
+		for _, sid := range c.SIDs {
+			if sid < 1 || sid > len(doc.References) {
+				t.Errorf("sidecar cites %d, not a reference", sid)
+			}
+			if !strings.Contains(doc.Blocks[i], "["+itoa(sid)+"]") {
+				t.Errorf("block %d does not cite [%d]", i, sid)
+			}
+		}
+	}
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	if _, err := deepresearch.New(deepresearch.Config{MaxTasks: -1}); !errors.Is(err, deepresearch.ErrConfig) {
+		t.Fatalf("want ErrConfig, got %v", err)
+	}
+}
+
+func TestMissingCorpus(t *testing.T) {
+	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join(t.TempDir(), "nope"), IndexPath: filepath.Join(t.TempDir(), "i.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, err = r.Run(context.Background(), question)
+	if !errors.Is(err, deepresearch.ErrCorpus) || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("want ErrCorpus naming the folder, got %v", err)
+	}
+}

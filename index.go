@@ -1,0 +1,47 @@
+package deepresearch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/deepresearch/deepresearch/internal/corpus"
+)
+
+// IndexStats reports what Index did.
+type IndexStats struct {
+	Dir, IndexPath                                       string
+	Scanned, Added, Updated, Removed, Unchanged, Skipped int
+	Passages                                             int
+}
+
+// Index builds or updates the full-text index of the documents in dir
+// (empty: the Go distribution's documentation) in the SQLite file
+// indexPath (empty: the user's cache directory). Only new and changed
+// files are read.
+func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
+	if dir == "" {
+		d, err := corpus.DefaultCorpus()
+		if err != nil {
+			return IndexStats{}, fmt.Errorf("%w: no corpus given and %v", ErrCorpus, err)
+		}
+		dir = d
+	}
+	if indexPath == "" {
+		p, err := corpus.DefaultPath(dir)
+		if err != nil {
+			return IndexStats{}, fmt.Errorf("%w: %v", ErrCorpus, err)
+		}
+		indexPath = p
+	}
+	ix, err := corpus.Open(ctx, indexPath)
+	if err != nil {
+		return IndexStats{}, fmt.Errorf("%w: %w", ErrCorpus, err)
+	}
+	defer ix.Close()
+	st, err := ix.Sync(ctx, dir)
+	if err != nil {
+		return IndexStats{}, fmt.Errorf("%w: indexing %s: %w", ErrCorpus, dir, err)
+	}
+	return IndexStats{Dir: dir, IndexPath: indexPath, Scanned: st.Scanned, Added: st.Added, Updated: st.Updated,
+		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages}, nil
+}

@@ -1,0 +1,316 @@
+// Package agent runs one research agent: a tool loop in which a model
+// searches and reads sources, then one streamed turn in which it writes a
+// cited intermediate report.
+//
+// Every document a search returns gets a local citation number the first
+// time the agent sees it (the same document, by canonical URL or by ID,
+// keeps its number), and tool results show the model those numbers. The
+// report is streamed through a citeproc.Processor in Keep mode over the
+// agent's mapping, so its text is passed on unchanged while the agent
+// learns which sources it cited and which numbers it made up. Merging the
+// numbering of several agents is collapse's job, not this package's.
+//
+// Run does all its work, hooks included, on the calling goroutine and
+// starts no goroutines of its own.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/search"
+)
+
+// Defaults for zero Config and Budget fields.
+const (
+	DefaultMaxToolCalls = 8
+	DefaultMaxTokens    = 16000
+	DefaultTimeout      = 2 * time.Minute
+	defaultSearchLimit  = 5
+	defaultChannel      = "search"
+)
+
+// Task is one research task of a plan.
+type Task struct {
+	// Index is the task's position in the plan, from 0.
+	Index int
+	// ID is "t1", "t2", … (Index+1).
+	ID       string
+	Title    string
+	Question string
+}
+
+// Budget bounds one Run. Zero (or negative) fields take the defaults.
+type Budget struct {
+	// MaxToolCalls caps the tool calls executed (default 8). Calls past
+	// the cap are answered with a budget message instead of run, and the
+	// agent goes on to write its report.
+	MaxToolCalls int
+	// MaxTokens caps the tokens (prompt + completion, as the model reports
+	// them) of the research loop (default 16000): the agent stops calling
+	// tools when the next turn would exceed it. The report turn is always
+	// made, so a Run can end somewhat above MaxTokens.
+	MaxTokens int
+	// Timeout bounds the whole Run (default 2 minutes). Past it, Run
+	// returns an error matching ErrTimeout and context.DeadlineExceeded.
+	Timeout time.Duration
+}
+
+func (b Budget) withDefaults() Budget {
+	b.MaxToolCalls = cmpOr(b.MaxToolCalls, DefaultMaxToolCalls)
+	b.MaxTokens = cmpOr(b.MaxTokens, DefaultMaxTokens)
+	if b.Timeout <= 0 {
+		b.Timeout = DefaultTimeout
+	}
+	return b
+}
+
+// Hooks observe a Run. Nil fields are skipped. They are called
+// synchronously on Run's goroutine (Delta from inside the model's
+// streaming callback), in the order the events happen; a slow hook slows
+// the agent.
+type Hooks struct {
+	// Search is called after each successful search with its query and
+	// the number of results.
+	Search func(query string, results int)
+	// Source is called when a source is registered in the agent's mapping,
+	// once per local number, before the tool result that shows it.
+	Source func(number int, src events.Source)
+	// ToolCall is called before each tool call is executed.
+	ToolCall func(name string, args string)
+	// Delta is called with the report text as it streams (the Keep-mode
+	// output of citeproc: the model's text, unchanged).
+	Delta func(text string)
+	// Cited is called once, after the report, with the sources it cited in
+	// order of first citation.
+	Cited func(cited []citeproc.Citation)
+}
+
+// Config configures Run. Model and Search are required.
+type Config struct {
+	Model  llms.Model
+	Search search.Backend
+	Budget Budget
+	// SearchLimit is the number of results per search call (default 5).
+	SearchLimit int
+	// Canonical maps a URL to the key under which results of the same
+	// document share a number (collapse.Key); nil compares URLs exactly.
+	// Results without a URL are compared by DocID.
+	Canonical func(string) string
+	// Channel is the events.Source.Channel of the sources this agent
+	// registers (default "search").
+	Channel string
+	Hooks   Hooks
+}
+
+// Result is what one agent produced.
+type Result struct {
+	Task Task
+	// Report is the report with the agent's local [n] markers, exactly as
+	// the model wrote it.
+	Report string
+	// Sources holds every source the agent retrieved, by local number.
+	Sources map[int]events.Source
+	// Cited lists the sources the report cited, in order of first citation.
+	Cited []citeproc.Citation
+	// Unknown lists numbers the report cited that the agent never
+	// retrieved.
+	Unknown []citeproc.Unknown
+	// Usage sums all model calls of the Run.
+	Usage Usage
+	// ToolCalls counts the tool calls executed.
+	ToolCalls int
+}
+
+// Run researches one task: tool turns (search, open, think) until the
+// model answers without tool calls or the budget is spent, then a report
+// turn without tools, streamed through Hooks.Delta.
+//
+// Turns that offer tools never set a StreamingFunc (langchaingo v0.1.14
+// pushes tool-call JSON into it and garbles parallel calls); only the
+// report turn streams. A model that never calls the StreamingFunc still
+// works: its returned content is used.
+//
+// Errors: a model error ends the Run with an *Error naming the stage
+// (StageResearch or StageReport); the caller decides about retries. Search
+// backend failures, unknown source numbers and malformed tool arguments
+// are reported to the model as tool errors and the loop goes on. When ctx
+// is done (or Budget.Timeout passes) Run returns context.Cause of its
+// context.
+func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
+	if cfg.Model == nil || cfg.Search == nil {
+		return nil, &Error{Task: task, Stage: StageResearch, Err: fmt.Errorf("config needs a Model and a Search backend")}
+	}
+	b := cfg.Budget.withDefaults()
+	ctx, cancel := context.WithTimeoutCause(ctx, b.Timeout,
+		fmt.Errorf("%w after %v: %w", ErrTimeout, b.Timeout, context.DeadlineExceeded))
+	defer cancel()
+
+	r := &runner{ctx: ctx, cfg: cfg, budget: b, task: task, s: newSession(cfg), res: &Result{Task: task}}
+	if err := r.research(); err != nil {
+		return nil, r.fail(StageResearch, err)
+	}
+	if err := r.report(); err != nil {
+		return nil, r.fail(StageReport, err)
+	}
+	r.res.Sources = r.s.Sources()
+	return r.res, nil
+}
+
+type runner struct {
+	ctx    context.Context
+	cfg    Config
+	budget Budget
+	task   Task
+	s      *session
+	res    *Result
+	conv   []llms.MessageContent // the research conversation, without system prompt
+}
+
+// fail turns err into Run's error: the context's cause when it is done,
+// else an *Error for the stage.
+func (r *runner) fail(stage string, err error) error {
+	if r.ctx.Err() != nil {
+		return context.Cause(r.ctx)
+	}
+	return &Error{Task: r.task, Stage: stage, Err: err}
+}
+
+// research runs the tool loop.
+func (r *runner) research() error {
+	system := llms.TextParts(llms.ChatMessageTypeSystem, fmt.Sprintf(researcherPrompt, r.budget.MaxToolCalls))
+	r.conv = []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, taskMessage(r.task))}
+	for turn := 1; ; turn++ {
+		if r.ctx.Err() != nil {
+			return context.Cause(r.ctx)
+		}
+		msgs := append([]llms.MessageContent{system}, r.conv...)
+		resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithTools(toolDefs))
+		if err != nil {
+			return err
+		}
+		choice, err := firstChoice(resp)
+		if err != nil {
+			return err
+		}
+		u := usageOf(choice)
+		r.res.Usage = r.res.Usage.Add(u)
+
+		calls := assemble(choice, turn)
+		ai := llms.MessageContent{Role: llms.ChatMessageTypeAI}
+		if choice.Content != "" {
+			ai.Parts = append(ai.Parts, llms.TextPart(choice.Content))
+		}
+		for _, c := range calls {
+			ai.Parts = append(ai.Parts, c)
+		}
+		if len(ai.Parts) > 0 {
+			r.conv = append(r.conv, ai)
+		}
+		if len(calls) == 0 {
+			return nil
+		}
+
+		stop := false
+		resultBytes := 0
+		for _, c := range calls {
+			var content string
+			if r.res.ToolCalls >= r.budget.MaxToolCalls {
+				content = toolError("tool call budget spent; this call was not run. Stop calling tools.")
+				stop = true
+			} else {
+				if h := r.cfg.Hooks.ToolCall; h != nil {
+					h(c.FunctionCall.Name, c.FunctionCall.Arguments)
+				}
+				content, err = r.s.execute(r.ctx, c)
+				if err != nil {
+					return err
+				}
+				r.res.ToolCalls++
+			}
+			resultBytes += len(content)
+			r.conv = append(r.conv, llms.MessageContent{
+				Role:  llms.ChatMessageTypeTool,
+				Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: c.ID, Name: c.FunctionCall.Name, Content: content}},
+			})
+		}
+		if stop || r.res.ToolCalls >= r.budget.MaxToolCalls {
+			return nil
+		}
+		// The next turn's prompt holds at least this turn's prompt, its
+		// completion and the new tool results.
+		next := u.PromptTokens + u.CompletionTokens + (resultBytes+3)/4
+		if r.res.Usage.Total()+next > r.budget.MaxTokens {
+			return nil
+		}
+	}
+}
+
+// report runs the report turn, streaming through a Keep-mode citeproc
+// processor over the agent's mapping.
+func (r *runner) report() error {
+	msgs := make([]llms.MessageContent, 0, len(r.conv)+2)
+	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeSystem, reporterPrompt))
+	msgs = append(msgs, r.conv...)
+	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, reportInstruction(r.task)))
+
+	var raw strings.Builder
+	proc := citeproc.New(deltaWriter(r.cfg.Hooks.Delta), citeproc.Config{Mode: citeproc.Keep, Mapping: r.s.mapping})
+	streamFn := func(_ context.Context, chunk []byte) error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		raw.Write(chunk)
+		_, err := proc.Write(chunk)
+		return err
+	}
+	resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithStreamingFunc(streamFn))
+	if err != nil {
+		return err
+	}
+	choice, err := firstChoice(resp)
+	if err != nil {
+		return err
+	}
+	r.res.Usage = r.res.Usage.Add(usageOf(choice))
+	if raw.Len() == 0 && choice.Content != "" {
+		// A provider that does not stream.
+		raw.WriteString(choice.Content)
+		if _, err := proc.WriteString(choice.Content); err != nil {
+			return err
+		}
+	}
+	if err := proc.Close(); err != nil {
+		return err
+	}
+	r.res.Report = raw.String()
+	r.res.Cited = proc.Cited()
+	r.res.Unknown = proc.Unknowns()
+	if h := r.cfg.Hooks.Cited; h != nil {
+		h(r.res.Cited)
+	}
+	return nil
+}
+
+func firstChoice(resp *llms.ContentResponse) (*llms.ContentChoice, error) {
+	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
+		return nil, ErrNoChoices
+	}
+	return resp.Choices[0], nil
+}
+
+// deltaWriter passes written text to fn.
+type deltaWriter func(string)
+
+func (f deltaWriter) Write(p []byte) (int, error) {
+	if f != nil && len(p) > 0 {
+		f(string(p))
+	}
+	return len(p), nil
+}

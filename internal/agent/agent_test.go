@@ -1,0 +1,625 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/search"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var raftTask = Task{Index: 1, ID: "t2", Title: "Leader election", Question: "How does the Raft consensus algorithm elect a leader?"}
+
+var markerRe = regexp.MustCompile(`\[(\d+)\]`)
+
+// recorder collects every hook call.
+type recorder struct {
+	searches  []string
+	sources   map[int]events.Source
+	toolCalls []string
+	deltas    []string
+	cited     [][]citeproc.Citation
+}
+
+func (r *recorder) hooks(t *testing.T) Hooks {
+	r.sources = map[int]events.Source{}
+	return Hooks{
+		Search: func(q string, n int) { r.searches = append(r.searches, q+"="+strconv.Itoa(n)) },
+		Source: func(n int, src events.Source) {
+			if _, dup := r.sources[n]; dup {
+				t.Errorf("Source hook called twice for [%d]", n)
+			}
+			r.sources[n] = src
+		},
+		ToolCall: func(name, args string) { r.toolCalls = append(r.toolCalls, name) },
+		Delta:    func(s string) { r.deltas = append(r.deltas, s) },
+		Cited:    func(c []citeproc.Citation) { r.cited = append(r.cited, c) },
+	}
+}
+
+// checkCitations asserts that every marker in the report resolves to a
+// retrieved source and that Cited agrees with Sources.
+func checkCitations(t *testing.T, res *Result) {
+	t.Helper()
+	for _, m := range markerRe.FindAllStringSubmatch(res.Report, -1) {
+		n, _ := strconv.Atoi(m[1])
+		if _, ok := res.Sources[n]; !ok {
+			t.Errorf("report cites [%d], which the agent never retrieved", n)
+		}
+	}
+	for _, c := range res.Cited {
+		if res.Sources[c.Number] != c.Source {
+			t.Errorf("cited [%d] = %+v, sources say %+v", c.Number, c.Source, res.Sources[c.Number])
+		}
+	}
+}
+
+func TestRunToolLoop(t *testing.T) {
+	backend := newMemBackend(corpusDocs...)
+	var rec recorder
+	res, err := Run(context.Background(), Config{
+		Model:  extractive.New(extractive.Options{}),
+		Search: backend,
+		Hooks:  rec.hooks(t),
+	}, raftTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Task != raftTask {
+		t.Errorf("Task = %+v", res.Task)
+	}
+	if want := []string{"search", "search", "open", "open"}; !slices.Equal(rec.toolCalls, want) && !slices.Equal(rec.toolCalls, want[:3]) {
+		t.Errorf("tool calls %v, want two searches then one or two opens", rec.toolCalls)
+	}
+	if res.ToolCalls != len(rec.toolCalls) {
+		t.Errorf("ToolCalls = %d, hooks saw %d", res.ToolCalls, len(rec.toolCalls))
+	}
+	if len(rec.searches) != 2 || len(backend.searches) != 2 {
+		t.Errorf("searches: hooks %v, backend %v", rec.searches, backend.searches)
+	}
+	if len(backend.fetches) == 0 || backend.fetches[0] != "raft.md" {
+		t.Errorf("fetches %v, want raft.md first", backend.fetches)
+	}
+
+	// Sources are numbered 1..N, each reported once.
+	if len(res.Sources) == 0 {
+		t.Fatal("no sources")
+	}
+	for n := 1; n <= len(res.Sources); n++ {
+		src, ok := res.Sources[n]
+		if !ok {
+			t.Fatalf("sources %v are not numbered 1..%d", res.Sources, len(res.Sources))
+		}
+		if rec.sources[n] != src {
+			t.Errorf("Source hook [%d] = %+v, want %+v", n, rec.sources[n], src)
+		}
+		if src.Channel != "search" || src.ID == "" || src.URL == "" {
+			t.Errorf("source [%d] = %+v", n, src)
+		}
+	}
+
+	// The report: cited, streamed, and only citing retrieved sources.
+	if res.Report == "" || !markerRe.MatchString(res.Report) {
+		t.Fatalf("report without citations: %q", res.Report)
+	}
+	checkCitations(t, res)
+	if len(res.Unknown) != 0 {
+		t.Errorf("unknown citations %v", res.Unknown)
+	}
+	if len(res.Cited) == 0 || res.Cited[0].Number != firstMarker(res.Report) {
+		t.Errorf("Cited %v does not start with the first marker of the report", res.Cited)
+	}
+	if len(rec.deltas) < 2 || strings.Join(rec.deltas, "") != res.Report {
+		t.Errorf("%d deltas concatenate to %q, want the report", len(rec.deltas), strings.Join(rec.deltas, ""))
+	}
+	if len(rec.cited) != 1 || !slices.Equal(rec.cited[0], res.Cited) {
+		t.Errorf("Cited hook calls %v, want one with %v", rec.cited, res.Cited)
+	}
+	// search, open, done, report.
+	if res.Usage.Calls != 4 || res.Usage.PromptTokens <= 0 || res.Usage.CompletionTokens <= 0 {
+		t.Errorf("usage %+v", res.Usage)
+	}
+}
+
+func firstMarker(s string) int {
+	m := markerRe.FindStringSubmatch(s)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+func TestNumbering(t *testing.T) {
+	docs := []search.Document{
+		{DocID: "a1", URL: "https://example.com/raft", Title: "Raft A", Text: "## One\nraft leader one\n## Two\nraft leader two"},
+		{DocID: "a2", URL: "https://EXAMPLE.com/raft/", Title: "Raft A mirror", Text: "raft leader mirror"},
+		{DocID: "b", Title: "Raft B (no URL)", Text: "## One\nraft log one\n## Two\nraft log two"},
+	}
+	canonical := func(u string) string { return strings.TrimSuffix(strings.ToLower(u), "/") }
+	tests := []struct {
+		name      string
+		canonical func(string) string
+		want      int // distinct sources
+	}{
+		{"exact URLs", nil, 3},
+		{"canonical URLs", canonical, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &scripted{turns: []turn{
+				calls(tc("c1", "search", `{"query":"raft leader"}`), tc("c2", "search", `{"query":"raft log"}`)),
+				calls(tc("c3", "search", `{"query":"raft"}`)),
+				reply("Done."),
+				reply("Raft elects leaders [1]."),
+			}}
+			res, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(docs...), Canonical: tt.canonical, SearchLimit: 10}, raftTask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Sources) != tt.want {
+				t.Fatalf("%d sources %v, want %d", len(res.Sources), res.Sources, tt.want)
+			}
+			// The same document shows the same number in every result.
+			num := map[string]string{} // title → number
+			for _, content := range m.toolContents(3) {
+				for _, line := range strings.Split(content, "\n") {
+					if mm := regexp.MustCompile(`^\[(\d+)\] (.*)$`).FindStringSubmatch(line); mm != nil {
+						src, _ := strconv.Atoi(mm[1])
+						if old, ok := num[mm[2]]; ok && old != mm[1] {
+							t.Errorf("%q shown as [%s] and [%s]", mm[2], old, mm[1])
+						}
+						num[mm[2]] = mm[1]
+						if res.Sources[src].Title != mm[2] && tt.canonical == nil {
+							t.Errorf("[%d] shows %q, source is %+v", src, mm[2], res.Sources[src])
+						}
+					}
+				}
+			}
+			if tt.canonical != nil && num["Raft A"] == "" {
+				t.Fatalf("Raft A not shown: %v", num)
+			}
+			if tt.canonical != nil && num["Raft A mirror"] != "" && num["Raft A mirror"] != num["Raft A"] {
+				t.Errorf("mirror numbered [%s], original [%s]; want one number under Canonical", num["Raft A mirror"], num["Raft A"])
+			}
+			var noURL events.Source
+			for _, s := range res.Sources {
+				if s.ID == "b" {
+					noURL = s
+				}
+			}
+			if noURL.ID != "b" || noURL.URL != "" {
+				t.Errorf("source without URL: %+v", noURL)
+			}
+		})
+	}
+}
+
+func TestToolResultFormat(t *testing.T) {
+	m := &scripted{turns: []turn{
+		calls(tc("c1", "search", `{"query":"leader election"}`)),
+		calls(tc("c2", "open", `{"source":1}`)),
+		reply("Done."),
+		reply("Report [1]."),
+	}}
+	if _, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(corpusDocs...), SearchLimit: 2}, raftTask); err != nil {
+		t.Fatal(err)
+	}
+	got := m.toolContents(1)["c1"]
+	want := `[1] The Raft Consensus Algorithm
+URL: file:///corpus/raft.md
+Location: § Leader election
+Raft uses a heartbeat mechanism to trigger leader election. When servers start up, they begin as followers.`
+	want2 := `
+
+[2] Leader Election Notes
+URL: file:///corpus/election.md
+Location: § Safety
+Election safety means that at most one leader can be elected in a given term. A candidate wins an election if it receives votes from a majority of the servers in the full cluster for the same term.`
+	if !strings.HasSuffix(got, want2) {
+		t.Errorf("search result:\n%s\nwant suffix:\n%s", got, want2)
+	}
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("search result:\n%s\nwant prefix:\n%s", got, want)
+	}
+	open := m.toolContents(2)["c2"]
+	if !strings.HasPrefix(open, "[1] The Raft Consensus Algorithm\nURL: file:///corpus/raft.md\n\n# The Raft Consensus Algorithm\n\nRaft is") {
+		t.Errorf("open result:\n%s", open)
+	}
+}
+
+func TestOpenTruncates(t *testing.T) {
+	long := search.Document{DocID: "long", URL: "file:///long", Title: "Long", Text: "raft " + strings.Repeat("word ", 5000)}
+	m := &scripted{turns: []turn{
+		calls(tc("c1", "search", `{"query":"raft"}`)),
+		calls(tc("c2", "open", `{"source":"[1]"}`)),
+		reply("Done."),
+	}}
+	if _, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(long)}, raftTask); err != nil {
+		t.Fatal(err)
+	}
+	open := m.toolContents(2)["c2"]
+	if len(open) > maxOpenChars+200 || !strings.HasSuffix(open, "(truncated)") {
+		t.Errorf("open result of %d bytes, ends %q", len(open), open[len(open)-20:])
+	}
+}
+
+func TestFabricatedCitations(t *testing.T) {
+	m := &scripted{turns: []turn{
+		calls(tc("c1", "search", `{"query":"raft leader"}`)),
+		reply("Done."),
+		reply("Raft elects a leader [1]. Paxos is older [9][1]."),
+	}}
+	res, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(corpusDocs...), SearchLimit: 1}, raftTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report != "Raft elects a leader [1]. Paxos is older [9][1]." {
+		t.Errorf("report %q, want the model's text unchanged", res.Report)
+	}
+	if len(res.Cited) != 1 || res.Cited[0].Number != 1 {
+		t.Errorf("Cited = %+v", res.Cited)
+	}
+	if len(res.Unknown) != 1 || res.Unknown[0].Number != 9 {
+		t.Errorf("Unknown = %+v, want [9]", res.Unknown)
+	}
+}
+
+func TestBudgetMaxToolCalls(t *testing.T) {
+	m := &recordingModel{Model: extractive.New(extractive.Options{})}
+	res, err := Run(context.Background(), Config{
+		Model: m, Search: newMemBackend(corpusDocs...),
+		Budget: Budget{MaxToolCalls: 1},
+	}, raftTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ToolCalls != 1 {
+		t.Errorf("ToolCalls = %d, want 1", res.ToolCalls)
+	}
+	if res.Usage.Calls != 2 {
+		t.Errorf("model calls = %d, want 2 (one research turn, the report)", res.Usage.Calls)
+	}
+	if res.Report == "" || res.Report == extractive.NoEvidence {
+		t.Errorf("report %q, want one from the one search", res.Report)
+	}
+	checkCitations(t, res)
+	// The call past the budget was answered, not run.
+	var budgetMsgs int
+	for _, msg := range m.last {
+		for _, p := range msg.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok && strings.Contains(r.Content, "budget") {
+				budgetMsgs++
+			}
+		}
+	}
+	if budgetMsgs != 1 {
+		t.Errorf("%d budget answers in the report conversation, want 1", budgetMsgs)
+	}
+}
+
+func TestBudgetMaxTokens(t *testing.T) {
+	res, err := Run(context.Background(), Config{
+		Model: extractive.New(extractive.Options{}), Search: newMemBackend(corpusDocs...),
+		Budget: Budget{MaxTokens: 50},
+	}, raftTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ToolCalls != 2 || res.Usage.Calls != 2 {
+		t.Errorf("ToolCalls %d, model calls %d; want the first turn's 2 searches, then the report", res.ToolCalls, res.Usage.Calls)
+	}
+	if res.Report == "" {
+		t.Error("no report")
+	}
+	checkCitations(t, res)
+}
+
+func TestTimeout(t *testing.T) {
+	_, err := Run(context.Background(), Config{
+		Model:  extractive.New(extractive.Options{Latency: time.Hour}),
+		Search: newMemBackend(corpusDocs...),
+		Budget: Budget{Timeout: 10 * time.Millisecond},
+	}, raftTask)
+	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrTimeout and DeadlineExceeded", err)
+	}
+}
+
+func TestCancelDuringSearch(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	started := make(chan struct{})
+	cause := errors.New("user pressed stop")
+	go func() {
+		<-started
+		cancel(cause)
+	}()
+	_, err := Run(ctx, Config{Model: extractive.New(extractive.Options{}), Search: blockingBackend{started}}, raftTask)
+	if !errors.Is(err, cause) {
+		t.Fatalf("err = %v, want the cancel cause", err)
+	}
+}
+
+func TestCancelDuringReport(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Run(ctx, Config{
+		Model: extractive.New(extractive.Options{}), Search: newMemBackend(corpusDocs...),
+		Hooks: Hooks{Delta: func(string) { cancel() }},
+	}, raftTask)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestToolErrors(t *testing.T) {
+	t.Run("backend down", func(t *testing.T) {
+		res, err := Run(context.Background(), Config{
+			Model: extractive.New(extractive.Options{}), Search: failingBackend{errors.New("index unavailable")},
+		}, raftTask)
+		if err != nil {
+			t.Fatalf("Run failed on a backend error: %v", err)
+		}
+		if len(res.Sources) != 0 || res.Report != extractive.NoEvidence {
+			t.Errorf("sources %v, report %q", res.Sources, res.Report)
+		}
+		if res.ToolCalls != 3 {
+			t.Errorf("ToolCalls = %d, want 2 searches and a broader retry", res.ToolCalls)
+		}
+	})
+	t.Run("bad calls", func(t *testing.T) {
+		m := &scripted{turns: []turn{
+			calls(
+				tc("c1", "search", `{"query":"raft leader"}`),
+				tc("c2", "open", `{"source":7}`),
+				tc("c3", "search", `not json`),
+				tc("c4", "search", `{"query": 3}`),
+				tc("c5", "open", `{"source":"abc"}`),
+				tc("c6", "browse", `{}`),
+				tc("c7", "think", `{"thought":"open the first"}`),
+				tc("c8", "search", `{"query":"   "}`),
+			),
+			reply("Done."),
+			reply("Raft [1]."),
+		}}
+		res, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(corpusDocs...), SearchLimit: 1, Budget: Budget{MaxToolCalls: 20}}, raftTask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.toolContents(1)
+		if len(got) != 8 {
+			t.Fatalf("%d tool responses, want one per call: %v", len(got), got)
+		}
+		for id, want := range map[string]string{
+			"c2": "Error: there is no source [7]",
+			"c3": "Error: invalid arguments for search",
+			"c4": "Error: invalid arguments for search",
+			"c5": "Error: invalid arguments for open",
+			"c6": `Error: unknown tool "browse"`,
+			"c7": "ok",
+			"c8": "Error: invalid arguments for search",
+		} {
+			if !strings.HasPrefix(got[id], want) {
+				t.Errorf("%s answered %q, want %q…", id, got[id], want)
+			}
+		}
+		if !strings.HasPrefix(got["c1"], "[1] ") {
+			t.Errorf("c1 answered %q", got["c1"])
+		}
+		if res.ToolCalls != 8 {
+			t.Errorf("ToolCalls = %d, want 8", res.ToolCalls)
+		}
+	})
+	t.Run("fetch fails", func(t *testing.T) {
+		b := newMemBackend(corpusDocs...)
+		delete(b.docs, "raft.md")
+		m := &scripted{turns: []turn{
+			calls(tc("c1", "search", `{"query":"heartbeat"}`)),
+			calls(tc("c2", "open", `{"source":1}`)),
+			reply("Done."),
+		}}
+		if _, err := Run(context.Background(), Config{Model: m, Search: b}, raftTask); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.toolContents(2)["c2"]; !strings.HasPrefix(got, "Error: could not open [1]") || !strings.Contains(got, "not found") {
+			t.Errorf("open answered %q", got)
+		}
+	})
+}
+
+func TestModelError(t *testing.T) {
+	boom := errors.New("rate limited")
+	tests := []struct {
+		name  string
+		turns []turn
+		stage string
+	}{
+		{"research", []turn{{err: boom}}, StageResearch},
+		{"report", []turn{reply("Done."), {err: boom}}, StageReport},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &scripted{turns: tt.turns}
+			_, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(corpusDocs...)}, raftTask)
+			var ae *Error
+			if !errors.As(err, &ae) || ae.Stage != tt.stage || !errors.Is(err, boom) {
+				t.Fatalf("err = %v, want an *Error at stage %s wrapping the model error", err, tt.stage)
+			}
+			want := `agent: task 2 "Leader election": ` + tt.stage + `: rate limited`
+			if err.Error() != want {
+				t.Errorf("err = %q, want %q", err, want)
+			}
+		})
+	}
+}
+
+func TestNoChoices(t *testing.T) {
+	res, err := Run(context.Background(), Config{Model: emptyModel{}, Search: newMemBackend()}, raftTask)
+	var ae *Error
+	if !errors.Is(err, ErrNoChoices) || !errors.As(err, &ae) || ae.Stage != StageResearch || res != nil {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type emptyModel struct{}
+
+func (emptyModel) GenerateContent(context.Context, []llms.MessageContent, ...llms.CallOption) (*llms.ContentResponse, error) {
+	return &llms.ContentResponse{}, nil
+}
+
+func (emptyModel) Call(context.Context, string, ...llms.CallOption) (string, error) { return "", nil }
+
+func TestStreamingOnlyOnReportTurn(t *testing.T) {
+	m := &scripted{turns: []turn{
+		calls(tc("c1", "search", `{"query":"raft"}`)),
+		reply("Done."),
+		reply("Raft elects a leader [1]. It replicates the log [2]."),
+	}}
+	var deltas []string
+	res, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(corpusDocs...),
+		Hooks: Hooks{Delta: func(s string) { deltas = append(deltas, s) }}}, raftTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range m.calls {
+		report := i == len(m.calls)-1
+		if c.streaming != report || (len(c.tools) > 0) == report {
+			t.Errorf("call %d: streaming %v, %d tools; want streaming only on the tool-free report turn", i, c.streaming, len(c.tools))
+		}
+	}
+	if len(m.calls[0].tools) != 3 {
+		t.Errorf("research turn offers %d tools", len(m.calls[0].tools))
+	}
+	if strings.Join(deltas, "") != res.Report || len(deltas) < 2 {
+		t.Errorf("deltas %q, report %q", deltas, res.Report)
+	}
+	// The report turn sees the research conversation and a reporter prompt.
+	last := m.calls[len(m.calls)-1].msgs
+	if !strings.HasPrefix(textOf(last[0]), "Role: reporter\n") || last[len(last)-1].Role != llms.ChatMessageTypeHuman {
+		t.Errorf("report turn messages: first %q, last role %s", textOf(last[0]), last[len(last)-1].Role)
+	}
+	if !strings.HasPrefix(textOf(m.calls[0].msgs[0]), "Role: researcher\n") {
+		t.Errorf("research turn system prompt %q", textOf(m.calls[0].msgs[0]))
+	}
+}
+
+func textOf(m llms.MessageContent) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if t, ok := p.(llms.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestProviderWithoutStreaming(t *testing.T) {
+	m := &scripted{noStream: true, turns: []turn{
+		calls(tc("c1", "search", `{"query":"raft"}`)),
+		reply("Done."),
+		reply("Raft elects a leader [1]."),
+	}}
+	var deltas []string
+	var cited [][]citeproc.Citation
+	res, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(corpusDocs...),
+		Hooks: Hooks{Delta: func(s string) { deltas = append(deltas, s) }, Cited: func(c []citeproc.Citation) { cited = append(cited, c) }}}, raftTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report != "Raft elects a leader [1]." || strings.Join(deltas, "") != res.Report {
+		t.Errorf("report %q, deltas %q", res.Report, deltas)
+	}
+	if len(res.Cited) != 1 || len(cited) != 1 {
+		t.Errorf("Cited %v, hook %v", res.Cited, cited)
+	}
+}
+
+func TestAssembleToolCalls(t *testing.T) {
+	fc := func(name, args string) *llms.FunctionCall { return &llms.FunctionCall{Name: name, Arguments: args} }
+	tests := []struct {
+		name   string
+		choice llms.ContentChoice
+		want   []string // id name args
+	}{
+		{"plain", llms.ContentChoice{ToolCalls: []llms.ToolCall{{ID: "a", FunctionCall: fc("search", `{"query":"x"}`)}, {ID: "b", FunctionCall: fc("open", `{"source":1}`)}}},
+			[]string{`a search {"query":"x"}`, `b open {"source":1}`}},
+		{"fragments by ID", llms.ContentChoice{ToolCalls: []llms.ToolCall{{ID: "a", FunctionCall: fc("search", `{"que`)}, {ID: "a", FunctionCall: fc("", `ry":"x"}`)}}},
+			[]string{`a search {"query":"x"}`}},
+		{"fragments without ID", llms.ContentChoice{ToolCalls: []llms.ToolCall{{ID: "a", FunctionCall: fc("search", `{"que`)}, {FunctionCall: fc("", `ry":"x"}`)}}},
+			[]string{`a search {"query":"x"}`}},
+		{"missing and duplicate IDs", llms.ContentChoice{ToolCalls: []llms.ToolCall{{FunctionCall: fc("think", `{}`)}, {ID: "call_3_1", FunctionCall: fc("think", `{}`)}, {ID: "call_3_1", FunctionCall: fc("search", `{}`)}}},
+			[]string{`call_3_1 think {}`, `call_3_2 think {}`, `call_3_3 search {}`}},
+		{"legacy FuncCall", llms.ContentChoice{FuncCall: fc("search", `{"query":"x"}`)},
+			[]string{`call_3_1 search {"query":"x"}`}},
+		{"none", llms.ContentChoice{Content: "done"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			ids := map[string]bool{}
+			for _, c := range assemble(&tt.choice, 3) {
+				got = append(got, c.ID+" "+c.FunctionCall.Name+" "+c.FunctionCall.Arguments)
+				if ids[c.ID] {
+					t.Errorf("duplicate ID %s", c.ID)
+				}
+				ids[c.ID] = true
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUsageOf(t *testing.T) {
+	tests := []struct {
+		name string
+		info map[string]any
+		want Usage
+	}{
+		{"ints", map[string]any{"PromptTokens": 10, "CompletionTokens": 5, "TotalTokens": 15}, Usage{10, 5, 1}},
+		{"int64 and float64", map[string]any{"PromptTokens": int64(10), "CompletionTokens": 5.0}, Usage{10, 5, 1}},
+		{"json.Number", map[string]any{"PromptTokens": json.Number("7"), "CompletionTokens": json.Number("2.0")}, Usage{7, 2, 1}},
+		{"anthropic keys", map[string]any{"InputTokens": 3, "OutputTokens": 4}, Usage{3, 4, 1}},
+		{"only total", map[string]any{"TotalTokens": 9}, Usage{9, 0, 1}},
+		{"missing", nil, Usage{0, 0, 1}},
+		{"wrong types", map[string]any{"PromptTokens": "10", "CompletionTokens": nil}, Usage{0, 0, 1}},
+	}
+	for _, tt := range tests {
+		if got := usageOf(&llms.ContentChoice{GenerationInfo: tt.info}); got != tt.want {
+			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	if _, err := Run(context.Background(), Config{}, raftTask); err == nil {
+		t.Fatal("Run without model and backend succeeded")
+	}
+}
+
+// recordingModel wraps a model and keeps the last conversation it saw.
+type recordingModel struct {
+	llms.Model
+	last []llms.MessageContent
+}
+
+func (r *recordingModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	r.last = msgs
+	return r.Model.GenerateContent(ctx, msgs, opts...)
+}

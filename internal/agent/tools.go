@@ -1,0 +1,319 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/search"
+)
+
+// Tool names offered to the model.
+const (
+	ToolSearch = "search"
+	ToolOpen   = "open"
+	ToolThink  = "think"
+)
+
+// maxOpenChars caps the document text an open call returns.
+const maxOpenChars = 6000
+
+// toolDefs are the research tools, with JSON-schema parameters.
+var toolDefs = []llms.Tool{
+	{Type: "function", Function: &llms.FunctionDefinition{
+		Name:        ToolSearch,
+		Description: "Search the document collection. Returns numbered passages; cite them by their [n].",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"query": map[string]any{"type": "string", "description": "What to search for, in a few key terms."},
+			},
+			"required":             []string{"query"},
+			"additionalProperties": false,
+		},
+	}},
+	{Type: "function", Function: &llms.FunctionDefinition{
+		Name:        ToolOpen,
+		Description: "Read the full text of a source, by the citation number a search result gave it.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"source": map[string]any{"type": "integer", "description": "The source's citation number, e.g. 3 for [3]."},
+			},
+			"required":             []string{"source"},
+			"additionalProperties": false,
+		},
+	}},
+	{Type: "function", Function: &llms.FunctionDefinition{
+		Name:        ToolThink,
+		Description: "Write down your reasoning or plan. Has no other effect.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"thought": map[string]any{"type": "string"},
+			},
+			"required":             []string{"thought"},
+			"additionalProperties": false,
+		},
+	}},
+}
+
+// session is the tool state of one Run: the agent's citation numbering.
+type session struct {
+	backend   search.Backend
+	limit     int
+	canonical func(string) string
+	channel   string
+	hooks     Hooks
+
+	mapping *citeproc.Mapping
+	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
+	sources map[int]events.Source
+}
+
+func newSession(cfg Config) *session {
+	return &session{
+		backend:   cfg.Search,
+		limit:     cmpOr(cfg.SearchLimit, defaultSearchLimit),
+		canonical: cfg.Canonical,
+		channel:   cmpOrString(cfg.Channel, defaultChannel),
+		hooks:     cfg.Hooks,
+		mapping:   citeproc.NewMapping(cfg.Canonical),
+		byKey:     map[string]int{},
+		sources:   map[int]events.Source{},
+	}
+}
+
+// key is the identity under which results of the same document meet.
+func (s *session) key(r search.Result) string {
+	if r.URL == "" {
+		return "id:" + r.DocID
+	}
+	if s.canonical != nil {
+		if k := s.canonical(r.URL); k != "" {
+			return "url:" + k
+		}
+	}
+	return "url:" + r.URL
+}
+
+// register returns the citation number of r's document, numbering it the
+// first time it is seen.
+func (s *session) register(r search.Result) (int, error) {
+	k := s.key(r)
+	if n, ok := s.byKey[k]; ok {
+		return n, nil
+	}
+	n := len(s.sources) + 1
+	src := events.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: s.channel}
+	if err := s.mapping.Add(n, src); err != nil {
+		return 0, err
+	}
+	s.byKey[k] = n
+	s.sources[n] = src
+	if s.hooks.Source != nil {
+		s.hooks.Source(n, src)
+	}
+	return n, nil
+}
+
+// Sources returns a copy of the numbering.
+func (s *session) Sources() map[int]events.Source { return maps.Clone(s.sources) }
+
+// execute runs one tool call and returns the tool message content. Backend
+// failures and bad arguments become tool error messages for the model; the
+// error is non-nil only when ctx is done.
+func (s *session) execute(ctx context.Context, call llms.ToolCall) (string, error) {
+	name, args := call.FunctionCall.Name, call.FunctionCall.Arguments
+	switch name {
+	case ToolSearch:
+		var a struct {
+			Query string `json:"query"`
+		}
+		if err := json.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Query) == "" {
+			return toolError(`invalid arguments for search: want {"query": "<text>"}`), nil
+		}
+		return s.search(ctx, oneLine(a.Query))
+	case ToolOpen:
+		n, ok := sourceArg(args)
+		if !ok {
+			return toolError(`invalid arguments for open: want {"source": <number>}`), nil
+		}
+		return s.open(ctx, n)
+	case ToolThink:
+		return "ok", nil
+	}
+	return toolError(fmt.Sprintf("unknown tool %q; the tools are search, open and think", name)), nil
+}
+
+func (s *session) search(ctx context.Context, query string) (string, error) {
+	results, err := s.backend.Search(ctx, query, s.limit)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", context.Cause(ctx)
+		}
+		return toolError("search failed: " + err.Error()), nil
+	}
+	if s.hooks.Search != nil {
+		s.hooks.Search(query, len(results))
+	}
+	if len(results) == 0 {
+		return fmt.Sprintf("No results for %q. Try other key terms.", query), nil
+	}
+	var b strings.Builder
+	for i, r := range results {
+		n, err := s.register(r)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		writeHeader(&b, n, r.Title, r.URL, r.DocID)
+		if r.Location != "" {
+			fmt.Fprintf(&b, "Location: %s\n", oneLine(r.Location))
+		}
+		b.WriteString(strings.TrimSpace(r.Snippet))
+	}
+	return b.String(), nil
+}
+
+func (s *session) open(ctx context.Context, n int) (string, error) {
+	src, ok := s.sources[n]
+	if !ok {
+		return toolError(fmt.Sprintf("there is no source [%d]; open takes a number from the search results", n)), nil
+	}
+	doc, err := s.backend.Fetch(ctx, src.ID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", context.Cause(ctx)
+		}
+		return toolError(fmt.Sprintf("could not open [%d]: %v", n, err)), nil
+	}
+	title := src.Title
+	if title == "" {
+		title = doc.Title
+	}
+	var b strings.Builder
+	writeHeader(&b, n, title, src.URL, src.ID)
+	b.WriteString("\n")
+	b.WriteString(truncate(strings.TrimSpace(doc.Text), maxOpenChars))
+	return b.String(), nil
+}
+
+// writeHeader writes "[n] Title\nURL: …\n" ("ID: …" for a source without
+// a URL).
+func writeHeader(b *strings.Builder, n int, title, url, id string) {
+	title = oneLine(title)
+	if title == "" {
+		title = cmpOrString(url, id)
+	}
+	fmt.Fprintf(b, "[%d] %s\n", n, title)
+	if url != "" {
+		fmt.Fprintf(b, "URL: %s\n", url)
+	} else {
+		fmt.Fprintf(b, "ID: %s\n", id)
+	}
+}
+
+func toolError(msg string) string { return "Error: " + msg }
+
+// truncate cuts s to about n bytes, at a word boundary where one is near,
+// and says so.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if sp := strings.LastIndexAny(s[:cut], " \n"); sp > n-200 {
+		cut = sp
+	}
+	return strings.TrimRight(s[:cut], " \n") + "\n\n(truncated)"
+}
+
+// sourceArg reads the "source" argument of an open call: a number, or a
+// string such as "3" or "[3]".
+func sourceArg(args string) (int, bool) {
+	var a struct {
+		Source json.RawMessage `json:"source"`
+	}
+	if json.Unmarshal([]byte(args), &a) != nil || len(a.Source) == 0 {
+		return 0, false
+	}
+	var f float64
+	if json.Unmarshal(a.Source, &f) == nil {
+		if f != float64(int(f)) {
+			return 0, false
+		}
+		return int(f), true
+	}
+	var str string
+	if json.Unmarshal(a.Source, &str) == nil {
+		if v, err := strconv.Atoi(strings.Trim(strings.TrimSpace(str), "[]")); err == nil {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// assemble returns the turn's tool calls, one per call: fragments that
+// continue an earlier call (same ID, or no ID and no name) are joined to
+// it, missing IDs are made up ("call_<turn>_<i>") and duplicate IDs are
+// made unique, so that every tool message answers exactly one call. A
+// provider that only fills the legacy FuncCall gets one call.
+func assemble(c *llms.ContentChoice, turn int) []llms.ToolCall {
+	var out []llms.ToolCall
+	byID := map[string]int{}
+	for _, tc := range c.ToolCalls {
+		var name, args string
+		if tc.FunctionCall != nil {
+			name, args = tc.FunctionCall.Name, tc.FunctionCall.Arguments
+		}
+		if i, ok := byID[tc.ID]; ok && name == "" {
+			out[i].FunctionCall.Arguments += args
+			continue
+		}
+		if tc.ID == "" && name == "" && len(out) > 0 {
+			out[len(out)-1].FunctionCall.Arguments += args
+			continue
+		}
+		id := tc.ID
+		if _, dup := byID[id]; dup || id == "" {
+			id = fmt.Sprintf("call_%d_%d", turn, len(out)+1)
+		}
+		byID[id] = len(out)
+		out = append(out, llms.ToolCall{ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args}})
+	}
+	if len(out) == 0 && c.FuncCall != nil {
+		out = append(out, llms.ToolCall{
+			ID: fmt.Sprintf("call_%d_1", turn), Type: "function",
+			FunctionCall: &llms.FunctionCall{Name: c.FuncCall.Name, Arguments: c.FuncCall.Arguments},
+		})
+	}
+	return out
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+func cmpOrString(v, def string) string {
+	if v != "" {
+		return v
+	}
+	return def
+}

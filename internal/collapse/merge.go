@@ -1,0 +1,223 @@
+// Package collapse merges the reports of parallel research agents onto one
+// citation numbering, and renumbers a finished text for publication.
+//
+// Each agent numbers its sources from [1]. Merging walks the reports in
+// plan order and gives each distinct source (by canonical URL, or by ID
+// when it has no URL) a global number the first time a report's text cites
+// it. Numbers, once given, never change as more reports are merged; markers
+// are rewritten in their own bracket style; a local number a report cites
+// without having it in its mapping is dropped from the text and reported,
+// never resolved to some other source.
+//
+// The package does no I/O; it is deterministic for the same reports in the
+// same order.
+package collapse
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/events"
+)
+
+// Report is one agent's intermediate report, with its local numbering.
+type Report struct {
+	Section string
+	Text    string
+	// Mapping is the agent's local citation numbers.
+	Mapping map[int]events.Source
+}
+
+// Source is a merged source: the seed's citation-index entry.
+type Source struct {
+	Number int `json:"number"`
+	events.Source
+	// CanonicalURL is the identity under which duplicates met; empty for a
+	// source without a URL or with a malformed one.
+	CanonicalURL     string   `json:"canonical_url,omitempty"`
+	FirstSeenSection string   `json:"first_seen_section"`
+	UsedInSections   []string `json:"used_in_sections"`
+}
+
+// MergedReport is a report rewritten onto the global numbering.
+type MergedReport struct {
+	Section string `json:"section"`
+	Text    string `json:"text"`
+}
+
+// Unknown is a citation a report made that its mapping could not resolve.
+type Unknown struct {
+	Section string `json:"section"`
+	Number  int    `json:"number,omitempty"`
+	URL     string `json:"url,omitempty"`
+}
+
+// InvalidURL is a cited source whose URL could not be canonicalised. The
+// source is kept, under a number of its own: it is never merged with
+// another.
+type InvalidURL struct {
+	Section string `json:"section"`
+	Number  int    `json:"number"`
+	URL     string `json:"url"`
+	Err     string `json:"error"`
+}
+
+// Merger merges reports one at a time. The zero value is not usable; call
+// NewMerger. It is not safe for concurrent use.
+type Merger struct {
+	sources []Source
+	byKey   map[string]int // identity → global number
+	canon   map[string]string
+	unknown []Unknown
+	invalid []InvalidURL
+	reports int
+}
+
+// NewMerger returns an empty merger.
+func NewMerger() *Merger {
+	return &Merger{byKey: map[string]int{}, canon: map[string]string{}}
+}
+
+// Add merges the next report and returns it rewritten onto the global
+// numbering. Numbers given by earlier calls are not changed.
+func (m *Merger) Add(r Report) (MergedReport, error) {
+	m.reports++
+	local, err := citeproc.MappingOf(r.Mapping, m.key)
+	if err != nil {
+		return MergedReport{}, fmt.Errorf("collapse: report %d (%q): %w", m.reports, r.Section, err)
+	}
+	reportNo := m.reports
+	seen := make(map[int]int, len(r.Mapping)) // local → global, for this report
+	num := citeproc.NumbererFunc(func(n int, src events.Source) int {
+		if g, ok := seen[n]; ok {
+			return g
+		}
+		g := m.number(r.Section, reportNo, n, src)
+		seen[n] = g
+		return g
+	})
+	var sb strings.Builder
+	sb.Grow(len(r.Text))
+	p := citeproc.New(&sb, citeproc.Config{
+		Mode:     citeproc.Renumber,
+		Mapping:  local,
+		Numberer: num,
+		Hooks: citeproc.Hooks{Unknown: func(u citeproc.Unknown) {
+			m.unknown = append(m.unknown, Unknown{Section: r.Section, Number: u.Number, URL: u.URL})
+		}},
+	})
+	p.WriteString(r.Text)
+	if err := p.Close(); err != nil {
+		return MergedReport{}, fmt.Errorf("collapse: report %d (%q): %w", m.reports, r.Section, err)
+	}
+	return MergedReport{Section: r.Section, Text: sb.String()}, nil
+}
+
+// key is the canonical URL, memoised: the same URL recurs across reports.
+func (m *Merger) key(u string) string {
+	if k, ok := m.canon[u]; ok {
+		return k
+	}
+	k := Key(u)
+	m.canon[u] = k
+	return k
+}
+
+// number returns the global number of src, cited in section as local
+// number n, giving it the next number if it is new.
+func (m *Merger) number(section string, reportNo, n int, src events.Source) int {
+	var id, canonical string
+	switch {
+	case src.URL == "":
+		id = "id:" + src.ID
+	default:
+		canonical = m.key(src.URL)
+		if canonical == "" {
+			// Malformed: a number of its own, never shared.
+			id = "invalid:" + strconv.Itoa(reportNo) + ":" + strconv.Itoa(n)
+		} else {
+			id = "url:" + canonical
+		}
+	}
+	if g, ok := m.byKey[id]; ok {
+		s := &m.sources[g-1]
+		if !slices.Contains(s.UsedInSections, section) {
+			s.UsedInSections = append(s.UsedInSections, section)
+		}
+		return g
+	}
+	if src.URL != "" && canonical == "" {
+		_, err := Canonical(src.URL)
+		m.invalid = append(m.invalid, InvalidURL{Section: section, Number: n, URL: src.URL, Err: err.Error()})
+	}
+	g := len(m.sources) + 1
+	m.byKey[id] = g
+	m.sources = append(m.sources, Source{
+		Number:           g,
+		Source:           src,
+		CanonicalURL:     canonical,
+		FirstSeenSection: section,
+		UsedInSections:   []string{section},
+	})
+	return g
+}
+
+// Sources returns the merged sources in global number order (Sources()[i]
+// has number i+1).
+func (m *Merger) Sources() []Source {
+	out := make([]Source, len(m.sources))
+	for i, s := range m.sources {
+		s.UsedInSections = slices.Clone(s.UsedInSections)
+		out[i] = s
+	}
+	return out
+}
+
+// Unknown returns the citations that could not be resolved, in order.
+func (m *Merger) Unknown() []Unknown { return slices.Clone(m.unknown) }
+
+// Invalid returns the cited sources whose URL was malformed, in order.
+func (m *Merger) Invalid() []InvalidURL { return slices.Clone(m.invalid) }
+
+// Result is the outcome of merging a set of reports.
+type Result struct {
+	Reports []MergedReport `json:"reports"`
+	Sources []Source       `json:"sources"`
+	Unknown []Unknown      `json:"unknown"`
+	Invalid []InvalidURL   `json:"invalid_urls,omitempty"`
+}
+
+// Merge merges reports in the order given (plan order).
+func Merge(reports []Report) (*Result, error) {
+	m := NewMerger()
+	res := &Result{Reports: make([]MergedReport, 0, len(reports))}
+	for _, r := range reports {
+		mr, err := m.Add(r)
+		if err != nil {
+			return nil, err
+		}
+		res.Reports = append(res.Reports, mr)
+	}
+	res.Sources = m.Sources()
+	res.Unknown = m.Unknown()
+	res.Invalid = m.Invalid()
+	if res.Unknown == nil {
+		res.Unknown = []Unknown{}
+	}
+	return res, nil
+}
+
+// Mapping returns the merged sources as a citeproc mapping from global
+// number to source, for the final-report stage.
+func Mapping(sources []Source) (*citeproc.Mapping, error) {
+	mp := citeproc.NewMapping(Key)
+	for _, s := range sources {
+		if err := mp.Add(s.Number, s.Source); err != nil {
+			return nil, fmt.Errorf("collapse: %w", err)
+		}
+	}
+	return mp, nil
+}

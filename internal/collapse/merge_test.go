@@ -1,0 +1,275 @@
+package collapse_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/events"
+)
+
+func src(id, url string) events.Source {
+	return events.Source{ID: id, URL: url, Title: strings.ToUpper(id)}
+}
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name    string
+		reports []collapse.Report
+		texts   []string
+		sources []string // "number id canonical first used,used"
+		unknown []collapse.Unknown
+	}{
+		{
+			name: "first appearance in text, not mapping order",
+			reports: []collapse.Report{
+				{Section: "A", Text: "Second first [2]. Then [1].", Mapping: map[int]events.Source{1: src("a", "https://a.example/1"), 2: src("b", "https://b.example/2")}},
+			},
+			texts:   []string{"Second first [1]. Then [2]."},
+			sources: []string{"1 b https://b.example/2 A A", "2 a https://a.example/1 A A"},
+		},
+		{
+			name: "same resource under different URLs meets once",
+			reports: []collapse.Report{
+				{Section: "A", Text: "x [1] y [2]", Mapping: map[int]events.Source{1: src("a", "https://www.a.example/p?utm_source=x"), 2: src("b", "https://b.example/")}},
+				{Section: "B", Text: "z [1][2] w [3]", Mapping: map[int]events.Source{1: src("c", "https://c.example/q"), 2: src("a2", "http://a.example/p#frag"), 3: src("b2", "https://B.example")}},
+			},
+			texts:   []string{"x [1] y [2]", "z [3][1] w [2]"},
+			sources: []string{"1 a https://a.example/p A A,B", "2 b https://b.example/ A A,B", "3 c https://c.example/q B B"},
+		},
+		{
+			name: "unknown local numbers are dropped and reported",
+			reports: []collapse.Report{
+				{Section: "A", Text: "ok [1], bad [7], mixed [1, 7].", Mapping: map[int]events.Source{1: src("a", "https://a.example/")}},
+			},
+			texts:   []string{"ok [1], bad, mixed [1]."},
+			sources: []string{"1 a https://a.example/ A A"},
+			unknown: []collapse.Unknown{{Section: "A", Number: 7}},
+		},
+		{
+			name: "bracket styles are kept",
+			reports: []collapse.Report{
+				{Section: "A", Text: "p [1]", Mapping: map[int]events.Source{1: src("z", "https://z.example/")}},
+				{Section: "B", Text: "a [[1]] b 【2】 c [1,2] d [[S:1,2]] e [^2] f [1-2] g [ref: https://www.y.example/]", Mapping: map[int]events.Source{1: src("x", "https://x.example/"), 2: src("y", "https://y.example/")}},
+			},
+			texts:   []string{"p [1]", "a [[2]] b 【3】 c [2,3] d [[S:2,3]] e [^3] f [2-3] g [3]"},
+			sources: []string{"1 z https://z.example/ A A", "2 x https://x.example/ B B", "3 y https://y.example/ B B"},
+		},
+		{
+			name: "sources without URL meet by ID",
+			reports: []collapse.Report{
+				{Section: "A", Text: "[1]", Mapping: map[int]events.Source{1: {ID: "notes.md"}}},
+				{Section: "B", Text: "[1] [2]", Mapping: map[int]events.Source{1: {ID: "other.md"}, 2: {ID: "notes.md"}}},
+			},
+			texts:   []string{"[1]", "[2] [1]"},
+			sources: []string{"1 notes.md  A A,B", "2 other.md  B B"},
+		},
+		{
+			name: "uncited mapping entries get no number",
+			reports: []collapse.Report{
+				{Section: "A", Text: "only [3]", Mapping: map[int]events.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/"), 3: src("c", "https://c.example/")}},
+			},
+			texts:   []string{"only [1]"},
+			sources: []string{"1 c https://c.example/ A A"},
+		},
+		{
+			name: "malformed URLs are never merged",
+			reports: []collapse.Report{
+				{Section: "A", Text: "[1] [2]", Mapping: map[int]events.Source{1: src("bad1", "http://exa mple.com/"), 2: src("bad2", "http://exa mple.com/")}},
+			},
+			texts:   []string{"[1] [2]"},
+			sources: []string{"1 bad1  A A", "2 bad2  A A"},
+		},
+		{
+			name: "code is not rewritten",
+			reports: []collapse.Report{
+				{Section: "A", Text: "see [2]\n```\nxs[1]\n```\n`ys[2]` [1]", Mapping: map[int]events.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/")}},
+			},
+			texts:   []string{"see [1]\n```\nxs[1]\n```\n`ys[2]` [2]"},
+			sources: []string{"1 b https://b.example/ A A", "2 a https://a.example/ A A"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := collapse.Merge(tt.reports)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, r := range res.Reports {
+				texts = append(texts, r.Text)
+			}
+			if !slices.Equal(texts, tt.texts) {
+				t.Errorf("texts:\n got %q\nwant %q", texts, tt.texts)
+			}
+			var got []string
+			for _, s := range res.Sources {
+				got = append(got, fmt.Sprintf("%d %s %s %s %s", s.Number, s.ID, s.CanonicalURL, s.FirstSeenSection, strings.Join(s.UsedInSections, ",")))
+			}
+			if !slices.Equal(got, tt.sources) {
+				t.Errorf("sources:\n got %q\nwant %q", got, tt.sources)
+			}
+			if tt.unknown == nil {
+				tt.unknown = []collapse.Unknown{}
+			}
+			if !slices.Equal(res.Unknown, tt.unknown) {
+				t.Errorf("unknown: got %v, want %v", res.Unknown, tt.unknown)
+			}
+			assertResolves(t, res)
+		})
+	}
+}
+
+// assertResolves checks the merge invariant: every marker left in a merged
+// report resolves to a merged source.
+func assertResolves(t *testing.T, res *collapse.Result) {
+	t.Helper()
+	mp, err := collapse.Mapping(res.Sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Reports {
+		p := citeproc.New(&strings.Builder{}, citeproc.Config{Mode: citeproc.Keep, Mapping: mp})
+		p.WriteString(r.Text)
+		p.Close()
+		if u := p.Unknowns(); len(u) > 0 {
+			t.Fatalf("merged report %q cites %v, which resolve to nothing:\n%s", r.Section, u, r.Text)
+		}
+	}
+}
+
+func TestMergerNumbersAreStable(t *testing.T) {
+	m := collapse.NewMerger()
+	r1, err := m.Add(collapse.Report{Section: "A", Text: "[1] [2]", Mapping: map[int]events.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := m.Sources()
+	if _, err := m.Add(collapse.Report{Section: "B", Text: "[2] [1]", Mapping: map[int]events.Source{1: src("c", "https://c.example/"), 2: src("b", "https://b.example/")}}); err != nil {
+		t.Fatal(err)
+	}
+	after := m.Sources()
+	for i, s := range before {
+		if after[i].Number != s.Number || after[i].ID != s.ID {
+			t.Errorf("source %d changed from %v to %v", i+1, s, after[i])
+		}
+	}
+	if r1.Text != "[1] [2]" || len(after) != 3 || after[2].ID != "c" {
+		t.Errorf("unexpected merge: %q %v", r1.Text, after)
+	}
+	if got := after[1].UsedInSections; !slices.Equal(got, []string{"A", "B"}) {
+		t.Errorf("b used in %v", got)
+	}
+}
+
+func TestMergeRejectsBadMapping(t *testing.T) {
+	_, err := collapse.Merge([]collapse.Report{{Section: "Bad", Text: "[0]", Mapping: map[int]events.Source{0: src("a", "https://a.example/")}}})
+	if err == nil || !strings.Contains(err.Error(), `"Bad"`) {
+		t.Fatalf("want an error naming the section, got %v", err)
+	}
+}
+
+func TestPublish(t *testing.T) {
+	sources := []collapse.Source{
+		{Number: 1, Source: src("a", "https://a.example/")},
+		{Number: 2, Source: src("b", "https://b.example/")},
+		{Number: 3, Source: src("c", "https://c.example/")},
+	}
+	pub, err := collapse.Publish("C first [3], then A [1] and [3, 1]; unknown [9].", sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "C first [1], then A [2] and [1, 2]; unknown."; pub.Text != want {
+		t.Errorf("text %q, want %q", pub.Text, want)
+	}
+	var refs []string
+	for _, r := range pub.References {
+		refs = append(refs, fmt.Sprintf("%d %s", r.Number, r.ID))
+	}
+	if !slices.Equal(refs, []string{"1 c", "2 a"}) {
+		t.Errorf("references %v", refs)
+	}
+	if len(pub.Unknown) != 1 || pub.Unknown[0].Number != 9 {
+		t.Errorf("unknown %v", pub.Unknown)
+	}
+	if _, err := json.Marshal(pub); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzMergeResolves: whatever the reports say, a merge never leaves a
+// marker that resolves to nothing, and merging is deterministic.
+func FuzzMergeResolves(f *testing.F) {
+	f.Add("a [1] b [2, 9]", "c [1][3] 【2】", "[[S:1-3]] [ref: https://a.example/x]")
+	f.Add("```\n[1]\n``` [2]", "`[3]` [1]", "[^2] [2-3]")
+	pool := []events.Source{
+		src("a", "https://a.example/x"), src("a2", "http://www.a.example/x?utm_medium=m"),
+		src("b", "https://b.example/y"), {ID: "local.md"}, src("bad", "http://[::1"),
+	}
+	f.Fuzz(func(t *testing.T, t1, t2, t3 string) {
+		var reports []collapse.Report
+		for i, text := range []string{t1, t2, t3} {
+			mp := map[int]events.Source{}
+			for n := 1; n <= 3; n++ {
+				mp[n] = pool[(i+n)%len(pool)]
+			}
+			reports = append(reports, collapse.Report{Section: fmt.Sprint("S", i), Text: text, Mapping: mp})
+		}
+		res, err := collapse.Merge(reports)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertResolves(t, res)
+		again, _ := collapse.Merge(reports)
+		a, _ := json.Marshal(res)
+		b, _ := json.Marshal(again)
+		if string(a) != string(b) {
+			t.Fatalf("merge is not deterministic")
+		}
+	})
+}
+
+// benchReports builds n reports of about 10 KB citing 50 sources each,
+// drawn from a shared pool so that sources recur under different URL forms.
+func benchReports(n int) []collapse.Report {
+	r := rand.New(rand.NewPCG(5, 6))
+	reports := make([]collapse.Report, n)
+	for i := range reports {
+		mp := map[int]events.Source{}
+		for k := 1; k <= 50; k++ {
+			id := r.IntN(600)
+			u := fmt.Sprintf("https://site%d.example/article/%d", id%40, id)
+			if r.IntN(3) == 0 {
+				u = strings.Replace(u, "https://", "http://www.", 1) + "?utm_source=feed"
+			}
+			mp[k] = events.Source{ID: fmt.Sprint("doc", id), URL: u, Title: fmt.Sprint("Article ", id)}
+		}
+		var b strings.Builder
+		for b.Len() < 10<<10 {
+			b.WriteString("Undersea cables carry most intercontinental traffic and were first laid in the nineteenth century")
+			fmt.Fprintf(&b, " [%d]. Repeaters amplify the signal every fifty to a hundred kilometres [%d, %d].\n", 1+r.IntN(50), 1+r.IntN(50), 1+r.IntN(50))
+		}
+		reports[i] = collapse.Report{Section: fmt.Sprint("Section ", i), Text: b.String(), Mapping: mp}
+	}
+	return reports
+}
+
+func BenchmarkMerge64(b *testing.B) {
+	reports := benchReports(64)
+	total := 0
+	for _, r := range reports {
+		total += len(r.Text)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := collapse.Merge(reports); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package corpus
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// plainDocument is a document with one section and the given paragraphs.
+func plainDocument(paras ...string) *document {
+	d := &document{sections: []section{{}}}
+	for _, p := range paras {
+		d.blocks = append(d.blocks, block{text: p})
+	}
+	return d
+}
+
+func sentence(i int) string {
+	return strings.Repeat("word ", 5+i%7) + "ends here."
+}
+
+func TestSplitParagraphs(t *testing.T) {
+	var paras []string
+	for i := range 40 {
+		var s []string
+		for j := range 1 + i%4 {
+			s = append(s, sentence(i+j))
+		}
+		paras = append(paras, strings.Join(s, " "))
+	}
+	ps := split(plainDocument(paras...))
+	if len(ps) < 3 {
+		t.Fatalf("%d passages", len(ps))
+	}
+	n := 0
+	for i, p := range ps {
+		if len(p.body) > passageMax || i < len(ps)-1 && len(p.body) < passageMin {
+			t.Errorf("passage %d has %d bytes, want %d to %d", i, len(p.body), passageMin, passageMax)
+		}
+		// Whole paragraphs only.
+		for _, para := range strings.Split(p.body, "\n\n") {
+			if para != paras[n] {
+				t.Fatalf("passage %d: paragraph %q, want %q", i, para, paras[n])
+			}
+			n++
+		}
+	}
+	if n != len(paras) {
+		t.Errorf("passages hold %d paragraphs, want %d", n, len(paras))
+	}
+}
+
+func TestSplitLongParagraph(t *testing.T) {
+	var s []string
+	for i := range 100 {
+		s = append(s, sentence(i))
+	}
+	long := strings.Join(s, " ")
+	ps := split(plainDocument(long))
+	var got []string
+	for i, p := range ps {
+		if len(p.body) > passageMax || !strings.HasSuffix(p.body, "ends here.") {
+			t.Errorf("passage %d (%d bytes) does not end a sentence: …%s", i, len(p.body), p.body[max(0, len(p.body)-30):])
+		}
+		got = append(got, p.body)
+	}
+	if strings.Join(got, " ") != long {
+		t.Error("passages do not add up to the paragraph")
+	}
+}
+
+func TestSplitUnbreakable(t *testing.T) {
+	long := strings.Repeat("日本語", 1000) // no spaces, multi-byte
+	ps := split(plainDocument(long))
+	var got strings.Builder
+	for i, p := range ps {
+		if len(p.body) > passageMax || !utf8.ValidString(p.body) {
+			t.Errorf("passage %d: %d bytes, valid UTF-8 %v", i, len(p.body), utf8.ValidString(p.body))
+		}
+		got.WriteString(p.body)
+	}
+	if got.String() != long {
+		t.Error("passages do not add up to the text")
+	}
+}
+
+func TestSplitSections(t *testing.T) {
+	long := strings.Repeat(sentence(3)+" ", 9) // ~ 450 bytes
+	d := &document{
+		sections: []section{{}, {path: []string{"A"}}, {path: []string{"A", "Short"}}, {path: []string{"B"}}},
+		blocks: []block{
+			{sec: 1, text: long, first: 3, last: 5},
+			{sec: 2, text: "Tiny.", first: 7, last: 7},
+			{sec: 3, text: "Also small.", first: 9, last: 9},
+			{sec: 3, text: long, first: 11, last: 12},
+		},
+	}
+	want := []passage{
+		{location: "A", heading: "A", body: strings.TrimSpace(long)},
+		{location: "A › Short", heading: "A › Short › B", body: "Tiny.\n\nB\n\nAlso small.\n\n" + strings.TrimSpace(long)},
+	}
+	d.blocks[0].text = strings.TrimSpace(long)
+	d.blocks[3].text = strings.TrimSpace(long)
+	ps := split(d)
+	if len(ps) != len(want) {
+		t.Fatalf("%d passages: %+v", len(ps), ps)
+	}
+	for i := range want {
+		if ps[i] != want[i] {
+			t.Errorf("passage %d = %+v\nwant %+v", i, ps[i], want[i])
+		}
+	}
+	d.lineLocations = true
+	ps = split(d)
+	if ps[0].location != "lines 3-5" || ps[1].location != "lines 7-12" || ps[1].heading != "A › Short › B" {
+		t.Errorf("line locations: %q, %q (heading %q)", ps[0].location, ps[1].location, ps[1].heading)
+	}
+}
+
+func TestCut(t *testing.T) {
+	tests := []struct {
+		text       string
+		room       int
+		pre        bool
+		head, rest string
+	}{
+		{"One. Two. Three.", 10, false, "One. Two.", "Three."},
+		{`He said "stop." Then left.`, 17, false, `He said "stop."`, "Then left."},
+		{"No sentence end here at all", 12, false, "No sentence", "end here at all"},
+		{"line one\nline two. more", 15, true, "line one", "line two. more"},
+		{"abcdefghij", 5, false, "", "abcdefghij"},
+		{"fits", 10, false, "fits", ""},
+	}
+	for _, tt := range tests {
+		head, rest := cut(tt.text, tt.room, tt.pre)
+		if head != tt.head || rest != tt.rest {
+			t.Errorf("cut(%q, %d, %v) = %q, %q; want %q, %q", tt.text, tt.room, tt.pre, head, rest, tt.head, tt.rest)
+		}
+	}
+}
+
+// FuzzSplit checks that passages keep all the text, in order, stay
+// within passageMax (plus any headings merged in), and are valid UTF-8.
+func FuzzSplit(f *testing.F) {
+	f.Add("# T\n\nA short paragraph.\n\n## S\n\n" + strings.Repeat("More words. ", 200))
+	f.Add(strings.Repeat("x", 5000))
+	f.Add("Title\n=====\n\n```\n" + strings.Repeat("code line\n", 300) + "```\n")
+	f.Add(strings.Repeat("é ", 1500))
+	f.Add("# A\n\nx\n\n## B\n\ny\n\n## C\n\n" + strings.Repeat("z ", 700))
+	f.Fuzz(func(t *testing.T, src string) {
+		if !utf8.ValidString(src) {
+			return
+		}
+		d := extract("fuzz.md", src, formatMarkdown)
+		ps := split(&d)
+		var want, got strings.Builder
+		for _, b := range d.blocks {
+			want.WriteString(noSpace(b.text))
+		}
+		for i, p := range ps {
+			if !utf8.ValidString(p.body) {
+				t.Fatalf("passage %d is not valid UTF-8", i)
+			}
+			merged := 0
+			if p.heading != "" {
+				merged = len(p.heading) + 2*strings.Count(p.heading, " › ") + 2
+			}
+			if len(p.body) > passageMax+merged {
+				t.Fatalf("passage %d has %d bytes", i, len(p.body))
+			}
+			got.WriteString(noSpace(p.body))
+		}
+		// Merged headings add text; all of the blocks' text must be there.
+		if !isSubsequence(want.String(), got.String()) {
+			t.Fatalf("passages lost text")
+		}
+	})
+}
+
+func noSpace(s string) string {
+	return strings.Join(strings.Fields(s), "")
+}
+
+func isSubsequence(sub, s string) bool {
+	for _, r := range sub {
+		i := strings.IndexRune(s, r)
+		if i < 0 {
+			return false
+		}
+		s = s[i+utf8.RuneLen(r):]
+	}
+	return true
+}

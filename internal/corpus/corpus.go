@@ -1,0 +1,306 @@
+// Package corpus is the built-in offline search backend: a full-text index
+// of a folder of documents (Markdown, plain text, reStructuredText,
+// AsciiDoc, Org, TeX and HTML), kept in one SQLite database file.
+//
+// Sync walks the folder and indexes it incrementally; Search and Fetch
+// implement search.Backend on top of an FTS5 table ranked with bm25. Each
+// document is split into passages of roughly 600–1200 characters at
+// paragraph boundaries, and every passage carries where it sits in its
+// document (a heading path, or a line range for plain text), so a search
+// result can be cited precisely.
+//
+// One database belongs to one corpus folder: the first Sync records the
+// folder, and a Sync of another folder into the same database fails with
+// ErrOtherCorpus. DefaultPath names a per-folder database in the user's
+// cache directory.
+package corpus
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/deepresearch/deepresearch/internal/search"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+var _ search.Backend = (*Index)(nil)
+
+// schemaVersion is stored in the database's user_version pragma. A database
+// with an older version is rebuilt from scratch by Open (the index is a
+// cache of the corpus folder, so nothing is lost but the time of the next
+// Sync); a newer one is refused with ErrSchema.
+const schemaVersion = 1
+
+// busyTimeout is how long a statement waits for another connection's (or
+// another process's) write lock before failing with SQLITE_BUSY.
+const busyTimeout = 10 * time.Second
+
+// schema creates version 1. docs holds one row per indexed file, with its
+// full extracted text for Fetch; passages holds the passages and
+// passages_fts indexes them. passages_fts is contentless (the text lives in
+// passages) with contentless_delete, so a document's passages can be
+// removed by rowid. skipped remembers files that were read and refused
+// (binary, not UTF-8) so an unchanged one is not read again.
+var schema = []string{
+	`CREATE TABLE meta (
+		key   TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	)`,
+	`CREATE TABLE docs (
+		id       INTEGER PRIMARY KEY,
+		path     TEXT NOT NULL UNIQUE, -- DocID: slash-separated, relative to the corpus root
+		title    TEXT NOT NULL,
+		size     INTEGER NOT NULL,     -- bytes on disk when indexed
+		mtime_ns INTEGER NOT NULL,     -- modification time when indexed, Unix nanoseconds
+		hash     TEXT NOT NULL,        -- hex SHA-256 of the file's bytes
+		text     TEXT NOT NULL         -- the whole extracted text
+	)`,
+	`CREATE TABLE passages (
+		id       INTEGER PRIMARY KEY,  -- rowid of passages_fts
+		doc_id   INTEGER NOT NULL REFERENCES docs(id),
+		seq      INTEGER NOT NULL,     -- order within the document, from 0
+		location TEXT NOT NULL,        -- heading path or line range
+		body     TEXT NOT NULL
+	)`,
+	`CREATE INDEX passages_doc ON passages(doc_id)`,
+	`CREATE VIRTUAL TABLE passages_fts USING fts5(
+		title, heading, body,
+		content = '', contentless_delete = 1,
+		tokenize = 'porter unicode61 remove_diacritics 2'
+	)`,
+	`CREATE TABLE skipped (
+		path     TEXT PRIMARY KEY,
+		size     INTEGER NOT NULL,
+		mtime_ns INTEGER NOT NULL,
+		reason   TEXT NOT NULL
+	)`,
+}
+
+// Index is a full-text index of one corpus folder in an SQLite database.
+//
+// An Index is safe for concurrent use by several goroutines: searches and
+// fetches run in parallel on a pool of read connections (the database is in
+// WAL mode, so they also run while a Sync writes), and Syncs on one Index
+// take turns. Several processes may open the same database; their writes
+// take turns under SQLite's locks, each waiting up to 10s.
+type Index struct {
+	db     *sql.DB
+	dbPath string
+
+	syncMu sync.Mutex             // one Sync at a time
+	root   atomic.Pointer[string] // absolute corpus folder; nil before the first Sync
+}
+
+// Open opens the index database at dbPath, creating the file, its parent
+// folders and the schema if they are missing. A database written by an
+// older version of this package is emptied and recreated at the current
+// schema; the next Sync re-indexes the folder.
+//
+// The caller must Close the Index.
+func Open(ctx context.Context, dbPath string) (*Index, error) {
+	abs, err := filepath.Abs(dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: open %s: %w", dbPath, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("corpus: open %s: %w", abs, err)
+	}
+	db, err := sql.Open("sqlite", dsn(abs))
+	if err != nil {
+		return nil, fmt.Errorf("corpus: open %s: %w", abs, err)
+	}
+	db.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
+	db.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
+	ix := &Index{db: db, dbPath: abs}
+	if err := ix.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	var root string
+	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'root'`).Scan(&root)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		db.Close()
+		return nil, fmt.Errorf("corpus: open %s: read corpus root: %w", abs, err)
+	default:
+		ix.root.Store(&root)
+	}
+	return ix, nil
+}
+
+// dsn is the modernc.org/sqlite data source name for the database file at
+// abs: a file: URI (so any character in the path is escaped) whose query
+// sets, on every pooled connection, the busy timeout, WAL journaling, and
+// BEGIN IMMEDIATE for transactions so that writers queue on the busy
+// timeout instead of failing when a read lock would need upgrading.
+func dsn(abs string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // Windows: C:/x → /C:/x
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// migrate brings the schema to schemaVersion inside one write transaction,
+// so that two processes opening a new database do not both create it.
+func (ix *Index) migrate(ctx context.Context) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("corpus: open %s: begin schema check: %w", ix.dbPath, err)
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fmt.Errorf("corpus: open %s: read schema version: %w", ix.dbPath, err)
+	}
+	switch {
+	case version == schemaVersion:
+		return nil
+	case version > schemaVersion:
+		return fmt.Errorf("corpus: open %s: schema version %d, this program knows up to %d: %w",
+			ix.dbPath, version, schemaVersion, ErrSchema)
+	case version == 0:
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
+			return fmt.Errorf("corpus: open %s: inspect schema: %w", ix.dbPath, err)
+		}
+		if n > 0 {
+			return fmt.Errorf("corpus: open %s: database has tables but no schema version, not a corpus index: %w",
+				ix.dbPath, ErrSchema)
+		}
+	default:
+		// An older schema: drop what it had; the next Sync rebuilds.
+		if err := dropAll(ctx, tx); err != nil {
+			return fmt.Errorf("corpus: open %s: drop schema version %d: %w", ix.dbPath, version, err)
+		}
+	}
+	for _, stmt := range schema {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("corpus: open %s: create schema: %w", ix.dbPath, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+		return fmt.Errorf("corpus: open %s: set schema version: %w", ix.dbPath, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("corpus: open %s: commit schema: %w", ix.dbPath, err)
+	}
+	return nil
+}
+
+// dropAll drops every table and virtual table of an older schema.
+func dropAll(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx,
+		`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+		 ORDER BY sql LIKE 'CREATE VIRTUAL%' DESC`)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, name)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, name := range names {
+		// Virtual tables come first: dropping one drops its shadow tables,
+		// which are then already gone.
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS "`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes the database. It waits for searches already running to
+// finish; calls after Close fail.
+func (ix *Index) Close() error {
+	if err := ix.db.Close(); err != nil {
+		return fmt.Errorf("corpus: close %s: %w", ix.dbPath, err)
+	}
+	return nil
+}
+
+// DefaultPath returns where the index for the corpus folder dir lives when
+// nothing else is configured: index-<hash>.db under deepresearch/ in the
+// user's cache directory, where hash is a short hash of dir's absolute path.
+// It creates nothing.
+func DefaultPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("corpus: default index path for %s: %w", dir, err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("corpus: default index path for %s: %w", abs, err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(cache, "deepresearch", "index-"+hex.EncodeToString(sum[:6])+".db"), nil
+}
+
+// DefaultCorpus returns the corpus folder used when none is configured: the
+// doc folder of the Go installation (the language specification, the
+// memory model and the assembler guide, among others). It looks in
+// runtime.GOROOT() first and asks `go env GOROOT` (for at most 5s) when
+// that is not on disk.
+func DefaultCorpus() (string, error) {
+	//lint:ignore SA1019 runtime.GOROOT is the cheap first guess; `go env` is the fallback.
+	if root := runtime.GOROOT(); root != "" {
+		if dir := filepath.Join(root, "doc"); isDir(dir) {
+			return dir, nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("corpus: default corpus: go env GOROOT: %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "doc")
+	if !isDir(dir) {
+		return "", fmt.Errorf("corpus: default corpus: %s: %w", dir, ErrNoCorpus)
+	}
+	return dir, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// fileURL is the file:// URL of the absolute path abs.
+func fileURL(abs string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	u := url.URL{Scheme: "file", Path: p}
+	return u.String()
+}

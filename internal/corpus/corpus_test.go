@@ -1,0 +1,678 @@
+package corpus
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/search"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// openIndex opens an index in a fresh temporary folder, closed at the end
+// of the test.
+func openIndex(t testing.TB) *Index {
+	t.Helper()
+	ix, err := Open(t.Context(), filepath.Join(t.TempDir(), "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := ix.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return ix
+}
+
+// syncedCorpus returns an index of the test corpus.
+func syncedCorpus(t testing.TB) *Index {
+	t.Helper()
+	ix := openIndex(t)
+	if _, err := ix.Sync(t.Context(), corpusDir); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// copyCorpus copies the test corpus, hidden files included, into a
+// temporary folder the test may change.
+func copyCorpus(t testing.TB) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(corpusDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(corpusDir, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// The test corpus has 10 documents, one file that must be skipped
+// (notes/damaged-log.txt has NUL bytes), one file with another extension
+// (raw/soundings.bin) and two hidden ones.
+const corpusDocs = 10
+
+func TestSyncSearchFetch(t *testing.T) {
+	ctx := t.Context()
+	ix := openIndex(t)
+	st, err := ix.Sync(ctx, corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SyncStats{Scanned: corpusDocs + 1, Added: corpusDocs, Skipped: 1, Passages: st.Passages}
+	if st != want || st.Passages < 3*corpusDocs {
+		t.Fatalf("first Sync = %+v, want %+v with at least %d passages", st, want, 3*corpusDocs)
+	}
+
+	res, err := ix.Search(ctx, "Great Eastern landed the cable at Heart's Content", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) == 0 {
+		t.Fatal("no results")
+	}
+	top := res[0]
+	root, _ := filepath.Abs(corpusDir)
+	root, _ = filepath.EvalSymlinks(root)
+	wantURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(root, "history", "great-eastern.md"))}).String()
+	if top.DocID != "history/great-eastern.md" ||
+		top.Title != "The Great Eastern and the Cables of 1865 and 1866" ||
+		top.Location != "Success in 1866" ||
+		top.URL != wantURL ||
+		!strings.Contains(top.Snippet, "Heart's Content, Newfoundland, on 27 July 1866") ||
+		top.Score <= 0 {
+		t.Errorf("top result = %+v\nwant history/great-eastern.md, its title, location \"Success in 1866\", URL %s, the passage", top, wantURL)
+	}
+	for i := 1; i < len(res); i++ {
+		if res[i].Score > res[i-1].Score {
+			t.Errorf("result %d scores %g, above result %d (%g)", i, res[i].Score, i-1, res[i-1].Score)
+		}
+	}
+
+	doc, err := ix.Fetch(ctx, top.DocID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.DocID != top.DocID || doc.Title != top.Title || doc.URL != top.URL ||
+		!strings.Contains(doc.Text, "The lost cable of 1865") || !strings.Contains(doc.Text, "Heart's Content") {
+		t.Errorf("Fetch(%q) = %+v", top.DocID, doc)
+	}
+
+	html, err := ix.Fetch(ctx, "./operations//landing-stations.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html.Title != "Cable Landing Stations" || !strings.Contains(html.Text, "## Porthcurno") {
+		t.Errorf("landing-stations.html: title %q, text:\n%s", html.Title, html.Text)
+	}
+	for _, furniture := range []string{"beaconSecret", "Navigation menu", "dynamic content", "font-family", "Written for the deepresearch"} {
+		if strings.Contains(html.Text, furniture) {
+			t.Errorf("landing-stations.html text has page furniture %q", furniture)
+		}
+	}
+}
+
+// TestSearchExcludes checks that hidden files, skipped files and page
+// furniture are not searchable.
+func TestSearchExcludes(t *testing.T) {
+	ix := syncedCorpus(t)
+	for _, q := range []string{"xylophonic", "zebra quartz beaconSecret", "trackerConfig", "dynamic content that must not be indexed", "grapnel run 3 export"} {
+		res, err := ix.Search(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if strings.HasPrefix(r.DocID, ".") || strings.Contains(r.DocID, "/.") || r.DocID == "notes/damaged-log.txt" ||
+				strings.Contains(r.Snippet, "xylophonic") || strings.Contains(r.Snippet, "beaconSecret") {
+				t.Errorf("Search(%q) returned %s %q", q, r.DocID, r.Snippet)
+			}
+		}
+	}
+	if _, err := ix.Fetch(t.Context(), "notes/damaged-log.txt"); !errors.Is(err, search.ErrNotFound) {
+		t.Errorf("Fetch of a skipped file: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestSearchRanking(t *testing.T) {
+	ix := syncedCorpus(t)
+	tests := []struct {
+		query   string
+		wantDoc string
+		wantLoc string // "" to not check
+	}{
+		{"TAT-8 fibre", "history/tat-8.txt", ""},
+		{"first transatlantic fibre-optic cable", "history/tat-8.txt", ""},
+		{"Valentia Trinity Bay Agamemnon Niagara 1858", "history/atlantic-telegraph-1858.md", ""},
+		{"mirror galvanometer", "history/atlantic-telegraph-1858.md", "Messages across the ocean"},
+		{"Grand Banks 1929 cable breaks Heezen Ewing", "operations/cable-faults.md", "What breaks cables › Earthquakes and submarine landslides"},
+		{"turbidity current", "glossary.org", "Terms of the trade › ROV"},
+		{"Porthcurno", "operations/landing-stations.html", "Porthcurno"},
+		{"MAREA capacity Virginia Beach Bilbao", "capacity/capacity-growth.html", "Examples of recent systems"},
+		{"how much slack does a cable ship pay out?", "engineering/route-survey-and-laying.adoc", "Laying › Slack"},
+		{"law of squares retardation", "engineering/repeaters.md", ""},
+		{"garden hose diameter deep ocean cable", "engineering/cable-construction.rst", "Fibre-optic cables › Sizes and armour classes"},
+		{"what is a bight", "glossary.org", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			res, err := ix.Search(t.Context(), tt.query, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res) == 0 {
+				t.Fatal("no results")
+			}
+			if res[0].DocID != tt.wantDoc || tt.wantLoc != "" && res[0].Location != tt.wantLoc {
+				var got []string
+				for _, r := range res {
+					got = append(got, fmt.Sprintf("%.2f %s (%s)", r.Score, r.DocID, r.Location))
+				}
+				t.Errorf("top result %s (%s), want %s (%s); all:\n%s", res[0].DocID, res[0].Location, tt.wantDoc, tt.wantLoc, strings.Join(got, "\n"))
+			}
+		})
+	}
+}
+
+func TestSearchDiversityAndLimit(t *testing.T) {
+	ix := syncedCorpus(t)
+	res, err := ix.Search(t.Context(), "cable", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDoc := map[string]int{}
+	for _, r := range res {
+		if perDoc[r.DocID]++; perDoc[r.DocID] > perDocument {
+			t.Errorf("more than %d results from %s", perDocument, r.DocID)
+		}
+		if len(r.Snippet) > snippetMax+len(" …") {
+			t.Errorf("snippet of %d bytes from %s", len(r.Snippet), r.DocID)
+		}
+	}
+	if len(perDoc) != corpusDocs {
+		t.Errorf("\"cable\" found %d documents, want all %d", len(perDoc), corpusDocs)
+	}
+	for _, limit := range []int{-1, 0, 1, 3} {
+		res, err := ix.Search(t.Context(), "cable", limit)
+		if err != nil || len(res) != max(limit, 0) {
+			t.Errorf("Search(limit %d) = %d results, %v", limit, len(res), err)
+		}
+	}
+}
+
+// TestSearchHostileQueries checks that no free text a model might write is
+// an error; text without words finds nothing.
+func TestSearchHostileQueries(t *testing.T) {
+	ix := syncedCorpus(t)
+	tests := []struct {
+		query string
+		some  bool // expect results
+	}{
+		{`"unbalanced cable`, true},
+		{`cable AND`, true},
+		{`AND OR NOT`, true}, // "not" is no stop word
+		{`OR`, false},
+		{`NEAR(cable ship, 2)`, true},
+		{`-armour +repeater`, true},
+		{`title:cable`, true},
+		{`heading: "Porthcurno"`, true},
+		{`TAT-8's capacity?`, true},
+		{`gutta*percha^2 {x} [y] (z) ~w`, true},
+		{`🐟 shark 🦈 bites`, true},
+		{`🐟🦈`, false},
+		{``, false},
+		{`   `, false},
+		{`"" '' `, false},
+		{`the of and`, false},
+		{`col:"x" OR "y"`, false},
+		{"emoji\u200dzero\u00a0width", false},
+		{strings.Repeat("cable ", 500), true},
+		{string([]byte{0xff, 0xfe, 'c', 'a', 'b', 'l', 'e'}), true},
+	}
+	for _, tt := range tests {
+		res, err := ix.Search(t.Context(), tt.query, 5)
+		if err != nil {
+			t.Errorf("Search(%q): %v", tt.query, err)
+			continue
+		}
+		if (len(res) > 0) != tt.some {
+			t.Errorf("Search(%q) = %d results, want some: %v", tt.query, len(res), tt.some)
+		}
+	}
+}
+
+func TestFetchNotFound(t *testing.T) {
+	ix := syncedCorpus(t)
+	for _, id := range []string{"", "nope.md", "history", "../corpus/glossary.org", "notes/damaged-log.txt", ".hidden-note.md"} {
+		if _, err := ix.Fetch(t.Context(), id); !errors.Is(err, search.ErrNotFound) {
+			t.Errorf("Fetch(%q): err = %v, want search.ErrNotFound", id, err)
+		}
+	}
+}
+
+func TestIncrementalSync(t *testing.T) {
+	ctx := t.Context()
+	dir := copyCorpus(t)
+	ix := openIndex(t)
+	step := func(name string, want SyncStats) {
+		t.Helper()
+		got, err := ix.Sync(ctx, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want.Passages < 0 { // any positive number
+			if got.Passages <= 0 {
+				t.Errorf("%s: wrote no passages", name)
+			}
+			want.Passages = got.Passages
+		}
+		if got != want {
+			t.Errorf("%s: Sync = %+v, want %+v", name, got, want)
+		}
+	}
+	found := func(query, doc string) bool {
+		t.Helper()
+		res, err := ix.Search(ctx, query, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.DocID == doc {
+				return true
+			}
+		}
+		return false
+	}
+	later := time.Now().Add(time.Hour)
+	path := func(id string) string { return filepath.Join(dir, filepath.FromSlash(id)) }
+
+	step("first", SyncStats{Scanned: 11, Added: 10, Skipped: 1, Passages: -1})
+	step("again", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})
+
+	// Touched, same content: read and hashed, not re-indexed.
+	if err := os.Chtimes(path("glossary.org"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	step("touched", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})
+	step("after touch", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})
+
+	// Modified.
+	f, err := os.OpenFile(path("glossary.org"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, "** Quokkafish\nAn invented word, added by a test.")
+	f.Close()
+	step("modified", SyncStats{Scanned: 11, Updated: 1, Unchanged: 9, Skipped: 1, Passages: -1})
+	if !found("quokkafish", "glossary.org") {
+		t.Error("the modified document's new text is not found")
+	}
+
+	// Removed.
+	if err := os.Remove(path("history/tat-8.txt")); err != nil {
+		t.Fatal(err)
+	}
+	step("removed", SyncStats{Scanned: 10, Removed: 1, Unchanged: 9, Skipped: 1})
+	if _, err := ix.Fetch(ctx, "history/tat-8.txt"); !errors.Is(err, search.ErrNotFound) {
+		t.Errorf("Fetch of a removed document: %v", err)
+	}
+	if found("TAT-8 Tuckerton Widemouth", "history/tat-8.txt") {
+		t.Error("a removed document is still found")
+	}
+
+	// Added, in a new folder, with an upper-case extension.
+	if err := os.MkdirAll(path("new"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path("new/cs-alert.MD"), []byte("# CS Alert\n\nThe cable ship Alert mapped the zanzibarine trench.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("added", SyncStats{Scanned: 11, Added: 1, Unchanged: 9, Skipped: 1, Passages: 1})
+	if !found("zanzibarine", "new/cs-alert.MD") {
+		t.Error("the added document is not found")
+	}
+
+	// A skipped file repaired, an indexed file broken.
+	if err := os.WriteFile(path("notes/damaged-log.txt"), []byte("Cable ship log, repaired.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path("glossary.org"), []byte("binary\x00now"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("swapped", SyncStats{Scanned: 11, Added: 1, Unchanged: 9, Skipped: 1, Passages: 1})
+	if _, err := ix.Fetch(ctx, "glossary.org"); !errors.Is(err, search.ErrNotFound) {
+		t.Errorf("Fetch of a document that became binary: %v", err)
+	}
+	if _, err := ix.Fetch(ctx, "notes/damaged-log.txt"); err != nil {
+		t.Errorf("Fetch of a repaired document: %v", err)
+	}
+
+	// Hidden and unsupported files never count.
+	if err := os.WriteFile(path(".drafts/more.md"), []byte("# More\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path("raw/notes.docx"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("ignored", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})
+}
+
+func TestSyncLargeAndInvalidFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string][]byte{
+		"ok.md":      []byte("# OK\n\nfine text\n"),
+		"big.txt":    []byte(strings.Repeat("word ", maxFileSize/5+1)),
+		"latin1.txt": {'c', 'a', 'f', 0xe9, '\n'},
+		"nul.html":   []byte("<p>a\x00b</p>"),
+		"empty.md":   nil,
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := openIndex(t)
+	for range 2 {
+		st, err := ix.Sync(t.Context(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Scanned != 5 || st.Skipped != 3 || st.Added+st.Unchanged != 2 {
+			t.Errorf("Sync = %+v, want 5 scanned, 3 skipped, 2 indexed", st)
+		}
+	}
+	if d, err := ix.Fetch(t.Context(), "empty.md"); err != nil || d.Title != "empty" || d.Text != "" {
+		t.Errorf("Fetch(empty.md) = %+v, %v", d, err)
+	}
+}
+
+func TestSyncSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(outside, "linked.md"), "# Linked file\n\nreached through a symlink\n")
+	write(filepath.Join(outside, "indir.md"), "# In a linked folder\n\nmust not be indexed\n")
+	if err := os.Symlink(filepath.Join(outside, "linked.md"), filepath.Join(dir, "link.md")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "folder")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "missing.md"), filepath.Join(dir, "broken.md")); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t)
+	st, err := ix.Sync(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Added != 1 || st.Scanned != 1 {
+		t.Errorf("Sync = %+v, want only link.md", st)
+	}
+	if d, err := ix.Fetch(t.Context(), "link.md"); err != nil || d.Title != "Linked file" {
+		t.Errorf("Fetch(link.md) = %+v, %v", d, err)
+	}
+}
+
+func TestSyncOtherFolder(t *testing.T) {
+	ix := syncedCorpus(t)
+	_, err := ix.Sync(t.Context(), t.TempDir())
+	if !errors.Is(err, ErrOtherCorpus) {
+		t.Fatalf("Sync of another folder: err = %v, want ErrOtherCorpus", err)
+	}
+	// The same folder by another spelling is the same corpus.
+	if _, err := ix.Sync(t.Context(), corpusDir+"/./history/.."); err != nil {
+		t.Errorf("Sync of the same folder: %v", err)
+	}
+	if _, err := ix.Sync(t.Context(), filepath.Join(corpusDir, "glossary.org")); err == nil {
+		t.Error("Sync of a file: no error")
+	}
+}
+
+func TestSyncCancelled(t *testing.T) {
+	ix := openIndex(t)
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cause := errors.New("operator pressed stop")
+	cancel(cause)
+	if _, err := ix.Sync(ctx, corpusDir); !errors.Is(err, cause) {
+		t.Errorf("Sync with a cancelled context: err = %v, want the cause", err)
+	}
+}
+
+func TestReopen(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "nested", "folder", "index.db")
+	ix, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(ctx, corpusDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	res, err := ix.Search(ctx, "Porthcurno", 1)
+	if err != nil || len(res) != 1 || !strings.HasPrefix(res[0].URL, "file:///") {
+		t.Fatalf("Search after reopening = %+v, %v", res, err)
+	}
+	st, err := ix.Sync(ctx, corpusDir)
+	if err != nil || st.Unchanged != corpusDocs {
+		t.Errorf("Sync after reopening = %+v, %v", st, err)
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	setup := func(name string, stmts ...string) string {
+		path := filepath.Join(dir, name)
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return path
+	}
+	newer := setup("newer.db", `CREATE TABLE x(y)`, `PRAGMA user_version = 99`)
+	foreign := setup("foreign.db", `CREATE TABLE x(y)`)
+	for _, path := range []string{newer, foreign} {
+		ix, err := Open(ctx, path)
+		if !errors.Is(err, ErrSchema) {
+			t.Errorf("Open(%s): err = %v, want ErrSchema", filepath.Base(path), err)
+		}
+		if err == nil {
+			ix.Close()
+		}
+	}
+}
+
+// TestDropAll checks that the schema of a populated index can be dropped,
+// as Open does for an older schema version.
+func TestDropAll(t *testing.T) {
+	ctx := t.Context()
+	ix := syncedCorpus(t)
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := dropAll(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("after dropAll: %d schema objects, %v", n, err)
+	}
+}
+
+func TestOpenOddPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "with space", "a?b#c%d")
+	ix, err := Open(t.Context(), filepath.Join(dir, "idx?.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Sync(t.Context(), corpusDir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "idx?.db")); err != nil {
+		t.Errorf("database not where asked: %v", err)
+	}
+}
+
+// TestConcurrentUse runs searches and fetches from several goroutines
+// while another re-indexes; run it with -race.
+func TestConcurrentUse(t *testing.T) {
+	ctx := t.Context()
+	dir := copyCorpus(t)
+	ix := openIndex(t)
+	if _, err := ix.Sync(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{"TAT-8 fibre", "Great Eastern", "repeaters power feed", "shark bites", "Porthcurno", "gutta-percha"}
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 40 {
+				q := queries[(g+i)%len(queries)]
+				res, err := ix.Search(ctx, q, 5)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(res) == 0 {
+					errs <- fmt.Errorf("Search(%q): no results", q)
+					return
+				}
+				if _, err := ix.Fetch(ctx, res[0].DocID); err != nil && !errors.Is(err, search.ErrNotFound) {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for i := range 5 {
+			p := filepath.Join(dir, "operations", "cable-faults.md")
+			data, err := os.ReadFile(p)
+			if err == nil {
+				err = os.WriteFile(p, fmt.Appendf(data, "\nEdit %d.\n", i), 0o644)
+			}
+			if err == nil {
+				_, err = ix.Sync(ctx, dir)
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestGoDocumentation(t *testing.T) {
+	dir, err := DefaultCorpus()
+	if err != nil {
+		t.Skip("no Go documentation folder:", err)
+	}
+	ix := openIndex(t)
+	st, err := ix.Sync(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Added == 0 || st.Passages < 100 {
+		t.Fatalf("Sync(%s) = %+v", dir, st)
+	}
+	for _, tt := range []struct{ query, doc, title string }{
+		{"happens before", "go_mem.html", "The Go Memory Model"},
+		{"slice expressions", "go_spec.html", "The Go Programming Language Specification"},
+	} {
+		res, err := ix.Search(t.Context(), tt.query, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 || res[0].DocID != tt.doc || res[0].Title != tt.title || res[0].Location == "" {
+			t.Errorf("Search(%q) = %+v, want %s (%q) first, with a location", tt.query, res, tt.doc, tt.title)
+		}
+	}
+}
+
+func TestDefaultPath(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	t.Setenv("LocalAppData", cache)
+	a, err := DefaultPath(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(corpusDir)
+	b, _ := DefaultPath(abs)
+	c, _ := DefaultPath(t.TempDir())
+	if a != b || a == c {
+		t.Errorf("DefaultPath: same folder %q and %q, other folder %q", a, b, c)
+	}
+	if filepath.Dir(filepath.Dir(a)) != filepath.Clean(cache) && !strings.Contains(a, "deepresearch") ||
+		!strings.HasPrefix(filepath.Base(a), "index-") || filepath.Ext(a) != ".db" {
+		t.Errorf("DefaultPath = %q, want <cache>/deepresearch/index-<hash>.db", a)
+	}
+}
+
+func TestDefaultCorpus(t *testing.T) {
+	dir, err := DefaultCorpus()
+	if err != nil {
+		if !errors.Is(err, ErrNoCorpus) {
+			t.Logf("DefaultCorpus: %v", err)
+		}
+		t.Skip(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go_spec.html")); err != nil {
+		t.Errorf("DefaultCorpus() = %s, without go_spec.html: %v", dir, err)
+	}
+}

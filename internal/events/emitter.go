@@ -1,0 +1,92 @@
+package events
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"time"
+)
+
+// Sink receives events. An Emitter calls Event for one event at a time, in
+// sequence order; see the package documentation for what a slow sink
+// costs.
+type Sink interface {
+	Event(Event)
+}
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(Event)
+
+// Event calls f(e).
+func (f SinkFunc) Event(e Event) { f(e) }
+
+// Emitter numbers, timestamps and delivers a run's events. It is safe for
+// concurrent use. A nil *Emitter discards events, so code that emits need
+// not check whether anyone listens.
+type Emitter struct {
+	runID string
+	clock func() time.Time
+	sinks []Sink
+
+	mu  sync.Mutex
+	seq uint64
+}
+
+// NewEmitter returns an emitter for run runID that stamps events with
+// clock's time (time.Now when clock is nil) and delivers them to sinks, in
+// the order given.
+func NewEmitter(runID string, clock func() time.Time, sinks ...Sink) *Emitter {
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Emitter{runID: runID, clock: clock, sinks: sinks}
+}
+
+// RunID returns the ID the emitter stamps on its events.
+func (e *Emitter) RunID() string {
+	if e == nil {
+		return ""
+	}
+	return e.runID
+}
+
+// Emit stamps p with the run ID, the next sequence number, the clock's
+// time and p's type, and delivers the event to every sink before
+// returning. agent is the plan index of the emitting agent (-1 for
+// run-level events) and section its task title ("" for run-level events).
+// p must not be nil.
+//
+// Emit holds the emitter's lock while the sinks run: concurrent calls are
+// delivered one after another, in sequence order, and each waits for the
+// sinks to finish with the events before it.
+func (e *Emitter) Emit(agent int, section string, p Payload) {
+	if e == nil {
+		return
+	}
+	if p == nil {
+		panic("events: Emit with a nil payload")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seq++
+	ev := Event{
+		RunID:   e.runID,
+		Seq:     e.seq,
+		Time:    e.clock(),
+		Type:    p.EventType(),
+		Agent:   agent,
+		Section: section,
+		Data:    p,
+	}
+	for _, s := range e.sinks {
+		s.Event(ev)
+	}
+}
+
+// NewRunID returns a random run ID of 16 lower-case hex digits (64 bits
+// from crypto/rand).
+func NewRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails: see crypto/rand.Read
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,221 @@
+package events
+
+import "encoding/json"
+
+// Usage counts the model work done: tokens in prompts and completions and
+// the number of model calls.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	Calls            int `json:"calls"`
+}
+
+// Add returns the sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		PromptTokens:     u.PromptTokens + o.PromptTokens,
+		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		Calls:            u.Calls + o.Calls,
+	}
+}
+
+// Total returns PromptTokens + CompletionTokens.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+
+// PlanTask is one research task of the plan.
+type PlanTask struct {
+	// Index is the task's position in the plan, from 0. It is the Agent of
+	// every event the task's agent emits.
+	Index int `json:"index"`
+	// ID is the planner's stable name for the task.
+	ID string `json:"id"`
+	// Title is the short heading of the task; it is the Section of the
+	// agent's events and of the final report.
+	Title string `json:"title"`
+	// Question is what the agent researches.
+	Question string `json:"question"`
+}
+
+// RunStartedData is the payload of RunStarted.
+type RunStartedData struct {
+	// Question is the user's question.
+	Question string `json:"question"`
+	// Config holds the settings that shape the run (model, limits), as
+	// the producer chooses to show them; it must hold JSON values and must
+	// not hold secrets. After decoding, numbers are float64.
+	Config map[string]any `json:"config,omitempty"`
+}
+
+// PlanData is the payload of PlanReady.
+type PlanData struct {
+	Tasks []PlanTask `json:"tasks"`
+}
+
+// AgentStartedData is the payload of AgentStarted.
+type AgentStartedData struct {
+	Task PlanTask `json:"task"`
+}
+
+// SearchData is the payload of SearchIssued.
+type SearchData struct {
+	Query   string `json:"query"`
+	Results int    `json:"results"`
+}
+
+// SourceData is the payload of SourceFound: Number is the number under
+// which the agent's report may cite Source.
+type SourceData struct {
+	Number int    `json:"number"`
+	Source Source `json:"source"`
+}
+
+// DeltaData is the payload of AgentDelta: the next piece of an agent's
+// intermediate report. Concatenating an agent's deltas in Seq order gives
+// its whole report.
+type DeltaData struct {
+	Text string `json:"text"`
+}
+
+// ReportDeltaData is the payload of ReportDelta: the next piece of the
+// final report. Concatenating the deltas in Seq order gives the report.
+type ReportDeltaData struct {
+	Text string `json:"text"`
+}
+
+// CitedSource is a source an agent's report cited, under the agent's own
+// number for it.
+type CitedSource struct {
+	Number int    `json:"number"`
+	Source Source `json:"source"`
+}
+
+// CitedData is the payload of AgentCited: the sources the agent's report
+// cited, in order of first citation.
+type CitedData struct {
+	Sources []CitedSource `json:"sources"`
+}
+
+// AgentFinishedData is the payload of AgentFinished.
+type AgentFinishedData struct {
+	// ToolCalls is how many tools (searches, reads) the agent called.
+	ToolCalls int `json:"tool_calls"`
+	// Cited is how many distinct sources the report cited.
+	Cited int   `json:"cited"`
+	Usage Usage `json:"usage"`
+	// DurationMS is the agent's wall time in milliseconds.
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// Kinds of agent failure, for AgentFailedData.Kind.
+const (
+	FailError    = "error"    // the agent returned an error
+	FailPanic    = "panic"    // the agent panicked; Error holds the panic value
+	FailTimeout  = "timeout"  // the agent ran past its time limit
+	FailCanceled = "canceled" // the run was canceled
+)
+
+// AgentFailedData is the payload of AgentFailed.
+type AgentFailedData struct {
+	Error string `json:"error"`
+	// Kind is one of FailError, FailPanic, FailTimeout, FailCanceled.
+	Kind string `json:"kind"`
+}
+
+// MergedSource is one entry of the run's merged numbering.
+type MergedSource struct {
+	// Number is the source's number in the final report.
+	Number int    `json:"number"`
+	Source Source `json:"source"`
+	// CanonicalURL is the URL the source was de-duplicated by; empty for
+	// sources without a URL.
+	CanonicalURL string `json:"canonical_url,omitempty"`
+	// FirstSeenSection is the section that cited the source first.
+	FirstSeenSection string `json:"first_seen_section"`
+	// UsedInSections lists every section that cited it, in plan order.
+	UsedInSections []string `json:"used_in_sections"`
+}
+
+// MergedData is the payload of SourcesMerged.
+type MergedData struct {
+	Sources []MergedSource `json:"sources"`
+	// Unknown counts citation markers in the agent reports that resolved
+	// to no source and were dropped.
+	Unknown int `json:"unknown"`
+}
+
+// CitationData is the payload of Citation.
+type CitationData struct {
+	Number int    `json:"number"`
+	Source Source `json:"source"`
+}
+
+// Reference is one entry of the final report's reference list.
+type Reference struct {
+	Number int    `json:"number"`
+	Source Source `json:"source"`
+}
+
+// ReportFinishedData is the payload of ReportFinished.
+type ReportFinishedData struct {
+	References []Reference `json:"references"`
+}
+
+// Stages of a run, the keys of RunFinishedData.Timings and the values of
+// ErrorData.Stage.
+const (
+	StagePlan     = "plan"
+	StageResearch = "research"
+	StageMerge    = "merge"
+	StageReport   = "report"
+)
+
+// RunFinishedData is the payload of RunFinished.
+type RunFinishedData struct {
+	// Usage is the total over the planner, the agents and the writer.
+	Usage Usage `json:"usage"`
+	// DurationMS is the run's wall time in milliseconds.
+	DurationMS int64 `json:"duration_ms"`
+	// Agents counts the agents started, AgentsFailed those that failed.
+	Agents       int `json:"agents"`
+	AgentsFailed int `json:"agents_failed"`
+	// Sources counts the merged sources, Citations the references of the
+	// final report.
+	Sources   int `json:"sources"`
+	Citations int `json:"citations"`
+	// Timings holds the milliseconds spent per stage, keyed by StagePlan,
+	// StageResearch, StageMerge and StageReport.
+	Timings map[string]int64 `json:"timings,omitempty"`
+}
+
+// ErrorData is the payload of Error.
+type ErrorData struct {
+	Error string `json:"error"`
+	// Stage is where the run failed: StagePlan, StageResearch, StageMerge
+	// or StageReport.
+	Stage string `json:"stage"`
+}
+
+// RawData is the payload of an event whose type this version of the
+// package does not know. It keeps the data as received, and marshals back
+// to it, so events pass through unchanged.
+type RawData struct {
+	Type Type
+	JSON json.RawMessage
+}
+
+func (RunStartedData) EventType() Type     { return RunStarted }
+func (PlanData) EventType() Type           { return PlanReady }
+func (AgentStartedData) EventType() Type   { return AgentStarted }
+func (SearchData) EventType() Type         { return SearchIssued }
+func (SourceData) EventType() Type         { return SourceFound }
+func (DeltaData) EventType() Type          { return AgentDelta }
+func (ReportDeltaData) EventType() Type    { return ReportDelta }
+func (CitedData) EventType() Type          { return AgentCited }
+func (AgentFinishedData) EventType() Type  { return AgentFinished }
+func (AgentFailedData) EventType() Type    { return AgentFailed }
+func (MergedData) EventType() Type         { return SourcesMerged }
+func (CitationData) EventType() Type       { return Citation }
+func (ReportFinishedData) EventType() Type { return ReportFinished }
+func (RunFinishedData) EventType() Type    { return RunFinished }
+func (ErrorData) EventType() Type          { return Error }
+func (r RawData) EventType() Type          { return r.Type }

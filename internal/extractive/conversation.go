@@ -1,0 +1,210 @@
+package extractive
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Role is the job a conversation asks the model to do, read from the
+// first line of the first system message ("Role: researcher").
+type Role string
+
+// The roles the model knows. Any other role (or none) is RoleUnknown.
+const (
+	RolePlanner    Role = "planner"
+	RoleResearcher Role = "researcher"
+	RoleReporter   Role = "reporter"
+	RoleWriter     Role = "writer"
+	RoleUnknown    Role = ""
+)
+
+// roleOf reads the role line. Without a system message the first line of
+// the first message is read instead, so Call("Role: planner\n…") works.
+func roleOf(msgs []llms.MessageContent) Role {
+	text := ""
+	for _, m := range msgs {
+		if m.Role == llms.ChatMessageTypeSystem {
+			text = textOf(m)
+			break
+		}
+	}
+	if text == "" && len(msgs) > 0 {
+		text = textOf(msgs[0])
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	name, ok := strings.CutPrefix(strings.TrimSpace(first), "Role:")
+	if !ok {
+		return RoleUnknown
+	}
+	switch r := Role(strings.ToLower(strings.TrimSpace(name))); r {
+	case RolePlanner, RoleResearcher, RoleReporter, RoleWriter:
+		return r
+	}
+	return RoleUnknown
+}
+
+// textOf concatenates the text parts of a message.
+func textOf(m llms.MessageContent) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if t, ok := p.(llms.TextContent); ok {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// field returns the value of the first line "Name: value" in the human
+// messages, or "".
+func field(msgs []llms.MessageContent, name string) string {
+	for _, m := range msgs {
+		if m.Role != llms.ChatMessageTypeHuman {
+			continue
+		}
+		if v, ok := lineField(textOf(m), name); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func lineField(text, name string) (string, bool) {
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// question is the task or research question of the conversation: the
+// first "Question:" line of a human message, else the first human
+// message's text.
+func question(msgs []llms.MessageContent) string {
+	if q := field(msgs, "Question"); q != "" {
+		return q
+	}
+	for _, m := range msgs {
+		if m.Role == llms.ChatMessageTypeHuman {
+			return strings.TrimSpace(textOf(m))
+		}
+	}
+	return ""
+}
+
+// block is one numbered source block of a tool result:
+//
+//	[3] Title of document
+//	URL: file:///…
+//	Location: § Heading
+//	<text>
+type block struct {
+	num   int
+	title string
+	url   string
+	text  string
+	order int // position among all blocks of the conversation
+}
+
+var headerRe = regexp.MustCompile(`^\[(\d{1,6})\] (.*)$`)
+
+// isMeta reports whether line is one of the metadata lines that follow a
+// block header.
+func isMeta(line string) bool {
+	for _, p := range []string{"URL:", "Location:", "ID:"} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseBlocks reads the source blocks of one tool result. A header is a
+// "[n] Title" line at the start or after a blank line that is directly
+// followed by a metadata line; everything up to the next header is the
+// block's text. Tool errors and other text parse to no blocks.
+func parseBlocks(content string) []block {
+	lines := strings.Split(strings.ReplaceAll(content, "\r\n", "\n"), "\n")
+	var out []block
+	cur := -1
+	var text []string
+	finish := func() {
+		if cur >= 0 {
+			out[cur].text = strings.TrimSpace(strings.Join(text, "\n"))
+		}
+		text = nil
+	}
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if m := headerRe.FindStringSubmatch(line); m != nil &&
+			(i == 0 || strings.TrimSpace(lines[i-1]) == "") &&
+			i+1 < len(lines) && isMeta(lines[i+1]) {
+			n, err := strconv.Atoi(m[1])
+			if err == nil && n > 0 {
+				finish()
+				b := block{num: n, title: strings.TrimSpace(m[2])}
+				for i+1 < len(lines) && isMeta(lines[i+1]) {
+					i++
+					if u, ok := strings.CutPrefix(lines[i], "URL:"); ok {
+						b.url = strings.TrimSpace(u)
+					}
+				}
+				out = append(out, b)
+				cur = len(out) - 1
+				continue
+			}
+		}
+		if cur >= 0 {
+			text = append(text, line)
+		}
+	}
+	finish()
+	return out
+}
+
+// toolResults returns the tool responses of the conversation in order.
+func toolResults(msgs []llms.MessageContent) []llms.ToolCallResponse {
+	var out []llms.ToolCallResponse
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// toolCalls returns the tool calls the assistant made in the conversation.
+func toolCalls(msgs []llms.MessageContent) []llms.ToolCall {
+	var out []llms.ToolCall
+	for _, m := range msgs {
+		if m.Role != llms.ChatMessageTypeAI {
+			continue
+		}
+		for _, p := range m.Parts {
+			if c, ok := p.(llms.ToolCall); ok && c.FunctionCall != nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// allBlocks parses every tool result of the conversation.
+func allBlocks(msgs []llms.MessageContent) []block {
+	var out []block
+	for _, r := range toolResults(msgs) {
+		for _, b := range parseBlocks(r.Content) {
+			b.order = len(out)
+			out = append(out, b)
+		}
+	}
+	return out
+}

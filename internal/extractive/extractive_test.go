@@ -1,0 +1,543 @@
+package extractive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run go test -update after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+type planReply struct {
+	Tasks []struct {
+		Title    string `json:"title"`
+		Question string `json:"question"`
+	} `json:"tasks"`
+}
+
+func TestPlanner(t *testing.T) {
+	const q = "How does the Go memory model define happens-before?"
+	tests := []struct {
+		name     string
+		maxTasks string
+		want     int
+	}{
+		{"one task is the question", "1", 1},
+		{"two", "2", 2},
+		{"four", "4", 4},
+		{"more than templates", "10", len(aspects)},
+		{"missing", "", defaultMaxTasks},
+		{"invalid", "many", defaultMaxTasks},
+	}
+	m := New(Options{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs := []llms.MessageContent{sys("planner"), human("Question: " + q + "\nMax tasks: " + tt.maxTasks)}
+			c := generate(t, m, msgs)
+			if len(c.ToolCalls) != 0 || c.StopReason != StopReasonStop {
+				t.Fatalf("planner reply has tool calls %v / stop reason %q", c.ToolCalls, c.StopReason)
+			}
+			var r planReply
+			if err := json.Unmarshal([]byte(c.Content), &r); err != nil {
+				t.Fatalf("reply is not JSON: %v\n%s", err, c.Content)
+			}
+			if len(r.Tasks) != tt.want {
+				t.Fatalf("got %d tasks, want %d", len(r.Tasks), tt.want)
+			}
+			seen := map[string]bool{}
+			for _, task := range r.Tasks {
+				if task.Title == "" || len(strings.Fields(task.Title)) > 5 {
+					t.Errorf("title %q: want 1 to 5 words", task.Title)
+				}
+				if !strings.Contains(task.Question, "Go memory model happens-before") && task.Question != q {
+					t.Errorf("question %q does not mention the topic", task.Question)
+				}
+				if !strings.HasSuffix(task.Question, "?") {
+					t.Errorf("question %q is not a question", task.Question)
+				}
+				if seen[task.Question] {
+					t.Errorf("duplicate question %q", task.Question)
+				}
+				seen[task.Question] = true
+			}
+			if tt.want == 1 && r.Tasks[0].Question != q {
+				t.Errorf("single task %q, want the question itself", r.Tasks[0].Question)
+			}
+			again := generate(t, m, msgs)
+			if again.Content != c.Content {
+				t.Errorf("planner is not deterministic:\n%s\n%s", c.Content, again.Content)
+			}
+		})
+	}
+}
+
+func TestPlannerGolden(t *testing.T) {
+	var b strings.Builder
+	m := New(Options{})
+	for _, q := range []string{
+		"How does the Go memory model define happens-before?",
+		"Compare Raft and Paxos for replicated state machines.",
+		"Why?",
+	} {
+		c := generate(t, m, []llms.MessageContent{sys("planner"), human("Question: " + q + "\nMax tasks: 3")})
+		b.WriteString(c.Content + "\n")
+	}
+	golden(t, "planner.golden", b.String())
+}
+
+func TestTopicOf(t *testing.T) {
+	tests := []struct{ q, want string }{
+		{"How does the Go memory model define happens-before?", "Go memory model happens-before"},
+		{"What is Raft?", "Raft"},
+		{"Compare Raft and Paxos for replicated state machines.", "Raft Paxos replicated state machines"},
+		{"Why?", ""},
+	}
+	for _, tt := range tests {
+		if got := topicOf(tt.q); got != tt.want {
+			t.Errorf("topicOf(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
+
+func argsOf(t *testing.T, c llms.ToolCall) map[string]any {
+	t.Helper()
+	var a map[string]any
+	if err := json.Unmarshal([]byte(c.FunctionCall.Arguments), &a); err != nil {
+		t.Fatalf("tool call %s: arguments %q are not JSON: %v", c.ID, c.FunctionCall.Arguments, err)
+	}
+	return a
+}
+
+func TestResearcher(t *testing.T) {
+	m := New(Options{})
+	const task = "Research task: Raft\nQuestion: How does the Raft consensus algorithm elect a leader?"
+	withTools := llms.WithTools(researchTools)
+
+	// Turn 1: two parallel searches.
+	conv := []llms.MessageContent{sys("researcher"), human(task)}
+	c := generate(t, m, conv, withTools)
+	if c.StopReason != StopReasonToolCalls || c.Content != "" {
+		t.Fatalf("turn 1: stop reason %q content %q", c.StopReason, c.Content)
+	}
+	if len(c.ToolCalls) != 2 {
+		t.Fatalf("turn 1: %d tool calls, want 2", len(c.ToolCalls))
+	}
+	var queries []string
+	for i, tc := range c.ToolCalls {
+		if tc.ID != "call_"+strconv.Itoa(i+1) || tc.Type != "function" || tc.FunctionCall.Name != ToolSearch {
+			t.Errorf("turn 1 call %d: %+v %+v", i, tc, tc.FunctionCall)
+		}
+		q, _ := argsOf(t, tc)["query"].(string)
+		if !strings.Contains(q, "leader") && !strings.Contains(q, "raft") {
+			t.Errorf("query %q misses the task's key terms", q)
+		}
+		queries = append(queries, q)
+	}
+	if queries[0] == queries[1] {
+		t.Errorf("both queries are %q", queries[0])
+	}
+	if c.FuncCall == nil || c.FuncCall.Name != ToolSearch {
+		t.Errorf("FuncCall = %+v, want the first tool call", c.FuncCall)
+	}
+
+	// Turn 2: open the best sources, by term matches.
+	conv = append(conv, aiCalls(c.ToolCalls...),
+		toolMsg("call_1", "search", searchResult1),
+		toolMsg("call_2", "search", searchResult2))
+	c = generate(t, m, conv, withTools)
+	var opened []int
+	for _, tc := range c.ToolCalls {
+		if tc.FunctionCall.Name != ToolOpen {
+			t.Fatalf("turn 2: %s call, want open", tc.FunctionCall.Name)
+		}
+		n, _ := argsOf(t, tc)["source"].(float64)
+		opened = append(opened, int(n))
+	}
+	if len(opened) == 0 || len(opened) > 2 || opened[0] != 1 {
+		t.Fatalf("turn 2 opened %v, want [1] first (it matches most task terms)", opened)
+	}
+	if c.ToolCalls[0].ID != "call_3" {
+		t.Errorf("turn 2 first call ID %q, want call_3 (IDs continue the conversation)", c.ToolCalls[0].ID)
+	}
+
+	// Turn 3: done.
+	conv = append(conv, aiCalls(c.ToolCalls...))
+	for _, tc := range c.ToolCalls {
+		conv = append(conv, toolMsg(tc.ID, "open", openResult))
+	}
+	c = generate(t, m, conv, withTools)
+	if len(c.ToolCalls) != 0 || c.Content != ResearchDone || c.StopReason != StopReasonStop {
+		t.Fatalf("turn 3: %d tool calls, content %q, stop %q", len(c.ToolCalls), c.Content, c.StopReason)
+	}
+}
+
+func TestResearcherToolErrors(t *testing.T) {
+	m := New(Options{})
+	withTools := llms.WithTools(researchTools)
+	conv := []llms.MessageContent{sys("researcher"), human("Question: How does the Raft consensus algorithm elect a leader?")}
+	c := generate(t, m, conv, withTools)
+	conv = append(conv, aiCalls(c.ToolCalls...))
+	for _, tc := range c.ToolCalls {
+		conv = append(conv, toolMsg(tc.ID, "search", "Error: search failed: index unavailable"))
+	}
+	// No sources: one broader search, then give up.
+	c = generate(t, m, conv, withTools)
+	if len(c.ToolCalls) != 1 || c.ToolCalls[0].FunctionCall.Name != ToolSearch {
+		t.Fatalf("after failed searches: %+v, want one broader search", c.ToolCalls)
+	}
+	conv = append(conv, aiCalls(c.ToolCalls...), toolMsg(c.ToolCalls[0].ID, "search", `No results for "raft consensus".`))
+	c = generate(t, m, conv, withTools)
+	if len(c.ToolCalls) != 0 || c.Content != ResearchDone {
+		t.Fatalf("after no results: %+v %q, want to stop", c.ToolCalls, c.Content)
+	}
+
+	// The reporter then says it found nothing, citing nothing.
+	conv[0] = sys("reporter")
+	c = generate(t, m, conv)
+	if c.Content != NoEvidence {
+		t.Errorf("report without sources = %q", c.Content)
+	}
+}
+
+var citeRe = regexp.MustCompile(`\[(\d+)\]`)
+
+func TestReporter(t *testing.T) {
+	m := New(Options{})
+	msgs := reporterConversation()
+	c := generate(t, m, msgs)
+	if c.StopReason != StopReasonStop || len(c.ToolCalls) != 0 {
+		t.Fatalf("reporter: stop %q, %d tool calls", c.StopReason, len(c.ToolCalls))
+	}
+	report := c.Content
+	golden(t, "reporter.golden", report+"\n")
+
+	// Every sentence is cited with the number of a block that holds it.
+	blocks := allBlocks(msgs)
+	holds := func(n int, sentence string) bool {
+		for _, b := range blocks {
+			if b.num == n && strings.Contains(normalize(cleanSourceText(b.text)), normalize(sentence)) {
+				return true
+			}
+		}
+		return false
+	}
+	seen := map[string]bool{}
+	count := 0
+	for _, par := range strings.Split(report, "\n\n") {
+		for _, s := range sentences(par) {
+			m := regexp.MustCompile(`^(.*) \[(\d+)\]$`).FindStringSubmatch(s)
+			if m == nil {
+				t.Errorf("sentence %q does not end with one [n] marker", s)
+				continue
+			}
+			n, _ := strconv.Atoi(m[2])
+			if n != 1 && n != 2 && n != 3 {
+				t.Errorf("cites [%d], which no tool result gave", n)
+			}
+			if !holds(n, m[1]) {
+				t.Errorf("sentence %q is not in source [%d]", m[1], n)
+			}
+			if seen[normalize(m[1])] {
+				t.Errorf("duplicate sentence %q", m[1])
+			}
+			seen[normalize(m[1])] = true
+			count++
+		}
+	}
+	if count < minReportSentences {
+		t.Errorf("report has %d sentences, want at least %d:\n%s", count, minReportSentences, report)
+	}
+	if strings.Contains(report, "[7]") || strings.Contains(report, "[9]") {
+		t.Errorf("report cites a number printed inside a source or an error:\n%s", report)
+	}
+	if strings.Contains(report, "func elect") {
+		t.Errorf("report quotes code:\n%s", report)
+	}
+	if again := generate(t, m, msgs); again.Content != report {
+		t.Errorf("reporter is not deterministic")
+	}
+}
+
+const writerPrompt = `Question: How does Raft elect a leader, and how does it compare with Paxos?
+
+## Findings
+
+### How Raft elects a leader
+Raft uses a heartbeat mechanism to trigger leader election [1]. When servers start up, they begin as followers. [1] A candidate wins an election if it receives votes from a majority of the servers, e.g. three of five [1][4].
+
+Election safety means at most one leader can be elected in a given term [1, 4]. Randomized election timeouts of 150–300 ms make split votes rare [4].
+
+### Paxos compared
+Paxos has been regarded as difficult to understand [2]. In fact, it is among the simplest distributed algorithms, per its author [2]. Raft is equivalent to Paxos in fault-tolerance and performance [3].
+
+### Empty section
+
+## Sources
+[1] The Raft Consensus Algorithm — file:///docs/raft.md
+[2] Paxos Made Simple — file:///docs/paxos.md
+[3] Raft paper — https://raft.github.io/raft.pdf
+[4] Leader election notes — file:///docs/election.md
+`
+
+func TestWriter(t *testing.T) {
+	m := New(Options{})
+	msgs := []llms.MessageContent{sys("writer"), human(writerPrompt)}
+	c := generate(t, m, msgs)
+	out := c.Content
+	golden(t, "writer.golden", out)
+
+	if !strings.HasPrefix(out, "# How does Raft elect a leader\n") {
+		t.Errorf("title line: %q", strings.SplitN(out, "\n", 2)[0])
+	}
+	for _, h := range []string{"\n## How Raft elects a leader\n", "\n## Paxos compared\n", "\n## Empty section\n"} {
+		if !strings.Contains(out, h) {
+			t.Errorf("missing heading %q", h)
+		}
+	}
+	// Every sentence of the body is a sentence of the findings, markers
+	// and all.
+	findingsText := strings.Join(strings.Fields(writerPrompt[strings.Index(writerPrompt, "## Findings"):strings.Index(writerPrompt, "## Sources")]), " ")
+	for _, par := range paragraphs(out) {
+		if par == NoSectionEvidence {
+			continue
+		}
+		for _, s := range sentences(par) {
+			if !strings.Contains(findingsText, s) {
+				t.Errorf("sentence %q is not in the findings verbatim", s)
+			}
+		}
+	}
+	for _, mk := range citeRe.FindAllString(out, -1) {
+		if mk != "[1]" && mk != "[2]" && mk != "[3]" && mk != "[4]" {
+			t.Errorf("invented marker %s", mk)
+		}
+	}
+	if !strings.Contains(out, "[1, 4]") {
+		t.Errorf("marker [1, 4] not carried verbatim:\n%s", out)
+	}
+}
+
+func TestSentences(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"plain", "One is here. Two is there! Three?", []string{"One is here.", "Two is there!", "Three?"}},
+		{"abbreviations", "Use a lock, e.g. a mutex. It works, i.e. safely. Done.", []string{"Use a lock, e.g. a mutex.", "It works, i.e. safely.", "Done."}},
+		{"country", "Banks in the U.S. settle daily. Next one.", []string{"Banks in the U.S. settle daily.", "Next one."}},
+		{"decimals", "Latency is 2.5 ms. Version 1.21 shipped.", []string{"Latency is 2.5 ms.", "Version 1.21 shipped."}},
+		{"identifiers", "Call sync.Mutex now. Then stop.", []string{"Call sync.Mutex now.", "Then stop."}},
+		{"initials", "J. Smith wrote it. Others agreed.", []string{"J. Smith wrote it.", "Others agreed."}},
+		{"marker after period", "It holds. [3] Next claim [4]. Last. [1][2]", []string{"It holds. [3]", "Next claim [4].", "Last. [1][2]"}},
+		{"marker list", "First claim. [1, 2] Second claim.", []string{"First claim. [1, 2]", "Second claim."}},
+		{"lowercase continuation", "See Fig. 3 for details. ok fine.", []string{"See Fig. 3 for details. ok fine."}},
+		{"quotes", `He said "stop." Then left.`, []string{`He said "stop."`, "Then left."}},
+		{"newlines", "One\nline. Two\n lines.", []string{"One line.", "Two lines."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := sentences(tt.in)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("sentences(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseBlocks(t *testing.T) {
+	blocks := parseBlocks(openResult)
+	if len(blocks) != 1 || blocks[0].num != 1 || blocks[0].url != "file:///docs/raft.md" || !strings.Contains(blocks[0].text, "Log replication") {
+		t.Fatalf("open result: %+v", blocks)
+	}
+	blocks = parseBlocks(searchResult1)
+	if len(blocks) != 2 || blocks[1].num != 2 || blocks[1].title != "Paxos Made Simple" {
+		t.Fatalf("search result: %+v", blocks)
+	}
+	if b := parseBlocks("Error: there is no source [3]"); len(b) != 0 {
+		t.Fatalf("error parsed as %+v", b)
+	}
+}
+
+func TestStreaming(t *testing.T) {
+	m := New(Options{})
+	var chunks []string
+	resp, err := m.GenerateContent(context.Background(), reporterConversation(), llms.WithStreamingFunc(func(_ context.Context, b []byte) error {
+		chunks = append(chunks, string(b))
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := resp.Choices[0].Content
+	if len(chunks) < 5 {
+		t.Fatalf("got %d chunks, want the report in small pieces", len(chunks))
+	}
+	if got := strings.Join(chunks, ""); got != content {
+		t.Fatalf("chunks concatenate to\n%q\nwant\n%q", got, content)
+	}
+	for _, c := range chunks {
+		if n := len(strings.Fields(c)); n > chunkWords {
+			t.Errorf("chunk %q has %d words", c, n)
+		}
+	}
+
+	// A turn with tool calls never streams.
+	called := false
+	c := generate(t, m, []llms.MessageContent{sys("researcher"), human("Question: What is Raft?")},
+		llms.WithTools(researchTools),
+		llms.WithStreamingFunc(func(context.Context, []byte) error { called = true; return nil }))
+	if len(c.ToolCalls) == 0 || called {
+		t.Errorf("tool-call turn: %d calls, streamed %v", len(c.ToolCalls), called)
+	}
+}
+
+func TestChunks(t *testing.T) {
+	for _, s := range []string{"", "one", "  lead space", "a b c d e f g", "para one.\n\npara two [1]. ", "ünï cödé wörds hère ok"} {
+		got := chunks(s, 2)
+		if strings.Join(got, "") != s {
+			t.Errorf("chunks(%q) = %q", s, got)
+		}
+	}
+}
+
+func TestStreamingFuncError(t *testing.T) {
+	stop := errors.New("stop")
+	_, err := New(Options{}).GenerateContent(context.Background(), reporterConversation(),
+		llms.WithStreamingFunc(func(context.Context, []byte) error { return stop }))
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v, want the StreamingFunc's error", err)
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	_, err := New(Options{}).GenerateContent(ctx, reporterConversation(),
+		llms.WithStreamingFunc(func(context.Context, []byte) error {
+			n++
+			if n == 2 {
+				cancel()
+			}
+			return nil
+		}))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if n != 2 {
+		t.Errorf("streamed %d chunks, want it to stop after the cancel at 2", n)
+	}
+}
+
+func TestLatencyHonoursContext(t *testing.T) {
+	m := New(Options{Latency: time.Hour})
+	cause := errors.New("caller gave up")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		cancel(cause)
+	}()
+	// With an hour of latency, only the cancellation can end this call.
+	_, err := m.GenerateContent(ctx, reporterConversation())
+	if !errors.Is(err, cause) {
+		t.Fatalf("err = %v, want the context's cause", err)
+	}
+
+	// A context that is already done is refused at once.
+	done, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if _, err := New(Options{}).GenerateContent(done, reporterConversation()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestLatencyWaits(t *testing.T) {
+	m := New(Options{Latency: time.Millisecond})
+	if c := generate(t, m, reporterConversation()); c.Content == "" {
+		t.Fatal("empty reply after latency")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	m := New(Options{})
+	msgs := reporterConversation()
+	c := generate(t, m, msgs)
+	p, _ := c.GenerationInfo["PromptTokens"].(int)
+	cp, _ := c.GenerationInfo["CompletionTokens"].(int)
+	tot, _ := c.GenerationInfo["TotalTokens"].(int)
+	if p <= 0 || cp <= 0 || tot != p+cp {
+		t.Fatalf("usage %v", c.GenerationInfo)
+	}
+	if want := (len(c.Content) + 3) / 4; cp != want {
+		t.Errorf("CompletionTokens = %d, want ceil(%d/4) = %d", cp, len(c.Content), want)
+	}
+}
+
+func TestCall(t *testing.T) {
+	out, err := New(Options{}).Call(context.Background(), "Role: planner\nQuestion: What is Raft?\nMax tasks: 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r planReply
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Tasks) != 2 {
+		t.Fatalf("Call as planner = %q (%v)", out, err)
+	}
+	out, err = New(Options{}).Call(context.Background(), "Raft is a consensus algorithm. It elects a leader. The leader replicates the log. Followers accept entries. Terms number elections.")
+	if err != nil || out == "" {
+		t.Fatalf("Call without role = %q, %v", out, err)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	m := New(Options{})
+	want := generate(t, m, reporterConversation()).Content
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			resp, err := m.GenerateContent(context.Background(), reporterConversation(),
+				llms.WithStreamingFunc(func(context.Context, []byte) error { return nil }))
+			if err == nil && resp.Choices[0].Content != want {
+				err = errors.New("different output under concurrency")
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

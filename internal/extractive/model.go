@@ -1,0 +1,350 @@
+// Package extractive is the built-in offline model: a deterministic
+// extractive summariser that implements langchaingo's llms.Model with no
+// network and no weights.
+//
+// It is not a language model. It never writes a sentence of its own beyond
+// fixed phrases ("Research complete."); its reports are sentences copied
+// from the tool results it was shown, ranked by how many of the question's
+// key terms they share. It exists so that the whole pipeline — planning,
+// parallel research with tool calls, citation tracking, streaming, the
+// final report — runs offline, in tests, examples and benchmarks, and
+// behaves the way a real provider does at the protocol level: it returns
+// tool calls with IDs, streams text through CallOptions.StreamingFunc,
+// reports StopReason and token usage, and honours context cancellation.
+//
+// # Protocol
+//
+// The model reads its job from the first line of the first system message
+// (or, without one, of the first message):
+//
+//	Role: planner | researcher | reporter | writer
+//
+// The rest of each prompt is written for a real LLM and ignored here.
+// The four roles:
+//
+//   - planner: a human message holds the lines "Question: <q>" and
+//     "Max tasks: <n>". The reply is JSON text, no tool calls:
+//     {"tasks":[{"title":"…","question":"…"},…]} with at most n tasks.
+//
+//   - researcher: tools search {"query"}, open {"source"} and think
+//     {"thought"} are offered; the task question is the first
+//     "Question: <q>" line of a human message (else the first human
+//     message). With no tool calls yet it calls search twice in parallel;
+//     after search results and no open yet it opens the one or two best
+//     matching sources not yet opened; then it replies "Research complete."
+//     without tool calls.
+//
+//   - reporter: no tools; the tool results are in the conversation. The
+//     reply is a few paragraphs of sentences copied from the tool results,
+//     each followed by " [n]", n being the number of the source block it
+//     came from.
+//
+//   - writer: no tools; the human message is in the writer format below.
+//     The reply is markdown: "# <title>" (from the question), an
+//     introduction made of the two best sentences, then "## <section
+//     title>" and its best two to four sentences for each findings
+//     section, every sentence with its markers exactly as written. It
+//     cites nothing that is not in the findings.
+//
+// The writer's human message:
+//
+//	Question: <q>
+//
+//	## Findings
+//
+//	### <section title>
+//	<text with [n] markers, global numbers>
+//
+//	### <section title>
+//	…
+//
+//	## Sources
+//	[n] Title — URL
+//
+// Tool results are read in the format internal/agent writes: blocks
+//
+//	[n] Title
+//	URL: …
+//	Location: …
+//	<text>
+//
+// separated by blank lines. A conversation with an unknown role gets an
+// extractive summary of its last human message (or of its tool results,
+// when tools have run).
+package extractive
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Options configures a Model. The zero value answers immediately.
+type Options struct {
+	// Latency makes every GenerateContent call wait this long before it
+	// answers, to simulate a provider's round trip in benchmarks. The wait
+	// ends early, with the context's error, when ctx is done.
+	Latency time.Duration
+}
+
+// Model is the extractive model. It holds no state between calls and is
+// safe for concurrent use. Its replies depend only on the messages, the
+// offered tools and the options.
+type Model struct {
+	opts Options
+}
+
+var _ llms.Model = (*Model)(nil)
+
+// New returns a model.
+func New(opts Options) *Model { return &Model{opts: opts} }
+
+// Stop reasons, as OpenAI-compatible providers report them.
+const (
+	StopReasonStop      = "stop"
+	StopReasonToolCalls = "tool_calls"
+)
+
+// chunkWords is how many words each streamed chunk carries.
+const chunkWords = 3
+
+// GenerateContent answers the conversation according to its role (see the
+// package documentation). When the reply has no tool calls and
+// CallOptions.StreamingFunc is set, the content is also delivered through
+// it in chunks of a few words that concatenate to Content exactly; an
+// error from StreamingFunc ends the call with that error. Token usage
+// (estimated as one token per four bytes, rounded up) is reported in
+// GenerationInfo under "PromptTokens", "CompletionTokens" and
+// "TotalTokens".
+func (m *Model) GenerateContent(ctx context.Context, msgs []llms.MessageContent, options ...llms.CallOption) (*llms.ContentResponse, error) {
+	var opts llms.CallOptions
+	for _, o := range options {
+		o(&opts)
+	}
+	if err := m.wait(ctx); err != nil {
+		return nil, err
+	}
+
+	choice := m.answer(msgs, toolNames(opts))
+	prompt := promptTokens(msgs, opts.Tools)
+	completion := completionTokens(choice)
+	choice.GenerationInfo = map[string]any{
+		"PromptTokens":     prompt,
+		"CompletionTokens": completion,
+		"TotalTokens":      prompt + completion,
+	}
+	if len(choice.ToolCalls) > 0 {
+		choice.StopReason = StopReasonToolCalls
+		fc := *choice.ToolCalls[0].FunctionCall
+		choice.FuncCall = &fc
+	} else {
+		choice.StopReason = StopReasonStop
+		if opts.StreamingFunc != nil {
+			if err := stream(ctx, choice.Content, opts.StreamingFunc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{choice}}, nil
+}
+
+// Call answers a single human prompt. A prompt whose first line is a role
+// line is answered in that role.
+func (m *Model) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+}
+
+func (m *Model) wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	if m.opts.Latency <= 0 {
+		return nil
+	}
+	t := time.NewTimer(m.opts.Latency)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+func (m *Model) answer(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentChoice {
+	role := roleOf(msgs)
+	if role == RoleUnknown {
+		switch {
+		case len(tools) > 0:
+			role = RoleResearcher
+		case len(toolResults(msgs)) > 0:
+			role = RoleReporter
+		}
+	}
+	switch role {
+	case RolePlanner:
+		return &llms.ContentChoice{Content: plan(msgs)}
+	case RoleResearcher:
+		return research(msgs, tools)
+	case RoleReporter:
+		return &llms.ContentChoice{Content: report(msgs)}
+	case RoleWriter:
+		return &llms.ContentChoice{Content: write(msgs)}
+	}
+	return &llms.ContentChoice{Content: summarize(msgs)}
+}
+
+func toolNames(opts llms.CallOptions) map[string]bool {
+	names := map[string]bool{}
+	for _, t := range opts.Tools {
+		if t.Function != nil {
+			names[t.Function.Name] = true
+		}
+	}
+	for _, f := range opts.Functions {
+		names[f.Name] = true
+	}
+	return names
+}
+
+// stream delivers content through fn in chunks of a few words, checking
+// ctx before each chunk.
+func stream(ctx context.Context, content string, fn func(context.Context, []byte) error) error {
+	for _, c := range chunks(content, chunkWords) {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err := fn(ctx, []byte(c)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chunks splits s into pieces of n words, each with the whitespace that
+// follows it; the pieces concatenate to s.
+func chunks(s string, n int) []string {
+	var out []string
+	start, words := 0, 0
+	inWord := false
+	for i, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !inWord {
+			if words == n {
+				out = append(out, s[start:i])
+				start, words = i, 0
+			}
+			words++
+		}
+		inWord = !space
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// tokensOf estimates the tokens of n bytes of text: one per four, rounded
+// up.
+func tokensOf(n int) int { return (n + 3) / 4 }
+
+func promptTokens(msgs []llms.MessageContent, tools []llms.Tool) int {
+	n := 0
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case llms.TextContent:
+				n += len(p.Text)
+			case llms.ToolCall:
+				if p.FunctionCall != nil {
+					n += len(p.FunctionCall.Name) + len(p.FunctionCall.Arguments)
+				}
+			case llms.ToolCallResponse:
+				n += len(p.Content)
+			}
+		}
+	}
+	for _, t := range tools {
+		if t.Function != nil {
+			n += len(t.Function.Name) + len(t.Function.Description) + len(fmt.Sprint(t.Function.Parameters))
+		}
+	}
+	return tokensOf(n)
+}
+
+func completionTokens(c *llms.ContentChoice) int {
+	n := len(c.Content)
+	for _, tc := range c.ToolCalls {
+		n += len(tc.FunctionCall.Name) + len(tc.FunctionCall.Arguments)
+	}
+	return tokensOf(n)
+}
+
+// summarize is the answer for a conversation without a known role: the
+// three most central sentences of the last human message, in their order.
+func summarize(msgs []llms.MessageContent) string {
+	text := ""
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llms.ChatMessageTypeHuman {
+			text = textOf(msgs[i])
+			break
+		}
+	}
+	var sents []string
+	for _, p := range paragraphs(text) {
+		sents = append(sents, sentences(p)...)
+	}
+	if len(sents) <= 3 {
+		return strings.Join(sents, " ")
+	}
+	freq := map[string]int{}
+	for _, s := range sents {
+		for st := range stemSet(s) {
+			freq[st]++
+		}
+	}
+	type scored struct {
+		i     int
+		score float64
+	}
+	var ss []scored
+	for i, s := range sents {
+		sum, n := 0, 0
+		for st := range stemSet(s) {
+			sum += freq[st]
+			n++
+		}
+		sc := 0.0
+		if n > 0 {
+			sc = float64(sum)/float64(n) + 0.5/float64(i+1)
+		}
+		ss = append(ss, scored{i, sc})
+	}
+	best := topIndexes(len(ss), 3, func(i int) float64 { return ss[i].score })
+	var out []string
+	for _, i := range best {
+		out = append(out, sents[i])
+	}
+	return strings.Join(out, " ")
+}
+
+// topIndexes returns the indexes of the k highest scores (ties to the
+// lower index), in ascending index order.
+func topIndexes(n, k int, score func(int) float64) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(score(b), score(a)) })
+	if len(idx) > k {
+		idx = idx[:k]
+	}
+	slices.Sort(idx)
+	return idx
+}

@@ -1,0 +1,328 @@
+package extractive
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// word is one content word: its surface form (lower-cased, as written) for
+// search queries and its stem for matching.
+type word struct {
+	surface string
+	stem    string
+}
+
+// stopwords are dropped from key terms: function words, question words and
+// the verbs people use to ask for research ("explain", "describe").
+var stopwords = setOf(`a about above after again against all also am an and any are as at be because
+been before being below between both but by can could did do does doing down during each either
+few for from further had has have having he her here hers herself him himself his how i if in into
+is it its itself just me more most my myself no nor not now of off on once only or other ought our
+ours ourselves out over own same shall she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up upon very was we were
+what when where which while who whom whose why will with within without would you your yours
+yourself yourselves us may might must need needs one ones get gets got make makes made like
+explain explains describe describes define defines tell give show discuss summarize summarise
+please let lets kind kinds way ways thing things much many well really compare versus`)
+
+// generic are research words the planner's task templates add around the
+// topic; the researcher drops them to make its second, narrower query.
+var generic = setOf(`background definition definitions key concept concepts understand understanding
+history historical evidence example examples document documents documented limitation limitations
+trade off offs tradeoff tradeoffs trade-off trade-offs open problem problems work works working
+mechanism mechanisms component components main compare compared comparison alternative alternatives
+preferable practice practical practices applied apply use used using recommended overview`)
+
+func setOf(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.Fields(s) {
+		m[f] = true
+	}
+	return m
+}
+
+// stem is a deliberately small English stemmer: enough for "models" to
+// meet "model", "queries" "query" and "elected" "election". It only has to
+// be consistent, not linguistically right.
+func stem(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	for _, suf := range []string{"ation", "ion", "ing", "ed", "ly"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 4 {
+			w = w[:len(w)-len(suf)]
+			break
+		}
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// tokens splits s into lower-cased alphanumeric runs.
+func tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// keyWords returns the distinct content words of s in order of first
+// appearance.
+func keyWords(s string) []word {
+	var out []word
+	seen := map[string]bool{}
+	for _, t := range tokens(s) {
+		if stopwords[t] || (utf8.RuneCountInString(t) < 2 && !isDigits(t)) {
+			continue
+		}
+		st := stem(t)
+		if seen[st] {
+			continue
+		}
+		seen[st] = true
+		out = append(out, word{surface: t, stem: st})
+	}
+	return out
+}
+
+// stemSet is the set of content-word stems of s.
+func stemSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range keyWords(s) {
+		m[w.stem] = true
+	}
+	return m
+}
+
+// overlap counts the distinct stems of s that are in terms.
+func overlap(s string, terms map[string]bool) int {
+	n := 0
+	for st := range stemSet(s) {
+		if terms[st] {
+			n++
+		}
+	}
+	return n
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// abbreviations end in a period that does not end a sentence. Compared
+// lower-cased, without the final period.
+var abbreviations = setOf(`e.g i.e etc vs cf fig figs eq eqs nos mr mrs dr prof sr jr inc ltd co corp
+approx al sec ch vol pp resp dept est u.s u.k u.n e.u a.m p.m ph.d`)
+
+// markerRe matches one citation marker in any of the dialects citeproc
+// recognises, anchored at the start.
+var markerRe = regexp.MustCompile(`^(?:\[\[[^\[\]\n]{1,40}\]\]|\[\^\d{1,4}\]|\[ref:[^\[\]\n]{1,400}\]|\[\d{1,4}(?:\s*[-–,]\s*\d{1,4})*\]|[【［]\d{1,4}(?:\s*[-–,]\s*\d{1,4})*[】］])`)
+
+// sentences splits a paragraph into sentences. Internal whitespace runs
+// are collapsed to single spaces; nothing else changes, so citation
+// markers survive verbatim. A citation marker that follows a sentence's
+// final punctuation ("… holds. [3] Next …") stays with that sentence.
+//
+// A period does not end a sentence when it is followed by a non-space
+// ("3.14", "sync.Mutex"), ends a known abbreviation ("e.g.", "U.S.") or a
+// single-letter initial, or when the next word starts in lower case.
+func sentences(par string) []string {
+	par = strings.Join(strings.Fields(par), " ")
+	var out []string
+	start := 0
+	i := 0
+	for i < len(par) {
+		c := par[i]
+		if c != '.' && c != '!' && c != '?' {
+			i++
+			continue
+		}
+		// Absorb a run of terminators and closing quotes/brackets.
+		j := i + 1
+		for j < len(par) && strings.IndexByte(".!?\"')”’", par[j]) >= 0 {
+			j++
+		}
+		if j < len(par) && par[j] != ' ' {
+			i = j
+			continue
+		}
+		if c == '.' && j == i+1 && isAbbrev(par[start:i]) {
+			i = j
+			continue
+		}
+		end := j
+		k := j
+		// Attach citation markers that follow the punctuation.
+		for {
+			p := k
+			for p < len(par) && par[p] == ' ' {
+				p++
+			}
+			loc := markerRe.FindStringIndex(par[p:])
+			if loc == nil {
+				break
+			}
+			k = p + loc[1]
+			end = k
+		}
+		if end < len(par) {
+			next, _ := utf8.DecodeRuneInString(strings.TrimLeft(par[end:], " "))
+			if unicode.IsLower(next) {
+				i = j
+				continue
+			}
+		}
+		if s := strings.TrimSpace(par[start:end]); s != "" {
+			out = append(out, s)
+		}
+		start = end
+		i = end
+	}
+	if s := strings.TrimSpace(par[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// isAbbrev reports whether the text before a period ends with an
+// abbreviation or an initial.
+func isAbbrev(before string) bool {
+	w := before
+	if k := strings.LastIndexAny(w, " ([\"“"); k >= 0 {
+		w = w[k+1:]
+	}
+	if w == "" {
+		return false
+	}
+	lw := strings.ToLower(w)
+	if abbreviations[lw] {
+		return true
+	}
+	r, n := utf8.DecodeRuneInString(w)
+	if n == len(w) && unicode.IsUpper(r) {
+		return true // an initial: "J. Smith"
+	}
+	// Dotted abbreviations not in the list: "U.S.A", "a.k.a".
+	if strings.Contains(w, ".") {
+		for _, seg := range strings.Split(w, ".") {
+			if utf8.RuneCountInString(seg) > 2 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// stripMarkers removes citation-marker lookalikes and markdown link syntax
+// from source text, so that a number printed inside a document can never
+// reach a report as if it were a citation.
+var (
+	sourceMarkerRe = regexp.MustCompile(`\[\[[^\[\]\n]*\]\]|\[\^?\d[\d\s,\-–]*\]|[【［][\d\s,\-–]*[】］]|\[ref:[^\]\n]*\]`)
+	linkRe         = regexp.MustCompile(`!?\[([^\[\]\n]*)\]\([^()\n]*\)`)
+	spaceBeforeRe  = regexp.MustCompile(` +([.,;:!?])`)
+)
+
+func cleanSourceText(s string) string {
+	s = linkRe.ReplaceAllString(s, "$1")
+	s = sourceMarkerRe.ReplaceAllString(s, "")
+	s = strings.ReplaceAll(s, "`", "")
+	s = strings.ReplaceAll(s, "**", "")
+	s = strings.Join(strings.Fields(s), " ")
+	return spaceBeforeRe.ReplaceAllString(s, "$1")
+}
+
+var (
+	bulletRe  = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+`)
+	hruleRe   = regexp.MustCompile(`^\s*(?:[-*_]\s*){3,}$`)
+	tableRe   = regexp.MustCompile(`^\s*\|`)
+	headingRe = regexp.MustCompile(`^\s*#{1,6}\s`)
+)
+
+// paragraphs splits markdown-ish text into prose paragraphs: fenced and
+// indented code, headings, tables and rules are dropped, and every list
+// item is a paragraph of its own.
+func paragraphs(text string) []string {
+	var out []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, " "))
+			cur = nil
+		}
+	}
+	inFence := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			flush()
+			continue
+		}
+		switch {
+		case inFence:
+			continue
+		case t == "":
+			flush()
+		case strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t"):
+			flush() // indented code
+		case headingRe.MatchString(line), tableRe.MatchString(line), hruleRe.MatchString(line), strings.HasPrefix(t, "<"):
+			flush()
+		case bulletRe.MatchString(line):
+			flush()
+			cur = append(cur, bulletRe.ReplaceAllString(line, ""))
+		default:
+			cur = append(cur, t)
+		}
+	}
+	flush()
+	return out
+}
+
+// normalize is the key under which two sentences count as duplicates.
+func normalize(s string) string {
+	return strings.Join(tokens(s), " ")
+}
+
+// proseSentence reports whether s reads like a sentence of prose worth
+// quoting: a sensible length, ends like a sentence, is not code.
+func proseSentence(s string) bool {
+	n := len(strings.Fields(s))
+	if n < 6 || n > 60 || len(s) > 420 {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(strings.TrimRight(s, "\"')”’"))
+	if last != '.' && last != '!' && last != '?' {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(s)
+	if !unicode.IsUpper(first) && !unicode.IsDigit(first) && first != '"' && first != '“' {
+		return false
+	}
+	if strings.ContainsAny(s, "{};=<>") || strings.Contains(s, "://") {
+		return false
+	}
+	letters := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || r == ' ' {
+			letters++
+		}
+	}
+	return letters*10 >= utf8.RuneCountInString(s)*8
+}

@@ -1,0 +1,58 @@
+package finalreport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/collapse"
+)
+
+// writerPrompt starts with the role line the built-in extractive model
+// reads; a real model reads it as a heading.
+const writerPrompt = `Role: writer
+
+You are the writer of a deep-research system. Research agents have investigated parts of the user's question; their findings follow, each sentence cited with bracketed source numbers such as [3] or [2][5].
+
+Write the final report in markdown:
+- Start with a "# " title, then an introduction that answers the question directly in two or three sentences.
+- Then one "## " section per theme, synthesising the findings; end with a short conclusion.
+- Every factual sentence carries the citation numbers of the findings it rests on, exactly as they appear in the findings ([3], [2][5]). Never change a number, never cite a number that is not in the findings, and do not add a reference list (it is added for you).
+- Use only the findings. If they do not answer part of the question, say so.`
+
+func messages(in Input) []llms.MessageContent {
+	return []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, writerPrompt),
+		llms.TextParts(llms.ChatMessageTypeHuman, writerMessage(in)),
+	}
+}
+
+// writerMessage lays out the findings in the documented protocol:
+// "Question:", then "## Findings" with one "### title" per section, then
+// "## Sources" with "[n] Title — URL" lines.
+func writerMessage(in Input) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Question: %s\n\n## Findings\n", strings.Join(strings.Fields(in.Question), " "))
+	for _, s := range in.Sections {
+		fmt.Fprintf(&b, "\n### %s\n%s\n", strings.Join(strings.Fields(s.Section), " "), strings.TrimSpace(s.Text))
+	}
+	b.WriteString("\n## Sources\n")
+	for _, s := range in.Sources {
+		b.WriteString(sourceLine(s))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func sourceLine(s collapse.Source) string {
+	title := strings.Join(strings.Fields(s.Title), " ")
+	if title == "" {
+		title = s.ID
+	}
+	loc := s.URL
+	if loc == "" {
+		loc = s.ID
+	}
+	return fmt.Sprintf("[%d] %s — %s", s.Number, title, loc)
+}
