@@ -33,6 +33,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/search"
 )
 
@@ -96,6 +97,7 @@ const (
 	DefaultMaxTasks    = 4
 	DefaultParallelism = 4
 	DefaultSearchLimit = 5
+	DefaultMaxRetries  = 2
 )
 
 // Config configures a Researcher. The zero value runs offline on the
@@ -126,6 +128,10 @@ type Config struct {
 	Budget Budget
 	// Style renders citations in Report.Text (default Markdown).
 	Style Style
+	// MaxRetries is how many times a failed model call is tried again,
+	// with exponential backoff from half a second (default 2; negative
+	// means never). A call that already streamed text is not retried.
+	MaxRetries int
 	// Logger receives diagnostics. Nil disables logging.
 	Logger *zerolog.Logger
 	// Clock stamps events; nil means time.Now.
@@ -169,6 +175,20 @@ func New(cfg Config) (*Researcher, error) {
 	}
 	if r.model == nil {
 		r.model = extractive.New(extractive.Options{})
+	}
+	retries := cfg.MaxRetries
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	if retries > 0 {
+		log := r.log
+		r.model = &retry.Model{Model: r.model, Retries: retries, Backoff: 500 * time.Millisecond,
+			OnRetry: func(attempt int, err error) {
+				log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
+			}}
 	}
 	return r, nil
 }

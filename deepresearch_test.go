@@ -361,3 +361,34 @@ func TestMissingCorpus(t *testing.T) {
 		t.Fatalf("want ErrCorpus naming the folder, got %v", err)
 	}
 }
+
+// flakyOnce fails the first call it sees, like a provider's transient 503.
+type flakyOnce struct {
+	llms.Model
+	mu     sync.Mutex
+	failed bool
+}
+
+func (m *flakyOnce) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	m.mu.Lock()
+	first := !m.failed
+	m.failed = true
+	m.mu.Unlock()
+	if first {
+		return nil, errors.New("503 service unavailable")
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+func TestFailedProviderCallIsRetried(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{Model: &flakyOnce{Model: extractive.New(extractive.Options{})}})
+	rec := &recorder{}
+	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	if err != nil {
+		t.Fatalf("a transient failure of the planner call failed the run: %v", err)
+	}
+	if n := len(rec.of(events.AgentFailed)); n != 0 {
+		t.Errorf("%d agents failed", n)
+	}
+	checkCitations(t, rep, rec)
+}

@@ -181,7 +181,7 @@ func (r *Researcher) run(ctx context.Context, question string, em *events.Emitte
 	// Plan.
 	t0 := time.Now()
 	tasks, planUsage, err := agent.Plan(ctx, r.model, question, r.cfg.MaxTasks)
-	rep.Usage = rep.Usage.Add(Usage(planUsage))
+	rep.Usage = rep.Usage.Add(planUsage)
 	rep.Timings[events.StagePlan] = time.Since(t0)
 	if err != nil {
 		return fail(events.StagePlan, err)
@@ -209,7 +209,7 @@ func (r *Researcher) run(ctx context.Context, question string, em *events.Emitte
 	for i, o := range outcomes {
 		sec := Section{Task: plan[i], Failure: o.failure}
 		if o.res != nil {
-			rep.Usage = rep.Usage.Add(Usage(o.res.Usage))
+			rep.Usage = rep.Usage.Add(o.res.Usage)
 			mr, err := merger.Add(collapse.Report{Section: tasks[i].Title, Text: o.res.Report, Mapping: o.res.Sources})
 			if err != nil {
 				return fail(events.StageMerge, err)
@@ -335,7 +335,7 @@ func (r *Researcher) runAgent(ctx context.Context, task agent.Task, backend Sear
 		return agentOutcome{failure: f}
 	}
 	em.Emit(idx, sec, events.AgentFinishedData{
-		ToolCalls: res.ToolCalls, Cited: len(res.Cited), Usage: Usage(res.Usage),
+		ToolCalls: res.ToolCalls, Cited: len(res.Cited), Usage: res.Usage,
 		DurationMS: time.Since(start).Milliseconds(),
 	})
 	return agentOutcome{res: res}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"regexp"
 	"slices"
@@ -583,27 +582,6 @@ func TestAssembleToolCalls(t *testing.T) {
 				t.Errorf("got %q\nwant %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestUsageOf(t *testing.T) {
-	tests := []struct {
-		name string
-		info map[string]any
-		want Usage
-	}{
-		{"ints", map[string]any{"PromptTokens": 10, "CompletionTokens": 5, "TotalTokens": 15}, Usage{10, 5, 1}},
-		{"int64 and float64", map[string]any{"PromptTokens": int64(10), "CompletionTokens": 5.0}, Usage{10, 5, 1}},
-		{"json.Number", map[string]any{"PromptTokens": json.Number("7"), "CompletionTokens": json.Number("2.0")}, Usage{7, 2, 1}},
-		{"anthropic keys", map[string]any{"InputTokens": 3, "OutputTokens": 4}, Usage{3, 4, 1}},
-		{"only total", map[string]any{"TotalTokens": 9}, Usage{9, 0, 1}},
-		{"missing", nil, Usage{0, 0, 1}},
-		{"wrong types", map[string]any{"PromptTokens": "10", "CompletionTokens": nil}, Usage{0, 0, 1}},
-	}
-	for _, tt := range tests {
-		if got := usageOf(&llms.ContentChoice{GenerationInfo: tt.info}); got != tt.want {
-			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
-		}
 	}
 }
 

@@ -1,0 +1,152 @@
+package deepresearch_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+)
+
+// planOf8 answers the planner with eight tasks (the extractive planner
+// stops at six aspects) after the same latency as every other call, and
+// passes every other call to the latency-injected extractive model.
+type planOf8 struct {
+	llms.Model
+	latency time.Duration
+}
+
+func (m planOf8) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	if sys, ok := msgs[0].Parts[0].(llms.TextContent); ok && len(sys.Text) > 13 && sys.Text[:13] == "Role: planner" {
+		select {
+		case <-time.After(m.latency):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		topics := []string{"telegraph cable 1858", "Great Eastern cable laying", "repeaters and amplifiers", "TAT-8 fibre",
+			"cable faults and repair", "landing stations", "capacity growth", "cable construction armour"}
+		var plan struct {
+			Tasks []map[string]string `json:"tasks"`
+		}
+		for _, tp := range topics {
+			plan.Tasks = append(plan.Tasks, map[string]string{"title": tp, "question": "What is known about " + tp + "?"})
+		}
+		b, _ := json.Marshal(plan)
+		return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: string(b)}}}, nil
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+// BenchmarkOrchestration measures the orchestration overhead against a
+// model whose every call takes 20 ms: 8 agents of 4 calls each. With
+// parallelism 8 a run should take about the critical path (plan + slowest
+// agent + final report); with parallelism 1 the research stage is serial.
+// Metrics: x-critical is the run's wall time over the critical path;
+// research-ms is the research stage alone.
+func BenchmarkOrchestration(b *testing.B) {
+	const latency = 20 * time.Millisecond
+	for _, par := range []int{8, 1} {
+		b.Run(fmt.Sprintf("parallelism-%d", par), func(b *testing.B) {
+			model := planOf8{Model: extractive.New(extractive.Options{Latency: latency}), latency: latency}
+			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 8, Parallelism: par})
+			ctx := context.Background()
+			if _, err := r.Run(ctx, question); err != nil { // builds the index
+				b.Fatal(err)
+			}
+			var maxAgentCalls int
+			var research time.Duration
+			for b.Loop() {
+				rec := &recorder{}
+				rep, err := r.RunWith(ctx, question, rec.sink)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, e := range rec.of(events.AgentFinished) {
+					maxAgentCalls = max(maxAgentCalls, e.Data.(events.AgentFinishedData).Usage.Calls)
+				}
+				if n := len(rec.of(events.AgentFinished)); n != 8 {
+					b.Fatalf("%d agents finished, want 8", n)
+				}
+				research += rep.Timings[events.StageResearch]
+			}
+			perRun := b.Elapsed() / time.Duration(b.N)
+			critical := time.Duration(1+maxAgentCalls+1) * latency
+			b.ReportMetric(float64(perRun)/float64(critical), "x-critical")
+			b.ReportMetric(float64(research.Milliseconds())/float64(b.N), "research-ms")
+			b.ReportMetric(float64(maxAgentCalls), "calls/agent")
+		})
+	}
+}
+
+// BenchmarkRun measures a whole offline run on the test corpus (4 agents,
+// extractive model, no latency).
+func BenchmarkRun(b *testing.B) {
+	r := newResearcher(b, deepresearch.Config{})
+	ctx := context.Background()
+	if _, err := r.Run(ctx, question); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Run(ctx, question); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunPeakHeap reports the peak live heap during runs on the
+// test corpus, sampled every millisecond (sampling slows the runs, so it
+// is kept apart from BenchmarkRun's timings).
+func BenchmarkRunPeakHeap(b *testing.B) {
+	r := newResearcher(b, deepresearch.Config{})
+	ctx := context.Background()
+	if _, err := r.Run(ctx, question); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	peak := &heapSampler{}
+	stop := peak.start()
+	for b.Loop() {
+		if _, err := r.Run(ctx, question); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stop()
+	b.ReportMetric(float64(peak.max)/(1<<20), "peak-heap-MB")
+}
+
+// heapSampler records the largest live heap (bytes in heap objects) seen.
+type heapSampler struct {
+	max uint64
+}
+
+func (h *heapSampler) start() (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				metrics.Read(s)
+				h.max = max(h.max, s[0].Value.Uint64())
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}

@@ -1,0 +1,254 @@
+package finalreport
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/events"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name, or rewrites the file under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run go test -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// scripted is a protocol-level llms.Model double: it answers every call
+// with Text, streaming it through CallOptions.StreamingFunc in the chunks
+// Split returns (not at all when Split is nil), and reports Info as the
+// choice's GenerationInfo. With Err set, it streams the first ErrAfter
+// chunks and then fails with Err.
+type scripted struct {
+	Text     string
+	Split    func(string) []string
+	Info     map[string]any
+	Err      error
+	ErrAfter int
+	NoChoice bool
+	// CheckCtx makes the model fail with the context's cause when ctx is
+	// done, as providers do.
+	CheckCtx bool
+
+	// OnError, if set, is called just before the model returns Err.
+	OnError func()
+	// Msgs are the messages of the last call.
+	Msgs  []llms.MessageContent
+	Calls int
+}
+
+var _ llms.Model = (*scripted)(nil)
+
+func (m *scripted) GenerateContent(ctx context.Context, msgs []llms.MessageContent, options ...llms.CallOption) (*llms.ContentResponse, error) {
+	m.Calls++
+	m.Msgs = msgs
+	if m.CheckCtx && ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	var opts llms.CallOptions
+	for _, o := range options {
+		o(&opts)
+	}
+	if m.Split != nil && opts.StreamingFunc != nil {
+		for i, c := range m.Split(m.Text) {
+			if m.Err != nil && i == m.ErrAfter {
+				break
+			}
+			if err := opts.StreamingFunc(ctx, []byte(c)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if m.Err != nil {
+		if m.OnError != nil {
+			m.OnError()
+		}
+		return nil, m.Err
+	}
+	if m.NoChoice {
+		return &llms.ContentResponse{}, nil
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{
+		Content:        m.Text,
+		StopReason:     "stop",
+		GenerationInfo: m.Info,
+	}}}, nil
+}
+
+func (m *scripted) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+}
+
+// bytesOf splits s into chunks of n bytes, ignoring UTF-8 boundaries.
+func bytesOf(n int) func(string) []string {
+	return func(s string) []string {
+		var out []string
+		for len(s) > 0 {
+			k := min(n, len(s))
+			out = append(out, s[:k])
+			s = s[k:]
+		}
+		return out
+	}
+}
+
+// at splits s at the given byte offsets (ascending, within s).
+func at(offsets ...int) func(string) []string {
+	return func(s string) []string {
+		var out []string
+		prev := 0
+		for _, o := range offsets {
+			if o <= prev || o >= len(s) {
+				continue
+			}
+			out = append(out, s[prev:o])
+			prev = o
+		}
+		return append(out, s[prev:])
+	}
+}
+
+// event is one hook call.
+type event struct {
+	Cite int // 0 for a Delta
+	Src  events.Source
+	Text string
+}
+
+// recorder records hook calls.
+type recorder struct {
+	events []event
+}
+
+func (r *recorder) hooks() Hooks {
+	return Hooks{
+		Delta:    func(s string) { r.events = append(r.events, event{Text: s}) },
+		Citation: func(n int, src events.Source) { r.events = append(r.events, event{Cite: n, Src: src}) },
+	}
+}
+
+// merged returns the events with consecutive Deltas joined: the part of
+// the hook sequence that does not depend on how the text was chunked.
+func (r *recorder) merged() []event {
+	var out []event
+	for _, e := range r.events {
+		if e.Cite == 0 && len(out) > 0 && out[len(out)-1].Cite == 0 {
+			out[len(out)-1].Text += e.Text
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (r *recorder) text() string {
+	var b strings.Builder
+	for _, e := range r.events {
+		b.WriteString(e.Text)
+	}
+	return b.String()
+}
+
+// src returns the merged source numbered n, built from short names.
+func src(n int, id, url, title string) collapse.Source {
+	return collapse.Source{
+		Number:       n,
+		Source:       events.Source{ID: id, URL: url, Title: title, Channel: "web"},
+		CanonicalURL: collapse.Key(url),
+	}
+}
+
+// fixtureSources are eight merged sources; 6 has no URL.
+func fixtureSources() []collapse.Source {
+	return []collapse.Source{
+		src(1, "w1", "https://example.org/one", "One"),
+		src(2, "w2", "https://example.org/two", "Two"),
+		src(3, "w3", "https://example.org/three?b=2&a=1", "Three & <Co>"),
+		src(4, "w4", "https://example.org/four", "Four"),
+		src(5, "w5", "https://example.org/five", "Five [draft]"),
+		{Number: 6, Source: events.Source{ID: "corpus/six.md", Title: "Six", Channel: "corpus"}},
+		src(7, "w7", "https://example.org/seven", "Seven"),
+		src(8, "w8", "https://example.org/eight", "Eight"),
+	}
+}
+
+// fixtureText is what the scripted writer returns: global numbers 7, 3, 5,
+// 2 (by URL) and 6 cited in that order, 99 unknown, a code block whose
+// marker is literal, and multi-byte characters next to markers.
+const fixtureText = "# Café prices\n" +
+	"\n" +
+	"Prices rose in 2024 [7]. Wages lagged—see [3][7].\n" +
+	"\n" +
+	"A claim with a bad number [99] stays, and é【5】 too.\n" +
+	"\n" +
+	"## Détails\n" +
+	"\n" +
+	"Two agree [ref: https://example.org/two] [2, 7]; the notes [6] say so.\n" +
+	"\n" +
+	"```\n" +
+	"literal [9]\n" +
+	"```\n"
+
+// fixtureBody is fixtureText renumbered 7→1, 3→2, 5→3, 2→4, 6→5.
+const fixtureBody = "# Café prices\n" +
+	"\n" +
+	"Prices rose in 2024 [1]. Wages lagged—see [2, 1].\n" +
+	"\n" +
+	"A claim with a bad number stays, and é[3] too.\n" +
+	"\n" +
+	"## Détails\n" +
+	"\n" +
+	"Two agree [4] [4, 1]; the notes [5] say so.\n" +
+	"\n" +
+	"```\n" +
+	"literal [9]\n" +
+	"```\n"
+
+// fixtureRefs are the references fixtureBody cites: global 7, 3, 5, 2, 6.
+func fixtureRefs() []Reference {
+	byNum := map[int]collapse.Source{}
+	for _, s := range fixtureSources() {
+		byNum[s.Number] = s
+	}
+	var refs []Reference
+	for i, g := range []int{7, 3, 5, 2, 6} {
+		s := byNum[g]
+		refs = append(refs, Reference{Number: i + 1, Source: s.Source, CanonicalURL: s.CanonicalURL})
+	}
+	return refs
+}
+
+var styles = []struct {
+	name  string
+	style citeproc.Style
+}{
+	{"markdown", citeproc.Markdown},
+	{"plain", citeproc.Plain},
+	{"footnote", citeproc.Footnote},
+	{"html", citeproc.HTML},
+}
