@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,26 +101,37 @@ func citeConfig(name string, req *citeRequest) (citeproc.Config, error) {
 		return cfg, fmt.Errorf("%s: field \"style\": %w", name, err)
 	}
 	cfg.Style = style
-	mp := citeproc.NewMapping(collapse.Key)
-	keys := make([]string, 0, len(req.Mapping))
-	for k := range req.Mapping {
-		keys = append(keys, k)
+	nums, err := parseMapping(name+": field \"mapping\"", req.Mapping)
+	if err != nil {
+		return cfg, err
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		n, err := strconv.Atoi(strings.TrimSpace(k))
-		if err != nil || n < 1 {
-			return cfg, fmt.Errorf("%s: field \"mapping\": key %q is not a citation number (want a whole number from 1)", name, k)
-		}
-		if err := mp.Add(n, req.Mapping[k]); err != nil {
-			return cfg, fmt.Errorf("%s: field \"mapping\": key %q: %w", name, k, err)
-		}
+	mp, err := citeproc.MappingOf(nums, collapse.Key)
+	if err != nil {
+		return cfg, fmt.Errorf("%s: field \"mapping\": %w", name, err)
 	}
 	cfg.Mapping = mp
 	if cfg.Mode == citeproc.Link || cfg.Mode == citeproc.Renumber {
 		cfg.Numberer = citeproc.FirstCited()
 	}
 	return cfg, nil
+}
+
+// parseMapping turns a JSON mapping's string keys into citation numbers,
+// rejecting keys that are not whole numbers from 1 or that repeat one.
+func parseMapping(where string, m map[string]events.Source) (map[int]events.Source, error) {
+	keys := slices.Sorted(maps.Keys(m))
+	out := make(map[int]events.Source, len(m))
+	for _, k := range keys {
+		n, err := strconv.Atoi(strings.TrimSpace(k))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: key %q is not a citation number (want a whole number from 1)", where, k)
+		}
+		if _, dup := out[n]; dup {
+			return nil, fmt.Errorf("%s: key %q repeats number %d", where, k, n)
+		}
+		out[n] = m[k]
+	}
+	return out, nil
 }
 
 func parseStyle(s string) (citeproc.Style, error) {

@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -61,21 +58,9 @@ func collapseOnce(stdin io.Reader, stdout io.Writer) error {
 	}
 	reports := make([]collapse.Report, 0, len(req.Reports))
 	for i, r := range req.Reports {
-		mp := make(map[int]events.Source, len(r.Mapping))
-		keys := make([]string, 0, len(r.Mapping))
-		for k := range r.Mapping {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			n, err := strconv.Atoi(strings.TrimSpace(k))
-			if err != nil || n < 1 {
-				return inputError(fmt.Errorf("stdin: reports[%d].mapping: key %q is not a citation number (want a whole number from 1)", i, k))
-			}
-			if _, dup := mp[n]; dup {
-				return inputError(fmt.Errorf("stdin: reports[%d].mapping: key %q repeats number %d", i, k, n))
-			}
-			mp[n] = r.Mapping[k]
+		mp, err := parseMapping(fmt.Sprintf("stdin: reports[%d].mapping", i), r.Mapping)
+		if err != nil {
+			return inputError(err)
 		}
 		reports = append(reports, collapse.Report{Section: r.Section, Text: r.Text, Mapping: mp})
 	}

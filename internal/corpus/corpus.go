@@ -100,6 +100,7 @@ var schema = []string{
 type Index struct {
 	db     *sql.DB
 	dbPath string
+	search *sql.Stmt // sqlSearch, prepared on each connection as it is used
 
 	syncMu sync.Mutex             // one Sync at a time
 	root   atomic.Pointer[string] // absolute corpus folder; nil before the first Sync
@@ -129,6 +130,10 @@ func Open(ctx context.Context, dbPath string) (*Index, error) {
 	if err := ix.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if ix.search, err = db.PrepareContext(ctx, sqlSearch); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("corpus: open %s: prepare search: %w", abs, err)
 	}
 	var root string
 	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'root'`).Scan(&root)
@@ -242,6 +247,7 @@ func dropAll(ctx context.Context, tx *sql.Tx) error {
 // Close closes the database. It waits for searches already running to
 // finish; calls after Close fail.
 func (ix *Index) Close() error {
+	ix.search.Close()
 	if err := ix.db.Close(); err != nil {
 		return fmt.Errorf("corpus: close %s: %w", ix.dbPath, err)
 	}

@@ -676,3 +676,19 @@ func TestDefaultCorpus(t *testing.T) {
 		t.Errorf("DefaultCorpus() = %s, without go_spec.html: %v", dir, err)
 	}
 }
+
+func TestPragmas(t *testing.T) {
+	ix := openIndex(t)
+	ctx := t.Context()
+	var mode string
+	var timeout, version int
+	if err := ix.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	if err := ix.db.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&timeout); err != nil || timeout != int(busyTimeout.Milliseconds()) {
+		t.Errorf("busy_timeout = %d, %v", timeout, err)
+	}
+	if err := ix.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil || version != schemaVersion {
+		t.Errorf("user_version = %d, %v; want %d", version, err, schemaVersion)
+	}
+}

@@ -76,10 +76,10 @@ type block struct {
 
 // builder assembles a document from a stream of headings and blocks.
 type builder struct {
-	doc     document
-	stack   [7]string // stack[level] for levels 1..6
-	heads   []heading
-	fixedTT string // title from metadata (front matter, <title>)
+	doc       document
+	stack     [7]string // stack[level] for levels 1..6
+	heads     []heading
+	metaTitle string // title from metadata (front matter, <title>)
 	// out is the document's text rendered as it is built: headings as
 	// Markdown headings, blocks as paragraphs. Formats that are text
 	// already use their source instead.
@@ -135,7 +135,7 @@ func (b *builder) finish(fallback string) document {
 	// The title is the metadata's, else the first top-level heading's. The
 	// first heading is left out of heading paths when it repeats the
 	// title: it would prefix every location.
-	title := b.fixedTT
+	title := b.metaTitle
 	for _, h := range b.heads {
 		if h.level == 1 {
 			if title == "" {
@@ -273,8 +273,8 @@ func extractLines(src string, f format, fallback string) document {
 		switch f {
 		case formatOrg:
 			if strings.HasPrefix(trimmed, "#+") {
-				if len(trimmed) >= 8 && strings.EqualFold(trimmed[:8], "#+title:") && b.fixedTT == "" {
-					b.fixedTT = strings.TrimSpace(trimmed[8:])
+				if len(trimmed) >= 8 && strings.EqualFold(trimmed[:8], "#+title:") && b.metaTitle == "" {
+					b.metaTitle = strings.TrimSpace(trimmed[8:])
 				}
 				dropped[i] = true
 				continue
@@ -289,8 +289,8 @@ func extractLines(src string, f format, fallback string) document {
 				continue
 			}
 			if m := texTitle.FindStringSubmatch(line); m != nil {
-				if b.fixedTT == "" {
-					b.fixedTT = texInline(m[1])
+				if b.metaTitle == "" {
+					b.metaTitle = texInline(m[1])
 				}
 				dropped[i] = true
 				continue
@@ -360,12 +360,12 @@ func frontMatter(lines []string, b *builder) int {
 			return i + 1
 		}
 		for _, key := range []string{"title:", "title =", "title="} {
-			if v, ok := strings.CutPrefix(l, key); ok && b.fixedTT == "" {
-				b.fixedTT = strings.Trim(strings.TrimSpace(v), `"'`)
+			if v, ok := strings.CutPrefix(l, key); ok && b.metaTitle == "" {
+				b.metaTitle = strings.Trim(strings.TrimSpace(v), `"'`)
 			}
 		}
 	}
-	b.fixedTT = ""
+	b.metaTitle = ""
 	return 0 // no closing delimiter: not front matter
 }
 

@@ -149,8 +149,8 @@ func TestExtractFormats(t *testing.T) {
 			},
 		},
 		{
-			name: "doc.adoc",
-			src: "= Doc Title\n:toc:\n// comment\n\nPreamble.\n\n== Section A\n\n=== Deeper\n\nText here.\n\n----\n== not a heading\n----\n\n====\nExample.\n====\n",
+			name:  "doc.adoc",
+			src:   "= Doc Title\n:toc:\n// comment\n\nPreamble.\n\n== Section A\n\n=== Deeper\n\nText here.\n\n----\n== not a heading\n----\n\n====\nExample.\n====\n",
 			title: "Doc Title",
 			outline: []string{
 				`5-5 [] "Preamble."`,
@@ -160,8 +160,8 @@ func TestExtractFormats(t *testing.T) {
 			},
 		},
 		{
-			name: "notes.org",
-			src: "#+TITLE: Org Title\n#+OPTIONS: toc:nil\n\n* First :tag:\nText.\n** Second\n#+BEGIN_SRC sh\n* not a heading\n#+END_SRC\n# comment\nEnd.\n",
+			name:  "notes.org",
+			src:   "#+TITLE: Org Title\n#+OPTIONS: toc:nil\n\n* First :tag:\nText.\n** Second\n#+BEGIN_SRC sh\n* not a heading\n#+END_SRC\n# comment\nEnd.\n",
 			title: "Org Title",
 			outline: []string{
 				`5-5 [First] "Text."`,

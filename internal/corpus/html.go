@@ -49,7 +49,7 @@ type htmlExtractor struct {
 	head      strings.Builder
 	inTitle   bool
 	title     strings.Builder
-	metaTitle string
+	jsonTitle string
 }
 
 func extractHTML(src, fallback string) document {
@@ -79,9 +79,9 @@ func extractHTML(src, fallback string) document {
 	x.flush()
 	switch t := collapseSpace(x.title.String()); {
 	case t != "":
-		x.b.fixedTT = t
-	case x.metaTitle != "":
-		x.b.fixedTT = x.metaTitle
+		x.b.metaTitle = t
+	case x.jsonTitle != "":
+		x.b.metaTitle = x.jsonTitle
 	}
 	d := x.b.finish(fallback)
 	d.text = squeezeBlankLines(x.b.out.String())
@@ -207,12 +207,12 @@ func (x *htmlExtractor) endTag(name string) {
 // pages: <!--{ "Title": "The Go Memory Model", ... }-->.
 func (x *htmlExtractor) comment(data []byte) {
 	data = bytes.TrimSpace(data)
-	if x.metaTitle != "" || len(data) == 0 || data[0] != '{' {
+	if x.jsonTitle != "" || len(data) == 0 || data[0] != '{' {
 		return
 	}
 	var meta struct{ Title string }
 	if json.Unmarshal(data, &meta) == nil {
-		x.metaTitle = collapseSpace(meta.Title)
+		x.jsonTitle = collapseSpace(meta.Title)
 	}
 }
 

@@ -66,14 +66,15 @@ LIMIT ?2`, weightTitle, weightHeading, weightBody, perDocument)
 // as in the query, rank higher. A query with nothing but stop words and
 // punctuation, or limit <= 0, returns no results and no error.
 //
-// Cost: one SQL query that ranks every matching passage; well under a
-// millisecond on a corpus the size of the Go documentation.
+// Cost: one SQL query that scores every matching passage with bm25, so it
+// grows with the number of passages that share a word with the query:
+// about 1ms for a five-word query over the Go documentation (350 passages).
 func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
 	match := matchQuery(query)
 	if match == "" || limit <= 0 {
 		return nil, nil
 	}
-	rows, err := ix.db.QueryContext(ctx, sqlSearch, match, limit)
+	rows, err := ix.search.QueryContext(ctx, match, limit)
 	if err != nil {
 		return nil, ix.queryError(ctx, "search", query, err)
 	}
