@@ -111,7 +111,8 @@ func citeConfig(name string, req *citeRequest) (citeproc.Config, error) {
 	}
 	cfg.Mapping = mp
 	if cfg.Mode == citeproc.Link || cfg.Mode == citeproc.Renumber {
-		cfg.Numberer = citeproc.FirstCited()
+		// One number per resource, whatever URL form the mapping used.
+		cfg.Numberer = citeproc.FirstCitedBy(func(s events.Source) string { return collapse.Key(s.URL) })
 	}
 	return cfg, nil
 }
@@ -221,6 +222,15 @@ type streamEvent struct {
 	UnknownU  []string      `json:"unknown_urls,omitempty"`
 }
 
+// doneEvent is the last line of `cite --stream` output: its lists are
+// always present, empty rather than absent.
+type doneEvent struct {
+	Type        string        `json:"type"`
+	Citations   []citationOut `json:"citations"`
+	Unknown     []int         `json:"unknown"`
+	UnknownURLs []string      `json:"unknown_urls,omitempty"`
+}
+
 // lineWriter turns the processor's text output into "text" lines.
 type lineWriter struct{ enc *json.Encoder }
 
@@ -252,6 +262,9 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 			var req citeRequest
 			if err := decodeStrict(name, data, &req); err != nil {
 				return inputError(err)
+			}
+			if req.Text != nil && req.Chunks != nil {
+				return inputError(fmt.Errorf("%s: give \"chunks\" or \"text\", not both", name))
 			}
 			cfg, err := citeConfig(name, &req)
 			if err != nil {
@@ -303,10 +316,7 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 	if err := p.Close(); err != nil {
 		return err
 	}
-	nums, urls := unknownsOut(p.Unknowns())
-	done := streamEvent{Type: "done", Citations: citationsOut(p.Cited()), Unknown: nums, UnknownU: urls}
-	if done.Citations == nil {
-		done.Citations = []citationOut{}
-	}
+	done := doneEvent{Type: "done", Citations: citationsOut(p.Cited())}
+	done.Unknown, done.UnknownURLs = unknownsOut(p.Unknowns())
 	return enc.Encode(done)
 }

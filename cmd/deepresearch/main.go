@@ -86,6 +86,21 @@ to a source that was really retrieved.`,
 	for _, add := range extraCommands {
 		root.AddCommand(add())
 	}
+	// Wrong arguments are usage errors (status 2), like wrong flags. The
+	// root must be runnable for cobra to validate its arguments.
+	root.Args = cobra.NoArgs
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	for _, c := range append(root.Commands(), root) {
+		if validate := c.Args; validate != nil {
+			c.Args = func(c *cobra.Command, args []string) error {
+				err := validate(c, args)
+				if err == nil || isUsage(err) {
+					return err
+				}
+				return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+			}
+		}
+	}
 	return root
 }
 

@@ -214,7 +214,12 @@ func writeAtomic(path, data string) error {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	tmp := f.Name()
-	_, err = io.WriteString(f, data)
+	// CreateTemp makes the file private (0600); give the report the mode
+	// os.Create would (0666 less the umask, here assumed 022).
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = io.WriteString(f, data)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

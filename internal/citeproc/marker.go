@@ -1,7 +1,10 @@
 package citeproc
 
 import (
+	"bytes"
+	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 type parseStatus uint8
@@ -39,10 +42,13 @@ type marker struct {
 	dash   []byte // the first range dash as written
 	ranged bool   // a single item that is a range
 	url    []byte
+	next   []byte // the character after the marker; nil at the end
+	def    bool   // the marker is a definition's label ("[1]: …" at a line start)
 }
 
 const (
-	maxMarkerLen = 256  // a numeric marker longer than this is not one
+	maxMarkerLen = 1024 // a numeric marker longer than this is not one
+	maxItems     = 128  // nor one with more numbers than this
 	maxRefLen    = 2048 // nor a [ref: URL] longer than this
 	maxDigits    = 6
 	maxRangeSpan = 64
@@ -56,35 +62,48 @@ var (
 )
 
 // parse recognises a marker at the start of b. lineStart says whether only
-// blanks precede it on its line (where "[1]: url" is a definition).
-func (m *marker) parse(b []byte, eof, lineStart bool) (int, parseStatus) {
+// blanks precede it on its line (where "[1]: url" is a definition); defs
+// says whether definitions are left alone (all modes but Renumber, which
+// renumbers them with the markers). On success m.next holds the character
+// after the marker (nil at the end of the text), so that rendering can
+// keep it from joining the marker into new markdown.
+func (m *marker) parse(b []byte, eof, lineStart, defs bool) (int, parseStatus) {
 	m.items = m.items[:0]
-	m.sep, m.dash, m.url, m.ranged = nil, nil, nil, false
+	m.sep, m.dash, m.url, m.ranged, m.next, m.def = nil, nil, nil, false, nil, false
+	var n int
+	var st parseStatus
 	switch b[0] {
 	case '[':
-		n, st := m.parseBracket(b, eof)
-		if st != pYes {
-			return n, st
+		n, st = m.parseBracket(b, eof)
+	case 0xE3:
+		n, st = m.parseWide(b, eof, lenticularOpen, lenticularClose, kLenticular)
+	case 0xEF:
+		n, st = m.parseWide(b, eof, fullwidthOpen, fullwidthClose, kFullwidth)
+	default:
+		return 0, pNo
+	}
+	if st != pYes {
+		return n, st
+	}
+	if n < len(b) {
+		if !utf8.FullRune(b[n:]) && !eof {
+			return 0, pMore
 		}
-		if n == len(b) {
-			if !eof {
-				return 0, pMore
-			}
-			return n, pYes
-		}
+		_, w := utf8.DecodeRune(b[n:])
+		m.next = b[n : n+w]
+	} else if !eof {
+		return 0, pMore
+	}
+	m.def = lineStart && len(m.next) > 0 && m.next[0] == ':' && (m.kind == kBracket || m.kind == kFootnote)
+	if b[0] == '[' && len(m.next) > 0 {
 		switch {
-		case b[n] == '(':
+		case m.next[0] == '(':
 			return n, pVerbatim // a markdown link: [1](https://…)
-		case b[n] == ':' && lineStart && (m.kind == kBracket || m.kind == kFootnote):
+		case m.def && defs:
 			return n, pVerbatim // a definition: [1]: https://…
 		}
-		return n, pYes
-	case 0xE3:
-		return m.parseWide(b, eof, lenticularOpen, lenticularClose, kLenticular)
-	case 0xEF:
-		return m.parseWide(b, eof, fullwidthOpen, fullwidthClose, kFullwidth)
 	}
-	return 0, pNo
+	return n, pYes
 }
 
 func (m *marker) parseWide(b []byte, eof bool, open, close []byte, k markerKind) (int, parseStatus) {
@@ -188,7 +207,7 @@ func (m *marker) parseRef(b []byte, eof bool) (int, parseStatus) {
 // number or a range and blanks may surround items and separators.
 func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseStatus) {
 	for {
-		if i > maxMarkerLen {
+		if i > maxMarkerLen || len(m.items) >= maxItems {
 			return 0, pNo
 		}
 		i = skipBlanks(b, i)
@@ -385,11 +404,15 @@ func (p *Processor) marker(raw []byte) {
 	case p.mode == Keep:
 		p.put(raw)
 	case p.mode == Remove || len(p.group) == 0:
-		p.removed = true
+		p.drop(raw)
+	case p.afterShown && p.repeatsShown():
+		// "[1][2]" where both are one resource: shown once already.
 	case p.mode == Link:
 		p.renderLink()
+		p.noteShown()
 	default:
 		p.renderRenumbered()
+		p.noteShown()
 	}
 }
 
@@ -443,11 +466,88 @@ func (p *Processor) reportUnknown(u Unknown) {
 	}
 }
 
+// drop removes a marker from the text. Between brackets ("[[9]1]",
+// "[5[9]]") removing it would join its neighbours into a new marker, so it
+// is written with escaped brackets instead: visible, and never a citation.
+func (p *Processor) drop(raw []byte) {
+	if p.removed && p.sep != 0 {
+		p.sep, p.sepBlank = 0, false // "[1], [2]": the separator goes too
+	}
+	if p.lastOpen || isCloseBracket(p.m.next) {
+		inner := raw[len(p.m.open) : len(raw)-len(p.m.close)]
+		if p.removed {
+			p.settle([]byte{'\\'})
+		}
+		p.out = append(p.out, `\[`...)
+		p.out = append(p.out, inner...)
+		p.out = append(p.out, `\]`...)
+		p.rendered()
+		return
+	}
+	p.removed = true
+}
+
+// repeatsShown reports whether the current group cites nothing the marker
+// just before it did not.
+func (p *Processor) repeatsShown() bool {
+	for _, c := range p.group {
+		if !slices.Contains(p.prevShown, c.Display) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Processor) noteShown() {
+	p.prevShown = p.prevShown[:0]
+	for _, c := range p.group {
+		p.prevShown = append(p.prevShown, c.Display)
+	}
+	p.afterShown = true
+}
+
+func isCloseBracket(next []byte) bool {
+	return len(next) > 0 && (next[0] == ']' || bytes.Equal(next, lenticularClose) || bytes.Equal(next, fullwidthClose))
+}
+
 // begin settles a dropped marker's blanks before rendered output starts
-// with c.
+// with c. After '!' or '\\' a space keeps the rendering from reading as an
+// image or an escaped bracket.
 func (p *Processor) begin(c byte) {
 	if p.removed {
 		p.settle([]byte{c})
+	}
+	if c == '[' && (p.last == '!' || p.last == '\\') {
+		p.out = append(p.out, ' ')
+		p.last, p.held = ' ', 0
+	}
+}
+
+// outLineStart reports whether only blanks precede the output's end on its
+// line. Non-Keep modes hold trailing blanks, so what precedes them is the
+// last byte before the held run (or the last byte written).
+func (p *Processor) outLineStart() bool {
+	k := len(p.out)
+	for k > 0 && isBlank(p.out[k-1]) {
+		k--
+	}
+	prev := p.flushedLast
+	if k > 0 {
+		prev = p.out[k-1]
+	}
+	return prev == 0 || prev == '\n'
+}
+
+// guardAfter keeps a rendered marker from joining what follows into new
+// markdown: "[1](…)" would be a link, and "[1]:" at the start of a line a
+// definition.
+func (p *Processor) guardAfter(lineStart bool) {
+	if p.last != ']' || len(p.m.next) == 0 {
+		return
+	}
+	if c := p.m.next[0]; c == '(' || (c == ':' && lineStart && !p.m.def) {
+		p.out = append(p.out, ' ')
+		p.last, p.held = ' ', 1
 	}
 }
 
@@ -457,6 +557,7 @@ func (p *Processor) appendNum(d int) {
 
 func (p *Processor) renderLink() {
 	g := p.group
+	lineStart := p.outLineStart()
 	switch p.style {
 	case Plain:
 		p.begin('[')
@@ -515,7 +616,8 @@ func (p *Processor) renderLink() {
 			p.out = append(p.out, ')')
 		}
 	}
-	p.last = p.out[len(p.out)-1]
+	p.rendered()
+	p.guardAfter(lineStart)
 }
 
 // renderRenumbered writes the group in the marker's own dialect.
@@ -523,6 +625,7 @@ func (p *Processor) renderRenumbered() {
 	m := &p.m
 	g := p.group
 	p.begin('[')
+	lineStart := p.outLineStart()
 	switch m.kind {
 	case kRef:
 		p.out = append(p.out, '[')
@@ -559,7 +662,8 @@ func (p *Processor) renderRenumbered() {
 		}
 		p.out = append(p.out, m.close...)
 	}
-	p.last = p.out[len(p.out)-1]
+	p.rendered()
+	p.guardAfter(lineStart)
 }
 
 func defaultSep(k markerKind) string {
@@ -585,14 +689,32 @@ func contiguous(g []Citation) bool {
 func appendMarkdownURL(b []byte, u string) []byte {
 	const hex = "0123456789ABCDEF"
 	for k := 0; k < len(u); k++ {
-		switch c := u[k]; c {
-		case ' ', '(', ')', '<', '>', '\n', '\r', '\t':
+		switch c := u[k]; {
+		case c == ' ' || c == '(' || c == ')' || c == '<' || c == '>' || c < 0x20 || c == 0x7F:
 			b = append(b, '%', hex[c>>4], hex[c&15])
+		case c == '\\':
+			b = append(b, '\\', '\\') // a backslash escape would eat the next character
+		case c == '&' && entityAt(u[k+1:]):
+			b = append(b, "&amp;"...) // "&lt;" would be decoded as an entity
 		default:
 			b = append(b, c)
 		}
 	}
 	return b
+}
+
+// entityAt reports whether s, after a '&', reads as an entity reference:
+// [#]alphanumerics then ';'.
+func entityAt(s string) bool {
+	k := 0
+	if k < len(s) && s[k] == '#' {
+		k++
+	}
+	start := k
+	for k < len(s) && k-start < 32 && (s[k] >= '0' && s[k] <= '9' || s[k]|0x20 >= 'a' && s[k]|0x20 <= 'z') {
+		k++
+	}
+	return k > start && k < len(s) && s[k] == ';'
 }
 
 func appendHTMLAttr(b []byte, s string) []byte {
@@ -615,25 +737,55 @@ func appendHTMLAttr(b []byte, s string) []byte {
 	return b
 }
 
-type sourceKey struct{ id, url string }
-
+// firstCited numbers citations 1..K in order of first citation, giving
+// every citation of the same thing the same number.
 type firstCited struct {
-	seen map[sourceKey]int
+	key     func(Source) string // nil: by mapping number
+	byKey   map[string]int
+	byNum   map[int]int
+	counter int
 }
 
-// FirstCited returns a Numberer that numbers sources 1..K in order of first
-// citation, giving the same number to the same source (the same ID and
-// URL) every time. Use a new one for each text.
-func FirstCited() Numberer {
-	return &firstCited{seen: map[sourceKey]int{}}
+// FirstCited returns a Numberer that numbers sources 1..K in order of
+// first citation, giving the same number to every citation of the same
+// source: the same URL or, for sources without one, the same ID. Use a new
+// one for each text.
+func FirstCited() Numberer { return FirstCitedBy(nil) }
+
+// FirstCitedBy is FirstCited with sources compared by key (for example a
+// canonical URL, so that two URL forms of one page share a number); a
+// source whose key is "" is compared by ID. Nil compares URLs exactly.
+func FirstCitedBy(key func(Source) string) Numberer {
+	if key == nil {
+		key = func(s Source) string { return s.URL }
+	}
+	return &firstCited{key: key, byKey: map[string]int{}, byNum: map[int]int{}}
 }
 
-func (f *firstCited) Display(_ int, src Source) int {
-	k := sourceKey{src.ID, src.URL}
-	if d, ok := f.seen[k]; ok {
+// FirstCitedNumbers returns a Numberer that numbers 1..K in order of first
+// citation by mapping number: for mappings whose numbers already stand for
+// distinct sources, such as merged ones.
+func FirstCitedNumbers() Numberer { return &firstCited{byNum: map[int]int{}} }
+
+func (f *firstCited) Display(n int, src Source) int {
+	if d, ok := f.byNum[n]; ok {
 		return d
 	}
-	d := len(f.seen) + 1
-	f.seen[k] = d
+	if f.key == nil {
+		f.counter++
+		f.byNum[n] = f.counter
+		return f.counter
+	}
+	k := f.key(src)
+	if k == "" {
+		k = "\x00id:" + src.ID
+	}
+	d, ok := f.byKey[k]
+	if !ok {
+		f.counter++
+		d = f.counter
+		f.byKey[k] = d
+	}
+	f.byNum[n] = d
 	return d
 }

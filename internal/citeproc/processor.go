@@ -23,8 +23,13 @@ type Config struct {
 	Hooks    Hooks
 }
 
-// ErrClosed is returned by Write after Close.
-var ErrClosed = errors.New("citeproc: write after close")
+// Errors of Write and Close.
+var (
+	// ErrClosed is returned by Write after Close.
+	ErrClosed = errors.New("citeproc: write after close")
+	// ErrReentrant is returned by Write or Close called from a hook.
+	ErrReentrant = errors.New("citeproc: Write or Close called from a hook")
+)
 
 type state uint8
 
@@ -87,10 +92,22 @@ type Processor struct {
 	linkDepth int // bracket depth at linkScan
 	destDepth int // parenthesis depth inside a link destination
 
-	// Non-Keep modes hold trailing blanks in out until the next byte shows
-	// whether a dropped marker swallowed them.
+	// Non-Keep modes hold trailing blanks (and opening parentheses) in out
+	// until the next byte shows whether a dropped marker takes them.
+	held      int  // trailing bytes of out that are held: blanks and '('
 	removed   bool // a marker was just dropped
 	swallowed bool // blanks followed the dropped marker
+	sep       byte // a ',' or ';' after a dropped marker, held: it goes if another marker is dropped next
+	sepBlank  bool // blanks followed the held separator
+	lastOpen  bool // the last output character is an opening bracket
+	litTick   byte // inside an over-long run of this fence character: literal text
+	spanFence bool // the open code span started a line with 3+ backticks: it may be a fence
+	spanTick  bool // a backtick run was seen after that opener on its line
+	busy      bool // inside Write or Close: hooks must not call back in
+	// The display numbers of the last rendered marker, while nothing else
+	// has been output since: "[1][2]" for one resource renders once.
+	prevShown  []int
+	afterShown bool
 
 	m marker
 
@@ -147,12 +164,16 @@ const bulkMin = 256
 
 // write scans b, which it must neither modify nor retain.
 func (p *Processor) write(b []byte) error {
-	if p.closed {
+	switch {
+	case p.busy:
+		return ErrReentrant
+	case p.closed:
 		return ErrClosed
-	}
-	if p.err != nil {
+	case p.err != nil:
 		return p.err
 	}
+	p.busy = true
+	defer func() { p.busy = false }()
 	if p.pos == len(p.buf) && len(b) >= bulkMin {
 		// Nothing held: scan the input where it lies, then keep only the
 		// undecided tail.
@@ -177,6 +198,9 @@ func (p *Processor) write(b []byte) error {
 // unfinished marker is text; an unclosed code span's backticks are
 // literal) and flushes it. Close is idempotent.
 func (p *Processor) Close() error {
+	if p.busy {
+		return ErrReentrant
+	}
 	if p.closed {
 		return p.err
 	}
@@ -220,15 +244,14 @@ func (p *Processor) compact() {
 }
 
 // flush writes pending output. Unless final, it holds back a trailing
-// incomplete UTF-8 character, and non-Keep modes hold back trailing
-// blanks: a marker that follows may be dropped and take them.
+// incomplete UTF-8 character, and non-Keep modes hold back trailing blanks
+// and opening parentheses: a marker that follows may be dropped and take
+// them.
 func (p *Processor) flush(final bool) {
 	n := len(p.out)
 	if !final {
 		if p.mode != Keep {
-			for n > 0 && isBlank(p.out[n-1]) {
-				n--
-			}
+			n -= p.held
 		}
 		n = completeRunes(p.out, 0, n) // never write half a character
 	}
@@ -267,75 +290,143 @@ func (p *Processor) scan(eof bool) {
 }
 
 // put appends text (never starting with a blank in non-Keep modes) to the
-// output, first settling a dropped marker's blanks.
+// output, first settling a dropped marker's surroundings.
 func (p *Processor) put(b []byte) {
 	if len(b) == 0 {
 		return
 	}
 	if p.removed {
-		p.settle(b)
+		if p.sep == 0 && (b[0] == ',' || b[0] == ';') {
+			p.sep = b[0] // "[1], [2]": kept only if no dropped marker follows
+			b = b[1:]
+			if len(b) == 0 {
+				return
+			}
+		}
+		b = b[p.settle(b):]
+		if len(b) == 0 {
+			return
+		}
 	}
 	p.out = append(p.out, b...)
+	p.afterShown = false
 	p.last = b[len(b)-1]
+	p.lastOpen = p.last == '[' || bytes.HasSuffix(b, lenticularOpen) || bytes.HasSuffix(b, fullwidthOpen)
+	k := 0
+	for k < len(b) && heldByte(b[len(b)-1-k]) {
+		k++
+	}
+	if k == len(b) {
+		p.held += k
+	} else {
+		p.held = k
+	}
 	if len(p.out) >= flushAt {
 		p.flush(false)
 	}
 }
 
-// flushAt bounds the output held during one large Write.
-const flushAt = 32 << 10
+func heldByte(c byte) bool { return c == ' ' || c == '\t' || c == '(' }
 
-func (p *Processor) putString(s string) {
-	if len(s) == 0 {
-		return
-	}
-	if p.removed {
-		p.settle([]byte(s[:1]))
-	}
-	p.out = append(p.out, s...)
-	p.last = s[len(s)-1]
+// rendered records output appended directly by a renderer.
+func (p *Processor) rendered() {
+	p.last = p.out[len(p.out)-1]
+	p.lastOpen, p.held = false, 0
 }
 
 // blank handles a space or tab in non-Keep modes.
 func (p *Processor) blank(c byte) {
 	if p.removed {
-		p.swallowed = true
+		if p.sep != 0 {
+			p.sepBlank = true
+		} else {
+			p.swallowed = true
+		}
 		return
 	}
 	p.out = append(p.out, c)
-	p.last = c
+	p.last, p.lastOpen = c, false
+	p.afterShown = false
+	p.held++
 }
 
-// settle decides the blanks around a dropped marker now that the next text
-// is known (next is nil at the end of the text): none before punctuation, a
-// line end or the end; otherwise one run (the blanks before the marker, or
-// one space if only blanks after it separated two words).
-func (p *Processor) settle(next []byte) {
+// trimBlanks drops the held blanks at the end of the output.
+func (p *Processor) trimBlanks() {
+	for len(p.out) > 0 && p.held > 0 && isBlank(p.out[len(p.out)-1]) {
+		p.out = p.out[:len(p.out)-1]
+		p.held--
+	}
+	if len(p.out) > 0 {
+		p.last = p.out[len(p.out)-1]
+	} else {
+		p.last = p.flushedLast
+	}
+}
+
+// settle decides the surroundings of a dropped marker now that the next
+// text is known (next is nil at the end of the text), and returns how many
+// bytes of next it consumed. Before punctuation, a line end or the end, the
+// blanks before the marker go; otherwise one run of blanks stays (those
+// before the marker, or one space if only blanks after it separated two
+// words). A separator between dropped markers goes with them; parentheses
+// left empty go too.
+func (p *Processor) settle(next []byte) int {
 	if !p.removed {
-		return
+		return 0
+	}
+	if p.sep != 0 {
+		sep, sepBlank := p.sep, p.sepBlank
+		p.sep, p.sepBlank = 0, false
+		p.settle([]byte{sep})
+		p.out = append(p.out, sep)
+		p.last, p.lastOpen, p.held = sep, false, 0
+		if sepBlank && len(next) > 0 && next[0] != '\n' && next[0] != '\r' && !isClosingPunct(next) {
+			p.out = append(p.out, ' ')
+			p.last, p.held = ' ', 1
+		}
+		return 0
 	}
 	p.removed = false
 	swallowed := p.swallowed
 	p.swallowed = false
-	trailing := len(p.out) > 0 && isBlank(p.out[len(p.out)-1])
+	trailing := len(p.out) > 0 && p.held > 0 && isBlank(p.out[len(p.out)-1])
 	if len(next) == 0 || next[0] == '\n' || next[0] == '\r' || isClosingPunct(next) {
-		for len(p.out) > 0 && isBlank(p.out[len(p.out)-1]) {
+		p.trimBlanks()
+		if len(next) > 0 && next[0] == ')' && len(p.out) > 0 && p.held > 0 && p.out[len(p.out)-1] == '(' {
+			// "claim ([1])." loses the parentheses with the marker.
 			p.out = p.out[:len(p.out)-1]
-		}
-		if len(p.out) > 0 {
-			p.last = p.out[len(p.out)-1]
-		} else {
+			p.held--
 			p.last = p.flushedLast
+			if len(p.out) > 0 {
+				p.last = p.out[len(p.out)-1]
+			}
+			p.removed = true
+			return 1
 		}
-		return
+		if len(next) > 0 && next[0] == ':' && p.last == ']' {
+			p.out = append(p.out, ' ') // "[1][9]: x" must not become a definition
+			p.last, p.held = ' ', 1
+		}
+		return 0
 	}
-	if !trailing && swallowed && p.last != 0 && p.last != '\n' {
+	switch {
+	case p.last == ']' && next[0] == '(':
+		p.out = append(p.out, ' ') // "[1][9](x)" must not become a link
+		p.last, p.held = ' ', 1
+	case !trailing && swallowed && p.last != 0 && p.last != '\n':
 		p.out = append(p.out, ' ')
-		p.last = ' '
+		p.last, p.held = ' ', 1
 	}
+	return 0
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+func isDelimiter(c byte) bool { return c == '*' || c == '_' || c == '~' || c == '"' || c == '\'' }
+
+func isWordByte(c byte) bool {
+	return c >= utf8.RuneSelf || (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'z')
+}
 
 func isClosingPunct(b []byte) bool {
 	switch b[0] {
@@ -349,7 +440,7 @@ func isClosingPunct(b []byte) bool {
 	}
 	r, _ := utf8.DecodeRune(b)
 	switch r {
-	case '。', '，', '；', '：', '！', '？', '）', '、', '…':
+	case '。', '，', '；', '：', '！', '？', '）', '、', '…', '”', '’', '»', '」', '』', '》', '〉':
 		return true
 	}
 	return false
@@ -378,6 +469,15 @@ func (p *Processor) scanText(eof bool) bool {
 	}
 	for i < len(b) {
 		c := b[i]
+		if p.litTick != 0 {
+			if c == p.litTick {
+				run := runOf(b, i, c)
+				p.put(b[i : i+run])
+				i += run
+				continue
+			}
+			p.litTick = 0
+		}
 		bol := p.lineStart
 		if bol {
 			switch {
@@ -391,22 +491,54 @@ func (p *Processor) scanText(eof bool) bool {
 				continue
 			case c == '`' || c == '~':
 				run := runOf(b, i, c)
+				if run > maxTickRun {
+					p.put(b[i : i+run]) // too long to open anything: text
+					p.litTick, p.lineStart = c, false
+					i += run
+					continue
+				}
 				if i+run == len(b) && !eof {
 					p.pos, p.lineStart = i, bol
 					return false
 				}
-				if run >= 3 {
+				switch {
+				case run >= 3 && c == '~':
 					p.put(b[i : i+run])
 					p.lineStart = false
 					p.st = stFenceInfo
 					p.fenceChar, p.fenceLen = c, run
 					p.pos = i + run
 					return true
+				case run >= 3:
+					// A fence, unless a backtick follows on the line
+					// ("```x``` is code"): decided by scanSpan.
+					p.lineStart = false
+					p.st = stSpan
+					p.spanLen, p.spanScan = run, run
+					p.spanFence, p.spanTick = true, false
+					p.pos = i
+					return true
 				}
 			}
 			if c != '\n' {
 				p.lineStart = false
 			}
+		}
+		if p.removed && p.sep == 0 && isDelimiter(c) {
+			// After a dropped marker, emphasis or a quote that closes
+			// ("**claim [1]**.") takes no space before it; one that opens
+			// ("[1] *Note*") keeps it. The byte after the run decides.
+			run := runOf(b, i, c)
+			if i+run == len(b) && !eof && run <= 8 {
+				p.pos, p.lineStart = i, bol
+				return false
+			}
+			if i+run == len(b) || !isWordByte(b[i+run]) {
+				p.settle([]byte{'.'})
+			}
+			p.put(b[i : i+run])
+			i += run
+			continue
 		}
 		if !table[c] {
 			j := i + 1
@@ -449,16 +581,23 @@ func (p *Processor) scanText(eof bool) bool {
 			i += n
 		case '`':
 			run := runOf(b, i, '`')
+			if run > maxTickRun {
+				p.put(b[i : i+run])
+				p.litTick = '`'
+				i += run
+				continue
+			}
 			if i+run == len(b) && !eof {
 				p.pos, p.lineStart = i, bol
 				return false
 			}
+			p.spanFence = false
 			p.st = stSpan
 			p.spanLen, p.spanScan = run, run
 			p.pos = i
 			return true
 		default: // '[', or the lead byte of 【 or ［
-			n, st := p.m.parse(b[i:], eof, bol)
+			n, st := p.m.parse(b[i:], eof, bol, p.mode != Renumber)
 			switch st {
 			case pMore:
 				p.pos, p.lineStart = i, bol
@@ -556,7 +695,7 @@ func (p *Processor) scanFence() bool {
 		switch p.fl {
 		case flIndent:
 			switch {
-			case c == ' ' || c == '\t':
+			case c == ' ' || c == '\t' || c == '\r':
 			case c == p.fenceChar:
 				p.fl, p.flRunLen = flRun, 1
 			default:
@@ -566,13 +705,13 @@ func (p *Processor) scanFence() bool {
 			switch {
 			case c == p.fenceChar:
 				p.flRunLen++
-			case (c == ' ' || c == '\t') && p.flRunLen >= p.fenceLen:
+			case (c == ' ' || c == '\t' || c == '\r') && p.flRunLen >= p.fenceLen:
 				p.fl = flTrail
 			default:
 				p.fl = flOther
 			}
 		case flTrail:
-			if c != ' ' && c != '\t' {
+			if c != ' ' && c != '\t' && c != '\r' {
 				p.fl = flOther
 			}
 		case flOther:
@@ -609,27 +748,48 @@ func (p *Processor) scanSpan(eof bool) bool {
 			continue
 		}
 		run := runOf(b, i, '`')
-		if i+run == len(b) && !eof {
-			p.spanScan = i
+		if i+run == len(b) && !eof && run <= p.spanLen {
+			p.spanScan = i // the run may yet be the closer
 			return false
 		}
 		if run == p.spanLen {
 			p.put(b[:i+run])
 			p.pos += i + run
-			p.st = stText
+			p.st, p.spanFence = stText, false
 			return true
 		}
+		p.spanTick = true
 		i += run
 	}
 	if i == len(b) && !eof {
 		p.spanScan = i
 		return false
 	}
+	if p.spanFence && !p.spanTick {
+		// No backtick after the opener on its line: a fence.
+		p.spanFence = false
+		p.fenceChar, p.fenceLen = '`', p.spanLen
+		if i == len(b) { // the text ends on the opening line
+			p.put(b)
+			p.pos += len(b)
+			p.st = stFenceInfo
+			return true
+		}
+		p.put(b[:i+1])
+		p.pos += i + 1
+		p.st, p.fl, p.flRunLen = stFence, flIndent, 0
+		return true
+	}
+	p.spanFence = false
 	p.put(b[:p.spanLen])
 	p.pos += p.spanLen
 	p.st = stText
 	return true
 }
+
+// maxTickRun is the longest run of backticks or tildes that can open a
+// code span or fence; a longer run is text. It bounds what is held.
+const maxTickRun = 16
 
 // startLink holds the '[' (or "![") at buf[i] until it is known whether a
 // markdown link or image starts there.
@@ -686,8 +846,11 @@ func (p *Processor) scanLinkText(eof bool) bool {
 }
 
 func (p *Processor) notLink() bool {
-	p.put(p.buf[p.pos : p.pos+p.linkOpen])
-	p.pos += p.linkOpen
+	// Only the '!' of "![" that opens no image: the '[' may start a marker
+	// ("It works![1]").
+	n := 1
+	p.put(p.buf[p.pos : p.pos+n])
+	p.pos += n
 	p.st = stText
 	return true
 }
@@ -725,3 +888,6 @@ func indexByte(b []byte, i int, c byte) int {
 	}
 	return i + j
 }
+
+// flushAt bounds the output held during one large Write.
+const flushAt = 32 << 10

@@ -131,6 +131,9 @@ func (m *Merger) key(u string) string {
 func (m *Merger) number(section string, reportNo, n int, src events.Source) int {
 	var id, canonical string
 	switch {
+	case src.URL == "" && src.ID == "":
+		// Nothing to compare by: a number of its own, never shared.
+		id = "anon:" + strconv.Itoa(reportNo) + ":" + strconv.Itoa(n)
 	case src.URL == "":
 		id = "id:" + src.ID
 	default:

@@ -36,7 +36,7 @@ func Publish(text string, sources []Source) (*Published, error) {
 	p := citeproc.New(&sb, citeproc.Config{
 		Mode:     citeproc.Renumber,
 		Mapping:  mp,
-		Numberer: citeproc.FirstCited(),
+		Numberer: citeproc.FirstCitedNumbers(), // merged numbers are distinct sources
 		Hooks: citeproc.Hooks{
 			Citation: func(c citeproc.Citation) {
 				s := byNumber[c.Number]

@@ -3,12 +3,15 @@
 // first appearance, rendered in the reader's link style, with a reference
 // list of exactly the sources cited.
 //
-// The model's output streams through two citation processors in series:
-// the first resolves the findings' global numbers and renumbers them 1..K
-// (plain [n] markers); the second renders those in the requested style.
-// Citation facts are reported before the text that uses them. A number the
-// writer cites that is not a merged source is dropped and reported, never
-// resolved to another source.
+// The model's output streams through two citation processors side by side,
+// each resolving the findings' global numbers and renumbering them 1..K by
+// first appearance: one writes Body (plain [n] markers), the other Text in
+// the requested style. Every rendering (Text, HTML, the JSON sidecar) is
+// made from the writer's own text, never by re-reading rendered output, so
+// nothing a rendering produces can turn into a citation. Citation facts
+// are reported before the text that uses them. A number the writer cites
+// that is not a merged source is dropped and reported, never resolved to
+// another source.
 package finalreport
 
 import (
@@ -79,6 +82,11 @@ type Report struct {
 	// they were dropped from the text.
 	Unknown []citeproc.Unknown
 	Usage   usage.Usage
+
+	raw     string            // the writer's text (and the missing note), with global numbers
+	global  *citeproc.Mapping // the merged sources, by global number
+	display map[int]int       // global number → reference number
+	keep    bool              // raw is a Body already numbered 1..K
 }
 
 // Write asks the model for the final report and publishes it.
@@ -95,35 +103,51 @@ func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 		byNumber[s.Number] = s
 	}
 
-	rep := &Report{}
-	var body, text strings.Builder
-	published := citeproc.NewMapping(nil) // 1..K, filled as citations appear
-	styled := citeproc.New(teeFunc(&text, cfg.Hooks.Delta), citeproc.Config{
-		Mode:    citeproc.Link,
-		Style:   cfg.Style,
-		Mapping: published,
-	})
-	renumber := citeproc.New(teeWriter{&body, styled}, citeproc.Config{
+	rep := &Report{global: global, display: map[int]int{}}
+	var raw, body, text strings.Builder
+	bodyP := citeproc.New(&body, citeproc.Config{
 		Mode:     citeproc.Link,
 		Style:    citeproc.Plain,
 		Mapping:  global,
-		Numberer: citeproc.FirstCited(),
+		Numberer: citeproc.FirstCitedNumbers(),
 		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
 			src := byNumber[c.Number]
-			published.Add(c.Display, src.Source)
+			rep.display[c.Number] = c.Display
 			rep.References = append(rep.References, Reference{Number: c.Display, Source: src.Source, CanonicalURL: src.CanonicalURL})
+		}},
+	})
+	// The same text, numbered the same way (the numberer sees the same
+	// citations in the same order), rendered in the reader's style. Its
+	// facts go to the hooks: each comes just before the text that shows
+	// it, whatever the chunking.
+	textP := citeproc.New(deltaTee{&text, cfg.Hooks.Delta}, citeproc.Config{
+		Mode:     citeproc.Link,
+		Style:    cfg.Style,
+		Mapping:  global,
+		Numberer: citeproc.FirstCitedNumbers(),
+		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
 			if cfg.Hooks.Citation != nil {
-				cfg.Hooks.Citation(c.Display, src.Source)
+				cfg.Hooks.Citation(c.Display, byNumber[c.Number].Source)
 			}
 		}},
 	})
+	write := func(chunk string) error {
+		raw.WriteString(chunk)
+		if _, err := bodyP.WriteString(chunk); err != nil {
+			return err
+		}
+		_, err := textP.WriteString(chunk)
+		return err
+	}
 
 	streamed := false
 	resp, err := cfg.Model.GenerateContent(ctx, messages(in),
 		llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+			if len(chunk) == 0 {
+				return nil
+			}
 			streamed = true
-			_, err := renumber.Write(chunk)
-			return err
+			return write(string(chunk))
 		}))
 	if err != nil {
 		return nil, fmt.Errorf("finalreport: model: %w", err)
@@ -133,22 +157,22 @@ func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 	}
 	choice := resp.Choices[0]
 	if !streamed {
-		renumber.WriteString(choice.Content)
+		write(choice.Content)
 	}
 	if note := missingNote(in.Missing); note != "" {
-		if !strings.HasSuffix(body.String(), "\n") {
-			renumber.WriteString("\n")
+		if !strings.HasSuffix(raw.String(), "\n") {
+			write("\n")
 		}
-		renumber.WriteString(note)
+		write(note)
 	}
-	if err := renumber.Close(); err != nil {
+	if err := bodyP.Close(); err != nil {
 		return nil, fmt.Errorf("finalreport: %w", err)
 	}
-	if err := styled.Close(); err != nil {
+	if err := textP.Close(); err != nil {
 		return nil, fmt.Errorf("finalreport: %w", err)
 	}
-	rep.Body, rep.Text = body.String(), text.String()
-	rep.Unknown = renumber.Unknowns()
+	rep.Body, rep.Text, rep.raw = body.String(), text.String(), raw.String()
+	rep.Unknown = bodyP.Unknowns()
 	rep.Usage = usage.Of(choice)
 	return rep, nil
 }
@@ -169,28 +193,22 @@ func missingNote(missing []Missing) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "“%s” (%s)", m.Section, m.Reason)
+		fmt.Fprintf(&b, "“%s” (%s)", noteText(m.Section), noteText(m.Reason))
 	}
 	b.WriteString(".\n")
 	return b.String()
 }
 
-type teeWriter struct {
-	a *strings.Builder
-	b *citeproc.Processor
-}
+// noteEscaper keeps a failure's text (which may say "index [5] out of
+// range") from reading as a citation.
+var noteEscaper = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "【", `\[`, "】", `\]`, "［", `\[`, "］", `\]`)
 
-func (w teeWriter) Write(p []byte) (int, error) {
-	w.a.Write(p)
-	return w.b.Write(p)
-}
+func noteText(s string) string { return noteEscaper.Replace(strings.Join(strings.Fields(s), " ")) }
 
 type deltaTee struct {
 	sb    *strings.Builder
 	delta func(string)
 }
-
-func teeFunc(sb *strings.Builder, delta func(string)) deltaTee { return deltaTee{sb, delta} }
 
 func (w deltaTee) Write(p []byte) (int, error) {
 	w.sb.Write(p)

@@ -118,7 +118,7 @@ func bytesOf(n int) func(string) []string {
 }
 
 // at splits s at the given byte offsets (ascending, within s).
-func at(offsets ...int) func(string) []string {
+func splitAt(offsets ...int) func(string) []string {
 	return func(s string) []string {
 		var out []string
 		prev := 0
@@ -175,7 +175,7 @@ func (r *recorder) text() string {
 }
 
 // src returns the merged source numbered n, built from short names.
-func src(n int, id, url, title string) collapse.Source {
+func mergedSrc(n int, id, url, title string) collapse.Source {
 	return collapse.Source{
 		Number:       n,
 		Source:       events.Source{ID: id, URL: url, Title: title, Channel: "web"},
@@ -186,14 +186,14 @@ func src(n int, id, url, title string) collapse.Source {
 // fixtureSources are eight merged sources; 6 has no URL.
 func fixtureSources() []collapse.Source {
 	return []collapse.Source{
-		src(1, "w1", "https://example.org/one", "One"),
-		src(2, "w2", "https://example.org/two", "Two"),
-		src(3, "w3", "https://example.org/three?b=2&a=1", "Three & <Co>"),
-		src(4, "w4", "https://example.org/four", "Four"),
-		src(5, "w5", "https://example.org/five", "Five [draft]"),
+		mergedSrc(1, "w1", "https://example.org/one", "One"),
+		mergedSrc(2, "w2", "https://example.org/two", "Two"),
+		mergedSrc(3, "w3", "https://example.org/three?b=2&a=1", "Three & <Co>"),
+		mergedSrc(4, "w4", "https://example.org/four", "Four"),
+		mergedSrc(5, "w5", "https://example.org/five", "Five [draft]"),
 		{Number: 6, Source: events.Source{ID: "corpus/six.md", Title: "Six", Channel: "corpus"}},
-		src(7, "w7", "https://example.org/seven", "Seven"),
-		src(8, "w8", "https://example.org/eight", "Eight"),
+		mergedSrc(7, "w7", "https://example.org/seven", "Seven"),
+		mergedSrc(8, "w8", "https://example.org/eight", "Eight"),
 	}
 }
 
@@ -217,7 +217,7 @@ const fixtureText = "# Café prices\n" +
 // fixtureBody is fixtureText renumbered 7→1, 3→2, 5→3, 2→4, 6→5.
 const fixtureBody = "# Café prices\n" +
 	"\n" +
-	"Prices rose in 2024 [1]. Wages lagged—see [2, 1].\n" +
+	"Prices rose in 2024 [1]. Wages lagged—see [2][1].\n" +
 	"\n" +
 	"A claim with a bad number stays, and é[3] too.\n" +
 	"\n" +
@@ -243,7 +243,7 @@ func fixtureRefs() []Reference {
 	return refs
 }
 
-var styles = []struct {
+var allStyles = []struct {
 	name  string
 	style citeproc.Style
 }{
@@ -251,4 +251,11 @@ var styles = []struct {
 	{"plain", citeproc.Plain},
 	{"footnote", citeproc.Footnote},
 	{"html", citeproc.HTML},
+}
+
+// exported is the part of a report its users see: the unexported fields
+// hold the writer's text and a mapping with a canonicaliser func, which
+// reflect.DeepEqual cannot compare.
+func exported(r *Report) Report {
+	return Report{Body: r.Body, Text: r.Text, References: r.References, Unknown: r.Unknown, Usage: r.Usage}
 }

@@ -35,7 +35,7 @@ func writerMessage(in Input) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Question: %s\n\n## Findings\n", strings.Join(strings.Fields(in.Question), " "))
 	for _, s := range in.Sections {
-		fmt.Fprintf(&b, "\n### %s\n%s\n", strings.Join(strings.Fields(s.Section), " "), strings.TrimSpace(s.Text))
+		fmt.Fprintf(&b, "\n### %s\n%s\n", strings.Join(strings.Fields(s.Section), " "), demoteHeadings(strings.TrimSpace(s.Text)))
 	}
 	b.WriteString("\n## Sources\n")
 	for _, s := range in.Sources {
@@ -55,4 +55,19 @@ func sourceLine(s collapse.Source) string {
 		loc = s.ID
 	}
 	return fmt.Sprintf("[%d] %s — %s", s.Number, title, loc)
+}
+
+// demoteHeadings turns headings of levels 1-3 inside a finding into level
+// 4, so that they cannot end the findings or start a false section of the
+// protocol.
+func demoteHeadings(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		t := strings.TrimLeft(line, " \t")
+		n := len(t) - len(strings.TrimLeft(t, "#"))
+		if n >= 1 && n <= 3 && (len(t) == n || t[n] == ' ' || t[n] == '\t') {
+			lines[i] = "####" + t[n:]
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -25,7 +25,7 @@ func Markdown(r *Report, style citeproc.Style) string {
 	}
 	b.WriteString("\n\n## References\n\n")
 	for _, ref := range r.References {
-		title := refTitle(ref.Source)
+		title := refLabel(ref.Source)
 		switch style {
 		case citeproc.Footnote:
 			fmt.Fprintf(&b, "[^%d]: %s\n", ref.Number, mdLink(title, ref.URL))
@@ -51,6 +51,16 @@ func refTitle(s events.Source) string {
 	return s.ID
 }
 
+// refLabel is how a reference names its source: the title, and the ID
+// too when there is no URL to tell the reader where it is.
+func refLabel(s events.Source) string {
+	t := refTitle(s)
+	if s.URL == "" && s.ID != "" && t != s.ID {
+		return t + ". " + s.ID
+	}
+	return t
+}
+
 func mdLink(title, url string) string {
 	t := strings.NewReplacer("[", `\[`, "]", `\]`).Replace(title)
 	if url == "" {
@@ -69,17 +79,25 @@ func htmlLink(title, url string) string {
 // HTML returns a standalone page: the report, with each citation a link to
 // its entry in the reference list, and the reference list linking out.
 func HTML(title string, r *Report) (string, error) {
+	r, err := r.withSource()
+	if err != nil {
+		return "", fmt.Errorf("finalreport: html: %w", err)
+	}
+	// Render from the writer's text with each source's URL replaced by its
+	// anchor in the reference list; FirstCited numbers as Write did.
 	anchors := citeproc.NewMapping(nil)
-	for _, ref := range r.References {
-		src := ref.Source
-		src.URL = "#ref-" + strconv.Itoa(ref.Number)
-		if err := anchors.Add(ref.Number, src); err != nil {
+	for _, n := range r.global.Numbers() {
+		src, _ := r.global.Lookup(n)
+		if d, cited := r.display[n]; cited {
+			src.URL = "#ref-" + strconv.Itoa(d)
+		}
+		if err := anchors.Add(n, src); err != nil {
 			return "", fmt.Errorf("finalreport: html: %w", err)
 		}
 	}
 	var md strings.Builder
-	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors})
-	p.WriteString(r.Body)
+	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors, Numberer: citeproc.FirstCitedNumbers()})
+	p.WriteString(r.raw)
 	if err := p.Close(); err != nil {
 		return "", fmt.Errorf("finalreport: html: %w", err)
 	}
@@ -111,12 +129,32 @@ pre{overflow:auto;background:#f5f5f5;padding:.75rem}
 	if len(r.References) > 0 {
 		b.WriteString("<section>\n<h2>References</h2>\n<ol class=\"references\">\n")
 		for _, ref := range r.References {
-			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s</li>\n", ref.Number, ref.Number, htmlLink(refTitle(ref.Source), ref.URL))
+			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s</li>\n", ref.Number, ref.Number, htmlLink(refLabel(ref.Source), ref.URL))
 		}
 		b.WriteString("</ol>\n</section>\n")
 	}
 	b.WriteString("</body>\n</html>\n")
 	return b.String(), nil
+}
+
+// withSource returns r, or for a Report that was not made by Write (one
+// built from its exported fields), a copy whose writer text is its Body
+// and whose sources are its References.
+func (r *Report) withSource() (*Report, error) {
+	if r.global != nil {
+		return r, nil
+	}
+	c := *r
+	c.raw, c.keep = r.Body, true
+	c.global = citeproc.NewMapping(nil)
+	c.display = map[int]int{}
+	for _, ref := range r.References {
+		if err := c.global.Add(ref.Number, ref.Source); err != nil {
+			return nil, err
+		}
+		c.display[ref.Number] = ref.Number
+	}
+	return &c, nil
 }
 
 // Claim is an entry of the citation sidecar: the JSON Pointer of a string
@@ -139,43 +177,52 @@ type Document struct {
 
 // JSON returns the report as a Document.
 func JSON(question string, r *Report) (*Document, error) {
-	refs := citeproc.NewMapping(nil)
-	for _, ref := range r.References {
-		if err := refs.Add(ref.Number, ref.Source); err != nil {
-			return nil, fmt.Errorf("finalreport: json: %w", err)
-		}
+	r, err := r.withSource()
+	if err != nil {
+		return nil, fmt.Errorf("finalreport: json: %w", err)
 	}
-	doc := &Document{Question: question, Text: r.Body, Blocks: Blocks(r.Body), References: r.References, Citations: []Claim{}}
+	mode := citeproc.Link
+	if r.keep {
+		mode = citeproc.Keep // Body as given: its markers are reference numbers
+	}
+	doc := &Document{Question: question, Text: r.Body, Blocks: []string{}, References: r.References, Citations: []Claim{}}
 	if doc.References == nil {
 		doc.References = []Reference{}
 	}
-	for i, blk := range doc.Blocks {
-		p := citeproc.New(discard{}, citeproc.Config{Mode: citeproc.Keep, Mapping: refs})
-		p.WriteString(blk)
+	// Each block of the writer's text is rendered on its own with the
+	// report's numbering, so a block's citations are known from the
+	// source, not by re-reading the rendered block.
+	number := citeproc.NumbererFunc(func(n int, _ events.Source) int { return r.display[n] })
+	for _, raw := range Blocks(r.raw) {
+		var sb strings.Builder
+		p := citeproc.New(&sb, citeproc.Config{Mode: mode, Style: citeproc.Plain, Mapping: r.global, Numberer: number})
+		p.WriteString(raw)
 		p.Close()
+		blk := strings.TrimSpace(sb.String())
+		if blk == "" {
+			continue // a block that was only dropped markers
+		}
+		doc.Blocks = append(doc.Blocks, blk)
 		cited := p.Cited()
 		if len(cited) == 0 {
 			continue
 		}
-		claim := Claim{Path: "/blocks/" + strconv.Itoa(i)}
+		claim := Claim{Path: "/blocks/" + strconv.Itoa(len(doc.Blocks)-1)}
 		for _, c := range cited {
-			claim.SIDs = append(claim.SIDs, c.Number)
+			claim.SIDs = append(claim.SIDs, c.Display)
 		}
 		doc.Citations = append(doc.Citations, claim)
 	}
 	return doc, nil
 }
 
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
 // Blocks splits markdown into blocks at blank lines, keeping fenced code
 // blocks whole.
 func Blocks(md string) []string {
 	var blocks []string
 	var cur []string
-	fence := ""
+	var fenceChar byte // of the open fence, 0 when none
+	fenceLen := 0
 	flush := func() {
 		if len(cur) > 0 {
 			blocks = append(blocks, strings.Join(cur, "\n"))
@@ -184,15 +231,17 @@ func Blocks(md string) []string {
 	}
 	for _, line := range strings.Split(md, "\n") {
 		trimmed := strings.TrimSpace(line)
+		run := func(c byte) int { return len(trimmed) - len(strings.TrimLeft(trimmed, string(c))) }
 		switch {
-		case fence != "":
+		case fenceChar != 0:
 			cur = append(cur, line)
-			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
-				fence = ""
+			if n := run(fenceChar); n >= fenceLen && n == len(trimmed) {
+				fenceChar = 0
 			}
 			continue
 		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			fence = trimmed[:3]
+			fenceChar = trimmed[0]
+			fenceLen = run(fenceChar)
 			cur = append(cur, line)
 			continue
 		case trimmed == "":

@@ -3,11 +3,14 @@ package finalreport
 import (
 	"context"
 	"errors"
+	"io"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
@@ -46,7 +49,7 @@ var fixtureTexts = map[citeproc.Style]string{
 	citeproc.HTML: "# Café prices\n" +
 		"\n" +
 		`Prices rose in 2024 <sup class="cite"><a href="https://example.org/seven" title="Seven">[1]</a></sup>. ` +
-		`Wages lagged—see <sup class="cite"><a href="https://example.org/three?b=2&amp;a=1" title="Three &amp; &lt;Co&gt;">[2]</a>,<a href="https://example.org/seven" title="Seven">[1]</a></sup>.` + "\n" +
+		`Wages lagged—see <sup class="cite"><a href="https://example.org/three?b=2&amp;a=1" title="Three &amp; &lt;Co&gt;">[2]</a></sup><sup class="cite"><a href="https://example.org/seven" title="Seven">[1]</a></sup>.` + "\n" +
 		"\n" +
 		`A claim with a bad number stays, and é<sup class="cite"><a href="https://example.org/five" title="Five [draft]">[3]</a></sup> too.` + "\n" +
 		"\n" +
@@ -69,7 +72,7 @@ func fixtureInput() Input {
 	}
 }
 
-func write(t *testing.T, m *scripted, style citeproc.Style, in Input) (*Report, *recorder) {
+func writeReport(t *testing.T, m llms.Model, style citeproc.Style, in Input) (*Report, *recorder) {
 	t.Helper()
 	rec := &recorder{}
 	rep, err := Write(context.Background(), Config{Model: m, Style: style, Hooks: rec.hooks()}, in)
@@ -80,10 +83,10 @@ func write(t *testing.T, m *scripted, style citeproc.Style, in Input) (*Report, 
 }
 
 func TestWriteRenumbers(t *testing.T) {
-	for _, st := range styles {
+	for _, st := range allStyles {
 		t.Run(st.name, func(t *testing.T) {
 			m := &scripted{Text: fixtureText, Split: bytesOf(len(fixtureText))}
-			rep, rec := write(t, m, st.style, fixtureInput())
+			rep, rec := writeReport(t, m, st.style, fixtureInput())
 			if rep.Body != fixtureBody {
 				t.Errorf("Body:\n got %q\nwant %q", rep.Body, fixtureBody)
 			}
@@ -123,11 +126,10 @@ func TestWriteUnknownNeverResolved(t *testing.T) {
 	in := fixtureInput()
 	in.Sources = in.Sources[:3] // 1, 2, 3
 	text := "A [4]. B [0]. C [3]. D [99][2]. E [ref: https://example.org/seven].\n"
-	rep, rec := write(t, &scripted{Text: text, Split: bytesOf(2)}, citeproc.Markdown, in)
-	if want := "A. B. C [1]. D [2].  E.\n"; rep.Body != want {
-		// The exact blank handling is citeproc's; what matters here is the
-		// markers that are left.
-		t.Logf("Body = %q", rep.Body)
+	rep, rec := writeReport(t, &scripted{Text: text, Split: bytesOf(2)}, citeproc.Markdown, in)
+	// [0] is not a citation marker at all; it stays as text.
+	if want := "A. B [0]. C [1]. D [2]. E.\n"; rep.Body != want {
+		t.Errorf("Body = %q, want %q", rep.Body, want)
 	}
 	if got := markersIn(rep.Body); !reflect.DeepEqual(got, []int{1, 2}) {
 		t.Errorf("Body %q cites %v, want [1 2]", rep.Body, got)
@@ -175,7 +177,7 @@ func markersIn(body string) []int {
 	for n := 1; n <= 1000; n++ {
 		mp.Add(n, citeproc.Source{ID: strconv.Itoa(n)})
 	}
-	p := citeproc.New(discard{}, citeproc.Config{Mode: citeproc.Keep, Mapping: mp})
+	p := citeproc.New(io.Discard, citeproc.Config{Mode: citeproc.Keep, Mapping: mp})
 	p.WriteString(body)
 	p.Close()
 	var out []int
@@ -241,8 +243,8 @@ func TestWriteChunking(t *testing.T) {
 		{"2", bytesOf(2)},
 		{"3", bytesOf(3)},
 		{"odd2", func(s string) []string { return append([]string{s[:1]}, bytesOf(2)(s[1:])...) }},
-		{"in-markers", at(seven, group, marker, ref)},
-		{"in-utf8", at(e, fullwidth, dash)},
+		{"in-markers", splitAt(seven, group, marker, ref)},
+		{"in-utf8", splitAt(e, fullwidth, dash)},
 		{"empty-chunks", func(s string) []string {
 			var out []string
 			for _, c := range bytesOf(5)(s) {
@@ -253,13 +255,13 @@ func TestWriteChunking(t *testing.T) {
 	}
 	in := fixtureInput()
 	in.Missing = []Missing{{Section: "Wages", Reason: "timeout"}}
-	for _, st := range styles {
+	for _, st := range allStyles {
 		t.Run(st.name, func(t *testing.T) {
-			want, wantRec := write(t, &scripted{Text: fixtureText, Split: bytesOf(len(fixtureText))}, st.style, in)
+			want, wantRec := writeReport(t, &scripted{Text: fixtureText, Split: bytesOf(len(fixtureText))}, st.style, in)
 			for _, sp := range splits {
 				t.Run(sp.name, func(t *testing.T) {
-					got, rec := write(t, &scripted{Text: fixtureText, Split: sp.split}, st.style, in)
-					if !reflect.DeepEqual(got, want) {
+					got, rec := writeReport(t, &scripted{Text: fixtureText, Split: sp.split}, st.style, in)
+					if !reflect.DeepEqual(exported(got), exported(want)) {
 						t.Errorf("report differs from the whole-chunk one:\n got %+v\nwant %+v", got, want)
 					}
 					if g, w := rec.merged(), wantRec.merged(); !reflect.DeepEqual(g, w) {
@@ -337,7 +339,7 @@ func TestWriteBadInput(t *testing.T) {
 		t.Error("a response without choices: no error")
 	}
 	in := fixtureInput()
-	in.Sources = append(in.Sources, src(3, "other", "https://example.org/other", "Other"))
+	in.Sources = append(in.Sources, mergedSrc(3, "other", "https://example.org/other", "Other"))
 	m := &scripted{Text: "x"}
 	if _, err := Write(context.Background(), Config{Model: m}, in); err == nil {
 		t.Error("two sources under one number: no error")
@@ -359,7 +361,7 @@ func TestWriteUsage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, split := range []func(string) []string{nil, bytesOf(4)} {
-				rep, _ := write(t, &scripted{Text: "Hi [1].\n", Split: split, Info: tc.info}, citeproc.Markdown, fixtureInput())
+				rep, _ := writeReport(t, &scripted{Text: "Hi [1].\n", Split: split, Info: tc.info}, citeproc.Markdown, fixtureInput())
 				if rep.Usage != tc.want {
 					t.Errorf("Usage = %+v, want %+v", rep.Usage, tc.want)
 				}
@@ -406,7 +408,7 @@ func TestWriteMissing(t *testing.T) {
 			in := fixtureInput()
 			in.Missing = tc.missing
 			for _, split := range []func(string) []string{nil, bytesOf(1), bytesOf(len(tc.text) + 1)} {
-				rep, rec := write(t, &scripted{Text: tc.text, Split: split}, citeproc.Plain, in)
+				rep, rec := writeReport(t, &scripted{Text: tc.text, Split: split}, citeproc.Plain, in)
 				if rep.Body != tc.want {
 					t.Errorf("Body:\n got %q\nwant %q", rep.Body, tc.want)
 				}
@@ -426,8 +428,9 @@ func TestWriteMissingNoteCitesNothing(t *testing.T) {
 	in := fixtureInput()
 	in.Missing = []Missing{
 		{Section: "Prices [2]", Reason: "runtime error: index out of range [5] with length 3"},
+		{Section: "Rents 【4】", Reason: "tool ［3］ failed"},
 	}
-	rep, rec := write(t, &scripted{Text: "Body [1].\n"}, citeproc.Markdown, in)
+	rep, rec := writeReport(t, &scripted{Text: "Body [1].\n"}, citeproc.Markdown, in)
 	if len(rep.References) != 1 {
 		t.Errorf("the note added references: %+v", rep.References)
 	}
@@ -436,7 +439,7 @@ func TestWriteMissingNoteCitesNothing(t *testing.T) {
 			t.Errorf("Citation hook for %d from the note", e.Cite)
 		}
 	}
-	for _, s := range []string{"Prices", "[2]", "index out of range", "[5]", "with length 3"} {
+	for _, s := range []string{"Prices", "[2]", "index out of range", "[5]", "with length 3", "Rents", "4", "tool", "3", "failed"} {
 		if !strings.Contains(strings.ReplaceAll(rep.Body, `\`, ""), s) {
 			t.Errorf("Body %q does not name %q", rep.Body, s)
 		}
