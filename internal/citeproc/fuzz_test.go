@@ -1,6 +1,8 @@
 package citeproc_test
 
 import (
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -65,4 +67,47 @@ func (w *utf8Checker) Write(p []byte) (int, error) {
 	}
 	w.sb.Write(p)
 	return len(p), nil
+}
+
+// FuzzRoundTrip: what Renumber and Link (plain) write, read again with the
+// new numbers (in Renumber mode, which like the writer counts definition
+// labels), cites the same sources in the same order and nothing else. The final report relies on its output meaning what it
+// says.
+func FuzzRoundTrip(f *testing.F) {
+	for _, tc := range cases {
+		f.Add(tc.in)
+	}
+	f.Add("x [[99]1] y 【7】(z) [1][9]: w\n[ref: https://example.com/a]: v")
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, cfg := range []citeproc.Config{
+			{Mode: citeproc.Renumber, Numberer: citeproc.FirstCitedNumbers()},
+			{Mode: citeproc.Link, Style: citeproc.Plain, Numberer: citeproc.FirstCitedNumbers()},
+		} {
+			cfg.Mapping = testMapping(t)
+			var out strings.Builder
+			p := citeproc.New(&out, cfg)
+			p.WriteString(in)
+			p.Close()
+			renumbered := citeproc.NewMapping(nil)
+			for _, c := range p.Cited() {
+				renumbered.Add(c.Display, c.Source)
+			}
+			q := citeproc.New(io.Discard, citeproc.Config{Mode: citeproc.Renumber, Mapping: renumbered})
+			q.WriteString(out.String())
+			q.Close()
+			if u := q.Unknowns(); len(u) > 0 {
+				t.Fatalf("mode %d: output cites %v, which it never resolved\nin:  %q\nout: %q", cfg.Mode, u, in, out.String())
+			}
+			var want, got []int
+			for _, c := range p.Cited() {
+				want = append(want, c.Display)
+			}
+			for _, c := range q.Cited() {
+				got = append(got, c.Number)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("mode %d: output cites %v, want %v\nin:  %q\nout: %q", cfg.Mode, got, want, in, out.String())
+			}
+		}
+	})
 }

@@ -63,8 +63,10 @@ var (
 
 // parse recognises a marker at the start of b. lineStart says whether only
 // blanks precede it on its line (where "[1]: url" is a definition); defs
-// says whether definitions are left alone (all modes but Renumber, which
-// renumbers them with the markers). On success m.next holds the character
+// says whether definitions are left alone (Keep and Remove; Link and
+// Renumber give their labels the same numbers as the markers, so that no
+// label is left pointing at a number that now means another source). On
+// success m.next holds the character
 // after the marker (nil at the end of the text), so that rendering can
 // keep it from joining the marker into new markdown.
 func (m *marker) parse(b []byte, eof, lineStart, defs bool) (int, parseStatus) {
@@ -466,14 +468,15 @@ func (p *Processor) reportUnknown(u Unknown) {
 	}
 }
 
-// drop removes a marker from the text. Between brackets ("[[9]1]",
-// "[5[9]]") removing it would join its neighbours into a new marker, so it
-// is written with escaped brackets instead: visible, and never a citation.
+// drop removes a marker from the text. Inside brackets ("[[9]1]",
+// "[5[9]]", "[1[9]0]") removing it could join its neighbours into a new
+// marker, so in Link and Renumber modes (whose output is read again) it is
+// written with escaped brackets instead: visible, and never a citation.
 func (p *Processor) drop(raw []byte) {
 	if p.removed && p.sep != 0 {
 		p.sep, p.sepBlank = 0, false // "[1], [2]": the separator goes too
 	}
-	if p.lastOpen || isCloseBracket(p.m.next) {
+	if p.mode != Remove && (p.lastOpen || p.textOpen > 0 || isCloseBracket(p.m.next)) {
 		inner := raw[len(p.m.open) : len(raw)-len(p.m.close)]
 		if p.removed {
 			p.settle([]byte{'\\'})

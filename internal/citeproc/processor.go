@@ -100,6 +100,7 @@ type Processor struct {
 	sep       byte // a ',' or ';' after a dropped marker, held: it goes if another marker is dropped next
 	sepBlank  bool // blanks followed the held separator
 	lastOpen  bool // the last output character is an opening bracket
+	textOpen  int  // opening brackets output as text on this line and not yet closed
 	litTick   byte // inside an over-long run of this fence character: literal text
 	spanFence bool // the open code span started a line with 3+ backticks: it may be a fence
 	spanTick  bool // a backtick run was seen after that opener on its line
@@ -552,6 +553,9 @@ func (p *Processor) scanText(eof bool) bool {
 					return false
 				}
 			}
+			if p.textOpen > 0 {
+				p.textOpen = max(0, p.textOpen-bytes.Count(b[i:j], closeSingle))
+			}
 			p.put(b[i:j])
 			i = j
 			continue
@@ -560,6 +564,7 @@ func (p *Processor) scanText(eof bool) bool {
 		case '\n':
 			p.put(b[i : i+1])
 			p.lineStart = true
+			p.textOpen = 0
 			i++
 		case ' ', '\t':
 			p.blank(c)
@@ -597,7 +602,7 @@ func (p *Processor) scanText(eof bool) bool {
 			p.pos = i
 			return true
 		default: // '[', or the lead byte of 【 or ［
-			n, st := p.m.parse(b[i:], eof, bol, p.mode != Renumber)
+			n, st := p.m.parse(b[i:], eof, bol, p.mode == Keep || p.mode == Remove)
 			switch st {
 			case pMore:
 				p.pos, p.lineStart = i, bol
@@ -619,6 +624,12 @@ func (p *Processor) scanText(eof bool) bool {
 					return true
 				}
 				n = min(3, len(b)-i) // a whole character: its rest is plain
+				switch ch := b[i : i+n]; {
+				case bytes.Equal(ch, lenticularOpen) || bytes.Equal(ch, fullwidthOpen):
+					p.textOpen++
+				case p.textOpen > 0 && (bytes.Equal(ch, lenticularClose) || bytes.Equal(ch, fullwidthClose)):
+					p.textOpen--
+				}
 				p.put(b[i : i+n])
 				i += n
 			}
@@ -849,6 +860,9 @@ func (p *Processor) notLink() bool {
 	// Only the '!' of "![" that opens no image: the '[' may start a marker
 	// ("It works![1]").
 	n := 1
+	if p.buf[p.pos] == '[' {
+		p.textOpen++
+	}
 	p.put(p.buf[p.pos : p.pos+n])
 	p.pos += n
 	p.st = stText
