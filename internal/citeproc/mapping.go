@@ -26,7 +26,7 @@ func NewMapping(canonical func(string) string) *Mapping {
 
 // MappingOf builds a mapping from a plain map.
 func MappingOf(m map[int]Source, canonical func(string) string) (*Mapping, error) {
-	mp := NewMapping(canonical)
+	mp := &Mapping{byNum: make(map[int]Source, len(m)), byURL: make(map[string]int, len(m)), canonical: canonical}
 	for _, n := range slices.Sorted(maps.Keys(m)) {
 		if err := mp.Add(n, m[n]); err != nil {
 			return nil, err

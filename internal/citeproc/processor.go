@@ -137,7 +137,8 @@ func New(dst io.Writer, cfg Config) *Processor {
 		number:    cfg.Numberer,
 		hooks:     cfg.Hooks,
 		lineStart: true,
-		citedIdx:  map[int]int{},
+		citedIdx:  make(map[int]int, min(mp.Len(), 64)),
+		cited:     make([]Citation, 0, min(mp.Len(), 64)),
 	}
 }
 
@@ -312,7 +313,7 @@ func (p *Processor) put(b []byte) {
 	p.out = append(p.out, b...)
 	p.afterShown = false
 	p.last = b[len(b)-1]
-	p.lastOpen = p.last == '[' || bytes.HasSuffix(b, lenticularOpen) || bytes.HasSuffix(b, fullwidthOpen)
+	p.lastOpen = p.last == '[' || (p.last >= 0x90 && (bytes.HasSuffix(b, lenticularOpen) || bytes.HasSuffix(b, fullwidthOpen)))
 	k := 0
 	for k < len(b) && heldByte(b[len(b)-1-k]) {
 		k++
@@ -448,7 +449,7 @@ func isClosingPunct(b []byte) bool {
 }
 
 // special marks bytes the text scanner must look at; everything else is
-// copied in runs. Blanks are special only outside Keep mode.
+// copied in runs. Blanks are special only right after a dropped marker.
 var special, specialKeep [256]bool
 
 func init() {
@@ -464,12 +465,14 @@ func init() {
 func (p *Processor) scanText(eof bool) bool {
 	b := p.buf
 	i := p.pos
-	table := &special
-	if p.mode == Keep {
-		table = &specialKeep
-	}
 	for i < len(b) {
 		c := b[i]
+		// Blanks need a look only right after a dropped marker; elsewhere
+		// they are text, and put counts the trailing ones it holds.
+		table := &specialKeep
+		if p.removed {
+			table = &special
+		}
 		if p.litTick != 0 {
 			if c == p.litTick {
 				run := runOf(b, i, c)
