@@ -47,15 +47,19 @@ func (m planOf8) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 }
 
 // BenchmarkOrchestration measures the orchestration overhead against a
-// model whose every call takes 20 ms: 8 agents of 4 calls each. With
+// model whose every call takes a fixed time (20 ms, and 50 ms): 8 agents of
+// 4 calls each. With
 // parallelism 8 a run should take about the critical path (plan + slowest
 // agent + final report); with parallelism 1 the research stage is serial.
 // Metrics: x-critical is the run's wall time over the critical path;
 // research-ms is the research stage alone.
 func BenchmarkOrchestration(b *testing.B) {
-	const latency = 20 * time.Millisecond
-	for _, par := range []int{8, 1} {
-		b.Run(fmt.Sprintf("parallelism-%d", par), func(b *testing.B) {
+	for _, bc := range []struct {
+		latency time.Duration
+		par     int
+	}{{20 * time.Millisecond, 8}, {20 * time.Millisecond, 1}, {50 * time.Millisecond, 8}} {
+		latency, par := bc.latency, bc.par
+		b.Run(fmt.Sprintf("latency-%s/parallelism-%d", latency, par), func(b *testing.B) {
 			model := planOf8{Model: extractive.New(extractive.Options{Latency: latency}), latency: latency}
 			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 8, Parallelism: par})
 			ctx := context.Background()

@@ -19,7 +19,7 @@ func TestMatchQuery(t *testing.T) {
 		{"the of and", ""},
 		{"", ""},
 		{`""`, ""},
-		{"a b c d e f cable", `"b" OR "c" OR "d" OR "e" OR "f" OR "cable" OR "b c" OR "c d" OR "d e" OR "e f" OR "f cable"`},
+		{"a b c d e f cable", `"b" OR "c" OR "d" OR "e" OR "f" OR "cable" OR "b c" OR "c d" OR "d e" OR "e f"`},
 		{"cable of the the the ship", `"cable" OR "ship"`},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -105,15 +106,20 @@ func stemSet(s string) map[string]bool {
 	return m
 }
 
-// overlap counts the distinct stems of s that are in terms.
+// overlap counts the distinct stems of s that are in terms. It is on the
+// scoring path of every sentence, so it builds no sets: the stems it has
+// counted are few.
 func overlap(s string, terms map[string]bool) int {
-	n := 0
-	for st := range stemSet(s) {
-		if terms[st] {
-			n++
+	var counted []string
+	for _, t := range tokens(s) {
+		if stopwords[t] || (utf8.RuneCountInString(t) < 2 && !isDigits(t)) {
+			continue
+		}
+		if st := stem(t); terms[st] && !slices.Contains(counted, st) {
+			counted = append(counted, st)
 		}
 	}
-	return n
+	return len(counted)
 }
 
 func isDigits(s string) bool {
@@ -240,12 +246,30 @@ var (
 )
 
 func cleanSourceText(s string) string {
-	s = linkRe.ReplaceAllString(s, "$1")
-	s = sourceMarkerRe.ReplaceAllString(s, "")
+	// The regular expressions run only where they can match: most
+	// sentences have no brackets at all, and this is on every model call.
+	if strings.Contains(s, "](") {
+		s = linkRe.ReplaceAllString(s, "$1")
+	}
+	if strings.ContainsAny(s, "[【［") {
+		s = sourceMarkerRe.ReplaceAllString(s, "")
+	}
 	s = strings.ReplaceAll(s, "`", "")
 	s = strings.ReplaceAll(s, "**", "")
 	s = strings.Join(strings.Fields(s), " ")
-	return spaceBeforeRe.ReplaceAllString(s, "$1")
+	if hasSpaceBeforePunct(s) {
+		s = spaceBeforeRe.ReplaceAllString(s, "$1")
+	}
+	return s
+}
+
+func hasSpaceBeforePunct(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] == ' ' && strings.IndexByte(".,;:!?", s[i]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 var (
