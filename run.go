@@ -298,6 +298,7 @@ func (r *Researcher) runAgent(ctx context.Context, task agent.Task, backend Sear
 		Budget:      r.cfg.Budget,
 		SearchLimit: r.cfg.SearchLimit,
 		Canonical:   collapse.Key,
+		Channel:     r.channel(),
 		Hooks: agent.Hooks{
 			Search: func(q string, n int) { em.Emit(idx, sec, events.SearchData{Query: q, Results: n}) },
 			Source: func(n int, src events.Source) { em.Emit(idx, sec, events.SourceData{Number: n, Source: src}) },
@@ -339,6 +340,14 @@ func (r *Researcher) runAgent(ctx context.Context, task agent.Task, backend Sear
 		DurationMS: time.Since(start).Milliseconds(),
 	})
 	return agentOutcome{res: res}
+}
+
+// channel names where the agents' sources come from, for Source.Channel.
+func (r *Researcher) channel() string {
+	if r.cfg.Search == nil {
+		return "corpus"
+	}
+	return "search"
 }
 
 func mergedData(sources []collapse.Source, unknown int) events.MergedData {
