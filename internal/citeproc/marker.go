@@ -558,27 +558,37 @@ func (p *Processor) appendNum(d int) {
 	p.out = strconv.AppendInt(p.out, int64(d), 10)
 }
 
+// appendPlain writes [1] or [1, 2].
+func (p *Processor) appendPlain(g []Citation) {
+	p.out = append(p.out, '[')
+	for k, c := range g {
+		if k > 0 {
+			p.out = append(p.out, ", "...)
+		}
+		p.appendNum(c.Display)
+	}
+	p.out = append(p.out, ']')
+}
+
+// appendFootnotes writes [^1][^2].
+func (p *Processor) appendFootnotes(g []Citation) {
+	for _, c := range g {
+		p.out = append(p.out, "[^"...)
+		p.appendNum(c.Display)
+		p.out = append(p.out, ']')
+	}
+}
+
 func (p *Processor) renderLink() {
 	g := p.group
 	lineStart := p.outLineStart()
 	switch p.style {
 	case Plain:
 		p.begin('[')
-		p.out = append(p.out, '[')
-		for k, c := range g {
-			if k > 0 {
-				p.out = append(p.out, ", "...)
-			}
-			p.appendNum(c.Display)
-		}
-		p.out = append(p.out, ']')
+		p.appendPlain(g)
 	case Footnote:
 		p.begin('[')
-		for _, c := range g {
-			p.out = append(p.out, "[^"...)
-			p.appendNum(c.Display)
-			p.out = append(p.out, ']')
-		}
+		p.appendFootnotes(g)
 	case HTML:
 		p.begin('<')
 		p.out = append(p.out, `<sup class="cite">`...)
@@ -631,20 +641,9 @@ func (p *Processor) renderRenumbered() {
 	lineStart := p.outLineStart()
 	switch m.kind {
 	case kRef:
-		p.out = append(p.out, '[')
-		for k, c := range g {
-			if k > 0 {
-				p.out = append(p.out, ", "...)
-			}
-			p.appendNum(c.Display)
-		}
-		p.out = append(p.out, ']')
+		p.appendPlain(g)
 	case kFootnote:
-		for _, c := range g {
-			p.out = append(p.out, "[^"...)
-			p.appendNum(c.Display)
-			p.out = append(p.out, ']')
-		}
+		p.appendFootnotes(g)
 	default:
 		p.out = append(p.out, m.open...)
 		if m.ranged && len(g) > 1 && contiguous(g) {
