@@ -398,3 +398,38 @@ func TestFailedProviderCallIsRetried(t *testing.T) {
 	}
 	checkCitations(t, rep, rec)
 }
+
+// writerDown fails every final-report call, as a provider that is down
+// after the research is done.
+type writerDown struct{ llms.Model }
+
+func (m writerDown) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "Role: writer") {
+		return nil, errors.New("502 bad gateway")
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+func TestWriterFailureKeepsFindings(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{Model: writerDown{extractive.New(extractive.Options{})}, MaxRetries: -1})
+	rec := &recorder{}
+	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	if err == nil || !strings.Contains(err.Error(), "502") {
+		t.Fatalf("want the writer's error, got %v", err)
+	}
+	if d := rec.of(events.Error); len(d) != 1 || d[0].Data.(events.ErrorData).Stage != events.StageReport {
+		t.Fatalf("want one error event at the report stage, got %v", d)
+	}
+	findings, ferr := rep.Findings()
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	for _, s := range rep.Sections {
+		if !strings.Contains(findings, "## "+s.Task.Title) {
+			t.Errorf("findings lack section %q", s.Task.Title)
+		}
+	}
+	if !strings.Contains(findings, "## References") || !strings.Contains(findings, "[1]") {
+		t.Errorf("findings have no references:\n%s", findings)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"github.com/sourcegraph/conc/panics"
@@ -67,6 +68,37 @@ func (r *Report) Markdown() string {
 		return ""
 	}
 	return finalreport.Markdown(r.final, r.style)
+}
+
+// Findings returns the agents' merged findings as markdown, one section
+// per research task, with citations renumbered 1..K and a reference list.
+// It is what survives when the final report could not be written (Run
+// then returns it in the Report alongside the error), so that no research
+// done is lost.
+func (r *Report) Findings() (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Findings: %s\n", strings.Join(strings.Fields(r.Question), " "))
+	for _, sec := range r.Sections {
+		fmt.Fprintf(&b, "\n## %s\n\n", sec.Task.Title)
+		if sec.Failure != nil {
+			fmt.Fprintf(&b, "> This research task failed (%s).\n", sec.Failure.Kind)
+			continue
+		}
+		b.WriteString(strings.TrimSpace(sec.Text))
+		b.WriteString("\n")
+	}
+	pub, err := collapse.Publish(b.String(), r.Sources)
+	if err != nil {
+		return "", err
+	}
+	out := strings.TrimRight(pub.Text, "\n") + "\n"
+	if len(pub.References) > 0 {
+		out += "\n## References\n\n"
+		for _, ref := range pub.References {
+			out += "- " + collapse.ReferenceLine(ref.Number, ref.Source) + "\n"
+		}
+	}
+	return out, nil
 }
 
 // HTML returns the report as a standalone HTML page with clickable

@@ -171,6 +171,20 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		if errors.Is(runErr, context.Canceled) {
 			return runErr
 		}
+		if rep != nil && rep.Text == "" && len(rep.Sources) > 0 {
+			// The writer failed after the research succeeded: keep the
+			// research. The findings go where the report would have.
+			if findings, err := rep.Findings(); err == nil {
+				if rf.output != "" {
+					err = writeAtomic(rf.output, findings)
+				} else {
+					_, err = io.WriteString(reportOut, findings)
+				}
+				if err == nil {
+					return fmt.Errorf("run: %w (the agents' merged findings were written instead of the report)", runErr)
+				}
+			}
+		}
 		return fmt.Errorf("run: %w", runErr)
 	}
 	doc, err := render(rep, s.Output.Format)
