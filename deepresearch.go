@@ -216,23 +216,11 @@ func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	if r.index != nil && r.synced {
 		return r.index, nil
 	}
-	dir := r.cfg.Corpus
-	if dir == "" {
-		d, err := corpus.DefaultCorpus()
-		if err != nil {
-			return nil, fmt.Errorf("%w: no corpus configured and %v", ErrCorpus, err)
-		}
-		dir = d
+	dir, path, err := corpusPaths(r.cfg.Corpus, r.cfg.IndexPath)
+	if err != nil {
+		return nil, err
 	}
 	if r.index == nil {
-		path := r.cfg.IndexPath
-		if path == "" {
-			p, err := corpus.DefaultPath(dir)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrCorpus, err)
-			}
-			path = p
-		}
 		ix, err := corpus.Open(ctx, path)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCorpus, err)

@@ -19,19 +19,9 @@ type IndexStats struct {
 // indexPath (empty: the user's cache directory). Only new and changed
 // files are read.
 func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
-	if dir == "" {
-		d, err := corpus.DefaultCorpus()
-		if err != nil {
-			return IndexStats{}, fmt.Errorf("%w: no corpus given and %v", ErrCorpus, err)
-		}
-		dir = d
-	}
-	if indexPath == "" {
-		p, err := corpus.DefaultPath(dir)
-		if err != nil {
-			return IndexStats{}, fmt.Errorf("%w: %v", ErrCorpus, err)
-		}
-		indexPath = p
+	dir, indexPath, err := corpusPaths(dir, indexPath)
+	if err != nil {
+		return IndexStats{}, err
 	}
 	ix, err := corpus.Open(ctx, indexPath)
 	if err != nil {
@@ -44,4 +34,25 @@ func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
 	}
 	return IndexStats{Dir: dir, IndexPath: indexPath, Scanned: st.Scanned, Added: st.Added, Updated: st.Updated,
 		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages}, nil
+}
+
+// corpusPaths fills in the defaults: the Go distribution's documentation
+// for an empty dir, a file in the user's cache directory for an empty
+// indexPath.
+func corpusPaths(dir, indexPath string) (string, string, error) {
+	if dir == "" {
+		d, err := corpus.DefaultCorpus()
+		if err != nil {
+			return "", "", fmt.Errorf("%w: no corpus configured and %v", ErrCorpus, err)
+		}
+		dir = d
+	}
+	if indexPath == "" {
+		p, err := corpus.DefaultPath(dir)
+		if err != nil {
+			return "", "", fmt.Errorf("%w: %v", ErrCorpus, err)
+		}
+		indexPath = p
+	}
+	return dir, indexPath, nil
 }
