@@ -433,3 +433,52 @@ func TestWriterFailureKeepsFindings(t *testing.T) {
 		t.Errorf("findings have no references:\n%s", findings)
 	}
 }
+
+func TestFailedAgentUsageIsCounted(t *testing.T) {
+	// The failing agent's research turns reach the model (and cost tokens)
+	// before its report turn fails.
+	model := faultyModel{Model: extractive.New(extractive.Options{}), task: "No such task", fault: "error"}
+	base := newResearcher(t, deepresearch.Config{Model: model, MaxRetries: -1})
+	ok, err := base.Run(context.Background(), question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newResearcher(t, deepresearch.Config{Model: reportTurnFails{extractive.New(extractive.Options{}), "How it works"}, MaxRetries: -1})
+	rec := &recorder{}
+	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.of(events.AgentFailed)) != 1 {
+		t.Fatalf("want one failed agent")
+	}
+	var finished deepresearch.Usage
+	for _, e := range rec.of(events.AgentFinished) {
+		finished = finished.Add(e.Data.(events.AgentFinishedData).Usage)
+	}
+	// Plan, the three healthy agents and the writer account for less than
+	// the run's total: the rest is what the failed agent spent.
+	if rep.Usage.Calls <= finished.Calls+2 || rep.Usage.Calls >= ok.Usage.Calls+1 {
+		t.Errorf("run usage %d calls: healthy agents %d, whole healthy run %d; the failed agent's calls are not counted", rep.Usage.Calls, finished.Calls, ok.Usage.Calls)
+	}
+}
+
+// reportTurnFails fails the report turn of one task.
+type reportTurnFails struct {
+	llms.Model
+	task string
+}
+
+func (m reportTurnFails) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	sys, _ := msgs[0].Parts[0].(llms.TextContent)
+	if strings.HasPrefix(sys.Text, "Role: reporter") {
+		for _, msg := range msgs {
+			for _, part := range msg.Parts {
+				if tp, ok := part.(llms.TextContent); ok && strings.Contains(tp.Text, "Research task: "+m.task) {
+					return nil, errors.New("500 internal error")
+				}
+			}
+		}
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}

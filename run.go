@@ -187,6 +187,7 @@ const runLevel = -1 // the Agent of run-level events
 type agentOutcome struct {
 	res     *agent.Result
 	failure *Failure
+	spent   Usage // a failed agent's usage
 }
 
 func (r *Researcher) run(ctx context.Context, question string, em *events.Emitter) (*Report, error) {
@@ -249,6 +250,7 @@ func (r *Researcher) run(ctx context.Context, question string, em *events.Emitte
 			sec.Text = mr.Text
 			merged = append(merged, mr)
 		} else {
+			rep.Usage = rep.Usage.Add(o.spent)
 			missing = append(missing, finalreport.Missing{Section: tasks[i].Title, Reason: o.failure.Kind})
 		}
 		rep.Sections = append(rep.Sections, sec)
@@ -365,7 +367,11 @@ func (r *Researcher) runAgent(ctx context.Context, task agent.Task, backend Sear
 	if f != nil {
 		em.Emit(idx, sec, events.AgentFailedData{Error: f.Error, Kind: f.Kind})
 		r.log.Warn().Str("task", task.Title).Str("kind", f.Kind).Str("error", f.Error).Msg("research agent failed")
-		return agentOutcome{failure: f}
+		out := agentOutcome{failure: f}
+		if res != nil {
+			out.spent = res.Usage
+		}
+		return out
 	}
 	em.Emit(idx, sec, events.AgentFinishedData{
 		ToolCalls: res.ToolCalls, Cited: len(res.Cited), Usage: res.Usage,

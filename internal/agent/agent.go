@@ -137,7 +137,9 @@ type Result struct {
 // report turn streams. A model that never calls the StreamingFunc still
 // works: its returned content is used.
 //
-// Errors: a model error ends the Run with an *Error naming the stage
+// Errors: the Result returned with an error holds what the Run spent
+// (Usage, ToolCalls) but no usable report. A model error ends the Run with
+// an *Error naming the stage
 // (StageResearch or StageReport); the caller decides about retries. Search
 // backend failures, unknown source numbers and malformed tool arguments
 // are reported to the model as tool errors and the loop goes on. When ctx
@@ -153,11 +155,13 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 	defer cancel()
 
 	r := &runner{ctx: ctx, cfg: cfg, budget: b, task: task, s: newSession(cfg), res: &Result{Task: task}}
+	// On failure the Result still says what was spent (Usage, ToolCalls),
+	// so a run's accounting includes failed agents; its Report is partial.
 	if err := r.research(); err != nil {
-		return nil, r.fail(StageResearch, err)
+		return r.res, r.fail(StageResearch, err)
 	}
 	if err := r.report(); err != nil {
-		return nil, r.fail(StageReport, err)
+		return r.res, r.fail(StageReport, err)
 	}
 	r.res.Sources = r.s.Sources()
 	return r.res, nil

@@ -470,7 +470,7 @@ func TestModelError(t *testing.T) {
 func TestNoChoices(t *testing.T) {
 	res, err := Run(context.Background(), Config{Model: emptyModel{}, Search: newMemBackend()}, raftTask)
 	var ae *Error
-	if !errors.Is(err, ErrNoChoices) || !errors.As(err, &ae) || ae.Stage != StageResearch || res != nil {
+	if !errors.Is(err, ErrNoChoices) || !errors.As(err, &ae) || ae.Stage != StageResearch || res == nil || res.Report != "" {
 		t.Fatalf("err = %v", err)
 	}
 }
