@@ -247,6 +247,9 @@ var (
 	// ErrNoResearch reports a run in which no research agent produced a
 	// report.
 	ErrNoResearch = errors.New("deepresearch: no research agent produced a report")
+	// ErrNotFound is what a SearchBackend's Fetch wraps for an unknown
+	// document.
+	ErrNotFound = search.ErrNotFound
 )
 
 func cmpOr(v, def int) int {
