@@ -1,17 +1,13 @@
 package events
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
+	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // screen is a minimal terminal: it interprets exactly the output Progress
 // may produce (printable text, CR, LF as CR LF, cursor up, erase line,
@@ -287,23 +283,7 @@ func TestClean(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run go test -update to accept):\n%s", path, got)
-	}
-}
+func golden(t *testing.T, name, got string) { t.Helper(); goldenfile.Check(t, name, got) }
 
 func TestProgressRunError(t *testing.T) {
 	scr := &screen{t: t}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
+	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,28 +15,9 @@ import (
 	"go.uber.org/goleak"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run go test -update after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
+func golden(t *testing.T, name, got string) { t.Helper(); goldenfile.Check(t, name, got) }
 
 type planReply struct {
 	Tasks []struct {

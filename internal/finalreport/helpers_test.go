@@ -2,9 +2,7 @@ package finalreport
 
 import (
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
+	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"strings"
 	"testing"
 
@@ -15,29 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites the file under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run go test -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
-}
+func golden(t *testing.T, name, got string) { t.Helper(); goldenfile.Check(t, name, got) }
 
 // scripted is a protocol-level llms.Model double: it answers every call
 // with Text, streaming it through CallOptions.StreamingFunc in the chunks
