@@ -35,6 +35,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
 // Types callers see, defined in the internal packages.
@@ -44,9 +46,9 @@ type (
 	// EventType names an event ("agent.search", "report.delta", …).
 	EventType = events.Type
 	// Source is a retrieved document a report can cite.
-	Source = events.Source
+	Source = source.Source
 	// Usage counts model calls and tokens.
-	Usage = events.Usage
+	Usage = usage.Usage
 	// Budget bounds one research agent: tool calls, tokens and time.
 	Budget = agent.Budget
 	// SearchBackend is what research agents search and read.

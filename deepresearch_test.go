@@ -15,8 +15,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
@@ -100,19 +100,19 @@ func checkCitations(t *testing.T, rep *deepresearch.Report, rec *recorder) {
 		t.Fatal("the report cites nothing")
 	}
 	// References are numbered 1..K, with no two for one resource.
-	canon := map[string]int{}
+	byKey := map[string]int{}
 	for i, ref := range rep.References {
 		if ref.Number != i+1 {
 			t.Errorf("reference %d is numbered %d", i+1, ref.Number)
 		}
-		k := collapse.Key(ref.URL)
+		k := canon.Key(ref.URL)
 		if k == "" {
 			k = "id:" + ref.ID
 		}
-		if prev, dup := canon[k]; dup {
+		if prev, dup := byKey[k]; dup {
 			t.Errorf("references %d and %d are the same resource %s", prev, ref.Number, k)
 		}
-		canon[k] = ref.Number
+		byKey[k] = ref.Number
 	}
 	// Every marker resolves, and first citations come in order 1, 2, 3…
 	refs := citeproc.NewMapping(nil)

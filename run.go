@@ -12,10 +12,12 @@ import (
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Section is one research task's merged findings.
@@ -273,7 +275,7 @@ func (r *Researcher) run(ctx context.Context, question string, em *events.Emitte
 		Style: r.cfg.Style,
 		Hooks: finalreport.Hooks{
 			Delta: func(text string) { em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
-			Citation: func(n int, src events.Source) {
+			Citation: func(n int, src source.Source) {
 				em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
 			},
 		},
@@ -331,11 +333,11 @@ func (r *Researcher) runAgent(ctx context.Context, task agent.Task, backend Sear
 		Search:      backend,
 		Budget:      r.cfg.Budget,
 		SearchLimit: r.cfg.SearchLimit,
-		Canonical:   collapse.Key,
+		Canonical:   canon.Key,
 		Channel:     r.channel(),
 		Hooks: agent.Hooks{
 			Search: func(q string, n int) { em.Emit(idx, sec, events.SearchData{Query: q, Results: n}) },
-			Source: func(n int, src events.Source) { em.Emit(idx, sec, events.SourceData{Number: n, Source: src}) },
+			Source: func(n int, src source.Source) { em.Emit(idx, sec, events.SourceData{Number: n, Source: src}) },
 			Delta:  func(text string) { em.Emit(idx, sec, events.DeltaData{Text: text}) },
 			Cited: func(cited []citeproc.Citation) {
 				cs := make([]events.CitedSource, len(cited))

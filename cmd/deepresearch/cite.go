@@ -12,16 +12,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // citeRequest is the input of `deepresearch cite`.
 type citeRequest struct {
 	Mode    string                   `json:"mode"`
 	Style   string                   `json:"style"`
-	Mapping map[string]events.Source `json:"mapping"`
+	Mapping map[string]source.Source `json:"mapping"`
 	Chunks  []string                 `json:"chunks"`
 	Text    *string                  `json:"text"`
 }
@@ -105,23 +105,23 @@ func citeConfig(name string, req *citeRequest) (citeproc.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	mp, err := citeproc.MappingOf(nums, collapse.Key)
+	mp, err := citeproc.MappingOf(nums, canon.Key)
 	if err != nil {
 		return cfg, fmt.Errorf("%s: field \"mapping\": %w", name, err)
 	}
 	cfg.Mapping = mp
 	if cfg.Mode == citeproc.Link || cfg.Mode == citeproc.Renumber {
 		// One number per resource, whatever URL form the mapping used.
-		cfg.Numberer = citeproc.FirstCitedBy(func(s events.Source) string { return collapse.Key(s.URL) })
+		cfg.Numberer = citeproc.FirstCitedBy(func(s source.Source) string { return canon.Key(s.URL) })
 	}
 	return cfg, nil
 }
 
 // parseMapping turns a JSON mapping's string keys into citation numbers,
 // rejecting keys that are not whole numbers from 1 or that repeat one.
-func parseMapping(where string, m map[string]events.Source) (map[int]events.Source, error) {
+func parseMapping(where string, m map[string]source.Source) (map[int]source.Source, error) {
 	keys := slices.Sorted(maps.Keys(m))
-	out := make(map[int]events.Source, len(m))
+	out := make(map[int]source.Source, len(m))
 	for _, k := range keys {
 		n, err := strconv.Atoi(strings.TrimSpace(k))
 		if err != nil || n < 1 {

@@ -7,14 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 type collapseRequest struct {
 	Reports []struct {
 		Section string                   `json:"section"`
 		Text    string                   `json:"text"`
-		Mapping map[string]events.Source `json:"mapping"`
+		Mapping map[string]source.Source `json:"mapping"`
 	} `json:"reports"`
 }
 

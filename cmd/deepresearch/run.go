@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cmd/deepresearch/internal/progress"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/events"
 )
@@ -131,10 +132,10 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	}
 	// Progress is for people: on a terminal, or when asked for. Otherwise
 	// stderr carries only the log (agent failures are warnings).
-	var progress *events.Progress
+	var display *progress.Progress
 	if rf.progress == "always" || (rf.progress == "auto" && isTerminal(stderr)) {
-		progress = events.NewProgress(stderr, events.ProgressOptions{TTY: true, Width: termWidth()})
-		sinks = append(sinks, progress)
+		display = progress.New(stderr, progress.Options{TTY: true, Width: termWidth()})
+		sinks = append(sinks, display)
 	}
 
 	r, err := deepresearch.New(deepresearch.Config{
@@ -161,8 +162,8 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			s.Event(e)
 		}
 	})
-	if progress != nil {
-		progress.Flush()
+	if display != nil {
+		display.Flush()
 	}
 	if evLines != nil && evLines.Err() != nil {
 		logger.Error().Err(evLines.Err()).Msg("writing events")

@@ -23,8 +23,8 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Defaults for zero Config and Budget fields.
@@ -81,7 +81,7 @@ type Hooks struct {
 	Search func(query string, results int)
 	// Source is called when a source is registered in the agent's mapping,
 	// once per local number, before the tool result that shows it.
-	Source func(number int, src events.Source)
+	Source func(number int, src source.Source)
 	// ToolCall is called before each tool call is executed.
 	ToolCall func(name string, args string)
 	// Delta is called with the report text as it streams (the Keep-mode
@@ -100,10 +100,10 @@ type Config struct {
 	// SearchLimit is the number of results per search call (default 5).
 	SearchLimit int
 	// Canonical maps a URL to the key under which results of the same
-	// document share a number (collapse.Key); nil compares URLs exactly.
+	// document share a number (canon.Key); nil compares URLs exactly.
 	// Results without a URL are compared by DocID.
 	Canonical func(string) string
-	// Channel is the events.Source.Channel of the sources this agent
+	// Channel is the source.Source.Channel of the sources this agent
 	// registers (default "search").
 	Channel string
 	Hooks   Hooks
@@ -116,7 +116,7 @@ type Result struct {
 	// the model wrote it.
 	Report string
 	// Sources holds every source the agent retrieved, by local number.
-	Sources map[int]events.Source
+	Sources map[int]source.Source
 	// Cited lists the sources the report cited, in order of first citation.
 	Cited []citeproc.Citation
 	// Unknown lists numbers the report cited that the agent never

@@ -14,9 +14,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -28,17 +28,17 @@ var markerRe = regexp.MustCompile(`\[(\d+)\]`)
 // recorder collects every hook call.
 type recorder struct {
 	searches  []string
-	sources   map[int]events.Source
+	sources   map[int]source.Source
 	toolCalls []string
 	deltas    []string
 	cited     [][]citeproc.Citation
 }
 
 func (r *recorder) hooks(t *testing.T) Hooks {
-	r.sources = map[int]events.Source{}
+	r.sources = map[int]source.Source{}
 	return Hooks{
 		Search: func(q string, n int) { r.searches = append(r.searches, q+"="+strconv.Itoa(n)) },
-		Source: func(n int, src events.Source) {
+		Source: func(n int, src source.Source) {
 			if _, dup := r.sources[n]; dup {
 				t.Errorf("Source hook called twice for [%d]", n)
 			}
@@ -195,7 +195,7 @@ func TestNumbering(t *testing.T) {
 			if tt.canonical != nil && num["Raft A mirror"] != "" && num["Raft A mirror"] != num["Raft A"] {
 				t.Errorf("mirror numbered [%s], original [%s]; want one number under Canonical", num["Raft A mirror"], num["Raft A"])
 			}
-			var noURL events.Source
+			var noURL source.Source
 			for _, s := range res.Sources {
 				if s.ID == "b" {
 					noURL = s

@@ -12,8 +12,8 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Tool names offered to the model.
@@ -76,7 +76,7 @@ type session struct {
 
 	mapping *citeproc.Mapping
 	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
-	sources map[int]events.Source
+	sources map[int]source.Source
 }
 
 func newSession(cfg Config) *session {
@@ -88,7 +88,7 @@ func newSession(cfg Config) *session {
 		hooks:     cfg.Hooks,
 		mapping:   citeproc.NewMapping(cfg.Canonical),
 		byKey:     map[string]int{},
-		sources:   map[int]events.Source{},
+		sources:   map[int]source.Source{},
 	}
 }
 
@@ -113,7 +113,7 @@ func (s *session) register(r search.Result) (int, error) {
 		return n, nil
 	}
 	n := len(s.sources) + 1
-	src := events.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: s.channel}
+	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: s.channel}
 	if err := s.mapping.Add(n, src); err != nil {
 		return 0, err
 	}
@@ -126,7 +126,7 @@ func (s *session) register(r search.Result) (int, error) {
 }
 
 // Sources returns a copy of the numbering.
-func (s *session) Sources() map[int]events.Source { return maps.Clone(s.sources) }
+func (s *session) Sources() map[int]source.Source { return maps.Clone(s.sources) }
 
 // execute runs one tool call and returns the tool message content. Backend
 // failures and bad arguments become tool error messages for the model; the

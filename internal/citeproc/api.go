@@ -17,10 +17,10 @@
 // input: each byte is examined a bounded number of times.
 package citeproc
 
-import "github.com/deepresearch/deepresearch/internal/events"
+import "github.com/deepresearch/deepresearch/internal/source"
 
-// Source is a citable document (alias of events.Source).
-type Source = events.Source
+// Source is a citable document (alias of source.Source).
+type Source = source.Source
 
 // Mode says what the processor does with the markers it recognises.
 type Mode int

@@ -18,7 +18,7 @@ type Mapping struct {
 }
 
 // NewMapping returns an empty mapping. canonical maps a URL to the key under
-// which equal resources meet (collapse.Key); nil means URLs must match
+// which equal resources meet (canon.Key); nil means URLs must match
 // exactly.
 func NewMapping(canonical func(string) string) *Mapping {
 	return &Mapping{byNum: map[int]Source{}, byURL: map[string]int{}, canonical: canonical}

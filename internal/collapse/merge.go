@@ -19,8 +19,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Report is one agent's intermediate report, with its local numbering.
@@ -28,13 +29,13 @@ type Report struct {
 	Section string
 	Text    string
 	// Mapping is the agent's local citation numbers.
-	Mapping map[int]events.Source
+	Mapping map[int]source.Source
 }
 
 // Source is a merged source: the seed's citation-index entry.
 type Source struct {
 	Number int `json:"number"`
-	events.Source
+	source.Source
 	// CanonicalURL is the identity under which duplicates met; empty for a
 	// source without a URL or with a malformed one.
 	CanonicalURL     string   `json:"canonical_url,omitempty"`
@@ -91,7 +92,7 @@ func (m *Merger) Add(r Report) (MergedReport, error) {
 	}
 	reportNo := m.reports
 	seen := make(map[int]int, len(r.Mapping)) // local → global, for this report
-	num := citeproc.NumbererFunc(func(n int, src events.Source) int {
+	num := citeproc.NumbererFunc(func(n int, src source.Source) int {
 		if g, ok := seen[n]; ok {
 			return g
 		}
@@ -121,14 +122,14 @@ func (m *Merger) key(u string) string {
 	if k, ok := m.canon[u]; ok {
 		return k
 	}
-	k := Key(u)
+	k := canon.Key(u)
 	m.canon[u] = k
 	return k
 }
 
 // number returns the global number of src, cited in section as local
 // number n, giving it the next number if it is new.
-func (m *Merger) number(section string, reportNo, n int, src events.Source) int {
+func (m *Merger) number(section string, reportNo, n int, src source.Source) int {
 	var id, canonical string
 	switch {
 	case src.URL == "" && src.ID == "":
@@ -153,7 +154,7 @@ func (m *Merger) number(section string, reportNo, n int, src events.Source) int 
 		return g
 	}
 	if src.URL != "" && canonical == "" {
-		_, err := Canonical(src.URL)
+		_, err := canon.Canonical(src.URL)
 		m.invalid = append(m.invalid, InvalidURL{Section: section, Number: n, URL: src.URL, Err: err.Error()})
 	}
 	g := len(m.sources) + 1
@@ -216,7 +217,7 @@ func Merge(reports []Report) (*Result, error) {
 // Mapping returns the merged sources as a citeproc mapping from global
 // number to source, for the final-report stage.
 func Mapping(sources []Source) (*citeproc.Mapping, error) {
-	mp := citeproc.NewMapping(Key)
+	mp := citeproc.NewMapping(canon.Key)
 	for _, s := range sources {
 		if err := mp.Add(s.Number, s.Source); err != nil {
 			return nil, fmt.Errorf("collapse: %w", err)

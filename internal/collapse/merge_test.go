@@ -10,11 +10,11 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
-func src(id, url string) events.Source {
-	return events.Source{ID: id, URL: url, Title: strings.ToUpper(id)}
+func src(id, url string) source.Source {
+	return source.Source{ID: id, URL: url, Title: strings.ToUpper(id)}
 }
 
 func TestMerge(t *testing.T) {
@@ -28,7 +28,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "first appearance in text, not mapping order",
 			reports: []collapse.Report{
-				{Section: "A", Text: "Second first [2]. Then [1].", Mapping: map[int]events.Source{1: src("a", "https://a.example/1"), 2: src("b", "https://b.example/2")}},
+				{Section: "A", Text: "Second first [2]. Then [1].", Mapping: map[int]source.Source{1: src("a", "https://a.example/1"), 2: src("b", "https://b.example/2")}},
 			},
 			texts:   []string{"Second first [1]. Then [2]."},
 			sources: []string{"1 b https://b.example/2 A A", "2 a https://a.example/1 A A"},
@@ -36,8 +36,8 @@ func TestMerge(t *testing.T) {
 		{
 			name: "same resource under different URLs meets once",
 			reports: []collapse.Report{
-				{Section: "A", Text: "x [1] y [2]", Mapping: map[int]events.Source{1: src("a", "https://www.a.example/p?utm_source=x"), 2: src("b", "https://b.example/")}},
-				{Section: "B", Text: "z [1][2] w [3]", Mapping: map[int]events.Source{1: src("c", "https://c.example/q"), 2: src("a2", "http://a.example/p#frag"), 3: src("b2", "https://B.example")}},
+				{Section: "A", Text: "x [1] y [2]", Mapping: map[int]source.Source{1: src("a", "https://www.a.example/p?utm_source=x"), 2: src("b", "https://b.example/")}},
+				{Section: "B", Text: "z [1][2] w [3]", Mapping: map[int]source.Source{1: src("c", "https://c.example/q"), 2: src("a2", "http://a.example/p#frag"), 3: src("b2", "https://B.example")}},
 			},
 			texts:   []string{"x [1] y [2]", "z [3][1] w [2]"},
 			sources: []string{"1 a https://a.example/p A A,B", "2 b https://b.example/ A A,B", "3 c https://c.example/q B B"},
@@ -45,7 +45,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "unknown local numbers are dropped and reported",
 			reports: []collapse.Report{
-				{Section: "A", Text: "ok [1], bad [7], mixed [1, 7].", Mapping: map[int]events.Source{1: src("a", "https://a.example/")}},
+				{Section: "A", Text: "ok [1], bad [7], mixed [1, 7].", Mapping: map[int]source.Source{1: src("a", "https://a.example/")}},
 			},
 			texts:   []string{"ok [1], bad, mixed [1]."},
 			sources: []string{"1 a https://a.example/ A A"},
@@ -54,8 +54,8 @@ func TestMerge(t *testing.T) {
 		{
 			name: "bracket styles are kept",
 			reports: []collapse.Report{
-				{Section: "A", Text: "p [1]", Mapping: map[int]events.Source{1: src("z", "https://z.example/")}},
-				{Section: "B", Text: "a [[1]] b 【2】 c [1,2] d [[S:1,2]] e [^2] f [1-2] g [ref: https://www.y.example/]", Mapping: map[int]events.Source{1: src("x", "https://x.example/"), 2: src("y", "https://y.example/")}},
+				{Section: "A", Text: "p [1]", Mapping: map[int]source.Source{1: src("z", "https://z.example/")}},
+				{Section: "B", Text: "a [[1]] b 【2】 c [1,2] d [[S:1,2]] e [^2] f [1-2] g [ref: https://www.y.example/]", Mapping: map[int]source.Source{1: src("x", "https://x.example/"), 2: src("y", "https://y.example/")}},
 			},
 			texts:   []string{"p [1]", "a [[2]] b 【3】 c [2,3] d [[S:2,3]] e [^3] f [2-3] g [3]"},
 			sources: []string{"1 z https://z.example/ A A", "2 x https://x.example/ B B", "3 y https://y.example/ B B"},
@@ -63,8 +63,8 @@ func TestMerge(t *testing.T) {
 		{
 			name: "sources without URL meet by ID",
 			reports: []collapse.Report{
-				{Section: "A", Text: "[1]", Mapping: map[int]events.Source{1: {ID: "notes.md"}}},
-				{Section: "B", Text: "[1] [2]", Mapping: map[int]events.Source{1: {ID: "other.md"}, 2: {ID: "notes.md"}}},
+				{Section: "A", Text: "[1]", Mapping: map[int]source.Source{1: {ID: "notes.md"}}},
+				{Section: "B", Text: "[1] [2]", Mapping: map[int]source.Source{1: {ID: "other.md"}, 2: {ID: "notes.md"}}},
 			},
 			texts:   []string{"[1]", "[2] [1]"},
 			sources: []string{"1 notes.md  A A,B", "2 other.md  B B"},
@@ -72,7 +72,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "uncited mapping entries get no number",
 			reports: []collapse.Report{
-				{Section: "A", Text: "only [3]", Mapping: map[int]events.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/"), 3: src("c", "https://c.example/")}},
+				{Section: "A", Text: "only [3]", Mapping: map[int]source.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/"), 3: src("c", "https://c.example/")}},
 			},
 			texts:   []string{"only [1]"},
 			sources: []string{"1 c https://c.example/ A A"},
@@ -80,7 +80,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "malformed URLs are never merged",
 			reports: []collapse.Report{
-				{Section: "A", Text: "[1] [2]", Mapping: map[int]events.Source{1: src("bad1", "http://exa mple.com/"), 2: src("bad2", "http://exa mple.com/")}},
+				{Section: "A", Text: "[1] [2]", Mapping: map[int]source.Source{1: src("bad1", "http://exa mple.com/"), 2: src("bad2", "http://exa mple.com/")}},
 			},
 			texts:   []string{"[1] [2]"},
 			sources: []string{"1 bad1  A A", "2 bad2  A A"},
@@ -88,7 +88,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "code is not rewritten",
 			reports: []collapse.Report{
-				{Section: "A", Text: "see [2]\n```\nxs[1]\n```\n`ys[2]` [1]", Mapping: map[int]events.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/")}},
+				{Section: "A", Text: "see [2]\n```\nxs[1]\n```\n`ys[2]` [1]", Mapping: map[int]source.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/")}},
 			},
 			texts:   []string{"see [1]\n```\nxs[1]\n```\n`ys[2]` [2]"},
 			sources: []string{"1 b https://b.example/ A A", "2 a https://a.example/ A A"},
@@ -145,12 +145,12 @@ func assertResolves(t *testing.T, res *collapse.Result) {
 
 func TestMergerNumbersAreStable(t *testing.T) {
 	m := collapse.NewMerger()
-	r1, err := m.Add(collapse.Report{Section: "A", Text: "[1] [2]", Mapping: map[int]events.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/")}})
+	r1, err := m.Add(collapse.Report{Section: "A", Text: "[1] [2]", Mapping: map[int]source.Source{1: src("a", "https://a.example/"), 2: src("b", "https://b.example/")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := m.Sources()
-	if _, err := m.Add(collapse.Report{Section: "B", Text: "[2] [1]", Mapping: map[int]events.Source{1: src("c", "https://c.example/"), 2: src("b", "https://b.example/")}}); err != nil {
+	if _, err := m.Add(collapse.Report{Section: "B", Text: "[2] [1]", Mapping: map[int]source.Source{1: src("c", "https://c.example/"), 2: src("b", "https://b.example/")}}); err != nil {
 		t.Fatal(err)
 	}
 	after := m.Sources()
@@ -168,7 +168,7 @@ func TestMergerNumbersAreStable(t *testing.T) {
 }
 
 func TestMergeRejectsBadMapping(t *testing.T) {
-	_, err := collapse.Merge([]collapse.Report{{Section: "Bad", Text: "[0]", Mapping: map[int]events.Source{0: src("a", "https://a.example/")}}})
+	_, err := collapse.Merge([]collapse.Report{{Section: "Bad", Text: "[0]", Mapping: map[int]source.Source{0: src("a", "https://a.example/")}}})
 	if err == nil || !strings.Contains(err.Error(), `"Bad"`) {
 		t.Fatalf("want an error naming the section, got %v", err)
 	}
@@ -207,14 +207,14 @@ func TestPublish(t *testing.T) {
 func FuzzMergeResolves(f *testing.F) {
 	f.Add("a [1] b [2, 9]", "c [1][3] 【2】", "[[S:1-3]] [ref: https://a.example/x]")
 	f.Add("```\n[1]\n``` [2]", "`[3]` [1]", "[^2] [2-3]")
-	pool := []events.Source{
+	pool := []source.Source{
 		src("a", "https://a.example/x"), src("a2", "http://www.a.example/x?utm_medium=m"),
 		src("b", "https://b.example/y"), {ID: "local.md"}, src("bad", "http://[::1"),
 	}
 	f.Fuzz(func(t *testing.T, t1, t2, t3 string) {
 		var reports []collapse.Report
 		for i, text := range []string{t1, t2, t3} {
-			mp := map[int]events.Source{}
+			mp := map[int]source.Source{}
 			for n := 1; n <= 3; n++ {
 				mp[n] = pool[(i+n)%len(pool)]
 			}
@@ -240,14 +240,14 @@ func benchReports(n int) []collapse.Report {
 	r := rand.New(rand.NewPCG(5, 6))
 	reports := make([]collapse.Report, n)
 	for i := range reports {
-		mp := map[int]events.Source{}
+		mp := map[int]source.Source{}
 		for k := 1; k <= 50; k++ {
 			id := r.IntN(600)
 			u := fmt.Sprintf("https://site%d.example/article/%d", id%40, id)
 			if r.IntN(3) == 0 {
 				u = strings.Replace(u, "https://", "http://www.", 1) + "?utm_source=feed"
 			}
-			mp[k] = events.Source{ID: fmt.Sprint("doc", id), URL: u, Title: fmt.Sprint("Article ", id)}
+			mp[k] = source.Source{ID: fmt.Sprint("doc", id), URL: u, Title: fmt.Sprint("Article ", id)}
 		}
 		var b strings.Builder
 		for b.Len() < 10<<10 {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Published is a text renumbered for readers.
@@ -61,7 +61,7 @@ func Publish(text string, sources []Source) (*Published, error) {
 
 // ReferenceLine formats one reference as a markdown list line:
 // "[n] Title. URL" (or the ID when there is no URL).
-func ReferenceLine(n int, s events.Source) string {
+func ReferenceLine(n int, s source.Source) string {
 	title := s.Title
 	if title == "" {
 		title = s.ID

@@ -12,7 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/yuin/goldmark"
 )
 
@@ -23,8 +23,8 @@ import (
 // reader is sent to the wrong source.
 func TestReviewMergeDefinitionsKeepLocalNumbers(t *testing.T) {
 	res, err := collapse.Merge([]collapse.Report{
-		{Section: "A", Text: "Alpha [1].", Mapping: map[int]events.Source{1: {ID: "a", URL: "https://a.example/"}}},
-		{Section: "B", Text: "Beta [1].\n\n[1]: https://b.example/", Mapping: map[int]events.Source{1: {ID: "b", URL: "https://b.example/"}}},
+		{Section: "A", Text: "Alpha [1].", Mapping: map[int]source.Source{1: {ID: "a", URL: "https://a.example/"}}},
+		{Section: "B", Text: "Beta [1].\n\n[1]: https://b.example/", Mapping: map[int]source.Source{1: {ID: "b", URL: "https://b.example/"}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestReviewMergeDefinitionsKeepLocalNumbers(t *testing.T) {
 // and one of them disappears from Sources.
 func TestReviewMergeAnonymousSourcesMerged(t *testing.T) {
 	res, err := collapse.Merge([]collapse.Report{{Section: "A", Text: "X [1]. Y [2].",
-		Mapping: map[int]events.Source{1: {Title: "Report X"}, 2: {Title: "Report Y"}}}})
+		Mapping: map[int]source.Source{1: {Title: "Report X"}, 2: {Title: "Report Y"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,10 +59,10 @@ func TestReviewMergeAnonymousSourcesMerged(t *testing.T) {
 // (ID, URL): two global sources with the same malformed URL and ID are
 // folded into one reference.
 func TestReviewPublishMergesMalformedSourcesTheMergerKeptApart(t *testing.T) {
-	bad := events.Source{ID: "doc", URL: "http://exa mple.com/x"}
+	bad := source.Source{ID: "doc", URL: "http://exa mple.com/x"}
 	res, err := collapse.Merge([]collapse.Report{
-		{Section: "A", Text: "One [1].", Mapping: map[int]events.Source{1: bad}},
-		{Section: "B", Text: "Two [1].", Mapping: map[int]events.Source{1: bad}},
+		{Section: "A", Text: "One [1].", Mapping: map[int]source.Source{1: bad}},
+		{Section: "B", Text: "Two [1].", Mapping: map[int]source.Source{1: bad}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -85,17 +85,17 @@ func TestReviewPublishMergesMalformedSourcesTheMergerKeptApart(t *testing.T) {
 // renumbering everything else 1..K, so it points at the wrong sources, and
 // the sources cited only there vanish from the references.
 func TestReviewMergeLongRenumberedMarkerLostDownstream(t *testing.T) {
-	a := collapse.Report{Section: "A", Mapping: map[int]events.Source{}}
+	a := collapse.Report{Section: "A", Mapping: map[int]source.Source{}}
 	var at strings.Builder
 	for n := 1; n <= 100; n++ {
-		a.Mapping[n] = events.Source{ID: fmt.Sprint("a", n), URL: fmt.Sprintf("https://a.example/%d", n)}
+		a.Mapping[n] = source.Source{ID: fmt.Sprint("a", n), URL: fmt.Sprintf("https://a.example/%d", n)}
 		fmt.Fprintf(&at, "[%d] ", n)
 	}
 	a.Text = at.String()
-	b := collapse.Report{Section: "B", Mapping: map[int]events.Source{}}
+	b := collapse.Report{Section: "B", Mapping: map[int]source.Source{}}
 	var bt strings.Builder
 	for n := 1; n <= 64; n++ {
-		b.Mapping[n] = events.Source{ID: fmt.Sprint("b", n), URL: fmt.Sprintf("https://b.example/%d", n)}
+		b.Mapping[n] = source.Source{ID: fmt.Sprint("b", n), URL: fmt.Sprintf("https://b.example/%d", n)}
 		if n%2 == 0 {
 			fmt.Fprintf(&bt, "[%d] ", n)
 		}
@@ -120,7 +120,7 @@ func TestReviewMergeLongRenumberedMarkerLostDownstream(t *testing.T) {
 // same canonical form) written as adjacent markers render as a duplicate
 // citation "[1][1]". The grouped form "[1, 2]" is handled ("[1]").
 func TestReviewMergeAdjacentMarkersOneResourceDuplicated(t *testing.T) {
-	res, err := collapse.Merge([]collapse.Report{{Section: "A", Text: "x [1, 2] y [1][2].", Mapping: map[int]events.Source{
+	res, err := collapse.Merge([]collapse.Report{{Section: "A", Text: "x [1, 2] y [1][2].", Mapping: map[int]source.Source{
 		1: {ID: "a", URL: "https://a.example/p"}, 2: {ID: "a2", URL: "http://www.a.example/p/"}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -136,12 +136,12 @@ func TestReviewMergeHeldUp(t *testing.T) {
 	// text order decides; unknown locals are dropped and reported; ranges
 	// across a same-canonical pair collapse correctly.
 	m := collapse.NewMerger()
-	r1, err := m.Add(collapse.Report{Section: "A", Text: "b [2] then a [1], z [7]", Mapping: map[int]events.Source{
+	r1, err := m.Add(collapse.Report{Section: "A", Text: "b [2] then a [1], z [7]", Mapping: map[int]source.Source{
 		1: {ID: "a", URL: "https://a.example/"}, 2: {ID: "b", URL: "https://b.example/"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := m.Add(collapse.Report{Section: "B", Text: "[1-3] and [ref: https://www.b.example]", Mapping: map[int]events.Source{
+	r2, err := m.Add(collapse.Report{Section: "B", Text: "[1-3] and [ref: https://www.b.example]", Mapping: map[int]source.Source{
 		1: {ID: "c", URL: "https://c.example/"}, 2: {ID: "a", URL: "http://a.example"}, 3: {ID: "b2", URL: "https://B.example/"}}})
 	if err != nil {
 		t.Fatal(err)

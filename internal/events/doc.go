@@ -37,7 +37,7 @@
 //
 // # Sinks
 //
-// JSONLines writes newline-delimited JSON. Progress renders a live,
-// human-readable view for a terminal. Any func(Event) becomes a Sink
-// through SinkFunc.
+// JSONLines writes newline-delimited JSON. Any func(Event) becomes a Sink
+// through SinkFunc. (The CLI's terminal display is a Sink of its own, kept
+// beside the CLI: this package is the vocabulary, not a front end.)
 package events

@@ -6,11 +6,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
 var t0 = time.Date(2025, 1, 2, 15, 4, 5, 123456789, time.UTC)
 
-var src = Source{ID: "doc/go1.html", URL: "https://go.dev/doc/go1", Title: "Go 1 & <you>", Channel: "corpus"}
+var src = source.Source{ID: "doc/go1.html", URL: "https://go.dev/doc/go1", Title: "Go 1 & <you>", Channel: "corpus"}
 
 // samples holds one payload of every known type, with every field set.
 var samples = []Payload{
@@ -20,14 +23,14 @@ var samples = []Payload{
 	SearchData{Query: "telegraph cable 1858", Results: 5},
 	SourceData{Number: 3, Source: src},
 	DeltaData{Text: "The cable [1] failed.\n"},
-	CitedData{Sources: []CitedSource{{Number: 1, Source: src}, {Number: 4, Source: Source{ID: "x"}}}},
-	AgentFinishedData{ToolCalls: 3, Cited: 2, Usage: Usage{PromptTokens: 100, CompletionTokens: 20, Calls: 2}, DurationMS: 4200},
+	CitedData{Sources: []CitedSource{{Number: 1, Source: src}, {Number: 4, Source: source.Source{ID: "x"}}}},
+	AgentFinishedData{ToolCalls: 3, Cited: 2, Usage: usage.Usage{PromptTokens: 100, CompletionTokens: 20, Calls: 2}, DurationMS: 4200},
 	AgentFailedData{Error: "context deadline exceeded", Kind: FailTimeout},
 	MergedData{Sources: []MergedSource{{Number: 1, Source: src, CanonicalURL: "https://go.dev/doc/go1", FirstSeenSection: "History", UsedInSections: []string{"History", "People"}}}, Unknown: 2},
 	ReportDeltaData{Text: "<sup>[1]</sup>"},
 	CitationData{Number: 1, Source: src},
 	ReportFinishedData{References: []Reference{{Number: 1, Source: src}}},
-	RunFinishedData{Usage: Usage{PromptTokens: 1000, CompletionTokens: 200, Calls: 9}, DurationMS: 42100, Agents: 4, AgentsFailed: 1, Sources: 18, Citations: 14,
+	RunFinishedData{Usage: usage.Usage{PromptTokens: 1000, CompletionTokens: 200, Calls: 9}, DurationMS: 42100, Agents: 4, AgentsFailed: 1, Sources: 18, Citations: 14,
 		Timings: map[string]int64{StagePlan: 100, StageResearch: 40000, StageMerge: 5, StageReport: 1995}},
 	ErrorData{Error: "planner: no tasks", Stage: StagePlan},
 }

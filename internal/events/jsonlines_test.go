@@ -91,15 +91,3 @@ func BenchmarkEmitJSONLines(b *testing.B) {
 		em.Emit(2, "History", p)
 	}
 }
-
-// BenchmarkProgressDelta measures the live display absorbing a text delta
-// that the throttle holds back (the common case).
-func BenchmarkProgressDelta(b *testing.B) {
-	pr := NewProgress(io.Discard, ProgressOptions{TTY: true})
-	e := Event{Time: t0, Type: AgentDelta, Agent: 0, Section: "History", Data: DeltaData{Text: "token"}}
-	pr.Event(e)
-	b.ReportAllocs()
-	for b.Loop() {
-		pr.Event(e)
-	}
-}

@@ -1,26 +1,11 @@
 package events
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// Usage counts the model work done: tokens in prompts and completions and
-// the number of model calls.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	Calls            int `json:"calls"`
-}
-
-// Add returns the sum of u and o.
-func (u Usage) Add(o Usage) Usage {
-	return Usage{
-		PromptTokens:     u.PromptTokens + o.PromptTokens,
-		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
-		Calls:            u.Calls + o.Calls,
-	}
-}
-
-// Total returns PromptTokens + CompletionTokens.
-func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/usage"
+)
 
 // PlanTask is one research task of the plan.
 type PlanTask struct {
@@ -65,8 +50,8 @@ type SearchData struct {
 // SourceData is the payload of SourceFound: Number is the number under
 // which the agent's report may cite Source.
 type SourceData struct {
-	Number int    `json:"number"`
-	Source Source `json:"source"`
+	Number int           `json:"number"`
+	Source source.Source `json:"source"`
 }
 
 // DeltaData is the payload of AgentDelta: the next piece of an agent's
@@ -85,8 +70,8 @@ type ReportDeltaData struct {
 // CitedSource is a source an agent's report cited, under the agent's own
 // number for it.
 type CitedSource struct {
-	Number int    `json:"number"`
-	Source Source `json:"source"`
+	Number int           `json:"number"`
+	Source source.Source `json:"source"`
 }
 
 // CitedData is the payload of AgentCited: the sources the agent's report
@@ -100,8 +85,8 @@ type AgentFinishedData struct {
 	// ToolCalls is how many tools (searches, reads) the agent called.
 	ToolCalls int `json:"tool_calls"`
 	// Cited is how many distinct sources the report cited.
-	Cited int   `json:"cited"`
-	Usage Usage `json:"usage"`
+	Cited int         `json:"cited"`
+	Usage usage.Usage `json:"usage"`
 	// DurationMS is the agent's wall time in milliseconds.
 	DurationMS int64 `json:"duration_ms"`
 }
@@ -124,8 +109,8 @@ type AgentFailedData struct {
 // MergedSource is one entry of the run's merged numbering.
 type MergedSource struct {
 	// Number is the source's number in the final report.
-	Number int    `json:"number"`
-	Source Source `json:"source"`
+	Number int           `json:"number"`
+	Source source.Source `json:"source"`
 	// CanonicalURL is the URL the source was de-duplicated by; empty for
 	// sources without a URL.
 	CanonicalURL string `json:"canonical_url,omitempty"`
@@ -145,14 +130,14 @@ type MergedData struct {
 
 // CitationData is the payload of Citation.
 type CitationData struct {
-	Number int    `json:"number"`
-	Source Source `json:"source"`
+	Number int           `json:"number"`
+	Source source.Source `json:"source"`
 }
 
 // Reference is one entry of the final report's reference list.
 type Reference struct {
-	Number int    `json:"number"`
-	Source Source `json:"source"`
+	Number int           `json:"number"`
+	Source source.Source `json:"source"`
 }
 
 // ReportFinishedData is the payload of ReportFinished.
@@ -172,7 +157,7 @@ const (
 // RunFinishedData is the payload of RunFinished.
 type RunFinishedData struct {
 	// Usage is the total over the planner, the agents and the writer.
-	Usage Usage `json:"usage"`
+	Usage usage.Usage `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds.
 	DurationMS int64 `json:"duration_ms"`
 	// Agents counts the agents started, AgentsFailed those that failed.

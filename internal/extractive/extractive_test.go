@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 
 	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"

@@ -23,7 +23,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
@@ -34,7 +34,7 @@ type Hooks struct {
 	Delta func(text string)
 	// Citation is called when reference n is first cited, before the text
 	// that cites it is passed to Delta.
-	Citation func(n int, src events.Source)
+	Citation func(n int, src source.Source)
 }
 
 // Config configures Write.
@@ -66,7 +66,7 @@ type Input struct {
 // Reference is one entry of the reference list.
 type Reference struct {
 	Number int `json:"number"`
-	events.Source
+	source.Source
 	CanonicalURL string `json:"canonical_url,omitempty"`
 }
 

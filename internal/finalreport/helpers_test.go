@@ -2,15 +2,17 @@ package finalreport
 
 import (
 	"context"
-	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/canon"
+	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
+	"github.com/deepresearch/deepresearch/internal/source"
 
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 func golden(t *testing.T, name, got string) { t.Helper(); goldenfile.Check(t, name, got) }
@@ -112,7 +114,7 @@ func splitAt(offsets ...int) func(string) []string {
 // event is one hook call.
 type event struct {
 	Cite int // 0 for a Delta
-	Src  events.Source
+	Src  source.Source
 	Text string
 }
 
@@ -124,7 +126,7 @@ type recorder struct {
 func (r *recorder) hooks() Hooks {
 	return Hooks{
 		Delta:    func(s string) { r.events = append(r.events, event{Text: s}) },
-		Citation: func(n int, src events.Source) { r.events = append(r.events, event{Cite: n, Src: src}) },
+		Citation: func(n int, src source.Source) { r.events = append(r.events, event{Cite: n, Src: src}) },
 	}
 }
 
@@ -154,8 +156,8 @@ func (r *recorder) text() string {
 func mergedSrc(n int, id, url, title string) collapse.Source {
 	return collapse.Source{
 		Number:       n,
-		Source:       events.Source{ID: id, URL: url, Title: title, Channel: "web"},
-		CanonicalURL: collapse.Key(url),
+		Source:       source.Source{ID: id, URL: url, Title: title, Channel: "web"},
+		CanonicalURL: canon.Key(url),
 	}
 }
 
@@ -167,7 +169,7 @@ func fixtureSources() []collapse.Source {
 		mergedSrc(3, "w3", "https://example.org/three?b=2&a=1", "Three & <Co>"),
 		mergedSrc(4, "w4", "https://example.org/four", "Four"),
 		mergedSrc(5, "w5", "https://example.org/five", "Five [draft]"),
-		{Number: 6, Source: events.Source{ID: "corpus/six.md", Title: "Six", Channel: "corpus"}},
+		{Number: 6, Source: source.Source{ID: "corpus/six.md", Title: "Six", Channel: "corpus"}},
 		mergedSrc(7, "w7", "https://example.org/seven", "Seven"),
 		mergedSrc(8, "w8", "https://example.org/eight", "Eight"),
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // protocolMessage is a writer message parsed by the documented protocol
@@ -96,8 +96,8 @@ func promptInput() Input {
 		Sources: []collapse.Source{
 			mergedSrc(1, "w1", "https://example.org/cop", "COP at  low\ntemperatures"),
 			mergedSrc(2, "w2", "https://example.org/maine", ""),
-			{Number: 3, Source: events.Source{ID: "corpus/costs.md", Title: "Cost survey", Channel: "corpus"}},
-			{Number: 4, Source: events.Source{ID: "corpus/untitled.md", Channel: "corpus"}},
+			{Number: 3, Source: source.Source{ID: "corpus/costs.md", Title: "Cost survey", Channel: "corpus"}},
+			{Number: 4, Source: source.Source{ID: "corpus/untitled.md", Channel: "corpus"}},
 		},
 	}
 }
@@ -231,7 +231,7 @@ func mergedFixture(t *testing.T) Input {
 				"Field trials in Maine found that heat pumps met most of the heating load through the winter [2]. " +
 				"Defrost cycles reduce the delivered heat during humid cold spells [1][2].\n\n" +
 				"Performance falls steadily as the outdoor temperature drops below freezing [3].",
-			Mapping: map[int]events.Source{
+			Mapping: map[int]source.Source{
 				1: {ID: "a", URL: "https://example.org/cop?utm_source=x", Title: "COP study"},
 				2: {ID: "b", URL: "https://example.org/maine", Title: "Maine trials"},
 				3: {ID: "c", URL: "https://example.org/curve", Title: "Capacity curves"},
@@ -243,7 +243,7 @@ func mergedFixture(t *testing.T) Input {
 				"Federal rebates cover a substantial part of the installation cost for heat pumps [2]. " +
 				"The Maine trials also reported lower heating bills than oil furnaces [3]. " +
 				"Some installers quoted prices that the agent could not verify [4].",
-			Mapping: map[int]events.Source{
+			Mapping: map[int]source.Source{
 				1: {ID: "corpus/costs.md", Title: "Cost survey"},
 				2: {ID: "d", URL: "https://example.org/rebates", Title: "Rebates"},
 				3: {ID: "b2", URL: "https://EXAMPLE.org/maine/", Title: "Maine trials (again)"},
@@ -252,7 +252,7 @@ func mergedFixture(t *testing.T) Input {
 		{
 			Section: "Reliability",
 			Text:    "Modern heat pumps run reliably for fifteen years with annual maintenance [1]. Cold weather does not shorten the compressor life of heat pumps [1].",
-			Mapping: map[int]events.Source{1: {ID: "e", URL: "https://example.org/reliability", Title: "Reliability"}},
+			Mapping: map[int]source.Source{1: {ID: "e", URL: "https://example.org/reliability", Title: "Reliability"}},
 		},
 	}
 	res, err := collapse.Merge(reports)
@@ -352,7 +352,7 @@ func TestSourceLine(t *testing.T) {
 	}{
 		{mergedSrc(3, "id", "https://example.org/a", "A  title\n"), "[3] A title — https://example.org/a"},
 		{mergedSrc(4, "id", "https://example.org/a", ""), "[4] id — https://example.org/a"},
-		{collapse.Source{Number: 5, Source: events.Source{ID: "corpus/x.md", Title: "X"}}, "[5] X — corpus/x.md"},
+		{collapse.Source{Number: 5, Source: source.Source{ID: "corpus/x.md", Title: "X"}}, "[5] X — corpus/x.md"},
 	} {
 		if got := sourceLine(tc.s); got != tc.want {
 			t.Errorf("sourceLine(%+v) = %q, want %q", tc.s, got, tc.want)

@@ -11,7 +11,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Markdown returns the report text followed by its reference list, both in
@@ -44,7 +44,7 @@ func Markdown(r *Report, style citeproc.Style) string {
 	return b.String()
 }
 
-func refTitle(s events.Source) string {
+func refTitle(s source.Source) string {
 	if t := strings.Join(strings.Fields(s.Title), " "); t != "" {
 		return t
 	}
@@ -53,7 +53,7 @@ func refTitle(s events.Source) string {
 
 // refLabel is how a reference names its source: the title, and the ID
 // too when there is no URL to tell the reader where it is.
-func refLabel(s events.Source) string {
+func refLabel(s source.Source) string {
 	t := refTitle(s)
 	if s.URL == "" && s.ID != "" && t != s.ID {
 		return t + ". " + s.ID
@@ -192,7 +192,7 @@ func JSON(question string, r *Report) (*Document, error) {
 	// Each block of the writer's text is rendered on its own with the
 	// report's numbering, so a block's citations are known from the
 	// source, not by re-reading the rendered block.
-	number := citeproc.NumbererFunc(func(n int, _ events.Source) int { return r.display[n] })
+	number := citeproc.NumbererFunc(func(n int, _ source.Source) int { return r.display[n] })
 	for _, raw := range Blocks(r.raw) {
 		var sb strings.Builder
 		p := citeproc.New(&sb, citeproc.Config{Mode: mode, Style: citeproc.Plain, Mapping: r.global, Numberer: number})

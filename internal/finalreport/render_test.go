@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // renderRefs are references as Write publishes them: with URLs, a title
@@ -16,10 +16,10 @@ import (
 // and a source with neither title nor URL.
 func renderRefs() []Reference {
 	return []Reference{
-		{Number: 1, Source: events.Source{ID: "w7", URL: "https://example.org/seven", Title: "Seven"}, CanonicalURL: "https://example.org/seven"},
-		{Number: 2, Source: events.Source{ID: "w5", URL: "https://example.org/five", Title: "Five [draft] & <more>"}, CanonicalURL: "https://example.org/five"},
-		{Number: 3, Source: events.Source{ID: "w9", URL: "https://example.org/a b(c)", Title: "  Spaced\n title "}},
-		{Number: 4, Source: events.Source{ID: "corpus/notes.md"}},
+		{Number: 1, Source: source.Source{ID: "w7", URL: "https://example.org/seven", Title: "Seven"}, CanonicalURL: "https://example.org/seven"},
+		{Number: 2, Source: source.Source{ID: "w5", URL: "https://example.org/five", Title: "Five [draft] & <more>"}, CanonicalURL: "https://example.org/five"},
+		{Number: 3, Source: source.Source{ID: "w9", URL: "https://example.org/a b(c)", Title: "  Spaced\n title "}},
+		{Number: 4, Source: source.Source{ID: "corpus/notes.md"}},
 	}
 }
 
@@ -89,7 +89,7 @@ func TestReferenceWithoutURLNamesID(t *testing.T) {
 	r := &Report{
 		Text:       "Notes [1].\n",
 		Body:       "Notes [1].\n",
-		References: []Reference{{Number: 1, Source: events.Source{ID: "corpus/notes.md", Title: "Field notes"}}},
+		References: []Reference{{Number: 1, Source: source.Source{ID: "corpus/notes.md", Title: "Field notes"}}},
 	}
 	for _, st := range allStyles {
 		md := Markdown(r, st.style)
@@ -176,7 +176,7 @@ func TestHTMLNoReferences(t *testing.T) {
 
 func TestHTMLDuplicateReference(t *testing.T) {
 	refs := renderRefs()
-	refs = append(refs, Reference{Number: 1, Source: events.Source{ID: "other", URL: "https://example.org/other"}})
+	refs = append(refs, Reference{Number: 1, Source: source.Source{ID: "other", URL: "https://example.org/other"}})
 	if _, err := HTML("Q", &Report{Body: "x [1]", References: refs}); err == nil {
 		t.Errorf("two references numbered 1: no error")
 	}
@@ -401,7 +401,7 @@ func TestRenderWrittenReport(t *testing.T) {
 }
 
 func TestJSONDuplicateReference(t *testing.T) {
-	refs := append(renderRefs(), Reference{Number: 2, Source: events.Source{ID: "other", URL: "https://example.org/other"}})
+	refs := append(renderRefs(), Reference{Number: 2, Source: source.Source{ID: "other", URL: "https://example.org/other"}})
 	if _, err := JSON("Q", &Report{Body: "x [2]", References: refs}); err == nil {
 		t.Errorf("two references numbered 2: no error")
 	}

@@ -3,14 +3,30 @@ package usage
 
 import (
 	"encoding/json"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"math"
 
 	"github.com/tmc/langchaingo/llms"
 )
 
-// Usage counts model calls and the tokens the model reported for them.
-type Usage = events.Usage
+// Usage counts the model work done: tokens in prompts and completions and
+// the number of model calls.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	Calls            int `json:"calls"`
+}
+
+// Add returns the sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		PromptTokens:     u.PromptTokens + o.PromptTokens,
+		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		Calls:            u.Calls + o.Calls,
+	}
+}
+
+// Total returns PromptTokens + CompletionTokens.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 
 // Of reads the token usage a provider reported for one call. OpenAI
 // compatible providers put it in GenerationInfo as "PromptTokens" and

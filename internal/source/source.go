@@ -1,8 +1,9 @@
-package events
+// Package source defines Source, the retrieved document every stage agrees
+// on: the search tools produce it, citeproc resolves markers to it,
+// collapse de-duplicates it, the final report lists it and events carry it.
+package source
 
-// Source is one retrieved document that a report may cite. It is the unit
-// every stage agrees on: the search tools produce it, citeproc resolves
-// markers to it, collapse de-duplicates it and the final report lists it.
+// Source is one retrieved document that a report may cite.
 type Source struct {
 	// ID identifies the document within its backend (a corpus path, a
 	// search engine's result id). Sources without a URL are de-duplicated

@@ -1,12 +1,17 @@
-package events
+package progress
 
 import (
 	"fmt"
-	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deepresearch/deepresearch/internal/events"
+	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
+	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
 // screen is a minimal terminal: it interprets exactly the output Progress
@@ -101,16 +106,16 @@ func (s *screen) String() string {
 // script emits events at chosen times after t0.
 type script struct {
 	at time.Time
-	em *Emitter
+	em *events.Emitter
 }
 
-func newScript(sinks ...Sink) *script {
+func newScript(sinks ...events.Sink) *script {
 	s := &script{at: t0}
-	s.em = NewEmitter("run", func() time.Time { return s.at }, sinks...)
+	s.em = events.NewEmitter("run", func() time.Time { return s.at }, sinks...)
 	return s
 }
 
-func (s *script) emit(ms, agent int, section string, p Payload) {
+func (s *script) emit(ms, agent int, section string, p events.Payload) {
 	s.at = t0.Add(time.Duration(ms) * time.Millisecond)
 	s.em.Emit(agent, section, p)
 }
@@ -120,12 +125,12 @@ type step struct {
 	ms      int
 	agent   int
 	section string
-	data    Payload
+	data    events.Payload
 }
 
 const longTitle = "Economics & Finance of the Atlantic Telegraph Company"
 
-var tasks = []PlanTask{
+var tasks = []events.PlanTask{
 	{Index: 0, ID: "t1", Title: "History", Question: "When was it laid?"},
 	{Index: 1, ID: "t2", Title: "People", Question: "Who laid it?"},
 	{Index: 2, ID: "t3", Title: longTitle, Question: "Who paid?"},
@@ -134,30 +139,30 @@ var tasks = []PlanTask{
 // runSteps is a whole run: three agents, one of which times out, a merge,
 // a report and the totals.
 var runSteps = []step{
-	{0, -1, "", RunStartedData{Question: "Who laid the first transatlantic telegraph cable, and why did it fail so soon?"}},
-	{5, -1, "", PlanData{Tasks: tasks}},
-	{10, 0, "History", AgentStartedData{Task: tasks[0]}},
-	{11, 1, "People", AgentStartedData{Task: tasks[1]}},
-	{12, 2, longTitle, AgentStartedData{Task: tasks[2]}},
-	{20, 0, "History", SearchData{Query: "telegraph cable 1858", Results: 5}},
-	{21, 0, "History", SourceData{Number: 1, Source: src}},
-	{22, 0, "History", SourceData{Number: 2, Source: src}},
-	{70, 1, "People", SearchData{Query: "Cyrus West Field \x1b[2J biography\nand the Atlantic Telegraph Company board", Results: 3}},
-	{80, 1, "People", SourceData{Number: 1, Source: src}},
-	{150, 0, "History", DeltaData{Text: "In 1858 [1]"}},
-	{160, 2, longTitle, AgentFailedData{Error: "context deadline exceeded", Kind: FailTimeout}},
-	{200, 0, "History", CitedData{Sources: []CitedSource{{1, src}, {2, src}}}},
-	{210, 0, "History", AgentFinishedData{ToolCalls: 2, Cited: 2, DurationMS: 4200}},
-	{300, 1, "People", DeltaData{Text: "Field [1]"}},
-	{320, 1, "People", AgentFinishedData{ToolCalls: 1, Cited: 1, DurationMS: 310}},
-	{330, -1, "", MergedData{Sources: make([]MergedSource, 3), Unknown: 1}},
-	{340, -1, "", ReportDeltaData{Text: "# Report"}},
-	{345, -1, "", CitationData{Number: 1, Source: src}},
-	{350, -1, "", CitationData{Number: 2, Source: src}},
-	{400, -1, "", ReportDeltaData{Text: "more"}},
-	{410, -1, "", ReportFinishedData{References: make([]Reference, 2)}},
-	{420, -1, "", RunFinishedData{DurationMS: 420, Agents: 3, AgentsFailed: 1, Sources: 3, Citations: 2, Usage: Usage{PromptTokens: 900, CompletionTokens: 300, Calls: 5}}},
-	{500, -1, "", ErrorData{Error: "ignored after the end", Stage: StageReport}},
+	{0, -1, "", events.RunStartedData{Question: "Who laid the first transatlantic telegraph cable, and why did it fail so soon?"}},
+	{5, -1, "", events.PlanData{Tasks: tasks}},
+	{10, 0, "History", events.AgentStartedData{Task: tasks[0]}},
+	{11, 1, "People", events.AgentStartedData{Task: tasks[1]}},
+	{12, 2, longTitle, events.AgentStartedData{Task: tasks[2]}},
+	{20, 0, "History", events.SearchData{Query: "telegraph cable 1858", Results: 5}},
+	{21, 0, "History", events.SourceData{Number: 1, Source: src}},
+	{22, 0, "History", events.SourceData{Number: 2, Source: src}},
+	{70, 1, "People", events.SearchData{Query: "Cyrus West Field \x1b[2J biography\nand the Atlantic Telegraph Company board", Results: 3}},
+	{80, 1, "People", events.SourceData{Number: 1, Source: src}},
+	{150, 0, "History", events.DeltaData{Text: "In 1858 [1]"}},
+	{160, 2, longTitle, events.AgentFailedData{Error: "context deadline exceeded", Kind: events.FailTimeout}},
+	{200, 0, "History", events.CitedData{Sources: []events.CitedSource{{Number: 1, Source: src}, {Number: 2, Source: src}}}},
+	{210, 0, "History", events.AgentFinishedData{ToolCalls: 2, Cited: 2, DurationMS: 4200}},
+	{300, 1, "People", events.DeltaData{Text: "Field [1]"}},
+	{320, 1, "People", events.AgentFinishedData{ToolCalls: 1, Cited: 1, DurationMS: 310}},
+	{330, -1, "", events.MergedData{Sources: make([]events.MergedSource, 3), Unknown: 1}},
+	{340, -1, "", events.ReportDeltaData{Text: "# Report"}},
+	{345, -1, "", events.CitationData{Number: 1, Source: src}},
+	{350, -1, "", events.CitationData{Number: 2, Source: src}},
+	{400, -1, "", events.ReportDeltaData{Text: "more"}},
+	{410, -1, "", events.ReportFinishedData{References: make([]events.Reference, 2)}},
+	{420, -1, "", events.RunFinishedData{DurationMS: 420, Agents: 3, AgentsFailed: 1, Sources: 3, Citations: 2, Usage: usage.Usage{PromptTokens: 900, CompletionTokens: 300, Calls: 5}}},
+	{500, -1, "", events.ErrorData{Error: "ignored after the end", Stage: events.StageReport}},
 }
 
 // TestProgressTTY replays a run and records the screen after every event
@@ -165,7 +170,7 @@ var runSteps = []step{
 func TestProgressTTY(t *testing.T) {
 	const width = 72
 	scr := &screen{t: t}
-	p := NewProgress(scr, ProgressOptions{TTY: true, Width: width})
+	p := New(scr, Options{TTY: true, Width: width})
 	s := newScript(p)
 	var log strings.Builder
 	for _, st := range runSteps {
@@ -177,7 +182,7 @@ func TestProgressTTY(t *testing.T) {
 		}
 		fmt.Fprintf(&log, "-- +%dms %s:\n%s\n", st.ms, st.data.EventType(), scr)
 		for i, row := range scr.rows {
-			if _, final := st.data.(RunFinishedData); final && i == len(scr.rows)-1 {
+			if _, final := st.data.(events.RunFinishedData); final && i == len(scr.rows)-1 {
 				continue // the final summary may wrap
 			}
 			if w := displayWidth(string(row)); w > width-1 {
@@ -193,7 +198,7 @@ func TestProgressTTY(t *testing.T) {
 
 func TestProgressQuiet(t *testing.T) {
 	var b strings.Builder
-	s := newScript(NewProgress(&b, ProgressOptions{Width: 20}))
+	s := newScript(New(&b, Options{Width: 20}))
 	for _, st := range runSteps {
 		s.emit(st.ms, st.agent, st.section, st.data)
 	}
@@ -209,16 +214,16 @@ func TestProgressQuiet(t *testing.T) {
 // and that Flush draws what the throttle held back.
 func TestProgressThrottle(t *testing.T) {
 	scr := &screen{t: t}
-	p := NewProgress(scr, ProgressOptions{TTY: true})
+	p := New(scr, Options{TTY: true})
 	s := newScript(p)
-	s.emit(0, 0, "A", AgentStartedData{Task: PlanTask{Index: 0, Title: "A"}}) // draws
+	s.emit(0, 0, "A", events.AgentStartedData{Task: events.PlanTask{Index: 0, Title: "A"}}) // draws
 	for ms := 1; ms <= 200; ms++ {
-		s.emit(ms, 0, "A", SourceData{Number: ms}) // draws at 50, 100, 150, 200
+		s.emit(ms, 0, "A", events.SourceData{Number: ms}) // draws at 50, 100, 150, 200
 	}
 	if got, want := scr.writes, 5; got != want {
 		t.Errorf("%d draws after 200 sources in 200ms, want %d", got, want)
 	}
-	s.emit(201, 0, "A", SearchData{Query: "q"})
+	s.emit(201, 0, "A", events.SearchData{Query: "q"})
 	if scr.writes != 5 {
 		t.Errorf("throttled event drew")
 	}
@@ -230,7 +235,7 @@ func TestProgressThrottle(t *testing.T) {
 	if scr.writes != 6 {
 		t.Errorf("Flush drew an unchanged state")
 	}
-	s.emit(202, 0, "A", AgentFailedData{Error: "boom", Kind: FailPanic})
+	s.emit(202, 0, "A", events.AgentFailedData{Error: "boom", Kind: events.FailPanic})
 	if scr.writes != 7 || !strings.Contains(scr.String(), "✗ failed: panic: boom") {
 		t.Errorf("failure not drawn at once:\n%s", scr)
 	}
@@ -242,10 +247,10 @@ func TestProgressWidth(t *testing.T) {
 	for _, width := range []int{1, 2, 10, 31} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
 			scr := &screen{t: t}
-			s := newScript(NewProgress(scr, ProgressOptions{TTY: true, Width: width}))
-			s.emit(0, -1, "", RunStartedData{Question: "電信ケーブルを敷設したのは誰ですか 🚀 e\u0301tude"})
-			s.emit(1, -1, "", PlanData{Tasks: []PlanTask{{Index: 0, Title: "歴史と経済の背景について"}, {Index: 11, Title: "x"}}})
-			s.emit(2, 11, "x", SearchData{Query: "ｆｕｌｌｗｉｄｔｈ"})
+			s := newScript(New(scr, Options{TTY: true, Width: width}))
+			s.emit(0, -1, "", events.RunStartedData{Question: "電信ケーブルを敷設したのは誰ですか 🚀 e\u0301tude"})
+			s.emit(1, -1, "", events.PlanData{Tasks: []events.PlanTask{{Index: 0, Title: "歴史と経済の背景について"}, {Index: 11, Title: "x"}}})
+			s.emit(2, 11, "x", events.SearchData{Query: "ｆｕｌｌｗｉｄｔｈ"})
 			for i, row := range scr.rows {
 				if w := displayWidth(string(row)); w > max(width-1, 0) {
 					t.Errorf("row %d is %d columns wide: %q", i, w, string(row))
@@ -287,12 +292,29 @@ func golden(t *testing.T, name, got string) { t.Helper(); goldenfile.Check(t, na
 
 func TestProgressRunError(t *testing.T) {
 	scr := &screen{t: t}
-	s := newScript(NewProgress(scr, ProgressOptions{TTY: true}))
-	s.emit(0, -1, "", RunStartedData{Question: "q"})
-	s.emit(1, -1, "", ErrorData{Error: "planner: no\ntasks", Stage: StagePlan})
-	s.emit(2, -1, "", RunFinishedData{DurationMS: 2})
+	s := newScript(New(scr, Options{TTY: true}))
+	s.emit(0, -1, "", events.RunStartedData{Question: "q"})
+	s.emit(1, -1, "", events.ErrorData{Error: "planner: no\ntasks", Stage: events.StagePlan})
+	s.emit(2, -1, "", events.RunFinishedData{DurationMS: 2})
 	want := "deepresearch · q\n✗ plan failed: planner: no tasks\n✗ done in 2ms · 0 agents · 0 sources · 0 citations · 0 tokens"
 	if scr.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", scr, want)
+	}
+}
+
+var (
+	t0  = time.Date(2025, 1, 2, 15, 4, 5, 123456789, time.UTC)
+	src = source.Source{ID: "doc/go1.html", URL: "https://go.dev/doc/go1", Title: "Go 1 & <you>", Channel: "corpus"}
+)
+
+// BenchmarkProgressDelta measures the live display absorbing a text delta
+// that the throttle holds back (the common case).
+func BenchmarkProgressDelta(b *testing.B) {
+	pr := New(io.Discard, Options{TTY: true})
+	e := events.Event{Time: t0, Type: events.AgentDelta, Agent: 0, Section: "History", Data: events.DeltaData{Text: "token"}}
+	pr.Event(e)
+	b.ReportAllocs()
+	for b.Loop() {
+		pr.Event(e)
 	}
 }

@@ -1,4 +1,4 @@
-package events
+package progress
 
 import (
 	"fmt"
@@ -10,11 +10,12 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/internal/events"
 	"golang.org/x/text/width"
 )
 
-// ProgressOptions configures a Progress display.
-type ProgressOptions struct {
+// Options configures a Progress display.
+type Options struct {
 	// TTY selects the live display. When true, Progress keeps a block of
 	// lines (a header with the question, one line per agent, a footer for
 	// the merge and report stages) and redraws it in place with ANSI
@@ -32,13 +33,13 @@ type ProgressOptions struct {
 // high-rate events (searches, sources, text deltas, citations).
 const progressInterval = 50 * time.Millisecond
 
-// Progress is a Sink that shows a run to a person, normally on stderr. It
+// Progress is an events.Sink that shows a run to a person, normally on stderr. It
 // is safe for concurrent use and starts no goroutines.
 //
 // The live display redraws at most once per 50ms of event time for
 // high-rate events, and at once for the events that change the shape of the
 // run (start, plan, agent start, finish and failure, merge, report end, run
-// end, errors), so the state after RunFinished is always drawn. Time is read
+// end, errors), so the state after events.RunFinished is always drawn. Time is read
 // from the events, never from a clock, so the output depends only on the
 // events. The block assumes nothing else writes to the terminal while it is
 // live and that it fits the terminal's height.
@@ -58,7 +59,7 @@ type Progress struct {
 	citing     int    // citations the report made so far
 	references int    // entries of the report's reference list
 	errLine    string // the last run-level error, if any
-	summary    string // set by RunFinished
+	summary    string // set by events.RunFinished
 	finished   bool
 
 	drawn    int // lines of the block now on screen
@@ -93,12 +94,12 @@ type agentProgress struct {
 	activity string // what a running agent does now
 	searches int
 	sources  int
-	done     AgentFinishedData
+	done     events.AgentFinishedData
 	failure  string
 }
 
-// NewProgress returns a Progress writing to w.
-func NewProgress(w io.Writer, opts ProgressOptions) *Progress {
+// New returns a Progress writing to w.
+func New(w io.Writer, opts Options) *Progress {
 	if opts.Width <= 0 {
 		opts.Width = 80
 	}
@@ -110,8 +111,8 @@ func NewProgress(w io.Writer, opts ProgressOptions) *Progress {
 	}
 }
 
-// Event updates the display with e. Events after RunFinished are ignored.
-func (p *Progress) Event(e Event) {
+// events.Event updates the display with e. Events after events.RunFinished are ignored.
+func (p *Progress) Event(e events.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.finished {
@@ -129,7 +130,7 @@ func (p *Progress) Event(e Event) {
 }
 
 // Flush draws the state of the last events if the throttle held it back.
-// A run that ends with RunFinished needs no Flush.
+// A run that ends with events.RunFinished needs no Flush.
 func (p *Progress) Flush() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -152,8 +153,8 @@ func (p *Progress) agent(i int, section string) *agentProgress {
 }
 
 // working returns the state of the agent that emitted e, marked running
-// if no AgentStarted was seen for it.
-func (p *Progress) working(e Event) *agentProgress {
+// if no events.AgentStarted was seen for it.
+func (p *Progress) working(e events.Event) *agentProgress {
 	a := p.agent(e.Agent, e.Section)
 	if a.state == agentWaiting {
 		a.state = agentRunning
@@ -163,19 +164,19 @@ func (p *Progress) working(e Event) *agentProgress {
 
 // apply folds e into the state, writes what quiet mode shows, and reports
 // whether the event must be drawn at once.
-func (p *Progress) apply(e Event) (now bool) {
+func (p *Progress) apply(e events.Event) (now bool) {
 	if e.Agent < 0 {
 		switch e.Type {
-		case AgentStarted, SearchIssued, SourceFound, AgentDelta, AgentCited, AgentFinished, AgentFailed:
+		case events.AgentStarted, events.SearchIssued, events.SourceFound, events.AgentDelta, events.AgentCited, events.AgentFinished, events.AgentFailed:
 			return false // an agent event without an agent: nothing to show
 		}
 	}
 	switch d := e.Data.(type) {
-	case RunStartedData:
+	case events.RunStartedData:
 		p.question = d.Question
 		p.phase = phasePlan
 		return true
-	case PlanData:
+	case events.PlanData:
 		for _, t := range d.Tasks {
 			if t.Index >= 0 {
 				p.agent(t.Index, t.Title)
@@ -183,28 +184,28 @@ func (p *Progress) apply(e Event) (now bool) {
 		}
 		p.phase = phaseResearch
 		return true
-	case AgentStartedData:
+	case events.AgentStartedData:
 		a := p.agent(e.Agent, orDefault(d.Task.Title, e.Section))
 		a.state = agentRunning
 		a.activity = "starting"
 		p.phase = max(p.phase, phaseResearch)
 		return true
-	case SearchData:
+	case events.SearchData:
 		a := p.working(e)
 		a.searches++
 		a.activity = "searching " + quote(truncate(clean(d.Query), 32))
-	case SourceData:
+	case events.SourceData:
 		p.working(e).sources++
-	case DeltaData:
+	case events.DeltaData:
 		p.working(e).activity = "writing"
-	case CitedData:
+	case events.CitedData:
 		p.agent(e.Agent, e.Section).done.Cited = len(d.Sources)
-	case AgentFinishedData:
+	case events.AgentFinishedData:
 		a := p.agent(e.Agent, e.Section)
 		a.state = agentDone
 		a.done = d
 		return true
-	case AgentFailedData:
+	case events.AgentFailedData:
 		a := p.agent(e.Agent, e.Section)
 		a.state = agentFailed
 		a.failure = failure(d)
@@ -216,23 +217,23 @@ func (p *Progress) apply(e Event) (now bool) {
 			fmt.Fprintf(p.w, "deepresearch: %s failed: %s\n", who, a.failure)
 		}
 		return true
-	case MergedData:
+	case events.MergedData:
 		p.phase = phaseMerged
 		p.merged, p.unknown = len(d.Sources), d.Unknown
 		return true
-	case ReportDeltaData:
+	case events.ReportDeltaData:
 		p.phase = max(p.phase, phaseReport)
-	case CitationData:
+	case events.CitationData:
 		p.phase = max(p.phase, phaseReport)
 		p.citing++
-	case ReportFinishedData:
+	case events.ReportFinishedData:
 		p.phase = phaseReported
 		p.references = len(d.References)
 		return true
-	case ErrorData:
+	case events.ErrorData:
 		p.errLine = "✗ " + clean(d.Stage) + " failed: " + clean(d.Error)
 		return true
-	case RunFinishedData:
+	case events.RunFinishedData:
 		p.summary = summary(d)
 		p.finished = true
 		if !p.tty {
@@ -362,19 +363,19 @@ func (a *agentProgress) status() string {
 }
 
 // failure says why an agent failed, in a few words.
-func failure(d AgentFailedData) string {
+func failure(d events.AgentFailedData) string {
 	msg := clean(d.Error)
 	switch {
-	case d.Kind == FailTimeout || d.Kind == FailCanceled || msg == "":
+	case d.Kind == events.FailTimeout || d.Kind == events.FailCanceled || msg == "":
 		return orDefault(clean(d.Kind), "unknown error")
-	case d.Kind == FailPanic:
+	case d.Kind == events.FailPanic:
 		return "panic: " + msg
 	}
 	return msg
 }
 
 // summary is the run's one-line summary.
-func summary(d RunFinishedData) string {
+func summary(d events.RunFinishedData) string {
 	agents := plural(d.Agents, "agent")
 	if d.AgentsFailed > 0 {
 		agents += fmt.Sprintf(" (%d failed)", d.AgentsFailed)

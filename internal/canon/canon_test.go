@@ -1,4 +1,4 @@
-package collapse
+package canon
 
 import (
 	"errors"
