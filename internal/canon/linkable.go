@@ -1,0 +1,29 @@
+package canon
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Linkable reports whether raw may become a link a reader can follow: an
+// absolute http or https URL with a host, or a file URL. Every renderer
+// (markdown links, HTML href attributes, citation styles) asks this before
+// linking; anything else (javascript:, data:, vbscript:, relative or
+// malformed URLs) is shown as plain text. Text from models, the corpus and
+// the web is untrusted, so this is a security boundary, not a nicety.
+func Linkable(raw string) bool {
+	if raw == "" || strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f || r == ' ' }) {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		return u.Host != "" && u.Opaque == ""
+	case "file":
+		return u.Opaque == "" && u.Path != ""
+	}
+	return false
+}
