@@ -15,6 +15,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/events"
@@ -211,14 +213,32 @@ func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			model := faultyModel{Model: extractive.New(extractive.Options{}), task: "How it works", fault: tc.fault}
-			var budget deepresearch.Budget
-			if tc.fault == "hang" {
-				// Long enough for the healthy agents on a loaded machine.
-				budget.Timeout = 5 * time.Second
-			}
-			r := newResearcher(t, deepresearch.Config{Model: model, Budget: budget})
+			// A fake clock: the hanging agent times out when the test
+			// advances it, after the three healthy agents are done, and no
+			// test waits on a real timeout.
+			clock := deepresearchtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			r := newResearcher(t, deepresearch.Config{Model: model, Clock: clock})
 			rec := &recorder{}
-			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			finished := make(chan struct{}, 4)
+			var rep *deepresearch.Report
+			var err error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				rep, err = r.RunWith(context.Background(), question, func(e deepresearch.Event) {
+					rec.sink(e)
+					if e.Type == events.AgentFinished {
+						finished <- struct{}{}
+					}
+				})
+			}()
+			if tc.fault == "hang" {
+				for range 3 {
+					<-finished
+				}
+				clock.Advance(config.Defaults().Research.AgentTimeout)
+			}
+			<-done
 			if err != nil {
 				t.Fatalf("run failed: %v", err)
 			}

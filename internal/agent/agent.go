@@ -32,6 +32,9 @@ const (
 	DefaultMaxToolCalls = 8
 	DefaultMaxTokens    = 16000
 	DefaultTimeout      = 2 * time.Minute
+	// minReportTokens is the least completion the report turn is allowed,
+	// however much the research loop spent.
+	minReportTokens = 256
 	defaultSearchLimit  = 5
 	defaultChannel      = "search"
 )
@@ -53,9 +56,10 @@ type Budget struct {
 	// agent goes on to write its report.
 	MaxToolCalls int
 	// MaxTokens caps the tokens (prompt + completion, as the model reports
-	// them) of the research loop (default 16000): the agent stops calling
-	// tools when the next turn would exceed it. The report turn is always
-	// made, so a Run can end somewhat above MaxTokens.
+	// them) of the whole Run (default 16000): the agent stops calling tools
+	// when the next turn would leave less than a quarter of the budget for
+	// the report, and the report turn's completion is capped
+	// (llms.WithMaxTokens) at what remains.
 	MaxTokens int
 	// Timeout bounds the whole Run (default 2 minutes). Past it, Run
 	// returns an error matching ErrTimeout and context.DeadlineExceeded.
@@ -107,6 +111,10 @@ type Config struct {
 	// registers (default "search").
 	Channel string
 	Hooks   Hooks
+	// AfterFunc arms the Budget.Timeout timer: it calls f after d and
+	// returns a func that stops the timer. Nil means time.AfterFunc; tests
+	// inject a fake clock here so that no test waits on a real timeout.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Result is what one agent produced.
@@ -150,15 +158,27 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 		return nil, &Error{Task: task, Stage: StageResearch, Err: fmt.Errorf("config needs a Model and a Search backend")}
 	}
 	b := cfg.Budget.withDefaults()
-	ctx, cancel := context.WithTimeoutCause(ctx, b.Timeout,
-		fmt.Errorf("%w after %v: %w", ErrTimeout, b.Timeout, context.DeadlineExceeded))
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	afterFunc := cfg.AfterFunc
+	if afterFunc == nil {
+		afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	stop := afterFunc(b.Timeout, func() {
+		cancel(fmt.Errorf("%w after %v: %w", ErrTimeout, b.Timeout, context.DeadlineExceeded))
+	})
+	defer stop()
 
 	r := &runner{ctx: ctx, cfg: cfg, budget: b, task: task, s: newSession(cfg), res: &Result{Task: task}}
 	// On failure the Result still says what was spent (Usage, ToolCalls),
 	// so a run's accounting includes failed agents; its Report is partial.
 	if err := r.research(); err != nil {
 		return r.res, r.fail(StageResearch, err)
+	}
+	if len(r.s.sources) == 0 && r.s.searchErr != nil {
+		// Every search failed: a report now could only say nothing, and
+		// the run must learn why.
+		return r.res, r.fail(StageResearch, fmt.Errorf("%w: %d searches failed, the last with: %w", ErrSearch, r.s.searchFails, r.s.searchErr))
 	}
 	if err := r.report(); err != nil {
 		return r.res, r.fail(StageReport, err)
@@ -250,7 +270,7 @@ func (r *runner) research() error {
 		// The next turn's prompt holds at least this turn's prompt, its
 		// completion and the new tool results.
 		next := u.PromptTokens + u.CompletionTokens + (resultBytes+3)/4
-		if r.res.Usage.Total()+next > r.budget.MaxTokens {
+		if r.res.Usage.Total()+next > r.budget.MaxTokens-r.budget.MaxTokens/4 {
 			return nil
 		}
 	}
@@ -274,7 +294,11 @@ func (r *runner) report() error {
 		_, err := proc.Write(chunk)
 		return err
 	}
-	resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithStreamingFunc(streamFn))
+	opts := []llms.CallOption{llms.WithStreamingFunc(streamFn)}
+	// The report turn gets what the budget has left, and at least a
+	// small report's worth.
+	opts = append(opts, llms.WithMaxTokens(max(r.budget.MaxTokens-r.res.Usage.Total(), minReportTokens)))
+	resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, opts...)
 	if err != nil {
 		return err
 	}

@@ -77,6 +77,9 @@ type session struct {
 	mapping *citeproc.Mapping
 	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
 	sources map[int]source.Source
+
+	searchErr   error // the last failed search's error
+	searchFails int
 }
 
 func newSession(cfg Config) *session {
@@ -160,6 +163,7 @@ func (s *session) search(ctx context.Context, query string) (string, error) {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
 		}
+		s.searchErr, s.searchFails = err, s.searchFails+1
 		return toolError("search failed: " + err.Error()), nil
 	}
 	if s.hooks.Search != nil {

@@ -148,6 +148,7 @@ type ReportFinishedData struct {
 // Stages of a run, the keys of RunFinishedData.Timings and the values of
 // ErrorData.Stage.
 const (
+	StageIndex    = "index" // opening and syncing the local corpus index
 	StagePlan     = "plan"
 	StageResearch = "research"
 	StageMerge    = "merge"
@@ -175,8 +176,8 @@ type RunFinishedData struct {
 // ErrorData is the payload of Error.
 type ErrorData struct {
 	Error string `json:"error"`
-	// Stage is where the run failed: StagePlan, StageResearch, StageMerge
-	// or StageReport.
+	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
+	// StageMerge or StageReport.
 	Stage string `json:"stage"`
 }
 
