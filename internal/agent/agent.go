@@ -34,9 +34,9 @@ const (
 	DefaultTimeout      = 2 * time.Minute
 	// minReportTokens is the least completion the report turn is allowed,
 	// however much the research loop spent.
-	minReportTokens = 256
-	defaultSearchLimit  = 5
-	defaultChannel      = "search"
+	minReportTokens    = 256
+	defaultSearchLimit = 5
+	defaultChannel     = "search"
 )
 
 // Task is one research task of a plan.
