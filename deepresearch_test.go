@@ -3,8 +3,6 @@ package deepresearch_test
 import (
 	"context"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,9 +19,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
@@ -78,20 +75,7 @@ func TestRunGolden(t *testing.T) {
 	// The corpus lives wherever the repository is checked out.
 	abs, _ := filepath.Abs(filepath.Join("testdata", "corpus"))
 	got := strings.ReplaceAll(rep.Markdown(), "file://"+abs, "file://CORPUS")
-	path := filepath.Join("testdata", "golden", "report.md")
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestRunGolden -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("report differs from %s (rerun with -update after checking):\n%s", path, got)
-	}
+	golden.Check(t, "golden/report.md", got)
 	checkCitations(t, rep, rec)
 }
 
