@@ -18,6 +18,7 @@
 package deepresearch
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -48,6 +49,21 @@ type Config struct {
 	// weights — it quotes the most relevant retrieved sentences rather than
 	// writing new prose.
 	Model llms.Model
+	// PlannerModel, ResearcherModel and WriterModel answer one role each
+	// (plan; the agents' tool loops and reports; the final report). Nil
+	// means Model: a cheap model can research while a strong one writes.
+	PlannerModel, ResearcherModel, WriterModel llms.Model
+	// MaxRunTokens caps the tokens of a whole run, over every model call
+	// (0: no cap). When it is reached, the agents stop researching and
+	// write up what they have, and the final report says so.
+	MaxRunTokens int
+	// MaxCost caps a run's cost in dollars, as Price counts it (0: no cap),
+	// with the same effect as MaxRunTokens.
+	MaxCost float64
+	// Price returns the dollars one call's usage cost on the model of a
+	// role (RolePlanner, RoleResearcher, RoleWriter). Nil means no cost is
+	// known; MaxCost then needs one.
+	Price func(role string, u Usage) float64
 	// Search is the search backend. Nil means a local full-text index of
 	// Corpus, built or updated on first use.
 	Search SearchBackend
@@ -108,7 +124,7 @@ func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
 type Researcher struct {
 	cfg    Config
 	log    zerolog.Logger
-	model  llms.Model
+	models map[string]llms.Model // by role, each with retries
 	search SearchBackend
 
 	indexMu sync.Mutex // guards index and synced, held while opening it
@@ -131,6 +147,12 @@ func New(cfg Config) (*Researcher, error) {
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
 	}
+	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
+		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")
+	}
+	if cfg.MaxCost > 0 && cfg.Price == nil {
+		return nil, configErrorf("MaxCost is set but no Price is known for the models (add them to model.prices)")
+	}
 	def := config.Defaults()
 	cfg.MaxTasks = cmpOr(cfg.MaxTasks, def.Research.MaxTasks)
 	cfg.Parallelism = cmpOr(cfg.Parallelism, def.Research.Parallelism)
@@ -142,28 +164,38 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = realClock{}
 	}
-	r := &Researcher{cfg: cfg, log: zerolog.Nop(), model: cfg.Model, search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
+	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
 	}
-	if r.model == nil {
-		r.model = extractive.New(extractive.Options{})
+	base := cfg.Model
+	if base == nil {
+		base = extractive.New(extractive.Options{})
 	}
-	retries := cfg.MaxRetries
+	r.models = map[string]llms.Model{}
+	for role, m := range map[string]llms.Model{RolePlanner: cfg.PlannerModel, RoleResearcher: cfg.ResearcherModel, RoleWriter: cfg.WriterModel} {
+		r.models[role] = r.withRetries(cmp.Or[llms.Model](m, base))
+	}
+	return r, nil
+}
+
+// withRetries wraps m so that failed calls are retried as Config says.
+func (r *Researcher) withRetries(m llms.Model) llms.Model {
+	retries := r.cfg.MaxRetries
 	switch {
 	case retries == 0:
 		retries = DefaultMaxRetries
 	case retries < 0:
 		retries = 0
 	}
-	if retries > 0 {
-		log := r.log
-		r.model = &retry.Model{Model: r.model, Retries: retries, Backoff: 500 * time.Millisecond,
-			OnRetry: func(attempt int, err error) {
-				log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
-			}}
+	if retries == 0 {
+		return m
 	}
-	return r, nil
+	log := r.log
+	return &retry.Model{Model: m, Retries: retries, Backoff: 500 * time.Millisecond,
+		OnRetry: func(attempt int, err error) {
+			log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
+		}}
 }
 
 // budgetDefaults fills a Budget's zero fields from config.Defaults.

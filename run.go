@@ -11,6 +11,7 @@ import (
 
 	"github.com/sourcegraph/conc/panics"
 	"github.com/sourcegraph/conc/pool"
+	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
@@ -180,6 +181,8 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
 		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[string]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
+	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price}
+	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
 	finish := func() { rep.DurationMS = clock.Now().Sub(start).Milliseconds() }
 	fail := func(stage string, err error) (*Report, error) {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
@@ -208,7 +211,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 
 	// Plan.
 	t0 = clock.Now()
-	tasks, planUsage, err := agent.Plan(ctx, r.model, req.Question, req.MaxTasks)
+	tasks, planUsage, err := agent.Plan(ctx, model(RolePlanner), req.Question, req.MaxTasks)
 	rep.Usage = rep.Usage.Add(planUsage)
 	stage(StagePlan, t0)
 	if err != nil {
@@ -223,7 +226,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 
 	// Research: agents in parallel, results kept in plan order.
 	t0 = clock.Now()
-	outcomes, stuck := r.research(ctx, req, tasks, backend, em)
+	outcomes, stuck := r.research(ctx, req, tasks, backend, model(RoleResearcher), meter, em)
 	stage(StageResearch, t0)
 	if err := context.Cause(ctx); err != nil {
 		if len(stuck) > 0 {
@@ -273,8 +276,13 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 
 	// Final report.
 	t0 = clock.Now()
+	var notices []string
+	if spent := meter.spent(); spent != "" {
+		notices = append(notices, "Research stopped early: "+spent+".")
+		log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
+	}
 	final, err := finalreport.Write(ctx, finalreport.Config{
-		Model:     r.model,
+		Model:     model(RoleWriter),
 		Style:     style,
 		MaxTokens: req.Budget.MaxTokens,
 		Hooks: finalreport.Hooks{
@@ -283,7 +291,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 				em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
 			},
 		},
-	}, finalreport.Input{Question: req.Question, Sections: merged, Sources: rep.Sources, Missing: missing})
+	}, finalreport.Input{Question: req.Question, Sections: merged, Sources: rep.Sources, Missing: missing, Notices: notices})
 	stage(StageReport, t0)
 	if err != nil {
 		return fail(StageReport, err)
@@ -300,7 +308,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	em.Emit(runLevel, "", events.RunFinishedData{
 		Usage: rep.Usage, DurationMS: rep.DurationMS,
 		Agents: len(tasks), AgentsFailed: len(missing), Sources: len(rep.Sources), Citations: len(rep.References),
-		Timings: rep.TimingsMS,
+		Timings: rep.TimingsMS, Stopped: meter.spent(), CostUSD: meter.costOf(),
 	})
 	log.Info().Int("references", len(rep.References)).Int("failed_agents", len(missing)).Int64("took_ms", rep.DurationMS).Msg("run finished")
 	return rep, nil
@@ -312,7 +320,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 // the agents to stop; those that have not are reported as canceled (their
 // titles are returned in stuck) and left to finish on their own: their
 // outcomes and events are dropped.
-func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend SearchBackend, em *events.Emitter) (outcomes []agentOutcome, stuck []string) {
+func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend SearchBackend, model llms.Model, meter *meter, em *events.Emitter) (outcomes []agentOutcome, stuck []string) {
 	var mu sync.Mutex // guards outcomes, done and abandoned
 	outcomes = make([]agentOutcome, len(tasks))
 	done := make([]bool, len(tasks))
@@ -321,7 +329,7 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 	p := pool.New().WithMaxGoroutines(req.Parallelism)
 	for i, task := range tasks {
 		p.Go(func() {
-			o := r.runAgent(ctx, req, task, backend, em)
+			o := r.runAgent(ctx, req, task, backend, model, meter, em)
 			mu.Lock()
 			defer mu.Unlock()
 			if abandoned {
@@ -363,14 +371,15 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 }
 
 // runAgent runs one agent and classifies how it ended.
-func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task, backend SearchBackend, em *events.Emitter) agentOutcome {
+func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task, backend SearchBackend, model llms.Model, meter *meter, em *events.Emitter) agentOutcome {
 	idx, sec := task.Index, task.Title
 	pt := events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}
 	em.Emit(idx, sec, events.AgentStartedData{Task: pt})
 	start := r.cfg.Clock.Now()
 	cfg := agent.Config{
-		Model:       r.model,
+		Model:       model,
 		Search:      backend,
+		Stop:        func() bool { return meter.spent() != "" },
 		Budget:      req.Budget,
 		SearchLimit: req.SearchLimit,
 		Canonical:   canon.Key,

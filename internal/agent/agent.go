@@ -111,6 +111,10 @@ type Config struct {
 	// registers (default "search").
 	Channel string
 	Hooks   Hooks
+	// Stop, if set, is asked before each research turn; when it returns
+	// true the agent stops researching and writes its report from what it
+	// has (a run-wide budget was reached).
+	Stop func() bool
 	// AfterFunc arms the Budget.Timeout timer: it calls f after d and
 	// returns a func that stops the timer. Nil means time.AfterFunc; tests
 	// inject a fake clock here so that no test waits on a real timeout.
@@ -213,6 +217,9 @@ func (r *runner) research() error {
 	for turn := 1; ; turn++ {
 		if r.ctx.Err() != nil {
 			return context.Cause(r.ctx)
+		}
+		if turn > 1 && r.cfg.Stop != nil && r.cfg.Stop() {
+			return nil
 		}
 		msgs := append([]llms.MessageContent{system}, r.conv...)
 		resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithTools(toolDefs))

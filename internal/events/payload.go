@@ -171,6 +171,12 @@ type RunFinishedData struct {
 	// Timings holds the milliseconds spent per stage, keyed by StagePlan,
 	// StageResearch, StageMerge and StageReport.
 	Timings map[string]int64 `json:"timings,omitempty"`
+	// Stopped says which run budget stopped the research early ("the
+	// run's token budget (… tokens) was reached"); empty when none did.
+	Stopped string `json:"stopped,omitempty"`
+	// CostUSD is the run's cost in dollars, where the models' prices are
+	// known (0 otherwise).
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // ErrorData is the payload of Error.

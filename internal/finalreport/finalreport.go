@@ -63,6 +63,9 @@ type Input struct {
 	Sources []collapse.Source
 	// Missing lists failed research tasks; the report says so.
 	Missing []Missing
+	// Notices are sentences the report must carry about how it was made
+	// ("Research stopped early: …"), added after the writer's text.
+	Notices []string
 }
 
 // Reference is one entry of the reference list.
@@ -127,7 +130,11 @@ func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 	if !streamed {
 		pub.write(choice.Content)
 	}
-	if note := missingNote(in.Missing); note != "" {
+	note := missingNote(in.Missing)
+	for _, n := range in.Notices {
+		note += "\n> **Note.** " + noteText(n) + "\n"
+	}
+	if note != "" {
 		if !strings.HasSuffix(pub.draft.String(), "\n") {
 			pub.write("\n")
 		}
