@@ -214,9 +214,11 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 }
 
 // writeHeader writes "[n] Title\nURL: …\n" ("ID: …" for a source without
-// a URL).
+// a URL). Title, URL and ID come from the corpus or the web: they are
+// cleaned of control characters and line breaks, so they cannot forge a
+// header of their own.
 func writeHeader(b *strings.Builder, n int, title, url, id string) {
-	title = oneLine(title)
+	title, url, id = source.Clean(title), source.Clean(url), source.Clean(id)
 	if title == "" {
 		title = cmpOrString(url, id)
 	}
