@@ -472,6 +472,24 @@ func TestFileDiscovery(t *testing.T) {
 			t.Errorf("err = %v, want a not-exist error naming the file", err)
 		}
 	})
+	t.Run("a found file must be a regular file", func(t *testing.T) {
+		isolate(t)
+		if err := os.Mkdir("deepresearch.yaml", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(nil, nil, "")
+		if err == nil || err.Error() != "config: deepresearch.yaml: not a regular file" {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("files are bounded", func(t *testing.T) {
+		isolate(t)
+		write(t, "big.yaml", "# "+strings.Repeat("x", maxFileSize)+"\n")
+		_, err := Load(nil, nil, "big.yaml")
+		if err == nil || err.Error() != "config: big.yaml: larger than 1048576 bytes" {
+			t.Errorf("err = %v", err)
+		}
+	})
 	t.Run("empty file", func(t *testing.T) {
 		isolate(t)
 		write(t, "deepresearch.yaml", "# nothing yet\n")
@@ -646,10 +664,10 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "search providers",
-			args: []string{"--search", "corpus,bing"},
+			args: []string{"--search", "corpus,bing,Yahoo"},
 			env:  map[string]string{"DEEPRESEARCH_SEARCH_SEARXNG_URL": "ftp://s"},
 			want: []string{
-				"config: search.providers = corpus,bing (from flag --search): bing is not one of corpus, searxng, tavily, brave, exa",
+				"config: search.providers = corpus,bing,Yahoo (from flag --search): must name some of corpus, searxng, tavily, brave, exa; not bing, yahoo",
 				"config: search.searxng_url = ftp://s (from DEEPRESEARCH_SEARCH_SEARXNG_URL): must be an http or https URL, such as http://localhost:8080",
 			},
 			is: ErrInvalid,
@@ -673,9 +691,7 @@ func TestLoadErrors(t *testing.T) {
 			name: "fetch settings",
 			file: "fetch:\n  allow: [localhost, 'localhost:99999', ':80', 'ok.lan:1']\n  timeout: 0s\n  max_bytes: 5MB\n",
 			want: []string{
-				"config: fetch.allow = localhost,localhost:99999,:80,ok.lan:1 (from deepresearch.yaml:2): localhost is not HOST:PORT, such as localhost:8888",
-				"config: fetch.allow = localhost,localhost:99999,:80,ok.lan:1 (from deepresearch.yaml:2): localhost:99999 is not HOST:PORT, such as localhost:8888",
-				"config: fetch.allow = localhost,localhost:99999,:80,ok.lan:1 (from deepresearch.yaml:2): :80 is not HOST:PORT, such as localhost:8888",
+				"config: fetch.allow = localhost,localhost:99999,:80,ok.lan:1 (from deepresearch.yaml:2): must list HOST:PORT addresses, such as localhost:8888; not localhost, localhost:99999, :80",
 				"config: fetch.timeout = 0s (from deepresearch.yaml:3): must be positive",
 				"config: fetch.max_bytes = 5MB (from deepresearch.yaml:4): must be a size in bytes such as 1048576, 512KiB or 5MiB",
 			},
@@ -846,12 +862,12 @@ func TestValidate(t *testing.T) {
 	s := Defaults()
 	s.Output.Format = "HTML" // Validate does not normalise
 	s.Model.Prices["gpt-4o"] = Price{Input: 1}
-	s.Search.Providers = []string{"corpus", "corpus"}
+	s.Search.Providers = []string{"corpus", "corpus", "exa", "exa", "exa"}
 	s.Fetch.MaxBytes = 0
 	err := s.Validate()
 	want := []string{
 		"config: model.prices[gpt-4o]: the model must be provider:name, with provider one of extractive, openai, anthropic, googleai, ollama",
-		"config: search.providers = corpus,corpus: corpus is named twice",
+		"config: search.providers = corpus,corpus,exa,exa,exa: names corpus, exa twice",
 		"config: fetch.max_bytes = 0: must be at least 1",
 		"config: output.format = HTML: must be one of md, html, json",
 	}
@@ -914,5 +930,28 @@ func TestNewLogger(t *testing.T) {
 	s.Log.Level, s.Log.Format = "warn", "xml"
 	if _, err := NewLogger(s, &b); !errors.Is(err, ErrInvalid) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// BenchmarkLoad measures a CLI start's configuration: a file, two
+// variables and two flags.
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(path, []byte("research:\n  max_tasks: 6\nmodel:\n  prices:\n    openai:gpt-4o: {input: 2.5, output: 10}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("DEEPRESEARCH_RESEARCH_PARALLELISM", "2")
+	b.Setenv("DEEPRESEARCH_SEARCH_PROVIDERS", "corpus,exa")
+	fs := pflag.NewFlagSet("b", pflag.ContinueOnError)
+	AddFlags(fs)
+	if err := fs.Parse([]string{"--max-tokens", "9000", "--fetch-allow", "localhost:8888"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(nil, fs, path); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

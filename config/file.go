@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
 	"os"
@@ -15,16 +16,21 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// maxFileSize bounds a configuration file.
+const maxFileSize = 1 << 20
+
 // findFile returns the path and contents of the configuration file to
 // read: explicit if it is not "", else ./deepresearch.yaml, else
 // deepresearch/config.yaml under the user's configuration directory
 // ($XDG_CONFIG_HOME, or ~/.config, on Linux). It returns "" when explicit
-// is "" and neither file exists; an explicit file must exist.
+// is "" and neither file exists; an explicit file must exist. A file found
+// that way must be a regular file (a FIFO would block); the explicit one
+// may be any file (--config /dev/stdin). Files over 1 MiB are refused.
 func findFile(explicit string) (string, []byte, error) {
 	if explicit != "" {
-		data, err := os.ReadFile(explicit)
+		data, err := readFile(explicit)
 		if err != nil {
-			return "", nil, fmt.Errorf("config: %w", err)
+			return "", nil, err
 		}
 		return explicit, data, nil
 	}
@@ -33,15 +39,38 @@ func findFile(explicit string) (string, []byte, error) {
 		candidates = append(candidates, filepath.Join(dir, "deepresearch", "config.yaml"))
 	}
 	for _, path := range candidates {
-		data, err := os.ReadFile(path)
+		fi, err := os.Stat(path)
 		switch {
-		case err == nil:
-			return path, data, nil
-		case !errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
 			return "", nil, fmt.Errorf("config: %w", err)
+		case !fi.Mode().IsRegular():
+			return "", nil, fmt.Errorf("config: %s: not a regular file", path)
 		}
+		data, err := readFile(path)
+		if err != nil {
+			return "", nil, err
+		}
+		return path, data, nil
 	}
 	return "", nil, nil
+}
+
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("config: %s: larger than %d bytes", path, maxFileSize)
+	}
+	return data, nil
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

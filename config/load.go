@@ -129,11 +129,12 @@ func addFlag(fs *pflag.FlagSet, name string) {
 //     configuration directory ($XDG_CONFIG_HOME or ~/.config on Linux);
 //  4. the built-in defaults (Defaults).
 //
-// viper does the layering: Load gives v (a fresh viper when nil; what the
-// caller set on v with Set wins over all of the above) defaults.yaml as its defaults, the file as its
-// configuration, the environment (AutomaticEnv with EnvPrefix) and the
-// flags (BindPFlag), and decodes the result into Settings. The file is
-// read as text, each value as written, to know the line of every key.
+// viper does the layering: Load gives v defaults.yaml as its defaults,
+// the file as its configuration, the environment (AutomaticEnv with
+// EnvPrefix) and the flags (BindPFlag), and decodes the result into
+// Settings. v may be nil (a fresh viper); values the caller Set on v win
+// over all of the above, as viper has it. The file is read as text, each
+// value as written, to know the line of every key.
 //
 // Lists (search.providers, fetch.allow) are YAML sequences in a file, or
 // values separated by commas anywhere. model.prices is a mapping in a

@@ -88,6 +88,26 @@ func (ps *problems) modelRole(key, val string) {
 	}
 }
 
+// list reports the items of list that are not ok, or given twice, in one
+// problem: must, then the items.
+func (ps *problems) list(key string, list []string, ok func(string) bool, must string) {
+	var bad, twice []string
+	for i, item := range list {
+		switch {
+		case !ok(item):
+			bad = append(bad, showValue(item))
+		case slices.Contains(list[:i], item) && !slices.Contains(twice, showValue(item)):
+			twice = append(twice, showValue(item))
+		}
+	}
+	if bad != nil {
+		ps.add(key, list, "%s; not %s", must, strings.Join(bad, ", "))
+	}
+	if twice != nil {
+		ps.add(key, list, "names %s twice", strings.Join(twice, ", "))
+	}
+}
+
 // check returns every problem with the values of s.
 func check(s *Settings) []problem {
 	var ps problems
@@ -124,27 +144,17 @@ func check(s *Settings) []problem {
 		ps.add("research.max_cost", r.MaxCost, "must be at least 0")
 	}
 
-	switch p := s.Search.Providers; {
-	case len(p) == 0:
+	if p := s.Search.Providers; len(p) == 0 {
 		ps.add("search.providers", p, "must name at least one of %s", strings.Join(searchProviders, ", "))
-	default:
-		for i, name := range p {
-			switch {
-			case !slices.Contains(searchProviders, name):
-				ps.add("search.providers", p, "%s is not one of %s", showValue(name), strings.Join(searchProviders, ", "))
-			case slices.Contains(p[:i], name):
-				ps.add("search.providers", p, "%s is named twice", name)
-			}
-		}
+	} else {
+		ps.list("search.providers", p, func(name string) bool { return slices.Contains(searchProviders, name) },
+			"must name some of "+strings.Join(searchProviders, ", "))
 	}
 	ps.httpURL("search.searxng_url", s.Search.SearxngURL)
 
 	f := s.Fetch
-	for _, addr := range f.Allow {
-		if !validHostPort(addr, false) {
-			ps.add("fetch.allow", f.Allow, "%s is not HOST:PORT, such as localhost:8888", showValue(addr))
-		}
-	}
+	ps.list("fetch.allow", f.Allow, func(addr string) bool { return validHostPort(addr, false) },
+		"must list HOST:PORT addresses, such as localhost:8888")
 	ps.positive("fetch.timeout", f.Timeout)
 	if f.MaxBytes < 1 {
 		ps.add("fetch.max_bytes", f.MaxBytes, "must be at least 1")
