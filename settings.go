@@ -35,7 +35,8 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 			MaxTokens:    s.Research.MaxTokens,
 			Timeout:      s.Research.AgentTimeout,
 		},
-		Style:  style,
-		Logger: log,
+		MaxRunTokens: s.Research.MaxRunTokens,
+		Style:        style,
+		Logger:       log,
 	})
 }
