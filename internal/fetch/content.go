@@ -92,4 +92,3 @@ func keepRune(r rune) rune {
 	}
 	return r
 }
-

@@ -83,6 +83,10 @@ type Fetcher struct {
 
 	mu    sync.Mutex
 	cache map[string]*call
+
+	// waitHook, if set (by tests, before use), is called when a caller
+	// starts waiting for another's fetch.
+	waitHook func()
 }
 
 // call is one fetch of a URL, shared by every caller that wants it.
@@ -177,6 +181,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 			return c.page, c.err
 		}
 		f.mu.Unlock()
+		if f.waitHook != nil {
+			f.waitHook()
+		}
 		select {
 		case <-ctx.Done():
 			return Page{}, &Error{URL: rawURL, Stage: "wait", Err: context.Cause(ctx)}
