@@ -28,9 +28,17 @@ var readableErrEmpty = errors.New("no readable text")
 // UTF-8: its meta charset tags are ignored (internal/fetch decodes pages
 // from their charset first).
 //
-// The error names pageURL and says why: the HTML could not be parsed, or the
-// page has no readable text.
+// The error names pageURL and says why: the HTML could not be parsed, the
+// page has no readable text, or the extractor panicked (recovered here).
 func Readable(html []byte, pageURL string) (title, text string, err error) {
+	// The page is untrusted input to a large third-party parser: a panic
+	// there is this page's failure, not the caller's.
+	defer func() {
+		if p := recover(); p != nil {
+			title, text = "", ""
+			err = fmt.Errorf("extract: readable text of %q: extractor panicked: %v", pageURL, p)
+		}
+	}()
 	opts := trafilatura.Options{
 		EnableFallback:  true,
 		ExcludeComments: true,

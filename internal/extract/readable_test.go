@@ -104,3 +104,24 @@ func BenchmarkReadable(b *testing.B) {
 		}
 	}
 }
+
+// FuzzReadable: any input gives an error or clean text, never a panic.
+func FuzzReadable(f *testing.F) {
+	f.Add([]byte(readableArticle))
+	f.Add([]byte("<html><body><p>short</p></body></html>"))
+	f.Add([]byte("<table><tr><td><p>a<td>b</table><svg><math><p>x"))
+	f.Fuzz(func(t *testing.T, html []byte) {
+		title, text, err := Readable(html, "https://example.com/")
+		if err != nil {
+			return
+		}
+		for _, r := range title + text {
+			if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
+				t.Fatalf("output contains %U", r)
+			}
+		}
+		if strings.Contains(title, "\n") {
+			t.Fatalf("title has a newline: %q", title)
+		}
+	})
+}
