@@ -261,3 +261,15 @@ func stripTags(s string) string {
 	r := strings.NewReplacer("<strong>", "", "</strong>", "", "<b>", "", "</b>", "", "<em>", "", "</em>", "")
 	return r.Replace(s)
 }
+
+// Check asks the provider for one result, without retrying, to show that
+// it answers and accepts the key (for `deepresearch doctor`). It costs one
+// API call.
+func (e *Engine) Check(ctx context.Context) error {
+	c := e.caller
+	cfg := *c.cfg
+	cfg.Retries = 0
+	c.cfg = &cfg
+	_, err := e.impl.search(ctx, &c, "deepresearch", 1)
+	return err
+}

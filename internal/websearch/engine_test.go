@@ -261,3 +261,24 @@ func TestNew(t *testing.T) {
 		t.Errorf("Describe = %+v", st)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	a := newAPI(t, "exa", 1, reply{status: 401, body: fixture(t, "exa/401.json")})
+	a.query = "deepresearch"
+	e, err := websearch.New("exa", config(a, &sleeper{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(context.Background()); !errors.Is(err, websearch.ErrAuth) || !strings.Contains(err.Error(), "EXA_API_KEY") {
+		t.Errorf("Check = %v, want ErrAuth naming EXA_API_KEY", err)
+	}
+	b := newAPI(t, "searxng", 1, reply{status: 503})
+	b.query = "deepresearch"
+	e, err = websearch.New("searxng", config(b, &sleeper{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(context.Background()); !errors.Is(err, websearch.ErrUnavailable) || b.hits.Load() != 1 {
+		t.Errorf("Check = %v after %d requests, want ErrUnavailable after 1", err, b.hits.Load())
+	}
+}

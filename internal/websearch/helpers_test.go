@@ -49,7 +49,8 @@ type api struct {
 
 	mu      sync.Mutex
 	replies []reply
-	limit   int // the result count the requests must ask for
+	limit   int    // the result count the requests must ask for
+	query   string // the query they must carry; default testQuery
 }
 
 // reply is one scripted answer.
@@ -112,6 +113,10 @@ func cmpOr(a, b int) int {
 // checkRequest returns what is wrong with r for the provider's API, or "".
 func (a *api) checkRequest(r *http.Request) string {
 	q := r.URL.Query()
+	testQuery := testQuery
+	if a.query != "" {
+		testQuery = a.query
+	}
 	switch a.provider {
 	case "searxng":
 		if r.Method != http.MethodGet || r.URL.Path != "/search" || q.Get("q") != testQuery || q.Get("format") != "json" {
