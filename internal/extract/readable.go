@@ -22,7 +22,10 @@ var readableErrEmpty = errors.New("no readable text")
 // unparsable or non-http(s) pageURL is ignored.
 //
 // It uses go-trafilatura with its readability and DOM-distiller fallbacks,
-// and does no I/O. Paragraphs are separated by newlines. The title and text
+// and does no I/O. A 1 KB article costs about 1 ms. Linking it in costs
+// every program that does about 190 ms and 78 MB of allocation at start,
+// in go-dateparser's package initialisation (pulled in by go-trafilatura
+// through go-htmldate), whether or not a page is ever extracted. Paragraphs are separated by newlines. The title and text
 // contain no control characters other than '\n' and '\t' (text only; the
 // title is one line), and are valid UTF-8 in NFC. html must already be
 // UTF-8: its meta charset tags are ignored (internal/fetch decodes pages

@@ -67,9 +67,11 @@ func Combine(hooks Hooks, members ...Member) (*Combined, error) {
 // Search asks every member for limit results concurrently (one goroutine
 // each, all finished before it returns), then interleaves their lists
 // round-robin in member order (first of each, then second of each, ...),
-// keeping the first result for each canonical URL (canon.Key; documents
-// without a URL by member and DocID), up to limit results. Each result
-// keeps its snippet and its member's channel.
+// up to limit results, de-duplicated by canonical URL (canon.Key; documents
+// without a URL by member and DocID): a URL belongs to the member that
+// listed it first, and other members' results for it are dropped, while
+// that member's several passages of it are kept (the agent numbers them as
+// one source). Each result keeps its snippet and its member's channel.
 //
 // When some members fail, their failures go to Hooks.Failed and the others'
 // results are returned. When all fail, the error joins every member's.
@@ -134,9 +136,13 @@ type tagged struct {
 	memberName string
 }
 
-// interleave merges lists round-robin, de-duplicated, up to limit.
+// interleave merges lists round-robin up to limit. A result whose
+// canonical URL another member listed first is dropped; a member's own
+// results for one URL (passages of one document) are all kept, except exact
+// repeats.
 func interleave(members []Member, lists [][]search.Result, limit int) []tagged {
-	seen := map[string]bool{}
+	owner := map[string]int{}  // canonical key → member that listed it first
+	exact := map[string]bool{} // member, DocID, location and snippet
 	var out []tagged
 	for rank := 0; len(out) < limit; rank++ {
 		more := false
@@ -150,10 +156,15 @@ func interleave(members []Member, lists [][]search.Result, limit int) []tagged {
 			if key == "" {
 				key = "id:" + members[i].Name + "\x00" + r.DocID
 			}
-			if seen[key] {
+			if o, ok := owner[key]; ok && o != i {
 				continue
 			}
-			seen[key] = true
+			owner[key] = i
+			ek := strings.Join([]string{members[i].Name, r.DocID, r.Location, r.Snippet}, "\x00")
+			if exact[ek] {
+				continue
+			}
+			exact[ek] = true
 			if r.Channel == "" {
 				r.Channel = members[i].Channel
 			}
