@@ -173,6 +173,7 @@ func TestBlockedReason(t *testing.T) {
 		{"127.8.9.10", "loopback"},
 		{"::1", "loopback"},
 		{"::ffff:127.0.0.1", "loopback"},
+		{"::127.0.0.1", "IPv4-compatible"},
 		{"10.0.0.1", "private"},
 		{"172.16.5.4", "private"},
 		{"172.31.255.255", "private"},

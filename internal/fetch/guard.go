@@ -37,6 +37,7 @@ var blockedPrefixes = []struct {
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"}, // includes 255.255.255.255
 	{netip.MustParsePrefix("::/128"), "unspecified"},
 	{netip.MustParsePrefix("::1/128"), "loopback"},
+	{netip.MustParsePrefix("::/96"), "IPv4-compatible"}, // deprecated ::a.b.c.d
 	{netip.MustParsePrefix("fc00::/7"), "private"},
 	{netip.MustParsePrefix("fe80::/10"), "link-local"},
 	{netip.MustParsePrefix("fec0::/10"), "site-local"},
