@@ -100,7 +100,7 @@ func TestFetchContentTypes(t *testing.T) {
 		wantErrText string
 	}{
 		{name: "html utf-8", contentType: "text/html; charset=utf-8", body: articleHTML,
-			wantType: "text/html", wantTitle: "Submarine repeaters", want: []string{"erbium-doped", "The café"}, notWant: []string{"NAVIGATION", "<p>"}},
+			wantType: "text/html", wantTitle: "Repeaters", want: []string{"erbium-doped", "The café"}, notWant: []string{"NAVIGATION", "<p>"}},
 		{name: "html latin-1 from the header", contentType: "text/html; charset=ISO-8859-1", body: latin1,
 			wantType: "text/html", want: []string{"The café"}},
 		{name: "html windows-1252 from a meta tag", contentType: "text/html",
