@@ -116,7 +116,7 @@ func (s *session) register(r search.Result) (int, error) {
 		return n, nil
 	}
 	n := len(s.sources) + 1
-	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: s.channel}
+	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmpOrString(r.Channel, s.channel)}
 	if err := s.mapping.Add(n, src); err != nil {
 		return 0, err
 	}
