@@ -166,6 +166,9 @@ func (m *Model) GenerateContent(ctx context.Context, msgs []llms.MessageContent,
 	case resp == nil || len(resp.Choices) == 0:
 		return nil, &Error{Provider: m.ep.provider, Kind: ErrMalformed, Message: "reply has no choices"}
 	}
+	if m.ep.provider == Anthropic {
+		mergeChoices(resp)
+	}
 	c := resp.Choices[0]
 	if toolTurn && user != nil && len(c.ToolCalls) == 0 && c.FuncCall == nil && c.Content != "" {
 		if err := user(ctx, []byte(c.Content)); err != nil {
@@ -194,6 +197,41 @@ func estimateUsage(msgs []llms.MessageContent, c *llms.ContentChoice) {
 	c.GenerationInfo["PromptTokens"] = u.PromptTokens
 	c.GenerationInfo["CompletionTokens"] = u.CompletionTokens
 	c.GenerationInfo["UsageEstimated"] = true
+}
+
+// mergeChoices makes one choice of the one-per-content-block choices
+// langchaingo's anthropic adapter returns (text, tool_use, thinking): the
+// text joined, every tool call (typed "function"), the first block's
+// GenerationInfo, which carries the message's usage once.
+func mergeChoices(resp *llms.ContentResponse) {
+	if len(resp.Choices) < 2 {
+		for _, c := range resp.Choices {
+			setToolType(c.ToolCalls)
+		}
+		return
+	}
+	merged := &llms.ContentChoice{StopReason: resp.Choices[0].StopReason, GenerationInfo: map[string]any{}}
+	var text strings.Builder
+	for _, c := range resp.Choices {
+		text.WriteString(c.Content)
+		merged.ToolCalls = append(merged.ToolCalls, c.ToolCalls...)
+		for k, v := range c.GenerationInfo {
+			if _, ok := merged.GenerationInfo[k]; !ok || k == "ThinkingContent" && v != "" {
+				merged.GenerationInfo[k] = v
+			}
+		}
+	}
+	merged.Content = text.String()
+	setToolType(merged.ToolCalls)
+	resp.Choices = []*llms.ContentChoice{merged}
+}
+
+func setToolType(calls []llms.ToolCall) {
+	for i := range calls {
+		if calls[i].Type == "" {
+			calls[i].Type = "function"
+		}
+	}
 }
 
 // onePartEach splits assistant and tool messages into one message per
