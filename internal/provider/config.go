@@ -130,7 +130,7 @@ func resolve(cfg Config, getenv func(string) string) (endpoint, error) {
 			return e, &KeyError{Provider: p, Vars: []string{"ANTHROPIC_API_KEY"}}
 		}
 	case GoogleAI:
-		e.baseURL = cmpOr(cfg.BaseURL, DefaultGoogleAIURL)
+		e.baseURL = strings.TrimSuffix(strings.TrimRight(cmpOr(cfg.BaseURL, DefaultGoogleAIURL), "/"), "/v1beta")
 		e.keyVar = "GOOGLE_API_KEY"
 		if e.apiKey == "" {
 			if k := getenv("GOOGLE_API_KEY"); k != "" {

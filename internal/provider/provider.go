@@ -3,20 +3,23 @@
 // Anthropic, Google's Gemini, Ollama through its OpenAI-compatible /v1, and
 // the built-in offline extractive model.
 //
-// The langchaingo v0.1.14 clients are used underneath, with their known
-// faults designed around: an HTTP transport under each client types its
-// errors (status, Retry-After, what the provider said), checks streams end
-// properly and assembles OpenAI tool calls by index; a wrapper over each
-// model keeps tool-calling turns' streams from callers, returns the errors
-// a streaming callback gave (googleai drops them), splits multi-part
-// messages for the anthropic adapter, and counts tokens offline when a
-// provider reports none. Retrying is internal/retry's: wrap the model in a
-// retry.Model, whose classifier understands this package's *Error.
+// OpenAI, Ollama and Anthropic go through langchaingo v0.1.14's clients,
+// with their known faults designed around: an HTTP transport under each
+// client types its errors (status, Retry-After, what the provider said),
+// checks that streams end properly and are JSON, and assembles OpenAI tool
+// calls by index; a wrapper over each model keeps tool-calling turns'
+// streams from callers, splits multi-part messages for the anthropic
+// adapter and merges its one-choice-per-block replies, and counts tokens
+// offline when a provider reports none. Gemini is a small client of its
+// REST API (see gemini), because langchaingo's googleai leaks a gRPC
+// connection per client and swallows streaming-callback errors.
+//
+// Retrying is internal/retry's: wrap the model in a retry.Model, whose
+// classifier understands this package's *Error.
 package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -24,9 +27,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
-	"github.com/tmc/langchaingo/llms/googleai"
 	"github.com/tmc/langchaingo/llms/openai"
-	"google.golang.org/api/option"
 
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/retry"
@@ -72,10 +73,7 @@ func New(ctx context.Context, cfg Config, getenv func(string) string) (llms.Mode
 		inner, err = anthropic.New(anthropic.WithToken(ep.apiKey), anthropic.WithBaseURL(ep.baseURL),
 			anthropic.WithModel(ep.name), anthropic.WithHTTPClient(hc))
 	case GoogleAI:
-		inner, err = googleai.New(ctx, googleai.WithAPIKey(ep.apiKey), googleai.WithDefaultModel(ep.name),
-			googleai.WithHTTPClient(hc), func(o *googleai.Options) {
-				o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(ep.baseURL))
-			})
+		inner = &gemini{hc: hc, base: ep.baseURL, name: ep.name}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep.provider, err)
@@ -280,4 +278,3 @@ func Check(ctx context.Context, model llms.Model) error {
 	return nil
 }
 
-var _ = errors.New
