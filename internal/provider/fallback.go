@@ -66,7 +66,15 @@ func (f *ToolFallback) viaText(ctx context.Context, msgs []llms.MessageContent, 
 		switch m.Role {
 		case llms.ChatMessageTypeSystem:
 			if !placed {
-				m = llms.MessageContent{Role: m.Role, Parts: append(append([]llms.ContentPart{}, m.Parts...), llms.TextContent{Text: "\n\n" + prompt})}
+				// One text part: some local servers take only a string
+				// as a system message's content.
+				var texts []string
+				for _, p := range m.Parts {
+					if t, ok := p.(llms.TextContent); ok {
+						texts = append(texts, t.Text)
+					}
+				}
+				m = llms.TextParts(m.Role, strings.Join(append(texts, prompt), "\n\n"))
 				placed = true
 			}
 			conv = append(conv, m)
@@ -269,7 +277,7 @@ func toolCallOf(raw json.RawMessage, known map[string]bool) (llms.ToolCall, bool
 		args = json.RawMessage(s) // arguments sent as a string of JSON
 	}
 	var a map[string]any
-	if len(args) == 0 || json.Unmarshal(args, &a) != nil {
+	if len(args) == 0 || json.Unmarshal(args, &a) != nil || a == nil {
 		args = json.RawMessage("{}")
 	}
 	return llms.ToolCall{Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: string(args)}}, true
@@ -279,7 +287,11 @@ func toolCallOf(raw json.RawMessage, known map[string]bool) (llms.ToolCall, bool
 // protocol asks for, so the model sees its own earlier calls.
 func textOfCalls(parts []llms.ContentPart) []llms.ContentPart {
 	var b strings.Builder
-	var calls []map[string]any
+	type call struct {
+		Tool      string `json:"tool"`
+		Arguments any    `json:"arguments"`
+	}
+	var calls []call
 	for _, p := range parts {
 		switch p := p.(type) {
 		case llms.TextContent:
@@ -290,7 +302,7 @@ func textOfCalls(parts []llms.ContentPart) []llms.ContentPart {
 				if !json.Valid([]byte(p.FunctionCall.Arguments)) {
 					args = map[string]any{}
 				}
-				calls = append(calls, map[string]any{"tool": p.FunctionCall.Name, "arguments": args})
+				calls = append(calls, call{p.FunctionCall.Name, args})
 			}
 		}
 	}

@@ -277,4 +277,3 @@ func Check(ctx context.Context, model llms.Model) error {
 	}
 	return nil
 }
-
