@@ -94,7 +94,8 @@ func (g *gemini) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 	if o.StreamingFunc != nil {
 		method, query = "streamGenerateContent", "?alt=sse"
 	}
-	u := fmt.Sprintf("%s/v1beta/models/%s:%s%s", g.base, url.PathEscape(cmpOr(o.Model, g.name)), method, query)
+	name := strings.TrimPrefix(cmpOr(o.Model, g.name), "models/")
+	u := fmt.Sprintf("%s/v1beta/models/%s:%s%s", g.base, url.PathEscape(name), method, query)
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
