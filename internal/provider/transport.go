@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -301,7 +300,9 @@ func clip(s string, n int) string {
 	return strings.TrimSpace(b.String())
 }
 
-// errStreamError is how an error event inside a stream is reported.
+// streamError reads an error event inside a stream (OpenRouter's
+// {"error":{...}} chunk, Anthropic's "error" event) into an *Error;
+// overloaded and server errors are retried, rejected requests are not.
 func streamError(provider string, data []byte) *Error {
 	typ, msg := errorBody(data)
 	if typ == "" && msg == "" {
@@ -332,5 +333,5 @@ func malformed(provider string, data []byte) *Error {
 }
 
 func truncated(provider string, err error) *Error {
-	return &Error{Provider: provider, Kind: ErrTruncated, Err: fmt.Errorf("%w", err)}
+	return &Error{Provider: provider, Kind: ErrTruncated, Err: err}
 }
