@@ -165,6 +165,7 @@ type faultyModel struct {
 	llms.Model
 	task  string // the task title it misbehaves on
 	fault string // "error", "panic" or "hang"
+	hung  chan struct{} // "hang": receives once the hang has begun (buffered)
 }
 
 func (m faultyModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
@@ -180,6 +181,10 @@ func (m faultyModel) GenerateContent(ctx context.Context, msgs []llms.MessageCon
 				case "panic":
 					panic("agent bug")
 				case "hang":
+					select {
+					case m.hung <- struct{}{}:
+					default:
+					}
 					<-ctx.Done()
 					return nil, context.Cause(ctx)
 				}
@@ -196,12 +201,12 @@ func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
 		{"hang", events.FailTimeout},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
-			model := faultyModel{Model: extractive.New(extractive.Options{}), task: "How it works", fault: tc.fault}
+			model := faultyModel{Model: extractive.New(extractive.Options{}), task: "How it works", fault: tc.fault, hung: make(chan struct{}, 1)}
 			// A fake clock: the hanging agent times out when the test
 			// advances it, after the three healthy agents are done, and no
 			// test waits on a real timeout.
 			clock := deepresearchtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-			r := newResearcher(t, deepresearch.Config{Model: model, Clock: clock})
+			r := newResearcher(t, deepresearch.Config{Model: model, Clock: clock, MaxRetries: -1})
 			rec := &recorder{}
 			finished := make(chan struct{}, 4)
 			var rep *deepresearch.Report
@@ -217,6 +222,9 @@ func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
 				})
 			}()
 			if tc.fault == "hang" {
+				// The hanging agent armed its time limit before its model
+				// call began; the others are done.
+				<-model.hung
 				for range 3 {
 					<-finished
 				}
@@ -391,7 +399,11 @@ func (m *flakyOnce) GenerateContent(ctx context.Context, msgs []llms.MessageCont
 }
 
 func TestFailedProviderCallIsRetried(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{Model: &flakyOnce{Model: extractive.New(extractive.Options{})}})
+	// The retry's backoff waits on a fake clock, advanced once it is armed.
+	clock := deepresearchtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	r := newResearcher(t, deepresearch.Config{Model: &flakyOnce{Model: extractive.New(extractive.Options{})}, Clock: clock})
+	armed := clock.Armed()
+	go func() { <-armed; clock.Advance(time.Second) }()
 	rec := &recorder{}
 	rep, err := r.RunWith(context.Background(), question, rec.sink)
 	if err != nil {

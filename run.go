@@ -18,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
@@ -200,6 +201,14 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 		"max_tasks": req.MaxTasks, "parallelism": req.Parallelism, "search_limit": req.SearchLimit, "style": req.Style,
 	}})
 
+	if r.pages {
+		pages, err := fetch.New(r.cfg.Fetch)
+		if err != nil {
+			return fail(StageIndex, err)
+		}
+		defer pages.Close()
+		ctx = fetch.NewContext(ctx, pages)
+	}
 	t0 := clock.Now()
 	backend, err := r.backend(ctx)
 	if err != nil {
