@@ -23,8 +23,10 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 // Defaults for zero Config and Budget fields.
@@ -44,6 +46,9 @@ type Task struct {
 	ID       string
 	Title    string
 	Question string
+	// Objective is the user's question the task is part of (Plan sets
+	// it); "" means Question. Sources are judged against both.
+	Objective string
 }
 
 // Budget bounds one Run. Zero (or negative) fields take the defaults.
@@ -90,6 +95,10 @@ type Hooks struct {
 	// Cited is called once, after the report, with the sources it cited in
 	// order of first citation.
 	Cited func(cited []citeproc.Citation)
+	// Filtered is called after each search with what the relevance and
+	// content filters kept and dropped (the sources.filtered event),
+	// before the Source calls of the sources kept.
+	Filtered func(relevance.Report)
 }
 
 // Config configures Run. Model and Search are required.
@@ -107,6 +116,9 @@ type Config struct {
 	// registers (default "search").
 	Channel string
 	Hooks   Hooks
+	// Relevance judges search results before the model sees them; nil
+	// means relevance.Lexical (offline key-term coverage).
+	Relevance relevance.Judge
 }
 
 // Result is what one agent produced.
@@ -154,7 +166,7 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 		fmt.Errorf("%w after %v: %w", ErrTimeout, b.Timeout, context.DeadlineExceeded))
 	defer cancel()
 
-	r := &runner{ctx: ctx, cfg: cfg, budget: b, task: task, s: newSession(cfg), res: &Result{Task: task}}
+	r := &runner{ctx: ctx, cfg: cfg, budget: b, task: task, s: newSession(cfg, task), res: &Result{Task: task}}
 	// On failure the Result still says what was spent (Usage, ToolCalls),
 	// so a run's accounting includes failed agents; its Report is partial.
 	if err := r.research(); err != nil {
@@ -195,7 +207,7 @@ func (r *runner) research() error {
 			return context.Cause(r.ctx)
 		}
 		msgs := append([]llms.MessageContent{system}, r.conv...)
-		resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithTools(toolDefs))
+		resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Researcher), msgs, llms.WithTools(toolDefs))
 		if err != nil {
 			return err
 		}
@@ -274,7 +286,7 @@ func (r *runner) report() error {
 		_, err := proc.Write(chunk)
 		return err
 	}
-	resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithStreamingFunc(streamFn))
+	resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Reporter), msgs, llms.WithStreamingFunc(streamFn))
 	if err != nil {
 		return err
 	}

@@ -1,15 +1,17 @@
 package extractive
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
-// Role is the job a conversation asks the model to do, read from the
-// first line of the first system message ("Role: researcher").
+// Role is the job a conversation asks the model to do.
 type Role string
 
 // The roles the model knows. Any other role (or none) is RoleUnknown.
@@ -21,9 +23,15 @@ const (
 	RoleUnknown    Role = ""
 )
 
-// roleOf reads the role line. Without a system message the first line of
-// the first message is read instead, so Call("Role: planner\n…") works.
-func roleOf(msgs []llms.MessageContent) Role {
+// roleOf reads the role of a call: the stage its context is marked with
+// (internal/stage), else a legacy "Role: <role>" first line of the first
+// system message (or, without one, of the first message), so that
+// Call(ctx, "Role: planner\n…") works.
+func roleOf(ctx context.Context, msgs []llms.MessageContent) Role {
+	switch s := stage.Of(ctx); s {
+	case stage.Planner, stage.Researcher, stage.Reporter, stage.Writer:
+		return Role(s)
+	}
 	text := ""
 	for _, m := range msgs {
 		if m.Role == llms.ChatMessageTypeSystem {
@@ -96,6 +104,13 @@ func question(msgs []llms.MessageContent) string {
 		}
 	}
 	return ""
+}
+
+// objective is the user's question a research task is part of: the
+// "This task is part of the research on: <q>" line internal/agent writes,
+// else "".
+func objective(msgs []llms.MessageContent) string {
+	return field(msgs, "This task is part of the research on")
 }
 
 // block is one numbered source block of a tool result:

@@ -241,7 +241,7 @@ func (f *Filter) Apply(ctx context.Context, query string, cands []Candidate) ([]
 
 // relativeFloor: a candidate scoring below this share of the task's best
 // kept score is dropped.
-const relativeFloor = 0.5
+const relativeFloor = 0.34
 
 func judgeName(j Judge) string {
 	switch j.(type) {

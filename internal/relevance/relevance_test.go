@@ -129,9 +129,9 @@ func TestNoSubstance(t *testing.T) {
 }
 
 func TestWeakerThanBestDropped(t *testing.T) {
-	f := New(Config{Question: "How do the mutex Lock and Unlock methods work with the zero value?"})
+	f := New(Config{Question: "What do Lock, Unlock, TryLock and the zero value of a sync mutex do?"})
 	ds, _ := f.Apply(context.Background(), "q", []Candidate{
-		{Key: "a", Text: mutexText},
+		{Key: "a", Text: mutexText + " Package sync also offers TryLock."},
 		{Key: "b", Text: "Lock the door with the key before you leave the house; its value is higher than you think."},
 	})
 	if !ds[0].Keep || ds[1].Keep || !strings.HasPrefix(ds[1].Reason, "much weaker than the best source") {
