@@ -125,6 +125,7 @@ type block struct {
 	url   string
 	text  string
 	order int // position among all blocks of the conversation
+	rank  int // 1-based rank of the block's source in its search result; 0 outside search results
 }
 
 var headerRe = regexp.MustCompile(`^\[(\d{1,6})\] (.*)$`)
@@ -183,6 +184,30 @@ func parseBlocks(content string) []block {
 	return out
 }
 
+// rrfK is the rank offset of reciprocal rank fusion.
+const rrfK = 2
+
+// priors fuses the ranks the searches gave each source (reciprocal rank
+// fusion, Σ 1/(rrfK+rank)), scaled so the best source has 1: the search
+// engine's own judgement, with its term statistics, of which sources
+// matter, summed over every search that found them.
+func priors(blocks []block) map[int]float64 {
+	p := map[int]float64{}
+	best := 0.0
+	for _, b := range blocks {
+		if b.rank > 0 {
+			p[b.num] += 1 / float64(rrfK+b.rank)
+			best = max(best, p[b.num])
+		}
+	}
+	if best > 0 {
+		for n := range p {
+			p[n] /= best
+		}
+	}
+	return p
+}
+
 // toolResults returns the tool responses of the conversation in order.
 func toolResults(msgs []llms.MessageContent) []llms.ToolCallResponse {
 	var out []llms.ToolCallResponse
@@ -216,8 +241,15 @@ func toolCalls(msgs []llms.MessageContent) []llms.ToolCall {
 func allBlocks(msgs []llms.MessageContent) []block {
 	var out []block
 	for _, r := range toolResults(msgs) {
+		ranks := map[int]int{}
 		for _, b := range parseBlocks(r.Content) {
 			b.order = len(out)
+			if r.Name != ToolOpen {
+				if _, ok := ranks[b.num]; !ok {
+					ranks[b.num] = len(ranks) + 1
+				}
+				b.rank = ranks[b.num]
+			}
 			out = append(out, b)
 		}
 	}

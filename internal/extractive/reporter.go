@@ -33,8 +33,14 @@ const NoEvidence = "The sources hold no evidence for this task."
 // (one, when the task has fewer than three).
 // MMR trades relevance (mmrLambda) against similarity to the sentences
 // already chosen.
+// A sentence's score adds priorWeight times its source's fused search
+// rank; MMR adds newSourceBonus to a sentence from a source not quoted
+// yet, so a report draws on several sources.
 const (
-	minCoverage = 0.25
+	priorWeight    = 0.5
+	highPrior      = 0.5
+	newSourceBonus = 0.2
+	minCoverage    = 0.25
 	mmrLambda   = 0.7
 )
 
@@ -57,7 +63,9 @@ func report(msgs []llms.MessageContent) string {
 	own := stemSet(stripScaffold(task))
 	seen := map[string]bool{}
 	var cands []candidate
-	for _, b := range allBlocks(msgs) {
+	blocks := allBlocks(msgs)
+	prior := priors(blocks)
+	for _, b := range blocks {
 		pos := 0
 		for _, par := range paragraphs(b.text) {
 			for _, s := range sentences(cleanSourceText(par)) {
@@ -72,18 +80,29 @@ func report(msgs []llms.MessageContent) string {
 				stems := stemSet(s)
 				rel := score(s, terms)
 				pos++
-				if rel < minCoverage || shared(stems, own) < min(len(own), 2) || (len(own) >= 3 && shared(stems, own) < 2) {
+				// Relevant: covers enough of the key terms, or comes from
+				// a source the searches ranked high and shares a term of
+				// the task.
+				sh := shared(stems, own)
+				covered := rel >= minCoverage && sh >= min(len(own), 2)
+				ranked := prior[b.num] >= highPrior && sh >= 1
+				if len(own) > 0 && !covered && !ranked {
 					continue
 				}
 				cands = append(cands, candidate{
 					text: s, num: b.num, rel: rel, stems: stems,
-					score: rel + positionBonus/float64(pos+3),
+					score: rel + priorWeight*prior[b.num] + positionBonus/float64(pos+3),
 					seq:   len(cands),
 				})
 			}
 		}
 	}
-	picked := mmr(cands, maxReportSentences)
+	picked := mmr(cands, maxReportSentences, func(c candidate, picked []candidate) float64 {
+		if slices.ContainsFunc(picked, func(o candidate) bool { return o.num == c.num }) {
+			return 0
+		}
+		return newSourceBonus
+	})
 	if len(picked) == 0 {
 		return NoEvidence
 	}
@@ -121,6 +140,18 @@ func report(msgs []llms.MessageContent) string {
 	return strings.Join(pars, "\n\n")
 }
 
+// markersOf returns the citation numbers a sentence's markers name, as
+// strings ("[1, 4]" gives 1 and 4).
+func markersOf(s string) []string {
+	var out []string
+	for _, m := range hasMarkerRe.FindAllString(s, -1) {
+		for _, f := range strings.FieldsFunc(m, func(r rune) bool { return r < '0' || r > '9' }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // shared counts the keys of a that are in b.
 func shared(a, b map[string]bool) int {
 	n := 0
@@ -134,9 +165,10 @@ func shared(a, b map[string]bool) int {
 
 // mmr picks up to k candidates by maximal marginal relevance: each step
 // takes the candidate with the best mmrLambda·score − (1−mmrLambda)·(its
-// greatest Jaccard similarity to one already picked); ties go to the
-// earlier candidate. The result is in pick order, best first.
-func mmr(cands []candidate, k int) []candidate {
+// greatest Jaccard similarity to one already picked) + bonus(it, picked);
+// ties go to the earlier candidate. The result is in pick order, best
+// first. bonus may be nil.
+func mmr(cands []candidate, k int, bonus func(c candidate, picked []candidate) float64) []candidate {
 	var out []candidate
 	used := make([]bool, len(cands))
 	for len(out) < k {
@@ -150,6 +182,9 @@ func mmr(cands []candidate, k int) []candidate {
 				sim = max(sim, jaccard(c.stems, o.stems))
 			}
 			v := mmrLambda*c.score - (1-mmrLambda)*sim
+			if bonus != nil {
+				v += bonus(c, out)
+			}
 			if v > bestVal {
 				best, bestVal = i, v
 			}
@@ -239,6 +274,20 @@ func write(msgs []llms.MessageContent) string {
 	}
 
 	used := map[string]bool{}
+	cited := map[string]bool{} // markers already in the report
+	fresh := func(c candidate, picked []candidate) float64 {
+		for _, m := range markersOf(c.text) {
+			if !cited[m] && !slices.ContainsFunc(picked, func(o candidate) bool { return slices.Contains(markersOf(o.text), m) }) {
+				return newSourceBonus
+			}
+		}
+		return 0
+	}
+	cite := func(text string) {
+		for _, m := range markersOf(text) {
+			cited[m] = true
+		}
+	}
 	var b strings.Builder
 	b.WriteString("# " + titleOf(q) + "\n")
 
@@ -257,12 +306,13 @@ func write(msgs []llms.MessageContent) string {
 				intro = append(intro, c)
 			}
 		}
-		picked := mmr(intro, 1)
+		picked := mmr(intro, 1, fresh)
 		if len(picked) == 0 {
 			break
 		}
 		c := picked[0]
 		used[normalize(c.text)] = true
+		cite(c.text)
 		left[c.num]--
 		lines = append(lines, c.text)
 	}
@@ -280,12 +330,13 @@ func write(msgs []llms.MessageContent) string {
 				cands = append(cands, all[i])
 			}
 		}
-		chosen := mmr(cands, maxSectionSentences)
+		chosen := mmr(cands, maxSectionSentences, fresh)
 		slices.SortFunc(chosen, func(a, b candidate) int { return cmp.Compare(a.seq, b.seq) })
 		var lines []string
 		for _, c := range chosen {
 			if k := normalize(c.text); !used[k] {
 				used[k] = true
+				cite(c.text)
 				lines = append(lines, c.text)
 			}
 		}

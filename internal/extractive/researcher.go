@@ -238,8 +238,9 @@ func sourceArg(args string) (int, bool) {
 }
 
 // bestSources ranks the sources of blocks by the weighted share of terms
-// their title and text cover (ties to the first seen) and returns up to k
-// that are not opened: the best always, the others only when they match.
+// their title and text cover plus half their fused search rank (ties to
+// the first seen) and returns up to k that are not opened: the best
+// always, the others only when they match.
 func bestSources(blocks []block, terms map[string]float64, opened map[int]bool, k int) []int {
 	text := map[int]*strings.Builder{}
 	var order []int
@@ -258,9 +259,12 @@ func bestSources(blocks []block, terms map[string]float64, opened map[int]bool, 
 			cand = append(cand, n)
 		}
 	}
+	prior := priors(blocks)
 	scores := make([]float64, len(cand))
 	for i, n := range cand {
-		scores[i] = score(text[n].String(), terms)
+		if sc := score(text[n].String(), terms); sc > 0 {
+			scores[i] = sc + priorWeight*prior[n]
+		}
 	}
 	ranked := make([]int, len(cand))
 	for i := range ranked {
