@@ -41,7 +41,7 @@ const (
 	highPrior      = 0.5
 	newSourceBonus = 0.2
 	minCoverage    = 0.25
-	mmrLambda   = 0.7
+	mmrLambda      = 0.7
 )
 
 // candidate is a sentence that may go into a report.
