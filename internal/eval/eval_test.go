@@ -75,7 +75,7 @@ func docText(ix *corpus.Index) func(context.Context, string) (string, error) {
 }
 
 // evaluate runs the pipeline and the baseline over the questions.
-func evaluate(tb testing.TB) (pipe, base Summary, pres []Result, filtered map[string]int) {
+func evaluate(tb testing.TB) (pipe, base Summary, pres, bres []Result, filtered map[string]int) {
 	tb.Helper()
 	ix := evalCorpus(tb)
 	qs, err := LoadQuestions(questionsFile)
@@ -96,11 +96,11 @@ func evaluate(tb testing.TB) (pipe, base Summary, pres []Result, filtered map[st
 	if err != nil {
 		tb.Fatal(err)
 	}
-	base, _, err = Evaluate(ctx, "plain BM25 top 5", qs, Baseline(ix, 5), docText(ix))
+	base, bres, err = Evaluate(ctx, "plain BM25 top 5", qs, Baseline(ix, 5), docText(ix))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return pipe, base, pres, filtered
+	return pipe, base, pres, bres, filtered
 }
 
 // TestRetrievalTargets checks the targets on the shipped
@@ -110,7 +110,7 @@ func TestRetrievalTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and indexes the standard library's documentation")
 	}
-	pipe, base, res, _ := evaluate(t)
+	pipe, base, res, _, _ := evaluate(t)
 	var b strings.Builder
 	Table(&b, pipe, base)
 	t.Logf("\n%s", b.String())
@@ -133,10 +133,10 @@ func TestRetrievalTargets(t *testing.T) {
 func BenchmarkRetrieval(b *testing.B) {
 	evalCorpus(b)
 	var pipe, base Summary
-	var res []Result
+	var res, bres []Result
 	var filtered map[string]int
 	for b.Loop() {
-		pipe, base, res, filtered = evaluate(b)
+		pipe, base, res, bres, filtered = evaluate(b)
 	}
 	b.ReportMetric(100*pipe.HitRate, "hit%")
 	b.ReportMetric(100*pipe.Recall, "recall%")
@@ -148,8 +148,8 @@ func BenchmarkRetrieval(b *testing.B) {
 	fmt.Printf("\nrelevance filter: %d passages kept, %d dropped off-topic, %d duplicates, %d without substance\n",
 		filtered["kept"], filtered["dropped relevance"], filtered["dropped duplicate"], filtered["dropped substance"])
 	if testing.Verbose() {
-		for _, r := range res {
-			fmt.Printf("%s hit=%v recall=%.2f cited=%v expect=%v off=%v\n", r.ID, r.Hit, r.Recall, r.Cited, r.Expect, r.OffTopic)
+		for i, r := range res {
+			fmt.Printf("%s recall %.2f (baseline %.2f) cited=%v baseline=%v expect=%v off=%v\n", r.ID, r.Recall, bres[i].Recall, r.Cited, bres[i].Cited, r.Expect, r.OffTopic)
 		}
 	}
 }

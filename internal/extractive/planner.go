@@ -69,7 +69,7 @@ func plan(msgs []llms.MessageContent) string {
 		} else {
 			var strong []phrase
 			for _, p := range ps {
-				if p.strong() {
+				if p.named() {
 					strong = append(strong, p)
 				}
 			}
@@ -93,6 +93,19 @@ func plan(msgs []llms.MessageContent) string {
 type phrase []string
 
 func (p phrase) String() string { return strings.Join(p, " ") }
+
+// named reports whether a phrase has a name, a number or a compound in
+// it ("Go memory model", "SHA-256 checksum", "sync.Mutex"): a subject of
+// its own, worth a task. A run of common words ("caller gives") may be a
+// verb phrase and is searched, not planned.
+func (p phrase) named() bool {
+	for _, w := range p {
+		if (phrase{w}).strong() {
+			return true
+		}
+	}
+	return false
+}
 
 // strong reports whether a phrase names something on its own: several
 // words, or one that is a name, a number or a compound ("Raft",

@@ -25,7 +25,7 @@ const ResearchDone = "Research complete."
 const maxQueryWords = 8
 
 // maxQueries caps the searches of the first research turn.
-const maxQueries = 3
+const maxQueries = 4
 
 // research answers a researcher turn: up to three searches built from the
 // questions' own key terms, then open the best one or two sources, then
@@ -109,10 +109,13 @@ func queryWords(s string) []string {
 // task question or the user's question (obj), never from a template:
 //
 //  1. all the task's key phrases;
-//  2. each strong phrase of the task on its own (a name, a compound, a
-//     multi-word term), as a phrase search;
-//  3. the task's phrases widened with the user's question's other key
-//     terms, or, for the question itself, its two strongest phrases.
+//  2. the same with compounds written joined ("SHA-256" → "SHA256"), as
+//     documents often write them;
+//  3. each strong phrase of the task on its own (a name, a compound, a
+//     multi-word term), longest first;
+//  4. the task's phrases widened with the user's question's other key
+//     terms, or, for the question itself, its phrases less one (the
+//     subsets).
 //
 // At most maxQueries distinct queries, of at most maxQueryWords words.
 func queries(task, obj string) []string {
@@ -124,7 +127,7 @@ func queries(task, obj string) []string {
 			ws = ws[:maxQueryWords]
 		}
 		q := strings.Join(ws, " ")
-		if k := normalize(q); k != "" && !seen[k] && len(out) < maxQueries {
+		if k := strings.Join(strings.Fields(strings.ToLower(q)), " "); k != "" && !seen[k] && len(out) < maxQueries {
 			seen[k] = true
 			out = append(out, q)
 		}
@@ -134,9 +137,12 @@ func queries(task, obj string) []string {
 		all = append(all, p...)
 	}
 	add(all)
+	if joined := joinCompounds(all); strings.Join(joined, " ") != strings.Join(all, " ") {
+		add(joined)
+	}
 	strong := longestFirst(filterPhrases(tps, phrase.strong))
-	for _, p := range strong {
-		if len(tps) > 1 {
+	if len(tps) > 1 {
+		for _, p := range strong {
 			add(p)
 		}
 	}
@@ -152,8 +158,40 @@ func queries(task, obj string) []string {
 			}
 		}
 		add(wide)
-	} else if len(strong) >= 2 {
-		add(append(append([]string(nil), strong[0]...), strong[1]...))
+	} else if len(tps) > 2 {
+		for i := range tps {
+			var sub []string
+			for j, p := range tps {
+				if j != i {
+					sub = append(sub, p...)
+				}
+			}
+			add(sub)
+		}
+	}
+	return out
+}
+
+// joinCompounds writes each hyphenated compound of words joined, when a
+// part is a number or a short code ("SHA-256" → "SHA256", "UTF-8" →
+// "UTF8"); other words are unchanged.
+func joinCompounds(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w
+		parts := strings.Split(w, "-")
+		if len(parts) < 2 {
+			continue
+		}
+		code := false
+		for _, p := range parts {
+			if isDigits(p) || (len(p) <= 3 && strings.ToUpper(p) == p) {
+				code = true
+			}
+		}
+		if code {
+			out[i] = strings.Join(parts, "")
+		}
 	}
 	return out
 }
