@@ -153,3 +153,39 @@ func BenchmarkRetrieval(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteCorpus measures writing the evaluation corpus (parsing the
+// standard library with go/doc), and BenchmarkIndexCorpus indexing it
+// from scratch: together, what the standard library's docs would add to
+// a first run if they joined the default corpus.
+func BenchmarkWriteCorpus(b *testing.B) {
+	var st CorpusStats
+	for b.Loop() {
+		var err error
+		if st, err = WriteCorpus(context.Background(), GOROOT(), b.TempDir()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(st.Bytes)
+	b.ReportMetric(float64(st.Packages), "packages")
+}
+
+func BenchmarkIndexCorpus(b *testing.B) {
+	ctx := context.Background()
+	docs := filepath.Join(b.TempDir(), "corpus")
+	st, err := WriteCorpus(ctx, GOROOT(), docs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Bytes)
+	for b.Loop() {
+		ix, err := corpus.Open(ctx, filepath.Join(b.TempDir(), "index.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ix.Sync(ctx, docs); err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+	}
+}

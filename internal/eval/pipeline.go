@@ -25,35 +25,10 @@ type PipelineConfig struct {
 	Filtered func(relevance.Report)
 }
 
-// Pipeline answers with the references of a full research run built from
-// the internal stages, the way the root package runs them: plan, one
-// agent per task (run one after another, so the evaluation is
-// deterministic), merge, final report. The cited documents are the final
-// report's references, in order.
+// Pipeline answers with the references of Research, in order.
 func Pipeline(cfg PipelineConfig) Answerer {
 	return func(ctx context.Context, question string) ([]string, error) {
-		tasks, _, err := agent.Plan(ctx, cfg.Model, question, cfg.MaxTasks)
-		if err != nil {
-			return nil, err
-		}
-		merger := collapse.NewMerger()
-		var merged []collapse.MergedReport
-		for _, t := range tasks {
-			res, err := agent.Run(ctx, agent.Config{
-				Model: cfg.Model, Search: cfg.Search, Canonical: canon.Key, Channel: "corpus",
-				Hooks: agent.Hooks{Filtered: cfg.Filtered},
-			}, t)
-			if err != nil {
-				return nil, fmt.Errorf("task %s: %w", t.ID, err)
-			}
-			mr, err := merger.Add(collapse.Report{Section: t.Title, Text: res.Report, Mapping: res.Sources})
-			if err != nil {
-				return nil, err
-			}
-			merged = append(merged, mr)
-		}
-		rep, err := finalreport.Write(stage.With(ctx, stage.Writer), finalreport.Config{Model: cfg.Model},
-			finalreport.Input{Question: question, Sections: merged, Sources: merger.Sources()})
+		rep, err := Research(ctx, cfg, question)
 		if err != nil {
 			return nil, err
 		}
@@ -65,4 +40,32 @@ func Pipeline(cfg PipelineConfig) Answerer {
 		}
 		return out, nil
 	}
+}
+
+// Research is a full research run built from the internal stages, the
+// way the root package runs them: plan, one agent per task (run one after
+// another, so the evaluation is deterministic), merge, final report.
+func Research(ctx context.Context, cfg PipelineConfig, question string) (*finalreport.Report, error) {
+	tasks, _, err := agent.Plan(ctx, cfg.Model, question, cfg.MaxTasks)
+	if err != nil {
+		return nil, err
+	}
+	merger := collapse.NewMerger()
+	var merged []collapse.MergedReport
+	for _, t := range tasks {
+		res, err := agent.Run(ctx, agent.Config{
+			Model: cfg.Model, Search: cfg.Search, Canonical: canon.Key, Channel: "corpus",
+			Hooks: agent.Hooks{Filtered: cfg.Filtered},
+		}, t)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		mr, err := merger.Add(collapse.Report{Section: t.Title, Text: res.Report, Mapping: res.Sources})
+		if err != nil {
+			return nil, err
+		}
+		merged = append(merged, mr)
+	}
+	return finalreport.Write(stage.With(ctx, stage.Writer), finalreport.Config{Model: cfg.Model},
+		finalreport.Input{Question: question, Sections: merged, Sources: merger.Sources()})
 }
