@@ -306,7 +306,7 @@ func write(msgs []llms.MessageContent) string {
 				intro = append(intro, c)
 			}
 		}
-		picked := mmr(intro, 1, fresh)
+		picked := mmr(intro, 1, nil)
 		if len(picked) == 0 {
 			break
 		}
