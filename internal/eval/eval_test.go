@@ -107,8 +107,8 @@ func evaluate(tb testing.TB) (pipe, base Summary, pres, bres []Result, filtered 
 // evaluation: research beats the plain search on hit rate and recall, and
 // no report cites a document that shares no key term with its question.
 func TestRetrievalTargets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and indexes the standard library's documentation")
+	if testing.Short() || raceEnabled {
+		t.Skip("writes and indexes the standard library's documentation and runs 48 researches; run without -short and -race")
 	}
 	pipe, base, res, _, _ := evaluate(t)
 	var b strings.Builder

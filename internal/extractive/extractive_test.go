@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -612,5 +613,70 @@ func TestConcurrentUse(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestReporterQuotesOnlyRelevant: a sentence is quoted only when it bears
+// on the task; a source about something else contributes nothing, even
+// when it is the only other source, and with nothing relevant the report
+// says so and cites nothing.
+func TestReporterQuotesOnlyRelevant(t *testing.T) {
+	const results = `[1] Package sync
+URL: file:///docs/sync.md
+Location: § Mutex
+A Mutex is a mutual exclusion lock. The zero value for a Mutex is an unlocked mutex. If the lock is already in use, the calling goroutine blocks until the mutex is available.
+
+[2] Contest results
+URL: file:///docs/contest.md
+Location: § Results
+The programming contest was held in the spring. The winning team solved nine of the ten problems in five hours. Every team received a certificate from the judges.`
+	tests := []struct {
+		name, task string
+		want       []int // the sources that may be cited
+	}{
+		{"mutex task", "How does a mutex lock work?", []int{1}},
+		{"contest task", "Which team won the programming contest?", []int{2}},
+		{"unrelated task", "What is the airspeed velocity of a swallow?", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs := []llms.MessageContent{human("Question: " + tt.task), toolMsg("c1", "search", results)}
+			out := generateAs(t, New(Options{}), stage.Reporter, msgs).Content
+			if tt.want == nil {
+				if out != NoEvidence {
+					t.Errorf("report = %q, want %q", out, NoEvidence)
+				}
+				return
+			}
+			for _, m := range citeRe.FindAllStringSubmatch(out, -1) {
+				n, _ := strconv.Atoi(m[1])
+				if !slices.Contains(tt.want, n) {
+					t.Errorf("cites [%d], off the task:\n%s", n, out)
+				}
+			}
+			if !strings.Contains(out, "["+strconv.Itoa(tt.want[0])+"]") {
+				t.Errorf("does not cite [%d]:\n%s", tt.want[0], out)
+			}
+		})
+	}
+}
+
+// TestStageFromContext: the model reads its stage from the context, and
+// without one from the conversation's shape; no Role: line is needed.
+func TestStageFromContext(t *testing.T) {
+	m := New(Options{})
+	planMsg := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "You plan research."), human("Question: How does Raft compare with Paxos?\nMax tasks: 3")}
+	for name, c := range map[string]*llms.ContentChoice{
+		"stage":  generateAs(t, m, stage.Planner, planMsg),
+		"shaped": generate(t, m, planMsg),
+	} {
+		var r planReply
+		if err := json.Unmarshal([]byte(c.Content), &r); err != nil || len(r.Tasks) != 3 {
+			t.Errorf("%s: planner reply %q", name, c.Content)
+		}
+	}
+	w := generate(t, m, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "You write reports."), human(writerPrompt)})
+	if !strings.HasPrefix(w.Content, "# How does Raft elect a leader\n") {
+		t.Errorf("writer by shape: %q", w.Content)
 	}
 }
