@@ -2,9 +2,11 @@
 // searches and reads sources, then one streamed turn in which it writes a
 // cited intermediate report.
 //
-// Every document a search returns gets a local citation number the first
-// time the agent sees it (the same document, by canonical URL or by ID,
-// keeps its number), and tool results show the model those numbers. The
+// Search results pass the relevance and content filters of
+// internal/relevance first; every document that survives them gets a
+// local citation number the first time the agent sees it (the same
+// document, by canonical URL or by ID, keeps its number), and tool
+// results show the model those numbers. The
 // report is streamed through a citeproc.Processor in Keep mode over the
 // agent's mapping, so its text is passed on unchanged while the agent
 // learns which sources it cited and which numbers it made up. Merging the
