@@ -12,6 +12,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
@@ -73,6 +74,7 @@ type session struct {
 	canonical func(string) string
 	channel   string
 	hooks     Hooks
+	filter    *relevance.Filter
 
 	mapping *citeproc.Mapping
 	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
@@ -82,8 +84,12 @@ type session struct {
 	searchFails int
 }
 
-func newSession(cfg Config) *session {
+func newSession(cfg Config, task Task) *session {
 	return &session{
+		filter: relevance.New(relevance.Config{
+			Question: task.Objective, Task: task.Question,
+			Judge: cfg.Relevance, Report: cfg.Hooks.Filtered,
+		}),
 		backend:   cfg.Search,
 		limit:     cmpOr(cfg.SearchLimit, defaultSearchLimit),
 		canonical: cfg.Canonical,
@@ -157,6 +163,9 @@ func (s *session) execute(ctx context.Context, call llms.ToolCall) (string, erro
 	return toolError(fmt.Sprintf("unknown tool %q; the tools are search, open and think", name)), nil
 }
 
+// search runs one search, passes its results through the relevance and
+// content filters, and shows the model only what they kept: a dropped
+// result is never numbered, so it can never be cited.
 func (s *session) search(ctx context.Context, query string) (string, error) {
 	results, err := s.backend.Search(ctx, query, s.limit)
 	if err != nil {
@@ -172,20 +181,36 @@ func (s *session) search(ctx context.Context, query string) (string, error) {
 	if len(results) == 0 {
 		return fmt.Sprintf("No results for %q. Try other key terms.", query), nil
 	}
-	var b strings.Builder
+	cands := make([]relevance.Candidate, len(results))
 	for i, r := range results {
+		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet}
+	}
+	decisions, err := s.filter.Apply(ctx, query, cands)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	shown := 0
+	for i, r := range results {
+		if !decisions[i].Keep {
+			continue
+		}
 		n, err := s.register(r)
 		if err != nil {
 			return "", err
 		}
-		if i > 0 {
+		if shown > 0 {
 			b.WriteString("\n\n")
 		}
+		shown++
 		writeHeader(&b, n, r.Title, r.URL, r.DocID)
 		if r.Location != "" {
 			fmt.Fprintf(&b, "Location: %s\n", oneLine(r.Location))
 		}
 		b.WriteString(strings.TrimSpace(r.Snippet))
+	}
+	if shown == 0 {
+		return fmt.Sprintf("No relevant results for %q: the %d results found were off-topic, duplicates or without substance. Try other key terms.", query, len(results)), nil
 	}
 	return b.String(), nil
 }
