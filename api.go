@@ -56,6 +56,8 @@ type (
 	AgentFinishedData  = events.AgentFinishedData
 	AgentFailedData    = events.AgentFailedData
 	MergedData         = events.MergedData
+	FilteredData       = events.FilteredData
+	FilterVerdict      = events.FilterVerdict
 	MergedSourceData   = events.MergedSource
 	ReportDeltaData    = events.ReportDeltaData
 	CitationData       = events.CitationData
@@ -76,21 +78,22 @@ const (
 
 // Event types, re-exported for switch statements.
 const (
-	RunStarted     = events.RunStarted
-	PlanReady      = events.PlanReady
-	AgentStarted   = events.AgentStarted
-	SearchIssued   = events.SearchIssued
-	SourceFound    = events.SourceFound
-	AgentDelta     = events.AgentDelta
-	AgentCited     = events.AgentCited
-	AgentFinished  = events.AgentFinished
-	AgentFailed    = events.AgentFailed
-	SourcesMerged  = events.SourcesMerged
-	ReportDelta    = events.ReportDelta
-	CitationFound  = events.Citation
-	ReportFinished = events.ReportFinished
-	RunFinished    = events.RunFinished
-	RunError       = events.Error
+	RunStarted      = events.RunStarted
+	PlanReady       = events.PlanReady
+	AgentStarted    = events.AgentStarted
+	SearchIssued    = events.SearchIssued
+	SourceFound     = events.SourceFound
+	AgentDelta      = events.AgentDelta
+	AgentCited      = events.AgentCited
+	AgentFinished   = events.AgentFinished
+	AgentFailed     = events.AgentFailed
+	SourcesMerged   = events.SourcesMerged
+	SourcesFiltered = events.SourcesFiltered
+	ReportDelta     = events.ReportDelta
+	CitationFound   = events.Citation
+	ReportFinished  = events.ReportFinished
+	RunFinished     = events.RunFinished
+	RunError        = events.Error
 )
 
 // Kinds of agent failure (AgentFailedData.Kind, Failure.Kind).

@@ -29,6 +29,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
 
@@ -130,7 +131,8 @@ type Researcher struct {
 	log    zerolog.Logger
 	models map[string]llms.Model // by role, each with retries
 	search SearchBackend
-	pages  bool // runs need a page fetcher (web search)
+	pages  bool            // runs need a page fetcher (web search)
+	judge  relevance.Judge // scores search results; nil: the offline lexical judge
 
 	indexMu sync.Mutex // guards index and synced, held while opening it
 	index   *corpus.Index

@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/provider"
+	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
@@ -68,9 +69,18 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 			return nil, err
 		}
 	}
+	build := func() (*Researcher, error) {
+		r, err := New(cfg)
+		if err == nil && s.Model.Provider != provider.Extractive {
+			// A real model judges relevance too, in one batched call per
+			// search; the offline judge stays its fallback.
+			r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
+		}
+		return r, err
+	}
 	web := slices.ContainsFunc(s.Search.Providers, func(p string) bool { return p != websearch.ChannelCorpus })
 	if !web {
-		return New(cfg)
+		return build()
 	}
 	// Web search: the engines read pages through the fetcher of the run
 	// that asks (Config.Fetch); the local corpus, when named, is the
@@ -80,7 +90,7 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 		wcfg.SearXNGURL = s.Search.SearxngURL
 	}
 	wcfg.Pages = fetch.ContextPages{}
-	r, err := New(cfg)
+	r, err := build()
 	if err != nil {
 		return nil, err
 	}

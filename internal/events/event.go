@@ -30,6 +30,10 @@ const (
 	// AgentFailed says an agent gave up; the run goes on without its report
 	// (AgentFailedData).
 	AgentFailed Type = "agent.failed"
+	// SourcesFiltered says which search results an agent's relevance and
+	// duplicate filters kept and dropped, with scores and reasons
+	// (FilteredData). Dropped results get no number and cannot be cited.
+	SourcesFiltered Type = "sources.filtered"
 	// SourcesMerged carries the one numbering all agent reports were moved
 	// onto (MergedData).
 	SourcesMerged Type = "sources.merged"

@@ -106,6 +106,32 @@ type AgentFailedData struct {
 	Kind string `json:"kind"`
 }
 
+// FilterVerdict is what the filters decided about one search result.
+type FilterVerdict struct {
+	// Key identifies the result (its canonical URL, or "id:" and its ID).
+	Key   string `json:"key"`
+	Title string `json:"title,omitempty"`
+	URL   string `json:"url,omitempty"`
+	// Score is its relevance to the task and the question, 0..1.
+	Score  float64 `json:"score"`
+	Reason string  `json:"reason"`
+	// Stage is the filter that decided: "substance", "relevance" or
+	// "duplicate".
+	Stage string `json:"stage"`
+	// DuplicateOf is the key of the kept result a duplicate repeats.
+	DuplicateOf string `json:"duplicate_of,omitempty"`
+}
+
+// FilteredData is the payload of SourcesFiltered.
+type FilteredData struct {
+	// Query is the search whose results were filtered.
+	Query string `json:"query"`
+	// Judge names what scored relevance: "lexical", "llm", or a fallback.
+	Judge   string          `json:"judge"`
+	Kept    []FilterVerdict `json:"kept"`
+	Dropped []FilterVerdict `json:"dropped"`
+}
+
 // MergedSource is one entry of the run's merged numbering.
 type MergedSource struct {
 	// Number is the source's number in the final report.
@@ -206,6 +232,7 @@ func (CitedData) EventType() Type          { return AgentCited }
 func (AgentFinishedData) EventType() Type  { return AgentFinished }
 func (AgentFailedData) EventType() Type    { return AgentFailed }
 func (MergedData) EventType() Type         { return SourcesMerged }
+func (FilteredData) EventType() Type       { return SourcesFiltered }
 func (CitationData) EventType() Type       { return Citation }
 func (ReportFinishedData) EventType() Type { return ReportFinished }
 func (RunFinishedData) EventType() Type    { return RunFinished }
