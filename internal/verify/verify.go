@@ -161,7 +161,7 @@ type Summary struct {
 	Stale       int `json:"stale"`
 	Unversioned int `json:"unversioned"`
 	// Uncited counts sources the report never cites (not a problem).
-	Uncited int `json:"uncited"`
+	Uncited  int `json:"uncited"`
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	// Score is the share of numbered citations that are supported
