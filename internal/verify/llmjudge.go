@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/tmc/langchaingo/llms"
 )
@@ -114,7 +115,17 @@ func judgePrompt(claims []Claim, ex []excerpt) string {
 	return b.String()
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine collapses blanks and drops control characters, so that text
+// from sources and models can neither break a line nor drive a terminal.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
 
 // defuse keeps an excerpt from closing its fence early.
 func defuse(s string) string {
