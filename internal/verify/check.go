@@ -69,7 +69,7 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 	claimIdx := map[[2]string]int{}
 	var waits []pending
 	for _, f := range fs {
-		base := Citation{Kind: f.kind, Line: c.lines.line(f.off), Offset: f.off, Len: f.len, Marker: f.marker, Sentence: f.sentence}
+		base := Citation{Kind: f.kind, Line: c.lines.line(f.off), Offset: f.off, Len: f.len, Marker: f.marker, Sentence: f.sentence, Link: f.link}
 		switch f.kind {
 		case KindNumber, KindRef:
 			nums := f.nums
@@ -238,6 +238,11 @@ func (c *checker) problems(res *Result) {
 				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
 				Fix:     "give the project folder the paths are relative to"})
 		}
+		if src, ok := c.sources[ct.Number]; ok && ct.Link != "" && src.URL != "" && linkKey(ct.Link) != linkKey(src.URL) {
+			once(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemWrongLink, Marker: ct.Marker, Number: ct.Number,
+				Message: fmt.Sprintf("%s links to %s, but source [%d] is %s", ct.Marker, ct.Link, ct.Number, src.URL),
+				Fix:     fmt.Sprintf("link [%d] to %s, or cite the source the link names", ct.Number, src.URL)})
+		}
 		if ct.Kind == KindFile && strings.Contains(ct.Reason, "beyond") && ct.Status != Missing {
 			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemBadLines, Marker: ct.Marker,
 				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
@@ -306,6 +311,14 @@ func numberList(ns []int) string {
 		fmt.Fprintf(&b, "[%d]", n)
 	}
 	return b.String()
+}
+
+// linkKey compares link targets: canonically when the URL allows it.
+func linkKey(u string) string {
+	if k := canon.Key(u); k != "" {
+		return k
+	}
+	return u
 }
 
 // matchDOI reports whether a source carries the DOI (in its URL, ID or

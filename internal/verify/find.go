@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"html"
 	"io"
 	"regexp"
 	"slices"
@@ -22,6 +23,7 @@ type found struct {
 	len    int
 	marker string
 	nums   []int  // KindNumber: the numbers, in order (repeats removed)
+	link   string // a rendered citation's link target
 	ref    string // KindRef: URL; KindDOI: the DOI; KindAuthorYear: "Author YEAR"; KindFile: path
 	// File references.
 	hash       string
@@ -134,6 +136,10 @@ var (
 	doiRe = regexp.MustCompile(`\b10\.\d{4,9}/[^\s"<>\[\]{}]+`)
 	// "Smith et al., 2020", "Smith et al. (2020)", "(Smith et al. 2020a)".
 	authorYearRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+et\s+al\.?,?\s*\(?((?:1[6-9]|20)\d{2})[a-z]?\b`)
+	// The markdown style our renderer writes: "[[1]](https://…)".
+	linkedRe = regexp.MustCompile(`\[\[([1-9][0-9]{0,5})\]\]\(([^()\s]*)\)`)
+	// The HTML style: <sup class="cite"><a href="URL" …>[1]</a></sup>.
+	supRe = regexp.MustCompile(`<sup class="cite"><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})\]</a></sup>`)
 	// "[path, L10-20]", "[path@hash, L10-20]", "[path@hash]", "[path, L7]".
 	fileRefRe = regexp.MustCompile(`\[([^\s\[\](),@]+)(?:@([0-9A-Fa-f]{6,64}))?(?:,\s*L(\d+)(?:\s*[-–]\s*L?(\d+))?)?\]`)
 )
@@ -177,6 +183,28 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 		return false
 	}
 	var extra []found
+	// Rendered citations: markdown links and HTML superscripts, which the
+	// parser leaves alone as links.
+	for _, re := range []*regexp.Regexp{linkedRe, supRe} {
+		for _, m := range re.FindAllStringSubmatchIndex(report, -1) {
+			lo, hi := m[0], m[1]
+			if lay.skipped(lo, hi) {
+				continue
+			}
+			// The parser finds the "[1]" inside a superscript: the whole
+			// superscript is the citation.
+			out = slices.DeleteFunc(out, func(f found) bool { return f.off >= lo && f.off+f.len <= hi })
+			if taken(lo, hi) {
+				continue
+			}
+			num, link := report[m[2]:m[3]], report[m[4]:m[5]]
+			if re == supRe {
+				num, link = link, num
+				link = html.UnescapeString(link)
+			}
+			extra = append(extra, found{kind: KindNumber, off: lo, len: hi - lo, marker: report[lo:hi], nums: []int{atoi(num)}, link: link})
+		}
+	}
 	for _, m := range fileRefRe.FindAllStringSubmatchIndex(report, -1) {
 		lo, hi := m[0], m[1]
 		path := report[m[2]:m[3]]

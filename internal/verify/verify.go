@@ -87,6 +87,9 @@ type Citation struct {
 	// Ref is what a non-numeric citation names: the URL, DOI, "Author YEAR"
 	// or file path.
 	Ref string `json:"ref,omitempty"`
+	// Link is where a rendered citation ([[1]](URL), an HTML superscript)
+	// links to.
+	Link string `json:"link,omitempty"`
 	// Sentence is the citing sentence, markers removed.
 	Sentence string `json:"sentence,omitempty"`
 	Status   Status `json:"status"`
@@ -122,6 +125,7 @@ const (
 	ProblemUnversioned  ProblemKind = "unversioned"   // a file reference with no content hash
 	ProblemBadLines     ProblemKind = "bad-lines"     // lines beyond the end of the file
 	ProblemUnchecked    ProblemKind = "unchecked"     // a file reference with no files to check
+	ProblemWrongLink    ProblemKind = "wrong-link"    // a rendered citation links elsewhere than its source
 )
 
 // Problem is one thing wrong with the report, with where it is and what to

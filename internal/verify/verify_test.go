@@ -302,3 +302,30 @@ func TestCanceled(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+// Rendered citations (our markdown and HTML styles) are citations too, and
+// their links must go to their sources.
+func TestRenderedCitations(t *testing.T) {
+	srcs := []Source{
+		{Number: 1, URL: "https://go.dev/ref/mem", Text: "Channels carry values between goroutines."},
+		{Number: 2, URL: "https://go.dev/ref/spec", Text: "A map is an unordered group of elements."},
+	}
+	report := "Channels carry values between goroutines [[1]](https://go.dev/ref/mem).\n" +
+		"A map is an unordered group of elements [[2]](https://evil.example/).\n" +
+		`Channels carry values <sup class="cite"><a href="https://go.dev/ref/mem?utm_source=x" title="M">[1]</a></sup>.` + "\n" +
+		"See [the memory model](https://go.dev/ref/mem) and `[[7]](x)`.\n"
+	res, err := Check(context.Background(), report, srcs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.Citations {
+		got = append(got, fmt.Sprintf("%d %d %s", c.Line, c.Number, c.Status))
+	}
+	if want := "[1 1 supported 2 2 supported 3 1 supported]"; fmt.Sprint(got) != want {
+		t.Errorf("citations %v, want %s", got, want)
+	}
+	if len(res.Problems) != 1 || res.Problems[0].Kind != ProblemWrongLink || res.Problems[0].Line != 2 {
+		t.Errorf("problems %+v", res.Problems)
+	}
+}
