@@ -84,7 +84,12 @@ func (c *checker) fix(res *Result) string {
 			continue
 		}
 		e := edit{off: off, len: len(mf.marker), text: text}
-		if text == "" {
+		if text == "" && c.joins(off, off+len(mf.marker)) {
+			// Deleting it would join brackets around it into a new
+			// marker ("[1[9]0]"): escape it instead, visible and inert.
+			inner := strings.TrimSuffix(strings.TrimPrefix(mf.marker, "["), "]")
+			e.text = `\[` + inner + `\]`
+		} else if text == "" {
 			// Take the blanks before the marker with it, unless it starts
 			// its line.
 			lo := off
@@ -110,6 +115,17 @@ func (c *checker) fix(res *Result) string {
 	}
 	b.WriteString(c.report[at:])
 	return b.String()
+}
+
+// joins reports whether deleting report[lo:hi] could join what surrounds
+// it into a new marker: an opening bracket before it on its line is still
+// open, or a closing bracket follows it.
+func (c *checker) joins(lo, hi int) bool {
+	line := c.report[strings.LastIndexByte(c.report[:lo], '\n')+1 : lo]
+	open := strings.Count(line, "[") + strings.Count(line, "【") + strings.Count(line, "［")
+	shut := strings.Count(line, "]") + strings.Count(line, "】") + strings.Count(line, "］")
+	after := c.report[hi:]
+	return open > shut || strings.HasPrefix(after, "]") || strings.HasPrefix(after, "】") || strings.HasPrefix(after, "］")
 }
 
 // rewriteMarker writes keep in the marker's own bracket style: what comes

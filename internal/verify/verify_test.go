@@ -246,6 +246,22 @@ func TestFix(t *testing.T) {
 	}
 }
 
+// Removing a marker never joins its neighbours into a new one.
+func TestFixNeverJoins(t *testing.T) {
+	srcs := []Source{{Number: 1, Text: "x"}, {Number: 10, Text: "x"}}
+	res, err := Check(context.Background(), "See [1[9]0] and [[9]1].", srcs, Options{Fix: Fix{Fabricated: Remove}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `See [1\[9\]0] and [\[9\]1].`; res.Fixed != want {
+		t.Errorf("fixed %q, want %q", res.Fixed, want)
+	}
+	again, err := Check(context.Background(), res.Fixed, srcs, Options{})
+	if err != nil || len(again.Citations) != 0 {
+		t.Errorf("the fixed report cites %+v (%v)", again.Citations, err)
+	}
+}
+
 func TestRewriteMarker(t *testing.T) {
 	tests := []struct {
 		marker string
