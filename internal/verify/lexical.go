@@ -81,6 +81,7 @@ type lexSent struct {
 	start, end int
 	terms      []string // content terms in order
 	set        map[string]bool
+	pairs      map[[2]string]bool // adjacent content terms
 	nums       map[string]bool
 	neg        bool
 }
@@ -89,7 +90,7 @@ func newLexDoc(text string) *lexDoc {
 	d := &lexDoc{text: text}
 	for _, sp := range splitSentences(text) {
 		toks := tokenize(text[sp.start:sp.end])
-		s := lexSent{start: sp.start, end: sp.end, set: map[string]bool{}, nums: map[string]bool{}, neg: toks.neg}
+		s := lexSent{start: sp.start, end: sp.end, set: map[string]bool{}, pairs: bigrams(toks.terms), nums: map[string]bool{}, neg: toks.neg}
 		s.terms = toks.terms
 		for _, t := range toks.terms {
 			s.set[t] = true
@@ -171,16 +172,13 @@ func (d *lexDoc) scoreWindow(c tokens, terms []string, weights []float64, total 
 	}
 	bcov := cov
 	if len(pairs) > 0 {
-		wp := map[[2]string]bool{}
-		for i := lo; i <= hi; i++ {
-			for p := range bigrams(d.sents[i].terms) {
-				wp[p] = true
-			}
-		}
 		hit := 0
 		for p := range pairs {
-			if wp[p] {
-				hit++
+			for i := lo; i <= hi; i++ {
+				if d.sents[i].pairs[p] {
+					hit++
+					break
+				}
 			}
 		}
 		bcov = float64(hit) / float64(len(pairs))
