@@ -7,7 +7,7 @@
 // source supports the sentence that cites it. Support is judged by a Judge:
 // Lexical by default (key-term coverage between the citing sentence and the
 // best-matching passage of the source, which becomes the evidence quote),
-// or an LLM judge when a model is configured (NewLLMJudge).
+// or an LLM judge when a model is configured (LLMJudge).
 //
 // Markers are found by internal/citeproc's parser in keep mode, so every
 // dialect the pipeline understands is recognised here too and code is left
