@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,6 +51,10 @@ SOURCES is a JSON list [{"number", "title", "url", "text"}] (the references
 of "deepresearch run --format json", whose whole output is accepted too), or
 a folder of documents (.md .txt .html …), numbered by a leading number in
 their names ("3-intro.md") when all have one, else 1..N in path order.
+
+REPORT.md may also be a JSON report ("run --format json"): its citation
+sidecar ("_citations") is checked too (every path a JSON Pointer to a string
+that cites exactly the listed reference numbers), and its "text" verified.
 
 Output: a summary table, each problem with its line and a suggested fix, and
 PASS or FAIL (--json: the whole result as JSON). Errors (fabricated citations,
@@ -116,6 +121,25 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	if err != nil {
 		return inputError(err)
 	}
+	// A JSON report ("run --format json"): its citation sidecar is checked,
+	// and its text verified.
+	var sidecar []verify.SidecarProblem
+	isJSON := strings.HasPrefix(strings.TrimSpace(report), "{")
+	if isJSON {
+		var doc struct {
+			Text *string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(report), &doc); err != nil || doc.Text == nil {
+			return inputError(fmt.Errorf("%s: a JSON report needs a \"text\" field (%v)", reportPath, err))
+		}
+		if sidecar, err = verify.CheckSidecar([]byte(report), "/_citations"); err != nil {
+			return inputError(err)
+		}
+		report = *doc.Text
+		if vf.fix {
+			return usageError{errors.New("--fix rewrites markdown reports, not JSON ones")}
+		}
+	}
 	sources, err := loadSources(vf.sources)
 	if err != nil {
 		return inputError(err)
@@ -157,21 +181,31 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 			summary = cmd.ErrOrStderr()
 		}
 	}
+	pass := res.Pass(vf.strict) && len(sidecar) == 0
 	if vf.json {
 		out := struct {
 			*verify.Result
-			Pass   bool `json:"pass"`
-			Strict bool `json:"strict"`
-		}{res, res.Pass(vf.strict), vf.strict}
+			Sidecar []verify.SidecarProblem `json:"sidecar,omitempty"`
+			Pass    bool                    `json:"pass"`
+			Strict  bool                    `json:"strict"`
+		}{res, sidecar, pass, vf.strict}
 		enc := json.NewEncoder(summary)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
-	} else if err := res.WriteText(summary, vf.strict); err != nil {
-		return err
+	} else {
+		for _, p := range sidecar {
+			fmt.Fprintf(summary, "sidecar entry %d (%s): %s\n", p.Index, p.Path, p.Message)
+		}
+		if len(sidecar) > 0 {
+			fmt.Fprintf(summary, "FAIL: the citation sidecar has %d problems\n\n", len(sidecar))
+		}
+		if err := res.WriteText(summary, vf.strict); err != nil {
+			return err
+		}
 	}
-	if !res.Pass(vf.strict) {
+	if !pass {
 		return &exitError{code: 1, err: errVerifyFailed}
 	}
 	return nil

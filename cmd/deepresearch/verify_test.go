@@ -214,6 +214,14 @@ func TestVerifyOwnReport(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The JSON report itself: its sidecar checks out, and its text too.
+	if v := cli(t, r.stdout, "verify", "--sources", file, "-"); v.code != 0 || strings.Contains(v.stdout, "sidecar") {
+		t.Errorf("JSON report: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	broken := strings.Replace(r.stdout, `"sids": [`, `"sids": [99, `, 1)
+	if v := cli(t, broken, "verify", "--sources", file, "-"); v.code != 1 || !strings.Contains(v.stdout, "sid 99 is not a reference number") {
+		t.Errorf("broken sidecar: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
 	v := cli(t, rep.Text, "verify", "--json", "--sources", file, "-")
 	var out struct {
 		Pass    bool `json:"pass"`
