@@ -23,10 +23,12 @@ type checker struct {
 	opts    Options
 	lines   lineIndex
 	mapping *citeproc.Mapping
+	matched map[string]Status // DOI and author-year verdicts, by reference
+	lowered []string          // the sources' URL, ID and text, lower-cased, for DOIs
 }
 
 func newChecker(report string, sources []Source, opts Options) (*checker, error) {
-	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report)}
+	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report), matched: map[string]Status{}}
 	c.mapping = citeproc.NewMapping(canon.Key)
 	for i, s := range sources {
 		if s.Number < 1 {
@@ -59,8 +61,8 @@ func name(s Source) string {
 }
 
 func (c *checker) run(ctx context.Context) (*Result, error) {
-	fs := findCitations(c.report, c.mapping, parseLayout([]byte(c.report)))
-	attachSentences(c.report, fs)
+	cits := findCitations(c.report, c.mapping, parseLayout([]byte(c.report)))
+	attachSentences(c.report, cits)
 	res := &Result{Citations: []Citation{}, Problems: []Problem{}}
 	// Numbered citations: resolve, then judge the retrieved ones in one
 	// call.
@@ -68,7 +70,7 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 	var claims []Claim
 	claimIdx := map[[2]string]int{}
 	var waits []pending
-	for _, f := range fs {
+	for _, f := range cits {
 		base := Citation{Kind: f.kind, Line: c.lines.line(f.off), Offset: f.off, Len: f.len, Marker: f.marker, Sentence: f.sentence, Link: f.link}
 		switch f.kind {
 		case KindNumber, KindRef:
@@ -325,10 +327,23 @@ func linkKey(u string) string {
 // text; DOIs are case-insensitive).
 func (c *checker) matchDOI(doi string) Status {
 	d := strings.ToLower(doi)
-	for _, n := range c.order {
-		s := c.sources[n]
-		if strings.Contains(strings.ToLower(s.URL), d) || strings.Contains(strings.ToLower(s.ID), d) ||
-			strings.Contains(strings.ToLower(s.Text), d) {
+	if st, ok := c.matched["doi:"+d]; ok {
+		return st
+	}
+	st := c.findDOI(d)
+	c.matched["doi:"+d] = st
+	return st
+}
+
+func (c *checker) findDOI(d string) Status {
+	if c.lowered == nil {
+		for _, n := range c.order {
+			s := c.sources[n]
+			c.lowered = append(c.lowered, strings.ToLower(s.URL+"\n"+s.ID+"\n"+s.Text))
+		}
+	}
+	for _, h := range c.lowered {
+		if strings.Contains(h, d) {
 			return Matched
 		}
 	}
@@ -338,11 +353,21 @@ func (c *checker) matchDOI(doi string) Status {
 // matchAuthorYear reports whether a source names the author (as a word)
 // and the year.
 func (c *checker) matchAuthorYear(author, year string) Status {
+	k := "ay:" + author + "\x00" + year
+	if st, ok := c.matched[k]; ok {
+		return st
+	}
+	st := c.findAuthorYear(author, year)
+	c.matched[k] = st
+	return st
+}
+
+func (c *checker) findAuthorYear(author, year string) Status {
 	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(author) + `\b`)
 	for _, n := range c.order {
 		s := c.sources[n]
 		all := s.Title + "\n" + s.ID + "\n" + s.Text
-		if re.MatchString(all) && strings.Contains(all, year) {
+		if strings.Contains(all, author) && strings.Contains(all, year) && re.MatchString(all) {
 			return Matched
 		}
 	}

@@ -171,16 +171,14 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 	_, _ = p.WriteString(report)
 	_ = p.Close()
 
+	// taken reports whether [lo, hi) is code, a reference list or overlaps
+	// a marker the parser found (out is in offset order).
 	taken := func(lo, hi int) bool {
 		if lay.skipped(lo, hi) {
 			return true
 		}
-		for _, f := range out {
-			if f.off < hi && lo < f.off+f.len {
-				return true
-			}
-		}
-		return false
+		i := sort.Search(len(out), func(i int) bool { return out[i].off+out[i].len > lo })
+		return i < len(out) && out[i].off < hi
 	}
 	var extra []found
 	// Rendered citations: markdown links and HTML superscripts, which the
@@ -297,6 +295,7 @@ func attachSentences(report string, fs []found) {
 		}
 	}
 	m := string(masked)
+	blocks := blockStarts(m)
 	type block struct {
 		lo, hi int
 		sents  []span
@@ -304,32 +303,49 @@ func attachSentences(report string, fs []found) {
 	var cache *block
 	for i := range fs {
 		f := &fs[i]
-		lo, hi := blockAround(m, f.off)
+		b := sort.Search(len(blocks), func(i int) bool { return blocks[i] > f.off }) - 1
+		lo, hi := blocks[max(0, b)], len(m)
+		if b+1 < len(blocks) {
+			hi = blocks[b+1]
+		}
 		if cache == nil || cache.lo != lo || cache.hi != hi {
 			cache = &block{lo: lo, hi: hi}
 			for _, s := range splitSentences(m[lo:hi]) {
 				cache.sents = append(cache.sents, span{lo + s.start, lo + s.end})
 			}
 		}
-		k := -1
-		for j, s := range cache.sents {
-			if s.start <= f.off {
-				k = j
-			}
+		if len(cache.sents) == 0 {
+			continue
 		}
-		if k < 0 {
-			if len(cache.sents) == 0 {
-				continue
-			}
-			k = 0
-		}
+		k := max(0, sort.Search(len(cache.sents), func(j int) bool { return cache.sents[j].start > f.off })-1)
 		if k > 0 && !hasWordBetween(m, cache.sents[k].start, f.off) {
 			k--
 		}
 		s := cache.sents[k]
 		f.sentenceAt = s.start
-		f.sentence = cleanSentence(m[s.start:s.end])
+		if i > 0 && fs[i-1].sentenceAt == s.start && fs[i-1].sentence != "" {
+			f.sentence = fs[i-1].sentence // the same sentence as the citation before
+		} else {
+			f.sentence = cleanSentence(m[s.start:s.end])
+		}
 	}
+}
+
+// blockStarts returns the offsets at which the report's markdown blocks
+// start: the first line, a line after a blank one, and a line that starts
+// a block of its own (list item, heading, quote, table row, fence).
+func blockStarts(s string) []int {
+	starts := []int{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' {
+			continue
+		}
+		rest := s[i+1:]
+		if blankLineStart(rest) || startsBlock(rest) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
 }
 
 func hasWordBetween(s string, lo, hi int) bool {
@@ -339,30 +355,6 @@ func hasWordBetween(s string, lo, hi int) bool {
 		}
 	}
 	return false
-}
-
-// blockAround returns the markdown block holding off: its lines run from
-// the previous blank line or block start to the next one.
-func blockAround(s string, off int) (int, int) {
-	lo := strings.LastIndexByte(s[:off], '\n') + 1
-	for lo > 0 && !startsBlock(s[lo:]) {
-		prev := strings.LastIndexByte(s[:lo-1], '\n') + 1
-		if blankLineStart(s[prev:]) {
-			break
-		}
-		lo = prev
-	}
-	hi := len(s)
-	for i := off; i < len(s); i++ {
-		if s[i] == '\n' {
-			rest := s[i+1:]
-			if blankLineStart(rest) || startsBlock(rest) {
-				hi = i
-				break
-			}
-		}
-	}
-	return lo, hi
 }
 
 var (

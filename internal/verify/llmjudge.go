@@ -77,7 +77,9 @@ type excerpt struct {
 	start int // offset of text in the source's Text
 }
 
-func (j *LLMJudge) excerptOf(c Claim) excerpt {
+// excerptOf cuts the claim's source around its lexically best passage;
+// docs caches the split sources of one batch.
+func (j *LLMJudge) excerptOf(c Claim, docs map[string]*lexDoc) excerpt {
 	limit := j.ExcerptBytes
 	if limit <= 0 {
 		limit = 2000
@@ -86,7 +88,13 @@ func (j *LLMJudge) excerptOf(c Claim) excerpt {
 	if len(t) <= limit {
 		return excerpt{t, 0}
 	}
-	_, ev := Score(c.Sentence, t)
+	d, ok := docs[t]
+	if !ok {
+		d = newLexDoc(t)
+		docs[t] = d
+	}
+	df, n := lexDF([]*lexDoc{d})
+	_, ev := d.best(c.Sentence, df, n)
 	lo, hi := 0, limit
 	if ev != nil {
 		mid := (ev.Start + ev.End) / 2
@@ -145,8 +153,9 @@ type judgeAnswer struct {
 
 func (j *LLMJudge) judgeBatch(ctx context.Context, claims []Claim) ([]Verdict, error) {
 	ex := make([]excerpt, len(claims))
+	docs := map[string]*lexDoc{}
 	for i, c := range claims {
-		ex[i] = j.excerptOf(c)
+		ex[i] = j.excerptOf(c, docs)
 	}
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, judgeSystem),

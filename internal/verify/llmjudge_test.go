@@ -223,7 +223,7 @@ func TestLLMJudgeExcerpt(t *testing.T) {
 	long := strings.Repeat("Unrelated filler about maps and slices. ", 200) +
 		"Deferred functions run in reverse order. " + strings.Repeat("More filler text here. ", 200)
 	j := &LLMJudge{ExcerptBytes: 300}
-	ex := j.excerptOf(Claim{Sentence: "Deferred functions run in reverse order.", Source: Source{Text: long}})
+	ex := j.excerptOf(Claim{Sentence: "Deferred functions run in reverse order.", Source: Source{Text: long}}, map[string]*lexDoc{})
 	if len(ex.text) > 300 || !strings.Contains(ex.text, "Deferred functions run in reverse order.") || long[ex.start:ex.start+len(ex.text)] != ex.text {
 		t.Errorf("excerpt at %d: %q", ex.start, ex.text)
 	}
