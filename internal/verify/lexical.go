@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -75,6 +76,8 @@ func Score(sentence, text string) (float64, *Evidence) {
 type lexDoc struct {
 	text  string
 	sents []lexSent
+	// postings lists, for each term, the sentences that hold it, ascending.
+	postings map[string][]int
 }
 
 type lexSent struct {
@@ -87,12 +90,15 @@ type lexSent struct {
 }
 
 func newLexDoc(text string) *lexDoc {
-	d := &lexDoc{text: text}
+	d := &lexDoc{text: text, postings: map[string][]int{}}
 	for _, sp := range splitSentences(text) {
 		toks := tokenize(text[sp.start:sp.end])
 		s := lexSent{start: sp.start, end: sp.end, set: map[string]bool{}, pairs: bigrams(toks.terms), nums: map[string]bool{}, neg: toks.neg}
 		s.terms = toks.terms
 		for _, t := range toks.terms {
+			if !s.set[t] {
+				d.postings[t] = append(d.postings[t], len(d.sents))
+			}
 			s.set[t] = true
 		}
 		for _, x := range toks.nums {
@@ -138,8 +144,21 @@ func (d *lexDoc) best(sentence string, df map[string]int, n int) (float64, *Evid
 		total += weights[i]
 	}
 	pairs := bigrams(c.terms)
+	// Only windows holding at least one of the sentence's terms can score
+	// above zero: they start at a sentence with a term or just before one.
+	var starts []int
+	for _, t := range terms {
+		for _, i := range d.postings[t] {
+			starts = append(starts, i, max(0, i-1))
+		}
+	}
+	if len(starts) == 0 {
+		return 0, nil
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
 	bestScore, bestLo, bestHi := -1.0, 0, 0
-	for lo := range d.sents {
+	for _, lo := range starts {
 		for hi := lo; hi < min(lo+2, len(d.sents)); hi++ {
 			s := d.scoreWindow(c, terms, weights, total, pairs, lo, hi)
 			if s > bestScore+1e-12 {
