@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ func init() { extraCommands = append(extraCommands, newVerifyCmd) }
 
 type verifyFlags struct {
 	sources     string
+	corpus      string
 	root        string
 	run         string
 	json        bool
@@ -56,6 +58,13 @@ REPORT.md may also be a JSON report ("run --format json"): its citation
 sidecar ("_citations") is checked too (every path a JSON Pointer to a string
 that cites exactly the listed reference numbers), and its "text" verified.
 
+A run's references carry no text: --corpus DIR fills in the text of each
+source whose URL is a file: URL inside DIR (read through DIR only; HTML
+reduced to its text), so that a run over a local corpus can be checked:
+
+  deepresearch run --format json -o run.json "QUESTION"
+  deepresearch verify --sources run.json --corpus "$(go env GOROOT)/doc" run.json
+
 Output: a summary table, each problem with its line and a suggested fix, and
 PASS or FAIL (--json: the whole result as JSON). Errors (fabricated citations,
 missing files) fail; warnings (unsupported sentences, duplicates, stale or
@@ -84,6 +93,7 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&vf.sources, "sources", "", "JSON list of sources, or a folder of documents")
+	f.StringVar(&vf.corpus, "corpus", "", "fill in the text of sources whose file: URL lies in this folder (a run's corpus)")
 	f.StringVar(&vf.root, "root", "", "folder that file references are relative to (default: the report's folder)")
 	f.StringVar(&vf.run, "run", "", "check against a stored run (not available yet)")
 	f.BoolVar(&vf.json, "json", false, "print the result as JSON")
@@ -143,6 +153,11 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	sources, err := loadSources(vf.sources)
 	if err != nil {
 		return inputError(err)
+	}
+	if vf.corpus != "" {
+		if err := readCorpusTexts(vf.corpus, sources); err != nil {
+			return inputError(err)
+		}
 	}
 	opts := verify.Options{Judge: verify.Lexical{Threshold: vf.threshold}}
 	root := vf.root
@@ -252,4 +267,39 @@ func loadSources(p string) ([]verify.Source, error) {
 		return nil, fmt.Errorf("--sources %s: %w", p, err)
 	}
 	return srcs, nil
+}
+
+// readCorpusTexts fills in the text of sources without one whose URL is a
+// file: URL inside dir. Files are read through an os.Root, so neither ".."
+// nor a symbolic link leads out of dir; other sources are left as they are.
+func readCorpusTexts(dir string, sources []verify.Source) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("--corpus: %w", err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return fmt.Errorf("--corpus: %w", err)
+	}
+	defer root.Close()
+	for i := range sources {
+		s := &sources[i]
+		if s.Text != "" {
+			continue
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || !strings.EqualFold(u.Scheme, "file") || u.Path == "" {
+			continue
+		}
+		rel, err := filepath.Rel(abs, filepath.FromSlash(u.Path))
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		b, err := root.ReadFile(rel)
+		if err != nil {
+			continue // not retrieved: verify says so
+		}
+		s.Text, _ = verify.DocumentText(rel, b)
+	}
+	return nil
 }

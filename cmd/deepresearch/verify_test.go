@@ -214,6 +214,20 @@ func TestVerifyOwnReport(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// --corpus reads the texts itself: the JSON report against its own
+	// references passes.
+	runJSON := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(runJSON, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v := cli(t, "", "verify", "--sources", runJSON, "--corpus", corpus, runJSON); v.code != 0 || !strings.Contains(v.stdout, "\nPASS") {
+		t.Errorf("--corpus: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	// A corpus folder that does not hold the files: nothing is read from
+	// outside it, so every source is "never retrieved".
+	if v := cli(t, "", "verify", "--sources", runJSON, "--corpus", t.TempDir(), runJSON); v.code != 1 || !strings.Contains(v.stdout, "not-retrieved") {
+		t.Errorf("--corpus elsewhere: exit %d\n%s", v.code, v.stdout)
+	}
 	// The JSON report itself: its sidecar checks out, and its text too.
 	if v := cli(t, r.stdout, "verify", "--sources", file, "-"); v.code != 0 || strings.Contains(v.stdout, "sidecar") {
 		t.Errorf("JSON report: exit %d\n%s%s", v.code, v.stdout, v.stderr)

@@ -134,19 +134,24 @@ func SourcesFromFS(fsys fs.FS) ([]Source, error) {
 			}
 			seen[n] = p
 		}
-		text, title := string(b), ""
-		switch strings.ToLower(path.Ext(p)) {
-		case ".html", ".htm", ".xhtml":
-			text, title = htmlText(b)
-		default:
-			title = markdownTitle(text)
-		}
+		text, title := DocumentText(p, b)
 		if title == "" {
 			title = path.Base(p)
 		}
 		out = append(out, Source{Number: n, ID: p, Title: title, URL: "file:" + p, Text: text})
 	}
 	return out, nil
+}
+
+// DocumentText returns a document's text and title as a source's Text:
+// HTML reduced to its visible text (by the name's extension), other
+// formats as they are with their first "# " heading as the title.
+func DocumentText(name string, b []byte) (text, title string) {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".html", ".htm", ".xhtml":
+		return htmlText(b)
+	}
+	return string(b), markdownTitle(string(b))
 }
 
 func leadingNumber(name string) int {
