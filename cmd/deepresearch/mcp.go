@@ -58,19 +58,24 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	lib := &lazyResearcher{cfg: deepresearch.Config{
-		Corpus:      s.Corpus.Dir,
-		IndexPath:   s.Corpus.Index,
-		MaxTasks:    s.Research.MaxTasks,
-		Parallelism: s.Research.Parallelism,
-		SearchLimit: s.Research.SearchLimit,
-		Budget: deepresearch.Budget{
-			MaxToolCalls: s.Research.MaxToolCalls,
-			MaxTokens:    s.Research.MaxTokens,
-			Timeout:      s.Research.AgentTimeout,
-		},
-		Logger: &logger,
-	}}
+	// The one place that builds the library from settings. (On main:
+	// return deepresearch.FromSettings(s, &logger).)
+	open := func() (*deepresearch.Researcher, error) {
+		return deepresearch.New(deepresearch.Config{
+			Corpus:      s.Corpus.Dir,
+			IndexPath:   s.Corpus.Index,
+			MaxTasks:    s.Research.MaxTasks,
+			Parallelism: s.Research.Parallelism,
+			SearchLimit: s.Research.SearchLimit,
+			Budget: deepresearch.Budget{
+				MaxToolCalls: s.Research.MaxToolCalls,
+				MaxTokens:    s.Research.MaxTokens,
+				Timeout:      s.Research.AgentTimeout,
+			},
+			Logger: &logger,
+		})
+	}
+	lib := &lazyResearcher{open: open}
 	defer lib.Close()
 	srv := mcpserver.New(mcpserver.Options{Research: lib.research})
 	t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
@@ -84,9 +89,9 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 // lazyResearcher opens the research library on first use, so that a
 // client that only wants the citation tools never waits for the corpus.
 type lazyResearcher struct {
-	cfg deepresearch.Config
-	mu  sync.Mutex
-	r   *deepresearch.Researcher
+	open func() (*deepresearch.Researcher, error)
+	mu   sync.Mutex
+	r    *deepresearch.Researcher
 }
 
 // research is the one adapter between the MCP research tool and the
@@ -94,7 +99,7 @@ type lazyResearcher struct {
 func (l *lazyResearcher) research(ctx context.Context, question string) (mcpserver.Report, error) {
 	l.mu.Lock()
 	if l.r == nil {
-		r, err := deepresearch.New(l.cfg)
+		r, err := l.open()
 		if err != nil {
 			l.mu.Unlock()
 			return mcpserver.Report{}, err

@@ -194,7 +194,7 @@ func (r *Result) Pass(strict bool) bool {
 type Action int
 
 const (
-	Leave  Action = iota // leave it as written
+	Keep   Action = iota // leave it as written
 	Flag                 // keep it and mark it, e.g. "[3] [unsupported]"
 	Remove               // delete it (the other numbers of its marker stay)
 )
