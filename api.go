@@ -58,6 +58,8 @@ type (
 	MergedData         = events.MergedData
 	FilteredData       = events.FilteredData
 	FilterVerdict      = events.FilterVerdict
+	VerifiedData       = events.VerifiedData
+	VerifyProblem      = events.VerifyProblem
 	MergedSourceData   = events.MergedSource
 	ReportDeltaData    = events.ReportDeltaData
 	CitationData       = events.CitationData
@@ -112,6 +114,7 @@ const (
 	StageResearch = events.StageResearch
 	StageMerge    = events.StageMerge
 	StageReport   = events.StageReport
+	StageVerify   = events.StageVerify
 )
 
 // Report formats for Report.Render.

@@ -90,6 +90,10 @@ type Config struct {
 	SearchLimit int
 	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
+	// Unsupported is what the last stage does with a citation whose source
+	// does not support its sentence: UnsupportedKeep, UnsupportedFlag or
+	// UnsupportedRemove (default flag, as config/defaults.yaml says).
+	Unsupported string
 	// Style renders citations in Report.Text (default Markdown).
 	Style Style
 	// MaxRetries is how many times a failed model call is tried again,
@@ -153,6 +157,12 @@ func New(cfg Config) (*Researcher, error) {
 	}
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
+	}
+	if err := checkUnsupported(cfg.Unsupported); err != nil {
+		return nil, configErrorf("%v", err)
+	}
+	if cfg.Unsupported == "" {
+		cfg.Unsupported = config.Defaults().Output.Unsupported
 	}
 	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
 		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")

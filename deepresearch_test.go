@@ -153,7 +153,13 @@ func checkCitations(t *testing.T, rep *deepresearch.Report, rec *recorder) {
 			}
 		}
 	}
-	if text.String() != rep.Text {
+	final := text.String()
+	for _, e := range rec.of(events.ReportVerified) {
+		if d := e.Data.(events.VerifiedData); d.Revised != "" {
+			final = d.Revised // the verification changed the streamed text
+		}
+	}
+	if final != rep.Text {
 		t.Errorf("report deltas do not add up to the report text")
 	}
 	// Sequence numbers are 1, 2, 3… with no gap.
@@ -168,8 +174,8 @@ func checkCitations(t *testing.T, rep *deepresearch.Report, rec *recorder) {
 // turns of one task.
 type faultyModel struct {
 	llms.Model
-	task  string // the task title it misbehaves on
-	fault string // "error", "panic" or "hang"
+	task  string        // the task title it misbehaves on
+	fault string        // "error", "panic" or "hang"
 	hung  chan struct{} // "hang": receives once the hang has begun (buffered)
 }
 

@@ -60,6 +60,12 @@ type Report struct {
 	// it by stage (StagePlan, StageResearch, StageMerge, StageReport).
 	DurationMS int64            `json:"duration_ms"`
 	TimingsMS  map[string]int64 `json:"timings_ms"`
+	// Verification is what checking every citation against its source's
+	// text found; nil when the run was not verified.
+	Verification *Verification `json:"verification,omitempty"`
+	// SourceTexts holds, by merged number, the text of each source as the
+	// agents read it, so the report can be checked again offline.
+	SourceTexts map[int]string `json:"source_texts,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
 }

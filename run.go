@@ -314,6 +314,20 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	}
 	em.Emit(runLevel, "", events.ReportFinishedData{References: refs})
 
+	// Verify: every citation against the text of its source, as read.
+	t0 = clock.Now()
+	rep.SourceTexts = sourceTexts(outcomes, rep.Sources)
+	streamed := rep.Text
+	if err := r.verifyReport(ctx, rep, style, rep.SourceTexts, r.cfg.Unsupported); err != nil {
+		return fail(StageVerify, err)
+	}
+	stage(StageVerify, t0)
+	revised := ""
+	if rep.Text != streamed {
+		revised = rep.Text
+	}
+	em.Emit(runLevel, "", verifiedData(rep.Verification, revised))
+
 	finish()
 	em.Emit(runLevel, "", events.RunFinishedData{
 		Usage: rep.Usage, DurationMS: rep.DurationMS,

@@ -62,6 +62,7 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 		MaxCost:      s.Research.MaxCost,
 		Fetch:        FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
 		Style:        style,
+		Unsupported:  s.Output.Unsupported,
 		Logger:       log,
 	}
 	if len(s.Model.Prices) > 0 || s.Research.MaxCost > 0 {

@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -143,6 +144,10 @@ type Result struct {
 	Report string
 	// Sources holds every source the agent retrieved, by local number.
 	Sources map[int]source.Source
+	// Texts holds, by local number, the text of each source the model was
+	// shown (search snippets, opened documents): what its citations can be
+	// checked against.
+	Texts map[int]string
 	// Cited lists the sources the report cited, in order of first citation.
 	Cited []citeproc.Citation
 	// Unknown lists numbers the report cited that the agent never
@@ -202,6 +207,7 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 		return r.res, r.fail(StageReport, err)
 	}
 	r.res.Sources = r.s.Sources()
+	r.res.Texts = maps.Clone(r.s.texts)
 	return r.res, nil
 }
 

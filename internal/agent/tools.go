@@ -80,6 +80,8 @@ type session struct {
 	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
 	sources map[int]source.Source
 
+	texts map[int]string // what the model was shown of each source
+
 	searchErr   error // the last failed search's error
 	searchFails int
 }
@@ -98,6 +100,7 @@ func newSession(cfg Config, task Task) *session {
 		mapping:   citeproc.NewMapping(cfg.Canonical),
 		byKey:     map[string]int{},
 		sources:   map[int]source.Source{},
+		texts:     map[int]string{},
 	}
 }
 
@@ -203,6 +206,7 @@ func (s *session) search(ctx context.Context, query string) (string, error) {
 			b.WriteString("\n\n")
 		}
 		shown++
+		s.read(n, r.Snippet)
 		writeHeader(&b, n, r.Title, r.URL, r.DocID)
 		if r.Location != "" {
 			fmt.Fprintf(&b, "Location: %s\n", oneLine(r.Location))
@@ -231,11 +235,27 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 	if title == "" {
 		title = doc.Title
 	}
+	text := truncate(strings.TrimSpace(doc.Text), maxOpenChars)
+	s.read(n, text)
 	var b strings.Builder
 	writeHeader(&b, n, title, src.URL, src.ID)
 	b.WriteString("\n")
-	b.WriteString(truncate(strings.TrimSpace(doc.Text), maxOpenChars))
+	b.WriteString(text)
 	return b.String(), nil
+}
+
+// read records text the model was shown of source n (a snippet, or the
+// opened document), so that its citations can be checked against what
+// was really read.
+func (s *session) read(n int, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" || strings.Contains(s.texts[n], text) {
+		return
+	}
+	if s.texts[n] != "" {
+		text = s.texts[n] + "\n\n" + text
+	}
+	s.texts[n] = text
 }
 
 // writeHeader writes "[n] Title\nURL: …\n" ("ID: …" for a source without

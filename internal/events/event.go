@@ -45,6 +45,10 @@ const (
 	// ReportFinished carries the final report's reference list
 	// (ReportFinishedData).
 	ReportFinished Type = "report.finished"
+	// ReportVerified says what checking every citation of the final report
+	// against its source's text found (VerifiedData). It follows
+	// ReportFinished; the report as rendered reflects its action.
+	ReportVerified Type = "report.verified"
 	// RunFinished closes a run with its totals (RunFinishedData). It is the
 	// last event of a run that completed.
 	RunFinished Type = "run.finished"

@@ -32,6 +32,7 @@ var decoders = map[Type]func([]byte) (Payload, error){
 	AgentFailed:     decode[AgentFailedData],
 	SourcesMerged:   decode[MergedData],
 	SourcesFiltered: decode[FilteredData],
+	ReportVerified:  decode[VerifiedData],
 	ReportDelta:     decode[ReportDeltaData],
 	Citation:        decode[CitationData],
 	ReportFinished:  decode[ReportFinishedData],

@@ -171,6 +171,38 @@ type ReportFinishedData struct {
 	References []Reference `json:"references"`
 }
 
+// VerifyProblem is one problem the verification found.
+type VerifyProblem struct {
+	// Line is the line of the report body (from 1).
+	Line int `json:"line"`
+	// Severity is "error" or "warning"; Kind names the problem
+	// ("unsupported", "no-source", "duplicate", …).
+	Severity string `json:"severity"`
+	Kind     string `json:"kind"`
+	// Number is the reference number concerned, if any.
+	Number  int    `json:"number,omitempty"`
+	Message string `json:"message"`
+}
+
+// VerifiedData is the payload of ReportVerified.
+type VerifiedData struct {
+	Citations   int `json:"citations"`
+	Supported   int `json:"supported"`
+	Unsupported int `json:"unsupported"`
+	Fabricated  int `json:"fabricated"`
+	Duplicates  int `json:"duplicates"`
+	// Score is the share of citations whose source supports them, 0..1.
+	Score float64 `json:"score"`
+	// Action is what was done with unsupported citations: keep, flag or
+	// remove.
+	Action   string          `json:"action"`
+	Problems []VerifyProblem `json:"problems,omitempty"`
+	// Revised is the whole report text (as the report.delta events
+	// rendered it) after the action changed it; empty when nothing
+	// changed. It replaces the text the deltas added up to.
+	Revised string `json:"revised,omitempty"`
+}
+
 // Stages of a run, the keys of RunFinishedData.Timings and the values of
 // ErrorData.Stage.
 const (
@@ -179,6 +211,7 @@ const (
 	StageResearch = "research"
 	StageMerge    = "merge"
 	StageReport   = "report"
+	StageVerify   = "verify" // checking citations against their sources
 )
 
 // RunFinishedData is the payload of RunFinished.
@@ -233,6 +266,7 @@ func (AgentFinishedData) EventType() Type  { return AgentFinished }
 func (AgentFailedData) EventType() Type    { return AgentFailed }
 func (MergedData) EventType() Type         { return SourcesMerged }
 func (FilteredData) EventType() Type       { return SourcesFiltered }
+func (VerifiedData) EventType() Type       { return ReportVerified }
 func (CitationData) EventType() Type       { return Citation }
 func (ReportFinishedData) EventType() Type { return ReportFinished }
 func (RunFinishedData) EventType() Type    { return RunFinished }
