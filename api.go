@@ -122,6 +122,8 @@ const (
 	FormatMarkdown = "md"
 	FormatHTML     = "html"
 	FormatJSON     = "json"
+	FormatCSL      = "csl-json" // the reference list as CSL-JSON
+	FormatBibTeX   = "bibtex"   // the reference list as BibTeX
 )
 
 // styleNames are the names of the citation styles, as settings and
