@@ -74,6 +74,9 @@ func copyCorpus(t testing.TB) string {
 	return dst
 }
 
+// corpusDir is the test corpus shared with end-to-end tests.
+const corpusDir = "../../testdata/corpus"
+
 // The test corpus has 10 documents, one file that must be skipped
 // (notes/damaged-log.txt has NUL bytes), one file with another extension
 // (raw/soundings.bin) and two hidden ones.
@@ -690,5 +693,35 @@ func TestPragmas(t *testing.T) {
 	}
 	if err := ix.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil || version != schemaVersion {
 		t.Errorf("user_version = %d, %v; want %d", version, err, schemaVersion)
+	}
+}
+
+// TestSyncStripsControls checks that terminal escape sequences in a corpus
+// document reach neither search results nor fetched text.
+func TestSyncStripsControls(t *testing.T) {
+	dir := t.TempDir()
+	src := "# Evil \x1b]0;pwned\x07title\n\nThe \x1b[31mkraken\x1b[0m cable\x1b[2J was cut\x07.\n"
+	if err := os.WriteFile(filepath.Join(dir, "evil.md"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t)
+	if _, err := ix.Sync(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(t.Context(), "kraken", 5)
+	if err != nil || len(res) != 1 {
+		t.Fatalf("Search = %+v, %v", res, err)
+	}
+	doc, err := ix.Fetch(t.Context(), "evil.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{res[0].Title, res[0].Snippet, res[0].Location, doc.Title, doc.Text} {
+		if strings.ContainsAny(s, "\x1b\x07") || strings.Contains(s, "pwned") {
+			t.Errorf("control characters reached a result: %q", s)
+		}
+	}
+	if !strings.Contains(doc.Text, "The kraken cable was cut.") {
+		t.Errorf("Fetch text = %q", doc.Text)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/search"
 )
@@ -147,7 +148,11 @@ func trimSnippet(s string) string {
 	if len(s) <= snippetMax {
 		return s
 	}
-	head, _ := cutHard(s, snippetMax)
+	n := snippetMax
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	head := s[:n]
 	if i := strings.LastIndexAny(head, " \n\t"); i >= snippetMax/2 {
 		head = head[:i]
 	}

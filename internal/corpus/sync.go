@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/extract"
 )
 
 // maxFileSize is the largest file Sync indexes; larger ones are skipped.
@@ -177,11 +179,11 @@ type change struct {
 	size, mtime int64
 	hash        string
 
-	del   bool      // remove the document, or forget the skipped file
-	touch bool      // content unchanged: record the new size and mtime
-	skip  string    // record as skipped, for this reason; removes the document
-	doc   *document // (re)index with these passages
-	ps    []passage
+	del   bool              // remove the document, or forget the skipped file
+	touch bool              // content unchanged: record the new size and mtime
+	skip  string            // record as skipped, for this reason; removes the document
+	doc   *extract.Document // (re)index with these passages
+	ps    []extract.Passage
 }
 
 type syncer struct {
@@ -256,8 +258,8 @@ func (s *syncer) visit(path string, d fs.DirEntry, err error) error {
 	if d.IsDir() {
 		return nil
 	}
-	f := formatOf(d.Name())
-	if f == formatNone {
+	f := extract.FormatOf(d.Name())
+	if f == extract.FormatNone {
 		return nil
 	}
 	var info fs.FileInfo
@@ -286,7 +288,7 @@ func (s *syncer) visit(path string, d fs.DirEntry, err error) error {
 }
 
 // file brings one file's entry up to date.
-func (s *syncer) file(path, id string, f format, size, mtime int64) error {
+func (s *syncer) file(path, id string, f extract.Format, size, mtime int64) error {
 	old, had := s.docs[id]
 	if had && old.size == size && old.mtime == mtime {
 		s.delta.Unchanged++
@@ -327,8 +329,8 @@ func (s *syncer) file(path, id string, f format, size, mtime int64) error {
 		s.delta.Unchanged++
 		return s.add(change{path: id, size: size, mtime: mtime, touch: true})
 	}
-	doc := extract(id, string(data), f)
-	ps := split(&doc)
+	doc := extract.Extract(id, string(data), f)
+	ps := extract.Split(&doc)
 	if had {
 		s.delta.Updated++
 	} else {
@@ -366,7 +368,7 @@ func (s *syncer) removeUnseen() error {
 func (s *syncer) add(c change) error {
 	s.pending = append(s.pending, c)
 	if c.doc != nil {
-		s.pendingBytes += len(c.doc.text)
+		s.pendingBytes += len(c.doc.Text)
 	}
 	if len(s.pending) >= batchFiles || s.pendingBytes >= batchBytes {
 		return s.commit()
@@ -451,7 +453,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				return fail("record skipped", c.path, err)
 			}
 		case c.doc != nil:
-			res, err := exec(sqlInsertDoc, c.path, c.doc.title, c.size, c.mtime, c.hash, c.doc.text)
+			res, err := exec(sqlInsertDoc, c.path, c.doc.Title, c.size, c.mtime, c.hash, c.doc.Text)
 			if err != nil {
 				return fail("insert", c.path, err)
 			}
@@ -460,7 +462,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				return fail("insert", c.path, err)
 			}
 			for i, p := range c.ps {
-				res, err := exec(sqlInsertPassage, docID, i, p.location, p.body)
+				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Body)
 				if err != nil {
 					return fail("insert passage of", c.path, err)
 				}
@@ -468,7 +470,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				if err != nil {
 					return fail("insert passage of", c.path, err)
 				}
-				if _, err := exec(sqlInsertFTS, pid, c.doc.title, p.heading, p.body); err != nil {
+				if _, err := exec(sqlInsertFTS, pid, c.doc.Title, p.Heading, p.Body); err != nil {
 					return fail("index passage of", c.path, err)
 				}
 			}
