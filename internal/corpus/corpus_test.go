@@ -74,6 +74,11 @@ func copyCorpus(t testing.TB) string {
 	return dst
 }
 
+// counts is what a SyncStats counts, without the list of skips.
+func counts(s SyncStats) [7]int {
+	return [7]int{s.Scanned, s.Added, s.Updated, s.Removed, s.Unchanged, s.Skipped, s.Passages}
+}
+
 // corpusDir is the test corpus shared with end-to-end tests.
 const corpusDir = "../../testdata/corpus"
 
@@ -90,7 +95,7 @@ func TestSyncSearchFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := SyncStats{Scanned: corpusDocs + 1, Added: corpusDocs, Skipped: 1, Passages: st.Passages}
-	if st != want || st.Passages < 3*corpusDocs {
+	if counts(st) != counts(want) || st.Passages < 3*corpusDocs {
 		t.Fatalf("first Sync = %+v, want %+v with at least %d passages", st, want, 3*corpusDocs)
 	}
 
@@ -295,7 +300,7 @@ func TestIncrementalSync(t *testing.T) {
 			}
 			want.Passages = got.Passages
 		}
-		if got != want {
+		if counts(got) != counts(want) {
 			t.Errorf("%s: Sync = %+v, want %+v", name, got, want)
 		}
 	}
@@ -415,35 +420,95 @@ func TestSyncLargeAndInvalidFiles(t *testing.T) {
 	}
 }
 
+// TestSyncSymlinks checks that links are followed only to regular files
+// inside the corpus folder, and that every other link is skipped, counted
+// and listed with its reason.
 func TestSyncSymlinks(t *testing.T) {
-	dir := t.TempDir()
-	outside := t.TempDir()
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	outside := filepath.Join(base, "outside")
 	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write(filepath.Join(outside, "linked.md"), "# Linked file\n\nreached through a symlink\n")
-	write(filepath.Join(outside, "indir.md"), "# In a linked folder\n\nmust not be indexed\n")
-	if err := os.Symlink(filepath.Join(outside, "linked.md"), filepath.Join(dir, "link.md")); err != nil {
-		t.Skip("no symlinks:", err)
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(real, name)); err != nil {
+			t.Skip("no symlinks:", err)
+		}
 	}
-	if err := os.Symlink(outside, filepath.Join(dir, "folder")); err != nil {
+	write(filepath.Join(real, "doc.md"), "# Inside\n\nthe real document, quokkafish\n")
+	write(filepath.Join(real, "sub", "deep.md"), "# Deep\n\nanother real document\n")
+	write(filepath.Join(outside, "secret.md"), "# Secret\n\nhunter2 must not be indexed\n")
+	write(filepath.Join(outside, "dir", "x.md"), "# Linked folder\n\nmust not be indexed\n")
+	link("doc.md", "relative.md")                              // inside: followed
+	link(filepath.Join(real, "sub", "deep.md"), "absolute.md") // inside: followed
+	link("relative.md", "chain.md")                            // link to a link inside: followed
+	link(filepath.Join(outside, "secret.md"), "escape.md")     // outside
+	link("../outside/secret.md", "dotdot.md")                  // outside, relatively
+	link(filepath.Join(real, "escape.md"), "chain-out.md")     // inside, then outside
+	link(filepath.Join(outside, "dir"), "folder")              // a folder: not walked
+	link(filepath.Join(real, "sub"), "folder.md")              // a folder with a document's name
+	link(filepath.Join(outside, "missing.md"), "broken.md")    // broken
+	link("loop.md", "loop.md")                                 // a loop
+	if _, err := os.Stat("/etc/passwd"); err == nil {
+		link("/etc/passwd", "passwd.md")
+	}
+	// The corpus folder is reached through a link of its own: its links
+	// are judged against the folder it resolves to.
+	root := filepath.Join(base, "corpus-link")
+	if err := os.Symlink(real, root); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(outside, "missing.md"), filepath.Join(dir, "broken.md")); err != nil {
-		t.Fatal(err)
-	}
+
 	ix := openIndex(t)
-	st, err := ix.Sync(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
+	for _, pass := range []string{"first", "second"} {
+		st, err := ix.Sync(t.Context(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		skips := map[string]string{}
+		for _, sk := range st.Skips {
+			skips[sk.Path] = sk.Reason
+		}
+		wantSkips := map[string]string{
+			"escape.md":    "outside the corpus folder",
+			"dotdot.md":    "outside the corpus folder",
+			"chain-out.md": "outside the corpus folder",
+			"folder.md":    "symbolic link to a folder",
+			"broken.md":    "broken symbolic link",
+			"loop.md":      "symbolic link",
+		}
+		if _, err := os.Lstat(filepath.Join(real, "passwd.md")); err == nil {
+			wantSkips["passwd.md"] = "symbolic link to /etc/passwd, outside the corpus folder"
+		}
+		for path, want := range wantSkips {
+			if !strings.Contains(skips[path], want) {
+				t.Errorf("%s: skip %s: reason %q, want one with %q", pass, path, skips[path], want)
+			}
+		}
+		indexed := 5 // doc.md, sub/deep.md, relative.md, absolute.md, chain.md
+		if st.Skipped != len(wantSkips) || len(st.Skips) != len(wantSkips) || st.Added+st.Unchanged != indexed ||
+			st.Scanned != indexed+len(wantSkips) {
+			t.Errorf("%s: Sync = %+v, want %d indexed and %d skipped", pass, st, indexed, len(wantSkips))
+		}
 	}
-	if st.Added != 1 || st.Scanned != 1 {
-		t.Errorf("Sync = %+v, want only link.md", st)
+	for _, q := range []string{"hunter2", "secret", "root", "linked folder"} {
+		res, err := ix.Search(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			t.Errorf("Search(%q) found %s: %q", q, r.DocID, r.Snippet)
+		}
 	}
-	if d, err := ix.Fetch(t.Context(), "link.md"); err != nil || d.Title != "Linked file" {
-		t.Errorf("Fetch(link.md) = %+v, %v", d, err)
+	if d, err := ix.Fetch(t.Context(), "chain.md"); err != nil || d.Title != "Inside" {
+		t.Errorf("Fetch(chain.md) = %+v, %v", d, err)
 	}
 }
 
