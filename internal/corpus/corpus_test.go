@@ -1,16 +1,20 @@
 package corpus
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,7 +24,38 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if db := os.Getenv(helperEnv); db != "" {
+		syncProcess(db, os.Getenv(helperDirEnv))
+		return
+	}
 	goleak.VerifyTestMain(m)
+}
+
+// The environment that makes the test binary a child process of
+// TestConcurrentProcesses: open the index named by helperEnv, sync the
+// folder named by helperDirEnv, print the stats as JSON and exit.
+const (
+	helperEnv    = "DEEPRESEARCH_CORPUS_TEST_INDEX"
+	helperDirEnv = "DEEPRESEARCH_CORPUS_TEST_DIR"
+)
+
+func syncProcess(db, dir string) {
+	ctx := context.Background()
+	ix, err := Open(ctx, db)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	st, err := ix.Sync(ctx, dir)
+	if err == nil {
+		err = ix.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	json.NewEncoder(os.Stdout).Encode(st)
+	os.Exit(0)
 }
 
 // openIndex opens an index in a fresh temporary folder, closed at the end
@@ -788,5 +823,180 @@ func TestSyncStripsControls(t *testing.T) {
 	}
 	if !strings.Contains(doc.Text, "The kraken cable was cut.") {
 		t.Errorf("Fetch text = %q", doc.Text)
+	}
+}
+
+// TestConcurrentIndexes opens one new database from several Indexes at
+// once, as concurrent runs of the program do, and syncs the same folder
+// from all of them: none fails, and the files are indexed once in all.
+func TestConcurrentIndexes(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "shared.db")
+	const n = 12
+	var wg sync.WaitGroup
+	stats := make([]SyncStats, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			ix, err := Open(ctx, db)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer ix.Close()
+			stats[i], errs[i] = ix.Sync(ctx, corpusDir)
+			if errs[i] == nil {
+				var res []search.Result
+				if res, errs[i] = ix.Search(ctx, "Porthcurno", 1); errs[i] == nil && len(res) == 0 {
+					errs[i] = errors.New("search after sync found nothing")
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	added := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("Index %d: %v", i, errs[i])
+		}
+		added += stats[i].Added
+	}
+	if added != corpusDocs {
+		t.Errorf("%d Indexes added %d documents in all, want %d (each file once)", n, added, corpusDocs)
+	}
+}
+
+// TestConcurrentProcesses runs several processes that open one new index
+// and sync one folder at once, as concurrent runs of the program do: none
+// fails, and the files are indexed once in all.
+func TestConcurrentProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	db := filepath.Join(t.TempDir(), "shared.db")
+	dir, err := filepath.Abs(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	for i := range n {
+		cmds[i] = exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+		cmds[i].Env = append(os.Environ(), helperEnv+"="+db, helperDirEnv+"="+dir)
+		outs[i] = new(bytes.Buffer)
+		cmds[i].Stdout = outs[i]
+		cmds[i].Stderr = outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	added := 0
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("process %d: %v: %s", i, err, outs[i])
+			continue
+		}
+		var st SyncStats
+		if err := json.Unmarshal(outs[i].Bytes(), &st); err != nil {
+			t.Errorf("process %d: %v: %s", i, err, outs[i])
+			continue
+		}
+		added += st.Added
+	}
+	if added != corpusDocs {
+		t.Errorf("%d processes added %d documents in all, want %d (each file once)", n, added, corpusDocs)
+	}
+}
+
+// TestErrors checks that errors name the operation and its subject once,
+// with one "corpus: " prefix, and wrap their causes.
+func TestErrors(t *testing.T) {
+	ctx := t.Context()
+	ix := syncedCorpus(t)
+	_, err := ix.Sync(ctx, t.TempDir())
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Op != "sync" || !errors.Is(err, ErrOtherCorpus) {
+		t.Errorf("Sync of another folder: %#v", err)
+	}
+	_, ferr := ix.Fetch(ctx, "nope.md")
+	dir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(dir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, oerr := Open(ctx, filepath.Join(dir, "index.db")) // a parent that is a file
+	_, serr := ix.Sync(ctx, filepath.Join(t.TempDir(), "missing"))
+	for _, err := range []error{err, ferr, oerr, serr} {
+		if err == nil {
+			t.Error("no error")
+			continue
+		}
+		msg := err.Error()
+		if strings.Count(msg, "corpus: ") != 1 || !strings.HasPrefix(msg, "corpus: ") || !errors.As(err, &ce) {
+			t.Errorf("error %q: want one corpus: prefix, at the start, on a *corpus.Error", msg)
+		}
+	}
+	if !errors.Is(oerr, fs.ErrExist) && !errors.Is(oerr, syscall.ENOTDIR) {
+		t.Errorf("Open under a file: %v, want the cause wrapped", oerr)
+	}
+	if !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("Sync of a missing folder: %v, want fs.ErrNotExist wrapped", serr)
+	}
+}
+
+// TestSyncWaitsForLock checks that a Sync waits while another Index of
+// the same database holds the sync lock, and that cancelling it ends the
+// wait with the cause.
+func TestSyncWaitsForLock(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "index.db")
+	a, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !b.ready(ctx) {
+		t.Error("an opened index is not ready")
+	}
+	unlock, err := a.lock.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An index that is set up opens without the lock.
+	c, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	cctx, cancel := context.WithCancelCause(ctx)
+	cause := errors.New("operator pressed Ctrl-C")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := b.Sync(cctx, corpusDir)
+		errc <- err
+	}()
+	cancel(cause)
+	if err := <-errc; !errors.Is(err, cause) {
+		t.Errorf("Sync cancelled while waiting for the lock: err = %v, want the cause", err)
+	}
+
+	// Once the lock is free, a Sync goes ahead.
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Sync(ctx, corpusDir)
+		done <- err
+	}()
+	unlock()
+	if err := <-done; err != nil {
+		t.Error(err)
 	}
 }

@@ -114,7 +114,7 @@ func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, erro
 	doc := search.Document{DocID: id}
 	err := ix.db.QueryRowContext(ctx, `SELECT title, text FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text)
 	if errors.Is(err, sql.ErrNoRows) {
-		return search.Document{}, fmt.Errorf("corpus: fetch %q from %s: %w", docID, ix.dbPath, search.ErrNotFound)
+		return search.Document{}, &Error{Op: "fetch", Subject: fmt.Sprintf("%q from %s", docID, ix.dbPath), Err: search.ErrNotFound}
 	}
 	if err != nil {
 		return search.Document{}, ix.queryError(ctx, "fetch", docID, err)
@@ -127,7 +127,7 @@ func (ix *Index) queryError(ctx context.Context, op, subject string, err error) 
 	if ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
-	return fmt.Errorf("corpus: %s %q in %s: %w", op, subject, ix.dbPath, err)
+	return &Error{Op: op, Subject: fmt.Sprintf("%q in %s", subject, ix.dbPath), Err: err}
 }
 
 func (ix *Index) rootDir() string {

@@ -97,12 +97,20 @@ func (s *SyncStats) add(o SyncStats) {
 // stops the walk and returns context.Cause(ctx) with the counts of the
 // batches already committed, which stay in the index (the next Sync picks
 // up where this one stopped). Searches see each batch once it commits.
-// Syncs on one Index run one at a time.
+//
+// Syncs of one database run one at a time, in this process and across
+// processes: Sync first waits, for as long as ctx allows, until no other
+// Sync of the database runs, and only then reads what the index holds; so
+// a Sync that waited for another of the same folder finds the files
+// indexed and reads none of them.
 func (ix *Index) Sync(ctx context.Context, dir string) (SyncStats, error) {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	s := syncer{ix: ix, ctx: ctx}
 	err := s.run(dir)
+	if s.unlock != nil {
+		s.unlock()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			err = context.Cause(ctx)
@@ -111,7 +119,7 @@ func (ix *Index) Sync(ctx context.Context, dir string) (SyncStats, error) {
 		if s.root != "" {
 			where = s.root
 		}
-		return s.stats, fmt.Errorf("corpus: sync %s: %w", where, err)
+		return s.stats, &Error{Op: "sync", Subject: where, Err: err}
 	}
 	return s.stats, nil
 }
@@ -125,6 +133,9 @@ func (s *syncer) run(dir string) error {
 		return err
 	}
 	s.root = root
+	if s.unlock, err = s.ix.lock.lock(s.ctx); err != nil {
+		return err
+	}
 	if err := s.ix.claimRoot(s.ctx, root); err != nil {
 		return err
 	}
@@ -190,7 +201,7 @@ func (ix *Index) claimRoot(ctx context.Context, root string) error {
 	case err != nil:
 		return fmt.Errorf("read corpus folder of %s: %w", ix.dbPath, err)
 	case have != root:
-		return fmt.Errorf("index %s belongs to %s; use another index file: %w", ix.dbPath, have, ErrOtherCorpus)
+		return fmt.Errorf("index %s was made for %s; use another index file: %w", ix.dbPath, have, ErrOtherCorpus)
 	}
 	ix.root.Store(&root)
 	return nil
@@ -217,9 +228,10 @@ type change struct {
 }
 
 type syncer struct {
-	ix   *Index
-	ctx  context.Context
-	root string
+	ix     *Index
+	ctx    context.Context
+	root   string
+	unlock func() // releases the sync lock; nil until taken
 
 	docs    map[string]fileState // indexed documents, by DocID
 	skipped map[string]fileState // files refused before, by DocID
