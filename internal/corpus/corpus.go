@@ -43,13 +43,21 @@ var _ search.Backend = (*Index)(nil)
 // with an older version is rebuilt from scratch by Open (the index is a
 // cache of the corpus folder, so nothing is lost but the time of the next
 // Sync); a newer one is refused with ErrSchema.
-const schemaVersion = 1
+//
+// The version changes with the schema, and also with what is stored in it:
+// an index keeps the text of unchanged files as it was extracted, so a
+// change to extraction must make old indexes rebuild.
+//
+//   - 1: the first schema.
+//   - 2: extracted text is free of control characters and terminal escape
+//     sequences (extract.Clean); version 1 indexes may hold them.
+const schemaVersion = 2
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
 const busyTimeout = 10 * time.Second
 
-// schema creates version 1. docs holds one row per indexed file, with its
+// schema creates the current version. docs holds one row per indexed file, with its
 // full extracted text for Fetch; passages holds the passages and
 // passages_fts indexes them. passages_fts is contentless (the text lives in
 // passages) with contentless_delete, so a document's passages can be

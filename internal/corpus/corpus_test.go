@@ -1000,3 +1000,33 @@ func TestSyncWaitsForLock(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestOpenOlderVersion checks that an index written by an older version
+// (one that kept control characters in extracted text) is rebuilt: the
+// next Sync indexes every file again.
+func TestOpenOlderVersion(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(ctx, corpusDir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA user_version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	st, err := ix.Sync(ctx, corpusDir)
+	if err != nil || st.Added != corpusDocs {
+		t.Errorf("Sync of an index of schema version 1 = %+v, %v; want all %d documents added again", st, err, corpusDocs)
+	}
+}
