@@ -18,11 +18,12 @@ const lockPoll = 100 * time.Millisecond
 
 // syncLock makes the Syncs of one database take turns, whether they come
 // from one Index, from several Indexes in one process, or from several
-// processes: a Sync holds an exclusive lock on a small SQLite database
-// beside the index (the index's file name with ".lock" added) from before
-// it reads what the index holds until its last batch is committed. A
-// second Sync waits for the first, and then finds the files already
-// indexed. The operating system releases the lock of a process that dies.
+// processes: a Sync holds the write lock (BEGIN IMMEDIATE, which one
+// connection holds at a time) of a small SQLite database beside the index
+// (the index's file name with ".lock" added) from before it reads what the
+// index holds until its last batch is committed. A second Sync waits for
+// the first, and then finds the files already indexed. The operating
+// system releases the lock of a process that dies.
 //
 // The lock database holds no data. It is a separate file, so that the
 // index stays readable and searchable while a Sync holds the lock.
@@ -48,7 +49,7 @@ func (l *syncLock) lock(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", l.path, err)
 	}
 	for {
-		_, err := conn.ExecContext(ctx, `BEGIN EXCLUSIVE`)
+		_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
 		if err == nil {
 			break
 		}
