@@ -36,8 +36,8 @@ const (
 // SyncStats counts what a Sync did. Scanned counts the entries that have a
 // document extension (.md, .txt, .html, …) outside hidden files and
 // folders, symbolic links and special files included; each of them is
-// Added, Updated, Unchanged or Skipped, so
-// Scanned = Added + Updated + Unchanged + Skipped.
+// Added, Updated, Unchanged or Skipped, so Scanned = Added + Updated +
+// Unchanged + Skipped.
 type SyncStats struct {
 	Scanned   int
 	Added     int // new documents
@@ -81,9 +81,9 @@ func (s *SyncStats) add(o SyncStats) {
 // file inside dir (dir itself resolved); any other link (to a file
 // outside dir, such as /etc/passwd, to a folder, to a device or pipe, or
 // broken) is skipped and listed in SyncStats.Skips with the reason, as are
-// pipes, devices and sockets in the folder. A file whose size and modification time match the index is not
-// read; a file that changed is read and hashed, and re-indexed only if its
-// content differs. Files that are gone are removed from the index, but only
+// pipes, devices and sockets in the folder. A file whose size and
+// modification time match the index is not read; a file that changed is
+// read and hashed, and re-indexed only if its content differs. Files that are gone are removed from the index, but only
 // once the whole walk has succeeded. So a Sync of an unchanged corpus costs
 // a directory walk and one stat per file. (As with any size+mtime check, a
 // rewrite that keeps both the size and the modification time is missed.)
