@@ -34,7 +34,8 @@ type syncLock struct {
 
 func openSyncLock(indexPath string) (*syncLock, error) {
 	path := indexPath + ".lock"
-	db, err := sql.Open("sqlite", dsn(path, fmt.Sprintf("busy_timeout(%d)", lockPoll.Milliseconds())))
+	// Nothing is ever written to the lock database: no journal file.
+	db, err := sql.Open("sqlite", dsn(path, fmt.Sprintf("busy_timeout(%d)", lockPoll.Milliseconds()), "journal_mode(OFF)"))
 	if err != nil {
 		return nil, err
 	}
