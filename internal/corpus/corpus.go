@@ -224,35 +224,38 @@ func (ix *Index) ready(ctx context.Context) bool {
 		Scan(&mode, &version) == nil && mode == "wal" && version == schemaVersion
 }
 
-// migrate switches the database to WAL journaling and brings the schema
-// to schemaVersion inside one write transaction. Open calls it holding the
-// sync lock, so that two processes opening a new database do not both set
-// it up.
+// migrate makes the database a corpus index at schemaVersion in WAL mode.
+// It first checks that the database is empty or a corpus index of this or
+// an older version (else ErrSchema, and the file is left as it was), then
+// switches it to WAL journaling, then creates the schema (dropping an
+// older one) in one write transaction. Open calls it holding the sync
+// lock, so that two processes opening a new database do not both set it
+// up.
 func (ix *Index) migrate(ctx context.Context) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
+	var version, objects int
+	err := ix.db.QueryRowContext(ctx, `SELECT user_version, (SELECT count(*) FROM sqlite_schema) FROM pragma_user_version`).
+		Scan(&version, &objects)
 	if err != nil {
-		return fmt.Errorf("begin schema check: %w", err)
-	}
-	defer tx.Rollback()
-	var version int
-	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	switch {
-	case version == schemaVersion:
-		tx.Rollback()
-		return ix.setWAL(ctx)
 	case version > schemaVersion:
 		return fmt.Errorf("schema version %d, this program knows up to %d: %w", version, schemaVersion, ErrSchema)
-	case version == 0:
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
-			return fmt.Errorf("inspect schema: %w", err)
-		}
-		if n > 0 {
-			return fmt.Errorf("database has tables but no schema version, not a corpus index: %w", ErrSchema)
-		}
-	default:
+	case version == 0 && objects > 0:
+		return fmt.Errorf("database has tables but no schema version, not a corpus index: %w", ErrSchema)
+	}
+	if err := ix.setWAL(ctx); err != nil {
+		return err
+	}
+	if version == schemaVersion {
+		return nil
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin schema change: %w", err)
+	}
+	defer tx.Rollback()
+	if version > 0 {
 		// An older schema: drop what it had; the next Sync rebuilds.
 		if err := dropAll(ctx, tx); err != nil {
 			return fmt.Errorf("drop schema version %d: %w", version, err)
@@ -269,7 +272,7 @@ func (ix *Index) migrate(ctx context.Context) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit schema: %w", err)
 	}
-	return ix.setWAL(ctx)
+	return nil
 }
 
 // setWAL switches the database to WAL journaling, which stays with the

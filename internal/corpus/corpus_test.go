@@ -627,6 +627,16 @@ func TestOpenRefuses(t *testing.T) {
 		if err == nil {
 			ix.Close()
 		}
+		// The refused file is left as it was: not switched to WAL.
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mode string
+		if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "delete" {
+			t.Errorf("%s after Open: journal_mode %q, %v; want delete", filepath.Base(path), mode, err)
+		}
+		db.Close()
 	}
 }
 
