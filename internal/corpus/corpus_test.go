@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/goleak"
 
@@ -1038,5 +1039,30 @@ func TestOpenOlderVersion(t *testing.T) {
 	st, err := ix.Sync(ctx, corpusDir)
 	if err != nil || st.Added != corpusDocs {
 		t.Errorf("Sync of an index of schema version 1 = %+v, %v; want all %d documents added again", st, err, corpusDocs)
+	}
+}
+
+// TestSyncControlCharacterNames checks that a file whose name holds a
+// control character or an escape sequence is skipped: its path would be
+// the DocID shown in results and reports.
+func TestSyncControlCharacterNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"ok.md", "\x1b[31mred.md", "bell\x07.txt", "latin\xe9.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("# T\n\nsome text\n"), 0o644); err != nil {
+			t.Skip("file system refuses the name:", err)
+		}
+	}
+	ix := openIndex(t)
+	st, err := ix.Sync(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Added != 1 || st.Skipped != 3 {
+		t.Errorf("Sync = %+v, want ok.md added and 3 skipped", st)
+	}
+	for _, sk := range st.Skips {
+		if strings.ContainsAny(sk.Path, "\x1b\x07") || !utf8.ValidString(sk.Path) {
+			t.Errorf("skip path %q holds what it was skipped for", sk.Path)
+		}
 	}
 }

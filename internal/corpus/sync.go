@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -57,7 +58,7 @@ type SyncStats struct {
 
 // Skip is an entry of the corpus folder that Sync did not index.
 type Skip struct {
-	Path   string // slash-separated, relative to the corpus folder
+	Path   string // slash-separated, relative to the corpus folder; Go-quoted if it has control characters
 	Reason string // for people: "symbolic link to /etc/passwd, outside the corpus folder"
 }
 
@@ -309,8 +310,16 @@ func (s *syncer) visit(path string, d fs.DirEntry, err error) error {
 		return err
 	}
 	id := filepath.ToSlash(rel)
-	s.seen[id] = true
 	s.delta.Scanned++
+	if extract.Clean(id) != id {
+		// The path would be the DocID, shown in results and reports; the
+		// skip names it Go-quoted. Left unseen, so that anything indexed
+		// under it before is removed.
+		s.delta.Skipped++
+		s.delta.Skips = append(s.delta.Skips, Skip{Path: strconv.QuoteToASCII(id), Reason: "path has control characters or is not UTF-8"})
+		return nil
+	}
+	s.seen[id] = true
 	real := path
 	var info fs.FileInfo
 	switch t := d.Type(); {
