@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"time"
@@ -63,9 +64,13 @@ func (l *syncLock) lock(ctx context.Context) (unlock func(), err error) {
 		}
 	}
 	return func() {
-		// Ending the transaction releases the lock; closing the
-		// connection would too, should ROLLBACK fail.
-		conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+		// Ending the transaction releases the lock. Should that fail, the
+		// connection is discarded rather than returned to the pool
+		// (returning driver.ErrBadConn from Raw closes it), which releases
+		// the lock too.
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
 		conn.Close()
 	}, nil
 }
