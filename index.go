@@ -12,7 +12,14 @@ type IndexStats struct {
 	Dir, IndexPath                                       string
 	Scanned, Added, Updated, Removed, Unchanged, Skipped int
 	Passages                                             int
+	// Skips lists the entries not indexed, each with the reason: links
+	// that leave the corpus folder, special files, oversized or binary
+	// files.
+	Skips []IndexSkip
 }
+
+// IndexSkip is an entry of the corpus folder that was not indexed.
+type IndexSkip = corpus.Skip
 
 // Index builds or updates the full-text index of the documents in dir
 // (empty: the Go distribution's documentation) in the SQLite file
@@ -33,7 +40,7 @@ func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: corpusError{err}}
 	}
 	return IndexStats{Dir: dir, IndexPath: indexPath, Scanned: st.Scanned, Added: st.Added, Updated: st.Updated,
-		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages}, nil
+		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages, Skips: st.Skips}, nil
 }
 
 // corpusPaths fills in the defaults: the Go distribution's documentation

@@ -117,3 +117,20 @@ func TestEventsWriteFailure(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want status 1 and a write error", r.code, r.stderr)
 	}
 }
+
+// TestIndexSkipsLinksOutside: a symlink out of the corpus is not indexed,
+// and index says so with the reason.
+func TestIndexSkipsLinksOutside(t *testing.T) {
+	index := isolate(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nSome text about cables.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "passwd.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, "", "index", "--index", index, dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "1 added") || !strings.Contains(r.stdout, "skipped passwd.txt") || !strings.Contains(r.stdout, "outside") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+}

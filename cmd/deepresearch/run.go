@@ -231,6 +231,9 @@ ahead of time. Formats: .md .markdown .mdx .txt .text .rst .adoc .asciidoc
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages\n",
 				st.Dir, st.IndexPath, st.Scanned, st.Added, st.Updated, st.Removed, st.Unchanged, st.Skipped, st.Passages)
+			for _, sk := range st.Skips {
+				fmt.Fprintf(cmd.OutOrStdout(), "  skipped %s: %s\n", sk.Path, sk.Reason)
+			}
 			return nil
 		},
 	}

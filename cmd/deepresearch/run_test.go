@@ -485,7 +485,7 @@ func TestRunMissingCorpus(t *testing.T) {
 	}
 }
 
-var indexLine = regexp.MustCompile(`^indexed (.+) into (.+): (\d+) files scanned, (\d+) added, (\d+) updated, (\d+) removed, (\d+) unchanged, (\d+) skipped; (\d+) passages\n$`)
+var indexLine = regexp.MustCompile(`^indexed (.+) into (.+): (\d+) files scanned, (\d+) added, (\d+) updated, (\d+) removed, (\d+) unchanged, (\d+) skipped; (\d+) passages\n(  skipped .+\n)*$`)
 
 type indexCounts struct{ scanned, added, updated, removed, unchanged, skipped, passages int }
 
