@@ -176,7 +176,7 @@ func parseBlocks(content string) []block {
 				continue
 			}
 		}
-		if cur >= 0 {
+		if cur >= 0 && !strings.HasPrefix(line, "<<<") { // fences around source text are not text
 			text = append(text, line)
 		}
 	}
