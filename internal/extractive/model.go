@@ -102,6 +102,10 @@ type Options struct {
 	// answers, to simulate a provider's round trip in benchmarks. The wait
 	// ends early, with the context's error, when ctx is done.
 	Latency time.Duration
+	// After is the clock the Latency wait uses: it returns a channel that
+	// receives once d has passed. Nil means time.After. Tests inject a
+	// fake clock here so that no test waits on a real timer.
+	After func(d time.Duration) <-chan time.Time
 }
 
 // Model is the extractive model. It holds no state between calls and is
@@ -178,12 +182,14 @@ func (m *Model) wait(ctx context.Context) error {
 	if m.opts.Latency <= 0 {
 		return nil
 	}
-	t := time.NewTimer(m.opts.Latency)
-	defer t.Stop()
+	after := m.opts.After
+	if after == nil {
+		after = time.After
+	}
 	select {
 	case <-ctx.Done():
 		return context.Cause(ctx)
-	case <-t.C:
+	case <-after(m.opts.Latency):
 		return nil
 	}
 }
