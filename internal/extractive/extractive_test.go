@@ -756,3 +756,52 @@ func TestStageFromContext(t *testing.T) {
 		t.Errorf("writer by shape: %q", w.Content)
 	}
 }
+
+// A source the searches ranked high is quoted even when its sentences
+// cover few key terms and another source has many that cover more, as
+// long as the source as a whole is on the subject; a high-ranked source
+// off the subject is not.
+func TestReporterQuotesTopRankedSources(t *testing.T) {
+	const search1 = `[1] The Raft Consensus Algorithm
+URL: file:///docs/raft.md
+Location: § Leader election
+Raft is a consensus algorithm designed to be easy to understand. Raft elects a leader, e.g. the first server whose election timeout expires, and the leader manages the replicated log.
+
+[2] Leader election in Raft clusters
+URL: file:///docs/terms.md
+Location: § Terms
+A leader serves for one term, and terms are numbered with consecutive integers.
+
+[3] Consensus in the U.S. Financial System
+URL: file:///docs/finance.md
+Location: § Overview
+Banks in the U.S. rely on consensus protocols for settlement, i.e. the final transfer of funds.`
+	const search2 = `[1] The Raft Consensus Algorithm
+URL: file:///docs/raft.md
+Location: § Log replication
+Once a leader has been elected, it begins servicing client requests.`
+	msgs := []llms.MessageContent{
+		sys("reporter"),
+		human("Research task: Raft\nQuestion: How does the Raft consensus algorithm elect a leader?"),
+		aiCalls(call("call_1", "search", `{"query":"raft consensus algorithm elect leader"}`), call("call_2", "search", `{"query":"raft leader"}`)),
+		toolMsg("call_1", "search", search1),
+		toolMsg("call_2", "search", search2),
+		aiCalls(call("call_3", "open", `{"source":1}`)),
+		toolMsg("call_3", "open", openResult),
+		human("Write the intermediate report now.\nQuestion: How does the Raft consensus algorithm elect a leader?"),
+	}
+	report := generate(t, New(Options{}), msgs).Content
+	cited := map[string]bool{}
+	for _, m := range citeRe.FindAllStringSubmatch(report, -1) {
+		cited[m[1]] = true
+	}
+	if !cited["1"] || !cited["2"] {
+		t.Errorf("report cites %v, want [1] and the high-ranked [2]:\n%s", cited, report)
+	}
+	if cited["3"] {
+		t.Errorf("report cites [3], a high-ranked source off the subject:\n%s", report)
+	}
+	if !strings.Contains(report, "A leader serves for one term, and terms are numbered with consecutive integers. [2]") {
+		t.Errorf("report does not quote [2]'s sentence:\n%s", report)
+	}
+}
