@@ -162,6 +162,14 @@ func report(msgs []llms.MessageContent) string {
 		}
 		bySource[c.num] = append(bySource[c.num], c)
 	}
+	best := func(n int) float64 {
+		v := math.Inf(-1)
+		for _, c := range bySource[n] {
+			v = max(v, c.score)
+		}
+		return v
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(best(b), best(a)) })
 	var pars []string
 	var cur []string
 	for _, n := range order {
