@@ -119,6 +119,9 @@ func TestKeyPhrases(t *testing.T) {
 		{"Use Raft or Paxos?", "Raft|Paxos", "Raft|Paxos"},
 		{"How do I compute a SHA-256 checksum of a file, in Go?", "compute|SHA-256 checksum|file|Go", ""},
 		{"Why?", "", ""},
+		{"How do I read and write comma-separated values files?", "read|write comma-separated values files", "read comma-separated values files|write comma-separated values files"},
+		{"How do I compress and decompress data in gzip format?", "compress|decompress data|gzip format", "compress|decompress data"},
+		{"How do I set up encrypted connections with certificates?", "set|encrypted connections|certificates", ""},
 	}
 	join := func(ps []phrase) string {
 		var s []string
@@ -803,5 +806,37 @@ Once a leader has been elected, it begins servicing client requests.`
 	}
 	if !strings.Contains(report, "A leader serves for one term, and terms are numbered with consecutive integers. [2]") {
 		t.Errorf("report does not quote [2]'s sentence:\n%s", report)
+	}
+}
+
+// A coordination of two clauses is not split into tasks, each of which
+// would hold half a sentence; a coordination of two terms is.
+func TestPlannerClauses(t *testing.T) {
+	m := New(Options{})
+	for _, tt := range []struct {
+		q     string
+		tasks []string
+	}{
+		{"How do I run another program and capture what it prints?", nil},
+		{"How do I turn a struct into JSON text and read it back?", nil},
+		{"How does a program notice Ctrl-C and shut down cleanly?", nil},
+		{"How do I generate random bytes that are safe for keys and tokens?", []string{
+			"How do I generate random bytes that are safe for keys?",
+			"How do I generate random bytes that are safe for tokens?"}},
+		{"How do I encode and decode XML documents?", []string{
+			"How do I encode XML documents?", "How do I decode XML documents?"}},
+	} {
+		c := generateAs(t, m, stage.Planner, []llms.MessageContent{human("Question: " + tt.q + "\nMax tasks: 4")})
+		var r planReply
+		if err := json.Unmarshal([]byte(c.Content), &r); err != nil {
+			t.Fatalf("%q: %v", tt.q, err)
+		}
+		var got []string
+		for _, task := range r.Tasks[1:] {
+			got = append(got, task.Question)
+		}
+		if !slices.Equal(got, tt.tasks) {
+			t.Errorf("plan(%q) tasks after the overview = %q, want %q", tt.q, got, tt.tasks)
+		}
 	}
 }
