@@ -60,7 +60,11 @@ type candidate struct {
 
 // report answers a reporter turn: the sentences of the tool results most
 // relevant to the task and the user's question, redundancy removed, each
-// cited with the number of the block it came from.
+// cited with the number of the block it came from. The topReportSources
+// sources the searches ranked best (priors) that are on the subject as a
+// whole give their best sentence first, even one that shares a single
+// key term of the task: a source the search engine ranks high is cited
+// though another source has more quotable sentences.
 func report(msgs []llms.MessageContent) string {
 	task := question(msgs)
 	terms := weightedTerms(task, objective(msgs))
