@@ -110,12 +110,18 @@ func TestRetrievalTargets(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("writes and indexes the standard library's documentation and runs 48 researches; run without -short and -race")
 	}
-	pipe, base, res, _, _ := evaluate(t)
+	pipe, base, res, bres, _ := evaluate(t)
 	var b strings.Builder
 	Table(&b, pipe, base)
 	t.Logf("\n%s", b.String())
 	if pipe.HitRate <= base.HitRate || pipe.Recall <= base.Recall {
 		t.Errorf("research does not beat the baseline: hit rate %.3f vs %.3f, recall %.3f vs %.3f", pipe.HitRate, base.HitRate, pipe.Recall, base.Recall)
+		for i, r := range res {
+			if r.Recall < bres[i].Recall {
+				t.Logf("%s %q: research recall %.2f, baseline %.2f; research cited %v, baseline %v, expected %v",
+					r.ID, r.Question.Question, r.Recall, bres[i].Recall, r.Cited, bres[i].Cited, r.Expect)
+			}
+		}
 	}
 	for _, r := range res {
 		if len(r.OffTopic) > 0 {

@@ -119,6 +119,9 @@ func TestKeyPhrases(t *testing.T) {
 		{"Use Raft or Paxos?", "Raft|Paxos", "Raft|Paxos"},
 		{"How do I compute a SHA-256 checksum of a file, in Go?", "compute|SHA-256 checksum|file|Go", ""},
 		{"Why?", "", ""},
+		{"How do I read and write comma-separated values files?", "read|write comma-separated values files", "read comma-separated values files|write comma-separated values files"},
+		{"How do I compress and decompress data in gzip format?", "compress|decompress data|gzip format", "compress|decompress data"},
+		{"How do I set up encrypted connections with certificates?", "set|encrypted connections|certificates", ""},
 	}
 	join := func(ps []phrase) string {
 		var s []string
@@ -558,11 +561,87 @@ func TestLatencyHonoursContext(t *testing.T) {
 	}
 }
 
+// fakeClock is an Options.After that records each wait and fires only
+// when the test says so.
+type fakeClock struct {
+	waits chan time.Duration
+	fire  chan time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{waits: make(chan time.Duration, 1), fire: make(chan time.Time, 1)}
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.waits <- d
+	return c.fire
+}
+
 func TestLatencyWaits(t *testing.T) {
-	m := New(Options{Latency: time.Millisecond})
-	if c := generate(t, m, reporterConversation()); c.Content == "" {
-		t.Fatal("empty reply after latency")
+	type reply struct {
+		resp *llms.ContentResponse
+		err  error
 	}
+	start := func(ctx context.Context, m *Model) chan reply {
+		done := make(chan reply, 1)
+		go func() {
+			resp, err := m.GenerateContent(ctx, reporterConversation())
+			done <- reply{resp, err}
+		}()
+		return done
+	}
+
+	t.Run("answers after the latency", func(t *testing.T) {
+		clock := newFakeClock()
+		m := New(Options{Latency: 250 * time.Millisecond, After: clock.After})
+		done := start(context.Background(), m)
+		select {
+		case d := <-clock.waits:
+			if d != 250*time.Millisecond {
+				t.Errorf("waited %v, want the latency 250ms", d)
+			}
+		case r := <-done:
+			t.Fatalf("answered without waiting: %+v", r)
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("answered before the clock fired: %+v", r)
+		default:
+		}
+		clock.fire <- time.Time{}
+		r := <-done
+		if r.err != nil || len(r.resp.Choices) != 1 || r.resp.Choices[0].Content == "" {
+			t.Fatalf("after the latency: %+v, %v", r.resp, r.err)
+		}
+	})
+
+	t.Run("cancelled while waiting", func(t *testing.T) {
+		clock := newFakeClock()
+		m := New(Options{Latency: time.Hour, After: clock.After})
+		ctx, cancel := context.WithCancelCause(context.Background())
+		done := start(ctx, m)
+		select {
+		case <-clock.waits:
+		case r := <-done:
+			t.Fatalf("answered without waiting: %+v", r)
+		}
+		stop := errors.New("caller gave up")
+		cancel(stop)
+		r := <-done
+		if !errors.Is(r.err, stop) || r.resp != nil {
+			t.Fatalf("cancelled wait: %+v, %v, want the context's cause", r.resp, r.err)
+		}
+	})
+
+	t.Run("no latency, no wait", func(t *testing.T) {
+		m := New(Options{After: func(d time.Duration) <-chan time.Time {
+			t.Errorf("waited %v without a latency", d)
+			return nil
+		}})
+		if c := generate(t, m, reporterConversation()); c.Content == "" {
+			t.Fatal("empty reply")
+		}
+	})
 }
 
 func TestUsage(t *testing.T) {
@@ -678,5 +757,86 @@ func TestStageFromContext(t *testing.T) {
 	w := generate(t, m, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "You write reports."), human(writerPrompt)})
 	if !strings.HasPrefix(w.Content, "# How does Raft elect a leader\n") {
 		t.Errorf("writer by shape: %q", w.Content)
+	}
+}
+
+// A source the searches ranked high is quoted even when its sentences
+// cover few key terms and another source has many that cover more, as
+// long as the source as a whole is on the subject; a high-ranked source
+// off the subject is not.
+func TestReporterQuotesTopRankedSources(t *testing.T) {
+	const search1 = `[1] The Raft Consensus Algorithm
+URL: file:///docs/raft.md
+Location: § Leader election
+Raft is a consensus algorithm designed to be easy to understand. Raft elects a leader, e.g. the first server whose election timeout expires, and the leader manages the replicated log.
+
+[2] Leader election in Raft clusters
+URL: file:///docs/terms.md
+Location: § Terms
+A leader serves for one term, and terms are numbered with consecutive integers.
+
+[3] Consensus in the U.S. Financial System
+URL: file:///docs/finance.md
+Location: § Overview
+Banks in the U.S. rely on consensus protocols for settlement, i.e. the final transfer of funds.`
+	const search2 = `[1] The Raft Consensus Algorithm
+URL: file:///docs/raft.md
+Location: § Log replication
+Once a leader has been elected, it begins servicing client requests.`
+	msgs := []llms.MessageContent{
+		sys("reporter"),
+		human("Research task: Raft\nQuestion: How does the Raft consensus algorithm elect a leader?"),
+		aiCalls(call("call_1", "search", `{"query":"raft consensus algorithm elect leader"}`), call("call_2", "search", `{"query":"raft leader"}`)),
+		toolMsg("call_1", "search", search1),
+		toolMsg("call_2", "search", search2),
+		aiCalls(call("call_3", "open", `{"source":1}`)),
+		toolMsg("call_3", "open", openResult),
+		human("Write the intermediate report now.\nQuestion: How does the Raft consensus algorithm elect a leader?"),
+	}
+	report := generate(t, New(Options{}), msgs).Content
+	cited := map[string]bool{}
+	for _, m := range citeRe.FindAllStringSubmatch(report, -1) {
+		cited[m[1]] = true
+	}
+	if !cited["1"] || !cited["2"] {
+		t.Errorf("report cites %v, want [1] and the high-ranked [2]:\n%s", cited, report)
+	}
+	if cited["3"] {
+		t.Errorf("report cites [3], a high-ranked source off the subject:\n%s", report)
+	}
+	if !strings.Contains(report, "A leader serves for one term, and terms are numbered with consecutive integers. [2]") {
+		t.Errorf("report does not quote [2]'s sentence:\n%s", report)
+	}
+}
+
+// A coordination of two clauses is not split into tasks, each of which
+// would hold half a sentence; a coordination of two terms is.
+func TestPlannerClauses(t *testing.T) {
+	m := New(Options{})
+	for _, tt := range []struct {
+		q     string
+		tasks []string
+	}{
+		{"How do I run another program and capture what it prints?", nil},
+		{"How do I turn a struct into JSON text and read it back?", nil},
+		{"How does a program notice Ctrl-C and shut down cleanly?", nil},
+		{"How do I generate random bytes that are safe for keys and tokens?", []string{
+			"How do I generate random bytes that are safe for keys?",
+			"How do I generate random bytes that are safe for tokens?"}},
+		{"How do I encode and decode XML documents?", []string{
+			"How do I encode XML documents?", "How do I decode XML documents?"}},
+	} {
+		c := generateAs(t, m, stage.Planner, []llms.MessageContent{human("Question: " + tt.q + "\nMax tasks: 4")})
+		var r planReply
+		if err := json.Unmarshal([]byte(c.Content), &r); err != nil {
+			t.Fatalf("%q: %v", tt.q, err)
+		}
+		var got []string
+		for _, task := range r.Tasks[1:] {
+			got = append(got, task.Question)
+		}
+		if !slices.Equal(got, tt.tasks) {
+			t.Errorf("plan(%q) tasks after the overview = %q, want %q", tt.q, got, tt.tasks)
+		}
 	}
 }

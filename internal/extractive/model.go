@@ -29,15 +29,17 @@
 //   - planner: a human message holds the lines "Question: <q>" and
 //     "Max tasks: <n>". The reply is JSON text, no tool calls:
 //     {"tasks":[{"title":"…","question":"…"},…]} with at most n tasks:
-//     the question itself, then one task per side of a comparison or per
-//     key phrase of the question.
+//     the question itself, then one task per side of a comparison of two
+//     terms ("keys and tokens"; a coordination of two clauses, "run a
+//     program and capture what it prints", is not split) or per named key
+//     phrase of the question.
 //
 //   - researcher: tools search {"query"}, open {"source"} and think
 //     {"thought"} are offered; the task question is the first
 //     "Question: <q>" line of a human message (else the first human
 //     message), the user's question the line "This task is part of the
 //     research on: <q>" (else the task question). With no tool calls yet
-//     it calls search up to three times in parallel, with distinct
+//     it calls search up to five times in parallel, with distinct
 //     queries made only of the questions' own key terms and phrases
 //     (never words of a template); after search results and no open yet
 //     it opens the one or two best matching sources not yet opened; then
@@ -46,9 +48,12 @@
 //   - reporter: no tools; the tool results are in the conversation. The
 //     reply is a few paragraphs of sentences copied from the tool results,
 //     each followed by " [n]", n being the number of the source block it
-//     came from, chosen by coverage of the task's and the user's key terms
-//     with redundancy removed (maximal marginal relevance). Only sentences
-//     relevant to the task are quoted; with none, the reply is NoEvidence.
+//     came from: first the best sentence of each of the five sources the
+//     searches ranked best (reciprocal rank fusion over all searches) that
+//     are on the subject as a whole, then sentences chosen by coverage of
+//     the task's and the user's key terms with redundancy removed (maximal
+//     marginal relevance). Only sentences relevant to the task are quoted;
+//     with none, the reply is NoEvidence.
 //
 //   - writer: no tools; the human message is in the writer format below.
 //     The reply is markdown: "# <title>" (from the question), an
@@ -102,6 +107,10 @@ type Options struct {
 	// answers, to simulate a provider's round trip in benchmarks. The wait
 	// ends early, with the context's error, when ctx is done.
 	Latency time.Duration
+	// After is the clock the Latency wait uses: it returns a channel that
+	// receives once d has passed. Nil means time.After. Tests inject a
+	// fake clock here so that no test waits on a real timer.
+	After func(d time.Duration) <-chan time.Time
 }
 
 // Model is the extractive model. It holds no state between calls and is
@@ -178,12 +187,14 @@ func (m *Model) wait(ctx context.Context) error {
 	if m.opts.Latency <= 0 {
 		return nil
 	}
-	t := time.NewTimer(m.opts.Latency)
-	defer t.Stop()
+	after := m.opts.After
+	if after == nil {
+		after = time.After
+	}
 	select {
 	case <-ctx.Done():
 		return context.Cause(ctx)
-	case <-t.C:
+	case <-after(m.opts.Latency):
 		return nil
 	}
 }

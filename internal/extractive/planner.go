@@ -3,6 +3,7 @@ package extractive
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -30,7 +31,8 @@ const OverviewTitle = "Overview"
 // "Max tasks" tasks. The first is the question itself; the others take
 // one side of a comparison or coordination each ("Raft and Paxos", "X vs
 // Y", "cables laid and repaired"): the question narrowed to that side.
-// Without one, each strong key phrase of the question is a task "What is
+// A coordination of two clauses ("turn it into JSON and read it back") is
+// not split. Without a comparison, each strong key phrase of the question is a task "What is
 // …?", longest first. A task question adds no word that could enter a
 // query. A question with one phrase, or one task allowed, is planned as
 // itself.
@@ -58,6 +60,7 @@ func plan(msgs []llms.MessageContent) string {
 			tasks = append(tasks, planTask{Title: titleCase(title), Question: tq})
 		}
 		ps, pairs := keyPhrases(q)
+		pairs = slices.DeleteFunc(pairs, func(p pair) bool { return clauses(q, p) })
 		if len(pairs) > 0 {
 			// One task per side of each comparison: the question with the
 			// comparison narrowed to that side.
@@ -133,10 +136,11 @@ happen occur occurs affect affects differ differs relate relates related role pu
 good best better bad common typical usually generally exactly actually possible example examples
 know known difference differences similar similarities`)
 
-// pair is two phrases joined by "and", "or", "vs", "versus" or "with":
-// a and b as written, with the connector between them; sides a and b
-// with a shared head or tail distributed ("cables laid and repaired" →
-// "cables laid", "cables repaired").
+// pair is two phrases joined by "and", "or", "vs" or "versus" ("with"
+// modifies more often than it joins: "logs with levels"): a and b as
+// written, with the connector between them; sides a and b with a shared
+// head or tail distributed ("cables laid and repaired" → "cables laid",
+// "cables repaired").
 type pair struct {
 	rawA, rawB phrase
 	conn       string
@@ -215,7 +219,7 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 			closeRun()
 			last = nil
 			continue
-		case lw == "and" || lw == "or" || lw == "vs" || lw == "versus" || lw == "with" || lw == "v":
+		case lw == "and" || lw == "or" || lw == "vs" || lw == "versus" || lw == "v":
 			closeRun()
 			joined, conn = len(last) > 0, f
 			continue
@@ -240,15 +244,41 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 	return phrases, pairs
 }
 
-// makePair distributes a shared head over a coordination: a multi-word
-// phrase joined to one weak word shares all but its last word with it
-// ("telegraph cables laid and repaired").
+// makePair distributes a shared head or tail over a coordination: a
+// multi-word phrase joined to one weak word shares all but its last word
+// with it ("telegraph cables laid and repaired"); one weak word joined to
+// a weak word with a named tail shares the tail ("read and write CSV
+// files").
 func makePair(a, b phrase, conn string) pair {
 	p := pair{rawA: a, rawB: b, conn: conn, a: a, b: b}
-	if len(a) > 1 && len(b) == 1 && !b.strong() {
+	switch {
+	case len(a) > 1 && len(b) == 1 && !b.strong():
 		p.b = append(append(phrase{}, a[:len(a)-1]...), b[0])
+	case len(a) == 1 && len(b) > 1 && !a.strong() && !(phrase{b[0]}).strong() && b[1:].named():
+		// Two plain words sharing a named tail: "read and write CSV
+		// files" → "read CSV files", "write CSV files".
+		p.a = append(phrase{a[0]}, b[1:]...)
 	}
 	return p
+}
+
+// clauseWords are words that, right after the second side of a
+// coordination, show that it joins two clauses rather than two terms:
+// the second side is a verb with its object or particle ("turn it into
+// JSON and read it back", "run a program and capture what it prints",
+// "notice Ctrl-C and shut down").
+var clauseWords = setOf(`it its them their what which where who how down up back out a an the this these those`)
+
+// clauses reports whether the coordination p in q joins two clauses: its
+// second side, as written, is followed by a clause word. Splitting there
+// would leave each task with half of a sentence.
+func clauses(q string, p pair) bool {
+	re, err := regexp.Compile(`(?i)` + regexp.QuoteMeta(p.conn) + `\s+["“']?` + phraseRe(p.rawB) + `["”']?\s+([\pL]+)`)
+	if err != nil {
+		return false
+	}
+	m := re.FindStringSubmatch(q)
+	return m != nil && clauseWords[strings.ToLower(m[1])]
 }
 
 // narrow returns q with the comparison p narrowed to side: "How were

@@ -42,6 +42,9 @@ const (
 	newSourceBonus = 0.2
 	minCoverage    = 0.25
 	mmrLambda      = 0.7
+	// topReportSources is how many of the best-ranked sources a report
+	// quotes first, one sentence each.
+	topReportSources = 5
 )
 
 // candidate is a sentence that may go into a report.
@@ -51,12 +54,17 @@ type candidate struct {
 	rel   float64
 	score float64
 	stems map[string]bool
-	seq   int // position in the input, for stable order
+	seq   int  // position in the input, for stable order
+	weak  bool // relevant only as the best sentence of a top-ranked source
 }
 
 // report answers a reporter turn: the sentences of the tool results most
 // relevant to the task and the user's question, redundancy removed, each
-// cited with the number of the block it came from.
+// cited with the number of the block it came from. The topReportSources
+// sources the searches ranked best (priors) that are on the subject as a
+// whole give their best sentence first, even one that shares a single
+// key term of the task: a source the search engine ranks high is cited
+// though another source has more quotable sentences.
 func report(msgs []llms.MessageContent) string {
 	task := question(msgs)
 	terms := weightedTerms(task, objective(msgs))
@@ -65,6 +73,28 @@ func report(msgs []llms.MessageContent) string {
 	var cands []candidate
 	blocks := allBlocks(msgs)
 	prior := priors(blocks)
+	// The best-ranked sources that are on the subject as a whole (their
+	// title and text together cover the key terms as a quoted sentence
+	// must).
+	srcText := map[int]*strings.Builder{}
+	for _, b := range blocks {
+		if srcText[b.num] == nil {
+			srcText[b.num] = &strings.Builder{}
+		}
+		srcText[b.num].WriteString(b.title + "\n" + b.text + "\n")
+	}
+	var topSources []int
+	topRank := map[int]bool{}
+	for _, n := range bestRanked(prior, len(prior)) {
+		if len(topSources) == topReportSources {
+			break
+		}
+		text := srcText[n].String()
+		if score(text, terms) >= minCoverage && shared(stemSet(text), own) >= min(len(own), 2) {
+			topSources = append(topSources, n)
+			topRank[n] = true
+		}
+	}
 	for _, b := range blocks {
 		pos := 0
 		for _, par := range paragraphs(b.text) {
@@ -86,23 +116,42 @@ func report(msgs []llms.MessageContent) string {
 				sh := shared(stems, own)
 				covered := rel >= minCoverage && sh >= min(len(own), 2)
 				ranked := prior[b.num] >= highPrior && sh >= 1
-				if len(own) > 0 && !covered && !ranked {
+				top := topRank[b.num] && sh >= 1
+				if len(own) > 0 && !covered && !ranked && !top {
 					continue
 				}
 				cands = append(cands, candidate{
 					text: s, num: b.num, rel: rel, stems: stems,
 					score: rel + priorWeight*prior[b.num] + positionBonus/float64(pos+3),
 					seq:   len(cands),
+					weak:  !covered && !ranked,
 				})
 			}
 		}
 	}
-	picked := mmr(cands, maxReportSentences, func(c candidate, picked []candidate) float64 {
+	// The best-ranked sources first: each gets its best sentence, so the
+	// report cites what the searches ranked highest even when another
+	// source has more quotable sentences.
+	var picked []candidate
+	for _, n := range topSources {
+		best := -1
+		for i, c := range cands {
+			if c.num == n && (best < 0 || c.score > cands[best].score) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			picked = append(picked, cands[best])
+			cands = slices.Delete(cands, best, best+1)
+		}
+	}
+	cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.weak })
+	picked = append(picked, mmrFrom(picked, cands, maxReportSentences-len(picked), func(c candidate, picked []candidate) float64 {
 		if slices.ContainsFunc(picked, func(o candidate) bool { return o.num == c.num }) {
 			return 0
 		}
 		return newSourceBonus
-	})
+	})...)
 	if len(picked) == 0 {
 		return NoEvidence
 	}
@@ -117,6 +166,14 @@ func report(msgs []llms.MessageContent) string {
 		}
 		bySource[c.num] = append(bySource[c.num], c)
 	}
+	best := func(n int) float64 {
+		v := math.Inf(-1)
+		for _, c := range bySource[n] {
+			v = max(v, c.score)
+		}
+		return v
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(best(b), best(a)) })
 	var pars []string
 	var cur []string
 	for _, n := range order {
@@ -169,9 +226,15 @@ func shared(a, b map[string]bool) int {
 // ties go to the earlier candidate. The result is in pick order, best
 // first. bonus may be nil.
 func mmr(cands []candidate, k int, bonus func(c candidate, picked []candidate) float64) []candidate {
-	var out []candidate
+	return mmrFrom(nil, cands, k, bonus)
+}
+
+// mmrFrom is mmr continuing a selection: the candidates already picked
+// count for similarity and bonus, and only the new picks are returned.
+func mmrFrom(prev, cands []candidate, k int, bonus func(c candidate, picked []candidate) float64) []candidate {
+	out := slices.Clone(prev)
 	used := make([]bool, len(cands))
-	for len(out) < k {
+	for len(out) < len(prev)+k {
 		best, bestVal := -1, math.Inf(-1)
 		for i, c := range cands {
 			if used[i] {
@@ -195,7 +258,23 @@ func mmr(cands []candidate, k int, bonus func(c candidate, picked []candidate) f
 		used[best] = true
 		out = append(out, cands[best])
 	}
-	return out
+	return out[len(prev):]
+}
+
+// bestRanked returns up to k sources by fused search rank, best first,
+// ties to the lower number (the source seen first).
+func bestRanked(prior map[int]float64, k int) []int {
+	var out []int
+	for n := range prior {
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b int) int {
+		if c := cmp.Compare(prior[b], prior[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return out[:min(k, len(out))]
 }
 
 func jaccard(a, b map[string]bool) float64 {

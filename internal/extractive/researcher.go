@@ -24,12 +24,14 @@ const ResearchDone = "Research complete."
 // maxQueryWords caps the words of a search query.
 const maxQueryWords = 8
 
-// maxQueries caps the searches of the first research turn.
-const maxQueries = 4
+// maxQueries caps the searches of the first research turn. With the two
+// opens after them, a turn stays under the agent's default budget of 8
+// tool calls, leaving one for a broader search when nothing was found.
+const maxQueries = 5
 
-// research answers a researcher turn: up to three searches built from the
-// questions' own key terms, then open the best one or two sources, then
-// stop.
+// research answers a researcher turn: up to maxQueries searches built
+// from the questions' own key terms, then open the best one or two
+// sources, then stop.
 func research(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentChoice {
 	q := question(msgs)
 	obj := objective(msgs)
