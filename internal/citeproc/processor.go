@@ -40,6 +40,11 @@ const (
 	stSpan                   // an inline code span whose end is not yet known
 	stLinkText               // a '[' that may open a markdown link's text
 	stLinkDest               // a markdown link's (destination)
+	stIndented               // an indented code block's line
+	stComment                // an HTML comment
+	stHTMLBlock              // an HTML block (<pre>, <script>, <style>, <textarea>)
+	stHTMLInline             // an inline <code> or <pre> element whose end is not yet known
+	stAutolink               // an autolink <scheme:…>
 )
 
 // Closing-fence recognition, one line at a time.
@@ -79,10 +84,26 @@ type Processor struct {
 	// flushedLast is the last byte written to dst.
 	flushedLast byte
 
-	fenceChar byte
-	fenceLen  int
-	fl        fenceLine
-	flRunLen  int
+	fenceChar  byte
+	fenceLen   int
+	fl         fenceLine
+	flRunLen   int
+	fenceDepth int  // containers the open fence belongs to
+	fenceBOL   bool // at a fence line's start: its container prefix is not yet matched
+
+	// Containers and line state (container.go).
+	conts    []container
+	para     bool // the last line was paragraph text: a lazy continuation may follow
+	col      int  // columns consumed on the current line
+	base     int  // the column where the current line's innermost container content starts
+	prefixed bool // the current line's container prefix has been decided
+	content  bool // the current line has content (not only blanks)
+	heading  bool // the current line is an ATX heading
+
+	// HTML regions (html.go).
+	closer     string // the closing tag of the open HTML block or inline element
+	closerSeen int    // bytes of closer matched so far; len(closer): seen on this line
+	dashes     int    // '-' just before, inside an HTML comment
 
 	spanLen  int // backticks in the open code span's opener, at buf[pos:]
 	spanScan int // where the search for its closer resumes, relative to pos
@@ -277,7 +298,17 @@ func (p *Processor) scan(eof bool) {
 		case stText:
 			ok = p.scanText(eof)
 		case stFenceInfo, stFence:
-			ok = p.scanFence()
+			ok = p.scanFence(eof)
+		case stIndented:
+			ok = p.scanIndented()
+		case stComment:
+			ok = p.scanComment()
+		case stHTMLBlock:
+			ok = p.scanHTMLBlock()
+		case stHTMLInline:
+			ok = p.scanHTMLInline(eof)
+		case stAutolink:
+			ok = p.scanAutolink()
 		case stSpan:
 			ok = p.scanSpan(eof)
 		case stLinkText:
@@ -453,7 +484,7 @@ func isClosingPunct(b []byte) bool {
 var special, specialKeep [256]bool
 
 func init() {
-	for _, c := range []byte{'[', '`', '\\', '!', '\n', 0xE3, 0xEF} {
+	for _, c := range []byte{'[', '`', '\\', '!', '\n', '<', 0xE3, 0xEF} {
 		specialKeep[c] = true
 		special[c] = true
 	}
@@ -483,9 +514,21 @@ func (p *Processor) scanText(eof bool) bool {
 			p.litTick = 0
 		}
 		bol := p.lineStart
+		if bol && !p.prefixed {
+			n, st := p.prefix(b[i:], eof)
+			if st == pMore {
+				p.pos = i
+				return false
+			}
+			p.prefixed = true
+			p.put(b[i : i+n])
+			i += n
+			continue
+		}
 		if bol {
 			switch {
 			case c == ' ' || c == '\t':
+				p.col = advanceCol(p.col, c)
 				if p.mode == Keep {
 					p.put(b[i : i+1])
 				} else {
@@ -493,7 +536,13 @@ func (p *Processor) scanText(eof bool) bool {
 				}
 				i++
 				continue
-			case c == '`' || c == '~':
+			case c == '\n' || c == '\r':
+			case p.col-p.base >= 4 && !p.para:
+				p.lineStart, p.content = false, true
+				p.st = stIndented
+				p.pos = i
+				return true
+			case (c == '`' || c == '~') && p.col-p.base < 4:
 				run := runOf(b, i, c)
 				if run > maxTickRun {
 					p.put(b[i : i+run]) // too long to open anything: text
@@ -510,7 +559,7 @@ func (p *Processor) scanText(eof bool) bool {
 					p.put(b[i : i+run])
 					p.lineStart = false
 					p.st = stFenceInfo
-					p.fenceChar, p.fenceLen = c, run
+					p.fenceChar, p.fenceLen, p.fenceDepth = c, run, len(p.conts)
 					p.pos = i + run
 					return true
 				case run >= 3:
@@ -526,6 +575,22 @@ func (p *Processor) scanText(eof bool) bool {
 			}
 			if c != '\n' {
 				p.lineStart = false
+			}
+			if !isEOL(c) && !p.content {
+				p.content, p.heading = true, c == '#'
+			}
+			if c == '<' && p.col-p.base < 4 {
+				t, st := htmlBlockStart(b[i:], eof)
+				if st == pMore {
+					p.pos, p.lineStart = i, bol
+					return false
+				}
+				if st == pYes {
+					p.put(b[i : i+1+len(t)])
+					p.st, p.closer, p.closerSeen = stHTMLBlock, "</"+t+">", 0
+					p.pos = i + 1 + len(t)
+					return true
+				}
 			}
 		}
 		if p.removed && p.sep == 0 && isDelimiter(c) {
@@ -566,9 +631,20 @@ func (p *Processor) scanText(eof bool) bool {
 		switch c {
 		case '\n':
 			p.put(b[i : i+1])
-			p.lineStart = true
-			p.textOpen = 0
+			p.endLine()
 			i++
+		case '<':
+			p.pos = i
+			n, st := p.angle(b[i:], eof)
+			if st == pMore {
+				p.lineStart = bol
+				return false
+			}
+			if st == pYes {
+				return true
+			}
+			p.put(b[i : i+n])
+			i += n
 		case ' ', '\t':
 			p.blank(c)
 			i++
@@ -670,9 +746,44 @@ func isASCIIPunct(c byte) bool {
 	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~')
 }
 
+// endLine resets the line state after a line break in prose.
+func (p *Processor) endLine() {
+	p.lineStart = true
+	p.textOpen = 0
+	p.prefixed = false
+	p.para = p.content && !p.heading
+	p.content, p.heading = false, false
+	p.col, p.base = 0, 0
+}
+
+// endBlock resets the line state after a code or HTML block's last line.
+func (p *Processor) endBlock() {
+	p.endLine()
+	p.para = false
+}
+
+// scanIndented copies an indented code block's line verbatim.
+func (p *Processor) scanIndented() bool {
+	b := p.buf
+	i := p.pos
+	j := indexByte(b, i, '\n')
+	if j < 0 {
+		p.put(b[i:])
+		p.pos = len(b)
+		return true
+	}
+	p.put(b[i : j+1])
+	p.pos = j + 1
+	p.st = stText
+	p.endBlock()
+	return true
+}
+
 // scanFence copies a fenced block verbatim, watching each line for the
-// closing fence. It never needs more input.
-func (p *Processor) scanFence() bool {
+// container prefix it belongs to (a line without it ends the block) and
+// for the closing fence. It needs more input only to decide a line's
+// container prefix.
+func (p *Processor) scanFence(eof bool) bool {
 	b := p.buf
 	i := p.pos
 	if p.removed {
@@ -686,21 +797,46 @@ func (p *Processor) scanFence() bool {
 			return true
 		}
 		p.put(b[i : j+1])
-		p.st, p.fl, p.flRunLen = stFence, flIndent, 0
+		p.st, p.fl, p.flRunLen, p.fenceBOL = stFence, flIndent, 0, true
 		p.pos = j + 1
 		return true
 	}
 	start := i
 	for i < len(b) {
+		if p.fenceBOL {
+			p.col, p.base = 0, 0
+			if p.fenceDepth > 0 {
+				n, col, base, matched, st := matchConts(p.conts[:p.fenceDepth], b[i:], eof)
+				if st == pMore {
+					p.put(b[start:i])
+					p.pos = i
+					return false
+				}
+				if matched < p.fenceDepth {
+					// The container ends, and the block with it; the line
+					// is read afresh.
+					p.put(b[start:i])
+					p.pos = i
+					p.conts = p.conts[:matched]
+					p.st = stText
+					p.endBlock()
+					return true
+				}
+				i += n
+				p.col, p.base = col, base
+			}
+			p.fenceBOL = false
+			continue
+		}
 		c := b[i]
 		if c == '\n' {
 			closed := p.fl == flTrail || (p.fl == flRun && p.flRunLen >= p.fenceLen)
 			i++
-			p.fl, p.flRunLen = flIndent, 0
+			p.fl, p.flRunLen, p.fenceBOL = flIndent, 0, true
 			if closed {
 				p.put(b[start:i])
 				p.st = stText
-				p.lineStart = true
+				p.endBlock()
 				p.pos = i
 				return true
 			}
@@ -709,7 +845,12 @@ func (p *Processor) scanFence() bool {
 		switch p.fl {
 		case flIndent:
 			switch {
-			case c == ' ' || c == '\t' || c == '\r':
+			case c == ' ' || c == '\t':
+				p.col = advanceCol(p.col, c)
+				if p.col-p.base >= 4 {
+					p.fl = flOther // indented four or more: not a closing fence
+				}
+			case c == '\r':
 			case c == p.fenceChar:
 				p.fl, p.flRunLen = flRun, 1
 			default:
@@ -782,7 +923,7 @@ func (p *Processor) scanSpan(eof bool) bool {
 	if p.spanFence && !p.spanTick {
 		// No backtick after the opener on its line: a fence.
 		p.spanFence = false
-		p.fenceChar, p.fenceLen = '`', p.spanLen
+		p.fenceChar, p.fenceLen, p.fenceDepth, p.fenceBOL = '`', p.spanLen, len(p.conts), true
 		if i == len(b) { // the text ends on the opening line
 			p.put(b)
 			p.pos += len(b)

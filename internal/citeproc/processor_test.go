@@ -66,6 +66,19 @@ var cases = []struct{ name, in string }{
 	{"trailing_blanks", "Hard break  \nkept  \nend [1]  "},
 	{"empty", ""},
 	{"unterminated", "Ends inside a marker [1, 2"},
+	// Containers (issue 6, defect 1): a fence inside a list item or a block
+	// quote belongs to it.
+	{"fence_in_list", "- ```\n  x[1]\n  ```\nProse [2].\n\n```\ncode [3]\n```\n"},
+	{"fence_in_ordered_list", "1. ```bash\n   echo a[1]\n   ```\n2. Step [2]\n\n```\nb[3]\n```\n"},
+	{"fence_in_quote", "> ```\n> arr[1] = 0\n> ```\nAfter [2].\n> ~~~\n> b[3]\n> ~~~\nEnd [4]."},
+	{"fence_quote_ends", "> ```\n> a[1]\nout [2]\n\n- ```\n  b[3]\nc [4]"},
+	{"fence_close_too_indented", "- ```\n  a[1]\n      ```\n  b[2]\n  ```\nc [3]\n```\n    ```\nd[4]\n```\ne [4]"},
+	{"fence_nested_containers", "> - ```\n>   a[1]\n>   ```\n> - after [2]\n>\n>     b[3]\n\n1. x\n\n   > ```\n   > c[4]\n   > ```\n   y [4]"},
+	{"lazy_continuation", "> quote [1]\ncontinued [2]\n\n- item [3]\nlazy [4]\n```\nx[1]\n```\n"},
+	{"indented_code", "Para [1]\n    not code [2]\n\n    code[3]\n\n- item [1]\n\n      code[4]\n\n  para [2]\n\n1. x\n\n    para [3]\n\t\ttab code[4]\n"},
+	{"list_markers", "2019. A year [1]\nPara [2]\n2. not a list [3]\n- - -\n    not code [4]\n-\n* x [1]\n10) y [2]"},
+	{"html_regions", "<!-- [1] -->\nText <code>a[2]</code> and <https://x.example/[3]> [4]\n<pre>\nb[1]\n</pre>\nAfter [2] <!-- multi\n[3] --> [3] <CODE>[1] x [2] <!--> [4] <mailto:a@b.example>[1] <notalink [2]>"},
+	{"html_block_unclosed", "<script>\nx = a[1];\n[2]"},
 }
 
 type mode struct {
