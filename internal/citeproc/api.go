@@ -47,14 +47,16 @@ const (
 type Style int
 
 const (
-	// Markdown renders [[1]](https://example.com/a); a source without a URL
-	// renders as [1].
+	// Markdown renders [[1]](https://example.com/a); a source without a URL,
+	// or whose URL may not be followed (only http, https and file URLs are
+	// linked: canon.Linkable), renders as [1].
 	Markdown Style = iota
 	// Plain renders [1] or [1, 2].
 	Plain
 	// Footnote renders [^1][^2].
 	Footnote
-	// HTML renders <sup class="cite"><a href="URL" title="Title">[1]</a></sup>.
+	// HTML renders <sup class="cite"><a href="URL" title="Title">[1]</a></sup>;
+	// a source without a linkable URL renders as [1] inside the <sup>.
 	HTML
 )
 
@@ -71,10 +73,14 @@ type Citation struct {
 }
 
 // Unknown is a fact: a marker cited a number (or URL) that the mapping
-// does not hold. Exactly one of Number and URL is set.
+// does not hold, or a bracket carried citation-like numbers in no form
+// this package understands ("[3-1]", "[01]", "[1-70]"). When Marker is set
+// it is the bracket as written (and Number is 0); else when URL is set it
+// is a [ref: URL] marker's URL; else Number is the number (0 is one).
 type Unknown struct {
 	Number int
 	URL    string
+	Marker string
 }
 
 // Numberer assigns the number a reader sees to a resolved citation. It is

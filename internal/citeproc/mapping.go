@@ -49,8 +49,8 @@ func (m *Mapping) key(u string) string {
 // number that silently changes its source is exactly the bug this package
 // exists to prevent.
 func (m *Mapping) Add(n int, src Source) error {
-	if n < 1 {
-		return fmt.Errorf("citeproc: citation number %d: must be 1 or more", n)
+	if n < 0 || n > MaxNumber {
+		return fmt.Errorf("citeproc: citation number %d: must be from 0 to %d (markers hold at most %d digits)", n, MaxNumber, maxDigits)
 	}
 	if old, ok := m.byNum[n]; ok {
 		if old == src {

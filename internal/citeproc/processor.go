@@ -34,17 +34,18 @@ var (
 type state uint8
 
 const (
-	stText      state = iota // prose: markers are recognised
-	stFenceInfo              // the rest of a fence's opening line
-	stFence                  // inside a fenced code block
-	stSpan                   // an inline code span whose end is not yet known
-	stLinkText               // a '[' that may open a markdown link's text
-	stLinkDest               // a markdown link's (destination)
-	stIndented               // an indented code block's line
-	stComment                // an HTML comment
-	stHTMLBlock              // an HTML block (<pre>, <script>, <style>, <textarea>)
-	stHTMLInline             // an inline <code> or <pre> element whose end is not yet known
-	stAutolink               // an autolink <scheme:…>
+	stText       state = iota // prose: markers are recognised
+	stFenceInfo               // the rest of a fence's opening line
+	stFence                   // inside a fenced code block
+	stSpan                    // an inline code span whose end is not yet known
+	stLinkText                // a '[' that may open a markdown link's text
+	stLinkDest                // a markdown link's (destination)
+	stIndented                // an indented code block's line
+	stComment                 // an HTML comment
+	stHTMLBlock               // an HTML block (<pre>, <script>, <style>, <textarea>)
+	stHTMLInline              // an inline <code> or <pre> element whose end is not yet known
+	stAutolink                // an autolink <scheme:…>
+	stRefLabel                // a reference link's [label] after its [text]
 )
 
 // Closing-fence recognition, one line at a time.
@@ -109,9 +110,9 @@ type Processor struct {
 	spanScan int // where the search for its closer resumes, relative to pos
 
 	linkOpen  int // length of the link opener at buf[pos:]: 1 for '[', 2 for "!["
-	linkScan  int // where the search for the matching ']' resumes, relative to pos
-	linkDepth int // bracket depth at linkScan
-	destDepth int // parenthesis depth inside a link destination
+	lk        linkPass
+	off       int64 // the absolute offset of buf[0] in the input
+	destDepth int   // parenthesis depth inside a link destination
 
 	// Non-Keep modes hold trailing blanks (and opening parentheses) in out
 	// until the next byte shows whether a dropped marker takes them.
@@ -139,6 +140,7 @@ type Processor struct {
 	unknownNum map[int]struct{}
 	unknownURL map[string]struct{}
 	group      []Citation // scratch: the current marker's resolved citations
+	linkable   []bool     // per cited display number (parallel to cited): its URL may be linked
 
 	closed bool
 	err    error
@@ -204,9 +206,11 @@ func (p *Processor) write(b []byte) error {
 		if len(p.out) == 0 {
 			p.out = slices.Grow(p.out, min(len(b)+len(b)/8, flushAt+flushAt/8))
 		}
+		p.off += int64(len(p.buf))
 		p.buf, p.pos = b, 0
 		p.scan(false)
 		rest := b[p.pos:]
+		p.off += int64(p.pos)
 		p.buf, p.pos = append(own, rest...), 0 // held offsets are relative to pos
 	} else {
 		p.buf = append(p.buf, b...)
@@ -257,9 +261,11 @@ func (p *Processor) Unknowns() []Unknown {
 func (p *Processor) compact() {
 	switch {
 	case p.pos == len(p.buf):
+		p.off += int64(len(p.buf))
 		p.buf = p.buf[:0]
 		p.pos = 0
 	case p.pos > 0 && p.pos >= len(p.buf)/2:
+		p.off += int64(p.pos)
 		n := copy(p.buf, p.buf[p.pos:])
 		p.buf = p.buf[:n]
 		p.pos = 0
@@ -313,6 +319,8 @@ func (p *Processor) scan(eof bool) {
 			ok = p.scanSpan(eof)
 		case stLinkText:
 			ok = p.scanLinkText(eof)
+		case stRefLabel:
+			ok = p.scanRefLabel(eof)
 		case stLinkDest:
 			ok = p.scanLinkDest()
 		}
@@ -443,6 +451,11 @@ func (p *Processor) settle(next []byte) int {
 		return 0
 	}
 	switch {
+	case !trailing && p.last == next[0] && (next[0] == '`' || next[0] == '*' || next[0] == '_' || next[0] == '~'):
+		// "`a`[1]`b`" must not become one code span, nor "**a**[1]**b**"
+		// one run of delimiters.
+		p.out = append(p.out, ' ')
+		p.last, p.held = ' ', 1
 	case p.last == ']' && next[0] == '(':
 		p.out = append(p.out, ' ') // "[1][9](x)" must not become a link
 		p.last, p.held = ' ', 1
@@ -681,7 +694,7 @@ func (p *Processor) scanText(eof bool) bool {
 			p.pos = i
 			return true
 		default: // '[', or the lead byte of 【 or ［
-			n, st := p.m.parse(b[i:], eof, bol, p.mode == Keep || p.mode == Remove)
+			n, st := p.m.parse(b[i:], eof, bol, p.mode != Renumber)
 			switch st {
 			case pMore:
 				p.pos, p.lineStart = i, bol
@@ -689,9 +702,19 @@ func (p *Processor) scanText(eof bool) bool {
 			case pYes:
 				p.marker(b[i : i+n])
 				i += n
+				if p.m.def {
+					// The rest of a definition is its destination and
+					// title: never touched.
+					p.st, p.pos = stIndented, i
+					return true
+				}
 			case pVerbatim:
 				p.put(b[i : i+n])
 				i += n
+				if p.m.def {
+					p.st, p.pos = stIndented, i
+					return true
+				}
 				if i < len(b) && b[i] == '(' {
 					p.put(b[i : i+1])
 					p.st, p.destDepth, p.pos = stLinkDest, 1, i+1
@@ -951,53 +974,158 @@ const maxTickRun = 16
 func (p *Processor) startLink(i, n int) {
 	p.st = stLinkText
 	p.pos = i
-	p.linkOpen, p.linkScan, p.linkDepth = n, n, 1
+	p.linkOpen = n
 }
 
 // maxLinkText bounds how far a possible link's text is looked through.
 const maxLinkText = 1024
 
-// scanLinkText looks for the ']' matching the held '[' on the same line.
-// If "](" follows, the link text is copied untouched (citations inside a
-// link's text are the link's, not ours) and its destination follows;
-// otherwise the '[' is plain text and scanning resumes after it.
-func (p *Processor) scanLinkText(eof bool) bool {
-	b := p.buf[p.pos:]
-	i, depth := p.linkScan, p.linkDepth
-	for i < len(b) && i < maxLinkText {
-		switch b[i] {
-		case '\n':
-			return p.notLink()
-		case '\\':
-			i++ // the escaped byte is skipped below
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth == 0 {
-				if i+1 == len(b) {
-					if !eof {
-						p.linkScan, p.linkDepth = i, depth+1
-						return false
-					}
-					return p.notLink()
-				}
-				if b[i+1] != '(' {
-					return p.notLink()
-				}
-				p.put(b[:i+2])
-				p.pos += i + 2
-				p.st, p.destDepth = stLinkDest, 1
-				return true
+// linkPass pairs brackets on a line once, for every '[' that may open a
+// link: each input byte is looked at once however many '[' are held, so a
+// flood of '[' costs linear time. Offsets are absolute (Processor.off).
+type linkPass struct {
+	end   int64           // bytes before end have been paired
+	stack []int64         // '[' not yet closed, oldest first, from head
+	head  int             // stack[:head] have expired
+	found map[int64]int64 // '[' → its ']', where "](" or "][" follows
+}
+
+// Link-pass outcomes.
+const (
+	lkMore = iota // more input needed
+	lkNot         // not a link
+	lkLink        // a link or reference link: its ']' is at the returned offset
+)
+
+// pair decides whether the '[' at absolute offset s opens a link.
+func (p *Processor) pair(s int64, eof bool) (int, int64) {
+	lk := &p.lk
+	switch {
+	case s >= lk.end:
+		lk.stack, lk.head, lk.end = append(lk.stack[:0], s), 0, s+1
+	default:
+		if c, ok := lk.found[s]; ok {
+			delete(lk.found, s)
+			return lkLink, c
+		}
+		if _, open := slices.BinarySearch(lk.stack[lk.head:], s); !open {
+			return lkNot, 0
+		}
+	}
+	b := p.buf
+	for i := int(lk.end - p.off); i < len(b); i++ {
+		at := p.off + int64(i)
+		for lk.head < len(lk.stack) && at-lk.stack[lk.head] >= maxLinkText {
+			lk.head++
+			if lk.stack[lk.head-1] == s {
+				lk.end = at
+				return lkNot, 0
 			}
 		}
-		i++
+		switch b[i] {
+		case '\n':
+			lk.stack, lk.head, lk.end = lk.stack[:0], 0, at+1
+			return lkNot, 0
+		case '\\':
+			if i+1 == len(b) && !eof {
+				lk.end = at
+				return lkMore, 0
+			}
+			i++
+		case '[':
+			lk.stack = append(lk.stack, at)
+		case ']':
+			if lk.head == len(lk.stack) {
+				continue
+			}
+			if i+1 == len(b) && !eof {
+				lk.end = at
+				return lkMore, 0
+			}
+			t := lk.stack[len(lk.stack)-1]
+			lk.stack = lk.stack[:len(lk.stack)-1]
+			link := i+1 < len(b) && (b[i+1] == '(' || b[i+1] == '[')
+			if t == s {
+				lk.end = at + 1
+				if link {
+					return lkLink, at
+				}
+				return lkNot, 0
+			}
+			if link {
+				if lk.found == nil {
+					lk.found = map[int64]int64{}
+				}
+				lk.found[t] = at
+			}
+		}
 	}
-	if i < len(b) || i >= maxLinkText || eof {
+	lk.end = p.off + int64(len(b))
+	if eof {
+		return lkNot, 0
+	}
+	return lkMore, 0
+}
+
+// scanLinkText decides whether the held '[' opens a link on its line. If
+// "](" follows its matching ']', the link text is copied untouched
+// (citations inside a link's text are the link's, not ours) and its
+// destination follows; if "][" follows, it is a reference link whose label
+// is copied untouched too (in Renumber mode the label is read as a marker,
+// since definitions are relabelled there); otherwise the '[' is plain text
+// and scanning resumes after it.
+func (p *Processor) scanLinkText(eof bool) bool {
+	s := p.off + int64(p.pos+p.linkOpen-1)
+	res, c := p.pair(s, eof)
+	switch res {
+	case lkMore:
+		return false
+	case lkNot:
 		return p.notLink()
 	}
-	p.linkScan, p.linkDepth = i, depth
-	return false
+	i := int(c - p.off) // the ']'
+	b := p.buf
+	p.put(b[p.pos : i+1])
+	p.pos = i + 1
+	if b[i+1] == '(' {
+		p.put(b[i+1 : i+2])
+		p.pos++
+		p.st, p.destDepth = stLinkDest, 1
+		return true
+	}
+	p.st = stText
+	if p.mode != Renumber {
+		p.st, p.spanScan = stRefLabel, 1
+	}
+	return true
+}
+
+// scanRefLabel copies a reference link's label ("[label]" after "[text]")
+// untouched if it closes on its line without brackets inside; otherwise
+// scanning goes on as text.
+func (p *Processor) scanRefLabel(eof bool) bool {
+	b := p.buf[p.pos:]
+	i := p.spanScan
+	for ; i < len(b) && i < maxLinkText; i++ {
+		switch b[i] {
+		case ']':
+			p.put(b[:i+1])
+			p.pos += i + 1
+			p.st = stText
+			return true
+		case '[', '\n':
+			p.st = stText
+			return true
+		case '\\':
+			i++
+		}
+	}
+	if i >= len(b) && i < maxLinkText && !eof {
+		p.spanScan = i
+		return false
+	}
+	p.st = stText
+	return true
 }
 
 func (p *Processor) notLink() bool {

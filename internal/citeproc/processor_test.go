@@ -28,6 +28,9 @@ func testMapping(t testing.TB) *citeproc.Mapping {
 		2: {ID: "doc-b", URL: "https://example.org/b_(2)", Title: `Beta "two" & more`},
 		3: {ID: "doc-c", Title: "Gamma, no URL"},
 		4: {ID: "doc-d", URL: "https://example.net/d", Title: "Delta"},
+		// URLs that must never become links.
+		7: {ID: "doc-js", URL: "javascript:alert(document.domain)", Title: "Script"},
+		8: {ID: "doc-data", URL: "data:text/html,<b>x</b>", Title: "Data"},
 	}, testCanonical)
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +82,21 @@ var cases = []struct{ name, in string }{
 	{"list_markers", "2019. A year [1]\nPara [2]\n2. not a list [3]\n- - -\n    not code [4]\n-\n* x [1]\n10) y [2]"},
 	{"html_regions", "<!-- [1] -->\nText <code>a[2]</code> and <https://x.example/[3]> [4]\n<pre>\nb[1]\n</pre>\nAfter [2] <!-- multi\n[3] --> [3] <CODE>[1] x [2] <!--> [4] <mailto:a@b.example>[1] <notalink [2]>"},
 	{"html_block_unclosed", "<script>\nx = a[1];\n[2]"},
+	// Dialects and near misses (issue 6, defect 2): a bracket of
+	// citation-like numbers is understood or neutralised, never passed
+	// through with a stale number.
+	{"openai_dialect", "X [2]. Y 【1†source】 Z [1,]. W 【3:1†source】 V [1†] U 【4†L10-L20】 T [2†source]."},
+	{"separator_dialects", "[1,2,] [1, 2,] [2,] [,2] [1 & 2] [1 and 2] [1, 2, and 4] [S1] [Source 2] [s3, S4] [^1, 2] [^1,^2]"},
+	{"dash_dialects", "[1‐3] [1‑2] [2−4] [[s:1]] [[S:2]] [1—2]"},
+	{"near_misses", "[3-1] [01] [1-70] [1 2] [1234567] [-1] [1-] [[1 2]] 【01】 [1, 02] x[1.5] [a1] [1†\n] [S:] [ ]"},
+	{"near_miss_in_brackets", "(see [3-1]) [a [01] b] 【[1-70]】"},
+	{"zero", "Zero [0] and [0, 1] and [00]."},
+	// Smaller defects (issue 6, defect 3).
+	{"double_wide", "【【1】】 and ［［2］］ and 【【1，3】】 and 【【9】】."},
+	{"ref_angle", "[ref: <https://www.example.com/a/>] and [ref:<https://example.net/d>] and [ref: <https://nowhere.example/>] [ref: <a b>]"},
+	{"definitions_untouched", "See [Smith][1].\n\n[1]: https://smith.example/paper \"t [3]\"\n[7]: https://other.example/\n[Also][] [x][y] [z][2 [4]\n  [^2]: note [2]\n"},
+	{"remove_joins", "Use `a`[1]`b` here. **bold**[1]**more** _a_[2]_b_ ~~s~~[3]~~t~~ `c` [1]`d`"},
+	{"unsafe_urls", "JS [7] data [8] both [7, 1] and [8][1]."},
 }
 
 type mode struct {
@@ -157,9 +175,12 @@ func run(t testing.TB, in string, m mode, split func(string) []string) (string, 
 			tr.fact(fmt.Sprintf("cite: %d -> [%d] %s", c.Number, c.Display, c.Source.ID))
 		},
 		Unknown: func(u citeproc.Unknown) {
-			if u.URL != "" {
+			switch {
+			case u.Marker != "":
+				tr.fact(fmt.Sprintf("unknown marker: %q", u.Marker))
+			case u.URL != "":
 				tr.fact("unknown: " + u.URL)
-			} else {
+			default:
 				tr.fact(fmt.Sprintf("unknown: %d", u.Number))
 			}
 		},
