@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/deepresearch/deepresearch/internal/canon"
 )
 
 type parseStatus uint8
@@ -547,7 +545,7 @@ func andAt(b []byte, i int, eof bool) (int, parseStatus) {
 // passed through.
 func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 	opens, i := 0, 0
-	for i < len(b) {
+	for i < len(b) && opens <= 2 {
 		w := bracketAt(b, i, true)
 		if w < 0 {
 			return more(eof)
@@ -752,7 +750,7 @@ func (p *Processor) resolve(v int, src Source) {
 	p.group = append(p.group, c)
 	p.citedIdx[d] = len(p.cited)
 	p.cited = append(p.cited, c)
-	p.linkable = append(p.linkable, p.mode == Link && canon.Linkable(src.URL))
+	p.linkable = append(p.linkable, p.mode == Link && p.mapping.linkable[v])
 	if p.hooks.Citation != nil {
 		p.flush(false)
 		p.hooks.Citation(c)

@@ -94,6 +94,7 @@ type Processor struct {
 
 	// Containers and line state (container.go).
 	conts    []container
+	contsBuf [4]container // conts' first storage: most text nests no deeper
 	para     bool // the last line was paragraph text: a lazy continuation may follow
 	col      int  // columns consumed on the current line
 	base     int  // the column where the current line's innermost container content starts
@@ -152,7 +153,7 @@ func New(dst io.Writer, cfg Config) *Processor {
 	if mp == nil {
 		mp = NewMapping(nil)
 	}
-	return &Processor{
+	p := &Processor{
 		dst:       dst,
 		mode:      cfg.Mode,
 		style:     cfg.Style,
@@ -163,6 +164,11 @@ func New(dst io.Writer, cfg Config) *Processor {
 		citedIdx:  make(map[int]int, min(mp.Len(), 64)),
 		cited:     make([]Citation, 0, min(mp.Len(), 64)),
 	}
+	if cfg.Mode == Link {
+		p.linkable = make([]bool, 0, min(mp.Len(), 64))
+	}
+	p.conts = p.contsBuf[:0]
+	return p
 }
 
 // Write processes the next chunk. It implements io.Writer: it reports
@@ -1033,6 +1039,10 @@ func (p *Processor) pair(s int64, eof bool) (int, int64) {
 			}
 			i++
 		case '[':
+			if lk.head > 0 && lk.head >= len(lk.stack)/2 {
+				lk.stack = lk.stack[:copy(lk.stack, lk.stack[lk.head:])]
+				lk.head = 0
+			}
 			lk.stack = append(lk.stack, at)
 		case ']':
 			if lk.head == len(lk.stack) {

@@ -49,16 +49,20 @@ type MergedReport struct {
 	Text    string `json:"text"`
 }
 
-// Unknown is a citation a report made that its mapping could not resolve.
+// Unknown is a citation a report made that its mapping could not resolve:
+// a number, a [ref: URL]'s URL, or (Marker) a bracket of citation-like
+// numbers in no understood form ("[3-1]", "[01]"), which is dropped from
+// the text rather than left to name another source after renumbering.
 type Unknown struct {
 	Section string `json:"section"`
-	Number  int    `json:"number,omitempty"`
+	Number  int    `json:"number"`
 	URL     string `json:"url,omitempty"`
+	Marker  string `json:"marker,omitempty"`
 }
 
 // InvalidURL is a cited source whose URL could not be canonicalised. The
-// source is kept, under a number of its own: it is never merged with
-// another.
+// source is kept, under a number of its own: it is merged only with
+// sources whose URL is the same string.
 type InvalidURL struct {
 	Section string `json:"section"`
 	Number  int    `json:"number"`
@@ -107,7 +111,7 @@ func (m *Merger) Add(r Report) (MergedReport, error) {
 		Mapping:  local,
 		Numberer: num,
 		Hooks: citeproc.Hooks{Unknown: func(u citeproc.Unknown) {
-			m.unknown = append(m.unknown, Unknown{Section: r.Section, Number: u.Number, URL: u.URL})
+			m.unknown = append(m.unknown, Unknown{Section: r.Section, Number: u.Number, URL: u.URL, Marker: u.Marker})
 		}},
 	})
 	p.WriteString(r.Text)
@@ -140,8 +144,8 @@ func (m *Merger) number(section string, reportNo, n int, src source.Source) int 
 	default:
 		canonical = m.key(src.URL)
 		if canonical == "" {
-			// Malformed: a number of its own, never shared.
-			id = "invalid:" + strconv.Itoa(reportNo) + ":" + strconv.Itoa(n)
+			// Malformed: shared only by the same string.
+			id = "invalid:" + src.URL
 		} else {
 			id = "url:" + canonical
 		}

@@ -78,12 +78,13 @@ func TestMerge(t *testing.T) {
 			sources: []string{"1 c https://c.example/ A A"},
 		},
 		{
-			name: "malformed URLs are never merged",
+			name: "malformed URLs merge only as the same string",
 			reports: []collapse.Report{
-				{Section: "A", Text: "[1] [2]", Mapping: map[int]source.Source{1: src("bad1", "http://exa mple.com/"), 2: src("bad2", "http://exa mple.com/")}},
+				{Section: "A", Text: "[1] [2] [3]", Mapping: map[int]source.Source{1: src("bad1", "http://exa mple.com/"), 2: src("bad2", "http://exa mple.com/"), 3: src("bad3", "http://exa mple.com")}},
+				{Section: "B", Text: "[1]", Mapping: map[int]source.Source{1: src("bad1b", "http://exa mple.com/")}},
 			},
-			texts:   []string{"[1] [2]"},
-			sources: []string{"1 bad1  A A", "2 bad2  A A"},
+			texts:   []string{"[1] [1] [2]", "[1]"},
+			sources: []string{"1 bad1  A A,B", "2 bad3  A A"},
 		},
 		{
 			name: "code is not rewritten",
@@ -168,7 +169,9 @@ func TestMergerNumbersAreStable(t *testing.T) {
 }
 
 func TestMergeRejectsBadMapping(t *testing.T) {
-	_, err := collapse.Merge([]collapse.Report{{Section: "Bad", Text: "[0]", Mapping: map[int]source.Source{0: src("a", "https://a.example/")}}})
+	// Numbers run from 0 (prompts that number sources from 0 exist) to
+	// 999999 (markers hold six digits).
+	_, err := collapse.Merge([]collapse.Report{{Section: "Bad", Text: "[1000000]", Mapping: map[int]source.Source{1000000: src("a", "https://a.example/")}}})
 	if err == nil || !strings.Contains(err.Error(), `"Bad"`) {
 		t.Fatalf("want an error naming the section, got %v", err)
 	}
@@ -271,5 +274,52 @@ func BenchmarkMerge64(b *testing.B) {
 		if _, err := collapse.Merge(reports); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Issue 6 through the merger: code inside containers keeps its brackets,
+// the dialects models write are renumbered, near misses and unknown
+// numbers never pass through with a local number, and 0 is a number.
+func TestMergeNeverLeavesAStaleNumber(t *testing.T) {
+	a, b, c := src("a", "https://a.example/"), src("b", "https://b.example/"), src("c", "https://c.example/")
+	for _, tc := range []struct {
+		name, in, want string
+		mapping        map[int]source.Source
+		ids            []string
+		unknown        []collapse.Unknown
+	}{
+		{"fence in a list item", "- ```\n  x[1]\n  ```\nProse [2].\n\n```\ncode [3]\n```\n", "- ```\n  x[1]\n  ```\nProse [1].\n\n```\ncode [3]\n```\n",
+			map[int]source.Source{1: a, 2: b, 3: c}, []string{"b"}, nil},
+		{"fence in a block quote", "> ```\n> arr[1] = 0\n> ```\nSee [2].", "> ```\n> arr[1] = 0\n> ```\nSee [1].",
+			map[int]source.Source{1: a, 2: b}, []string{"b"}, nil},
+		{"OpenAI dialect", "X [2]. Y 【1†source】 Z [1,].", "X [1]. Y 【2】 Z [2].",
+			map[int]source.Source{1: a, 2: b}, []string{"b", "a"}, nil},
+		{"near miss", "A [1]. B [3-1]. C [01].", "A [1]. B. C.",
+			map[int]source.Source{1: a, 3: c}, []string{"a"}, []collapse.Unknown{{Section: "S", Marker: "[3-1]"}, {Section: "S", Marker: "[01]"}}},
+		{"zero", "Zero [0] and [0, 1].", "Zero [1] and [1, 2].",
+			map[int]source.Source{0: a, 1: b}, []string{"a", "b"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := collapse.Merge([]collapse.Report{{Section: "S", Text: tc.in, Mapping: tc.mapping}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Reports[0].Text; got != tc.want {
+				t.Errorf("text:\n got %q\nwant %q", got, tc.want)
+			}
+			var ids []string
+			for _, s := range res.Sources {
+				ids = append(ids, s.ID)
+			}
+			if !slices.Equal(ids, tc.ids) {
+				t.Errorf("sources %v, want %v", ids, tc.ids)
+			}
+			if tc.unknown == nil {
+				tc.unknown = []collapse.Unknown{}
+			}
+			if !slices.Equal(res.Unknown, tc.unknown) {
+				t.Errorf("unknown %+v, want %+v", res.Unknown, tc.unknown)
+			}
+		})
 	}
 }
