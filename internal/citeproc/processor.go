@@ -95,12 +95,12 @@ type Processor struct {
 	// Containers and line state (container.go).
 	conts    []container
 	contsBuf [4]container // conts' first storage: most text nests no deeper
-	para     bool // the last line was paragraph text: a lazy continuation may follow
-	col      int  // columns consumed on the current line
-	base     int  // the column where the current line's innermost container content starts
-	prefixed bool // the current line's container prefix has been decided
-	content  bool // the current line has content (not only blanks)
-	heading  bool // the current line is an ATX heading
+	para     bool         // the last line was paragraph text: a lazy continuation may follow
+	col      int          // columns consumed on the current line
+	base     int          // the column where the current line's innermost container content starts
+	prefixed bool         // the current line's container prefix has been decided
+	content  bool         // the current line has content (not only blanks)
+	heading  bool         // the current line is an ATX heading
 
 	// HTML regions (html.go).
 	closer     string // the closing tag of the open HTML block or inline element

@@ -14,6 +14,7 @@
 package collapse
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -53,11 +54,26 @@ type MergedReport struct {
 // a number, a [ref: URL]'s URL, or (Marker) a bracket of citation-like
 // numbers in no understood form ("[3-1]", "[01]"), which is dropped from
 // the text rather than left to name another source after renumbering.
+// In JSON, "number" is present exactly when neither "url" nor "marker" is
+// (0 is a number).
 type Unknown struct {
 	Section string `json:"section"`
 	Number  int    `json:"number"`
 	URL     string `json:"url,omitempty"`
 	Marker  string `json:"marker,omitempty"`
+}
+
+// MarshalJSON writes "number" only for an unknown number.
+func (u Unknown) MarshalJSON() ([]byte, error) {
+	type plain Unknown
+	if u.URL == "" && u.Marker == "" {
+		return json.Marshal(plain(u))
+	}
+	return json.Marshal(struct {
+		Section string `json:"section"`
+		URL     string `json:"url,omitempty"`
+		Marker  string `json:"marker,omitempty"`
+	}{u.Section, u.URL, u.Marker})
 }
 
 // InvalidURL is a cited source whose URL could not be canonicalised. The
