@@ -272,3 +272,60 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestOneURLPerNumber: two mapping entries for one resource share a
+// display number, and that number shows one URL everywhere: in the text,
+// the Cited list and the Citation facts (issue 6).
+func TestOneURLPerNumber(t *testing.T) {
+	m, err := citeproc.MappingOf(map[int]citeproc.Source{
+		1: {ID: "x", URL: "https://example.com/x"},
+		2: {ID: "x-www", URL: "http://www.example.com/x/"},
+	}, testCanonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(s citeproc.Source) string { return testCanonical(s.URL) }
+	for _, tc := range []struct {
+		style citeproc.Style
+		want  string
+	}{
+		{citeproc.Markdown, "P [[1]](https://example.com/x). Q [[1]](https://example.com/x)."},
+		{citeproc.HTML, `P <sup class="cite"><a href="https://example.com/x">[1]</a></sup>. Q <sup class="cite"><a href="https://example.com/x">[1]</a></sup>.`},
+	} {
+		var facts []citeproc.Citation
+		var sb strings.Builder
+		p := citeproc.New(&sb, citeproc.Config{Mode: citeproc.Link, Style: tc.style, Mapping: m, Numberer: citeproc.FirstCitedBy(key),
+			Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) { facts = append(facts, c) }}})
+		p.WriteString("P [1]. Q [2].")
+		p.Close()
+		if sb.String() != tc.want {
+			t.Errorf("style %d: got %q, want %q", tc.style, sb.String(), tc.want)
+		}
+		if c := p.Cited(); len(c) != 1 || c[0].Source.URL != "https://example.com/x" || len(facts) != 1 || facts[0].Source.URL != "https://example.com/x" {
+			t.Errorf("style %d: cited %v, facts %v: want one citation of https://example.com/x", tc.style, c, facts)
+		}
+	}
+}
+
+// TestMappingNumbers: numbers run from 0 to MaxNumber, the most a marker
+// holds, and a larger one is refused with the reason.
+func TestMappingNumbers(t *testing.T) {
+	m := citeproc.NewMapping(nil)
+	for _, n := range []int{0, 1, citeproc.MaxNumber} {
+		if err := m.Add(n, citeproc.Source{ID: fmt.Sprint(n)}); err != nil {
+			t.Errorf("Add(%d): %v", n, err)
+		}
+	}
+	for _, n := range []int{-1, citeproc.MaxNumber + 1} {
+		if err := m.Add(n, citeproc.Source{ID: "x"}); err == nil || !strings.Contains(err.Error(), "from 0 to 999999") {
+			t.Errorf("Add(%d): %v, want an error naming the range", n, err)
+		}
+	}
+	var sb strings.Builder
+	p := citeproc.New(&sb, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Plain, Mapping: m, Numberer: citeproc.FirstCited()})
+	p.WriteString("[0] [999999] [1234567]")
+	p.Close()
+	if sb.String() != "[1] [2]" || len(p.Cited()) != 2 {
+		t.Errorf("got %q, cited %v", sb.String(), p.Cited())
+	}
+}
