@@ -73,8 +73,9 @@ type Style int
 
 const (
 	// Markdown renders [[1]](https://example.com/a); a source without a URL,
-	// or whose URL may not be followed (only http, https and file URLs are
-	// linked: canon.Linkable), renders as [1].
+	// or whose URL may not be followed (only http, https and file URLs, as
+	// canon.Linkable decides, and in-page anchors such as "#ref-1" are
+	// linked), renders as [1].
 	Markdown Style = iota
 	// Plain renders [1] or [1, 2].
 	Plain

@@ -62,7 +62,7 @@ func (m *Mapping) Add(n int, src Source) error {
 		return fmt.Errorf("citeproc: citation number %d already bound to %q, not %q", n, sourceName(old), sourceName(src))
 	}
 	m.byNum[n] = src
-	m.linkable[n] = canon.Linkable(src.URL)
+	m.linkable[n] = canon.Linkable(src.URL) || isAnchor(src.URL)
 	if src.URL != "" {
 		k := m.key(src.URL)
 		if _, ok := m.byURL[k]; !ok {
@@ -99,4 +99,18 @@ func sourceName(s Source) string {
 		return s.URL
 	}
 	return s.ID
+}
+
+// isAnchor reports whether u is an in-page anchor ("#ref-1"): safe to link,
+// and how finalreport links citations to its own reference list.
+func isAnchor(u string) bool {
+	if len(u) < 2 || u[0] != '#' {
+		return false
+	}
+	for k := 1; k < len(u); k++ {
+		if c := u[k]; c <= ' ' || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -28,7 +28,8 @@ func testMapping(t testing.TB) *citeproc.Mapping {
 		2: {ID: "doc-b", URL: "https://example.org/b_(2)", Title: `Beta "two" & more`},
 		3: {ID: "doc-c", Title: "Gamma, no URL"},
 		4: {ID: "doc-d", URL: "https://example.net/d", Title: "Delta"},
-		// URLs that must never become links.
+		// An in-page anchor (linked), and URLs that must never become links.
+		6: {ID: "doc-anchor", URL: "#ref-6", Title: "Anchor"},
 		7: {ID: "doc-js", URL: "javascript:alert(document.domain)", Title: "Script"},
 		8: {ID: "doc-data", URL: "data:text/html,<b>x</b>", Title: "Data"},
 	}, testCanonical)
@@ -96,7 +97,7 @@ var cases = []struct{ name, in string }{
 	{"ref_angle", "[ref: <https://www.example.com/a/>] and [ref:<https://example.net/d>] and [ref: <https://nowhere.example/>] [ref: <a b>]"},
 	{"definitions_untouched", "See [Smith][1].\n\n[1]: https://smith.example/paper \"t [3]\"\n[7]: https://other.example/\n[Also][] [x][y] [z][2 [4]\n  [^2]: note [2]\n"},
 	{"remove_joins", "Use `a`[1]`b` here. **bold**[1]**more** _a_[2]_b_ ~~s~~[3]~~t~~ `c` [1]`d`"},
-	{"unsafe_urls", "JS [7] data [8] both [7, 1] and [8][1]."},
+	{"unsafe_urls", "JS [7] data [8] both [7, 1] and [8][1]. Anchor [6]."},
 }
 
 type mode struct {
