@@ -172,11 +172,11 @@ func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
 	if len(b) > maxPrefix {
 		b, eof = b[:maxPrefix], true // decide on what has been seen
 	}
-	i, col, base, matched, st := matchConts(p.conts, b, eof)
+	i, col, base, matched, st := matchConts(p.conts[:p.nconts], b, eof)
 	if st != pYes {
 		return 0, st
 	}
-	unmatched := matched < len(p.conts)
+	unmatched := matched < p.nconts
 	var pushed [maxConts]container
 	np := 0
 	for matched+np < maxConts {
@@ -248,7 +248,7 @@ func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
 	}
 	switch {
 	case np > 0:
-		p.conts = append(p.conts[:matched], pushed[:np]...)
+		p.nconts = matched + copy(p.conts[matched:], pushed[:np])
 		p.para = false
 	case unmatched:
 		lz, st := p.lazy(b, i, col, base, eof)
@@ -256,7 +256,7 @@ func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
 			return 0, pMore
 		}
 		if !lz {
-			p.conts = p.conts[:matched]
+			p.nconts = matched
 			p.para = false
 		}
 	}

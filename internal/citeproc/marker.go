@@ -750,7 +750,6 @@ func (p *Processor) resolve(v int, src Source) {
 	p.group = append(p.group, c)
 	p.citedIdx[d] = len(p.cited)
 	p.cited = append(p.cited, c)
-	p.linkable = append(p.linkable, p.mode == Link && p.mapping.linkable[v])
 	if p.hooks.Citation != nil {
 		p.flush(false)
 		p.hooks.Citation(c)
@@ -902,6 +901,12 @@ func (p *Processor) appendFootnotes(g []Citation) {
 	}
 }
 
+// linkable reports whether the source shown under c's display number may
+// be linked (decided once per mapping number, when the mapping is built).
+func (p *Processor) linkable(c Citation) bool {
+	return p.mapping.linkable[p.cited[p.citedIdx[c.Display]].Number]
+}
+
 func (p *Processor) renderLink() {
 	g := p.group
 	lineStart := p.outLineStart()
@@ -919,7 +924,7 @@ func (p *Processor) renderLink() {
 			if k > 0 {
 				p.out = append(p.out, ',')
 			}
-			if !p.linkable[p.citedIdx[c.Display]] {
+			if !p.linkable(c) {
 				p.out = append(p.out, '[')
 				p.appendNum(c.Display)
 				p.out = append(p.out, ']')
@@ -940,7 +945,7 @@ func (p *Processor) renderLink() {
 		p.begin('[')
 		for _, c := range g {
 			p.out = append(p.out, '[')
-			if !p.linkable[p.citedIdx[c.Display]] {
+			if !p.linkable(c) {
 				p.appendNum(c.Display) // no URL, or one that must not be followed
 				p.out = append(p.out, ']')
 				continue

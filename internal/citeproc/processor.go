@@ -93,14 +93,14 @@ type Processor struct {
 	fenceBOL   bool // at a fence line's start: its container prefix is not yet matched
 
 	// Containers and line state (container.go).
-	conts    []container
-	contsBuf [4]container // conts' first storage: most text nests no deeper
-	para     bool         // the last line was paragraph text: a lazy continuation may follow
-	col      int          // columns consumed on the current line
-	base     int          // the column where the current line's innermost container content starts
-	prefixed bool         // the current line's container prefix has been decided
-	content  bool         // the current line has content (not only blanks)
-	heading  bool         // the current line is an ATX heading
+	conts    [maxConts]container // the open containers are conts[:nconts]
+	nconts   int
+	para     bool // the last line was paragraph text: a lazy continuation may follow
+	col      int  // columns consumed on the current line
+	base     int  // the column where the current line's innermost container content starts
+	prefixed bool // the current line's container prefix has been decided
+	content  bool // the current line has content (not only blanks)
+	heading  bool // the current line is an ATX heading
 
 	// HTML regions (html.go).
 	closer     string // the closing tag of the open HTML block or inline element
@@ -141,7 +141,6 @@ type Processor struct {
 	unknownNum map[int]struct{}
 	unknownURL map[string]struct{}
 	group      []Citation // scratch: the current marker's resolved citations
-	linkable   []bool     // per cited display number (parallel to cited): its URL may be linked
 
 	closed bool
 	err    error
@@ -153,7 +152,7 @@ func New(dst io.Writer, cfg Config) *Processor {
 	if mp == nil {
 		mp = NewMapping(nil)
 	}
-	p := &Processor{
+	return &Processor{
 		dst:       dst,
 		mode:      cfg.Mode,
 		style:     cfg.Style,
@@ -164,11 +163,6 @@ func New(dst io.Writer, cfg Config) *Processor {
 		citedIdx:  make(map[int]int, min(mp.Len(), 64)),
 		cited:     make([]Citation, 0, min(mp.Len(), 64)),
 	}
-	if cfg.Mode == Link {
-		p.linkable = make([]bool, 0, min(mp.Len(), 64))
-	}
-	p.conts = p.contsBuf[:0]
-	return p
 }
 
 // Write processes the next chunk. It implements io.Writer: it reports
@@ -578,7 +572,7 @@ func (p *Processor) scanText(eof bool) bool {
 					p.put(b[i : i+run])
 					p.lineStart = false
 					p.st = stFenceInfo
-					p.fenceChar, p.fenceLen, p.fenceDepth = c, run, len(p.conts)
+					p.fenceChar, p.fenceLen, p.fenceDepth = c, run, p.nconts
 					p.pos = i + run
 					return true
 				case run >= 3:
@@ -846,7 +840,7 @@ func (p *Processor) scanFence(eof bool) bool {
 					// is read afresh.
 					p.put(b[start:i])
 					p.pos = i
-					p.conts = p.conts[:matched]
+					p.nconts = matched
 					p.st = stText
 					p.endBlock()
 					return true
@@ -952,7 +946,7 @@ func (p *Processor) scanSpan(eof bool) bool {
 	if p.spanFence && !p.spanTick {
 		// No backtick after the opener on its line: a fence.
 		p.spanFence = false
-		p.fenceChar, p.fenceLen, p.fenceDepth, p.fenceBOL = '`', p.spanLen, len(p.conts), true
+		p.fenceChar, p.fenceLen, p.fenceDepth, p.fenceBOL = '`', p.spanLen, p.nconts, true
 		if i == len(b) { // the text ends on the opening line
 			p.put(b)
 			p.pos += len(b)
