@@ -640,6 +640,9 @@ func bracketAt(b []byte, i int, open bool) int {
 	if b[i] == c {
 		return 1
 	}
+	if b[i] < utf8.RuneSelf {
+		return 0
+	}
 	for _, w := range wide {
 		if ok, partial := hasPrefix(b[i:], w); ok {
 			return len(w)

@@ -1008,7 +1008,7 @@ func (p *Processor) pair(s int64, eof bool) (int, int64) {
 			delete(lk.found, s)
 			return lkLink, c
 		}
-		if _, open := slices.BinarySearch(lk.stack[lk.head:], s); !open {
+		if lk.head == len(lk.stack) || (lk.stack[lk.head] != s && !inStack(lk.stack[lk.head:], s)) {
 			return lkNot, 0
 		}
 	}
@@ -1069,6 +1069,11 @@ func (p *Processor) pair(s int64, eof bool) (int, int64) {
 		return lkNot, 0
 	}
 	return lkMore, 0
+}
+
+func inStack(stack []int64, s int64) bool {
+	_, ok := slices.BinarySearch(stack, s)
+	return ok
 }
 
 // scanLinkText decides whether the held '[' opens a link on its line. If
