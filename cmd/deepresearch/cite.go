@@ -64,8 +64,8 @@ written; [ref: URL] markers resolve through the canonical URL, and unresolved
 ones are listed under "unknown_urls". Brackets of citation-like numbers in no
 understood form ("[3-1]", "[01]") are listed under "unknown_markers" and, in
 the modes that change numbers, dropped. Mapping keys are citation numbers
-from 0 to 999999. The input must be valid UTF-8 and at most 32 MiB (use
---stream for longer texts: each of its lines may hold 32 MiB).
+from 0 to 999999. The input must be valid UTF-8 and at most 16 MiB (use
+--stream for longer texts: each of its lines may hold 16 MiB).
 
 With --stream, stdin is newline-delimited JSON: the first line is the object
 above (without chunks), each further line {"chunk": "…"}. Output is

@@ -797,13 +797,13 @@ func TestCiteUnknownMarkers(t *testing.T) {
 	}
 }
 
-// TestInputLimit: cite and collapse refuse more than 32 MiB with a message
+// TestInputLimit: cite and collapse refuse more than 16 MiB with a message
 // that says so, instead of holding any amount in memory.
 func TestInputLimit(t *testing.T) {
 	big := `{"text": "` + strings.Repeat("a", maxInput) + `"}`
 	for _, cmd := range []string{"cite", "collapse"} {
 		t.Run(cmd, func(t *testing.T) {
-			wantBadInput(t, cli(t, big, cmd), "stdin", "more than 32 MiB")
+			wantBadInput(t, cli(t, big, cmd), "stdin", "more than 16 MiB")
 		})
 	}
 }

@@ -42,7 +42,7 @@ with malformed URLs are kept apart and listed under "invalid_urls".
 Mapping keys are citation numbers from 0 to 999999. Brackets of
 citation-like numbers in no understood form ("[3-1]", "[01]") are dropped and
 listed under "unknown" with their "marker". The input must be valid UTF-8 and
-at most 32 MiB.
+at most 16 MiB.
 
 Bad input exits with status 2 and says what and where on stderr.`,
 		Args: cobra.NoArgs,
