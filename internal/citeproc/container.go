@@ -10,7 +10,8 @@ package citeproc
 // container is an open block quote or list item.
 type container struct {
 	quote  bool
-	indent int // list item: the columns its content is indented by, relative to its parent's content
+	indent int  // list item: the columns its content is indented by, relative to its parent's content
+	empty  bool // list item: nothing on its lines yet (a blank line then ends it)
 }
 
 const (
@@ -81,8 +82,9 @@ func matchConts(conts []container, b []byte, eof bool) (n, col, base, matched in
 		if i == len(b) && !eof {
 			return 0, 0, 0, 0, pMore
 		}
-		if i == len(b) || isEOL(b[i]) {
-			// A blank line continues a list item.
+		if (i == len(b) || isEOL(b[i])) && !c.empty {
+			// A blank line continues a list item, unless the item has
+			// had nothing on it yet.
 			base = col
 			matched++
 			continue
@@ -163,6 +165,30 @@ func thematicBreak(b []byte, k int, c byte, eof bool) (bool, parseStatus) {
 	return n >= 3, pYes
 }
 
+// setextUnderline reports whether the line at b[k:] underlines a setext
+// heading: a run of c ('-' or '=') then only blanks, looking at most
+// maxBreakScan bytes. (Whether a paragraph precedes is the caller's to
+// know.)
+func setextUnderline(b []byte, k int, c byte, eof bool) (bool, parseStatus) {
+	j := k
+	for j < len(b) && b[j] == c && j-k <= maxBreakScan {
+		j++
+	}
+	for j < len(b) && isBlank(b[j]) && j-k <= maxBreakScan {
+		j++
+	}
+	switch {
+	case j-k > maxBreakScan:
+		return false, pYes
+	case j == len(b):
+		if !eof {
+			return false, pMore
+		}
+		return true, pYes
+	}
+	return isEOL(b[j]), pYes
+}
+
 // prefix decides the container prefix of the line starting at b: which
 // open containers continue, which close, which new ones open. On pYes it
 // updates the processor's container state and returns the bytes the
@@ -175,6 +201,13 @@ func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
 	i, col, base, matched, st := matchConts(p.conts[:p.nconts], b, eof)
 	if st != pYes {
 		return 0, st
+	}
+	if j := skipBlanks(b, i); j == len(b) && !eof {
+		return 0, pMore
+	} else if j < len(b) && !isEOL(b[j]) {
+		for k := range matched {
+			p.conts[k].empty = false // the line has content: its items do
+		}
 	}
 	unmatched := matched < p.nconts
 	var pushed [maxConts]container
@@ -242,7 +275,7 @@ func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
 		case jc-ec >= 5:
 			jc, j = ec+1, e+1 // content is indented code: one blank belongs to the marker
 		}
-		pushed[np] = container{indent: jc - base}
+		pushed[np] = container{indent: jc - base, empty: empty}
 		np++
 		i, col, base = j, jc, jc
 	}
@@ -286,6 +319,19 @@ func (p *Processor) lazy(b []byte, i, col, base int, eof bool) (bool, parseStatu
 	switch b[i] {
 	case '\n', '\r', '#':
 		return false, pYes
+	case '-', '*', '_':
+		brk, st := thematicBreak(b, i, b[i], eof)
+		return !brk, st
+	case '<':
+		// An HTML block that may interrupt a paragraph: a comment or a
+		// raw-text element.
+		if ok, partial := hasPrefix(b[i:], []byte("<!--")); ok {
+			return false, pYes
+		} else if partial && !eof {
+			return false, pMore
+		}
+		_, st := tagAt(b[i:], blockTags, eof)
+		return st != pYes, st
 	case '`', '~':
 		run := runOf(b, i, b[i])
 		if run < 3 && i+run == len(b) && !eof {

@@ -1,7 +1,8 @@
 package citeproc
 
 // HTML regions that are never touched: comments (<!-- … -->, to their end
-// or the end of the text), HTML blocks of raw text (<pre>, <script>,
+// or the end of the text; one that begins a line is an HTML block, which
+// takes the rest of its last line too), HTML blocks of raw text (<pre>, <script>,
 // <style>, <textarea> at a line start, to the end of the line holding the
 // closing tag, as in CommonMark), inline <code> and <pre> elements closed on
 // the same line, and autolinks (<scheme:…>).
@@ -139,6 +140,11 @@ func (p *Processor) scanComment() bool {
 			p.pos = i
 			p.st = stText
 			p.dashes = 0
+			if p.blockHTML {
+				// An HTML block (CommonMark type 2) ends with the line
+				// that closes it: the rest of that line is raw HTML too.
+				p.st = stIndented
+			}
 			return true
 		default:
 			p.dashes = 0

@@ -100,12 +100,13 @@ type Processor struct {
 	base     int  // the column where the current line's innermost container content starts
 	prefixed bool // the current line's container prefix has been decided
 	content  bool // the current line has content (not only blanks)
-	heading  bool // the current line is an ATX heading
+	noPara   bool // the current line is no paragraph text (a heading, a thematic break)
 
 	// HTML regions (html.go).
 	closer     string // the closing tag of the open HTML block or inline element
 	closerSeen int    // bytes of closer matched so far; len(closer): seen on this line
 	dashes     int    // '-' just before, inside an HTML comment
+	blockHTML  bool   // the open comment began a line: an HTML block, whose last line is raw too
 
 	spanLen  int // backticks in the open code span's opener, at buf[pos:]
 	spanScan int // where the search for its closer resumes, relative to pos
@@ -590,7 +591,18 @@ func (p *Processor) scanText(eof bool) bool {
 				p.lineStart = false
 			}
 			if !isEOL(c) && !p.content {
-				p.content, p.heading = true, c == '#'
+				p.content, p.noPara = true, c == '#'
+				if (c == '-' || c == '*' || c == '_' || c == '=') && p.col-p.base < 4 {
+					brk, st := thematicBreak(b, i, c, eof)
+					if st == pYes && !brk && p.para && (c == '-' || c == '=') {
+						brk, st = setextUnderline(b, i, c, eof)
+					}
+					if st == pMore {
+						p.pos, p.lineStart, p.content = i, bol, false
+						return false
+					}
+					p.noPara = brk
+				}
 			}
 			if c == '<' && p.col-p.base < 4 {
 				t, st := htmlBlockStart(b[i:], eof)
@@ -648,6 +660,7 @@ func (p *Processor) scanText(eof bool) bool {
 			i++
 		case '<':
 			p.pos = i
+			p.blockHTML = bol && p.col-p.base < 4
 			n, st := p.angle(b[i:], eof)
 			if st == pMore {
 				p.lineStart = bol
@@ -774,8 +787,8 @@ func (p *Processor) endLine() {
 	p.lineStart = true
 	p.textOpen = 0
 	p.prefixed = false
-	p.para = p.content && !p.heading
-	p.content, p.heading = false, false
+	p.para = p.content && !p.noPara
+	p.content, p.noPara = false, false
 	p.col, p.base = 0, 0
 }
 

@@ -80,7 +80,7 @@ var cases = []struct{ name, in string }{
 	{"fence_nested_containers", "> - ```\n>   a[1]\n>   ```\n> - after [2]\n>\n>     b[3]\n\n1. x\n\n   > ```\n   > c[4]\n   > ```\n   y [4]"},
 	{"lazy_continuation", "> quote [1]\ncontinued [2]\n\n- item [3]\nlazy [4]\n```\nx[1]\n```\n"},
 	{"indented_code", "Para [1]\n    not code [2]\n\n    code[3]\n\n- item [1]\n\n      code[4]\n\n  para [2]\n\n1. x\n\n    para [3]\n\t\ttab code[4]\n"},
-	{"list_markers", "2019. A year [1]\nPara [2]\n2. not a list [3]\n- - -\n    not code [4]\n-\n* x [1]\n10) y [2]"},
+	{"list_markers", "2019. A year [1]\nPara [2]\n2. not a list [3]\n- - -\n    code after a break [4]\n-\n* x [1]\n10) y [2]\nSetext [3]\n---\n    code after a heading [4]\nPara [1]\n=\n    code [2]"},
 	{"html_regions", "<!-- [1] -->\nText <code>a[2]</code> and <https://x.example/[3]> [4]\n<pre>\nb[1]\n</pre>\nAfter [2] <!-- multi\n[3] --> [3] <CODE>[1] x [2] <!--> [4] <mailto:a@b.example>[1] <notalink [2]>"},
 	{"html_block_unclosed", "<script>\nx = a[1];\n[2]"},
 	// Dialects and near misses (issue 6, defect 2): a bracket of
