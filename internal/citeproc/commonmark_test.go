@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -27,10 +28,19 @@ var markRE = regexp.MustCompile(`\[(\d+)\]`)
 func TestBlocksAgreeWithCommonMark(t *testing.T) {
 	vocab := []string{"", "", "text %s", "- text %s", "* text %s", "1. text %s", "2) text %s", "> text %s", "> - text %s",
 		">> text %s", "  text %s", "    text %s", "      text %s", "\ttext %s", "```", "~~~", "````", "  ```", "    ```",
-		"- ```", "> ```", "1. ```", "   ```", "  - ```", "<!-- %s -->", "---", "# head %s", "> ", "-", "   > text %s", "     ```"}
+		"- ```", "> ```", "1. ```", "   ```", "  - ```", "<!-- %s -->", "---", "# head %s", "> ", "-", "   > text %s", "     ```",
+		"> > text %s", ">     text %s", "- > text %s", "1.  text %s", "-     text %s", "   - text %s", "<pre>", "</pre>",
+		"text <!-- %s --> more", "~~~~", ">", "  ", "1. - text %s", "===", "***", "- ~~~"}
 	r := rand.New(rand.NewPCG(11, 12))
+	mult := 1
+	if testing.Short() {
+		mult = 0
+	}
+	if os.Getenv("CITEPROC_SWEEP") != "" {
+		mult = 20
+	}
 	bad := 0
-	for k := 0; k < 3000 && bad < 5; k++ {
+	for k := 0; k < 3000*mult && bad < 5; k++ {
 		var b strings.Builder
 		n := 0
 		lines := 2 + r.IntN(10)

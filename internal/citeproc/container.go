@@ -70,6 +70,16 @@ func matchConts(conts []container, b []byte, eof bool) (n, col, base, matched in
 			matched++
 			continue
 		}
+		if c.empty {
+			// An item with nothing on it yet ends at a blank line.
+			j := skipBlanks(b, i)
+			if j == len(b) && !eof {
+				return 0, 0, 0, 0, pMore
+			}
+			if j == len(b) || isEOL(b[j]) {
+				break
+			}
+		}
 		for i < len(b) && isBlank(b[i]) && col < base+c.indent {
 			col = advanceCol(col, b[i])
 			i++
@@ -279,6 +289,7 @@ func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
 		np++
 		i, col, base = j, jc, jc
 	}
+	p.lazyLine = false
 	switch {
 	case np > 0:
 		p.nconts = matched + copy(p.conts[matched:], pushed[:np])
@@ -292,6 +303,7 @@ func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
 			p.nconts = matched
 			p.para = false
 		}
+		p.lazyLine = lz
 	}
 	p.col, p.base = col, base
 	return i, pYes

@@ -101,6 +101,7 @@ type Processor struct {
 	prefixed bool // the current line's container prefix has been decided
 	content  bool // the current line has content (not only blanks)
 	noPara   bool // the current line is no paragraph text (a heading, a thematic break)
+	lazyLine bool // the current line continues a paragraph lazily (its containers unmatched)
 
 	// HTML regions (html.go).
 	closer     string // the closing tag of the open HTML block or inline element
@@ -593,8 +594,11 @@ func (p *Processor) scanText(eof bool) bool {
 			if !isEOL(c) && !p.content {
 				p.content, p.noPara = true, c == '#'
 				if (c == '-' || c == '*' || c == '_' || c == '=') && p.col-p.base < 4 {
-					brk, st := thematicBreak(b, i, c, eof)
-					if st == pYes && !brk && p.para && (c == '-' || c == '=') {
+					brk, st := false, pYes
+					if c != '=' {
+						brk, st = thematicBreak(b, i, c, eof)
+					}
+					if st == pYes && !brk && p.para && !p.lazyLine && (c == '-' || c == '=') {
 						brk, st = setextUnderline(b, i, c, eof)
 					}
 					if st == pMore {
