@@ -6,8 +6,11 @@
 // when it has no URL) a global number the first time a report's text cites
 // it. Numbers, once given, never change as more reports are merged; markers
 // are rewritten in their own bracket style; a local number a report cites
-// without having it in its mapping is dropped from the text and reported,
-// never resolved to some other source.
+// without having it in its mapping, or a bracket of citation-like numbers
+// in no understood form ("[3-1]", "[01]"), is dropped from the text and
+// reported, never resolved to some other source nor left with a local
+// number that now means another. Code (fenced, also inside list items and
+// block quotes, and indented) is never touched; see citeproc.
 //
 // The package does no I/O; it is deterministic for the same reports in the
 // same order.
