@@ -24,6 +24,14 @@ const (
 	maxBreakScan = 128
 )
 
+// prefixByte marks the bytes a container prefix can start with.
+var prefixByte = func() (t [256]bool) {
+	for _, c := range []byte(" \t>-+*0123456789") {
+		t[c] = true
+	}
+	return t
+}()
+
 func advanceCol(col int, c byte) int {
 	if c == '\t' {
 		return col + 4 - col%4
@@ -205,6 +213,11 @@ func setextUnderline(b []byte, k int, c byte, eof bool) (bool, parseStatus) {
 // prefix takes (markers and the blanks that belong to them); blanks after
 // it are indentation of the line's content.
 func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
+	if p.nconts == 0 && len(b) > 0 && !prefixByte[b[0]] {
+		// No container is open and none opens here: most prose lines.
+		p.col, p.base, p.lazyLine = 0, 0, false
+		return 0, pYes
+	}
 	if len(b) > maxPrefix {
 		b, eof = b[:maxPrefix], true // decide on what has been seen
 	}

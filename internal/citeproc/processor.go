@@ -536,8 +536,10 @@ func (p *Processor) scanText(eof bool) bool {
 				return false
 			}
 			p.prefixed = true
-			p.put(b[i : i+n])
-			i += n
+			if n > 0 {
+				p.put(b[i : i+n])
+				i += n
+			}
 			continue
 		}
 		if bol {
