@@ -304,6 +304,15 @@ func BenchmarkAdversarial(b *testing.B) {
 		// is one pass however many are held.
 		{"lbracket-run", func(n int) string { return strings.Repeat("[", n) }, citeproc.Link, 0},
 		{"lbracket-run-1B", func(n int) string { return strings.Repeat("[", n) }, citeproc.Link, 1},
+		// Container prefixes held at line starts and re-read as bytes
+		// arrive: deep block quotes, nested list markers that might be a
+		// thematic break, fences inside them.
+		{"nested-containers-1B", func(n int) string {
+			return strings.Repeat(strings.Repeat("> ", 40)+strings.Repeat("- ", 40)+"x [1]\n", n/100+1)[:n]
+		}, citeproc.Link, 1},
+		{"fence-in-quotes-1B", func(n int) string {
+			return strings.Repeat("> > - ```\n> >   a[1]\n> >   ```\n", n/20+1)[:n]
+		}, citeproc.Renumber, 1},
 		{"lbracket-nested-links", func(n int) string { return strings.Repeat("[", n/2) + strings.Repeat("](x)", n/8) }, citeproc.Link, 0},
 		{"tildes-at-line-start-1B", func(n int) string { return strings.Repeat("~", n) }, citeproc.Keep, 1},
 		{"distinct-code-span-openers", func(n int) string {
