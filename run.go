@@ -275,7 +275,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	stage(StageMerge, t0)
 	em.Emit(runLevel, "", mergedData(rep.Sources, len(unknown)))
 	for _, u := range unknown {
-		log.Warn().Str("section", u.Section).Int("number", u.Number).Str("url", u.URL).Msg("dropped a citation that resolves to no retrieved source")
+		log.Warn().Str("section", u.Section).Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation that resolves to no retrieved source")
 	}
 	if len(merged) == 0 {
 		if firstErr != nil {

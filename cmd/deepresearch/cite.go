@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -34,10 +36,11 @@ type citationOut struct {
 }
 
 type citeResponse struct {
-	Text        string        `json:"text"`
-	Citations   []citationOut `json:"citations"`
-	Unknown     []int         `json:"unknown"`
-	UnknownURLs []string      `json:"unknown_urls,omitempty"`
+	Text           string        `json:"text"`
+	Citations      []citationOut `json:"citations"`
+	Unknown        []int         `json:"unknown"`
+	UnknownURLs    []string      `json:"unknown_urls,omitempty"`
+	UnknownMarkers []string      `json:"unknown_markers,omitempty"`
 }
 
 func newCiteCmd() *cobra.Command {
@@ -58,14 +61,18 @@ func newCiteCmd() *cobra.Command {
 with citations in order of first citation. In link and renumber modes the
 numbers are renumbered 1..K by first citation; keep mode leaves markers as
 written; [ref: URL] markers resolve through the canonical URL, and unresolved
-ones are listed under "unknown_urls".
+ones are listed under "unknown_urls". Brackets of citation-like numbers in no
+understood form ("[3-1]", "[01]") are listed under "unknown_markers" and, in
+the modes that change numbers, dropped. Mapping keys are citation numbers
+from 0 to 999999. The input must be valid UTF-8 and at most 16 MiB (use
+--stream for longer texts: each of its lines may hold 16 MiB).
 
 With --stream, stdin is newline-delimited JSON: the first line is the object
 above (without chunks), each further line {"chunk": "…"}. Output is
 newline-delimited too, written as it happens:
   {"type": "text", "text": "…"}
   {"type": "citation", "number": 1, "id": "…", "url": "…"}   (before the text that uses it)
-  {"type": "unknown", "number": 99}
+  {"type": "unknown", "number": 99}                            (or "url", or "marker")
   {"type": "done", "citations": […], "unknown": […]}           (last; absent if the input was bad)
 
 Bad input exits with status 2 and says what and where on stderr.`,
@@ -118,14 +125,15 @@ func citeConfig(name string, req *citeRequest) (citeproc.Config, error) {
 }
 
 // parseMapping turns a JSON mapping's string keys into citation numbers,
-// rejecting keys that are not whole numbers from 1 or that repeat one.
+// rejecting keys that are not whole numbers from 0 to citeproc.MaxNumber
+// (the largest a marker can hold) or that repeat one.
 func parseMapping(where string, m map[string]source.Source) (map[int]source.Source, error) {
 	keys := slices.Sorted(maps.Keys(m))
 	out := make(map[int]source.Source, len(m))
 	for _, k := range keys {
 		n, err := strconv.Atoi(strings.TrimSpace(k))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%s: key %q is not a citation number (want a whole number from 1)", where, k)
+		if err != nil || n < 0 || n > citeproc.MaxNumber {
+			return nil, fmt.Errorf("%s: key %q is not a citation number (want a whole number from 0 to %d: markers hold at most six digits)", where, k, citeproc.MaxNumber)
 		}
 		if _, dup := out[n]; dup {
 			return nil, fmt.Errorf("%s: key %q repeats number %d", where, k, n)
@@ -157,23 +165,26 @@ func citationsOut(cs []citeproc.Citation) []citationOut {
 	return out
 }
 
-func unknownsOut(us []citeproc.Unknown) ([]int, []string) {
+func unknownsOut(us []citeproc.Unknown) ([]int, []string, []string) {
 	nums := []int{}
-	var urls []string
+	var urls, markers []string
 	for _, u := range us {
-		if u.URL != "" {
+		switch {
+		case u.Marker != "":
+			markers = append(markers, u.Marker)
+		case u.URL != "":
 			urls = append(urls, u.URL)
-		} else {
+		default:
 			nums = append(nums, u.Number)
 		}
 	}
-	return nums, urls
+	return nums, urls, markers
 }
 
 func citeOnce(stdin io.Reader, stdout io.Writer) error {
-	data, err := io.ReadAll(stdin)
+	data, err := readInput(stdin, "deepresearch cite (use --stream for longer texts)")
 	if err != nil {
-		return fmt.Errorf("reading stdin: %w", err)
+		return err
 	}
 	var req citeRequest
 	if err := decodeStrict("stdin", data, &req); err != nil {
@@ -198,7 +209,7 @@ func citeOnce(stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	resp := citeResponse{Text: sb.String(), Citations: citationsOut(p.Cited())}
-	resp.Unknown, resp.UnknownURLs = unknownsOut(p.Unknowns())
+	resp.Unknown, resp.UnknownURLs, resp.UnknownMarkers = unknownsOut(p.Unknowns())
 	return writeJSON(stdout, resp)
 }
 
@@ -213,10 +224,11 @@ func writeJSON(w io.Writer, v any) error {
 type streamEvent struct {
 	Type      string        `json:"type"`
 	Text      string        `json:"text,omitempty"`
-	Number    int           `json:"number,omitempty"`
+	Number    *int          `json:"number,omitempty"`
 	ID        string        `json:"id,omitempty"`
 	URL       string        `json:"url,omitempty"`
 	Title     string        `json:"title,omitempty"`
+	Marker    string        `json:"marker,omitempty"`
 	Citations []citationOut `json:"citations,omitempty"`
 	Unknown   []int         `json:"unknown,omitempty"`
 	UnknownU  []string      `json:"unknown_urls,omitempty"`
@@ -225,10 +237,11 @@ type streamEvent struct {
 // doneEvent is the last line of `cite --stream` output: its lists are
 // always present, empty rather than absent.
 type doneEvent struct {
-	Type        string        `json:"type"`
-	Citations   []citationOut `json:"citations"`
-	Unknown     []int         `json:"unknown"`
-	UnknownURLs []string      `json:"unknown_urls,omitempty"`
+	Type           string        `json:"type"`
+	Citations      []citationOut `json:"citations"`
+	Unknown        []int         `json:"unknown"`
+	UnknownURLs    []string      `json:"unknown_urls,omitempty"`
+	UnknownMarkers []string      `json:"unknown_markers,omitempty"`
 }
 
 // lineWriter turns the processor's text output into "text" lines.
@@ -243,7 +256,7 @@ func (w lineWriter) Write(p []byte) (int, error) {
 
 func citeStream(stdin io.Reader, stdout io.Writer) error {
 	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 64<<10), 64<<20)
+	in.Buffer(make([]byte, 64<<10), maxInput+1)
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
@@ -251,6 +264,7 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 
 	line := 0
 	var p *citeproc.Processor
+	var surrogates surrogateJoiner
 	for in.Scan() {
 		line++
 		data := in.Bytes()
@@ -258,6 +272,9 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 			continue
 		}
 		name := "stdin line " + strconv.Itoa(line)
+		if err := checkUTF8(name, data); err != nil {
+			return inputError(err)
+		}
 		if p == nil {
 			var req citeRequest
 			if err := decodeStrict(name, data, &req); err != nil {
@@ -272,10 +289,14 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 			}
 			cfg.Hooks = citeproc.Hooks{
 				Citation: func(c citeproc.Citation) {
-					enc.Encode(streamEvent{Type: "citation", Number: c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
+					enc.Encode(streamEvent{Type: "citation", Number: &c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
 				},
 				Unknown: func(u citeproc.Unknown) {
-					enc.Encode(streamEvent{Type: "unknown", Number: u.Number, URL: u.URL})
+					ev := streamEvent{Type: "unknown", URL: u.URL, Marker: u.Marker}
+					if u.URL == "" && u.Marker == "" {
+						ev.Number = &u.Number // 0 is a number
+					}
+					enc.Encode(ev)
 				},
 			}
 			p = citeproc.New(lineWriter{enc}, cfg)
@@ -288,19 +309,20 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 			continue
 		}
 		var chunk struct {
-			Chunk *string `json:"chunk"`
+			Chunk json.RawMessage `json:"chunk"`
 		}
 		if err := decodeStrict(name, data, &chunk); err != nil {
-			var s string
-			if json.Unmarshal(data, &s) != nil {
+			if bytes.HasPrefix(bytes.TrimSpace(data), []byte(`"`)) {
+				chunk.Chunk = bytes.TrimSpace(data) // a bare string
+			} else {
 				return inputError(err)
 			}
-			chunk.Chunk = &s
 		}
-		if chunk.Chunk == nil {
-			return inputError(fmt.Errorf("%s: want {\"chunk\": \"…\"}", name))
+		text, err := surrogates.decode(name, chunk.Chunk)
+		if err != nil {
+			return inputError(err)
 		}
-		if _, err := p.WriteString(*chunk.Chunk); err != nil {
+		if _, err := p.WriteString(text); err != nil {
 			return err
 		}
 		if err := out.Flush(); err != nil {
@@ -308,15 +330,23 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 	if err := in.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return inputError(fmt.Errorf("stdin line %d: longer than %d MiB, the limit of a line", line+1, maxInput>>20))
+		}
 		return inputError(fmt.Errorf("stdin line %d: %w", line+1, err))
 	}
 	if p == nil {
 		return inputError(fmt.Errorf("stdin: empty input: want a JSON object on the first line"))
 	}
+	if rest := surrogates.flush(); rest != "" {
+		if _, err := p.WriteString(rest); err != nil {
+			return err
+		}
+	}
 	if err := p.Close(); err != nil {
 		return err
 	}
 	done := doneEvent{Type: "done", Citations: citationsOut(p.Cited())}
-	done.Unknown, done.UnknownURLs = unknownsOut(p.Unknowns())
+	done.Unknown, done.UnknownURLs, done.UnknownMarkers = unknownsOut(p.Unknowns())
 	return enc.Encode(done)
 }

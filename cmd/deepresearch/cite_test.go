@@ -47,6 +47,9 @@ type citeOutput struct {
 	Citations   []citeCitation `json:"citations"`
 	Unknown     []int          `json:"unknown"`
 	UnknownURLs []string       `json:"unknown_urls"`
+	// UnknownMarkers are brackets of citation-like numbers in no understood
+	// form.
+	UnknownMarkers []string `json:"unknown_markers"`
 }
 
 // strictJSON decodes data, exactly one JSON value with no field v does
@@ -153,7 +156,8 @@ func TestCiteChunking(t *testing.T) {
 					req := map[string]any{"mode": mode, "style": style, "mapping": citeMapping, "chunks": chunks}
 					got := citeResult(t, cli(t, citeInput(t, req), "cite"))
 					if got.Text != want.Text || !slices.Equal(got.Citations, want.Citations) ||
-						!slices.Equal(got.Unknown, want.Unknown) || !slices.Equal(got.UnknownURLs, want.UnknownURLs) {
+						!slices.Equal(got.Unknown, want.Unknown) || !slices.Equal(got.UnknownURLs, want.UnknownURLs) ||
+						!slices.Equal(got.UnknownMarkers, want.UnknownMarkers) {
 						t.Errorf("%s: got %+v\nwant %+v (as one text)", name, got, want)
 					}
 				}
@@ -343,7 +347,9 @@ var badCiteInputs = []struct {
 	{"unknown field", `{"chunks": ["a"], "bogus": 1}`, []string{`unknown field "bogus"`}},
 	{"unknown field of a source", `{"mapping": {"1": {"id": "a", "uri": "x"}}}`, []string{`unknown field "uri"`}},
 	{"mapping key not a number", `{"mapping": {"x": {"id": "a"}}}`, []string{`field "mapping"`, `key "x"`, "not a citation number"}},
-	{"mapping key zero", `{"mapping": {"0": {"id": "a"}}}`, []string{`field "mapping"`, `key "0"`, "not a citation number"}},
+	{"mapping key of seven digits", `{"mapping": {"1234567": {"id": "a"}}}`, []string{`field "mapping"`, `key "1234567"`, "not a citation number", "from 0 to 999999"}},
+	{"not JSON at all", "hello", []string{"line 1, column 1", "want a JSON object", `text that is not JSON ("hello")`}},
+	{"invalid UTF-8", "{\"text\": \"caf\xe9 [1]\"}", []string{"line 1, column 14", "invalid UTF-8", "0xE9"}},
 	{"mapping key negative", `{"mapping": {"-1": {"id": "a"}}}`, []string{`field "mapping"`, `key "-1"`, "not a citation number"}},
 	{"mapping key fractional", `{"mapping": {"1.5": {"id": "a"}}}`, []string{`key "1.5"`}},
 	{"mapping number given twice", `{"mapping": {"1": {"id": "a"}, " 1": {"id": "b"}}}`, []string{`field "mapping"`, "1"}},
@@ -450,6 +456,8 @@ type streamLine struct {
 	Citations   []citeCitation `json:"citations"`
 	Unknown     []int          `json:"unknown"`
 	UnknownURLs []string       `json:"unknown_urls"`
+	Marker      string         `json:"marker"`
+	Markers     []string       `json:"unknown_markers"`
 }
 
 // streamInput returns the NDJSON input of cite --stream: the header, then
@@ -761,5 +769,79 @@ func TestCiteStreamHeaderText(t *testing.T) {
 		if got, want := text.String(), "A [1]; b [1]."; got != want {
 			t.Errorf("%s: text %q, want %q", header, got, want)
 		}
+	}
+}
+
+// TestCiteNumberZero: prompts that number sources from 0 exist, so 0 is a
+// citation number like any other.
+func TestCiteNumberZero(t *testing.T) {
+	req := map[string]any{"mode": "link", "style": "plain", "text": "Zero [0] one [1].",
+		"mapping": map[string]any{"0": map[string]string{"id": "z", "url": "https://z.org/"}, "1": map[string]string{"id": "a", "url": "https://a.org/"}}}
+	out := citeResult(t, cli(t, citeInput(t, req), "cite"))
+	if out.Text != "Zero [1] one [2]." || len(out.Citations) != 2 || out.Citations[0].ID != "z" {
+		t.Errorf("got %+v", out)
+	}
+}
+
+// TestCiteUnknownMarkers: a bracket of citation-like numbers in no
+// understood form is dropped in link mode and listed, never left to name
+// another source.
+func TestCiteUnknownMarkers(t *testing.T) {
+	req := map[string]any{"mode": "link", "style": "plain", "mapping": citeMapping, "text": "X [2]. Y 【1†source】 Z [1,]. W [3-1] V [01]."}
+	out := citeResult(t, cli(t, citeInput(t, req), "cite"))
+	if want := "X [1]. Y [2] Z [2]. W V."; out.Text != want {
+		t.Errorf("text %q, want %q", out.Text, want)
+	}
+	if !slices.Equal(out.UnknownMarkers, []string{"[3-1]", "[01]"}) {
+		t.Errorf("unknown markers %q", out.UnknownMarkers)
+	}
+}
+
+// TestInputLimit: cite and collapse refuse more than 16 MiB with a message
+// that says so, instead of holding any amount in memory.
+func TestInputLimit(t *testing.T) {
+	big := `{"text": "` + strings.Repeat("a", maxInput) + `"}`
+	for _, cmd := range []string{"cite", "collapse"} {
+		t.Run(cmd, func(t *testing.T) {
+			wantBadInput(t, cli(t, big, cmd), "stdin", "more than 16 MiB")
+		})
+	}
+}
+
+// TestCiteStreamSurrogateHalves: JavaScript clients split strings between
+// the halves of a UTF-16 surrogate pair; the halves are joined across chunk
+// lines. A half without its partner becomes U+FFFD, as in one string.
+func TestCiteStreamSurrogateHalves(t *testing.T) {
+	const header = `{"mode":"keep"}`
+	for _, tc := range []struct{ name, lines, want string }{
+		{"split pair", `{"chunk": "a \ud83d"}` + "\n" + `{"chunk": "\ude00 b"}`, "a 😀 b"},
+		{"split pair, bare strings", `"\ud83d"` + "\n" + `"\ude00"`, "😀"},
+		{"whole pair", `{"chunk": "\ud83d\ude00"}`, "😀"},
+		{"lone high at the end", `{"chunk": "x\ud83d"}`, "x\uFFFD"},
+		{"high then text", `{"chunk": "\ud83d"}` + "\n" + `{"chunk": "y"}`, "\uFFFDy"},
+		{"escaped backslash before u", `{"chunk": "\\\\ud83d"}`, `\\ud83d`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cli(t, header+"\n"+tc.lines+"\n", "cite", "--stream")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var text strings.Builder
+			for _, l := range parseStream(t, r.stdout) {
+				text.WriteString(l.Text)
+			}
+			if text.String() != tc.want {
+				t.Errorf("text %q, want %q", text.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestCiteStreamInvalidUTF8: a chunk line that is not UTF-8 is bad input,
+// not text silently changed.
+func TestCiteStreamInvalidUTF8(t *testing.T) {
+	r := cli(t, "{\"mode\":\"keep\"}\n{\"chunk\": \"ok\"}\n{\"chunk\": \"\xff\"}\n", "cite", "--stream")
+	if r.code != 2 || !strings.Contains(r.stderr, "stdin line 3, column 12: invalid UTF-8") {
+		t.Errorf("exit %d, stderr %q: want 2 and the line and column of the bad byte", r.code, r.stderr)
 	}
 }

@@ -39,6 +39,11 @@ Markers keep their bracket style. Local numbers a report cites that are not
 in its mapping are dropped from its text and listed under "unknown"; sources
 with malformed URLs are kept apart and listed under "invalid_urls".
 
+Mapping keys are citation numbers from 0 to 999999. Brackets of
+citation-like numbers in no understood form ("[3-1]", "[01]") are dropped and
+listed under "unknown" with their "marker". The input must be valid UTF-8 and
+at most 16 MiB.
+
 Bad input exits with status 2 and says what and where on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -48,9 +53,9 @@ Bad input exits with status 2 and says what and where on stderr.`,
 }
 
 func collapseOnce(stdin io.Reader, stdout io.Writer) error {
-	data, err := io.ReadAll(stdin)
+	data, err := readInput(stdin, "deepresearch collapse")
 	if err != nil {
-		return fmt.Errorf("reading stdin: %w", err)
+		return err
 	}
 	var req collapseRequest
 	if err := decodeStrict("stdin", data, &req); err != nil {

@@ -254,10 +254,10 @@ func TestCollapse(t *testing.T) {
 			unknown: 3,
 		},
 		{
-			name:    "malformed URLs are kept apart",
-			input:   `{"reports": [{"section": "s", "text": "x [1] [2]", "mapping": {"1": {"id": "a", "url": "http://[::1"}, "2": {"id": "b", "url": "http://[::1"}}}]}`,
-			texts:   []string{"x [1] [2]"},
-			sources: []string{"a", "b"},
+			name:    "malformed URLs meet only as the same string",
+			input:   `{"reports": [{"section": "s", "text": "x [1] [2] [3]", "mapping": {"1": {"id": "a", "url": "http://[::1"}, "2": {"id": "b", "url": "http://[::1"}, "3": {"id": "c", "url": "http://[::2"}}}, {"section": "t", "text": "y [1]", "mapping": {"1": {"id": "d", "url": "http://[::1"}}}]}`,
+			texts:   []string{"x [1] [1] [2]", "y [1]"},
+			sources: []string{"a", "c"},
 			invalid: 2,
 		},
 	}
@@ -314,7 +314,7 @@ func TestCollapseBadInput(t *testing.T) {
 		{"unknown field of a report", `{"reports": [{"text": "a", "bogus": 1}]}`, []string{`unknown field "bogus"`}},
 		{"unknown field of a source", `{"reports": [{"text": "a", "mapping": {"1": {"id": "a", "uri": "x"}}}]}`, []string{`unknown field "uri"`}},
 		{"mapping key not a number", `{"reports": [{"text": "a", "mapping": {"x": {"id": "a"}}}]}`, []string{"reports[0].mapping", `key "x"`, "not a citation number"}},
-		{"mapping key zero", `{"reports": [{"mapping": {"1": {"id": "a"}}}, {"mapping": {"0": {"id": "a"}}}]}`, []string{"reports[1].mapping", `key "0"`, "not a citation number"}},
+		{"mapping key of seven digits", `{"reports": [{"mapping": {"1": {"id": "a"}}}, {"mapping": {"1000000": {"id": "a"}}}]}`, []string{"reports[1].mapping", `key "1000000"`, "not a citation number", "999999"}},
 		{"mapping key negative", `{"reports": [{"mapping": {"-1": {"id": "a"}}}]}`, []string{"reports[0].mapping", `key "-1"`}},
 		{"mapping number given twice", `{"reports": [{"mapping": {"1": {"id": "a"}, "01": {"id": "b"}}}]}`, []string{"reports[0].mapping", "repeats number 1"}},
 		{"trailing garbage", `{"reports": []} x`, []string{"line 1, column 17", "after the JSON object"}},

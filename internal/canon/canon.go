@@ -308,6 +308,7 @@ func canonHTTP(rest, query, frag string) (string, canonReason) {
 		return "", why
 	}
 	path = canonCleanPath(path)
+	host = canonDesktopHost(host)
 
 	if userinfo == "" && port == "" {
 		switch host {
@@ -352,6 +353,26 @@ func canonHTTP(rest, query, frag string) (string, canonReason) {
 		b.WriteString(canonPercent(frag, canonFragRaw))
 	}
 	return b.String(), ""
+}
+
+// wikimediaProjects are the sites whose mobile hosts (en.m.wikipedia.org)
+// serve the same pages as the desktop ones (en.wikipedia.org).
+var wikimediaProjects = []string{".wikipedia.org", ".wiktionary.org", ".wikibooks.org", ".wikiquote.org",
+	".wikisource.org", ".wikinews.org", ".wikivoyage.org", ".wikiversity.org", ".wikimedia.org"}
+
+// canonDesktopHost maps a Wikimedia mobile host LANG.m.PROJECT.org to
+// LANG.PROJECT.org.
+func canonDesktopHost(host string) string {
+	lang, rest, ok := strings.Cut(host, ".m.")
+	if !ok || lang == "" || strings.Contains(lang, ".") {
+		return host
+	}
+	for _, p := range wikimediaProjects {
+		if rest == p[1:] {
+			return lang + "." + rest
+		}
+	}
+	return host
 }
 
 // canonHostPort canonicalises an http(s) host and port. The port comes back
@@ -742,7 +763,9 @@ func canonArxivPath(path string) string {
 	switch kind {
 	case "abs", "html":
 	case "pdf":
-		id = strings.TrimSuffix(id, ".pdf")
+		if len(id) > 4 && strings.EqualFold(id[len(id)-4:], ".pdf") {
+			id = id[:len(id)-4] // ".pdf" and ".PDF"
+		}
 	default:
 		return ""
 	}
@@ -751,7 +774,8 @@ func canonArxivPath(path string) string {
 
 // canonArxivID strips the version from an arXiv identifier and returns it,
 // or "" if id is not one. New style: YYMM.NNNN or YYMM.NNNNN. Old style:
-// archive[.SUBJ]/YYMMNNN.
+// archive[.SUBJ]/YYMMNNN, returned without the subject class, which is no
+// part of the identifier (math.GT/0309136 is math/0309136).
 func canonArxivID(id string) string {
 	if i := strings.LastIndexByte(id, 'v'); i > 0 && i < len(id)-1 && canonAllDigits(id[i+1:]) {
 		id = id[:i]
@@ -769,6 +793,9 @@ func canonArxivID(id string) string {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && (c == '-' || c == '.')) {
 			return ""
 		}
+	}
+	if dot := strings.IndexByte(archive, '.'); dot > 0 {
+		return archive[:dot] + "/" + num
 	}
 	return id
 }
@@ -812,8 +839,12 @@ func canonGitHubIssues(path string) string {
 }
 
 // canonGitHubPath lowercases the owner and repository segments of a
-// canonical github.com path, leaving percent-escapes and the rest alone.
+// canonical github.com path, leaving percent-escapes and the rest alone,
+// and drops a clone URL's ".git" (/o/r.git is /o/r).
 func canonGitHubPath(path string) string {
+	if segs := strings.Count(path, "/"); segs == 2 && len(path) > 4 && strings.EqualFold(path[len(path)-4:], ".git") {
+		path = path[:len(path)-4] // the clone URL names the repository
+	}
 	end, slashes := len(path), 0
 	for i := 1; i < len(path); i++ {
 		if path[i] == '/' {

@@ -3,18 +3,43 @@
 //
 // A Processor is a push-style, goroutine-free transformer: Write chunks of
 // any size as they arrive, then Close. It recognises citation markers in the
-// dialects models actually produce ([1], [1, 2], [1][2], [[1]], 【1】, ［1］,
-// [2-4], [2–4], [[S:1,3]], [[S:2-4]], [^1] and [ref: URL]) and leaves alone
-// fenced code blocks, inline code spans, markdown links and images, escaped
-// brackets, link reference definitions and brackets that are not citations
+// dialects models actually produce: [1], [1, 2], [1,2], [1; 2], [1 & 2],
+// [1 and 2], [1, 2, and 3], [1][2], [[1]], 【1】, 【【1】】, ［1］, [2-4] (with
+// -, –, —, ‐, ‑ or −), [[S:1,3]], [[S:2-4]] (S or s), [S1], [Source 1],
+// [^1], [^1, 2], [^1,^2], OpenAI's 【1†source】, 【3:1†source】 and [1†]
+// (the first number names the source), a stray separator ([1,], [,2],
+// [1, 2,]) and [ref: URL] or [ref: <URL>]. Numbers run from 0 to MaxNumber.
+//
+// A bracket that carries citation-like numbers in no understood form (a
+// reversed range [3-1], a leading zero [01], a range wider than 64
+// [1-70], [1 2], seven digits) is a near miss: it is reported as Unknown
+// (with its Marker) and, in every mode that changes numbers, dropped like
+// an unknown number, so that no number is left naming another source.
+//
+// Never touched, in any mode: fenced code blocks (following CommonMark's
+// container rules: a fence inside a list item or a block quote belongs to
+// it, its lines carry the container's prefix, a line without it ends the
+// block, and a closing fence is indented at most three columns relative to
+// the container's content), indented code blocks (four columns past the
+// container's content, not continuing a paragraph), inline code spans
+// (which do not cross lines here), HTML comments (to their "-->", or the end
+// of the text), HTML blocks of raw text (<pre>, <script>, <style>,
+// <textarea> at a line start, to the end of the line that closes them),
+// inline <code> and <pre> elements closed on their line, autolinks
+// (<scheme:…>), markdown links and images, reference links ([text][label])
+// and escaped brackets; link and footnote definitions ([1]: …), whose labels
+// only Renumber mode relabels (so that merged reports keep definitions
+// consistent with their markers); and brackets that are not citations
 // ([a], [1.5]).
 //
 // The output (the text written to the destination and the sequence of
 // facts reported to the hooks, in their relative order) depends only on the
 // bytes written, never on how they were split into chunks, including splits
-// inside a marker, a code fence or a multi-byte UTF-8 character. Text is
-// only ever written on UTF-8 character boundaries. The cost is linear in the
-// input: each byte is examined a bounded number of times.
+// inside a marker, a code fence, a container prefix or a multi-byte UTF-8
+// character. Text is only ever written on UTF-8 character boundaries. The
+// cost is linear in the input: each byte is examined a bounded number of
+// times (brackets that may open links are paired in one pass however many
+// are held).
 package citeproc
 
 import "github.com/deepresearch/deepresearch/internal/source"
@@ -47,14 +72,17 @@ const (
 type Style int
 
 const (
-	// Markdown renders [[1]](https://example.com/a); a source without a URL
-	// renders as [1].
+	// Markdown renders [[1]](https://example.com/a); a source without a URL,
+	// or whose URL may not be followed (only http, https and file URLs, as
+	// canon.Linkable decides, and in-page anchors such as "#ref-1" are
+	// linked), renders as [1].
 	Markdown Style = iota
 	// Plain renders [1] or [1, 2].
 	Plain
 	// Footnote renders [^1][^2].
 	Footnote
-	// HTML renders <sup class="cite"><a href="URL" title="Title">[1]</a></sup>.
+	// HTML renders <sup class="cite"><a href="URL" title="Title">[1]</a></sup>;
+	// a source without a linkable URL renders as [1] inside the <sup>.
 	HTML
 )
 
@@ -71,10 +99,14 @@ type Citation struct {
 }
 
 // Unknown is a fact: a marker cited a number (or URL) that the mapping
-// does not hold. Exactly one of Number and URL is set.
+// does not hold, or a bracket carried citation-like numbers in no form
+// this package understands ("[3-1]", "[01]", "[1-70]"). When Marker is set
+// it is the bracket as written (and Number is 0); else when URL is set it
+// is a [ref: URL] marker's URL; else Number is the number (0 is one).
 type Unknown struct {
 	Number int
 	URL    string
+	Marker string
 }
 
 // Numberer assigns the number a reader sees to a resolved citation. It is

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/deepresearch/deepresearch/internal/canon"
 )
 
 // Mapping binds citation numbers to sources, and (through a canonicaliser)
@@ -14,6 +16,7 @@ import (
 type Mapping struct {
 	byNum     map[int]Source
 	byURL     map[string]int
+	linkable  map[int]bool // canon.Linkable of the source's URL, decided once
 	canonical func(string) string
 }
 
@@ -21,12 +24,12 @@ type Mapping struct {
 // which equal resources meet (canon.Key); nil means URLs must match
 // exactly.
 func NewMapping(canonical func(string) string) *Mapping {
-	return &Mapping{byNum: map[int]Source{}, byURL: map[string]int{}, canonical: canonical}
+	return &Mapping{byNum: map[int]Source{}, byURL: map[string]int{}, linkable: map[int]bool{}, canonical: canonical}
 }
 
 // MappingOf builds a mapping from a plain map.
 func MappingOf(m map[int]Source, canonical func(string) string) (*Mapping, error) {
-	mp := &Mapping{byNum: make(map[int]Source, len(m)), byURL: make(map[string]int, len(m)), canonical: canonical}
+	mp := &Mapping{byNum: make(map[int]Source, len(m)), byURL: make(map[string]int, len(m)), linkable: make(map[int]bool, len(m)), canonical: canonical}
 	for _, n := range slices.Sorted(maps.Keys(m)) {
 		if err := mp.Add(n, m[n]); err != nil {
 			return nil, err
@@ -49,8 +52,8 @@ func (m *Mapping) key(u string) string {
 // number that silently changes its source is exactly the bug this package
 // exists to prevent.
 func (m *Mapping) Add(n int, src Source) error {
-	if n < 1 {
-		return fmt.Errorf("citeproc: citation number %d: must be 1 or more", n)
+	if n < 0 || n > MaxNumber {
+		return fmt.Errorf("citeproc: citation number %d: must be from 0 to %d (markers hold at most %d digits)", n, MaxNumber, maxDigits)
 	}
 	if old, ok := m.byNum[n]; ok {
 		if old == src {
@@ -59,6 +62,7 @@ func (m *Mapping) Add(n int, src Source) error {
 		return fmt.Errorf("citeproc: citation number %d already bound to %q, not %q", n, sourceName(old), sourceName(src))
 	}
 	m.byNum[n] = src
+	m.linkable[n] = canon.Linkable(src.URL) || isAnchor(src.URL)
 	if src.URL != "" {
 		k := m.key(src.URL)
 		if _, ok := m.byURL[k]; !ok {
@@ -95,4 +99,18 @@ func sourceName(s Source) string {
 		return s.URL
 	}
 	return s.ID
+}
+
+// isAnchor reports whether u is an in-page anchor ("#ref-1"): safe to link,
+// and how finalreport links citations to its own reference list.
+func isAnchor(u string) bool {
+	if len(u) < 2 || u[0] != '#' {
+		return false
+	}
+	for k := 1; k < len(u); k++ {
+		if c := u[k]; c <= ' ' || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -27,6 +27,7 @@ const (
 	kLenticular                    // 【1】
 	kFullwidth                     // ［1］
 	kRef                           // [ref: URL]
+	kNear                          // a near miss: a bracket of citation-like numbers that is not a citation
 )
 
 type span struct{ lo, hi int }
@@ -44,6 +45,7 @@ type marker struct {
 	url    []byte
 	next   []byte // the character after the marker; nil at the end
 	def    bool   // the marker is a definition's label ("[1]: …" at a line start)
+	dagger bool   // OpenAI's form: 【1†source】, 【3:1†source】, [1†]
 }
 
 const (
@@ -52,6 +54,10 @@ const (
 	maxRefLen    = 2048 // nor a [ref: URL] longer than this
 	maxDigits    = 6
 	maxRangeSpan = 64
+	maxNearMiss  = 64 // how far a near miss's content is looked through
+	// MaxNumber is the largest citation number: markers hold at most six
+	// digits, and a Mapping refuses larger numbers.
+	MaxNumber = 999999
 )
 
 var (
@@ -71,7 +77,7 @@ var (
 // keep it from joining the marker into new markdown.
 func (m *marker) parse(b []byte, eof, lineStart, defs bool) (int, parseStatus) {
 	m.items = m.items[:0]
-	m.sep, m.dash, m.url, m.ranged, m.next, m.def = nil, nil, nil, false, nil, false
+	m.sep, m.dash, m.url, m.ranged, m.next, m.def, m.dagger = nil, nil, nil, false, nil, false, false
 	var n int
 	var st parseStatus
 	switch b[0] {
@@ -83,6 +89,11 @@ func (m *marker) parse(b []byte, eof, lineStart, defs bool) (int, parseStatus) {
 		n, st = m.parseWide(b, eof, fullwidthOpen, fullwidthClose, kFullwidth)
 	default:
 		return 0, pNo
+	}
+	if st == pNo {
+		m.items = m.items[:0]
+		m.sep, m.dash, m.ranged, m.dagger = nil, nil, false, false
+		n, st = m.nearMiss(b, eof)
 	}
 	if st != pYes {
 		return n, st
@@ -96,7 +107,8 @@ func (m *marker) parse(b []byte, eof, lineStart, defs bool) (int, parseStatus) {
 	} else if !eof {
 		return 0, pMore
 	}
-	m.def = lineStart && len(m.next) > 0 && m.next[0] == ':' && (m.kind == kBracket || m.kind == kFootnote)
+	m.def = lineStart && len(m.next) > 0 && m.next[0] == ':' && b[0] == '[' &&
+		(m.kind == kBracket || m.kind == kFootnote || m.kind == kProto || (m.kind == kNear && len(m.open) == 1))
 	if b[0] == '[' && len(m.next) > 0 {
 		switch {
 		case m.next[0] == '(':
@@ -115,8 +127,28 @@ func (m *marker) parseWide(b []byte, eof bool, open, close []byte, k markerKind)
 	case !ok:
 		return 0, pNo
 	}
+	// 【【1】】: doubled, like [[1]].
+	switch ok, partial := hasPrefix(b[len(open):], open); {
+	case partial:
+		return more(eof)
+	case ok:
+		m.kind, m.open, m.close = k, b[:2*len(open)], doubled(close)
+		return m.parseList(b, 2*len(open), m.close, eof)
+	}
 	m.kind, m.open, m.close = k, b[:len(open)], close
 	return m.parseList(b, len(open), close, eof)
+}
+
+var (
+	lenticularClose2 = []byte("】】")
+	fullwidthClose2  = []byte("］］")
+)
+
+func doubled(close []byte) []byte {
+	if close[0] == lenticularClose[0] && close[2] == lenticularClose[2] {
+		return lenticularClose2
+	}
+	return fullwidthClose2
 }
 
 func (m *marker) parseBracket(b []byte, eof bool) (int, parseStatus) {
@@ -128,35 +160,24 @@ func (m *marker) parseBracket(b []byte, eof bool) (int, parseStatus) {
 		if len(b) < 4 {
 			return more(eof)
 		}
-		if b[2] == 'S' && b[3] == ':' {
+		if (b[2] == 'S' || b[2] == 's') && b[3] == ':' {
 			m.kind, m.open, m.close = kProtoDouble, b[:4], closeDouble
 			return m.parseList(b, 4, closeDouble, eof)
 		}
 		m.kind, m.open, m.close = kDouble, b[:2], closeDouble
 		return m.parseList(b, 2, closeDouble, eof)
 	case '^':
+		// [^1], and lists of them: [^1, 2], [^1,^2].
 		m.kind, m.open, m.close = kFootnote, b[:2], closeSingle
-		v, i, st := parseNumber(b, 2, eof)
-		if st != pYes {
-			return i, st
-		}
-		if i == len(b) {
-			return more(eof)
-		}
-		if b[i] != ']' {
-			return 0, pNo
-		}
-		m.items = append(m.items, span{v, v})
-		return i + 1, pYes
-	case 'S':
+		return m.parseList(b, 2, closeSingle, eof)
+	case 'S', 's':
 		if len(b) < 3 {
 			return more(eof)
 		}
-		if b[2] != ':' {
-			return 0, pNo
+		if b[2] == ':' {
+			m.kind, m.open, m.close = kProto, b[:3], closeSingle
+			return m.parseList(b, 3, closeSingle, eof)
 		}
-		m.kind, m.open, m.close = kProto, b[:3], closeSingle
-		return m.parseList(b, 3, closeSingle, eof)
 	case 'r', 'R':
 		return m.parseRef(b, eof)
 	}
@@ -180,8 +201,15 @@ func (m *marker) parseRef(b []byte, eof bool) (int, parseStatus) {
 		}
 	}
 	i := skipBlanks(b, 1+len(pfx))
+	if i == len(b) {
+		return more(eof)
+	}
+	angled := b[i] == '<' // [ref: <https://…>]
+	if angled {
+		i++
+	}
 	start := i
-	for i < len(b) && b[i] != ']' && b[i] != '[' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+	for i < len(b) && b[i] != ']' && b[i] != '[' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' && b[i] != '<' && b[i] != '>' {
 		i++
 		if i-start > maxRefLen {
 			return 0, pNo
@@ -194,6 +222,12 @@ func (m *marker) parseRef(b []byte, eof bool) (int, parseStatus) {
 		return 0, pNo
 	}
 	url := b[start:i]
+	if angled {
+		if b[i] != '>' {
+			return 0, pNo
+		}
+		i++
+	}
 	i = skipBlanks(b, i)
 	if i == len(b) {
 		return more(eof)
@@ -206,18 +240,40 @@ func (m *marker) parseRef(b []byte, eof bool) (int, parseStatus) {
 }
 
 // parseList parses "item (sep item)* close" from b[i:], where an item is a
-// number or a range and blanks may surround items and separators.
+// number or a range, optionally prefixed ("^1", "S1", "Source 1"), and
+// blanks may surround items and separators. A separator may lead or trail
+// ("[,2]", "[1, 2,]"). The last item may carry OpenAI's suffix: "1†source",
+// "3:1†source" (the first number names the source).
 func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseStatus) {
+	i = skipBlanks(b, i)
+	if i == len(b) {
+		return more(eof)
+	}
+	if sl, st := sepAt(b, i, eof); st == pMore {
+		return more(eof)
+	} else if sl > 0 && !isDigitAt(b, i) {
+		i += sl // "[,2]"
+	}
 	for {
 		if i > maxMarkerLen || len(m.items) >= maxItems {
 			return 0, pNo
 		}
 		i = skipBlanks(b, i)
+		var st parseStatus
+		if i, st = itemPrefix(b, i, eof); st != pYes {
+			return i, st
+		}
 		lo, j, st := parseNumber(b, i, eof)
 		if st != pYes {
 			return j, st
 		}
 		hi := lo
+		if e, st := m.daggerSuffix(b, j, close, eof); st != pYes {
+			return e, st
+		} else if e > j {
+			m.items = append(m.items, span{lo, lo})
+			return e + len(close), pYes
+		}
 		k := skipBlanks(b, j)
 		if k == len(b) {
 			return more(eof)
@@ -226,6 +282,10 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 			return more(eof)
 		} else if dl > 0 {
 			e := skipBlanks(b, k+dl)
+			e, st := itemPrefix(b, e, eof)
+			if st != pYes {
+				return e, st
+			}
 			v, j2, st := parseNumber(b, e, eof)
 			if st != pYes {
 				return j2, st
@@ -257,6 +317,22 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 			return 0, pNo
 		}
 		next := skipBlanks(b, k+sl)
+		if b[k] != 'a' { // ", and 3"
+			if al, st := andAt(b, next, eof); st == pMore {
+				return more(eof)
+			} else if al > 0 {
+				next = skipBlanks(b, next+al)
+			}
+		}
+		if next == len(b) {
+			return more(eof)
+		}
+		if ok, partial := hasPrefix(b[next:], close); partial {
+			return more(eof)
+		} else if ok {
+			m.ranged = len(m.items) == 1 && hi > lo
+			return next + len(close), pYes // "[1, 2,]"
+		}
 		if m.sep == nil {
 			m.sep = b[j:next]
 			if hi > lo {
@@ -267,10 +343,103 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 	}
 }
 
+func isDigitAt(b []byte, i int) bool { return i < len(b) && b[i] >= '0' && b[i] <= '9' }
+
+// itemPrefix skips an item's prefix: "^", "S" or "s" right before a digit,
+// or "Source" (any case) and blanks.
+func itemPrefix(b []byte, i int, eof bool) (int, parseStatus) {
+	if i == len(b) {
+		n, st := more(eof)
+		return n, st
+	}
+	switch b[i] {
+	case '^':
+		return i + 1, pYes
+	case 'S', 's':
+		if i+1 == len(b) {
+			n, st := more(eof)
+			return n, st
+		}
+		if isDigitAt(b, i+1) {
+			return i + 1, pYes
+		}
+		const w = "source"
+		for k := range len(w) {
+			if i+k == len(b) {
+				n, st := more(eof)
+				return n, st
+			}
+			if lower(b[i+k]) != w[k] {
+				return 0, pNo
+			}
+		}
+		j := i + len(w)
+		if j == len(b) {
+			n, st := more(eof)
+			return n, st
+		}
+		if b[j] == ':' {
+			j++
+		}
+		return skipBlanks(b, j), pYes
+	}
+	return i, pYes
+}
+
+// daggerSuffix recognises, at b[j] right after a number, OpenAI's suffix
+// (":n" then "†" then anything up to the close) and returns where the
+// close starts; j when there is none.
+func (m *marker) daggerSuffix(b []byte, j int, close []byte, eof bool) (int, parseStatus) {
+	k := j
+	if k < len(b) && b[k] == ':' {
+		k++
+		for k < len(b) && b[k] >= '0' && b[k] <= '9' && k-j <= maxDigits {
+			k++
+		}
+		if k == j+1 {
+			return j, pYes
+		}
+	}
+	switch ok, partial := hasPrefix(b[min(k, len(b)):], dagger); {
+	case partial || k == len(b):
+		return more(eof)
+	case !ok:
+		return j, pYes
+	}
+	for k += len(dagger); k < len(b); k++ {
+		if k-j > maxMarkerLen {
+			return 0, pNo
+		}
+		switch c := b[k]; {
+		case c == '\n' || c == '\r' || c == '[' || c == ']':
+			if c == ']' && close[0] == ']' {
+				if ok, partial := hasPrefix(b[k:], close); partial {
+					return more(eof)
+				} else if ok {
+					m.dagger = true
+					return k, pYes
+				}
+			}
+			return 0, pNo
+		case c == close[0]:
+			if ok, partial := hasPrefix(b[k:], close); partial {
+				return more(eof)
+			} else if ok {
+				m.dagger = true
+				return k, pYes
+			}
+		}
+	}
+	return more(eof)
+}
+
+var dagger = []byte("†")
+
 // parseNumber reads 1 to maxDigits ASCII or fullwidth digits, not
-// starting with zero.
+// starting with zero (but "0" itself is a number).
 func parseNumber(b []byte, i int, eof bool) (v, end int, st parseStatus) {
 	digits := 0
+	lead0 := false
 	for {
 		if i == len(b) {
 			if digits == 0 || !eof {
@@ -296,8 +465,11 @@ func parseNumber(b []byte, i int, eof bool) (v, end int, st parseStatus) {
 		if d < 0 {
 			break
 		}
+		if lead0 {
+			return 0, 0, pNo // "01"
+		}
 		if digits == 0 && d == 0 {
-			return 0, 0, pNo
+			lead0 = true
 		}
 		digits++
 		if digits > maxDigits {
@@ -312,7 +484,9 @@ func parseNumber(b []byte, i int, eof bool) (v, end int, st parseStatus) {
 	return v, i, pYes
 }
 
-// dashAt reports the length of a range dash (- – —) at b[i], or 0.
+// dashAt reports the length of a range dash at b[i], or 0: "-", en and em
+// dashes, the hyphen U+2010, the non-breaking hyphen U+2011 and the minus
+// sign U+2212.
 func dashAt(b []byte, i int, eof bool) (int, parseStatus) {
 	switch b[i] {
 	case '-':
@@ -321,18 +495,21 @@ func dashAt(b []byte, i int, eof bool) (int, parseStatus) {
 		if i+3 > len(b) {
 			return more(eof)
 		}
-		if b[i+1] == 0x80 && (b[i+2] == 0x93 || b[i+2] == 0x94) {
+		if (b[i+1] == 0x80 && b[i+2] >= 0x90 && b[i+2] <= 0x94 && b[i+2] != 0x92) || (b[i+1] == 0x88 && b[i+2] == 0x92) {
 			return 3, pYes
 		}
 	}
 	return 0, pYes
 }
 
-// sepAt reports the length of an item separator (, ; ， 、) at b[i], or 0.
+// sepAt reports the length of an item separator at b[i], or 0: "," ";"
+// "&" "，" "、" or the word "and".
 func sepAt(b []byte, i int, eof bool) (int, parseStatus) {
 	switch b[i] {
-	case ',', ';':
+	case ',', ';', '&':
 		return 1, pYes
+	case 'a', 'A':
+		return andAt(b, i, eof)
 	case 0xEF, 0xE3:
 		if i+3 > len(b) {
 			return more(eof)
@@ -342,6 +519,138 @@ func sepAt(b []byte, i int, eof bool) (int, parseStatus) {
 		}
 	}
 	return 0, pYes
+}
+
+// andAt reports the length of the word "and" followed by a blank at b[i],
+// or 0.
+func andAt(b []byte, i int, eof bool) (int, parseStatus) {
+	const w = "and "
+	for k := range len(w) {
+		if i+k == len(b) {
+			return more(eof)
+		}
+		if c := lower(b[i+k]); c != w[k] && !(k == 3 && b[i+k] == '\t') {
+			return 0, pYes
+		}
+	}
+	return 3, pYes
+}
+
+// nearMiss recognises a bracket that carries citation-like numbers but is
+// no citation ("[3-1]", "[01]", "[1-70]", "[1 2]", "[1234567]"): opening
+// brackets, then only digits, blanks, separators, dashes, '^', ':', '†',
+// '#' and the words "and", "S", "source", "ref", then as many closing
+// brackets, within maxNearMiss bytes on the line and with at least one
+// digit. It is reported and, in the modes that change numbers, never
+// passed through.
+func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
+	opens, i := 0, 0
+	for i < len(b) && opens <= 2 {
+		w := bracketAt(b, i, true)
+		if w < 0 {
+			return more(eof)
+		}
+		if w == 0 {
+			break
+		}
+		opens++
+		i += w
+	}
+	if opens == 0 || opens > 2 {
+		return 0, pNo
+	}
+	start := i
+	digits := false
+	for i < len(b) {
+		if i-start > maxNearMiss {
+			return 0, pNo
+		}
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+			i++
+			continue
+		case c == ' ' || c == '\t' || c == ',' || c == ';' || c == '&' || c == '-' || c == '^' || c == ':' || c == '#' || c == '+':
+			i++
+			continue
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+			j := i
+			for j < len(b) && b[j]|0x20 >= 'a' && b[j]|0x20 <= 'z' {
+				j++
+			}
+			if j == len(b) {
+				return more(eof)
+			}
+			switch string(bytes.ToLower(b[i:j])) {
+			case "and", "s", "source", "sources", "ref", "refs":
+				i = j
+				continue
+			}
+			return 0, pNo
+		case c >= 0x80:
+			if !utf8.FullRune(b[i:]) {
+				return more(eof)
+			}
+			r, w := utf8.DecodeRune(b[i:])
+			switch {
+			case r >= '０' && r <= '９':
+				digits = true
+				i += w
+				continue
+			case r == '†' || r == '，' || r == '、' || (r >= 0x2010 && r <= 0x2014) || r == 0x2212:
+				i += w
+				continue
+			}
+		}
+		break
+	}
+	if i == len(b) {
+		return more(eof)
+	}
+	if !digits || i == start {
+		return 0, pNo
+	}
+	end := i
+	for k := 0; k < opens; k++ {
+		w := bracketAt(b, i, false)
+		if w < 0 {
+			return more(eof)
+		}
+		if w == 0 {
+			return 0, pNo
+		}
+		i += w
+	}
+	m.kind, m.open, m.close = kNear, b[:start], b[end:i]
+	return i, pYes
+}
+
+// bracketAt reports the length of an opening (or closing) bracket at b[i]:
+// [ 【 ［ (] 】 ］); 0 for none; -1 when more input is needed.
+func bracketAt(b []byte, i int, open bool) int {
+	if i == len(b) {
+		return -1
+	}
+	c := byte(']')
+	wide := [2][]byte{lenticularClose, fullwidthClose}
+	if open {
+		c, wide = '[', [2][]byte{lenticularOpen, fullwidthOpen}
+	}
+	if b[i] == c {
+		return 1
+	}
+	if b[i] < utf8.RuneSelf {
+		return 0
+	}
+	for _, w := range wide {
+		if ok, partial := hasPrefix(b[i:], w); ok {
+			return len(w)
+		} else if partial {
+			return -1
+		}
+	}
+	return 0
 }
 
 func more(eof bool) (int, parseStatus) {
@@ -385,13 +694,16 @@ func lower(c byte) byte {
 func (p *Processor) marker(raw []byte) {
 	m := &p.m
 	p.group = p.group[:0]
-	if m.kind == kRef {
+	switch m.kind {
+	case kNear:
+		p.reportUnknown(Unknown{Marker: string(raw)})
+	case kRef:
 		if n, src, ok := p.mapping.LookupURL(string(m.url)); ok {
 			p.resolve(n, src)
 		} else {
 			p.reportUnknown(Unknown{URL: string(m.url)})
 		}
-	} else {
+	default:
 		for _, it := range m.items {
 			for v := it.lo; v <= it.hi; v++ {
 				if src, ok := p.mapping.Lookup(v); ok {
@@ -453,10 +765,14 @@ func (p *Processor) resolve(v int, src Source) {
 		}
 	}
 	c := Citation{Number: v, Display: d, Source: src}
-	p.group = append(p.group, c)
-	if _, seen := p.citedIdx[d]; seen {
+	if k, seen := p.citedIdx[d]; seen {
+		// One display number shows one source (and so one URL)
+		// everywhere: in the text, the facts and the lists.
+		c.Source = p.cited[k].Source
+		p.group = append(p.group, c)
 		return
 	}
+	p.group = append(p.group, c)
 	p.citedIdx[d] = len(p.cited)
 	p.cited = append(p.cited, c)
 	if p.hooks.Citation != nil {
@@ -466,7 +782,16 @@ func (p *Processor) resolve(v int, src Source) {
 }
 
 func (p *Processor) reportUnknown(u Unknown) {
-	if u.URL != "" {
+	switch {
+	case u.Marker != "":
+		if _, seen := p.unknownURL["\x00"+u.Marker]; seen {
+			return
+		}
+		if p.unknownURL == nil {
+			p.unknownURL = map[string]struct{}{}
+		}
+		p.unknownURL["\x00"+u.Marker] = struct{}{}
+	case u.URL != "":
 		if _, seen := p.unknownURL[u.URL]; seen {
 			return
 		}
@@ -474,7 +799,7 @@ func (p *Processor) reportUnknown(u Unknown) {
 			p.unknownURL = map[string]struct{}{}
 		}
 		p.unknownURL[u.URL] = struct{}{}
-	} else {
+	default:
 		if _, seen := p.unknownNum[u.Number]; seen {
 			return
 		}
@@ -498,7 +823,7 @@ func (p *Processor) drop(raw []byte) {
 	if p.removed && p.sep != 0 {
 		p.sep, p.sepBlank = 0, false // "[1], [2]": the separator goes too
 	}
-	if p.mode != Remove && (p.lastOpen || p.textOpen > 0 || isCloseBracket(p.m.next)) {
+	if p.mode != Remove && (p.lastOpen || p.textOpen > 0 || isCloseBracket(p.m.next) || p.m.def) {
 		inner := raw[len(p.m.open) : len(raw)-len(p.m.close)]
 		if p.removed {
 			p.settle([]byte{'\\'})
@@ -601,6 +926,12 @@ func (p *Processor) appendFootnotes(g []Citation) {
 	}
 }
 
+// linkable reports whether the source shown under c's display number may
+// be linked (decided once per mapping number, when the mapping is built).
+func (p *Processor) linkable(c Citation) bool {
+	return p.mapping.linkable[p.cited[p.citedIdx[c.Display]].Number]
+}
+
 func (p *Processor) renderLink() {
 	g := p.group
 	lineStart := p.outLineStart()
@@ -618,7 +949,7 @@ func (p *Processor) renderLink() {
 			if k > 0 {
 				p.out = append(p.out, ',')
 			}
-			if c.Source.URL == "" {
+			if !p.linkable(c) {
 				p.out = append(p.out, '[')
 				p.appendNum(c.Display)
 				p.out = append(p.out, ']')
@@ -639,8 +970,8 @@ func (p *Processor) renderLink() {
 		p.begin('[')
 		for _, c := range g {
 			p.out = append(p.out, '[')
-			if c.Source.URL == "" {
-				p.appendNum(c.Display)
+			if !p.linkable(c) {
+				p.appendNum(c.Display) // no URL, or one that must not be followed
 				p.out = append(p.out, ']')
 				continue
 			}

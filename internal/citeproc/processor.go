@@ -34,12 +34,18 @@ var (
 type state uint8
 
 const (
-	stText      state = iota // prose: markers are recognised
-	stFenceInfo              // the rest of a fence's opening line
-	stFence                  // inside a fenced code block
-	stSpan                   // an inline code span whose end is not yet known
-	stLinkText               // a '[' that may open a markdown link's text
-	stLinkDest               // a markdown link's (destination)
+	stText       state = iota // prose: markers are recognised
+	stFenceInfo               // the rest of a fence's opening line
+	stFence                   // inside a fenced code block
+	stSpan                    // an inline code span whose end is not yet known
+	stLinkText                // a '[' that may open a markdown link's text
+	stLinkDest                // a markdown link's (destination)
+	stIndented                // an indented code block's line
+	stComment                 // an HTML comment
+	stHTMLBlock               // an HTML block (<pre>, <script>, <style>, <textarea>)
+	stHTMLInline              // an inline <code> or <pre> element whose end is not yet known
+	stAutolink                // an autolink <scheme:…>
+	stRefLabel                // a reference link's [label] after its [text]
 )
 
 // Closing-fence recognition, one line at a time.
@@ -71,9 +77,7 @@ type Processor struct {
 
 	buf []byte // input; buf[pos:] is not yet consumed
 	pos int
-	// base is the input offset of buf[0]: the bytes dropped from buf's front.
-	base int64
-	out  []byte // output not yet written to dst
+	out []byte // output not yet written to dst
 
 	st        state
 	lineStart bool // the next text byte begins a line (blanks keep it so)
@@ -81,18 +85,37 @@ type Processor struct {
 	// flushedLast is the last byte written to dst.
 	flushedLast byte
 
-	fenceChar byte
-	fenceLen  int
-	fl        fenceLine
-	flRunLen  int
+	fenceChar  byte
+	fenceLen   int
+	fl         fenceLine
+	flRunLen   int
+	fenceDepth int  // containers the open fence belongs to
+	fenceBOL   bool // at a fence line's start: its container prefix is not yet matched
+
+	// Containers and line state (container.go).
+	conts    [maxConts]container // the open containers are conts[:nconts]
+	nconts   int
+	para     bool // the last line was paragraph text: a lazy continuation may follow
+	col      int  // columns consumed on the current line
+	base     int  // the column where the current line's innermost container content starts
+	prefixed bool // the current line's container prefix has been decided
+	content  bool // the current line has content (not only blanks)
+	noPara   bool // the current line is no paragraph text (a heading, a thematic break)
+	lazyLine bool // the current line continues a paragraph lazily (its containers unmatched)
+
+	// HTML regions (html.go).
+	closer     string // the closing tag of the open HTML block or inline element
+	closerSeen int    // bytes of closer matched so far; len(closer): seen on this line
+	dashes     int    // '-' just before, inside an HTML comment
+	blockHTML  bool   // the open comment began a line: an HTML block, whose last line is raw too
 
 	spanLen  int // backticks in the open code span's opener, at buf[pos:]
 	spanScan int // where the search for its closer resumes, relative to pos
 
 	linkOpen  int // length of the link opener at buf[pos:]: 1 for '[', 2 for "!["
-	linkScan  int // where the search for the matching ']' resumes, relative to pos
-	linkDepth int // bracket depth at linkScan
-	destDepth int // parenthesis depth inside a link destination
+	lk        linkPass
+	off       int64 // the absolute offset of buf[0] in the input
+	destDepth int   // parenthesis depth inside a link destination
 
 	// Non-Keep modes hold trailing blanks (and opening parentheses) in out
 	// until the next byte shows whether a dropped marker takes them.
@@ -187,10 +210,11 @@ func (p *Processor) write(b []byte) error {
 		if len(p.out) == 0 {
 			p.out = slices.Grow(p.out, min(len(b)+len(b)/8, flushAt+flushAt/8))
 		}
+		p.off += int64(len(p.buf))
 		p.buf, p.pos = b, 0
 		p.scan(false)
-		p.base += int64(p.pos)
 		rest := b[p.pos:]
+		p.off += int64(p.pos)
 		p.buf, p.pos = append(own, rest...), 0 // held offsets are relative to pos
 	} else {
 		p.buf = append(p.buf, b...)
@@ -241,11 +265,11 @@ func (p *Processor) Unknowns() []Unknown {
 func (p *Processor) compact() {
 	switch {
 	case p.pos == len(p.buf):
-		p.base += int64(p.pos)
+		p.off += int64(len(p.buf))
 		p.buf = p.buf[:0]
 		p.pos = 0
 	case p.pos > 0 && p.pos >= len(p.buf)/2:
-		p.base += int64(p.pos)
+		p.off += int64(p.pos)
 		n := copy(p.buf, p.buf[p.pos:])
 		p.buf = p.buf[:n]
 		p.pos = 0
@@ -284,11 +308,23 @@ func (p *Processor) scan(eof bool) {
 		case stText:
 			ok = p.scanText(eof)
 		case stFenceInfo, stFence:
-			ok = p.scanFence()
+			ok = p.scanFence(eof)
+		case stIndented:
+			ok = p.scanIndented()
+		case stComment:
+			ok = p.scanComment()
+		case stHTMLBlock:
+			ok = p.scanHTMLBlock()
+		case stHTMLInline:
+			ok = p.scanHTMLInline(eof)
+		case stAutolink:
+			ok = p.scanAutolink()
 		case stSpan:
 			ok = p.scanSpan(eof)
 		case stLinkText:
 			ok = p.scanLinkText(eof)
+		case stRefLabel:
+			ok = p.scanRefLabel(eof)
 		case stLinkDest:
 			ok = p.scanLinkDest()
 		}
@@ -419,6 +455,11 @@ func (p *Processor) settle(next []byte) int {
 		return 0
 	}
 	switch {
+	case !trailing && p.last == next[0] && (next[0] == '`' || next[0] == '*' || next[0] == '_' || next[0] == '~'):
+		// "`a`[1]`b`" must not become one code span, nor "**a**[1]**b**"
+		// one run of delimiters.
+		p.out = append(p.out, ' ')
+		p.last, p.held = ' ', 1
 	case p.last == ']' && next[0] == '(':
 		p.out = append(p.out, ' ') // "[1][9](x)" must not become a link
 		p.last, p.held = ' ', 1
@@ -460,7 +501,7 @@ func isClosingPunct(b []byte) bool {
 var special, specialKeep [256]bool
 
 func init() {
-	for _, c := range []byte{'[', '`', '\\', '!', '\n', 0xE3, 0xEF} {
+	for _, c := range []byte{'[', '`', '\\', '!', '\n', '<', 0xE3, 0xEF} {
 		specialKeep[c] = true
 		special[c] = true
 	}
@@ -490,9 +531,23 @@ func (p *Processor) scanText(eof bool) bool {
 			p.litTick = 0
 		}
 		bol := p.lineStart
+		if bol && !p.prefixed {
+			n, st := p.prefix(b[i:], eof)
+			if st == pMore {
+				p.pos = i
+				return false
+			}
+			p.prefixed = true
+			if n > 0 {
+				p.put(b[i : i+n])
+				i += n
+			}
+			continue
+		}
 		if bol {
 			switch {
 			case c == ' ' || c == '\t':
+				p.col = advanceCol(p.col, c)
 				if p.mode == Keep {
 					p.put(b[i : i+1])
 				} else {
@@ -500,7 +555,13 @@ func (p *Processor) scanText(eof bool) bool {
 				}
 				i++
 				continue
-			case c == '`' || c == '~':
+			case c == '\n' || c == '\r':
+			case p.col-p.base >= 4 && !p.para:
+				p.lineStart, p.content = false, true
+				p.st = stIndented
+				p.pos = i
+				return true
+			case (c == '`' || c == '~') && p.col-p.base < 4:
 				run := runOf(b, i, c)
 				if run > maxTickRun {
 					p.put(b[i : i+run]) // too long to open anything: text
@@ -517,7 +578,7 @@ func (p *Processor) scanText(eof bool) bool {
 					p.put(b[i : i+run])
 					p.lineStart = false
 					p.st = stFenceInfo
-					p.fenceChar, p.fenceLen = c, run
+					p.fenceChar, p.fenceLen, p.fenceDepth = c, run, p.nconts
 					p.pos = i + run
 					return true
 				case run >= 3:
@@ -533,6 +594,36 @@ func (p *Processor) scanText(eof bool) bool {
 			}
 			if c != '\n' {
 				p.lineStart = false
+			}
+			if !isEOL(c) && !p.content {
+				p.content, p.noPara = true, c == '#'
+				if (c == '-' || c == '*' || c == '_' || c == '=') && p.col-p.base < 4 {
+					brk, st := false, pYes
+					if c != '=' {
+						brk, st = thematicBreak(b, i, c, eof)
+					}
+					if st == pYes && !brk && p.para && !p.lazyLine && (c == '-' || c == '=') {
+						brk, st = setextUnderline(b, i, c, eof)
+					}
+					if st == pMore {
+						p.pos, p.lineStart, p.content = i, bol, false
+						return false
+					}
+					p.noPara = brk
+				}
+			}
+			if c == '<' && p.col-p.base < 4 {
+				t, st := htmlBlockStart(b[i:], eof)
+				if st == pMore {
+					p.pos, p.lineStart = i, bol
+					return false
+				}
+				if st == pYes {
+					p.put(b[i : i+1+len(t)])
+					p.st, p.closer, p.closerSeen = stHTMLBlock, "</"+t+">", 0
+					p.pos = i + 1 + len(t)
+					return true
+				}
 			}
 		}
 		if p.removed && p.sep == 0 && isDelimiter(c) {
@@ -573,9 +664,21 @@ func (p *Processor) scanText(eof bool) bool {
 		switch c {
 		case '\n':
 			p.put(b[i : i+1])
-			p.lineStart = true
-			p.textOpen = 0
+			p.endLine()
 			i++
+		case '<':
+			p.pos = i
+			p.blockHTML = bol && p.col-p.base < 4
+			n, st := p.angle(b[i:], eof)
+			if st == pMore {
+				p.lineStart = bol
+				return false
+			}
+			if st == pYes {
+				return true
+			}
+			p.put(b[i : i+n])
+			i += n
 		case ' ', '\t':
 			p.blank(c)
 			i++
@@ -612,18 +715,28 @@ func (p *Processor) scanText(eof bool) bool {
 			p.pos = i
 			return true
 		default: // '[', or the lead byte of 【 or ［
-			n, st := p.m.parse(b[i:], eof, bol, p.mode == Keep || p.mode == Remove)
+			n, st := p.m.parse(b[i:], eof, bol, p.mode != Renumber)
 			switch st {
 			case pMore:
 				p.pos, p.lineStart = i, bol
 				return false
 			case pYes:
-				p.markerAt = p.base + int64(i)
+				p.markerAt = p.off + int64(i)
 				p.marker(b[i : i+n])
 				i += n
+				if p.m.def {
+					// The rest of a definition is its destination and
+					// title: never touched.
+					p.st, p.pos = stIndented, i
+					return true
+				}
 			case pVerbatim:
 				p.put(b[i : i+n])
 				i += n
+				if p.m.def {
+					p.st, p.pos = stIndented, i
+					return true
+				}
 				if i < len(b) && b[i] == '(' {
 					p.put(b[i : i+1])
 					p.st, p.destDepth, p.pos = stLinkDest, 1, i+1
@@ -678,9 +791,44 @@ func isASCIIPunct(c byte) bool {
 	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~')
 }
 
+// endLine resets the line state after a line break in prose.
+func (p *Processor) endLine() {
+	p.lineStart = true
+	p.textOpen = 0
+	p.prefixed = false
+	p.para = p.content && !p.noPara
+	p.content, p.noPara = false, false
+	p.col, p.base = 0, 0
+}
+
+// endBlock resets the line state after a code or HTML block's last line.
+func (p *Processor) endBlock() {
+	p.endLine()
+	p.para = false
+}
+
+// scanIndented copies an indented code block's line verbatim.
+func (p *Processor) scanIndented() bool {
+	b := p.buf
+	i := p.pos
+	j := indexByte(b, i, '\n')
+	if j < 0 {
+		p.put(b[i:])
+		p.pos = len(b)
+		return true
+	}
+	p.put(b[i : j+1])
+	p.pos = j + 1
+	p.st = stText
+	p.endBlock()
+	return true
+}
+
 // scanFence copies a fenced block verbatim, watching each line for the
-// closing fence. It never needs more input.
-func (p *Processor) scanFence() bool {
+// container prefix it belongs to (a line without it ends the block) and
+// for the closing fence. It needs more input only to decide a line's
+// container prefix.
+func (p *Processor) scanFence(eof bool) bool {
 	b := p.buf
 	i := p.pos
 	if p.removed {
@@ -694,21 +842,46 @@ func (p *Processor) scanFence() bool {
 			return true
 		}
 		p.put(b[i : j+1])
-		p.st, p.fl, p.flRunLen = stFence, flIndent, 0
+		p.st, p.fl, p.flRunLen, p.fenceBOL = stFence, flIndent, 0, true
 		p.pos = j + 1
 		return true
 	}
 	start := i
 	for i < len(b) {
+		if p.fenceBOL {
+			p.col, p.base = 0, 0
+			if p.fenceDepth > 0 {
+				n, col, base, matched, st := matchConts(p.conts[:p.fenceDepth], b[i:], eof)
+				if st == pMore {
+					p.put(b[start:i])
+					p.pos = i
+					return false
+				}
+				if matched < p.fenceDepth {
+					// The container ends, and the block with it; the line
+					// is read afresh.
+					p.put(b[start:i])
+					p.pos = i
+					p.nconts = matched
+					p.st = stText
+					p.endBlock()
+					return true
+				}
+				i += n
+				p.col, p.base = col, base
+			}
+			p.fenceBOL = false
+			continue
+		}
 		c := b[i]
 		if c == '\n' {
 			closed := p.fl == flTrail || (p.fl == flRun && p.flRunLen >= p.fenceLen)
 			i++
-			p.fl, p.flRunLen = flIndent, 0
+			p.fl, p.flRunLen, p.fenceBOL = flIndent, 0, true
 			if closed {
 				p.put(b[start:i])
 				p.st = stText
-				p.lineStart = true
+				p.endBlock()
 				p.pos = i
 				return true
 			}
@@ -717,7 +890,12 @@ func (p *Processor) scanFence() bool {
 		switch p.fl {
 		case flIndent:
 			switch {
-			case c == ' ' || c == '\t' || c == '\r':
+			case c == ' ' || c == '\t':
+				p.col = advanceCol(p.col, c)
+				if p.col-p.base >= 4 {
+					p.fl = flOther // indented four or more: not a closing fence
+				}
+			case c == '\r':
 			case c == p.fenceChar:
 				p.fl, p.flRunLen = flRun, 1
 			default:
@@ -790,7 +968,7 @@ func (p *Processor) scanSpan(eof bool) bool {
 	if p.spanFence && !p.spanTick {
 		// No backtick after the opener on its line: a fence.
 		p.spanFence = false
-		p.fenceChar, p.fenceLen = '`', p.spanLen
+		p.fenceChar, p.fenceLen, p.fenceDepth, p.fenceBOL = '`', p.spanLen, p.nconts, true
 		if i == len(b) { // the text ends on the opening line
 			p.put(b)
 			p.pos += len(b)
@@ -818,53 +996,167 @@ const maxTickRun = 16
 func (p *Processor) startLink(i, n int) {
 	p.st = stLinkText
 	p.pos = i
-	p.linkOpen, p.linkScan, p.linkDepth = n, n, 1
+	p.linkOpen = n
 }
 
 // maxLinkText bounds how far a possible link's text is looked through.
 const maxLinkText = 1024
 
-// scanLinkText looks for the ']' matching the held '[' on the same line.
-// If "](" follows, the link text is copied untouched (citations inside a
-// link's text are the link's, not ours) and its destination follows;
-// otherwise the '[' is plain text and scanning resumes after it.
-func (p *Processor) scanLinkText(eof bool) bool {
-	b := p.buf[p.pos:]
-	i, depth := p.linkScan, p.linkDepth
-	for i < len(b) && i < maxLinkText {
-		switch b[i] {
-		case '\n':
-			return p.notLink()
-		case '\\':
-			i++ // the escaped byte is skipped below
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth == 0 {
-				if i+1 == len(b) {
-					if !eof {
-						p.linkScan, p.linkDepth = i, depth+1
-						return false
-					}
-					return p.notLink()
-				}
-				if b[i+1] != '(' {
-					return p.notLink()
-				}
-				p.put(b[:i+2])
-				p.pos += i + 2
-				p.st, p.destDepth = stLinkDest, 1
-				return true
+// linkPass pairs brackets on a line once, for every '[' that may open a
+// link: each input byte is looked at once however many '[' are held, so a
+// flood of '[' costs linear time. Offsets are absolute (Processor.off).
+type linkPass struct {
+	end   int64           // bytes before end have been paired
+	stack []int64         // '[' not yet closed, oldest first, from head
+	head  int             // stack[:head] have expired
+	found map[int64]int64 // '[' → its ']', where "](" or "][" follows
+}
+
+// Link-pass outcomes.
+const (
+	lkMore = iota // more input needed
+	lkNot         // not a link
+	lkLink        // a link or reference link: its ']' is at the returned offset
+)
+
+// pair decides whether the '[' at absolute offset s opens a link.
+func (p *Processor) pair(s int64, eof bool) (int, int64) {
+	lk := &p.lk
+	switch {
+	case s >= lk.end:
+		lk.stack, lk.head, lk.end = append(lk.stack[:0], s), 0, s+1
+	default:
+		if c, ok := lk.found[s]; ok {
+			delete(lk.found, s)
+			return lkLink, c
+		}
+		if lk.head == len(lk.stack) || (lk.stack[lk.head] != s && !inStack(lk.stack[lk.head:], s)) {
+			return lkNot, 0
+		}
+	}
+	b := p.buf
+	for i := int(lk.end - p.off); i < len(b); i++ {
+		at := p.off + int64(i)
+		for lk.head < len(lk.stack) && at-lk.stack[lk.head] >= maxLinkText {
+			lk.head++
+			if lk.stack[lk.head-1] == s {
+				lk.end = at
+				return lkNot, 0
 			}
 		}
-		i++
+		switch b[i] {
+		case '\n':
+			lk.stack, lk.head, lk.end = lk.stack[:0], 0, at+1
+			return lkNot, 0
+		case '\\':
+			if i+1 == len(b) && !eof {
+				lk.end = at
+				return lkMore, 0
+			}
+			i++
+		case '[':
+			if lk.head > 0 && lk.head >= len(lk.stack)/2 {
+				lk.stack = lk.stack[:copy(lk.stack, lk.stack[lk.head:])]
+				lk.head = 0
+			}
+			lk.stack = append(lk.stack, at)
+		case ']':
+			if lk.head == len(lk.stack) {
+				continue
+			}
+			if i+1 == len(b) && !eof {
+				lk.end = at
+				return lkMore, 0
+			}
+			t := lk.stack[len(lk.stack)-1]
+			lk.stack = lk.stack[:len(lk.stack)-1]
+			link := i+1 < len(b) && (b[i+1] == '(' || b[i+1] == '[')
+			if t == s {
+				lk.end = at + 1
+				if link {
+					return lkLink, at
+				}
+				return lkNot, 0
+			}
+			if link {
+				if lk.found == nil {
+					lk.found = map[int64]int64{}
+				}
+				lk.found[t] = at
+			}
+		}
 	}
-	if i < len(b) || i >= maxLinkText || eof {
+	lk.end = p.off + int64(len(b))
+	if eof {
+		return lkNot, 0
+	}
+	return lkMore, 0
+}
+
+func inStack(stack []int64, s int64) bool {
+	_, ok := slices.BinarySearch(stack, s)
+	return ok
+}
+
+// scanLinkText decides whether the held '[' opens a link on its line. If
+// "](" follows its matching ']', the link text is copied untouched
+// (citations inside a link's text are the link's, not ours) and its
+// destination follows; if "][" follows, it is a reference link whose label
+// is copied untouched too (in Renumber mode the label is read as a marker,
+// since definitions are relabelled there); otherwise the '[' is plain text
+// and scanning resumes after it.
+func (p *Processor) scanLinkText(eof bool) bool {
+	s := p.off + int64(p.pos+p.linkOpen-1)
+	res, c := p.pair(s, eof)
+	switch res {
+	case lkMore:
+		return false
+	case lkNot:
 		return p.notLink()
 	}
-	p.linkScan, p.linkDepth = i, depth
-	return false
+	i := int(c - p.off) // the ']'
+	b := p.buf
+	p.put(b[p.pos : i+1])
+	p.pos = i + 1
+	if b[i+1] == '(' {
+		p.put(b[i+1 : i+2])
+		p.pos++
+		p.st, p.destDepth = stLinkDest, 1
+		return true
+	}
+	p.st = stText
+	if p.mode != Renumber {
+		p.st, p.spanScan = stRefLabel, 1
+	}
+	return true
+}
+
+// scanRefLabel copies a reference link's label ("[label]" after "[text]")
+// untouched if it closes on its line without brackets inside; otherwise
+// scanning goes on as text.
+func (p *Processor) scanRefLabel(eof bool) bool {
+	b := p.buf[p.pos:]
+	i := p.spanScan
+	for ; i < len(b) && i < maxLinkText; i++ {
+		switch b[i] {
+		case ']':
+			p.put(b[:i+1])
+			p.pos += i + 1
+			p.st = stText
+			return true
+		case '[', '\n':
+			p.st = stText
+			return true
+		case '\\':
+			i++
+		}
+	}
+	if i >= len(b) && i < maxLinkText && !eof {
+		p.spanScan = i
+		return false
+	}
+	p.st = stText
+	return true
 }
 
 func (p *Processor) notLink() bool {

@@ -28,6 +28,10 @@ func testMapping(t testing.TB) *citeproc.Mapping {
 		2: {ID: "doc-b", URL: "https://example.org/b_(2)", Title: `Beta "two" & more`},
 		3: {ID: "doc-c", Title: "Gamma, no URL"},
 		4: {ID: "doc-d", URL: "https://example.net/d", Title: "Delta"},
+		// An in-page anchor (linked), and URLs that must never become links.
+		6: {ID: "doc-anchor", URL: "#ref-6", Title: "Anchor"},
+		7: {ID: "doc-js", URL: "javascript:alert(document.domain)", Title: "Script"},
+		8: {ID: "doc-data", URL: "data:text/html,<b>x</b>", Title: "Data"},
 	}, testCanonical)
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +70,34 @@ var cases = []struct{ name, in string }{
 	{"trailing_blanks", "Hard break  \nkept  \nend [1]  "},
 	{"empty", ""},
 	{"unterminated", "Ends inside a marker [1, 2"},
+	// Containers (issue 6, defect 1): a fence inside a list item or a block
+	// quote belongs to it.
+	{"fence_in_list", "- ```\n  x[1]\n  ```\nProse [2].\n\n```\ncode [3]\n```\n"},
+	{"fence_in_ordered_list", "1. ```bash\n   echo a[1]\n   ```\n2. Step [2]\n\n```\nb[3]\n```\n"},
+	{"fence_in_quote", "> ```\n> arr[1] = 0\n> ```\nAfter [2].\n> ~~~\n> b[3]\n> ~~~\nEnd [4]."},
+	{"fence_quote_ends", "> ```\n> a[1]\nout [2]\n\n- ```\n  b[3]\nc [4]"},
+	{"fence_close_too_indented", "- ```\n  a[1]\n      ```\n  b[2]\n  ```\nc [3]\n```\n    ```\nd[4]\n```\ne [4]"},
+	{"fence_nested_containers", "> - ```\n>   a[1]\n>   ```\n> - after [2]\n>\n>     b[3]\n\n1. x\n\n   > ```\n   > c[4]\n   > ```\n   y [4]"},
+	{"lazy_continuation", "> quote [1]\ncontinued [2]\n\n- item [3]\nlazy [4]\n```\nx[1]\n```\n"},
+	{"indented_code", "Para [1]\n    not code [2]\n\n    code[3]\n\n- item [1]\n\n      code[4]\n\n  para [2]\n\n1. x\n\n    para [3]\n\t\ttab code[4]\n"},
+	{"list_markers", "2019. A year [1]\nPara [2]\n2. not a list [3]\n- - -\n    code after a break [4]\n-\n* x [1]\n10) y [2]\nSetext [3]\n---\n    code after a heading [4]\nPara [1]\n=\n    code [2]"},
+	{"html_regions", "<!-- [1] -->\nText <code>a[2]</code> and <https://x.example/[3]> [4]\n<pre>\nb[1]\n</pre>\nAfter [2] <!-- multi\n[3] --> [3] <CODE>[1] x [2] <!--> [4] <mailto:a@b.example>[1] <notalink [2]>"},
+	{"html_block_unclosed", "<script>\nx = a[1];\n[2]"},
+	// Dialects and near misses (issue 6, defect 2): a bracket of
+	// citation-like numbers is understood or neutralised, never passed
+	// through with a stale number.
+	{"openai_dialect", "X [2]. Y 【1†source】 Z [1,]. W 【3:1†source】 V [1†] U 【4†L10-L20】 T [2†source]."},
+	{"separator_dialects", "[1,2,] [1, 2,] [2,] [,2] [1 & 2] [1 and 2] [1, 2, and 4] [S1] [Source 2] [s3, S4] [^1, 2] [^1,^2]"},
+	{"dash_dialects", "[1‐3] [1‑2] [2−4] [[s:1]] [[S:2]] [1—2]"},
+	{"near_misses", "[3-1] [01] [1-70] [1 2] [1234567] [-1] [1-] [[1 2]] 【01】 [1, 02] x[1.5] [a1] [1†\n] [S:] [ ]"},
+	{"near_miss_in_brackets", "(see [3-1]) [a [01] b] 【[1-70]】"},
+	{"zero", "Zero [0] and [0, 1] and [00]."},
+	// Smaller defects (issue 6, defect 3).
+	{"double_wide", "【【1】】 and ［［2］］ and 【【1，3】】 and 【【9】】."},
+	{"ref_angle", "[ref: <https://www.example.com/a/>] and [ref:<https://example.net/d>] and [ref: <https://nowhere.example/>] [ref: <a b>]"},
+	{"definitions_untouched", "See [Smith][1].\n\n[1]: https://smith.example/paper \"t [3]\"\n[7]: https://other.example/\n[Also][] [x][y] [z][2 [4]\n  [^2]: note [2]\n"},
+	{"remove_joins", "Use `a`[1]`b` here. **bold**[1]**more** _a_[2]_b_ ~~s~~[3]~~t~~ `c` [1]`d`"},
+	{"unsafe_urls", "JS [7] data [8] both [7, 1] and [8][1]. Anchor [6]."},
 }
 
 type mode struct {
@@ -144,9 +176,12 @@ func run(t testing.TB, in string, m mode, split func(string) []string) (string, 
 			tr.fact(fmt.Sprintf("cite: %d -> [%d] %s", c.Number, c.Display, c.Source.ID))
 		},
 		Unknown: func(u citeproc.Unknown) {
-			if u.URL != "" {
+			switch {
+			case u.Marker != "":
+				tr.fact(fmt.Sprintf("unknown marker: %q", u.Marker))
+			case u.URL != "":
 				tr.fact("unknown: " + u.URL)
-			} else {
+			default:
 				tr.fact(fmt.Sprintf("unknown: %d", u.Number))
 			}
 		},
@@ -236,5 +271,62 @@ func TestGolden(t *testing.T) {
 				t.Errorf("golden mismatch for %s (run with -update after checking the diff)\ngot:\n%s\nwant:\n%s", path, got.String(), want)
 			}
 		})
+	}
+}
+
+// TestOneURLPerNumber: two mapping entries for one resource share a
+// display number, and that number shows one URL everywhere: in the text,
+// the Cited list and the Citation facts (issue 6).
+func TestOneURLPerNumber(t *testing.T) {
+	m, err := citeproc.MappingOf(map[int]citeproc.Source{
+		1: {ID: "x", URL: "https://example.com/x"},
+		2: {ID: "x-www", URL: "http://www.example.com/x/"},
+	}, testCanonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(s citeproc.Source) string { return testCanonical(s.URL) }
+	for _, tc := range []struct {
+		style citeproc.Style
+		want  string
+	}{
+		{citeproc.Markdown, "P [[1]](https://example.com/x). Q [[1]](https://example.com/x)."},
+		{citeproc.HTML, `P <sup class="cite"><a href="https://example.com/x">[1]</a></sup>. Q <sup class="cite"><a href="https://example.com/x">[1]</a></sup>.`},
+	} {
+		var facts []citeproc.Citation
+		var sb strings.Builder
+		p := citeproc.New(&sb, citeproc.Config{Mode: citeproc.Link, Style: tc.style, Mapping: m, Numberer: citeproc.FirstCitedBy(key),
+			Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) { facts = append(facts, c) }}})
+		p.WriteString("P [1]. Q [2].")
+		p.Close()
+		if sb.String() != tc.want {
+			t.Errorf("style %d: got %q, want %q", tc.style, sb.String(), tc.want)
+		}
+		if c := p.Cited(); len(c) != 1 || c[0].Source.URL != "https://example.com/x" || len(facts) != 1 || facts[0].Source.URL != "https://example.com/x" {
+			t.Errorf("style %d: cited %v, facts %v: want one citation of https://example.com/x", tc.style, c, facts)
+		}
+	}
+}
+
+// TestMappingNumbers: numbers run from 0 to MaxNumber, the most a marker
+// holds, and a larger one is refused with the reason.
+func TestMappingNumbers(t *testing.T) {
+	m := citeproc.NewMapping(nil)
+	for _, n := range []int{0, 1, citeproc.MaxNumber} {
+		if err := m.Add(n, citeproc.Source{ID: fmt.Sprint(n)}); err != nil {
+			t.Errorf("Add(%d): %v", n, err)
+		}
+	}
+	for _, n := range []int{-1, citeproc.MaxNumber + 1} {
+		if err := m.Add(n, citeproc.Source{ID: "x"}); err == nil || !strings.Contains(err.Error(), "from 0 to 999999") {
+			t.Errorf("Add(%d): %v, want an error naming the range", n, err)
+		}
+	}
+	var sb strings.Builder
+	p := citeproc.New(&sb, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Plain, Mapping: m, Numberer: citeproc.FirstCited()})
+	p.WriteString("[0] [999999] [1234567]")
+	p.Close()
+	if sb.String() != "[1] [2]" || len(p.Cited()) != 2 {
+		t.Errorf("got %q, cited %v", sb.String(), p.Cited())
 	}
 }

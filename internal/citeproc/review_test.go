@@ -1,10 +1,8 @@
 package citeproc_test
 
-// Adversarial review tests for the citation processor. Every TestReview*
-// test here states an invariant the package documents (or the product
-// promises) and feeds it an input that breaks it. Run:
-//
-//	go test ./internal/citeproc/ -run Review -v
+// Regression tests from the adversarial review of the citation processor.
+// Each test names the invariant it protects (one the package documents or
+// the product promises) and feeds it the input that once broke it.
 //
 // Helpers are prefixed "review" so that they do not collide with other test
 // files in the package.
@@ -68,9 +66,10 @@ func reviewMarkdownHTML(md string) string {
 	return h.String()
 }
 
-// BUG 1. Remove mode: markers written as a comma-separated sequence, which
-// models often produce ("[1], [2], [3]"), leave their separators behind.
-func TestReviewRemoveCommaSeparatedMarkersLeaveOrphanPunctuation(t *testing.T) {
+// Remove mode takes the separators and parentheses of markers written as a
+// sequence, which models often produce ("[1], [2], [3]", "([1], [2])"):
+// no orphan punctuation is left behind.
+func TestRemoveTakesSeparatorsAndParentheses(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"Studies agree [1], [2], [3].", "Studies agree."},
 		{"Studies agree [1]; [2].", "Studies agree."},
@@ -86,11 +85,10 @@ func TestReviewRemoveCommaSeparatedMarkersLeaveOrphanPunctuation(t *testing.T) {
 	}
 }
 
-// BUG 2. Remove mode: "no space before punctuation" only knows . , ; : ? ! )
-// ] } and some CJK marks. A marker before a closing emphasis run or a
-// closing quote leaves a space there; for "**" that also breaks the bold
-// (a closing delimiter run may not follow whitespace in CommonMark).
-func TestReviewRemoveLeavesSpaceBeforeClosingEmphasisOrQuote(t *testing.T) {
+// Remove mode leaves no space before a closing emphasis run or quote, as
+// before punctuation: "**claim [1]**" becomes "**claim**" (a closing
+// delimiter run may not follow whitespace in CommonMark).
+func TestRemoveLeavesNoSpaceBeforeClosingEmphasisOrQuote(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"**Key claim [1]**.", "**Key claim**."},
 		{"_Key claim [1]_ follows.", "_Key claim_ follows."},
@@ -105,10 +103,9 @@ func TestReviewRemoveLeavesSpaceBeforeClosingEmphasisOrQuote(t *testing.T) {
 	}
 }
 
-// BUG 3. "!" directly before a marker ("It works![1]") is taken as an image
-// opener "![", and when no "(" follows, both bytes are emitted as text, so
-// the marker is never recognised: no fact, no link, not removed.
-func TestReviewBangBeforeMarkerHidesCitation(t *testing.T) {
+// "!" directly before a marker ("It works![1]") opens no image unless "("
+// follows the brackets: the marker is recognised, reported and removed.
+func TestBangBeforeMarkerIsStillACitation(t *testing.T) {
 	in := "It works![1] Next."
 	_, p := reviewRun(t, citeproc.Config{Mode: citeproc.Keep, Mapping: reviewMapping(t)}, in, 0)
 	if len(p.Cited()) != 1 {
@@ -120,10 +117,9 @@ func TestReviewBangBeforeMarkerHidesCitation(t *testing.T) {
 	}
 }
 
-// BUG 4. A fenced code block whose closing fence line ends in CRLF never
-// closes: '\r' after the fence run sets the line to "other". Everything
-// after it is treated as code, so no later citation is processed.
-func TestReviewCRLFClosingFenceNeverCloses(t *testing.T) {
+// A closing fence line that ends in CRLF closes its block, so citations
+// after it are processed.
+func TestCRLFClosingFenceCloses(t *testing.T) {
 	in := "Intro.\r\n```\r\nx := a[2]\r\n```\r\nSee [1].\r\n"
 	for _, chunk := range []int{0, 1} {
 		got, p := reviewRun(t, citeproc.Config{Mode: citeproc.Link, Mapping: reviewMapping(t)}, in, chunk)
@@ -133,11 +129,10 @@ func TestReviewCRLFClosingFenceNeverCloses(t *testing.T) {
 	}
 }
 
-// BUG 5. A line starting with ``` whose rest contains a backtick is an
-// inline code span, not a fence (CommonMark: a backtick fence's info string
-// may not contain backticks). The processor opens a fence that never closes
-// and swallows every later citation.
-func TestReviewInlineTripleBacktickTakenAsFence(t *testing.T) {
+// A line starting with ``` whose rest contains a backtick is an inline code
+// span, not a fence (CommonMark: a backtick fence's info string may not
+// contain backticks), so later citations are not swallowed as code.
+func TestInlineTripleBacktickIsACodeSpan(t *testing.T) {
 	in := "```x``` and claim [1]\nSee [2]."
 	if h := reviewMarkdownHTML(in); !strings.Contains(h, "<code>x</code>") {
 		t.Fatalf("premise: CommonMark reads this as inline code, got %q", h)
@@ -148,11 +143,10 @@ func TestReviewInlineTripleBacktickTakenAsFence(t *testing.T) {
 	}
 }
 
-// BUG 6. Link mode, Markdown style: appendMarkdownURL percent-encodes
-// space ( ) < > and line breaks, but not '\' or '&'. A trailing backslash
-// escapes the closing ')' (no link at all), "\_" loses its backslash, and
-// an entity-like "&lt;" is decoded: the reader gets a different URL.
-func TestReviewMarkdownLinkURLNotPreserved(t *testing.T) {
+// Link mode, Markdown style: the link a renderer makes points at the
+// source's URL exactly, whatever it holds (a trailing backslash, "\_", an
+// entity-like "&lt;").
+func TestMarkdownLinkPreservesURL(t *testing.T) {
 	hrefRE := regexp.MustCompile(`<a href="([^"]*)"`)
 	for _, u := range []string{
 		`https://example.com/dir\`,
@@ -179,13 +173,11 @@ func TestReviewMarkdownLinkURLNotPreserved(t *testing.T) {
 	}
 }
 
-// BUG 7. Link mode renders bracket forms ("[1]" for Plain, and for Markdown
-// sources without a URL; "[^1]" for Footnote) without looking at what
-// follows. After 【1】 and a "(" the output is a markdown link; at a line
-// start, [[1]] or [ref: URL] followed by ':' becomes a link reference
-// definition, which a renderer swallows. finalreport chains exactly this:
-// Link/Plain, then Link/Markdown over the Plain output.
-func TestReviewLinkPlainOutputBecomesLinkOrDefinition(t *testing.T) {
+// Link mode's bracket forms ("[1]" for Plain; "[^1]" for Footnote) look at
+// what follows: after 【1】 and a "(" the output must not become a markdown
+// link, nor at a line start before ':' a definition. finalreport chains
+// exactly this: Link/Plain, then Link/Markdown over the Plain output.
+func TestLinkPlainOutputStaysACitation(t *testing.T) {
 	for _, in := range []string{
 		"Measured 【1】(2019) by the team.",
 		"[[1]]: the cable was laid in 1858.",
@@ -204,12 +196,11 @@ func TestReviewLinkPlainOutputBecomesLinkOrDefinition(t *testing.T) {
 	}
 }
 
-// BUG 8. Renumber's documented round trip ("output re-parsed in Keep mode
-// with the renumbered mapping resolves fully") fails when the output marker
-// lands where the parser does not read it as a citation: at a line start
-// before ':' (a [ref: URL], or a marker that a dropped unknown used to
-// shield), or when the renumbered list grows past maxMarkerLen (256 bytes).
-func TestReviewRenumberRoundTripFails(t *testing.T) {
+// Renumber's round trip: its output, re-parsed in Keep mode with the
+// renumbered mapping, resolves fully, also where a marker lands at a line
+// start before ':' (a [ref: URL], or a marker a dropped unknown shielded)
+// and where the renumbered list is long.
+func TestRenumberOutputRoundTrips(t *testing.T) {
 	big := citeproc.NewMapping(nil)
 	for n := 1; n <= 64; n++ {
 		big.Add(n, citeproc.Source{ID: fmt.Sprint("doc-", n), URL: fmt.Sprint("https://example.com/", n)})
@@ -242,10 +233,9 @@ func TestReviewRenumberRoundTripFails(t *testing.T) {
 	}
 }
 
-// BUG 9. A hook that calls back into the processor (Write or Close) is not
-// guarded: it corrupts the held input (text is duplicated) and panics in
-// compact with "slice bounds out of range".
-func TestReviewHookReentrancyCorruptsOrPanics(t *testing.T) {
+// A hook that calls back into the processor (Write or Close) is refused
+// with ErrReentrant; the held input and the output stay intact.
+func TestHookReentrancyIsRefused(t *testing.T) {
 	for _, reenter := range []string{"Write", "Close"} {
 		t.Run(reenter, func(t *testing.T) {
 			var sb strings.Builder
@@ -278,11 +268,10 @@ func TestReviewHookReentrancyCorruptsOrPanics(t *testing.T) {
 	}
 }
 
-// BUG 10 (design). FirstCited numbers by (ID, URL), so two mapping entries
-// for the same URL (a search hit and an open_url of the same page, or
-// http/https variants) are shown under two numbers: the "same URL cited as
-// [3] and [17]" bug the citation index exists to prevent.
-func TestReviewFirstCitedSameURLTwoNumbers(t *testing.T) {
+// FirstCited gives two mapping entries for the same URL (a search hit and
+// an open_url of the same page) one number: the "same URL cited as [3] and
+// [17]" bug the citation index exists to prevent.
+func TestFirstCitedSameURLOneNumber(t *testing.T) {
 	m := citeproc.NewMapping(nil)
 	m.Add(1, citeproc.Source{ID: "search-7", URL: "https://example.com/a"})
 	m.Add(2, citeproc.Source{ID: "page-a", URL: "https://example.com/a"})
@@ -296,11 +285,12 @@ func TestReviewFirstCitedSameURLTwoNumbers(t *testing.T) {
 
 // Work stays linear on adversarial input (runs of backticks or tildes
 // cut by chunk boundaries, long runs of spaces in Remove mode, code-span
-// openers of many lengths, floods of '['). Benchmarks measure it — tests do
-// not assert wall-clock time: compare ns/B between the two sizes of each
-// case in BenchmarkReviewAdversarial.
-// BenchmarkReviewAdversarial: go test ./internal/citeproc -run XXX -bench ReviewAdversarial
-func BenchmarkReviewAdversarial(b *testing.B) {
+// openers of many lengths, floods and runs of '['). Benchmarks measure it —
+// tests do not assert wall-clock time: compare ns/B between the two sizes
+// of each case.
+//
+//	go test ./internal/citeproc -run XXX -bench Adversarial
+func BenchmarkAdversarial(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		gen   func(int) string
@@ -310,6 +300,20 @@ func BenchmarkReviewAdversarial(b *testing.B) {
 		{"backticks-1B", func(n int) string { return "x " + strings.Repeat("`", n) }, citeproc.Keep, 1},
 		{"spaces-remove-1B", func(n int) string { return "x" + strings.Repeat(" ", n) + "y" }, citeproc.Remove, 1},
 		{"lbracket-flood", func(n int) string { return strings.Repeat("[a ", n/3) }, citeproc.Keep, 0},
+		// A run of '[' (issue 7): each may open a link, and pairing them
+		// is one pass however many are held.
+		{"lbracket-run", func(n int) string { return strings.Repeat("[", n) }, citeproc.Link, 0},
+		{"lbracket-run-1B", func(n int) string { return strings.Repeat("[", n) }, citeproc.Link, 1},
+		// Container prefixes held at line starts and re-read as bytes
+		// arrive: deep block quotes, nested list markers that might be a
+		// thematic break, fences inside them.
+		{"nested-containers-1B", func(n int) string {
+			return strings.Repeat(strings.Repeat("> ", 40)+strings.Repeat("- ", 40)+"x [1]\n", n/100+1)[:n]
+		}, citeproc.Link, 1},
+		{"fence-in-quotes-1B", func(n int) string {
+			return strings.Repeat("> > - ```\n> >   a[1]\n> >   ```\n", n/20+1)[:n]
+		}, citeproc.Renumber, 1},
+		{"lbracket-nested-links", func(n int) string { return strings.Repeat("[", n/2) + strings.Repeat("](x)", n/8) }, citeproc.Link, 0},
 		{"tildes-at-line-start-1B", func(n int) string { return strings.Repeat("~", n) }, citeproc.Keep, 1},
 		{"distinct-code-span-openers", func(n int) string {
 			var b strings.Builder
@@ -343,8 +347,10 @@ func BenchmarkReviewAdversarial(b *testing.B) {
 	}
 }
 
-// Checks that held up (kept as regressions).
-func TestReviewHeldUp(t *testing.T) {
+// Invariants the review checked that held (kept as regressions): chunking,
+// group deduplication, unknowns inside ranges, HTML escaping, write after
+// close, a mapping that grows while streaming.
+func TestReviewedInvariants(t *testing.T) {
 	chunkInvariant := []string{
 		"A [1, 2] B [[1]](https://x) C [1] (see) D ![i [1]](p.png) E \\[1\\] F [[S:1,3]] G 【1，3】 H ［２］ I [2–3] J [ref: https://example.com/b]",
 		"| a [1] | b [2] |\n> quote [3]\n# Head [1]\n- item [2]\n\t[1] tab\r\nCRLF [3]\r\n",

@@ -6,14 +6,18 @@
 // when it has no URL) a global number the first time a report's text cites
 // it. Numbers, once given, never change as more reports are merged; markers
 // are rewritten in their own bracket style; a local number a report cites
-// without having it in its mapping is dropped from the text and reported,
-// never resolved to some other source.
+// without having it in its mapping, or a bracket of citation-like numbers
+// in no understood form ("[3-1]", "[01]"), is dropped from the text and
+// reported, never resolved to some other source nor left with a local
+// number that now means another. Code (fenced, also inside list items and
+// block quotes, and indented) is never touched; see citeproc.
 //
 // The package does no I/O; it is deterministic for the same reports in the
 // same order.
 package collapse
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -49,16 +53,35 @@ type MergedReport struct {
 	Text    string `json:"text"`
 }
 
-// Unknown is a citation a report made that its mapping could not resolve.
+// Unknown is a citation a report made that its mapping could not resolve:
+// a number, a [ref: URL]'s URL, or (Marker) a bracket of citation-like
+// numbers in no understood form ("[3-1]", "[01]"), which is dropped from
+// the text rather than left to name another source after renumbering.
+// In JSON, "number" is present exactly when neither "url" nor "marker" is
+// (0 is a number).
 type Unknown struct {
 	Section string `json:"section"`
-	Number  int    `json:"number,omitempty"`
+	Number  int    `json:"number"`
 	URL     string `json:"url,omitempty"`
+	Marker  string `json:"marker,omitempty"`
+}
+
+// MarshalJSON writes "number" only for an unknown number.
+func (u Unknown) MarshalJSON() ([]byte, error) {
+	type plain Unknown
+	if u.URL == "" && u.Marker == "" {
+		return json.Marshal(plain(u))
+	}
+	return json.Marshal(struct {
+		Section string `json:"section"`
+		URL     string `json:"url,omitempty"`
+		Marker  string `json:"marker,omitempty"`
+	}{u.Section, u.URL, u.Marker})
 }
 
 // InvalidURL is a cited source whose URL could not be canonicalised. The
-// source is kept, under a number of its own: it is never merged with
-// another.
+// source is kept, under a number of its own: it is merged only with
+// sources whose URL is the same string.
 type InvalidURL struct {
 	Section string `json:"section"`
 	Number  int    `json:"number"`
@@ -107,7 +130,7 @@ func (m *Merger) Add(r Report) (MergedReport, error) {
 		Mapping:  local,
 		Numberer: num,
 		Hooks: citeproc.Hooks{Unknown: func(u citeproc.Unknown) {
-			m.unknown = append(m.unknown, Unknown{Section: r.Section, Number: u.Number, URL: u.URL})
+			m.unknown = append(m.unknown, Unknown{Section: r.Section, Number: u.Number, URL: u.URL, Marker: u.Marker})
 		}},
 	})
 	p.WriteString(r.Text)
@@ -140,8 +163,8 @@ func (m *Merger) number(section string, reportNo, n int, src source.Source) int 
 	default:
 		canonical = m.key(src.URL)
 		if canonical == "" {
-			// Malformed: a number of its own, never shared.
-			id = "invalid:" + strconv.Itoa(reportNo) + ":" + strconv.Itoa(n)
+			// Malformed: shared only by the same string.
+			id = "invalid:" + src.URL
 		} else {
 			id = "url:" + canonical
 		}

@@ -3,12 +3,15 @@ package collapse_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/citeproc/citegen"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
@@ -78,12 +81,13 @@ func TestMerge(t *testing.T) {
 			sources: []string{"1 c https://c.example/ A A"},
 		},
 		{
-			name: "malformed URLs are never merged",
+			name: "malformed URLs merge only as the same string",
 			reports: []collapse.Report{
-				{Section: "A", Text: "[1] [2]", Mapping: map[int]source.Source{1: src("bad1", "http://exa mple.com/"), 2: src("bad2", "http://exa mple.com/")}},
+				{Section: "A", Text: "[1] [2] [3]", Mapping: map[int]source.Source{1: src("bad1", "http://exa mple.com/"), 2: src("bad2", "http://exa mple.com/"), 3: src("bad3", "http://exa mple.com")}},
+				{Section: "B", Text: "[1]", Mapping: map[int]source.Source{1: src("bad1b", "http://exa mple.com/")}},
 			},
-			texts:   []string{"[1] [2]"},
-			sources: []string{"1 bad1  A A", "2 bad2  A A"},
+			texts:   []string{"[1] [1] [2]", "[1]"},
+			sources: []string{"1 bad1  A A,B", "2 bad3  A A"},
 		},
 		{
 			name: "code is not rewritten",
@@ -168,7 +172,9 @@ func TestMergerNumbersAreStable(t *testing.T) {
 }
 
 func TestMergeRejectsBadMapping(t *testing.T) {
-	_, err := collapse.Merge([]collapse.Report{{Section: "Bad", Text: "[0]", Mapping: map[int]source.Source{0: src("a", "https://a.example/")}}})
+	// Numbers run from 0 (prompts that number sources from 0 exist) to
+	// 999999 (markers hold six digits).
+	_, err := collapse.Merge([]collapse.Report{{Section: "Bad", Text: "[1000000]", Mapping: map[int]source.Source{1000000: src("a", "https://a.example/")}}})
 	if err == nil || !strings.Contains(err.Error(), `"Bad"`) {
 		t.Fatalf("want an error naming the section, got %v", err)
 	}
@@ -203,19 +209,35 @@ func TestPublish(t *testing.T) {
 }
 
 // FuzzMergeResolves: whatever the reports say, a merge never leaves a
-// marker that resolves to nothing, and merging is deterministic.
+// marker that resolves to nothing, and merging is deterministic. On
+// generated reports (gen: lists, block quotes, nested fences, every
+// dialect, near misses) every marker left in the merged text resolves to
+// the very source its local marker meant, in order, and no code region
+// changes.
 func FuzzMergeResolves(f *testing.F) {
-	f.Add("a [1] b [2, 9]", "c [1][3] 【2】", "[[S:1-3]] [ref: https://a.example/x]")
-	f.Add("```\n[1]\n``` [2]", "`[3]` [1]", "[^2] [2-3]")
+	f.Add("a [1] b [2, 9]", "c [1][3] 【2】", "[[S:1-3]] [ref: https://a.example/x]", []byte(nil))
+	f.Add("```\n[1]\n``` [2]", "`[3]` [1]", "[^2] [2-3]", []byte(nil))
+	f.Add("", "", "", []byte("\x05\x00\x00\x01\x02\x03\x04\x05\x01\x00\x05\x01\x03\x00\x04\x00\x0b\x01\x0e\x02"))
+	f.Add("", "", "", []byte("\x03\x04\x01\x00\x1a\x00\x00\x1b\x00\x00\x1c\x00\x00\x1d\x00\x00\x1e\x01\x09\x02\x00\x00\x0a\x05"))
 	pool := []source.Source{
 		src("a", "https://a.example/x"), src("a2", "http://www.a.example/x?utm_medium=m"),
 		src("b", "https://b.example/y"), {ID: "local.md"}, src("bad", "http://[::1"),
 	}
-	f.Fuzz(func(t *testing.T, t1, t2, t3 string) {
+	f.Fuzz(func(t *testing.T, t1, t2, t3 string, gen []byte) {
+		texts := []string{t1, t2, t3}
+		var docs []citegen.Doc
+		if len(gen) > 0 {
+			texts = texts[:0]
+			for k := range 3 {
+				d := citegen.Generate(gen[k*len(gen)/3 : (k+1)*len(gen)/3])
+				docs = append(docs, d)
+				texts = append(texts, d.Text)
+			}
+		}
 		var reports []collapse.Report
-		for i, text := range []string{t1, t2, t3} {
+		for i, text := range texts {
 			mp := map[int]source.Source{}
-			for n := 1; n <= 3; n++ {
+			for n := 1; n <= 4; n++ {
 				mp[n] = pool[(i+n)%len(pool)]
 			}
 			reports = append(reports, collapse.Report{Section: fmt.Sprint("S", i), Text: text, Mapping: mp})
@@ -231,7 +253,72 @@ func FuzzMergeResolves(f *testing.F) {
 		if string(a) != string(b) {
 			t.Fatalf("merge is not deterministic")
 		}
+		for i, d := range docs {
+			assertMeant(t, d, reports[i], res)
+		}
 	})
+}
+
+// identity is what makes two sources one: the canonical URL, else the URL
+// as written, else the ID.
+func identity(s source.Source) string {
+	switch {
+	case s.URL == "":
+		return "id:" + s.ID
+	case canon.Key(s.URL) != "":
+		return "url:" + canon.Key(s.URL)
+	}
+	return "raw:" + s.URL
+}
+
+// assertMeant requires every marker of the merged text of r to resolve, in
+// the merged sources, to the source its local marker meant, in order, and
+// the code regions of d unchanged.
+func assertMeant(t *testing.T, d citegen.Doc, r collapse.Report, res *collapse.Result) {
+	t.Helper()
+	var merged string
+	for _, m := range res.Reports {
+		if m.Section == r.Section {
+			merged = m.Text
+		}
+	}
+	var want, prev []string
+	for k, nums := range d.Cites {
+		var ids []string
+		for _, n := range nums {
+			if id := identity(r.Mapping[n]); !slices.Contains(ids, id) {
+				ids = append(ids, id) // one resource shows once in a marker
+			}
+		}
+		if d.Adjacent[k] && !slices.ContainsFunc(ids, func(id string) bool { return !slices.Contains(prev, id) }) {
+			continue // "[1][2]" for one resource shows once
+		}
+		want = append(want, ids...)
+		prev = ids
+	}
+	mp, err := collapse.Mapping(res.Sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	p := citeproc.New(io.Discard, citeproc.Config{Mode: citeproc.Renumber, Mapping: mp,
+		Numberer: citeproc.NumbererFunc(func(n int, s source.Source) int {
+			got = append(got, identity(s))
+			return n
+		})})
+	p.WriteString(merged)
+	p.Close()
+	if !slices.Equal(got, want) {
+		t.Fatalf("section %s: merged text cites\n%v\nwant\n%v\nin:  %q\nout: %q", r.Section, got, want, r.Text, merged)
+	}
+	rest := merged
+	for _, c := range d.Code {
+		i := strings.Index(rest, c)
+		if i < 0 {
+			t.Fatalf("section %s: code region %q changed\nout: %q", r.Section, c, merged)
+		}
+		rest = rest[i+len(c):]
+	}
 }
 
 // benchReports builds n reports of about 10 KB citing 50 sources each,
@@ -271,5 +358,52 @@ func BenchmarkMerge64(b *testing.B) {
 		if _, err := collapse.Merge(reports); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Issue 6 through the merger: code inside containers keeps its brackets,
+// the dialects models write are renumbered, near misses and unknown
+// numbers never pass through with a local number, and 0 is a number.
+func TestMergeNeverLeavesAStaleNumber(t *testing.T) {
+	a, b, c := src("a", "https://a.example/"), src("b", "https://b.example/"), src("c", "https://c.example/")
+	for _, tc := range []struct {
+		name, in, want string
+		mapping        map[int]source.Source
+		ids            []string
+		unknown        []collapse.Unknown
+	}{
+		{"fence in a list item", "- ```\n  x[1]\n  ```\nProse [2].\n\n```\ncode [3]\n```\n", "- ```\n  x[1]\n  ```\nProse [1].\n\n```\ncode [3]\n```\n",
+			map[int]source.Source{1: a, 2: b, 3: c}, []string{"b"}, nil},
+		{"fence in a block quote", "> ```\n> arr[1] = 0\n> ```\nSee [2].", "> ```\n> arr[1] = 0\n> ```\nSee [1].",
+			map[int]source.Source{1: a, 2: b}, []string{"b"}, nil},
+		{"OpenAI dialect", "X [2]. Y 【1†source】 Z [1,].", "X [1]. Y 【2】 Z [2].",
+			map[int]source.Source{1: a, 2: b}, []string{"b", "a"}, nil},
+		{"near miss", "A [1]. B [3-1]. C [01].", "A [1]. B. C.",
+			map[int]source.Source{1: a, 3: c}, []string{"a"}, []collapse.Unknown{{Section: "S", Marker: "[3-1]"}, {Section: "S", Marker: "[01]"}}},
+		{"zero", "Zero [0] and [0, 1].", "Zero [1] and [1, 2].",
+			map[int]source.Source{0: a, 1: b}, []string{"a", "b"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := collapse.Merge([]collapse.Report{{Section: "S", Text: tc.in, Mapping: tc.mapping}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Reports[0].Text; got != tc.want {
+				t.Errorf("text:\n got %q\nwant %q", got, tc.want)
+			}
+			var ids []string
+			for _, s := range res.Sources {
+				ids = append(ids, s.ID)
+			}
+			if !slices.Equal(ids, tc.ids) {
+				t.Errorf("sources %v, want %v", ids, tc.ids)
+			}
+			if tc.unknown == nil {
+				tc.unknown = []collapse.Unknown{}
+			}
+			if !slices.Equal(res.Unknown, tc.unknown) {
+				t.Errorf("unknown %+v, want %+v", res.Unknown, tc.unknown)
+			}
+		})
 	}
 }

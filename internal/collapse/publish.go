@@ -44,7 +44,7 @@ func Publish(text string, sources []Source) (*Published, error) {
 				pub.References = append(pub.References, s)
 			},
 			Unknown: func(u citeproc.Unknown) {
-				pub.Unknown = append(pub.Unknown, Unknown{Number: u.Number, URL: u.URL})
+				pub.Unknown = append(pub.Unknown, Unknown{Number: u.Number, URL: u.URL, Marker: u.Marker})
 			},
 		},
 	})

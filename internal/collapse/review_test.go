@@ -1,8 +1,8 @@
 package collapse_test
 
-// Adversarial review tests for merging and publishing. Run:
-//
-//	go test ./internal/collapse/ -run Review -v
+// Regression tests from the adversarial review of merging and publishing.
+// Each test names the invariant it protects and feeds it the input that
+// once broke it.
 
 import (
 	"bytes"
@@ -16,12 +16,11 @@ import (
 	"github.com/yuin/goldmark"
 )
 
-// BUG C1. Link reference definitions ("[1]: URL", "[^1]: note") are left
-// verbatim, so they keep the agent's LOCAL numbers inside text that now
-// uses GLOBAL numbers. Once reports are joined, a markdown renderer links
-// global [1] (report A's source) to report B's local [1] definition: the
-// reader is sent to the wrong source.
-func TestReviewMergeDefinitionsKeepLocalNumbers(t *testing.T) {
+// Merging relabels link reference definitions ("[1]: URL", "[^1]: note")
+// with the global numbers, so that once reports are joined a markdown
+// renderer never links global [1] (report A's source) to report B's local
+// [1] definition.
+func TestMergeRelabelsDefinitions(t *testing.T) {
 	res, err := collapse.Merge([]collapse.Report{
 		{Section: "A", Text: "Alpha [1].", Mapping: map[int]source.Source{1: {ID: "a", URL: "https://a.example/"}}},
 		{Section: "B", Text: "Beta [1].\n\n[1]: https://b.example/", Mapping: map[int]source.Source{1: {ID: "b", URL: "https://b.example/"}}},
@@ -40,10 +39,9 @@ func TestReviewMergeDefinitionsKeepLocalNumbers(t *testing.T) {
 	}
 }
 
-// BUG C2. A source with neither URL nor ID gets the identity "id:" and so
-// meets every other such source: two different documents share a number
-// and one of them disappears from Sources.
-func TestReviewMergeAnonymousSourcesMerged(t *testing.T) {
+// Sources with neither URL nor ID are kept apart: two different documents
+// never share a number.
+func TestMergeKeepsAnonymousSourcesApart(t *testing.T) {
 	res, err := collapse.Merge([]collapse.Report{{Section: "A", Text: "X [1]. Y [2].",
 		Mapping: map[int]source.Source{1: {Title: "Report X"}, 2: {Title: "Report Y"}}}})
 	if err != nil {
@@ -54,15 +52,12 @@ func TestReviewMergeAnonymousSourcesMerged(t *testing.T) {
 	}
 }
 
-// BUG C3. The merger keeps malformed URLs apart ("never merged"), but
-// Publish (and finalreport) number with citeproc.FirstCited, which keys on
-// (ID, URL): two global sources with the same malformed URL and ID are
-// folded into one reference.
-func TestReviewPublishMergesMalformedSourcesTheMergerKeptApart(t *testing.T) {
-	bad := source.Source{ID: "doc", URL: "http://exa mple.com/x"}
+// Publish keeps apart the global sources the merger kept apart: it numbers
+// by global number, so two sources are never folded into one reference.
+func TestPublishKeepsMergedSourcesApart(t *testing.T) {
 	res, err := collapse.Merge([]collapse.Report{
-		{Section: "A", Text: "One [1].", Mapping: map[int]source.Source{1: bad}},
-		{Section: "B", Text: "Two [1].", Mapping: map[int]source.Source{1: bad}},
+		{Section: "A", Text: "One [1].", Mapping: map[int]source.Source{1: {ID: "doc", URL: "http://exa mple.com/x"}}},
+		{Section: "B", Text: "Two [1].", Mapping: map[int]source.Source{1: {ID: "doc", URL: "http://exa mple.com/y"}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,12 +74,10 @@ func TestReviewPublishMergesMalformedSourcesTheMergerKeptApart(t *testing.T) {
 	}
 }
 
-// BUG C4. A renumbered marker can grow past citeproc's maxMarkerLen (256
-// bytes): the merged text then holds a "[133, 101, 134, ...]" that no later
-// stage reads as a citation. Publish leaves it raw with GLOBAL numbers while
-// renumbering everything else 1..K, so it points at the wrong sources, and
-// the sources cited only there vanish from the references.
-func TestReviewMergeLongRenumberedMarkerLostDownstream(t *testing.T) {
+// A renumbered marker that grows long ("[133, 101, 134, ...]") is still
+// read as a citation by later stages: Publish references every merged
+// source it cites.
+func TestMergeLongRenumberedMarkerReadDownstream(t *testing.T) {
 	a := collapse.Report{Section: "A", Mapping: map[int]source.Source{}}
 	var at strings.Builder
 	for n := 1; n <= 100; n++ {
@@ -116,10 +109,10 @@ func TestReviewMergeLongRenumberedMarkerLostDownstream(t *testing.T) {
 	}
 }
 
-// BUG C5 (minor). Two local numbers for one resource (different URL strings,
-// same canonical form) written as adjacent markers render as a duplicate
-// citation "[1][1]". The grouped form "[1, 2]" is handled ("[1]").
-func TestReviewMergeAdjacentMarkersOneResourceDuplicated(t *testing.T) {
+// Two local numbers for one resource (different URL strings, same
+// canonical form) written as adjacent markers render once ("[1]"), as the
+// grouped form "[1, 2]" does.
+func TestMergeAdjacentMarkersOneResourceShownOnce(t *testing.T) {
 	res, err := collapse.Merge([]collapse.Report{{Section: "A", Text: "x [1, 2] y [1][2].", Mapping: map[int]source.Source{
 		1: {ID: "a", URL: "https://a.example/p"}, 2: {ID: "a2", URL: "http://www.a.example/p/"}}}})
 	if err != nil {
@@ -130,8 +123,10 @@ func TestReviewMergeAdjacentMarkersOneResourceDuplicated(t *testing.T) {
 	}
 }
 
-// Checks that held up (kept as regressions).
-func TestReviewMergeHeldUp(t *testing.T) {
+// Invariants the review checked that held (kept as regressions): numbers
+// never change as later reports arrive, first appearance decides, unknown
+// locals are dropped and reported, every merged marker resolves.
+func TestMergeReviewedInvariants(t *testing.T) {
 	// Numbers never change as later reports arrive; first appearance in
 	// text order decides; unknown locals are dropped and reported; ranges
 	// across a same-canonical pair collapse correctly.

@@ -127,8 +127,9 @@ func TestWriteUnknownNeverResolved(t *testing.T) {
 	in.Sources = in.Sources[:3] // 1, 2, 3
 	text := "A [4]. B [0]. C [3]. D [99][2]. E [ref: https://example.org/seven].\n"
 	rep, rec := writeReport(t, &scripted{Text: text, Split: bytesOf(2)}, citeproc.Markdown, in)
-	// [0] is not a citation marker at all; it stays as text.
-	if want := "A. B [0]. C [1]. D [2]. E.\n"; rep.Body != want {
+	// [0] is a number (some prompts number sources from 0) but no merged
+	// source: dropped like the others.
+	if want := "A. B. C [1]. D [2]. E.\n"; rep.Body != want {
 		t.Errorf("Body = %q, want %q", rep.Body, want)
 	}
 	if got := markersIn(rep.Body); !reflect.DeepEqual(got, []int{1, 2}) {
