@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Published is a text renumbered for readers.
@@ -57,21 +56,4 @@ func Publish(text string, sources []Source) (*Published, error) {
 		pub.References = []Source{}
 	}
 	return pub, nil
-}
-
-// ReferenceLine formats one reference as a markdown list line:
-// "[n] Title. URL" (or the ID when there is no URL).
-func ReferenceLine(n int, s source.Source) string {
-	title := s.Title
-	if title == "" {
-		title = s.ID
-	}
-	loc := s.URL
-	if loc == "" {
-		loc = s.ID
-	}
-	if loc == title {
-		return fmt.Sprintf("[%d] %s", n, title)
-	}
-	return fmt.Sprintf("[%d] %s. %s", n, title, loc)
 }

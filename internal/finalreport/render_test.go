@@ -83,8 +83,7 @@ func TestMarkdownNoReferences(t *testing.T) {
 
 // TestReferenceWithoutURLNamesID: a source without a URL (a corpus
 // document) is found by its ID, so its reference names the ID even when it
-// has a title, as the writer's "[n] Title — ID" source lines and
-// collapse.ReferenceLine do.
+// has a title, as the writer's "[n] Title — ID" source lines do.
 func TestReferenceWithoutURLNamesID(t *testing.T) {
 	r := &Report{
 		Text:       "Notes [1].\n",
