@@ -80,7 +80,7 @@ func BenchmarkOrchestration(b *testing.B) {
 				if n := len(rec.of(events.AgentFinished)); n != 8 {
 					b.Fatalf("%d agents finished, want 8", n)
 				}
-				research += rep.Timings[events.StageResearch]
+				research += time.Duration(rep.TimingsMS[events.StageResearch]) * time.Millisecond
 			}
 			perRun := b.Elapsed() / time.Duration(b.N)
 			critical := time.Duration(1+maxAgentCalls+1) * latency

@@ -7,126 +7,83 @@
 // It runs offline out of the box: with a zero Config, the model is the
 // built-in extractive summariser and the search backend is a full-text
 // index of the Go distribution's documentation. Any langchaingo llms.Model
-// and any SearchBackend plug in.
+// and any SearchBackend plug in; FromSettings builds a Researcher from the
+// settings the CLI, the server and the MCP server all read.
 //
 //	r, err := deepresearch.New(deepresearch.Config{Corpus: "./docs"})
 //	if err != nil { … }
 //	defer r.Close()
 //	rep, err := r.Run(ctx, "How are undersea cables repaired?")
-//	fmt.Print(rep.Markdown())
+//	out, err := rep.Render(deepresearch.FormatMarkdown)
 package deepresearch
 
 import (
+	"cmp"
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/corpus"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/retry"
-	"github.com/deepresearch/deepresearch/internal/search"
-	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
-// Types callers see, defined in the internal packages.
-type (
-	// Event is one thing that happened in a run; see the events' Type.
-	Event = events.Event
-	// EventType names an event ("agent.search", "report.delta", …).
-	EventType = events.Type
-	// Source is a retrieved document a report can cite.
-	Source = source.Source
-	// Usage counts model calls and tokens.
-	Usage = usage.Usage
-	// Budget bounds one research agent: tool calls, tokens and time.
-	Budget = agent.Budget
-	// SearchBackend is what research agents search and read.
-	SearchBackend = search.Backend
-	// SearchResult is one passage a search returned.
-	SearchResult = search.Result
-	// Document is a whole document a SearchBackend returns.
-	Document = search.Document
-	// Reference is one entry of the final report's reference list.
-	Reference = finalreport.Reference
-	// MergedSource is a source of the merged numbering of all agents.
-	MergedSource = collapse.Source
-	// Style is how citations are rendered in the report text.
-	Style = citeproc.Style
-	// JSONReport is the report as structured data with a citation sidecar.
-	JSONReport = finalreport.Document
-)
+// DefaultMaxRetries is how many times a failed model call is tried again
+// when Config.MaxRetries is zero.
+const DefaultMaxRetries = 2
 
-// Citation styles.
-const (
-	Markdown = citeproc.Markdown // [[1]](https://…)
-	Plain    = citeproc.Plain    // [1]
-	Footnote = citeproc.Footnote // [^1]
-	HTML     = citeproc.HTML     // <sup><a href="…">[1]</a></sup>
-)
-
-// Event types, re-exported for switch statements.
-const (
-	RunStarted     = events.RunStarted
-	PlanReady      = events.PlanReady
-	AgentStarted   = events.AgentStarted
-	SearchIssued   = events.SearchIssued
-	SourceFound    = events.SourceFound
-	AgentDelta     = events.AgentDelta
-	AgentCited     = events.AgentCited
-	AgentFinished  = events.AgentFinished
-	AgentFailed    = events.AgentFailed
-	SourcesMerged  = events.SourcesMerged
-	ReportDelta    = events.ReportDelta
-	CitationFound  = events.Citation
-	ReportFinished = events.ReportFinished
-	RunFinished    = events.RunFinished
-	RunError       = events.Error
-)
-
-// Defaults of the zero Config.
-const (
-	DefaultMaxTasks    = 4
-	DefaultParallelism = 4
-	DefaultSearchLimit = 5
-	DefaultMaxRetries  = 2
-)
+// DefaultStopGrace is how long a canceled run waits for its agents to stop
+// when Config.StopGrace is zero.
+const DefaultStopGrace = 500 * time.Millisecond
 
 // Config configures a Researcher. The zero value runs offline on the
-// built-in extractive model and the Go distribution's documentation.
+// built-in extractive model and the Go distribution's documentation; zero
+// limits take the defaults of config/defaults.yaml (config.Defaults).
 type Config struct {
 	// Model answers every model call (planner, agents, writer). Nil means
 	// the built-in extractive summariser: deterministic, offline, no
 	// weights — it quotes the most relevant retrieved sentences rather than
 	// writing new prose.
 	Model llms.Model
+	// PlannerModel, ResearcherModel and WriterModel answer one role each
+	// (plan; the agents' tool loops and reports; the final report). Nil
+	// means Model: a cheap model can research while a strong one writes.
+	PlannerModel, ResearcherModel, WriterModel llms.Model
+	// MaxRunTokens caps the tokens of a whole run, over every model call
+	// (0: no cap). When it is reached, the agents stop researching and
+	// write up what they have, and the final report says so.
+	MaxRunTokens int
+	// MaxCost caps a run's cost in dollars, as Price counts it (0: no cap),
+	// with the same effect as MaxRunTokens.
+	MaxCost float64
+	// Price returns the dollars one call's usage cost on the model of a
+	// role (RolePlanner, RoleResearcher, RoleWriter). Nil means no cost is
+	// known; MaxCost then needs one.
+	Price func(role string, u Usage) float64
 	// Search is the search backend. Nil means a local full-text index of
 	// Corpus, built or updated on first use.
 	Search SearchBackend
+	// Channel names where Search's sources come from (Source.Channel):
+	// "web", "corpus"; empty means "search" (or "corpus" for the local
+	// index).
+	Channel string
 	// Corpus is the folder indexed when Search is nil. Empty means the Go
 	// distribution's documentation ($(go env GOROOT)/doc).
 	Corpus string
 	// IndexPath is the index database file for Corpus. Empty means a file
 	// in the user's cache directory, one per corpus folder.
 	IndexPath string
-	// MaxTasks caps the research tasks of a plan (default 4).
+	// MaxTasks caps the research tasks of a plan.
 	MaxTasks int
-	// Parallelism caps the agents running at once (default 4).
+	// Parallelism caps the agents running at once.
 	Parallelism int
-	// SearchLimit is the results per search call (default 5).
+	// SearchLimit is the results per search call.
 	SearchLimit int
-	// Budget bounds each agent; zero fields take agent defaults (8 tool
-	// calls, 16000 tokens, 2 minutes).
+	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
 	// Style renders citations in Report.Text (default Markdown).
 	Style Style
@@ -134,71 +91,138 @@ type Config struct {
 	// with exponential backoff from half a second (default 2; negative
 	// means never). A call that already streamed text is not retried.
 	MaxRetries int
+	// StopGrace is how long a run whose context is done waits for its
+	// agents to stop before it returns without them, naming them (default
+	// 500ms). An agent stuck in a call that ignores its context is then
+	// left to finish on its own; its events are dropped.
+	StopGrace time.Duration
 	// Logger receives diagnostics. Nil disables logging.
 	Logger *zerolog.Logger
-	// Clock stamps events; nil means time.Now.
-	Clock func() time.Time
+	// Clock tells time and arms timers: event stamps, stage timings, agent
+	// time limits, the stop grace. Nil means the real clock.
+	Clock Clock
 }
 
-// Researcher runs research. It is safe for concurrent use: each Run is
+// Clock is a Researcher's time source. Tests inject a fake one (see
+// deepresearchtest.Clock) so that no test waits on a real timeout.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d and returns a func
+	// that stops the timer, reporting whether it stopped it before f ran.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// Researcher runs research. It is safe for concurrent use: each run is
 // independent, and they share the model and search backend.
 type Researcher struct {
 	cfg    Config
 	log    zerolog.Logger
-	model  llms.Model
+	models map[string]llms.Model // by role, each with retries
 	search SearchBackend
 
-	mu       sync.Mutex // guards index, opening it
-	index    *corpus.Index
-	indexErr error
-	synced   bool
+	indexMu sync.Mutex // guards index and synced, held while opening it
+	index   *corpus.Index
+	synced  bool
+
+	runsMu sync.Mutex // guards closed, active and nextRun
+	closed bool
+	active map[uint64]context.CancelCauseFunc
+	next   uint64
+	runs   sync.WaitGroup
 }
 
 // New returns a Researcher. It does no I/O: a local corpus is opened and
-// indexed on the first Run.
+// indexed on the first run.
 func New(cfg Config) (*Researcher, error) {
 	if cfg.MaxTasks < 0 || cfg.Parallelism < 0 || cfg.SearchLimit < 0 {
-		return nil, fmt.Errorf("%w: MaxTasks, Parallelism and SearchLimit must not be negative", ErrConfig)
+		return nil, configErrorf("MaxTasks, Parallelism and SearchLimit must not be negative")
 	}
-	switch cfg.Style {
-	case Markdown, Plain, Footnote, HTML:
-	default:
-		return nil, fmt.Errorf("%w: unknown Style %d", ErrConfig, cfg.Style)
+	if StyleName(cfg.Style) == "" {
+		return nil, configErrorf("unknown Style %d", cfg.Style)
 	}
-	cfg.MaxTasks = cmpOr(cfg.MaxTasks, DefaultMaxTasks)
-	cfg.Parallelism = cmpOr(cfg.Parallelism, DefaultParallelism)
-	cfg.SearchLimit = cmpOr(cfg.SearchLimit, DefaultSearchLimit)
+	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
+		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")
+	}
+	if cfg.MaxCost > 0 && cfg.Price == nil {
+		return nil, configErrorf("MaxCost is set but no Price is known for the models (add them to model.prices)")
+	}
+	def := config.Defaults()
+	cfg.MaxTasks = cmpOr(cfg.MaxTasks, def.Research.MaxTasks)
+	cfg.Parallelism = cmpOr(cfg.Parallelism, def.Research.Parallelism)
+	cfg.SearchLimit = cmpOr(cfg.SearchLimit, def.Research.SearchLimit)
+	cfg.Budget = budgetDefaults(cfg.Budget)
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = DefaultStopGrace
+	}
 	if cfg.Clock == nil {
-		cfg.Clock = time.Now
+		cfg.Clock = realClock{}
 	}
-	r := &Researcher{cfg: cfg, log: zerolog.Nop(), model: cfg.Model, search: cfg.Search}
+	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
 	}
-	if r.model == nil {
-		r.model = extractive.New(extractive.Options{})
+	base := cfg.Model
+	if base == nil {
+		base = extractive.New(extractive.Options{})
 	}
-	retries := cfg.MaxRetries
+	r.models = map[string]llms.Model{}
+	for role, m := range map[string]llms.Model{RolePlanner: cfg.PlannerModel, RoleResearcher: cfg.ResearcherModel, RoleWriter: cfg.WriterModel} {
+		r.models[role] = r.withRetries(cmp.Or[llms.Model](m, base))
+	}
+	return r, nil
+}
+
+// withRetries wraps m so that failed calls are retried as Config says.
+func (r *Researcher) withRetries(m llms.Model) llms.Model {
+	retries := r.cfg.MaxRetries
 	switch {
 	case retries == 0:
 		retries = DefaultMaxRetries
 	case retries < 0:
 		retries = 0
 	}
-	if retries > 0 {
-		log := r.log
-		r.model = &retry.Model{Model: r.model, Retries: retries, Backoff: 500 * time.Millisecond,
-			OnRetry: func(attempt int, err error) {
-				log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
-			}}
+	if retries == 0 {
+		return m
 	}
-	return r, nil
+	log := r.log
+	return &retry.Model{Model: m, Retries: retries, Backoff: 500 * time.Millisecond,
+		OnRetry: func(attempt int, err error) {
+			log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
+		}}
 }
 
-// Close releases the local corpus index, if the Researcher opened one.
+// budgetDefaults fills a Budget's zero fields from config.Defaults.
+func budgetDefaults(b Budget) Budget {
+	def := config.Defaults().Research
+	b.MaxToolCalls = cmpOr(b.MaxToolCalls, def.MaxToolCalls)
+	b.MaxTokens = cmpOr(b.MaxTokens, def.MaxTokens)
+	if b.Timeout <= 0 {
+		b.Timeout = def.AgentTimeout
+	}
+	return b
+}
+
+// Close cancels the runs in progress (they fail with ErrClosed), waits for
+// them to stop and releases the local corpus index. Runs started after
+// Close fail with ErrClosed. Close is idempotent.
 func (r *Researcher) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.runsMu.Lock()
+	r.closed = true
+	for _, cancel := range r.active {
+		cancel(ErrClosed)
+	}
+	r.runsMu.Unlock()
+	r.runs.Wait()
+
+	r.indexMu.Lock()
+	defer r.indexMu.Unlock()
 	if r.index == nil {
 		return nil
 	}
@@ -207,14 +231,37 @@ func (r *Researcher) Close() error {
 	return err
 }
 
+// begin registers a run, so that Close can cancel it and wait for it. The
+// returned context is canceled with ErrClosed by Close; end must be
+// called when the run is over.
+func (r *Researcher) begin(ctx context.Context) (_ context.Context, end func(), _ error) {
+	r.runsMu.Lock()
+	defer r.runsMu.Unlock()
+	if r.closed {
+		return nil, nil, &StageError{Stage: StagePlan, Err: ErrClosed}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	id := r.next
+	r.next++
+	r.active[id] = cancel
+	r.runs.Add(1)
+	return ctx, func() {
+		r.runsMu.Lock()
+		delete(r.active, id)
+		r.runsMu.Unlock()
+		cancel(nil)
+		r.runs.Done()
+	}, nil
+}
+
 // backend returns the search backend, opening and syncing the local corpus
 // index on first use.
 func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	if r.search != nil {
 		return r.search, nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.indexMu.Lock()
+	defer r.indexMu.Unlock()
 	if r.index != nil && r.synced {
 		return r.index, nil
 	}
@@ -225,14 +272,14 @@ func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	if r.index == nil {
 		ix, err := corpus.Open(ctx, path)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrCorpus, err)
+			return nil, corpusError{err}
 		}
 		r.index = ix
 	}
 	start := time.Now()
 	st, err := r.index.Sync(ctx, dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: indexing %s: %w", ErrCorpus, dir, err)
+		return nil, corpusError{err}
 	}
 	r.synced = true
 	r.log.Info().Str("corpus", dir).Int("added", st.Added).Int("updated", st.Updated).Int("removed", st.Removed).
@@ -240,19 +287,16 @@ func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	return r.index, nil
 }
 
-// Sentinel errors; match them with errors.Is.
-var (
-	// ErrConfig reports an invalid Config.
-	ErrConfig = errors.New("deepresearch: invalid config")
-	// ErrCorpus reports a local corpus that could not be opened or indexed.
-	ErrCorpus = errors.New("deepresearch: corpus")
-	// ErrNoResearch reports a run in which no research agent produced a
-	// report.
-	ErrNoResearch = errors.New("deepresearch: no research agent produced a report")
-	// ErrNotFound is what a SearchBackend's Fetch wraps for an unknown
-	// document.
-	ErrNotFound = search.ErrNotFound
-)
+// channel names where the agents' sources come from, for Source.Channel.
+func (r *Researcher) channel() string {
+	switch {
+	case r.cfg.Channel != "":
+		return r.cfg.Channel
+	case r.cfg.Search == nil:
+		return "corpus"
+	}
+	return "search"
+}
 
 func cmpOr(v, def int) int {
 	if v > 0 {

@@ -3,8 +3,6 @@ package deepresearch_test
 import (
 	"context"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,13 +13,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
@@ -76,20 +75,7 @@ func TestRunGolden(t *testing.T) {
 	// The corpus lives wherever the repository is checked out.
 	abs, _ := filepath.Abs(filepath.Join("testdata", "corpus"))
 	got := strings.ReplaceAll(rep.Markdown(), "file://"+abs, "file://CORPUS")
-	path := filepath.Join("testdata", "golden", "report.md")
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestRunGolden -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("report differs from %s (rerun with -update after checking):\n%s", path, got)
-	}
+	golden.Check(t, "golden/report.md", got)
 	checkCitations(t, rep, rec)
 }
 
@@ -211,14 +197,32 @@ func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			model := faultyModel{Model: extractive.New(extractive.Options{}), task: "How it works", fault: tc.fault}
-			var budget deepresearch.Budget
-			if tc.fault == "hang" {
-				// Long enough for the healthy agents on a loaded machine.
-				budget.Timeout = 5 * time.Second
-			}
-			r := newResearcher(t, deepresearch.Config{Model: model, Budget: budget})
+			// A fake clock: the hanging agent times out when the test
+			// advances it, after the three healthy agents are done, and no
+			// test waits on a real timeout.
+			clock := deepresearchtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			r := newResearcher(t, deepresearch.Config{Model: model, Clock: clock})
 			rec := &recorder{}
-			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			finished := make(chan struct{}, 4)
+			var rep *deepresearch.Report
+			var err error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				rep, err = r.RunWith(context.Background(), question, func(e deepresearch.Event) {
+					rec.sink(e)
+					if e.Type == events.AgentFinished {
+						finished <- struct{}{}
+					}
+				})
+			}()
+			if tc.fault == "hang" {
+				for range 3 {
+					<-finished
+				}
+				clock.Advance(config.Defaults().Research.AgentTimeout)
+			}
+			<-done
 			if err != nil {
 				t.Fatalf("run failed: %v", err)
 			}

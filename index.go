@@ -21,16 +21,16 @@ type IndexStats struct {
 func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
 	dir, indexPath, err := corpusPaths(dir, indexPath)
 	if err != nil {
-		return IndexStats{}, err
+		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
 	}
 	ix, err := corpus.Open(ctx, indexPath)
 	if err != nil {
-		return IndexStats{}, fmt.Errorf("%w: %w", ErrCorpus, err)
+		return IndexStats{}, &StageError{Stage: StageIndex, Err: corpusError{err}}
 	}
 	defer ix.Close()
 	st, err := ix.Sync(ctx, dir)
 	if err != nil {
-		return IndexStats{}, fmt.Errorf("%w: indexing %s: %w", ErrCorpus, dir, err)
+		return IndexStats{}, &StageError{Stage: StageIndex, Err: corpusError{err}}
 	}
 	return IndexStats{Dir: dir, IndexPath: indexPath, Scanned: st.Scanned, Added: st.Added, Updated: st.Updated,
 		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages}, nil
@@ -43,14 +43,14 @@ func corpusPaths(dir, indexPath string) (string, string, error) {
 	if dir == "" {
 		d, err := corpus.DefaultCorpus()
 		if err != nil {
-			return "", "", fmt.Errorf("%w: no corpus configured and %v", ErrCorpus, err)
+			return "", "", corpusError{fmt.Errorf("no corpus configured and %w", err)}
 		}
 		dir = d
 	}
 	if indexPath == "" {
 		p, err := corpus.DefaultPath(dir)
 		if err != nil {
-			return "", "", fmt.Errorf("%w: %v", ErrCorpus, err)
+			return "", "", corpusError{err}
 		}
 		indexPath = p
 	}

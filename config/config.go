@@ -4,18 +4,28 @@
 //
 // The defaults live in one place, the embedded defaults.yaml, which also
 // documents every key; DefaultsYAML returns it, to serve as a template for
-// users' files.
+// users' files, and Defaults returns it decoded. The layering, the
+// environment and flag bindings and the decoding into Settings are viper's
+// (see Load); this package adds what viper does not do: file positions in
+// error messages, unknown keys and variables reported with a suggestion,
+// and the checks of every value.
 package config
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
-	"math"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/viper"
 )
 
 //go:embed defaults.yaml
@@ -27,31 +37,60 @@ func DefaultsYAML() []byte { return slices.Clone(defaultsYAML) }
 
 // Settings is deepresearch's configuration. The mapstructure tags are the
 // keys of the YAML file; environment variables and flags name the same
-// keys (see Load).
+// keys (see Load). A Settings holds slices and a map: copy them before
+// changing a Settings shared with others.
 type Settings struct {
 	Model    Model    `mapstructure:"model"`
 	Corpus   Corpus   `mapstructure:"corpus"`
 	Research Research `mapstructure:"research"`
+	Search   Search   `mapstructure:"search"`
+	Fetch    Fetch    `mapstructure:"fetch"`
 	Output   Output   `mapstructure:"output"`
+	Serve    Serve    `mapstructure:"serve"`
+	Store    Store    `mapstructure:"store"`
 	Log      Log      `mapstructure:"log"`
 
 	// File is the configuration file Load read, or "" when it read none.
 	File string `mapstructure:"-"`
 }
 
-// Model selects the language model.
+// Model selects the language models.
 type Model struct {
-	// Provider is the model backend: "extractive" (default) needs no model
-	// and no network; "openai" and "ollama" are reserved names.
+	// Provider is the model backend for every role not set below:
+	// "extractive" (default) needs no model and no network; "openai",
+	// "anthropic", "googleai" and "ollama" are language model APIs.
 	Provider string `mapstructure:"provider"`
 	// Name is the provider's model name; "" (default) is the provider's
 	// default.
 	Name string `mapstructure:"name"`
-	// BaseURL is the provider's endpoint; "" (default) is the provider's
-	// default.
+	// BaseURL is the provider's endpoint, an http or https URL; ""
+	// (default) is the provider's default.
 	BaseURL string `mapstructure:"base_url"`
 	// APIKey is the provider's key; "" (default) is none.
 	APIKey string `mapstructure:"api_key"`
+	// Planner, Researcher and Writer choose the model of one role as
+	// "provider:name" (for example "ollama:llama3.1:8b"); "" (default)
+	// is Provider and Name.
+	Planner    string `mapstructure:"planner"`
+	Researcher string `mapstructure:"researcher"`
+	Writer     string `mapstructure:"writer"`
+	// MaxConcurrent is the most model calls in flight at once to one
+	// provider; default 4.
+	MaxConcurrent int `mapstructure:"max_concurrent"`
+	// Tools is how agents call tools: "auto" (default: the provider's
+	// native tool calling where it has one, else text), "native" or
+	// "text" (plain-text JSON requests, for models without tool calling).
+	Tools string `mapstructure:"tools"`
+	// Prices maps "provider:name" to the model's price, for cost
+	// accounting and research.max_cost; default none. The provider part
+	// is lower case; the name is as written.
+	Prices map[string]Price `mapstructure:"prices"`
+}
+
+// Price is what a model costs, in dollars per million tokens.
+type Price struct {
+	Input  float64 `mapstructure:"input"`
+	Output float64 `mapstructure:"output"`
 }
 
 // Corpus selects the documents the agents search.
@@ -78,6 +117,35 @@ type Research struct {
 	MaxTokens int `mapstructure:"max_tokens"`
 	// AgentTimeout is the time limit of one agent; default 2m.
 	AgentTimeout time.Duration `mapstructure:"agent_timeout"`
+	// MaxRunTokens is the most tokens a whole run may spend, planner,
+	// agents and writer together; 0 (default) is unlimited.
+	MaxRunTokens int `mapstructure:"max_run_tokens"`
+	// MaxCost is the most a run may cost in dollars, priced by
+	// Model.Prices; 0 (default) is unlimited.
+	MaxCost float64 `mapstructure:"max_cost"`
+}
+
+// Search selects the search backends.
+type Search struct {
+	// Providers are the backends agents search, in order, each at most
+	// once: "corpus" (default: the local index of Corpus), "searxng",
+	// "tavily", "brave" or "exa".
+	Providers []string `mapstructure:"providers"`
+	// SearxngURL is the SearXNG instance; "" (default) leaves it to the
+	// backend, which reads SEARXNG_URL.
+	SearxngURL string `mapstructure:"searxng_url"`
+}
+
+// Fetch bounds the reading of web pages.
+type Fetch struct {
+	// Allow lists the "host:port" addresses the SSRF guard lets through
+	// although they are private or local (for example a local SearXNG);
+	// default none. Hosts are lower case.
+	Allow []string `mapstructure:"allow"`
+	// Timeout is the time limit of one fetch; default 20s.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// MaxBytes is the most bytes read of one page; default 5 MiB.
+	MaxBytes int64 `mapstructure:"max_bytes"`
 }
 
 // Output shapes the final report.
@@ -87,6 +155,31 @@ type Output struct {
 	// Style is how citations show: "markdown" (default), "plain",
 	// "footnote" or "html".
 	Style string `mapstructure:"style"`
+	// Unsupported is what verification does with a citation whose
+	// source does not support its sentence: "keep" it, "flag" it
+	// (default) or "remove" it.
+	Unsupported string `mapstructure:"unsupported"`
+}
+
+// Serve configures the HTTP server.
+type Serve struct {
+	// Addr is the "host:port" it listens on; default 127.0.0.1:8080.
+	Addr string `mapstructure:"addr"`
+	// Token is the bearer token clients must send; "" (default) is none.
+	Token string `mapstructure:"token"`
+	// MaxRuns is the most runs at once; default 8.
+	MaxRuns int `mapstructure:"max_runs"`
+	// RunTimeout is the time limit of one run; default 10m.
+	RunTimeout time.Duration `mapstructure:"run_timeout"`
+	// MaxBody is the most bytes of a request body; default 1 MiB.
+	MaxBody int64 `mapstructure:"max_body"`
+}
+
+// Store configures the run store.
+type Store struct {
+	// Path is the SQLite file runs are kept in; "" (default) is
+	// DefaultStorePath.
+	Path string `mapstructure:"path"`
 }
 
 // Log configures diagnostic logging.
@@ -98,156 +191,183 @@ type Log struct {
 	Format string `mapstructure:"format"`
 }
 
-// Defaults returns the built-in settings, those of defaults.yaml.
-func Defaults() Settings { return defaults() }
+// Defaults returns the built-in settings, those of defaults.yaml. The
+// file is decoded once; each call returns a fresh copy, which the caller
+// may change.
+func Defaults() Settings { return defaults().clone() }
 
 var defaults = sync.OnceValue(func() Settings {
-	vals, _, err := parseYAML("defaults.yaml", defaultsYAML)
+	v := viper.New()
+	setDefaults(v)
+	_, lines := defaultValues()
+	s, err := decode(v, func(name string) string {
+		if line, ok := lines[name]; ok {
+			return fmt.Sprintf("defaults.yaml:%d", line)
+		}
+		return fmt.Sprintf("defaults.yaml:%d", lines[keyOf(name)])
+	})
 	if err != nil {
 		panic(err)
-	}
-	var s Settings
-	for _, f := range s.fields() {
-		raw, ok := vals[f.key]
-		if !ok {
-			panic("config: defaults.yaml has no " + f.key)
-		}
-		if err := f.set(raw); err != nil {
-			panic(&Error{Key: f.key, Value: raw, Source: "defaults", Err: err})
-		}
 	}
 	return s
 })
 
-// field is one setting: its key, where it is stored and what it accepts.
-type field struct {
-	key  string
-	ptr  any      // *string, *int or *time.Duration
-	min  int      // for *int: the least value
-	enum []string // for *string: the values allowed (lower case); nil: any
+// clone returns s with its own copies of the slices and the map.
+func (s Settings) clone() Settings {
+	s.Search.Providers = slices.Clone(s.Search.Providers)
+	s.Fetch.Allow = slices.Clone(s.Fetch.Allow)
+	s.Model.Prices = maps.Clone(s.Model.Prices)
+	return s
 }
 
-// fields lists every setting of s, in the order of defaults.yaml.
-func (s *Settings) fields() []field {
-	return []field{
-		{key: "model.provider", ptr: &s.Model.Provider, enum: []string{"extractive", "openai", "ollama"}},
-		{key: "model.name", ptr: &s.Model.Name},
-		{key: "model.base_url", ptr: &s.Model.BaseURL},
-		{key: "model.api_key", ptr: &s.Model.APIKey},
-		{key: "corpus.dir", ptr: &s.Corpus.Dir},
-		{key: "corpus.index", ptr: &s.Corpus.Index},
-		{key: "research.max_tasks", ptr: &s.Research.MaxTasks, min: 1},
-		{key: "research.parallelism", ptr: &s.Research.Parallelism, min: 1},
-		{key: "research.search_limit", ptr: &s.Research.SearchLimit, min: 1},
-		{key: "research.max_tool_calls", ptr: &s.Research.MaxToolCalls, min: 1},
-		{key: "research.max_tokens", ptr: &s.Research.MaxTokens, min: 1},
-		{key: "research.agent_timeout", ptr: &s.Research.AgentTimeout},
-		{key: "output.format", ptr: &s.Output.Format, enum: []string{"md", "html", "json"}},
-		{key: "output.style", ptr: &s.Output.Style, enum: []string{"markdown", "plain", "footnote", "html"}},
-		{key: "log.level", ptr: &s.Log.Level, enum: logLevels},
-		{key: "log.format", ptr: &s.Log.Format, enum: logFormats},
+// DefaultStorePath returns where the run store lives when store.path is
+// "": deepresearch/runs.db in the user's data directory, which is
+// $XDG_DATA_HOME or ~/.local/share on Unix, ~/Library/Application Support
+// on macOS and %LocalAppData% on Windows. It creates nothing.
+func DefaultStorePath() (string, error) {
+	dir, err := userDataDir()
+	if err != nil {
+		return "", fmt.Errorf("config: default store path: %w", err)
 	}
+	return filepath.Join(dir, "deepresearch", "runs.db"), nil
 }
+
+func userDataDir() (string, error) {
+	switch runtime.GOOS {
+	case "windows":
+		if dir := os.Getenv("LocalAppData"); dir != "" {
+			return dir, nil
+		}
+		return "", errors.New("%LocalAppData% is not defined")
+	case "darwin", "ios":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, "Library", "Application Support"), nil
+	}
+	if dir := os.Getenv("XDG_DATA_HOME"); dir != "" {
+		if !filepath.IsAbs(dir) {
+			return "", errors.New("path in $XDG_DATA_HOME is relative")
+		}
+		return dir, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share"), nil
+}
+
+// setting is one key of Settings and the Go type of its value.
+type setting struct {
+	key string
+	typ reflect.Type
+}
+
+// schema lists every setting, in the order of the Settings struct (which
+// is the order of defaults.yaml), read from the mapstructure tags.
+var schema = sync.OnceValue(func() []setting {
+	var ss []setting
+	st := reflect.TypeFor[Settings]()
+	for i := range st.NumField() {
+		sec := st.Field(i)
+		name := sec.Tag.Get("mapstructure")
+		if name == "-" {
+			continue
+		}
+		for j := range sec.Type.NumField() {
+			f := sec.Type.Field(j)
+			ss = append(ss, setting{key: name + "." + f.Tag.Get("mapstructure"), typ: f.Type})
+		}
+	}
+	return ss
+})
 
 // keys lists every setting's key.
 var keys = sync.OnceValue(func() []string {
-	var s Settings
 	var ks []string
-	for _, f := range s.fields() {
-		ks = append(ks, f.key)
+	for _, s := range schema() {
+		ks = append(ks, s.key)
 	}
 	return ks
 })
 
-// value returns the setting's current value.
-func (f field) value() any {
-	switch p := f.ptr.(type) {
-	case *string:
-		return *p
-	case *int:
-		return *p
-	case *time.Duration:
-		return *p
-	}
-	panic("config: field of unknown type")
-}
-
-// set converts raw (from viper: a string from a file, the environment or a
-// flag, or a typed value), checks it and stores it.
-func (f field) set(raw any) error {
-	switch p := f.ptr.(type) {
-	case *string:
-		s, err := toString(raw)
-		if err != nil {
-			return err
+// typeOf returns the Go type of key's value, or nil for no key.
+func typeOf(key string) reflect.Type {
+	for _, s := range schema() {
+		if s.key == key {
+			return s.typ
 		}
-		if f.enum != nil {
-			s = strings.ToLower(strings.TrimSpace(s))
-			if !slices.Contains(f.enum, s) {
-				return invalid("must be one of %s", strings.Join(f.enum, ", "))
-			}
-		}
-		*p = s
-	case *int:
-		n, err := toInt(raw)
-		if err != nil {
-			return err
-		}
-		if n < f.min {
-			return invalid("must be at least %d", f.min)
-		}
-		*p = n
-	case *time.Duration:
-		d, err := toDuration(raw)
-		if err != nil {
-			return err
-		}
-		if d <= 0 {
-			return invalid("must be positive")
-		}
-		*p = d
 	}
 	return nil
 }
 
-func toString(raw any) (string, error) {
-	switch v := raw.(type) {
-	case string:
-		return v, nil
-	case int, int64, float64, bool, time.Duration:
-		return fmt.Sprint(v), nil
+// keyOf returns the key that name is or is part of: "model.prices" for
+// "model.prices[openai:gpt-4o].input"; "" if name is no key's.
+func keyOf(name string) string {
+	for _, k := range keys() {
+		if name == k || strings.HasPrefix(name, k+"[") || strings.HasPrefix(name, k+".") {
+			return k
+		}
 	}
-	return "", invalid("must be a single value")
+	return ""
 }
 
-func toInt(raw any) (int, error) {
-	switch v := raw.(type) {
-	case int:
-		return v, nil
-	case int64:
-		if v >= math.MinInt && v <= math.MaxInt {
-			return int(v), nil
-		}
-	case float64:
-		if v == math.Trunc(v) && v >= math.MinInt && v <= math.MaxInt {
-			return int(v), nil
-		}
-	case string:
-		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-			return n, nil
+// typeOfName returns the Go type of the value name designates: a key, or
+// a part of one such as "model.prices[openai:gpt-4o].input"; nil if none.
+func typeOfName(name string) reflect.Type {
+	key := keyOf(name)
+	if key == "" {
+		return nil
+	}
+	t, rest := typeOf(key), name[len(key):]
+	for rest != "" && t != nil {
+		switch {
+		case rest[0] == '[' && (t.Kind() == reflect.Map || t.Kind() == reflect.Slice):
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil
+			}
+			t, rest = t.Elem(), rest[end+1:]
+		case rest[0] == '.' && t.Kind() == reflect.Struct:
+			field := rest[1:]
+			if end := strings.IndexAny(field, ".["); end >= 0 {
+				field = field[:end]
+			}
+			var next reflect.Type
+			for i := range t.NumField() {
+				if t.Field(i).Tag.Get("mapstructure") == field {
+					next = t.Field(i).Type
+				}
+			}
+			t, rest = next, rest[1+len(field):]
+		default:
+			return nil
 		}
 	}
-	return 0, invalid("must be a whole number")
+	return t
 }
 
-func toDuration(raw any) (time.Duration, error) {
-	switch v := raw.(type) {
-	case time.Duration:
-		return v, nil
-	case string:
-		if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil {
-			return d, nil
+// envName is the environment variable of key.
+func envName(key string) string {
+	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// value returns the value of key in s; nil for no key.
+func (s Settings) value(key string) any {
+	sec, name, _ := strings.Cut(key, ".")
+	rv := reflect.ValueOf(&s).Elem()
+	for i := range rv.NumField() {
+		if rv.Type().Field(i).Tag.Get("mapstructure") != sec {
+			continue
+		}
+		sv := rv.Field(i)
+		for j := range sv.NumField() {
+			if sv.Type().Field(j).Tag.Get("mapstructure") == name {
+				return sv.Field(j).Interface()
+			}
 		}
 	}
-	return 0, invalid("must be a duration such as 90s, 2m or 1m30s")
+	return nil
 }

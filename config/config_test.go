@@ -2,18 +2,21 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
-	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 )
 
 // isolate gives the test an empty working directory and configuration
@@ -44,12 +47,13 @@ func write(t *testing.T, path, content string) string {
 	return path
 }
 
-// flagSet returns the CLI's flags (as AddFlags defines them) parsed from
-// args.
+// flagSet returns the CLI's flags (as AddFlags and AddServeFlags define
+// them) parsed from args.
 func flagSet(t *testing.T, args ...string) *pflag.FlagSet {
 	t.Helper()
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	AddFlags(fs)
+	AddServeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -57,46 +61,67 @@ func flagSet(t *testing.T, args ...string) *pflag.FlagSet {
 }
 
 func TestDefaults(t *testing.T) {
+	want := Settings{
+		Model:    Model{Provider: "extractive", MaxConcurrent: 4, Tools: "auto", Prices: map[string]Price{}},
+		Research: Research{MaxTasks: 4, Parallelism: 4, SearchLimit: 5, MaxToolCalls: 8, MaxTokens: 16000, AgentTimeout: 2 * time.Minute},
+		Search:   Search{Providers: []string{"corpus"}},
+		Fetch:    Fetch{Allow: []string{}, Timeout: 20 * time.Second, MaxBytes: 5 << 20},
+		Output:   Output{Format: "md", Style: "markdown", Unsupported: "flag"},
+		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20},
+		Log:      Log{Level: "warn", Format: "console"},
+	}
 	d := Defaults()
-	want := Settings{}
-	want.Model.Provider = "extractive"
-	want.Research = Research{MaxTasks: 4, Parallelism: 4, SearchLimit: 5, MaxToolCalls: 8, MaxTokens: 16000, AgentTimeout: 2 * time.Minute}
-	want.Output = Output{Format: "md", Style: "markdown"}
-	want.Log = Log{Level: "warn", Format: "console"}
-	if d != want {
+	if !reflect.DeepEqual(d, want) {
 		t.Errorf("Defaults() = %+v\nwant %+v", d, want)
+	}
+	if err := d.Validate(); err != nil {
+		t.Errorf("the defaults do not validate: %v", err)
 	}
 	if !bytes.Equal(DefaultsYAML(), defaultsYAML) {
 		t.Error("DefaultsYAML differs from the embedded file")
 	}
-}
 
-// TestFieldsMatchStruct checks that the table of fields covers every field
-// of Settings, under the key its mapstructure tags spell.
-func TestFieldsMatchStruct(t *testing.T) {
-	var fromTags []string
-	st := reflect.TypeFor[Settings]()
-	for i := range st.NumField() {
-		sec := st.Field(i)
-		if sec.Tag.Get("mapstructure") == "-" {
-			continue
-		}
-		for j := range sec.Type.NumField() {
-			fromTags = append(fromTags, sec.Tag.Get("mapstructure")+"."+sec.Type.Field(j).Tag.Get("mapstructure"))
-		}
+	// Each call is a copy of its own.
+	d.Search.Providers[0] = "exa"
+	d.Fetch.Allow = append(d.Fetch.Allow, "localhost:1")
+	d.Model.Prices["openai:x"] = Price{Input: 1}
+	if again := Defaults(); !reflect.DeepEqual(again, want) {
+		t.Errorf("changing one Defaults() changed the next: %+v", again)
 	}
-	if !slices.Equal(fromTags, keys()) {
-		t.Errorf("keys from tags %v\n!= keys of the field table %v", fromTags, keys())
-	}
-	var s Settings
-	for _, f := range s.fields() {
-		if !strings.Contains(string(defaultsYAML), "\n  "+f.key[strings.Index(f.key, ".")+1:]+":") {
-			t.Errorf("defaults.yaml does not document %s", f.key)
-		}
+	DefaultsYAML()[0] = 'X'
+	if defaultsYAML[0] == 'X' {
+		t.Error("DefaultsYAML returned the embedded bytes themselves")
 	}
 }
 
-func TestFlagKeys(t *testing.T) {
+// TestSchema checks that the keys, read from the struct's mapstructure
+// tags, are the keys of defaults.yaml, in its order, each under a comment.
+func TestSchema(t *testing.T) {
+	vals, lines, err := parseYAML("defaults.yaml", defaultsYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := slices.Sorted(maps.Keys(vals)), slices.Sorted(slices.Values(keys())); !slices.Equal(got, want) {
+		t.Errorf("defaults.yaml keys %v\n!= struct keys %v", got, want)
+	}
+	text := strings.Split(string(defaultsYAML), "\n")
+	for _, k := range keys() {
+		// The comment is above the key, or above the group of keys it
+		// belongs to (planner, researcher, writer).
+		i := lines[k] - 2
+		for i > 0 && strings.HasPrefix(text[i], "  ") && !strings.HasPrefix(text[i], "  #") {
+			i--
+		}
+		if !strings.HasPrefix(text[i], "  #") {
+			t.Errorf("defaults.yaml:%d: %s has no comment", lines[k], k)
+		}
+	}
+	if !slices.IsSortedFunc(keys(), func(a, b string) int { return lines[a] - lines[b] }) {
+		t.Errorf("the struct's order %v is not the file's", keys())
+	}
+}
+
+func TestFlags(t *testing.T) {
 	for name, key := range FlagKeys {
 		if !slices.Contains(keys(), key) {
 			t.Errorf("flag --%s maps to unknown key %q", name, key)
@@ -108,11 +133,32 @@ func TestFlagKeys(t *testing.T) {
 	if len(flagUsage) != len(FlagKeys) {
 		t.Errorf("flagUsage has %d entries, FlagKeys %d", len(flagUsage), len(FlagKeys))
 	}
-	fs := flagSet(t)
+	if slices.Contains(slices.Collect(maps.Values(FlagKeys)), "model.api_key") {
+		t.Error("model.api_key has a flag")
+	}
+	run := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	AddFlags(run)
+	serve := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	AddServeFlags(serve)
 	for name := range FlagKeys {
-		if fs.Lookup(name) == nil {
-			t.Errorf("AddFlags did not define --%s", name)
+		inServe := name == "addr" || name == "token"
+		if (run.Lookup(name) != nil) == inServe {
+			t.Errorf("AddFlags defines --%s: %v", name, !inServe)
 		}
+		if (serve.Lookup(name) != nil) != inServe {
+			t.Errorf("AddServeFlags defines --%s: %v", name, inServe)
+		}
+	}
+	for _, tc := range []struct{ flag, def string }{
+		{"max-tasks", "4"}, {"agent-timeout", "2m0s"}, {"max-cost", "0"}, {"search", "[corpus]"},
+		{"fetch-allow", "[]"}, {"provider", "extractive"}, {"store", ""},
+	} {
+		if got := run.Lookup(tc.flag).DefValue; got != tc.def {
+			t.Errorf("--%s shows default %q, want %q", tc.flag, got, tc.def)
+		}
+	}
+	if got := serve.Lookup("addr").DefValue; got != "127.0.0.1:8080" {
+		t.Errorf("--addr shows default %q", got)
 	}
 }
 
@@ -143,15 +189,15 @@ func TestPrecedence(t *testing.T) {
 		},
 		{
 			name: "env without file sets nested keys",
-			env:  map[string]string{"DEEPRESEARCH_MODEL_PROVIDER": "ollama", "DEEPRESEARCH_RESEARCH_AGENT_TIMEOUT": "5m", "DEEPRESEARCH_MODEL_API_KEY": "sk-1"},
+			env:  map[string]string{"DEEPRESEARCH_MODEL_PROVIDER": "ollama", "DEEPRESEARCH_RESEARCH_AGENT_TIMEOUT": "5m", "DEEPRESEARCH_MODEL_API_KEY": "sk-1", "DEEPRESEARCH_SERVE_TOKEN": "tok"},
 			want: func(s *Settings) {
-				s.Model.Provider, s.Research.AgentTimeout, s.Model.APIKey = "ollama", 5*time.Minute, "sk-1"
+				s.Model.Provider, s.Research.AgentTimeout, s.Model.APIKey, s.Serve.Token = "ollama", 5*time.Minute, "sk-1", "tok"
 			},
 		},
 		{
 			name: "empty env is unset",
 			file: "research:\n  max_tasks: 6\n",
-			env:  map[string]string{"DEEPRESEARCH_RESEARCH_MAX_TASKS": ""},
+			env:  map[string]string{"DEEPRESEARCH_RESEARCH_MAX_TASKS": "", "DEEPRESEARCH_NO_SUCH_KEY": ""},
 			want: func(s *Settings) { s.Research.MaxTasks = 6 },
 		},
 		{
@@ -163,10 +209,13 @@ func TestPrecedence(t *testing.T) {
 		},
 		{
 			name: "unset flag does not override",
-			file: "research:\n  max_tasks: 6\n",
+			file: "research:\n  max_tasks: 6\nsearch:\n  providers: [exa]\n",
 			env:  map[string]string{"DEEPRESEARCH_RESEARCH_PARALLELISM": "2"},
 			args: []string{"--format", "html"},
-			want: func(s *Settings) { s.Research.MaxTasks, s.Research.Parallelism, s.Output.Format = 6, 2, "html" },
+			want: func(s *Settings) {
+				s.Research.MaxTasks, s.Research.Parallelism, s.Output.Format = 6, 2, "html"
+				s.Search.Providers = []string{"exa"}
+			},
 		},
 		{
 			name: "null and case-insensitive keys in file",
@@ -174,14 +223,76 @@ func TestPrecedence(t *testing.T) {
 			want: func(s *Settings) { s.Model.BaseURL = "http://localhost:11434" },
 		},
 		{
-			name: "enums are case-insensitive",
-			file: "output:\n  format: HTML\n",
-			want: func(s *Settings) { s.Output.Format = "html" },
+			name: "choices are case-insensitive",
+			file: "output:\n  format: HTML\n  unsupported: ' Remove '\nmodel:\n  provider: OpenAI\n  writer: Anthropic:claude-sonnet-4\n",
+			want: func(s *Settings) {
+				s.Output.Format, s.Output.Unsupported, s.Model.Provider = "html", "remove", "openai"
+				s.Model.Writer = "anthropic:claude-sonnet-4"
+			},
 		},
 		{
 			name: "string keys keep the text as written",
-			file: "model:\n  name: 0123\n",
-			want: func(s *Settings) { s.Model.Name = "0123" },
+			file: "model:\n  name: 0123\n  api_key: 0x1F\n",
+			want: func(s *Settings) { s.Model.Name, s.Model.APIKey = "0123", "0x1F" },
+		},
+		{
+			name: "whole numbers are decimal",
+			env:  map[string]string{"DEEPRESEARCH_RESEARCH_MAX_TASKS": " 010 "},
+			want: func(s *Settings) { s.Research.MaxTasks = 10 },
+		},
+		{
+			name: "lists: items trimmed, lower-cased, once each",
+			env:  map[string]string{"DEEPRESEARCH_SEARCH_PROVIDERS": " Tavily, corpus,,tavily ", "DEEPRESEARCH_FETCH_ALLOW": "LocalHost:8888"},
+			want: func(s *Settings) {
+				s.Search.Providers = []string{"tavily", "corpus"}
+				s.Fetch.Allow = []string{"localhost:8888"}
+			},
+		},
+		{
+			name: "a list in a file may be one value with commas",
+			file: "search:\n  providers: brave, exa\nfetch:\n  allow: []\n",
+			want: func(s *Settings) { s.Search.Providers = []string{"brave", "exa"} },
+		},
+		{
+			name: "flag lists replace the file's",
+			file: "fetch:\n  allow: [a.internal:1]\n",
+			args: []string{"--fetch-allow", "b.internal:2", "--fetch-allow=c.internal:3", "--search", "corpus,searxng"},
+			want: func(s *Settings) {
+				s.Fetch.Allow = []string{"b.internal:2", "c.internal:3"}
+				s.Search.Providers = []string{"corpus", "searxng"}
+			},
+		},
+		{
+			name: "prices: model names with dots and colons, provider lower-cased",
+			file: "model:\n  prices:\n    OpenAI:gpt-4.1: {input: 2, output: 8}\n    \"ollama:llama3.1:8b\":\n      output: 0.5\n",
+			want: func(s *Settings) {
+				s.Model.Prices = map[string]Price{"openai:gpt-4.1": {2, 8}, "ollama:llama3.1:8b": {0, 0.5}}
+			},
+		},
+		{
+			name: "prices in the environment replace the file's",
+			file: "model:\n  prices:\n    openai:gpt-4.1: {input: 2, output: 8}\n",
+			env:  map[string]string{"DEEPRESEARCH_MODEL_PRICES": "anthropic:claude-sonnet-4=3/15, GoogleAI:gemini-2.5-pro=1.25/10"},
+			want: func(s *Settings) {
+				s.Model.Prices = map[string]Price{"anthropic:claude-sonnet-4": {3, 15}, "googleai:gemini-2.5-pro": {1.25, 10}}
+			},
+		},
+		{
+			name: "prices in a file may be one value as in the environment",
+			file: "model:\n  prices: openai:o3=2/8\n",
+			want: func(s *Settings) { s.Model.Prices = map[string]Price{"openai:o3": {2, 8}} },
+		},
+		{
+			name: "sizes",
+			file: "fetch:\n  max_bytes: 512KiB\nserve:\n  max_body: 2 MiB\n",
+			env:  map[string]string{"DEEPRESEARCH_SERVE_MAX_BODY": "1000"},
+			want: func(s *Settings) { s.Fetch.MaxBytes, s.Serve.MaxBody = 512<<10, 1000 },
+		},
+		{
+			name: "serve flags",
+			env:  map[string]string{"DEEPRESEARCH_SERVE_TOKEN": "from-env"},
+			args: []string{"--addr", ":9000", "--token", "from-flag"},
+			want: func(s *Settings) { s.Serve.Addr, s.Serve.Token = ":9000", "from-flag" },
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -199,61 +310,126 @@ func TestPrecedence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
 		})
 	}
 }
 
-// TestEveryKeyFromEnvAndFlags sets each key, alone, through its variable
-// and (where it has one) its flag.
-func TestEveryKeyFromEnvAndFlags(t *testing.T) {
-	values := map[string]string{"model.provider": "openai", "output.format": "json", "output.style": "plain",
-		"log.level": "debug", "log.format": "json", "research.agent_timeout": "3s"}
-	// The other keys take "42".
+// sample is a value of a key as each source writes it, and the value it
+// decodes to.
+type sample struct {
+	yaml string   // in the file, after "key: "; also the environment's and flag's unless given
+	env  string   // the environment variable
+	flag []string // the flag's values, each given as --name=value
+	want any
+}
+
+// samples gives, for every key, a value for the file, a different one for
+// the environment and, if the key has a flag, a third for the flag.
+var samples = map[string][3]sample{
+	"model.provider":          {{yaml: "openai", want: "openai"}, {yaml: "anthropic", want: "anthropic"}, {yaml: "googleai", want: "googleai"}},
+	"model.name":              {{yaml: "gpt-4o", want: "gpt-4o"}, {yaml: "claude", want: "claude"}, {yaml: "llama3.1:8b", want: "llama3.1:8b"}},
+	"model.base_url":          {{yaml: "http://a:1", want: "http://a:1"}, {yaml: "https://b", want: "https://b"}, {yaml: "http://c/v1", want: "http://c/v1"}},
+	"model.api_key":           {{yaml: "k1", want: "k1"}, {yaml: "k2", want: "k2"}},
+	"model.planner":           {{yaml: "openai:gpt-4o", want: "openai:gpt-4o"}, {yaml: "ollama", want: "ollama"}},
+	"model.researcher":        {{yaml: "ollama:qwen3:8b", want: "ollama:qwen3:8b"}, {yaml: "extractive", want: "extractive"}},
+	"model.writer":            {{yaml: "anthropic:claude-opus-4", want: "anthropic:claude-opus-4"}, {yaml: "googleai:gemini", want: "googleai:gemini"}},
+	"model.max_concurrent":    {{yaml: "1", want: 1}, {yaml: "2", want: 2}},
+	"model.tools":             {{yaml: "native", want: "native"}, {yaml: "text", want: "text"}},
+	"model.prices":            {{yaml: `{"openai:o3": {input: 2, output: 8}}`, want: map[string]Price{"openai:o3": {2, 8}}}, {env: "openai:o3=1/4", want: map[string]Price{"openai:o3": {1, 4}}}},
+	"corpus.dir":              {{yaml: "/a", want: "/a"}, {yaml: "/b", want: "/b"}, {yaml: "/c", want: "/c"}},
+	"corpus.index":            {{yaml: "/a.db", want: "/a.db"}, {yaml: "/b.db", want: "/b.db"}, {yaml: "/c.db", want: "/c.db"}},
+	"research.max_tasks":      {{yaml: "1", want: 1}, {yaml: "2", want: 2}, {yaml: "3", want: 3}},
+	"research.parallelism":    {{yaml: "1", want: 1}, {yaml: "2", want: 2}, {yaml: "3", want: 3}},
+	"research.search_limit":   {{yaml: "1", want: 1}, {yaml: "2", want: 2}, {yaml: "3", want: 3}},
+	"research.max_tool_calls": {{yaml: "1", want: 1}, {yaml: "2", want: 2}, {yaml: "3", want: 3}},
+	"research.max_tokens":     {{yaml: "1", want: 1}, {yaml: "2", want: 2}, {yaml: "3", want: 3}},
+	"research.agent_timeout":  {{yaml: "1s", want: time.Second}, {yaml: "2m", want: 2 * time.Minute}, {yaml: "1h30m", want: 90 * time.Minute}},
+	"research.max_run_tokens": {{yaml: "100000", want: 100000}, {yaml: "7", want: 7}, {yaml: "0", want: 0}},
+	"research.max_cost":       {{yaml: "0.5", want: 0.5}, {yaml: "2", want: 2.0}, {yaml: "1e-2", want: 0.01}},
+	"search.providers":        {{yaml: "[searxng, tavily]", want: []string{"searxng", "tavily"}}, {env: "brave,exa", want: []string{"brave", "exa"}}, {flag: []string{"exa,corpus", "brave"}, want: []string{"exa", "corpus", "brave"}}},
+	"search.searxng_url":      {{yaml: "http://localhost:8888", want: "http://localhost:8888"}, {yaml: "https://s.example", want: "https://s.example"}},
+	"fetch.allow":             {{yaml: `["localhost:8888"]`, want: []string{"localhost:8888"}}, {env: "10.0.0.1:80,[::1]:9", want: []string{"10.0.0.1:80", "[::1]:9"}}, {flag: []string{"a.lan:1", "b.lan:2"}, want: []string{"a.lan:1", "b.lan:2"}}},
+	"fetch.timeout":           {{yaml: "5s", want: 5 * time.Second}, {yaml: "1m", want: time.Minute}},
+	"fetch.max_bytes":         {{yaml: "1GiB", want: int64(1 << 30)}, {yaml: "100", want: int64(100)}},
+	"output.format":           {{yaml: "html", want: "html"}, {yaml: "json", want: "json"}, {yaml: "md", want: "md"}},
+	"output.style":            {{yaml: "plain", want: "plain"}, {yaml: "footnote", want: "footnote"}, {yaml: "html", want: "html"}},
+	"output.unsupported":      {{yaml: "keep", want: "keep"}, {yaml: "remove", want: "remove"}},
+	"serve.addr":              {{yaml: `":9000"`, want: ":9000"}, {env: "0.0.0.0:80", want: "0.0.0.0:80"}, {yaml: "[::1]:8081", want: "[::1]:8081"}},
+	"serve.token":             {{yaml: "t1", want: "t1"}, {yaml: "t2", want: "t2"}, {yaml: "t3", want: "t3"}},
+	"serve.max_runs":          {{yaml: "1", want: 1}, {yaml: "2", want: 2}},
+	"serve.run_timeout":       {{yaml: "1m", want: time.Minute}, {yaml: "1h", want: time.Hour}},
+	"serve.max_body":          {{yaml: "1KiB", want: int64(1024)}, {yaml: "10", want: int64(10)}},
+	"store.path":              {{yaml: "/a/runs.db", want: "/a/runs.db"}, {yaml: "/b/runs.db", want: "/b/runs.db"}, {yaml: "/c/runs.db", want: "/c/runs.db"}},
+	"log.level":               {{yaml: "debug", want: "debug"}, {yaml: "error", want: "error"}, {yaml: "trace", want: "trace"}},
+	"log.format":              {{yaml: "json", want: "json"}, {yaml: "console", want: "console"}, {yaml: "json", want: "json"}},
+}
+
+// TestEveryKeyFromEverySource sets each key from the file, the environment
+// and its flag (where it has one), alone and over one another.
+func TestEveryKeyFromEverySource(t *testing.T) {
 	flagOf := map[string]string{}
 	for name, key := range FlagKeys {
 		flagOf[key] = name
 	}
 	for _, key := range keys() {
-		val, ok := values[key]
-		if !ok {
-			val = "42"
-		}
 		t.Run(key, func(t *testing.T) {
-			isolate(t)
-			check := func(s Settings, how string) {
-				if got := fmt.Sprint(valueOf(s, key)); got != val {
-					t.Errorf("%s: %s = %v, want %s", how, key, got, val)
+			ss, ok := samples[key]
+			if !ok {
+				t.Fatalf("no samples for %s", key)
+			}
+			file, env, flag := ss[0], ss[1], ss[2]
+			if reflect.DeepEqual(file.want, env.want) || reflect.DeepEqual(file.want, Defaults().value(key)) {
+				t.Fatal("the file's sample is the default or the environment's")
+			}
+			sec, name, _ := strings.Cut(key, ".")
+			fileText := sec + ":\n  " + name + ": " + file.yaml + "\n"
+			envText := cmp.Or(env.env, env.yaml)
+			var args []string
+			if f := flagOf[key]; f != "" {
+				if flag.want == nil || reflect.DeepEqual(flag.want, env.want) {
+					t.Fatalf("no flag sample for --%s, or the environment's", f)
 				}
+				vals := flag.flag
+				if vals == nil {
+					vals = []string{flag.yaml}
+				}
+				for _, v := range vals {
+					args = append(args, "--"+f+"="+v)
+				}
+			} else if flag.want != nil {
+				t.Fatalf("a flag sample for %s, which has no flag", key)
 			}
-			t.Setenv(envName(key), val)
-			s, err := Load(nil, nil, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(s, envName(key))
-			t.Setenv(envName(key), "")
-			if name := flagOf[key]; name != "" {
-				s, err := Load(nil, flagSet(t, "--"+name, val), "")
+			load := func(t *testing.T, file, env string, args []string) Settings {
+				t.Helper()
+				isolate(t)
+				if file != "" {
+					write(t, "deepresearch.yaml", file)
+				}
+				t.Setenv(envName(key), env)
+				s, err := Load(nil, flagSet(t, args...), "")
 				if err != nil {
 					t.Fatal(err)
 				}
-				check(s, "--"+name)
+				return s
+			}
+			check := func(t *testing.T, s Settings, want sample, from string) {
+				t.Helper()
+				if got := s.value(key); !reflect.DeepEqual(got, want.want) {
+					t.Errorf("from %s: %s = %#v, want %#v", from, key, got, want.want)
+				}
+			}
+			check(t, load(t, fileText, "", nil), file, "the file")
+			check(t, load(t, "", envText, nil), env, envName(key))
+			check(t, load(t, fileText, envText, nil), env, "the environment over the file")
+			if args != nil {
+				check(t, load(t, "", "", args), flag, "the flag")
+				check(t, load(t, fileText, envText, args), flag, "the flag over the environment and the file")
 			}
 		})
 	}
-}
-
-// valueOf returns the value key has in s.
-func valueOf(s Settings, key string) any {
-	for _, f := range s.fields() {
-		if f.key == key {
-			return f.value()
-		}
-	}
-	panic("no key " + key)
 }
 
 func TestFileDiscovery(t *testing.T) {
@@ -296,6 +472,24 @@ func TestFileDiscovery(t *testing.T) {
 			t.Errorf("err = %v, want a not-exist error naming the file", err)
 		}
 	})
+	t.Run("a found file must be a regular file", func(t *testing.T) {
+		isolate(t)
+		if err := os.Mkdir("deepresearch.yaml", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(nil, nil, "")
+		if err == nil || err.Error() != "config: deepresearch.yaml: not a regular file" {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("files are bounded", func(t *testing.T) {
+		isolate(t)
+		write(t, "big.yaml", "# "+strings.Repeat("x", maxFileSize)+"\n")
+		_, err := Load(nil, nil, "big.yaml")
+		if err == nil || err.Error() != "config: big.yaml: larger than 1048576 bytes" {
+			t.Errorf("err = %v", err)
+		}
+	})
 	t.Run("empty file", func(t *testing.T) {
 		isolate(t)
 		write(t, "deepresearch.yaml", "# nothing yet\n")
@@ -305,7 +499,7 @@ func TestFileDiscovery(t *testing.T) {
 		}
 		want := Defaults()
 		want.File = "deepresearch.yaml"
-		if s != want {
+		if !reflect.DeepEqual(s, want) {
 			t.Errorf("got %+v", s)
 		}
 	})
@@ -343,9 +537,28 @@ func TestLoadErrors(t *testing.T) {
 			is: ErrInvalid,
 		},
 		{
+			name: "errors in the order of the keys, whatever their source",
+			file: "output:\n  style: apa\n",
+			env:  map[string]string{"DEEPRESEARCH_LOG_LEVEL": "loud"},
+			args: []string{"--max-tasks", "0", "--provider", "gpt"},
+			want: []string{
+				"config: model.provider = gpt (from flag --provider): must be one of extractive, openai, anthropic, googleai, ollama",
+				"config: research.max_tasks = 0 (from flag --max-tasks): must be at least 1",
+				"config: output.style = apa (from deepresearch.yaml:2): must be one of markdown, plain, footnote, html",
+				"config: log.level = loud (from DEEPRESEARCH_LOG_LEVEL): must be one of trace, debug, info, warn, error, disabled",
+			},
+			is: ErrInvalid,
+		},
+		{
 			name: "negative duration",
 			env:  map[string]string{"DEEPRESEARCH_RESEARCH_AGENT_TIMEOUT": "-5s"},
 			want: []string{"config: research.agent_timeout = -5s (from DEEPRESEARCH_RESEARCH_AGENT_TIMEOUT): must be positive"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "a duration without its unit",
+			file: "fetch:\n  timeout: 30\n",
+			want: []string{"config: fetch.timeout = 30 (from deepresearch.yaml:2): must be a duration such as 90s, 2m or 1m30s"},
 			is:   ErrInvalid,
 		},
 		{
@@ -353,10 +566,197 @@ func TestLoadErrors(t *testing.T) {
 			env:  map[string]string{"DEEPRESEARCH_MODEL_PROVIDER": "gpt"},
 			args: []string{"--style", "apa"},
 			want: []string{
-				"config: model.provider = gpt (from DEEPRESEARCH_MODEL_PROVIDER): must be one of extractive, openai, ollama",
+				"config: model.provider = gpt (from DEEPRESEARCH_MODEL_PROVIDER): must be one of extractive, openai, anthropic, googleai, ollama",
 				"config: output.style = apa (from flag --style): must be one of markdown, plain, footnote, html",
 			},
 			is: ErrInvalid,
+		},
+		{
+			name: "model settings",
+			file: "model:\n  base_url: localhost:11434\n  planner: gpt4:turbo\n  writer: ':x'\n  max_concurrent: 0\n  tools: json\n",
+			env:  map[string]string{"DEEPRESEARCH_MODEL_RESEARCHER": "OpenAI"},
+			want: []string{
+				"config: model.base_url = localhost:11434 (from deepresearch.yaml:2): must be an http or https URL, such as http://localhost:8080",
+				"config: model.planner = gpt4:turbo (from deepresearch.yaml:3): must be provider or provider:name, with provider one of extractive, openai, anthropic, googleai, ollama",
+				"config: model.writer = :x (from deepresearch.yaml:4): must be provider or provider:name, with provider one of extractive, openai, anthropic, googleai, ollama",
+				"config: model.max_concurrent = 0 (from deepresearch.yaml:5): must be at least 1",
+				"config: model.tools = json (from deepresearch.yaml:6): must be one of auto, native, text",
+			},
+			is: ErrInvalid,
+		},
+		{
+			name: "prices in a file",
+			file: "model:\n  prices:\n    openai:gpt-4o: {input: -1, output: 10}\n    gpt-4o: {input: 1, output: 2}\n    ollama:x: {input: cheap}\n",
+			want: []string{
+				"config: model.prices[ollama:x].input = cheap (from deepresearch.yaml:5): must be a number",
+				"config: deepresearch.yaml:4: model.prices[gpt-4o]: the model must be provider:name, with provider one of extractive, openai, anthropic, googleai, ollama",
+				"config: model.prices[openai:gpt-4o].input = -1 (from deepresearch.yaml:3): must be at least 0",
+			},
+			is: ErrInvalid,
+		},
+		{
+			name: "a price that is no number",
+			file: "model:\n  prices:\n    openai:gpt-4o: {input: 2.5, output: 10}\n    ollama:x:\n      input: cheap\n",
+			want: []string{"config: model.prices[ollama:x].input = cheap (from deepresearch.yaml:5): must be a number"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "a negative price",
+			file: "model:\n  prices:\n    openai:gpt-4o:\n      input: 2.5\n      output: -10\n",
+			want: []string{"config: model.prices[openai:gpt-4o].output = -10 (from deepresearch.yaml:5): must be at least 0"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "prices in the environment",
+			env:  map[string]string{"DEEPRESEARCH_MODEL_PRICES": "openai:gpt-4o=2.5/ten"},
+			want: []string{"config: model.prices[openai:gpt-4o].output = ten (from DEEPRESEARCH_MODEL_PRICES): must be a number"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "prices in the environment, malformed",
+			env:  map[string]string{"DEEPRESEARCH_MODEL_PRICES": "openai:gpt-4o=2.5"},
+			want: []string{`config: model.prices = openai:gpt-4o=2.5 (from DEEPRESEARCH_MODEL_PRICES): entry "openai:gpt-4o=2.5": want provider:name=INPUT/OUTPUT in dollars per million tokens, such as openai:gpt-4o=2.5/10`},
+			is:   ErrInvalid,
+		},
+		{
+			name: "prices in the environment, twice",
+			env:  map[string]string{"DEEPRESEARCH_MODEL_PRICES": "openai:o3=1/2,OpenAI:o3=2/4"},
+			want: []string{"config: model.prices = openai:o3=1/2,OpenAI:o3=2/4 (from DEEPRESEARCH_MODEL_PRICES): openai:o3 is priced twice"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "price shapes in a file",
+			file: "model:\n  prices:\n    openai:a: 5\n    openai:b: {inptu: 1}\n    openai:c: {input: [1]}\n    OpenAI:a: {}\n",
+			want: []string{
+				"config: deepresearch.yaml:3: model.prices[openai:a]: must be a mapping of input and output prices",
+				"config: deepresearch.yaml:4: model.prices[openai:b].inptu: unknown key; did you mean model.prices[openai:b].input?",
+				"config: deepresearch.yaml:5: model.prices[openai:c].input: must be a number",
+				"config: deepresearch.yaml:6: model.prices[openai:a]: repeated; first at line 3",
+			},
+			is: ErrUnknownKey,
+		},
+		{
+			name: "prices not a mapping",
+			file: "model:\n  prices: [1, 2]\n",
+			want: []string{"config: deepresearch.yaml:2: model.prices: must be a mapping of provider:name to input and output prices"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "run limits",
+			env:  map[string]string{"DEEPRESEARCH_RESEARCH_MAX_RUN_TOKENS": "-1", "DEEPRESEARCH_RESEARCH_MAX_COST": "-0.5"},
+			want: []string{
+				"config: research.max_run_tokens = -1 (from DEEPRESEARCH_RESEARCH_MAX_RUN_TOKENS): must be at least 0",
+				"config: research.max_cost = -0.5 (from DEEPRESEARCH_RESEARCH_MAX_COST): must be at least 0",
+			},
+			is: ErrInvalid,
+		},
+		{
+			name: "costs are finite numbers",
+			args: []string{"--max-cost", "NaN"},
+			want: []string{"config: research.max_cost = NaN (from flag --max-cost): must be a number"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "costs are numbers",
+			file: "research:\n  max_cost: $5\n",
+			want: []string{"config: research.max_cost = $5 (from deepresearch.yaml:2): must be a number"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "search providers",
+			args: []string{"--search", "corpus,bing,Yahoo"},
+			env:  map[string]string{"DEEPRESEARCH_SEARCH_SEARXNG_URL": "ftp://s"},
+			want: []string{
+				"config: search.providers = corpus,bing,Yahoo (from flag --search): must name some of corpus, searxng, tavily, brave, exa; not bing, yahoo",
+				"config: search.searxng_url = ftp://s (from DEEPRESEARCH_SEARCH_SEARXNG_URL): must be an http or https URL, such as http://localhost:8080",
+			},
+			is: ErrInvalid,
+		},
+		{
+			name: "no search provider",
+			file: "search:\n  providers: []\n",
+			want: []string{"config: search.providers = \"\" (from deepresearch.yaml:2): must name at least one of corpus, searxng, tavily, brave, exa"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "list shapes",
+			file: "search:\n  providers: [[corpus]]\nfetch:\n  allow: {a: 1}\n",
+			want: []string{
+				"config: deepresearch.yaml:2: search.providers: must be a list of single values",
+				"config: deepresearch.yaml:4: fetch.allow: must be a list of single values",
+			},
+			is: ErrInvalid,
+		},
+		{
+			name: "fetch settings",
+			file: "fetch:\n  allow: [localhost, 'localhost:99999', ':80', 'ok.lan:1']\n  timeout: 0s\n  max_bytes: 5MB\n",
+			want: []string{
+				"config: fetch.allow = localhost,localhost:99999,:80,ok.lan:1 (from deepresearch.yaml:2): must list HOST:PORT addresses, such as localhost:8888; not localhost, localhost:99999, :80",
+				"config: fetch.timeout = 0s (from deepresearch.yaml:3): must be positive",
+				"config: fetch.max_bytes = 5MB (from deepresearch.yaml:4): must be a size in bytes such as 1048576, 512KiB or 5MiB",
+			},
+			is: ErrInvalid,
+		},
+		{
+			name: "sizes are at least one byte",
+			env:  map[string]string{"DEEPRESEARCH_FETCH_MAX_BYTES": "0KiB", "DEEPRESEARCH_SERVE_MAX_BODY": "99999999999GiB"},
+			want: []string{
+				"config: fetch.max_bytes = 0KiB (from DEEPRESEARCH_FETCH_MAX_BYTES): must be at least 1",
+				"config: serve.max_body = 99999999999GiB (from DEEPRESEARCH_SERVE_MAX_BODY): must be a size in bytes such as 1048576, 512KiB or 5MiB",
+			},
+			is: ErrInvalid,
+		},
+		{
+			name: "output.unsupported",
+			env:  map[string]string{"DEEPRESEARCH_OUTPUT_UNSUPPORTED": "hide"},
+			want: []string{"config: output.unsupported = hide (from DEEPRESEARCH_OUTPUT_UNSUPPORTED): must be one of keep, flag, remove"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "serve settings",
+			file: "serve:\n  max_runs: 0\n  run_timeout: soon\n  max_body: -1\n",
+			args: []string{"--addr", "localhost"},
+			want: []string{
+				"config: serve.addr = localhost (from flag --addr): must be HOST:PORT, such as 127.0.0.1:8080 (or :8080 for every interface)",
+				"config: serve.max_runs = 0 (from deepresearch.yaml:2): must be at least 1",
+				"config: serve.run_timeout = soon (from deepresearch.yaml:3): must be a duration such as 90s, 2m or 1m30s",
+				"config: serve.max_body = -1 (from deepresearch.yaml:4): must be at least 1",
+			},
+			is: ErrInvalid,
+		},
+		{
+			name: "log settings",
+			env:  map[string]string{"DEEPRESEARCH_LOG_FORMAT": "xml"},
+			want: []string{"config: log.format = xml (from DEEPRESEARCH_LOG_FORMAT): must be one of console, json"},
+			is:   ErrInvalid,
+		},
+		{
+			name: "unknown environment variables",
+			env: map[string]string{
+				"DEEPRESEARCH_RESEARCH_FOO":      "1",
+				"DEEPRESEARCH_RESEARCH_MAXTASKS": "3",
+				"DEEPRESEARCH_MAX_TOKENS":        "9",
+				"DEEPRESEARCH_OPENAI_API_KEY":    "sk-secret",
+				"DEEPRESEARCH_TOKEN":             "t",
+			},
+			want: []string{
+				"config: DEEPRESEARCH_MAX_TOKENS: unknown environment variable; did you mean DEEPRESEARCH_RESEARCH_MAX_TOKENS?",
+				"config: DEEPRESEARCH_OPENAI_API_KEY: unknown environment variable; did you mean DEEPRESEARCH_MODEL_API_KEY?",
+				"config: DEEPRESEARCH_RESEARCH_FOO: unknown environment variable",
+				"config: DEEPRESEARCH_RESEARCH_MAXTASKS: unknown environment variable; did you mean DEEPRESEARCH_RESEARCH_MAX_TASKS?",
+				"config: DEEPRESEARCH_TOKEN: unknown environment variable; did you mean DEEPRESEARCH_SERVE_TOKEN?",
+			},
+			is: ErrUnknownKey,
+		},
+		{
+			name: "unknown variables and file keys together",
+			file: "research:\n  max_task: 4\n",
+			env:  map[string]string{"DEEPRESEARCH_RESEARCH_FOO": "1"},
+			want: []string{
+				"config: deepresearch.yaml:2: research.max_task: unknown key; did you mean research.max_tasks?",
+				"config: DEEPRESEARCH_RESEARCH_FOO: unknown environment variable",
+			},
+			is: ErrUnknownKey,
 		},
 		{
 			name: "malformed yaml",
@@ -428,7 +828,74 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.As(err, &ce) {
 				t.Errorf("no *Error in %v", err)
 			}
+			if strings.Contains(err.Error(), "sk-secret") {
+				t.Errorf("the error shows a secret: %v", err)
+			}
 		})
+	}
+}
+
+// TestCallersViper checks what Load does with values set on the viper it
+// is given: viper's Set wins over everything, and a key no setting has is
+// an error, as a file's would be.
+func TestCallersViper(t *testing.T) {
+	isolate(t)
+	v := viper.New()
+	v.Set("research.max_tasks", 9)
+	s, err := Load(v, flagSet(t, "--max-tasks", "2"), "")
+	if err != nil || s.Research.MaxTasks != 9 {
+		t.Errorf("MaxTasks = %d, %v; want viper's 9", s.Research.MaxTasks, err)
+	}
+
+	v = viper.New()
+	v.Set("research.colour", "red")
+	v.Set("search.providers", 5)
+	_, err = Load(v, nil, "")
+	want := "config: research.colour: unknown key\n" +
+		"config: search.providers = 5 (from the viper given to Load): must be a list of single values"
+	if err == nil || err.Error() != want || !errors.Is(err, ErrUnknownKey) {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	s := Defaults()
+	s.Output.Format = "HTML" // Validate does not normalise
+	s.Model.Prices["gpt-4o"] = Price{Input: 1}
+	s.Search.Providers = []string{"corpus", "corpus", "exa", "exa", "exa"}
+	s.Fetch.MaxBytes = 0
+	err := s.Validate()
+	want := []string{
+		"config: model.prices[gpt-4o]: the model must be provider:name, with provider one of extractive, openai, anthropic, googleai, ollama",
+		"config: search.providers = corpus,corpus,exa,exa,exa: names corpus, exa twice",
+		"config: fetch.max_bytes = 0: must be at least 1",
+		"config: output.format = HTML: must be one of md, html, json",
+	}
+	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
+		t.Errorf("err:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("errors.Is(err, ErrInvalid) = false")
+	}
+}
+
+func TestDefaultStorePath(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		t.Skip("the XDG layout is for Unix")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", "/data")
+	if got, err := DefaultStorePath(); err != nil || got != "/data/deepresearch/runs.db" {
+		t.Errorf("with XDG_DATA_HOME: %q, %v", got, err)
+	}
+	t.Setenv("XDG_DATA_HOME", "")
+	if got, err := DefaultStorePath(); err != nil || got != filepath.Join(home, ".local/share/deepresearch/runs.db") {
+		t.Errorf("without XDG_DATA_HOME: %q, %v", got, err)
+	}
+	t.Setenv("XDG_DATA_HOME", "relative")
+	if _, err := DefaultStorePath(); err == nil || !strings.Contains(err.Error(), "XDG_DATA_HOME") {
+		t.Errorf("relative XDG_DATA_HOME: err = %v", err)
 	}
 }
 
@@ -463,5 +930,28 @@ func TestNewLogger(t *testing.T) {
 	s.Log.Level, s.Log.Format = "warn", "xml"
 	if _, err := NewLogger(s, &b); !errors.Is(err, ErrInvalid) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// BenchmarkLoad measures a CLI start's configuration: a file, two
+// variables and two flags.
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(path, []byte("research:\n  max_tasks: 6\nmodel:\n  prices:\n    openai:gpt-4o: {input: 2.5, output: 10}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("DEEPRESEARCH_RESEARCH_PARALLELISM", "2")
+	b.Setenv("DEEPRESEARCH_SEARCH_PROVIDERS", "corpus,exa")
+	fs := pflag.NewFlagSet("b", pflag.ContinueOnError)
+	AddFlags(fs)
+	if err := fs.Parse([]string{"--max-tokens", "9000", "--fetch-allow", "localhost:8888"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(nil, fs, path); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

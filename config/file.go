@@ -3,10 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,16 +16,21 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// maxFileSize bounds a configuration file.
+const maxFileSize = 1 << 20
+
 // findFile returns the path and contents of the configuration file to
 // read: explicit if it is not "", else ./deepresearch.yaml, else
 // deepresearch/config.yaml under the user's configuration directory
 // ($XDG_CONFIG_HOME, or ~/.config, on Linux). It returns "" when explicit
-// is "" and neither file exists; an explicit file must exist.
+// is "" and neither file exists; an explicit file must exist. A file found
+// that way must be a regular file (a FIFO would block); the explicit one
+// may be any file (--config /dev/stdin). Files over 1 MiB are refused.
 func findFile(explicit string) (string, []byte, error) {
 	if explicit != "" {
-		data, err := os.ReadFile(explicit)
+		data, err := readFile(explicit)
 		if err != nil {
-			return "", nil, fmt.Errorf("config: %w", err)
+			return "", nil, err
 		}
 		return explicit, data, nil
 	}
@@ -32,24 +39,53 @@ func findFile(explicit string) (string, []byte, error) {
 		candidates = append(candidates, filepath.Join(dir, "deepresearch", "config.yaml"))
 	}
 	for _, path := range candidates {
-		data, err := os.ReadFile(path)
+		fi, err := os.Stat(path)
 		switch {
-		case err == nil:
-			return path, data, nil
-		case !errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
 			return "", nil, fmt.Errorf("config: %w", err)
+		case !fi.Mode().IsRegular():
+			return "", nil, fmt.Errorf("config: %s: not a regular file", path)
 		}
+		data, err := readFile(path)
+		if err != nil {
+			return "", nil, err
+		}
+		return path, data, nil
 	}
 	return "", nil, nil
+}
+
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("config: %s: larger than %d bytes", path, maxFileSize)
+	}
+	return data, nil
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // parseYAML reads a configuration file named name: a mapping of sections,
-// each a mapping of keys to single values. It returns each key's value as
-// written (a string: a file's values are parsed like environment variables,
-// so 0123 stays "0123" for a string setting) and the line it is on. Keys
-// with a null value are left out. Unknown and repeated keys are errors.
+// each a mapping of keys to values. Every value is kept as written, as
+// text, so that a file's values are read like environment variables (0123
+// stays "0123" for a string setting): a single value becomes a string, a
+// list (search.providers, fetch.allow) a []string, and model.prices a
+// map[string]map[string]string of "provider:name" to input and output.
+// It returns the values by key and the line of each key; a price's lines
+// are under "model.prices[provider:name]" and
+// "model.prices[provider:name].input" (or output). Keys with a null value
+// are left out. Unknown and repeated keys and values of the wrong shape
+// are errors, all of them reported.
 func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]int, err error) {
 	vals, lines = map[string]any{}, map[string]int{}
 	var doc yaml.Node
@@ -78,7 +114,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 	for section, body := range pairs(root) {
 		sec := strings.ToLower(section.Value)
 		if first, dup := seen[sec]; dup {
-			errs = append(errs, &Error{Key: sec, Source: at(section), Err: reason{ErrSyntax, fmt.Sprintf("repeated; first at line %d", first)}})
+			errs = append(errs, repeated(sec, at(section), first))
 			continue
 		}
 		seen[sec] = section.Line
@@ -97,7 +133,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 		for k, v := range pairs(body) {
 			key := sec + "." + strings.ToLower(k.Value)
 			if first, dup := seen[key]; dup {
-				errs = append(errs, &Error{Key: key, Source: at(k), Err: reason{ErrSyntax, fmt.Sprintf("repeated; first at line %d", first)}})
+				errs = append(errs, repeated(key, at(k), first))
 				continue
 			}
 			seen[key] = k.Line
@@ -106,19 +142,111 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 				continue
 			}
 			v = deref(v)
-			switch {
-			case isNull(v):
-			case v.Kind != yaml.ScalarNode:
-				errs = append(errs, &Error{Key: key, Source: at(v), Err: invalid("must be a single value")})
-			default:
-				vals[key], lines[key] = v.Value, k.Line
+			if isNull(v) {
+				continue
 			}
+			lines[key] = k.Line
+			var val any
+			var err error
+			switch typeOf(key).Kind() {
+			case reflect.Slice:
+				val, err = listValue(key, v, at)
+			case reflect.Map:
+				val, err = priceTable(key, v, at, lines)
+			default:
+				if v.Kind != yaml.ScalarNode {
+					err = &Error{Key: key, Source: at(v), Err: invalid("must be a single value")}
+				}
+				val = v.Value
+			}
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			vals[key] = val
 		}
 	}
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
 	return vals, lines, nil
+}
+
+// listValue reads a list: a sequence of single values, or one value that
+// the decoder splits at commas.
+func listValue(key string, v *yaml.Node, at func(*yaml.Node) string) (any, error) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		return v.Value, nil
+	case yaml.SequenceNode:
+		list := []string{}
+		for _, item := range v.Content {
+			item = deref(item)
+			if item.Kind != yaml.ScalarNode || isNull(item) {
+				return nil, &Error{Key: key, Source: at(item), Err: invalid("must be a list of single values")}
+			}
+			list = append(list, item.Value)
+		}
+		return list, nil
+	}
+	return nil, &Error{Key: key, Source: at(v), Err: invalid("must be a list of single values")}
+}
+
+// priceTable reads model.prices: a mapping of "provider:name" to a
+// mapping of input and output prices, or one value in the environment's
+// form (see parsePrices). It records the line of each price in lines.
+func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[string]int) (any, error) {
+	if v.Kind == yaml.ScalarNode {
+		return v.Value, nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, &Error{Key: key, Source: at(v), Err: invalid("must be a mapping of provider:name to input and output prices")}
+	}
+	var errs []error
+	table := map[string]map[string]string{}
+	for model, price := range pairs(v) {
+		id := normalizeModel(model.Value)
+		entry := key + "[" + id + "]"
+		if first, dup := lines[entry]; dup {
+			errs = append(errs, repeated(entry, at(model), first))
+			continue
+		}
+		lines[entry] = model.Line
+		price = deref(price)
+		if price.Kind != yaml.MappingNode {
+			errs = append(errs, &Error{Key: entry, Source: at(price), Err: invalid("must be a mapping of input and output prices")})
+			continue
+		}
+		p := map[string]string{}
+		for field, val := range pairs(price) {
+			name := strings.ToLower(field.Value)
+			sub := entry + "." + name
+			if name != "input" && name != "output" {
+				errs = append(errs, unknown(sub, at(field), closest(sub, []string{entry + ".input", entry + ".output"})))
+				continue
+			}
+			if first, dup := lines[sub]; dup {
+				errs = append(errs, repeated(sub, at(field), first))
+				continue
+			}
+			lines[sub] = field.Line
+			val = deref(val)
+			if val.Kind != yaml.ScalarNode || isNull(val) {
+				errs = append(errs, &Error{Key: sub, Source: at(val), Err: invalid("must be a number")})
+				continue
+			}
+			p[name] = val.Value
+		}
+		table[id] = p
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return table, nil
+}
+
+func repeated(key, source string, first int) error {
+	return &Error{Key: key, Source: source, Err: reason{ErrSyntax, fmt.Sprintf("repeated; first at line %d", first)}}
 }
 
 // pairs iterates over the keys and values of a mapping node.
@@ -144,12 +272,18 @@ func isNull(n *yaml.Node) bool {
 }
 
 // unknownKey reports key, suggesting the known key it most resembles.
-func unknownKey(key, source string) error {
+func unknownKey(key, source string) error { return unknown(key, source, suggest(key)) }
+
+func unknown(key, source, suggestion string) error {
+	return &Error{Key: key, Source: source, Err: unknownReason(suggestion)}
+}
+
+func unknownReason(suggestion string) reason {
 	msg := "unknown key"
-	if s := suggest(key); s != "" {
-		msg += "; did you mean " + s + "?"
+	if suggestion != "" {
+		msg += "; did you mean " + suggestion + "?"
 	}
-	return &Error{Key: key, Source: source, Err: reason{ErrUnknownKey, msg}}
+	return reason{ErrUnknownKey, msg}
 }
 
 // suggest returns the known key (or section) closest to key: one with the
@@ -157,17 +291,26 @@ func unknownKey(key, source string) error {
 // typos; "" if none is close.
 func suggest(key string) string {
 	leaf := key[strings.LastIndex(key, ".")+1:]
-	best, bestDist := "", 3
+	var cands []string
 	for _, k := range keys() {
 		if k[strings.LastIndex(k, ".")+1:] == leaf {
 			return k
 		}
-		cand := k
 		if !strings.Contains(key, ".") {
-			cand = k[:strings.Index(k, ".")] // compare sections with sections
+			k = k[:strings.Index(k, ".")] // compare sections with sections
 		}
-		if d := distance(key, cand); d < bestDist {
-			best, bestDist = cand, d
+		cands = append(cands, k)
+	}
+	return closest(key, cands)
+}
+
+// closest returns the candidate within two typos of s, the first of the
+// closest; "" if none is.
+func closest(s string, cands []string) string {
+	best, bestDist := "", 3
+	for _, c := range cands {
+		if d := distance(s, c); d < bestDist {
+			best, bestDist = c, d
 		}
 	}
 	return best

@@ -102,7 +102,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown flag of run", []string{"run", "--bogus", "q"}, []string{"--bogus", "deepresearch run --help"}},
 		{"flag of the wrong type", []string{"run", "--max-tasks", "many", "q"}, []string{"--max-tasks", "many"}},
 		{"run without a question", []string{"run"}, []string{"one question", "got 0"}},
-		{"run with a blank question", []string{"run", "  "}, []string{"one question"}},
+		{"run with a blank question", []string{"run", "  "}, []string{"the question is empty"}},
 		{"run with two questions", []string{"run", "a", "b"}, []string{"one question", "got 2"}},
 		{"bad --progress", []string{"run", "--progress", "sometimes", "q"}, []string{"--progress", "sometimes"}},
 	}

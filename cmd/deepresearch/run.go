@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -53,8 +51,11 @@ not printed on stdout unless --output names a file).`,
   deepresearch run --corpus ./docs --format html --output report.html "What changed in v2?"
   deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
+			switch {
+			case len(args) != 1:
 				return usageError{fmt.Errorf("run takes one question (quote it), got %d arguments", len(args))}
+			case strings.TrimSpace(args[0]) == "":
+				return usageError{errors.New("the question is empty")}
 			}
 			return nil
 		},
@@ -76,17 +77,13 @@ func settings(cmd *cobra.Command, file string) (config.Settings, error) {
 	if err != nil {
 		return s, inputError(err)
 	}
-	if s.Model.Provider != "extractive" {
-		return s, inputError(fmt.Errorf("model.provider %q is not available in this build: use \"extractive\"", s.Model.Provider))
-	}
 	return s, nil
 }
 
-func parseStyleName(s string) (deepresearch.Style, error) {
-	st, err := parseStyle(s)
-	return deepresearch.Style(st), err
-}
-
+// runResearch is the run command: settings to a Researcher, a run with the
+// chosen sinks, the report rendered in the chosen format. Everything it
+// decides about research is the library's (deepresearch.FromSettings,
+// Research, Report.Render); what is left here is where output goes.
 func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	ctx := cmd.Context()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -94,9 +91,10 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if err != nil {
 		return err
 	}
-	style, err := parseStyleName(s.Output.Style)
-	if err != nil {
-		return inputError(fmt.Errorf("output.style: %w", err))
+	switch s.Output.Format {
+	case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON:
+	default:
+		return inputError(fmt.Errorf("output.format %q: want md, html or json", s.Output.Format))
 	}
 	switch rf.progress {
 	case "auto", "always", "never":
@@ -107,9 +105,20 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if err != nil {
 		return inputError(err)
 	}
+	r, err := deepresearch.FromSettings(s, &logger)
+	if err != nil {
+		return inputError(err)
+	}
+	defer r.Close()
 
+	// Outputs are checked before the research, so a bad path costs nothing.
+	var report, evOut *output
+	if rf.output != "" {
+		if report, err = checkOutput(rf.output); err != nil {
+			return inputError(fmt.Errorf("--output: %w", err))
+		}
+	}
 	var sinks []events.Sink
-	var evFile *os.File
 	var evLines *events.JSONLines
 	reportOut := stdout
 	switch rf.events {
@@ -120,12 +129,22 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			reportOut = io.Discard
 		}
 	default:
-		evFile, err = os.Create(rf.events)
+		if evOut, err = checkOutput(rf.events); err != nil {
+			return inputError(fmt.Errorf("--events: %w", err))
+		}
+		if report != nil && report.sameFile(evOut) {
+			return inputError(fmt.Errorf("--events and --output name the same file %s", rf.events))
+		}
+		flags := os.O_WRONLY
+		if evOut.regular {
+			flags |= os.O_CREATE | os.O_TRUNC
+		}
+		f, err := os.OpenFile(evOut.target, flags, 0o666)
 		if err != nil {
 			return inputError(fmt.Errorf("--events: %w", err))
 		}
-		defer evFile.Close()
-		evLines = events.NewJSONLines(evFile)
+		defer f.Close()
+		evLines = events.NewJSONLines(f)
 	}
 	if evLines != nil {
 		sinks = append(sinks, evLines)
@@ -138,26 +157,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		sinks = append(sinks, display)
 	}
 
-	r, err := deepresearch.New(deepresearch.Config{
-		Corpus:      s.Corpus.Dir,
-		IndexPath:   s.Corpus.Index,
-		MaxTasks:    s.Research.MaxTasks,
-		Parallelism: s.Research.Parallelism,
-		SearchLimit: s.Research.SearchLimit,
-		Budget: deepresearch.Budget{
-			MaxToolCalls: s.Research.MaxToolCalls,
-			MaxTokens:    s.Research.MaxTokens,
-			Timeout:      s.Research.AgentTimeout,
-		},
-		Style:  style,
-		Logger: &logger,
-	})
-	if err != nil {
-		return inputError(err)
-	}
-	defer r.Close()
-
-	rep, runErr := r.RunWith(ctx, question, func(e deepresearch.Event) {
+	rep, runErr := r.Research(ctx, deepresearch.Request{Question: question}, func(e deepresearch.Event) {
 		for _, s := range sinks {
 			s.Event(e)
 		}
@@ -165,87 +165,31 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if display != nil {
 		display.Flush()
 	}
+	var evErr error
 	if evLines != nil && evLines.Err() != nil {
-		logger.Error().Err(evLines.Err()).Msg("writing events")
+		evErr = fmt.Errorf("writing events: %w", evLines.Err())
 	}
-	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) {
-			return runErr
-		}
-		if rep != nil && rep.Text == "" && len(rep.Sources) > 0 {
-			// The writer failed after the research succeeded: keep the
-			// research. The findings go where the report would have.
-			if findings, err := rep.Findings(); err == nil {
-				if rf.output != "" {
-					err = writeAtomic(rf.output, findings)
-				} else {
-					_, err = io.WriteString(reportOut, findings)
-				}
-				if err == nil {
-					return fmt.Errorf("run: %w (the agents' merged findings were written instead of the report)", runErr)
-				}
-			}
-		}
-		return fmt.Errorf("run: %w", runErr)
+	if runErr != nil && (errors.Is(runErr, context.Canceled) || rep == nil || len(rep.Sections) == 0 || rep.Complete()) {
+		return errors.Join(runErr, evErr)
 	}
-	doc, err := render(rep, s.Output.Format)
+	// The report, or when the writer failed after the research succeeded,
+	// the agents' findings in the same format: no research is lost.
+	doc, err := rep.Render(s.Output.Format)
 	if err != nil {
-		return err
+		return errors.Join(runErr, err, evErr)
 	}
-	if rf.output != "" {
-		return writeAtomic(rf.output, doc)
-	}
-	_, err = io.WriteString(reportOut, doc)
-	return err
-}
-
-// render formats the report as md, html or json.
-func render(rep *deepresearch.Report, format string) (string, error) {
-	switch format {
-	case "md", "":
-		return rep.Markdown(), nil
-	case "html":
-		return rep.HTML()
-	case "json":
-		doc, err := rep.JSON()
-		if err != nil {
-			return "", err
-		}
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return "", err
-		}
-		return string(b) + "\n", nil
-	}
-	return "", inputError(fmt.Errorf("output.format %q: want md, html or json", format))
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// folder, so a reader never sees a half-written report.
-func writeAtomic(path, data string) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	tmp := f.Name()
-	// CreateTemp makes the file private (0600); give the report the mode
-	// os.Create would (0666 less the umask, here assumed 022).
-	err = f.Chmod(0o644)
-	if err == nil {
-		_, err = io.WriteString(f, data)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
+	if report != nil {
+		err = report.write(doc)
+	} else {
+		_, err = reportOut.Write(doc)
 	}
 	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing report %s: %w", path, err)
+		err = fmt.Errorf("writing the report: %w", err)
 	}
-	return nil
+	if runErr != nil && err == nil {
+		runErr = fmt.Errorf("%w (the agents' merged findings were written instead of the report)", runErr)
+	}
+	return errors.Join(runErr, err, evErr)
 }
 
 func isTerminal(w io.Writer) bool {

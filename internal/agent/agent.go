@@ -32,8 +32,11 @@ const (
 	DefaultMaxToolCalls = 8
 	DefaultMaxTokens    = 16000
 	DefaultTimeout      = 2 * time.Minute
-	defaultSearchLimit  = 5
-	defaultChannel      = "search"
+	// minReportTokens is the least completion the report turn is allowed,
+	// however much the research loop spent.
+	minReportTokens    = 256
+	defaultSearchLimit = 5
+	defaultChannel     = "search"
 )
 
 // Task is one research task of a plan.
@@ -53,9 +56,10 @@ type Budget struct {
 	// agent goes on to write its report.
 	MaxToolCalls int
 	// MaxTokens caps the tokens (prompt + completion, as the model reports
-	// them) of the research loop (default 16000): the agent stops calling
-	// tools when the next turn would exceed it. The report turn is always
-	// made, so a Run can end somewhat above MaxTokens.
+	// them) of the whole Run (default 16000): the agent stops calling tools
+	// when the next turn would leave less than a quarter of the budget for
+	// the report, and the report turn's completion is capped
+	// (llms.WithMaxTokens) at what remains.
 	MaxTokens int
 	// Timeout bounds the whole Run (default 2 minutes). Past it, Run
 	// returns an error matching ErrTimeout and context.DeadlineExceeded.
@@ -107,6 +111,14 @@ type Config struct {
 	// registers (default "search").
 	Channel string
 	Hooks   Hooks
+	// Stop, if set, is asked before each research turn; when it returns
+	// true the agent stops researching and writes its report from what it
+	// has (a run-wide budget was reached).
+	Stop func() bool
+	// AfterFunc arms the Budget.Timeout timer: it calls f after d and
+	// returns a func that stops the timer. Nil means time.AfterFunc; tests
+	// inject a fake clock here so that no test waits on a real timeout.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Result is what one agent produced.
@@ -150,15 +162,27 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 		return nil, &Error{Task: task, Stage: StageResearch, Err: fmt.Errorf("config needs a Model and a Search backend")}
 	}
 	b := cfg.Budget.withDefaults()
-	ctx, cancel := context.WithTimeoutCause(ctx, b.Timeout,
-		fmt.Errorf("%w after %v: %w", ErrTimeout, b.Timeout, context.DeadlineExceeded))
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	afterFunc := cfg.AfterFunc
+	if afterFunc == nil {
+		afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	stop := afterFunc(b.Timeout, func() {
+		cancel(fmt.Errorf("%w after %v: %w", ErrTimeout, b.Timeout, context.DeadlineExceeded))
+	})
+	defer stop()
 
 	r := &runner{ctx: ctx, cfg: cfg, budget: b, task: task, s: newSession(cfg), res: &Result{Task: task}}
 	// On failure the Result still says what was spent (Usage, ToolCalls),
 	// so a run's accounting includes failed agents; its Report is partial.
 	if err := r.research(); err != nil {
 		return r.res, r.fail(StageResearch, err)
+	}
+	if len(r.s.sources) == 0 && r.s.searchErr != nil {
+		// Every search failed: a report now could only say nothing, and
+		// the run must learn why.
+		return r.res, r.fail(StageResearch, fmt.Errorf("%w: %d searches failed, the last with: %w", ErrSearch, r.s.searchFails, r.s.searchErr))
 	}
 	if err := r.report(); err != nil {
 		return r.res, r.fail(StageReport, err)
@@ -193,6 +217,9 @@ func (r *runner) research() error {
 	for turn := 1; ; turn++ {
 		if r.ctx.Err() != nil {
 			return context.Cause(r.ctx)
+		}
+		if turn > 1 && r.cfg.Stop != nil && r.cfg.Stop() {
+			return nil
 		}
 		msgs := append([]llms.MessageContent{system}, r.conv...)
 		resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithTools(toolDefs))
@@ -250,7 +277,7 @@ func (r *runner) research() error {
 		// The next turn's prompt holds at least this turn's prompt, its
 		// completion and the new tool results.
 		next := u.PromptTokens + u.CompletionTokens + (resultBytes+3)/4
-		if r.res.Usage.Total()+next > r.budget.MaxTokens {
+		if r.res.Usage.Total()+next > r.budget.MaxTokens-r.budget.MaxTokens/4 {
 			return nil
 		}
 	}
@@ -274,7 +301,11 @@ func (r *runner) report() error {
 		_, err := proc.Write(chunk)
 		return err
 	}
-	resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithStreamingFunc(streamFn))
+	opts := []llms.CallOption{llms.WithStreamingFunc(streamFn)}
+	// The report turn gets what the budget has left, and at least a
+	// small report's worth.
+	opts = append(opts, llms.WithMaxTokens(max(r.budget.MaxTokens-r.res.Usage.Total(), minReportTokens)))
+	resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, opts...)
 	if err != nil {
 		return err
 	}

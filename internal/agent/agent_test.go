@@ -368,13 +368,15 @@ func TestCancelDuringReport(t *testing.T) {
 
 func TestToolErrors(t *testing.T) {
 	t.Run("backend down", func(t *testing.T) {
+		// Every search failing is a failed agent with the cause, not an
+		// empty "successful" report.
 		res, err := Run(context.Background(), Config{
 			Model: extractive.New(extractive.Options{}), Search: failingBackend{errors.New("index unavailable")},
 		}, raftTask)
-		if err != nil {
-			t.Fatalf("Run failed on a backend error: %v", err)
+		if !errors.Is(err, ErrSearch) || !strings.Contains(err.Error(), "index unavailable") {
+			t.Fatalf("err = %v, want ErrSearch with the backend's error", err)
 		}
-		if len(res.Sources) != 0 || res.Report != extractive.NoEvidence {
+		if len(res.Sources) != 0 || res.Report != "" {
 			t.Errorf("sources %v, report %q", res.Sources, res.Report)
 		}
 		if res.ToolCalls != 3 {

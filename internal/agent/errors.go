@@ -12,6 +12,8 @@ var (
 	ErrTimeout = errors.New("agent: task timed out")
 	// ErrNoChoices reports a model response without choices.
 	ErrNoChoices = errors.New("agent: model returned no choices")
+	// ErrSearch reports an agent none of whose searches succeeded.
+	ErrSearch = errors.New("agent: search failed")
 	// ErrEmptyQuestion reports a Plan call without a question.
 	ErrEmptyQuestion = errors.New("agent: empty question")
 )

@@ -77,6 +77,9 @@ type session struct {
 	mapping *citeproc.Mapping
 	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
 	sources map[int]source.Source
+
+	searchErr   error // the last failed search's error
+	searchFails int
 }
 
 func newSession(cfg Config) *session {
@@ -160,6 +163,7 @@ func (s *session) search(ctx context.Context, query string) (string, error) {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
 		}
+		s.searchErr, s.searchFails = err, s.searchFails+1
 		return toolError("search failed: " + err.Error()), nil
 	}
 	if s.hooks.Search != nil {
@@ -210,9 +214,11 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 }
 
 // writeHeader writes "[n] Title\nURL: …\n" ("ID: …" for a source without
-// a URL).
+// a URL). Title, URL and ID come from the corpus or the web: they are
+// cleaned of control characters and line breaks, so they cannot forge a
+// header of their own.
 func writeHeader(b *strings.Builder, n int, title, url, id string) {
-	title = oneLine(title)
+	title, url, id = source.Clean(title), source.Clean(url), source.Clean(id)
 	if title == "" {
 		title = cmpOrString(url, id)
 	}

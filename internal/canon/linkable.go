@@ -12,7 +12,7 @@ import (
 // malformed URLs) is shown as plain text. Text from models, the corpus and
 // the web is untrusted, so this is a security boundary, not a nicety.
 func Linkable(raw string) bool {
-	if raw == "" || strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f || r == ' ' }) {
+	if raw == "" || strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return false
 	}
 	u, err := url.Parse(raw)

@@ -28,8 +28,9 @@ type Emitter struct {
 	clock func() time.Time
 	sinks []Sink
 
-	mu  sync.Mutex
-	seq uint64
+	mu     sync.Mutex
+	seq    uint64
+	closed bool
 }
 
 // NewEmitter returns an emitter for run runID that stamps events with
@@ -68,6 +69,9 @@ func (e *Emitter) Emit(agent int, section string, p Payload) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.closed {
+		return
+	}
 	e.seq++
 	ev := Event{
 		RunID:   e.runID,
@@ -81,6 +85,20 @@ func (e *Emitter) Emit(agent int, section string, p Payload) {
 	for _, s := range e.sinks {
 		s.Event(ev)
 	}
+}
+
+// Close ends the run's event stream: once Close returns, no sink is called
+// again and Emit drops its payload without using a sequence number, so a
+// straggler (an agent that ignored cancellation) cannot add events after
+// the run's last one, and the numbering keeps no gap. It waits for an Emit
+// in progress to finish.
+func (e *Emitter) Close() {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
 }
 
 // NewRunID returns a random run ID of 16 lower-case hex digits (64 bits

@@ -123,3 +123,15 @@ func TestNewRunID(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+func TestEmitterClose(t *testing.T) {
+	var got []uint64
+	em := NewEmitter("run", nil, SinkFunc(func(e Event) { got = append(got, e.Seq) }))
+	em.Emit(-1, "", RunStartedData{Question: "q"})
+	em.Emit(-1, "", RunFinishedData{})
+	em.Close()
+	em.Emit(0, "late", DeltaData{Text: "straggler"})
+	if len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("delivered seqs %v, want [1 2] and nothing after Close", got)
+	}
+}

@@ -148,6 +148,7 @@ type ReportFinishedData struct {
 // Stages of a run, the keys of RunFinishedData.Timings and the values of
 // ErrorData.Stage.
 const (
+	StageIndex    = "index" // opening and syncing the local corpus index
 	StagePlan     = "plan"
 	StageResearch = "research"
 	StageMerge    = "merge"
@@ -170,13 +171,19 @@ type RunFinishedData struct {
 	// Timings holds the milliseconds spent per stage, keyed by StagePlan,
 	// StageResearch, StageMerge and StageReport.
 	Timings map[string]int64 `json:"timings,omitempty"`
+	// Stopped says which run budget stopped the research early ("the
+	// run's token budget (… tokens) was reached"); empty when none did.
+	Stopped string `json:"stopped,omitempty"`
+	// CostUSD is the run's cost in dollars, where the models' prices are
+	// known (0 otherwise).
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // ErrorData is the payload of Error.
 type ErrorData struct {
 	Error string `json:"error"`
-	// Stage is where the run failed: StagePlan, StageResearch, StageMerge
-	// or StageReport.
+	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
+	// StageMerge or StageReport.
 	Stage string `json:"stage"`
 }
 

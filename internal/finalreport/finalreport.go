@@ -42,7 +42,9 @@ type Config struct {
 	Model llms.Model
 	// Style is how citations are rendered in Report.Text.
 	Style citeproc.Style
-	Hooks Hooks
+	// MaxTokens caps the report turn's completion (0: no cap).
+	MaxTokens int
+	Hooks     Hooks
 }
 
 // Missing is a part of the plan whose research failed.
@@ -61,6 +63,9 @@ type Input struct {
 	Sources []collapse.Source
 	// Missing lists failed research tasks; the report says so.
 	Missing []Missing
+	// Notices are sentences the report must carry about how it was made
+	// ("Research stopped early: …"), added after the writer's text.
+	Notices []string
 }
 
 // Reference is one entry of the reference list.
@@ -70,85 +75,51 @@ type Reference struct {
 	CanonicalURL string `json:"canonical_url,omitempty"`
 }
 
-// Report is the published final report.
+// Report is the published final report. It is plain data: Draft and
+// Sources determine everything else (Publish rebuilds Body, Text and
+// References from them byte for byte), so a report stored as JSON and
+// reloaded renders exactly as it did.
 type Report struct {
+	// Draft is the writer's text, with the note on missing research,
+	// citing Sources by their merged numbers.
+	Draft string `json:"draft"`
+	// Sources are the merged sources Draft's numbers refer to.
+	Sources []collapse.Source `json:"sources"`
 	// Body is the report with plain [n] markers numbered 1..K.
-	Body string
+	Body string `json:"body"`
 	// Text is Body with citations rendered in the configured style.
-	Text string
+	Text string `json:"text"`
 	// References are the cited sources, numbered 1..K.
-	References []Reference
+	References []Reference `json:"references"`
 	// Unknown are numbers the writer cited that were not merged sources;
 	// they were dropped from the text.
-	Unknown []citeproc.Unknown
-	Usage   usage.Usage
-
-	raw     string            // the writer's text (and the missing note), with global numbers
-	global  *citeproc.Mapping // the merged sources, by global number
-	display map[int]int       // global number → reference number
-	keep    bool              // raw is a Body already numbered 1..K
+	Unknown []citeproc.Unknown `json:"unknown,omitempty"`
+	Usage   usage.Usage        `json:"usage"`
 }
 
-// Write asks the model for the final report and publishes it.
+// Write asks the model for the final report and publishes it. The model's
+// text streams through the publisher as it arrives: Hooks see each
+// citation before the text that uses it.
 func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 	if cfg.Model == nil {
 		return nil, fmt.Errorf("finalreport: no model")
 	}
-	global, err := collapse.Mapping(in.Sources)
+	pub, err := newPublisher(in.Sources, cfg.Style, cfg.Hooks)
 	if err != nil {
-		return nil, fmt.Errorf("finalreport: %w", err)
+		return nil, err
 	}
-	byNumber := make(map[int]collapse.Source, len(in.Sources))
-	for _, s := range in.Sources {
-		byNumber[s.Number] = s
-	}
-
-	rep := &Report{global: global, display: map[int]int{}}
-	var raw, body, text strings.Builder
-	bodyP := citeproc.New(&body, citeproc.Config{
-		Mode:     citeproc.Link,
-		Style:    citeproc.Plain,
-		Mapping:  global,
-		Numberer: citeproc.FirstCitedNumbers(),
-		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
-			src := byNumber[c.Number]
-			rep.display[c.Number] = c.Display
-			rep.References = append(rep.References, Reference{Number: c.Display, Source: src.Source, CanonicalURL: src.CanonicalURL})
-		}},
-	})
-	// The same text, numbered the same way (the numberer sees the same
-	// citations in the same order), rendered in the reader's style. Its
-	// facts go to the hooks: each comes just before the text that shows
-	// it, whatever the chunking.
-	textP := citeproc.New(deltaTee{&text, cfg.Hooks.Delta}, citeproc.Config{
-		Mode:     citeproc.Link,
-		Style:    cfg.Style,
-		Mapping:  global,
-		Numberer: citeproc.FirstCitedNumbers(),
-		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
-			if cfg.Hooks.Citation != nil {
-				cfg.Hooks.Citation(c.Display, byNumber[c.Number].Source)
-			}
-		}},
-	})
-	write := func(chunk string) error {
-		raw.WriteString(chunk)
-		if _, err := bodyP.WriteString(chunk); err != nil {
-			return err
-		}
-		_, err := textP.WriteString(chunk)
-		return err
-	}
-
 	streamed := false
-	resp, err := cfg.Model.GenerateContent(ctx, messages(in),
-		llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
-			if len(chunk) == 0 {
-				return nil
-			}
-			streamed = true
-			return write(string(chunk))
-		}))
+	opts := []llms.CallOption{llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		streamed = true
+		return pub.write(string(chunk))
+	})}
+	if cfg.MaxTokens > 0 {
+		opts = append(opts, llms.WithMaxTokens(cfg.MaxTokens))
+	}
+	resp, err := cfg.Model.GenerateContent(ctx, messages(in), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("finalreport: model: %w", err)
 	}
@@ -157,24 +128,106 @@ func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 	}
 	choice := resp.Choices[0]
 	if !streamed {
-		write(choice.Content)
+		pub.write(choice.Content)
 	}
-	if note := missingNote(in.Missing); note != "" {
-		if !strings.HasSuffix(raw.String(), "\n") {
-			write("\n")
+	note := missingNote(in.Missing)
+	for _, n := range in.Notices {
+		note += "\n> **Note.** " + noteText(n) + "\n"
+	}
+	if note != "" {
+		if !strings.HasSuffix(pub.draft.String(), "\n") {
+			pub.write("\n")
 		}
-		write(note)
+		pub.write(note)
 	}
-	if err := bodyP.Close(); err != nil {
-		return nil, fmt.Errorf("finalreport: %w", err)
+	rep, err := pub.close()
+	if err != nil {
+		return nil, err
 	}
-	if err := textP.Close(); err != nil {
-		return nil, fmt.Errorf("finalreport: %w", err)
-	}
-	rep.Body, rep.Text, rep.raw = body.String(), text.String(), raw.String()
-	rep.Unknown = bodyP.Unknowns()
 	rep.Usage = usage.Of(choice)
 	return rep, nil
+}
+
+// Publish publishes a draft that cites sources by their merged numbers:
+// citations renumbered 1..K by first appearance, Text in style, the
+// reference list exactly the sources cited. It is what Write does with
+// the model's text, and how a stored report is rebuilt.
+func Publish(draft string, sources []collapse.Source, style citeproc.Style) (*Report, error) {
+	pub, err := newPublisher(sources, style, Hooks{})
+	if err != nil {
+		return nil, err
+	}
+	pub.write(draft)
+	return pub.close()
+}
+
+// publisher runs a draft through two citation processors side by side,
+// each resolving the merged numbers and renumbering them 1..K in order of
+// first appearance: one writes Body (plain [n] markers), the other Text
+// in the reader's style. Both see the same citations in the same order, so
+// their numbers agree.
+type publisher struct {
+	rep               *Report
+	draft, body, text strings.Builder
+	bodyP, textP      *citeproc.Processor
+}
+
+func newPublisher(sources []collapse.Source, style citeproc.Style, hooks Hooks) (*publisher, error) {
+	global, err := collapse.Mapping(sources)
+	if err != nil {
+		return nil, fmt.Errorf("finalreport: %w", err)
+	}
+	byNumber := make(map[int]collapse.Source, len(sources))
+	for _, s := range sources {
+		byNumber[s.Number] = s
+	}
+	p := &publisher{rep: &Report{Sources: sources}}
+	p.bodyP = citeproc.New(&p.body, citeproc.Config{
+		Mode:     citeproc.Link,
+		Style:    citeproc.Plain,
+		Mapping:  global,
+		Numberer: citeproc.FirstCitedNumbers(),
+		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
+			src := byNumber[c.Number]
+			p.rep.References = append(p.rep.References, Reference{Number: c.Display, Source: src.Source, CanonicalURL: src.CanonicalURL})
+		}},
+	})
+	// Its facts go to the hooks: each comes just before the text that
+	// shows it, whatever the chunking.
+	p.textP = citeproc.New(deltaTee{&p.text, hooks.Delta}, citeproc.Config{
+		Mode:     citeproc.Link,
+		Style:    style,
+		Mapping:  global,
+		Numberer: citeproc.FirstCitedNumbers(),
+		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
+			if hooks.Citation != nil {
+				hooks.Citation(c.Display, byNumber[c.Number].Source)
+			}
+		}},
+	})
+	return p, nil
+}
+
+func (p *publisher) write(chunk string) error {
+	p.draft.WriteString(chunk)
+	if _, err := p.bodyP.WriteString(chunk); err != nil {
+		return err
+	}
+	_, err := p.textP.WriteString(chunk)
+	return err
+}
+
+func (p *publisher) close() (*Report, error) {
+	if err := p.bodyP.Close(); err != nil {
+		return nil, fmt.Errorf("finalreport: %w", err)
+	}
+	if err := p.textP.Close(); err != nil {
+		return nil, fmt.Errorf("finalreport: %w", err)
+	}
+	r := p.rep
+	r.Draft, r.Body, r.Text = p.draft.String(), p.body.String(), p.text.String()
+	r.Unknown = p.bodyP.Unknowns()
+	return r, nil
 }
 
 // missingNote says which parts of the plan the report does not cover.
@@ -216,4 +269,34 @@ func (w deltaTee) Write(p []byte) (int, error) {
 		w.delta(string(p))
 	}
 	return len(p), nil
+}
+
+// Section is one research task's merged findings, for Findings.
+type Section struct {
+	Title string
+	// Text is the agent's report on the merged numbering; empty when the
+	// agent failed.
+	Text string
+	// Failure is the kind of failure ("error", "timeout", …) of an agent
+	// that produced no report; empty when it did not fail.
+	Failure string
+}
+
+// Findings returns a draft of the agents' merged findings, one section per
+// research task, citing the merged numbers. It is what a run keeps when the
+// final report could not be written: Publish and the renderers turn it
+// into any format, like a writer's draft.
+func Findings(question string, sections []Section) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Findings: %s\n", noteText(question))
+	for _, sec := range sections {
+		fmt.Fprintf(&b, "\n## %s\n\n", noteText(sec.Title))
+		if sec.Failure != "" {
+			fmt.Fprintf(&b, "> This research task failed (%s).\n", noteText(sec.Failure))
+			continue
+		}
+		b.WriteString(demoteHeadings(strings.TrimSpace(sec.Text)))
+		b.WriteString("\n")
+	}
+	return b.String()
 }

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
+	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
@@ -25,7 +28,7 @@ func Markdown(r *Report, style citeproc.Style) string {
 	}
 	b.WriteString("\n\n## References\n\n")
 	for _, ref := range r.References {
-		title := refLabel(ref.Source)
+		title := ref.Label()
 		switch style {
 		case citeproc.Footnote:
 			fmt.Fprintf(&b, "[^%d]: %s\n", ref.Number, mdLink(title, ref.URL))
@@ -44,33 +47,18 @@ func Markdown(r *Report, style citeproc.Style) string {
 	return b.String()
 }
 
-func refTitle(s source.Source) string {
-	if t := strings.Join(strings.Fields(s.Title), " "); t != "" {
-		return t
-	}
-	return s.ID
-}
-
-// refLabel is how a reference names its source: the title, and the ID
-// too when there is no URL to tell the reader where it is.
-func refLabel(s source.Source) string {
-	t := refTitle(s)
-	if s.URL == "" && s.ID != "" && t != s.ID {
-		return t + ". " + s.ID
-	}
-	return t
-}
-
+// mdLink links title to url in markdown, or gives title alone when url is
+// not one a reader may follow (see canon.Linkable).
 func mdLink(title, url string) string {
 	t := strings.NewReplacer("[", `\[`, "]", `\]`).Replace(title)
-	if url == "" {
+	if !canon.Linkable(url) {
 		return t
 	}
 	return "[" + t + "](" + strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29").Replace(url) + ")"
 }
 
 func htmlLink(title, url string) string {
-	if url == "" {
+	if !canon.Linkable(url) {
 		return html.EscapeString(title)
 	}
 	return `<a href="` + html.EscapeString(url) + `">` + html.EscapeString(title) + `</a>`
@@ -79,16 +67,16 @@ func htmlLink(title, url string) string {
 // HTML returns a standalone page: the report, with each citation a link to
 // its entry in the reference list, and the reference list linking out.
 func HTML(title string, r *Report) (string, error) {
-	r, err := r.withSource()
+	v, err := r.view()
 	if err != nil {
 		return "", fmt.Errorf("finalreport: html: %w", err)
 	}
 	// Render from the writer's text with each source's URL replaced by its
 	// anchor in the reference list; FirstCited numbers as Write did.
 	anchors := citeproc.NewMapping(nil)
-	for _, n := range r.global.Numbers() {
-		src, _ := r.global.Lookup(n)
-		if d, cited := r.display[n]; cited {
+	for _, n := range v.global.Numbers() {
+		src, _ := v.global.Lookup(n)
+		if d, cited := v.display[n]; cited {
 			src.URL = "#ref-" + strconv.Itoa(d)
 		}
 		if err := anchors.Add(n, src); err != nil {
@@ -97,7 +85,7 @@ func HTML(title string, r *Report) (string, error) {
 	}
 	var md strings.Builder
 	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors, Numberer: citeproc.FirstCitedNumbers()})
-	p.WriteString(r.raw)
+	p.WriteString(v.raw)
 	if err := p.Close(); err != nil {
 		return "", fmt.Errorf("finalreport: html: %w", err)
 	}
@@ -129,7 +117,7 @@ pre{overflow:auto;background:#f5f5f5;padding:.75rem}
 	if len(r.References) > 0 {
 		b.WriteString("<section>\n<h2>References</h2>\n<ol class=\"references\">\n")
 		for _, ref := range r.References {
-			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s</li>\n", ref.Number, ref.Number, htmlLink(refLabel(ref.Source), ref.URL))
+			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s</li>\n", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL))
 		}
 		b.WriteString("</ol>\n</section>\n")
 	}
@@ -137,24 +125,46 @@ pre{overflow:auto;background:#f5f5f5;padding:.75rem}
 	return b.String(), nil
 }
 
-// withSource returns r, or for a Report that was not made by Write (one
-// built from its exported fields), a copy whose writer text is its Body
-// and whose sources are its References.
-func (r *Report) withSource() (*Report, error) {
-	if r.global != nil {
-		return r, nil
-	}
-	c := *r
-	c.raw, c.keep = r.Body, true
-	c.global = citeproc.NewMapping(nil)
-	c.display = map[int]int{}
-	for _, ref := range r.References {
-		if err := c.global.Add(ref.Number, ref.Source); err != nil {
-			return nil, err
+// view is what the HTML and JSON renderings work from: the draft with its
+// merged numbering and each cited number's reference number. For a
+// Report with no Draft (one built from Body and References alone) it is
+// Body, numbered by its References, taken as given.
+type view struct {
+	raw     string
+	global  *citeproc.Mapping
+	display map[int]int // merged number → reference number
+	keep    bool        // raw is a Body already numbered 1..K
+}
+
+func (r *Report) view() (*view, error) {
+	v := &view{display: map[int]int{}}
+	if r.Draft == "" {
+		v.raw, v.keep = r.Body, true
+		v.global = citeproc.NewMapping(nil)
+		for _, ref := range r.References {
+			if err := v.global.Add(ref.Number, ref.Source); err != nil {
+				return nil, err
+			}
+			v.display[ref.Number] = ref.Number
 		}
-		c.display[ref.Number] = ref.Number
+		return v, nil
 	}
-	return &c, nil
+	global, err := collapse.Mapping(r.Sources)
+	if err != nil {
+		return nil, err
+	}
+	v.raw, v.global = r.Draft, global
+	// The reference numbers Publish gave: the same processor over the
+	// same text numbers the same citations the same way.
+	p := citeproc.New(io.Discard, citeproc.Config{
+		Mode: citeproc.Link, Style: citeproc.Plain, Mapping: global, Numberer: citeproc.FirstCitedNumbers(),
+		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) { v.display[c.Number] = c.Display }},
+	})
+	p.WriteString(r.Draft)
+	if err := p.Close(); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // Claim is an entry of the citation sidecar: the JSON Pointer of a string
@@ -177,12 +187,12 @@ type Document struct {
 
 // JSON returns the report as a Document.
 func JSON(question string, r *Report) (*Document, error) {
-	r, err := r.withSource()
+	v, err := r.view()
 	if err != nil {
 		return nil, fmt.Errorf("finalreport: json: %w", err)
 	}
 	mode := citeproc.Link
-	if r.keep {
+	if v.keep {
 		mode = citeproc.Keep // Body as given: its markers are reference numbers
 	}
 	doc := &Document{Question: question, Text: r.Body, Blocks: []string{}, References: r.References, Citations: []Claim{}}
@@ -192,10 +202,10 @@ func JSON(question string, r *Report) (*Document, error) {
 	// Each block of the writer's text is rendered on its own with the
 	// report's numbering, so a block's citations are known from the
 	// source, not by re-reading the rendered block.
-	number := citeproc.NumbererFunc(func(n int, _ source.Source) int { return r.display[n] })
-	for _, raw := range Blocks(r.raw) {
+	number := citeproc.NumbererFunc(func(n int, _ source.Source) int { return v.display[n] })
+	for _, raw := range Blocks(v.raw) {
 		var sb strings.Builder
-		p := citeproc.New(&sb, citeproc.Config{Mode: mode, Style: citeproc.Plain, Mapping: r.global, Numberer: number})
+		p := citeproc.New(&sb, citeproc.Config{Mode: mode, Style: citeproc.Plain, Mapping: v.global, Numberer: number})
 		p.WriteString(raw)
 		p.Close()
 		blk := strings.TrimSpace(sb.String())

@@ -3,6 +3,8 @@
 // collapse de-duplicates it, the final report lists it and events carry it.
 package source
 
+import "strings"
+
 // Source is one retrieved document that a report may cite.
 type Source struct {
 	// ID identifies the document within its backend (a corpus path, a
@@ -15,4 +17,35 @@ type Source struct {
 	Title string `json:"title,omitempty"`
 	// Channel names the tool or backend that found it ("corpus", "web").
 	Channel string `json:"channel,omitempty"`
+}
+
+// Label is how every list of sources names one, for readers and models
+// alike: its title with white space folded and control characters removed,
+// or its ID when it has no title. A source without a URL is found by its
+// ID, so then the ID follows the title ("Field notes. corpus/notes.md").
+func (s Source) Label() string {
+	t := Clean(s.Title)
+	switch {
+	case t == "":
+		return Clean(s.ID)
+	case s.URL == "" && s.ID != "" && t != Clean(s.ID):
+		return t + ". " + Clean(s.ID)
+	}
+	return t
+}
+
+// Clean folds white space to single spaces and drops control characters
+// (C0, DEL, C1), so text from a corpus, the web or a model cannot break a
+// line of a list or carry a terminal escape sequence.
+func Clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return ' '
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }

@@ -1,0 +1,83 @@
+package deepresearch
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/usage"
+)
+
+// Roles of the models of a run, for Config.Price.
+const (
+	RolePlanner    = "planner"
+	RoleResearcher = "researcher"
+	RoleWriter     = "writer"
+)
+
+// meter adds up one run's usage across every model call, by role, and
+// says when a run budget is spent. It is safe for concurrent use.
+type meter struct {
+	maxTokens int
+	maxCost   float64
+	price     func(role string, u Usage) float64
+
+	mu      sync.Mutex
+	tokens  int
+	cost    float64
+	spentBy string // the budget that was reached first, "" while none
+}
+
+func (m *meter) add(role string, u Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.tokens += u.Total()
+	if m.price != nil {
+		m.cost += m.price(role, u)
+	}
+	switch {
+	case m.spentBy != "":
+	case m.maxTokens > 0 && m.tokens >= m.maxTokens:
+		m.spentBy = fmt.Sprintf("the run's token budget (%d tokens) was reached", m.maxTokens)
+	case m.maxCost > 0 && m.cost >= m.maxCost:
+		m.spentBy = fmt.Sprintf("the run's cost budget ($%.2f) was reached", m.maxCost)
+	}
+}
+
+// spent says which budget is spent; "" while none is.
+func (m *meter) spent() string {
+	if m == nil {
+		return ""
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.spentBy
+}
+
+// costOf is the dollars spent so far.
+func (m *meter) costOf() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cost
+}
+
+// metered is a model whose calls are counted by a run's meter under a role.
+type metered struct {
+	llms.Model
+	role string
+	m    *meter
+}
+
+func (m metered) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	resp, err := m.Model.GenerateContent(ctx, msgs, opts...)
+	if err == nil && resp != nil && len(resp.Choices) > 0 {
+		m.m.add(m.role, usage.Of(resp.Choices[0]))
+	}
+	return resp, err
+}
+
+func (m metered) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}

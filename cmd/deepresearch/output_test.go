@@ -1,0 +1,119 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestOutputKeepsMode: an existing report file keeps its permissions (a
+// private 0600 report stays private).
+func TestOutputKeepsMode(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report.md")
+	if err := os.WriteFile(out, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantSuccess(t, research(t, "-o", out))
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+}
+
+// TestOutputFollowsSymlink: -o through a symlink writes the link's target
+// and leaves the link in place.
+func TestOutputFollowsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.md")
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.md")
+	if err := os.Symlink("real.md", link); err != nil {
+		t.Fatal(err)
+	}
+	wantSuccess(t, research(t, "-o", link))
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced (%v, %v)", fi, err)
+	}
+	data, _ := os.ReadFile(target)
+	if !strings.Contains(string(data), "## References") {
+		t.Errorf("the link's target does not hold the report: %.100q", data)
+	}
+}
+
+// TestOutputToFIFO: a FIFO (like /dev/stdout or a device) is written in
+// place, never renamed over.
+func TestOutputToFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	got := make(chan string)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- string(b)
+	}()
+	r := research(t, "-o", fifo)
+	if r.code != 0 {
+		// Unblock the reader before failing.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		<-got
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if s := <-got; !strings.Contains(s, "## References") {
+		t.Errorf("the FIFO received %.100q", s)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", fi, err)
+	}
+}
+
+// TestOutputCheckedFirst: an -o in a folder that does not exist, or -o and
+// --events naming one file, fail before any research (no event written,
+// status 2).
+func TestOutputCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no folder", []string{"-o", filepath.Join(dir, "nodir", "x.md")}, "no folder"},
+		{"same file", []string{"-o", filepath.Join(dir, "same.out"), "--events", filepath.Join(dir, "same.out")}, "same file"},
+		{"a folder", []string{"-o", dir}, "is a folder"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := research(t, tc.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+				t.Errorf("exit %d, stderr %q, stdout %.80q; want status 2 naming %q", r.code, r.stderr, r.stdout, tc.want)
+			}
+		})
+	}
+}
+
+// TestEventsWriteFailure: events that cannot be written (a full disk:
+// /dev/full) are an error, exit status 1, not a silent success.
+func TestEventsWriteFailure(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	r := research(t, "--events", "/dev/full")
+	if r.code != 1 || !strings.Contains(r.stderr, "writing events") {
+		t.Errorf("exit %d, stderr %q; want status 1 and a write error", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,240 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The values of settings that take one of a few.
+var (
+	modelProviders   = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
+	toolModes        = []string{"auto", "native", "text"}
+	searchProviders  = []string{"corpus", "searxng", "tavily", "brave", "exa"}
+	formats          = []string{"md", "html", "json"}
+	styles           = []string{"markdown", "plain", "footnote", "html"}
+	unsupportedModes = []string{"keep", "flag", "remove"}
+)
+
+// Validate checks s as Load does, without the normalising Load does first
+// (lower-casing choices, dropping repeated list items): every problem is
+// reported, each an *Error naming the key and the value.
+func (s Settings) Validate() error {
+	probs := check(&s)
+	if len(probs) == 0 {
+		return nil
+	}
+	errs := make([]error, len(probs))
+	for i, p := range probs {
+		errs[i] = &Error{Key: p.name, Value: p.val, Err: p.err}
+	}
+	return errors.Join(errs...)
+}
+
+// problem is what is wrong with the value of name: a key, or a part of
+// one such as "model.prices[openai:gpt-4o].input".
+type problem struct {
+	name string
+	val  any // the value checked, for Validate; Load shows the raw one
+	err  error
+}
+
+type problems []problem
+
+func (ps *problems) add(name string, val any, format string, args ...any) {
+	*ps = append(*ps, problem{name: name, val: val, err: invalid(format, args...)})
+}
+
+func (ps *problems) oneOf(key, val string, choices []string) {
+	if !slices.Contains(choices, val) {
+		ps.add(key, val, "must be one of %s", strings.Join(choices, ", "))
+	}
+}
+
+func (ps *problems) atLeast(key string, val, least int) {
+	if val < least {
+		ps.add(key, val, "must be at least %d", least)
+	}
+}
+
+func (ps *problems) positive(key string, val time.Duration) {
+	if val <= 0 {
+		ps.add(key, val, "must be positive")
+	}
+}
+
+func (ps *problems) httpURL(key, val string) {
+	if val == "" {
+		return
+	}
+	u, err := url.Parse(val)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		ps.add(key, val, "must be an http or https URL, such as http://localhost:8080")
+	}
+}
+
+func (ps *problems) modelRole(key, val string) {
+	if val == "" {
+		return
+	}
+	if provider, _, _ := strings.Cut(val, ":"); !slices.Contains(modelProviders, provider) {
+		ps.add(key, val, "must be provider or provider:name, with provider one of %s", strings.Join(modelProviders, ", "))
+	}
+}
+
+// list reports the items of list that are not ok, or given twice, in one
+// problem: must, then the items.
+func (ps *problems) list(key string, list []string, ok func(string) bool, must string) {
+	var bad, twice []string
+	for i, item := range list {
+		switch {
+		case !ok(item):
+			bad = append(bad, showValue(item))
+		case slices.Contains(list[:i], item) && !slices.Contains(twice, showValue(item)):
+			twice = append(twice, showValue(item))
+		}
+	}
+	if bad != nil {
+		ps.add(key, list, "%s; not %s", must, strings.Join(bad, ", "))
+	}
+	if twice != nil {
+		ps.add(key, list, "names %s twice", strings.Join(twice, ", "))
+	}
+}
+
+// check returns every problem with the values of s.
+func check(s *Settings) []problem {
+	var ps problems
+	m := s.Model
+	ps.oneOf("model.provider", m.Provider, modelProviders)
+	ps.httpURL("model.base_url", m.BaseURL)
+	ps.modelRole("model.planner", m.Planner)
+	ps.modelRole("model.researcher", m.Researcher)
+	ps.modelRole("model.writer", m.Writer)
+	ps.atLeast("model.max_concurrent", m.MaxConcurrent, 1)
+	ps.oneOf("model.tools", m.Tools, toolModes)
+	for _, id := range slices.Sorted(maps.Keys(m.Prices)) {
+		entry := "model.prices[" + id + "]"
+		if provider, name, _ := strings.Cut(id, ":"); !slices.Contains(modelProviders, provider) || name == "" {
+			ps.add(entry, nil, "the model must be provider:name, with provider one of %s", strings.Join(modelProviders, ", "))
+		}
+		if x := m.Prices[id].Input; x < 0 {
+			ps.add(entry+".input", x, "must be at least 0")
+		}
+		if x := m.Prices[id].Output; x < 0 {
+			ps.add(entry+".output", x, "must be at least 0")
+		}
+	}
+
+	r := s.Research
+	ps.atLeast("research.max_tasks", r.MaxTasks, 1)
+	ps.atLeast("research.parallelism", r.Parallelism, 1)
+	ps.atLeast("research.search_limit", r.SearchLimit, 1)
+	ps.atLeast("research.max_tool_calls", r.MaxToolCalls, 1)
+	ps.atLeast("research.max_tokens", r.MaxTokens, 1)
+	ps.positive("research.agent_timeout", r.AgentTimeout)
+	ps.atLeast("research.max_run_tokens", r.MaxRunTokens, 0)
+	if r.MaxCost < 0 {
+		ps.add("research.max_cost", r.MaxCost, "must be at least 0")
+	}
+
+	if p := s.Search.Providers; len(p) == 0 {
+		ps.add("search.providers", p, "must name at least one of %s", strings.Join(searchProviders, ", "))
+	} else {
+		ps.list("search.providers", p, func(name string) bool { return slices.Contains(searchProviders, name) },
+			"must name some of "+strings.Join(searchProviders, ", "))
+	}
+	ps.httpURL("search.searxng_url", s.Search.SearxngURL)
+
+	f := s.Fetch
+	ps.list("fetch.allow", f.Allow, func(addr string) bool { return validHostPort(addr, false) },
+		"must list HOST:PORT addresses, such as localhost:8888")
+	ps.positive("fetch.timeout", f.Timeout)
+	if f.MaxBytes < 1 {
+		ps.add("fetch.max_bytes", f.MaxBytes, "must be at least 1")
+	}
+
+	ps.oneOf("output.format", s.Output.Format, formats)
+	ps.oneOf("output.style", s.Output.Style, styles)
+	ps.oneOf("output.unsupported", s.Output.Unsupported, unsupportedModes)
+
+	sv := s.Serve
+	if !validHostPort(sv.Addr, true) {
+		ps.add("serve.addr", sv.Addr, "must be HOST:PORT, such as 127.0.0.1:8080 (or :8080 for every interface)")
+	}
+	ps.atLeast("serve.max_runs", sv.MaxRuns, 1)
+	ps.positive("serve.run_timeout", sv.RunTimeout)
+	if sv.MaxBody < 1 {
+		ps.add("serve.max_body", sv.MaxBody, "must be at least 1")
+	}
+
+	ps.oneOf("log.level", s.Log.Level, logLevels)
+	ps.oneOf("log.format", s.Log.Format, logFormats)
+	return ps
+}
+
+// validHostPort reports whether addr is host:port with a port number (0
+// only to listen), and a host unless listening.
+func validHostPort(addr string, listen bool) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || (host == "" && !listen) || strings.ContainsAny(host, " /") {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	least := 1
+	if listen {
+		least = 0
+	}
+	return err == nil && n >= least && n <= 65535
+}
+
+// normalize lower-cases the settings that take one of a few values (and
+// the provider part of model roles; parseYAML and parsePrices do it for
+// the keys of model.prices), trims the spaces around them, drops
+// empty and repeated list items and lower-cases the hosts of fetch.allow.
+func normalize(s *Settings) {
+	for _, p := range []*string{&s.Model.Provider, &s.Model.Tools, &s.Output.Format, &s.Output.Style,
+		&s.Output.Unsupported, &s.Log.Level, &s.Log.Format} {
+		*p = strings.ToLower(strings.TrimSpace(*p))
+	}
+	for _, p := range []*string{&s.Model.Planner, &s.Model.Researcher, &s.Model.Writer} {
+		*p = normalizeModel(*p)
+	}
+	for _, p := range []*string{&s.Model.BaseURL, &s.Search.SearxngURL, &s.Serve.Addr} {
+		*p = strings.TrimSpace(*p)
+	}
+	s.Search.Providers = normalizeList(s.Search.Providers)
+	s.Fetch.Allow = normalizeList(s.Fetch.Allow)
+}
+
+// normalizeModel trims "provider:name" and lower-cases its provider.
+func normalizeModel(id string) string {
+	provider, name, found := strings.Cut(strings.TrimSpace(id), ":")
+	provider = strings.ToLower(strings.TrimSpace(provider))
+	if !found {
+		return provider
+	}
+	return fmt.Sprintf("%s:%s", provider, strings.TrimSpace(name))
+}
+
+// normalizeList trims and lower-cases the items of list, dropping empty
+// and repeated ones; it keeps a nil list nil.
+func normalizeList(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := []string{}
+	for _, item := range list {
+		item = strings.ToLower(strings.TrimSpace(item))
+		if item != "" && !slices.Contains(out, item) {
+			out = append(out, item)
+		}
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package deepresearch
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/search"
+)
+
+// Sentinel errors; match them with errors.Is.
+var (
+	// ErrConfig reports invalid settings or an invalid Request.
+	ErrConfig = errors.New("invalid config")
+	// ErrCorpus reports a local corpus that could not be opened or indexed.
+	ErrCorpus = errors.New("corpus")
+	// ErrNoResearch reports a run in which no research agent produced a
+	// report; the error also wraps the first agent's cause.
+	ErrNoResearch = errors.New("no research agent produced a report")
+	// ErrSearch reports an agent none of whose searches succeeded.
+	ErrSearch = agent.ErrSearch
+	// ErrTimeout is the cause of an agent that ran past its time limit.
+	ErrTimeout = agent.ErrTimeout
+	// ErrClosed reports a run started after, or cut short by, Close.
+	ErrClosed = errors.New("researcher closed")
+	// ErrFormat reports a report format other than md, html or json.
+	ErrFormat = errors.New("unknown report format")
+	// ErrNoReport reports a Report with neither a final report nor
+	// findings to render.
+	ErrNoReport = errors.New("the run produced no report")
+	// ErrNotFound is what a SearchBackend's Fetch wraps for an unknown
+	// document.
+	ErrNotFound = search.ErrNotFound
+)
+
+// StageError is a run that failed in one stage. Its message reads
+// "deepresearch: STAGE: cause"; it unwraps to the cause, so errors.Is finds
+// the sentinels above and context.Canceled.
+type StageError struct {
+	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
+	// StageMerge or StageReport.
+	Stage string
+	Err   error
+}
+
+func (e *StageError) Error() string { return "deepresearch: " + e.Stage + ": " + e.Err.Error() }
+func (e *StageError) Unwrap() error { return e.Err }
+
+// corpusError marks a corpus failure as ErrCorpus without repeating the
+// corpus package's own "corpus:" prefix.
+type corpusError struct{ err error }
+
+func (e corpusError) Error() string        { return e.err.Error() }
+func (e corpusError) Unwrap() error        { return e.err }
+func (e corpusError) Is(target error) bool { return target == ErrCorpus }
+
+func configErrorf(format string, args ...any) error {
+	return fmt.Errorf("deepresearch: %w: %s", ErrConfig, fmt.Sprintf(format, args...))
+}

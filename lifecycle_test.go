@@ -1,0 +1,298 @@
+package deepresearch_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+)
+
+var formats = []string{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON}
+
+// roundTrip stores rep as JSON, reloads it and checks that every format
+// renders byte for byte the same.
+func roundTrip(t *testing.T, rep *deepresearch.Report) {
+	t.Helper()
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := deepresearch.LoadReport(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range formats {
+		want, err := rep.Render(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		got, err := back.Render(f)
+		if err != nil {
+			t.Fatalf("%s after reload: %v", f, err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s differs after a JSON round trip:\n got %.300q\nwant %.300q", f, got, want)
+		}
+		if len(want) == 0 {
+			t.Errorf("%s rendered nothing", f)
+		}
+	}
+}
+
+func TestReportSurvivesStorage(t *testing.T) {
+	for _, style := range []string{"markdown", "plain", "footnote", "html"} {
+		t.Run(style, func(t *testing.T) {
+			r := newResearcher(t, deepresearch.Config{})
+			rep, err := r.Research(context.Background(), deepresearch.Request{Question: question, Style: style}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			roundTrip(t, rep)
+		})
+	}
+	t.Run("findings after a writer failure", func(t *testing.T) {
+		r := newResearcher(t, deepresearch.Config{Model: writerDown{extractive.New(extractive.Options{})}, MaxRetries: -1})
+		rep, err := r.Run(context.Background(), question)
+		if err == nil || rep.Complete() {
+			t.Fatalf("want a failed writer, got %v", err)
+		}
+		roundTrip(t, rep)
+		// The findings come in the format asked for.
+		doc, err := rep.Render(deepresearch.FormatJSON)
+		if err != nil || !json.Valid(doc) || !strings.Contains(string(doc), `"_citations"`) {
+			t.Errorf("findings as JSON: %v %.200q", err, doc)
+		}
+		page, err := rep.Render(deepresearch.FormatHTML)
+		if err != nil || !strings.Contains(string(page), "<h1>Findings:") {
+			t.Errorf("findings as HTML: %v %.300q", err, page)
+		}
+	})
+	t.Run("bad input", func(t *testing.T) {
+		for _, in := range []string{`{"version": 99}`, `not json`, `{"version": 1, "style": "gothic"}`} {
+			if _, err := deepresearch.LoadReport([]byte(in)); err == nil {
+				t.Errorf("LoadReport(%s) accepted", in)
+			}
+		}
+	})
+}
+
+// TestRequestOptions: per-run options need no new Researcher.
+func TestRequestOptions(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{})
+	rec := &recorder{}
+	rep, err := r.Research(context.Background(), deepresearch.Request{
+		Question: question, RunID: "run-42", MaxTasks: 2, Style: "plain",
+	}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunID != "run-42" || rec.events[0].RunID != "run-42" {
+		t.Errorf("run ID %q / %q, want run-42", rep.RunID, rec.events[0].RunID)
+	}
+	if n := len(rep.Sections); n != 2 {
+		t.Errorf("%d tasks, want 2", n)
+	}
+	if rep.Style != "plain" || strings.Contains(rep.Text, "](") {
+		t.Errorf("style %q, text %.200q: want plain markers", rep.Style, rep.Text)
+	}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: "  "}, nil); !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("a blank question: %v", err)
+	}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: "q", Style: "gothic"}, nil); !errors.Is(err, deepresearch.ErrConfig) {
+		t.Errorf("a bad style: %v", err)
+	}
+}
+
+// TestCanceledStreamHasNoGap: a canceled run still delivers its own
+// account of its end, with no gap in the sequence numbers.
+func TestCanceledStreamHasNoGap(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 20 * time.Millisecond})})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []deepresearch.Event
+	var runErr error
+	for e, err := range r.Stream(ctx, question) {
+		if err != nil {
+			runErr = err
+			continue
+		}
+		got = append(got, e)
+		if e.Type == events.AgentStarted {
+			cancel()
+		}
+	}
+	if !errors.Is(runErr, context.Canceled) {
+		t.Fatalf("run error %v, want context.Canceled", runErr)
+	}
+	for i, e := range got {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("event %d has seq %d: a gap", i+1, e.Seq)
+		}
+	}
+	if last := got[len(got)-1]; last.Type != events.Error {
+		t.Errorf("the last event is %s, want error", last.Type)
+	}
+	var canceled int
+	for _, e := range got {
+		if d, ok := e.Data.(events.AgentFailedData); ok && d.Kind == events.FailCanceled {
+			canceled++
+		}
+	}
+	if canceled == 0 {
+		t.Errorf("no agent.failed … canceled event among %d events", len(got))
+	}
+}
+
+// stuckModel ignores its context on research turns until released, as a
+// provider client without deadlines would.
+type stuckModel struct {
+	llms.Model
+	release chan struct{}
+	entered chan struct{}
+	once    sync.Once
+}
+
+func (m *stuckModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	for _, msg := range msgs {
+		for _, p := range msg.Parts {
+			if tp, ok := p.(llms.TextContent); ok && strings.Contains(tp.Text, "Research task:") {
+				m.once.Do(func() { close(m.entered) })
+				<-m.release
+				return nil, errors.New("released")
+			}
+		}
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+// TestDeadlineWithStuckAgent: after cancellation a run waits StopGrace for
+// its agents, then returns, naming those that had not stopped.
+func TestDeadlineWithStuckAgent(t *testing.T) {
+	m := &stuckModel{Model: extractive.New(extractive.Options{}), release: make(chan struct{}), entered: make(chan struct{})}
+	clock := deepresearchtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	r := newResearcher(t, deepresearch.Config{Model: m, MaxRetries: -1, Clock: clock, StopGrace: time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer close(m.release) // the stuck agents finish on their own, after the test (goleak waits)
+	rec := &recorder{}
+	done := make(chan error)
+	go func() {
+		_, err := r.RunWith(ctx, question, rec.sink)
+		done <- err
+	}()
+	<-m.entered
+	armed := clock.Armed()
+	cancel()
+	<-armed // the run armed its grace timer
+	clock.Advance(time.Second)
+	err := <-done
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "still running") {
+		t.Fatalf("err = %v, want context.Canceled naming the agents still running", err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	last := rec.events[len(rec.events)-1]
+	if last.Type != events.Error {
+		t.Errorf("last event %s, want error", last.Type)
+	}
+	for i, e := range rec.events {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("event %d has seq %d", i+1, e.Seq)
+		}
+	}
+}
+
+// TestCloseStopsRuns: Close cancels runs in progress with ErrClosed and
+// later runs fail at once.
+func TestCloseStopsRuns(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 20 * time.Millisecond})})
+	started := make(chan struct{})
+	var once sync.Once
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			_, err := r.RunWith(context.Background(), question, func(e deepresearch.Event) {
+				if e.Type == events.AgentStarted {
+					once.Do(func() { close(started) })
+				}
+			})
+			errs <- err
+		}()
+	}
+	<-started
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := <-errs; !errors.Is(err, deepresearch.ErrClosed) {
+			t.Errorf("a run cut short by Close returned %v, want ErrClosed", err)
+		}
+	}
+	if _, err := r.Run(context.Background(), question); !errors.Is(err, deepresearch.ErrClosed) {
+		t.Errorf("a run after Close returned %v, want ErrClosed", err)
+	}
+}
+
+// downBackend fails every call, as a search service that is down.
+type downBackend struct{}
+
+func (downBackend) Search(context.Context, string, int) ([]deepresearch.SearchResult, error) {
+	return nil, errors.New("search service unavailable (503)")
+}
+func (downBackend) Fetch(context.Context, string) (deepresearch.Document, error) {
+	return deepresearch.Document{}, errors.New("search service unavailable (503)")
+}
+
+// TestEverySearchFailing: a backend whose every call fails is a failed run
+// with the cause, not an empty success.
+func TestEverySearchFailing(t *testing.T) {
+	r, err := deepresearch.New(deepresearch.Config{Search: downBackend{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rec := &recorder{}
+	_, err = r.RunWith(context.Background(), question, rec.sink)
+	if !errors.Is(err, deepresearch.ErrNoResearch) || !errors.Is(err, deepresearch.ErrSearch) || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("err = %v, want ErrNoResearch with the search error", err)
+	}
+	var se *deepresearch.StageError
+	if !errors.As(err, &se) || se.Stage != deepresearch.StageResearch {
+		t.Errorf("err %v is not a research-stage StageError", err)
+	}
+}
+
+// TestIndexFailureStage: a corpus that cannot be indexed fails at the
+// index stage, and the message says so once.
+func TestIndexFailureStage(t *testing.T) {
+	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join(t.TempDir(), "nope"), IndexPath: filepath.Join(t.TempDir(), "i.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rec := &recorder{}
+	_, err = r.RunWith(context.Background(), question, rec.sink)
+	var se *deepresearch.StageError
+	if !errors.As(err, &se) || se.Stage != deepresearch.StageIndex || !errors.Is(err, deepresearch.ErrCorpus) {
+		t.Fatalf("err = %v, want an index-stage StageError matching ErrCorpus", err)
+	}
+	msg := err.Error()
+	for _, doubled := range []string{"deepresearch: deepresearch:", "corpus: corpus:"} {
+		if strings.Contains(msg, doubled) {
+			t.Errorf("message %q repeats %q", msg, doubled)
+		}
+	}
+	if d := rec.of(events.Error); len(d) != 1 || d[0].Data.(events.ErrorData).Stage != deepresearch.StageIndex {
+		t.Errorf("error events %v, want one at the index stage", d)
+	}
+}

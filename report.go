@@ -1,0 +1,191 @@
+package deepresearch
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/deepresearch/deepresearch/internal/finalreport"
+)
+
+// ReportVersion is the version of Report's JSON form that this package
+// writes and LoadReport reads.
+const ReportVersion = 1
+
+// Section is one research task's merged findings.
+type Section struct {
+	Task PlanTask `json:"task"`
+	// Text is the agent's report rewritten onto the merged numbering
+	// (Report.Sources); empty when the agent failed.
+	Text string `json:"text,omitempty"`
+	// Failure says why the agent failed; nil when it did not.
+	Failure *Failure `json:"failure,omitempty"`
+}
+
+// Failure is why a research agent produced no report.
+type Failure struct {
+	// Kind is FailError, FailPanic, FailTimeout or FailCanceled.
+	Kind  string `json:"kind"`
+	Error string `json:"error"`
+}
+
+// Report is the outcome of a run. It is a plain value: its JSON form
+// (json.Marshal) is stable and complete, and LoadReport turns it back into
+// a Report that renders byte for byte as the original did.
+type Report struct {
+	// Version is ReportVersion.
+	Version  int    `json:"version"`
+	RunID    string `json:"run_id"`
+	Question string `json:"question"`
+	// Style is the name of the citation style of Text ("markdown", …).
+	Style string `json:"style"`
+	// Draft is the writer's text citing Sources by their merged numbers;
+	// Text, Body and References are published from it. Empty when the
+	// writer failed: the report then renders the agents' findings.
+	Draft string `json:"draft,omitempty"`
+	// Text is the final report with citations numbered 1..K and rendered
+	// in Style, without the reference list.
+	Text string `json:"text"`
+	// Body is the final report with plain [n] markers.
+	Body string `json:"body"`
+	// References are the sources the report cites, numbered 1..K in order
+	// of first citation. Every marker in Text resolves to one of them.
+	References []Reference `json:"references"`
+	// Sections are the research tasks in plan order with their findings.
+	Sections []Section `json:"sections"`
+	// Sources is the merged numbering of every source the agents cited,
+	// the numbering Draft and Sections use.
+	Sources []MergedSource `json:"sources"`
+	Usage   Usage          `json:"usage"`
+	// DurationMS is the run's wall time in milliseconds; TimingsMS splits
+	// it by stage (StagePlan, StageResearch, StageMerge, StageReport).
+	DurationMS int64            `json:"duration_ms"`
+	TimingsMS  map[string]int64 `json:"timings_ms"`
+	// Error is why the run failed; empty when it did not.
+	Error string `json:"error,omitempty"`
+}
+
+// LoadReport reads a Report from its JSON form. The published parts (Text,
+// Body, References) are rebuilt from Draft and Sources, so what it returns
+// renders exactly as the report that was stored.
+func LoadReport(data []byte) (*Report, error) {
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("deepresearch: load report: %w", err)
+	}
+	if rep.Version != ReportVersion {
+		return nil, fmt.Errorf("deepresearch: load report: version %d, want %d", rep.Version, ReportVersion)
+	}
+	style, err := ParseStyle(rep.Style)
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: load report: %w", err)
+	}
+	if rep.Draft != "" {
+		pub, err := finalreport.Publish(rep.Draft, rep.Sources, style)
+		if err != nil {
+			return nil, fmt.Errorf("deepresearch: load report: %w", err)
+		}
+		rep.Text, rep.Body, rep.References = pub.Text, pub.Body, pub.References
+	}
+	return &rep, nil
+}
+
+// Complete reports whether the final report was written; when it was not,
+// the Report renders the agents' merged findings instead.
+func (r *Report) Complete() bool { return r.Draft != "" }
+
+// published is the final report for the renderers: the writer's, or when
+// the writer failed, the agents' findings published the same way.
+func (r *Report) published() (*finalreport.Report, Style, error) {
+	style, err := ParseStyle(r.Style)
+	if err != nil {
+		return nil, 0, err
+	}
+	if r.Draft != "" {
+		return &finalreport.Report{Draft: r.Draft, Sources: r.Sources, Text: r.Text, Body: r.Body, References: r.References}, style, nil
+	}
+	if len(r.Sections) == 0 {
+		return nil, 0, ErrNoReport
+	}
+	secs := make([]finalreport.Section, len(r.Sections))
+	for i, s := range r.Sections {
+		secs[i] = finalreport.Section{Title: s.Task.Title, Text: s.Text}
+		if s.Failure != nil {
+			secs[i].Failure = s.Failure.Kind
+		}
+	}
+	pub, err := finalreport.Publish(finalreport.Findings(r.Question, secs), r.Sources, style)
+	return pub, style, err
+}
+
+// Render returns the report in format: FormatMarkdown ("md", the report
+// and its reference list), FormatHTML (a standalone page with clickable
+// citations) or FormatJSON (blocks, references and a citation sidecar).
+// When the writer failed it renders the agents' merged findings, in the
+// same format. Every renderer takes the same data, so a report reloaded
+// with LoadReport renders the same bytes.
+func (r *Report) Render(format string) ([]byte, error) {
+	pub, style, err := r.published()
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: render: %w", err)
+	}
+	title := r.Question
+	if r.Draft == "" {
+		title = "Findings: " + r.Question
+	}
+	switch format {
+	case FormatMarkdown, "":
+		return []byte(finalreport.Markdown(pub, style)), nil
+	case FormatHTML:
+		page, err := finalreport.HTML(title, pub)
+		if err != nil {
+			return nil, fmt.Errorf("deepresearch: render: %w", err)
+		}
+		return []byte(page), nil
+	case FormatJSON:
+		doc, err := finalreport.JSON(r.Question, pub)
+		if err != nil {
+			return nil, fmt.Errorf("deepresearch: render: %w", err)
+		}
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("deepresearch: render: %w", err)
+		}
+		return append(b, '\n'), nil
+	}
+	return nil, fmt.Errorf("deepresearch: render: %w %q: want md, html or json", ErrFormat, format)
+}
+
+// Markdown returns the report with its reference list ("" when there is
+// nothing to render).
+func (r *Report) Markdown() string {
+	b, _ := r.Render(FormatMarkdown)
+	return string(b)
+}
+
+// HTML returns the report as a standalone HTML page with clickable
+// citations and a reference list.
+func (r *Report) HTML() (string, error) {
+	b, err := r.Render(FormatHTML)
+	return string(b), err
+}
+
+// JSON returns the report as structured data: its blocks, its references
+// and a citation sidecar of JSON Pointers to the blocks with the reference
+// numbers each cites.
+func (r *Report) JSON() (*JSONReport, error) {
+	pub, _, err := r.published()
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: render: %w", err)
+	}
+	return finalreport.JSON(r.Question, pub)
+}
+
+// Findings returns the agents' merged findings as markdown, one section per
+// research task, with citations renumbered 1..K and a reference list,
+// whether or not the final report was written.
+func (r *Report) Findings() (string, error) {
+	c := *r
+	c.Draft = ""
+	b, err := c.Render(FormatMarkdown)
+	return string(b), err
+}
