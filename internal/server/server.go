@@ -448,17 +448,55 @@ func (s *Server) start(q runRequest) (string, error) {
 	return id, nil
 }
 
-// execute runs one research request and stores its events, report,
-// cited sources and final status, in that order: once the status says the
-// run ended, everything else is there.
+// execute runs one research request the server started.
 func (s *Server) execute(ctx context.Context, id string, q runRequest) {
-	log := s.log.With().Str("run", id).Logger()
-	bg := context.WithoutCancel(ctx)
 	req := deepresearch.Request{Question: q.Question, RunID: id, MaxTasks: q.MaxTasks,
 		Parallelism: q.Parallelism, SearchLimit: q.SearchLimit, Style: q.Style}
-	rep, err := s.cfg.Runner.Research(ctx, req, func(ev deepresearch.Event) {
-		if err := s.store.Append(bg, ev); err != nil {
+	record(ctx, s.store, s.cfg.Runner, req, nil, s.log, s.cfg.RunTimeout)
+}
+
+// Record runs req with r and keeps the run in st the way the server
+// does, so that runs made elsewhere (the CLI's run) are listed and shown
+// with the server's: the run under req.RunID (a fresh ID when empty),
+// each event stored before sink (if not nil) sees it, the report, the
+// text of every source it cites, and last its final status — finished,
+// failed, or canceled when ctx was canceled. It returns what r.Research
+// returned.
+func Record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log *zerolog.Logger) (*deepresearch.Report, error) {
+	if req.RunID == "" {
+		req.RunID = events.NewRunID()
+	}
+	opts, err := json.Marshal(runRequest{MaxTasks: req.MaxTasks, Parallelism: req.Parallelism, SearchLimit: req.SearchLimit, Style: req.Style})
+	if err != nil {
+		return nil, err
+	}
+	bg := context.WithoutCancel(ctx)
+	if err := st.Create(bg, store.Run{ID: req.RunID, Question: strings.TrimSpace(req.Question), Options: opts}); err != nil {
+		return nil, err
+	}
+	if err := st.Start(bg, req.RunID); err != nil {
+		return nil, err
+	}
+	l := zerolog.Nop()
+	if log != nil {
+		l = *log
+	}
+	return record(ctx, st, r, req, sink, l, 0)
+}
+
+// record runs req, a run already stored as running, and stores its
+// events, report, cited sources and final status, in that order: once the
+// status says the run ended, everything else is there.
+func record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log zerolog.Logger, limit time.Duration) (*deepresearch.Report, error) {
+	id := req.RunID
+	log = log.With().Str("run", id).Logger()
+	bg := context.WithoutCancel(ctx)
+	rep, err := r.Research(ctx, req, func(ev deepresearch.Event) {
+		if err := st.Append(bg, ev); err != nil {
 			log.Error().Err(err).Uint64("seq", ev.Seq).Msg("storing an event")
+		}
+		if sink != nil {
+			sink(ev)
 		}
 	})
 	var u deepresearch.Usage
@@ -466,10 +504,10 @@ func (s *Server) execute(ctx context.Context, id string, q runRequest) {
 		u = rep.Usage
 		if b, merr := json.Marshal(rep); merr != nil {
 			log.Error().Err(merr).Msg("encoding the report")
-		} else if perr := s.store.PutReport(bg, id, b); perr != nil {
+		} else if perr := st.PutReport(bg, id, b); perr != nil {
 			log.Error().Err(perr).Msg("storing the report")
 		}
-		s.keepSources(bg, id, rep, log)
+		keepSources(bg, st, r, id, rep, log)
 	}
 	status, msg := store.Finished, ""
 	if err != nil {
@@ -480,32 +518,35 @@ func (s *Server) execute(ctx context.Context, id string, q runRequest) {
 		case errors.Is(cause, errShutdown):
 			status, msg = store.Interrupted, errShutdown.Error()
 		case errors.Is(cause, errTimeLimit):
-			status, msg = store.Failed, fmt.Sprintf("%v (%s)", errTimeLimit, s.cfg.RunTimeout)
+			status, msg = store.Failed, fmt.Sprintf("%v (%s)", errTimeLimit, limit)
+		case errors.Is(cause, context.Canceled):
+			status = store.Canceled
 		default:
 			status = store.Failed
 		}
 	}
-	if err := s.store.Finish(bg, id, status, u, msg); err != nil {
-		log.Error().Err(err).Msg("storing the run's end")
+	if ferr := st.Finish(bg, id, status, u, msg); ferr != nil {
+		log.Error().Err(ferr).Msg("storing the run's end")
 	}
+	return rep, err
 }
 
 // keepSources stores the text of every source the report cites, so the
 // citation can be checked later against what was read.
-func (s *Server) keepSources(ctx context.Context, id string, rep *deepresearch.Report, log zerolog.Logger) {
+func keepSources(ctx context.Context, st *store.Store, r Runner, id string, rep *deepresearch.Report, log zerolog.Logger) {
 	for _, ref := range rep.References {
 		src := ref.Source
 		if src.ID == "" {
 			continue
 		}
 		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		doc, err := s.cfg.Runner.Fetch(fctx, src.ID)
+		doc, err := r.Fetch(fctx, src.ID)
 		cancel()
 		if err != nil {
 			log.Warn().Err(err).Str("source", src.ID).Msg("fetching a cited source to keep its text")
 			continue
 		}
-		if err := s.store.PutSource(ctx, store.Source{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
+		if err := st.PutSource(ctx, store.Source{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
 			Channel: src.Channel, Text: doc.Text}); err != nil {
 			log.Error().Err(err).Str("source", src.ID).Msg("storing a cited source")
 		}
