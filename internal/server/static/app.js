@@ -143,6 +143,7 @@ async function showReport(id) {
     list.append(li);
   }
   $("report").hidden = false;
+  $("draftbox").hidden = true;
   setStatus("Done: " + refs.size + " references.");
 }
 
@@ -154,6 +155,7 @@ async function ask(e) {
   agents.clear();
   $("agents").replaceChildren();
   $("draft").replaceChildren();
+  $("draftbox").hidden = false;
   $("report").hidden = true;
   $("progress").hidden = false;
   setStatus("Starting…");
