@@ -13,10 +13,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/store"
 )
 
@@ -27,12 +29,21 @@ import (
 // "live" counts only events created after the subscriber's stream
 // opened), and the peak Go heap. Every subscriber must see every event of
 // its run exactly once, in order. Each iteration is bounded to 2 minutes.
+// The model answers at once (CPU-bound: every run competes for the CPU)
+// or after 50 ms per call, like a fast hosted model.
 //
 //	go test ./internal/server -run '^$' -bench Load -benchtime 3x
 func BenchmarkLoad(b *testing.B) {
+	for _, latency := range []time.Duration{0, 50 * time.Millisecond} {
+		b.Run(fmt.Sprintf("model=%s", latency), func(b *testing.B) { benchLoad(b, latency) })
+	}
+}
+
+func benchLoad(b *testing.B, latency time.Duration) {
 	const runs = 100
 	dir := b.TempDir()
 	r, err := deepresearch.New(deepresearch.Config{
+		Model:  deepresearchtest.Model(latency),
 		Corpus: filepath.Join("..", "..", "testdata", "corpus"), IndexPath: filepath.Join(dir, "index.db"),
 	})
 	if err != nil {
@@ -58,6 +69,8 @@ func BenchmarkLoad(b *testing.B) {
 	defer client.CloseIdleConnections()
 
 	var all, live []time.Duration
+	var cpu0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &cpu0)
 	var peak atomic.Uint64
 	var elapsed time.Duration
 	var events int
@@ -68,7 +81,9 @@ func BenchmarkLoad(b *testing.B) {
 		var wg sync.WaitGroup
 		results := make([]subResult, runs)
 		for i := range runs {
-			wg.Go(func() { results[i] = subscribe(ctx, client, hs.URL, fmt.Sprintf("How are undersea cables repaired? (%d)", i)) })
+			wg.Go(func() {
+				results[i] = subscribe(ctx, client, hs.URL, fmt.Sprintf("How are undersea cables repaired? (%d)", i))
+			})
 		}
 		wg.Wait()
 		elapsed += time.Since(start)
@@ -93,7 +108,11 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	var cpu1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &cpu1)
 	iters := float64(b.N)
+	cpuSec := float64(cpu1.Utime.Nano()+cpu1.Stime.Nano()-cpu0.Utime.Nano()-cpu0.Stime.Nano()) / 1e9
+	b.ReportMetric(cpuSec*1000/(runs*iters), "cpu-ms/run")
 	b.ReportMetric(runs*iters/elapsed.Seconds(), "runs/s")
 	b.ReportMetric(float64(events)/iters/runs, "events/run")
 	b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")

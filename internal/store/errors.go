@@ -17,6 +17,8 @@ var (
 	ErrSeq = errors.New("store: event out of sequence")
 	// ErrFinished reports a write to a run that has already ended.
 	ErrFinished = errors.New("store: run has ended")
+	// ErrClosed reports a write to a closed Store.
+	ErrClosed = errors.New("store: closed")
 )
 
 // OpError is a failed store operation: what was done (Op), to which run

@@ -134,9 +134,20 @@ type Store struct {
 	wdb   *sql.DB // the one writer connection: writes queue here, not on SQLite's busy timeout
 	hub   hub
 
-	stop chan struct{}
+	appends chan *appendReq // to the writer goroutine, which commits them in batches
+	insert  *sql.Stmt
+
+	stop  chan struct{}
+	done  chan struct{} // the heartbeat has stopped
+	wdone chan struct{} // the writer has stopped
+	once  sync.Once
+}
+
+// appendReq is one Append waiting for its batch to commit.
+type appendReq struct {
+	ev   Event
+	err  error
 	done chan struct{}
-	once sync.Once
 }
 
 const schema = `
@@ -219,13 +230,20 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	rdb.SetMaxOpenConns(8)
 	rdb.SetMaxIdleConns(8)
 	s := &Store{path: abs, owner: newOwnerID(), opts: opts, rdb: rdb, wdb: wdb,
-		hub: hub{ch: map[string]chan struct{}{}}, stop: make(chan struct{}), done: make(chan struct{})}
+		hub: hub{runs: map[string]*tail{}}, appends: make(chan *appendReq),
+		stop: make(chan struct{}), done: make(chan struct{}), wdone: make(chan struct{})}
 	if err := s.init(ctx); err != nil {
 		rdb.Close()
 		wdb.Close()
 		return nil, err
 	}
+	if s.insert, err = wdb.PrepareContext(ctx, sqlInsertEvent); err != nil {
+		rdb.Close()
+		wdb.Close()
+		return nil, opErr("open", "", err)
+	}
 	go s.beat()
+	go s.write()
 	return s, nil
 }
 
@@ -319,6 +337,7 @@ func (s *Store) Close() error {
 	s.once.Do(func() {
 		close(s.stop)
 		<-s.done
+		<-s.wdone
 		ctx := context.Background()
 		rows, qerr := s.wdb.QueryContext(ctx, `UPDATE runs SET status = 'interrupted', finished_at = ?,
 			error = 'the server stopped before it ended' WHERE status IN ('queued', 'running') AND owner = ? RETURNING id`, s.now(), s.owner)
@@ -332,7 +351,7 @@ func (s *Store) Close() error {
 			rows.Close()
 		}
 		_, derr := s.wdb.ExecContext(ctx, `DELETE FROM owners WHERE id = ?`, s.owner)
-		err = errors.Join(qerr, derr, s.rdb.Close(), s.wdb.Close())
+		err = errors.Join(qerr, derr, s.insert.Close(), s.rdb.Close(), s.wdb.Close())
 		if err != nil {
 			err = opErr("close", "", err)
 		}
@@ -399,7 +418,7 @@ func (s *Store) Finish(ctx context.Context, id string, st Status, u usage.Usage,
 	if err == nil {
 		err = s.expectOne(ctx, res, id)
 	}
-	s.hub.notify(id)
+	s.hub.forget(id)
 	return opErr("finish", id, err)
 }
 
@@ -407,34 +426,111 @@ func (s *Store) Finish(ctx context.Context, id string, st Status, u usage.Usage,
 // be one more than the run's last stored event (ErrSeq otherwise) and the
 // run must be live (ErrFinished otherwise). When Append returns, the event
 // is durable for every reader and followers have been woken.
+//
+// Appends from any number of goroutines are committed together, one
+// transaction per batch (group commit): the cost of a commit is shared by
+// every event waiting for it, and no caller returns before its event is
+// committed.
 func (s *Store) Append(ctx context.Context, ev events.Event) error {
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return opErr("append to", ev.RunID, err)
 	}
-	res, err := s.wdb.ExecContext(ctx, `INSERT INTO events (run_id, seq, type, json)
-		SELECT ?1, ?2, ?3, ?4
-		WHERE COALESCE((SELECT MAX(seq) FROM events WHERE run_id = ?1), 0) = ?2 - 1
-		AND EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status IN ('queued', 'running'))`,
-		ev.RunID, int64(ev.Seq), string(ev.Type), string(b))
-	if err != nil {
-		return opErr("append to", ev.RunID, err)
+	req := &appendReq{ev: Event{RunID: ev.RunID, Seq: ev.Seq, Type: string(ev.Type), JSON: b}, done: make(chan struct{})}
+	select {
+	case s.appends <- req:
+	case <-s.stop:
+		return opErr("append to", ev.RunID, ErrClosed)
+	case <-ctx.Done():
+		return opErr("append to", ev.RunID, context.Cause(ctx))
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return opErr("append to", ev.RunID, err)
-	} else if n == 0 {
-		r, err := s.Get(ctx, ev.RunID)
-		switch {
-		case err != nil:
-			return opErr("append to", ev.RunID, err)
-		case r.Status.Ended():
-			return opErr("append to", ev.RunID, fmt.Errorf("%w (%s)", ErrFinished, r.Status))
-		default:
-			return opErr("append to", ev.RunID, fmt.Errorf("%w: got seq %d after %d", ErrSeq, ev.Seq, r.Events))
+	<-req.done // a queued event is always committed or failed, even if ctx ends
+	return opErr("append to", ev.RunID, req.err)
+}
+
+const sqlInsertEvent = `INSERT INTO events (run_id, seq, type, json)
+	SELECT ?1, ?2, ?3, ?4
+	WHERE COALESCE((SELECT MAX(seq) FROM events WHERE run_id = ?1), 0) = ?2 - 1
+	AND EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status IN ('queued', 'running'))`
+
+// maxBatch bounds the events one transaction commits.
+const maxBatch = 1024
+
+// write is the writer goroutine: it commits queued appends in batches
+// until Close.
+func (s *Store) write() {
+	defer close(s.wdone)
+	var batch []*appendReq
+	for {
+		batch = batch[:0]
+		select {
+		case <-s.stop:
+			return
+		case r := <-s.appends:
+			batch = append(batch, r)
 		}
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-s.appends:
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		s.commit(batch)
 	}
-	s.hub.notify(ev.RunID)
-	return nil
+}
+
+// commit stores a batch of appends in one transaction, then wakes the
+// followers of their runs and releases their callers.
+func (s *Store) commit(batch []*appendReq) {
+	ctx := context.Background()
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err == nil {
+		stmt := tx.StmtContext(ctx, s.insert)
+		for _, r := range batch {
+			e := r.ev
+			res, err := stmt.ExecContext(ctx, e.RunID, int64(e.Seq), e.Type, string(e.JSON))
+			if err != nil {
+				r.err = err
+				continue
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				r.err = err
+			} else if n == 0 {
+				r.err = whyNot(ctx, tx, e)
+			}
+		}
+		err = tx.Commit()
+	}
+	for _, r := range batch {
+		if err != nil && r.err == nil {
+			r.err = err
+		}
+		if r.err == nil {
+			s.hub.publish(r.ev)
+		}
+		close(r.done)
+	}
+}
+
+// whyNot says why the insert of e touched no row: no such run, the run
+// has ended, or e is not the next event.
+func whyNot(ctx context.Context, tx *sql.Tx, e Event) error {
+	var st Status
+	var last int64
+	err := tx.QueryRowContext(ctx, `SELECT status, COALESCE((SELECT MAX(seq) FROM events WHERE run_id = ?1), 0)
+		FROM runs WHERE id = ?1`, e.RunID).Scan(&st, &last)
+	switch {
+	case isNoRows(err):
+		return ErrNotFound
+	case err != nil:
+		return err
+	case st.Ended():
+		return fmt.Errorf("%w (%s)", ErrFinished, st)
+	}
+	return fmt.Errorf("%w: got seq %d after %d", ErrSeq, e.Seq, last)
 }
 
 const runColumns = `id, question, options, status, error, created_at, finished_at, usage,
