@@ -137,6 +137,13 @@ type Store struct {
 	appends chan *appendReq // to the writer goroutine, which commits them in batches
 	insert  *sql.Stmt
 
+	// liveMu serialises a batch's commit with Finish; live caches the last
+	// sequence number of the live runs this Store appends to, so that a
+	// batch checks each event without reading the database. Finish drops
+	// a run from it before marking it ended.
+	liveMu sync.Mutex
+	live   map[string]uint64
+
 	stop  chan struct{}
 	done  chan struct{} // the heartbeat has stopped
 	wdone chan struct{} // the writer has stopped
@@ -230,7 +237,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	rdb.SetMaxOpenConns(8)
 	rdb.SetMaxIdleConns(8)
 	s := &Store{path: abs, owner: newOwnerID(), opts: opts, rdb: rdb, wdb: wdb,
-		hub: hub{runs: map[string]*tail{}}, appends: make(chan *appendReq),
+		hub: hub{runs: map[string]*tail{}}, appends: make(chan *appendReq), live: map[string]uint64{},
 		stop: make(chan struct{}), done: make(chan struct{}), wdone: make(chan struct{})}
 	if err := s.init(ctx); err != nil {
 		rdb.Close()
@@ -413,8 +420,11 @@ func (s *Store) Finish(ctx context.Context, id string, st Status, u usage.Usage,
 	if err != nil {
 		return opErr("finish", id, err)
 	}
+	s.liveMu.Lock()
+	delete(s.live, id)
 	res, err := s.wdb.ExecContext(ctx, `UPDATE runs SET status = ?, usage = ?, error = ?, finished_at = ?
 		WHERE id = ? AND status IN ('queued', 'running')`, st, string(ub), errMsg, s.now(), id)
+	s.liveMu.Unlock()
 	if err == nil {
 		err = s.expectOne(ctx, res, id)
 	}
@@ -448,10 +458,7 @@ func (s *Store) Append(ctx context.Context, ev events.Event) error {
 	return opErr("append to", ev.RunID, req.err)
 }
 
-const sqlInsertEvent = `INSERT INTO events (run_id, seq, type, json)
-	SELECT ?1, ?2, ?3, ?4
-	WHERE COALESCE((SELECT MAX(seq) FROM events WHERE run_id = ?1), 0) = ?2 - 1
-	AND EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status IN ('queued', 'running'))`
+const sqlInsertEvent = `INSERT INTO events (run_id, seq, type, json) VALUES (?, ?, ?, ?)`
 
 // maxBatch bounds the events one transaction commits.
 const maxBatch = 1024
@@ -483,26 +490,63 @@ func (s *Store) write() {
 }
 
 // commit stores a batch of appends in one transaction, then wakes the
-// followers of their runs and releases their callers.
+// followers of their runs and releases their callers. Each event is
+// checked against its run's last sequence number and status before it is
+// inserted: from the cache of live runs this Store appends to, else read
+// inside the transaction (so a writer in another process cannot
+// interleave). The primary key (run_id, seq) refuses a duplicate even so.
 func (s *Store) commit(batch []*appendReq) {
 	ctx := context.Background()
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
 	tx, err := s.wdb.BeginTx(ctx, nil)
+	failed := map[string]error{} // runs this batch found missing or ended
+	last := map[string]uint64{}  // the batch's view of each run's last seq
 	if err == nil {
 		stmt := tx.StmtContext(ctx, s.insert)
 		for _, r := range batch {
 			e := r.ev
-			res, err := stmt.ExecContext(ctx, e.RunID, int64(e.Seq), e.Type, string(e.JSON))
-			if err != nil {
+			if err, ok := failed[e.RunID]; ok {
 				r.err = err
 				continue
 			}
-			if n, err := res.RowsAffected(); err != nil {
-				r.err = err
-			} else if n == 0 {
-				r.err = whyNot(ctx, tx, e)
+			n, ok := last[e.RunID]
+			if !ok {
+				if n, ok = s.live[e.RunID]; !ok {
+					var st Status
+					var l int64
+					err := tx.QueryRowContext(ctx, `SELECT status, COALESCE((SELECT MAX(seq) FROM events WHERE run_id = ?1), 0)
+						FROM runs WHERE id = ?1`, e.RunID).Scan(&st, &l)
+					switch {
+					case isNoRows(err):
+						err = ErrNotFound
+					case err == nil && st.Ended():
+						err = fmt.Errorf("%w (%s)", ErrFinished, st)
+					}
+					if err != nil {
+						failed[e.RunID], r.err = err, err
+						continue
+					}
+					n = uint64(l)
+				}
+				last[e.RunID] = n
+			}
+			if e.Seq != n+1 {
+				r.err = fmt.Errorf("%w: got seq %d after %d", ErrSeq, e.Seq, n)
+				continue
+			}
+			if _, r.err = stmt.ExecContext(ctx, e.RunID, int64(e.Seq), e.Type, string(e.JSON)); r.err == nil {
+				last[e.RunID] = e.Seq
 			}
 		}
 		err = tx.Commit()
+	}
+	if err == nil {
+		for run, n := range last {
+			s.live[run] = n
+		}
+	} else {
+		clear(s.live) // what was cached may not have been committed
 	}
 	for _, r := range batch {
 		if err != nil && r.err == nil {
@@ -513,24 +557,6 @@ func (s *Store) commit(batch []*appendReq) {
 		}
 		close(r.done)
 	}
-}
-
-// whyNot says why the insert of e touched no row: no such run, the run
-// has ended, or e is not the next event.
-func whyNot(ctx context.Context, tx *sql.Tx, e Event) error {
-	var st Status
-	var last int64
-	err := tx.QueryRowContext(ctx, `SELECT status, COALESCE((SELECT MAX(seq) FROM events WHERE run_id = ?1), 0)
-		FROM runs WHERE id = ?1`, e.RunID).Scan(&st, &last)
-	switch {
-	case isNoRows(err):
-		return ErrNotFound
-	case err != nil:
-		return err
-	case st.Ended():
-		return fmt.Errorf("%w (%s)", ErrFinished, st)
-	}
-	return fmt.Errorf("%w: got seq %d after %d", ErrSeq, e.Seq, last)
 }
 
 const runColumns = `id, question, options, status, error, created_at, finished_at, usage,
