@@ -56,6 +56,10 @@ type (
 	AgentFinishedData  = events.AgentFinishedData
 	AgentFailedData    = events.AgentFailedData
 	MergedData         = events.MergedData
+	FilteredData       = events.FilteredData
+	FilterVerdict      = events.FilterVerdict
+	VerifiedData       = events.VerifiedData
+	VerifyProblem      = events.VerifyProblem
 	MergedSourceData   = events.MergedSource
 	ReportDeltaData    = events.ReportDeltaData
 	CitationData       = events.CitationData
@@ -76,21 +80,22 @@ const (
 
 // Event types, re-exported for switch statements.
 const (
-	RunStarted     = events.RunStarted
-	PlanReady      = events.PlanReady
-	AgentStarted   = events.AgentStarted
-	SearchIssued   = events.SearchIssued
-	SourceFound    = events.SourceFound
-	AgentDelta     = events.AgentDelta
-	AgentCited     = events.AgentCited
-	AgentFinished  = events.AgentFinished
-	AgentFailed    = events.AgentFailed
-	SourcesMerged  = events.SourcesMerged
-	ReportDelta    = events.ReportDelta
-	CitationFound  = events.Citation
-	ReportFinished = events.ReportFinished
-	RunFinished    = events.RunFinished
-	RunError       = events.Error
+	RunStarted      = events.RunStarted
+	PlanReady       = events.PlanReady
+	AgentStarted    = events.AgentStarted
+	SearchIssued    = events.SearchIssued
+	SourceFound     = events.SourceFound
+	AgentDelta      = events.AgentDelta
+	AgentCited      = events.AgentCited
+	AgentFinished   = events.AgentFinished
+	AgentFailed     = events.AgentFailed
+	SourcesMerged   = events.SourcesMerged
+	SourcesFiltered = events.SourcesFiltered
+	ReportDelta     = events.ReportDelta
+	CitationFound   = events.Citation
+	ReportFinished  = events.ReportFinished
+	RunFinished     = events.RunFinished
+	RunError        = events.Error
 )
 
 // Kinds of agent failure (AgentFailedData.Kind, Failure.Kind).
@@ -109,6 +114,7 @@ const (
 	StageResearch = events.StageResearch
 	StageMerge    = events.StageMerge
 	StageReport   = events.StageReport
+	StageVerify   = events.StageVerify
 )
 
 // Report formats for Report.Render.
@@ -116,6 +122,8 @@ const (
 	FormatMarkdown = "md"
 	FormatHTML     = "html"
 	FormatJSON     = "json"
+	FormatCSL      = "csl-json" // the reference list as CSL-JSON
+	FormatBibTeX   = "bibtex"   // the reference list as BibTeX
 )
 
 // styleNames are the names of the citation styles, as settings and

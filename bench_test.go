@@ -15,10 +15,11 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 // planOf8 answers the planner with eight tasks (the extractive planner
-// stops at six aspects) after the same latency as every other call, and
+// makes one per side or phrase of the question) after the same latency as every other call, and
 // passes every other call to the latency-injected extractive model.
 type planOf8 struct {
 	llms.Model
@@ -26,7 +27,7 @@ type planOf8 struct {
 }
 
 func (m planOf8) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if sys, ok := msgs[0].Parts[0].(llms.TextContent); ok && len(sys.Text) > 13 && sys.Text[:13] == "Role: planner" {
+	if stage.Of(ctx) == stage.Planner {
 		select {
 		case <-time.After(m.latency):
 		case <-ctx.Done():

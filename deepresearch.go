@@ -29,6 +29,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
 
@@ -71,6 +72,10 @@ type Config struct {
 	// "web", "corpus"; empty means "search" (or "corpus" for the local
 	// index).
 	Channel string
+	// Fetch configures the page fetcher of each run (its SSRF guard, time
+	// and size limits): web search backends built by FromSettings read
+	// pages through it, with a cache that lives as long as the run.
+	Fetch FetchConfig
 	// Corpus is the folder indexed when Search is nil. Empty means the Go
 	// distribution's documentation ($(go env GOROOT)/doc).
 	Corpus string
@@ -85,6 +90,10 @@ type Config struct {
 	SearchLimit int
 	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
+	// Unsupported is what the last stage does with a citation whose source
+	// does not support its sentence: UnsupportedKeep, UnsupportedFlag or
+	// UnsupportedRemove (default flag, as config/defaults.yaml says).
+	Unsupported string
 	// Style renders citations in Report.Text (default Markdown).
 	Style Style
 	// MaxRetries is how many times a failed model call is tried again,
@@ -126,6 +135,8 @@ type Researcher struct {
 	log    zerolog.Logger
 	models map[string]llms.Model // by role, each with retries
 	search SearchBackend
+	pages  bool            // runs need a page fetcher (web search)
+	judge  relevance.Judge // scores search results; nil: the offline lexical judge
 
 	indexMu sync.Mutex // guards index and synced, held while opening it
 	index   *corpus.Index
@@ -146,6 +157,12 @@ func New(cfg Config) (*Researcher, error) {
 	}
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
+	}
+	if err := checkUnsupported(cfg.Unsupported); err != nil {
+		return nil, configErrorf("%v", err)
+	}
+	if cfg.Unsupported == "" {
+		cfg.Unsupported = config.Defaults().Output.Unsupported
 	}
 	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
 		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")
@@ -191,10 +208,22 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 	if retries == 0 {
 		return m
 	}
-	log := r.log
+	log, clock := r.log, r.cfg.Clock
 	return &retry.Model{Model: m, Retries: retries, Backoff: 500 * time.Millisecond,
 		OnRetry: func(attempt int, err error) {
 			log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
+		},
+		// Backoff waits on the Researcher's clock: a fake one in tests.
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			done := make(chan struct{})
+			stop := clock.AfterFunc(d, func() { close(done) })
+			select {
+			case <-done:
+				return nil
+			case <-ctx.Done():
+				stop()
+				return context.Cause(ctx)
+			}
 		}}
 }
 
@@ -260,6 +289,12 @@ func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	if r.search != nil {
 		return r.search, nil
 	}
+	return r.openIndex(ctx)
+}
+
+// openIndex returns the local corpus index, opening and syncing it on first
+// use.
+func (r *Researcher) openIndex(ctx context.Context) (*corpus.Index, error) {
 	r.indexMu.Lock()
 	defer r.indexMu.Unlock()
 	if r.index != nil && r.synced {

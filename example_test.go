@@ -39,8 +39,9 @@ func Example() {
 	// Output:
 	// # When did TAT-8 enter service and what did fibre change
 	// [1] TAT-8: The First Transatlantic Fibre-Optic Cable
-	// [2] From Words per Minute to Terabits per Second
-	// [3] Repeaters, Regenerators and Optical Amplifiers
+	// [2] Repeaters, Regenerators and Optical Amplifiers
+	// [3] From Words per Minute to Terabits per Second
+	// [4] Anatomy of a Submarine Cable
 }
 
 // Streaming events to a chat backend: each event is JSON-serialisable.

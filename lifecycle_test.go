@@ -18,7 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
-var formats = []string{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON}
+var formats = []string{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
 
 // roundTrip stores rep as JSON, reloads it and checks that every format
 // renders byte for byte the same.
@@ -295,4 +295,38 @@ func TestIndexFailureStage(t *testing.T) {
 	if d := rec.of(events.Error); len(d) != 1 || d[0].Data.(events.ErrorData).Stage != deepresearch.StageIndex {
 		t.Errorf("error events %v, want one at the index stage", d)
 	}
+}
+
+// TestFilteredEvents: every search's results pass the relevance filter,
+// which says what it kept and dropped; only kept results become sources.
+func TestFilteredEvents(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{})
+	rec := &recorder{}
+	if _, err := r.RunWith(context.Background(), question, rec.sink); err != nil {
+		t.Fatal(err)
+	}
+	filtered := rec.of(events.SourcesFiltered)
+	if len(filtered) == 0 {
+		t.Fatal("no sources.filtered events")
+	}
+	kept := map[string]bool{}
+	var dropped int
+	for _, e := range filtered {
+		d := e.Data.(events.FilteredData)
+		for _, v := range d.Kept {
+			kept[v.URL] = true
+		}
+		for _, v := range d.Dropped {
+			dropped++
+			if v.Reason == "" || v.Stage == "" {
+				t.Errorf("dropped %q without a reason or stage: %+v", v.Key, v)
+			}
+		}
+	}
+	for _, e := range rec.of(events.SourceFound) {
+		if src := e.Data.(events.SourceData).Source; !kept[src.URL] {
+			t.Errorf("source %s was registered but never kept by the filter", src.URL)
+		}
+	}
+	t.Logf("%d filter events, %d kept, %d dropped", len(filtered), len(kept), dropped)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/deepresearch/deepresearch/internal/bib"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 )
 
@@ -60,6 +61,12 @@ type Report struct {
 	// it by stage (StagePlan, StageResearch, StageMerge, StageReport).
 	DurationMS int64            `json:"duration_ms"`
 	TimingsMS  map[string]int64 `json:"timings_ms"`
+	// Verification is what checking every citation against its source's
+	// text found; nil when the run was not verified.
+	Verification *Verification `json:"verification,omitempty"`
+	// SourceTexts holds, by merged number, the text of each source as the
+	// agents read it, so the report can be checked again offline.
+	SourceTexts map[int]string `json:"source_texts,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
 }
@@ -119,7 +126,9 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 
 // Render returns the report in format: FormatMarkdown ("md", the report
 // and its reference list), FormatHTML (a standalone page with clickable
-// citations) or FormatJSON (blocks, references and a citation sidecar).
+// citations), FormatJSON (blocks, references and a citation sidecar), or
+// its reference list alone as FormatCSL (CSL-JSON, for Zotero, Pandoc and
+// other reference managers) or FormatBibTeX.
 // When the writer failed it renders the agents' merged findings, in the
 // same format. Every renderer takes the same data, so a report reloaded
 // with LoadReport renders the same bytes.
@@ -141,6 +150,15 @@ func (r *Report) Render(format string) ([]byte, error) {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
 		}
 		return []byte(page), nil
+	case FormatCSL, FormatBibTeX:
+		refs := make([]bib.Reference, len(pub.References))
+		for i, ref := range pub.References {
+			refs[i] = bib.Reference{Number: ref.Number, Source: ref.Source}
+		}
+		if format == FormatBibTeX {
+			return bib.BibTeX(refs), nil
+		}
+		return bib.CSLJSON(refs)
 	case FormatJSON:
 		doc, err := finalreport.JSON(r.Question, pub)
 		if err != nil {
@@ -152,7 +170,7 @@ func (r *Report) Render(format string) ([]byte, error) {
 		}
 		return append(b, '\n'), nil
 	}
-	return nil, fmt.Errorf("deepresearch: render: %w %q: want md, html or json", ErrFormat, format)
+	return nil, fmt.Errorf("deepresearch: render: %w %q: want md, html, json, csl-json or bibtex", ErrFormat, format)
 }
 
 // Markdown returns the report with its reference list ("" when there is

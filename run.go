@@ -18,7 +18,9 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
@@ -200,6 +202,14 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 		"max_tasks": req.MaxTasks, "parallelism": req.Parallelism, "search_limit": req.SearchLimit, "style": req.Style,
 	}})
 
+	if r.pages {
+		pages, err := fetch.New(r.cfg.Fetch)
+		if err != nil {
+			return fail(StageIndex, err)
+		}
+		defer pages.Close()
+		ctx = fetch.NewContext(ctx, pages)
+	}
 	t0 := clock.Now()
 	backend, err := r.backend(ctx)
 	if err != nil {
@@ -304,6 +314,20 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	}
 	em.Emit(runLevel, "", events.ReportFinishedData{References: refs})
 
+	// Verify: every citation against the text of its source, as read.
+	t0 = clock.Now()
+	rep.SourceTexts = sourceTexts(outcomes, rep.Sources)
+	streamed := rep.Text
+	if err := r.verifyReport(ctx, rep, style, rep.SourceTexts, r.cfg.Unsupported); err != nil {
+		return fail(StageVerify, err)
+	}
+	stage(StageVerify, t0)
+	revised := ""
+	if rep.Text != streamed {
+		revised = rep.Text
+	}
+	em.Emit(runLevel, "", verifiedData(rep.Verification, revised))
+
 	finish()
 	em.Emit(runLevel, "", events.RunFinishedData{
 		Usage: rep.Usage, DurationMS: rep.DurationMS,
@@ -385,10 +409,14 @@ func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task,
 		Canonical:   canon.Key,
 		Channel:     r.channel(),
 		AfterFunc:   r.cfg.Clock.AfterFunc,
+		Relevance:   r.judge,
 		Hooks: agent.Hooks{
 			Search: func(q string, n int) { em.Emit(idx, sec, events.SearchData{Query: q, Results: n}) },
 			Source: func(n int, src source.Source) { em.Emit(idx, sec, events.SourceData{Number: n, Source: src}) },
 			Delta:  func(text string) { em.Emit(idx, sec, events.DeltaData{Text: text}) },
+			Filtered: func(rep relevance.Report) {
+				em.Emit(idx, sec, events.FilteredData{Query: rep.Query, Judge: rep.Judge, Kept: verdicts(rep.Kept), Dropped: verdicts(rep.Dropped)})
+			},
 			Cited: func(cited []citeproc.Citation) {
 				cs := make([]events.CitedSource, len(cited))
 				for i, c := range cited {
@@ -438,6 +466,14 @@ func (r *Researcher) reportOutcome(task agent.Task, o agentOutcome, em *events.E
 	em.Emit(task.Index, task.Title, events.AgentFinishedData{
 		ToolCalls: o.res.ToolCalls, Cited: len(o.res.Cited), Usage: o.res.Usage, DurationMS: o.durationMS,
 	})
+}
+
+func verdicts(vs []relevance.Verdict) []events.FilterVerdict {
+	out := make([]events.FilterVerdict, len(vs))
+	for i, v := range vs {
+		out[i] = events.FilterVerdict(v)
+	}
+	return out
 }
 
 func mergedData(sources []collapse.Source, unknown int) events.MergedData {

@@ -1,42 +1,167 @@
 package deepresearch
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/fetch"
+	"github.com/deepresearch/deepresearch/internal/provider"
+	"github.com/deepresearch/deepresearch/internal/relevance"
+	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
+// FetchConfig configures the page fetcher a run's web search reads pages
+// with: the SSRF guard's allowlist (Allow: HOST:PORT pairs let through
+// although internal), a timeout and a size cap.
+type FetchConfig = fetch.Config
+
 // FromSettings returns a Researcher built from settings, as every front
-// end (the CLI, the HTTP server, the MCP server) reads them: the model
-// provider, the corpus and its index, the research limits and the citation
-// style. log receives diagnostics (nil: none). It does no I/O; the corpus
-// is indexed on the first run.
+// end (the CLI, the HTTP server, the MCP server) reads them: the model of
+// each role (model.provider, .name, .base_url, .api_key and the
+// provider's usual variables, model.planner/researcher/writer), the search
+// backends (search.providers: the local corpus, SearXNG, Tavily, Brave,
+// Exa, combined), the page fetcher and its SSRF guard (fetch.*), the
+// limits, budgets and prices, and the citation style. log receives
+// diagnostics (nil: none). It does no I/O; the corpus is indexed on the
+// first run.
 func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
-	if s.Model.Provider != "extractive" {
-		return nil, configErrorf("model.provider %q is not available in this build: use \"extractive\"", s.Model.Provider)
-	}
-	for key, v := range map[string]string{"model.name": s.Model.Name, "model.base_url": s.Model.BaseURL, "model.api_key": s.Model.APIKey} {
-		if v != "" {
-			return nil, configErrorf("%s is set, but the extractive model takes no %s", key, key[len("model."):])
-		}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
 	}
 	style, err := ParseStyle(s.Output.Style)
 	if err != nil {
 		return nil, err
 	}
-	return New(Config{
-		Corpus:      s.Corpus.Dir,
-		IndexPath:   s.Corpus.Index,
-		MaxTasks:    s.Research.MaxTasks,
-		Parallelism: s.Research.Parallelism,
-		SearchLimit: s.Research.SearchLimit,
+	main := providerConfig(s.Model)
+	roles, err := provider.NewRoles(context.Background(), main,
+		provider.RoleSettings{Planner: s.Model.Planner, Researcher: s.Model.Researcher, Writer: s.Model.Writer}, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
+	}
+	cfg := Config{
+		PlannerModel:    roles.Planner,
+		ResearcherModel: roles.Researcher,
+		WriterModel:     roles.Writer,
+		Corpus:          s.Corpus.Dir,
+		IndexPath:       s.Corpus.Index,
+		MaxTasks:        s.Research.MaxTasks,
+		Parallelism:     s.Research.Parallelism,
+		SearchLimit:     s.Research.SearchLimit,
 		Budget: Budget{
 			MaxToolCalls: s.Research.MaxToolCalls,
 			MaxTokens:    s.Research.MaxTokens,
 			Timeout:      s.Research.AgentTimeout,
 		},
 		MaxRunTokens: s.Research.MaxRunTokens,
+		MaxCost:      s.Research.MaxCost,
+		Fetch:        FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
 		Style:        style,
+		Unsupported:  s.Output.Unsupported,
 		Logger:       log,
+	}
+	if len(s.Model.Prices) > 0 || s.Research.MaxCost > 0 {
+		if cfg.Price, err = prices(s.Model); err != nil {
+			return nil, err
+		}
+	}
+	build := func() (*Researcher, error) {
+		r, err := New(cfg)
+		if err == nil && s.Model.Provider != provider.Extractive {
+			// A real model judges relevance too, in one batched call per
+			// search; the offline judge stays its fallback.
+			r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
+		}
+		return r, err
+	}
+	web := slices.ContainsFunc(s.Search.Providers, func(p string) bool { return p != websearch.ChannelCorpus })
+	if !web {
+		return build()
+	}
+	// Web search: the engines read pages through the fetcher of the run
+	// that asks (Config.Fetch); the local corpus, when named, is the
+	// Researcher's own index, opened on first use.
+	wcfg := websearch.ConfigFromEnv(os.Getenv)
+	if s.Search.SearxngURL != "" {
+		wcfg.SearXNGURL = s.Search.SearxngURL
+	}
+	wcfg.Pages = fetch.ContextPages{}
+	r, err := build()
+	if err != nil {
+		return nil, err
+	}
+	var corpus SearchBackend
+	if slices.Contains(s.Search.Providers, websearch.ChannelCorpus) {
+		corpus = localIndex{r}
+	}
+	combined, err := websearch.Build(s.Search.Providers, wcfg, corpus, websearch.Hooks{
+		Failed: func(name string, err error) {
+			r.log.Warn().Str("search", name).Err(err).Msg("a search backend failed; the others answered")
+		},
 	})
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: %w: search.providers: %w", ErrConfig, err)
+	}
+	r.search, r.cfg.Channel, r.pages = combined, "web", true
+	return r, nil
+}
+
+// providerConfig is the main model's provider settings.
+func providerConfig(m config.Model) provider.Config {
+	return provider.Config{Provider: m.Provider, Name: m.Name, BaseURL: m.BaseURL, APIKey: m.APIKey,
+		MaxConcurrent: m.MaxConcurrent, Tools: provider.ToolMode(m.Tools)}
+}
+
+// prices returns the Price of each role's model from model.prices
+// ("provider:name" → dollars per million input and output tokens). With
+// research.max_cost set, every role's model must have a price.
+func prices(m config.Model) (func(role string, u Usage) float64, error) {
+	byRole := map[string]config.Price{}
+	for role, setting := range map[string]string{RolePlanner: m.Planner, RoleResearcher: m.Researcher, RoleWriter: m.Writer} {
+		p, name := provider.ParseRole(setting)
+		if p == "" {
+			p = m.Provider
+		}
+		if name == "" {
+			name = m.Name
+			if p != m.Provider || name == "" {
+				name = provider.DefaultNames[p]
+			}
+		}
+		key := strings.ToLower(p) + ":" + name
+		price, ok := m.Prices[key]
+		if !ok && p != provider.Extractive {
+			return nil, configErrorf("model.prices has no price for %s (the %s's model); research.max_cost needs one", key, role)
+		}
+		byRole[role] = price
+	}
+	return func(role string, u Usage) float64 {
+		p := byRole[role]
+		return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
+	}, nil
+}
+
+// localIndex is the Researcher's local corpus index as a search backend,
+// opened and synced on first use.
+type localIndex struct{ r *Researcher }
+
+func (l localIndex) Search(ctx context.Context, q string, limit int) ([]SearchResult, error) {
+	ix, err := l.r.openIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Search(ctx, q, limit)
+}
+
+func (l localIndex) Fetch(ctx context.Context, id string) (Document, error) {
+	ix, err := l.r.openIndex(ctx)
+	if err != nil {
+		return Document{}, err
+	}
+	return ix.Fetch(ctx, id)
 }

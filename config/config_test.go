@@ -532,7 +532,7 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{
 				"config: research.max_tokens = lots (from deepresearch.yaml:3): must be a whole number",
 				`config: research.agent_timeout = "2 minutes" (from deepresearch.yaml:4): must be a duration such as 90s, 2m or 1m30s`,
-				"config: output.format = pdf (from deepresearch.yaml:6): must be one of md, html, json",
+				"config: output.format = pdf (from deepresearch.yaml:6): must be one of md, html, json, csl-json, bibtex",
 			},
 			is: ErrInvalid,
 		},
@@ -869,7 +869,7 @@ func TestValidate(t *testing.T) {
 		"config: model.prices[gpt-4o]: the model must be provider:name, with provider one of extractive, openai, anthropic, googleai, ollama",
 		"config: search.providers = corpus,corpus,exa,exa,exa: names corpus, exa twice",
 		"config: fetch.max_bytes = 0: must be at least 1",
-		"config: output.format = HTML: must be one of md, html, json",
+		"config: output.format = HTML: must be one of md, html, json, csl-json, bibtex",
 	}
 	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
 		t.Errorf("err:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))

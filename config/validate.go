@@ -17,7 +17,7 @@ var (
 	modelProviders   = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
 	toolModes        = []string{"auto", "native", "text"}
 	searchProviders  = []string{"corpus", "searxng", "tavily", "brave", "exa"}
-	formats          = []string{"md", "html", "json"}
+	formats          = []string{"md", "html", "json", "csl-json", "bibtex"}
 	styles           = []string{"markdown", "plain", "footnote", "html"}
 	unsupportedModes = []string{"keep", "flag", "remove"}
 )

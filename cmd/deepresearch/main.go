@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -43,7 +44,8 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "deepresearch: %v\n", err)
+	// The library's errors already start with "deepresearch: ".
+	fmt.Fprintf(stderr, "deepresearch: %s\n", strings.TrimPrefix(err.Error(), "deepresearch: "))
 	var ee *exitError
 	switch {
 	case errors.As(err, &ee):

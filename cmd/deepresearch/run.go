@@ -92,9 +92,9 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		return err
 	}
 	switch s.Output.Format {
-	case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON:
+	case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX:
 	default:
-		return inputError(fmt.Errorf("output.format %q: want md, html or json", s.Output.Format))
+		return inputError(fmt.Errorf("output.format %q: want md, html, json, csl-json or bibtex", s.Output.Format))
 	}
 	switch rf.progress {
 	case "auto", "always", "never":

@@ -34,6 +34,10 @@ func isolate(t *testing.T) string {
 			t.Setenv(name, "")
 		}
 	}
+	for _, name := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+		"GOOGLE_API_KEY", "GEMINI_API_KEY", "OLLAMA_HOST", "SEARXNG_URL", "TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY"} {
+		t.Setenv(name, "")
+	}
 	return filepath.Join(t.TempDir(), "i.db")
 }
 
@@ -442,7 +446,10 @@ func TestRunBadSettings(t *testing.T) {
 		{"max tasks", [2]string{}, []string{"--max-tasks", "0"}, []string{"research.max_tasks", "--max-tasks", "at least 1"}},
 		{"style", [2]string{}, []string{"--style", "bogus"}, []string{"output.style", "bogus", "--style"}},
 		{"agent timeout", [2]string{}, []string{"--agent-timeout", "-1s"}, []string{"research.agent_timeout", "--agent-timeout"}},
-		{"provider", [2]string{}, []string{"--provider", "openai"}, []string{"model.provider", "openai"}},
+		{"provider without a key", [2]string{}, []string{"--provider", "anthropic"}, []string{"ANTHROPIC_API_KEY", "model.api_key"}},
+		{"unknown provider", [2]string{}, []string{"--provider", "gpt"}, []string{"model.provider", "gpt"}},
+		{"unknown search provider", [2]string{}, []string{"--search", "bing"}, []string{"search.providers", "bing"}},
+		{"web search without its address", [2]string{}, []string{"--search", "searxng"}, []string{"SEARXNG_URL"}},
 		{"environment", [2]string{"DEEPRESEARCH_RESEARCH_MAX_TASKS", "zero"}, nil, []string{"research.max_tasks", "DEEPRESEARCH_RESEARCH_MAX_TASKS", "whole number"}},
 		{"two at once", [2]string{}, []string{"--format", "pdf", "--max-tasks", "0"}, []string{"output.format", "research.max_tasks"}},
 		{"missing config file", [2]string{}, []string{"--config", "/nonexistent/deepresearch.yaml"}, []string{"/nonexistent/deepresearch.yaml"}},

@@ -2,9 +2,11 @@
 // searches and reads sources, then one streamed turn in which it writes a
 // cited intermediate report.
 //
-// Every document a search returns gets a local citation number the first
-// time the agent sees it (the same document, by canonical URL or by ID,
-// keeps its number), and tool results show the model those numbers. The
+// Search results pass the relevance and content filters of
+// internal/relevance first; every document that survives them gets a
+// local citation number the first time the agent sees it (the same
+// document, by canonical URL or by ID, keeps its number), and tool
+// results show the model those numbers. The
 // report is streamed through a citeproc.Processor in Keep mode over the
 // agent's mapping, so its text is passed on unchanged while the agent
 // learns which sources it cited and which numbers it made up. Merging the
@@ -17,14 +19,17 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 // Defaults for zero Config and Budget fields.
@@ -47,6 +52,9 @@ type Task struct {
 	ID       string
 	Title    string
 	Question string
+	// Objective is the user's question the task is part of (Plan sets
+	// it); "" means Question. Sources are judged against both.
+	Objective string
 }
 
 // Budget bounds one Run. Zero (or negative) fields take the defaults.
@@ -94,6 +102,10 @@ type Hooks struct {
 	// Cited is called once, after the report, with the sources it cited in
 	// order of first citation.
 	Cited func(cited []citeproc.Citation)
+	// Filtered is called after each search with what the relevance and
+	// content filters kept and dropped (the sources.filtered event),
+	// before the Source calls of the sources kept.
+	Filtered func(relevance.Report)
 }
 
 // Config configures Run. Model and Search are required.
@@ -119,6 +131,9 @@ type Config struct {
 	// returns a func that stops the timer. Nil means time.AfterFunc; tests
 	// inject a fake clock here so that no test waits on a real timeout.
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// Relevance judges search results before the model sees them; nil
+	// means relevance.Lexical (offline key-term coverage).
+	Relevance relevance.Judge
 }
 
 // Result is what one agent produced.
@@ -129,6 +144,10 @@ type Result struct {
 	Report string
 	// Sources holds every source the agent retrieved, by local number.
 	Sources map[int]source.Source
+	// Texts holds, by local number, the text of each source the model was
+	// shown (search snippets, opened documents): what its citations can be
+	// checked against.
+	Texts map[int]string
 	// Cited lists the sources the report cited, in order of first citation.
 	Cited []citeproc.Citation
 	// Unknown lists numbers the report cited that the agent never
@@ -173,7 +192,7 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 	})
 	defer stop()
 
-	r := &runner{ctx: ctx, cfg: cfg, budget: b, task: task, s: newSession(cfg), res: &Result{Task: task}}
+	r := &runner{ctx: ctx, cfg: cfg, budget: b, task: task, s: newSession(cfg, task), res: &Result{Task: task}}
 	// On failure the Result still says what was spent (Usage, ToolCalls),
 	// so a run's accounting includes failed agents; its Report is partial.
 	if err := r.research(); err != nil {
@@ -188,6 +207,7 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 		return r.res, r.fail(StageReport, err)
 	}
 	r.res.Sources = r.s.Sources()
+	r.res.Texts = maps.Clone(r.s.texts)
 	return r.res, nil
 }
 
@@ -222,7 +242,7 @@ func (r *runner) research() error {
 			return nil
 		}
 		msgs := append([]llms.MessageContent{system}, r.conv...)
-		resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, llms.WithTools(toolDefs))
+		resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Researcher), msgs, llms.WithTools(toolDefs))
 		if err != nil {
 			return err
 		}
@@ -305,7 +325,7 @@ func (r *runner) report() error {
 	// The report turn gets what the budget has left, and at least a
 	// small report's worth.
 	opts = append(opts, llms.WithMaxTokens(max(r.budget.MaxTokens-r.res.Usage.Total(), minReportTokens)))
-	resp, err := r.cfg.Model.GenerateContent(r.ctx, msgs, opts...)
+	resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Reporter), msgs, opts...)
 	if err != nil {
 		return err
 	}

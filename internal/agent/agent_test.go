@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/deepresearch/deepresearch/internal/stage"
 	"regexp"
 	"slices"
 	"strconv"
@@ -145,9 +146,9 @@ func firstMarker(s string) int {
 
 func TestNumbering(t *testing.T) {
 	docs := []search.Document{
-		{DocID: "a1", URL: "https://example.com/raft", Title: "Raft A", Text: "## One\nraft leader one\n## Two\nraft leader two"},
-		{DocID: "a2", URL: "https://EXAMPLE.com/raft/", Title: "Raft A mirror", Text: "raft leader mirror"},
-		{DocID: "b", Title: "Raft B (no URL)", Text: "## One\nraft log one\n## Two\nraft log two"},
+		{DocID: "a1", URL: "https://example.com/raft", Title: "Raft A", Text: "## One\nA raft leader is elected by a majority of the servers in one term.\n## Two\nThe raft leader sends heartbeats to every follower to keep its authority."},
+		{DocID: "a2", URL: "https://EXAMPLE.com/raft/", Title: "Raft A mirror", Text: "In this mirror, the raft leader election is described from the candidate's side."},
+		{DocID: "b", Title: "Raft B (no URL)", Text: "## One\nThe raft log holds entries that the leader replicates to the followers.\n## Two\nA raft log entry is committed once a majority of servers stored it."},
 	}
 	canonical := func(u string) string { return strings.TrimSuffix(strings.ToLower(u), "/") }
 	tests := []struct {
@@ -242,7 +243,7 @@ Election safety means that at most one leader can be elected in a given term. A 
 }
 
 func TestOpenTruncates(t *testing.T) {
-	long := search.Document{DocID: "long", URL: "file:///long", Title: "Long", Text: "raft " + strings.Repeat("word ", 5000)}
+	long := search.Document{DocID: "long", URL: "file:///long", Title: "Long", Text: "raft consensus leader election " + strings.Repeat("word ", 5000)}
 	m := &scripted{turns: []turn{
 		calls(tc("c1", "search", `{"query":"raft"}`)),
 		calls(tc("c2", "open", `{"source":"[1]"}`)),
@@ -511,11 +512,26 @@ func TestStreamingOnlyOnReportTurn(t *testing.T) {
 	}
 	// The report turn sees the research conversation and a reporter prompt.
 	last := m.calls[len(m.calls)-1].msgs
-	if !strings.HasPrefix(textOf(last[0]), "Role: reporter\n") || last[len(last)-1].Role != llms.ChatMessageTypeHuman {
+	if textOf(last[0]) != reporterPrompt || last[len(last)-1].Role != llms.ChatMessageTypeHuman {
 		t.Errorf("report turn messages: first %q, last role %s", textOf(last[0]), last[len(last)-1].Role)
 	}
-	if !strings.HasPrefix(textOf(m.calls[0].msgs[0]), "Role: researcher\n") {
+	if !strings.HasPrefix(textOf(m.calls[0].msgs[0]), "You are a research agent.") {
 		t.Errorf("research turn system prompt %q", textOf(m.calls[0].msgs[0]))
+	}
+	// The stage reaches the model through the context, not the prompt.
+	for i, c := range m.calls {
+		want := stage.Researcher
+		if i == len(m.calls)-1 {
+			want = stage.Reporter
+		}
+		if c.stage != want {
+			t.Errorf("call %d stage %q, want %q", i, c.stage, want)
+		}
+		for _, msg := range c.msgs {
+			if strings.Contains(textOf(msg), "Role:") {
+				t.Errorf("call %d has a Role: line: %q", i, textOf(msg))
+			}
+		}
 	}
 }
 

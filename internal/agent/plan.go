@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 // DefaultMaxTasks is the plan size Plan uses when maxTasks is not positive.
@@ -18,12 +20,14 @@ const maxTitleWords = 6
 
 // Plan asks the model to split question into at most maxTasks research
 // tasks (DefaultMaxTasks when maxTasks <= 0), in one call without tools or
-// streaming. The reply is parsed tolerantly: code fences and prose around
+// streaming. The reply is parsed leniently: code fences and prose around
 // the JSON are ignored, {"tasks":[…]} and a bare array are accepted, tasks
-// may be objects {"title","question"} or plain question strings. Tasks
-// without a question are dropped and the plan is capped at maxTasks; a
-// reply with no usable task gives a single task whose question is the
-// question itself (not an error). Tasks are numbered Index 0..N-1, ID
+// may be objects {"title","question"} or plain question strings, the
+// complete tasks of a truncated list are kept, and a reply in prose gives
+// its numbered or bulleted questions. Tasks without a question are dropped
+// and the plan is capped at maxTasks; a reply with no usable task gives a
+// single task whose question is the question itself (not an error). Every
+// task's Objective is question. Tasks are numbered Index 0..N-1, ID
 // "t1".."tN". A model error is returned wrapped ("agent: plan: …"); when ctx is done
 // the error is context.Cause(ctx).
 func Plan(ctx context.Context, m llms.Model, question string, maxTasks int) ([]Task, Usage, error) {
@@ -44,7 +48,7 @@ func Plan(ctx context.Context, m llms.Model, question string, maxTasks int) ([]T
 		}
 		return nil, Usage{}, fmt.Errorf("agent: %s: %w", StagePlan, err)
 	}
-	resp, err := m.GenerateContent(ctx, msgs)
+	resp, err := m.GenerateContent(stage.With(ctx, stage.Planner), msgs)
 	if err != nil {
 		return fail(err)
 	}
@@ -75,6 +79,7 @@ func Plan(ctx context.Context, m llms.Model, question string, maxTasks int) ([]T
 	for i := range tasks {
 		tasks[i].Index = i
 		tasks[i].ID = "t" + strconv.Itoa(i+1)
+		tasks[i].Objective = oneLine(question)
 	}
 	return tasks, u, nil
 }
@@ -105,7 +110,9 @@ func (t *planTask) UnmarshalJSON(b []byte) error {
 }
 
 // parsePlan finds the tasks in a planner reply: the first JSON object
-// with a "tasks" array, else the first JSON array of tasks.
+// with a "tasks" array, else the first JSON array of tasks, else the
+// complete tasks of a truncated array, else the questions of a list in
+// prose.
 func parsePlan(text string) []planTask {
 	text = stripFences(text)
 	for i := 0; i < len(text); i++ {
@@ -128,7 +135,64 @@ func parsePlan(text string) []planTask {
 			return arr
 		}
 	}
-	return nil
+	if ts := truncatedTasks(text); len(ts) > 0 {
+		return ts
+	}
+	return proseTasks(text)
+}
+
+// truncatedTasks reads the elements of the first JSON array that decode
+// completely, stopping at the first that does not: a reply cut off by a
+// token limit keeps the tasks it finished.
+func truncatedTasks(text string) []planTask {
+	i := strings.IndexByte(text, '[')
+	if i < 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(text[i:]))
+	if _, err := dec.Token(); err != nil {
+		return nil
+	}
+	var out []planTask
+	for dec.More() {
+		var t planTask
+		if dec.Decode(&t) != nil {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// proseTasks reads a plan written as a list: each numbered or bulleted
+// line that ends in a question mark is a task ("1. **Title**: question?"
+// gives the title too).
+func proseTasks(text string) []planTask {
+	var out []planTask
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(line)
+		rest := strings.TrimLeft(l, "0123456789")
+		switch {
+		case rest != l && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, ")")):
+			l = rest[1:]
+		case strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "• "):
+			_, l, _ = strings.Cut(l, " ")
+		default:
+			continue
+		}
+		l = strings.TrimSpace(l)
+		if !strings.HasSuffix(l, "?") {
+			continue
+		}
+		var t planTask
+		if title, q, ok := strings.Cut(l, ":"); ok && len(strings.Fields(title)) <= maxTitleWords && strings.TrimSpace(q) != "" {
+			t.Title = strings.Trim(strings.TrimSpace(title), "*_")
+			l = q
+		}
+		t.Question = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), "*_"))
+		out = append(out, t)
+	}
+	return out
 }
 
 // stripFences removes markdown code fence lines (```json, ```).

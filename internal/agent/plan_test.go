@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 func TestPlanExtractive(t *testing.T) {
 	m := extractive.New(extractive.Options{})
-	const q = "How does the Raft consensus algorithm elect a leader?"
+	const q = "How does the Raft consensus algorithm compare with Paxos?"
 	tasks, u, err := Plan(context.Background(), m, q, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -21,8 +22,13 @@ func TestPlanExtractive(t *testing.T) {
 		t.Fatalf("%d tasks, want 3", len(tasks))
 	}
 	for i, task := range tasks {
-		if task.Index != i || task.ID != fmt.Sprintf("t%d", i+1) || task.Title == "" || !strings.Contains(task.Question, "Raft") {
+		if task.Index != i || task.ID != fmt.Sprintf("t%d", i+1) || task.Title == "" || task.Objective != q {
 			t.Errorf("task %d = %+v", i, task)
+		}
+		for _, w := range strings.Fields(strings.TrimPrefix(strings.Trim(task.Question, "?"), "What is ")) {
+			if !strings.Contains(q, w) {
+				t.Errorf("task %d question %q: %q is not a word of the question", i, task.Question, w)
+			}
 		}
 	}
 	if u.Calls != 1 || u.PromptTokens == 0 || u.CompletionTokens == 0 {
@@ -51,6 +57,10 @@ func TestPlanParsing(t *testing.T) {
 		{"capped", `{"tasks":[{"title":"A","question":"Qa?"},{"title":"B","question":"Qb?"},{"title":"C","question":"Qc?"}]}`, 2, []string{"A|Qa?", "B|Qb?"}},
 		{"empty questions dropped", `{"tasks":[{"title":"A","question":" "},{"title":"B","question":"Qb?"}]}`, 4, []string{"B|Qb?"}},
 		{"multi-line fields folded", `{"tasks":[{"title":"A\nB","question":"Line one\nline two?"}]}`, 4, []string{"A B|Line one line two?"}},
+		{"truncated list keeps finished tasks", `{"tasks":[{"title":"A","question":"Qa?"},{"title":"B","question":"Qb?"},{"title":"C","quest`, 4, []string{"A|Qa?", "B|Qb?"}},
+		{"truncated bare array", "```json\n[\"Qa?\", {\"title\":\"B\",\"question\":\"Qb?\"}, {\"ti", 4, []string{"Qa|Qa?", "B|Qb?"}},
+		{"numbered prose", "Here is my plan.\n\n1. **Election**: How does Raft elect a leader?\n2) What is a Raft term?\n- Replication: How are log entries replicated?\nThat is all.", 4,
+			[]string{"Election|How does Raft elect a leader?", "What is a Raft term|What is a Raft term?", "Replication|How are log entries replicated?"}},
 		{"garbage falls back", "I cannot help with that.", 4, []string{"What is Raft|What is Raft?"}},
 		{"no tasks falls back", `{"tasks":[]}`, 4, []string{"What is Raft|What is Raft?"}},
 	}
@@ -75,8 +85,16 @@ func TestPlanParsing(t *testing.T) {
 				t.Errorf("planner call: %d calls, streaming %v, %d tools", len(m.calls), m.calls[0].streaming, len(m.calls[0].tools))
 			}
 			msgs := m.calls[0].msgs
-			if !strings.HasPrefix(textOf(msgs[0]), "Role: planner\n") || textOf(msgs[1]) != fmt.Sprintf("Question: %s\nMax tasks: %d", q, tt.maxTasks) {
+			if strings.Contains(textOf(msgs[0]), "Role:") || textOf(msgs[1]) != fmt.Sprintf("Question: %s\nMax tasks: %d", q, tt.maxTasks) {
 				t.Errorf("planner prompt %q / %q", textOf(msgs[0]), textOf(msgs[1]))
+			}
+			if m.calls[0].stage != stage.Planner {
+				t.Errorf("planner call's stage = %q", m.calls[0].stage)
+			}
+			for _, task := range tasks {
+				if task.Objective != q {
+					t.Errorf("task %s objective = %q, want the question", task.ID, task.Objective)
+				}
 			}
 		})
 	}
@@ -96,7 +114,8 @@ func TestPlanErrors(t *testing.T) {
 	if _, _, err := Plan(ctx, extractive.New(extractive.Options{}), "What is Raft?", 3); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: %v", err)
 	}
-	tasks, _, err := Plan(context.Background(), extractive.New(extractive.Options{}), "What is Raft?", 0)
+	m := &scripted{turns: []turn{reply(`["Q1?","Q2?","Q3?","Q4?","Q5?","Q6?"]`)}}
+	tasks, _, err := Plan(context.Background(), m, "What is Raft?", 0)
 	if err != nil || len(tasks) != DefaultMaxTasks {
 		t.Errorf("maxTasks 0: %d tasks, %v", len(tasks), err)
 	}
@@ -104,7 +123,7 @@ func TestPlanErrors(t *testing.T) {
 
 func ExamplePlan() {
 	m := extractive.New(extractive.Options{})
-	tasks, _, err := Plan(context.Background(), m, "How does the Raft consensus algorithm elect a leader?", 3)
+	tasks, _, err := Plan(context.Background(), m, "How does Raft compare with Paxos?", 3)
 	if err != nil {
 		panic(err)
 	}
@@ -112,9 +131,9 @@ func ExamplePlan() {
 		fmt.Printf("%s %s: %s\n", t.ID, t.Title, t.Question)
 	}
 	// Output:
-	// t1 Background and definitions: What is Raft consensus algorithm elect leader, and which background and key definitions are needed to understand it?
-	// t2 How it works: How does Raft consensus algorithm elect leader work, and what are its main mechanisms and components?
-	// t3 History and evidence: What is the history of Raft consensus algorithm elect leader, and which examples and evidence document it?
+	// t1 Overview: How does Raft compare with Paxos?
+	// t2 Raft: What is Raft?
+	// t3 Paxos: What is Paxos?
 }
 
 func ExampleRun() {
@@ -134,15 +153,15 @@ func ExampleRun() {
 		fmt.Printf("[%d] %s\n", c.Number, c.Source.Title)
 	}
 	// Output:
-	// tool: search {"query":"raft elect leader"}
-	// tool: search {"query":"raft elect leader overview"}
+	// tool: search {"query":"Raft elect leader"}
+	// tool: search {"query":"Raft elect"}
 	// tool: open {"source":1}
 	// tool: open {"source":2}
-	// Raft uses a heartbeat mechanism to trigger leader election. [1] If a follower receives no communication over a period of time called the election timeout, it assumes there is no viable leader and begins an election to choose a new leader. [1] Once a leader has been elected, it begins servicing client requests. [1]
+	// Raft uses a heartbeat mechanism to trigger leader election. [1] A server remains in follower state as long as it receives valid RPCs from a leader or candidate. [1] If a follower receives no communication over a period of time called the election timeout, it assumes there is no viable leader and begins an election to choose a new leader. [1]
 	//
-	// Raft is a consensus algorithm designed to be easy to understand. [1] Election safety means that at most one leader can be elected in a given term. [2] A candidate wins an election if it receives votes from a majority of the servers in the full cluster for the same term. [2]
+	// Once a leader has been elected, it begins servicing client requests. [1] The leader appends the command to its log as a new entry, then issues AppendEntries RPCs in parallel to each of the other servers to replicate the entry. [1] Raft is a consensus algorithm designed to be easy to understand. [1]
 	//
-	// Raft uses randomized election timeouts to ensure that split votes are rare and that they are resolved quickly. [2] Election timeouts are chosen randomly from a fixed interval, e.g. 150 to 300 ms. [2]
+	// Election safety means that at most one leader can be elected in a given term. [2] Raft uses randomized election timeouts to ensure that split votes are rare and that they are resolved quickly. [2]
 	// [1] The Raft Consensus Algorithm
 	// [2] Leader Election Notes
 }

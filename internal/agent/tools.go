@@ -12,6 +12,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
@@ -73,17 +74,24 @@ type session struct {
 	canonical func(string) string
 	channel   string
 	hooks     Hooks
+	filter    *relevance.Filter
 
 	mapping *citeproc.Mapping
 	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
 	sources map[int]source.Source
 
+	texts map[int]string // what the model was shown of each source
+
 	searchErr   error // the last failed search's error
 	searchFails int
 }
 
-func newSession(cfg Config) *session {
+func newSession(cfg Config, task Task) *session {
 	return &session{
+		filter: relevance.New(relevance.Config{
+			Question: task.Objective, Task: task.Question,
+			Judge: cfg.Relevance, Report: cfg.Hooks.Filtered,
+		}),
 		backend:   cfg.Search,
 		limit:     cmpOr(cfg.SearchLimit, defaultSearchLimit),
 		canonical: cfg.Canonical,
@@ -92,6 +100,7 @@ func newSession(cfg Config) *session {
 		mapping:   citeproc.NewMapping(cfg.Canonical),
 		byKey:     map[string]int{},
 		sources:   map[int]source.Source{},
+		texts:     map[int]string{},
 	}
 }
 
@@ -116,7 +125,7 @@ func (s *session) register(r search.Result) (int, error) {
 		return n, nil
 	}
 	n := len(s.sources) + 1
-	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: s.channel}
+	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmpOrString(r.Channel, s.channel)}
 	if err := s.mapping.Add(n, src); err != nil {
 		return 0, err
 	}
@@ -157,6 +166,9 @@ func (s *session) execute(ctx context.Context, call llms.ToolCall) (string, erro
 	return toolError(fmt.Sprintf("unknown tool %q; the tools are search, open and think", name)), nil
 }
 
+// search runs one search, passes its results through the relevance and
+// content filters, and shows the model only what they kept: a dropped
+// result is never numbered, so it can never be cited.
 func (s *session) search(ctx context.Context, query string) (string, error) {
 	results, err := s.backend.Search(ctx, query, s.limit)
 	if err != nil {
@@ -172,20 +184,37 @@ func (s *session) search(ctx context.Context, query string) (string, error) {
 	if len(results) == 0 {
 		return fmt.Sprintf("No results for %q. Try other key terms.", query), nil
 	}
-	var b strings.Builder
+	cands := make([]relevance.Candidate, len(results))
 	for i, r := range results {
+		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet}
+	}
+	decisions, err := s.filter.Apply(ctx, query, cands)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	shown := 0
+	for i, r := range results {
+		if !decisions[i].Keep {
+			continue
+		}
 		n, err := s.register(r)
 		if err != nil {
 			return "", err
 		}
-		if i > 0 {
+		if shown > 0 {
 			b.WriteString("\n\n")
 		}
+		shown++
+		s.read(n, r.Snippet)
 		writeHeader(&b, n, r.Title, r.URL, r.DocID)
 		if r.Location != "" {
 			fmt.Fprintf(&b, "Location: %s\n", oneLine(r.Location))
 		}
 		b.WriteString(strings.TrimSpace(r.Snippet))
+	}
+	if shown == 0 {
+		return fmt.Sprintf("No relevant results for %q: the %d results found were off-topic, duplicates or without substance. Try other key terms.", query, len(results)), nil
 	}
 	return b.String(), nil
 }
@@ -206,11 +235,27 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 	if title == "" {
 		title = doc.Title
 	}
+	text := truncate(strings.TrimSpace(doc.Text), maxOpenChars)
+	s.read(n, text)
 	var b strings.Builder
 	writeHeader(&b, n, title, src.URL, src.ID)
 	b.WriteString("\n")
-	b.WriteString(truncate(strings.TrimSpace(doc.Text), maxOpenChars))
+	b.WriteString(text)
 	return b.String(), nil
+}
+
+// read records text the model was shown of source n (a snippet, or the
+// opened document), so that its citations can be checked against what
+// was really read.
+func (s *session) read(n int, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" || strings.Contains(s.texts[n], text) {
+		return
+	}
+	if s.texts[n] != "" {
+		text = s.texts[n] + "\n\n" + text
+	}
+	s.texts[n] = text
 }
 
 // writeHeader writes "[n] Title\nURL: …\n" ("ID: …" for a source without

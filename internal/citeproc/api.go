@@ -90,6 +90,19 @@ type NumbererFunc func(number int, src Source) int
 // Display calls f.
 func (f NumbererFunc) Display(number int, src Source) int { return f(number, src) }
 
+// Marker is a fact: one recognised marker, every time it occurs.
+type Marker struct {
+	// Offset is the marker's first byte in the input (counting every byte
+	// written to the processor); Len is its length in bytes.
+	Offset int64
+	Len    int
+	// Numbers are the numbers it names, ranges expanded, in the order
+	// written (repeats kept); nil for a [ref: URL] marker.
+	Numbers []int
+	// URL is a [ref: URL] marker's URL.
+	URL string
+}
+
 // Hooks receive citation facts as they happen. Nil fields are skipped. They
 // are called synchronously from Write or Close, and always before any text
 // that contains the citation's rendered link has been written.
@@ -98,4 +111,7 @@ type Hooks struct {
 	Citation func(Citation)
 	// Unknown is called the first time each unknown number or URL is seen.
 	Unknown func(Unknown)
+	// Marker is called for every marker, after its Citation and Unknown
+	// facts. Its Numbers slice is reused: copy it to keep it.
+	Marker func(Marker)
 }

@@ -402,6 +402,9 @@ func (p *Processor) marker(raw []byte) {
 			}
 		}
 	}
+	if p.hooks.Marker != nil {
+		p.markerFact(raw)
+	}
 	switch {
 	case p.mode == Keep:
 		p.put(raw)
@@ -416,6 +419,25 @@ func (p *Processor) marker(raw []byte) {
 		p.renderRenumbered()
 		p.noteShown()
 	}
+}
+
+// markerFact reports the marker being handled to the Marker hook.
+func (p *Processor) markerFact(raw []byte) {
+	m := &p.m
+	f := Marker{Offset: p.markerAt, Len: len(raw)}
+	if m.kind == kRef {
+		f.URL = string(m.url)
+	} else {
+		p.nums = p.nums[:0]
+		for _, it := range m.items {
+			for v := it.lo; v <= it.hi; v++ {
+				p.nums = append(p.nums, v)
+			}
+		}
+		f.Numbers = p.nums
+	}
+	p.flush(false)
+	p.hooks.Marker(f)
 }
 
 // resolve records that number v resolved to src and adds it to the

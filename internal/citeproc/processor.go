@@ -71,7 +71,9 @@ type Processor struct {
 
 	buf []byte // input; buf[pos:] is not yet consumed
 	pos int
-	out []byte // output not yet written to dst
+	// base is the input offset of buf[0]: the bytes dropped from buf's front.
+	base int64
+	out  []byte // output not yet written to dst
 
 	st        state
 	lineStart bool // the next text byte begins a line (blanks keep it so)
@@ -110,7 +112,9 @@ type Processor struct {
 	prevShown  []int
 	afterShown bool
 
-	m marker
+	m        marker
+	markerAt int64 // the input offset of the marker being handled
+	nums     []int // scratch: the Marker hook's numbers
 
 	cited      []Citation
 	citedIdx   map[int]int
@@ -185,6 +189,7 @@ func (p *Processor) write(b []byte) error {
 		}
 		p.buf, p.pos = b, 0
 		p.scan(false)
+		p.base += int64(p.pos)
 		rest := b[p.pos:]
 		p.buf, p.pos = append(own, rest...), 0 // held offsets are relative to pos
 	} else {
@@ -236,9 +241,11 @@ func (p *Processor) Unknowns() []Unknown {
 func (p *Processor) compact() {
 	switch {
 	case p.pos == len(p.buf):
+		p.base += int64(p.pos)
 		p.buf = p.buf[:0]
 		p.pos = 0
 	case p.pos > 0 && p.pos >= len(p.buf)/2:
+		p.base += int64(p.pos)
 		n := copy(p.buf, p.buf[p.pos:])
 		p.buf = p.buf[:n]
 		p.pos = 0
@@ -611,6 +618,7 @@ func (p *Processor) scanText(eof bool) bool {
 				p.pos, p.lineStart = i, bol
 				return false
 			case pYes:
+				p.markerAt = p.base + int64(i)
 				p.marker(b[i : i+n])
 				i += n
 			case pVerbatim:

@@ -3,9 +3,10 @@ package corpus
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/extract"
 )
 
 // goDoc returns the Go documentation folder and the bytes of the files
@@ -17,7 +18,7 @@ func goDoc(b *testing.B) (string, int64) {
 	}
 	var n int64
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && formatOf(d.Name()) != formatNone {
+		if err == nil && !d.IsDir() && extract.FormatOf(d.Name()) != extract.FormatNone {
 			if fi, err := d.Info(); err == nil {
 				n += fi.Size()
 			}
@@ -107,20 +108,4 @@ func BenchmarkSearchParallel(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkExtractSpec extracts and splits the Go specification, the
-// largest document of the default corpus.
-func BenchmarkExtractSpec(b *testing.B) {
-	dir, _ := goDoc(b)
-	src, err := os.ReadFile(filepath.Join(dir, "go_spec.html"))
-	if err != nil {
-		b.Skip(err)
-	}
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
-	for b.Loop() {
-		d := extract("go_spec.html", string(src), formatHTML)
-		split(&d)
-	}
 }

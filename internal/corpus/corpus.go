@@ -43,13 +43,21 @@ var _ search.Backend = (*Index)(nil)
 // with an older version is rebuilt from scratch by Open (the index is a
 // cache of the corpus folder, so nothing is lost but the time of the next
 // Sync); a newer one is refused with ErrSchema.
-const schemaVersion = 1
+//
+// The version changes with the schema, and also with what is stored in it:
+// an index keeps the text of unchanged files as it was extracted, so a
+// change to extraction must make old indexes rebuild.
+//
+//   - 1: the first schema.
+//   - 2: extracted text is free of control characters and terminal escape
+//     sequences (extract.Clean); version 1 indexes may hold them.
+const schemaVersion = 2
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
 const busyTimeout = 10 * time.Second
 
-// schema creates version 1. docs holds one row per indexed file, with its
+// schema creates the current version. docs holds one row per indexed file, with its
 // full extracted text for Fetch; passages holds the passages and
 // passages_fts indexes them. passages_fts is contentless (the text lives in
 // passages) with contentless_delete, so a document's passages can be
@@ -94,15 +102,18 @@ var schema = []string{
 //
 // An Index is safe for concurrent use by several goroutines: searches and
 // fetches run in parallel on a pool of read connections (the database is in
-// WAL mode, so they also run while a Sync writes), and Syncs on one Index
-// take turns. Several processes may open the same database; their writes
-// take turns under SQLite's locks, each waiting up to 10s.
+// WAL mode, so they also run while a Sync writes). Syncs take turns, one
+// writer at a time, whether they come from one Index, from several Indexes
+// of the same file, or from several processes (see syncLock): a Sync that
+// finds another running waits for it, then finds its work done. Other
+// writes wait up to 10s for SQLite's lock (busyTimeout).
 type Index struct {
 	db     *sql.DB
 	dbPath string
 	search *sql.Stmt // sqlSearch, prepared on each connection as it is used
 
-	syncMu sync.Mutex             // one Sync at a time
+	syncMu sync.Mutex             // one Sync of this Index at a time
+	lock   *syncLock              // one Sync of this database at a time, in any process
 	root   atomic.Pointer[string] // absolute corpus folder; nil before the first Sync
 }
 
@@ -111,37 +122,64 @@ type Index struct {
 // older version of this package is emptied and recreated at the current
 // schema; the next Sync re-indexes the folder.
 //
+// Several Indexes, in one process or several, may open one database at
+// once: the one that finds it new or old sets it up (WAL journaling, the
+// schema) under the sync lock (see syncLock), and the others wait for it;
+// an Index that finds the database ready takes no lock. Open also creates
+// the lock file, dbPath with ".lock" added.
+//
 // The caller must Close the Index.
 func Open(ctx context.Context, dbPath string) (*Index, error) {
 	abs, err := filepath.Abs(dbPath)
 	if err != nil {
-		return nil, fmt.Errorf("corpus: open %s: %w", dbPath, err)
+		return nil, &Error{Op: "open", Subject: dbPath, Err: err}
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, fmt.Errorf("corpus: open %s: %w", abs, err)
+		return nil, &Error{Op: "open", Subject: abs, Err: err}
 	}
-	db, err := sql.Open("sqlite", dsn(abs))
+	db, err := sql.Open("sqlite", dsn(abs, indexPragmas...))
 	if err != nil {
-		return nil, fmt.Errorf("corpus: open %s: %w", abs, err)
+		return nil, &Error{Op: "open", Subject: abs, Err: err}
 	}
 	db.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
 	db.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
 	ix := &Index{db: db, dbPath: abs}
-	if err := ix.migrate(ctx); err != nil {
+	fail := func(err error) (*Index, error) {
+		if ix.search != nil {
+			ix.search.Close()
+		}
 		db.Close()
-		return nil, err
+		if ix.lock != nil {
+			ix.lock.close()
+		}
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
+		return nil, &Error{Op: "open", Subject: abs, Err: err}
+	}
+	if ix.lock, err = openSyncLock(abs); err != nil {
+		return fail(err)
+	}
+	if !ix.ready(ctx) {
+		unlock, err := ix.lock.lock(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		err = ix.migrate(ctx)
+		unlock()
+		if err != nil {
+			return fail(err)
+		}
 	}
 	if ix.search, err = db.PrepareContext(ctx, sqlSearch); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("corpus: open %s: prepare search: %w", abs, err)
+		return fail(fmt.Errorf("prepare search: %w", err))
 	}
 	var root string
 	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'root'`).Scan(&root)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
-		db.Close()
-		return nil, fmt.Errorf("corpus: open %s: read corpus root: %w", abs, err)
+		return fail(fmt.Errorf("read corpus folder: %w", err))
 	default:
 		ix.root.Store(&root)
 	}
@@ -149,67 +187,104 @@ func Open(ctx context.Context, dbPath string) (*Index, error) {
 }
 
 // dsn is the modernc.org/sqlite data source name for the database file at
-// abs: a file: URI (so any character in the path is escaped) whose query
-// sets, on every pooled connection, the busy timeout, WAL journaling, and
-// BEGIN IMMEDIATE for transactions so that writers queue on the busy
+// the absolute path abs: a file: URI (so any character in the path is
+// escaped) whose query runs the given pragmas on every pooled connection,
+// and makes transactions BEGIN IMMEDIATE so that writers queue on the busy
 // timeout instead of failing when a read lock would need upgrading.
-func dsn(abs string) string {
+func dsn(abs string, pragmas ...string) string {
 	p := filepath.ToSlash(abs)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p // Windows: C:/x → /C:/x
 	}
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	for _, pragma := range pragmas {
+		q.Add("_pragma", pragma)
+	}
 	q.Set("_txlock", "immediate")
 	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
 	return u.String()
 }
 
-// migrate brings the schema to schemaVersion inside one write transaction,
-// so that two processes opening a new database do not both create it.
-func (ix *Index) migrate(ctx context.Context) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("corpus: open %s: begin schema check: %w", ix.dbPath, err)
-	}
-	defer tx.Rollback()
+// indexPragmas are the pragmas of every connection to an index: the busy
+// timeout, and NORMAL synchronisation (safe with WAL; the index is a cache
+// of the folder). WAL journaling, which lets readers run while a Sync
+// writes, is set once by migrate and stays with the file.
+var indexPragmas = []string{
+	fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
+	"synchronous(NORMAL)",
+}
+
+// ready reports whether the database is set up: WAL journaling and the
+// current schema. Any error, a busy database included, means not ready;
+// migrate then looks again under the lock.
+func (ix *Index) ready(ctx context.Context) bool {
+	var mode string
 	var version int
-	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return fmt.Errorf("corpus: open %s: read schema version: %w", ix.dbPath, err)
+	return ix.db.QueryRowContext(ctx, `SELECT journal_mode, user_version FROM pragma_journal_mode, pragma_user_version`).
+		Scan(&mode, &version) == nil && mode == "wal" && version == schemaVersion
+}
+
+// migrate makes the database a corpus index at schemaVersion in WAL mode.
+// It first checks that the database is empty or a corpus index of this or
+// an older version (else ErrSchema, and the file is left as it was), then
+// switches it to WAL journaling, then creates the schema (dropping an
+// older one) in one write transaction. Open calls it holding the sync
+// lock, so that two processes opening a new database do not both set it
+// up.
+func (ix *Index) migrate(ctx context.Context) error {
+	var version, objects int
+	err := ix.db.QueryRowContext(ctx, `SELECT user_version, (SELECT count(*) FROM sqlite_schema) FROM pragma_user_version`).
+		Scan(&version, &objects)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
 	}
 	switch {
-	case version == schemaVersion:
-		return nil
 	case version > schemaVersion:
-		return fmt.Errorf("corpus: open %s: schema version %d, this program knows up to %d: %w",
-			ix.dbPath, version, schemaVersion, ErrSchema)
-	case version == 0:
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
-			return fmt.Errorf("corpus: open %s: inspect schema: %w", ix.dbPath, err)
-		}
-		if n > 0 {
-			return fmt.Errorf("corpus: open %s: database has tables but no schema version, not a corpus index: %w",
-				ix.dbPath, ErrSchema)
-		}
-	default:
+		return fmt.Errorf("schema version %d, this program knows up to %d: %w", version, schemaVersion, ErrSchema)
+	case version == 0 && objects > 0:
+		return fmt.Errorf("database has tables but no schema version, not a corpus index: %w", ErrSchema)
+	}
+	if err := ix.setWAL(ctx); err != nil {
+		return err
+	}
+	if version == schemaVersion {
+		return nil
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin schema change: %w", err)
+	}
+	defer tx.Rollback()
+	if version > 0 {
 		// An older schema: drop what it had; the next Sync rebuilds.
 		if err := dropAll(ctx, tx); err != nil {
-			return fmt.Errorf("corpus: open %s: drop schema version %d: %w", ix.dbPath, version, err)
+			return fmt.Errorf("drop schema version %d: %w", version, err)
 		}
 	}
 	for _, stmt := range schema {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("corpus: open %s: create schema: %w", ix.dbPath, err)
+			return fmt.Errorf("create schema: %w", err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
-		return fmt.Errorf("corpus: open %s: set schema version: %w", ix.dbPath, err)
+		return fmt.Errorf("set schema version: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("corpus: open %s: commit schema: %w", ix.dbPath, err)
+		return fmt.Errorf("commit schema: %w", err)
+	}
+	return nil
+}
+
+// setWAL switches the database to WAL journaling, which stays with the
+// file: readers then run while a Sync writes. It is called once the
+// database is known to be a corpus index.
+func (ix *Index) setWAL(ctx context.Context) error {
+	var mode string
+	if err := ix.db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
+		return fmt.Errorf("set WAL journaling: %w", err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("set WAL journaling: the database stays in %s mode", mode)
 	}
 	return nil
 }
@@ -248,8 +323,9 @@ func dropAll(ctx context.Context, tx *sql.Tx) error {
 // finish; calls after Close fail.
 func (ix *Index) Close() error {
 	ix.search.Close()
-	if err := ix.db.Close(); err != nil {
-		return fmt.Errorf("corpus: close %s: %w", ix.dbPath, err)
+	err := errors.Join(ix.db.Close(), ix.lock.close())
+	if err != nil {
+		return &Error{Op: "close", Subject: ix.dbPath, Err: err}
 	}
 	return nil
 }
@@ -261,11 +337,11 @@ func (ix *Index) Close() error {
 func DefaultPath(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("corpus: default index path for %s: %w", dir, err)
+		return "", &Error{Op: "find default index for", Subject: dir, Err: err}
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("corpus: default index path for %s: %w", abs, err)
+		return "", &Error{Op: "find default index for", Subject: abs, Err: err}
 	}
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join(cache, "deepresearch", "index-"+hex.EncodeToString(sum[:6])+".db"), nil
@@ -287,11 +363,11 @@ func DefaultCorpus() (string, error) {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
 	if err != nil {
-		return "", fmt.Errorf("corpus: default corpus: go env GOROOT: %w", err)
+		return "", &Error{Op: "find default corpus", Err: fmt.Errorf("go env GOROOT: %w", err)}
 	}
 	dir := filepath.Join(strings.TrimSpace(string(out)), "doc")
 	if !isDir(dir) {
-		return "", fmt.Errorf("corpus: default corpus: %s: %w", dir, ErrNoCorpus)
+		return "", &Error{Op: "find default corpus", Subject: dir, Err: ErrNoCorpus}
 	}
 	return dir, nil
 }

@@ -1,18 +1,23 @@
 package corpus
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/goleak"
 
@@ -20,7 +25,38 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if db := os.Getenv(helperEnv); db != "" {
+		syncProcess(db, os.Getenv(helperDirEnv))
+		return
+	}
 	goleak.VerifyTestMain(m)
+}
+
+// The environment that makes the test binary a child process of
+// TestConcurrentProcesses: open the index named by helperEnv, sync the
+// folder named by helperDirEnv, print the stats as JSON and exit.
+const (
+	helperEnv    = "DEEPRESEARCH_CORPUS_TEST_INDEX"
+	helperDirEnv = "DEEPRESEARCH_CORPUS_TEST_DIR"
+)
+
+func syncProcess(db, dir string) {
+	ctx := context.Background()
+	ix, err := Open(ctx, db)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	st, err := ix.Sync(ctx, dir)
+	if err == nil {
+		err = ix.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	json.NewEncoder(os.Stdout).Encode(st)
+	os.Exit(0)
 }
 
 // openIndex opens an index in a fresh temporary folder, closed at the end
@@ -74,6 +110,14 @@ func copyCorpus(t testing.TB) string {
 	return dst
 }
 
+// counts is what a SyncStats counts, without the list of skips.
+func counts(s SyncStats) [7]int {
+	return [7]int{s.Scanned, s.Added, s.Updated, s.Removed, s.Unchanged, s.Skipped, s.Passages}
+}
+
+// corpusDir is the test corpus shared with end-to-end tests.
+const corpusDir = "../../testdata/corpus"
+
 // The test corpus has 10 documents, one file that must be skipped
 // (notes/damaged-log.txt has NUL bytes), one file with another extension
 // (raw/soundings.bin) and two hidden ones.
@@ -87,7 +131,7 @@ func TestSyncSearchFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := SyncStats{Scanned: corpusDocs + 1, Added: corpusDocs, Skipped: 1, Passages: st.Passages}
-	if st != want || st.Passages < 3*corpusDocs {
+	if counts(st) != counts(want) || st.Passages < 3*corpusDocs {
 		t.Fatalf("first Sync = %+v, want %+v with at least %d passages", st, want, 3*corpusDocs)
 	}
 
@@ -292,7 +336,7 @@ func TestIncrementalSync(t *testing.T) {
 			}
 			want.Passages = got.Passages
 		}
-		if got != want {
+		if counts(got) != counts(want) {
 			t.Errorf("%s: Sync = %+v, want %+v", name, got, want)
 		}
 	}
@@ -412,35 +456,95 @@ func TestSyncLargeAndInvalidFiles(t *testing.T) {
 	}
 }
 
+// TestSyncSymlinks checks that links are followed only to regular files
+// inside the corpus folder, and that every other link is skipped, counted
+// and listed with its reason.
 func TestSyncSymlinks(t *testing.T) {
-	dir := t.TempDir()
-	outside := t.TempDir()
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	outside := filepath.Join(base, "outside")
 	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write(filepath.Join(outside, "linked.md"), "# Linked file\n\nreached through a symlink\n")
-	write(filepath.Join(outside, "indir.md"), "# In a linked folder\n\nmust not be indexed\n")
-	if err := os.Symlink(filepath.Join(outside, "linked.md"), filepath.Join(dir, "link.md")); err != nil {
-		t.Skip("no symlinks:", err)
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(real, name)); err != nil {
+			t.Skip("no symlinks:", err)
+		}
 	}
-	if err := os.Symlink(outside, filepath.Join(dir, "folder")); err != nil {
+	write(filepath.Join(real, "doc.md"), "# Inside\n\nthe real document, quokkafish\n")
+	write(filepath.Join(real, "sub", "deep.md"), "# Deep\n\nanother real document\n")
+	write(filepath.Join(outside, "secret.md"), "# Secret\n\nhunter2 must not be indexed\n")
+	write(filepath.Join(outside, "dir", "x.md"), "# Linked folder\n\nmust not be indexed\n")
+	link("doc.md", "relative.md")                              // inside: followed
+	link(filepath.Join(real, "sub", "deep.md"), "absolute.md") // inside: followed
+	link("relative.md", "chain.md")                            // link to a link inside: followed
+	link(filepath.Join(outside, "secret.md"), "escape.md")     // outside
+	link("../outside/secret.md", "dotdot.md")                  // outside, relatively
+	link(filepath.Join(real, "escape.md"), "chain-out.md")     // inside, then outside
+	link(filepath.Join(outside, "dir"), "folder")              // a folder: not walked
+	link(filepath.Join(real, "sub"), "folder.md")              // a folder with a document's name
+	link(filepath.Join(outside, "missing.md"), "broken.md")    // broken
+	link("loop.md", "loop.md")                                 // a loop
+	if _, err := os.Stat("/etc/passwd"); err == nil {
+		link("/etc/passwd", "passwd.md")
+	}
+	// The corpus folder is reached through a link of its own: its links
+	// are judged against the folder it resolves to.
+	root := filepath.Join(base, "corpus-link")
+	if err := os.Symlink(real, root); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(outside, "missing.md"), filepath.Join(dir, "broken.md")); err != nil {
-		t.Fatal(err)
-	}
+
 	ix := openIndex(t)
-	st, err := ix.Sync(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
+	for _, pass := range []string{"first", "second"} {
+		st, err := ix.Sync(t.Context(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		skips := map[string]string{}
+		for _, sk := range st.Skips {
+			skips[sk.Path] = sk.Reason
+		}
+		wantSkips := map[string]string{
+			"escape.md":    "outside the corpus folder",
+			"dotdot.md":    "outside the corpus folder",
+			"chain-out.md": "outside the corpus folder",
+			"folder.md":    "symbolic link to a folder",
+			"broken.md":    "broken symbolic link",
+			"loop.md":      "symbolic link",
+		}
+		if _, err := os.Lstat(filepath.Join(real, "passwd.md")); err == nil {
+			wantSkips["passwd.md"] = "symbolic link to /etc/passwd, outside the corpus folder"
+		}
+		for path, want := range wantSkips {
+			if !strings.Contains(skips[path], want) {
+				t.Errorf("%s: skip %s: reason %q, want one with %q", pass, path, skips[path], want)
+			}
+		}
+		indexed := 5 // doc.md, sub/deep.md, relative.md, absolute.md, chain.md
+		if st.Skipped != len(wantSkips) || len(st.Skips) != len(wantSkips) || st.Added+st.Unchanged != indexed ||
+			st.Scanned != indexed+len(wantSkips) {
+			t.Errorf("%s: Sync = %+v, want %d indexed and %d skipped", pass, st, indexed, len(wantSkips))
+		}
 	}
-	if st.Added != 1 || st.Scanned != 1 {
-		t.Errorf("Sync = %+v, want only link.md", st)
+	for _, q := range []string{"hunter2", "secret", "root", "linked folder"} {
+		res, err := ix.Search(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			t.Errorf("Search(%q) found %s: %q", q, r.DocID, r.Snippet)
+		}
 	}
-	if d, err := ix.Fetch(t.Context(), "link.md"); err != nil || d.Title != "Linked file" {
-		t.Errorf("Fetch(link.md) = %+v, %v", d, err)
+	if d, err := ix.Fetch(t.Context(), "chain.md"); err != nil || d.Title != "Inside" {
+		t.Errorf("Fetch(chain.md) = %+v, %v", d, err)
 	}
 }
 
@@ -524,6 +628,16 @@ func TestOpenRefuses(t *testing.T) {
 		if err == nil {
 			ix.Close()
 		}
+		// The refused file is left as it was: not switched to WAL.
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mode string
+		if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "delete" {
+			t.Errorf("%s after Open: journal_mode %q, %v; want delete", filepath.Base(path), mode, err)
+		}
+		db.Close()
 	}
 }
 
@@ -690,5 +804,265 @@ func TestPragmas(t *testing.T) {
 	}
 	if err := ix.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil || version != schemaVersion {
 		t.Errorf("user_version = %d, %v; want %d", version, err, schemaVersion)
+	}
+}
+
+// TestSyncStripsControls checks that terminal escape sequences in a corpus
+// document reach neither search results nor fetched text.
+func TestSyncStripsControls(t *testing.T) {
+	dir := t.TempDir()
+	src := "# Evil \x1b]0;pwned\x07title\n\nThe \x1b[31mkraken\x1b[0m cable\x1b[2J was cut\x07.\n"
+	if err := os.WriteFile(filepath.Join(dir, "evil.md"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t)
+	if _, err := ix.Sync(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(t.Context(), "kraken", 5)
+	if err != nil || len(res) != 1 {
+		t.Fatalf("Search = %+v, %v", res, err)
+	}
+	doc, err := ix.Fetch(t.Context(), "evil.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{res[0].Title, res[0].Snippet, res[0].Location, doc.Title, doc.Text} {
+		if strings.ContainsAny(s, "\x1b\x07") || strings.Contains(s, "pwned") {
+			t.Errorf("control characters reached a result: %q", s)
+		}
+	}
+	if !strings.Contains(doc.Text, "The kraken cable was cut.") {
+		t.Errorf("Fetch text = %q", doc.Text)
+	}
+}
+
+// TestConcurrentIndexes opens one new database from several Indexes at
+// once, as concurrent runs of the program do, and syncs the same folder
+// from all of them: none fails, and the files are indexed once in all.
+func TestConcurrentIndexes(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "shared.db")
+	const n = 12
+	var wg sync.WaitGroup
+	stats := make([]SyncStats, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			ix, err := Open(ctx, db)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer ix.Close()
+			stats[i], errs[i] = ix.Sync(ctx, corpusDir)
+			if errs[i] == nil {
+				var res []search.Result
+				if res, errs[i] = ix.Search(ctx, "Porthcurno", 1); errs[i] == nil && len(res) == 0 {
+					errs[i] = errors.New("search after sync found nothing")
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	added := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("Index %d: %v", i, errs[i])
+		}
+		added += stats[i].Added
+	}
+	if added != corpusDocs {
+		t.Errorf("%d Indexes added %d documents in all, want %d (each file once)", n, added, corpusDocs)
+	}
+}
+
+// TestConcurrentProcesses runs several processes that open one new index
+// and sync one folder at once, as concurrent runs of the program do: none
+// fails, and the files are indexed once in all.
+func TestConcurrentProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	db := filepath.Join(t.TempDir(), "shared.db")
+	dir, err := filepath.Abs(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]*bytes.Buffer, n)
+	for i := range n {
+		cmds[i] = exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+		cmds[i].Env = append(os.Environ(), helperEnv+"="+db, helperDirEnv+"="+dir)
+		outs[i] = new(bytes.Buffer)
+		cmds[i].Stdout = outs[i]
+		cmds[i].Stderr = outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	added := 0
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("process %d: %v: %s", i, err, outs[i])
+			continue
+		}
+		var st SyncStats
+		if err := json.Unmarshal(outs[i].Bytes(), &st); err != nil {
+			t.Errorf("process %d: %v: %s", i, err, outs[i])
+			continue
+		}
+		added += st.Added
+	}
+	if added != corpusDocs {
+		t.Errorf("%d processes added %d documents in all, want %d (each file once)", n, added, corpusDocs)
+	}
+}
+
+// TestErrors checks that errors name the operation and its subject once,
+// with one "corpus: " prefix, and wrap their causes.
+func TestErrors(t *testing.T) {
+	ctx := t.Context()
+	ix := syncedCorpus(t)
+	_, err := ix.Sync(ctx, t.TempDir())
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Op != "sync" || !errors.Is(err, ErrOtherCorpus) {
+		t.Errorf("Sync of another folder: %#v", err)
+	}
+	_, ferr := ix.Fetch(ctx, "nope.md")
+	dir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(dir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, oerr := Open(ctx, filepath.Join(dir, "index.db")) // a parent that is a file
+	_, serr := ix.Sync(ctx, filepath.Join(t.TempDir(), "missing"))
+	for _, err := range []error{err, ferr, oerr, serr} {
+		if err == nil {
+			t.Error("no error")
+			continue
+		}
+		msg := err.Error()
+		if strings.Count(msg, "corpus: ") != 1 || !strings.HasPrefix(msg, "corpus: ") || !errors.As(err, &ce) {
+			t.Errorf("error %q: want one corpus: prefix, at the start, on a *corpus.Error", msg)
+		}
+	}
+	if !errors.Is(oerr, fs.ErrExist) && !errors.Is(oerr, syscall.ENOTDIR) {
+		t.Errorf("Open under a file: %v, want the cause wrapped", oerr)
+	}
+	if !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("Sync of a missing folder: %v, want fs.ErrNotExist wrapped", serr)
+	}
+}
+
+// TestSyncWaitsForLock checks that a Sync waits while another Index of
+// the same database holds the sync lock, and that cancelling it ends the
+// wait with the cause.
+func TestSyncWaitsForLock(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "index.db")
+	a, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !b.ready(ctx) {
+		t.Error("an opened index is not ready")
+	}
+	unlock, err := a.lock.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An index that is set up opens without the lock.
+	c, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	cctx, cancel := context.WithCancelCause(ctx)
+	cause := errors.New("operator pressed Ctrl-C")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := b.Sync(cctx, corpusDir)
+		errc <- err
+	}()
+	cancel(cause)
+	if err := <-errc; !errors.Is(err, cause) {
+		t.Errorf("Sync cancelled while waiting for the lock: err = %v, want the cause", err)
+	}
+
+	// Once the lock is free, a Sync goes ahead.
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Sync(ctx, corpusDir)
+		done <- err
+	}()
+	unlock()
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
+
+// TestOpenOlderVersion checks that an index written by an older version
+// (one that kept control characters in extracted text) is rebuilt: the
+// next Sync indexes every file again.
+func TestOpenOlderVersion(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(ctx, corpusDir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA user_version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	st, err := ix.Sync(ctx, corpusDir)
+	if err != nil || st.Added != corpusDocs {
+		t.Errorf("Sync of an index of schema version 1 = %+v, %v; want all %d documents added again", st, err, corpusDocs)
+	}
+}
+
+// TestSyncControlCharacterNames checks that a file whose name holds a
+// control character or an escape sequence is skipped: its path would be
+// the DocID shown in results and reports.
+func TestSyncControlCharacterNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"ok.md", "\x1b[31mred.md", "bell\x07.txt", "latin\xe9.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("# T\n\nsome text\n"), 0o644); err != nil {
+			t.Skip("file system refuses the name:", err)
+		}
+	}
+	ix := openIndex(t)
+	st, err := ix.Sync(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Added != 1 || st.Skipped != 3 {
+		t.Errorf("Sync = %+v, want ok.md added and 3 skipped", st)
+	}
+	for _, sk := range st.Skips {
+		if strings.ContainsAny(sk.Path, "\x1b\x07") || !utf8.ValidString(sk.Path) {
+			t.Errorf("skip path %q holds what it was skipped for", sk.Path)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/search"
 )
@@ -32,12 +33,14 @@ const snippetMax = 1400
 
 // Query limits: a model's query is free text of any length. Each phrase
 // (a pair of neighbouring words, which ranks passages that keep the words
-// together higher) costs a bm25 pass of its own: 16 phrases made a search
-// of a 10-word query 2.4× slower than none, so only the first few pairs,
-// usually the query's head words, are added.
+// together higher) and each NEAR group costs a bm25 pass per word of its
+// own: 16 phrases made a search of a 10-word query 2.4× slower than none,
+// so only the first few pairs, usually the query's head words, are added.
 const (
 	maxTerms   = 32
 	maxPhrases = 4
+	maxNear    = 2 // NEAR groups: pairs of consecutive query words
+	nearWindow = 8 // most words between the two of a NEAR pair
 	maxTermLen = 64
 )
 
@@ -62,13 +65,22 @@ ORDER BY r.rank, r.pid
 LIMIT ?2`, weightTitle, weightHeading, weightBody, perDocument)
 
 // Search returns at most limit passages matching query, best first, at
-// most two from any one document. The query is free text: it is split into
+// most perDocument (2) from any one document, so that one long document
+// does not fill every slot. The query is free text: it is split into
 // words (punctuation, quotes and FTS5 operators are only separators), the
 // commonest English words are dropped, and a passage matches if it has any
-// of the remaining words (stemmed: "cables" finds "cable"); passages with
-// more of them, rarer ones, in the title or a heading, or next to each other
-// as in the query, rank higher. A query with nothing but stop words and
-// punctuation, or limit <= 0, returns no results and no error.
+// of the remaining words (stemmed: "cables" finds "cable").
+//
+// Passages are ranked by bm25 over three columns: a word matched in the
+// document's title counts weightTitle (4) times, one in the heading path
+// weightHeading (2) times, one in the body once. Passages with more of the
+// words, rarer ones, or the words together rank higher: the query's first
+// neighbouring pairs count again as phrases ("memory model", "speed of
+// light"), and its first pairs of consecutive words count again where they
+// stand within nearWindow (8) words of each other, in either order. So an
+// exact phrase outranks the same words nearby, which outrank the same words
+// scattered. A query with nothing but stop words and punctuation, or
+// limit <= 0, returns no results and no error.
 //
 // Cost: one SQL query that scores every matching passage with bm25, so it
 // grows with the number of passages that share a word with the query:
@@ -113,7 +125,7 @@ func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, erro
 	doc := search.Document{DocID: id}
 	err := ix.db.QueryRowContext(ctx, `SELECT title, text FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text)
 	if errors.Is(err, sql.ErrNoRows) {
-		return search.Document{}, fmt.Errorf("corpus: fetch %q from %s: %w", docID, ix.dbPath, search.ErrNotFound)
+		return search.Document{}, &Error{Op: "fetch", Subject: fmt.Sprintf("%q from %s", docID, ix.dbPath), Err: search.ErrNotFound}
 	}
 	if err != nil {
 		return search.Document{}, ix.queryError(ctx, "fetch", docID, err)
@@ -126,7 +138,7 @@ func (ix *Index) queryError(ctx context.Context, op, subject string, err error) 
 	if ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
-	return fmt.Errorf("corpus: %s %q in %s: %w", op, subject, ix.dbPath, err)
+	return &Error{Op: op, Subject: fmt.Sprintf("%q in %s", subject, ix.dbPath), Err: err}
 }
 
 func (ix *Index) rootDir() string {
@@ -147,7 +159,11 @@ func trimSnippet(s string) string {
 	if len(s) <= snippetMax {
 		return s
 	}
-	head, _ := cutHard(s, snippetMax)
+	n := snippetMax
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	head := s[:n]
 	if i := strings.LastIndexAny(head, " \n\t"); i >= snippetMax/2 {
 		head = head[:i]
 	}
@@ -157,9 +173,11 @@ func trimSnippet(s string) string {
 // matchQuery turns free text into an FTS5 query that cannot be a syntax
 // error: every word becomes a quoted term (so quotes, colons, hyphens,
 // parentheses and the words AND, OR, NOT, NEAR mean nothing), the terms
-// are ORed (stop words left out), and each pair of neighbouring terms (with only stop words
-// between them) is added as a phrase, which lifts passages that have the
-// words together. It returns "" when the text has no words.
+// are ORed (stop words left out); each of the first maxPhrases pairs of
+// neighbouring terms (with at most two stop words between them) is added
+// as a phrase, and each of the first maxNear pairs of consecutive distinct
+// terms as a NEAR group, which lift passages that have the words together
+// or close. It returns "" when the text has no words.
 func matchQuery(q string) string {
 	words := queryWords(q)
 	var terms []int // indexes into words
@@ -196,6 +214,12 @@ func matchQuery(q string) string {
 			phrases[p] = true
 			parts = append(parts, p)
 		}
+	}
+	// Proximity: consecutive distinct terms within nearWindow words of each
+	// other, in any order. In bm25, the words of a NEAR group count only
+	// where the group matches.
+	for k := 1; k < len(terms) && k <= maxNear; k++ {
+		parts = append(parts, fmt.Sprintf(`NEAR("%s" "%s", %d)`, words[terms[k-1]], words[terms[k]], nearWindow))
 	}
 	return strings.Join(parts, " OR ")
 }

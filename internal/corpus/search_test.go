@@ -8,19 +8,19 @@ import (
 
 func TestMatchQuery(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"TAT-8 fibre", `"tat" OR "8" OR "fibre" OR "tat 8" OR "8 fibre"`},
-		{"speed of light", `"speed" OR "light" OR "speed of light"`},
-		{`"happens before"`, `"happens" OR "before" OR "happens before"`},
-		{"What is the Great Eastern?", `"great" OR "eastern" OR "great eastern"`},
-		{"cable AND anchor OR NOT", `"cable" OR "anchor" OR "not" OR "cable and anchor" OR "anchor or not"`},
-		{"title:cable -shark", `"title" OR "cable" OR "shark" OR "title cable" OR "cable shark"`},
+		{"TAT-8 fibre", `"tat" OR "8" OR "fibre" OR "tat 8" OR "8 fibre" OR NEAR("tat" "8", 8) OR NEAR("8" "fibre", 8)`},
+		{"speed of light", `"speed" OR "light" OR "speed of light" OR NEAR("speed" "light", 8)`},
+		{`"happens before"`, `"happens" OR "before" OR "happens before" OR NEAR("happens" "before", 8)`},
+		{"What is the Great Eastern?", `"great" OR "eastern" OR "great eastern" OR NEAR("great" "eastern", 8)`},
+		{"cable AND anchor OR NOT", `"cable" OR "anchor" OR "not" OR "cable and anchor" OR "anchor or not" OR NEAR("cable" "anchor", 8) OR NEAR("anchor" "not", 8)`},
+		{"title:cable -shark", `"title" OR "cable" OR "shark" OR "title cable" OR "cable shark" OR NEAR("title" "cable", 8) OR NEAR("cable" "shark", 8)`},
 		{"Café CAFÉ café", `"café"`},
 		{"🦈 bites", `"bites"`},
 		{"the of and", ""},
 		{"", ""},
 		{`""`, ""},
-		{"a b c d e f cable", `"b" OR "c" OR "d" OR "e" OR "f" OR "cable" OR "b c" OR "c d" OR "d e" OR "e f"`},
-		{"cable of the the the ship", `"cable" OR "ship"`},
+		{"a b c d e f cable", `"b" OR "c" OR "d" OR "e" OR "f" OR "cable" OR "b c" OR "c d" OR "d e" OR "e f" OR NEAR("b" "c", 8) OR NEAR("c" "d", 8)`},
+		{"cable of the the the ship", `"cable" OR "ship" OR NEAR("cable" "ship", 8)`},
 	}
 	for _, tt := range tests {
 		if got := matchQuery(tt.in); got != tt.want {

@@ -8,15 +8,23 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/extract"
 )
 
 // maxFileSize is the largest file Sync indexes; larger ones are skipped.
+// It is also the per-file read cap: Sync reads at most the size the open
+// file reports (never more than this), so a file that grows while it is
+// read, or a file whose size the system reports as 0 (such as those under
+// /proc), costs at most that and cannot keep a read waiting.
 const maxFileSize = 8 << 20
 
 // Batch limits: Sync commits a transaction after this many changed files,
@@ -26,18 +34,32 @@ const (
 	batchBytes = 16 << 20
 )
 
-// SyncStats counts what a Sync did. Scanned counts the files that have a
+// SyncStats counts what a Sync did. Scanned counts the entries that have a
 // document extension (.md, .txt, .html, …) outside hidden files and
-// folders; each of them is Added, Updated, Unchanged or Skipped, so
-// Scanned = Added + Updated + Unchanged + Skipped.
+// folders, symbolic links and special files included; each of them is
+// Added, Updated, Unchanged or Skipped, so Scanned = Added + Updated +
+// Unchanged + Skipped.
 type SyncStats struct {
 	Scanned   int
 	Added     int // new documents
 	Updated   int // documents whose content changed
 	Removed   int // documents whose files are gone
 	Unchanged int // same size and modification time, or same content
-	Skipped   int // over 8 MiB, not UTF-8, containing NUL bytes, or unreadable (and removed if they were indexed)
-	Passages  int // passages written by this Sync (for Added and Updated)
+	// Skipped counts the entries not indexed (and removed from the index
+	// if they were in it): symbolic links that leave the corpus folder or
+	// lead to no regular file, special files (pipes, devices, sockets),
+	// files over 8 MiB, not UTF-8, containing NUL bytes, or unreadable.
+	Skipped  int
+	Passages int // passages written by this Sync (for Added and Updated)
+	// Skips lists the skipped entries, with the reason for each, in walk
+	// order (lexical by path).
+	Skips []Skip
+}
+
+// Skip is an entry of the corpus folder that Sync did not index.
+type Skip struct {
+	Path   string // slash-separated, relative to the corpus folder; Go-quoted if it has control characters
+	Reason string // for people: "symbolic link to /etc/passwd, outside the corpus folder"
 }
 
 func (s *SyncStats) add(o SyncStats) {
@@ -48,30 +70,48 @@ func (s *SyncStats) add(o SyncStats) {
 	s.Unchanged += o.Unchanged
 	s.Skipped += o.Skipped
 	s.Passages += o.Passages
+	s.Skips = append(s.Skips, o.Skips...)
 }
 
 // Sync brings the index up to date with the folder dir, which must be the
 // folder the index was first synced with (else ErrOtherCorpus).
 //
 // It walks dir in lexical order, skipping hidden files and folders (names
-// starting with "."), following symbolic links to files but not to
-// folders. A file whose size and modification time match the index is not
-// read; a file that changed is read and hashed, and re-indexed only if its
-// content differs. Files that are gone are removed from the index, but only
+// starting with "."). It reads regular files only. A symbolic link is
+// followed only when it leads, through any number of links, to a regular
+// file inside dir (dir itself resolved); any other link (to a file
+// outside dir, such as /etc/passwd, to a folder, to a device or pipe, or
+// broken) is skipped and listed in SyncStats.Skips with the reason, as are
+// pipes, devices and sockets in the folder. A file whose size and
+// modification time match the index is not read; a file that changed is
+// read and hashed, and re-indexed only if its content differs. Files that are gone are removed from the index, but only
 // once the whole walk has succeeded. So a Sync of an unchanged corpus costs
 // a directory walk and one stat per file. (As with any size+mtime check, a
 // rewrite that keeps both the size and the modification time is missed.)
+//
+// Reading never waits on a file: special files are not opened, a file
+// is opened without waiting for a writer and read only if the open file is
+// regular, and at most the size it reports (see maxFileSize). ctx is
+// checked before each entry of the folder.
 //
 // Changes are committed in batches, one transaction each; cancelling ctx
 // stops the walk and returns context.Cause(ctx) with the counts of the
 // batches already committed, which stay in the index (the next Sync picks
 // up where this one stopped). Searches see each batch once it commits.
-// Syncs on one Index run one at a time.
+//
+// Syncs of one database run one at a time, in this process and across
+// processes: Sync first waits, for as long as ctx allows, until no other
+// Sync of the database runs, and only then reads what the index holds; so
+// a Sync that waited for another of the same folder finds the files
+// indexed and reads none of them.
 func (ix *Index) Sync(ctx context.Context, dir string) (SyncStats, error) {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	s := syncer{ix: ix, ctx: ctx}
 	err := s.run(dir)
+	if s.unlock != nil {
+		s.unlock()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			err = context.Cause(ctx)
@@ -80,7 +120,7 @@ func (ix *Index) Sync(ctx context.Context, dir string) (SyncStats, error) {
 		if s.root != "" {
 			where = s.root
 		}
-		return s.stats, fmt.Errorf("corpus: sync %s: %w", where, err)
+		return s.stats, &Error{Op: "sync", Subject: where, Err: err}
 	}
 	return s.stats, nil
 }
@@ -94,6 +134,9 @@ func (s *syncer) run(dir string) error {
 		return err
 	}
 	s.root = root
+	if s.unlock, err = s.ix.lock.lock(s.ctx); err != nil {
+		return err
+	}
 	if err := s.ix.claimRoot(s.ctx, root); err != nil {
 		return err
 	}
@@ -159,7 +202,7 @@ func (ix *Index) claimRoot(ctx context.Context, root string) error {
 	case err != nil:
 		return fmt.Errorf("read corpus folder of %s: %w", ix.dbPath, err)
 	case have != root:
-		return fmt.Errorf("index %s belongs to %s; use another index file: %w", ix.dbPath, have, ErrOtherCorpus)
+		return fmt.Errorf("index %s was made for %s; use another index file: %w", ix.dbPath, have, ErrOtherCorpus)
 	}
 	ix.root.Store(&root)
 	return nil
@@ -169,6 +212,7 @@ func (ix *Index) claimRoot(ctx context.Context, root string) error {
 type fileState struct {
 	size, mtime int64
 	hash        string
+	reason      string // why a skipped file was refused
 }
 
 // change is one write to the index.
@@ -177,17 +221,18 @@ type change struct {
 	size, mtime int64
 	hash        string
 
-	del   bool      // remove the document, or forget the skipped file
-	touch bool      // content unchanged: record the new size and mtime
-	skip  string    // record as skipped, for this reason; removes the document
-	doc   *document // (re)index with these passages
-	ps    []passage
+	del   bool              // remove the document, or forget the skipped file
+	touch bool              // content unchanged: record the new size and mtime
+	skip  string            // record as skipped, for this reason; removes the document
+	doc   *extract.Document // (re)index with these passages
+	ps    []extract.Passage
 }
 
 type syncer struct {
-	ix   *Index
-	ctx  context.Context
-	root string
+	ix     *Index
+	ctx    context.Context
+	root   string
+	unlock func() // releases the sync lock; nil until taken
 
 	docs    map[string]fileState // indexed documents, by DocID
 	skipped map[string]fileState // files refused before, by DocID
@@ -207,8 +252,8 @@ func (s *syncer) load() error {
 		query string
 		into  map[string]fileState
 	}{
-		{`SELECT path, size, mtime_ns, hash FROM docs`, s.docs},
-		{`SELECT path, size, mtime_ns, '' FROM skipped`, s.skipped},
+		{`SELECT path, size, mtime_ns, hash, '' FROM docs`, s.docs},
+		{`SELECT path, size, mtime_ns, '', reason FROM skipped`, s.skipped},
 	} {
 		rows, err := s.ix.db.QueryContext(s.ctx, t.query)
 		if err != nil {
@@ -217,7 +262,7 @@ func (s *syncer) load() error {
 		for rows.Next() {
 			var path string
 			var st fileState
-			if err := rows.Scan(&path, &st.size, &st.mtime, &st.hash); err != nil {
+			if err := rows.Scan(&path, &st.size, &st.mtime, &st.hash, &st.reason); err != nil {
 				rows.Close()
 				return fmt.Errorf("read %s: %w", s.ix.dbPath, err)
 			}
@@ -256,23 +301,8 @@ func (s *syncer) visit(path string, d fs.DirEntry, err error) error {
 	if d.IsDir() {
 		return nil
 	}
-	f := formatOf(d.Name())
-	if f == formatNone {
-		return nil
-	}
-	var info fs.FileInfo
-	switch {
-	case d.Type()&fs.ModeSymlink != 0:
-		info, err = os.Stat(path)
-		if err != nil || !info.Mode().IsRegular() {
-			return nil // broken, or a link to a folder or device
-		}
-	case d.Type().IsRegular():
-		info, err = d.Info()
-		if err != nil {
-			return nil // gone since the folder was listed
-		}
-	default:
+	f := extract.FormatOf(d.Name())
+	if f == extract.FormatNone {
 		return nil
 	}
 	rel, err := filepath.Rel(s.root, path)
@@ -280,13 +310,112 @@ func (s *syncer) visit(path string, d fs.DirEntry, err error) error {
 		return err
 	}
 	id := filepath.ToSlash(rel)
-	s.seen[id] = true
 	s.delta.Scanned++
-	return s.file(path, id, f, info.Size(), info.ModTime().UnixNano())
+	if extract.Clean(id) != id {
+		// The path would be the DocID, shown in results and reports; the
+		// skip names it Go-quoted. Left unseen, so that anything indexed
+		// under it before is removed.
+		s.delta.Skipped++
+		s.delta.Skips = append(s.delta.Skips, Skip{Path: strconv.QuoteToASCII(id), Reason: "path has control characters or is not UTF-8"})
+		return nil
+	}
+	s.seen[id] = true
+	real := path
+	var info fs.FileInfo
+	switch t := d.Type(); {
+	case t&fs.ModeSymlink != 0:
+		var reason string
+		if real, info, reason = s.followLink(path); reason != "" {
+			return s.skipNow(id, reason)
+		}
+	case t.IsRegular():
+		if info, err = d.Info(); err != nil {
+			return s.skipNow(id, "unreadable: "+errText(err)) // gone since the folder was listed
+		}
+	default:
+		return s.skipNow(id, "not a regular file: "+fileKind(t))
+	}
+	return s.file(real, id, f, info.Size(), info.ModTime().UnixNano())
 }
 
-// file brings one file's entry up to date.
-func (s *syncer) file(path, id string, f format, size, mtime int64) error {
+// followLink resolves the symbolic link at path. It returns the path of
+// the regular file the link leads to, inside the corpus folder, and its
+// information; or the reason the link is skipped.
+func (s *syncer) followLink(path string) (string, fs.FileInfo, string) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil, "broken symbolic link"
+		}
+		return "", nil, "symbolic link: " + errText(err)
+	}
+	if !within(s.root, real) {
+		return "", nil, "symbolic link to " + real + ", outside the corpus folder"
+	}
+	info, err := os.Lstat(real)
+	switch {
+	case err != nil:
+		return "", nil, "symbolic link: " + errText(err)
+	case info.IsDir():
+		return "", nil, "symbolic link to a folder"
+	case !info.Mode().IsRegular():
+		return "", nil, "symbolic link to a special file: " + fileKind(info.Mode().Type())
+	}
+	return real, info, ""
+}
+
+// within reports whether path is root or inside it. Both are absolute,
+// clean and free of symbolic links.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// fileKind names the type of a special file.
+func fileKind(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	case t&fs.ModeCharDevice != 0:
+		return "character device"
+	case t&fs.ModeDevice != 0:
+		return "device"
+	case t&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case t&fs.ModeIrregular != 0:
+		return "irregular file"
+	}
+	return "file of mode " + t.String()
+}
+
+// errText is err's message without the path that the skip already names.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// skipNow counts the entry id as skipped for reason, without recording it
+// (it is looked at again by the next Sync), and removes what the index
+// had for it.
+func (s *syncer) skipNow(id, reason string) error {
+	s.delta.Skipped++
+	s.delta.Skips = append(s.delta.Skips, Skip{Path: id, Reason: reason})
+	_, had := s.docs[id]
+	_, wasSkipped := s.skipped[id]
+	if had || wasSkipped {
+		return s.add(change{path: id, del: true})
+	}
+	return nil
+}
+
+// file brings one file's entry up to date. path is the file to read (the
+// target of a link), size and mtime what the walk saw.
+func (s *syncer) file(path, id string, f extract.Format, size, mtime int64) error {
 	old, had := s.docs[id]
 	if had && old.size == size && old.mtime == mtime {
 		s.delta.Unchanged++
@@ -294,28 +423,30 @@ func (s *syncer) file(path, id string, f format, size, mtime int64) error {
 	}
 	if sk, ok := s.skipped[id]; ok && sk.size == size && sk.mtime == mtime {
 		s.delta.Skipped++
+		s.delta.Skips = append(s.delta.Skips, Skip{Path: id, Reason: sk.reason})
 		return nil
 	}
 	skip := func(reason string) error {
 		s.delta.Skipped++
+		s.delta.Skips = append(s.delta.Skips, Skip{Path: id, Reason: reason})
 		return s.add(change{path: id, size: size, mtime: mtime, skip: reason})
 	}
 	if size > maxFileSize {
-		return skip("larger than 8 MiB")
+		return skip(tooLarge)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, info, err := readRegular(path)
+	switch {
+	case errors.Is(err, errNotRegular), errors.Is(err, errTooLarge):
+		// Changed since the walk: looked at again next time.
+		return s.skipNow(id, errText(err))
+	case err != nil:
 		// Not recorded as skipped: a permission fixed later leaves the
 		// modification time as it was, and the file should be read then.
-		s.delta.Skipped++
-		if had {
-			return s.add(change{path: id, del: true})
-		}
-		return nil
+		return s.skipNow(id, "unreadable: "+errText(err))
 	}
+	// Record what was read, so that the next walk compares with it.
+	size, mtime = info.Size(), info.ModTime().UnixNano()
 	switch {
-	case len(data) > maxFileSize:
-		return skip("larger than 8 MiB")
 	case bytes.IndexByte(data, 0) >= 0:
 		return skip("contains NUL bytes")
 	case !utf8.Valid(data):
@@ -327,8 +458,8 @@ func (s *syncer) file(path, id string, f format, size, mtime int64) error {
 		s.delta.Unchanged++
 		return s.add(change{path: id, size: size, mtime: mtime, touch: true})
 	}
-	doc := extract(id, string(data), f)
-	ps := split(&doc)
+	doc := extract.Extract(id, string(data), f)
+	ps := extract.Split(&doc)
 	if had {
 		s.delta.Updated++
 	} else {
@@ -336,6 +467,43 @@ func (s *syncer) file(path, id string, f format, size, mtime int64) error {
 	}
 	s.delta.Passages += len(ps)
 	return s.add(change{path: id, size: size, mtime: mtime, hash: hash, doc: &doc, ps: ps})
+}
+
+const tooLarge = "larger than 8 MiB"
+
+var (
+	errNotRegular = errors.New("not a regular file")
+	errTooLarge   = errors.New(tooLarge)
+)
+
+// readRegular reads the regular file at path, which must not be a
+// symbolic link, without ever waiting: it opens the file without waiting
+// for a writer (O_NONBLOCK where the system has it), refuses anything
+// that is not a regular file once open (errNotRegular), and reads at most
+// the size the open file reports, itself at most maxFileSize
+// (errTooLarge). It returns the bytes read and the open file's
+// information.
+func readRegular(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case !info.Mode().IsRegular():
+		return nil, nil, fmt.Errorf("%w: %s", errNotRegular, fileKind(info.Mode().Type()))
+	case info.Size() > maxFileSize:
+		return nil, nil, errTooLarge
+	}
+	data := make([]byte, info.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, nil, err
+	}
+	return data[:n], info, nil // a file that shrank while read: what there was
 }
 
 // removeUnseen removes the documents and skipped entries whose files the
@@ -366,7 +534,7 @@ func (s *syncer) removeUnseen() error {
 func (s *syncer) add(c change) error {
 	s.pending = append(s.pending, c)
 	if c.doc != nil {
-		s.pendingBytes += len(c.doc.text)
+		s.pendingBytes += len(c.doc.Text)
 	}
 	if len(s.pending) >= batchFiles || s.pendingBytes >= batchBytes {
 		return s.commit()
@@ -451,7 +619,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				return fail("record skipped", c.path, err)
 			}
 		case c.doc != nil:
-			res, err := exec(sqlInsertDoc, c.path, c.doc.title, c.size, c.mtime, c.hash, c.doc.text)
+			res, err := exec(sqlInsertDoc, c.path, c.doc.Title, c.size, c.mtime, c.hash, c.doc.Text)
 			if err != nil {
 				return fail("insert", c.path, err)
 			}
@@ -460,7 +628,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				return fail("insert", c.path, err)
 			}
 			for i, p := range c.ps {
-				res, err := exec(sqlInsertPassage, docID, i, p.location, p.body)
+				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Body)
 				if err != nil {
 					return fail("insert passage of", c.path, err)
 				}
@@ -468,7 +636,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				if err != nil {
 					return fail("insert passage of", c.path, err)
 				}
-				if _, err := exec(sqlInsertFTS, pid, c.doc.title, p.heading, p.body); err != nil {
+				if _, err := exec(sqlInsertFTS, pid, c.doc.Title, p.Heading, p.Body); err != nil {
 					return fail("index passage of", c.path, err)
 				}
 			}

@@ -30,6 +30,10 @@ const (
 	// AgentFailed says an agent gave up; the run goes on without its report
 	// (AgentFailedData).
 	AgentFailed Type = "agent.failed"
+	// SourcesFiltered says which search results an agent's relevance and
+	// duplicate filters kept and dropped, with scores and reasons
+	// (FilteredData). Dropped results get no number and cannot be cited.
+	SourcesFiltered Type = "sources.filtered"
 	// SourcesMerged carries the one numbering all agent reports were moved
 	// onto (MergedData).
 	SourcesMerged Type = "sources.merged"
@@ -41,6 +45,10 @@ const (
 	// ReportFinished carries the final report's reference list
 	// (ReportFinishedData).
 	ReportFinished Type = "report.finished"
+	// ReportVerified says what checking every citation of the final report
+	// against its source's text found (VerifiedData). It follows
+	// ReportFinished; the report as rendered reflects its action.
+	ReportVerified Type = "report.verified"
 	// RunFinished closes a run with its totals (RunFinishedData). It is the
 	// last event of a run that completed.
 	RunFinished Type = "run.finished"

@@ -21,21 +21,23 @@ type wireEvent struct {
 
 // decoders maps every known Type to the decoder of its payload struct.
 var decoders = map[Type]func([]byte) (Payload, error){
-	RunStarted:     decode[RunStartedData],
-	PlanReady:      decode[PlanData],
-	AgentStarted:   decode[AgentStartedData],
-	SearchIssued:   decode[SearchData],
-	SourceFound:    decode[SourceData],
-	AgentDelta:     decode[DeltaData],
-	AgentCited:     decode[CitedData],
-	AgentFinished:  decode[AgentFinishedData],
-	AgentFailed:    decode[AgentFailedData],
-	SourcesMerged:  decode[MergedData],
-	ReportDelta:    decode[ReportDeltaData],
-	Citation:       decode[CitationData],
-	ReportFinished: decode[ReportFinishedData],
-	RunFinished:    decode[RunFinishedData],
-	Error:          decode[ErrorData],
+	RunStarted:      decode[RunStartedData],
+	PlanReady:       decode[PlanData],
+	AgentStarted:    decode[AgentStartedData],
+	SearchIssued:    decode[SearchData],
+	SourceFound:     decode[SourceData],
+	AgentDelta:      decode[DeltaData],
+	AgentCited:      decode[CitedData],
+	AgentFinished:   decode[AgentFinishedData],
+	AgentFailed:     decode[AgentFailedData],
+	SourcesMerged:   decode[MergedData],
+	SourcesFiltered: decode[FilteredData],
+	ReportVerified:  decode[VerifiedData],
+	ReportDelta:     decode[ReportDeltaData],
+	Citation:        decode[CitationData],
+	ReportFinished:  decode[ReportFinishedData],
+	RunFinished:     decode[RunFinishedData],
+	Error:           decode[ErrorData],
 }
 
 func decode[P Payload](data []byte) (Payload, error) {

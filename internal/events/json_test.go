@@ -27,11 +27,16 @@ var samples = []Payload{
 	AgentFinishedData{ToolCalls: 3, Cited: 2, Usage: usage.Usage{PromptTokens: 100, CompletionTokens: 20, Calls: 2}, DurationMS: 4200},
 	AgentFailedData{Error: "context deadline exceeded", Kind: FailTimeout},
 	MergedData{Sources: []MergedSource{{Number: 1, Source: src, CanonicalURL: "https://go.dev/doc/go1", FirstSeenSection: "History", UsedInSections: []string{"History", "People"}}}, Unknown: 2},
+	FilteredData{Query: "telegraph cable", Judge: "lexical",
+		Kept:    []FilterVerdict{{Key: "https://go.dev/doc/go1", Title: "Go 1", URL: "https://go.dev/doc/go1", Score: 0.8, Reason: "covers 4 of 5 key terms", Stage: "relevance"}},
+		Dropped: []FilterVerdict{{Key: "id:x", Score: 0.1, Reason: "repeats a kept source", Stage: "duplicate", DuplicateOf: "https://go.dev/doc/go1"}}},
 	ReportDeltaData{Text: "<sup>[1]</sup>"},
+	VerifiedData{Citations: 12, Supported: 10, Unsupported: 1, Fabricated: 1, Duplicates: 1, Score: 0.83, Action: "flag",
+		Problems: []VerifyProblem{{Line: 7, Severity: "warning", Kind: "unsupported", Number: 3, Message: "[3] does not support the sentence"}}},
 	CitationData{Number: 1, Source: src},
 	ReportFinishedData{References: []Reference{{Number: 1, Source: src}}},
 	RunFinishedData{Usage: usage.Usage{PromptTokens: 1000, CompletionTokens: 200, Calls: 9}, DurationMS: 42100, Agents: 4, AgentsFailed: 1, Sources: 18, Citations: 14,
-		Timings: map[string]int64{StagePlan: 100, StageResearch: 40000, StageMerge: 5, StageReport: 1995}},
+		Timings: map[string]int64{StagePlan: 100, StageResearch: 40000, StageMerge: 5, StageReport: 1995}, Stopped: "the run's token budget (100 tokens) was reached", CostUSD: 0.25},
 	ErrorData{Error: "planner: no tasks", Stage: StagePlan},
 }
 

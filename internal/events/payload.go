@@ -106,6 +106,32 @@ type AgentFailedData struct {
 	Kind string `json:"kind"`
 }
 
+// FilterVerdict is what the filters decided about one search result.
+type FilterVerdict struct {
+	// Key identifies the result (its canonical URL, or "id:" and its ID).
+	Key   string `json:"key"`
+	Title string `json:"title,omitempty"`
+	URL   string `json:"url,omitempty"`
+	// Score is its relevance to the task and the question, 0..1.
+	Score  float64 `json:"score"`
+	Reason string  `json:"reason"`
+	// Stage is the filter that decided: "substance", "relevance" or
+	// "duplicate".
+	Stage string `json:"stage"`
+	// DuplicateOf is the key of the kept result a duplicate repeats.
+	DuplicateOf string `json:"duplicate_of,omitempty"`
+}
+
+// FilteredData is the payload of SourcesFiltered.
+type FilteredData struct {
+	// Query is the search whose results were filtered.
+	Query string `json:"query"`
+	// Judge names what scored relevance: "lexical", "llm", or a fallback.
+	Judge   string          `json:"judge"`
+	Kept    []FilterVerdict `json:"kept"`
+	Dropped []FilterVerdict `json:"dropped"`
+}
+
 // MergedSource is one entry of the run's merged numbering.
 type MergedSource struct {
 	// Number is the source's number in the final report.
@@ -145,6 +171,38 @@ type ReportFinishedData struct {
 	References []Reference `json:"references"`
 }
 
+// VerifyProblem is one problem the verification found.
+type VerifyProblem struct {
+	// Line is the line of the report body (from 1).
+	Line int `json:"line"`
+	// Severity is "error" or "warning"; Kind names the problem
+	// ("unsupported", "no-source", "duplicate", …).
+	Severity string `json:"severity"`
+	Kind     string `json:"kind"`
+	// Number is the reference number concerned, if any.
+	Number  int    `json:"number,omitempty"`
+	Message string `json:"message"`
+}
+
+// VerifiedData is the payload of ReportVerified.
+type VerifiedData struct {
+	Citations   int `json:"citations"`
+	Supported   int `json:"supported"`
+	Unsupported int `json:"unsupported"`
+	Fabricated  int `json:"fabricated"`
+	Duplicates  int `json:"duplicates"`
+	// Score is the share of citations whose source supports them, 0..1.
+	Score float64 `json:"score"`
+	// Action is what was done with unsupported citations: keep, flag or
+	// remove.
+	Action   string          `json:"action"`
+	Problems []VerifyProblem `json:"problems,omitempty"`
+	// Revised is the whole report text (as the report.delta events
+	// rendered it) after the action changed it; empty when nothing
+	// changed. It replaces the text the deltas added up to.
+	Revised string `json:"revised,omitempty"`
+}
+
 // Stages of a run, the keys of RunFinishedData.Timings and the values of
 // ErrorData.Stage.
 const (
@@ -153,6 +211,7 @@ const (
 	StageResearch = "research"
 	StageMerge    = "merge"
 	StageReport   = "report"
+	StageVerify   = "verify" // checking citations against their sources
 )
 
 // RunFinishedData is the payload of RunFinished.
@@ -206,6 +265,8 @@ func (CitedData) EventType() Type          { return AgentCited }
 func (AgentFinishedData) EventType() Type  { return AgentFinished }
 func (AgentFailedData) EventType() Type    { return AgentFailed }
 func (MergedData) EventType() Type         { return SourcesMerged }
+func (FilteredData) EventType() Type       { return SourcesFiltered }
+func (VerifiedData) EventType() Type       { return ReportVerified }
 func (CitationData) EventType() Type       { return Citation }
 func (ReportFinishedData) EventType() Type { return ReportFinished }
 func (RunFinishedData) EventType() Type    { return RunFinished }

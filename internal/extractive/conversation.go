@@ -1,15 +1,17 @@
 package extractive
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
-// Role is the job a conversation asks the model to do, read from the
-// first line of the first system message ("Role: researcher").
+// Role is the job a conversation asks the model to do.
 type Role string
 
 // The roles the model knows. Any other role (or none) is RoleUnknown.
@@ -21,9 +23,15 @@ const (
 	RoleUnknown    Role = ""
 )
 
-// roleOf reads the role line. Without a system message the first line of
-// the first message is read instead, so Call("Role: planner\n…") works.
-func roleOf(msgs []llms.MessageContent) Role {
+// roleOf reads the role of a call: the stage its context is marked with
+// (internal/stage), else a legacy "Role: <role>" first line of the first
+// system message (or, without one, of the first message), so that
+// Call(ctx, "Role: planner\n…") works.
+func roleOf(ctx context.Context, msgs []llms.MessageContent) Role {
+	switch s := stage.Of(ctx); s {
+	case stage.Planner, stage.Researcher, stage.Reporter, stage.Writer:
+		return Role(s)
+	}
 	text := ""
 	for _, m := range msgs {
 		if m.Role == llms.ChatMessageTypeSystem {
@@ -98,6 +106,13 @@ func question(msgs []llms.MessageContent) string {
 	return ""
 }
 
+// objective is the user's question a research task is part of: the
+// "This task is part of the research on: <q>" line internal/agent writes,
+// else "".
+func objective(msgs []llms.MessageContent) string {
+	return field(msgs, "This task is part of the research on")
+}
+
 // block is one numbered source block of a tool result:
 //
 //	[3] Title of document
@@ -110,6 +125,7 @@ type block struct {
 	url   string
 	text  string
 	order int // position among all blocks of the conversation
+	rank  int // 1-based rank of the block's source in its search result; 0 outside search results
 }
 
 var headerRe = regexp.MustCompile(`^\[(\d{1,6})\] (.*)$`)
@@ -168,6 +184,30 @@ func parseBlocks(content string) []block {
 	return out
 }
 
+// rrfK is the rank offset of reciprocal rank fusion.
+const rrfK = 2
+
+// priors fuses the ranks the searches gave each source (reciprocal rank
+// fusion, Σ 1/(rrfK+rank)), scaled so the best source has 1: the search
+// engine's own judgement, with its term statistics, of which sources
+// matter, summed over every search that found them.
+func priors(blocks []block) map[int]float64 {
+	p := map[int]float64{}
+	best := 0.0
+	for _, b := range blocks {
+		if b.rank > 0 {
+			p[b.num] += 1 / float64(rrfK+b.rank)
+			best = max(best, p[b.num])
+		}
+	}
+	if best > 0 {
+		for n := range p {
+			p[n] /= best
+		}
+	}
+	return p
+}
+
 // toolResults returns the tool responses of the conversation in order.
 func toolResults(msgs []llms.MessageContent) []llms.ToolCallResponse {
 	var out []llms.ToolCallResponse
@@ -201,8 +241,15 @@ func toolCalls(msgs []llms.MessageContent) []llms.ToolCall {
 func allBlocks(msgs []llms.MessageContent) []block {
 	var out []block
 	for _, r := range toolResults(msgs) {
+		ranks := map[int]int{}
 		for _, b := range parseBlocks(r.Content) {
 			b.order = len(out)
+			if r.Name != ToolOpen {
+				if _, ok := ranks[b.num]; !ok {
+					ranks[b.num] = len(ranks) + 1
+				}
+				b.rank = ranks[b.num]
+			}
 			out = append(out, b)
 		}
 	}

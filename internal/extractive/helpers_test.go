@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 // Tool results in the format internal/agent writes.
@@ -98,6 +100,20 @@ func reporterConversation() []llms.MessageContent {
 func generate(t *testing.T, m *Model, msgs []llms.MessageContent, opts ...llms.CallOption) *llms.ContentChoice {
 	t.Helper()
 	resp, err := m.GenerateContent(context.Background(), msgs, opts...)
+	if err != nil {
+		t.Fatalf("GenerateContent: %v", err)
+	}
+	if len(resp.Choices) != 1 {
+		t.Fatalf("got %d choices, want 1", len(resp.Choices))
+	}
+	return resp.Choices[0]
+}
+
+// generateAs makes one call whose context is marked with stage s, the way
+// internal/agent and internal/finalreport call the model.
+func generateAs(t *testing.T, m *Model, s stage.Stage, msgs []llms.MessageContent, opts ...llms.CallOption) *llms.ContentChoice {
+	t.Helper()
+	resp, err := m.GenerateContent(stage.With(context.Background(), s), msgs, opts...)
 	if err != nil {
 		t.Fatalf("GenerateContent: %v", err)
 	}

@@ -14,30 +14,41 @@
 //
 // # Protocol
 //
-// The model reads its job from the first line of the first system message
-// (or, without one, of the first message):
+// The model learns its job from the stage the call's context is marked
+// with (internal/stage: stage.With(ctx, stage.Planner)); the prompts are
+// written for a real LLM and hold nothing for this model. Without a
+// stage, a legacy first line "Role: planner | researcher | reporter |
+// writer" of the first system message (or of the first message) is read;
+// without either, the role is read from the conversation's shape: one
+// that offers tools is researched, one with tool results is reported on,
+// one whose human message has a "## Findings" part is written up, and one
+// with a "Max tasks:" line is planned.
 //
-//	Role: planner | researcher | reporter | writer
-//
-// The rest of each prompt is written for a real LLM and ignored here.
 // The four roles:
 //
 //   - planner: a human message holds the lines "Question: <q>" and
 //     "Max tasks: <n>". The reply is JSON text, no tool calls:
-//     {"tasks":[{"title":"…","question":"…"},…]} with at most n tasks.
+//     {"tasks":[{"title":"…","question":"…"},…]} with at most n tasks:
+//     the question itself, then one task per side of a comparison or per
+//     key phrase of the question.
 //
 //   - researcher: tools search {"query"}, open {"source"} and think
 //     {"thought"} are offered; the task question is the first
 //     "Question: <q>" line of a human message (else the first human
-//     message). With no tool calls yet it calls search twice in parallel;
-//     after search results and no open yet it opens the one or two best
-//     matching sources not yet opened; then it replies "Research complete."
-//     without tool calls.
+//     message), the user's question the line "This task is part of the
+//     research on: <q>" (else the task question). With no tool calls yet
+//     it calls search up to three times in parallel, with distinct
+//     queries made only of the questions' own key terms and phrases
+//     (never words of a template); after search results and no open yet
+//     it opens the one or two best matching sources not yet opened; then
+//     it replies "Research complete." without tool calls.
 //
 //   - reporter: no tools; the tool results are in the conversation. The
 //     reply is a few paragraphs of sentences copied from the tool results,
 //     each followed by " [n]", n being the number of the source block it
-//     came from.
+//     came from, chosen by coverage of the task's and the user's key terms
+//     with redundancy removed (maximal marginal relevance). Only sentences
+//     relevant to the task are quoted; with none, the reply is NoEvidence.
 //
 //   - writer: no tools; the human message is in the writer format below.
 //     The reply is markdown: "# <title>" (from the question), an
@@ -131,7 +142,7 @@ func (m *Model) GenerateContent(ctx context.Context, msgs []llms.MessageContent,
 		return nil, err
 	}
 
-	choice := m.answer(msgs, toolNames(opts))
+	choice := m.answer(ctx, msgs, toolNames(opts))
 	prompt := promptTokens(msgs, opts.Tools)
 	completion := completionTokens(choice)
 	choice.GenerationInfo = map[string]any{
@@ -177,14 +188,18 @@ func (m *Model) wait(ctx context.Context) error {
 	}
 }
 
-func (m *Model) answer(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentChoice {
-	role := roleOf(msgs)
+func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools map[string]bool) *llms.ContentChoice {
+	role := roleOf(ctx, msgs)
 	if role == RoleUnknown {
 		switch {
 		case len(tools) > 0:
 			role = RoleResearcher
 		case len(toolResults(msgs)) > 0:
 			role = RoleReporter
+		case hasFindings(msgs):
+			role = RoleWriter
+		case field(msgs, "Max tasks") != "":
+			role = RolePlanner
 		}
 	}
 	switch role {

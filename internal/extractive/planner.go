@@ -2,37 +2,38 @@ package extractive
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/tmc/langchaingo/llms"
 )
 
-// defaultMaxTasks is the plan size when the prompt does not say.
-const defaultMaxTasks = 4
-
-// aspects are the planner's task templates, in the order they are used;
-// %s is the question's topic.
-var aspects = []struct{ title, question string }{
-	{"Background and definitions", "What is %s, and which background and key definitions are needed to understand it?"},
-	{"How it works", "How does %s work, and what are its main mechanisms and components?"},
-	{"History and evidence", "What is the history of %s, and which examples and evidence document it?"},
-	{"Limitations and trade-offs", "What are the limitations, trade-offs and open problems of %s?"},
-	{"Alternatives", "How does %s compare with its alternatives, and when is each preferable?"},
-	{"In practice", "How is %s applied in practice, and which practices are recommended?"},
-}
+// defaultMaxTasks is the plan size when the prompt does not say;
+// maxTaskTitle caps the words of a task title.
+const (
+	defaultMaxTasks = 4
+	maxTaskTitle    = 5
+)
 
 type planTask struct {
 	Title    string `json:"title"`
 	Question string `json:"question"`
 }
 
+// OverviewTitle is the title of the plan's first task, the question
+// itself. Titles are labels: no word of a title enters a search query.
+const OverviewTitle = "Overview"
+
 // plan answers a planner conversation: JSON {"tasks":[…]} with up to
-// "Max tasks" sub-questions about the question's topic. With one task
-// allowed, or when the question has no key words, the task is the
-// question itself.
+// "Max tasks" tasks. The first is the question itself; the others take
+// one side of a comparison or coordination each ("Raft and Paxos", "X vs
+// Y", "cables laid and repaired"): the question narrowed to that side.
+// Without one, each strong key phrase of the question is a task "What is
+// …?", longest first. A task question adds no word that could enter a
+// query. A question with one phrase, or one task allowed, is planned as
+// itself.
 func plan(msgs []llms.MessageContent) string {
 	q := field(msgs, "Question")
 	if q == "" {
@@ -43,14 +44,40 @@ func plan(msgs []llms.MessageContent) string {
 		n = v
 	}
 	var tasks []planTask
-	switch {
-	case q == "":
-	case n == 1 || topicOf(q) == "":
-		tasks = []planTask{{Title: "Overview", Question: q}}
-	default:
-		topic := topicOf(q)
-		for _, a := range aspects[:min(n, len(aspects))] {
-			tasks = append(tasks, planTask{Title: a.title, Question: strings.Replace(a.question, "%s", topic, 1)})
+	if q != "" {
+		tasks = append(tasks, planTask{Title: OverviewTitle, Question: q})
+		seen := map[string]bool{normalize(q): true}
+		addTask := func(title, tq string) {
+			if len(tasks) >= n || seen[normalize(tq)] || seen[normalize(title)] {
+				return
+			}
+			seen[normalize(tq)], seen[normalize(title)] = true, true
+			if w := strings.Fields(title); len(w) > maxTaskTitle {
+				title = strings.Join(w[:maxTaskTitle], " ")
+			}
+			tasks = append(tasks, planTask{Title: titleCase(title), Question: tq})
+		}
+		ps, pairs := keyPhrases(q)
+		if len(pairs) > 0 {
+			// One task per side of each comparison: the question with the
+			// comparison narrowed to that side.
+			for _, p := range pairs {
+				for _, side := range []phrase{p.a, p.b} {
+					addTask(side.String(), narrow(q, p, side))
+				}
+			}
+		} else {
+			var strong []phrase
+			for _, p := range ps {
+				if p.named() {
+					strong = append(strong, p)
+				}
+			}
+			if len(strong) >= 2 {
+				for _, p := range longestFirst(strong) {
+					addTask(p.String(), "What is "+p.String()+"?")
+				}
+			}
 		}
 	}
 	if tasks == nil {
@@ -62,29 +89,209 @@ func plan(msgs []llms.MessageContent) string {
 	return string(b)
 }
 
-// maxTopicWords caps the topic phrase.
-const maxTopicWords = 6
+// phrase is a run of the question's words, as written.
+type phrase []string
 
-// topicOf is the question's key words as written, in order: "How does the
-// Go memory model define happens-before?" → "Go memory model
-// happens-before". It is "" when the question has no key words.
-func topicOf(q string) string {
-	var words []string
-	seen := map[string]bool{}
-	for _, f := range strings.Fields(q) {
-		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		lw := strings.ToLower(w)
-		if w == "" || stopwords[lw] || seen[lw] {
-			continue
-		}
-		if r, _ := utf8.DecodeRuneInString(w); utf8.RuneCountInString(w) < 2 && !unicode.IsDigit(r) {
-			continue
-		}
-		seen[lw] = true
-		words = append(words, w)
-		if len(words) == maxTopicWords {
-			break
+func (p phrase) String() string { return strings.Join(p, " ") }
+
+// named reports whether a phrase has a name, a number or a compound in
+// it ("Go memory model", "SHA-256 checksum", "sync.Mutex"): a subject of
+// its own, worth a task. A run of common words ("caller gives") may be a
+// verb phrase and is searched, not planned.
+func (p phrase) named() bool {
+	for _, w := range p {
+		if (phrase{w}).strong() {
+			return true
 		}
 	}
-	return strings.Join(words, " ")
+	return false
+}
+
+// strong reports whether a phrase names something on its own: several
+// words, or one that is a name, a number or a compound ("Raft",
+// "SHA-256", "sync.Mutex"). A lone common word ("compute") is not.
+func (p phrase) strong() bool {
+	if len(p) > 1 {
+		return true
+	}
+	for i, r := range p[0] {
+		if unicode.IsDigit(r) || r == '-' || r == '.' || r == '_' || (unicode.IsUpper(r) && i >= 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxPhraseWords caps a phrase.
+const maxPhraseWords = 5
+
+// scaffold are words that frame a question rather than name its subject
+// ("How does X work", "What is X used for"): they end a phrase and never
+// enter a query.
+var scaffold = setOf(`work works working worked use uses used using mean means meaning meant
+happen occur occurs affect affects differ differs relate relates related role purpose
+good best better bad common typical usually generally exactly actually possible example examples
+know known difference differences similar similarities`)
+
+// pair is two phrases joined by "and", "or", "vs", "versus" or "with":
+// a and b as written, with the connector between them; sides a and b
+// with a shared head or tail distributed ("cables laid and repaired" →
+// "cables laid", "cables repaired").
+type pair struct {
+	rawA, rawB phrase
+	conn       string
+	a, b       phrase
+}
+
+// keyPhrases returns the question's key phrases in order (quoted terms
+// and runs of neighbouring content words: stop words, scaffold words and
+// punctuation end a run) and its comparisons.
+func keyPhrases(q string) (phrases []phrase, pairs []pair) {
+	seen := map[string]bool{}
+	add := func(p phrase) int {
+		k := normalize(p.String())
+		if k == "" || seen[k] {
+			return -1
+		}
+		seen[k] = true
+		phrases = append(phrases, p)
+		return len(phrases) - 1
+	}
+	// Quoted terms are phrases as they stand: each is replaced by a
+	// placeholder word the walk below turns back into its phrase.
+	var quoted []phrase
+	rest := q
+	for _, qs := range [][2]string{{`"`, `"`}, {"“", "”"}} {
+		for {
+			i := strings.Index(rest, qs[0])
+			if i < 0 {
+				break
+			}
+			j := strings.Index(rest[i+len(qs[0]):], qs[1])
+			if j < 0 {
+				break
+			}
+			inner := rest[i+len(qs[0]) : i+len(qs[0])+j]
+			ph := ""
+			if ws := strings.Fields(inner); len(ws) > 0 && len(ws) <= 8 {
+				ph = " \x00" + strconv.Itoa(len(quoted)) + " "
+				quoted = append(quoted, phrase(ws))
+			}
+			rest = rest[:i] + ph + rest[i+len(qs[0])+j+len(qs[1]):]
+		}
+	}
+
+	var cur phrase
+	var last phrase // the last run closed, while a connector may follow
+	joined := false // a connector stands between last and cur
+	conn := ""
+	closeRun := func() {
+		if len(cur) == 0 {
+			return
+		}
+		add(cur)
+		if joined && len(last) > 0 {
+			pairs = append(pairs, makePair(last, cur, conn))
+		}
+		last = cur
+		cur = nil
+		joined = false
+	}
+	for _, f := range strings.Fields(rest) {
+		if strings.HasPrefix(f, "\x00") {
+			closeRun()
+			if k, err := strconv.Atoi(f[1:]); err == nil && k < len(quoted) {
+				cur = quoted[k]
+				closeRun()
+			}
+			continue
+		}
+		w := strings.TrimFunc(f, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '+' && r != '#'
+		})
+		lw := strings.ToLower(w)
+		switch {
+		case w == "":
+			closeRun()
+			last = nil
+			continue
+		case lw == "and" || lw == "or" || lw == "vs" || lw == "versus" || lw == "with" || lw == "v":
+			closeRun()
+			joined, conn = len(last) > 0, f
+			continue
+		case stopwords[lw] || scaffold[lw] || (len([]rune(lw)) < 2 && !isDigits(lw)):
+			closeRun()
+			last = nil
+			continue
+		}
+		cur = append(cur, w)
+		if len(cur) == maxPhraseWords {
+			closeRun()
+		}
+		// Punctuation after the word ends the run.
+		if end := f[len(f)-1]; strings.IndexByte(",;:?!.)", end) >= 0 && !strings.HasSuffix(f, w) {
+			closeRun()
+			if end != ',' {
+				last = nil
+			}
+		}
+	}
+	closeRun()
+	return phrases, pairs
+}
+
+// makePair distributes a shared head over a coordination: a multi-word
+// phrase joined to one weak word shares all but its last word with it
+// ("telegraph cables laid and repaired").
+func makePair(a, b phrase, conn string) pair {
+	p := pair{rawA: a, rawB: b, conn: conn, a: a, b: b}
+	if len(a) > 1 && len(b) == 1 && !b.strong() {
+		p.b = append(append(phrase{}, a[:len(a)-1]...), b[0])
+	}
+	return p
+}
+
+// narrow returns q with the comparison p narrowed to side: "How were
+// cables laid and repaired?" → "How were cables repaired?". When the
+// comparison cannot be found as written, it is "What is <side>?".
+func narrow(q string, p pair, side phrase) string {
+	pat := `(?i)` + phraseRe(p.rawA) + `["”']?,?\s+` + regexp.QuoteMeta(p.conn) + `\s+["“']?` + phraseRe(p.rawB)
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		return "What is " + side.String() + "?"
+	}
+	loc := re.FindStringIndex(q)
+	if loc == nil {
+		return "What is " + side.String() + "?"
+	}
+	return q[:loc[0]] + side.String() + q[loc[1]:]
+}
+
+// phraseRe matches the words of p as written, separated by spaces.
+func phraseRe(p phrase) string {
+	ws := make([]string, len(p))
+	for i, w := range p {
+		ws[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(ws, `\s+`)
+}
+
+// longestFirst orders phrases by word count, longest first, ties in
+// question order.
+func longestFirst(ps []phrase) []phrase {
+	out := append([]phrase(nil), ps...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// titleCase upper-cases the first letter of a phrase.
+func titleCase(s string) string {
+	for i, r := range s {
+		return string(unicode.ToUpper(r)) + s[i+len(string(r)):]
+	}
+	return s
 }

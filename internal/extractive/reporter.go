@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"cmp"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,26 +24,48 @@ const (
 	positionBonus         = 0.3
 )
 
-// NoEvidence is the reporter's reply when the tool results hold no usable
-// sentence.
-const NoEvidence = "The retrieved sources did not contain usable evidence for this task."
+// NoEvidence is the reporter's reply when the tool results hold no
+// sentence relevant to the task. It cites nothing.
+const NoEvidence = "The sources hold no evidence for this task."
+
+// Relevance of a quoted sentence: it must cover at least minCoverage of
+// the weighted key terms and share at least two of the task's own terms
+// (one, when the task has fewer than three).
+// MMR trades relevance (mmrLambda) against similarity to the sentences
+// already chosen.
+// A sentence's score adds priorWeight times its source's fused search
+// rank; MMR adds newSourceBonus to a sentence from a source not quoted
+// yet, so a report draws on several sources.
+const (
+	priorWeight    = 0.5
+	highPrior      = 0.5
+	newSourceBonus = 0.2
+	minCoverage    = 0.25
+	mmrLambda      = 0.7
+)
 
 // candidate is a sentence that may go into a report.
 type candidate struct {
-	text    string
-	num     int // citation number (reporter); section index (writer)
-	overlap int
-	score   float64
-	seq     int // position in the input, for stable order
+	text  string
+	num   int // citation number (reporter); section index (writer)
+	rel   float64
+	score float64
+	stems map[string]bool
+	seq   int // position in the input, for stable order
 }
 
-// report answers a reporter turn: the most relevant sentences of the tool
-// results, each cited with the number of the block it came from.
+// report answers a reporter turn: the sentences of the tool results most
+// relevant to the task and the user's question, redundancy removed, each
+// cited with the number of the block it came from.
 func report(msgs []llms.MessageContent) string {
-	terms := stemSet(question(msgs))
+	task := question(msgs)
+	terms := weightedTerms(task, objective(msgs))
+	own := stemSet(stripScaffold(task))
 	seen := map[string]bool{}
 	var cands []candidate
-	for _, b := range allBlocks(msgs) {
+	blocks := allBlocks(msgs)
+	prior := priors(blocks)
+	for _, b := range blocks {
 		pos := 0
 		for _, par := range paragraphs(b.text) {
 			for _, s := range sentences(cleanSourceText(par)) {
@@ -54,17 +77,32 @@ func report(msgs []llms.MessageContent) string {
 					continue
 				}
 				seen[key] = true
-				ov := overlap(s, terms)
+				stems := stemSet(s)
+				rel := score(s, terms)
+				pos++
+				// Relevant: covers enough of the key terms, or comes from
+				// a source the searches ranked high and shares a term of
+				// the task.
+				sh := shared(stems, own)
+				covered := rel >= minCoverage && sh >= min(len(own), 2)
+				ranked := prior[b.num] >= highPrior && sh >= 1
+				if len(own) > 0 && !covered && !ranked {
+					continue
+				}
 				cands = append(cands, candidate{
-					text: s, num: b.num, overlap: ov,
-					score: float64(ov) + positionBonus/float64(pos+1),
+					text: s, num: b.num, rel: rel, stems: stems,
+					score: rel + priorWeight*prior[b.num] + positionBonus/float64(pos+3),
 					seq:   len(cands),
 				})
-				pos++
 			}
 		}
 	}
-	picked := pick(cands, maxReportSentences, minReportSentences)
+	picked := mmr(cands, maxReportSentences, func(c candidate, picked []candidate) float64 {
+		if slices.ContainsFunc(picked, func(o candidate) bool { return o.num == c.num }) {
+			return 0
+		}
+		return newSourceBonus
+	})
 	if len(picked) == 0 {
 		return NoEvidence
 	}
@@ -102,21 +140,75 @@ func report(msgs []llms.MessageContent) string {
 	return strings.Join(pars, "\n\n")
 }
 
-// pick returns up to max candidates, best first: those that share a term
-// with the question, topped up to min with the best of the rest.
-func pick(cands []candidate, max, min int) []candidate {
-	sorted := slices.Clone(cands)
-	slices.SortStableFunc(sorted, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
-	var out []candidate
-	for _, c := range sorted {
-		if len(out) == max {
-			break
-		}
-		if c.overlap > 0 || len(out) < min {
-			out = append(out, c)
+// markersOf returns the citation numbers a sentence's markers name, as
+// strings ("[1, 4]" gives 1 and 4).
+func markersOf(s string) []string {
+	var out []string
+	for _, m := range hasMarkerRe.FindAllString(s, -1) {
+		for _, f := range strings.FieldsFunc(m, func(r rune) bool { return r < '0' || r > '9' }) {
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// shared counts the keys of a that are in b.
+func shared(a, b map[string]bool) int {
+	n := 0
+	for k := range a {
+		if b[k] {
+			n++
+		}
+	}
+	return n
+}
+
+// mmr picks up to k candidates by maximal marginal relevance: each step
+// takes the candidate with the best mmrLambda·score − (1−mmrLambda)·(its
+// greatest Jaccard similarity to one already picked) + bonus(it, picked);
+// ties go to the earlier candidate. The result is in pick order, best
+// first. bonus may be nil.
+func mmr(cands []candidate, k int, bonus func(c candidate, picked []candidate) float64) []candidate {
+	var out []candidate
+	used := make([]bool, len(cands))
+	for len(out) < k {
+		best, bestVal := -1, math.Inf(-1)
+		for i, c := range cands {
+			if used[i] {
+				continue
+			}
+			sim := 0.0
+			for _, o := range out {
+				sim = max(sim, jaccard(c.stems, o.stems))
+			}
+			v := mmrLambda*c.score - (1-mmrLambda)*sim
+			if bonus != nil {
+				v += bonus(c, out)
+			}
+			if v > bestVal {
+				best, bestVal = i, v
+			}
+		}
+		if best < 0 {
+			break
+		}
+		used[best] = true
+		out = append(out, cands[best])
+	}
+	return out
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for k := range a {
+		if b[k] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
 var hasMarkerRe = regexp.MustCompile(`\[\^?\d{1,4}(?:\s*[-–,]\s*\d{1,4})*\]|[【［]\d|\[\[S?:?\d|\[ref:`)
@@ -125,13 +217,16 @@ var hasMarkerRe = regexp.MustCompile(`\[\^?\d{1,4}(?:\s*[-–,]\s*\d{1,4})*\]|[�
 const (
 	introSentences      = 2
 	maxSectionSentences = 4
-	minSectionSentences = 2
 	maxTitleWords       = 12
 )
 
-// NoSectionEvidence is written under a findings section with no usable
-// sentence left.
-const NoSectionEvidence = "The research for this section found no usable evidence."
+// NoSectionEvidence is written under a findings section with no cited
+// sentence; NoReportEvidence is the introduction when no section has one.
+// Neither cites anything.
+const (
+	NoSectionEvidence = "The sources hold no evidence for this part of the question."
+	NoReportEvidence  = "The sources searched hold no evidence that answers this question."
+)
 
 type section struct {
 	title string
@@ -139,7 +234,11 @@ type section struct {
 }
 
 // write answers a writer turn: a markdown report assembled from the
-// findings' own sentences, markers untouched.
+// findings' own cited sentences, markers untouched. The introduction is
+// the two sentences that best cover the question; each section gets up
+// to four of its own, chosen by MMR over the question's and the section
+// title's terms and kept in their findings order. A sentence without a
+// citation marker is never quoted.
 func write(msgs []llms.MessageContent) string {
 	q := field(msgs, "Question")
 	var secs []section
@@ -153,78 +252,91 @@ func write(msgs []llms.MessageContent) string {
 	if q == "" {
 		q = question(msgs)
 	}
-	qterms := stemSet(q)
+	qterms := weightedTerms(q, q)
 
-	type sent struct {
-		candidate
-		qov int // overlap with the question alone
-	}
-	var all []sent
+	var all []candidate
 	perSection := make([][]int, len(secs))
 	for si, sec := range secs {
-		tterms := stemSet(sec.title)
+		terms := weightedTerms(sec.title, q)
 		pos := 0
 		for _, par := range paragraphs(sec.text) {
 			for _, s := range sentences(par) {
-				if n := len(strings.Fields(s)); n < 4 || n > 80 {
+				if n := len(strings.Fields(s)); n < 4 || n > 80 || !hasMarkerRe.MatchString(s) {
 					continue
 				}
-				qov, tov := overlap(s, qterms), overlap(s, tterms)
-				sc := float64(qov) + 0.5*float64(tov) + positionBonus/float64(pos+1)
-				if hasMarkerRe.MatchString(s) {
-					sc += 0.5
-				}
-				all = append(all, sent{candidate{text: s, num: si, overlap: qov + tov, score: sc, seq: len(all)}, qov})
-				perSection[si] = append(perSection[si], len(all)-1)
 				pos++
+				stems := stemSet(s)
+				all = append(all, candidate{text: s, num: si, stems: stems, seq: len(all),
+					rel: score(s, qterms), score: score(s, terms) + positionBonus/float64(pos+3)})
+				perSection[si] = append(perSection[si], len(all)-1)
 			}
 		}
 	}
 
 	used := map[string]bool{}
+	cited := map[string]bool{} // markers already in the report
+	fresh := func(c candidate, picked []candidate) float64 {
+		for _, m := range markersOf(c.text) {
+			if !cited[m] && !slices.ContainsFunc(picked, func(o candidate) bool { return slices.Contains(markersOf(o.text), m) }) {
+				return newSourceBonus
+			}
+		}
+		return 0
+	}
+	cite := func(text string) {
+		for _, m := range markersOf(text) {
+			cited[m] = true
+		}
+	}
 	var b strings.Builder
 	b.WriteString("# " + titleOf(q) + "\n")
 
-	// Introduction: the best sentences overall by the question alone.
-	introIdx := make([]int, len(all))
-	for i := range introIdx {
-		introIdx[i] = i
+	// Introduction: the best sentences overall by the question alone,
+	// never the last one a section has.
+	left := make([]int, len(secs))
+	for si := range secs {
+		left[si] = len(perSection[si])
 	}
-	introScore := func(i int) float64 {
-		s := float64(all[i].qov)
-		if hasMarkerRe.MatchString(all[i].text) {
-			s += 0.5
+	var lines []string
+	for len(lines) < introSentences {
+		var intro []candidate
+		for _, c := range all {
+			if left[c.num] > 1 && !used[normalize(c.text)] {
+				c.score = c.rel + positionBonus/float64(c.seq+3)
+				intro = append(intro, c)
+			}
 		}
-		return s + positionBonus/float64(all[i].seq+1)
-	}
-	slices.SortStableFunc(introIdx, func(x, y int) int { return cmp.Compare(introScore(y), introScore(x)) })
-	var intro []string
-	for _, i := range introIdx {
-		if len(intro) == introSentences {
+		picked := mmr(intro, 1, nil)
+		if len(picked) == 0 {
 			break
 		}
-		if k := normalize(all[i].text); !used[k] {
-			used[k] = true
-			intro = append(intro, all[i].text)
-		}
+		c := picked[0]
+		used[normalize(c.text)] = true
+		cite(c.text)
+		left[c.num]--
+		lines = append(lines, c.text)
 	}
-	if len(intro) > 0 {
-		b.WriteString("\n" + strings.Join(intro, " ") + "\n")
+	switch {
+	case len(lines) > 0:
+		b.WriteString("\n" + strings.Join(lines, " ") + "\n")
+	case len(all) == 0:
+		b.WriteString("\n" + NoReportEvidence + "\n")
 	}
 
 	for si, sec := range secs {
 		var cands []candidate
 		for _, i := range perSection[si] {
 			if !used[normalize(all[i].text)] {
-				cands = append(cands, all[i].candidate)
+				cands = append(cands, all[i])
 			}
 		}
-		chosen := pick(cands, maxSectionSentences, minSectionSentences)
+		chosen := mmr(cands, maxSectionSentences, fresh)
 		slices.SortFunc(chosen, func(a, b candidate) int { return cmp.Compare(a.seq, b.seq) })
 		var lines []string
 		for _, c := range chosen {
 			if k := normalize(c.text); !used[k] {
 				used[k] = true
+				cite(c.text)
 				lines = append(lines, c.text)
 			}
 		}
@@ -235,6 +347,16 @@ func write(msgs []llms.MessageContent) string {
 		b.WriteString("\n## " + sec.title + "\n\n" + text + "\n")
 	}
 	return b.String()
+}
+
+// hasFindings reports whether a human message holds a writer's findings.
+func hasFindings(msgs []llms.MessageContent) bool {
+	for _, m := range msgs {
+		if m.Role == llms.ChatMessageTypeHuman && len(findings(textOf(m))) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // findings parses the "## Findings" part of a writer prompt into its

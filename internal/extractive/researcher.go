@@ -24,10 +24,15 @@ const ResearchDone = "Research complete."
 // maxQueryWords caps the words of a search query.
 const maxQueryWords = 8
 
-// research answers a researcher turn: search twice, then open the best
-// one or two sources, then stop.
+// maxQueries caps the searches of the first research turn.
+const maxQueries = 4
+
+// research answers a researcher turn: up to three searches built from the
+// questions' own key terms, then open the best one or two sources, then
+// stop.
 func research(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentChoice {
 	q := question(msgs)
+	obj := objective(msgs)
 	calls := toolCalls(msgs)
 	id := len(calls)
 	var out []llms.ToolCall
@@ -59,27 +64,28 @@ func research(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentCh
 		}
 	}
 
-	words := keyWords(q)
+	terms := weightedTerms(q, obj)
 	switch {
 	case len(calls) == 0 && len(toolResults(msgs)) == 0 && tools[ToolSearch]:
-		primary, variant := queries(words)
-		if primary == "" {
-			primary, variant = q, ""
+		qs := queries(q, obj)
+		if len(qs) == 0 {
+			qs = []string{q}
 		}
-		add(ToolSearch, map[string]string{"query": primary})
-		if variant != "" && variant != primary {
-			add(ToolSearch, map[string]string{"query": variant})
+		for _, query := range qs {
+			add(ToolSearch, map[string]string{"query": query})
 		}
 	case opens == 0 && tools[ToolOpen]:
-		for _, n := range bestSources(allBlocks(msgs), words, opened, 2) {
+		for _, n := range bestSources(allBlocks(msgs), terms, opened, 2) {
 			add(ToolOpen, map[string]int{"source": n})
 		}
 	}
-	if len(out) == 0 && len(allBlocks(msgs)) == 0 && len(queried) < 3 && tools[ToolSearch] && len(words) > 0 {
-		// Nothing found yet: one broader query with the first two terms.
-		broad := joinSurface(words[:min(2, len(words))])
-		if !queried[broad] {
-			add(ToolSearch, map[string]string{"query": broad})
+	if len(out) == 0 && len(allBlocks(msgs)) == 0 && len(queried) <= maxQueries && tools[ToolSearch] {
+		// Nothing found yet: one broader query, the first two key terms.
+		if ws := queryWords(q); len(ws) > 0 {
+			broad := strings.Join(ws[:min(2, len(ws))], " ")
+			if !queried[broad] {
+				add(ToolSearch, map[string]string{"query": broad})
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -88,43 +94,162 @@ func research(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentCh
 	return &llms.ContentChoice{ToolCalls: out}
 }
 
-// queries builds the two parallel searches: the task's key terms, and a
-// variant without the generic research words the planner adds (or, when
-// there are none, its three longest terms, or the terms and "overview").
-func queries(words []word) (primary, variant string) {
-	if len(words) == 0 {
-		return "", ""
+// queryWords returns the words of s that may enter a query: its key
+// phrases' words, as written, in order.
+func queryWords(s string) []string {
+	ps, _ := keyPhrases(s)
+	var out []string
+	for _, p := range ps {
+		out = append(out, p...)
 	}
-	primary = joinSurface(words[:min(maxQueryWords, len(words))])
-	var core []word
-	for _, w := range words {
-		if !generic[w.surface] && !generic[w.stem] {
-			core = append(core, w)
-		}
-	}
-	switch {
-	case len(core) > 0 && len(core) < len(words):
-		variant = joinSurface(core[:min(maxQueryWords, len(core))])
-	case len(words) > 3:
-		idx := topIndexes(len(words), 3, func(i int) float64 { return float64(len(words[i].surface)) })
-		var longest []word
-		for _, i := range idx {
-			longest = append(longest, words[i])
-		}
-		variant = joinSurface(longest)
-	}
-	if variant == "" || variant == primary {
-		variant = primary + " overview"
-	}
-	return primary, variant
+	return out
 }
 
-func joinSurface(ws []word) string {
-	s := make([]string, len(ws))
-	for i, w := range ws {
-		s[i] = w.surface
+// queries builds the first turn's searches, every word taken from the
+// task question or the user's question (obj), never from a template:
+//
+//  1. all the task's key phrases;
+//  2. the same with compounds written joined ("SHA-256" → "SHA256"), as
+//     documents often write them;
+//  3. each strong phrase of the task on its own (a name, a compound, a
+//     multi-word term), longest first;
+//  4. the task's phrases widened with the user's question's other key
+//     terms, or, for the question itself, its phrases less one (the
+//     subsets).
+//
+// At most maxQueries distinct queries, of at most maxQueryWords words.
+func queries(task, obj string) []string {
+	tps, _ := keyPhrases(task)
+	var out []string
+	seen := map[string]bool{}
+	add := func(ws []string) {
+		if len(ws) > maxQueryWords {
+			ws = ws[:maxQueryWords]
+		}
+		q := strings.Join(ws, " ")
+		if k := strings.Join(strings.Fields(strings.ToLower(q)), " "); k != "" && !seen[k] && len(out) < maxQueries {
+			seen[k] = true
+			out = append(out, q)
+		}
 	}
-	return strings.Join(s, " ")
+	var all []string
+	for _, p := range tps {
+		all = append(all, p...)
+	}
+	add(all)
+	if joined := joinCompounds(all); strings.Join(joined, " ") != strings.Join(all, " ") {
+		add(joined)
+	}
+	strong := longestFirst(filterPhrases(tps, phrase.strong))
+	if len(tps) > 1 {
+		for _, p := range strong {
+			add(p)
+		}
+	}
+	if obj != "" && normalize(obj) != normalize(task) {
+		wide := append([]string(nil), all...)
+		have := stemSet(strings.Join(all, " "))
+		for _, w := range queryWords(obj) {
+			if st := stemSet(w); !subset(st, have) {
+				wide = append(wide, w)
+				for k := range st {
+					have[k] = true
+				}
+			}
+		}
+		add(wide)
+	} else if len(tps) > 2 {
+		for i := range tps {
+			var sub []string
+			for j, p := range tps {
+				if j != i {
+					sub = append(sub, p...)
+				}
+			}
+			add(sub)
+		}
+	}
+	return out
+}
+
+// joinCompounds writes each hyphenated compound of words joined, when a
+// part is a number or a short code ("SHA-256" → "SHA256", "UTF-8" →
+// "UTF8"); other words are unchanged.
+func joinCompounds(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w
+		parts := strings.Split(w, "-")
+		if len(parts) < 2 {
+			continue
+		}
+		code := false
+		for _, p := range parts {
+			if isDigits(p) || (len(p) <= 3 && strings.ToUpper(p) == p) {
+				code = true
+			}
+		}
+		if code {
+			out[i] = strings.Join(parts, "")
+		}
+	}
+	return out
+}
+
+func filterPhrases(ps []phrase, keep func(phrase) bool) []phrase {
+	var out []phrase
+	for _, p := range ps {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func subset(a, b map[string]bool) bool {
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// weightedTerms are the stems a sentence or source is scored by: the
+// task's key terms weigh 1 and the user's question's weigh 2 (a stem in
+// both weighs 2). With no user's question, the task's weigh 2.
+func weightedTerms(task, obj string) map[string]float64 {
+	w := map[string]float64{}
+	if obj == "" {
+		obj = task
+	}
+	for st := range stemSet(stripScaffold(task)) {
+		w[st] = 1
+	}
+	for st := range stemSet(stripScaffold(obj)) {
+		w[st] = 2
+	}
+	return w
+}
+
+// stripScaffold drops the scaffold words of a question ("How does X
+// work?" → "X").
+func stripScaffold(s string) string { return strings.Join(queryWords(s), " ") }
+
+// score is the weighted share of terms that s covers.
+func score(s string, terms map[string]float64) float64 {
+	total := 0.0
+	for _, w := range terms {
+		total += w
+	}
+	if total == 0 {
+		return 0
+	}
+	got := 0.0
+	for st := range stemSet(s) {
+		got += terms[st]
+	}
+	return got / total
 }
 
 // sourceArg reads the "source" argument of an open call, as a number or a
@@ -150,14 +275,11 @@ func sourceArg(args string) (int, bool) {
 	return 0, false
 }
 
-// bestSources ranks the sources of blocks by how many task terms their
-// title and text match (ties to the first seen) and returns up to k that
-// are not opened: the best always, the others only when they match.
-func bestSources(blocks []block, words []word, opened map[int]bool, k int) []int {
-	terms := map[string]bool{}
-	for _, w := range words {
-		terms[w.stem] = true
-	}
+// bestSources ranks the sources of blocks by the weighted share of terms
+// their title and text cover plus half their fused search rank (ties to
+// the first seen) and returns up to k that are not opened: the best
+// always, the others only when they match.
+func bestSources(blocks []block, terms map[string]float64, opened map[int]bool, k int) []int {
 	text := map[int]*strings.Builder{}
 	var order []int
 	for _, b := range blocks {
@@ -175,9 +297,12 @@ func bestSources(blocks []block, words []word, opened map[int]bool, k int) []int
 			cand = append(cand, n)
 		}
 	}
+	prior := priors(blocks)
 	scores := make([]float64, len(cand))
 	for i, n := range cand {
-		scores[i] = float64(overlap(text[n].String(), terms))
+		if sc := score(text[n].String(), terms); sc > 0 {
+			scores[i] = sc + priorWeight*prior[n]
+		}
 	}
 	ranked := make([]int, len(cand))
 	for i := range ranked {

@@ -20,21 +20,13 @@ type word struct {
 var stopwords = setOf(`a about above after again against all also am an and any are as at be because
 been before being below between both but by can could did do does doing down during each either
 few for from further had has have having he her here hers herself him himself his how i if in into
-is it its itself just me more most my myself no nor not now of off on once only or other ought our
+is it its itself just me more most my myself no nor not now of off on only or other ought our
 ours ourselves out over own same shall she should so some such than that the their theirs them
 themselves then there these they this those through to too under until up upon very was we were
 what when where which while who whom whose why will with within without would you your yours
 yourself yourselves us may might must need needs one ones get gets got make makes made like
 explain explains describe describes define defines tell give show discuss summarize summarise
 please let lets kind kinds way ways thing things much many well really compare versus`)
-
-// generic are research words the planner's task templates add around the
-// topic; the researcher drops them to make its second, narrower query.
-var generic = setOf(`background definition definitions key concept concepts understand understanding
-history historical evidence example examples document documents documented limitation limitations
-trade off offs tradeoff tradeoffs trade-off trade-offs open problem problems work works working
-mechanism mechanisms component components main compare compared comparison alternative alternatives
-preferable practice practical practices applied apply use used using recommended overview`)
 
 func setOf(s string) map[string]bool {
 	m := map[string]bool{}
@@ -168,7 +160,7 @@ func sentences(par string) []string {
 			i = j
 			continue
 		}
-		if c == '.' && j == i+1 && isAbbrev(par[start:i]) {
+		if c == '.' && j == i+1 && isAbbrev(par[start:i]) && !endsAfterAbbrev(par[start:i], par[j:]) {
 			i = j
 			continue
 		}
@@ -206,8 +198,41 @@ func sentences(par string) []string {
 	return out
 }
 
+// finalAbbrevs often end a sentence: after them a capitalised word that
+// usually starts one ("etc. The", "in the U.S. It") starts a new sentence.
+var finalAbbrevs = setOf(`etc u.s u.k u.n e.u al`)
+
+// starters are words that begin sentences far more often than they
+// follow an abbreviation inside one.
+var starters = setOf(`the a an it its this that these those they there we he she in on at for
+but however so thus then also as if when while after before since what which how why`)
+
+// endsAfterAbbrev reports whether the period ending before (an
+// abbreviation) also ends the sentence: the abbreviation is one that
+// often does, and the next word is a usual sentence starter (for "etc.",
+// any capitalised word).
+func endsAfterAbbrev(before, after string) bool {
+	w := before
+	if k := strings.LastIndexAny(w, " ([\"“"); k >= 0 {
+		w = w[k+1:]
+	}
+	lw := strings.ToLower(w)
+	if !finalAbbrevs[lw] {
+		return false
+	}
+	next := strings.Fields(after)
+	if len(next) == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(next[0])
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	return lw == "etc" || starters[strings.ToLower(strings.TrimRight(next[0], ",;:"))]
+}
+
 // isAbbrev reports whether the text before a period ends with an
-// abbreviation or an initial.
+// abbreviation or an initial ("J", "Hans-J", "D").
 func isAbbrev(before string) bool {
 	w := before
 	if k := strings.LastIndexAny(w, " ([\"“"); k >= 0 {
@@ -220,14 +245,21 @@ func isAbbrev(before string) bool {
 	if abbreviations[lw] {
 		return true
 	}
-	r, n := utf8.DecodeRuneInString(w)
-	if n == len(w) && unicode.IsUpper(r) {
-		return true // an initial: "J. Smith"
+	initial := w
+	if k := strings.LastIndexAny(initial, "-‐"); k >= 0 {
+		initial = initial[k+1:] // "Hans-J. Boehm"
+		if initial == "" {
+			return false
+		}
+	}
+	r, n := utf8.DecodeRuneInString(initial)
+	if n == len(initial) && unicode.IsUpper(r) {
+		return true // an initial: "J. Smith", "D. E. Knuth"
 	}
 	// Dotted abbreviations not in the list: "U.S.A", "a.k.a".
 	if strings.Contains(w, ".") {
 		for _, seg := range strings.Split(w, ".") {
-			if utf8.RuneCountInString(seg) > 2 {
+			if utf8.RuneCountInString(seg) > 2 || strings.IndexFunc(seg, unicode.IsDigit) >= 0 {
 				return false
 			}
 		}

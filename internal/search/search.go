@@ -21,6 +21,9 @@ type Result struct {
 	Snippet string `json:"snippet"`
 	// Score is the backend's relevance score; higher is better.
 	Score float64 `json:"score"`
+	// Channel names the kind of backend that found it ("web", "corpus");
+	// empty when the backend does not say.
+	Channel string `json:"channel,omitempty"`
 }
 
 // Document is a whole document, as text.

@@ -28,18 +28,29 @@ func (u Usage) Add(o Usage) Usage {
 // Total returns PromptTokens + CompletionTokens.
 func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 
-// Of reads the token usage a provider reported for one call. OpenAI
-// compatible providers put it in GenerationInfo as "PromptTokens" and
-// "CompletionTokens"; Anthropic-style "InputTokens"/"OutputTokens" are read
-// too. Missing keys count as zero; int, int32, int64, float64 and
-// json.Number values are accepted.
+// The names providers give prompt and completion tokens, in the order
+// they are tried: langchaingo's normalised keys (OpenAI, Gemini), then
+// Anthropic's, then the raw wire names of OpenAI, Anthropic, Gemini's
+// usageMetadata and Ollama's native API.
+var (
+	promptKeys = []string{"PromptTokens", "InputTokens", "prompt_tokens", "input_tokens",
+		"promptTokenCount", "prompt_token_count", "prompt_eval_count"}
+	completionKeys = []string{"CompletionTokens", "OutputTokens", "completion_tokens", "output_tokens",
+		"candidatesTokenCount", "candidates_token_count", "eval_count"}
+)
+
+// Of reads the token usage a provider reported for one call, from
+// GenerationInfo under any of the names providers use (see promptKeys).
+// Missing keys count as zero; int, int32, int64, float64 and json.Number
+// values are accepted. internal/provider fills in an offline count
+// (Estimate) where a provider reports none.
 func Of(c *llms.ContentChoice) Usage {
 	u := Usage{Calls: 1}
 	if c == nil {
 		return u
 	}
-	u.PromptTokens = firstInt(c.GenerationInfo, "PromptTokens", "InputTokens", "prompt_tokens", "input_tokens")
-	u.CompletionTokens = firstInt(c.GenerationInfo, "CompletionTokens", "OutputTokens", "completion_tokens", "output_tokens")
+	u.PromptTokens = firstInt(c.GenerationInfo, promptKeys...)
+	u.CompletionTokens = firstInt(c.GenerationInfo, completionKeys...)
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		// Only a total: count it as prompt, so budgets still see it.
 		u.PromptTokens = firstInt(c.GenerationInfo, "TotalTokens", "total_tokens")

@@ -1,4 +1,4 @@
-package corpus
+package extract
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ type htmlExtractor struct {
 	jsonTitle string
 }
 
-func extractHTML(src, fallback string) document {
+func extractHTML(src, fallback string) Document {
 	x := &htmlExtractor{z: html.NewTokenizer(strings.NewReader(src)), line: 1}
 	for {
 		tt := x.z.Next()
@@ -84,7 +84,7 @@ func extractHTML(src, fallback string) document {
 		x.b.metaTitle = x.jsonTitle
 	}
 	d := x.b.finish(fallback)
-	d.text = squeezeBlankLines(x.b.out.String())
+	d.Text = squeezeBlankLines(x.b.out.String())
 	return d
 }
 
@@ -92,7 +92,7 @@ func (x *htmlExtractor) text(raw []byte, line int) {
 	if x.skip != "" {
 		return
 	}
-	text := html.UnescapeString(string(raw))
+	text := Clean(html.UnescapeString(string(raw)))
 	switch {
 	case x.inTitle:
 		x.title.WriteString(text)
@@ -212,7 +212,7 @@ func (x *htmlExtractor) comment(data []byte) {
 	}
 	var meta struct{ Title string }
 	if json.Unmarshal(data, &meta) == nil {
-		x.jsonTitle = collapseSpace(meta.Title)
+		x.jsonTitle = collapseSpace(Clean(meta.Title))
 	}
 }
 

@@ -1,7 +1,6 @@
-package corpus
+package extract
 
 import (
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,19 +8,19 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/passages")
+	"github.com/deepresearch/deepresearch/internal/golden"
+)
 
 // corpusDir is the test corpus shared with end-to-end tests.
 const corpusDir = "../../testdata/corpus"
 
 // render shows a document as the golden files record it.
-func render(d *document, ps []passage) string {
+func render(d *Document, ps []Passage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "title: %s\n", d.title)
+	fmt.Fprintf(&b, "title: %s\n", d.Title)
 	for i, p := range ps {
-		fmt.Fprintf(&b, "\n--- passage %d (%d bytes)\nlocation: %s\nheading: %s\n\n%s\n", i, len(p.body), p.location, p.heading, p.body)
+		fmt.Fprintf(&b, "\n--- passage %d (%d bytes)\nlocation: %s\nheading: %s\n\n%s\n", i, len(p.Body), p.Location, p.Heading, p.Body)
 	}
 	return b.String()
 }
@@ -40,8 +39,8 @@ func TestExtractGolden(t *testing.T) {
 			}
 			return nil
 		}
-		f := formatOf(d.Name())
-		if d.IsDir() || f == formatNone {
+		f := FormatOf(d.Name())
+		if d.IsDir() || f == FormatNone {
 			return nil
 		}
 		src, err := os.ReadFile(path)
@@ -54,22 +53,9 @@ func TestExtractGolden(t *testing.T) {
 		rel, _ := filepath.Rel(corpusDir, path)
 		rel = filepath.ToSlash(rel)
 		t.Run(rel, func(t *testing.T) {
-			doc := extract(rel, string(src), f)
-			got := render(&doc, split(&doc))
-			golden := filepath.Join("testdata", "passages", strings.ReplaceAll(rel, "/", "__")+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("passages of %s differ from %s (run go test -update and review the diff)\ngot:\n%s", rel, golden, got)
-			}
+			doc := Extract(rel, string(src), f)
+			got := render(&doc, Split(&doc))
+			golden.Check(t, filepath.Join("passages", strings.ReplaceAll(rel, "/", "__")+".golden"), got)
 		})
 		return nil
 	})
@@ -79,7 +65,7 @@ func TestExtractGolden(t *testing.T) {
 }
 
 // outline shows a document's blocks with their heading paths, one a line.
-func outline(d *document) []string {
+func outline(d *Document) []string {
 	var out []string
 	for _, b := range d.blocks {
 		kind := ""
@@ -209,9 +195,9 @@ func TestExtractFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := extract(tt.name, tt.src, formatOf(tt.name))
-			if d.title != tt.title {
-				t.Errorf("title = %q, want %q", d.title, tt.title)
+			d := Extract(tt.name, tt.src, FormatOf(tt.name))
+			if d.Title != tt.title {
+				t.Errorf("title = %q, want %q", d.Title, tt.title)
 			}
 			got := outline(&d)
 			if strings.Join(got, "\n") != strings.Join(tt.outline, "\n") {
@@ -222,12 +208,12 @@ func TestExtractFormats(t *testing.T) {
 }
 
 func TestFormatOf(t *testing.T) {
-	for name, want := range map[string]format{
-		"a.MD": formatMarkdown, "b.Html": formatHTML, "c.XHTML": formatHTML, "d.asciidoc": formatAsciiDoc,
-		"e.text": formatText, "f.bin": formatNone, "g": formatNone, "h.md.bak": formatNone, "i.tex": formatTeX,
+	for name, want := range map[string]Format{
+		"a.MD": FormatMarkdown, "b.Html": FormatHTML, "c.XHTML": FormatHTML, "d.asciidoc": FormatAsciiDoc,
+		"e.text": FormatText, "f.bin": FormatNone, "g": FormatNone, "h.md.bak": FormatNone, "i.tex": FormatTeX,
 	} {
-		if got := formatOf(name); got != want {
-			t.Errorf("formatOf(%q) = %v, want %v", name, got, want)
+		if got := FormatOf(name); got != want {
+			t.Errorf("FormatOf(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package corpus
+package extract
 
 import (
 	"fmt"
@@ -19,15 +19,25 @@ const (
 	sectionMin = 300
 )
 
-// passage is one indexed unit of a document.
-type passage struct {
-	location string // for people: heading path or line range
-	heading  string // indexed: the heading path and the headings merged in
-	body     string
+// Passage is one unit of a document, small enough to quote and to rank.
+type Passage struct {
+	// Location says where the passage sits, for people: its heading path
+	// ("Synchronization › Channel communication") or, for plain text and
+	// text before the first heading, its line range ("lines 45-49").
+	Location string
+	// Heading is the text to index as headings: the heading path and the
+	// headings of short sections merged into the passage.
+	Heading string
+	// Body is the passage's text, paragraphs separated by blank lines.
+	Body string
 }
 
-// split cuts a document into passages, in document order.
-func split(d *document) []passage {
+// Split cuts a document into passages, in document order. Passages are
+// roughly 600–1200 bytes, cut at paragraph boundaries (see passageMin and
+// passageMax). Split does not change d.
+//
+// Cost: linear in the length of the document's text.
+func Split(d *Document) []Passage {
 	c := chunker{d: d, sec: -1}
 	for _, b := range d.blocks {
 		if c.body.Len() > 0 && b.sec != c.lastSec {
@@ -81,10 +91,10 @@ func (b block) lineOf(off int) int {
 }
 
 type chunker struct {
-	d       *document
-	out     []passage
+	d       *Document
+	out     []Passage
 	body    strings.Builder
-	sec     int // section the passage starts in; -1 when empty
+	sec     int // section the Passage starts in; -1 when empty
 	lastSec int // section of the last text written
 	heads   []string
 	first   int
@@ -130,7 +140,7 @@ func (c *chunker) flush() {
 		}
 	}
 	heading := strings.Join(append(path[:len(path):len(path)], c.heads...), " › ")
-	c.out = append(c.out, passage{location: loc, heading: heading, body: c.body.String()})
+	c.out = append(c.out, Passage{Location: loc, Heading: heading, Body: c.body.String()})
 	c.body.Reset()
 	c.sec, c.heads, c.first, c.last = -1, nil, 0, 0
 }

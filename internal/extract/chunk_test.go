@@ -1,4 +1,4 @@
-package corpus
+package extract
 
 import (
 	"strings"
@@ -7,8 +7,8 @@ import (
 )
 
 // plainDocument is a document with one section and the given paragraphs.
-func plainDocument(paras ...string) *document {
-	d := &document{sections: []section{{}}}
+func plainDocument(paras ...string) *Document {
+	d := &Document{sections: []section{{}}}
 	for _, p := range paras {
 		d.blocks = append(d.blocks, block{text: p})
 	}
@@ -28,17 +28,17 @@ func TestSplitParagraphs(t *testing.T) {
 		}
 		paras = append(paras, strings.Join(s, " "))
 	}
-	ps := split(plainDocument(paras...))
+	ps := Split(plainDocument(paras...))
 	if len(ps) < 3 {
 		t.Fatalf("%d passages", len(ps))
 	}
 	n := 0
 	for i, p := range ps {
-		if len(p.body) > passageMax || i < len(ps)-1 && len(p.body) < passageMin {
-			t.Errorf("passage %d has %d bytes, want %d to %d", i, len(p.body), passageMin, passageMax)
+		if len(p.Body) > passageMax || i < len(ps)-1 && len(p.Body) < passageMin {
+			t.Errorf("passage %d has %d bytes, want %d to %d", i, len(p.Body), passageMin, passageMax)
 		}
 		// Whole paragraphs only.
-		for _, para := range strings.Split(p.body, "\n\n") {
+		for _, para := range strings.Split(p.Body, "\n\n") {
 			if para != paras[n] {
 				t.Fatalf("passage %d: paragraph %q, want %q", i, para, paras[n])
 			}
@@ -56,13 +56,13 @@ func TestSplitLongParagraph(t *testing.T) {
 		s = append(s, sentence(i))
 	}
 	long := strings.Join(s, " ")
-	ps := split(plainDocument(long))
+	ps := Split(plainDocument(long))
 	var got []string
 	for i, p := range ps {
-		if len(p.body) > passageMax || !strings.HasSuffix(p.body, "ends here.") {
-			t.Errorf("passage %d (%d bytes) does not end a sentence: …%s", i, len(p.body), p.body[max(0, len(p.body)-30):])
+		if len(p.Body) > passageMax || !strings.HasSuffix(p.Body, "ends here.") {
+			t.Errorf("passage %d (%d bytes) does not end a sentence: …%s", i, len(p.Body), p.Body[max(0, len(p.Body)-30):])
 		}
-		got = append(got, p.body)
+		got = append(got, p.Body)
 	}
 	if strings.Join(got, " ") != long {
 		t.Error("passages do not add up to the paragraph")
@@ -71,13 +71,13 @@ func TestSplitLongParagraph(t *testing.T) {
 
 func TestSplitUnbreakable(t *testing.T) {
 	long := strings.Repeat("日本語", 1000) // no spaces, multi-byte
-	ps := split(plainDocument(long))
+	ps := Split(plainDocument(long))
 	var got strings.Builder
 	for i, p := range ps {
-		if len(p.body) > passageMax || !utf8.ValidString(p.body) {
-			t.Errorf("passage %d: %d bytes, valid UTF-8 %v", i, len(p.body), utf8.ValidString(p.body))
+		if len(p.Body) > passageMax || !utf8.ValidString(p.Body) {
+			t.Errorf("passage %d: %d bytes, valid UTF-8 %v", i, len(p.Body), utf8.ValidString(p.Body))
 		}
-		got.WriteString(p.body)
+		got.WriteString(p.Body)
 	}
 	if got.String() != long {
 		t.Error("passages do not add up to the text")
@@ -86,7 +86,7 @@ func TestSplitUnbreakable(t *testing.T) {
 
 func TestSplitSections(t *testing.T) {
 	long := strings.Repeat(sentence(3)+" ", 9) // ~ 450 bytes
-	d := &document{
+	d := &Document{
 		sections: []section{{}, {path: []string{"A"}}, {path: []string{"A", "Short"}}, {path: []string{"B"}}},
 		blocks: []block{
 			{sec: 1, text: long, first: 3, last: 5},
@@ -95,13 +95,13 @@ func TestSplitSections(t *testing.T) {
 			{sec: 3, text: long, first: 11, last: 12},
 		},
 	}
-	want := []passage{
-		{location: "A", heading: "A", body: strings.TrimSpace(long)},
-		{location: "A › Short", heading: "A › Short › B", body: "Tiny.\n\nB\n\nAlso small.\n\n" + strings.TrimSpace(long)},
+	want := []Passage{
+		{Location: "A", Heading: "A", Body: strings.TrimSpace(long)},
+		{Location: "A › Short", Heading: "A › Short › B", Body: "Tiny.\n\nB\n\nAlso small.\n\n" + strings.TrimSpace(long)},
 	}
 	d.blocks[0].text = strings.TrimSpace(long)
 	d.blocks[3].text = strings.TrimSpace(long)
-	ps := split(d)
+	ps := Split(d)
 	if len(ps) != len(want) {
 		t.Fatalf("%d passages: %+v", len(ps), ps)
 	}
@@ -111,9 +111,9 @@ func TestSplitSections(t *testing.T) {
 		}
 	}
 	d.lineLocations = true
-	ps = split(d)
-	if ps[0].location != "lines 3-5" || ps[1].location != "lines 7-12" || ps[1].heading != "A › Short › B" {
-		t.Errorf("line locations: %q, %q (heading %q)", ps[0].location, ps[1].location, ps[1].heading)
+	ps = Split(d)
+	if ps[0].Location != "lines 3-5" || ps[1].Location != "lines 7-12" || ps[1].Heading != "A › Short › B" {
+		t.Errorf("line locations: %q, %q (heading %q)", ps[0].Location, ps[1].Location, ps[1].Heading)
 	}
 }
 
@@ -153,24 +153,24 @@ func FuzzSplit(f *testing.F) {
 		if !utf8.ValidString(src) {
 			return
 		}
-		d := extract("fuzz.md", src, formatMarkdown)
-		ps := split(&d)
+		d := Extract("fuzz.md", src, FormatMarkdown)
+		ps := Split(&d)
 		var want, got strings.Builder
 		for _, b := range d.blocks {
 			want.WriteString(noSpace(b.text))
 		}
 		for i, p := range ps {
-			if !utf8.ValidString(p.body) {
+			if !utf8.ValidString(p.Body) {
 				t.Fatalf("passage %d is not valid UTF-8", i)
 			}
 			merged := 0
-			if p.heading != "" {
-				merged = len(p.heading) + 2*strings.Count(p.heading, " › ") + 2
+			if p.Heading != "" {
+				merged = len(p.Heading) + 2*strings.Count(p.Heading, " › ") + 2
 			}
-			if len(p.body) > passageMax+merged {
-				t.Fatalf("passage %d has %d bytes", i, len(p.body))
+			if len(p.Body) > passageMax+merged {
+				t.Fatalf("passage %d has %d bytes", i, len(p.Body))
 			}
-			got.WriteString(noSpace(p.body))
+			got.WriteString(noSpace(p.Body))
 		}
 		// Merged headings add text; all of the blocks' text must be there.
 		if !isSubsequence(want.String(), got.String()) {

@@ -1,4 +1,4 @@
-package corpus
+package extract
 
 import (
 	"path/filepath"
@@ -8,47 +8,54 @@ import (
 	"unicode/utf8"
 )
 
-// format is how a file's bytes become a document.
-type format int
+// Format is how a file's bytes become a document.
+type Format int
 
 const (
-	formatNone format = iota
-	formatMarkdown
-	formatText
-	formatRST
-	formatAsciiDoc
-	formatOrg
-	formatTeX
-	formatHTML
+	FormatNone Format = iota
+	FormatMarkdown
+	FormatText
+	FormatRST
+	FormatAsciiDoc
+	FormatOrg
+	FormatTeX
+	FormatHTML
 )
 
 // formats maps lower-case file extensions to formats; files with other
 // extensions are not part of the corpus.
-var formats = map[string]format{
-	".md":       formatMarkdown,
-	".markdown": formatMarkdown,
-	".mdx":      formatMarkdown,
-	".txt":      formatText,
-	".text":     formatText,
-	".rst":      formatRST,
-	".adoc":     formatAsciiDoc,
-	".asciidoc": formatAsciiDoc,
-	".org":      formatOrg,
-	".tex":      formatTeX,
-	".html":     formatHTML,
-	".htm":      formatHTML,
-	".xhtml":    formatHTML,
+var formats = map[string]Format{
+	".md":       FormatMarkdown,
+	".markdown": FormatMarkdown,
+	".mdx":      FormatMarkdown,
+	".txt":      FormatText,
+	".text":     FormatText,
+	".rst":      FormatRST,
+	".adoc":     FormatAsciiDoc,
+	".asciidoc": FormatAsciiDoc,
+	".org":      FormatOrg,
+	".tex":      FormatTeX,
+	".html":     FormatHTML,
+	".htm":      FormatHTML,
+	".xhtml":    FormatHTML,
 }
 
-func formatOf(name string) format {
+// FormatOf returns the format of the file name by its extension, in any
+// case (".md", ".HTML"), or FormatNone for a file that is not a document.
+func FormatOf(name string) Format {
 	return formats[strings.ToLower(filepath.Ext(name))]
 }
 
-// document is a file turned into text, ready to be split into passages.
-type document struct {
-	title string
-	// text is the whole extracted text, returned by Fetch.
-	text string
+// Document is a file turned into text, ready to be split into passages.
+// Title and Text hold no control characters (see Clean).
+type Document struct {
+	// Title is the document's title: from its metadata (front matter,
+	// <title>, #+TITLE, \title), else its first top-level heading, else
+	// the file name without its extension.
+	Title string
+	// Text is the whole extracted text: the source for text formats (less
+	// comments and markup that is not content), Markdown-like text for HTML.
+	Text string
 	// sections[i].path is the heading path of section i; section 0 is the
 	// text before the first heading, with an empty path.
 	sections []section
@@ -65,7 +72,7 @@ type section struct {
 // block is a paragraph, list item or preformatted block: the unit passages
 // are assembled from.
 type block struct {
-	sec  int // index into document.sections
+	sec  int // index into Document.sections
 	text string
 	// pre blocks are preformatted: split between lines, never re-flowed.
 	pre bool
@@ -76,7 +83,7 @@ type block struct {
 
 // builder assembles a document from a stream of headings and blocks.
 type builder struct {
-	doc       document
+	doc       Document
 	stack     [7]string // stack[level] for levels 1..6
 	heads     []heading
 	metaTitle string // title from metadata (front matter, <title>)
@@ -130,7 +137,7 @@ func (b *builder) sectionZero() {
 
 // finish resolves the title and the heading paths. fallback is the title
 // when the document names none (the file name).
-func (b *builder) finish(fallback string) document {
+func (b *builder) finish(fallback string) Document {
 	b.sectionZero()
 	// The title is the metadata's, else the first top-level heading's. The
 	// first heading is left out of heading paths when it repeats the
@@ -151,7 +158,7 @@ func (b *builder) finish(fallback string) document {
 	if title == "" {
 		title = fallback
 	}
-	b.doc.title = title
+	b.doc.Title = title
 	for i, h := range b.heads {
 		b.stack[h.level] = h.text
 		if i == titleHead {
@@ -171,15 +178,24 @@ func (b *builder) finish(fallback string) document {
 	return b.doc
 }
 
-// extract turns a file's contents into a document. name is the file name,
-// used as the title when the document names none. src must be valid UTF-8.
-func extract(name string, src string, f format) document {
+// Extract turns a file's contents into a document. name is the file name,
+// used as the title when the document names none. src should be valid
+// UTF-8 (invalid bytes become U+FFFD). Control characters and terminal
+// escape sequences are removed (see Clean), before and after HTML entities
+// are decoded, so none reaches the document's title, text or passages.
+//
+// Cost: linear in len(src); a document of FormatNone is read as plain text.
+func Extract(name string, src string, f Format) Document {
 	src = strings.TrimPrefix(src, "\uFEFF")
 	src = strings.ReplaceAll(src, "\r\n", "\n")
 	src = strings.ReplaceAll(src, "\r", "\n")
-	fallback := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	if f == formatHTML {
+	src = Clean(src)
+	fallback := Clean(strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
+	if f == FormatHTML {
 		return extractHTML(src, fallback)
+	}
+	if f == FormatNone {
+		f = FormatText
 	}
 	return extractLines(src, f, fallback)
 }
@@ -215,16 +231,16 @@ func blankOut(src string, re *regexp.Regexp) string {
 	})
 }
 
-func extractLines(src string, f format, fallback string) document {
+func extractLines(src string, f Format, fallback string) Document {
 	var b builder
-	b.doc.lineLocations = f == formatText
-	if f == formatMarkdown {
+	b.doc.lineLocations = f == FormatText
+	if f == FormatMarkdown {
 		src = blankOut(src, htmlComment)
 		src = blankOut(src, rawHTMLBlock)
 	}
 	lines := strings.Split(src, "\n")
 	start := 0
-	if f == formatMarkdown {
+	if f == FormatMarkdown {
 		start = frontMatter(lines, &b)
 	}
 
@@ -237,13 +253,13 @@ func extractLines(src string, f format, fallback string) document {
 		rstStyles   []string
 		dropped     = make([]bool, len(lines))
 		// TeX: the preamble before \begin{document} is dropped.
-		texDocument = f != formatTeX || !strings.Contains(src, `\begin{document}`)
+		texDocument = f != FormatTeX || !strings.Contains(src, `\begin{document}`)
 	)
 	flush := func() {
 		if len(para) > 0 {
 			// An indented paragraph is a code block in Markdown and a
 			// literal block in reStructuredText: keep its layout.
-			pre := (f == formatMarkdown || f == formatRST) && allIndented(para)
+			pre := (f == FormatMarkdown || f == FormatRST) && allIndented(para)
 			b.block(strings.Join(para, "\n"), pre, first, last)
 			para = para[:0]
 		}
@@ -271,7 +287,7 @@ func extractLines(src string, f format, fallback string) document {
 			continue
 		}
 		switch f {
-		case formatOrg:
+		case FormatOrg:
 			if strings.HasPrefix(trimmed, "#+") {
 				if len(trimmed) >= 8 && strings.EqualFold(trimmed[:8], "#+title:") && b.metaTitle == "" {
 					b.metaTitle = strings.TrimSpace(trimmed[8:])
@@ -283,7 +299,7 @@ func extractLines(src string, f format, fallback string) document {
 				dropped[i] = true
 				continue
 			}
-		case formatTeX:
+		case FormatTeX:
 			if strings.HasPrefix(trimmed, "%") {
 				dropped[i] = true
 				continue
@@ -304,12 +320,12 @@ func extractLines(src string, f format, fallback string) document {
 				dropped[i] = true
 				continue
 			}
-		case formatAsciiDoc:
+		case FormatAsciiDoc:
 			if strings.HasPrefix(trimmed, "//") || adocAttribute.MatchString(trimmed) || adocDelimiter.MatchString(trimmed) {
 				dropped[i] = true
 				continue
 			}
-		case formatRST:
+		case FormatRST:
 			if strings.HasPrefix(trimmed, "..") && !strings.Contains(trimmed, "::") {
 				// A comment or a link target; directives (".. note::") keep their text.
 				dropped[i] = true
@@ -340,7 +356,7 @@ func extractLines(src string, f format, fallback string) document {
 		}
 	}
 	d := b.finish(fallback)
-	d.text = squeezeBlankLines(strings.Join(kept, "\n"))
+	d.Text = squeezeBlankLines(strings.Join(kept, "\n"))
 	return d
 }
 
@@ -371,10 +387,10 @@ func frontMatter(lines []string, b *builder) int {
 
 // fenceStart reports whether line opens a verbatim block and returns the
 // delimiter that closes it.
-func fenceStart(line string, f format) string {
+func fenceStart(line string, f Format) string {
 	t := strings.TrimSpace(line)
 	switch f {
-	case formatMarkdown:
+	case FormatMarkdown:
 		for _, c := range []string{"```", "~~~"} {
 			if strings.HasPrefix(t, c) && strings.HasPrefix(strings.TrimLeft(line, " "), c) {
 				n := len(t) - len(strings.TrimLeft(t, c[:1]))
@@ -384,16 +400,16 @@ func fenceStart(line string, f format) string {
 				return strings.Repeat(c[:1], n)
 			}
 		}
-	case formatAsciiDoc:
+	case FormatAsciiDoc:
 		if len(t) >= 4 && (strings.Trim(t, "-") == "" || strings.Trim(t, ".") == "" || strings.Trim(t, "+") == "") {
 			return t
 		}
-	case formatOrg:
+	case FormatOrg:
 		if lt := strings.ToLower(t); strings.HasPrefix(lt, "#+begin_") {
 			kind, _, _ := strings.Cut(lt[len("#+begin_"):], " ")
 			return "#+end_" + kind
 		}
-	case formatTeX:
+	case FormatTeX:
 		for _, env := range []string{"verbatim", "lstlisting", "minted"} {
 			if strings.HasPrefix(t, `\begin{`+env+`}`) {
 				return `\end{` + env + `}`
@@ -403,14 +419,14 @@ func fenceStart(line string, f format) string {
 	return ""
 }
 
-func isFenceEnd(line, fence string, f format) bool {
+func isFenceEnd(line, fence string, f Format) bool {
 	t := strings.TrimSpace(line)
 	switch f {
-	case formatMarkdown:
+	case FormatMarkdown:
 		return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
-	case formatOrg:
+	case FormatOrg:
 		return strings.HasPrefix(strings.ToLower(t), fence)
-	case formatTeX:
+	case FormatTeX:
 		return strings.HasPrefix(t, fence)
 	}
 	return t == fence
@@ -420,14 +436,14 @@ func isFenceEnd(line, fence string, f format) bool {
 // and how many lines it takes (0: not a heading). Underlined headings
 // (setext, reStructuredText) are recognised only at the start of a
 // paragraph.
-func headingAt(lines []string, i int, f format, paraStart bool, rstStyles *[]string) (int, string, int) {
+func headingAt(lines []string, i int, f Format, paraStart bool, rstStyles *[]string) (int, string, int) {
 	line := lines[i]
 	next := ""
 	if i+1 < len(lines) {
 		next = lines[i+1]
 	}
 	switch f {
-	case formatMarkdown, formatText:
+	case FormatMarkdown, FormatText:
 		if m := atxHeading.FindStringSubmatch(line); m != nil {
 			return len(m[1]), headingID.ReplaceAllString(m[2], ""), 1
 		}
@@ -441,7 +457,7 @@ func headingAt(lines []string, i int, f format, paraStart bool, rstStyles *[]str
 				}
 			}
 		}
-	case formatRST:
+	case FormatRST:
 		if !paraStart {
 			return 0, "", 0
 		}
@@ -454,15 +470,15 @@ func headingAt(lines []string, i int, f format, paraStart bool, rstStyles *[]str
 			utf8.RuneCountInString(strings.TrimSpace(next)) >= utf8.RuneCountInString(strings.TrimSpace(line)) {
 			return rstLevel(rstStyles, "u"+string(c)), line, 2
 		}
-	case formatAsciiDoc:
+	case FormatAsciiDoc:
 		if m := adocHeading.FindStringSubmatch(line); m != nil {
 			return len(m[1]), m[2], 1
 		}
-	case formatOrg:
+	case FormatOrg:
 		if m := orgHeading.FindStringSubmatch(line); m != nil {
 			return len(m[1]), orgTags.ReplaceAllString(m[2], ""), 1
 		}
-	case formatTeX:
+	case FormatTeX:
 		if m := texHeading.FindStringSubmatch(line); m != nil {
 			return texLevels[m[1]], texInline(m[2]), 1
 		}

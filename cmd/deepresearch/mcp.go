@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/mcpserver"
+)
+
+func init() { extraCommands = append(extraCommands, newMCPCmd) }
+
+func newMCPCmd() *cobra.Command {
+	var configFile string
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the citation tools and research over MCP on stdio",
+		Long: `mcp serves the Model Context Protocol on stdin/stdout, for Claude Code, Cursor
+and other MCP clients. Tools:
+
+  citation_create   create a citation index; returns index_id
+  citation_add      add a source's URL; returns its stable citation_number (the
+                    same resource under any URL form gets the same number)
+  citation_merge    merge one index into another (first seen wins); returns
+                    how the merged index's numbers map
+  citation_export   the reference list as markdown, csl-json or bibtex
+  verify            check a markdown report's citations against its sources
+  research          research a question and return the cited report
+
+research uses the same settings as "deepresearch run" (corpus, limits; the
+--config file, DEEPRESEARCH_* variables and flags); the research library is
+opened on the first research call. The log goes to stderr.
+
+Claude Code: claude mcp add deepresearch -- deepresearch mcp`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serveMCP(cmd, configFile)
+		},
+	}
+	config.AddFlags(cmd.Flags())
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
+	return cmd
+}
+
+func serveMCP(cmd *cobra.Command, configFile string) error {
+	s, err := settings(cmd, configFile)
+	if err != nil {
+		return err
+	}
+	logger, err := config.NewLogger(s, cmd.ErrOrStderr())
+	if err != nil {
+		return inputError(err)
+	}
+	open := func() (*deepresearch.Researcher, error) { return deepresearch.FromSettings(s, &logger) }
+	lib := &lazyResearcher{open: open}
+	defer lib.Close()
+	srv := mcpserver.New(mcpserver.Options{Research: lib.research})
+	t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+	err = srv.Run(cmd.Context(), t)
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil // the client hung up, or we were interrupted
+	}
+	return fmt.Errorf("mcp: %w", err)
+}
+
+// lazyResearcher opens the research library on first use, so that a
+// client that only wants the citation tools never waits for the corpus.
+type lazyResearcher struct {
+	open func() (*deepresearch.Researcher, error)
+	mu   sync.Mutex
+	r    *deepresearch.Researcher
+}
+
+// research is the one adapter between the MCP research tool and the
+// library's public API.
+func (l *lazyResearcher) research(ctx context.Context, question string) (mcpserver.Report, error) {
+	l.mu.Lock()
+	if l.r == nil {
+		r, err := l.open()
+		if err != nil {
+			l.mu.Unlock()
+			return mcpserver.Report{}, err
+		}
+		l.r = r
+	}
+	r := l.r
+	l.mu.Unlock()
+	rep, err := r.Run(ctx, question)
+	if err != nil {
+		return mcpserver.Report{}, err
+	}
+	out := mcpserver.Report{Markdown: rep.Markdown()}
+	for _, ref := range rep.References {
+		out.References = append(out.References, mcpserver.Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL})
+	}
+	return out, nil
+}
+
+func (l *lazyResearcher) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.r == nil {
+		return nil
+	}
+	return l.r.Close()
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

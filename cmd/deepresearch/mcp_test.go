@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// syncBuffer is a bytes.Buffer safe to write from the server goroutine and
+// read after it ends.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestMCPCommand runs `deepresearch mcp` in-process over pipes and talks to
+// it with the MCP SDK's client: the research tool runs the real pipeline
+// over the test corpus, and verify checks the report it returns.
+func TestMCPCommand(t *testing.T) {
+	index := isolate(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		c := execute(context.Background(), []string{"mcp", "--corpus", corpus, "--index", index}, inR, outW, &stderr)
+		outW.Close()
+		code <- c
+	}()
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question}})
+	if err != nil || res.IsError {
+		t.Fatalf("research: %v %+v", err, res)
+	}
+	var rep struct {
+		Markdown   string `json:"markdown"`
+		References []struct {
+			Number int    `json:"number"`
+			URL    string `json:"url"`
+		} `json:"references"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	cited := regexp.MustCompile(`\[\[(\d+)\]\]\(`).FindAllString(rep.Markdown, -1)
+	if len(cited) == 0 || len(rep.References) == 0 || !strings.Contains(rep.Markdown, "## References") {
+		t.Fatalf("report without citations:\n%s", rep.Markdown)
+	}
+	// The report's sources, with the index's numbers: verify finds every
+	// number among them.
+	var srcs []map[string]any
+	for _, r := range rep.References {
+		srcs = append(srcs, map[string]any{"number": r.Number, "url": r.URL, "text": "x"})
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "verify", Arguments: map[string]any{"text": rep.Markdown, "sources": srcs}})
+	if err != nil || res.IsError {
+		t.Fatalf("verify: %v %+v", err, res)
+	}
+	var v struct {
+		Summary struct{ Citations, Fabricated int } `json:"summary"`
+	}
+	b, _ = json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &v); err != nil || v.Summary.Citations == 0 || v.Summary.Fabricated != 0 {
+		t.Errorf("verify: %v %s", err, b)
+	}
+	cs.Close()
+	inW.Close()
+	if c := <-code; c != 0 {
+		t.Errorf("exit status %d: %s", c, stderr.String())
+	}
+}

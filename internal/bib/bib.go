@@ -1,0 +1,142 @@
+// Package bib exports a report's reference list in the formats people paste
+// into other tools: CSL-JSON (Zotero, Pandoc, citeproc-js) and BibTeX
+// (LaTeX). It is pure: references in, bytes out.
+//
+// A web page becomes a CSL "webpage" / BibTeX @misc with its URL; a local
+// document (a file: URL, or channel "corpus") a CSL "document" with its
+// path as the archive location; a source whose URL is a DOI link carries
+// the DOI. Authors and dates are written when the reference has them.
+package bib
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"github.com/deepresearch/deepresearch/internal/source"
+)
+
+// Name is an author's name: Family and Given, or Literal for an
+// organisation or a name that does not split.
+type Name struct {
+	Family  string `json:"family,omitempty"`
+	Given   string `json:"given,omitempty"`
+	Literal string `json:"literal,omitempty"`
+}
+
+// Date is a calendar date; a zero Month or Day is unknown, a zero Year the
+// whole date.
+type Date struct {
+	Year, Month, Day int
+}
+
+// IsZero reports whether the date is unknown.
+func (d Date) IsZero() bool { return d.Year == 0 }
+
+// Reference is one entry of a reference list: the number the report cites
+// it by, the source, and what else is known of it.
+type Reference struct {
+	Number int
+	source.Source
+	Authors []Name
+	// Issued is the publication date; Accessed when it was retrieved.
+	Issued, Accessed Date
+	// Publisher is the site or publisher ("The Go Authors"); Container the
+	// journal, book or site name it appeared in.
+	Publisher, Container string
+	// DOI, when not given, is taken from a doi.org URL.
+	DOI string
+}
+
+// kind says how a reference is displayed and exported.
+type kind int
+
+const (
+	web kind = iota
+	local
+)
+
+func kindOf(r Reference) kind {
+	if r.Channel == "corpus" || strings.HasPrefix(strings.ToLower(r.URL), "file:") || r.URL == "" && r.ID != "" {
+		return local
+	}
+	return web
+}
+
+// doiOf returns the reference's DOI: given, or the path of a doi.org URL.
+func doiOf(r Reference) string {
+	if r.DOI != "" {
+		return clean(r.DOI)
+	}
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return ""
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "doi.org", "dx.doi.org", "www.doi.org":
+		d := strings.TrimPrefix(u.Path, "/")
+		if strings.HasPrefix(d, "10.") && strings.Contains(d, "/") {
+			return clean(d)
+		}
+	}
+	return ""
+}
+
+// localPath is a local document's path: its file: URL's path, or its ID.
+func localPath(r Reference) string {
+	if u, err := url.Parse(r.URL); err == nil && strings.EqualFold(u.Scheme, "file") {
+		if u.Path != "" {
+			return u.Path
+		}
+		return u.Opaque
+	}
+	return r.ID
+}
+
+// title is the reference's title, or a stand-in.
+func title(r Reference) string {
+	if t := clean(r.Title); t != "" {
+		return t
+	}
+	if kindOf(r) == local {
+		return clean(localPath(r))
+	}
+	if t := clean(r.URL); t != "" {
+		return t
+	}
+	return clean(r.ID)
+}
+
+// clean drops control characters and collapses blanks: titles come from
+// the web.
+func clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func (d Date) parts() []int {
+	p := []int{d.Year}
+	if d.Month > 0 {
+		p = append(p, d.Month)
+		if d.Day > 0 {
+			p = append(p, d.Day)
+		}
+	}
+	return p
+}
+
+func (d Date) iso() string {
+	switch {
+	case d.Month == 0:
+		return fmt.Sprintf("%04d", d.Year)
+	case d.Day == 0:
+		return fmt.Sprintf("%04d-%02d", d.Year, d.Month)
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day)
+}

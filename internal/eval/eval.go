@@ -1,0 +1,198 @@
+// Package eval measures retrieval quality: how often research cites the
+// documents a good answer must cite, against a plain search of the
+// question as the baseline, on a real corpus nobody on the team wrote
+// (the Go standard library's package documentation and GOROOT/doc, see
+// WriteCorpus).
+//
+// Metrics, per system, over a set of hand-written questions:
+//
+//   - hit rate: the share of questions for which at least one expected
+//     document is cited;
+//   - recall: the mean share of expected documents cited;
+//   - precision: the share of cited documents that are expected or share
+//     a key term with the question (relevance.SharesKeyTerm over the
+//     document's title and text); strict precision counts expected
+//     documents only;
+//   - off-topic: cited documents that share no key term with their
+//     question (the target is none).
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/relevance"
+	"github.com/deepresearch/deepresearch/internal/search"
+)
+
+// Question is one evaluation question and the documents (corpus IDs) a
+// good answer must cite.
+type Question struct {
+	ID       string   `json:"id"`
+	Question string   `json:"question"`
+	Expect   []string `json:"expect"`
+}
+
+// LoadQuestions reads a questions file: {"questions": [Question…]}.
+func LoadQuestions(path string) ([]Question, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: questions: %w", err)
+	}
+	var f struct {
+		Questions []Question `json:"questions"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("eval: questions %s: %w", path, err)
+	}
+	for i, q := range f.Questions {
+		if strings.TrimSpace(q.Question) == "" || len(q.Expect) == 0 {
+			return nil, fmt.Errorf("eval: questions %s: question %d (%q) needs a question and expected documents", path, i+1, q.ID)
+		}
+	}
+	return f.Questions, nil
+}
+
+// Answerer answers a question with the IDs of the documents it cites, in
+// order, without duplicates.
+type Answerer func(ctx context.Context, question string) ([]string, error)
+
+// Result is one question's outcome for one system.
+type Result struct {
+	Question
+	Cited    []string
+	Hit      bool
+	Recall   float64
+	Expected int      // cited documents that are expected
+	OnTopic  int      // cited documents expected or sharing a key term with the question
+	OffTopic []string // cited documents sharing no key term with the question
+}
+
+// Summary is one system's figures over all questions.
+type Summary struct {
+	Name            string
+	Questions       int
+	HitRate         float64
+	Recall          float64
+	Precision       float64 // expected or on-topic, over all cited documents
+	StrictPrecision float64 // expected, over all cited documents
+	Cited           int     // documents cited, summed over questions
+	OffTopic        int
+}
+
+// Evaluate answers every question with answer and scores the citations.
+// docText returns a document's title and text, for the key-term check.
+// An error from answer stops the evaluation.
+func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, docText func(ctx context.Context, id string) (string, error)) (Summary, []Result, error) {
+	s := Summary{Name: name, Questions: len(qs)}
+	var results []Result
+	var expected, onTopic int
+	for _, q := range qs {
+		cited, err := answer(ctx, q.Question)
+		if err != nil {
+			return s, results, fmt.Errorf("eval: %s: question %s: %w", name, q.ID, err)
+		}
+		r := Result{Question: q, Cited: cited}
+		for _, id := range cited {
+			if slices.Contains(q.Expect, id) {
+				r.Expected++
+				r.OnTopic++
+				continue
+			}
+			text, err := docText(ctx, id)
+			if err != nil {
+				return s, results, fmt.Errorf("eval: %s: question %s: document %s: %w", name, q.ID, id, err)
+			}
+			if relevance.SharesKeyTerm(q.Question, text) {
+				r.OnTopic++
+			} else {
+				r.OffTopic = append(r.OffTopic, id)
+			}
+		}
+		found := 0
+		for _, e := range q.Expect {
+			if slices.Contains(cited, e) {
+				found++
+			}
+		}
+		r.Hit = found > 0
+		r.Recall = float64(found) / float64(len(q.Expect))
+		if r.Hit {
+			s.HitRate++
+		}
+		s.Recall += r.Recall
+		s.Cited += len(cited)
+		s.OffTopic += len(r.OffTopic)
+		expected += r.Expected
+		onTopic += r.OnTopic
+		results = append(results, r)
+	}
+	if n := float64(len(qs)); n > 0 {
+		s.HitRate /= n
+		s.Recall /= n
+	}
+	if s.Cited > 0 {
+		s.Precision = float64(onTopic) / float64(s.Cited)
+		s.StrictPrecision = float64(expected) / float64(s.Cited)
+	}
+	return s, results, nil
+}
+
+// Table writes the summaries side by side, one row per metric.
+func Table(w io.Writer, sums ...Summary) {
+	fmt.Fprintf(w, "| metric |")
+	for _, s := range sums {
+		fmt.Fprintf(w, " %s |", s.Name)
+	}
+	fmt.Fprintf(w, "\n|---|")
+	for range sums {
+		fmt.Fprintf(w, "---:|")
+	}
+	fmt.Fprintln(w)
+	row := func(name string, f func(Summary) string) {
+		fmt.Fprintf(w, "| %s |", name)
+		for _, s := range sums {
+			fmt.Fprintf(w, " %s |", f(s))
+		}
+		fmt.Fprintln(w)
+	}
+	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+	row("questions", func(s Summary) string { return fmt.Sprint(s.Questions) })
+	row("hit rate (an expected document cited)", func(s Summary) string { return pct(s.HitRate) })
+	row("recall of expected documents", func(s Summary) string { return pct(s.Recall) })
+	row("precision (expected or sharing a key term)", func(s Summary) string { return pct(s.Precision) })
+	row("strict precision (expected)", func(s Summary) string { return pct(s.StrictPrecision) })
+	row("documents cited per question", func(s Summary) string {
+		if s.Questions == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%.2f", float64(s.Cited)/float64(s.Questions))
+	})
+	row("cited documents sharing no key term", func(s Summary) string { return fmt.Sprint(s.OffTopic) })
+}
+
+// Baseline answers with the first k distinct documents of one plain
+// search of the question's own words.
+func Baseline(b search.Backend, k int) Answerer {
+	return func(ctx context.Context, question string) ([]string, error) {
+		res, err := b.Search(ctx, question, 4*k)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, r := range res {
+			if !slices.Contains(out, r.DocID) {
+				out = append(out, r.DocID)
+			}
+			if len(out) == k {
+				break
+			}
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,7 @@
+//go:build race
+
+package eval
+
+// raceEnabled: the race detector slows the evaluation twentyfold and finds
+// nothing in it (it runs on one goroutine); TestRetrievalTargets skips.
+const raceEnabled = true

@@ -1,0 +1,94 @@
+package fetch
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/transform"
+
+	"github.com/deepresearch/deepresearch/internal/extract"
+)
+
+// toText turns a body into text according to its media type: HTML to its
+// main text (internal/extract), text and markdown as they are, each decoded
+// from its charset to UTF-8. PDF and every other type are an
+// ErrContentType, with a message an agent can act on.
+func toText(body []byte, header, pageURL string) (mediaType, title, text string, err error) {
+	mediaType, _, perr := mime.ParseMediaType(header)
+	if perr != nil || mediaType == "" || mediaType == "application/octet-stream" {
+		header = http.DetectContentType(body)
+		mediaType, _, _ = mime.ParseMediaType(header)
+	}
+	mediaType = strings.ToLower(mediaType)
+	switch {
+	case mediaType == "text/html" || mediaType == "application/xhtml+xml":
+		utf8Body, err := decode(body, header)
+		if err != nil {
+			return mediaType, "", "", err
+		}
+		title, text, err := extract.Readable(utf8Body, pageURL)
+		if err != nil || strings.TrimSpace(text) == "" {
+			return mediaType, title, "", fmt.Errorf("%w in the HTML page", ErrNoText)
+		}
+		return mediaType, title, text, nil
+	case strings.HasPrefix(mediaType, "text/"):
+		utf8Body, err := decode(body, header)
+		if err != nil {
+			return mediaType, "", "", err
+		}
+		text := cleanText(string(utf8Body))
+		if strings.TrimSpace(text) == "" {
+			return mediaType, "", "", fmt.Errorf("%w: the page is empty", ErrNoText)
+		}
+		return mediaType, "", text, nil
+	case mediaType == "application/pdf":
+		return mediaType, "", "", fmt.Errorf("%w: application/pdf (PDF text extraction is not supported; look for an HTML version of the document, such as an abstract page)", ErrContentType)
+	}
+	return mediaType, "", "", fmt.Errorf("%w: %s (only HTML, plain text and markdown pages can be read)", ErrContentType, mediaType)
+}
+
+// decode converts body to UTF-8 from the charset its Content-Type header
+// declares, or else that a BOM or an HTML meta tag declares, or else UTF-8
+// when the body is valid UTF-8 (windows-1252 otherwise).
+func decode(body []byte, header string) ([]byte, error) {
+	enc, name, _ := charset.DetermineEncoding(body, header)
+	if name == "utf-8" {
+		body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+		return bytes.ToValidUTF8(body, []byte("\uFFFD")), nil
+	}
+	out, _, err := transform.Bytes(enc.NewDecoder(), body)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", name, err)
+	}
+	return bytes.ToValidUTF8(out, []byte("\uFFFD")), nil
+}
+
+// cleanText drops control and invisible format characters other than
+// newline and tab, normalises line ends to '\n' and trims trailing spaces.
+func cleanText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	b.Grow(len(s))
+	for line := range strings.Lines(s) {
+		line = strings.TrimRightFunc(strings.Map(keepRune, line), unicode.IsSpace)
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func keepRune(r rune) rune {
+	switch {
+	case r == '\t':
+		return r
+	case r == utf8.RuneError, unicode.IsControl(r), unicode.Is(unicode.Cf, r):
+		return -1
+	}
+	return r
+}

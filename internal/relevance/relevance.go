@@ -1,0 +1,298 @@
+// Package relevance is the quality stage between search and writing: the
+// sources reconciler and the content filter of the citation design (seed
+// "Citations & Sources system": sources_reconciler, sources_content_filter).
+//
+// A Filter belongs to one research task. Every batch of search results
+// passes through Apply before any of them is numbered or shown to the
+// model. Each candidate passage is
+//
+//   - dropped when it has no substance (a heading, a link list, a code
+//     fragment: too few words of prose);
+//   - scored for relevance to the task and to the user's original question
+//     by a Judge (offline: Lexical, key-term coverage with the question's
+//     terms counting most; with a model: LLMJudge, one batched call) and
+//     dropped when it is not relevant;
+//   - dropped when it is a near-duplicate (word shingles, Jaccard or
+//     containment) of a passage of another source already kept, so the
+//     same text under two names or sites is cited once.
+//
+// What was kept and dropped, with scores and reasons, goes to the Report
+// hook after every batch; the run turns it into a sources.filtered event.
+package relevance
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+)
+
+// Stages of the filter, as Verdict.Stage names them.
+const (
+	StageSubstance = "substance"
+	StageRelevance = "relevance"
+	StageDuplicate = "duplicate"
+)
+
+// Candidate is one search result offered to the filter: a passage (the
+// seed's short "text") of a source.
+type Candidate struct {
+	// Key identifies the source: its canonical URL or document ID.
+	// Passages of one source share it.
+	Key   string
+	Title string
+	URL   string
+	// Text is the passage the relevance judgement reads.
+	Text string
+}
+
+// Request is what a Judge scores: the candidates against the user's
+// question, the task's question and the searches that found them.
+type Request struct {
+	Question   string
+	Task       string
+	Queries    []string
+	Candidates []Candidate
+}
+
+// Judgement is a Judge's verdict on one candidate.
+type Judgement struct {
+	// Score is the relevance, 0 (none) to 1.
+	Score float64
+	// Relevant says whether the candidate may be cited.
+	Relevant bool
+	// Reason is one line saying why.
+	Reason string
+}
+
+// Judge scores candidates for relevance. Judge returns one Judgement per
+// candidate, in order. A Judge must be safe for concurrent use; an error
+// makes the Filter fall back to Lexical for that batch.
+type Judge interface {
+	Judge(ctx context.Context, req Request) ([]Judgement, error)
+}
+
+// Verdict is what the filter decided about one candidate.
+type Verdict struct {
+	Key    string  `json:"key"`
+	Title  string  `json:"title,omitempty"`
+	URL    string  `json:"url,omitempty"`
+	Score  float64 `json:"score"`
+	Reason string  `json:"reason"`
+	// Stage is the filter that dropped the candidate (StageSubstance,
+	// StageRelevance, StageDuplicate), or StageRelevance for a kept one.
+	Stage string `json:"stage"`
+	// DuplicateOf is the key of the kept source a duplicate repeats.
+	DuplicateOf string `json:"duplicate_of,omitempty"`
+}
+
+// Report is what one Apply did: the payload of a sources.filtered event.
+type Report struct {
+	// Query is the search whose results were filtered.
+	Query string `json:"query"`
+	// Judge names the judge that scored the batch ("lexical", "llm", or
+	// "lexical (llm failed: …)").
+	Judge   string    `json:"judge"`
+	Kept    []Verdict `json:"kept"`
+	Dropped []Verdict `json:"dropped"`
+}
+
+// Config configures a Filter.
+type Config struct {
+	// Question is the user's original question; Task the task's question.
+	// Either may be empty (then the other stands for both).
+	Question string
+	Task     string
+	// Judge scores relevance; nil means Lexical{}.
+	Judge Judge
+	// Report, when set, is called after every Apply with what it did,
+	// on Apply's goroutine.
+	Report func(Report)
+}
+
+// Filter filters the search results of one research task. It remembers
+// the passages it kept, so duplicates are caught across searches. A
+// Filter is not safe for concurrent use; each agent has its own.
+type Filter struct {
+	cfg     Config
+	queries []string
+	kept    []kept
+	best    float64 // the best relevance score kept so far
+}
+
+type kept struct {
+	key      string
+	shingles map[uint64]bool
+}
+
+// New returns a Filter for one task.
+func New(cfg Config) *Filter {
+	if cfg.Judge == nil {
+		cfg.Judge = Lexical{}
+	}
+	if strings.TrimSpace(cfg.Question) == "" {
+		cfg.Question = cfg.Task
+	}
+	if strings.TrimSpace(cfg.Task) == "" {
+		cfg.Task = cfg.Question
+	}
+	return &Filter{cfg: cfg}
+}
+
+// Decision is the filter's answer for one candidate.
+type Decision struct {
+	Keep bool
+	Verdict
+}
+
+// Apply filters the results of the search query and returns one Decision
+// per candidate, in order. Candidates of a source already kept by an
+// earlier Apply are judged again like any other (a later passage of a
+// good source may be off-topic). The error is non-nil only when ctx is
+// done; a failing Judge falls back to Lexical.
+//
+// Cost: the Judge's call (Lexical: linear in the text), plus shingling
+// each surviving passage and comparing it with every passage kept so
+// far.
+func (f *Filter) Apply(ctx context.Context, query string, cands []Candidate) ([]Decision, error) {
+	if query != "" {
+		f.queries = append(f.queries, query)
+	}
+	out := make([]Decision, len(cands))
+	rep := Report{Query: query, Judge: judgeName(f.cfg.Judge)}
+
+	// 1. Substance.
+	var judged []int
+	for i, c := range cands {
+		out[i].Verdict = Verdict{Key: c.Key, Title: c.Title, URL: c.URL}
+		if why := noSubstance(c.Text); why != "" {
+			out[i].Stage, out[i].Reason = StageSubstance, why
+			continue
+		}
+		judged = append(judged, i)
+	}
+
+	// 2. Relevance, one batched judgement.
+	if len(judged) > 0 {
+		req := Request{Question: f.cfg.Question, Task: f.cfg.Task, Queries: f.queries}
+		for _, i := range judged {
+			req.Candidates = append(req.Candidates, cands[i])
+		}
+		js, err := f.cfg.Judge.Judge(ctx, req)
+		if err == nil && len(js) != len(judged) {
+			err = fmt.Errorf("judge returned %d judgements for %d candidates", len(js), len(judged))
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			rep.Judge = fmt.Sprintf("lexical (%s failed: %s)", rep.Judge, oneLine(err.Error(), 160))
+			js, _ = Lexical{}.Judge(ctx, req)
+		}
+		for k, i := range judged {
+			j := js[k]
+			out[i].Stage, out[i].Score, out[i].Reason = StageRelevance, round(j.Score), oneLine(j.Reason, 320)
+			out[i].Keep = j.Relevant
+		}
+		// A candidate far weaker than the best one of the task is noise
+		// next to it.
+		for _, i := range judged {
+			if out[i].Keep && out[i].Score > f.best {
+				f.best = out[i].Score
+			}
+		}
+		for _, i := range judged {
+			if out[i].Keep && out[i].Score < f.best*relativeFloor {
+				out[i].Keep = false
+				out[i].Reason = fmt.Sprintf("much weaker than the best source of the task (%.2f < %.2f × %.2f); %s",
+					out[i].Score, relativeFloor, f.best, out[i].Reason)
+			}
+		}
+	}
+
+	// 3. Near-duplicates of passages of other sources already kept.
+	for i, c := range cands {
+		if !out[i].Keep {
+			continue
+		}
+		sh := shingles(c.Text)
+		if dup, ok := f.duplicate(c.Key, sh); ok {
+			out[i].Keep = false
+			out[i].Stage, out[i].DuplicateOf = StageDuplicate, dup
+			out[i].Reason = "near-duplicate of a passage of " + dup + " already kept"
+			continue
+		}
+		f.kept = append(f.kept, kept{key: c.Key, shingles: sh})
+	}
+
+	for _, d := range out {
+		if d.Keep {
+			rep.Kept = append(rep.Kept, d.Verdict)
+		} else {
+			rep.Dropped = append(rep.Dropped, d.Verdict)
+		}
+	}
+	if f.cfg.Report != nil {
+		f.cfg.Report(rep)
+	}
+	return out, nil
+}
+
+// relativeFloor: a candidate scoring below this share of the task's best
+// kept score is dropped.
+const relativeFloor = 0.34
+
+func judgeName(j Judge) string {
+	switch j.(type) {
+	case Lexical, *Lexical:
+		return "lexical"
+	case *LLMJudge:
+		return "llm"
+	}
+	return fmt.Sprintf("%T", j)
+}
+
+// minProseWords is the fewest words of prose a passage needs to count as
+// substance.
+const minProseWords = 8
+
+// noSubstance says why text has no substance, or "" when it has.
+func noSubstance(text string) string {
+	words, letters, total := 0, 0, 0
+	for _, f := range strings.Fields(text) {
+		alpha := 0
+		for _, r := range f {
+			total++
+			if unicode.IsLetter(r) {
+				letters++
+				alpha++
+			}
+		}
+		if alpha >= 2 && alpha*2 >= len([]rune(f)) {
+			words++
+		}
+	}
+	switch {
+	case words < minProseWords:
+		return fmt.Sprintf("no substance: %d words of prose", words)
+	case letters*2 < total:
+		return "no substance: mostly symbols, not prose"
+	}
+	return ""
+}
+
+func round(x float64) float64 { return math.Round(x*100) / 100 }
+
+// oneLine folds whitespace and cuts s to about n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,386 @@
+package verify
+
+import (
+	"html"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/deepresearch/deepresearch/internal/canon"
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+)
+
+// found is one citation marker in the report, before judging.
+type found struct {
+	kind   Kind
+	off    int
+	len    int
+	marker string
+	nums   []int  // KindNumber: the numbers, in order (repeats removed)
+	link   string // a rendered citation's link target
+	ref    string // KindRef: URL; KindDOI: the DOI; KindAuthorYear: "Author YEAR"; KindFile: path
+	// File references.
+	hash       string
+	lineLo     int
+	lineHi     int
+	author     string
+	year       string
+	sentence   string
+	sentenceAt int // offset of the sentence in the report
+}
+
+// layout is what the report's markdown structure says about byte ranges:
+// code (never holds citations) and reference lists (list the sources, do
+// not cite them).
+type layout struct {
+	skip []span // sorted, disjoint
+}
+
+func (l *layout) skipped(off, end int) bool {
+	i := sort.Search(len(l.skip), func(i int) bool { return l.skip[i].end > off })
+	return i < len(l.skip) && l.skip[i].start < end
+}
+
+// referenceHeadings are the titles of sections that list sources.
+var referenceHeadings = map[string]bool{
+	"references": true, "sources": true, "bibliography": true, "works cited": true,
+	"citations": true, "reference list": true, "notes": true, "footnotes": true,
+}
+
+func parseLayout(src []byte) *layout {
+	l := &layout{}
+	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	type heading struct{ level, start int }
+	var refs []heading
+	var heads []heading
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock:
+			lines := n.Lines()
+			if lines.Len() > 0 {
+				l.skip = append(l.skip, span{lines.At(0).Start, lines.At(lines.Len() - 1).Stop})
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			lo, hi := -1, -1
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					if lo < 0 {
+						lo = t.Segment.Start
+					}
+					hi = t.Segment.Stop
+				}
+			}
+			if lo >= 0 {
+				for lo > 0 && src[lo-1] == '`' {
+					lo--
+				}
+				for hi < len(src) && src[hi] == '`' {
+					hi++
+				}
+				l.skip = append(l.skip, span{lo, hi})
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.Heading:
+			lines := n.Lines()
+			if lines.Len() == 0 {
+				return ast.WalkContinue, nil
+			}
+			seg := lines.At(0)
+			start := strings.LastIndexByte(string(src[:seg.Start]), '\n') + 1
+			h := heading{n.Level, start}
+			heads = append(heads, h)
+			title := strings.ToLower(strings.Trim(strings.TrimSpace(string(seg.Value(src))), "#:* "))
+			if referenceHeadings[title] {
+				refs = append(refs, h)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, r := range refs {
+		end := len(src)
+		for _, h := range heads {
+			if h.start > r.start && h.level <= r.level {
+				end = h.start
+				break
+			}
+		}
+		l.skip = append(l.skip, span{r.start, end})
+	}
+	slices.SortFunc(l.skip, func(a, b span) int { return a.start - b.start })
+	// Merge overlaps so that the search above is right.
+	var merged []span
+	for _, s := range l.skip {
+		if n := len(merged); n > 0 && s.start <= merged[n-1].end {
+			merged[n-1].end = max(merged[n-1].end, s.end)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	l.skip = merged
+	return l
+}
+
+var (
+	// A DOI: "10." registrant "/" suffix (Crossref's recommended pattern,
+	// widened to any non-blank suffix character but brackets and quotes).
+	doiRe = regexp.MustCompile(`\b10\.\d{4,9}/[^\s"<>\[\]{}]+`)
+	// "Smith et al., 2020", "Smith et al. (2020)", "(Smith et al. 2020a)".
+	authorYearRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+et\s+al\.?,?\s*\(?((?:1[6-9]|20)\d{2})[a-z]?\b`)
+	// The markdown style our renderer writes: "[[1]](https://…)".
+	linkedRe = regexp.MustCompile(`\[\[([1-9][0-9]{0,5})\]\]\(([^()\s]*)\)`)
+	// The HTML style: <sup class="cite"><a href="URL" …>[1]</a></sup>.
+	supRe = regexp.MustCompile(`<sup class="cite"><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})\]</a></sup>`)
+	// "[path, L10-20]", "[path@hash, L10-20]", "[path@hash]", "[path, L7]".
+	fileRefRe = regexp.MustCompile(`\[([^\s\[\](),@]+)(?:@([0-9A-Fa-f]{6,64}))?(?:,\s*L(\d+)(?:\s*[-–]\s*L?(\d+))?)?\]`)
+)
+
+// findCitations returns every citation in the report, in order of offset.
+func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []found {
+	var out []found
+	p := citeproc.New(io.Discard, citeproc.Config{Mode: citeproc.Keep, Mapping: mapping, Hooks: citeproc.Hooks{
+		Marker: func(m citeproc.Marker) {
+			off := int(m.Offset)
+			if lay.skipped(off, off+m.Len) {
+				return
+			}
+			f := found{off: off, len: m.Len, marker: report[off : off+m.Len]}
+			if m.URL != "" {
+				f.kind, f.ref = KindRef, m.URL
+			} else {
+				f.kind = KindNumber
+				for _, n := range m.Numbers {
+					if !slices.Contains(f.nums, n) {
+						f.nums = append(f.nums, n)
+					}
+				}
+			}
+			out = append(out, f)
+		},
+	}})
+	// Keep mode never fails on its own; the destination discards.
+	_, _ = p.WriteString(report)
+	_ = p.Close()
+
+	// taken reports whether [lo, hi) is code, a reference list or overlaps
+	// a marker the parser found (out is in offset order).
+	taken := func(lo, hi int) bool {
+		if lay.skipped(lo, hi) {
+			return true
+		}
+		i := sort.Search(len(out), func(i int) bool { return out[i].off+out[i].len > lo })
+		return i < len(out) && out[i].off < hi
+	}
+	var extra []found
+	// Rendered citations: markdown links and HTML superscripts, which the
+	// parser leaves alone as links.
+	for _, re := range []*regexp.Regexp{linkedRe, supRe} {
+		for _, m := range re.FindAllStringSubmatchIndex(report, -1) {
+			lo, hi := m[0], m[1]
+			if lay.skipped(lo, hi) {
+				continue
+			}
+			// The parser finds the "[1]" inside a superscript: the whole
+			// superscript is the citation.
+			out = slices.DeleteFunc(out, func(f found) bool { return f.off >= lo && f.off+f.len <= hi })
+			if taken(lo, hi) {
+				continue
+			}
+			num, link := report[m[2]:m[3]], report[m[4]:m[5]]
+			if re == supRe {
+				num, link = link, num
+				link = html.UnescapeString(link)
+			}
+			extra = append(extra, found{kind: KindNumber, off: lo, len: hi - lo, marker: report[lo:hi], nums: []int{atoi(num)}, link: link})
+		}
+	}
+	for _, m := range fileRefRe.FindAllStringSubmatchIndex(report, -1) {
+		lo, hi := m[0], m[1]
+		path := report[m[2]:m[3]]
+		hasHash, hasLines := m[4] >= 0, m[6] >= 0
+		if !hasHash && !hasLines || !strings.ContainsAny(path, "./") || taken(lo, hi) {
+			continue
+		}
+		if hi < len(report) && (report[hi] == '(' || report[hi] == ':' || report[hi] == '[') {
+			continue // a link or a definition
+		}
+		f := found{kind: KindFile, off: lo, len: hi - lo, marker: report[lo:hi], ref: path}
+		if hasHash {
+			f.hash = strings.ToLower(report[m[4]:m[5]])
+		}
+		if hasLines {
+			f.lineLo = atoi(report[m[6]:m[7]])
+			f.lineHi = f.lineLo
+			if m[8] >= 0 {
+				f.lineHi = atoi(report[m[8]:m[9]])
+			}
+		}
+		extra = append(extra, f)
+	}
+	for _, m := range doiRe.FindAllStringIndex(report, -1) {
+		lo, hi := m[0], m[1]
+		for hi > lo && strings.IndexByte(".,;:)'", report[hi-1]) >= 0 {
+			hi--
+		}
+		if lay.skipped(lo, hi) {
+			continue
+		}
+		doi := report[lo:hi]
+		extra = append(extra, found{kind: KindDOI, off: lo, len: hi - lo, marker: doi, ref: doi})
+	}
+	for _, m := range authorYearRe.FindAllStringSubmatchIndex(report, -1) {
+		lo, hi := m[0], m[1]
+		if taken(lo, hi) {
+			continue
+		}
+		a, y := report[m[2]:m[3]], report[m[4]:m[5]]
+		extra = append(extra, found{kind: KindAuthorYear, off: lo, len: hi - lo, marker: report[lo:hi], ref: a + " " + y, author: a, year: y})
+	}
+	out = append(out, extra...)
+	slices.SortStableFunc(out, func(a, b found) int { return a.off - b.off })
+	return out
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		if n > 1e8 {
+			return n
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// lineIndex maps offsets to 1-based line numbers.
+type lineIndex []int // offsets at which lines start
+
+func newLineIndex(s string) lineIndex {
+	li := lineIndex{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			li = append(li, i+1)
+		}
+	}
+	return li
+}
+
+func (li lineIndex) line(off int) int {
+	return sort.Search(len(li), func(i int) bool { return li[i] > off })
+}
+
+// attachSentences sets each citation's sentence: the sentence of its block
+// (paragraph, list item, heading, table row) that holds it, or the one
+// before when the marker starts its sentence ("Claim. [1]"). Markers are
+// blanked out of the sentence, and markdown emphasis and link syntax
+// removed.
+func attachSentences(report string, fs []found) {
+	masked := []byte(report)
+	for _, f := range fs {
+		if f.kind == KindNumber || f.kind == KindRef || f.kind == KindFile {
+			for i := f.off; i < f.off+f.len; i++ {
+				if masked[i] != '\n' {
+					masked[i] = ' '
+				}
+			}
+		}
+	}
+	m := string(masked)
+	blocks := blockStarts(m)
+	type block struct {
+		lo, hi int
+		sents  []span
+	}
+	var cache *block
+	for i := range fs {
+		f := &fs[i]
+		b := sort.Search(len(blocks), func(i int) bool { return blocks[i] > f.off }) - 1
+		lo, hi := blocks[max(0, b)], len(m)
+		if b+1 < len(blocks) {
+			hi = blocks[b+1]
+		}
+		if cache == nil || cache.lo != lo || cache.hi != hi {
+			cache = &block{lo: lo, hi: hi}
+			for _, s := range splitSentences(m[lo:hi]) {
+				cache.sents = append(cache.sents, span{lo + s.start, lo + s.end})
+			}
+		}
+		if len(cache.sents) == 0 {
+			continue
+		}
+		k := max(0, sort.Search(len(cache.sents), func(j int) bool { return cache.sents[j].start > f.off })-1)
+		if k > 0 && !hasWordBetween(m, cache.sents[k].start, f.off) {
+			k--
+		}
+		s := cache.sents[k]
+		f.sentenceAt = s.start
+		if i > 0 && fs[i-1].sentenceAt == s.start && fs[i-1].sentence != "" {
+			f.sentence = fs[i-1].sentence // the same sentence as the citation before
+		} else {
+			f.sentence = cleanSentence(m[s.start:s.end])
+		}
+	}
+}
+
+// blockStarts returns the offsets at which the report's markdown blocks
+// start: the first line, a line after a blank one, and a line that starts
+// a block of its own (list item, heading, quote, table row, fence).
+func blockStarts(s string) []int {
+	starts := []int{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' {
+			continue
+		}
+		rest := s[i+1:]
+		if blankLineStart(rest) || startsBlock(rest) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+func hasWordBetween(s string, lo, hi int) bool {
+	for i := lo; i < hi && i < len(s); i++ {
+		if isWordByte(s[i]) || s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	mdLinkRe   = regexp.MustCompile(`!?\[([^\[\]]*)\]\([^()\s]*\)`)
+	mdSyntaxRe = regexp.MustCompile("(?m)^\\s*(?:[-*+>]|#{1,6}|\\d{1,9}[.)])\\s+|\\*\\*|__|`|\\|")
+	blanksRe   = regexp.MustCompile(`\s+`)
+)
+
+// cleanSentence strips markdown from a sentence: link syntax (the text
+// stays), emphasis, code ticks, list and heading markers.
+func cleanSentence(s string) string {
+	s = mdLinkRe.ReplaceAllString(s, "$1")
+	s = mdSyntaxRe.ReplaceAllString(s, " ")
+	s = blanksRe.ReplaceAllString(s, " ")
+	s = strings.TrimSpace(s)
+	// A marker before the final stop leaves "claim ." behind.
+	for _, p := range []string{" .", " ,", " ;", " :", " !", " ?"} {
+		s = strings.ReplaceAll(s, p, p[1:])
+	}
+	return s
+}
+
+// sourceKey is the key under which two sources are the same resource.
+func sourceKey(s Source) string {
+	if s.URL == "" {
+		return ""
+	}
+	return canon.Key(s.URL)
+}

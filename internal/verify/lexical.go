@@ -1,0 +1,471 @@
+package verify
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultThreshold is the lexical support score from which a sentence
+// counts as supported. It was chosen on testdata/support (see the README's
+// figures) and is a compromise: a higher one rejects more paraphrases, a
+// lower one accepts more sentences that reuse a source's words to say
+// something else.
+const DefaultThreshold = 0.6
+
+// Lexical judges support from words alone: the share of the sentence's key
+// terms (weighted by rarity, BM25's idf over the sources' sentences) that
+// the best-matching passage of the source contains, with credit for word
+// pairs in the same order, and penalties when the sentence has a number the
+// passage lacks or is negated where the passage is not (or the reverse).
+// The passage (one sentence of the source, or two adjacent ones) becomes
+// the evidence. It is deterministic and needs no model; it cannot tell a
+// paraphrase with new words from an unsupported sentence, nor notice that
+// the same words say something else.
+//
+// Cost: one pass over each distinct source text per call, then, per claim,
+// a scan of that source's passages (linear in the source's length).
+type Lexical struct {
+	// Threshold is the score from which a claim is supported; 0 is
+	// DefaultThreshold.
+	Threshold float64
+}
+
+var _ Judge = Lexical{}
+
+// Judge scores every claim. It never fails but when ctx is done.
+func (l Lexical) Judge(ctx context.Context, claims []Claim) ([]Verdict, error) {
+	th := l.Threshold
+	if th == 0 {
+		th = DefaultThreshold
+	}
+	docs := map[string]*lexDoc{}
+	var order []*lexDoc
+	for _, c := range claims {
+		if _, ok := docs[c.Source.Text]; !ok {
+			d := newLexDoc(c.Source.Text)
+			docs[c.Source.Text] = d
+			order = append(order, d)
+		}
+	}
+	df, n := lexDF(order)
+	out := make([]Verdict, len(claims))
+	for i, c := range claims {
+		if err := ctx.Err(); err != nil {
+			return nil, context.Cause(ctx)
+		}
+		score, ev := docs[c.Source.Text].best(c.Sentence, df, n)
+		out[i] = Verdict{Supported: score >= th, Score: score, Evidence: ev}
+	}
+	return out, nil
+}
+
+// Score returns the lexical support score of sentence against text, and the
+// best-matching passage. It is Judge for one claim, with the idf taken from
+// text's own sentences.
+func Score(sentence, text string) (float64, *Evidence) {
+	d := newLexDoc(text)
+	df, n := lexDF([]*lexDoc{d})
+	return d.best(sentence, df, n)
+}
+
+// lexDoc is one source text split into sentences, each with its terms.
+type lexDoc struct {
+	text  string
+	sents []lexSent
+	// postings lists, for each term, the sentences that hold it, ascending.
+	postings map[string][]int
+}
+
+type lexSent struct {
+	start, end int
+	terms      []string // content terms in order
+	set        map[string]bool
+	pairs      map[[2]string]bool // adjacent content terms
+	nums       map[string]bool
+	neg        bool
+}
+
+func newLexDoc(text string) *lexDoc {
+	d := &lexDoc{text: text, postings: map[string][]int{}}
+	for _, sp := range splitSentences(text) {
+		toks := tokenize(text[sp.start:sp.end])
+		s := lexSent{start: sp.start, end: sp.end, set: map[string]bool{}, pairs: bigrams(toks.terms), nums: map[string]bool{}, neg: toks.neg}
+		s.terms = toks.terms
+		for _, t := range toks.terms {
+			if !s.set[t] {
+				d.postings[t] = append(d.postings[t], len(d.sents))
+			}
+			s.set[t] = true
+		}
+		for _, x := range toks.nums {
+			s.nums[x] = true
+		}
+		d.sents = append(d.sents, s)
+	}
+	return d
+}
+
+// lexDF counts, for each term, the sentences of docs that hold it.
+func lexDF(docs []*lexDoc) (map[string]int, int) {
+	df := map[string]int{}
+	n := 0
+	for _, d := range docs {
+		for _, s := range d.sents {
+			n++
+			for t := range s.set {
+				df[t]++
+			}
+		}
+	}
+	return df, n
+}
+
+func idf(df map[string]int, n int, t string) float64 {
+	f := float64(df[t])
+	return math.Log(1 + (float64(n)-f+0.5)/(f+0.5))
+}
+
+// best scores the sentence against every passage (a sentence, or two
+// adjacent ones) and returns the best score and passage.
+func (d *lexDoc) best(sentence string, df map[string]int, n int) (float64, *Evidence) {
+	c := tokenize(sentence)
+	if len(c.terms) == 0 || len(d.sents) == 0 {
+		return 0, nil
+	}
+	terms := uniq(c.terms)
+	weights := make([]float64, len(terms))
+	total := 0.0
+	for i, t := range terms {
+		weights[i] = idf(df, n, t)
+		total += weights[i]
+	}
+	pairs := bigrams(c.terms)
+	// Only windows holding at least one of the sentence's terms can score
+	// above zero: they start at a sentence with a term or just before one.
+	var starts []int
+	for _, t := range terms {
+		for _, i := range d.postings[t] {
+			starts = append(starts, i, max(0, i-1))
+		}
+	}
+	if len(starts) == 0 {
+		return 0, nil
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
+	bestScore, bestLo, bestHi := -1.0, 0, 0
+	for _, lo := range starts {
+		for hi := lo; hi < min(lo+2, len(d.sents)); hi++ {
+			s := d.scoreWindow(c, terms, weights, total, pairs, lo, hi)
+			if s > bestScore+1e-12 {
+				bestScore, bestLo, bestHi = s, lo, hi
+			}
+		}
+	}
+	start, end := d.sents[bestLo].start, d.sents[bestHi].end
+	return bestScore, &Evidence{Quote: d.text[start:end], Start: start, End: end}
+}
+
+func (d *lexDoc) scoreWindow(c tokens, terms []string, weights []float64, total float64, pairs map[[2]string]bool, lo, hi int) float64 {
+	has := func(t string) bool {
+		for i := lo; i <= hi; i++ {
+			if d.sents[i].set[t] {
+				return true
+			}
+		}
+		return false
+	}
+	covered := 0.0
+	for i, t := range terms {
+		if has(t) {
+			covered += weights[i]
+		}
+	}
+	cov := 0.0
+	if total > 0 {
+		cov = covered / total
+	}
+	bcov := cov
+	if len(pairs) > 0 {
+		hit := 0
+		for p := range pairs {
+			for i := lo; i <= hi; i++ {
+				if d.sents[i].pairs[p] {
+					hit++
+					break
+				}
+			}
+		}
+		bcov = float64(hit) / float64(len(pairs))
+	}
+	s := 0.8*cov + 0.2*bcov
+	for _, x := range c.nums {
+		found := false
+		for i := lo; i <= hi; i++ {
+			if d.sents[i].nums[x] {
+				found = true
+			}
+		}
+		if !found {
+			s *= 0.6
+			break
+		}
+	}
+	neg := false
+	for i := lo; i <= hi; i++ {
+		neg = neg || d.sents[i].neg
+	}
+	if neg != c.neg {
+		s *= 0.8
+	}
+	return s
+}
+
+func uniq(ts []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func bigrams(ts []string) map[[2]string]bool {
+	out := map[[2]string]bool{}
+	for i := 1; i < len(ts); i++ {
+		out[[2]string{ts[i-1], ts[i]}] = true
+	}
+	return out
+}
+
+// tokens are the words of a text, for matching.
+type tokens struct {
+	terms []string // content terms (no stop words), stemmed, in order
+	nums  []string // numbers as written ("1.22", "64")
+	neg   bool     // a negation word occurs
+}
+
+func tokenize(s string) tokens {
+	var t tokens
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) {
+			i += size
+			continue
+		}
+		j := i
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if isWordRune(r) {
+				j += size
+				continue
+			}
+			// Keep "1.5", "1,000", "don't", "goroutine's" together.
+			if (r == '.' || r == ',' || r == '\'' || r == '’') && j+size < len(s) {
+				next, _ := utf8.DecodeRuneInString(s[j+size:])
+				prev, _ := utf8.DecodeLastRuneInString(s[:j])
+				if (r == '.' || r == ',') && unicode.IsDigit(prev) && unicode.IsDigit(next) ||
+					(r == '\'' || r == '’') && unicode.IsLetter(prev) && unicode.IsLetter(next) {
+					j += size
+					continue
+				}
+			}
+			break
+		}
+		w := strings.ToLower(s[i:j])
+		i = j
+		w = strings.ReplaceAll(w, "’", "'")
+		if isNegation(w) {
+			t.neg = true
+			continue
+		}
+		if hasDigit(w) {
+			n := strings.ReplaceAll(w, ",", "")
+			t.nums = append(t.nums, n)
+			t.terms = append(t.terms, n)
+			continue
+		}
+		if before, ok := strings.CutSuffix(w, "'s"); ok {
+			w = before
+		}
+		if len(w) < 2 || stopWords[w] {
+			continue
+		}
+		t.terms = append(t.terms, stem(w))
+	}
+	return t
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func hasDigit(w string) bool {
+	for _, r := range w {
+		if unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isNegation(w string) bool {
+	switch w {
+	case "not", "no", "never", "cannot", "without", "neither", "nor", "none", "nothing", "nobody":
+		return true
+	}
+	return strings.HasSuffix(w, "n't")
+}
+
+// stem is a light suffix stripper: it only has to map a word's common
+// forms onto one key, the same way for the sentence and the source.
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		w = w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		w = w[:len(w)-2]
+	case len(w) > 5 && strings.HasSuffix(w, "ly"):
+		w = w[:len(w)-2]
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	// "running" → "runn": undouble a final consonant pair.
+	if n := len(w); n > 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+		w = w[:n-1]
+	}
+	return w
+}
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto
+		as is are was were be been being am it its this that these those there here such so than too very
+		can could may might must shall should will would do does did done has have had having
+		he she they them their his her we us our you your i me my mine which who whom whose what when where
+		why how all any both each few more most other some same own only also just about above below over
+		under again further once up down out off between through during before after while because until
+		per via one ones use used using e.g i.e etc et al`) {
+		m[w] = true
+	}
+	return m
+}()
+
+type span struct{ start, end int }
+
+// splitSentences splits text into sentences: at '.', '!' or '?' followed
+// by a blank, at blank lines, and before lines that start a list item,
+// heading or table row. Spans are trimmed of surrounding blanks; empty ones
+// are dropped.
+func splitSentences(text string) []span {
+	var out []span
+	emit := func(a, b int) {
+		for a < b && isBlankByte(text[a]) {
+			a++
+		}
+		for b > a && isBlankByte(text[b-1]) {
+			b--
+		}
+		if b > a {
+			out = append(out, span{a, b})
+		}
+	}
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\n':
+			rest := text[i+1:]
+			if blankLineStart(rest) || startsBlock(rest) {
+				emit(start, i)
+				start = i + 1
+			}
+		case c == '.' || c == '!' || c == '?':
+			j := i + 1
+			for j < len(text) && strings.IndexByte(`"')]*_`, text[j]) >= 0 {
+				j++
+			}
+			if j < len(text) && !isBlankByte(text[j]) {
+				continue
+			}
+			if c == '.' && isAbbrev(text[:i]) {
+				continue
+			}
+			emit(start, j)
+			start = j
+			i = j - 1
+		}
+	}
+	emit(start, len(text))
+	return out
+}
+
+func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// blankLineStart reports whether s begins with a line of blanks.
+func blankLineStart(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\r':
+		case '\n':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// startsBlock reports whether the line s begins a markdown block of its
+// own: a list item, heading, quote, table row or fence.
+func startsBlock(s string) bool {
+	s = strings.TrimLeft(s, " \t")
+	switch {
+	case s == "":
+		return false
+	case strings.HasPrefix(s, "- "), strings.HasPrefix(s, "* "), strings.HasPrefix(s, "+ "),
+		strings.HasPrefix(s, "#"), strings.HasPrefix(s, ">"), strings.HasPrefix(s, "|"),
+		strings.HasPrefix(s, "```"), strings.HasPrefix(s, "~~~"):
+		return true
+	}
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(s) && (s[i] == '.' || s[i] == ')') && s[i+1] == ' '
+}
+
+// isAbbrev reports whether the text before a '.' ends with a word that
+// does not end a sentence: an abbreviation, an initial or a number.
+func isAbbrev(before string) bool {
+	j := len(before)
+	i := j
+	for i > 0 && (isWordByte(before[i-1]) || before[i-1] == '.') {
+		i--
+	}
+	w := strings.ToLower(before[i:j])
+	switch w {
+	case "e.g", "i.e", "etc", "al", "vs", "cf", "fig", "no", "mr", "mrs", "dr", "st", "approx", "ca", "p", "pp", "eq", "sec", "ch", "vol":
+		return true
+	}
+	return len(w) == 1 && w[0] >= 'a' && w[0] <= 'z' && i > 0 && before[i-1] == ' ' && before[i] >= 'A' && before[i] <= 'Z'
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

@@ -1,0 +1,216 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+)
+
+// SidecarProblem is one thing wrong with a JSON document's citation
+// sidecar.
+type SidecarProblem struct {
+	// Index is the sidecar entry's index (-1: the sidecar itself).
+	Index   int    `json:"index"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
+// CheckSidecar validates the citation sidecar of a JSON document (the
+// citation protocol's "_citations": [{"path": JSON Pointer, "sids": [n…]}],
+// as "deepresearch run --format json" writes it) found at the JSON Pointer
+// at (usually "/_citations"): every entry's path is a well-formed JSON
+// Pointer to a string field that exists; its sids are distinct numbers of
+// the document's "references" (when it has them, else any number of 1 or
+// more); and the string at the path cites each of them, by a marker the
+// citation parser recognises, and no other number. It returns the problems
+// found, or an error when data is not a JSON document.
+func CheckSidecar(data []byte, at string) ([]SidecarProblem, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("verify: sidecar: the document is not JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("verify: sidecar: text after the JSON document")
+	}
+	var out []SidecarProblem
+	bad := func(i int, path, format string, args ...any) {
+		out = append(out, SidecarProblem{Index: i, Path: path, Message: fmt.Sprintf(format, args...)})
+	}
+	side, err := pointer(doc, at)
+	if err != nil {
+		bad(-1, at, "no sidecar: %v", err)
+		return out, nil
+	}
+	entries, ok := side.([]any)
+	if !ok {
+		bad(-1, at, "the sidecar is %s, not an array", article(jsonType(side)))
+		return out, nil
+	}
+	var refs []int
+	hasRefs := false
+	if m, ok := doc.(map[string]any); ok {
+		if rs, ok := m["references"].([]any); ok {
+			hasRefs = true
+			for _, r := range rs {
+				if rm, ok := r.(map[string]any); ok {
+					if n, ok := intOf(rm["number"]); ok {
+						refs = append(refs, n)
+					}
+				}
+			}
+		}
+	}
+	for i, e := range entries {
+		em, ok := e.(map[string]any)
+		if !ok {
+			bad(i, "", "entry is %s, not an object", article(jsonType(e)))
+			continue
+		}
+		p, ok := em["path"].(string)
+		if !ok {
+			bad(i, "", "\"path\" is missing or not a string")
+			continue
+		}
+		target, err := pointer(doc, p)
+		if err != nil {
+			bad(i, p, "%v", err)
+			continue
+		}
+		text, ok := target.(string)
+		if !ok {
+			bad(i, p, "the path names %s, not a string field", article(jsonType(target)))
+		}
+		raw, ok := em["sids"].([]any)
+		if !ok || len(raw) == 0 {
+			bad(i, p, "\"sids\" is missing, empty or not an array")
+			continue
+		}
+		var sids []int
+		for _, s := range raw {
+			n, ok := intOf(s)
+			switch {
+			case !ok || n < 1:
+				bad(i, p, "sid %v is not a number of 1 or more", s)
+			case slices.Contains(sids, n):
+				bad(i, p, "sid %d is listed twice", n)
+			case hasRefs && !slices.Contains(refs, n):
+				bad(i, p, "sid %d is not a reference number", n)
+			default:
+				sids = append(sids, n)
+			}
+		}
+		if text == "" {
+			continue
+		}
+		cited := markerNumbers(text)
+		for _, n := range sids {
+			if !slices.Contains(cited, n) {
+				bad(i, p, "the text does not cite [%d]", n)
+			}
+		}
+		for _, n := range cited {
+			if !slices.Contains(sids, n) && (!hasRefs || slices.Contains(refs, n)) {
+				bad(i, p, "the text cites [%d], which its sids do not list", n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// markerNumbers returns the numbers the markers of text cite, in order of
+// first appearance.
+func markerNumbers(text string) []int {
+	var nums []int
+	p := citeproc.New(io.Discard, citeproc.Config{Mode: citeproc.Keep, Hooks: citeproc.Hooks{Marker: func(m citeproc.Marker) {
+		for _, n := range m.Numbers {
+			if !slices.Contains(nums, n) {
+				nums = append(nums, n)
+			}
+		}
+	}}})
+	_, _ = p.WriteString(text)
+	_ = p.Close()
+	for _, m := range linkedRe.FindAllStringSubmatch(text, -1) {
+		if n := atoi(m[1]); !slices.Contains(nums, n) {
+			nums = append(nums, n)
+		}
+	}
+	return nums
+}
+
+// pointer resolves a JSON Pointer (RFC 6901) in doc.
+func pointer(doc any, p string) (any, error) {
+	if p == "" {
+		return doc, nil
+	}
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("%q is not a JSON Pointer: it must start with /", p)
+	}
+	cur := doc
+	for _, tok := range strings.Split(p[1:], "/") {
+		if strings.Contains(strings.ReplaceAll(strings.ReplaceAll(tok, "~0", ""), "~1", ""), "~") {
+			return nil, fmt.Errorf("%q: bad escape in %q", p, tok)
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return nil, fmt.Errorf("%q: no field %q", p, tok)
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) || (len(tok) > 1 && tok[0] == '0') {
+				return nil, fmt.Errorf("%q: no element %q (the array has %d)", p, tok, len(c))
+			}
+			cur = c[i]
+		default:
+			return nil, fmt.Errorf("%q: %q is inside %s", p, tok, article(jsonType(cur)))
+		}
+	}
+	return cur, nil
+}
+
+func intOf(v any) (int, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(n.String())
+	return i, err == nil
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+func article(t string) string {
+	switch t {
+	case "null":
+		return "null"
+	case "array", "object":
+		return "an " + t
+	}
+	return "a " + t
+}

@@ -1,0 +1,61 @@
+package websearch
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/search"
+)
+
+// brave speaks Brave's Web Search API: GET /res/v1/web/search with the key
+// in X-Subscription-Token.
+type brave struct{ base, key string }
+
+type braveResponse struct {
+	Type string `json:"type"`
+	Web  *struct {
+		Results []struct {
+			Title         string   `json:"title"`
+			URL           string   `json:"url"`
+			Description   string   `json:"description"`
+			ExtraSnippets []string `json:"extra_snippets"`
+		} `json:"results"`
+	} `json:"web"`
+}
+
+func (b *brave) search(ctx context.Context, c *caller, query string, limit int) ([]search.Result, error) {
+	var resp braveResponse
+	err := c.call(ctx, func(ctx context.Context) (*http.Request, error) {
+		q := url.Values{
+			"q":                {query},
+			"count":            {strconv.Itoa(min(limit, 20))}, // Brave's maximum
+			"text_decorations": {"false"},
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.base+"/res/v1/web/search?"+q.Encode(), nil)
+		if err == nil {
+			req.Header.Set("Accept", "application/json")
+			req.Header.Set("X-Subscription-Token", b.key)
+		}
+		return req, err
+	}, &resp)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Web == nil {
+		return nil, nil // Brave omits "web" when it has no web results
+	}
+	n := len(resp.Web.Results)
+	out := make([]search.Result, 0, n)
+	for i, r := range resp.Web.Results {
+		snippet := r.Description
+		if len(r.ExtraSnippets) > 0 {
+			snippet += " " + strings.Join(r.ExtraSnippets, " ")
+		}
+		// Brave gives ranks, not scores: score by rank, best 1.
+		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: snippet, Score: float64(n-i) / float64(n)})
+	}
+	return out, nil
+}

@@ -1,0 +1,218 @@
+package websearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// maxResponse caps a provider's response body.
+const maxResponse = 8 << 20
+
+// caller makes a provider's HTTP calls: it classifies failures, retries the
+// retryable ones with backoff (honouring Retry-After), and decodes JSON.
+type caller struct {
+	provider string
+	envVar   string
+	cfg      *Config
+}
+
+// call sends the request newReq builds (once per attempt) and decodes a 2xx
+// JSON response into out. statusHint, if set, may turn a status into a
+// better-explained error.
+func (c *caller) call(ctx context.Context, newReq func(context.Context) (*http.Request, error), out any) error {
+	attempts := 0
+	for {
+		attempts++
+		err := c.once(ctx, newReq, out)
+		if err == nil {
+			return nil
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			return err
+		}
+		e.Attempts = attempts
+		if !e.Retryable() || attempts > c.cfg.Retries || ctx.Err() != nil {
+			return e
+		}
+		wait := e.RetryAfter
+		if wait == 0 {
+			wait = c.backoff(attempts)
+		}
+		if wait > c.cfg.MaxRetryAfter {
+			return e // the provider asks for longer than we are willing to wait
+		}
+		if err := c.cfg.Sleep(ctx, wait); err != nil {
+			return &Error{Provider: c.provider, Op: "search", Attempts: attempts, Err: err}
+		}
+	}
+}
+
+// backoff is the wait before retry n (from 1) when the provider gave none:
+// Backoff doubled each time, with jitter in [d/2, d].
+func (c *caller) backoff(n int) time.Duration {
+	d := c.cfg.Backoff << (n - 1)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+func (c *caller) once(ctx context.Context, newReq func(context.Context) (*http.Request, error), out any) error {
+	fail := func(status int, err error) *Error {
+		return &Error{Provider: c.provider, Op: "search", Status: status, EnvVar: c.envVar, Err: err}
+	}
+	req, err := newReq(ctx)
+	if err != nil {
+		return fail(0, err)
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", c.cfg.UserAgent)
+	}
+	resp, err := c.cfg.Client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(0, context.Cause(ctx))
+		}
+		// Connection refused or reset, a timeout, a truncated response:
+		// all worth another try.
+		return &Error{Provider: c.provider, Op: "search", Detail: clean(unwrapURL(err).Error()), Err: ErrUnavailable}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(resp.StatusCode, context.Cause(ctx))
+		}
+		e := fail(resp.StatusCode, ErrUnavailable)
+		e.Detail = "reading the response: " + clean(err.Error())
+		return e
+	}
+	switch s := resp.StatusCode; {
+	case s >= 200 && s <= 299:
+		if len(body) > maxResponse {
+			e := fail(s, ErrMalformed)
+			e.Detail = fmt.Sprintf("response larger than %d bytes", maxResponse)
+			return e
+		}
+		if err := json.Unmarshal(body, out); err != nil {
+			e := fail(s, ErrMalformed)
+			e.Detail = clean(err.Error())
+			return e
+		}
+		return nil
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		e := fail(s, ErrAuth)
+		e.Detail = errorDetail(body)
+		return e
+	case s == http.StatusTooManyRequests:
+		e := fail(s, ErrRateLimited)
+		e.Detail = errorDetail(body)
+		e.RetryAfter = retryAfter(resp.Header, c.cfg.Now())
+		return e
+	case s >= 500:
+		e := fail(s, ErrUnavailable)
+		e.Detail = errorDetail(body)
+		e.RetryAfter = retryAfter(resp.Header, c.cfg.Now())
+		return e
+	default:
+		e := fail(s, ErrRejected)
+		e.Detail = errorDetail(body)
+		return e
+	}
+}
+
+func unwrapURL(err error) error {
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return ne
+	}
+	return err
+}
+
+// retryAfter reads Retry-After (seconds or an HTTP date), else the first
+// figure of X-RateLimit-Reset (Brave's seconds until the window resets).
+// It returns 0 when there is none.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return time.Duration(n) * time.Second
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			if d := t.Sub(now); d > 0 {
+				return d
+			}
+			return 0
+		}
+	}
+	if v := h.Get("X-RateLimit-Reset"); v != "" {
+		first, _, _ := strings.Cut(v, ",")
+		if n, err := strconv.Atoi(strings.TrimSpace(first)); err == nil && n > 0 {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 0
+}
+
+// errorDetail extracts a provider's error message from a response body:
+// the JSON shapes the providers use ({"detail": {"error": ...}} for Tavily,
+// {"error": {"detail": ...}} for Brave, {"error": ...} for Exa, ...), else
+// the body's text, cleaned and shortened.
+func errorDetail(body []byte) string {
+	var v any
+	if json.Unmarshal(body, &v) == nil {
+		if s := findMessage(v, 0); s != "" {
+			return clean(s)
+		}
+	}
+	s := string(body)
+	if strings.Contains(s, "<") { // an HTML error page: not worth quoting
+		return ""
+	}
+	return clean(s)
+}
+
+func findMessage(v any, depth int) string {
+	if depth > 3 {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return v
+	case map[string]any:
+		for _, k := range []string{"detail", "error", "message", "msg"} {
+			if s := findMessage(v[k], depth+1); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// clean makes provider text safe to put in an error: one line, no control
+// characters, at most 300 bytes.
+func clean(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, isSpaceOrControl), " ")
+	s = strings.ToValidUTF8(s, "")
+	if len(s) > 300 {
+		cut := 300
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func isSpaceOrControl(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == unicode.ReplacementChar
+}

@@ -1,0 +1,275 @@
+// Package websearch searches the web for research agents: SearXNG, Tavily,
+// Brave and Exa behind the search.Backend interface, and Combined, which
+// queries several backends (web engines and the local corpus) at once.
+//
+// Each engine speaks its provider's own HTTP API. Failures are classified
+// (a bad key, rate limiting, an outage, a malformed response) and the
+// retryable ones retried with backoff, honouring Retry-After. A result's
+// DocID is its page URL; Fetch reads the page through internal/fetch, with
+// its SSRF guard. Only http and https result URLs are kept.
+package websearch
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/deepresearch/deepresearch/internal/fetch"
+	"github.com/deepresearch/deepresearch/internal/search"
+)
+
+// ChannelWeb is the Result.Channel of web results.
+const ChannelWeb = "web"
+
+// The providers' API addresses, the defaults of Config's URL fields.
+const (
+	TavilyURL = "https://api.tavily.com"
+	BraveURL  = "https://api.search.brave.com"
+	ExaURL    = "https://api.exa.ai"
+)
+
+// Environment variables read by ConfigFromEnv.
+const (
+	EnvSearXNGURL = "SEARXNG_URL"
+	EnvTavilyKey  = "TAVILY_API_KEY"
+	EnvBraveKey   = "BRAVE_API_KEY"
+	EnvExaKey     = "EXA_API_KEY"
+)
+
+// PageFetcher reads a result's page; *fetch.Fetcher implements it.
+type PageFetcher interface {
+	Fetch(ctx context.Context, url string) (fetch.Page, error)
+}
+
+// Config configures the engines. Zero fields take the documented defaults;
+// each engine needs only its own address or key.
+type Config struct {
+	// SearXNGURL is the SearXNG instance's base URL (SEARXNG_URL), e.g.
+	// "http://localhost:8888"; its JSON format must be enabled
+	// (search.formats in settings.yml).
+	SearXNGURL string
+	// API keys: TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY.
+	TavilyKey, BraveKey, ExaKey string
+	// Base URLs of the hosted APIs; default TavilyURL, BraveURL, ExaURL.
+	// Tests point them at local servers.
+	TavilyURL, BraveURL, ExaURL string
+
+	// Pages reads result pages for Fetch. Nil: Fetch fails, saying so.
+	Pages PageFetcher
+	// Client makes the API calls. Default: a client with a 30s timeout.
+	Client *http.Client
+	// UserAgent for API calls. Default fetch.DefaultUserAgent.
+	UserAgent string
+
+	// Retries is how many times a rate-limited or failed call (429, 5xx,
+	// reset connection, timeout) is tried again. Default 2; negative: none.
+	Retries int
+	// Backoff is the wait before the first retry when the provider gives no
+	// Retry-After; it doubles each time, with jitter. Default 1s.
+	Backoff time.Duration
+	// MaxRetryAfter is the longest wait honoured: a Retry-After beyond it
+	// fails the call at once. Default 30s.
+	MaxRetryAfter time.Duration
+	// Sleep waits d or until ctx is done. Default: a timer. Tests inject it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock, for Retry-After dates. Default time.Now.
+	Now func() time.Time
+}
+
+// ConfigFromEnv returns a Config with the addresses and keys the usual
+// variables hold: SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY.
+// getenv is os.Getenv or a test's table.
+func ConfigFromEnv(getenv func(string) string) Config {
+	return Config{
+		SearXNGURL: strings.TrimSpace(getenv(EnvSearXNGURL)),
+		TavilyKey:  strings.TrimSpace(getenv(EnvTavilyKey)),
+		BraveKey:   strings.TrimSpace(getenv(EnvBraveKey)),
+		ExaKey:     strings.TrimSpace(getenv(EnvExaKey)),
+	}
+}
+
+func (c Config) withDefaults() Config {
+	if c.TavilyURL == "" {
+		c.TavilyURL = TavilyURL
+	}
+	if c.BraveURL == "" {
+		c.BraveURL = BraveURL
+	}
+	if c.ExaURL == "" {
+		c.ExaURL = ExaURL
+	}
+	if c.Client == nil {
+		c.Client = &http.Client{Timeout: 30 * time.Second}
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = fetch.DefaultUserAgent
+	}
+	switch {
+	case c.Retries == 0:
+		c.Retries = 2
+	case c.Retries < 0:
+		c.Retries = 0
+	}
+	if c.Backoff <= 0 {
+		c.Backoff = time.Second
+	}
+	if c.MaxRetryAfter <= 0 {
+		c.MaxRetryAfter = 30 * time.Second
+	}
+	if c.Sleep == nil {
+		c.Sleep = sleep
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// provider is one search API: it sends the query and maps the response.
+type provider interface {
+	search(ctx context.Context, c *caller, query string, limit int) ([]search.Result, error)
+}
+
+// Engine is one web search provider as a search.Backend. It is safe for
+// concurrent use.
+type Engine struct {
+	name    string
+	impl    provider
+	caller  caller
+	pages   PageFetcher
+	dropped atomic.Int64
+}
+
+// Name returns the provider's name ("searxng", "tavily", "brave", "exa").
+func (e *Engine) Name() string { return e.name }
+
+// Dropped returns how many results were dropped so far because their URL
+// was not http or https (or was missing).
+func (e *Engine) Dropped() int64 { return e.dropped.Load() }
+
+// Search asks the provider for at most limit results for query, best
+// first. Each result's DocID and URL are its page URL, its Channel "web".
+// Errors are *Error values; a call that fails after its retries returns its
+// error, never an empty success.
+func (e *Engine) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	raw, err := e.impl.search(ctx, &e.caller, query, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]search.Result, 0, min(len(raw), limit))
+	for _, r := range raw {
+		u, ok := webURL(r.URL)
+		if !ok {
+			e.dropped.Add(1)
+			continue
+		}
+		r.URL, r.DocID, r.Channel = u, u, ChannelWeb
+		r.Title = oneLine(r.Title)
+		if r.Title == "" {
+			r.Title = u
+		}
+		r.Snippet = cleanSnippet(r.Snippet)
+		out = append(out, r)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Fetch reads the page docID names (a result's URL) through Config.Pages.
+// A docID that is not an http or https URL wraps search.ErrNotFound.
+func (e *Engine) Fetch(ctx context.Context, docID string) (search.Document, error) {
+	u, ok := webURL(docID)
+	if !ok {
+		return search.Document{}, fmt.Errorf("websearch: %s: %q is not a web page: %w", e.name, docID, search.ErrNotFound)
+	}
+	if e.pages == nil {
+		return search.Document{}, &Error{Provider: e.name, Op: "fetch", Err: fmt.Errorf("no page fetcher configured")}
+	}
+	p, err := e.pages.Fetch(ctx, u)
+	if err != nil {
+		return search.Document{}, err
+	}
+	return search.Document{DocID: docID, URL: p.FinalURL, Title: p.Title, Text: p.Text}, nil
+}
+
+// webURL returns raw trimmed when it is an absolute http or https URL with
+// a host and no control characters.
+func webURL(raw string) (string, bool) {
+	raw = strings.TrimSpace(raw)
+	if strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+		return raw, true
+	}
+	return "", false
+}
+
+// oneLine decodes HTML entities and collapses s to one clean line.
+func oneLine(s string) string { return clean(stripTags(html.UnescapeString(s))) }
+
+// maxSnippet caps a result's snippet, in bytes.
+const maxSnippet = 2000
+
+// cleanSnippet decodes entities, drops markup and control characters,
+// collapses white space and caps the length at maxSnippet.
+func cleanSnippet(s string) string {
+	s = stripTags(html.UnescapeString(s))
+	s = strings.ToValidUTF8(strings.Join(strings.FieldsFunc(s, isSpaceOrControl), " "), "")
+	if len(s) > maxSnippet {
+		cut := maxSnippet
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// stripTags removes the highlighting markup some providers put in titles
+// and snippets (<strong>, <b>, <em>).
+func stripTags(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	r := strings.NewReplacer("<strong>", "", "</strong>", "", "<b>", "", "</b>", "", "<em>", "", "</em>", "")
+	return r.Replace(s)
+}
+
+// Check asks the provider for one result, without retrying, to show that
+// it answers and accepts the key (for `deepresearch doctor`). It costs one
+// API call.
+func (e *Engine) Check(ctx context.Context) error {
+	c := e.caller
+	cfg := *c.cfg
+	cfg.Retries = 0
+	c.cfg = &cfg
+	_, err := e.impl.search(ctx, &c, "deepresearch", 1)
+	return err
+}
