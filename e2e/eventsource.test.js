@@ -8,8 +8,8 @@ import { EventSource } from "eventsource";
 import { BASE, TOKEN, api } from "./lib.js";
 
 const TYPES = ["run.started", "plan", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
-  "agent.finished", "agent.failed", "sources.merged", "report.delta", "report.citation", "report.finished",
-  "run.finished", "error"];
+  "agent.finished", "agent.failed", "sources.filtered", "sources.merged", "report.delta", "report.citation",
+  "report.finished", "report.verified", "run.finished", "error"];
 
 // proxy forwards a local port to the server and can cut every open
 // connection; it records the Last-Event-ID each request carried.

@@ -134,9 +134,9 @@ newline-delimited JSON, exactly as run --events writes it.`,
 				return nil
 			}
 			switch s.Output.Format {
-			case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON:
+			case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX:
 			default:
-				return inputError(fmt.Errorf("output.format %q: want md, html or json", s.Output.Format))
+				return inputError(fmt.Errorf("output.format %q: want md, html, json, csl-json or bibtex", s.Output.Format))
 			}
 			b, err := st.Report(ctx, run.ID)
 			if errors.Is(err, store.ErrNotFound) {
@@ -157,7 +157,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 		},
 	}
 	storeFlags(cmd, &configFile)
-	cmd.Flags().String("format", "md", "report format: md, html or json")
+	cmd.Flags().String("format", "md", "report format: md, html, json, csl-json (references) or bibtex (references)")
 	cmd.Flags().BoolVar(&showEvents, "events", false, "print the event log as newline-delimited JSON")
 	cmd.Flags().BoolVar(&status, "status", false, "print the run's record (status, usage, times) as JSON")
 	return cmd

@@ -24,6 +24,8 @@ func runURLs(id string) map[string]string {
 		"markdown": base + "?format=md",
 		"html":     base + "?format=html",
 		"json":     base + "?format=json",
+		"csl-json": base + "?format=csl-json",
+		"bibtex":   base + "?format=bibtex",
 	}
 }
 
@@ -71,9 +73,9 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	if asked {
 		f = format[0]
 		switch f {
-		case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON:
+		case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX:
 		default:
-			s.fail(w, badRequest("format %q: want md, html or json", f))
+			s.fail(w, badRequest("format %q: want md, html, json, csl-json or bibtex", f))
 			return
 		}
 	}
@@ -126,6 +128,10 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'")
 	case deepresearch.FormatJSON:
 		w.Header().Set("Content-Type", "application/json")
+	case deepresearch.FormatCSL:
+		w.Header().Set("Content-Type", "application/vnd.citationstyles.csl+json")
+	case deepresearch.FormatBibTeX:
+		w.Header().Set("Content-Type", "application/x-bibtex; charset=utf-8")
 	default:
 		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 	}

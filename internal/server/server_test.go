@@ -296,6 +296,8 @@ func TestResearchEndToEnd(t *testing.T) {
 		{"md", "text/markdown; charset=utf-8", "## References"},
 		{"html", "text/html; charset=utf-8", "<html"},
 		{"json", "application/json", `"_citations"`},
+		{"csl-json", "application/vnd.citationstyles.csl+json", `"URL"`},
+		{"bibtex", "application/x-bibtex; charset=utf-8", "@"},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			res := e.do("GET", "/v1/research/"+s.ID+"?format="+tc.format, "")

@@ -181,8 +181,8 @@ async function ask(e) {
   document.body.dataset.run = id;
   const es = new EventSource(body.urls.events);
   const types = ["run.started", "plan", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
-    "agent.finished", "agent.failed", "sources.merged", "report.delta", "report.citation", "report.finished",
-    "run.finished", "error"];
+    "agent.finished", "agent.failed", "sources.filtered", "sources.merged", "report.delta", "report.citation",
+    "report.finished", "report.verified", "run.finished", "error"];
   for (const t of types) {
     es.addEventListener(t, (m) => { try { onEvent(JSON.parse(m.data)); } catch (err) { /* not an event */ } });
   }
