@@ -224,7 +224,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, opErr("open", "", err)
 	}
-	wdb, err := sql.Open("sqlite", dsn(abs))
+	// The writer never checkpoints the WAL itself (a checkpoint in a
+	// commit stalls every append behind it): the heartbeat goroutine
+	// checkpoints in the background.
+	wdb, err := sql.Open("sqlite", dsn(abs)+"&_pragma=wal_autocheckpoint(0)")
 	if err != nil {
 		return nil, opErr("open", "", fmt.Errorf("%s: %w", abs, err))
 	}
@@ -289,16 +292,25 @@ func newOwnerID() string {
 
 func (s *Store) now() int64 { return s.opts.Clock().UnixNano() }
 
+// checkpointEvery is how often the WAL is checkpointed in the background.
+const checkpointEvery = 500 * time.Millisecond
+
 // beat renews this owner's heartbeat and sweeps dead owners' runs, every
-// Options.Heartbeat, until Close.
+// Options.Heartbeat, and checkpoints the WAL, until Close.
 func (s *Store) beat() {
 	defer close(s.done)
 	t := time.NewTicker(s.opts.Heartbeat)
 	defer t.Stop()
+	cp := time.NewTicker(checkpointEvery)
+	defer cp.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
+		case <-cp.C:
+			// Copy the WAL into the database without blocking the writer
+			// or readers; the WAL is reused once a checkpoint completes.
+			_, _ = s.rdb.ExecContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`)
 		case <-t.C:
 			ctx := context.Background()
 			_, _ = s.wdb.ExecContext(ctx, `UPDATE owners SET heartbeat = ? WHERE id = ?`, s.now(), s.owner)
