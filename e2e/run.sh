@@ -4,7 +4,8 @@
 # fresh store and a bearer token, runs the node tests (openai, eventsource,
 # headless Chromium), and stops the server. Needs Go, node >= 20, npm and
 # Debian's chromium (apt-get install -y chromium); CHROMIUM overrides its
-# path. Screenshots go to e2e/out/ (E2E_OUT).
+# path. Screenshots go to e2e/out/ (E2E_OUT). Arguments name the test
+# files to run (default: all).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -34,6 +35,7 @@ done
 [ -n "$url" ] || { echo "e2e: the server did not say where it listens" >&2; exit 1; }
 
 status=0
-(cd "$here" && E2E_URL="$url" E2E_TOKEN="$token" node --test --test-concurrency=1 ./*.test.js) || status=$?
+if [ "$#" -eq 0 ]; then set -- ./*.test.js; fi
+(cd "$here" && E2E_URL="$url" E2E_TOKEN="$token" node --test --test-concurrency=1 "$@") || status=$?
 if [ "$status" -ne 0 ]; then echo "--- server log" >&2; cat "$tmp/serve.err" >&2; fi
 exit "$status"
