@@ -20,6 +20,7 @@ trap cleanup EXIT
 if [ ! -d "$here/node_modules" ]; then (cd "$here" && npm ci --no-audit --no-fund); fi
 (cd "$root" && go build -o "$tmp/deepresearch" ./cmd/deepresearch)
 
+: >"$tmp/serve.out"
 token="e2e-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 DEEPRESEARCH_SERVE_TOKEN="$token" "$tmp/deepresearch" serve --addr 127.0.0.1:0 \
 	--corpus "$root/testdata/corpus" --index "$tmp/index.db" --store "$tmp/runs.db" \
