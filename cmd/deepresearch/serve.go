@@ -98,7 +98,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: listening on http://%s\n", ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
