@@ -514,8 +514,8 @@ func (s *Store) commit(batch []*appendReq) {
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	failed := map[string]error{} // runs this batch found missing or ended
 	last := map[string]uint64{}  // the batch's view of each run's last seq
+	var rows []*appendReq        // the events that pass their checks
 	if err == nil {
-		stmt := tx.StmtContext(ctx, s.insert)
 		for _, r := range batch {
 			e := r.ev
 			if err, ok := failed[e.RunID]; ok {
@@ -547,8 +547,33 @@ func (s *Store) commit(batch []*appendReq) {
 				r.err = fmt.Errorf("%w: got seq %d after %d", ErrSeq, e.Seq, n)
 				continue
 			}
-			if _, r.err = stmt.ExecContext(ctx, e.RunID, int64(e.Seq), e.Type, string(e.JSON)); r.err == nil {
-				last[e.RunID] = e.Seq
+			rows = append(rows, r)
+			last[e.RunID] = e.Seq
+		}
+		// One statement for the batch; should it fail (a writer in another
+		// process took a sequence number), row by row, to fail only those.
+		if len(rows) > 0 {
+			var q strings.Builder
+			args := make([]any, 0, 4*len(rows))
+			q.WriteString(`INSERT INTO events (run_id, seq, type, json) VALUES `)
+			for i, r := range rows {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString("(?, ?, ?, ?)")
+				args = append(args, r.ev.RunID, int64(r.ev.Seq), r.ev.Type, string(r.ev.JSON))
+			}
+			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+				stmt := tx.StmtContext(ctx, s.insert)
+				for _, r := range rows {
+					if _, r.err = stmt.ExecContext(ctx, r.ev.RunID, int64(r.ev.Seq), r.ev.Type, string(r.ev.JSON)); r.err != nil {
+						delete(last, r.ev.RunID) // read it again next time
+						delete(s.live, r.ev.RunID)
+						if strings.Contains(r.err.Error(), "constraint failed") {
+							r.err = fmt.Errorf("%w: seq %d is already taken (%v)", ErrSeq, r.ev.Seq, r.err)
+						}
+					}
+				}
 			}
 		}
 		err = tx.Commit()

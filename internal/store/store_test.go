@@ -430,3 +430,32 @@ func TestSourcesAndReports(t *testing.T) {
 		t.Fatal("PutReport took invalid JSON")
 	}
 }
+
+// TestAppendRaceAcrossProcesses appends to one run from two Stores (two
+// processes): the one whose cached sequence number is stale is refused
+// with ErrSeq, and its next append reads the log again.
+func TestAppendRaceAcrossProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.db")
+	a := open(t, path, newClock())
+	defer a.Close()
+	b := open(t, path, newClock())
+	defer b.Close()
+	ctx := t.Context()
+	mustCreate(t, a, "r")
+	evs := []events.Event{ev("r", 1, events.DeltaData{Text: "a"}), ev("r", 2, events.DeltaData{Text: "b"}), ev("r", 3, events.DeltaData{Text: "c"})}
+	if err := a.Append(ctx, evs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Append(ctx, evs[1]); err != nil { // b reads the log: seq 2 is next
+		t.Fatal(err)
+	}
+	if err := a.Append(ctx, evs[1]); !errors.Is(err, ErrSeq) { // a's cache says 1
+		t.Fatalf("a stale append: %v, want ErrSeq", err)
+	}
+	if err := a.Append(ctx, evs[2]); err != nil { // a has read the log again
+		t.Fatal(err)
+	}
+	if r, _ := a.Get(ctx, "r"); r.Events != 3 {
+		t.Fatalf("the log has %d events, want 3", r.Events)
+	}
+}
