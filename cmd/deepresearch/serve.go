@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/server"
+	"github.com/deepresearch/deepresearch/internal/store"
+)
+
+func init() { extraCommands = append(extraCommands, newServeCmd) }
+
+func newServeCmd() *cobra.Command {
+	var configFile string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve research over HTTP: runs, live event streams, an OpenAI-compatible chat endpoint and a web page",
+		Long: `serve listens on serve.addr (--addr; loopback by default) and serves:
+
+  POST   /v1/research              start a run (202, its id and URLs)
+  GET    /v1/research/{id}         status, usage and the report (?format=md|html|json)
+  DELETE /v1/research/{id}         cancel a run
+  GET    /v1/research/{id}/events  events as server-sent events (Last-Event-ID resumes),
+                                   or NDJSON for Accept: application/x-ndjson
+  POST   /v1/chat/completions      OpenAI-compatible (model "deepresearch"), streaming or not
+  GET    /v1/models, GET /healthz, GET / (a web page)
+
+Runs, their events, reports and cited sources are kept in the run store
+(store.path). A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN)
+is required when set, and must be set to listen beyond the loopback
+interface. The first line on stdout says where it listens (useful with
+--addr 127.0.0.1:0).`,
+		Example: `  deepresearch serve --corpus ./docs
+  DEEPRESEARCH_SERVE_TOKEN=… deepresearch serve --addr :8080`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd, configFile) },
+	}
+	config.AddFlags(cmd.Flags())
+	config.AddServeFlags(cmd.Flags())
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
+	return cmd
+}
+
+// loopback reports whether host (of serve.addr) is a loopback address.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func serve(cmd *cobra.Command, configFile string) error {
+	ctx := cmd.Context()
+	s, err := settings(cmd, configFile)
+	if err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(s.Serve.Addr)
+	if err != nil {
+		return inputError(fmt.Errorf("serve.addr %q: %w", s.Serve.Addr, err))
+	}
+	if !loopback(host) && s.Serve.Token == "" {
+		return inputError(fmt.Errorf("serve.addr %s listens beyond this machine, so a token is required: set DEEPRESEARCH_SERVE_TOKEN (or serve.token), or listen on 127.0.0.1", s.Serve.Addr))
+	}
+	logger, err := config.NewLogger(s, cmd.ErrOrStderr())
+	if err != nil {
+		return inputError(err)
+	}
+	r, err := deepresearch.FromSettings(s, &logger)
+	if err != nil {
+		return inputError(err)
+	}
+	defer r.Close()
+	st, err := openStore(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv, err := server.New(server.Config{
+		Runner: r, Store: st, Token: s.Serve.Token,
+		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxBody: s.Serve.MaxBody,
+		Logger: &logger,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", s.Serve.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: listening on http://%s\n", ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err = <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	// Stop: the runs in progress end interrupted (their streams then end),
+	// then open connections get a few seconds to finish.
+	srv.Close()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// openStore opens the run store of store.path (default
+// config.DefaultStorePath).
+func openStore(ctx context.Context, s config.Settings) (*store.Store, error) {
+	path := s.Store.Path
+	if path == "" {
+		p, err := config.DefaultStorePath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	st, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("opening the run store (store.path): %w", err)
+	}
+	return st, nil
+}

@@ -1,0 +1,52 @@
+// Headless Chromium loads the page, asks a question, watches the agents,
+// waits for the report, clicks a citation and saves a screenshot.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { BASE, TOKEN, OUT } from "./lib.js";
+
+test("the page researches a question and links its citations", async () => {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
+    const problems = [];
+    page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+    page.on("pageerror", (e) => problems.push(String(e)));
+    await page.goto(BASE + "/");
+    if (TOKEN) {
+      await page.click("details summary");
+      await page.fill("#token", TOKEN);
+    }
+    await page.fill("#question", "How are undersea cables repaired?");
+    await page.click("#go");
+    await page.waitForSelector("#agents li.finished", { timeout: 30000 });
+    await page.waitForSelector("#report:not([hidden]) #references li", { timeout: 30000 });
+    const agents = await page.locator("#agents li").count();
+    assert.ok(agents >= 1, "no agent progress was shown");
+    const cite = page.locator("#body a.cite").first();
+    const href = await cite.getAttribute("href");
+    assert.match(href, /^#ref-\d+$/);
+    await cite.click();
+    assert.equal(new URL(page.url()).hash, href);
+    const target = page.locator("#references li:target");
+    assert.equal(await target.count(), 1);
+    assert.equal(await target.getAttribute("id"), href.slice(1));
+    // The reference links out only through http, https or file URLs.
+    for (const a of await page.locator("#references a").all()) {
+      assert.match(await a.getAttribute("href"), /^(https?|file):/);
+    }
+    mkdirSync(OUT, { recursive: true });
+    const shot = path.join(OUT, "report.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    assert.deepEqual(problems, [], "the page logged errors");
+    console.log("screenshot: " + shot);
+  } finally {
+    await browser.close();
+  }
+});

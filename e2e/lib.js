@@ -1,0 +1,35 @@
+// Shared by the end-to-end tests: where the server is (run.sh starts it)
+// and how to talk to it.
+import assert from "node:assert/strict";
+
+export const BASE = process.env.E2E_URL;
+export const TOKEN = process.env.E2E_TOKEN || "";
+export const OUT = process.env.E2E_OUT || new URL("./out/", import.meta.url).pathname;
+assert.ok(BASE, "E2E_URL is not set: run the tests with e2e/run.sh");
+
+export function authHeaders() {
+  return TOKEN ? { Authorization: "Bearer " + TOKEN } : {};
+}
+
+export async function api(method, path, body) {
+  const res = await fetch(BASE + path, {
+    method,
+    headers: { "Content-Type": "application/json", ...authHeaders() },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+// checkReport asserts the product's promise on a markdown report: it has
+// citations, and every citation number is in its reference list.
+export function checkReport(md) {
+  const [body, refs] = md.split("\n## References\n");
+  assert.ok(refs, "the report has no reference list:\n" + md);
+  const cited = new Set([...body.matchAll(/\[\[(\d+)\]\]\(/g)].map((m) => Number(m[1])));
+  assert.ok(cited.size > 0, "the report cites nothing:\n" + md);
+  const listed = new Set([...refs.matchAll(/^(?:- |\d+\. )?\[?(\d+)\]?[.:\s]/gm)].map((m) => Number(m[1])));
+  for (const n of cited) assert.ok(listed.has(n), `citation [${n}] has no reference:\n${refs}`);
+}
