@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -132,5 +133,28 @@ func TestIndexSkipsLinksOutside(t *testing.T) {
 	r := cli(t, "", "index", "--index", index, dir)
 	if r.code != 0 || !strings.Contains(r.stdout, "1 added") || !strings.Contains(r.stdout, "skipped passwd.txt") || !strings.Contains(r.stdout, "outside") {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// TestRunIsKept: the CLI's run goes into the run store, where runs lists
+// it and show prints its report.
+func TestRunIsKept(t *testing.T) {
+	index := isolate(t)
+	st := filepath.Join(t.TempDir(), "runs.db")
+	r := cli(t, "", "run", "--corpus", corpus, "--index", index, "--store", st, "--progress", "never", question)
+	wantSuccess(t, r)
+	list := cli(t, "", "runs", "--store", st, "--json")
+	if list.code != 0 || !strings.Contains(list.stdout, "finished") {
+		t.Fatalf("runs: exit %d\n%s%s", list.code, list.stdout, list.stderr)
+	}
+	var runs []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(list.stdout), &runs); err != nil || len(runs) != 1 {
+		t.Fatalf("runs --json: %v %q", err, list.stdout)
+	}
+	show := cli(t, "", "show", "--store", st, runs[0].ID)
+	if show.code != 0 || show.stdout != r.stdout {
+		t.Errorf("show prints something else than run did:\n%s\nwant\n%s", show.stdout, r.stdout)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/deepresearch/deepresearch/cmd/deepresearch/internal/progress"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/server"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd, newIndexCmd) }
@@ -157,11 +158,24 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		sinks = append(sinks, display)
 	}
 
-	rep, runErr := r.Research(ctx, deepresearch.Request{Question: question}, func(e deepresearch.Event) {
+	sink := func(e deepresearch.Event) {
 		for _, s := range sinks {
 			s.Event(e)
 		}
-	})
+	}
+	req := deepresearch.Request{Question: question}
+	// The run is kept in the run store (store.path), as the server keeps
+	// its runs: `deepresearch runs` lists it, `show ID` prints it. A store
+	// that cannot be opened costs the record, not the research.
+	var rep *deepresearch.Report
+	var runErr error
+	if st, err := openStore(ctx, s); err != nil {
+		logger.Warn().Err(err).Msg("the run will not be kept in the run store")
+		rep, runErr = r.Research(ctx, req, sink)
+	} else {
+		defer st.Close()
+		rep, runErr = server.Record(ctx, st, r, req, sink, &logger)
+	}
 	if display != nil {
 		display.Flush()
 	}

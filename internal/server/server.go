@@ -533,22 +533,33 @@ func record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Req
 }
 
 // keepSources stores the text of every source the report cites, so the
-// citation can be checked later against what was read.
+// citation can be checked later against what was read: the text the agents
+// were shown (Report.SourceTexts), else the document fetched again.
 func keepSources(ctx context.Context, st *store.Store, r Runner, id string, rep *deepresearch.Report, log zerolog.Logger) {
+	read := map[string]string{}
+	for _, s := range rep.Sources {
+		if t := rep.SourceTexts[s.Number]; t != "" {
+			read[s.ID+"\x00"+s.URL] = t
+		}
+	}
 	for _, ref := range rep.References {
 		src := ref.Source
 		if src.ID == "" {
 			continue
 		}
-		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		doc, err := r.Fetch(fctx, src.ID)
-		cancel()
-		if err != nil {
-			log.Warn().Err(err).Str("source", src.ID).Msg("fetching a cited source to keep its text")
-			continue
+		text, ok := read[src.ID+"\x00"+src.URL]
+		if !ok {
+			fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			doc, err := r.Fetch(fctx, src.ID)
+			cancel()
+			if err != nil {
+				log.Warn().Err(err).Str("source", src.ID).Msg("fetching a cited source to keep its text")
+				continue
+			}
+			text = doc.Text
 		}
 		if err := st.PutSource(ctx, store.Source{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
-			Channel: src.Channel, Text: doc.Text}); err != nil {
+			Channel: src.Channel, Text: text}); err != nil {
 			log.Error().Err(err).Str("source", src.ID).Msg("storing a cited source")
 		}
 	}
