@@ -191,11 +191,21 @@ func TestDeadlineWithStuckAgent(t *testing.T) {
 		done <- err
 	}()
 	<-m.entered
-	armed := clock.Armed()
 	cancel()
-	<-armed // the run armed its grace timer
-	clock.Advance(time.Second)
-	err := <-done
+	// Move the fake clock on until the run gives up on its agents: the
+	// grace timer is armed once the run has seen the cancellation, and
+	// other agents may still be arming their own timers.
+	var err error
+	for waiting := true; waiting; {
+		select {
+		case err = <-done:
+			waiting = false
+		case <-clock.Armed():
+			clock.Advance(time.Second)
+		case <-time.After(time.Millisecond):
+			clock.Advance(time.Second)
+		}
+	}
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "still running") {
 		t.Fatalf("err = %v, want context.Canceled naming the agents still running", err)
 	}
