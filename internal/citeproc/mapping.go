@@ -16,7 +16,7 @@ import (
 type Mapping struct {
 	byNum     map[int]Source
 	byURL     map[string]int
-	linkable  map[int]bool // canon.Linkable of the source's URL, decided once
+	linkable  map[int]bool // canon.Linkable of a source's URL, decided when first asked
 	canonical func(string) string
 }
 
@@ -24,12 +24,12 @@ type Mapping struct {
 // which equal resources meet (canon.Key); nil means URLs must match
 // exactly.
 func NewMapping(canonical func(string) string) *Mapping {
-	return &Mapping{byNum: map[int]Source{}, byURL: map[string]int{}, linkable: map[int]bool{}, canonical: canonical}
+	return &Mapping{byNum: map[int]Source{}, byURL: map[string]int{}, canonical: canonical}
 }
 
 // MappingOf builds a mapping from a plain map.
 func MappingOf(m map[int]Source, canonical func(string) string) (*Mapping, error) {
-	mp := &Mapping{byNum: make(map[int]Source, len(m)), byURL: make(map[string]int, len(m)), linkable: make(map[int]bool, len(m)), canonical: canonical}
+	mp := &Mapping{byNum: make(map[int]Source, len(m)), byURL: make(map[string]int, len(m)), canonical: canonical}
 	for _, n := range slices.Sorted(maps.Keys(m)) {
 		if err := mp.Add(n, m[n]); err != nil {
 			return nil, err
@@ -62,7 +62,6 @@ func (m *Mapping) Add(n int, src Source) error {
 		return fmt.Errorf("citeproc: citation number %d already bound to %q, not %q", n, sourceName(old), sourceName(src))
 	}
 	m.byNum[n] = src
-	m.linkable[n] = canon.Linkable(src.URL) || isAnchor(src.URL)
 	if src.URL != "" {
 		k := m.key(src.URL)
 		if _, ok := m.byURL[k]; !ok {
@@ -70,6 +69,22 @@ func (m *Mapping) Add(n int, src Source) error {
 		}
 	}
 	return nil
+}
+
+// isLinkable reports whether n's source URL may become a link (see
+// canon.Linkable; in-page anchors too). It is decided once per number, when
+// Link mode first renders it: merging, which never links, pays nothing.
+func (m *Mapping) isLinkable(n int) bool {
+	if v, ok := m.linkable[n]; ok {
+		return v
+	}
+	u := m.byNum[n].URL
+	v := canon.Linkable(u) || isAnchor(u)
+	if m.linkable == nil {
+		m.linkable = map[int]bool{}
+	}
+	m.linkable[n] = v
+	return v
 }
 
 // Lookup returns the source bound to n.

@@ -929,7 +929,7 @@ func (p *Processor) appendFootnotes(g []Citation) {
 // linkable reports whether the source shown under c's display number may
 // be linked (decided once per mapping number, when the mapping is built).
 func (p *Processor) linkable(c Citation) bool {
-	return p.mapping.linkable[p.cited[p.citedIdx[c.Display]].Number]
+	return p.mapping.isLinkable(p.cited[p.citedIdx[c.Display]].Number)
 }
 
 func (p *Processor) renderLink() {
