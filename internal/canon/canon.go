@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // ErrMalformedURL is the sentinel every *URLError wraps: the URL could not be
@@ -78,8 +80,8 @@ const (
 //   - Schemes are lowercased. http and https name the same resource: the
 //     result is always https.
 //   - Host (http and https only): percent-escapes are decoded, letters
-//     lowercased (Unicode too; no IDNA conversion, so a punycode host and its
-//     Unicode form stay different), trailing dots stripped, leading "www."
+//     lowercased, a Unicode host converted to its punycode form (IDNA, so
+//     "bücher.example" and "xn--bcher-kva.example" meet), trailing dots stripped, leading "www."
 //     labels stripped while at least two labels remain, "m.youtube.com"
 //     becomes "youtube.com". IPv6 literals are written in their RFC 5952 form.
 //     Ports 80 and 443 are dropped (either scheme: the result is https), as
@@ -483,6 +485,14 @@ func canonRegName(h string) (string, canonReason) {
 			}
 		}
 		prevDot = false
+	}
+	if !ascii {
+		// A Unicode host and its punycode form name one host: both become
+		// the punycode form (no mapping: the characters checked above are
+		// the ones encoded). A name that will not encode stays as it is.
+		if a, err := idna.Punycode.ToASCII(h); err == nil && a != "" {
+			h = a
+		}
 	}
 	for strings.HasPrefix(h, "www.") && strings.IndexByte(h[4:], '.') >= 0 {
 		h = h[4:]

@@ -46,10 +46,10 @@ var canonCases = []struct {
 	{"percent-escaped host", "https://ex%41mple.com/a", "https://example.com/a"},
 	{"underscore in host", "https://my_host.example.com/", "https://my_host.example.com/"},
 	{"ipv4", "http://192.168.0.1/a", "https://192.168.0.1/a"},
-	{"unicode host lowercased", "https://BÜCHER.example/Straße", "https://bücher.example/Stra%C3%9Fe"},
-	{"unicode host kept", "https://bücher.example/", "https://bücher.example/"},
-	{"punycode host kept apart", "https://xn--bcher-kva.example/", "https://xn--bcher-kva.example/"},
-	{"unicode host escaped", "https://b%C3%BCcher.example/", "https://bücher.example/"},
+	{"unicode host lowercased", "https://BÜCHER.example/Straße", "https://xn--bcher-kva.example/Stra%C3%9Fe"},
+	{"unicode host in punycode", "https://bücher.example/", "https://xn--bcher-kva.example/"},
+	{"punycode host meets its unicode form", "https://xn--bcher-kva.example/", "https://xn--bcher-kva.example/"},
+	{"unicode host escaped", "https://b%C3%BCcher.example/", "https://xn--bcher-kva.example/"},
 
 	// Ports.
 	{"drop :80", "http://example.com:80/a", "https://example.com/a"},
