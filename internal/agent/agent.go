@@ -25,6 +25,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
@@ -32,16 +33,15 @@ import (
 	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
-// Defaults for zero Config and Budget fields.
+// Defaults for zero Config and Budget fields are those of
+// config/defaults.yaml (config.Defaults), the one place they live.
+var defaults = config.Defaults().Research
+
 const (
-	DefaultMaxToolCalls = 8
-	DefaultMaxTokens    = 16000
-	DefaultTimeout      = 2 * time.Minute
 	// minReportTokens is the least completion the report turn is allowed,
 	// however much the research loop spent.
-	minReportTokens    = 256
-	defaultSearchLimit = 5
-	defaultChannel     = "search"
+	minReportTokens = 256
+	defaultChannel  = "search"
 )
 
 // Task is one research task of a plan.
@@ -75,10 +75,10 @@ type Budget struct {
 }
 
 func (b Budget) withDefaults() Budget {
-	b.MaxToolCalls = cmpOr(b.MaxToolCalls, DefaultMaxToolCalls)
-	b.MaxTokens = cmpOr(b.MaxTokens, DefaultMaxTokens)
+	b.MaxToolCalls = cmpOr(b.MaxToolCalls, defaults.MaxToolCalls)
+	b.MaxTokens = cmpOr(b.MaxTokens, defaults.MaxTokens)
 	if b.Timeout <= 0 {
-		b.Timeout = DefaultTimeout
+		b.Timeout = defaults.AgentTimeout
 	}
 	return b
 }

@@ -3,13 +3,14 @@ package agent
 import (
 	"context"
 	"errors"
-	"github.com/deepresearch/deepresearch/internal/stage"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deepresearch/deepresearch/internal/stage"
 
 	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"
@@ -352,11 +353,22 @@ func TestBudgetMaxTokens(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
+	// The time limit's timer is injected: it fires as soon as it is armed,
+	// with no real wait, while the model waits for its hour.
+	var armed time.Duration
 	_, err := Run(context.Background(), Config{
 		Model:  extractive.New(extractive.Options{Latency: time.Hour}),
 		Search: newMemBackend(corpusDocs...),
 		Budget: Budget{Timeout: 10 * time.Millisecond},
+		AfterFunc: func(d time.Duration, f func()) func() bool {
+			armed = d
+			go f()
+			return func() bool { return false }
+		},
 	}, raftTask)
+	if armed != 10*time.Millisecond {
+		t.Errorf("timer armed for %v, want the budget's 10ms", armed)
+	}
 	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want ErrTimeout and DeadlineExceeded", err)
 	}

@@ -3,6 +3,8 @@ package agent
 import (
 	"errors"
 	"fmt"
+
+	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 var (
@@ -20,9 +22,9 @@ var (
 
 // Stages name where a Run or Plan failed.
 const (
-	StageResearch = "research" // a tool-loop model turn
-	StageReport   = "report"   // the report-writing turn
-	StagePlan     = "plan"     // the planner call
+	StageResearch = events.StageResearch // a tool-loop model turn
+	StageReport   = events.StageReport   // the report-writing turn
+	StagePlan     = events.StagePlan     // the planner call
 )
 
 // Error is a failure of one task at one stage. It unwraps to the cause.

@@ -93,7 +93,7 @@ func newSession(cfg Config, task Task) *session {
 			Judge: cfg.Relevance, Report: cfg.Hooks.Filtered,
 		}),
 		backend:   cfg.Search,
-		limit:     cmpOr(cfg.SearchLimit, defaultSearchLimit),
+		limit:     cmpOr(cfg.SearchLimit, defaults.SearchLimit),
 		canonical: cfg.Canonical,
 		channel:   cmpOrString(cfg.Channel, defaultChannel),
 		hooks:     cfg.Hooks,
