@@ -137,6 +137,9 @@ type Researcher struct {
 	search SearchBackend
 	pages  bool            // runs need a page fetcher (web search)
 	judge  relevance.Judge // scores search results; nil: the offline lexical judge
+	// verifyModel judges whether sources support the report's sentences;
+	// nil: the lexical check.
+	verifyModel llms.Model
 
 	indexMu sync.Mutex // guards index and synced, held while opening it
 	index   *corpus.Index

@@ -76,6 +76,7 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 			// A real model judges relevance too, in one batched call per
 			// search; the offline judge stays its fallback.
 			r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
+			r.verifyModel = r.models[RoleWriter]
 		}
 		return r, err
 	}

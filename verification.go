@@ -8,6 +8,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/rs/zerolog"
 )
 
 // What the verification stage does with a citation whose source does not
@@ -89,7 +90,11 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	for _, ref := range rep.References {
 		refs = append(refs, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: textOf(rep, ref, texts)})
 	}
-	res, err := verify.Check(ctx, rep.Body, refs, verify.Options{})
+	var judge verify.Judge
+	if r.verifyModel != nil {
+		judge = fallbackJudge{primary: &verify.LLMJudge{Model: r.verifyModel}, log: r.log}
+	}
+	res, err := verify.Check(ctx, rep.Body, refs, verify.Options{Judge: judge})
 	if err != nil {
 		return err
 	}
@@ -103,7 +108,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	for _, s := range rep.Sources {
 		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Text: byNumber[s.Number]})
 	}
-	fixed, err := verify.Check(ctx, rep.Draft, merged, verify.Options{Fix: verify.Fix{Unsupported: fix}})
+	fixed, err := verify.Check(ctx, rep.Draft, merged, verify.Options{Judge: judge, Fix: verify.Fix{Unsupported: fix}})
 	if err != nil {
 		return err
 	}
@@ -113,6 +118,24 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	}
 	rep.Draft, rep.Text, rep.Body, rep.References = pub.Draft, pub.Text, pub.Body, pub.References
 	return nil
+}
+
+// fallbackJudge asks a model whether each citing sentence is supported,
+// and when the model's answer is unusable (a model that cannot answer in
+// the strict JSON asked for, a failed call) judges lexically instead: a
+// run is never failed by its verification.
+type fallbackJudge struct {
+	primary verify.Judge
+	log     zerolog.Logger
+}
+
+func (j fallbackJudge) Judge(ctx context.Context, claims []verify.Claim) ([]verify.Verdict, error) {
+	v, err := j.primary.Judge(ctx, claims)
+	if err == nil || ctx.Err() != nil {
+		return v, err
+	}
+	j.log.Warn().Err(err).Msg("the model could not judge the citations; judging them lexically")
+	return verify.Lexical{}.Judge(ctx, claims)
 }
 
 // textOf is the text of the merged source a reference names.
