@@ -158,3 +158,32 @@ func TestRunIsKept(t *testing.T) {
 		t.Errorf("show prints something else than run did:\n%s\nwant\n%s", show.stdout, r.stdout)
 	}
 }
+
+// TestVerifyStoredRun: verify --run checks a stored run's report against
+// the text its agents read, offline; a planted unsupported claim fails it.
+func TestVerifyStoredRun(t *testing.T) {
+	index := isolate(t)
+	dir := t.TempDir()
+	st := filepath.Join(dir, "runs.db")
+	r := cli(t, "", "run", "--corpus", corpus, "--index", index, "--store", st, "--progress", "never", "--style", "plain", question)
+	wantSuccess(t, r)
+	list := cli(t, "", "runs", "--store", st, "--json")
+	var runs []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(list.stdout), &runs); err != nil || len(runs) != 1 {
+		t.Fatalf("runs --json: %v %q", err, list.stdout)
+	}
+	ok := cli(t, "", "verify", "--store", st, "--run", runs[0].ID)
+	if ok.code != 0 || !strings.Contains(ok.stdout, "PASS") {
+		t.Fatalf("the run's own report: exit %d\n%s%s", ok.code, ok.stdout, ok.stderr)
+	}
+	// The same report with a fabricated citation and a claim its source
+	// does not make.
+	body, _, _ := strings.Cut(r.stdout, "\n## References")
+	planted := body + "\n\nGiraffes invented the transistor [1]. The moon is cheese [42].\n"
+	bad := cli(t, planted, "verify", "--store", st, "--run", runs[0].ID, "-")
+	if bad.code != 1 || !strings.Contains(bad.stdout, "FAIL") || !strings.Contains(bad.stdout, "42") {
+		t.Errorf("planted problems: exit %d\n%s%s", bad.code, bad.stdout, bad.stderr)
+	}
+}

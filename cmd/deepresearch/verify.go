@@ -12,6 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/store"
 	"github.com/deepresearch/deepresearch/internal/verify"
 )
 
@@ -22,6 +25,7 @@ type verifyFlags struct {
 	corpus      string
 	root        string
 	run         string
+	store       string
 	json        bool
 	strict      bool
 	fix         bool
@@ -83,20 +87,25 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
   deepresearch verify --sources ./docs --strict --json report.md
   deepresearch verify --sources refs.json --fix -o fixed.md report.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageError{fmt.Errorf("verify takes one report file (or -), got %d arguments", len(args))}
+			if len(args) > 1 || len(args) == 0 && vf.run == "" {
+				return usageError{fmt.Errorf("verify takes one report file (or -; with --run, none checks the run's own report), got %d arguments", len(args))}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runVerify(cmd, vf, args[0])
+			path := ""
+			if len(args) == 1 {
+				path = args[0]
+			}
+			return runVerify(cmd, vf, path)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&vf.sources, "sources", "", "JSON list of sources, or a folder of documents")
 	f.StringVar(&vf.corpus, "corpus", "", "fill in the text of sources whose file: URL lies in this folder (a run's corpus)")
 	f.StringVar(&vf.root, "root", "", "folder that file references are relative to (default: the report's folder)")
-	f.StringVar(&vf.run, "run", "", "check against a stored run (not available yet)")
+	f.StringVar(&vf.run, "run", "", "check against a stored run: its sources, with the text its agents read")
+	f.StringVar(&vf.store, "store", "", "the run store, for --run (default: store.path's default)")
 	f.BoolVar(&vf.json, "json", false, "print the result as JSON")
 	f.BoolVar(&vf.strict, "strict", false, "fail on warnings too")
 	f.BoolVar(&vf.fix, "fix", false, "write the report with citations of nonexistent sources removed")
@@ -108,9 +117,9 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 
 func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	switch {
-	case vf.run != "":
-		return inputError(errors.New("--run is not available yet: the run store does not exist in this build; pass --sources"))
-	case vf.sources == "":
+	case vf.run != "" && vf.sources != "":
+		return usageError{errors.New("--run and --sources both name the sources: give one")}
+	case vf.run == "" && vf.sources == "":
 		return usageError{errors.New("verify needs --sources (a JSON list of sources or a folder of documents)")}
 	case vf.output != "" && !vf.fix:
 		return usageError{errors.New("--output is for the fixed report: use it with --fix")}
@@ -128,8 +137,17 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 		return usageError{fmt.Errorf("--unsupported %q: want keep, flag or remove", vf.unsupported)}
 	}
 
-	report, err := readReport(cmd.InOrStdin(), reportPath)
-	if err != nil {
+	var report string
+	var sources []verify.Source
+	var err error
+	if vf.run != "" {
+		if report, sources, err = runSources(cmd, vf, reportPath); err != nil {
+			return err
+		}
+		if reportPath == "" {
+			reportPath = "run " + vf.run
+		}
+	} else if report, err = readReport(cmd.InOrStdin(), reportPath); err != nil {
 		return inputError(err)
 	}
 	// A JSON report ("run --format json"): its citation sidecar is checked,
@@ -151,9 +169,10 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 			return usageError{errors.New("--fix rewrites markdown reports, not JSON ones")}
 		}
 	}
-	sources, err := loadSources(vf.sources)
-	if err != nil {
-		return inputError(err)
+	if vf.run == "" {
+		if sources, err = loadSources(vf.sources); err != nil {
+			return inputError(err)
+		}
 	}
 	if vf.corpus != "" {
 		if err := readCorpusTexts(vf.corpus, sources); err != nil {
@@ -162,7 +181,7 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	}
 	opts := verify.Options{Judge: verify.Lexical{Threshold: vf.threshold}}
 	root := vf.root
-	if root == "" && reportPath != "-" {
+	if root == "" && reportPath != "-" && vf.run == "" {
 		root = filepath.Dir(reportPath)
 	}
 	if root != "" {
@@ -242,6 +261,65 @@ func readReport(stdin io.Reader, path string) (string, error) {
 }
 
 // loadSources reads --sources: a folder of documents, or a JSON file.
+// runSources reads a stored run: its sources (numbered as its report's
+// references, with the text its agents read, else the text the store kept)
+// and, unless reportPath names another report, its own report body.
+func runSources(cmd *cobra.Command, vf verifyFlags, reportPath string) (string, []verify.Source, error) {
+	ctx := cmd.Context()
+	path := vf.store
+	if path == "" {
+		p, err := config.DefaultStorePath()
+		if err != nil {
+			return "", nil, inputError(err)
+		}
+		path = p
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", nil, inputError(fmt.Errorf("--store: %w", err))
+	}
+	st, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		return "", nil, inputError(fmt.Errorf("--store: %w", err))
+	}
+	defer st.Close()
+	raw, err := st.Report(ctx, vf.run)
+	if err != nil {
+		return "", nil, inputError(fmt.Errorf("--run %s: %w", vf.run, err))
+	}
+	rep, err := deepresearch.LoadReport(raw)
+	if err != nil {
+		return "", nil, inputError(fmt.Errorf("--run %s: %w", vf.run, err))
+	}
+	kept, err := st.Sources(ctx, vf.run)
+	if err != nil {
+		return "", nil, err
+	}
+	keptText := map[string]string{}
+	for _, k := range kept {
+		keptText[k.ID+"\x00"+k.URL] = k.Text
+	}
+	read := map[string]string{}
+	for _, s := range rep.Sources {
+		read[s.ID+"\x00"+s.URL] = rep.SourceTexts[s.Number]
+	}
+	var sources []verify.Source
+	for _, ref := range rep.References {
+		k := ref.ID + "\x00" + ref.URL
+		text := read[k]
+		if text == "" {
+			text = keptText[k]
+		}
+		sources = append(sources, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: text})
+	}
+	report := rep.Body
+	if reportPath != "" {
+		if report, err = readReport(cmd.InOrStdin(), reportPath); err != nil {
+			return "", nil, inputError(err)
+		}
+	}
+	return report, sources, nil
+}
+
 func loadSources(p string) ([]verify.Source, error) {
 	st, err := os.Stat(p)
 	if err != nil {
