@@ -1,12 +1,14 @@
 package finalreport
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // writerPrompt is written for a real LLM; the built-in extractive model
@@ -45,14 +47,8 @@ func writerMessage(in Input) string {
 }
 
 func sourceLine(s collapse.Source) string {
-	title := strings.Join(strings.Fields(s.Title), " ")
-	if title == "" {
-		title = s.ID
-	}
-	loc := s.URL
-	if loc == "" {
-		loc = s.ID
-	}
+	title := cmp.Or(source.Clean(s.Title), source.Clean(s.ID))
+	loc := cmp.Or(source.Clean(s.URL), source.Clean(s.ID))
 	return fmt.Sprintf("[%d] %s — %s", s.Number, title, loc)
 }
 
