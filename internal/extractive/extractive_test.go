@@ -12,6 +12,7 @@ import (
 	"time"
 
 	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
+	"github.com/deepresearch/deepresearch/internal/terms"
 
 	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"
@@ -144,7 +145,7 @@ func TestKeyPhrases(t *testing.T) {
 
 // templateWords are the words of the old planner's section templates and
 // of generic research phrasing: none may ever enter a search query.
-var templateWords = setOf(`background definition definitions key concept concepts understand understanding
+var templateWords = terms.Set(`background definition definitions key concept concepts understand understanding
 history historical evidence example examples document documents documented limitation limitations
 trade off offs tradeoff tradeoffs open problem problems mechanism mechanisms component components
 main alternative alternatives preferable practice practical practices applied recommended overview
@@ -169,7 +170,7 @@ func TestQueriesHaveNoTemplateWords(t *testing.T) {
 			t.Fatal(err)
 		}
 		qwords := map[string]bool{}
-		for _, w := range tokens(q) {
+		for _, w := range terms.Tokens(q) {
 			qwords[w] = true
 		}
 		for _, task := range r.Tasks {
@@ -183,7 +184,7 @@ func TestQueriesHaveNoTemplateWords(t *testing.T) {
 			}
 			for _, tc := range c.ToolCalls {
 				query, _ := argsOf(t, tc)["query"].(string)
-				for _, w := range tokens(query) {
+				for _, w := range terms.Tokens(query) {
 					if templateWords[w] && !qwords[w] {
 						t.Errorf("%q / task %q: query %q has the template word %q", q, task.Title, query, w)
 					}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/internal/terms"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -131,7 +132,7 @@ const maxPhraseWords = 5
 // scaffold are words that frame a question rather than name its subject
 // ("How does X work", "What is X used for"): they end a phrase and never
 // enter a query.
-var scaffold = setOf(`work works working worked use uses used using mean means meaning meant
+var scaffold = terms.Set(`work works working worked use uses used using mean means meaning meant
 happen occur occurs affect affects differ differs relate relates related role purpose
 good best better bad common typical usually generally exactly actually possible example examples
 know known difference differences similar similarities`)
@@ -267,7 +268,7 @@ func makePair(a, b phrase, conn string) pair {
 // the second side is a verb with its object or particle ("turn it into
 // JSON and read it back", "run a program and capture what it prints",
 // "notice Ctrl-C and shut down").
-var clauseWords = setOf(`it its them their what which where who how down up back out a an the this these those`)
+var clauseWords = terms.Set(`it its them their what which where who how down up back out a an the this these those`)
 
 // clauses reports whether the coordination p in q joins two clauses: its
 // second side, as written, is followed by a clause word. Splitting there

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // word is one content word: its surface form (lower-cased, as written) for
@@ -17,7 +19,7 @@ type word struct {
 
 // stopwords are dropped from key terms: function words, question words and
 // the verbs people use to ask for research ("explain", "describe").
-var stopwords = setOf(`a about above after again against all also am an and any are as at be because
+var stopwords = terms.Set(`a about above after again against all also am an and any are as at be because
 been before being below between both but by can could did do does doing down during each either
 few for from further had has have having he her here hers herself him himself his how i if in into
 is it its itself just me more most my myself no nor not now of off on only or other ought our
@@ -28,58 +30,16 @@ yourself yourselves us may might must need needs one ones get gets got make make
 explain explains describe describes define defines tell give show discuss summarize summarise
 please let lets kind kinds way ways thing things much many well really compare versus`)
 
-func setOf(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, f := range strings.Fields(s) {
-		m[f] = true
-	}
-	return m
-}
-
-// stem is a deliberately small English stemmer: enough for "models" to
-// meet "model", "queries" "query" and "elected" "election". It only has to
-// be consistent, not linguistically right.
-func stem(w string) string {
-	if len(w) <= 3 {
-		return w
-	}
-	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	for _, suf := range []string{"ation", "ion", "ing", "ed", "ly"} {
-		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 4 {
-			w = w[:len(w)-len(suf)]
-			break
-		}
-	}
-	if len(w) > 4 && strings.HasSuffix(w, "e") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// tokens splits s into lower-cased alphanumeric runs.
-func tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-}
-
 // keyWords returns the distinct content words of s in order of first
 // appearance.
 func keyWords(s string) []word {
 	var out []word
 	seen := map[string]bool{}
-	for _, t := range tokens(s) {
+	for _, t := range terms.Tokens(s) {
 		if stopwords[t] || (utf8.RuneCountInString(t) < 2 && !isDigits(t)) {
 			continue
 		}
-		st := stem(t)
+		st := terms.Stem(t)
 		if seen[st] {
 			continue
 		}
@@ -98,16 +58,16 @@ func stemSet(s string) map[string]bool {
 	return m
 }
 
-// overlap counts the distinct stems of s that are in terms. It is on the
+// overlap counts the distinct stems of s that are in want. It is on the
 // scoring path of every sentence, so it builds no sets: the stems it has
 // counted are few.
-func overlap(s string, terms map[string]bool) int {
+func overlap(s string, want map[string]bool) int {
 	var counted []string
-	for _, t := range tokens(s) {
+	for _, t := range terms.Tokens(s) {
 		if stopwords[t] || (utf8.RuneCountInString(t) < 2 && !isDigits(t)) {
 			continue
 		}
-		if st := stem(t); terms[st] && !slices.Contains(counted, st) {
+		if st := terms.Stem(t); want[st] && !slices.Contains(counted, st) {
 			counted = append(counted, st)
 		}
 	}
@@ -125,7 +85,7 @@ func isDigits(s string) bool {
 
 // abbreviations end in a period that does not end a sentence. Compared
 // lower-cased, without the final period.
-var abbreviations = setOf(`e.g i.e etc vs cf fig figs eq eqs nos mr mrs dr prof sr jr inc ltd co corp
+var abbreviations = terms.Set(`e.g i.e etc vs cf fig figs eq eqs nos mr mrs dr prof sr jr inc ltd co corp
 approx al sec ch vol pp resp dept est u.s u.k u.n e.u a.m p.m ph.d`)
 
 // markerRe matches one citation marker in any of the dialects citeproc
@@ -200,11 +160,11 @@ func sentences(par string) []string {
 
 // finalAbbrevs often end a sentence: after them a capitalised word that
 // usually starts one ("etc. The", "in the U.S. It") starts a new sentence.
-var finalAbbrevs = setOf(`etc u.s u.k u.n e.u al`)
+var finalAbbrevs = terms.Set(`etc u.s u.k u.n e.u al`)
 
 // starters are words that begin sentences far more often than they
 // follow an abbreviation inside one.
-var starters = setOf(`the a an it its this that these those they there we he she in on at for
+var starters = terms.Set(`the a an it its this that these those they there we he she in on at for
 but however so thus then also as if when while after before since what which how why`)
 
 // endsAfterAbbrev reports whether the period ending before (an
@@ -353,7 +313,7 @@ func paragraphs(text string) []string {
 
 // normalize is the key under which two sentences count as duplicates.
 func normalize(s string) string {
-	return strings.Join(tokens(s), " ")
+	return strings.Join(terms.Tokens(s), " ")
 }
 
 // proseSentence reports whether s reads like a sentence of prose worth

@@ -3,6 +3,8 @@ package relevance
 import (
 	"hash/fnv"
 	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // Near-duplicate detection: word shingles of shingleWords words. Two
@@ -20,7 +22,7 @@ const (
 // shingles hashes the word shingles of text (lower-cased words, all
 // punctuation ignored), so that formatting and case do not matter.
 func shingles(text string) map[uint64]bool {
-	ws := tokens(text)
+	ws := terms.Tokens(text)
 	out := map[uint64]bool{}
 	if len(ws) < shingleWords {
 		if len(ws) > 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // Lexical is the offline Judge: key-term coverage. A candidate's score is
@@ -42,18 +44,18 @@ func termsOf(s string) []term {
 		}
 	}
 	for _, f := range strings.Fields(s) {
-		parts := tokens(f)
+		parts := terms.Tokens(f)
 		if len(parts) > 1 && compound(f) {
 			var stems []string
 			for _, p := range parts {
-				stems = append(stems, Stem(p))
+				stems = append(stems, terms.Stem(p))
 			}
-			add(term{name: strings.Join(parts, "-"), stem: Stem(strings.Join(parts, "")), parts: stems})
+			add(term{name: strings.Join(parts, "-"), stem: terms.Stem(strings.Join(parts, "")), parts: stems})
 			continue
 		}
 		for _, p := range parts {
 			if isKey(p) {
-				add(term{name: p, stem: Stem(p)})
+				add(term{name: p, stem: terms.Stem(p)})
 			}
 		}
 	}
@@ -81,12 +83,12 @@ func compound(f string) bool {
 func vocab(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, f := range strings.Fields(s) {
-		parts := tokens(f)
+		parts := terms.Tokens(f)
 		for _, p := range parts {
-			m[Stem(p)] = true
+			m[terms.Stem(p)] = true
 		}
 		if len(parts) > 1 {
-			m[Stem(strings.Join(parts, ""))] = true
+			m[terms.Stem(strings.Join(parts, ""))] = true
 		}
 	}
 	return m

@@ -1,0 +1,23 @@
+package terms
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestStem(t *testing.T) {
+	for w, want := range map[string]string{
+		"models": "model", "queries": "query", "elected": "elect", "election": "elect",
+		"classes": "class", "status": "status", "analysis": "analysis", "go": "go", "running": "runn",
+	} {
+		if got := Stem(w); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+func TestTokens(t *testing.T) {
+	if got := Tokens("Happens-Before, SHA-256 & Go1.22!"); !slices.Equal(got, []string{"happens", "before", "sha", "256", "go1", "22"}) {
+		t.Errorf("Tokens = %q", got)
+	}
+}
