@@ -747,7 +747,13 @@ func (p *Processor) scanText(eof bool) bool {
 					p.startLink(i, 1)
 					return true
 				}
-				n = min(3, len(b)-i) // a whole character: its rest is plain
+				// A whole character: its rest is plain. Only continuation
+				// bytes belong to it: in invalid UTF-8 the next byte may
+				// be a '[' that must still be seen.
+				n = 1
+				for n < 3 && i+n < len(b) && b[i+n]&0xC0 == 0x80 {
+					n++
+				}
 				switch ch := b[i : i+n]; {
 				case bytes.Equal(ch, lenticularOpen) || bytes.Equal(ch, fullwidthOpen):
 					p.textOpen++

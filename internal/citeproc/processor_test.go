@@ -330,3 +330,33 @@ func TestMappingNumbers(t *testing.T) {
 		t.Errorf("got %q, cited %v", sb.String(), p.Cited())
 	}
 }
+
+// TestInvalidUTF8BeforeMarker: a byte that starts a three-byte character
+// (as 【 and ［ do) but is followed by no continuation bytes must not
+// swallow a marker after it; found by finalreport's FuzzWrite, where the
+// whole text and the same text in chunks came out differently.
+func TestInvalidUTF8BeforeMarker(t *testing.T) {
+	mp := citeproc.NewMapping(nil)
+	if err := mp.Add(1, citeproc.Source{ID: "a", URL: "https://a.example/"}); err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"x\xe3 [1]":    "x\xe3 [[1]](https://a.example/)",
+		"x\xef[1]":     "x\xef[[1]](https://a.example/)",
+		"0\xe30[0]":    "0\xe30",
+		"x\xe3\x80[1]": "x\xe3\x80[[1]](https://a.example/)",
+	} {
+		for cut := 0; cut <= len(in); cut++ {
+			var b strings.Builder
+			p := citeproc.New(&b, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: mp, Numberer: citeproc.FirstCitedNumbers()})
+			p.WriteString(in[:cut])
+			p.WriteString(in[cut:])
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != want {
+				t.Errorf("%q cut at %d = %q, want %q", in, cut, b.String(), want)
+			}
+		}
+	}
+}
