@@ -159,7 +159,8 @@ func TestVerifyBadInput(t *testing.T) {
 		{"missing sources", []string{"verify", "--sources", "nope.json", "-"}, []string{"nope.json"}},
 		{"bad json", []string{"verify", "--sources", bad, "-"}, []string{"line 2", "number"}},
 		{"duplicate numbers", []string{"verify", "--sources", dup, "-"}, []string{"number 1 is used twice"}},
-		{"run", []string{"verify", "--run", "r1", "-"}, []string{"not available yet"}},
+		{"run without a store", []string{"verify", "--run", "r1", "--store", "/nonexistent/runs.db", "-"}, []string{"--store", "/nonexistent/runs.db"}},
+		{"run and sources", []string{"verify", "--run", "r1", "--sources", src, "-"}, []string{"--run and --sources"}},
 		{"output without fix", []string{"verify", "--sources", src, "-o", "x.md", "-"}, []string{"--fix"}},
 		{"bad unsupported", []string{"verify", "--sources", src, "--fix", "--unsupported", "burn", "-"}, []string{"burn"}},
 	}
