@@ -84,8 +84,14 @@ type Config struct {
 	IndexPath string
 	// MaxTasks caps the research tasks of a plan.
 	MaxTasks int
-	// Parallelism caps the agents running at once.
+	// Parallelism caps the agents of one run running at once.
 	Parallelism int
+	// MaxAgents caps the agents running at once across all the runs of the
+	// Researcher (0: no cap beyond each run's Parallelism). A server whose
+	// model is CPU-bound (the offline model) sets it near the number of
+	// cores, so that research queues instead of crowding out the delivery
+	// of events.
+	MaxAgents int
 	// SearchLimit is the results per search call.
 	SearchLimit int
 	// Budget bounds each agent; zero fields take the defaults.
@@ -145,6 +151,8 @@ type Researcher struct {
 	index   *corpus.Index
 	synced  bool
 
+	agents chan struct{} // a slot per running agent, across runs; nil: no cap
+
 	runsMu sync.Mutex // guards closed, active and nextRun
 	closed bool
 	active map[uint64]context.CancelCauseFunc
@@ -155,8 +163,8 @@ type Researcher struct {
 // New returns a Researcher. It does no I/O: a local corpus is opened and
 // indexed on the first run.
 func New(cfg Config) (*Researcher, error) {
-	if cfg.MaxTasks < 0 || cfg.Parallelism < 0 || cfg.SearchLimit < 0 {
-		return nil, configErrorf("MaxTasks, Parallelism and SearchLimit must not be negative")
+	if cfg.MaxTasks < 0 || cfg.Parallelism < 0 || cfg.SearchLimit < 0 || cfg.MaxAgents < 0 {
+		return nil, configErrorf("MaxTasks, Parallelism, SearchLimit and MaxAgents must not be negative")
 	}
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
@@ -185,6 +193,9 @@ func New(cfg Config) (*Researcher, error) {
 		cfg.Clock = realClock{}
 	}
 	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
+	if cfg.MaxAgents > 0 {
+		r.agents = make(chan struct{}, cfg.MaxAgents)
+	}
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
 	}

@@ -340,3 +340,36 @@ func TestFilteredEvents(t *testing.T) {
 	}
 	t.Logf("%d filter events, %d kept, %d dropped", len(filtered), len(kept), dropped)
 }
+
+// TestMaxAgentsAcrossRuns: with MaxAgents, concurrent runs together never
+// run more agents at once than the cap.
+func TestMaxAgentsAcrossRuns(t *testing.T) {
+	var mu sync.Mutex
+	running, most := 0, 0
+	r := newResearcher(t, deepresearch.Config{MaxAgents: 2, Model: extractive.New(extractive.Options{Latency: 5 * time.Millisecond})})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := r.RunWith(context.Background(), question, func(e deepresearch.Event) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch e.Type {
+				case events.AgentStarted:
+					running++
+					most = max(most, running)
+				case events.AgentFinished, events.AgentFailed:
+					running--
+				}
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if most > 2 || most == 0 {
+		t.Errorf("at most %d agents ran at once across 4 runs, want 1 or 2", most)
+	}
+}

@@ -353,6 +353,13 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 	p := pool.New().WithMaxGoroutines(req.Parallelism)
 	for i, task := range tasks {
 		p.Go(func() {
+			if r.agents != nil {
+				select {
+				case r.agents <- struct{}{}:
+					defer func() { <-r.agents }()
+				case <-ctx.Done():
+				}
+			}
 			o := r.runAgent(ctx, req, task, backend, model, meter, em)
 			mu.Lock()
 			defer mu.Unlock()

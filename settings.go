@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -64,6 +65,12 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 		Style:        style,
 		Unsupported:  s.Output.Unsupported,
 		Logger:       log,
+	}
+	if s.Model.Provider == provider.Extractive && s.Model.Planner == "" && s.Model.Researcher == "" && s.Model.Writer == "" {
+		// The offline model is pure CPU: two agents per core across all
+		// runs, so that a server's many runs queue for the cores instead of
+		// crowding out the delivery of their events.
+		cfg.MaxAgents = 2 * runtime.GOMAXPROCS(0)
 	}
 	if len(s.Model.Prices) > 0 || s.Research.MaxCost > 0 {
 		if cfg.Price, err = prices(s.Model); err != nil {

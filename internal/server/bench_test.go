@@ -42,11 +42,23 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
+// maxAgents is the cap on agents across runs, as FromSettings sets it: a
+// CPU-bound model (no latency) gets two agents per core, so that research
+// queues instead of crowding out the delivery of events; a model that
+// mostly waits gets room for many.
+func maxAgents(latency time.Duration) int {
+	if latency == 0 {
+		return 2 * runtime.GOMAXPROCS(0)
+	}
+	return 8 * runtime.GOMAXPROCS(0)
+}
+
 func benchLoad(b *testing.B, runs int, latency time.Duration) {
 	dir := b.TempDir()
 	r, err := deepresearch.New(deepresearch.Config{
-		Model:  deepresearchtest.Model(latency),
-		Corpus: filepath.Join("..", "..", "testdata", "corpus"), IndexPath: filepath.Join(dir, "index.db"),
+		Model:     deepresearchtest.Model(latency),
+		MaxAgents: maxAgents(latency),
+		Corpus:    filepath.Join("..", "..", "testdata", "corpus"), IndexPath: filepath.Join(dir, "index.db"),
 	})
 	if err != nil {
 		b.Fatal(err)
