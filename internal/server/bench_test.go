@@ -42,10 +42,11 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-// maxAgents is the cap on agents across runs, as FromSettings sets it: a
-// CPU-bound model (no latency) gets two agents per core, so that research
-// queues instead of crowding out the delivery of events; a model that
-// mostly waits gets room for many.
+// maxAgents is the cap on agents across runs: two per core for a CPU-bound
+// model (no latency), as FromSettings sets it for the offline model, so
+// that research queues instead of crowding out the delivery of events; a
+// model that mostly waits gets room for many (an embedder's choice: real
+// providers are capped per provider by model.max_concurrent instead).
 func maxAgents(latency time.Duration) int {
 	if latency == 0 {
 		return 2 * runtime.GOMAXPROCS(0)
