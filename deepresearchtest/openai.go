@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/openaiwire"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
@@ -109,27 +109,7 @@ func oaError(w http.ResponseWriter, status int, msg string) {
 }
 
 // text reads a message's content: a string, or an array of text parts.
-func (m oaMessage) text() (string, error) {
-	if len(m.Content) == 0 || string(m.Content) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(m.Content, &s); err == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(m.Content, &parts); err != nil {
-		return "", fmt.Errorf("content is neither a string nor an array of parts")
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-	}
-	return b.String(), nil
-}
+func (m oaMessage) text() (string, error) { return openaiwire.ContentText(m.Content) }
 
 func (s *OpenAIServer) complete(w http.ResponseWriter, r *http.Request) {
 	var req oaRequest

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/openaiwire"
 	"github.com/deepresearch/deepresearch/internal/store"
 )
 
@@ -25,40 +26,10 @@ type chatMessage struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// text returns a message's text: content is a string or an array of
-// parts, of which the "text" parts count.
-func (m chatMessage) text() (string, error) {
-	if len(m.Content) == 0 || string(m.Content) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(m.Content, &s); err == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(m.Content, &parts); err != nil {
-		return "", errors.New("a message's content must be a string or an array of content parts")
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
-			if b.Len() > 0 {
-				b.WriteString("\n")
-			}
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String(), nil
-}
+// text returns a message's text (see openaiwire.ContentText).
+func (m chatMessage) text() (string, error) { return openaiwire.ContentText(m.Content) }
 
-type chatUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-}
+type chatUsage = openaiwire.Usage
 
 type chatDelta struct {
 	Role    string  `json:"role,omitempty"`
