@@ -270,7 +270,8 @@ func (r *runner) research() error {
 
 		stop := false
 		resultBytes := 0
-		for _, c := range calls {
+		found := r.s.findAll(r.ctx, calls, r.budget.MaxToolCalls-r.res.ToolCalls)
+		for i, c := range calls {
 			var content string
 			if r.res.ToolCalls >= r.budget.MaxToolCalls {
 				content = toolError("tool call budget spent; this call was not run. Stop calling tools.")
@@ -279,7 +280,7 @@ func (r *runner) research() error {
 				if h := r.cfg.Hooks.ToolCall; h != nil {
 					h(c.FunctionCall.Name, c.FunctionCall.Arguments)
 				}
-				content, err = r.s.execute(r.ctx, c)
+				content, err = r.s.execute(r.ctx, c, found[i])
 				if err != nil {
 					return err
 				}

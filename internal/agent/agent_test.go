@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -383,7 +384,7 @@ func TestCancelDuringSearch(t *testing.T) {
 		<-started
 		cancel(cause)
 	}()
-	_, err := Run(ctx, Config{Model: extractive.New(extractive.Options{}), Search: blockingBackend{started}}, raftTask)
+	_, err := Run(ctx, Config{Model: extractive.New(extractive.Options{}), Search: blockingBackend{started, new(sync.Once)}}, raftTask)
 	if !errors.Is(err, cause) {
 		t.Fatalf("err = %v, want the cancel cause", err)
 	}
@@ -652,4 +653,54 @@ type recordingModel struct {
 func (r *recordingModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	r.last = msgs
 	return r.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+// barrierBackend lets no search finish until two are in flight: a turn
+// whose searches ran one after another would never get past it.
+type barrierBackend struct {
+	search.Backend
+	mu      sync.Mutex
+	waiting int
+	both    chan struct{}
+}
+
+func (b *barrierBackend) Search(ctx context.Context, q string, limit int) ([]search.Result, error) {
+	b.mu.Lock()
+	b.waiting++
+	if b.waiting == 2 {
+		close(b.both)
+	}
+	b.mu.Unlock()
+	select {
+	case <-b.both:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return b.Backend.Search(ctx, q, limit)
+}
+
+// TestTurnSearchesRunAtOnce: the searches of one turn (and their relevance
+// judgements) run at the same time, and the numbering still follows the
+// order of the calls.
+func TestTurnSearchesRunAtOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a serial turn fails here instead of hanging
+	defer cancel()
+	m := &scripted{turns: []turn{
+		calls(tc("c1", "search", `{"query":"leader election"}`), tc("c2", "search", `{"query":"log replication"}`)),
+		reply("Done."),
+		reply("Raft [1]."),
+	}}
+	b := &barrierBackend{Backend: newMemBackend(corpusDocs...), both: make(chan struct{})}
+	var order []string
+	res, err := Run(ctx, Config{Model: m, Search: b, Hooks: Hooks{Search: func(q string, _ int) { order = append(order, q) }}}, raftTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 2 || order[0] != "leader election" || order[1] != "log replication" {
+		t.Errorf("searches reported as %q, want the calls' order", order)
+	}
+	first := m.toolContents(1)["c1"]
+	if !strings.HasPrefix(first, "[1] ") || len(res.Sources) < 2 {
+		t.Errorf("the first call's results are not numbered first:\n%s", first)
+	}
 }

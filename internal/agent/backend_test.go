@@ -127,11 +127,15 @@ func (f failingBackend) Fetch(context.Context, string) (search.Document, error) 
 }
 
 // blockingBackend blocks in Search until its context is done, like a
-// search service that hangs.
-type blockingBackend struct{ started chan struct{} }
+// search service that hangs. started is closed when the first search
+// begins (a turn's searches run at once).
+type blockingBackend struct {
+	started chan struct{}
+	once    *sync.Once
+}
 
 func (b blockingBackend) Search(ctx context.Context, _ string, _ int) ([]search.Result, error) {
-	close(b.started)
+	b.once.Do(func() { close(b.started) })
 	<-ctx.Done()
 	return nil, ctx.Err()
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sourcegraph/conc"
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
@@ -143,7 +145,7 @@ func (s *session) Sources() map[int]source.Source { return maps.Clone(s.sources)
 // execute runs one tool call and returns the tool message content. Backend
 // failures and bad arguments become tool error messages for the model; the
 // error is non-nil only when ctx is done.
-func (s *session) execute(ctx context.Context, call llms.ToolCall) (string, error) {
+func (s *session) execute(ctx context.Context, call llms.ToolCall, f *found) (string, error) {
 	name, args := call.FunctionCall.Name, call.FunctionCall.Arguments
 	switch name {
 	case ToolSearch:
@@ -153,7 +155,7 @@ func (s *session) execute(ctx context.Context, call llms.ToolCall) (string, erro
 		if err := json.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Query) == "" {
 			return toolError(`invalid arguments for search: want {"query": "<text>"}`), nil
 		}
-		return s.search(ctx, oneLine(a.Query))
+		return s.search(ctx, oneLine(a.Query), f)
 	case ToolOpen:
 		n, ok := sourceArg(args)
 		if !ok {
@@ -169,8 +171,92 @@ func (s *session) execute(ctx context.Context, call llms.ToolCall) (string, erro
 // search runs one search, passes its results through the relevance and
 // content filters, and shows the model only what they kept: a dropped
 // result is never numbered, so it can never be cited.
-func (s *session) search(ctx context.Context, query string) (string, error) {
+// found is what one search returned and what the relevance filter's
+// judge said of it: the part of a search that may run at the same time as
+// the turn's other searches.
+type found struct {
+	results   []search.Result
+	searchErr error // the backend failed
+	judgeErr  error // the judgement was cut short: ctx is done
+	judged    *relevance.Judged
+}
+
+// find runs a search and judges its results, changing no state of the
+// session: prior are the queries of the turn's searches before this one.
+func (s *session) find(ctx context.Context, query string, prior []string) *found {
 	results, err := s.backend.Search(ctx, query, s.limit)
+	if err != nil || len(results) == 0 {
+		return &found{results: results, searchErr: err}
+	}
+	cands := make([]relevance.Candidate, len(results))
+	for i, r := range results {
+		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet}
+	}
+	j, err := s.filter.Judge(ctx, query, prior, cands)
+	return &found{results: results, judgeErr: err, judged: j}
+}
+
+// findAll runs the searches among calls at once — each a backend call and,
+// with a model judging relevance, a model call — and returns what each
+// found, by call index. Only the first room calls are run (the rest are
+// over the tool budget), and nothing when the turn has fewer than two
+// searches. The session's state (numbering, the filter's memory) then
+// advances in call order, so the numbering does not depend on which
+// search finished first.
+func (s *session) findAll(ctx context.Context, calls []llms.ToolCall, room int) map[int]*found {
+	type job struct {
+		i     int
+		query string
+		prior []string
+	}
+	var jobs []job
+	var queries []string
+	for i, c := range calls {
+		if i >= room {
+			break
+		}
+		if q, ok := searchQuery(c); ok {
+			jobs = append(jobs, job{i, q, slices.Clone(queries)})
+			queries = append(queries, q)
+		}
+	}
+	if len(jobs) < 2 {
+		return nil
+	}
+	out := make([]*found, len(jobs))
+	var wg conc.WaitGroup
+	for k, j := range jobs {
+		wg.Go(func() { out[k] = s.find(ctx, j.query, j.prior) })
+	}
+	wg.Wait()
+	m := make(map[int]*found, len(jobs))
+	for k, j := range jobs {
+		m[j.i] = out[k]
+	}
+	return m
+}
+
+// searchQuery returns the query of a well-formed search call.
+func searchQuery(c llms.ToolCall) (string, bool) {
+	if c.FunctionCall == nil || c.FunctionCall.Name != ToolSearch {
+		return "", false
+	}
+	var a struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal([]byte(c.FunctionCall.Arguments), &a); err != nil || strings.TrimSpace(a.Query) == "" {
+		return "", false
+	}
+	return oneLine(a.Query), true
+}
+
+// search runs one search call: what f found (or, when nil, a search made
+// now), filtered, registered and written up for the model.
+func (s *session) search(ctx context.Context, query string, f *found) (string, error) {
+	if f == nil {
+		f = s.find(ctx, query, nil)
+	}
+	results, err := f.results, f.searchErr
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
@@ -184,14 +270,10 @@ func (s *session) search(ctx context.Context, query string) (string, error) {
 	if len(results) == 0 {
 		return fmt.Sprintf("No results for %q. Try other key terms.", query), nil
 	}
-	cands := make([]relevance.Candidate, len(results))
-	for i, r := range results {
-		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet}
+	if f.judgeErr != nil {
+		return "", f.judgeErr
 	}
-	decisions, err := s.filter.Apply(ctx, query, cands)
-	if err != nil {
-		return "", err
-	}
+	decisions := s.filter.Decide(f.judged)
 	var b strings.Builder
 	shown := 0
 	for i, r := range results {

@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -150,64 +151,102 @@ type Decision struct {
 // per candidate, in order. Candidates of a source already kept by an
 // earlier Apply are judged again like any other (a later passage of a
 // good source may be off-topic). The error is non-nil only when ctx is
-// done; a failing Judge falls back to Lexical.
+// done; a failing Judge falls back to Lexical. Apply is Judge then Decide.
 //
 // Cost: the Judge's call (Lexical: linear in the text), plus shingling
 // each surviving passage and comparing it with every passage kept so
 // far.
 func (f *Filter) Apply(ctx context.Context, query string, cands []Candidate) ([]Decision, error) {
-	if query != "" {
-		f.queries = append(f.queries, query)
+	j, err := f.Judge(ctx, query, nil, cands)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]Decision, len(cands))
-	rep := Report{Query: query, Judge: judgeName(f.cfg.Judge)}
+	return f.Decide(j), nil
+}
+
+// Judged is the first half of an Apply: what the substance check and the
+// judge said of one search's candidates, before the filter's state
+// (queries seen, best score, passages kept) takes them in.
+type Judged struct {
+	query  string
+	cands  []Candidate
+	out    []Decision
+	judged []int
+	judge  string
+}
+
+// Judge runs the substance check and the judge on one search's candidates
+// and changes nothing: several Judge calls may run at once (the searches
+// of one turn, each judgement a model call), then Decide takes their
+// results in the order the searches were made. prior are the queries made
+// before this one that no Decide has taken in yet (the turn's earlier
+// searches), so that the judge sees what a sequential Apply would show it.
+// The error is non-nil only when ctx is done.
+func (f *Filter) Judge(ctx context.Context, query string, prior []string, cands []Candidate) (*Judged, error) {
+	queries := append(slices.Clone(f.queries), prior...)
+	if query != "" {
+		queries = append(queries, query)
+	}
+	j := &Judged{query: query, cands: cands, out: make([]Decision, len(cands)), judge: judgeName(f.cfg.Judge)}
+	out := j.out
 
 	// 1. Substance.
-	var judged []int
 	for i, c := range cands {
 		out[i].Verdict = Verdict{Key: c.Key, Title: c.Title, URL: c.URL}
 		if why := noSubstance(c.Text); why != "" {
 			out[i].Stage, out[i].Reason = StageSubstance, why
 			continue
 		}
-		judged = append(judged, i)
+		j.judged = append(j.judged, i)
 	}
 
 	// 2. Relevance, one batched judgement.
-	if len(judged) > 0 {
-		req := Request{Question: f.cfg.Question, Task: f.cfg.Task, Queries: f.queries}
-		for _, i := range judged {
+	if len(j.judged) > 0 {
+		req := Request{Question: f.cfg.Question, Task: f.cfg.Task, Queries: queries}
+		for _, i := range j.judged {
 			req.Candidates = append(req.Candidates, cands[i])
 		}
 		js, err := f.cfg.Judge.Judge(ctx, req)
-		if err == nil && len(js) != len(judged) {
-			err = fmt.Errorf("judge returned %d judgements for %d candidates", len(js), len(judged))
+		if err == nil && len(js) != len(j.judged) {
+			err = fmt.Errorf("judge returned %d judgements for %d candidates", len(js), len(j.judged))
 		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, context.Cause(ctx)
 			}
-			rep.Judge = fmt.Sprintf("lexical (%s failed: %s)", rep.Judge, oneLine(err.Error(), 160))
+			j.judge = fmt.Sprintf("lexical (%s failed: %s)", j.judge, oneLine(err.Error(), 160))
 			js, _ = Lexical{}.Judge(ctx, req)
 		}
-		for k, i := range judged {
-			j := js[k]
-			out[i].Stage, out[i].Score, out[i].Reason = StageRelevance, round(j.Score), oneLine(j.Reason, 320)
-			out[i].Keep = j.Relevant
+		for k, i := range j.judged {
+			out[i].Stage, out[i].Score, out[i].Reason = StageRelevance, round(js[k].Score), oneLine(js[k].Reason, 320)
+			out[i].Keep = js[k].Relevant
 		}
-		// A candidate far weaker than the best one of the task is noise
-		// next to it.
-		for _, i := range judged {
-			if out[i].Keep && out[i].Score > f.best {
-				f.best = out[i].Score
-			}
+	}
+	return j, nil
+}
+
+// Decide takes a Judged search into the filter's state and returns its
+// decisions: a candidate far weaker than the task's best is dropped, then
+// near-duplicates of passages already kept. Call it in the order the
+// searches were made.
+func (f *Filter) Decide(j *Judged) []Decision {
+	if j.query != "" {
+		f.queries = append(f.queries, j.query)
+	}
+	out, cands := j.out, j.cands
+	rep := Report{Query: j.query, Judge: j.judge}
+	// A candidate far weaker than the best one of the task is noise next
+	// to it.
+	for _, i := range j.judged {
+		if out[i].Keep && out[i].Score > f.best {
+			f.best = out[i].Score
 		}
-		for _, i := range judged {
-			if out[i].Keep && out[i].Score < f.best*relativeFloor {
-				out[i].Keep = false
-				out[i].Reason = fmt.Sprintf("much weaker than the best source of the task (%.2f < %.2f × %.2f); %s",
-					out[i].Score, relativeFloor, f.best, out[i].Reason)
-			}
+	}
+	for _, i := range j.judged {
+		if out[i].Keep && out[i].Score < f.best*relativeFloor {
+			out[i].Keep = false
+			out[i].Reason = fmt.Sprintf("much weaker than the best source of the task (%.2f < %.2f × %.2f); %s",
+				out[i].Score, relativeFloor, f.best, out[i].Reason)
 		}
 	}
 
@@ -236,7 +275,7 @@ func (f *Filter) Apply(ctx context.Context, query string, cands []Candidate) ([]
 	if f.cfg.Report != nil {
 		f.cfg.Report(rep)
 	}
-	return out, nil
+	return out
 }
 
 // relativeFloor: a candidate scoring below this share of the task's best
