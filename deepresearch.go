@@ -29,6 +29,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
@@ -205,7 +206,9 @@ func New(cfg Config) (*Researcher, error) {
 	}
 	r.models = map[string]llms.Model{}
 	for role, m := range map[string]llms.Model{RolePlanner: cfg.PlannerModel, RoleResearcher: cfg.ResearcherModel, RoleWriter: cfg.WriterModel} {
-		r.models[role] = r.withRetries(cmp.Or[llms.Model](m, base))
+		// Journaled outside the retries: a run's journal records each
+		// call once it has succeeded or finally failed.
+		r.models[role] = journal.Model{Model: r.withRetries(cmp.Or[llms.Model](m, base))}
 	}
 	return r, nil
 }
@@ -298,12 +301,16 @@ func (r *Researcher) begin(ctx context.Context) (_ context.Context, end func(), 
 }
 
 // backend returns the search backend, opening and syncing the local corpus
-// index on first use.
+// index on first use, journaled in the run's journal (when ctx has one).
 func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	if r.search != nil {
-		return r.search, nil
+		return journal.Backend{Backend: r.search}, nil
 	}
-	return r.openIndex(ctx)
+	ix, err := r.openIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return journal.Backend{Backend: ix}, nil
 }
 
 // openIndex returns the local corpus index, opening and syncing it on first

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/fetch"
+	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/websearch"
@@ -98,7 +99,7 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 	if s.Search.SearxngURL != "" {
 		wcfg.SearXNGURL = s.Search.SearxngURL
 	}
-	wcfg.Pages = fetch.ContextPages{}
+	wcfg.Pages = journal.Pages{PageFetcher: fetch.ContextPages{}}
 	r, err := build()
 	if err != nil {
 		return nil, err

@@ -33,8 +33,12 @@ func newServeCmd() *cobra.Command {
   POST   /v1/chat/completions      OpenAI-compatible (model "deepresearch"), streaming or not
   GET    /v1/models, GET /healthz, GET / (a web page)
 
-Runs, their events, reports and cited sources are kept in the run store
-(store.path). A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN)
+Runs, their events, journals, reports and cited sources are kept in the run
+store (store.path). Runs a server left interrupted (killed, crashed or shut
+down) are resumed when it starts again (serve.resume: auto; at most
+serve.max_resumes times each): every model call, search and page read they
+had completed is answered from their journal, and their events go on where
+they stopped. A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN)
 is required when set, and must be set to listen beyond the loopback
 interface. The first line on stdout says where it listens (useful with
 --addr 127.0.0.1:0).`,
@@ -102,6 +106,16 @@ func serve(cmd *cobra.Command, configFile string) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: listening on http://%s\n", ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
+	if s.Serve.Resume == "auto" {
+		// Runs a server of this store left interrupted go on, from their
+		// journals; their clients reconnect with Last-Event-ID.
+		ids, err := srv.Resume(ctx, s.Serve.MaxResumes)
+		if err != nil {
+			logger.Error().Err(err).Msg("resuming interrupted runs")
+		} else if len(ids) > 0 {
+			logger.Info().Strs("runs", ids).Msg("resumed interrupted runs")
+		}
+	}
 	select {
 	case err = <-served:
 		return fmt.Errorf("serve: %w", err)

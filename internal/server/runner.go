@@ -16,6 +16,9 @@ type Runner interface {
 	// returns the report (which may be non-nil alongside an error: the
 	// agents' findings when the writer failed).
 	Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
+	// ResearchDurable is Research, keeping the run's journal and going on
+	// after the events of its earlier attempts (see deepresearch.Durable).
+	ResearchDurable(ctx context.Context, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error)
 	// Fetch returns a whole document by the Source.ID a run reported.
 	Fetch(ctx context.Context, docID string) (deepresearch.Document, error)
 }

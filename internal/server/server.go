@@ -406,17 +406,33 @@ func (s *Server) start(q runRequest) (string, error) {
 	if err := q.check(); err != nil {
 		return "", err
 	}
+	id := events.NewRunID()
+	return id, s.launch(id, func(ctx context.Context) error {
+		opts, _ := json.Marshal(q)
+		bg := context.Background()
+		err := s.store.Create(bg, store.Run{ID: id, Question: strings.TrimSpace(q.Question), Options: opts, Origin: OriginServer})
+		if err == nil {
+			err = s.store.Start(bg, id)
+		}
+		return err
+	}, func(ctx context.Context) { s.execute(ctx, id, q) })
+}
+
+// launch holds a run slot for id, calls store to make the run live in the
+// store, then runs it with run in a goroutine the server owns, under the
+// run time limit. It fails when the server is closing or full, or when
+// store fails.
+func (s *Server) launch(id string, store func(context.Context) error, run func(context.Context)) error {
 	s.mu.Lock()
 	switch {
 	case s.closed:
 		s.mu.Unlock()
-		return "", &requestError{http.StatusServiceUnavailable, typeServer, "the server is shutting down"}
+		return &requestError{http.StatusServiceUnavailable, typeServer, "the server is shutting down"}
 	case len(s.runs) >= s.cfg.MaxRuns:
 		s.mu.Unlock()
-		return "", &requestError{http.StatusTooManyRequests, typeRate,
+		return &requestError{http.StatusTooManyRequests, typeRate,
 			fmt.Sprintf("%d runs are in progress, the most this server runs at once; retry later", s.cfg.MaxRuns)}
 	}
-	id := events.NewRunID()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
 	s.runs[id] = lr // holds the slot
@@ -428,32 +444,24 @@ func (s *Server) start(q runRequest) (string, error) {
 		s.mu.Unlock()
 		cancel(nil)
 	}
-	opts, _ := json.Marshal(q)
-	bg := context.Background()
-	err := s.store.Create(bg, store.Run{ID: id, Question: strings.TrimSpace(q.Question), Options: opts})
-	if err == nil {
-		err = s.store.Start(bg, id)
-	}
-	if err != nil {
+	if err := store(ctx); err != nil {
 		release()
 		close(lr.done)
-		return "", err
+		return err
 	}
 	stop := s.cfg.AfterFunc(s.cfg.RunTimeout, func() { cancel(errTimeLimit) })
 	s.wg.Go(func() {
 		defer close(lr.done)
 		defer release()
 		defer stop()
-		s.execute(ctx, id, q)
+		run(ctx)
 	})
-	return id, nil
+	return nil
 }
 
 // execute runs one research request the server started.
 func (s *Server) execute(ctx context.Context, id string, q runRequest) {
-	req := deepresearch.Request{Question: q.Question, RunID: id, MaxTasks: q.MaxTasks,
-		Parallelism: q.Parallelism, SearchLimit: q.SearchLimit, Style: q.Style}
-	record(ctx, s.store, s.cfg.Runner, req, nil, s.log, s.cfg.RunTimeout)
+	record(ctx, s.store, s.cfg.Runner, q.request(id), deepresearch.Durable{}, nil, s.log, s.cfg.RunTimeout)
 }
 
 // Record runs req with r and keeps the run in st the way the server
@@ -472,7 +480,7 @@ func Record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Req
 		return nil, err
 	}
 	bg := context.WithoutCancel(ctx)
-	if err := st.Create(bg, store.Run{ID: req.RunID, Question: strings.TrimSpace(req.Question), Options: opts}); err != nil {
+	if err := st.Create(bg, store.Run{ID: req.RunID, Question: strings.TrimSpace(req.Question), Options: opts, Origin: OriginCLI}); err != nil {
 		return nil, err
 	}
 	if err := st.Start(bg, req.RunID); err != nil {
@@ -482,17 +490,26 @@ func Record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Req
 	if log != nil {
 		l = *log
 	}
-	return record(ctx, st, r, req, sink, l, 0)
+	return record(ctx, st, r, req, deepresearch.Durable{}, sink, l, 0)
 }
 
 // record runs req, a run already stored as running, and stores its
-// events, report, cited sources and final status, in that order: once the
-// status says the run ended, everything else is there.
-func record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log zerolog.Logger, limit time.Duration) (*deepresearch.Report, error) {
+// events, journal, report, cited sources and final status, in that order:
+// once the status says the run ended, everything else is there. d holds
+// the events of the run's earlier attempts, when it is resumed. A run
+// stopped by the server's shutdown stores nothing after the shutdown
+// began — no event of its stopping, no partial report — so that it
+// resumes where its work stopped.
+func record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event), log zerolog.Logger, limit time.Duration) (*deepresearch.Report, error) {
 	id := req.RunID
 	log = log.With().Str("run", id).Logger()
 	bg := context.WithoutCancel(ctx)
-	rep, err := r.Research(ctx, req, func(ev deepresearch.Event) {
+	d.Journal = st
+	shutdown := func() bool { return errors.Is(context.Cause(ctx), errShutdown) }
+	rep, err := r.ResearchDurable(ctx, req, d, func(ev deepresearch.Event) {
+		if shutdown() {
+			return
+		}
 		if err := st.Append(bg, ev); err != nil {
 			log.Error().Err(err).Uint64("seq", ev.Seq).Msg("storing an event")
 		}
@@ -501,7 +518,7 @@ func record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Req
 		}
 	})
 	var u deepresearch.Usage
-	if rep != nil {
+	if rep != nil && !shutdown() {
 		u = rep.Usage
 		if b, merr := json.Marshal(rep); merr != nil {
 			log.Error().Err(merr).Msg("encoding the report")
