@@ -45,7 +45,11 @@ var (
 
 // JournalStore keeps runs' journals: entries appended durably, in order,
 // and read back whole. The SQLite run store is one. Entries are opaque
-// bytes (one JSON object each, in a versioned format).
+// bytes (one JSON object each, in a versioned format). A store that also
+// has QueueJournal(ctx, run, entry, done func(error)) error, queueing an
+// entry ahead of everything appended to it afterwards without waiting for
+// its commit (the SQLite store does), spares a run waiting for its
+// journal: each call's answer is used as soon as its entry is queued.
 type JournalStore interface {
 	// AppendJournal adds entry to run's journal; when it returns nil the
 	// entry is durable, and nothing of it was readable before.
@@ -54,10 +58,31 @@ type JournalStore interface {
 	Journal(ctx context.Context, run string) ([][]byte, error)
 }
 
-// journalLog adapts a JournalStore to the journal package's Log.
-type journalLog struct{ st JournalStore }
+// journalQueue is a JournalStore that orders an entry without waiting for
+// its commit (the SQLite store does): QueueJournal returns once entry is
+// queued ahead of everything appended to the store after it returns, to
+// be committed before it or with it, and tells done the outcome.
+type journalQueue interface {
+	QueueJournal(ctx context.Context, run string, entry []byte, done func(error)) error
+}
+
+// journalLog adapts a JournalStore to the journal package's Log. With a
+// store that queues (journalQueue), a call's answer is used as soon as its
+// entry is queued: the events that follow from it are queued after it, so
+// none is stored without it, and the run does not wait for a commit.
+type journalLog struct {
+	st     JournalStore
+	failed func(error) // told of an entry that could not be committed
+}
 
 func (l journalLog) Append(ctx context.Context, run string, entry []byte) error {
+	if q, ok := l.st.(journalQueue); ok {
+		return q.QueueJournal(ctx, run, entry, func(err error) {
+			if err != nil && l.failed != nil {
+				l.failed(err)
+			}
+		})
+	}
 	return l.st.AppendJournal(ctx, run, entry)
 }
 
@@ -138,11 +163,12 @@ func (r *Researcher) durable(ctx context.Context, req Request, d Durable, sink f
 	if d.Journal == nil {
 		return ctx, em, nil
 	}
-	j, err := journal.Open(ctx, journalLog{d.Journal}, req.RunID, journal.Options{
-		Log: journalLog{d.Journal}, Clock: r.cfg.Clock.Now,
-		Hooks: journal.Hooks{AppendFailed: func(err error) {
-			log.Error().Err(err).Msg("a completed call could not be journaled; resuming the run would make it again")
-		}},
+	failed := func(err error) {
+		log.Error().Err(err).Msg("a completed call could not be journaled; resuming the run would make it again")
+	}
+	jl := journalLog{st: d.Journal, failed: failed}
+	j, err := journal.Open(ctx, jl, req.RunID, journal.Options{
+		Log: jl, Clock: r.cfg.Clock.Now, Hooks: journal.Hooks{AppendFailed: failed},
 	})
 	if err != nil {
 		return nil, nil, err

@@ -102,13 +102,11 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: listening on http://%s\n", ln.Addr())
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
 	if s.Serve.Resume == "auto" {
 		// Runs a server of this store left interrupted go on, from their
-		// journals; their clients reconnect with Last-Event-ID.
+		// journals; their clients reconnect with Last-Event-ID. They are
+		// taken up before the first request is served, so that a client
+		// never finds one of them still interrupted.
 		ids, err := srv.Resume(ctx, s.Serve.MaxResumes)
 		if err != nil {
 			logger.Error().Err(err).Msg("resuming interrupted runs")
@@ -116,6 +114,10 @@ func serve(cmd *cobra.Command, configFile string) error {
 			logger.Info().Strs("runs", ids).Msg("resumed interrupted runs")
 		}
 	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: listening on http://%s\n", ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
 	select {
 	case err = <-served:
 		return fmt.Errorf("serve: %w", err)

@@ -2,9 +2,12 @@ package journal
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"hash"
+	"io"
+	"strconv"
 
 	"github.com/tmc/langchaingo/llms"
 )
@@ -19,47 +22,17 @@ const (
 	pageDomain     = "deepresearch/journal/page/1\n"
 )
 
-// canonRequest is the canonical form of a model request: every message
-// part and every call option that shapes the answer, with zero values left
-// out (so that an option added later, left at zero, changes no key), and
-// whether the answer streams. Maps encode with sorted keys; no field
+// A model request's canonical form, hashed for its key, is a sequence of
+// length-prefixed fields (a uvarint length, then the bytes), so that no
+// two requests share one: the message count, then each message's role,
+// part count and parts (each a type tag and its fields), then the call
+// options as JSON (canonOptions). The text is hashed as it is, byte for
+// byte, without escaping: a late turn's conversation is tens of kilobytes.
+
+// canonOptions are the call options that shape an answer, zero values
+// left out (so that an option added later, left at zero, changes no key),
+// and whether the answer streams. Maps encode with sorted keys; nothing
 // depends on the process, the time or the order of a map.
-type canonRequest struct {
-	Messages []canonMessage `json:"messages"`
-	Options  canonOptions   `json:"options,omitzero"`
-}
-
-type canonMessage struct {
-	Role  string      `json:"role"`
-	Parts []canonPart `json:"parts"`
-}
-
-type canonPart struct {
-	Type       string  `json:"type"`
-	Text       *String `json:"text,omitempty"`
-	URL        string  `json:"url,omitempty"`
-	Detail     string  `json:"detail,omitempty"`
-	MIMEType   string  `json:"mime_type,omitempty"`
-	Data       []byte  `json:"data,omitempty"`
-	ID         String  `json:"id,omitempty"`
-	CallType   string  `json:"call_type,omitempty"`
-	Name       String  `json:"name,omitempty"`
-	Arguments  *String `json:"arguments,omitempty"`
-	ToolCallID String  `json:"tool_call_id,omitempty"`
-	Content    *String `json:"content,omitempty"`
-	// Other is a part of a type this package does not know: its Go type
-	// and JSON form.
-	Other string `json:"other,omitempty"`
-}
-
-type canonTool struct {
-	Type        string `json:"type"`
-	Name        string `json:"name,omitempty"`
-	Description string `json:"description,omitempty"`
-	Parameters  any    `json:"parameters,omitempty"`
-	Strict      bool   `json:"strict,omitempty"`
-}
-
 type canonOptions struct {
 	Model             string         `json:"model,omitempty"`
 	CandidateCount    int            `json:"candidate_count,omitempty"`
@@ -88,23 +61,44 @@ type canonOptions struct {
 	StreamReasoning bool `json:"stream_reasoning,omitempty"`
 }
 
+type canonTool struct {
+	Type        string `json:"type"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	Parameters  any    `json:"parameters,omitempty"`
+	Strict      bool   `json:"strict,omitempty"`
+}
+
+// keyWriter writes length-prefixed fields into a hash.
+type keyWriter struct {
+	h   hash.Hash
+	buf [binary.MaxVarintLen64]byte
+}
+
+func (w *keyWriter) field(s string) {
+	w.h.Write(w.buf[:binary.PutUvarint(w.buf[:], uint64(len(s)))])
+	io.WriteString(w.h, s)
+}
+
+func (w *keyWriter) count(n int) { w.field(strconv.Itoa(n)) }
+
 // ModelKey returns the key of a model request: the hex SHA-256 of its
-// canonical form (see canonRequest). It fails only for an option or part
-// JSON cannot encode (a channel in Metadata).
+// canonical form (see above). It fails only for an option or part JSON
+// cannot encode (a channel in Metadata).
 func ModelKey(msgs []llms.MessageContent, o llms.CallOptions) (string, error) {
-	req := canonRequest{Messages: make([]canonMessage, len(msgs))}
+	w := &keyWriter{h: sha256.New()}
+	w.h.Write([]byte(modelDomain))
+	w.count(len(msgs))
 	for i, m := range msgs {
-		cm := canonMessage{Role: string(m.Role), Parts: make([]canonPart, len(m.Parts))}
+		w.field(string(m.Role))
+		w.count(len(m.Parts))
 		for j, p := range m.Parts {
-			cp, err := canonPartOf(p)
-			if err != nil {
+			if err := w.part(p); err != nil {
 				return "", fmt.Errorf("journal: message %d part %d: %w", i, j, err)
 			}
-			cm.Parts[j] = cp
 		}
-		req.Messages[i] = cm
 	}
-	req.Options = canonOptions{
+	opts := canonOptions{
 		Model: o.Model, CandidateCount: o.CandidateCount, MaxTokens: o.MaxTokens, Temperature: Float(o.Temperature),
 		StopWords: o.StopWords, TopK: o.TopK, TopP: Float(o.TopP), Seed: o.Seed, MinLength: o.MinLength,
 		MaxLength: o.MaxLength, N: o.N, RepetitionPenalty: Float(o.RepetitionPenalty),
@@ -117,47 +111,60 @@ func ModelKey(msgs []llms.MessageContent, o llms.CallOptions) (string, error) {
 		if f := t.Function; f != nil {
 			ct.Name, ct.Description, ct.Parameters, ct.Strict = f.Name, f.Description, f.Parameters, f.Strict
 		}
-		req.Options.Tools = append(req.Options.Tools, ct)
+		opts.Tools = append(opts.Tools, ct)
 	}
 	for _, f := range o.Functions {
-		req.Options.Functions = append(req.Options.Functions, canonTool{Type: "function", Name: f.Name,
+		opts.Functions = append(opts.Functions, canonTool{Type: "function", Name: f.Name,
 			Description: f.Description, Parameters: f.Parameters, Strict: f.Strict})
 	}
-	// Encoded straight into the hash: a late turn's conversation is tens
-	// of kilobytes.
-	h := sha256.New()
-	h.Write([]byte(modelDomain))
-	enc := json.NewEncoder(h)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(req); err != nil {
-		return "", fmt.Errorf("journal: canonical request: %w", err)
+	b, err := marshal(opts)
+	if err != nil {
+		return "", fmt.Errorf("journal: call options: %w", err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	w.field(string(b))
+	return hex.EncodeToString(w.h.Sum(nil)), nil
 }
 
-func canonPartOf(p llms.ContentPart) (canonPart, error) {
-	str := func(s string) *String { v := String(s); return &v }
+// part writes one message part: its type, then its fields.
+func (w *keyWriter) part(p llms.ContentPart) error {
 	switch p := p.(type) {
 	case llms.TextContent:
-		return canonPart{Type: "text", Text: str(p.Text)}, nil
+		w.field("text")
+		w.field(p.Text)
 	case llms.ImageURLContent:
-		return canonPart{Type: "image_url", URL: p.URL, Detail: p.Detail}, nil
+		w.field("image_url")
+		w.field(p.URL)
+		w.field(p.Detail)
 	case llms.BinaryContent:
-		return canonPart{Type: "binary", MIMEType: p.MIMEType, Data: p.Data}, nil
+		w.field("binary")
+		w.field(p.MIMEType)
+		w.field(string(p.Data))
 	case llms.ToolCall:
-		cp := canonPart{Type: "tool_call", ID: String(p.ID), CallType: p.Type}
+		w.field("tool_call")
+		w.field(p.ID)
+		w.field(p.Type)
 		if f := p.FunctionCall; f != nil {
-			cp.Name, cp.Arguments = String(f.Name), str(f.Arguments)
+			w.field("function")
+			w.field(f.Name)
+			w.field(f.Arguments)
+		} else {
+			w.field("")
 		}
-		return cp, nil
 	case llms.ToolCallResponse:
-		return canonPart{Type: "tool_response", ToolCallID: String(p.ToolCallID), Name: String(p.Name), Content: str(p.Content)}, nil
+		w.field("tool_response")
+		w.field(p.ToolCallID)
+		w.field(p.Name)
+		w.field(p.Content)
+	default:
+		b, err := marshal(p)
+		if err != nil {
+			return err
+		}
+		w.field("other")
+		w.field(fmt.Sprintf("%T", p))
+		w.field(string(b))
 	}
-	b, err := marshal(p)
-	if err != nil {
-		return canonPart{}, err
-	}
-	return canonPart{Type: "other", Other: fmt.Sprintf("%T %s", p, b)}, nil
+	return nil
 }
 
 // SearchKey returns the key of a search for query with limit results.

@@ -14,8 +14,11 @@ import (
 // run store, a JetStream stream, MemLog). Entries are opaque to it: the
 // bytes Encode wrote.
 type Log interface {
-	// Append adds entry to run's journal. When it returns nil the entry
-	// is durable and every reader sees it; nothing is readable before.
+	// Append adds entry to run's journal; nothing of it is readable
+	// before it is committed. When it returns nil the entry is durable —
+	// or, for a log that orders its writes, queued ahead of everything
+	// written to the log after Append returns, so that whatever follows
+	// from the call (its events, later calls) is never kept without it.
 	Append(ctx context.Context, run string, entry []byte) error
 	// Entries returns run's entries in the order they were appended (none
 	// for a run without a journal).

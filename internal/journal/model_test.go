@@ -465,3 +465,40 @@ func TestConcurrentAgents(t *testing.T) {
 		t.Errorf("replayed answers differ:\n got %q\nwant %q", got, want)
 	}
 }
+
+// BenchmarkRecord is the journal's cost of one model call of an agent's
+// late turn (a conversation of 12 tool results of 2 KB each): keying the
+// request, encoding the answer and appending it (to memory), on top of
+// the call itself (a model that answers at once).
+func BenchmarkRecord(b *testing.B) {
+	msgs := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "You research.")}
+	for i := range 12 {
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.ToolCall{ID: id, Type: "function",
+			FunctionCall: &llms.FunctionCall{Name: "search", Arguments: `{"query":"q"}`}}}},
+			llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: id, Name: "search",
+				Content: strings.Repeat("Source text of a page, fenced. ", 64)}}})
+	}
+	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, "Write the report."))
+	inner := &scripted{}
+	for _, journaled := range []bool{false, true} {
+		name := "bare"
+		if journaled {
+			name = "journaled"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			if journaled {
+				j, _ := journal.New("r", nil, journal.Options{Log: &journal.MemLog{}})
+				ctx = journal.WithScope(journal.NewContext(ctx, j), "researcher/t1")
+			}
+			m := journal.Model{Model: inner}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.GenerateContent(ctx, msgs, llms.WithTools([]llms.Tool{searchTool})); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

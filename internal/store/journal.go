@@ -68,16 +68,40 @@ func (s *Store) migrate(ctx context.Context) error {
 // reader; like Append, it is committed in a batch with whatever else is
 // waiting (group commit).
 func (s *Store) AppendJournal(ctx context.Context, run string, entry []byte) error {
-	req := &appendReq{ev: Event{RunID: run}, entry: entry, done: make(chan struct{})}
-	select {
-	case s.appends <- req:
-	case <-s.stop:
-		return opErr("journal", run, ErrClosed)
-	case <-ctx.Done():
-		return opErr("journal", run, context.Cause(ctx))
+	req, err := s.queueJournal(ctx, run, entry, nil)
+	if err != nil {
+		return err
 	}
 	<-req.done
 	return opErr("journal", run, req.err)
+}
+
+// QueueJournal adds entry to run's journal without waiting for it to be
+// committed: it returns once the entry is queued to the Store's one
+// writer, ahead of every Append and QueueJournal called after it returns,
+// so that it is committed before them or in the same transaction — an
+// event that follows from the entry is never stored without it — and it
+// is readable only once committed. done (if not nil) is told the outcome,
+// on the writer's goroutine: it must not block or call the Store.
+func (s *Store) QueueJournal(ctx context.Context, run string, entry []byte, done func(error)) error {
+	_, err := s.queueJournal(ctx, run, entry, func(err error) {
+		if done != nil {
+			done(opErr("journal", run, err))
+		}
+	})
+	return err
+}
+
+func (s *Store) queueJournal(ctx context.Context, run string, entry []byte, notify func(error)) (*appendReq, error) {
+	req := &appendReq{ev: Event{RunID: run}, entry: entry, done: make(chan struct{}), notify: notify}
+	select {
+	case s.appends <- req:
+		return req, nil
+	case <-s.stop:
+		return nil, opErr("journal", run, ErrClosed)
+	case <-ctx.Done():
+		return nil, opErr("journal", run, context.Cause(ctx))
+	}
 }
 
 // insertEntries inserts a batch's journal entries.

@@ -158,10 +158,11 @@ type Store struct {
 // appendReq is one Append (or AppendJournal) waiting for its batch to
 // commit.
 type appendReq struct {
-	ev    Event
-	entry []byte // a journal entry of run ev.RunID, rather than an event
-	err   error
-	done  chan struct{}
+	ev     Event
+	entry  []byte // a journal entry of run ev.RunID, rather than an event
+	err    error
+	done   chan struct{}
+	notify func(error) // if set, told the outcome on the writer goroutine
 }
 
 const schema = `
@@ -615,6 +616,9 @@ func (s *Store) commit(batch []*appendReq) {
 		}
 		if r.err == nil && r.entry == nil {
 			s.hub.publish(r.ev)
+		}
+		if r.notify != nil {
+			r.notify(r.err)
 		}
 		close(r.done)
 	}

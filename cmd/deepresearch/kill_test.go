@@ -1,0 +1,513 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/internal/runpack"
+)
+
+// The test binary plays the other processes of a test: the command line
+// (DRTEST_ROLE=cli, its arguments as a JSON array in DRTEST_ARGS), or a
+// model double (=double). The names stay clear of DEEPRESEARCH_, which
+// the settings read.
+const (
+	roleEnv = "DRTEST_ROLE"
+	argsEnv = "DRTEST_ARGS"
+)
+
+// Latency and pacing of the model double: each answer after 50ms, like a
+// hosted model's round trip, and streamed 12 bytes a millisecond.
+const (
+	doubleLatency = 50 * time.Millisecond
+	doublePace    = time.Millisecond
+	doubleChunk   = 12
+)
+
+func runRole(role string) int {
+	switch role {
+	case "cli":
+		var args []string
+		if err := json.Unmarshal([]byte(os.Getenv(argsEnv)), &args); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return execute(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	case "double":
+		return runDouble()
+	}
+	fmt.Fprintf(os.Stderr, "unknown %s %q\n", roleEnv, role)
+	return 2
+}
+
+// call is one chat completion the double answered: the hash of its body,
+// and whether its whole answer was written to a client still there.
+type call struct {
+	Hash      string `json:"hash"`
+	Completed bool   `json:"completed"`
+}
+
+// double is the OpenAI-compatible model double of a separate process: the
+// offline model behind OpenAI's wire format, latency-bound, that records
+// every call. GET /calls lists them once no call is in flight.
+type double struct {
+	next http.Handler
+
+	mu       sync.Mutex
+	idle     *sync.Cond // signalled when inFlight drops to 0
+	inFlight int
+	calls    []call
+}
+
+func runDouble() int {
+	srv := deepresearchtest.NewOpenAIServer(extractive.New(extractive.Options{}),
+		deepresearchtest.OpenAIOptions{Delay: doubleLatency, ChunkBytes: doubleChunk})
+	defer srv.Close()
+	d := &double{next: srv.Config.Handler}
+	d.idle = sync.NewCond(&d.mu)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	// Until the test kills it, or closes its stdin.
+	go func() { io.Copy(io.Discard, os.Stdin); os.Exit(0) }()
+	http.Serve(ln, d)
+	return 0
+}
+
+func (d *double) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/calls" {
+		d.mu.Lock()
+		for d.inFlight > 0 {
+			d.idle.Wait()
+		}
+		b, _ := json.Marshal(d.calls)
+		d.mu.Unlock()
+		w.Write(b)
+		return
+	}
+	if r.URL.Path != "/v1/chat/completions" {
+		d.next.ServeHTTP(w, r)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	sum := sha256.Sum256(body)
+	d.mu.Lock()
+	d.inFlight++
+	d.mu.Unlock()
+	pw := &pacedWriter{ResponseWriter: w}
+	d.next.ServeHTTP(pw, r)
+	d.mu.Lock()
+	d.calls = append(d.calls, call{Hash: hex.EncodeToString(sum[:8]), Completed: r.Context().Err() == nil && !pw.failed})
+	if d.inFlight--; d.inFlight == 0 {
+		d.idle.Broadcast()
+	}
+	d.mu.Unlock()
+}
+
+// pacedWriter paces a streamed answer, a flush at a time, and notes a
+// write that failed (the client went away).
+type pacedWriter struct {
+	http.ResponseWriter
+	failed bool
+}
+
+func (p *pacedWriter) Write(b []byte) (int, error) {
+	n, err := p.ResponseWriter.Write(b)
+	if err != nil {
+		p.failed = true
+	}
+	return n, err
+}
+
+func (p *pacedWriter) Flush() {
+	time.Sleep(doublePace)
+	if f, ok := p.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// proc is a child process of a test: the test binary in a role.
+type proc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	url    string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	drain  sync.WaitGroup
+	stdin  io.Closer
+}
+
+func (p *proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.Write(b)
+}
+
+// startProc starts the test binary in role with args, and waits for the
+// first line of its stdout, which says where it listens.
+func startProc(t *testing.T, role string, args ...string) *proc {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	p := &proc{t: t, cmd: exec.Command(os.Args[0], "-test.run=^$")}
+	p.cmd.Env = append(os.Environ(), roleEnv+"="+role, argsEnv+"="+string(a))
+	p.cmd.Stderr = p
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.stdin = in
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(out)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		p.kill()
+		t.Fatalf("%s %v: %v\n%s", role, args, err, p.log())
+	}
+	p.url = strings.TrimSpace(line[strings.Index(line, "http://"):])
+	p.drain.Go(func() { io.Copy(io.Discard, br) })
+	t.Cleanup(p.kill)
+	return p
+}
+
+func (p *proc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// kill stops the process as a crash would (SIGKILL) and reaps it.
+func (p *proc) kill() {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	p.cmd.Process.Kill()
+	p.stdin.Close()
+	p.cmd.Wait()
+	p.drain.Wait()
+}
+
+// stop stops the process as an operator would (SIGTERM) and waits for it.
+func (p *proc) stop() {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.stdin.Close()
+	if err := p.cmd.Wait(); err != nil {
+		p.t.Errorf("stopping: %v\n%s", err, p.log())
+	}
+	p.drain.Wait()
+}
+
+func (p *proc) calls() []call {
+	p.t.Helper()
+	var cs []call
+	getJSON(p.t, p.url+"/calls", &cs)
+	return cs
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s: %s", url, res.Status, b)
+	}
+	return string(b)
+}
+
+// sse is one server-sent event of a run's stream.
+type sse struct {
+	seq  uint64
+	typ  string
+	data string
+}
+
+// follow reads run id's event stream after seq until it ends, or until
+// each returns false.
+func follow(t *testing.T, base, id string, after uint64, each func(sse) bool) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/v1/research/"+id+"/events", nil)
+	if after > 0 {
+		req.Header.Set("Last-Event-ID", fmt.Sprint(after))
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 1<<20)
+	var e sse
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "id: "):
+			fmt.Sscan(line[4:], &e.seq)
+		case strings.HasPrefix(line, "event: "):
+			e.typ = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			e.data = line[6:]
+		case line == "" && e.typ != "":
+			if e.typ == "end" || !each(e) {
+				return
+			}
+			e = sse{}
+		}
+	}
+}
+
+func startRun(t *testing.T, base string) string {
+	t.Helper()
+	res, err := http.Post(base+"/v1/research", "application/json", strings.NewReader(fmt.Sprintf(`{"question":%q}`, question)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var started struct{ ID string }
+	json.NewDecoder(res.Body).Decode(&started)
+	if started.ID == "" {
+		t.Fatalf("no run started: %s", res.Status)
+	}
+	return started.ID
+}
+
+// completed counts the completed calls by request.
+func completed(cs []call) map[string]int {
+	m := map[string]int{}
+	for _, c := range cs {
+		if c.Completed {
+			m[c.Hash]++
+		}
+	}
+	return m
+}
+
+// logView reads a run's whole event log as a consumer does: per agent,
+// the types of the events other than text, and the streamed text.
+func logView(t *testing.T, evs []sse) (v struct {
+	Others map[int][]string
+	Text   map[int]string
+}) {
+	t.Helper()
+	v.Others, v.Text = map[int][]string{}, map[int]string{}
+	for i, s := range evs {
+		if s.seq != uint64(i+1) {
+			t.Fatalf("event %d of the log has seq %d: every seq must come once", i+1, s.seq)
+		}
+		var e events.Event
+		if err := json.Unmarshal([]byte(s.data), &e); err != nil {
+			t.Fatal(err)
+		}
+		switch d := e.Data.(type) {
+		case events.DeltaData:
+			v.Text[e.Agent] += d.Text
+		case events.ReportDeltaData:
+			v.Text[e.Agent] += d.Text
+		case events.StreamResetData:
+			v.Text[e.Agent] = d.Text
+		case events.RunResumedData:
+		default:
+			v.Others[e.Agent] = append(v.Others[e.Agent], string(e.Type))
+		}
+	}
+	return v
+}
+
+// TestKillAndResume kills the server (SIGKILL) in the middle of each
+// stage of a run — while agents research, while the final report
+// streams, while the report is verified — with a latency-bound model
+// double running as a separate process, and restarts it on the same
+// store. The run resumes by itself and finishes; its report is the one
+// an uninterrupted run writes; its event log holds every seq once and
+// reads as the uninterrupted run's, and a client reconnecting with
+// Last-Event-ID sees it whole; the double completed no call twice beyond
+// the answers that were on the wire when the server died.
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and runs four researches against a latency-bound model")
+	}
+	index := isolate(t)
+	dir := t.TempDir()
+	dbl := startProc(t, "double")
+	absCorpus, _ := filepath.Abs(corpus)
+	serve := func(store string) *proc {
+		return startProc(t, "cli", "serve", "--addr", "127.0.0.1:0", "--store", store, "--provider", "openai",
+			"--model", "extractive", "--base-url", dbl.url+"/v1", "--corpus", absCorpus, "--index", index, "--log-level", "info")
+	}
+
+	// An uninterrupted run with the same double.
+	srv := serve(filepath.Join(dir, "whole.db"))
+	mark := len(dbl.calls())
+	id := startRun(t, srv.url)
+	var whole []sse
+	follow(t, srv.url, id, 0, func(e sse) bool { whole = append(whole, e); return true })
+	wantMD := get(t, srv.url+"/v1/research/"+id+"?format=md")
+	want := completed(dbl.calls()[mark:])
+	wantView := logView(t, whole)
+	srv.stop()
+	if len(want) < 5 || !strings.Contains(wantMD, "## References") {
+		t.Fatalf("the uninterrupted run made %d calls and wrote:\n%s", len(want), wantMD)
+	}
+
+	for _, k := range []struct {
+		name   string
+		typ    string
+		nth    int
+		before string // reached before the kill
+		after  string // not reached before the kill
+	}{
+		{"research", "agent.search", 2, "agent.search", "sources.merged"},
+		{"report streaming", "report.delta", 3, "report.delta", "report.finished"},
+		{"verification", "report.finished", 1, "report.finished", "report.verified"},
+	} {
+		t.Run(k.name, func(t *testing.T) {
+			store := filepath.Join(t.TempDir(), "runs.db")
+			srv := serve(store)
+			mark := len(dbl.calls())
+			id := startRun(t, srv.url)
+			var seen []sse
+			n := 0
+			follow(t, srv.url, id, 0, func(e sse) bool {
+				seen = append(seen, e)
+				if e.typ == k.typ {
+					n++
+				}
+				return n < k.nth
+			})
+			srv.kill()
+			cut := len(seen)
+			first := dbl.calls()[mark:]
+
+			// What the first attempt had journaled when it died.
+			pack := filepath.Join(t.TempDir(), "run.tar.zst")
+			if r := cli(t, "", "export", "--store", store, "-o", pack, id); r.code != 0 {
+				t.Fatalf("export: %s", r.stderr)
+			}
+			f, err := os.Open(pack)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := runpack.Read(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			journaled := 0
+			for _, raw := range p.Journal {
+				if e, err := journal.Decode(raw); err == nil && e.Kind == journal.KindModel && e.Error == nil {
+					journaled++
+				}
+			}
+
+			// Restarted on the same store, the server resumes the run; the
+			// client reconnects where it was.
+			srv = serve(store)
+			last := seen[len(seen)-1].seq
+			follow(t, srv.url, id, last, func(e sse) bool { seen = append(seen, e); return true })
+			var status struct {
+				Status   string
+				Attempts int
+			}
+			getJSON(t, srv.url+"/v1/research/"+id, &status)
+			if status.Status != "finished" || status.Attempts != 2 {
+				t.Fatalf("the run is %+v after the restart\n%s", status, srv.log())
+			}
+			if md := get(t, srv.url+"/v1/research/"+id+"?format=md"); md != wantMD {
+				t.Errorf("the resumed run's report differs from the uninterrupted run's:\n%s\n--- want ---\n%s", md, wantMD)
+			}
+			var log []sse
+			follow(t, srv.url, id, 0, func(e sse) bool { log = append(log, e); return true })
+			if !reflect.DeepEqual(seen, log) {
+				t.Errorf("the client saw %d events across the restart, the log holds %d: not one consistent stream", len(seen), len(log))
+			}
+			if v := logView(t, log); !reflect.DeepEqual(v, wantView) {
+				t.Errorf("the log reads\n%+v\nthe uninterrupted run's\n%+v", v, wantView)
+			}
+			// The kill fell in the stage.
+			reached := map[string]bool{}
+			for _, e := range log {
+				if e.typ == "run.resumed" {
+					break
+				}
+				reached[e.typ] = true
+			}
+			if !reached[k.before] || reached[k.after] {
+				t.Errorf("the kill did not fall in the stage: before it the log has %s: %v, %s: %v", k.before, reached[k.before], k.after, reached[k.after])
+			}
+
+			// No completed call made twice: the calls of both attempts are
+			// the uninterrupted run's, plus only those whose answers were on
+			// the wire, unjournaled, when the server died.
+			got := completed(dbl.calls()[mark:])
+			extra := 0
+			for h, n := range want {
+				if got[h] < n {
+					t.Errorf("call %s made %d times, the uninterrupted run made it %d", h, got[h], n)
+				}
+			}
+			for h, n := range got {
+				extra += n - min(n, want[h])
+			}
+			inTransit := 0
+			for _, c := range first {
+				if c.Completed {
+					inTransit++
+				}
+			}
+			inTransit -= journaled
+			if extra != inTransit || journaled == 0 {
+				t.Errorf("%d completed calls were made twice; %d answers were in transit when the server died (%d journaled)", extra, inTransit, journaled)
+			}
+			t.Logf("killed after %d events and %d journaled calls; %d calls in transit; resumed in attempt %d", cut, journaled, inTransit, status.Attempts)
+			srv.stop()
+		})
+	}
+}
