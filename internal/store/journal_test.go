@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,5 +215,47 @@ func TestOwnerProcess(t *testing.T) {
 		if ok != tc.ok || ok && (h != tc.host || pid != tc.pid) {
 			t.Errorf("ownerProcess(%q) = %q, %d, %v", tc.id, h, pid, ok)
 		}
+	}
+}
+
+// TestQueueJournalOrder: an entry queued before an event is appended is
+// committed no later than the event, so a reader (or a crash) never finds
+// the event without the entry; the outcome reaches done.
+func TestQueueJournalOrder(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, filepath.Join(t.TempDir(), "runs.db"), newClock())
+	defer s.Close()
+	mustCreate(t, s, "r")
+	s.Start(ctx, "r")
+	var mu sync.Mutex
+	var outcomes []error
+	for i := range 50 {
+		err := s.QueueJournal(ctx, "r", fmt.Appendf(nil, `{"i":%d}`, i), func(err error) {
+			mu.Lock()
+			outcomes = append(outcomes, err)
+			mu.Unlock()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Append(ctx, ev("r", uint64(i+1), events.DeltaData{Text: "x"})); err != nil {
+			t.Fatal(err)
+		}
+		if j, _ := s.Journal(ctx, "r"); len(j) < i+1 {
+			t.Fatalf("event %d is stored, but only %d of the %d entries queued before it", i+1, len(j), i+1)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(outcomes) != 50 || slices.ContainsFunc(outcomes, func(err error) bool { return err != nil }) {
+		t.Errorf("outcomes %v", outcomes)
+	}
+	s.Finish(ctx, "r", Finished, usage.Usage{}, "")
+	done := make(chan error, 1)
+	if err := s.QueueJournal(ctx, "r", []byte(`{}`), func(err error) { done <- err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrFinished) {
+		t.Errorf("queued to an ended run: %v", err)
 	}
 }
