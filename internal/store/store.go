@@ -1,7 +1,9 @@
 // Package store keeps research runs in an SQLite database file: the runs
 // with their status and usage, each run's append-only event log, the
 // sources the run's report cites with the text that was read (so a
-// citation can be re-checked later without the web), and the reports.
+// citation can be re-checked later without the web), the reports, and
+// each run's journal of calls, from which an interrupted run is resumed
+// (see journal.go).
 //
 // # The event log
 //
