@@ -12,7 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/mcpserver"
+	"github.com/deepresearch/deepresearch/mcpserver"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }

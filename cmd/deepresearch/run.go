@@ -15,8 +15,8 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cmd/deepresearch/internal/progress"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/httpapi"
 	"github.com/deepresearch/deepresearch/internal/events"
-	"github.com/deepresearch/deepresearch/internal/server"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd, newIndexCmd) }

@@ -19,7 +19,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // BenchmarkLoad starts 100 runs at once (and, for comparison, 10) over loopback HTTP on the offline
@@ -59,7 +59,7 @@ func benchLoad(b *testing.B, runs int, latency time.Duration) {
 	r, err := deepresearch.New(deepresearch.Config{
 		Model:     deepresearchtest.Model(latency),
 		MaxAgents: maxAgents(latency),
-		Corpus:    filepath.Join("..", "..", "testdata", "corpus"), IndexPath: filepath.Join(dir, "index.db"),
+		Corpus:    filepath.Join("..", "testdata", "corpus"), IndexPath: filepath.Join(dir, "index.db"),
 	})
 	if err != nil {
 		b.Fatal(err)

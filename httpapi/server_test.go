@@ -20,7 +20,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -84,7 +84,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		e.dir = t.TempDir()
 	}
 	r, err := deepresearch.New(deepresearch.Config{
-		Model: o.model, Corpus: filepath.Join("..", "..", "testdata", "corpus"),
+		Model: o.model, Corpus: filepath.Join("..", "testdata", "corpus"),
 		IndexPath: filepath.Join(e.dir, "index.db"), MaxRetries: -1,
 	})
 	if err != nil {

@@ -43,7 +43,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/events"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // ModelID is the model name /v1/models lists and chat completions accept.

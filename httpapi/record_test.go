@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // TestRecord keeps a run made outside the server (as the CLI's run does)
@@ -16,7 +16,7 @@ import (
 // the report, sources and final status are there afterwards.
 func TestRecord(t *testing.T) {
 	dir := t.TempDir()
-	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("..", "..", "testdata", "corpus"), IndexPath: filepath.Join(dir, "index.db")})
+	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("..", "testdata", "corpus"), IndexPath: filepath.Join(dir, "index.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

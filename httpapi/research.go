@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // runURLs are where a run's parts are.
