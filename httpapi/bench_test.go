@@ -1,4 +1,4 @@
-package server
+package httpapi
 
 import (
 	"bufio"
@@ -32,7 +32,7 @@ import (
 // The model answers at once (CPU-bound: every run competes for the CPU)
 // or after 50 ms per call, like a fast hosted model.
 //
-//	go test ./internal/server -run '^$' -bench Load -benchtime 3x
+//	go test ./httpapi -run '^$' -bench Load -benchtime 3x
 func BenchmarkLoad(b *testing.B) {
 	for _, tc := range []struct {
 		runs    int
@@ -68,7 +68,7 @@ func benchLoad(b *testing.B, runs int, latency time.Duration) {
 	if _, err := r.Run(b.Context(), "warm up the index"); err != nil {
 		b.Fatal(err)
 	}
-	st, err := store.Open(b.Context(), filepath.Join(dir, "runs.db"), store.Options{})
+	st, err := sqlitestore.Open(b.Context(), filepath.Join(dir, "runs.db"), sqlitestore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func benchLoad(b *testing.B, runs int, latency time.Duration) {
 				b.Fatalf("run %d: %v", i, res.err)
 			}
 			run, err := st.Get(b.Context(), res.id)
-			if err != nil || run.Status != store.Finished || run.Events != uint64(len(res.seqs)) {
+			if err != nil || run.Status != sqlitestore.Finished || run.Events != uint64(len(res.seqs)) {
 				b.Fatalf("run %d: %+v, %v; the subscriber saw %d events", i, run, err, len(res.seqs))
 			}
 			for j, s := range res.seqs {

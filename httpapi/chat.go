@@ -1,4 +1,4 @@
-package server
+package httpapi
 
 import (
 	"encoding/json"
@@ -59,7 +59,7 @@ type chatChunk struct {
 // sources its report cites.
 type chatResult struct {
 	RunID      string                   `json:"run_id"`
-	Status     store.Status             `json:"status"`
+	Status     sqlitestore.Status       `json:"status"`
 	References []deepresearch.Reference `json:"references"`
 }
 
@@ -96,7 +96,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	cid, created := "chatcmpl-"+id, s.cfg.Now().Unix()
 	if !cr.Stream {
-		if err := s.follow(r, id, 0, func(store.Event) error { return nil }, noop, noop); err != nil {
+		if err := s.follow(r, id, 0, func(sqlitestore.Event) error { return nil }, noop, noop); err != nil {
 			return // the client went away; the run goes on, stored
 		}
 		content, res, u, err := s.chatAnswer(r, id, "")
@@ -141,7 +141,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.Flush()
 	var streamed strings.Builder
-	err = s.follow(r, id, 0, func(e store.Event) error {
+	err = s.follow(r, id, 0, func(e sqlitestore.Event) error {
 		switch events.Type(e.Type) {
 		case events.ReportDelta:
 			var ev events.Event

@@ -1,4 +1,4 @@
-package server
+package httpapi
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	st, err := store.Open(t.Context(), filepath.Join(dir, "runs.db"), store.Options{Poll: time.Hour})
+	st, err := sqlitestore.Open(t.Context(), filepath.Join(dir, "runs.db"), sqlitestore.Options{Poll: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := st.Get(t.Context(), rep.RunID)
-	if err != nil || run.Status != store.Finished || run.Events != uint64(seen) || run.Usage != rep.Usage {
+	if err != nil || run.Status != sqlitestore.Finished || run.Events != uint64(seen) || run.Usage != rep.Usage {
 		t.Fatalf("recorded run %+v, %v (sink saw %d events)", run, err, seen)
 	}
 	b, err := st.Report(t.Context(), rep.RunID)
@@ -61,11 +61,11 @@ func TestRecord(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled Record: %v", err)
 	}
-	if run, _ := st.Get(t.Context(), "canceled-run"); run.Status != store.Canceled {
+	if run, _ := st.Get(t.Context(), "canceled-run"); run.Status != sqlitestore.Canceled {
 		t.Fatalf("a canceled run is recorded %s", run.Status)
 	}
 	// A taken run ID is refused before anything runs.
-	if _, err := Record(t.Context(), st, r, deepresearch.Request{Question: "q", RunID: "canceled-run"}, nil, nil); !errors.Is(err, store.ErrExists) {
+	if _, err := Record(t.Context(), st, r, deepresearch.Request{Question: "q", RunID: "canceled-run"}, nil, nil); !errors.Is(err, sqlitestore.ErrExists) {
 		t.Fatalf("Record with a taken ID: %v", err)
 	}
 	_ = rep

@@ -1,4 +1,4 @@
-package server
+package httpapi
 
 import (
 	"context"
@@ -41,22 +41,22 @@ func (s *Server) postResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/v1/research/"+id)
-	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": store.Running, "urls": runURLs(id)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": sqlitestore.Running, "urls": runURLs(id)})
 }
 
 // runView is GET /v1/research/{id}'s answer.
 type runView struct {
-	store.Run
+	sqlitestore.Run
 	URLs map[string]string `json:"urls"`
 	// Report is the markdown report (or the agents' findings when the
 	// writer failed), once the run has one.
 	Report string `json:"report,omitempty"`
 }
 
-func (s *Server) lookup(r *http.Request) (store.Run, error) {
+func (s *Server) lookup(r *http.Request) (sqlitestore.Run, error) {
 	id := r.PathValue("id")
 	run, err := s.store.Get(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, sqlitestore.ErrNotFound) {
 		return run, &requestError{http.StatusNotFound, typeNotFound, fmt.Sprintf("no run %q", id)}
 	}
 	return run, err
@@ -83,7 +83,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	if run.Status.Ended() {
 		b, err := s.store.Report(r.Context(), run.ID)
 		switch {
-		case errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, sqlitestore.ErrNotFound):
 		case err != nil:
 			s.fail(w, err)
 			return
@@ -208,7 +208,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "retry: 1000\n\n")
 	}
 	rc.Flush()
-	err = s.follow(r, run.ID, after, func(e store.Event) error {
+	err = s.follow(r, run.ID, after, func(e sqlitestore.Event) error {
 		if ndjson {
 			_, err := fmt.Fprintf(w, "%s\n", e.JSON)
 			return err
@@ -237,12 +237,12 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 // returns nil when the run has ended and its last event was sent, and an
 // error when the client went away or a write failed. The store is read in
 // a goroutine follow owns and waits for.
-func (s *Server) follow(r *http.Request, id string, after uint64, send func(store.Event) error, beat, flush func() error) error {
+func (s *Server) follow(r *http.Request, id string, after uint64, send func(sqlitestore.Event) error, beat, flush func() error) error {
 	ctx, cancel := context.WithCancel(r.Context())
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	ch := make(chan store.Event, 256)
+	ch := make(chan sqlitestore.Event, 256)
 	var ferr error
 	wg.Go(func() {
 		defer close(ch)

@@ -1,5 +1,5 @@
-// Package server is deepresearch's HTTP API: research runs started over
-// HTTP and kept in a store (internal/store), their events streamed live as
+// Package httpapi is deepresearch's HTTP API: research runs started over
+// HTTP and kept in a store (sqlitestore), their events streamed live as
 // server-sent events or newline-delimited JSON (a client that reconnects
 // with Last-Event-ID loses nothing and sees nothing twice), their reports
 // in markdown, HTML or JSON, an OpenAI-compatible chat completions
@@ -23,7 +23,7 @@
 // and waits for them. Events are stored before any client sees them: a
 // client only ever reads the store's log, so a slow or vanished client
 // never slows or loses a run.
-package server
+package httpapi
 
 import (
 	"context"
@@ -60,7 +60,7 @@ const (
 // Config configures a Server. Runner and Store are required.
 type Config struct {
 	Runner Runner
-	Store  *store.Store
+	Store  *sqlitestore.Store
 	// Token is the bearer token every /v1 request must carry
 	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
 	// cookie); "" requires none.
@@ -97,7 +97,7 @@ var (
 type Server struct {
 	cfg   Config
 	log   zerolog.Logger
-	store *store.Store
+	store *sqlitestore.Store
 	mux   *http.ServeMux
 
 	mu     sync.Mutex // guards runs and closed
@@ -430,7 +430,7 @@ func (s *Server) start(q runRequest) (string, error) {
 	}
 	opts, _ := json.Marshal(q)
 	bg := context.Background()
-	err := s.store.Create(bg, store.Run{ID: id, Question: strings.TrimSpace(q.Question), Options: opts})
+	err := s.store.Create(bg, sqlitestore.Run{ID: id, Question: strings.TrimSpace(q.Question), Options: opts})
 	if err == nil {
 		err = s.store.Start(bg, id)
 	}
@@ -463,7 +463,7 @@ func (s *Server) execute(ctx context.Context, id string, q runRequest) {
 // text of every source it cites, and last its final status — finished,
 // failed, or canceled when ctx was canceled. It returns what r.Research
 // returned.
-func Record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log *zerolog.Logger) (*deepresearch.Report, error) {
+func Record(ctx context.Context, st *sqlitestore.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log *zerolog.Logger) (*deepresearch.Report, error) {
 	if req.RunID == "" {
 		req.RunID = events.NewRunID()
 	}
@@ -472,7 +472,7 @@ func Record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Req
 		return nil, err
 	}
 	bg := context.WithoutCancel(ctx)
-	if err := st.Create(bg, store.Run{ID: req.RunID, Question: strings.TrimSpace(req.Question), Options: opts}); err != nil {
+	if err := st.Create(bg, sqlitestore.Run{ID: req.RunID, Question: strings.TrimSpace(req.Question), Options: opts}); err != nil {
 		return nil, err
 	}
 	if err := st.Start(bg, req.RunID); err != nil {
@@ -488,7 +488,7 @@ func Record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Req
 // record runs req, a run already stored as running, and stores its
 // events, report, cited sources and final status, in that order: once the
 // status says the run ended, everything else is there.
-func record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log zerolog.Logger, limit time.Duration) (*deepresearch.Report, error) {
+func record(ctx context.Context, st *sqlitestore.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log zerolog.Logger, limit time.Duration) (*deepresearch.Report, error) {
 	id := req.RunID
 	log = log.With().Str("run", id).Logger()
 	bg := context.WithoutCancel(ctx)
@@ -510,20 +510,20 @@ func record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Req
 		}
 		keepSources(bg, st, r, id, rep, log)
 	}
-	status, msg := store.Finished, ""
+	status, msg := sqlitestore.Finished, ""
 	if err != nil {
 		msg = err.Error()
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, errCanceled):
-			status, msg = store.Canceled, errCanceled.Error()
+			status, msg = sqlitestore.Canceled, errCanceled.Error()
 		case errors.Is(cause, errShutdown):
-			status, msg = store.Interrupted, errShutdown.Error()
+			status, msg = sqlitestore.Interrupted, errShutdown.Error()
 		case errors.Is(cause, errTimeLimit):
-			status, msg = store.Failed, fmt.Sprintf("%v (%s)", errTimeLimit, limit)
+			status, msg = sqlitestore.Failed, fmt.Sprintf("%v (%s)", errTimeLimit, limit)
 		case errors.Is(cause, context.Canceled):
-			status = store.Canceled
+			status = sqlitestore.Canceled
 		default:
-			status = store.Failed
+			status = sqlitestore.Failed
 		}
 	}
 	if ferr := st.Finish(bg, id, status, u, msg); ferr != nil {
@@ -535,7 +535,7 @@ func record(ctx context.Context, st *store.Store, r Runner, req deepresearch.Req
 // keepSources stores the text of every source the report cites, so the
 // citation can be checked later against what was read: the text the agents
 // were shown (Report.SourceTexts), else the document fetched again.
-func keepSources(ctx context.Context, st *store.Store, r Runner, id string, rep *deepresearch.Report, log zerolog.Logger) {
+func keepSources(ctx context.Context, st *sqlitestore.Store, r Runner, id string, rep *deepresearch.Report, log zerolog.Logger) {
 	read := map[string]string{}
 	for _, s := range rep.Sources {
 		if t := rep.SourceTexts[s.Number]; t != "" {
@@ -558,7 +558,7 @@ func keepSources(ctx context.Context, st *store.Store, r Runner, id string, rep 
 			}
 			text = doc.Text
 		}
-		if err := st.PutSource(ctx, store.Source{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
+		if err := st.PutSource(ctx, sqlitestore.Source{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
 			Channel: src.Channel, Text: text}); err != nil {
 			log.Error().Err(err).Str("source", src.ID).Msg("storing a cited source")
 		}

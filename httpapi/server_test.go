@@ -1,4 +1,4 @@
-package server
+package httpapi
 
 import (
 	"bufio"
@@ -61,7 +61,7 @@ func (g *gate) GenerateContent(ctx context.Context, msgs []llms.MessageContent, 
 type env struct {
 	t      *testing.T
 	dir    string
-	store  *store.Store
+	store  *sqlitestore.Store
 	srv    *Server
 	http   *httptest.Server
 	r      *deepresearch.Researcher
@@ -91,7 +91,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		t.Fatal(err)
 	}
 	e.r = r
-	if e.store, err = store.Open(t.Context(), filepath.Join(e.dir, "runs.db"), store.Options{Poll: time.Hour}); err != nil {
+	if e.store, err = sqlitestore.Open(t.Context(), filepath.Join(e.dir, "runs.db"), sqlitestore.Options{Poll: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	e.srv, err = New(Config{Runner: r, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: 4096,
@@ -237,15 +237,15 @@ func (e *env) events(id string, after uint64) ([]sse, map[string]any) {
 // checkRun asserts a followed stream is seq from..last without gaps,
 // each SSE event's id and type matching its data, the data exactly the
 // stored JSON.
-func checkRun(t *testing.T, st *store.Store, id string, got []sse, from uint64) {
+func checkRun(t *testing.T, st *sqlitestore.Store, id string, got []sse, from uint64) {
 	t.Helper()
 	checkStream(t, st, id, got, from, false)
 }
 
 // checkStream is checkRun; with prefix, got may stop before the log does.
-func checkStream(t *testing.T, st *store.Store, id string, got []sse, from uint64, prefix bool) {
+func checkStream(t *testing.T, st *sqlitestore.Store, id string, got []sse, from uint64, prefix bool) {
 	t.Helper()
-	var stored []store.Event
+	var stored []sqlitestore.Event
 	for e, err := range st.Events(t.Context(), id, from-1) {
 		if err != nil {
 			t.Fatal(err)

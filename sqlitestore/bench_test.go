@@ -1,4 +1,4 @@
-package store
+package sqlitestore
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // 100 runs at once, as 100 concurrent research runs do: the cost per event
 // of the group-committed log.
 //
-//	go test ./internal/store -run '^$' -bench Append
+//	go test ./sqlitestore -run '^$' -bench Append
 func BenchmarkAppend(b *testing.B) {
 	const runs = 100
 	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "runs.db"), Options{})

@@ -1,4 +1,4 @@
-package store
+package sqlitestore
 
 import (
 	"database/sql"

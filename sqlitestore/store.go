@@ -1,4 +1,4 @@
-// Package store keeps research runs in an SQLite database file: the runs
+// Package sqlitestore keeps research runs in an SQLite database file: the runs
 // with their status and usage, each run's append-only event log, the
 // sources the run's report cites with the text that was read (so a
 // citation can be re-checked later without the web), and the reports.
@@ -28,7 +28,7 @@
 // sequence numbers, an expected-last-sequence check on append) is what a
 // NATS JetStream stream offers, so the log and the run queue can move
 // there when agents run across machines.
-package store
+package sqlitestore
 
 import (
 	"context"

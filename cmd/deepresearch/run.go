@@ -174,7 +174,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		rep, runErr = r.Research(ctx, req, sink)
 	} else {
 		defer st.Close()
-		rep, runErr = server.Record(ctx, st, r, req, sink, &logger)
+		rep, runErr = httpapi.Record(ctx, st, r, req, sink, &logger)
 	}
 	if display != nil {
 		display.Flush()

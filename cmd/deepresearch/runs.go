@@ -47,7 +47,7 @@ func newRunsCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			if asJSON {
 				if runs == nil {
-					runs = []store.Run{}
+					runs = []sqlitestore.Run{}
 				}
 				b, err := json.MarshalIndent(runs, "", "  ")
 				if err != nil {
@@ -108,7 +108,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			defer st.Close()
 			out := cmd.OutOrStdout()
 			run, err := st.Get(ctx, args[0])
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, sqlitestore.ErrNotFound) {
 				return inputError(fmt.Errorf("no run %q in %s (see 'deepresearch runs')", args[0], storePath(s)))
 			} else if err != nil {
 				return err
@@ -139,7 +139,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 				return inputError(fmt.Errorf("output.format %q: want md, html, json, csl-json or bibtex", s.Output.Format))
 			}
 			b, err := st.Report(ctx, run.ID)
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, sqlitestore.ErrNotFound) {
 				return fmt.Errorf("run %s is %s and has no report", run.ID, run.Status)
 			} else if err != nil {
 				return err

@@ -85,7 +85,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer st.Close()
-	srv, err := server.New(server.Config{
+	srv, err := httpapi.New(httpapi.Config{
 		Runner: r, Store: st, Token: s.Serve.Token,
 		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxBody: s.Serve.MaxBody,
 		Logger: &logger,
@@ -123,7 +123,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 
 // openStore opens the run store of store.path (default
 // config.DefaultStorePath).
-func openStore(ctx context.Context, s config.Settings) (*store.Store, error) {
+func openStore(ctx context.Context, s config.Settings) (*sqlitestore.Store, error) {
 	path := s.Store.Path
 	if path == "" {
 		p, err := config.DefaultStorePath()
@@ -132,7 +132,7 @@ func openStore(ctx context.Context, s config.Settings) (*store.Store, error) {
 		}
 		path = p
 	}
-	st, err := store.Open(ctx, path, store.Options{})
+	st, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("opening the run store (store.path): %w", err)
 	}

@@ -277,7 +277,7 @@ func runSources(cmd *cobra.Command, vf verifyFlags, reportPath string) (string, 
 	if _, err := os.Stat(path); err != nil {
 		return "", nil, inputError(fmt.Errorf("--store: %w", err))
 	}
-	st, err := store.Open(ctx, path, store.Options{})
+	st, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
 	if err != nil {
 		return "", nil, inputError(fmt.Errorf("--store: %w", err))
 	}
