@@ -26,8 +26,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/corpus"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
@@ -43,7 +43,8 @@ const DefaultStopGrace = 500 * time.Millisecond
 
 // Config configures a Researcher. The zero value runs offline on the
 // built-in extractive model and the Go distribution's documentation; zero
-// limits take the defaults of config/defaults.yaml (config.Defaults).
+// limits take the built-in defaults (those of config.Defaults, which
+// config/defaults.yaml documents).
 type Config struct {
 	// Model answers every model call (planner, agents, writer). Nil means
 	// the built-in extractive summariser: deterministic, offline, no
@@ -173,7 +174,7 @@ func New(cfg Config) (*Researcher, error) {
 		return nil, configErrorf("%v", err)
 	}
 	if cfg.Unsupported == "" {
-		cfg.Unsupported = config.Defaults().Output.Unsupported
+		cfg.Unsupported = defaults.Unsupported
 	}
 	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
 		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")
@@ -181,10 +182,9 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.MaxCost > 0 && cfg.Price == nil {
 		return nil, configErrorf("MaxCost is set but no Price is known for the models (add them to model.prices)")
 	}
-	def := config.Defaults()
-	cfg.MaxTasks = cmpOr(cfg.MaxTasks, def.Research.MaxTasks)
-	cfg.Parallelism = cmpOr(cfg.Parallelism, def.Research.Parallelism)
-	cfg.SearchLimit = cmpOr(cfg.SearchLimit, def.Research.SearchLimit)
+	cfg.MaxTasks = cmpOr(cfg.MaxTasks, defaults.MaxTasks)
+	cfg.Parallelism = cmpOr(cfg.Parallelism, defaults.Parallelism)
+	cfg.SearchLimit = cmpOr(cfg.SearchLimit, defaults.SearchLimit)
 	cfg.Budget = budgetDefaults(cfg.Budget)
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
@@ -241,13 +241,12 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 		}}
 }
 
-// budgetDefaults fills a Budget's zero fields from config.Defaults.
+// budgetDefaults fills a Budget's zero fields with the defaults.
 func budgetDefaults(b Budget) Budget {
-	def := config.Defaults().Research
-	b.MaxToolCalls = cmpOr(b.MaxToolCalls, def.MaxToolCalls)
-	b.MaxTokens = cmpOr(b.MaxTokens, def.MaxTokens)
+	b.MaxToolCalls = cmpOr(b.MaxToolCalls, defaults.MaxToolCalls)
+	b.MaxTokens = cmpOr(b.MaxTokens, defaults.MaxTokens)
 	if b.Timeout <= 0 {
-		b.Timeout = def.AgentTimeout
+		b.Timeout = defaults.AgentTimeout
 	}
 	return b
 }

@@ -22,9 +22,10 @@ var (
 	unsupportedModes = []string{"keep", "flag", "remove"}
 )
 
-// Validate checks s as Load does, without the normalising Load does first
-// (lower-casing choices, dropping repeated list items): every problem is
-// reported, each an *Error naming the key and the value.
+// Validate checks every value of s (without normalising it first; see
+// Normalize): every problem is reported, each an *Error naming the key (or
+// the part of one, such as "model.prices[openai:gpt-4o].input") and the
+// value, joined with errors.Join in the order of the keys.
 func (s Settings) Validate() error {
 	probs := check(&s)
 	if len(probs) == 0 {
@@ -41,7 +42,7 @@ func (s Settings) Validate() error {
 // one such as "model.prices[openai:gpt-4o].input".
 type problem struct {
 	name string
-	val  any // the value checked, for Validate; Load shows the raw one
+	val  any // the value checked, for Validate; config/load shows the raw one
 	err  error
 }
 
@@ -194,17 +195,18 @@ func validHostPort(addr string, listen bool) bool {
 	return err == nil && n >= least && n <= 65535
 }
 
-// normalize lower-cases the settings that take one of a few values (and
-// the provider part of model roles; parseYAML and parsePrices do it for
-// the keys of model.prices), trims the spaces around them, drops
-// empty and repeated list items and lower-cases the hosts of fetch.allow.
-func normalize(s *Settings) {
+// Normalize lower-cases the settings that take one of a few values (and
+// the provider part of model roles; config/load does it for the keys of
+// model.prices), trims the spaces around them, drops empty and repeated
+// list items and lower-cases the hosts of fetch.allow: what config/load
+// does to the values it reads before it validates them.
+func (s *Settings) Normalize() {
 	for _, p := range []*string{&s.Model.Provider, &s.Model.Tools, &s.Output.Format, &s.Output.Style,
 		&s.Output.Unsupported, &s.Log.Level, &s.Log.Format} {
 		*p = strings.ToLower(strings.TrimSpace(*p))
 	}
 	for _, p := range []*string{&s.Model.Planner, &s.Model.Researcher, &s.Model.Writer} {
-		*p = normalizeModel(*p)
+		*p = NormalizeModel(*p)
 	}
 	for _, p := range []*string{&s.Model.BaseURL, &s.Search.SearxngURL, &s.Serve.Addr} {
 		*p = strings.TrimSpace(*p)
@@ -213,8 +215,10 @@ func normalize(s *Settings) {
 	s.Fetch.Allow = normalizeList(s.Fetch.Allow)
 }
 
-// normalizeModel trims "provider:name" and lower-cases its provider.
-func normalizeModel(id string) string {
+// NormalizeModel trims a model written "provider:name" (or "provider")
+// and lower-cases its provider, as Normalize does to model.planner,
+// .researcher and .writer and config/load to the keys of model.prices.
+func NormalizeModel(id string) string {
 	provider, name, found := strings.Cut(strings.TrimSpace(id), ":")
 	provider = strings.ToLower(strings.TrimSpace(provider))
 	if !found {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/mcpserver"
 )
 
@@ -44,7 +45,7 @@ Claude Code: claude mcp add deepresearch -- deepresearch mcp`,
 			return serveMCP(cmd, configFile)
 		},
 	}
-	config.AddFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
 	return cmd
 }

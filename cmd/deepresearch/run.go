@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cmd/deepresearch/internal/progress"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/httpapi"
 	"github.com/deepresearch/deepresearch/internal/events"
 )
@@ -64,7 +65,7 @@ not printed on stdout unless --output names a file).`,
 			return runResearch(cmd, rf, args[0])
 		},
 	}
-	config.AddFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration file")
 	cmd.Flags().StringVar(&rf.events, "events", "", `write events as newline-delimited JSON to FILE, or "-" for stdout`)
 	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
@@ -74,7 +75,7 @@ not printed on stdout unless --output names a file).`,
 
 // settings loads the configuration for a command.
 func settings(cmd *cobra.Command, file string) (config.Settings, error) {
-	s, err := config.Load(viper.New(), cmd.Flags(), file)
+	s, err := load.Settings(viper.New(), cmd.Flags(), file)
 	if err != nil {
 		return s, inputError(err)
 	}

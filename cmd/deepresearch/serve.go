@@ -12,6 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/httpapi"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
@@ -43,8 +44,8 @@ interface. The first line on stdout says where it listens (useful with
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd, configFile) },
 	}
-	config.AddFlags(cmd.Flags())
-	config.AddServeFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
+	load.AddServeFlags(cmd.Flags())
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
 	return cmd
 }

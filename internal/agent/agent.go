@@ -25,17 +25,13 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/stage"
 )
-
-// Defaults for zero Config and Budget fields are those of
-// config/defaults.yaml (config.Defaults), the one place they live.
-var defaults = config.Defaults().Research
 
 const (
 	// minReportTokens is the least completion the report turn is allowed,

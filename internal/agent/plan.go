@@ -9,13 +9,13 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 // DefaultMaxTasks is the plan size Plan uses when maxTasks is not positive
-// (research.max_tasks of config/defaults.yaml).
-var DefaultMaxTasks = config.Defaults().Research.MaxTasks
+// (research.max_tasks).
+const DefaultMaxTasks = defaults.MaxTasks
 
 // maxTitleWords caps a title made up from a question.
 const maxTitleWords = 6

@@ -1,4 +1,15 @@
-package config
+// Package load reads deepresearch's settings (config.Settings) from, in
+// rising order of precedence, the built-in defaults, a YAML file,
+// DEEPRESEARCH_* environment variables and command-line flags, and checks
+// them. The layering, the environment and flag bindings and the decoding
+// are viper's; this package adds what viper does not do: file positions in
+// error messages, unknown keys and variables reported with a suggestion,
+// and every value checked (config.Settings.Validate).
+//
+// It is the one package (with cmd/) that links viper, pflag and
+// mapstructure: the research library takes a config.Settings and links
+// none of them.
+package load
 
 import (
 	"cmp"
@@ -13,16 +24,18 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/deepresearch/deepresearch/config"
 )
 
-// EnvPrefix starts the name of every environment variable Load reads: a
+// EnvPrefix starts the name of every environment variable Settings reads: a
 // key's variable is EnvPrefix + "_" + the key in upper case with dots
 // replaced by underscores (research.max_tasks: DEEPRESEARCH_RESEARCH_MAX_TASKS).
 const EnvPrefix = "DEEPRESEARCH"
 
-// FlagKeys maps the command-line flags Load honours to the keys they set.
+// FlagKeys maps the command-line flags Settings honours to the keys they set.
 // The CLI defines the flags: AddFlags defines all of them but --addr and
-// --token, which AddServeFlags defines for the serve command. Load applies
+// --token, which AddServeFlags defines for the serve command. Settings applies
 // the ones the user set. There is deliberately no flag for model.api_key:
 // secrets on command lines end up in shell history and process lists.
 var FlagKeys = map[string]string{
@@ -102,8 +115,8 @@ func AddServeFlags(fs *pflag.FlagSet) {
 }
 
 func addFlag(fs *pflag.FlagSet, name string) {
-	d := Defaults()
-	switch v := d.value(FlagKeys[name]).(type) {
+	d := config.Defaults()
+	switch v := value(d, FlagKeys[name]).(type) {
 	case string:
 		fs.String(name, v, flagUsage[name])
 	case int:
@@ -119,7 +132,7 @@ func addFlag(fs *pflag.FlagSet, name string) {
 	}
 }
 
-// Load returns the settings, each taken from the first of these that sets
+// Settings returns the settings, each taken from the first of these that sets
 // it:
 //
 //  1. a flag of flags that the user set (Changed), named in FlagKeys;
@@ -127,9 +140,10 @@ func addFlag(fs *pflag.FlagSet, name string) {
 //  3. the YAML file: file if it is not "" (it must exist), else
 //     ./deepresearch.yaml, else deepresearch/config.yaml in the user's
 //     configuration directory ($XDG_CONFIG_HOME or ~/.config on Linux);
-//  4. the built-in defaults (Defaults).
+//  4. the built-in defaults (config.Defaults, as defaults.yaml documents
+//     them).
 //
-// viper does the layering: Load gives v defaults.yaml as its defaults,
+// viper does the layering: Settings gives v defaults.yaml as its defaults,
 // the file as its configuration, the environment (AutomaticEnv with
 // EnvPrefix) and the flags (BindPFlag), and decodes the result into
 // Settings. v may be nil (a fresh viper); values the caller Set on v win
@@ -145,11 +159,11 @@ func addFlag(fs *pflag.FlagSet, name string) {
 // choices (model.provider, output.format, …) are case-insensitive.
 //
 // Every problem is reported, not just the first: the error joins one
-// *Error per bad key, naming the key, the value and where it came from. A
+// *config.Error per bad key, naming the key, the value and where it came from. A
 // file with a syntax error, an unknown key or a key given twice is an
 // error naming the file and line; a DEEPRESEARCH_* variable that names no
 // key is an error naming the variable.
-func Load(v *viper.Viper, flags *pflag.FlagSet, file string) (Settings, error) {
+func Settings(v *viper.Viper, flags *pflag.FlagSet, file string) (config.Settings, error) {
 	if v == nil {
 		v = viper.New()
 	}
@@ -162,7 +176,7 @@ func Load(v *viper.Viper, flags *pflag.FlagSet, file string) (Settings, error) {
 	var errs []error
 	path, data, err := findFile(file)
 	if err != nil {
-		return Settings{}, err
+		return config.Settings{}, err
 	}
 	var lines map[string]int
 	if path != "" {
@@ -173,7 +187,7 @@ func Load(v *viper.Viper, flags *pflag.FlagSet, file string) (Settings, error) {
 		} else {
 			v.SetConfigFile(path)
 			if err := v.MergeConfigMap(nest(vals)); err != nil {
-				return Settings{}, fmt.Errorf("config: %s: %w", path, err)
+				return config.Settings{}, fmt.Errorf("config: %s: %w", path, err)
 			}
 		}
 	}
@@ -188,20 +202,20 @@ func Load(v *viper.Viper, flags *pflag.FlagSet, file string) (Settings, error) {
 		for name, key := range FlagKeys {
 			if f := flags.Lookup(name); f != nil {
 				if err := v.BindPFlag(key, f); err != nil {
-					return Settings{}, fmt.Errorf("config: flag --%s: %w", name, err)
+					return config.Settings{}, fmt.Errorf("config: flag --%s: %w", name, err)
 				}
 				flagOf[key] = f
 			}
 		}
 	}
 	if len(errs) > 0 {
-		return Settings{}, errors.Join(errs...)
+		return config.Settings{}, errors.Join(errs...)
 	}
 
 	s, err := decode(v, func(name string) string {
 		key := keyOf(name)
 		if preset[key] {
-			return "the viper given to Load"
+			return "the viper given to load.Settings"
 		}
 		if f := flagOf[key]; f != nil && f.Changed {
 			return "flag --" + f.Name
@@ -218,7 +232,7 @@ func Load(v *viper.Viper, flags *pflag.FlagSet, file string) (Settings, error) {
 		return "defaults"
 	})
 	if err != nil {
-		return Settings{}, err
+		return config.Settings{}, err
 	}
 	s.File = path
 	return s, nil
@@ -227,7 +241,7 @@ func Load(v *viper.Viper, flags *pflag.FlagSet, file string) (Settings, error) {
 // defaultValues are the values of defaults.yaml as parseYAML reads them,
 // and the line of each.
 var defaultValues = sync.OnceValues(func() (map[string]any, map[string]int) {
-	vals, lines, err := parseYAML("defaults.yaml", defaultsYAML)
+	vals, lines, err := parseYAML("defaults.yaml", config.DefaultsYAML())
 	if err != nil {
 		panic(err)
 	}
@@ -298,9 +312,9 @@ func unknownVariables() []error {
 		if s := suggestVariable(name); s != "" {
 			msg += "; did you mean " + s + "?"
 		}
-		errs = append(errs, &Error{Source: name, Err: reason{ErrUnknownKey, msg}})
+		errs = append(errs, &config.Error{Source: name, Err: reason{config.ErrUnknownKey, msg}})
 	}
-	slices.SortFunc(errs, func(a, b error) int { return cmp.Compare(a.(*Error).Source, b.(*Error).Source) })
+	slices.SortFunc(errs, func(a, b error) int { return cmp.Compare(a.(*config.Error).Source, b.(*config.Error).Source) })
 	return errs
 }
 
@@ -324,19 +338,19 @@ func suggestVariable(name string) string {
 // but by the decode hooks, no key left unused), normalises them and
 // checks them. source names where the value of a key, or of part of one
 // such as "model.prices[openai:gpt-4o].input", came from.
-func decode(v *viper.Viper, source func(name string) string) (Settings, error) {
-	var s Settings
+func decode(v *viper.Viper, source func(name string) string) (config.Settings, error) {
+	var s config.Settings
 	err := v.Unmarshal(&s, viper.DecodeHook(decodeHook), func(c *mapstructure.DecoderConfig) {
 		c.ErrorUnused = true
 		c.WeaklyTypedInput = false
 	})
 	probs := decodeProblems(err)
 	failed := slices.Clone(probs)
-	normalize(&s)
-	for _, p := range check(&s) {
+	s.Normalize()
+	for _, e := range joined(s.Validate()) {
 		// A value that did not decode is not checked: its zero would be.
-		if !slices.ContainsFunc(failed, func(f problem) bool { return related(f.name, p.name) }) {
-			probs = append(probs, p)
+		if !slices.ContainsFunc(failed, func(f problem) bool { return related(f.name, e.Key) }) {
+			probs = append(probs, problem{name: e.Key, err: e.Err})
 		}
 	}
 	if len(probs) == 0 {
@@ -351,14 +365,48 @@ func decode(v *viper.Viper, source func(name string) string) (Settings, error) {
 	})
 	errs := make([]error, len(probs))
 	for i, p := range probs {
-		e := &Error{Key: p.name, Err: p.err}
+		e := &config.Error{Key: p.name, Err: p.err}
 		if p.name != "" && keyOf(p.name) != "" {
 			e.Value = rawValue(v, p.name)
 			e.Source = source(p.name)
 		}
 		errs[i] = e
 	}
-	return Settings{}, errors.Join(errs...)
+	return config.Settings{}, errors.Join(errs...)
+}
+
+// joined returns the *config.Errors that err joins (Validate's).
+func joined(err error) []*config.Error {
+	var out []*config.Error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			out = append(out, joined(e)...)
+		}
+	} else if ce, ok := err.(*config.Error); ok {
+		out = append(out, ce)
+	}
+	return out
+}
+
+// problem is what is wrong with the value of name: a key, or a part of
+// one such as "model.prices[openai:gpt-4o].input".
+type problem struct {
+	name string
+	err  error
+}
+
+// reason is what is wrong, worded for people, wrapping one of config's
+// sentinels (config.ErrSyntax, ErrUnknownKey, ErrInvalid).
+type reason struct {
+	kind error
+	text string
+}
+
+func (r reason) Error() string { return r.text }
+func (r reason) Unwrap() error { return r.kind }
+
+func invalid(format string, args ...any) error {
+	return reason{config.ErrInvalid, fmt.Sprintf(format, args...)}
 }
 
 // related reports whether names a and b are the same, or one is part of
@@ -419,7 +467,7 @@ func decodeProblems(err error) []problem {
 		}
 		var r reason
 		if !errors.As(cause, &r) {
-			r = reason{ErrInvalid, typeMessage(de.Name())}
+			r = reason{config.ErrInvalid, typeMessage(de.Name())}
 		}
 		return []problem{{name: de.Name(), err: r}}
 	}

@@ -1,4 +1,4 @@
-package config
+package load
 
 import (
 	"errors"
@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/deepresearch/deepresearch/config"
 )
 
 // maxFileSize bounds a configuration file.
@@ -94,7 +96,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			name, msg = name+":"+m[1], m[2]
 		}
-		return nil, nil, &Error{Source: name, Err: reason{ErrSyntax, msg}}
+		return nil, nil, &config.Error{Source: name, Err: reason{config.ErrSyntax, msg}}
 	}
 	if len(doc.Content) == 0 {
 		return vals, lines, nil // empty file
@@ -105,7 +107,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 	}
 	at := func(n *yaml.Node) string { return fmt.Sprintf("%s:%d", name, n.Line) }
 	if root.Kind != yaml.MappingNode {
-		return nil, nil, &Error{Source: at(root), Err: reason{ErrSyntax, "the file must be a mapping of sections (model:, research:, ...)"}}
+		return nil, nil, &config.Error{Source: at(root), Err: reason{config.ErrSyntax, "the file must be a mapping of sections (model:, research:, ...)"}}
 	}
 
 	var errs []error
@@ -127,7 +129,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 			continue
 		}
 		if body.Kind != yaml.MappingNode {
-			errs = append(errs, &Error{Key: sec, Source: at(body), Err: reason{ErrSyntax, "must be a mapping of keys"}})
+			errs = append(errs, &config.Error{Key: sec, Source: at(body), Err: reason{config.ErrSyntax, "must be a mapping of keys"}})
 			continue
 		}
 		for k, v := range pairs(body) {
@@ -155,7 +157,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 				val, err = priceTable(key, v, at, lines)
 			default:
 				if v.Kind != yaml.ScalarNode {
-					err = &Error{Key: key, Source: at(v), Err: invalid("must be a single value")}
+					err = &config.Error{Key: key, Source: at(v), Err: invalid("must be a single value")}
 				}
 				val = v.Value
 			}
@@ -183,13 +185,13 @@ func listValue(key string, v *yaml.Node, at func(*yaml.Node) string) (any, error
 		for _, item := range v.Content {
 			item = deref(item)
 			if item.Kind != yaml.ScalarNode || isNull(item) {
-				return nil, &Error{Key: key, Source: at(item), Err: invalid("must be a list of single values")}
+				return nil, &config.Error{Key: key, Source: at(item), Err: invalid("must be a list of single values")}
 			}
 			list = append(list, item.Value)
 		}
 		return list, nil
 	}
-	return nil, &Error{Key: key, Source: at(v), Err: invalid("must be a list of single values")}
+	return nil, &config.Error{Key: key, Source: at(v), Err: invalid("must be a list of single values")}
 }
 
 // priceTable reads model.prices: a mapping of "provider:name" to a
@@ -200,12 +202,12 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 		return v.Value, nil
 	}
 	if v.Kind != yaml.MappingNode {
-		return nil, &Error{Key: key, Source: at(v), Err: invalid("must be a mapping of provider:name to input and output prices")}
+		return nil, &config.Error{Key: key, Source: at(v), Err: invalid("must be a mapping of provider:name to input and output prices")}
 	}
 	var errs []error
 	table := map[string]map[string]string{}
 	for model, price := range pairs(v) {
-		id := normalizeModel(model.Value)
+		id := config.NormalizeModel(model.Value)
 		entry := key + "[" + id + "]"
 		if first, dup := lines[entry]; dup {
 			errs = append(errs, repeated(entry, at(model), first))
@@ -214,7 +216,7 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 		lines[entry] = model.Line
 		price = deref(price)
 		if price.Kind != yaml.MappingNode {
-			errs = append(errs, &Error{Key: entry, Source: at(price), Err: invalid("must be a mapping of input and output prices")})
+			errs = append(errs, &config.Error{Key: entry, Source: at(price), Err: invalid("must be a mapping of input and output prices")})
 			continue
 		}
 		p := map[string]string{}
@@ -232,7 +234,7 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 			lines[sub] = field.Line
 			val = deref(val)
 			if val.Kind != yaml.ScalarNode || isNull(val) {
-				errs = append(errs, &Error{Key: sub, Source: at(val), Err: invalid("must be a number")})
+				errs = append(errs, &config.Error{Key: sub, Source: at(val), Err: invalid("must be a number")})
 				continue
 			}
 			p[name] = val.Value
@@ -246,7 +248,7 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 }
 
 func repeated(key, source string, first int) error {
-	return &Error{Key: key, Source: source, Err: reason{ErrSyntax, fmt.Sprintf("repeated; first at line %d", first)}}
+	return &config.Error{Key: key, Source: source, Err: reason{config.ErrSyntax, fmt.Sprintf("repeated; first at line %d", first)}}
 }
 
 // pairs iterates over the keys and values of a mapping node.
@@ -275,7 +277,7 @@ func isNull(n *yaml.Node) bool {
 func unknownKey(key, source string) error { return unknown(key, source, suggest(key)) }
 
 func unknown(key, source, suggestion string) error {
-	return &Error{Key: key, Source: source, Err: unknownReason(suggestion)}
+	return &config.Error{Key: key, Source: source, Err: unknownReason(suggestion)}
 }
 
 func unknownReason(suggestion string) reason {
@@ -283,7 +285,7 @@ func unknownReason(suggestion string) reason {
 	if suggestion != "" {
 		msg += "; did you mean " + suggestion + "?"
 	}
-	return reason{ErrUnknownKey, msg}
+	return reason{config.ErrUnknownKey, msg}
 }
 
 // suggest returns the known key (or section) closest to key: one with the

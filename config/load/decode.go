@@ -1,4 +1,4 @@
-package config
+package load
 
 import (
 	"math"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
+
+	"github.com/deepresearch/deepresearch/config"
 )
 
 // decodeHook converts the text of files, environment variables and flags
@@ -25,7 +27,7 @@ var decodeHook = mapstructure.ComposeDecodeHookFunc(
 var (
 	durationType = reflect.TypeFor[time.Duration]()
 	sizeType     = reflect.TypeFor[int64]()
-	pricesType   = reflect.TypeFor[map[string]Price]()
+	pricesType   = reflect.TypeFor[map[string]config.Price]()
 )
 
 // trimHook drops the spaces around text that becomes anything but text.
@@ -121,7 +123,7 @@ func parsePrices(text string) (map[string]map[string]string, error) {
 		if i <= 0 || !ok {
 			return nil, invalid("entry %q: want provider:name=INPUT/OUTPUT in dollars per million tokens, such as openai:gpt-4o=2.5/10", entry)
 		}
-		id := normalizeModel(entry[:i])
+		id := config.NormalizeModel(entry[:i])
 		if _, dup := table[id]; dup {
 			return nil, invalid("%s is priced twice", id)
 		}
