@@ -97,10 +97,10 @@ type Config struct {
 	SearchLimit int
 	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
-	// Unsupported is what the last stage does with a citation whose source
-	// does not support its sentence: UnsupportedKeep, UnsupportedFlag or
-	// UnsupportedRemove (default flag, as config/defaults.yaml says).
-	Unsupported string
+	// Unsupported is what the verification stage does with a citation
+	// whose source does not support its sentence: UnsupportedKeep,
+	// UnsupportedFlag or UnsupportedRemove ("" is UnsupportedFlag).
+	Unsupported Action
 	// Style renders citations in Report.Text (default Markdown).
 	Style Style
 	// MaxRetries is how many times a failed model call is tried again,
@@ -170,12 +170,11 @@ func New(cfg Config) (*Researcher, error) {
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
 	}
-	if err := checkUnsupported(cfg.Unsupported); err != nil {
-		return nil, configErrorf("%v", err)
+	unsupported, err := ParseAction(string(cfg.Unsupported))
+	if err != nil {
+		return nil, configErrorf("Unsupported: %v", err)
 	}
-	if cfg.Unsupported == "" {
-		cfg.Unsupported = defaults.Unsupported
-	}
+	cfg.Unsupported = unsupported
 	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
 		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/internal/search"
 )
 
@@ -23,8 +24,15 @@ var (
 	ErrTimeout = agent.ErrTimeout
 	// ErrClosed reports a run started after, or cut short by, Close.
 	ErrClosed = errors.New("researcher closed")
-	// ErrFormat reports a report format other than md, html or json.
-	ErrFormat = errors.New("unknown report format")
+	// ErrFormat reports a report format ParseFormat does not know (md,
+	// html, json, csl-json, bibtex).
+	ErrFormat = output.ErrFormat
+	// ErrStyle reports a citation style ParseStyle does not know
+	// (markdown, plain, footnote, html).
+	ErrStyle = output.ErrStyle
+	// ErrAction reports an action on unsupported citations ParseAction
+	// does not know (keep, flag, remove).
+	ErrAction = output.ErrAction
 	// ErrNoReport reports a Report with neither a final report nor
 	// findings to render.
 	ErrNoReport = errors.New("the run produced no report")

@@ -132,7 +132,11 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 // When the writer failed it renders the agents' merged findings, in the
 // same format. Every renderer takes the same data, so a report reloaded
 // with LoadReport renders the same bytes.
-func (r *Report) Render(format string) ([]byte, error) {
+func (r *Report) Render(format Format) ([]byte, error) {
+	format, err := ParseFormat(string(format))
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: render: %w", err)
+	}
 	pub, style, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
@@ -142,7 +146,7 @@ func (r *Report) Render(format string) ([]byte, error) {
 		title = "Findings: " + r.Question
 	}
 	switch format {
-	case FormatMarkdown, "":
+	case FormatMarkdown:
 		return []byte(finalreport.Markdown(pub, style)), nil
 	case FormatHTML:
 		page, err := finalreport.HTML(title, pub)
@@ -170,7 +174,7 @@ func (r *Report) Render(format string) ([]byte, error) {
 		}
 		return append(b, '\n'), nil
 	}
-	return nil, fmt.Errorf("deepresearch: render: %w %q: want md, html, json, csl-json or bibtex", ErrFormat, format)
+	return nil, fmt.Errorf("deepresearch: render: %w %q", ErrFormat, format)
 }
 
 // Markdown returns the report with its reference list ("" when there is

@@ -63,7 +63,7 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 	if req.Style != "" {
 		s, err := ParseStyle(req.Style)
 		if err != nil {
-			return req, 0, err
+			return req, 0, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
 		}
 		style = s
 	}

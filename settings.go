@@ -63,7 +63,7 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 		MaxCost:      s.Research.MaxCost,
 		Fetch:        FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
 		Style:        style,
-		Unsupported:  s.Output.Unsupported,
+		Unsupported:  Action(s.Output.Unsupported),
 		Logger:       log,
 	}
 	if s.Model.Provider == provider.Extractive && s.Model.Planner == "" && s.Model.Researcher == "" && s.Model.Writer == "" {

@@ -2,21 +2,12 @@ package deepresearch
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/verify"
 	"github.com/rs/zerolog"
-)
-
-// What the verification stage does with a citation whose source does not
-// support the sentence that cites it (Config.Unsupported).
-const (
-	UnsupportedKeep   = "keep"   // leave it; the report's Verification lists it
-	UnsupportedFlag   = "flag"   // keep it, marked "[unsupported: n]"
-	UnsupportedRemove = "remove" // drop it from the report
 )
 
 // Verification is what the last stage of a run found when it checked every
@@ -28,7 +19,7 @@ type Verification struct {
 	Problems []verify.Problem `json:"problems"`
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
-	Action string `json:"action"`
+	Action Action `json:"action"`
 }
 
 // Pass reports whether the report has no errors (fabricated citations,
@@ -72,7 +63,7 @@ func sourceKey(s Source) string {
 
 // verifyReport checks rep's citations against texts and, as action says,
 // rewrites the draft and publishes it again.
-func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, texts map[int]string, action string) error {
+func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, texts map[int]string, action Action) error {
 	fix := verify.Keep
 	switch action {
 	case UnsupportedFlag:
@@ -151,7 +142,7 @@ func textOf(rep *Report, ref Reference, texts map[int]string) string {
 func verifiedData(v *Verification, revised string) events.VerifiedData {
 	d := events.VerifiedData{
 		Citations: v.Summary.Citations, Supported: v.Summary.Supported, Unsupported: v.Summary.Unsupported,
-		Fabricated: v.Summary.Fabricated, Duplicates: v.Summary.Duplicates, Score: v.Summary.Score, Action: v.Action,
+		Fabricated: v.Summary.Fabricated, Duplicates: v.Summary.Duplicates, Score: v.Summary.Score, Action: string(v.Action),
 		Revised: revised,
 	}
 	for _, p := range v.Problems {
@@ -159,12 +150,4 @@ func verifiedData(v *Verification, revised string) events.VerifiedData {
 			Number: p.Number, Message: p.Message})
 	}
 	return d
-}
-
-func checkUnsupported(action string) error {
-	switch action {
-	case "", UnsupportedKeep, UnsupportedFlag, UnsupportedRemove:
-		return nil
-	}
-	return fmt.Errorf("unsupported citations: %q is not keep, flag or remove", action)
 }

@@ -61,7 +61,7 @@ func TestVerificationInEveryRun(t *testing.T) {
 		}
 	})
 	for _, tc := range []struct {
-		action string
+		action deepresearch.Action
 		check  func(t *testing.T, text string)
 	}{
 		{deepresearch.UnsupportedFlag, func(t *testing.T, text string) {
@@ -84,7 +84,7 @@ func TestVerificationInEveryRun(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.action, func(t *testing.T) {
+		t.Run(string(tc.action), func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{Model: falseClaim{extractive.New(extractive.Options{})}, Unsupported: tc.action})
 			rec := &recorder{}
 			rep, err := r.RunWith(context.Background(), question, rec.sink)

@@ -10,16 +10,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/deepresearch/deepresearch/internal/output"
 )
 
 // The values of settings that take one of a few.
 var (
-	modelProviders   = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
-	toolModes        = []string{"auto", "native", "text"}
-	searchProviders  = []string{"corpus", "searxng", "tavily", "brave", "exa"}
-	formats          = []string{"md", "html", "json", "csl-json", "bibtex"}
-	styles           = []string{"markdown", "plain", "footnote", "html"}
-	unsupportedModes = []string{"keep", "flag", "remove"}
+	modelProviders  = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
+	toolModes       = []string{"auto", "native", "text"}
+	searchProviders = []string{"corpus", "searxng", "tavily", "brave", "exa"}
 )
 
 // Validate checks every value of s (without normalising it first; see
@@ -55,6 +54,18 @@ func (ps *problems) add(name string, val any, format string, args ...any) {
 func (ps *problems) oneOf(key, val string, choices []string) {
 	if !slices.Contains(choices, val) {
 		ps.add(key, val, "must be one of %s", strings.Join(choices, ", "))
+	}
+}
+
+// parsed reports a value its Parse refused (err), or left empty: a
+// setting always names its choice.
+func parsed[T ~string](ps *problems, key, val string, err error, choices []T) {
+	if err != nil || val == "" {
+		names := make([]string, len(choices))
+		for i, c := range choices {
+			names[i] = string(c)
+		}
+		ps.add(key, val, "must be one of %s", strings.Join(names, ", "))
 	}
 }
 
@@ -161,9 +172,13 @@ func check(s *Settings) []problem {
 		ps.add("fetch.max_bytes", f.MaxBytes, "must be at least 1")
 	}
 
-	ps.oneOf("output.format", s.Output.Format, formats)
-	ps.oneOf("output.style", s.Output.Style, styles)
-	ps.oneOf("output.unsupported", s.Output.Unsupported, unsupportedModes)
+	// The names every front end parses, parsed the one way (internal/output).
+	_, err := output.ParseFormat(s.Output.Format)
+	parsed(&ps, "output.format", s.Output.Format, err, output.Formats)
+	_, err = output.ParseStyle(s.Output.Style)
+	parsed(&ps, "output.style", s.Output.Style, err, output.StyleNames)
+	_, err = output.ParseAction(s.Output.Unsupported)
+	parsed(&ps, "output.unsupported", s.Output.Unsupported, err, output.Actions)
 
 	sv := s.Serve
 	if !validHostPort(sv.Addr, true) {

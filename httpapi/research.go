@@ -69,13 +69,10 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	format, asked := r.URL.Query()["format"]
-	f := ""
+	var f deepresearch.Format
 	if asked {
-		f = format[0]
-		switch f {
-		case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX:
-		default:
-			s.fail(w, badRequest("format %q: want md, html, json, csl-json or bibtex", f))
+		if f, err = deepresearch.ParseFormat(format[0]); err != nil {
+			s.fail(w, badRequest("%v", err))
 			return
 		}
 	}
@@ -121,19 +118,10 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &requestError{http.StatusConflict, typeConflict, msg})
 		return
 	}
-	switch f {
-	case deepresearch.FormatHTML:
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Type", f.MediaType())
+	if f == deepresearch.FormatHTML {
 		// The page is the report alone: no script, no outside resources.
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'")
-	case deepresearch.FormatJSON:
-		w.Header().Set("Content-Type", "application/json")
-	case deepresearch.FormatCSL:
-		w.Header().Set("Content-Type", "application/vnd.citationstyles.csl+json")
-	case deepresearch.FormatBibTeX:
-		w.Header().Set("Content-Type", "application/x-bibtex; charset=utf-8")
-	default:
-		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 	}
 	w.Write(body)
 }

@@ -25,4 +25,6 @@ var _ Runner = (*deepresearch.Researcher)(nil)
 // loadReport reads a stored report back; renderReport renders it.
 func loadReport(b []byte) (*deepresearch.Report, error) { return deepresearch.LoadReport(b) }
 
-func renderReport(rep *deepresearch.Report, format string) ([]byte, error) { return rep.Render(format) }
+func renderReport(rep *deepresearch.Report, format deepresearch.Format) ([]byte, error) {
+	return rep.Render(format)
+}

@@ -93,10 +93,9 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if err != nil {
 		return err
 	}
-	switch s.Output.Format {
-	case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX:
-	default:
-		return inputError(fmt.Errorf("output.format %q: want md, html, json, csl-json or bibtex", s.Output.Format))
+	format, err := deepresearch.ParseFormat(s.Output.Format)
+	if err != nil {
+		return inputError(fmt.Errorf("output.format: %w", err))
 	}
 	switch rf.progress {
 	case "auto", "always", "never":
@@ -189,7 +188,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	}
 	// The report, or when the writer failed after the research succeeded,
 	// the agents' findings in the same format: no research is lost.
-	doc, err := rep.Render(s.Output.Format)
+	doc, err := rep.Render(format)
 	if err != nil {
 		return errors.Join(runErr, err, evErr)
 	}

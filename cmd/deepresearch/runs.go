@@ -133,10 +133,9 @@ newline-delimited JSON, exactly as run --events writes it.`,
 				}
 				return nil
 			}
-			switch s.Output.Format {
-			case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX:
-			default:
-				return inputError(fmt.Errorf("output.format %q: want md, html, json, csl-json or bibtex", s.Output.Format))
+			format, err := deepresearch.ParseFormat(s.Output.Format)
+			if err != nil {
+				return inputError(fmt.Errorf("output.format: %w", err))
 			}
 			b, err := st.Report(ctx, run.ID)
 			if errors.Is(err, sqlitestore.ErrNotFound) {
@@ -148,7 +147,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			if err != nil {
 				return err
 			}
-			doc, err := rep.Render(s.Output.Format)
+			doc, err := rep.Render(format)
 			if err != nil {
 				return fmt.Errorf("run %s is %s: %w", run.ID, run.Status, err)
 			}
