@@ -20,6 +20,9 @@ package deepresearch
 import (
 	"cmp"
 	"context"
+	"os"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,8 +32,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
+	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
 // DefaultMaxRetries is how many times a failed model call is tried again
@@ -66,16 +71,45 @@ type Config struct {
 	// role (RolePlanner, RoleResearcher, RoleWriter). Nil means no cost is
 	// known; MaxCost then needs one.
 	Price func(role string, u Usage) float64
-	// Search is the search backend. Nil means a local full-text index of
-	// Corpus, built or updated on first use.
+	// RelevanceModel judges which search results are relevant to an
+	// agent's task, in one batched call per search. Nil means the
+	// researchers' model (ResearcherModel, else Model) when it is a
+	// language model; the built-in extractive model cannot judge, so with
+	// it relevance is judged lexically, offline. A model whose answer is
+	// unusable falls back to the lexical judge for that search; each
+	// sources.filtered event names the judge that decided.
+	RelevanceModel llms.Model
+	// VerifyModel judges whether each cited source supports the sentence
+	// that cites it. Nil means the writer's model (WriterModel, else
+	// Model) when it is a language model, and the lexical check with the
+	// built-in model; a model whose answer is unusable falls back to the
+	// lexical check (Verification.Judge says which decided).
+	VerifyModel llms.Model
+	// LexicalJudges judges relevance and support lexically even when a
+	// language model is configured: no judging calls, no cost.
+	LexicalJudges bool
+	// Search is the search backend. Nil means SearchEngines, else a local
+	// full-text index of Corpus, built or updated on first use.
 	Search SearchBackend
-	// Channel names where Search's sources come from (Source.Channel):
-	// "web", "corpus"; empty means "search" (or "corpus" for the local
-	// index).
+	// SearchEngines names the search backends of every run, searched
+	// together in this order: "corpus" (the local index of Corpus) and
+	// the web search engines "searxng", "tavily", "brave" and "exa", whose
+	// addresses and keys come from SearXNGURL and the environment
+	// (SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY). With a web
+	// engine, each run reads result pages through a fetcher of its own
+	// (Fetch). Empty, or "corpus" alone, means the local index. It must
+	// not be set with Search.
+	SearchEngines []string
+	// SearXNGURL is the SearXNG instance SearchEngines' "searxng" asks (an
+	// http or https URL); empty means $SEARXNG_URL.
+	SearXNGURL string
+	// Channel names where the sources come from (Source.Channel). Empty
+	// means "corpus" for the local index, "web" with SearchEngines' web
+	// engines, and "search" for Search.
 	Channel string
-	// Fetch configures the page fetcher of each run (its SSRF guard, time
-	// and size limits): web search backends built by FromSettings read
-	// pages through it, with a cache that lives as long as the run.
+	// Fetch configures the page fetcher each run with a web search engine
+	// reads pages through (its SSRF guard, time and size limits), with a
+	// cache that lives as long as the run.
 	Fetch FetchConfig
 	// Corpus is the folder indexed when Search is nil. Empty means the Go
 	// distribution's documentation ($(go env GOROOT)/doc).
@@ -88,10 +122,10 @@ type Config struct {
 	// Parallelism caps the agents of one run running at once.
 	Parallelism int
 	// MaxAgents caps the agents running at once across all the runs of the
-	// Researcher (0: no cap beyond each run's Parallelism). A server whose
-	// model is CPU-bound (the offline model) sets it near the number of
-	// cores, so that research queues instead of crowding out the delivery
-	// of events.
+	// Researcher. 0 means two per core when every role runs on the
+	// built-in model, which is CPU-bound (so that a server's many runs
+	// queue for the cores instead of crowding out the delivery of their
+	// events), and no cap beyond each run's Parallelism otherwise.
 	MaxAgents int
 	// SearchLimit is the results per search call.
 	SearchLimit int
@@ -191,10 +225,10 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = realClock{}
 	}
-	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
-	if cfg.MaxAgents > 0 {
-		r.agents = make(chan struct{}, cfg.MaxAgents)
+	if cfg.Search != nil && len(cfg.SearchEngines) > 0 {
+		return nil, configErrorf("Search and SearchEngines are both set: give one")
 	}
+	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
 	}
@@ -202,11 +236,82 @@ func New(cfg Config) (*Researcher, error) {
 	if base == nil {
 		base = extractive.New(extractive.Options{})
 	}
+	raw := map[string]llms.Model{} // by role, as configured
 	r.models = map[string]llms.Model{}
 	for role, m := range map[string]llms.Model{RolePlanner: cfg.PlannerModel, RoleResearcher: cfg.ResearcherModel, RoleWriter: cfg.WriterModel} {
-		r.models[role] = r.withRetries(cmp.Or[llms.Model](m, base))
+		raw[role] = cmp.Or[llms.Model](m, base)
+		r.models[role] = r.withRetries(raw[role])
+	}
+	if !cfg.LexicalJudges {
+		// A language model judges relevance (in one batched call per
+		// search) and support; the lexical judges stay their fallback.
+		if m := r.judgeModel(cfg.RelevanceModel, raw[RoleResearcher]); m != nil {
+			r.judge = &relevance.LLMJudge{Model: m}
+		}
+		r.verifyModel = r.judgeModel(cfg.VerifyModel, raw[RoleWriter])
+	}
+	if r.cfg.MaxAgents == 0 && builtin(raw[RolePlanner]) && builtin(raw[RoleResearcher]) && builtin(raw[RoleWriter]) {
+		r.cfg.MaxAgents = 2 * runtime.GOMAXPROCS(0)
+	}
+	if r.cfg.MaxAgents > 0 {
+		r.agents = make(chan struct{}, r.cfg.MaxAgents)
+	}
+	if err := r.searchEngines(); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// builtin reports whether m is the built-in extractive model, which is
+// no language model: it cannot judge, and it is CPU-bound.
+func builtin(m llms.Model) bool {
+	_, ok := m.(*extractive.Model)
+	return ok
+}
+
+// judgeModel is the model that judges: the one configured for it, else
+// the role's own when it is a language model (nil: judge lexically).
+func (r *Researcher) judgeModel(configured, role llms.Model) llms.Model {
+	switch {
+	case configured != nil:
+		return r.withRetries(configured)
+	case builtin(role):
+		return nil
+	}
+	return r.withRetries(role)
+}
+
+// searchEngines builds the search backend of Config.SearchEngines, when
+// it names a web engine: the engines read pages through the fetcher of
+// the run that asks (Config.Fetch); the local corpus, when named, is the
+// Researcher's own index, opened on first use.
+func (r *Researcher) searchEngines() error {
+	names := r.cfg.SearchEngines
+	if !slices.ContainsFunc(names, func(p string) bool { return p != websearch.ChannelCorpus }) {
+		return nil // the local index alone, the default
+	}
+	wcfg := websearch.ConfigFromEnv(os.Getenv)
+	if r.cfg.SearXNGURL != "" {
+		wcfg.SearXNGURL = r.cfg.SearXNGURL
+	}
+	wcfg.Pages = fetch.ContextPages{}
+	var local SearchBackend
+	if slices.Contains(names, websearch.ChannelCorpus) {
+		local = localIndex{r}
+	}
+	combined, err := websearch.Build(names, wcfg, local, websearch.Hooks{
+		Failed: func(name string, err error) {
+			r.log.Warn().Str("search", name).Err(err).Msg("a search backend failed; the others answered")
+		},
+	})
+	if err != nil {
+		return configErrorf("SearchEngines: %v", err)
+	}
+	r.search, r.pages = combined, true
+	if r.cfg.Channel == "" {
+		r.cfg.Channel = "web"
+	}
+	return nil
 }
 
 // withRetries wraps m so that failed calls are retried as Config says.

@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tmc/langchaingo/llms/openai"
+
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 )
 
 // Embedding in a few lines: research a folder of documents offline and
@@ -95,4 +98,48 @@ func ExampleFromSettings() {
 	fmt.Println(rep.RunID, strings.HasPrefix(string(page), "<!DOCTYPE html>"))
 	// Output:
 	// run-1 true
+}
+
+// Embedding with a language model: any langchaingo llms.Model plugs in
+// (here an OpenAI client talking to the test kit's OpenAI-compatible
+// server), with any SearchBackend. The Researcher then does what the CLI
+// does with a configured model: the model judges which search results are
+// relevant (each sources.filtered event names its judge) and whether each
+// cited source supports its sentence (report.verified, Verification.Judge).
+func ExampleNew_languageModel() {
+	srv := deepresearchtest.NewOpenAIServer(deepresearchtest.JudgingModel(deepresearchtest.Model(0)), deepresearchtest.OpenAIOptions{})
+	defer srv.Close()
+	model, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithToken("none"), openai.WithModel("extractive"))
+	if err != nil {
+		panic(err)
+	}
+	backend, err := deepresearchtest.NewBackend(
+		deepresearch.Document{Title: "Cable repair", URL: "https://example.com/repair",
+			Text: "A cable ship grapples the broken submarine cable from the sea floor.\n\nThe repaired cable is spliced on deck and lowered again."},
+		deepresearch.Document{Title: "Cable faults", URL: "https://example.com/faults",
+			Text: "Most submarine cable faults are caused by fishing trawlers and ship anchors."},
+	)
+	if err != nil {
+		panic(err)
+	}
+	r, err := deepresearch.New(deepresearch.Config{Model: model, Search: backend, MaxTasks: 1})
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+
+	judges := map[string]bool{}
+	rep, err := r.RunWith(context.Background(), "How are submarine cables repaired?", func(e deepresearch.Event) {
+		if d, ok := e.Data.(deepresearch.FilteredData); ok {
+			judges[d.Judge] = true
+		}
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("relevance judged by", judges)
+	fmt.Println("citations verified by", rep.Verification.Judge)
+	// Output:
+	// relevance judged by map[llm:true]
+	// citations verified by llm
 }

@@ -20,6 +20,10 @@ type Verification struct {
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
 	Action Action `json:"action"`
+	// Judge names what decided support: "lexical", "llm" (the
+	// Config.VerifyModel), or "lexical (llm failed: …)" when the model's
+	// answer was unusable.
+	Judge string `json:"judge,omitempty"`
 }
 
 // Pass reports whether the report has no errors (fabricated citations,
@@ -82,14 +86,16 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 		refs = append(refs, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: textOf(rep, ref, texts)})
 	}
 	var judge verify.Judge
+	var fallback *fallbackJudge
 	if r.verifyModel != nil {
-		judge = fallbackJudge{primary: &verify.LLMJudge{Model: r.verifyModel}, log: r.log}
+		fallback = &fallbackJudge{primary: &verify.LLMJudge{Model: r.verifyModel}, log: r.log}
+		judge = fallback
 	}
 	res, err := verify.Check(ctx, rep.Body, refs, verify.Options{Judge: judge})
 	if err != nil {
 		return err
 	}
-	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action}
+	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action, Judge: fallback.name()}
 	if fix == verify.Keep || res.Summary.Unsupported == 0 {
 		return nil
 	}
@@ -118,15 +124,31 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 type fallbackJudge struct {
 	primary verify.Judge
 	log     zerolog.Logger
+	failed  error // the model's first unusable answer
 }
 
-func (j fallbackJudge) Judge(ctx context.Context, claims []verify.Claim) ([]verify.Verdict, error) {
+func (j *fallbackJudge) Judge(ctx context.Context, claims []verify.Claim) ([]verify.Verdict, error) {
 	v, err := j.primary.Judge(ctx, claims)
 	if err == nil || ctx.Err() != nil {
 		return v, err
 	}
 	j.log.Warn().Err(err).Msg("the model could not judge the citations; judging them lexically")
+	if j.failed == nil {
+		j.failed = err
+	}
 	return verify.Lexical{}.Judge(ctx, claims)
+}
+
+// name names what judged (Verification.Judge): a nil *fallbackJudge is
+// the lexical check alone.
+func (j *fallbackJudge) name() string {
+	switch {
+	case j == nil:
+		return "lexical"
+	case j.failed != nil:
+		return "lexical (llm failed: " + j.failed.Error() + ")"
+	}
+	return "llm"
 }
 
 // textOf is the text of the merged source a reference names.
@@ -143,7 +165,7 @@ func verifiedData(v *Verification, revised string) events.VerifiedData {
 	d := events.VerifiedData{
 		Citations: v.Summary.Citations, Supported: v.Summary.Supported, Unsupported: v.Summary.Unsupported,
 		Fabricated: v.Summary.Fabricated, Duplicates: v.Summary.Duplicates, Score: v.Summary.Score, Action: string(v.Action),
-		Revised: revised,
+		Judge: v.Judge, Revised: revised,
 	}
 	for _, p := range v.Problems {
 		d.Problems = append(d.Problems, events.VerifyProblem{Line: p.Line, Severity: string(p.Severity), Kind: string(p.Kind),

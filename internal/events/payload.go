@@ -195,7 +195,10 @@ type VerifiedData struct {
 	Score float64 `json:"score"`
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
-	Action   string          `json:"action"`
+	Action string `json:"action"`
+	// Judge names what decided support: "lexical", "llm", or
+	// "lexical (llm failed: …)" when the model's answer was unusable.
+	Judge    string          `json:"judge,omitempty"`
 	Problems []VerifyProblem `json:"problems,omitempty"`
 	// Revised is the whole report text (as the report.delta events
 	// rendered it) after the action changed it; empty when nothing
