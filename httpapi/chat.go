@@ -10,7 +10,6 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/openaiwire"
-	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // chatRequest is the part of an OpenAI chat completions request the server
@@ -59,7 +58,7 @@ type chatChunk struct {
 // sources its report cites.
 type chatResult struct {
 	RunID      string                   `json:"run_id"`
-	Status     sqlitestore.Status       `json:"status"`
+	Status     deepresearch.RunStatus   `json:"status"`
 	References []deepresearch.Reference `json:"references"`
 }
 
@@ -89,14 +88,14 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, badRequest("\"messages\" has no user message with text: the last user message is the question"))
 		return
 	}
-	id, err := s.start(runRequest{Question: question})
+	id, err := s.start(deepresearch.Request{Question: question})
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
 	cid, created := "chatcmpl-"+id, s.cfg.Now().Unix()
 	if !cr.Stream {
-		if err := s.follow(r, id, 0, func(sqlitestore.Event) error { return nil }, noop, noop); err != nil {
+		if err := s.follow(r, id, 0, func(deepresearch.StoredEvent) error { return nil }, noop, noop); err != nil {
 			return // the client went away; the run goes on, stored
 		}
 		content, res, u, err := s.chatAnswer(r, id, "")
@@ -141,7 +140,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.Flush()
 	var streamed strings.Builder
-	err = s.follow(r, id, 0, func(e sqlitestore.Event) error {
+	err = s.follow(r, id, 0, func(e deepresearch.StoredEvent) error {
 		switch events.Type(e.Type) {
 		case events.ReportDelta:
 			var ev events.Event
@@ -192,7 +191,7 @@ func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatR
 	res := chatResult{RunID: id, Status: run.Status, References: []deepresearch.Reference{}}
 	var rep *deepresearch.Report
 	if b, err := s.store.Report(r.Context(), id); err == nil {
-		rep, _ = loadReport(b)
+		rep, _ = deepresearch.LoadReport(b)
 	}
 	if rep == nil {
 		msg := fmt.Sprintf("the research run %s %s without a report", id, run.Status)
@@ -201,7 +200,7 @@ func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatR
 		}
 		return "", res, u, &requestError{http.StatusInternalServerError, typeServer, msg}
 	}
-	md, err := renderReport(rep, deepresearch.FormatMarkdown)
+	md, err := rep.Render(deepresearch.FormatMarkdown)
 	if err != nil {
 		return "", res, u, err
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // runURLs are where a run's parts are.
@@ -30,7 +29,7 @@ func runURLs(id string) map[string]string {
 }
 
 func (s *Server) postResearch(w http.ResponseWriter, r *http.Request) {
-	var q runRequest
+	var q deepresearch.Request
 	if err := s.decodeJSON(w, r, &q, true); err != nil {
 		s.fail(w, err)
 		return
@@ -41,22 +40,22 @@ func (s *Server) postResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/v1/research/"+id)
-	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": sqlitestore.Running, "urls": runURLs(id)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": deepresearch.StatusRunning, "urls": runURLs(id)})
 }
 
 // runView is GET /v1/research/{id}'s answer.
 type runView struct {
-	sqlitestore.Run
+	deepresearch.StoredRun
 	URLs map[string]string `json:"urls"`
 	// Report is the markdown report (or the agents' findings when the
 	// writer failed), once the run has one.
 	Report string `json:"report,omitempty"`
 }
 
-func (s *Server) lookup(r *http.Request) (sqlitestore.Run, error) {
+func (s *Server) lookup(r *http.Request) (deepresearch.StoredRun, error) {
 	id := r.PathValue("id")
 	run, err := s.store.Get(r.Context(), id)
-	if errors.Is(err, sqlitestore.ErrNotFound) {
+	if errors.Is(err, deepresearch.ErrRunNotFound) {
 		return run, &requestError{http.StatusNotFound, typeNotFound, fmt.Sprintf("no run %q", id)}
 	}
 	return run, err
@@ -80,21 +79,21 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	if run.Status.Ended() {
 		b, err := s.store.Report(r.Context(), run.ID)
 		switch {
-		case errors.Is(err, sqlitestore.ErrNotFound):
+		case errors.Is(err, deepresearch.ErrRunNotFound):
 		case err != nil:
 			s.fail(w, err)
 			return
 		default:
-			if rep, err = loadReport(b); err != nil {
+			if rep, err = deepresearch.LoadReport(b); err != nil {
 				s.fail(w, err)
 				return
 			}
 		}
 	}
 	if !asked {
-		v := runView{Run: run, URLs: runURLs(run.ID)}
+		v := runView{StoredRun: run, URLs: runURLs(run.ID)}
 		if rep != nil {
-			if md, err := renderReport(rep, deepresearch.FormatMarkdown); err == nil {
+			if md, err := rep.Render(deepresearch.FormatMarkdown); err == nil {
 				v.Report = string(md)
 			}
 		}
@@ -103,7 +102,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	}
 	var body []byte
 	if rep != nil {
-		if body, err = renderReport(rep, f); err != nil {
+		if body, err = rep.Render(f); err != nil {
 			rep = nil // nothing to render: no report, no findings
 		}
 	}
@@ -153,7 +152,7 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, runView{Run: run, URLs: runURLs(run.ID)})
+	writeJSON(w, http.StatusOK, runView{StoredRun: run, URLs: runURLs(run.ID)})
 }
 
 // getEvents streams a run's events from the store: as server-sent events
@@ -196,7 +195,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "retry: 1000\n\n")
 	}
 	rc.Flush()
-	err = s.follow(r, run.ID, after, func(e sqlitestore.Event) error {
+	err = s.follow(r, run.ID, after, func(e deepresearch.StoredEvent) error {
 		if ndjson {
 			_, err := fmt.Fprintf(w, "%s\n", e.JSON)
 			return err
@@ -225,12 +224,12 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 // returns nil when the run has ended and its last event was sent, and an
 // error when the client went away or a write failed. The store is read in
 // a goroutine follow owns and waits for.
-func (s *Server) follow(r *http.Request, id string, after uint64, send func(sqlitestore.Event) error, beat, flush func() error) error {
+func (s *Server) follow(r *http.Request, id string, after uint64, send func(deepresearch.StoredEvent) error, beat, flush func() error) error {
 	ctx, cancel := context.WithCancel(r.Context())
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	ch := make(chan sqlitestore.Event, 256)
+	ch := make(chan deepresearch.StoredEvent, 256)
 	var ferr error
 	wg.Go(func() {
 		defer close(ch)

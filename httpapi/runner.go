@@ -6,25 +6,15 @@ import (
 	"github.com/deepresearch/deepresearch"
 )
 
-// Runner is what the server needs of the library: run a request (the
-// server supplies the run ID, in req.RunID) reporting events to a sink,
-// and fetch a document a run cited so the store keeps its text.
+// Runner is what the server needs of the library: run a request it has
+// stored (deepresearch.StartRun) and keep the run in its store.
 // *deepresearch.Researcher is one; this interface is the only place the
 // server names the library's run API.
 type Runner interface {
-	// Research runs req, calling sink with every event in Seq order, and
-	// returns the report (which may be non-nil alongside an error: the
-	// agents' findings when the writer failed).
-	Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
-	// Fetch returns a whole document by the Source.ID a run reported.
-	Fetch(ctx context.Context, docID string) (deepresearch.Document, error)
+	// Record runs req and keeps it in st, as
+	// deepresearch.Researcher.Record documents: every event stored before
+	// it is sent, then the report, the cited sources and the final status.
+	Record(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
 }
 
 var _ Runner = (*deepresearch.Researcher)(nil)
-
-// loadReport reads a stored report back; renderReport renders it.
-func loadReport(b []byte) (*deepresearch.Report, error) { return deepresearch.LoadReport(b) }
-
-func renderReport(rep *deepresearch.Report, format deepresearch.Format) ([]byte, error) {
-	return rep.Render(format)
-}

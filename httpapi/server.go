@@ -1,14 +1,27 @@
-// Package httpapi is deepresearch's HTTP API: research runs started over
-// HTTP and kept in a store (sqlitestore), their events streamed live as
-// server-sent events or newline-delimited JSON (a client that reconnects
-// with Last-Event-ID loses nothing and sees nothing twice), their reports
-// in markdown, HTML or JSON, an OpenAI-compatible chat completions
-// endpoint, and a small live web page.
+// Package httpapi is deepresearch's HTTP API, an http.Handler: research
+// runs started over HTTP and kept in a deepresearch.Store (sqlitestore,
+// say), their events streamed live as server-sent events or
+// newline-delimited JSON (a client that reconnects with Last-Event-ID
+// loses nothing and sees nothing twice), their reports in every format of
+// deepresearch.Format, an OpenAI-compatible chat completions endpoint, and
+// a small live web page. `deepresearch serve` serves it; an embedder
+// mounts the same *Server in a mux of its own:
+//
+//	srv, err := httpapi.New(httpapi.Config{Runner: researcher, Store: store})
+//	…
+//	defer srv.Close()
+//	mux.Handle("/research/", http.StripPrefix("/research", srv))
+//
+// It is a front end: the library decides. A request body is decoded into
+// a deepresearch.Request and held to its limits (Request.Validate); a run
+// is stored with deepresearch.StartRun and run with Researcher.Record;
+// a report is rendered with Report.Render, which gives the agents'
+// findings when the writer failed. What is left here is HTTP.
 //
 // Endpoints:
 //
 //	POST   /v1/research              start a run: 202, {"id", "status", "urls"}
-//	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json)
+//	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json|csl-json|bibtex)
 //	DELETE /v1/research/{id}         cancel a running run
 //	GET    /v1/research/{id}/events  the run's events: SSE, or NDJSON for Accept: application/x-ndjson
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
@@ -42,25 +55,27 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/events"
-	"github.com/deepresearch/deepresearch/sqlitestore"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 )
 
 // ModelID is the model name /v1/models lists and chat completions accept.
 const ModelID = "deepresearch"
 
-// Defaults of the zero Config.
+// Defaults of the zero Config (the first three are serve.max_runs,
+// .run_timeout and .max_body's).
 const (
-	DefaultMaxRuns    = 8
-	DefaultRunTimeout = 10 * time.Minute
-	DefaultMaxBody    = 1 << 20
+	DefaultMaxRuns    = defaults.ServeMaxRuns
+	DefaultRunTimeout = defaults.ServeRunTimeout
+	DefaultMaxBody    = defaults.ServeMaxBody
 	DefaultHeartbeat  = 15 * time.Second
 )
 
 // Config configures a Server. Runner and Store are required.
 type Config struct {
+	// Runner runs the research: a *deepresearch.Researcher.
 	Runner Runner
-	Store  *sqlitestore.Store
+	// Store keeps the runs, their events and reports (sqlitestore, say).
+	Store deepresearch.Store
 	// Token is the bearer token every /v1 request must carry
 	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
 	// cookie); "" requires none.
@@ -86,18 +101,19 @@ type Config struct {
 	Logger *zerolog.Logger
 }
 
-// Why a run's context was canceled; they decide its final status.
+// Why a run's context was canceled; they decide its final status
+// (deepresearch.Researcher.Record).
 var (
-	errCanceled  = errors.New("canceled by the client")
-	errTimeLimit = errors.New("the run went past its time limit")
-	errShutdown  = errors.New("the server shut down")
+	errCanceled  = deepresearch.ErrCanceledByClient
+	errTimeLimit = deepresearch.ErrTimeLimit
+	errShutdown  = deepresearch.ErrShutdown
 )
 
 // Server serves the API. Create it with New and stop it with Close.
 type Server struct {
 	cfg   Config
 	log   zerolog.Logger
-	store *sqlitestore.Store
+	store deepresearch.Store
 	mux   *http.ServeMux
 
 	mu     sync.Mutex // guards runs and closed
@@ -312,6 +328,11 @@ func badRequest(format string, args ...any) *requestError {
 
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	var re *requestError
+	var bad *deepresearch.RequestError
+	if errors.As(err, &bad) {
+		writeError(w, http.StatusBadRequest, typeInvalid, bad.Message())
+		return
+	}
 	if errors.As(err, &re) {
 		if re.status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(1, s.cfg.RetryAfter.Round(time.Second)/time.Second))))
@@ -362,48 +383,9 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 	return badRequest("the body is not a valid request: %v", err)
 }
 
-// runRequest is the body of POST /v1/research.
-type runRequest struct {
-	Question    string `json:"question"`
-	MaxTasks    int    `json:"max_tasks,omitempty"`
-	Parallelism int    `json:"parallelism,omitempty"`
-	SearchLimit int    `json:"search_limit,omitempty"`
-	Style       string `json:"style,omitempty"`
-}
-
-// Limits on a run's options.
-const (
-	maxQuestionBytes = 4096
-	maxTasksLimit    = 16
-	maxSearchLimit   = 50
-)
-
-func (q runRequest) check() error {
-	switch t := strings.TrimSpace(q.Question); {
-	case t == "":
-		return badRequest("\"question\" is missing or empty")
-	case len(t) > maxQuestionBytes:
-		return badRequest("\"question\" is %d bytes long; the limit is %d", len(t), maxQuestionBytes)
-	}
-	for _, f := range []struct {
-		name   string
-		v, max int
-	}{{"max_tasks", q.MaxTasks, maxTasksLimit}, {"parallelism", q.Parallelism, maxTasksLimit}, {"search_limit", q.SearchLimit, maxSearchLimit}} {
-		if f.v < 0 || f.v > f.max {
-			return badRequest("%q is %d; it must be between 1 and %d (or left out for the default)", f.name, f.v, f.max)
-		}
-	}
-	if q.Style != "" {
-		if _, err := deepresearch.ParseStyle(q.Style); err != nil {
-			return badRequest("\"style\" is %q; want markdown, plain, footnote or html", q.Style)
-		}
-	}
-	return nil
-}
-
 // start stores a new run and starts it in a goroutine the server owns.
-func (s *Server) start(q runRequest) (string, error) {
-	if err := q.check(); err != nil {
+func (s *Server) start(req deepresearch.Request) (string, error) {
+	if err := req.Validate(); err != nil {
 		return "", err
 	}
 	s.mu.Lock()
@@ -416,7 +398,7 @@ func (s *Server) start(q runRequest) (string, error) {
 		return "", &requestError{http.StatusTooManyRequests, typeRate,
 			fmt.Sprintf("%d runs are in progress, the most this server runs at once; retry later", s.cfg.MaxRuns)}
 	}
-	id := events.NewRunID()
+	id := deepresearch.NewRunID()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
 	s.runs[id] = lr // holds the slot
@@ -428,12 +410,8 @@ func (s *Server) start(q runRequest) (string, error) {
 		s.mu.Unlock()
 		cancel(nil)
 	}
-	opts, _ := json.Marshal(q)
-	bg := context.Background()
-	err := s.store.Create(bg, sqlitestore.Run{ID: id, Question: strings.TrimSpace(q.Question), Options: opts})
-	if err == nil {
-		err = s.store.Start(bg, id)
-	}
+	req.RunID = id
+	req, err := deepresearch.StartRun(context.Background(), s.store, req)
 	if err != nil {
 		release()
 		close(lr.done)
@@ -444,123 +422,7 @@ func (s *Server) start(q runRequest) (string, error) {
 		defer close(lr.done)
 		defer release()
 		defer stop()
-		s.execute(ctx, id, q)
+		s.cfg.Runner.Record(ctx, s.store, req, nil)
 	})
 	return id, nil
-}
-
-// execute runs one research request the server started.
-func (s *Server) execute(ctx context.Context, id string, q runRequest) {
-	req := deepresearch.Request{Question: q.Question, RunID: id, MaxTasks: q.MaxTasks,
-		Parallelism: q.Parallelism, SearchLimit: q.SearchLimit, Style: q.Style}
-	record(ctx, s.store, s.cfg.Runner, req, nil, s.log, s.cfg.RunTimeout)
-}
-
-// Record runs req with r and keeps the run in st the way the server
-// does, so that runs made elsewhere (the CLI's run) are listed and shown
-// with the server's: the run under req.RunID (a fresh ID when empty),
-// each event stored before sink (if not nil) sees it, the report, the
-// text of every source it cites, and last its final status — finished,
-// failed, or canceled when ctx was canceled. It returns what r.Research
-// returned.
-func Record(ctx context.Context, st *sqlitestore.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log *zerolog.Logger) (*deepresearch.Report, error) {
-	if req.RunID == "" {
-		req.RunID = events.NewRunID()
-	}
-	opts, err := json.Marshal(runRequest{MaxTasks: req.MaxTasks, Parallelism: req.Parallelism, SearchLimit: req.SearchLimit, Style: req.Style})
-	if err != nil {
-		return nil, err
-	}
-	bg := context.WithoutCancel(ctx)
-	if err := st.Create(bg, sqlitestore.Run{ID: req.RunID, Question: strings.TrimSpace(req.Question), Options: opts}); err != nil {
-		return nil, err
-	}
-	if err := st.Start(bg, req.RunID); err != nil {
-		return nil, err
-	}
-	l := zerolog.Nop()
-	if log != nil {
-		l = *log
-	}
-	return record(ctx, st, r, req, sink, l, 0)
-}
-
-// record runs req, a run already stored as running, and stores its
-// events, report, cited sources and final status, in that order: once the
-// status says the run ended, everything else is there.
-func record(ctx context.Context, st *sqlitestore.Store, r Runner, req deepresearch.Request, sink func(deepresearch.Event), log zerolog.Logger, limit time.Duration) (*deepresearch.Report, error) {
-	id := req.RunID
-	log = log.With().Str("run", id).Logger()
-	bg := context.WithoutCancel(ctx)
-	rep, err := r.Research(ctx, req, func(ev deepresearch.Event) {
-		if err := st.Append(bg, ev); err != nil {
-			log.Error().Err(err).Uint64("seq", ev.Seq).Msg("storing an event")
-		}
-		if sink != nil {
-			sink(ev)
-		}
-	})
-	var u deepresearch.Usage
-	if rep != nil {
-		u = rep.Usage
-		if b, merr := json.Marshal(rep); merr != nil {
-			log.Error().Err(merr).Msg("encoding the report")
-		} else if perr := st.PutReport(bg, id, b); perr != nil {
-			log.Error().Err(perr).Msg("storing the report")
-		}
-		keepSources(bg, st, r, id, rep, log)
-	}
-	status, msg := sqlitestore.Finished, ""
-	if err != nil {
-		msg = err.Error()
-		switch cause := context.Cause(ctx); {
-		case errors.Is(cause, errCanceled):
-			status, msg = sqlitestore.Canceled, errCanceled.Error()
-		case errors.Is(cause, errShutdown):
-			status, msg = sqlitestore.Interrupted, errShutdown.Error()
-		case errors.Is(cause, errTimeLimit):
-			status, msg = sqlitestore.Failed, fmt.Sprintf("%v (%s)", errTimeLimit, limit)
-		case errors.Is(cause, context.Canceled):
-			status = sqlitestore.Canceled
-		default:
-			status = sqlitestore.Failed
-		}
-	}
-	if ferr := st.Finish(bg, id, status, u, msg); ferr != nil {
-		log.Error().Err(ferr).Msg("storing the run's end")
-	}
-	return rep, err
-}
-
-// keepSources stores the text of every source the report cites, so the
-// citation can be checked later against what was read: the text the agents
-// were shown (Report.SourceTexts), else the document fetched again.
-func keepSources(ctx context.Context, st *sqlitestore.Store, r Runner, id string, rep *deepresearch.Report, log zerolog.Logger) {
-	read := map[string]string{}
-	for _, s := range rep.Sources {
-		if t := rep.SourceTexts[s.Number]; t != "" {
-			read[s.ID+"\x00"+s.URL] = t
-		}
-	}
-	for _, ref := range rep.References {
-		src := ref.Source
-		if src.ID == "" {
-			continue
-		}
-		text, ok := read[src.ID+"\x00"+src.URL]
-		if !ok {
-			fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			doc, err := r.Fetch(fctx, src.ID)
-			cancel()
-			if err != nil {
-				log.Warn().Err(err).Str("source", src.ID).Msg("fetching a cited source to keep its text")
-				continue
-			}
-			text = doc.Text
-		}
-		if err := st.PutSource(ctx, sqlitestore.Source{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
-			Channel: src.Channel, Text: text}); err != nil {
-			log.Error().Err(err).Str("source", src.ID).Msg("storing a cited source")
-		}
-	}
 }

@@ -4,19 +4,25 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/deepresearch/deepresearch/internal/stored"
 )
 
 // Sentinel errors; match them with errors.Is.
 var (
-	// ErrNotFound reports a run the store does not hold.
-	ErrNotFound = errors.New("store: run not found")
-	// ErrExists reports a run ID that is already taken.
-	ErrExists = errors.New("store: run already exists")
+	// ErrNotFound reports a run the store does not hold
+	// (deepresearch.ErrRunNotFound).
+	ErrNotFound = stored.ErrNotFound
+	// ErrExists reports a run ID that is already taken
+	// (deepresearch.ErrRunExists).
+	ErrExists = stored.ErrExists
 	// ErrSeq reports an event whose sequence number is not the next one
-	// of its run: the log is append-only and without gaps.
-	ErrSeq = errors.New("store: event out of sequence")
-	// ErrFinished reports a write to a run that has already ended.
-	ErrFinished = errors.New("store: run has ended")
+	// of its run: the log is append-only and without gaps
+	// (deepresearch.ErrEventSeq).
+	ErrSeq = stored.ErrSeq
+	// ErrFinished reports a write to a run that has already ended
+	// (deepresearch.ErrRunEnded).
+	ErrFinished = stored.ErrFinished
 	// ErrClosed reports a write to a closed Store.
 	ErrClosed = errors.New("store: closed")
 )

@@ -49,66 +49,29 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/stored"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
-// Status is where a run stands.
-type Status string
+// What the store keeps: the types of the root package's Store interface
+// (deepresearch.StoredRun, StoredEvent, StoredSource, RunStatus), which
+// *Store implements.
+type (
+	Status = stored.Status
+	Run    = stored.Run
+	Event  = stored.Event
+	Source = stored.Source
+)
 
 // Run statuses. Queued and Running are live; the others are final.
 const (
-	Queued      Status = "queued"
-	Running     Status = "running"
-	Finished    Status = "finished"
-	Failed      Status = "failed"
-	Canceled    Status = "canceled"
-	Interrupted Status = "interrupted" // its process stopped while it ran
+	Queued      = stored.Queued
+	Running     = stored.Running
+	Finished    = stored.Finished
+	Failed      = stored.Failed
+	Canceled    = stored.Canceled
+	Interrupted = stored.Interrupted // its process stopped while it ran
 )
-
-// Ended reports whether s is a final status.
-func (s Status) Ended() bool {
-	switch s {
-	case Finished, Failed, Canceled, Interrupted:
-		return true
-	}
-	return false
-}
-
-// Run is a stored run.
-type Run struct {
-	ID       string `json:"id"`
-	Question string `json:"question"`
-	// Options are the run's request options as the caller gave them, JSON.
-	Options  json.RawMessage `json:"options,omitempty"`
-	Status   Status          `json:"status"`
-	Error    string          `json:"error,omitempty"`
-	Created  time.Time       `json:"created"`
-	Finished time.Time       `json:"finished,omitzero"`
-	Usage    usage.Usage     `json:"usage"`
-	// Events is the sequence number of the run's last stored event.
-	Events uint64 `json:"events"`
-}
-
-// Event is one stored event: JSON is json.Marshal of the events.Event.
-type Event struct {
-	RunID string
-	Seq   uint64
-	Type  string
-	JSON  json.RawMessage
-}
-
-// Source is a document a run read, kept so that a citation can be checked
-// against the text that was cited without fetching it again.
-type Source struct {
-	RunID   string    `json:"run_id"`
-	ID      string    `json:"id"`
-	URL     string    `json:"url"`
-	Title   string    `json:"title"`
-	Channel string    `json:"channel,omitempty"`
-	Text    string    `json:"text"`
-	SHA256  string    `json:"sha256"` // hex of Text's SHA-256; Put fills it in
-	Fetched time.Time `json:"fetched"`
-}
 
 // Options tune a Store; zero fields take the defaults.
 type Options struct {

@@ -16,7 +16,6 @@ import (
 	"github.com/deepresearch/deepresearch/cmd/deepresearch/internal/progress"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
-	"github.com/deepresearch/deepresearch/httpapi"
 	"github.com/deepresearch/deepresearch/internal/events"
 )
 
@@ -174,7 +173,12 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		rep, runErr = r.Research(ctx, req, sink)
 	} else {
 		defer st.Close()
-		rep, runErr = httpapi.Record(ctx, st, r, req, sink, &logger)
+		if req, err = deepresearch.StartRun(context.WithoutCancel(ctx), st, req); errors.Is(err, deepresearch.ErrConfig) {
+			return inputError(err)
+		} else if err != nil {
+			return err
+		}
+		rep, runErr = r.Record(ctx, st, req, sink)
 	}
 	if display != nil {
 		display.Flush()
