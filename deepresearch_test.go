@@ -459,6 +459,23 @@ func TestWriterFailureKeepsFindings(t *testing.T) {
 	if !strings.Contains(findings, "## References") || !strings.Contains(findings, "[1]") {
 		t.Errorf("findings have no references:\n%s", findings)
 	}
+	// The Report renders them, in every format: what every front end
+	// gives when the writer failed.
+	if rep.Complete() {
+		t.Error("a report whose writer failed is complete")
+	}
+	if md, err := rep.Render(deepresearch.FormatMarkdown); err != nil || string(md) != findings {
+		t.Errorf("Render(md) = %v, not the findings", err)
+	}
+	for _, f := range formats {
+		if _, err := rep.Render(f); err != nil {
+			t.Errorf("Render(%s): %v", f, err)
+		}
+	}
+	if refs, err := rep.Cited(); err != nil || len(refs) == 0 || refs[0].Number != 1 {
+		t.Errorf("Cited() = %v, %v; want the findings' references", refs, err)
+	}
+	roundTrip(t, rep)
 }
 
 func TestFailedAgentUsageIsCounted(t *testing.T) {

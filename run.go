@@ -128,10 +128,11 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 // One agent failing, panicking or timing out does not fail the run: the
 // report covers the other tasks and says which is missing. Run fails with a
 // *StageError when the index cannot be built, planning fails, no agent
-// produced a report, writing the final report fails (the returned Report
-// then still holds the merged findings, and renders them), or ctx is done
-// (it then returns context.Cause(ctx) once every agent has stopped, or
-// after Config.StopGrace, naming the agents that had not).
+// produced a report, writing or verifying the final report fails, or ctx
+// is done (it then returns context.Cause(ctx) once every agent has
+// stopped, or after Config.StopGrace, naming the agents that had not).
+// A failed run returns its Report too, which renders whatever research it
+// got past (the agents' findings when the writer failed; see Report).
 func (r *Researcher) Run(ctx context.Context, question string) (*Report, error) {
 	return r.Research(ctx, Request{Question: question}, nil)
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -610,5 +611,46 @@ func TestModelsPageHealth(t *testing.T) {
 			!strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src 'self'") {
 			t.Fatalf("GET %s: %s %q, CSP %q", p.path, res.Status, res.Header.Get("Content-Type"), res.Header.Get("Content-Security-Policy"))
 		}
+	}
+}
+
+// writerDown fails every final-report call, after the research went well.
+type writerDown struct{ llms.Model }
+
+func (m writerDown) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
+		return nil, errors.New("the writer is down")
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+// TestWriterFailureServesFindings: a run whose writer failed ends failed,
+// and its report is the agents' merged findings, in every format.
+func TestWriterFailureServesFindings(t *testing.T) {
+	e := newEnv(t, envOpts{model: writerDown{deepresearchtest.Model(0)}})
+	s := e.start("How are undersea cables repaired?")
+	if _, end := e.events(s.ID, 0); end["status"] != "failed" || !strings.Contains(end["error"].(string), "the writer is down") {
+		t.Fatalf("the run ended %v", end)
+	}
+	res := e.do("GET", "/v1/research/"+s.ID+"?format=md", "")
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "## References") || strings.Count(string(body), "\n## ") < 2 {
+		t.Fatalf("?format=md: %s\n%s", res.Status, body)
+	}
+	for _, format := range []string{"html", "json", "csl-json", "bibtex"} {
+		res := e.do("GET", "/v1/research/"+s.ID+"?format="+format, "")
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("?format=%s: %s", format, res.Status)
+		}
+	}
+	var v struct {
+		Status string `json:"status"`
+		Report string `json:"report"`
+	}
+	readJSON(t, e.do("GET", "/v1/research/"+s.ID, ""), &v)
+	if v.Status != "failed" || v.Report != string(body) {
+		t.Errorf("GET run: status %s, report %q; want failed with the findings", v.Status, v.Report)
 	}
 }

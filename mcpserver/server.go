@@ -25,15 +25,23 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/bib"
 	"github.com/deepresearch/deepresearch/internal/verify"
 )
 
 // Report is what the research tool returns.
 type Report struct {
-	// Markdown is the cited report with its reference list.
+	// Markdown is the cited report with its reference list; when the run
+	// failed after its research, what of it renders (the agents' merged
+	// findings when the writer failed).
 	Markdown   string      `json:"markdown" jsonschema:"the cited report in markdown, with its reference list"`
 	References []Reference `json:"references" jsonschema:"the sources the report cites, by number"`
+	// Complete is false when Markdown holds the agents' findings instead
+	// of a written report.
+	Complete bool `json:"complete" jsonschema:"false when the writer failed and markdown holds the agents' merged findings"`
+	// Error is why the run failed; empty when it did not.
+	Error string `json:"error,omitempty" jsonschema:"why the run failed, when it did"`
 }
 
 // Reference is one source of a research report.
@@ -43,9 +51,13 @@ type Reference struct {
 	URL    string `json:"url,omitempty"`
 }
 
-// ResearchFunc runs a question through the library. It owns whatever it
-// starts; it must return when ctx is done.
-type ResearchFunc func(ctx context.Context, question string) (Report, error)
+// Researcher is what the research tool needs of the library:
+// *deepresearch.Researcher is one. Research must return when ctx is done.
+type Researcher interface {
+	Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
+}
+
+var _ Researcher = (*deepresearch.Researcher)(nil)
 
 // Options configure the server. Zero values take the defaults.
 type Options struct {
@@ -53,7 +65,7 @@ type Options struct {
 	// "dev" by default.
 	Name, Version string
 	// Research answers the research tool; nil leaves the tool out.
-	Research ResearchFunc
+	Research Researcher
 	// MaxIndexes bounds the citation indexes a session may create (default
 	// 256); MaxEntries the sources of one index (default 10000).
 	MaxIndexes, MaxEntries int
@@ -61,7 +73,7 @@ type Options struct {
 	Judge verify.Judge
 }
 
-// New returns a server with the tools registered. Run it with
+// New returns a server with the tools registered (AddTools). Run it with
 // server.Run(ctx, transport), e.g. &mcp.StdioTransport{}.
 func New(opts Options) *mcp.Server {
 	if opts.Name == "" {
@@ -70,18 +82,27 @@ func New(opts Options) *mcp.Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	if opts.MaxIndexes <= 0 {
-		opts.MaxIndexes = 256
-	}
-	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = 10000
-	}
 	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "Citation tools: create a citation index, add each source's URL as you collect evidence " +
 			"(the same resource always gets the same number), merge indexes of parallel subtasks, export the " +
 			"reference list, and verify a report's citations against the sources' text." +
 			map[bool]string{true: " research runs a question and returns a cited report.", false: ""}[opts.Research != nil],
 	})
+	AddTools(s, opts)
+	return s
+}
+
+// AddTools registers the tools on s, an MCP server of the caller's own
+// (opts.Name and Version are s's to say): an application that already
+// serves MCP offers deepresearch's tools beside its own. The tools share
+// one set of citation indexes, bounded by opts.MaxIndexes and MaxEntries.
+func AddTools(s *mcp.Server, opts Options) {
+	if opts.MaxIndexes <= 0 {
+		opts.MaxIndexes = 256
+	}
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = 10000
+	}
 	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries), research: opts.Research, judge: opts.Judge}
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_create",
 		Description: "Create an empty citation index for a research session; returns its index_id."}, t.create)
@@ -102,14 +123,14 @@ func New(opts Options) *mcp.Server {
 	if opts.Research != nil {
 		mcp.AddTool(s, &mcp.Tool{Name: "research",
 			Description: "Research a question over the configured corpus and return a report whose every citation " +
-				"resolves to a retrieved source."}, t.runResearch)
+				"resolves to a retrieved source. When the run fails after its research, the result is an error " +
+				"that still carries what was found (the agents' merged findings when the writer failed)."}, t.runResearch)
 	}
-	return s
 }
 
 type tools struct {
 	ix       *indexes
-	research ResearchFunc
+	research Researcher
 	judge    verify.Judge
 }
 
@@ -248,24 +269,45 @@ func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
 }
 
-type researchIn struct {
-	Question string `json:"question" jsonschema:"the research question"`
-}
-
-func (t *tools) runResearch(ctx context.Context, _ *mcp.CallToolRequest, in researchIn) (*mcp.CallToolResult, Report, error) {
-	q := strings.TrimSpace(in.Question)
-	if q == "" {
-		return nil, Report{}, fmt.Errorf("%w: the question is empty", ErrBadArgument)
+// runResearch runs the request through the library and returns the
+// report rendered as markdown. When the run failed after its research,
+// the result is a tool error that carries what renders of the run (the
+// library's guarantee: the agents' findings when the writer failed).
+func (t *tools) runResearch(ctx context.Context, _ *mcp.CallToolRequest, in deepresearch.Request) (*mcp.CallToolResult, Report, error) {
+	rep, err := t.research.Research(ctx, in, nil)
+	var md []byte
+	var refs []deepresearch.Reference
+	if rep != nil {
+		var rerr error
+		if md, rerr = rep.Render(deepresearch.FormatMarkdown); rerr == nil {
+			refs, rerr = rep.Cited()
+		}
+		if rerr != nil {
+			md = nil
+			if err == nil {
+				err = rerr
+			}
+		}
 	}
-	rep, err := t.research(ctx, q)
-	if err != nil {
+	if md == nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, Report{}, err
 		}
 		return nil, Report{}, fmt.Errorf("research: %w", err)
 	}
-	if rep.References == nil {
-		rep.References = []Reference{}
+	out := Report{Markdown: string(md), References: []Reference{}, Complete: rep.Complete()}
+	for _, ref := range refs {
+		out.References = append(out.References, Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL})
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: rep.Markdown}}}, rep, nil
+	if err == nil {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Markdown}}}, out, nil
+	}
+	out.Error = err.Error()
+	what := "the report was written, but not verified"
+	if !out.Complete {
+		what = "the agents' merged findings follow instead of a report"
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+		&mcp.TextContent{Text: "research failed: " + out.Error + "; " + what + ".\n\n" + out.Markdown},
+	}}, out, nil
 }

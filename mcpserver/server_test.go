@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +11,11 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -85,7 +90,7 @@ func contentText(res *mcp.CallToolResult) string {
 }
 
 func TestListTools(t *testing.T) {
-	cs := connect(t, Options{Research: func(context.Context, string) (Report, error) { return Report{}, nil }})
+	cs := connect(t, Options{Research: newResearcher(t, nil)})
 	var names []string
 	for tool, err := range cs.Tools(context.Background(), nil) {
 		if err != nil {
@@ -289,31 +294,70 @@ func TestVerifyTool(t *testing.T) {
 	}
 }
 
+// newResearcher returns a Researcher over a few in-memory documents, on
+// the offline model (wrapped by wrap, if not nil).
+func newResearcher(t *testing.T, wrap func(llms.Model) llms.Model) *deepresearch.Researcher {
+	t.Helper()
+	backend, err := deepresearchtest.NewBackend(
+		deepresearch.Document{Title: "Cable repair", URL: "https://example.com/repair",
+			Text: "A cable ship grapples the broken submarine cable from the sea floor.\n\nThe repaired submarine cable is spliced on deck and lowered again."},
+		deepresearch.Document{Title: "Cable faults", URL: "https://example.com/faults",
+			Text: "Most submarine cable faults are caused by fishing trawlers and ship anchors."},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := deepresearchtest.Model(0)
+	if wrap != nil {
+		model = wrap(model)
+	}
+	r, err := deepresearch.New(deepresearch.Config{Model: model, Search: backend, MaxTasks: 1, MaxRetries: -1, LexicalJudges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// writerDown fails every final-report call, after the research went well.
+type writerDown struct{ llms.Model }
+
+func (m writerDown) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
+		return nil, errors.New("the writer is down")
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+// TestResearchTool: the research tool runs a request through the library
+// and returns the cited report; a run whose writer failed is a tool error
+// that carries the agents' findings; a bad request is a tool error.
 func TestResearchTool(t *testing.T) {
-	var asked []string
-	var mu sync.Mutex
-	research := func(ctx context.Context, q string) (Report, error) {
-		mu.Lock()
-		asked = append(asked, q)
-		mu.Unlock()
-		if q == "fail" {
-			return Report{}, fmt.Errorf("no agent produced anything")
-		}
-		return Report{Markdown: "# " + q + "\n\nAnswer [1].\n\n## References\n\n- [1] Doc\n", References: []Reference{{Number: 1, Title: "Doc"}}}, nil
-	}
-	cs := connect(t, Options{Research: research})
+	cs := connect(t, Options{Research: newResearcher(t, nil)})
 	var rep Report
-	res := call(t, cs, "research", map[string]any{"question": "  What is Go?  "}, &rep)
-	if !strings.HasPrefix(rep.Markdown, "# What is Go?") || len(rep.References) != 1 || contentText(res) != rep.Markdown {
+	res := call(t, cs, "research", map[string]any{"question": "  How are submarine cables repaired?  ", "style": "plain"}, &rep)
+	if !strings.HasPrefix(rep.Markdown, "# How are submarine cables repaired") || len(rep.References) == 0 || !rep.Complete || rep.Error != "" || contentText(res) != rep.Markdown {
 		t.Errorf("report %+v", rep)
-	}
-	if got := toolError(t, cs, "research", map[string]any{"question": "fail"}); !strings.Contains(got, "research: no agent produced anything") {
-		t.Errorf("failure: %q", got)
 	}
 	if got := toolError(t, cs, "research", map[string]any{"question": " "}); !strings.Contains(got, "empty") {
 		t.Errorf("empty question: %q", got)
 	}
-	if fmt.Sprint(asked) != "[What is Go? fail]" {
-		t.Errorf("asked %q", asked)
+	if got := toolError(t, cs, "research", map[string]any{"question": "q", "max_tasks": 99}); !strings.Contains(got, "max_tasks") {
+		t.Errorf("a limit out of range: %q", got)
+	}
+
+	down := connect(t, Options{Research: newResearcher(t, func(m llms.Model) llms.Model { return writerDown{m} })})
+	res, err := down.CallTool(context.Background(), &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": "How are submarine cables repaired?"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("a failed writer: %v, %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var findings Report
+	if err := json.Unmarshal(b, &findings); err != nil {
+		t.Fatal(err)
+	}
+	if findings.Complete || !strings.Contains(findings.Error, "the writer is down") || !strings.Contains(findings.Markdown, "## References") ||
+		len(findings.References) == 0 || !strings.Contains(contentText(res), findings.Markdown) {
+		t.Errorf("a failed writer gave %+v\n%s", findings, contentText(res))
 	}
 }

@@ -187,13 +187,16 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if evLines != nil && evLines.Err() != nil {
 		evErr = fmt.Errorf("writing events: %w", evLines.Err())
 	}
-	if runErr != nil && (errors.Is(runErr, context.Canceled) || rep == nil || len(rep.Sections) == 0 || rep.Complete()) {
+	if rep == nil {
 		return errors.Join(runErr, evErr)
 	}
-	// The report, or when the writer failed after the research succeeded,
-	// the agents' findings in the same format: no research is lost.
+	// The report; when the run failed after its research, what of it
+	// renders (the agents' findings when the writer failed): the library
+	// decides, and no research is lost.
 	doc, err := rep.Render(format)
-	if err != nil {
+	if runErr != nil && errors.Is(err, deepresearch.ErrNoReport) {
+		return errors.Join(runErr, evErr)
+	} else if err != nil {
 		return errors.Join(runErr, err, evErr)
 	}
 	if report != nil {
@@ -205,7 +208,11 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		err = fmt.Errorf("writing the report: %w", err)
 	}
 	if runErr != nil && err == nil {
-		runErr = fmt.Errorf("%w (the agents' merged findings were written instead of the report)", runErr)
+		what := "the report was written unverified"
+		if !rep.Complete() {
+			what = "the agents' merged findings were written instead of the report"
+		}
+		runErr = fmt.Errorf("%w (%s)", runErr, what)
 	}
 	return errors.Join(runErr, err, evErr)
 }

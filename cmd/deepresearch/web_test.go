@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
@@ -182,5 +186,58 @@ func TestDoctor(t *testing.T) {
 	r = cli(t, "", "doctor", "--provider", "openai", "--model", "extractive", "--base-url", model.URL+"/v1", "--corpus", corpus, "--index", index)
 	if r.code != 1 || !strings.Contains(r.stdout, "FAIL") {
 		t.Errorf("a model that does not answer: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// writerRefused fails every final-report call as a provider that refuses
+// it (400: not retried), after the research went well.
+type writerRefused struct{ llms.Model }
+
+type refusal struct{}
+
+func (refusal) Error() string   { return "the writer's request was refused" }
+func (refusal) StatusCode() int { return http.StatusBadRequest }
+
+func (m writerRefused) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
+		return nil, refusal{}
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+// TestRunWriterFails: when the writer fails after the research, run writes
+// the agents' merged findings where the report would have gone (here a
+// file, in the chosen format), says so and exits 1; the run store keeps
+// the run failed, with the findings for show to print.
+func TestRunWriterFails(t *testing.T) {
+	index := isolate(t)
+	model := deepresearchtest.NewOpenAIServer(writerRefused{extractive.New(extractive.Options{})}, deepresearchtest.OpenAIOptions{})
+	defer model.Close()
+	out := filepath.Join(t.TempDir(), "report.md")
+	r := cli(t, "", "run", "--provider", "openai", "--model", "extractive", "--base-url", model.URL+"/v1",
+		"--corpus", corpus, "--index", index, "--progress", "never", "-o", out, question)
+	if r.code != 1 || !strings.Contains(r.stderr, "refused") || !strings.Contains(r.stderr, "findings were written instead") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings := string(b)
+	if !strings.Contains(findings, "## References") || !strings.Contains(findings, "[1]") || strings.Count(findings, "\n## ") < 2 {
+		t.Errorf("the file does not hold the findings with their references:\n%s", findings)
+	}
+
+	runs := cli(t, "", "runs", "--json")
+	var list []struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(runs.stdout), &list); err != nil || len(list) != 1 || list[0].Status != "failed" {
+		t.Fatalf("runs: %v %+v\n%s", err, list, runs.stdout)
+	}
+	show := cli(t, "", "show", list[0].ID)
+	if show.code != 0 || show.stdout != findings {
+		t.Errorf("show: exit %d, %s\nstdout differs from the findings written:\n%s", show.code, show.stderr, show.stdout)
 	}
 }
