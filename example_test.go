@@ -143,3 +143,49 @@ func ExampleNew_languageModel() {
 	// relevance judged by map[llm:true]
 	// citations verified by llm
 }
+
+// The citation core on text from any model: Cite renumbers a text's
+// markers by first citation, one number per resource (two URL forms of
+// one page meet), and drops a number no source backs.
+func ExampleCite() {
+	cited, err := deepresearch.Cite("Cables fail [3]. Ships repair them [7][3]. Unbacked [9].", deepresearch.CiteOptions{
+		Mode: deepresearch.CiteRenumber,
+		Sources: map[int]deepresearch.Source{
+			3: {ID: "a", URL: "https://example.com/faults?utm_source=x", Title: "Faults"},
+			7: {ID: "b", URL: "https://example.com/repair", Title: "Repair"},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(cited.Text)
+	for _, c := range cited.Citations {
+		fmt.Printf("[%d] was [%d]: %s\n", c.Display, c.Number, c.Source.Title)
+	}
+	fmt.Printf("unresolved: %d\n", cited.Unresolved[0].Number)
+	// Output:
+	// Cables fail [1]. Ships repair them [2][1]. Unbacked.
+	// [1] was [3]: Faults
+	// [2] was [7]: Repair
+	// unresolved: 9
+}
+
+// Checking a report's citations against the text of its sources, as the
+// last stage of every run does: a number with no source is fabricated.
+func ExampleVerify() {
+	res, err := deepresearch.Verify(context.Background(),
+		"Most cable faults are caused by fishing trawlers [1]. Cables are made of cheese [2].",
+		[]deepresearch.SourceText{{Number: 1, Title: "Cable faults", Text: "Most submarine cable faults are caused by fishing trawlers and ship anchors."}},
+		deepresearch.VerifyOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d citations, %d supported, %d fabricated, pass: %v\n",
+		res.Summary.Citations, res.Summary.Supported, res.Summary.Fabricated, res.Pass(false))
+	for _, p := range res.Problems {
+		fmt.Println(p.Severity, p.Kind, p.Number)
+	}
+	// Output:
+	// 2 citations, 1 supported, 1 fabricated, pass: false
+	// error no-source 2
+}

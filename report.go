@@ -172,14 +172,7 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		}
 		return []byte(page), nil
 	case FormatCSL, FormatBibTeX:
-		refs := make([]bib.Reference, len(pub.References))
-		for i, ref := range pub.References {
-			refs[i] = bib.Reference{Number: ref.Number, Source: ref.Source}
-		}
-		if format == FormatBibTeX {
-			return bib.BibTeX(refs), nil
-		}
-		return bib.CSLJSON(refs)
+		return RenderReferences(pub.References, format, style)
 	case FormatJSON:
 		doc, err := finalreport.JSON(r.Question, pub)
 		if err != nil {
@@ -192,6 +185,33 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		return append(b, '\n'), nil
 	}
 	return nil, fmt.Errorf("deepresearch: render: %w %q", ErrFormat, format)
+}
+
+// RenderReferences renders a reference list alone: in FormatMarkdown, the
+// lines of a report's "## References" section, in style (the one renderer
+// of reference lines, which reports, findings and the MCP citation index
+// share; titles are escaped, and only http, https and file URLs linked);
+// in FormatCSL as CSL-JSON, or in FormatBibTeX. Other formats are an
+// error wrapping ErrFormat.
+func RenderReferences(refs []Reference, format Format, style Style) ([]byte, error) {
+	format, err := ParseFormat(string(format))
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: render references: %w", err)
+	}
+	switch format {
+	case FormatMarkdown:
+		return []byte(finalreport.References(refs, style)), nil
+	case FormatCSL, FormatBibTeX:
+		brefs := make([]bib.Reference, len(refs))
+		for i, ref := range refs {
+			brefs[i] = bib.Reference{Number: ref.Number, Source: ref.Source}
+		}
+		if format == FormatBibTeX {
+			return bib.BibTeX(brefs), nil
+		}
+		return bib.CSLJSON(brefs)
+	}
+	return nil, fmt.Errorf("deepresearch: render references: %w %q: want md, csl-json or bibtex", ErrFormat, format)
 }
 
 // Markdown returns the report with its reference list ("" when there is

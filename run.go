@@ -358,7 +358,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	t0 = clock.Now()
 	rep.SourceTexts = sourceTexts(outcomes, rep.Sources)
 	streamed := rep.Text
-	if err := r.verifyReport(ctx, rep, style, rep.SourceTexts, r.cfg.Unsupported); err != nil {
+	if err := r.verifyReport(ctx, rep, style, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)
 	}
 	stage(StageVerify, t0)

@@ -15,8 +15,8 @@ import (
 // as the agents read it: counts, a score, and each problem with its line
 // and a suggested fix. Numbers and lines are those of Report.Body.
 type Verification struct {
-	Summary  verify.Summary   `json:"summary"`
-	Problems []verify.Problem `json:"problems"`
+	Summary  VerifySummary     `json:"summary"`
+	Problems []CitationProblem `json:"problems"`
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
 	Action Action `json:"action"`
@@ -67,31 +67,17 @@ func sourceKey(s Source) string {
 
 // verifyReport checks rep's citations against texts and, as action says,
 // rewrites the draft and publishes it again.
-func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, texts map[int]string, action Action) error {
-	fix := verify.Keep
-	switch action {
-	case UnsupportedFlag:
-		fix = verify.Flag
-	case UnsupportedRemove:
-		fix = verify.Remove
-	}
-	// The problems are told in the reader's numbering: Body and its
-	// references.
-	byNumber := map[int]string{}
-	for _, s := range rep.Sources {
-		byNumber[s.Number] = texts[s.Number]
-	}
-	var refs []verify.Source
-	for _, ref := range rep.References {
-		refs = append(refs, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: textOf(rep, ref, texts)})
-	}
+func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, action Action) error {
+	fix := fixOf(action)
 	var judge verify.Judge
 	var fallback *fallbackJudge
 	if r.verifyModel != nil {
-		fallback = &fallbackJudge{primary: &verify.LLMJudge{Model: r.verifyModel}, log: r.log}
+		fallback = &fallbackJudge{primary: &verify.LLMJudge{Model: r.verifyModel}, lexical: verify.Lexical{}, log: r.log}
 		judge = fallback
 	}
-	res, err := verify.Check(ctx, rep.Body, refs, verify.Options{Judge: judge})
+	// The problems are told in the reader's numbering: Body and its
+	// references.
+	res, err := verify.Check(ctx, rep.Body, rep.CitedSources(nil), verify.Options{Judge: judge})
 	if err != nil {
 		return err
 	}
@@ -103,7 +89,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	// of truth, and published again.
 	var merged []verify.Source
 	for _, s := range rep.Sources {
-		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Text: byNumber[s.Number]})
+		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Text: rep.SourceTexts[s.Number]})
 	}
 	fixed, err := verify.Check(ctx, rep.Draft, merged, verify.Options{Judge: judge, Fix: verify.Fix{Unsupported: fix}})
 	if err != nil {
@@ -123,6 +109,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 // run is never failed by its verification.
 type fallbackJudge struct {
 	primary verify.Judge
+	lexical verify.Lexical
 	log     zerolog.Logger
 	failed  error // the model's first unusable answer
 }
@@ -136,7 +123,7 @@ func (j *fallbackJudge) Judge(ctx context.Context, claims []verify.Claim) ([]ver
 	if j.failed == nil {
 		j.failed = err
 	}
-	return verify.Lexical{}.Judge(ctx, claims)
+	return j.lexical.Judge(ctx, claims)
 }
 
 // name names what judged (Verification.Judge): a nil *fallbackJudge is
@@ -149,16 +136,6 @@ func (j *fallbackJudge) name() string {
 		return "lexical (llm failed: " + j.failed.Error() + ")"
 	}
 	return "llm"
-}
-
-// textOf is the text of the merged source a reference names.
-func textOf(rep *Report, ref Reference, texts map[int]string) string {
-	for _, s := range rep.Sources {
-		if s.ID == ref.ID && s.URL == ref.URL {
-			return texts[s.Number]
-		}
-	}
-	return ""
 }
 
 func verifiedData(v *Verification, revised string) events.VerifiedData {

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch/internal/bib"
+	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/canon"
-	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Errors of the citation index tools; they reach the client as tool errors.
@@ -32,11 +32,48 @@ type entry struct {
 	UsedInSections   []string `json:"used_in_sections,omitempty"`
 }
 
-// index maps canonical URLs to stable numbers: the first URL of a resource
-// gets the next number, later forms of it the same one.
+// index is one citation index: deepresearch's Merger, which gives each
+// resource (by canonical URL) a stable number the first time it is
+// cited, as a run numbers its agents' sources. Each add is a one-citation
+// report of its section; keys lists the canonical URLs it holds, for the
+// entry limit.
 type index struct {
-	byKey   map[string]*entry
-	entries []*entry // in number order
+	merger *deepresearch.Merger
+	keys   map[string]bool
+}
+
+// cite merges one citation of src in section (empty: none) and returns
+// its number and whether the index lacked it; at the limit, a source the
+// index lacks is refused.
+func (ix *index) cite(key string, src deepresearch.Source, section string, maxEntries int) (int, bool, error) {
+	isNew := !ix.keys[key]
+	if isNew && len(ix.keys) >= maxEntries {
+		return 0, false, fmt.Errorf("%w: at most %d sources per index", ErrTooMany, maxEntries)
+	}
+	mr, err := ix.merger.Add(deepresearch.AgentReport{Section: section, Text: "[1]", Mapping: map[int]deepresearch.Source{1: src}})
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := strconv.Atoi(strings.Trim(mr.Text, "[]")) // Renumber mode keeps the bracket: "[n]"
+	if err != nil {
+		return 0, false, fmt.Errorf("citation index: merged citation %q: %w", mr.Text, err)
+	}
+	ix.keys[key] = true
+	return n, isNew, nil
+}
+
+// entries returns the index's sources in number order.
+func (ix *index) entries() []entry {
+	srcs := ix.merger.Sources()
+	out := make([]entry, len(srcs))
+	for i, s := range srcs {
+		out[i] = entry{Number: s.Number, URL: s.URL, CanonicalURL: s.CanonicalURL, Title: s.Title, Channel: s.Channel,
+			FirstSeenSection: s.FirstSeenSection, UsedInSections: slices.DeleteFunc(s.UsedInSections, func(sec string) bool { return sec == "" })}
+		if len(out[i].UsedInSections) == 0 {
+			out[i].UsedInSections = nil
+		}
+	}
+	return out
 }
 
 // indexes holds the live citation indexes of one server. It is safe for
@@ -61,7 +98,7 @@ func (x *indexes) create() (string, error) {
 	}
 	x.next++
 	id := fmt.Sprintf("idx-%d", x.next)
-	x.m[id] = &index{byKey: map[string]*entry{}}
+	x.m[id] = &index{merger: deepresearch.NewMerger(), keys: map[string]bool{}}
 	return id, nil
 }
 
@@ -73,8 +110,8 @@ func (x *indexes) get(id string) (*index, error) {
 	return ix, nil
 }
 
-// add records url in index id and returns its entry (a copy) and whether it
-// was new.
+// add records url in index id and returns its entry and whether it was
+// new.
 func (x *indexes) add(id, rawURL, title, channel, section string) (entry, bool, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -90,47 +127,18 @@ func (x *indexes) add(id, rawURL, title, channel, section string) (entry, bool, 
 	if err != nil {
 		return entry{}, false, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	e, isNew, err := ix.add(key, entry{URL: rawURL, Title: text(title, 500), Channel: text(channel, 80)}, text(section, 200), x.maxEntries)
+	src := deepresearch.Source{ID: key, URL: rawURL, Title: text(title, 500), Channel: text(channel, 80)}
+	n, isNew, err := ix.cite(key, src, text(section, 200), x.maxEntries)
 	if err != nil {
 		return entry{}, false, err
 	}
-	return e.clone(), isNew, nil
-}
-
-func (ix *index) add(key string, e entry, section string, maxEntries int) (*entry, bool, error) {
-	if old, ok := ix.byKey[key]; ok {
-		if section != "" && !slices.Contains(old.UsedInSections, section) {
-			old.UsedInSections = append(old.UsedInSections, section)
-		}
-		if old.Title == "" {
-			old.Title = e.Title
-		}
-		return old, false, nil
-	}
-	if len(ix.entries) >= maxEntries {
-		return nil, false, fmt.Errorf("%w: at most %d sources per index", ErrTooMany, maxEntries)
-	}
-	e.Number = len(ix.entries) + 1
-	e.CanonicalURL = key
-	if section != "" {
-		e.FirstSeenSection = section
-		e.UsedInSections = []string{section}
-	}
-	ne := &e
-	ix.byKey[key] = ne
-	ix.entries = append(ix.entries, ne)
-	return ne, true, nil
-}
-
-func (e *entry) clone() entry {
-	c := *e
-	c.UsedInSections = slices.Clone(e.UsedInSections)
-	return c
+	return ix.entries()[n-1], isNew, nil
 }
 
 // merge adds the sources of index src to index dst, in src's number order
-// (first seen wins), and returns src's numbers mapped to dst's: a caller
-// rewrites src's markers with it. src is left as it was.
+// (first seen wins), each cited in the sections src has it in, and
+// returns src's numbers mapped to dst's: a caller rewrites src's markers
+// with it. src is left as it was.
 func (x *indexes) merge(dstID, srcID string) (map[int]int, int, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -147,22 +155,21 @@ func (x *indexes) merge(dstID, srcID string) (map[int]int, int, error) {
 	}
 	renumber := map[int]int{}
 	added := 0
-	for _, e := range src.entries {
-		c := e.clone()
-		c.UsedInSections = nil
-		d, isNew, err := dst.add(e.CanonicalURL, c, e.FirstSeenSection, x.maxEntries)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, s := range e.UsedInSections {
-			if !slices.Contains(d.UsedInSections, s) {
-				d.UsedInSections = append(d.UsedInSections, s)
+	for _, e := range src.entries() {
+		s := deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}
+		sections := append([]string{e.FirstSeenSection}, e.UsedInSections...)
+		for i, sec := range sections {
+			n, isNew, err := dst.cite(e.CanonicalURL, s, sec, x.maxEntries)
+			if err != nil {
+				return nil, 0, err
+			}
+			if i == 0 {
+				renumber[e.Number] = n
+				if isNew {
+					added++
+				}
 			}
 		}
-		if isNew {
-			added++
-		}
-		renumber[e.Number] = d.Number
 	}
 	return renumber, added, nil
 }
@@ -175,34 +182,14 @@ func (x *indexes) export(id string) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]entry, len(ix.entries))
-	for i, e := range ix.entries {
-		out[i] = e.clone()
-	}
-	return out, nil
+	return ix.entries(), nil
 }
 
-// markdown writes the seed's reference list: "[1] Title — source (URL)".
-func markdown(es []entry) string {
-	var b strings.Builder
-	for _, e := range es {
-		title := e.Title
-		if title == "" {
-			title = e.URL
-		}
-		fmt.Fprintf(&b, "[%d] %s", e.Number, title)
-		if e.Channel != "" {
-			fmt.Fprintf(&b, " — %s", e.Channel)
-		}
-		fmt.Fprintf(&b, " (%s)\n", text(e.URL, 2048))
-	}
-	return b.String()
-}
-
-func references(es []entry) []bib.Reference {
-	refs := make([]bib.Reference, len(es))
+// references are the index's entries as a reference list.
+func references(es []entry) []deepresearch.Reference {
+	refs := make([]deepresearch.Reference, len(es))
 	for i, e := range es {
-		refs[i] = bib.Reference{Number: e.Number, Source: source.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}}
+		refs[i] = deepresearch.Reference{Number: e.Number, Source: deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}}
 	}
 	return refs
 }

@@ -3,18 +3,24 @@
 // Code, Cursor and other MCP clients can use it:
 //
 //   - citation_create, citation_add, citation_merge, citation_export: the
-//     citation index (a stable number per canonical URL; the same resource
-//     under another URL form gets the same number; indexes merge, first seen
-//     wins; the reference list exports as markdown, CSL-JSON or BibTeX);
+//     citation index (a deepresearch.Merger: a stable number per canonical
+//     URL, first seen wins, as a run numbers its agents' sources; indexes
+//     merge; the reference list exports as a report's reference list,
+//     CSL-JSON or BibTeX);
 //   - verify: a report's citations checked against its sources
-//     (internal/verify);
-//   - research: a question run through the library, answered with the cited
-//     report (when Options.Research is set).
+//     (deepresearch.Verify);
+//   - research: a deepresearch.Request run through the library, answered
+//     with the cited report (when Options.Research is set).
 //
-// The server holds the indexes in memory, per server, bounded by
-// Options.MaxIndexes and MaxEntries; it is safe for concurrent tool calls.
-// Everything a client sends is untrusted: URLs are canonicalised (malformed
-// ones are refused), strings are stripped of control characters and bounded.
+// It is a front end: every decision is the library's, including what a
+// failed run still gives (deepresearch.Report). `deepresearch mcp` serves
+// New's server on stdio; an application that serves MCP itself adds the
+// tools to its own server with AddTools.
+//
+// The indexes live in memory, per server, bounded by Options.MaxIndexes
+// and MaxEntries; the tools are safe for concurrent calls. Everything a
+// client sends is untrusted: URLs are canonicalised (malformed ones are
+// refused), strings are stripped of control characters and bounded.
 package mcpserver
 
 import (
@@ -24,10 +30,9 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/bib"
-	"github.com/deepresearch/deepresearch/internal/verify"
 )
 
 // Report is what the research tool returns.
@@ -69,8 +74,9 @@ type Options struct {
 	// MaxIndexes bounds the citation indexes a session may create (default
 	// 256); MaxEntries the sources of one index (default 10000).
 	MaxIndexes, MaxEntries int
-	// Judge decides support for the verify tool; nil is verify.Lexical{}.
-	Judge verify.Judge
+	// VerifyModel judges support for the verify tool (as
+	// deepresearch.VerifyOptions.Model); nil judges lexically.
+	VerifyModel llms.Model
 }
 
 // New returns a server with the tools registered (AddTools). Run it with
@@ -103,7 +109,7 @@ func AddTools(s *mcp.Server, opts Options) {
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = 10000
 	}
-	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries), research: opts.Research, judge: opts.Judge}
+	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries), research: opts.Research, verifyModel: opts.VerifyModel}
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_create",
 		Description: "Create an empty citation index for a research session; returns its index_id."}, t.create)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_add",
@@ -114,7 +120,7 @@ func AddTools(s *mcp.Server, opts Options) {
 		Description: "Merge citation index source_id into target_id (first seen wins; target's numbers never change). " +
 			"Returns how source's numbers map to target's, to rewrite source's [n] markers."}, t.merge)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_export",
-		Description: "Export a citation index's reference list: markdown (\"[1] Title — source (URL)\"), csl-json or bibtex."}, t.export)
+		Description: "Export a citation index's reference list: markdown (\"- [1] [Title](URL)\", a report's reference list), csl-json or bibtex."}, t.export)
 	mcp.AddTool(s, &mcp.Tool{Name: "verify",
 		Description: "Verify a markdown report's citations against its sources: fabricated citations (numbers with no " +
 			"source, sources with no text), unsupported sentences (with the best-matching passage as evidence), " +
@@ -129,9 +135,9 @@ func AddTools(s *mcp.Server, opts Options) {
 }
 
 type tools struct {
-	ix       *indexes
-	research Researcher
-	judge    verify.Judge
+	ix          *indexes
+	research    Researcher
+	verifyModel llms.Model
 }
 
 type createIn struct{}
@@ -212,44 +218,45 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 		return nil, exportOut{}, err
 	}
 	out := exportOut{Entries: es}
-	switch strings.ToLower(in.Format) {
-	case "", "markdown", "md":
-		out.Markdown = markdown(es)
-	case "csl-json", "csl", "csljson":
-		b, err := bib.CSLJSON(references(es))
-		if err != nil {
-			return nil, exportOut{}, err
-		}
-		out.CSLJSON = string(b)
-	case "bibtex", "bib":
-		out.BibTeX = string(bib.BibTeX(references(es)))
-	default:
+	format, err := deepresearch.ParseFormat(in.Format)
+	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
+	}
+	b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
+	if err != nil {
+		return nil, exportOut{}, err
+	}
+	switch format {
+	case deepresearch.FormatCSL:
+		out.CSLJSON = string(b)
+	case deepresearch.FormatBibTeX:
+		out.BibTeX = string(b)
+	default:
+		out.Markdown = string(b)
 	}
 	return nil, out, nil
 }
 
 type verifyIn struct {
-	Text    string          `json:"text" jsonschema:"the markdown report to check"`
-	Sources []verify.Source `json:"sources" jsonschema:"the sources: number, title, url and the text that was retrieved (no text: never retrieved)"`
-	Strict  bool            `json:"strict,omitempty" jsonschema:"fail on warnings (unsupported sentences, duplicates) too"`
-	Fix     bool            `json:"fix,omitempty" jsonschema:"also return the report with citations of nonexistent or never-retrieved sources removed"`
+	Text    string                    `json:"text" jsonschema:"the markdown report to check"`
+	Sources []deepresearch.SourceText `json:"sources" jsonschema:"the sources: number, title, url and the text that was retrieved (no text: never retrieved)"`
+	Strict  bool                      `json:"strict,omitempty" jsonschema:"fail on warnings (unsupported sentences, duplicates) too"`
+	Fix     bool                      `json:"fix,omitempty" jsonschema:"also return the report with citations of nonexistent or never-retrieved sources removed"`
 }
 
 type verifyOut struct {
-	Verdict   string            `json:"verdict" jsonschema:"PASS or FAIL"`
-	Summary   verify.Summary    `json:"summary"`
-	Problems  []verify.Problem  `json:"problems" jsonschema:"each problem with its line and a suggested fix"`
-	Citations []verify.Citation `json:"citations" jsonschema:"every citation with its verdict, score and evidence"`
-	Fixed     string            `json:"fixed,omitempty" jsonschema:"the fixed report, when fix was asked"`
+	Verdict   string                         `json:"verdict" jsonschema:"PASS or FAIL"`
+	Summary   deepresearch.VerifySummary     `json:"summary"`
+	Problems  []deepresearch.CitationProblem `json:"problems" jsonschema:"each problem with its line and a suggested fix"`
+	Citations []deepresearch.CheckedCitation `json:"citations" jsonschema:"every citation with its verdict, score and evidence"`
+	Fixed     string                         `json:"fixed,omitempty" jsonschema:"the fixed report, when fix was asked"`
 }
 
 func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn) (*mcp.CallToolResult, verifyOut, error) {
-	opts := verify.Options{Judge: t.judge}
-	if in.Fix {
-		opts.Fix.Fabricated = verify.Remove
-	}
-	res, err := verify.Check(ctx, in.Text, in.Sources, opts)
+	// A fix removes citations of sources that do not exist or were never
+	// retrieved, and keeps unsupported ones (the result lists them).
+	opts := deepresearch.VerifyOptions{Model: t.verifyModel, Fix: in.Fix, Unsupported: deepresearch.UnsupportedKeep}
+	res, err := deepresearch.Verify(ctx, in.Text, in.Sources, opts)
 	if err != nil {
 		return nil, verifyOut{}, err
 	}
