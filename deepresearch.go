@@ -215,10 +215,10 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.MaxCost > 0 && cfg.Price == nil {
 		return nil, configErrorf("MaxCost is set but no Price is known for the models (add them to model.prices)")
 	}
-	cfg.MaxTasks = cmpOr(cfg.MaxTasks, defaults.MaxTasks)
-	cfg.Parallelism = cmpOr(cfg.Parallelism, defaults.Parallelism)
-	cfg.SearchLimit = cmpOr(cfg.SearchLimit, defaults.SearchLimit)
-	cfg.Budget = budgetDefaults(cfg.Budget)
+	cfg.MaxTasks = defaults.PositiveOr(cfg.MaxTasks, defaults.MaxTasks)
+	cfg.Parallelism = defaults.PositiveOr(cfg.Parallelism, defaults.Parallelism)
+	cfg.SearchLimit = defaults.PositiveOr(cfg.SearchLimit, defaults.SearchLimit)
+	cfg.Budget = cfg.Budget.WithDefaults()
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
 	}
@@ -345,16 +345,6 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 		}}
 }
 
-// budgetDefaults fills a Budget's zero fields with the defaults.
-func budgetDefaults(b Budget) Budget {
-	b.MaxToolCalls = cmpOr(b.MaxToolCalls, defaults.MaxToolCalls)
-	b.MaxTokens = cmpOr(b.MaxTokens, defaults.MaxTokens)
-	if b.Timeout <= 0 {
-		b.Timeout = defaults.AgentTimeout
-	}
-	return b
-}
-
 // Close cancels the runs in progress (they fail with ErrClosed), waits for
 // them to stop and releases the local corpus index. Runs started after
 // Close fail with ErrClosed. Close is idempotent.
@@ -448,11 +438,4 @@ func (r *Researcher) channel() string {
 		return "corpus"
 	}
 	return "search"
-}
-
-func cmpOr(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
@@ -110,15 +111,13 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
-	req.MaxTasks = cmpOr(req.MaxTasks, r.cfg.MaxTasks)
-	req.Parallelism = cmpOr(req.Parallelism, r.cfg.Parallelism)
-	req.SearchLimit = cmpOr(req.SearchLimit, r.cfg.SearchLimit)
+	req.MaxTasks = defaults.PositiveOr(req.MaxTasks, r.cfg.MaxTasks)
+	req.Parallelism = defaults.PositiveOr(req.Parallelism, r.cfg.Parallelism)
+	req.SearchLimit = defaults.PositiveOr(req.SearchLimit, r.cfg.SearchLimit)
 	b := r.cfg.Budget
-	b.MaxToolCalls = cmpOr(req.Budget.MaxToolCalls, b.MaxToolCalls)
-	b.MaxTokens = cmpOr(req.Budget.MaxTokens, b.MaxTokens)
-	if req.Budget.Timeout > 0 {
-		b.Timeout = req.Budget.Timeout
-	}
+	b.MaxToolCalls = defaults.PositiveOr(req.Budget.MaxToolCalls, b.MaxToolCalls)
+	b.MaxTokens = defaults.PositiveOr(req.Budget.MaxTokens, b.MaxTokens)
+	b.Timeout = defaults.PositiveOr(req.Budget.Timeout, b.Timeout)
 	req.Budget = b
 	return req, style, nil
 }

@@ -1,6 +1,7 @@
 package deepresearchtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,7 +175,7 @@ func (s *OpenAIServer) complete(w http.ResponseWriter, r *http.Request) {
 	if len(c.ToolCalls) > 0 {
 		finish = "tool_calls"
 	}
-	model := cmpOr(req.Model, "extractive")
+	model := cmp.Or(req.Model, "extractive")
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": text}
 		if len(c.ToolCalls) > 0 {
@@ -303,11 +304,4 @@ func pieces(s string, n int) []string {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

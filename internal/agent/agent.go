@@ -12,8 +12,13 @@
 // learns which sources it cited and which numbers it made up. Merging the
 // numbering of several agents is collapse's job, not this package's.
 //
-// Run does all its work, hooks included, on the calling goroutine and
-// starts no goroutines of its own.
+// Run does its work on the calling goroutine, but for the searches of one
+// turn: when the model asks for several at once, they (with their
+// relevance judgements) run in goroutines Run owns and waits for before
+// the turn goes on. They change nothing the agent holds; the numbering,
+// the filter's memory and every hook then advance on the calling
+// goroutine, in the order of the calls, so the outcome does not depend on
+// which search finished first.
 package agent
 
 import (
@@ -70,12 +75,12 @@ type Budget struct {
 	Timeout time.Duration
 }
 
-func (b Budget) withDefaults() Budget {
-	b.MaxToolCalls = cmpOr(b.MaxToolCalls, defaults.MaxToolCalls)
-	b.MaxTokens = cmpOr(b.MaxTokens, defaults.MaxTokens)
-	if b.Timeout <= 0 {
-		b.Timeout = defaults.AgentTimeout
-	}
+// WithDefaults returns b with its zero (or negative) fields set to the
+// defaults (research.max_tool_calls, .max_tokens, .agent_timeout).
+func (b Budget) WithDefaults() Budget {
+	b.MaxToolCalls = defaults.PositiveOr(b.MaxToolCalls, defaults.MaxToolCalls)
+	b.MaxTokens = defaults.PositiveOr(b.MaxTokens, defaults.MaxTokens)
+	b.Timeout = defaults.PositiveOr(b.Timeout, defaults.AgentTimeout)
 	return b
 }
 
@@ -176,7 +181,7 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 	if cfg.Model == nil || cfg.Search == nil {
 		return nil, &Error{Task: task, Stage: StageResearch, Err: fmt.Errorf("config needs a Model and a Search backend")}
 	}
-	b := cfg.Budget.withDefaults()
+	b := cfg.Budget.WithDefaults()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	afterFunc := cfg.AfterFunc

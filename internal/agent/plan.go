@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -107,7 +108,7 @@ func (t *planTask) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &o); err != nil {
 		return err
 	}
-	*t = planTask{Title: o.Title, Question: cmpOrString(o.Question, cmpOrString(o.Query, o.Task))}
+	*t = planTask{Title: o.Title, Question: cmp.Or(o.Question, cmp.Or(o.Query, o.Task))}
 	return nil
 }
 

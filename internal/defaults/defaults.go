@@ -43,3 +43,13 @@ const (
 	LogLevel        = "warn"           // log.level
 	LogFormat       = "console"        // log.format
 )
+
+// PositiveOr returns v when it is positive, else def: how a limit left
+// zero (or set negative) takes its default. It is not cmp.Or, which keeps
+// any non-zero value.
+func PositiveOr[T ~int | ~int64 | ~float64](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
