@@ -20,7 +20,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/golden"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 func TestMain(m *testing.M) {
@@ -514,7 +514,7 @@ type reportTurnFails struct {
 }
 
 func (m reportTurnFails) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if stage.Of(ctx) == stage.Reporter {
+	if purpose.Of(ctx) == purpose.Reporter {
 		for _, msg := range msgs {
 			for _, part := range msg.Parts {
 				if tp, ok := part.(llms.TextContent); ok && strings.Contains(tp.Text, "Research task: "+m.task) {

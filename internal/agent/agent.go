@@ -32,10 +32,10 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 const (
@@ -243,7 +243,7 @@ func (r *runner) research() error {
 			return nil
 		}
 		msgs := append([]llms.MessageContent{system}, r.conv...)
-		resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Researcher), msgs, llms.WithTools(toolDefs))
+		resp, err := r.cfg.Model.GenerateContent(purpose.With(r.ctx, purpose.Researcher), msgs, llms.WithTools(toolDefs))
 		if err != nil {
 			return err
 		}
@@ -327,7 +327,7 @@ func (r *runner) report() error {
 	// The report turn gets what the budget has left, and at least a
 	// small report's worth.
 	opts = append(opts, llms.WithMaxTokens(max(r.budget.MaxTokens-r.res.Usage.Total(), minReportTokens)))
-	resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Reporter), msgs, opts...)
+	resp, err := r.cfg.Model.GenerateContent(purpose.With(r.ctx, purpose.Reporter), msgs, opts...)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/defaults"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // DefaultMaxTasks is the plan size Plan uses when maxTasks is not positive
@@ -51,7 +51,7 @@ func Plan(ctx context.Context, m llms.Model, question string, maxTasks int) ([]T
 		}
 		return nil, Usage{}, fmt.Errorf("agent: %s: %w", StagePlan, err)
 	}
-	resp, err := m.GenerateContent(stage.With(ctx, stage.Planner), msgs)
+	resp, err := m.GenerateContent(purpose.With(ctx, purpose.Planner), msgs)
 	if err != nil {
 		return fail(err)
 	}

@@ -1,4 +1,4 @@
-package stage
+package purpose
 
 import (
 	"context"
@@ -9,7 +9,7 @@ func TestWithOf(t *testing.T) {
 	tests := []struct {
 		name string
 		ctx  context.Context
-		want Stage
+		want Purpose
 	}{
 		{"unmarked", context.Background(), ""},
 		{"marked", With(context.Background(), Planner), Planner},
