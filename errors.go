@@ -74,7 +74,8 @@ var (
 // the sentinels above and context.Canceled.
 type StageError struct {
 	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
-	// StageMerge or StageReport.
+	// StageMerge, StageReport or StageVerify (a bad Request fails at
+	// StagePlan, before anything runs).
 	Stage string
 	Err   error
 }
