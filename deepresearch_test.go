@@ -33,9 +33,15 @@ const question = "How were transatlantic telegraph cables laid and repaired?"
 // question (the question narrowed to one side of "laid and repaired").
 const failingTask = "Transatlantic telegraph cables laid"
 
-// newResearcher returns a researcher over the test corpus with its own index.
+// newResearcher returns a researcher over the test corpus with its own
+// index. Its tests wrap the built-in model, which cannot judge, so it
+// judges relevance and support lexically unless the test names a judge
+// model (embed_test.go tests the model judging).
 func newResearcher(t testing.TB, cfg deepresearch.Config) *deepresearch.Researcher {
 	t.Helper()
+	if cfg.RelevanceModel == nil && cfg.VerifyModel == nil {
+		cfg.LexicalJudges = true
+	}
 	cfg.Corpus = filepath.Join("testdata", "corpus")
 	if cfg.IndexPath == "" {
 		cfg.IndexPath = filepath.Join(t.TempDir(), "index.db")

@@ -41,13 +41,19 @@ func judgesOf(t *testing.T, r *deepresearch.Researcher) (filtered map[string]int
 // model, exactly as FromSettings gives the CLI; the built-in model is
 // judged lexically.
 func TestNewWithLanguageModel(t *testing.T) {
+	t.Parallel()
 	srv := deepresearchtest.NewOpenAIServer(deepresearchtest.JudgingModel(extractive.New(extractive.Options{})), deepresearchtest.OpenAIOptions{})
 	defer srv.Close()
 	model, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithToken("test"), openai.WithModel("extractive"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	embedded := newResearcher(t, deepresearch.Config{Model: model, MaxRetries: -1})
+	embedded, err := deepresearch.New(deepresearch.Config{Model: model, MaxRetries: -1,
+		Corpus: filepath.Join("testdata", "corpus"), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer embedded.Close()
 	filtered, verified := judgesOf(t, embedded)
 	if len(filtered) != 1 || filtered["llm"] == 0 || verified != "llm" {
 		t.Errorf("New with a language model: relevance judged by %v, verification by %q; want llm", filtered, verified)
@@ -66,7 +72,11 @@ func TestNewWithLanguageModel(t *testing.T) {
 		t.Errorf("FromSettings: relevance judged by %v, verification by %q; New gave %v, %q", cliFiltered, cliVerified, filtered, verified)
 	}
 
-	offline := newResearcher(t, deepresearch.Config{})
+	offline, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("testdata", "corpus"), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer offline.Close()
 	if filtered, verified := judgesOf(t, offline); len(filtered) != 1 || filtered["lexical"] == 0 || verified != "lexical" {
 		t.Errorf("the built-in model: relevance judged by %v, verification by %q; want lexical", filtered, verified)
 	}
