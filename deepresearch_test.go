@@ -432,19 +432,14 @@ func TestFailedProviderCallIsRetried(t *testing.T) {
 	checkCitations(t, rep, rec)
 }
 
-// writerDown fails every final-report call, as a provider that is down
-// after the research is done.
-type writerDown struct{ llms.Model }
-
-func (m writerDown) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
-		return nil, errors.New("502 bad gateway")
-	}
-	return m.Model.GenerateContent(ctx, msgs, opts...)
+// writerDown is the offline model behind a provider that is down once
+// the research is done.
+func writerDown() llms.Model {
+	return deepresearchtest.FailingWriter(extractive.New(extractive.Options{}), errors.New("502 bad gateway"))
 }
 
 func TestWriterFailureKeepsFindings(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{Model: writerDown{extractive.New(extractive.Options{})}, MaxRetries: -1})
+	r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
 	rec := &recorder{}
 	rep, err := r.RunWith(context.Background(), question, rec.sink)
 	if err == nil || !strings.Contains(err.Error(), "502") {

@@ -62,7 +62,7 @@ func TestReportSurvivesStorage(t *testing.T) {
 		})
 	}
 	t.Run("findings after a writer failure", func(t *testing.T) {
-		r := newResearcher(t, deepresearch.Config{Model: writerDown{extractive.New(extractive.Options{})}, MaxRetries: -1})
+		r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
 		rep, err := r.Run(context.Background(), question)
 		if err == nil || rep.Complete() {
 			t.Fatalf("want a failed writer, got %v", err)

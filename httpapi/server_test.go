@@ -614,20 +614,10 @@ func TestModelsPageHealth(t *testing.T) {
 	}
 }
 
-// writerDown fails every final-report call, after the research went well.
-type writerDown struct{ llms.Model }
-
-func (m writerDown) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
-		return nil, errors.New("the writer is down")
-	}
-	return m.Model.GenerateContent(ctx, msgs, opts...)
-}
-
 // TestWriterFailureServesFindings: a run whose writer failed ends failed,
 // and its report is the agents' merged findings, in every format.
 func TestWriterFailureServesFindings(t *testing.T) {
-	e := newEnv(t, envOpts{model: writerDown{deepresearchtest.Model(0)}})
+	e := newEnv(t, envOpts{model: deepresearchtest.FailingWriter(deepresearchtest.Model(0), errors.New("the writer is down"))})
 	s := e.start("How are undersea cables repaired?")
 	if _, end := e.events(s.ID, 0); end["status"] != "failed" || !strings.Contains(end["error"].(string), "the writer is down") {
 		t.Fatalf("the run ended %v", end)

@@ -320,16 +320,6 @@ func newResearcher(t *testing.T, wrap func(llms.Model) llms.Model) *deepresearch
 	return r
 }
 
-// writerDown fails every final-report call, after the research went well.
-type writerDown struct{ llms.Model }
-
-func (m writerDown) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
-		return nil, errors.New("the writer is down")
-	}
-	return m.Model.GenerateContent(ctx, msgs, opts...)
-}
-
 // TestResearchTool: the research tool runs a request through the library
 // and returns the cited report; a run whose writer failed is a tool error
 // that carries the agents' findings; a bad request is a tool error.
@@ -347,7 +337,9 @@ func TestResearchTool(t *testing.T) {
 		t.Errorf("a limit out of range: %q", got)
 	}
 
-	down := connect(t, Options{Research: newResearcher(t, func(m llms.Model) llms.Model { return writerDown{m} })})
+	down := connect(t, Options{Research: newResearcher(t, func(m llms.Model) llms.Model {
+		return deepresearchtest.FailingWriter(m, errors.New("the writer is down"))
+	})})
 	res, err := down.CallTool(context.Background(), &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": "How are submarine cables repaired?"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("a failed writer: %v, %+v", err, res)

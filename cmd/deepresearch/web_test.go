@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -11,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
@@ -189,21 +186,11 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
-// writerRefused fails every final-report call as a provider that refuses
-// it (400: not retried), after the research went well.
-type writerRefused struct{ llms.Model }
-
+// refusal is a provider's refusal (400: not retried).
 type refusal struct{}
 
 func (refusal) Error() string   { return "the writer's request was refused" }
 func (refusal) StatusCode() int { return http.StatusBadRequest }
-
-func (m writerRefused) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
-		return nil, refusal{}
-	}
-	return m.Model.GenerateContent(ctx, msgs, opts...)
-}
 
 // TestRunWriterFails: when the writer fails after the research, run writes
 // the agents' merged findings where the report would have gone (here a
@@ -211,7 +198,7 @@ func (m writerRefused) GenerateContent(ctx context.Context, msgs []llms.MessageC
 // the run failed, with the findings for show to print.
 func TestRunWriterFails(t *testing.T) {
 	index := isolate(t)
-	model := deepresearchtest.NewOpenAIServer(writerRefused{extractive.New(extractive.Options{})}, deepresearchtest.OpenAIOptions{})
+	model := deepresearchtest.NewOpenAIServer(deepresearchtest.FailingWriter(extractive.New(extractive.Options{}), refusal{}), deepresearchtest.OpenAIOptions{})
 	defer model.Close()
 	out := filepath.Join(t.TempDir(), "report.md")
 	r := cli(t, "", "run", "--provider", "openai", "--model", "extractive", "--base-url", model.URL+"/v1",

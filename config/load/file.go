@@ -96,7 +96,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			name, msg = name+":"+m[1], m[2]
 		}
-		return nil, nil, &config.Error{Source: name, Err: reason{config.ErrSyntax, msg}}
+		return nil, nil, &config.Error{Source: name, Err: config.Reason(config.ErrSyntax, "%s", msg)}
 	}
 	if len(doc.Content) == 0 {
 		return vals, lines, nil // empty file
@@ -107,7 +107,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 	}
 	at := func(n *yaml.Node) string { return fmt.Sprintf("%s:%d", name, n.Line) }
 	if root.Kind != yaml.MappingNode {
-		return nil, nil, &config.Error{Source: at(root), Err: reason{config.ErrSyntax, "the file must be a mapping of sections (model:, research:, ...)"}}
+		return nil, nil, &config.Error{Source: at(root), Err: config.Reason(config.ErrSyntax, "the file must be a mapping of sections (model:, research:, ...)")}
 	}
 
 	var errs []error
@@ -129,7 +129,7 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 			continue
 		}
 		if body.Kind != yaml.MappingNode {
-			errs = append(errs, &config.Error{Key: sec, Source: at(body), Err: reason{config.ErrSyntax, "must be a mapping of keys"}})
+			errs = append(errs, &config.Error{Key: sec, Source: at(body), Err: config.Reason(config.ErrSyntax, "must be a mapping of keys")})
 			continue
 		}
 		for k, v := range pairs(body) {
@@ -248,7 +248,7 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 }
 
 func repeated(key, source string, first int) error {
-	return &config.Error{Key: key, Source: source, Err: reason{config.ErrSyntax, fmt.Sprintf("repeated; first at line %d", first)}}
+	return &config.Error{Key: key, Source: source, Err: config.Reason(config.ErrSyntax, "repeated; first at line %d", first)}
 }
 
 // pairs iterates over the keys and values of a mapping node.
@@ -280,12 +280,12 @@ func unknown(key, source, suggestion string) error {
 	return &config.Error{Key: key, Source: source, Err: unknownReason(suggestion)}
 }
 
-func unknownReason(suggestion string) reason {
+func unknownReason(suggestion string) error {
 	msg := "unknown key"
 	if suggestion != "" {
 		msg += "; did you mean " + suggestion + "?"
 	}
-	return reason{config.ErrUnknownKey, msg}
+	return config.Reason(config.ErrUnknownKey, "%s", msg)
 }
 
 // suggest returns the known key (or section) closest to key: one with the

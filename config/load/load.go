@@ -312,7 +312,7 @@ func unknownVariables() []error {
 		if s := suggestVariable(name); s != "" {
 			msg += "; did you mean " + s + "?"
 		}
-		errs = append(errs, &config.Error{Source: name, Err: reason{config.ErrUnknownKey, msg}})
+		errs = append(errs, &config.Error{Source: name, Err: config.Reason(config.ErrUnknownKey, "%s", msg)})
 	}
 	slices.SortFunc(errs, func(a, b error) int { return cmp.Compare(a.(*config.Error).Source, b.(*config.Error).Source) })
 	return errs
@@ -395,19 +395,18 @@ type problem struct {
 	err  error
 }
 
-// reason is what is wrong, worded for people, wrapping one of config's
-// sentinels (config.ErrSyntax, ErrUnknownKey, ErrInvalid).
-type reason struct {
-	kind error
-	text string
-}
-
-func (r reason) Error() string { return r.text }
-func (r reason) Unwrap() error { return r.kind }
-
+// invalid is what is wrong with a value, as this package's checks and
+// decode hooks say it (checked, so that decoding finds it inside
+// mapstructure's errors).
 func invalid(format string, args ...any) error {
-	return reason{config.ErrInvalid, fmt.Sprintf(format, args...)}
+	return checked{config.Reason(config.ErrInvalid, format, args...)}
 }
+
+// checked marks an error this package's checks made.
+type checked struct{ err error }
+
+func (c checked) Error() string { return c.err.Error() }
+func (c checked) Unwrap() error { return c.err }
 
 // related reports whether names a and b are the same, or one is part of
 // the other ("model.prices[openai:o3]" and "model.prices[openai:o3].input").
@@ -465,11 +464,11 @@ func decodeProblems(err error) []problem {
 			}
 			return probs
 		}
-		var r reason
-		if !errors.As(cause, &r) {
-			r = reason{config.ErrInvalid, typeMessage(de.Name())}
+		var c checked
+		if !errors.As(cause, &c) {
+			return []problem{{name: de.Name(), err: config.Reason(config.ErrInvalid, "%s", typeMessage(de.Name()))}}
 		}
-		return []problem{{name: de.Name(), err: r}}
+		return []problem{{name: de.Name(), err: c.err}}
 	}
 	if join, ok := err.(interface{ Unwrap() []error }); ok {
 		var probs []problem
