@@ -95,6 +95,7 @@ const (
 	ReportDelta     = events.ReportDelta
 	CitationFound   = events.Citation
 	ReportFinished  = events.ReportFinished
+	ReportVerified  = events.ReportVerified
 	RunFinished     = events.RunFinished
 	RunError        = events.Error
 )

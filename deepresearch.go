@@ -8,7 +8,17 @@
 // built-in extractive summariser and the search backend is a full-text
 // index of the Go distribution's documentation. Any langchaingo llms.Model
 // and any SearchBackend plug in; FromSettings builds a Researcher from the
-// settings the CLI, the server and the MCP server all read.
+// settings the CLI, the server and the MCP server all read, by mapping
+// them onto a Config.
+//
+// This package makes every decision about research, and the front ends
+// (cmd/deepresearch, httpapi, mcpserver) only adapt it to their callers:
+// they decode a Request (Request.Validate holds it to the same limits
+// everywhere), parse formats, styles and actions with ParseFormat,
+// ParseStyle and ParseAction, keep runs with StartRun and Researcher.Record
+// in a Store, and render a Report, which renders the agents' findings when
+// the writer failed (see Report). Its citation core is public too: Cite
+// and Citer, Collapse and Merger, Verify, RenderReferences.
 //
 //	r, err := deepresearch.New(deepresearch.Config{Corpus: "./docs"})
 //	if err != nil { … }
