@@ -15,7 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // planOf8 answers the planner with eight tasks (the extractive planner
@@ -27,7 +27,7 @@ type planOf8 struct {
 }
 
 func (m planOf8) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if stage.Of(ctx) == stage.Planner {
+	if purpose.Of(ctx) == purpose.Planner {
 		select {
 		case <-time.After(m.latency):
 		case <-ctx.Done():

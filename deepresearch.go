@@ -8,7 +8,17 @@
 // built-in extractive summariser and the search backend is a full-text
 // index of the Go distribution's documentation. Any langchaingo llms.Model
 // and any SearchBackend plug in; FromSettings builds a Researcher from the
-// settings the CLI, the server and the MCP server all read.
+// settings the CLI, the server and the MCP server all read, by mapping
+// them onto a Config.
+//
+// This package makes every decision about research, and the front ends
+// (cmd/deepresearch, httpapi, mcpserver) only adapt it to their callers:
+// they decode a Request (Request.Validate holds it to the same limits
+// everywhere), parse formats, styles and actions with ParseFormat,
+// ParseStyle and ParseAction, keep runs with StartRun and Researcher.Record
+// in a Store, and render a Report, which renders the agents' findings when
+// the writer failed (see Report). Its citation core is public too: Cite
+// and Citer, Collapse and Merger, Verify, RenderReferences.
 //
 //	r, err := deepresearch.New(deepresearch.Config{Corpus: "./docs"})
 //	if err != nil { … }
@@ -20,17 +30,22 @@ package deepresearch
 import (
 	"cmp"
 	"context"
+	"os"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/corpus"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
+	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
 // DefaultMaxRetries is how many times a failed model call is tried again
@@ -43,7 +58,8 @@ const DefaultStopGrace = 500 * time.Millisecond
 
 // Config configures a Researcher. The zero value runs offline on the
 // built-in extractive model and the Go distribution's documentation; zero
-// limits take the defaults of config/defaults.yaml (config.Defaults).
+// limits take the built-in defaults (those of config.Defaults, which
+// config/defaults.yaml documents).
 type Config struct {
 	// Model answers every model call (planner, agents, writer). Nil means
 	// the built-in extractive summariser: deterministic, offline, no
@@ -65,16 +81,45 @@ type Config struct {
 	// role (RolePlanner, RoleResearcher, RoleWriter). Nil means no cost is
 	// known; MaxCost then needs one.
 	Price func(role string, u Usage) float64
-	// Search is the search backend. Nil means a local full-text index of
-	// Corpus, built or updated on first use.
+	// RelevanceModel judges which search results are relevant to an
+	// agent's task, in one batched call per search. Nil means the
+	// researchers' model (ResearcherModel, else Model) when it is a
+	// language model; the built-in extractive model cannot judge, so with
+	// it relevance is judged lexically, offline. A model whose answer is
+	// unusable falls back to the lexical judge for that search; each
+	// sources.filtered event names the judge that decided.
+	RelevanceModel llms.Model
+	// VerifyModel judges whether each cited source supports the sentence
+	// that cites it. Nil means the writer's model (WriterModel, else
+	// Model) when it is a language model, and the lexical check with the
+	// built-in model; a model whose answer is unusable falls back to the
+	// lexical check (Verification.Judge says which decided).
+	VerifyModel llms.Model
+	// LexicalJudges judges relevance and support lexically even when a
+	// language model is configured: no judging calls, no cost.
+	LexicalJudges bool
+	// Search is the search backend. Nil means SearchEngines, else a local
+	// full-text index of Corpus, built or updated on first use.
 	Search SearchBackend
-	// Channel names where Search's sources come from (Source.Channel):
-	// "web", "corpus"; empty means "search" (or "corpus" for the local
-	// index).
+	// SearchEngines names the search backends of every run, searched
+	// together in this order: "corpus" (the local index of Corpus) and
+	// the web search engines "searxng", "tavily", "brave" and "exa", whose
+	// addresses and keys come from SearXNGURL and the environment
+	// (SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY). With a web
+	// engine, each run reads result pages through a fetcher of its own
+	// (Fetch). Empty, or "corpus" alone, means the local index. It must
+	// not be set with Search.
+	SearchEngines []string
+	// SearXNGURL is the SearXNG instance SearchEngines' "searxng" asks (an
+	// http or https URL); empty means $SEARXNG_URL.
+	SearXNGURL string
+	// Channel names where the sources come from (Source.Channel). Empty
+	// means "corpus" for the local index, "web" with SearchEngines' web
+	// engines, and "search" for Search.
 	Channel string
-	// Fetch configures the page fetcher of each run (its SSRF guard, time
-	// and size limits): web search backends built by FromSettings read
-	// pages through it, with a cache that lives as long as the run.
+	// Fetch configures the page fetcher each run with a web search engine
+	// reads pages through (its SSRF guard, time and size limits), with a
+	// cache that lives as long as the run.
 	Fetch FetchConfig
 	// Corpus is the folder indexed when Search is nil. Empty means the Go
 	// distribution's documentation ($(go env GOROOT)/doc).
@@ -87,19 +132,19 @@ type Config struct {
 	// Parallelism caps the agents of one run running at once.
 	Parallelism int
 	// MaxAgents caps the agents running at once across all the runs of the
-	// Researcher (0: no cap beyond each run's Parallelism). A server whose
-	// model is CPU-bound (the offline model) sets it near the number of
-	// cores, so that research queues instead of crowding out the delivery
-	// of events.
+	// Researcher. 0 means two per core when every role runs on the
+	// built-in model, which is CPU-bound (so that a server's many runs
+	// queue for the cores instead of crowding out the delivery of their
+	// events), and no cap beyond each run's Parallelism otherwise.
 	MaxAgents int
 	// SearchLimit is the results per search call.
 	SearchLimit int
 	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
-	// Unsupported is what the last stage does with a citation whose source
-	// does not support its sentence: UnsupportedKeep, UnsupportedFlag or
-	// UnsupportedRemove (default flag, as config/defaults.yaml says).
-	Unsupported string
+	// Unsupported is what the verification stage does with a citation
+	// whose source does not support its sentence: UnsupportedKeep,
+	// UnsupportedFlag or UnsupportedRemove ("" is UnsupportedFlag).
+	Unsupported Action
 	// Style renders citations in Report.Text (default Markdown).
 	Style Style
 	// MaxRetries is how many times a failed model call is tried again,
@@ -169,33 +214,31 @@ func New(cfg Config) (*Researcher, error) {
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
 	}
-	if err := checkUnsupported(cfg.Unsupported); err != nil {
-		return nil, configErrorf("%v", err)
+	unsupported, err := ParseAction(string(cfg.Unsupported))
+	if err != nil {
+		return nil, configErrorf("Unsupported: %v", err)
 	}
-	if cfg.Unsupported == "" {
-		cfg.Unsupported = config.Defaults().Output.Unsupported
-	}
+	cfg.Unsupported = unsupported
 	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
 		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")
 	}
 	if cfg.MaxCost > 0 && cfg.Price == nil {
 		return nil, configErrorf("MaxCost is set but no Price is known for the models (add them to model.prices)")
 	}
-	def := config.Defaults()
-	cfg.MaxTasks = cmpOr(cfg.MaxTasks, def.Research.MaxTasks)
-	cfg.Parallelism = cmpOr(cfg.Parallelism, def.Research.Parallelism)
-	cfg.SearchLimit = cmpOr(cfg.SearchLimit, def.Research.SearchLimit)
-	cfg.Budget = budgetDefaults(cfg.Budget)
+	cfg.MaxTasks = defaults.PositiveOr(cfg.MaxTasks, defaults.MaxTasks)
+	cfg.Parallelism = defaults.PositiveOr(cfg.Parallelism, defaults.Parallelism)
+	cfg.SearchLimit = defaults.PositiveOr(cfg.SearchLimit, defaults.SearchLimit)
+	cfg.Budget = cfg.Budget.WithDefaults()
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = realClock{}
 	}
-	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
-	if cfg.MaxAgents > 0 {
-		r.agents = make(chan struct{}, cfg.MaxAgents)
+	if cfg.Search != nil && len(cfg.SearchEngines) > 0 {
+		return nil, configErrorf("Search and SearchEngines are both set: give one")
 	}
+	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
 	}
@@ -203,11 +246,82 @@ func New(cfg Config) (*Researcher, error) {
 	if base == nil {
 		base = extractive.New(extractive.Options{})
 	}
+	raw := map[string]llms.Model{} // by role, as configured
 	r.models = map[string]llms.Model{}
 	for role, m := range map[string]llms.Model{RolePlanner: cfg.PlannerModel, RoleResearcher: cfg.ResearcherModel, RoleWriter: cfg.WriterModel} {
-		r.models[role] = r.withRetries(cmp.Or[llms.Model](m, base))
+		raw[role] = cmp.Or[llms.Model](m, base)
+		r.models[role] = r.withRetries(raw[role])
+	}
+	if !cfg.LexicalJudges {
+		// A language model judges relevance (in one batched call per
+		// search) and support; the lexical judges stay their fallback.
+		if m := r.judgeModel(cfg.RelevanceModel, raw[RoleResearcher]); m != nil {
+			r.judge = &relevance.LLMJudge{Model: m}
+		}
+		r.verifyModel = r.judgeModel(cfg.VerifyModel, raw[RoleWriter])
+	}
+	if r.cfg.MaxAgents == 0 && builtin(raw[RolePlanner]) && builtin(raw[RoleResearcher]) && builtin(raw[RoleWriter]) {
+		r.cfg.MaxAgents = 2 * runtime.GOMAXPROCS(0)
+	}
+	if r.cfg.MaxAgents > 0 {
+		r.agents = make(chan struct{}, r.cfg.MaxAgents)
+	}
+	if err := r.searchEngines(); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// builtin reports whether m is the built-in extractive model, which is
+// no language model: it cannot judge, and it is CPU-bound.
+func builtin(m llms.Model) bool {
+	_, ok := m.(*extractive.Model)
+	return ok
+}
+
+// judgeModel is the model that judges: the one configured for it, else
+// the role's own when it is a language model (nil: judge lexically).
+func (r *Researcher) judgeModel(configured, role llms.Model) llms.Model {
+	switch {
+	case configured != nil:
+		return r.withRetries(configured)
+	case builtin(role):
+		return nil
+	}
+	return r.withRetries(role)
+}
+
+// searchEngines builds the search backend of Config.SearchEngines, when
+// it names a web engine: the engines read pages through the fetcher of
+// the run that asks (Config.Fetch); the local corpus, when named, is the
+// Researcher's own index, opened on first use.
+func (r *Researcher) searchEngines() error {
+	names := r.cfg.SearchEngines
+	if !slices.ContainsFunc(names, func(p string) bool { return p != websearch.ChannelCorpus }) {
+		return nil // the local index alone, the default
+	}
+	wcfg := websearch.ConfigFromEnv(os.Getenv)
+	if r.cfg.SearXNGURL != "" {
+		wcfg.SearXNGURL = r.cfg.SearXNGURL
+	}
+	wcfg.Pages = fetch.ContextPages{}
+	var local SearchBackend
+	if slices.Contains(names, websearch.ChannelCorpus) {
+		local = localIndex{r}
+	}
+	combined, err := websearch.Build(names, wcfg, local, websearch.Hooks{
+		Failed: func(name string, err error) {
+			r.log.Warn().Str("search", name).Err(err).Msg("a search backend failed; the others answered")
+		},
+	})
+	if err != nil {
+		return configErrorf("SearchEngines: %v", err)
+	}
+	r.search, r.pages = combined, true
+	if r.cfg.Channel == "" {
+		r.cfg.Channel = "web"
+	}
+	return nil
 }
 
 // withRetries wraps m so that failed calls are retried as Config says.
@@ -239,17 +353,6 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 				return context.Cause(ctx)
 			}
 		}}
-}
-
-// budgetDefaults fills a Budget's zero fields from config.Defaults.
-func budgetDefaults(b Budget) Budget {
-	def := config.Defaults().Research
-	b.MaxToolCalls = cmpOr(b.MaxToolCalls, def.MaxToolCalls)
-	b.MaxTokens = cmpOr(b.MaxTokens, def.MaxTokens)
-	if b.Timeout <= 0 {
-		b.Timeout = def.AgentTimeout
-	}
-	return b
 }
 
 // Close cancels the runs in progress (they fail with ErrClosed), waits for
@@ -345,11 +448,4 @@ func (r *Researcher) channel() string {
 		return "corpus"
 	}
 	return "search"
-}
-
-func cmpOr(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
 }

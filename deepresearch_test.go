@@ -20,7 +20,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/golden"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 func TestMain(m *testing.M) {
@@ -33,9 +33,15 @@ const question = "How were transatlantic telegraph cables laid and repaired?"
 // question (the question narrowed to one side of "laid and repaired").
 const failingTask = "Transatlantic telegraph cables laid"
 
-// newResearcher returns a researcher over the test corpus with its own index.
+// newResearcher returns a researcher over the test corpus with its own
+// index. Its tests wrap the built-in model, which cannot judge, so it
+// judges relevance and support lexically unless the test names a judge
+// model (embed_test.go tests the model judging).
 func newResearcher(t testing.TB, cfg deepresearch.Config) *deepresearch.Researcher {
 	t.Helper()
+	if cfg.RelevanceModel == nil && cfg.VerifyModel == nil {
+		cfg.LexicalJudges = true
+	}
 	cfg.Corpus = filepath.Join("testdata", "corpus")
 	if cfg.IndexPath == "" {
 		cfg.IndexPath = filepath.Join(t.TempDir(), "index.db")
@@ -426,19 +432,14 @@ func TestFailedProviderCallIsRetried(t *testing.T) {
 	checkCitations(t, rep, rec)
 }
 
-// writerDown fails every final-report call, as a provider that is down
-// after the research is done.
-type writerDown struct{ llms.Model }
-
-func (m writerDown) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
-		return nil, errors.New("502 bad gateway")
-	}
-	return m.Model.GenerateContent(ctx, msgs, opts...)
+// writerDown is the offline model behind a provider that is down once
+// the research is done.
+func writerDown() llms.Model {
+	return deepresearchtest.FailingWriter(extractive.New(extractive.Options{}), errors.New("502 bad gateway"))
 }
 
 func TestWriterFailureKeepsFindings(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{Model: writerDown{extractive.New(extractive.Options{})}, MaxRetries: -1})
+	r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
 	rec := &recorder{}
 	rep, err := r.RunWith(context.Background(), question, rec.sink)
 	if err == nil || !strings.Contains(err.Error(), "502") {
@@ -459,6 +460,23 @@ func TestWriterFailureKeepsFindings(t *testing.T) {
 	if !strings.Contains(findings, "## References") || !strings.Contains(findings, "[1]") {
 		t.Errorf("findings have no references:\n%s", findings)
 	}
+	// The Report renders them, in every format: what every front end
+	// gives when the writer failed.
+	if rep.Complete() {
+		t.Error("a report whose writer failed is complete")
+	}
+	if md, err := rep.Render(deepresearch.FormatMarkdown); err != nil || string(md) != findings {
+		t.Errorf("Render(md) = %v, not the findings", err)
+	}
+	for _, f := range formats {
+		if _, err := rep.Render(f); err != nil {
+			t.Errorf("Render(%s): %v", f, err)
+		}
+	}
+	if refs, err := rep.Cited(); err != nil || len(refs) == 0 || refs[0].Number != 1 {
+		t.Errorf("Cited() = %v, %v; want the findings' references", refs, err)
+	}
+	roundTrip(t, rep)
 }
 
 func TestFailedAgentUsageIsCounted(t *testing.T) {
@@ -497,7 +515,7 @@ type reportTurnFails struct {
 }
 
 func (m reportTurnFails) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if stage.Of(ctx) == stage.Reporter {
+	if purpose.Of(ctx) == purpose.Reporter {
 		for _, msg := range msgs {
 			for _, part := range msg.Parts {
 				if tp, ok := part.(llms.TextContent); ok && strings.Contains(tp.Text, "Research task: "+m.task) {

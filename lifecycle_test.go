@@ -18,7 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
-var formats = []string{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
+var formats = []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
 
 // roundTrip stores rep as JSON, reloads it and checks that every format
 // renders byte for byte the same.
@@ -62,7 +62,7 @@ func TestReportSurvivesStorage(t *testing.T) {
 		})
 	}
 	t.Run("findings after a writer failure", func(t *testing.T) {
-		r := newResearcher(t, deepresearch.Config{Model: writerDown{extractive.New(extractive.Options{})}, MaxRetries: -1})
+		r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
 		rep, err := r.Run(context.Background(), question)
 		if err == nil || rep.Complete() {
 			t.Fatalf("want a failed writer, got %v", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
@@ -26,60 +27,97 @@ import (
 
 // Request is one research run. Zero fields take the Researcher's Config,
 // so a server can vary limits, style and the run ID per request without a
-// new Researcher (which would reopen the index). Its JSON form is what a
-// front end decodes from a caller.
+// new Researcher (which would reopen the index).
+//
+// Its JSON form (question, max_tasks, parallelism, search_limit, style) is
+// what every front end decodes from its callers — the HTTP API's POST
+// body, the MCP research tool's arguments — and what a Store keeps as a
+// run's Options; Validate holds it to the same limits everywhere. RunID
+// and Budget are not part of it: a front end names its runs itself, and
+// agent budgets are the operator's, not the caller's.
 type Request struct {
-	Question string `json:"question"`
+	Question string `json:"question" jsonschema:"the research question"`
 	// RunID names the run in its events and Report; empty means a fresh
-	// random ID. A server supplies its own, to key its store.
-	RunID       string `json:"run_id,omitempty"`
-	MaxTasks    int    `json:"max_tasks,omitempty"`
-	Parallelism int    `json:"parallelism,omitempty"`
-	SearchLimit int    `json:"search_limit,omitempty"`
+	// random ID (NewRunID). A front end that keeps runs supplies its own.
+	RunID string `json:"-"`
+	// MaxTasks caps the research tasks of the plan (1 to MaxRequestTasks;
+	// 0: Config.MaxTasks).
+	MaxTasks int `json:"max_tasks,omitempty" jsonschema:"most research tasks the question is split into (1-16; default: the server's)"`
+	// Parallelism caps the agents running at once (1 to MaxRequestTasks;
+	// 0: Config.Parallelism).
+	Parallelism int `json:"parallelism,omitempty" jsonschema:"most research agents at once (1-16; default: the server's)"`
+	// SearchLimit is the results per search call (1 to
+	// MaxRequestSearchLimit; 0: Config.SearchLimit).
+	SearchLimit int `json:"search_limit,omitempty" jsonschema:"results per search (1-50; default: the server's)"`
 	// Style names the citation style of Report.Text: "markdown", "plain",
 	// "footnote" or "html"; empty means Config.Style.
-	Style string `json:"style,omitempty"`
+	Style string `json:"style,omitempty" jsonschema:"citation style: markdown, plain, footnote or html"`
 	// Budget bounds each agent; zero fields take Config.Budget's.
-	Budget Budget `json:"budget,omitzero"`
+	Budget Budget `json:"-"`
 }
 
-// maxQuestionBytes bounds a question: it goes into every prompt.
-const maxQuestionBytes = 4096
+// Limits of a Request, the same for every front end.
+const (
+	// MaxQuestionBytes bounds a question (after trimming spaces): it goes
+	// into every prompt.
+	MaxQuestionBytes = 4096
+	// MaxRequestTasks bounds Request.MaxTasks and Request.Parallelism.
+	MaxRequestTasks = 16
+	// MaxRequestSearchLimit bounds Request.SearchLimit.
+	MaxRequestSearchLimit = 50
+)
+
+// Validate reports the first thing wrong with req, as a *RequestError
+// naming the member of its JSON form: an empty question or one longer
+// than MaxQuestionBytes, a limit out of its range, an unknown style.
+// Research validates every request; a front end that answers its caller
+// before the run starts validates first.
+func (req Request) Validate() error {
+	switch q := req.question(); {
+	case q == "":
+		return &RequestError{Field: "question", Problem: "is missing or empty"}
+	case len(q) > MaxQuestionBytes:
+		return &RequestError{Field: "question", Problem: fmt.Sprintf("is %d bytes long; the limit is %d", len(q), MaxQuestionBytes)}
+	}
+	for _, f := range []struct {
+		name   string
+		v, max int
+	}{{"max_tasks", req.MaxTasks, MaxRequestTasks}, {"parallelism", req.Parallelism, MaxRequestTasks}, {"search_limit", req.SearchLimit, MaxRequestSearchLimit}} {
+		if f.v < 0 || f.v > f.max {
+			return &RequestError{Field: f.name, Problem: fmt.Sprintf("is %d; it must be between 1 and %d (or left out for the default)", f.v, f.max)}
+		}
+	}
+	if _, err := ParseStyle(req.Style); err != nil {
+		return &RequestError{Field: "style", Problem: fmt.Sprintf("is %q; want %s", req.Style, "markdown, plain, footnote or html")}
+	}
+	return nil
+}
+
+// question is the question without the spaces around it.
+func (req Request) question() string { return strings.TrimSpace(req.Question) }
 
 // settle checks req and fills its zero fields from the Researcher's
 // configuration.
 func (r *Researcher) settle(req Request) (Request, Style, error) {
-	q := strings.TrimSpace(req.Question)
-	switch {
-	case q == "":
-		return req, 0, configErrorf("the question is empty")
-	case len(q) > maxQuestionBytes:
-		return req, 0, configErrorf("the question is %d bytes long; the limit is %d", len(q), maxQuestionBytes)
-	case req.MaxTasks < 0 || req.Parallelism < 0 || req.SearchLimit < 0:
-		return req, 0, configErrorf("max_tasks, parallelism and search_limit must not be negative")
+	if err := req.Validate(); err != nil {
+		return req, 0, err
 	}
-	req.Question = q
+	req.Question = req.question()
 	style := r.cfg.Style
 	if req.Style != "" {
-		s, err := ParseStyle(req.Style)
-		if err != nil {
-			return req, 0, err
-		}
-		style = s
+		style, _ = ParseStyle(req.Style) // Validate parsed it
 	}
 	req.Style = StyleName(style)
 	if req.RunID == "" {
-		req.RunID = events.NewRunID()
+		req.RunID = NewRunID()
 	}
-	req.MaxTasks = cmpOr(req.MaxTasks, r.cfg.MaxTasks)
-	req.Parallelism = cmpOr(req.Parallelism, r.cfg.Parallelism)
-	req.SearchLimit = cmpOr(req.SearchLimit, r.cfg.SearchLimit)
+	req.MaxTasks = defaults.PositiveOr(req.MaxTasks, r.cfg.MaxTasks)
+	req.Parallelism = defaults.PositiveOr(req.Parallelism, r.cfg.Parallelism)
+	req.SearchLimit = defaults.PositiveOr(req.SearchLimit, r.cfg.SearchLimit)
 	b := r.cfg.Budget
-	b.MaxToolCalls = cmpOr(req.Budget.MaxToolCalls, b.MaxToolCalls)
-	b.MaxTokens = cmpOr(req.Budget.MaxTokens, b.MaxTokens)
-	if req.Budget.Timeout > 0 {
-		b.Timeout = req.Budget.Timeout
-	}
+	b.MaxToolCalls = defaults.PositiveOr(req.Budget.MaxToolCalls, b.MaxToolCalls)
+	b.MaxTokens = defaults.PositiveOr(req.Budget.MaxTokens, b.MaxTokens)
+	b.Timeout = defaults.PositiveOr(req.Budget.Timeout, b.Timeout)
 	req.Budget = b
 	return req, style, nil
 }
@@ -89,10 +127,11 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 // One agent failing, panicking or timing out does not fail the run: the
 // report covers the other tasks and says which is missing. Run fails with a
 // *StageError when the index cannot be built, planning fails, no agent
-// produced a report, writing the final report fails (the returned Report
-// then still holds the merged findings, and renders them), or ctx is done
-// (it then returns context.Cause(ctx) once every agent has stopped, or
-// after Config.StopGrace, naming the agents that had not).
+// produced a report, writing or verifying the final report fails, or ctx
+// is done (it then returns context.Cause(ctx) once every agent has
+// stopped, or after Config.StopGrace, naming the agents that had not).
+// A failed run returns its Report too, which renders whatever research it
+// got past (the agents' findings when the writer failed; see Report).
 func (r *Researcher) Run(ctx context.Context, question string) (*Report, error) {
 	return r.Research(ctx, Request{Question: question}, nil)
 }
@@ -318,7 +357,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	t0 = clock.Now()
 	rep.SourceTexts = sourceTexts(outcomes, rep.Sources)
 	streamed := rep.Text
-	if err := r.verifyReport(ctx, rep, style, rep.SourceTexts, r.cfg.Unsupported); err != nil {
+	if err := r.verifyReport(ctx, rep, style, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)
 	}
 	stage(StageVerify, t0)

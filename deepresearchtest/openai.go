@@ -1,7 +1,9 @@
 package deepresearchtest
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +24,9 @@ import (
 // Point an OpenAI-compatible client at URL()+"/v1" (for deepresearch:
 // --provider openai --base-url URL/v1) to run the whole pipeline through
 // the real provider client and wire format with no network, and with the
-// deterministic offline model (Model) answering.
+// deterministic offline model (Model) answering. A call the model fails
+// is answered with OpenAI's error body and status 500, or the status of
+// an error with a StatusCode() int method (a 400 is not retried).
 type OpenAIServer struct {
 	*httptest.Server
 	model llms.Model
@@ -148,7 +152,12 @@ func (s *OpenAIServer) complete(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := s.model.GenerateContent(r.Context(), msgs, opts...)
 	if err != nil {
-		oaError(w, http.StatusInternalServerError, err.Error())
+		status := http.StatusInternalServerError
+		var sc interface{ StatusCode() int }
+		if errors.As(err, &sc) {
+			status = sc.StatusCode()
+		}
+		oaError(w, status, err.Error())
 		return
 	}
 	if len(resp.Choices) == 0 {
@@ -166,7 +175,7 @@ func (s *OpenAIServer) complete(w http.ResponseWriter, r *http.Request) {
 	if len(c.ToolCalls) > 0 {
 		finish = "tool_calls"
 	}
-	model := cmpOr(req.Model, "extractive")
+	model := cmp.Or(req.Model, "extractive")
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": text}
 		if len(c.ToolCalls) > 0 {
@@ -295,11 +304,4 @@ func pieces(s string, n int) []string {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

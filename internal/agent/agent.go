@@ -12,8 +12,13 @@
 // learns which sources it cited and which numbers it made up. Merging the
 // numbering of several agents is collapse's job, not this package's.
 //
-// Run does all its work, hooks included, on the calling goroutine and
-// starts no goroutines of its own.
+// Run does its work on the calling goroutine, but for the searches of one
+// turn: when the model asks for several at once, they (with their
+// relevance judgements) run in goroutines Run owns and waits for before
+// the turn goes on. They change nothing the agent holds; the numbering,
+// the filter's memory and every hook then advance on the calling
+// goroutine, in the order of the calls, so the outcome does not depend on
+// which search finished first.
 package agent
 
 import (
@@ -25,17 +30,13 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/stage"
 )
-
-// Defaults for zero Config and Budget fields are those of
-// config/defaults.yaml (config.Defaults), the one place they live.
-var defaults = config.Defaults().Research
 
 const (
 	// minReportTokens is the least completion the report turn is allowed,
@@ -74,12 +75,12 @@ type Budget struct {
 	Timeout time.Duration
 }
 
-func (b Budget) withDefaults() Budget {
-	b.MaxToolCalls = cmpOr(b.MaxToolCalls, defaults.MaxToolCalls)
-	b.MaxTokens = cmpOr(b.MaxTokens, defaults.MaxTokens)
-	if b.Timeout <= 0 {
-		b.Timeout = defaults.AgentTimeout
-	}
+// WithDefaults returns b with its zero (or negative) fields set to the
+// defaults (research.max_tool_calls, .max_tokens, .agent_timeout).
+func (b Budget) WithDefaults() Budget {
+	b.MaxToolCalls = defaults.PositiveOr(b.MaxToolCalls, defaults.MaxToolCalls)
+	b.MaxTokens = defaults.PositiveOr(b.MaxTokens, defaults.MaxTokens)
+	b.Timeout = defaults.PositiveOr(b.Timeout, defaults.AgentTimeout)
 	return b
 }
 
@@ -180,7 +181,7 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 	if cfg.Model == nil || cfg.Search == nil {
 		return nil, &Error{Task: task, Stage: StageResearch, Err: fmt.Errorf("config needs a Model and a Search backend")}
 	}
-	b := cfg.Budget.withDefaults()
+	b := cfg.Budget.WithDefaults()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	afterFunc := cfg.AfterFunc
@@ -242,7 +243,7 @@ func (r *runner) research() error {
 			return nil
 		}
 		msgs := append([]llms.MessageContent{system}, r.conv...)
-		resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Researcher), msgs, llms.WithTools(toolDefs))
+		resp, err := r.cfg.Model.GenerateContent(purpose.With(r.ctx, purpose.Researcher), msgs, llms.WithTools(toolDefs))
 		if err != nil {
 			return err
 		}
@@ -326,7 +327,7 @@ func (r *runner) report() error {
 	// The report turn gets what the budget has left, and at least a
 	// small report's worth.
 	opts = append(opts, llms.WithMaxTokens(max(r.budget.MaxTokens-r.res.Usage.Total(), minReportTokens)))
-	resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Reporter), msgs, opts...)
+	resp, err := r.cfg.Model.GenerateContent(purpose.With(r.ctx, purpose.Reporter), msgs, opts...)
 	if err != nil {
 		return err
 	}

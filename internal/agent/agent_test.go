@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 
 	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"
@@ -553,14 +553,14 @@ func TestStreamingOnlyOnReportTurn(t *testing.T) {
 	if !strings.HasPrefix(textOf(m.calls[0].msgs[0]), "You are a research agent.") {
 		t.Errorf("research turn system prompt %q", textOf(m.calls[0].msgs[0]))
 	}
-	// The stage reaches the model through the context, not the prompt.
+	// The purpose reaches the model through the context, not the prompt.
 	for i, c := range m.calls {
-		want := stage.Researcher
+		want := purpose.Researcher
 		if i == len(m.calls)-1 {
-			want = stage.Reporter
+			want = purpose.Reporter
 		}
-		if c.stage != want {
-			t.Errorf("call %d stage %q, want %q", i, c.stage, want)
+		if c.purpose != want {
+			t.Errorf("call %d purpose %q, want %q", i, c.purpose, want)
 		}
 		for _, msg := range c.msgs {
 			if strings.Contains(textOf(msg), "Role:") {

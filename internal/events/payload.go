@@ -195,7 +195,10 @@ type VerifiedData struct {
 	Score float64 `json:"score"`
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
-	Action   string          `json:"action"`
+	Action string `json:"action"`
+	// Judge names what decided support: "lexical", "llm", or
+	// "lexical (llm failed: …)" when the model's answer was unusable.
+	Judge    string          `json:"judge,omitempty"`
 	Problems []VerifyProblem `json:"problems,omitempty"`
 	// Revised is the whole report text (as the report.delta events
 	// rendered it) after the action changed it; empty when nothing
@@ -227,8 +230,9 @@ type RunFinishedData struct {
 	// final report.
 	Sources   int `json:"sources"`
 	Citations int `json:"citations"`
-	// Timings holds the milliseconds spent per stage, keyed by StagePlan,
-	// StageResearch, StageMerge and StageReport.
+	// Timings holds the milliseconds spent per stage, keyed by StageIndex
+	// (when the local index was opened), StagePlan, StageResearch,
+	// StageMerge, StageReport and StageVerify.
 	Timings map[string]int64 `json:"timings,omitempty"`
 	// Stopped says which run budget stopped the research early ("the
 	// run's token budget (… tokens) was reached"); empty when none did.
@@ -242,7 +246,7 @@ type RunFinishedData struct {
 type ErrorData struct {
 	Error string `json:"error"`
 	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
-	// StageMerge or StageReport.
+	// StageMerge, StageReport or StageVerify.
 	Stage string `json:"stage"`
 }
 

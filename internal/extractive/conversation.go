@@ -8,7 +8,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // Role is the job a conversation asks the model to do.
@@ -23,13 +23,13 @@ const (
 	RoleUnknown    Role = ""
 )
 
-// roleOf reads the role of a call: the stage its context is marked with
-// (internal/stage), else a legacy "Role: <role>" first line of the first
+// roleOf reads the role of a call: the purpose its context is marked
+// with (internal/purpose), else a legacy "Role: <role>" first line of the first
 // system message (or, without one, of the first message), so that
 // Call(ctx, "Role: planner\n…") works.
 func roleOf(ctx context.Context, msgs []llms.MessageContent) Role {
-	switch s := stage.Of(ctx); s {
-	case stage.Planner, stage.Researcher, stage.Reporter, stage.Writer:
+	switch s := purpose.Of(ctx); s {
+	case purpose.Planner, purpose.Researcher, purpose.Reporter, purpose.Writer:
 		return Role(s)
 	}
 	text := ""

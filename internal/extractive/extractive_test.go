@@ -17,7 +17,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -49,7 +49,7 @@ func TestPlanner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			msgs := []llms.MessageContent{human("Question: " + q + "\nMax tasks: " + tt.maxTasks)}
-			c := generateAs(t, m, stage.Planner, msgs)
+			c := generateAs(t, m, purpose.Planner, msgs)
 			if len(c.ToolCalls) != 0 || c.StopReason != StopReasonStop {
 				t.Fatalf("planner reply has tool calls %v / stop reason %q", c.ToolCalls, c.StopReason)
 			}
@@ -82,7 +82,7 @@ func TestPlanner(t *testing.T) {
 				}
 				seen[task.Question] = true
 			}
-			again := generateAs(t, m, stage.Planner, msgs)
+			again := generateAs(t, m, purpose.Planner, msgs)
 			if again.Content != c.Content {
 				t.Errorf("planner is not deterministic:\n%s\n%s", c.Content, again.Content)
 			}
@@ -164,7 +164,7 @@ func TestQueriesHaveNoTemplateWords(t *testing.T) {
 		`When should I use "sync.Once" vs init functions?`,
 		"Why?",
 	} {
-		c := generateAs(t, m, stage.Planner, []llms.MessageContent{human("Question: " + q + "\nMax tasks: 4")})
+		c := generateAs(t, m, purpose.Planner, []llms.MessageContent{human("Question: " + q + "\nMax tasks: 4")})
 		var r planReply
 		if err := json.Unmarshal([]byte(c.Content), &r); err != nil {
 			t.Fatal(err)
@@ -178,7 +178,7 @@ func TestQueriesHaveNoTemplateWords(t *testing.T) {
 			if task.Question != q {
 				msg += "\nThis task is part of the research on: " + q
 			}
-			c := generateAs(t, m, stage.Researcher, []llms.MessageContent{human(msg)}, llms.WithTools(researchTools))
+			c := generateAs(t, m, purpose.Researcher, []llms.MessageContent{human(msg)}, llms.WithTools(researchTools))
 			if len(c.ToolCalls) == 0 {
 				t.Errorf("%q / %q: no search", q, task.Question)
 			}
@@ -721,7 +721,7 @@ The programming contest was held in the spring. The winning team solved nine of 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			msgs := []llms.MessageContent{human("Question: " + tt.task), toolMsg("c1", "search", results)}
-			out := generateAs(t, New(Options{}), stage.Reporter, msgs).Content
+			out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
 			if tt.want == nil {
 				if out != NoEvidence {
 					t.Errorf("report = %q, want %q", out, NoEvidence)
@@ -741,13 +741,13 @@ The programming contest was held in the spring. The winning team solved nine of 
 	}
 }
 
-// TestStageFromContext: the model reads its stage from the context, and
+// TestStageFromContext: the model reads its purpose from the context, and
 // without one from the conversation's shape; no Role: line is needed.
 func TestStageFromContext(t *testing.T) {
 	m := New(Options{})
 	planMsg := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "You plan research."), human("Question: How does Raft compare with Paxos?\nMax tasks: 3")}
 	for name, c := range map[string]*llms.ContentChoice{
-		"stage":  generateAs(t, m, stage.Planner, planMsg),
+		"stage":  generateAs(t, m, purpose.Planner, planMsg),
 		"shaped": generate(t, m, planMsg),
 	} {
 		var r planReply
@@ -827,7 +827,7 @@ func TestPlannerClauses(t *testing.T) {
 		{"How do I encode and decode XML documents?", []string{
 			"How do I encode XML documents?", "How do I decode XML documents?"}},
 	} {
-		c := generateAs(t, m, stage.Planner, []llms.MessageContent{human("Question: " + tt.q + "\nMax tasks: 4")})
+		c := generateAs(t, m, purpose.Planner, []llms.MessageContent{human("Question: " + tt.q + "\nMax tasks: 4")})
 		var r planReply
 		if err := json.Unmarshal([]byte(c.Content), &r); err != nil {
 			t.Fatalf("%q: %v", tt.q, err)

@@ -14,10 +14,10 @@
 //
 // # Protocol
 //
-// The model learns its job from the stage the call's context is marked
-// with (internal/stage: stage.With(ctx, stage.Planner)); the prompts are
+// The model learns its job from the purpose the call's context is marked
+// with (internal/purpose: purpose.With(ctx, purpose.Planner)); the prompts are
 // written for a real LLM and hold nothing for this model. Without a
-// stage, a legacy first line "Role: planner | researcher | reporter |
+// purpose, a legacy first line "Role: planner | researcher | reporter |
 // writer" of the first system message (or of the first message) is read;
 // without either, the role is read from the conversation's shape: one
 // that offers tools is researched, one with tool results is reported on,

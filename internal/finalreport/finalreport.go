@@ -23,8 +23,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/stage"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
@@ -120,7 +120,7 @@ func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 	if cfg.MaxTokens > 0 {
 		opts = append(opts, llms.WithMaxTokens(cfg.MaxTokens))
 	}
-	resp, err := cfg.Model.GenerateContent(stage.With(ctx, stage.Writer), messages(in), opts...)
+	resp, err := cfg.Model.GenerateContent(purpose.With(ctx, purpose.Writer), messages(in), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("finalreport: model: %w", err)
 	}

@@ -264,14 +264,14 @@ func errorBody(body []byte) (typ, msg string) {
 		Code    json.RawMessage `json:"code"`
 	}
 	if json.Unmarshal(v.Error, &o) == nil {
-		typ = cmpOr(o.Type, o.Status)
+		typ = firstNonBlank(o.Type, o.Status)
 		if typ == "" {
 			var code string
 			if json.Unmarshal(o.Code, &code) == nil {
 				typ = code
 			}
 		}
-		return clip(typ, 60), clip(cmpOr(o.Message, v.Message), 300)
+		return clip(typ, 60), clip(firstNonBlank(o.Message, v.Message), 300)
 	}
 	return "", clip(v.Message, 300)
 }
