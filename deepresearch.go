@@ -222,23 +222,13 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 	if retries == 0 {
 		return m
 	}
-	log, clock := r.log, r.cfg.Clock
-	return &retry.Model{Model: m, Retries: retries, Backoff: 500 * time.Millisecond,
+	log := r.log
+	return &retry.Model{Model: m, Policy: retry.Policy{Retries: retries, Backoff: 500 * time.Millisecond,
 		OnRetry: func(attempt int, err error) {
 			log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
 		},
-		// Backoff waits on the Researcher's clock: a fake one in tests.
-		Sleep: func(ctx context.Context, d time.Duration) error {
-			done := make(chan struct{})
-			stop := clock.AfterFunc(d, func() { close(done) })
-			select {
-			case <-done:
-				return nil
-			case <-ctx.Done():
-				stop()
-				return context.Cause(ctx)
-			}
-		}}
+		Clock: r.cfg.Clock, // backoff waits on the Researcher's clock
+	}}
 }
 
 // budgetDefaults fills a Budget's zero fields from config.Defaults.
