@@ -17,6 +17,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
+// sleep waits d on the real clock: in a synctest bubble, on the bubble's.
+func sleep(d time.Duration) { _ = clock.Sleep(context.Background(), clock.Real(), d) }
+
 // TestSleep runs on the real clock inside a synctest bubble, where time is
 // fake and moves only when every goroutine waits.
 func TestSleep(t *testing.T) {
@@ -68,7 +71,7 @@ func TestAfter(t *testing.T) {
 			t.Fatal("fired before its time")
 		default:
 		}
-		time.Sleep(time.Minute)
+		sleep(time.Minute)
 		synctest.Wait() // the timer's goroutine has run
 		select {
 		case <-ch:
@@ -106,14 +109,14 @@ func TestTickerReal(t *testing.T) {
 			}
 		}
 		// A receiver that falls behind misses ticks: one is kept.
-		time.Sleep(5 * time.Second)
+		sleep(5 * time.Second)
 		synctest.Wait() // the tick due now has been delivered
 		if n := len(tk.C); n != 1 {
 			t.Errorf("%d ticks queued, want 1", n)
 		}
 		<-tk.C
 		tk.Stop()
-		time.Sleep(5 * time.Second)
+		sleep(5 * time.Second)
 		synctest.Wait()
 		if n := len(tk.C); n != 0 {
 			t.Errorf("%d ticks after Stop", n)
