@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/purpose"
@@ -28,10 +29,8 @@ type planOf8 struct {
 
 func (m planOf8) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	if purpose.Of(ctx) == purpose.Planner {
-		select {
-		case <-time.After(m.latency):
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := clock.Sleep(ctx, clock.Real(), m.latency); err != nil {
+			return nil, err
 		}
 		topics := []string{"telegraph cable 1858", "Great Eastern cable laying", "repeaters and amplifiers", "TAT-8 fibre",
 			"cable faults and repair", "landing stations", "capacity growth", "cable construction armour"}

@@ -39,6 +39,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extractive"
@@ -159,25 +160,16 @@ type Config struct {
 	// Logger receives diagnostics. Nil disables logging.
 	Logger *zerolog.Logger
 	// Clock tells time and arms timers: event stamps, stage timings, agent
-	// time limits, the stop grace. Nil means the real clock.
+	// time limits, the stop grace, retry backoffs, the FetchedAt of pages
+	// (unless Fetch sets its own). Nil means the real clock.
 	Clock Clock
 }
 
-// Clock is a Researcher's time source. Tests inject a fake one (see
-// deepresearchtest.Clock) so that no test waits on a real timeout.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine after d and returns a func
-	// that stops the timer, reporting whether it stopped it before f ran.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
-}
+// Clock is a Researcher's time source: event stamps, stage timings, agent
+// time limits, the stop grace, retry backoffs. Tests inject a fake one (see
+// deepresearchtest.Clock), or run inside a testing/synctest bubble with
+// the real one, so that no test waits on a real timeout.
+type Clock = clock.Clock
 
 // Researcher runs research. It is safe for concurrent use: each run is
 // independent, and they share the model and search backend.
@@ -232,8 +224,9 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = realClock{}
+	cfg.Clock = clock.Or(cfg.Clock)
+	if cfg.Fetch.Clock == nil {
+		cfg.Fetch.Clock = cfg.Clock
 	}
 	if cfg.Search != nil && len(cfg.SearchEngines) > 0 {
 		return nil, configErrorf("Search and SearchEngines are both set: give one")
@@ -336,23 +329,13 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 	if retries == 0 {
 		return m
 	}
-	log, clock := r.log, r.cfg.Clock
-	return &retry.Model{Model: m, Retries: retries, Backoff: 500 * time.Millisecond,
+	log := r.log
+	return &retry.Model{Model: m, Policy: retry.Policy{Retries: retries, Backoff: 500 * time.Millisecond,
 		OnRetry: func(attempt int, err error) {
 			log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
 		},
-		// Backoff waits on the Researcher's clock: a fake one in tests.
-		Sleep: func(ctx context.Context, d time.Duration) error {
-			done := make(chan struct{})
-			stop := clock.AfterFunc(d, func() { close(done) })
-			select {
-			case <-done:
-				return nil
-			case <-ctx.Done():
-				stop()
-				return context.Cause(ctx)
-			}
-		}}
+		Clock: r.cfg.Clock, // backoff waits on the Researcher's clock
+	}}
 }
 
 // Close cancels the runs in progress (they fail with ErrClosed), waits for
@@ -428,14 +411,14 @@ func (r *Researcher) openIndex(ctx context.Context) (*corpus.Index, error) {
 		}
 		r.index = ix
 	}
-	start := time.Now()
+	start := r.cfg.Clock.Now()
 	st, err := r.index.Sync(ctx, dir)
 	if err != nil {
 		return nil, corpusError{err}
 	}
 	r.synced = true
 	r.log.Info().Str("corpus", dir).Int("added", st.Added).Int("updated", st.Updated).Int("removed", st.Removed).
-		Int("unchanged", st.Unchanged).Int("passages", st.Passages).Dur("took", time.Since(start)).Msg("corpus indexed")
+		Int("unchanged", st.Unchanged).Int("passages", st.Passages).Dur("took", r.cfg.Clock.Now().Sub(start)).Msg("corpus indexed")
 	return r.index, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tmc/langchaingo/llms"
@@ -278,16 +279,30 @@ func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
 	}
 }
 
-func TestAllAgentsFailing(t *testing.T) {
+func TestAllAgentsFailing(t *testing.T) { synctest.Test(t, testAllAgentsFailing) }
+
+// testAllAgentsFailing runs in a synctest bubble: each failing call is retried
+// (MaxRetries defaults to 2), and the backoffs wait on the bubble's clock,
+// not for real.
+func testAllAgentsFailing(t *testing.T) {
 	model := faultyModel{Model: extractive.New(extractive.Options{}), task: "", fault: "error"}
 	r := newResearcher(t, deepresearch.Config{Model: model})
+	start := time.Now()
 	_, err := r.Run(context.Background(), question)
 	if !errors.Is(err, deepresearch.ErrNoResearch) {
 		t.Fatalf("want ErrNoResearch, got %v", err)
 	}
+	// Two backoffs: [250ms, 500ms] then [500ms, 1s], agents in parallel.
+	if d := time.Since(start); d < 750*time.Millisecond || d > 1500*time.Millisecond {
+		t.Errorf("the retries waited %v, want two backoffs (0.75s to 1.5s)", d)
+	}
 }
 
-func TestCancelStopsEverything(t *testing.T) {
+func TestCancelStopsEverything(t *testing.T) { synctest.Test(t, testCancelStopsEverything) }
+
+// testCancelStopsEverything runs in a synctest bubble: the model's latency
+// passes on the bubble's clock, not for real.
+func testCancelStopsEverything(t *testing.T) {
 	// A slow model, so that the run is mid-research when it is canceled.
 	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 50 * time.Millisecond}), Parallelism: 2})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -160,7 +160,7 @@ func (r *Researcher) Research(ctx context.Context, req Request, sink func(Event)
 	if sink != nil {
 		sinks = append(sinks, events.SinkFunc(sink))
 	}
-	em := events.NewEmitter(req.RunID, r.cfg.Clock.Now, sinks...)
+	em := events.NewEmitter(req.RunID, r.cfg.Clock, sinks...)
 	defer em.Close()
 	return r.run(ctx, req, style, em)
 }
@@ -454,7 +454,7 @@ func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task,
 		SearchLimit: req.SearchLimit,
 		Canonical:   canon.Key,
 		Channel:     r.channel(),
-		AfterFunc:   r.cfg.Clock.AfterFunc,
+		Clock:       r.cfg.Clock,
 		Relevance:   r.judge,
 		Hooks: agent.Hooks{
 			Search: func(q string, n int) { em.Emit(idx, sec, events.SearchData{Query: q, Results: n}) },

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/openaiwire"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
@@ -141,14 +142,8 @@ func (s *OpenAIServer) complete(w http.ResponseWriter, r *http.Request) {
 	if n := max(req.MaxTokens, req.MaxCompletion); n > 0 {
 		opts = append(opts, llms.WithMaxTokens(n))
 	}
-	if s.opts.Delay > 0 {
-		t := time.NewTimer(s.opts.Delay)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
+	if err := clock.Sleep(r.Context(), clock.Real(), s.opts.Delay); err != nil {
+		return // the client went away
 	}
 	resp, err := s.model.GenerateContent(r.Context(), msgs, opts...)
 	if err != nil {

@@ -93,7 +93,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	cid, created := "chatcmpl-"+id, s.cfg.Now().Unix()
+	cid, created := "chatcmpl-"+id, s.cfg.Clock.Now().Unix()
 	if !cr.Stream {
 		if err := s.follow(r, id, 0, func(deepresearch.StoredEvent) error { return nil }, noop, noop); err != nil {
 			return // the client went away; the run goes on, stored

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // runURLs are where a run's parts are.
@@ -245,7 +245,7 @@ func (s *Server) follow(r *http.Request, id string, after uint64, send func(deep
 			}
 		}
 	})
-	hb := time.NewTicker(s.cfg.Heartbeat)
+	hb := clock.NewTicker(s.cfg.Clock, s.cfg.Heartbeat)
 	defer hb.Stop()
 	for {
 		select {

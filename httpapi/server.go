@@ -55,6 +55,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 )
 
@@ -92,11 +93,9 @@ type Config struct {
 	Heartbeat time.Duration
 	// RetryAfter is what a 429 answer's Retry-After says (default 5s).
 	RetryAfter time.Duration
-	// AfterFunc arms the run time limit; nil means time.AfterFunc. Tests
-	// inject a fake clock's.
-	AfterFunc func(d time.Duration, f func()) (stop func() bool)
-	// Now stamps chat completions (default time.Now).
-	Now func() time.Time
+	// Clock arms run time limits, times event stream heartbeats and stamps
+	// chat completions; nil means the real clock.
+	Clock deepresearch.Clock
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
 }
@@ -151,12 +150,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RetryAfter <= 0 {
 		cfg.RetryAfter = 5 * time.Second
 	}
-	if cfg.AfterFunc == nil {
-		cfg.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	s := &Server{cfg: cfg, log: zerolog.Nop(), store: cfg.Store, runs: map[string]*liveRun{}}
 	if cfg.Logger != nil {
 		s.log = *cfg.Logger
@@ -222,13 +216,6 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.wg.Wait()
 	return nil
-}
-
-// Running returns how many runs are in progress.
-func (s *Server) Running() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.runs)
 }
 
 // auth checks the bearer token, when one is configured.
@@ -417,7 +404,7 @@ func (s *Server) start(req deepresearch.Request) (string, error) {
 		close(lr.done)
 		return "", err
 	}
-	stop := s.cfg.AfterFunc(s.cfg.RunTimeout, func() { cancel(errTimeLimit) })
+	stop := s.cfg.Clock.AfterFunc(s.cfg.RunTimeout, func() { cancel(errTimeLimit) })
 	s.wg.Go(func() {
 		defer close(lr.done)
 		defer release()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -60,14 +61,13 @@ func (g *gate) GenerateContent(ctx context.Context, msgs []llms.MessageContent, 
 
 // env is a server over the test corpus and a store in a temp folder.
 type env struct {
-	t      *testing.T
-	dir    string
-	store  *sqlitestore.Store
-	srv    *Server
-	http   *httptest.Server
-	r      *deepresearch.Researcher
-	timers []func()
-	mu     sync.Mutex
+	t     *testing.T
+	dir   string
+	store *sqlitestore.Store
+	srv   *Server
+	http  *httptest.Server
+	r     *deepresearch.Researcher
+	clock *clock.Fake // the server's: run time limits, heartbeats
 }
 
 type envOpts struct {
@@ -80,7 +80,7 @@ type envOpts struct {
 
 func newEnv(t *testing.T, o envOpts) *env {
 	t.Helper()
-	e := &env{t: t, dir: o.dir}
+	e := &env{t: t, dir: o.dir, clock: clock.NewFake(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))}
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}
@@ -96,12 +96,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		t.Fatal(err)
 	}
 	e.srv, err = New(Config{Runner: r, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: 4096,
-		AfterFunc: func(d time.Duration, f func()) func() bool {
-			e.mu.Lock()
-			e.timers = append(e.timers, f)
-			e.mu.Unlock()
-			return func() bool { return true }
-		}})
+		Clock: e.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,6 +198,17 @@ func readSSE(t *testing.T, r io.Reader, f func(sse) bool) {
 		case strings.HasPrefix(line, "data: "):
 			cur.data = line[6:]
 		}
+	}
+}
+
+// ended waits until run id has ended and the server has given back its
+// slot (which it does just after the run's end is stored).
+func (e *env) ended(id string) {
+	e.srv.mu.Lock()
+	lr := e.srv.runs[id]
+	e.srv.mu.Unlock()
+	if lr != nil { // else the slot is free already
+		<-lr.done
 	}
 }
 
@@ -375,13 +381,20 @@ func TestReconnect(t *testing.T) {
 
 func TestHeartbeat(t *testing.T) {
 	g := newGate(0)
-	e := newEnv(t, envOpts{model: g, beat: time.Millisecond})
+	e := newEnv(t, envOpts{model: g, beat: time.Second})
 	s := e.start("How are undersea cables repaired?")
 	res := e.do("GET", "/v1/research/"+s.ID+"/events", "")
 	beats := 0
 	readSSE(t, res.Body, func(ev sse) bool {
 		if ev.comment {
 			beats++
+		}
+		// The stream is open and its heartbeat armed once anything came:
+		// move the server's clock to the next heartbeat. (A tick the
+		// stream has not taken yet makes the next one drop, but then that
+		// tick's comment comes and moves the clock again.)
+		if beats < 2 {
+			e.clock.Advance(time.Second)
 		}
 		return beats < 2
 	})
@@ -422,10 +435,7 @@ func TestTimeLimit(t *testing.T) {
 	g := newGate(1)
 	e := newEnv(t, envOpts{model: g})
 	s := e.start("How are undersea cables repaired?")
-	e.mu.Lock()
-	fire := e.timers[0]
-	e.mu.Unlock()
-	fire() // the run's time limit passes
+	e.clock.Advance(DefaultRunTimeout) // the run's time limit passes
 	_, end := e.events(s.ID, 0)
 	if end["status"] != "failed" || !strings.Contains(end["error"].(string), "time limit") {
 		t.Fatalf("a run past its time limit ends %v", end)
@@ -444,11 +454,8 @@ func TestConcurrencyCap(t *testing.T) {
 	res = e.do("POST", "/v1/chat/completions", `{"model":"deepresearch","messages":[{"role":"user","content":"q"}]}`)
 	checkError(t, res, 429, typeRate, "runs are in progress")
 	g.release()
-	e.events(a.ID, 0)
-	e.events(b.ID, 0)
-	for e.srv.Running() > 0 { // the slots are given back as the runs are stored
-		time.Sleep(time.Millisecond)
-	}
+	e.ended(a.ID)
+	e.ended(b.ID)
 	e.events(e.start("fourth question about cables").ID, 0)
 }
 

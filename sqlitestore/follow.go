@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"iter"
 	"sync"
-	"time"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // hub wakes the followers of a run in this process when it changes, and
@@ -121,22 +122,13 @@ const batch = 512
 // holds no database connection.
 func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		var timer *time.Timer
-		defer func() {
-			if timer != nil {
-				timer.Stop()
-			}
-		}()
 		last := afterSeq
 		wait := func(wake <-chan struct{}) bool {
-			if timer == nil {
-				timer = time.NewTimer(s.opts.Poll)
-			} else {
-				timer.Reset(s.opts.Poll)
-			}
+			poll, stop := clock.After(s.opts.Clock, s.opts.Poll)
+			defer stop()
 			select {
 			case <-wake:
-			case <-timer.C:
+			case <-poll:
 			case <-ctx.Done():
 				yield(Event{}, opErr("follow", id, context.Cause(ctx)))
 				return false

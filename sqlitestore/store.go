@@ -48,6 +48,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/stored"
 	"github.com/deepresearch/deepresearch/internal/usage"
@@ -75,8 +76,9 @@ const (
 
 // Options tune a Store; zero fields take the defaults.
 type Options struct {
-	// Clock stamps runs and heartbeats (default time.Now).
-	Clock func() time.Time
+	// Clock stamps runs and heartbeats and times the heartbeat, the WAL
+	// checkpoints and the followers' polls; nil means the real clock.
+	Clock clock.Clock
 	// LeaseTTL is how long an owner may miss its heartbeat before its live
 	// runs are marked interrupted (default 30s).
 	LeaseTTL time.Duration
@@ -168,9 +170,7 @@ CREATE TABLE IF NOT EXISTS reports (
 // stopped beating, and starts this Store's heartbeat. The caller must
 // Close it.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
-	if opts.Clock == nil {
-		opts.Clock = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	if opts.LeaseTTL <= 0 {
 		opts.LeaseTTL = 30 * time.Second
 	}
@@ -253,7 +253,7 @@ func newOwnerID() string {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
 
-func (s *Store) now() int64 { return s.opts.Clock().UnixNano() }
+func (s *Store) now() int64 { return s.opts.Clock.Now().UnixNano() }
 
 // checkpointEvery is how often the WAL is checkpointed in the background.
 const checkpointEvery = 500 * time.Millisecond
@@ -262,9 +262,9 @@ const checkpointEvery = 500 * time.Millisecond
 // Options.Heartbeat, and checkpoints the WAL, until Close.
 func (s *Store) beat() {
 	defer close(s.done)
-	t := time.NewTicker(s.opts.Heartbeat)
+	t := clock.NewTicker(s.opts.Clock, s.opts.Heartbeat)
 	defer t.Stop()
-	cp := time.NewTicker(checkpointEvery)
+	cp := clock.NewTicker(s.opts.Clock, checkpointEvery)
 	defer cp.Stop()
 	for {
 		select {
@@ -619,7 +619,7 @@ func (s *Store) List(ctx context.Context, limit int) ([]Run, error) {
 func (s *Store) PutSource(ctx context.Context, src Source) error {
 	sum := sha256.Sum256([]byte(src.Text))
 	if src.Fetched.IsZero() {
-		src.Fetched = s.opts.Clock()
+		src.Fetched = s.opts.Clock.Now()
 	}
 	_, err := s.wdb.ExecContext(ctx, `INSERT OR REPLACE INTO sources
 		(run_id, source_id, url, title, channel, text, sha256, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -9,35 +9,24 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+func newClock() *clock.Fake { return clock.NewFake(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)) }
 
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)} }
-
-func open(t *testing.T, path string, c *clock) *Store {
+func open(t *testing.T, path string, c *clock.Fake) *Store {
 	t.Helper()
 	// The heartbeat is long: tests drive the sweep through Open.
-	s, err := Open(t.Context(), path, Options{Clock: c.now, LeaseTTL: time.Minute, Heartbeat: time.Hour, Poll: time.Hour})
+	s, err := Open(t.Context(), path, Options{Clock: c, LeaseTTL: time.Minute, Heartbeat: time.Hour, Poll: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +100,7 @@ func TestRunLifecycle(t *testing.T) {
 		t.Fatalf("second Create: %v, want ErrExists", err)
 	}
 	r, err := s.Get(ctx, "r1")
-	if err != nil || r.Status != Queued || string(r.Options) != `{"max_tasks":2}` || !r.Created.Equal(c.now()) {
+	if err != nil || r.Status != Queued || string(r.Options) != `{"max_tasks":2}` || !r.Created.Equal(c.Now()) {
 		t.Fatalf("Get = %+v, %v", r, err)
 	}
 	if err := s.Start(ctx, "r1"); err != nil {
@@ -122,13 +111,13 @@ func TestRunLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c.add(time.Second)
+	c.Advance(time.Second)
 	u := usage.Usage{PromptTokens: 10, CompletionTokens: 5, Calls: 2}
 	if err := s.Finish(ctx, "r1", Finished, u, ""); err != nil {
 		t.Fatal(err)
 	}
 	r, err = s.Get(ctx, "r1")
-	if err != nil || r.Status != Finished || r.Usage != u || r.Events != 4 || !r.Finished.Equal(c.now()) {
+	if err != nil || r.Status != Finished || r.Usage != u || r.Events != 4 || !r.Finished.Equal(c.Now()) {
 		t.Fatalf("Get after Finish = %+v, %v", r, err)
 	}
 
@@ -304,14 +293,18 @@ func TestFollowErrors(t *testing.T) {
 
 // TestFollowAnotherProcess follows a run that another Store (another
 // process) writes: the follower finds new events by polling.
-func TestFollowAnotherProcess(t *testing.T) {
+func TestFollowAnotherProcess(t *testing.T) { synctest.Test(t, testFollowAnotherProcess) }
+
+// testFollowAnotherProcess runs in a synctest bubble: the follower's poll
+// waits on the bubble's clock, not for real.
+func testFollowAnotherProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "runs.db")
 	w, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r, err := Open(t.Context(), path, Options{Poll: time.Millisecond})
+	r, err := Open(t.Context(), path, Options{Poll: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,6 +319,8 @@ func TestFollowAnotherProcess(t *testing.T) {
 		}
 		done <- got
 	}()
+	synctest.Wait() // the follower has read the empty log and waits
+	start := time.Now()
 	for _, e := range runEvents("x") {
 		if err := w.Append(ctx, e); err != nil {
 			t.Fatal(err)
@@ -335,6 +330,10 @@ func TestFollowAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSeqs(t, <-done, 1, 4)
+	// No append in r's process woke it: it found them at its poll.
+	if d := time.Since(start); d != time.Second {
+		t.Errorf("the follower caught up after %v, want at its poll (1s)", d)
+	}
 }
 
 // TestRestart reopens the database after a clean stop and after a crash:
@@ -374,7 +373,7 @@ func TestRestart(t *testing.T) {
 	b.Close()
 
 	crash(a)
-	c.add(2 * time.Minute) // past the lease
+	c.Advance(2 * time.Minute) // past the lease
 	a2 := open(t, path, c)
 	defer a2.Close()
 	cut, err := a2.Get(ctx, "cut")
@@ -423,7 +422,7 @@ func TestSourcesAndReports(t *testing.T) {
 		t.Fatalf("Sources = %v, %v", srcs, err)
 	}
 	sum := sha256.Sum256([]byte(text))
-	if got := srcs[0]; got.Text != text || got.SHA256 != hex.EncodeToString(sum[:]) || !got.Fetched.Equal(c.now()) || got.URL != "file:///c.md" {
+	if got := srcs[0]; got.Text != text || got.SHA256 != hex.EncodeToString(sum[:]) || !got.Fetched.Equal(c.Now()) || got.URL != "file:///c.md" {
 		t.Fatalf("source = %+v", got)
 	}
 	if err := s.PutReport(ctx, "r", json.RawMessage(`{`)); err == nil {

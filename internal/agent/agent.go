@@ -33,6 +33,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -128,10 +129,8 @@ type Config struct {
 	// true the agent stops researching and writes its report from what it
 	// has (a run-wide budget was reached).
 	Stop func() bool
-	// AfterFunc arms the Budget.Timeout timer: it calls f after d and
-	// returns a func that stops the timer. Nil means time.AfterFunc; tests
-	// inject a fake clock here so that no test waits on a real timeout.
-	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// Clock arms the Budget.Timeout timer; nil means the real clock.
+	Clock clock.Clock
 	// Relevance judges search results before the model sees them; nil
 	// means relevance.Lexical (offline key-term coverage).
 	Relevance relevance.Judge
@@ -184,11 +183,7 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 	b := cfg.Budget.WithDefaults()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	afterFunc := cfg.AfterFunc
-	if afterFunc == nil {
-		afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
-	}
-	stop := afterFunc(b.Timeout, func() {
+	stop := clock.Or(cfg.Clock).AfterFunc(b.Timeout, func() {
 		cancel(fmt.Errorf("%w after %v: %w", ErrTimeout, b.Timeout, context.DeadlineExceeded))
 	})
 	defer stop()

@@ -4,7 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
-	"time"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Sink receives events. An Emitter calls Event for one event at a time, in
@@ -25,7 +26,7 @@ func (f SinkFunc) Event(e Event) { f(e) }
 // not check whether anyone listens.
 type Emitter struct {
 	runID string
-	clock func() time.Time
+	clock clock.Clock
 	sinks []Sink
 
 	mu     sync.Mutex
@@ -33,14 +34,11 @@ type Emitter struct {
 	closed bool
 }
 
-// NewEmitter returns an emitter for run runID that stamps events with
-// clock's time (time.Now when clock is nil) and delivers them to sinks, in
-// the order given.
-func NewEmitter(runID string, clock func() time.Time, sinks ...Sink) *Emitter {
-	if clock == nil {
-		clock = time.Now
-	}
-	return &Emitter{runID: runID, clock: clock, sinks: sinks}
+// NewEmitter returns an emitter for run runID that stamps events with c's
+// time (the real clock's when c is nil) and delivers them to sinks, in the
+// order given.
+func NewEmitter(runID string, c clock.Clock, sinks ...Sink) *Emitter {
+	return &Emitter{runID: runID, clock: clock.Or(c), sinks: sinks}
 }
 
 // RunID returns the ID the emitter stamps on its events.
@@ -76,7 +74,7 @@ func (e *Emitter) Emit(agent int, section string, p Payload) {
 	ev := Event{
 		RunID:   e.runID,
 		Seq:     e.seq,
-		Time:    e.clock(),
+		Time:    e.clock.Now(),
 		Type:    p.EventType(),
 		Agent:   agent,
 		Section: section,

@@ -8,19 +8,12 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-// fakeClock returns t0, t0+step, t0+2*step, ...
-func fakeClock(step time.Duration) func() time.Time {
-	n := 0
-	return func() time.Time {
-		n++
-		return t0.Add(time.Duration(n-1) * step)
-	}
 }
 
 type recorder struct{ events []Event }
@@ -29,8 +22,10 @@ func (r *recorder) Event(e Event) { r.events = append(r.events, e) }
 
 func TestEmitStamps(t *testing.T) {
 	var r recorder
-	em := NewEmitter("run1", fakeClock(time.Millisecond), &r)
+	c := clock.NewFake(t0)
+	em := NewEmitter("run1", c, &r)
 	em.Emit(-1, "", RunStartedData{Question: "q"})
+	c.Advance(time.Millisecond)
 	em.Emit(2, "History", SearchData{Query: "x", Results: 1})
 	want := []Event{
 		{RunID: "run1", Seq: 1, Time: t0, Type: RunStarted, Agent: -1, Data: RunStartedData{Question: "q"}},
@@ -48,16 +43,7 @@ func TestEmitStamps(t *testing.T) {
 // sink sees every event once, in Seq order, with times that never go back.
 func TestEmitConcurrentOrder(t *testing.T) {
 	const agents, each = 8, 200
-	var (
-		mu    sync.Mutex
-		clock = t0
-	)
-	now := func() time.Time { // a clock shared with nothing but the emitter
-		mu.Lock()
-		defer mu.Unlock()
-		clock = clock.Add(time.Microsecond)
-		return clock
-	}
+	c := clock.NewFake(t0) // moved on by every agent before it emits
 	var a, b []Event
 	inSink := 0
 	check := SinkFunc(func(e Event) {
@@ -67,11 +53,12 @@ func TestEmitConcurrentOrder(t *testing.T) {
 		}
 		inSink--
 	})
-	em := NewEmitter("r", now, check, SinkFunc(func(e Event) { a = append(a, e) }), SinkFunc(func(e Event) { b = append(b, e) }))
+	em := NewEmitter("r", c, check, SinkFunc(func(e Event) { a = append(a, e) }), SinkFunc(func(e Event) { b = append(b, e) }))
 	var wg sync.WaitGroup
 	for i := range agents {
 		wg.Go(func() {
 			for range each {
+				c.Advance(time.Microsecond)
 				em.Emit(i, "S", DeltaData{Text: "x"})
 			}
 		})

@@ -99,6 +99,8 @@ import (
 	"unicode"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Options configures a Model. The zero value answers immediately.
@@ -107,10 +109,8 @@ type Options struct {
 	// answers, to simulate a provider's round trip in benchmarks. The wait
 	// ends early, with the context's error, when ctx is done.
 	Latency time.Duration
-	// After is the clock the Latency wait uses: it returns a channel that
-	// receives once d has passed. Nil means time.After. Tests inject a
-	// fake clock here so that no test waits on a real timer.
-	After func(d time.Duration) <-chan time.Time
+	// Clock times the Latency wait; nil means the real clock.
+	Clock clock.Clock
 }
 
 // Model is the extractive model. It holds no state between calls and is
@@ -180,23 +180,10 @@ func (m *Model) Call(ctx context.Context, prompt string, options ...llms.CallOpt
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
 }
 
+// wait waits the Latency, or returns the context's cause when ctx is done
+// (at once when it is done already).
 func (m *Model) wait(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return context.Cause(ctx)
-	}
-	if m.opts.Latency <= 0 {
-		return nil
-	}
-	after := m.opts.After
-	if after == nil {
-		after = time.After
-	}
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-after(m.opts.Latency):
-		return nil
-	}
+	return clock.Sleep(ctx, clock.Or(m.opts.Clock), m.opts.Latency)
 }
 
 func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools map[string]bool) *llms.ContentChoice {

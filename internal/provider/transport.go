@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
 
@@ -63,7 +64,7 @@ type transport struct {
 	base         http.RoundTripper
 	ep           endpoint
 	keepZeroTemp bool
-	now          func() time.Time
+	clock        clock.Clock // reads Retry-After dates
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -204,7 +205,7 @@ func (t *transport) statusError(resp *http.Response, hadTools bool) *Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	e := &Error{Provider: t.ep.provider, Status: resp.StatusCode}
 	e.Type, e.Message = errorBody(body)
-	if d, ok := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok {
+	if d, ok := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), t.clock.Now()); ok {
 		e.Wait = d
 	} else if ms, err := strconv.ParseFloat(resp.Header.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
 		e.Wait = time.Duration(ms * float64(time.Millisecond))

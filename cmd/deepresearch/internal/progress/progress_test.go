@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -105,18 +106,18 @@ func (s *screen) String() string {
 
 // script emits events at chosen times after t0.
 type script struct {
-	at time.Time
-	em *events.Emitter
+	clock *clock.Fake
+	em    *events.Emitter
 }
 
 func newScript(sinks ...events.Sink) *script {
-	s := &script{at: t0}
-	s.em = events.NewEmitter("run", func() time.Time { return s.at }, sinks...)
+	s := &script{clock: clock.NewFake(t0)}
+	s.em = events.NewEmitter("run", s.clock, sinks...)
 	return s
 }
 
 func (s *script) emit(ms, agent int, section string, p events.Payload) {
-	s.at = t0.Add(time.Duration(ms) * time.Millisecond)
+	s.clock.Advance(t0.Add(time.Duration(ms) * time.Millisecond).Sub(s.clock.Now()))
 	s.em.Emit(agent, section, p)
 }
 
