@@ -70,8 +70,10 @@ func (r *recorder) of(t events.Type) []deepresearch.Event {
 	return out
 }
 
+// TestRunGolden checks a single pass (MaxCycles 1) against the report
+// written before research became a loop: byte for byte the same.
 func TestRunGolden(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{})
+	r := newResearcher(t, deepresearch.Config{MaxCycles: 1})
 	rec := &recorder{}
 	rep, err := r.RunWith(context.Background(), question, rec.sink)
 	if err != nil {

@@ -51,7 +51,9 @@ type Report struct {
 	// References are the sources the report cites, numbered 1..K in order
 	// of first citation. Every marker in Text resolves to one of them.
 	References []Reference `json:"references"`
-	// Sections are the research tasks in plan order with their findings.
+	// Sections are the research tasks with their findings: the plan's, in
+	// plan order, each followed by the follow-ups of later cycles that
+	// serve it; then follow-ups on the question as a whole.
 	Sections []Section `json:"sections"`
 	// Sources is the merged numbering of every source the agents cited,
 	// the numbering Draft and Sections use.
@@ -69,6 +71,10 @@ type Report struct {
 	SourceTexts map[int]string `json:"source_texts,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
+	// Cycles counts the research cycles run; LoopEnd says why the loop
+	// stopped (LoopAnswered, LoopMaxCycles, …).
+	Cycles  int    `json:"cycles,omitempty"`
+	LoopEnd string `json:"loop_end,omitempty"`
 }
 
 // LoadReport reads a Report from its JSON form. The published parts (Text,

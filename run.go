@@ -19,7 +19,6 @@ import (
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
@@ -41,6 +40,12 @@ type Request struct {
 	Style string `json:"style,omitempty"`
 	// Budget bounds each agent; zero fields take Config.Budget's.
 	Budget Budget `json:"budget,omitzero"`
+	// MaxCycles caps the research cycles (0: Config.MaxCycles); 1 is a
+	// single pass: plan, one wave of agents, merge, report.
+	MaxCycles int `json:"max_cycles,omitempty"`
+	// MaxRunAgents caps the agents of the run over all its cycles (0:
+	// Config.MaxRunAgents).
+	MaxRunAgents int `json:"max_run_agents,omitempty"`
 }
 
 // maxQuestionBytes bounds a question: it goes into every prompt.
@@ -55,8 +60,8 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 		return req, 0, configErrorf("the question is empty")
 	case len(q) > maxQuestionBytes:
 		return req, 0, configErrorf("the question is %d bytes long; the limit is %d", len(q), maxQuestionBytes)
-	case req.MaxTasks < 0 || req.Parallelism < 0 || req.SearchLimit < 0:
-		return req, 0, configErrorf("max_tasks, parallelism and search_limit must not be negative")
+	case req.MaxTasks < 0 || req.Parallelism < 0 || req.SearchLimit < 0 || req.MaxCycles < 0 || req.MaxRunAgents < 0:
+		return req, 0, configErrorf("max_tasks, parallelism, search_limit, max_cycles and max_run_agents must not be negative")
 	}
 	req.Question = q
 	style := r.cfg.Style
@@ -74,6 +79,8 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 	req.MaxTasks = cmpOr(req.MaxTasks, r.cfg.MaxTasks)
 	req.Parallelism = cmpOr(req.Parallelism, r.cfg.Parallelism)
 	req.SearchLimit = cmpOr(req.SearchLimit, r.cfg.SearchLimit)
+	req.MaxCycles = cmpOr(req.MaxCycles, r.cfg.MaxCycles)
+	req.MaxRunAgents = cmpOr(req.MaxRunAgents, r.cfg.MaxRunAgents)
 	b := r.cfg.Budget
 	b.MaxToolCalls = cmpOr(req.Budget.MaxToolCalls, b.MaxToolCalls)
 	b.MaxTokens = cmpOr(req.Budget.MaxTokens, b.MaxTokens)
@@ -183,7 +190,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
 		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[string]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
-	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price}
+	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
 	finish := func() { rep.DurationMS = clock.Now().Sub(start).Milliseconds() }
 	fail := func(stage string, err error) (*Report, error) {
@@ -200,6 +207,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	stage := func(name string, t0 time.Time) { rep.TimingsMS[name] = clock.Now().Sub(t0).Milliseconds() }
 	em.Emit(runLevel, "", events.RunStartedData{Question: req.Question, Config: map[string]any{
 		"max_tasks": req.MaxTasks, "parallelism": req.Parallelism, "search_limit": req.SearchLimit, "style": req.Style,
+		"max_cycles": req.MaxCycles,
 	}})
 
 	if r.pages {
@@ -229,82 +237,17 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	}
 	plan := make([]events.PlanTask, len(tasks))
 	for i, t := range tasks {
-		plan[i] = events.PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question}
+		plan[i] = events.PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question, Cycle: 1}
 	}
 	em.Emit(runLevel, "", events.PlanData{Tasks: plan})
 	log.Info().Int("tasks", len(tasks)).Msg("planned")
 
-	// Research: agents in parallel, results kept in plan order.
-	t0 = clock.Now()
-	outcomes, stuck := r.research(ctx, req, tasks, backend, model(RoleResearcher), meter, em)
-	stage(StageResearch, t0)
-	if err := context.Cause(ctx); err != nil {
-		if len(stuck) > 0 {
-			return fail(StageResearch, fmt.Errorf("%w; agents still running after %v: %s", err, r.cfg.StopGrace, strings.Join(stuck, ", ")))
-		}
-		return fail(StageResearch, err)
-	}
-
-	// Merge, in plan order.
-	t0 = clock.Now()
-	merger := collapse.NewMerger()
-	var missing []finalreport.Missing
-	var merged []collapse.MergedReport
-	var firstErr error
-	for i, o := range outcomes {
-		sec := Section{Task: plan[i], Failure: o.failure}
-		if o.res != nil {
-			rep.Usage = rep.Usage.Add(o.res.Usage)
-			mr, err := merger.Add(collapse.Report{Section: tasks[i].Title, Text: o.res.Report, Mapping: o.res.Sources})
-			if err != nil {
-				return fail(StageMerge, err)
-			}
-			sec.Text = mr.Text
-			merged = append(merged, mr)
-		} else {
-			rep.Usage = rep.Usage.Add(o.spent)
-			missing = append(missing, finalreport.Missing{Section: tasks[i].Title, Reason: o.failure.Kind})
-			if firstErr == nil {
-				firstErr = o.err
-			}
-		}
-		rep.Sections = append(rep.Sections, sec)
-	}
-	rep.Sources = merger.Sources()
-	unknown := merger.Unknown()
-	stage(StageMerge, t0)
-	em.Emit(runLevel, "", mergedData(rep.Sources, len(unknown)))
-	for _, u := range unknown {
-		log.Warn().Str("section", u.Section).Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation that resolves to no retrieved source")
-	}
-	if len(merged) == 0 {
-		if firstErr != nil {
-			return fail(StageResearch, fmt.Errorf("%w: %w", ErrNoResearch, firstErr))
-		}
-		return fail(StageResearch, ErrNoResearch)
-	}
-
-	// Final report.
-	t0 = clock.Now()
-	var notices []string
-	if spent := meter.spent(); spent != "" {
-		notices = append(notices, "Research stopped early: "+spent+".")
-		log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
-	}
-	final, err := finalreport.Write(ctx, finalreport.Config{
-		Model:     model(RoleWriter),
-		Style:     style,
-		MaxTokens: req.Budget.MaxTokens,
-		Hooks: finalreport.Hooks{
-			Delta: func(text string) { em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
-			Citation: func(n int, src source.Source) {
-				em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
-			},
-		},
-	}, finalreport.Input{Question: req.Question, Sections: merged, Sources: rep.Sources, Missing: missing, Notices: notices})
-	stage(StageReport, t0)
+	// Research in cycles, merge, write (loop.go).
+	l := r.newLoop(req, style, em, meter, backend, model, log, rep, tasks)
+	final, failed, err := l.research(ctx)
+	l.fill()
 	if err != nil {
-		return fail(StageReport, err)
+		return fail(failed, err)
 	}
 	rep.Draft, rep.Text, rep.Body, rep.References = final.Draft, final.Text, final.Body, final.References
 	rep.Usage = rep.Usage.Add(final.Usage)
@@ -316,7 +259,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 
 	// Verify: every citation against the text of its source, as read.
 	t0 = clock.Now()
-	rep.SourceTexts = sourceTexts(outcomes, rep.Sources)
+	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
 	streamed := rep.Text
 	if err := r.verifyReport(ctx, rep, style, rep.SourceTexts, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)
@@ -331,10 +274,11 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	finish()
 	em.Emit(runLevel, "", events.RunFinishedData{
 		Usage: rep.Usage, DurationMS: rep.DurationMS,
-		Agents: len(tasks), AgentsFailed: len(missing), Sources: len(rep.Sources), Citations: len(rep.References),
-		Timings: rep.TimingsMS, Stopped: meter.spent(), CostUSD: meter.costOf(),
+		Agents: len(l.tasks), AgentsFailed: len(l.missing()), Sources: len(rep.Sources), Citations: len(rep.References),
+		Timings: rep.TimingsMS, Stopped: meter.spent(), CostUSD: meter.costOf(), Cycles: rep.Cycles, LoopEnd: rep.LoopEnd,
 	})
-	log.Info().Int("references", len(rep.References)).Int("failed_agents", len(missing)).Int64("took_ms", rep.DurationMS).Msg("run finished")
+	log.Info().Int("references", len(rep.References)).Int("failed_agents", len(l.missing())).Int("cycles", rep.Cycles).
+		Str("loop_end", rep.LoopEnd).Int64("took_ms", rep.DurationMS).Msg("run finished")
 	return rep, nil
 }
 
@@ -344,7 +288,10 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 // the agents to stop; those that have not are reported as canceled (their
 // titles are returned in stuck) and left to finish on their own: their
 // outcomes and events are dropped.
-func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend SearchBackend, model llms.Model, meter *meter, em *events.Emitter) (outcomes []agentOutcome, stuck []string) {
+//
+// onOutcome, if not nil, is given each agent's outcome (by position in
+// tasks) as it finishes, one call at a time, before its last event.
+func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend SearchBackend, model llms.Model, meter *meter, em *events.Emitter, onOutcome func(int, agentOutcome)) (outcomes []agentOutcome, stuck []string) {
 	var mu sync.Mutex // guards outcomes, done and abandoned
 	outcomes = make([]agentOutcome, len(tasks))
 	done := make([]bool, len(tasks))
@@ -367,6 +314,9 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 				return
 			}
 			outcomes[i], done[i] = o, true
+			if onOutcome != nil {
+				onOutcome(i, o)
+			}
 			r.reportOutcome(task, o, em)
 		})
 	}

@@ -86,6 +86,8 @@ type session struct {
 
 	searchErr   error // the last failed search's error
 	searchFails int
+
+	searched map[string]bool // queries earlier cycles ran (searchKey), not run again
 }
 
 func newSession(cfg Config, task Task) *session {
@@ -103,6 +105,7 @@ func newSession(cfg Config, task Task) *session {
 		byKey:     map[string]int{},
 		sources:   map[int]source.Source{},
 		texts:     map[int]string{},
+		searched:  searchedBefore(task),
 	}
 }
 
@@ -215,7 +218,7 @@ func (s *session) findAll(ctx context.Context, calls []llms.ToolCall, room int) 
 		if i >= room {
 			break
 		}
-		if q, ok := searchQuery(c); ok {
+		if q, ok := searchQuery(c); ok && !s.searched[searchKey(q)] {
 			jobs = append(jobs, job{i, q, slices.Clone(queries)})
 			queries = append(queries, q)
 		}
@@ -253,6 +256,9 @@ func searchQuery(c llms.ToolCall) (string, bool) {
 // search runs one search call: what f found (or, when nil, a search made
 // now), filtered, registered and written up for the model.
 func (s *session) search(ctx context.Context, query string, f *found) (string, error) {
+	if s.searched[searchKey(query)] {
+		return fmt.Sprintf("An earlier cycle of this research already searched for %q; what it found is in the findings so far. Search with other key terms.", query), nil
+	}
 	if f == nil {
 		f = s.find(ctx, query, nil)
 	}

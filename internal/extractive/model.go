@@ -207,6 +207,12 @@ func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools ma
 			role = RoleResearcher
 		case len(toolResults(msgs)) > 0:
 			role = RoleReporter
+		case field(msgs, "Max follow-up tasks") != "":
+			role = RoleAssessor
+		case field(msgs, "Section") != "":
+			role = RoleSection
+		case hasSections(msgs):
+			role = RoleFrame
 		case hasFindings(msgs):
 			role = RoleWriter
 		case field(msgs, "Max tasks") != "":
@@ -222,6 +228,12 @@ func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools ma
 		return &llms.ContentChoice{Content: report(msgs)}
 	case RoleWriter:
 		return &llms.ContentChoice{Content: write(msgs)}
+	case RoleAssessor:
+		return &llms.ContentChoice{Content: assess(msgs)}
+	case RoleSection:
+		return &llms.ContentChoice{Content: writeSection(msgs)}
+	case RoleFrame:
+		return &llms.ContentChoice{Content: writeFrame(msgs)}
 	}
 	return &llms.ContentChoice{Content: summarize(msgs)}
 }

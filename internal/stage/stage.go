@@ -24,6 +24,9 @@ const (
 	Reporter   Stage = "reporter"   // an agent's report turn
 	Writer     Stage = "writer"     // the final report
 	Relevance  Stage = "relevance"  // batched relevance judgement of sources
+	Assessor   Stage = "assessor"   // after a cycle: is the question answered, what is missing
+	Section    Stage = "section"    // one section of a report written section by section
+	Frame      Stage = "frame"      // the introduction and summary around written sections
 )
 
 type key struct{}
