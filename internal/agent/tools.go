@@ -91,9 +91,15 @@ type session struct {
 }
 
 func newSession(cfg Config, task Task) *session {
+	question := task.Objective
+	if task.Gap != "" {
+		// A follow-up reaches past the words of the user's question (a
+		// second hop): its sources are judged by its own question.
+		question = task.Question
+	}
 	return &session{
 		filter: relevance.New(relevance.Config{
-			Question: task.Objective, Task: task.Question,
+			Question: question, Task: task.Question,
 			Judge: cfg.Relevance, Report: cfg.Hooks.Filtered,
 		}),
 		backend:   cfg.Search,
