@@ -263,7 +263,7 @@ func TestLoopEnds(t *testing.T) {
 		{name: "agent cap", cfg: deepresearch.Config{MaxRunAgents: 1},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopMaxAgents},
 		{name: "nothing new found", cfg: deepresearch.Config{},
-			s: &script{plan: onePart, search: func(string) string { return "1858 Atlantic cable signalling theory" }, assess: always},
+			s:      &script{plan: onePart, search: func(string) string { return "1858 Atlantic cable signalling theory" }, assess: always},
 			cycles: 2, end: events.LoopNoNewSources},
 		{name: "no follow-up", cfg: deepresearch.Config{},
 			s: &script{plan: onePart, search: thomsonSearch, assess: func(int, string) string {
@@ -273,7 +273,7 @@ func TestLoopEnds(t *testing.T) {
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopBudget,
 			stopped: "the run's token budget (300 tokens) was reached"},
 		{name: "unusable assessment", cfg: deepresearch.Config{},
-			s: &script{plan: onePart, search: thomsonSearch, assess: func(int, string) string { return "I cannot tell." }},
+			s:      &script{plan: onePart, search: thomsonSearch, assess: func(int, string) string { return "I cannot tell." }},
 			cycles: 1, end: events.LoopAnswered},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

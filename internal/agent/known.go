@@ -49,8 +49,12 @@ func writeKnown(b *strings.Builder, t Task) {
 	list("Searches already run (they are not run again):", k.Searches, maxKnownSearches)
 }
 
-// knownMarkerRe matches what could read as a citation marker.
-var knownMarkerRe = regexp.MustCompile(`\[\^?\s*\d[\d\s,\-–]*\]|[【［][\d\s,\-–]*[】］]|\[\[[^\[\]]*\]\]`)
+// knownMarkerRe matches what could read as a citation marker;
+// spaceBeforePunct the space its removal leaves before punctuation.
+var (
+	knownMarkerRe    = regexp.MustCompile(`\[\^?\s*\d[\d\s,\-–]*\]|[【［][\d\s,\-–]*[】］]|\[\[[^\[\]]*\]\]`)
+	spaceBeforePunct = regexp.MustCompile(` +([.,;:!?])`)
+)
 
 // Digest returns the lines of a findings digest: the sentences of text,
 // citation markers removed (they are in another numbering than the
@@ -58,7 +62,7 @@ var knownMarkerRe = regexp.MustCompile(`\[\^?\s*\d[\d\s,\-–]*\]|[【［][\d\s,
 func Digest(text string, limit int) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		l := oneLine(knownMarkerRe.ReplaceAllString(line, ""))
+		l := spaceBeforePunct.ReplaceAllString(oneLine(knownMarkerRe.ReplaceAllString(line, "")), "$1")
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}

@@ -323,6 +323,7 @@ func uncoveredPhrases(q string, covered map[string]bool) []string {
 	ps, _ := keyPhrases(q)
 	var out []string
 	for _, p := range ps {
+		p = slices.DeleteFunc(p, func(w string) bool { return wh[strings.ToLower(w)] }) // "else": how it asks
 		st := stemSet(p.String())
 		if len(st) > 0 && shared(st, covered) == 0 {
 			out = append(out, p.String())
