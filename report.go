@@ -60,7 +60,9 @@ type Report struct {
 	Sources []MergedSource `json:"sources"`
 	Usage   Usage          `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds; TimingsMS splits
-	// it by stage (StagePlan, StageResearch, StageMerge, StageReport).
+	// it by stage (StagePlan, StageResearch, StageMerge, StageAssess,
+	// StageReport; the research, merge and assessment times summed over
+	// the cycles).
 	DurationMS int64            `json:"duration_ms"`
 	TimingsMS  map[string]int64 `json:"timings_ms"`
 	// Verification is what checking every citation against its source's

@@ -238,7 +238,8 @@ type RunFinishedData struct {
 	Sources   int `json:"sources"`
 	Citations int `json:"citations"`
 	// Timings holds the milliseconds spent per stage, keyed by StagePlan,
-	// StageResearch, StageMerge and StageReport.
+	// StageResearch, StageMerge, StageAssess and StageReport (research,
+	// merge and assessment summed over the cycles).
 	Timings map[string]int64 `json:"timings,omitempty"`
 	// Stopped says which run budget stopped the research early ("the
 	// run's token budget (… tokens) was reached"); empty when none did.

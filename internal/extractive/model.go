@@ -62,6 +62,14 @@
 //     section, every sentence with its markers exactly as written. It
 //     cites nothing that is not in the findings.
 //
+//   - assessor, section, frame: the research loop's assessment of a
+//     cycle's findings (assess.go: a JSON verdict, gaps and follow-ups,
+//     from the question's uncovered words and the names in the cited
+//     passages), one section of a long report from its findings, and the
+//     title and introduction around written sections (sections.go). By
+//     shape: a "Max follow-up tasks:" line, a "Section:" line, a
+//     "## Sections" part.
+//
 // The writer's human message:
 //
 //	Question: <q>
