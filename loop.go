@@ -2,7 +2,6 @@ package deepresearch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -41,7 +40,7 @@ const (
 // as across agents: a source keeps the number it got first.
 //
 // The report is then written: in one call, as a single pass always was,
-// or, after several cycles (or from long findings), section by section —
+// or, when it is long (many parts, or long findings), section by section —
 // one call per part of the question from that part's findings, started
 // as soon as the part's research is complete, so writing overlaps the
 // last cycle's slowest agents — then the title, introduction and summary.
@@ -77,7 +76,6 @@ type loop struct {
 
 	cycles int
 	end    string // why the loop stopped (events.Loop*)
-	notes  []string
 
 	mu       sync.Mutex // guards the merge while a wave runs, and sections
 	sections *sectionJobs
@@ -85,9 +83,6 @@ type loop struct {
 
 func (r *Researcher) newLoop(req Request, style Style, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
 	parts := plan
-	if n := req.MaxRunAgents; n > 0 && len(parts) > n {
-		parts = parts[:n]
-	}
 	for i := range parts {
 		parts[i].Cycle = 1
 	}
@@ -153,13 +148,20 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (string, error) {
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	first := tasks[0].Index
-	_, stuck := l.r.research(ctx, l.req, tasks, l.backend, l.model(RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
+	outcomes, stuck := l.r.research(ctx, l.req, tasks, l.backend, l.model(RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.outcomes[first+i] = o
 		l.mergeReady(ctx, first+len(tasks))
 	})
 	l.rep.TimingsMS[StageResearch] += clock.Now().Sub(t0).Milliseconds()
+	l.mu.Lock()
+	for i := range outcomes {
+		if o := &l.outcomes[first+i]; o.res == nil && o.failure == nil {
+			*o = outcomes[i] // an agent abandoned after cancellation
+		}
+	}
+	l.mu.Unlock()
 	if err := context.Cause(ctx); err != nil {
 		if len(stuck) > 0 {
 			return StageResearch, fmt.Errorf("%w; agents still running after %v: %s", err, l.r.cfg.StopGrace, strings.Join(stuck, ", "))
@@ -272,11 +274,11 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 
 // agentsLeft is how many agents the run may still start.
 func (l *loop) agentsLeft() int {
-	max := l.req.MaxRunAgents
-	if max <= 0 {
-		max = l.req.MaxTasks * l.req.MaxCycles
+	limit := l.req.MaxRunAgents
+	if limit <= 0 {
+		limit = l.req.MaxTasks * l.req.MaxCycles
 	}
-	return max - len(l.tasks)
+	return limit - len(l.tasks)
 }
 
 // grew reports whether the last cycle added a source to the merged
@@ -338,20 +340,6 @@ func (l *loop) partIndex(id string) int {
 		}
 	}
 	return -1
-}
-
-// sectioned reports whether the report is written section by section:
-// the loop is on and the report is long — many sections, or long
-// findings, more than one writing call does justice to.
-func (l *loop) sectioned() bool {
-	if l.req.MaxCycles <= 1 {
-		return false
-	}
-	n := 0
-	for _, mr := range l.merged {
-		n += len(mr.Text)
-	}
-	return n > longFindings || len(l.sectionFindings()) >= longSections
 }
 
 // known is what a follow-up task is told of the run so far.
@@ -459,152 +447,6 @@ func (b *recordingBackend) queries() []string {
 	return append([]string(nil), b.list...)
 }
 
-// errNoSection is a section writer's result for a part with no findings.
-var errNoSection = errors.New("no findings")
-
-// sectionJobs writes a report's sections in the background, each as soon
-// as its findings are complete, and again when a later cycle adds to
-// them. It owns its goroutines: close cancels and waits for them.
-type sectionJobs struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	write  func(ctx context.Context, title, findings string, sources []MergedSource) (string, Usage, error)
-	mu     sync.Mutex
-	jobs   map[string]*sectionJob
-	spent  Usage // the usage of every write that finished, used or not
-	wg     sync.WaitGroup
-}
-
-type sectionJob struct {
-	findings string
-	cancel   context.CancelFunc
-	done     chan struct{}
-	text     string
-	err      error
-}
-
-// start writes the section key from findings, unless a write from the
-// same findings is under way or done; a write from other findings is
-// canceled.
-func (s *sectionJobs) start(key, title, findings string, sources []MergedSource) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if j := s.jobs[key]; j != nil {
-		if j.findings == findings {
-			return
-		}
-		j.cancel()
-	}
-	ctx, cancel := context.WithCancel(s.ctx)
-	j := &sectionJob{findings: findings, cancel: cancel, done: make(chan struct{})}
-	s.jobs[key] = j
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer close(j.done)
-		defer cancel()
-		var text string
-		var u Usage
-		var err error
-		func() {
-			defer func() {
-				if rec := recover(); rec != nil {
-					err = fmt.Errorf("section %q: panic: %v", title, rec)
-				}
-			}()
-			text, u, err = s.write(ctx, title, findings, sources)
-		}()
-		s.mu.Lock()
-		s.spent = s.spent.Add(u)
-		s.mu.Unlock()
-		j.text, j.err = text, err
-	}()
-}
-
-// result waits for section key's latest write.
-func (s *sectionJobs) result(key string) (string, error) {
-	s.mu.Lock()
-	j := s.jobs[key]
-	s.mu.Unlock()
-	if j == nil {
-		return "", errNoSection
-	}
-	<-j.done
-	return j.text, j.err
-}
-
-// close cancels the writes under way and waits for every one.
-func (s *sectionJobs) close() {
-	s.cancel()
-	s.wg.Wait()
-}
-
-// usage is what every finished write spent.
-func (s *sectionJobs) usage() Usage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.spent
-}
-
-// startSections starts the writing of every section whose research is
-// complete: no task of the current cycle that serves it is unmerged. Its
-// caller holds l.mu, or runs alone.
-func (l *loop) startSections(ctx context.Context) {
-	if l.sections == nil {
-		ctx, cancel := context.WithCancel(ctx)
-		l.sections = &sectionJobs{ctx: ctx, cancel: cancel, jobs: map[string]*sectionJob{}, write: l.writeSection}
-	}
-	pending := map[string]bool{}
-	for _, t := range l.tasks[l.mergeAt:] {
-		pending[l.sectionOf(t)] = true
-	}
-	sources := l.merger.Sources()
-	for _, f := range l.sectionFindings() {
-		if !pending[f.key] {
-			l.sections.start(f.key, f.title, f.text, sources)
-		}
-	}
-}
-
-// sectionFinding is one section's findings so far.
-type sectionFinding struct {
-	key, title, text string
-}
-
-// sectionFindings are the merged findings of each section, in report
-// order: keyed by the part's ID (or a loose follow-up's own).
-func (l *loop) sectionFindings() []sectionFinding {
-	var out []sectionFinding
-	at := map[string]int{}
-	for _, t := range l.order() {
-		if t.Index >= l.mergeAt {
-			continue
-		}
-		mr := l.merged[t.Index]
-		if mr == nil {
-			continue
-		}
-		key := l.sectionOf(t)
-		if i, ok := at[key]; ok {
-			out[i].text += "\n\n" + mr.Text
-			continue
-		}
-		title := t.Title
-		if key != t.ID {
-			title = l.tasks[l.partIndex(key)].Title
-		}
-		at[key] = len(out)
-		out = append(out, sectionFinding{key: key, title: title, text: mr.Text})
-	}
-	return out
-}
-
-// writeSection writes one section with the writer's model.
-func (l *loop) writeSection(ctx context.Context, title, findings string, sources []MergedSource) (string, Usage, error) {
-	return finalreport.WriteSection(ctx, finalreport.Config{Model: l.model(RoleWriter), MaxTokens: l.req.Budget.MaxTokens},
-		finalreport.SectionInput{Question: l.req.Question, Title: title, Findings: findings, Sources: sources})
-}
-
 // write writes the report, checks it against the question's parts and
 // publishes it, or returns the follow-up tasks of one more cycle when a
 // part is unanswered and budget remains. The returned report's Usage is
@@ -660,47 +502,6 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		final.Usage = draft.Usage
 	}
 	return final, nil, err
-}
-
-// writeSectioned writes the report section by section: it waits for the
-// sections (started as their research completed), checks each part's,
-// then writes the frame and publishes the whole.
-func (l *loop) writeSectioned(ctx context.Context, cfg finalreport.Config, in finalreport.Input) (*finalreport.Report, []agent.Task, error) {
-	l.startSections(ctx)
-	var parts []finalreport.Part
-	var unanswered []string
-	for _, f := range l.sectionFindings() {
-		text, err := l.sections.result(f.key)
-		if err != nil {
-			l.rep.Usage = l.rep.Usage.Add(l.sections.usage())
-			return nil, nil, err
-		}
-		if l.isPart(f.key) && len(finalreport.CitedIn(text, l.rep.Sources)) == 0 {
-			unanswered = append(unanswered, f.key)
-		}
-		parts = append(parts, finalreport.Part{Title: f.title, Text: text})
-	}
-	if more := l.more(ctx, unanswered); len(more) > 0 {
-		return nil, more, nil
-	}
-	for _, id := range unanswered {
-		in.Notices = append(in.Notices, l.unansweredNote(id))
-	}
-	spent := l.sections.usage()
-	frame, u, err := finalreport.WriteFrame(ctx, finalreport.Config{Model: cfg.Model}, l.req.Question, parts)
-	spent = spent.Add(u)
-	if err != nil {
-		l.rep.Usage = l.rep.Usage.Add(spent)
-		return nil, nil, err
-	}
-	draft := finalreport.Compose(finalreport.ComposeInput{Frame: frame, Parts: parts, Missing: in.Missing, Notices: in.Notices})
-	final, err := finalreport.Stream(cfg, draft, l.rep.Sources)
-	if err != nil {
-		l.rep.Usage = l.rep.Usage.Add(spent)
-		return nil, nil, err
-	}
-	final.Usage = spent
-	return final, nil, nil
 }
 
 // researched reports whether some task of part p produced findings.

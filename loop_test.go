@@ -3,6 +3,7 @@ package deepresearch_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -49,8 +50,8 @@ type script struct {
 	// message, n counts the assessments so far (from 1).
 	assess func(n int, in string) string
 
-	// onCall, if set, sees every call first (and may hold it).
-	onCall func(ctx context.Context, system, human string)
+	// onCall, if set, sees every call first; it may hold it, or fail it.
+	onCall func(ctx context.Context, system, human string) error
 
 	offline llms.Model
 
@@ -77,7 +78,9 @@ func (s *script) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 		}
 	}
 	if s.onCall != nil {
-		s.onCall(ctx, system, human)
+		if err := s.onCall(ctx, system, human); err != nil {
+			return nil, err
+		}
 	}
 	reply := func(text string) (*llms.ContentResponse, error) {
 		return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: text, StopReason: "stop",
@@ -430,7 +433,7 @@ func TestLoopWritesSectionsEarly(t *testing.T) {
 	sectionCalled := make(chan struct{})
 	var once sync.Once
 	s := &script{plan: `{"tasks":[` + strings.Join(parts, ",") + `]}`, search: thomsonSearch, assess: followUp}
-	s.onCall = func(ctx context.Context, system, human string) {
+	s.onCall = func(ctx context.Context, system, human string) error {
 		switch {
 		case strings.HasPrefix(system, "You write one section"):
 			once.Do(func() { close(sectionCalled) })
@@ -440,6 +443,7 @@ func TestLoopWritesSectionsEarly(t *testing.T) {
 			case <-ctx.Done():
 			}
 		}
+		return nil
 	}
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxTasks: 6})
 	ctx := context.Background()
@@ -472,5 +476,35 @@ func TestLoopWritesSectionsEarly(t *testing.T) {
 	part1 := md[strings.Index(md, "\n## Part 1\n"):strings.Index(md, "\n## Part 2\n")]
 	if !strings.Contains(part1, "siphon recorder") && !strings.Contains(part1, "mirror galvanometer") {
 		t.Errorf("the follow-up's findings are not under the part they serve:\n%s", part1)
+	}
+}
+
+// TestLoopSectionFailureKeepsFindings: a section the writer cannot write
+// fails the run at the report stage, and the research is kept: the
+// Report renders the findings of every cycle.
+func TestLoopSectionFailureKeepsFindings(t *testing.T) {
+	var parts []string
+	for i := 1; i <= 6; i++ {
+		parts = append(parts, fmt.Sprintf(`{"title":"Part %d","question":"Who worked out the signalling theory of the 1858 Atlantic cable (%d)?"}`, i, i))
+	}
+	s := &script{plan: `{"tasks":[` + strings.Join(parts, ",") + `]}`, search: thomsonSearch, assess: followUp,
+		onCall: func(_ context.Context, system, _ string) error {
+			if strings.HasPrefix(system, "You write one section") {
+				return errors.New("writer unavailable")
+			}
+			return nil
+		}}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxTasks: 6, MaxRetries: -1})
+	rep, err := r.Run(context.Background(), loopQuestion)
+	var serr *deepresearch.StageError
+	if !errors.As(err, &serr) || serr.Stage != deepresearch.StageReport || !strings.Contains(err.Error(), "writer unavailable") {
+		t.Fatalf("err = %v; want a report-stage failure", err)
+	}
+	if rep == nil || rep.Complete() || len(rep.Sections) != 7 || rep.Cycles != 2 {
+		t.Fatalf("report kept: %+v", rep)
+	}
+	md := rep.Markdown()
+	if !strings.Contains(md, "# Findings:") || !strings.Contains(md, "siphon recorder") && !strings.Contains(md, "mirror galvanometer") {
+		t.Errorf("the findings of both cycles are not rendered:\n%s", md)
 	}
 }

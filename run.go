@@ -229,7 +229,11 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 
 	// Plan.
 	t0 = clock.Now()
-	tasks, planUsage, err := agent.Plan(ctx, model(RolePlanner), req.Question, req.MaxTasks)
+	maxTasks := req.MaxTasks
+	if req.MaxRunAgents > 0 {
+		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
+	}
+	tasks, planUsage, err := agent.Plan(ctx, model(RolePlanner), req.Question, maxTasks)
 	rep.Usage = rep.Usage.Add(planUsage)
 	stage(StagePlan, t0)
 	if err != nil {
