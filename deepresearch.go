@@ -51,8 +51,9 @@ type Config struct {
 	// writing new prose.
 	Model llms.Model
 	// PlannerModel, ResearcherModel and WriterModel answer one role each
-	// (plan; the agents' tool loops and reports; the final report). Nil
-	// means Model: a cheap model can research while a strong one writes.
+	// (plan and the research loop's assessments, priced as RolePlanner;
+	// the agents' tool loops and reports; the final report). Nil means
+	// Model: a cheap model can research while a strong one writes.
 	PlannerModel, ResearcherModel, WriterModel llms.Model
 	// MaxRunTokens caps the tokens of a whole run, over every model call
 	// (0: no cap). When it is reached, the agents stop researching and
