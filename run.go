@@ -91,7 +91,10 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 	return req, style, nil
 }
 
-// Run researches question and returns the report.
+// Run researches question and returns the report. The research runs in
+// cycles (Config.MaxCycles): after each, an assessment of the merged
+// findings decides whether follow-up agents research what is missing;
+// Report.Cycles and Report.LoopEnd say how many ran and why they stopped.
 //
 // One agent failing, panicking or timing out does not fail the run: the
 // report covers the other tasks and says which is missing. Run fails with a
