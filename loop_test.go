@@ -275,6 +275,16 @@ func TestLoopEnds(t *testing.T) {
 		{name: "token budget", cfg: deepresearch.Config{MaxRunTokens: 300},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopBudget,
 			stopped: "the run's token budget (300 tokens) was reached"},
+		{name: "cost budget", cfg: deepresearch.Config{MaxCost: 0.05, Price: func(string, deepresearch.Usage) float64 { return 0.01 }},
+			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopBudget,
+			stopped: "the run's cost budget ($0.05) was reached"},
+		{name: "the assessment fails", cfg: deepresearch.Config{MaxRetries: -1},
+			s: &script{plan: onePart, search: thomsonSearch, assess: always, onCall: func(_ context.Context, system, _ string) error {
+				if strings.HasPrefix(system, "You lead") {
+					return errors.New("assessor unavailable")
+				}
+				return nil
+			}}, cycles: 1, end: events.LoopAssessFailed},
 		{name: "unusable assessment", cfg: deepresearch.Config{},
 			s:      &script{plan: onePart, search: thomsonSearch, assess: func(int, string) string { return "I cannot tell." }},
 			cycles: 1, end: events.LoopAnswered},
