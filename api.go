@@ -48,6 +48,9 @@ type (
 type (
 	RunStartedData     = events.RunStartedData
 	PlanData           = events.PlanData
+	CycleStartedData   = events.CycleStartedData
+	AssessedData       = events.AssessedData
+	Gap                = events.Gap
 	AgentStartedData   = events.AgentStartedData
 	SearchData         = events.SearchData
 	SourceData         = events.SourceData
@@ -83,6 +86,8 @@ const (
 const (
 	RunStarted      = events.RunStarted
 	PlanReady       = events.PlanReady
+	CycleStarted    = events.CycleStarted
+	Assessed        = events.Assessed
 	AgentStarted    = events.AgentStarted
 	SearchIssued    = events.SearchIssued
 	SourceFound     = events.SourceFound
@@ -98,6 +103,18 @@ const (
 	ReportVerified  = events.ReportVerified
 	RunFinished     = events.RunFinished
 	RunError        = events.Error
+)
+
+// Why the research loop ended (Report.LoopEnd, RunFinishedData.LoopEnd,
+// AssessedData.Decision when it ends there).
+const (
+	LoopAnswered     = events.LoopAnswered     // the assessment found the question answered
+	LoopNoFollowUps  = events.LoopNoFollowUps  // gaps left, but nothing new to search
+	LoopMaxCycles    = events.LoopMaxCycles    // MaxCycles reached
+	LoopMaxAgents    = events.LoopMaxAgents    // MaxRunAgents left no agent for another cycle
+	LoopNoNewSources = events.LoopNoNewSources // the last cycle added no source
+	LoopBudget       = events.LoopBudget       // a run budget; RunFinishedData.Stopped says which
+	LoopAssessFailed = events.LoopAssessFailed // the assessment's call failed
 )
 
 // Kinds of agent failure (AgentFailedData.Kind, Failure.Kind).
@@ -117,6 +134,7 @@ const (
 	StageMerge    = events.StageMerge
 	StageReport   = events.StageReport
 	StageVerify   = events.StageVerify
+	StageAssess   = events.StageAssess // a key of Report.TimingsMS only: a failed assessment ends the loop, not the run
 )
 
 // Format is a document format Report.Render writes.

@@ -68,8 +68,9 @@ type Config struct {
 	// writing new prose.
 	Model llms.Model
 	// PlannerModel, ResearcherModel and WriterModel answer one role each
-	// (plan; the agents' tool loops and reports; the final report). Nil
-	// means Model: a cheap model can research while a strong one writes.
+	// (plan and the research loop's assessments, priced as RolePlanner;
+	// the agents' tool loops and reports; the final report). Nil means
+	// Model: a cheap model can research while a strong one writes.
 	PlannerModel, ResearcherModel, WriterModel llms.Model
 	// MaxRunTokens caps the tokens of a whole run, over every model call
 	// (0: no cap). When it is reached, the agents stop researching and
@@ -140,6 +141,17 @@ type Config struct {
 	MaxAgents int
 	// SearchLimit is the results per search call.
 	SearchLimit int
+	// MaxCycles caps a run's research cycles (default DefaultMaxCycles):
+	// after each, an assessment of the merged findings decides whether
+	// follow-up agents research what is missing. 1 is a single pass.
+	MaxCycles int
+	// MaxRunAgents caps the agents of one run over all its cycles (0:
+	// MaxTasks × MaxCycles, as many as the cycles can hold).
+	MaxRunAgents int
+	// MaxRunTime is a run's time budget (0: none): past it, agents stop
+	// researching and write up, no cycle starts, and the report says so.
+	// It does not cancel the run; a context deadline does.
+	MaxRunTime time.Duration
 	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
 	// Unsupported is what the verification stage does with a citation
@@ -203,6 +215,10 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.MaxTasks < 0 || cfg.Parallelism < 0 || cfg.SearchLimit < 0 || cfg.MaxAgents < 0 {
 		return nil, configErrorf("MaxTasks, Parallelism, SearchLimit and MaxAgents must not be negative")
 	}
+	if cfg.MaxCycles < 0 || cfg.MaxRunAgents < 0 || cfg.MaxRunTime < 0 {
+		return nil, configErrorf("MaxCycles, MaxRunAgents and MaxRunTime must not be negative")
+	}
+	cfg.MaxCycles = defaults.PositiveOr(cfg.MaxCycles, DefaultMaxCycles)
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
 	}

@@ -77,18 +77,37 @@ func (r *recorder) of(t events.Type) []deepresearch.Event {
 	return out
 }
 
+// TestRunGolden checks the offline run against the report written before
+// research became a loop. A single pass (MaxCycles 1) writes it byte for
+// byte; so does the default loop, whose assessment finds every part of
+// this question covered after the first cycle (the golden is unchanged
+// on purpose: the loop adds research only where it finds a gap).
 func TestRunGolden(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{})
-	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name      string
+		maxCycles int
+		end       string
+	}{
+		{"single pass", 1, events.LoopMaxCycles},
+		{"loop", 0, events.LoopAnswered},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newResearcher(t, deepresearch.Config{MaxCycles: tc.maxCycles})
+			rec := &recorder{}
+			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The corpus lives wherever the repository is checked out.
+			abs, _ := filepath.Abs(filepath.Join("testdata", "corpus"))
+			got := strings.ReplaceAll(rep.Markdown(), "file://"+abs, "file://CORPUS")
+			golden.Check(t, "golden/report.md", got)
+			checkCitations(t, rep, rec)
+			if rep.Cycles != 1 || rep.LoopEnd != tc.end {
+				t.Errorf("%d cycles, loop end %q; want 1, %q", rep.Cycles, rep.LoopEnd, tc.end)
+			}
+		})
 	}
-	// The corpus lives wherever the repository is checked out.
-	abs, _ := filepath.Abs(filepath.Join("testdata", "corpus"))
-	got := strings.ReplaceAll(rep.Markdown(), "file://"+abs, "file://CORPUS")
-	golden.Check(t, "golden/report.md", got)
-	checkCitations(t, rep, rec)
 }
 
 // checkCitations asserts the product's promise about a finished report.

@@ -65,7 +65,9 @@ type Report struct {
 	// References are the sources the report cites, numbered 1..K in order
 	// of first citation. Every marker in Text resolves to one of them.
 	References []Reference `json:"references"`
-	// Sections are the research tasks in plan order with their findings.
+	// Sections are the research tasks with their findings: the plan's, in
+	// plan order, each followed by the follow-ups of later cycles that
+	// serve it; then follow-ups on the question as a whole.
 	Sections []Section `json:"sections"`
 	// Sources is the merged numbering of every source the agents cited,
 	// the numbering Draft and Sections use.
@@ -73,7 +75,8 @@ type Report struct {
 	Usage   Usage          `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds; TimingsMS splits
 	// it by stage (StageIndex, StagePlan, StageResearch, StageMerge,
-	// StageReport, StageVerify; a stage not reached is absent).
+	// StageAssess, StageReport, StageVerify; a stage not reached is absent;
+	// the research, merge and assessment times summed over the cycles).
 	DurationMS int64            `json:"duration_ms"`
 	TimingsMS  map[string]int64 `json:"timings_ms"`
 	// Verification is what checking every citation against its source's
@@ -84,6 +87,10 @@ type Report struct {
 	SourceTexts map[int]string `json:"source_texts,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
+	// Cycles counts the research cycles run; LoopEnd says why the loop
+	// stopped (LoopAnswered, LoopMaxCycles, …).
+	Cycles  int    `json:"cycles,omitempty"`
+	LoopEnd string `json:"loop_end,omitempty"`
 }
 
 // LoadReport reads a Report from its JSON form. The published parts (Text,

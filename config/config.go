@@ -119,6 +119,14 @@ type Research struct {
 	// MaxCost is the most a run may cost in dollars, priced by
 	// Model.Prices; 0 (default) is unlimited.
 	MaxCost float64 `mapstructure:"max_cost"`
+	// MaxCycles is the most research cycles of a run; default 3, and 1
+	// is a single pass.
+	MaxCycles int `mapstructure:"max_cycles"`
+	// MaxRunAgents is the most agents of a run over all its cycles; 0
+	// (default) is MaxTasks × MaxCycles.
+	MaxRunAgents int `mapstructure:"max_run_agents"`
+	// MaxRunTime is a run's time budget; 0 (default) is unlimited.
+	MaxRunTime time.Duration `mapstructure:"max_run_time"`
 }
 
 // Search selects the search backends.
@@ -194,7 +202,7 @@ func Defaults() Settings {
 		Model: Model{Provider: defaults.Provider, MaxConcurrent: defaults.MaxConcurrent, Tools: defaults.Tools,
 			Prices: map[string]Price{}},
 		Research: Research{MaxTasks: defaults.MaxTasks, Parallelism: defaults.Parallelism, SearchLimit: defaults.SearchLimit,
-			MaxToolCalls: defaults.MaxToolCalls, MaxTokens: defaults.MaxTokens, AgentTimeout: defaults.AgentTimeout},
+			MaxToolCalls: defaults.MaxToolCalls, MaxTokens: defaults.MaxTokens, AgentTimeout: defaults.AgentTimeout, MaxCycles: defaults.MaxCycles},
 		Search: Search{Providers: []string{defaults.SearchCorpus}},
 		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
 		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},

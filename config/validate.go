@@ -155,6 +155,11 @@ func check(s *Settings) []problem {
 	if r.MaxCost < 0 {
 		ps.add("research.max_cost", r.MaxCost, "must be at least 0")
 	}
+	ps.atLeast("research.max_cycles", r.MaxCycles, 1)
+	ps.atLeast("research.max_run_agents", r.MaxRunAgents, 0)
+	if r.MaxRunTime < 0 {
+		ps.add("research.max_run_time", r.MaxRunTime, "must be at least 0")
+	}
 
 	if p := s.Search.Providers; len(p) == 0 {
 		ps.add("search.providers", p, "must name at least one of %s", strings.Join(searchProviders, ", "))

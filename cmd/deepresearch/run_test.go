@@ -255,6 +255,7 @@ type wireEvent struct {
 	Type    string          `json:"type"`
 	Agent   int             `json:"agent"`
 	Section string          `json:"section"`
+	Cycle   int             `json:"cycle"`
 	Data    json.RawMessage `json:"data"`
 }
 

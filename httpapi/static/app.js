@@ -35,12 +35,15 @@ function authHeaders() {
 }
 
 const agents = new Map(); // plan index -> {li, state, detail, searches, sources}
+const cycles = new Map(); // cycle number -> {li, verdict}
+const cycleVerdicts = new Map(); // cycle number -> verdict, before its row exists
 
 function agentRow(index, title) {
   let a = agents.get(index);
   if (!a) {
     const li = el("li");
     li.dataset.agent = String(index);
+    li.value = index + 1; // its number, whatever cycle rows stand between
     const state = el("span", "waiting", "state");
     const name = el("span", title || "agent " + index, "title");
     const detail = el("span", "", "detail");
@@ -50,6 +53,23 @@ function agentRow(index, title) {
     agents.set(index, a);
   }
   return a;
+}
+
+// cycleRow heads the agents of a research cycle, with the gaps its
+// follow-ups close; the first cycle gets one only once a second starts.
+function cycleRow(n, closes) {
+  let c = cycles.get(n);
+  if (!c) {
+    const li = el("li", undefined, "cycle");
+    const name = el("span", "Cycle " + n, "title");
+    const detail = el("span", closes.length ? " — closes " + closes.join("; ") : "", "detail");
+    const verdict = el("span", cycleVerdicts.has(n) ? " — " + cycleVerdicts.get(n) : "", "verdict");
+    li.append(name, detail, verdict);
+    $("agents").append(li);
+    c = { li, verdict };
+    cycles.set(n, c);
+  }
+  return c;
 }
 
 function setAgent(a, state, detail) {
@@ -66,6 +86,26 @@ function onEvent(ev) {
       for (const t of d.tasks || []) agentRow(t.index, t.title);
       setStatus("Researching with " + (d.tasks || []).length + " agents…");
       break;
+    case "cycle.started": {
+      const tasks = d.tasks || [];
+      if (d.cycle > 1) {
+        if (!cycles.has(1)) {
+          const first = cycleRow(1, []);
+          $("agents").prepend(first.li);
+        }
+        cycleRow(d.cycle, tasks.map((t) => t.gap).filter(Boolean));
+        for (const t of tasks) agentRow(t.index, t.title);
+        setStatus("Cycle " + d.cycle + ": researching " + tasks.length + " follow-ups…");
+      }
+      break;
+    }
+    case "research.assessed": {
+      const verdict = d.decision === "continue" ? (d.gaps || []).length + " gaps, researching them" : (d.decision || "").replace(/_/g, " ");
+      if (cycles.has(d.cycle)) cycles.get(d.cycle).verdict.textContent = " — " + verdict;
+      else cycleVerdicts.set(d.cycle, verdict);
+      setStatus("Assessed cycle " + d.cycle + ": " + verdict + ".");
+      break;
+    }
     case "agent.started": setAgent(agentRow(ev.agent, ev.section), "running", "started"); break;
     case "agent.search": {
       const a = agentRow(ev.agent, ev.section);
@@ -153,6 +193,8 @@ async function ask(e) {
   if (!question) return;
   $("go").disabled = true;
   agents.clear();
+  cycles.clear();
+  cycleVerdicts.clear();
   $("agents").replaceChildren();
   $("draft").replaceChildren();
   $("draftbox").hidden = false;
@@ -180,7 +222,7 @@ async function ask(e) {
   const id = body.id;
   document.body.dataset.run = id;
   const es = new EventSource(body.urls.events);
-  const types = ["run.started", "plan", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
+  const types = ["run.started", "plan", "cycle.started", "research.assessed", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
     "agent.finished", "agent.failed", "sources.filtered", "sources.merged", "report.delta", "report.citation",
     "report.finished", "report.verified", "run.finished", "error"];
   for (const t of types) {

@@ -31,9 +31,9 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/purpose"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -57,6 +57,30 @@ type Task struct {
 	// Objective is the user's question the task is part of (Plan sets
 	// it); "" means Question. Sources are judged against both.
 	Objective string
+	// Cycle is the research cycle the task runs in (1 for the plan's
+	// tasks; Plan sets it).
+	Cycle int
+	// Part is, for a follow-up task, the ID of the plan task whose part of
+	// the question it serves ("" for the question as a whole); Gap is what
+	// it closes.
+	Part, Gap string
+	// Known is what earlier cycles of the run found (nil in the first):
+	// the agent is shown it, and a search already run is not run again.
+	Known *Known
+}
+
+// Known is what a run found before a follow-up task started, shown to
+// its agent so that it builds on it instead of repeating it. Its text
+// comes from sources and models: it is shown as data, a line each.
+type Known struct {
+	// Findings digests the merged findings so far, one line each, without
+	// citation markers (the agent's own numbering is not theirs).
+	Findings []string
+	// Sources are the sources already read and cited ("Title — URL").
+	Sources []string
+	// Searches are the queries already run. The agent does not run them
+	// again: such a call is answered with a note instead of results.
+	Searches []string
 }
 
 // Budget bounds one Run. Zero (or negative) fields take the defaults.

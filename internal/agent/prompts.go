@@ -44,6 +44,7 @@ func taskMessage(t Task) string {
 	if o := oneLine(t.Objective); o != "" && o != oneLine(t.Question) {
 		fmt.Fprintf(&b, "\nThis task is part of the research on: %s", o)
 	}
+	writeKnown(&b, t)
 	return b.String()
 }
 

@@ -88,12 +88,20 @@ type session struct {
 
 	searchErr   error // the last failed search's error
 	searchFails int
+
+	searched map[string]bool // queries earlier cycles ran (searchKey), not run again
 }
 
 func newSession(cfg Config, task Task) *session {
+	question := task.Objective
+	if task.Gap != "" {
+		// A follow-up reaches past the words of the user's question (a
+		// second hop): its sources are judged by its own question.
+		question = task.Question
+	}
 	return &session{
 		filter: relevance.New(relevance.Config{
-			Question: task.Objective, Task: task.Question,
+			Question: question, Task: task.Question,
 			Judge: cfg.Relevance, Report: cfg.Hooks.Filtered,
 		}),
 		backend:   cfg.Search,
@@ -105,6 +113,7 @@ func newSession(cfg Config, task Task) *session {
 		byKey:     map[string]int{},
 		sources:   map[int]source.Source{},
 		texts:     map[int]string{},
+		searched:  searchedBefore(task),
 	}
 }
 
@@ -214,7 +223,7 @@ func (s *session) findAll(ctx context.Context, calls []llms.ToolCall, room int) 
 		if i >= room {
 			break
 		}
-		if q, ok := searchQuery(c); ok {
+		if q, ok := searchQuery(c); ok && !s.searched[searchKey(q)] {
 			jobs = append(jobs, job{i, q, slices.Clone(queries)})
 			queries = append(queries, q)
 		}
@@ -254,6 +263,9 @@ func searchQuery(c llms.ToolCall) (string, bool) {
 // only what they kept, registered under local numbers: a dropped result
 // is never numbered, so it can never be cited.
 func (s *session) search(ctx context.Context, query string, f *found) (string, error) {
+	if s.searched[searchKey(query)] {
+		return fmt.Sprintf("An earlier cycle of this research already searched for %q; what it found is in the findings so far. Search with other key terms.", query), nil
+	}
 	if f == nil {
 		f = s.find(ctx, query, nil)
 	}

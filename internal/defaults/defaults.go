@@ -22,6 +22,7 @@ const (
 	MaxToolCalls = 8                // research.max_tool_calls
 	MaxTokens    = 16000            // research.max_tokens
 	AgentTimeout = 2 * time.Minute  // research.agent_timeout
+	MaxCycles    = 3                // research.max_cycles
 	SearchCorpus = "corpus"         // search.providers: the local index
 	FetchTimeout = 20 * time.Second // fetch.timeout
 	FetchMaxSize = 5 << 20          // fetch.max_bytes

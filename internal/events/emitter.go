@@ -25,6 +25,13 @@ func (f SinkFunc) Event(e Event) { f(e) }
 // concurrent use. A nil *Emitter discards events, so code that emits need
 // not check whether anyone listens.
 type Emitter struct {
+	*stream
+	cycle int // stamped on every event as Event.Cycle
+}
+
+// stream is what the emitters of one run share: one numbering, one lock,
+// one set of sinks.
+type stream struct {
 	runID string
 	clock clock.Clock
 	sinks []Sink
@@ -38,7 +45,17 @@ type Emitter struct {
 // time (the real clock's when c is nil) and delivers them to sinks, in the
 // order given.
 func NewEmitter(runID string, c clock.Clock, sinks ...Sink) *Emitter {
-	return &Emitter{runID: runID, clock: clock.Or(c), sinks: sinks}
+	return &Emitter{stream: &stream{runID: runID, clock: clock.Or(c), sinks: sinks}}
+}
+
+// InCycle returns an emitter of the same run whose events carry cycle as
+// their Event.Cycle: the events of research cycle cycle (from 1). It shares
+// e's numbering, lock and sinks, so ordering and Close are the run's.
+func (e *Emitter) InCycle(cycle int) *Emitter {
+	if e == nil {
+		return nil
+	}
+	return &Emitter{stream: e.stream, cycle: cycle}
 }
 
 // RunID returns the ID the emitter stamps on its events.
@@ -78,6 +95,7 @@ func (e *Emitter) Emit(agent int, section string, p Payload) {
 		Type:    p.EventType(),
 		Agent:   agent,
 		Section: section,
+		Cycle:   e.cycle,
 		Data:    p,
 	}
 	for _, s := range e.sinks {

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"reflect"
 	"regexp"
 	"sync"
@@ -36,6 +37,31 @@ func TestEmitStamps(t *testing.T) {
 	}
 	if em.RunID() != "run1" {
 		t.Errorf("RunID() = %q", em.RunID())
+	}
+}
+
+// TestInCycle: the emitter of a cycle stamps its cycle on every event and
+// shares the run's numbering and Close.
+func TestInCycle(t *testing.T) {
+	var r recorder
+	em := NewEmitter("run1", clock.NewFake(t0), &r)
+	c2 := em.InCycle(2)
+	em.Emit(-1, "", RunStartedData{Question: "q"})
+	c2.Emit(-1, "", CycleStartedData{Cycle: 2, Tasks: []PlanTask{}})
+	c2.Emit(4, "Field", SearchData{Query: "x"})
+	em.Emit(-1, "", ReportDeltaData{Text: "t"})
+	em.Close()
+	c2.Emit(4, "Field", SearchData{Query: "late"})
+	var got []string
+	for _, e := range r.events {
+		got = append(got, fmt.Sprintf("%d %s cycle=%d", e.Seq, e.Type, e.Cycle))
+	}
+	want := []string{"1 run.started cycle=0", "2 cycle.started cycle=2", "3 agent.search cycle=2", "4 report.delta cycle=0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+	if (*Emitter)(nil).InCycle(2) != nil {
+		t.Error("a nil emitter's cycle emitter is not nil")
 	}
 }
 

@@ -19,6 +19,15 @@ type PlanTask struct {
 	Title string `json:"title"`
 	// Question is what the agent researches.
 	Question string `json:"question"`
+	// Cycle is the research cycle the task runs in, from 1 (0: the plan
+	// before any cycle).
+	Cycle int `json:"cycle,omitempty"`
+	// Part is, for a follow-up task, the ID of the plan task whose part
+	// of the question it serves; "" for the plan's own tasks and for a
+	// follow-up on the question as a whole.
+	Part string `json:"part,omitempty"`
+	// Gap is, for a follow-up task, the gap it closes.
+	Gap string `json:"gap,omitempty"`
 }
 
 // RunStartedData is the payload of RunStarted.
@@ -215,6 +224,7 @@ const (
 	StageMerge    = "merge"
 	StageReport   = "report"
 	StageVerify   = "verify" // checking citations against their sources
+	StageAssess   = "assess" // deciding, after a cycle, whether to research more
 )
 
 // RunFinishedData is the payload of RunFinished.
@@ -232,7 +242,8 @@ type RunFinishedData struct {
 	Citations int `json:"citations"`
 	// Timings holds the milliseconds spent per stage, keyed by StageIndex
 	// (when the local index was opened), StagePlan, StageResearch,
-	// StageMerge, StageReport and StageVerify.
+	// StageMerge, StageAssess, StageReport and StageVerify (research, merge
+	// and assessment summed over the cycles).
 	Timings map[string]int64 `json:"timings,omitempty"`
 	// Stopped says which run budget stopped the research early ("the
 	// run's token budget (… tokens) was reached"); empty when none did.
@@ -240,6 +251,10 @@ type RunFinishedData struct {
 	// CostUSD is the run's cost in dollars, where the models' prices are
 	// known (0 otherwise).
 	CostUSD float64 `json:"cost_usd,omitempty"`
+	// Cycles counts the research cycles run; LoopEnd says why the loop
+	// stopped (a Loop* constant).
+	Cycles  int    `json:"cycles,omitempty"`
+	LoopEnd string `json:"loop_end,omitempty"`
 }
 
 // ErrorData is the payload of Error.

@@ -29,7 +29,7 @@ const (
 // Call(ctx, "Role: planner\n…") works.
 func roleOf(ctx context.Context, msgs []llms.MessageContent) Role {
 	switch s := purpose.Of(ctx); s {
-	case purpose.Planner, purpose.Researcher, purpose.Reporter, purpose.Writer:
+	case purpose.Planner, purpose.Researcher, purpose.Reporter, purpose.Writer, purpose.Assessor, purpose.Section, purpose.Frame:
 		return Role(s)
 	}
 	text := ""
@@ -109,7 +109,14 @@ func question(msgs []llms.MessageContent) string {
 // objective is the user's question a research task is part of: the
 // "This task is part of the research on: <q>" line internal/agent writes,
 // else "".
+//
+// A follow-up task of a research loop (its message names the gap it
+// closes) has none: its own question, which names what it follows, leads
+// its searches and its report.
 func objective(msgs []llms.MessageContent) string {
+	if field(msgs, gapField) != "" {
+		return ""
+	}
 	return field(msgs, "This task is part of the research on")
 }
 

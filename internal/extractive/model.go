@@ -62,6 +62,14 @@
 //     section, every sentence with its markers exactly as written. It
 //     cites nothing that is not in the findings.
 //
+//   - assessor, section, frame: the research loop's assessment of a
+//     cycle's findings (assess.go: a JSON verdict, gaps and follow-ups,
+//     from the question's uncovered words and the names in the cited
+//     passages), one section of a long report from its findings, and the
+//     title and introduction around written sections (sections.go). By
+//     shape: a "Max follow-up tasks:" line, a "Section:" line, a
+//     "## Sections" part.
+//
 // The writer's human message:
 //
 //	Question: <q>
@@ -194,6 +202,12 @@ func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools ma
 			role = RoleResearcher
 		case len(toolResults(msgs)) > 0:
 			role = RoleReporter
+		case field(msgs, "Max follow-up tasks") != "":
+			role = RoleAssessor
+		case field(msgs, "Section") != "":
+			role = RoleSection
+		case hasSections(msgs):
+			role = RoleFrame
 		case hasFindings(msgs):
 			role = RoleWriter
 		case field(msgs, "Max tasks") != "":
@@ -209,6 +223,12 @@ func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools ma
 		return &llms.ContentChoice{Content: report(msgs)}
 	case RoleWriter:
 		return &llms.ContentChoice{Content: write(msgs)}
+	case RoleAssessor:
+		return &llms.ContentChoice{Content: assess(msgs)}
+	case RoleSection:
+		return &llms.ContentChoice{Content: writeSection(msgs)}
+	case RoleFrame:
+		return &llms.ContentChoice{Content: writeFrame(msgs)}
 	}
 	return &llms.ContentChoice{Content: summarize(msgs)}
 }

@@ -131,11 +131,7 @@ func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 	if !streamed {
 		pub.write(choice.Content)
 	}
-	note := missingNote(in.Missing)
-	for _, n := range in.Notices {
-		note += "\n> **Note.** " + noteText(n) + "\n"
-	}
-	if note != "" {
+	if note := notes(in); note != "" {
 		if !strings.HasSuffix(pub.draft.String(), "\n") {
 			pub.write("\n")
 		}
@@ -229,6 +225,16 @@ func (p *publisher) close() (*Report, error) {
 	r.Draft, r.Body, r.Text = p.draft.String(), p.body.String(), p.text.String()
 	r.Unknown = p.bodyP.Unknowns()
 	return r, nil
+}
+
+// notes is what a report adds after its text: which research failed,
+// and the notices.
+func notes(in Input) string {
+	note := missingNote(in.Missing)
+	for _, n := range in.Notices {
+		note += Note(n)
+	}
+	return note
 }
 
 // missingNote says which parts of the plan the report does not cover.

@@ -26,6 +26,9 @@ const (
 	Reporter   Purpose = "reporter"   // an agent's report turn
 	Writer     Purpose = "writer"     // the final report
 	Relevance  Purpose = "relevance"  // batched relevance judgement of sources
+	Assessor   Purpose = "assessor"   // after a cycle: is the question answered, what is missing
+	Section    Purpose = "section"    // one section of a report written section by section
+	Frame      Purpose = "frame"      // the introduction and summary around written sections
 )
 
 type key struct{}
