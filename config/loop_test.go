@@ -8,7 +8,6 @@ import (
 	"time"
 )
 
-
 func TestValidateLoop(t *testing.T) {
 	s := Defaults()
 	s.Research.MaxCycles, s.Research.MaxRunAgents, s.Research.MaxRunTime = 0, -1, -time.Second
