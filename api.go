@@ -6,6 +6,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/usage"
@@ -47,6 +48,9 @@ type (
 type (
 	RunStartedData     = events.RunStartedData
 	PlanData           = events.PlanData
+	CycleStartedData   = events.CycleStartedData
+	AssessedData       = events.AssessedData
+	Gap                = events.Gap
 	AgentStartedData   = events.AgentStartedData
 	SearchData         = events.SearchData
 	SourceData         = events.SourceData
@@ -82,6 +86,8 @@ const (
 const (
 	RunStarted      = events.RunStarted
 	PlanReady       = events.PlanReady
+	CycleStarted    = events.CycleStarted
+	Assessed        = events.Assessed
 	AgentStarted    = events.AgentStarted
 	SearchIssued    = events.SearchIssued
 	SourceFound     = events.SourceFound
@@ -94,8 +100,21 @@ const (
 	ReportDelta     = events.ReportDelta
 	CitationFound   = events.Citation
 	ReportFinished  = events.ReportFinished
+	ReportVerified  = events.ReportVerified
 	RunFinished     = events.RunFinished
 	RunError        = events.Error
+)
+
+// Why the research loop ended (Report.LoopEnd, RunFinishedData.LoopEnd,
+// AssessedData.Decision when it ends there).
+const (
+	LoopAnswered     = events.LoopAnswered     // the assessment found the question answered
+	LoopNoFollowUps  = events.LoopNoFollowUps  // gaps left, but nothing new to search
+	LoopMaxCycles    = events.LoopMaxCycles    // MaxCycles reached
+	LoopMaxAgents    = events.LoopMaxAgents    // MaxRunAgents left no agent for another cycle
+	LoopNoNewSources = events.LoopNoNewSources // the last cycle added no source
+	LoopBudget       = events.LoopBudget       // a run budget; RunFinishedData.Stopped says which
+	LoopAssessFailed = events.LoopAssessFailed // the assessment's call failed
 )
 
 // Kinds of agent failure (AgentFailedData.Kind, Failure.Kind).
@@ -115,39 +134,48 @@ const (
 	StageMerge    = events.StageMerge
 	StageReport   = events.StageReport
 	StageVerify   = events.StageVerify
+	StageAssess   = events.StageAssess // a key of Report.TimingsMS only: a failed assessment ends the loop, not the run
 )
+
+// Format is a document format Report.Render writes.
+type Format = output.Format
 
 // Report formats for Report.Render.
 const (
-	FormatMarkdown = "md"
-	FormatHTML     = "html"
-	FormatJSON     = "json"
-	FormatCSL      = "csl-json" // the reference list as CSL-JSON
-	FormatBibTeX   = "bibtex"   // the reference list as BibTeX
+	FormatMarkdown = output.Markdown // "md": the report and its reference list
+	FormatHTML     = output.HTML     // "html": a standalone page with clickable citations
+	FormatJSON     = output.JSON     // "json": blocks, references and a citation sidecar
+	FormatCSL      = output.CSL      // "csl-json": the reference list as CSL-JSON
+	FormatBibTeX   = output.BibTeX   // "bibtex": the reference list as BibTeX
 )
 
-// styleNames are the names of the citation styles, as settings and
-// requests spell them.
-var styleNames = map[string]Style{"markdown": Markdown, "plain": Plain, "footnote": Footnote, "html": HTML}
+// ParseFormat returns the format named s: "md" (or "markdown"), "html",
+// "json", "csl-json" or "bibtex"; "" is FormatMarkdown. Other names are
+// an error wrapping ErrFormat. Every front end parses formats with it
+// (settings, ?format=, the MCP tools), and Format.MediaType is the
+// Content-Type a server answers with.
+func ParseFormat(s string) (Format, error) { return output.ParseFormat(s) }
 
-// ParseStyle returns the style named "markdown", "plain", "footnote" or
-// "html"; "" is Markdown.
-func ParseStyle(name string) (Style, error) {
-	if name == "" {
-		return Markdown, nil
-	}
-	if s, ok := styleNames[name]; ok {
-		return s, nil
-	}
-	return 0, configErrorf("style %q: want markdown, plain, footnote or html", name)
-}
+// Action is what verification does with a citation whose source does not
+// support the sentence that cites it (Config.Unsupported).
+type Action = output.Action
 
-// StyleName is the name ParseStyle reads for s.
-func StyleName(s Style) string {
-	for name, st := range styleNames {
-		if st == s {
-			return name
-		}
-	}
-	return ""
-}
+// The actions on unsupported citations.
+const (
+	UnsupportedKeep   = output.Keep   // "keep": leave it; the report's Verification lists it
+	UnsupportedFlag   = output.Flag   // "flag": keep it, marked "[unsupported: n]"
+	UnsupportedRemove = output.Remove // "remove": drop it from the report
+)
+
+// ParseAction returns the action named s: "keep", "flag" or "remove"; ""
+// is UnsupportedFlag, the default. Other names are an error wrapping
+// ErrAction.
+func ParseAction(s string) (Action, error) { return output.ParseAction(s) }
+
+// ParseStyle returns the citation style named s: "markdown", "plain",
+// "footnote" or "html"; "" is Markdown. Other names are an error wrapping
+// ErrStyle.
+func ParseStyle(s string) (Style, error) { return output.ParseStyle(s) }
+
+// StyleName is the name ParseStyle reads for s ("" for no style).
+func StyleName(s Style) string { return output.StyleName(s) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,9 +14,10 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // planOf8 answers the planner with eight tasks (the extractive planner
@@ -27,11 +29,9 @@ type planOf8 struct {
 }
 
 func (m planOf8) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if stage.Of(ctx) == stage.Planner {
-		select {
-		case <-time.After(m.latency):
-		case <-ctx.Done():
-			return nil, ctx.Err()
+	if purpose.Of(ctx) == purpose.Planner {
+		if err := clock.Sleep(ctx, clock.Real(), m.latency); err != nil {
+			return nil, err
 		}
 		topics := []string{"telegraph cable 1858", "Great Eastern cable laying", "repeaters and amplifiers", "TAT-8 fibre",
 			"cable faults and repair", "landing stations", "capacity growth", "cable construction armour"}
@@ -62,7 +62,7 @@ func BenchmarkOrchestration(b *testing.B) {
 		latency, par := bc.latency, bc.par
 		b.Run(fmt.Sprintf("latency-%s/parallelism-%d", latency, par), func(b *testing.B) {
 			model := planOf8{Model: extractive.New(extractive.Options{Latency: latency}), latency: latency}
-			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 8, Parallelism: par})
+			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 8, Parallelism: par, MaxCycles: 1})
 			ctx := context.Background()
 			if _, err := r.Run(ctx, question); err != nil { // builds the index
 				b.Fatal(err)
@@ -154,4 +154,95 @@ func (h *heapSampler) start() (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
+}
+
+// loopModel plans six tasks, asks for two follow-ups after the first
+// cycle and finds the question answered after the second, each after the
+// same latency as every other call; the latency-injected offline model
+// answers the rest.
+type loopModel struct {
+	llms.Model
+	latency time.Duration
+}
+
+func (m loopModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	s := purpose.Of(ctx)
+	if s != purpose.Planner && s != purpose.Assessor {
+		return m.Model.GenerateContent(ctx, msgs, opts...)
+	}
+	select {
+	case <-time.After(m.latency):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	reply := `{"tasks":[{"title":"Telegraph 1858","question":"What is known about the 1858 telegraph cable?"},
+{"title":"Great Eastern","question":"How did the Great Eastern lay cable?"},
+{"title":"Repeaters","question":"What do repeaters and amplifiers do?"},
+{"title":"TAT-8","question":"What was TAT-8 fibre?"},
+{"title":"Faults","question":"How are cable faults repaired?"},
+{"title":"Landing","question":"What are cable landing stations?"}]}`
+	if s == purpose.Assessor {
+		reply = `{"done":true,"reason":"answered","gaps":[],"tasks":[]}`
+		for _, msg := range msgs {
+			for _, p := range msg.Parts {
+				if t, ok := p.(llms.TextContent); ok && strings.Contains(t.Text, "Cycle: 1 of") {
+					reply = `{"done":false,"reason":"two gaps","gaps":[{"kind":"uncovered","part":"t5","detail":"ships"}],
+"tasks":[{"title":"Repair ships","question":"Which ships repair cables?","part":"t5","gap":"repair ships"},
+{"title":"Capacity","question":"How did cable capacity grow?","part":"t4","gap":"capacity"}]}`
+				}
+			}
+		}
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: reply, StopReason: "stop"}}}, nil
+}
+
+// BenchmarkLoop measures a run of two cycles (six agents, then two
+// follow-ups) written section by section, against its critical path: the
+// plan, each cycle's slowest agent and its assessment, then the last
+// section (written while the last assessment runs, if there is one) and
+// the frame; the other sections are written while the last cycle runs.
+// Every model call takes the latency. Metrics: x-critical is the run's
+// wall time over the critical path.
+func BenchmarkLoop(b *testing.B) {
+	for _, latency := range []time.Duration{20 * time.Millisecond, 50 * time.Millisecond} {
+		b.Run(fmt.Sprintf("latency-%s", latency), func(b *testing.B) {
+			model := loopModel{Model: extractive.New(extractive.Options{Latency: latency}), latency: latency}
+			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 6, Parallelism: 6})
+			ctx := context.Background()
+			if _, err := r.Run(ctx, question); err != nil { // builds the index
+				b.Fatal(err)
+			}
+			var ratio float64
+			for b.Loop() {
+				rec := &recorder{}
+				start := time.Now()
+				rep, err := r.RunWith(ctx, question, rec.sink)
+				if err != nil {
+					b.Fatal(err)
+				}
+				wall := time.Since(start)
+				if rep.Cycles != 2 || len(rec.of(events.AgentFinished)) != 8 {
+					b.Fatalf("%d cycles, %d agents finished; want 2 and 8", rep.Cycles, len(rec.of(events.AgentFinished)))
+				}
+				slowest := map[int]int{}
+				for _, e := range rec.of(events.AgentFinished) {
+					slowest[e.Cycle] = max(slowest[e.Cycle], e.Data.(events.AgentFinishedData).Usage.Calls)
+				}
+				// The plan, each cycle's slowest agent, each assessment
+				// made, then the frame; the last section is written beside
+				// the last cycle's assessment, or alone when the loop ended
+				// without one (a cycle that found nothing new).
+				assessed := rec.of(events.Assessed)
+				calls := 1 + len(assessed) + 1
+				for _, n := range slowest {
+					calls += n
+				}
+				if len(assessed) < rep.Cycles {
+					calls++
+				}
+				ratio += float64(wall) / float64(time.Duration(calls)*latency)
+			}
+			b.ReportMetric(ratio/float64(b.N), "x-critical")
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 
@@ -23,6 +24,10 @@ type meter struct {
 	maxTokens int
 	maxCost   float64
 	price     func(role string, u Usage) float64
+	// maxTime, when set, is a time budget from start, by now.
+	maxTime time.Duration
+	start   time.Time
+	now     func() time.Time
 
 	mu      sync.Mutex
 	tokens  int
@@ -53,6 +58,9 @@ func (m *meter) spent() string {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.spentBy == "" && m.maxTime > 0 && m.now().Sub(m.start) >= m.maxTime {
+		m.spentBy = fmt.Sprintf("the run's time budget (%v) was reached", m.maxTime)
+	}
 	return m.spentBy
 }
 

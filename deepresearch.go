@@ -8,7 +8,17 @@
 // built-in extractive summariser and the search backend is a full-text
 // index of the Go distribution's documentation. Any langchaingo llms.Model
 // and any SearchBackend plug in; FromSettings builds a Researcher from the
-// settings the CLI, the server and the MCP server all read.
+// settings the CLI, the server and the MCP server all read, by mapping
+// them onto a Config.
+//
+// This package makes every decision about research, and the front ends
+// (cmd/deepresearch, httpapi, mcpserver) only adapt it to their callers:
+// they decode a Request (Request.Validate holds it to the same limits
+// everywhere), parse formats, styles and actions with ParseFormat,
+// ParseStyle and ParseAction, keep runs with StartRun and Researcher.Record
+// in a Store, and render a Report, which renders the agents' findings when
+// the writer failed (see Report). Its citation core is public too: Cite
+// and Citer, Collapse and Merger, Verify, RenderReferences.
 //
 //	r, err := deepresearch.New(deepresearch.Config{Corpus: "./docs"})
 //	if err != nil { … }
@@ -20,18 +30,24 @@ package deepresearch
 import (
 	"cmp"
 	"context"
+	"os"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
+	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
 // DefaultMaxRetries is how many times a failed model call is tried again
@@ -44,7 +60,8 @@ const DefaultStopGrace = 500 * time.Millisecond
 
 // Config configures a Researcher. The zero value runs offline on the
 // built-in extractive model and the Go distribution's documentation; zero
-// limits take the defaults of config/defaults.yaml (config.Defaults).
+// limits take the built-in defaults (those of config.Defaults, which
+// config/defaults.yaml documents).
 type Config struct {
 	// Model answers every model call (planner, agents, writer). Nil means
 	// the built-in extractive summariser: deterministic, offline, no
@@ -52,8 +69,9 @@ type Config struct {
 	// writing new prose.
 	Model llms.Model
 	// PlannerModel, ResearcherModel and WriterModel answer one role each
-	// (plan; the agents' tool loops and reports; the final report). Nil
-	// means Model: a cheap model can research while a strong one writes.
+	// (plan and the research loop's assessments, priced as RolePlanner;
+	// the agents' tool loops and reports; the final report). Nil means
+	// Model: a cheap model can research while a strong one writes.
 	PlannerModel, ResearcherModel, WriterModel llms.Model
 	// MaxRunTokens caps the tokens of a whole run, over every model call
 	// (0: no cap). When it is reached, the agents stop researching and
@@ -66,16 +84,45 @@ type Config struct {
 	// role (RolePlanner, RoleResearcher, RoleWriter). Nil means no cost is
 	// known; MaxCost then needs one.
 	Price func(role string, u Usage) float64
-	// Search is the search backend. Nil means a local full-text index of
-	// Corpus, built or updated on first use.
+	// RelevanceModel judges which search results are relevant to an
+	// agent's task, in one batched call per search. Nil means the
+	// researchers' model (ResearcherModel, else Model) when it is a
+	// language model; the built-in extractive model cannot judge, so with
+	// it relevance is judged lexically, offline. A model whose answer is
+	// unusable falls back to the lexical judge for that search; each
+	// sources.filtered event names the judge that decided.
+	RelevanceModel llms.Model
+	// VerifyModel judges whether each cited source supports the sentence
+	// that cites it. Nil means the writer's model (WriterModel, else
+	// Model) when it is a language model, and the lexical check with the
+	// built-in model; a model whose answer is unusable falls back to the
+	// lexical check (Verification.Judge says which decided).
+	VerifyModel llms.Model
+	// LexicalJudges judges relevance and support lexically even when a
+	// language model is configured: no judging calls, no cost.
+	LexicalJudges bool
+	// Search is the search backend. Nil means SearchEngines, else a local
+	// full-text index of Corpus, built or updated on first use.
 	Search SearchBackend
-	// Channel names where Search's sources come from (Source.Channel):
-	// "web", "corpus"; empty means "search" (or "corpus" for the local
-	// index).
+	// SearchEngines names the search backends of every run, searched
+	// together in this order: "corpus" (the local index of Corpus) and
+	// the web search engines "searxng", "tavily", "brave" and "exa", whose
+	// addresses and keys come from SearXNGURL and the environment
+	// (SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY). With a web
+	// engine, each run reads result pages through a fetcher of its own
+	// (Fetch). Empty, or "corpus" alone, means the local index. It must
+	// not be set with Search.
+	SearchEngines []string
+	// SearXNGURL is the SearXNG instance SearchEngines' "searxng" asks (an
+	// http or https URL); empty means $SEARXNG_URL.
+	SearXNGURL string
+	// Channel names where the sources come from (Source.Channel). Empty
+	// means "corpus" for the local index, "web" with SearchEngines' web
+	// engines, and "search" for Search.
 	Channel string
-	// Fetch configures the page fetcher of each run (its SSRF guard, time
-	// and size limits): web search backends built by FromSettings read
-	// pages through it, with a cache that lives as long as the run.
+	// Fetch configures the page fetcher each run with a web search engine
+	// reads pages through (its SSRF guard, time and size limits), with a
+	// cache that lives as long as the run.
 	Fetch FetchConfig
 	// Corpus is the folder indexed when Search is nil. Empty means the Go
 	// distribution's documentation ($(go env GOROOT)/doc).
@@ -88,19 +135,30 @@ type Config struct {
 	// Parallelism caps the agents of one run running at once.
 	Parallelism int
 	// MaxAgents caps the agents running at once across all the runs of the
-	// Researcher (0: no cap beyond each run's Parallelism). A server whose
-	// model is CPU-bound (the offline model) sets it near the number of
-	// cores, so that research queues instead of crowding out the delivery
-	// of events.
+	// Researcher. 0 means two per core when every role runs on the
+	// built-in model, which is CPU-bound (so that a server's many runs
+	// queue for the cores instead of crowding out the delivery of their
+	// events), and no cap beyond each run's Parallelism otherwise.
 	MaxAgents int
 	// SearchLimit is the results per search call.
 	SearchLimit int
+	// MaxCycles caps a run's research cycles (default DefaultMaxCycles):
+	// after each, an assessment of the merged findings decides whether
+	// follow-up agents research what is missing. 1 is a single pass.
+	MaxCycles int
+	// MaxRunAgents caps the agents of one run over all its cycles (0:
+	// MaxTasks × MaxCycles, as many as the cycles can hold).
+	MaxRunAgents int
+	// MaxRunTime is a run's time budget (0: none): past it, agents stop
+	// researching and write up, no cycle starts, and the report says so.
+	// It does not cancel the run; a context deadline does.
+	MaxRunTime time.Duration
 	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
-	// Unsupported is what the last stage does with a citation whose source
-	// does not support its sentence: UnsupportedKeep, UnsupportedFlag or
-	// UnsupportedRemove (default flag, as config/defaults.yaml says).
-	Unsupported string
+	// Unsupported is what the verification stage does with a citation
+	// whose source does not support its sentence: UnsupportedKeep,
+	// UnsupportedFlag or UnsupportedRemove ("" is UnsupportedFlag).
+	Unsupported Action
 	// Style renders citations in Report.Text (default Markdown).
 	Style Style
 	// MaxRetries is how many times a failed model call is tried again,
@@ -115,25 +173,16 @@ type Config struct {
 	// Logger receives diagnostics. Nil disables logging.
 	Logger *zerolog.Logger
 	// Clock tells time and arms timers: event stamps, stage timings, agent
-	// time limits, the stop grace. Nil means the real clock.
+	// time limits, the stop grace, retry backoffs, the FetchedAt of pages
+	// (unless Fetch sets its own). Nil means the real clock.
 	Clock Clock
 }
 
-// Clock is a Researcher's time source. Tests inject a fake one (see
-// deepresearchtest.Clock) so that no test waits on a real timeout.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine after d and returns a func
-	// that stops the timer, reporting whether it stopped it before f ran.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
-}
+// Clock is a Researcher's time source: event stamps, stage timings, agent
+// time limits, the stop grace, retry backoffs. Tests inject a fake one (see
+// deepresearchtest.Clock), or run inside a testing/synctest bubble with
+// the real one, so that no test waits on a real timeout.
+type Clock = clock.Clock
 
 // Researcher runs research. It is safe for concurrent use: each run is
 // independent, and they share the model and search backend.
@@ -167,36 +216,39 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.MaxTasks < 0 || cfg.Parallelism < 0 || cfg.SearchLimit < 0 || cfg.MaxAgents < 0 {
 		return nil, configErrorf("MaxTasks, Parallelism, SearchLimit and MaxAgents must not be negative")
 	}
+	if cfg.MaxCycles < 0 || cfg.MaxRunAgents < 0 || cfg.MaxRunTime < 0 {
+		return nil, configErrorf("MaxCycles, MaxRunAgents and MaxRunTime must not be negative")
+	}
+	cfg.MaxCycles = defaults.PositiveOr(cfg.MaxCycles, DefaultMaxCycles)
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
 	}
-	if err := checkUnsupported(cfg.Unsupported); err != nil {
-		return nil, configErrorf("%v", err)
+	unsupported, err := ParseAction(string(cfg.Unsupported))
+	if err != nil {
+		return nil, configErrorf("Unsupported: %v", err)
 	}
-	if cfg.Unsupported == "" {
-		cfg.Unsupported = config.Defaults().Output.Unsupported
-	}
+	cfg.Unsupported = unsupported
 	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
 		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")
 	}
 	if cfg.MaxCost > 0 && cfg.Price == nil {
 		return nil, configErrorf("MaxCost is set but no Price is known for the models (add them to model.prices)")
 	}
-	def := config.Defaults()
-	cfg.MaxTasks = cmpOr(cfg.MaxTasks, def.Research.MaxTasks)
-	cfg.Parallelism = cmpOr(cfg.Parallelism, def.Research.Parallelism)
-	cfg.SearchLimit = cmpOr(cfg.SearchLimit, def.Research.SearchLimit)
-	cfg.Budget = budgetDefaults(cfg.Budget)
+	cfg.MaxTasks = defaults.PositiveOr(cfg.MaxTasks, defaults.MaxTasks)
+	cfg.Parallelism = defaults.PositiveOr(cfg.Parallelism, defaults.Parallelism)
+	cfg.SearchLimit = defaults.PositiveOr(cfg.SearchLimit, defaults.SearchLimit)
+	cfg.Budget = cfg.Budget.WithDefaults()
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = realClock{}
+	cfg.Clock = clock.Or(cfg.Clock)
+	if cfg.Fetch.Clock == nil {
+		cfg.Fetch.Clock = cfg.Clock
+	}
+	if cfg.Search != nil && len(cfg.SearchEngines) > 0 {
+		return nil, configErrorf("Search and SearchEngines are both set: give one")
 	}
 	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
-	if cfg.MaxAgents > 0 {
-		r.agents = make(chan struct{}, cfg.MaxAgents)
-	}
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
 	}
@@ -204,16 +256,88 @@ func New(cfg Config) (*Researcher, error) {
 	if base == nil {
 		base = extractive.New(extractive.Options{})
 	}
+	raw := map[string]llms.Model{} // by role, as configured
 	r.models = map[string]llms.Model{}
 	for role, m := range map[string]llms.Model{RolePlanner: cfg.PlannerModel, RoleResearcher: cfg.ResearcherModel, RoleWriter: cfg.WriterModel} {
-		// Journaled outside the retries: a run's journal records each
-		// call once it has succeeded or finally failed.
-		r.models[role] = journal.Model{Model: r.withRetries(cmp.Or[llms.Model](m, base))}
+		raw[role] = cmp.Or[llms.Model](m, base)
+		r.models[role] = r.withRetries(raw[role])
+	}
+	if !cfg.LexicalJudges {
+		// A language model judges relevance (in one batched call per
+		// search) and support; the lexical judges stay their fallback.
+		if m := r.judgeModel(cfg.RelevanceModel, raw[RoleResearcher]); m != nil {
+			r.judge = &relevance.LLMJudge{Model: m}
+		}
+		r.verifyModel = r.judgeModel(cfg.VerifyModel, raw[RoleWriter])
+	}
+	if r.cfg.MaxAgents == 0 && builtin(raw[RolePlanner]) && builtin(raw[RoleResearcher]) && builtin(raw[RoleWriter]) {
+		r.cfg.MaxAgents = 2 * runtime.GOMAXPROCS(0)
+	}
+	if r.cfg.MaxAgents > 0 {
+		r.agents = make(chan struct{}, r.cfg.MaxAgents)
+	}
+	if err := r.searchEngines(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
-// withRetries wraps m so that failed calls are retried as Config says.
+// builtin reports whether m is the built-in extractive model, which is
+// no language model: it cannot judge, and it is CPU-bound.
+func builtin(m llms.Model) bool {
+	_, ok := m.(*extractive.Model)
+	return ok
+}
+
+// judgeModel is the model that judges: the one configured for it, else
+// the role's own when it is a language model (nil: judge lexically).
+func (r *Researcher) judgeModel(configured, role llms.Model) llms.Model {
+	switch {
+	case configured != nil:
+		return r.withRetries(configured)
+	case builtin(role):
+		return nil
+	}
+	return r.withRetries(role)
+}
+
+// searchEngines builds the search backend of Config.SearchEngines, when
+// it names a web engine: the engines read pages through the fetcher of
+// the run that asks (Config.Fetch); the local corpus, when named, is the
+// Researcher's own index, opened on first use.
+func (r *Researcher) searchEngines() error {
+	names := r.cfg.SearchEngines
+	if !slices.ContainsFunc(names, func(p string) bool { return p != websearch.ChannelCorpus }) {
+		return nil // the local index alone, the default
+	}
+	wcfg := websearch.ConfigFromEnv(os.Getenv)
+	if r.cfg.SearXNGURL != "" {
+		wcfg.SearXNGURL = r.cfg.SearXNGURL
+	}
+	wcfg.Pages = journal.Pages{PageFetcher: fetch.ContextPages{}}
+	var local SearchBackend
+	if slices.Contains(names, websearch.ChannelCorpus) {
+		local = localIndex{r}
+	}
+	combined, err := websearch.Build(names, wcfg, local, websearch.Hooks{
+		Failed: func(name string, err error) {
+			r.log.Warn().Str("search", name).Err(err).Msg("a search backend failed; the others answered")
+		},
+	})
+	if err != nil {
+		return configErrorf("SearchEngines: %v", err)
+	}
+	r.search, r.pages = combined, true
+	if r.cfg.Channel == "" {
+		r.cfg.Channel = "web"
+	}
+	return nil
+}
+
+// withRetries wraps m so that failed calls are retried as Config says,
+// and journaled in the journal of the run that makes them (see
+// ResearchDurable): outside the retries, so that a call is recorded once
+// it has succeeded or finally failed.
 func (r *Researcher) withRetries(m llms.Model) llms.Model {
 	retries := r.cfg.MaxRetries
 	switch {
@@ -223,36 +347,15 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 		retries = 0
 	}
 	if retries == 0 {
-		return m
+		return journal.Model{Model: m}
 	}
-	log, clock := r.log, r.cfg.Clock
-	return &retry.Model{Model: m, Retries: retries, Backoff: 500 * time.Millisecond,
+	log := r.log
+	return journal.Model{Model: &retry.Model{Model: m, Policy: retry.Policy{Retries: retries, Backoff: 500 * time.Millisecond,
 		OnRetry: func(attempt int, err error) {
 			log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
 		},
-		// Backoff waits on the Researcher's clock: a fake one in tests.
-		Sleep: func(ctx context.Context, d time.Duration) error {
-			done := make(chan struct{})
-			stop := clock.AfterFunc(d, func() { close(done) })
-			select {
-			case <-done:
-				return nil
-			case <-ctx.Done():
-				stop()
-				return context.Cause(ctx)
-			}
-		}}
-}
-
-// budgetDefaults fills a Budget's zero fields from config.Defaults.
-func budgetDefaults(b Budget) Budget {
-	def := config.Defaults().Research
-	b.MaxToolCalls = cmpOr(b.MaxToolCalls, def.MaxToolCalls)
-	b.MaxTokens = cmpOr(b.MaxTokens, def.MaxTokens)
-	if b.Timeout <= 0 {
-		b.Timeout = def.AgentTimeout
-	}
-	return b
+		Clock: r.cfg.Clock, // backoff waits on the Researcher's clock
+	}}}
 }
 
 // Close cancels the runs in progress (they fail with ErrClosed), waits for
@@ -332,14 +435,14 @@ func (r *Researcher) openIndex(ctx context.Context) (*corpus.Index, error) {
 		}
 		r.index = ix
 	}
-	start := time.Now()
+	start := r.cfg.Clock.Now()
 	st, err := r.index.Sync(ctx, dir)
 	if err != nil {
 		return nil, corpusError{err}
 	}
 	r.synced = true
 	r.log.Info().Str("corpus", dir).Int("added", st.Added).Int("updated", st.Updated).Int("removed", st.Removed).
-		Int("unchanged", st.Unchanged).Int("passages", st.Passages).Dur("took", time.Since(start)).Msg("corpus indexed")
+		Int("unchanged", st.Unchanged).Int("passages", st.Passages).Dur("took", r.cfg.Clock.Now().Sub(start)).Msg("corpus indexed")
 	return r.index, nil
 }
 
@@ -352,11 +455,4 @@ func (r *Researcher) channel() string {
 		return "corpus"
 	}
 	return "search"
-}
-
-func cmpOr(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
 }

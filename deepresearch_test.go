@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tmc/langchaingo/llms"
@@ -20,7 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/golden"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 func TestMain(m *testing.M) {
@@ -33,9 +34,15 @@ const question = "How were transatlantic telegraph cables laid and repaired?"
 // question (the question narrowed to one side of "laid and repaired").
 const failingTask = "Transatlantic telegraph cables laid"
 
-// newResearcher returns a researcher over the test corpus with its own index.
+// newResearcher returns a researcher over the test corpus with its own
+// index. Its tests wrap the built-in model, which cannot judge, so it
+// judges relevance and support lexically unless the test names a judge
+// model (embed_test.go tests the model judging).
 func newResearcher(t testing.TB, cfg deepresearch.Config) *deepresearch.Researcher {
 	t.Helper()
+	if cfg.RelevanceModel == nil && cfg.VerifyModel == nil {
+		cfg.LexicalJudges = true
+	}
 	cfg.Corpus = filepath.Join("testdata", "corpus")
 	if cfg.IndexPath == "" {
 		cfg.IndexPath = filepath.Join(t.TempDir(), "index.db")
@@ -70,18 +77,37 @@ func (r *recorder) of(t events.Type) []deepresearch.Event {
 	return out
 }
 
+// TestRunGolden checks the offline run against the report written before
+// research became a loop. A single pass (MaxCycles 1) writes it byte for
+// byte; so does the default loop, whose assessment finds every part of
+// this question covered after the first cycle (the golden is unchanged
+// on purpose: the loop adds research only where it finds a gap).
 func TestRunGolden(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{})
-	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name      string
+		maxCycles int
+		end       string
+	}{
+		{"single pass", 1, events.LoopMaxCycles},
+		{"loop", 0, events.LoopAnswered},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newResearcher(t, deepresearch.Config{MaxCycles: tc.maxCycles})
+			rec := &recorder{}
+			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The corpus lives wherever the repository is checked out.
+			abs, _ := filepath.Abs(filepath.Join("testdata", "corpus"))
+			got := strings.ReplaceAll(rep.Markdown(), "file://"+abs, "file://CORPUS")
+			golden.Check(t, "golden/report.md", got)
+			checkCitations(t, rep, rec)
+			if rep.Cycles != 1 || rep.LoopEnd != tc.end {
+				t.Errorf("%d cycles, loop end %q; want 1, %q", rep.Cycles, rep.LoopEnd, tc.end)
+			}
+		})
 	}
-	// The corpus lives wherever the repository is checked out.
-	abs, _ := filepath.Abs(filepath.Join("testdata", "corpus"))
-	got := strings.ReplaceAll(rep.Markdown(), "file://"+abs, "file://CORPUS")
-	golden.Check(t, "golden/report.md", got)
-	checkCitations(t, rep, rec)
 }
 
 // checkCitations asserts the product's promise about a finished report.
@@ -272,16 +298,30 @@ func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
 	}
 }
 
-func TestAllAgentsFailing(t *testing.T) {
+func TestAllAgentsFailing(t *testing.T) { synctest.Test(t, testAllAgentsFailing) }
+
+// testAllAgentsFailing runs in a synctest bubble: each failing call is retried
+// (MaxRetries defaults to 2), and the backoffs wait on the bubble's clock,
+// not for real.
+func testAllAgentsFailing(t *testing.T) {
 	model := faultyModel{Model: extractive.New(extractive.Options{}), task: "", fault: "error"}
 	r := newResearcher(t, deepresearch.Config{Model: model})
+	start := time.Now()
 	_, err := r.Run(context.Background(), question)
 	if !errors.Is(err, deepresearch.ErrNoResearch) {
 		t.Fatalf("want ErrNoResearch, got %v", err)
 	}
+	// Two backoffs: [250ms, 500ms] then [500ms, 1s], agents in parallel.
+	if d := time.Since(start); d < 750*time.Millisecond || d > 1500*time.Millisecond {
+		t.Errorf("the retries waited %v, want two backoffs (0.75s to 1.5s)", d)
+	}
 }
 
-func TestCancelStopsEverything(t *testing.T) {
+func TestCancelStopsEverything(t *testing.T) { synctest.Test(t, testCancelStopsEverything) }
+
+// testCancelStopsEverything runs in a synctest bubble: the model's latency
+// passes on the bubble's clock, not for real.
+func testCancelStopsEverything(t *testing.T) {
 	// A slow model, so that the run is mid-research when it is canceled.
 	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 50 * time.Millisecond}), Parallelism: 2})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -426,19 +466,14 @@ func TestFailedProviderCallIsRetried(t *testing.T) {
 	checkCitations(t, rep, rec)
 }
 
-// writerDown fails every final-report call, as a provider that is down
-// after the research is done.
-type writerDown struct{ llms.Model }
-
-func (m writerDown) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if tp, ok := msgs[0].Parts[0].(llms.TextContent); ok && strings.HasPrefix(tp.Text, "You are the writer") {
-		return nil, errors.New("502 bad gateway")
-	}
-	return m.Model.GenerateContent(ctx, msgs, opts...)
+// writerDown is the offline model behind a provider that is down once
+// the research is done.
+func writerDown() llms.Model {
+	return deepresearchtest.FailingWriter(extractive.New(extractive.Options{}), errors.New("502 bad gateway"))
 }
 
 func TestWriterFailureKeepsFindings(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{Model: writerDown{extractive.New(extractive.Options{})}, MaxRetries: -1})
+	r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
 	rec := &recorder{}
 	rep, err := r.RunWith(context.Background(), question, rec.sink)
 	if err == nil || !strings.Contains(err.Error(), "502") {
@@ -459,6 +494,23 @@ func TestWriterFailureKeepsFindings(t *testing.T) {
 	if !strings.Contains(findings, "## References") || !strings.Contains(findings, "[1]") {
 		t.Errorf("findings have no references:\n%s", findings)
 	}
+	// The Report renders them, in every format: what every front end
+	// gives when the writer failed.
+	if rep.Complete() {
+		t.Error("a report whose writer failed is complete")
+	}
+	if md, err := rep.Render(deepresearch.FormatMarkdown); err != nil || string(md) != findings {
+		t.Errorf("Render(md) = %v, not the findings", err)
+	}
+	for _, f := range formats {
+		if _, err := rep.Render(f); err != nil {
+			t.Errorf("Render(%s): %v", f, err)
+		}
+	}
+	if refs, err := rep.Cited(); err != nil || len(refs) == 0 || refs[0].Number != 1 {
+		t.Errorf("Cited() = %v, %v; want the findings' references", refs, err)
+	}
+	roundTrip(t, rep)
 }
 
 func TestFailedAgentUsageIsCounted(t *testing.T) {
@@ -497,7 +549,7 @@ type reportTurnFails struct {
 }
 
 func (m reportTurnFails) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	if stage.Of(ctx) == stage.Reporter {
+	if purpose.Of(ctx) == purpose.Reporter {
 		for _, msg := range msgs {
 			for _, part := range msg.Parts {
 				if tp, ok := part.(llms.TextContent); ok && strings.Contains(tp.Text, "Research task: "+m.task) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -16,7 +17,9 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
+	"github.com/deepresearch/deepresearch/internal/runpack"
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/stored"
 )
 
 // Durable runs: a run recorded with ResearchDurable keeps a journal of
@@ -38,8 +41,7 @@ var (
 	// otherwise than the one that recorded it (another model, other
 	// limits): its journal would answer another run's calls.
 	ErrJournalMismatch = errors.New("the run's journal was recorded with other settings")
-	// ErrReplay reports a journal that cannot be replayed, or a replay
-	// that departed from its recording.
+	// ErrReplay reports a journal that cannot be replayed.
 	ErrReplay = errors.New("replay")
 )
 
@@ -88,6 +90,108 @@ func (l journalLog) Append(ctx context.Context, run string, entry []byte) error 
 
 func (l journalLog) Entries(ctx context.Context, run string) ([][]byte, error) {
 	return l.st.Journal(ctx, run)
+}
+
+// What started a stored run (StoredRun.Origin, StartRunFrom).
+const (
+	OriginServer = stored.OriginServer
+	OriginCLI    = stored.OriginCLI
+)
+
+// ResumeStore is a Store that keeps runs' journals and takes up its
+// interrupted runs again (sqlitestore does).
+type ResumeStore interface {
+	Store
+	JournalStore
+	// Reopen takes up an interrupted run for a new attempt: it is marked
+	// running again and its Attempts counted, atomically, so that of two
+	// processes reopening it one fails. Only an interrupted run can be
+	// reopened.
+	Reopen(ctx context.Context, id string) (StoredRun, error)
+	// Interrupted returns the interrupted runs started by origin, oldest
+	// first.
+	Interrupted(ctx context.Context, origin string) ([]StoredRun, error)
+	// GiveUp ends an interrupted run that will not be resumed: failed,
+	// with msg as its error.
+	GiveUp(ctx context.Context, id, msg string) error
+}
+
+// ReopenRun takes up the interrupted run id of st for a new attempt (see
+// ResumeStore.Reopen) and returns its request and what its earlier
+// attempts left: every event they stored and the attempt's number, for
+// RecordDurable. It fails for a run that is not interrupted, saying why.
+func ReopenRun(ctx context.Context, st ResumeStore, id string) (Request, Durable, error) {
+	run, err := st.Get(ctx, id)
+	if err != nil {
+		return Request{}, Durable{}, err
+	}
+	if run.Status != StatusInterrupted {
+		hint := ""
+		if run.Status == StatusRunning {
+			hint = " (a run whose process died is marked interrupted once its process is seen gone, or its lease has passed)"
+		}
+		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s is %s; only an interrupted run can be resumed%s", id, run.Status, hint)
+	}
+	var req Request
+	if err := json.Unmarshal(run.Options, &req); err != nil {
+		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s: its stored request is unreadable: %w", id, err)
+	}
+	if req.Question == "" {
+		req.Question = run.Question
+	}
+	req.RunID = id
+	// The journal's header keeps the request whole (its budget too,
+	// which the stored request's JSON form leaves out).
+	if entries, err := st.Journal(ctx, id); err != nil {
+		return Request{}, Durable{}, err
+	} else if len(entries) > 0 {
+		j, err := journal.New(id, entries, journal.Options{Offline: true})
+		if err != nil {
+			return Request{}, Durable{}, err
+		}
+		var m runManifest
+		if ok, err := j.Manifest(&m); err != nil {
+			return Request{}, Durable{}, err
+		} else if ok {
+			req = m.request()
+		}
+	}
+	d := Durable{Journal: st}
+	if run.Events > 0 {
+		// The run has ended (interrupted): its log ends.
+		for e, err := range st.Events(ctx, id, 0) {
+			if err != nil {
+				return Request{}, Durable{}, err
+			}
+			var ev Event
+			if err := json.Unmarshal(e.JSON, &ev); err != nil {
+				return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s, event %d: %w", id, e.Seq, err)
+			}
+			d.Prior = append(d.Prior, ev)
+		}
+	}
+	reopened, err := st.Reopen(ctx, id)
+	if err != nil {
+		return Request{}, Durable{}, err
+	}
+	if uint64(len(d.Prior)) != reopened.Events {
+		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s: read %d events of %d", id, len(d.Prior), reopened.Events)
+	}
+	d.Attempt = reopened.Attempts
+	return req, d, nil
+}
+
+// Resume takes up the interrupted run id of st in a new attempt and keeps
+// it there as Record does: ReopenRun, then RecordDurable. Every call the
+// run's journal holds is answered from it; its events go on after those
+// stored. It is `deepresearch resume ID`; a server resumes its own runs
+// (httpapi.Server.Resume).
+func (r *Researcher) Resume(ctx context.Context, st ResumeStore, id string, sink func(Event)) (*Report, error) {
+	req, d, err := ReopenRun(context.WithoutCancel(ctx), st, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.RecordDurable(ctx, st, req, d, sink)
 }
 
 // Durable says how a run is kept (ResearchDurable).
@@ -140,7 +244,7 @@ func (r *Researcher) durable(ctx context.Context, req Request, d Durable, sink f
 	if sink != nil {
 		sinks = append(sinks, events.SinkFunc(sink))
 	}
-	em := events.NewEmitter(req.RunID, r.cfg.Clock.Now, sinks...)
+	em := events.NewEmitter(req.RunID, r.cfg.Clock, sinks...)
 	if len(d.Prior) > 0 {
 		attempt := d.Attempt
 		if attempt == 0 {
@@ -202,25 +306,36 @@ func (r *Researcher) durable(ctx context.Context, req Request, d Durable, sink f
 // replay can run it again and a resumption can check it is the same run.
 // It holds no key and no address.
 type runManifest struct {
-	// Request is the run's request, its zero fields filled in.
-	Request Request `json:"request"`
+	// Request is the run's request, its zero fields filled in; RunID,
+	// Budget and MaxRunAgents, which its JSON form leaves out, beside it.
+	Request      Request `json:"request"`
+	RunID        string  `json:"run_id"`
+	Budget       Budget  `json:"budget"`
+	MaxRunAgents int     `json:"max_run_agents,omitempty"`
 	// Models names the model of each role ("openai:gpt-4.1-mini").
 	Models map[string]string `json:"models"`
-	// Judge and Verifier say what judges relevance and support: "model"
-	// or "lexical".
+	// Judge and Verifier name what judges relevance and support: a
+	// model, or "lexical".
 	Judge    string `json:"judge"`
 	Verifier string `json:"verifier"`
 	// Channel is the Source.Channel of search results; Pages says whether
 	// runs read web pages.
 	Channel     string `json:"channel"`
 	Pages       bool   `json:"pages,omitempty"`
-	Unsupported string `json:"unsupported"`
+	Unsupported Action `json:"unsupported"`
 	// MaxRunTokens and MaxCost are the run budgets; Prices the dollars
 	// per million prompt and completion tokens of each role's model, as
 	// Config.Price says.
 	MaxRunTokens int                   `json:"max_run_tokens,omitempty"`
 	MaxCost      float64               `json:"max_cost,omitempty"`
 	Prices       map[string][2]float64 `json:"prices,omitempty"`
+}
+
+// request is the run's request as it was made.
+func (m runManifest) request() Request {
+	req := m.Request
+	req.RunID, req.Budget, req.MaxRunAgents = m.RunID, m.Budget, m.MaxRunAgents
+	return req
 }
 
 // differs names the first setting in which o differs from m ("" when
@@ -240,21 +355,24 @@ func (m runManifest) differs(o runManifest) string {
 }
 
 func (r *Researcher) manifest(req Request) runManifest {
-	m := runManifest{Request: req, Models: map[string]string{}, Judge: "lexical", Verifier: "lexical",
+	m := runManifest{RunID: req.RunID, Budget: req.Budget, MaxRunAgents: req.MaxRunAgents,
+		Models: map[string]string{}, Judge: "lexical", Verifier: "lexical",
 		Channel: r.channel(), Pages: r.pages, Unsupported: r.cfg.Unsupported,
 		MaxRunTokens: r.cfg.MaxRunTokens, MaxCost: r.cfg.MaxCost}
-	base := r.cfg.Model
-	for role, rm := range map[string]llms.Model{RolePlanner: r.cfg.PlannerModel, RoleResearcher: r.cfg.ResearcherModel, RoleWriter: r.cfg.WriterModel} {
-		if rm == nil {
-			rm = base
-		}
-		m.Models[role] = modelName(rm)
+	// The request as its JSON form keeps it, so that a manifest read back
+	// compares equal: what that form leaves out is beside it.
+	m.Request = req
+	m.Request.RunID, m.Request.Budget, m.Request.MaxRunAgents = "", Budget{}, 0
+	role := map[string]llms.Model{}
+	for name, rm := range map[string]llms.Model{RolePlanner: r.cfg.PlannerModel, RoleResearcher: r.cfg.ResearcherModel, RoleWriter: r.cfg.WriterModel} {
+		role[name] = cmpModel(rm, r.cfg.Model)
+		m.Models[name] = modelName(role[name])
 	}
 	if r.judge != nil {
-		m.Judge = "model"
+		m.Judge = modelName(cmpModel(r.cfg.RelevanceModel, role[RoleResearcher]))
 	}
 	if r.verifyModel != nil {
-		m.Verifier = "model"
+		m.Verifier = modelName(cmpModel(r.cfg.VerifyModel, role[RoleWriter]))
 	}
 	if r.cfg.Price != nil {
 		m.Prices = map[string][2]float64{}
@@ -298,8 +416,15 @@ const (
 )
 
 // The scopes of a run's calls in its journal: the stage, then for an
-// agent its task.
+// agent its task. An assessment of a research cycle belongs to the
+// planner's stage (it plans the next cycle, with the planner's model); a
+// section of a sectioned report to the writer's.
 func scopeAgent(taskID string) string { return LiveResearcher + "/" + taskID }
+
+const (
+	scopeAssess  = LivePlanner + "/assess"
+	scopeSection = LiveWriter + "/section"
+)
 
 // ReplayOptions tune Replay.
 type ReplayOptions struct {
@@ -331,11 +456,14 @@ type ReplayStats struct {
 // models while the rest replays: a prompt change is tried against
 // recorded research for the price of one stage.
 //
-// Replay reports events to sink (if not nil) as Research does. Without
-// live stages, a replay that asked for calls its journal lacks, or left
-// some unused, departed from its recording: it returns its report and an
-// error matching ErrReplay that says so. A journal written in a format
-// version this program does not read is refused by name.
+// Replay reports events to sink (if not nil) as Research does, and says
+// in ReplayStats how the replay went: without live stages, calls asked for
+// and not in the journal (Missed), or journaled and not asked for
+// (Unused), mean the run departed from its recording — a program that
+// prompts otherwise, or a section the recording wrote from findings the
+// replay completes at another moment; the report then says whether it
+// changed. A journal written in a format version this program does not
+// read is refused by name, as is one without the header naming its run.
 func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func(Event)) (*Report, ReplayStats, error) {
 	for _, s := range opts.Live {
 		if !slices.Contains([]string{LivePlanner, LiveResearcher, LiveWriter, LiveVerify}, s) {
@@ -361,13 +489,9 @@ func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func
 		return nil, ReplayStats{}, err
 	}
 	defer r.Close()
-	rep, runErr := r.ResearchDurable(ctx, m.Request, Durable{replay: j}, sink)
+	rep, runErr := r.ResearchDurable(ctx, m.request(), Durable{replay: j}, sink)
 	s := j.Stats()
 	stats := ReplayStats{Replayed: s.Replayed, Live: s.Live, Missed: s.Missed, Unused: s.Unused}
-	if runErr == nil && len(opts.Live) == 0 && (s.Missed > 0 || s.Unused > 0) {
-		runErr = fmt.Errorf("deepresearch: %w: the run departed from its recording: %d calls were not in the journal, %d journaled calls were not made",
-			ErrReplay, s.Missed, s.Unused)
-	}
 	return rep, stats, runErr
 }
 
@@ -405,6 +529,7 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	cfg := Config{
 		Model: offlineModel{}, Search: offlineBackend{}, Channel: m.Channel, Unsupported: m.Unsupported,
 		MaxRunTokens: m.MaxRunTokens, MaxCost: m.MaxCost, MaxRetries: -1,
+		LexicalJudges: true, // the judges are the recording's, set below
 	}
 	if m.Prices != nil {
 		prices := m.Prices
@@ -423,24 +548,29 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 			cfg.WriterModel = cmpModel(w.cfg.WriterModel, w.cfg.Model)
 		}
 		if live(LiveResearcher) {
+			// The researcher searches live what the journal does not hold.
 			cfg.ResearcherModel = cmpModel(w.cfg.ResearcherModel, w.cfg.Model)
-			cfg.Search, cfg.Corpus, cfg.IndexPath, cfg.Fetch = w.cfg.Search, w.cfg.Corpus, w.cfg.IndexPath, w.cfg.Fetch
+			cfg.Search, cfg.SearchEngines, cfg.SearXNGURL = w.cfg.Search, w.cfg.SearchEngines, w.cfg.SearXNGURL
+			cfg.Corpus, cfg.IndexPath, cfg.Fetch = w.cfg.Corpus, w.cfg.IndexPath, w.cfg.Fetch
+			if cfg.Search == nil && len(cfg.SearchEngines) == 0 {
+				cfg.Search = localIndex{w} // the settings' own corpus index
+			}
 		}
 	}
 	r, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if w != nil && live(LiveResearcher) {
-		r.search, r.pages = w.search, w.pages
-	}
-	if m.Judge == "model" {
+	if m.Judge != "lexical" {
 		r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
+		if w != nil && live(LiveResearcher) && w.judge != nil {
+			r.judge = w.judge
+		}
 	}
-	if m.Verifier == "model" {
+	if m.Verifier != "lexical" {
 		r.verifyModel = r.models[RoleWriter]
 		if w != nil && live(LiveVerify) {
-			r.verifyModel = journal.Model{Model: r.withRetries(cmpModel(w.cfg.WriterModel, w.cfg.Model))}
+			r.verifyModel = cmpModel(w.verifyModel, w.models[RoleWriter])
 		}
 	}
 	return r, nil
@@ -455,4 +585,75 @@ func cmpModel(ms ...llms.Model) llms.Model {
 		}
 	}
 	return extractive.New(extractive.Options{})
+}
+
+// ExportStore is a store a run can be exported from: its record, events,
+// report and journal (sqlitestore is one).
+type ExportStore interface {
+	Store
+	JournalStore
+}
+
+// ExportRun writes run id of st to w as one file — a zstd-compressed tar
+// of the run's record, journal, events and report — that Replay can run
+// anywhere (ReadExport reads it back). It holds no key: a run's journal
+// and settings never do. The same run exports to the same bytes.
+func ExportRun(ctx context.Context, st ExportStore, id string, w io.Writer) error {
+	run, err := st.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	p := runpack.Pack{Manifest: runpack.Manifest{Program: program()}}
+	if p.Manifest.Run, err = json.Marshal(run); err != nil {
+		return err
+	}
+	if p.Journal, err = st.Journal(ctx, id); err != nil {
+		return err
+	}
+	if run.Events > 0 {
+		// The events stored so far: a live run's log would go on.
+		for e, err := range st.Events(ctx, id, 0) {
+			if err != nil {
+				return err
+			}
+			p.Events = append(p.Events, e.JSON)
+			if e.Seq >= run.Events {
+				break
+			}
+		}
+	}
+	switch p.Report, err = st.Report(ctx, id); {
+	case errors.Is(err, ErrRunNotFound):
+		p.Report = nil
+	case err != nil:
+		return err
+	}
+	return runpack.Write(w, p)
+}
+
+// ExportedRun is a run ExportRun wrote, read back.
+type ExportedRun struct {
+	Run StoredRun
+	// Journal holds the run's journal entries, for Replay.
+	Journal [][]byte
+	// Events holds its events as stored (JSON lines), in Seq order.
+	Events [][]byte
+	// Report is its report's JSON (LoadReport reads it); nil when it has
+	// none.
+	Report json.RawMessage
+}
+
+// ReadExport reads a run ExportRun wrote. The file is treated as
+// untrusted: its size is bounded, and a file of another format or
+// version is refused by name.
+func ReadExport(r io.Reader) (*ExportedRun, error) {
+	p, err := runpack.Read(r)
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: %w: %w", ErrReplay, err)
+	}
+	x := &ExportedRun{Journal: p.Journal, Events: p.Events, Report: p.Report}
+	if err := json.Unmarshal(p.Manifest.Run, &x.Run); err != nil {
+		return nil, fmt.Errorf("deepresearch: %w: the exported run's record: %w", ErrReplay, err)
+	}
+	return x, nil
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/journal"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // journals is an in-memory JournalStore.
@@ -49,12 +49,12 @@ type counted struct {
 	llms.Model
 	mu       sync.Mutex
 	done     map[string]int // request key → completed calls
-	byStage  map[stage.Stage]int
+	byStage  map[purpose.Purpose]int
 	requests int
 }
 
 func newCounted() *counted {
-	return &counted{Model: deepresearchtest.Model(0), done: map[string]int{}, byStage: map[stage.Stage]int{}}
+	return &counted{Model: deepresearchtest.Model(0), done: map[string]int{}, byStage: map[purpose.Purpose]int{}}
 }
 
 func (c *counted) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
@@ -69,7 +69,7 @@ func (c *counted) GenerateContent(ctx context.Context, msgs []llms.MessageConten
 	c.requests++
 	if err == nil {
 		c.done[key]++
-		c.byStage[stage.Of(ctx)]++
+		c.byStage[purpose.Of(ctx)]++
 	}
 	return resp, err
 }
@@ -126,7 +126,7 @@ func TestReplayTenRuns(t *testing.T) {
 		if stats.Missed != 0 || stats.Unused != 0 || stats.Live != 0 || stats.Replayed == 0 {
 			t.Errorf("replay of %s: %+v", id, stats)
 		}
-		for _, f := range []string{deepresearch.FormatMarkdown, deepresearch.FormatJSON, deepresearch.FormatHTML} {
+		for _, f := range []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatJSON, deepresearch.FormatHTML} {
 			a, _ := rep.Render(f)
 			b, _ := again.Render(f)
 			if string(a) != string(b) {
@@ -306,7 +306,7 @@ func TestReplayLiveWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if live.requests == 0 || live.byStage[stage.Writer] != live.requests || stats.Live != live.requests {
+	if live.requests == 0 || live.byStage[purpose.Writer] != live.requests || stats.Live != live.requests {
 		t.Errorf("live calls by stage %v (stats %+v): want the writer's only", live.byStage, stats)
 	}
 	// The offline model writes alike: the report is the same.

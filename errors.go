@@ -3,9 +3,12 @@ package deepresearch
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/stored"
 )
 
 // Sentinel errors; match them with errors.Is.
@@ -23,8 +26,15 @@ var (
 	ErrTimeout = agent.ErrTimeout
 	// ErrClosed reports a run started after, or cut short by, Close.
 	ErrClosed = errors.New("researcher closed")
-	// ErrFormat reports a report format other than md, html or json.
-	ErrFormat = errors.New("unknown report format")
+	// ErrFormat reports a report format ParseFormat does not know (md,
+	// html, json, csl-json, bibtex).
+	ErrFormat = output.ErrFormat
+	// ErrStyle reports a citation style ParseStyle does not know
+	// (markdown, plain, footnote, html).
+	ErrStyle = output.ErrStyle
+	// ErrAction reports an action on unsupported citations ParseAction
+	// does not know (keep, flag, remove).
+	ErrAction = output.ErrAction
 	// ErrNoReport reports a Report with neither a final report nor
 	// findings to render.
 	ErrNoReport = errors.New("the run produced no report")
@@ -33,12 +43,39 @@ var (
 	ErrNotFound = search.ErrNotFound
 )
 
+// Errors of a Store (see StoreWriter and Store).
+var (
+	// ErrRunNotFound reports a run the store does not hold, or a report it
+	// does not have.
+	ErrRunNotFound = stored.ErrNotFound
+	// ErrRunExists reports a run ID the store already holds.
+	ErrRunExists = stored.ErrExists
+	// ErrEventSeq reports an event that does not follow its run's last.
+	ErrEventSeq = stored.ErrSeq
+	// ErrRunEnded reports a write to a run that has ended.
+	ErrRunEnded = stored.ErrFinished
+)
+
+// Causes a front end cancels a run's context with
+// (context.WithCancelCause); Record keeps the run's end by them.
+var (
+	// ErrCanceledByClient: the caller canceled the run (status canceled).
+	ErrCanceledByClient = errors.New("canceled by the client")
+	// ErrShutdown: the process stopped before the run ended (status
+	// interrupted).
+	ErrShutdown = errors.New("the server shut down")
+	// ErrTimeLimit: the run went past the time a front end allows it
+	// (status failed).
+	ErrTimeLimit = errors.New("the run went past its time limit")
+)
+
 // StageError is a run that failed in one stage. Its message reads
 // "deepresearch: STAGE: cause"; it unwraps to the cause, so errors.Is finds
 // the sentinels above and context.Canceled.
 type StageError struct {
 	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
-	// StageMerge or StageReport.
+	// StageMerge, StageReport or StageVerify (a bad Request fails at
+	// StagePlan, before anything runs).
 	Stage string
 	Err   error
 }
@@ -53,6 +90,25 @@ type corpusError struct{ err error }
 func (e corpusError) Error() string        { return e.err.Error() }
 func (e corpusError) Unwrap() error        { return e.err }
 func (e corpusError) Is(target error) bool { return target == ErrCorpus }
+
+// RequestError is a Request that cannot run: the member at fault, by the
+// name of its JSON form ("question", "max_tasks", …), and what is wrong
+// with it. It matches ErrConfig.
+type RequestError struct {
+	Field   string
+	Problem string // e.g. "is 17; it must be between 1 and 16 (or left out for the default)"
+}
+
+func (e *RequestError) Error() string {
+	return "deepresearch: invalid request: " + e.Message()
+}
+
+// Message is the problem for the caller who sent the request: the member
+// and what is wrong with it, without the package's prefix.
+func (e *RequestError) Message() string { return strconv.Quote(e.Field) + " " + e.Problem }
+
+// Is reports whether target is ErrConfig.
+func (e *RequestError) Is(target error) bool { return target == ErrConfig }
 
 func configErrorf(format string, args ...any) error {
 	return fmt.Errorf("deepresearch: %w: %s", ErrConfig, fmt.Sprintf(format, args...))

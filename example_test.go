@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tmc/langchaingo/llms/openai"
+
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 )
 
 // Embedding in a few lines: research a folder of documents offline and
@@ -95,4 +98,94 @@ func ExampleFromSettings() {
 	fmt.Println(rep.RunID, strings.HasPrefix(string(page), "<!DOCTYPE html>"))
 	// Output:
 	// run-1 true
+}
+
+// Embedding with a language model: any langchaingo llms.Model plugs in
+// (here an OpenAI client talking to the test kit's OpenAI-compatible
+// server), with any SearchBackend. The Researcher then does what the CLI
+// does with a configured model: the model judges which search results are
+// relevant (each sources.filtered event names its judge) and whether each
+// cited source supports its sentence (report.verified, Verification.Judge).
+func ExampleNew_languageModel() {
+	srv := deepresearchtest.NewOpenAIServer(deepresearchtest.JudgingModel(deepresearchtest.Model(0)), deepresearchtest.OpenAIOptions{})
+	defer srv.Close()
+	model, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithToken("none"), openai.WithModel("extractive"))
+	if err != nil {
+		panic(err)
+	}
+	backend, err := deepresearchtest.NewBackend(
+		deepresearch.Document{Title: "Cable repair", URL: "https://example.com/repair",
+			Text: "A cable ship grapples the broken submarine cable from the sea floor.\n\nThe repaired cable is spliced on deck and lowered again."},
+		deepresearch.Document{Title: "Cable faults", URL: "https://example.com/faults",
+			Text: "Most submarine cable faults are caused by fishing trawlers and ship anchors."},
+	)
+	if err != nil {
+		panic(err)
+	}
+	r, err := deepresearch.New(deepresearch.Config{Model: model, Search: backend, MaxTasks: 1})
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+
+	judges := map[string]bool{}
+	rep, err := r.RunWith(context.Background(), "How are submarine cables repaired?", func(e deepresearch.Event) {
+		if d, ok := e.Data.(deepresearch.FilteredData); ok {
+			judges[d.Judge] = true
+		}
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("relevance judged by", judges)
+	fmt.Println("citations verified by", rep.Verification.Judge)
+	// Output:
+	// relevance judged by map[llm:true]
+	// citations verified by llm
+}
+
+// The citation core on text from any model: Cite renumbers a text's
+// markers by first citation, one number per resource (two URL forms of
+// one page meet), and drops a number no source backs.
+func ExampleCite() {
+	cited, err := deepresearch.Cite("Cables fail [3]. Ships repair them [7][3]. Unbacked [9].", deepresearch.CiteOptions{
+		Mode: deepresearch.CiteRenumber,
+		Sources: map[int]deepresearch.Source{
+			3: {ID: "a", URL: "https://example.com/faults?utm_source=x", Title: "Faults"},
+			7: {ID: "b", URL: "https://example.com/repair", Title: "Repair"},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(cited.Text)
+	for _, c := range cited.Citations {
+		fmt.Printf("[%d] was [%d]: %s\n", c.Display, c.Number, c.Source.Title)
+	}
+	fmt.Printf("unresolved: %d\n", cited.Unresolved[0].Number)
+	// Output:
+	// Cables fail [1]. Ships repair them [2][1]. Unbacked.
+	// [1] was [3]: Faults
+	// [2] was [7]: Repair
+	// unresolved: 9
+}
+
+// Checking a report's citations against the text of its sources, as the
+// last stage of every run does: a number with no source is fabricated.
+func ExampleVerify() {
+	res, err := deepresearch.Verify(context.Background(),
+		"Most cable faults are caused by fishing trawlers [1]. Cables are made of cheese [2].",
+		[]deepresearch.SourceText{{Number: 1, Title: "Cable faults", Text: "Most submarine cable faults are caused by fishing trawlers and ship anchors."}},
+		deepresearch.VerifyOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d citations, %d supported, %d fabricated, pass: %v\n",
+		res.Summary.Citations, res.Summary.Supported, res.Summary.Fabricated, res.Pass(false))
+	for _, p := range res.Problems {
+		fmt.Println(p.Severity, p.Kind, p.Number)
+	}
+	// Output:
+	// 2 citations, 1 supported, 1 fabricated, pass: false
+	// error no-source 2
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // BenchmarkJournal measures what keeping a run's journal costs: the same
@@ -48,7 +48,7 @@ func BenchmarkJournal(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "runs.db"), store.Options{})
+	st, err := sqlitestore.Open(b.Context(), filepath.Join(b.TempDir(), "runs.db"), sqlitestore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func BenchmarkJournal(b *testing.B) {
 	run := func(journaled bool) (time.Duration, time.Duration) {
 		id := fmt.Sprintf("run%d", n)
 		n++
-		if err := st.Create(ctx, store.Run{ID: id, Question: question}); err != nil {
+		if err := st.Create(ctx, sqlitestore.Run{ID: id, Question: question}); err != nil {
 			b.Fatal(err)
 		}
 		st.Start(ctx, id)
@@ -77,7 +77,7 @@ func BenchmarkJournal(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st.Finish(ctx, id, store.Finished, rep.Usage, "")
+		st.Finish(ctx, id, sqlitestore.Finished, rep.Usage, "")
 		return took, cpu
 	}
 	var plain, journaled, plainCPU, journaledCPU time.Duration

@@ -8,17 +8,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
-var formats = []string{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
+var formats = []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
 
 // roundTrip stores rep as JSON, reloads it and checks that every format
 // renders byte for byte the same.
@@ -62,7 +62,7 @@ func TestReportSurvivesStorage(t *testing.T) {
 		})
 	}
 	t.Run("findings after a writer failure", func(t *testing.T) {
-		r := newResearcher(t, deepresearch.Config{Model: writerDown{extractive.New(extractive.Options{})}, MaxRetries: -1})
+		r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
 		rep, err := r.Run(context.Background(), question)
 		if err == nil || rep.Complete() {
 			t.Fatalf("want a failed writer, got %v", err)
@@ -116,7 +116,11 @@ func TestRequestOptions(t *testing.T) {
 
 // TestCanceledStreamHasNoGap: a canceled run still delivers its own
 // account of its end, with no gap in the sequence numbers.
-func TestCanceledStreamHasNoGap(t *testing.T) {
+func TestCanceledStreamHasNoGap(t *testing.T) { synctest.Test(t, testCanceledStreamHasNoGap) }
+
+// testCanceledStreamHasNoGap runs in a synctest bubble: the model's latency
+// passes on the bubble's clock, not for real.
+func testCanceledStreamHasNoGap(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 20 * time.Millisecond})})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -178,12 +182,16 @@ func (m *stuckModel) GenerateContent(ctx context.Context, msgs []llms.MessageCon
 
 // TestDeadlineWithStuckAgent: after cancellation a run waits StopGrace for
 // its agents, then returns, naming those that had not stopped.
-func TestDeadlineWithStuckAgent(t *testing.T) {
+func TestDeadlineWithStuckAgent(t *testing.T) { synctest.Test(t, testDeadlineWithStuckAgent) }
+
+// testDeadlineWithStuckAgent runs in a synctest bubble: the grace is timed on
+// the bubble's clock, which moves once every goroutine (the stuck agents too)
+// is blocked.
+func testDeadlineWithStuckAgent(t *testing.T) {
 	m := &stuckModel{Model: extractive.New(extractive.Options{}), release: make(chan struct{}), entered: make(chan struct{})}
-	clock := deepresearchtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	r := newResearcher(t, deepresearch.Config{Model: m, MaxRetries: -1, Clock: clock, StopGrace: time.Second})
+	r := newResearcher(t, deepresearch.Config{Model: m, MaxRetries: -1, StopGrace: time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
-	defer close(m.release) // the stuck agents finish on their own, after the test (goleak waits)
+	defer close(m.release) // the stuck agents finish on their own, after the test (synctest waits)
 	rec := &recorder{}
 	done := make(chan error)
 	go func() {
@@ -191,23 +199,14 @@ func TestDeadlineWithStuckAgent(t *testing.T) {
 		done <- err
 	}()
 	<-m.entered
+	canceled := time.Now()
 	cancel()
-	// Move the fake clock on until the run gives up on its agents: the
-	// grace timer is armed once the run has seen the cancellation, and
-	// other agents may still be arming their own timers.
-	var err error
-	for waiting := true; waiting; {
-		select {
-		case err = <-done:
-			waiting = false
-		case <-clock.Armed():
-			clock.Advance(time.Second)
-		case <-time.After(time.Millisecond):
-			clock.Advance(time.Second)
-		}
-	}
+	err := <-done
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "still running") {
 		t.Fatalf("err = %v, want context.Canceled naming the agents still running", err)
+	}
+	if d := time.Since(canceled); d != time.Second {
+		t.Errorf("the run returned %v after the cancellation, want after StopGrace (1s)", d)
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -224,7 +223,11 @@ func TestDeadlineWithStuckAgent(t *testing.T) {
 
 // TestCloseStopsRuns: Close cancels runs in progress with ErrClosed and
 // later runs fail at once.
-func TestCloseStopsRuns(t *testing.T) {
+func TestCloseStopsRuns(t *testing.T) { synctest.Test(t, testCloseStopsRuns) }
+
+// testCloseStopsRuns runs in a synctest bubble: the model's latency passes on
+// the bubble's clock, not for real.
+func testCloseStopsRuns(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 20 * time.Millisecond})})
 	started := make(chan struct{})
 	var once sync.Once
@@ -343,7 +346,11 @@ func TestFilteredEvents(t *testing.T) {
 
 // TestMaxAgentsAcrossRuns: with MaxAgents, concurrent runs together never
 // run more agents at once than the cap.
-func TestMaxAgentsAcrossRuns(t *testing.T) {
+func TestMaxAgentsAcrossRuns(t *testing.T) { synctest.Test(t, testMaxAgentsAcrossRuns) }
+
+// testMaxAgentsAcrossRuns runs in a synctest bubble: the model's latency
+// passes on the bubble's clock, not for real.
+func testMaxAgentsAcrossRuns(t *testing.T) {
 	var mu sync.Mutex
 	running, most := 0, 0
 	r := newResearcher(t, deepresearch.Config{MaxAgents: 2, Model: extractive.New(extractive.Options{Latency: 5 * time.Millisecond})})

@@ -3,6 +3,7 @@ package deepresearch
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/deepresearch/deepresearch/internal/bib"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
@@ -32,6 +33,19 @@ type Failure struct {
 // Report is the outcome of a run. It is a plain value: its JSON form
 // (json.Marshal) is stable and complete, and LoadReport turns it back into
 // a Report that renders byte for byte as the original did.
+//
+// A run that fails after its agents' research still yields a Report that
+// renders, so that no research is lost: when the writer failed, Render
+// gives the agents' merged findings, one section per task with its
+// citations numbered 1..K and a reference list, in any Format (Complete
+// reports false); when verification failed, Render gives the final report
+// unverified (Verification is nil). Research returns that Report together
+// with its error, and every front end inherits the guarantee: the CLI
+// writes the findings where the report would have gone and exits 1, the
+// HTTP API serves them at GET /v1/research/{id}?format=…, and the MCP
+// research tool returns them marked as an error. A Report with nothing to
+// render (the run failed before any agent reported, or was canceled
+// during the research) says why in Error, and Render returns ErrNoReport.
 type Report struct {
 	// Version is ReportVersion.
 	Version  int    `json:"version"`
@@ -51,14 +65,18 @@ type Report struct {
 	// References are the sources the report cites, numbered 1..K in order
 	// of first citation. Every marker in Text resolves to one of them.
 	References []Reference `json:"references"`
-	// Sections are the research tasks in plan order with their findings.
+	// Sections are the research tasks with their findings: the plan's, in
+	// plan order, each followed by the follow-ups of later cycles that
+	// serve it; then follow-ups on the question as a whole.
 	Sections []Section `json:"sections"`
 	// Sources is the merged numbering of every source the agents cited,
 	// the numbering Draft and Sections use.
 	Sources []MergedSource `json:"sources"`
 	Usage   Usage          `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds; TimingsMS splits
-	// it by stage (StagePlan, StageResearch, StageMerge, StageReport).
+	// it by stage (StageIndex, StagePlan, StageResearch, StageMerge,
+	// StageAssess, StageReport, StageVerify; a stage not reached is absent;
+	// the research, merge and assessment times summed over the cycles).
 	DurationMS int64            `json:"duration_ms"`
 	TimingsMS  map[string]int64 `json:"timings_ms"`
 	// Verification is what checking every citation against its source's
@@ -69,6 +87,10 @@ type Report struct {
 	SourceTexts map[int]string `json:"source_texts,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
+	// Cycles counts the research cycles run; LoopEnd says why the loop
+	// stopped (LoopAnswered, LoopMaxCycles, …).
+	Cycles  int    `json:"cycles,omitempty"`
+	LoopEnd string `json:"loop_end,omitempty"`
 }
 
 // LoadReport reads a Report from its JSON form. The published parts (Text,
@@ -110,8 +132,8 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 	if r.Draft != "" {
 		return &finalreport.Report{Draft: r.Draft, Sources: r.Sources, Text: r.Text, Body: r.Body, References: r.References}, style, nil
 	}
-	if len(r.Sections) == 0 {
-		return nil, 0, ErrNoReport
+	if !slices.ContainsFunc(r.Sections, func(s Section) bool { return s.Text != "" }) {
+		return nil, 0, ErrNoReport // no agent reported: no findings
 	}
 	secs := make([]finalreport.Section, len(r.Sections))
 	for i, s := range r.Sections {
@@ -128,11 +150,17 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 // and its reference list), FormatHTML (a standalone page with clickable
 // citations), FormatJSON (blocks, references and a citation sidecar), or
 // its reference list alone as FormatCSL (CSL-JSON, for Zotero, Pandoc and
-// other reference managers) or FormatBibTeX.
-// When the writer failed it renders the agents' merged findings, in the
-// same format. Every renderer takes the same data, so a report reloaded
-// with LoadReport renders the same bytes.
-func (r *Report) Render(format string) ([]byte, error) {
+// other reference managers) or FormatBibTeX ("" is FormatMarkdown; an
+// unknown format is an error wrapping ErrFormat). When the writer failed
+// it renders the agents' merged findings, in the same format; with
+// nothing to render it returns ErrNoReport (see Report). Every renderer
+// takes the same data, so a report reloaded with LoadReport renders the
+// same bytes.
+func (r *Report) Render(format Format) ([]byte, error) {
+	format, err := ParseFormat(string(format))
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: render: %w", err)
+	}
 	pub, style, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
@@ -142,7 +170,7 @@ func (r *Report) Render(format string) ([]byte, error) {
 		title = "Findings: " + r.Question
 	}
 	switch format {
-	case FormatMarkdown, "":
+	case FormatMarkdown:
 		return []byte(finalreport.Markdown(pub, style)), nil
 	case FormatHTML:
 		page, err := finalreport.HTML(title, pub)
@@ -151,14 +179,7 @@ func (r *Report) Render(format string) ([]byte, error) {
 		}
 		return []byte(page), nil
 	case FormatCSL, FormatBibTeX:
-		refs := make([]bib.Reference, len(pub.References))
-		for i, ref := range pub.References {
-			refs[i] = bib.Reference{Number: ref.Number, Source: ref.Source}
-		}
-		if format == FormatBibTeX {
-			return bib.BibTeX(refs), nil
-		}
-		return bib.CSLJSON(refs)
+		return RenderReferences(pub.References, format, style)
 	case FormatJSON:
 		doc, err := finalreport.JSON(r.Question, pub)
 		if err != nil {
@@ -170,7 +191,34 @@ func (r *Report) Render(format string) ([]byte, error) {
 		}
 		return append(b, '\n'), nil
 	}
-	return nil, fmt.Errorf("deepresearch: render: %w %q: want md, html, json, csl-json or bibtex", ErrFormat, format)
+	return nil, fmt.Errorf("deepresearch: render: %w %q", ErrFormat, format)
+}
+
+// RenderReferences renders a reference list alone: in FormatMarkdown, the
+// lines of a report's "## References" section, in style (the one renderer
+// of reference lines, which reports, findings and the MCP citation index
+// share; titles are escaped, and only http, https and file URLs linked);
+// in FormatCSL as CSL-JSON, or in FormatBibTeX. Other formats are an
+// error wrapping ErrFormat.
+func RenderReferences(refs []Reference, format Format, style Style) ([]byte, error) {
+	format, err := ParseFormat(string(format))
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: render references: %w", err)
+	}
+	switch format {
+	case FormatMarkdown:
+		return []byte(finalreport.References(refs, style)), nil
+	case FormatCSL, FormatBibTeX:
+		brefs := make([]bib.Reference, len(refs))
+		for i, ref := range refs {
+			brefs[i] = bib.Reference{Number: ref.Number, Source: ref.Source}
+		}
+		if format == FormatBibTeX {
+			return bib.BibTeX(brefs), nil
+		}
+		return bib.CSLJSON(brefs)
+	}
+	return nil, fmt.Errorf("deepresearch: render references: %w %q: want md, csl-json or bibtex", ErrFormat, format)
 }
 
 // Markdown returns the report with its reference list ("" when there is
@@ -196,6 +244,17 @@ func (r *Report) JSON() (*JSONReport, error) {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
 	}
 	return finalreport.JSON(r.Question, pub)
+}
+
+// Cited returns the reference list of what Render renders: References,
+// or when the writer failed, the findings' own, numbered 1..K in order of
+// first citation. With nothing to render it returns ErrNoReport.
+func (r *Report) Cited() ([]Reference, error) {
+	pub, _, err := r.published()
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: render: %w", err)
+	}
+	return pub.References, nil
 }
 
 // Findings returns the agents' merged findings as markdown, one section per

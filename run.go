@@ -17,9 +17,9 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -27,73 +27,129 @@ import (
 
 // Request is one research run. Zero fields take the Researcher's Config,
 // so a server can vary limits, style and the run ID per request without a
-// new Researcher (which would reopen the index). Its JSON form is what a
-// front end decodes from a caller.
+// new Researcher (which would reopen the index).
+//
+// Its JSON form (question, max_tasks, parallelism, search_limit, style) is
+// what every front end decodes from its callers — the HTTP API's POST
+// body, the MCP research tool's arguments — and what a Store keeps as a
+// run's Options; Validate holds it to the same limits everywhere. RunID
+// and Budget are not part of it: a front end names its runs itself, and
+// agent budgets are the operator's, not the caller's.
 type Request struct {
-	Question string `json:"question"`
+	Question string `json:"question" jsonschema:"the research question"`
 	// RunID names the run in its events and Report; empty means a fresh
-	// random ID. A server supplies its own, to key its store.
-	RunID       string `json:"run_id,omitempty"`
-	MaxTasks    int    `json:"max_tasks,omitempty"`
-	Parallelism int    `json:"parallelism,omitempty"`
-	SearchLimit int    `json:"search_limit,omitempty"`
+	// random ID (NewRunID). A front end that keeps runs supplies its own.
+	RunID string `json:"-"`
+	// MaxTasks caps the research tasks of the plan (1 to MaxRequestTasks;
+	// 0: Config.MaxTasks).
+	MaxTasks int `json:"max_tasks,omitempty" jsonschema:"most research tasks the question is split into (1-16; default: the server's)"`
+	// Parallelism caps the agents running at once (1 to MaxRequestTasks;
+	// 0: Config.Parallelism).
+	Parallelism int `json:"parallelism,omitempty" jsonschema:"most research agents at once (1-16; default: the server's)"`
+	// SearchLimit is the results per search call (1 to
+	// MaxRequestSearchLimit; 0: Config.SearchLimit).
+	SearchLimit int `json:"search_limit,omitempty" jsonschema:"results per search (1-50; default: the server's)"`
 	// Style names the citation style of Report.Text: "markdown", "plain",
 	// "footnote" or "html"; empty means Config.Style.
-	Style string `json:"style,omitempty"`
+	Style string `json:"style,omitempty" jsonschema:"citation style: markdown, plain, footnote or html"`
 	// Budget bounds each agent; zero fields take Config.Budget's.
-	Budget Budget `json:"budget,omitzero"`
+	Budget Budget `json:"-"`
+	// MaxCycles caps the research cycles (1 to MaxRequestCycles; 0:
+	// Config.MaxCycles); 1 is a single pass: plan, one wave of agents,
+	// merge, report.
+	MaxCycles int `json:"max_cycles,omitempty" jsonschema:"most research cycles (1-8; 1 is a single pass; default: the server's)"`
+	// MaxRunAgents caps the agents of the run over all its cycles (0:
+	// Config.MaxRunAgents). Like Budget it is the operator's cost cap, not
+	// part of the JSON form.
+	MaxRunAgents int `json:"-"`
 }
 
-// maxQuestionBytes bounds a question: it goes into every prompt.
-const maxQuestionBytes = 4096
+// Limits of a Request, the same for every front end.
+const (
+	// MaxQuestionBytes bounds a question (after trimming spaces): it goes
+	// into every prompt.
+	MaxQuestionBytes = 4096
+	// MaxRequestTasks bounds Request.MaxTasks and Request.Parallelism.
+	MaxRequestTasks = 16
+	// MaxRequestSearchLimit bounds Request.SearchLimit.
+	MaxRequestSearchLimit = 50
+	// MaxRequestCycles bounds Request.MaxCycles.
+	MaxRequestCycles = 8
+)
+
+// Validate reports the first thing wrong with req, as a *RequestError
+// naming the member of its JSON form: an empty question or one longer
+// than MaxQuestionBytes, a limit out of its range, an unknown style.
+// Research validates every request; a front end that answers its caller
+// before the run starts validates first.
+func (req Request) Validate() error {
+	switch q := req.question(); {
+	case q == "":
+		return &RequestError{Field: "question", Problem: "is missing or empty"}
+	case len(q) > MaxQuestionBytes:
+		return &RequestError{Field: "question", Problem: fmt.Sprintf("is %d bytes long; the limit is %d", len(q), MaxQuestionBytes)}
+	}
+	for _, f := range []struct {
+		name   string
+		v, max int
+	}{{"max_tasks", req.MaxTasks, MaxRequestTasks}, {"parallelism", req.Parallelism, MaxRequestTasks}, {"search_limit", req.SearchLimit, MaxRequestSearchLimit}, {"max_cycles", req.MaxCycles, MaxRequestCycles}} {
+		if f.v < 0 || f.v > f.max {
+			return &RequestError{Field: f.name, Problem: fmt.Sprintf("is %d; it must be between 1 and %d (or left out for the default)", f.v, f.max)}
+		}
+	}
+	if _, err := ParseStyle(req.Style); err != nil {
+		return &RequestError{Field: "style", Problem: fmt.Sprintf("is %q; want %s", req.Style, "markdown, plain, footnote or html")}
+	}
+	return nil
+}
+
+// question is the question without the spaces around it.
+func (req Request) question() string { return strings.TrimSpace(req.Question) }
 
 // settle checks req and fills its zero fields from the Researcher's
 // configuration.
 func (r *Researcher) settle(req Request) (Request, Style, error) {
-	q := strings.TrimSpace(req.Question)
-	switch {
-	case q == "":
-		return req, 0, configErrorf("the question is empty")
-	case len(q) > maxQuestionBytes:
-		return req, 0, configErrorf("the question is %d bytes long; the limit is %d", len(q), maxQuestionBytes)
-	case req.MaxTasks < 0 || req.Parallelism < 0 || req.SearchLimit < 0:
-		return req, 0, configErrorf("max_tasks, parallelism and search_limit must not be negative")
+	if err := req.Validate(); err != nil {
+		return req, 0, err
 	}
-	req.Question = q
+	if req.MaxRunAgents < 0 {
+		return req, 0, &RequestError{Field: "max_run_agents", Problem: "must not be negative"}
+	}
+	req.Question = req.question()
 	style := r.cfg.Style
 	if req.Style != "" {
-		s, err := ParseStyle(req.Style)
-		if err != nil {
-			return req, 0, err
-		}
-		style = s
+		style, _ = ParseStyle(req.Style) // Validate parsed it
 	}
 	req.Style = StyleName(style)
 	if req.RunID == "" {
-		req.RunID = events.NewRunID()
+		req.RunID = NewRunID()
 	}
-	req.MaxTasks = cmpOr(req.MaxTasks, r.cfg.MaxTasks)
-	req.Parallelism = cmpOr(req.Parallelism, r.cfg.Parallelism)
-	req.SearchLimit = cmpOr(req.SearchLimit, r.cfg.SearchLimit)
+	req.MaxTasks = defaults.PositiveOr(req.MaxTasks, r.cfg.MaxTasks)
+	req.Parallelism = defaults.PositiveOr(req.Parallelism, r.cfg.Parallelism)
+	req.SearchLimit = defaults.PositiveOr(req.SearchLimit, r.cfg.SearchLimit)
+	req.MaxCycles = defaults.PositiveOr(req.MaxCycles, r.cfg.MaxCycles)
+	req.MaxRunAgents = defaults.PositiveOr(req.MaxRunAgents, r.cfg.MaxRunAgents)
 	b := r.cfg.Budget
-	b.MaxToolCalls = cmpOr(req.Budget.MaxToolCalls, b.MaxToolCalls)
-	b.MaxTokens = cmpOr(req.Budget.MaxTokens, b.MaxTokens)
-	if req.Budget.Timeout > 0 {
-		b.Timeout = req.Budget.Timeout
-	}
+	b.MaxToolCalls = defaults.PositiveOr(req.Budget.MaxToolCalls, b.MaxToolCalls)
+	b.MaxTokens = defaults.PositiveOr(req.Budget.MaxTokens, b.MaxTokens)
+	b.Timeout = defaults.PositiveOr(req.Budget.Timeout, b.Timeout)
 	req.Budget = b
 	return req, style, nil
 }
 
-// Run researches question and returns the report.
+// Run researches question and returns the report. The research runs in
+// cycles (Config.MaxCycles): after each, an assessment of the merged
+// findings decides whether follow-up agents research what is missing;
+// Report.Cycles and Report.LoopEnd say how many ran and why they stopped.
 //
 // One agent failing, panicking or timing out does not fail the run: the
 // report covers the other tasks and says which is missing. Run fails with a
 // *StageError when the index cannot be built, planning fails, no agent
-// produced a report, writing the final report fails (the returned Report
-// then still holds the merged findings, and renders them), or ctx is done
-// (it then returns context.Cause(ctx) once every agent has stopped, or
-// after Config.StopGrace, naming the agents that had not).
+// produced a report, writing or verifying the final report fails, or ctx
+// is done (it then returns context.Cause(ctx) once every agent has
+// stopped, or after Config.StopGrace, naming the agents that had not).
+// A failed run returns its Report too, which renders whatever research it
+// got past (the agents' findings when the writer failed; see Report).
 func (r *Researcher) Run(ctx context.Context, question string) (*Report, error) {
 	return r.Research(ctx, Request{Question: question}, nil)
 }
@@ -169,7 +225,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
 		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[string]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
-	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price}
+	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
 	finish := func() { rep.DurationMS = clock.Now().Sub(start).Milliseconds() }
 	fail := func(stage string, err error) (*Report, error) {
@@ -186,6 +242,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	stage := func(name string, t0 time.Time) { rep.TimingsMS[name] = clock.Now().Sub(t0).Milliseconds() }
 	em.Emit(runLevel, "", events.RunStartedData{Question: req.Question, Config: map[string]any{
 		"max_tasks": req.MaxTasks, "parallelism": req.Parallelism, "search_limit": req.SearchLimit, "style": req.Style,
+		"max_cycles": req.MaxCycles,
 	}})
 
 	if r.pages {
@@ -207,7 +264,11 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 
 	// Plan.
 	t0 = clock.Now()
-	tasks, planUsage, err := agent.Plan(journal.WithScope(ctx, LivePlanner), model(RolePlanner), req.Question, req.MaxTasks)
+	maxTasks := req.MaxTasks
+	if req.MaxRunAgents > 0 {
+		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
+	}
+	tasks, planUsage, err := agent.Plan(journal.WithScope(ctx, LivePlanner), model(RolePlanner), req.Question, maxTasks)
 	rep.Usage = rep.Usage.Add(planUsage)
 	stage(StagePlan, t0)
 	if err != nil {
@@ -215,82 +276,17 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	}
 	plan := make([]events.PlanTask, len(tasks))
 	for i, t := range tasks {
-		plan[i] = events.PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question}
+		plan[i] = events.PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question, Cycle: 1}
 	}
 	em.Emit(runLevel, "", events.PlanData{Tasks: plan})
 	log.Info().Int("tasks", len(tasks)).Msg("planned")
 
-	// Research: agents in parallel, results kept in plan order.
-	t0 = clock.Now()
-	outcomes, stuck := r.research(ctx, req, tasks, backend, model(RoleResearcher), meter, em)
-	stage(StageResearch, t0)
-	if err := context.Cause(ctx); err != nil {
-		if len(stuck) > 0 {
-			return fail(StageResearch, fmt.Errorf("%w; agents still running after %v: %s", err, r.cfg.StopGrace, strings.Join(stuck, ", ")))
-		}
-		return fail(StageResearch, err)
-	}
-
-	// Merge, in plan order.
-	t0 = clock.Now()
-	merger := collapse.NewMerger()
-	var missing []finalreport.Missing
-	var merged []collapse.MergedReport
-	var firstErr error
-	for i, o := range outcomes {
-		sec := Section{Task: plan[i], Failure: o.failure}
-		if o.res != nil {
-			rep.Usage = rep.Usage.Add(o.res.Usage)
-			mr, err := merger.Add(collapse.Report{Section: tasks[i].Title, Text: o.res.Report, Mapping: o.res.Sources})
-			if err != nil {
-				return fail(StageMerge, err)
-			}
-			sec.Text = mr.Text
-			merged = append(merged, mr)
-		} else {
-			rep.Usage = rep.Usage.Add(o.spent)
-			missing = append(missing, finalreport.Missing{Section: tasks[i].Title, Reason: o.failure.Kind})
-			if firstErr == nil {
-				firstErr = o.err
-			}
-		}
-		rep.Sections = append(rep.Sections, sec)
-	}
-	rep.Sources = merger.Sources()
-	unknown := merger.Unknown()
-	stage(StageMerge, t0)
-	em.Emit(runLevel, "", mergedData(rep.Sources, len(unknown)))
-	for _, u := range unknown {
-		log.Warn().Str("section", u.Section).Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation that resolves to no retrieved source")
-	}
-	if len(merged) == 0 {
-		if firstErr != nil {
-			return fail(StageResearch, fmt.Errorf("%w: %w", ErrNoResearch, firstErr))
-		}
-		return fail(StageResearch, ErrNoResearch)
-	}
-
-	// Final report.
-	t0 = clock.Now()
-	var notices []string
-	if spent := meter.spent(); spent != "" {
-		notices = append(notices, "Research stopped early: "+spent+".")
-		log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
-	}
-	final, err := finalreport.Write(journal.WithScope(ctx, LiveWriter), finalreport.Config{
-		Model:     model(RoleWriter),
-		Style:     style,
-		MaxTokens: req.Budget.MaxTokens,
-		Hooks: finalreport.Hooks{
-			Delta: func(text string) { em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
-			Citation: func(n int, src source.Source) {
-				em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
-			},
-		},
-	}, finalreport.Input{Question: req.Question, Sections: merged, Sources: rep.Sources, Missing: missing, Notices: notices})
-	stage(StageReport, t0)
+	// Research in cycles, merge, write (loop.go).
+	l := r.newLoop(req, style, em, meter, backend, model, log, rep, tasks)
+	final, failed, err := l.research(ctx)
+	l.fill()
 	if err != nil {
-		return fail(StageReport, err)
+		return fail(failed, err)
 	}
 	rep.Draft, rep.Text, rep.Body, rep.References = final.Draft, final.Text, final.Body, final.References
 	rep.Usage = rep.Usage.Add(final.Usage)
@@ -302,9 +298,9 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 
 	// Verify: every citation against the text of its source, as read.
 	t0 = clock.Now()
-	rep.SourceTexts = sourceTexts(outcomes, rep.Sources)
+	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
 	streamed := rep.Text
-	if err := r.verifyReport(journal.WithScope(ctx, LiveVerify), rep, style, rep.SourceTexts, r.cfg.Unsupported); err != nil {
+	if err := r.verifyReport(journal.WithScope(ctx, LiveVerify), rep, style, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)
 	}
 	stage(StageVerify, t0)
@@ -317,10 +313,11 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	finish()
 	em.Emit(runLevel, "", events.RunFinishedData{
 		Usage: rep.Usage, DurationMS: rep.DurationMS,
-		Agents: len(tasks), AgentsFailed: len(missing), Sources: len(rep.Sources), Citations: len(rep.References),
-		Timings: rep.TimingsMS, Stopped: meter.spent(), CostUSD: meter.costOf(),
+		Agents: len(l.tasks), AgentsFailed: len(l.missing()), Sources: len(rep.Sources), Citations: len(rep.References),
+		Timings: rep.TimingsMS, Stopped: meter.spent(), CostUSD: meter.costOf(), Cycles: rep.Cycles, LoopEnd: rep.LoopEnd,
 	})
-	log.Info().Int("references", len(rep.References)).Int("failed_agents", len(missing)).Int64("took_ms", rep.DurationMS).Msg("run finished")
+	log.Info().Int("references", len(rep.References)).Int("failed_agents", len(l.missing())).Int("cycles", rep.Cycles).
+		Str("loop_end", rep.LoopEnd).Int64("took_ms", rep.DurationMS).Msg("run finished")
 	return rep, nil
 }
 
@@ -330,7 +327,10 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 // the agents to stop; those that have not are reported as canceled (their
 // titles are returned in stuck) and left to finish on their own: their
 // outcomes and events are dropped.
-func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend SearchBackend, model llms.Model, meter *meter, em *events.Emitter) (outcomes []agentOutcome, stuck []string) {
+//
+// onOutcome, if not nil, is given each agent's outcome (by position in
+// tasks) as it finishes, one call at a time, before its last event.
+func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend SearchBackend, model llms.Model, meter *meter, em *events.Emitter, onOutcome func(int, agentOutcome)) (outcomes []agentOutcome, stuck []string) {
 	var mu sync.Mutex // guards outcomes, done and abandoned
 	outcomes = make([]agentOutcome, len(tasks))
 	done := make([]bool, len(tasks))
@@ -353,6 +353,9 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 				return
 			}
 			outcomes[i], done[i] = o, true
+			if onOutcome != nil {
+				onOutcome(i, o)
+			}
 			r.reportOutcome(task, o, em)
 		})
 	}
@@ -401,7 +404,7 @@ func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task,
 		SearchLimit: req.SearchLimit,
 		Canonical:   canon.Key,
 		Channel:     r.channel(),
-		AfterFunc:   r.cfg.Clock.AfterFunc,
+		Clock:       r.cfg.Clock,
 		Relevance:   r.judge,
 		Hooks: agent.Hooks{
 			Search: func(q string, n int) { em.Emit(idx, sec, events.SearchData{Query: q, Results: n}) },

@@ -4,18 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/provider"
-	"github.com/deepresearch/deepresearch/internal/relevance"
-	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
 // FetchConfig configures the page fetcher a run's web search reads pages
@@ -24,14 +19,15 @@ import (
 type FetchConfig = fetch.Config
 
 // FromSettings returns a Researcher built from settings, as every front
-// end (the CLI, the HTTP server, the MCP server) reads them: the model of
-// each role (model.provider, .name, .base_url, .api_key and the
-// provider's usual variables, model.planner/researcher/writer), the search
-// backends (search.providers: the local corpus, SearXNG, Tavily, Brave,
-// Exa, combined), the page fetcher and its SSRF guard (fetch.*), the
-// limits, budgets and prices, and the citation style. log receives
-// diagnostics (nil: none). It does no I/O; the corpus is indexed on the
-// first run.
+// end (the CLI, the HTTP server, the MCP server) reads them: it checks
+// them, builds the model of each role (model.provider, .name, .base_url,
+// .api_key and the provider's usual variables, model.planner, .researcher,
+// .writer) and the price of each, maps the rest onto a Config (the search
+// backends of search.providers, the page fetcher and its SSRF guard of
+// fetch.*, the limits and budgets, the citation style, what verification
+// does with unsupported citations) and calls New: an embedder who builds
+// the same Config gets the same Researcher. log receives diagnostics
+// (nil: none). It does no I/O; the corpus is indexed on the first run.
 func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
@@ -60,64 +56,24 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 			MaxTokens:    s.Research.MaxTokens,
 			Timeout:      s.Research.AgentTimeout,
 		},
-		MaxRunTokens: s.Research.MaxRunTokens,
-		MaxCost:      s.Research.MaxCost,
-		Fetch:        FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
-		Style:        style,
-		Unsupported:  s.Output.Unsupported,
-		Logger:       log,
-	}
-	if s.Model.Provider == provider.Extractive && s.Model.Planner == "" && s.Model.Researcher == "" && s.Model.Writer == "" {
-		// The offline model is pure CPU: two agents per core across all
-		// runs, so that a server's many runs queue for the cores instead of
-		// crowding out the delivery of their events.
-		cfg.MaxAgents = 2 * runtime.GOMAXPROCS(0)
+		MaxRunTokens:  s.Research.MaxRunTokens,
+		MaxCost:       s.Research.MaxCost,
+		MaxCycles:     s.Research.MaxCycles,
+		MaxRunAgents:  s.Research.MaxRunAgents,
+		MaxRunTime:    s.Research.MaxRunTime,
+		SearchEngines: s.Search.Providers,
+		SearXNGURL:    s.Search.SearxngURL,
+		Fetch:         FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
+		Style:         style,
+		Unsupported:   Action(s.Output.Unsupported),
+		Logger:        log,
 	}
 	if len(s.Model.Prices) > 0 || s.Research.MaxCost > 0 {
 		if cfg.Price, err = prices(s.Model); err != nil {
 			return nil, err
 		}
 	}
-	build := func() (*Researcher, error) {
-		r, err := New(cfg)
-		if err == nil && s.Model.Provider != provider.Extractive {
-			// A real model judges relevance too, in one batched call per
-			// search; the offline judge stays its fallback.
-			r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
-			r.verifyModel = r.models[RoleWriter]
-		}
-		return r, err
-	}
-	web := slices.ContainsFunc(s.Search.Providers, func(p string) bool { return p != websearch.ChannelCorpus })
-	if !web {
-		return build()
-	}
-	// Web search: the engines read pages through the fetcher of the run
-	// that asks (Config.Fetch); the local corpus, when named, is the
-	// Researcher's own index, opened on first use.
-	wcfg := websearch.ConfigFromEnv(os.Getenv)
-	if s.Search.SearxngURL != "" {
-		wcfg.SearXNGURL = s.Search.SearxngURL
-	}
-	wcfg.Pages = journal.Pages{PageFetcher: fetch.ContextPages{}}
-	r, err := build()
-	if err != nil {
-		return nil, err
-	}
-	var corpus SearchBackend
-	if slices.Contains(s.Search.Providers, websearch.ChannelCorpus) {
-		corpus = localIndex{r}
-	}
-	combined, err := websearch.Build(s.Search.Providers, wcfg, corpus, websearch.Hooks{
-		Failed: func(name string, err error) {
-			r.log.Warn().Str("search", name).Err(err).Msg("a search backend failed; the others answered")
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("deepresearch: %w: search.providers: %w", ErrConfig, err)
-	}
-	r.search, r.cfg.Channel, r.pages = combined, "web", true
-	return r, nil
+	return New(cfg)
 }
 
 // providerConfig is the main model's provider settings.

@@ -2,7 +2,6 @@ package deepresearch
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/events"
@@ -11,24 +10,20 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// What the verification stage does with a citation whose source does not
-// support the sentence that cites it (Config.Unsupported).
-const (
-	UnsupportedKeep   = "keep"   // leave it; the report's Verification lists it
-	UnsupportedFlag   = "flag"   // keep it, marked "[unsupported: n]"
-	UnsupportedRemove = "remove" // drop it from the report
-)
-
 // Verification is what the last stage of a run found when it checked every
 // citation of the final report against the text of the source it cites,
 // as the agents read it: counts, a score, and each problem with its line
 // and a suggested fix. Numbers and lines are those of Report.Body.
 type Verification struct {
-	Summary  verify.Summary   `json:"summary"`
-	Problems []verify.Problem `json:"problems"`
+	Summary  VerifySummary     `json:"summary"`
+	Problems []CitationProblem `json:"problems"`
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
-	Action string `json:"action"`
+	Action Action `json:"action"`
+	// Judge names what decided support: "lexical", "llm" (the
+	// Config.VerifyModel), or "lexical (llm failed: …)" when the model's
+	// answer was unusable.
+	Judge string `json:"judge,omitempty"`
 }
 
 // Pass reports whether the report has no errors (fabricated citations,
@@ -72,33 +67,21 @@ func sourceKey(s Source) string {
 
 // verifyReport checks rep's citations against texts and, as action says,
 // rewrites the draft and publishes it again.
-func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, texts map[int]string, action string) error {
-	fix := verify.Keep
-	switch action {
-	case UnsupportedFlag:
-		fix = verify.Flag
-	case UnsupportedRemove:
-		fix = verify.Remove
+func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, action Action) error {
+	fix := fixOf(action)
+	var judge verify.Judge
+	var fallback *fallbackJudge
+	if r.verifyModel != nil {
+		fallback = &fallbackJudge{primary: &verify.LLMJudge{Model: r.verifyModel}, lexical: verify.Lexical{}, log: r.log}
+		judge = fallback
 	}
 	// The problems are told in the reader's numbering: Body and its
 	// references.
-	byNumber := map[int]string{}
-	for _, s := range rep.Sources {
-		byNumber[s.Number] = texts[s.Number]
-	}
-	var refs []verify.Source
-	for _, ref := range rep.References {
-		refs = append(refs, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: textOf(rep, ref, texts)})
-	}
-	var judge verify.Judge
-	if r.verifyModel != nil {
-		judge = fallbackJudge{primary: &verify.LLMJudge{Model: r.verifyModel}, log: r.log}
-	}
-	res, err := verify.Check(ctx, rep.Body, refs, verify.Options{Judge: judge})
+	res, err := verify.Check(ctx, rep.Body, rep.CitedSources(nil), verify.Options{Judge: judge})
 	if err != nil {
 		return err
 	}
-	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action}
+	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action, Judge: fallback.name()}
 	if fix == verify.Keep || res.Summary.Unsupported == 0 {
 		return nil
 	}
@@ -106,7 +89,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	// of truth, and published again.
 	var merged []verify.Source
 	for _, s := range rep.Sources {
-		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Text: byNumber[s.Number]})
+		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Text: rep.SourceTexts[s.Number]})
 	}
 	fixed, err := verify.Check(ctx, rep.Draft, merged, verify.Options{Judge: judge, Fix: verify.Fix{Unsupported: fix}})
 	if err != nil {
@@ -126,45 +109,44 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 // run is never failed by its verification.
 type fallbackJudge struct {
 	primary verify.Judge
+	lexical verify.Lexical
 	log     zerolog.Logger
+	failed  error // the model's first unusable answer
 }
 
-func (j fallbackJudge) Judge(ctx context.Context, claims []verify.Claim) ([]verify.Verdict, error) {
+func (j *fallbackJudge) Judge(ctx context.Context, claims []verify.Claim) ([]verify.Verdict, error) {
 	v, err := j.primary.Judge(ctx, claims)
 	if err == nil || ctx.Err() != nil {
 		return v, err
 	}
 	j.log.Warn().Err(err).Msg("the model could not judge the citations; judging them lexically")
-	return verify.Lexical{}.Judge(ctx, claims)
+	if j.failed == nil {
+		j.failed = err
+	}
+	return j.lexical.Judge(ctx, claims)
 }
 
-// textOf is the text of the merged source a reference names.
-func textOf(rep *Report, ref Reference, texts map[int]string) string {
-	for _, s := range rep.Sources {
-		if s.ID == ref.ID && s.URL == ref.URL {
-			return texts[s.Number]
-		}
+// name names what judged (Verification.Judge): a nil *fallbackJudge is
+// the lexical check alone.
+func (j *fallbackJudge) name() string {
+	switch {
+	case j == nil:
+		return "lexical"
+	case j.failed != nil:
+		return "lexical (llm failed: " + j.failed.Error() + ")"
 	}
-	return ""
+	return "llm"
 }
 
 func verifiedData(v *Verification, revised string) events.VerifiedData {
 	d := events.VerifiedData{
 		Citations: v.Summary.Citations, Supported: v.Summary.Supported, Unsupported: v.Summary.Unsupported,
-		Fabricated: v.Summary.Fabricated, Duplicates: v.Summary.Duplicates, Score: v.Summary.Score, Action: v.Action,
-		Revised: revised,
+		Fabricated: v.Summary.Fabricated, Duplicates: v.Summary.Duplicates, Score: v.Summary.Score, Action: string(v.Action),
+		Judge: v.Judge, Revised: revised,
 	}
 	for _, p := range v.Problems {
 		d.Problems = append(d.Problems, events.VerifyProblem{Line: p.Line, Severity: string(p.Severity), Kind: string(p.Kind),
 			Number: p.Number, Message: p.Message})
 	}
 	return d
-}
-
-func checkUnsupported(action string) error {
-	switch action {
-	case "", UnsupportedKeep, UnsupportedFlag, UnsupportedRemove:
-		return nil
-	}
-	return fmt.Errorf("unsupported citations: %q is not keep, flag or remove", action)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // falseClaim makes the writer add a sentence its citation does not
@@ -21,7 +21,7 @@ const claim = "Giraffes invented the transistor in the Pliocene"
 
 func (m falseClaim) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	resp, err := m.Model.GenerateContent(ctx, msgs, opts...)
-	if err != nil || stage.Of(ctx) != stage.Writer {
+	if err != nil || purpose.Of(ctx) != purpose.Writer {
 		return resp, err
 	}
 	var o llms.CallOptions
@@ -61,7 +61,7 @@ func TestVerificationInEveryRun(t *testing.T) {
 		}
 	})
 	for _, tc := range []struct {
-		action string
+		action deepresearch.Action
 		check  func(t *testing.T, text string)
 	}{
 		{deepresearch.UnsupportedFlag, func(t *testing.T, text string) {
@@ -84,7 +84,7 @@ func TestVerificationInEveryRun(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.action, func(t *testing.T) {
+		t.Run(string(tc.action), func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{Model: falseClaim{extractive.New(extractive.Options{})}, Unsupported: tc.action})
 			rec := &recorder{}
 			rep, err := r.RunWith(context.Background(), question, rec.sink)

@@ -20,9 +20,10 @@ import (
 // after a fixed delay (the offline model behind it), SearXNG-format search
 // and page fetches through the SSRF-guarded fetcher, all on loopback.
 // x-critical is the run's wall time over its chain of model calls (plan,
-// the slowest agent's calls with its relevance judgements, the writer and
-// the verification's judgement, each taking the delay and counted as if
-// serial, though a turn's searches are judged at once).
+// the slowest agent's calls with its relevance judgements, the assessment
+// of the cycle, the writer and the verification's judgement, each taking
+// the delay and counted as if serial, though a turn's searches are judged
+// at once).
 func BenchmarkWebRun(b *testing.B) {
 	for _, delay := range []time.Duration{20 * time.Millisecond, 50 * time.Millisecond} {
 		b.Run(delay.String(), func(b *testing.B) {
@@ -77,10 +78,12 @@ func BenchmarkWebRun(b *testing.B) {
 				for _, n := range calls {
 					slowest = max(slowest, n)
 				}
-				// Plan, the slowest agent, the writer and the verification's
-				// judgement, each call counted as if serial (a turn's
-				// searches are judged at once, so the run can beat 1×).
-				ratio += float64(wall) / float64(time.Duration(1+slowest+1+1)*delay)
+				// Plan, the slowest agent, the research loop's assessments,
+				// the writer and the verification's judgement, each call
+				// counted as if serial (a turn's searches are judged at
+				// once, so the run can beat 1×).
+				assessed := len(rec.of(events.Assessed))
+				ratio += float64(wall) / float64(time.Duration(1+slowest+assessed+1+1)*delay)
 			}
 			b.ReportMetric(ratio/float64(b.N), "x-critical")
 			b.ReportMetric(float64(model.Calls())/float64(b.N), "calls/run")

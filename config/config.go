@@ -1,44 +1,40 @@
-// Package config loads deepresearch's settings from, in rising order of
-// precedence, built-in defaults, a YAML file, DEEPRESEARCH_* environment
-// variables and command-line flags, and validates them.
+// Package config is deepresearch's settings: the Settings every front end
+// reads (the CLI, the HTTP server, the MCP server) and
+// deepresearch.FromSettings turns into a Researcher, their built-in
+// defaults, and the checks of every value.
 //
-// The defaults live in one place, the embedded defaults.yaml, which also
-// documents every key; DefaultsYAML returns it, to serve as a template for
-// users' files, and Defaults returns it decoded. The layering, the
-// environment and flag bindings and the decoding into Settings are viper's
-// (see Load); this package adds what viper does not do: file positions in
-// error messages, unknown keys and variables reported with a suggestion,
-// and the checks of every value.
+// The package links no configuration library: reading settings from a
+// YAML file, DEEPRESEARCH_* environment variables and command-line flags
+// is the subpackage config/load's, which the command uses. The defaults
+// are Go constants (Defaults); the embedded defaults.yaml documents every
+// key with the same values (DefaultsYAML, a template for users' files),
+// and a test of config/load decodes it to check that the two agree.
 package config
 
 import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/spf13/viper"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 )
 
 //go:embed defaults.yaml
 var defaultsYAML []byte
 
 // DefaultsYAML returns the built-in defaults file: every key, its default
-// and its meaning, in the format Load reads.
+// and its meaning, in the format config/load reads.
 func DefaultsYAML() []byte { return slices.Clone(defaultsYAML) }
 
 // Settings is deepresearch's configuration. The mapstructure tags are the
 // keys of the YAML file; environment variables and flags name the same
-// keys (see Load). A Settings holds slices and a map: copy them before
-// changing a Settings shared with others.
+// keys (see config/load). A Settings holds slices and a map: copy them
+// before changing a Settings shared with others.
 type Settings struct {
 	Model    Model    `mapstructure:"model"`
 	Corpus   Corpus   `mapstructure:"corpus"`
@@ -50,7 +46,7 @@ type Settings struct {
 	Store    Store    `mapstructure:"store"`
 	Log      Log      `mapstructure:"log"`
 
-	// File is the configuration file Load read, or "" when it read none.
+	// File is the configuration file config/load read, or "" when it read none.
 	File string `mapstructure:"-"`
 }
 
@@ -123,6 +119,14 @@ type Research struct {
 	// MaxCost is the most a run may cost in dollars, priced by
 	// Model.Prices; 0 (default) is unlimited.
 	MaxCost float64 `mapstructure:"max_cost"`
+	// MaxCycles is the most research cycles of a run; default 3, and 1
+	// is a single pass.
+	MaxCycles int `mapstructure:"max_cycles"`
+	// MaxRunAgents is the most agents of a run over all its cycles; 0
+	// (default) is MaxTasks × MaxCycles.
+	MaxRunAgents int `mapstructure:"max_run_agents"`
+	// MaxRunTime is a run's time budget; 0 (default) is unlimited.
+	MaxRunTime time.Duration `mapstructure:"max_run_time"`
 }
 
 // Search selects the search backends.
@@ -198,33 +202,21 @@ type Log struct {
 	Format string `mapstructure:"format"`
 }
 
-// Defaults returns the built-in settings, those of defaults.yaml. The
-// file is decoded once; each call returns a fresh copy, which the caller
-// may change.
-func Defaults() Settings { return defaults().clone() }
-
-var defaults = sync.OnceValue(func() Settings {
-	v := viper.New()
-	setDefaults(v)
-	_, lines := defaultValues()
-	s, err := decode(v, func(name string) string {
-		if line, ok := lines[name]; ok {
-			return fmt.Sprintf("defaults.yaml:%d", line)
-		}
-		return fmt.Sprintf("defaults.yaml:%d", lines[keyOf(name)])
-	})
-	if err != nil {
-		panic(err)
+// Defaults returns the built-in settings, those defaults.yaml documents.
+// Each call returns a fresh copy, which the caller may change.
+func Defaults() Settings {
+	return Settings{
+		Model: Model{Provider: defaults.Provider, MaxConcurrent: defaults.MaxConcurrent, Tools: defaults.Tools,
+			Prices: map[string]Price{}},
+		Research: Research{MaxTasks: defaults.MaxTasks, Parallelism: defaults.Parallelism, SearchLimit: defaults.SearchLimit,
+			MaxToolCalls: defaults.MaxToolCalls, MaxTokens: defaults.MaxTokens, AgentTimeout: defaults.AgentTimeout, MaxCycles: defaults.MaxCycles},
+		Search: Search{Providers: []string{defaults.SearchCorpus}},
+		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
+		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
+		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout,
+			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
+		Log: Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
 	}
-	return s
-})
-
-// clone returns s with its own copies of the slices and the map.
-func (s Settings) clone() Settings {
-	s.Search.Providers = slices.Clone(s.Search.Providers)
-	s.Fetch.Allow = slices.Clone(s.Fetch.Allow)
-	s.Model.Prices = maps.Clone(s.Model.Prices)
-	return s
 }
 
 // DefaultStorePath returns where the run store lives when store.path is
@@ -264,117 +256,4 @@ func userDataDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(home, ".local", "share"), nil
-}
-
-// setting is one key of Settings and the Go type of its value.
-type setting struct {
-	key string
-	typ reflect.Type
-}
-
-// schema lists every setting, in the order of the Settings struct (which
-// is the order of defaults.yaml), read from the mapstructure tags.
-var schema = sync.OnceValue(func() []setting {
-	var ss []setting
-	st := reflect.TypeFor[Settings]()
-	for i := range st.NumField() {
-		sec := st.Field(i)
-		name := sec.Tag.Get("mapstructure")
-		if name == "-" {
-			continue
-		}
-		for j := range sec.Type.NumField() {
-			f := sec.Type.Field(j)
-			ss = append(ss, setting{key: name + "." + f.Tag.Get("mapstructure"), typ: f.Type})
-		}
-	}
-	return ss
-})
-
-// keys lists every setting's key.
-var keys = sync.OnceValue(func() []string {
-	var ks []string
-	for _, s := range schema() {
-		ks = append(ks, s.key)
-	}
-	return ks
-})
-
-// typeOf returns the Go type of key's value, or nil for no key.
-func typeOf(key string) reflect.Type {
-	for _, s := range schema() {
-		if s.key == key {
-			return s.typ
-		}
-	}
-	return nil
-}
-
-// keyOf returns the key that name is or is part of: "model.prices" for
-// "model.prices[openai:gpt-4o].input"; "" if name is no key's.
-func keyOf(name string) string {
-	for _, k := range keys() {
-		if name == k || strings.HasPrefix(name, k+"[") || strings.HasPrefix(name, k+".") {
-			return k
-		}
-	}
-	return ""
-}
-
-// typeOfName returns the Go type of the value name designates: a key, or
-// a part of one such as "model.prices[openai:gpt-4o].input"; nil if none.
-func typeOfName(name string) reflect.Type {
-	key := keyOf(name)
-	if key == "" {
-		return nil
-	}
-	t, rest := typeOf(key), name[len(key):]
-	for rest != "" && t != nil {
-		switch {
-		case rest[0] == '[' && (t.Kind() == reflect.Map || t.Kind() == reflect.Slice):
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				return nil
-			}
-			t, rest = t.Elem(), rest[end+1:]
-		case rest[0] == '.' && t.Kind() == reflect.Struct:
-			field := rest[1:]
-			if end := strings.IndexAny(field, ".["); end >= 0 {
-				field = field[:end]
-			}
-			var next reflect.Type
-			for i := range t.NumField() {
-				if t.Field(i).Tag.Get("mapstructure") == field {
-					next = t.Field(i).Type
-				}
-			}
-			t, rest = next, rest[1+len(field):]
-		default:
-			return nil
-		}
-	}
-	return t
-}
-
-// envName is the environment variable of key.
-func envName(key string) string {
-	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
-}
-
-// value returns the value of key in s; nil for no key.
-func (s Settings) value(key string) any {
-	sec, name, _ := strings.Cut(key, ".")
-	rv := reflect.ValueOf(&s).Elem()
-	for i := range rv.NumField() {
-		if rv.Type().Field(i).Tag.Get("mapstructure") != sec {
-			continue
-		}
-		sv := rv.Field(i)
-		for j := range sv.NumField() {
-			if sv.Type().Field(j).Tag.Get("mapstructure") == name {
-				return sv.Field(j).Interface()
-			}
-		}
-	}
-	return nil
 }

@@ -82,7 +82,13 @@ func showValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// reason is what is wrong, worded for people, wrapping a sentinel.
+// Reason returns what is wrong with a setting, worded for people: an
+// error whose message is the text alone and that matches kind (ErrSyntax,
+// ErrUnknownKey or ErrInvalid), as an *Error's Err holds it.
+func Reason(kind error, format string, args ...any) error {
+	return reason{kind, fmt.Sprintf(format, args...)}
+}
+
 type reason struct {
 	kind error
 	text string
@@ -91,6 +97,4 @@ type reason struct {
 func (r reason) Error() string { return r.text }
 func (r reason) Unwrap() error { return r.kind }
 
-func invalid(format string, args ...any) error {
-	return reason{ErrInvalid, fmt.Sprintf(format, args...)}
-}
+func invalid(format string, args ...any) error { return Reason(ErrInvalid, format, args...) }

@@ -10,21 +10,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/deepresearch/deepresearch/internal/output"
 )
 
 // The values of settings that take one of a few.
 var (
-	modelProviders   = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
-	toolModes        = []string{"auto", "native", "text"}
-	searchProviders  = []string{"corpus", "searxng", "tavily", "brave", "exa"}
-	formats          = []string{"md", "html", "json", "csl-json", "bibtex"}
-	styles           = []string{"markdown", "plain", "footnote", "html"}
-	unsupportedModes = []string{"keep", "flag", "remove"}
+	modelProviders  = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
+	toolModes       = []string{"auto", "native", "text"}
+	searchProviders = []string{"corpus", "searxng", "tavily", "brave", "exa"}
 )
 
-// Validate checks s as Load does, without the normalising Load does first
-// (lower-casing choices, dropping repeated list items): every problem is
-// reported, each an *Error naming the key and the value.
+// Validate checks every value of s (without normalising it first; see
+// Normalize): every problem is reported, each an *Error naming the key (or
+// the part of one, such as "model.prices[openai:gpt-4o].input") and the
+// value, joined with errors.Join in the order of the keys.
 func (s Settings) Validate() error {
 	probs := check(&s)
 	if len(probs) == 0 {
@@ -41,7 +41,7 @@ func (s Settings) Validate() error {
 // one such as "model.prices[openai:gpt-4o].input".
 type problem struct {
 	name string
-	val  any // the value checked, for Validate; Load shows the raw one
+	val  any // the value checked, for Validate; config/load shows the raw one
 	err  error
 }
 
@@ -54,6 +54,18 @@ func (ps *problems) add(name string, val any, format string, args ...any) {
 func (ps *problems) oneOf(key, val string, choices []string) {
 	if !slices.Contains(choices, val) {
 		ps.add(key, val, "must be one of %s", strings.Join(choices, ", "))
+	}
+}
+
+// parsed reports a value its Parse refused (err), or left empty: a
+// setting always names its choice.
+func parsed[T ~string](ps *problems, key, val string, err error, choices []T) {
+	if err != nil || val == "" {
+		names := make([]string, len(choices))
+		for i, c := range choices {
+			names[i] = string(c)
+		}
+		ps.add(key, val, "must be one of %s", strings.Join(names, ", "))
 	}
 }
 
@@ -143,6 +155,11 @@ func check(s *Settings) []problem {
 	if r.MaxCost < 0 {
 		ps.add("research.max_cost", r.MaxCost, "must be at least 0")
 	}
+	ps.atLeast("research.max_cycles", r.MaxCycles, 1)
+	ps.atLeast("research.max_run_agents", r.MaxRunAgents, 0)
+	if r.MaxRunTime < 0 {
+		ps.add("research.max_run_time", r.MaxRunTime, "must be at least 0")
+	}
 
 	if p := s.Search.Providers; len(p) == 0 {
 		ps.add("search.providers", p, "must name at least one of %s", strings.Join(searchProviders, ", "))
@@ -160,9 +177,13 @@ func check(s *Settings) []problem {
 		ps.add("fetch.max_bytes", f.MaxBytes, "must be at least 1")
 	}
 
-	ps.oneOf("output.format", s.Output.Format, formats)
-	ps.oneOf("output.style", s.Output.Style, styles)
-	ps.oneOf("output.unsupported", s.Output.Unsupported, unsupportedModes)
+	// The names every front end parses, parsed the one way (internal/output).
+	_, err := output.ParseFormat(s.Output.Format)
+	parsed(&ps, "output.format", s.Output.Format, err, output.Formats)
+	_, err = output.ParseStyle(s.Output.Style)
+	parsed(&ps, "output.style", s.Output.Style, err, output.StyleNames)
+	_, err = output.ParseAction(s.Output.Unsupported)
+	parsed(&ps, "output.unsupported", s.Output.Unsupported, err, output.Actions)
 
 	sv := s.Serve
 	if !validHostPort(sv.Addr, true) {
@@ -196,17 +217,18 @@ func validHostPort(addr string, listen bool) bool {
 	return err == nil && n >= least && n <= 65535
 }
 
-// normalize lower-cases the settings that take one of a few values (and
-// the provider part of model roles; parseYAML and parsePrices do it for
-// the keys of model.prices), trims the spaces around them, drops
-// empty and repeated list items and lower-cases the hosts of fetch.allow.
-func normalize(s *Settings) {
+// Normalize lower-cases the settings that take one of a few values (and
+// the provider part of model roles; config/load does it for the keys of
+// model.prices), trims the spaces around them, drops empty and repeated
+// list items and lower-cases the hosts of fetch.allow: what config/load
+// does to the values it reads before it validates them.
+func (s *Settings) Normalize() {
 	for _, p := range []*string{&s.Model.Provider, &s.Model.Tools, &s.Output.Format, &s.Output.Style,
 		&s.Output.Unsupported, &s.Log.Level, &s.Log.Format} {
 		*p = strings.ToLower(strings.TrimSpace(*p))
 	}
 	for _, p := range []*string{&s.Model.Planner, &s.Model.Researcher, &s.Model.Writer} {
-		*p = normalizeModel(*p)
+		*p = NormalizeModel(*p)
 	}
 	for _, p := range []*string{&s.Model.BaseURL, &s.Search.SearxngURL, &s.Serve.Addr} {
 		*p = strings.TrimSpace(*p)
@@ -215,8 +237,10 @@ func normalize(s *Settings) {
 	s.Fetch.Allow = normalizeList(s.Fetch.Allow)
 }
 
-// normalizeModel trims "provider:name" and lower-cases its provider.
-func normalizeModel(id string) string {
+// NormalizeModel trims a model written "provider:name" (or "provider")
+// and lower-cases its provider, as Normalize does to model.planner,
+// .researcher and .writer and config/load to the keys of model.prices.
+func NormalizeModel(id string) string {
 	provider, name, found := strings.Cut(strings.TrimSpace(id), ":")
 	provider = strings.ToLower(strings.TrimSpace(provider))
 	if !found {

@@ -1,8 +1,10 @@
 // Package deepresearchtest provides test doubles for programs that embed
 // deepresearch, in the way net/http/httptest does for HTTP: a
-// deterministic offline model and an in-memory search backend, so that an
-// embedder's tests run a real research pipeline without a network, a
-// model or a corpus on disk.
+// deterministic offline model (Model, and JudgingModel, which also answers
+// the judgements a language model is asked for), an in-memory search
+// backend, local servers that speak OpenAI's and SearXNG's wire formats,
+// and a fake clock, so that an embedder's tests run a real research
+// pipeline without a network, a model or a corpus on disk.
 package deepresearchtest
 
 import (

@@ -1,7 +1,9 @@
 package deepresearchtest
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/openaiwire"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
@@ -22,7 +25,9 @@ import (
 // Point an OpenAI-compatible client at URL()+"/v1" (for deepresearch:
 // --provider openai --base-url URL/v1) to run the whole pipeline through
 // the real provider client and wire format with no network, and with the
-// deterministic offline model (Model) answering.
+// deterministic offline model (Model) answering. A call the model fails
+// is answered with OpenAI's error body and status 500, or the status of
+// an error with a StatusCode() int method (a 400 is not retried).
 type OpenAIServer struct {
 	*httptest.Server
 	model llms.Model
@@ -137,18 +142,17 @@ func (s *OpenAIServer) complete(w http.ResponseWriter, r *http.Request) {
 	if n := max(req.MaxTokens, req.MaxCompletion); n > 0 {
 		opts = append(opts, llms.WithMaxTokens(n))
 	}
-	if s.opts.Delay > 0 {
-		t := time.NewTimer(s.opts.Delay)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
+	if err := clock.Sleep(r.Context(), clock.Real(), s.opts.Delay); err != nil {
+		return // the client went away
 	}
 	resp, err := s.model.GenerateContent(r.Context(), msgs, opts...)
 	if err != nil {
-		oaError(w, http.StatusInternalServerError, err.Error())
+		status := http.StatusInternalServerError
+		var sc interface{ StatusCode() int }
+		if errors.As(err, &sc) {
+			status = sc.StatusCode()
+		}
+		oaError(w, status, err.Error())
 		return
 	}
 	if len(resp.Choices) == 0 {
@@ -166,7 +170,7 @@ func (s *OpenAIServer) complete(w http.ResponseWriter, r *http.Request) {
 	if len(c.ToolCalls) > 0 {
 		finish = "tool_calls"
 	}
-	model := cmpOr(req.Model, "extractive")
+	model := cmp.Or(req.Model, "extractive")
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": text}
 		if len(c.ToolCalls) > 0 {
@@ -295,11 +299,4 @@ func pieces(s string, n int) []string {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -7,7 +7,7 @@ import net from "node:net";
 import { EventSource } from "eventsource";
 import { BASE, TOKEN, api } from "./lib.js";
 
-const TYPES = ["run.started", "plan", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
+const TYPES = ["run.started", "plan", "cycle.started", "research.assessed", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
   "agent.finished", "agent.failed", "sources.filtered", "sources.merged", "report.delta", "report.citation",
   "report.finished", "report.verified", "run.finished", "error"];
 

@@ -14,18 +14,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deepresearch/deepresearch/internal/canon"
-	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch"
 )
 
 // citeRequest is the input of `deepresearch cite`.
 type citeRequest struct {
-	Mode    string                   `json:"mode"`
-	Style   string                   `json:"style"`
-	Mapping map[string]source.Source `json:"mapping"`
-	Chunks  []string                 `json:"chunks"`
-	Text    *string                  `json:"text"`
+	Mode    string                         `json:"mode"`
+	Style   string                         `json:"style"`
+	Mapping map[string]deepresearch.Source `json:"mapping"`
+	Chunks  []string                       `json:"chunks"`
+	Text    *string                        `json:"text"`
 }
 
 type citationOut struct {
@@ -88,52 +86,36 @@ Bad input exits with status 2 and says what and where on stderr.`,
 	return cmd
 }
 
-// citeConfig validates a request and builds the processor's configuration.
-func citeConfig(name string, req *citeRequest) (citeproc.Config, error) {
-	var cfg citeproc.Config
-	switch req.Mode {
-	case "", "keep":
-		cfg.Mode = citeproc.Keep
-	case "link":
-		cfg.Mode = citeproc.Link
-	case "remove":
-		cfg.Mode = citeproc.Remove
-	case "renumber":
-		cfg.Mode = citeproc.Renumber
-	default:
-		return cfg, fmt.Errorf("%s: field \"mode\": %q is not one of keep, link, remove, renumber", name, req.Mode)
-	}
-	style, err := parseStyle(req.Style)
+// citeOptions validates a request and builds the citation processor's
+// options.
+func citeOptions(name string, req *citeRequest) (deepresearch.CiteOptions, error) {
+	var opts deepresearch.CiteOptions
+	mode, err := deepresearch.ParseCiteMode(req.Mode)
 	if err != nil {
-		return cfg, fmt.Errorf("%s: field \"style\": %w", name, err)
+		return opts, fmt.Errorf("%s: field \"mode\": %w", name, err)
 	}
-	cfg.Style = style
+	style, err := deepresearch.ParseStyle(req.Style)
+	if err != nil {
+		return opts, fmt.Errorf("%s: field \"style\": %w", name, err)
+	}
 	nums, err := parseMapping(name+": field \"mapping\"", req.Mapping)
 	if err != nil {
-		return cfg, err
+		return opts, err
 	}
-	mp, err := citeproc.MappingOf(nums, canon.Key)
-	if err != nil {
-		return cfg, fmt.Errorf("%s: field \"mapping\": %w", name, err)
-	}
-	cfg.Mapping = mp
-	if cfg.Mode == citeproc.Link || cfg.Mode == citeproc.Renumber {
-		// One number per resource, whatever URL form the mapping used.
-		cfg.Numberer = citeproc.FirstCitedBy(func(s source.Source) string { return canon.Key(s.URL) })
-	}
-	return cfg, nil
+	return deepresearch.CiteOptions{Mode: mode, Style: style, Sources: nums}, nil
 }
 
 // parseMapping turns a JSON mapping's string keys into citation numbers,
-// rejecting keys that are not whole numbers from 0 to citeproc.MaxNumber
-// (the largest a marker can hold) or that repeat one.
-func parseMapping(where string, m map[string]source.Source) (map[int]source.Source, error) {
+// rejecting keys that are not whole numbers from 0 to
+// deepresearch.MaxCitationNumber (the largest a marker can hold) or that
+// repeat one.
+func parseMapping(where string, m map[string]deepresearch.Source) (map[int]deepresearch.Source, error) {
 	keys := slices.Sorted(maps.Keys(m))
-	out := make(map[int]source.Source, len(m))
+	out := make(map[int]deepresearch.Source, len(m))
 	for _, k := range keys {
 		n, err := strconv.Atoi(strings.TrimSpace(k))
-		if err != nil || n < 0 || n > citeproc.MaxNumber {
-			return nil, fmt.Errorf("%s: key %q is not a citation number (want a whole number from 0 to %d: markers hold at most six digits)", where, k, citeproc.MaxNumber)
+		if err != nil || n < 0 || n > deepresearch.MaxCitationNumber {
+			return nil, fmt.Errorf("%s: key %q is not a citation number (want a whole number from 0 to %d: markers hold at most six digits)", where, k, deepresearch.MaxCitationNumber)
 		}
 		if _, dup := out[n]; dup {
 			return nil, fmt.Errorf("%s: key %q repeats number %d", where, k, n)
@@ -143,21 +125,7 @@ func parseMapping(where string, m map[string]source.Source) (map[int]source.Sour
 	return out, nil
 }
 
-func parseStyle(s string) (citeproc.Style, error) {
-	switch s {
-	case "", "markdown":
-		return citeproc.Markdown, nil
-	case "plain":
-		return citeproc.Plain, nil
-	case "footnote":
-		return citeproc.Footnote, nil
-	case "html":
-		return citeproc.HTML, nil
-	}
-	return 0, fmt.Errorf("%q is not one of markdown, plain, footnote, html", s)
-}
-
-func citationsOut(cs []citeproc.Citation) []citationOut {
+func citationsOut(cs []deepresearch.Citation) []citationOut {
 	out := make([]citationOut, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, citationOut{Number: c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
@@ -165,7 +133,7 @@ func citationsOut(cs []citeproc.Citation) []citationOut {
 	return out
 }
 
-func unknownsOut(us []citeproc.Unknown) ([]int, []string, []string) {
+func unknownsOut(us []deepresearch.Unresolved) ([]int, []string, []string) {
 	nums := []int{}
 	var urls, markers []string
 	for _, u := range us {
@@ -193,12 +161,15 @@ func citeOnce(stdin io.Reader, stdout io.Writer) error {
 	if req.Text != nil && req.Chunks != nil {
 		return inputError(fmt.Errorf("stdin: give \"chunks\" or \"text\", not both"))
 	}
-	cfg, err := citeConfig("stdin", &req)
+	opts, err := citeOptions("stdin", &req)
 	if err != nil {
 		return inputError(err)
 	}
 	var sb strings.Builder
-	p := citeproc.New(&sb, cfg)
+	p, err := deepresearch.NewCiter(&sb, opts)
+	if err != nil {
+		return inputError(fmt.Errorf("stdin: field \"mapping\": %w", err))
+	}
 	if req.Text != nil {
 		req.Chunks = []string{*req.Text}
 	}
@@ -209,7 +180,7 @@ func citeOnce(stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	resp := citeResponse{Text: sb.String(), Citations: citationsOut(p.Cited())}
-	resp.Unknown, resp.UnknownURLs, resp.UnknownMarkers = unknownsOut(p.Unknowns())
+	resp.Unknown, resp.UnknownURLs, resp.UnknownMarkers = unknownsOut(p.Unresolved())
 	return writeJSON(stdout, resp)
 }
 
@@ -263,7 +234,7 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 	enc.SetEscapeHTML(false)
 
 	line := 0
-	var p *citeproc.Processor
+	var p *deepresearch.Citer
 	var surrogates surrogateJoiner
 	for in.Scan() {
 		line++
@@ -283,23 +254,23 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 			if req.Text != nil && req.Chunks != nil {
 				return inputError(fmt.Errorf("%s: give \"chunks\" or \"text\", not both", name))
 			}
-			cfg, err := citeConfig(name, &req)
+			opts, err := citeOptions(name, &req)
 			if err != nil {
 				return inputError(err)
 			}
-			cfg.Hooks = citeproc.Hooks{
-				Citation: func(c citeproc.Citation) {
-					enc.Encode(streamEvent{Type: "citation", Number: &c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
-				},
-				Unknown: func(u citeproc.Unknown) {
-					ev := streamEvent{Type: "unknown", URL: u.URL, Marker: u.Marker}
-					if u.URL == "" && u.Marker == "" {
-						ev.Number = &u.Number // 0 is a number
-					}
-					enc.Encode(ev)
-				},
+			opts.OnCitation = func(c deepresearch.Citation) {
+				enc.Encode(streamEvent{Type: "citation", Number: &c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
 			}
-			p = citeproc.New(lineWriter{enc}, cfg)
+			opts.OnUnresolved = func(u deepresearch.Unresolved) {
+				ev := streamEvent{Type: "unknown", URL: u.URL, Marker: u.Marker}
+				if u.URL == "" && u.Marker == "" {
+					ev.Number = &u.Number // 0 is a number
+				}
+				enc.Encode(ev)
+			}
+			if p, err = deepresearch.NewCiter(lineWriter{enc}, opts); err != nil {
+				return inputError(fmt.Errorf("%s: field \"mapping\": %w", name, err))
+			}
 			if req.Text != nil {
 				req.Chunks = append(req.Chunks, *req.Text)
 			}
@@ -347,6 +318,6 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	done := doneEvent{Type: "done", Citations: citationsOut(p.Cited())}
-	done.Unknown, done.UnknownURLs, done.UnknownMarkers = unknownsOut(p.Unknowns())
+	done.Unknown, done.UnknownURLs, done.UnknownMarkers = unknownsOut(p.Unresolved())
 	return enc.Encode(done)
 }

@@ -354,7 +354,7 @@ var badCiteInputs = []struct {
 	{"mapping key fractional", `{"mapping": {"1.5": {"id": "a"}}}`, []string{`key "1.5"`}},
 	{"mapping number given twice", `{"mapping": {"1": {"id": "a"}, " 1": {"id": "b"}}}`, []string{`field "mapping"`, "1"}},
 	{"unknown mode", `{"mode": "bold"}`, []string{`field "mode"`, `"bold"`, "keep, link, remove, renumber"}},
-	{"unknown style", `{"style": "bogus"}`, []string{`field "style"`, `"bogus"`, "markdown, plain, footnote, html"}},
+	{"unknown style", `{"style": "bogus"}`, []string{`field "style"`, `"bogus"`, "markdown, plain, footnote or html"}},
 	{"an array", `[]`, []string{"line 1, column", "array"}},
 	{"trailing garbage", `{"text": "a"} x`, []string{"line 1, column 15", "after the JSON object"}},
 	{"two objects", `{"text": "a"} {"text": "b"}`, []string{"line 1, column 15", "after the JSON object"}},

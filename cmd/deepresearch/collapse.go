@@ -6,15 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch"
 )
 
 type collapseRequest struct {
 	Reports []struct {
-		Section string                   `json:"section"`
-		Text    string                   `json:"text"`
-		Mapping map[string]source.Source `json:"mapping"`
+		Section string                         `json:"section"`
+		Text    string                         `json:"text"`
+		Mapping map[string]deepresearch.Source `json:"mapping"`
 	} `json:"reports"`
 }
 
@@ -61,15 +60,15 @@ func collapseOnce(stdin io.Reader, stdout io.Writer) error {
 	if err := decodeStrict("stdin", data, &req); err != nil {
 		return inputError(err)
 	}
-	reports := make([]collapse.Report, 0, len(req.Reports))
+	reports := make([]deepresearch.AgentReport, 0, len(req.Reports))
 	for i, r := range req.Reports {
 		mp, err := parseMapping(fmt.Sprintf("stdin: reports[%d].mapping", i), r.Mapping)
 		if err != nil {
 			return inputError(err)
 		}
-		reports = append(reports, collapse.Report{Section: r.Section, Text: r.Text, Mapping: mp})
+		reports = append(reports, deepresearch.AgentReport{Section: r.Section, Text: r.Text, Mapping: mp})
 	}
-	res, err := collapse.Merge(reports)
+	res, err := deepresearch.Collapse(reports)
 	if err != nil {
 		return inputError(err)
 	}

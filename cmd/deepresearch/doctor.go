@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/config/load"
 )
 
 func init() { extraCommands = append(extraCommands, newDoctorCmd) }
@@ -67,7 +67,7 @@ not configured or does not answer.`,
 			return nil
 		},
 	}
-	config.AddFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
 	cmd.Flags().BoolVar(&noCall, "no-call", false, "describe only; make no call")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")

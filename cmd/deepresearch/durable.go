@@ -11,8 +11,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/runpack"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/config/load"
 )
 
 func init() { extraCommands = append(extraCommands, newResumeCmd, newReplayCmd, newExportCmd) }
@@ -50,7 +49,7 @@ or other limits is refused. A server resumes the runs it started by itself
 			return runResearch(cmd, rf, "")
 		},
 	}
-	config.AddFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration file")
 	cmd.Flags().StringVar(&rf.events, "events", "", `write the new attempt's events as newline-delimited JSON to FILE, or "-" for stdout`)
 	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
@@ -86,7 +85,7 @@ The report is printed in output.format; what was replayed is told on stderr.`,
 			return replay(cmd, configFile, args[0], live, check, output)
 		},
 	}
-	config.AddFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
 	cmd.Flags().StringSliceVar(&live, "live", nil, "run this stage live: planner, researcher, writer or verify (repeatable)")
 	cmd.Flags().BoolVar(&check, "check", false, "fail unless the replayed report is byte for byte the stored one")
@@ -109,11 +108,11 @@ func loadRecording(cmd *cobra.Command, s config.Settings, arg string) (recording
 			return recording{}, inputError(err)
 		}
 		defer f.Close()
-		p, err := runpack.Read(f)
+		x, err := deepresearch.ReadExport(f)
 		if err != nil {
 			return recording{}, inputError(fmt.Errorf("%s: %w", arg, err))
 		}
-		return recording{journal: p.Journal, report: p.Report}, nil
+		return recording{journal: x.Journal, report: x.Report}, nil
 	}
 	ctx := cmd.Context()
 	st, err := openStore(ctx, s)
@@ -122,7 +121,7 @@ func loadRecording(cmd *cobra.Command, s config.Settings, arg string) (recording
 	}
 	defer st.Close()
 	run, err := st.Get(ctx, arg)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, deepresearch.ErrRunNotFound) {
 		return recording{}, inputError(fmt.Errorf("no run %q in %s, and no file of that name", arg, storePath(s)))
 	} else if err != nil {
 		return recording{}, err
@@ -137,7 +136,7 @@ func loadRecording(cmd *cobra.Command, s config.Settings, arg string) (recording
 	rec := recording{journal: j}
 	if b, err := st.Report(ctx, run.ID); err == nil {
 		rec.report = b
-	} else if !errors.Is(err, store.ErrNotFound) {
+	} else if !errors.Is(err, deepresearch.ErrRunNotFound) {
 		return recording{}, err
 	}
 	return rec, nil
@@ -159,6 +158,10 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 			return inputError(fmt.Errorf("--output: %w", err))
 		}
 	}
+	format, err := deepresearch.ParseFormat(s.Output.Format)
+	if err != nil {
+		return inputError(err)
+	}
 	rec, err := loadRecording(cmd, s, arg)
 	if err != nil {
 		return err
@@ -175,18 +178,22 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 	}
 	rep, stats, runErr := deepresearch.Replay(ctx, rec.journal, opts, nil)
 	fmt.Fprintf(cmd.ErrOrStderr(), "deepresearch: replayed %d calls from the journal; %d made live\n", stats.Replayed, stats.Live)
+	if len(live) == 0 && (stats.Missed > 0 || stats.Unused > 0) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "deepresearch: the replay departed from the recording: %d calls were not in the journal, %d journaled calls were not asked for\n",
+			stats.Missed, stats.Unused)
+	}
 	if errors.Is(runErr, deepresearch.ErrConfig) {
 		return inputError(runErr)
 	}
 	if rep == nil {
 		return runErr
 	}
-	doc, err := rep.Render(s.Output.Format)
+	doc, err := rep.Render(format)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
 	if check {
-		if err := sameAsStored(rec.report, s.Output.Format, doc); err != nil {
+		if err := sameAsStored(rec.report, format, doc); err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
@@ -200,7 +207,7 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 
 // sameAsStored checks the replayed report doc against the stored report
 // rendered in format.
-func sameAsStored(stored json.RawMessage, format string, doc []byte) error {
+func sameAsStored(stored json.RawMessage, format deepresearch.Format, doc []byte) error {
 	if stored == nil {
 		return errors.New("--check: the run has no stored report to compare with")
 	}
@@ -269,33 +276,13 @@ func export(cmd *cobra.Command, configFile, id, outPath string) error {
 		return err
 	}
 	defer st.Close()
-	run, err := st.Get(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Get(ctx, id); errors.Is(err, deepresearch.ErrRunNotFound) {
 		return inputError(fmt.Errorf("no run %q in %s (see 'deepresearch runs')", id, storePath(s)))
 	} else if err != nil {
 		return err
 	}
-	p := runpack.Pack{Manifest: runpack.Manifest{Program: "deepresearch"}}
-	if p.Manifest.Run, err = json.Marshal(run); err != nil {
-		return err
-	}
-	if p.Journal, err = st.Journal(ctx, id); err != nil {
-		return err
-	}
-	evs, err := st.Logged(ctx, id)
-	if err != nil {
-		return err
-	}
-	for _, e := range evs {
-		p.Events = append(p.Events, e.JSON)
-	}
-	if p.Report, err = st.Report(ctx, id); errors.Is(err, store.ErrNotFound) {
-		p.Report = nil
-	} else if err != nil {
-		return err
-	}
 	var b bytes.Buffer
-	if err := runpack.Write(&b, p); err != nil {
+	if err := deepresearch.ExportRun(ctx, st, id, &b); err != nil {
 		return err
 	}
 	if out != nil {

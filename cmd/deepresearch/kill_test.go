@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -81,6 +82,17 @@ type double struct {
 	idle     *sync.Cond // signalled when inFlight drops to 0
 	inFlight int
 	calls    []call
+	armed    *trap
+}
+
+// trap kills a process (SIGKILL) at a chosen point of a chosen call: the
+// nth call whose system prompt starts with prefix, once its answer has
+// streamed chunks pieces (0: as it arrives, before any answer). POST
+// /arm?pid=&prefix=&nth=&chunks= sets it; it fires once.
+type trap struct {
+	pid, nth, chunks int
+	prefix           string
+	seen             int
 }
 
 func runDouble() int {
@@ -112,6 +124,17 @@ func (d *double) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(b)
 		return
 	}
+	if r.Method == http.MethodPost && r.URL.Path == "/arm" {
+		q := r.URL.Query()
+		t := &trap{prefix: q.Get("prefix")}
+		fmt.Sscan(q.Get("pid"), &t.pid)
+		fmt.Sscan(q.Get("nth"), &t.nth)
+		fmt.Sscan(q.Get("chunks"), &t.chunks)
+		d.mu.Lock()
+		d.armed = t
+		d.mu.Unlock()
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" {
 		d.next.ServeHTTP(w, r)
 		return
@@ -119,10 +142,19 @@ func (d *double) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	sum := sha256.Sum256(body)
+	pw := &pacedWriter{ResponseWriter: w}
 	d.mu.Lock()
 	d.inFlight++
+	if t := d.armed; t != nil && strings.HasPrefix(systemPrompt(body), t.prefix) {
+		if t.seen++; t.seen == t.nth {
+			d.armed = nil
+			pw.kill, pw.at = t.pid, t.chunks
+		}
+	}
 	d.mu.Unlock()
-	pw := &pacedWriter{ResponseWriter: w}
+	if pw.kill != 0 && pw.at == 0 {
+		syscall.Kill(pw.kill, syscall.SIGKILL)
+	}
 	d.next.ServeHTTP(pw, r)
 	d.mu.Lock()
 	d.calls = append(d.calls, call{Hash: hex.EncodeToString(sum[:8]), Completed: r.Context().Err() == nil && !pw.failed})
@@ -132,11 +164,38 @@ func (d *double) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mu.Unlock()
 }
 
-// pacedWriter paces a streamed answer, a flush at a time, and notes a
-// write that failed (the client went away).
+// systemPrompt reads the first message's text from a chat request.
+func systemPrompt(body []byte) string {
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
+		return ""
+	}
+	var text string
+	if json.Unmarshal(req.Messages[0].Content, &text) == nil {
+		return text
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(req.Messages[0].Content, &parts)
+	if len(parts) > 0 {
+		return parts[0].Text
+	}
+	return ""
+}
+
+// pacedWriter paces a streamed answer, a flush at a time, notes a write
+// that failed (the client went away), and kills process kill after at
+// flushes (a trap).
 type pacedWriter struct {
 	http.ResponseWriter
-	failed bool
+	failed   bool
+	kill, at int
+	flushes  int
 }
 
 func (p *pacedWriter) Write(b []byte) (int, error) {
@@ -151,6 +210,9 @@ func (p *pacedWriter) Flush() {
 	time.Sleep(doublePace)
 	if f, ok := p.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
+	}
+	if p.flushes++; p.kill != 0 && p.flushes == p.at {
+		syscall.Kill(p.kill, syscall.SIGKILL)
 	}
 }
 
@@ -363,9 +425,10 @@ func logView(t *testing.T, evs []sse) (v struct {
 
 // TestKillAndResume kills the server (SIGKILL) in the middle of each
 // stage of a run — while agents research, while the final report
-// streams, while the report is verified — with a latency-bound model
-// double running as a separate process, and restarts it on the same
-// store. The run resumes by itself and finishes; its report is the one
+// streams, while the report is verified — and restarts it on the same
+// store. The model is a latency-bound double running as a separate
+// process, which also pulls the trigger: at a chosen call, as it arrives
+// or after part of its answer has streamed. The run resumes by itself and finishes; its report is the one
 // an uninterrupted run writes; its event log holds every seq once and
 // reads as the uninterrupted run's, and a client reconnecting with
 // Last-Event-ID sees it whole; the double completed no call twice beyond
@@ -399,30 +462,34 @@ func TestKillAndResume(t *testing.T) {
 
 	for _, k := range []struct {
 		name   string
-		typ    string
-		nth    int
+		prefix string // the system prompt of the call the double kills the server in
+		nth    int    // which such call
+		chunks int    // after streaming this many pieces of it (0: as it arrives)
 		before string // reached before the kill
 		after  string // not reached before the kill
 	}{
-		{"research", "agent.search", 2, "agent.search", "sources.merged"},
-		{"report streaming", "report.delta", 3, "report.delta", "report.finished"},
-		{"verification", "report.finished", 1, "report.finished", "report.verified"},
+		{"research", "You are a research agent.", 6, 0, "agent.search", "sources.merged"},
+		{"report streaming", "You are the writer of a deep-research system.", 1, 20, "sources.merged", "report.finished"},
+		{"verification", "Role: verifier", 1, 0, "report.finished", "report.verified"},
 	} {
 		t.Run(k.name, func(t *testing.T) {
 			store := filepath.Join(t.TempDir(), "runs.db")
 			srv := serve(store)
 			mark := len(dbl.calls())
+			// The double kills the server at the chosen point of the run.
+			res, err := http.Post(fmt.Sprintf("%s/arm?pid=%d&prefix=%s&nth=%d&chunks=%d", dbl.url, srv.cmd.Process.Pid,
+				url.QueryEscape(k.prefix), k.nth, k.chunks), "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
 			id := startRun(t, srv.url)
 			var seen []sse
-			n := 0
-			follow(t, srv.url, id, 0, func(e sse) bool {
-				seen = append(seen, e)
-				if e.typ == k.typ {
-					n++
-				}
-				return n < k.nth
-			})
-			srv.kill()
+			follow(t, srv.url, id, 0, func(e sse) bool { seen = append(seen, e); return true }) // until the server dies
+			srv.kill()                                                                          // reaps it
+			if len(seen) == 0 {
+				t.Fatalf("no event before the kill\n%s", srv.log())
+			}
 			cut := len(seen)
 			first := dbl.calls()[mark:]
 

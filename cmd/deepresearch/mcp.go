@@ -12,7 +12,8 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/mcpserver"
+	"github.com/deepresearch/deepresearch/config/load"
+	"github.com/deepresearch/deepresearch/mcpserver"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
@@ -44,7 +45,7 @@ Claude Code: claude mcp add deepresearch -- deepresearch mcp`,
 			return serveMCP(cmd, configFile)
 		},
 	}
-	config.AddFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
 	return cmd
 }
@@ -61,7 +62,7 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	open := func() (*deepresearch.Researcher, error) { return deepresearch.FromSettings(s, &logger) }
 	lib := &lazyResearcher{open: open}
 	defer lib.Close()
-	srv := mcpserver.New(mcpserver.Options{Research: lib.research})
+	srv := mcpserver.New(mcpserver.Options{Research: lib})
 	t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
 	err = srv.Run(cmd.Context(), t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -78,29 +79,20 @@ type lazyResearcher struct {
 	r    *deepresearch.Researcher
 }
 
-// research is the one adapter between the MCP research tool and the
-// library's public API.
-func (l *lazyResearcher) research(ctx context.Context, question string) (mcpserver.Report, error) {
+// Research opens the library on first use and runs req.
+func (l *lazyResearcher) Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	l.mu.Lock()
 	if l.r == nil {
 		r, err := l.open()
 		if err != nil {
 			l.mu.Unlock()
-			return mcpserver.Report{}, err
+			return nil, err
 		}
 		l.r = r
 	}
 	r := l.r
 	l.mu.Unlock()
-	rep, err := r.Run(ctx, question)
-	if err != nil {
-		return mcpserver.Report{}, err
-	}
-	out := mcpserver.Report{Markdown: rep.Markdown()}
-	for _, ref := range rep.References {
-		out.References = append(out.References, mcpserver.Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL})
-	}
-	return out, nil
+	return r.Research(ctx, req, sink)
 }
 
 func (l *lazyResearcher) Close() error {

@@ -15,8 +15,8 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cmd/deepresearch/internal/progress"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/internal/events"
-	"github.com/deepresearch/deepresearch/internal/server"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd, newIndexCmd) }
@@ -65,7 +65,7 @@ not printed on stdout unless --output names a file).`,
 			return runResearch(cmd, rf, args[0])
 		},
 	}
-	config.AddFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration file")
 	cmd.Flags().StringVar(&rf.events, "events", "", `write events as newline-delimited JSON to FILE, or "-" for stdout`)
 	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
@@ -75,7 +75,7 @@ not printed on stdout unless --output names a file).`,
 
 // settings loads the configuration for a command.
 func settings(cmd *cobra.Command, file string) (config.Settings, error) {
-	s, err := config.Load(viper.New(), cmd.Flags(), file)
+	s, err := load.Settings(viper.New(), cmd.Flags(), file)
 	if err != nil {
 		return s, inputError(err)
 	}
@@ -93,10 +93,9 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if err != nil {
 		return err
 	}
-	switch s.Output.Format {
-	case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX:
-	default:
-		return inputError(fmt.Errorf("output.format %q: want md, html, json, csl-json or bibtex", s.Output.Format))
+	format, err := deepresearch.ParseFormat(s.Output.Format)
+	if err != nil {
+		return inputError(fmt.Errorf("output.format: %w", err))
 	}
 	switch rf.progress {
 	case "auto", "always", "never":
@@ -175,13 +174,18 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			return err
 		}
 		defer st.Close()
-		rep, runErr = server.ResumeRecord(ctx, st, r, rf.resume, sink, &logger)
+		rep, runErr = r.Resume(ctx, st, rf.resume, sink)
 	} else if err != nil {
 		logger.Warn().Err(err).Msg("the run will not be kept in the run store")
 		rep, runErr = r.Research(ctx, req, sink)
 	} else {
 		defer st.Close()
-		rep, runErr = server.Record(ctx, st, r, req, sink, &logger)
+		if req, err = deepresearch.StartRunFrom(context.WithoutCancel(ctx), st, req, deepresearch.OriginCLI); errors.Is(err, deepresearch.ErrConfig) {
+			return inputError(err)
+		} else if err != nil {
+			return err
+		}
+		rep, runErr = r.Record(ctx, st, req, sink)
 	}
 	if display != nil {
 		display.Flush()
@@ -190,13 +194,16 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if evLines != nil && evLines.Err() != nil {
 		evErr = fmt.Errorf("writing events: %w", evLines.Err())
 	}
-	if runErr != nil && (errors.Is(runErr, context.Canceled) || rep == nil || len(rep.Sections) == 0 || rep.Complete()) {
+	if rep == nil {
 		return errors.Join(runErr, evErr)
 	}
-	// The report, or when the writer failed after the research succeeded,
-	// the agents' findings in the same format: no research is lost.
-	doc, err := rep.Render(s.Output.Format)
-	if err != nil {
+	// The report; when the run failed after its research, what of it
+	// renders (the agents' findings when the writer failed): the library
+	// decides, and no research is lost.
+	doc, err := rep.Render(format)
+	if runErr != nil && errors.Is(err, deepresearch.ErrNoReport) {
+		return errors.Join(runErr, evErr)
+	} else if err != nil {
 		return errors.Join(runErr, err, evErr)
 	}
 	if report != nil {
@@ -208,7 +215,11 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		err = fmt.Errorf("writing the report: %w", err)
 	}
 	if runErr != nil && err == nil {
-		runErr = fmt.Errorf("%w (the agents' merged findings were written instead of the report)", runErr)
+		what := "the report was written unverified"
+		if !rep.Complete() {
+			what = "the agents' merged findings were written instead of the report"
+		}
+		runErr = fmt.Errorf("%w (%s)", runErr, what)
 	}
 	return errors.Join(runErr, err, evErr)
 }

@@ -29,6 +29,7 @@ func isolate(t *testing.T) string {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "DEEPRESEARCH_") {
 			t.Setenv(name, "")
@@ -254,6 +255,7 @@ type wireEvent struct {
 	Type    string          `json:"type"`
 	Agent   int             `json:"agent"`
 	Section string          `json:"section"`
+	Cycle   int             `json:"cycle"`
 	Data    json.RawMessage `json:"data"`
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 func init() { extraCommands = append(extraCommands, newRunsCmd, newShowCmd) }
@@ -47,7 +47,7 @@ func newRunsCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			if asJSON {
 				if runs == nil {
-					runs = []store.Run{}
+					runs = []sqlitestore.Run{}
 				}
 				b, err := json.MarshalIndent(runs, "", "  ")
 				if err != nil {
@@ -108,7 +108,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			defer st.Close()
 			out := cmd.OutOrStdout()
 			run, err := st.Get(ctx, args[0])
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, sqlitestore.ErrNotFound) {
 				return inputError(fmt.Errorf("no run %q in %s (see 'deepresearch runs')", args[0], storePath(s)))
 			} else if err != nil {
 				return err
@@ -133,13 +133,12 @@ newline-delimited JSON, exactly as run --events writes it.`,
 				}
 				return nil
 			}
-			switch s.Output.Format {
-			case deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX:
-			default:
-				return inputError(fmt.Errorf("output.format %q: want md, html, json, csl-json or bibtex", s.Output.Format))
+			format, err := deepresearch.ParseFormat(s.Output.Format)
+			if err != nil {
+				return inputError(fmt.Errorf("output.format: %w", err))
 			}
 			b, err := st.Report(ctx, run.ID)
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, sqlitestore.ErrNotFound) {
 				return fmt.Errorf("run %s is %s and has no report", run.ID, run.Status)
 			} else if err != nil {
 				return err
@@ -148,7 +147,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			if err != nil {
 				return err
 			}
-			doc, err := rep.Render(s.Output.Format)
+			doc, err := rep.Render(format)
 			if err != nil {
 				return fmt.Errorf("run %s is %s: %w", run.ID, run.Status, err)
 			}

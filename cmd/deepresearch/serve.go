@@ -12,8 +12,9 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/server"
-	"github.com/deepresearch/deepresearch/internal/store"
+	"github.com/deepresearch/deepresearch/config/load"
+	"github.com/deepresearch/deepresearch/httpapi"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -47,8 +48,8 @@ interface. The first line on stdout says where it listens (useful with
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd, configFile) },
 	}
-	config.AddFlags(cmd.Flags())
-	config.AddServeFlags(cmd.Flags())
+	load.AddFlags(cmd.Flags())
+	load.AddServeFlags(cmd.Flags())
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
 	return cmd
 }
@@ -89,7 +90,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer st.Close()
-	srv, err := server.New(server.Config{
+	srv, err := httpapi.New(httpapi.Config{
 		Runner: r, Store: st, Token: s.Serve.Token,
 		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxBody: s.Serve.MaxBody,
 		Logger: &logger,
@@ -139,7 +140,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 
 // openStore opens the run store of store.path (default
 // config.DefaultStorePath).
-func openStore(ctx context.Context, s config.Settings) (*store.Store, error) {
+func openStore(ctx context.Context, s config.Settings) (*sqlitestore.Store, error) {
 	path := s.Store.Path
 	if path == "" {
 		p, err := config.DefaultStorePath()
@@ -148,7 +149,7 @@ func openStore(ctx context.Context, s config.Settings) (*store.Store, error) {
 		}
 		path = p
 	}
-	st, err := store.Open(ctx, path, store.Options{})
+	st, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("opening the run store (store.path): %w", err)
 	}

@@ -14,8 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/store"
-	"github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 func init() { extraCommands = append(extraCommands, newVerifyCmd) }
@@ -110,7 +109,7 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 	f.BoolVar(&vf.strict, "strict", false, "fail on warnings too")
 	f.BoolVar(&vf.fix, "fix", false, "write the report with citations of nonexistent sources removed")
 	f.StringVar(&vf.unsupported, "unsupported", "keep", "with --fix: keep, flag or remove unsupported citations")
-	f.Float64Var(&vf.threshold, "threshold", verify.DefaultThreshold, "lexical support score from which a sentence is supported")
+	f.Float64Var(&vf.threshold, "threshold", deepresearch.DefaultThreshold, "lexical support score from which a sentence is supported")
 	f.StringVarP(&vf.output, "output", "o", "", "with --fix: write the fixed report to FILE (atomically)")
 	return cmd
 }
@@ -126,20 +125,13 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	case vf.threshold <= 0 || vf.threshold > 1:
 		return usageError{fmt.Errorf("--threshold %v: must be in (0, 1]", vf.threshold)}
 	}
-	var unsupported verify.Action
-	switch vf.unsupported {
-	case "keep", "leave":
-	case "flag":
-		unsupported = verify.Flag
-	case "remove":
-		unsupported = verify.Remove
-	default:
+	unsupported, err := deepresearch.ParseAction(vf.unsupported)
+	if err != nil || vf.unsupported == "" {
 		return usageError{fmt.Errorf("--unsupported %q: want keep, flag or remove", vf.unsupported)}
 	}
 
 	var report string
-	var sources []verify.Source
-	var err error
+	var sources []deepresearch.SourceText
 	if vf.run != "" {
 		if report, sources, err = runSources(cmd, vf, reportPath); err != nil {
 			return err
@@ -152,7 +144,7 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	}
 	// A JSON report ("run --format json"): its citation sidecar is checked,
 	// and its text verified.
-	var sidecar []verify.SidecarProblem
+	var sidecar []deepresearch.SidecarProblem
 	isJSON := strings.HasPrefix(strings.TrimSpace(report), "{")
 	if isJSON {
 		var doc struct {
@@ -161,7 +153,7 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 		if err := json.Unmarshal([]byte(report), &doc); err != nil || doc.Text == nil {
 			return inputError(fmt.Errorf("%s: a JSON report needs a \"text\" field (%v)", reportPath, err))
 		}
-		if sidecar, err = verify.CheckSidecar([]byte(report), "/_citations"); err != nil {
+		if sidecar, err = deepresearch.CheckSidecar([]byte(report), "/_citations"); err != nil {
 			return inputError(err)
 		}
 		report = *doc.Text
@@ -179,7 +171,7 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 			return inputError(err)
 		}
 	}
-	opts := verify.Options{Judge: verify.Lexical{Threshold: vf.threshold}}
+	opts := deepresearch.VerifyOptions{Threshold: vf.threshold, Fix: vf.fix, Unsupported: unsupported}
 	root := vf.root
 	if root == "" && reportPath != "-" && vf.run == "" {
 		root = filepath.Dir(reportPath)
@@ -192,12 +184,9 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 		defer r.Close()
 		opts.Files = r.FS()
 	}
-	if vf.fix {
-		opts.Fix = verify.Fix{Fabricated: verify.Remove, Unsupported: unsupported}
-	}
-	res, err := verify.Check(cmd.Context(), report, sources, opts)
+	res, err := deepresearch.Verify(cmd.Context(), report, sources, opts)
 	if err != nil {
-		if errors.Is(err, verify.ErrSources) {
+		if errors.Is(err, deepresearch.ErrSources) {
 			return inputError(err)
 		}
 		return err
@@ -219,10 +208,10 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	pass := res.Pass(vf.strict) && len(sidecar) == 0
 	if vf.json {
 		out := struct {
-			*verify.Result
-			Sidecar []verify.SidecarProblem `json:"sidecar,omitempty"`
-			Pass    bool                    `json:"pass"`
-			Strict  bool                    `json:"strict"`
+			*deepresearch.VerifyResult
+			Sidecar []deepresearch.SidecarProblem `json:"sidecar,omitempty"`
+			Pass    bool                          `json:"pass"`
+			Strict  bool                          `json:"strict"`
 		}{res, sidecar, pass, vf.strict}
 		enc := json.NewEncoder(summary)
 		enc.SetIndent("", "  ")
@@ -260,11 +249,10 @@ func readReport(stdin io.Reader, path string) (string, error) {
 	return string(b), nil
 }
 
-// loadSources reads --sources: a folder of documents, or a JSON file.
 // runSources reads a stored run: its sources (numbered as its report's
 // references, with the text its agents read, else the text the store kept)
 // and, unless reportPath names another report, its own report body.
-func runSources(cmd *cobra.Command, vf verifyFlags, reportPath string) (string, []verify.Source, error) {
+func runSources(cmd *cobra.Command, vf verifyFlags, reportPath string) (string, []deepresearch.SourceText, error) {
 	ctx := cmd.Context()
 	path := vf.store
 	if path == "" {
@@ -277,7 +265,7 @@ func runSources(cmd *cobra.Command, vf verifyFlags, reportPath string) (string, 
 	if _, err := os.Stat(path); err != nil {
 		return "", nil, inputError(fmt.Errorf("--store: %w", err))
 	}
-	st, err := store.Open(ctx, path, store.Options{})
+	st, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
 	if err != nil {
 		return "", nil, inputError(fmt.Errorf("--store: %w", err))
 	}
@@ -294,33 +282,17 @@ func runSources(cmd *cobra.Command, vf verifyFlags, reportPath string) (string, 
 	if err != nil {
 		return "", nil, err
 	}
-	keptText := map[string]string{}
-	for _, k := range kept {
-		keptText[k.ID+"\x00"+k.URL] = k.Text
-	}
-	read := map[string]string{}
-	for _, s := range rep.Sources {
-		read[s.ID+"\x00"+s.URL] = rep.SourceTexts[s.Number]
-	}
-	var sources []verify.Source
-	for _, ref := range rep.References {
-		k := ref.ID + "\x00" + ref.URL
-		text := read[k]
-		if text == "" {
-			text = keptText[k]
-		}
-		sources = append(sources, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: text})
-	}
 	report := rep.Body
 	if reportPath != "" {
 		if report, err = readReport(cmd.InOrStdin(), reportPath); err != nil {
 			return "", nil, inputError(err)
 		}
 	}
-	return report, sources, nil
+	return report, rep.CitedSources(kept), nil
 }
 
-func loadSources(p string) ([]verify.Source, error) {
+// loadSources reads --sources: a folder of documents, or a JSON file.
+func loadSources(p string) ([]deepresearch.SourceText, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("--sources: %w", err)
@@ -331,7 +303,7 @@ func loadSources(p string) ([]verify.Source, error) {
 			return nil, fmt.Errorf("--sources: %w", err)
 		}
 		defer r.Close()
-		srcs, err := verify.SourcesFromFS(r.FS())
+		srcs, err := deepresearch.SourcesFromFS(r.FS())
 		if err != nil {
 			return nil, fmt.Errorf("--sources %s: %w", p, err)
 		}
@@ -341,7 +313,7 @@ func loadSources(p string) ([]verify.Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--sources: %w", err)
 	}
-	srcs, err := verify.ParseSources(b)
+	srcs, err := deepresearch.ParseSources(b)
 	if err != nil {
 		return nil, fmt.Errorf("--sources %s: %w", p, err)
 	}
@@ -351,7 +323,7 @@ func loadSources(p string) ([]verify.Source, error) {
 // readCorpusTexts fills in the text of sources without one whose URL is a
 // file: URL inside dir. Files are read through an os.Root, so neither ".."
 // nor a symbolic link leads out of dir; other sources are left as they are.
-func readCorpusTexts(dir string, sources []verify.Source) error {
+func readCorpusTexts(dir string, sources []deepresearch.SourceText) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("--corpus: %w", err)
@@ -378,7 +350,7 @@ func readCorpusTexts(dir string, sources []verify.Source) error {
 		if err != nil {
 			continue // not retrieved: verify says so
 		}
-		s.Text, _ = verify.DocumentText(rel, b)
+		s.Text, _ = deepresearch.DocumentText(rel, b)
 	}
 	return nil
 }

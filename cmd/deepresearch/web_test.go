@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -182,5 +183,48 @@ func TestDoctor(t *testing.T) {
 	r = cli(t, "", "doctor", "--provider", "openai", "--model", "extractive", "--base-url", model.URL+"/v1", "--corpus", corpus, "--index", index)
 	if r.code != 1 || !strings.Contains(r.stdout, "FAIL") {
 		t.Errorf("a model that does not answer: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// refusal is a provider's refusal (400: not retried).
+type refusal struct{}
+
+func (refusal) Error() string   { return "the writer's request was refused" }
+func (refusal) StatusCode() int { return http.StatusBadRequest }
+
+// TestRunWriterFails: when the writer fails after the research, run writes
+// the agents' merged findings where the report would have gone (here a
+// file, in the chosen format), says so and exits 1; the run store keeps
+// the run failed, with the findings for show to print.
+func TestRunWriterFails(t *testing.T) {
+	index := isolate(t)
+	model := deepresearchtest.NewOpenAIServer(deepresearchtest.FailingWriter(extractive.New(extractive.Options{}), refusal{}), deepresearchtest.OpenAIOptions{})
+	defer model.Close()
+	out := filepath.Join(t.TempDir(), "report.md")
+	r := cli(t, "", "run", "--provider", "openai", "--model", "extractive", "--base-url", model.URL+"/v1",
+		"--corpus", corpus, "--index", index, "--progress", "never", "-o", out, question)
+	if r.code != 1 || !strings.Contains(r.stderr, "refused") || !strings.Contains(r.stderr, "findings were written instead") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings := string(b)
+	if !strings.Contains(findings, "## References") || !strings.Contains(findings, "[1]") || strings.Count(findings, "\n## ") < 2 {
+		t.Errorf("the file does not hold the findings with their references:\n%s", findings)
+	}
+
+	runs := cli(t, "", "runs", "--json")
+	var list []struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(runs.stdout), &list); err != nil || len(list) != 1 || list[0].Status != "failed" {
+		t.Fatalf("runs: %v %+v\n%s", err, list, runs.stdout)
+	}
+	show := cli(t, "", "show", list[0].ID)
+	if show.code != 0 || show.stdout != findings {
+		t.Errorf("show: exit %d, %s\nstdout differs from the findings written:\n%s", show.code, show.stderr, show.stdout)
 	}
 }

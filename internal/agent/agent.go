@@ -12,8 +12,13 @@
 // learns which sources it cited and which numbers it made up. Merging the
 // numbering of several agents is collapse's job, not this package's.
 //
-// Run does all its work, hooks included, on the calling goroutine and
-// starts no goroutines of its own.
+// Run does its work on the calling goroutine, but for the searches of one
+// turn: when the model asks for several at once, they (with their
+// relevance judgements) run in goroutines Run owns and waits for before
+// the turn goes on. They change nothing the agent holds; the numbering,
+// the filter's memory and every hook then advance on the calling
+// goroutine, in the order of the calls, so the outcome does not depend on
+// which search finished first.
 package agent
 
 import (
@@ -25,17 +30,14 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/stage"
 )
-
-// Defaults for zero Config and Budget fields are those of
-// config/defaults.yaml (config.Defaults), the one place they live.
-var defaults = config.Defaults().Research
 
 const (
 	// minReportTokens is the least completion the report turn is allowed,
@@ -55,6 +57,30 @@ type Task struct {
 	// Objective is the user's question the task is part of (Plan sets
 	// it); "" means Question. Sources are judged against both.
 	Objective string
+	// Cycle is the research cycle the task runs in (1 for the plan's
+	// tasks; Plan sets it).
+	Cycle int
+	// Part is, for a follow-up task, the ID of the plan task whose part of
+	// the question it serves ("" for the question as a whole); Gap is what
+	// it closes.
+	Part, Gap string
+	// Known is what earlier cycles of the run found (nil in the first):
+	// the agent is shown it, and a search already run is not run again.
+	Known *Known
+}
+
+// Known is what a run found before a follow-up task started, shown to
+// its agent so that it builds on it instead of repeating it. Its text
+// comes from sources and models: it is shown as data, a line each.
+type Known struct {
+	// Findings digests the merged findings so far, one line each, without
+	// citation markers (the agent's own numbering is not theirs).
+	Findings []string
+	// Sources are the sources already read and cited ("Title — URL").
+	Sources []string
+	// Searches are the queries already run. The agent does not run them
+	// again: such a call is answered with a note instead of results.
+	Searches []string
 }
 
 // Budget bounds one Run. Zero (or negative) fields take the defaults.
@@ -74,12 +100,12 @@ type Budget struct {
 	Timeout time.Duration
 }
 
-func (b Budget) withDefaults() Budget {
-	b.MaxToolCalls = cmpOr(b.MaxToolCalls, defaults.MaxToolCalls)
-	b.MaxTokens = cmpOr(b.MaxTokens, defaults.MaxTokens)
-	if b.Timeout <= 0 {
-		b.Timeout = defaults.AgentTimeout
-	}
+// WithDefaults returns b with its zero (or negative) fields set to the
+// defaults (research.max_tool_calls, .max_tokens, .agent_timeout).
+func (b Budget) WithDefaults() Budget {
+	b.MaxToolCalls = defaults.PositiveOr(b.MaxToolCalls, defaults.MaxToolCalls)
+	b.MaxTokens = defaults.PositiveOr(b.MaxTokens, defaults.MaxTokens)
+	b.Timeout = defaults.PositiveOr(b.Timeout, defaults.AgentTimeout)
 	return b
 }
 
@@ -127,10 +153,8 @@ type Config struct {
 	// true the agent stops researching and writes its report from what it
 	// has (a run-wide budget was reached).
 	Stop func() bool
-	// AfterFunc arms the Budget.Timeout timer: it calls f after d and
-	// returns a func that stops the timer. Nil means time.AfterFunc; tests
-	// inject a fake clock here so that no test waits on a real timeout.
-	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// Clock arms the Budget.Timeout timer; nil means the real clock.
+	Clock clock.Clock
 	// Relevance judges search results before the model sees them; nil
 	// means relevance.Lexical (offline key-term coverage).
 	Relevance relevance.Judge
@@ -180,14 +204,10 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 	if cfg.Model == nil || cfg.Search == nil {
 		return nil, &Error{Task: task, Stage: StageResearch, Err: fmt.Errorf("config needs a Model and a Search backend")}
 	}
-	b := cfg.Budget.withDefaults()
+	b := cfg.Budget.WithDefaults()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	afterFunc := cfg.AfterFunc
-	if afterFunc == nil {
-		afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
-	}
-	stop := afterFunc(b.Timeout, func() {
+	stop := clock.Or(cfg.Clock).AfterFunc(b.Timeout, func() {
 		cancel(fmt.Errorf("%w after %v: %w", ErrTimeout, b.Timeout, context.DeadlineExceeded))
 	})
 	defer stop()
@@ -242,7 +262,7 @@ func (r *runner) research() error {
 			return nil
 		}
 		msgs := append([]llms.MessageContent{system}, r.conv...)
-		resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Researcher), msgs, llms.WithTools(toolDefs))
+		resp, err := r.cfg.Model.GenerateContent(purpose.With(r.ctx, purpose.Researcher), msgs, llms.WithTools(toolDefs))
 		if err != nil {
 			return err
 		}
@@ -326,7 +346,7 @@ func (r *runner) report() error {
 	// The report turn gets what the budget has left, and at least a
 	// small report's worth.
 	opts = append(opts, llms.WithMaxTokens(max(r.budget.MaxTokens-r.res.Usage.Total(), minReportTokens)))
-	resp, err := r.cfg.Model.GenerateContent(stage.With(r.ctx, stage.Reporter), msgs, opts...)
+	resp, err := r.cfg.Model.GenerateContent(purpose.With(r.ctx, purpose.Reporter), msgs, opts...)
 	if err != nil {
 		return err
 	}

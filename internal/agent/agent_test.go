@@ -9,9 +9,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 
 	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"
@@ -354,25 +355,22 @@ func TestBudgetMaxTokens(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
-	// The time limit's timer is injected: it fires as soon as it is armed,
-	// with no real wait, while the model waits for its hour.
-	var armed time.Duration
-	_, err := Run(context.Background(), Config{
-		Model:  extractive.New(extractive.Options{Latency: time.Hour}),
-		Search: newMemBackend(corpusDocs...),
-		Budget: Budget{Timeout: 10 * time.Millisecond},
-		AfterFunc: func(d time.Duration, f func()) func() bool {
-			armed = d
-			go f()
-			return func() bool { return false }
-		},
-	}, raftTask)
-	if armed != 10*time.Millisecond {
-		t.Errorf("timer armed for %v, want the budget's 10ms", armed)
-	}
-	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want ErrTimeout and DeadlineExceeded", err)
-	}
+	// In a synctest bubble the time limit runs on the bubble's clock: it
+	// fires after 10ms of fake time, while the model waits for its hour.
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		_, err := Run(context.Background(), Config{
+			Model:  extractive.New(extractive.Options{Latency: time.Hour}),
+			Search: newMemBackend(corpusDocs...),
+			Budget: Budget{Timeout: 10 * time.Millisecond},
+		}, raftTask)
+		if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want ErrTimeout and DeadlineExceeded", err)
+		}
+		if d := time.Since(start); d != 10*time.Millisecond {
+			t.Errorf("timed out after %v, want the budget's 10ms", d)
+		}
+	})
 }
 
 func TestCancelDuringSearch(t *testing.T) {
@@ -553,14 +551,14 @@ func TestStreamingOnlyOnReportTurn(t *testing.T) {
 	if !strings.HasPrefix(textOf(m.calls[0].msgs[0]), "You are a research agent.") {
 		t.Errorf("research turn system prompt %q", textOf(m.calls[0].msgs[0]))
 	}
-	// The stage reaches the model through the context, not the prompt.
+	// The purpose reaches the model through the context, not the prompt.
 	for i, c := range m.calls {
-		want := stage.Researcher
+		want := purpose.Researcher
 		if i == len(m.calls)-1 {
-			want = stage.Reporter
+			want = purpose.Reporter
 		}
-		if c.stage != want {
-			t.Errorf("call %d stage %q, want %q", i, c.stage, want)
+		if c.purpose != want {
+			t.Errorf("call %d purpose %q, want %q", i, c.purpose, want)
 		}
 		for _, msg := range c.msgs {
 			if strings.Contains(textOf(msg), "Role:") {
@@ -682,8 +680,13 @@ func (b *barrierBackend) Search(ctx context.Context, q string, limit int) ([]sea
 // TestTurnSearchesRunAtOnce: the searches of one turn (and their relevance
 // judgements) run at the same time, and the numbering still follows the
 // order of the calls.
-func TestTurnSearchesRunAtOnce(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a serial turn fails here instead of hanging
+func TestTurnSearchesRunAtOnce(t *testing.T) { synctest.Test(t, testTurnSearchesRunAtOnce) }
+
+// testTurnSearchesRunAtOnce runs in a synctest bubble: a serial turn fails at
+// once, as the time limit below is on the bubble's clock, which moves as soon
+// as the lone search waits.
+func testTurnSearchesRunAtOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	m := &scripted{turns: []turn{
 		calls(tc("c1", "search", `{"query":"leader election"}`), tc("c2", "search", `{"query":"log replication"}`)),

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // scripted is a protocol double for llms.Model: it answers each
@@ -32,7 +32,7 @@ type request struct {
 	msgs      []llms.MessageContent
 	tools     []llms.Tool
 	streaming bool
-	stage     stage.Stage // the stage the call's context was marked with
+	purpose   purpose.Purpose // what the call's context said it was for
 }
 
 func reply(text string) turn {
@@ -56,7 +56,7 @@ func (s *scripted) GenerateContent(ctx context.Context, msgs []llms.MessageConte
 	}
 	s.mu.Lock()
 	i := len(s.calls)
-	s.calls = append(s.calls, request{msgs: append([]llms.MessageContent(nil), msgs...), tools: opts.Tools, streaming: opts.StreamingFunc != nil, stage: stage.Of(ctx)})
+	s.calls = append(s.calls, request{msgs: append([]llms.MessageContent(nil), msgs...), tools: opts.Tools, streaming: opts.StreamingFunc != nil, purpose: purpose.Of(ctx)})
 	s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return nil, err

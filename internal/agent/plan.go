@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,13 +10,13 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // DefaultMaxTasks is the plan size Plan uses when maxTasks is not positive
-// (research.max_tasks of config/defaults.yaml).
-var DefaultMaxTasks = config.Defaults().Research.MaxTasks
+// (research.max_tasks).
+const DefaultMaxTasks = defaults.MaxTasks
 
 // maxTitleWords caps a title made up from a question.
 const maxTitleWords = 6
@@ -50,7 +51,7 @@ func Plan(ctx context.Context, m llms.Model, question string, maxTasks int) ([]T
 		}
 		return nil, Usage{}, fmt.Errorf("agent: %s: %w", StagePlan, err)
 	}
-	resp, err := m.GenerateContent(stage.With(ctx, stage.Planner), msgs)
+	resp, err := m.GenerateContent(purpose.With(ctx, purpose.Planner), msgs)
 	if err != nil {
 		return fail(err)
 	}
@@ -107,7 +108,7 @@ func (t *planTask) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &o); err != nil {
 		return err
 	}
-	*t = planTask{Title: o.Title, Question: cmpOrString(o.Question, cmpOrString(o.Query, o.Task))}
+	*t = planTask{Title: o.Title, Question: cmp.Or(o.Question, cmp.Or(o.Query, o.Task))}
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 func TestPlanExtractive(t *testing.T) {
@@ -88,8 +88,8 @@ func TestPlanParsing(t *testing.T) {
 			if strings.Contains(textOf(msgs[0]), "Role:") || textOf(msgs[1]) != fmt.Sprintf("Question: %s\nMax tasks: %d", q, tt.maxTasks) {
 				t.Errorf("planner prompt %q / %q", textOf(msgs[0]), textOf(msgs[1]))
 			}
-			if m.calls[0].stage != stage.Planner {
-				t.Errorf("planner call's stage = %q", m.calls[0].stage)
+			if m.calls[0].purpose != purpose.Planner {
+				t.Errorf("planner call's purpose = %q", m.calls[0].purpose)
 			}
 			for _, task := range tasks {
 				if task.Objective != q {

@@ -6,8 +6,8 @@ import (
 )
 
 // The prompts are written for a real LLM; nothing in them exists for the
-// built-in extractive model, which learns the stage of each call from its
-// context (internal/stage). The task question is always on a line of its
+// built-in extractive model, which learns the purpose of each call from
+// its context (internal/purpose). The task question is always on a line of its
 // own that starts with "Question:", so that any model can find it.
 
 const researcherPrompt = `You are a research agent. You investigate one research task by searching a document collection and reading sources. A later step will ask you to write a report from what you found; in this step you only gather evidence.
@@ -44,6 +44,7 @@ func taskMessage(t Task) string {
 	if o := oneLine(t.Objective); o != "" && o != oneLine(t.Question) {
 		fmt.Fprintf(&b, "\nThis task is part of the research on: %s", o)
 	}
+	writeKnown(&b, t)
 	return b.String()
 }
 

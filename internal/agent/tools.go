@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -86,23 +88,32 @@ type session struct {
 
 	searchErr   error // the last failed search's error
 	searchFails int
+
+	searched map[string]bool // queries earlier cycles ran (searchKey), not run again
 }
 
 func newSession(cfg Config, task Task) *session {
+	question := task.Objective
+	if task.Gap != "" {
+		// A follow-up reaches past the words of the user's question (a
+		// second hop): its sources are judged by its own question.
+		question = task.Question
+	}
 	return &session{
 		filter: relevance.New(relevance.Config{
-			Question: task.Objective, Task: task.Question,
+			Question: question, Task: task.Question,
 			Judge: cfg.Relevance, Report: cfg.Hooks.Filtered,
 		}),
 		backend:   cfg.Search,
-		limit:     cmpOr(cfg.SearchLimit, defaults.SearchLimit),
+		limit:     defaults.PositiveOr(cfg.SearchLimit, defaults.SearchLimit),
 		canonical: cfg.Canonical,
-		channel:   cmpOrString(cfg.Channel, defaultChannel),
+		channel:   cmp.Or(cfg.Channel, defaultChannel),
 		hooks:     cfg.Hooks,
 		mapping:   citeproc.NewMapping(cfg.Canonical),
 		byKey:     map[string]int{},
 		sources:   map[int]source.Source{},
 		texts:     map[int]string{},
+		searched:  searchedBefore(task),
 	}
 }
 
@@ -127,7 +138,7 @@ func (s *session) register(r search.Result) (int, error) {
 		return n, nil
 	}
 	n := len(s.sources) + 1
-	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmpOrString(r.Channel, s.channel)}
+	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmp.Or(r.Channel, s.channel)}
 	if err := s.mapping.Add(n, src); err != nil {
 		return 0, err
 	}
@@ -168,9 +179,6 @@ func (s *session) execute(ctx context.Context, call llms.ToolCall, f *found) (st
 	return toolError(fmt.Sprintf("unknown tool %q; the tools are search, open and think", name)), nil
 }
 
-// search runs one search, passes its results through the relevance and
-// content filters, and shows the model only what they kept: a dropped
-// result is never numbered, so it can never be cited.
 // found is what one search returned and what the relevance filter's
 // judge said of it: the part of a search that may run at the same time as
 // the turn's other searches.
@@ -215,7 +223,7 @@ func (s *session) findAll(ctx context.Context, calls []llms.ToolCall, room int) 
 		if i >= room {
 			break
 		}
-		if q, ok := searchQuery(c); ok {
+		if q, ok := searchQuery(c); ok && !s.searched[searchKey(q)] {
 			jobs = append(jobs, job{i, q, slices.Clone(queries)})
 			queries = append(queries, q)
 		}
@@ -251,8 +259,13 @@ func searchQuery(c llms.ToolCall) (string, bool) {
 }
 
 // search runs one search call: what f found (or, when nil, a search made
-// now), filtered, registered and written up for the model.
+// now) passes the relevance and content filters, and the model is shown
+// only what they kept, registered under local numbers: a dropped result
+// is never numbered, so it can never be cited.
 func (s *session) search(ctx context.Context, query string, f *found) (string, error) {
+	if s.searched[searchKey(query)] {
+		return fmt.Sprintf("An earlier cycle of this research already searched for %q; what it found is in the findings so far. Search with other key terms.", query), nil
+	}
 	if f == nil {
 		f = s.find(ctx, query, nil)
 	}
@@ -369,7 +382,7 @@ func (s *session) read(n int, text string) {
 func writeHeader(b *strings.Builder, n int, title, url, id string) {
 	title, url, id = source.Clean(title), source.Clean(url), source.Clean(id)
 	if title == "" {
-		title = cmpOrString(url, id)
+		title = cmp.Or(url, id)
 	}
 	fmt.Fprintf(b, "[%d] %s\n", n, title)
 	if url != "" {
@@ -457,18 +470,4 @@ func assemble(c *llms.ContentChoice, turn int) []llms.ToolCall {
 		})
 	}
 	return out
-}
-
-func cmpOr(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
-}
-
-func cmpOrString(v, def string) string {
-	if v != "" {
-		return v
-	}
-	return def
 }

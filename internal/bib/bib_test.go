@@ -298,25 +298,3 @@ func TestSuffix(t *testing.T) {
 		}
 	}
 }
-
-func TestMarkdown(t *testing.T) {
-	tests := []struct {
-		name string
-		ref  Reference
-		want string
-	}{
-		{"web page with date", refs[0], "[The Go Memory Model](https://go.dev/ref/mem), Google, 2022-06-06 (retrieved 2026-11-22)"},
-		{"local document", refs[1], "The Go Memory Model — `/usr/local/go/doc/go_mem.html`"},
-		{"doi link", refs[2], "[Foundations of the C++ Concurrency Memory Model](https://doi.org/10.1145/1375581.1375591), PLDI, 2008"},
-		{"hostile title, javascript URL", Reference{Number: 9, Source: source.Source{URL: "javascript:alert(1)", Title: "Click [here](javascript:x) *now*"}},
-			`Click \[here\](javascript:x) \*now\*`},
-		{"parentheses in URL", Reference{Source: source.Source{URL: "https://en.wikipedia.org/wiki/Go_(language)", Title: "Go"}},
-			"[Go](https://en.wikipedia.org/wiki/Go_%28language%29)"},
-		{"id only", refs[5], "Local notes — `notes/local.md`"},
-	}
-	for _, tt := range tests {
-		if got := Markdown(tt.ref); got != tt.want {
-			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}

@@ -11,9 +11,9 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
-	"github.com/deepresearch/deepresearch/internal/stage"
 )
 
 // PipelineConfig configures Pipeline.
@@ -66,6 +66,6 @@ func Research(ctx context.Context, cfg PipelineConfig, question string) (*finalr
 		}
 		merged = append(merged, mr)
 	}
-	return finalreport.Write(stage.With(ctx, stage.Writer), finalreport.Config{Model: cfg.Model},
+	return finalreport.Write(purpose.With(ctx, purpose.Writer), finalreport.Config{Model: cfg.Model},
 		finalreport.Input{Question: question, Sections: merged, Sources: merger.Sources()})
 }

@@ -2,12 +2,13 @@
 // the terminal progress display, the JSON lines a chat backend relays as
 // server-sent events, and Go programs that embed the researcher.
 //
-// An Event is a common header (run, sequence number, time, type, agent and
-// section) and a typed Payload whose concrete type matches the event's
-// Type. Events serialise to one stable JSON shape:
+// An Event is a common header (run, sequence number, time, type, agent,
+// section and, for the events of a research cycle, the cycle) and a typed
+// Payload whose concrete type matches the event's Type. Events serialise
+// to one stable JSON shape ("cycle" is left out when 0):
 //
 //	{"run_id":"9f86d081884c7d65","seq":7,"time":"2025-01-02T15:04:05.123Z",
-//	 "type":"agent.search","agent":2,"section":"History",
+//	 "type":"agent.search","agent":2,"section":"History","cycle":1,
 //	 "data":{"query":"telegraph cable 1858","results":5}}
 //
 // Decoding picks the payload struct from "type"; an event type this version

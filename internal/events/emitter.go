@@ -4,7 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
-	"time"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Sink receives events. An Emitter calls Event for one event at a time, in
@@ -24,8 +25,15 @@ func (f SinkFunc) Event(e Event) { f(e) }
 // concurrent use. A nil *Emitter discards events, so code that emits need
 // not check whether anyone listens.
 type Emitter struct {
+	*stream
+	cycle int // stamped on every event as Event.Cycle
+}
+
+// stream is what the emitters of one run share: one numbering, one lock,
+// one set of sinks.
+type stream struct {
 	runID string
-	clock func() time.Time
+	clock clock.Clock
 	sinks []Sink
 
 	mu     sync.Mutex
@@ -34,14 +42,21 @@ type Emitter struct {
 	resume *resumer // set by Resume: the events earlier attempts committed
 }
 
-// NewEmitter returns an emitter for run runID that stamps events with
-// clock's time (time.Now when clock is nil) and delivers them to sinks, in
-// the order given.
-func NewEmitter(runID string, clock func() time.Time, sinks ...Sink) *Emitter {
-	if clock == nil {
-		clock = time.Now
+// NewEmitter returns an emitter for run runID that stamps events with c's
+// time (the real clock's when c is nil) and delivers them to sinks, in the
+// order given.
+func NewEmitter(runID string, c clock.Clock, sinks ...Sink) *Emitter {
+	return &Emitter{stream: &stream{runID: runID, clock: clock.Or(c), sinks: sinks}}
+}
+
+// InCycle returns an emitter of the same run whose events carry cycle as
+// their Event.Cycle: the events of research cycle cycle (from 1). It shares
+// e's numbering, lock and sinks, so ordering and Close are the run's.
+func (e *Emitter) InCycle(cycle int) *Emitter {
+	if e == nil {
+		return nil
 	}
-	return &Emitter{runID: runID, clock: clock, sinks: sinks}
+	return &Emitter{stream: e.stream, cycle: cycle}
 }
 
 // RunID returns the ID the emitter stamps on its events.
@@ -88,10 +103,11 @@ func (e *Emitter) deliver(agent int, section string, p Payload) {
 	ev := Event{
 		RunID:   e.runID,
 		Seq:     e.seq,
-		Time:    e.clock(),
+		Time:    e.clock.Now(),
 		Type:    p.EventType(),
 		Agent:   agent,
 		Section: section,
+		Cycle:   e.cycle,
 		Data:    p,
 	}
 	for _, s := range e.sinks {

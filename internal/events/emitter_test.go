@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"reflect"
 	"regexp"
 	"sync"
@@ -8,19 +9,12 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-// fakeClock returns t0, t0+step, t0+2*step, ...
-func fakeClock(step time.Duration) func() time.Time {
-	n := 0
-	return func() time.Time {
-		n++
-		return t0.Add(time.Duration(n-1) * step)
-	}
 }
 
 type recorder struct{ events []Event }
@@ -29,8 +23,10 @@ func (r *recorder) Event(e Event) { r.events = append(r.events, e) }
 
 func TestEmitStamps(t *testing.T) {
 	var r recorder
-	em := NewEmitter("run1", fakeClock(time.Millisecond), &r)
+	c := clock.NewFake(t0)
+	em := NewEmitter("run1", c, &r)
 	em.Emit(-1, "", RunStartedData{Question: "q"})
+	c.Advance(time.Millisecond)
 	em.Emit(2, "History", SearchData{Query: "x", Results: 1})
 	want := []Event{
 		{RunID: "run1", Seq: 1, Time: t0, Type: RunStarted, Agent: -1, Data: RunStartedData{Question: "q"}},
@@ -44,20 +40,36 @@ func TestEmitStamps(t *testing.T) {
 	}
 }
 
+// TestInCycle: the emitter of a cycle stamps its cycle on every event and
+// shares the run's numbering and Close.
+func TestInCycle(t *testing.T) {
+	var r recorder
+	em := NewEmitter("run1", clock.NewFake(t0), &r)
+	c2 := em.InCycle(2)
+	em.Emit(-1, "", RunStartedData{Question: "q"})
+	c2.Emit(-1, "", CycleStartedData{Cycle: 2, Tasks: []PlanTask{}})
+	c2.Emit(4, "Field", SearchData{Query: "x"})
+	em.Emit(-1, "", ReportDeltaData{Text: "t"})
+	em.Close()
+	c2.Emit(4, "Field", SearchData{Query: "late"})
+	var got []string
+	for _, e := range r.events {
+		got = append(got, fmt.Sprintf("%d %s cycle=%d", e.Seq, e.Type, e.Cycle))
+	}
+	want := []string{"1 run.started cycle=0", "2 cycle.started cycle=2", "3 agent.search cycle=2", "4 report.delta cycle=0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+	if (*Emitter)(nil).InCycle(2) != nil {
+		t.Error("a nil emitter's cycle emitter is not nil")
+	}
+}
+
 // TestEmitConcurrentOrder emits from many goroutines and checks that every
 // sink sees every event once, in Seq order, with times that never go back.
 func TestEmitConcurrentOrder(t *testing.T) {
 	const agents, each = 8, 200
-	var (
-		mu    sync.Mutex
-		clock = t0
-	)
-	now := func() time.Time { // a clock shared with nothing but the emitter
-		mu.Lock()
-		defer mu.Unlock()
-		clock = clock.Add(time.Microsecond)
-		return clock
-	}
+	c := clock.NewFake(t0) // moved on by every agent before it emits
 	var a, b []Event
 	inSink := 0
 	check := SinkFunc(func(e Event) {
@@ -67,11 +79,12 @@ func TestEmitConcurrentOrder(t *testing.T) {
 		}
 		inSink--
 	})
-	em := NewEmitter("r", now, check, SinkFunc(func(e Event) { a = append(a, e) }), SinkFunc(func(e Event) { b = append(b, e) }))
+	em := NewEmitter("r", c, check, SinkFunc(func(e Event) { a = append(a, e) }), SinkFunc(func(e Event) { b = append(b, e) }))
 	var wg sync.WaitGroup
 	for i := range agents {
 		wg.Go(func() {
 			for range each {
+				c.Advance(time.Microsecond)
 				em.Emit(i, "S", DeltaData{Text: "x"})
 			}
 		})

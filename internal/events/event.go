@@ -12,6 +12,9 @@ const (
 	RunStarted Type = "run.started"
 	// PlanReady carries the research tasks the planner produced (PlanData).
 	PlanReady Type = "plan"
+	// CycleStarted opens a research cycle: the wave of agents it launches,
+	// each with the gap it closes (CycleStartedData).
+	CycleStarted Type = "cycle.started"
 	// AgentStarted says an agent began its task (AgentStartedData).
 	AgentStarted Type = "agent.started"
 	// SearchIssued reports a search an agent ran and how many results it
@@ -35,8 +38,13 @@ const (
 	// (FilteredData). Dropped results get no number and cannot be cited.
 	SourcesFiltered Type = "sources.filtered"
 	// SourcesMerged carries the one numbering all agent reports were moved
-	// onto (MergedData).
+	// onto (MergedData), after each cycle: numbers given in earlier cycles
+	// never change.
 	SourcesMerged Type = "sources.merged"
+	// Assessed says what the assessment of a cycle's merged
+	// findings found and decided: the parts covered, the gaps, and whether
+	// another cycle follows (AssessedData).
+	Assessed Type = "research.assessed"
 	// ReportDelta is a piece of the final report text (ReportDeltaData).
 	ReportDelta Type = "report.delta"
 	// Citation reports a citation the final report made, the first time it
@@ -71,6 +79,10 @@ type Event struct {
 	Agent int
 	// Section is the title of the agent's task, or "" for run-level events.
 	Section string
+	// Cycle is the research cycle the event belongs to, from 1: the
+	// cycle.started and research.assessed events of a cycle and every
+	// event of its agents carry it. It is 0 for the run's other events.
+	Cycle int
 	// Data holds the details: one of the payload structs of this package,
 	// matching Type, or RawData for a type this version does not know.
 	Data Payload

@@ -16,6 +16,7 @@ type wireEvent struct {
 	Type    Type            `json:"type"`
 	Agent   int             `json:"agent"`
 	Section string          `json:"section"`
+	Cycle   int             `json:"cycle,omitempty"`
 	Data    json.RawMessage `json:"data"`
 }
 
@@ -23,6 +24,8 @@ type wireEvent struct {
 var decoders = map[Type]func([]byte) (Payload, error){
 	RunStarted:      decode[RunStartedData],
 	PlanReady:       decode[PlanData],
+	CycleStarted:    decode[CycleStartedData],
+	Assessed:        decode[AssessedData],
 	AgentStarted:    decode[AgentStartedData],
 	SearchIssued:    decode[SearchData],
 	SourceFound:     decode[SourceData],
@@ -78,6 +81,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		Type:    t,
 		Agent:   e.Agent,
 		Section: e.Section,
+		Cycle:   e.Cycle,
 		Data:    data,
 	})
 }
@@ -126,6 +130,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		Type:    w.Type,
 		Agent:   w.Agent,
 		Section: w.Section,
+		Cycle:   w.Cycle,
 		Data:    p,
 	}
 	return nil

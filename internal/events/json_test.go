@@ -19,7 +19,10 @@ var src = source.Source{ID: "doc/go1.html", URL: "https://go.dev/doc/go1", Title
 var samples = []Payload{
 	RunStartedData{Question: "Who laid the 1858 cable?", Config: map[string]any{"provider": "extractive", "max_tasks": 4.0}},
 	PlanData{Tasks: []PlanTask{{Index: 0, ID: "t1", Title: "History", Question: "When?"}, {Index: 1, ID: "t2", Title: "People", Question: "Who?"}}},
-	AgentStartedData{Task: PlanTask{Index: 1, ID: "t2", Title: "People", Question: "Who?"}},
+	CycleStartedData{Cycle: 2, Tasks: []PlanTask{{Index: 4, ID: "t5", Title: "Cyrus Field", Question: "Who was Cyrus Field?", Cycle: 2, Part: "t2", Gap: "reference: Cyrus Field, named in [3]"}}},
+	AssessedData{Cycle: 1, Covered: []string{"t1"}, Gaps: []Gap{{Kind: GapReference, Part: "t2", Detail: "Cyrus Field, named in [3]"}, {Kind: GapUncovered, Detail: "repair ships"}},
+		Done: false, Decision: LoopContinue, Reason: "2 gaps left"},
+	AgentStartedData{Task: PlanTask{Index: 1, ID: "t2", Title: "People", Question: "Who?", Cycle: 1}},
 	SearchData{Query: "telegraph cable 1858", Results: 5},
 	SourceData{Number: 3, Source: src},
 	DeltaData{Text: "The cable [1] failed.\n"},
@@ -36,7 +39,8 @@ var samples = []Payload{
 	CitationData{Number: 1, Source: src},
 	ReportFinishedData{References: []Reference{{Number: 1, Source: src}}},
 	RunFinishedData{Usage: usage.Usage{PromptTokens: 1000, CompletionTokens: 200, Calls: 9}, DurationMS: 42100, Agents: 4, AgentsFailed: 1, Sources: 18, Citations: 14,
-		Timings: map[string]int64{StagePlan: 100, StageResearch: 40000, StageMerge: 5, StageReport: 1995}, Stopped: "the run's token budget (100 tokens) was reached", CostUSD: 0.25},
+		Timings: map[string]int64{StagePlan: 100, StageResearch: 40000, StageMerge: 5, StageReport: 1995}, Stopped: "the run's token budget (100 tokens) was reached", CostUSD: 0.25,
+		Cycles: 2, LoopEnd: LoopBudget},
 	ErrorData{Error: "planner: no tasks", Stage: StagePlan},
 }
 
@@ -58,7 +62,7 @@ func TestSamplesCoverEveryType(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	for i, p := range samples {
 		t.Run(string(p.EventType()), func(t *testing.T) {
-			in := Event{RunID: "0123456789abcdef", Seq: uint64(i + 1), Time: t0, Type: p.EventType(), Agent: i - 1, Section: "History", Data: p}
+			in := Event{RunID: "0123456789abcdef", Seq: uint64(i + 1), Time: t0, Type: p.EventType(), Agent: i - 1, Section: "History", Cycle: i % 3, Data: p}
 			b, err := json.Marshal(in)
 			if err != nil {
 				t.Fatal(err)

@@ -8,14 +8,18 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 func TestJSONLines(t *testing.T) {
 	var buf bytes.Buffer
 	jl := NewJSONLines(&buf)
-	em := NewEmitter("r", fakeClock(time.Millisecond), jl)
+	c := clock.NewFake(t0)
+	em := NewEmitter("r", c, jl)
 	for i, p := range samples {
 		em.Emit(i-1, "S", p)
+		c.Advance(time.Millisecond)
 	}
 	if err := jl.Err(); err != nil {
 		t.Fatal(err)

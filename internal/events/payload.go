@@ -19,6 +19,15 @@ type PlanTask struct {
 	Title string `json:"title"`
 	// Question is what the agent researches.
 	Question string `json:"question"`
+	// Cycle is the research cycle the task runs in, from 1 (0: the plan
+	// before any cycle).
+	Cycle int `json:"cycle,omitempty"`
+	// Part is, for a follow-up task, the ID of the plan task whose part
+	// of the question it serves; "" for the plan's own tasks and for a
+	// follow-up on the question as a whole.
+	Part string `json:"part,omitempty"`
+	// Gap is, for a follow-up task, the gap it closes.
+	Gap string `json:"gap,omitempty"`
 }
 
 // RunStartedData is the payload of RunStarted.
@@ -195,7 +204,10 @@ type VerifiedData struct {
 	Score float64 `json:"score"`
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
-	Action   string          `json:"action"`
+	Action string `json:"action"`
+	// Judge names what decided support: "lexical", "llm", or
+	// "lexical (llm failed: …)" when the model's answer was unusable.
+	Judge    string          `json:"judge,omitempty"`
 	Problems []VerifyProblem `json:"problems,omitempty"`
 	// Revised is the whole report text (as the report.delta events
 	// rendered it) after the action changed it; empty when nothing
@@ -212,6 +224,7 @@ const (
 	StageMerge    = "merge"
 	StageReport   = "report"
 	StageVerify   = "verify" // checking citations against their sources
+	StageAssess   = "assess" // deciding, after a cycle, whether to research more
 )
 
 // RunFinishedData is the payload of RunFinished.
@@ -227,8 +240,10 @@ type RunFinishedData struct {
 	// final report.
 	Sources   int `json:"sources"`
 	Citations int `json:"citations"`
-	// Timings holds the milliseconds spent per stage, keyed by StagePlan,
-	// StageResearch, StageMerge and StageReport.
+	// Timings holds the milliseconds spent per stage, keyed by StageIndex
+	// (when the local index was opened), StagePlan, StageResearch,
+	// StageMerge, StageAssess, StageReport and StageVerify (research, merge
+	// and assessment summed over the cycles).
 	Timings map[string]int64 `json:"timings,omitempty"`
 	// Stopped says which run budget stopped the research early ("the
 	// run's token budget (… tokens) was reached"); empty when none did.
@@ -236,13 +251,17 @@ type RunFinishedData struct {
 	// CostUSD is the run's cost in dollars, where the models' prices are
 	// known (0 otherwise).
 	CostUSD float64 `json:"cost_usd,omitempty"`
+	// Cycles counts the research cycles run; LoopEnd says why the loop
+	// stopped (a Loop* constant).
+	Cycles  int    `json:"cycles,omitempty"`
+	LoopEnd string `json:"loop_end,omitempty"`
 }
 
 // ErrorData is the payload of Error.
 type ErrorData struct {
 	Error string `json:"error"`
 	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
-	// StageMerge or StageReport.
+	// StageMerge, StageReport or StageVerify.
 	Stage string `json:"stage"`
 }
 

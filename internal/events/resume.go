@@ -60,15 +60,15 @@ func init() {
 
 // resumer recognises the events the earlier attempts of a run committed.
 type resumer struct {
-	streams map[int]*stream
+	streams map[int]*retrace
 	// diverged, if set, is told of an event that differs from the one the
 	// earlier attempt committed in its place.
 	diverged func(agent int, committed, got Type)
 }
 
-// stream is one agent's (or the run level's) committed events and how far
-// the new attempt has retraced them.
-type stream struct {
+// retrace is one agent's (or the run level's) committed events and how
+// far the new attempt has retraced them.
+type retrace struct {
 	others []Type // the committed events other than text, in order
 	text   string // the committed streamed text
 
@@ -100,12 +100,12 @@ func withText(p Payload, text string) Payload {
 }
 
 func newResumer(prior []Event) (*resumer, error) {
-	r := &resumer{streams: map[int]*stream{}}
+	r := &resumer{streams: map[int]*retrace{}}
 	for i, e := range prior {
 		if e.Seq != uint64(i+1) {
 			return nil, fmt.Errorf("events: resume: event %d of the earlier attempts has seq %d; the log must be 1, 2, 3… without gaps", i+1, e.Seq)
 		}
-		s := r.stream(e.Agent)
+		s := r.of(e.Agent)
 		switch d := e.Data.(type) {
 		case RunResumedData:
 		case StreamResetData:
@@ -121,10 +121,10 @@ func newResumer(prior []Event) (*resumer, error) {
 	return r, nil
 }
 
-func (r *resumer) stream(agent int) *stream {
+func (r *resumer) of(agent int) *retrace {
 	s, ok := r.streams[agent]
 	if !ok {
-		s = &stream{}
+		s = &retrace{}
 		r.streams[agent] = s
 	}
 	return s
@@ -139,7 +139,7 @@ func (r *resumer) pass(agent int, p Payload) []Payload {
 	case RunResumedData, StreamResetData:
 		return []Payload{p}
 	}
-	s := r.stream(agent)
+	s := r.of(agent)
 	if text, ok := textOf(p); ok {
 		if s.textNew {
 			return []Payload{p}

@@ -6,7 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // script is what each agent of a run emits, in its own order (agent -1:
@@ -133,15 +134,15 @@ func count(log []Event, typ Type) int {
 // every event once and no reset.
 func TestResumeEveryCut(t *testing.T) {
 	var full recorder
-	play(NewEmitter("r", fakeClock(time.Millisecond), &full), deterministicRun(4), rand.New(rand.NewPCG(1, 1)), -1)
+	play(NewEmitter("r", clock.NewFake(t0), &full), deterministicRun(4), rand.New(rand.NewPCG(1, 1)), -1)
 	want := viewOf(t, full.events)
 	total := len(full.events)
 	for cut := 0; cut <= total; cut++ {
 		for _, chunk := range []int{4, 1, 7} {
 			var first recorder
-			play(NewEmitter("r", fakeClock(time.Millisecond), &first), deterministicRun(4), rand.New(rand.NewPCG(uint64(cut), 2)), cut)
+			play(NewEmitter("r", clock.NewFake(t0), &first), deterministicRun(4), rand.New(rand.NewPCG(uint64(cut), 2)), cut)
 			var second recorder
-			em := NewEmitter("r", fakeClock(time.Millisecond), &second)
+			em := NewEmitter("r", clock.NewFake(t0), &second)
 			if err := em.Resume(first.events, 2, func(agent int, committed, got Type) {
 				t.Errorf("cut %d: agent %d diverged: %s became %s", cut, agent, committed, got)
 			}); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // Role is the job a conversation asks the model to do.
@@ -23,13 +23,13 @@ const (
 	RoleUnknown    Role = ""
 )
 
-// roleOf reads the role of a call: the stage its context is marked with
-// (internal/stage), else a legacy "Role: <role>" first line of the first
+// roleOf reads the role of a call: the purpose its context is marked
+// with (internal/purpose), else a legacy "Role: <role>" first line of the first
 // system message (or, without one, of the first message), so that
 // Call(ctx, "Role: planner\n…") works.
 func roleOf(ctx context.Context, msgs []llms.MessageContent) Role {
-	switch s := stage.Of(ctx); s {
-	case stage.Planner, stage.Researcher, stage.Reporter, stage.Writer:
+	switch s := purpose.Of(ctx); s {
+	case purpose.Planner, purpose.Researcher, purpose.Reporter, purpose.Writer, purpose.Assessor, purpose.Section, purpose.Frame:
 		return Role(s)
 	}
 	text := ""
@@ -109,7 +109,14 @@ func question(msgs []llms.MessageContent) string {
 // objective is the user's question a research task is part of: the
 // "This task is part of the research on: <q>" line internal/agent writes,
 // else "".
+//
+// A follow-up task of a research loop (its message names the gap it
+// closes) has none: its own question, which names what it follows, leads
+// its searches and its report.
 func objective(msgs []llms.MessageContent) string {
+	if field(msgs, gapField) != "" {
+		return ""
+	}
 	return field(msgs, "This task is part of the research on")
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
@@ -17,7 +18,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -49,7 +50,7 @@ func TestPlanner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			msgs := []llms.MessageContent{human("Question: " + q + "\nMax tasks: " + tt.maxTasks)}
-			c := generateAs(t, m, stage.Planner, msgs)
+			c := generateAs(t, m, purpose.Planner, msgs)
 			if len(c.ToolCalls) != 0 || c.StopReason != StopReasonStop {
 				t.Fatalf("planner reply has tool calls %v / stop reason %q", c.ToolCalls, c.StopReason)
 			}
@@ -82,7 +83,7 @@ func TestPlanner(t *testing.T) {
 				}
 				seen[task.Question] = true
 			}
-			again := generateAs(t, m, stage.Planner, msgs)
+			again := generateAs(t, m, purpose.Planner, msgs)
 			if again.Content != c.Content {
 				t.Errorf("planner is not deterministic:\n%s\n%s", c.Content, again.Content)
 			}
@@ -164,7 +165,7 @@ func TestQueriesHaveNoTemplateWords(t *testing.T) {
 		`When should I use "sync.Once" vs init functions?`,
 		"Why?",
 	} {
-		c := generateAs(t, m, stage.Planner, []llms.MessageContent{human("Question: " + q + "\nMax tasks: 4")})
+		c := generateAs(t, m, purpose.Planner, []llms.MessageContent{human("Question: " + q + "\nMax tasks: 4")})
 		var r planReply
 		if err := json.Unmarshal([]byte(c.Content), &r); err != nil {
 			t.Fatal(err)
@@ -178,7 +179,7 @@ func TestQueriesHaveNoTemplateWords(t *testing.T) {
 			if task.Question != q {
 				msg += "\nThis task is part of the research on: " + q
 			}
-			c := generateAs(t, m, stage.Researcher, []llms.MessageContent{human(msg)}, llms.WithTools(researchTools))
+			c := generateAs(t, m, purpose.Researcher, []llms.MessageContent{human(msg)}, llms.WithTools(researchTools))
 			if len(c.ToolCalls) == 0 {
 				t.Errorf("%q / %q: no search", q, task.Question)
 			}
@@ -540,14 +541,15 @@ func TestCancelMidStream(t *testing.T) {
 	}
 }
 
-func TestLatencyHonoursContext(t *testing.T) {
+func TestLatencyHonoursContext(t *testing.T) { synctest.Test(t, testLatencyHonoursContext) }
+
+// testLatencyHonoursContext runs in a synctest bubble: the model's hour of
+// latency and the test's 10ms pass on the bubble's clock, not for real.
+func testLatencyHonoursContext(t *testing.T) {
 	m := New(Options{Latency: time.Hour})
 	cause := errors.New("caller gave up")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		time.Sleep(10 * time.Millisecond)
-		cancel(cause)
-	}()
+	time.AfterFunc(10*time.Millisecond, func() { cancel(cause) })
 	// With an hour of latency, only the cancellation can end this call.
 	_, err := m.GenerateContent(ctx, reporterConversation())
 	if !errors.Is(err, cause) {
@@ -562,87 +564,23 @@ func TestLatencyHonoursContext(t *testing.T) {
 	}
 }
 
-// fakeClock is an Options.After that records each wait and fires only
-// when the test says so.
-type fakeClock struct {
-	waits chan time.Duration
-	fire  chan time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{waits: make(chan time.Duration, 1), fire: make(chan time.Time, 1)}
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.waits <- d
-	return c.fire
-}
-
+// TestLatencyWaits: a call answers once its latency has passed, on the
+// clock of a synctest bubble.
 func TestLatencyWaits(t *testing.T) {
-	type reply struct {
-		resp *llms.ContentResponse
-		err  error
+	for _, latency := range []time.Duration{0, 250 * time.Millisecond} {
+		t.Run(latency.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				c := generate(t, New(Options{Latency: latency}), reporterConversation())
+				if c.Content == "" {
+					t.Fatal("empty reply")
+				}
+				if d := time.Since(start); d != latency {
+					t.Errorf("answered after %v, want the latency %v", d, latency)
+				}
+			})
+		})
 	}
-	start := func(ctx context.Context, m *Model) chan reply {
-		done := make(chan reply, 1)
-		go func() {
-			resp, err := m.GenerateContent(ctx, reporterConversation())
-			done <- reply{resp, err}
-		}()
-		return done
-	}
-
-	t.Run("answers after the latency", func(t *testing.T) {
-		clock := newFakeClock()
-		m := New(Options{Latency: 250 * time.Millisecond, After: clock.After})
-		done := start(context.Background(), m)
-		select {
-		case d := <-clock.waits:
-			if d != 250*time.Millisecond {
-				t.Errorf("waited %v, want the latency 250ms", d)
-			}
-		case r := <-done:
-			t.Fatalf("answered without waiting: %+v", r)
-		}
-		select {
-		case r := <-done:
-			t.Fatalf("answered before the clock fired: %+v", r)
-		default:
-		}
-		clock.fire <- time.Time{}
-		r := <-done
-		if r.err != nil || len(r.resp.Choices) != 1 || r.resp.Choices[0].Content == "" {
-			t.Fatalf("after the latency: %+v, %v", r.resp, r.err)
-		}
-	})
-
-	t.Run("cancelled while waiting", func(t *testing.T) {
-		clock := newFakeClock()
-		m := New(Options{Latency: time.Hour, After: clock.After})
-		ctx, cancel := context.WithCancelCause(context.Background())
-		done := start(ctx, m)
-		select {
-		case <-clock.waits:
-		case r := <-done:
-			t.Fatalf("answered without waiting: %+v", r)
-		}
-		stop := errors.New("caller gave up")
-		cancel(stop)
-		r := <-done
-		if !errors.Is(r.err, stop) || r.resp != nil {
-			t.Fatalf("cancelled wait: %+v, %v, want the context's cause", r.resp, r.err)
-		}
-	})
-
-	t.Run("no latency, no wait", func(t *testing.T) {
-		m := New(Options{After: func(d time.Duration) <-chan time.Time {
-			t.Errorf("waited %v without a latency", d)
-			return nil
-		}})
-		if c := generate(t, m, reporterConversation()); c.Content == "" {
-			t.Fatal("empty reply")
-		}
-	})
 }
 
 func TestUsage(t *testing.T) {
@@ -721,7 +659,7 @@ The programming contest was held in the spring. The winning team solved nine of 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			msgs := []llms.MessageContent{human("Question: " + tt.task), toolMsg("c1", "search", results)}
-			out := generateAs(t, New(Options{}), stage.Reporter, msgs).Content
+			out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
 			if tt.want == nil {
 				if out != NoEvidence {
 					t.Errorf("report = %q, want %q", out, NoEvidence)
@@ -741,13 +679,13 @@ The programming contest was held in the spring. The winning team solved nine of 
 	}
 }
 
-// TestStageFromContext: the model reads its stage from the context, and
+// TestStageFromContext: the model reads its purpose from the context, and
 // without one from the conversation's shape; no Role: line is needed.
 func TestStageFromContext(t *testing.T) {
 	m := New(Options{})
 	planMsg := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "You plan research."), human("Question: How does Raft compare with Paxos?\nMax tasks: 3")}
 	for name, c := range map[string]*llms.ContentChoice{
-		"stage":  generateAs(t, m, stage.Planner, planMsg),
+		"stage":  generateAs(t, m, purpose.Planner, planMsg),
 		"shaped": generate(t, m, planMsg),
 	} {
 		var r planReply
@@ -827,7 +765,7 @@ func TestPlannerClauses(t *testing.T) {
 		{"How do I encode and decode XML documents?", []string{
 			"How do I encode XML documents?", "How do I decode XML documents?"}},
 	} {
-		c := generateAs(t, m, stage.Planner, []llms.MessageContent{human("Question: " + tt.q + "\nMax tasks: 4")})
+		c := generateAs(t, m, purpose.Planner, []llms.MessageContent{human("Question: " + tt.q + "\nMax tasks: 4")})
 		var r planReply
 		if err := json.Unmarshal([]byte(c.Content), &r); err != nil {
 			t.Fatalf("%q: %v", tt.q, err)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // Tool results in the format internal/agent writes.
@@ -109,11 +109,11 @@ func generate(t *testing.T, m *Model, msgs []llms.MessageContent, opts ...llms.C
 	return resp.Choices[0]
 }
 
-// generateAs makes one call whose context is marked with stage s, the way
+// generateAs makes one call whose context is marked with purpose s, the way
 // internal/agent and internal/finalreport call the model.
-func generateAs(t *testing.T, m *Model, s stage.Stage, msgs []llms.MessageContent, opts ...llms.CallOption) *llms.ContentChoice {
+func generateAs(t *testing.T, m *Model, s purpose.Purpose, msgs []llms.MessageContent, opts ...llms.CallOption) *llms.ContentChoice {
 	t.Helper()
-	resp, err := m.GenerateContent(stage.With(context.Background(), s), msgs, opts...)
+	resp, err := m.GenerateContent(purpose.With(context.Background(), s), msgs, opts...)
 	if err != nil {
 		t.Fatalf("GenerateContent: %v", err)
 	}

@@ -14,10 +14,10 @@
 //
 // # Protocol
 //
-// The model learns its job from the stage the call's context is marked
-// with (internal/stage: stage.With(ctx, stage.Planner)); the prompts are
+// The model learns its job from the purpose the call's context is marked
+// with (internal/purpose: purpose.With(ctx, purpose.Planner)); the prompts are
 // written for a real LLM and hold nothing for this model. Without a
-// stage, a legacy first line "Role: planner | researcher | reporter |
+// purpose, a legacy first line "Role: planner | researcher | reporter |
 // writer" of the first system message (or of the first message) is read;
 // without either, the role is read from the conversation's shape: one
 // that offers tools is researched, one with tool results is reported on,
@@ -62,6 +62,14 @@
 //     section, every sentence with its markers exactly as written. It
 //     cites nothing that is not in the findings.
 //
+//   - assessor, section, frame: the research loop's assessment of a
+//     cycle's findings (assess.go: a JSON verdict, gaps and follow-ups,
+//     from the question's uncovered words and the names in the cited
+//     passages), one section of a long report from its findings, and the
+//     title and introduction around written sections (sections.go). By
+//     shape: a "Max follow-up tasks:" line, a "Section:" line, a
+//     "## Sections" part.
+//
 // The writer's human message:
 //
 //	Question: <q>
@@ -99,6 +107,8 @@ import (
 	"unicode"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Options configures a Model. The zero value answers immediately.
@@ -107,10 +117,8 @@ type Options struct {
 	// answers, to simulate a provider's round trip in benchmarks. The wait
 	// ends early, with the context's error, when ctx is done.
 	Latency time.Duration
-	// After is the clock the Latency wait uses: it returns a channel that
-	// receives once d has passed. Nil means time.After. Tests inject a
-	// fake clock here so that no test waits on a real timer.
-	After func(d time.Duration) <-chan time.Time
+	// Clock times the Latency wait; nil means the real clock.
+	Clock clock.Clock
 }
 
 // Model is the extractive model. It holds no state between calls and is
@@ -180,23 +188,10 @@ func (m *Model) Call(ctx context.Context, prompt string, options ...llms.CallOpt
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
 }
 
+// wait waits the Latency, or returns the context's cause when ctx is done
+// (at once when it is done already).
 func (m *Model) wait(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return context.Cause(ctx)
-	}
-	if m.opts.Latency <= 0 {
-		return nil
-	}
-	after := m.opts.After
-	if after == nil {
-		after = time.After
-	}
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-after(m.opts.Latency):
-		return nil
-	}
+	return clock.Sleep(ctx, clock.Or(m.opts.Clock), m.opts.Latency)
 }
 
 func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools map[string]bool) *llms.ContentChoice {
@@ -207,6 +202,12 @@ func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools ma
 			role = RoleResearcher
 		case len(toolResults(msgs)) > 0:
 			role = RoleReporter
+		case field(msgs, "Max follow-up tasks") != "":
+			role = RoleAssessor
+		case field(msgs, "Section") != "":
+			role = RoleSection
+		case hasSections(msgs):
+			role = RoleFrame
 		case hasFindings(msgs):
 			role = RoleWriter
 		case field(msgs, "Max tasks") != "":
@@ -222,6 +223,12 @@ func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools ma
 		return &llms.ContentChoice{Content: report(msgs)}
 	case RoleWriter:
 		return &llms.ContentChoice{Content: write(msgs)}
+	case RoleAssessor:
+		return &llms.ContentChoice{Content: assess(msgs)}
+	case RoleSection:
+		return &llms.ContentChoice{Content: writeSection(msgs)}
+	case RoleFrame:
+		return &llms.ContentChoice{Content: writeFrame(msgs)}
 	}
 	return &llms.ContentChoice{Content: summarize(msgs)}
 }

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Defaults for the zero Config fields.
@@ -49,8 +51,9 @@ type Config struct {
 	UserAgent string
 	// Resolver resolves host names. Default net.DefaultResolver.
 	Resolver Resolver
-	// Now stamps Page.FetchedAt. Default time.Now.
-	Now func() time.Time
+	// Clock stamps Page.FetchedAt; nil means the real clock. (Timeout is a
+	// deadline on real network I/O and stays on real time.)
+	Clock clock.Clock
 }
 
 // Page is a fetched page, as text.
@@ -117,9 +120,7 @@ func New(cfg Config) (*Fetcher, error) {
 	if cfg.Resolver == nil {
 		cfg.Resolver = net.DefaultResolver
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	d := newDialer(allow, cfg.Resolver)
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would be the address dialled, past the guard
@@ -257,7 +258,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 	page := Page{
 		URL:       rawURL,
 		FinalURL:  final,
-		FetchedAt: f.cfg.Now(),
+		FetchedAt: f.cfg.Clock.Now(),
 		SHA256:    hex.EncodeToString(sum[:]),
 		Bytes:     len(body),
 	}

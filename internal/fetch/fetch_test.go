@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -67,8 +69,8 @@ func (s *server) port() string {
 
 func newFetcher(t *testing.T, cfg Config) *Fetcher {
 	t.Helper()
-	if cfg.Now == nil {
-		cfg.Now = func() time.Time { return testNow }
+	if cfg.Clock == nil {
+		cfg.Clock = clock.NewFake(testNow)
 	}
 	f, err := New(cfg)
 	if err != nil {

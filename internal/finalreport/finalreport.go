@@ -23,8 +23,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/stage"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
@@ -120,7 +120,7 @@ func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 	if cfg.MaxTokens > 0 {
 		opts = append(opts, llms.WithMaxTokens(cfg.MaxTokens))
 	}
-	resp, err := cfg.Model.GenerateContent(stage.With(ctx, stage.Writer), messages(in), opts...)
+	resp, err := cfg.Model.GenerateContent(purpose.With(ctx, purpose.Writer), messages(in), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("finalreport: model: %w", err)
 	}
@@ -131,11 +131,7 @@ func Write(ctx context.Context, cfg Config, in Input) (*Report, error) {
 	if !streamed {
 		pub.write(choice.Content)
 	}
-	note := missingNote(in.Missing)
-	for _, n := range in.Notices {
-		note += "\n> **Note.** " + noteText(n) + "\n"
-	}
-	if note != "" {
+	if note := notes(in); note != "" {
 		if !strings.HasSuffix(pub.draft.String(), "\n") {
 			pub.write("\n")
 		}
@@ -229,6 +225,16 @@ func (p *publisher) close() (*Report, error) {
 	r.Draft, r.Body, r.Text = p.draft.String(), p.body.String(), p.text.String()
 	r.Unknown = p.bodyP.Unknowns()
 	return r, nil
+}
+
+// notes is what a report adds after its text: which research failed,
+// and the notices.
+func notes(in Input) string {
+	note := missingNote(in.Missing)
+	for _, n := range in.Notices {
+		note += Note(n)
+	}
+	return note
 }
 
 // missingNote says which parts of the plan the report does not cover.

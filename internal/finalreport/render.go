@@ -27,7 +27,19 @@ func Markdown(r *Report, style citeproc.Style) string {
 		return b.String()
 	}
 	b.WriteString("\n\n## References\n\n")
-	for _, ref := range r.References {
+	b.WriteString(References(r.References, style))
+	return b.String()
+}
+
+// References renders a reference list's lines, one per reference, in
+// style: what a markdown report's "## References" section holds, and the
+// one renderer of reference lines (reports, findings, the MCP citation
+// index's export). Titles come from Source.Label and are escaped, so a
+// title can neither open a link nor carry HTML; a URL is linked only when
+// canon.Linkable allows it.
+func References(refs []Reference, style citeproc.Style) string {
+	var b strings.Builder
+	for _, ref := range refs {
 		title := ref.Label()
 		switch style {
 		case citeproc.Footnote:
@@ -47,14 +59,21 @@ func Markdown(r *Report, style citeproc.Style) string {
 	return b.String()
 }
 
+// mdEscaper escapes what would make markdown of a title: brackets (a link
+// of its own), emphasis, code spans, raw HTML, and the backslash itself.
+var mdEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `&lt;`, `>`, `&gt;`)
+
+// mdURL keeps a URL from ending its link early.
+var mdURL = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E")
+
 // mdLink links title to url in markdown, or gives title alone when url is
 // not one a reader may follow (see canon.Linkable).
 func mdLink(title, url string) string {
-	t := strings.NewReplacer("[", `\[`, "]", `\]`).Replace(title)
+	t := mdEscaper.Replace(title)
 	if !canon.Linkable(url) {
 		return t
 	}
-	return "[" + t + "](" + strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29").Replace(url) + ")"
+	return "[" + t + "](" + mdURL.Replace(url) + ")"
 }
 
 func htmlLink(title, url string) string {

@@ -80,7 +80,7 @@ func TestAnthropicMultiPartHistory(t *testing.T) {
 		var blocks []string
 		for _, b := range m["content"].([]any) {
 			b := b.(map[string]any)
-			blocks = append(blocks, fmt.Sprintf("%v:%v", b["type"], cmpOr(b["id"], b["tool_use_id"])))
+			blocks = append(blocks, fmt.Sprintf("%v:%v", b["type"], firstNonNil(b["id"], b["tool_use_id"])))
 		}
 		shape = append(shape, m["role"].(string)+"["+strings.Join(blocks, " ")+"]")
 	}
@@ -96,7 +96,8 @@ func TestAnthropicMultiPartHistory(t *testing.T) {
 	}
 }
 
-func cmpOr(a, b any) any {
+// firstNonNil is the first of a and b that is not nil, else "".
+func firstNonNil(a, b any) any {
 	if a != nil {
 		return a
 	}

@@ -109,28 +109,28 @@ func resolve(cfg Config, getenv func(string) string) (endpoint, error) {
 	if p == "" {
 		p = Extractive
 	}
-	e := endpoint{provider: p, name: cmpOr(cfg.Name, DefaultNames[p]), apiKey: cfg.APIKey}
+	e := endpoint{provider: p, name: firstNonBlank(cfg.Name, DefaultNames[p]), apiKey: cfg.APIKey}
 	switch p {
 	case Extractive:
 		return e, nil
 	case OpenAI:
-		e.baseURL = cmpOr(cfg.BaseURL, getenv("OPENAI_BASE_URL"), DefaultOpenAIURL)
+		e.baseURL = firstNonBlank(cfg.BaseURL, getenv("OPENAI_BASE_URL"), DefaultOpenAIURL)
 		e.keyVar = "OPENAI_API_KEY"
-		e.apiKey = cmpOr(e.apiKey, getenv("OPENAI_API_KEY"))
+		e.apiKey = firstNonBlank(e.apiKey, getenv("OPENAI_API_KEY"))
 		// A local OpenAI-compatible server needs no key; OpenAI and
 		// OpenRouter do.
 		if e.apiKey == "" && needsKey(e.baseURL) {
 			return e, &KeyError{Provider: p, Vars: []string{"OPENAI_API_KEY"}}
 		}
 	case Anthropic:
-		e.baseURL = cmpOr(cfg.BaseURL, getenv("ANTHROPIC_BASE_URL"), DefaultAnthropicURL)
+		e.baseURL = firstNonBlank(cfg.BaseURL, getenv("ANTHROPIC_BASE_URL"), DefaultAnthropicURL)
 		e.keyVar = "ANTHROPIC_API_KEY"
-		e.apiKey = cmpOr(e.apiKey, getenv("ANTHROPIC_API_KEY"))
+		e.apiKey = firstNonBlank(e.apiKey, getenv("ANTHROPIC_API_KEY"))
 		if e.apiKey == "" {
 			return e, &KeyError{Provider: p, Vars: []string{"ANTHROPIC_API_KEY"}}
 		}
 	case GoogleAI:
-		e.baseURL = strings.TrimSuffix(strings.TrimRight(cmpOr(cfg.BaseURL, DefaultGoogleAIURL), "/"), "/v1beta")
+		e.baseURL = strings.TrimSuffix(strings.TrimRight(firstNonBlank(cfg.BaseURL, DefaultGoogleAIURL), "/"), "/v1beta")
 		e.keyVar = "GOOGLE_API_KEY"
 		if e.apiKey == "" {
 			if k := getenv("GOOGLE_API_KEY"); k != "" {
@@ -143,7 +143,7 @@ func resolve(cfg Config, getenv func(string) string) (endpoint, error) {
 			return e, &KeyError{Provider: p, Vars: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}}
 		}
 	case Ollama:
-		host := cmpOr(cfg.BaseURL, getenv("OLLAMA_HOST"), DefaultOllamaHost)
+		host := firstNonBlank(cfg.BaseURL, getenv("OLLAMA_HOST"), DefaultOllamaHost)
 		e.baseURL = ollamaV1(host)
 	default:
 		return e, fmt.Errorf("%w %q: want one of %s", ErrUnknownProvider, cfg.Provider, strings.Join(Providers, ", "))
@@ -196,7 +196,9 @@ func ollamaV1(host string) string {
 	return u.String()
 }
 
-func cmpOr(vals ...string) string {
+// firstNonBlank is the first of vals that is not blank, trimmed; "" when
+// all are.
+func firstNonBlank(vals ...string) string {
 	for _, v := range vals {
 		if v = strings.TrimSpace(v); v != "" {
 			return v

@@ -10,9 +10,12 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/provider"
-	"github.com/deepresearch/deepresearch/internal/retry"
 )
+
+// t0 is when the fake clocks of the tests start.
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // Each fault ends in a success after retries or in a clear error, and the
 // waits are the ones asked for, on an injected clock.
@@ -66,14 +69,16 @@ func TestFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(t, tt.replies...)
-			var waits []time.Duration
-			m := retried(openAIModel(t, s, provider.Config{}), &waits)
+			clk := clock.NewFake(t0)
+			m := retried(openAIModel(t, s, provider.Config{}), clk)
 			var opts []llms.CallOption
 			var streamed string
 			if tt.stream {
 				opts = append(opts, llms.WithStreamingFunc(func(_ context.Context, c []byte) error { streamed += string(c); return nil }))
 			}
-			resp, err := m.GenerateContent(context.Background(), human("generics?"), opts...)
+			var resp *llms.ContentResponse
+			var err error
+			waits := clk.Drive(func() { resp, err = m.GenerateContent(context.Background(), human("generics?"), opts...) })
 			if tt.wantErr == nil {
 				if err != nil {
 					t.Fatalf("err %v, want success", err)
@@ -103,12 +108,13 @@ func TestFaults(t *testing.T) {
 // the call with the context's error, not retried.
 func TestStallEndsWithCallersContext(t *testing.T) {
 	s := newServer(t, reply{stall: true})
-	var waits []time.Duration
-	m := retried(openAIModel(t, s, provider.Config{}), &waits)
+	clk := clock.NewFake(t0)
+	m := retried(openAIModel(t, s, provider.Config{}), clk)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); <-s.stalled; cancel(context.DeadlineExceeded) }()
-	_, err := m.GenerateContent(ctx, human("generics?"))
+	var err error
+	waits := clk.Drive(func() { _, err = m.GenerateContent(ctx, human("generics?")) })
 	<-done
 	if !errors.Is(err, context.DeadlineExceeded) || len(waits) != 0 {
 		t.Fatalf("err %v after %d waits, want the deadline and no retry", err, len(waits))
@@ -118,23 +124,29 @@ func TestStallEndsWithCallersContext(t *testing.T) {
 // A stalled attempt is abandoned at the attempt timeout and retried.
 func TestStallRetriedAfterAttemptTimeout(t *testing.T) {
 	s := newServer(t, reply{stall: true}, reply{file: "openai_text.json"})
-	var waits []time.Duration
-	m := retried(openAIModel(t, s, provider.Config{}), &waits)
+	clk := clock.NewFake(t0)
+	m := retried(openAIModel(t, s, provider.Config{}), clk)
 	m.AttemptTimeout = time.Minute
-	done := make(chan struct{})
-	first := true
-	m.WithTimeout = func(ctx context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
-		c, cancel := context.WithCancelCause(ctx)
-		if first {
-			first = false
-			go func() { defer close(done); <-s.stalled; cancel(retry.ErrAttemptTimeout) }()
-		}
-		return c, func() { cancel(context.Canceled) }
+	type result struct {
+		resp *llms.ContentResponse
+		err  error
 	}
-	resp, err := m.GenerateContent(context.Background(), human("generics?"))
-	<-done
-	if err != nil || resp.Choices[0].Content == "" || len(waits) != 1 {
-		t.Fatalf("err %v after %d waits, want success after one retry", err, len(waits))
+	done := make(chan result, 1)
+	go func() {
+		resp, err := m.GenerateContent(context.Background(), human("generics?"))
+		done <- result{resp, err}
+	}()
+	<-s.stalled // the first attempt armed its time limit, then stalled
+	backoff := clk.Armed()
+	clk.Advance(time.Minute) // the attempt's time limit passes
+	<-backoff                // the retry waits its backoff
+	if n := clk.Pending(); n != 1 {
+		t.Fatalf("%d timers pending, want the backoff's", n)
+	}
+	clk.Advance(250 * time.Millisecond) // Backoff 500ms, unjittered: half of it
+	r := <-done
+	if r.err != nil || r.resp.Choices[0].Content == "" || len(s.requests()) != 2 {
+		t.Fatalf("err %v after %d requests, want success after one retry", r.err, len(s.requests()))
 	}
 }
 
@@ -168,11 +180,15 @@ func TestToolsRejectedFallsBackToText(t *testing.T) {
 // Anthropic's mid-stream overloaded_error event is retried like a 529.
 func TestAnthropicOverloadedMidStream(t *testing.T) {
 	s := newServer(t, reply{file: "anthropic_overloaded.sse"}, reply{file: "anthropic_text.sse"})
-	var waits []time.Duration
-	m := retried(anthropicModel(t, s), &waits)
+	clk := clock.NewFake(t0)
+	m := retried(anthropicModel(t, s), clk)
 	var streamed string
-	resp, err := m.GenerateContent(context.Background(), human("generics?"),
-		llms.WithStreamingFunc(func(_ context.Context, c []byte) error { streamed += string(c); return nil }))
+	var resp *llms.ContentResponse
+	var err error
+	waits := clk.Drive(func() {
+		resp, err = m.GenerateContent(context.Background(), human("generics?"),
+			llms.WithStreamingFunc(func(_ context.Context, c []byte) error { streamed += string(c); return nil }))
+	})
 	if err != nil || streamed != "Go added generics in 1.18 [1]." || resp.Choices[0].Content != streamed || len(waits) != 1 {
 		t.Fatalf("err %v, streamed %q, %d waits", err, streamed, len(waits))
 	}

@@ -94,7 +94,7 @@ func (g *gemini) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 	if o.StreamingFunc != nil {
 		method, query = "streamGenerateContent", "?alt=sse"
 	}
-	name := strings.TrimPrefix(cmpOr(o.Model, g.name), "models/")
+	name := strings.TrimPrefix(firstNonBlank(o.Model, g.name), "models/")
 	u := fmt.Sprintf("%s/v1beta/models/%s:%s%s", g.base, url.PathEscape(name), method, query)
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
@@ -244,13 +244,13 @@ func geminiRequest(msgs []llms.MessageContent, o llms.CallOptions) (*gemRequest,
 					continue
 				}
 				var args map[string]any
-				if err := json.Unmarshal([]byte(cmpOr(p.FunctionCall.Arguments, "{}")), &args); err != nil {
+				if err := json.Unmarshal([]byte(firstNonBlank(p.FunctionCall.Arguments, "{}")), &args); err != nil {
 					return nil, fmt.Errorf("%s: tool call %s: arguments are not a JSON object: %w", GoogleAI, p.FunctionCall.Name, err)
 				}
 				names[p.ID] = p.FunctionCall.Name
 				parts = append(parts, gemPart{FunctionCall: &gemCall{Name: p.FunctionCall.Name, Args: args}})
 			case llms.ToolCallResponse:
-				name := cmpOr(p.Name, names[p.ToolCallID])
+				name := firstNonBlank(p.Name, names[p.ToolCallID])
 				parts = append(parts, gemPart{FunctionResponse: &gemResponse{Name: name,
 					Response: map[string]any{"content": p.Content}}})
 			default:

@@ -23,12 +23,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/usage"
@@ -55,7 +55,7 @@ func New(ctx context.Context, cfg Config, getenv func(string) string) (llms.Mode
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		base = cfg.HTTPClient.Transport
 	}
-	hc := &http.Client{Transport: &transport{base: base, ep: ep, keepZeroTemp: cfg.Temperature != nil, now: time.Now}}
+	hc := &http.Client{Transport: &transport{base: base, ep: ep, keepZeroTemp: cfg.Temperature != nil, clock: clock.Real()}}
 	if cfg.HTTPClient != nil {
 		hc.Timeout = cfg.HTTPClient.Timeout
 		hc.CheckRedirect = cfg.HTTPClient.CheckRedirect

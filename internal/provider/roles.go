@@ -59,7 +59,7 @@ func NewRoles(ctx context.Context, main Config, roles RoleSettings, getenv func(
 	if err != nil {
 		return Roles{}, err
 	}
-	mainProvider := strings.ToLower(cmpOr(main.Provider, Extractive))
+	mainProvider := strings.ToLower(firstNonBlank(main.Provider, Extractive))
 	role := func(which, setting string) (llms.Model, error) {
 		p, name := ParseRole(setting)
 		if p == "" && name == "" {

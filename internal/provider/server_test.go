@@ -15,6 +15,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.uber.org/goleak"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
@@ -127,15 +128,11 @@ func env(kv ...string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// retried wraps m as the root package does, with an injected sleep that
-// records the waits and returns at once.
-func retried(m llms.Model, waits *[]time.Duration) *retry.Model {
-	return &retry.Model{Model: m, Retries: 3, Backoff: 500 * time.Millisecond,
-		Sleep: func(ctx context.Context, d time.Duration) error {
-			*waits = append(*waits, d)
-			return ctx.Err()
-		},
-		Jitter: func() float64 { return 0 }}
+// retried wraps m as the root package does, waiting on clk: a test drives
+// it with clk.Drive, which makes the waits take no time and returns them.
+func retried(m llms.Model, clk *clock.Fake) *retry.Model {
+	return &retry.Model{Model: m, Policy: retry.Policy{Retries: 3, Backoff: 500 * time.Millisecond,
+		Jitter: func() float64 { return 0 }, Clock: clk}}
 }
 
 func mustNew(t *testing.T, cfg provider.Config, getenv func(string) string) llms.Model {

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
 
@@ -63,7 +64,7 @@ type transport struct {
 	base         http.RoundTripper
 	ep           endpoint
 	keepZeroTemp bool
-	now          func() time.Time
+	clock        clock.Clock // reads Retry-After dates
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -204,7 +205,7 @@ func (t *transport) statusError(resp *http.Response, hadTools bool) *Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	e := &Error{Provider: t.ep.provider, Status: resp.StatusCode}
 	e.Type, e.Message = errorBody(body)
-	if d, ok := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), t.now()); ok {
+	if d, ok := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), t.clock.Now()); ok {
 		e.Wait = d
 	} else if ms, err := strconv.ParseFloat(resp.Header.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
 		e.Wait = time.Duration(ms * float64(time.Millisecond))
@@ -264,14 +265,14 @@ func errorBody(body []byte) (typ, msg string) {
 		Code    json.RawMessage `json:"code"`
 	}
 	if json.Unmarshal(v.Error, &o) == nil {
-		typ = cmpOr(o.Type, o.Status)
+		typ = firstNonBlank(o.Type, o.Status)
 		if typ == "" {
 			var code string
 			if json.Unmarshal(o.Code, &code) == nil {
 				typ = code
 			}
 		}
-		return clip(typ, 60), clip(cmpOr(o.Message, v.Message), 300)
+		return clip(typ, 60), clip(firstNonBlank(o.Message, v.Message), 300)
 	}
 	return "", clip(v.Message, 300)
 }

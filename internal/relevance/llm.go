@@ -10,7 +10,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/internal/stage"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
 // LLMJudge asks a model to judge a batch of candidates in one call. It
@@ -63,7 +63,7 @@ func (j *LLMJudge) Judge(ctx context.Context, req Request) ([]Judgement, error) 
 		llms.TextParts(llms.ChatMessageTypeSystem, judgePrompt),
 		llms.TextParts(llms.ChatMessageTypeHuman, b.String()),
 	}
-	resp, err := j.Model.GenerateContent(stage.With(ctx, stage.Relevance), msgs)
+	resp, err := j.Model.GenerateContent(purpose.With(ctx, purpose.Relevance), msgs)
 	if err != nil {
 		return nil, fmt.Errorf("relevance: judge call: %w", err)
 	}

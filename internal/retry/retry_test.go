@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
+	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tmc/langchaingo/llms"
@@ -20,12 +21,14 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // flaky fails its first n calls with err (a 503 by default), streaming
-// first if told to.
+// first if told to. It notes the time of each call, so that the waits
+// between them can be read off a synctest bubble's clock.
 type flaky struct {
 	fails       int
 	calls       int
 	streamFirst bool
 	err         error
+	at          []time.Time
 }
 
 func (f *flaky) GenerateContent(ctx context.Context, _ []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
@@ -34,6 +37,7 @@ func (f *flaky) GenerateContent(ctx context.Context, _ []llms.MessageContent, op
 		opt(&o)
 	}
 	f.calls++
+	f.at = append(f.at, time.Now())
 	if f.calls <= f.fails {
 		if f.streamFirst && o.StreamingFunc != nil {
 			o.StreamingFunc(ctx, []byte("partial"))
@@ -53,17 +57,13 @@ func (f *flaky) Call(ctx context.Context, p string, opts ...llms.CallOption) (st
 	return llms.GenerateFromSinglePrompt(ctx, f, p, opts...)
 }
 
-// sleeps records the waits a Model asked for, without waiting.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.d = append(s.d, d)
-	return context.Cause(ctx)
+// waits returns the time between f's calls: the waits the retries took.
+func (f *flaky) waits() []time.Duration {
+	var d []time.Duration
+	for i := 1; i < len(f.at); i++ {
+		d = append(d, f.at[i].Sub(f.at[i-1]))
+	}
+	return d
 }
 
 func TestRetries(t *testing.T) {
@@ -87,23 +87,30 @@ func TestRetries(t *testing.T) {
 		{"caller's cancellation is not retried", &flaky{fails: 1, err: context.Canceled}, 3, false, true, 1},
 	}
 	for _, tt := range tests {
+		// In a synctest bubble the backoff waits on the bubble's clock.
 		t.Run(tt.name, func(t *testing.T) {
-			var retried []int
-			var s sleeps
-			m := &retry.Model{Model: tt.model, Retries: tt.retries, Backoff: time.Millisecond, Sleep: s.sleep,
-				OnRetry: func(a int, err error) { retried = append(retried, a) }}
-			var opts []llms.CallOption
-			var got string
-			if tt.stream {
-				opts = append(opts, llms.WithStreamingFunc(func(_ context.Context, c []byte) error { got += string(c); return nil }))
-			}
-			_, err := m.GenerateContent(context.Background(), nil, opts...)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
-			}
-			if tt.model.calls != tt.wantCalls || len(retried) != tt.wantCalls-1 || len(s.d) != tt.wantCalls-1 {
-				t.Errorf("%d calls, %d retries, %d sleeps; want %d calls", tt.model.calls, len(retried), len(s.d), tt.wantCalls)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				var retried []int
+				m := &retry.Model{Model: tt.model, Policy: retry.Policy{Retries: tt.retries, Backoff: time.Second,
+					OnRetry: func(a int, err error) { retried = append(retried, a) }}}
+				var opts []llms.CallOption
+				var got string
+				if tt.stream {
+					opts = append(opts, llms.WithStreamingFunc(func(_ context.Context, c []byte) error { got += string(c); return nil }))
+				}
+				_, err := m.GenerateContent(context.Background(), nil, opts...)
+				if (err != nil) != tt.wantErr {
+					t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+				}
+				if tt.model.calls != tt.wantCalls || len(retried) != tt.wantCalls-1 {
+					t.Errorf("%d calls, %d retries; want %d calls", tt.model.calls, len(retried), tt.wantCalls)
+				}
+				for i, w := range tt.model.waits() {
+					if lo, hi := time.Second<<i/2, time.Second<<i; w < lo || w > hi {
+						t.Errorf("wait %d = %v, want in [%v, %v]", i, w, lo, hi)
+					}
+				}
+			})
 		})
 	}
 }
@@ -136,50 +143,66 @@ func TestBackoff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s sleeps
-			f := &flaky{fails: 4, err: tt.err}
-			m := &retry.Model{Model: f, Retries: 4, Backoff: 100 * time.Millisecond, MaxBackoff: tt.max,
-				Sleep: s.sleep, Jitter: func() float64 { return tt.jitter }}
-			if _, err := m.GenerateContent(context.Background(), nil); err != nil {
-				t.Fatal(err)
-			}
-			if fmt.Sprint(s.d) != fmt.Sprint(tt.want) {
-				t.Errorf("waits %v, want %v", s.d, tt.want)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				f := &flaky{fails: 4, err: tt.err}
+				m := &retry.Model{Model: f, Policy: retry.Policy{Retries: 4, Backoff: 100 * time.Millisecond, MaxBackoff: tt.max,
+					Jitter: func() float64 { return tt.jitter }}}
+				if _, err := m.GenerateContent(context.Background(), nil); err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(f.waits()) != fmt.Sprint(tt.want) {
+					t.Errorf("waits %v, want %v", f.waits(), tt.want)
+				}
+			})
 		})
 	}
 }
 
 func TestRetryAfterTooLong(t *testing.T) {
-	var s sleeps
-	f := &flaky{fails: 1, err: retryAfter(429, time.Hour)}
-	m := &retry.Model{Model: f, Retries: 3, Sleep: s.sleep}
-	_, err := m.GenerateContent(context.Background(), nil)
-	var he httpErr
-	if !errors.As(err, &he) || he.code != 429 || f.calls != 1 || len(s.d) != 0 {
-		t.Fatalf("err %v after %d calls and %d sleeps; want the 429 at once", err, f.calls, len(s.d))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		f := &flaky{fails: 1, err: retryAfter(429, time.Hour)}
+		m := &retry.Model{Model: f, Policy: retry.Policy{Retries: 3}}
+		_, err := m.GenerateContent(context.Background(), nil)
+		var he httpErr
+		if !errors.As(err, &he) || he.code != 429 || f.calls != 1 || time.Since(start) != 0 {
+			t.Fatalf("err %v after %d calls and %v; want the 429 at once", err, f.calls, time.Since(start))
+		}
+		if !strings.Contains(err.Error(), "asked to wait 1h0m0s, longer than 2m0s") {
+			t.Errorf("err %q does not say why it was not retried", err)
+		}
+	})
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	m := &retry.Model{Model: &flaky{fails: 10}, Retries: 5, Backoff: time.Hour,
-		OnRetry: func(int, error) { cancel() }}
-	if _, err := m.GenerateContent(ctx, nil); !errors.Is(err, context.Canceled) {
-		t.Fatalf("want context.Canceled, got %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		stop := errors.New("user pressed stop")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		time.AfterFunc(10*time.Minute, func() { cancel(stop) })
+		f := &flaky{fails: 10}
+		p := retry.Policy{Retries: 5, Backoff: time.Hour, MaxBackoff: time.Hour}
+		err := p.Do(ctx, func(int) error {
+			_, err := f.GenerateContent(ctx, nil)
+			return err
+		})
+		if !errors.Is(err, stop) || f.calls != 1 || time.Since(start) != 10*time.Minute {
+			t.Fatalf("err %v after %d calls and %v; want the cause when the wait is cut short", err, f.calls, time.Since(start))
+		}
+	})
 }
 
 // stall blocks its first call until ctx is done, then answers.
 type stall struct {
-	calls   int
-	started chan struct{}
+	calls int
+	at    []time.Time
 }
 
 func (s *stall) GenerateContent(ctx context.Context, _ []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
 	s.calls++
+	s.at = append(s.at, time.Now())
 	if s.calls == 1 {
-		close(s.started)
 		<-ctx.Done()
 		return nil, fmt.Errorf("read body: %w", context.Cause(ctx))
 	}
@@ -191,24 +214,20 @@ func (s *stall) Call(ctx context.Context, p string, opts ...llms.CallOption) (st
 }
 
 func TestAttemptTimeoutIsRetried(t *testing.T) {
-	model := &stall{started: make(chan struct{})}
-	var s sleeps
-	m := &retry.Model{Model: model, Retries: 1, Sleep: s.sleep, AttemptTimeout: time.Minute,
-		// The injected deadline fires when the first attempt has stalled,
-		// not after a minute.
-		WithTimeout: func(ctx context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
-			c, cancel := context.WithCancelCause(ctx)
-			if model.calls == 0 {
-				// Ends when the first attempt starts, which it does
-				// before this GenerateContent returns.
-				go func() { <-model.started; cancel(retry.ErrAttemptTimeout) }()
-			}
-			return c, func() { cancel(context.Canceled) }
-		}}
-	resp, err := m.GenerateContent(context.Background(), nil)
-	if err != nil || resp.Choices[0].Content != "ok" || model.calls != 2 {
-		t.Fatalf("resp %v, err %v, %d calls; want ok after a retry", resp, err, model.calls)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		model := &stall{}
+		m := &retry.Model{Model: model, Policy: retry.Policy{Retries: 1, Backoff: time.Second, Jitter: func() float64 { return 0 }},
+			AttemptTimeout: time.Minute}
+		resp, err := m.GenerateContent(context.Background(), nil)
+		if err != nil || resp.Choices[0].Content != "ok" || model.calls != 2 {
+			t.Fatalf("resp %v, err %v, %d calls; want ok after a retry", resp, err, model.calls)
+		}
+		// The stalled attempt is abandoned after a minute, then the
+		// backoff (half a second, unjittered) passes.
+		if d := model.at[1].Sub(model.at[0]); d != time.Minute+500*time.Millisecond {
+			t.Errorf("the retry came %v after the stalled attempt, want 1m0.5s", d)
+		}
+	})
 }
 
 func TestClassify(t *testing.T) {

@@ -6,20 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/deepresearch/deepresearch/internal/retry"
 )
 
 // maxResponse caps a provider's response body.
 const maxResponse = 8 << 20
 
 // caller makes a provider's HTTP calls: it classifies failures, retries the
-// retryable ones with backoff (honouring Retry-After), and decodes JSON.
+// retryable ones through internal/retry (backoff with jitter, honouring
+// Retry-After), and decodes JSON.
 type caller struct {
 	provider string
 	envVar   string
@@ -27,42 +29,42 @@ type caller struct {
 }
 
 // call sends the request newReq builds (once per attempt) and decodes a 2xx
-// JSON response into out. statusHint, if set, may turn a status into a
-// better-explained error.
+// JSON response into out. Failures are *Error values carrying the number
+// of attempts made.
 func (c *caller) call(ctx context.Context, newReq func(context.Context) (*http.Request, error), out any) error {
 	attempts := 0
-	for {
-		attempts++
-		err := c.once(ctx, newReq, out)
-		if err == nil {
-			return nil
-		}
-		var e *Error
-		if !errors.As(err, &e) {
-			return err
-		}
-		e.Attempts = attempts
-		if !e.Retryable() || attempts > c.cfg.Retries || ctx.Err() != nil {
-			return e
-		}
-		wait := e.RetryAfter
-		if wait == 0 {
-			wait = c.backoff(attempts)
-		}
-		if wait > c.cfg.MaxRetryAfter {
-			return e // the provider asks for longer than we are willing to wait
-		}
-		if err := c.cfg.Sleep(ctx, wait); err != nil {
-			return &Error{Provider: c.provider, Op: "search", Attempts: attempts, Err: err}
-		}
+	p := retry.Policy{
+		Retries:       c.cfg.Retries,
+		Backoff:       c.cfg.Backoff,
+		MaxBackoff:    c.cfg.MaxRetryAfter,
+		MaxRetryAfter: c.cfg.MaxRetryAfter,
+		Classify: func(err error) (bool, time.Duration) {
+			var e *Error
+			if !errors.As(err, &e) {
+				return false, 0
+			}
+			return e.Retryable(), e.RetryAfter
+		},
+		Clock: c.cfg.Clock,
 	}
-}
-
-// backoff is the wait before retry n (from 1) when the provider gave none:
-// Backoff doubled each time, with jitter in [d/2, d].
-func (c *caller) backoff(n int) time.Duration {
-	d := c.cfg.Backoff << (n - 1)
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	err := p.Do(ctx, func(attempt int) error {
+		attempts = attempt
+		err := c.once(ctx, newReq, out)
+		var e *Error
+		if errors.As(err, &e) {
+			e.Attempts = attempt
+		}
+		return err
+	})
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		// ctx ended a wait between attempts.
+		return &Error{Provider: c.provider, Op: "search", Attempts: attempts, Err: err}
+	}
+	return e // as is, also when its Retry-After was too long to wait
 }
 
 func (c *caller) once(ctx context.Context, newReq func(context.Context) (*http.Request, error), out any) error {
@@ -115,12 +117,12 @@ func (c *caller) once(ctx context.Context, newReq func(context.Context) (*http.R
 	case s == http.StatusTooManyRequests:
 		e := fail(s, ErrRateLimited)
 		e.Detail = errorDetail(body)
-		e.RetryAfter = retryAfter(resp.Header, c.cfg.Now())
+		e.RetryAfter = retryAfter(resp.Header, c.cfg.Clock.Now())
 		return e
 	case s >= 500:
 		e := fail(s, ErrUnavailable)
 		e.Detail = errorDetail(body)
-		e.RetryAfter = retryAfter(resp.Header, c.cfg.Now())
+		e.RetryAfter = retryAfter(resp.Header, c.cfg.Clock.Now())
 		return e
 	default:
 		e := fail(s, ErrRejected)
@@ -137,20 +139,13 @@ func unwrapURL(err error) error {
 	return err
 }
 
-// retryAfter reads Retry-After (seconds or an HTTP date), else the first
-// figure of X-RateLimit-Reset (Brave's seconds until the window resets).
-// It returns 0 when there is none.
+// retryAfter reads Retry-After (seconds or an HTTP date, as
+// retry.ParseRetryAfter does), else the first figure of X-RateLimit-Reset
+// (Brave's seconds until the window resets). It returns 0 when there is
+// none.
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-			return time.Duration(n) * time.Second
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			if d := t.Sub(now); d > 0 {
-				return d
-			}
-			return 0
-		}
+	if d, ok := retry.ParseRetryAfter(h.Get("Retry-After"), now); ok {
+		return d
 	}
 	if v := h.Get("X-RateLimit-Reset"); v != "" {
 		first, _, _ := strings.Cut(v, ",")

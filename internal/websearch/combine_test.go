@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/search"
@@ -38,8 +39,8 @@ func TestCombinedInterleaves(t *testing.T) {
 	ix := openCorpus(t)
 	sx := newAPI(t, "searxng", limit, reply{body: fixture(t, "searxng/search.json")})
 	tv := newAPI(t, "tavily", limit, reply{body: fixture(t, "tavily/search.json")})
-	sl := &sleeper{}
-	cfgS, cfgT := config(sx, sl), config(tv, sl)
+	clk := clock.NewFake(testNow)
+	cfgS, cfgT := config(sx, clk), config(tv, clk)
 	searx, err := websearch.New("searxng", cfgS)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestCombinedFetchesPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cfg := config(sx, &sleeper{})
+	cfg := config(sx, clock.NewFake(testNow))
 	cfg.Pages = f
 	c, err := websearch.Build([]string{"searxng"}, cfg, nil, websearch.Hooks{})
 	if err != nil {
@@ -149,9 +150,9 @@ func TestCombinedFailures(t *testing.T) {
 	ok := newAPI(t, "searxng", 4, reply{body: fixture(t, "searxng/search.json")})
 	badBrave := newAPI(t, "brave", 4, reply{status: 401, body: fixture(t, "brave/401.json")})
 	badTavily := newAPI(t, "tavily", 4, reply{status: 401, body: fixture(t, "tavily/401.json")})
-	sl := &sleeper{}
+	clk := clock.NewFake(testNow)
 	engine := func(p string, a *api) websearch.Member {
-		e, err := websearch.New(p, config(a, sl))
+		e, err := websearch.New(p, config(a, clk))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,7 @@ func TestBuild(t *testing.T) {
 func BenchmarkCombinedSearch(b *testing.B) {
 	ix := openCorpus(b)
 	sx := newAPI(b, "searxng", 5, reply{body: fixture(b, "searxng/search.json")})
-	c, err := websearch.Build([]string{"searxng", "corpus"}, config(sx, &sleeper{}), ix, websearch.Hooks{})
+	c, err := websearch.Build([]string{"searxng", "corpus"}, config(sx, clock.NewFake(testNow)), ix, websearch.Hooks{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,8 @@
 //
 // Each engine speaks its provider's own HTTP API. Failures are classified
 // (a bad key, rate limiting, an outage, a malformed response) and the
-// retryable ones retried with backoff, honouring Retry-After. A result's
+// retryable ones retried through internal/retry, with jittered backoff on
+// Config.Clock, honouring Retry-After. A result's
 // DocID is its page URL; Fetch reads the page through internal/fetch, with
 // its SSRF guard. Only http and https result URLs are kept.
 package websearch
@@ -19,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/search"
 )
@@ -72,13 +74,13 @@ type Config struct {
 	// Backoff is the wait before the first retry when the provider gives no
 	// Retry-After; it doubles each time, with jitter. Default 1s.
 	Backoff time.Duration
-	// MaxRetryAfter is the longest wait honoured: a Retry-After beyond it
-	// fails the call at once. Default 30s.
+	// MaxRetryAfter is the longest wait: a Retry-After beyond it fails the
+	// call at once, and the doubled backoff stops growing there. Default
+	// 30s.
 	MaxRetryAfter time.Duration
-	// Sleep waits d or until ctx is done. Default: a timer. Tests inject it.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock, for Retry-After dates. Default time.Now.
-	Now func() time.Time
+	// Clock times the waits between retries and reads Retry-After dates;
+	// nil means the real clock. (Client's timeout is on real time.)
+	Clock clock.Clock
 }
 
 // ConfigFromEnv returns a Config with the addresses and keys the usual
@@ -121,24 +123,8 @@ func (c Config) withDefaults() Config {
 	if c.MaxRetryAfter <= 0 {
 		c.MaxRetryAfter = 30 * time.Second
 	}
-	if c.Sleep == nil {
-		c.Sleep = sleep
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	c.Clock = clock.Or(c.Clock)
 	return c
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }
 
 // provider is one search API: it sends the query and maps the response.

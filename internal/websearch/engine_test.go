@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
@@ -43,12 +45,13 @@ func TestEngines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.provider+"/"+strconv.Itoa(tt.limit), func(t *testing.T) {
 			a := newAPI(t, tt.provider, tt.limit, reply{body: fixture(t, tt.provider+"/search.json")})
-			sl := &sleeper{}
-			e, err := websearch.New(tt.provider, config(a, sl))
+			clk := clock.NewFake(testNow)
+			e, err := websearch.New(tt.provider, config(a, clk))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := e.Search(context.Background(), testQuery, tt.limit)
+			var got []search.Result
+			waits := clk.Drive(func() { got, err = e.Search(context.Background(), testQuery, tt.limit) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,8 +70,8 @@ func TestEngines(t *testing.T) {
 			if d := e.Dropped(); d != tt.wantDropped {
 				t.Errorf("Dropped() = %d, want %d", d, tt.wantDropped)
 			}
-			if n := a.hits.Load(); n != 1 || len(sl.got()) != 0 {
-				t.Errorf("%d requests, %d waits; want 1 and 0", n, len(sl.got()))
+			if n := a.hits.Load(); n != 1 || len(waits) != 0 {
+				t.Errorf("%d requests, waits %v; want 1 and none", n, waits)
 			}
 		})
 	}
@@ -145,8 +148,8 @@ func TestSearchErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newAPI(t, tt.provider, limit, tt.replies...)
-			sl := &sleeper{}
-			cfg := config(a, sl)
+			clk := clock.NewFake(testNow)
+			cfg := config(a, clk)
 			if tt.cfg != nil {
 				tt.cfg(&cfg)
 			}
@@ -154,7 +157,8 @@ func TestSearchErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := e.Search(context.Background(), testQuery, limit)
+			var res []search.Result
+			waits := clk.Drive(func() { res, err = e.Search(context.Background(), testQuery, limit) })
 			if tt.wantErr == nil {
 				if err != nil || len(res) == 0 {
 					t.Fatalf("Search = %d results, %v; want results", len(res), err)
@@ -176,7 +180,6 @@ func TestSearchErrors(t *testing.T) {
 			if n := a.hits.Load(); n != tt.wantHits {
 				t.Errorf("%d requests, want %d", n, tt.wantHits)
 			}
-			waits := sl.got()
 			switch {
 			case tt.backoff:
 				if len(waits) != int(tt.wantHits)-1 {
@@ -207,7 +210,7 @@ func TestSearchErrors(t *testing.T) {
 func TestStalledSearch(t *testing.T) {
 	stall := make(chan struct{}, 1)
 	a := newAPI(t, "tavily", 3, reply{stall: stall})
-	e, err := websearch.New("tavily", config(a, &sleeper{}))
+	e, err := websearch.New("tavily", config(a, clock.NewFake(testNow)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,6 +222,31 @@ func TestStalledSearch(t *testing.T) {
 	}
 	if n := a.hits.Load(); n != 1 {
 		t.Errorf("%d requests after cancellation, want 1", n)
+	}
+}
+
+// TestCanceledDuringBackoff: a search whose context ends while it waits to
+// retry returns at once with an *Error carrying the cause and the attempts
+// made.
+func TestCanceledDuringBackoff(t *testing.T) {
+	a := newAPI(t, "tavily", 3, reply{status: 503})
+	clk := clock.NewFake(testNow)
+	e, err := websearch.New("tavily", config(a, clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := errors.New("user pressed stop")
+	armed := clk.Armed() // closed when the backoff's timer is armed
+	go func() { <-armed; cancel(stop) }()
+	_, err = e.Search(ctx, testQuery, 3)
+	var we *websearch.Error
+	if !errors.Is(err, stop) || !errors.As(err, &we) || we.Provider != "tavily" || we.Attempts != 1 {
+		t.Fatalf("err = %#v, want a tavily *Error with the cause after 1 attempt", err)
+	}
+	if n := a.hits.Load(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
 	}
 }
 
@@ -265,7 +293,7 @@ func TestNew(t *testing.T) {
 func TestCheck(t *testing.T) {
 	a := newAPI(t, "exa", 1, reply{status: 401, body: fixture(t, "exa/401.json")})
 	a.query = "deepresearch"
-	e, err := websearch.New("exa", config(a, &sleeper{}))
+	e, err := websearch.New("exa", config(a, clock.NewFake(testNow)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +302,7 @@ func TestCheck(t *testing.T) {
 	}
 	b := newAPI(t, "searxng", 1, reply{status: 503})
 	b.query = "deepresearch"
-	e, err = websearch.New("searxng", config(b, &sleeper{}))
+	e, err = websearch.New("searxng", config(b, clock.NewFake(testNow)))
 	if err != nil {
 		t.Fatal(err)
 	}

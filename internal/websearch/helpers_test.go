@@ -1,7 +1,6 @@
 package websearch_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
@@ -178,32 +178,14 @@ func (a *api) checkRequest(r *http.Request) string {
 	return ""
 }
 
-// sleeper records the waits asked of it instead of waiting.
-type sleeper struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (s *sleeper) Sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.waits = append(s.waits, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeper) got() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.waits...)
-}
-
-// config points every provider at a, with test keys, an injected sleep
-// and clock.
-func config(a *api, sl *sleeper) websearch.Config {
+// config points every provider at a, with test keys and a fake clock
+// that reads testNow: a test that expects retries searches through
+// clk.Drive, which makes the waits between them take no time and returns
+// them.
+func config(a *api, clk *clock.Fake) websearch.Config {
 	return websearch.Config{
 		SearXNGURL: a.URL, TavilyURL: a.URL, BraveURL: a.URL, ExaURL: a.URL,
 		TavilyKey: tavilyKey, BraveKey: braveKey, ExaKey: exaKey,
-		Sleep: sl.Sleep, Now: func() time.Time { return testNow },
-		Backoff: time.Second,
+		Clock: clk, Backoff: time.Second,
 	}
 }

@@ -34,12 +34,15 @@ type Options struct {
 const progressInterval = 50 * time.Millisecond
 
 // Progress is an events.Sink that shows a run to a person, normally on stderr. It
-// is safe for concurrent use and starts no goroutines.
+// is safe for concurrent use and starts no goroutines. Once a run has a
+// second research cycle, the agents are grouped under a line per cycle
+// that says which gaps it closes and what its assessment decided.
 //
 // The live display redraws at most once per 50ms of event time for
 // high-rate events, and at once for the events that change the shape of the
-// run (start, plan, agent start, finish and failure, merge, report end, run
-// end, errors), so the state after events.RunFinished is always drawn. Time is read
+// run (start, plan, cycle start, agent start, finish and failure, merge,
+// assessment, report end, run end, errors), so the state after
+// events.RunFinished is always drawn. Time is read
 // from the events, never from a clock, so the output depends only on the
 // events. The block assumes nothing else writes to the terminal while it is
 // live and that it fits the terminal's height.
@@ -53,6 +56,8 @@ type Progress struct {
 
 	question   string
 	agents     map[int]*agentProgress
+	cycles     map[int]*cycleProgress // by cycle number, from 1
+	cycle      int                    // the cycle under way
 	phase      phase
 	merged     int    // sources in the merged numbering
 	unknown    int    // citations the merge dropped
@@ -75,6 +80,7 @@ const (
 	phasePlan
 	phaseResearch
 	phaseMerged
+	phaseAssessed
 	phaseReport
 	phaseReported
 )
@@ -88,7 +94,15 @@ const (
 	agentFailed
 )
 
+// cycleProgress is one research cycle: what its follow-ups close, and
+// what its assessment decided.
+type cycleProgress struct {
+	closes   []string // the gaps its tasks close
+	assessed string   // the assessment's verdict, once made
+}
+
 type agentProgress struct {
+	cycle    int // the research cycle it runs in (0: unknown)
 	title    string
 	state    agentState
 	activity string // what a running agent does now
@@ -108,6 +122,7 @@ func New(w io.Writer, opts Options) *Progress {
 		tty:    opts.TTY,
 		width:  opts.Width,
 		agents: make(map[int]*agentProgress),
+		cycles: make(map[int]*cycleProgress),
 	}
 }
 
@@ -184,8 +199,33 @@ func (p *Progress) apply(e events.Event) (now bool) {
 		}
 		p.phase = phaseResearch
 		return true
+	case events.CycleStartedData:
+		c := &cycleProgress{}
+		for _, t := range d.Tasks {
+			if t.Gap != "" {
+				c.closes = append(c.closes, clean(t.Gap))
+			}
+			if t.Index >= 0 {
+				p.agent(t.Index, t.Title).cycle = d.Cycle
+			}
+		}
+		p.cycles[d.Cycle], p.cycle = c, d.Cycle
+		p.phase = phaseResearch
+		if !p.tty && d.Cycle > 1 {
+			fmt.Fprintf(p.w, "deepresearch: cycle %d: %s\n", d.Cycle, plural(len(d.Tasks), "follow-up"))
+		}
+		return true
+	case events.AssessedData:
+		if c := p.cycles[d.Cycle]; c != nil {
+			c.assessed = assessed(d)
+		}
+		p.phase = phaseAssessed
+		return true
 	case events.AgentStartedData:
 		a := p.agent(e.Agent, orDefault(d.Task.Title, e.Section))
+		if e.Cycle > 0 {
+			a.cycle = e.Cycle
+		}
 		a.state = agentRunning
 		a.activity = "starting"
 		p.phase = max(p.phase, phaseResearch)
@@ -281,8 +321,13 @@ func (p *Progress) lines() []string {
 		labelW = max(labelW, len(fmt.Sprint(i+1))+2)
 		titleW = max(titleW, min(displayWidth(clean(p.agents[i].title)), 20))
 	}
+	grouped, cycle := len(p.cycles) > 1, -1
 	for _, i := range idx {
 		a := p.agents[i]
+		if grouped && a.cycle != cycle {
+			cycle = a.cycle
+			lines = append(lines, p.cycleLine(cycle))
+		}
 		label := fmt.Sprintf("[%d]", i+1)
 		lines = append(lines, "  "+pad(label, labelW)+" "+pad(truncate(clean(a.title), titleW), titleW)+"  "+a.status())
 	}
@@ -314,6 +359,11 @@ func (p *Progress) footer() string {
 			s += " · " + plural(p.unknown, "unknown citation") + " dropped"
 		}
 		return s
+	case phaseAssessed:
+		if c := p.cycles[p.cycle]; c != nil && c.assessed != "" {
+			return "assessed · " + c.assessed
+		}
+		return "assessed"
 	case phaseReport:
 		s := "writing report"
 		if p.citing > 0 {
@@ -326,8 +376,12 @@ func (p *Progress) footer() string {
 	if len(p.agents) == 0 {
 		return "researching…"
 	}
-	done, failed := 0, 0
+	done, failed, n := 0, 0, 0
 	for _, a := range p.agents {
+		if len(p.cycles) > 1 && a.cycle != p.cycle {
+			continue // the agents of the cycle under way
+		}
+		n++
 		switch a.state {
 		case agentDone:
 			done++
@@ -335,7 +389,10 @@ func (p *Progress) footer() string {
 			failed++
 		}
 	}
-	s := fmt.Sprintf("researching · %d/%d agents done", done+failed, len(p.agents))
+	s := fmt.Sprintf("researching · %d/%d agents done", done+failed, n)
+	if len(p.cycles) > 1 {
+		s = fmt.Sprintf("researching · cycle %d · %d/%d agents done", p.cycle, done+failed, n)
+	}
 	if failed > 0 {
 		s += fmt.Sprintf(" · %d failed", failed)
 	}
@@ -362,6 +419,35 @@ func (a *agentProgress) status() string {
 	return "· waiting"
 }
 
+// cycleLine heads the agents of a cycle: its number, what it closes, and
+// what its assessment decided.
+func (p *Progress) cycleLine(n int) string {
+	s := fmt.Sprintf("  cycle %d", n)
+	if n <= 0 {
+		s = "  cycle ?"
+	}
+	if c := p.cycles[n]; c != nil {
+		if len(c.closes) > 0 {
+			s += " · closes " + strings.Join(c.closes, "; ")
+		}
+		if c.assessed != "" {
+			s += " · " + c.assessed
+		}
+	}
+	return s
+}
+
+// assessed says what an assessment decided, in a few words.
+func assessed(d events.AssessedData) string {
+	switch d.Decision {
+	case events.LoopContinue:
+		return plural(len(d.Gaps), "gap") + " → cycle " + fmt.Sprint(d.Cycle+1)
+	case events.LoopAnswered:
+		return "answered"
+	}
+	return clean(strings.ReplaceAll(d.Decision, "_", " "))
+}
+
 // failure says why an agent failed, in a few words.
 func failure(d events.AgentFailedData) string {
 	msg := clean(d.Error)
@@ -379,6 +465,9 @@ func summary(d events.RunFinishedData) string {
 	agents := plural(d.Agents, "agent")
 	if d.AgentsFailed > 0 {
 		agents += fmt.Sprintf(" (%d failed)", d.AgentsFailed)
+	}
+	if d.Cycles > 1 {
+		agents = plural(d.Cycles, "cycle") + " (" + clean(strings.ReplaceAll(d.LoopEnd, "_", " ")) + ") · " + agents
 	}
 	return fmt.Sprintf("done in %s · %s · %s · %s · %s",
 		formatMS(d.DurationMS), agents, plural(d.Sources, "source"),

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -105,18 +106,18 @@ func (s *screen) String() string {
 
 // script emits events at chosen times after t0.
 type script struct {
-	at time.Time
-	em *events.Emitter
+	clock *clock.Fake
+	em    *events.Emitter
 }
 
 func newScript(sinks ...events.Sink) *script {
-	s := &script{at: t0}
-	s.em = events.NewEmitter("run", func() time.Time { return s.at }, sinks...)
+	s := &script{clock: clock.NewFake(t0)}
+	s.em = events.NewEmitter("run", s.clock, sinks...)
 	return s
 }
 
 func (s *script) emit(ms, agent int, section string, p events.Payload) {
-	s.at = t0.Add(time.Duration(ms) * time.Millisecond)
+	s.clock.Advance(t0.Add(time.Duration(ms) * time.Millisecond).Sub(s.clock.Now()))
 	s.em.Emit(agent, section, p)
 }
 
@@ -316,5 +317,51 @@ func BenchmarkProgressDelta(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		pr.Event(e)
+	}
+}
+
+// TestProgressCycles replays a run of two cycles: the agents are grouped
+// by cycle, each cycle line says what it closes and what its assessment
+// decided, and the summary counts the cycles.
+func TestProgressCycles(t *testing.T) {
+	follow := events.PlanTask{Index: 2, ID: "t3", Title: "Cyrus Field", Question: "Who was Cyrus Field?", Cycle: 2, Part: "t2", Gap: "reference: Cyrus Field"}
+	type cstep struct {
+		step
+		cycle int
+	}
+	steps := []cstep{
+		{step{0, -1, "", events.RunStartedData{Question: "Who laid the first transatlantic telegraph cable?"}}, 0},
+		{step{5, -1, "", events.PlanData{Tasks: tasks[:2]}}, 0},
+		{step{6, -1, "", events.CycleStartedData{Cycle: 1, Tasks: tasks[:2]}}, 1},
+		{step{10, 0, "History", events.AgentStartedData{Task: tasks[0]}}, 1},
+		{step{11, 1, "People", events.AgentStartedData{Task: tasks[1]}}, 1},
+		{step{210, 0, "History", events.AgentFinishedData{ToolCalls: 2, Cited: 2, DurationMS: 200}}, 1},
+		{step{320, 1, "People", events.AgentFinishedData{ToolCalls: 1, Cited: 1, DurationMS: 310}}, 1},
+		{step{330, -1, "", events.MergedData{Sources: make([]events.MergedSource, 3)}}, 1},
+		{step{340, -1, "", events.AssessedData{Cycle: 1, Gaps: []events.Gap{{Kind: events.GapReference, Detail: "Cyrus Field"}}, Decision: events.LoopContinue}}, 1},
+		{step{341, -1, "", events.CycleStartedData{Cycle: 2, Tasks: []events.PlanTask{follow}}}, 2},
+		{step{350, 2, "Cyrus Field", events.AgentStartedData{Task: follow}}, 2},
+		{step{360, 2, "Cyrus Field", events.AgentFinishedData{ToolCalls: 1, Cited: 1, DurationMS: 10}}, 2},
+		{step{370, -1, "", events.MergedData{Sources: make([]events.MergedSource, 4)}}, 2},
+		{step{380, -1, "", events.AssessedData{Cycle: 2, Done: true, Decision: events.LoopAnswered}}, 2},
+		{step{410, -1, "", events.ReportFinishedData{References: make([]events.Reference, 4)}}, 0},
+		{step{420, -1, "", events.RunFinishedData{DurationMS: 420, Agents: 3, Sources: 4, Citations: 4, Cycles: 2, LoopEnd: events.LoopAnswered}}, 0},
+	}
+	scr := &screen{t: t}
+	var quiet strings.Builder
+	live, s := newScript(New(scr, Options{TTY: true, Width: 80})), newScript(New(&quiet, Options{}))
+	var log strings.Builder
+	for _, st := range steps {
+		for _, sc := range []*script{live, s} {
+			sc.clock.Advance(t0.Add(time.Duration(st.ms) * time.Millisecond).Sub(sc.clock.Now()))
+			sc.em.InCycle(st.cycle).Emit(st.agent, st.section, st.data)
+		}
+		fmt.Fprintf(&log, "-- +%dms %s:\n%s\n", st.ms, st.data.EventType(), scr)
+	}
+	golden(t, "progress_cycles.golden", log.String())
+	want := "deepresearch: cycle 2: 1 follow-up\n" +
+		"deepresearch: done in 420ms · 2 cycles (answered) · 3 agents · 4 sources · 4 citations · 0 tokens\n"
+	if quiet.String() != want {
+		t.Errorf("quiet:\n%s\nwant:\n%s", quiet.String(), want)
 	}
 }

@@ -1,0 +1,219 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/openaiwire"
+)
+
+// chatRequest is the part of an OpenAI chat completions request the server
+// reads; other members (temperature, tools, …) are accepted and ignored.
+type chatRequest struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	Stream   bool          `json:"stream"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// text returns a message's text (see openaiwire.ContentText).
+func (m chatMessage) text() (string, error) { return openaiwire.ContentText(m.Content) }
+
+type chatUsage = openaiwire.Usage
+
+type chatDelta struct {
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+}
+
+type chunkChoice struct {
+	Index        int       `json:"index"`
+	Delta        chatDelta `json:"delta"`
+	FinishReason *string   `json:"finish_reason"`
+	Logprobs     any       `json:"logprobs"`
+}
+
+// chatChunk is one chat.completion.chunk. DeepResearch carries a run event
+// (progress) in a member OpenAI clients ignore.
+type chatChunk struct {
+	ID           string          `json:"id"`
+	Object       string          `json:"object"`
+	Created      int64           `json:"created"`
+	Model        string          `json:"model"`
+	Choices      []chunkChoice   `json:"choices"`
+	Usage        *chatUsage      `json:"usage,omitempty"`
+	DeepResearch json.RawMessage `json:"deepresearch_event,omitempty"`
+}
+
+// chatResult is the deepresearch member of a completion: the run and the
+// sources its report cites.
+type chatResult struct {
+	RunID      string                   `json:"run_id"`
+	Status     deepresearch.RunStatus   `json:"status"`
+	References []deepresearch.Reference `json:"references"`
+}
+
+func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
+	var cr chatRequest
+	if err := s.decodeJSON(w, r, &cr, false); err != nil {
+		s.fail(w, err)
+		return
+	}
+	if cr.Model != "" && cr.Model != ModelID {
+		s.fail(w, &requestError{http.StatusNotFound, typeInvalid, fmt.Sprintf("the model %q does not exist; this server has %q", cr.Model, ModelID)})
+		return
+	}
+	question := ""
+	for i := len(cr.Messages) - 1; i >= 0; i-- {
+		if cr.Messages[i].Role == "user" {
+			t, err := cr.Messages[i].text()
+			if err != nil {
+				s.fail(w, badRequest("messages[%d]: %v", i, err))
+				return
+			}
+			question = t
+			break
+		}
+	}
+	if strings.TrimSpace(question) == "" {
+		s.fail(w, badRequest("\"messages\" has no user message with text: the last user message is the question"))
+		return
+	}
+	id, err := s.start(deepresearch.Request{Question: question})
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	cid, created := "chatcmpl-"+id, s.cfg.Clock.Now().Unix()
+	if !cr.Stream {
+		if err := s.follow(r, id, 0, func(deepresearch.StoredEvent) error { return nil }, noop, noop); err != nil {
+			return // the client went away; the run goes on, stored
+		}
+		content, res, u, err := s.chatAnswer(r, id, "")
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		stop := "stop"
+		writeJSON(w, http.StatusOK, map[string]any{
+			"id": cid, "object": "chat.completion", "created": created, "model": ModelID,
+			"choices": []map[string]any{{
+				"index": 0, "message": map[string]any{"role": "assistant", "content": content},
+				"finish_reason": stop, "logprobs": nil,
+			}},
+			"usage":        u,
+			"deepresearch": res,
+		})
+		return
+	}
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	h.Set("X-Deepresearch-Run", id)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	send := func(c chatChunk) error {
+		c.ID, c.Object, c.Created, c.Model = cid, "chat.completion.chunk", created, ModelID
+		if c.Choices == nil {
+			c.Choices = []chunkChoice{{}}
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "data: %s\n\n", b)
+		return err
+	}
+	if send(chatChunk{Choices: []chunkChoice{{Delta: chatDelta{Role: "assistant", Content: ptr("")}}}}) != nil {
+		return
+	}
+	rc.Flush()
+	var streamed strings.Builder
+	err = s.follow(r, id, 0, func(e deepresearch.StoredEvent) error {
+		switch events.Type(e.Type) {
+		case events.ReportDelta:
+			var ev events.Event
+			if err := json.Unmarshal(e.JSON, &ev); err != nil {
+				return err
+			}
+			d, _ := ev.Data.(events.ReportDeltaData)
+			streamed.WriteString(d.Text)
+			return send(chatChunk{Choices: []chunkChoice{{Delta: chatDelta{Content: ptr(d.Text)}}}})
+		case events.AgentDelta:
+			return nil // the agents' drafts: too many, and not the answer
+		}
+		return send(chatChunk{DeepResearch: e.JSON})
+	}, func() error { _, err := fmt.Fprint(w, ": heartbeat\n\n"); return err }, rc.Flush)
+	if err != nil {
+		return
+	}
+	rest, _, u, err := s.chatAnswer(r, id, streamed.String())
+	if err != nil {
+		var re *requestError
+		msg := err.Error()
+		if errors.As(err, &re) {
+			msg = re.msg
+		}
+		b, _ := json.Marshal(map[string]apiError{"error": {Message: msg, Type: typeServer}})
+		fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", b)
+		rc.Flush()
+		return
+	}
+	if rest != "" {
+		send(chatChunk{Choices: []chunkChoice{{Delta: chatDelta{Content: ptr(rest)}}}})
+	}
+	send(chatChunk{Choices: []chunkChoice{{FinishReason: ptr("stop")}}, Usage: &u})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	rc.Flush()
+}
+
+// chatAnswer returns the ended run's answer: its markdown report with the
+// reference list (or the agents' findings when the writer failed), less
+// the prefix already streamed.
+func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatResult, chatUsage, error) {
+	run, err := s.store.Get(r.Context(), id)
+	if err != nil {
+		return "", chatResult{}, chatUsage{}, err
+	}
+	u := chatUsage{PromptTokens: run.Usage.PromptTokens, CompletionTokens: run.Usage.CompletionTokens,
+		TotalTokens: run.Usage.PromptTokens + run.Usage.CompletionTokens}
+	res := chatResult{RunID: id, Status: run.Status, References: []deepresearch.Reference{}}
+	var rep *deepresearch.Report
+	if b, err := s.store.Report(r.Context(), id); err == nil {
+		rep, _ = deepresearch.LoadReport(b)
+	}
+	if rep == nil {
+		msg := fmt.Sprintf("the research run %s %s without a report", id, run.Status)
+		if run.Error != "" {
+			msg += ": " + run.Error
+		}
+		return "", res, u, &requestError{http.StatusInternalServerError, typeServer, msg}
+	}
+	md, err := rep.Render(deepresearch.FormatMarkdown)
+	if err != nil {
+		return "", res, u, err
+	}
+	res.References = append(res.References, rep.References...)
+	content := string(md)
+	if rest, ok := strings.CutPrefix(content, streamed); ok {
+		content = rest
+	} else if streamed != "" {
+		content = "\n\n" + content // the streamed text was not the report's start: give the whole report
+	}
+	return content, res, u, nil
+}
+
+func noop() error { return nil }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,276 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
+)
+
+// runURLs are where a run's parts are.
+func runURLs(id string) map[string]string {
+	base := "/v1/research/" + id
+	return map[string]string{
+		"self":     base,
+		"events":   base + "/events",
+		"markdown": base + "?format=md",
+		"html":     base + "?format=html",
+		"json":     base + "?format=json",
+		"csl-json": base + "?format=csl-json",
+		"bibtex":   base + "?format=bibtex",
+	}
+}
+
+func (s *Server) postResearch(w http.ResponseWriter, r *http.Request) {
+	var q deepresearch.Request
+	if err := s.decodeJSON(w, r, &q, true); err != nil {
+		s.fail(w, err)
+		return
+	}
+	id, err := s.start(q)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	w.Header().Set("Location", "/v1/research/"+id)
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": deepresearch.StatusRunning, "urls": runURLs(id)})
+}
+
+// runView is GET /v1/research/{id}'s answer.
+type runView struct {
+	deepresearch.StoredRun
+	URLs map[string]string `json:"urls"`
+	// Report is the markdown report (or the agents' findings when the
+	// writer failed), once the run has one.
+	Report string `json:"report,omitempty"`
+}
+
+func (s *Server) lookup(r *http.Request) (deepresearch.StoredRun, error) {
+	id := r.PathValue("id")
+	run, err := s.store.Get(r.Context(), id)
+	if errors.Is(err, deepresearch.ErrRunNotFound) {
+		return run, &requestError{http.StatusNotFound, typeNotFound, fmt.Sprintf("no run %q", id)}
+	}
+	return run, err
+}
+
+func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
+	run, err := s.lookup(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	format, asked := r.URL.Query()["format"]
+	var f deepresearch.Format
+	if asked {
+		if f, err = deepresearch.ParseFormat(format[0]); err != nil {
+			s.fail(w, badRequest("%v", err))
+			return
+		}
+	}
+	var rep *deepresearch.Report
+	if run.Status.Ended() {
+		b, err := s.store.Report(r.Context(), run.ID)
+		switch {
+		case errors.Is(err, deepresearch.ErrRunNotFound):
+		case err != nil:
+			s.fail(w, err)
+			return
+		default:
+			if rep, err = deepresearch.LoadReport(b); err != nil {
+				s.fail(w, err)
+				return
+			}
+		}
+	}
+	if !asked {
+		v := runView{StoredRun: run, URLs: runURLs(run.ID)}
+		if rep != nil {
+			if md, err := rep.Render(deepresearch.FormatMarkdown); err == nil {
+				v.Report = string(md)
+			}
+		}
+		writeJSON(w, http.StatusOK, v)
+		return
+	}
+	var body []byte
+	if rep != nil {
+		if body, err = rep.Render(f); err != nil {
+			rep = nil // nothing to render: no report, no findings
+		}
+	}
+	if rep == nil {
+		msg := fmt.Sprintf("run %s is %s and has no report yet", run.ID, run.Status)
+		if run.Status.Ended() {
+			msg = fmt.Sprintf("run %s is %s and has no report", run.ID, run.Status)
+			if run.Error != "" {
+				msg += ": " + run.Error
+			}
+		}
+		s.fail(w, &requestError{http.StatusConflict, typeConflict, msg})
+		return
+	}
+	w.Header().Set("Content-Type", f.MediaType())
+	if f == deepresearch.FormatHTML {
+		// The page is the report alone: no script, no outside resources.
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'")
+	}
+	w.Write(body)
+}
+
+func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
+	run, err := s.lookup(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.mu.Lock()
+	lr := s.runs[run.ID]
+	s.mu.Unlock()
+	if lr == nil {
+		msg := fmt.Sprintf("run %s has already ended (%s)", run.ID, run.Status)
+		if !run.Status.Ended() {
+			msg = fmt.Sprintf("run %s is %s in another server process; cancel it there", run.ID, run.Status)
+		}
+		s.fail(w, &requestError{http.StatusConflict, typeConflict, msg})
+		return
+	}
+	lr.cancel(errCanceled)
+	select {
+	case <-lr.done:
+	case <-r.Context().Done():
+		return
+	}
+	if run, err = s.store.Get(r.Context(), run.ID); err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, runView{StoredRun: run, URLs: runURLs(run.ID)})
+}
+
+// getEvents streams a run's events from the store: as server-sent events
+// (id: the sequence number, event: the type, data: the event's JSON, an
+// SSE comment as heartbeat, and a last "end" event carrying the run's
+// status), or as newline-delimited JSON for Accept: application/x-ndjson.
+// It resumes after Last-Event-ID (or ?after=N) and ends when the run has
+// ended and its last event was sent.
+func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
+	run, err := s.lookup(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var after uint64
+	for _, v := range []struct{ name, val string }{{"Last-Event-ID", r.Header.Get("Last-Event-ID")}, {"after", r.URL.Query().Get("after")}} {
+		if v.val == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(v.val), 10, 64)
+		if err != nil {
+			s.fail(w, badRequest("%s %q is not an event sequence number", v.name, v.val))
+			return
+		}
+		after = n
+		break
+	}
+	ndjson := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
+	h := w.Header()
+	if ndjson {
+		h.Set("Content-Type", "application/x-ndjson")
+	} else {
+		h.Set("Content-Type", "text/event-stream")
+	}
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if !ndjson {
+		fmt.Fprint(w, "retry: 1000\n\n")
+	}
+	rc.Flush()
+	err = s.follow(r, run.ID, after, func(e deepresearch.StoredEvent) error {
+		if ndjson {
+			_, err := fmt.Fprintf(w, "%s\n", e.JSON)
+			return err
+		}
+		_, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Type, e.JSON)
+		return err
+	}, func() error {
+		if ndjson {
+			return nil
+		}
+		_, err := fmt.Fprint(w, ": heartbeat\n\n")
+		return err
+	}, rc.Flush)
+	if err != nil || ndjson {
+		return
+	}
+	if run, err = s.store.Get(r.Context(), run.ID); err == nil {
+		b, _ := json.Marshal(map[string]any{"id": run.ID, "status": run.Status, "error": run.Error, "events": run.Events})
+		fmt.Fprintf(w, "event: end\ndata: %s\n\n", b)
+		rc.Flush()
+	}
+}
+
+// follow calls send with each event of run id after seq, beat when no
+// event came for Heartbeat, and flush whenever it has sent all it had. It
+// returns nil when the run has ended and its last event was sent, and an
+// error when the client went away or a write failed. The store is read in
+// a goroutine follow owns and waits for.
+func (s *Server) follow(r *http.Request, id string, after uint64, send func(deepresearch.StoredEvent) error, beat, flush func() error) error {
+	ctx, cancel := context.WithCancel(r.Context())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	ch := make(chan deepresearch.StoredEvent, 256)
+	var ferr error
+	wg.Go(func() {
+		defer close(ch)
+		for e, err := range s.store.Events(ctx, id, after) {
+			if err != nil {
+				ferr = err
+				return
+			}
+			select {
+			case ch <- e:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	hb := clock.NewTicker(s.cfg.Clock, s.cfg.Heartbeat)
+	defer hb.Stop()
+	for {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				wg.Wait()
+				return ferr
+			}
+			if err := send(e); err != nil {
+				return err
+			}
+			if len(ch) == 0 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		case <-hb.C:
+			if err := beat(); err != nil {
+				return err
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,426 @@
+// Package httpapi is deepresearch's HTTP API, an http.Handler: research
+// runs started over HTTP and kept in a deepresearch.Store (sqlitestore,
+// say), their events streamed live as server-sent events or
+// newline-delimited JSON (a client that reconnects with Last-Event-ID
+// loses nothing and sees nothing twice), their reports in every format of
+// deepresearch.Format, an OpenAI-compatible chat completions endpoint, and
+// a small live web page. `deepresearch serve` serves it; an embedder
+// mounts the same *Server in a mux of its own:
+//
+//	srv, err := httpapi.New(httpapi.Config{Runner: researcher, Store: store})
+//	…
+//	defer srv.Close()
+//	mux.Handle("/research/", http.StripPrefix("/research", srv))
+//
+// It is a front end: the library decides. A request body is decoded into
+// a deepresearch.Request and held to its limits (Request.Validate); a run
+// is stored with deepresearch.StartRun and run with Researcher.Record;
+// a report is rendered with Report.Render, which gives the agents'
+// findings when the writer failed. What is left here is HTTP.
+//
+// Endpoints:
+//
+//	POST   /v1/research              start a run: 202, {"id", "status", "urls"}
+//	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json|csl-json|bibtex)
+//	DELETE /v1/research/{id}         cancel a running run
+//	GET    /v1/research/{id}/events  the run's events: SSE, or NDJSON for Accept: application/x-ndjson
+//	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
+//	GET    /v1/models                the one model, "deepresearch"
+//	GET    /                         the web page
+//	GET    /healthz                  liveness
+//
+// Every error is a 4xx or 5xx answer with the JSON body
+// {"error": {"message", "type"}}, the shape OpenAI clients parse.
+//
+// The server owns the goroutine of each run it starts; Close cancels them
+// and waits for them. Events are stored before any client sees them: a
+// client only ever reads the store's log, so a slow or vanished client
+// never slows or loses a run.
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/defaults"
+)
+
+// ModelID is the model name /v1/models lists and chat completions accept.
+const ModelID = "deepresearch"
+
+// Defaults of the zero Config (the first three are serve.max_runs,
+// .run_timeout and .max_body's).
+const (
+	DefaultMaxRuns    = defaults.ServeMaxRuns
+	DefaultRunTimeout = defaults.ServeRunTimeout
+	DefaultMaxBody    = defaults.ServeMaxBody
+	DefaultHeartbeat  = 15 * time.Second
+)
+
+// Config configures a Server. Runner and Store are required.
+type Config struct {
+	// Runner runs the research: a *deepresearch.Researcher.
+	Runner Runner
+	// Store keeps the runs, their events and reports (sqlitestore, say).
+	Store deepresearch.Store
+	// Token is the bearer token every /v1 request must carry
+	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
+	// cookie); "" requires none.
+	Token string
+	// MaxRuns caps the runs in progress; beyond it a new run is answered
+	// 429 with Retry-After (default 8).
+	MaxRuns int
+	// RunTimeout is the time limit of a run (default 10m).
+	RunTimeout time.Duration
+	// MaxBody caps a request body in bytes (default 1 MiB).
+	MaxBody int64
+	// Heartbeat is how often an idle event stream gets an SSE comment
+	// (default 15s).
+	Heartbeat time.Duration
+	// RetryAfter is what a 429 answer's Retry-After says (default 5s).
+	RetryAfter time.Duration
+	// Clock arms run time limits, times event stream heartbeats and stamps
+	// chat completions; nil means the real clock.
+	Clock deepresearch.Clock
+	// Logger receives diagnostics; nil disables logging.
+	Logger *zerolog.Logger
+}
+
+// Why a run's context was canceled; they decide its final status
+// (deepresearch.Researcher.Record).
+var (
+	errCanceled  = deepresearch.ErrCanceledByClient
+	errTimeLimit = deepresearch.ErrTimeLimit
+	errShutdown  = deepresearch.ErrShutdown
+)
+
+// Server serves the API. Create it with New and stop it with Close.
+type Server struct {
+	cfg   Config
+	log   zerolog.Logger
+	store deepresearch.Store
+	mux   *http.ServeMux
+
+	mu     sync.Mutex // guards runs and closed
+	runs   map[string]*liveRun
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// liveRun is a run this server is executing.
+type liveRun struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed once the run is stored as ended
+}
+
+//go:embed static
+var static embed.FS
+
+// New returns a Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Runner == nil || cfg.Store == nil {
+		return nil, errors.New("server: Config.Runner and Config.Store are required")
+	}
+	if cfg.MaxRuns <= 0 {
+		cfg.MaxRuns = DefaultMaxRuns
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = DefaultRunTimeout
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.RetryAfter <= 0 {
+		cfg.RetryAfter = 5 * time.Second
+	}
+	cfg.Clock = clock.Or(cfg.Clock)
+	s := &Server{cfg: cfg, log: zerolog.Nop(), store: cfg.Store, runs: map[string]*liveRun{}}
+	if cfg.Logger != nil {
+		s.log = *cfg.Logger
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/research", s.auth(s.postResearch))
+	mux.HandleFunc("GET /v1/research/{id}", s.auth(s.getResearch))
+	mux.HandleFunc("DELETE /v1/research/{id}", s.auth(s.deleteResearch))
+	mux.HandleFunc("GET /v1/research/{id}/events", s.auth(s.getEvents))
+	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
+	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
+	mux.HandleFunc("GET /{$}", s.page("static/index.html", "text/html; charset=utf-8"))
+	mux.HandleFunc("GET /app.js", s.page("static/app.js", "text/javascript; charset=utf-8"))
+	mux.HandleFunc("GET /app.css", s.page("static/app.css", "text/css; charset=utf-8"))
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	s.mux = mux
+	return s, nil
+}
+
+// ServeHTTP routes a request. Paths and methods the API does not have are
+// answered with JSON errors too.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		// The mux's own 404 or 405 (with its Allow header), as JSON.
+		c := &statusCapture{header: http.Header{}}
+		h.ServeHTTP(c, r)
+		if allow := c.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		if c.status == http.StatusMethodNotAllowed {
+			writeError(w, c.status, typeInvalid, fmt.Sprintf("%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, c.header.Get("Allow")))
+			return
+		}
+		writeError(w, http.StatusNotFound, typeNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// statusCapture records what the mux's fallback handler answered.
+type statusCapture struct {
+	header http.Header
+	status int
+}
+
+func (c *statusCapture) Header() http.Header         { return c.header }
+func (c *statusCapture) Write(b []byte) (int, error) { return len(b), nil }
+func (c *statusCapture) WriteHeader(code int)        { c.status = code }
+
+// Close stops accepting runs, cancels the runs in progress (they end
+// interrupted) and waits for them to be stored.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	for _, r := range s.runs {
+		r.cancel(errShutdown)
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+// auth checks the bearer token, when one is configured.
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
+	if s.cfg.Token == "" {
+		return h
+	}
+	want := []byte(s.cfg.Token)
+	return func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			if c, err := r.Cookie("deepresearch_token"); err == nil {
+				got, ok = c.Value, true
+			}
+		}
+		switch {
+		case !ok:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="deepresearch"`)
+			writeError(w, http.StatusUnauthorized, typeAuth, "this server requires a bearer token: send Authorization: Bearer TOKEN")
+		case subtle.ConstantTimeCompare([]byte(got), want) != 1:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="deepresearch", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, typeAuth, "the bearer token is not valid")
+		default:
+			h(w, r)
+		}
+	}
+}
+
+// page serves an embedded file of the web page, under a content security
+// policy that allows only this origin's script and style: report text is
+// untrusted, and the page builds it from text nodes.
+func (s *Server) page(name, ctype string) http.HandlerFunc {
+	body, err := static.ReadFile(name)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Write(body)
+	}
+}
+
+func (s *Server) getModels(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"object": "list",
+		"data": []map[string]any{{
+			"id": ModelID, "object": "model", "created": 0, "owned_by": "deepresearch",
+		}},
+	})
+}
+
+// Errors are OpenAI's shape: {"error": {"message", "type"}}.
+const (
+	typeInvalid  = "invalid_request_error"
+	typeAuth     = "authentication_error"
+	typeNotFound = "not_found_error"
+	typeConflict = "conflict_error"
+	typeRate     = "rate_limit_error"
+	typeServer   = "server_error"
+)
+
+type apiError struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Param   string `json:"param,omitempty"`
+	Code    string `json:"code,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	writeJSON(w, status, map[string]apiError{"error": {Message: msg, Type: typ}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":{"message":"encoding the answer failed","type":"server_error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// requestError is a bad request: its status and what to tell the caller.
+type requestError struct {
+	status int
+	typ    string
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) *requestError {
+	return &requestError{http.StatusBadRequest, typeInvalid, fmt.Sprintf(format, args...)}
+}
+
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	var re *requestError
+	var bad *deepresearch.RequestError
+	if errors.As(err, &bad) {
+		writeError(w, http.StatusBadRequest, typeInvalid, bad.Message())
+		return
+	}
+	if errors.As(err, &re) {
+		if re.status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(int(max(1, s.cfg.RetryAfter.Round(time.Second)/time.Second))))
+		}
+		writeError(w, re.status, re.typ, re.msg)
+		return
+	}
+	s.log.Error().Err(err).Msg("request failed")
+	writeError(w, http.StatusInternalServerError, typeServer, "internal error: "+err.Error())
+}
+
+// decodeJSON reads a JSON request body of at most MaxBody bytes into v.
+// strict refuses members v does not have.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, _ := strings.Cut(ct, ";")
+		if strings.TrimSpace(strings.ToLower(mt)) != "application/json" {
+			return &requestError{http.StatusUnsupportedMediaType, typeInvalid, fmt.Sprintf("the body must be application/json, not %q", ct)}
+		}
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("there is more after the JSON object")
+	}
+	var mbe *http.MaxBytesError
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &mbe):
+		return &requestError{http.StatusRequestEntityTooLarge, typeInvalid, fmt.Sprintf("the body is larger than %d bytes", mbe.Limit)}
+	case errors.Is(err, io.EOF):
+		return badRequest("the body is empty: send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("the body is not valid JSON: it ends too early")
+	case errors.As(err, &se):
+		return badRequest("the body is not valid JSON (at byte %d): %v", se.Offset, err)
+	case errors.As(err, &te):
+		return badRequest("%q must be a JSON %s, not %s", te.Field, te.Type, te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return badRequest("unknown member %s in the body", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return badRequest("the body is not a valid request: %v", err)
+}
+
+// start stores a new run and starts it in a goroutine the server owns.
+func (s *Server) start(req deepresearch.Request) (string, error) {
+	if err := req.Validate(); err != nil {
+		return "", err
+	}
+	req.RunID = deepresearch.NewRunID()
+	err := s.launch(req.RunID, func() (deepresearch.Request, deepresearch.Durable, error) {
+		req, err := deepresearch.StartRunFrom(context.Background(), s.store, req, deepresearch.OriginServer)
+		return req, deepresearch.Durable{}, err
+	})
+	return req.RunID, err
+}
+
+// launch holds a run slot for id, makes the run live in the store with
+// store (a new run, or one reopened), then records it in a goroutine the
+// server owns, under the run time limit. It fails when the server is
+// closing or full, or when store fails.
+func (s *Server) launch(id string, store func() (deepresearch.Request, deepresearch.Durable, error)) error {
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return &requestError{http.StatusServiceUnavailable, typeServer, "the server is shutting down"}
+	case len(s.runs) >= s.cfg.MaxRuns:
+		s.mu.Unlock()
+		return &requestError{http.StatusTooManyRequests, typeRate,
+			fmt.Sprintf("%d runs are in progress, the most this server runs at once; retry later", s.cfg.MaxRuns)}
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
+	s.runs[id] = lr // holds the slot
+	s.mu.Unlock()
+
+	release := func() {
+		s.mu.Lock()
+		delete(s.runs, id)
+		s.mu.Unlock()
+		cancel(nil)
+	}
+	req, d, err := store()
+	if err != nil {
+		release()
+		close(lr.done)
+		return err
+	}
+	stop := s.cfg.Clock.AfterFunc(s.cfg.RunTimeout, func() { cancel(errTimeLimit) })
+	s.wg.Go(func() {
+		defer close(lr.done)
+		defer release()
+		defer stop()
+		s.cfg.Runner.RecordDurable(ctx, s.store, req, d, nil)
+	})
+	return nil
+}

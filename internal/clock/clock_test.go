@@ -1,0 +1,205 @@
+package clock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// sleep waits d on the real clock: in a synctest bubble, on the bubble's.
+func sleep(d time.Duration) { _ = clock.Sleep(context.Background(), clock.Real(), d) }
+
+// TestSleep runs on the real clock inside a synctest bubble, where time is
+// fake and moves only when every goroutine waits.
+func TestSleep(t *testing.T) {
+	stop := errors.New("caller gave up")
+	tests := []struct {
+		name    string
+		d       time.Duration
+		cancel  time.Duration // >0: cancel with stop after this long; <0: before the call
+		want    error
+		elapsed time.Duration
+	}{
+		{"waits d", 3 * time.Second, 0, nil, 3 * time.Second},
+		{"zero does not wait", 0, 0, nil, 0},
+		{"negative does not wait", -time.Second, 0, nil, 0},
+		{"canceled while waiting", time.Hour, time.Second, stop, time.Second},
+		{"canceled before", time.Hour, -1, stop, 0},
+		{"canceled before, zero wait", 0, -1, stop, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancelCause(context.Background())
+				defer cancel(nil)
+				switch {
+				case tt.cancel < 0:
+					cancel(stop)
+				case tt.cancel > 0:
+					time.AfterFunc(tt.cancel, func() { cancel(stop) })
+				}
+				start := time.Now()
+				err := clock.Sleep(ctx, clock.Real(), tt.d)
+				if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
+					t.Errorf("Sleep = %v, want %v", err, tt.want)
+				}
+				if got := time.Since(start); got != tt.elapsed {
+					t.Errorf("slept %v, want %v", got, tt.elapsed)
+				}
+			})
+		})
+	}
+}
+
+func TestAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ch, stop := clock.After(clock.Real(), time.Minute)
+		synctest.Wait()
+		select {
+		case <-ch:
+			t.Fatal("fired before its time")
+		default:
+		}
+		sleep(time.Minute)
+		synctest.Wait() // the timer's goroutine has run
+		select {
+		case <-ch:
+		default:
+			t.Fatal("not fired after its time")
+		}
+		if stop() {
+			t.Error("stop after firing reported true")
+		}
+		_, stop = clock.After(clock.Real(), time.Minute)
+		if !stop() {
+			t.Error("stop before firing reported false")
+		}
+	})
+}
+
+func TestOr(t *testing.T) {
+	f := clock.NewFake(t0)
+	if clock.Or(f) != clock.Clock(f) {
+		t.Error("Or replaced a clock")
+	}
+	if clock.Or(nil) != clock.Real() {
+		t.Error("Or(nil) is not Real")
+	}
+}
+
+func TestTickerReal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		tk := clock.NewTicker(clock.Real(), time.Second)
+		for i := 1; i <= 3; i++ {
+			at := <-tk.C
+			if got := at.Sub(start); got != time.Duration(i)*time.Second {
+				t.Errorf("tick %d at %v, want %ds", i, got, i)
+			}
+		}
+		// A receiver that falls behind misses ticks: one is kept.
+		sleep(5 * time.Second)
+		synctest.Wait() // the tick due now has been delivered
+		if n := len(tk.C); n != 1 {
+			t.Errorf("%d ticks queued, want 1", n)
+		}
+		<-tk.C
+		tk.Stop()
+		sleep(5 * time.Second)
+		synctest.Wait()
+		if n := len(tk.C); n != 0 {
+			t.Errorf("%d ticks after Stop", n)
+		}
+	})
+}
+
+func TestTickerFake(t *testing.T) {
+	c := clock.NewFake(t0)
+	tk := clock.NewTicker(c, time.Second)
+	for i := 1; i <= 3; i++ {
+		c.Advance(time.Second)
+		if at := <-tk.C; !at.Equal(t0.Add(time.Duration(i) * time.Second)) {
+			t.Errorf("tick %d at %v", i, at)
+		}
+	}
+	tk.Stop()
+	if c.Pending() != 0 {
+		t.Errorf("%d timers pending after Stop", c.Pending())
+	}
+	c.Advance(time.Hour)
+	if len(tk.C) != 0 {
+		t.Error("a tick after Stop")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("NewTicker(0) did not panic")
+		}
+	}()
+	clock.NewTicker(c, 0)
+}
+
+func TestFake(t *testing.T) {
+	c := clock.NewFake(t0)
+	var fired []string
+	armed := c.Armed()
+	c.AfterFunc(2*time.Second, func() { fired = append(fired, "2s") })
+	select {
+	case <-armed:
+	default:
+		t.Error("Armed not closed by AfterFunc")
+	}
+	stop := c.AfterFunc(time.Second, func() { fired = append(fired, "1s-stopped") })
+	c.AfterFunc(time.Second, func() { fired = append(fired, "1s") })
+	c.AfterFunc(1200*time.Millisecond, func() { fired = append(fired, "1.2s") })
+	if !stop() {
+		t.Error("stop of a pending timer reported false")
+	}
+	if stop() {
+		t.Error("a second stop reported true")
+	}
+	c.Advance(1500 * time.Millisecond)
+	if fmt.Sprint(fired) != "[1s 1.2s]" || !c.Now().Equal(t0.Add(1500*time.Millisecond)) {
+		t.Fatalf("after 1.5s fired %v, now %v", fired, c.Now())
+	}
+	c.Advance(time.Second)
+	if fmt.Sprint(fired) != "[1s 1.2s 2s]" || c.Pending() != 0 {
+		t.Fatalf("after 2.5s fired %v, %d pending", fired, c.Pending())
+	}
+}
+
+func TestDrive(t *testing.T) {
+	c := clock.NewFake(t0)
+	ctx := context.Background()
+	moved := c.Drive(func() {
+		for _, d := range []time.Duration{time.Second, 0, 3 * time.Second} {
+			if err := clock.Sleep(ctx, c, d); err != nil {
+				t.Error(err)
+			}
+		}
+		ch, _ := clock.After(c, time.Minute)
+		<-ch
+	})
+	if fmt.Sprint(moved) != "[1s 3s 1m0s]" || !c.Now().Equal(t0.Add(time.Minute+4*time.Second)) {
+		t.Errorf("moved %v to %v", moved, c.Now())
+	}
+	if moved := c.Drive(func() {}); moved != nil {
+		t.Errorf("moved %v without a timer", moved)
+	}
+	defer func() {
+		if r := recover(); r != "boom" {
+			t.Errorf("recovered %v, want f's panic", r)
+		}
+	}()
+	c.Drive(func() { panic("boom") })
+}

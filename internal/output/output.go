@@ -1,0 +1,151 @@
+// Package output names the choices about a run's output that settings,
+// requests and command lines spell as words: the report's Format, its
+// citation Style, and the Action verification takes on a citation its
+// source does not support. Each has one Parse, which config, the root
+// package and every front end use; the root package re-exports them.
+package output
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+)
+
+// Format is a document format a report renders in.
+type Format string
+
+// The formats.
+const (
+	Markdown Format = "md"       // the report and its reference list
+	HTML     Format = "html"     // a standalone page with clickable citations
+	JSON     Format = "json"     // blocks, references and a citation sidecar
+	CSL      Format = "csl-json" // the reference list as CSL-JSON
+	BibTeX   Format = "bibtex"   // the reference list as BibTeX
+)
+
+// Formats lists the formats, in the order messages name them.
+var Formats = []Format{Markdown, HTML, JSON, CSL, BibTeX}
+
+// ErrFormat reports a format that is none of Formats.
+var ErrFormat = errors.New("unknown report format")
+
+// ParseFormat returns the format named s: "md" (or "markdown"), "html",
+// "json", "csl-json" or "bibtex"; "" is Markdown. Other names (in other
+// cases too: settings are lower-cased before they are parsed) are an error
+// wrapping ErrFormat.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case "", "markdown":
+		return Markdown, nil
+	case Markdown, HTML, JSON, CSL, BibTeX:
+		return f, nil
+	}
+	return "", fmt.Errorf("%w %q: want %s", ErrFormat, s, names(Formats))
+}
+
+// MediaType is the format's Internet media type, for Content-Type.
+func (f Format) MediaType() string {
+	switch f {
+	case HTML:
+		return "text/html; charset=utf-8"
+	case JSON:
+		return "application/json"
+	case CSL:
+		return "application/vnd.citationstyles.csl+json"
+	case BibTeX:
+		return "application/x-bibtex; charset=utf-8"
+	}
+	return "text/markdown; charset=utf-8"
+}
+
+// Action is what verification does with a citation whose source does not
+// support the sentence that cites it.
+type Action string
+
+// The actions.
+const (
+	Keep   Action = "keep"   // leave it; the report's verification lists it
+	Flag   Action = "flag"   // keep it, marked "[unsupported: n]"
+	Remove Action = "remove" // drop it from the report
+)
+
+// Actions lists the actions, in the order messages name them.
+var Actions = []Action{Keep, Flag, Remove}
+
+// ErrAction reports an action that is none of Actions.
+var ErrAction = errors.New("unknown action on unsupported citations")
+
+// ParseAction returns the action named s: "keep", "flag" or "remove"; ""
+// is Flag, the default of output.unsupported. Other names are an error
+// wrapping ErrAction.
+func ParseAction(s string) (Action, error) {
+	switch a := Action(s); a {
+	case "":
+		return Flag, nil
+	case Keep, Flag, Remove:
+		return a, nil
+	}
+	return "", fmt.Errorf("%w %q: want %s", ErrAction, s, names(Actions))
+}
+
+// styles are the citation styles by name, in the order messages name them.
+var styles = []struct {
+	name  string
+	style citeproc.Style
+}{{"markdown", citeproc.Markdown}, {"plain", citeproc.Plain}, {"footnote", citeproc.Footnote}, {"html", citeproc.HTML}}
+
+// StyleNames lists the names of the citation styles.
+var StyleNames = func() []string {
+	var out []string
+	for _, s := range styles {
+		out = append(out, s.name)
+	}
+	return out
+}()
+
+// ErrStyle reports a citation style name that is none of StyleNames.
+var ErrStyle = errors.New("unknown citation style")
+
+// ParseStyle returns the citation style named s: "markdown", "plain",
+// "footnote" or "html"; "" is Markdown. Other names are an error wrapping
+// ErrStyle.
+func ParseStyle(s string) (citeproc.Style, error) {
+	if s == "" {
+		return citeproc.Markdown, nil
+	}
+	for _, st := range styles {
+		if st.name == s {
+			return st.style, nil
+		}
+	}
+	return 0, fmt.Errorf("%w %q: want %s", ErrStyle, s, names(StyleNames))
+}
+
+// StyleName is the name ParseStyle reads for s; "" for a style it does
+// not know.
+func StyleName(s citeproc.Style) string {
+	for _, st := range styles {
+		if st.style == s {
+			return st.name
+		}
+	}
+	return ""
+}
+
+// names lists choices for a message: "a, b or c".
+func names[T ~string](choices []T) string {
+	var b strings.Builder
+	for i, c := range choices {
+		switch {
+		case i == 0:
+		case i == len(choices)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(c))
+	}
+	return b.String()
+}

@@ -1,0 +1,102 @@
+package output
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/citeproc"
+)
+
+func TestParseFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want Format
+		err  error
+	}{
+		{"empty is markdown", "", Markdown, nil},
+		{"md", "md", Markdown, nil},
+		{"markdown alias", "markdown", Markdown, nil},
+		{"html", "html", HTML, nil},
+		{"json", "json", JSON, nil},
+		{"csl-json", "csl-json", CSL, nil},
+		{"bibtex", "bibtex", BibTeX, nil},
+		{"unknown", "pdf", "", ErrFormat},
+		{"upper case", "HTML", "", ErrFormat},
+		{"spaces", " md", "", ErrFormat},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseFormat(tt.in)
+			if got != tt.want || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Errorf("ParseFormat(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.err)
+			}
+		})
+	}
+	_, err := ParseFormat("pdf")
+	if want := `unknown report format "pdf": want md, html, json, csl-json or bibtex`; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	for _, f := range Formats {
+		if back, err := ParseFormat(string(f)); back != f || err != nil {
+			t.Errorf("%q does not parse back: %q, %v", f, back, err)
+		}
+		if f.MediaType() == "" {
+			t.Errorf("%q has no media type", f)
+		}
+	}
+}
+
+func TestParseAction(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want Action
+		err  error
+	}{
+		{"empty is flag", "", Flag, nil},
+		{"keep", "keep", Keep, nil},
+		{"flag", "flag", Flag, nil},
+		{"remove", "remove", Remove, nil},
+		{"unknown", "burn", "", ErrAction},
+		{"upper case", "Keep", "", ErrAction},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseAction(tt.in)
+			if got != tt.want || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Errorf("ParseAction(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
+
+func TestParseStyle(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want citeproc.Style
+		err  error
+	}{
+		{"empty is markdown", "", citeproc.Markdown, nil},
+		{"markdown", "markdown", citeproc.Markdown, nil},
+		{"plain", "plain", citeproc.Plain, nil},
+		{"footnote", "footnote", citeproc.Footnote, nil},
+		{"html", "html", citeproc.HTML, nil},
+		{"unknown", "gothic", 0, ErrStyle},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseStyle(tt.in)
+			if got != tt.want || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Errorf("ParseStyle(%q) = %v, %v; want %v, %v", tt.in, got, err, tt.want, tt.err)
+			}
+			if err == nil && tt.in != "" && StyleName(got) != tt.in {
+				t.Errorf("StyleName(%v) = %q, want %q", got, StyleName(got), tt.in)
+			}
+		})
+	}
+	if StyleName(citeproc.Style(99)) != "" {
+		t.Error("an unknown style has a name")
+	}
+}

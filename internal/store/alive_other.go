@@ -1,6 +1,0 @@
-//go:build !unix
-
-package store
-
-// processAlive cannot tell on this system: every owner keeps its lease.
-func processAlive(int) bool { return true }

@@ -1,0 +1,584 @@
+package deepresearch
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/internal/source"
+)
+
+// DefaultMaxCycles is how many research cycles a run may have when
+// Config.MaxCycles is zero (research.max_cycles of config/defaults.yaml).
+const DefaultMaxCycles = defaults.MaxCycles
+
+// A report is long, and written section by section, from longSections
+// sections or longFindings bytes of merged findings.
+const (
+	longSections = 6
+	longFindings = 12 << 10
+)
+
+// A run's research is a loop of cycles. Cycle 1 runs the plan's tasks,
+// one agent each, in parallel; their reports are merged in plan order. An
+// assessment then reads the merged findings of every cycle so far and
+// says whether the question is answered; if not, it names the gaps and
+// the follow-up tasks that close them, and cycle 2 runs those, each agent
+// told what was found and searched before. And so on, until the question
+// is answered, no follow-up would search anything new, a cycle adds no
+// source, or a cap is reached: Request.MaxCycles, Config.MaxRunAgents, or
+// a run budget (tokens, cost, time). The merger accumulates across cycles
+// as across agents: a source keeps the number it got first.
+//
+// The report is then written: in one call, as a single pass always was,
+// or, when it is long (many parts, or long findings), section by section —
+// one call per part of the question from that part's findings, started
+// as soon as the part's research is complete, so writing overlaps the
+// last cycle's slowest agents — then the title, introduction and summary.
+// Before it is published, the report is checked against the question's
+// parts: a part it leaves unanswered while a cycle and agents remain
+// triggers one more cycle (the assessment is asked for follow-ups on that
+// part); otherwise the report says which part is unanswered.
+//
+// With one cycle allowed (MaxCycles 1) nothing of this runs: one wave,
+// one merge, one writer streaming the report, as before the loop.
+
+// loop is the research of one run.
+type loop struct {
+	r       *Researcher
+	req     Request
+	style   Style
+	em      *events.Emitter
+	meter   *meter
+	backend *recordingBackend
+	model   func(role string) llms.Model
+	log     zerolog.Logger
+	rep     *Report
+
+	parts    []agent.Task // the plan: the parts of the question
+	tasks    []agent.Task // every task started, by Index
+	outcomes []agentOutcome
+	merged   map[int]*collapse.MergedReport // by task Index; nil: no report
+	merger   *collapse.Merger
+	mergeAt  int   // tasks[:mergeAt] are merged
+	mergeErr error // a merge that failed
+	firstErr error // the first agent's failure
+	before   int   // merged sources before the current cycle
+
+	cycles int
+	end    string // why the loop stopped (events.Loop*)
+
+	mu       sync.Mutex // guards the merge while a wave runs, and sections
+	sections *sectionJobs
+}
+
+func (r *Researcher) newLoop(req Request, style Style, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
+	parts := plan
+	for i := range parts {
+		parts[i].Cycle = 1
+	}
+	return &loop{r: r, req: req, style: style, em: em, meter: m, backend: &recordingBackend{SearchBackend: backend},
+		model: model, log: log, rep: rep, parts: parts, merged: map[int]*collapse.MergedReport{}, merger: collapse.NewMerger()}
+}
+
+// research runs the cycles and writes the report. It returns the
+// published report; on failure, a *StageError-ready stage and cause.
+func (l *loop) research(ctx context.Context) (*finalreport.Report, string, error) {
+	defer func() {
+		if l.sections != nil {
+			l.sections.close()
+		}
+	}()
+	tasks := l.parts
+	for {
+		stage, err := l.cycle(ctx, tasks)
+		if err != nil {
+			return nil, stage, err
+		}
+		next, end, err := l.next(ctx, nil)
+		if err != nil {
+			return nil, StageResearch, err
+		}
+		if len(next) > 0 {
+			tasks = next
+			continue
+		}
+		l.end = end
+		final, more, err := l.write(ctx)
+		if err != nil || len(more) == 0 {
+			return final, StageReport, err
+		}
+		tasks = more
+	}
+}
+
+// cycle runs one wave of agents and merges their reports in task order.
+func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (string, error) {
+	l.cycles++
+	c := l.cycles
+	em := l.em.InCycle(c)
+	for i := range tasks {
+		tasks[i].Index, tasks[i].ID, tasks[i].Cycle = len(l.tasks)+i, "t"+strconv.Itoa(len(l.tasks)+i+1), c
+		if c > 1 {
+			tasks[i].Known = l.known(tasks[i])
+		}
+	}
+	l.tasks = append(l.tasks, tasks...)
+	l.outcomes = append(l.outcomes, make([]agentOutcome, len(tasks))...)
+	l.before = len(l.rep.Sources)
+	pts := make([]events.PlanTask, len(tasks))
+	for i, t := range tasks {
+		pts[i] = planTask(t)
+	}
+	em.Emit(runLevel, "", events.CycleStartedData{Cycle: c, Tasks: pts})
+	l.log.Info().Int("cycle", c).Int("tasks", len(tasks)).Msg("cycle started")
+	if l.sectioned() {
+		l.startSections(ctx)
+	}
+
+	clock := l.r.cfg.Clock
+	t0 := clock.Now()
+	first := tasks[0].Index
+	outcomes, stuck := l.r.research(ctx, l.req, tasks, l.backend, l.model(RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.outcomes[first+i] = o
+		l.mergeReady(ctx, first+len(tasks))
+	})
+	l.rep.TimingsMS[StageResearch] += clock.Now().Sub(t0).Milliseconds()
+	l.mu.Lock()
+	for i := range outcomes {
+		if o := &l.outcomes[first+i]; o.res == nil && o.failure == nil {
+			*o = outcomes[i] // an agent abandoned after cancellation
+		}
+	}
+	l.mu.Unlock()
+	if err := context.Cause(ctx); err != nil {
+		if len(stuck) > 0 {
+			return StageResearch, fmt.Errorf("%w; agents still running after %v: %s", err, l.r.cfg.StopGrace, strings.Join(stuck, ", "))
+		}
+		return StageResearch, err
+	}
+	t0 = clock.Now()
+	l.mu.Lock()
+	err := l.mergeErr
+	l.mu.Unlock()
+	if err != nil {
+		return StageMerge, err
+	}
+	l.rep.TimingsMS[StageMerge] += clock.Now().Sub(t0).Milliseconds()
+	l.rep.Sources = l.merger.Sources()
+	unknown := l.merger.Unknown()
+	em.Emit(runLevel, "", mergedData(l.rep.Sources, len(unknown)))
+	if c == 1 {
+		for _, u := range unknown {
+			l.log.Warn().Str("section", u.Section).Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation that resolves to no retrieved source")
+		}
+		if len(l.merged) == 0 {
+			if l.firstErr != nil {
+				return StageResearch, fmt.Errorf("%w: %w", ErrNoResearch, l.firstErr)
+			}
+			return StageResearch, ErrNoResearch
+		}
+	}
+	return "", nil
+}
+
+// mergeReady merges the finished outcomes at the head of the order, up to
+// task index end, and starts the sections their research completes. Its
+// caller holds l.mu.
+func (l *loop) mergeReady(ctx context.Context, end int) {
+	for l.mergeAt < end && l.mergeErr == nil {
+		o := l.outcomes[l.mergeAt]
+		if o.res == nil && o.failure == nil {
+			return // not finished yet
+		}
+		t := l.tasks[l.mergeAt]
+		if o.res != nil {
+			mr, err := l.merger.Add(collapse.Report{Section: t.Title, Text: o.res.Report, Mapping: o.res.Sources})
+			if err != nil {
+				l.mergeErr = err
+				return
+			}
+			l.merged[t.Index] = &mr
+		} else if l.firstErr == nil {
+			l.firstErr = o.err
+		}
+		l.mergeAt++
+	}
+	if l.sectioned() {
+		l.startSections(ctx)
+	}
+}
+
+// next decides, after a cycle, whether another follows: the follow-up
+// tasks, or why the loop ends. unanswered, when set, are the parts a
+// written report left unanswered.
+func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, string, error) {
+	c := l.cycles
+	switch {
+	case c >= l.req.MaxCycles:
+		return nil, events.LoopMaxCycles, nil
+	case l.meter.spent() != "":
+		return nil, events.LoopBudget, nil
+	case l.agentsLeft() <= 0:
+		return nil, events.LoopMaxAgents, nil
+	case c > 1 && unanswered == nil && !l.grew():
+		return nil, events.LoopNoNewSources, nil
+	}
+	clock := l.r.cfg.Clock
+	t0 := clock.Now()
+	in := l.assessInput(unanswered)
+	a, err := agent.Assess(journal.WithScope(ctx, scopeAssess), l.model(RolePlanner), in)
+	l.rep.TimingsMS[events.StageAssess] += clock.Now().Sub(t0).Milliseconds()
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			return nil, "", cause
+		}
+		l.log.Warn().Err(err).Int("cycle", c).Msg("the assessment failed; writing from what was found")
+		l.em.InCycle(c).Emit(runLevel, "", events.AssessedData{Cycle: c, Covered: []string{}, Gaps: []events.Gap{},
+			Decision: events.LoopAssessFailed, Reason: err.Error()})
+		return nil, events.LoopAssessFailed, nil
+	}
+	l.rep.Usage = l.rep.Usage.Add(a.Usage)
+	decision := events.LoopContinue
+	switch {
+	case a.Done:
+		decision = events.LoopAnswered
+	case len(a.Tasks) == 0:
+		decision = events.LoopNoFollowUps
+	case l.meter.spent() != "":
+		decision = events.LoopBudget // the assessment's own call spent it
+	}
+	gaps := make([]events.Gap, len(a.Gaps))
+	for i, g := range a.Gaps {
+		gaps[i] = events.Gap(g)
+	}
+	l.em.InCycle(c).Emit(runLevel, "", events.AssessedData{Cycle: c, Covered: orEmpty(a.Covered), Gaps: gaps,
+		Done: a.Done, Decision: decision, Reason: a.Reason})
+	l.log.Info().Int("cycle", c).Str("decision", decision).Int("gaps", len(a.Gaps)).Int("follow_ups", len(a.Tasks)).Msg("assessed")
+	if decision != events.LoopContinue {
+		return nil, decision, nil
+	}
+	return a.Tasks[:min(len(a.Tasks), l.agentsLeft())], "", nil
+}
+
+// agentsLeft is how many agents the run may still start.
+func (l *loop) agentsLeft() int {
+	limit := l.req.MaxRunAgents
+	if limit <= 0 {
+		limit = l.req.MaxTasks * l.req.MaxCycles
+	}
+	return limit - len(l.tasks)
+}
+
+// grew reports whether the last cycle added a source to the merged
+// numbering.
+func (l *loop) grew() bool { return len(l.rep.Sources) > l.before }
+
+// order is the tasks in report order: each part, then its follow-ups in
+// the order they ran; then the follow-ups on the question as a whole.
+func (l *loop) order() []agent.Task {
+	var out, loose []agent.Task
+	for _, p := range l.parts {
+		out = append(out, p)
+		for _, t := range l.tasks[len(l.parts):] {
+			if t.Part == p.ID {
+				out = append(out, t)
+			}
+		}
+	}
+	for _, t := range l.tasks[len(l.parts):] {
+		if t.Part == "" || !l.isPart(t.Part) {
+			loose = append(loose, t)
+		}
+	}
+	return append(out, loose...)
+}
+
+func (l *loop) isPart(id string) bool {
+	for _, p := range l.parts {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// sectionOf is the report section a task's findings go under: its part's
+// ID, or its own for a follow-up on the question as a whole.
+func (l *loop) sectionOf(t agent.Task) string {
+	if t.Cycle > 1 && l.isPart(t.Part) {
+		return t.Part
+	}
+	return t.ID
+}
+
+// findings are the merged findings of the report's sections, in order,
+// each under its title: a part's own, then its follow-ups'.
+func (l *loop) findings() []collapse.MergedReport {
+	var out []collapse.MergedReport
+	for _, f := range l.sectionFindings() {
+		out = append(out, collapse.MergedReport{Section: f.title, Text: f.text})
+	}
+	return out
+}
+
+func (l *loop) partIndex(id string) int {
+	for _, p := range l.parts {
+		if p.ID == id {
+			return p.Index
+		}
+	}
+	return -1
+}
+
+// known is what a follow-up task is told of the run so far.
+func (l *loop) known(t agent.Task) *agent.Known {
+	k := &agent.Known{Searches: l.backend.queries()}
+	var own, other []string
+	for _, o := range l.order() {
+		mr := l.merged[o.Index]
+		if mr == nil {
+			continue
+		}
+		lines := agent.Digest(mr.Text, 4)
+		if t.Part != "" && (o.ID == t.Part || o.Part == t.Part) {
+			own = append(own, lines...)
+		} else {
+			other = append(other, lines...)
+		}
+	}
+	k.Findings = append(own, other...)
+	for _, s := range l.rep.Sources {
+		k.Sources = append(k.Sources, strings.TrimSpace(source.Clean(s.Title)+" — "+source.Clean(cmp.Or(s.URL, s.ID))))
+	}
+	return k
+}
+
+// assessInput is what the assessment reads.
+func (l *loop) assessInput(unanswered []string) agent.AssessInput {
+	in := agent.AssessInput{Question: l.req.Question, Cycle: l.cycles, MaxCycles: l.req.MaxCycles,
+		MaxTasks: min(l.req.MaxTasks, l.agentsLeft()), Parts: l.parts, Searches: l.backend.queries(), Unanswered: unanswered}
+	for _, t := range l.order() {
+		if mr := l.merged[t.Index]; mr != nil {
+			in.Findings = append(in.Findings, agent.Finding{ID: t.ID, Part: cmp.Or(t.Part, t.ID), Title: t.Title, Gap: t.Gap, Text: mr.Text})
+		}
+	}
+	texts := sourceTexts(l.outcomes, l.rep.Sources)
+	for _, s := range l.rep.Sources {
+		in.Sources = append(in.Sources, agent.AssessSource{Number: s.Number, Source: s.Source, Text: texts[s.Number]})
+	}
+	return in
+}
+
+// fill puts the loop's outcome into the report: its sections in report
+// order (a part, then its follow-ups), what every agent spent, and how the
+// loop ended. It is called once, when the loop is over.
+func (l *loop) fill() {
+	for _, t := range l.order() {
+		o := l.outcomes[t.Index]
+		sec := Section{Task: planTask(t), Failure: o.failure}
+		if o.res != nil {
+			l.rep.Usage = l.rep.Usage.Add(o.res.Usage)
+			if mr := l.merged[t.Index]; mr != nil {
+				sec.Text = mr.Text
+			}
+		} else {
+			l.rep.Usage = l.rep.Usage.Add(o.spent)
+		}
+		l.rep.Sections = append(l.rep.Sections, sec)
+	}
+	l.rep.Cycles, l.rep.LoopEnd = l.cycles, l.end
+}
+
+func planTask(t agent.Task) events.PlanTask {
+	return events.PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question, Cycle: t.Cycle, Part: t.Part, Gap: t.Gap}
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// recordingBackend is a run's search backend, recording the queries its
+// agents search, in order, each once.
+type recordingBackend struct {
+	SearchBackend
+	mu   sync.Mutex
+	seen map[string]bool
+	list []string
+}
+
+func (b *recordingBackend) Search(ctx context.Context, q string, limit int) ([]SearchResult, error) {
+	b.mu.Lock()
+	if k := strings.ToLower(strings.Join(strings.Fields(q), " ")); !b.seen[k] {
+		if b.seen == nil {
+			b.seen = map[string]bool{}
+		}
+		b.seen[k] = true
+		b.list = append(b.list, q)
+	}
+	b.mu.Unlock()
+	return b.SearchBackend.Search(ctx, q, limit)
+}
+
+// queries returns the queries searched so far, sorted: a turn's searches
+// run at once, so the order they were made in is not the same twice, and
+// the assessment's request must be (a resumed or replayed run finds its
+// answer in the journal by it).
+func (b *recordingBackend) queries() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Sorted(slices.Values(b.list))
+}
+
+// write writes the report, checks it against the question's parts and
+// publishes it, or returns the follow-up tasks of one more cycle when a
+// part is unanswered and budget remains. The returned report's Usage is
+// the writing's; an assessment made here is counted in l.rep already.
+func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, error) {
+	ctx = journal.WithScope(ctx, LiveWriter)
+	clock := l.r.cfg.Clock
+	t0 := clock.Now()
+	defer func() { l.rep.TimingsMS[StageReport] += clock.Now().Sub(t0).Milliseconds() }()
+	var notices []string
+	if spent := l.meter.spent(); spent != "" {
+		notices = append(notices, "Research stopped early: "+spent+".")
+		l.log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
+	}
+	cfg := finalreport.Config{Model: l.model(RoleWriter), Style: l.style, MaxTokens: l.req.Budget.MaxTokens, Hooks: finalreport.Hooks{
+		Delta: func(text string) { l.em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
+		Citation: func(n int, src source.Source) {
+			l.em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
+		},
+	}}
+	in := finalreport.Input{Question: l.req.Question, Sections: l.findings(), Sources: l.rep.Sources, Missing: l.missing(), Notices: notices}
+	if l.req.MaxCycles <= 1 {
+		// One pass, as before the loop: the writer streams the report.
+		final, err := finalreport.Write(ctx, cfg, in)
+		return final, nil, err
+	}
+	if l.sectioned() {
+		return l.writeSectioned(ctx, cfg, in)
+	}
+	// One call, checked before it is published.
+	quiet := cfg
+	quiet.Hooks = finalreport.Hooks{}
+	draft, err := finalreport.Write(ctx, quiet, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	cited := numbers(finalreport.CitedIn(draft.Draft, l.rep.Sources))
+	var unanswered []string
+	for _, p := range l.parts {
+		if l.researched(p) && !l.answered(p, cited) {
+			unanswered = append(unanswered, p.ID)
+		}
+	}
+	if more := l.more(ctx, unanswered); len(more) > 0 {
+		l.rep.Usage = l.rep.Usage.Add(draft.Usage) // spent on a draft not published
+		return nil, more, nil
+	}
+	text := draft.Draft
+	for _, id := range unanswered {
+		text = strings.TrimRight(text, "\n") + "\n" + finalreport.Note(l.unansweredNote(id))
+	}
+	final, err := finalreport.Stream(cfg, text, l.rep.Sources)
+	if err == nil {
+		final.Usage = draft.Usage
+	}
+	return final, nil, err
+}
+
+// researched reports whether some task of part p produced findings.
+func (l *loop) researched(p agent.Task) bool {
+	for _, t := range l.tasks {
+		if (t.ID == p.ID || t.Part == p.ID) && l.merged[t.Index] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// answered reports whether the report answers part p: p's findings (its
+// own and its follow-ups') cite a source, and, when cited is not nil, the
+// report cites one of them.
+func (l *loop) answered(p agent.Task, cited map[int]bool) bool {
+	for _, t := range l.tasks {
+		if t.ID != p.ID && t.Part != p.ID {
+			continue
+		}
+		mr := l.merged[t.Index]
+		if mr == nil {
+			continue
+		}
+		for _, s := range finalreport.CitedIn(mr.Text, l.rep.Sources) {
+			if cited == nil || cited[s.Number] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// more returns one more cycle's tasks for the parts a report leaves
+// unanswered, when budget remains and the assessment gives any.
+func (l *loop) more(ctx context.Context, unanswered []string) []agent.Task {
+	if len(unanswered) == 0 {
+		return nil
+	}
+	next, end, err := l.next(ctx, unanswered)
+	if err != nil || len(next) == 0 {
+		if end != "" && l.end == events.LoopAnswered {
+			l.end = end
+		}
+		return nil
+	}
+	l.log.Info().Strs("parts", unanswered).Msg("the report leaves parts unanswered; one more cycle")
+	return next
+}
+
+// missing lists the tasks that failed.
+func (l *loop) missing() []finalreport.Missing {
+	var out []finalreport.Missing
+	for _, t := range l.order() {
+		if f := l.outcomes[t.Index].failure; f != nil {
+			out = append(out, finalreport.Missing{Section: t.Title, Reason: f.Kind})
+		}
+	}
+	return out
+}
+
+// unansweredNote says plainly that a part is unanswered.
+func (l *loop) unansweredNote(id string) string {
+	for _, p := range l.parts {
+		if p.ID == id {
+			return "This report does not answer part of the question — “" + p.Question + "”: the sources searched hold no evidence for it."
+		}
+	}
+	return ""
+}
+
+func numbers(sources []MergedSource) map[int]bool {
+	m := make(map[int]bool, len(sources))
+	for _, s := range sources {
+		m[s.Number] = true
+	}
+	return m
+}

@@ -1,0 +1,215 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/canon"
+)
+
+// Errors of the citation index tools; they reach the client as tool errors.
+var (
+	ErrNoIndex     = errors.New("no such citation index")
+	ErrTooMany     = errors.New("limit reached")
+	ErrMalformed   = errors.New("malformed URL")
+	ErrBadArgument = errors.New("bad argument")
+)
+
+// entry is one source in a citation index.
+type entry struct {
+	Number           int      `json:"number"`
+	URL              string   `json:"url"`
+	CanonicalURL     string   `json:"canonical_url"`
+	Title            string   `json:"title"`
+	Channel          string   `json:"source,omitempty"`
+	FirstSeenSection string   `json:"first_seen_section,omitempty"`
+	UsedInSections   []string `json:"used_in_sections,omitempty"`
+}
+
+// index is one citation index: deepresearch's Merger, which gives each
+// resource (by canonical URL) a stable number the first time it is
+// cited, as a run numbers its agents' sources. Each add is a one-citation
+// report of its section; keys lists the canonical URLs it holds, for the
+// entry limit.
+type index struct {
+	merger *deepresearch.Merger
+	keys   map[string]bool
+}
+
+// cite merges one citation of src in section (empty: none) and returns
+// its number and whether the index lacked it; at the limit, a source the
+// index lacks is refused.
+func (ix *index) cite(key string, src deepresearch.Source, section string, maxEntries int) (int, bool, error) {
+	isNew := !ix.keys[key]
+	if isNew && len(ix.keys) >= maxEntries {
+		return 0, false, fmt.Errorf("%w: at most %d sources per index", ErrTooMany, maxEntries)
+	}
+	mr, err := ix.merger.Add(deepresearch.AgentReport{Section: section, Text: "[1]", Mapping: map[int]deepresearch.Source{1: src}})
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := strconv.Atoi(strings.Trim(mr.Text, "[]")) // Renumber mode keeps the bracket: "[n]"
+	if err != nil {
+		return 0, false, fmt.Errorf("citation index: merged citation %q: %w", mr.Text, err)
+	}
+	ix.keys[key] = true
+	return n, isNew, nil
+}
+
+// entries returns the index's sources in number order.
+func (ix *index) entries() []entry {
+	srcs := ix.merger.Sources()
+	out := make([]entry, len(srcs))
+	for i, s := range srcs {
+		out[i] = entry{Number: s.Number, URL: s.URL, CanonicalURL: s.CanonicalURL, Title: s.Title, Channel: s.Channel,
+			FirstSeenSection: s.FirstSeenSection, UsedInSections: slices.DeleteFunc(s.UsedInSections, func(sec string) bool { return sec == "" })}
+		if len(out[i].UsedInSections) == 0 {
+			out[i].UsedInSections = nil
+		}
+	}
+	return out
+}
+
+// indexes holds the live citation indexes of one server. It is safe for
+// concurrent use: MCP clients may call tools concurrently.
+type indexes struct {
+	mu         sync.Mutex
+	m          map[string]*index
+	next       int
+	maxIndexes int
+	maxEntries int
+}
+
+func newIndexes(maxIndexes, maxEntries int) *indexes {
+	return &indexes{m: map[string]*index{}, maxIndexes: maxIndexes, maxEntries: maxEntries}
+}
+
+func (x *indexes) create() (string, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.m) >= x.maxIndexes {
+		return "", fmt.Errorf("%w: at most %d citation indexes per session", ErrTooMany, x.maxIndexes)
+	}
+	x.next++
+	id := fmt.Sprintf("idx-%d", x.next)
+	x.m[id] = &index{merger: deepresearch.NewMerger(), keys: map[string]bool{}}
+	return id, nil
+}
+
+func (x *indexes) get(id string) (*index, error) {
+	ix, ok := x.m[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNoIndex, text(id, 80))
+	}
+	return ix, nil
+}
+
+// add records url in index id and returns its entry and whether it was
+// new.
+func (x *indexes) add(id, rawURL, title, channel, section string) (entry, bool, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ix, err := x.get(id)
+	if err != nil {
+		return entry{}, false, err
+	}
+	rawURL = strings.TrimSpace(rawURL)
+	if !canon.Linkable(rawURL) {
+		return entry{}, false, fmt.Errorf("%w: %q: want an absolute http, https or file URL", ErrMalformed, text(rawURL, 200))
+	}
+	key, err := canon.Canonical(rawURL)
+	if err != nil {
+		return entry{}, false, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	src := deepresearch.Source{ID: key, URL: rawURL, Title: text(title, 500), Channel: text(channel, 80)}
+	n, isNew, err := ix.cite(key, src, text(section, 200), x.maxEntries)
+	if err != nil {
+		return entry{}, false, err
+	}
+	return ix.entries()[n-1], isNew, nil
+}
+
+// merge adds the sources of index src to index dst, in src's number order
+// (first seen wins), each cited in the sections src has it in, and
+// returns src's numbers mapped to dst's: a caller rewrites src's markers
+// with it. src is left as it was.
+func (x *indexes) merge(dstID, srcID string) (map[int]int, int, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	dst, err := x.get(dstID)
+	if err != nil {
+		return nil, 0, err
+	}
+	src, err := x.get(srcID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if dst == src {
+		return nil, 0, fmt.Errorf("%w: an index cannot be merged into itself", ErrBadArgument)
+	}
+	renumber := map[int]int{}
+	added := 0
+	for _, e := range src.entries() {
+		s := deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}
+		sections := append([]string{e.FirstSeenSection}, e.UsedInSections...)
+		for i, sec := range sections {
+			n, isNew, err := dst.cite(e.CanonicalURL, s, sec, x.maxEntries)
+			if err != nil {
+				return nil, 0, err
+			}
+			if i == 0 {
+				renumber[e.Number] = n
+				if isNew {
+					added++
+				}
+			}
+		}
+	}
+	return renumber, added, nil
+}
+
+// export returns index id's entries, in number order.
+func (x *indexes) export(id string) ([]entry, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ix, err := x.get(id)
+	if err != nil {
+		return nil, err
+	}
+	return ix.entries(), nil
+}
+
+// references are the index's entries as a reference list.
+func references(es []entry) []deepresearch.Reference {
+	refs := make([]deepresearch.Reference, len(es))
+	for i, e := range es {
+		refs[i] = deepresearch.Reference{Number: e.Number, Source: deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}}
+	}
+	return refs
+}
+
+// text drops control characters, collapses blanks and bounds the length of
+// a client's string before it is stored or echoed.
+func text(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
+}

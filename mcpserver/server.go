@@ -1,0 +1,320 @@
+// Package mcpserver serves deepresearch's citation machinery over the Model
+// Context Protocol (github.com/modelcontextprotocol/go-sdk), so that Claude
+// Code, Cursor and other MCP clients can use it:
+//
+//   - citation_create, citation_add, citation_merge, citation_export: the
+//     citation index (a deepresearch.Merger: a stable number per canonical
+//     URL, first seen wins, as a run numbers its agents' sources; indexes
+//     merge; the reference list exports as a report's reference list,
+//     CSL-JSON or BibTeX);
+//   - verify: a report's citations checked against its sources
+//     (deepresearch.Verify);
+//   - research: a deepresearch.Request run through the library, answered
+//     with the cited report (when Options.Research is set).
+//
+// It is a front end: every decision is the library's, including what a
+// failed run still gives (deepresearch.Report). `deepresearch mcp` serves
+// New's server on stdio; an application that serves MCP itself adds the
+// tools to its own server with AddTools.
+//
+// The indexes live in memory, per server, bounded by Options.MaxIndexes
+// and MaxEntries; the tools are safe for concurrent calls. Everything a
+// client sends is untrusted: URLs are canonicalised (malformed ones are
+// refused), strings are stripped of control characters and bounded.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch"
+)
+
+// Report is what the research tool returns.
+type Report struct {
+	// Markdown is the cited report with its reference list; when the run
+	// failed after its research, what of it renders (the agents' merged
+	// findings when the writer failed).
+	Markdown   string      `json:"markdown" jsonschema:"the cited report in markdown, with its reference list"`
+	References []Reference `json:"references" jsonschema:"the sources the report cites, by number"`
+	// Complete is false when Markdown holds the agents' findings instead
+	// of a written report.
+	Complete bool `json:"complete" jsonschema:"false when the writer failed and markdown holds the agents' merged findings"`
+	// Error is why the run failed; empty when it did not.
+	Error string `json:"error,omitempty" jsonschema:"why the run failed, when it did"`
+}
+
+// Reference is one source of a research report.
+type Reference struct {
+	Number int    `json:"number"`
+	Title  string `json:"title,omitempty"`
+	URL    string `json:"url,omitempty"`
+}
+
+// Researcher is what the research tool needs of the library:
+// *deepresearch.Researcher is one. Research must return when ctx is done.
+type Researcher interface {
+	Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
+}
+
+var _ Researcher = (*deepresearch.Researcher)(nil)
+
+// Options configure the server. Zero values take the defaults.
+type Options struct {
+	// Name and Version identify the server to clients; "deepresearch" and
+	// "dev" by default.
+	Name, Version string
+	// Research answers the research tool; nil leaves the tool out.
+	Research Researcher
+	// MaxIndexes bounds the citation indexes a session may create (default
+	// 256); MaxEntries the sources of one index (default 10000).
+	MaxIndexes, MaxEntries int
+	// VerifyModel judges support for the verify tool (as
+	// deepresearch.VerifyOptions.Model); nil judges lexically.
+	VerifyModel llms.Model
+}
+
+// New returns a server with the tools registered (AddTools). Run it with
+// server.Run(ctx, transport), e.g. &mcp.StdioTransport{}.
+func New(opts Options) *mcp.Server {
+	if opts.Name == "" {
+		opts.Name = "deepresearch"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "Citation tools: create a citation index, add each source's URL as you collect evidence " +
+			"(the same resource always gets the same number), merge indexes of parallel subtasks, export the " +
+			"reference list, and verify a report's citations against the sources' text." +
+			map[bool]string{true: " research runs a question and returns a cited report.", false: ""}[opts.Research != nil],
+	})
+	AddTools(s, opts)
+	return s
+}
+
+// AddTools registers the tools on s, an MCP server of the caller's own
+// (opts.Name and Version are s's to say): an application that already
+// serves MCP offers deepresearch's tools beside its own. The tools share
+// one set of citation indexes, bounded by opts.MaxIndexes and MaxEntries.
+func AddTools(s *mcp.Server, opts Options) {
+	if opts.MaxIndexes <= 0 {
+		opts.MaxIndexes = 256
+	}
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = 10000
+	}
+	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries), research: opts.Research, verifyModel: opts.VerifyModel}
+	mcp.AddTool(s, &mcp.Tool{Name: "citation_create",
+		Description: "Create an empty citation index for a research session; returns its index_id."}, t.create)
+	mcp.AddTool(s, &mcp.Tool{Name: "citation_add",
+		Description: "Add a source's URL to a citation index and get its stable citation number. Idempotent: the same " +
+			"resource (same canonical URL: tracking parameters, www., http/https, fragments, arXiv versions… ignored) " +
+			"always gets the same number."}, t.add)
+	mcp.AddTool(s, &mcp.Tool{Name: "citation_merge",
+		Description: "Merge citation index source_id into target_id (first seen wins; target's numbers never change). " +
+			"Returns how source's numbers map to target's, to rewrite source's [n] markers."}, t.merge)
+	mcp.AddTool(s, &mcp.Tool{Name: "citation_export",
+		Description: "Export a citation index's reference list: markdown (\"- [1] [Title](URL)\", a report's reference list), csl-json or bibtex."}, t.export)
+	mcp.AddTool(s, &mcp.Tool{Name: "verify",
+		Description: "Verify a markdown report's citations against its sources: fabricated citations (numbers with no " +
+			"source, sources with no text), unsupported sentences (with the best-matching passage as evidence), " +
+			"duplicate sources, DOIs and author-year references. Returns counts, score, each problem with its line " +
+			"and a suggested fix, and PASS/FAIL."}, t.verify)
+	if opts.Research != nil {
+		mcp.AddTool(s, &mcp.Tool{Name: "research",
+			Description: "Research a question over the configured corpus and return a report whose every citation " +
+				"resolves to a retrieved source. When the run fails after its research, the result is an error " +
+				"that still carries what was found (the agents' merged findings when the writer failed)."}, t.runResearch)
+	}
+}
+
+type tools struct {
+	ix          *indexes
+	research    Researcher
+	verifyModel llms.Model
+}
+
+type createIn struct{}
+
+type createOut struct {
+	IndexID string `json:"index_id" jsonschema:"the new index's id"`
+}
+
+func (t *tools) create(ctx context.Context, _ *mcp.CallToolRequest, _ createIn) (*mcp.CallToolResult, createOut, error) {
+	id, err := t.ix.create()
+	return nil, createOut{IndexID: id}, err
+}
+
+type addIn struct {
+	IndexID string `json:"index_id" jsonschema:"the index, from citation_create"`
+	URL     string `json:"url" jsonschema:"the source's URL"`
+	Title   string `json:"title,omitempty" jsonschema:"the source's title"`
+	Source  string `json:"source,omitempty" jsonschema:"the channel that found it, e.g. arxiv, github, web"`
+	Section string `json:"section,omitempty" jsonschema:"the report section citing it"`
+}
+
+type addOut struct {
+	CitationNumber int    `json:"citation_number" jsonschema:"the stable number to cite the source by"`
+	CanonicalURL   string `json:"canonical_url"`
+	New            bool   `json:"new" jsonschema:"whether the source was new to the index"`
+}
+
+func (t *tools) add(ctx context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
+	e, isNew, err := t.ix.add(in.IndexID, in.URL, in.Title, in.Source, in.Section)
+	if err != nil {
+		return nil, addOut{}, err
+	}
+	return nil, addOut{CitationNumber: e.Number, CanonicalURL: e.CanonicalURL, New: isNew}, nil
+}
+
+type mergeIn struct {
+	TargetID string `json:"target_id" jsonschema:"the index that receives the sources"`
+	SourceID string `json:"source_id" jsonschema:"the index whose sources are added (left unchanged)"`
+}
+
+type renumbering struct {
+	From int `json:"from" jsonschema:"the number in the source index"`
+	To   int `json:"to" jsonschema:"its number in the target index"`
+}
+
+type mergeOut struct {
+	Added    int           `json:"added" jsonschema:"sources new to the target"`
+	Renumber []renumbering `json:"renumber" jsonschema:"every source index number and its target number"`
+}
+
+func (t *tools) merge(ctx context.Context, _ *mcp.CallToolRequest, in mergeIn) (*mcp.CallToolResult, mergeOut, error) {
+	m, added, err := t.ix.merge(in.TargetID, in.SourceID)
+	if err != nil {
+		return nil, mergeOut{}, err
+	}
+	out := mergeOut{Added: added, Renumber: []renumbering{}}
+	for from := 1; from <= len(m); from++ {
+		out.Renumber = append(out.Renumber, renumbering{From: from, To: m[from]})
+	}
+	return nil, out, nil
+}
+
+type exportIn struct {
+	IndexID string `json:"index_id"`
+	Format  string `json:"format,omitempty" jsonschema:"markdown (default), csl-json or bibtex"`
+}
+
+type exportOut struct {
+	Markdown string  `json:"markdown,omitempty" jsonschema:"the reference list, one [n] line per source"`
+	CSLJSON  string  `json:"csl_json,omitempty" jsonschema:"the reference list as a CSL-JSON array"`
+	BibTeX   string  `json:"bibtex,omitempty" jsonschema:"the reference list as BibTeX entries"`
+	Entries  []entry `json:"entries" jsonschema:"the index's sources in number order"`
+}
+
+func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn) (*mcp.CallToolResult, exportOut, error) {
+	es, err := t.ix.export(in.IndexID)
+	if err != nil {
+		return nil, exportOut{}, err
+	}
+	out := exportOut{Entries: es}
+	format, err := deepresearch.ParseFormat(in.Format)
+	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON {
+		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
+	}
+	b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
+	if err != nil {
+		return nil, exportOut{}, err
+	}
+	switch format {
+	case deepresearch.FormatCSL:
+		out.CSLJSON = string(b)
+	case deepresearch.FormatBibTeX:
+		out.BibTeX = string(b)
+	default:
+		out.Markdown = string(b)
+	}
+	return nil, out, nil
+}
+
+type verifyIn struct {
+	Text    string                    `json:"text" jsonschema:"the markdown report to check"`
+	Sources []deepresearch.SourceText `json:"sources" jsonschema:"the sources: number, title, url and the text that was retrieved (no text: never retrieved)"`
+	Strict  bool                      `json:"strict,omitempty" jsonschema:"fail on warnings (unsupported sentences, duplicates) too"`
+	Fix     bool                      `json:"fix,omitempty" jsonschema:"also return the report with citations of nonexistent or never-retrieved sources removed"`
+}
+
+type verifyOut struct {
+	Verdict   string                         `json:"verdict" jsonschema:"PASS or FAIL"`
+	Summary   deepresearch.VerifySummary     `json:"summary"`
+	Problems  []deepresearch.CitationProblem `json:"problems" jsonschema:"each problem with its line and a suggested fix"`
+	Citations []deepresearch.CheckedCitation `json:"citations" jsonschema:"every citation with its verdict, score and evidence"`
+	Fixed     string                         `json:"fixed,omitempty" jsonschema:"the fixed report, when fix was asked"`
+}
+
+func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn) (*mcp.CallToolResult, verifyOut, error) {
+	// A fix removes citations of sources that do not exist or were never
+	// retrieved, and keeps unsupported ones (the result lists them).
+	opts := deepresearch.VerifyOptions{Model: t.verifyModel, Fix: in.Fix, Unsupported: deepresearch.UnsupportedKeep}
+	res, err := deepresearch.Verify(ctx, in.Text, in.Sources, opts)
+	if err != nil {
+		return nil, verifyOut{}, err
+	}
+	out := verifyOut{Verdict: "FAIL", Summary: res.Summary, Problems: res.Problems, Citations: res.Citations}
+	if res.Pass(in.Strict) {
+		out.Verdict = "PASS"
+	}
+	if in.Fix {
+		out.Fixed = res.Fixed
+	}
+	var b strings.Builder
+	if err := res.WriteText(&b, in.Strict); err != nil {
+		return nil, verifyOut{}, err
+	}
+	// The text content is the people's form; the structured content the
+	// programs' form.
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
+}
+
+// runResearch runs the request through the library and returns the
+// report rendered as markdown. When the run failed after its research,
+// the result is a tool error that carries what renders of the run (the
+// library's guarantee: the agents' findings when the writer failed).
+func (t *tools) runResearch(ctx context.Context, _ *mcp.CallToolRequest, in deepresearch.Request) (*mcp.CallToolResult, Report, error) {
+	rep, err := t.research.Research(ctx, in, nil)
+	var md []byte
+	var refs []deepresearch.Reference
+	if rep != nil {
+		var rerr error
+		if md, rerr = rep.Render(deepresearch.FormatMarkdown); rerr == nil {
+			refs, rerr = rep.Cited()
+		}
+		if rerr != nil {
+			md = nil
+			if err == nil {
+				err = rerr
+			}
+		}
+	}
+	if md == nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, Report{}, err
+		}
+		return nil, Report{}, fmt.Errorf("research: %w", err)
+	}
+	out := Report{Markdown: string(md), References: []Reference{}, Complete: rep.Complete()}
+	for _, ref := range refs {
+		out.References = append(out.References, Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL})
+	}
+	if err == nil {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Markdown}}}, out, nil
+	}
+	out.Error = err.Error()
+	what := "the report was written, but not verified"
+	if !out.Complete {
+		what = "the agents' merged findings follow instead of a report"
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+		&mcp.TextContent{Text: "research failed: " + out.Error + "; " + what + ".\n\n" + out.Markdown},
+	}}, out, nil
+}

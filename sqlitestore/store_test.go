@@ -1,0 +1,460 @@
+package sqlitestore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/usage"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func newClock() *clock.Fake { return clock.NewFake(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)) }
+
+func open(t *testing.T, path string, c *clock.Fake) *Store {
+	t.Helper()
+	// The heartbeat is long: tests drive the sweep through Open.
+	s, err := Open(t.Context(), path, Options{Clock: c, LeaseTTL: time.Minute, Heartbeat: time.Hour, Poll: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// crash stops s as a killed process would: no status is written, its
+// owner row stays behind with its last heartbeat.
+func crash(s *Store) {
+	s.once.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.rdb.Close()
+		s.wdb.Close()
+	})
+}
+
+func ev(run string, seq uint64, p events.Payload) events.Event {
+	return events.Event{RunID: run, Seq: seq, Time: time.Date(2026, 11, 22, 12, 0, 0, int(seq), time.UTC),
+		Type: p.EventType(), Agent: -1, Data: p}
+}
+
+// runEvents are a short run's events.
+func runEvents(run string) []events.Event {
+	return []events.Event{
+		ev(run, 1, events.RunStartedData{Question: "q <&>"}),
+		ev(run, 2, events.PlanData{Tasks: []events.PlanTask{{Index: 0, ID: "t", Title: "T", Question: "q"}}}),
+		ev(run, 3, events.ReportDeltaData{Text: "text [1]"}),
+		ev(run, 4, events.RunFinishedData{Usage: usage.Usage{PromptTokens: 3, Calls: 1}}),
+	}
+}
+
+func mustCreate(t *testing.T, s *Store, id string) {
+	t.Helper()
+	if err := s.Create(t.Context(), Run{ID: id, Question: "q", Options: json.RawMessage(`{"max_tasks":2}`)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func follow(t *testing.T, ctx context.Context, s *Store, id string, after uint64) ([]Event, error) {
+	t.Helper()
+	var out []Event
+	for e, err := range s.Events(ctx, id, after) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func checkSeqs(t *testing.T, got []Event, from, to uint64) {
+	t.Helper()
+	if len(got) != int(to-from+1) {
+		t.Fatalf("got %d events, want seq %d..%d", len(got), from, to)
+	}
+	for i, e := range got {
+		if e.Seq != from+uint64(i) {
+			t.Fatalf("event %d has seq %d, want %d", i, e.Seq, from+uint64(i))
+		}
+	}
+}
+
+func TestRunLifecycle(t *testing.T) {
+	c := newClock()
+	s := open(t, filepath.Join(t.TempDir(), "runs.db"), c)
+	defer s.Close()
+	ctx := t.Context()
+	mustCreate(t, s, "r1")
+	if err := s.Create(ctx, Run{ID: "r1", Question: "again"}); !errors.Is(err, ErrExists) {
+		t.Fatalf("second Create: %v, want ErrExists", err)
+	}
+	r, err := s.Get(ctx, "r1")
+	if err != nil || r.Status != Queued || string(r.Options) != `{"max_tasks":2}` || !r.Created.Equal(c.Now()) {
+		t.Fatalf("Get = %+v, %v", r, err)
+	}
+	if err := s.Start(ctx, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range runEvents("r1") {
+		if err := s.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Advance(time.Second)
+	u := usage.Usage{PromptTokens: 10, CompletionTokens: 5, Calls: 2}
+	if err := s.Finish(ctx, "r1", Finished, u, ""); err != nil {
+		t.Fatal(err)
+	}
+	r, err = s.Get(ctx, "r1")
+	if err != nil || r.Status != Finished || r.Usage != u || r.Events != 4 || !r.Finished.Equal(c.Now()) {
+		t.Fatalf("Get after Finish = %+v, %v", r, err)
+	}
+
+	tests := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"finish twice", s.Finish(ctx, "r1", Canceled, usage.Usage{}, ""), ErrFinished},
+		{"start an ended run", s.Start(ctx, "r1"), ErrFinished},
+		{"append to an ended run", s.Append(ctx, ev("r1", 5, events.ErrorData{Error: "late"})), ErrFinished},
+		{"get a missing run", func() error { _, err := s.Get(ctx, "nope"); return err }(), ErrNotFound},
+		{"finish a missing run", s.Finish(ctx, "nope", Failed, usage.Usage{}, "x"), ErrNotFound},
+		{"append to a missing run", s.Append(ctx, ev("nope", 1, events.ErrorData{})), ErrNotFound},
+		{"report of a run without one", func() error { _, err := s.Report(ctx, "r1"); return err }(), ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !errors.Is(tt.err, tt.want) {
+				t.Fatalf("got %v, want %v", tt.err, tt.want)
+			}
+			var oe *OpError
+			if !errors.As(tt.err, &oe) || oe.Op == "" {
+				t.Fatalf("%v is not an *OpError naming its operation", tt.err)
+			}
+		})
+	}
+	if err := s.Finish(ctx, "r1", Running, usage.Usage{}, ""); err == nil {
+		t.Fatal("Finish with a live status succeeded")
+	}
+}
+
+func TestAppendSequence(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "runs.db"), newClock())
+	defer s.Close()
+	ctx := t.Context()
+	mustCreate(t, s, "r")
+	evs := runEvents("r")
+	if err := s.Append(ctx, evs[0]); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		ev   events.Event
+	}{
+		{"repeat", evs[0]},
+		{"gap", evs[2]},
+		{"zero", ev("r", 0, events.ErrorData{})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := s.Append(ctx, tt.ev); !errors.Is(err, ErrSeq) {
+				t.Fatalf("Append seq %d: %v, want ErrSeq", tt.ev.Seq, err)
+			}
+		})
+	}
+}
+
+func TestStoredJSONIsTheWireForm(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "runs.db"), newClock())
+	defer s.Close()
+	ctx := t.Context()
+	mustCreate(t, s, "r")
+	evs := runEvents("r")
+	for _, e := range evs {
+		if err := s.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Finish(ctx, "r", Finished, usage.Usage{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	got, err := follow(t, ctx, s, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeqs(t, got, 1, 4)
+	for i, e := range got {
+		want, _ := json.Marshal(evs[i])
+		if string(e.JSON) != string(want) || e.Type != string(evs[i].Type) {
+			t.Errorf("event %d stored as %s %s, want %s %s", i, e.Type, e.JSON, evs[i].Type, want)
+		}
+		var back events.Event
+		if err := json.Unmarshal(e.JSON, &back); err != nil || back.Seq != evs[i].Seq {
+			t.Errorf("event %d does not decode: %v", i, err)
+		}
+	}
+}
+
+// TestFollow follows a run from every starting point, while it runs and
+// after it ended: each follower sees each later event exactly once.
+func TestFollow(t *testing.T) {
+	const n = 1200 // more than one read batch
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "runs.db"), Options{Poll: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	mustCreate(t, s, "r")
+	if err := s.Start(ctx, "r"); err != nil {
+		t.Fatal(err)
+	}
+	starts := []uint64{0, 1, 17, 600, n - 1, n}
+	type result struct {
+		after uint64
+		got   []Event
+		err   error
+	}
+	results := make(chan result, 2*len(starts))
+	var wg sync.WaitGroup
+	followAll := func() {
+		for _, a := range starts {
+			wg.Go(func() {
+				got, err := follow(t, ctx, s, "r", a)
+				results <- result{a, got, err}
+			})
+		}
+	}
+	followAll() // before and while the run appends
+	for i := uint64(1); i <= n; i++ {
+		if err := s.Append(ctx, ev("r", i, events.DeltaData{Text: "x"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Finish(ctx, "r", Finished, usage.Usage{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	followAll() // after it ended
+	wg.Wait()
+	close(results)
+	for r := range results {
+		if r.err != nil {
+			t.Fatalf("follow after %d: %v", r.after, r.err)
+		}
+		if r.after == n {
+			if len(r.got) != 0 {
+				t.Fatalf("follow after the last event got %d events", len(r.got))
+			}
+			continue
+		}
+		checkSeqs(t, r.got, r.after+1, n)
+	}
+}
+
+func TestFollowErrors(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "runs.db"), newClock())
+	defer s.Close()
+	mustCreate(t, s, "live")
+	if _, err := follow(t, t.Context(), s, "nope", 0); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("follow a missing run: %v, want ErrNotFound", err)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	stop := errors.New("client went away")
+	if err := s.Append(ctx, ev("live", 1, events.RunStartedData{Question: "q"})); err != nil {
+		t.Fatal(err)
+	}
+	var got []Event
+	var err error
+	for e, ferr := range s.Events(ctx, "live", 0) {
+		if ferr != nil {
+			err = ferr
+			break
+		}
+		got = append(got, e)
+		cancel(stop) // the follower is now waiting on a live run
+	}
+	if !errors.Is(err, stop) || len(got) != 1 {
+		t.Fatalf("canceled follow: %d events, %v; want 1 and the cause", len(got), err)
+	}
+}
+
+// TestFollowAnotherProcess follows a run that another Store (another
+// process) writes: the follower finds new events by polling.
+func TestFollowAnotherProcess(t *testing.T) { synctest.Test(t, testFollowAnotherProcess) }
+
+// testFollowAnotherProcess runs in a synctest bubble: the follower's poll
+// waits on the bubble's clock, not for real.
+func testFollowAnotherProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.db")
+	w, err := Open(t.Context(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, err := Open(t.Context(), path, Options{Poll: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := t.Context()
+	mustCreate(t, w, "x")
+	done := make(chan []Event)
+	go func() {
+		got, err := follow(t, ctx, r, "x", 0)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	synctest.Wait() // the follower has read the empty log and waits
+	start := time.Now()
+	for _, e := range runEvents("x") {
+		if err := w.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(ctx, "x", Finished, usage.Usage{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	checkSeqs(t, <-done, 1, 4)
+	// No append in r's process woke it: it found them at its poll.
+	if d := time.Since(start); d != time.Second {
+		t.Errorf("the follower caught up after %v, want at its poll (1s)", d)
+	}
+}
+
+// TestRestart reopens the database after a clean stop and after a crash:
+// ended runs are all there; live runs are marked interrupted, not lost;
+// a live owner's runs are left alone.
+func TestRestart(t *testing.T) {
+	c := newClock()
+	path := filepath.Join(t.TempDir(), "runs.db")
+	ctx := t.Context()
+
+	a := open(t, path, c)
+	mustCreate(t, a, "done")
+	for _, e := range runEvents("done") {
+		if err := a.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Finish(ctx, "done", Finished, usage.Usage{Calls: 3}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.PutReport(ctx, "done", json.RawMessage(`{"text":"r"}`)); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, a, "cut")
+	if err := a.Start(ctx, "cut"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append(ctx, ev("cut", 1, events.RunStartedData{Question: "q"})); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another process opening within the lease leaves a's live run alone.
+	b := open(t, path, c)
+	if r, _ := b.Get(ctx, "cut"); r.Status != Running {
+		t.Fatalf("a live owner's run is %s after another Store opened", r.Status)
+	}
+	b.Close()
+
+	crash(a)
+	c.Advance(2 * time.Minute) // past the lease
+	a2 := open(t, path, c)
+	defer a2.Close()
+	cut, err := a2.Get(ctx, "cut")
+	if err != nil || cut.Status != Interrupted || cut.Error == "" || cut.Events != 1 {
+		t.Fatalf("after a crash the cut-off run is %+v, %v; want interrupted with its event", cut, err)
+	}
+	got, err := follow(t, ctx, a2, "cut", 0) // ends: the run has ended
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeqs(t, got, 1, 1)
+	done, err := a2.Get(ctx, "done")
+	if err != nil || done.Status != Finished || done.Usage.Calls != 3 || done.Events != 4 {
+		t.Fatalf("after a crash the finished run is %+v, %v", done, err)
+	}
+	if rep, err := a2.Report(ctx, "done"); err != nil || string(rep) != `{"text":"r"}` {
+		t.Fatalf("report after restart: %s, %v", rep, err)
+	}
+	runs, err := a2.List(ctx, 0)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("List = %d runs, %v", len(runs), err)
+	}
+
+	// A clean Close marks its own live runs interrupted.
+	mustCreate(t, a2, "open")
+	a2.Close()
+	a3 := open(t, path, c)
+	defer a3.Close()
+	if r, _ := a3.Get(ctx, "open"); r.Status != Interrupted {
+		t.Fatalf("a run left live at Close is %s, want interrupted", r.Status)
+	}
+}
+
+func TestSourcesAndReports(t *testing.T) {
+	c := newClock()
+	s := open(t, filepath.Join(t.TempDir(), "runs.db"), c)
+	defer s.Close()
+	ctx := t.Context()
+	mustCreate(t, s, "r")
+	text := "Cables are repaired by ships.\n"
+	if err := s.PutSource(ctx, Source{RunID: "r", ID: "doc-1", URL: "file:///c.md", Title: "C", Channel: "corpus", Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := s.Sources(ctx, "r")
+	if err != nil || len(srcs) != 1 {
+		t.Fatalf("Sources = %v, %v", srcs, err)
+	}
+	sum := sha256.Sum256([]byte(text))
+	if got := srcs[0]; got.Text != text || got.SHA256 != hex.EncodeToString(sum[:]) || !got.Fetched.Equal(c.Now()) || got.URL != "file:///c.md" {
+		t.Fatalf("source = %+v", got)
+	}
+	if err := s.PutReport(ctx, "r", json.RawMessage(`{`)); err == nil {
+		t.Fatal("PutReport took invalid JSON")
+	}
+}
+
+// TestAppendRaceAcrossProcesses appends to one run from two Stores (two
+// processes): the one whose cached sequence number is stale is refused
+// with ErrSeq, and its next append reads the log again.
+func TestAppendRaceAcrossProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.db")
+	a := open(t, path, newClock())
+	defer a.Close()
+	b := open(t, path, newClock())
+	defer b.Close()
+	ctx := t.Context()
+	mustCreate(t, a, "r")
+	evs := []events.Event{ev("r", 1, events.DeltaData{Text: "a"}), ev("r", 2, events.DeltaData{Text: "b"}), ev("r", 3, events.DeltaData{Text: "c"})}
+	if err := a.Append(ctx, evs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Append(ctx, evs[1]); err != nil { // b reads the log: seq 2 is next
+		t.Fatal(err)
+	}
+	if err := a.Append(ctx, evs[1]); !errors.Is(err, ErrSeq) { // a's cache says 1
+		t.Fatalf("a stale append: %v, want ErrSeq", err)
+	}
+	if err := a.Append(ctx, evs[2]); err != nil { // a has read the log again
+		t.Fatal(err)
+	}
+	if r, _ := a.Get(ctx, "r"); r.Events != 3 {
+		t.Fatalf("the log has %d events, want 3", r.Events)
+	}
+}

@@ -1,0 +1,240 @@
+package deepresearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"time"
+
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/stored"
+)
+
+// What a Store keeps (the types of package sqlitestore too).
+type (
+	// StoredRun is a stored run: its question, request, status, error,
+	// times, usage and the sequence number of its last event.
+	StoredRun = stored.Run
+	// RunStatus is where a stored run stands: StatusQueued or
+	// StatusRunning while it is live, then one of the final statuses.
+	RunStatus = stored.Status
+	// StoredEvent is one event of a run's log, as JSON: the line
+	// `deepresearch run --events` writes.
+	StoredEvent = stored.Event
+	// StoredSource is a document a run's report cites, with the text that
+	// was read, so that the citation can be checked again offline.
+	StoredSource = stored.Source
+)
+
+// Run statuses.
+const (
+	StatusQueued      = stored.Queued
+	StatusRunning     = stored.Running
+	StatusFinished    = stored.Finished
+	StatusFailed      = stored.Failed
+	StatusCanceled    = stored.Canceled
+	StatusInterrupted = stored.Interrupted // the process running it stopped
+)
+
+// StoreWriter is what StartRun and Record write a run to. Every method is
+// safe for concurrent use and takes effect before it returns.
+type StoreWriter interface {
+	// Create stores a new run, queued. run.ID must be new (ErrRunExists);
+	// its Status, times, Usage and Events are the store's to set.
+	Create(ctx context.Context, run StoredRun) error
+	// Start marks a queued run running.
+	Start(ctx context.Context, id string) error
+	// Append adds e to its run's log. e.Seq must follow the run's last
+	// event (ErrEventSeq) and the run must be live (ErrRunEnded).
+	Append(ctx context.Context, e Event) error
+	// PutReport stores (or replaces) a run's report, the JSON form of a
+	// Report.
+	PutReport(ctx context.Context, id string, report json.RawMessage) error
+	// PutSource stores (or replaces) a document a run's report cites.
+	PutSource(ctx context.Context, src StoredSource) error
+	// Finish ends a live run with a final status, its usage and, for a
+	// run that did not finish, what went wrong. Readers of its events end
+	// once they have read its last one.
+	Finish(ctx context.Context, id string, status RunStatus, u Usage, errMsg string) error
+}
+
+// Store keeps runs, so that front ends can list them, follow their events
+// live and show their reports after they end, in this process or another.
+// sqlitestore implements it in an SQLite file; the HTTP API (httpapi) and
+// the CLI's runs and show commands read it.
+//
+// Runs are written through the StoreWriter methods, in this order: Create
+// and Start (StartRun), each event in sequence (Append), then PutReport
+// and PutSource, then Finish: once a run has ended, everything else of it
+// is there. The interfaces grow with the library (a run's journal of model
+// calls, searches and fetches, runs waiting for input); sqlitestore always
+// implements them whole.
+type Store interface {
+	StoreWriter
+	// Get returns a run (ErrRunNotFound when there is none).
+	Get(ctx context.Context, id string) (StoredRun, error)
+	// List returns the newest runs first, at most limit of them (all when
+	// limit <= 0).
+	List(ctx context.Context, limit int) ([]StoredRun, error)
+	// Events follows a run's log from after the event numbered afterSeq
+	// (0: from the start): every stored event in order, then each event
+	// appended later as it is appended, ending after the last event of a
+	// run that has ended. It never yields an event twice or skips one. It
+	// ends early, yielding an error last, when the run does not exist,
+	// the store fails, or ctx is done.
+	Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[StoredEvent, error]
+	// Report returns a run's report as JSON (LoadReport reads it), or
+	// ErrRunNotFound when it has none.
+	Report(ctx context.Context, id string) (json.RawMessage, error)
+	// Sources returns the documents stored for a run's report.
+	Sources(ctx context.Context, id string) ([]StoredSource, error)
+}
+
+// NewRunID returns a fresh run ID: random, URL-safe, and ordered by time
+// of creation.
+func NewRunID() string { return events.NewRunID() }
+
+// StartRun stores req in st as a new run, running, and returns req with
+// its RunID (a fresh one when empty): what a front end does when it
+// accepts a request, before it answers the caller; Record then runs it. It
+// refuses a request Validate refuses (a *RequestError) and a RunID st
+// already holds (ErrRunExists). The request is stored as the run's
+// Options, in its JSON form.
+func StartRun(ctx context.Context, st StoreWriter, req Request) (Request, error) {
+	return StartRunFrom(ctx, st, req, "")
+}
+
+// StartRunFrom is StartRun, noting what started the run (StoredRun.Origin:
+// OriginServer, OriginCLI): a server resumes the runs a server started
+// (see ResumeStore).
+func StartRunFrom(ctx context.Context, st StoreWriter, req Request, origin string) (Request, error) {
+	if err := req.Validate(); err != nil {
+		return req, err
+	}
+	if req.RunID == "" {
+		req.RunID = NewRunID()
+	}
+	opts, err := json.Marshal(req)
+	if err != nil {
+		return req, err
+	}
+	if err := st.Create(ctx, StoredRun{ID: req.RunID, Question: req.question(), Options: opts, Origin: origin}); err != nil {
+		return req, err
+	}
+	return req, st.Start(ctx, req.RunID)
+}
+
+// Record runs req, a run StartRun stored in st, and keeps it there: each
+// event is stored before sink (if not nil) sees it, so that a reader of
+// the store never falls behind the run's own caller; then the report (its
+// JSON form), the text of every source the report cites (as the agents
+// read it, else fetched again), and last the run's final status. The
+// status is finished when the run succeeded; when it did not, the cause
+// of ctx decides: ErrCanceledByClient or context.Canceled give canceled,
+// ErrShutdown interrupted, and anything else (ErrTimeLimit, a failure)
+// failed, with the error kept. Writes to st go on after ctx is done, so a
+// canceled run is still recorded as such. Record returns what Research
+// returned.
+//
+// When st is also a JournalStore (sqlitestore is), the run keeps its
+// journal there (see ResearchDurable), and a run stopped by ErrShutdown
+// stores nothing of its stopping — no event after the shutdown began, no
+// partial report — so that it resumes where its work stopped (Resume).
+func (r *Researcher) Record(ctx context.Context, st StoreWriter, req Request, sink func(Event)) (*Report, error) {
+	return r.RecordDurable(ctx, st, req, Durable{}, sink)
+}
+
+// RecordDurable is Record, going on after what d says the run's earlier
+// attempts stored (ReopenRun gives it); d.Journal defaults to st, when st
+// is a JournalStore.
+func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Request, d Durable, sink func(Event)) (*Report, error) {
+	log := r.log.With().Str("run", req.RunID).Logger()
+	bg := context.WithoutCancel(ctx)
+	if js, ok := st.(JournalStore); ok && d.Journal == nil {
+		d.Journal = js
+	}
+	shutdown := func() bool { return errors.Is(context.Cause(ctx), ErrShutdown) }
+	rep, err := r.ResearchDurable(ctx, req, d, func(ev Event) {
+		if shutdown() {
+			return // the run stops to be resumed: its log ends where its work did
+		}
+		if err := st.Append(bg, ev); err != nil {
+			log.Error().Err(err).Uint64("seq", ev.Seq).Msg("storing an event")
+		}
+		if sink != nil {
+			sink(ev)
+		}
+	})
+	var u Usage
+	if rep != nil && !shutdown() {
+		u = rep.Usage
+		if b, merr := json.Marshal(rep); merr != nil {
+			log.Error().Err(merr).Msg("encoding the report")
+		} else if perr := st.PutReport(bg, req.RunID, b); perr != nil {
+			log.Error().Err(perr).Msg("storing the report")
+		}
+		r.keepSources(bg, st, req.RunID, rep)
+	}
+	status, msg := runEnd(ctx, err)
+	if ferr := st.Finish(bg, req.RunID, status, u, msg); ferr != nil {
+		log.Error().Err(ferr).Msg("storing the run's end")
+	}
+	return rep, err
+}
+
+// runEnd is the final status of a run that returned err, and what to keep
+// of why.
+func runEnd(ctx context.Context, err error) (RunStatus, string) {
+	if err == nil {
+		return StatusFinished, ""
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, ErrCanceledByClient):
+		return StatusCanceled, cause.Error()
+	case errors.Is(cause, ErrShutdown):
+		return StatusInterrupted, cause.Error()
+	case errors.Is(cause, ErrTimeLimit):
+		return StatusFailed, cause.Error()
+	case errors.Is(cause, context.Canceled):
+		return StatusCanceled, err.Error()
+	}
+	return StatusFailed, err.Error()
+}
+
+// fetchTimeout bounds fetching again a cited source whose text the
+// agents' results did not hold.
+const fetchTimeout = 30 * time.Second
+
+// keepSources stores the text of every source the report cites, so the
+// citation can be checked later against what was read: the text the agents
+// were shown (Report.SourceTexts), else the document fetched again.
+func (r *Researcher) keepSources(ctx context.Context, st StoreWriter, id string, rep *Report) {
+	read := map[string]string{}
+	for _, s := range rep.Sources {
+		if t := rep.SourceTexts[s.Number]; t != "" {
+			read[s.ID+"\x00"+s.URL] = t
+		}
+	}
+	for _, ref := range rep.References {
+		src := ref.Source
+		if src.ID == "" {
+			continue
+		}
+		text, ok := read[src.ID+"\x00"+src.URL]
+		if !ok {
+			fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+			doc, err := r.Fetch(fctx, src.ID)
+			cancel()
+			if err != nil {
+				r.log.Warn().Err(err).Str("run", id).Str("source", src.ID).Msg("fetching a cited source to keep its text")
+				continue
+			}
+			text = doc.Text
+		}
+		if err := st.PutSource(ctx, StoredSource{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
+			Channel: src.Channel, Text: text}); err != nil {
+			r.log.Error().Err(err).Str("run", id).Str("source", src.ID).Msg("storing a cited source")
+		}
+	}
+}
