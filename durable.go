@@ -271,7 +271,11 @@ func (r *Researcher) durable(ctx context.Context, req Request, d Durable, sink f
 		log.Error().Err(err).Msg("a completed call could not be journaled; resuming the run would make it again")
 	}
 	jl := journalLog{st: d.Journal, failed: failed}
-	j, err := journal.Open(ctx, jl, req.RunID, journal.Options{
+	// The journal is the run's bookkeeping: opened, and its header
+	// written, even when the run is canceled as it starts (the run then
+	// ends canceled, and says so in its events).
+	bg := context.WithoutCancel(ctx)
+	j, err := journal.Open(bg, jl, req.RunID, journal.Options{
 		Log: jl, Clock: r.cfg.Clock.Now, Hooks: journal.Hooks{AppendFailed: failed},
 	})
 	if err != nil {
@@ -291,7 +295,7 @@ func (r *Researcher) durable(ctx context.Context, req Request, d Durable, sink f
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := j.WriteHeader(ctx, journal.Header{Program: program(), Manifest: b}); err != nil {
+		if err := j.WriteHeader(bg, journal.Header{Program: program(), Manifest: b}); err != nil {
 			return nil, nil, err
 		}
 	}
