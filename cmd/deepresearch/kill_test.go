@@ -23,11 +23,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
-	"github.com/deepresearch/deepresearch/internal/runpack"
 )
 
 // The test binary plays the other processes of a test: the command line
@@ -233,9 +233,8 @@ func (p *proc) Write(b []byte) (int, error) {
 	return p.stderr.Write(b)
 }
 
-// startProc starts the test binary in role with args, and waits for the
-// first line of its stdout, which says where it listens.
-func startProc(t *testing.T, role string, args ...string) *proc {
+// spawn starts the test binary in role with args.
+func spawn(t *testing.T, role string, args ...string) (*proc, *bufio.Reader) {
 	t.Helper()
 	a, _ := json.Marshal(args)
 	p := &proc{t: t, cmd: exec.Command(os.Args[0], "-test.run=^$")}
@@ -253,7 +252,15 @@ func startProc(t *testing.T, role string, args ...string) *proc {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	br := bufio.NewReader(out)
+	t.Cleanup(p.kill)
+	return p, bufio.NewReader(out)
+}
+
+// startProc starts the test binary in role with args, and waits for the
+// first line of its stdout, which says where it listens.
+func startProc(t *testing.T, role string, args ...string) *proc {
+	t.Helper()
+	p, br := spawn(t, role, args...)
 	line, err := br.ReadString('\n')
 	if err != nil {
 		p.kill()
@@ -261,7 +268,6 @@ func startProc(t *testing.T, role string, args ...string) *proc {
 	}
 	p.url = strings.TrimSpace(line[strings.Index(line, "http://"):])
 	p.drain.Go(func() { io.Copy(io.Discard, br) })
-	t.Cleanup(p.kill)
 	return p
 }
 
@@ -492,27 +498,7 @@ func TestKillAndResume(t *testing.T) {
 			}
 			cut := len(seen)
 			first := dbl.calls()[mark:]
-
-			// What the first attempt had journaled when it died.
-			pack := filepath.Join(t.TempDir(), "run.tar.zst")
-			if r := cli(t, "", "export", "--store", store, "-o", pack, id); r.code != 0 {
-				t.Fatalf("export: %s", r.stderr)
-			}
-			f, err := os.Open(pack)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := runpack.Read(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			journaled := 0
-			for _, raw := range p.Journal {
-				if e, err := journal.Decode(raw); err == nil && e.Kind == journal.KindModel && e.Error == nil {
-					journaled++
-				}
-			}
+			journaled := journaledCalls(t, store, id) // what the first attempt left
 
 			// Restarted on the same store, the server resumes the run; the
 			// client reconnects where it was.
@@ -550,31 +536,116 @@ func TestKillAndResume(t *testing.T) {
 				t.Errorf("the kill did not fall in the stage: before it the log has %s: %v, %s: %v", k.before, reached[k.before], k.after, reached[k.after])
 			}
 
-			// No completed call made twice: the calls of both attempts are
-			// the uninterrupted run's, plus only those whose answers were on
-			// the wire, unjournaled, when the server died.
-			got := completed(dbl.calls()[mark:])
-			extra := 0
-			for h, n := range want {
-				if got[h] < n {
-					t.Errorf("call %s made %d times, the uninterrupted run made it %d", h, got[h], n)
-				}
-			}
-			for h, n := range got {
-				extra += n - min(n, want[h])
-			}
-			inTransit := 0
-			for _, c := range first {
-				if c.Completed {
-					inTransit++
-				}
-			}
-			inTransit -= journaled
-			if extra != inTransit || journaled == 0 {
-				t.Errorf("%d completed calls were made twice; %d answers were in transit when the server died (%d journaled)", extra, inTransit, journaled)
-			}
-			t.Logf("killed after %d events and %d journaled calls; %d calls in transit; resumed in attempt %d", cut, journaled, inTransit, status.Attempts)
+			inTransit := checkCalls(t, want, dbl.calls()[mark:], first, journaled)
+			t.Logf("killed after %d events; %d calls in transit; resumed in attempt %d", cut, inTransit, status.Attempts)
 			srv.stop()
 		})
 	}
+}
+
+// journaledCalls counts the model calls the journal of run id in store
+// holds, as an export of it shows (the first attempt's, before a resume).
+func journaledCalls(t *testing.T, store, id string) int {
+	t.Helper()
+	pack := filepath.Join(t.TempDir(), "run.tar.zst")
+	if r := cli(t, "", "export", "--store", store, "-o", pack, id); r.code != 0 {
+		t.Fatalf("export: %s", r.stderr)
+	}
+	f, err := os.Open(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	x, err := deepresearch.ReadExport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, raw := range x.Journal {
+		if e, err := journal.Decode(raw); err == nil && e.Kind == journal.KindModel && e.Error == nil {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("nothing was journaled before the kill")
+	}
+	return n
+}
+
+// checkCalls checks that no completed call was made twice: the calls of
+// both attempts (all) are the uninterrupted run's (want), plus only those
+// whose answers were on the wire, unjournaled, when the process died —
+// those the first attempt (first) completed less the journaled. It
+// returns how many those were.
+func checkCalls(t *testing.T, want map[string]int, all, first []call, journaled int) int {
+	t.Helper()
+	got := completed(all)
+	extra := 0
+	for h, n := range want {
+		if got[h] < n {
+			t.Errorf("call %s made %d times, the uninterrupted run made it %d", h, got[h], n)
+		}
+	}
+	for h, n := range got {
+		extra += n - min(n, want[h])
+	}
+	inTransit := -journaled
+	for _, c := range first {
+		if c.Completed {
+			inTransit++
+		}
+	}
+	if extra != inTransit {
+		t.Errorf("%d completed calls were made twice; %d answers were in transit when the process died (%d journaled)", extra, inTransit, journaled)
+	}
+	return inTransit
+}
+
+// TestKillCLIAndResume kills a CLI run (SIGKILL) in the middle of its
+// research, then finishes it with 'deepresearch resume': the report is
+// the one an uninterrupted run writes, and no completed call was made
+// twice.
+func TestKillCLIAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and runs two researches against a latency-bound model")
+	}
+	index := isolate(t)
+	dbl := startProc(t, "double")
+	absCorpus, _ := filepath.Abs(corpus)
+	args := func(store string) []string {
+		return []string{"--store", store, "--provider", "openai", "--model", "extractive", "--base-url", dbl.url + "/v1",
+			"--corpus", absCorpus, "--index", index, "--progress", "never"}
+	}
+	mark := len(dbl.calls())
+	whole := cli(t, "", append([]string{"run", question}, args(filepath.Join(t.TempDir(), "whole.db"))...)...)
+	if whole.code != 0 {
+		t.Fatalf("run: %s", whole.stderr)
+	}
+	want := completed(dbl.calls()[mark:])
+
+	store := filepath.Join(t.TempDir(), "runs.db")
+	mark = len(dbl.calls())
+	p, out := spawn(t, "cli", append([]string{"run", question}, args(store)...)...)
+	res, err := http.Post(fmt.Sprintf("%s/arm?pid=%d&prefix=%s&nth=6", dbl.url, p.cmd.Process.Pid, url.QueryEscape("You are a research agent.")), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	io.Copy(io.Discard, out) // until the run dies
+	p.kill()
+	if p.cmd.ProcessState.Success() {
+		t.Fatalf("the run was not killed\n%s", p.log())
+	}
+	first := dbl.calls()[mark:]
+	r := cli(t, "", "runs", "--json", "--store", store)
+	m := runID.FindStringSubmatch(r.stdout)
+	if m == nil || !strings.Contains(r.stdout, `"status": "interrupted"`) {
+		t.Fatalf("the killed run is not listed as interrupted: %s", r.stdout)
+	}
+	journaled := journaledCalls(t, store, m[1])
+	resumed := cli(t, "", append([]string{"resume", m[1]}, args(store)...)...)
+	if resumed.code != 0 || resumed.stdout != whole.stdout {
+		t.Errorf("resume: exit %d, %s\n%s\n--- want ---\n%s", resumed.code, resumed.stderr, resumed.stdout, whole.stdout)
+	}
+	checkCalls(t, want, dbl.calls()[mark:], first, journaled)
 }
