@@ -14,7 +14,7 @@ import (
 
 // ErrMalformedURL is the sentinel every *URLError wraps: the URL could not be
 // canonicalised. Test for it with errors.Is.
-var ErrMalformedURL = errors.New("collapse: malformed URL")
+var ErrMalformedURL = errors.New("canon: malformed URL")
 
 // URLError reports a URL that could not be canonicalised: which URL (as
 // given, before trimming) and why. Err wraps ErrMalformedURL.
@@ -24,7 +24,7 @@ type URLError struct {
 }
 
 func (e *URLError) Error() string {
-	return "collapse: canonicalise " + strconv.Quote(e.URL) + ": " + e.Err.Error()
+	return "canon: canonicalise " + strconv.Quote(e.URL) + ": " + e.Err.Error()
 }
 
 // Unwrap returns e.Err.

@@ -364,7 +364,7 @@ func TestCanonicalMalformed(t *testing.T) {
 
 func TestURLError(t *testing.T) {
 	_, err := Canonical("http://exa mple.com")
-	want := `collapse: canonicalise "http://exa mple.com": invalid character in host`
+	want := `canon: canonicalise "http://exa mple.com": invalid character in host`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error = %v, want %s", err, want)
 	}

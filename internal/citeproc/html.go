@@ -47,7 +47,7 @@ func htmlBlockStart(b []byte, eof bool) (string, parseStatus) {
 
 // angle handles a '<' in prose. pYes: a region started (the processor's
 // state is set); pNo: the '<' is text (n is 1).
-func (p *Processor) angle(b []byte, eof bool) (int, parseStatus) {
+func (s *scanner) angle(b []byte, eof bool) (int, parseStatus) {
 	if len(b) < 4 && !eof {
 		// "<!--" needs four bytes; every other form decides below.
 		if ok, partial := hasPrefix(b, []byte("<!--")); partial || ok {
@@ -55,16 +55,16 @@ func (p *Processor) angle(b []byte, eof bool) (int, parseStatus) {
 		}
 	}
 	if ok, _ := hasPrefix(b, []byte("<!--")); ok {
-		p.put(b[:4])
-		p.st, p.dashes = stComment, 2 // "<!-->" is a whole comment
-		p.pos += 4
+		s.out.code(b[:4])
+		s.st, s.dashes = stComment, 2 // "<!-->" is a whole comment
+		s.pos += 4
 		return 4, pYes
 	}
 	if n, st := autolinkScheme(b, eof); st != pNo {
 		if st == pYes {
-			p.put(b[:n])
-			p.st = stAutolink
-			p.pos += n
+			s.out.code(b[:n])
+			s.st = stAutolink
+			s.pos += n
 		}
 		return n, st
 	}
@@ -73,9 +73,9 @@ func (p *Processor) angle(b []byte, eof bool) (int, parseStatus) {
 	case pMore:
 		return 0, pMore
 	case pYes:
-		p.st = stHTMLInline
-		p.closer = "</" + t + ">"
-		p.spanScan = 1 + len(t)
+		s.st = stHTMLInline
+		s.closer = "</" + t + ">"
+		s.spanScan = 1 + len(t)
 		return 0, pYes
 	}
 	return 1, pNo
@@ -104,117 +104,117 @@ func autolinkScheme(b []byte, eof bool) (int, parseStatus) {
 
 // scanAutolink copies an autolink to its '>', stopping (the autolink was
 // not one) at a blank, a '<' or the line's end.
-func (p *Processor) scanAutolink() bool {
-	b := p.buf
-	i := p.pos
+func (s *scanner) scanAutolink() bool {
+	b := s.buf
+	i := s.pos
 	for i < len(b) {
 		c := b[i]
 		if c == '>' {
 			i++
-			p.st = stText
+			s.st = stText
 			break
 		}
 		if isBlank(c) || isEOL(c) || c == '<' {
-			p.st = stText
+			s.st = stText
 			break
 		}
 		i++
 	}
-	p.put(b[p.pos:i])
-	p.pos = i
+	s.out.code(b[s.pos:i])
+	s.pos = i
 	return true
 }
 
 // scanComment copies an HTML comment up to and including its "-->".
-func (p *Processor) scanComment() bool {
-	b := p.buf
-	i := p.pos
+func (s *scanner) scanComment() bool {
+	b := s.buf
+	i := s.pos
 	for i < len(b) {
 		c := b[i]
 		i++
 		switch {
 		case c == '-':
-			p.dashes++
-		case c == '>' && p.dashes >= 2:
-			p.put(b[p.pos:i])
-			p.pos = i
-			p.st = stText
-			p.dashes = 0
-			if p.blockHTML {
+			s.dashes++
+		case c == '>' && s.dashes >= 2:
+			s.out.code(b[s.pos:i])
+			s.pos = i
+			s.st = stText
+			s.dashes = 0
+			if s.blockHTML {
 				// An HTML block (CommonMark type 2) ends with the line
 				// that closes it: the rest of that line is raw HTML too.
-				p.st = stIndented
+				s.st = stIndented
 			}
 			return true
 		default:
-			p.dashes = 0
+			s.dashes = 0
 		}
 	}
-	p.put(b[p.pos:i])
-	p.pos = i
+	s.out.code(b[s.pos:i])
+	s.pos = i
 	return true
 }
 
 // scanHTMLBlock copies an HTML block of raw text up to the end of the line
 // that holds its closing tag.
-func (p *Processor) scanHTMLBlock() bool {
-	b := p.buf
-	i := p.pos
+func (s *scanner) scanHTMLBlock() bool {
+	b := s.buf
+	i := s.pos
 	for i < len(b) {
 		c := b[i]
 		i++
 		switch {
-		case c == '\n' && p.closerSeen == len(p.closer):
-			p.put(b[p.pos:i])
-			p.pos = i
-			p.st = stText
-			p.endBlock()
+		case c == '\n' && s.closerSeen == len(s.closer):
+			s.out.code(b[s.pos:i])
+			s.pos = i
+			s.st = stText
+			s.endBlock()
 			return true
-		case p.closerSeen == len(p.closer):
-		case lower(c) == p.closer[p.closerSeen]:
-			p.closerSeen++
+		case s.closerSeen == len(s.closer):
+		case lower(c) == s.closer[s.closerSeen]:
+			s.closerSeen++
 		case c == '<':
-			p.closerSeen = 1 // '<' does not recur in a closer
+			s.closerSeen = 1 // '<' does not recur in a closer
 		default:
-			p.closerSeen = 0
+			s.closerSeen = 0
 		}
 	}
-	p.put(b[p.pos:i])
-	p.pos = i
+	s.out.code(b[s.pos:i])
+	s.pos = i
 	return true
 }
 
 // scanHTMLInline looks for the closing tag of the inline element opened at
 // pos on the same line. Found, the element is copied; not found, its '<'
 // is text and scanning resumes after it.
-func (p *Processor) scanHTMLInline(eof bool) bool {
-	b := p.buf[p.pos:]
-	i := p.spanScan
+func (s *scanner) scanHTMLInline(eof bool) bool {
+	b := s.buf[s.pos:]
+	i := s.spanScan
 	for i < len(b) && i < maxInlineHTML {
 		c := b[i]
 		if c == '\n' {
 			break
 		}
-		if c == '<' && i+len(p.closer) <= len(b) && equalFold(b[i:i+len(p.closer)], p.closer) {
-			i += len(p.closer)
-			p.put(b[:i])
-			p.pos += i
-			p.st = stText
+		if c == '<' && i+len(s.closer) <= len(b) && equalFold(b[i:i+len(s.closer)], s.closer) {
+			i += len(s.closer)
+			s.out.code(b[:i])
+			s.pos += i
+			s.st = stText
 			return true
 		}
-		if c == '<' && i+len(p.closer) > len(b) && !eof {
-			p.spanScan = i // the closer may be cut by the chunk boundary
+		if c == '<' && i+len(s.closer) > len(b) && !eof {
+			s.spanScan = i // the closer may be cut by the chunk boundary
 			return false
 		}
 		i++
 	}
 	if i == len(b) && !eof && i < maxInlineHTML {
-		p.spanScan = i
+		s.spanScan = i
 		return false
 	}
-	p.put(b[:1])
-	p.pos++
-	p.st = stText
+	s.out.text(b[:1]) // not closed on its line: the '<' is text
+	s.pos++
+	s.st = stText
 	return true
 }
 

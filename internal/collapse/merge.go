@@ -1,5 +1,6 @@
 // Package collapse merges the reports of parallel research agents onto one
-// citation numbering, and renumbers a finished text for publication.
+// citation numbering. (Publishing a finished text, renumbered 1..K for
+// readers, is finalreport's.)
 //
 // Each agent numbers its sources from [1]. Merging walks the reports in
 // plan order and gives each distinct source (by canonical URL, or by ID

@@ -180,34 +180,6 @@ func TestMergeRejectsBadMapping(t *testing.T) {
 	}
 }
 
-func TestPublish(t *testing.T) {
-	sources := []collapse.Source{
-		{Number: 1, Source: src("a", "https://a.example/")},
-		{Number: 2, Source: src("b", "https://b.example/")},
-		{Number: 3, Source: src("c", "https://c.example/")},
-	}
-	pub, err := collapse.Publish("C first [3], then A [1] and [3, 1]; unknown [9].", sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "C first [1], then A [2] and [1, 2]; unknown."; pub.Text != want {
-		t.Errorf("text %q, want %q", pub.Text, want)
-	}
-	var refs []string
-	for _, r := range pub.References {
-		refs = append(refs, fmt.Sprintf("%d %s", r.Number, r.ID))
-	}
-	if !slices.Equal(refs, []string{"1 c", "2 a"}) {
-		t.Errorf("references %v", refs)
-	}
-	if len(pub.Unknown) != 1 || pub.Unknown[0].Number != 9 {
-		t.Errorf("unknown %v", pub.Unknown)
-	}
-	if _, err := json.Marshal(pub); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // FuzzMergeResolves: whatever the reports say, a merge never leaves a
 // marker that resolves to nothing, and merging is deterministic. On
 // generated reports (gen: lists, block quotes, nested fences, every
