@@ -291,6 +291,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 		notices = append(notices, "Research stopped early: "+spent+".")
 		log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
 	}
+	dropped := 0
 	final, err := finalreport.Write(ctx, finalreport.Config{
 		Model:     model(RoleWriter),
 		Style:     style,
@@ -299,6 +300,10 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 			Delta: func(text string) { em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
 			Citation: func(n int, src source.Source) {
 				em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
+			},
+			Unknown: func(u citeproc.Unknown) {
+				dropped++
+				log.Warn().Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation the report made of no merged source")
 			},
 		},
 	}, finalreport.Input{Question: req.Question, Sections: merged, Sources: rep.Sources, Missing: missing, Notices: notices})
@@ -312,7 +317,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	for i, ref := range final.References {
 		refs[i] = events.Reference{Number: ref.Number, Source: ref.Source}
 	}
-	em.Emit(runLevel, "", events.ReportFinishedData{References: refs})
+	em.Emit(runLevel, "", events.ReportFinishedData{References: refs, Unknown: dropped})
 
 	// Verify: every citation against the text of its source, as read.
 	t0 = clock.Now()

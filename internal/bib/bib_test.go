@@ -313,6 +313,8 @@ func TestMarkdown(t *testing.T) {
 		{"parentheses in URL", Reference{Source: source.Source{URL: "https://en.wikipedia.org/wiki/Go_(language)", Title: "Go"}},
 			"[Go](https://en.wikipedia.org/wiki/Go_%28language%29)"},
 		{"id only", refs[5], "Local notes — `notes/local.md`"},
+		{"doi identifier linked", Reference{Source: source.Source{URL: "doi:10.1000/XYZ", Title: "Paper"}}, "[Paper](https://doi.org/10.1000/xyz)"},
+		{"arxiv identifier linked", Reference{Source: source.Source{URL: "arxiv:2401.12345v2", Title: "Preprint"}}, "[Preprint](https://arxiv.org/abs/2401.12345)"},
 	}
 	for _, tt := range tests {
 		if got := Markdown(tt.ref); got != tt.want {

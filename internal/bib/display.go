@@ -20,8 +20,8 @@ func Markdown(r Reference) string {
 			b.WriteString(" — " + codeSpan(p))
 		}
 	} else {
-		if canon.Linkable(r.URL) {
-			b.WriteString("[" + t + "](" + mdURL(r.URL) + ")")
+		if link := canon.Link(r.URL); link != "" {
+			b.WriteString("[" + t + "](" + mdURL(link) + ")")
 		} else {
 			b.WriteString(t)
 		}

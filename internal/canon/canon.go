@@ -105,9 +105,12 @@ const (
 //     value; repeated keys are all kept. A parameter with an empty value is
 //     written as a bare key ("a=" and "a" are both "a"). No '?' is written
 //     when no parameter remains.
-//   - Fragment: dropped, except on hash-routed pages, whose fragment starts
-//     with '/' or '!' ("#/route", "#!/route"); those keep it, with
-//     normalised percent-encoding.
+//   - Fragment: dropped, except where it addresses a resource of its own
+//     (see fragment.go): a hash route ("#/route", "#!/route"), and a
+//     section anchor of a documentation page ("pkg.go.dev/os#Getwd",
+//     "docs.python.org/3/library/os.html#os.getcwd"; not "#top", "#t=30"
+//     or a text fragment "#:~:text=…"). A kept fragment keeps its case,
+//     with normalised percent-encoding.
 //
 // Sites (only when the URL has no userinfo and no port):
 //
@@ -350,9 +353,9 @@ func canonHTTP(rest, query, frag string) (string, canonReason) {
 	}
 	b.WriteString(path)
 	canonWriteQuery(&b, query, host)
-	if frag != "" && (frag[0] == '/' || frag[0] == '!') {
+	if f := keepFragment(host, path, frag); f != "" {
 		b.WriteByte('#')
-		b.WriteString(canonPercent(frag, canonFragRaw))
+		b.WriteString(f)
 	}
 	return b.String(), ""
 }

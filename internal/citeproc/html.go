@@ -1,5 +1,7 @@
 package citeproc
 
+import "bytes"
+
 // HTML regions that are never touched: comments (<!-- … -->, to their end
 // or the end of the text; one that begins a line is an HTML block, which
 // takes the rest of its last line too), HTML blocks of raw text (<pre>, <script>,
@@ -11,7 +13,10 @@ package citeproc
 // for; an element not closed within it is text.
 const maxInlineHTML = 1024
 
-var blockTags = []string{"pre", "script", "style", "textarea"}
+var (
+	blockTags  = []string{"pre", "script", "style", "textarea"}
+	inlineTags = []string{"code", "pre", "sup"}
+)
 
 // tagAt reports whether b[1:] (after a '<') starts with one of tags, case
 // insensitively, followed by a blank, '>' or the line's end; it returns
@@ -68,17 +73,133 @@ func (s *scanner) angle(b []byte, eof bool) (int, parseStatus) {
 		}
 		return n, st
 	}
-	t, st := tagAt(b, []string{"code", "pre"}, eof)
-	switch st {
-	case pMore:
+	t, st := tagAt(b, inlineTags, eof)
+	switch {
+	case st == pMore:
 		return 0, pMore
-	case pYes:
+	case st == pYes && t == "sup":
+		return s.sup(b, eof)
+	case st == pYes:
 		s.st = stHTMLInline
 		s.closer = "</" + t + ">"
 		s.spanScan = 1 + len(t)
 		return 0, pYes
 	}
 	return 1, pNo
+}
+
+// sup handles a <sup> tag in prose. One whose class is "cite" and which
+// carries data-sids="1,3" (the HTML form of the citation protocol, <sup
+// class="cite" data-sids="1,3">…</sup>) is a citation: the attribute's
+// value is a marker candidate, the rest of the tag code. Any other <sup>
+// tag's '<' is text (pNo, 1), as is one not closed on its line.
+func (s *scanner) sup(b []byte, eof bool) (int, parseStatus) {
+	end, vs, ve, st := citeSup(b, eof)
+	if st != pYes {
+		return 1, st
+	}
+	s.out.code(b[:vs])
+	if s.c.parseSids(b[vs : ve+1]) {
+		s.c.raw, s.c.at, s.c.inBrackets = b[vs:ve], s.off+int64(s.pos+vs), false
+		s.out.marker(&s.c)
+		s.out.code(b[ve:end])
+	} else {
+		s.out.code(b[vs:end]) // data-sids of no numbers: no citation
+	}
+	s.pos += end
+	return end, pYes
+}
+
+// citeSup reads a <sup> tag at b to its '>' on the line, within
+// maxInlineHTML bytes, and reports whether its class attribute holds the
+// class "cite" and it has a quoted data-sids attribute: pYes with the
+// tag's length and the value's bounds (b[vs:ve], the closing quote at
+// b[ve]); pMore when the tag is cut by the end of the input; else pNo.
+func citeSup(b []byte, eof bool) (end, vs, ve int, st parseStatus) {
+	cite := false
+	vs = -1
+	i := len("<sup")
+	for {
+		for i < len(b) && isBlank(b[i]) {
+			i++
+		}
+		if i >= maxInlineHTML {
+			return 0, 0, 0, pNo
+		}
+		if i == len(b) {
+			if eof {
+				return 0, 0, 0, pNo
+			}
+			return 0, 0, 0, pMore
+		}
+		switch b[i] {
+		case '>':
+			if !cite || vs < 0 {
+				return 0, 0, 0, pNo
+			}
+			return i + 1, vs, ve, pYes
+		case '/':
+			i++
+			continue
+		case '\n', '\r', '<':
+			return 0, 0, 0, pNo
+		}
+		ns := i
+		for i < len(b) && attrNameByte(b[i]) {
+			i++
+		}
+		if i == ns {
+			return 0, 0, 0, pNo
+		}
+		name := b[ns:i]
+		for i < len(b) && isBlank(b[i]) {
+			i++
+		}
+		if i == len(b) {
+			continue // decided above: more input, or no tag
+		}
+		if b[i] != '=' {
+			continue // an attribute without a value
+		}
+		i++
+		for i < len(b) && isBlank(b[i]) {
+			i++
+		}
+		if i == len(b) {
+			continue
+		}
+		q := b[i]
+		if q != '"' && q != '\'' {
+			for i < len(b) && !isBlank(b[i]) && b[i] != '>' && !isEOL(b[i]) {
+				i++ // an unquoted value
+			}
+			continue
+		}
+		j := i + 1
+		for j < len(b) && b[j] != q && !isEOL(b[j]) {
+			j++
+		}
+		if j == len(b) {
+			i = j
+			continue
+		}
+		if b[j] != q {
+			return 0, 0, 0, pNo
+		}
+		switch {
+		case len(name) == len("class") && equalFold(name, "class"):
+			for _, f := range bytes.Fields(b[i+1 : j]) {
+				cite = cite || string(f) == "cite"
+			}
+		case len(name) == len("data-sids") && equalFold(name, "data-sids"):
+			vs, ve = i+1, j
+		}
+		i = j + 1
+	}
+}
+
+func attrNameByte(c byte) bool {
+	return c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':' || c == '.'
 }
 
 // autolinkScheme recognises "<scheme:" (a letter, then 1 to 31 letters,

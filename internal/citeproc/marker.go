@@ -26,6 +26,8 @@ const (
 	kFullwidth                     // ［1］
 	kRef                           // [ref: URL]
 	kNear                          // a near miss: a bracket of citation-like numbers that is not a citation
+	kUsage                         // [[USAGE:1,3,5]]: the sources a writer used, no citation
+	kSids                          // the value of a <sup class="cite"> tag's data-sids attribute: "1,3"
 )
 
 type span struct{ lo, hi int }
@@ -162,6 +164,9 @@ func (m *marker) parseBracket(b []byte, eof bool) (int, parseStatus) {
 			m.kind, m.open, m.close = kProtoDouble, b[:4], closeDouble
 			return m.parseList(b, 4, closeDouble, eof)
 		}
+		if b[2] == 'U' || b[2] == 'u' {
+			return m.parseUsage(b, eof)
+		}
 		m.kind, m.open, m.close = kDouble, b[:2], closeDouble
 		return m.parseList(b, 2, closeDouble, eof)
 	case '^':
@@ -181,6 +186,44 @@ func (m *marker) parseBracket(b []byte, eof bool) (int, parseStatus) {
 	}
 	m.kind, m.open, m.close = kBracket, b[:1], closeSingle
 	return m.parseList(b, 1, closeSingle, eof)
+}
+
+// parseSids parses the value of a data-sids attribute, v (the closing
+// quote included), as a list of numbers: "1,3", "2-4", "1, 3".
+func (m *marker) parseSids(v []byte) bool {
+	m.items = m.items[:0]
+	m.sep, m.dash, m.url, m.ranged, m.next, m.def, m.dagger = nil, nil, nil, false, nil, false, false
+	m.kind, m.open, m.close, m.next = kSids, v[:0], v[:0], v[len(v)-1:]
+	n, st := m.parseList(v, 0, v[len(v)-1:], true)
+	if st != pYes || n != len(v) || m.dagger {
+		return false
+	}
+	m.close = v[len(v)-1 : len(v)-1]
+	return true
+}
+
+// parseUsage parses seed 001's usage telemetry tag, [[USAGE:1,3,5]]
+// ("usage" in any case; numbers and ranges as in any marker; none at all
+// in [[USAGE:]]).
+func (m *marker) parseUsage(b []byte, eof bool) (int, parseStatus) {
+	const pfx = "[[usage:"
+	for k := 2; k < len(pfx); k++ {
+		if k == len(b) {
+			return more(eof)
+		}
+		if lower(b[k]) != pfx[k] {
+			return 0, pNo
+		}
+	}
+	m.kind, m.open, m.close = kUsage, b[:len(pfx)], closeDouble
+	i := skipBlanks(b, len(pfx))
+	switch ok, partial := hasPrefix(b[i:], closeDouble); {
+	case partial:
+		return more(eof)
+	case ok:
+		return i + len(closeDouble), pYes
+	}
+	return m.parseList(b, len(pfx), closeDouble, eof)
 }
 
 var (
@@ -433,11 +476,11 @@ func (m *marker) daggerSuffix(b []byte, j int, close []byte, eof bool) (int, par
 
 var dagger = []byte("†")
 
-// parseNumber reads 1 to maxDigits ASCII or fullwidth digits, not
-// starting with zero (but "0" itself is a number).
+// parseNumber reads 1 to maxDigits ASCII or fullwidth digits. Leading
+// zeros are allowed and mean nothing ("[01]" is 1): models pad numbers,
+// and dropping such a marker would delete the citation.
 func parseNumber(b []byte, i int, eof bool) (v, end int, st parseStatus) {
 	digits := 0
-	lead0 := false
 	for {
 		if i == len(b) {
 			if digits == 0 || !eof {
@@ -462,12 +505,6 @@ func parseNumber(b []byte, i int, eof bool) (v, end int, st parseStatus) {
 		}
 		if d < 0 {
 			break
-		}
-		if lead0 {
-			return 0, 0, pNo // "01"
-		}
-		if digits == 0 && d == 0 {
-			lead0 = true
 		}
 		digits++
 		if digits > maxDigits {
@@ -535,12 +572,13 @@ func andAt(b []byte, i int, eof bool) (int, parseStatus) {
 }
 
 // nearMiss recognises a bracket that carries citation-like numbers but is
-// no citation ("[3-1]", "[01]", "[1-70]", "[1 2]", "[1234567]"): opening
+// no citation ("[3-1]", "[1-70]", "[1 2]", "[1234567]"): opening
 // brackets, then only digits, blanks, separators, dashes, '^', ':', '†',
 // '#' and the words "and", "S", "source", "ref", then as many closing
 // brackets, within maxNearMiss bytes on the line and with at least one
 // digit. It is reported and, in the modes that change numbers, never
-// passed through.
+// passed through. A dash that follows no digit makes a negative number
+// ("[-1]", "[1, -2]"), which is prose: no near miss.
 func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 	opens, i := 0, 0
 	for i < len(b) && opens <= 2 {
@@ -559,6 +597,7 @@ func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 	}
 	start := i
 	digits := false
+	afterDigit := false // the last character that is no blank is a digit
 	for i < len(b) {
 		if i-start > maxNearMiss {
 			return 0, pNo
@@ -566,10 +605,16 @@ func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 		c := b[i]
 		switch {
 		case c >= '0' && c <= '9':
-			digits = true
+			digits, afterDigit = true, true
 			i++
 			continue
-		case c == ' ' || c == '\t' || c == ',' || c == ';' || c == '&' || c == '-' || c == '^' || c == ':' || c == '#' || c == '+':
+		case c == '-' && !afterDigit:
+			return 0, pNo // a negative number ("[-1]", "[1, -2]"): prose, never a citation
+		case c == ' ' || c == '\t':
+			i++
+			continue
+		case c == ',' || c == ';' || c == '&' || c == '-' || c == '^' || c == ':' || c == '#' || c == '+':
+			afterDigit = false
 			i++
 			continue
 		case c|0x20 >= 'a' && c|0x20 <= 'z':
@@ -582,7 +627,7 @@ func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 			}
 			switch string(bytes.ToLower(b[i:j])) {
 			case "and", "s", "source", "sources", "ref", "refs":
-				i = j
+				i, afterDigit = j, false
 				continue
 			}
 			return 0, pNo
@@ -593,10 +638,13 @@ func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 			r, w := utf8.DecodeRune(b[i:])
 			switch {
 			case r >= '０' && r <= '９':
-				digits = true
+				digits, afterDigit = true, true
 				i += w
 				continue
+			case ((r >= 0x2010 && r <= 0x2014) || r == 0x2212) && !afterDigit:
+				return 0, pNo // a negative number, with a dash or the minus sign
 			case r == '†' || r == '，' || r == '、' || (r >= 0x2010 && r <= 0x2014) || r == 0x2212:
+				afterDigit = false
 				i += w
 				continue
 			}

@@ -127,3 +127,9 @@ func (p *Processor) Cited() []Citation {
 func (p *Processor) Unknowns() []Unknown {
 	return append([]Unknown(nil), p.r.unknown...)
 }
+
+// Used returns the numbers usage tags ([[USAGE:1,3,5]]) named so far, in
+// order of first appearance.
+func (p *Processor) Used() []int {
+	return append([]int(nil), p.r.used...)
+}

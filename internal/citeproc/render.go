@@ -48,6 +48,8 @@ type renderer struct {
 	unknownNum map[int]struct{}
 	unknownURL map[string]struct{}
 	group      []Citation // scratch: the current marker's resolved citations
+	used       []int      // the numbers usage tags named, in order, no repeats
+	usedSeen   map[int]struct{}
 
 	err error // the destination's first error
 }
@@ -294,6 +296,10 @@ func isClosingPunct(b []byte) bool {
 func (r *renderer) marker(c *candidate) {
 	r.c = c
 	m, raw := c, c.raw
+	if m.kind == kUsage {
+		r.usage()
+		return
+	}
 	r.group = r.group[:0]
 	switch m.kind {
 	case kNear:
@@ -318,6 +324,10 @@ func (r *renderer) marker(c *candidate) {
 	if r.hooks.Marker != nil {
 		r.markerFact(raw)
 	}
+	if m.kind == kSids {
+		r.renderSids()
+		return
+	}
 	switch {
 	case r.mode == Keep:
 		r.text(raw)
@@ -332,6 +342,35 @@ func (r *renderer) marker(c *candidate) {
 		r.renderRenumbered()
 		r.noteShown()
 	}
+}
+
+// usage handles a usage tag ([[USAGE:1,3,5]]): its numbers are reported
+// and kept (Used), never resolved or renumbered; the tag is text in Keep
+// mode and removed, like a dropped marker, in every other.
+func (r *renderer) usage() {
+	c := r.c
+	r.nums = r.nums[:0]
+	for _, it := range c.items {
+		for v := it.lo; v <= it.hi; v++ {
+			r.nums = append(r.nums, v)
+			if _, seen := r.usedSeen[v]; !seen {
+				if r.usedSeen == nil {
+					r.usedSeen = map[int]struct{}{}
+				}
+				r.usedSeen[v] = struct{}{}
+				r.used = append(r.used, v)
+			}
+		}
+	}
+	if r.hooks.Usage != nil {
+		r.flush(false)
+		r.hooks.Usage(Usage{Offset: c.at, Len: len(c.raw), Numbers: r.nums})
+	}
+	if r.mode == Keep {
+		r.text(c.raw)
+		return
+	}
+	r.drop(c.raw)
 }
 
 // markerFact reports the marker being handled to the Marker hook.
@@ -426,6 +465,9 @@ func (r *renderer) drop(raw []byte) {
 	}
 	if r.mode != Remove && (r.lastOpen || r.c.inBrackets || isCloseBracket(r.c.next) || r.c.def) {
 		inner := raw[len(r.c.open) : len(raw)-len(r.c.close)]
+		if r.c.kind == kUsage {
+			inner = raw[1 : len(raw)-1] // `\[[USAGE:1]\]`: still no citation, and still says what it is
+		}
 		if r.removed {
 			r.settle([]byte{'\\'})
 		}
@@ -527,10 +569,10 @@ func (r *renderer) appendFootnotes(g []Citation) {
 	}
 }
 
-// linkable reports whether the source shown under c's display number may
-// be linked (decided once per mapping number, when the mapping is built).
-func (r *renderer) linkable(c Citation) bool {
-	return r.mapping.isLinkable(r.cited[r.citedIdx[c.Display]].Number)
+// link returns the URL the source shown under c's display number is linked
+// under, or "" (decided once per mapping number).
+func (r *renderer) link(c Citation) string {
+	return r.mapping.link(r.cited[r.citedIdx[c.Display]].Number)
 }
 
 func (r *renderer) renderLink() {
@@ -545,19 +587,27 @@ func (r *renderer) renderLink() {
 		r.appendFootnotes(g)
 	case HTML:
 		r.begin('<')
-		r.out = append(r.out, `<sup class="cite">`...)
+		r.out = append(r.out, `<sup class="cite" data-sids="`...)
 		for k, c := range g {
 			if k > 0 {
 				r.out = append(r.out, ',')
 			}
-			if !r.linkable(c) {
+			r.appendNum(c.Display)
+		}
+		r.out = append(r.out, `">`...)
+		for k, c := range g {
+			if k > 0 {
+				r.out = append(r.out, ',')
+			}
+			link := r.link(c)
+			if link == "" {
 				r.out = append(r.out, '[')
 				r.appendNum(c.Display)
 				r.out = append(r.out, ']')
 				continue
 			}
 			r.out = append(r.out, `<a href="`...)
-			r.out = appendHTMLAttr(r.out, c.Source.URL)
+			r.out = appendHTMLAttr(r.out, link)
 			if c.Source.Title != "" {
 				r.out = append(r.out, `" title="`...)
 				r.out = appendHTMLAttr(r.out, c.Source.Title)
@@ -571,7 +621,8 @@ func (r *renderer) renderLink() {
 		r.begin('[')
 		for _, c := range g {
 			r.out = append(r.out, '[')
-			if !r.linkable(c) {
+			link := r.link(c)
+			if link == "" {
 				r.appendNum(c.Display) // no URL, or one that must not be followed
 				r.out = append(r.out, ']')
 				continue
@@ -579,7 +630,7 @@ func (r *renderer) renderLink() {
 			r.out = append(r.out, '[')
 			r.appendNum(c.Display)
 			r.out = append(r.out, "]]("...)
-			r.out = appendMarkdownURL(r.out, c.Source.URL)
+			r.out = appendMarkdownURL(r.out, link)
 			r.out = append(r.out, ')')
 		}
 	}
@@ -600,26 +651,51 @@ func (r *renderer) renderRenumbered() {
 		r.appendFootnotes(g)
 	default:
 		r.out = append(r.out, m.open...)
-		if m.ranged && len(g) > 1 && contiguous(g) {
-			r.appendNum(g[0].Display)
-			r.out = append(r.out, m.dash...)
-			r.appendNum(g[len(g)-1].Display)
-		} else {
-			sep := m.sep
-			if sep == nil {
-				sep = []byte(defaultSep(m.kind))
-			}
-			for k, c := range g {
-				if k > 0 {
-					r.out = append(r.out, sep...)
-				}
-				r.appendNum(c.Display)
-			}
-		}
+		r.appendList(g)
 		r.out = append(r.out, m.close...)
 	}
 	r.rendered()
 	r.guardAfter(lineStart)
+}
+
+// appendList writes the group's numbers as the marker wrote its own: a
+// range if it wrote one and they are contiguous, else with its separator.
+func (r *renderer) appendList(g []Citation) {
+	m := r.c
+	if m.ranged && len(g) > 1 && contiguous(g) {
+		r.appendNum(g[0].Display)
+		r.out = append(r.out, m.dash...)
+		r.appendNum(g[len(g)-1].Display)
+		return
+	}
+	sep := m.sep
+	if sep == nil {
+		sep = []byte(defaultSep(m.kind))
+	}
+	for k, c := range g {
+		if k > 0 {
+			r.out = append(r.out, sep...)
+		}
+		r.appendNum(c.Display)
+	}
+}
+
+// renderSids writes the value of a <sup class="cite"> tag's data-sids
+// attribute: as written in Keep mode, empty in Remove mode (its markers
+// go), else the display numbers of what resolved (unknown numbers are
+// dropped from it, as from any marker), never a link inside an attribute.
+func (r *renderer) renderSids() {
+	switch r.mode {
+	case Keep:
+		r.text(r.c.raw)
+	case Remove:
+	default:
+		n := len(r.out)
+		r.appendList(r.group)
+		if len(r.out) > n {
+			r.rendered()
+		}
+	}
 }
 
 func defaultSep(k markerKind) string {
@@ -628,6 +704,8 @@ func defaultSep(k markerKind) string {
 		return ","
 	case kLenticular, kFullwidth:
 		return "，"
+	case kSids:
+		return ","
 	}
 	return ", "
 }

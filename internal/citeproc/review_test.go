@@ -388,7 +388,7 @@ func TestReviewedInvariants(t *testing.T) {
 	hm := citeproc.NewMapping(nil)
 	hm.Add(1, citeproc.Source{ID: "h", URL: `https://e.example/"><script>`, Title: `a"b'<c>&`})
 	got, _ = reviewRun(t, citeproc.Config{Mode: citeproc.Link, Style: citeproc.HTML, Mapping: hm}, "[1]", 0)
-	if strings.Contains(got, "<script>") || strings.Count(got, `"`) != 6 {
+	if strings.Contains(got, "<script>") || strings.Count(got, `"`) != 8 {
 		t.Errorf("HTML escaping: %q", got)
 	}
 	// Write after Close and a failing destination.

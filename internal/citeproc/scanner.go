@@ -100,8 +100,9 @@ type scanner struct {
 
 	linkOpen  int // length of the link opener at buf[pos:]: 1 for '[', 2 for "!["
 	lk        linkPass
-	destDepth int // parenthesis depth inside a link destination
-	textOpen  int // opening brackets output as text on this line and not yet closed
+	destDepth int                 // parenthesis depth inside a link destination
+	textOpen  int                 // opening brackets output as text on this line and not yet closed
+	defs      map[string]struct{} // labels of the link definitions seen (labelKey), at most maxDefs
 
 	c candidate // the marker candidate being emitted
 }
@@ -463,8 +464,7 @@ func (s *scanner) inline(b []byte, i int, eof, bol bool) (int, step) {
 			return i, stepMore
 		}
 		if c == '!' && i+1 < len(b) && b[i+1] == '[' {
-			s.startLink(i, 2)
-			return i, stepState
+			return s.bang(b, i, eof, bol)
 		}
 		n := 1
 		if c == '\\' && i+1 < len(b) && isASCIIPunct(b[i+1]) {
@@ -492,6 +492,103 @@ func (s *scanner) inline(b []byte, i int, eof, bol bool) (int, step) {
 	return s.bracket(b, i, eof, bol)
 }
 
+// bang handles "![" at b[i]. An image's alt text is the image's, not
+// ours, but a model writes "grew 40%![1][2]" meaning two citations: when
+// a marker follows the '!', it is an image only if a markdown link follows
+// ("![1](x.png)") or a reference label whose definition the text has
+// given ("![1][2]" after "[2]: x.png" — CommonMark's rule; a definition
+// that comes later is not known yet, and footnote definitions ("[^2]: …")
+// define no link). Otherwise the '!' is text and the marker a marker.
+func (s *scanner) bang(b []byte, i int, eof, bol bool) (int, step) {
+	n, st := s.c.parse(b[i+1:], eof, false, !s.relabel)
+	switch st {
+	case pMore:
+		s.pos, s.lineStart = i, bol
+		return i, stepMore
+	case pYes:
+		e := i + 1 + n
+		if e == len(b) || b[e] != '[' {
+			s.out.text(b[i : i+1])
+			return i + 1, stepOn
+		}
+		label, ok := refLabel(b[e:], eof)
+		switch {
+		case !ok && label == nil:
+			s.pos, s.lineStart = i, bol
+			return i, stepMore
+		case !ok || !s.defined(label):
+			s.out.text(b[i : i+1])
+			return i + 1, stepOn
+		}
+	}
+	s.startLink(i, 2)
+	return i, stepState
+}
+
+// refLabel reads a reference label "[label]" at the start of b: on its
+// line, within maxLinkText bytes, without unescaped brackets inside. It
+// returns the label and true; or nil and false when more input is needed;
+// or a non-nil slice and false when b holds no label.
+func refLabel(b []byte, eof bool) ([]byte, bool) {
+	for k := 1; k < len(b) && k < maxLinkText; k++ {
+		switch b[k] {
+		case ']':
+			return b[1:k], true
+		case '[', '\n':
+			return b[:0], false
+		case '\\':
+			k++
+		}
+	}
+	if len(b) < maxLinkText && !eof {
+		return nil, false
+	}
+	return b[:0], false
+}
+
+// maxDefs bounds how many link definitions' labels the scanner keeps.
+const maxDefs = 1024
+
+// define notes the label of a definition ("[2]: …") that starts with the
+// bracket raw; footnote definitions ("[^2]: …") define no link.
+func (s *scanner) define(raw []byte) {
+	if len(raw) < 2 || raw[0] != '[' || raw[1] == '^' || len(s.defs) >= maxDefs {
+		return
+	}
+	if s.defs == nil {
+		s.defs = map[string]struct{}{}
+	}
+	s.defs[labelKey(raw[1:len(raw)-1])] = struct{}{}
+}
+
+// defined reports whether a definition of label has been seen.
+func (s *scanner) defined(label []byte) bool {
+	if len(s.defs) == 0 {
+		return false
+	}
+	_, ok := s.defs[labelKey(label)]
+	return ok
+}
+
+// labelKey normalises a link label as CommonMark matches them: case
+// folded (ASCII here), blanks and line breaks collapsed, trimmed.
+func labelKey(label []byte) string {
+	out := make([]byte, 0, len(label))
+	blank := false
+	for _, c := range label {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, ' ')
+			blank = false
+		}
+		out = append(out, lower(c))
+	}
+	return string(out)
+}
+
 // bracket handles a '[' or the lead byte of 【 or ［: a marker candidate,
 // a definition, a link, or text.
 func (s *scanner) bracket(b []byte, i int, eof, bol bool) (int, step) {
@@ -503,6 +600,9 @@ func (s *scanner) bracket(b []byte, i int, eof, bol bool) (int, step) {
 	case pYes:
 		s.c.raw, s.c.at, s.c.inBrackets = b[i:i+n], s.off+int64(i), s.textOpen > 0
 		s.out.marker(&s.c)
+		if s.c.def {
+			s.define(b[i : i+n])
+		}
 		i += n
 		if s.c.def {
 			// The rest of a definition is its destination and title:
@@ -513,6 +613,9 @@ func (s *scanner) bracket(b []byte, i int, eof, bol bool) (int, step) {
 		return i, stepOn
 	case pVerbatim:
 		s.out.code(b[i : i+n])
+		if s.c.def {
+			s.define(b[i : i+n])
+		}
 		i += n
 		if s.c.def {
 			s.st, s.pos = stIndented, i

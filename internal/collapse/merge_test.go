@@ -64,6 +64,33 @@ func TestMerge(t *testing.T) {
 			sources: []string{"1 z https://z.example/ A A", "2 x https://x.example/ B B", "3 y https://y.example/ B B"},
 		},
 		{
+			name: "a citation right after '!' is renumbered (issue 17)",
+			reports: []collapse.Report{
+				{Section: "A", Text: "p [1]", Mapping: map[int]source.Source{1: src("z", "https://z.example/")}},
+				{Section: "B", Text: "Wow![1][3], grew 40%![^3][^1] and remarkable![3]; an image ![1](x.png); [-1] and [01] stay.", Mapping: map[int]source.Source{1: src("x", "https://x.example/"), 3: src("y", "https://y.example/")}},
+			},
+			texts:   []string{"p [1]", "Wow! [2][3], grew 40%! [^3][^2] and remarkable! [3]; an image ![1](x.png); [-1] and [2] stay."},
+			sources: []string{"1 z https://z.example/ A A", "2 x https://x.example/ B B", "3 y https://y.example/ B B"},
+		},
+		{
+			name: "data-sids are renumbered, usage tags removed (issue 17)",
+			reports: []collapse.Report{
+				{Section: "A", Text: "p [1]", Mapping: map[int]source.Source{1: src("z", "https://z.example/")}},
+				{Section: "B", Text: `Fast <sup class="cite" data-sids="2,1,7">[S:2,1]</sup>.` + "\n\n[[USAGE:1,2]]\n", Mapping: map[int]source.Source{1: src("x", "https://x.example/"), 2: src("y", "https://y.example/")}},
+			},
+			texts:   []string{"p [1]", `Fast <sup class="cite" data-sids="2,3">[S:2,3]</sup>.` + "\n\n\n"},
+			sources: []string{"1 z https://z.example/ A A", "2 y https://y.example/ B B", "3 x https://x.example/ B B"},
+			unknown: []collapse.Unknown{{Section: "B", Number: 7}},
+		},
+		{
+			name: "'![n][m]' is an image when m is defined",
+			reports: []collapse.Report{
+				{Section: "A", Text: "[2]: https://img.example/p.png\n\nSee ![1][2] and [1].", Mapping: map[int]source.Source{1: src("x", "https://x.example/"), 2: src("y", "https://y.example/")}},
+			},
+			texts:   []string{"[1]: https://img.example/p.png\n\nSee ![1][1] and [2]."},
+			sources: []string{"1 y https://y.example/ A A", "2 x https://x.example/ A A"},
+		},
+		{
 			name: "sources without URL meet by ID",
 			reports: []collapse.Report{
 				{Section: "A", Text: "[1]", Mapping: map[int]source.Source{1: {ID: "notes.md"}}},
@@ -350,8 +377,8 @@ func TestMergeNeverLeavesAStaleNumber(t *testing.T) {
 			map[int]source.Source{1: a, 2: b}, []string{"b"}, nil},
 		{"OpenAI dialect", "X [2]. Y 【1†source】 Z [1,].", "X [1]. Y 【2】 Z [2].",
 			map[int]source.Source{1: a, 2: b}, []string{"b", "a"}, nil},
-		{"near miss", "A [1]. B [3-1]. C [01].", "A [1]. B. C.",
-			map[int]source.Source{1: a, 3: c}, []string{"a"}, []collapse.Unknown{{Section: "S", Marker: "[3-1]"}, {Section: "S", Marker: "[01]"}}},
+		{"near miss", "A [1]. B [3-1]. C [1-70]. D [01] is 1.", "A [1]. B. C. D [1] is 1.",
+			map[int]source.Source{1: a, 3: c}, []string{"a"}, []collapse.Unknown{{Section: "S", Marker: "[3-1]"}, {Section: "S", Marker: "[1-70]"}}},
 		{"zero", "Zero [0] and [0, 1].", "Zero [1] and [1, 2].",
 			map[int]source.Source{0: a, 1: b}, []string{"a", "b"}, nil},
 	} {

@@ -47,18 +47,19 @@ func Markdown(r *Report, style citeproc.Style) string {
 	return b.String()
 }
 
-// mdLink links title to url in markdown, or gives title alone when url is
-// not one a reader may follow (see canon.Linkable).
+// mdLink links title to url in markdown (a doi: or arxiv: identifier
+// under its https form), or gives title alone when url is not one a reader
+// may follow (see canon.Link).
 func mdLink(title, url string) string {
 	t := strings.NewReplacer("[", `\[`, "]", `\]`).Replace(title)
-	if !canon.Linkable(url) {
+	if url = canon.Link(url); url == "" {
 		return t
 	}
 	return "[" + t + "](" + strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29").Replace(url) + ")"
 }
 
 func htmlLink(title, url string) string {
-	if !canon.Linkable(url) {
+	if url = canon.Link(url); url == "" {
 		return html.EscapeString(title)
 	}
 	return `<a href="` + html.EscapeString(url) + `">` + html.EscapeString(title) + `</a>`
