@@ -54,23 +54,6 @@ type renderer struct {
 	err error // the destination's first error
 }
 
-func (r *renderer) init(dst io.Writer, cfg Config) {
-	mp := cfg.Mapping
-	if mp == nil {
-		mp = NewMapping(nil)
-	}
-	*r = renderer{
-		dst:      dst,
-		mode:     cfg.Mode,
-		style:    cfg.Style,
-		mapping:  mp,
-		number:   cfg.Numberer,
-		hooks:    cfg.Hooks,
-		citedIdx: make(map[int]int, min(mp.Len(), 64)),
-		cited:    make([]Citation, 0, min(mp.Len(), 64)),
-	}
-}
-
 // reserve grows an empty output buffer for a large chunk.
 func (r *renderer) reserve(n int) {
 	if len(r.out) == 0 {

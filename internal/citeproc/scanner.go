@@ -103,6 +103,8 @@ type scanner struct {
 	destDepth int                 // parenthesis depth inside a link destination
 	textOpen  int                 // opening brackets output as text on this line and not yet closed
 	defs      map[string]struct{} // labels of the link definitions seen (labelKey), at most maxDefs
+	labelAt   int64               // the absolute offset of the label "![n]" waits for
+	labelScan int                 // how far into it the last look went
 
 	c candidate // the marker candidate being emitted
 }
@@ -496,9 +498,10 @@ func (s *scanner) inline(b []byte, i int, eof, bol bool) (int, step) {
 // ours, but a model writes "grew 40%![1][2]" meaning two citations: when
 // a marker follows the '!', it is an image only if a markdown link follows
 // ("![1](x.png)") or a reference label whose definition the text has
-// given ("![1][2]" after "[2]: x.png" — CommonMark's rule; a definition
-// that comes later is not known yet, and footnote definitions ("[^2]: …")
-// define no link). Otherwise the '!' is text and the marker a marker.
+// given ("![1][2]" after "[2]: x.png" at a line start — CommonMark's rule;
+// a definition that comes later is not known yet, and footnote definitions
+// ("[^2]: …") define no link). Otherwise the '!' is text and the marker a
+// marker.
 func (s *scanner) bang(b []byte, i int, eof, bol bool) (int, step) {
 	n, st := s.c.parse(b[i+1:], eof, false, !s.relabel)
 	switch st {
@@ -511,9 +514,14 @@ func (s *scanner) bang(b []byte, i int, eof, bol bool) (int, step) {
 			s.out.text(b[i : i+1])
 			return i + 1, stepOn
 		}
-		label, ok := refLabel(b[e:], eof)
+		from := 1
+		if s.labelAt == s.off+int64(e) {
+			from = s.labelScan // resume where the last chunk ended
+		}
+		label, ok, k := refLabel(b[e:], from, eof)
 		switch {
 		case !ok && label == nil:
+			s.labelAt, s.labelScan = s.off+int64(e), k
 			s.pos, s.lineStart = i, bol
 			return i, stepMore
 		case !ok || !s.defined(label):
@@ -525,25 +533,32 @@ func (s *scanner) bang(b []byte, i int, eof, bol bool) (int, step) {
 	return i, stepState
 }
 
-// refLabel reads a reference label "[label]" at the start of b: on its
-// line, within maxLinkText bytes, without unescaped brackets inside. It
-// returns the label and true; or nil and false when more input is needed;
-// or a non-nil slice and false when b holds no label.
-func refLabel(b []byte, eof bool) ([]byte, bool) {
-	for k := 1; k < len(b) && k < maxLinkText; k++ {
+// refLabel reads a reference label "[label]" at the start of b, looking
+// from b[from] (bytes before it hold none of '[', ']', a line break): on
+// its line, within maxLinkText bytes, without unescaped brackets inside.
+// It returns the label and true; or nil, false and where to resume when
+// more input is needed; or a non-nil slice and false when b holds no
+// label.
+func refLabel(b []byte, from int, eof bool) ([]byte, bool, int) {
+	k := from
+scan:
+	for ; k < len(b) && k < maxLinkText; k++ {
 		switch b[k] {
 		case ']':
-			return b[1:k], true
+			return b[1:k], true, k
 		case '[', '\n':
-			return b[:0], false
+			return b[:0], false, k
 		case '\\':
+			if k+1 == len(b) {
+				break scan // the escaped byte is still to come: resume at the backslash
+			}
 			k++
 		}
 	}
-	if len(b) < maxLinkText && !eof {
-		return nil, false
+	if k < maxLinkText && !eof {
+		return nil, false, k
 	}
-	return b[:0], false
+	return b[:0], false, k
 }
 
 // maxDefs bounds how many link definitions' labels the scanner keeps.
@@ -629,6 +644,18 @@ func (s *scanner) bracket(b []byte, i int, eof, bol bool) (int, step) {
 		return i, stepOn
 	}
 	if b[i] == '[' {
+		if bol {
+			// "[label]: …" defines a link: note its label, for "![n][label]".
+			label, ok, _ := refLabel(b[i:], 1, eof)
+			e := i + len(label) + 2
+			if (label == nil && !ok) || (ok && e == len(b) && !eof) {
+				s.pos, s.lineStart = i, bol
+				return i, stepMore
+			}
+			if ok && e < len(b) && b[e] == ':' {
+				s.define(b[i:e])
+			}
+		}
 		s.startLink(i, 1)
 		return i, stepState
 	}
