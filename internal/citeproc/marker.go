@@ -309,6 +309,7 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 			return j, st
 		}
 		hi := lo
+		dashed := false // the item is a range ("1-1" too)
 		if e, st := m.daggerSuffix(b, j, close, eof); st != pYes {
 			return e, st
 		} else if e > j {
@@ -337,7 +338,7 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 			if m.dash == nil {
 				m.dash = b[j:e]
 			}
-			hi = v
+			hi, dashed = v, true
 			k = skipBlanks(b, j2)
 			if k == len(b) {
 				return more(eof)
@@ -376,8 +377,8 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 		}
 		if m.sep == nil {
 			m.sep = b[j:next]
-			if hi > lo {
-				m.sep = b[k:next]
+			if dashed {
+				m.sep = b[k:next] // not the range's dash and end: "[1-1&2]"
 			}
 		}
 		i = next

@@ -104,6 +104,9 @@ var cases = []struct{ name, in string }{
 	// Issue 17: a marker right after '!' is a citation unless a markdown
 	// link or a defined reference label makes it an image.
 	{"bang_markers", "Wow![1][3] and ![^4][^2]. Grew 40%![1][2]. Remarkable![3]. Not ![1](x.png) or ![alt][3] or ![[4]][2]\n![2][9]![1]"},
+	// Found by FuzzRoundTrip: a range of one number ("1-1") before a
+	// separator lent its dash and end to the separator when renumbered.
+	{"degenerate_range", "[2][1-1&2] and [3-3, 4]."},
 	{"bang_labels", "[x\\]y]: https://img.example/p.png\nA![1][x\\]y] B![2][long label \\] with an escape] C![3][unclosed\nD![4][ E![1]["},
 	{"bang_defined", "[3]: https://img.example/x.png\n[^2]: a footnote\n\nImage ![1][3] and ![4][ 3 ] but citations ![1][2] ![4][^2].\n"},
 	// Issue 17: a negative number is prose; a leading zero means nothing.
