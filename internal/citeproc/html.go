@@ -100,7 +100,7 @@ func (s *scanner) sup(b []byte, eof bool) (int, parseStatus) {
 	}
 	s.out.code(b[:vs])
 	if s.c.parseSids(b[vs : ve+1]) {
-		s.c.raw, s.c.at, s.c.inBrackets = b[vs:ve], s.off+int64(s.pos+vs), false
+		s.c.raw, s.c.at, s.c.inBrackets, s.c.label = b[vs:ve], s.off+int64(s.pos+vs), false, false
 		s.out.marker(&s.c)
 		s.out.code(b[ve:end])
 	} else {

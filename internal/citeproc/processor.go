@@ -57,17 +57,12 @@ func New(dst io.Writer, cfg Config) *Processor {
 	if mp == nil {
 		mp = NewMapping(nil)
 	}
-	// One literal, so that New stays inlinable: a caller's processor that
-	// does not escape lives on its stack.
-	p := &Processor{
-		r: renderer{
-			dst: dst, mode: cfg.Mode, style: cfg.Style, mapping: mp, number: cfg.Numberer, hooks: cfg.Hooks,
-			citedIdx: make(map[int]int, min(mp.Len(), 64)),
-			cited:    make([]Citation, 0, min(mp.Len(), 64)),
-		},
-		s: scanner{relabel: cfg.Mode == Renumber, lineStart: true},
-	}
-	p.s.out, p.s.hold = &p.r, &p.r.removed
+	p := &Processor{r: renderer{
+		dst: dst, mode: cfg.Mode, style: cfg.Style, mapping: mp, number: cfg.Numberer, hooks: cfg.Hooks,
+		citedIdx: make(map[int]int, min(mp.Len(), 64)),
+		cited:    make([]Citation, 0, min(mp.Len(), 64)),
+	}}
+	p.s.init(&p.r, cfg.Mode == Renumber, &p.r.removed)
 	return p
 }
 

@@ -107,6 +107,10 @@ var cases = []struct{ name, in string }{
 	// Found by FuzzRoundTrip: a range of one number ("1-1") before a
 	// separator lent its dash and end to the separator when renumbered.
 	{"degenerate_range", "[2][1-1&2] and [3-3, 4]."},
+	// Found by FuzzRoundTrip: in Renumber mode, a reference link's label
+	// that resolves to nothing leaves an empty label, so that the link's
+	// text stays a link's text.
+	{"ref_label_dropped", "[[0]0][0] and [see [2]][9] but [see][1]."},
 	{"bang_labels", "[x\\]y]: https://img.example/p.png\nA![1][x\\]y] B![2][long label \\] with an escape] C![3][unclosed\nD![4][ E![1]["},
 	{"bang_defined", "[3]: https://img.example/x.png\n[^2]: a footnote\n\nImage ![1][3] and ![4][ 3 ] but citations ![1][2] ![4][^2].\n"},
 	// Issue 17: a negative number is prose; a leading zero means nothing.

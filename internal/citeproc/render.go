@@ -446,6 +446,15 @@ func (r *renderer) drop(raw []byte) {
 	if r.removed && r.sep != 0 {
 		r.sep, r.sepBlank = 0, false // "[1], [2]": the separator goes too
 	}
+	if r.mode != Remove && r.c.label {
+		// "[text][9]": an empty label keeps the text a reference link's.
+		if r.removed {
+			r.settle([]byte{'['})
+		}
+		r.out = append(r.out, "[]"...)
+		r.rendered()
+		return
+	}
 	if r.mode != Remove && (r.lastOpen || r.c.inBrackets || isCloseBracket(r.c.next) || r.c.def) {
 		inner := raw[len(r.c.open) : len(raw)-len(r.c.close)]
 		if r.c.kind == kUsage {

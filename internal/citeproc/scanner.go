@@ -48,6 +48,10 @@ type candidate struct {
 	// on its line and is not yet closed: dropping the marker could join
 	// its neighbours into a new one.
 	inBrackets bool
+	// label says that it is a reference link's label ("[text][1]", read as
+	// a marker only in Renumber mode): dropping it would turn the link's
+	// text, whose brackets are never read, into text that is.
+	label bool
 }
 
 type scanner struct {
@@ -103,6 +107,7 @@ type scanner struct {
 	destDepth int                 // parenthesis depth inside a link destination
 	textOpen  int                 // opening brackets output as text on this line and not yet closed
 	defs      map[string]struct{} // labels of the link definitions seen (labelKey), at most maxDefs
+	labelOf   int64               // the absolute offset of the last reference link's label
 	labelAt   int64               // the absolute offset of the label "![n]" waits for
 	labelScan int                 // how far into it the last look went
 
@@ -111,7 +116,7 @@ type scanner struct {
 
 func (s *scanner) init(out consumer, relabel bool, hold *bool) {
 	s.out, s.relabel, s.hold = out, relabel, hold
-	s.lineStart = true
+	s.lineStart, s.labelOf, s.labelAt = true, -1, -1
 }
 
 // bulkMin is the chunk size from which a scanner holding nothing scans the
@@ -614,6 +619,7 @@ func (s *scanner) bracket(b []byte, i int, eof, bol bool) (int, step) {
 		return i, stepMore
 	case pYes:
 		s.c.raw, s.c.at, s.c.inBrackets = b[i:i+n], s.off+int64(i), s.textOpen > 0
+		s.c.label = s.c.at == s.labelOf
 		s.out.marker(&s.c)
 		if s.c.def {
 			s.define(b[i : i+n])
@@ -1059,6 +1065,7 @@ func (s *scanner) scanLinkText(eof bool) bool {
 	if !s.relabel {
 		s.st, s.spanScan = stRefLabel, 1
 	}
+	s.labelOf = c + 1
 	return true
 }
 
