@@ -66,8 +66,8 @@ func CSLJSON(refs []Reference) ([]byte, error) {
 				it.Author = append(it.Author, a)
 			}
 		}
-		if canon.Linkable(r.URL) {
-			it.URL = r.URL
+		if link := canon.Link(r.URL); link != "" {
+			it.URL = link
 		}
 		if kindOf(r) == local {
 			it.Type = "document"
