@@ -12,7 +12,7 @@ import (
 // URL that is not http, https or file is never linked; markdown in titles
 // is escaped so a title cannot open a link of its own.
 func Markdown(r Reference) string {
-	t := mdEscape(title(r))
+	t := mdEscape(r.Location.Locate(title(r)))
 	var b strings.Builder
 	if kindOf(r) == local {
 		b.WriteString(t)
