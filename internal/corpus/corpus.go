@@ -51,7 +51,10 @@ var _ search.Backend = (*Index)(nil)
 //   - 1: the first schema.
 //   - 2: extracted text is free of control characters and terminal escape
 //     sequences (extract.Clean); version 1 indexes may hold them.
-const schemaVersion = 2
+//   - 3: passages carry a structured location (loc_kind, loc_value,
+//     loc_part: a page, section, row, slide or line range), and PDFs,
+//     office documents, EPUB and CSV files are indexed.
+const schemaVersion = 3
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
@@ -81,7 +84,10 @@ var schema = []string{
 		id       INTEGER PRIMARY KEY,  -- rowid of passages_fts
 		doc_id   INTEGER NOT NULL REFERENCES docs(id),
 		seq      INTEGER NOT NULL,     -- order within the document, from 0
-		location TEXT NOT NULL,        -- heading path or line range
+		location TEXT NOT NULL,        -- for people: heading path, line range, "p. 7", "row 12"
+		loc_kind  TEXT NOT NULL DEFAULT '', -- source.Location: page, section, row, slide, lines
+		loc_value TEXT NOT NULL DEFAULT '',
+		loc_part  TEXT NOT NULL DEFAULT '', -- a workbook's sheet
 		body     TEXT NOT NULL
 	)`,
 	`CREATE INDEX passages_doc ON passages(doc_id)`,
