@@ -65,9 +65,9 @@ func sourceTexts(outcomes []agentOutcome, sources []MergedSource) map[int]string
 
 func sourceKey(s Source) string {
 	if k := canon.Key(s.URL); s.URL != "" && k != "" {
-		return k
+		return k + s.Location.Key()
 	}
-	return "id:" + s.ID
+	return "id:" + s.ID + s.Location.Key()
 }
 
 // verifyReport checks rep's citations against texts and, as action says,

@@ -106,8 +106,15 @@ func newSession(cfg Config, task Task) *session {
 	}
 }
 
-// key is the identity under which results of the same document meet.
+// key is the identity under which results of the same passage meet: the
+// document and, where the backend locates passages, the location (two
+// pages of one PDF are two sources; see source.Location.Key).
 func (s *session) key(r search.Result) string {
+	return s.docKey(r) + r.Locator.Key()
+}
+
+// docKey is the identity of r's document.
+func (s *session) docKey(r search.Result) string {
 	if r.URL == "" {
 		return "id:" + r.DocID
 	}
@@ -127,7 +134,7 @@ func (s *session) register(r search.Result) (int, error) {
 		return n, nil
 	}
 	n := len(s.sources) + 1
-	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmpOrString(r.Channel, s.channel)}
+	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmpOrString(r.Channel, s.channel), Location: r.Locator}
 	if err := s.mapping.Add(n, src); err != nil {
 		return 0, err
 	}
