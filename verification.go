@@ -88,7 +88,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	}
 	var refs []verify.Source
 	for _, ref := range rep.References {
-		refs = append(refs, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: textOf(rep, ref, texts)})
+		refs = append(refs, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Location: ref.Location, Text: textOf(rep, ref, texts)})
 	}
 	var judge verify.Judge
 	if r.verifyModel != nil {
@@ -106,7 +106,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	// of truth, and published again.
 	var merged []verify.Source
 	for _, s := range rep.Sources {
-		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Text: byNumber[s.Number]})
+		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Location: s.Location, Text: byNumber[s.Number]})
 	}
 	fixed, err := verify.Check(ctx, rep.Draft, merged, verify.Options{Judge: judge, Fix: verify.Fix{Unsupported: fix}})
 	if err != nil {
@@ -141,7 +141,7 @@ func (j fallbackJudge) Judge(ctx context.Context, claims []verify.Claim) ([]veri
 // textOf is the text of the merged source a reference names.
 func textOf(rep *Report, ref Reference, texts map[int]string) string {
 	for _, s := range rep.Sources {
-		if s.ID == ref.ID && s.URL == ref.URL {
+		if s.ID == ref.ID && s.URL == ref.URL && s.Location == ref.Location {
 			return texts[s.Number]
 		}
 	}

@@ -300,16 +300,16 @@ func runSources(cmd *cobra.Command, vf verifyFlags, reportPath string) (string, 
 	}
 	read := map[string]string{}
 	for _, s := range rep.Sources {
-		read[s.ID+"\x00"+s.URL] = rep.SourceTexts[s.Number]
+		read[s.ID+"\x00"+s.URL+s.Location.Key()] = rep.SourceTexts[s.Number]
 	}
 	var sources []verify.Source
 	for _, ref := range rep.References {
 		k := ref.ID + "\x00" + ref.URL
-		text := read[k]
+		text := read[k+ref.Location.Key()]
 		if text == "" {
 			text = keptText[k]
 		}
-		sources = append(sources, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: text})
+		sources = append(sources, verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Location: ref.Location, Text: text})
 	}
 	report := rep.Body
 	if reportPath != "" {

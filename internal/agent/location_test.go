@@ -27,7 +27,8 @@ func (pagedBackend) Search(context.Context, string, int) ([]search.Result, error
 }
 
 func (pagedBackend) Fetch(context.Context, string) (search.Document, error) {
-	return search.Document{DocID: "spec.pdf", Title: "spec.pdf", Text: "--- page 4 ---\n…"}, nil
+	return search.Document{DocID: "spec.pdf", Title: "spec.pdf",
+		Text: "--- page 4 ---\nThe default weight is 50.\n\n--- page 7 ---\nMagic rules come first."}, nil
 }
 
 // Passages of one document at different locations are different sources,
@@ -50,6 +51,13 @@ func TestSourcesCarryLocations(t *testing.T) {
 	}
 	if !strings.Contains(out, "Location: p. 7") {
 		t.Errorf("the model is not told the location:\n%s", out)
+	}
+	opened, err := s.open(t.Context(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(opened, "Location: p. 7") || !strings.Contains(opened, "Magic rules come first.") || strings.Contains(opened, "default weight is 50") {
+		t.Errorf("opening the page-7 source shows more or less than page 7:\n%s", opened)
 	}
 	if strings.Contains(s.texts[1], "Magic") || !strings.Contains(s.texts[2], "Magic") {
 		t.Errorf("each source's text is its own passage's: %v", s.texts)

@@ -117,3 +117,31 @@ func TestFromPagesParagraphsAndTitle(t *testing.T) {
 		t.Errorf("metadata title %q", d.Title)
 	}
 }
+
+func TestUnitText(t *testing.T) {
+	pdf := FromPages("a.pdf", "", []string{"One.", "Two.\nMore two.", "Three."})
+	rows, err := ExtractBytes("c.csv", []byte("a,b\n1,2\n3,4\n"), FormatCSV, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text string
+		loc  source.Location
+		want string
+		ok   bool
+	}{
+		{pdf.Text, source.Location{Kind: source.LocPage, Value: "1"}, "--- page 1 ---\nOne.", true},
+		{pdf.Text, source.Location{Kind: source.LocPage, Value: "2"}, "--- page 2 ---\nTwo.\n\nMore two.", true},
+		{pdf.Text, source.Location{Kind: source.LocPage, Value: "3"}, "--- page 3 ---\nThree.", true},
+		{pdf.Text, source.Location{Kind: source.LocPage, Value: "4"}, "", false},
+		{rows.Text, source.Location{Kind: source.LocRow, Value: "3"}, "row 3: a: 3; b: 4", true},
+		{rows.Text, source.Location{Kind: source.LocSection, Value: "x"}, "", false},
+		{"--- slide 1: A ---\nx\n\n--- slide 2: B ---\ny", source.Location{Kind: source.LocSlide, Value: "2"}, "--- slide 2: B ---\ny", true},
+	}
+	for _, tt := range tests {
+		got, ok := UnitText(tt.text, tt.loc)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%+v: %q %v, want %q %v", tt.loc, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -90,13 +90,25 @@ func (l Location) Locate(label string) string {
 	return label + ", " + where
 }
 
+// Unit reports whether l is a page, a row or a slide: a unit of the
+// document that a citation points to on its own. Passages at different
+// units are different sources; a section or a line range is not a unit
+// (a document's sections are cited as one source).
+func (l Location) Unit() bool {
+	switch l.Kind {
+	case LocPage, LocRow, LocSlide:
+		return l.Value != ""
+	}
+	return false
+}
+
 // Key is the part of a source's identity that its location adds: "" for
-// the whole document, else "#kind:part:value". Passages of one document at
-// different locations (pages, rows, slides, sections) are different
-// sources, so that each citation points where its words are and is
-// checked against that passage's text.
+// the whole document and for a location that is not a Unit, else
+// "#kind:part:value". Passages of one document at different pages, rows
+// or slides are different sources, so that each citation points where its
+// words are and is checked against that passage's text.
 func (l Location) Key() string {
-	if l.IsZero() {
+	if !l.Unit() {
 		return ""
 	}
 	return "#" + l.Kind + ":" + l.Part + ":" + l.Value

@@ -49,3 +49,25 @@ func TestLocationString(t *testing.T) {
 		}
 	}
 }
+
+func TestLocationKey(t *testing.T) {
+	for _, tc := range []struct {
+		loc  Location
+		want string
+	}{
+		{Location{}, ""},
+		{Location{Kind: LocPage, Value: "7"}, "#page::7"},
+		{Location{Kind: LocRow, Value: "3", Part: "Prices"}, "#row:Prices:3"},
+		{Location{Kind: LocSlide, Value: "2"}, "#slide::2"},
+		{Location{Kind: LocSection, Value: "A › B"}, ""},
+		{Location{Kind: LocLines, Value: "4-9"}, ""},
+		{Location{Kind: LocPage}, ""},
+	} {
+		if got := tc.loc.Key(); got != tc.want {
+			t.Errorf("%+v: Key() = %q, want %q", tc.loc, got, tc.want)
+		}
+		if tc.loc.Unit() != (tc.want != "") {
+			t.Errorf("%+v: Unit() = %v", tc.loc, tc.loc.Unit())
+		}
+	}
+}
