@@ -1,13 +1,14 @@
 // Package corpus is the built-in offline search backend: a full-text index
 // of a folder of documents (Markdown, plain text, reStructuredText,
-// AsciiDoc, Org, TeX and HTML), kept in one SQLite database file.
+// AsciiDoc, Org, TeX, HTML, PDF, DOCX, PPTX, EPUB, XLSX, ODS, CSV and TSV),
+// kept in one SQLite database file.
 //
 // Sync walks the folder and indexes it incrementally; Search and Fetch
 // implement search.Backend on top of an FTS5 table ranked with bm25. Each
 // document is split into passages of roughly 600–1200 characters at
 // paragraph boundaries, and every passage carries where it sits in its
-// document (a heading path, or a line range for plain text), so a search
-// result can be cited precisely.
+// document (a heading path, a line range for plain text, a page, a row, a
+// slide), so a search result can be cited precisely.
 //
 // One database belongs to one corpus folder: the first Sync records the
 // folder, and a Sync of another folder into the same database fails with
