@@ -11,12 +11,8 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/testpdf"
 )
-
-// mimeSpecPDF is a real PDF that a Debian package ships (shared-mime-info;
-// .ci/run installs it). Its page 4, and no other, says "The default weight
-// value is 50, and the maximum is 100" of glob rules.
-const mimeSpecPDF = "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"
 
 func readOrFail(t *testing.T, path string) []byte {
 	t.Helper()
@@ -31,7 +27,7 @@ func readOrFail(t *testing.T, path string) []byte {
 func documentCorpus(t *testing.T) string {
 	dir := t.TempDir()
 	for name, data := range map[string][]byte{
-		"mime-spec.pdf": readOrFail(t, mimeSpecPDF),
+		"mime-spec.pdf": testpdf.Read(t, testpdf.MIMESpec),
 		"catalog.csv":   readOrFail(t, filepath.Join("internal", "extract", "testdata", "formats", "catalog.csv")),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -63,21 +59,29 @@ func referenceAt(t *testing.T, rep *deepresearch.Report, id string, loc source.L
 	return deepresearch.Reference{}, 0
 }
 
-// A question only one page of a PDF answers: the report cites the PDF at
-// that page, the reference list says so, and verification checks the
-// sentence against that page's text.
-func TestPDFPageCitation(t *testing.T) {
+// runOver researches question over documentCorpus and checks the
+// report's citations.
+func runOver(t *testing.T, question string) *deepresearch.Report {
+	t.Helper()
 	r, err := deepresearch.New(deepresearch.Config{Corpus: documentCorpus(t), IndexPath: filepath.Join(t.TempDir(), "index.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), "What is the default weight value of a glob rule, and what is the maximum weight?", rec.sink)
+	rep, err := r.RunWith(context.Background(), question, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkCitations(t, rep, rec)
+	return rep
+}
+
+// A question only one page of a PDF answers: the report cites the PDF at
+// that page, the reference list says so, and verification checks the
+// sentence against that page's text.
+func TestPDFPageCitation(t *testing.T) {
+	rep := runOver(t, "What is the default weight value of a glob rule, and what is the maximum weight?")
 	page4 := source.Location{Kind: source.LocPage, Value: "4"}
 	ref, merged := referenceAt(t, rep, "mime-spec.pdf", page4)
 	if !strings.Contains(rep.Markdown(), "mime-spec.pdf, p. 4") {
@@ -111,17 +115,7 @@ func TestPDFPageCitation(t *testing.T) {
 
 // A question about one product of a CSV catalogue cites its row.
 func TestCSVRowCitation(t *testing.T) {
-	r, err := deepresearch.New(deepresearch.Config{Corpus: documentCorpus(t), IndexPath: filepath.Join(t.TempDir(), "index.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), "How much battery life does the TechBook Air laptop have?", rec.sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkCitations(t, rep, rec)
+	rep := runOver(t, "How much battery life does the TechBook Air laptop have?")
 	ref, merged := referenceAt(t, rep, "catalog.csv", source.Location{Kind: source.LocRow, Value: "3"})
 	if !strings.Contains(rep.Markdown(), "catalog.csv, row 3") || ref.Label() != "catalog.csv, row 3" {
 		t.Errorf("the reference list does not say the row (%q):\n%s", ref.Label(), rep.Markdown())
@@ -134,7 +128,7 @@ func TestCSVRowCitation(t *testing.T) {
 // A web search result that is a PDF is fetched and read: the agent opens
 // it, the fetcher reads it page by page, and the report cites it.
 func TestWebPDF(t *testing.T) {
-	pdf := readOrFail(t, mimeSpecPDF)
+	pdf := testpdf.Read(t, testpdf.MIMESpec)
 	web, err := deepresearchtest.NewWebServer(deepresearch.Document{
 		DocID: "mime-spec.pdf", Title: "Shared MIME-info Database",
 		Text: "Glob elements have a pattern attribute and an optional weight attribute used when resolving conflicts with other glob matches.",

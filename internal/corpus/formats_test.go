@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
-	"compress/gzip"
 	"context"
 	"io"
 	"os"
@@ -15,34 +14,14 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/pdftext"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/testpdf"
 )
 
-// Real PDFs that Debian packages ship (.ci/run installs the packages).
-const (
-	mimeSpecPDF   = "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf" // shared-mime-info
-	fontconfigPDF = "/usr/share/doc/fontconfig/fontconfig-user.pdf.gz"          // fontconfig
-	formatsDir    = "../extract/testdata/formats"
-)
+const formatsDir = "../extract/testdata/formats"
 
-// readFile reads path, gunzipped if it ends in .gz; a missing Debian PDF
-// fails the test, naming the package to install.
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (a Debian package's PDF: .ci/run installs it)", err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return data
-}
+// readFile reads a file of the test (testpdf.Read gunzips and names the
+// Debian package of a missing PDF).
+func readFile(t *testing.T, path string) []byte { return testpdf.Read(t, path) }
 
 // zipBomb is a DOCX whose document unpacks to 80 MiB, past the default
 // bound of 64 MiB, from a file of about 80 KB.
@@ -80,8 +59,8 @@ func TestSyncFormats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put("spec.pdf", readFile(t, mimeSpecPDF))
-	put("fontconfig.pdf", readFile(t, fontconfigPDF))
+	put("spec.pdf", readFile(t, testpdf.MIMESpec))
+	put("fontconfig.pdf", readFile(t, testpdf.Fontconfig))
 	for _, name := range []string{"catalog.csv", "catalog.xlsx", "handbook.docx", "deck.pptx", "book.epub", "stock.ods", "depots.tsv", "encrypted.pdf", "scan.pdf"} {
 		put(name, readFile(t, filepath.Join(formatsDir, name)))
 	}

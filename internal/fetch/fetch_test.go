@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/testpdf"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -97,15 +99,8 @@ func pdfFixture(t *testing.T, name string) string {
 	return string(data)
 }
 
-// debianPDF is the shared-mime-info specification, as Debian's
-// shared-mime-info package installs it (.ci/run installs the package).
-func debianPDF(t *testing.T) string {
-	data, err := os.ReadFile("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")
-	if err != nil {
-		t.Fatalf("%v (install Debian's shared-mime-info)", err)
-	}
-	return string(data)
-}
+// debianPDF is the shared-mime-info specification, as Debian installs it.
+func debianPDF(t *testing.T) string { return string(testpdf.Read(t, testpdf.MIMESpec)) }
 
 func TestFetchContentTypes(t *testing.T) {
 	latin1 := strings.ReplaceAll(articleHTML, "café", "caf\xe9")

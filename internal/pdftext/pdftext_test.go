@@ -1,47 +1,28 @@
 package pdftext
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/internal/testpdf"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// Real PDFs that Debian packages ship; .ci/run installs the packages.
 const (
-	mimeSpec   = "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf" // shared-mime-info
-	fontconfig = "/usr/share/doc/fontconfig/fontconfig-user.pdf.gz"          // fontconfig
+	mimeSpec   = testpdf.MIMESpec
+	fontconfig = testpdf.Fontconfig
 	fixtures   = "../extract/testdata/formats/"
 )
 
-// DebianPDF returns the bytes of a PDF a Debian package installs,
-// gunzipped; the test fails, naming the package, when it is missing.
-func DebianPDF(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v: install the Debian package that ships it (.ci/run does)", err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return data
-}
+// DebianPDF returns the bytes of a PDF a Debian package installs.
+func DebianPDF(t testing.TB, path string) []byte { return testpdf.Read(t, path) }
 
 var reader = sync.OnceValue(func() *Reader { return New(Config{}) })
 
