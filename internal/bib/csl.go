@@ -23,6 +23,10 @@ type cslItem struct {
 	ContainerTitle  string   `json:"container-title,omitempty"`
 	ArchiveLocation string   `json:"archive_location,omitempty"`
 	Source          string   `json:"source,omitempty"`
+	// Where the cited passage is (see cslLocator).
+	Page    string `json:"page,omitempty"`
+	Section string `json:"section,omitempty"`
+	Locator string `json:"locator,omitempty"`
 }
 
 type cslDate struct {
@@ -73,6 +77,7 @@ func CSLJSON(refs []Reference) ([]byte, error) {
 			it.Type = "document"
 			it.ArchiveLocation = clean(localPath(r))
 		}
+		cslLocator(&it, r.Location)
 		items = append(items, it)
 	}
 	return json.MarshalIndent(items, "", "  ")

@@ -4,7 +4,8 @@
 //
 // Each agent numbers its sources from [1]. Merging walks the reports in
 // plan order and gives each distinct source (by canonical URL, or by ID
-// when it has no URL) a global number the first time a report's text cites
+// when it has no URL, and by page, row or slide: two pages of one PDF are
+// two sources) a global number the first time a report's text cites
 // it. Numbers, once given, never change as more reports are merged; markers
 // are rewritten in their own bracket style; a local number a report cites
 // without having it in its mapping, or a bracket of citation-like numbers
@@ -174,6 +175,7 @@ func (m *Merger) number(section string, reportNo, n int, src source.Source) int 
 			id = "url:" + canonical
 		}
 	}
+	id += src.Location.Key() // a page, row or slide of a document is a source of its own
 	if g, ok := m.byKey[id]; ok {
 		s := &m.sources[g-1]
 		if !slices.Contains(s.UsedInSections, section) {

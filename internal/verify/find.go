@@ -385,10 +385,14 @@ func cleanSentence(s string) string {
 	return s
 }
 
-// sourceKey is the key under which two sources are the same resource.
+// sourceKey is the key under which two sources are the same resource:
+// the canonical URL and the page, row or slide (source.Location.Key).
 func sourceKey(s Source) string {
 	if s.URL == "" {
 		return ""
 	}
-	return canon.Key(s.URL)
+	if k := canon.Key(s.URL); k != "" {
+		return k + s.Location.Key()
+	}
+	return ""
 }
