@@ -126,6 +126,7 @@ func checkCitations(t *testing.T, rep *deepresearch.Report, rec *recorder) {
 		if k == "" {
 			k = "id:" + ref.ID
 		}
+		k += ref.Location.Key() // two pages of one PDF are two references
 		if prev, dup := byKey[k]; dup {
 			t.Errorf("references %d and %d are the same resource %s", prev, ref.Number, k)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/events"
@@ -78,8 +79,9 @@ type loop struct {
 	firstErr error // the first agent's failure
 	before   int   // merged sources before the current cycle
 
-	cycles int
-	end    string // why the loop stopped (events.Loop*)
+	cycles  int
+	end     string // why the loop stopped (events.Loop*)
+	dropped int    // citations the published report made of no merged source
 
 	mu       sync.Mutex // guards the merge while a wave runs, and sections
 	sections *sectionJobs
@@ -466,6 +468,10 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		Delta: func(text string) { l.em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
 		Citation: func(n int, src source.Source) {
 			l.em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
+		},
+		Unknown: func(u citeproc.Unknown) {
+			l.dropped++
+			l.log.Warn().Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation the report made of no merged source")
 		},
 	}}
 	in := finalreport.Input{Question: l.req.Question, Sections: l.findings(), Sources: l.rep.Sources, Missing: l.missing(), Notices: notices}

@@ -294,7 +294,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	for i, ref := range final.References {
 		refs[i] = events.Reference{Number: ref.Number, Source: ref.Source}
 	}
-	em.Emit(runLevel, "", events.ReportFinishedData{References: refs})
+	em.Emit(runLevel, "", events.ReportFinishedData{References: refs, Unknown: l.dropped})
 
 	// Verify: every citation against the text of its source, as read.
 	t0 = clock.Now()

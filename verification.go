@@ -60,9 +60,9 @@ func sourceTexts(outcomes []agentOutcome, sources []MergedSource) map[int]string
 
 func sourceKey(s Source) string {
 	if k := canon.Key(s.URL); s.URL != "" && k != "" {
-		return k
+		return k + s.Location.Key()
 	}
-	return "id:" + s.ID
+	return "id:" + s.ID + s.Location.Key()
 }
 
 // verifyReport checks rep's citations against texts and, as action says,
@@ -89,7 +89,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	// of truth, and published again.
 	var merged []verify.Source
 	for _, s := range rep.Sources {
-		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Text: rep.SourceTexts[s.Number]})
+		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Location: s.Location, Text: rep.SourceTexts[s.Number]})
 	}
 	fixed, err := verify.Check(ctx, rep.Draft, merged, verify.Options{Judge: judge, Fix: verify.Fix{Unsupported: fix}})
 	if err != nil {

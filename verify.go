@@ -140,18 +140,26 @@ func CheckSidecar(data []byte, pointer string) ([]SidecarProblem, error) {
 // text kept in kept (a Store's Sources of the run; nil for none): what a
 // run's Body is verified against, then and later.
 func (r *Report) CitedSources(kept []StoredSource) []SourceText {
-	read := map[string]string{}
+	// A page, row or slide of a document is a source of its own: its
+	// location is part of the key. What a store kept is keyed by document,
+	// so it fills in only what the report's own texts lack.
+	read, keptText := map[string]string{}, map[string]string{}
 	for _, s := range r.Sources {
-		read[s.ID+"\x00"+s.URL] = r.SourceTexts[s.Number]
+		read[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = r.SourceTexts[s.Number]
 	}
 	for _, k := range kept {
-		if key := k.ID + "\x00" + k.URL; read[key] == "" {
-			read[key] = k.Text
+		if key := k.ID + "\x00" + k.URL; keptText[key] == "" {
+			keptText[key] = k.Text
 		}
 	}
 	out := make([]SourceText, 0, len(r.References))
 	for _, ref := range r.References {
-		out = append(out, SourceText{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Text: read[ref.ID+"\x00"+ref.URL]})
+		doc := ref.ID + "\x00" + ref.URL
+		text := read[doc+"\x00"+ref.Location.Key()]
+		if text == "" {
+			text = keptText[doc]
+		}
+		out = append(out, SourceText{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Location: ref.Location, Text: text})
 	}
 	return out
 }

@@ -26,6 +26,7 @@ type WebServer struct {
 
 	mu      sync.Mutex
 	fetched []string
+	raw     map[string]rawPage // documents served as files (ServeAs)
 }
 
 // NewWebServer serves docs. Each document's URL becomes URL()+"/pages/"+ID
@@ -96,6 +97,11 @@ func (s *WebServer) page(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.fetched = append(s.fetched, d.URL)
 	s.mu.Unlock()
+	if raw, ok := s.rawFor(d.DocID); ok {
+		w.Header().Set("Content-Type", raw.contentType)
+		w.Write(raw.body)
+		return
+	}
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>")
 	b.WriteString(html.EscapeString(d.Title))

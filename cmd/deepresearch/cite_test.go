@@ -106,7 +106,7 @@ func TestCiteModesAndStyles(t *testing.T) {
 		{"link", "", "B [[1]](https://b.org/) a [[2]](https://a.org/x), ab [[2]](https://a.org/x)[[1]](https://b.org/).", firstCited},
 		{"link", "plain", "B [1] a [2], ab [2, 1].", firstCited},
 		{"link", "footnote", "B [^1] a [^2], ab [^2][^1].", firstCited},
-		{"link", "html", `B <sup class="cite"><a href="https://b.org/">[1]</a></sup> a <sup class="cite"><a href="https://a.org/x" title="A">[2]</a></sup>, ab <sup class="cite"><a href="https://a.org/x" title="A">[2]</a>,<a href="https://b.org/">[1]</a></sup>.`, firstCited},
+		{"link", "html", `B <sup class="cite" data-sids="1"><a href="https://b.org/">[1]</a></sup> a <sup class="cite" data-sids="2"><a href="https://a.org/x" title="A">[2]</a></sup>, ab <sup class="cite" data-sids="2,1"><a href="https://a.org/x" title="A">[2]</a>,<a href="https://b.org/">[1]</a></sup>.`, firstCited},
 		{"remove", "markdown", "B a, ab.", asWritten},
 		{"remove", "plain", "B a, ab.", asWritten},
 		{"remove", "footnote", "B a, ab.", asWritten},
@@ -289,7 +289,7 @@ func TestCiteOutputShape(t *testing.T) {
 	if strings.Contains(r.stdout, `\u003c`) || strings.Contains(r.stdout, `\u0026`) {
 		t.Errorf("output escapes HTML: %s", r.stdout)
 	}
-	if want := `<b>x</b> <sup class="cite"><a href="https://a.org/?x=1&amp;y=2">[1]</a></sup>`; resp.Text != want {
+	if want := `<b>x</b> <sup class="cite" data-sids="1"><a href="https://a.org/?x=1&amp;y=2">[1]</a></sup>`; resp.Text != want {
 		t.Errorf("text %q, want %q", resp.Text, want)
 	}
 }
@@ -787,12 +787,12 @@ func TestCiteNumberZero(t *testing.T) {
 // understood form is dropped in link mode and listed, never left to name
 // another source.
 func TestCiteUnknownMarkers(t *testing.T) {
-	req := map[string]any{"mode": "link", "style": "plain", "mapping": citeMapping, "text": "X [2]. Y 【1†source】 Z [1,]. W [3-1] V [01]."}
+	req := map[string]any{"mode": "link", "style": "plain", "mapping": citeMapping, "text": "X [2]. Y 【1†source】 Z [1,]. W [3-1] V [1-70] U [01]."}
 	out := citeResult(t, cli(t, citeInput(t, req), "cite"))
-	if want := "X [1]. Y [2] Z [2]. W V."; out.Text != want {
+	if want := "X [1]. Y [2] Z [2]. W V U [2]."; out.Text != want {
 		t.Errorf("text %q, want %q", out.Text, want)
 	}
-	if !slices.Equal(out.UnknownMarkers, []string{"[3-1]", "[01]"}) {
+	if !slices.Equal(out.UnknownMarkers, []string{"[3-1]", "[1-70]"}) {
 		t.Errorf("unknown markers %q", out.UnknownMarkers)
 	}
 }

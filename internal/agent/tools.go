@@ -16,6 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -117,8 +118,16 @@ func newSession(cfg Config, task Task) *session {
 	}
 }
 
-// key is the identity under which results of the same document meet.
+// key is the identity under which results meet as one source: the
+// document and, where the backend locates passages by page, row or slide,
+// that unit (two pages of one PDF are two sources; see
+// source.Location.Key).
 func (s *session) key(r search.Result) string {
+	return s.docKey(r) + r.Locator.Key()
+}
+
+// docKey is the identity of r's document.
+func (s *session) docKey(r search.Result) string {
 	if r.URL == "" {
 		return "id:" + r.DocID
 	}
@@ -139,6 +148,12 @@ func (s *session) register(r search.Result) (int, error) {
 	}
 	n := len(s.sources) + 1
 	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmp.Or(r.Channel, s.channel)}
+	if r.Locator.Unit() {
+		// A page, row or slide is a source of its own (see key); a section
+		// is not, so the source, which passages of other sections may
+		// share, names none.
+		src.Location = r.Locator
+	}
 	if err := s.mapping.Add(n, src); err != nil {
 		return 0, err
 	}
@@ -330,10 +345,20 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 	if title == "" {
 		title = doc.Title
 	}
-	text := truncate(strings.TrimSpace(doc.Text), maxOpenChars)
+	text := strings.TrimSpace(doc.Text)
+	if unit, ok := extract.UnitText(text, src.Location); ok {
+		// A source that is a page, row or slide opens at that unit only:
+		// what the model quotes under its number is what the number
+		// points to.
+		text = unit
+	}
+	text = truncate(text, maxOpenChars)
 	s.read(n, text)
 	var b strings.Builder
 	writeHeader(&b, n, title, src.URL, src.ID)
+	if !src.Location.IsZero() {
+		fmt.Fprintf(&b, "Location: %s\n", src.Location)
+	}
 	b.WriteString(Fence(text))
 	return b.String(), nil
 }

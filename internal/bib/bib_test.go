@@ -50,6 +50,7 @@ var cslFields = map[string]string{
 	"id": "string|number", "type": "string", "citation-number": "string|number", "title": "string",
 	"URL": "string", "DOI": "string", "author": "names", "issued": "date", "accessed": "date",
 	"publisher": "string", "container-title": "string", "archive_location": "string", "source": "string",
+	"page": "string|number", "section": "string", "locator": "string|number",
 }
 
 // validateCSL checks data against csl-data.json's rules: an array of
@@ -169,6 +170,31 @@ func TestCSLJSON(t *testing.T) {
 	for _, tt := range tests {
 		if fmt.Sprint(tt.got) != fmt.Sprint(tt.want) {
 			t.Errorf("%s: got %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	located, err := CSLJSON([]Reference{
+		{Number: 1, Source: source.Source{ID: "spec.pdf", Title: "Spec", Location: source.Location{Kind: source.LocPage, Value: "7"}}},
+		{Number: 2, Source: source.Source{ID: "faq.md", Title: "FAQ", Location: source.Location{Kind: source.LocSection, Value: "Returns › Refunds"}}},
+		{Number: 3, Source: source.Source{ID: "b.xlsx", Title: "Book", Location: source.Location{Kind: source.LocRow, Value: "12", Part: "Prices"}}},
+		{Number: 4, Source: source.Source{ID: "n.txt", Title: "Notes", Location: source.Location{Kind: source.LocLines, Value: "4-9"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateCSL(t, located)
+	var loc []cslItem
+	if err := json.Unmarshal(located, &loc); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []cslItem{
+		{Page: "7", Locator: "7"},
+		{Section: "Returns › Refunds"},
+		{Section: "Prices, row 12"},
+		{Section: "lines 4-9"},
+	} {
+		got := cslItem{Page: loc[i].Page, Section: loc[i].Section, Locator: loc[i].Locator}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("item %d: where %+v, want %+v", i+1, got, want)
 		}
 	}
 	if _, err := CSLJSON([]Reference{{Number: 1}, {Number: 1}}); err == nil {

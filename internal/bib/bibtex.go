@@ -13,7 +13,8 @@ import (
 // BibTeX returns the references as BibTeX @misc entries, in the order
 // given: title (braced, so styles keep its capitals), author, year, month,
 // url and howpublished (\url{…}), urldate, doi, publisher, and a note naming
-// a local document's path and the reference's number. Keys are built from
+// where in the document the cited passage is ("p. 7"), a local document's
+// path and the reference's number. Keys are built from
 // the first author's family name (else the site's host, else "ref") and the
 // year, made unique with a, b, c…; they are ASCII letters, digits and '-'.
 //
@@ -63,6 +64,9 @@ func BibTeX(refs []Reference) []byte {
 		note := fmt.Sprintf("Reference [%d]", r.Number)
 		if kindOf(r) == local {
 			note = fmt.Sprintf("Local document %s; reference [%d]", texEscape(clean(localPath(r))), r.Number)
+		}
+		if where := bibLocation(r.Location); where != "" {
+			note = texEscape(where) + "; " + note
 		}
 		field("note", note)
 		b.WriteString("}\n")

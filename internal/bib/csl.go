@@ -23,6 +23,10 @@ type cslItem struct {
 	ContainerTitle  string   `json:"container-title,omitempty"`
 	ArchiveLocation string   `json:"archive_location,omitempty"`
 	Source          string   `json:"source,omitempty"`
+	// Where the cited passage is (see cslLocator).
+	Page    string `json:"page,omitempty"`
+	Section string `json:"section,omitempty"`
+	Locator string `json:"locator,omitempty"`
 }
 
 type cslDate struct {
@@ -66,13 +70,14 @@ func CSLJSON(refs []Reference) ([]byte, error) {
 				it.Author = append(it.Author, a)
 			}
 		}
-		if canon.Linkable(r.URL) {
-			it.URL = r.URL
+		if link := canon.Link(r.URL); link != "" {
+			it.URL = link
 		}
 		if kindOf(r) == local {
 			it.Type = "document"
 			it.ArchiveLocation = clean(localPath(r))
 		}
+		cslLocator(&it, r.Location)
 		items = append(items, it)
 	}
 	return json.MarshalIndent(items, "", "  ")

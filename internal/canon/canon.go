@@ -14,7 +14,7 @@ import (
 
 // ErrMalformedURL is the sentinel every *URLError wraps: the URL could not be
 // canonicalised. Test for it with errors.Is.
-var ErrMalformedURL = errors.New("collapse: malformed URL")
+var ErrMalformedURL = errors.New("canon: malformed URL")
 
 // URLError reports a URL that could not be canonicalised: which URL (as
 // given, before trimming) and why. Err wraps ErrMalformedURL.
@@ -24,7 +24,7 @@ type URLError struct {
 }
 
 func (e *URLError) Error() string {
-	return "collapse: canonicalise " + strconv.Quote(e.URL) + ": " + e.Err.Error()
+	return "canon: canonicalise " + strconv.Quote(e.URL) + ": " + e.Err.Error()
 }
 
 // Unwrap returns e.Err.
@@ -105,9 +105,12 @@ const (
 //     value; repeated keys are all kept. A parameter with an empty value is
 //     written as a bare key ("a=" and "a" are both "a"). No '?' is written
 //     when no parameter remains.
-//   - Fragment: dropped, except on hash-routed pages, whose fragment starts
-//     with '/' or '!' ("#/route", "#!/route"); those keep it, with
-//     normalised percent-encoding.
+//   - Fragment: dropped, except where it addresses a resource of its own
+//     (see fragment.go): a hash route ("#/route", "#!/route"), and a
+//     section anchor of a documentation page ("pkg.go.dev/os#Getwd",
+//     "docs.python.org/3/library/os.html#os.getcwd"; not "#top", "#t=30"
+//     or a text fragment "#:~:text=…"). A kept fragment keeps its case,
+//     with normalised percent-encoding.
 //
 // Sites (only when the URL has no userinfo and no port):
 //
@@ -350,9 +353,9 @@ func canonHTTP(rest, query, frag string) (string, canonReason) {
 	}
 	b.WriteString(path)
 	canonWriteQuery(&b, query, host)
-	if frag != "" && (frag[0] == '/' || frag[0] == '!') {
+	if f := keepFragment(host, path, frag); f != "" {
 		b.WriteByte('#')
-		b.WriteString(canonPercent(frag, canonFragRaw))
+		b.WriteString(f)
 	}
 	return b.String(), ""
 }

@@ -142,6 +142,31 @@ var canonCases = []struct {
 	{"keep hashbang route", "https://example.com/#!/users/42", "https://example.com/#!/users/42"},
 	{"hash route after query", "https://example.com/app?b=1&a=2#/x?y=1", "https://example.com/app?a=2&b=1#/x?y=1"},
 	{"hash route escapes", "https://example.com/#/a%7e%2f b", "https://example.com/#/a~%2F%20b"},
+	// Sections of documentation pages keep their anchors (issue 17).
+	{"godoc anchor", "https://pkg.go.dev/os#Getwd", "https://pkg.go.dev/os#Getwd"},
+	{"godoc anchor case kept", "http://www.pkg.go.dev/os/#File.ReadDir", "https://pkg.go.dev/os#File.ReadDir"},
+	{"go doc path", "https://go.dev/doc/effective_go#goroutines", "https://go.dev/doc/effective_go#goroutines"},
+	{"go spec", "https://go.dev/ref/spec#Assignment_statements", "https://go.dev/ref/spec#Assignment_statements"},
+	{"sphinx anchor", "https://docs.python.org/3/library/os.html#os.getcwd", "https://docs.python.org/3/library/os.html#os.getcwd"},
+	{"mdn anchor", "https://developer.mozilla.org/en-US/docs/Web/API/Fetch_API#concepts_and_usage", "https://developer.mozilla.org/en-US/docs/Web/API/Fetch_API#concepts_and_usage"},
+	{"javadoc anchor", "https://docs.oracle.com/javase/8/docs/api/java/lang/String.html#length--", "https://docs.oracle.com/javase/8/docs/api/java/lang/String.html#length--"},
+	{"javadoc signature", "https://example.org/jdk/String.html#indexOf(java.lang.String,int)", "https://example.org/jdk/String.html#indexOf(java.lang.String,int)"},
+	{"rustdoc anchor", "https://doc.rust-lang.org/std/vec/struct.Vec.html#method.push", "https://doc.rust-lang.org/std/vec/struct.Vec.html#method.push"},
+	{"readthedocs anchor", "https://requests.readthedocs.io/en/latest/user/quickstart/#make-a-request", "https://requests.readthedocs.io/en/latest/user/quickstart#make-a-request"},
+	{"hyphenated doc host", "https://www.sphinx-doc.org/en/master/usage/quickstart.html#running-the-build", "https://sphinx-doc.org/en/master/usage/quickstart.html#running-the-build"},
+	{"api anchor on an html page", "https://example.com/lib/os.html#os.getcwd", "https://example.com/lib/os.html#os.getcwd"},
+	{"doc anchor escapes", "https://docs.example.com/a#x%7ey%20z", "https://docs.example.com/a#x~y%20z"},
+	{"doc landmark dropped", "https://pkg.go.dev/os#top", "https://pkg.go.dev/os"},
+	{"doc landmark any case", "https://docs.python.org/3/#Main-Content", "https://docs.python.org/3"},
+	{"doc text fragment dropped", "https://docs.python.org/3/library/os.html#:~:text=getcwd", "https://docs.python.org/3/library/os.html"},
+	{"doc anchor before a text fragment", "https://docs.python.org/3/library/os.html#os.getcwd:~:text=x", "https://docs.python.org/3/library/os.html#os.getcwd"},
+	{"doc escaped text fragment", "https://docs.python.org/3/x.html#a:%7E:text=x", "https://docs.python.org/3/x.html#a"},
+	{"doc tracking fragment dropped", "https://docs.example.com/a#utm_source=feed&utm_medium=rss", "https://docs.example.com/a"},
+	{"doc state fragment dropped", "https://developer.example.com/video#t=30", "https://developer.example.com/video"},
+	{"blog section dropped", "https://blog.example.com/2024/why-go#comments", "https://blog.example.com/2024/why-go"},
+	{"html page plain anchor dropped", "https://example.com/post.html#section-2", "https://example.com/post.html"},
+	{"wikipedia section dropped", "https://en.wikipedia.org/wiki/Go_(programming_language)#History", "https://en.wikipedia.org/wiki/Go_(programming_language)"},
+	{"github line dropped", "https://github.com/golang/go/blob/master/src/os/file.go#L42", "https://github.com/golang/go/blob/master/src/os/file.go"},
 
 	// YouTube.
 	{"youtube watch", "https://www.youtube.com/watch?v=dQw4w9WgXcQ", "https://youtube.com/watch?v=dQw4w9WgXcQ"},
@@ -364,7 +389,7 @@ func TestCanonicalMalformed(t *testing.T) {
 
 func TestURLError(t *testing.T) {
 	_, err := Canonical("http://exa mple.com")
-	want := `collapse: canonicalise "http://exa mple.com": invalid character in host`
+	want := `canon: canonicalise "http://exa mple.com": invalid character in host`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error = %v, want %s", err, want)
 	}
@@ -388,6 +413,14 @@ var canonGroups = [][]string{
 	{"https://example.com/", "https://example.com", "http://example.com:80", "https://www.example.com/#intro"},
 	{"https://example.com/#/a"},
 	{"https://example.com/#/b"},
+	// One documentation page, two documented things (issue 17).
+	{"https://pkg.go.dev/os#Getwd", "http://pkg.go.dev/os/#Getwd"},
+	{"https://pkg.go.dev/os#ReadDir"},
+	{"https://pkg.go.dev/os", "https://pkg.go.dev/os#top", "https://pkg.go.dev/os#:~:text=Getwd"},
+	{"https://docs.python.org/3/library/os.html#os.getcwd", "https://docs.python.org/3/library/os.html#os.getcwd:~:text=cwd"},
+	{"https://docs.python.org/3/library/os.html#os.listdir"},
+	{"https://developer.mozilla.org/en-US/docs/Web/API/fetch#syntax"},
+	{"https://developer.mozilla.org/en-US/docs/Web/API/fetch#examples"},
 	{"https://example.com/a?id=1&id=2", "https://example.com/a?id=2&id=1"},
 	{"https://example.com/a?id=1&x=2", "https://example.com/a?x=2&id=1"},
 	{"https://example.com/a?x=1&id=2"},

@@ -27,3 +27,24 @@ func Linkable(raw string) bool {
 	}
 	return false
 }
+
+// Link returns the URL under which raw may be linked for a reader: raw
+// itself when it is Linkable; the canonical https form of a doi: or arxiv:
+// identifier ("doi:10.1000/XYZ" links to https://doi.org/10.1000/xyz,
+// "arxiv:2401.12345v2" to https://arxiv.org/abs/2401.12345), which is
+// shown as text otherwise; "" for anything else.
+func Link(raw string) string {
+	if Linkable(raw) {
+		return raw
+	}
+	s := strings.TrimSpace(raw)
+	scheme, _, ok := strings.Cut(s, ":")
+	if !ok || !(strings.EqualFold(scheme, "doi") || strings.EqualFold(scheme, "arxiv")) {
+		return ""
+	}
+	c, err := Canonical(s)
+	if err != nil || !Linkable(c) {
+		return ""
+	}
+	return c
+}

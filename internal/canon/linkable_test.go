@@ -28,3 +28,22 @@ func TestLinkable(t *testing.T) {
 		}
 	}
 }
+
+func TestLink(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"https://example.com/a", "https://example.com/a"},
+		{"doi:10.1000/XYZ", "https://doi.org/10.1000/xyz"},
+		{" DOI:10.1145/3442188.3445922 ", "https://doi.org/10.1145/3442188.3445922"},
+		{"arxiv:2401.12345v2", "https://arxiv.org/abs/2401.12345"},
+		{"arXiv:hep-th/9901001", "https://arxiv.org/abs/hep-th/9901001"},
+		{"doi:not-a-doi", ""},
+		{"arxiv:nonsense", ""},
+		{"javascript:alert(1)", ""},
+		{"mailto:a@example.com", ""},
+		{"", ""},
+	} {
+		if got := Link(tc.url); got != tc.want {
+			t.Errorf("Link(%q) = %q, want %q", tc.url, got, tc.want)
+		}
+	}
+}

@@ -8,13 +8,29 @@
 // -, –, —, ‐, ‑ or −), [[S:1,3]], [[S:2-4]] (S or s), [S1], [Source 1],
 // [^1], [^1, 2], [^1,^2], OpenAI's 【1†source】, 【3:1†source】 and [1†]
 // (the first number names the source), a stray separator ([1,], [,2],
-// [1, 2,]) and [ref: URL] or [ref: <URL>]. Numbers run from 0 to MaxNumber.
+// [1, 2,]) and [ref: URL] or [ref: <URL>]. Numbers run from 0 to
+// MaxNumber; leading zeros mean nothing ([01] is 1). A marker right after a
+// '!' ("grew 40%![1][2]") is a marker too: "![n](…)" is an image, and
+// "![n][m]" one only when a link definition for m precedes it (footnote
+// definitions define no link; CommonMark also honours definitions that
+// come later, which a stream cannot know yet).
+//
+// In HTML, a <sup class="cite" data-sids="1,3"> tag (the citation
+// protocol's HTML form) is a citation: its data-sids value is read like a
+// marker, renumbered in Renumber and Link modes (unknown numbers dropped
+// from it), emptied in Remove mode, and the rest of the tag is untouched.
+//
+// A usage telemetry tag, [[USAGE:1,3,5]], names sources a writer used
+// without citing them: it is reported to the Usage hook and kept in Used,
+// never resolved or renumbered, and removed from the text in every mode but
+// Keep.
 //
 // A bracket that carries citation-like numbers in no understood form (a
-// reversed range [3-1], a leading zero [01], a range wider than 64
-// [1-70], [1 2], seven digits) is a near miss: it is reported as Unknown
-// (with its Marker) and, in every mode that changes numbers, dropped like
-// an unknown number, so that no number is left naming another source.
+// reversed range [3-1], a range wider than 64 [1-70], [1 2], seven digits)
+// is a near miss: it is reported as Unknown (with its Marker) and, in every
+// mode that changes numbers, dropped like an unknown number, so that no
+// number is left naming another source. A negative number ([-1], [1, -2])
+// is prose, never a citation: it is left as written.
 //
 // Never touched, in any mode: fenced code blocks (following CommonMark's
 // container rules: a fence inside a list item or a block quote belongs to
@@ -75,14 +91,17 @@ const (
 	// Markdown renders [[1]](https://example.com/a); a source without a URL,
 	// or whose URL may not be followed (only http, https and file URLs, as
 	// canon.Linkable decides, and in-page anchors such as "#ref-1" are
-	// linked), renders as [1].
+	// linked; a doi: or arxiv: identifier is linked under its https form,
+	// canon.Link), renders as [1].
 	Markdown Style = iota
 	// Plain renders [1] or [1, 2].
 	Plain
 	// Footnote renders [^1][^2].
 	Footnote
-	// HTML renders <sup class="cite"><a href="URL" title="Title">[1]</a></sup>;
-	// a source without a linkable URL renders as [1] inside the <sup>.
+	// HTML renders <sup class="cite" data-sids="1,3"><a href="URL"
+	// title="Title">[1]</a>,<a …>[3]</a></sup> (data-sids lists the display
+	// numbers, as the citation protocol's HTML form does); a source without
+	// a linkable URL renders as [1] inside the <sup>.
 	HTML
 )
 
@@ -100,7 +119,7 @@ type Citation struct {
 
 // Unknown is a fact: a marker cited a number (or URL) that the mapping
 // does not hold, or a bracket carried citation-like numbers in no form
-// this package understands ("[3-1]", "[01]", "[1-70]"). When Marker is set
+// this package understands ("[3-1]", "[1-70]"). When Marker is set
 // it is the bracket as written (and Number is 0); else when URL is set it
 // is a [ref: URL] marker's URL; else Number is the number (0 is one).
 type Unknown struct {
@@ -135,6 +154,21 @@ type Marker struct {
 	URL string
 }
 
+// Usage is a fact: a usage telemetry tag, [[USAGE:1,3,5]] (seed 001's
+// citation protocol: "usage" in any case, numbers and ranges as in any
+// marker), with which a writer names the sources it used without citing
+// them inline. It is no citation: its numbers are neither resolved nor
+// renumbered (they are the writer's own, which the caller's mapping
+// resolves), and every mode but Keep removes the tag from the text.
+type Usage struct {
+	// Offset is the tag's first byte in the input; Len its length.
+	Offset int64
+	Len    int
+	// Numbers are the numbers it names, ranges expanded, in the order
+	// written (repeats kept). The slice is reused: copy it to keep it.
+	Numbers []int
+}
+
 // Hooks receive citation facts as they happen. Nil fields are skipped. They
 // are called synchronously from Write or Close, and always before any text
 // that contains the citation's rendered link has been written.
@@ -146,4 +180,6 @@ type Hooks struct {
 	// Marker is called for every marker, after its Citation and Unknown
 	// facts. Its Numbers slice is reused: copy it to keep it.
 	Marker func(Marker)
+	// Usage is called for every usage tag.
+	Usage func(Usage)
 }

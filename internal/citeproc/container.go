@@ -212,16 +212,16 @@ func setextUnderline(b []byte, k int, c byte, eof bool) (bool, parseStatus) {
 // updates the processor's container state and returns the bytes the
 // prefix takes (markers and the blanks that belong to them); blanks after
 // it are indentation of the line's content.
-func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
-	if p.nconts == 0 && len(b) > 0 && !prefixByte[b[0]] {
+func (s *scanner) prefix(b []byte, eof bool) (int, parseStatus) {
+	if s.nconts == 0 && len(b) > 0 && !prefixByte[b[0]] {
 		// No container is open and none opens here: most prose lines.
-		p.col, p.base, p.lazyLine = 0, 0, false
+		s.col, s.base, s.lazyLine = 0, 0, false
 		return 0, pYes
 	}
 	if len(b) > maxPrefix {
 		b, eof = b[:maxPrefix], true // decide on what has been seen
 	}
-	i, col, base, matched, st := matchConts(p.conts[:p.nconts], b, eof)
+	i, col, base, matched, st := matchConts(s.conts[:s.nconts], b, eof)
 	if st != pYes {
 		return 0, st
 	}
@@ -229,103 +229,114 @@ func (p *Processor) prefix(b []byte, eof bool) (int, parseStatus) {
 		return 0, pMore
 	} else if j < len(b) && !isEOL(b[j]) {
 		for k := range matched {
-			p.conts[k].empty = false // the line has content: its items do
+			s.conts[k].empty = false // the line has content: its items do
 		}
 	}
-	unmatched := matched < p.nconts
+	unmatched := matched < s.nconts
 	var pushed [maxConts]container
 	np := 0
 	for matched+np < maxConts {
-		k, kc := i, col
-		for k < len(b) && isBlank(b[k]) && kc-base < 4 {
-			kc = advanceCol(kc, b[k])
-			k++
-		}
-		if kc-base >= 4 {
-			break
-		}
-		if k == len(b) {
-			if !eof {
-				return 0, pMore
-			}
-			break
-		}
-		c := b[k]
-		if c == '>' {
-			k++
-			kc++
-			if k == len(b) && !eof {
-				return 0, pMore
-			}
-			if k < len(b) && isBlank(b[k]) {
-				kc = advanceCol(kc, b[k])
-				k++
-			}
-			pushed[np] = container{quote: true}
-			np++
-			i, col, base = k, kc, kc
-			continue
-		}
-		w, ordered, one, empty, st := listMarker(b, k, eof)
+		c, k, kc, st := openCont(b, i, col, base, eof, s.para && !unmatched && np == 0)
 		if st == pMore {
 			return 0, pMore
 		}
 		if st != pYes {
 			break
 		}
-		if p.para && !unmatched && np == 0 && (empty || (ordered && !one)) {
-			break // cannot interrupt a paragraph
-		}
-		if c == '-' || c == '*' {
-			brk, st := thematicBreak(b, k, c, eof)
-			if st == pMore {
-				return 0, pMore
-			}
-			if brk {
-				break
-			}
-		}
-		e := k + w
-		ec := kc + w
-		j, jc := e, ec
-		for j < len(b) && isBlank(b[j]) && jc-ec < 5 {
-			jc = advanceCol(jc, b[j])
-			j++
-		}
-		switch {
-		case empty:
-			jc, j = ec+1, skipBlanks(b, e)
-		case jc-ec >= 5:
-			jc, j = ec+1, e+1 // content is indented code: one blank belongs to the marker
-		}
-		pushed[np] = container{indent: jc - base, empty: empty}
+		pushed[np] = c
 		np++
-		i, col, base = j, jc, jc
+		i, col, base = k, kc, kc
 	}
-	p.lazyLine = false
+	s.lazyLine = false
 	switch {
 	case np > 0:
-		p.nconts = matched + copy(p.conts[matched:], pushed[:np])
-		p.para = false
+		s.nconts = matched + copy(s.conts[matched:], pushed[:np])
+		s.para = false
 	case unmatched:
-		lz, st := p.lazy(b, i, col, base, eof)
+		lz, st := s.lazy(b, i, col, base, eof)
 		if st == pMore {
 			return 0, pMore
 		}
 		if !lz {
-			p.nconts = matched
-			p.para = false
+			s.nconts = matched
+			s.para = false
 		}
-		p.lazyLine = lz
+		s.lazyLine = lz
 	}
-	p.col, p.base = col, base
+	s.col, s.base = col, base
 	return i, pYes
+}
+
+// openCont recognises a container that opens at b[i] (column col, the
+// enclosing content starting at column base): a block quote's '>' or a list
+// item's marker, after at most three columns of indentation. It returns
+// the container and where its content starts (index and column). inPara
+// says that the line may continue a paragraph, which an empty item or an
+// ordered one not starting at 1 cannot interrupt.
+func openCont(b []byte, i, col, base int, eof, inPara bool) (container, int, int, parseStatus) {
+	k, kc := i, col
+	for k < len(b) && isBlank(b[k]) && kc-base < 4 {
+		kc = advanceCol(kc, b[k])
+		k++
+	}
+	if kc-base >= 4 {
+		return container{}, 0, 0, pNo
+	}
+	if k == len(b) {
+		if !eof {
+			return container{}, 0, 0, pMore
+		}
+		return container{}, 0, 0, pNo
+	}
+	c := b[k]
+	if c == '>' {
+		k++
+		kc++
+		if k == len(b) && !eof {
+			return container{}, 0, 0, pMore
+		}
+		if k < len(b) && isBlank(b[k]) {
+			kc = advanceCol(kc, b[k])
+			k++
+		}
+		return container{quote: true}, k, kc, pYes
+	}
+	w, ordered, one, empty, st := listMarker(b, k, eof)
+	if st != pYes {
+		return container{}, 0, 0, st
+	}
+	if inPara && (empty || (ordered && !one)) {
+		return container{}, 0, 0, pNo // cannot interrupt a paragraph
+	}
+	if c == '-' || c == '*' {
+		brk, st := thematicBreak(b, k, c, eof)
+		if st == pMore {
+			return container{}, 0, 0, pMore
+		}
+		if brk {
+			return container{}, 0, 0, pNo
+		}
+	}
+	e := k + w
+	ec := kc + w
+	j, jc := e, ec
+	for j < len(b) && isBlank(b[j]) && jc-ec < 5 {
+		jc = advanceCol(jc, b[j])
+		j++
+	}
+	switch {
+	case empty:
+		jc, j = ec+1, skipBlanks(b, e)
+	case jc-ec >= 5:
+		jc, j = ec+1, e+1 // content is indented code: one blank belongs to the marker
+	}
+	return container{indent: jc - base, empty: empty}, j, jc, pYes
 }
 
 // lazy reports whether the rest of the line, from b[i], is a paragraph's
 // lazy continuation: containers it does not match stay open.
-func (p *Processor) lazy(b []byte, i, col, base int, eof bool) (bool, parseStatus) {
-	if !p.para {
+func (s *scanner) lazy(b []byte, i, col, base int, eof bool) (bool, parseStatus) {
+	if !s.para {
 		return false, pYes
 	}
 	for i < len(b) && isBlank(b[i]) && col-base < 4 {

@@ -1,5 +1,7 @@
 package citeproc
 
+import "bytes"
+
 // HTML regions that are never touched: comments (<!-- … -->, to their end
 // or the end of the text; one that begins a line is an HTML block, which
 // takes the rest of its last line too), HTML blocks of raw text (<pre>, <script>,
@@ -11,7 +13,10 @@ package citeproc
 // for; an element not closed within it is text.
 const maxInlineHTML = 1024
 
-var blockTags = []string{"pre", "script", "style", "textarea"}
+var (
+	blockTags  = []string{"pre", "script", "style", "textarea"}
+	inlineTags = []string{"code", "pre", "sup"}
+)
 
 // tagAt reports whether b[1:] (after a '<') starts with one of tags, case
 // insensitively, followed by a blank, '>' or the line's end; it returns
@@ -47,7 +52,7 @@ func htmlBlockStart(b []byte, eof bool) (string, parseStatus) {
 
 // angle handles a '<' in prose. pYes: a region started (the processor's
 // state is set); pNo: the '<' is text (n is 1).
-func (p *Processor) angle(b []byte, eof bool) (int, parseStatus) {
+func (s *scanner) angle(b []byte, eof bool) (int, parseStatus) {
 	if len(b) < 4 && !eof {
 		// "<!--" needs four bytes; every other form decides below.
 		if ok, partial := hasPrefix(b, []byte("<!--")); partial || ok {
@@ -55,30 +60,146 @@ func (p *Processor) angle(b []byte, eof bool) (int, parseStatus) {
 		}
 	}
 	if ok, _ := hasPrefix(b, []byte("<!--")); ok {
-		p.put(b[:4])
-		p.st, p.dashes = stComment, 2 // "<!-->" is a whole comment
-		p.pos += 4
+		s.out.code(b[:4])
+		s.st, s.dashes = stComment, 2 // "<!-->" is a whole comment
+		s.pos += 4
 		return 4, pYes
 	}
 	if n, st := autolinkScheme(b, eof); st != pNo {
 		if st == pYes {
-			p.put(b[:n])
-			p.st = stAutolink
-			p.pos += n
+			s.out.code(b[:n])
+			s.st = stAutolink
+			s.pos += n
 		}
 		return n, st
 	}
-	t, st := tagAt(b, []string{"code", "pre"}, eof)
-	switch st {
-	case pMore:
+	t, st := tagAt(b, inlineTags, eof)
+	switch {
+	case st == pMore:
 		return 0, pMore
-	case pYes:
-		p.st = stHTMLInline
-		p.closer = "</" + t + ">"
-		p.spanScan = 1 + len(t)
+	case st == pYes && t == "sup":
+		return s.sup(b, eof)
+	case st == pYes:
+		s.st = stHTMLInline
+		s.closer = "</" + t + ">"
+		s.spanScan = 1 + len(t)
 		return 0, pYes
 	}
 	return 1, pNo
+}
+
+// sup handles a <sup> tag in prose. One whose class is "cite" and which
+// carries data-sids="1,3" (the HTML form of the citation protocol, <sup
+// class="cite" data-sids="1,3">…</sup>) is a citation: the attribute's
+// value is a marker candidate, the rest of the tag code. Any other <sup>
+// tag's '<' is text (pNo, 1), as is one not closed on its line.
+func (s *scanner) sup(b []byte, eof bool) (int, parseStatus) {
+	end, vs, ve, st := citeSup(b, eof)
+	if st != pYes {
+		return 1, st
+	}
+	s.out.code(b[:vs])
+	if s.c.parseSids(b[vs : ve+1]) {
+		s.c.raw, s.c.at, s.c.inBrackets, s.c.label = b[vs:ve], s.off+int64(s.pos+vs), false, false
+		s.out.marker(&s.c)
+		s.out.code(b[ve:end])
+	} else {
+		s.out.code(b[vs:end]) // data-sids of no numbers: no citation
+	}
+	s.pos += end
+	return end, pYes
+}
+
+// citeSup reads a <sup> tag at b to its '>' on the line, within
+// maxInlineHTML bytes, and reports whether its class attribute holds the
+// class "cite" and it has a quoted data-sids attribute: pYes with the
+// tag's length and the value's bounds (b[vs:ve], the closing quote at
+// b[ve]); pMore when the tag is cut by the end of the input; else pNo.
+func citeSup(b []byte, eof bool) (end, vs, ve int, st parseStatus) {
+	cite := false
+	vs = -1
+	i := len("<sup")
+	for {
+		for i < len(b) && isBlank(b[i]) {
+			i++
+		}
+		if i >= maxInlineHTML {
+			return 0, 0, 0, pNo
+		}
+		if i == len(b) {
+			if eof {
+				return 0, 0, 0, pNo
+			}
+			return 0, 0, 0, pMore
+		}
+		switch b[i] {
+		case '>':
+			if !cite || vs < 0 {
+				return 0, 0, 0, pNo
+			}
+			return i + 1, vs, ve, pYes
+		case '/':
+			i++
+			continue
+		case '\n', '\r', '<':
+			return 0, 0, 0, pNo
+		}
+		ns := i
+		for i < len(b) && attrNameByte(b[i]) {
+			i++
+		}
+		if i == ns {
+			return 0, 0, 0, pNo
+		}
+		name := b[ns:i]
+		for i < len(b) && isBlank(b[i]) {
+			i++
+		}
+		if i == len(b) {
+			continue // decided above: more input, or no tag
+		}
+		if b[i] != '=' {
+			continue // an attribute without a value
+		}
+		i++
+		for i < len(b) && isBlank(b[i]) {
+			i++
+		}
+		if i == len(b) {
+			continue
+		}
+		q := b[i]
+		if q != '"' && q != '\'' {
+			for i < len(b) && !isBlank(b[i]) && b[i] != '>' && !isEOL(b[i]) {
+				i++ // an unquoted value
+			}
+			continue
+		}
+		j := i + 1
+		for j < len(b) && b[j] != q && !isEOL(b[j]) {
+			j++
+		}
+		if j == len(b) {
+			i = j
+			continue
+		}
+		if b[j] != q {
+			return 0, 0, 0, pNo
+		}
+		switch {
+		case len(name) == len("class") && equalFold(name, "class"):
+			for _, f := range bytes.Fields(b[i+1 : j]) {
+				cite = cite || string(f) == "cite"
+			}
+		case len(name) == len("data-sids") && equalFold(name, "data-sids"):
+			vs, ve = i+1, j
+		}
+		i = j + 1
+	}
+}
+
+func attrNameByte(c byte) bool {
+	return c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':' || c == '.'
 }
 
 // autolinkScheme recognises "<scheme:" (a letter, then 1 to 31 letters,
@@ -104,117 +225,117 @@ func autolinkScheme(b []byte, eof bool) (int, parseStatus) {
 
 // scanAutolink copies an autolink to its '>', stopping (the autolink was
 // not one) at a blank, a '<' or the line's end.
-func (p *Processor) scanAutolink() bool {
-	b := p.buf
-	i := p.pos
+func (s *scanner) scanAutolink() bool {
+	b := s.buf
+	i := s.pos
 	for i < len(b) {
 		c := b[i]
 		if c == '>' {
 			i++
-			p.st = stText
+			s.st = stText
 			break
 		}
 		if isBlank(c) || isEOL(c) || c == '<' {
-			p.st = stText
+			s.st = stText
 			break
 		}
 		i++
 	}
-	p.put(b[p.pos:i])
-	p.pos = i
+	s.out.code(b[s.pos:i])
+	s.pos = i
 	return true
 }
 
 // scanComment copies an HTML comment up to and including its "-->".
-func (p *Processor) scanComment() bool {
-	b := p.buf
-	i := p.pos
+func (s *scanner) scanComment() bool {
+	b := s.buf
+	i := s.pos
 	for i < len(b) {
 		c := b[i]
 		i++
 		switch {
 		case c == '-':
-			p.dashes++
-		case c == '>' && p.dashes >= 2:
-			p.put(b[p.pos:i])
-			p.pos = i
-			p.st = stText
-			p.dashes = 0
-			if p.blockHTML {
+			s.dashes++
+		case c == '>' && s.dashes >= 2:
+			s.out.code(b[s.pos:i])
+			s.pos = i
+			s.st = stText
+			s.dashes = 0
+			if s.blockHTML {
 				// An HTML block (CommonMark type 2) ends with the line
 				// that closes it: the rest of that line is raw HTML too.
-				p.st = stIndented
+				s.st = stIndented
 			}
 			return true
 		default:
-			p.dashes = 0
+			s.dashes = 0
 		}
 	}
-	p.put(b[p.pos:i])
-	p.pos = i
+	s.out.code(b[s.pos:i])
+	s.pos = i
 	return true
 }
 
 // scanHTMLBlock copies an HTML block of raw text up to the end of the line
 // that holds its closing tag.
-func (p *Processor) scanHTMLBlock() bool {
-	b := p.buf
-	i := p.pos
+func (s *scanner) scanHTMLBlock() bool {
+	b := s.buf
+	i := s.pos
 	for i < len(b) {
 		c := b[i]
 		i++
 		switch {
-		case c == '\n' && p.closerSeen == len(p.closer):
-			p.put(b[p.pos:i])
-			p.pos = i
-			p.st = stText
-			p.endBlock()
+		case c == '\n' && s.closerSeen == len(s.closer):
+			s.out.code(b[s.pos:i])
+			s.pos = i
+			s.st = stText
+			s.endBlock()
 			return true
-		case p.closerSeen == len(p.closer):
-		case lower(c) == p.closer[p.closerSeen]:
-			p.closerSeen++
+		case s.closerSeen == len(s.closer):
+		case lower(c) == s.closer[s.closerSeen]:
+			s.closerSeen++
 		case c == '<':
-			p.closerSeen = 1 // '<' does not recur in a closer
+			s.closerSeen = 1 // '<' does not recur in a closer
 		default:
-			p.closerSeen = 0
+			s.closerSeen = 0
 		}
 	}
-	p.put(b[p.pos:i])
-	p.pos = i
+	s.out.code(b[s.pos:i])
+	s.pos = i
 	return true
 }
 
 // scanHTMLInline looks for the closing tag of the inline element opened at
 // pos on the same line. Found, the element is copied; not found, its '<'
 // is text and scanning resumes after it.
-func (p *Processor) scanHTMLInline(eof bool) bool {
-	b := p.buf[p.pos:]
-	i := p.spanScan
+func (s *scanner) scanHTMLInline(eof bool) bool {
+	b := s.buf[s.pos:]
+	i := s.spanScan
 	for i < len(b) && i < maxInlineHTML {
 		c := b[i]
 		if c == '\n' {
 			break
 		}
-		if c == '<' && i+len(p.closer) <= len(b) && equalFold(b[i:i+len(p.closer)], p.closer) {
-			i += len(p.closer)
-			p.put(b[:i])
-			p.pos += i
-			p.st = stText
+		if c == '<' && i+len(s.closer) <= len(b) && equalFold(b[i:i+len(s.closer)], s.closer) {
+			i += len(s.closer)
+			s.out.code(b[:i])
+			s.pos += i
+			s.st = stText
 			return true
 		}
-		if c == '<' && i+len(p.closer) > len(b) && !eof {
-			p.spanScan = i // the closer may be cut by the chunk boundary
+		if c == '<' && i+len(s.closer) > len(b) && !eof {
+			s.spanScan = i // the closer may be cut by the chunk boundary
 			return false
 		}
 		i++
 	}
 	if i == len(b) && !eof && i < maxInlineHTML {
-		p.spanScan = i
+		s.spanScan = i
 		return false
 	}
-	p.put(b[:1])
-	p.pos++
-	p.st = stText
+	s.out.text(b[:1]) // not closed on its line: the '<' is text
+	s.pos++
+	s.st = stText
 	return true
 }
 

@@ -16,7 +16,7 @@ import (
 type Mapping struct {
 	byNum     map[int]Source
 	byURL     map[string]int
-	linkable  map[int]bool // canon.Linkable of a source's URL, decided when first asked
+	links     map[int]string // canon.Link of a source's URL ("": none), decided when first asked
 	canonical func(string) string
 }
 
@@ -71,19 +71,24 @@ func (m *Mapping) Add(n int, src Source) error {
 	return nil
 }
 
-// isLinkable reports whether n's source URL may become a link (see
-// canon.Linkable; in-page anchors too). It is decided once per number, when
-// Link mode first renders it: merging, which never links, pays nothing.
-func (m *Mapping) isLinkable(n int) bool {
-	if v, ok := m.linkable[n]; ok {
+// link returns the URL n's source may be linked under, or "" (see
+// canon.Link: an http, https or file URL as it is, a doi: or arxiv:
+// identifier in its https form; in-page anchors too). It is decided once
+// per number, when Link mode first renders it: merging, which never links,
+// pays nothing.
+func (m *Mapping) link(n int) string {
+	if v, ok := m.links[n]; ok {
 		return v
 	}
 	u := m.byNum[n].URL
-	v := canon.Linkable(u) || isAnchor(u)
-	if m.linkable == nil {
-		m.linkable = map[int]bool{}
+	v := canon.Link(u)
+	if v == "" && isAnchor(u) {
+		v = u
 	}
-	m.linkable[n] = v
+	if m.links == nil {
+		m.links = map[int]string{}
+	}
+	m.links[n] = v
 	return v
 }
 

@@ -2,8 +2,6 @@ package citeproc
 
 import (
 	"bytes"
-	"slices"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -28,6 +26,8 @@ const (
 	kFullwidth                     // ［1］
 	kRef                           // [ref: URL]
 	kNear                          // a near miss: a bracket of citation-like numbers that is not a citation
+	kUsage                         // [[USAGE:1,3,5]]: the sources a writer used, no citation
+	kSids                          // the value of a <sup class="cite"> tag's data-sids attribute: "1,3"
 )
 
 type span struct{ lo, hi int }
@@ -164,6 +164,9 @@ func (m *marker) parseBracket(b []byte, eof bool) (int, parseStatus) {
 			m.kind, m.open, m.close = kProtoDouble, b[:4], closeDouble
 			return m.parseList(b, 4, closeDouble, eof)
 		}
+		if b[2] == 'U' || b[2] == 'u' {
+			return m.parseUsage(b, eof)
+		}
 		m.kind, m.open, m.close = kDouble, b[:2], closeDouble
 		return m.parseList(b, 2, closeDouble, eof)
 	case '^':
@@ -183,6 +186,44 @@ func (m *marker) parseBracket(b []byte, eof bool) (int, parseStatus) {
 	}
 	m.kind, m.open, m.close = kBracket, b[:1], closeSingle
 	return m.parseList(b, 1, closeSingle, eof)
+}
+
+// parseSids parses the value of a data-sids attribute, v (the closing
+// quote included), as a list of numbers: "1,3", "2-4", "1, 3".
+func (m *marker) parseSids(v []byte) bool {
+	m.items = m.items[:0]
+	m.sep, m.dash, m.url, m.ranged, m.next, m.def, m.dagger = nil, nil, nil, false, nil, false, false
+	m.kind, m.open, m.close, m.next = kSids, v[:0], v[:0], v[len(v)-1:]
+	n, st := m.parseList(v, 0, v[len(v)-1:], true)
+	if st != pYes || n != len(v) || m.dagger {
+		return false
+	}
+	m.close = v[len(v)-1 : len(v)-1]
+	return true
+}
+
+// parseUsage parses seed 001's usage telemetry tag, [[USAGE:1,3,5]]
+// ("usage" in any case; numbers and ranges as in any marker; none at all
+// in [[USAGE:]]).
+func (m *marker) parseUsage(b []byte, eof bool) (int, parseStatus) {
+	const pfx = "[[usage:"
+	for k := 2; k < len(pfx); k++ {
+		if k == len(b) {
+			return more(eof)
+		}
+		if lower(b[k]) != pfx[k] {
+			return 0, pNo
+		}
+	}
+	m.kind, m.open, m.close = kUsage, b[:len(pfx)], closeDouble
+	i := skipBlanks(b, len(pfx))
+	switch ok, partial := hasPrefix(b[i:], closeDouble); {
+	case partial:
+		return more(eof)
+	case ok:
+		return i + len(closeDouble), pYes
+	}
+	return m.parseList(b, len(pfx), closeDouble, eof)
 }
 
 var (
@@ -268,6 +309,7 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 			return j, st
 		}
 		hi := lo
+		dashed := false // the item is a range ("1-1" too)
 		if e, st := m.daggerSuffix(b, j, close, eof); st != pYes {
 			return e, st
 		} else if e > j {
@@ -296,7 +338,7 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 			if m.dash == nil {
 				m.dash = b[j:e]
 			}
-			hi = v
+			hi, dashed = v, true
 			k = skipBlanks(b, j2)
 			if k == len(b) {
 				return more(eof)
@@ -335,8 +377,8 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 		}
 		if m.sep == nil {
 			m.sep = b[j:next]
-			if hi > lo {
-				m.sep = b[k:next]
+			if dashed {
+				m.sep = b[k:next] // not the range's dash and end: "[1-1&2]"
 			}
 		}
 		i = next
@@ -435,11 +477,11 @@ func (m *marker) daggerSuffix(b []byte, j int, close []byte, eof bool) (int, par
 
 var dagger = []byte("†")
 
-// parseNumber reads 1 to maxDigits ASCII or fullwidth digits, not
-// starting with zero (but "0" itself is a number).
+// parseNumber reads 1 to maxDigits ASCII or fullwidth digits. Leading
+// zeros are allowed and mean nothing ("[01]" is 1): models pad numbers,
+// and dropping such a marker would delete the citation.
 func parseNumber(b []byte, i int, eof bool) (v, end int, st parseStatus) {
 	digits := 0
-	lead0 := false
 	for {
 		if i == len(b) {
 			if digits == 0 || !eof {
@@ -464,12 +506,6 @@ func parseNumber(b []byte, i int, eof bool) (v, end int, st parseStatus) {
 		}
 		if d < 0 {
 			break
-		}
-		if lead0 {
-			return 0, 0, pNo // "01"
-		}
-		if digits == 0 && d == 0 {
-			lead0 = true
 		}
 		digits++
 		if digits > maxDigits {
@@ -537,12 +573,13 @@ func andAt(b []byte, i int, eof bool) (int, parseStatus) {
 }
 
 // nearMiss recognises a bracket that carries citation-like numbers but is
-// no citation ("[3-1]", "[01]", "[1-70]", "[1 2]", "[1234567]"): opening
+// no citation ("[3-1]", "[1-70]", "[1 2]", "[1234567]"): opening
 // brackets, then only digits, blanks, separators, dashes, '^', ':', '†',
 // '#' and the words "and", "S", "source", "ref", then as many closing
 // brackets, within maxNearMiss bytes on the line and with at least one
 // digit. It is reported and, in the modes that change numbers, never
-// passed through.
+// passed through. A dash that follows no digit makes a negative number
+// ("[-1]", "[1, -2]"), which is prose: no near miss.
 func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 	opens, i := 0, 0
 	for i < len(b) && opens <= 2 {
@@ -561,6 +598,7 @@ func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 	}
 	start := i
 	digits := false
+	afterDigit := false // the last character that is no blank is a digit
 	for i < len(b) {
 		if i-start > maxNearMiss {
 			return 0, pNo
@@ -568,10 +606,16 @@ func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 		c := b[i]
 		switch {
 		case c >= '0' && c <= '9':
-			digits = true
+			digits, afterDigit = true, true
 			i++
 			continue
-		case c == ' ' || c == '\t' || c == ',' || c == ';' || c == '&' || c == '-' || c == '^' || c == ':' || c == '#' || c == '+':
+		case c == '-' && !afterDigit:
+			return 0, pNo // a negative number ("[-1]", "[1, -2]"): prose, never a citation
+		case c == ' ' || c == '\t':
+			i++
+			continue
+		case c == ',' || c == ';' || c == '&' || c == '-' || c == '^' || c == ':' || c == '#' || c == '+':
+			afterDigit = false
 			i++
 			continue
 		case c|0x20 >= 'a' && c|0x20 <= 'z':
@@ -584,7 +628,7 @@ func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 			}
 			switch string(bytes.ToLower(b[i:j])) {
 			case "and", "s", "source", "sources", "ref", "refs":
-				i = j
+				i, afterDigit = j, false
 				continue
 			}
 			return 0, pNo
@@ -595,10 +639,13 @@ func (m *marker) nearMiss(b []byte, eof bool) (int, parseStatus) {
 			r, w := utf8.DecodeRune(b[i:])
 			switch {
 			case r >= '０' && r <= '９':
-				digits = true
+				digits, afterDigit = true, true
 				i += w
 				continue
+			case ((r >= 0x2010 && r <= 0x2014) || r == 0x2212) && !afterDigit:
+				return 0, pNo // a negative number, with a dash or the minus sign
 			case r == '†' || r == '，' || r == '、' || (r >= 0x2010 && r <= 0x2014) || r == 0x2212:
+				afterDigit = false
 				i += w
 				continue
 			}
@@ -687,460 +734,4 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
-}
-
-// marker acts on a recognised marker according to the mode. Facts are
-// reported before any text of the marker is output.
-func (p *Processor) marker(raw []byte) {
-	m := &p.m
-	p.group = p.group[:0]
-	switch m.kind {
-	case kNear:
-		p.reportUnknown(Unknown{Marker: string(raw)})
-	case kRef:
-		if n, src, ok := p.mapping.LookupURL(string(m.url)); ok {
-			p.resolve(n, src)
-		} else {
-			p.reportUnknown(Unknown{URL: string(m.url)})
-		}
-	default:
-		for _, it := range m.items {
-			for v := it.lo; v <= it.hi; v++ {
-				if src, ok := p.mapping.Lookup(v); ok {
-					p.resolve(v, src)
-				} else {
-					p.reportUnknown(Unknown{Number: v})
-				}
-			}
-		}
-	}
-	if p.hooks.Marker != nil {
-		p.markerFact(raw)
-	}
-	switch {
-	case p.mode == Keep:
-		p.put(raw)
-	case p.mode == Remove || len(p.group) == 0:
-		p.drop(raw)
-	case p.afterShown && p.repeatsShown():
-		// "[1][2]" where both are one resource: shown once already.
-	case p.mode == Link:
-		p.renderLink()
-		p.noteShown()
-	default:
-		p.renderRenumbered()
-		p.noteShown()
-	}
-}
-
-// markerFact reports the marker being handled to the Marker hook.
-func (p *Processor) markerFact(raw []byte) {
-	m := &p.m
-	f := Marker{Offset: p.markerAt, Len: len(raw)}
-	if m.kind == kRef {
-		f.URL = string(m.url)
-	} else {
-		p.nums = p.nums[:0]
-		for _, it := range m.items {
-			for v := it.lo; v <= it.hi; v++ {
-				p.nums = append(p.nums, v)
-			}
-		}
-		f.Numbers = p.nums
-	}
-	p.flush(false)
-	p.hooks.Marker(f)
-}
-
-// resolve records that number v resolved to src and adds it to the
-// current group, once per display number.
-func (p *Processor) resolve(v int, src Source) {
-	d := v
-	if p.number != nil && p.mode != Keep {
-		d = p.number.Display(v, src)
-	}
-	for _, c := range p.group {
-		if c.Display == d {
-			return
-		}
-	}
-	c := Citation{Number: v, Display: d, Source: src}
-	if k, seen := p.citedIdx[d]; seen {
-		// One display number shows one source (and so one URL)
-		// everywhere: in the text, the facts and the lists.
-		c.Source = p.cited[k].Source
-		p.group = append(p.group, c)
-		return
-	}
-	p.group = append(p.group, c)
-	p.citedIdx[d] = len(p.cited)
-	p.cited = append(p.cited, c)
-	if p.hooks.Citation != nil {
-		p.flush(false)
-		p.hooks.Citation(c)
-	}
-}
-
-func (p *Processor) reportUnknown(u Unknown) {
-	switch {
-	case u.Marker != "":
-		if _, seen := p.unknownURL["\x00"+u.Marker]; seen {
-			return
-		}
-		if p.unknownURL == nil {
-			p.unknownURL = map[string]struct{}{}
-		}
-		p.unknownURL["\x00"+u.Marker] = struct{}{}
-	case u.URL != "":
-		if _, seen := p.unknownURL[u.URL]; seen {
-			return
-		}
-		if p.unknownURL == nil {
-			p.unknownURL = map[string]struct{}{}
-		}
-		p.unknownURL[u.URL] = struct{}{}
-	default:
-		if _, seen := p.unknownNum[u.Number]; seen {
-			return
-		}
-		if p.unknownNum == nil {
-			p.unknownNum = map[int]struct{}{}
-		}
-		p.unknownNum[u.Number] = struct{}{}
-	}
-	p.unknown = append(p.unknown, u)
-	if p.hooks.Unknown != nil {
-		p.flush(false)
-		p.hooks.Unknown(u)
-	}
-}
-
-// drop removes a marker from the text. Inside brackets ("[[9]1]",
-// "[5[9]]", "[1[9]0]") removing it could join its neighbours into a new
-// marker, so in Link and Renumber modes (whose output is read again) it is
-// written with escaped brackets instead: visible, and never a citation.
-func (p *Processor) drop(raw []byte) {
-	if p.removed && p.sep != 0 {
-		p.sep, p.sepBlank = 0, false // "[1], [2]": the separator goes too
-	}
-	if p.mode != Remove && (p.lastOpen || p.textOpen > 0 || isCloseBracket(p.m.next) || p.m.def) {
-		inner := raw[len(p.m.open) : len(raw)-len(p.m.close)]
-		if p.removed {
-			p.settle([]byte{'\\'})
-		}
-		p.out = append(p.out, `\[`...)
-		p.out = append(p.out, inner...)
-		p.out = append(p.out, `\]`...)
-		p.rendered()
-		return
-	}
-	p.removed = true
-}
-
-// repeatsShown reports whether the current group cites nothing the marker
-// just before it did not.
-func (p *Processor) repeatsShown() bool {
-	for _, c := range p.group {
-		if !slices.Contains(p.prevShown, c.Display) {
-			return false
-		}
-	}
-	return true
-}
-
-func (p *Processor) noteShown() {
-	p.prevShown = p.prevShown[:0]
-	for _, c := range p.group {
-		p.prevShown = append(p.prevShown, c.Display)
-	}
-	p.afterShown = true
-}
-
-func isCloseBracket(next []byte) bool {
-	return len(next) > 0 && (next[0] == ']' || bytes.Equal(next, lenticularClose) || bytes.Equal(next, fullwidthClose))
-}
-
-// begin settles a dropped marker's blanks before rendered output starts
-// with c. After '!' or '\\' a space keeps the rendering from reading as an
-// image or an escaped bracket.
-func (p *Processor) begin(c byte) {
-	if p.removed {
-		p.settle([]byte{c})
-	}
-	if c == '[' && (p.last == '!' || p.last == '\\') {
-		p.out = append(p.out, ' ')
-		p.last, p.held = ' ', 0
-	}
-}
-
-// outLineStart reports whether only blanks precede the output's end on its
-// line. Non-Keep modes hold trailing blanks, so what precedes them is the
-// last byte before the held run (or the last byte written).
-func (p *Processor) outLineStart() bool {
-	k := len(p.out)
-	for k > 0 && isBlank(p.out[k-1]) {
-		k--
-	}
-	prev := p.flushedLast
-	if k > 0 {
-		prev = p.out[k-1]
-	}
-	return prev == 0 || prev == '\n'
-}
-
-// guardAfter keeps a rendered marker from joining what follows into new
-// markdown: "[1](…)" would be a link, and "[1]:" at the start of a line a
-// definition.
-func (p *Processor) guardAfter(lineStart bool) {
-	if p.last != ']' || len(p.m.next) == 0 {
-		return
-	}
-	if c := p.m.next[0]; c == '(' || (c == ':' && lineStart && !p.m.def) {
-		p.out = append(p.out, ' ')
-		p.last, p.held = ' ', 1
-	}
-}
-
-func (p *Processor) appendNum(d int) {
-	p.out = strconv.AppendInt(p.out, int64(d), 10)
-}
-
-// appendPlain writes [1] or [1, 2].
-func (p *Processor) appendPlain(g []Citation) {
-	p.out = append(p.out, '[')
-	for k, c := range g {
-		if k > 0 {
-			p.out = append(p.out, ", "...)
-		}
-		p.appendNum(c.Display)
-	}
-	p.out = append(p.out, ']')
-}
-
-// appendFootnotes writes [^1][^2].
-func (p *Processor) appendFootnotes(g []Citation) {
-	for _, c := range g {
-		p.out = append(p.out, "[^"...)
-		p.appendNum(c.Display)
-		p.out = append(p.out, ']')
-	}
-}
-
-// linkable reports whether the source shown under c's display number may
-// be linked (decided once per mapping number, when the mapping is built).
-func (p *Processor) linkable(c Citation) bool {
-	return p.mapping.isLinkable(p.cited[p.citedIdx[c.Display]].Number)
-}
-
-func (p *Processor) renderLink() {
-	g := p.group
-	lineStart := p.outLineStart()
-	switch p.style {
-	case Plain:
-		p.begin('[')
-		p.appendPlain(g)
-	case Footnote:
-		p.begin('[')
-		p.appendFootnotes(g)
-	case HTML:
-		p.begin('<')
-		p.out = append(p.out, `<sup class="cite">`...)
-		for k, c := range g {
-			if k > 0 {
-				p.out = append(p.out, ',')
-			}
-			if !p.linkable(c) {
-				p.out = append(p.out, '[')
-				p.appendNum(c.Display)
-				p.out = append(p.out, ']')
-				continue
-			}
-			p.out = append(p.out, `<a href="`...)
-			p.out = appendHTMLAttr(p.out, c.Source.URL)
-			if c.Source.Title != "" {
-				p.out = append(p.out, `" title="`...)
-				p.out = appendHTMLAttr(p.out, c.Source.Title)
-			}
-			p.out = append(p.out, `">[`...)
-			p.appendNum(c.Display)
-			p.out = append(p.out, "]</a>"...)
-		}
-		p.out = append(p.out, "</sup>"...)
-	default: // Markdown
-		p.begin('[')
-		for _, c := range g {
-			p.out = append(p.out, '[')
-			if !p.linkable(c) {
-				p.appendNum(c.Display) // no URL, or one that must not be followed
-				p.out = append(p.out, ']')
-				continue
-			}
-			p.out = append(p.out, '[')
-			p.appendNum(c.Display)
-			p.out = append(p.out, "]]("...)
-			p.out = appendMarkdownURL(p.out, c.Source.URL)
-			p.out = append(p.out, ')')
-		}
-	}
-	p.rendered()
-	p.guardAfter(lineStart)
-}
-
-// renderRenumbered writes the group in the marker's own dialect.
-func (p *Processor) renderRenumbered() {
-	m := &p.m
-	g := p.group
-	p.begin('[')
-	lineStart := p.outLineStart()
-	switch m.kind {
-	case kRef:
-		p.appendPlain(g)
-	case kFootnote:
-		p.appendFootnotes(g)
-	default:
-		p.out = append(p.out, m.open...)
-		if m.ranged && len(g) > 1 && contiguous(g) {
-			p.appendNum(g[0].Display)
-			p.out = append(p.out, m.dash...)
-			p.appendNum(g[len(g)-1].Display)
-		} else {
-			sep := m.sep
-			if sep == nil {
-				sep = []byte(defaultSep(m.kind))
-			}
-			for k, c := range g {
-				if k > 0 {
-					p.out = append(p.out, sep...)
-				}
-				p.appendNum(c.Display)
-			}
-		}
-		p.out = append(p.out, m.close...)
-	}
-	p.rendered()
-	p.guardAfter(lineStart)
-}
-
-func defaultSep(k markerKind) string {
-	switch k {
-	case kProto, kProtoDouble:
-		return ","
-	case kLenticular, kFullwidth:
-		return "，"
-	}
-	return ", "
-}
-
-func contiguous(g []Citation) bool {
-	for k := 1; k < len(g); k++ {
-		if g[k].Display != g[k-1].Display+1 {
-			return false
-		}
-	}
-	return true
-}
-
-// appendMarkdownURL writes u so that it cannot end a markdown link early.
-func appendMarkdownURL(b []byte, u string) []byte {
-	const hex = "0123456789ABCDEF"
-	for k := 0; k < len(u); k++ {
-		switch c := u[k]; {
-		case c == ' ' || c == '(' || c == ')' || c == '<' || c == '>' || c < 0x20 || c == 0x7F:
-			b = append(b, '%', hex[c>>4], hex[c&15])
-		case c == '\\':
-			b = append(b, '\\', '\\') // a backslash escape would eat the next character
-		case c == '&' && entityAt(u[k+1:]):
-			b = append(b, "&amp;"...) // "&lt;" would be decoded as an entity
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
-
-// entityAt reports whether s, after a '&', reads as an entity reference:
-// [#]alphanumerics then ';'.
-func entityAt(s string) bool {
-	k := 0
-	if k < len(s) && s[k] == '#' {
-		k++
-	}
-	start := k
-	for k < len(s) && k-start < 32 && (s[k] >= '0' && s[k] <= '9' || s[k]|0x20 >= 'a' && s[k]|0x20 <= 'z') {
-		k++
-	}
-	return k > start && k < len(s) && s[k] == ';'
-}
-
-func appendHTMLAttr(b []byte, s string) []byte {
-	for k := 0; k < len(s); k++ {
-		switch c := s[k]; c {
-		case '&':
-			b = append(b, "&amp;"...)
-		case '<':
-			b = append(b, "&lt;"...)
-		case '>':
-			b = append(b, "&gt;"...)
-		case '"':
-			b = append(b, "&#34;"...)
-		case '\'':
-			b = append(b, "&#39;"...)
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
-
-// firstCited numbers citations 1..K in order of first citation, giving
-// every citation of the same thing the same number.
-type firstCited struct {
-	key     func(Source) string // nil: by mapping number
-	byKey   map[string]int
-	byNum   map[int]int
-	counter int
-}
-
-// FirstCited returns a Numberer that numbers sources 1..K in order of
-// first citation, giving the same number to every citation of the same
-// source: the same URL or, for sources without one, the same ID. Use a new
-// one for each text.
-func FirstCited() Numberer { return FirstCitedBy(nil) }
-
-// FirstCitedBy is FirstCited with sources compared by key (for example a
-// canonical URL, so that two URL forms of one page share a number); a
-// source whose key is "" is compared by ID. Nil compares URLs exactly.
-func FirstCitedBy(key func(Source) string) Numberer {
-	if key == nil {
-		key = func(s Source) string { return s.URL }
-	}
-	return &firstCited{key: key, byKey: map[string]int{}, byNum: map[int]int{}}
-}
-
-// FirstCitedNumbers returns a Numberer that numbers 1..K in order of first
-// citation by mapping number: for mappings whose numbers already stand for
-// distinct sources, such as merged ones.
-func FirstCitedNumbers() Numberer { return &firstCited{byNum: map[int]int{}} }
-
-func (f *firstCited) Display(n int, src Source) int {
-	if d, ok := f.byNum[n]; ok {
-		return d
-	}
-	if f.key == nil {
-		f.counter++
-		f.byNum[n] = f.counter
-		return f.counter
-	}
-	k := f.key(src)
-	if k == "" {
-		k = "\x00id:" + src.ID
-	}
-	d, ok := f.byKey[k]
-	if !ok {
-		f.counter++
-		d = f.counter
-		f.byKey[k] = d
-	}
-	f.byNum[n] = d
-	return d
 }

@@ -32,6 +32,9 @@ func testMapping(t testing.TB) *citeproc.Mapping {
 		6: {ID: "doc-anchor", URL: "#ref-6", Title: "Anchor"},
 		7: {ID: "doc-js", URL: "javascript:alert(document.domain)", Title: "Script"},
 		8: {ID: "doc-data", URL: "data:text/html,<b>x</b>", Title: "Data"},
+		// Identifiers, linked under their https form (issue 17).
+		10: {ID: "doc-doi", URL: "doi:10.1000/XYZ", Title: "A DOI"},
+		11: {ID: "doc-arxiv", URL: "arxiv:2401.12345v2", Title: "An arXiv paper"},
 	}, testCanonical)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +101,28 @@ var cases = []struct{ name, in string }{
 	{"definitions_untouched", "See [Smith][1].\n\n[1]: https://smith.example/paper \"t [3]\"\n[7]: https://other.example/\n[Also][] [x][y] [z][2 [4]\n  [^2]: note [2]\n"},
 	{"remove_joins", "Use `a`[1]`b` here. **bold**[1]**more** _a_[2]_b_ ~~s~~[3]~~t~~ `c` [1]`d`"},
 	{"unsafe_urls", "JS [7] data [8] both [7, 1] and [8][1]. Anchor [6]."},
+	// Issue 17: a marker right after '!' is a citation unless a markdown
+	// link or a defined reference label makes it an image.
+	{"bang_markers", "Wow![1][3] and ![^4][^2]. Grew 40%![1][2]. Remarkable![3]. Not ![1](x.png) or ![alt][3] or ![[4]][2]\n![2][9]![1]"},
+	// Found by FuzzRoundTrip: a range of one number ("1-1") before a
+	// separator lent its dash and end to the separator when renumbered.
+	{"degenerate_range", "[2][1-1&2] and [3-3, 4]."},
+	// Found by FuzzRoundTrip: in Renumber mode, a reference link's label
+	// that resolves to nothing leaves an empty label, so that the link's
+	// text stays a link's text.
+	{"ref_label_dropped", "[[0]0][0] and [see [2]][9] but [see][1]."},
+	{"bang_labels", "[x\\]y]: https://img.example/p.png\nA![1][x\\]y] B![2][long label \\] with an escape] C![3][unclosed\nD![4][ E![1]["},
+	{"bang_defined", "[3]: https://img.example/x.png\n[^2]: a footnote\n\nImage ![1][3] and ![4][ 3 ] but citations ![1][2] ![4][^2].\n"},
+	// Issue 17: a negative number is prose; a leading zero means nothing.
+	{"negative_numbers", "Array index [-1] here. [−2] [ -3 ] [1, -2] [–1] [-1-3] a[-1]b and [1-2]."},
+	// Issue 17: seed 001's usage telemetry tag is reported and, in every
+	// mode but Keep, removed.
+	{"usage", "Answer [1].\n\n[[USAGE:1,3,5]]\nMid [[usage: 2-4]] text [[USAGE:]], [5[[USAGE:1]]] `[[USAGE:9]]` end [[USAGE:7]]"},
+	// Issue 17: a data-sids attribute on a <sup class="cite"> is a
+	// citation; renumbering rewrites it.
+	{"data_sids", "Fast <sup class=\"cite\" data-sids=\"1,3\">[S:1,3]</sup>. Range <sup class='note cite' data-sids='2-4'>x</sup> unknown <sup class=\"cite\" data-sids=\"9\">[9]</sup> mixed <sup class=\"cite\" data-sids=\"4, 9\">w</sup>\nOther <sup data-sids=\"1\">[1]</sup> <SUP CLASS=\"cite\" DATA-SIDS=\"1, 2\" id=r>y</SUP> bad <sup class=\"cite\" data-sids=\"x\">z</sup> `<sup class=\"cite\" data-sids=\"1\">` cut <sup class=\"cite\"\ndata-sids=\"1\">"},
+	{"doi_arxiv", "A DOI [10] and an arXiv paper [11], both [10, 11]."},
+	{"leading_zeros", "Padded [01] [007] [01-03] 【01】 [0001, 02] and [0000001]."},
 }
 
 type mode struct {
@@ -174,6 +199,9 @@ func run(t testing.TB, in string, m mode, split func(string) []string) (string, 
 	cfg.Hooks = citeproc.Hooks{
 		Citation: func(c citeproc.Citation) {
 			tr.fact(fmt.Sprintf("cite: %d -> [%d] %s", c.Number, c.Display, c.Source.ID))
+		},
+		Usage: func(u citeproc.Usage) {
+			tr.fact(fmt.Sprintf("usage: %v at %d", u.Numbers, u.Offset))
 		},
 		Unknown: func(u citeproc.Unknown) {
 			switch {
@@ -291,7 +319,7 @@ func TestOneURLPerNumber(t *testing.T) {
 		want  string
 	}{
 		{citeproc.Markdown, "P [[1]](https://example.com/x). Q [[1]](https://example.com/x)."},
-		{citeproc.HTML, `P <sup class="cite"><a href="https://example.com/x">[1]</a></sup>. Q <sup class="cite"><a href="https://example.com/x">[1]</a></sup>.`},
+		{citeproc.HTML, `P <sup class="cite" data-sids="1"><a href="https://example.com/x">[1]</a></sup>. Q <sup class="cite" data-sids="1"><a href="https://example.com/x">[1]</a></sup>.`},
 	} {
 		var facts []citeproc.Citation
 		var sb strings.Builder

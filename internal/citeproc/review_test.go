@@ -314,6 +314,11 @@ func BenchmarkAdversarial(b *testing.B) {
 			return strings.Repeat("> > - ```\n> >   a[1]\n> >   ```\n", n/20+1)[:n]
 		}, citeproc.Renumber, 1},
 		{"lbracket-nested-links", func(n int) string { return strings.Repeat("[", n/2) + strings.Repeat("](x)", n/8) }, citeproc.Link, 0},
+		// "![1][" before a long label (issue 17): the label decides whether
+		// the marker is an image's alt text.
+		{"bang-label-1B", func(n int) string {
+			return strings.Repeat("![1]["+strings.Repeat("a", 1000)+"] ", n/1006+1)[:n]
+		}, citeproc.Link, 1},
 		{"tildes-at-line-start-1B", func(n int) string { return strings.Repeat("~", n) }, citeproc.Keep, 1},
 		{"distinct-code-span-openers", func(n int) string {
 			var b strings.Builder
@@ -388,7 +393,7 @@ func TestReviewedInvariants(t *testing.T) {
 	hm := citeproc.NewMapping(nil)
 	hm.Add(1, citeproc.Source{ID: "h", URL: `https://e.example/"><script>`, Title: `a"b'<c>&`})
 	got, _ = reviewRun(t, citeproc.Config{Mode: citeproc.Link, Style: citeproc.HTML, Mapping: hm}, "[1]", 0)
-	if strings.Contains(got, "<script>") || strings.Count(got, `"`) != 6 {
+	if strings.Contains(got, "<script>") || strings.Count(got, `"`) != 8 {
 		t.Errorf("HTML escaping: %q", got)
 	}
 	// Write after Close and a failing destination.

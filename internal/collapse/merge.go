@@ -1,16 +1,22 @@
 // Package collapse merges the reports of parallel research agents onto one
-// citation numbering, and renumbers a finished text for publication.
+// citation numbering. (Publishing a finished text, renumbered 1..K for
+// readers, is finalreport's.)
 //
 // Each agent numbers its sources from [1]. Merging walks the reports in
 // plan order and gives each distinct source (by canonical URL, or by ID
-// when it has no URL) a global number the first time a report's text cites
+// when it has no URL, and by page, row or slide: two pages of one PDF are
+// two sources) a global number the first time a report's text cites
 // it. Numbers, once given, never change as more reports are merged; markers
 // are rewritten in their own bracket style; a local number a report cites
 // without having it in its mapping, or a bracket of citation-like numbers
-// in no understood form ("[3-1]", "[01]"), is dropped from the text and
+// in no understood form ("[3-1]", "[1-70]"), is dropped from the text and
 // reported, never resolved to some other source nor left with a local
-// number that now means another. Code (fenced, also inside list items and
-// block quotes, and indented) is never touched; see citeproc.
+// number that now means another. A marker right after a '!' ("grew![1][2]",
+// no image without a definition) and a <sup class="cite" data-sids="…">
+// attribute are renumbered like any marker; a usage tag ([[USAGE:1,3]]),
+// whose local numbers would name other sources after the merge, is
+// removed. Code (fenced, also inside list items and block quotes, and
+// indented) is never touched; see citeproc.
 //
 // The package does no I/O; it is deterministic for the same reports in the
 // same order.
@@ -55,7 +61,7 @@ type MergedReport struct {
 
 // Unknown is a citation a report made that its mapping could not resolve:
 // a number, a [ref: URL]'s URL, or (Marker) a bracket of citation-like
-// numbers in no understood form ("[3-1]", "[01]"), which is dropped from
+// numbers in no understood form ("[3-1]", "[1-70]"), which is dropped from
 // the text rather than left to name another source after renumbering.
 // In JSON, "number" is present exactly when neither "url" nor "marker" is
 // (0 is a number).
@@ -169,6 +175,7 @@ func (m *Merger) number(section string, reportNo, n int, src source.Source) int 
 			id = "url:" + canonical
 		}
 	}
+	id += src.Location.Key() // a page, row or slide of a document is a source of its own
 	if g, ok := m.byKey[id]; ok {
 		s := &m.sources[g-1]
 		if !slices.Contains(s.UsedInSections, section) {

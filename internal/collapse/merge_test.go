@@ -64,6 +64,33 @@ func TestMerge(t *testing.T) {
 			sources: []string{"1 z https://z.example/ A A", "2 x https://x.example/ B B", "3 y https://y.example/ B B"},
 		},
 		{
+			name: "a citation right after '!' is renumbered (issue 17)",
+			reports: []collapse.Report{
+				{Section: "A", Text: "p [1]", Mapping: map[int]source.Source{1: src("z", "https://z.example/")}},
+				{Section: "B", Text: "Wow![1][3], grew 40%![^3][^1] and remarkable![3]; an image ![1](x.png); [-1] and [01] stay.", Mapping: map[int]source.Source{1: src("x", "https://x.example/"), 3: src("y", "https://y.example/")}},
+			},
+			texts:   []string{"p [1]", "Wow! [2][3], grew 40%! [^3][^2] and remarkable! [3]; an image ![1](x.png); [-1] and [2] stay."},
+			sources: []string{"1 z https://z.example/ A A", "2 x https://x.example/ B B", "3 y https://y.example/ B B"},
+		},
+		{
+			name: "data-sids are renumbered, usage tags removed (issue 17)",
+			reports: []collapse.Report{
+				{Section: "A", Text: "p [1]", Mapping: map[int]source.Source{1: src("z", "https://z.example/")}},
+				{Section: "B", Text: `Fast <sup class="cite" data-sids="2,1,7">[S:2,1]</sup>.` + "\n\n[[USAGE:1,2]]\n", Mapping: map[int]source.Source{1: src("x", "https://x.example/"), 2: src("y", "https://y.example/")}},
+			},
+			texts:   []string{"p [1]", `Fast <sup class="cite" data-sids="2,3">[S:2,3]</sup>.` + "\n\n\n"},
+			sources: []string{"1 z https://z.example/ A A", "2 y https://y.example/ B B", "3 x https://x.example/ B B"},
+			unknown: []collapse.Unknown{{Section: "B", Number: 7}},
+		},
+		{
+			name: "'![n][m]' is an image when m is defined",
+			reports: []collapse.Report{
+				{Section: "A", Text: "[2]: https://img.example/p.png\n\nSee ![1][2] and [1].", Mapping: map[int]source.Source{1: src("x", "https://x.example/"), 2: src("y", "https://y.example/")}},
+			},
+			texts:   []string{"[1]: https://img.example/p.png\n\nSee ![1][1] and [2]."},
+			sources: []string{"1 y https://y.example/ A A", "2 x https://x.example/ A A"},
+		},
+		{
 			name: "sources without URL meet by ID",
 			reports: []collapse.Report{
 				{Section: "A", Text: "[1]", Mapping: map[int]source.Source{1: {ID: "notes.md"}}},
@@ -177,34 +204,6 @@ func TestMergeRejectsBadMapping(t *testing.T) {
 	_, err := collapse.Merge([]collapse.Report{{Section: "Bad", Text: "[1000000]", Mapping: map[int]source.Source{1000000: src("a", "https://a.example/")}}})
 	if err == nil || !strings.Contains(err.Error(), `"Bad"`) {
 		t.Fatalf("want an error naming the section, got %v", err)
-	}
-}
-
-func TestPublish(t *testing.T) {
-	sources := []collapse.Source{
-		{Number: 1, Source: src("a", "https://a.example/")},
-		{Number: 2, Source: src("b", "https://b.example/")},
-		{Number: 3, Source: src("c", "https://c.example/")},
-	}
-	pub, err := collapse.Publish("C first [3], then A [1] and [3, 1]; unknown [9].", sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "C first [1], then A [2] and [1, 2]; unknown."; pub.Text != want {
-		t.Errorf("text %q, want %q", pub.Text, want)
-	}
-	var refs []string
-	for _, r := range pub.References {
-		refs = append(refs, fmt.Sprintf("%d %s", r.Number, r.ID))
-	}
-	if !slices.Equal(refs, []string{"1 c", "2 a"}) {
-		t.Errorf("references %v", refs)
-	}
-	if len(pub.Unknown) != 1 || pub.Unknown[0].Number != 9 {
-		t.Errorf("unknown %v", pub.Unknown)
-	}
-	if _, err := json.Marshal(pub); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -378,8 +377,8 @@ func TestMergeNeverLeavesAStaleNumber(t *testing.T) {
 			map[int]source.Source{1: a, 2: b}, []string{"b"}, nil},
 		{"OpenAI dialect", "X [2]. Y 【1†source】 Z [1,].", "X [1]. Y 【2】 Z [2].",
 			map[int]source.Source{1: a, 2: b}, []string{"b", "a"}, nil},
-		{"near miss", "A [1]. B [3-1]. C [01].", "A [1]. B. C.",
-			map[int]source.Source{1: a, 3: c}, []string{"a"}, []collapse.Unknown{{Section: "S", Marker: "[3-1]"}, {Section: "S", Marker: "[01]"}}},
+		{"near miss", "A [1]. B [3-1]. C [1-70]. D [01] is 1.", "A [1]. B. C. D [1] is 1.",
+			map[int]source.Source{1: a, 3: c}, []string{"a"}, []collapse.Unknown{{Section: "S", Marker: "[3-1]"}, {Section: "S", Marker: "[1-70]"}}},
 		{"zero", "Zero [0] and [0, 1].", "Zero [1] and [1, 2].",
 			map[int]source.Source{0: a, 1: b}, []string{"a", "b"}, nil},
 	} {

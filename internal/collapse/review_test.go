@@ -52,9 +52,10 @@ func TestMergeKeepsAnonymousSourcesApart(t *testing.T) {
 	}
 }
 
-// Publish keeps apart the global sources the merger kept apart: it numbers
-// by global number, so two sources are never folded into one reference.
-func TestPublishKeepsMergedSourcesApart(t *testing.T) {
+// The final report keeps apart the global sources the merger kept apart:
+// it numbers by global number, so two sources are never folded into one
+// reference.
+func TestDownstreamKeepsMergedSourcesApart(t *testing.T) {
 	res, err := collapse.Merge([]collapse.Report{
 		{Section: "A", Text: "One [1].", Mapping: map[int]source.Source{1: {ID: "doc", URL: "http://exa mple.com/x"}}},
 		{Section: "B", Text: "Two [1].", Mapping: map[int]source.Source{1: {ID: "doc", URL: "http://exa mple.com/y"}}},
@@ -65,18 +66,15 @@ func TestPublishKeepsMergedSourcesApart(t *testing.T) {
 	if len(res.Sources) != 2 {
 		t.Fatalf("premise: merger keeps malformed URLs apart, got %d sources", len(res.Sources))
 	}
-	pub, err := collapse.Publish(res.Reports[0].Text+" "+res.Reports[1].Text, res.Sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pub.References) != 2 || pub.Text != "One [1]. Two [2]." {
-		t.Errorf("Publish = %q with %d references; want \"One [1]. Two [2].\" and 2 references (the merger's sources 1 and 2)", pub.Text, len(pub.References))
+	text, refs := publish(t, res.Reports[0].Text+" "+res.Reports[1].Text, res.Sources)
+	if len(refs) != 2 || text != "One [1]. Two [2]." {
+		t.Errorf("published %q with %d references; want \"One [1]. Two [2].\" and 2 references (the merger's sources 1 and 2)", text, len(refs))
 	}
 }
 
 // A renumbered marker that grows long ("[133, 101, 134, ...]") is still
-// read as a citation by later stages: Publish references every merged
-// source it cites.
+// read as a citation by later stages: the final report references every
+// merged source it cites.
 func TestMergeLongRenumberedMarkerReadDownstream(t *testing.T) {
 	a := collapse.Report{Section: "A", Mapping: map[int]source.Source{}}
 	var at strings.Builder
@@ -99,13 +97,10 @@ func TestMergeLongRenumberedMarkerReadDownstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := collapse.Publish(res.Reports[0].Text+"\n\n"+res.Reports[1].Text, res.Sources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pub.References) != len(res.Sources) {
+	_, refs := publish(t, res.Reports[0].Text+"\n\n"+res.Reports[1].Text, res.Sources)
+	if len(refs) != len(res.Sources) {
 		last := res.Reports[1].Text[strings.LastIndex(res.Reports[1].Text, "and all"):]
-		t.Errorf("every merged source is cited, but Publish references %d of %d: the merged marker %q (%d bytes) is not a marker any more", len(pub.References), len(res.Sources), last[:min(60, len(last))]+"...", len(last)-len("and all of them ."))
+		t.Errorf("every merged source is cited, but the final report references %d of %d: the merged marker %q (%d bytes) is not a marker any more", len(refs), len(res.Sources), last[:min(60, len(last))]+"...", len(last)-len("and all of them ."))
 	}
 }
 
@@ -158,4 +153,25 @@ func TestMergeReviewedInvariants(t *testing.T) {
 	if len(p.Unknowns()) != 0 || len(p.Cited()) != 3 {
 		t.Errorf("re-parse: cited %v unknown %v", p.Cited(), p.Unknowns())
 	}
+}
+
+// publish reads a merged text as the final report does (finalreport's
+// plain body): every merged number resolved through collapse.Mapping and
+// renumbered 1..K in order of first citation. It returns the text and the
+// global numbers cited, in reference order.
+func publish(t *testing.T, text string, sources []collapse.Source) (string, []int) {
+	t.Helper()
+	mp, err := collapse.Mapping(sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []int
+	var sb strings.Builder
+	p := citeproc.New(&sb, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Plain, Mapping: mp, Numberer: citeproc.FirstCitedNumbers(),
+		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) { refs = append(refs, c.Number) }}})
+	p.WriteString(text)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String(), refs
 }

@@ -1,13 +1,14 @@
 // Package corpus is the built-in offline search backend: a full-text index
 // of a folder of documents (Markdown, plain text, reStructuredText,
-// AsciiDoc, Org, TeX and HTML), kept in one SQLite database file.
+// AsciiDoc, Org, TeX, HTML, PDF, DOCX, PPTX, EPUB, XLSX, ODS, CSV and TSV),
+// kept in one SQLite database file.
 //
 // Sync walks the folder and indexes it incrementally; Search and Fetch
 // implement search.Backend on top of an FTS5 table ranked with bm25. Each
 // document is split into passages of roughly 600–1200 characters at
 // paragraph boundaries, and every passage carries where it sits in its
-// document (a heading path, or a line range for plain text), so a search
-// result can be cited precisely.
+// document (a heading path, a line range for plain text, a page, a row, a
+// slide), so a search result can be cited precisely.
 //
 // One database belongs to one corpus folder: the first Sync records the
 // folder, and a Sync of another folder into the same database fails with
@@ -51,7 +52,10 @@ var _ search.Backend = (*Index)(nil)
 //   - 1: the first schema.
 //   - 2: extracted text is free of control characters and terminal escape
 //     sequences (extract.Clean); version 1 indexes may hold them.
-const schemaVersion = 2
+//   - 3: passages carry a structured location (loc_kind, loc_value,
+//     loc_part: a page, section, row, slide or line range), and PDFs,
+//     office documents, EPUB and CSV files are indexed.
+const schemaVersion = 3
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
@@ -81,7 +85,10 @@ var schema = []string{
 		id       INTEGER PRIMARY KEY,  -- rowid of passages_fts
 		doc_id   INTEGER NOT NULL REFERENCES docs(id),
 		seq      INTEGER NOT NULL,     -- order within the document, from 0
-		location TEXT NOT NULL,        -- heading path or line range
+		location TEXT NOT NULL,        -- for people: heading path, line range, "p. 7", "row 12"
+		loc_kind  TEXT NOT NULL DEFAULT '', -- source.Location: page, section, row, slide, lines
+		loc_value TEXT NOT NULL DEFAULT '',
+		loc_part  TEXT NOT NULL DEFAULT '', -- a workbook's sheet
 		body     TEXT NOT NULL
 	)`,
 	`CREATE INDEX passages_doc ON passages(doc_id)`,

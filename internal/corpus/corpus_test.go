@@ -421,7 +421,7 @@ func TestIncrementalSync(t *testing.T) {
 	if err := os.WriteFile(path(".drafts/more.md"), []byte("# More\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path("raw/notes.docx"), []byte("x"), 0o644); err != nil {
+	if err := os.WriteFile(path("raw/notes.pages"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	step("ignored", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})

@@ -56,7 +56,7 @@ WITH hits AS (
 		row_number() OVER (PARTITION BY p.doc_id ORDER BY h.rank, h.pid) AS n
 	FROM hits h JOIN passages p ON p.id = h.pid
 )
-SELECT d.path, d.title, p.location, p.body, r.rank
+SELECT d.path, d.title, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body, r.rank
 FROM ranked r
 JOIN passages p ON p.id = r.pid
 JOIN docs d ON d.id = r.doc_id
@@ -100,7 +100,7 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 	for rows.Next() {
 		var r search.Result
 		var rank float64
-		if err := rows.Scan(&r.DocID, &r.Title, &r.Location, &r.Snippet, &rank); err != nil {
+		if err := rows.Scan(&r.DocID, &r.Title, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet, &rank); err != nil {
 			return nil, ix.queryError(ctx, "search", query, err)
 		}
 		r.URL = docURL(root, r.DocID)

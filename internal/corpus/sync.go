@@ -1,7 +1,6 @@
 package corpus
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -15,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/extract"
 )
@@ -48,7 +46,10 @@ type SyncStats struct {
 	// Skipped counts the entries not indexed (and removed from the index
 	// if they were in it): symbolic links that leave the corpus folder or
 	// lead to no regular file, special files (pipes, devices, sockets),
-	// files over 8 MiB, not UTF-8, containing NUL bytes, or unreadable.
+	// files over 8 MiB, text files not UTF-8 or containing NUL bytes,
+	// unreadable files; PDFs and office documents that are encrypted,
+	// malformed or truncated, without text (a scanned PDF), past the
+	// bounds of extract.Limits (a zip bomb) or slower to read than 60s.
 	Skipped  int
 	Passages int // passages written by this Sync (for Added and Updated)
 	// Skips lists the skipped entries, with the reason for each, in walk
@@ -446,19 +447,19 @@ func (s *syncer) file(path, id string, f extract.Format, size, mtime int64) erro
 	}
 	// Record what was read, so that the next walk compares with it.
 	size, mtime = info.Size(), info.ModTime().UnixNano()
-	switch {
-	case bytes.IndexByte(data, 0) >= 0:
-		return skip("contains NUL bytes")
-	case !utf8.Valid(data):
-		return skip("not valid UTF-8")
-	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
 	if had && old.hash == hash {
 		s.delta.Unchanged++
 		return s.add(change{path: id, size: size, mtime: mtime, touch: true})
 	}
-	doc := extract.Extract(id, string(data), f)
+	doc, reason, err := extractDocument(s.ctx, id, data, f)
+	switch {
+	case err != nil:
+		return err
+	case reason != "":
+		return skip(reason)
+	}
 	ps := extract.Split(&doc)
 	if had {
 		s.delta.Updated++
@@ -567,7 +568,7 @@ const (
 	sqlInsertSkipped  = `INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES (?, ?, ?, ?)`
 	sqlTouchDoc       = `UPDATE docs SET size = ?, mtime_ns = ? WHERE path = ?`
 	sqlInsertDoc      = `INSERT INTO docs(path, title, size, mtime_ns, hash, text) VALUES (?, ?, ?, ?, ?, ?)`
-	sqlInsertPassage  = `INSERT INTO passages(doc_id, seq, location, body) VALUES (?, ?, ?, ?)`
+	sqlInsertPassage  = `INSERT INTO passages(doc_id, seq, location, loc_kind, loc_value, loc_part, body) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertFTS      = `INSERT INTO passages_fts(rowid, title, heading, body) VALUES (?, ?, ?, ?)`
 )
 
@@ -628,7 +629,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				return fail("insert", c.path, err)
 			}
 			for i, p := range c.ps {
-				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Body)
+				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Loc.Kind, p.Loc.Value, p.Loc.Part, p.Body)
 				if err != nil {
 					return fail("insert passage of", c.path, err)
 				}

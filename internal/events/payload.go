@@ -178,6 +178,9 @@ type Reference struct {
 // ReportFinishedData is the payload of ReportFinished.
 type ReportFinishedData struct {
 	References []Reference `json:"references"`
+	// Unknown counts the citations the writer made of numbers that are no
+	// merged source: each was dropped from the report.
+	Unknown int `json:"unknown,omitempty"`
 }
 
 // VerifyProblem is one problem the verification found.

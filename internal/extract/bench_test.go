@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,21 @@ func BenchmarkExtractSpec(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d := Extract("go_spec.html", string(src), FormatHTML)
+		Split(&d)
+	}
+}
+
+// BenchmarkFromPages repairs and splits 100 pages of 3 KB of text with a
+// running header and a page number on each.
+func BenchmarkFromPages(b *testing.B) {
+	line := "Cables are laid by ships that pay out the cable over the stern at a controlled speed."
+	pages := make([]string, 100)
+	for i := range pages {
+		pages[i] = "Cable Handbook\n" + strings.Repeat(line+"\n", 35) + strconv.Itoa(i+1)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d := FromPages("h.pdf", "", pages)
 		Split(&d)
 	}
 }

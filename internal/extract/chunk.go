@@ -3,8 +3,11 @@ package extract
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Passage sizes, in bytes of text. A passage ends at a paragraph boundary
@@ -23,8 +26,12 @@ const (
 type Passage struct {
 	// Location says where the passage sits, for people: its heading path
 	// ("Synchronization › Channel communication") or, for plain text and
-	// text before the first heading, its line range ("lines 45-49").
+	// text before the first heading, its line range ("lines 45-49"); its
+	// page ("p. 7"), row ("row 12") or slide ("slide 3"). It is
+	// Loc.String().
 	Location string
+	// Loc is the same location, structured, as sources carry it.
+	Loc source.Location
 	// Heading is the text to index as headings: the heading path and the
 	// headings of short sections merged into the passage.
 	Heading string
@@ -40,11 +47,14 @@ type Passage struct {
 func Split(d *Document) []Passage {
 	c := chunker{d: d, sec: -1}
 	for _, b := range d.blocks {
+		if c.body.Len() > 0 && b.unit != c.unit {
+			c.flush() // a passage never spans two pages, rows or slides
+		}
 		if c.body.Len() > 0 && b.sec != c.lastSec {
 			if c.body.Len() >= sectionMin {
 				c.flush()
 			} else if path := d.sections[b.sec].path; len(path) > 0 {
-				c.write(path[len(path)-1], b.sec, 0, 0)
+				c.write(path[len(path)-1], b.sec, b.unit, 0, 0)
 				c.mergeHeadings(path)
 			}
 		}
@@ -55,7 +65,7 @@ func Split(d *Document) []Passage {
 				sep = 2
 			}
 			if c.body.Len()+sep+len(text) <= passageMax {
-				c.write(text, b.sec, b.lineOf(off), b.last)
+				c.write(text, b.sec, b.unit, b.lineOf(off), b.last)
 				break
 			}
 			if c.body.Len() >= passageMin {
@@ -71,7 +81,7 @@ func Split(d *Document) []Passage {
 				head, rest = cutHard(text, passageMax)
 			}
 			next := off + len(text) - len(rest)
-			c.write(head, b.sec, b.lineOf(off), b.lineOf(next-1))
+			c.write(head, b.sec, b.unit, b.lineOf(off), b.lineOf(next-1))
 			c.flush()
 			text, off = rest, next
 		}
@@ -96,6 +106,7 @@ type chunker struct {
 	body    strings.Builder
 	sec     int // section the Passage starts in; -1 when empty
 	lastSec int // section of the last text written
+	unit    source.Location
 	heads   []string
 	first   int
 	last    int
@@ -112,11 +123,11 @@ func (c *chunker) mergeHeadings(path []string) {
 	}
 }
 
-func (c *chunker) write(text string, sec, first, last int) {
+func (c *chunker) write(text string, sec int, unit source.Location, first, last int) {
 	if c.body.Len() > 0 {
 		c.body.WriteString("\n\n")
 	} else {
-		c.sec = sec
+		c.sec, c.unit = sec, unit
 	}
 	c.body.WriteString(text)
 	c.lastSec = sec
@@ -131,18 +142,21 @@ func (c *chunker) flush() {
 		return
 	}
 	path := c.d.sections[c.sec].path
-	loc := strings.Join(path, " › ")
-	if c.first > 0 && (c.d.lineLocations || len(path) == 0) {
+	loc := c.unit
+	switch {
+	case !loc.IsZero():
+	case c.first > 0 && (c.d.lineLocations || len(path) == 0):
+		loc = source.Location{Kind: source.LocLines, Value: strconv.Itoa(c.first)}
 		if c.last > c.first {
-			loc = fmt.Sprintf("lines %d-%d", c.first, c.last)
-		} else {
-			loc = fmt.Sprintf("line %d", c.first)
+			loc.Value = fmt.Sprintf("%d-%d", c.first, c.last)
 		}
+	case len(path) > 0:
+		loc = source.Location{Kind: source.LocSection, Value: strings.Join(path, source.SectionSep)}
 	}
-	heading := strings.Join(append(path[:len(path):len(path)], c.heads...), " › ")
-	c.out = append(c.out, Passage{Location: loc, Heading: heading, Body: c.body.String()})
+	heading := strings.Join(append(path[:len(path):len(path)], c.heads...), source.SectionSep)
+	c.out = append(c.out, Passage{Location: loc.String(), Loc: loc, Heading: heading, Body: c.body.String()})
 	c.body.Reset()
-	c.sec, c.heads, c.first, c.last = -1, nil, 0, 0
+	c.sec, c.unit, c.heads, c.first, c.last = -1, source.Location{}, nil, 0, 0
 }
 
 // cut splits text so that head fits in room bytes, at the last sentence end

@@ -1,9 +1,12 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // plainDocument is a document with one section and the given paragraphs.
@@ -96,8 +99,8 @@ func TestSplitSections(t *testing.T) {
 		},
 	}
 	want := []Passage{
-		{Location: "A", Heading: "A", Body: strings.TrimSpace(long)},
-		{Location: "A › Short", Heading: "A › Short › B", Body: "Tiny.\n\nB\n\nAlso small.\n\n" + strings.TrimSpace(long)},
+		{Location: "A", Loc: source.Location{Kind: source.LocSection, Value: "A"}, Heading: "A", Body: strings.TrimSpace(long)},
+		{Location: "A › Short", Loc: source.Location{Kind: source.LocSection, Value: "A › Short"}, Heading: "A › Short › B", Body: "Tiny.\n\nB\n\nAlso small.\n\n" + strings.TrimSpace(long)},
 	}
 	d.blocks[0].text = strings.TrimSpace(long)
 	d.blocks[3].text = strings.TrimSpace(long)
@@ -114,6 +117,36 @@ func TestSplitSections(t *testing.T) {
 	ps = Split(d)
 	if ps[0].Location != "lines 3-5" || ps[1].Location != "lines 7-12" || ps[1].Heading != "A › Short › B" {
 		t.Errorf("line locations: %q, %q (heading %q)", ps[0].Location, ps[1].Location, ps[1].Heading)
+	}
+	if want := (source.Location{Kind: source.LocLines, Value: "7-12"}); ps[1].Loc != want {
+		t.Errorf("structured line location %+v, want %+v", ps[1].Loc, want)
+	}
+}
+
+// Short blocks of different units (pages, rows, slides) are never merged
+// into one passage, however small; a long one is split within its unit.
+func TestSplitUnits(t *testing.T) {
+	page := func(n string) source.Location { return source.Location{Kind: source.LocPage, Value: n} }
+	long := strings.TrimSpace(strings.Repeat(sentence(3)+" ", 40)) // ~ 2 KB
+	d := &Document{
+		sections: []section{{}},
+		blocks: []block{
+			{unit: page("1"), text: "One."},
+			{unit: page("1"), text: "Still one."},
+			{unit: page("2"), text: "Two."},
+			{unit: page("3"), text: long},
+		},
+	}
+	var got []string
+	for _, p := range Split(d) {
+		if p.Location != p.Loc.String() {
+			t.Errorf("Location %q is not Loc.String() %q", p.Location, p.Loc.String())
+		}
+		got = append(got, p.Location+": "+p.Body[:min(len(p.Body), 12)])
+	}
+	want := []string{"p. 1: One.\n\nStill ", "p. 2: Two.", "p. 3: " + long[:12], "p. 3: " + sentence(3)[:12]}
+	if !slices.Equal(got, want) {
+		t.Errorf("passages:\n%q\nwant\n%q", got, want)
 	}
 }
 

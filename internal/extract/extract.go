@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Format is how a file's bytes become a document.
@@ -20,6 +22,16 @@ const (
 	FormatOrg
 	FormatTeX
 	FormatHTML
+	// The formats below are read from bytes with ExtractBytes, or (PDF)
+	// from page texts with FromPages.
+	FormatPDF
+	FormatDOCX
+	FormatPPTX
+	FormatEPUB
+	FormatXLSX
+	FormatODS
+	FormatCSV
+	FormatTSV
 )
 
 // formats maps lower-case file extensions to formats; files with other
@@ -38,6 +50,16 @@ var formats = map[string]Format{
 	".html":     FormatHTML,
 	".htm":      FormatHTML,
 	".xhtml":    FormatHTML,
+	".pdf":      FormatPDF,
+	".docx":     FormatDOCX,
+	".pptx":     FormatPPTX,
+	".epub":     FormatEPUB,
+	".xlsx":     FormatXLSX,
+	".xlsm":     FormatXLSX,
+	".ods":      FormatODS,
+	".csv":      FormatCSV,
+	".tsv":      FormatTSV,
+	".tab":      FormatTSV,
 }
 
 // FormatOf returns the format of the file name by its extension, in any
@@ -72,7 +94,11 @@ type section struct {
 // block is a paragraph, list item or preformatted block: the unit passages
 // are assembled from.
 type block struct {
-	sec  int // index into Document.sections
+	sec int // index into Document.sections
+	// unit is the page, row or slide the block belongs to; zero for
+	// documents located by heading path and line range. Passages never
+	// span two units.
+	unit source.Location
 	text string
 	// pre blocks are preformatted: split between lines, never re-flowed.
 	pre bool
@@ -86,7 +112,8 @@ type builder struct {
 	doc       Document
 	stack     [7]string // stack[level] for levels 1..6
 	heads     []heading
-	metaTitle string // title from metadata (front matter, <title>)
+	metaTitle string          // title from metadata (front matter, <title>)
+	unit      source.Location // the unit (page, row, slide) blocks are in now
 	// out is the document's text rendered as it is built: headings as
 	// Markdown headings, blocks as paragraphs. Formats that are text
 	// already use their source instead.
@@ -123,7 +150,7 @@ func (b *builder) block(text string, pre bool, first, last int) {
 	b.sectionZero()
 	b.out.WriteString(text + "\n\n")
 	b.doc.blocks = append(b.doc.blocks, block{
-		sec: len(b.doc.sections) - 1, text: text, pre: pre, first: first, last: last,
+		sec: len(b.doc.sections) - 1, unit: b.unit, text: text, pre: pre, first: first, last: last,
 	})
 }
 

@@ -317,8 +317,12 @@ func normalize(s string) string {
 }
 
 // proseSentence reports whether s reads like a sentence of prose worth
-// quoting: a sensible length, ends like a sentence, is not code.
+// quoting: a sensible length, ends like a sentence, is not code; or is a
+// table row (recordSentence).
 func proseSentence(s string) bool {
+	if recordSentence(s) {
+		return true
+	}
 	n := len(strings.Fields(s))
 	if n < 6 || n > 60 || len(s) > 420 {
 		return false

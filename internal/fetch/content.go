@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"mime"
 	"net/http"
@@ -17,9 +18,10 @@ import (
 
 // toText turns a body into text according to its media type: HTML to its
 // main text (internal/extract), text and markdown as they are, each decoded
-// from its charset to UTF-8. PDF and every other type are an
-// ErrContentType, with a message an agent can act on.
-func toText(body []byte, header, pageURL string) (mediaType, title, text string, err error) {
+// from its charset to UTF-8; PDF, office documents and EPUB through
+// documentText. Every other type is an ErrContentType, with a message an
+// agent can act on.
+func toText(ctx context.Context, body []byte, header, pageURL string) (mediaType, title, text string, err error) {
 	mediaType, _, perr := mime.ParseMediaType(header)
 	if perr != nil || mediaType == "" || mediaType == "application/octet-stream" {
 		header = http.DetectContentType(body)
@@ -47,10 +49,11 @@ func toText(body []byte, header, pageURL string) (mediaType, title, text string,
 			return mediaType, "", "", fmt.Errorf("%w: the page is empty", ErrNoText)
 		}
 		return mediaType, "", text, nil
-	case mediaType == "application/pdf":
-		return mediaType, "", "", fmt.Errorf("%w: application/pdf (PDF text extraction is not supported; look for an HTML version of the document, such as an abstract page)", ErrContentType)
+	case documentFormats[mediaType] != extract.FormatNone:
+		title, text, err := documentText(ctx, body, documentFormats[mediaType], pageURL)
+		return mediaType, title, text, err
 	}
-	return mediaType, "", "", fmt.Errorf("%w: %s (only HTML, plain text and markdown pages can be read)", ErrContentType, mediaType)
+	return mediaType, "", "", fmt.Errorf("%w: %s (only HTML, plain text, markdown, PDF, office documents and EPUB can be read)", ErrContentType, mediaType)
 }
 
 // decode converts body to UTF-8 from the charset its Content-Type header

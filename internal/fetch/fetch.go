@@ -262,7 +262,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 		SHA256:    hex.EncodeToString(sum[:]),
 		Bytes:     len(body),
 	}
-	page.ContentType, page.Title, page.Text, err = toText(body, resp.Header.Get("Content-Type"), final)
+	page.ContentType, page.Title, page.Text, err = toText(ctx, body, resp.Header.Get("Content-Type"), final)
 	if err != nil {
 		stage := "decode"
 		if errors.Is(err, ErrNoText) {

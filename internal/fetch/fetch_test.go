@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/testpdf"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -88,6 +91,18 @@ const articleHTML = `<html><head><title>Repeaters</title></head><body>
 <p>The café at the landing station is where engineers meet.</p>
 </article></body></html>`
 
+// pdfFixture returns a document of internal/extract's test files.
+func pdfFixture(t *testing.T, name string) string {
+	data, err := os.ReadFile(filepath.Join("..", "extract", "testdata", "formats", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// debianPDF is the shared-mime-info specification, as Debian installs it.
+func debianPDF(t *testing.T) string { return string(testpdf.Read(t, testpdf.MIMESpec)) }
+
 func TestFetchContentTypes(t *testing.T) {
 	latin1 := strings.ReplaceAll(articleHTML, "café", "caf\xe9")
 	tests := []struct {
@@ -118,9 +133,18 @@ func TestFetchContentTypes(t *testing.T) {
 		{name: "markdown", contentType: "text/markdown", body: "# Cables\n\nSee [the map](https://example.com/map).\n",
 			wantType: "text/markdown", want: []string{"# Cables\n\nSee [the map](https://example.com/map)."}},
 		{name: "sniffed text", contentType: "", body: "just some words, no type declared", wantType: "text/plain", want: []string{"just some words"}},
-		{name: "pdf", contentType: "application/pdf", body: "%PDF-1.7\n...", wantErr: ErrContentType, wantErrText: "PDF text extraction is not supported"},
-		{name: "sniffed pdf", contentType: "", body: "%PDF-1.7\n...", wantErr: ErrContentType, wantErrText: "application/pdf"},
-		{name: "image", contentType: "image/png", body: "\x89PNG\r\n\x1a\n", wantErr: ErrContentType, wantErrText: "image/png (only HTML, plain text and markdown"},
+		{name: "pdf", contentType: "application/pdf", body: pdfFixture(t, "plain.pdf"),
+			wantType: "application/pdf", wantTitle: "page", want: []string{"--- page 1 ---\nThe vault code is kept by the harbour master."}},
+		{name: "a Debian package's PDF", contentType: "application/pdf", body: debianPDF(t), wantType: "application/pdf",
+			want:    []string{"--- page 4 ---\n2.2. The source XML files\n\nEach application provides only a single XML source file", "The default weight value is 50, and the maximum is 100."},
+			notWant: []string{"Shared MIME-info Database\n"}},
+		{name: "sniffed pdf", contentType: "", body: pdfFixture(t, "plain.pdf"), wantType: "application/pdf", want: []string{"harbour master"}},
+		{name: "broken pdf", contentType: "application/pdf", body: "%PDF-1.7\n...", wantErr: ErrNoText, wantErrText: "malformed or truncated PDF"},
+		{name: "encrypted pdf", contentType: "application/pdf", body: pdfFixture(t, "encrypted.pdf"), wantErr: ErrNoText, wantErrText: "encrypted PDF"},
+		{name: "scanned pdf", contentType: "application/pdf", body: pdfFixture(t, "scan.pdf"), wantErr: ErrNoText, wantErrText: "no text layer"},
+		{name: "docx", contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", body: pdfFixture(t, "handbook.docx"),
+			wantType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", wantTitle: "Cable Maintenance Handbook", want: []string{"# Returns"}},
+		{name: "image", contentType: "image/png", body: "\x89PNG\r\n\x1a\n", wantErr: ErrContentType, wantErrText: "image/png (only HTML, plain text, markdown, PDF"},
 		{name: "json", contentType: "application/json", body: `{"a":1}`, wantErr: ErrContentType, wantErrText: "application/json"},
 		{name: "empty text", contentType: "text/plain", body: " \n\x00\n", wantErr: ErrNoText},
 		{name: "html without text", contentType: "text/html", body: "<html><head><title>t</title></head><body></body></html>", wantErr: ErrNoText},

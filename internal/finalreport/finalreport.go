@@ -36,6 +36,11 @@ type Hooks struct {
 	// Citation is called when reference n is first cited, before the text
 	// that cites it is passed to Delta.
 	Citation func(n int, src source.Source)
+	// Unknown is called the first time the writer cites a number (or a
+	// URL, or a bracket of citation-like numbers) that is no merged source:
+	// the citation is dropped from the report (and listed in
+	// Report.Unknown), never resolved to another source.
+	Unknown func(citeproc.Unknown)
 }
 
 // Config configures Write.
@@ -95,7 +100,12 @@ type Report struct {
 	// Unknown are numbers the writer cited that were not merged sources;
 	// they were dropped from the text.
 	Unknown []citeproc.Unknown `json:"unknown,omitempty"`
-	Usage   usage.Usage        `json:"usage"`
+	// Used are the merged numbers (of Sources) the writer named in usage
+	// tags ([[USAGE:1,3,5]], seed 001's usage telemetry), in order, no
+	// repeats: sources it used, cited inline or not. The tags themselves
+	// are removed from Body and Text.
+	Used  []int       `json:"used,omitempty"`
+	Usage usage.Usage `json:"usage"`
 }
 
 // Write asks the model for the final report and publishes it. The model's
@@ -184,10 +194,13 @@ func newPublisher(sources []collapse.Source, style citeproc.Style, hooks Hooks) 
 		Style:    citeproc.Plain,
 		Mapping:  global,
 		Numberer: citeproc.FirstCitedNumbers(),
-		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
-			src := byNumber[c.Number]
-			p.rep.References = append(p.rep.References, Reference{Number: c.Display, Source: src.Source, CanonicalURL: src.CanonicalURL})
-		}},
+		Hooks: citeproc.Hooks{
+			Citation: func(c citeproc.Citation) {
+				src := byNumber[c.Number]
+				p.rep.References = append(p.rep.References, Reference{Number: c.Display, Source: src.Source, CanonicalURL: src.CanonicalURL})
+			},
+			Unknown: hooks.Unknown,
+		},
 	})
 	// Its facts go to the hooks: each comes just before the text that
 	// shows it, whatever the chunking.
@@ -224,6 +237,7 @@ func (p *publisher) close() (*Report, error) {
 	r := p.rep
 	r.Draft, r.Body, r.Text = p.draft.String(), p.body.String(), p.text.String()
 	r.Unknown = p.bodyP.Unknowns()
+	r.Used = p.bodyP.Used()
 	return r, nil
 }
 

@@ -120,13 +120,15 @@ type event struct {
 
 // recorder records hook calls.
 type recorder struct {
-	events []event
+	events  []event
+	unknown []citeproc.Unknown
 }
 
 func (r *recorder) hooks() Hooks {
 	return Hooks{
 		Delta:    func(s string) { r.events = append(r.events, event{Text: s}) },
 		Citation: func(n int, src source.Source) { r.events = append(r.events, event{Cite: n, Src: src}) },
+		Unknown:  func(u citeproc.Unknown) { r.unknown = append(r.unknown, u) },
 	}
 }
 

@@ -66,18 +66,19 @@ var mdEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `*`, `\*`, 
 // mdURL keeps a URL from ending its link early.
 var mdURL = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E")
 
-// mdLink links title to url in markdown, or gives title alone when url is
-// not one a reader may follow (see canon.Linkable).
+// mdLink links title to url in markdown (a doi: or arxiv: identifier
+// under its https form), or gives title alone when url is not one a reader
+// may follow (see canon.Link).
 func mdLink(title, url string) string {
 	t := mdEscaper.Replace(title)
-	if !canon.Linkable(url) {
+	if url = canon.Link(url); url == "" {
 		return t
 	}
 	return "[" + t + "](" + mdURL.Replace(url) + ")"
 }
 
 func htmlLink(title, url string) string {
-	if !canon.Linkable(url) {
+	if url = canon.Link(url); url == "" {
 		return html.EscapeString(title)
 	}
 	return `<a href="` + html.EscapeString(url) + `">` + html.EscapeString(title) + `</a>`

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
@@ -403,5 +404,33 @@ func TestJSONDuplicateReference(t *testing.T) {
 	refs := append(renderRefs(), Reference{Number: 2, Source: source.Source{ID: "other", URL: "https://example.org/other"}})
 	if _, err := JSON("Q", &Report{Body: "x [2]", References: refs}); err == nil {
 		t.Errorf("two references numbered 2: no error")
+	}
+}
+
+// A doi: or arxiv: source is linked under its https form, in the text and
+// in the reference list, in every format (issue 17).
+func TestIdentifierSourcesAreLinked(t *testing.T) {
+	sources := []collapse.Source{
+		{Number: 1, Source: source.Source{ID: "p", URL: "doi:10.1000/XYZ", Title: "Paper"}},
+		{Number: 2, Source: source.Source{ID: "q", URL: "arxiv:2401.12345v2", Title: "Preprint"}},
+	}
+	rep, err := Publish("Claim [1] and [2].", sources, citeproc.Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Markdown(rep, citeproc.Markdown)
+	for _, want := range []string{"[[1]](https://doi.org/10.1000/xyz)", "[[2]](https://arxiv.org/abs/2401.12345)", "[Paper](https://doi.org/10.1000/xyz)", "[Preprint](https://arxiv.org/abs/2401.12345)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %s:\n%s", want, md)
+		}
+	}
+	page, err := HTML("q", rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<a href="https://doi.org/10.1000/xyz">Paper</a>`, `<a href="https://arxiv.org/abs/2401.12345">Preprint</a>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("HTML lacks %s:\n%s", want, page)
+		}
 	}
 }

@@ -48,16 +48,16 @@ var fixtureTexts = map[citeproc.Style]string{
 		"```\n",
 	citeproc.HTML: "# Café prices\n" +
 		"\n" +
-		`Prices rose in 2024 <sup class="cite"><a href="https://example.org/seven" title="Seven">[1]</a></sup>. ` +
-		`Wages lagged—see <sup class="cite"><a href="https://example.org/three?b=2&amp;a=1" title="Three &amp; &lt;Co&gt;">[2]</a></sup><sup class="cite"><a href="https://example.org/seven" title="Seven">[1]</a></sup>.` + "\n" +
+		`Prices rose in 2024 <sup class="cite" data-sids="1"><a href="https://example.org/seven" title="Seven">[1]</a></sup>. ` +
+		`Wages lagged—see <sup class="cite" data-sids="2"><a href="https://example.org/three?b=2&amp;a=1" title="Three &amp; &lt;Co&gt;">[2]</a></sup><sup class="cite" data-sids="1"><a href="https://example.org/seven" title="Seven">[1]</a></sup>.` + "\n" +
 		"\n" +
-		`A claim with a bad number stays, and é<sup class="cite"><a href="https://example.org/five" title="Five [draft]">[3]</a></sup> too.` + "\n" +
+		`A claim with a bad number stays, and é<sup class="cite" data-sids="3"><a href="https://example.org/five" title="Five [draft]">[3]</a></sup> too.` + "\n" +
 		"\n" +
 		"## Détails\n" +
 		"\n" +
-		`Two agree <sup class="cite"><a href="https://example.org/two" title="Two">[4]</a></sup> ` +
-		`<sup class="cite"><a href="https://example.org/two" title="Two">[4]</a>,<a href="https://example.org/seven" title="Seven">[1]</a></sup>; ` +
-		`the notes <sup class="cite">[5]</sup> say so.` + "\n" +
+		`Two agree <sup class="cite" data-sids="4"><a href="https://example.org/two" title="Two">[4]</a></sup> ` +
+		`<sup class="cite" data-sids="4,1"><a href="https://example.org/two" title="Two">[4]</a>,<a href="https://example.org/seven" title="Seven">[1]</a></sup>; ` +
+		`the notes <sup class="cite" data-sids="5">[5]</sup> say so.` + "\n" +
 		"\n" +
 		"```\n" +
 		"literal [9]\n" +
@@ -96,8 +96,8 @@ func TestWriteRenumbers(t *testing.T) {
 			if !reflect.DeepEqual(rep.References, fixtureRefs()) {
 				t.Errorf("References:\n got %+v\nwant %+v", rep.References, fixtureRefs())
 			}
-			if want := []citeproc.Unknown{{Number: 99}}; !reflect.DeepEqual(rep.Unknown, want) {
-				t.Errorf("Unknown = %+v, want %+v", rep.Unknown, want)
+			if want := []citeproc.Unknown{{Number: 99}}; !reflect.DeepEqual(rep.Unknown, want) || !reflect.DeepEqual(rec.unknown, want) {
+				t.Errorf("Unknown = %+v, hook saw %+v, want %+v", rep.Unknown, rec.unknown, want)
 			}
 			if got := rec.text(); got != rep.Text {
 				t.Errorf("Delta texts joined:\n got %q\nwant Text %q", got, rep.Text)
@@ -443,6 +443,29 @@ func TestWriteMissingNoteCitesNothing(t *testing.T) {
 	for _, s := range []string{"Prices", "[2]", "index out of range", "[5]", "with length 3", "Rents", "4", "tool", "3", "failed"} {
 		if !strings.Contains(strings.ReplaceAll(rep.Body, `\`, ""), s) {
 			t.Errorf("Body %q does not name %q", rep.Body, s)
+		}
+	}
+}
+
+// TestWriteUsageTag: a usage tag ([[USAGE:1,3]], seed 001) leaves the report
+// and its numbers are kept as merged numbers, also when the stored draft
+// is published again.
+func TestWriteUsageTag(t *testing.T) {
+	text := "Prices rose [7].\n\n[[USAGE:7, 3]]\nWages [[usage:2]] lagged [3].\n"
+	for _, split := range []int{len(text), 1, 2} {
+		rep, _ := writeReport(t, &scripted{Text: text, Split: bytesOf(split)}, citeproc.Markdown, fixtureInput())
+		if strings.Contains(rep.Body, "USAGE") || strings.Contains(strings.ToUpper(rep.Text), "USAGE") {
+			t.Errorf("split %d: usage tag left in the report:\nBody %q\nText %q", split, rep.Body, rep.Text)
+		}
+		if want := "Prices rose [1].\n\n\nWages lagged [2].\n"; rep.Body != want {
+			t.Errorf("split %d: Body %q, want %q", split, rep.Body, want)
+		}
+		if want := []int{7, 3, 2}; !reflect.DeepEqual(rep.Used, want) {
+			t.Errorf("split %d: Used %v, want %v", split, rep.Used, want)
+		}
+		again, err := Publish(rep.Draft, rep.Sources, citeproc.Plain)
+		if err != nil || !reflect.DeepEqual(again.Used, rep.Used) || again.Body != rep.Body {
+			t.Errorf("split %d: published again: %v, Used %v, Body %q", split, err, again.Used, again.Body)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Backend journals the searches and document fetches of the search backend
@@ -49,6 +50,9 @@ func (b Backend) Search(ctx context.Context, query string, limit int) ([]search.
 	for i, r := range res {
 		rec.Results[i] = Result{DocID: String(r.DocID), URL: String(r.URL), Title: String(r.Title),
 			Location: String(r.Location), Snippet: String(r.Snippet), Score: Float(r.Score), Channel: String(r.Channel)}
+		if !r.Locator.IsZero() {
+			rec.Results[i].Locator = &Locator{Kind: String(r.Locator.Kind), Value: String(r.Locator.Value), Part: String(r.Locator.Part)}
+		}
 	}
 	j.record(ctx, d, Entry{Search: rec})
 	return res, nil
@@ -62,6 +66,9 @@ func (r *SearchRecord) results() []search.Result {
 	for i, x := range r.Results {
 		out[i] = search.Result{DocID: string(x.DocID), URL: string(x.URL), Title: string(x.Title),
 			Location: string(x.Location), Snippet: string(x.Snippet), Score: float64(x.Score), Channel: string(x.Channel)}
+		if l := x.Locator; l != nil {
+			out[i].Locator = source.Location{Kind: string(l.Kind), Value: string(l.Value), Part: string(l.Part)}
+		}
 	}
 	return out
 }

@@ -160,13 +160,21 @@ type SearchRecord struct {
 
 // Result mirrors search.Result.
 type Result struct {
-	DocID    String `json:"doc_id,omitempty"`
-	URL      String `json:"url,omitempty"`
-	Title    String `json:"title,omitempty"`
-	Location String `json:"location,omitempty"`
-	Snippet  String `json:"snippet,omitempty"`
-	Score    Float  `json:"score"`
-	Channel  String `json:"channel,omitempty"`
+	DocID    String   `json:"doc_id,omitempty"`
+	URL      String   `json:"url,omitempty"`
+	Title    String   `json:"title,omitempty"`
+	Location String   `json:"location,omitempty"`
+	Locator  *Locator `json:"locator,omitempty"`
+	Snippet  String   `json:"snippet,omitempty"`
+	Score    Float    `json:"score"`
+	Channel  String   `json:"channel,omitempty"`
+}
+
+// Locator mirrors source.Location: where in its document a result is.
+type Locator struct {
+	Kind  String `json:"kind"`
+	Value String `json:"value"`
+	Part  String `json:"part,omitempty"`
 }
 
 // DocumentRecord is a search backend's document fetch.

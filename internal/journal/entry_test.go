@@ -35,7 +35,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 			Response: &Response{Choices: []*Choice{{Content: "\xe2\x82\xac \xff"}}}}}},
 		{"search", Entry{Kind: KindSearch, Scope: "researcher/t2", Key: "k6", Time: t0, Search: &SearchRecord{
 			Query: "go memory model", Limit: 5, Results: []Result{
-				{DocID: "d1", URL: "https://go.dev/ref/mem", Title: "The Go Memory Model", Location: "§ Intro", Snippet: "Happens before…", Score: 1.25, Channel: "web"},
+				{DocID: "d1", URL: "https://go.dev/ref/mem", Title: "The Go Memory Model", Location: "§ Intro", Snippet: "Happens before…", Score: 1.25, Channel: "web",
+					Locator: &Locator{Kind: "section", Value: "Intro", Part: "Sheet 1"}},
 				{DocID: "d2", Score: Float(math.Inf(-1))}, {DocID: "d3", Score: Float(math.NaN())}}}}},
 		{"empty search", Entry{Kind: KindSearch, Key: "k7", Time: t0, Search: &SearchRecord{Query: "x", Limit: 5, Results: []Result{}}}},
 		{"search error", Entry{Kind: KindSearch, Key: "k8", Time: t0, Error: &ErrorRecord{Message: "searxng: 503", NotFound: true}}},

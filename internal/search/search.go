@@ -4,7 +4,11 @@
 // search providers implement the same interface.
 package search
 
-import "context"
+import (
+	"context"
+
+	"github.com/deepresearch/deepresearch/internal/source"
+)
 
 // Result is one passage a search returned.
 type Result struct {
@@ -17,6 +21,11 @@ type Result struct {
 	// Location of the passage within the document, for people: a heading
 	// path or a line range ("§ Happens Before", "lines 120-148").
 	Location string `json:"location,omitempty"`
+	// Locator is the passage's location, structured: the page, section,
+	// row or slide a citation of the passage points to. The source an
+	// agent registers for the result carries it. Zero when the backend
+	// locates nothing finer than the document (web results).
+	Locator source.Location `json:"locator,omitzero"`
 	// Snippet is the passage text (whole passage, not only the matched words).
 	Snippet string `json:"snippet"`
 	// Score is the backend's relevance score; higher is better.

@@ -17,13 +17,23 @@ type Source struct {
 	Title string `json:"title,omitempty"`
 	// Channel names the tool or backend that found it ("corpus", "web").
 	Channel string `json:"channel,omitempty"`
+	// Location is where in the document the passage read sits (a page, a
+	// section, a row, a slide); zero for the whole document or a web page.
+	Location Location `json:"location,omitzero"`
 }
 
 // Label is how every list of sources names one, for readers and models
 // alike: its title with white space folded and control characters removed,
 // or its ID when it has no title. A source without a URL is found by its
 // ID, so then the ID follows the title ("Field notes. corpus/notes.md").
+// Its Location follows (see Location.Locate): "spec.pdf, p. 7",
+// "faq.md › Returns", "catalog.csv, row 12".
 func (s Source) Label() string {
+	return s.Location.Locate(s.document())
+}
+
+// document is the label of the whole document.
+func (s Source) document() string {
 	t := Clean(s.Title)
 	switch {
 	case t == "":

@@ -138,11 +138,19 @@ var (
 	authorYearRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+et\s+al\.?,?\s*\(?((?:1[6-9]|20)\d{2})[a-z]?\b`)
 	// The markdown style our renderer writes: "[[1]](https://…)".
 	linkedRe = regexp.MustCompile(`\[\[([1-9][0-9]{0,5})\]\]\(([^()\s]*)\)`)
-	// The HTML style: <sup class="cite"><a href="URL" …>[1]</a></sup>.
-	supRe = regexp.MustCompile(`<sup class="cite"><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})\]</a></sup>`)
+	// The HTML style: <sup class="cite" data-sids="1"><a href="URL" …>[1]</a></sup>
+	// (data-sids since issue 17).
+	supRe = regexp.MustCompile(`<sup class="cite"(?: data-sids="[0-9,]*")?><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})\]</a></sup>`)
 	// "[path, L10-20]", "[path@hash, L10-20]", "[path@hash]", "[path, L7]".
 	fileRefRe = regexp.MustCompile(`\[([^\s\[\](),@]+)(?:@([0-9A-Fa-f]{6,64}))?(?:,\s*L(\d+)(?:\s*[-–]\s*L?(\d+))?)?\]`)
 )
+
+// isSidsValue reports whether the marker at off is the data-sids value of a
+// <sup class="cite">: the markers inside the element are its citations,
+// counted once.
+func isSidsValue(report string, off int) bool {
+	return off >= len(`data-sids="`) && strings.EqualFold(report[off-len(`data-sids="`):off-1], "data-sids=")
+}
 
 // findCitations returns every citation in the report, in order of offset.
 func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []found {
@@ -150,7 +158,7 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 	p := citeproc.New(io.Discard, citeproc.Config{Mode: citeproc.Keep, Mapping: mapping, Hooks: citeproc.Hooks{
 		Marker: func(m citeproc.Marker) {
 			off := int(m.Offset)
-			if lay.skipped(off, off+m.Len) {
+			if lay.skipped(off, off+m.Len) || isSidsValue(report, off) {
 				return
 			}
 			f := found{off: off, len: m.Len, marker: report[off : off+m.Len]}
@@ -377,10 +385,14 @@ func cleanSentence(s string) string {
 	return s
 }
 
-// sourceKey is the key under which two sources are the same resource.
+// sourceKey is the key under which two sources are the same resource:
+// the canonical URL and the page, row or slide (source.Location.Key).
 func sourceKey(s Source) string {
 	if s.URL == "" {
 		return ""
 	}
-	return canon.Key(s.URL)
+	if k := canon.Key(s.URL); k != "" {
+		return k + s.Location.Key()
+	}
+	return ""
 }

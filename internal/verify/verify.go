@@ -22,6 +22,8 @@ package verify
 import (
 	"context"
 	"io/fs"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Source is one source a report may cite.
@@ -34,6 +36,9 @@ type Source struct {
 	// Text is the source's stored text. Empty means it was never retrieved:
 	// citing it is a fabricated citation.
 	Text string `json:"text,omitempty"`
+	// Location is where in the document the cited passage is; two pages
+	// of one PDF are two resources, not duplicates.
+	Location source.Location `json:"location,omitzero"`
 }
 
 // Kind is the form a citation takes in the report.

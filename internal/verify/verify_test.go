@@ -329,6 +329,7 @@ func TestRenderedCitations(t *testing.T) {
 	report := "Channels carry values between goroutines [[1]](https://go.dev/ref/mem).\n" +
 		"A map is an unordered group of elements [[2]](https://evil.example/).\n" +
 		`Channels carry values <sup class="cite"><a href="https://go.dev/ref/mem?utm_source=x" title="M">[1]</a></sup>.` + "\n" +
+		`A map is an unordered group <sup class="cite" data-sids="2"><a href="https://go.dev/ref/spec">[2]</a></sup>.` + "\n" +
 		"See [the memory model](https://go.dev/ref/mem) and `[[7]](x)`.\n"
 	res, err := Check(context.Background(), report, srcs, Options{})
 	if err != nil {
@@ -338,10 +339,32 @@ func TestRenderedCitations(t *testing.T) {
 	for _, c := range res.Citations {
 		got = append(got, fmt.Sprintf("%d %d %s", c.Line, c.Number, c.Status))
 	}
-	if want := "[1 1 supported 2 2 supported 3 1 supported]"; fmt.Sprint(got) != want {
+	if want := "[1 1 supported 2 2 supported 3 1 supported 4 2 supported]"; fmt.Sprint(got) != want {
 		t.Errorf("citations %v, want %s", got, want)
 	}
 	if len(res.Problems) != 1 || res.Problems[0].Kind != ProblemWrongLink || res.Problems[0].Line != 2 {
 		t.Errorf("problems %+v", res.Problems)
+	}
+}
+
+// The citation protocol's HTML form, <sup class="cite" data-sids="1">[S:1]</sup>,
+// is one citation per number, not one for the attribute and one for the
+// marker inside (issue 17).
+func TestSeedHTMLCitationsCountOnce(t *testing.T) {
+	srcs := []Source{
+		{Number: 1, URL: "https://go.dev/ref/mem", Text: "Channels carry values between goroutines."},
+		{Number: 3, URL: "https://go.dev/ref/spec", Text: "A map is an unordered group of elements."},
+	}
+	report := `Channels carry values <sup class="cite" data-sids="1,3">[S:1,3]</sup>.` + "\n"
+	res, err := Check(context.Background(), report, srcs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, c := range res.Citations {
+		got = append(got, c.Number)
+	}
+	if fmt.Sprint(got) != "[1 3]" {
+		t.Errorf("citations of numbers %v, want [1 3]", got)
 	}
 }

@@ -8,8 +8,9 @@
 // top level and inside list items and block quotes (with nested fence runs
 // and over-indented would-be closers inside), indented code, HTML comments;
 // prose carries markers in every dialect the processor understands, near
-// misses it must neutralise, unknown numbers, inline code, links and
-// autolinks. The generator only writes constructs whose CommonMark reading
+// misses it must neutralise, unknown numbers, markers right after a '!'
+// ("grew![1][2]", which no definition makes an image), negative numbers in
+// brackets (prose, never a citation), inline code, links and autolinks. The generator only writes constructs whose CommonMark reading
 // it is sure of.
 package citegen
 
@@ -28,8 +29,9 @@ type Doc struct {
 	// follows the previous one ("[1][2]"): a processor shows it once if it
 	// cites nothing new.
 	Adjacent []bool
-	// Code holds the code regions in order of appearance; each must appear
-	// unchanged in any output.
+	// Code holds the regions that must come out byte for byte, in order of
+	// appearance: code, and brackets that are prose and never a citation
+	// ("[-3]").
 	Code []string
 	// Neutral counts the near misses and markers of unknown numbers: each
 	// is reported, and in the modes that change numbers never passed
@@ -224,7 +226,12 @@ func (g *gen) prose(string) {
 		}
 		g.b.WriteString(" " + words[c])
 		if m, _ := g.pick(3); m == 0 {
-			g.b.WriteString(" ")
+			// Mostly after a blank; now and then right after a '!'.
+			if c, _ := g.pick(4); c == 0 {
+				g.b.WriteString("!")
+			} else {
+				g.b.WriteString(" ")
+			}
 			g.marker()
 		}
 	}
@@ -234,7 +241,7 @@ func (g *gen) prose(string) {
 // marker writes a marker in one of the dialects, or a near miss, or an
 // unknown number, or a bracket that is no citation, and records it.
 func (g *gen) marker() {
-	c, _ := g.pick(34)
+	c, _ := g.pick(36)
 	a, b := g.two()
 	x := g.num()
 	adjacent := false
@@ -309,8 +316,7 @@ func (g *gen) marker() {
 		g.b.WriteString(fmt.Sprintf("[%d-%d]", b, a)) // reversed range
 		g.doc.Neutral++
 	case 27:
-		g.b.WriteString(fmt.Sprintf("[0%d]", x)) // leading zero
-		g.doc.Neutral++
+		cite(fmt.Sprintf("[0%d]", x), x) // a leading zero means nothing
 	case 28:
 		g.b.WriteString(fmt.Sprintf("[%d-%d]", a, a+70)) // too wide
 		g.doc.Neutral++
@@ -323,6 +329,10 @@ func (g *gen) marker() {
 		g.b.WriteString(fmt.Sprintf("[see %d](https://example.com/%d)", x, x)) // a link, not a citation
 	case 32:
 		g.code(fmt.Sprintf("<https://example.com/[%d]>", x)) // an autolink
+	case 33:
+		g.code(fmt.Sprintf("[-%d]", x)) // a negative number: prose
+	case 34:
+		g.code(fmt.Sprintf("[%d, -%d]", a, b)) // likewise
 	default:
 		g.b.WriteString("[1.5]") // not a citation
 	}

@@ -1,0 +1,170 @@
+package deepresearch_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/testpdf"
+)
+
+func readOrFail(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (a Debian package's PDF, or a test fixture)", err)
+	}
+	return data
+}
+
+// documentCorpus is a corpus folder of a real PDF and a CSV catalogue.
+func documentCorpus(t *testing.T) string {
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"mime-spec.pdf": testpdf.Read(t, testpdf.MIMESpec),
+		"catalog.csv":   readOrFail(t, filepath.Join("internal", "extract", "testdata", "formats", "catalog.csv")),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// referenceAt returns the reference to id at loc, and the merged source's
+// number, failing the test when the report has none.
+func referenceAt(t *testing.T, rep *deepresearch.Report, id string, loc source.Location) (deepresearch.Reference, int) {
+	t.Helper()
+	for _, ref := range rep.References {
+		if ref.ID == id && ref.Location == loc {
+			for _, s := range rep.Sources {
+				if s.ID == id && s.Location == loc {
+					return ref, s.Number
+				}
+			}
+			t.Fatalf("reference %+v is no merged source", ref)
+		}
+	}
+	var got []string
+	for _, ref := range rep.References {
+		got = append(got, ref.Label())
+	}
+	t.Fatalf("no reference to %s at %+v; references: %q\n%s", id, loc, got, rep.Body)
+	return deepresearch.Reference{}, 0
+}
+
+// runOver researches question over documentCorpus and checks the
+// report's citations.
+func runOver(t *testing.T, question string) *deepresearch.Report {
+	t.Helper()
+	r, err := deepresearch.New(deepresearch.Config{Corpus: documentCorpus(t), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rec := &recorder{}
+	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCitations(t, rep, rec)
+	return rep
+}
+
+// A question only one page of a PDF answers: the report cites the PDF at
+// that page, the reference list says so, and verification checks the
+// sentence against that page's text.
+func TestPDFPageCitation(t *testing.T) {
+	rep := runOver(t, "What is the default weight value of a glob rule, and what is the maximum weight?")
+	page4 := source.Location{Kind: source.LocPage, Value: "4"}
+	ref, merged := referenceAt(t, rep, "mime-spec.pdf", page4)
+	if !strings.Contains(rep.Markdown(), "mime-spec.pdf, p. 4") {
+		t.Errorf("the reference list does not say the page:\n%s", rep.Markdown())
+	}
+	if text := rep.SourceTexts[merged]; !strings.Contains(text, "The default weight value is 50, and the maximum is 100.") {
+		t.Errorf("the text verification checked [%d] against lacks page 4's sentence:\n%.500s", ref.Number, text)
+	}
+	marker := "[" + itoa(ref.Number) + "]"
+	var citing string
+	for line := range strings.SplitSeq(rep.Body, "\n") {
+		if strings.Contains(line, marker) && strings.Contains(line, "weight") {
+			citing = line
+		}
+	}
+	if citing == "" {
+		t.Fatalf("no sentence on glob weights cites %s:\n%s", marker, rep.Body)
+	}
+	if rep.Verification == nil {
+		t.Fatal("the run was not verified")
+	}
+	for _, p := range rep.Verification.Problems {
+		if p.Number == ref.Number {
+			t.Errorf("verification found a problem with the page's citation: %+v", p)
+		}
+	}
+	if rep.Verification.Summary.Supported == 0 {
+		t.Errorf("verification supported nothing: %+v", rep.Verification.Summary)
+	}
+}
+
+// A question about one product of a CSV catalogue cites its row.
+func TestCSVRowCitation(t *testing.T) {
+	rep := runOver(t, "How much battery life does the TechBook Air laptop have?")
+	ref, merged := referenceAt(t, rep, "catalog.csv", source.Location{Kind: source.LocRow, Value: "3"})
+	if !strings.Contains(rep.Markdown(), "catalog.csv, row 3") || ref.Label() != "catalog.csv, row 3" {
+		t.Errorf("the reference list does not say the row (%q):\n%s", ref.Label(), rep.Markdown())
+	}
+	if !strings.Contains(rep.SourceTexts[merged], "18 hours of battery") {
+		t.Errorf("row 3's text: %q", rep.SourceTexts[merged])
+	}
+}
+
+// A web search result that is a PDF is fetched and read: the agent opens
+// it, the fetcher reads it page by page, and the report cites it.
+func TestWebPDF(t *testing.T) {
+	pdf := testpdf.Read(t, testpdf.MIMESpec)
+	web, err := deepresearchtest.NewWebServer(deepresearch.Document{
+		DocID: "mime-spec.pdf", Title: "Shared MIME-info Database",
+		Text: "Glob elements have a pattern attribute and an optional weight attribute used when resolving conflicts with other glob matches.",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	web.ServeAs("mime-spec.pdf", "application/pdf", pdf)
+	s := config.Defaults()
+	s.Search.Providers, s.Search.SearxngURL = []string{"searxng"}, web.URL
+	s.Fetch.Allow = []string{strings.TrimPrefix(web.URL, "http://")}
+	s.Corpus.Index = filepath.Join(t.TempDir(), "index.db")
+	r, err := deepresearch.FromSettings(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rec := &recorder{}
+	rep, err := r.RunWith(context.Background(), "What weight does a glob rule get when resolving conflicts with other glob matches?", rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCitations(t, rep, rec)
+	pdfURL := web.URL + "/pages/mime-spec.pdf"
+	if !strings.Contains(strings.Join(web.Fetched(), " "), pdfURL) {
+		t.Fatalf("the PDF was never fetched: %v", web.Fetched())
+	}
+	for _, s := range rep.Sources {
+		if s.URL == pdfURL {
+			// The agent opened the result: the PDF's own text, page by page.
+			if text := rep.SourceTexts[s.Number]; !strings.Contains(text, "--- page 1 ---") || !strings.Contains(text, "This is version 0.21 of the Shared MIME-info Database specification") {
+				t.Errorf("the agent did not read the PDF's text:\n%.400s", text)
+			}
+			return
+		}
+	}
+	t.Errorf("the report does not cite the PDF: %+v", rep.Sources)
+}

@@ -1,0 +1,336 @@
+package extract
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/source"
+)
+
+// Office Open XML (DOCX, PPTX) and the other zip formats are read with
+// encoding/xml, matching elements by their local names: w:p, a:t.
+// encoding/xml expands no entity a document defines, so no XML bomb.
+
+// xmlWalk calls fn for each token of an XML member, stopping at the first
+// error fn returns; a syntax error is ErrMalformed, naming the member.
+func xmlWalk(data []byte, member string, fn func(xml.Token) error) error {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrMalformed, member, err)
+		}
+		if err := fn(tok); err != nil {
+			return err
+		}
+	}
+}
+
+// headingStyle recognises the names of heading styles: "heading 1",
+// "Heading1", "Title".
+var headingStyle = regexp.MustCompile(`(?i)^heading\s*([1-9])$`)
+
+// docxStyles maps a DOCX's paragraph style ids to heading levels (0: not
+// a heading; -1: the title), from word/styles.xml: by the style's name,
+// else its outline level.
+func docxStyles(z *zipReader) map[string]int {
+	levels := map[string]int{}
+	if !z.has("word/styles.xml") {
+		return levels
+	}
+	data, err := z.read("word/styles.xml")
+	if err != nil {
+		return levels
+	}
+	var id string
+	xmlWalk(data, "word/styles.xml", func(tok xml.Token) error {
+		e, ok := tok.(xml.StartElement)
+		if !ok {
+			return nil
+		}
+		switch e.Name.Local {
+		case "style":
+			id = attr(e, "styleId")
+		case "name":
+			if m := headingStyle.FindStringSubmatch(attr(e, "val")); m != nil && id != "" {
+				levels[id], _ = strconv.Atoi(m[1])
+			} else if strings.EqualFold(attr(e, "val"), "title") && id != "" {
+				levels[id] = -1
+			}
+		case "outlineLvl":
+			if n, err := strconv.Atoi(attr(e, "val")); err == nil && id != "" && levels[id] == 0 && n < 9 {
+				levels[id] = n + 1
+			}
+		}
+		return nil
+	})
+	return levels
+}
+
+// extractDOCX reads word/document.xml: each paragraph a block, a
+// paragraph in a heading style a heading, each table row a block of its
+// cells separated by " | ".
+func extractDOCX(z *zipReader, fallback string) (Document, error) {
+	data, err := z.read("word/document.xml")
+	if err != nil {
+		return Document{}, err
+	}
+	styles := docxStyles(z)
+	var b builder
+	if z.has("docProps/core.xml") {
+		if core, err := z.read("docProps/core.xml"); err == nil {
+			b.metaTitle = firstText(core, "title")
+		}
+	}
+	var (
+		para   strings.Builder
+		level  int // heading level of the paragraph, -1: title
+		inText bool
+		cells  []string // cells of the table row being read
+		rows   int      // depth of table rows
+	)
+	endPara := func() {
+		text := collapseSpace(para.String())
+		para.Reset()
+		switch {
+		case text == "":
+		case rows > 0:
+			if len(cells) > 0 {
+				cells[len(cells)-1] = strings.TrimSpace(cells[len(cells)-1] + " " + text)
+			}
+		case level == -1:
+			if b.metaTitle == "" {
+				b.metaTitle = text
+			}
+			b.heading(1, text)
+		case level > 0:
+			b.heading(level, text)
+		default:
+			b.block(text, false, 0, 0)
+		}
+		level = 0
+	}
+	err = xmlWalk(data, "word/document.xml", func(tok xml.Token) error {
+		switch e := tok.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "p":
+				para.Reset()
+				level = 0
+			case "pStyle":
+				level = styles[attr(e, "val")]
+				if level == 0 {
+					if m := headingStyle.FindStringSubmatch(attr(e, "val")); m != nil {
+						level, _ = strconv.Atoi(m[1])
+					}
+				}
+			case "t", "delText":
+				inText = e.Name.Local == "t"
+			case "tab", "br", "cr":
+				para.WriteByte(' ')
+			case "tr":
+				rows++
+				cells = cells[:0]
+			case "tc":
+				cells = append(cells, "")
+			}
+		case xml.EndElement:
+			switch e.Name.Local {
+			case "p":
+				endPara()
+			case "t", "delText":
+				inText = false
+			case "tr":
+				rows--
+				var kept []string
+				for _, c := range cells {
+					if c != "" {
+						kept = append(kept, c)
+					}
+				}
+				if rows == 0 && len(kept) > 0 {
+					b.block(strings.Join(kept, " | "), false, 0, 0)
+				}
+			}
+		case xml.CharData:
+			if inText {
+				para.Write(e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Document{}, err
+	}
+	d := b.finish(fallback)
+	d.Text = strings.TrimSpace(b.out.String())
+	return d, nil
+}
+
+// extractPPTX reads the slides in presentation order: each a unit
+// (source.LocSlide), its title shape a heading, each paragraph of its
+// other shapes a block.
+func extractPPTX(z *zipReader, fallback string) (Document, error) {
+	slides := pptxSlides(z)
+	if len(slides) == 0 {
+		return Document{}, fmt.Errorf("%w: a presentation without slides", ErrNoText)
+	}
+	var b builder
+	if z.has("docProps/core.xml") {
+		if core, err := z.read("docProps/core.xml"); err == nil {
+			b.metaTitle = firstText(core, "title")
+		}
+	}
+	var text strings.Builder
+	for i, name := range slides {
+		data, err := z.read(name)
+		if err != nil {
+			return Document{}, err
+		}
+		n := strconv.Itoa(i + 1)
+		b.unit = source.Location{Kind: source.LocSlide, Value: n}
+		title, paras, err := pptxSlide(data, name)
+		if err != nil {
+			return Document{}, err
+		}
+		if title == "" {
+			title = "Slide " + n
+		}
+		b.heading(1, title)
+		text.WriteString("--- slide " + n + ": " + title + " ---\n")
+		for _, p := range paras {
+			b.block(p, false, 0, 0)
+			text.WriteString(p + "\n\n")
+		}
+	}
+	d := b.finish(fallback)
+	d.Text = strings.TrimSpace(text.String())
+	return d, nil
+}
+
+// pptxSlide returns a slide's title and the paragraphs of its other
+// shapes.
+func pptxSlide(data []byte, member string) (title string, paras []string, err error) {
+	var (
+		para    strings.Builder
+		inText  bool
+		isTitle bool // the shape being read is the slide's title
+		titles  []string
+	)
+	err = xmlWalk(data, member, func(tok xml.Token) error {
+		switch e := tok.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "sp":
+				isTitle = false
+			case "ph":
+				if t := attr(e, "type"); t == "title" || t == "ctrTitle" {
+					isTitle = true
+				}
+			case "p":
+				para.Reset()
+			case "t":
+				inText = true
+			case "br", "tab":
+				para.WriteByte(' ')
+			}
+		case xml.EndElement:
+			switch e.Name.Local {
+			case "t":
+				inText = false
+			case "p":
+				if p := collapseSpace(para.String()); p != "" {
+					if isTitle {
+						titles = append(titles, p)
+					} else {
+						paras = append(paras, p)
+					}
+				}
+				para.Reset()
+			}
+		case xml.CharData:
+			if inText {
+				para.Write(e)
+			}
+		}
+		return nil
+	})
+	return strings.Join(titles, " "), paras, err
+}
+
+// pptxSlides returns the slide members in presentation order: as
+// ppt/presentation.xml lists them, else by their numbers.
+func pptxSlides(z *zipReader) []string {
+	var ids []string
+	if z.has("ppt/presentation.xml") {
+		if data, err := z.read("ppt/presentation.xml"); err == nil {
+			xmlWalk(data, "ppt/presentation.xml", func(tok xml.Token) error {
+				if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "sldId" {
+					for _, a := range e.Attr {
+						if a.Name.Local == "id" && a.Name.Space != "" {
+							ids = append(ids, a.Value)
+						}
+					}
+				}
+				return nil
+			})
+		}
+	}
+	targets := relTargets(z, "ppt/_rels/presentation.xml.rels", "ppt")
+	var out []string
+	for _, id := range ids {
+		if t, ok := targets[id]; ok && z.has(t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, n := range z.names() {
+		if strings.HasPrefix(n, "ppt/slides/slide") && strings.HasSuffix(n, ".xml") {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return slideNumber(a) - slideNumber(b) })
+	return out
+}
+
+func slideNumber(name string) int {
+	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "ppt/slides/slide"), ".xml"))
+	return n
+}
+
+// relTargets reads a relationships member: Id → target member, resolved
+// against the folder base.
+func relTargets(z *zipReader, member, base string) map[string]string {
+	out := map[string]string{}
+	if !z.has(member) {
+		return out
+	}
+	data, err := z.read(member)
+	if err != nil {
+		return out
+	}
+	xmlWalk(data, member, func(tok xml.Token) error {
+		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "Relationship" {
+			t := attr(e, "Target")
+			if !strings.HasPrefix(t, "/") {
+				t = path.Join(base, t)
+			}
+			out[attr(e, "Id")] = cleanMember(t)
+		}
+		return nil
+	})
+	return out
+}

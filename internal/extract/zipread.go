@@ -1,0 +1,82 @@
+package extract
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+)
+
+// zipReader reads the members of a zip container within Limits: at most
+// MaxMembers members and MaxUnzipped bytes decompressed, all reads
+// together, counted as the bytes come out (a member's declared size may
+// lie).
+type zipReader struct {
+	files map[string]*zip.File // by clean name
+	left  int64                // decompressed bytes still allowed
+}
+
+func openZip(data []byte, lim Limits) (*zipReader, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a readable zip container: %w", ErrMalformed, err)
+	}
+	if len(zr.File) > lim.MaxMembers {
+		return nil, fmt.Errorf("%w: %d zip members, the limit is %d", ErrTooLarge, len(zr.File), lim.MaxMembers)
+	}
+	z := &zipReader{files: make(map[string]*zip.File, len(zr.File)), left: lim.MaxUnzipped}
+	for _, f := range zr.File {
+		z.files[cleanMember(f.Name)] = f
+	}
+	return z, nil
+}
+
+func cleanMember(name string) string {
+	return strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(name, `\`, "/")), "/")
+}
+
+// has reports whether the container has the member name.
+func (z *zipReader) has(name string) bool {
+	_, ok := z.files[cleanMember(name)]
+	return ok
+}
+
+// read returns the member name, decompressed, or an error naming it.
+func (z *zipReader) read(name string) ([]byte, error) {
+	f, ok := z.files[cleanMember(name)]
+	if !ok {
+		return nil, fmt.Errorf("%w: no %s in the zip container", ErrMalformed, name)
+	}
+	if f.Flags&0x1 != 0 {
+		return nil, fmt.Errorf("%w: %s is encrypted", ErrEncrypted, name)
+	}
+	if int64(f.UncompressedSize64) > z.left || f.UncompressedSize64 > 1<<62 {
+		return nil, fmt.Errorf("%w: %s unpacks to %d bytes, past the limit", ErrTooLarge, name, f.UncompressedSize64)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, name, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, z.left+1))
+	z.left -= int64(len(data))
+	switch {
+	case z.left < 0:
+		return nil, fmt.Errorf("%w: unpacking %s passes the limit of decompressed bytes", ErrTooLarge, name)
+	case err != nil && !errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, name, err)
+	}
+	return data, nil
+}
+
+// names returns the members' clean names.
+func (z *zipReader) names() []string {
+	out := make([]string, 0, len(z.files))
+	for n := range z.files {
+		out = append(out, n)
+	}
+	return out
+}
