@@ -44,6 +44,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/fetch"
+	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/websearch"
@@ -313,7 +314,7 @@ func (r *Researcher) searchEngines() error {
 	if r.cfg.SearXNGURL != "" {
 		wcfg.SearXNGURL = r.cfg.SearXNGURL
 	}
-	wcfg.Pages = fetch.ContextPages{}
+	wcfg.Pages = journal.Pages{PageFetcher: fetch.ContextPages{}}
 	var local SearchBackend
 	if slices.Contains(names, websearch.ChannelCorpus) {
 		local = localIndex{r}
@@ -333,7 +334,10 @@ func (r *Researcher) searchEngines() error {
 	return nil
 }
 
-// withRetries wraps m so that failed calls are retried as Config says.
+// withRetries wraps m so that failed calls are retried as Config says,
+// and journaled in the journal of the run that makes them (see
+// ResearchDurable): outside the retries, so that a call is recorded once
+// it has succeeded or finally failed.
 func (r *Researcher) withRetries(m llms.Model) llms.Model {
 	retries := r.cfg.MaxRetries
 	switch {
@@ -343,15 +347,15 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 		retries = 0
 	}
 	if retries == 0 {
-		return m
+		return journal.Model{Model: m}
 	}
 	log := r.log
-	return &retry.Model{Model: m, Policy: retry.Policy{Retries: retries, Backoff: 500 * time.Millisecond,
+	return journal.Model{Model: &retry.Model{Model: m, Policy: retry.Policy{Retries: retries, Backoff: 500 * time.Millisecond,
 		OnRetry: func(attempt int, err error) {
 			log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
 		},
 		Clock: r.cfg.Clock, // backoff waits on the Researcher's clock
-	}}
+	}}}
 }
 
 // Close cancels the runs in progress (they fail with ErrClosed), waits for
@@ -400,12 +404,16 @@ func (r *Researcher) begin(ctx context.Context) (_ context.Context, end func(), 
 }
 
 // backend returns the search backend, opening and syncing the local corpus
-// index on first use.
+// index on first use, journaled in the run's journal (when ctx has one).
 func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	if r.search != nil {
-		return r.search, nil
+		return journal.Backend{Backend: r.search}, nil
 	}
-	return r.openIndex(ctx)
+	ix, err := r.openIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return journal.Backend{Backend: ix}, nil
 }
 
 // openIndex returns the local corpus index, opening and syncing it on first

@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/go-shiori/go-readability v0.0.0-20241012063810-92284fa8a71f
 	github.com/go-viper/mapstructure/v2 v2.4.0
+	github.com/klauspost/compress v1.18.0
 	github.com/klippa-app/go-pdfium v1.21.4
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0

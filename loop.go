@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
@@ -242,7 +244,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	in := l.assessInput(unanswered)
-	a, err := agent.Assess(ctx, l.model(RolePlanner), in)
+	a, err := agent.Assess(journal.WithScope(ctx, scopeAssess), l.model(RolePlanner), in)
 	l.rep.TimingsMS[events.StageAssess] += clock.Now().Sub(t0).Milliseconds()
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
@@ -438,10 +440,14 @@ func (b *recordingBackend) Search(ctx context.Context, q string, limit int) ([]S
 	return b.SearchBackend.Search(ctx, q, limit)
 }
 
+// queries returns the queries searched so far, sorted: a turn's searches
+// run at once, so the order they were made in is not the same twice, and
+// the assessment's request must be (a resumed or replayed run finds its
+// answer in the journal by it).
 func (b *recordingBackend) queries() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]string(nil), b.list...)
+	return slices.Sorted(slices.Values(b.list))
 }
 
 // write writes the report, checks it against the question's parts and
@@ -449,6 +455,7 @@ func (b *recordingBackend) queries() []string {
 // part is unanswered and budget remains. The returned report's Usage is
 // the writing's; an assessment made here is counted in l.rep already.
 func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, error) {
+	ctx = journal.WithScope(ctx, LiveWriter)
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	defer func() { l.rep.TimingsMS[StageReport] += clock.Now().Sub(t0).Milliseconds() }()

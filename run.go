@@ -20,6 +20,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
+	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
@@ -164,22 +165,7 @@ func (r *Researcher) RunWith(ctx context.Context, question string, sink func(Eve
 // goroutines: a slow sink slows the run. Sequence numbers have no gaps,
 // and the last event is run.finished or error; no event follows it.
 func (r *Researcher) Research(ctx context.Context, req Request, sink func(Event)) (*Report, error) {
-	req, style, err := r.settle(req)
-	if err != nil {
-		return nil, &StageError{Stage: StagePlan, Err: err}
-	}
-	ctx, end, err := r.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer end()
-	var sinks []events.Sink
-	if sink != nil {
-		sinks = append(sinks, events.SinkFunc(sink))
-	}
-	em := events.NewEmitter(req.RunID, r.cfg.Clock, sinks...)
-	defer em.Close()
-	return r.run(ctx, req, style, em)
+	return r.ResearchDurable(ctx, req, Durable{}, sink) // keeping nothing
 }
 
 // Stream runs research on question and yields its events as they happen.
@@ -282,7 +268,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	if req.MaxRunAgents > 0 {
 		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
 	}
-	tasks, planUsage, err := agent.Plan(ctx, model(RolePlanner), req.Question, maxTasks)
+	tasks, planUsage, err := agent.Plan(journal.WithScope(ctx, LivePlanner), model(RolePlanner), req.Question, maxTasks)
 	rep.Usage = rep.Usage.Add(planUsage)
 	stage(StagePlan, t0)
 	if err != nil {
@@ -314,7 +300,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	t0 = clock.Now()
 	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
 	streamed := rep.Text
-	if err := r.verifyReport(ctx, rep, style, r.cfg.Unsupported); err != nil {
+	if err := r.verifyReport(journal.WithScope(ctx, LiveVerify), rep, style, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)
 	}
 	stage(StageVerify, t0)
@@ -439,7 +425,7 @@ func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task,
 	var res *agent.Result
 	var err error
 	var pc panics.Catcher
-	pc.Try(func() { res, err = agent.Run(ctx, cfg, task) })
+	pc.Try(func() { res, err = agent.Run(journal.WithScope(ctx, scopeAgent(task.ID)), cfg, task) })
 	var f *Failure
 	switch rec := pc.Recovered(); {
 	case rec != nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/journal"
 )
 
 // A long report is written section by section (loop.sectioned): each
@@ -172,7 +173,7 @@ func (l *loop) sectionFindings() []sectionFinding {
 
 // writeSection writes one section with the writer's model.
 func (l *loop) writeSection(ctx context.Context, title, findings string, sources []MergedSource) (string, Usage, error) {
-	return finalreport.WriteSection(ctx, finalreport.Config{Model: l.model(RoleWriter), MaxTokens: l.req.Budget.MaxTokens},
+	return finalreport.WriteSection(journal.WithScope(ctx, scopeSection), finalreport.Config{Model: l.model(RoleWriter), MaxTokens: l.req.Budget.MaxTokens},
 		finalreport.SectionInput{Question: l.req.Question, Title: title, Findings: findings, Sources: sources})
 }
 

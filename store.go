@@ -102,6 +102,13 @@ func NewRunID() string { return events.NewRunID() }
 // already holds (ErrRunExists). The request is stored as the run's
 // Options, in its JSON form.
 func StartRun(ctx context.Context, st StoreWriter, req Request) (Request, error) {
+	return StartRunFrom(ctx, st, req, "")
+}
+
+// StartRunFrom is StartRun, noting what started the run (StoredRun.Origin:
+// OriginServer, OriginCLI): a server resumes the runs a server started
+// (see ResumeStore).
+func StartRunFrom(ctx context.Context, st StoreWriter, req Request, origin string) (Request, error) {
 	if err := req.Validate(); err != nil {
 		return req, err
 	}
@@ -112,7 +119,7 @@ func StartRun(ctx context.Context, st StoreWriter, req Request) (Request, error)
 	if err != nil {
 		return req, err
 	}
-	if err := st.Create(ctx, StoredRun{ID: req.RunID, Question: req.question(), Options: opts}); err != nil {
+	if err := st.Create(ctx, StoredRun{ID: req.RunID, Question: req.question(), Options: opts, Origin: origin}); err != nil {
 		return req, err
 	}
 	return req, st.Start(ctx, req.RunID)
@@ -129,10 +136,29 @@ func StartRun(ctx context.Context, st StoreWriter, req Request) (Request, error)
 // failed, with the error kept. Writes to st go on after ctx is done, so a
 // canceled run is still recorded as such. Record returns what Research
 // returned.
+//
+// When st is also a JournalStore (sqlitestore is), the run keeps its
+// journal there (see ResearchDurable), and a run stopped by ErrShutdown
+// stores nothing of its stopping — no event after the shutdown began, no
+// partial report — so that it resumes where its work stopped (Resume).
 func (r *Researcher) Record(ctx context.Context, st StoreWriter, req Request, sink func(Event)) (*Report, error) {
+	return r.RecordDurable(ctx, st, req, Durable{}, sink)
+}
+
+// RecordDurable is Record, going on after what d says the run's earlier
+// attempts stored (ReopenRun gives it); d.Journal defaults to st, when st
+// is a JournalStore.
+func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Request, d Durable, sink func(Event)) (*Report, error) {
 	log := r.log.With().Str("run", req.RunID).Logger()
 	bg := context.WithoutCancel(ctx)
-	rep, err := r.Research(ctx, req, func(ev Event) {
+	if js, ok := st.(JournalStore); ok && d.Journal == nil {
+		d.Journal = js
+	}
+	shutdown := func() bool { return errors.Is(context.Cause(ctx), ErrShutdown) }
+	rep, err := r.ResearchDurable(ctx, req, d, func(ev Event) {
+		if shutdown() {
+			return // the run stops to be resumed: its log ends where its work did
+		}
 		if err := st.Append(bg, ev); err != nil {
 			log.Error().Err(err).Uint64("seq", ev.Seq).Msg("storing an event")
 		}
@@ -141,7 +167,7 @@ func (r *Researcher) Record(ctx context.Context, st StoreWriter, req Request, si
 		}
 	})
 	var u Usage
-	if rep != nil {
+	if rep != nil && !shutdown() {
 		u = rep.Usage
 		if b, merr := json.Marshal(rep); merr != nil {
 			log.Error().Err(merr).Msg("encoding the report")

@@ -177,6 +177,13 @@ type Serve struct {
 	RunTimeout time.Duration `mapstructure:"run_timeout"`
 	// MaxBody is the most bytes of a request body; default 1 MiB.
 	MaxBody int64 `mapstructure:"max_body"`
+	// Resume is what a starting server does with the runs a server of
+	// the same store left interrupted (killed, crashed, shut down): "auto"
+	// (default) resumes them from their journals, "never" leaves them.
+	Resume string `mapstructure:"resume"`
+	// MaxResumes is the most times one run is resumed; a run interrupted
+	// more often ends failed. Default 3.
+	MaxResumes int `mapstructure:"max_resumes"`
 }
 
 // Store configures the run store.
@@ -207,7 +214,7 @@ func Defaults() Settings {
 		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
 		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
 		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout,
-			MaxBody: defaults.ServeMaxBody},
+			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
 		Log: Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
 	}
 }

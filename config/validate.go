@@ -194,6 +194,8 @@ func check(s *Settings) []problem {
 	if sv.MaxBody < 1 {
 		ps.add("serve.max_body", sv.MaxBody, "must be at least 1")
 	}
+	ps.oneOf("serve.resume", sv.Resume, []string{"auto", "never"})
+	ps.atLeast("serve.max_resumes", sv.MaxResumes, 1)
 
 	ps.oneOf("log.level", s.Log.Level, logLevels)
 	ps.oneOf("log.format", s.Log.Format, logFormats)

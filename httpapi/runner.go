@@ -15,6 +15,9 @@ type Runner interface {
 	// deepresearch.Researcher.Record documents: every event stored before
 	// it is sent, then the report, the cited sources and the final status.
 	Record(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
+	// RecordDurable is Record going on after what d says the run's
+	// earlier attempts stored (deepresearch.ReopenRun): a resumed run.
+	RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error)
 }
 
 var _ Runner = (*deepresearch.Researcher)(nil)

@@ -375,17 +375,29 @@ func (s *Server) start(req deepresearch.Request) (string, error) {
 	if err := req.Validate(); err != nil {
 		return "", err
 	}
+	req.RunID = deepresearch.NewRunID()
+	err := s.launch(req.RunID, func() (deepresearch.Request, deepresearch.Durable, error) {
+		req, err := deepresearch.StartRunFrom(context.Background(), s.store, req, deepresearch.OriginServer)
+		return req, deepresearch.Durable{}, err
+	})
+	return req.RunID, err
+}
+
+// launch holds a run slot for id, makes the run live in the store with
+// store (a new run, or one reopened), then records it in a goroutine the
+// server owns, under the run time limit. It fails when the server is
+// closing or full, or when store fails.
+func (s *Server) launch(id string, store func() (deepresearch.Request, deepresearch.Durable, error)) error {
 	s.mu.Lock()
 	switch {
 	case s.closed:
 		s.mu.Unlock()
-		return "", &requestError{http.StatusServiceUnavailable, typeServer, "the server is shutting down"}
+		return &requestError{http.StatusServiceUnavailable, typeServer, "the server is shutting down"}
 	case len(s.runs) >= s.cfg.MaxRuns:
 		s.mu.Unlock()
-		return "", &requestError{http.StatusTooManyRequests, typeRate,
+		return &requestError{http.StatusTooManyRequests, typeRate,
 			fmt.Sprintf("%d runs are in progress, the most this server runs at once; retry later", s.cfg.MaxRuns)}
 	}
-	id := deepresearch.NewRunID()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
 	s.runs[id] = lr // holds the slot
@@ -397,19 +409,18 @@ func (s *Server) start(req deepresearch.Request) (string, error) {
 		s.mu.Unlock()
 		cancel(nil)
 	}
-	req.RunID = id
-	req, err := deepresearch.StartRun(context.Background(), s.store, req)
+	req, d, err := store()
 	if err != nil {
 		release()
 		close(lr.done)
-		return "", err
+		return err
 	}
 	stop := s.cfg.Clock.AfterFunc(s.cfg.RunTimeout, func() { cancel(errTimeLimit) })
 	s.wg.Go(func() {
 		defer close(lr.done)
 		defer release()
 		defer stop()
-		s.cfg.Runner.Record(ctx, s.store, req, nil)
+		s.cfg.Runner.RecordDurable(ctx, s.store, req, d, nil)
 	})
-	return id, nil
+	return nil
 }

@@ -1,7 +1,9 @@
 // Package sqlitestore keeps research runs in an SQLite database file: the runs
 // with their status and usage, each run's append-only event log, the
 // sources the run's report cites with the text that was read (so a
-// citation can be re-checked later without the web), and the reports.
+// citation can be re-checked later without the web), the reports, and
+// each run's journal of calls, from which an interrupted run is resumed
+// (see journal.go).
 //
 // # The event log
 //
@@ -115,11 +117,14 @@ type Store struct {
 	once  sync.Once
 }
 
-// appendReq is one Append waiting for its batch to commit.
+// appendReq is one Append (or AppendJournal) waiting for its batch to
+// commit.
 type appendReq struct {
-	ev   Event
-	err  error
-	done chan struct{}
+	ev     Event
+	entry  []byte // a journal entry of run ev.RunID, rather than an event
+	err    error
+	done   chan struct{}
+	notify func(error) // if set, told the outcome on the writer goroutine
 }
 
 const schema = `
@@ -224,6 +229,9 @@ func (s *Store) init(ctx context.Context) error {
 	if _, err := s.wdb.ExecContext(ctx, schema); err != nil {
 		return opErr("open", "", fmt.Errorf("%s: create schema: %w", s.path, err))
 	}
+	if err := s.migrate(ctx); err != nil {
+		return opErr("open", "", fmt.Errorf("%s: %w", s.path, err))
+	}
 	if _, err := s.wdb.ExecContext(ctx, `INSERT INTO owners (id, heartbeat) VALUES (?, ?)`, s.owner, s.now()); err != nil {
 		return opErr("open", "", fmt.Errorf("%s: register owner: %w", s.path, err))
 	}
@@ -285,6 +293,7 @@ func (s *Store) beat() {
 // sweep marks interrupted every live run whose owner has not beaten
 // within the lease, and forgets such owners.
 func (s *Store) sweep(ctx context.Context) error {
+	s.reapLocal(ctx)
 	now := s.now()
 	cutoff := now - s.opts.LeaseTTL.Nanoseconds()
 	rows, err := s.wdb.QueryContext(ctx, `UPDATE runs SET status = 'interrupted', finished_at = ?,
@@ -342,14 +351,15 @@ func (s *Store) Close() error {
 }
 
 // Create stores a new run, queued and owned by this Store. r.ID must be
-// new; Status, Created, Finished, Usage and Events are set here.
+// new; Status, Created, Finished, Usage, Events and Attempts are set
+// here.
 func (s *Store) Create(ctx context.Context, r Run) error {
 	opts := string(r.Options)
 	if opts == "" {
 		opts = "{}"
 	}
-	_, err := s.wdb.ExecContext(ctx, `INSERT INTO runs (id, question, options, status, owner, created_at)
-		VALUES (?, ?, ?, 'queued', ?, ?)`, r.ID, r.Question, opts, s.owner, s.now())
+	_, err := s.wdb.ExecContext(ctx, `INSERT INTO runs (id, question, options, status, owner, created_at, origin)
+		VALUES (?, ?, ?, 'queued', ?, ?, ?)`, r.ID, r.Question, opts, s.owner, s.now(), r.Origin)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
 		err = ErrExists
 	}
@@ -478,6 +488,7 @@ func (s *Store) commit(batch []*appendReq) {
 	failed := map[string]error{} // runs this batch found missing or ended
 	last := map[string]uint64{}  // the batch's view of each run's last seq
 	var rows []*appendReq        // the events that pass their checks
+	var entries []*appendReq     // the journal entries that pass them
 	if err == nil {
 		for _, r := range batch {
 			e := r.ev
@@ -505,6 +516,10 @@ func (s *Store) commit(batch []*appendReq) {
 					n = uint64(l)
 				}
 				last[e.RunID] = n
+			}
+			if r.entry != nil {
+				entries = append(entries, r)
+				continue
 			}
 			if e.Seq != n+1 {
 				r.err = fmt.Errorf("%w: got seq %d after %d", ErrSeq, e.Seq, n)
@@ -539,7 +554,14 @@ func (s *Store) commit(batch []*appendReq) {
 				}
 			}
 		}
-		err = tx.Commit()
+		if err == nil {
+			err = insertEntries(ctx, tx, entries)
+		}
+		if err == nil {
+			err = tx.Commit()
+		} else {
+			tx.Rollback()
+		}
 	}
 	if err == nil {
 		for run, n := range last {
@@ -552,15 +574,18 @@ func (s *Store) commit(batch []*appendReq) {
 		if err != nil && r.err == nil {
 			r.err = err
 		}
-		if r.err == nil {
+		if r.err == nil && r.entry == nil {
 			s.hub.publish(r.ev)
+		}
+		if r.notify != nil {
+			r.notify(r.err)
 		}
 		close(r.done)
 	}
 }
 
 const runColumns = `id, question, options, status, error, created_at, finished_at, usage,
-	COALESCE((SELECT MAX(seq) FROM events WHERE run_id = runs.id), 0)`
+	COALESCE((SELECT MAX(seq) FROM events WHERE run_id = runs.id), 0), origin, attempts`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
@@ -568,7 +593,7 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var created int64
 	var finished sql.NullInt64
 	var last int64
-	if err := sc.Scan(&r.ID, &r.Question, &opts, &r.Status, &r.Error, &created, &finished, &ub, &last); err != nil {
+	if err := sc.Scan(&r.ID, &r.Question, &opts, &r.Status, &r.Error, &created, &finished, &ub, &last, &r.Origin, &r.Attempts); err != nil {
 		return r, err
 	}
 	r.Options = json.RawMessage(opts)

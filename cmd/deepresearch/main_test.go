@@ -17,6 +17,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestMain(m *testing.M) {
+	if role := os.Getenv(roleEnv); role != "" {
+		os.Exit(runRole(role)) // this binary is another process of a test: see kill_test.go
+	}
 	goleak.VerifyTestMain(m)
 }
 

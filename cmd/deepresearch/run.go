@@ -27,6 +27,7 @@ type runFlags struct {
 	events     string
 	output     string
 	progress   string
+	resume     string // the ID of an interrupted run to take up (the resume command)
 }
 
 func newRunCmd() *cobra.Command {
@@ -168,12 +169,18 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	// that cannot be opened costs the record, not the research.
 	var rep *deepresearch.Report
 	var runErr error
-	if st, err := openStore(ctx, s); err != nil {
+	if st, err := openStore(ctx, s); rf.resume != "" {
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		rep, runErr = r.Resume(ctx, st, rf.resume, sink)
+	} else if err != nil {
 		logger.Warn().Err(err).Msg("the run will not be kept in the run store")
 		rep, runErr = r.Research(ctx, req, sink)
 	} else {
 		defer st.Close()
-		if req, err = deepresearch.StartRun(context.WithoutCancel(ctx), st, req); errors.Is(err, deepresearch.ErrConfig) {
+		if req, err = deepresearch.StartRunFrom(context.WithoutCancel(ctx), st, req, deepresearch.OriginCLI); errors.Is(err, deepresearch.ErrConfig) {
 			return inputError(err)
 		} else if err != nil {
 			return err

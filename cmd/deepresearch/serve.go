@@ -34,8 +34,12 @@ func newServeCmd() *cobra.Command {
   POST   /v1/chat/completions      OpenAI-compatible (model "deepresearch"), streaming or not
   GET    /v1/models, GET /healthz, GET / (a web page)
 
-Runs, their events, reports and cited sources are kept in the run store
-(store.path). A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN)
+Runs, their events, journals, reports and cited sources are kept in the run
+store (store.path). Runs a server left interrupted (killed, crashed or shut
+down) are resumed when it starts again (serve.resume: auto; at most
+serve.max_resumes times each): every model call, search and page read they
+had completed is answered from their journal, and their events go on where
+they stopped. A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN)
 is required when set, and must be set to listen beyond the loopback
 interface. The first line on stdout says where it listens (useful with
 --addr 127.0.0.1:0).`,
@@ -98,6 +102,18 @@ func serve(cmd *cobra.Command, configFile string) error {
 	ln, err := net.Listen("tcp", s.Serve.Addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	if s.Serve.Resume == "auto" {
+		// Runs a server of this store left interrupted go on, from their
+		// journals; their clients reconnect with Last-Event-ID. They are
+		// taken up before the first request is served, so that a client
+		// never finds one of them still interrupted.
+		ids, err := srv.Resume(ctx, s.Serve.MaxResumes)
+		if err != nil {
+			logger.Error().Err(err).Msg("resuming interrupted runs")
+		} else if len(ids) > 0 {
+			logger.Info().Strs("runs", ids).Msg("resumed interrupted runs")
+		}
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: listening on http://%s\n", ln.Addr())

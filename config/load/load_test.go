@@ -343,6 +343,8 @@ var samples = map[string][3]sample{
 	"serve.max_runs":          {{yaml: "1", want: 1}, {yaml: "2", want: 2}},
 	"serve.run_timeout":       {{yaml: "1m", want: time.Minute}, {yaml: "1h", want: time.Hour}},
 	"serve.max_body":          {{yaml: "1KiB", want: int64(1024)}, {yaml: "10", want: int64(10)}},
+	"serve.resume":            {{yaml: "never", want: "never"}, {yaml: "auto", want: "auto"}},
+	"serve.max_resumes":       {{yaml: "1", want: 1}, {yaml: "5", want: 5}},
 	"store.path":              {{yaml: "/a/runs.db", want: "/a/runs.db"}, {yaml: "/b/runs.db", want: "/b/runs.db"}, {yaml: "/c/runs.db", want: "/c/runs.db"}},
 	"log.level":               {{yaml: "debug", want: "debug"}, {yaml: "error", want: "error"}, {yaml: "trace", want: "trace"}},
 	"log.format":              {{yaml: "json", want: "json"}, {yaml: "console", want: "console"}, {yaml: "json", want: "json"}},

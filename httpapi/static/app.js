@@ -127,6 +127,8 @@ function onEvent(ev) {
     case "agent.failed": setAgent(agentRow(ev.agent, ev.section), "failed", d.kind + ": " + d.error); break;
     case "sources.merged": setStatus("Writing the report…"); break;
     case "report.delta": $("draft").append(document.createTextNode(d.text || "")); break;
+    case "run.resumed": setStatus("Resumed after the server stopped (attempt " + d.attempt + ")…"); break;
+    case "stream.reset": if (ev.agent === -1) $("draft").textContent = d.text || ""; break;
     case "error": setStatus("The run failed: " + d.error, true); break;
   }
 }
@@ -224,7 +226,7 @@ async function ask(e) {
   const es = new EventSource(body.urls.events);
   const types = ["run.started", "plan", "cycle.started", "research.assessed", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
     "agent.finished", "agent.failed", "sources.filtered", "sources.merged", "report.delta", "report.citation",
-    "report.finished", "report.verified", "run.finished", "error"];
+    "report.finished", "report.verified", "run.finished", "error", "run.resumed", "stream.reset"];
   for (const t of types) {
     es.addEventListener(t, (m) => { try { onEvent(JSON.parse(m.data)); } catch (err) { /* not an event */ } });
   }

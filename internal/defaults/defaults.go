@@ -41,6 +41,8 @@ const (
 	ServeMaxRuns    = 8                // serve.max_runs
 	ServeRunTimeout = 10 * time.Minute // serve.run_timeout
 	ServeMaxBody    = 1 << 20          // serve.max_body
+	ServeResume     = "auto"           // serve.resume
+	ServeMaxResumes = 3                // serve.max_resumes
 	LogLevel        = "warn"           // log.level
 	LogFormat       = "console"        // log.format
 )

@@ -36,6 +36,14 @@
 // own bounded queue and decide there what to drop. A sink must not call
 // Emit on the emitter that is delivering to it: that deadlocks.
 //
+// # Resuming
+//
+// A run whose process died goes on in a new attempt that runs its
+// pipeline again from the start; Emitter.Resume makes the new attempt's
+// emitter continue the log after the events already committed, dropping
+// each one it is asked for again, so that the log holds every event once
+// (see resume.go for how an event is recognised across attempts).
+//
 // # Sinks
 //
 // JSONLines writes newline-delimited JSON. Any func(Event) becomes a Sink

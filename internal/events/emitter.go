@@ -39,6 +39,7 @@ type stream struct {
 	mu     sync.Mutex
 	seq    uint64
 	closed bool
+	resume *resumer // set by Resume: the events earlier attempts committed
 }
 
 // NewEmitter returns an emitter for run runID that stamps events with c's
@@ -87,6 +88,17 @@ func (e *Emitter) Emit(agent int, section string, p Payload) {
 	if e.closed {
 		return
 	}
+	if e.resume != nil {
+		for _, q := range e.resume.pass(agent, p) {
+			e.deliver(agent, section, q)
+		}
+		return
+	}
+	e.deliver(agent, section, p)
+}
+
+// deliver numbers, stamps and delivers one event; e.mu is held.
+func (e *Emitter) deliver(agent int, section string, p Payload) {
 	e.seq++
 	ev := Event{
 		RunID:   e.runID,

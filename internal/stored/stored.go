@@ -49,7 +49,18 @@ type Run struct {
 	Usage    usage.Usage     `json:"usage"`
 	// Events is the sequence number of the run's last stored event.
 	Events uint64 `json:"events"`
+	// Origin says what started the run (OriginServer, OriginCLI; "" for
+	// a run stored before origins were kept): a server resumes its own.
+	Origin string `json:"origin,omitempty"`
+	// Attempts counts the run's attempts: 1, plus one per resumption.
+	Attempts int `json:"attempts,omitempty"`
 }
+
+// What started a run (Run.Origin).
+const (
+	OriginServer = "server"
+	OriginCLI    = "cli"
+)
 
 // Event is one stored event: JSON is json.Marshal of the event, exactly
 // the line `deepresearch run --events` writes.

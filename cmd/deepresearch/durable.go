@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/config/load"
+)
+
+func init() { extraCommands = append(extraCommands, newResumeCmd, newReplayCmd, newExportCmd) }
+
+func oneRunID(name string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usageError{fmt.Errorf("%s takes one run ID, got %d arguments", name, len(args))}
+		}
+		return nil
+	}
+}
+
+func newResumeCmd() *cobra.Command {
+	var rf runFlags
+	cmd := &cobra.Command{
+		Use:   "resume ID",
+		Short: "Resume an interrupted run from its journal",
+		Long: `resume takes up a stored run whose process died (killed, crashed, out of
+memory) and finishes it: the run starts again from the beginning, every model
+call, search and page read it had completed is answered from its journal, and
+only the rest is made, so nothing completed is paid for twice. Its events go
+on after the last one stored, its sources keep their numbers, and the report
+is the one the run would have written uninterrupted. The report is printed as
+run prints it.
+
+Use the settings the run was started with: a run resumed with another model
+or other limits is refused. A server resumes the runs it started by itself
+(serve.resume); resume is for runs of the run command.`,
+		Example: `  deepresearch runs
+  deepresearch resume 9f86d081884c7d65 -o report.md`,
+		Args: oneRunID("resume"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rf.resume = args[0]
+			return runResearch(cmd, rf, "")
+		},
+	}
+	load.AddFlags(cmd.Flags())
+	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration file")
+	cmd.Flags().StringVar(&rf.events, "events", "", `write the new attempt's events as newline-delimited JSON to FILE, or "-" for stdout`)
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
+	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr: auto (when a terminal), always or never")
+	return cmd
+}
+
+func newReplayCmd() *cobra.Command {
+	var configFile, output string
+	var live []string
+	var check bool
+	cmd := &cobra.Command{
+		Use:   "replay ID|RUN.tar.zst",
+		Short: "Re-run a stored or exported run offline from its journal",
+		Long: `replay re-runs a run from its journal, with no network and no key: every model
+call, search and page read is answered as it was when the run was made, with
+the run's own request and settings, and the report it wrote comes out again,
+byte for byte. The run is a stored run's ID, or a file 'deepresearch export'
+wrote, from any machine.
+
+--live STAGE (planner, researcher, writer or verify; repeatable) runs that
+stage again against the configured model (and, for the researcher, the
+configured search) while the rest replays: a prompt change is tried against
+recorded research for the price of one stage. --check compares the replayed
+report with the stored one and fails when they differ.
+
+The report is printed in output.format; what was replayed is told on stderr.`,
+		Example: `  deepresearch replay 9f86d081884c7d65 --check
+  deepresearch export 9f86d081884c7d65 > run.tar.zst && deepresearch replay run.tar.zst
+  deepresearch replay 9f86d081884c7d65 --live writer --provider openai --model gpt-4.1`,
+		Args: oneRunID("replay"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return replay(cmd, configFile, args[0], live, check, output)
+		},
+	}
+	load.AddFlags(cmd.Flags())
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
+	cmd.Flags().StringSliceVar(&live, "live", nil, "run this stage live: planner, researcher, writer or verify (repeatable)")
+	cmd.Flags().BoolVar(&check, "check", false, "fail unless the replayed report is byte for byte the stored one")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
+	return cmd
+}
+
+// recording is a run to replay: its journal and its stored report.
+type recording struct {
+	journal [][]byte
+	report  json.RawMessage // nil when the run has none
+}
+
+// loadRecording reads the run named by arg: an exported file, else a
+// stored run's ID.
+func loadRecording(cmd *cobra.Command, s config.Settings, arg string) (recording, error) {
+	if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
+		f, err := os.Open(arg)
+		if err != nil {
+			return recording{}, inputError(err)
+		}
+		defer f.Close()
+		x, err := deepresearch.ReadExport(f)
+		if err != nil {
+			return recording{}, inputError(fmt.Errorf("%s: %w", arg, err))
+		}
+		return recording{journal: x.Journal, report: x.Report}, nil
+	}
+	ctx := cmd.Context()
+	st, err := openStore(ctx, s)
+	if err != nil {
+		return recording{}, err
+	}
+	defer st.Close()
+	run, err := st.Get(ctx, arg)
+	if errors.Is(err, deepresearch.ErrRunNotFound) {
+		return recording{}, inputError(fmt.Errorf("no run %q in %s, and no file of that name", arg, storePath(s)))
+	} else if err != nil {
+		return recording{}, err
+	}
+	j, err := st.Journal(ctx, run.ID)
+	if err != nil {
+		return recording{}, err
+	}
+	if len(j) == 0 {
+		return recording{}, inputError(fmt.Errorf("run %s has no journal (it was made before runs kept one)", run.ID))
+	}
+	rec := recording{journal: j}
+	if b, err := st.Report(ctx, run.ID); err == nil {
+		rec.report = b
+	} else if !errors.Is(err, deepresearch.ErrRunNotFound) {
+		return recording{}, err
+	}
+	return rec, nil
+}
+
+func replay(cmd *cobra.Command, configFile, arg string, live []string, check bool, outPath string) error {
+	ctx := cmd.Context()
+	s, err := settings(cmd, configFile)
+	if err != nil {
+		return err
+	}
+	logger, err := config.NewLogger(s, cmd.ErrOrStderr())
+	if err != nil {
+		return inputError(err)
+	}
+	var out *output
+	if outPath != "" {
+		if out, err = checkOutput(outPath); err != nil {
+			return inputError(fmt.Errorf("--output: %w", err))
+		}
+	}
+	format, err := deepresearch.ParseFormat(s.Output.Format)
+	if err != nil {
+		return inputError(err)
+	}
+	rec, err := loadRecording(cmd, s, arg)
+	if err != nil {
+		return err
+	}
+	opts := deepresearch.ReplayOptions{Live: live}
+	if len(live) > 0 {
+		// The live stages' models and search come from the settings.
+		r, err := deepresearch.FromSettings(s, &logger)
+		if err != nil {
+			return inputError(err)
+		}
+		defer r.Close()
+		opts.With = r
+	}
+	rep, stats, runErr := deepresearch.Replay(ctx, rec.journal, opts, nil)
+	fmt.Fprintf(cmd.ErrOrStderr(), "deepresearch: replayed %d calls from the journal; %d made live\n", stats.Replayed, stats.Live)
+	if len(live) == 0 && (stats.Missed > 0 || stats.Unused > 0) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "deepresearch: the replay departed from the recording: %d calls were not in the journal, %d journaled calls were not asked for\n",
+			stats.Missed, stats.Unused)
+	}
+	if errors.Is(runErr, deepresearch.ErrConfig) {
+		return inputError(runErr)
+	}
+	if rep == nil {
+		return runErr
+	}
+	doc, err := rep.Render(format)
+	if err != nil {
+		return errors.Join(runErr, err)
+	}
+	if check {
+		if err := sameAsStored(rec.report, format, doc); err != nil {
+			return errors.Join(runErr, err)
+		}
+	}
+	if out != nil {
+		err = out.write(doc)
+	} else {
+		_, err = cmd.OutOrStdout().Write(doc)
+	}
+	return errors.Join(runErr, err)
+}
+
+// sameAsStored checks the replayed report doc against the stored report
+// rendered in format.
+func sameAsStored(stored json.RawMessage, format deepresearch.Format, doc []byte) error {
+	if stored == nil {
+		return errors.New("--check: the run has no stored report to compare with")
+	}
+	orig, err := deepresearch.LoadReport(stored)
+	if err != nil {
+		return fmt.Errorf("--check: %w", err)
+	}
+	want, err := orig.Render(format)
+	if err != nil {
+		return fmt.Errorf("--check: %w", err)
+	}
+	if bytes.Equal(doc, want) {
+		return nil
+	}
+	line := 1 + bytes.Count(doc[:commonPrefix(doc, want)], []byte("\n"))
+	return fmt.Errorf("--check: the replayed report differs from the stored one from line %d", line)
+}
+
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func newExportCmd() *cobra.Command {
+	var configFile, output string
+	cmd := &cobra.Command{
+		Use:   "export ID",
+		Short: "Pack a stored run (journal, events, report) into one file to replay anywhere",
+		Long: `export writes a stored run as a zstd-compressed tar archive: its record, its
+journal (every model call, search and page read it made, with their answers),
+its events and its report. 'deepresearch replay FILE' re-runs it offline on
+any machine: to reproduce a bug report, or to try a change against real
+research. The archive holds no key: a run's journal and settings never do.`,
+		Example: `  deepresearch export 9f86d081884c7d65 > run.tar.zst
+  deepresearch export 9f86d081884c7d65 -o run.tar.zst`,
+		Args: oneRunID("export"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return export(cmd, configFile, args[0], output)
+		},
+	}
+	storeFlags(cmd, &configFile)
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the archive to FILE (atomically) instead of stdout")
+	return cmd
+}
+
+func export(cmd *cobra.Command, configFile, id, outPath string) error {
+	ctx := cmd.Context()
+	s, err := settings(cmd, configFile)
+	if err != nil {
+		return err
+	}
+	var out *output
+	switch {
+	case outPath != "":
+		if out, err = checkOutput(outPath); err != nil {
+			return inputError(fmt.Errorf("--output: %w", err))
+		}
+	case isTerminal(cmd.OutOrStdout()):
+		return inputError(errors.New("the archive is binary: redirect stdout to a file, or name one with -o"))
+	}
+	st, err := openStore(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := st.Get(ctx, id); errors.Is(err, deepresearch.ErrRunNotFound) {
+		return inputError(fmt.Errorf("no run %q in %s (see 'deepresearch runs')", id, storePath(s)))
+	} else if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := deepresearch.ExportRun(ctx, st, id, &b); err != nil {
+		return err
+	}
+	if out != nil {
+		return out.write(b.Bytes())
+	}
+	_, err = cmd.OutOrStdout().Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,663 @@
+package deepresearch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/internal/relevance"
+	"github.com/deepresearch/deepresearch/internal/runpack"
+	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/stored"
+)
+
+// Durable runs: a run recorded with ResearchDurable keeps a journal of
+// every call it pays for — each model call (its request by hash, its whole
+// response: streamed text, tool calls, stop reason, usage), each search
+// and each page or document read — appended to a JournalStore as each
+// call completes, before its answer is used. A run whose process died is
+// resumed by running it again with its journal and the events its earlier
+// attempts stored: the pipeline starts again from the beginning, every
+// call the journal holds is answered from it, and only the rest is made,
+// so nothing completed is paid for twice; the event log goes on after its
+// last stored event with nothing repeated; sources keep their numbers; the
+// report is the one an uninterrupted run would have written. Replay
+// re-runs a stored run offline from its journal alone.
+
+// Errors of durable runs; match them with errors.Is.
+var (
+	// ErrJournalMismatch reports a run resumed by a Researcher configured
+	// otherwise than the one that recorded it (another model, other
+	// limits): its journal would answer another run's calls.
+	ErrJournalMismatch = errors.New("the run's journal was recorded with other settings")
+	// ErrReplay reports a journal that cannot be replayed.
+	ErrReplay = errors.New("replay")
+)
+
+// JournalStore keeps runs' journals: entries appended durably, in order,
+// and read back whole. The SQLite run store is one. Entries are opaque
+// bytes (one JSON object each, in a versioned format). A store that also
+// has QueueJournal(ctx, run, entry, done func(error)) error, queueing an
+// entry ahead of everything appended to it afterwards without waiting for
+// its commit (the SQLite store does), spares a run waiting for its
+// journal: each call's answer is used as soon as its entry is queued.
+type JournalStore interface {
+	// AppendJournal adds entry to run's journal; when it returns nil the
+	// entry is durable, and nothing of it was readable before.
+	AppendJournal(ctx context.Context, run string, entry []byte) error
+	// Journal returns run's entries in the order they were appended.
+	Journal(ctx context.Context, run string) ([][]byte, error)
+}
+
+// journalQueue is a JournalStore that orders an entry without waiting for
+// its commit (the SQLite store does): QueueJournal returns once entry is
+// queued ahead of everything appended to the store after it returns, to
+// be committed before it or with it, and tells done the outcome.
+type journalQueue interface {
+	QueueJournal(ctx context.Context, run string, entry []byte, done func(error)) error
+}
+
+// journalLog adapts a JournalStore to the journal package's Log. With a
+// store that queues (journalQueue), a call's answer is used as soon as its
+// entry is queued: the events that follow from it are queued after it, so
+// none is stored without it, and the run does not wait for a commit.
+type journalLog struct {
+	st     JournalStore
+	failed func(error) // told of an entry that could not be committed
+}
+
+func (l journalLog) Append(ctx context.Context, run string, entry []byte) error {
+	if q, ok := l.st.(journalQueue); ok {
+		return q.QueueJournal(ctx, run, entry, func(err error) {
+			if err != nil && l.failed != nil {
+				l.failed(err)
+			}
+		})
+	}
+	return l.st.AppendJournal(ctx, run, entry)
+}
+
+func (l journalLog) Entries(ctx context.Context, run string) ([][]byte, error) {
+	return l.st.Journal(ctx, run)
+}
+
+// What started a stored run (StoredRun.Origin, StartRunFrom).
+const (
+	OriginServer = stored.OriginServer
+	OriginCLI    = stored.OriginCLI
+)
+
+// ResumeStore is a Store that keeps runs' journals and takes up its
+// interrupted runs again (sqlitestore does).
+type ResumeStore interface {
+	Store
+	JournalStore
+	// Reopen takes up an interrupted run for a new attempt: it is marked
+	// running again and its Attempts counted, atomically, so that of two
+	// processes reopening it one fails. Only an interrupted run can be
+	// reopened.
+	Reopen(ctx context.Context, id string) (StoredRun, error)
+	// Interrupted returns the interrupted runs started by origin, oldest
+	// first.
+	Interrupted(ctx context.Context, origin string) ([]StoredRun, error)
+	// GiveUp ends an interrupted run that will not be resumed: failed,
+	// with msg as its error.
+	GiveUp(ctx context.Context, id, msg string) error
+}
+
+// ReopenRun takes up the interrupted run id of st for a new attempt (see
+// ResumeStore.Reopen) and returns its request and what its earlier
+// attempts left: every event they stored and the attempt's number, for
+// RecordDurable. It fails for a run that is not interrupted, saying why.
+func ReopenRun(ctx context.Context, st ResumeStore, id string) (Request, Durable, error) {
+	run, err := st.Get(ctx, id)
+	if err != nil {
+		return Request{}, Durable{}, err
+	}
+	if run.Status != StatusInterrupted {
+		hint := ""
+		if run.Status == StatusRunning {
+			hint = " (a run whose process died is marked interrupted once its process is seen gone, or its lease has passed)"
+		}
+		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s is %s; only an interrupted run can be resumed%s", id, run.Status, hint)
+	}
+	var req Request
+	if err := json.Unmarshal(run.Options, &req); err != nil {
+		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s: its stored request is unreadable: %w", id, err)
+	}
+	if req.Question == "" {
+		req.Question = run.Question
+	}
+	req.RunID = id
+	// The journal's header keeps the request whole (its budget too,
+	// which the stored request's JSON form leaves out).
+	if entries, err := st.Journal(ctx, id); err != nil {
+		return Request{}, Durable{}, err
+	} else if len(entries) > 0 {
+		j, err := journal.New(id, entries, journal.Options{Offline: true})
+		if err != nil {
+			return Request{}, Durable{}, err
+		}
+		var m runManifest
+		if ok, err := j.Manifest(&m); err != nil {
+			return Request{}, Durable{}, err
+		} else if ok {
+			req = m.request()
+		}
+	}
+	d := Durable{Journal: st}
+	if run.Events > 0 {
+		// The run has ended (interrupted): its log ends.
+		for e, err := range st.Events(ctx, id, 0) {
+			if err != nil {
+				return Request{}, Durable{}, err
+			}
+			var ev Event
+			if err := json.Unmarshal(e.JSON, &ev); err != nil {
+				return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s, event %d: %w", id, e.Seq, err)
+			}
+			d.Prior = append(d.Prior, ev)
+		}
+	}
+	reopened, err := st.Reopen(ctx, id)
+	if err != nil {
+		return Request{}, Durable{}, err
+	}
+	if uint64(len(d.Prior)) != reopened.Events {
+		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s: read %d events of %d", id, len(d.Prior), reopened.Events)
+	}
+	d.Attempt = reopened.Attempts
+	return req, d, nil
+}
+
+// Resume takes up the interrupted run id of st in a new attempt and keeps
+// it there as Record does: ReopenRun, then RecordDurable. Every call the
+// run's journal holds is answered from it; its events go on after those
+// stored. It is `deepresearch resume ID`; a server resumes its own runs
+// (httpapi.Server.Resume).
+func (r *Researcher) Resume(ctx context.Context, st ResumeStore, id string, sink func(Event)) (*Report, error) {
+	req, d, err := ReopenRun(context.WithoutCancel(ctx), st, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.RecordDurable(ctx, st, req, d, sink)
+}
+
+// Durable says how a run is kept (ResearchDurable).
+type Durable struct {
+	// Journal keeps the run's journal, under Request.RunID (which must
+	// then be set). Nil keeps none.
+	Journal JournalStore
+	// Prior holds every event the run's earlier attempts stored, in Seq
+	// order; empty for a run's first attempt. The run's events go on
+	// after them.
+	Prior []Event
+	// Attempt numbers this attempt of the run, from 1; 0 means 2 when
+	// Prior is not empty.
+	Attempt int
+
+	replay *journal.Journal // Replay's journal, opened offline
+}
+
+// ResearchDurable is Research, keeping the run durable as d says: every
+// call the run's journal holds is answered from it, every other call is
+// made and appended to it; the events continue after d.Prior (see
+// events.Emitter.Resume: each event the earlier attempts stored is
+// recognised and not emitted again; a RunResumed event opens the new
+// attempt). A run resumed by a Researcher whose settings differ from the
+// recording's (models, limits, judges) fails with ErrJournalMismatch
+// before anything is called.
+func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable, sink func(Event)) (*Report, error) {
+	req, style, err := r.settle(req)
+	if err != nil {
+		return nil, &StageError{Stage: StagePlan, Err: err}
+	}
+	ctx, end, err := r.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	ctx, em, err := r.durable(ctx, req, d, sink)
+	if err != nil {
+		return nil, &StageError{Stage: StagePlan, Err: err}
+	}
+	defer em.Close()
+	return r.run(ctx, req, style, em)
+}
+
+// durable opens req's journal as d says and returns ctx carrying it, and
+// the run's emitter, resumed after d.Prior.
+func (r *Researcher) durable(ctx context.Context, req Request, d Durable, sink func(Event)) (context.Context, *events.Emitter, error) {
+	log := r.log.With().Str("run", req.RunID).Logger()
+	var sinks []events.Sink
+	if sink != nil {
+		sinks = append(sinks, events.SinkFunc(sink))
+	}
+	em := events.NewEmitter(req.RunID, r.cfg.Clock, sinks...)
+	if len(d.Prior) > 0 {
+		attempt := d.Attempt
+		if attempt == 0 {
+			attempt = 2
+		}
+		prior := d.Prior
+		if prior[0].RunID != req.RunID {
+			return nil, nil, fmt.Errorf("the prior events are of run %s, not %s", prior[0].RunID, req.RunID)
+		}
+		if err := em.Resume(prior, attempt, func(agent int, committed, got events.Type) {
+			log.Warn().Int("agent", agent).Str("stored", string(committed)).Str("now", string(got)).
+				Msg("the resumed run departs from the events its earlier attempt stored; the agent's events go on from here")
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if d.replay != nil {
+		return journal.NewContext(ctx, d.replay), em, nil
+	}
+	if d.Journal == nil {
+		return ctx, em, nil
+	}
+	failed := func(err error) {
+		log.Error().Err(err).Msg("a completed call could not be journaled; resuming the run would make it again")
+	}
+	jl := journalLog{st: d.Journal, failed: failed}
+	// The journal is the run's bookkeeping: opened, and its header
+	// written, even when the run is canceled as it starts (the run then
+	// ends canceled, and says so in its events).
+	bg := context.WithoutCancel(ctx)
+	j, err := journal.Open(bg, jl, req.RunID, journal.Options{
+		Log: jl, Clock: r.cfg.Clock.Now, Hooks: journal.Hooks{AppendFailed: failed},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	m := r.manifest(req)
+	var stored runManifest
+	switch ok, err := j.Manifest(&stored); {
+	case err != nil:
+		return nil, nil, err
+	case ok:
+		if diff := stored.differs(m); diff != "" {
+			return nil, nil, fmt.Errorf("%w: %s", ErrJournalMismatch, diff)
+		}
+	default:
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := j.WriteHeader(bg, journal.Header{Program: program(), Manifest: b}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if n := j.Len(); n > 0 {
+		log.Info().Int("journaled", n).Int("events", len(d.Prior)).Msg("resuming from the journal")
+	}
+	return journal.NewContext(ctx, j), em, nil
+}
+
+// runManifest is what a journal's header keeps of how its run was made:
+// everything that shapes the run's calls besides their answers, so that a
+// replay can run it again and a resumption can check it is the same run.
+// It holds no key and no address.
+type runManifest struct {
+	// Request is the run's request, its zero fields filled in; RunID,
+	// Budget and MaxRunAgents, which its JSON form leaves out, beside it.
+	Request      Request `json:"request"`
+	RunID        string  `json:"run_id"`
+	Budget       Budget  `json:"budget"`
+	MaxRunAgents int     `json:"max_run_agents,omitempty"`
+	// Models names the model of each role ("openai:gpt-4.1-mini").
+	Models map[string]string `json:"models"`
+	// Judge and Verifier name what judges relevance and support: a
+	// model, or "lexical".
+	Judge    string `json:"judge"`
+	Verifier string `json:"verifier"`
+	// Channel is the Source.Channel of search results; Pages says whether
+	// runs read web pages.
+	Channel     string `json:"channel"`
+	Pages       bool   `json:"pages,omitempty"`
+	Unsupported Action `json:"unsupported"`
+	// MaxRunTokens and MaxCost are the run budgets; Prices the dollars
+	// per million prompt and completion tokens of each role's model, as
+	// Config.Price says.
+	MaxRunTokens int                   `json:"max_run_tokens,omitempty"`
+	MaxCost      float64               `json:"max_cost,omitempty"`
+	Prices       map[string][2]float64 `json:"prices,omitempty"`
+}
+
+// request is the run's request as it was made.
+func (m runManifest) request() Request {
+	req := m.Request
+	req.RunID, req.Budget, req.MaxRunAgents = m.RunID, m.Budget, m.MaxRunAgents
+	return req
+}
+
+// differs names the first setting in which o differs from m ("" when
+// none does).
+func (m runManifest) differs(o runManifest) string {
+	a, b := reflect.ValueOf(m), reflect.ValueOf(o)
+	for i := range a.NumField() {
+		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+			name := a.Type().Field(i).Tag.Get("json")
+			name, _, _ = strings.Cut(name, ",")
+			x, _ := json.Marshal(a.Field(i).Interface())
+			y, _ := json.Marshal(b.Field(i).Interface())
+			return fmt.Sprintf("%s was %s when the run started, and is %s now", name, x, y)
+		}
+	}
+	return ""
+}
+
+func (r *Researcher) manifest(req Request) runManifest {
+	m := runManifest{RunID: req.RunID, Budget: req.Budget, MaxRunAgents: req.MaxRunAgents,
+		Models: map[string]string{}, Judge: "lexical", Verifier: "lexical",
+		Channel: r.channel(), Pages: r.pages, Unsupported: r.cfg.Unsupported,
+		MaxRunTokens: r.cfg.MaxRunTokens, MaxCost: r.cfg.MaxCost}
+	// The request as its JSON form keeps it, so that a manifest read back
+	// compares equal: what that form leaves out is beside it.
+	m.Request = req
+	m.Request.RunID, m.Request.Budget, m.Request.MaxRunAgents = "", Budget{}, 0
+	role := map[string]llms.Model{}
+	for name, rm := range map[string]llms.Model{RolePlanner: r.cfg.PlannerModel, RoleResearcher: r.cfg.ResearcherModel, RoleWriter: r.cfg.WriterModel} {
+		role[name] = cmpModel(rm, r.cfg.Model)
+		m.Models[name] = modelName(role[name])
+	}
+	if r.judge != nil {
+		m.Judge = modelName(cmpModel(r.cfg.RelevanceModel, role[RoleResearcher]))
+	}
+	if r.verifyModel != nil {
+		m.Verifier = modelName(cmpModel(r.cfg.VerifyModel, role[RoleWriter]))
+	}
+	if r.cfg.Price != nil {
+		m.Prices = map[string][2]float64{}
+		for _, role := range []string{RolePlanner, RoleResearcher, RoleWriter} {
+			m.Prices[role] = [2]float64{r.cfg.Price(role, Usage{PromptTokens: 1e6}), r.cfg.Price(role, Usage{CompletionTokens: 1e6})}
+		}
+	}
+	return m
+}
+
+// modelName names a model for the manifest: "provider:name" for a
+// provider's, "extractive" for the built-in one.
+func modelName(m llms.Model) string {
+	switch m := m.(type) {
+	case nil, *extractive.Model:
+		return "extractive"
+	case interface{ Provider() string }:
+		if n, ok := m.(interface{ Name() string }); ok {
+			return m.Provider() + ":" + n.Name()
+		}
+		return m.Provider()
+	}
+	return fmt.Sprintf("%T", m)
+}
+
+// program names this program and its version, for journal headers.
+func program() string {
+	v := "(unknown)"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v = bi.Main.Version
+	}
+	return "deepresearch " + v
+}
+
+// The stages Replay can run live.
+const (
+	LivePlanner    = "planner"
+	LiveResearcher = "researcher"
+	LiveWriter     = "writer"
+	LiveVerify     = "verify"
+)
+
+// The scopes of a run's calls in its journal: the stage, then for an
+// agent its task. An assessment of a research cycle belongs to the
+// planner's stage (it plans the next cycle, with the planner's model); a
+// section of a sectioned report to the writer's.
+func scopeAgent(taskID string) string { return LiveResearcher + "/" + taskID }
+
+const (
+	scopeAssess  = LivePlanner + "/assess"
+	scopeSection = LiveWriter + "/section"
+)
+
+// ReplayOptions tune Replay.
+type ReplayOptions struct {
+	// Live names stages (LivePlanner, LiveResearcher, LiveWriter,
+	// LiveVerify) whose model calls are made again, live, with With's
+	// models (a researcher stage also searches with With's backend what
+	// the journal does not hold); every other call is answered from the
+	// journal.
+	Live []string
+	// With supplies the live stages' models and search backend: a
+	// Researcher built from the settings (FromSettings). Needed when Live
+	// is not empty.
+	With *Researcher
+}
+
+// ReplayStats says how a replay went.
+type ReplayStats struct {
+	// Replayed calls were answered from the journal, Live ones made
+	// again; Missed ones were asked for but not in the journal; Unused
+	// journal entries were never asked for.
+	Replayed, Live, Missed, Unused int
+}
+
+// Replay re-runs the run recorded in journal (its entries, as a
+// JournalStore or an exported run holds them) offline: with the
+// recording's request and settings, every call answered from the journal,
+// no network and no key. It returns the report the run wrote, byte for
+// byte. With opts.Live, those stages run again against opts.With's
+// models while the rest replays: a prompt change is tried against
+// recorded research for the price of one stage.
+//
+// Replay reports events to sink (if not nil) as Research does, and says
+// in ReplayStats how the replay went: without live stages, calls asked for
+// and not in the journal (Missed), or journaled and not asked for
+// (Unused), mean the run departed from its recording — a program that
+// prompts otherwise, or a section the recording wrote from findings the
+// replay completes at another moment; the report then says whether it
+// changed. A journal written in a format version this program does not
+// read is refused by name, as is one without the header naming its run.
+func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func(Event)) (*Report, ReplayStats, error) {
+	for _, s := range opts.Live {
+		if !slices.Contains([]string{LivePlanner, LiveResearcher, LiveWriter, LiveVerify}, s) {
+			return nil, ReplayStats{}, configErrorf("live stage %q: want planner, researcher, writer or verify", s)
+		}
+	}
+	if len(opts.Live) > 0 && opts.With == nil {
+		return nil, ReplayStats{}, configErrorf("live stages need a Researcher (ReplayOptions.With) to run them")
+	}
+	j, err := journal.New("", entries, journal.Options{Offline: true, Live: opts.Live})
+	if err != nil {
+		return nil, ReplayStats{}, fmt.Errorf("deepresearch: %w: %w", ErrReplay, err)
+	}
+	var m runManifest
+	switch ok, err := j.Manifest(&m); {
+	case err != nil:
+		return nil, ReplayStats{}, fmt.Errorf("deepresearch: %w: %w", ErrReplay, err)
+	case !ok:
+		return nil, ReplayStats{}, fmt.Errorf("deepresearch: %w: the journal has no header naming its run", ErrReplay)
+	}
+	r, err := replayer(m, opts)
+	if err != nil {
+		return nil, ReplayStats{}, err
+	}
+	defer r.Close()
+	rep, runErr := r.ResearchDurable(ctx, m.request(), Durable{replay: j}, sink)
+	s := j.Stats()
+	stats := ReplayStats{Replayed: s.Replayed, Live: s.Live, Missed: s.Missed, Unused: s.Unused}
+	return rep, stats, runErr
+}
+
+// errOffline answers a call a replay must not make.
+var errOffline = errors.New("deepresearch: replay is offline: the call is not in the journal")
+
+// offlineModel is the model of a stage that replays: it is never called,
+// as the journal answers every call first.
+type offlineModel struct{}
+
+func (offlineModel) GenerateContent(context.Context, []llms.MessageContent, ...llms.CallOption) (*llms.ContentResponse, error) {
+	return nil, errOffline
+}
+
+func (m offlineModel) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}
+
+// offlineBackend is the search backend of a replay.
+type offlineBackend struct{}
+
+func (offlineBackend) Search(context.Context, string, int) ([]search.Result, error) {
+	return nil, errOffline
+}
+
+func (offlineBackend) Fetch(context.Context, string) (search.Document, error) {
+	return search.Document{}, errOffline
+}
+
+// replayer builds the Researcher that replays a run recorded as m: its
+// settings, offline models and backend, and opts.With's for the live
+// stages.
+func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
+	live := func(s string) bool { return slices.Contains(opts.Live, s) }
+	cfg := Config{
+		Model: offlineModel{}, Search: offlineBackend{}, Channel: m.Channel, Unsupported: m.Unsupported,
+		MaxRunTokens: m.MaxRunTokens, MaxCost: m.MaxCost, MaxRetries: -1,
+		LexicalJudges: true, // the judges are the recording's, set below
+	}
+	if m.Prices != nil {
+		prices := m.Prices
+		cfg.Price = func(role string, u Usage) float64 {
+			p := prices[role]
+			return (float64(u.PromptTokens)*p[0] + float64(u.CompletionTokens)*p[1]) / 1e6
+		}
+	}
+	w := opts.With
+	if w != nil {
+		cfg.Logger, cfg.Clock = &w.log, w.cfg.Clock
+		if live(LivePlanner) {
+			cfg.PlannerModel = cmpModel(w.cfg.PlannerModel, w.cfg.Model)
+		}
+		if live(LiveWriter) {
+			cfg.WriterModel = cmpModel(w.cfg.WriterModel, w.cfg.Model)
+		}
+		if live(LiveResearcher) {
+			// The researcher searches live what the journal does not hold.
+			cfg.ResearcherModel = cmpModel(w.cfg.ResearcherModel, w.cfg.Model)
+			cfg.Search, cfg.SearchEngines, cfg.SearXNGURL = w.cfg.Search, w.cfg.SearchEngines, w.cfg.SearXNGURL
+			cfg.Corpus, cfg.IndexPath, cfg.Fetch = w.cfg.Corpus, w.cfg.IndexPath, w.cfg.Fetch
+			if cfg.Search == nil && len(cfg.SearchEngines) == 0 {
+				cfg.Search = localIndex{w} // the settings' own corpus index
+			}
+		}
+	}
+	r, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if m.Judge != "lexical" {
+		r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
+		if w != nil && live(LiveResearcher) && w.judge != nil {
+			r.judge = w.judge
+		}
+	}
+	if m.Verifier != "lexical" {
+		r.verifyModel = r.models[RoleWriter]
+		if w != nil && live(LiveVerify) {
+			r.verifyModel = cmpModel(w.verifyModel, w.models[RoleWriter])
+		}
+	}
+	return r, nil
+}
+
+// cmpModel is the first model that is not nil; the built-in model when
+// both are.
+func cmpModel(ms ...llms.Model) llms.Model {
+	for _, m := range ms {
+		if m != nil {
+			return m
+		}
+	}
+	return extractive.New(extractive.Options{})
+}
+
+// ExportStore is a store a run can be exported from: its record, events,
+// report and journal (sqlitestore is one).
+type ExportStore interface {
+	Store
+	JournalStore
+}
+
+// ExportRun writes run id of st to w as one file — a zstd-compressed tar
+// of the run's record, journal, events and report — that Replay can run
+// anywhere (ReadExport reads it back). It holds no key: a run's journal
+// and settings never do. The same run exports to the same bytes.
+func ExportRun(ctx context.Context, st ExportStore, id string, w io.Writer) error {
+	run, err := st.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	p := runpack.Pack{Manifest: runpack.Manifest{Program: program()}}
+	if p.Manifest.Run, err = json.Marshal(run); err != nil {
+		return err
+	}
+	if p.Journal, err = st.Journal(ctx, id); err != nil {
+		return err
+	}
+	if run.Events > 0 {
+		// The events stored so far: a live run's log would go on.
+		for e, err := range st.Events(ctx, id, 0) {
+			if err != nil {
+				return err
+			}
+			p.Events = append(p.Events, e.JSON)
+			if e.Seq >= run.Events {
+				break
+			}
+		}
+	}
+	switch p.Report, err = st.Report(ctx, id); {
+	case errors.Is(err, ErrRunNotFound):
+		p.Report = nil
+	case err != nil:
+		return err
+	}
+	return runpack.Write(w, p)
+}
+
+// ExportedRun is a run ExportRun wrote, read back.
+type ExportedRun struct {
+	Run StoredRun
+	// Journal holds the run's journal entries, for Replay.
+	Journal [][]byte
+	// Events holds its events as stored (JSON lines), in Seq order.
+	Events [][]byte
+	// Report is its report's JSON (LoadReport reads it); nil when it has
+	// none.
+	Report json.RawMessage
+}
+
+// ReadExport reads a run ExportRun wrote. The file is treated as
+// untrusted: its size is bounded, and a file of another format or
+// version is refused by name.
+func ReadExport(r io.Reader) (*ExportedRun, error) {
+	p, err := runpack.Read(r)
+	if err != nil {
+		return nil, fmt.Errorf("deepresearch: %w: %w", ErrReplay, err)
+	}
+	x := &ExportedRun{Journal: p.Journal, Events: p.Events, Report: p.Report}
+	if err := json.Unmarshal(p.Manifest.Run, &x.Run); err != nil {
+		return nil, fmt.Errorf("deepresearch: %w: the exported run's record: %w", ErrReplay, err)
+	}
+	return x, nil
+}

@@ -1,0 +1,221 @@
+package events
+
+import (
+	"fmt"
+)
+
+// Events of a resumed run.
+const (
+	// RunResumed says the run's process stopped (it was killed, or its
+	// server shut down) and the run goes on in a new attempt
+	// (RunResumedData). The events before it stand; none is repeated.
+	RunResumed Type = "run.resumed"
+	// StreamReset replaces the text an agent's report (or, with Agent -1,
+	// the final report) has streamed so far (StreamResetData): a resumed
+	// run wrote it again, and not as the earlier attempt had begun to.
+	StreamReset Type = "stream.reset"
+)
+
+// RunResumedData is the payload of RunResumed.
+type RunResumedData struct {
+	// Attempt counts the run's attempts: 2 for the first resumption.
+	Attempt int `json:"attempt"`
+	// After is the sequence number of the last event of the earlier
+	// attempts.
+	After uint64 `json:"after"`
+}
+
+// StreamResetData is the payload of StreamReset.
+type StreamResetData struct {
+	// Text is the whole text streamed so far; the deltas that follow
+	// continue it.
+	Text string `json:"text"`
+}
+
+func (RunResumedData) EventType() Type  { return RunResumed }
+func (StreamResetData) EventType() Type { return StreamReset }
+
+func init() {
+	// Kept beside the types they decode, so that this file holds all of
+	// resuming.
+	decoders[RunResumed] = decode[RunResumedData]
+	decoders[StreamReset] = decode[StreamResetData]
+}
+
+// A resumed run runs its pipeline again from the start, so its emitter is
+// asked again for every event the earlier attempts emitted, though not in
+// the same global order: agents run in parallel, and their events
+// interleave differently in each attempt. Within one agent (and at run
+// level, Agent -1) they come in a deterministic order, given the same
+// answers to the run's calls. So an event's identity is its agent and its
+// place in that agent's own sequence:
+//
+//   - a streamed text event (agent.delta, report.delta) is identified by
+//     the span of the agent's streamed text it covers, so that the same
+//     text in other chunks is still recognised;
+//   - any other event by its ordinal among the agent's other events.
+//
+// RunResumed and StreamReset events belong to no attempt's pipeline and
+// are not counted.
+
+// resumer recognises the events the earlier attempts of a run committed.
+type resumer struct {
+	streams map[int]*retrace
+	// diverged, if set, is told of an event that differs from the one the
+	// earlier attempt committed in its place.
+	diverged func(agent int, committed, got Type)
+}
+
+// retrace is one agent's (or the run level's) committed events and how
+// far the new attempt has retraced them.
+type retrace struct {
+	others []Type // the committed events other than text, in order
+	text   string // the committed streamed text
+
+	n        int  // other events emitted again so far
+	off      int  // bytes of text emitted again so far
+	otherNew bool // past the committed other events: every one is new
+	textNew  bool // past the committed text: every delta is new
+}
+
+// textOf returns the text of a streamed text payload.
+func textOf(p Payload) (string, bool) {
+	switch d := p.(type) {
+	case DeltaData:
+		return d.Text, true
+	case ReportDeltaData:
+		return d.Text, true
+	}
+	return "", false
+}
+
+func withText(p Payload, text string) Payload {
+	switch p.(type) {
+	case DeltaData:
+		return DeltaData{Text: text}
+	case ReportDeltaData:
+		return ReportDeltaData{Text: text}
+	}
+	return p
+}
+
+func newResumer(prior []Event) (*resumer, error) {
+	r := &resumer{streams: map[int]*retrace{}}
+	for i, e := range prior {
+		if e.Seq != uint64(i+1) {
+			return nil, fmt.Errorf("events: resume: event %d of the earlier attempts has seq %d; the log must be 1, 2, 3… without gaps", i+1, e.Seq)
+		}
+		s := r.of(e.Agent)
+		switch d := e.Data.(type) {
+		case RunResumedData:
+		case StreamResetData:
+			s.text = d.Text
+		default:
+			if t, ok := textOf(e.Data); ok {
+				s.text += t
+				continue
+			}
+			s.others = append(s.others, e.Type)
+		}
+	}
+	return r, nil
+}
+
+func (r *resumer) of(agent int) *retrace {
+	s, ok := r.streams[agent]
+	if !ok {
+		s = &retrace{}
+		r.streams[agent] = s
+	}
+	return s
+}
+
+// pass returns what to emit for the payload p that agent emits again: nothing
+// (the earlier attempt committed it), p, the part of a delta that goes
+// past the committed text, or a StreamReset (then p, for an event that is
+// new) when the new attempt departs from the committed text.
+func (r *resumer) pass(agent int, p Payload) []Payload {
+	switch p.(type) {
+	case RunResumedData, StreamResetData:
+		return []Payload{p}
+	}
+	s := r.of(agent)
+	if text, ok := textOf(p); ok {
+		if s.textNew {
+			return []Payload{p}
+		}
+		off := s.off
+		s.off += len(text)
+		switch {
+		case off+len(text) <= len(s.text):
+			if s.text[off:off+len(text)] == text {
+				return nil // streamed before
+			}
+		case off < len(s.text):
+			if k := len(s.text) - off; text[:k] == s.text[off:] {
+				s.textNew = true
+				return []Payload{withText(p, text[k:])}
+			}
+		default:
+			s.textNew = true
+			return []Payload{p}
+		}
+		s.textNew = true
+		return []Payload{StreamResetData{Text: s.text[:off] + text}}
+	}
+	var out []Payload
+	if !s.textNew && s.off < len(s.text) && (s.otherNew || s.n >= len(s.others)) {
+		// A new event while committed text is still to be retraced: the
+		// new attempt streamed less than the earlier one had.
+		s.textNew = true
+		out = append(out, StreamResetData{Text: s.text[:s.off]})
+	}
+	if s.otherNew {
+		return append(out, p)
+	}
+	i := s.n
+	s.n++
+	if i < len(s.others) {
+		if s.others[i] == p.EventType() {
+			return out // emitted before
+		}
+		if r.diverged != nil {
+			r.diverged(agent, s.others[i], p.EventType())
+		}
+	}
+	s.otherNew = true
+	return append(out, p)
+}
+
+// Resume makes e the emitter of a run that goes on after prior, the events
+// its earlier attempts committed (all of them, in Seq order: 1, 2, 3…).
+// Sequence numbers continue after the last of them, and the first event e
+// delivers is a RunResumed saying so (attempt is the new attempt's
+// number, from 2). From then on Emit recognises each event the earlier
+// attempts committed (see the identity rules above) and drops it, so the
+// log holds every event once; where the new attempt departs from the
+// committed text of a stream, a StreamReset is emitted with the new text
+// so far; where it departs from another committed event (an agent that
+// failed before and goes on now), diverged (if not nil) is told, and the
+// agent's events from there on are all emitted. Resume must be called
+// before any other Emit.
+func (e *Emitter) Resume(prior []Event, attempt int, diverged func(agent int, committed, got Type)) error {
+	if e == nil {
+		return nil
+	}
+	r, err := newResumer(prior)
+	if err != nil {
+		return err
+	}
+	r.diverged = diverged
+	e.mu.Lock()
+	if e.seq != 0 {
+		e.mu.Unlock()
+		return fmt.Errorf("events: resume: the emitter has already emitted %d events", e.seq)
+	}
+	e.seq = uint64(len(prior))
+	e.resume = r
+	e.mu.Unlock()
+	e.Emit(-1, "", RunResumedData{Attempt: attempt, After: uint64(len(prior))})
+	return nil
+}
