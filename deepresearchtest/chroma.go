@@ -144,7 +144,7 @@ func (s *ChromaServer) getCollection(w http.ResponseWriter, r *http.Request) {
 	chromaJSON(w, map[string]any{
 		"id": c.id, "name": c.name, "metadata": nil, "dimension": c.dim,
 		"configuration_json": map[string]any{"hnsw": map[string]any{"space": "l2", "ef_construction": 100, "ef_search": 100, "max_neighbors": 16}},
-		"tenant": "default_tenant", "database": "default_database", "log_position": 0, "version": 0,
+		"tenant":             "default_tenant", "database": "default_database", "log_position": 0, "version": 0,
 	})
 }
 
