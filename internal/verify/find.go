@@ -14,6 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // found is one citation marker in the report, before judging.
@@ -22,9 +23,10 @@ type found struct {
 	off    int
 	len    int
 	marker string
-	nums   []int  // KindNumber: the numbers, in order (repeats removed)
-	link   string // a rendered citation's link target
-	ref    string // KindRef: URL; KindDOI: the DOI; KindAuthorYear: "Author YEAR"; KindFile: path
+	nums   []int           // KindNumber: the numbers, in order (repeats removed)
+	link   string          // a rendered citation's link target
+	ref    string          // KindRef: URL; KindDOI: the DOI; KindAuthorYear: "Author YEAR"; KindFile: path
+	loc    source.Location // a pinpoint: "[2, p. 7]" cites number 2 at page 7
 	// File references.
 	hash       string
 	lineLo     int
@@ -137,10 +139,10 @@ var (
 	// "Smith et al., 2020", "Smith et al. (2020)", "(Smith et al. 2020a)".
 	authorYearRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+et\s+al\.?,?\s*\(?((?:1[6-9]|20)\d{2})[a-z]?\b`)
 	// The markdown style our renderer writes: "[[1]](https://…)".
-	linkedRe = regexp.MustCompile(`\[\[([1-9][0-9]{0,5})\]\]\(([^()\s]*)\)`)
+	linkedRe = regexp.MustCompile(`\[\[([1-9][0-9]{0,5})(?:, (?:p\.|row|slide) [0-9]{1,6})?\]\]\(([^()\s]*)\)`)
 	// The HTML style: <sup class="cite" data-sids="1"><a href="URL" …>[1]</a></sup>
 	// (data-sids since issue 17).
-	supRe = regexp.MustCompile(`<sup class="cite"(?: data-sids="[0-9,]*")?><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})\]</a></sup>`)
+	supRe = regexp.MustCompile(`<sup class="cite"(?: data-sids="[0-9,]*")?><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})(?:, (?:p\.|row|slide) [0-9]{1,6})?\]</a></sup>`)
 	// "[path, L10-20]", "[path@hash, L10-20]", "[path@hash]", "[path, L7]".
 	fileRefRe = regexp.MustCompile(`\[([^\s\[\](),@]+)(?:@([0-9A-Fa-f]{6,64}))?(?:,\s*L(\d+)(?:\s*[-–]\s*L?(\d+))?)?\]`)
 )
@@ -161,7 +163,7 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 			if lay.skipped(off, off+m.Len) || isSidsValue(report, off) {
 				return
 			}
-			f := found{off: off, len: m.Len, marker: report[off : off+m.Len]}
+			f := found{off: off, len: m.Len, marker: report[off : off+m.Len], loc: m.Locator}
 			if m.URL != "" {
 				f.kind, f.ref = KindRef, m.URL
 			} else {
