@@ -147,7 +147,8 @@ func (s *session) register(r search.Result) (int, error) {
 		return n, nil
 	}
 	n := len(s.sources) + 1
-	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmp.Or(r.Channel, s.channel)}
+	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmp.Or(r.Channel, s.channel),
+		Published: source.ParseDate(r.Published), Modified: source.ParseDate(r.Modified)}
 	if r.Locator.Unit() {
 		// A page, row or slide is a source of its own (see key); a section
 		// is not, so the source, which passages of other sections may
@@ -344,6 +345,12 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 	title := src.Title
 	if title == "" {
 		title = doc.Title
+	}
+	if src.Published == "" && src.Modified == "" {
+		// The page's own metadata dates a source its search result did
+		// not: the merge and the reference list take it from here.
+		src.Published, src.Modified = source.ParseDate(doc.Published), source.ParseDate(doc.Modified)
+		s.sources[n] = src
 	}
 	text := strings.TrimSpace(doc.Text)
 	if unit, ok := extract.UnitText(text, src.Location); ok {

@@ -37,26 +37,40 @@ func Markdown(r *Report, style citeproc.Style) string {
 // index's export). Titles come from Source.Label and are escaped, so a
 // title can neither open a link nor carry HTML; a URL is linked only when
 // canon.Linkable allows it.
+//
+// A web page is cited by its title, linked, and its date after the link
+// ("[Title](https://…) (2024-03-15)", see Source.Dated); a local
+// document by its folder and file, then its title ("docs/faq.md — FAQ").
 func References(refs []Reference, style citeproc.Style) string {
 	var b strings.Builder
 	for _, ref := range refs {
-		title := ref.Label()
+		title, date := ref.Label(), dated(ref.Source)
 		switch style {
 		case citeproc.Footnote:
-			fmt.Fprintf(&b, "[^%d]: %s\n", ref.Number, mdLink(title, ref.URL))
+			fmt.Fprintf(&b, "[^%d]: %s%s\n", ref.Number, mdLink(title, ref.URL), date)
 		case citeproc.Plain:
 			if ref.URL != "" {
-				fmt.Fprintf(&b, "[%d] %s. %s  \n", ref.Number, title, ref.URL)
+				fmt.Fprintf(&b, "[%d] %s%s. %s  \n", ref.Number, title, date, ref.URL)
 			} else {
-				fmt.Fprintf(&b, "[%d] %s  \n", ref.Number, title)
+				fmt.Fprintf(&b, "[%d] %s%s  \n", ref.Number, title, date)
 			}
 		case citeproc.HTML:
-			fmt.Fprintf(&b, "<p id=\"ref-%d\">[%d] %s</p>\n", ref.Number, ref.Number, htmlLink(title, ref.URL))
+			fmt.Fprintf(&b, "<p id=\"ref-%d\">[%d] %s%s</p>\n", ref.Number, ref.Number, htmlLink(title, ref.URL), date)
 		default:
-			fmt.Fprintf(&b, "- [%d] %s\n", ref.Number, mdLink(title, ref.URL))
+			fmt.Fprintf(&b, "- [%d] %s%s\n", ref.Number, mdLink(title, ref.URL), date)
 		}
 	}
 	return b.String()
+}
+
+// dated is the date a reference line shows after the source's title or
+// link, " (2024-03-15)" or " (updated 2024-03-15)", or "". It is made of
+// digits, dashes and a fixed word, so it needs no escaping.
+func dated(s source.Source) string {
+	if d := s.Dated(); d != "" {
+		return " (" + d + ")"
+	}
+	return ""
 }
 
 // mdEscaper escapes what would make markdown of a title: brackets (a link
@@ -137,7 +151,7 @@ pre{overflow:auto;background:#f5f5f5;padding:.75rem}
 	if len(r.References) > 0 {
 		b.WriteString("<section>\n<h2>References</h2>\n<ol class=\"references\">\n")
 		for _, ref := range r.References {
-			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s</li>\n", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL))
+			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s%s</li>\n", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL), dated(ref.Source))
 		}
 		b.WriteString("</ol>\n</section>\n")
 	}
