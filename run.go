@@ -302,7 +302,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	if err != nil {
 		return fail(failed, err)
 	}
-	rep.Draft, rep.Text, rep.Body, rep.References = final.Draft, final.Text, final.Body, final.References
+	rep.Draft, rep.Text, rep.Body, rep.References, rep.Used = final.Draft, final.Text, final.Body, final.References, final.Used
 	rep.Usage = rep.Usage.Add(final.Usage)
 	refs := make([]events.Reference, len(final.References))
 	for i, ref := range final.References {

@@ -211,16 +211,34 @@ type Claim struct {
 // Document is the report as structured data with the citation sidecar of
 // the citation protocol: Blocks are the report's markdown blocks (with
 // plain [n] markers); Citations say which references each block cites.
+// Around them, seed 001's envelope and seed 003's source types:
+// SourcesUsed, UsageSIDs, Stats, CollectionsUsed and SourceTypes.
 type Document struct {
 	Question   string      `json:"question"`
 	Text       string      `json:"text"`
 	Blocks     []string    `json:"blocks"`
 	References []Reference `json:"references"`
-	Citations  []Claim     `json:"_citations"`
+	// SourcesUsed are the sources the report used: its references, then
+	// those the writer named only in usage tags ([[USAGE:…]]), each with
+	// an excerpt of its text.
+	SourcesUsed []UsedSource `json:"sources_used"`
+	// UsageSIDs are the sids (of SourcesUsed) the writer's usage tags
+	// named, in order; empty when it wrote none.
+	UsageSIDs []int `json:"usage_sids"`
+	// CollectionsUsed are the collections of the references, in order of
+	// first citation, each once (source.Source.Collection: "web", a
+	// corpus folder); SourceTypes the kind of each reference, in
+	// References' order ("web", "local").
+	CollectionsUsed []string `json:"collections_used"`
+	SourceTypes     []string `json:"source_types"`
+	Stats           Stats    `json:"stats"`
+	Citations       []Claim  `json:"_citations"`
 }
 
-// JSON returns the report as a Document.
-func JSON(question string, r *Report) (*Document, error) {
+// JSON returns the report as a Document; x tells what the document says
+// of the run beyond the report (the sources' texts, the rounds, the
+// verification).
+func JSON(question string, r *Report, x Extra) (*Document, error) {
 	v, err := r.view()
 	if err != nil {
 		return nil, fmt.Errorf("finalreport: json: %w", err)
@@ -257,6 +275,7 @@ func JSON(question string, r *Report) (*Document, error) {
 		}
 		doc.Citations = append(doc.Citations, claim)
 	}
+	envelope(doc, r, v, x)
 	return doc, nil
 }
 

@@ -227,7 +227,7 @@ const jsonBody = "# Prices\n" +
 
 func TestJSON(t *testing.T) {
 	refs := renderRefs()[:3]
-	doc, err := JSON("How did prices change?", &Report{Body: jsonBody, Text: "styled text", References: refs})
+	doc, err := JSON("How did prices change?", &Report{Body: jsonBody, Text: "styled text", References: refs}, Extra{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func resolvePointer(v any, ptr string) any {
 }
 
 func TestJSONEmpty(t *testing.T) {
-	doc, err := JSON("Q", &Report{})
+	doc, err := JSON("Q", &Report{}, Extra{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,8 @@ func TestJSONEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"question":"Q","text":"","blocks":[],"references":[],"_citations":[]}`; string(raw) != want {
+	if want := `{"question":"Q","text":"","blocks":[],"references":[],"sources_used":[],"usage_sids":[],"collections_used":[],"source_types":[],` +
+		`"stats":{"rounds":0,"bytes":0,"citations":"absent","validated":"none"},"_citations":[]}`; string(raw) != want {
 		t.Errorf("JSON = %s, want %s", raw, want)
 	}
 }
@@ -346,7 +347,7 @@ func TestJSONEmpty(t *testing.T) {
 func TestJSONLongerFence(t *testing.T) {
 	body := "Intro [1].\n\n````md\n```\n\nliteral [2]\n```\n````\n\nEnd.\n"
 	refs := renderRefs()[:2]
-	doc, err := JSON("Q", &Report{Body: body, References: refs})
+	doc, err := JSON("Q", &Report{Body: body, References: refs}, Extra{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +378,7 @@ func TestRenderWrittenReport(t *testing.T) {
 					t.Errorf("no citation links to reference %d", ref.Number)
 				}
 			}
-			doc, err := JSON(in.Question, rep)
+			doc, err := JSON(in.Question, rep, Extra{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -402,7 +403,7 @@ func TestRenderWrittenReport(t *testing.T) {
 
 func TestJSONDuplicateReference(t *testing.T) {
 	refs := append(renderRefs(), Reference{Number: 2, Source: source.Source{ID: "other", URL: "https://example.org/other"}})
-	if _, err := JSON("Q", &Report{Body: "x [2]", References: refs}); err == nil {
+	if _, err := JSON("Q", &Report{Body: "x [2]", References: refs}, Extra{}); err == nil {
 		t.Errorf("two references numbered 2: no error")
 	}
 }
