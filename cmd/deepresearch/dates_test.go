@@ -18,6 +18,8 @@ import (
 // — and checks that the references carry the dates in every format: the
 // markdown reference list ("[Title](URL) (2024-03-01)"), the JSON report
 // (references and sources_used), CSL-JSON issued and BibTeX year/date.
+// The writer's usage tag ([[USAGE:…]]) leaves the text and names entries
+// of sources_used.
 func TestRunDatedWebSources(t *testing.T) {
 	index := isolate(t)
 	docs := corpusDocs(t)
@@ -53,7 +55,14 @@ func TestRunDatedWebSources(t *testing.T) {
 		b.WriteString("</article></body></html>")
 		web.ServeAs(d.DocID, "text/html; charset=utf-8", []byte(b.String()))
 	}
-	r, _ := runOverWeb(t, web, index, deepresearchtest.OpenAIOptions{})
+	// The model also names the sources it used in the seed's usage tag.
+	usage := func(text string) string {
+		if !markerRe.MatchString(text) {
+			return text
+		}
+		return text + "\n\n[[USAGE:1,2,3]]\n"
+	}
+	r, _ := runOverWeb(t, web, index, deepresearchtest.OpenAIOptions{Rewrite: usage})
 	var doc struct {
 		References []struct {
 			Number    int    `json:"number"`
@@ -66,8 +75,10 @@ func TestRunDatedWebSources(t *testing.T) {
 			Published string `json:"published"`
 			Type      string `json:"type"`
 		} `json:"sources_used"`
+		UsageSIDs       []int    `json:"usage_sids"`
 		SourceTypes     []string `json:"source_types"`
 		CollectionsUsed []string `json:"collections_used"`
+		Text            string   `json:"text"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, r.stdout)
@@ -110,6 +121,15 @@ func TestRunDatedWebSources(t *testing.T) {
 	}
 	if len(doc.CollectionsUsed) != 1 || doc.CollectionsUsed[0] != "web" {
 		t.Errorf("collections_used = %q, want [web]", doc.CollectionsUsed)
+	}
+	// The writer's usage tag is gone from the text and names sources used.
+	if strings.Contains(doc.Text, "USAGE") || len(doc.UsageSIDs) == 0 {
+		t.Errorf("usage_sids %v; text:\n%s", doc.UsageSIDs, doc.Text)
+	}
+	for _, sid := range doc.UsageSIDs {
+		if sid < 1 || sid > len(doc.SourcesUsed) || doc.SourcesUsed[sid-1].SID != sid {
+			t.Errorf("usage sid %d is no entry of sources_used %+v", sid, doc.SourcesUsed)
+		}
 	}
 
 	// The same run, stored, in the other formats.
