@@ -42,6 +42,11 @@ type (
 	JSONReport = finalreport.Document
 	// PlanTask is one research task of a plan.
 	PlanTask = events.PlanTask
+	// SourceRelevance is what the sources reconciler said of a source it
+	// kept: o_relevance, q_relevance (QueryScore) and reasoning.
+	SourceRelevance = source.Relevance
+	// QueryScore is a source's relevance to one search of its task.
+	QueryScore = source.QueryScore
 )
 
 // Event payloads, for type switches on Event.Data.

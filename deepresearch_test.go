@@ -422,6 +422,9 @@ func TestFormats(t *testing.T) {
 		if ref := doc.References[i]; u.SID != ref.Number || u.URL != ref.URL || !u.Cited || u.Text == "" || u.Type != "local" || u.Modified == "" {
 			t.Errorf("sources_used[%d] = %+v for reference %+v", i, u, ref)
 		}
+		if u.Relevance == nil || u.Objective <= 0 || len(u.Queries) == 0 || u.Reasoning == "" {
+			t.Errorf("sources_used[%d]: relevance %+v", i, u.Relevance)
+		}
 	}
 	if len(doc.CollectionsUsed) == 0 || slices.Contains(doc.CollectionsUsed, "web") {
 		t.Errorf("collections_used = %q", doc.CollectionsUsed)

@@ -89,6 +89,11 @@ type Report struct {
 	// SourceTexts holds, by merged number, the text of each source as the
 	// agents read it, so the report can be checked again offline.
 	SourceTexts map[int]string `json:"source_texts,omitempty"`
+	// Relevance holds, by merged number, what the sources reconciler said
+	// of each source when an agent kept it: its relevance to the task
+	// (o_relevance), to each of the task's searches (q_relevance) and why
+	// (reasoning), as the structured formats' sources_used carry it.
+	Relevance map[int]SourceRelevance `json:"relevance,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
 	// Cycles counts the research cycles run; LoopEnd says why the loop
@@ -263,9 +268,34 @@ func (r *Report) JSON() (*JSONReport, error) {
 	return finalreport.JSON(r.Question, pub, r.extra())
 }
 
+// sourceRelevance gathers, by merged number, the relevance judgement of
+// each merged source: the best-scored of the agents that kept it.
+func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]SourceRelevance {
+	byKey := map[string]SourceRelevance{}
+	for _, o := range outcomes {
+		if o.res == nil {
+			continue
+		}
+		for n, src := range o.res.Sources {
+			if rel, ok := o.res.Relevance[n]; ok {
+				if k := sourceKey(src); rel.Objective >= byKey[k].Objective {
+					byKey[k] = rel
+				}
+			}
+		}
+	}
+	out := map[int]SourceRelevance{}
+	for _, s := range sources {
+		if rel, ok := byKey[sourceKey(s.Source)]; ok {
+			out[s.Number] = rel
+		}
+	}
+	return out
+}
+
 // extra is what the structured formats tell of the run beyond its report.
 func (r *Report) extra() finalreport.Extra {
-	x := finalreport.Extra{Texts: r.SourceTexts, Rounds: r.Cycles}
+	x := finalreport.Extra{Texts: r.SourceTexts, Relevance: r.Relevance, Rounds: r.Cycles}
 	switch v := r.Verification; {
 	case v == nil:
 		x.Validated = finalreport.ValidatedNone

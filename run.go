@@ -313,6 +313,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	// Verify: every citation against the text of its source, as read.
 	t0 = clock.Now()
 	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
+	rep.Relevance = sourceRelevance(l.outcomes, rep.Sources)
 	streamed := rep.Text
 	if err := r.verifyReport(ctx, rep, style, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)

@@ -85,7 +85,8 @@ type session struct {
 	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
 	sources map[int]source.Source
 
-	texts map[int]string // what the model was shown of each source
+	texts     map[int]string           // what the model was shown of each source
+	relevance map[int]source.Relevance // what the filter said of each, when it kept it
 
 	searchErr   error // the last failed search's error
 	searchFails int
@@ -114,6 +115,7 @@ func newSession(cfg Config, task Task) *session {
 		byKey:     map[string]int{},
 		sources:   map[int]source.Source{},
 		texts:     map[int]string{},
+		relevance: map[int]source.Relevance{},
 		searched:  searchedBefore(task),
 	}
 }
@@ -214,7 +216,8 @@ func (s *session) find(ctx context.Context, query string, prior []string) *found
 	}
 	cands := make([]relevance.Candidate, len(results))
 	for i, r := range results {
-		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet}
+		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet,
+			Date: cmp.Or(source.ParseDate(r.Published), source.ParseDate(r.Modified))}
 	}
 	j, err := s.filter.Judge(ctx, query, prior, cands)
 	return &found{results: results, judgeErr: err, judged: j}
@@ -312,6 +315,9 @@ func (s *session) search(ctx context.Context, query string, f *found) (string, e
 		n, err := s.register(r)
 		if err != nil {
 			return "", err
+		}
+		if d := decisions[i]; d.Score >= s.relevance[n].Objective {
+			s.relevance[n] = source.Relevance{Objective: d.Score, Queries: d.Queries, Reasoning: d.Reason}
 		}
 		if shown > 0 {
 			b.WriteString("\n\n")

@@ -16,6 +16,9 @@ type Extra struct {
 	// Texts are the sources' texts as the agents read them, by merged
 	// number (Report.Sources' numbers): sources_used's excerpts.
 	Texts map[int]string
+	// Relevance is, by merged number, what the sources reconciler said of
+	// each source it kept.
+	Relevance map[int]source.Relevance
 	// Rounds is how many research cycles ran.
 	Rounds int
 	// Validated is what checking the report's citations against their
@@ -32,7 +35,8 @@ const (
 )
 
 // UsedSource is an entry of a document's sources_used: seed 001's
-// envelope ({sid, url, title, text}), with the source's kind and dates.
+// envelope ({sid, url, title, text}), with the source's kind, dates and
+// relevance (seed 001's o_relevance, q_relevance and reasoning).
 type UsedSource struct {
 	// SID is the reference number the report cites the source by; a
 	// source the writer named only in a usage tag has none in the text and
@@ -51,6 +55,9 @@ type UsedSource struct {
 	// Cited reports whether the report's text cites it; false for a
 	// source named only in a usage tag.
 	Cited bool `json:"cited"`
+	// Relevance is what the sources reconciler said of it (o_relevance,
+	// q_relevance, reasoning); absent when the run did not keep it.
+	*source.Relevance
 }
 
 // Stats is seed 001's envelope statistics of a report.
@@ -74,14 +81,18 @@ const excerptMax = 320
 // named), collections_used and source_types (seed 003's), and stats.
 func envelope(doc *Document, r *Report, v *view, x Extra) {
 	texts := map[string]string{} // by sourceKey
+	rels := map[string]*source.Relevance{}
 	for _, s := range r.Sources {
 		if t := x.Texts[s.Number]; t != "" {
 			texts[sourceKey(s.Source)] = t
 		}
+		if rel, ok := x.Relevance[s.Number]; ok {
+			rels[sourceKey(s.Source)] = &rel
+		}
 	}
 	used := func(sid int, s source.Source, cited bool) UsedSource {
 		return UsedSource{SID: sid, URL: s.URL, Title: cmp.Or(source.Clean(s.Title), s.Label()), Text: excerpt(texts[sourceKey(s)]),
-			Type: s.Kind(), Published: s.Published, Modified: s.Modified, Cited: cited}
+			Type: s.Kind(), Published: s.Published, Modified: s.Modified, Cited: cited, Relevance: rels[sourceKey(s)]}
 	}
 	doc.SourcesUsed, doc.UsageSIDs = []UsedSource{}, []int{}
 	doc.CollectionsUsed, doc.SourceTypes = []string{}, []string{}

@@ -26,7 +26,10 @@ func envelopeReport(t *testing.T) (*Report, Extra) {
 		t.Fatal(err)
 	}
 	long := strings.Repeat("Repeaters amplify the signal every seventy kilometres. ", 12)
-	return rep, Extra{Texts: map[int]string{7: long, 6: "Field\x1b[31m notes\n\nsay so.", 5: "Draft five."}, Rounds: 2, Validated: ValidatedPassed}
+	rel := source.Relevance{Objective: 0.8, Reasoning: "matches question terms cable, repair",
+		Queries: []source.QueryScore{{QID: "1", Query: "cable repair", Score: 1}, {QID: "2", Query: "cable ships", Score: 0.5}}}
+	return rep, Extra{Texts: map[int]string{7: long, 6: "Field\x1b[31m notes\n\nsay so.", 5: "Draft five."},
+		Relevance: map[int]source.Relevance{7: rel}, Rounds: 2, Validated: ValidatedPassed}
 }
 
 func TestEnvelope(t *testing.T) {
@@ -62,6 +65,9 @@ func TestEnvelope(t *testing.T) {
 	}
 	if u := doc.SourcesUsed[0]; len(u.Text) > excerptMax || !strings.HasPrefix(u.Text, "Repeaters amplify") || !strings.HasSuffix(u.Text, "…") || u.Title != "Seven" {
 		t.Errorf("a long text's excerpt: %+v", u)
+	}
+	if u := doc.SourcesUsed[0]; u.Relevance == nil || u.Objective != 0.8 || len(u.Queries) != 2 || doc.SourcesUsed[1].Relevance != nil {
+		t.Errorf("relevance: %+v, %+v", u.Relevance, doc.SourcesUsed[1].Relevance)
 	}
 	if u := doc.SourcesUsed[1]; u.Text != "Field[31m notes say so." || u.Title != "Six" {
 		t.Errorf("a local source's entry: %+v", u)
