@@ -19,6 +19,13 @@ var (
 		"publication_date", "publish-date", "publish_date", "pubdate", "date"}
 	modifiedMeta = []string{"article:modified_time", "og:updated_time", "og:article:modified_time",
 		"datemodified", "dcterms.modified", "last-modified", "lastmod"}
+	dateMeta = func() map[string]bool {
+		m := map[string]bool{}
+		for _, k := range append(publishedMeta, modifiedMeta...) {
+			m[k] = true
+		}
+		return m
+	}()
 )
 
 // PageDates returns an HTML page's publication and modification dates, in
@@ -32,7 +39,7 @@ var (
 // its publication date. A value that is not a date is passed over for the
 // next.
 func PageDates(doc *xhtml.Node) (published, modified string) {
-	meta := map[string]string{} // first content of each name, lower-cased
+	meta := map[string]string{} // by known name, lower-cased: its first readable date
 	var ldPublished, ldModified, marked, inArticle, anyTime string
 	var walk func(n *xhtml.Node, article bool, depth int)
 	walk = func(n *xhtml.Node, article bool, depth int) {
@@ -42,12 +49,10 @@ func PageDates(doc *xhtml.Node) (published, modified string) {
 		if n.Type == xhtml.ElementNode {
 			switch n.Data {
 			case "meta":
-				content := htmlAttr(n, "content")
 				for _, key := range []string{"property", "name", "itemprop"} {
-					if k := strings.ToLower(strings.TrimSpace(htmlAttr(n, key))); k != "" && source.ParseDate(content) != "" {
-						if _, seen := meta[k]; !seen {
-							meta[k] = content
-						}
+					// The first readable date of each known name counts.
+					if k := strings.ToLower(strings.TrimSpace(htmlAttr(n, key))); dateMeta[k] && meta[k] == "" {
+						meta[k] = source.ParseDate(htmlAttr(n, "content"))
 					}
 				}
 			case "script":
@@ -70,9 +75,7 @@ func PageDates(doc *xhtml.Node) (published, modified string) {
 				switch {
 				case d == "":
 				case prop == "datemodified":
-					if _, seen := meta[prop]; !seen {
-						meta[prop] = d
-					}
+					meta[prop] = cmp.Or(meta[prop], d)
 				case prop == "datepublished" || hasAttr(n, "pubdate"):
 					marked = cmp.Or(marked, d)
 				case article:
@@ -89,11 +92,11 @@ func PageDates(doc *xhtml.Node) (published, modified string) {
 	walk(doc, false, 0)
 	published = ldPublished
 	for _, k := range publishedMeta {
-		published = cmp.Or(published, source.ParseDate(meta[k]))
+		published = cmp.Or(published, meta[k])
 	}
 	modified = ldModified
 	for _, k := range modifiedMeta {
-		modified = cmp.Or(modified, source.ParseDate(meta[k]))
+		modified = cmp.Or(modified, meta[k])
 	}
 	return cmp.Or(published, marked, inArticle, anyTime), modified
 }

@@ -44,7 +44,7 @@ var (
 // year alone, a date out of the years 1000 to 9999.
 func ParseDate(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) < 8 || len(s) > 64 {
+	if len(s) < 8 || len(s) > 64 || !hasYear(s) {
 		return ""
 	}
 	for _, l := range timeLayouts {
@@ -58,6 +58,22 @@ func ParseDate(s string) string {
 		}
 	}
 	return ""
+}
+
+// hasYear reports whether s has four digits in a row: every layout has a
+// year, and the layouts need not be tried on anything else.
+func hasYear(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if run++; run == 4 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 func plausible(t time.Time) bool { return t.Year() >= 1000 && t.Year() <= 9999 }
