@@ -135,6 +135,12 @@ func CheckSidecar(data []byte, pointer string) ([]SidecarProblem, error) {
 	return verify.CheckSidecar(data, pointer)
 }
 
+// CheckYAMLSidecar is CheckSidecar for a YAML report (Render's
+// FormatYAML): the same checks on the document the YAML decodes to.
+func CheckYAMLSidecar(data []byte, pointer string) ([]SidecarProblem, error) {
+	return verify.CheckYAMLSidecar(data, pointer)
+}
+
 // CitedSources returns the sources the report cites, numbered as its
 // References, each with the text its agents read (SourceTexts), else the
 // text kept in kept (a Store's Sources of the run; nil for none): what a

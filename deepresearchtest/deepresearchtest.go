@@ -97,6 +97,7 @@ func (b *Backend) Search(ctx context.Context, query string, limit int) ([]deepre
 		out = append(out, deepresearch.SearchResult{
 			DocID: h.p.doc.DocID, URL: h.p.doc.URL, Title: h.p.doc.Title,
 			Location: fmt.Sprintf("paragraph %d", h.p.n), Snippet: h.p.text, Score: float64(h.score),
+			Published: h.p.doc.Published, Modified: h.p.doc.Modified,
 		})
 	}
 	return out, nil

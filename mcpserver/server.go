@@ -219,7 +219,7 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 	}
 	out := exportOut{Entries: es}
 	format, err := deepresearch.ParseFormat(in.Format)
-	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON {
+	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON || format == deepresearch.FormatYAML {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
 	}
 	b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)

@@ -79,16 +79,7 @@ func TestRunWithOpenAIAndSearXNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer web.Close()
-	model := deepresearchtest.NewOpenAIServer(extractive.New(extractive.Options{}), deepresearchtest.OpenAIOptions{Rewrite: awkward})
-	defer model.Close()
-	t.Setenv("SEARXNG_URL", web.URL)
-	host := strings.TrimPrefix(web.URL, "http://")
-
-	r := cli(t, "", "run", "--provider", "openai", "--model", "extractive", "--base-url", model.URL+"/v1",
-		"--search", "searxng", "--fetch-allow", host, "--index", index, "--progress", "never", "--format", "json", question)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	r, model := runOverWeb(t, web, index, deepresearchtest.OpenAIOptions{Rewrite: awkward})
 	var doc struct {
 		Text       string   `json:"text"`
 		Blocks     []string `json:"blocks"`

@@ -8,10 +8,12 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Ranking weights of the passages_fts columns for bm25: a match in the
@@ -56,7 +58,7 @@ WITH hits AS (
 		row_number() OVER (PARTITION BY p.doc_id ORDER BY h.rank, h.pid) AS n
 	FROM hits h JOIN passages p ON p.id = h.pid
 )
-SELECT d.path, d.title, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body, r.rank
+SELECT d.path, d.title, d.mtime_ns, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body, r.rank
 FROM ranked r
 JOIN passages p ON p.id = r.pid
 JOIN docs d ON d.id = r.doc_id
@@ -64,7 +66,8 @@ WHERE r.n <= %d
 ORDER BY r.rank, r.pid
 LIMIT ?2`, weightTitle, weightHeading, weightBody, perDocument)
 
-// Search returns at most limit passages matching query, best first, at
+// Search returns at most limit passages matching query, best first, each
+// with its document's modification time at the last Sync (Modified), at
 // most perDocument (2) from any one document, so that one long document
 // does not fill every slot. The query is free text: it is split into
 // words (punctuation, quotes and FTS5 operators are only separators), the
@@ -100,10 +103,12 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 	for rows.Next() {
 		var r search.Result
 		var rank float64
-		if err := rows.Scan(&r.DocID, &r.Title, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet, &rank); err != nil {
+		var mtime int64
+		if err := rows.Scan(&r.DocID, &r.Title, &mtime, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet, &rank); err != nil {
 			return nil, ix.queryError(ctx, "search", query, err)
 		}
 		r.URL = docURL(root, r.DocID)
+		r.Modified = source.FileDate(time.Unix(0, mtime))
 		r.Snippet = trimSnippet(r.Snippet)
 		r.Score = -rank
 		out = append(out, r)
@@ -116,14 +121,16 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 
 // Fetch returns the whole extracted text of the document docID (a path
 // relative to the corpus folder, as in search results), as it was at the
-// last Sync. An unknown docID is an error wrapping search.ErrNotFound.
+// last Sync, with the file's modification time then as its Modified (as
+// search results have it). An unknown docID is an error wrapping search.ErrNotFound.
 func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, error) {
 	id := docID
 	if id != "" {
 		id = strings.TrimPrefix(path.Clean(filepath.ToSlash(id)), "./")
 	}
 	doc := search.Document{DocID: id}
-	err := ix.db.QueryRowContext(ctx, `SELECT title, text FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text)
+	var mtime int64
+	err := ix.db.QueryRowContext(ctx, `SELECT title, text, mtime_ns FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text, &mtime)
 	if errors.Is(err, sql.ErrNoRows) {
 		return search.Document{}, &Error{Op: "fetch", Subject: fmt.Sprintf("%q from %s", docID, ix.dbPath), Err: search.ErrNotFound}
 	}
@@ -131,6 +138,7 @@ func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, erro
 		return search.Document{}, ix.queryError(ctx, "fetch", docID, err)
 	}
 	doc.URL = docURL(ix.rootDir(), id)
+	doc.Modified = source.FileDate(time.Unix(0, mtime))
 	return doc, nil
 }
 

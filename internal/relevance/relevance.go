@@ -27,6 +27,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Stages of the filter, as Verdict.Stage names them.
@@ -46,6 +48,9 @@ type Candidate struct {
 	URL   string
 	// Text is the passage the relevance judgement reads.
 	Text string
+	// Date is the source's date in ISO 8601 (its publication date, else
+	// its last modification), "" when unknown: the freshness judgement's.
+	Date string
 }
 
 // Request is what a Judge scores: the candidates against the user's
@@ -86,6 +91,10 @@ type Verdict struct {
 	Stage string `json:"stage"`
 	// DuplicateOf is the key of the kept source a duplicate repeats.
 	DuplicateOf string `json:"duplicate_of,omitempty"`
+	// Queries is the candidate's relevance to each search of the task so
+	// far (seed 001's q_relevance; see queryScores), beside Score, its
+	// relevance to the task's objective.
+	Queries []source.QueryScore `json:"q_relevance,omitempty"`
 }
 
 // Report is what one Apply did: the payload of a sources.filtered event.
@@ -120,6 +129,7 @@ type Filter struct {
 	queries []string
 	kept    []kept
 	best    float64 // the best relevance score kept so far
+	newest  string  // the newest date of a candidate judged so far
 }
 
 type kept struct {
@@ -219,6 +229,7 @@ func (f *Filter) Judge(ctx context.Context, query string, prior []string, cands 
 		}
 		for k, i := range j.judged {
 			out[i].Stage, out[i].Score, out[i].Reason = StageRelevance, round(js[k].Score), oneLine(js[k].Reason, 320)
+			out[i].Queries = queryScores(queries, cands[i])
 			out[i].Keep = js[k].Relevant
 		}
 	}
@@ -235,6 +246,7 @@ func (f *Filter) Decide(j *Judged) []Decision {
 	}
 	out, cands := j.out, j.cands
 	rep := Report{Query: j.query, Judge: j.judge}
+	f.freshness(j)
 	// A candidate far weaker than the best one of the task is noise next
 	// to it.
 	for _, i := range j.judged {

@@ -194,7 +194,7 @@ func TestLLMJudge(t *testing.T) {
 			var rep Report
 			f := New(Config{Question: "What is a mutex?", Judge: &LLMJudge{Model: m}, Report: func(r Report) { rep = r }})
 			ds, err := f.Apply(context.Background(), "mutex", []Candidate{
-				{Key: "sync.md", Title: "Package sync", Text: mutexText},
+				{Key: "sync.md", Title: "Package sync", Text: mutexText, Date: "2024-03-15T10:00:00Z"},
 				{Key: "contest.md", Title: "Contest", Text: contestText},
 			})
 			if err != nil {
@@ -208,7 +208,8 @@ func TestLLMJudge(t *testing.T) {
 			if rep.Judge != tt.wantJudge {
 				t.Errorf("judge = %q, want %q", rep.Judge, tt.wantJudge)
 			}
-			if len(prompts) != 2 || !strings.Contains(prompts[1], `<passage id="2">`) || !strings.Contains(prompts[1], "User's question: What is a mutex?") {
+			if len(prompts) != 2 || !strings.Contains(prompts[1], `<passage id="2">`) || !strings.Contains(prompts[1], "User's question: What is a mutex?") ||
+				!strings.Contains(prompts[1], "<passage id=\"1\">\nTitle: Package sync\nDate: 2024-03-15\nA Mutex") {
 				t.Errorf("prompt sent:\n%s", strings.Join(prompts, "\n---\n"))
 			}
 		})

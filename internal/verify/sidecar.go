@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 )
 
@@ -213,4 +215,24 @@ func article(t string) string {
 		return "an " + t
 	}
 	return "a " + t
+}
+
+// CheckYAMLSidecar is CheckSidecar for a YAML document ("deepresearch run
+// --format yaml"): the citation sidecar at the JSON Pointer at, checked
+// by the same rules against the document YAML decodes to. It returns an
+// error when data is not one YAML document of string-keyed mappings.
+func CheckYAMLSidecar(data []byte, at string) ([]SidecarProblem, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, more any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("verify: sidecar: the document is not YAML: %w", err)
+	}
+	if err := dec.Decode(&more); err != io.EOF {
+		return nil, fmt.Errorf("verify: sidecar: more than one YAML document")
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("verify: sidecar: the YAML document has no JSON form: %w", err)
+	}
+	return CheckSidecar(js, at)
 }
