@@ -198,6 +198,8 @@ type Claim struct {
 // the citation protocol: Blocks are the report's markdown blocks (with
 // plain [n] markers); Citations say which references each block cites.
 type Document struct {
+	// RunID names the run in the store that keeps it (empty when none).
+	RunID      string      `json:"run_id,omitempty"`
 	Question   string      `json:"question"`
 	Text       string      `json:"text"`
 	Blocks     []string    `json:"blocks"`
