@@ -32,6 +32,13 @@ type checker struct {
 	matched map[string]match    // DOI, author-year and REF verdicts, by reference
 	lowered []string            // the sources' URL, ID and text, lower-cased, for DOIs
 	files   map[string]fileMeta // what a file referred to says of itself, by path
+	// mentions are the verdicts on @-mentions, by path.
+	mentions map[string]mentioned
+}
+
+type mentioned struct {
+	status Status
+	reason string
 }
 
 // match is the verdict on a DOI, author-year or REF identifier, and the
@@ -43,7 +50,8 @@ type match struct {
 
 func newChecker(report string, sources []Source, opts Options) (*checker, error) {
 	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report),
-		judged: map[int]string{}, issues: map[int][]Problem{}, matched: map[string]match{}, files: map[string]fileMeta{}}
+		judged: map[int]string{}, issues: map[int][]Problem{}, matched: map[string]match{}, files: map[string]fileMeta{},
+		mentions: map[string]mentioned{}}
 	c.mapping = citeproc.NewMapping(canon.Key)
 	for i, s := range sources {
 		if s.Number < 1 {
@@ -585,8 +593,18 @@ func (c *checker) fileMeta(p string) fileMeta {
 }
 
 // mentionVerdict checks an @-mention against opts.Files: a file or folder
-// that exists, or a glob that some file matches.
+// that exists, or a glob that some file matches. Verdicts are cached by
+// path.
 func (c *checker) mentionVerdict(p string) (Status, string) {
+	m, ok := c.mentions[p]
+	if !ok {
+		m.status, m.reason = c.findMention(p)
+		c.mentions[p] = m
+	}
+	return m.status, m.reason
+}
+
+func (c *checker) findMention(p string) (Status, string) {
 	if c.opts.Files == nil {
 		return Unchecked, "no project folder to check the file against"
 	}

@@ -295,24 +295,34 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 		extra = append(extra, found{kind: KindDOI, off: lo, len: hi - lo, marker: doi, ref: doi})
 	}
 	// Author-year references, most specific form first; a later form never
-	// takes what an earlier one found.
-	var ays []found
+	// takes what an earlier one found. Each form's finds are in offset
+	// order; those of the forms before are kept sorted, so that an overlap
+	// is a binary search.
+	var ays, pass []found
 	ayTaken := func(lo, hi int) bool {
-		return taken(lo, hi) || slices.ContainsFunc(ays, func(f found) bool { return f.off < hi && lo < f.off+f.len })
+		i := sort.Search(len(ays), func(i int) bool { return ays[i].off+ays[i].len > lo })
+		return taken(lo, hi) || i < len(ays) && ays[i].off < hi
 	}
 	addAY := func(lo, hi int, authors []string, year string) {
 		if ayTaken(lo, hi) || notAuthor[authors[0]] {
 			return
 		}
-		ays = append(ays, found{kind: KindAuthorYear, off: lo, len: hi - lo, marker: report[lo:hi],
+		pass = append(pass, found{kind: KindAuthorYear, off: lo, len: hi - lo, marker: report[lo:hi],
 			ref: strings.Join(authors, " & ") + " " + year, authors: authors, year: year})
+	}
+	endPass := func() {
+		ays = append(ays, pass...)
+		pass = pass[:0]
+		slices.SortFunc(ays, func(a, b found) int { return a.off - b.off })
 	}
 	for _, m := range authorYearRe.FindAllStringSubmatchIndex(report, -1) {
 		addAY(m[0], m[1], []string{report[m[2]:m[3]]}, report[m[4]:m[5]])
 	}
+	endPass()
 	for _, m := range twoAuthorsRe.FindAllStringSubmatchIndex(report, -1) {
 		addAY(m[0], m[1], []string{report[m[2]:m[3]], report[m[4]:m[5]]}, report[m[6]:m[7]])
 	}
+	endPass()
 	for _, m := range yearParenRe.FindAllStringSubmatchIndex(report, -1) {
 		at := m[2]
 		for _, entry := range strings.Split(report[m[2]:m[3]], ";") {
@@ -330,6 +340,7 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 			addAY(lo+e[2], hi, authors, report[lo+e[6]:lo+e[7]])
 		}
 	}
+	endPass()
 	extra = append(extra, ays...)
 	for _, m := range mentionRe.FindAllStringSubmatchIndex(report, -1) {
 		lo, hi := m[2]-1, m[3] // from the @
@@ -343,8 +354,8 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 		extra = append(extra, found{kind: KindMention, off: lo, len: hi - lo, marker: report[lo:hi], ref: p})
 	}
 	for _, m := range refIDRe.FindAllStringIndex(report, -1) {
-		if lay.skipped(m[0], m[1]) {
-			continue
+		if lay.skipped(m[0], m[1]) || m[0] > 0 && strings.IndexByte("/=#?&.", report[m[0]-1]) >= 0 {
+			continue // code, or part of a URL or file name
 		}
 		id := report[m[0]:m[1]]
 		extra = append(extra, found{kind: KindRefID, off: m[0], len: m[1] - m[0], marker: id, ref: id})

@@ -25,13 +25,15 @@ var urlRe = regexp.MustCompile(`\b(?:https?|file)://\S+`)
 
 // proseSentence is a sentence of the report's prose.
 type proseSentence struct {
-	start, end int // in the report
+	start, end int  // in the report
+	quote      bool // in a block quote: another's words
 }
 
 // proseSentences returns the sentences of the report's paragraphs, list
 // items and block quotes, as attachSentences splits them (m is the report
 // with its markers masked): no headings, table rows, code, front matter
-// or reference lists.
+// or reference lists. Certainty language in a block quote is not judged:
+// it is the quoted author's.
 func proseSentences(m string, lay *layout) []proseSentence {
 	var out []proseSentence
 	blocks := blockStarts(m)
@@ -46,7 +48,7 @@ func proseSentences(m string, lay *layout) []proseSentence {
 		}
 		for _, s := range splitSentences(m[lo:hi]) {
 			if !lay.inBlock(lo+s.start, lo+s.end) {
-				out = append(out, proseSentence{lo + s.start, lo + s.end})
+				out = append(out, proseSentence{lo + s.start, lo + s.end, strings.HasPrefix(first, ">")})
 			}
 		}
 	}
@@ -131,6 +133,9 @@ func (c *checker) prose(res *Result, cits []found, lay *layout) []edit {
 				edits = append(edits, c.todo(s)...)
 			}
 		}
+		if s.quote {
+			continue // a quotation's certainty is its author's
+		}
 		phrases := c.matches(certaintyRe, m, s, lay)
 		if len(phrases) == 0 {
 			continue
@@ -186,14 +191,16 @@ func (c *checker) matches(re *regexp.Regexp, m string, s proseSentence, lay *lay
 // (the same words): then the sentence reports its source.
 func (c *checker) overclaim(cites []Citation, phrases []span, m string) (why, stronger string) {
 	var backs []backing
+	index := map[string]int{}
 	add := func(key string, grade int, quote string) {
-		for i := range backs {
-			if backs[i].key == key {
-				backs[i].grade = max(backs[i].grade, grade)
+		if i, ok := index[key]; ok {
+			backs[i].grade = max(backs[i].grade, grade)
+			if quote != "" && len(backs[i].quote) < 1<<16 {
 				backs[i].quote += "\n" + quote
-				return
 			}
+			return
 		}
+		index[key] = len(backs)
 		backs = append(backs, backing{key, grade, quote})
 	}
 	bySource := func(n int, quote string) {

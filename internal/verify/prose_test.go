@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -401,4 +402,38 @@ func moved(ps []source.Passage) []source.Passage {
 	out[0].Start++
 	out[0].End++
 	return out
+}
+
+// BenchmarkCheckAll measures every check (ScopeAll, uncited sentences,
+// the annotating fix) on the report of BenchmarkCheck with, every fifth
+// sentence, a statistic, an overclaim, author-year references and
+// @-mentions: the prose checks' cost over the citations' own.
+func BenchmarkCheckAll(b *testing.B) {
+	for _, size := range []int{150 << 10, 600 << 10} {
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			report, srcs := benchInput(b, size)
+			var r strings.Builder
+			for i, para := range strings.Split(report, "\n\n") {
+				r.WriteString(para)
+				if i%5 == 1 {
+					r.WriteString(" Leaks cost $3 million a year. This always proves it [1]. Jones and Lee (2018) agree (Brown, 2017); see @docs/notes.md.")
+				}
+				r.WriteString("\n\n")
+			}
+			report = r.String()
+			files := fstest.MapFS{"docs/notes.md": {Data: []byte("---\ngrade: LOW\n---\n")}}
+			b.SetBytes(int64(len(report)))
+			b.ReportAllocs()
+			var s Summary
+			for b.Loop() {
+				res, err := Check(context.Background(), report, srcs, Options{Scope: ScopeAll, Uncited: true, Files: files, Fix: annotate})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s = res.Summary
+			}
+			b.ReportMetric(float64(s.Citations), "citations")
+			b.ReportMetric(float64(s.Overclaims+s.Statistics), "prose-problems")
+		})
+	}
 }
