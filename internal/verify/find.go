@@ -164,8 +164,9 @@ var (
 	// A DOI: "10." registrant (dot-separated subdivisions allowed) "/"
 	// suffix, any non-blank suffix character but brackets and quotes.
 	// Registrants have four digits or more; a shorter one ("10.12/x") is
-	// a DOI only with a suffix that is not all digits ("10.5/3" is a
-	// ratio), and is reported malformed unless a source carries it.
+	// a DOI only standing on its own (after a blank, a bracket or "doi:")
+	// with a suffix that is not all digits ("10.5/3" is a ratio), and is
+	// reported malformed unless a source carries it.
 	doiRe = regexp.MustCompile(`\b10\.(\d+)(?:\.\d+)*/[^\s"<>\[\]{}]+`)
 	// "Smith et al., 2020", "Smith et al. (2020)", "(Smith et al. 2020a)".
 	authorYearRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+et\s+al\.?,?\s*\(?((?:1[6-9]|20)\d{2})[a-z]?\b`)
@@ -289,8 +290,9 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 			continue
 		}
 		doi := report[lo:hi]
-		if m[3]-m[2] < 4 && strings.Trim(doi[strings.IndexByte(doi, '/')+1:], "0123456789") == "" {
-			continue // "10.5/3": a ratio, not a DOI
+		if m[3]-m[2] < 4 && (strings.Trim(doi[strings.IndexByte(doi, '/')+1:], "0123456789") == "" ||
+			lo > 0 && strings.IndexByte(" \t\n([:\"'", report[lo-1]) < 0) {
+			continue // "10.5/3": a ratio; "go1.10.3/x", "/v10.2/docs": versions and paths
 		}
 		extra = append(extra, found{kind: KindDOI, off: lo, len: hi - lo, marker: doi, ref: doi})
 	}

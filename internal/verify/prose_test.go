@@ -163,7 +163,7 @@ func TestAuthorYearForms(t *testing.T) {
 }
 
 func TestDOIForms(t *testing.T) {
-	report := "See 10.12/x, doi:10.1000/182, 10.1000.10/abc and https://doi.org/10.5555/Q.1; a ratio 10.5/3 is none.\n"
+	report := "See 10.12/x, doi:10.1000/182, 10.1000.10/abc and https://doi.org/10.5555/Q.1; a ratio 10.5/3, go1.10.3/x and https://a.example/v10.2/docs are none.\n"
 	srcs := []Source{{Number: 1, Text: "10.1000/182"}}
 	res, err := Check(context.Background(), report, srcs, Options{})
 	if err != nil {
