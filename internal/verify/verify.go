@@ -14,10 +14,10 @@
 // alone the same way. Beyond them, Check recognises DOIs, author-year
 // references ("Smith et al., 2020", "Jones and Lee (2018)", "(Brown,
 // 2017)") and file references "[path, L10-20]" / "[path@hash, L10-20]";
-// with ScopeAll also @-mentions of files ("@docs/research/x.md") and
-// REF-123 identifiers, statistics in sentences that cite nothing, and
-// certainty language the cited support does not warrant (overclaiming, as
-// GRADE weighs evidence).
+// with ScopeAll (and ScopeCorpus) also @-mentions of files
+// ("@docs/research/x.md") and REF-123 identifiers, and with ScopeAll
+// statistics in sentences that cite nothing and certainty language the
+// cited support does not warrant (overclaiming, as GRADE weighs evidence).
 //
 // A source may come as the passages its citations were checked against
 // (each with its SHA-256) rather than its whole text: a report's JSON form
@@ -62,7 +62,7 @@ type Source struct {
 	// Type may say, e.g. "systematic-review" is HIGH, "blog" LOW).
 	// SourcesFromFS reads both from a document's front matter ("grade:",
 	// "type:"). Certainty language ("proves", "always") on a claim whose
-	// best source is LOW is an overclaim.
+	// sources are all graded LOW or VERY LOW is an overclaim.
 	Grade string `json:"grade,omitempty"`
 	Type  string `json:"type,omitempty"`
 	// Ref is the identifier the source is cited by in prose ("REF-123";
