@@ -7,6 +7,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/bib"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // ReportVersion is the version of Report's JSON form that this package
@@ -192,7 +193,7 @@ func (r *Report) Render(format Format) ([]byte, error) {
 	case FormatCSL, FormatBibTeX:
 		return RenderReferences(pub.References, format, style)
 	case FormatJSON, FormatYAML:
-		doc, err := finalreport.JSON(r.Question, pub, r.extra())
+		doc, err := r.jsonDocument(pub)
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
 		}
@@ -265,7 +266,42 @@ func (r *Report) JSON() (*JSONReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
 	}
-	return finalreport.JSON(r.Question, pub, r.extra())
+	return r.jsonDocument(pub)
+}
+
+// jsonDocument is the JSON form of pub, the published report: its run's
+// ID, and with each reference the hash of the text read of it and the
+// passages its citations were checked against (Verification.Passages),
+// so that `deepresearch verify --sources report.json` checks the report
+// again with no other input.
+func (r *Report) jsonDocument(pub *finalreport.Report) (*JSONReport, error) {
+	doc, err := finalreport.JSON(r.Question, pub, r.extra())
+	if err != nil {
+		return nil, err
+	}
+	doc.RunID = r.RunID
+	byKey := map[string]int{}
+	for _, s := range r.Sources {
+		byKey[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number
+	}
+	var kept map[int][]Passage
+	if r.Verification != nil {
+		kept = make(map[int][]Passage, len(r.Verification.Passages))
+		for _, sp := range r.Verification.Passages {
+			kept[sp.Source] = sp.Passages
+		}
+	}
+	// The references are the published report's: copied, not changed in
+	// place.
+	doc.References = slices.Clone(doc.References)
+	for i := range doc.References {
+		ref := &doc.References[i]
+		n, ok := byKey[ref.ID+"\x00"+ref.URL+"\x00"+ref.Location.Key()]
+		if text := r.SourceTexts[n]; ok && text != "" {
+			ref.Checked = &finalreport.Checked{TextSHA256: source.SHA256(text), Passages: kept[n]}
+		}
+	}
+	return doc, nil
 }
 
 // sourceRelevance gathers, by merged number, the relevance judgement of

@@ -214,6 +214,8 @@ type Claim struct {
 // Around them, seed 001's envelope and seed 003's source types:
 // SourcesUsed, UsageSIDs, Stats, CollectionsUsed and SourceTypes.
 type Document struct {
+	// RunID names the run in the store that keeps it (empty when none).
+	RunID      string      `json:"run_id,omitempty"`
 	Question   string      `json:"question"`
 	Text       string      `json:"text"`
 	Blocks     []string    `json:"blocks"`
