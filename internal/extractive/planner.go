@@ -224,7 +224,7 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 			closeRun()
 			joined, conn = len(last) > 0, f
 			continue
-		case stopwords[lw] || scaffold[lw] || (len([]rune(lw)) < 2 && !isDigits(lw)):
+		case !terms.IsKey(lw) || scaffold[lw]:
 			closeRun()
 			last = nil
 			continue

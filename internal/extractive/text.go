@@ -17,26 +17,13 @@ type word struct {
 	stem    string
 }
 
-// stopwords are dropped from key terms: function words, question words and
-// the verbs people use to ask for research ("explain", "describe").
-var stopwords = terms.Set(`a about above after again against all also am an and any are as at be because
-been before being below between both but by can could did do does doing down during each either
-few for from further had has have having he her here hers herself him himself his how i if in into
-is it its itself just me more most my myself no nor not now of off on only or other ought our
-ours ourselves out over own same shall she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up upon very was we were
-what when where which while who whom whose why will with within without would you your yours
-yourself yourselves us may might must need needs one ones get gets got make makes made like
-explain explains describe describes define defines tell give show discuss summarize summarise
-please let lets kind kinds way ways thing things much many well really compare versus`)
-
 // keyWords returns the distinct content words of s in order of first
 // appearance.
 func keyWords(s string) []word {
 	var out []word
 	seen := map[string]bool{}
 	for _, t := range terms.Tokens(s) {
-		if stopwords[t] || (utf8.RuneCountInString(t) < 2 && !isDigits(t)) {
+		if !terms.IsKey(t) {
 			continue
 		}
 		st := terms.Stem(t)
@@ -50,13 +37,7 @@ func keyWords(s string) []word {
 }
 
 // stemSet is the set of content-word stems of s.
-func stemSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range keyWords(s) {
-		m[w.stem] = true
-	}
-	return m
-}
+func stemSet(s string) map[string]bool { return terms.StemSet(s) }
 
 // overlap counts the distinct stems of s that are in want. It is on the
 // scoring path of every sentence, so it builds no sets: the stems it has
@@ -64,7 +45,7 @@ func stemSet(s string) map[string]bool {
 func overlap(s string, want map[string]bool) int {
 	var counted []string
 	for _, t := range terms.Tokens(s) {
-		if stopwords[t] || (utf8.RuneCountInString(t) < 2 && !isDigits(t)) {
+		if !terms.IsKey(t) {
 			continue
 		}
 		if st := terms.Stem(t); want[st] && !slices.Contains(counted, st) {

@@ -54,7 +54,7 @@ func termsOf(s string) []term {
 			continue
 		}
 		for _, p := range parts {
-			if isKey(p) {
+			if terms.IsKey(p) {
 				add(term{name: p, stem: terms.Stem(p)})
 			}
 		}
