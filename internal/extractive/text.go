@@ -227,6 +227,9 @@ func cleanSourceText(s string) string {
 	if strings.ContainsAny(s, "[【［") {
 		s = sourceMarkerRe.ReplaceAllString(s, "")
 	}
+	if strings.Contains(s, "<") {
+		s = labelRe.ReplaceAllString(s, "")
+	}
 	s = strings.ReplaceAll(s, "`", "")
 	s = strings.ReplaceAll(s, "**", "")
 	s = strings.Join(strings.Fields(s), " ")
@@ -277,8 +280,8 @@ func paragraphs(text string) []string {
 			continue
 		case t == "":
 			flush()
-		case strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t"):
-			flush() // indented code
+		case (strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")) && codeLike(t):
+			flush() // indented code (indented prose is prose: plain text and manual pages indent it)
 		case headingRe.MatchString(line), tableRe.MatchString(line), hruleRe.MatchString(line), strings.HasPrefix(t, "<"):
 			flush()
 		case bulletRe.MatchString(line):
@@ -298,21 +301,23 @@ func normalize(s string) string {
 }
 
 // proseSentence reports whether s reads like a sentence of prose worth
-// quoting: a sensible length, ends like a sentence, is not code.
+// quoting: a sensible length (a terse definition of four words is one),
+// ends like a sentence, starts like one (a lower-case start is a name:
+// "fork() creates…"), mostly letters, and is not code (see codeLike).
 func proseSentence(s string) bool {
 	n := len(strings.Fields(s))
-	if n < 6 || n > 60 || len(s) > 420 {
+	if n < minSentenceWords || n > 60 || len(s) > 420 {
 		return false
 	}
-	last, _ := utf8.DecodeLastRuneInString(strings.TrimRight(s, "\"')”’"))
+	last, _ := utf8.DecodeLastRuneInString(strings.TrimRight(s, "\"')”’)]}"))
 	if last != '.' && last != '!' && last != '?' {
 		return false
 	}
 	first, _ := utf8.DecodeRuneInString(s)
-	if !unicode.IsUpper(first) && !unicode.IsDigit(first) && first != '"' && first != '“' {
+	if !unicode.IsLetter(first) && !unicode.IsDigit(first) && !strings.ContainsRune("\"“'‘([{", first) {
 		return false
 	}
-	if strings.ContainsAny(s, "{};=<>") || strings.Contains(s, "://") {
+	if codeLike(s) || strings.Contains(s, "://") {
 		return false
 	}
 	letters := 0
@@ -323,3 +328,37 @@ func proseSentence(s string) bool {
 	}
 	return letters*10 >= utf8.RuneCountInString(s)*8
 }
+
+// minSentenceWords is the fewest words a quotable sentence has.
+const minSentenceWords = 4
+
+// codeOperators appear in code and hardly ever in prose.
+var codeOperators = []string{"==", "!=", ":=", "->", "=>", "&&", "||", "();", "){", ") {", "= ", " =", "::"}
+
+// codeLike reports whether s reads like code rather than prose: it holds
+// an operator of code, ends like a statement or a block (";", "{"), or is
+// dense with brackets and symbols. A name in braces or brackets within
+// prose ("a {curried function}", "fork() creates") is not code.
+func codeLike(s string) bool {
+	for _, op := range codeOperators {
+		if strings.Contains(s, op) {
+			return true
+		}
+	}
+	t := strings.TrimSpace(s)
+	if strings.HasSuffix(t, ";") || strings.HasSuffix(t, "{") {
+		return true
+	}
+	sym := 0
+	for _, r := range t {
+		if strings.ContainsRune("{}[]();=<>|&*$#\\^~", r) {
+			sym++
+		}
+	}
+	return sym*100 > utf8.RuneCountInString(t)*6
+}
+
+// labelRe matches an angle-bracketed label in plain text ("<programming,
+// algorithm>", a tag of HTML): never quoted, since markdown would read it
+// as HTML.
+var labelRe = regexp.MustCompile(`<[A-Za-z/][^<>\n]{0,60}>`)

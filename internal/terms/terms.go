@@ -29,7 +29,7 @@ func Tokens(s string) []string {
 }
 
 // Stem is a deliberately small English stemmer: enough for "models" to
-// meet "model", "queries" "query", "elected" "election" and "running"
+// meet "model", "queries" "query", "curried" "currying", "elected" "election" and "running"
 // "run". It only has to be consistent, not linguistically right: every
 // part stems with it, so they agree.
 func Stem(w string) string {
@@ -37,8 +37,8 @@ func Stem(w string) string {
 		return w
 	}
 	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		w = w[:len(w)-3] + "y"
+	case len(w) > 4 && (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")):
+		return w[:len(w)-3] + "y" // "queries", "curried"
 	case strings.HasSuffix(w, "sses"):
 		w = w[:len(w)-2]
 	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
