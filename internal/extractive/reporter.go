@@ -85,7 +85,21 @@ func report(msgs []llms.MessageContent) string {
 	}
 	var topSources []int
 	topRank := map[int]bool{}
-	for _, n := range bestRanked(prior, len(prior)) {
+	// A source named after the subject (every word of its title is a key
+	// term of the question: a dictionary entry, a manual page) comes
+	// first, however the searches' fusion ranked it.
+	ranked := bestRanked(prior, len(prior))
+	named := func(n int) bool { return namesSubject(sourceTitle(blocks, n), terms) }
+	slices.SortStableFunc(ranked, func(a, b int) int {
+		switch na, nb := named(a), named(b); {
+		case na && !nb:
+			return -1
+		case nb && !na:
+			return 1
+		}
+		return 0
+	})
+	for _, n := range ranked {
 		if len(topSources) == topReportSources {
 			break
 		}
@@ -201,6 +215,32 @@ func report(msgs []llms.MessageContent) string {
 		pars = append(pars, strings.Join(cur, " "))
 	}
 	return strings.Join(pars, "\n\n")
+}
+
+// sourceTitle returns the title of source n.
+func sourceTitle(blocks []block, n int) string {
+	for _, b := range blocks {
+		if b.num == n {
+			return b.title
+		}
+	}
+	return ""
+}
+
+// namesSubject reports whether a title names the subject: it has a key
+// term that is not a number, and all of them are among terms.
+func namesSubject(title string, terms map[string]float64) bool {
+	n := 0
+	for st := range stemSet(title) {
+		if isDigits(st) {
+			continue
+		}
+		if terms[st] == 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // maxShortWords caps the words of a source quoted whole (shortText).

@@ -293,8 +293,9 @@ func judgeName(j Judge) string {
 }
 
 // minProseWords is the fewest words of prose a passage needs to count as
-// substance.
-const minProseWords = 8
+// substance: a heading or a bare link has fewer; a terse definition ("RAID:
+// Redundant Arrays of Independent Disks") has as many.
+const minProseWords = 4
 
 // noSubstance says why text has no substance, or "" when it has.
 func noSubstance(text string) string {
@@ -308,8 +309,8 @@ func noSubstance(text string) string {
 				alpha++
 			}
 		}
-		if alpha >= 2 && alpha*2 >= len([]rune(f)) {
-			words++
+		if alpha >= 2 && alpha*2 >= len([]rune(f)) && !strings.ContainsAny(strings.Trim(f, ".,;:!?\"'()[]{}"), "./:=_") {
+			words++ // a word of prose, not a file name, path or identifier
 		}
 	}
 	switch {

@@ -115,7 +115,7 @@ func TestNoSubstance(t *testing.T) {
 		name, text, want string
 	}{
 		{"heading only", "# Mutex", "no substance: 1 words of prose"},
-		{"link list", "mutex: sync.md, rwmutex: rw.md", "no substance: 4 words of prose"},
+		{"link list", "mutex: sync.md, rwmutex: rw.md", "no substance: 2 words of prose"},
 		{"symbols", "alpha beta gamma delta epsilon zeta eta theta iota ==== ==== ==== ==== ==== ==== ==== ==== ==== ==== ==== ====", "no substance: mostly symbols, not prose"},
 		{"prose", mutexText, ""},
 	}
