@@ -24,7 +24,7 @@ const (
 
 // perDocument is the most passages of one document a Search returns, so
 // that one long document does not crowd out the others.
-const perDocument = 2
+const perDocument = 1
 
 // snippetMax is the length, in bytes, past which a passage is trimmed for
 // the Snippet (passages that merged short sections can run past

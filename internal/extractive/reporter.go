@@ -87,17 +87,28 @@ func report(msgs []llms.MessageContent) string {
 	topRank := map[int]bool{}
 	// A source named after the subject (every word of its title is a key
 	// term of the question: a dictionary entry, a manual page) comes
-	// first, however the searches' fusion ranked it.
+	// first, however the searches' fusion ranked it; then the sources of
+	// the first search (the question as written, or all its key phrases:
+	// what a plain search of the question finds), in its order; then the
+	// others by fused rank. So a report holds at least what the plain
+	// search of its question would cite, where the filter kept it.
 	ranked := bestRanked(prior, len(prior))
+	first := firstSearch(blocks)
 	named := func(n int) bool { return namesSubject(sourceTitle(blocks, n), terms) }
-	slices.SortStableFunc(ranked, func(a, b int) int {
-		switch na, nb := named(a), named(b); {
-		case na && !nb:
-			return -1
-		case nb && !na:
+	class := func(n int) int {
+		switch {
+		case named(n):
+			return 0
+		case first[n] > 0:
 			return 1
 		}
-		return 0
+		return 2
+	}
+	slices.SortStableFunc(ranked, func(a, b int) int {
+		if c := cmp.Compare(class(a), class(b)); c != 0 || class(a) != 1 {
+			return c
+		}
+		return cmp.Compare(first[a], first[b])
 	})
 	for _, n := range ranked {
 		if len(topSources) == topReportSources {
@@ -215,6 +226,18 @@ func report(msgs []llms.MessageContent) string {
 		pars = append(pars, strings.Join(cur, " "))
 	}
 	return strings.Join(pars, "\n\n")
+}
+
+// firstSearch returns the rank of each source in the first search
+// result.
+func firstSearch(blocks []block) map[int]int {
+	out := map[int]int{}
+	for _, b := range blocks {
+		if b.search == 1 {
+			out[b.num] = b.rank
+		}
+	}
+	return out
 }
 
 // sourceTitle returns the title of source n.
@@ -409,6 +432,23 @@ func write(msgs []llms.MessageContent) string {
 	qterms := weightedTerms(q, q)
 	titles := sourceTitles(msgs)
 	own := stemSet(stripScaffold(q))
+	// What the findings say of each source, with its title: whether a
+	// source bears on the question as a whole.
+	findingsOf := map[string]map[string]bool{}
+	for _, sec := range secs {
+		for _, par := range paragraphs(sec.text) {
+			for _, s := range sentences(par) {
+				for _, m := range markersOf(s) {
+					if findingsOf[m] == nil {
+						findingsOf[m] = stemSet(titles[m])
+					}
+					for st := range stemSet(s) {
+						findingsOf[m][st] = true
+					}
+				}
+			}
+		}
+	}
 
 	var all []candidate
 	perSection := make([][]int, len(secs))
@@ -425,10 +465,7 @@ func write(msgs []llms.MessageContent) string {
 				// the titles of the sources they cite, they share two of
 				// its key terms (all, when it has fewer). A section on one
 				// part of the question was researched on that part.
-				bears := bearsOn(s, titles, own)
-				if sec.title == OverviewTitle && !bears {
-					continue
-				}
+				bears := bearsOn(s, titles, findingsOf, own)
 				pos++
 				stems := stemSet(s)
 				all = append(all, candidate{text: s, num: si, stems: stems, seq: len(all), weak: !bears,
@@ -495,8 +532,27 @@ func write(msgs []llms.MessageContent) string {
 				cands = append(cands, all[i])
 			}
 		}
+		// In the Overview, a sentence that does not bear on the question
+		// is quoted only as the one quote of a source no bearing sentence
+		// cites: the source was kept and found on the subject, and it is
+		// cited for no other sentence.
+		if sec.title == OverviewTitle {
+			cands = slices.DeleteFunc(cands, func(c candidate) bool {
+				if !c.weak {
+					return false
+				}
+				for _, m := range markersOf(c.text) {
+					if !slices.ContainsFunc(all, func(o candidate) bool { return !o.weak && slices.Contains(markersOf(o.text), m) }) {
+						return false
+					}
+				}
+				return true
+			})
+		}
 		// Each cited source first, by its best sentence (up to
-		// maxSectionSources), then MMR up to maxSectionSentences.
+		// maxSectionSources), then MMR up to maxSectionSentences; a
+		// sentence that does not bear on the question only in the first
+		// round.
 		var chosen []candidate
 		for _, m := range sectionSources(cands) {
 			if len(chosen) == maxSectionSources {
@@ -513,6 +569,9 @@ func write(msgs []llms.MessageContent) string {
 			}
 			chosen = append(chosen, cands[best])
 			cands = slices.Delete(cands, best, best+1)
+		}
+		if sec.title == OverviewTitle {
+			cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.weak })
 		}
 		chosen = append(chosen, mmrFrom(chosen, cands, max(0, maxSectionSentences-len(chosen)), fresh)...)
 		slices.SortFunc(chosen, func(a, b candidate) int { return cmp.Compare(a.seq, b.seq) })
@@ -533,17 +592,32 @@ func write(msgs []llms.MessageContent) string {
 	return b.String()
 }
 
-// bearsOn reports whether sentence s, read with the titles of the sources
-// it cites, shares two of the key terms own (all, when there are fewer).
-func bearsOn(s string, titles map[string]string, own map[string]bool) bool {
+// bearsOn reports whether sentence s bears on a question whose key terms
+// are own: with the titles of the sources it cites, it shares two of them
+// (all, when there are fewer); or it shares one and the findings of a
+// source it cites, with its title (findings), share two.
+func bearsOn(s string, titles map[string]string, findings map[string]map[string]bool, own map[string]bool) bool {
 	if len(own) == 0 {
 		return true
 	}
+	need := min(len(own), 2)
 	context := s
 	for _, m := range markersOf(s) {
 		context += "\n" + titles[m]
 	}
-	return shared(stemSet(context), own) >= min(len(own), 2)
+	n := shared(stemSet(context), own)
+	if n >= need {
+		return true
+	}
+	if n == 0 {
+		return false
+	}
+	for _, m := range markersOf(s) {
+		if shared(findings[m], own) >= need {
+			return true
+		}
+	}
+	return false
 }
 
 // sectionSources returns the citation numbers of cands in order of first

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // The tools a researcher conversation offers.
@@ -110,6 +112,8 @@ func queryWords(s string) []string {
 // queries builds the first turn's searches, every word taken from the
 // task question or the user's question (obj), never from a template:
 //
+//  0. the task question as written, when every word of it is the user's
+//     (the Overview task; not a task the planner phrased);
 //  1. all the task's key phrases;
 //  2. the same with compounds written joined ("SHA-256" → "SHA256"), as
 //     documents often write them;
@@ -133,6 +137,13 @@ func queries(task, obj string) []string {
 			seen[k] = true
 			out = append(out, q)
 		}
+	}
+	// The question as written: its stop words make no terms of their own,
+	// but a search engine matches its phrases ("change the permission
+	// bits") that the key phrases alone break up.
+	if asked := asWritten(task, obj); asked != "" {
+		out = append(out, asked)
+		seen[strings.Join(strings.Fields(strings.ToLower(asked)), " ")] = true
 	}
 	var all []string
 	for _, p := range tps {
@@ -172,6 +183,33 @@ func queries(task, obj string) []string {
 		}
 	}
 	return out
+}
+
+// maxAskedWords caps the words of the question-as-written query.
+const maxAskedWords = 16
+
+// asWritten returns the task question as a query, as written but for its
+// final punctuation, when all its words are words of the user's question
+// (obj; the task itself when obj is empty) and it has a key phrase; else
+// "".
+func asWritten(task, obj string) string {
+	if obj == "" {
+		obj = task
+	}
+	words := map[string]bool{}
+	for _, w := range terms.Tokens(obj) {
+		words[w] = true
+	}
+	for _, w := range terms.Tokens(task) {
+		if !words[w] {
+			return ""
+		}
+	}
+	if len(queryWords(task)) == 0 {
+		return ""
+	}
+	ws := strings.Fields(strings.TrimRight(strings.TrimSpace(task), "?!.;: "))
+	return strings.Join(ws[:min(len(ws), maxAskedWords)], " ")
 }
 
 // joinCompounds writes each hyphenated compound of words joined, when a
