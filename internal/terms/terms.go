@@ -149,7 +149,7 @@ func Set(s string) map[string]bool {
 var stop = Set(`a about above after again against all also am an and any are as at be because
 been before being below both but by can could did do does doing done down during each either
 else etc few for from further had has have having he her here hers herself him himself his how i
-if in into is it its itself just me more most my myself no nor not now of off on once only onto or
+if in into is it its itself just me more most my myself no nor not now of off on only onto or
 other ought our ours ourselves out over own per same shall she should so some such than that the
 their theirs them themselves then there these they this those through to too under until up upon
 very via was we were what when where which while who whom whose why will with within without would
