@@ -245,8 +245,9 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 		return fail(StageResearch, err)
 	}
 
-	// Merge, in plan order.
+	// Merge, in plan order: a copy another agent read is cited as it.
 	t0 = clock.Now()
+	citeCopiesOnce(outcomes)
 	merger := collapse.NewMerger()
 	var missing []finalreport.Missing
 	var merged []collapse.MergedReport

@@ -73,3 +73,41 @@ func (f *Filter) duplicate(key string, sh map[uint64]bool) (string, bool) {
 	}
 	return "", false
 }
+
+// Read is one source as an agent read it, for CopiesAcross: its key (the
+// canonical URL, or "id:" and the document ID) and the text the agent was
+// shown of it (search passages, the opened document).
+type Read struct {
+	Key  string
+	Text string
+}
+
+// CopiesAcross finds the sources that repeat a source read before them
+// under another key: the same text under two names or on two sites, kept
+// by two agents whose filters never saw each other's sources. reads lists
+// every agent's sources, agent by agent in plan order, each agent's in
+// the order it numbered them. It returns, for each source that repeats an
+// earlier one, the index (in reads) of the first of them; a source
+// repeated by several is the original of each. The comparison is the
+// filter's own (word shingles, Jaccard or containment; see similar), so
+// an excerpt of a page another agent opened whole is a copy too.
+//
+// Cost: shingling every text once, then comparing each with the sources
+// before it: quadratic in the number of sources of a run (a few dozen).
+func CopiesAcross(reads []Read) map[int]int {
+	out := map[int]int{}
+	sh := make([]map[uint64]bool, len(reads))
+	for i, r := range reads {
+		sh[i] = shingles(r.Text)
+		for j := range i {
+			if _, copied := out[j]; copied || reads[j].Key == r.Key {
+				continue
+			}
+			if similar(sh[i], sh[j]) {
+				out[i] = j
+				break
+			}
+		}
+	}
+	return out
+}

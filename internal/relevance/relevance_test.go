@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -224,5 +225,27 @@ func TestSharesKeyTerm(t *testing.T) {
 	}
 	if got := KeyTerms("How does the Go memory model define happens-before?"); strings.Join(got, " ") != "go memory model happen" {
 		t.Errorf("KeyTerms = %q", got)
+	}
+}
+
+func TestCopiesAcross(t *testing.T) {
+	page := strings.Repeat("A Mutex is a mutual exclusion lock and the zero value for a Mutex is an unlocked mutex. ", 4)
+	tests := []struct {
+		name  string
+		reads []Read
+		want  map[int]int
+	}{
+		{"copy under another key", []Read{{"a", page}, {"b", "Other text about channels and select statements in Go programs."}, {"c", page}}, map[int]int{2: 0}},
+		{"excerpt of a page read whole", []Read{{"a", "Intro. " + page + " More about RWMutex and Once."}, {"c", page}}, map[int]int{1: 0}},
+		{"same key is no copy", []Read{{"a", page}, {"a", page}}, map[int]int{}},
+		{"three copies, one original", []Read{{"a", page}, {"b", page}, {"c", page}}, map[int]int{1: 0, 2: 0}},
+		{"empty text", []Read{{"a", ""}, {"b", ""}}, map[int]int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CopiesAcross(tt.reads); !maps.Equal(got, tt.want) {
+				t.Errorf("CopiesAcross = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
