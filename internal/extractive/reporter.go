@@ -432,23 +432,6 @@ func write(msgs []llms.MessageContent) string {
 	qterms := weightedTerms(q, q)
 	titles := sourceTitles(msgs)
 	own := stemSet(stripScaffold(q))
-	// What the findings say of each source, with its title: whether a
-	// source bears on the question as a whole.
-	findingsOf := map[string]map[string]bool{}
-	for _, sec := range secs {
-		for _, par := range paragraphs(sec.text) {
-			for _, s := range sentences(par) {
-				for _, m := range markersOf(s) {
-					if findingsOf[m] == nil {
-						findingsOf[m] = stemSet(titles[m])
-					}
-					for st := range stemSet(s) {
-						findingsOf[m][st] = true
-					}
-				}
-			}
-		}
-	}
 
 	var all []candidate
 	perSection := make([][]int, len(secs))
@@ -465,7 +448,7 @@ func write(msgs []llms.MessageContent) string {
 				// the titles of the sources they cite, they share two of
 				// its key terms (all, when it has fewer). A section on one
 				// part of the question was researched on that part.
-				bears := bearsOn(s, titles, findingsOf, own)
+				bears := bearsOn(s, titles, own)
 				pos++
 				stems := stemSet(s)
 				all = append(all, candidate{text: s, num: si, stems: stems, seq: len(all), weak: !bears,
@@ -594,30 +577,16 @@ func write(msgs []llms.MessageContent) string {
 
 // bearsOn reports whether sentence s bears on a question whose key terms
 // are own: with the titles of the sources it cites, it shares two of them
-// (all, when there are fewer); or it shares one and the findings of a
-// source it cites, with its title (findings), share two.
-func bearsOn(s string, titles map[string]string, findings map[string]map[string]bool, own map[string]bool) bool {
+// (all, when there are fewer).
+func bearsOn(s string, titles map[string]string, own map[string]bool) bool {
 	if len(own) == 0 {
 		return true
 	}
-	need := min(len(own), 2)
 	context := s
 	for _, m := range markersOf(s) {
 		context += "\n" + titles[m]
 	}
-	n := shared(stemSet(context), own)
-	if n >= need {
-		return true
-	}
-	if n == 0 {
-		return false
-	}
-	for _, m := range markersOf(s) {
-		if shared(findings[m], own) >= need {
-			return true
-		}
-	}
-	return false
+	return shared(stemSet(context), own) >= min(len(own), 2)
 }
 
 // sectionSources returns the citation numbers of cands in order of first

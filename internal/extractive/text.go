@@ -282,8 +282,9 @@ func paragraphs(text string) []string {
 			flush()
 		case (strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")) && codeLike(t):
 			flush() // indented code (indented prose is prose: plain text and manual pages indent it)
-		case headingRe.MatchString(line), tableRe.MatchString(line), hruleRe.MatchString(line), strings.HasPrefix(t, "<"):
-			flush()
+		case headingRe.MatchString(line), tableRe.MatchString(line), hruleRe.MatchString(line),
+			strings.HasPrefix(t, "<") && strings.TrimSpace(labelRe.ReplaceAllString(t, "")) == "":
+			flush() // a line of nothing but markup; "<storage> A request…" is prose with a label
 		case bulletRe.MatchString(line):
 			flush()
 			cur = append(cur, bulletRe.ReplaceAllString(line, ""))
