@@ -206,7 +206,7 @@ func WritePythonDocs(ctx context.Context, html, dir string) (CorpusStats, error)
 	if _, err := os.Stat(filepath.Join(html, "library")); err != nil {
 		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package python3-doc)", ErrMissing, html)
 	}
-	return copyHTML(ctx, html, dir, []string{"library", "reference", "tutorial", "howto", "faq", "glossary.html"})
+	return copyFiles(ctx, html, dir, []string{"library", "reference", "tutorial", "howto", "faq", "glossary.html"}, ".html")
 }
 
 // WritePostgresDocs copies the HTML pages of PostgreSQL's documentation
@@ -215,12 +215,13 @@ func WritePostgresDocs(ctx context.Context, html, dir string) (CorpusStats, erro
 	if _, err := os.Stat(filepath.Join(html, "index.html")); err != nil {
 		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package postgresql-doc)", ErrMissing, html)
 	}
-	return copyHTML(ctx, html, dir, []string{"."})
+	return copyFiles(ctx, html, dir, []string{"."}, ".html")
 }
 
-// copyHTML copies the .html files under the given parts of root (folders
-// or files) into dir, keeping their paths relative to root.
-func copyHTML(ctx context.Context, root, dir string, parts []string) (CorpusStats, error) {
+// copyFiles copies the files whose names end in ext ("" for all) under
+// the given parts of root (folders or files) into dir, keeping their
+// paths relative to root.
+func copyFiles(ctx context.Context, root, dir string, parts []string, ext string) (CorpusStats, error) {
 	var st CorpusStats
 	root, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -234,7 +235,7 @@ func copyHTML(ctx context.Context, root, dir string, parts []string) (CorpusStat
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
-			if d.IsDir() || !strings.HasSuffix(path, ".html") {
+			if d.IsDir() || !strings.HasSuffix(path, ext) {
 				return nil
 			}
 			rel, _ := filepath.Rel(root, path)

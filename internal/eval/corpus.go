@@ -85,28 +85,9 @@ func WriteCorpus(ctx context.Context, goroot, dir string) (CorpusStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("eval: write corpus from %s: %w", src, err)
 	}
-	docDir := filepath.Join(goroot, "doc")
-	err = filepath.WalkDir(docDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(docDir, path)
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dir, "doc", rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		st.Docs++
-		st.Bytes += int64(len(b))
-		return os.WriteFile(out, b, 0o644)
-	})
-	if err != nil {
-		return st, fmt.Errorf("eval: copy %s: %w", docDir, err)
-	}
-	return st, nil
+	docs, err := copyFiles(ctx, goroot, dir, []string{"doc"}, "")
+	st.Docs, st.Bytes = docs.Docs, st.Bytes+docs.Bytes
+	return st, err
 }
 
 // packageDoc renders the documentation of the package in dir (import
