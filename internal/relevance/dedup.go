@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"context"
 	"hash/fnv"
 	"strings"
 
@@ -63,15 +64,44 @@ func similar(a, b map[uint64]bool) bool {
 	return len(a) >= minShingles && float64(inter) >= dupContainment*float64(len(a))
 }
 
-// duplicate returns the key of a kept passage of another source that sh
-// repeats.
-func (f *Filter) duplicate(key string, sh map[uint64]bool) (string, bool) {
+// duplicate returns the kept passage of another source that sh repeats.
+func (f *Filter) duplicate(key string, sh map[uint64]bool) (kept, bool) {
 	for _, k := range f.kept {
 		if k.key != key && similar(sh, k.shingles) {
-			return k.key, true
+			return k, true
 		}
 	}
-	return "", false
+	return kept{}, false
+}
+
+// sameDocument reports whether the documents a and b, two of whose
+// passages repeat each other, repeat each other as a whole: always, when
+// Config.Whole cannot tell (not set, no DocID, a read failed).
+func (f *Filter) sameDocument(ctx context.Context, a, b string) bool {
+	if f.cfg.Whole == nil || a == "" || b == "" || a == b {
+		return true
+	}
+	sa, sb := f.wholeShingles(ctx, a), f.wholeShingles(ctx, b)
+	if sa == nil || sb == nil {
+		return true
+	}
+	return similar(sa, sb)
+}
+
+func (f *Filter) wholeShingles(ctx context.Context, id string) map[uint64]bool {
+	if sh, ok := f.whole[id]; ok {
+		return sh
+	}
+	if f.whole == nil {
+		f.whole = map[string]map[uint64]bool{}
+	}
+	text, err := f.cfg.Whole(ctx, id)
+	var sh map[uint64]bool
+	if err == nil && text != "" {
+		sh = shingles(text)
+	}
+	f.whole[id] = sh
+	return sh
 }
 
 // Read is one source as an agent read it, for CopiesAcross: its key (the

@@ -46,6 +46,10 @@ type Candidate struct {
 	URL   string
 	// Text is the passage the relevance judgement reads.
 	Text string
+	// DocID is the backend's ID of the document, set when reading it
+	// whole is cheap (a local file): Config.Whole reads it to tell a copy
+	// of a document from a document that shares one passage with another.
+	DocID string
 }
 
 // Request is what a Judge scores: the candidates against the user's
@@ -110,6 +114,14 @@ type Config struct {
 	// Report, when set, is called after every Apply with what it did,
 	// on Apply's goroutine.
 	Report func(Report)
+	// Whole, when set, returns the whole text of the document DocID.
+	// A passage that repeats a kept passage of another source is then
+	// dropped only when the two documents repeat each other as a whole
+	// (the same check on their whole texts): two documents that share a
+	// passage — a package and its next version, a page quoting another —
+	// are both kept. Without it (or without DocIDs, or when reading
+	// fails) the passages decide.
+	Whole func(ctx context.Context, docID string) (string, error)
 }
 
 // Filter filters the search results of one research task. It remembers
@@ -119,12 +131,13 @@ type Filter struct {
 	cfg     Config
 	queries []string
 	kept    []kept
-	best    float64 // the best relevance score kept so far
+	best    float64                    // the best relevance score kept so far
+	whole   map[string]map[uint64]bool // shingles of whole documents read, by DocID; nil: unreadable
 }
 
 type kept struct {
-	key      string
-	shingles map[uint64]bool
+	key, docID string
+	shingles   map[uint64]bool
 }
 
 // New returns a Filter for one task.
@@ -168,6 +181,7 @@ func (f *Filter) Apply(ctx context.Context, query string, cands []Candidate) ([]
 // judge said of one search's candidates, before the filter's state
 // (queries seen, best score, passages kept) takes them in.
 type Judged struct {
+	ctx    context.Context // the Judge call's, for Config.Whole in Decide
 	query  string
 	cands  []Candidate
 	out    []Decision
@@ -187,7 +201,7 @@ func (f *Filter) Judge(ctx context.Context, query string, prior []string, cands 
 	if query != "" {
 		queries = append(queries, query)
 	}
-	j := &Judged{query: query, cands: cands, out: make([]Decision, len(cands)), judge: judgeName(f.cfg.Judge)}
+	j := &Judged{ctx: ctx, query: query, cands: cands, out: make([]Decision, len(cands)), judge: judgeName(f.cfg.Judge)}
 	out := j.out
 
 	// 1. Substance.
@@ -256,13 +270,13 @@ func (f *Filter) Decide(j *Judged) []Decision {
 			continue
 		}
 		sh := shingles(c.Text)
-		if dup, ok := f.duplicate(c.Key, sh); ok {
+		if dup, ok := f.duplicate(c.Key, sh); ok && f.sameDocument(j.ctx, c.DocID, dup.docID) {
 			out[i].Keep = false
-			out[i].Stage, out[i].DuplicateOf = StageDuplicate, dup
-			out[i].Reason = "near-duplicate of a passage of " + dup + " already kept"
+			out[i].Stage, out[i].DuplicateOf = StageDuplicate, dup.key
+			out[i].Reason = "near-duplicate of a passage of " + dup.key + " already kept"
 			continue
 		}
-		f.kept = append(f.kept, kept{key: c.Key, shingles: sh})
+		f.kept = append(f.kept, kept{key: c.Key, docID: c.DocID, shingles: sh})
 	}
 
 	for _, d := range out {
