@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
-
-	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // The tools a researcher conversation offers.
@@ -112,8 +110,8 @@ func queryWords(s string) []string {
 // queries builds the first turn's searches, every word taken from the
 // task question or the user's question (obj), never from a template:
 //
-//  0. the task question as written, when every word of it is the user's
-//     (the Overview task; not a task the planner phrased);
+//  0. the task question as written, when it is the user's question (the
+//     Overview task; not a task the planner phrased);
 //  1. all the task's key phrases;
 //  2. the same with compounds written joined ("SHA-256" → "SHA256"), as
 //     documents often write them;
@@ -189,23 +187,12 @@ func queries(task, obj string) []string {
 const maxAskedWords = 16
 
 // asWritten returns the task question as a query, as written but for its
-// final punctuation, when all its words are words of the user's question
-// (obj; the task itself when obj is empty) and it has a key phrase; else
-// "".
+// final punctuation, when it is the user's question (obj, when set) and
+// has a key phrase; else "". A task on one side of a comparison ("How do
+// TCP differ?") is no question a user asked: its first query is its key
+// phrases.
 func asWritten(task, obj string) string {
-	if obj == "" {
-		obj = task
-	}
-	words := map[string]bool{}
-	for _, w := range terms.Tokens(obj) {
-		words[w] = true
-	}
-	for _, w := range terms.Tokens(task) {
-		if !words[w] {
-			return ""
-		}
-	}
-	if len(queryWords(task)) == 0 {
+	if obj != "" && normalize(obj) != normalize(task) || len(queryWords(task)) == 0 {
 		return ""
 	}
 	ws := strings.Fields(strings.TrimRight(strings.TrimSpace(task), "?!.;: "))
