@@ -14,7 +14,12 @@
 //     dropped when it is not relevant;
 //   - dropped when it is a near-duplicate (word shingles, Jaccard or
 //     containment) of a passage of another source already kept, so the
-//     same text under two names or sites is cited once.
+//     same text under two names or sites is cited once (when the whole
+//     documents can be read cheaply, Config.Whole, only if they repeat
+//     each other whole too).
+//
+// A Filter sees one agent's searches; CopiesAcross is the same check
+// across the agents of a run, at the merge.
 //
 // What was kept and dropped, with scores and reasons, goes to the Report
 // hook after every batch; the run turns it into a sources.filtered event.
