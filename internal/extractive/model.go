@@ -65,11 +65,11 @@
 //     question, then "## <section title>" for each findings section with
 //     the best sentence of each source it cites (up to six), then its
 //     best sentences up to four, every sentence with its markers exactly
-//     as written. The introduction and the Overview section quote a
-//     sentence that does not bear on the question (shares fewer than two
-//     of its key terms, with the titles of the sources it cites) only as
-//     the one quote of a source nothing else cites. It cites nothing that
-//     is not in the findings.
+//     as written. A sentence that does not bear on the question (shares
+//     fewer than two of its key terms, with the titles of the sources it
+//     cites) is never in the introduction, and in the Overview section
+//     only as the one quote of a source no bearing sentence cites. It
+//     cites nothing that is not in the findings.
 //
 // The writer's human message:
 //
