@@ -3,6 +3,7 @@ package eval
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -66,7 +68,7 @@ func Corpora() []Corpus {
 			}},
 		{Name: "postgresql", Questions: "postgresql.json", Packages: []string{"postgresql-doc"}, HeldOut: true,
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
-				return WritePostgresDocs(ctx, "/usr/share/doc/postgresql-doc-15/html", dir)
+				return WritePostgresDocs(ctx, postgresDocs(), dir)
 			}},
 	}
 }
@@ -207,6 +209,23 @@ func WritePythonDocs(ctx context.Context, html, dir string) (CorpusStats, error)
 		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package python3-doc)", ErrMissing, html)
 	}
 	return copyFiles(ctx, html, dir, []string{"library", "reference", "tutorial", "howto", "faq", "glossary.html"}, ".html")
+}
+
+// postgresDocs returns the HTML folder of the newest PostgreSQL
+// documentation installed (postgresql-doc depends on postgresql-doc-N),
+// or the folder of version 15 when none is.
+func postgresDocs() string {
+	dirs, _ := filepath.Glob("/usr/share/doc/postgresql-doc-*/html")
+	if len(dirs) == 0 {
+		return "/usr/share/doc/postgresql-doc-15/html"
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return cmp.Compare(pgVersion(a), pgVersion(b)) })
+	return dirs[len(dirs)-1]
+}
+
+func pgVersion(dir string) int {
+	v, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(dir)), "postgresql-doc-"))
+	return v
 }
 
 // WritePostgresDocs copies the HTML pages of PostgreSQL's documentation
