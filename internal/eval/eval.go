@@ -14,7 +14,15 @@
 //     document's title and text); strict precision counts expected
 //     documents only;
 //   - off-topic: cited documents that share no key term with their
-//     question (the target is none).
+//     question (the target is none);
+//   - "no evidence" beside the right document: reports that say the
+//     sources hold no evidence although the relevance filter kept an
+//     expected document (the target is none).
+//
+// The research side is the real Researcher of the root package, driven
+// through a Run function (this package cannot import the root, which
+// would import it back in its tests): see Research, and the harness
+// of Prepare and Compare.
 package eval
 
 import (
@@ -58,19 +66,34 @@ func LoadQuestions(path string) ([]Question, error) {
 	return f.Questions, nil
 }
 
-// Answerer answers a question with the IDs of the documents it cites, in
-// order, without duplicates.
-type Answerer func(ctx context.Context, question string) ([]string, error)
+// Answer is what a system made of a question.
+type Answer struct {
+	// Cited are the IDs of the documents the answer cites, in order,
+	// without duplicates.
+	Cited []string
+	// Kept are the documents the relevance filter let through (a plain
+	// search keeps what it cites).
+	Kept []string
+	// NoEvidence says the answer reported that the sources hold no
+	// evidence for the question.
+	NoEvidence bool
+}
+
+// Answerer answers a question.
+type Answerer func(ctx context.Context, question string) (Answer, error)
 
 // Result is one question's outcome for one system.
 type Result struct {
 	Question
-	Cited    []string
+	Answer
 	Hit      bool
 	Recall   float64
 	Expected int      // cited documents that are expected
 	OnTopic  int      // cited documents expected or sharing a key term with the question
 	OffTopic []string // cited documents sharing no key term with the question
+	// NoEvidenceKept: the answer said "no evidence" although an expected
+	// document was among the kept ones.
+	NoEvidenceKept bool
 }
 
 // Summary is one system's figures over all questions.
@@ -83,6 +106,8 @@ type Summary struct {
 	StrictPrecision float64 // expected, over all cited documents
 	Cited           int     // documents cited, summed over questions
 	OffTopic        int
+	NoEvidence      int // answers saying the sources hold no evidence
+	NoEvidenceKept  int // of those, answers whose kept documents held an expected one
 }
 
 // Evaluate answers every question with answer and scores the citations.
@@ -93,11 +118,19 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 	var results []Result
 	var expected, onTopic int
 	for _, q := range qs {
-		cited, err := answer(ctx, q.Question)
+		a, err := answer(ctx, q.Question)
 		if err != nil {
 			return s, results, fmt.Errorf("eval: %s: question %s: %w", name, q.ID, err)
 		}
-		r := Result{Question: q, Cited: cited}
+		cited := a.Cited
+		r := Result{Question: q, Answer: a}
+		if a.NoEvidence {
+			s.NoEvidence++
+			if slices.ContainsFunc(q.Expect, func(e string) bool { return slices.Contains(a.Kept, e) }) {
+				r.NoEvidenceKept = true
+				s.NoEvidenceKept++
+			}
+		}
 		for _, id := range cited {
 			if slices.Contains(q.Expect, id) {
 				r.Expected++
@@ -174,15 +207,18 @@ func Table(w io.Writer, sums ...Summary) {
 		return fmt.Sprintf("%.2f", float64(s.Cited)/float64(s.Questions))
 	})
 	row("cited documents sharing no key term", func(s Summary) string { return fmt.Sprint(s.OffTopic) })
+	row(`"no evidence" answers (an expected document kept)`, func(s Summary) string {
+		return fmt.Sprintf("%d (%d)", s.NoEvidence, s.NoEvidenceKept)
+	})
 }
 
 // Baseline answers with the first k distinct documents of one plain
 // search of the question's own words.
 func Baseline(b search.Backend, k int) Answerer {
-	return func(ctx context.Context, question string) ([]string, error) {
+	return func(ctx context.Context, question string) (Answer, error) {
 		res, err := b.Search(ctx, question, 4*k)
 		if err != nil {
-			return nil, err
+			return Answer{}, err
 		}
 		var out []string
 		for _, r := range res {
@@ -193,6 +229,6 @@ func Baseline(b search.Backend, k int) Answerer {
 				break
 			}
 		}
-		return out, nil
+		return Answer{Cited: out, Kept: out}, nil
 	}
 }

@@ -68,7 +68,8 @@ func EvaluateMultiHop(ctx context.Context, name string, qs []MultiHopQuestion, a
 	s := MultiHopSummary{Name: name, Questions: len(qs)}
 	var out []MultiHopResult
 	for _, q := range qs {
-		cited, err := answer(ctx, q.Question)
+		ans, err := answer(ctx, q.Question)
+		cited := ans.Cited
 		if err != nil {
 			return s, out, fmt.Errorf("eval: %s: question %s: %w", name, q.ID, err)
 		}

@@ -509,7 +509,7 @@ func names(s string) []nameIn {
 		if utf8.RuneCountInString(name) < 2 || seen[strings.ToLower(name)] {
 			return
 		}
-		if words := strings.Fields(name); len(words) > 1 && stopwords[strings.ToLower(words[0])] {
+		if words := strings.Fields(name); len(words) > 1 && terms.IsStop(strings.ToLower(words[0])) {
 			if len(words) < 3 {
 				return // "The Cable": one capitalised word after "The"
 			}
