@@ -92,6 +92,10 @@ func report(msgs []llms.MessageContent) string {
 	// what a plain search of the question finds), in its order; then the
 	// others by fused rank. So a report holds at least what the plain
 	// search of its question would cite, where the filter kept it.
+	// A follow-up of a research loop quotes only what bears on the user's
+	// question, or the document of the name it follows.
+	fu, isFollowUp := followUpOf(msgs)
+	admits := func(s string, b block) bool { return !isFollowUp || fu.admits(s, b.title, b.url) }
 	ranked := bestRanked(prior, len(prior))
 	first := firstSearch(blocks)
 	named := func(n int) bool { return namesSubject(sourceTitle(blocks, n), terms) }
@@ -124,7 +128,7 @@ func report(msgs []llms.MessageContent) string {
 		pos := 0
 		for _, par := range paragraphs(b.text) {
 			for _, s := range sentences(cleanSourceText(par)) {
-				if !proseSentence(s) {
+				if !proseSentence(s) || !admits(s, b) {
 					continue
 				}
 				key := normalize(s)
@@ -170,7 +174,7 @@ func report(msgs []llms.MessageContent) string {
 		if best >= 0 {
 			picked = append(picked, cands[best])
 			cands = slices.Delete(cands, best, best+1)
-		} else if s := shortText(blocks, n); s != "" && !seen[normalize(s)] {
+		} else if s := shortText(blocks, n); s != "" && !seen[normalize(s)] && admits(s, blockOf(blocks, n)) {
 			seen[normalize(s)] = true
 			picked = append(picked, candidate{text: s, num: n, rel: score(s, terms), stems: stemSet(s), seq: -1,
 				score: score(s, terms) + priorWeight*prior[n]})
@@ -241,13 +245,16 @@ func firstSearch(blocks []block) map[int]int {
 }
 
 // sourceTitle returns the title of source n.
-func sourceTitle(blocks []block, n int) string {
+func sourceTitle(blocks []block, n int) string { return blockOf(blocks, n).title }
+
+// blockOf returns the first block of source n.
+func blockOf(blocks []block, n int) block {
 	for _, b := range blocks {
 		if b.num == n {
-			return b.title
+			return b
 		}
 	}
-	return ""
+	return block{}
 }
 
 // namesSubject reports whether a title names the subject: it has a key
