@@ -96,10 +96,11 @@ func Prepare(ctx context.Context, c Corpus, dir string) (*Prepared, error) {
 // Close closes the index.
 func (p *Prepared) Close() error { return p.Index.Close() }
 
-// DocText returns a document's title and text, for the key-term check.
-func (p *Prepared) DocText(ctx context.Context, id string) (string, error) {
+// Doc returns a document's title and text, for the key-term and
+// second-hop checks.
+func (p *Prepared) Doc(ctx context.Context, id string) (Doc, error) {
 	d, err := p.Index.Fetch(ctx, id)
-	return d.Title + "\n" + d.Text, err
+	return Doc{Title: d.Title, Text: d.Text}, err
 }
 
 // Comparison is one corpus's evaluation: research against the plain
@@ -120,10 +121,10 @@ func (p *Prepared) Compare(ctx context.Context, questionsDir string, research An
 		return nil, err
 	}
 	c := &Comparison{Corpus: p.Corpus}
-	if c.Research, c.ResearchResults, err = Evaluate(ctx, "research", qs, research, p.DocText); err != nil {
+	if c.Research, c.ResearchResults, err = Evaluate(ctx, "research", qs, research, p.Doc); err != nil {
 		return nil, err
 	}
-	if c.Baseline, c.BaselineResults, err = Evaluate(ctx, "plain BM25 top 5", qs, Baseline(p.Index, 5), p.DocText); err != nil {
+	if c.Baseline, c.BaselineResults, err = Evaluate(ctx, "plain BM25 top 5", qs, Baseline(p.Index, 5), p.Doc); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -131,8 +132,9 @@ func (p *Prepared) Compare(ctx context.Context, questionsDir string, research An
 
 // Problems lists the ways c misses the targets: research behind the
 // plain search on hit rate or recall, a "no evidence" answer beside a
-// kept expected document, a cited document sharing no key term with its
-// question. Empty means every target is met.
+// kept expected document, a cited document off the topic (sharing no
+// key term with its question, and no second hop: see Result.SecondHops).
+// Empty means every target is met.
 func (c *Comparison) Problems() []string {
 	var out []string
 	if c.Research.HitRate < c.Baseline.HitRate || c.Research.Recall < c.Baseline.Recall {
@@ -144,7 +146,7 @@ func (c *Comparison) Problems() []string {
 			out = append(out, fmt.Sprintf("%s %q: the report says \"no evidence\" although the filter kept an expected document (kept %v)", r.ID, r.Question.Question, r.Kept))
 		}
 		if len(r.OffTopic) > 0 {
-			out = append(out, fmt.Sprintf("%s %q cites documents sharing no key term with it: %v", r.ID, r.Question.Question, r.OffTopic))
+			out = append(out, fmt.Sprintf("%s %q cites documents sharing no key term with it, none a second hop: %v", r.ID, r.Question.Question, r.OffTopic))
 		}
 	}
 	return out
@@ -178,6 +180,9 @@ func (c *Comparison) Print(w io.Writer, verbose bool) {
 		}
 		if len(r.OffTopic) > 0 {
 			fmt.Fprintf(w, "  off-topic %v\n", r.OffTopic)
+		}
+		if len(r.SecondHops) > 0 {
+			fmt.Fprintf(w, "  second hops %v\n", r.SecondHops)
 		}
 	}
 }

@@ -50,13 +50,13 @@ func multiHop(tb testing.TB) (one, loop, base eval.MultiHopSummary, ones, loops 
 		tb.Fatal(err)
 	}
 	ctx := context.Background()
-	if one, ones, err = eval.EvaluateMultiHop(ctx, "one cycle", qs, cycles(tb, p, 1)); err != nil {
+	if one, ones, err = eval.EvaluateMultiHop(ctx, "one cycle", qs, cycles(tb, p, 1), p.Doc); err != nil {
 		tb.Fatal(err)
 	}
-	if loop, loops, err = eval.EvaluateMultiHop(ctx, "research loop", qs, cycles(tb, p, deepresearch.DefaultMaxCycles)); err != nil {
+	if loop, loops, err = eval.EvaluateMultiHop(ctx, "research loop", qs, cycles(tb, p, deepresearch.DefaultMaxCycles), p.Doc); err != nil {
 		tb.Fatal(err)
 	}
-	if base, _, err = eval.EvaluateMultiHop(ctx, "plain BM25 top 5", qs, eval.Baseline(p.Index, 5)); err != nil {
+	if base, _, err = eval.EvaluateMultiHop(ctx, "plain BM25 top 5", qs, eval.Baseline(p.Index, 5), p.Doc); err != nil {
 		tb.Fatal(err)
 	}
 	return one, loop, base, ones, loops
@@ -88,6 +88,11 @@ func TestMultiHopTargets(t *testing.T) {
 			t.Logf("%s: neither finds the second hop %v; the loop cited %v", r.ID, r.Second, loops[i].Cited)
 		}
 	}
+	for _, r := range loops {
+		if len(r.OffTopic) > 0 {
+			t.Errorf("%s %q: the loop cites documents sharing no key term with it, none a second hop: %v", r.ID, r.Question, r.OffTopic)
+		}
+	}
 	if missed > 0 && 2*found <= missed {
 		t.Errorf("the loop finds the second hop for %d of the %d questions one cycle misses; want most", found, missed)
 	}
@@ -98,7 +103,7 @@ func TestMultiHopTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	text := p.DocText
+	text := p.Doc
 	single, sres, err := eval.Evaluate(ctx, "one cycle", qs, cycles(t, p, 1), text)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +126,7 @@ func TestMultiHopTargets(t *testing.T) {
 	}
 	for _, r := range lres {
 		if len(r.OffTopic) > 0 {
-			t.Errorf("%s %q: the loop cites documents sharing no key term with it: %v", r.ID, r.Question.Question, r.OffTopic)
+			t.Errorf("%s %q: the loop cites documents sharing no key term with it, none a second hop: %v", r.ID, r.Question.Question, r.OffTopic)
 		}
 	}
 }
