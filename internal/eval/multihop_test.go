@@ -64,7 +64,9 @@ func multiHop(tb testing.TB) (one, loop, base eval.MultiHopSummary, ones, loops 
 
 // TestMultiHopTargets checks the loop on questions that need a second
 // hop: it finds the second hop for most of the questions one cycle does
-// not, and it does no worse than one cycle on the single-hop evaluation.
+// not, it does no worse than one cycle on the single-hop evaluation, and
+// in neither set does it cite a document off the question's topic (no
+// key term, no second hop: see eval.Result).
 func TestMultiHopTargets(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("writes and indexes the standard library's documentation and runs about 130 researches; run without -short and -race")
