@@ -106,20 +106,24 @@ type assessTask struct {
 // what the findings cite and asks:
 //
 //   - which parts of the question no cited sentence answers (or the
-//     report left unanswered), and which of the question's key phrases no
-//     cited sentence covers: follow-ups search those words, as the
-//     question writes them, in combinations not searched yet;
-//   - which names, titles, links and cross-references in the cited
-//     passages the question asks about: a question with a wh-word (who,
-//     which, what, whose, where) asks about what its cited passages name
-//     in sentences that share its key terms — a code-like name
-//     ("pkg.Func", "a/b"), a CamelCase or upper-case identifier, a run of
-//     capitalised words, a quoted title or a link's text — that the
-//     question does not name and no source read is about. Follow-ups
-//     search the name with the question's words it has not answered.
+//     report left unanswered), and which of the question's key phrases
+//     that name something (strongPhrases) no cited sentence covers:
+//     follow-ups search those words, as the question writes them, in
+//     combinations not searched yet;
+//   - when the question asks about something it does not name
+//     (asksAbout: "which package…", "who…", "what else…", "the package it
+//     recommends"), which names, titles, links and cross-references in
+//     the cited passages it asks about: those in sentences bearing on it
+//     (bearingNames) — a code-like name ("pkg.Func", "a/b"), a CamelCase
+//     or upper-case identifier, a run of capitalised words, a quoted
+//     title or a link's text — that the question does not name and whose
+//     document no source read is (documentOf). Follow-ups search the name
+//     with the question's words it has not answered.
 //
 // Nothing is written for one corpus: the names are read from the text's
-// own typography. The question is answered ("done") when no gap is left;
+// own typography, what a question asks from its wording. A definition
+// question ("What is a race condition?") asks about what it names: once
+// its parts are covered, it is answered after one cycle. The question is answered ("done") when no gap is left;
 // tasks whose first search was run already are dropped, so the loop ends
 // when nothing new is left to search.
 func assess(msgs []llms.MessageContent) string {
