@@ -121,11 +121,12 @@ type assessTask struct {
 //     with the question's words it has not answered.
 //
 // Nothing is written for one corpus: the names are read from the text's
-// own typography, what a question asks from its wording. A definition
-// question ("What is a race condition?") asks about what it names: once
-// its parts are covered, it is answered after one cycle. The question is answered ("done") when no gap is left;
-// tasks whose first search was run already are dropped, so the loop ends
-// when nothing new is left to search.
+// own typography, what a question asks from its wording. The question is
+// answered ("done") when no gap is left — a definition question ("What
+// is a race condition?") asks about what it names, so once its parts are
+// covered it is answered after one cycle; tasks whose first search was
+// run already are dropped, so the loop ends when nothing new is left to
+// search.
 func assess(msgs []llms.MessageContent) string {
 	in := parseAssess(msgs)
 	qStems := stemSet(stripScaffold(in.question))
