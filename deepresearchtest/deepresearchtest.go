@@ -13,12 +13,12 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // Model returns the built-in extractive model, the offline default: a
@@ -117,7 +117,7 @@ func (b *Backend) Fetch(ctx context.Context, docID string) (deepresearch.Documen
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range terms.Tokens(s) {
 		if len(w) > 2 {
 			m[w] = true
 		}

@@ -102,6 +102,7 @@ func TestRunWithOpenAIAndSearXNG(t *testing.T) {
 	}
 	searched := web.URL + "/pages/"
 	var urls []string
+	fetched := 0
 	for i, ref := range doc.References {
 		if ref.Number != i+1 || ref.Channel != "web" || !strings.HasPrefix(ref.URL, searched) {
 			t.Errorf("reference %+v: want number %d, channel web, a page of the search results", ref, i+1)
@@ -110,9 +111,12 @@ func TestRunWithOpenAIAndSearXNG(t *testing.T) {
 			t.Errorf("%s cited under two numbers", ref.URL)
 		}
 		urls = append(urls, ref.URL)
-		if !served[ref.URL] {
-			t.Errorf("reference [%d] %s was never fetched", ref.Number, ref.URL)
+		if served[ref.URL] {
+			fetched++ // opened and read whole; the others were read as search snippets
 		}
+	}
+	if fetched == 0 {
+		t.Errorf("no reference is a page the agents opened: %v", urls)
 	}
 	// Every marker resolves; the number never retrieved is gone; code is
 	// untouched.

@@ -105,6 +105,10 @@ func newSession(cfg Config, task Task) *session {
 		filter: relevance.New(relevance.Config{
 			Question: question, Task: task.Question,
 			Judge: cfg.Relevance, Report: cfg.Hooks.Filtered,
+			Whole: func(ctx context.Context, id string) (string, error) {
+				d, err := cfg.Search.Fetch(ctx, id)
+				return d.Text, err
+			},
 		}),
 		backend:   cfg.Search,
 		limit:     defaults.PositiveOr(cfg.SearchLimit, defaults.SearchLimit),
@@ -218,6 +222,9 @@ func (s *session) find(ctx context.Context, query string, prior []string) *found
 	for i, r := range results {
 		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet,
 			Date: cmp.Or(source.ParseDate(r.Published), source.ParseDate(r.Modified))}
+		if strings.HasPrefix(r.URL, "file:") {
+			cands[i].DocID = r.DocID // a local file: cheap to read whole when a passage repeats another's
+		}
 	}
 	j, err := s.filter.Judge(ctx, query, prior, cands)
 	return &found{results: results, judgeErr: err, judged: j}

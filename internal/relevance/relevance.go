@@ -14,7 +14,12 @@
 //     dropped when it is not relevant;
 //   - dropped when it is a near-duplicate (word shingles, Jaccard or
 //     containment) of a passage of another source already kept, so the
-//     same text under two names or sites is cited once.
+//     same text under two names or sites is cited once (when the whole
+//     documents can be read cheaply, Config.Whole, only if they repeat
+//     each other whole too).
+//
+// A Filter sees one agent's searches; CopiesAcross is the same check
+// across the agents of a run, at the merge.
 //
 // What was kept and dropped, with scores and reasons, goes to the Report
 // hook after every batch; the run turns it into a sources.filtered event.
@@ -51,6 +56,10 @@ type Candidate struct {
 	// Date is the source's date in ISO 8601 (its publication date, else
 	// its last modification), "" when unknown: the freshness judgement's.
 	Date string
+	// DocID is the backend's ID of the document, set when reading it
+	// whole is cheap (a local file): Config.Whole reads it to tell a copy
+	// of a document from a document that shares one passage with another.
+	DocID string
 }
 
 // Request is what a Judge scores: the candidates against the user's
@@ -119,6 +128,14 @@ type Config struct {
 	// Report, when set, is called after every Apply with what it did,
 	// on Apply's goroutine.
 	Report func(Report)
+	// Whole, when set, returns the whole text of the document DocID.
+	// A passage that repeats a kept passage of another source is then
+	// dropped only when the two documents repeat each other as a whole
+	// (the same check on their whole texts): two documents that share a
+	// passage — a package and its next version, a page quoting another —
+	// are both kept. Without it (or without DocIDs, or when reading
+	// fails) the passages decide.
+	Whole func(ctx context.Context, docID string) (string, error)
 }
 
 // Filter filters the search results of one research task. It remembers
@@ -128,13 +145,14 @@ type Filter struct {
 	cfg     Config
 	queries []string
 	kept    []kept
-	best    float64 // the best relevance score kept so far
-	newest  string  // the newest date of a candidate judged so far
+	best    float64                    // the best relevance score kept so far
+	newest  string                     // the newest date of a candidate judged so far
+	whole   map[string]map[uint64]bool // shingles of whole documents read, by DocID; nil: unreadable
 }
 
 type kept struct {
-	key      string
-	shingles map[uint64]bool
+	key, docID string
+	shingles   map[uint64]bool
 }
 
 // New returns a Filter for one task.
@@ -178,6 +196,7 @@ func (f *Filter) Apply(ctx context.Context, query string, cands []Candidate) ([]
 // judge said of one search's candidates, before the filter's state
 // (queries seen, best score, passages kept) takes them in.
 type Judged struct {
+	ctx    context.Context // the Judge call's, for Config.Whole in Decide
 	query  string
 	cands  []Candidate
 	out    []Decision
@@ -197,7 +216,7 @@ func (f *Filter) Judge(ctx context.Context, query string, prior []string, cands 
 	if query != "" {
 		queries = append(queries, query)
 	}
-	j := &Judged{query: query, cands: cands, out: make([]Decision, len(cands)), judge: judgeName(f.cfg.Judge)}
+	j := &Judged{ctx: ctx, query: query, cands: cands, out: make([]Decision, len(cands)), judge: judgeName(f.cfg.Judge)}
 	out := j.out
 
 	// 1. Substance.
@@ -268,13 +287,13 @@ func (f *Filter) Decide(j *Judged) []Decision {
 			continue
 		}
 		sh := shingles(c.Text)
-		if dup, ok := f.duplicate(c.Key, sh); ok {
+		if dup, ok := f.duplicate(c.Key, sh); ok && f.sameDocument(j.ctx, c.DocID, dup.docID) {
 			out[i].Keep = false
-			out[i].Stage, out[i].DuplicateOf = StageDuplicate, dup
-			out[i].Reason = "near-duplicate of a passage of " + dup + " already kept"
+			out[i].Stage, out[i].DuplicateOf = StageDuplicate, dup.key
+			out[i].Reason = "near-duplicate of a passage of " + dup.key + " already kept"
 			continue
 		}
-		f.kept = append(f.kept, kept{key: c.Key, shingles: sh})
+		f.kept = append(f.kept, kept{key: c.Key, docID: c.DocID, shingles: sh})
 	}
 
 	for _, d := range out {
@@ -305,8 +324,9 @@ func judgeName(j Judge) string {
 }
 
 // minProseWords is the fewest words of prose a passage needs to count as
-// substance.
-const minProseWords = 8
+// substance: a heading or a bare link has fewer; a terse definition ("RAID:
+// Redundant Arrays of Independent Disks") has as many.
+const minProseWords = 4
 
 // noSubstance says why text has no substance, or "" when it has.
 func noSubstance(text string) string {
@@ -320,8 +340,8 @@ func noSubstance(text string) string {
 				alpha++
 			}
 		}
-		if alpha >= 2 && alpha*2 >= len([]rune(f)) {
-			words++
+		if alpha >= 2 && alpha*2 >= len([]rune(f)) && !strings.ContainsAny(strings.Trim(f, ".,;:!?\"'()[]{}"), "./:=_") {
+			words++ // a word of prose, not a file name, path or identifier
 		}
 	}
 	switch {
