@@ -132,7 +132,7 @@ func WriteFOLDOC(ctx context.Context, base, dir string) (CorpusStats, error) {
 		// The entry's own first line is its headword; the index lists
 		// its synonyms too, in alphabetical order.
 		first, _, _ := bytes.Cut(text, []byte("\n"))
-		name := cmpOrString(fileName(string(first)), fileName(head))
+		name := cmp.Or(fileName(string(first)), fileName(head))
 		if name == "" {
 			continue
 		}
@@ -182,13 +182,6 @@ func fileName(s string) string {
 		s = s[:len(s)-size]
 	}
 	return s
-}
-
-func cmpOrString(s, def string) string {
-	if s != "" {
-		return s
-	}
-	return def
 }
 
 func utf8LastRune(s string) (rune, int) {

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -143,7 +144,7 @@ func assess(msgs []llms.MessageContent) string {
 				for st := range stemSet(s) {
 					covered[st] = true
 				}
-				cited[cmpOr(f.part, f.id)] = append(cited[cmpOr(f.part, f.id)], s)
+				cited[cmp.Or(f.part, f.id)] = append(cited[cmp.Or(f.part, f.id)], s)
 			}
 		}
 	}
@@ -246,7 +247,7 @@ func parseAssess(msgs []llms.MessageContent) assessIn {
 	for _, line := range strings.Split(secs["Findings"], "\n") {
 		if m := partHeadRe.FindStringSubmatch(line); m != nil {
 			flush()
-			in.findings = append(in.findings, assessFinding{id: m[1], part: cmpOr(m[2], m[1])})
+			in.findings = append(in.findings, assessFinding{id: m[1], part: cmp.Or(m[2], m[1])})
 			continue
 		}
 		if g, ok := strings.CutPrefix(line, "Closes: "); ok && len(in.findings) > 0 && len(body) == 0 {
@@ -722,11 +723,4 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -90,7 +90,7 @@ func (j *LLMJudge) Judge(ctx context.Context, req Request) ([]Judgement, error) 
 			continue
 		}
 		s := min(max(e.Score, 0), 1)
-		out[e.ID-1] = Judgement{Score: s, Relevant: s >= threshold, Reason: cmpOr(e.Reason, "judged by the model")}
+		out[e.ID-1] = Judgement{Score: s, Relevant: s >= threshold, Reason: nonBlankOr(e.Reason, "judged by the model")}
 	}
 	return out, nil
 }
@@ -164,7 +164,8 @@ func parseJudgements(text string) ([]judgeEntry, error) {
 	return nil, ErrJudgeReply
 }
 
-func cmpOr(s, def string) string {
+// nonBlankOr is s, or def when s is blank.
+func nonBlankOr(s, def string) string {
 	if strings.TrimSpace(s) != "" {
 		return s
 	}
