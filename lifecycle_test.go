@@ -337,8 +337,8 @@ func TestFilteredEvents(t *testing.T) {
 		}
 		for _, v := range d.Dropped {
 			dropped++
-			if v.Reason == "" || v.Stage == "" {
-				t.Errorf("dropped %q without a reason or stage: %+v", v.Key, v)
+			if v.Reason == "" || v.Check == "" {
+				t.Errorf("dropped %q without a reason or check: %+v", v.Key, v)
 			}
 		}
 	}

@@ -124,9 +124,9 @@ type FilterVerdict struct {
 	// Score is its relevance to the task and the question, 0..1.
 	Score  float64 `json:"score"`
 	Reason string  `json:"reason"`
-	// Stage is the filter that decided: "substance", "relevance" or
+	// Check is the filter that decided: "substance", "relevance" or
 	// "duplicate".
-	Stage string `json:"stage"`
+	Check string `json:"check"`
 	// DuplicateOf is the key of the kept result a duplicate repeats.
 	DuplicateOf string `json:"duplicate_of,omitempty"`
 	// Queries is its relevance to each search of the task so far, beside

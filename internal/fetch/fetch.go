@@ -192,7 +192,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return Page{}, &Error{URL: rawURL, Stage: "wait", Err: context.Cause(ctx)}
+			return Page{}, &Error{URL: rawURL, Step: "wait", Err: context.Cause(ctx)}
 		case <-c.done:
 		}
 		f.mu.Lock()
@@ -210,7 +210,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 		if ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
 			err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
 		}
-		return Page{}, &Error{URL: rawURL, Stage: stage, Err: err}
+		return Page{}, &Error{URL: rawURL, Step: stage, Err: err}
 	}
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {

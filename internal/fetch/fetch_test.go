@@ -438,7 +438,7 @@ func TestFetchErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := f.Fetch(context.Background(), tt.url)
 			var fe *Error
-			if !errors.Is(err, tt.want) || !errors.As(err, &fe) || fe.Stage != tt.stage || fe.URL != tt.url {
+			if !errors.Is(err, tt.want) || !errors.As(err, &fe) || fe.Step != tt.stage || fe.URL != tt.url {
 				t.Fatalf("err = %v (%#v), want %v at stage %s", err, fe, tt.want, tt.stage)
 			}
 		})

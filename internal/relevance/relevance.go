@@ -36,11 +36,11 @@ import (
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
-// Stages of the filter, as Verdict.Stage names them.
+// The filter's checks, as Verdict.Check names them.
 const (
-	StageSubstance = "substance"
-	StageRelevance = "relevance"
-	StageDuplicate = "duplicate"
+	CheckSubstance = "substance"
+	CheckRelevance = "relevance"
+	CheckDuplicate = "duplicate"
 )
 
 // Candidate is one search result offered to the filter: a passage (the
@@ -95,9 +95,9 @@ type Verdict struct {
 	URL    string  `json:"url,omitempty"`
 	Score  float64 `json:"score"`
 	Reason string  `json:"reason"`
-	// Stage is the filter that dropped the candidate (StageSubstance,
-	// StageRelevance, StageDuplicate), or StageRelevance for a kept one.
-	Stage string `json:"stage"`
+	// Check is the check that dropped the candidate (CheckSubstance,
+	// CheckRelevance, CheckDuplicate), or CheckRelevance for a kept one.
+	Check string `json:"check"`
 	// DuplicateOf is the key of the kept source a duplicate repeats.
 	DuplicateOf string `json:"duplicate_of,omitempty"`
 	// Queries is the candidate's relevance to each search of the task so
@@ -223,7 +223,7 @@ func (f *Filter) Judge(ctx context.Context, query string, prior []string, cands 
 	for i, c := range cands {
 		out[i].Verdict = Verdict{Key: c.Key, Title: c.Title, URL: c.URL}
 		if why := noSubstance(c.Text); why != "" {
-			out[i].Stage, out[i].Reason = StageSubstance, why
+			out[i].Check, out[i].Reason = CheckSubstance, why
 			continue
 		}
 		j.judged = append(j.judged, i)
@@ -247,7 +247,7 @@ func (f *Filter) Judge(ctx context.Context, query string, prior []string, cands 
 			js, _ = Lexical{}.Judge(ctx, req)
 		}
 		for k, i := range j.judged {
-			out[i].Stage, out[i].Score, out[i].Reason = StageRelevance, round(js[k].Score), oneLine(js[k].Reason, 320)
+			out[i].Check, out[i].Score, out[i].Reason = CheckRelevance, round(js[k].Score), oneLine(js[k].Reason, 320)
 			out[i].Queries = queryScores(queries, cands[i])
 			out[i].Keep = js[k].Relevant
 		}
@@ -289,7 +289,7 @@ func (f *Filter) Decide(j *Judged) []Decision {
 		sh := shingles(c.Text)
 		if dup, ok := f.duplicate(c.Key, sh); ok && f.sameDocument(j.ctx, c.DocID, dup.docID) {
 			out[i].Keep = false
-			out[i].Stage, out[i].DuplicateOf = StageDuplicate, dup.key
+			out[i].Check, out[i].DuplicateOf = CheckDuplicate, dup.key
 			out[i].Reason = "near-duplicate of a passage of " + dup.key + " already kept"
 			continue
 		}

@@ -48,7 +48,7 @@ func TestLexicalDropsOffTopic(t *testing.T) {
 		t.Fatalf("report = %+v", r)
 	}
 	d := r.Dropped[0]
-	if d.Key != "contest.md" || d.Stage != StageRelevance || d.Reason != "shares no key term with the question" || d.Score != 0 {
+	if d.Key != "contest.md" || d.Check != CheckRelevance || d.Reason != "shares no key term with the question" || d.Score != 0 {
 		t.Errorf("dropped = %+v", d)
 	}
 	if k := r.Kept[0]; k.Score <= 0 || !strings.HasPrefix(k.Reason, "matches question terms mutex") {
@@ -97,12 +97,12 @@ func TestDuplicatesKeptOnce(t *testing.T) {
 	if !ds[0].Keep || ds[1].Keep || !ds[2].Keep {
 		t.Fatalf("keep = %v %v %v, want true false true", ds[0].Keep, ds[1].Keep, ds[2].Keep)
 	}
-	if ds[1].Stage != StageDuplicate || ds[1].DuplicateOf != "a/sync.md" {
+	if ds[1].Check != CheckDuplicate || ds[1].DuplicateOf != "a/sync.md" {
 		t.Errorf("duplicate verdict = %+v", ds[1].Verdict)
 	}
 	// A later search meets the copy again: still a duplicate.
 	ds, _ = f.Apply(context.Background(), "mutual exclusion", []Candidate{{Key: "b/mirror.md", Text: mutexText + " Unlock releases it."}})
-	if ds[0].Keep || ds[0].Stage != StageDuplicate {
+	if ds[0].Keep || ds[0].Check != CheckDuplicate {
 		t.Errorf("second search: %+v", ds[0])
 	}
 	// A different text of another source is kept.
