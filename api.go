@@ -42,6 +42,11 @@ type (
 	JSONReport = finalreport.Document
 	// PlanTask is one research task of a plan.
 	PlanTask = events.PlanTask
+	// SourceRelevance is what the sources reconciler said of a source it
+	// kept: o_relevance, q_relevance (QueryScore) and reasoning.
+	SourceRelevance = source.Relevance
+	// QueryScore is a source's relevance to one search of its task.
+	QueryScore = source.QueryScore
 )
 
 // Event payloads, for type switches on Event.Data.
@@ -144,13 +149,14 @@ type Format = output.Format
 const (
 	FormatMarkdown = output.Markdown // "md": the report and its reference list
 	FormatHTML     = output.HTML     // "html": a standalone page with clickable citations
-	FormatJSON     = output.JSON     // "json": blocks, references and a citation sidecar
+	FormatJSON     = output.JSON     // "json": blocks, references, sources used, stats and a citation sidecar
+	FormatYAML     = output.YAML     // "yaml": the JSON document as YAML, with the same sidecar
 	FormatCSL      = output.CSL      // "csl-json": the reference list as CSL-JSON
 	FormatBibTeX   = output.BibTeX   // "bibtex": the reference list as BibTeX
 )
 
 // ParseFormat returns the format named s: "md" (or "markdown"), "html",
-// "json", "csl-json" or "bibtex"; "" is FormatMarkdown. Other names are
+// "json", "yaml", "csl-json" or "bibtex"; "" is FormatMarkdown. Other names are
 // an error wrapping ErrFormat. Every front end parses formats with it
 // (settings, ?format=, the MCP tools), and Format.MediaType is the
 // Content-Type a server answers with.

@@ -430,6 +430,39 @@ func TestFormats(t *testing.T) {
 			}
 		}
 	}
+	// The envelope: every reference is a source used, with an excerpt of
+	// what was read; the corpus's documents are local, in their folders.
+	if len(doc.SourcesUsed) != len(doc.References) || len(doc.SourceTypes) != len(doc.References) {
+		t.Errorf("%d sources used, %d source types for %d references", len(doc.SourcesUsed), len(doc.SourceTypes), len(doc.References))
+	}
+	for i, u := range doc.SourcesUsed {
+		if ref := doc.References[i]; u.SID != ref.Number || u.URL != ref.URL || !u.Cited || u.Text == "" || u.Type != "local" || u.Modified == "" {
+			t.Errorf("sources_used[%d] = %+v for reference %+v", i, u, ref)
+		}
+		if u.Relevance == nil || u.Objective <= 0 || len(u.Queries) == 0 || u.Reasoning == "" {
+			t.Errorf("sources_used[%d]: relevance %+v", i, u.Relevance)
+		}
+	}
+	if len(doc.CollectionsUsed) == 0 || slices.Contains(doc.CollectionsUsed, "web") {
+		t.Errorf("collections_used = %q", doc.CollectionsUsed)
+	}
+	if st := doc.Stats; st.Rounds != rep.Cycles || st.Rounds == 0 || st.Bytes != len(doc.Text) || st.Citations != "present" || st.Validated != "passed" {
+		t.Errorf("stats = %+v (cycles %d)", st, rep.Cycles)
+	}
+	// The YAML report's sidecar holds like the JSON report's.
+	for _, f := range []deepresearch.Format{deepresearch.FormatJSON, deepresearch.FormatYAML} {
+		b, err := rep.Render(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := deepresearch.CheckSidecar
+		if f == deepresearch.FormatYAML {
+			check = deepresearch.CheckYAMLSidecar
+		}
+		if probs, err := check(b, "/_citations"); err != nil || len(probs) != 0 {
+			t.Errorf("%s sidecar: %v %+v", f, err, probs)
+		}
+	}
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {

@@ -44,7 +44,8 @@ func Example() {
 	// [1] TAT-8: The First Transatlantic Fibre-Optic Cable
 	// [2] Repeaters, Regenerators and Optical Amplifiers
 	// [3] From Words per Minute to Terabits per Second
-	// [4] Anatomy of a Submarine Cable
+	// [4] Submarine Cable Glossary
+	// [5] Anatomy of a Submarine Cable
 }
 
 // Streaming events to a chat backend: each event is JSON-serialisable.
@@ -188,4 +189,26 @@ func ExampleVerify() {
 	// Output:
 	// 2 citations, 1 supported, 1 fabricated, pass: false
 	// error no-source 2
+}
+
+// Overclaiming, weighed as GRADE weighs evidence: certainty language on a
+// claim whose only source is a blog post is flagged with a hedge, and the
+// fix applies it, leaving a comment; a statistic that cites nothing gets a
+// TODO marker.
+func ExampleVerify_overclaim() {
+	res, err := deepresearch.Verify(context.Background(),
+		"Trawlers always cause cable faults [1]. Repairs cost $2 million each.\n",
+		[]deepresearch.SourceText{{Number: 1, Title: "A diver's blog", Type: "blog", Text: "Trawlers always cause cable faults."}},
+		deepresearch.VerifyOptions{Fix: true})
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range res.Problems {
+		fmt.Printf("%s %s: %s\n", p.Severity, p.Kind, p.Message)
+	}
+	fmt.Print(res.Fixed)
+	// Output:
+	// warning overclaim: "always": certainty language, but its best source is graded LOW
+	// warning statistic: "$2 million": a statistic in a sentence that cites nothing
+	// Trawlers usually<!-- verify: hedged "always": its best source is graded LOW --> cause cable faults [1]. Repairs cost $2 million each [TODO: cite a source].
 }

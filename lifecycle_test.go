@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
-var formats = []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
+var formats = []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatYAML, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
 
 // roundTrip stores rep as JSON, reloads it and checks that every format
 // renders byte for byte the same.
@@ -328,11 +329,16 @@ func TestFilteredEvents(t *testing.T) {
 		d := e.Data.(events.FilteredData)
 		for _, v := range d.Kept {
 			kept[v.URL] = true
+			// Seed 001's per-query relevance: one score per search of the
+			// task so far, the last this one.
+			if n := len(v.Queries); n == 0 || v.Queries[n-1].Query != d.Query || v.Queries[n-1].QID != strconv.Itoa(n) || len(v.Reason) > 320 {
+				t.Errorf("kept %q: q_relevance %+v for the search %q, reason %q", v.Key, v.Queries, d.Query, v.Reason)
+			}
 		}
 		for _, v := range d.Dropped {
 			dropped++
-			if v.Reason == "" || v.Stage == "" {
-				t.Errorf("dropped %q without a reason or stage: %+v", v.Key, v)
+			if v.Reason == "" || v.Check == "" {
+				t.Errorf("dropped %q without a reason or check: %+v", v.Key, v)
 			}
 		}
 	}

@@ -210,6 +210,9 @@ func (l *loop) mergeReady(ctx context.Context, end int) {
 		}
 		t := l.tasks[l.mergeAt]
 		if o.res != nil {
+			// A copy of a text an agent merged before (in this cycle or an
+			// earlier one) is cited as that text.
+			citeCopiesOnce(l.outcomes[:l.mergeAt+1])
 			mr, err := l.merger.Add(collapse.Report{Section: t.Title, Text: o.res.Report, Mapping: o.res.Sources})
 			if err != nil {
 				l.mergeErr = err

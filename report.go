@@ -7,6 +7,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/bib"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // ReportVersion is the version of Report's JSON form that this package
@@ -65,6 +66,10 @@ type Report struct {
 	// References are the sources the report cites, numbered 1..K in order
 	// of first citation. Every marker in Text resolves to one of them.
 	References []Reference `json:"references"`
+	// Used are the merged numbers (of Sources) the writer named in usage
+	// tags ([[USAGE:1,3]]: sources it used, cited inline or not), in
+	// order; the structured formats list them as sources_used.
+	Used []int `json:"used,omitempty"`
 	// Sections are the research tasks with their findings: the plan's, in
 	// plan order, each followed by the follow-ups of later cycles that
 	// serve it; then follow-ups on the question as a whole.
@@ -85,6 +90,11 @@ type Report struct {
 	// SourceTexts holds, by merged number, the text of each source as the
 	// agents read it, so the report can be checked again offline.
 	SourceTexts map[int]string `json:"source_texts,omitempty"`
+	// Relevance holds, by merged number, what the sources reconciler said
+	// of each source when an agent kept it: its relevance to the task
+	// (o_relevance), to each of the task's searches (q_relevance) and why
+	// (reasoning), as the structured formats' sources_used carry it.
+	Relevance map[int]SourceRelevance `json:"relevance,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
 	// Cycles counts the research cycles run; LoopEnd says why the loop
@@ -113,7 +123,7 @@ func LoadReport(data []byte) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: load report: %w", err)
 		}
-		rep.Text, rep.Body, rep.References = pub.Text, pub.Body, pub.References
+		rep.Text, rep.Body, rep.References, rep.Used = pub.Text, pub.Body, pub.References, pub.Used
 	}
 	return &rep, nil
 }
@@ -130,7 +140,7 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 		return nil, 0, err
 	}
 	if r.Draft != "" {
-		return &finalreport.Report{Draft: r.Draft, Sources: r.Sources, Text: r.Text, Body: r.Body, References: r.References}, style, nil
+		return &finalreport.Report{Draft: r.Draft, Sources: r.Sources, Text: r.Text, Body: r.Body, References: r.References, Used: r.Used}, style, nil
 	}
 	if !slices.ContainsFunc(r.Sections, func(s Section) bool { return s.Text != "" }) {
 		return nil, 0, ErrNoReport // no agent reported: no findings
@@ -148,9 +158,11 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 
 // Render returns the report in format: FormatMarkdown ("md", the report
 // and its reference list), FormatHTML (a standalone page with clickable
-// citations), FormatJSON (blocks, references and a citation sidecar), or
-// its reference list alone as FormatCSL (CSL-JSON, for Zotero, Pandoc and
-// other reference managers) or FormatBibTeX ("" is FormatMarkdown; an
+// citations), FormatJSON (blocks, references, the sources used, stats
+// and a citation sidecar; see JSON), FormatYAML (the same document as
+// YAML, with the same sidecar), or its reference list alone as FormatCSL
+// (CSL-JSON, for Zotero, Pandoc and other reference managers) or
+// FormatBibTeX ("" is FormatMarkdown; an
 // unknown format is an error wrapping ErrFormat). When the writer failed
 // it renders the agents' merged findings, in the same format; with
 // nothing to render it returns ErrNoReport (see Report). Every renderer
@@ -180,10 +192,17 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		return []byte(page), nil
 	case FormatCSL, FormatBibTeX:
 		return RenderReferences(pub.References, format, style)
-	case FormatJSON:
-		doc, err := finalreport.JSON(r.Question, pub)
+	case FormatJSON, FormatYAML:
+		doc, err := r.jsonDocument(pub)
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
+		}
+		if format == FormatYAML {
+			b, err := finalreport.YAML(doc)
+			if err != nil {
+				return nil, fmt.Errorf("deepresearch: render: %w", err)
+			}
+			return b, nil
 		}
 		b, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
@@ -237,13 +256,91 @@ func (r *Report) HTML() (string, error) {
 
 // JSON returns the report as structured data: its blocks, its references
 // and a citation sidecar of JSON Pointers to the blocks with the reference
-// numbers each cites.
+// numbers each cites; around them, the sources it used (sources_used:
+// sid, url, title, an excerpt of the text the agents read, kind and
+// dates; with the sids the writer's usage tags named), the collections
+// and kinds of its references, and stats (the research cycles, the
+// text's bytes, whether it cites anything, what verification found).
 func (r *Report) JSON() (*JSONReport, error) {
 	pub, _, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
 	}
-	return finalreport.JSON(r.Question, pub)
+	return r.jsonDocument(pub)
+}
+
+// jsonDocument is the JSON form of pub, the published report: its run's
+// ID, and with each reference the hash of the text read of it and the
+// passages its citations were checked against (Verification.Passages),
+// so that `deepresearch verify --sources report.json` checks the report
+// again with no other input.
+func (r *Report) jsonDocument(pub *finalreport.Report) (*JSONReport, error) {
+	doc, err := finalreport.JSON(r.Question, pub, r.extra())
+	if err != nil {
+		return nil, err
+	}
+	doc.RunID = r.RunID
+	byKey := map[string]int{}
+	for _, s := range r.Sources {
+		byKey[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number
+	}
+	var kept map[int][]Passage
+	if r.Verification != nil {
+		kept = make(map[int][]Passage, len(r.Verification.Passages))
+		for _, sp := range r.Verification.Passages {
+			kept[sp.Source] = sp.Passages
+		}
+	}
+	// The references are the published report's: copied, not changed in
+	// place.
+	doc.References = slices.Clone(doc.References)
+	for i := range doc.References {
+		ref := &doc.References[i]
+		n, ok := byKey[ref.ID+"\x00"+ref.URL+"\x00"+ref.Location.Key()]
+		if text := r.SourceTexts[n]; ok && text != "" {
+			ref.Checked = &finalreport.Checked{TextSHA256: source.SHA256(text), Passages: kept[n]}
+		}
+	}
+	return doc, nil
+}
+
+// sourceRelevance gathers, by merged number, the relevance judgement of
+// each merged source: the best-scored of the agents that kept it.
+func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]SourceRelevance {
+	byKey := map[string]SourceRelevance{}
+	for _, o := range outcomes {
+		if o.res == nil {
+			continue
+		}
+		for n, src := range o.res.Sources {
+			if rel, ok := o.res.Relevance[n]; ok {
+				if k := sourceKey(src); rel.Objective >= byKey[k].Objective {
+					byKey[k] = rel
+				}
+			}
+		}
+	}
+	out := map[int]SourceRelevance{}
+	for _, s := range sources {
+		if rel, ok := byKey[sourceKey(s.Source)]; ok {
+			out[s.Number] = rel
+		}
+	}
+	return out
+}
+
+// extra is what the structured formats tell of the run beyond its report.
+func (r *Report) extra() finalreport.Extra {
+	x := finalreport.Extra{Texts: r.SourceTexts, Relevance: r.Relevance, Rounds: r.Cycles}
+	switch v := r.Verification; {
+	case v == nil:
+		x.Validated = finalreport.ValidatedNone
+	case v.Pass(false):
+		x.Validated = finalreport.ValidatedPassed
+	default:
+		x.Validated = finalreport.ValidatedFailed
+	}
+	return x
 }
 
 // Cited returns the reference list of what Render renders: References,

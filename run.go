@@ -288,7 +288,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	if err != nil {
 		return fail(failed, err)
 	}
-	rep.Draft, rep.Text, rep.Body, rep.References = final.Draft, final.Text, final.Body, final.References
+	rep.Draft, rep.Text, rep.Body, rep.References, rep.Used = final.Draft, final.Text, final.Body, final.References, final.Used
 	rep.Usage = rep.Usage.Add(final.Usage)
 	refs := make([]events.Reference, len(final.References))
 	for i, ref := range final.References {
@@ -299,6 +299,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	// Verify: every citation against the text of its source, as read.
 	t0 = clock.Now()
 	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
+	rep.Relevance = sourceRelevance(l.outcomes, rep.Sources)
 	streamed := rep.Text
 	if err := r.verifyReport(journal.WithScope(ctx, LiveVerify), rep, style, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)

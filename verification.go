@@ -2,6 +2,7 @@ package deepresearch
 
 import (
 	"context"
+	"slices"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/events"
@@ -24,6 +25,20 @@ type Verification struct {
 	// Config.VerifyModel), or "lexical (llm failed: …)" when the model's
 	// answer was unusable.
 	Judge string `json:"judge,omitempty"`
+	// Passages are the passages of each cited source's text (as the
+	// agents read it) that its citations were checked against, by the
+	// source's merged number (Report.Sources). The report's JSON form
+	// carries them with its references, so that `deepresearch verify`
+	// can check the report again without its sources.
+	Passages []SourcePassages `json:"passages,omitempty"`
+}
+
+// SourcePassages are the passages of one source that a run's
+// verification checked citations against.
+type SourcePassages struct {
+	// Source is the merged number (Report.Sources).
+	Source   int       `json:"source"`
+	Passages []Passage `json:"passages"`
 }
 
 // Pass reports whether the report has no errors (fabricated citations,
@@ -77,11 +92,13 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	}
 	// The problems are told in the reader's numbering: Body and its
 	// references.
-	res, err := verify.Check(ctx, rep.Body, rep.CitedSources(nil), verify.Options{Judge: judge})
+	cited := rep.CitedSources(nil)
+	res, err := verify.Check(ctx, rep.Body, cited, verify.Options{Judge: judge})
 	if err != nil {
 		return err
 	}
-	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action, Judge: fallback.name()}
+	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action, Judge: fallback.name(),
+		Passages: mergedPassages(res.Passages(cited), cited, rep.Sources)}
 	if fix == verify.Keep || res.Summary.Unsupported == 0 {
 		return nil
 	}
@@ -101,6 +118,26 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	}
 	rep.Draft, rep.Text, rep.Body, rep.References = pub.Draft, pub.Text, pub.Body, pub.References
 	return nil
+}
+
+// mergedPassages turns passages by reference number (of cited, in Body's
+// numbering) into passages by merged number (of sources), which a fix
+// that renumbers the references leaves as they are; in merged order.
+func mergedPassages(byRef map[int][]Passage, cited []SourceText, sources []MergedSource) []SourcePassages {
+	merged := map[string]int{}
+	for _, s := range sources {
+		merged[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number
+	}
+	var out []SourcePassages
+	for _, c := range cited {
+		if ps := byRef[c.Number]; len(ps) > 0 {
+			if n, ok := merged[c.ID+"\x00"+c.URL+"\x00"+c.Location.Key()]; ok {
+				out = append(out, SourcePassages{Source: n, Passages: ps})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b SourcePassages) int { return a.Source - b.Source })
+	return out
 }
 
 // fallbackJudge asks a model whether each citing sentence is supported,

@@ -2,6 +2,8 @@ package deepresearch_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 
@@ -109,4 +111,64 @@ func TestVerificationInEveryRun(t *testing.T) {
 			checkCitations(t, rep, rec)
 		})
 	}
+}
+
+// A run's JSON report is enough to verify it again, anywhere: its
+// references carry the hash of the text read and the passages each
+// citation was checked against, and the check finds what the run found.
+// So also after a fix that dropped a citation and renumbered the
+// references (remove).
+func TestJSONReportVerifiesAlone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  deepresearch.Config
+	}{
+		{"clean", deepresearch.Config{}},
+		{"removed", deepresearch.Config{Model: falseClaim{extractive.New(extractive.Options{})}, Unsupported: deepresearch.UnsupportedRemove}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := newResearcher(t, tc.cfg).RunWith(context.Background(), question, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := rep.Render(deepresearch.FormatJSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srcs, err := deepresearch.ParseSources(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cited := rep.CitedSources(nil)
+			for i, s := range srcs {
+				if s.Text != "" || len(s.Passages) == 0 || s.TextSHA256 != sha256Hex(cited[i].Text) {
+					t.Fatalf("reference %d: %d passages, text_sha256 %q", s.Number, len(s.Passages), s.TextSHA256)
+				}
+				for _, p := range s.Passages {
+					if !p.Intact() || cited[i].Text[p.Start:p.End] != p.Text {
+						t.Errorf("reference %d: passage %+v is not the text read", s.Number, p)
+					}
+				}
+			}
+			if !strings.Contains(string(doc), `"run_id": "`+rep.RunID+`"`) {
+				t.Errorf("no run_id in the JSON report")
+			}
+			res, err := deepresearch.Verify(context.Background(), rep.Body, srcs, deepresearch.VerifyOptions{Scope: deepresearch.ScopeCitations})
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := deepresearch.Verify(context.Background(), rep.Body, cited, deepresearch.VerifyOptions{Scope: deepresearch.ScopeCitations})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Pass(false) || res.Summary.Fabricated != 0 || res.Summary.Supported != again.Summary.Supported {
+				t.Errorf("against the passages %+v\nagainst the texts %+v", res.Summary, again.Summary)
+			}
+		})
+	}
+}
+
+func sha256Hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

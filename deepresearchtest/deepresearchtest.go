@@ -13,12 +13,12 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // Model returns the built-in extractive model, the offline default: a
@@ -97,6 +97,7 @@ func (b *Backend) Search(ctx context.Context, query string, limit int) ([]deepre
 		out = append(out, deepresearch.SearchResult{
 			DocID: h.p.doc.DocID, URL: h.p.doc.URL, Title: h.p.doc.Title,
 			Location: fmt.Sprintf("paragraph %d", h.p.n), Snippet: h.p.text, Score: float64(h.score),
+			Published: h.p.doc.Published, Modified: h.p.doc.Modified,
 		})
 	}
 	return out, nil
@@ -116,7 +117,7 @@ func (b *Backend) Fetch(ctx context.Context, docID string) (deepresearch.Documen
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range terms.Tokens(s) {
 		if len(w) > 2 {
 			m[w] = true
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/deepresearch/deepresearch"
 )
@@ -16,7 +17,10 @@ import (
 // WebServer is a local stand-in for the web: a SearXNG instance's JSON
 // search API (GET /search?q=…&format=json, in SearXNG's own response
 // format) over a set of documents, and the documents themselves as HTML
-// pages (GET /pages/ID), which the search results link to. Point
+// pages (GET /pages/ID), which the search results link to. A document's
+// Published date is its results' publishedDate (as SearXNG writes
+// Python's isoformat) and, with its Modified date, its page's
+// article:published_time and article:modified_time. Point
 // deepresearch at it with SEARXNG_URL=URL() (search.searxng_url), and let
 // its page fetcher in with --fetch-allow HOST:PORT (fetch.allow): the SSRF
 // guard refuses loopback addresses otherwise.
@@ -77,7 +81,7 @@ func (s *WebServer) search(w http.ResponseWriter, r *http.Request) {
 		results = append(results, map[string]any{
 			"url": hit.URL, "title": hit.Title, "content": hit.Snippet, "engine": "deepresearchtest",
 			"engines": []string{"deepresearchtest"}, "positions": []int{i + 1}, "score": hit.Score,
-			"category": "general", "template": "default.html", "publishedDate": nil,
+			"category": "general", "template": "default.html", "publishedDate": isoformat(hit.Published),
 			"parsed_url": []string{u.Scheme, u.Host, u.Path, "", u.RawQuery, ""},
 		})
 	}
@@ -105,7 +109,13 @@ func (s *WebServer) page(w http.ResponseWriter, r *http.Request) {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>")
 	b.WriteString(html.EscapeString(d.Title))
-	b.WriteString("</title></head><body><nav>Home | Search | About</nav><article><h1>")
+	b.WriteString("</title>")
+	for _, m := range [][2]string{{"article:published_time", d.Published}, {"article:modified_time", d.Modified}} {
+		if m[1] != "" {
+			b.WriteString(`<meta property="` + m[0] + `" content="` + html.EscapeString(m[1]) + `">`)
+		}
+	}
+	b.WriteString("</head><body><nav>Home | Search | About</nav><article><h1>")
 	b.WriteString(html.EscapeString(d.Title))
 	b.WriteString("</h1>\n")
 	for _, para := range strings.Split(d.Text, "\n\n") {
@@ -129,4 +139,20 @@ func itoa(n int) string {
 	i--
 	b[i] = byte('0' + n)
 	return string(b[i:])
+}
+
+// isoformat writes an ISO 8601 date as SearXNG's JSON does (Python's
+// datetime.isoformat: "2024-03-01T00:00:00", "+00:00" for UTC), or nil
+// (null) for none.
+func isoformat(date string) any {
+	if t, err := time.Parse(time.RFC3339, date); err == nil {
+		if _, off := t.Zone(); off == 0 {
+			return t.Format("2006-01-02T15:04:05") + "+00:00"
+		}
+		return t.Format("2006-01-02T15:04:05-07:00")
+	}
+	if t, err := time.Parse(time.DateOnly, date); err == nil {
+		return t.Format("2006-01-02T15:04:05")
+	}
+	return nil
 }

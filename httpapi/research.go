@@ -23,6 +23,7 @@ func runURLs(id string) map[string]string {
 		"markdown": base + "?format=md",
 		"html":     base + "?format=html",
 		"json":     base + "?format=json",
+		"yaml":     base + "?format=yaml",
 		"csl-json": base + "?format=csl-json",
 		"bibtex":   base + "?format=bibtex",
 	}

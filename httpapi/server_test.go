@@ -303,6 +303,7 @@ func TestResearchEndToEnd(t *testing.T) {
 		{"md", "text/markdown; charset=utf-8", "## References"},
 		{"html", "text/html; charset=utf-8", "<html"},
 		{"json", "application/json", `"_citations"`},
+		{"yaml", "application/yaml", "\n_citations:\n  - path: /blocks/"},
 		{"csl-json", "application/vnd.citationstyles.csl+json", `"URL"`},
 		{"bibtex", "application/x-bibtex; charset=utf-8", "@"},
 	} {

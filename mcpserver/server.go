@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,6 +78,10 @@ type Options struct {
 	// VerifyModel judges support for the verify tool (as
 	// deepresearch.VerifyOptions.Model); nil judges lexically.
 	VerifyModel llms.Model
+	// Files is the project the verify tool checks file references and
+	// @-mentions against (deepresearch.VerifyOptions.Files: an os.Root's
+	// FS, which no path leaves); nil reports them unchecked.
+	Files fs.FS
 }
 
 // New returns a server with the tools registered (AddTools). Run it with
@@ -109,7 +114,7 @@ func AddTools(s *mcp.Server, opts Options) {
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = 10000
 	}
-	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries), research: opts.Research, verifyModel: opts.VerifyModel}
+	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries), research: opts.Research, verifyModel: opts.VerifyModel, files: opts.Files}
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_create",
 		Description: "Create an empty citation index for a research session; returns its index_id."}, t.create)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_add",
@@ -124,8 +129,10 @@ func AddTools(s *mcp.Server, opts Options) {
 	mcp.AddTool(s, &mcp.Tool{Name: "verify",
 		Description: "Verify a markdown report's citations against its sources: fabricated citations (numbers with no " +
 			"source, sources with no text), unsupported sentences (with the best-matching passage as evidence), " +
-			"duplicate sources, DOIs and author-year references. Returns counts, score, each problem with its line " +
-			"and a suggested fix, and PASS/FAIL."}, t.verify)
+			"duplicate sources, DOIs, author-year references, REF-123 identifiers, @-mentions of files and file " +
+			"references [path@hash, L10-20]; statistics in sentences that cite nothing, and overclaiming (certainty " +
+			"language on weak or single-source support, with a suggested hedge). Returns counts, score, each problem " +
+			"with its line and a suggested fix, and PASS/FAIL."}, t.verify)
 	if opts.Research != nil {
 		mcp.AddTool(s, &mcp.Tool{Name: "research",
 			Description: "Research a question over the configured corpus and return a report whose every citation " +
@@ -138,6 +145,7 @@ type tools struct {
 	ix          *indexes
 	research    Researcher
 	verifyModel llms.Model
+	files       fs.FS
 }
 
 type createIn struct{}
@@ -219,7 +227,7 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 	}
 	out := exportOut{Entries: es}
 	format, err := deepresearch.ParseFormat(in.Format)
-	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON {
+	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON || format == deepresearch.FormatYAML {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
 	}
 	b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
@@ -239,9 +247,11 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 
 type verifyIn struct {
 	Text    string                    `json:"text" jsonschema:"the markdown report to check"`
-	Sources []deepresearch.SourceText `json:"sources" jsonschema:"the sources: number, title, url and the text that was retrieved (no text: never retrieved)"`
-	Strict  bool                      `json:"strict,omitempty" jsonschema:"fail on warnings (unsupported sentences, duplicates) too"`
-	Fix     bool                      `json:"fix,omitempty" jsonschema:"also return the report with citations of nonexistent or never-retrieved sources removed"`
+	Sources []deepresearch.SourceText `json:"sources,omitempty" jsonschema:"the sources: number, title, url and the text that was retrieved (no text: never retrieved), or the passages checked (a JSON report's references); grade (HIGH, MODERATE, LOW, VERY LOW) or type to weigh overclaiming; ref for REF-123 identifiers. Absent: numbered citations are not checked"`
+	Strict  bool                      `json:"strict,omitempty" jsonschema:"fail on warnings (unsupported sentences, duplicates, overclaims, uncited statistics) too"`
+	Fix     bool                      `json:"fix,omitempty" jsonschema:"also return the report fixed: citations of nonexistent or never-retrieved sources removed with a comment saying why, notes on stale and missing files, TODO markers on claims needing a source, overclaims hedged"`
+	Scope   string                    `json:"scope,omitempty" jsonschema:"what to check: all (the default), citations (no prose checks), corpus (numbered citations, @-mentions and REF identifiers) or rlm (file references only)"`
+	Uncited bool                      `json:"uncited,omitempty" jsonschema:"also report every factual sentence that cites nothing"`
 }
 
 type verifyOut struct {
@@ -255,7 +265,8 @@ type verifyOut struct {
 func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn) (*mcp.CallToolResult, verifyOut, error) {
 	// A fix removes citations of sources that do not exist or were never
 	// retrieved, and keeps unsupported ones (the result lists them).
-	opts := deepresearch.VerifyOptions{Model: t.verifyModel, Fix: in.Fix, Unsupported: deepresearch.UnsupportedKeep}
+	opts := deepresearch.VerifyOptions{Model: t.verifyModel, Fix: in.Fix, Unsupported: deepresearch.UnsupportedKeep,
+		Files: t.files, Scope: deepresearch.VerifyScope(in.Scope), Uncited: in.Uncited, NoSources: in.Sources == nil}
 	res, err := deepresearch.Verify(ctx, in.Text, in.Sources, opts)
 	if err != nil {
 		return nil, verifyOut{}, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
@@ -280,7 +281,9 @@ func TestVerifyTool(t *testing.T) {
 	if out.Problems[0].Line != 4 || out.Problems[1].Line != 5 || out.Problems[1].Kind != "no-source" {
 		t.Errorf("problems: %+v", out.Problems)
 	}
-	if want := "# R\n\nThe value of an uninitialized channel is nil [1].\nChannels are great.\nGoroutines are green threads.\n"; out.Fixed != want {
+	if want := "# R\n\nThe value of an uninitialized channel is nil [1].\n" +
+		"Channels are great<!-- verify: removed [2]: source 2 was never retrieved -->.\n" +
+		"Goroutines are green threads<!-- verify: removed [7]: no source 7 among the sources -->.\n"; out.Fixed != want {
 		t.Errorf("fixed %q", out.Fixed)
 	}
 	if txt := contentText(res); !strings.Contains(txt, "line 5: error no-source") || !strings.Contains(txt, "FAIL") {
@@ -292,6 +295,31 @@ func TestVerifyTool(t *testing.T) {
 	}
 	if got := toolError(t, cs, "verify", map[string]any{"text": "x", "sources": []map[string]any{{"number": 0}}}); !strings.Contains(got, "must be 1 or more") {
 		t.Errorf("bad sources: %q", got)
+	}
+	if got := toolError(t, cs, "verify", map[string]any{"text": "x", "scope": "everything"}); !strings.Contains(got, "everything") {
+		t.Errorf("bad scope: %q", got)
+	}
+}
+
+// The verify tool's options: file references and @-mentions against the
+// server's files, the scope, uncited sentences, and no sources at all.
+func TestVerifyToolOptions(t *testing.T) {
+	files := fstest.MapFS{"docs/notes.md": {Data: []byte("# Notes\n")}}
+	cs := connect(t, Options{Files: files})
+	report := "Leaks cause 40% of outages.\nSee @docs/notes.md and @docs/gone.md, and [docs/notes.md@0123456789abcdef, L1].\n" +
+		"Goroutines are multiplexed onto a few threads by the runtime [1].\n"
+	var out verifyOut
+	call(t, cs, "verify", map[string]any{"text": report, "uncited": true}, &out)
+	var kinds []string
+	for _, p := range out.Problems {
+		kinds = append(kinds, fmt.Sprintf("%d %s", p.Line, p.Kind))
+	}
+	if want := "[1 statistic 2 file-missing 2 stale 3 unchecked]"; fmt.Sprint(kinds) != want {
+		t.Errorf("problems %v, want %s", kinds, want)
+	}
+	call(t, cs, "verify", map[string]any{"text": report, "scope": "rlm"}, &out)
+	if len(out.Problems) != 1 || out.Problems[0].Kind != "stale" || out.Summary.Stale != 1 {
+		t.Errorf("rlm: %+v", out.Problems)
 	}
 }
 

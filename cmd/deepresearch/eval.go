@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
-	corpusindex "github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/eval"
 )
 
@@ -20,105 +20,82 @@ func init() { extraCommands = append(extraCommands, newEvalCmd) }
 func newEvalCmd() *cobra.Command {
 	var (
 		questions string
-		keep      string
+		only      []string
 		maxTasks  int
 		verbose   bool
 	)
 	c := &cobra.Command{
 		Use:   "eval",
-		Short: "Measure retrieval quality against a plain search, on the Go standard library's docs",
-		Long: `eval writes the evaluation corpus (one markdown document per standard-library
-package, made with go/doc from $(go env GOROOT)/src, plus $(go env GOROOT)/doc)
-into a temporary folder, indexes it, answers every question of the questions
-file with a full research run and with a plain BM25 search of the question (top
-5 documents), and prints both side by side: hit rate (an expected document
-cited), recall of the expected documents, precision (cited documents that are
-expected or share a key term with the question) and off-topic citations.
+		Short: "Measure retrieval quality against a plain search, on five real corpora",
+		Long: `eval writes each evaluation corpus into a temporary folder and indexes it: the
+Go standard library's docs (go/doc over $(go env GOROOT)/src, plus
+$(go env GOROOT)/doc), FOLDOC (Debian dict-foldoc), Python's documentation
+(python3-doc), the manual pages (manpages, manpages-dev, rendered by mandoc)
+and PostgreSQL's documentation (postgresql-doc). It answers every question of
+the corpus's questions file with a full research run and with a plain BM25
+search of the question (top 5 documents), and prints both side by side: hit
+rate (an expected document cited), recall of the expected documents,
+precision, off-topic citations and "no evidence" answers. A corpus whose
+package is not installed is skipped.
 
 Run it from a checkout of the repository, or give --questions.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runEval(cmd.Context(), cmd, questions, keep, maxTasks, verbose)
+			return runEval(cmd.Context(), cmd, questions, only, maxTasks, verbose)
 		},
 	}
-	c.Flags().StringVar(&questions, "questions", filepath.Join("testdata", "eval", "questions.json"), "questions file")
-	c.Flags().StringVar(&keep, "keep", "", "write the corpus and index into this folder and keep them (default: a temporary folder, removed)")
+	c.Flags().StringVar(&questions, "questions", filepath.Join("testdata", "eval"), "folder of the questions files")
+	c.Flags().StringSliceVar(&only, "corpus", nil, "evaluate only these corpora (go, foldoc, python, manpages, postgresql)")
 	c.Flags().IntVar(&maxTasks, "max-tasks", 0, "research tasks per question (default 4)")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each question's citations")
 	return c
 }
 
-func runEval(ctx context.Context, cmd *cobra.Command, questionsFile, keep string, maxTasks int, verbose bool) error {
+func runEval(ctx context.Context, cmd *cobra.Command, questionsDir string, only []string, maxTasks int, verbose bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	qs, err := eval.LoadQuestions(questionsFile)
-	if err != nil {
-		return inputError(err)
-	}
-	dir := keep
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "deepresearch-eval-"); err != nil {
+	for _, c := range eval.Corpora() {
+		if len(only) > 0 && !slices.Contains(only, c.Name) {
+			continue
+		}
+		if err := evalCorpus(ctx, cmd, c, questionsDir, maxTasks, verbose); errors.Is(err, eval.ErrMissing) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: skipped: %v\n", c.Name, err)
+		} else if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
 	}
-	out := cmd.OutOrStdout()
-	start := time.Now()
-	docs := filepath.Join(dir, "corpus")
-	st, err := eval.WriteCorpus(ctx, eval.GOROOT(), docs)
+	return nil
+}
+
+func evalCorpus(ctx context.Context, cmd *cobra.Command, c eval.Corpus, questionsDir string, maxTasks int, verbose bool) error {
+	dir, err := eval.TempDir(c.Name)
 	if err != nil {
 		return err
 	}
-	// The baseline searches the index the research run uses.
-	dbPath := filepath.Join(dir, "index.db")
-	ix, err := corpusindex.Open(ctx, dbPath)
+	defer os.RemoveAll(dir)
+	p, err := eval.Prepare(ctx, c, dir)
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
-	if _, err := ix.Sync(ctx, docs); err != nil {
-		return err
-	}
-	r, err := deepresearch.New(deepresearch.Config{Corpus: docs, IndexPath: dbPath, MaxTasks: maxTasks})
+	defer p.Close()
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d documents (%.1f MB) written and indexed in %v\n",
+		c.Name, p.Stats.Docs+p.Stats.Packages, float64(p.Stats.Bytes)/1e6, p.Took.Round(time.Millisecond))
+	r, err := deepresearch.New(deepresearch.Config{Corpus: p.Docs, IndexPath: p.IndexPath, MaxTasks: maxTasks})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	fmt.Fprintf(cmd.ErrOrStderr(), "corpus: %d package documents and %d files of GOROOT/doc (%.1f MB), indexed in %v\n",
-		st.Packages, st.Docs, float64(st.Bytes)/1e6, time.Since(start).Round(time.Millisecond))
-
-	research := func(ctx context.Context, q string) ([]string, error) {
-		rep, err := r.Run(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		var ids []string
-		for _, ref := range rep.References {
-			if !slices.Contains(ids, ref.ID) {
-				ids = append(ids, ref.ID)
-			}
-		}
-		return ids, nil
-	}
-	docText := func(ctx context.Context, id string) (string, error) {
-		d, err := ix.Fetch(ctx, id)
-		return d.Title + "\n" + d.Text, err
-	}
-	pipe, pres, err := eval.Evaluate(ctx, "research", qs, research, docText)
+	cmp, err := p.Compare(ctx, questionsDir, eval.Research(func(ctx context.Context, q string, sink func(deepresearch.Event)) error {
+		_, err := r.RunWith(ctx, q, sink)
+		return err
+	}))
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return inputError(err)
+		}
 		return err
 	}
-	base, bres, err := eval.Evaluate(ctx, "plain BM25 top 5", qs, eval.Baseline(ix, 5), docText)
-	if err != nil {
-		return err
-	}
-	eval.Table(out, pipe, base)
-	if verbose {
-		fmt.Fprintln(out)
-		for i, p := range pres {
-			fmt.Fprintf(out, "%s %q\n  expected %v\n  research %v\n  baseline %v\n", p.ID, p.Question.Question, p.Expect, p.Cited, bres[i].Cited)
-		}
-	}
+	cmp.Print(cmd.OutOrStdout(), verbose)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +34,7 @@ and other MCP clients. Tools:
                     how the merged index's numbers map
   citation_export   the reference list as markdown, csl-json or bibtex
   verify            check a markdown report's citations against its sources
+                    (file references and @-mentions against the current folder)
   research          research a question and return the cited report
 
 research uses the same settings as "deepresearch run" (corpus, limits; the
@@ -62,7 +64,14 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	open := func() (*deepresearch.Researcher, error) { return deepresearch.FromSettings(s, &logger) }
 	lib := &lazyResearcher{open: open}
 	defer lib.Close()
-	srv := mcpserver.New(mcpserver.Options{Research: lib})
+	// verify checks file references and @-mentions against the folder
+	// the server was started in (a project), and nothing outside it.
+	root, err := os.OpenRoot(".")
+	if err != nil {
+		return inputError(err)
+	}
+	defer root.Close()
+	srv := mcpserver.New(mcpserver.Options{Research: lib, Files: root.FS()})
 	t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
 	err = srv.Run(cmd.Context(), t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -31,6 +35,10 @@ type verifyFlags struct {
 	unsupported string
 	threshold   float64
 	output      string
+	report      string
+	uncited     bool
+	rlm         bool
+	corpusOnly  bool
 }
 
 // errVerifyFailed is the FAIL verdict (exit status 1).
@@ -39,44 +47,71 @@ var errVerifyFailed = errors.New("the report failed verification")
 func newVerifyCmd() *cobra.Command {
 	var vf verifyFlags
 	cmd := &cobra.Command{
-		Use:   "verify --sources SOURCES REPORT.md",
+		Use:   "verify [--sources SOURCES | --run ID] [REPORT.md]",
 		Short: "Check a report's citations against its sources",
-		Long: `verify checks every citation of a markdown report ("-" reads stdin):
-does the cited number have a source, was that source really retrieved (a source
-with no text, or a number not among the sources, is fabricated), and does the
-source support the sentence that cites it (a lexical support score, with the
-source's best-matching passage as evidence). It also checks DOIs and
-"Author et al., YEAR" against the sources, and file references
-[path, L10-20] / [path@hash, L10-20] against the files under --root (MISSING,
-STALE by content hash: the first 16 hex digits of the file's SHA-256, FRESH).
-Two numbers whose sources have the same canonical URL are reported as
-duplicates.
+		Long: `verify checks every citation of a markdown report ("-" reads stdin; no
+REPORT checks every .md file under the current folder): does the cited number
+have a source, was that source really retrieved (a source with no text, or a
+number not among the sources, is fabricated), and does the source support the
+sentence that cites it (a lexical support score, with the source's
+best-matching passage as evidence). Two numbers whose sources have the same
+canonical URL are reported as duplicates.
 
-SOURCES is a JSON list [{"number", "title", "url", "text"}] (the references
-of "deepresearch run --format json", whose whole output is accepted too), or
-a folder of documents (.md .txt .html …), numbered by a leading number in
-their names ("3-intro.md") when all have one, else 1..N in path order.
+It also checks, against the sources: DOIs (10.1234/abc; a malformed one such
+as 10.12/x is reported), author-year references ("Smith et al., 2020",
+"Jones and Lee (2018)", "(Brown, 2017)") and REF-123 identifiers (a source's
+"ref" in its front matter or JSON, or its file name). Against the files under
+--root: @-mentions (@docs/research/x.md: MISSING when no such file) and file
+references [path, L10-20] / [path@hash, L10-20] (MISSING; STALE by content
+hash, the first 16 hex digits of the file's SHA-256; UN-VERSIONED without a
+hash; FRESH), listed in an "RLM Citations" section.
+
+And the prose: a statistic (a percentage, a sum of money, a count such as
+"3 million" or "12,000", "2.5x faster") in a sentence that cites nothing;
+with --uncited every factual sentence that cites nothing; and overclaiming:
+certainty language ("proves", "definitively", "always", "all studies", …) on
+a claim that cites no source, only sources graded LOW, or a single source not
+graded HIGH (whose passage does not say it as certainly), with a suggested
+hedge. A source's grade is its "grade" (HIGH, MODERATE, LOW, VERY LOW, from a
+document's front matter or the JSON), else its "type" (systematic-review HIGH,
+documentation MODERATE, blog LOW, …).
+
+SOURCES is a JSON list [{"number", "title", "url", "text"}], a JSON report of
+"deepresearch run --format json" (its references carry the passages each
+citation was checked against, with their SHA-256, and its run_id: when the
+run store holds that run, the texts its agents read are used), or a folder of
+documents (.md .txt .html …), numbered by a leading number in their names
+("3-intro.md") when all have one, else 1..N in path order. --run ID checks
+against a stored run instead (and, with no REPORT, the run's own report).
+Without either, numbered citations go unchecked (a warning) and the rest is
+checked.
 
 REPORT.md may also be a JSON report ("run --format json"): its citation
 sidecar ("_citations") is checked too (every path a JSON Pointer to a string
 that cites exactly the listed reference numbers), and its "text" verified.
 
-A run's references carry no text: --corpus DIR fills in the text of each
-source whose URL is a file: URL inside DIR (read through DIR only; HTML
-reduced to its text), so that a run over a local corpus can be checked:
+--corpus DIR fills in the text of each source whose URL is a file: URL inside
+DIR (read through DIR only; HTML reduced to its text).
 
-  deepresearch run --format json -o run.json "QUESTION"
-  deepresearch verify --sources run.json --corpus "$(go env GOROOT)/doc" run.json
+--corpus-only checks only numbered citations, @-mentions and REF identifiers;
+--rlm only file references (no sources needed).
 
-Output: a summary table, each problem with its line and a suggested fix, and
-PASS or FAIL (--json: the whole result as JSON). Errors (fabricated citations,
-missing files) fail; warnings (unsupported sentences, duplicates, stale or
-unversioned files, unmatched DOIs) fail only with --strict.
+Output: a summary table, the RLM section, each problem with its line and a
+suggested fix, and PASS or FAIL (--json: the whole result as JSON; --report
+FILE saves it too). Errors (fabricated citations, missing files, unknown REF
+identifiers, edited passages) fail; warnings (unsupported sentences,
+duplicates, stale or unversioned files, unmatched DOIs, uncited statistics,
+overclaims) fail only with --strict.
 
---fix removes citations of sources that do not exist or were never retrieved
-(--unsupported flag|remove also acts on unsupported ones; keep, the
-default, leaves them) and writes the fixed
-report to stdout, or to --output; the summary then goes to stderr. The
+--fix writes the report fixed, annotated rather than silently cut: a citation
+of a source that does not exist or was never retrieved is removed and leaves
+an HTML comment saying why; --unsupported flag|remove also acts on unsupported
+ones (keep, the default, leaves them); a stale file reference gets
+[STALE: hash mismatch], an @-mention of a missing file [MISSING: no such
+file], an unmatched DOI, author-year or REF [TODO: verify source], a sentence
+needing a source [TODO: cite a source]; an overclaim's words are hedged, with
+a comment. The fixed report goes to stdout (the summary then to stderr) or
+--output; with no REPORT, each file that changed is rewritten in place. The
 verdict is the report's as given, before the fix.
 
 Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
@@ -84,10 +119,12 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
   jq -r .text run.json > report.md
   deepresearch verify --sources run.json report.md
   deepresearch verify --sources ./docs --strict --json report.md
-  deepresearch verify --sources refs.json --fix -o fixed.md report.md`,
+  deepresearch verify --sources refs.json --fix -o fixed.md report.md
+  deepresearch verify --sources research/sources --uncited --report verification.md
+  deepresearch verify --rlm --strict notes.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 || len(args) == 0 && vf.run == "" {
-				return usageError{fmt.Errorf("verify takes one report file (or -; with --run, none checks the run's own report), got %d arguments", len(args))}
+			if len(args) > 1 {
+				return usageError{fmt.Errorf("verify takes one report file (or -, or none for every .md file under the current folder), got %d arguments", len(args))}
 			}
 			return nil
 		},
@@ -100,139 +137,292 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&vf.sources, "sources", "", "JSON list of sources, or a folder of documents")
+	f.StringVar(&vf.sources, "sources", "", "JSON list of sources, a JSON report, or a folder of documents")
 	f.StringVar(&vf.corpus, "corpus", "", "fill in the text of sources whose file: URL lies in this folder (a run's corpus)")
-	f.StringVar(&vf.root, "root", "", "folder that file references are relative to (default: the report's folder)")
+	f.StringVar(&vf.root, "root", "", "project folder that file references and @-mentions are relative to (default: the current folder)")
 	f.StringVar(&vf.run, "run", "", "check against a stored run: its sources, with the text its agents read")
-	f.StringVar(&vf.store, "store", "", "the run store, for --run (default: store.path's default)")
+	f.StringVar(&vf.store, "store", "", "the run store, for --run and a JSON report's run_id (default: store.path's default)")
 	f.BoolVar(&vf.json, "json", false, "print the result as JSON")
 	f.BoolVar(&vf.strict, "strict", false, "fail on warnings too")
-	f.BoolVar(&vf.fix, "fix", false, "write the report with citations of nonexistent sources removed")
+	f.BoolVar(&vf.fix, "fix", false, "write the report fixed and annotated")
 	f.StringVar(&vf.unsupported, "unsupported", "keep", "with --fix: keep, flag or remove unsupported citations")
 	f.Float64Var(&vf.threshold, "threshold", deepresearch.DefaultThreshold, "lexical support score from which a sentence is supported")
 	f.StringVarP(&vf.output, "output", "o", "", "with --fix: write the fixed report to FILE (atomically)")
+	f.StringVar(&vf.report, "report", "", "save the verification report (text, or JSON with --json) to FILE too")
+	f.BoolVar(&vf.uncited, "uncited", false, "report every factual sentence that cites nothing")
+	f.BoolVar(&vf.rlm, "rlm", false, "check file references only ([path@hash, L10-20]); no sources needed")
+	f.BoolVar(&vf.corpusOnly, "corpus-only", false, "check only numbered citations, @-mentions and REF identifiers")
 	return cmd
 }
+
+// verified is one report checked: its name, the result, and its JSON
+// sidecar's problems.
+type verified struct {
+	name    string
+	text    string // the markdown checked
+	res     *deepresearch.VerifyResult
+	sidecar []deepresearch.SidecarProblem
+}
+
+func (v *verified) pass(strict bool) bool { return v.res.Pass(strict) && len(v.sidecar) == 0 }
 
 func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	switch {
 	case vf.run != "" && vf.sources != "":
 		return usageError{errors.New("--run and --sources both name the sources: give one")}
-	case vf.run == "" && vf.sources == "":
-		return usageError{errors.New("verify needs --sources (a JSON list of sources or a folder of documents)")}
 	case vf.output != "" && !vf.fix:
 		return usageError{errors.New("--output is for the fixed report: use it with --fix")}
+	case vf.output != "" && reportPath == "" && vf.run == "":
+		return usageError{errors.New("--output takes one fixed report: name the report to fix (without one, --fix rewrites each file in place)")}
 	case vf.threshold <= 0 || vf.threshold > 1:
 		return usageError{fmt.Errorf("--threshold %v: must be in (0, 1]", vf.threshold)}
+	case vf.rlm && vf.corpusOnly:
+		return usageError{errors.New("--rlm and --corpus-only each narrow the checks: give one")}
 	}
 	unsupported, err := deepresearch.ParseAction(vf.unsupported)
 	if err != nil || vf.unsupported == "" {
 		return usageError{fmt.Errorf("--unsupported %q: want keep, flag or remove", vf.unsupported)}
 	}
+	opts := deepresearch.VerifyOptions{Threshold: vf.threshold, Fix: vf.fix, Unsupported: unsupported, Uncited: vf.uncited}
+	switch {
+	case vf.rlm:
+		opts.Scope = deepresearch.ScopeRLM
+	case vf.corpusOnly:
+		opts.Scope = deepresearch.ScopeCorpus
+	}
 
-	var report string
+	var runBody string
 	var sources []deepresearch.SourceText
-	if vf.run != "" {
-		if report, sources, err = runSources(cmd, vf, reportPath); err != nil {
+	switch {
+	case vf.run != "":
+		if runBody, sources, err = runSources(cmd, vf); err != nil {
 			return err
 		}
-		if reportPath == "" {
-			reportPath = "run " + vf.run
-		}
-	} else if report, err = readReport(cmd.InOrStdin(), reportPath); err != nil {
-		return inputError(err)
-	}
-	// A JSON report ("run --format json"): its citation sidecar is checked,
-	// and its text verified.
-	var sidecar []deepresearch.SidecarProblem
-	isJSON := strings.HasPrefix(strings.TrimSpace(report), "{")
-	if isJSON {
-		var doc struct {
-			Text *string `json:"text"`
-		}
-		if err := json.Unmarshal([]byte(report), &doc); err != nil || doc.Text == nil {
-			return inputError(fmt.Errorf("%s: a JSON report needs a \"text\" field (%v)", reportPath, err))
-		}
-		if sidecar, err = deepresearch.CheckSidecar([]byte(report), "/_citations"); err != nil {
+	case vf.sources != "":
+		var runID string
+		if sources, runID, err = loadSources(vf.sources); err != nil {
 			return inputError(err)
 		}
-		report = *doc.Text
-		if vf.fix {
-			return usageError{errors.New("--fix rewrites markdown reports, not JSON ones")}
+		if err := storeTexts(cmd, vf.store, runID, sources); err != nil {
+			return err
 		}
-	}
-	if vf.run == "" {
-		if sources, err = loadSources(vf.sources); err != nil {
-			return inputError(err)
-		}
+	default:
+		opts.NoSources = true
 	}
 	if vf.corpus != "" {
 		if err := readCorpusTexts(vf.corpus, sources); err != nil {
 			return inputError(err)
 		}
 	}
-	opts := deepresearch.VerifyOptions{Threshold: vf.threshold, Fix: vf.fix, Unsupported: unsupported}
-	root := vf.root
-	if root == "" && reportPath != "-" && vf.run == "" {
-		root = filepath.Dir(reportPath)
-	}
-	if root != "" {
-		r, err := os.OpenRoot(root)
-		if err != nil {
-			return inputError(fmt.Errorf("--root: %w", err))
-		}
-		defer r.Close()
-		opts.Files = r.FS()
-	}
-	res, err := deepresearch.Verify(cmd.Context(), report, sources, opts)
+	root, err := os.OpenRoot(cmp.Or(vf.root, "."))
 	if err != nil {
-		if errors.Is(err, deepresearch.ErrSources) {
+		return inputError(fmt.Errorf("--root: %w", err))
+	}
+	defer root.Close()
+	opts.Files = root.FS()
+
+	// The reports: the one named, the stored run's own, or every .md file
+	// under the current folder.
+	var paths []string
+	switch {
+	case reportPath != "":
+		paths = []string{reportPath}
+	case vf.run != "":
+		paths = []string{""}
+	default:
+		if paths, err = markdownFiles(".", vf.report); err != nil {
 			return inputError(err)
 		}
-		return err
+	}
+	var all []*verified
+	for _, p := range paths {
+		v, err := verifyOne(cmd, vf, p, runBody, sources, opts)
+		if err != nil {
+			return err
+		}
+		all = append(all, v)
 	}
 
 	summary := cmd.OutOrStdout()
 	if vf.fix {
-		if vf.output != "" {
-			if err := writeFixed(vf.output, res.Fixed); err != nil {
-				return err
-			}
-		} else {
-			if _, err := io.WriteString(cmd.OutOrStdout(), res.Fixed); err != nil {
-				return err
-			}
-			summary = cmd.ErrOrStderr()
+		if summary, err = writeFixes(cmd, vf, reportPath == "" && vf.run == "", all); err != nil {
+			return err
 		}
 	}
-	pass := res.Pass(vf.strict) && len(sidecar) == 0
+	var out bytes.Buffer
+	if err := writeVerified(&out, vf, all); err != nil {
+		return err
+	}
+	if vf.report != "" {
+		o, err := checkOutput(vf.report)
+		if err != nil {
+			return inputError(fmt.Errorf("--report: %w", err))
+		}
+		if err := o.write(out.Bytes()); err != nil {
+			return err
+		}
+	}
+	if _, err := summary.Write(out.Bytes()); err != nil {
+		return err
+	}
+	for _, v := range all {
+		if !v.pass(vf.strict) {
+			return &exitError{code: 1, err: errVerifyFailed}
+		}
+	}
+	return nil
+}
+
+// verifyOne checks the report at path ("-": stdin; "": the stored run's
+// own report, runBody).
+func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources []deepresearch.SourceText, opts deepresearch.VerifyOptions) (*verified, error) {
+	v := &verified{name: path, text: runBody}
+	if path == "" {
+		v.name = "run " + vf.run
+	} else {
+		var err error
+		if v.text, err = readReport(cmd.InOrStdin(), path); err != nil {
+			return nil, inputError(err)
+		}
+	}
+	// A JSON report ("run --format json"): its citation sidecar is checked,
+	// and its text verified.
+	if strings.HasPrefix(strings.TrimSpace(v.text), "{") {
+		var doc struct {
+			Text *string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(v.text), &doc); err != nil || doc.Text == nil {
+			return nil, inputError(fmt.Errorf("%s: a JSON report needs a \"text\" field (%v)", v.name, err))
+		}
+		var err error
+		if v.sidecar, err = deepresearch.CheckSidecar([]byte(v.text), "/_citations"); err != nil {
+			return nil, inputError(err)
+		}
+		v.text = *doc.Text
+		if vf.fix {
+			return nil, usageError{errors.New("--fix rewrites markdown reports, not JSON ones")}
+		}
+	}
+	res, err := deepresearch.Verify(cmd.Context(), v.text, sources, opts)
+	if err != nil {
+		if errors.Is(err, deepresearch.ErrSources) {
+			return nil, inputError(err)
+		}
+		return nil, err
+	}
+	v.res = res
+	return v, nil
+}
+
+// writeFixes writes the fixed reports: one to --output or stdout (the
+// summary then goes to stderr, which it returns), or with inPlace each
+// file that changed, rewritten atomically.
+func writeFixes(cmd *cobra.Command, vf verifyFlags, inPlace bool, all []*verified) (io.Writer, error) {
+	switch {
+	case inPlace:
+		for _, v := range all {
+			if v.res.Fixed != v.text {
+				if err := writeFixed(v.name, v.res.Fixed); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return cmd.OutOrStdout(), nil
+	case vf.output != "":
+		return cmd.OutOrStdout(), writeFixed(vf.output, all[0].res.Fixed)
+	}
+	_, err := io.WriteString(cmd.OutOrStdout(), all[0].res.Fixed)
+	return cmd.ErrOrStderr(), err
+}
+
+// writeVerified writes the results: one report's as it always was, or
+// several, each under its file's name, then the verdict over all.
+func writeVerified(w io.Writer, vf verifyFlags, all []*verified) error {
 	if vf.json {
-		out := struct {
+		type one struct {
+			File string `json:"file,omitempty"`
 			*deepresearch.VerifyResult
 			Sidecar []deepresearch.SidecarProblem `json:"sidecar,omitempty"`
 			Pass    bool                          `json:"pass"`
 			Strict  bool                          `json:"strict"`
-		}{res, sidecar, pass, vf.strict}
-		enc := json.NewEncoder(summary)
+		}
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if len(all) == 1 {
+			v := all[0]
+			return enc.Encode(one{"", v.res, v.sidecar, v.pass(vf.strict), vf.strict})
+		}
+		out := struct {
+			Files []one `json:"files"`
+			Pass  bool  `json:"pass"`
+		}{Files: []one{}, Pass: true}
+		for _, v := range all {
+			out.Files = append(out.Files, one{v.name, v.res, v.sidecar, v.pass(vf.strict), vf.strict})
+			out.Pass = out.Pass && v.pass(vf.strict)
+		}
+		return enc.Encode(out)
+	}
+	failed := 0
+	for i, v := range all {
+		if len(all) > 1 {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "== %s\n\n", v.name)
+		}
+		for _, p := range v.sidecar {
+			fmt.Fprintf(w, "sidecar entry %d (%s): %s\n", p.Index, p.Path, p.Message)
+		}
+		if len(v.sidecar) > 0 {
+			fmt.Fprintf(w, "FAIL: the citation sidecar has %d problems\n\n", len(v.sidecar))
+		}
+		if err := v.res.WriteText(w, vf.strict); err != nil {
 			return err
 		}
-	} else {
-		for _, p := range sidecar {
-			fmt.Fprintf(summary, "sidecar entry %d (%s): %s\n", p.Index, p.Path, p.Message)
+		if vf.fix && len(all) > 1 && v.res.Fixed != v.text {
+			fmt.Fprintf(w, "fixed: %s rewritten\n", v.name)
 		}
-		if len(sidecar) > 0 {
-			fmt.Fprintf(summary, "FAIL: the citation sidecar has %d problems\n\n", len(sidecar))
-		}
-		if err := res.WriteText(summary, vf.strict); err != nil {
-			return err
+		if !v.pass(vf.strict) {
+			failed++
 		}
 	}
-	if !pass {
-		return &exitError{code: 1, err: errVerifyFailed}
+	if len(all) > 1 {
+		verdict := "PASS"
+		if failed > 0 {
+			verdict = "FAIL"
+		}
+		_, err := fmt.Fprintf(w, "\n%s: %d files, %d failed\n", verdict, len(all), failed)
+		return err
 	}
 	return nil
+}
+
+// markdownFiles lists the .md files under dir, hidden folders and files
+// left out, in path order; skip (the --report file) too.
+func markdownFiles(dir, skip string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.EqualFold(filepath.Ext(p), ".md") && (skip == "" || filepath.Clean(skip) != filepath.Clean(p)) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no report named, and no .md file under %s", dir)
+	}
+	return out, nil
 }
 
 func readReport(stdin io.Reader, path string) (string, error) {
@@ -249,75 +439,112 @@ func readReport(stdin io.Reader, path string) (string, error) {
 	return string(b), nil
 }
 
-// runSources reads a stored run: its sources (numbered as its report's
-// references, with the text its agents read, else the text the store kept)
-// and, unless reportPath names another report, its own report body.
-func runSources(cmd *cobra.Command, vf verifyFlags, reportPath string) (string, []deepresearch.SourceText, error) {
+// storedRun opens the run store (--store, else store.path's default) and
+// reads run id: its report and the sources it kept. With quiet, a store or
+// run that is not there is no error: ok is false.
+func storedRun(cmd *cobra.Command, store, id string, quiet bool) (rep *deepresearch.Report, kept []deepresearch.StoredSource, ok bool, err error) {
 	ctx := cmd.Context()
-	path := vf.store
+	path := store
 	if path == "" {
-		p, err := config.DefaultStorePath()
-		if err != nil {
-			return "", nil, inputError(err)
+		if path, err = config.DefaultStorePath(); err != nil {
+			return nil, nil, false, inputError(err)
 		}
-		path = p
 	}
 	if _, err := os.Stat(path); err != nil {
-		return "", nil, inputError(fmt.Errorf("--store: %w", err))
+		if quiet && store == "" {
+			return nil, nil, false, nil
+		}
+		return nil, nil, false, inputError(fmt.Errorf("--store: %w", err))
 	}
 	st, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
 	if err != nil {
-		return "", nil, inputError(fmt.Errorf("--store: %w", err))
+		return nil, nil, false, inputError(fmt.Errorf("--store: %w", err))
 	}
 	defer st.Close()
-	raw, err := st.Report(ctx, vf.run)
+	raw, err := st.Report(ctx, id)
 	if err != nil {
-		return "", nil, inputError(fmt.Errorf("--run %s: %w", vf.run, err))
+		if quiet {
+			return nil, nil, false, nil
+		}
+		return nil, nil, false, inputError(fmt.Errorf("--run %s: %w", id, err))
 	}
-	rep, err := deepresearch.LoadReport(raw)
-	if err != nil {
-		return "", nil, inputError(fmt.Errorf("--run %s: %w", vf.run, err))
+	if rep, err = deepresearch.LoadReport(raw); err != nil {
+		return nil, nil, false, inputError(fmt.Errorf("run %s: %w", id, err))
 	}
-	kept, err := st.Sources(ctx, vf.run)
+	if kept, err = st.Sources(ctx, id); err != nil {
+		return nil, nil, false, err
+	}
+	return rep, kept, true, nil
+}
+
+// runSources reads a stored run (--run): its sources, numbered as its
+// report's references, with the text its agents read (else the text the
+// store kept), and its own report body.
+func runSources(cmd *cobra.Command, vf verifyFlags) (string, []deepresearch.SourceText, error) {
+	rep, kept, _, err := storedRun(cmd, vf.store, vf.run, false)
 	if err != nil {
 		return "", nil, err
 	}
-	report := rep.Body
-	if reportPath != "" {
-		if report, err = readReport(cmd.InOrStdin(), reportPath); err != nil {
-			return "", nil, inputError(err)
-		}
-	}
-	return report, rep.CitedSources(kept), nil
+	return rep.Body, rep.CitedSources(kept), nil
 }
 
-// loadSources reads --sources: a folder of documents, or a JSON file.
-func loadSources(p string) ([]deepresearch.SourceText, error) {
+// storeTexts fills in, from the run store, the texts of the sources of a
+// JSON report whose run the store holds (its run_id): checked against
+// what the agents read, not only the passages the report kept. A store or
+// run that is not there leaves the sources as they are.
+func storeTexts(cmd *cobra.Command, store, runID string, sources []deepresearch.SourceText) error {
+	if runID == "" || !slices.ContainsFunc(sources, func(s deepresearch.SourceText) bool { return s.Text == "" }) {
+		return nil
+	}
+	rep, kept, ok, err := storedRun(cmd, store, runID, true)
+	if !ok || err != nil {
+		return err
+	}
+	read := map[int]deepresearch.SourceText{}
+	for _, s := range rep.CitedSources(kept) {
+		read[s.Number] = s
+	}
+	for i := range sources {
+		s := &sources[i]
+		if r, ok := read[s.Number]; ok && s.Text == "" && r.URL == s.URL && r.ID == s.ID {
+			s.Text = r.Text
+		}
+	}
+	return nil
+}
+
+// loadSources reads --sources: a folder of documents, or a JSON file (and
+// then the run_id of a JSON report).
+func loadSources(p string) ([]deepresearch.SourceText, string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("--sources: %w", err)
+		return nil, "", fmt.Errorf("--sources: %w", err)
 	}
 	if st.IsDir() {
 		r, err := os.OpenRoot(p)
 		if err != nil {
-			return nil, fmt.Errorf("--sources: %w", err)
+			return nil, "", fmt.Errorf("--sources: %w", err)
 		}
 		defer r.Close()
 		srcs, err := deepresearch.SourcesFromFS(r.FS())
 		if err != nil {
-			return nil, fmt.Errorf("--sources %s: %w", p, err)
+			return nil, "", fmt.Errorf("--sources %s: %w", p, err)
 		}
-		return srcs, nil
+		return srcs, "", nil
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("--sources: %w", err)
+		return nil, "", fmt.Errorf("--sources: %w", err)
 	}
 	srcs, err := deepresearch.ParseSources(b)
 	if err != nil {
-		return nil, fmt.Errorf("--sources %s: %w", p, err)
+		return nil, "", fmt.Errorf("--sources %s: %w", p, err)
 	}
-	return srcs, nil
+	var doc struct {
+		RunID string `json:"run_id"`
+	}
+	_ = json.Unmarshal(b, &doc) // a list has no run_id
+	return srcs, doc.RunID, nil
 }
 
 // readCorpusTexts fills in the text of sources without one whose URL is a

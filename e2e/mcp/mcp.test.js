@@ -153,12 +153,15 @@ test("verify finds each planted problem on its line", async () => {
   assert.equal(out.summary.fabricated, 2);
   assert.equal(out.summary.duplicates, 1);
   const problems = out.problems.map((p) => [p.line, p.kind, p.number]);
-  assert.deepEqual(problems, [[4, "no-source", 9], [5, "not-retrieved", 3], [6, "unsupported", 2], [7, "duplicate", 4]]);
+  assert.deepEqual(problems, [[4, "no-source", 9], [5, "not-retrieved", 3], [6, "unsupported", 2], [6, "overclaim", undefined], [7, "duplicate", 4]]);
   for (const p of out.problems) assert.ok(p.fix.length > 10, `line ${p.line}: a suggested fix`);
   const supported = out.citations.find((c) => c.line === 3);
   assert.equal(supported.status, "supported");
   assert.equal(sources[0].text.slice(supported.evidence.start, supported.evidence.end), supported.evidence.quote);
-  assert.ok(!out.fixed.includes("[9]") && !out.fixed.includes("[3]") && out.fixed.includes("[1]"));
+  // Removed citations leave a comment saying why; the overclaim is hedged.
+  assert.ok(!out.fixed.includes(" [9].") && !out.fixed.includes(" [3].") && out.fixed.includes("[1]"));
+  assert.match(out.fixed, /milliseconds<!-- verify: removed \[9\]: no source 9 among the sources -->\./);
+  assert.match(out.fixed, /Channels are usually<!-- verify: hedged "always"/);
   assert.match(res.content[0].text, /line 4: error no-source/);
 
   const ok = (await call("verify", { text: "The value of an uninitialized channel is nil [2].", sources })).structuredContent;

@@ -172,6 +172,9 @@ type Result struct {
 	// shown (search snippets, opened documents): what its citations can be
 	// checked against.
 	Texts map[int]string
+	// Relevance holds, by local number, what the relevance filter said of
+	// each source when it kept it (its best-scored passage).
+	Relevance map[int]source.Relevance
 	// Cited lists the sources the report cited, in order of first citation.
 	Cited []citeproc.Citation
 	// Unknown lists numbers the report cited that the agent never
@@ -228,6 +231,7 @@ func Run(ctx context.Context, cfg Config, task Task) (*Result, error) {
 	}
 	r.res.Sources = r.s.Sources()
 	r.res.Texts = maps.Clone(r.s.texts)
+	r.res.Relevance = maps.Clone(r.s.relevance)
 	return r.res, nil
 }
 

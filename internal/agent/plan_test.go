@@ -153,6 +153,7 @@ func ExampleRun() {
 		fmt.Printf("[%d] %s\n", c.Number, c.Source.Title)
 	}
 	// Output:
+	// tool: search {"query":"How does Raft elect a leader"}
 	// tool: search {"query":"Raft elect leader"}
 	// tool: search {"query":"Raft elect"}
 	// tool: open {"source":1}

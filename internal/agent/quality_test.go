@@ -73,7 +73,7 @@ func TestOffTopicSourceDroppedWithReason(t *testing.T) {
 	if dropped == nil {
 		t.Fatalf("the contest page was never reported dropped; reports: %+v", reports)
 	}
-	if dropped.Stage != relevance.StageRelevance || dropped.Reason == "" || dropped.Title != "Programming contest results" {
+	if dropped.Check != relevance.CheckRelevance || dropped.Reason == "" || dropped.Title != "Programming contest results" {
 		t.Errorf("dropped verdict = %+v", *dropped)
 	}
 	for _, res := range results {
@@ -90,7 +90,7 @@ func TestCopiesCitedOnce(t *testing.T) {
 	dups := 0
 	for _, r := range reports {
 		for _, d := range r.Dropped {
-			if d.Stage == relevance.StageDuplicate {
+			if d.Check == relevance.CheckDuplicate {
 				dups++
 			}
 		}

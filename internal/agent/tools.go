@@ -85,7 +85,8 @@ type session struct {
 	byKey   map[string]int // canonical URL (or "id:"+DocID) → number
 	sources map[int]source.Source
 
-	texts map[int]string // what the model was shown of each source
+	texts     map[int]string           // what the model was shown of each source
+	relevance map[int]source.Relevance // what the filter said of each, when it kept it
 
 	searchErr   error // the last failed search's error
 	searchFails int
@@ -104,6 +105,10 @@ func newSession(cfg Config, task Task) *session {
 		filter: relevance.New(relevance.Config{
 			Question: question, Task: task.Question,
 			Judge: cfg.Relevance, Report: cfg.Hooks.Filtered,
+			Whole: func(ctx context.Context, id string) (string, error) {
+				d, err := cfg.Search.Fetch(ctx, id)
+				return d.Text, err
+			},
 		}),
 		backend:   cfg.Search,
 		limit:     defaults.PositiveOr(cfg.SearchLimit, defaults.SearchLimit),
@@ -114,6 +119,7 @@ func newSession(cfg Config, task Task) *session {
 		byKey:     map[string]int{},
 		sources:   map[int]source.Source{},
 		texts:     map[int]string{},
+		relevance: map[int]source.Relevance{},
 		searched:  searchedBefore(task),
 	}
 }
@@ -147,7 +153,8 @@ func (s *session) register(r search.Result) (int, error) {
 		return n, nil
 	}
 	n := len(s.sources) + 1
-	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmp.Or(r.Channel, s.channel)}
+	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmp.Or(r.Channel, s.channel),
+		Published: source.ParseDate(r.Published), Modified: source.ParseDate(r.Modified)}
 	if r.Locator.Unit() {
 		// A page, row or slide is a source of its own (see key); a section
 		// is not, so the source, which passages of other sections may
@@ -213,7 +220,11 @@ func (s *session) find(ctx context.Context, query string, prior []string) *found
 	}
 	cands := make([]relevance.Candidate, len(results))
 	for i, r := range results {
-		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet}
+		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet,
+			Date: cmp.Or(source.ParseDate(r.Published), source.ParseDate(r.Modified))}
+		if strings.HasPrefix(r.URL, "file:") {
+			cands[i].DocID = r.DocID // a local file: cheap to read whole when a passage repeats another's
+		}
 	}
 	j, err := s.filter.Judge(ctx, query, prior, cands)
 	return &found{results: results, judgeErr: err, judged: j}
@@ -312,6 +323,9 @@ func (s *session) search(ctx context.Context, query string, f *found) (string, e
 		if err != nil {
 			return "", err
 		}
+		if d := decisions[i]; d.Score >= s.relevance[n].Objective {
+			s.relevance[n] = source.Relevance{Objective: d.Score, Queries: d.Queries, Reasoning: d.Reason}
+		}
 		if shown > 0 {
 			b.WriteString("\n\n")
 		}
@@ -344,6 +358,12 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 	title := src.Title
 	if title == "" {
 		title = doc.Title
+	}
+	if src.Published == "" && src.Modified == "" {
+		// The page's own metadata dates a source its search result did
+		// not: the merge and the reference list take it from here.
+		src.Published, src.Modified = source.ParseDate(doc.Published), source.ParseDate(doc.Modified)
+		s.sources[n] = src
 	}
 	text := strings.TrimSpace(doc.Text)
 	if unit, ok := extract.UnitText(text, src.Location); ok {

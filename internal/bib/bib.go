@@ -3,15 +3,19 @@
 // (LaTeX). It is pure: references in, bytes out.
 //
 // A web page becomes a CSL "webpage" / BibTeX @misc with its URL; a local
-// document (a file: URL, or channel "corpus") a CSL "document" with its
-// path as the archive location; a source whose URL is a DOI link carries
-// the DOI. Authors and dates are written when the reference has them.
+// document (source.KindLocal: a file: URL, or channel "corpus") a CSL
+// "document" with its path as the archive location; a source whose URL is
+// a DOI link carries the DOI. Authors and dates are written when the
+// reference has them: its issued date is Reference.Issued, else the
+// source's own publication date, else its modification date (a web page's
+// last update, a local file's modification time).
 package bib
 
 import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -40,7 +44,8 @@ type Reference struct {
 	Number int
 	source.Source
 	Authors []Name
-	// Issued is the publication date; Accessed when it was retrieved.
+	// Issued is the publication date (zero: the source's, see issued);
+	// Accessed when it was retrieved.
 	Issued, Accessed Date
 	// Publisher is the site or publisher ("The Go Authors"); Container the
 	// journal, book or site name it appeared in.
@@ -61,10 +66,39 @@ const (
 )
 
 func kindOf(r Reference) kind {
-	if r.Channel == "corpus" || strings.HasPrefix(strings.ToLower(r.URL), "file:") || r.URL == "" && r.ID != "" {
+	if r.Source.Kind() == source.KindLocal {
 		return local
 	}
 	return web
+}
+
+// issued is the reference's date: Issued, else the source's publication
+// date, else its modification date; zero when none is known.
+func issued(r Reference) Date {
+	if !r.Issued.IsZero() {
+		return r.Issued
+	}
+	for _, iso := range []string{r.Published, r.Modified} {
+		if d := DateOf(iso); !d.IsZero() {
+			return d
+		}
+	}
+	return Date{}
+}
+
+// DateOf is the calendar date of an ISO 8601 date or time
+// ("2024-03-15", "2024-03-15T10:00:00Z"; see source.ParseDate); zero
+// when iso is not one.
+func DateOf(iso string) Date {
+	day := source.Day(iso)
+	if day == "" {
+		return Date{}
+	}
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return Date{}
+	}
+	return Date{Year: t.Year(), Month: int(t.Month()), Day: t.Day()}
 }
 
 // doiOf returns the reference's DOI: given, or the path of a doi.org URL.

@@ -25,6 +25,12 @@ var refs = []Reference{
 	{Number: 5, Source: source.Source{ID: "y", URL: "https://example.com/a%20b/{x}?q=%41&r=50%25#frag", Title: ""},
 		Issued: Date{2022, 1, 0}},
 	{Number: 6, Source: source.Source{ID: "notes/local.md", Title: "Local notes"}},
+	// Dates from the source itself: a page's publication date (a search
+	// engine's or its metadata's), a local file's modification time.
+	{Number: 7, Source: source.Source{ID: "https://news.example/cables", URL: "https://news.example/cables", Title: "Cables cut",
+		Channel: "web", Published: "2024-03-15T23:30:00-05:00", Modified: "2024-04-01"}},
+	{Number: 8, Source: source.Source{ID: "ops/faults.md", URL: "file:///srv/c/ops/faults.md", Title: "Faults", Channel: "corpus",
+		Modified: "2023-02-01T12:00:00Z"}},
 }
 
 func TestGolden(t *testing.T) {
@@ -289,7 +295,7 @@ func TestBibTeX(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"thegoauthors2022", "gomem", "boehm2008", "obrien", "examplecom2022", "local"}; !slices.Equal(keys, want) {
+	if want := []string{"thegoauthors2022", "gomem", "boehm2008", "obrien", "examplecom2022", "local", "newsexample2024", "faults2023"}; !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
 	}
 	// The hostile title reads back as written, less its control character.

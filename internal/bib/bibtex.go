@@ -12,7 +12,8 @@ import (
 
 // BibTeX returns the references as BibTeX @misc entries, in the order
 // given: title (braced, so styles keep its capitals), author, year, month,
-// url and howpublished (\url{…}), urldate, doi, publisher, and a note naming
+// date (biblatex's ISO 8601 date, as precise as known), url and
+// howpublished (\url{…}), urldate, doi, publisher, and a note naming
 // where in the document the cited passage is ("p. 7"), a local document's
 // path and the reference's number. Keys are built from
 // the first author's family name (else the site's host, else "ref") and the
@@ -44,11 +45,12 @@ func BibTeX(refs []Reference) []byte {
 			}
 		}
 		field("author", strings.Join(authors, " and "))
-		if !r.Issued.IsZero() {
-			field("year", fmt.Sprint(r.Issued.Year))
-			if m := r.Issued.Month; m >= 1 && m <= 12 {
+		if d := issued(r); !d.IsZero() {
+			field("year", fmt.Sprint(d.Year))
+			if m := d.Month; m >= 1 && m <= 12 {
 				field("month", months[m-1])
 			}
+			field("date", d.iso())
 		}
 		if canon.Linkable(r.URL) && kindOf(r) == web {
 			u := urlEscape(r.URL)
@@ -121,8 +123,8 @@ func baseKey(r Reference) string {
 	if len(key) > 24 {
 		key = key[:24]
 	}
-	if !r.Issued.IsZero() {
-		key += fmt.Sprint(r.Issued.Year)
+	if d := issued(r); !d.IsZero() {
+		key += fmt.Sprint(d.Year)
 	}
 	return key
 }

@@ -58,7 +58,7 @@ func CSLJSON(refs []Reference) ([]byte, error) {
 			CitationNumber: r.Number,
 			Title:          title(r),
 			DOI:            doiOf(r),
-			Issued:         cslDateOf(r.Issued),
+			Issued:         cslDateOf(issued(r)),
 			Accessed:       cslDateOf(r.Accessed),
 			Publisher:      clean(r.Publisher),
 			ContainerTitle: clean(r.Container),

@@ -178,6 +178,10 @@ func (m *Merger) number(section string, reportNo, n int, src source.Source) int 
 		if !slices.Contains(s.UsedInSections, section) {
 			s.UsedInSections = append(s.UsedInSections, section)
 		}
+		if s.Published == "" && s.Modified == "" {
+			// An agent that opened the page may know its dates.
+			s.Published, s.Modified = src.Published, src.Modified
+		}
 		return g
 	}
 	if src.URL != "" && canonical == "" {

@@ -406,3 +406,27 @@ func TestMergeNeverLeavesAStaleNumber(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeFillsDates: a source merged without dates takes them from a
+// later report that knows them (an agent that opened the page), and a
+// date it has is never replaced.
+func TestMergeFillsDates(t *testing.T) {
+	m := collapse.NewMerger()
+	dated := func(s source.Source, published, modified string) source.Source {
+		s.Published, s.Modified = published, modified
+		return s
+	}
+	a, b := src("a", "https://a.example/"), src("b", "https://b.example/")
+	for _, r := range []collapse.Report{
+		{Section: "A", Text: "[1] [2]", Mapping: map[int]source.Source{1: a, 2: dated(b, "2020-01-01", "")}},
+		{Section: "B", Text: "[1] [2]", Mapping: map[int]source.Source{1: dated(a, "2024-03-15", "2024-04-01T00:00:00Z"), 2: dated(b, "2024-03-15", "")}},
+	} {
+		if _, err := m.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := m.Sources()
+	if got[0].Published != "2024-03-15" || got[0].Modified != "2024-04-01T00:00:00Z" || got[1].Published != "2020-01-01" {
+		t.Errorf("dates = %+v", got)
+	}
+}

@@ -168,6 +168,15 @@ func TestSyncSearchFetch(t *testing.T) {
 		!strings.Contains(doc.Text, "The lost cable of 1865") || !strings.Contains(doc.Text, "Heart's Content") {
 		t.Errorf("Fetch(%q) = %+v", top.DocID, doc)
 	}
+	// The file's modification time, as the index saw it, dates the
+	// result and the document.
+	fi, err := os.Stat(filepath.Join(corpusDir, "history", "great-eastern.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fi.ModTime().UTC().Truncate(time.Second).Format(time.RFC3339); top.Modified != want || doc.Modified != want || top.Published != "" {
+		t.Errorf("modified: result %q, document %q; want the file's %q (and no publication date, %q)", top.Modified, doc.Modified, want, top.Published)
+	}
 
 	html, err := ix.Fetch(ctx, "./operations//landing-stations.html")
 	if err != nil {

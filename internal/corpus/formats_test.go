@@ -106,7 +106,7 @@ func TestSyncFormats(t *testing.T) {
 		{"resolving conflicts with other glob matches default weight 50", "spec.pdf", source.Location{Kind: source.LocPage, Value: "4"}, "spec.pdf, p. 4"},
 		{"TechBook Air battery", "catalog.csv", source.Location{Kind: source.LocRow, Value: "3"}, "catalog.csv, row 3"},
 		{"TechBook Pro price", "catalog.xlsx", source.Location{Kind: source.LocRow, Value: "2", Part: "Prices"}, "catalog.xlsx, Prices, row 2"},
-		{"TAT-8 transatlantic fibre", "deck.pptx", source.Location{Kind: source.LocSlide, Value: "3"}, "Fibre Optics Briefing, slide 3"},
+		{"TAT-8 transatlantic fibre", "deck.pptx", source.Location{Kind: source.LocSlide, Value: "3"}, "deck.pptx — Fibre Optics Briefing, slide 3"},
 		{"Porthcurno depot phone", "depots.tsv", source.Location{Kind: source.LocRow, Value: "2"}, "depots.tsv, row 2"},
 	} {
 		res, err := ix.Search(t.Context(), tt.query, 5)

@@ -8,10 +8,12 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode"
+	"time"
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // Ranking weights of the passages_fts columns for bm25: a match in the
@@ -23,8 +25,12 @@ const (
 )
 
 // perDocument is the most passages of one document a Search returns, so
-// that one long document does not crowd out the others.
-const perDocument = 2
+// that one long document does not crowd out the others: its best one, so
+// that a search's results are as many documents as passages (measured on
+// the evaluation's corpora, README "Research quality": with two, the
+// fifth document of a plain search of the question was often not among
+// an agent's five results).
+const perDocument = 1
 
 // snippetMax is the length, in bytes, past which a passage is trimmed for
 // the Snippet (passages that merged short sections can run past
@@ -56,7 +62,7 @@ WITH hits AS (
 		row_number() OVER (PARTITION BY p.doc_id ORDER BY h.rank, h.pid) AS n
 	FROM hits h JOIN passages p ON p.id = h.pid
 )
-SELECT d.path, d.title, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body, r.rank
+SELECT d.path, d.title, d.mtime_ns, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body, r.rank
 FROM ranked r
 JOIN passages p ON p.id = r.pid
 JOIN docs d ON d.id = r.doc_id
@@ -64,11 +70,12 @@ WHERE r.n <= %d
 ORDER BY r.rank, r.pid
 LIMIT ?2`, weightTitle, weightHeading, weightBody, perDocument)
 
-// Search returns at most limit passages matching query, best first, at
-// most perDocument (2) from any one document, so that one long document
+// Search returns at most limit passages matching query, best first, each
+// with its document's modification time at the last Sync (Modified), at
+// most perDocument (1) from any one document, so that one long document
 // does not fill every slot. The query is free text: it is split into
-// words (punctuation, quotes and FTS5 operators are only separators), the
-// commonest English words are dropped, and a passage matches if it has any
+// words (punctuation, quotes and FTS5 operators are only separators), stop
+// words are dropped (internal/terms's one list), and a passage matches if it has any
 // of the remaining words (stemmed: "cables" finds "cable").
 //
 // Passages are ranked by bm25 over three columns: a word matched in the
@@ -106,10 +113,12 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 	for rows.Next() {
 		var r search.Result
 		var rank float64
-		if err := rows.Scan(&r.DocID, &r.Title, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet, &rank); err != nil {
+		var mtime int64
+		if err := rows.Scan(&r.DocID, &r.Title, &mtime, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet, &rank); err != nil {
 			return nil, ix.queryError(ctx, "search", query, err)
 		}
 		r.URL = docURL(root, r.DocID)
+		r.Modified = source.FileDate(time.Unix(0, mtime))
 		r.Snippet = trimSnippet(r.Snippet)
 		r.Score = -rank
 		out = append(out, r)
@@ -122,14 +131,16 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 
 // Fetch returns the whole extracted text of the document docID (a path
 // relative to the corpus folder, as in search results), as it was at the
-// last Sync. An unknown docID is an error wrapping search.ErrNotFound.
+// last Sync, with the file's modification time then as its Modified (as
+// search results have it). An unknown docID is an error wrapping search.ErrNotFound.
 func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, error) {
 	id := docID
 	if id != "" {
 		id = strings.TrimPrefix(path.Clean(filepath.ToSlash(id)), "./")
 	}
 	doc := search.Document{DocID: id}
-	err := ix.db.QueryRowContext(ctx, `SELECT title, text FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text)
+	var mtime int64
+	err := ix.db.QueryRowContext(ctx, `SELECT title, text, mtime_ns FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text, &mtime)
 	if errors.Is(err, sql.ErrNoRows) {
 		return search.Document{}, &Error{Op: "fetch", Subject: fmt.Sprintf("%q from %s", docID, ix.dbPath), Err: search.ErrNotFound}
 	}
@@ -137,6 +148,7 @@ func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, erro
 		return search.Document{}, ix.queryError(ctx, "fetch", docID, err)
 	}
 	doc.URL = docURL(ix.rootDir(), id)
+	doc.Modified = source.FileDate(time.Unix(0, mtime))
 	return doc, nil
 }
 
@@ -189,7 +201,7 @@ func matchQuery(q string) string {
 	var terms []int // indexes into words
 	seen := map[string]bool{}
 	for i, w := range words {
-		if !stopWords[w] && !seen[w] {
+		if !stop(w) && !seen[w] {
 			seen[w] = true
 			terms = append(terms, i)
 		}
@@ -205,7 +217,7 @@ func matchQuery(q string) string {
 	// words that stand between them ("speed of light").
 	var content []int
 	for i, w := range words {
-		if !stopWords[w] {
+		if !stop(w) {
 			content = append(content, i)
 		}
 	}
@@ -231,38 +243,24 @@ func matchQuery(q string) string {
 }
 
 // queryWords splits text into lower-case words the way the index's
-// unicode61 tokenizer does: letters, digits and private-use characters
-// make words, everything else separates them.
+// unicode61 tokenizer does (terms.Tokens: letters, numbers and private-use
+// characters make words, everything else separates them), leaving out
+// words longer than maxTermLen.
 func queryWords(q string) []string {
-	fields := strings.FieldsFunc(q, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r)
-	})
-	words := fields[:0]
-	for _, f := range fields {
-		if len(f) <= maxTermLen {
-			words = append(words, strings.ToLower(f))
+	words := terms.Tokens(q)
+	out := words[:0]
+	for _, w := range words {
+		if len(w) <= maxTermLen {
+			out = append(out, w)
 		}
 	}
-	return words
+	return out
 }
 
-// stopWords are dropped from queries: they match nearly every passage.
-// Words that carry meaning in a technical query ("before", "after", "not",
-// "between") are kept.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
-		a an the and or but nor so yet
-		i me my we our you your he him his she her it its they them their
-		this that these those there here
-		is are was were be been being am do does did done have has had having
-		can could shall should will would may might must
-		of in on at to for from by with about as into onto per via
-		what which who whom whose when where why how
-		if then than also just only very too
-		tell explain describe please
-		s t`) {
-		m[w] = true
-	}
-	return m
-}()
+// stop reports whether a query word is left out: a stop word or a word
+// that frames a request (terms.IsStop, terms.IsRequest): they match nearly
+// every passage. Stop words that relate two things in a technical phrase
+// ("happens before", "not nil": terms.IsRelation) are kept.
+func stop(w string) bool {
+	return terms.IsStop(w) && !terms.IsRelation(w) || terms.IsRequest(w)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/doc/comment"
 	"go/parser"
@@ -37,7 +38,8 @@ func GOROOT() string {
 // document per standard-library package, pkg/<import path>.md, made with
 // go/doc from the package's doc comments under goroot/src (the package
 // comment, then the doc comments of its exported functions, types and
-// methods; no code, no declarations), and a copy of the documents
+// methods; no code, no declarations; the files this toolchain builds for
+// its own platform, so the output is the same on every run), and a copy of the documents
 // of goroot/doc under doc/. Commands (cmd/), internal and vendored
 // packages and testdata are left out. A document's ID in the corpus index
 // is its path under dir, such as "pkg/sync.md" or "doc/go_mem.html".
@@ -85,28 +87,9 @@ func WriteCorpus(ctx context.Context, goroot, dir string) (CorpusStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("eval: write corpus from %s: %w", src, err)
 	}
-	docDir := filepath.Join(goroot, "doc")
-	err = filepath.WalkDir(docDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(docDir, path)
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dir, "doc", rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		st.Docs++
-		st.Bytes += int64(len(b))
-		return os.WriteFile(out, b, 0o644)
-	})
-	if err != nil {
-		return st, fmt.Errorf("eval: copy %s: %w", docDir, err)
-	}
-	return st, nil
+	docs, err := copyFiles(ctx, goroot, dir, []string{"doc"}, "")
+	st.Docs, st.Bytes = docs.Docs, st.Bytes+docs.Bytes
+	return st, err
 }
 
 // packageDoc renders the documentation of the package in dir (import
@@ -122,6 +105,12 @@ func packageDoc(dir, importPath string) (string, bool, error) {
 	for _, e := range entries {
 		n := e.Name()
 		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		// Only the files this toolchain builds: two files declaring one
+		// function under different build tags would make the document
+		// depend on which go/doc met first.
+		if ok, err := build.Default.MatchFile(dir, n); err != nil || !ok {
 			continue
 		}
 		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.ParseComments|parser.SkipObjectResolution)

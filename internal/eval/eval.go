@@ -9,12 +9,31 @@
 //   - hit rate: the share of questions for which at least one expected
 //     document is cited;
 //   - recall: the mean share of expected documents cited;
-//   - precision: the share of cited documents that are expected or share
-//     a key term with the question (relevance.SharesKeyTerm over the
-//     document's title and text); strict precision counts expected
-//     documents only;
-//   - off-topic: cited documents that share no key term with their
-//     question (the target is none).
+//   - precision: the share of cited documents that are on the topic:
+//     expected, sharing a key term with the question
+//     (relevance.SharesKeyTerm over the document's title and text), or a
+//     second hop (below); strict precision counts expected documents
+//     only;
+//   - off-topic: cited documents that are none of these (the target is
+//     none);
+//   - second hops: cited documents that share no key term with the
+//     question but are the document of a name that another cited
+//     document quotes in a sentence bearing on the question
+//     (extractive.SecondHop: the sentence shares a quarter of the
+//     question's key terms, at least two; the document's title, a segment
+//     of its title or its file name is the name). This is the one way the
+//     research loop reaches past the question's words — it follows a name
+//     a first-hop passage gives, to that name's own document — and the
+//     evaluation checks each such citation against the documents
+//     themselves, not against what the run says it followed;
+//   - "no evidence" beside the right document: reports that say the
+//     sources hold no evidence although the relevance filter kept an
+//     expected document (the target is none).
+//
+// The research side is the real Researcher of the root package, driven
+// through a Run function (this package cannot import the root, which
+// would import it back in its tests): see Research, and the harness
+// of Prepare and Compare.
 package eval
 
 import (
@@ -26,6 +45,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 )
@@ -58,19 +78,43 @@ func LoadQuestions(path string) ([]Question, error) {
 	return f.Questions, nil
 }
 
-// Answerer answers a question with the IDs of the documents it cites, in
-// order, without duplicates.
-type Answerer func(ctx context.Context, question string) ([]string, error)
+// Answer is what a system made of a question.
+type Answer struct {
+	// Cited are the IDs of the documents the answer cites, in order,
+	// without duplicates.
+	Cited []string
+	// Kept are the documents the relevance filter let through (a plain
+	// search keeps what it cites).
+	Kept []string
+	// NoEvidence says the answer reported that the sources hold no
+	// evidence for the question.
+	NoEvidence bool
+}
+
+// Doc is a document of the corpus as the checks read it.
+type Doc struct {
+	Title, Text string
+}
+
+// Answerer answers a question.
+type Answerer func(ctx context.Context, question string) (Answer, error)
 
 // Result is one question's outcome for one system.
 type Result struct {
 	Question
-	Cited    []string
+	Answer
 	Hit      bool
 	Recall   float64
 	Expected int      // cited documents that are expected
-	OnTopic  int      // cited documents expected or sharing a key term with the question
-	OffTopic []string // cited documents sharing no key term with the question
+	OnTopic  int      // cited documents expected, sharing a key term with the question, or second hops
+	OffTopic []string // cited documents that are none of these
+	// SecondHops are the cited documents that share no key term with the
+	// question and are the document of a name another cited document
+	// quotes in a sentence bearing on it, each as "ID (via NAME in ID)".
+	SecondHops []string
+	// NoEvidenceKept: the answer said "no evidence" although an expected
+	// document was among the kept ones.
+	NoEvidenceKept bool
 }
 
 // Summary is one system's figures over all questions.
@@ -83,37 +127,37 @@ type Summary struct {
 	StrictPrecision float64 // expected, over all cited documents
 	Cited           int     // documents cited, summed over questions
 	OffTopic        int
+	SecondHops      int // on-topic as second hops only
+	NoEvidence      int // answers saying the sources hold no evidence
+	NoEvidenceKept  int // of those, answers whose kept documents held an expected one
 }
 
 // Evaluate answers every question with answer and scores the citations.
-// docText returns a document's title and text, for the key-term check.
+// doc returns a document by ID, for the key-term and second-hop checks.
 // An error from answer stops the evaluation.
-func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, docText func(ctx context.Context, id string) (string, error)) (Summary, []Result, error) {
+func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, doc func(ctx context.Context, id string) (Doc, error)) (Summary, []Result, error) {
 	s := Summary{Name: name, Questions: len(qs)}
 	var results []Result
 	var expected, onTopic int
 	for _, q := range qs {
-		cited, err := answer(ctx, q.Question)
+		a, err := answer(ctx, q.Question)
 		if err != nil {
 			return s, results, fmt.Errorf("eval: %s: question %s: %w", name, q.ID, err)
 		}
-		r := Result{Question: q, Cited: cited}
-		for _, id := range cited {
-			if slices.Contains(q.Expect, id) {
-				r.Expected++
-				r.OnTopic++
-				continue
-			}
-			text, err := docText(ctx, id)
-			if err != nil {
-				return s, results, fmt.Errorf("eval: %s: question %s: document %s: %w", name, q.ID, id, err)
-			}
-			if relevance.SharesKeyTerm(q.Question, text) {
-				r.OnTopic++
-			} else {
-				r.OffTopic = append(r.OffTopic, id)
+		cited := a.Cited
+		r := Result{Question: q, Answer: a}
+		if a.NoEvidence {
+			s.NoEvidence++
+			if slices.ContainsFunc(q.Expect, func(e string) bool { return slices.Contains(a.Kept, e) }) {
+				r.NoEvidenceKept = true
+				s.NoEvidenceKept++
 			}
 		}
+		t, err := checkTopics(ctx, q.Question, q.Expect, cited, doc)
+		if err != nil {
+			return s, results, fmt.Errorf("eval: %s: question %s: %w", name, q.ID, err)
+		}
+		r.Expected, r.OnTopic, r.OffTopic, r.SecondHops = t.expected, t.onTopic, t.offTopic, t.secondHops
 		found := 0
 		for _, e := range q.Expect {
 			if slices.Contains(cited, e) {
@@ -128,6 +172,7 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 		s.Recall += r.Recall
 		s.Cited += len(cited)
 		s.OffTopic += len(r.OffTopic)
+		s.SecondHops += len(r.SecondHops)
 		expected += r.Expected
 		onTopic += r.OnTopic
 		results = append(results, r)
@@ -141,6 +186,59 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 		s.StrictPrecision = float64(expected) / float64(s.Cited)
 	}
 	return s, results, nil
+}
+
+// topics is how a question's cited documents bear on it.
+type topics struct {
+	expected, onTopic    int
+	offTopic, secondHops []string
+}
+
+// checkTopics sorts the documents cited for question q: expected, sharing
+// a key term with q, a second hop (see Result.SecondHops), or off the
+// topic. doc reads a document.
+func checkTopics(ctx context.Context, q string, expect, cited []string, doc func(ctx context.Context, id string) (Doc, error)) (topics, error) {
+	var t topics
+	docs := make([]Doc, len(cited))
+	for i, id := range cited {
+		var err error
+		if docs[i], err = doc(ctx, id); err != nil {
+			return t, fmt.Errorf("document %s: %w", id, err)
+		}
+	}
+	for i, id := range cited {
+		switch {
+		case slices.Contains(expect, id):
+			t.expected++
+			t.onTopic++
+		case relevance.SharesKeyTerm(q, docs[i].Title+"\n"+docs[i].Text):
+			t.onTopic++
+		default:
+			if via := secondHop(q, cited, docs, i); via != "" {
+				t.onTopic++
+				t.secondHops = append(t.secondHops, id+" (via "+via+")")
+			} else {
+				t.offTopic = append(t.offTopic, id)
+			}
+		}
+	}
+	return t, nil
+}
+
+// secondHop says how cited document i, which shares no key term with
+// question q, is a second hop: "NAME in ID" for the first cited document
+// (other than i, sharing a key term with q) that quotes NAME, the name of
+// document i, in a sentence bearing on q; "" when none does.
+func secondHop(q string, cited []string, docs []Doc, i int) string {
+	for j, d := range docs {
+		if j == i || !relevance.SharesKeyTerm(q, d.Title+"\n"+d.Text) {
+			continue
+		}
+		if name := extractive.SecondHop(q, d.Text, docs[i].Title, cited[i]); name != "" {
+			return name + " in " + cited[j]
+		}
+	}
+	return ""
 }
 
 // Table writes the summaries side by side, one row per metric.
@@ -165,7 +263,7 @@ func Table(w io.Writer, sums ...Summary) {
 	row("questions", func(s Summary) string { return fmt.Sprint(s.Questions) })
 	row("hit rate (an expected document cited)", func(s Summary) string { return pct(s.HitRate) })
 	row("recall of expected documents", func(s Summary) string { return pct(s.Recall) })
-	row("precision (expected or sharing a key term)", func(s Summary) string { return pct(s.Precision) })
+	row("precision (expected, sharing a key term, or a second hop)", func(s Summary) string { return pct(s.Precision) })
 	row("strict precision (expected)", func(s Summary) string { return pct(s.StrictPrecision) })
 	row("documents cited per question", func(s Summary) string {
 		if s.Questions == 0 {
@@ -173,16 +271,20 @@ func Table(w io.Writer, sums ...Summary) {
 		}
 		return fmt.Sprintf("%.2f", float64(s.Cited)/float64(s.Questions))
 	})
-	row("cited documents sharing no key term", func(s Summary) string { return fmt.Sprint(s.OffTopic) })
+	row("cited documents sharing no key term (off-topic)", func(s Summary) string { return fmt.Sprint(s.OffTopic) })
+	row("second hops (no key term; the document of a name a cited passage quotes)", func(s Summary) string { return fmt.Sprint(s.SecondHops) })
+	row(`"no evidence" answers (an expected document kept)`, func(s Summary) string {
+		return fmt.Sprintf("%d (%d)", s.NoEvidence, s.NoEvidenceKept)
+	})
 }
 
 // Baseline answers with the first k distinct documents of one plain
 // search of the question's own words.
 func Baseline(b search.Backend, k int) Answerer {
-	return func(ctx context.Context, question string) ([]string, error) {
+	return func(ctx context.Context, question string) (Answer, error) {
 		res, err := b.Search(ctx, question, 4*k)
 		if err != nil {
-			return nil, err
+			return Answer{}, err
 		}
 		var out []string
 		for _, r := range res {
@@ -193,6 +295,6 @@ func Baseline(b search.Backend, k int) Answerer {
 				break
 			}
 		}
-		return out, nil
+		return Answer{Cited: out, Kept: out}, nil
 	}
 }

@@ -1,40 +1,26 @@
-package eval
+package eval_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
 
+	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/corpus"
-	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/relevance"
+	"github.com/deepresearch/deepresearch/internal/eval"
+	"github.com/deepresearch/deepresearch/internal/events"
 )
 
-var questionsFile = filepath.Join("..", "..", "testdata", "eval", "questions.json")
-
-// The evaluation corpus is written and indexed once per test binary, in
-// a temporary folder removed by TestMain.
-var (
-	setupOnce sync.Once
-	setupDir  string
-	setupIx   *corpus.Index
-	setupErr  error
-)
+var questionsDir = filepath.Join("..", "..", "testdata", "eval")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if setupIx != nil {
-		setupIx.Close()
-	}
-	if setupDir != "" {
-		os.RemoveAll(setupDir)
-	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
@@ -44,131 +30,163 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func evalCorpus(tb testing.TB) *corpus.Index {
+// prepare writes and indexes corpus c in a temporary folder. A corpus
+// whose Debian package is missing is skipped with a message, except under
+// CI=true, where .ci/run has installed it.
+func prepare(tb testing.TB, c eval.Corpus) *eval.Prepared {
 	tb.Helper()
-	setupOnce.Do(func() {
-		ctx := context.Background()
-		setupDir, setupErr = os.MkdirTemp("", "deepresearch-eval-")
-		if setupErr != nil {
-			return
+	p, err := eval.Prepare(context.Background(), c, tb.TempDir())
+	if errors.Is(err, eval.ErrMissing) {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%v; .ci/run installs it", err)
 		}
-		docs := filepath.Join(setupDir, "corpus")
-		if _, setupErr = WriteCorpus(ctx, GOROOT(), docs); setupErr != nil {
-			return
-		}
-		if setupIx, setupErr = corpus.Open(ctx, filepath.Join(setupDir, "index.db")); setupErr != nil {
-			return
-		}
-		_, setupErr = setupIx.Sync(ctx, docs)
-	})
-	if setupErr != nil {
-		tb.Fatal(setupErr)
+		tb.Skipf("%v; install the Debian packages %v to evaluate on it", err, c.Packages)
 	}
-	return setupIx
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p
 }
 
-func docText(ix *corpus.Index) func(context.Context, string) (string, error) {
-	return func(ctx context.Context, id string) (string, error) {
-		d, err := ix.Fetch(ctx, id)
-		return d.Title + "\n" + d.Text, err
-	}
-}
-
-// evaluate runs the pipeline and the baseline over the questions.
-func evaluate(tb testing.TB) (pipe, base Summary, pres, bres []Result, filtered map[string]int) {
+// researcher is the real Researcher, offline, over p's corpus and index:
+// what a user gets from `deepresearch run` in that folder.
+func researcher(tb testing.TB, p *eval.Prepared) eval.Run {
 	tb.Helper()
-	ix := evalCorpus(tb)
-	qs, err := LoadQuestions(questionsFile)
+	r, err := deepresearch.New(deepresearch.Config{Corpus: p.Docs, IndexPath: p.IndexPath})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctx := context.Background()
-	filtered = map[string]int{}
-	pipe, pres, err = Evaluate(ctx, "research", qs, Pipeline(PipelineConfig{
-		Model: extractive.New(extractive.Options{}), Search: ix,
-		Filtered: func(r relevance.Report) {
-			filtered["kept"] += len(r.Kept)
-			for _, d := range r.Dropped {
-				filtered["dropped "+d.Stage]++
-			}
-		},
-	}), docText(ix))
-	if err != nil {
-		tb.Fatal(err)
+	tb.Cleanup(func() { r.Close() })
+	return func(ctx context.Context, q string, sink func(events.Event)) error {
+		_, err := r.RunWith(ctx, q, sink)
+		return err
 	}
-	base, bres, err = Evaluate(ctx, "plain BM25 top 5", qs, Baseline(ix, 5), docText(ix))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return pipe, base, pres, bres, filtered
 }
 
-// TestRetrievalTargets checks the issue's targets on the shipped
-// evaluation: research beats the plain search on hit rate and recall, and
-// no report cites a document that shares no key term with its question.
+func compare(tb testing.TB, c eval.Corpus) *eval.Comparison {
+	tb.Helper()
+	p := prepare(tb, c)
+	cmp, err := p.Compare(context.Background(), questionsDir, eval.Research(researcher(tb, p)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cmp
+}
+
+// TestRetrievalTargets checks the targets on every evaluation corpus:
+// research is at least as good as the plain search on hit rate and
+// recall, never says "no evidence" beside a kept expected document, and
+// never cites a document that shares no key term with its question.
 func TestRetrievalTargets(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("writes and indexes the standard library's documentation and runs 48 researches; run without -short and -race")
+		t.Skip("writes and indexes five corpora and runs about 160 researches; run without -short and -race")
 	}
-	pipe, base, res, bres, _ := evaluate(t)
-	var b strings.Builder
-	Table(&b, pipe, base)
-	t.Logf("\n%s", b.String())
-	if pipe.HitRate <= base.HitRate || pipe.Recall <= base.Recall {
-		t.Errorf("research does not beat the baseline: hit rate %.3f vs %.3f, recall %.3f vs %.3f", pipe.HitRate, base.HitRate, pipe.Recall, base.Recall)
-		for i, r := range res {
-			if r.Recall < bres[i].Recall {
-				t.Logf("%s %q: research recall %.2f, baseline %.2f; research cited %v, baseline %v, expected %v",
-					r.ID, r.Question.Question, r.Recall, bres[i].Recall, r.Cited, bres[i].Cited, r.Expect)
+	for _, c := range eval.Corpora() {
+		t.Run(c.Name, func(t *testing.T) {
+			cmp := compare(t, c)
+			var b strings.Builder
+			cmp.Print(&b, testing.Verbose() && os.Getenv("EVAL_QUESTIONS") != "")
+			t.Logf("\n%s", b.String())
+			for _, p := range cmp.Problems() {
+				t.Error(p)
 			}
-		}
-	}
-	for _, r := range res {
-		if len(r.OffTopic) > 0 {
-			t.Errorf("%s %q cites documents sharing no key term with it: %v", r.ID, r.Question.Question, r.OffTopic)
-		}
-	}
-	if pipe.Questions < 40 {
-		t.Errorf("%d questions, want at least 40", pipe.Questions)
+			if cmp.Research.Questions < 30 {
+				t.Errorf("%d questions, want at least 30", cmp.Research.Questions)
+			}
+		})
 	}
 }
 
-// BenchmarkRetrieval runs the evaluation and prints the table: go test
-// ./internal/eval -run XXX -bench Retrieval. The metrics are the research
-// pipeline's; the baseline's are in the table.
+// cablesCorpus copies the repository's test corpus (undersea cables),
+// with extra files, into a temporary folder.
+func cablesCorpus(t *testing.T, extra map[string]string) *deepresearch.Researcher {
+	t.Helper()
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "corpus")
+	if err := os.CopyFS(docs, os.DirFS(filepath.Join("..", "..", "testdata", "corpus"))); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range extra {
+		p := filepath.Join(docs, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := deepresearch.New(deepresearch.Config{Corpus: docs, IndexPath: filepath.Join(dir, "index.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func TestUnanswerableQuestionSaysSo(t *testing.T) {
+	r := cablesCorpus(t, nil)
+	a, err := eval.Research(func(ctx context.Context, q string, sink func(events.Event)) error {
+		_, err := r.RunWith(ctx, q, sink)
+		return err
+	})(context.Background(), "What is the airspeed velocity of an unladen swallow?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Cited) != 0 || !a.NoEvidence {
+		t.Errorf("the report cites %v and says no evidence: %v", a.Cited, a.NoEvidence)
+	}
+}
+
+// TestCopiesUnderTwoNamesCitedOnce: two agents (the plan has several
+// tasks) that each keep one of two copies of a text still cite it once.
+func TestCopiesUnderTwoNamesCitedOnce(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "operations", "cable-faults.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cablesCorpus(t, map[string]string{"mirror/repairing-undersea-cables.md": string(orig)})
+	rep, err := r.Run(context.Background(), "How are broken submarine cables found and repaired?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := 0
+	for _, ref := range rep.References {
+		if ref.ID == "operations/cable-faults.md" || ref.ID == "mirror/repairing-undersea-cables.md" {
+			copies++
+		}
+	}
+	if copies != 1 {
+		t.Errorf("the report cites %d copies of the same text, want 1:\n%s", copies, rep.Body)
+	}
+}
+
+// BenchmarkRetrieval runs the evaluation and prints the tables: go test
+// ./internal/eval -run XXX -bench Retrieval (-v for each question). The
+// metrics reported are summed over the corpora.
 func BenchmarkRetrieval(b *testing.B) {
-	evalCorpus(b)
-	var pipe, base Summary
-	var res, bres []Result
-	var filtered map[string]int
-	for b.Loop() {
-		pipe, base, res, bres, filtered = evaluate(b)
-	}
-	b.ReportMetric(100*pipe.HitRate, "hit%")
-	b.ReportMetric(100*pipe.Recall, "recall%")
-	b.ReportMetric(100*pipe.Precision, "precision%")
-	b.ReportMetric(100*base.HitRate, "base-hit%")
-	b.ReportMetric(100*base.Recall, "base-recall%")
-	fmt.Println()
-	Table(os.Stdout, pipe, base)
-	fmt.Printf("\nrelevance filter: %d passages kept, %d dropped off-topic, %d duplicates, %d without substance\n",
-		filtered["kept"], filtered["dropped relevance"], filtered["dropped duplicate"], filtered["dropped substance"])
-	if testing.Verbose() {
-		for i, r := range res {
-			fmt.Printf("%s recall %.2f (baseline %.2f) cited=%v baseline=%v expect=%v off=%v\n", r.ID, r.Recall, bres[i].Recall, r.Cited, bres[i].Cited, r.Expect, r.OffTopic)
-		}
+	for _, c := range eval.Corpora() {
+		b.Run(c.Name, func(b *testing.B) {
+			var cmp *eval.Comparison
+			for b.Loop() {
+				cmp = compare(b, c)
+			}
+			b.ReportMetric(100*cmp.Research.HitRate, "hit%")
+			b.ReportMetric(100*cmp.Research.Recall, "recall%")
+			b.ReportMetric(100*cmp.Baseline.HitRate, "base-hit%")
+			b.ReportMetric(100*cmp.Baseline.Recall, "base-recall%")
+			cmp.Print(os.Stdout, testing.Verbose())
+		})
 	}
 }
 
-// BenchmarkWriteCorpus measures writing the evaluation corpus (parsing the
-// standard library with go/doc), and BenchmarkIndexCorpus indexing it
+// BenchmarkWriteCorpus measures writing the Go evaluation corpus (parsing
+// the standard library with go/doc), and BenchmarkIndexCorpus indexing it
 // from scratch: together, what the standard library's docs would add to
 // a first run if they joined the default corpus.
 func BenchmarkWriteCorpus(b *testing.B) {
-	var st CorpusStats
+	var st eval.CorpusStats
 	for b.Loop() {
 		var err error
-		if st, err = WriteCorpus(context.Background(), GOROOT(), b.TempDir()); err != nil {
+		if st, err = eval.WriteCorpus(context.Background(), eval.GOROOT(), b.TempDir()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -179,7 +197,7 @@ func BenchmarkWriteCorpus(b *testing.B) {
 func BenchmarkIndexCorpus(b *testing.B) {
 	ctx := context.Background()
 	docs := filepath.Join(b.TempDir(), "corpus")
-	st, err := WriteCorpus(ctx, GOROOT(), docs)
+	st, err := eval.WriteCorpus(ctx, eval.GOROOT(), docs)
 	if err != nil {
 		b.Fatal(err)
 	}

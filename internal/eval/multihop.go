@@ -49,6 +49,9 @@ type MultiHopResult struct {
 	Hit, FirstHop, SecondHop bool
 	// SecondRecall is the share of the second hop's documents cited.
 	SecondRecall float64
+	// OffTopic and SecondHops are as in Result: the cited documents off
+	// the question's topic, and those on it only as second hops.
+	OffTopic, SecondHops []string
 }
 
 // MultiHopSummary is one system's figures over the multi-hop questions.
@@ -60,19 +63,29 @@ type MultiHopSummary struct {
 	// documents cited. SecondHop: a second-hop document cited.
 	HitRate, FirstHop, SecondHop, SecondHopRecall float64
 	Cited                                         int // documents cited, summed over questions
+	OffTopic, SecondHops                          int
 }
 
 // EvaluateMultiHop answers every question with answer and scores the
-// citations by hop. An error from answer stops the evaluation.
-func EvaluateMultiHop(ctx context.Context, name string, qs []MultiHopQuestion, answer Answerer) (MultiHopSummary, []MultiHopResult, error) {
+// citations by hop; doc reads a document, for the topic check of
+// Evaluate. An error from answer stops the evaluation.
+func EvaluateMultiHop(ctx context.Context, name string, qs []MultiHopQuestion, answer Answerer, doc func(ctx context.Context, id string) (Doc, error)) (MultiHopSummary, []MultiHopResult, error) {
 	s := MultiHopSummary{Name: name, Questions: len(qs)}
 	var out []MultiHopResult
 	for _, q := range qs {
-		cited, err := answer(ctx, q.Question)
+		ans, err := answer(ctx, q.Question)
+		cited := ans.Cited
 		if err != nil {
 			return s, out, fmt.Errorf("eval: %s: question %s: %w", name, q.ID, err)
 		}
 		r := MultiHopResult{MultiHopQuestion: q, Cited: cited}
+		t, err := checkTopics(ctx, q.Question, append(slices.Clone(q.First), q.Second...), cited, doc)
+		if err != nil {
+			return s, out, fmt.Errorf("eval: %s: question %s: %w", name, q.ID, err)
+		}
+		r.OffTopic, r.SecondHops = t.offTopic, t.secondHops
+		s.OffTopic += len(t.offTopic)
+		s.SecondHops += len(t.secondHops)
 		in := func(id string) bool { return slices.Contains(cited, id) }
 		r.FirstHop = slices.ContainsFunc(q.First, in)
 		found := 0
@@ -114,6 +127,8 @@ func MultiHopTable(w io.Writer, sums ...MultiHopSummary) {
 		{"documents cited per question", func(s MultiHopSummary) string {
 			return fmt.Sprintf("%.2f", float64(s.Cited)/float64(max(s.Questions, 1)))
 		}},
+		{"cited documents sharing no key term (off-topic)", func(s MultiHopSummary) string { return fmt.Sprint(s.OffTopic) }},
+		{"second hops (no key term; the document of a name a cited passage quotes)", func(s MultiHopSummary) string { return fmt.Sprint(s.SecondHops) }},
 	}
 	head, rule := []string{"metric"}, []string{"---"}
 	for _, s := range sums {

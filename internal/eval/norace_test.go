@@ -1,5 +1,5 @@
 //go:build !race
 
-package eval
+package eval_test
 
 const raceEnabled = false

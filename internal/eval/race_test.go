@@ -1,6 +1,6 @@
 //go:build race
 
-package eval
+package eval_test
 
 // raceEnabled: the race detector slows the evaluation twentyfold and finds
 // nothing in it (it runs on one goroutine); TestRetrievalTargets skips.

@@ -124,11 +124,16 @@ type FilterVerdict struct {
 	// Score is its relevance to the task and the question, 0..1.
 	Score  float64 `json:"score"`
 	Reason string  `json:"reason"`
-	// Stage is the filter that decided: "substance", "relevance" or
+	// Check is the filter that decided: "substance", "relevance" or
 	// "duplicate".
-	Stage string `json:"stage"`
+	Check string `json:"check"`
 	// DuplicateOf is the key of the kept result a duplicate repeats.
 	DuplicateOf string `json:"duplicate_of,omitempty"`
+	// Queries is its relevance to each search of the task so far, beside
+	// Score, its relevance to the task's objective (seed 001's
+	// q_relevance and o_relevance); Reason is seed 001's reasoning (320
+	// bytes at most).
+	Queries []source.QueryScore `json:"q_relevance,omitempty"`
 }
 
 // FilteredData is the payload of SourcesFiltered.

@@ -36,11 +36,27 @@ var readableErrEmpty = errors.New("no readable text")
 // The error names pageURL and says why: the HTML could not be parsed, the
 // page has no readable text, or the extractor panicked (recovered here).
 func Readable(html []byte, pageURL string) (title, text string, err error) {
+	a, err := ReadableArticle(html, pageURL)
+	return a.Title, a.Text, err
+}
+
+// Article is an HTML page's readable text, and its dates.
+type Article struct {
+	Title, Text string
+	// Published and Modified are what the page's metadata says, in ISO
+	// 8601 (see PageDates); "" when it says nothing readable.
+	Published, Modified string
+}
+
+// ReadableArticle is Readable with the page's dates (PageDates), which
+// are read from the whole page before its text is extracted. The dates
+// are returned even when the page has no readable text.
+func ReadableArticle(html []byte, pageURL string) (a Article, err error) {
 	// The page is untrusted input to a large third-party parser: a panic
 	// there is this page's failure, not the caller's.
 	defer func() {
 		if p := recover(); p != nil {
-			title, text = "", ""
+			a = Article{}
 			err = fmt.Errorf("extract: readable text of %q: extractor panicked: %v", pageURL, p)
 		}
 	}()
@@ -50,22 +66,24 @@ func Readable(html []byte, pageURL string) (title, text string, err error) {
 	}
 	doc, err := xhtml.Parse(bytes.NewReader(norm.NFC.Bytes(html)))
 	if err != nil {
-		return "", "", fmt.Errorf("extract: parse HTML of %q: %w", pageURL, err)
+		return Article{}, fmt.Errorf("extract: parse HTML of %q: %w", pageURL, err)
 	}
+	a.Published, a.Modified = PageDates(doc)
 	art, err := readability.FromDocument(doc, u)
 	if err != nil {
-		return "", "", fmt.Errorf("extract: readable text of %q: %w", pageURL, err)
+		return a, fmt.Errorf("extract: readable text of %q: %w", pageURL, err)
 	}
-	title = readableOneLine(art.Title)
+	a.Title = readableOneLine(art.Title)
 	if art.Node != nil {
 		var b strings.Builder
 		readableText(&b, art.Node, false)
-		text = readableClean(b.String())
+		a.Text = readableClean(b.String())
 	}
-	if text == "" || text == title {
-		return title, "", fmt.Errorf("extract: readable text of %q: %w", pageURL, readableErrEmpty)
+	if a.Text == "" || a.Text == a.Title {
+		a.Text = ""
+		return a, fmt.Errorf("extract: readable text of %q: %w", pageURL, readableErrEmpty)
 	}
-	return title, text, nil
+	return a, nil
 }
 
 // readableBlocks are the elements that start a paragraph of their own.

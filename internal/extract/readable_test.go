@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 const readableArticle = `<!DOCTYPE html>
@@ -105,16 +107,24 @@ func BenchmarkReadable(b *testing.B) {
 	}
 }
 
-// FuzzReadable: any input gives an error or clean text, never a panic.
+// FuzzReadable: any input gives an error or clean text, never a panic;
+// a date it reads is ISO 8601 that reads back the same.
 func FuzzReadable(f *testing.F) {
 	f.Add([]byte(readableArticle))
 	f.Add([]byte("<html><body><p>short</p></body></html>"))
 	f.Add([]byte("<table><tr><td><p>a<td>b</table><svg><math><p>x"))
+	f.Add([]byte(`<meta property="article:published_time" content="2024-03-15T10:00:00+01:00"><script type="application/ld+json">[{"@graph":[{"dateModified":"2024-01-02"}]}]</script><article><time datetime="2020-01-01">x</time><p>text</p></article>`))
 	f.Fuzz(func(t *testing.T, html []byte) {
-		title, text, err := Readable(html, "https://example.com/")
+		a, err := ReadableArticle(html, "https://example.com/")
+		for _, d := range []string{a.Published, a.Modified} {
+			if d != "" && source.ParseDate(d) != d {
+				t.Fatalf("date %q does not read back as itself", d)
+			}
+		}
 		if err != nil {
 			return
 		}
+		title, text := a.Title, a.Text
 		for _, r := range title + text {
 			if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
 				t.Fatalf("output contains %U", r)

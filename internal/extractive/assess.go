@@ -1,8 +1,10 @@
 package extractive
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -105,22 +107,27 @@ type assessTask struct {
 // what the findings cite and asks:
 //
 //   - which parts of the question no cited sentence answers (or the
-//     report left unanswered), and which of the question's key phrases no
-//     cited sentence covers: follow-ups search those words, as the
-//     question writes them, in combinations not searched yet;
-//   - which names, titles, links and cross-references in the cited
-//     passages the question asks about: a question with a wh-word (who,
-//     which, what, whose, where) asks about what its cited passages name
-//     in sentences that share its key terms — a code-like name
-//     ("pkg.Func", "a/b"), a CamelCase or upper-case identifier, a run of
-//     capitalised words, a quoted title or a link's text — that the
-//     question does not name and no source read is about. Follow-ups
-//     search the name with the question's words it has not answered.
+//     report left unanswered), and which of the question's key phrases
+//     that name something (strongPhrases) no cited sentence covers:
+//     follow-ups search those words, as the question writes them, in
+//     combinations not searched yet;
+//   - when the question asks about something it does not name
+//     (asksAbout: "which package…", "who…", "what else…", "the package it
+//     recommends"), which names, titles, links and cross-references in
+//     the cited passages it asks about: those in sentences bearing on it
+//     (bearingNames) — a code-like name ("pkg.Func", "a/b"), a CamelCase
+//     or upper-case identifier, a run of capitalised words, a quoted
+//     title or a link's text — that the question does not name and whose
+//     document no source read is (documentOf). Follow-ups search the name
+//     with the question's words it has not answered.
 //
 // Nothing is written for one corpus: the names are read from the text's
-// own typography. The question is answered ("done") when no gap is left;
-// tasks whose first search was run already are dropped, so the loop ends
-// when nothing new is left to search.
+// own typography, what a question asks from its wording. The question is
+// answered ("done") when no gap is left — a definition question ("What
+// is a race condition?") asks about what it names, so once its parts are
+// covered it is answered after one cycle; tasks whose first search was
+// run already are dropped, so the loop ends when nothing new is left to
+// search.
 func assess(msgs []llms.MessageContent) string {
 	in := parseAssess(msgs)
 	qStems := stemSet(stripScaffold(in.question))
@@ -137,7 +144,7 @@ func assess(msgs []llms.MessageContent) string {
 				for st := range stemSet(s) {
 					covered[st] = true
 				}
-				cited[cmpOr(f.part, f.id)] = append(cited[cmpOr(f.part, f.id)], s)
+				cited[cmp.Or(f.part, f.id)] = append(cited[cmp.Or(f.part, f.id)], s)
 			}
 		}
 	}
@@ -171,7 +178,7 @@ func assess(msgs []llms.MessageContent) string {
 	}
 
 	// What the question asks about that the cited passages name.
-	missing := uncoveredPhrases(in.question, covered)
+	missing := strongPhrases(uncoveredPhrases(in.question, covered))
 	if asksAbout(in.question) {
 		for _, r := range in.references(qStems) {
 			// What the question asks of it: its phrases the sentence that
@@ -240,7 +247,7 @@ func parseAssess(msgs []llms.MessageContent) assessIn {
 	for _, line := range strings.Split(secs["Findings"], "\n") {
 		if m := partHeadRe.FindStringSubmatch(line); m != nil {
 			flush()
-			in.findings = append(in.findings, assessFinding{id: m[1], part: cmpOr(m[2], m[1])})
+			in.findings = append(in.findings, assessFinding{id: m[1], part: cmp.Or(m[2], m[1])})
 			continue
 		}
 		if g, ok := strings.CutPrefix(line, "Closes: "); ok && len(in.findings) > 0 && len(body) == 0 {
@@ -332,6 +339,15 @@ func uncoveredPhrases(q string, covered map[string]bool) []string {
 	return out
 }
 
+// strongPhrases keeps the phrases that name something on their own
+// (phrase.strong: several words, a name, a number or a compound). A lone
+// common word no cited sentence has ("turn", "capture", "forever") is
+// how the question asks, more often than what it asks about: searched on
+// its own it finds documents about that word, not about the question.
+func strongPhrases(ps []string) []string {
+	return slices.DeleteFunc(ps, func(p string) bool { return !phrase(strings.Fields(p)).strong() })
+}
+
 // otherWords are task questions that search a part's words in other
 // combinations than the part's own question did: its phrases no cited
 // sentence covers, then each of its strong phrases on its own.
@@ -348,15 +364,72 @@ func otherWords(q string, covered map[string]bool) []string {
 }
 
 // wh are the words with which a question asks for something it does not
-// name: a wh-word ("which package…"), or a pronoun or "other" that refers
-// to it ("the package it recommends", "another package", "what else").
+// name; uncoveredPhrases leaves them out of a phrase ("another").
 var wh = terms.Set(`who whom whose which what where it its they their them another other else elsewhere`)
 
-// asksAbout reports whether q asks about something it does not name.
+// Words asksAbout reads.
+var (
+	whoWords   = terms.Set(`who whom whose`)
+	whichWords = terms.Set(`which what`)
+	elseWords  = terms.Set(`else elsewhere`)
+	thatWords  = terms.Set(`that those`)
+	itWords    = terms.Set(`it they`)
+	// determiners open the noun phrase a relative clause defines ("the
+	// package it recommends").
+	determiners = terms.Set(`the a an this that these those which what`)
+	// clauseOpeners start a clause after them.
+	clauseOpeners = terms.Set(`and or but`)
+)
+
+// asksAbout reports whether q asks about something it does not name —
+// what the cited passages may name, and a second hop may read. English
+// marks it with
+//
+//   - "who", "whom" or "whose" opening a clause ("Who invented X?"; not a
+//     relative "a class whose fields…");
+//   - "which" or "what" before a noun ("which package", "what system"), not
+//     before a verb: "What is X?", "What does X do?", "What happens when…"
+//     ask about X, which they name;
+//   - "else" or "elsewhere" ("what else did he invent", "points
+//     elsewhere");
+//   - a demonstrative pointing back at something unnamed: "that" or
+//     "those" after a stop word or at a clause's start and before a key
+//     term ("what does that function return", "in that package"; not the
+//     relative "a function that returns", nor "says that the…");
+//   - a pronoun in the relative clause that defines a noun ("the package
+//     it recommends"): "it" or "they" after a determiner and one to three
+//     key terms, before a key term.
+//
+// A definition or how-to question ("What is a race condition?", "How do I
+// run another program and capture what it prints?") asks about nothing
+// unnamed, and no name in its sources is followed.
 func asksAbout(q string) bool {
-	for _, t := range terms.Tokens(q) {
-		if wh[t] {
+	fields := strings.Fields(q)
+	word := func(i int) string {
+		if i < 0 || i >= len(fields) {
+			return ""
+		}
+		return strings.ToLower(strings.TrimFunc(fields[i], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	}
+	key := func(i int) bool { w := word(i); return w != "" && terms.IsKey(w) }
+	opens := func(i int) bool { // word i starts a clause
+		return i == 0 || strings.ContainsAny(fields[i-1][len(fields[i-1])-1:], ",;:.?!(") || clauseOpeners[word(i-1)]
+	}
+	for i := range fields {
+		w := word(i)
+		switch {
+		case whoWords[w] && opens(i), elseWords[w]:
 			return true
+		case whichWords[w] && key(i+1) && !scaffold[word(i+1)] && !scaffold[terms.Stem(word(i+1))]:
+			return true
+		case thatWords[w] && (opens(i) || !key(i-1)) && key(i+1):
+			return true
+		case itWords[w] && key(i+1):
+			for j := i - 1; j >= 0 && j >= i-4 && key(j); j-- {
+				if determiners[word(j-1)] {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -394,16 +467,11 @@ designed built introduced replaced successor predecessor`)
 const maxReferences = 3
 
 // references finds the names in the cited passages that the question
-// asks about, best first: each in a sentence sharing a quarter of the
-// question's key terms, and at least two (one, for a question of one or
-// two), not named in the question, and not the subject of a source read.
-// A reference is followed one hop: the passages read only to follow one
-// are not read for more.
+// asks about, best first: each in a sentence that bears on the question
+// (bearingNames), not named in the question, and not the subject of a
+// source read (documentOf). A reference is followed one hop: the passages
+// read only to follow one are not read for more.
 func (in assessIn) references(qStems map[string]bool) []reference {
-	need := min(len(qStems), max(2, (len(qStems)+3)/4))
-	if need == 0 {
-		return nil
-	}
 	scan := map[int]bool{}
 	for _, f := range in.findings {
 		if strings.HasPrefix(f.gap, "reference") {
@@ -417,38 +485,25 @@ func (in assessIn) references(qStems map[string]bool) []reference {
 			}
 		}
 	}
-	qLower := strings.ToLower(in.question)
-	read := make([]string, 0, len(in.sources))
-	for _, s := range in.sources {
-		read = append(read, strings.ToLower(s.title+"\n"+s.url))
-	}
 	best := map[string]*reference{}
 	var order []string
 	for _, src := range in.sources {
 		if !scan[src.num] {
 			continue
 		}
-		for _, par := range paragraphs(src.text) {
-			for _, sent := range sentences(par) {
-				sh := overlap(sent, qStems)
-				if sh < need {
-					continue
-				}
-				for _, c := range names(sent) {
-					key := strings.ToLower(c.name)
-					if strings.Contains(qLower, key) || (!c.code && subset(stemSet(c.name), qStems)) || resolved(c.name, c.code, read) {
-						continue
-					}
-					sc := float64(sh)/float64(len(qStems)) + 0.25*b2f(c.cue) + 0.1*b2f(c.code)
-					if r, ok := best[key]; !ok || sc > r.score {
-						if !ok {
-							order = append(order, key)
-						}
-						best[key] = &reference{name: c.name, sentence: sent, source: src.num, title: src.title, score: sc}
-					}
-				}
+		bearingNames(in.question, qStems, src.text, func(c nameIn, sent string, sh int) {
+			if slices.ContainsFunc(in.sources, func(s block) bool { return documentOf(c.name, s.title, s.url) }) {
+				return
 			}
-		}
+			key := strings.ToLower(c.name)
+			sc := float64(sh)/float64(len(qStems)) + 0.25*b2f(c.cue) + 0.1*b2f(c.code)
+			if r, ok := best[key]; !ok || sc > r.score {
+				if !ok {
+					order = append(order, key)
+				}
+				best[key] = &reference{name: c.name, sentence: sent, source: src.num, title: src.title, score: sc}
+			}
+		})
 	}
 	var out []reference
 	for _, k := range order {
@@ -473,24 +528,94 @@ func (in assessIn) references(qStems map[string]bool) []reference {
 	return kept
 }
 
-// resolved reports whether a name is the subject of a source read: its
-// title or URL holds it, or, for a qualified code name ("fmt.Errorf"),
-// its qualifier as a word.
-func resolved(name string, code bool, read []string) bool {
-	n := strings.ToLower(name)
-	head := ""
-	if code {
-		if i := strings.LastIndexByte(n, '.'); i > 0 && !strings.Contains(n[:i], "/") {
-			head = n[:i]
+// bearingNames calls f with each name that text quotes in a sentence
+// bearing on question q (of key stems qStems) and that q does not name:
+// the sentence shares a quarter of q's key terms, and at least two (one,
+// for a question of one or two). sh is how many it shares.
+func bearingNames(q string, qStems map[string]bool, text string, f func(c nameIn, sentence string, sh int)) {
+	need := min(len(qStems), max(2, (len(qStems)+3)/4))
+	if need == 0 {
+		return
+	}
+	qLower := strings.ToLower(q)
+	for _, par := range paragraphs(text) {
+		for _, sent := range sentences(par) {
+			sh := overlap(sent, qStems)
+			if sh < need {
+				continue
+			}
+			for _, c := range names(sent) {
+				if strings.Contains(qLower, strings.ToLower(c.name)) || (!c.code && subset(stemSet(c.name), qStems)) {
+					continue
+				}
+				f(c, sent, sh)
+			}
 		}
 	}
-	for _, r := range read {
-		if strings.Contains(r, n) || (head != "" && slices.Contains(terms.Tokens(r), head)) {
-			return true
+}
+
+// SecondHop reports how a document that shares no key term with question
+// q may still bear on it: as the document of a name that text (a first
+// hop's, which does bear on q) quotes in a sentence bearing on q. It
+// returns that name, or "" when there is none. The document is given by
+// its title and its URL or corpus ID (documentOf).
+//
+// This is the rule the research loop follows: the assessment follows
+// only such names (bearingNames), and a follow-up that follows one quotes
+// only its document and sources that bear on the user's question
+// (report). The evaluation holds research to it.
+func SecondHop(q, text, title, loc string) string {
+	var name string
+	bearingNames(q, stemSet(stripScaffold(q)), text, func(c nameIn, _ string, _ int) {
+		if name == "" && documentOf(c.name, title, loc) {
+			name = c.name
+		}
+	})
+	return name
+}
+
+// documentOf reports whether a document is the document of name: the
+// name's words are its title's, those of a segment of its title
+// ("crypto/rand" in "Package rand (crypto/rand)", "subprocess" in
+// "subprocess — Subprocess management"), or its file name's (the last
+// element of loc, a URL or a corpus ID, without its extension); for a
+// qualified code name ("filepath.Glob", "net/http.Client"), its
+// qualifier's are enough. "LAN" is the document "LAN", not "Virtual LAN"
+// or "LAN administrator", which only mention it.
+func documentOf(name, title, loc string) bool {
+	want := [][]string{terms.Tokens(name)}
+	if i := strings.LastIndexByte(name, '.'); i > 0 && i < len(name)-1 && codeNameRe.MatchString(name) {
+		want = append(want, terms.Tokens(name[:i]))
+	}
+	for _, h := range docNames(title, loc) {
+		ht := terms.Tokens(h)
+		for _, w := range want {
+			if len(w) > 0 && slices.Equal(ht, w) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// docNames are the names a document goes by: its title, each segment of
+// its title, and its file name (the last element of loc, a URL or a
+// corpus ID, without its extension).
+func docNames(title, loc string) []string {
+	base := loc[strings.LastIndexAny(loc, "/\\")+1:]
+	if u, err := url.PathUnescape(base); err == nil {
+		base = u
+	}
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return append(titleSegmentRe.Split(title, -1), title, base)
+}
+
+// titleSegmentRe splits a title into the names it joins: "Package rand
+// (crypto/rand)", "dbm — Interfaces to Unix databases — Python
+// documentation", "Error: Not Found".
+var titleSegmentRe = regexp.MustCompile(`\s+[—–|-]\s+|[():,;]`)
 
 // nameIn is a name found in a sentence.
 type nameIn struct {
@@ -509,7 +634,7 @@ func names(s string) []nameIn {
 		if utf8.RuneCountInString(name) < 2 || seen[strings.ToLower(name)] {
 			return
 		}
-		if words := strings.Fields(name); len(words) > 1 && stopwords[strings.ToLower(words[0])] {
+		if words := strings.Fields(name); len(words) > 1 && terms.IsStop(strings.ToLower(words[0])) {
 			if len(words) < 3 {
 				return // "The Cable": one capitalised word after "The"
 			}
@@ -555,13 +680,16 @@ func codeName(n string) bool {
 	if abbreviations[strings.ToLower(n)] {
 		return false
 	}
-	long := 0
+	long, words := 0, 0
 	for _, seg := range strings.FieldsFunc(n, func(r rune) bool { return r == '.' || r == '/' }) {
 		if utf8.RuneCountInString(seg) > 1 {
 			long++
 		}
+		if !terms.IsStop(strings.ToLower(seg)) {
+			words++
+		}
 	}
-	return long >= 2
+	return long >= 2 && words > 0 // "and/or" is no name
 }
 
 // cueBefore reports whether one of the three words before a name is a cue.
@@ -595,11 +723,4 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"testing"
@@ -19,8 +20,12 @@ func TestAssess(t *testing.T) {
 		Text: "William Thomson invented the mirror galvanometer. He also invented the siphon recorder, described by Fleeming Jenkin."}
 	part := agent.Task{ID: "t1", Title: "Overview", Question: q}
 	found := "Its signalling theory was worked out by William Thomson, who showed why the 1858 Atlantic cable slowed signals. [1]"
+	race := agent.AssessSource{Number: 1, Source: source.Source{ID: "race condition.txt", URL: "file:///docs/race%20condition.txt", Title: "race condition"},
+		Text: "race condition\n\n   Anomalous behavior due to unexpected critical dependence on the relative timing of events. On IRC, a race condition lets two users take the same channel at once."}
+	raceFound := "Anomalous behavior due to unexpected critical dependence on the relative timing of events. [1] On IRC, a race condition lets two users take the same channel at once. [1]"
 	tests := []struct {
 		name       string
+		question   string // q when empty
 		parts      []agent.Task
 		findings   []agent.Finding
 		sources    []agent.AssessSource
@@ -47,6 +52,14 @@ func TestAssess(t *testing.T) {
 			findings: []agent.Finding{{ID: "t1", Part: "t1", Title: "Overview", Text: found}},
 			sources:  []agent.AssessSource{cable}, searches: []string{"William Thomson person invent", "person invent"},
 			gaps: []string{"reference|t1|", "uncovered||"}},
+		{name: "a definition question answered by the first cycle", question: "What is a race condition?",
+			parts:    []agent.Task{{ID: "t1", Title: "Overview", Question: "What is a race condition?"}},
+			findings: []agent.Finding{{ID: "t1", Part: "t1", Title: "Overview", Text: raceFound}},
+			sources:  []agent.AssessSource{race}, done: true},
+		{name: "a lone common word no sentence has is how the question asks", question: "What is a race condition, and is it rare?",
+			parts:    []agent.Task{{ID: "t1", Title: "Overview", Question: "What is a race condition, and is it rare?"}},
+			findings: []agent.Finding{{ID: "t1", Part: "t1", Title: "Overview", Text: "A race condition is a dependence on the relative timing of events. [1]"}},
+			sources:  []agent.AssessSource{race}, done: true},
 		{name: "a part nothing answers", parts: []agent.Task{part, {ID: "t2", Title: "Harbours", Question: "How do harbour breakwaters work?"}},
 			findings: []agent.Finding{{ID: "t1", Part: "t1", Title: "Overview", Text: found + " What else he invented is known [2]. The mirror galvanometer was his invention [2]."},
 				{ID: "t2", Part: "t2", Title: "Harbours", Text: NoEvidence}},
@@ -60,7 +73,7 @@ func TestAssess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := agent.Assess(context.Background(), New(Options{}), agent.AssessInput{Question: q, Cycle: 1, MaxCycles: 3, MaxTasks: 3,
+			a, err := agent.Assess(context.Background(), New(Options{}), agent.AssessInput{Question: cmp.Or(tt.question, q), Cycle: 1, MaxCycles: 3, MaxTasks: 3,
 				Parts: tt.parts, Findings: tt.findings, Sources: tt.sources, Searches: tt.searches, Unanswered: tt.unanswered})
 			if err != nil {
 				t.Fatal(err)

@@ -212,14 +212,15 @@ func TestResearcher(t *testing.T) {
 	const task = "Research task: Raft\nQuestion: How does the Raft consensus algorithm elect a leader?"
 	withTools := llms.WithTools(researchTools)
 
-	// Turn 1: two parallel searches.
+	// Turn 1: three parallel searches: the question as written, its key
+	// phrases, and its strong phrase on its own.
 	conv := []llms.MessageContent{sys("researcher"), human(task)}
 	c := generate(t, m, conv, withTools)
 	if c.StopReason != StopReasonToolCalls || c.Content != "" {
 		t.Fatalf("turn 1: stop reason %q content %q", c.StopReason, c.Content)
 	}
-	if len(c.ToolCalls) != 2 {
-		t.Fatalf("turn 1: %d tool calls, want 2", len(c.ToolCalls))
+	if len(c.ToolCalls) != 3 {
+		t.Fatalf("turn 1: %d tool calls, want 3", len(c.ToolCalls))
 	}
 	var queries []string
 	for i, tc := range c.ToolCalls {
@@ -232,8 +233,8 @@ func TestResearcher(t *testing.T) {
 		}
 		queries = append(queries, q)
 	}
-	if queries[0] == queries[1] {
-		t.Errorf("both queries are %q", queries[0])
+	if queries[0] != "How does the Raft consensus algorithm elect a leader" || queries[1] == queries[2] {
+		t.Errorf("queries %q", queries)
 	}
 	if c.FuncCall == nil || c.FuncCall.Name != ToolSearch {
 		t.Errorf("FuncCall = %+v, want the first tool call", c.FuncCall)
@@ -255,8 +256,8 @@ func TestResearcher(t *testing.T) {
 	if len(opened) == 0 || len(opened) > 2 || opened[0] != 1 {
 		t.Fatalf("turn 2 opened %v, want [1] first (it matches most task terms)", opened)
 	}
-	if c.ToolCalls[0].ID != "call_3" {
-		t.Errorf("turn 2 first call ID %q, want call_3 (IDs continue the conversation)", c.ToolCalls[0].ID)
+	if c.ToolCalls[0].ID != "call_4" {
+		t.Errorf("turn 2 first call ID %q, want call_4 (IDs continue the conversation)", c.ToolCalls[0].ID)
 	}
 
 	// Turn 3: done.

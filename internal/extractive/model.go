@@ -40,26 +40,35 @@
 //     message), the user's question the line "This task is part of the
 //     research on: <q>" (else the task question). With no tool calls yet
 //     it calls search up to five times in parallel, with distinct
-//     queries made only of the questions' own key terms and phrases
-//     (never words of a template); after search results and no open yet
+//     queries made only of the questions' own words (never words of a
+//     template): the user's question as written, when the task is it,
+//     then key terms and phrases; after search results and no open yet
 //     it opens the one or two best matching sources not yet opened; then
 //     it replies "Research complete." without tool calls.
 //
 //   - reporter: no tools; the tool results are in the conversation. The
 //     reply is a few paragraphs of sentences copied from the tool results,
 //     each followed by " [n]", n being the number of the source block it
-//     came from: first the best sentence of each of the five sources the
-//     searches ranked best (reciprocal rank fusion over all searches) that
-//     are on the subject as a whole, then sentences chosen by coverage of
-//     the task's and the user's key terms with redundancy removed (maximal
-//     marginal relevance). Only sentences relevant to the task are quoted;
-//     with none, the reply is NoEvidence.
+//     came from: first the best sentence of each of five sources on the
+//     subject as a whole (their title and text cover the key terms):
+//     sources named after the subject, then the first search's results in
+//     its order, then the others by reciprocal rank fusion over all
+//     searches; a short source with no sentence of prose (a terse entry)
+//     is quoted whole. Then sentences chosen by coverage of the task's and
+//     the user's key terms with redundancy removed (maximal marginal
+//     relevance). Only sentences relevant to the task are quoted; with
+//     none, the reply is NoEvidence.
 //
 //   - writer: no tools; the human message is in the writer format below.
 //     The reply is markdown: "# <title>" (from the question), an
-//     introduction made of the two best sentences, then "## <section
-//     title>" and its best two to four sentences for each findings
-//     section, every sentence with its markers exactly as written. It
+//     introduction made of the two best sentences that bear on the
+//     question, then "## <section title>" for each findings section with
+//     the best sentence of each source it cites (up to six), then its
+//     best sentences up to four, every sentence with its markers exactly
+//     as written. A sentence that does not bear on the question (shares
+//     fewer than two of its key terms, with the titles of the sources it
+//     cites) is never in the introduction, and in the Overview section
+//     only as the one quote of a source no bearing sentence cites. It
 //     cites nothing that is not in the findings.
 //
 //   - assessor, section, frame: the research loop's assessment of a

@@ -137,6 +137,10 @@ happen occur occurs affect affects differ differs relate relates related role pu
 good best better bad common typical usually generally exactly actually possible example examples
 know known difference differences similar similarities`)
 
+// articles may stand between a connector and the second side of a
+// comparison ("a process and a thread").
+var articles = terms.Set(`a an the`)
+
 // pair is two phrases joined by "and", "or", "vs" or "versus" ("with"
 // modifies more often than it joins: "logs with levels"): a and b as
 // written, with the connector between them; sides a and b with a shared
@@ -224,7 +228,9 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 			closeRun()
 			joined, conn = len(last) > 0, f
 			continue
-		case stopwords[lw] || scaffold[lw] || (len([]rune(lw)) < 2 && !isDigits(lw)):
+		case joined && len(cur) == 0 && articles[lw]:
+			continue // "a process and a thread": the article leaves the pair whole
+		case !terms.IsKey(lw) || scaffold[lw]:
 			closeRun()
 			last = nil
 			continue

@@ -55,7 +55,7 @@ type candidate struct {
 	score float64
 	stems map[string]bool
 	seq   int  // position in the input, for stable order
-	weak  bool // relevant only as the best sentence of a top-ranked source
+	weak  bool // reporter: relevant only as the best sentence of a top-ranked source; writer: does not bear on the question
 }
 
 // report answers a reporter turn: the sentences of the tool results most
@@ -85,7 +85,36 @@ func report(msgs []llms.MessageContent) string {
 	}
 	var topSources []int
 	topRank := map[int]bool{}
-	for _, n := range bestRanked(prior, len(prior)) {
+	// A source named after the subject (every word of its title is a key
+	// term of the question: a dictionary entry, a manual page) comes
+	// first, however the searches' fusion ranked it; then the sources of
+	// the first search (the question as written, or all its key phrases:
+	// what a plain search of the question finds), in its order; then the
+	// others by fused rank. So a report holds at least what the plain
+	// search of its question would cite, where the filter kept it.
+	// A follow-up of a research loop quotes only what bears on the user's
+	// question, or the document of the name it follows.
+	fu, isFollowUp := followUpOf(msgs)
+	admits := func(s string, b block) bool { return !isFollowUp || fu.admits(s, b.title, b.url) }
+	ranked := bestRanked(prior, len(prior))
+	first := firstSearch(blocks)
+	named := func(n int) bool { return namesSubject(sourceTitle(blocks, n), terms) }
+	class := func(n int) int {
+		switch {
+		case named(n):
+			return 0
+		case first[n] > 0:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(ranked, func(a, b int) int {
+		if c := cmp.Compare(class(a), class(b)); c != 0 || class(a) != 1 {
+			return c
+		}
+		return cmp.Compare(first[a], first[b])
+	})
+	for _, n := range ranked {
 		if len(topSources) == topReportSources {
 			break
 		}
@@ -99,7 +128,7 @@ func report(msgs []llms.MessageContent) string {
 		pos := 0
 		for _, par := range paragraphs(b.text) {
 			for _, s := range sentences(cleanSourceText(par)) {
-				if !proseSentence(s) {
+				if !proseSentence(s) || !admits(s, b) {
 					continue
 				}
 				key := normalize(s)
@@ -131,7 +160,9 @@ func report(msgs []llms.MessageContent) string {
 	}
 	// The best-ranked sources first: each gets its best sentence, so the
 	// report cites what the searches ranked highest even when another
-	// source has more quotable sentences.
+	// source has more quotable sentences. A source on the subject with no
+	// sentence of prose (a terse entry, a title and a phrase) is quoted
+	// whole when it is short.
 	var picked []candidate
 	for _, n := range topSources {
 		best := -1
@@ -143,6 +174,10 @@ func report(msgs []llms.MessageContent) string {
 		if best >= 0 {
 			picked = append(picked, cands[best])
 			cands = slices.Delete(cands, best, best+1)
+		} else if s := shortText(blocks, n); s != "" && !seen[normalize(s)] && admits(s, blockOf(blocks, n)) {
+			seen[normalize(s)] = true
+			picked = append(picked, candidate{text: s, num: n, rel: score(s, terms), stems: stemSet(s), seq: -1,
+				score: score(s, terms) + priorWeight*prior[n]})
 		}
 	}
 	cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.weak })
@@ -195,6 +230,72 @@ func report(msgs []llms.MessageContent) string {
 		pars = append(pars, strings.Join(cur, " "))
 	}
 	return strings.Join(pars, "\n\n")
+}
+
+// firstSearch returns the rank of each source in the first search
+// result.
+func firstSearch(blocks []block) map[int]int {
+	out := map[int]int{}
+	for _, b := range blocks {
+		if b.search == 1 {
+			out[b.num] = b.rank
+		}
+	}
+	return out
+}
+
+// sourceTitle returns the title of source n.
+func sourceTitle(blocks []block, n int) string { return blockOf(blocks, n).title }
+
+// blockOf returns the first block of source n.
+func blockOf(blocks []block, n int) block {
+	for _, b := range blocks {
+		if b.num == n {
+			return b
+		}
+	}
+	return block{}
+}
+
+// namesSubject reports whether a title names the subject: it has a key
+// term that is not a number, and all of them are among terms.
+func namesSubject(title string, terms map[string]float64) bool {
+	n := 0
+	for st := range stemSet(title) {
+		if isDigits(st) {
+			continue
+		}
+		if terms[st] == 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// maxShortWords caps the words of a source quoted whole (shortText).
+const maxShortWords = 40
+
+// shortText returns the text of source n quoted whole: its first
+// paragraph, cleaned, when that is short prose that is not code (at most
+// maxShortWords words, at least two), ending like a sentence; else "".
+func shortText(blocks []block, n int) string {
+	for _, b := range blocks {
+		if b.num != n {
+			continue
+		}
+		for _, par := range paragraphs(b.text) {
+			s := cleanSourceText(par)
+			if w := len(strings.Fields(s)); w < 2 || w > maxShortWords || codeLike(s) || strings.Contains(s, "://") || hasMarkerRe.MatchString(s) {
+				continue
+			}
+			if last, _ := utf8.DecodeLastRuneInString(s); !strings.ContainsRune(".!?", last) {
+				s += "."
+			}
+			return s
+		}
+	}
+	return ""
 }
 
 // markersOf returns the citation numbers a sentence's markers name, as
@@ -296,7 +397,11 @@ var hasMarkerRe = regexp.MustCompile(`\[\^?\d{1,4}(?:\s*[-–,]\s*\d{1,4})*\]|[�
 const (
 	introSentences      = 2
 	maxSectionSentences = 4
-	maxTitleWords       = 12
+	// maxSectionSources is how many of a section's cited sources get
+	// their best sentence before the rest are chosen by MMR: a report
+	// keeps the sources its findings found, not just the most quotable.
+	maxSectionSources = 6
+	maxTitleWords     = 12
 )
 
 // NoSectionEvidence is written under a findings section with no cited
@@ -332,6 +437,8 @@ func write(msgs []llms.MessageContent) string {
 		q = question(msgs)
 	}
 	qterms := weightedTerms(q, q)
+	titles := sourceTitles(msgs)
+	own := stemSet(stripScaffold(q))
 
 	var all []candidate
 	perSection := make([][]int, len(secs))
@@ -340,12 +447,18 @@ func write(msgs []llms.MessageContent) string {
 		pos := 0
 		for _, par := range paragraphs(sec.text) {
 			for _, s := range sentences(par) {
-				if n := len(strings.Fields(s)); n < 4 || n > 80 || !hasMarkerRe.MatchString(s) {
+				if n := len(strings.Fields(s)); n < 3 || n > 80 || !hasMarkerRe.MatchString(s) {
 					continue
 				}
+				// The introduction and the Overview section quote only
+				// sentences that bear on the question as a whole: with
+				// the titles of the sources they cite, they share two of
+				// its key terms (all, when it has fewer). A section on one
+				// part of the question was researched on that part.
+				bears := bearsOn(s, titles, own)
 				pos++
 				stems := stemSet(s)
-				all = append(all, candidate{text: s, num: si, stems: stems, seq: len(all),
+				all = append(all, candidate{text: s, num: si, stems: stems, seq: len(all), weak: !bears,
 					rel: score(s, qterms), score: score(s, terms) + positionBonus/float64(pos+3)})
 				perSection[si] = append(perSection[si], len(all)-1)
 			}
@@ -380,7 +493,7 @@ func write(msgs []llms.MessageContent) string {
 	for len(lines) < introSentences {
 		var intro []candidate
 		for _, c := range all {
-			if left[c.num] > 1 && !used[normalize(c.text)] {
+			if left[c.num] > 1 && !c.weak && !used[normalize(c.text)] {
 				c.score = c.rel + positionBonus/float64(c.seq+3)
 				intro = append(intro, c)
 			}
@@ -409,7 +522,48 @@ func write(msgs []llms.MessageContent) string {
 				cands = append(cands, all[i])
 			}
 		}
-		chosen := mmr(cands, maxSectionSentences, fresh)
+		// In the Overview, a sentence that does not bear on the question
+		// is quoted only as the one quote of a source no bearing sentence
+		// cites: the source was kept and found on the subject, and it is
+		// cited for no other sentence.
+		if sec.title == OverviewTitle {
+			cands = slices.DeleteFunc(cands, func(c candidate) bool {
+				if !c.weak {
+					return false
+				}
+				for _, m := range markersOf(c.text) {
+					if !slices.ContainsFunc(all, func(o candidate) bool { return !o.weak && slices.Contains(markersOf(o.text), m) }) {
+						return false
+					}
+				}
+				return true
+			})
+		}
+		// Each cited source first, by its best sentence (up to
+		// maxSectionSources), then MMR up to maxSectionSentences; a
+		// sentence that does not bear on the question only in the first
+		// round.
+		var chosen []candidate
+		for _, m := range sectionSources(cands) {
+			if len(chosen) == maxSectionSources {
+				break
+			}
+			if cited[m] || slices.ContainsFunc(chosen, func(o candidate) bool { return slices.Contains(markersOf(o.text), m) }) {
+				continue
+			}
+			best := -1
+			for i, c := range cands {
+				if slices.Contains(markersOf(c.text), m) && (best < 0 || c.score > cands[best].score) {
+					best = i
+				}
+			}
+			chosen = append(chosen, cands[best])
+			cands = slices.Delete(cands, best, best+1)
+		}
+		if sec.title == OverviewTitle {
+			cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.weak })
+		}
+		chosen = append(chosen, mmrFrom(chosen, cands, max(0, maxSectionSentences-len(chosen)), fresh)...)
 		slices.SortFunc(chosen, func(a, b candidate) int { return cmp.Compare(a.seq, b.seq) })
 		var lines []string
 		for _, c := range chosen {
@@ -426,6 +580,58 @@ func write(msgs []llms.MessageContent) string {
 		b.WriteString("\n## " + sec.title + "\n\n" + text + "\n")
 	}
 	return b.String()
+}
+
+// bearsOn reports whether sentence s bears on a question whose key terms
+// are own: with the titles of the sources it cites, it shares two of them
+// (all, when there are fewer).
+func bearsOn(s string, titles map[string]string, own map[string]bool) bool {
+	if len(own) == 0 {
+		return true
+	}
+	context := s
+	for _, m := range markersOf(s) {
+		context += "\n" + titles[m]
+	}
+	return shared(stemSet(context), own) >= min(len(own), 2)
+}
+
+// sectionSources returns the citation numbers of cands in order of first
+// appearance.
+func sectionSources(cands []candidate) []string {
+	var out []string
+	for _, c := range cands {
+		for _, m := range markersOf(c.text) {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// sourceTitles reads the "## Sources" list of a writer prompt ("[n]
+// Title — URL") into titles by number.
+func sourceTitles(msgs []llms.MessageContent) map[string]string {
+	out := map[string]string{}
+	for _, m := range msgs {
+		if m.Role != llms.ChatMessageTypeHuman {
+			continue
+		}
+		in := false
+		for _, line := range strings.Split(textOf(m), "\n") {
+			t := strings.TrimSpace(line)
+			if strings.HasPrefix(t, "## ") {
+				in = strings.EqualFold(strings.TrimSpace(t[3:]), "Sources")
+				continue
+			}
+			if m := headerRe.FindStringSubmatch(t); in && m != nil {
+				title, _, _ := strings.Cut(m[2], " — ")
+				out[m[1]] = title
+			}
+		}
+	}
+	return out
 }
 
 // hasFindings reports whether a human message holds a writer's findings.

@@ -110,6 +110,8 @@ func queryWords(s string) []string {
 // queries builds the first turn's searches, every word taken from the
 // task question or the user's question (obj), never from a template:
 //
+//  0. the task question as written, when it is the user's question (the
+//     Overview task; not a task the planner phrased);
 //  1. all the task's key phrases;
 //  2. the same with compounds written joined ("SHA-256" → "SHA256"), as
 //     documents often write them;
@@ -133,6 +135,13 @@ func queries(task, obj string) []string {
 			seen[k] = true
 			out = append(out, q)
 		}
+	}
+	// The question as written: its stop words make no terms of their own,
+	// but a search engine matches its phrases ("change the permission
+	// bits") that the key phrases alone break up.
+	if asked := asWritten(task, obj); asked != "" {
+		out = append(out, asked)
+		seen[strings.Join(strings.Fields(strings.ToLower(asked)), " ")] = true
 	}
 	var all []string
 	for _, p := range tps {
@@ -172,6 +181,22 @@ func queries(task, obj string) []string {
 		}
 	}
 	return out
+}
+
+// maxAskedWords caps the words of the question-as-written query.
+const maxAskedWords = 16
+
+// asWritten returns the task question as a query, as written but for its
+// final punctuation, when it is the user's question (obj, when set) and
+// has a key phrase; else "". A task on one side of a comparison ("How do
+// TCP differ?") is no question a user asked: its first query is its key
+// phrases.
+func asWritten(task, obj string) string {
+	if obj != "" && normalize(obj) != normalize(task) || len(queryWords(task)) == 0 {
+		return ""
+	}
+	ws := strings.Fields(strings.TrimRight(strings.TrimSpace(task), "?!.;: "))
+	return strings.Join(ws[:min(len(ws), maxAskedWords)], " ")
 }
 
 // joinCompounds writes each hyphenated compound of words joined, when a

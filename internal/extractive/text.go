@@ -17,26 +17,13 @@ type word struct {
 	stem    string
 }
 
-// stopwords are dropped from key terms: function words, question words and
-// the verbs people use to ask for research ("explain", "describe").
-var stopwords = terms.Set(`a about above after again against all also am an and any are as at be because
-been before being below between both but by can could did do does doing down during each either
-few for from further had has have having he her here hers herself him himself his how i if in into
-is it its itself just me more most my myself no nor not now of off on only or other ought our
-ours ourselves out over own same shall she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up upon very was we were
-what when where which while who whom whose why will with within without would you your yours
-yourself yourselves us may might must need needs one ones get gets got make makes made like
-explain explains describe describes define defines tell give show discuss summarize summarise
-please let lets kind kinds way ways thing things much many well really compare versus`)
-
 // keyWords returns the distinct content words of s in order of first
 // appearance.
 func keyWords(s string) []word {
 	var out []word
 	seen := map[string]bool{}
 	for _, t := range terms.Tokens(s) {
-		if stopwords[t] || (utf8.RuneCountInString(t) < 2 && !isDigits(t)) {
+		if !terms.IsKey(t) {
 			continue
 		}
 		st := terms.Stem(t)
@@ -50,13 +37,7 @@ func keyWords(s string) []word {
 }
 
 // stemSet is the set of content-word stems of s.
-func stemSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range keyWords(s) {
-		m[w.stem] = true
-	}
-	return m
-}
+func stemSet(s string) map[string]bool { return terms.StemSet(s) }
 
 // overlap counts the distinct stems of s that are in want. It is on the
 // scoring path of every sentence, so it builds no sets: the stems it has
@@ -64,7 +45,7 @@ func stemSet(s string) map[string]bool {
 func overlap(s string, want map[string]bool) int {
 	var counted []string
 	for _, t := range terms.Tokens(s) {
-		if stopwords[t] || (utf8.RuneCountInString(t) < 2 && !isDigits(t)) {
+		if !terms.IsKey(t) {
 			continue
 		}
 		if st := terms.Stem(t); want[st] && !slices.Contains(counted, st) {
@@ -246,6 +227,9 @@ func cleanSourceText(s string) string {
 	if strings.ContainsAny(s, "[【［") {
 		s = sourceMarkerRe.ReplaceAllString(s, "")
 	}
+	if strings.Contains(s, "<") {
+		s = labelRe.ReplaceAllString(s, "")
+	}
 	s = strings.ReplaceAll(s, "`", "")
 	s = strings.ReplaceAll(s, "**", "")
 	s = strings.Join(strings.Fields(s), " ")
@@ -296,10 +280,11 @@ func paragraphs(text string) []string {
 			continue
 		case t == "":
 			flush()
-		case strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t"):
-			flush() // indented code
-		case headingRe.MatchString(line), tableRe.MatchString(line), hruleRe.MatchString(line), strings.HasPrefix(t, "<"):
-			flush()
+		case (strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")) && codeLike(t):
+			flush() // indented code (indented prose is prose: plain text and manual pages indent it)
+		case headingRe.MatchString(line), tableRe.MatchString(line), hruleRe.MatchString(line),
+			strings.HasPrefix(t, "<") && strings.TrimSpace(labelRe.ReplaceAllString(t, "")) == "":
+			flush() // a line of nothing but markup; "<storage> A request…" is prose with a label
 		case bulletRe.MatchString(line):
 			flush()
 			cur = append(cur, bulletRe.ReplaceAllString(line, ""))
@@ -317,25 +302,27 @@ func normalize(s string) string {
 }
 
 // proseSentence reports whether s reads like a sentence of prose worth
-// quoting: a sensible length, ends like a sentence, is not code; or is a
-// table row (recordSentence).
+// quoting: a table row (recordSentence); or a sensible length (a terse
+// definition of four words is one), ends like a sentence, starts like one
+// (a lower-case start is a name: "fork() creates…"), mostly letters, and
+// is not code (see codeLike).
 func proseSentence(s string) bool {
 	if recordSentence(s) {
 		return true
 	}
 	n := len(strings.Fields(s))
-	if n < 6 || n > 60 || len(s) > 420 {
+	if n < minSentenceWords || n > 60 || len(s) > 420 {
 		return false
 	}
-	last, _ := utf8.DecodeLastRuneInString(strings.TrimRight(s, "\"')”’"))
+	last, _ := utf8.DecodeLastRuneInString(strings.TrimRight(s, "\"')”’)]}"))
 	if last != '.' && last != '!' && last != '?' {
 		return false
 	}
 	first, _ := utf8.DecodeRuneInString(s)
-	if !unicode.IsUpper(first) && !unicode.IsDigit(first) && first != '"' && first != '“' {
+	if !unicode.IsLetter(first) && !unicode.IsDigit(first) && !strings.ContainsRune("\"“'‘([{", first) {
 		return false
 	}
-	if strings.ContainsAny(s, "{};=<>") || strings.Contains(s, "://") {
+	if codeLike(s) || strings.Contains(s, "://") {
 		return false
 	}
 	letters := 0
@@ -346,3 +333,37 @@ func proseSentence(s string) bool {
 	}
 	return letters*10 >= utf8.RuneCountInString(s)*8
 }
+
+// minSentenceWords is the fewest words a quotable sentence has.
+const minSentenceWords = 4
+
+// codeOperators appear in code and hardly ever in prose.
+var codeOperators = []string{"==", "!=", ":=", "->", "=>", "&&", "||", "();", "){", ") {", "= ", " =", "::"}
+
+// codeLike reports whether s reads like code rather than prose: it holds
+// an operator of code, ends like a statement or a block (";", "{"), or is
+// dense with brackets and symbols. A name in braces or brackets within
+// prose ("a {curried function}", "fork() creates") is not code.
+func codeLike(s string) bool {
+	for _, op := range codeOperators {
+		if strings.Contains(s, op) {
+			return true
+		}
+	}
+	t := strings.TrimSpace(s)
+	if strings.HasSuffix(t, ";") || strings.HasSuffix(t, "{") {
+		return true
+	}
+	sym := 0
+	for _, r := range t {
+		if strings.ContainsRune("{}[]();=<>|&*$#\\^~", r) {
+			sym++
+		}
+	}
+	return sym*100 > utf8.RuneCountInString(t)*6
+}
+
+// labelRe matches an angle-bracketed label in plain text ("<programming,
+// algorithm>", a tag of HTML): never quoted, since markdown would read it
+// as HTML.
+var labelRe = regexp.MustCompile(`<[A-Za-z/][^<>\n]{0,60}>`)

@@ -16,44 +16,53 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extract"
 )
 
+// content is what toText makes of a body.
+type content struct {
+	mediaType, title, text string
+	published, modified    string // an HTML page's dates (extract.PageDates)
+}
+
 // toText turns a body into text according to its media type: HTML to its
-// main text (internal/extract), text and markdown as they are, each decoded
-// from its charset to UTF-8; PDF, office documents and EPUB through
-// documentText. Every other type is an ErrContentType, with a message an
-// agent can act on.
-func toText(ctx context.Context, body []byte, header, pageURL string) (mediaType, title, text string, err error) {
+// main text (internal/extract) and its dates, text and markdown as they
+// are, each decoded from its charset to UTF-8; PDF, office documents and
+// EPUB through documentText. Every other type is an ErrContentType, with a
+// message an agent can act on.
+func toText(ctx context.Context, body []byte, header, pageURL string) (content, error) {
 	mediaType, _, perr := mime.ParseMediaType(header)
 	if perr != nil || mediaType == "" || mediaType == "application/octet-stream" {
 		header = http.DetectContentType(body)
 		mediaType, _, _ = mime.ParseMediaType(header)
 	}
-	mediaType = strings.ToLower(mediaType)
+	c := content{mediaType: strings.ToLower(mediaType)}
 	switch {
-	case mediaType == "text/html" || mediaType == "application/xhtml+xml":
+	case c.mediaType == "text/html" || c.mediaType == "application/xhtml+xml":
 		utf8Body, err := decode(body, header)
 		if err != nil {
-			return mediaType, "", "", err
+			return c, err
 		}
-		title, text, err := extract.Readable(utf8Body, pageURL)
-		if err != nil || strings.TrimSpace(text) == "" {
-			return mediaType, title, "", fmt.Errorf("%w in the HTML page", ErrNoText)
+		a, err := extract.ReadableArticle(utf8Body, pageURL)
+		c.title, c.published, c.modified = a.Title, a.Published, a.Modified
+		if err != nil || strings.TrimSpace(a.Text) == "" {
+			return c, fmt.Errorf("%w in the HTML page", ErrNoText)
 		}
-		return mediaType, title, text, nil
-	case strings.HasPrefix(mediaType, "text/"):
+		c.text = a.Text
+		return c, nil
+	case strings.HasPrefix(c.mediaType, "text/"):
 		utf8Body, err := decode(body, header)
 		if err != nil {
-			return mediaType, "", "", err
+			return c, err
 		}
-		text := cleanText(string(utf8Body))
-		if strings.TrimSpace(text) == "" {
-			return mediaType, "", "", fmt.Errorf("%w: the page is empty", ErrNoText)
+		c.text = cleanText(string(utf8Body))
+		if strings.TrimSpace(c.text) == "" {
+			return c, fmt.Errorf("%w: the page is empty", ErrNoText)
 		}
-		return mediaType, "", text, nil
-	case documentFormats[mediaType] != extract.FormatNone:
-		title, text, err := documentText(ctx, body, documentFormats[mediaType], pageURL)
-		return mediaType, title, text, err
+		return c, nil
+	case documentFormats[c.mediaType] != extract.FormatNone:
+		var err error
+		c.title, c.text, err = documentText(ctx, body, documentFormats[c.mediaType], pageURL)
+		return c, err
 	}
-	return mediaType, "", "", fmt.Errorf("%w: %s (only HTML, plain text, markdown, PDF, office documents and EPUB can be read)", ErrContentType, mediaType)
+	return c, fmt.Errorf("%w: %s (only HTML, plain text, markdown, PDF, office documents and EPUB can be read)", ErrContentType, c.mediaType)
 }
 
 // decode converts body to UTF-8 from the charset its Content-Type header

@@ -31,7 +31,7 @@ type ContextPages struct{}
 func (ContextPages) Fetch(ctx context.Context, rawURL string) (Page, error) {
 	f := FromContext(ctx)
 	if f == nil {
-		return Page{}, &Error{URL: rawURL, Stage: "fetch", Err: ErrNoFetcher}
+		return Page{}, &Error{URL: rawURL, Step: "fetch", Err: ErrNoFetcher}
 	}
 	return f.Fetch(ctx, rawURL)
 }

@@ -24,18 +24,18 @@ var (
 	ErrNoText = errors.New("no readable text")
 )
 
-// Error reports a fetch that failed: the URL asked for, the stage that
+// Error reports a fetch that failed: the URL asked for, the step that
 // failed ("url", "dial", "redirect", "status", "read", "decode", "extract"),
 // and why. Err wraps one of the sentinels above, a context error, or a
 // network error.
 type Error struct {
-	URL   string
-	Stage string
-	Err   error
+	URL  string
+	Step string
+	Err  error
 }
 
 func (e *Error) Error() string {
-	return "fetch " + strconv.Quote(e.URL) + ": " + e.Stage + ": " + e.Err.Error()
+	return "fetch " + strconv.Quote(e.URL) + ": " + e.Step + ": " + e.Err.Error()
 }
 
 // Unwrap returns e.Err.

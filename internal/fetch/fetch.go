@@ -69,6 +69,11 @@ type Page struct {
 	// ContentType is the media type the server declared (or, when it
 	// declared none, the sniffed one), without parameters.
 	ContentType string `json:"content_type"`
+	// Published and Modified are the page's dates as its metadata states
+	// them (an HTML page's article:published_time, JSON-LD, <time>; see
+	// extract.PageDates), in ISO 8601; "" when it states none.
+	Published string `json:"published,omitempty"`
+	Modified  string `json:"modified,omitempty"`
 	// FetchedAt is when the body was read.
 	FetchedAt time.Time `json:"fetched_at"`
 	// SHA256 is the hex SHA-256 of the body as received.
@@ -187,7 +192,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return Page{}, &Error{URL: rawURL, Stage: "wait", Err: context.Cause(ctx)}
+			return Page{}, &Error{URL: rawURL, Step: "wait", Err: context.Cause(ctx)}
 		case <-c.done:
 		}
 		f.mu.Lock()
@@ -205,7 +210,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 		if ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
 			err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
 		}
-		return Page{}, &Error{URL: rawURL, Stage: stage, Err: err}
+		return Page{}, &Error{URL: rawURL, Step: stage, Err: err}
 	}
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
@@ -262,7 +267,8 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 		SHA256:    hex.EncodeToString(sum[:]),
 		Bytes:     len(body),
 	}
-	page.ContentType, page.Title, page.Text, err = toText(ctx, body, resp.Header.Get("Content-Type"), final)
+	c, err := toText(ctx, body, resp.Header.Get("Content-Type"), final)
+	page.ContentType, page.Title, page.Text, page.Published, page.Modified = c.mediaType, c.title, c.text, c.published, c.modified
 	if err != nil {
 		stage := "decode"
 		if errors.Is(err, ErrNoText) {

@@ -115,9 +115,15 @@ func TestFetchContentTypes(t *testing.T) {
 		notWant     []string
 		wantErr     error
 		wantErrText string
+		published   string
+		modified    string
 	}{
 		{name: "html utf-8", contentType: "text/html; charset=utf-8", body: articleHTML,
 			wantType: "text/html", wantTitle: "Repeaters", want: []string{"erbium-doped", "The café"}, notWant: []string{"NAVIGATION", "<p>"}},
+		{name: "html with its dates", contentType: "text/html; charset=utf-8",
+			body: strings.Replace(articleHTML, "<head>", `<head><meta property="article:published_time" content="2024-03-15T10:00:00+01:00">
+<meta property="og:updated_time" content="2024-04-02">`, 1),
+			wantType: "text/html", want: []string{"erbium-doped"}, published: "2024-03-15T10:00:00+01:00", modified: "2024-04-02"},
 		{name: "html latin-1 from the header", contentType: "text/html; charset=ISO-8859-1", body: latin1,
 			wantType: "text/html", want: []string{"The café"}},
 		{name: "html windows-1252 from a meta tag", contentType: "text/html",
@@ -175,6 +181,9 @@ func TestFetchContentTypes(t *testing.T) {
 			if page.URL != s.URL+"/page" || page.FinalURL != s.URL+"/page" || page.ContentType != tt.wantType ||
 				page.SHA256 != hex.EncodeToString(sum[:]) || page.Bytes != len(tt.body) || !page.FetchedAt.Equal(testNow) {
 				t.Errorf("page metadata = %+v", page)
+			}
+			if page.Published != tt.published || page.Modified != tt.modified {
+				t.Errorf("dates = %q, %q; want %q, %q", page.Published, page.Modified, tt.published, tt.modified)
 			}
 			if tt.wantTitle != "" && page.Title != tt.wantTitle {
 				t.Errorf("title = %q, want %q", page.Title, tt.wantTitle)
@@ -429,7 +438,7 @@ func TestFetchErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := f.Fetch(context.Background(), tt.url)
 			var fe *Error
-			if !errors.Is(err, tt.want) || !errors.As(err, &fe) || fe.Stage != tt.stage || fe.URL != tt.url {
+			if !errors.Is(err, tt.want) || !errors.As(err, &fe) || fe.Step != tt.stage || fe.URL != tt.url {
 				t.Fatalf("err = %v (%#v), want %v at stage %s", err, fe, tt.want, tt.stage)
 			}
 		})

@@ -84,6 +84,18 @@ type Reference struct {
 	source.Source
 	CanonicalURL string            `json:"canonical_url,omitempty"`
 	Locations    []source.Location `json:"locations,omitempty"`
+	// Checked is set in a report's JSON form only (nil elsewhere); its
+	// fields are the reference's own in JSON.
+	*Checked
+}
+
+// Checked is what a report's JSON form keeps of the text read of a
+// source, so that the report can be checked again without the source:
+// the text's hex SHA-256, and the passages of it the report's citations
+// were checked against (none when the report was not verified).
+type Checked struct {
+	TextSHA256 string           `json:"text_sha256,omitempty"`
+	Passages   []source.Passage `json:"passages,omitempty"`
 }
 
 // Report is the published final report. It is plain data: Draft and

@@ -160,7 +160,7 @@ func checkPublished(t *testing.T, text string, rep *Report, sources []collapse.S
 	if _, err := HTML("Q", rep); err != nil {
 		t.Errorf("HTML: %v", err)
 	}
-	if _, err := JSON("Q", rep); err != nil {
+	if _, err := JSON("Q", rep, Extra{}); err != nil {
 		t.Errorf("JSON: %v", err)
 	}
 }

@@ -163,16 +163,22 @@ func mergedSrc(n int, id, url, title string) collapse.Source {
 	}
 }
 
-// fixtureSources are eight merged sources; 6 has no URL.
+// fixtureSources are eight merged sources; 6 is a local document without
+// a URL; 7 has a publication date, 3 a modification date only, 6 its
+// file's modification time (not shown in reference lists).
 func fixtureSources() []collapse.Source {
+	three := mergedSrc(3, "w3", "https://example.org/three?b=2&a=1", "Three & <Co>")
+	three.Modified = "2024-05-01T08:00:00Z"
+	seven := mergedSrc(7, "w7", "https://example.org/seven", "Seven")
+	seven.Published = "2024-03-15"
 	return []collapse.Source{
 		mergedSrc(1, "w1", "https://example.org/one", "One"),
 		mergedSrc(2, "w2", "https://example.org/two", "Two"),
-		mergedSrc(3, "w3", "https://example.org/three?b=2&a=1", "Three & <Co>"),
+		three,
 		mergedSrc(4, "w4", "https://example.org/four", "Four"),
 		mergedSrc(5, "w5", "https://example.org/five", "Five [draft]"),
-		{Number: 6, Source: source.Source{ID: "corpus/six.md", Title: "Six", Channel: "corpus"}},
-		mergedSrc(7, "w7", "https://example.org/seven", "Seven"),
+		{Number: 6, Source: source.Source{ID: "corpus/six.md", Title: "Six", Channel: "corpus", Modified: "2026-11-20T08:00:00Z"}},
+		seven,
 		mergedSrc(8, "w8", "https://example.org/eight", "Eight"),
 	}
 }

@@ -38,26 +38,40 @@ func Markdown(r *Report, style citeproc.Style) string {
 // index's export). Titles come from Source.Label and are escaped, so a
 // title can neither open a link nor carry HTML; a URL is linked only when
 // canon.Linkable allows it.
+//
+// A web page is cited by its title, linked, and its date after the link
+// ("[Title](https://…) (2024-03-15)", see Source.Dated); a local
+// document by its folder and file, then its title ("docs/faq.md — FAQ").
 func References(refs []Reference, style citeproc.Style) string {
 	var b strings.Builder
 	for _, ref := range refs {
-		title := ref.Label()
+		title, date := ref.Label(), dated(ref.Source)
 		switch style {
 		case citeproc.Footnote:
-			fmt.Fprintf(&b, "[^%d]: %s\n", ref.Number, mdLink(title, ref.URL))
+			fmt.Fprintf(&b, "[^%d]: %s%s\n", ref.Number, mdLink(title, ref.URL), date)
 		case citeproc.Plain:
 			if ref.URL != "" {
-				fmt.Fprintf(&b, "[%d] %s. %s  \n", ref.Number, title, ref.URL)
+				fmt.Fprintf(&b, "[%d] %s%s. %s  \n", ref.Number, title, date, ref.URL)
 			} else {
-				fmt.Fprintf(&b, "[%d] %s  \n", ref.Number, title)
+				fmt.Fprintf(&b, "[%d] %s%s  \n", ref.Number, title, date)
 			}
 		case citeproc.HTML:
-			fmt.Fprintf(&b, "<p id=\"ref-%d\">[%d] %s</p>\n", ref.Number, ref.Number, htmlLink(title, ref.URL))
+			fmt.Fprintf(&b, "<p id=\"ref-%d\">[%d] %s%s</p>\n", ref.Number, ref.Number, htmlLink(title, ref.URL), date)
 		default:
-			fmt.Fprintf(&b, "- [%d] %s\n", ref.Number, mdLink(title, ref.URL))
+			fmt.Fprintf(&b, "- [%d] %s%s\n", ref.Number, mdLink(title, ref.URL), date)
 		}
 	}
 	return b.String()
+}
+
+// dated is the date a reference line shows after the source's title or
+// link, " (2024-03-15)" or " (updated 2024-03-15)", or "". It is made of
+// digits, dashes and a fixed word, so it needs no escaping.
+func dated(s source.Source) string {
+	if d := s.Dated(); d != "" {
+		return " (" + d + ")"
+	}
+	return ""
 }
 
 // mdEscaper escapes what would make markdown of a title: brackets (a link
@@ -138,7 +152,7 @@ pre{overflow:auto;background:#f5f5f5;padding:.75rem}
 	if len(r.References) > 0 {
 		b.WriteString("<section>\n<h2>References</h2>\n<ol class=\"references\">\n")
 		for _, ref := range r.References {
-			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s</li>\n", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL))
+			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s%s</li>\n", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL), dated(ref.Source))
 		}
 		b.WriteString("</ol>\n</section>\n")
 	}
@@ -198,16 +212,36 @@ type Claim struct {
 // Document is the report as structured data with the citation sidecar of
 // the citation protocol: Blocks are the report's markdown blocks (with
 // plain [n] markers); Citations say which references each block cites.
+// Around them, seed 001's envelope and seed 003's source types:
+// SourcesUsed, UsageSIDs, Stats, CollectionsUsed and SourceTypes.
 type Document struct {
+	// RunID names the run in the store that keeps it (empty when none).
+	RunID      string      `json:"run_id,omitempty"`
 	Question   string      `json:"question"`
 	Text       string      `json:"text"`
 	Blocks     []string    `json:"blocks"`
 	References []Reference `json:"references"`
-	Citations  []Claim     `json:"_citations"`
+	// SourcesUsed are the sources the report used: its references, then
+	// those the writer named only in usage tags ([[USAGE:…]]), each with
+	// an excerpt of its text.
+	SourcesUsed []UsedSource `json:"sources_used"`
+	// UsageSIDs are the sids (of SourcesUsed) the writer's usage tags
+	// named, in order; empty when it wrote none.
+	UsageSIDs []int `json:"usage_sids"`
+	// CollectionsUsed are the collections of the references, in order of
+	// first citation, each once (source.Source.Collection: "web", a
+	// corpus folder); SourceTypes the kind of each reference, in
+	// References' order ("web", "local").
+	CollectionsUsed []string `json:"collections_used"`
+	SourceTypes     []string `json:"source_types"`
+	Stats           Stats    `json:"stats"`
+	Citations       []Claim  `json:"_citations"`
 }
 
-// JSON returns the report as a Document.
-func JSON(question string, r *Report) (*Document, error) {
+// JSON returns the report as a Document; x tells what the document says
+// of the run beyond the report (the sources' texts, the rounds, the
+// verification).
+func JSON(question string, r *Report, x Extra) (*Document, error) {
 	v, err := r.view()
 	if err != nil {
 		return nil, fmt.Errorf("finalreport: json: %w", err)
@@ -246,6 +280,7 @@ func JSON(question string, r *Report) (*Document, error) {
 		}
 		doc.Citations = append(doc.Citations, claim)
 	}
+	envelope(doc, r, v, x)
 	return doc, nil
 }
 

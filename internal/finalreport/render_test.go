@@ -12,12 +12,12 @@ import (
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
-// renderRefs are references as Write publishes them: with URLs, a title
-// with brackets and HTML specials, a URL with a space and parentheses,
-// and a source with neither title nor URL.
+// renderRefs are references as Write publishes them: with URLs, a
+// publication date, a title with brackets and HTML specials, a URL with a
+// space and parentheses, and a source with neither title nor URL.
 func renderRefs() []Reference {
 	return []Reference{
-		{Number: 1, Source: source.Source{ID: "w7", URL: "https://example.org/seven", Title: "Seven"}, CanonicalURL: "https://example.org/seven"},
+		{Number: 1, Source: source.Source{ID: "w7", URL: "https://example.org/seven", Title: "Seven", Published: "2024-03-15T10:00:00+01:00"}, CanonicalURL: "https://example.org/seven"},
 		{Number: 2, Source: source.Source{ID: "w5", URL: "https://example.org/five", Title: "Five [draft] & <more>"}, CanonicalURL: "https://example.org/five"},
 		{Number: 3, Source: source.Source{ID: "w9", URL: "https://example.org/a b(c)", Title: "  Spaced\n title "}},
 		{Number: 4, Source: source.Source{ID: "corpus/notes.md"}},
@@ -31,22 +31,22 @@ func TestMarkdown(t *testing.T) {
 		refs  string
 	}{
 		{citeproc.Markdown, "" +
-			"- [1] [Seven](https://example.org/seven)\n" +
+			"- [1] [Seven](https://example.org/seven) (2024-03-15)\n" +
 			"- [2] [Five \\[draft\\] & &lt;more&gt;](https://example.org/five)\n" +
 			"- [3] [Spaced title](https://example.org/a%20b%28c%29)\n" +
 			"- [4] corpus/notes.md\n"},
 		{citeproc.Plain, "" +
-			"[1] Seven. https://example.org/seven  \n" +
+			"[1] Seven (2024-03-15). https://example.org/seven  \n" +
 			"[2] Five [draft] & <more>. https://example.org/five  \n" +
 			"[3] Spaced title. https://example.org/a b(c)  \n" +
 			"[4] corpus/notes.md  \n"},
 		{citeproc.Footnote, "" +
-			"[^1]: [Seven](https://example.org/seven)\n" +
+			"[^1]: [Seven](https://example.org/seven) (2024-03-15)\n" +
 			"[^2]: [Five \\[draft\\] & &lt;more&gt;](https://example.org/five)\n" +
 			"[^3]: [Spaced title](https://example.org/a%20b%28c%29)\n" +
 			"[^4]: corpus/notes.md\n"},
 		{citeproc.HTML, "" +
-			`<p id="ref-1">[1] <a href="https://example.org/seven">Seven</a></p>` + "\n" +
+			`<p id="ref-1">[1] <a href="https://example.org/seven">Seven</a> (2024-03-15)</p>` + "\n" +
 			`<p id="ref-2">[2] <a href="https://example.org/five">Five [draft] &amp; &lt;more&gt;</a></p>` + "\n" +
 			`<p id="ref-3">[3] <a href="https://example.org/a b(c)">Spaced title</a></p>` + "\n" +
 			`<p id="ref-4">[4] corpus/notes.md</p>` + "\n"},
@@ -144,7 +144,7 @@ func TestHTML(t *testing.T) {
 		`<a href="#ref-4">[4]</a>`,
 		"<pre><code>literal [1]\n\nstill code [2]\n</code></pre>",
 		"<code>[2]</code>",
-		`<li id="ref-1" value="1"><a href="https://example.org/seven">Seven</a></li>`,
+		`<li id="ref-1" value="1"><a href="https://example.org/seven">Seven</a> (2024-03-15)</li>`,
 		`<li id="ref-2" value="2"><a href="https://example.org/five">Five [draft] &amp; &lt;more&gt;</a></li>`,
 		`<li id="ref-3" value="3"><a href="https://example.org/a b(c)">Spaced title</a></li>`,
 		`<li id="ref-4" value="4">corpus/notes.md</li>`,
@@ -227,7 +227,7 @@ const jsonBody = "# Prices\n" +
 
 func TestJSON(t *testing.T) {
 	refs := renderRefs()[:3]
-	doc, err := JSON("How did prices change?", &Report{Body: jsonBody, Text: "styled text", References: refs})
+	doc, err := JSON("How did prices change?", &Report{Body: jsonBody, Text: "styled text", References: refs}, Extra{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func resolvePointer(v any, ptr string) any {
 }
 
 func TestJSONEmpty(t *testing.T) {
-	doc, err := JSON("Q", &Report{})
+	doc, err := JSON("Q", &Report{}, Extra{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,8 @@ func TestJSONEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"question":"Q","text":"","blocks":[],"references":[],"_citations":[]}`; string(raw) != want {
+	if want := `{"question":"Q","text":"","blocks":[],"references":[],"sources_used":[],"usage_sids":[],"collections_used":[],"source_types":[],` +
+		`"stats":{"rounds":0,"bytes":0,"citations":"absent","validated":"none"},"_citations":[]}`; string(raw) != want {
 		t.Errorf("JSON = %s, want %s", raw, want)
 	}
 }
@@ -346,7 +347,7 @@ func TestJSONEmpty(t *testing.T) {
 func TestJSONLongerFence(t *testing.T) {
 	body := "Intro [1].\n\n````md\n```\n\nliteral [2]\n```\n````\n\nEnd.\n"
 	refs := renderRefs()[:2]
-	doc, err := JSON("Q", &Report{Body: body, References: refs})
+	doc, err := JSON("Q", &Report{Body: body, References: refs}, Extra{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +378,7 @@ func TestRenderWrittenReport(t *testing.T) {
 					t.Errorf("no citation links to reference %d", ref.Number)
 				}
 			}
-			doc, err := JSON(in.Question, rep)
+			doc, err := JSON(in.Question, rep, Extra{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -402,7 +403,7 @@ func TestRenderWrittenReport(t *testing.T) {
 
 func TestJSONDuplicateReference(t *testing.T) {
 	refs := append(renderRefs(), Reference{Number: 2, Source: source.Source{ID: "other", URL: "https://example.org/other"}})
-	if _, err := JSON("Q", &Report{Body: "x [2]", References: refs}); err == nil {
+	if _, err := JSON("Q", &Report{Body: "x [2]", References: refs}, Extra{}); err == nil {
 		t.Errorf("two references numbered 2: no error")
 	}
 }

@@ -49,7 +49,8 @@ func (b Backend) Search(ctx context.Context, query string, limit int) ([]search.
 	}
 	for i, r := range res {
 		rec.Results[i] = Result{DocID: String(r.DocID), URL: String(r.URL), Title: String(r.Title),
-			Location: String(r.Location), Snippet: String(r.Snippet), Score: Float(r.Score), Channel: String(r.Channel)}
+			Location: String(r.Location), Snippet: String(r.Snippet), Score: Float(r.Score), Channel: String(r.Channel),
+			Published: String(r.Published), Modified: String(r.Modified)}
 		if !r.Locator.IsZero() {
 			rec.Results[i].Locator = &Locator{Kind: String(r.Locator.Kind), Value: String(r.Locator.Value), Part: String(r.Locator.Part)}
 		}
@@ -65,7 +66,8 @@ func (r *SearchRecord) results() []search.Result {
 	out := make([]search.Result, len(r.Results))
 	for i, x := range r.Results {
 		out[i] = search.Result{DocID: string(x.DocID), URL: string(x.URL), Title: string(x.Title),
-			Location: string(x.Location), Snippet: string(x.Snippet), Score: float64(x.Score), Channel: string(x.Channel)}
+			Location: string(x.Location), Snippet: string(x.Snippet), Score: float64(x.Score), Channel: string(x.Channel),
+			Published: string(x.Published), Modified: string(x.Modified)}
 		if l := x.Locator; l != nil {
 			out[i].Locator = source.Location{Kind: string(l.Kind), Value: string(l.Value), Part: string(l.Part)}
 		}
@@ -99,7 +101,8 @@ func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, erro
 		j.recordError(ctx, d, err)
 		return doc, err
 	}
-	rec := &DocumentRecord{DocID: String(docID), URL: String(doc.URL), Title: String(doc.Title), Text: String(doc.Text)}
+	rec := &DocumentRecord{DocID: String(docID), URL: String(doc.URL), Title: String(doc.Title), Text: String(doc.Text),
+		Published: String(doc.Published), Modified: String(doc.Modified)}
 	if ref, text, ok := sink.get(); ok && text == doc.Text {
 		rec.Text, rec.TextPage = "", &ref
 	}
@@ -110,7 +113,8 @@ func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, erro
 // document rebuilds a recorded document, with the text of the page it
 // refers to.
 func (j *Journal) document(r *DocumentRecord) (search.Document, error) {
-	doc := search.Document{DocID: string(r.DocID), URL: string(r.URL), Title: string(r.Title), Text: string(r.Text)}
+	doc := search.Document{DocID: string(r.DocID), URL: string(r.URL), Title: string(r.Title), Text: string(r.Text),
+		Published: string(r.Published), Modified: string(r.Modified)}
 	if r.TextPage != nil {
 		p := j.lookup(*r.TextPage)
 		if p == nil || p.Page == nil {
@@ -150,7 +154,8 @@ func (p Pages) Fetch(ctx context.Context, rawURL string) (fetch.Page, error) {
 		r := d.entry.Page
 		sink.set(d.ref, string(r.Text))
 		return fetch.Page{URL: string(r.URL), FinalURL: string(r.FinalURL), Title: string(r.Title), Text: string(r.Text),
-			ContentType: string(r.ContentType), FetchedAt: r.FetchedAt, SHA256: r.SHA256, Bytes: r.Bytes}, nil
+			ContentType: string(r.ContentType), FetchedAt: r.FetchedAt, SHA256: r.SHA256, Bytes: r.Bytes,
+			Published: string(r.Published), Modified: string(r.Modified)}, nil
 	case d.miss:
 		return fetch.Page{}, d.missed()
 	}
@@ -164,7 +169,7 @@ func (p Pages) Fetch(ctx context.Context, rawURL string) (fetch.Page, error) {
 	}
 	rec := &PageRecord{URL: String(page.URL), FinalURL: String(page.FinalURL), Title: String(page.Title),
 		Text: String(page.Text), ContentType: String(page.ContentType), FetchedAt: page.FetchedAt,
-		SHA256: page.SHA256, Bytes: page.Bytes}
+		SHA256: page.SHA256, Bytes: page.Bytes, Published: String(page.Published), Modified: String(page.Modified)}
 	if j.record(ctx, d, Entry{Page: rec}) == nil {
 		sink.set(d.ref, page.Text)
 	}

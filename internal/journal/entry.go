@@ -168,6 +168,10 @@ type Result struct {
 	Snippet  String   `json:"snippet,omitempty"`
 	Score    Float    `json:"score"`
 	Channel  String   `json:"channel,omitempty"`
+	// Published and Modified are the result's dates (ISO 8601); optional
+	// fields added within version 1, absent from older entries.
+	Published String `json:"published,omitempty"`
+	Modified  String `json:"modified,omitempty"`
 }
 
 // Locator mirrors source.Location: where in its document a result is.
@@ -183,6 +187,10 @@ type DocumentRecord struct {
 	URL   String `json:"url,omitempty"`
 	Title String `json:"title,omitempty"`
 	Text  String `json:"text,omitempty"`
+	// Published and Modified are the document's dates (optional, as in
+	// Result).
+	Published String `json:"published,omitempty"`
+	Modified  String `json:"modified,omitempty"`
 	// TextPage, when set, says Text is that of the page entry it names:
 	// the page the fetch read, recorded just before (so the text is kept
 	// once).
@@ -208,6 +216,10 @@ type PageRecord struct {
 	FetchedAt   time.Time `json:"fetched_at"`
 	SHA256      string    `json:"sha256,omitempty"`
 	Bytes       int       `json:"bytes"`
+	// Published and Modified are the page's dates as its metadata states
+	// them (optional, as in Result).
+	Published String `json:"published,omitempty"`
+	Modified  String `json:"modified,omitempty"`
 }
 
 // ErrorRecord is how a call failed.

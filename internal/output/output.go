@@ -20,26 +20,29 @@ type Format string
 const (
 	Markdown Format = "md"       // the report and its reference list
 	HTML     Format = "html"     // a standalone page with clickable citations
-	JSON     Format = "json"     // blocks, references and a citation sidecar
+	JSON     Format = "json"     // blocks, references, sources used and a citation sidecar
+	YAML     Format = "yaml"     // the JSON document as YAML, with the same sidecar
 	CSL      Format = "csl-json" // the reference list as CSL-JSON
 	BibTeX   Format = "bibtex"   // the reference list as BibTeX
 )
 
 // Formats lists the formats, in the order messages name them.
-var Formats = []Format{Markdown, HTML, JSON, CSL, BibTeX}
+var Formats = []Format{Markdown, HTML, JSON, YAML, CSL, BibTeX}
 
 // ErrFormat reports a format that is none of Formats.
 var ErrFormat = errors.New("unknown report format")
 
 // ParseFormat returns the format named s: "md" (or "markdown"), "html",
-// "json", "csl-json" or "bibtex"; "" is Markdown. Other names (in other
+// "json", "yaml" (or "yml"), "csl-json" or "bibtex"; "" is Markdown. Other names (in other
 // cases too: settings are lower-cased before they are parsed) are an error
 // wrapping ErrFormat.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
 	case "", "markdown":
 		return Markdown, nil
-	case Markdown, HTML, JSON, CSL, BibTeX:
+	case "yml":
+		return YAML, nil
+	case Markdown, HTML, JSON, YAML, CSL, BibTeX:
 		return f, nil
 	}
 	return "", fmt.Errorf("%w %q: want %s", ErrFormat, s, names(Formats))
@@ -52,6 +55,8 @@ func (f Format) MediaType() string {
 		return "text/html; charset=utf-8"
 	case JSON:
 		return "application/json"
+	case YAML:
+		return "application/yaml" // RFC 9512
 	case CSL:
 		return "application/vnd.citationstyles.csl+json"
 	case BibTeX:

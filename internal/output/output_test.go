@@ -19,6 +19,8 @@ func TestParseFormat(t *testing.T) {
 		{"markdown alias", "markdown", Markdown, nil},
 		{"html", "html", HTML, nil},
 		{"json", "json", JSON, nil},
+		{"yaml", "yaml", YAML, nil},
+		{"yml alias", "yml", YAML, nil},
 		{"csl-json", "csl-json", CSL, nil},
 		{"bibtex", "bibtex", BibTeX, nil},
 		{"unknown", "pdf", "", ErrFormat},
@@ -34,7 +36,7 @@ func TestParseFormat(t *testing.T) {
 		})
 	}
 	_, err := ParseFormat("pdf")
-	if want := `unknown report format "pdf": want md, html, json, csl-json or bibtex`; err.Error() != want {
+	if want := `unknown report format "pdf": want md, html, json, yaml, csl-json or bibtex`; err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
 	}
 	for _, f := range Formats {

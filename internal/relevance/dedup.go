@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"context"
 	"hash/fnv"
 	"strings"
 
@@ -63,13 +64,80 @@ func similar(a, b map[uint64]bool) bool {
 	return len(a) >= minShingles && float64(inter) >= dupContainment*float64(len(a))
 }
 
-// duplicate returns the key of a kept passage of another source that sh
-// repeats.
-func (f *Filter) duplicate(key string, sh map[uint64]bool) (string, bool) {
+// duplicate returns the kept passage of another source that sh repeats.
+func (f *Filter) duplicate(key string, sh map[uint64]bool) (kept, bool) {
 	for _, k := range f.kept {
 		if k.key != key && similar(sh, k.shingles) {
-			return k.key, true
+			return k, true
 		}
 	}
-	return "", false
+	return kept{}, false
+}
+
+// sameDocument reports whether the documents a and b, two of whose
+// passages repeat each other, repeat each other as a whole: always, when
+// Config.Whole cannot tell (not set, no DocID, a read failed).
+func (f *Filter) sameDocument(ctx context.Context, a, b string) bool {
+	if f.cfg.Whole == nil || a == "" || b == "" || a == b {
+		return true
+	}
+	sa, sb := f.wholeShingles(ctx, a), f.wholeShingles(ctx, b)
+	if sa == nil || sb == nil {
+		return true
+	}
+	return similar(sa, sb)
+}
+
+func (f *Filter) wholeShingles(ctx context.Context, id string) map[uint64]bool {
+	if sh, ok := f.whole[id]; ok {
+		return sh
+	}
+	if f.whole == nil {
+		f.whole = map[string]map[uint64]bool{}
+	}
+	text, err := f.cfg.Whole(ctx, id)
+	var sh map[uint64]bool
+	if err == nil && text != "" {
+		sh = shingles(text)
+	}
+	f.whole[id] = sh
+	return sh
+}
+
+// Read is one source as an agent read it, for CopiesAcross: its key (the
+// canonical URL, or "id:" and the document ID) and the text the agent was
+// shown of it (search passages, the opened document).
+type Read struct {
+	Key  string
+	Text string
+}
+
+// CopiesAcross finds the sources that repeat a source read before them
+// under another key: the same text under two names or on two sites, kept
+// by two agents whose filters never saw each other's sources. reads lists
+// every agent's sources, agent by agent in plan order, each agent's in
+// the order it numbered them. It returns, for each source that repeats an
+// earlier one, the index (in reads) of the first of them; a source
+// repeated by several is the original of each. The comparison is the
+// filter's own (word shingles, Jaccard or containment; see similar), so
+// an excerpt of a page another agent opened whole is a copy too.
+//
+// Cost: shingling every text once, then comparing each with the sources
+// before it: quadratic in the number of sources of a run (a few dozen).
+func CopiesAcross(reads []Read) map[int]int {
+	out := map[int]int{}
+	sh := make([]map[uint64]bool, len(reads))
+	for i, r := range reads {
+		sh[i] = shingles(r.Text)
+		for j := range i {
+			if _, copied := out[j]; copied || reads[j].Key == r.Key {
+				continue
+			}
+			if similar(sh[i], sh[j]) {
+				out[i] = j
+				break
+			}
+		}
+	}
+	return out
 }

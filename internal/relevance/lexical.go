@@ -3,6 +3,7 @@ package relevance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/deepresearch/deepresearch/internal/terms"
@@ -22,7 +23,36 @@ type Lexical struct {
 const (
 	questionWeight  = 2.0
 	defaultMinScore = 0.25
+	// namedScore is the least score of a document named after the
+	// subject: above the relative floor of a task's best (relativeFloor).
+	namedScore = 0.5
 )
+
+// namedAfter reports whether title names the subject: it has a key term
+// that is not a number, and each is a term of the question (inQ, by stem)
+// or of the task.
+func namedAfter(title string, inQ map[string]bool, task []term) bool {
+	n := 0
+	for _, t := range termsOf(title) {
+		if isNumber(t.name) {
+			continue
+		}
+		if !inQ[t.stem] && !slices.ContainsFunc(task, func(u term) bool { return u.stem == t.stem }) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // term is one key term: a word stem, or a compound ("SHA-256",
 // "happens-before") that matches written joined or as all of its parts.
@@ -54,7 +84,7 @@ func termsOf(s string) []term {
 			continue
 		}
 		for _, p := range parts {
-			if isKey(p) {
+			if terms.IsKey(p) {
 				add(term{name: p, stem: terms.Stem(p)})
 			}
 		}
@@ -148,6 +178,14 @@ func (l Lexical) Judge(_ context.Context, req Request) ([]Judgement, error) {
 		if total > 0 {
 			j.Score = w / total
 		}
+		// A document named after a key term (its title is nothing but
+		// the question's or the task's terms: a dictionary entry, a
+		// manual page, a package) is on the subject whichever of its
+		// passages the search returned.
+		named := len(qm) > 0 && namedAfter(c.Title, inQ, tterms)
+		if named && j.Score < namedScore {
+			j.Score = namedScore
+		}
 		switch {
 		case total == 0:
 			j.Reason = "the question has no key terms to match"
@@ -157,6 +195,9 @@ func (l Lexical) Judge(_ context.Context, req Request) ([]Judgement, error) {
 			j.Reason = "shares no key term with the task"
 		case j.Score < min:
 			j.Reason = fmt.Sprintf("covers too few key terms (%s; score %.2f < %.2f)", matched(qm, tm), j.Score, min)
+		case named:
+			j.Relevant = true
+			j.Reason = "named after the subject; matches " + matched(qm, tm)
 		default:
 			j.Relevant = true
 			j.Reason = "matches " + matched(qm, tm)

@@ -14,7 +14,12 @@
 //     dropped when it is not relevant;
 //   - dropped when it is a near-duplicate (word shingles, Jaccard or
 //     containment) of a passage of another source already kept, so the
-//     same text under two names or sites is cited once.
+//     same text under two names or sites is cited once (when the whole
+//     documents can be read cheaply, Config.Whole, only if they repeat
+//     each other whole too).
+//
+// A Filter sees one agent's searches; CopiesAcross is the same check
+// across the agents of a run, at the merge.
 //
 // What was kept and dropped, with scores and reasons, goes to the Report
 // hook after every batch; the run turns it into a sources.filtered event.
@@ -27,13 +32,15 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
-// Stages of the filter, as Verdict.Stage names them.
+// The filter's checks, as Verdict.Check names them.
 const (
-	StageSubstance = "substance"
-	StageRelevance = "relevance"
-	StageDuplicate = "duplicate"
+	CheckSubstance = "substance"
+	CheckRelevance = "relevance"
+	CheckDuplicate = "duplicate"
 )
 
 // Candidate is one search result offered to the filter: a passage (the
@@ -46,6 +53,13 @@ type Candidate struct {
 	URL   string
 	// Text is the passage the relevance judgement reads.
 	Text string
+	// Date is the source's date in ISO 8601 (its publication date, else
+	// its last modification), "" when unknown: the freshness judgement's.
+	Date string
+	// DocID is the backend's ID of the document, set when reading it
+	// whole is cheap (a local file): Config.Whole reads it to tell a copy
+	// of a document from a document that shares one passage with another.
+	DocID string
 }
 
 // Request is what a Judge scores: the candidates against the user's
@@ -81,11 +95,15 @@ type Verdict struct {
 	URL    string  `json:"url,omitempty"`
 	Score  float64 `json:"score"`
 	Reason string  `json:"reason"`
-	// Stage is the filter that dropped the candidate (StageSubstance,
-	// StageRelevance, StageDuplicate), or StageRelevance for a kept one.
-	Stage string `json:"stage"`
+	// Check is the check that dropped the candidate (CheckSubstance,
+	// CheckRelevance, CheckDuplicate), or CheckRelevance for a kept one.
+	Check string `json:"check"`
 	// DuplicateOf is the key of the kept source a duplicate repeats.
 	DuplicateOf string `json:"duplicate_of,omitempty"`
+	// Queries is the candidate's relevance to each search of the task so
+	// far (seed 001's q_relevance; see queryScores), beside Score, its
+	// relevance to the task's objective.
+	Queries []source.QueryScore `json:"q_relevance,omitempty"`
 }
 
 // Report is what one Apply did: the payload of a sources.filtered event.
@@ -110,6 +128,14 @@ type Config struct {
 	// Report, when set, is called after every Apply with what it did,
 	// on Apply's goroutine.
 	Report func(Report)
+	// Whole, when set, returns the whole text of the document DocID.
+	// A passage that repeats a kept passage of another source is then
+	// dropped only when the two documents repeat each other as a whole
+	// (the same check on their whole texts): two documents that share a
+	// passage — a package and its next version, a page quoting another —
+	// are both kept. Without it (or without DocIDs, or when reading
+	// fails) the passages decide.
+	Whole func(ctx context.Context, docID string) (string, error)
 }
 
 // Filter filters the search results of one research task. It remembers
@@ -119,12 +145,14 @@ type Filter struct {
 	cfg     Config
 	queries []string
 	kept    []kept
-	best    float64 // the best relevance score kept so far
+	best    float64                    // the best relevance score kept so far
+	newest  string                     // the newest date of a candidate judged so far
+	whole   map[string]map[uint64]bool // shingles of whole documents read, by DocID; nil: unreadable
 }
 
 type kept struct {
-	key      string
-	shingles map[uint64]bool
+	key, docID string
+	shingles   map[uint64]bool
 }
 
 // New returns a Filter for one task.
@@ -168,6 +196,7 @@ func (f *Filter) Apply(ctx context.Context, query string, cands []Candidate) ([]
 // judge said of one search's candidates, before the filter's state
 // (queries seen, best score, passages kept) takes them in.
 type Judged struct {
+	ctx    context.Context // the Judge call's, for Config.Whole in Decide
 	query  string
 	cands  []Candidate
 	out    []Decision
@@ -187,14 +216,14 @@ func (f *Filter) Judge(ctx context.Context, query string, prior []string, cands 
 	if query != "" {
 		queries = append(queries, query)
 	}
-	j := &Judged{query: query, cands: cands, out: make([]Decision, len(cands)), judge: judgeName(f.cfg.Judge)}
+	j := &Judged{ctx: ctx, query: query, cands: cands, out: make([]Decision, len(cands)), judge: judgeName(f.cfg.Judge)}
 	out := j.out
 
 	// 1. Substance.
 	for i, c := range cands {
 		out[i].Verdict = Verdict{Key: c.Key, Title: c.Title, URL: c.URL}
 		if why := noSubstance(c.Text); why != "" {
-			out[i].Stage, out[i].Reason = StageSubstance, why
+			out[i].Check, out[i].Reason = CheckSubstance, why
 			continue
 		}
 		j.judged = append(j.judged, i)
@@ -218,7 +247,8 @@ func (f *Filter) Judge(ctx context.Context, query string, prior []string, cands 
 			js, _ = Lexical{}.Judge(ctx, req)
 		}
 		for k, i := range j.judged {
-			out[i].Stage, out[i].Score, out[i].Reason = StageRelevance, round(js[k].Score), oneLine(js[k].Reason, 320)
+			out[i].Check, out[i].Score, out[i].Reason = CheckRelevance, round(js[k].Score), oneLine(js[k].Reason, 320)
+			out[i].Queries = queryScores(queries, cands[i])
 			out[i].Keep = js[k].Relevant
 		}
 	}
@@ -235,6 +265,7 @@ func (f *Filter) Decide(j *Judged) []Decision {
 	}
 	out, cands := j.out, j.cands
 	rep := Report{Query: j.query, Judge: j.judge}
+	f.freshness(j)
 	// A candidate far weaker than the best one of the task is noise next
 	// to it.
 	for _, i := range j.judged {
@@ -256,13 +287,13 @@ func (f *Filter) Decide(j *Judged) []Decision {
 			continue
 		}
 		sh := shingles(c.Text)
-		if dup, ok := f.duplicate(c.Key, sh); ok {
+		if dup, ok := f.duplicate(c.Key, sh); ok && f.sameDocument(j.ctx, c.DocID, dup.docID) {
 			out[i].Keep = false
-			out[i].Stage, out[i].DuplicateOf = StageDuplicate, dup
-			out[i].Reason = "near-duplicate of a passage of " + dup + " already kept"
+			out[i].Check, out[i].DuplicateOf = CheckDuplicate, dup.key
+			out[i].Reason = "near-duplicate of a passage of " + dup.key + " already kept"
 			continue
 		}
-		f.kept = append(f.kept, kept{key: c.Key, shingles: sh})
+		f.kept = append(f.kept, kept{key: c.Key, docID: c.DocID, shingles: sh})
 	}
 
 	for _, d := range out {
@@ -293,8 +324,9 @@ func judgeName(j Judge) string {
 }
 
 // minProseWords is the fewest words of prose a passage needs to count as
-// substance.
-const minProseWords = 8
+// substance: a heading or a bare link has fewer; a terse definition ("RAID:
+// Redundant Arrays of Independent Disks") has as many.
+const minProseWords = 4
 
 // noSubstance says why text has no substance, or "" when it has.
 func noSubstance(text string) string {
@@ -308,8 +340,8 @@ func noSubstance(text string) string {
 				alpha++
 			}
 		}
-		if alpha >= 2 && alpha*2 >= len([]rune(f)) {
-			words++
+		if alpha >= 2 && alpha*2 >= len([]rune(f)) && !strings.ContainsAny(strings.Trim(f, ".,;:!?\"'()[]{}"), "./:=_") {
+			words++ // a word of prose, not a file name, path or identifier
 		}
 	}
 	switch {

@@ -21,6 +21,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 )
 
 // Defaults used when the matching Policy field is zero.
@@ -81,7 +82,7 @@ func (p Policy) Do(ctx context.Context, op func(attempt int) error) error {
 		if !retry {
 			return err
 		}
-		if maxRA := cmpOr(p.MaxRetryAfter, DefaultMaxRetryAfter); after > maxRA {
+		if maxRA := defaults.PositiveOr(p.MaxRetryAfter, DefaultMaxRetryAfter); after > maxRA {
 			return fmt.Errorf("%w (the server asked to wait %s, longer than %s)", err, after, maxRA)
 		}
 		if p.OnRetry != nil {
@@ -98,7 +99,7 @@ func (p Policy) wait(attempt int, after time.Duration) time.Duration {
 	if after > 0 {
 		return after
 	}
-	limit := cmpOr(p.MaxBackoff, DefaultMaxBackoff)
+	limit := defaults.PositiveOr(p.MaxBackoff, DefaultMaxBackoff)
 	d := p.Backoff
 	for i := 1; i < attempt && d < limit; i++ {
 		d *= 2
@@ -183,11 +184,4 @@ func (m *Model) attempt(ctx context.Context, msgs []llms.MessageContent, opts []
 // Call implements llms.Model through GenerateContent.
 func (m *Model) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }

@@ -33,6 +33,12 @@ type Result struct {
 	// Channel names the kind of backend that found it ("web", "corpus");
 	// empty when the backend does not say.
 	Channel string `json:"channel,omitempty"`
+	// Published and Modified are the document's dates, when the backend
+	// knows them, in ISO 8601 (source.ParseDate): a search engine's
+	// publication date, a local file's modification time. The source an
+	// agent registers for the result carries them.
+	Published string `json:"published,omitempty"`
+	Modified  string `json:"modified,omitempty"`
 }
 
 // Document is a whole document, as text.
@@ -41,6 +47,12 @@ type Document struct {
 	URL   string `json:"url"`
 	Title string `json:"title"`
 	Text  string `json:"text"`
+	// Published and Modified are the document's dates in ISO 8601, when
+	// known: a web page's from its metadata (article:published_time,
+	// JSON-LD, <time>), a local file's modification time. An agent
+	// opening a source fills in the dates its search result lacked.
+	Published string `json:"published,omitempty"`
+	Modified  string `json:"modified,omitempty"`
 }
 
 // Backend searches and fetches documents. Implementations must be safe for

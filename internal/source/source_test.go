@@ -10,17 +10,21 @@ func TestLabel(t *testing.T) {
 	}{
 		{"title", Source{ID: "w1", URL: "https://e.org/a", Title: "  Spaced\n title "}, "Spaced title"},
 		{"no title", Source{ID: "corpus/a.md"}, "corpus/a.md"},
-		{"no url names the id", Source{ID: "corpus/notes.md", Title: "Field notes"}, "Field notes. corpus/notes.md"},
+		{"no url names the id", Source{ID: "corpus/notes.md", Title: "Field notes"}, "corpus/notes.md — Field notes"},
+		{"corpus document by folder and file", Source{ID: "docs/faq.md", URL: "file:///srv/c/docs/faq.md", Title: "FAQ", Channel: "corpus"}, "docs/faq.md — FAQ"},
+		{"file URL without an id", Source{URL: "file:///srv/c/notes.txt", Title: "Notes"}, "/srv/c/notes.txt — Notes"},
+		{"title is the file name", Source{ID: "data/catalog.csv", URL: "file:///c/data/catalog.csv", Title: "catalog.csv"}, "data/catalog.csv"},
+		{"web page keeps its title", Source{ID: "https://e.org/a", URL: "https://e.org/a", Title: "A page", Channel: "web", Published: "2024-03-15"}, "A page"},
 		{"title equals id", Source{ID: "notes", Title: "notes"}, "notes"},
 		{"escape sequences", Source{ID: "x", URL: "https://e.org", Title: "Red\x1b[31m text\u009b"}, "Red[31m text"},
 		{"page", Source{ID: "spec.pdf", URL: "file:///c/spec.pdf", Title: "spec.pdf", Location: Location{Kind: LocPage, Value: "7"}}, "spec.pdf, p. 7"},
 		{"section", Source{ID: "faq.md", URL: "file:///c/faq.md", Title: "faq.md", Location: Location{Kind: LocSection, Value: "Returns"}}, "faq.md › Returns"},
 		{"row", Source{ID: "catalog.csv", URL: "file:///c/catalog.csv", Title: "catalog.csv", Location: Location{Kind: LocRow, Value: "12"}}, "catalog.csv, row 12"},
 		{"row of a sheet", Source{ID: "b.xlsx", URL: "file:///c/b.xlsx", Title: "b.xlsx", Location: Location{Kind: LocRow, Value: "3", Part: "Prices"}}, "b.xlsx, Prices, row 3"},
-		{"slide", Source{ID: "d.pptx", URL: "file:///c/d.pptx", Title: "Deck", Location: Location{Kind: LocSlide, Value: "4"}}, "Deck, slide 4"},
-		{"lines", Source{ID: "n.txt", URL: "file:///c/n.txt", Title: "n", Location: Location{Kind: LocLines, Value: "45-49"}}, "n, lines 45-49"},
-		{"one line", Source{ID: "n.txt", URL: "file:///c/n.txt", Title: "n", Location: Location{Kind: LocLines, Value: "4"}}, "n, line 4"},
-		{"after the id", Source{ID: "corpus/notes.md", Title: "Field notes", Location: Location{Kind: LocSection, Value: "A › B"}}, "Field notes. corpus/notes.md › A › B"},
+		{"slide", Source{ID: "d.pptx", URL: "file:///c/d.pptx", Title: "Deck", Location: Location{Kind: LocSlide, Value: "4"}}, "d.pptx — Deck, slide 4"},
+		{"lines", Source{ID: "n.txt", URL: "file:///c/n.txt", Title: "n", Location: Location{Kind: LocLines, Value: "45-49"}}, "n.txt — n, lines 45-49"},
+		{"one line", Source{ID: "n.txt", URL: "file:///c/n.txt", Title: "n", Location: Location{Kind: LocLines, Value: "4"}}, "n.txt — n, line 4"},
+		{"after the id", Source{ID: "corpus/notes.md", Title: "Field notes", Location: Location{Kind: LocSection, Value: "A › B"}}, "corpus/notes.md — Field notes › A › B"},
 		{"location without title", Source{ID: "x.pdf", Location: Location{Kind: LocPage, Value: "2"}}, "x.pdf, p. 2"},
 		{"control characters in a location", Source{ID: "x", URL: "https://e.org", Title: "T", Location: Location{Kind: LocSection, Value: "A\x1b[2J\nB"}}, "T › A[2J B"},
 	} {
@@ -68,6 +72,81 @@ func TestLocationKey(t *testing.T) {
 		}
 		if tc.loc.Unit() != (tc.want != "") {
 			t.Errorf("%+v: Unit() = %v", tc.loc, tc.loc.Unit())
+		}
+	}
+}
+
+func TestParseDate(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"2024-03-15", "2024-03-15"},
+		{"2016-05-01T00:00:00.000Z", "2016-05-01T00:00:00Z"},              // Exa
+		{"2024-03-01T00:00:00", "2024-03-01T00:00:00Z"},                   // SearXNG isoformat, no zone
+		{"2024-11-02T10:12:55", "2024-11-02T10:12:55Z"},                   // Brave page_age
+		{"2024-03-15T23:30:00-05:00", "2024-03-15T23:30:00-05:00"},        // the publisher's own day is kept
+		{"2024-03-15T10:00:00.123456+01:00", "2024-03-15T10:00:00+01:00"}, // SearXNG with a zone
+		{"2024-03-15T10:00:00+0100", "2024-03-15T10:00:00+01:00"},         // meta tags without the colon
+		{"2024-03-15T10:00+01:00", "2024-03-15T10:00:00+01:00"},           // no seconds
+		{"2024-03-15 10:00:00", "2024-03-15T10:00:00Z"},                   // SQL-like
+		{"Thu, 14 Nov 2024 20:10:19 GMT", "2024-11-14T20:10:19Z"},         // Tavily (news), HTTP dates
+		{"Thu, 4 Jan 2024 08:00:00 +0000", "2024-01-04T08:00:00Z"},        // one-digit day
+		{"November 2, 2024", "2024-11-02"},                                // Brave age
+		{"Mar 5, 2023", "2023-03-05"},                                     //
+		{"5 March 2023", "2023-03-05"},                                    //
+		{" 2024/03/15 ", "2024-03-15"},                                    //
+		{"", ""}, {"null", ""}, {"2 days ago", ""}, {"2024", ""}, {"yesterday", ""},
+		{"2024-13-01", ""}, {"0099-01-01", ""}, {"2024-02-30", ""},
+		{"2024-03-15T10:00:00Z and then some text that is not a date at all, ever", ""},
+	} {
+		if got := ParseDate(tc.in); got != tc.want {
+			t.Errorf("ParseDate(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := ParseDate(tc.want); tc.want != "" && got != tc.want {
+			t.Errorf("ParseDate(%q) = %q: its own output does not read back the same", tc.want, got)
+		}
+	}
+}
+
+func TestDated(t *testing.T) {
+	web := Source{ID: "https://e.org", URL: "https://e.org", Title: "E", Channel: "web"}
+	local := Source{ID: "docs/a.md", URL: "file:///c/docs/a.md", Title: "A", Channel: "corpus"}
+	for _, tc := range []struct {
+		name string
+		src  Source
+		want string
+	}{
+		{"published", with(web, "2024-03-15T10:00:00Z", "2024-05-01"), "2024-03-15"},
+		{"modified only", with(web, "", "2024-05-01T08:00:00+02:00"), "updated 2024-05-01"},
+		{"none", web, ""},
+		{"garbage", with(web, "soon", "later"), ""},
+		{"local modified is not shown", with(local, "", "2026-11-20T10:00:00Z"), ""},
+		{"local published is", with(local, "2020-01-02", ""), "2020-01-02"},
+	} {
+		if got := tc.src.Dated(); got != tc.want {
+			t.Errorf("%s: Dated() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func with(s Source, published, modified string) Source {
+	s.Published, s.Modified = published, modified
+	return s
+}
+
+func TestKindAndCollection(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		src              Source
+		kind, path, coll string
+	}{
+		{"web", Source{ID: "https://e.org/a", URL: "https://e.org/a", Channel: "web"}, KindWeb, "", "web"},
+		{"search backend with a URL", Source{ID: "d1", URL: "https://e.org/a", Channel: "search"}, KindWeb, "", "web"},
+		{"corpus, in a folder", Source{ID: "docs/api/io.md", URL: "file:///c/docs/api/io.md", Channel: "corpus"}, KindLocal, "docs/api/io.md", "docs/api"},
+		{"corpus, at the top", Source{ID: "glossary.org", URL: "file:///c/glossary.org", Channel: "corpus"}, KindLocal, "glossary.org", "corpus"},
+		{"file URL", Source{URL: "FILE:///c/notes/n.txt"}, KindLocal, "/c/notes/n.txt", "c/notes"},
+		{"no URL", Source{ID: "n.txt", Channel: "search"}, KindLocal, "n.txt", "search"},
+	} {
+		if k, p, c := tc.src.Kind(), tc.src.Path(), tc.src.Collection(); k != tc.kind || p != tc.path || c != tc.coll {
+			t.Errorf("%s: Kind, Path, Collection = %q, %q, %q; want %q, %q, %q", tc.name, k, p, c, tc.kind, tc.path, tc.coll)
 		}
 	}
 }

@@ -1,30 +1,44 @@
-// Package terms holds the small text primitives the offline model and the
-// relevance filter share: splitting text into words and a light stemmer,
-// so that both compare a question with a passage the same way.
+// Package terms is the one vocabulary of words the offline parts share:
+// the tokenizer, the stemmer and the stop words with which the offline
+// model (internal/extractive), the relevance filter (internal/relevance),
+// the lexical support check (internal/verify) and the corpus's query
+// builder (internal/corpus) compare a question, a passage and a sentence.
+// Two parts that split or stem a word differently disagree about what a
+// text says: relevance would keep a passage on "election" for a question
+// on "elected" that verification then finds unsupported.
 package terms
 
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
-// Tokens splits s into lower-cased runs of letters and digits.
+// IsWordRune reports whether r belongs to a word: a letter, a number or a
+// private-use character, as SQLite FTS5's unicode61 tokenizer (the corpus
+// index's) has it, so that a query splits the way the index did.
+func IsWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+}
+
+// Tokens splits s into lower-cased words: runs of IsWordRune runes.
+// "Happens-Before, SHA-256 & Go1.22!" gives happens, before, sha, 256,
+// go1, 22.
 func Tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !IsWordRune(r) })
 }
 
 // Stem is a deliberately small English stemmer: enough for "models" to
-// meet "model", "queries" "query" and "elected" "election". It only has to
-// be consistent, not linguistically right.
+// meet "model", "queries" "query", "curried" "currying", "elected" "election" and "running"
+// "run". It only has to be consistent, not linguistically right: every
+// part stems with it, so they agree.
 func Stem(w string) string {
 	if len(w) <= 3 {
 		return w
 	}
 	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		w = w[:len(w)-3] + "y"
+	case len(w) > 4 && (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")):
+		return w[:len(w)-3] + "y" // "queries", "curried"
 	case strings.HasSuffix(w, "sses"):
 		w = w[:len(w)-2]
 	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
@@ -33,6 +47,11 @@ func Stem(w string) string {
 	for _, suf := range []string{"ation", "ion", "ing", "ed", "ly"} {
 		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 4 {
 			w = w[:len(w)-len(suf)]
+			// "running" → "run", "stopped" → "stop": undouble a final
+			// consonant the suffix doubled.
+			if n := len(w); w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+				w = w[:n-1]
+			}
 			break
 		}
 	}
@@ -40,6 +59,82 @@ func Stem(w string) string {
 		w = w[:len(w)-1]
 	}
 	return w
+}
+
+// IsStop reports whether the lower-cased word w is a stop word: a
+// function word or question word that says nothing about a subject
+// ("the", "which", "isn"). Stop words never count as terms and never
+// enter a search.
+func IsStop(w string) bool { return stop[w] }
+
+// IsRelation reports whether the stop word w relates two things in a
+// phrase of technical text ("happens before", "not nil", "between two
+// goroutines"): not a key term, but a search for the phrase keeps it.
+func IsRelation(w string) bool { return relation[w] }
+
+// IsRequest reports whether w is one of the words people use to ask for
+// research rather than to name its subject ("explain", "describe",
+// "compare", "difference", "make", "way"): not a key term of a question,
+// though a claim's sentence means something by it.
+func IsRequest(w string) bool { return request[w] }
+
+// IsKey reports whether the lower-cased token w can be a key term: not a
+// stop or request word, and two runes long at least (a lone digit counts).
+func IsKey(w string) bool {
+	if stop[w] || request[w] {
+		return false
+	}
+	if utf8.RuneCountInString(w) < 2 {
+		return w >= "0" && w <= "9"
+	}
+	return true
+}
+
+// KeyStems returns the distinct stems of the key terms of s, in order of
+// first appearance.
+func KeyStems(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range Tokens(s) {
+		if !IsKey(t) {
+			continue
+		}
+		if st := Stem(t); !seen[st] {
+			seen[st] = true
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// StemSet is the set of the key-term stems of s.
+func StemSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range Tokens(s) {
+		if IsKey(t) {
+			m[Stem(t)] = true
+		}
+	}
+	return m
+}
+
+// IsNegation reports whether the lower-cased word w negates: "not", "no",
+// "never", "without"…; Negated finds one in a text, with the contracted
+// forms ("isn't", "don’t") that Tokens splits.
+func IsNegation(w string) bool { return negation[w] }
+
+// Negated reports whether s holds a negation word or a contracted "n't".
+func Negated(s string) bool {
+	ls := strings.ToLower(s)
+	if strings.Contains(ls, "n't") || strings.Contains(ls, "n’t") {
+		return true
+	}
+	for _, t := range Tokens(ls) {
+		if negation[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // Set returns the set of the space-separated words of s.
@@ -50,3 +145,22 @@ func Set(s string) map[string]bool {
 	}
 	return m
 }
+
+var stop = Set(`a about above after again against all also am an and any are as at be because
+been before being below both but by can could did do does doing done down during each either
+else etc few for from further had has have having he her here hers herself him himself his how i
+if in into is it its itself just me more most my myself no nor not now of off on only onto or
+other ought our ours ourselves out over own per same shall she should so some such than that the
+their theirs them themselves then there these they this those through to too under until up upon
+very via was we were what when where which while who whom whose why will with within without would
+you your yours yourself yourselves us may might must yet between s t
+don doesn didn isn aren wasn weren hasn haven hadn won wouldn shouldn couldn mustn`)
+
+var request = Set(`explain explains describe describes define defines tell give show discuss
+summarize summarise please compare versus vs difference differences
+need needs one ones get gets got make makes made like let lets kind kinds way ways thing things
+much many well really`)
+
+var relation = Set(`after before between not no above below over under without against`)
+
+var negation = Set(`not no never cannot without neither nor none nothing nobody`)

@@ -8,7 +8,7 @@ import (
 func TestStem(t *testing.T) {
 	for w, want := range map[string]string{
 		"models": "model", "queries": "query", "elected": "elect", "election": "elect",
-		"classes": "class", "status": "status", "analysis": "analysis", "go": "go", "running": "runn",
+		"classes": "class", "status": "status", "analysis": "analysis", "go": "go", "running": "run", "stopped": "stop", "stalls": "stall", "curried": "curry", "currying": "curry",
 	} {
 		if got := Stem(w); got != want {
 			t.Errorf("Stem(%q) = %q, want %q", w, got, want)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 type checker struct {
@@ -24,12 +25,34 @@ type checker struct {
 	opts    Options
 	lines   lineIndex
 	mapping *citeproc.Mapping
-	matched map[string]Status // DOI and author-year verdicts, by reference
-	lowered []string          // the sources' URL, ID and text, lower-cased, for DOIs
+	// judged is, by number, the text each source is judged against: its
+	// Text, else its intact passages; issues what is wrong with what it
+	// kept (altered or vanished passages).
+	judged  map[int]string
+	issues  map[int][]Problem
+	matched map[string]match    // DOI, author-year and REF verdicts, by reference
+	lowered []string            // the sources' URL, ID and text, lower-cased, for DOIs
+	files   map[string]fileMeta // what a file referred to says of itself, by path
+	// mentions are the verdicts on @-mentions, by path.
+	mentions map[string]mentioned
+}
+
+type mentioned struct {
+	status Status
+	reason string
+}
+
+// match is the verdict on a DOI, author-year or REF identifier, and the
+// number of the source that carries it.
+type match struct {
+	status Status
+	number int
 }
 
 func newChecker(report string, sources []Source, opts Options) (*checker, error) {
-	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report), matched: map[string]Status{}}
+	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report),
+		judged: map[int]string{}, issues: map[int][]Problem{}, matched: map[string]match{}, files: map[string]fileMeta{},
+		mentions: map[string]mentioned{}}
 	c.mapping = citeproc.NewMapping(canon.Key)
 	for i, s := range sources {
 		if s.Number < 1 {
@@ -39,13 +62,16 @@ func newChecker(report string, sources []Source, opts Options) (*checker, error)
 			if !unitsOfOne(old, s) || slices.ContainsFunc(c.units[s.Number], func(u Source) bool { return u.Location == s.Location }) {
 				return nil, fmt.Errorf("%w: number %d names two sources, %q and %q", ErrSources, s.Number, name(old), name(s))
 			}
-			// One reference cited at several pages, rows or slides.
+			// One reference cited at several pages, rows or slides: each
+			// unit keeps the text it is judged against.
 			if c.units == nil {
 				c.units = map[int][]Source{}
 			}
 			if len(c.units[s.Number]) == 0 {
+				old.Text = c.judged[s.Number]
 				c.units[s.Number] = []Source{old}
 			}
+			s.Text = c.judgedText(s)
 			c.units[s.Number] = append(c.units[s.Number], s)
 			continue
 		}
@@ -54,6 +80,7 @@ func newChecker(report string, sources []Source, opts Options) (*checker, error)
 		if err := c.mapping.Add(s.Number, citeproc.Source{ID: s.ID, URL: s.URL, Title: s.Title}); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrSources, err)
 		}
+		c.judged[s.Number] = c.judgedText(s)
 	}
 	slices.Sort(c.order)
 	if c.opts.Judge == nil {
@@ -72,8 +99,22 @@ func name(s Source) string {
 	return s.ID
 }
 
+// checks reports whether the scope checks citations of kind k.
+func (c *checker) checks(k Kind) bool {
+	switch c.opts.Scope {
+	case ScopeCitations:
+		return k != KindMention && k != KindRefID
+	case ScopeCorpus:
+		return k == KindNumber || k == KindRef || k == KindMention || k == KindRefID
+	case ScopeRLM:
+		return k == KindFile
+	}
+	return true
+}
+
 func (c *checker) run(ctx context.Context) (*Result, error) {
-	cits := findCitations(c.report, c.mapping, parseLayout([]byte(c.report)))
+	lay := parseLayout([]byte(c.report))
+	cits := slices.DeleteFunc(findCitations(c.report, c.mapping, lay), func(f found) bool { return !c.checks(f.kind) })
 	attachSentences(c.report, cits)
 	res := &Result{Citations: []Citation{}, Problems: []Problem{}}
 	// Numbered citations: resolve, then judge the retrieved ones in one
@@ -99,9 +140,18 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 				ct.Number = n
 				src, ok := c.source(n, f.loc)
 				ct.Location = src.Location
+				text := c.judged[n]
+				if len(c.units[n]) > 0 {
+					text = src.Text // the unit's judged text (see newChecker)
+				}
 				switch {
-				case !ok || strings.TrimSpace(src.Text) == "":
+				case c.opts.NoSources:
+					ct.Status = Unchecked
+				case !ok || strings.TrimSpace(text) == "" && src.TextSHA256 == "":
 					ct.Status = Fabricated
+				case strings.TrimSpace(text) == "":
+					ct.Status = Unsupported
+					ct.Reason = "no passage of the source was kept to check against"
 				case strings.TrimSpace(f.sentence) == "":
 					ct.Status = Unsupported
 					ct.Reason = "no sentence precedes the marker"
@@ -111,24 +161,28 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 					if !seen {
 						ci = len(claims)
 						claimIdx[k] = ci
+						src.Text = text
 						claims = append(claims, Claim{Sentence: f.sentence, Source: src})
 					}
 					waits = append(waits, pending{len(res.Citations), ci})
 				}
 				res.Citations = append(res.Citations, ct)
 			}
-		case KindDOI:
+		case KindDOI, KindAuthorYear, KindRefID:
 			base.Ref = f.ref
-			base.Status = c.matchDOI(f.ref)
-			res.Citations = append(res.Citations, base)
-		case KindAuthorYear:
-			base.Ref = f.ref
-			base.Status = c.matchAuthorYear(f.author, f.year)
+			base.Status = c.matchRef(f)
 			res.Citations = append(res.Citations, base)
 		case KindFile:
 			base.Ref = f.ref
 			st, reason := c.fileVerdict(f)
 			base.Status, base.Reason = st, reason
+			if st == Stale || st == Unversioned {
+				base.Hash = c.fileMeta(f.ref).hash
+			}
+			res.Citations = append(res.Citations, base)
+		case KindMention:
+			base.Ref = f.ref
+			base.Status, base.Reason = c.mentionVerdict(f.ref)
 			res.Citations = append(res.Citations, base)
 		}
 	}
@@ -154,28 +208,30 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	c.problems(res)
-	res.Fixed = c.fix(res)
+	var prose []edit
+	if c.opts.Scope == ScopeAll {
+		prose = c.prose(res, cits, lay)
+	}
+	slices.SortStableFunc(res.Problems, func(a, b Problem) int { return a.Line - b.Line })
+	res.Fixed = c.fix(res, prose)
 	return res, nil
 }
 
 // problems fills res.Problems and res.Summary from res.Citations.
 func (c *checker) problems(res *Result) {
 	s := &res.Summary
-	add := func(p Problem) {
-		res.Problems = append(res.Problems, p)
-		if p.Severity == Error {
-			s.Errors++
-		} else {
-			s.Warnings++
-		}
-	}
+	add := res.add
 	cited := map[int]bool{}
 	firstLine := map[int]int{}
 	firstMarker := map[int]string{}
 	var citedOrder []int
 	reported := map[string]bool{} // one problem per (kind, number) on a line
+	var unchecked []Citation      // numbers and REF identifiers, with no sources to check them
 	for _, ct := range res.Citations {
 		s.Citations++
+		if ct.Kind == KindMention {
+			s.Mentions++
+		}
 		if ct.Number > 0 && !cited[ct.Number] {
 			cited[ct.Number] = true
 			firstLine[ct.Number] = ct.Line
@@ -226,18 +282,32 @@ func (c *checker) problems(res *Result) {
 			}
 		case Unmatched:
 			s.Unmatched++
-			what := "DOI " + ct.Ref
-			if ct.Kind == KindAuthorYear {
-				what = ct.Marker
+			switch {
+			case ct.Kind == KindRefID:
+				add(Problem{Line: ct.Line, Severity: Error, Kind: ProblemUnknownRef, Marker: ct.Marker,
+					Message: fmt.Sprintf("%s names no source: no source of the corpus carries that identifier", ct.Ref),
+					Fix:     fmt.Sprintf("cite the source %s was meant to name, or give that source the identifier (ref: %s in its front matter)", ct.Ref, ct.Ref)})
+			case ct.Kind == KindDOI && doiMalformed(ct.Ref):
+				add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemBadDOI, Marker: ct.Marker,
+					Message: fmt.Sprintf("DOI %s is not well formed (a DOI prefix is 10. and a registrant code of four digits or more) and no source carries it", ct.Ref),
+					Fix:     "check the DOI against the work it names (https://doi.org/…), or remove it"})
+			default:
+				what := "DOI " + ct.Ref
+				if ct.Kind == KindAuthorYear {
+					what = ct.Marker
+				}
+				add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemUnmatched, Marker: ct.Marker,
+					Message: fmt.Sprintf("%s is cited but no source carries it", what),
+					Fix:     "add the work it names to the sources, or remove the reference"})
 			}
-			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemUnmatched, Marker: ct.Marker,
-				Message: fmt.Sprintf("%s is cited but no source carries it", what),
-				Fix:     "add the work it names to the sources, or remove the reference"})
 		case Missing:
 			s.Missing++
+			fix := "point the reference at a file that exists, or remove it"
+			if ct.Kind == KindMention {
+				fix = "point the mention at a file that exists, or remove it"
+			}
 			add(Problem{Line: ct.Line, Severity: Error, Kind: ProblemFileMissing, Marker: ct.Marker,
-				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
-				Fix:     "point the reference at a file that exists, or remove it"})
+				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason), Fix: fix})
 		case Stale:
 			s.Stale++
 			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemStale, Marker: ct.Marker,
@@ -249,6 +319,10 @@ func (c *checker) problems(res *Result) {
 				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
 				Fix:     "add the file's content hash (sha256, first 16 hex digits) after an @"})
 		case Unchecked:
+			if ct.Kind == KindNumber || ct.Kind == KindRef || ct.Kind == KindRefID {
+				unchecked = append(unchecked, ct)
+				break
+			}
 			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemUnchecked, Marker: ct.Marker,
 				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
 				Fix:     "give the project folder the paths are relative to"})
@@ -262,6 +336,19 @@ func (c *checker) problems(res *Result) {
 			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemBadLines, Marker: ct.Marker,
 				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
 				Fix:     "cite lines that exist"})
+		}
+	}
+	if len(unchecked) > 0 {
+		add(Problem{Line: unchecked[0].Line, Severity: Warning, Kind: ProblemUnchecked, Marker: unchecked[0].Marker,
+			Message: fmt.Sprintf("%s not checked: no sources were given", plural(len(unchecked), "citation")),
+			Fix:     "give the sources the report cites (a JSON list, a folder of documents, or a stored run)"})
+	}
+	// What a cited source kept that does not hold: passages edited after
+	// the check, or no longer in the source's text.
+	for _, n := range citedOrder {
+		for _, p := range c.issues[n] {
+			p.Line, p.Marker, p.Number = firstLine[n], firstMarker[n], n
+			add(p)
 		}
 	}
 	// Duplicates: the numbers cited that name one resource.
@@ -295,7 +382,16 @@ func (c *checker) problems(res *Result) {
 	if judged > 0 {
 		s.Score = float64(s.Supported) / float64(judged)
 	}
-	slices.SortStableFunc(res.Problems, func(a, b Problem) int { return a.Line - b.Line })
+}
+
+// add records a problem and counts it.
+func (r *Result) add(p Problem) {
+	r.Problems = append(r.Problems, p)
+	if p.Severity == Error {
+		r.Summary.Errors++
+	} else {
+		r.Summary.Warnings++
+	}
 }
 
 func clip(s string, n int) string {
@@ -336,55 +432,219 @@ func linkKey(u string) string {
 	return u
 }
 
-// matchDOI reports whether a source carries the DOI (in its URL, ID or
-// text; DOIs are case-insensitive).
-func (c *checker) matchDOI(doi string) Status {
-	d := strings.ToLower(doi)
-	if st, ok := c.matched["doi:"+d]; ok {
-		return st
+// matchRef gives the verdict on a DOI, author-year reference or REF
+// identifier: whether a source carries it. Verdicts are cached by
+// reference.
+func (c *checker) matchRef(f found) Status {
+	if c.opts.NoSources {
+		return Unchecked
 	}
-	st := c.findDOI(d)
-	c.matched["doi:"+d] = st
-	return st
+	k := string(f.kind) + ":" + f.ref
+	if f.kind == KindDOI {
+		k = strings.ToLower(k) // DOIs are case-insensitive
+	}
+	m, ok := c.matched[k]
+	if !ok {
+		m = match{status: Unmatched}
+		var n int
+		switch f.kind {
+		case KindDOI:
+			n = c.findDOI(strings.ToLower(f.ref))
+		case KindAuthorYear:
+			n = c.findAuthorYear(f.authors, f.year)
+		case KindRefID:
+			n = c.findRefID(f.ref)
+		}
+		if n > 0 {
+			m = match{status: Matched, number: n}
+		}
+		c.matched[k] = m
+	}
+	return m.status
 }
 
-func (c *checker) findDOI(d string) Status {
+// matchedSource returns the number of the source that carries a matched
+// DOI, author-year reference or REF identifier; 0 when none does.
+func (c *checker) matchedSource(ct Citation) int {
+	k := string(ct.Kind) + ":" + ct.Ref
+	if ct.Kind == KindDOI {
+		k = strings.ToLower(k)
+	}
+	return c.matched[k].number
+}
+
+// findDOI returns the number of a source that carries the DOI (in its
+// URL, ID or text), or 0.
+func (c *checker) findDOI(d string) int {
 	if c.lowered == nil {
 		for _, n := range c.order {
 			s := c.sources[n]
-			c.lowered = append(c.lowered, strings.ToLower(s.URL+"\n"+s.ID+"\n"+s.Text))
+			c.lowered = append(c.lowered, strings.ToLower(s.URL+"\n"+s.ID+"\n"+c.judged[n]))
 		}
 	}
-	for _, h := range c.lowered {
+	for i, h := range c.lowered {
 		if strings.Contains(h, d) {
-			return Matched
+			return c.order[i]
 		}
 	}
-	return Unmatched
+	return 0
 }
 
-// matchAuthorYear reports whether a source names the author (as a word)
-// and the year.
-func (c *checker) matchAuthorYear(author, year string) Status {
-	k := "ay:" + author + "\x00" + year
-	if st, ok := c.matched[k]; ok {
-		return st
+// doiMalformed reports whether a DOI's registrant code is shorter than
+// the four digits every registrant has.
+func doiMalformed(doi string) bool {
+	reg, _, _ := strings.Cut(strings.TrimPrefix(doi, "10."), "/")
+	reg, _, _ = strings.Cut(reg, ".")
+	return len(reg) < 4
+}
+
+// findAuthorYear returns the number of a source that names every author
+// (as a word) and the year, or 0.
+func (c *checker) findAuthorYear(authors []string, year string) int {
+	res := make([]*regexp.Regexp, len(authors))
+	for i, a := range authors {
+		res[i] = regexp.MustCompile(`\b` + regexp.QuoteMeta(a) + `\b`)
 	}
-	st := c.findAuthorYear(author, year)
-	c.matched[k] = st
-	return st
-}
-
-func (c *checker) findAuthorYear(author, year string) Status {
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(author) + `\b`)
 	for _, n := range c.order {
 		s := c.sources[n]
-		all := s.Title + "\n" + s.ID + "\n" + s.Text
-		if strings.Contains(all, author) && strings.Contains(all, year) && re.MatchString(all) {
-			return Matched
+		all := s.Title + "\n" + s.ID + "\n" + c.judged[n]
+		if !strings.Contains(all, year) {
+			continue
+		}
+		ok := true
+		for i, a := range authors {
+			ok = ok && strings.Contains(all, a) && res[i].MatchString(all)
+		}
+		if ok {
+			return n
 		}
 	}
-	return Unmatched
+	return 0
+}
+
+// findRefID returns the number of the source a REF identifier names: the
+// one whose Ref is the identifier, or whose ID or file name starts with it
+// ("REF-123-survey.md"); 0 when none does.
+func (c *checker) findRefID(id string) int {
+	named := func(s string) bool {
+		rest, ok := strings.CutPrefix(strings.ToUpper(s), id)
+		return ok && (rest == "" || rest[0] < '0' || rest[0] > '9')
+	}
+	for _, n := range c.order {
+		s := c.sources[n]
+		if strings.EqualFold(s.Ref, id) || named(path.Base(s.ID)) || named(path.Base(s.URL)) {
+			return n
+		}
+	}
+	return 0
+}
+
+// judgedText returns the text a source is judged against: its Text, else
+// its intact passages separated by blank lines. What it kept that does not
+// hold goes to c.issues: a passage that does not hash to its SHA-256 (an
+// edit after the check: an error), and, when the Text given is not the
+// text read (its hash differs: a corpus file read again, a page that
+// changed), passages no longer found in it (a warning).
+func (c *checker) judgedText(s Source) string {
+	var intact []source.Passage
+	for i, p := range s.Passages {
+		ok := p.Intact()
+		if ok && s.Text != "" && s.TextSHA256 != "" && source.SHA256(s.Text) == s.TextSHA256 {
+			// The very text that was read: the passage must be its
+			// bytes at its offsets.
+			ok = p.Start >= 0 && p.Start <= p.End && p.End <= len(s.Text) && s.Text[p.Start:p.End] == p.Text
+		}
+		if !ok {
+			c.issues[s.Number] = append(c.issues[s.Number], Problem{Severity: Error, Kind: ProblemAltered,
+				Message: fmt.Sprintf("passage %d of source [%d] (bytes %d-%d) is not what was read: its text does not match its SHA-256 or its place in the source", i+1, s.Number, p.Start, p.End),
+				Fix:     "the report's kept passages were edited after the check: take them from the run again (deepresearch show ID --format json), or check against the source itself (--run ID, --corpus)"})
+			continue
+		}
+		intact = append(intact, p)
+	}
+	if strings.TrimSpace(s.Text) != "" {
+		if s.TextSHA256 != "" && len(intact) > 0 && source.SHA256(s.Text) != s.TextSHA256 {
+			text := strings.Join(strings.Fields(s.Text), " ")
+			gone := 0
+			for _, p := range intact {
+				if !strings.Contains(text, strings.Join(strings.Fields(p.Text), " ")) {
+					gone++
+				}
+			}
+			if gone > 0 {
+				c.issues[s.Number] = append(c.issues[s.Number], Problem{Severity: Warning, Kind: ProblemChanged,
+					Message: fmt.Sprintf("source [%d] (%s) is not the text that was read, and %d of the %d passages its citations were checked against are no longer in it", s.Number, name(s), gone, len(intact)),
+					Fix:     "re-read the source and check that the sentences citing it still hold"})
+			}
+		}
+		return s.Text
+	}
+	texts := make([]string, len(intact))
+	for i, p := range intact {
+		texts[i] = p.Text
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// fileMeta is what verification reads of a file a report refers to: its
+// content hash, and its grade and type from its front matter.
+type fileMeta struct {
+	hash        string
+	grade, kind string
+}
+
+// fileMeta reads (once) the file at p under opts.Files; the zero fileMeta
+// when it cannot be read.
+func (c *checker) fileMeta(p string) fileMeta {
+	p = path.Clean(strings.TrimPrefix(p, "./"))
+	if m, ok := c.files[p]; ok {
+		return m
+	}
+	var m fileMeta
+	if c.opts.Files != nil && fs.ValidPath(p) {
+		if b, err := fs.ReadFile(c.opts.Files, p); err == nil {
+			fm := frontMatter(string(b))
+			m = fileMeta{hash: ContentHash(b), grade: fm.grade, kind: fm.typ}
+		}
+	}
+	c.files[p] = m
+	return m
+}
+
+// mentionVerdict checks an @-mention against opts.Files: a file or folder
+// that exists, or a glob that some file matches. Verdicts are cached by
+// path.
+func (c *checker) mentionVerdict(p string) (Status, string) {
+	m, ok := c.mentions[p]
+	if !ok {
+		m.status, m.reason = c.findMention(p)
+		c.mentions[p] = m
+	}
+	return m.status, m.reason
+}
+
+func (c *checker) findMention(p string) (Status, string) {
+	if c.opts.Files == nil {
+		return Unchecked, "no project folder to check the file against"
+	}
+	p = path.Clean(strings.TrimPrefix(p, "./"))
+	if !fs.ValidPath(p) {
+		return Missing, "not a path inside the project"
+	}
+	if strings.Contains(p, "*") {
+		matches, err := fs.Glob(c.opts.Files, p)
+		if err != nil || len(matches) == 0 {
+			return Missing, "no file matches"
+		}
+		return Matched, ""
+	}
+	if _, err := fs.Stat(c.opts.Files, p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Missing, "no such file"
+		}
+		return Missing, fmt.Sprintf("cannot be read: %v", err)
+	}
+	return Matched, ""
 }
 
 // ContentHash is the hash a file reference carries: the first 16 hex

@@ -3,6 +3,7 @@ package verify
 import (
 	"html"
 	"io"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -28,20 +29,25 @@ type found struct {
 	ref    string          // KindRef: URL; KindDOI: the DOI; KindAuthorYear: "Author YEAR"; KindFile: path
 	loc    source.Location // a pinpoint: "[2, p. 7]" cites number 2 at page 7
 	// File references.
-	hash       string
-	lineLo     int
-	lineHi     int
-	author     string
+	hash   string
+	lineLo int
+	lineHi int
+	// Author-year references: the surnames named (one, or two joined by
+	// "and") and the year.
+	authors    []string
 	year       string
 	sentence   string
 	sentenceAt int // offset of the sentence in the report
 }
 
 // layout is what the report's markdown structure says about byte ranges:
-// code (never holds citations) and reference lists (list the sources, do
-// not cite them).
+// code and HTML comments (never hold citations), front matter and
+// reference lists (list the sources, do not cite them).
 type layout struct {
 	skip []span // sorted, disjoint
+	// blocks are the skipped ranges that are whole blocks (code blocks,
+	// HTML blocks, front matter, reference lists): no prose there.
+	blocks []span
 }
 
 func (l *layout) skipped(off, end int) bool {
@@ -69,7 +75,16 @@ func parseLayout(src []byte) *layout {
 		case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock:
 			lines := n.Lines()
 			if lines.Len() > 0 {
-				l.skip = append(l.skip, span{lines.At(0).Start, lines.At(lines.Len() - 1).Stop})
+				l.blocks = append(l.blocks, span{lines.At(0).Start, lines.At(lines.Len() - 1).Stop})
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.RawHTML:
+			// An HTML comment (a fix's note among them) is no prose.
+			if segs := n.Segments; segs.Len() > 0 {
+				lo, hi := segs.At(0).Start, segs.At(segs.Len()-1).Stop
+				if strings.HasPrefix(string(src[lo:hi]), "<!--") {
+					l.skip = append(l.skip, span{lo, hi})
+				}
 			}
 			return ast.WalkSkipChildren, nil
 		case *ast.CodeSpan:
@@ -116,28 +131,60 @@ func parseLayout(src []byte) *layout {
 				break
 			}
 		}
-		l.skip = append(l.skip, span{r.start, end})
+		l.blocks = append(l.blocks, span{r.start, end})
 	}
-	slices.SortFunc(l.skip, func(a, b span) int { return a.start - b.start })
-	// Merge overlaps so that the search above is right.
+	if end := frontMatterEnd(string(src)); end > 0 {
+		l.blocks = append(l.blocks, span{0, end})
+	}
+	l.blocks = mergeSpans(l.blocks)
+	l.skip = mergeSpans(append(l.skip, l.blocks...))
+	return l
+}
+
+// mergeSpans sorts spans and merges overlaps, so that a binary search over
+// them is right.
+func mergeSpans(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
 	var merged []span
-	for _, s := range l.skip {
+	for _, s := range spans {
 		if n := len(merged); n > 0 && s.start <= merged[n-1].end {
 			merged[n-1].end = max(merged[n-1].end, s.end)
 			continue
 		}
 		merged = append(merged, s)
 	}
-	l.skip = merged
-	return l
+	return merged
+}
+
+// inBlock reports whether [off, end) overlaps a skipped block.
+func (l *layout) inBlock(off, end int) bool {
+	i := sort.Search(len(l.blocks), func(i int) bool { return l.blocks[i].end > off })
+	return i < len(l.blocks) && l.blocks[i].start < end
 }
 
 var (
-	// A DOI: "10." registrant "/" suffix (Crossref's recommended pattern,
-	// widened to any non-blank suffix character but brackets and quotes).
-	doiRe = regexp.MustCompile(`\b10\.\d{4,9}/[^\s"<>\[\]{}]+`)
+	// A DOI: "10." registrant (dot-separated subdivisions allowed) "/"
+	// suffix, any non-blank suffix character but brackets and quotes.
+	// Registrants have four digits or more; a shorter one ("10.12/x") is
+	// a DOI only standing on its own (after a blank, a bracket or "doi:")
+	// with a suffix that is not all digits ("10.5/3" is a ratio), and is
+	// reported malformed unless a source carries it.
+	doiRe = regexp.MustCompile(`\b10\.(\d+)(?:\.\d+)*/[^\s"<>\[\]{}]+`)
 	// "Smith et al., 2020", "Smith et al. (2020)", "(Smith et al. 2020a)".
 	authorYearRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+et\s+al\.?,?\s*\(?((?:1[6-9]|20)\d{2})[a-z]?\b`)
+	// "Jones and Lee (2018)", "Jones & Lee (2018a)".
+	twoAuthorsRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+(?:and|&)\s+(\p{Lu}[\p{L}'’-]+)\s*\(((?:1[6-9]|20)\d{2})[a-z]?\)`)
+	// A parenthesis ending in a year: "(Brown, 2017)", "(Jones & Lee,
+	// 2018; Brown 2017)"; its entries are read with ayEntryRe.
+	yearParenRe = regexp.MustCompile(`\(([^()\n]{1,300}?\b(?:1[6-9]|20)\d{2}[a-z]?)\)`)
+	ayEntryRe   = regexp.MustCompile(`^(?:(?:see|e\.g\.|cf\.)[,]?\s+)?(\p{Lu}[\p{L}'’-]+)(?:\s+(?:and|&)\s+(\p{Lu}[\p{L}'’-]+)|\s+et\s+al\.?)?,?\s+((?:1[6-9]|20)\d{2})[a-z]?$`)
+	// An @-mention of a file or folder: "@docs/research/x.md",
+	// "@README.md", "@.aiwg/research/sources/*". After a blank or an
+	// opening bracket only (an e-mail address is no mention); see
+	// isMention for what makes it a file.
+	mentionRe = regexp.MustCompile(`(?:^|[\s(\[{"'“])@([A-Za-z0-9_.~+*-][A-Za-z0-9_.~+*/-]*)`)
+	// A corpus identifier: "REF-123".
+	refIDRe = regexp.MustCompile(`\bREF-\d{1,9}\b`)
 	// The markdown style our renderer writes: "[[1]](https://…)".
 	linkedRe = regexp.MustCompile(`\[\[([1-9][0-9]{0,5})(?:, (?:p\.|row|slide) [0-9]{1,6})?\]\]\(([^()\s]*)\)`)
 	// The HTML style: <sup class="cite" data-sids="1"><a href="URL" …>[1]</a></sup>
@@ -236,7 +283,7 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 		}
 		extra = append(extra, f)
 	}
-	for _, m := range doiRe.FindAllStringIndex(report, -1) {
+	for _, m := range doiRe.FindAllStringSubmatchIndex(report, -1) {
 		lo, hi := m[0], m[1]
 		for hi > lo && strings.IndexByte(".,;:)'", report[hi-1]) >= 0 {
 			hi--
@@ -245,19 +292,111 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 			continue
 		}
 		doi := report[lo:hi]
+		if m[3]-m[2] < 4 && (strings.Trim(doi[strings.IndexByte(doi, '/')+1:], "0123456789") == "" ||
+			lo > 0 && strings.IndexByte(" \t\n([:\"'", report[lo-1]) < 0) {
+			continue // "10.5/3": a ratio; "go1.10.3/x", "/v10.2/docs": versions and paths
+		}
 		extra = append(extra, found{kind: KindDOI, off: lo, len: hi - lo, marker: doi, ref: doi})
 	}
+	// Author-year references, most specific form first; a later form never
+	// takes what an earlier one found. Each form's finds are in offset
+	// order; those of the forms before are kept sorted, so that an overlap
+	// is a binary search.
+	var ays, pass []found
+	ayTaken := func(lo, hi int) bool {
+		i := sort.Search(len(ays), func(i int) bool { return ays[i].off+ays[i].len > lo })
+		return taken(lo, hi) || i < len(ays) && ays[i].off < hi
+	}
+	addAY := func(lo, hi int, authors []string, year string) {
+		if ayTaken(lo, hi) || notAuthor[authors[0]] {
+			return
+		}
+		pass = append(pass, found{kind: KindAuthorYear, off: lo, len: hi - lo, marker: report[lo:hi],
+			ref: strings.Join(authors, " & ") + " " + year, authors: authors, year: year})
+	}
+	endPass := func() {
+		ays = append(ays, pass...)
+		pass = pass[:0]
+		slices.SortFunc(ays, func(a, b found) int { return a.off - b.off })
+	}
 	for _, m := range authorYearRe.FindAllStringSubmatchIndex(report, -1) {
-		lo, hi := m[0], m[1]
-		if taken(lo, hi) {
+		addAY(m[0], m[1], []string{report[m[2]:m[3]]}, report[m[4]:m[5]])
+	}
+	endPass()
+	for _, m := range twoAuthorsRe.FindAllStringSubmatchIndex(report, -1) {
+		addAY(m[0], m[1], []string{report[m[2]:m[3]], report[m[4]:m[5]]}, report[m[6]:m[7]])
+	}
+	endPass()
+	for _, m := range yearParenRe.FindAllStringSubmatchIndex(report, -1) {
+		at := m[2]
+		for _, entry := range strings.Split(report[m[2]:m[3]], ";") {
+			lo := at + len(entry) - len(strings.TrimLeft(entry, " \t\n"))
+			hi := at + len(strings.TrimRight(entry, " \t\n"))
+			at += len(entry) + 1
+			e := ayEntryRe.FindStringSubmatchIndex(report[lo:hi])
+			if e == nil {
+				continue
+			}
+			authors := []string{report[lo+e[2] : lo+e[3]]}
+			if e[4] >= 0 {
+				authors = append(authors, report[lo+e[4]:lo+e[5]])
+			}
+			addAY(lo+e[2], hi, authors, report[lo+e[6]:lo+e[7]])
+		}
+	}
+	endPass()
+	extra = append(extra, ays...)
+	for _, m := range mentionRe.FindAllStringSubmatchIndex(report, -1) {
+		lo, hi := m[2]-1, m[3] // from the @
+		for hi > m[2] && strings.IndexByte(".,;:!?)]}'\"", report[hi-1]) >= 0 {
+			hi--
+		}
+		p := report[lo+1 : hi]
+		if !isMention(p) || taken(lo, hi) {
 			continue
 		}
-		a, y := report[m[2]:m[3]], report[m[4]:m[5]]
-		extra = append(extra, found{kind: KindAuthorYear, off: lo, len: hi - lo, marker: report[lo:hi], ref: a + " " + y, author: a, year: y})
+		extra = append(extra, found{kind: KindMention, off: lo, len: hi - lo, marker: report[lo:hi], ref: p})
+	}
+	for _, m := range refIDRe.FindAllStringIndex(report, -1) {
+		if lay.skipped(m[0], m[1]) || m[0] > 0 && strings.IndexByte("/=#?&.", report[m[0]-1]) >= 0 {
+			continue // code, or part of a URL or file name
+		}
+		id := report[m[0]:m[1]]
+		extra = append(extra, found{kind: KindRefID, off: m[0], len: m[1] - m[0], marker: id, ref: id})
 	}
 	out = append(out, extra...)
 	slices.SortStableFunc(out, func(a, b found) int { return a.off - b.off })
 	return out
+}
+
+// notAuthor are capitalised words before a year that name no author:
+// "(March 2020)", "(Since 2019)".
+var notAuthor = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`January February March April May June July August September October
+		November December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Spring Summer Autumn Fall Winter
+		In Since Before After Until From Circa Early Late Mid End Around About By As Of The See Version Go Q1 Q2 Q3 Q4`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// mentionExtRe is a file name's extension.
+var mentionExtRe = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,7}$`)
+
+// isMention reports whether what follows an @ names a file or folder: a
+// path whose last part has an extension ("docs/x.md", "README.md"), a
+// folder ("docs/research/") or a glob ("sources/*"). "@types/node" (an npm
+// scope) and "@alice" (a person) do not; nor does "$ROOT/x.md", which
+// names a variable's folder.
+func isMention(p string) bool {
+	switch {
+	case p == "" || strings.HasPrefix(p, "$") || strings.Contains(p, "//"):
+		return false
+	case strings.HasSuffix(p, "/") || strings.Contains(p, "*"):
+		return strings.Trim(p, "/*.") != ""
+	}
+	return mentionExtRe.MatchString(path.Base(p))
 }
 
 func atoi(s string) int {
@@ -294,17 +433,7 @@ func (li lineIndex) line(off int) int {
 // blanked out of the sentence, and markdown emphasis and link syntax
 // removed.
 func attachSentences(report string, fs []found) {
-	masked := []byte(report)
-	for _, f := range fs {
-		if f.kind == KindNumber || f.kind == KindRef || f.kind == KindFile {
-			for i := f.off; i < f.off+f.len; i++ {
-				if masked[i] != '\n' {
-					masked[i] = ' '
-				}
-			}
-		}
-	}
-	m := string(masked)
+	m := maskMarkers(report, fs)
 	blocks := blockStarts(m)
 	type block struct {
 		lo, hi int
@@ -339,6 +468,23 @@ func attachSentences(report string, fs []found) {
 			f.sentence = cleanSentence(m[s.start:s.end])
 		}
 	}
+}
+
+// maskMarkers returns the report with its bracketed citations (numbers,
+// [ref: URL], file references) blanked out, offsets kept: what sentences
+// are split and read from.
+func maskMarkers(report string, fs []found) string {
+	masked := []byte(report)
+	for _, f := range fs {
+		if f.kind == KindNumber || f.kind == KindRef || f.kind == KindFile {
+			for i := f.off; i < f.off+f.len; i++ {
+				if masked[i] != '\n' {
+					masked[i] = ' '
+				}
+			}
+		}
+	}
+	return string(masked)
 }
 
 // blockStarts returns the offsets at which the report's markdown blocks

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,14 +16,40 @@ type edit struct {
 
 // fix applies opts.Fix to the report: per marker, the numbers to remove go
 // (the marker too when none is left, with the blanks before it), and the
-// numbers to flag get a note after the marker.
-func (c *checker) fix(res *Result) string {
+// numbers to flag get a note after the marker. With Fix.Annotate a removal
+// leaves a comment saying why, and the notes of file references,
+// unmatched references and the prose checks (the edits given) are added.
+func (c *checker) fix(res *Result, prose []edit) string {
 	if c.opts.Fix == (Fix{}) {
 		return c.report
 	}
+	edits := c.markerEdits(res)
+	if c.opts.Fix.Annotate {
+		edits = append(edits, c.noteEdits(res)...)
+		edits = append(edits, prose...)
+	}
+	// In report order; an insertion before a replacement at one offset.
+	slices.SortStableFunc(edits, func(a, b edit) int { return cmp.Or(a.off-b.off, a.len-b.len) })
+	var b strings.Builder
+	at := 0
+	for _, e := range edits {
+		if e.off < at {
+			continue // overlaps an edit made
+		}
+		b.WriteString(c.report[at:e.off])
+		b.WriteString(e.text)
+		at = e.off + e.len
+	}
+	b.WriteString(c.report[at:])
+	return b.String()
+}
+
+// markerEdits rewrites the markers of numbered citations as Fix says.
+func (c *checker) markerEdits(res *Result) []edit {
 	type markerFix struct {
 		marker        string
 		nums, removed []int
+		why           []string // why each removed number went
 		ref           bool
 		flags         map[string][]int
 	}
@@ -40,19 +67,24 @@ func (c *checker) fix(res *Result) string {
 		}
 		mf.nums = append(mf.nums, ct.Number)
 		var act Action
-		var note string
+		var note, why string
 		switch ct.Status {
 		case Fabricated:
 			act, note = c.opts.Fix.Fabricated, "no source"
-			if _, ok := c.sources[ct.Number]; ok {
-				note = "not retrieved"
+			why = fmt.Sprintf("no source %d among the sources", ct.Number)
+			if ct.Number == 0 {
+				why = "no source has its URL"
+			} else if _, ok := c.sources[ct.Number]; ok {
+				note, why = "not retrieved", fmt.Sprintf("source %d was never retrieved", ct.Number)
 			}
 		case Unsupported:
 			act, note = c.opts.Fix.Unsupported, "unsupported"
+			why = fmt.Sprintf("source %d does not support the sentence", ct.Number)
 		}
 		switch act {
 		case Remove:
 			mf.removed = append(mf.removed, ct.Number)
+			mf.why = append(mf.why, why)
 		case Flag:
 			mf.flags[note] = append(mf.flags[note], ct.Number)
 		}
@@ -83,38 +115,86 @@ func (c *checker) fix(res *Result) string {
 		if text == mf.marker {
 			continue
 		}
-		e := edit{off: off, len: len(mf.marker), text: text}
-		if text == "" && c.joins(off, off+len(mf.marker)) {
-			// Deleting it would join brackets around it into a new
-			// marker ("[1[9]0]"): escape it instead, visible and inert.
-			inner := strings.TrimSuffix(strings.TrimPrefix(mf.marker, "["), "]")
-			e.text = `\[` + inner + `\]`
-		} else if text == "" {
-			// Take the blanks before the marker with it, unless it starts
-			// its line.
-			lo := off
-			for lo > 0 && (c.report[lo-1] == ' ' || c.report[lo-1] == '\t') {
-				lo--
+		var note string
+		if c.opts.Fix.Annotate && len(mf.removed) > 0 {
+			removed := mf.marker
+			if len(keep) > 0 && !mf.ref {
+				removed = rewriteMarker(mf.marker, mf.removed)
 			}
-			if lo > 0 && c.report[lo-1] != '\n' {
-				e.len += off - lo
-				e.off = lo
+			note = comment("removed " + removed + ": " + strings.Join(mf.why, "; "))
+		}
+		edits = append(edits, c.replaceMarker(off, len(mf.marker), text, note)...)
+	}
+	return edits
+}
+
+// replaceMarker replaces the citation at report[off:off+n] with text,
+// followed by note (an HTML comment, or ""). A citation deleted takes the
+// blanks before it along, unless it starts its line; there the note goes
+// to the end of the line, since a comment opening a line would open an
+// HTML block and hide the rest of the line's markdown.
+func (c *checker) replaceMarker(off, n int, text, note string) []edit {
+	e := edit{off: off, len: n, text: text + note}
+	if text != "" {
+		return []edit{e}
+	}
+	if c.joins(off, off+n) {
+		// Deleting it would join brackets around it into a new marker
+		// ("[1[9]0]"): escape it instead, visible and inert.
+		inner := strings.TrimSuffix(strings.TrimPrefix(c.report[off:off+n], "["), "]")
+		e.text = `\[` + inner + `\]` + note
+		return []edit{e}
+	}
+	lo := off
+	for lo > 0 && (c.report[lo-1] == ' ' || c.report[lo-1] == '\t') {
+		lo--
+	}
+	if lo > 0 && c.report[lo-1] != '\n' {
+		e.len += off - lo
+		e.off = lo
+		return []edit{e}
+	}
+	e.text = ""
+	out := []edit{e}
+	if note != "" {
+		eol := strings.IndexByte(c.report[off:], '\n')
+		if eol < 0 {
+			eol = len(c.report) - off
+		}
+		out = append(out, edit{off: off + eol, text: " " + note})
+	}
+	return out
+}
+
+// noteEdits are the notes Fix.Annotate leaves on file references,
+// @-mentions and unmatched references, and the removal of file references
+// to files that do not exist (Fix.Fabricated).
+func (c *checker) noteEdits(res *Result) []edit {
+	var edits []edit
+	after := func(ct Citation, note string) {
+		end := ct.Offset + ct.Len
+		if !strings.HasPrefix(c.report[end:], " "+note[:strings.IndexByte(note, ':')]) {
+			edits = append(edits, edit{off: end, text: " " + note})
+		}
+	}
+	for _, ct := range res.Citations {
+		switch {
+		case ct.Kind == KindFile && ct.Status == Stale:
+			after(ct, staleNote)
+		case ct.Kind == KindFile && ct.Status == Missing:
+			switch c.opts.Fix.Fabricated {
+			case Remove:
+				edits = append(edits, c.replaceMarker(ct.Offset, ct.Len, "", comment("removed "+ct.Marker+": "+ct.Reason))...)
+			case Flag:
+				after(ct, missingNote)
 			}
+		case ct.Kind == KindMention && ct.Status == Missing:
+			after(ct, missingNote)
+		case ct.Status == Unmatched:
+			after(ct, todoVerify)
 		}
-		edits = append(edits, e)
 	}
-	var b strings.Builder
-	at := 0
-	for _, e := range edits {
-		if e.off < at {
-			continue
-		}
-		b.WriteString(c.report[at:e.off])
-		b.WriteString(e.text)
-		at = e.off + e.len
-	}
-	b.WriteString(c.report[at:])
-	return b.String()
+	return edits
 }
 
 // joins reports whether deleting report[lo:hi] could join what surrounds

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // DefaultThreshold is the lexical support score from which a sentence
@@ -252,59 +254,55 @@ type tokens struct {
 	neg   bool     // a negation word occurs
 }
 
+// tokenize reads a text's words with the shared vocabulary
+// (internal/terms): its words stemmed, stop words left out (numbers as they are), its
+// numbers as written, and whether it negates.
 func tokenize(s string) tokens {
-	var t tokens
+	t := tokens{neg: terms.Negated(s), nums: numbers(s)}
+	for _, w := range terms.Tokens(s) {
+		switch {
+		case terms.IsNegation(w):
+		case hasDigit(w):
+			t.terms = append(t.terms, w)
+		case len(w) > 1 && !terms.IsStop(w):
+			t.terms = append(t.terms, terms.Stem(w))
+		}
+	}
+	return t
+}
+
+// numbers returns the numbers of s as written, thousands separators
+// removed: "1.5", "1000" for "1,000", "64".
+func numbers(s string) []string {
+	var out []string
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
+		if !unicode.IsDigit(r) {
 			i += size
 			continue
 		}
 		j := i
 		for j < len(s) {
 			r, size := utf8.DecodeRuneInString(s[j:])
-			if isWordRune(r) {
+			if unicode.IsDigit(r) {
 				j += size
 				continue
 			}
-			// Keep "1.5", "1,000", "don't", "goroutine's" together.
-			if (r == '.' || r == ',' || r == '\'' || r == '’') && j+size < len(s) {
+			if (r == '.' || r == ',') && j+size < len(s) {
 				next, _ := utf8.DecodeRuneInString(s[j+size:])
-				prev, _ := utf8.DecodeLastRuneInString(s[:j])
-				if (r == '.' || r == ',') && unicode.IsDigit(prev) && unicode.IsDigit(next) ||
-					(r == '\'' || r == '’') && unicode.IsLetter(prev) && unicode.IsLetter(next) {
+				if unicode.IsDigit(next) {
 					j += size
 					continue
 				}
 			}
 			break
 		}
-		w := strings.ToLower(s[i:j])
+		out = append(out, strings.ReplaceAll(s[i:j], ",", ""))
 		i = j
-		w = strings.ReplaceAll(w, "’", "'")
-		if isNegation(w) {
-			t.neg = true
-			continue
-		}
-		if hasDigit(w) {
-			n := strings.ReplaceAll(w, ",", "")
-			t.nums = append(t.nums, n)
-			t.terms = append(t.terms, n)
-			continue
-		}
-		if before, ok := strings.CutSuffix(w, "'s"); ok {
-			w = before
-		}
-		if len(w) < 2 || stopWords[w] {
-			continue
-		}
-		t.terms = append(t.terms, stem(w))
 	}
-	return t
+	return out
 }
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 func hasDigit(w string) bool {
 	for _, r := range w {
@@ -314,57 +312,6 @@ func hasDigit(w string) bool {
 	}
 	return false
 }
-
-func isNegation(w string) bool {
-	switch w {
-	case "not", "no", "never", "cannot", "without", "neither", "nor", "none", "nothing", "nobody":
-		return true
-	}
-	return strings.HasSuffix(w, "n't")
-}
-
-// stem is a light suffix stripper: it only has to map a word's common
-// forms onto one key, the same way for the sentence and the source.
-func stem(w string) string {
-	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	switch {
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
-		w = w[:len(w)-3]
-	case len(w) > 4 && strings.HasSuffix(w, "ed"):
-		w = w[:len(w)-2]
-	case len(w) > 5 && strings.HasSuffix(w, "ly"):
-		w = w[:len(w)-2]
-	}
-	if len(w) > 4 && strings.HasSuffix(w, "e") {
-		w = w[:len(w)-1]
-	}
-	// "running" → "runn": undouble a final consonant pair.
-	if n := len(w); n > 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
-		w = w[:n-1]
-	}
-	return w
-}
-
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto
-		as is are was were be been being am it its this that these those there here such so than too very
-		can could may might must shall should will would do does did done has have had having
-		he she they them their his her we us our you your i me my mine which who whom whose what when where
-		why how all any both each few more most other some same own only also just about above below over
-		under again further once up down out off between through during before after while because until
-		per via one ones use used using e.g i.e etc et al`) {
-		m[w] = true
-	}
-	return m
-}()
 
 type span struct{ start, end int }
 

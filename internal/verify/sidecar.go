@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 )
@@ -40,6 +43,16 @@ func CheckSidecar(data []byte, at string) ([]SidecarProblem, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("verify: sidecar: text after the JSON document")
 	}
+	return CheckSidecarValue(doc, at), nil
+}
+
+// CheckSidecarValue validates the citation sidecar of a document already
+// decoded, as CheckSidecar does: JSON decoded into any (numbers as
+// float64 or json.Number), or YAML (go.yaml.in/yaml/v3 into any: maps
+// with string keys, numbers as int). It is what checks a YAML report's
+// "_citations" like a JSON one's.
+func CheckSidecarValue(doc any, at string) []SidecarProblem {
+	doc = normalize(doc)
 	var out []SidecarProblem
 	bad := func(i int, path, format string, args ...any) {
 		out = append(out, SidecarProblem{Index: i, Path: path, Message: fmt.Sprintf(format, args...)})
@@ -47,12 +60,12 @@ func CheckSidecar(data []byte, at string) ([]SidecarProblem, error) {
 	side, err := pointer(doc, at)
 	if err != nil {
 		bad(-1, at, "no sidecar: %v", err)
-		return out, nil
+		return out
 	}
 	entries, ok := side.([]any)
 	if !ok {
 		bad(-1, at, "the sidecar is %s, not an array", article(jsonType(side)))
-		return out, nil
+		return out
 	}
 	var refs []int
 	hasRefs := false
@@ -122,7 +135,31 @@ func CheckSidecar(data []byte, at string) ([]SidecarProblem, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
+}
+
+// normalize turns a decoded document's maps with keys of any type (YAML's
+// map[any]any) into map[string]any, recursively; other values are kept.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = normalize(x)
+		}
+		return v
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[fmt.Sprint(k)] = normalize(x)
+		}
+		return m
+	case []any:
+		for i, x := range v {
+			v[i] = normalize(x)
+		}
+		return v
+	}
+	return v
 }
 
 // markerNumbers returns the numbers the markers of text cite, in order of
@@ -180,13 +217,24 @@ func pointer(doc any, p string) (any, error) {
 	return cur, nil
 }
 
+// intOf reads an integer as a decoder gives it: json.Number, float64
+// (integral), or one of Go's integer types (YAML).
 func intOf(v any) (int, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
+	switch n := v.(type) {
+	case json.Number:
+		i, err := strconv.Atoi(n.String())
+		return i, err == nil
+	case float64:
+		i := int(n)
+		return i, float64(i) == n
+	case int:
+		return n, true
+	case int64:
+		return int(n), int64(int(n)) == n
+	case uint64:
+		return int(n), n <= math.MaxInt
 	}
-	i, err := strconv.Atoi(n.String())
-	return i, err == nil
+	return 0, false
 }
 
 func jsonType(v any) string {
@@ -197,7 +245,7 @@ func jsonType(v any) string {
 		return "string"
 	case bool:
 		return "boolean"
-	case json.Number:
+	case json.Number, float64, int, int64, uint64:
 		return "number"
 	case []any:
 		return "array"
@@ -213,4 +261,24 @@ func article(t string) string {
 		return "an " + t
 	}
 	return "a " + t
+}
+
+// CheckYAMLSidecar is CheckSidecar for a YAML document ("deepresearch run
+// --format yaml"): the citation sidecar at the JSON Pointer at, checked
+// by the same rules against the document YAML decodes to. It returns an
+// error when data is not one YAML document of string-keyed mappings.
+func CheckYAMLSidecar(data []byte, at string) ([]SidecarProblem, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, more any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("verify: sidecar: the document is not YAML: %w", err)
+	}
+	if err := dec.Decode(&more); err != io.EOF {
+		return nil, fmt.Errorf("verify: sidecar: more than one YAML document")
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("verify: sidecar: the YAML document has no JSON form: %w", err)
+	}
+	return CheckSidecar(js, at)
 }

@@ -1,8 +1,11 @@
 package verify
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 func TestCheckSidecar(t *testing.T) {
@@ -25,21 +28,51 @@ func TestCheckSidecar(t *testing.T) {
 		{"sidecar not an array", `{"_citations": {}}`, []string{"not an array"}},
 		{"rendered links count", `{"blocks": ["A [[1]](https://a.example/)."], ` + refs + `, "_citations": [{"path": "/blocks/0", "sids": [1]}]}`, nil},
 	}
+	// The document as JSON, and decoded already: by encoding/json (numbers
+	// as float64) and as YAML, whose reports carry the same sidecar.
+	decoders := map[string]func(string) ([]SidecarProblem, error){
+		"json": func(doc string) ([]SidecarProblem, error) { return CheckSidecar([]byte(doc), "/_citations") },
+		"decoded json": func(doc string) ([]SidecarProblem, error) {
+			var v any
+			if err := json.Unmarshal([]byte(doc), &v); err != nil {
+				return nil, err
+			}
+			return CheckSidecarValue(v, "/_citations"), nil
+		},
+		"yaml": func(doc string) ([]SidecarProblem, error) {
+			var v any
+			if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+				return nil, err
+			}
+			return CheckSidecarValue(v, "/_citations"), nil
+		},
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := CheckSidecar([]byte(tt.doc), "/_citations")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("problems %+v, want %d", got, len(tt.want))
-			}
-			for i, w := range tt.want {
-				if !strings.Contains(got[i].Message, w) {
-					t.Errorf("problem %d: %q does not say %q", i, got[i].Message, w)
+		for dec, check := range decoders {
+			t.Run(tt.name+"/"+dec, func(t *testing.T) {
+				got, err := check(tt.doc)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				if len(got) != len(tt.want) {
+					t.Fatalf("problems %+v, want %d", got, len(tt.want))
+				}
+				for i, w := range tt.want {
+					if !strings.Contains(got[i].Message, w) {
+						t.Errorf("problem %d: %q does not say %q", i, got[i].Message, w)
+					}
+				}
+			})
+		}
+	}
+	// A YAML report written as YAML, not as JSON.
+	doc := "blocks:\n  - \"A [1].\"\n  - \"B [1][2].\"\nreferences:\n  - number: 1\n  - number: 2\n_citations:\n  - path: /blocks/1\n    sids: [1, 2]\n  - {path: /blocks/0, sids: [2]}\n"
+	var v any
+	if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatal(err)
+	}
+	if got := CheckSidecarValue(v, "/_citations"); len(got) != 2 || got[0].Index != 1 || !strings.Contains(got[0].Message, "does not cite [2]") {
+		t.Errorf("YAML report: %+v", got)
 	}
 	if _, err := CheckSidecar([]byte(`{"a": 1} x`), "/_citations"); err == nil {
 		t.Error("trailing text: no error")

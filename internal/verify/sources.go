@@ -85,7 +85,9 @@ var documentExts = map[string]bool{
 // by a leading number in their name ("3.md", "02-intro.txt") when every file
 // has one, else 1..N in path order. The URL of each is "file:" and its
 // path in the folder; HTML is reduced to its text. Files that are not
-// documents (by extension), are not UTF-8, or are hidden are skipped.
+// documents (by extension), are not UTF-8, or are hidden are skipped. A
+// document's YAML front matter gives its title, grade, type and ref (see
+// Source).
 // Reading goes through fsys, so an os.Root's FS keeps symbolic links from
 // leading out of the folder.
 func SourcesFromFS(fsys fs.FS) ([]Source, error) {
@@ -135,10 +137,14 @@ func SourcesFromFS(fsys fs.FS) ([]Source, error) {
 			seen[n] = p
 		}
 		text, title := DocumentText(p, b)
+		fm := frontMatter(string(b))
+		if fm.title != "" {
+			title = fm.title
+		}
 		if title == "" {
 			title = path.Base(p)
 		}
-		out = append(out, Source{Number: n, ID: p, Title: title, URL: "file:" + p, Text: text})
+		out = append(out, Source{Number: n, ID: p, Title: title, URL: "file:" + p, Text: text, Grade: fm.grade, Type: fm.typ, Ref: fm.ref})
 	}
 	return out, nil
 }

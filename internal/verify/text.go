@@ -18,19 +18,22 @@ func (r *Result) WriteText(w io.Writer, strict bool) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var extra []string
-	if n := s.Fresh + s.Stale + s.Unversioned + s.Missing; n > 0 {
-		extra = append(extra, fmt.Sprintf("file references: %d fresh, %d stale, %d unversioned, %d missing", s.Fresh, s.Stale, s.Unversioned, s.Missing))
+	for _, e := range []struct {
+		n    int
+		what string
+	}{
+		{s.Mentions, "@-mentions of files"},
+		{s.Unmatched, "DOIs, author-year references and REF identifiers no source carries"},
+		{s.Uncited, "sources never cited"},
+		{s.Statistics, "uncited statistics"},
+		{s.UncitedClaims, "uncited sentences"},
+		{s.Overclaims, "overclaims"},
+	} {
+		if e.n > 0 {
+			fmt.Fprintf(w, "%s: %d\n", e.what, e.n)
+		}
 	}
-	if s.Unmatched > 0 {
-		extra = append(extra, fmt.Sprintf("DOIs and author-year references no source carries: %d", s.Unmatched))
-	}
-	if s.Uncited > 0 {
-		extra = append(extra, fmt.Sprintf("sources never cited: %d", s.Uncited))
-	}
-	for _, e := range extra {
-		fmt.Fprintln(w, e)
-	}
+	r.writeFileRefs(w)
 	if len(r.Problems) > 0 {
 		fmt.Fprintf(w, "\nproblems:\n")
 		for _, p := range r.Problems {
@@ -64,4 +67,56 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("1 %s", word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// writeFileRefs writes the file references' section, as RLM tools report
+// them: the counts by verdict, then each stale reference with its file's
+// current hash, each unversioned one with the hash to add, and each
+// missing one.
+func (r *Result) writeFileRefs(w io.Writer) {
+	var fresh, stale, unversioned, missing, unchecked []Citation
+	for _, c := range r.Citations {
+		if c.Kind != KindFile {
+			continue
+		}
+		switch c.Status {
+		case Fresh:
+			fresh = append(fresh, c)
+		case Stale:
+			stale = append(stale, c)
+		case Unversioned:
+			unversioned = append(unversioned, c)
+		case Missing:
+			missing = append(missing, c)
+		default:
+			unchecked = append(unchecked, c)
+		}
+	}
+	total := len(fresh) + len(stale) + len(unversioned) + len(missing) + len(unchecked)
+	if total == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nRLM Citations: %d total\n", total)
+	fmt.Fprintf(w, "  ✓ Fresh: %d\n  ⚠ Stale: %d\n  ⚠ Un-versioned: %d\n  ✗ Missing: %d\n", len(fresh), len(stale), len(unversioned), len(missing))
+	if len(unchecked) > 0 {
+		fmt.Fprintf(w, "  ? Unchecked: %d (no project folder)\n", len(unchecked))
+	}
+	if len(stale) > 0 {
+		fmt.Fprintf(w, "\nSTALE citations:\n")
+		for _, c := range stale {
+			fmt.Fprintf(w, "  - %s (line %d)\n    Current hash: %s\n    File modified since citation emitted\n", oneLine(c.Marker), c.Line, c.Hash)
+		}
+	}
+	if len(unversioned) > 0 {
+		fmt.Fprintf(w, "\nUN-VERSIONED citations:\n")
+		for _, c := range unversioned {
+			fmt.Fprintf(w, "  - %s (line %d)\n    File exists but no content hash; cite it as %s@%s\n", oneLine(c.Marker), c.Line, oneLine(c.Ref), c.Hash)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(w, "\nMISSING citations:\n")
+		for _, c := range missing {
+			fmt.Fprintf(w, "  - %s (line %d)\n    %s\n", oneLine(c.Marker), c.Line, oneLine(c.Reason))
+		}
+	}
 }

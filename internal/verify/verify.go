@@ -11,12 +11,21 @@
 //
 // Markers are found by internal/citeproc's parser in keep mode, so every
 // dialect the pipeline understands is recognised here too and code is left
-// alone the same way. Beyond them, Check recognises DOIs, "Author et al.,
-// YEAR" and file references "[path, L10-20]" / "[path@hash, L10-20]".
+// alone the same way. Beyond them, Check recognises DOIs, author-year
+// references ("Smith et al., 2020", "Jones and Lee (2018)", "(Brown,
+// 2017)") and file references "[path, L10-20]" / "[path@hash, L10-20]";
+// with ScopeAll (and ScopeCorpus) also @-mentions of files
+// ("@docs/research/x.md") and REF-123 identifiers, and with ScopeAll
+// statistics in sentences that cite nothing and certainty language the
+// cited support does not warrant (overclaiming, as GRADE weighs evidence).
+//
+// A source may come as the passages its citations were checked against
+// (each with its SHA-256) rather than its whole text: a report's JSON form
+// keeps them, so that the report can be checked again offline.
 //
 // The package is pure: it reads nothing but what the caller passes in (the
-// report, the sources, an fs.FS for file references) and calls nothing but
-// the Judge.
+// report, the sources, an fs.FS for file references and @-mentions) and
+// calls nothing but the Judge.
 package verify
 
 import (
@@ -42,6 +51,26 @@ type Source struct {
 	// or slides (one reference cited at each): a pinpoint marker ("[2, p.
 	// 7]") is checked against its page's text, a plain one against all.
 	Location source.Location `json:"location,omitzero"`
+	// TextSHA256 is the hex SHA-256 of the text that was read of the
+	// source, and Passages the parts of it that citations were checked
+	// against (a JSON report's references carry both). A source with
+	// passages and no Text is judged against its passages; one with a
+	// TextSHA256 was retrieved, even with nothing kept to check against.
+	// A passage whose text does not hash to its SHA256 was edited after
+	// the check: it is not used, and the report fails.
+	TextSHA256 string           `json:"text_sha256,omitempty"`
+	Passages   []source.Passage `json:"passages,omitempty"`
+	// Grade is the quality of the evidence the source gives, as GRADE
+	// rates it: HIGH, MODERATE, LOW or VERY LOW ("" when unrated: then
+	// Type may say, e.g. "systematic-review" is HIGH, "blog" LOW).
+	// SourcesFromFS reads both from a document's front matter ("grade:",
+	// "type:"). Certainty language ("proves", "always") on a claim whose
+	// sources are all graded LOW or VERY LOW is an overclaim.
+	Grade string `json:"grade,omitempty"`
+	Type  string `json:"type,omitempty"`
+	// Ref is the identifier the source is cited by in prose ("REF-123";
+	// the front matter's "ref:" or "id:").
+	Ref string `json:"ref,omitempty"`
 }
 
 // Kind is the form a citation takes in the report.
@@ -53,6 +82,8 @@ const (
 	KindDOI        Kind = "doi"         // 10.1234/abc
 	KindAuthorYear Kind = "author-year" // Smith et al., 2020
 	KindFile       Kind = "file"        // [path, L10-20], [path@hash, L10-20]
+	KindMention    Kind = "mention"     // @docs/research/x.md
+	KindRefID      Kind = "ref-id"      // REF-123
 )
 
 // Status is the verdict on one citation.
@@ -62,13 +93,13 @@ const (
 	Supported   Status = "supported"   // the source supports the sentence
 	Unsupported Status = "unsupported" // the source was retrieved but does not support it
 	Fabricated  Status = "fabricated"  // no such source, or it was never retrieved
-	Matched     Status = "matched"     // a DOI or author-year that a source carries
-	Unmatched   Status = "unmatched"   // a DOI or author-year that no source carries
+	Matched     Status = "matched"     // a DOI, author-year or REF id that a source carries; an @-mention of a file that exists
+	Unmatched   Status = "unmatched"   // a DOI, author-year or REF id that no source carries
 	Fresh       Status = "fresh"       // a file reference whose content hash matches
 	Stale       Status = "stale"       // … whose content hash does not
 	Unversioned Status = "unversioned" // … that exists but gives no hash
-	Missing     Status = "missing"     // … whose file does not exist
-	Unchecked   Status = "unchecked"   // a file reference with no files to check it against
+	Missing     Status = "missing"     // a file reference or @-mention whose file does not exist
+	Unchecked   Status = "unchecked"   // a file reference or @-mention with no files to check it against; a number with no sources (Options.NoSources)
 )
 
 // Evidence is the passage of a source that best supports a sentence.
@@ -96,8 +127,11 @@ type Citation struct {
 	// checked against: its pinpoint ("[2, p. 7]"), or the source's own.
 	Location source.Location `json:"location,omitzero"`
 	// Ref is what a non-numeric citation names: the URL, DOI, "Author YEAR"
-	// or file path.
+	// (the first author's surname), file path or REF identifier.
 	Ref string `json:"ref,omitempty"`
+	// Hash is the current content hash of a file reference's file (see
+	// ContentHash): what a stale or unversioned reference should carry.
+	Hash string `json:"hash,omitempty"`
 	// Link is where a rendered citation ([[1]](URL), an HTML superscript)
 	// links to.
 	Link string `json:"link,omitempty"`
@@ -137,6 +171,12 @@ const (
 	ProblemBadLines     ProblemKind = "bad-lines"     // lines beyond the end of the file
 	ProblemUnchecked    ProblemKind = "unchecked"     // a file reference with no files to check
 	ProblemWrongLink    ProblemKind = "wrong-link"    // a rendered citation links elsewhere than its source
+	ProblemUnknownRef   ProblemKind = "unknown-ref"   // a REF identifier no source carries
+	ProblemAltered      ProblemKind = "altered"       // a kept passage that does not hash to its SHA-256
+	ProblemChanged      ProblemKind = "changed"       // a source whose text no longer holds a passage that was checked
+	ProblemStatistic    ProblemKind = "statistic"     // a statistic in a sentence that cites nothing
+	ProblemUncited      ProblemKind = "uncited"       // a factual sentence that cites nothing (Options.Uncited)
+	ProblemOverclaim    ProblemKind = "overclaim"     // certainty language its cited support does not warrant
 )
 
 // Problem is one thing wrong with the report, with where it is and what to
@@ -146,7 +186,8 @@ type Problem struct {
 	Severity Severity    `json:"severity"`
 	Kind     ProblemKind `json:"kind"`
 	// Marker is the citation as written (or, for duplicates, the later
-	// number's first marker).
+	// number's first marker; for a statistic, the figures; for an
+	// overclaim, the certainty words).
 	Marker  string `json:"marker,omitempty"`
 	Number  int    `json:"number,omitempty"`
 	Message string `json:"message"`
@@ -176,9 +217,19 @@ type Summary struct {
 	Stale       int `json:"stale"`
 	Unversioned int `json:"unversioned"`
 	// Uncited counts sources the report never cites (not a problem).
-	Uncited  int `json:"uncited"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
+	Uncited int `json:"uncited"`
+	// Mentions counts @-mentions of files (those of missing files are
+	// counted in Missing too).
+	Mentions int `json:"mentions,omitempty"`
+	// Statistics counts sentences that state figures and cite nothing;
+	// UncitedClaims other factual sentences that cite nothing (with
+	// Options.Uncited); Overclaims sentences whose certainty their support
+	// does not warrant.
+	Statistics    int `json:"statistics,omitempty"`
+	UncitedClaims int `json:"uncited_claims,omitempty"`
+	Overclaims    int `json:"overclaims,omitempty"`
+	Errors        int `json:"errors"`
+	Warnings      int `json:"warnings"`
 	// Score is the share of numbered citations that are supported
 	// (supported / (supported + unsupported + fabricated)); 1 when there are
 	// none.
@@ -213,23 +264,67 @@ const (
 // Fix says which citations to rewrite in Result.Fixed.
 type Fix struct {
 	// Fabricated acts on citations of sources that do not exist or were
-	// never retrieved.
+	// never retrieved, and on file references to files that do not exist.
 	Fabricated Action
 	// Unsupported acts on citations whose source does not support the
 	// sentence.
 	Unsupported Action
+	// Annotate leaves a note wherever the fix changes or doubts the
+	// report, so that nothing is deleted silently: a removed citation
+	// leaves an HTML comment saying why ("<!-- verify: removed [9]: no
+	// source 9 -->"); a stale file reference gets "[STALE: hash
+	// mismatch]" and an @-mention of a missing file "[MISSING: no such
+	// file]"; a DOI, author-year or REF identifier no source carries gets
+	// "[TODO: verify source]"; a sentence needing a source (a statistic,
+	// or with Options.Uncited any factual one) gets "[TODO: cite a
+	// source]"; an overclaim's certainty words are replaced by the
+	// suggested hedge, followed by a comment naming the words replaced.
+	// Notes already there are not added again.
+	Annotate bool
 }
 
+// Scope selects the checks Check makes.
+type Scope int
+
+const (
+	// ScopeCitations, the zero value, checks citations of every form:
+	// numbers, [ref: URL], DOIs, author-year references and file
+	// references. It is what a run's verification checks.
+	ScopeCitations Scope = iota
+	// ScopeAll checks citations, @-mentions of files and REF identifiers,
+	// and the prose: uncited statistics (and with Options.Uncited every
+	// uncited factual sentence) and overclaiming.
+	ScopeAll
+	// ScopeCorpus checks only what the corpus can vouch for: numbered
+	// citations, @-mentions and REF identifiers (no DOIs, author-year or
+	// file references, no prose checks).
+	ScopeCorpus
+	// ScopeRLM checks only file references ("[path@hash, L10-20]"); it
+	// needs no sources.
+	ScopeRLM
+)
+
 // Options configure Check. The zero value judges lexically with the
-// default threshold and leaves file references unchecked.
+// default threshold, checks citations (ScopeCitations) and leaves file
+// references unchecked.
 type Options struct {
 	// Judge decides support; nil is Lexical{}.
 	Judge Judge
-	// Files resolves file references' paths (os.Root.FS of the project,
-	// say); nil reports them as unchecked.
+	// Files resolves the paths of file references and @-mentions (an
+	// os.Root's FS of the project, say); nil reports them as unchecked.
 	Files fs.FS
 	// Fix says which citations Result.Fixed rewrites.
 	Fix Fix
+	// Scope selects the checks.
+	Scope Scope
+	// Uncited reports every factual sentence that cites nothing (a
+	// declarative sentence of six words or more in a paragraph or list
+	// item), not only those stating figures (ScopeAll).
+	Uncited bool
+	// NoSources says there are no sources to check numbered citations
+	// against: they are unchecked (one warning says how many), not
+	// fabricated.
+	NoSources bool
 }
 
 // Check verifies the citations of report (markdown) against sources. The

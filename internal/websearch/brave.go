@@ -1,6 +1,7 @@
 package websearch
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // brave speaks Brave's Web Search API: GET /res/v1/web/search with the key
@@ -22,6 +24,10 @@ type braveResponse struct {
 			URL           string   `json:"url"`
 			Description   string   `json:"description"`
 			ExtraSnippets []string `json:"extra_snippets"`
+			// PageAge is the page's date ("2024-11-02T10:12:55"); Age the
+			// same for people ("November 2, 2024", or "2 days ago").
+			PageAge string `json:"page_age"`
+			Age     string `json:"age"`
 		} `json:"results"`
 	} `json:"web"`
 }
@@ -55,7 +61,8 @@ func (b *brave) search(ctx context.Context, c *caller, query string, limit int) 
 			snippet += " " + strings.Join(r.ExtraSnippets, " ")
 		}
 		// Brave gives ranks, not scores: score by rank, best 1.
-		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: snippet, Score: float64(n-i) / float64(n)})
+		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: snippet, Score: float64(n-i) / float64(n),
+			Published: cmp.Or(source.ParseDate(r.PageAge), source.ParseDate(r.Age))})
 	}
 	return out, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // ChannelWeb is the Result.Channel of web results.
@@ -182,6 +183,7 @@ func (e *Engine) Search(ctx context.Context, query string, limit int) ([]search.
 			r.Title = u
 		}
 		r.Snippet = cleanSnippet(r.Snippet)
+		r.Published, r.Modified = source.ParseDate(r.Published), source.ParseDate(r.Modified)
 		out = append(out, r)
 		if len(out) == limit {
 			break
@@ -204,7 +206,7 @@ func (e *Engine) Fetch(ctx context.Context, docID string) (search.Document, erro
 	if err != nil {
 		return search.Document{}, err
 	}
-	return search.Document{DocID: docID, URL: p.FinalURL, Title: p.Title, Text: p.Text}, nil
+	return search.Document{DocID: docID, URL: p.FinalURL, Title: p.Title, Text: p.Text, Published: p.Published, Modified: p.Modified}, nil
 }
 
 // webURL returns raw trimmed when it is an absolute http or https URL with

@@ -15,7 +15,7 @@ import (
 )
 
 func TestEngines(t *testing.T) {
-	type want struct{ url, title, snippet string }
+	type want struct{ url, title, snippet, published string }
 	tests := []struct {
 		provider    string
 		limit       int
@@ -23,23 +23,23 @@ func TestEngines(t *testing.T) {
 		wantDropped int64
 	}{
 		{"searxng", 5, []want{
-			{"https://en.wikipedia.org/wiki/Submarine_communications_cable", "Submarine communications cable - Wikipedia", "A submarine communications cable is a cable laid on the seabed"},
-			{"https://www.submarinenetworks.com/en/systems/trans-atlantic/repeaters?utm_source=searx", "How repeaters work & why they matter", "powered over the cable's copper conductor."},
+			{"https://en.wikipedia.org/wiki/Submarine_communications_cable", "Submarine communications cable - Wikipedia", "A submarine communications cable is a cable laid on the seabed", ""}, // publishedDate: null
+			{"https://www.submarinenetworks.com/en/systems/trans-atlantic/repeaters?utm_source=searx", "How repeaters work & why they matter", "powered over the cable's copper conductor.", "2024-03-01T00:00:00Z"},
 		}, 2},
 		{"tavily", 5, []want{
-			{"https://www.britannica.com/technology/submarine-cable", "Submarine cable | Britannica", "assembly of conductors enclosed by an insulating sheath"},
-			{"https://en.wikipedia.org/wiki/Submarine_communications_cable#Repeaters", "Submarine communications cable", "Repeaters amplify the signal"},
+			{"https://www.britannica.com/technology/submarine-cable", "Submarine cable | Britannica", "assembly of conductors enclosed by an insulating sheath", ""},
+			{"https://en.wikipedia.org/wiki/Submarine_communications_cable#Repeaters", "Submarine communications cable", "Repeaters amplify the signal", "2024-11-14T20:10:19Z"},
 		}, 0},
 		{"brave", 5, []want{
-			{"http://www.en.wikipedia.org/wiki/Submarine_communications_cable", "Submarine communications cable - Wikipedia", "stretches of ocean and sea. Modern cables use optical fibre. Repeaters are powered through the cable."},
-			{"https://www.telegeography.com/repeaters", "Cable repeaters explained", "Why repeaters sit on the seabed every 70 km."},
+			{"http://www.en.wikipedia.org/wiki/Submarine_communications_cable", "Submarine communications cable - Wikipedia", "stretches of ocean and sea. Modern cables use optical fibre. Repeaters are powered through the cable.", "2024-11-02T10:12:55Z"},
+			{"https://www.telegeography.com/repeaters", "Cable repeaters explained", "Why repeaters sit on the seabed every 70 km.", "2023-05-04"}, // age only
 		}, 0},
 		{"exa", 5, []want{
-			{"https://ieeexplore.ieee.org/document/1234567", "A history of transatlantic cables", "completed in 1858. … It failed after three weeks."},
-			{"https://en.wikipedia.org/wiki/SS_Great_Eastern", "Cable ship Great Eastern", "designed by Isambard Kingdom Brunel."},
+			{"https://ieeexplore.ieee.org/document/1234567", "A history of transatlantic cables", "completed in 1858. … It failed after three weeks.", "2016-05-01T00:00:00Z"},
+			{"https://en.wikipedia.org/wiki/SS_Great_Eastern", "Cable ship Great Eastern", "designed by Isambard Kingdom Brunel.", ""},
 		}, 1},
 		{"searxng", 1, []want{
-			{"https://en.wikipedia.org/wiki/Submarine_communications_cable", "Submarine communications cable - Wikipedia", "laid on the seabed"},
+			{"https://en.wikipedia.org/wiki/Submarine_communications_cable", "Submarine communications cable - Wikipedia", "laid on the seabed", ""},
 		}, 0},
 	}
 	for _, tt := range tests {
@@ -60,8 +60,8 @@ func TestEngines(t *testing.T) {
 			}
 			for i, w := range tt.want {
 				r := got[i]
-				if r.URL != w.url || r.DocID != w.url || r.Title != w.title || r.Channel != websearch.ChannelWeb || !strings.Contains(r.Snippet, w.snippet) {
-					t.Errorf("result %d = %+v\nwant url %s title %q snippet containing %q", i, r, w.url, w.title, w.snippet)
+				if r.URL != w.url || r.DocID != w.url || r.Title != w.title || r.Channel != websearch.ChannelWeb || !strings.Contains(r.Snippet, w.snippet) || r.Published != w.published {
+					t.Errorf("result %d = %+v\nwant url %s title %q snippet containing %q published %q", i, r, w.url, w.title, w.snippet, w.published)
 				}
 				if i > 0 && r.Score > got[i-1].Score {
 					t.Errorf("results not best first: %v after %v", r.Score, got[i-1].Score)

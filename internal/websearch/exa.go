@@ -36,6 +36,9 @@ type exaResponse struct {
 		Text       string   `json:"text"`
 		Summary    string   `json:"summary"`
 		Highlights []string `json:"highlights"`
+		// PublishedDate is an ISO 8601 time ("2016-05-01T00:00:00.000Z"),
+		// when Exa knows one.
+		PublishedDate string `json:"publishedDate"`
 	} `json:"results"`
 }
 
@@ -68,7 +71,7 @@ func (x *exa) search(ctx context.Context, c *caller, query string, limit int) ([
 		if snippet == "" {
 			snippet = r.Text
 		}
-		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: snippet, Score: r.Score})
+		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: snippet, Score: r.Score, Published: r.PublishedDate})
 	}
 	return out, nil
 }

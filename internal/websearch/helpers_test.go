@@ -1,6 +1,7 @@
 package websearch_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -96,18 +97,11 @@ func newAPI(t testing.TB, provider string, limit int, replies ...reply) *api {
 		if w.Header().Get("Content-Type") == "" {
 			w.Header().Set("Content-Type", "application/json")
 		}
-		w.WriteHeader(cmpOr(rp.status, http.StatusOK))
+		w.WriteHeader(cmp.Or(rp.status, http.StatusOK))
 		w.Write(rp.body)
 	}))
 	t.Cleanup(a.Close)
 	return a
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 // checkRequest returns what is wrong with r for the provider's API, or "".

@@ -28,6 +28,9 @@ type searxngResult struct {
 	Engine  string   `json:"engine"`
 	Engines []string `json:"engines"`
 	Score   float64  `json:"score"`
+	// PublishedDate is Python's isoformat of the engine's date
+	// ("2024-03-01T00:00:00"), or null.
+	PublishedDate string `json:"publishedDate"`
 }
 
 func (s *searxng) search(ctx context.Context, c *caller, query string, limit int) ([]search.Result, error) {
@@ -58,7 +61,7 @@ func (s *searxng) search(ctx context.Context, c *caller, query string, limit int
 	}
 	out := make([]search.Result, 0, min(limit, len(resp.Results)))
 	for _, r := range resp.Results {
-		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: r.Content, Score: r.Score})
+		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: r.Content, Score: r.Score, Published: r.PublishedDate})
 	}
 	return out, nil
 }

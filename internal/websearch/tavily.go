@@ -30,6 +30,9 @@ type tavilyResponse struct {
 		URL     string  `json:"url"`
 		Content string  `json:"content"`
 		Score   float64 `json:"score"`
+		// PublishedDate is given for topic "news" results, as an HTTP
+		// date ("Thu, 14 Nov 2024 20:10:19 GMT").
+		PublishedDate string `json:"published_date"`
 	} `json:"results"`
 }
 
@@ -57,7 +60,7 @@ func (t *tavily) search(ctx context.Context, c *caller, query string, limit int)
 	}
 	out := make([]search.Result, 0, len(resp.Results))
 	for _, r := range resp.Results {
-		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: r.Content, Score: r.Score})
+		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: r.Content, Score: r.Score, Published: r.PublishedDate})
 	}
 	return out, nil
 }

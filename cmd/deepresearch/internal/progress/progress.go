@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -222,7 +223,7 @@ func (p *Progress) apply(e events.Event) (now bool) {
 		p.phase = phaseAssessed
 		return true
 	case events.AgentStartedData:
-		a := p.agent(e.Agent, orDefault(d.Task.Title, e.Section))
+		a := p.agent(e.Agent, cmp.Or(d.Task.Title, e.Section))
 		if e.Cycle > 0 {
 			a.cycle = e.Cycle
 		}
@@ -453,7 +454,7 @@ func failure(d events.AgentFailedData) string {
 	msg := clean(d.Error)
 	switch {
 	case d.Kind == events.FailTimeout || d.Kind == events.FailCanceled || msg == "":
-		return orDefault(clean(d.Kind), "unknown error")
+		return cmp.Or(clean(d.Kind), "unknown error")
 	case d.Kind == events.FailPanic:
 		return "panic: " + msg
 	}
@@ -496,13 +497,6 @@ func plural(n int, noun string) string {
 }
 
 func quote(s string) string { return `"` + s + `"` }
-
-func orDefault(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
-}
 
 // clean makes text from models and users safe to print on one terminal
 // line: control characters (newlines, tabs, escape sequences) and line or

@@ -1,0 +1,4 @@
+package retry
+
+func Retry() {}
+func Loop()  {}

@@ -1,0 +1,389 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// ErrMissing reports that the files an evaluation corpus is made from are
+// not installed (a Debian package is missing).
+var ErrMissing = errors.New("eval: corpus source not installed")
+
+// Corpus is one evaluation corpus: where its documents come from and the
+// questions asked of it.
+type Corpus struct {
+	// Name is short and stable: "go", "foldoc", "python", "manpages",
+	// "postgresql".
+	Name string
+	// Questions is the questions file, relative to testdata/eval.
+	Questions string
+	// Packages are the Debian packages its source comes from; "" for the
+	// Go distribution.
+	Packages []string
+	// HeldOut marks the corpus kept out of tuning: its per-question
+	// results were not looked at while thresholds were chosen.
+	HeldOut bool
+	// Write writes the corpus's documents into dir. It fails with
+	// ErrMissing when the source is not installed.
+	Write func(ctx context.Context, dir string) (CorpusStats, error)
+}
+
+// Corpora are the evaluation corpora, none written by the team: the Go
+// standard library's documentation, FOLDOC (the Free On-line Dictionary
+// of Computing, one file per entry), Python's documentation (HTML), the
+// Linux manual pages (rendered to text) and PostgreSQL's documentation
+// (HTML, held out of tuning).
+func Corpora() []Corpus {
+	return []Corpus{
+		{Name: "go", Questions: "questions.json",
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) { return WriteCorpus(ctx, GOROOT(), dir) }},
+		{Name: "foldoc", Questions: "foldoc.json", Packages: []string{"dict-foldoc"},
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WriteFOLDOC(ctx, "/usr/share/dictd/foldoc", dir)
+			}},
+		{Name: "python", Questions: "python.json", Packages: []string{"python3-doc"},
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WritePythonDocs(ctx, "/usr/share/doc/python3-doc/html", dir)
+			}},
+		{Name: "manpages", Questions: "manpages.json", Packages: []string{"manpages", "manpages-dev", "mandoc"},
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WriteManPages(ctx, "/var/lib/dpkg/info", []string{"manpages", "manpages-dev"}, dir)
+			}},
+		{Name: "postgresql", Questions: "postgresql.json", Packages: []string{"postgresql-doc"}, HeldOut: true,
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WritePostgresDocs(ctx, postgresDocs(), dir)
+			}},
+	}
+}
+
+// WriteFOLDOC writes one plain-text file per entry of a dictd dictionary
+// (base.index and base.dict.dz, as Debian's dict-foldoc installs them)
+// into dir: the entry's text exactly as the dictionary holds it (the
+// headword, then the indented definition), named after its first
+// headword, so the file name is the document's title. Headwords that
+// share one entry (synonyms) make one file. The dictionary's own
+// "00-database" entries are left out.
+func WriteFOLDOC(ctx context.Context, base, dir string) (CorpusStats, error) {
+	var st CorpusStats
+	idx, err := os.ReadFile(base + ".index")
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, fmt.Errorf("%w: %s (Debian package dict-foldoc)", ErrMissing, base+".index")
+	}
+	if err != nil {
+		return st, fmt.Errorf("eval: foldoc: %w", err)
+	}
+	f, err := os.Open(base + ".dict.dz")
+	if err != nil {
+		return st, fmt.Errorf("eval: foldoc: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f) // dictzip is gzip with a seek table
+	if err != nil {
+		return st, fmt.Errorf("eval: foldoc: %s.dict.dz: %w", base, err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return st, fmt.Errorf("eval: foldoc: %s.dict.dz: %w", base, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return st, err
+	}
+	written := map[[2]int]bool{}
+	names := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(idx))
+	line := 0
+	for sc.Scan() {
+		line++
+		if ctx.Err() != nil {
+			return st, context.Cause(ctx)
+		}
+		fields := strings.Split(sc.Text(), "\t")
+		if len(fields) < 3 {
+			continue
+		}
+		head := fields[0]
+		off, err1 := dictNumber(fields[1])
+		n, err2 := dictNumber(fields[2])
+		if err1 != nil || err2 != nil || off < 0 || n <= 0 || off+n > len(data) {
+			return st, fmt.Errorf("eval: foldoc: %s.index line %d: bad offset or length", base, line)
+		}
+		if strings.HasPrefix(head, "00-database") || strings.HasPrefix(head, "00database") || written[[2]int{off, n}] {
+			continue
+		}
+		written[[2]int{off, n}] = true
+		text := data[off : off+n]
+		// The entry's own first line is its headword; the index lists
+		// its synonyms too, in alphabetical order.
+		first, _, _ := bytes.Cut(text, []byte("\n"))
+		name := cmp.Or(fileName(string(first)), fileName(head))
+		if name == "" {
+			continue
+		}
+		base := name
+		for k := 2; names[strings.ToLower(name)]; k++ {
+			name = fmt.Sprintf("%s (%d)", base, k)
+		}
+		names[strings.ToLower(name)] = true
+		if err := os.WriteFile(filepath.Join(dir, name+".txt"), text, 0o644); err != nil {
+			return st, fmt.Errorf("eval: foldoc: %w", err)
+		}
+		st.Docs++
+		st.Bytes += int64(len(text))
+	}
+	return st, sc.Err()
+}
+
+// dictNumber decodes a dictd index number (base 64, most significant digit
+// first).
+func dictNumber(s string) (int, error) {
+	const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	n := 0
+	for _, c := range s {
+		d := strings.IndexRune(digits, c)
+		if d < 0 {
+			return 0, fmt.Errorf("bad digit %q", c)
+		}
+		n = n*64 + d
+	}
+	return n, nil
+}
+
+// fileName makes a headword a file name: path separators, control
+// characters and a leading dot replaced, cut to 100 bytes.
+func fileName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || unicode.IsControl(r) {
+			return '_'
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if strings.HasPrefix(s, ".") {
+		s = "_" + s[1:]
+	}
+	for len(s) > 100 {
+		_, size := utf8LastRune(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
+func utf8LastRune(s string) (rune, int) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i]&0xC0 != 0x80 {
+			return rune(s[i]), len(s) - i
+		}
+	}
+	return 0, 1
+}
+
+// WritePythonDocs copies the HTML pages of Python's documentation
+// (Debian's python3-doc: the library reference, the language reference,
+// the tutorial, the HOWTOs, the FAQs and the glossary) into dir, keeping
+// their paths: "library/functools.html".
+func WritePythonDocs(ctx context.Context, html, dir string) (CorpusStats, error) {
+	if _, err := os.Stat(filepath.Join(html, "library")); err != nil {
+		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package python3-doc)", ErrMissing, html)
+	}
+	return copyFiles(ctx, html, dir, []string{"library", "reference", "tutorial", "howto", "faq", "glossary.html"}, ".html")
+}
+
+// postgresDocs returns the HTML folder of the newest PostgreSQL
+// documentation installed (postgresql-doc depends on postgresql-doc-N),
+// or the folder of version 15 when none is.
+func postgresDocs() string {
+	dirs, _ := filepath.Glob("/usr/share/doc/postgresql-doc-*/html")
+	if len(dirs) == 0 {
+		return "/usr/share/doc/postgresql-doc-15/html"
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return cmp.Compare(pgVersion(a), pgVersion(b)) })
+	return dirs[len(dirs)-1]
+}
+
+func pgVersion(dir string) int {
+	v, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(dir)), "postgresql-doc-"))
+	return v
+}
+
+// WritePostgresDocs copies the HTML pages of PostgreSQL's documentation
+// (Debian's postgresql-doc) into dir.
+func WritePostgresDocs(ctx context.Context, html, dir string) (CorpusStats, error) {
+	if _, err := os.Stat(filepath.Join(html, "index.html")); err != nil {
+		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package postgresql-doc)", ErrMissing, html)
+	}
+	return copyFiles(ctx, html, dir, []string{"."}, ".html")
+}
+
+// copyFiles copies the files whose names end in ext ("" for all) under
+// the given parts of root (folders or files) into dir, keeping their
+// paths relative to root.
+func copyFiles(ctx context.Context, root, dir string, parts []string, ext string) (CorpusStats, error) {
+	var st CorpusStats
+	root, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return st, fmt.Errorf("eval: %w", err)
+	}
+	for _, part := range parts {
+		err := filepath.WalkDir(filepath.Join(root, part), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ext) {
+				return nil
+			}
+			rel, _ := filepath.Rel(root, path)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			out := filepath.Join(dir, rel)
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			st.Docs++
+			st.Bytes += int64(len(b))
+			return os.WriteFile(out, b, 0o644)
+		})
+		if err != nil {
+			return st, fmt.Errorf("eval: copy %s: %w", filepath.Join(root, part), err)
+		}
+	}
+	return st, nil
+}
+
+// WriteManPages renders the manual pages of sections 2 to 7 that the
+// given Debian packages install (their file lists are read from dpkgInfo,
+// /var/lib/dpkg/info) to plain text with mandoc, one file per page,
+// "man2/fork.2.txt". Pages that only include another (".so") are left
+// out, as man shows the page they name.
+func WriteManPages(ctx context.Context, dpkgInfo string, packages []string, dir string) (CorpusStats, error) {
+	var st CorpusStats
+	mandoc, err := exec.LookPath("mandoc")
+	if err != nil {
+		return st, fmt.Errorf("%w: mandoc (Debian package mandoc)", ErrMissing)
+	}
+	var pages []string
+	for _, p := range packages {
+		b, err := os.ReadFile(filepath.Join(dpkgInfo, p+".list"))
+		if errors.Is(err, fs.ErrNotExist) {
+			return st, fmt.Errorf("%w: %s (Debian package %s)", ErrMissing, filepath.Join(dpkgInfo, p+".list"), p)
+		}
+		if err != nil {
+			return st, fmt.Errorf("eval: manpages: %w", err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			sec := filepath.Base(filepath.Dir(l))
+			if fi, err := os.Lstat(l); err != nil || !fi.Mode().IsRegular() {
+				continue // another name of a page (a symbolic link)
+			}
+			if strings.HasSuffix(l, ".gz") && len(sec) == 4 && strings.HasPrefix(sec, "man") && sec[3] >= '2' && sec[3] <= '7' {
+				pages = append(pages, l)
+			}
+		}
+	}
+	slices.Sort(pages)
+	pages = slices.Compact(pages)
+	type out struct {
+		rel  string
+		text []byte
+	}
+	results := make([]out, len(pages))
+	p := pool.New().WithErrors().WithContext(ctx).WithMaxGoroutines(runtime.GOMAXPROCS(0))
+	for i, page := range pages {
+		p.Go(func(ctx context.Context) error {
+			if include, err := soPage(page); err != nil || include {
+				return err
+			}
+			b, err := exec.CommandContext(ctx, mandoc, "-T", "utf8", "-O", "width=100", page).Output()
+			if err != nil {
+				return fmt.Errorf("mandoc %s: %w", page, err)
+			}
+			name := strings.TrimSuffix(filepath.Base(page), ".gz") + ".txt"
+			results[i] = out{rel: filepath.Join(filepath.Base(filepath.Dir(page)), name), text: overstrike(b)}
+			return nil
+		})
+	}
+	if err := p.Wait(); err != nil {
+		return st, fmt.Errorf("eval: manpages: %w", err)
+	}
+	for _, r := range results {
+		if r.rel == "" {
+			continue
+		}
+		path := filepath.Join(dir, r.rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return st, err
+		}
+		if err := os.WriteFile(path, r.text, 0o644); err != nil {
+			return st, err
+		}
+		st.Docs++
+		st.Bytes += int64(len(r.text))
+	}
+	return st, nil
+}
+
+// soPage reports whether the gzipped man page at path only includes
+// another page.
+func soPage(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(zr, head)
+	for _, l := range strings.Split(string(head[:n]), "\n") {
+		if strings.HasPrefix(l, ".so ") {
+			return true, nil
+		}
+		if l != "" && !strings.HasPrefix(l, ".\\\"") && !strings.HasPrefix(l, "'\\\"") {
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
+// overstrike removes terminal overstriking ("x\bx" bold, "_\bx"
+// underline), leaving the plain text.
+func overstrike(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\b' {
+			// Drop the backspace and the rune before it.
+			for len(out) > 0 {
+				c := out[len(out)-1]
+				out = out[:len(out)-1]
+				if c&0xC0 != 0x80 {
+					break
+				}
+			}
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
+}

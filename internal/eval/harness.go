@@ -1,0 +1,194 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deepresearch/deepresearch/internal/corpus"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+)
+
+// Run is one research run as the evaluation drives it: it researches
+// question and reports every event of the run to sink, in order. The root
+// package's Researcher.RunWith is one.
+type Run func(ctx context.Context, question string, sink func(events.Event)) error
+
+// Research answers with what a research run did: the documents its final
+// report cites (report.finished), the documents the relevance filter
+// kept (every source an agent registered, agent.source: a dropped result
+// is never registered), and whether its report says the sources hold no
+// evidence (extractive.NoReportEvidence in the streamed or verified
+// text).
+func Research(run Run) Answerer {
+	return func(ctx context.Context, question string) (Answer, error) {
+		var a Answer
+		var text strings.Builder
+		revised := ""
+		err := run(ctx, question, func(e events.Event) {
+			switch d := e.Data.(type) {
+			case events.SourceData:
+				if !slices.Contains(a.Kept, d.Source.ID) {
+					a.Kept = append(a.Kept, d.Source.ID)
+				}
+			case events.ReportDeltaData:
+				text.WriteString(d.Text)
+			case events.ReportFinishedData:
+				for _, r := range d.References {
+					if !slices.Contains(a.Cited, r.Source.ID) {
+						a.Cited = append(a.Cited, r.Source.ID)
+					}
+				}
+			case events.VerifiedData:
+				revised = d.Revised
+			}
+		})
+		if err != nil {
+			return a, err
+		}
+		final := text.String()
+		if revised != "" {
+			final = revised
+		}
+		a.NoEvidence = strings.Contains(final, extractive.NoReportEvidence)
+		return a, nil
+	}
+}
+
+// Prepared is an evaluation corpus written and indexed in a folder.
+type Prepared struct {
+	Corpus Corpus
+	// Docs is the corpus folder; IndexPath its index database, synced.
+	Docs, IndexPath string
+	Index           *corpus.Index
+	Stats           CorpusStats
+	// Took is how long writing and indexing took.
+	Took time.Duration
+}
+
+// Prepare writes c's documents into dir/corpus and indexes them into
+// dir/index.db. It fails with ErrMissing when c's source is not
+// installed. The caller closes the Prepared.
+func Prepare(ctx context.Context, c Corpus, dir string) (*Prepared, error) {
+	start := time.Now()
+	p := &Prepared{Corpus: c, Docs: filepath.Join(dir, "corpus"), IndexPath: filepath.Join(dir, "index.db")}
+	var err error
+	if p.Stats, err = c.Write(ctx, p.Docs); err != nil {
+		return nil, err
+	}
+	if p.Index, err = corpus.Open(ctx, p.IndexPath); err != nil {
+		return nil, err
+	}
+	if _, err := p.Index.Sync(ctx, p.Docs); err != nil {
+		p.Index.Close()
+		return nil, err
+	}
+	p.Took = time.Since(start)
+	return p, nil
+}
+
+// Close closes the index.
+func (p *Prepared) Close() error { return p.Index.Close() }
+
+// Doc returns a document's title and text, for the key-term and
+// second-hop checks.
+func (p *Prepared) Doc(ctx context.Context, id string) (Doc, error) {
+	d, err := p.Index.Fetch(ctx, id)
+	return Doc{Title: d.Title, Text: d.Text}, err
+}
+
+// Comparison is one corpus's evaluation: research against the plain
+// search, question by question.
+type Comparison struct {
+	Corpus             Corpus
+	Research, Baseline Summary
+	// ResearchResults and BaselineResults are in question order.
+	ResearchResults, BaselineResults []Result
+}
+
+// Compare answers the corpus's questions (read from questionsDir) with
+// research and with the plain BM25 search of the question, top 5, on
+// the same index.
+func (p *Prepared) Compare(ctx context.Context, questionsDir string, research Answerer) (*Comparison, error) {
+	qs, err := LoadQuestions(filepath.Join(questionsDir, p.Corpus.Questions))
+	if err != nil {
+		return nil, err
+	}
+	c := &Comparison{Corpus: p.Corpus}
+	if c.Research, c.ResearchResults, err = Evaluate(ctx, "research", qs, research, p.Doc); err != nil {
+		return nil, err
+	}
+	if c.Baseline, c.BaselineResults, err = Evaluate(ctx, "plain BM25 top 5", qs, Baseline(p.Index, 5), p.Doc); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Problems lists the ways c misses the targets: research behind the
+// plain search on hit rate or recall, a "no evidence" answer beside a
+// kept expected document, a cited document off the topic (sharing no
+// key term with its question, and no second hop: see Result.SecondHops).
+// Empty means every target is met.
+func (c *Comparison) Problems() []string {
+	var out []string
+	if c.Research.HitRate < c.Baseline.HitRate || c.Research.Recall < c.Baseline.Recall {
+		out = append(out, fmt.Sprintf("research is behind the plain search: hit rate %.3f vs %.3f, recall %.3f vs %.3f",
+			c.Research.HitRate, c.Baseline.HitRate, c.Research.Recall, c.Baseline.Recall))
+	}
+	for _, r := range c.ResearchResults {
+		if r.NoEvidenceKept {
+			out = append(out, fmt.Sprintf("%s %q: the report says \"no evidence\" although the filter kept an expected document (kept %v)", r.ID, r.Question.Question, r.Kept))
+		}
+		if len(r.OffTopic) > 0 {
+			out = append(out, fmt.Sprintf("%s %q cites documents sharing no key term with it, none a second hop: %v", r.ID, r.Question.Question, r.OffTopic))
+		}
+	}
+	return out
+}
+
+// Print writes the corpus's table, and with verbose each question's
+// citations.
+func (c *Comparison) Print(w io.Writer, verbose bool) {
+	held := ""
+	if c.Corpus.HeldOut {
+		held = " (held out of tuning)"
+	}
+	fmt.Fprintf(w, "\n### %s%s\n\n", c.Corpus.Name, held)
+	Table(w, c.Research, c.Baseline)
+	if !verbose {
+		return
+	}
+	fmt.Fprintln(w)
+	for i, r := range c.ResearchResults {
+		b := c.BaselineResults[i]
+		mark := " "
+		switch {
+		case r.Recall < b.Recall:
+			mark = "-"
+		case r.Recall > b.Recall:
+			mark = "+"
+		}
+		fmt.Fprintf(w, "%s %s %q recall %.2f (baseline %.2f)\n  expected %v\n  research %v\n  baseline %v\n", mark, r.ID, r.Question.Question, r.Recall, b.Recall, r.Expect, r.Cited, b.Cited)
+		if r.NoEvidence {
+			fmt.Fprintf(w, "  research said no evidence; kept %v\n", r.Kept)
+		}
+		if len(r.OffTopic) > 0 {
+			fmt.Fprintf(w, "  off-topic %v\n", r.OffTopic)
+		}
+		if len(r.SecondHops) > 0 {
+			fmt.Fprintf(w, "  second hops %v\n", r.SecondHops)
+		}
+	}
+}
+
+// TempDir makes a folder for Prepare under the system's temporary
+// folder; the caller removes it.
+func TempDir(name string) (string, error) {
+	return os.MkdirTemp("", "deepresearch-eval-"+name+"-")
+}

@@ -1,0 +1,113 @@
+package extractive
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/purpose"
+)
+
+// TestKeptSourceIsQuoted: a source the relevance filter kept that covers
+// the question is quoted and cited, whatever its shape: one definition
+// sentence, text indented as plain-text references and manual pages
+// indent it, a sentence led by a lower-case name, a name in braces, a
+// category label in angle brackets, a terse entry with no sentence at
+// all. None is answered with NoEvidence.
+func TestKeptSourceIsQuoted(t *testing.T) {
+	tests := []struct {
+		name, question, title, text, quote string
+	}{
+		{"one definition sentence", "What is currying of a function?", "currying",
+			"currying\n\n   Turning an uncurried function into a {curried function}.\n",
+			"Turning an uncurried function into a {curried function}."},
+		{"indented manual page", "How do I create a new child process?", "fork.2",
+			"NAME\n       fork - create a child process\n\nDESCRIPTION\n       fork() creates a new process by duplicating the calling process.  The\n       new process is referred to as the child process.\n",
+			"fork() creates a new process by duplicating the calling process."},
+		{"angle-bracket label", "What is a cache miss?", "cache miss",
+			"cache miss\n\n   <storage> A request to read from memory which cannot be\n   satisfied from the {cache}, for which the {main memory} has to\n   be consulted.\n",
+			"A request to read from memory which cannot be satisfied from the {cache}, for which the {main memory} has to be consulted."},
+		{"terse entry, no sentence", "How does RAID combine disks?", "RAID",
+			"RAID\n\n   {Redundant Arrays of Independent Disks}\n",
+			"{Redundant Arrays of Independent Disks}."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			results := "[1] " + tt.title + "\nURL: file:///docs/" + tt.title + ".txt\nLocation: lines 1-9\n" + tt.text
+			msgs := []llms.MessageContent{human("Question: " + tt.question), toolMsg("c1", "search", results)}
+			out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+			if out == NoEvidence || !strings.Contains(out, tt.quote+" [1]") {
+				t.Errorf("report does not quote the kept source:\n%s\nwant %q", out, tt.quote+" [1]")
+			}
+		})
+	}
+}
+
+// TestComparisonHalvesEachCited: a question on two things is planned as
+// one task per side, and the final report cites the evidence of both
+// sections, though one side's source has fewer quotable sentences.
+func TestComparisonHalvesEachCited(t *testing.T) {
+	m := New(Options{})
+	var r planReply
+	c := generateAs(t, m, purpose.Planner, []llms.MessageContent{human("Question: How do a process and a thread differ?\nMax tasks: 4")})
+	if err := json.Unmarshal([]byte(c.Content), &r); err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, task := range r.Tasks {
+		titles = append(titles, task.Title)
+	}
+	if strings.Join(titles, "|") != "Overview|Process|Thread" {
+		t.Fatalf("plan %q, want one task per side", titles)
+	}
+	const prompt = `Question: What is the difference between big-endian and little-endian byte order?
+
+## Findings
+
+### Overview
+Big-endian and little-endian describe the ordering of bytes in a multi-byte number [1]. The terms come from a satire about which end of an egg to open [1]. Big-endian machines store the most significant byte first [1].
+
+### Big-endian
+A big-endian architecture stores the most significant byte at the lowest address [2].
+
+### Little-endian
+A little-endian architecture stores the least significant byte at the lowest address [3].
+
+## Sources
+[1] endian — file:///docs/endian.txt
+[2] big-endian — file:///docs/big-endian.txt
+[3] little-endian — file:///docs/little-endian.txt
+`
+	out := generateAs(t, m, purpose.Writer, []llms.MessageContent{human(prompt)}).Content
+	for _, n := range []string{"[1]", "[2]", "[3]"} {
+		if !strings.Contains(out, n) {
+			t.Errorf("the report does not cite %s:\n%s", n, out)
+		}
+	}
+}
+
+// TestOverviewQuotesOnlyBearingSentences: the Overview section of the
+// final report leaves out a sentence that shares a single key term with
+// the question when its source is cited for a sentence that bears on
+// it.
+func TestOverviewQuotesOnlyBearingSentences(t *testing.T) {
+	const prompt = `Question: How does a program notice Ctrl-C and shut down cleanly?
+
+## Findings
+
+### Overview
+If Notify is called for os.Interrupt, Ctrl-C will cause os.Interrupt to be sent on the channel, and the program will not exit [1]. The program can then shut down cleanly by closing its listeners [1]. A program that imports this package is linked with the signal handlers of the runtime [1].
+
+## Sources
+[1] Package signal (os/signal) — file:///docs/signal.md
+`
+	out := generateAs(t, New(Options{}), purpose.Writer, []llms.MessageContent{human(prompt)}).Content
+	if strings.Contains(out, "linked with the signal handlers") {
+		t.Errorf("the Overview quotes a sentence that shares only \"program\" with the question:\n%s", out)
+	}
+	if !strings.Contains(out, "shut down cleanly by closing") {
+		t.Errorf("the Overview leaves out a sentence that bears on the question:\n%s", out)
+	}
+}
