@@ -44,7 +44,7 @@ func (e *wordsEmbedder) Name() string { return fmt.Sprintf("test:words-%d", e.di
 func (e *wordsEmbedder) embed(text string) []float32 {
 	v := make([]float32, e.dim)
 	for _, w := range terms.Tokens(text) {
-		if stopWords[w] {
+		if stop(w) {
 			continue
 		}
 		s := terms.Stem(w)

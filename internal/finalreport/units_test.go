@@ -20,7 +20,7 @@ func TestOneReferenceSeveralPages(t *testing.T) {
 	}
 	sources := []collapse.Source{
 		page(1, "7"),
-		{Number: 2, Source: source.Source{ID: "faq.md", URL: "file:///c/faq.md", Title: "FAQ"}},
+		{Number: 2, Source: source.Source{ID: "faq.md", URL: "file:///c/faq.md", Title: "faq.md"}},
 		page(3, "4"),
 	}
 	draft := "Magic comes first [1]. Returns take a week [2].\n\nWeights go to 100 [3]. Both pages [1, 3].\n"
@@ -42,10 +42,10 @@ func TestOneReferenceSeveralPages(t *testing.T) {
 	if want := "Magic comes first [[1, p. 7]](file:///c/spec.pdf). Returns take a week [[2]](file:///c/faq.md).\n\nWeights go to 100 [[1, p. 4]](file:///c/spec.pdf). Both pages [[1, p. 7]](file:///c/spec.pdf)[[1, p. 4]](file:///c/spec.pdf).\n"; rep.Text != want {
 		t.Errorf("Text %q\nwant %q", rep.Text, want)
 	}
-	if len(rep.References) != 2 || rep.References[0].Label() != "spec.pdf, pp. 4, 7" || rep.References[1].Label() != "FAQ" {
+	if len(rep.References) != 2 || rep.References[0].Label() != "spec.pdf, pp. 4, 7" || rep.References[1].Label() != "faq.md" {
 		t.Fatalf("references %+v", rep.References)
 	}
-	if got := References(rep.References, citeproc.Markdown); got != "- [1] [spec.pdf, pp. 4, 7](file:///c/spec.pdf)\n- [2] [FAQ](file:///c/faq.md)\n" {
+	if got := References(rep.References, citeproc.Markdown); got != "- [1] [spec.pdf, pp. 4, 7](file:///c/spec.pdf)\n- [2] [faq.md](file:///c/faq.md)\n" {
 		t.Errorf("reference list %q", got)
 	}
 	if len(announced) != 2 || announced[0] != 1 || announced[1] != 2 {
@@ -57,7 +57,7 @@ func TestOneReferenceSeveralPages(t *testing.T) {
 	if err != nil || again.Body != rep.Body || again.References[0].Label() != "spec.pdf, pp. 4, 7" {
 		t.Fatalf("republished: %+v %v", again, err)
 	}
-	doc, err := JSON("q", rep)
+	doc, err := JSON("q", rep, Extra{})
 	if err != nil {
 		t.Fatal(err)
 	}

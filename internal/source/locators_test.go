@@ -18,7 +18,7 @@ func TestLabelAt(t *testing.T) {
 		{"none", pdf, nil, "spec.pdf"},
 		{"rows of a sheet", Source{ID: "b.xlsx", URL: "file:///c/b.xlsx", Title: "b.xlsx"}, []Location{row("Prices", "5"), row("Prices", "3")}, "b.xlsx, Prices, rows 3, 5"},
 		{"rows", Source{ID: "c.csv", Title: "c.csv"}, []Location{row("", "12"), row("", "3")}, "c.csv, rows 3, 12"},
-		{"slides", Source{ID: "d.pptx", URL: "file:///c/d.pptx", Title: "Deck"}, []Location{{Kind: LocSlide, Value: "2"}, {Kind: LocSlide, Value: "5"}}, "Deck, slides 2, 5"},
+		{"slides", Source{ID: "d.pptx", URL: "file:///c/d.pptx", Title: "Deck"}, []Location{{Kind: LocSlide, Value: "2"}, {Kind: LocSlide, Value: "5"}}, "d.pptx — Deck, slides 2, 5"},
 		{"control characters", pdf, []Location{page("4\x1b[2J"), page("7")}, "spec.pdf, pp. 4[2J, 7"},
 	} {
 		if got := tc.src.LabelAt(tc.locs); got != tc.want {
