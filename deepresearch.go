@@ -47,6 +47,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
+	"github.com/deepresearch/deepresearch/internal/vector"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
@@ -130,6 +131,21 @@ type Config struct {
 	// IndexPath is the index database file for Corpus. Empty means a file
 	// in the user's cache directory, one per corpus folder.
 	IndexPath string
+	// Embedder is an embedding model (NewEmbedder's, or any langchaingo
+	// embeddings.Embedder). With one, the local index embeds its passages
+	// when it is built (incrementally, in batches; the vectors are kept in
+	// the index file by EmbeddingModel and content hash) and searches fuse
+	// bm25 with vector similarity; a Chroma collection (SearchEngines'
+	// "chroma") is queried with its vectors. Its calls are retried like
+	// model calls. Nil means lexical search only, offline.
+	Embedder Embedder
+	// EmbeddingModel names Embedder's model ("openai:text-embedding-3-small"),
+	// under which the index keeps its vectors, so that another model's are
+	// never compared with them. Empty means the Embedder's own Name()
+	// (NewEmbedder's have one); an Embedder without one needs it.
+	EmbeddingModel string
+	// Chroma is the collection SearchEngines' "chroma" queries.
+	Chroma ChromaConfig
 	// MaxTasks caps the research tasks of a plan.
 	MaxTasks int
 	// Parallelism caps the agents of one run running at once.
@@ -197,9 +213,12 @@ type Researcher struct {
 	// nil: the lexical check.
 	verifyModel llms.Model
 
-	indexMu sync.Mutex // guards index and synced, held while opening it
-	index   *corpus.Index
-	synced  bool
+	embedder vector.Embedder // Config.Embedder, named and retried; nil: none
+
+	indexMu  sync.Mutex // guards index, synced and lastSync, held while opening it
+	index    *corpus.Index
+	synced   bool
+	lastSync corpus.SyncStats
 
 	agents chan struct{} // a slot per running agent, across runs; nil: no cap
 
@@ -276,6 +295,9 @@ func New(cfg Config) (*Researcher, error) {
 	if r.cfg.MaxAgents > 0 {
 		r.agents = make(chan struct{}, r.cfg.MaxAgents)
 	}
+	if err := r.setEmbedder(); err != nil {
+		return nil, err
+	}
 	if err := r.searchEngines(); err != nil {
 		return nil, err
 	}
@@ -315,6 +337,10 @@ func (r *Researcher) searchEngines() error {
 		wcfg.SearXNGURL = r.cfg.SearXNGURL
 	}
 	wcfg.Pages = journal.Pages{PageFetcher: fetch.ContextPages{}}
+	wcfg.Chroma = mergeChroma(r.cfg.Chroma, wcfg.Chroma)
+	if r.embedder != nil {
+		wcfg.Embedder = r.embedder
+	}
 	var local SearchBackend
 	if slices.Contains(names, websearch.ChannelCorpus) {
 		local = localIndex{r}
@@ -339,6 +365,21 @@ func (r *Researcher) searchEngines() error {
 // ResearchDurable): outside the retries, so that a call is recorded once
 // it has succeeded or finally failed.
 func (r *Researcher) withRetries(m llms.Model) llms.Model {
+	p := r.retryPolicy()
+	if p.Retries == 0 {
+		return journal.Model{Model: m}
+	}
+	log := r.log
+	p.OnRetry = func(attempt int, err error) {
+		log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
+	}
+	return journal.Model{Model: &retry.Model{Model: m, Policy: p}}
+}
+
+// retryPolicy is how failed model and embedding calls are retried:
+// Config.MaxRetries times (default DefaultMaxRetries; negative: never),
+// with backoff from half a second on the Researcher's clock.
+func (r *Researcher) retryPolicy() retry.Policy {
 	retries := r.cfg.MaxRetries
 	switch {
 	case retries == 0:
@@ -346,16 +387,7 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 	case retries < 0:
 		retries = 0
 	}
-	if retries == 0 {
-		return journal.Model{Model: m}
-	}
-	log := r.log
-	return journal.Model{Model: &retry.Model{Model: m, Policy: retry.Policy{Retries: retries, Backoff: 500 * time.Millisecond,
-		OnRetry: func(attempt int, err error) {
-			log.Warn().Err(err).Int("attempt", attempt).Msg("model call failed; retrying")
-		},
-		Clock: r.cfg.Clock, // backoff waits on the Researcher's clock
-	}}}
+	return retry.Policy{Retries: retries, Backoff: 500 * time.Millisecond, Clock: r.cfg.Clock}
 }
 
 // Close cancels the runs in progress (they fail with ErrClosed), waits for
@@ -429,7 +461,7 @@ func (r *Researcher) openIndex(ctx context.Context) (*corpus.Index, error) {
 		return nil, err
 	}
 	if r.index == nil {
-		ix, err := corpus.Open(ctx, path)
+		ix, err := corpus.Open(ctx, path, r.indexOptions()...)
 		if err != nil {
 			return nil, corpusError{err}
 		}
@@ -440,9 +472,9 @@ func (r *Researcher) openIndex(ctx context.Context) (*corpus.Index, error) {
 	if err != nil {
 		return nil, corpusError{err}
 	}
-	r.synced = true
+	r.synced, r.lastSync = true, st
 	r.log.Info().Str("corpus", dir).Int("added", st.Added).Int("updated", st.Updated).Int("removed", st.Removed).
-		Int("unchanged", st.Unchanged).Int("passages", st.Passages).Dur("took", r.cfg.Clock.Now().Sub(start)).Msg("corpus indexed")
+		Int("unchanged", st.Unchanged).Int("passages", st.Passages).Int("embedded", st.Embedded).Dur("took", r.cfg.Clock.Now().Sub(start)).Msg("corpus indexed")
 	return r.index, nil
 }
 

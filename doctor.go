@@ -15,7 +15,7 @@ import (
 // Diagnosis is what Diagnose found about one configured part. It never
 // holds a secret: keys are described by where they come from.
 type Diagnosis struct {
-	// Part is "model" (with the role), "search" or "corpus".
+	// Part is "model" (with the role), "embeddings", "search" or "corpus".
 	Part     string `json:"part"`
 	Role     string `json:"role,omitempty"`
 	Provider string `json:"provider"`
@@ -32,10 +32,12 @@ type Diagnosis struct {
 // answered.
 func (d Diagnosis) OK() bool { return d.Err == "" }
 
-// Diagnose describes the model of each role, the search backends and the
-// corpus that settings select, and, when call is true, asks each to answer:
-// one short model call per distinct model, one search per web backend,
-// and an index sync of the corpus. It is what `deepresearch doctor` shows.
+// Diagnose describes the model of each role, the embedding model, the
+// search backends and the corpus that settings select, and, when call is
+// true, asks each to answer: one short model call per distinct model, one
+// query embedded, one search per web backend, the Chroma collection found,
+// and an index sync of the corpus. It is what `deepresearch doctor`
+// shows.
 func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 	var out []Diagnosis
 	main := providerConfig(s.Model)
@@ -71,6 +73,9 @@ func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 		}
 		out = append(out, d)
 	}
+	if s.Model.Embeddings != "" {
+		out = append(out, diagnoseEmbeddings(ctx, s.Model, call))
+	}
 	wcfg := websearch.ConfigFromEnv(os.Getenv)
 	if s.Search.SearxngURL != "" {
 		wcfg.SearXNGURL = s.Search.SearxngURL
@@ -80,6 +85,10 @@ func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 		statuses[st.Provider] = st
 	}
 	for _, name := range s.Search.Providers {
+		if name == websearch.ChannelChroma {
+			out = append(out, diagnoseChroma(ctx, s, wcfg, call))
+			continue
+		}
 		if name == websearch.ChannelCorpus {
 			d := Diagnosis{Part: "corpus", Provider: "corpus", Detail: s.Corpus.Dir}
 			dir, path, err := corpusPaths(s.Corpus.Dir, s.Corpus.Index)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +44,7 @@ func documentCorpus(t *testing.T) string {
 func referenceAt(t *testing.T, rep *deepresearch.Report, id string, loc source.Location) (deepresearch.Reference, int) {
 	t.Helper()
 	for _, ref := range rep.References {
-		if ref.ID == id && ref.Location == loc {
+		if ref.ID == id && (ref.Location == loc || slices.Contains(ref.Locations, loc)) {
 			for _, s := range rep.Sources {
 				if s.ID == id && s.Location == loc {
 					return ref, s.Number
@@ -84,13 +86,20 @@ func TestPDFPageCitation(t *testing.T) {
 	rep := runOver(t, "What is the default weight value of a glob rule, and what is the maximum weight?")
 	page4 := source.Location{Kind: source.LocPage, Value: "4"}
 	ref, merged := referenceAt(t, rep, "mime-spec.pdf", page4)
-	if !strings.Contains(rep.Markdown(), "mime-spec.pdf, p. 4") {
-		t.Errorf("the reference list does not say the page:\n%s", rep.Markdown())
+	// The PDF is one reference, whatever pages the report cites it at,
+	// and its entry names them all.
+	for _, other := range rep.References {
+		if other.ID == "mime-spec.pdf" && other.Number != ref.Number {
+			t.Errorf("the PDF is two references: [%d] and [%d]", ref.Number, other.Number)
+		}
+	}
+	if label := ref.Label(); !strings.Contains(rep.Markdown(), label) || !regexp.MustCompile(`^mime-spec\.pdf, (p\. 4|pp\. (\d+, )*4(, \d+)*)$`).MatchString(label) {
+		t.Errorf("the reference list does not say the page (%q):\n%s", label, rep.Markdown())
 	}
 	if text := rep.SourceTexts[merged]; !strings.Contains(text, "The default weight value is 50, and the maximum is 100.") {
 		t.Errorf("the text verification checked [%d] against lacks page 4's sentence:\n%.500s", ref.Number, text)
 	}
-	marker := "[" + itoa(ref.Number) + "]"
+	marker := "[" + itoa(ref.Number) + ", p. 4]"
 	var citing string
 	for line := range strings.SplitSeq(rep.Body, "\n") {
 		if strings.Contains(line, marker) && strings.Contains(line, "weight") {
@@ -117,8 +126,11 @@ func TestPDFPageCitation(t *testing.T) {
 func TestCSVRowCitation(t *testing.T) {
 	rep := runOver(t, "How much battery life does the TechBook Air laptop have?")
 	ref, merged := referenceAt(t, rep, "catalog.csv", source.Location{Kind: source.LocRow, Value: "3"})
-	if !strings.Contains(rep.Markdown(), "catalog.csv, row 3") || ref.Label() != "catalog.csv, row 3" {
+	if label := ref.Label(); !strings.Contains(rep.Markdown(), label) || !regexp.MustCompile(`^catalog\.csv, (row 3|rows (\d+, )*3(, \d+)*)$`).MatchString(label) {
 		t.Errorf("the reference list does not say the row (%q):\n%s", ref.Label(), rep.Markdown())
+	}
+	if battery := regexp.MustCompile(`18 hours of battery \[` + itoa(ref.Number) + `, row 3\]`); !battery.MatchString(rep.Body) {
+		t.Errorf("the battery row is not cited at its row:\n%s", rep.Body)
 	}
 	if !strings.Contains(rep.SourceTexts[merged], "18 hours of battery") {
 		t.Errorf("row 3's text: %q", rep.SourceTexts[merged])

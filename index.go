@@ -12,6 +12,9 @@ type IndexStats struct {
 	Dir, IndexPath                                       string
 	Scanned, Added, Updated, Removed, Unchanged, Skipped int
 	Passages                                             int
+	// Embedded counts the passages embedded (Researcher.Index with an
+	// Embedder): new text only.
+	Embedded int
 	// Skips lists the entries not indexed, each with the reason: links
 	// that leave the corpus folder, special files, oversized or binary
 	// files.
@@ -26,11 +29,16 @@ type IndexSkip = corpus.Skip
 // indexPath (empty: the user's cache directory). Only new and changed
 // files are read.
 func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
+	return index(ctx, dir, indexPath)
+}
+
+// index is Index with the index's options (an embedding model).
+func index(ctx context.Context, dir, indexPath string, opts ...corpus.Option) (IndexStats, error) {
 	dir, indexPath, err := corpusPaths(dir, indexPath)
 	if err != nil {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
 	}
-	ix, err := corpus.Open(ctx, indexPath)
+	ix, err := corpus.Open(ctx, indexPath, opts...)
 	if err != nil {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: corpusError{err}}
 	}
@@ -40,7 +48,7 @@ func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: corpusError{err}}
 	}
 	return IndexStats{Dir: dir, IndexPath: indexPath, Scanned: st.Scanned, Added: st.Added, Updated: st.Updated,
-		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages, Skips: st.Skips}, nil
+		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages, Embedded: st.Embedded, Skips: st.Skips}, nil
 }
 
 // corpusPaths fills in the defaults: the Go distribution's documentation

@@ -230,7 +230,7 @@ func RenderReferences(refs []Reference, format Format, style Style) ([]byte, err
 	case FormatCSL, FormatBibTeX:
 		brefs := make([]bib.Reference, len(refs))
 		for i, ref := range refs {
-			brefs[i] = bib.Reference{Number: ref.Number, Source: ref.Source}
+			brefs[i] = bib.Reference{Number: ref.Number, Source: ref.Source, Locations: ref.Locations}
 		}
 		if format == FormatBibTeX {
 			return bib.BibTeX(brefs), nil

@@ -22,7 +22,7 @@ type FetchConfig = fetch.Config
 // end (the CLI, the HTTP server, the MCP server) reads them: it checks
 // them, builds the model of each role (model.provider, .name, .base_url,
 // .api_key and the provider's usual variables, model.planner, .researcher,
-// .writer) and the price of each, maps the rest onto a Config (the search
+// .writer) and the price of each, the embedding model (model.embeddings), maps the rest onto a Config (the search
 // backends of search.providers, the page fetcher and its SSRF guard of
 // fetch.*, the limits and budgets, the citation style, what verification
 // does with unsupported citations) and calls New: an embedder who builds
@@ -42,7 +42,14 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
 	}
+	emb, err := embedderFromSettings(s.Model)
+	if err != nil {
+		return nil, err
+	}
 	cfg := Config{
+		Embedder: emb,
+		Chroma: ChromaConfig{URL: s.Search.ChromaURL, Collection: s.Search.ChromaCollection,
+			Tenant: s.Search.ChromaTenant, Database: s.Search.ChromaDatabase},
 		PlannerModel:    roles.Planner,
 		ResearcherModel: roles.Researcher,
 		WriterModel:     roles.Writer,

@@ -283,11 +283,19 @@ func (r *Report) CitedSources(kept []StoredSource) []SourceText {
 	out := make([]SourceText, 0, len(r.References))
 	for _, ref := range r.References {
 		doc := ref.ID + "\x00" + ref.URL
-		text := read[doc+"\x00"+ref.Location.Key()]
-		if text == "" {
-			text = keptText[doc]
+		// A reference cited at several pages is checked page by page:
+		// one SourceText per page, under its number.
+		locs := ref.Locations
+		if len(locs) == 0 {
+			locs = []source.Location{ref.Location}
 		}
-		out = append(out, SourceText{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Location: ref.Location, Text: text})
+		for _, loc := range locs {
+			text := read[doc+"\x00"+loc.Key()]
+			if text == "" {
+				text = keptText[doc]
+			}
+			out = append(out, SourceText{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Location: loc, Text: text})
+		}
 	}
 	return out
 }

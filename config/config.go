@@ -77,6 +77,14 @@ type Model struct {
 	// native tool calling where it has one, else text), "native" or
 	// "text" (plain-text JSON requests, for models without tool calling).
 	Tools string `mapstructure:"tools"`
+	// Embeddings is the embedding model, "provider:name" or "provider"
+	// for its default ("openai:text-embedding-3-small",
+	// "ollama:nomic-embed-text", "googleai:gemini-embedding-001"; any
+	// OpenAI-compatible server through openai and base_url): with one,
+	// the corpus is searched by bm25 fused with vector similarity, and
+	// Chroma collections can be queried. "" (default) is none: lexical
+	// search, offline. On the main provider it uses BaseURL and APIKey.
+	Embeddings string `mapstructure:"embeddings"`
 	// Prices maps "provider:name" to the model's price, for cost
 	// accounting and research.max_cost; default none. The provider part
 	// is lower case; the name is as written.
@@ -133,11 +141,22 @@ type Research struct {
 type Search struct {
 	// Providers are the backends agents search, in order, each at most
 	// once: "corpus" (default: the local index of Corpus), "searxng",
-	// "tavily", "brave" or "exa".
+	// "tavily", "brave", "exa" or "chroma".
 	Providers []string `mapstructure:"providers"`
 	// SearxngURL is the SearXNG instance; "" (default) leaves it to the
 	// backend, which reads SEARXNG_URL.
 	SearxngURL string `mapstructure:"searxng_url"`
+	// ChromaURL, ChromaCollection, ChromaTenant and ChromaDatabase name
+	// the Chroma collection Providers' "chroma" queries, with the query
+	// vectors of Model.Embeddings (the model the collection was built
+	// with). ChromaURL "" (default) leaves the server to the backend,
+	// which reads CHROMA_URL, else http://localhost:8000; the collection
+	// "" (default) is none, which "chroma" needs; tenant and database
+	// default to Chroma's own, "default_tenant" and "default_database".
+	ChromaURL        string `mapstructure:"chroma_url"`
+	ChromaCollection string `mapstructure:"chroma_collection"`
+	ChromaTenant     string `mapstructure:"chroma_tenant"`
+	ChromaDatabase   string `mapstructure:"chroma_database"`
 }
 
 // Fetch bounds the reading of web pages.
@@ -211,7 +230,8 @@ func Defaults() Settings {
 			Prices: map[string]Price{}},
 		Research: Research{MaxTasks: defaults.MaxTasks, Parallelism: defaults.Parallelism, SearchLimit: defaults.SearchLimit,
 			MaxToolCalls: defaults.MaxToolCalls, MaxTokens: defaults.MaxTokens, AgentTimeout: defaults.AgentTimeout, MaxCycles: defaults.MaxCycles},
-		Search: Search{Providers: []string{defaults.SearchCorpus}},
+		Search: Search{Providers: []string{defaults.SearchCorpus},
+			ChromaTenant: defaults.ChromaTenant, ChromaDatabase: defaults.ChromaDatabase},
 		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
 		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
 		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout,

@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 	want := Settings{
 		Model:    Model{Provider: "extractive", MaxConcurrent: 4, Tools: "auto", Prices: map[string]Price{}},
 		Research: Research{MaxTasks: 4, Parallelism: 4, SearchLimit: 5, MaxToolCalls: 8, MaxTokens: 16000, AgentTimeout: 2 * time.Minute, MaxCycles: 3},
-		Search:   Search{Providers: []string{"corpus"}},
+		Search:   Search{Providers: []string{"corpus"}, ChromaTenant: "default_tenant", ChromaDatabase: "default_database"},
 		Fetch:    Fetch{Allow: []string{}, Timeout: 20 * time.Second, MaxBytes: 5 << 20},
 		Output:   Output{Format: "md", Style: "markdown", Unsupported: "flag"},
 		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20, Resume: "auto", MaxResumes: 3},
@@ -118,5 +118,40 @@ func TestNewLogger(t *testing.T) {
 	s.Log.Level, s.Log.Format = "warn", "xml"
 	if _, err := NewLogger(s, &b); !errors.Is(err, ErrInvalid) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// An embedding model names a provider that has them; chroma needs a
+// collection and the embedding model its vectors came from.
+func TestValidateEmbeddingsAndChroma(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*Settings)
+		want []string
+	}{
+		{"openai", func(s *Settings) { s.Model.Embeddings = "openai:text-embedding-3-small" }, nil},
+		{"provider alone", func(s *Settings) { s.Model.Embeddings = "ollama" }, nil},
+		{"no embedding models", func(s *Settings) { s.Model.Embeddings = "anthropic:claude" },
+			[]string{"config: model.embeddings = anthropic:claude: must be provider or provider:name, with provider one of openai, ollama, googleai"}},
+		{"chroma alone", func(s *Settings) { s.Search.Providers = []string{"chroma"} }, []string{
+			`config: search.chroma_collection = "": must name the Chroma collection that search.providers' chroma queries`,
+			`config: model.embeddings = "": must name the embedding model of the Chroma collection (search.providers has chroma), such as openai:text-embedding-3-small`,
+		}},
+		{"chroma configured", func(s *Settings) {
+			s.Search.Providers = []string{"corpus", "chroma"}
+			s.Search.ChromaCollection, s.Model.Embeddings, s.Search.ChromaURL = "catalog", "openai", "http://localhost:8000"
+		}, nil},
+		{"chroma url", func(s *Settings) { s.Search.ChromaURL = "localhost:8000" },
+			[]string{"config: search.chroma_url = localhost:8000: must be an http or https URL, such as http://localhost:8080"}},
+	} {
+		s := Defaults()
+		tc.set(&s)
+		var got []string
+		if err := s.Validate(); err != nil {
+			got = strings.Split(err.Error(), "\n")
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -18,7 +18,9 @@ import (
 var (
 	modelProviders  = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
 	toolModes       = []string{"auto", "native", "text"}
-	searchProviders = []string{"corpus", "searxng", "tavily", "brave", "exa"}
+	searchProviders = []string{"corpus", "searxng", "tavily", "brave", "exa", "chroma"}
+	// embeddingProviders have embedding models.
+	embeddingProviders = []string{"openai", "ollama", "googleai"}
 )
 
 // Validate checks every value of s (without normalising it first; see
@@ -130,6 +132,11 @@ func check(s *Settings) []problem {
 	ps.modelRole("model.researcher", m.Researcher)
 	ps.modelRole("model.writer", m.Writer)
 	ps.atLeast("model.max_concurrent", m.MaxConcurrent, 1)
+	if m.Embeddings != "" {
+		if provider, _, _ := strings.Cut(m.Embeddings, ":"); !slices.Contains(embeddingProviders, provider) {
+			ps.add("model.embeddings", m.Embeddings, "must be provider or provider:name, with provider one of %s", strings.Join(embeddingProviders, ", "))
+		}
+	}
 	ps.oneOf("model.tools", m.Tools, toolModes)
 	for _, id := range slices.Sorted(maps.Keys(m.Prices)) {
 		entry := "model.prices[" + id + "]"
@@ -168,6 +175,21 @@ func check(s *Settings) []problem {
 			"must name some of "+strings.Join(searchProviders, ", "))
 	}
 	ps.httpURL("search.searxng_url", s.Search.SearxngURL)
+	ps.httpURL("search.chroma_url", s.Search.ChromaURL)
+	if slices.Contains(s.Search.Providers, "chroma") {
+		if s.Search.ChromaCollection == "" {
+			ps.add("search.chroma_collection", "", "must name the Chroma collection that search.providers' chroma queries")
+		}
+		if m.Embeddings == "" {
+			ps.add("model.embeddings", "", "must name the embedding model of the Chroma collection (search.providers has chroma), such as openai:text-embedding-3-small")
+		}
+	}
+	if s.Search.ChromaTenant == "" {
+		ps.add("search.chroma_tenant", "", "must name a tenant (Chroma's default is default_tenant)")
+	}
+	if s.Search.ChromaDatabase == "" {
+		ps.add("search.chroma_database", "", "must name a database (Chroma's default is default_database)")
+	}
 
 	f := s.Fetch
 	ps.list("fetch.allow", f.Allow, func(addr string) bool { return validHostPort(addr, false) },
@@ -227,10 +249,10 @@ func (s *Settings) Normalize() {
 		&s.Output.Unsupported, &s.Log.Level, &s.Log.Format} {
 		*p = strings.ToLower(strings.TrimSpace(*p))
 	}
-	for _, p := range []*string{&s.Model.Planner, &s.Model.Researcher, &s.Model.Writer} {
+	for _, p := range []*string{&s.Model.Planner, &s.Model.Researcher, &s.Model.Writer, &s.Model.Embeddings} {
 		*p = NormalizeModel(*p)
 	}
-	for _, p := range []*string{&s.Model.BaseURL, &s.Search.SearxngURL, &s.Serve.Addr} {
+	for _, p := range []*string{&s.Model.BaseURL, &s.Search.SearxngURL, &s.Search.ChromaURL, &s.Serve.Addr} {
 		*p = strings.TrimSpace(*p)
 	}
 	s.Search.Providers = normalizeList(s.Search.Providers)

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
@@ -30,9 +31,10 @@ import (
 // an error with a StatusCode() int method (a 400 is not retried).
 type OpenAIServer struct {
 	*httptest.Server
-	model llms.Model
-	opts  OpenAIOptions
-	calls atomic.Int64
+	model  llms.Model
+	opts   OpenAIOptions
+	calls  atomic.Int64
+	embeds atomic.Int64
 }
 
 // OpenAIOptions shape how an OpenAIServer answers.
@@ -47,6 +49,10 @@ type OpenAIOptions struct {
 	// tool before it is sent: a test makes the model write the awkward
 	// citations real models write.
 	Rewrite func(text string) string
+	// Embedder, if set, answers POST /v1/embeddings in OpenAI's format
+	// (for example NewConcepts' embedding), so that --embeddings
+	// openai:NAME with --base-url URL/v1 embeds through the real client.
+	Embedder embeddings.Embedder
 }
 
 // NewOpenAIServer starts an OpenAIServer answering with m. Close it when
@@ -58,6 +64,7 @@ func NewOpenAIServer(m llms.Model, opts OpenAIOptions) *OpenAIServer {
 	s := &OpenAIServer{model: m, opts: opts}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.complete)
+	mux.HandleFunc("POST /v1/embeddings", s.embed)
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"extractive","object":"model","created":1700000000,"owned_by":"deepresearchtest"}]}`)

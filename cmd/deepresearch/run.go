@@ -253,16 +253,19 @@ ahead of time. Formats: .md .markdown .mdx .txt .text .rst .adoc .asciidoc
 			if err != nil {
 				return err
 			}
-			dir := s.Corpus.Dir
 			if len(args) == 1 {
-				dir = args[0]
+				s.Corpus.Dir = args[0]
 			}
-			st, err := deepresearch.Index(cmd.Context(), dir, s.Corpus.Index)
+			st, err := deepresearch.IndexSettings(cmd.Context(), s)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages\n",
+			fmt.Fprintf(cmd.OutOrStdout(), "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages",
 				st.Dir, st.IndexPath, st.Scanned, st.Added, st.Updated, st.Removed, st.Unchanged, st.Skipped, st.Passages)
+			if s.Model.Embeddings != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), ", %d embedded with %s", st.Embedded, s.Model.Embeddings)
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
 			for _, sk := range st.Skips {
 				fmt.Fprintf(cmd.OutOrStdout(), "  skipped %s: %s\n", sk.Path, sk.Reason)
 			}

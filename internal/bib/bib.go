@@ -52,6 +52,9 @@ type Reference struct {
 	Publisher, Container string
 	// DOI, when not given, is taken from a doi.org URL.
 	DOI string
+	// Locations are the pages, rows or slides the report cites the
+	// document at, when more than one (Source.Location is the first).
+	Locations []source.Location
 }
 
 // kind says how a reference is displayed and exported.

@@ -67,7 +67,7 @@ func BibTeX(refs []Reference) []byte {
 		if kindOf(r) == local {
 			note = fmt.Sprintf("Local document %s; reference [%d]", texEscape(clean(localPath(r))), r.Number)
 		}
-		if where := bibLocation(r.Location); where != "" {
+		if where := bibLocation(r.Location, r.Locations); where != "" {
 			note = texEscape(where) + "; " + note
 		}
 		field("note", note)

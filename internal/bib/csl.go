@@ -77,7 +77,7 @@ func CSLJSON(refs []Reference) ([]byte, error) {
 			it.Type = "document"
 			it.ArchiveLocation = clean(localPath(r))
 		}
-		cslLocator(&it, r.Location)
+		cslLocator(&it, r.Location, r.Locations)
 		items = append(items, it)
 	}
 	return json.MarshalIndent(items, "", "  ")

@@ -106,7 +106,11 @@ const (
 )
 
 // Citation is a fact: the marker numbered Number (as written in the input)
-// resolved to Source, shown to readers as Display.
+// resolved to Source, shown to readers as Display. Source.Location is
+// where in the document this citation points (a page, a row, a slide):
+// when a Numberer gives one display number to one document at several
+// units, each is a Citation of its own, and Link mode writes its pinpoint
+// ("[2, p. 7]").
 type Citation struct {
 	// Number is the number the input used (for [ref: URL] markers, the
 	// mapping number of that URL).
@@ -152,6 +156,9 @@ type Marker struct {
 	Numbers []int
 	// URL is a [ref: URL] marker's URL.
 	URL string
+	// Locator is the marker's pinpoint, "[2, p. 7]": the page, row or
+	// slide it cites its one number at; zero when it has none.
+	Locator source.Location
 }
 
 // Usage is a fact: a usage telemetry tag, [[USAGE:1,3,5]] (seed 001's
@@ -173,7 +180,9 @@ type Usage struct {
 // are called synchronously from Write or Close, and always before any text
 // that contains the citation's rendered link has been written.
 type Hooks struct {
-	// Citation is called the first time each display number is cited.
+	// Citation is called the first time each display number is cited at
+	// each unit of its document (once per display number, unless a
+	// Numberer numbers one document's pages as one).
 	Citation func(Citation)
 	// Unknown is called the first time each unknown number or URL is seen.
 	Unknown func(Unknown)

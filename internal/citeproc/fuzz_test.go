@@ -94,6 +94,7 @@ func FuzzRoundTrip(f *testing.F) {
 		f.Add(tc.in, []byte(nil))
 	}
 	f.Add("x [[99]1] y 【7】(z) [1][9]: w\n[ref: https://example.com/a]: v", []byte(nil))
+	f.Add("[12][13] [12, 13] [13, p. 7] [12, p. 9] [1, row 2][2]", []byte(nil))
 	for _, g := range genSeeds {
 		f.Add("", g)
 	}
@@ -104,6 +105,9 @@ func FuzzRoundTrip(f *testing.F) {
 		for _, cfg := range []citeproc.Config{
 			{Mode: citeproc.Renumber, Numberer: citeproc.FirstCitedNumbers()},
 			{Mode: citeproc.Link, Style: citeproc.Plain, Numberer: citeproc.FirstCitedNumbers()},
+			// One reference per document (12 and 13 are two pages of one
+			// PDF): pinpoints carry each citation's page through.
+			{Mode: citeproc.Link, Style: citeproc.Plain, Numberer: citeproc.FirstCited()},
 		} {
 			cfg.Mapping = testMapping(t)
 			var out strings.Builder
@@ -125,12 +129,12 @@ func FuzzRoundTrip(f *testing.F) {
 			if u := q.Unknowns(); len(u) > 0 {
 				t.Fatalf("mode %d: output cites %v, which it never resolved\nin:  %q\nout: %q", cfg.Mode, u, in, out.String())
 			}
-			var want, got []int
+			var want, got []string
 			for _, c := range p.Cited() {
-				want = append(want, c.Display)
+				want = append(want, fmt.Sprint(c.Display, c.Source.Location))
 			}
 			for _, c := range q.Cited() {
-				got = append(got, c.Number)
+				got = append(got, fmt.Sprint(c.Number, c.Source.Location))
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("mode %d: output cites %v, want %v\nin:  %q\nout: %q", cfg.Mode, got, want, in, out.String())

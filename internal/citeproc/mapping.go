@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Mapping binds citation numbers to sources, and (through a canonicaliser)
@@ -15,6 +16,7 @@ import (
 // concurrent use.
 type Mapping struct {
 	byNum     map[int]Source
+	at        map[int][]Source // numbers bound to one document at several units: all of them
 	byURL     map[string]int
 	links     map[int]string // canon.Link of a source's URL ("": none), decided when first asked
 	canonical func(string) string
@@ -50,13 +52,26 @@ func (m *Mapping) key(u string) string {
 // Add binds n to src. Re-adding the same source is a no-op; binding a
 // number that is already bound to another source is an error, because a
 // number that silently changes its source is exactly the bug this package
-// exists to prevent.
+// exists to prevent. The one exception is a reference numbered by
+// document: n may be bound to one document at several pages, rows or
+// slides (sources equal but for a Location that is a unit), each of which
+// a pinpoint marker ("[2, p. 7]") resolves to (see LookupAt).
 func (m *Mapping) Add(n int, src Source) error {
 	if n < 0 || n > MaxNumber {
 		return fmt.Errorf("citeproc: citation number %d: must be from 0 to %d (markers hold at most %d digits)", n, MaxNumber, maxDigits)
 	}
 	if old, ok := m.byNum[n]; ok {
-		if old == src {
+		if old == src || slices.Contains(m.at[n], src) {
+			return nil
+		}
+		if sameDocument(old, src) && old.Location.Unit() && src.Location.Unit() {
+			if m.at == nil {
+				m.at = map[int][]Source{}
+			}
+			if len(m.at[n]) == 0 {
+				m.at[n] = []Source{old}
+			}
+			m.at[n] = append(m.at[n], src)
 			return nil
 		}
 		return fmt.Errorf("citeproc: citation number %d already bound to %q, not %q", n, sourceName(old), sourceName(src))
@@ -92,10 +107,42 @@ func (m *Mapping) link(n int) string {
 	return v
 }
 
-// Lookup returns the source bound to n.
+// Lookup returns the source bound to n. For a number bound to one
+// document at several units it is the document: the source with no
+// Location.
 func (m *Mapping) Lookup(n int) (Source, bool) {
 	s, ok := m.byNum[n]
+	if len(m.at[n]) > 1 {
+		s.Location = source.Location{}
+	}
 	return s, ok
+}
+
+// LookupAt returns the source a pinpoint marker ("[2, p. 7]") cites: the
+// source bound to n at that unit (its sheet not compared: a pinpoint names
+// none), or, when n is bound to a whole document, that document at loc.
+// A pinpoint to a unit n is not bound at resolves to nothing.
+func (m *Mapping) LookupAt(n int, loc source.Location) (Source, bool) {
+	s, ok := m.byNum[n]
+	if !ok {
+		return Source{}, false
+	}
+	if !s.Location.IsZero() || len(m.at[n]) > 0 {
+		for _, c := range append([]Source{s}, m.at[n]...) {
+			if c.Location.Kind == loc.Kind && c.Location.Value == loc.Value {
+				return c, true
+			}
+		}
+		return Source{}, false
+	}
+	s.Location = loc
+	return s, true
+}
+
+// sameDocument reports whether a and b differ at most in their Location.
+func sameDocument(a, b Source) bool {
+	a.Location, b.Location = source.Location{}, source.Location{}
+	return a == b
 }
 
 // LookupURL returns the number and source whose URL is the same resource

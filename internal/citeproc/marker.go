@@ -3,6 +3,8 @@ package citeproc
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 type parseStatus uint8
@@ -43,9 +45,10 @@ type marker struct {
 	dash   []byte // the first range dash as written
 	ranged bool   // a single item that is a range
 	url    []byte
-	next   []byte // the character after the marker; nil at the end
-	def    bool   // the marker is a definition's label ("[1]: …" at a line start)
-	dagger bool   // OpenAI's form: 【1†source】, 【3:1†source】, [1†]
+	next   []byte          // the character after the marker; nil at the end
+	def    bool            // the marker is a definition's label ("[1]: …" at a line start)
+	dagger bool            // OpenAI's form: 【1†source】, 【3:1†source】, [1†]
+	loc    source.Location // a pinpoint: "[2, p. 7]" (see locator.go)
 }
 
 const (
@@ -78,6 +81,7 @@ var (
 func (m *marker) parse(b []byte, eof, lineStart, defs bool) (int, parseStatus) {
 	m.items = m.items[:0]
 	m.sep, m.dash, m.url, m.ranged, m.next, m.def, m.dagger = nil, nil, nil, false, nil, false, false
+	m.loc = source.Location{}
 	var n int
 	var st parseStatus
 	switch b[0] {
@@ -93,6 +97,7 @@ func (m *marker) parse(b []byte, eof, lineStart, defs bool) (int, parseStatus) {
 	if st == pNo {
 		m.items = m.items[:0]
 		m.sep, m.dash, m.ranged, m.dagger = nil, nil, false, false
+		m.loc = source.Location{}
 		n, st = m.nearMiss(b, eof)
 	}
 	if st != pYes {
@@ -193,6 +198,7 @@ func (m *marker) parseBracket(b []byte, eof bool) (int, parseStatus) {
 func (m *marker) parseSids(v []byte) bool {
 	m.items = m.items[:0]
 	m.sep, m.dash, m.url, m.ranged, m.next, m.def, m.dagger = nil, nil, nil, false, nil, false, false
+	m.loc = source.Location{}
 	m.kind, m.open, m.close, m.next = kSids, v[:0], v[:0], v[len(v)-1:]
 	n, st := m.parseList(v, 0, v[len(v)-1:], true)
 	if st != pYes || n != len(v) || m.dagger {
@@ -310,6 +316,14 @@ func (m *marker) parseList(b []byte, i int, close []byte, eof bool) (int, parseS
 		}
 		hi := lo
 		dashed := false // the item is a range ("1-1" too)
+		if len(m.items) == 0 && m.kind == kBracket {
+			if e, st := m.locatorSuffix(b, j, close, eof); st != pYes {
+				return e, st
+			} else if e > j {
+				m.items = append(m.items, span{lo, lo}) // "[2, p. 7]"
+				return e + len(close), pYes
+			}
+		}
 		if e, st := m.daggerSuffix(b, j, close, eof); st != pYes {
 			return e, st
 		} else if e > j {

@@ -123,7 +123,8 @@ func (p *Processor) Close() error {
 	return p.r.err
 }
 
-// Cited returns the citations seen so far, one per display number, in
+// Cited returns the citations seen so far, one per display number (and
+// unit of its document: see Citation), in
 // order of first citation.
 func (p *Processor) Cited() []Citation {
 	return append([]Citation(nil), p.r.cited...)

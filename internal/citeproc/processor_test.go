@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -35,6 +36,10 @@ func testMapping(t testing.TB) *citeproc.Mapping {
 		// Identifiers, linked under their https form (issue 17).
 		10: {ID: "doc-doi", URL: "doi:10.1000/XYZ", Title: "A DOI"},
 		11: {ID: "doc-arxiv", URL: "arxiv:2401.12345v2", Title: "An arXiv paper"},
+		// Two pages of one PDF (issue 22): FirstCited numbers them as one
+		// reference, and every citation keeps its page.
+		12: {ID: "spec.pdf", URL: "file:///c/spec.pdf", Title: "spec.pdf", Location: source.Location{Kind: source.LocPage, Value: "4"}},
+		13: {ID: "spec.pdf", URL: "file:///c/spec.pdf", Title: "spec.pdf", Location: source.Location{Kind: source.LocPage, Value: "7"}},
 	}, testCanonical)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +50,8 @@ func testMapping(t testing.TB) *citeproc.Mapping {
 // cases are the golden inputs: every dialect and edge case.
 var cases = []struct{ name, in string }{
 	{"basic", "Go is fast [1]. It is simple [2]. Both [1]."},
+	{"pinpoint", "Weights go to 100 [12]. Magic comes first [13]. Both [12, 13] and [12][13]. " +
+		"Pinned [12, p. 4], [ 13 ,row 7], [1, p. 9], [12, p. 9] and [12 , slide 2]. Not pins: [12, p.], [12, pp. 4], [12, row4], [12, p. 4, 5]."},
 	{"group", "A [1, 2] B [1,2] C [ 1 , 3 ] D [1;4] E [2, 2]."},
 	{"adjacent", "A [1][2]. B [2] [3]. C[4]."},
 	{"double", "A [[1]] and [[1, 3]] and [[2]](not a citation)."},
@@ -198,7 +205,11 @@ func run(t testing.TB, in string, m mode, split func(string) []string) (string, 
 	cfg := m.cfg(testMapping(t))
 	cfg.Hooks = citeproc.Hooks{
 		Citation: func(c citeproc.Citation) {
-			tr.fact(fmt.Sprintf("cite: %d -> [%d] %s", c.Number, c.Display, c.Source.ID))
+			f := fmt.Sprintf("cite: %d -> [%d] %s", c.Number, c.Display, c.Source.ID)
+			if !c.Source.Location.IsZero() {
+				f += " at " + c.Source.Location.String()
+			}
+			tr.fact(f)
 		},
 		Usage: func(u citeproc.Usage) {
 			tr.fact(fmt.Sprintf("usage: %v at %d", u.Numbers, u.Offset))

@@ -36,14 +36,15 @@ type renderer struct {
 	lastOpen  bool // the last output character is an opening bracket
 	// The display numbers of the last rendered marker, while nothing else
 	// has been output since: "[1][2]" for one resource renders once.
-	prevShown  []int
+	prevShown  []citeKey
 	afterShown bool
 
 	c    *candidate // the marker being handled
 	nums []int      // scratch: the Marker hook's numbers
 
 	cited      []Citation
-	citedIdx   map[int]int
+	citedIdx   map[int]int     // display number → its first citation in cited
+	citedAt    map[citeKey]int // display number and unit → its citation in cited
 	unknown    []Unknown
 	unknownNum map[int]struct{}
 	unknownURL map[string]struct{}
@@ -296,7 +297,11 @@ func (r *renderer) marker(c *candidate) {
 	default:
 		for _, it := range m.items {
 			for v := it.lo; v <= it.hi; v++ {
-				if src, ok := r.mapping.Lookup(v); ok {
+				src, ok := r.mapping.Lookup(v)
+				if !m.loc.IsZero() {
+					src, ok = r.mapping.LookupAt(v, m.loc)
+				}
+				if ok {
 					r.resolve(v, src)
 				} else {
 					r.reportUnknown(Unknown{Number: v})
@@ -359,7 +364,7 @@ func (r *renderer) usage() {
 // markerFact reports the marker being handled to the Marker hook.
 func (r *renderer) markerFact(raw []byte) {
 	m := r.c
-	f := Marker{Offset: r.c.at, Len: len(raw)}
+	f := Marker{Offset: r.c.at, Len: len(raw), Locator: m.loc}
 	if m.kind == kRef {
 		f.URL = string(m.url)
 	} else {
@@ -382,21 +387,30 @@ func (r *renderer) resolve(v int, src Source) {
 	if r.number != nil && r.mode != Keep {
 		d = r.number.Display(v, src)
 	}
-	for _, c := range r.group {
-		if c.Display == d {
-			return
-		}
-	}
 	c := Citation{Number: v, Display: d, Source: src}
 	if k, seen := r.citedIdx[d]; seen {
 		// One display number shows one source (and so one URL)
-		// everywhere: in the text, the facts and the lists.
+		// everywhere: in the text, the facts and the lists; only where
+		// in it a citation points (a page, a row, a slide) may differ.
 		c.Source = r.cited[k].Source
-		r.group = append(r.group, c)
-		return
+		c.Source.Location = src.Location
+	}
+	for _, g := range r.group {
+		if keyOf(g) == keyOf(c) {
+			return
+		}
 	}
 	r.group = append(r.group, c)
-	r.citedIdx[d] = len(r.cited)
+	if _, seen := r.citedAt[keyOf(c)]; seen {
+		return
+	}
+	if _, seen := r.citedIdx[d]; !seen {
+		r.citedIdx[d] = len(r.cited)
+	}
+	if r.citedAt == nil {
+		r.citedAt = map[citeKey]int{}
+	}
+	r.citedAt[keyOf(c)] = len(r.cited)
 	r.cited = append(r.cited, c)
 	if r.hooks.Citation != nil {
 		r.flush(false)
@@ -476,7 +490,7 @@ func (r *renderer) drop(raw []byte) {
 // just before it did not.
 func (r *renderer) repeatsShown() bool {
 	for _, c := range r.group {
-		if !slices.Contains(r.prevShown, c.Display) {
+		if !slices.Contains(r.prevShown, keyOf(c)) {
 			return false
 		}
 	}
@@ -486,7 +500,7 @@ func (r *renderer) repeatsShown() bool {
 func (r *renderer) noteShown() {
 	r.prevShown = r.prevShown[:0]
 	for _, c := range r.group {
-		r.prevShown = append(r.prevShown, c.Display)
+		r.prevShown = append(r.prevShown, keyOf(c))
 	}
 	r.afterShown = true
 }
@@ -540,8 +554,18 @@ func (r *renderer) appendNum(d int) {
 	r.out = strconv.AppendInt(r.out, int64(d), 10)
 }
 
-// appendPlain writes [1] or [1, 2].
+// appendPlain writes [1] or [1, 2]; with pinpoints, [1, p. 7] or
+// [1][2, p. 7].
 func (r *renderer) appendPlain(g []Citation) {
+	if r.pinned(g) {
+		for _, c := range g {
+			r.out = append(r.out, '[')
+			r.appendNum(c.Display)
+			r.appendPin(c)
+			r.out = append(r.out, ']')
+		}
+		return
+	}
 	r.out = append(r.out, '[')
 	for k, c := range g {
 		if k > 0 {
@@ -595,6 +619,7 @@ func (r *renderer) renderLink() {
 			if link == "" {
 				r.out = append(r.out, '[')
 				r.appendNum(c.Display)
+				r.appendPin(c)
 				r.out = append(r.out, ']')
 				continue
 			}
@@ -606,6 +631,7 @@ func (r *renderer) renderLink() {
 			}
 			r.out = append(r.out, `">[`...)
 			r.appendNum(c.Display)
+			r.appendPin(c)
 			r.out = append(r.out, "]</a>"...)
 		}
 		r.out = append(r.out, "</sup>"...)
@@ -616,11 +642,13 @@ func (r *renderer) renderLink() {
 			link := r.link(c)
 			if link == "" {
 				r.appendNum(c.Display) // no URL, or one that must not be followed
+				r.appendPin(c)
 				r.out = append(r.out, ']')
 				continue
 			}
 			r.out = append(r.out, '[')
 			r.appendNum(c.Display)
+			r.appendPin(c)
 			r.out = append(r.out, "]]("...)
 			r.out = appendMarkdownURL(r.out, link)
 			r.out = append(r.out, ')')
@@ -644,6 +672,9 @@ func (r *renderer) renderRenumbered() {
 	default:
 		r.out = append(r.out, m.open...)
 		r.appendList(g)
+		if len(g) == 1 {
+			r.appendPin(g[0]) // "[2, p. 7]" stays pinned
+		}
 		r.out = append(r.out, m.close...)
 	}
 	r.rendered()

@@ -6,9 +6,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
-// Two pages of one PDF stay two sources, each with its page, so that no
-// citation ends up pointing at the other page; the same page cited by two
-// reports is one source.
+// Two pages of one PDF stay two citation targets, each with its page, so
+// that no citation ends up pointing at the other page (publication makes
+// them one reference: DocumentKey); the same page cited by two reports is
+// one target.
 func TestMergeKeepsLocations(t *testing.T) {
 	page := func(n string) source.Source {
 		return source.Source{ID: "spec.pdf", URL: "file:///c/spec.pdf", Title: "spec.pdf",
@@ -26,5 +27,14 @@ func TestMergeKeepsLocations(t *testing.T) {
 	}
 	if got := res.Reports[1].Text; got != "Magic is tried first [2]." {
 		t.Errorf("second report %q", got)
+	}
+	if k := DocumentKey(res.Sources[0].Source); k == "" || k != DocumentKey(res.Sources[1].Source) {
+		t.Errorf("the two pages are documents %q and %q", k, DocumentKey(res.Sources[1].Source))
+	}
+	sheet := func(part string) source.Source {
+		return source.Source{ID: "b.xlsx", URL: "file:///c/b.xlsx", Location: source.Location{Kind: source.LocRow, Value: "3", Part: part}}
+	}
+	if DocumentKey(sheet("Prices")) == DocumentKey(sheet("Stock")) || DocumentKey(source.Source{}) != "" {
+		t.Error("two sheets are one document, or an anonymous source has a key")
 	}
 }

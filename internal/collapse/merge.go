@@ -4,9 +4,14 @@
 //
 // Each agent numbers its sources from [1]. Merging walks the reports in
 // plan order and gives each distinct source (by canonical URL, or by ID
-// when it has no URL, and by page, row or slide: two pages of one PDF are
-// two sources) a global number the first time a report's text cites
-// it. Numbers, once given, never change as more reports are merged; markers
+// when it has no URL, and by page, row or slide) a global number the first
+// time a report's text cites it. A global number is a citation target: a
+// document and, where its passages are located by unit, the page, row or
+// slide cited, so that every marker keeps resolving to the page it was
+// written for, and verification checks it against that page's text. Two
+// pages of one PDF are two numbers of one document (DocumentKey), which
+// publication (internal/finalreport) makes one reference listing both
+// pages, each citation keeping its own ("[2, p. 4]", "[2, p. 7]"). Numbers, once given, never change as more reports are merged; markers
 // are rewritten in their own bracket style; a local number a report cites
 // without having it in its mapping, or a bracket of citation-like numbers
 // in no understood form ("[3-1]", "[1-70]"), is dropped from the text and
@@ -159,23 +164,15 @@ func (m *Merger) key(u string) string {
 // number returns the global number of src, cited in section as local
 // number n, giving it the next number if it is new.
 func (m *Merger) number(section string, reportNo, n int, src source.Source) int {
-	var id, canonical string
-	switch {
-	case src.URL == "" && src.ID == "":
+	id, canonical := document(src, m.key)
+	if id == "" {
 		// Nothing to compare by: a number of its own, never shared.
 		id = "anon:" + strconv.Itoa(reportNo) + ":" + strconv.Itoa(n)
-	case src.URL == "":
-		id = "id:" + src.ID
-	default:
-		canonical = m.key(src.URL)
-		if canonical == "" {
-			// Malformed: shared only by the same string.
-			id = "invalid:" + src.URL
-		} else {
-			id = "url:" + canonical
-		}
 	}
-	id += src.Location.Key() // a page, row or slide of a document is a source of its own
+	// A page, row or slide of a document is a citation target of its own,
+	// so that a marker keeps pointing at its page through every
+	// renumbering; publication makes the document one reference.
+	id += src.Location.Key()
 	if g, ok := m.byKey[id]; ok {
 		s := &m.sources[g-1]
 		if !slices.Contains(s.UsedInSections, section) {

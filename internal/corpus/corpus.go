@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/vector"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -55,7 +56,10 @@ var _ search.Backend = (*Index)(nil)
 //   - 3: passages carry a structured location (loc_kind, loc_value,
 //     loc_part: a page, section, row, slide or line range), and PDFs,
 //     office documents, EPUB and CSV files are indexed.
-const schemaVersion = 3
+//   - 4: passages carry the hash of the text an embedding model reads
+//     (embed_hash), and the embeddings table caches vectors by model and
+//     that hash (hybrid retrieval; see embed.go).
+const schemaVersion = 4
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
@@ -89,9 +93,17 @@ var schema = []string{
 		loc_kind  TEXT NOT NULL DEFAULT '', -- source.Location: page, section, row, slide, lines
 		loc_value TEXT NOT NULL DEFAULT '',
 		loc_part  TEXT NOT NULL DEFAULT '', -- a workbook's sheet
-		body     TEXT NOT NULL
+		body     TEXT NOT NULL,
+		embed_hash TEXT NOT NULL DEFAULT '' -- hex SHA-256 of embedText(title, location, body)
 	)`,
 	`CREATE INDEX passages_doc ON passages(doc_id)`,
+	`CREATE INDEX passages_embed ON passages(embed_hash)`,
+	`CREATE TABLE embeddings (
+		model  TEXT NOT NULL,          -- the Embedder's name: "openai:text-embedding-3-small"
+		hash   TEXT NOT NULL,          -- passages.embed_hash
+		vector BLOB NOT NULL,          -- little-endian float32s, unit length
+		PRIMARY KEY (model, hash)
+	) WITHOUT ROWID`,
 	`CREATE VIRTUAL TABLE passages_fts USING fts5(
 		title, heading, body,
 		content = '', contentless_delete = 1,
@@ -119,6 +131,10 @@ type Index struct {
 	dbPath string
 	search *sql.Stmt // sqlSearch, prepared on each connection as it is used
 
+	emb  vector.Embedder           // nil: lexical search only
+	vecs atomic.Pointer[vectorSet] // the embedded passages, loaded on the first hybrid search
+	vmu  sync.Mutex                // one load of vecs at a time
+
 	syncMu sync.Mutex             // one Sync of this Index at a time
 	lock   *syncLock              // one Sync of this database at a time, in any process
 	root   atomic.Pointer[string] // absolute corpus folder; nil before the first Sync
@@ -135,8 +151,11 @@ type Index struct {
 // an Index that finds the database ready takes no lock. Open also creates
 // the lock file, dbPath with ".lock" added.
 //
+// With WithEmbedder, Sync also embeds the passages and Search is hybrid
+// (see Search).
+//
 // The caller must Close the Index.
-func Open(ctx context.Context, dbPath string) (*Index, error) {
+func Open(ctx context.Context, dbPath string, opts ...Option) (*Index, error) {
 	abs, err := filepath.Abs(dbPath)
 	if err != nil {
 		return nil, &Error{Op: "open", Subject: dbPath, Err: err}
@@ -151,6 +170,9 @@ func Open(ctx context.Context, dbPath string) (*Index, error) {
 	db.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
 	db.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
 	ix := &Index{db: db, dbPath: abs}
+	for _, o := range opts {
+		o(ix)
+	}
 	fail := func(err error) (*Index, error) {
 		if ix.search != nil {
 			ix.search.Close()

@@ -92,7 +92,13 @@ LIMIT ?2`, weightTitle, weightHeading, weightBody, perDocument)
 // Cost: one SQL query that scores every matching passage with bm25, so it
 // grows with the number of passages that share a word with the query:
 // about 1ms for a five-word query over the Go documentation (350 passages).
+//
+// With WithEmbedder the search is hybrid (see hybridSearch): the same
+// bm25 ranking fused with vector similarity.
 func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
+	if ix.emb != nil {
+		return ix.hybridSearch(ctx, query, limit)
+	}
 	match := matchQuery(query)
 	if match == "" || limit <= 0 {
 		return nil, nil

@@ -52,6 +52,10 @@ type SyncStats struct {
 	// bounds of extract.Limits (a zip bomb) or slower to read than 60s.
 	Skipped  int
 	Passages int // passages written by this Sync (for Added and Updated)
+	// Embedded counts the passages whose vectors this Sync asked the
+	// embedding model for (with WithEmbedder): new text only, since
+	// vectors are cached by the hash of the text embedded.
+	Embedded int
 	// Skips lists the skipped entries, with the reason for each, in walk
 	// order (lexical by path).
 	Skips []Skip
@@ -71,6 +75,7 @@ func (s *SyncStats) add(o SyncStats) {
 	s.Unchanged += o.Unchanged
 	s.Skipped += o.Skipped
 	s.Passages += o.Passages
+	s.Embedded += o.Embedded
 	s.Skips = append(s.Skips, o.Skips...)
 }
 
@@ -153,7 +158,10 @@ func (s *syncer) run(dir string) error {
 	if err := s.commit(); err != nil {
 		return err
 	}
-	if s.stats.Added+s.stats.Updated+s.stats.Removed > 0 {
+	if err := s.embed(); err != nil {
+		return err
+	}
+	if s.stats.Added+s.stats.Updated+s.stats.Removed+s.stats.Embedded > 0 {
 		// Let SQLite refresh its planner statistics; cheap when little changed.
 		if _, err := s.ix.db.ExecContext(s.ctx, `PRAGMA optimize`); err != nil {
 			return fmt.Errorf("optimize %s: %w", s.ix.dbPath, err)
@@ -568,7 +576,7 @@ const (
 	sqlInsertSkipped  = `INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES (?, ?, ?, ?)`
 	sqlTouchDoc       = `UPDATE docs SET size = ?, mtime_ns = ? WHERE path = ?`
 	sqlInsertDoc      = `INSERT INTO docs(path, title, size, mtime_ns, hash, text) VALUES (?, ?, ?, ?, ?, ?)`
-	sqlInsertPassage  = `INSERT INTO passages(doc_id, seq, location, loc_kind, loc_value, loc_part, body) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertPassage  = `INSERT INTO passages(doc_id, seq, location, loc_kind, loc_value, loc_part, body, embed_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertFTS      = `INSERT INTO passages_fts(rowid, title, heading, body) VALUES (?, ?, ?, ?)`
 )
 
@@ -629,7 +637,8 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				return fail("insert", c.path, err)
 			}
 			for i, p := range c.ps {
-				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Loc.Kind, p.Loc.Value, p.Loc.Part, p.Body)
+				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Loc.Kind, p.Loc.Value, p.Loc.Part, p.Body,
+					embedHash(c.doc.Title, p.Location, p.Body))
 				if err != nil {
 					return fail("insert passage of", c.path, err)
 				}

@@ -16,16 +16,18 @@ const (
 
 // Research limits: the plan, the agents and their budgets.
 const (
-	MaxTasks     = 4                // research.max_tasks
-	Parallelism  = 4                // research.parallelism
-	SearchLimit  = 5                // research.search_limit
-	MaxToolCalls = 8                // research.max_tool_calls
-	MaxTokens    = 16000            // research.max_tokens
-	AgentTimeout = 2 * time.Minute  // research.agent_timeout
-	MaxCycles    = 3                // research.max_cycles
-	SearchCorpus = "corpus"         // search.providers: the local index
-	FetchTimeout = 20 * time.Second // fetch.timeout
-	FetchMaxSize = 5 << 20          // fetch.max_bytes
+	MaxTasks       = 4                  // research.max_tasks
+	Parallelism    = 4                  // research.parallelism
+	SearchLimit    = 5                  // research.search_limit
+	MaxToolCalls   = 8                  // research.max_tool_calls
+	MaxTokens      = 16000              // research.max_tokens
+	AgentTimeout   = 2 * time.Minute    // research.agent_timeout
+	MaxCycles      = 3                  // research.max_cycles
+	SearchCorpus   = "corpus"           // search.providers: the local index
+	ChromaTenant   = "default_tenant"   // search.chroma.tenant: Chroma's default
+	ChromaDatabase = "default_database" // search.chroma.database: Chroma's default
+	FetchTimeout   = 20 * time.Second   // fetch.timeout
+	FetchMaxSize   = 5 << 20            // fetch.max_bytes
 )
 
 // The final report.

@@ -34,7 +34,8 @@ type Hooks struct {
 	// Delta receives the styled report text as it streams.
 	Delta func(text string)
 	// Citation is called when reference n is first cited, before the text
-	// that cites it is passed to Delta.
+	// that cites it is passed to Delta (once per reference: a document
+	// cited at several pages is one reference; src is at the first).
 	Citation func(n int, src source.Source)
 	// Unknown is called the first time the writer cites a number (or a
 	// URL, or a bracket of citation-like numbers) that is no merged source:
@@ -74,14 +75,17 @@ type Input struct {
 	Notices []string
 }
 
-// Reference is one entry of the reference list.
+// Reference is one entry of the reference list: one document. Its
+// Source.Location is the first unit the report cites it at (a page, a
+// row, a slide); when it cites more than one, Locations lists them all in
+// order of first citation, and Label names them ("spec.pdf, pp. 4, 7").
 type Reference struct {
 	Number int `json:"number"`
 	source.Source
-	CanonicalURL string `json:"canonical_url,omitempty"`
-	// Checked is set in a report's JSON form only (nil elsewhere, so that
-	// References compare with ==); its fields are the reference's own in
-	// JSON.
+	CanonicalURL string            `json:"canonical_url,omitempty"`
+	Locations    []source.Location `json:"locations,omitempty"`
+	// Checked is set in a report's JSON form only (nil elsewhere); its
+	// fields are the reference's own in JSON.
 	*Checked
 }
 
@@ -206,24 +210,23 @@ func newPublisher(sources []collapse.Source, style citeproc.Style, hooks Hooks) 
 		Mode:     citeproc.Link,
 		Style:    citeproc.Plain,
 		Mapping:  global,
-		Numberer: citeproc.FirstCitedNumbers(),
+		Numberer: numberer(),
 		Hooks: citeproc.Hooks{
-			Citation: func(c citeproc.Citation) {
-				src := byNumber[c.Number]
-				p.rep.References = append(p.rep.References, Reference{Number: c.Display, Source: src.Source, CanonicalURL: src.CanonicalURL})
-			},
-			Unknown: hooks.Unknown,
+			Citation: func(c citeproc.Citation) { cite(&p.rep.References, c, byNumber[c.Number]) },
+			Unknown:  hooks.Unknown,
 		},
 	})
 	// Its facts go to the hooks: each comes just before the text that
-	// shows it, whatever the chunking.
+	// shows it, whatever the chunking; a reference is announced once, at
+	// the first unit it is cited at.
+	var announced []Reference
 	p.textP = citeproc.New(deltaTee{&p.text, hooks.Delta}, citeproc.Config{
 		Mode:     citeproc.Link,
 		Style:    style,
 		Mapping:  global,
-		Numberer: citeproc.FirstCitedNumbers(),
+		Numberer: numberer(),
 		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
-			if hooks.Citation != nil {
+			if cite(&announced, c, byNumber[c.Number]) && hooks.Citation != nil {
 				hooks.Citation(c.Display, byNumber[c.Number].Source)
 			}
 		}},

@@ -316,7 +316,7 @@ func TestExtractiveWriter(t *testing.T) {
 			for i, ref := range rep.References {
 				s := in.Sources[cited[i]-1]
 				want := Reference{Number: i + 1, Source: s.Source, CanonicalURL: s.CanonicalURL}
-				if ref != want {
+				if !reflect.DeepEqual(ref, want) {
 					t.Errorf("reference %d = %+v, want %+v", i+1, ref, want)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,7 +119,7 @@ func HTML(title string, r *Report) (string, error) {
 		}
 	}
 	var md strings.Builder
-	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors, Numberer: citeproc.FirstCitedNumbers()})
+	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors, Numberer: numberer()})
 	p.WriteString(v.raw)
 	if err := p.Close(); err != nil {
 		return "", fmt.Errorf("finalreport: html: %w", err)
@@ -191,7 +192,7 @@ func (r *Report) view() (*view, error) {
 	// The reference numbers Publish gave: the same processor over the
 	// same text numbers the same citations the same way.
 	p := citeproc.New(io.Discard, citeproc.Config{
-		Mode: citeproc.Link, Style: citeproc.Plain, Mapping: global, Numberer: citeproc.FirstCitedNumbers(),
+		Mode: citeproc.Link, Style: citeproc.Plain, Mapping: global, Numberer: numberer(),
 		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) { v.display[c.Number] = c.Display }},
 	})
 	p.WriteString(r.Draft)
@@ -273,7 +274,9 @@ func JSON(question string, r *Report, x Extra) (*Document, error) {
 		}
 		claim := Claim{Path: "/blocks/" + strconv.Itoa(len(doc.Blocks)-1)}
 		for _, c := range cited {
-			claim.SIDs = append(claim.SIDs, c.Display)
+			if !slices.Contains(claim.SIDs, c.Display) { // two pages of one reference: one sid
+				claim.SIDs = append(claim.SIDs, c.Display)
+			}
 		}
 		doc.Citations = append(doc.Citations, claim)
 	}

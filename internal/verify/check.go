@@ -20,7 +20,8 @@ import (
 type checker struct {
 	report  string
 	sources map[int]Source
-	order   []int // source numbers, ascending
+	units   map[int][]Source // numbers of one document at several units: each, with its text
+	order   []int            // source numbers, ascending
 	opts    Options
 	lines   lineIndex
 	mapping *citeproc.Mapping
@@ -58,7 +59,21 @@ func newChecker(report string, sources []Source, opts Options) (*checker, error)
 			return nil, fmt.Errorf("%w: source %d (%q): number %d must be 1 or more", ErrSources, i+1, name(s), s.Number)
 		}
 		if old, dup := c.sources[s.Number]; dup {
-			return nil, fmt.Errorf("%w: number %d names two sources, %q and %q", ErrSources, s.Number, name(old), name(s))
+			if !unitsOfOne(old, s) || slices.ContainsFunc(c.units[s.Number], func(u Source) bool { return u.Location == s.Location }) {
+				return nil, fmt.Errorf("%w: number %d names two sources, %q and %q", ErrSources, s.Number, name(old), name(s))
+			}
+			// One reference cited at several pages, rows or slides: each
+			// unit keeps the text it is judged against.
+			if c.units == nil {
+				c.units = map[int][]Source{}
+			}
+			if len(c.units[s.Number]) == 0 {
+				old.Text = c.judged[s.Number]
+				c.units[s.Number] = []Source{old}
+			}
+			s.Text = c.judgedText(s)
+			c.units[s.Number] = append(c.units[s.Number], s)
+			continue
 		}
 		c.sources[s.Number] = s
 		c.order = append(c.order, s.Number)
@@ -123,8 +138,12 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 			for _, n := range nums {
 				ct := base
 				ct.Number = n
-				src, ok := c.sources[n]
+				src, ok := c.source(n, f.loc)
+				ct.Location = src.Location
 				text := c.judged[n]
+				if len(c.units[n]) > 0 {
+					text = src.Text // the unit's judged text (see newChecker)
+				}
 				switch {
 				case c.opts.NoSources:
 					ct.Status = Unchecked
@@ -137,7 +156,7 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 					ct.Status = Unsupported
 					ct.Reason = "no sentence precedes the marker"
 				default:
-					k := [2]string{f.sentence, fmt.Sprint(n)}
+					k := [2]string{f.sentence, fmt.Sprint(n, src.Location)}
 					ci, seen := claimIdx[k]
 					if !seen {
 						ci = len(claims)

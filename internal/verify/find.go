@@ -15,6 +15,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // found is one citation marker in the report, before judging.
@@ -23,9 +24,10 @@ type found struct {
 	off    int
 	len    int
 	marker string
-	nums   []int  // KindNumber: the numbers, in order (repeats removed)
-	link   string // a rendered citation's link target
-	ref    string // KindRef: URL; KindDOI: the DOI; KindAuthorYear: "Author YEAR"; KindFile: path
+	nums   []int           // KindNumber: the numbers, in order (repeats removed)
+	link   string          // a rendered citation's link target
+	ref    string          // KindRef: URL; KindDOI: the DOI; KindAuthorYear: "Author YEAR"; KindFile: path
+	loc    source.Location // a pinpoint: "[2, p. 7]" cites number 2 at page 7
 	// File references.
 	hash   string
 	lineLo int
@@ -184,10 +186,10 @@ var (
 	// A corpus identifier: "REF-123".
 	refIDRe = regexp.MustCompile(`\bREF-\d{1,9}\b`)
 	// The markdown style our renderer writes: "[[1]](https://…)".
-	linkedRe = regexp.MustCompile(`\[\[([1-9][0-9]{0,5})\]\]\(([^()\s]*)\)`)
+	linkedRe = regexp.MustCompile(`\[\[([1-9][0-9]{0,5})(?:, (?:p\.|row|slide) [0-9]{1,6})?\]\]\(([^()\s]*)\)`)
 	// The HTML style: <sup class="cite" data-sids="1"><a href="URL" …>[1]</a></sup>
 	// (data-sids since issue 17).
-	supRe = regexp.MustCompile(`<sup class="cite"(?: data-sids="[0-9,]*")?><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})\]</a></sup>`)
+	supRe = regexp.MustCompile(`<sup class="cite"(?: data-sids="[0-9,]*")?><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})(?:, (?:p\.|row|slide) [0-9]{1,6})?\]</a></sup>`)
 	// "[path, L10-20]", "[path@hash, L10-20]", "[path@hash]", "[path, L7]".
 	fileRefRe = regexp.MustCompile(`\[([^\s\[\](),@]+)(?:@([0-9A-Fa-f]{6,64}))?(?:,\s*L(\d+)(?:\s*[-–]\s*L?(\d+))?)?\]`)
 )
@@ -208,7 +210,7 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 			if lay.skipped(off, off+m.Len) || isSidsValue(report, off) {
 				return
 			}
-			f := found{off: off, len: m.Len, marker: report[off : off+m.Len]}
+			f := found{off: off, len: m.Len, marker: report[off : off+m.Len], loc: m.Locator}
 			if m.URL != "" {
 				f.kind, f.ref = KindRef, m.URL
 			} else {

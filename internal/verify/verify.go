@@ -46,7 +46,10 @@ type Source struct {
 	// citing it is a fabricated citation.
 	Text string `json:"text,omitempty"`
 	// Location is where in the document the cited passage is; two pages
-	// of one PDF are two resources, not duplicates.
+	// of one PDF are two resources, not duplicates. Several sources may
+	// share a Number when they are one document at different pages, rows
+	// or slides (one reference cited at each): a pinpoint marker ("[2, p.
+	// 7]") is checked against its page's text, a plain one against all.
 	Location source.Location `json:"location,omitzero"`
 	// TextSHA256 is the hex SHA-256 of the text that was read of the
 	// source, and Passages the parts of it that citations were checked
@@ -120,6 +123,9 @@ type Citation struct {
 	// Number is the cited number (KindNumber, and KindRef when the URL
 	// resolved to a source); 0 otherwise.
 	Number int `json:"number,omitempty"`
+	// Location is the page, row or slide of the source the citation was
+	// checked against: its pinpoint ("[2, p. 7]"), or the source's own.
+	Location source.Location `json:"location,omitzero"`
 	// Ref is what a non-numeric citation names: the URL, DOI, "Author YEAR"
 	// (the first author's surname), file path or REF identifier.
 	Ref string `json:"ref,omitempty"`

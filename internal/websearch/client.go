@@ -182,6 +182,12 @@ func findMessage(v any, depth int) string {
 	case string:
 		return v
 	case map[string]any:
+		// Chroma: {"error": "NotFoundError", "message": "Collection [x] does not exist"}.
+		if kind, ok := v["error"].(string); ok {
+			if msg, ok := v["message"].(string); ok && msg != "" {
+				return kind + ": " + msg
+			}
+		}
 		for _, k := range []string{"detail", "error", "message", "msg"} {
 			if s := findMessage(v[k], depth+1); s != "" {
 				return s

@@ -1,6 +1,7 @@
 // Package websearch searches the web for research agents: SearXNG, Tavily,
-// Brave and Exa behind the search.Backend interface, and Combined, which
-// queries several backends (web engines and the local corpus) at once.
+// Brave and Exa behind the search.Backend interface, an existing Chroma
+// collection (Chroma), and Combined, which queries several backends (web
+// engines, Chroma and the local corpus) at once.
 //
 // Each engine speaks its provider's own HTTP API. Failures are classified
 // (a bad key, rate limiting, an outage, a malformed response) and the
@@ -62,6 +63,11 @@ type Config struct {
 	// Tests point them at local servers.
 	TavilyURL, BraveURL, ExaURL string
 
+	// Chroma names the collection "chroma" queries (NewChroma), and
+	// Embedder makes its query vectors.
+	Chroma   ChromaConfig
+	Embedder QueryEmbedder
+
 	// Pages reads result pages for Fetch. Nil: Fetch fails, saying so.
 	Pages PageFetcher
 	// Client makes the API calls. Default: a client with a 30s timeout.
@@ -85,7 +91,8 @@ type Config struct {
 }
 
 // ConfigFromEnv returns a Config with the addresses and keys the usual
-// variables hold: SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY.
+// variables hold: SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY,
+// CHROMA_URL and CHROMA_API_KEY.
 // getenv is os.Getenv or a test's table.
 func ConfigFromEnv(getenv func(string) string) Config {
 	return Config{
@@ -93,6 +100,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		TavilyKey:  strings.TrimSpace(getenv(EnvTavilyKey)),
 		BraveKey:   strings.TrimSpace(getenv(EnvBraveKey)),
 		ExaKey:     strings.TrimSpace(getenv(EnvExaKey)),
+		Chroma:     ChromaConfig{URL: strings.TrimSpace(getenv(EnvChromaURL)), Token: strings.TrimSpace(getenv(EnvChromaKey))},
 	}
 }
 

@@ -131,6 +131,12 @@ func Build(names []string, cfg Config, corpus search.Backend, hooks Hooks) (*Com
 				return nil, fmt.Errorf("websearch: corpus: no local index to search")
 			}
 			members = append(members, Member{Name: n, Channel: ChannelCorpus, Backend: corpus})
+		case ChannelChroma:
+			ch, err := NewChroma(cfg.Chroma, cfg.Embedder, cfg)
+			if err != nil {
+				return nil, err
+			}
+			members = append(members, Member{Name: n, Channel: ChannelChroma, Backend: ch})
 		default:
 			e, err := New(n, cfg)
 			if err != nil {

@@ -1,0 +1,218 @@
+package deepresearch
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/tmc/langchaingo/embeddings"
+
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/corpus"
+	"github.com/deepresearch/deepresearch/internal/provider"
+	"github.com/deepresearch/deepresearch/internal/retry"
+	"github.com/deepresearch/deepresearch/internal/vector"
+	"github.com/deepresearch/deepresearch/internal/websearch"
+)
+
+// Embedder turns texts into vectors: langchaingo's embeddings.Embedder
+// (EmbedDocuments for passages, EmbedQuery for searches). Config.Embedder
+// takes one; NewEmbedder builds a provider's.
+type Embedder = embeddings.Embedder
+
+// ChromaConfig names the Chroma collection SearchEngines' "chroma"
+// queries: the server (empty: $CHROMA_URL, else http://localhost:8000),
+// the collection's name, its tenant and database (empty: Chroma's
+// defaults) and a token sent as x-chroma-token (empty: $CHROMA_API_KEY).
+type ChromaConfig = websearch.ChromaConfig
+
+// NewEmbedder returns the embedding model named model, "provider:name" or
+// "provider" for its default: "openai:text-embedding-3-small" (OpenAI, or
+// any OpenAI-compatible /v1/embeddings at baseURL), "ollama:nomic-embed-text"
+// (OLLAMA_HOST's /v1), "googleai:gemini-embedding-001" (Gemini's
+// batchEmbedContents). baseURL and apiKey, when not empty, override the
+// provider's address and key, which otherwise come from the usual
+// variables (OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST, GOOGLE_API_KEY
+// or GEMINI_API_KEY). It does no I/O. The Embedder names itself
+// (Config.EmbeddingModel may stay empty) and does not retry: New wraps
+// it in the retries of model calls.
+func NewEmbedder(model, baseURL, apiKey string) (Embedder, error) {
+	p, name := provider.ParseRole(model)
+	if p == "" {
+		p, name = name, ""
+	}
+	e, err := provider.NewEmbedder(provider.Config{Provider: p, Name: name, BaseURL: baseURL, APIKey: apiKey}, os.Getenv)
+	if err != nil {
+		return nil, configErrorf("embeddings: %v", err)
+	}
+	return e, nil
+}
+
+// embedderFromSettings builds model.embeddings' embedder, nil when none
+// is set: on the main model's provider it shares model.base_url and
+// model.api_key.
+func embedderFromSettings(m config.Model) (Embedder, error) {
+	if m.Embeddings == "" {
+		return nil, nil
+	}
+	p, _ := provider.ParseRole(m.Embeddings)
+	if p == "" {
+		p = m.Embeddings
+	}
+	var base, key string
+	if p == m.Provider {
+		base, key = m.BaseURL, m.APIKey
+	}
+	return NewEmbedder(m.Embeddings, base, key)
+}
+
+// setEmbedder names Config.Embedder and wraps it in the retries of model
+// calls.
+func (r *Researcher) setEmbedder() error {
+	e := r.cfg.Embedder
+	if e == nil {
+		if r.cfg.EmbeddingModel != "" {
+			return configErrorf("EmbeddingModel is set but Embedder is nil")
+		}
+		return nil
+	}
+	name := r.cfg.EmbeddingModel
+	if n, ok := e.(interface{ Name() string }); ok && name == "" {
+		name = n.Name()
+	}
+	if name == "" {
+		return configErrorf("EmbeddingModel must name the Embedder's model: the index keeps vectors by it")
+	}
+	policy := r.retryPolicy()
+	policy.OnRetry = func(attempt int, err error) {
+		r.log.Warn().Err(err).Int("attempt", attempt).Str("embeddings", name).Msg("embedding call failed; retrying")
+	}
+	r.embedder = vector.Named(&retry.Embedder{Embedder: e, Policy: policy}, name)
+	return nil
+}
+
+// indexOptions are the local index's options: its embedding model.
+func (r *Researcher) indexOptions() []corpus.Option {
+	if r.embedder == nil {
+		return nil
+	}
+	return []corpus.Option{corpus.WithEmbedder(r.embedder)}
+}
+
+// Index brings the Researcher's local corpus index up to date (Config's
+// Corpus and IndexPath), embedding new passages with its Embedder: what
+// its first run would do, done ahead. IndexStats.Embedded counts the
+// passages embedded.
+func (r *Researcher) Index(ctx context.Context) (IndexStats, error) {
+	dir, path, err := corpusPaths(r.cfg.Corpus, r.cfg.IndexPath)
+	if err != nil {
+		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+	}
+	r.indexMu.Lock()
+	r.synced = false // sync again, even if a run already did
+	r.indexMu.Unlock()
+	if _, err := r.openIndex(ctx); err != nil {
+		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+	}
+	r.indexMu.Lock()
+	st := r.lastSync
+	r.indexMu.Unlock()
+	return IndexStats{Dir: dir, IndexPath: path, Scanned: st.Scanned, Added: st.Added, Updated: st.Updated,
+		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages,
+		Embedded: st.Embedded, Skips: st.Skips}, nil
+}
+
+// mergeChroma fills the fields Config.Chroma leaves empty from the
+// environment's (CHROMA_URL, CHROMA_API_KEY).
+func mergeChroma(cfg, env ChromaConfig) ChromaConfig {
+	if cfg.URL == "" {
+		cfg.URL = env.URL
+	}
+	if cfg.Token == "" {
+		cfg.Token = env.Token
+	}
+	return cfg
+}
+
+// diagnoseEmbeddings describes model.embeddings and, with call, embeds
+// one query.
+func diagnoseEmbeddings(ctx context.Context, m config.Model, call bool) Diagnosis {
+	p, name := provider.ParseRole(m.Embeddings)
+	if p == "" {
+		p, name = name, ""
+	}
+	cfg := provider.Config{Provider: p, Name: cmp.Or(name, provider.DefaultEmbeddingNames[p])}
+	if p == m.Provider {
+		cfg.BaseURL, cfg.APIKey = m.BaseURL, m.APIKey
+	}
+	desc := provider.Describe(cfg, os.Getenv)
+	d := Diagnosis{Part: "embeddings", Provider: desc.Provider, Detail: strings.TrimSpace(desc.Name + " " + desc.BaseURL), Key: desc.Key, Err: desc.Err}
+	if !call || d.Err != "" {
+		return d
+	}
+	d.Checked = true
+	e, err := embedderFromSettings(m)
+	if err == nil {
+		var v []float32
+		if v, err = e.EmbedQuery(ctx, "deepresearch doctor"); err == nil {
+			d.Detail += fmt.Sprintf(" (%d dimensions)", len(v))
+		}
+	}
+	if err != nil {
+		d.Err = err.Error()
+	}
+	return d
+}
+
+// diagnoseChroma describes the Chroma collection and, with call, finds it.
+func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Config, call bool) Diagnosis {
+	cc := mergeChroma(ChromaConfig{URL: s.Search.ChromaURL, Collection: s.Search.ChromaCollection,
+		Tenant: s.Search.ChromaTenant, Database: s.Search.ChromaDatabase}, wcfg.Chroma)
+	d := Diagnosis{Part: "search", Provider: websearch.ChannelChroma,
+		Detail: cmp.Or(cc.URL, websearch.DefaultChromaURL) + " collection " + strconv.Quote(cc.Collection),
+		Key:    websearch.EnvChromaKey + " unset"}
+	if cc.Token != "" {
+		d.Key = websearch.EnvChromaKey + " set"
+	}
+	emb, err := embedderFromSettings(s.Model)
+	if err != nil {
+		d.Err = err.Error()
+		return d
+	}
+	ch, err := websearch.NewChroma(cc, emb, wcfg)
+	if err != nil {
+		d.Err = err.Error()
+		return d
+	}
+	if call {
+		d.Checked = true
+		if err := ch.Check(ctx); err != nil {
+			d.Err = err.Error()
+		}
+	}
+	return d
+}
+
+// IndexSettings is Index of the corpus settings name (corpus.dir,
+// corpus.index) with the embedding model of model.embeddings, when one is
+// set: what `deepresearch index` does. Embedding calls are retried
+// DefaultMaxRetries times.
+func IndexSettings(ctx context.Context, s config.Settings) (IndexStats, error) {
+	e, err := embedderFromSettings(s.Model)
+	if err != nil {
+		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+	}
+	if e == nil {
+		return Index(ctx, s.Corpus.Dir, s.Corpus.Index)
+	}
+	r := &Researcher{cfg: Config{Embedder: e, Clock: clock.Real()}, log: zerolog.Nop()}
+	if err := r.setEmbedder(); err != nil {
+		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+	}
+	return index(ctx, s.Corpus.Dir, s.Corpus.Index, r.indexOptions()...)
+}
