@@ -72,8 +72,11 @@ type Options struct {
 	// Research answers the research tool; nil leaves the tool out.
 	Research Researcher
 	// MaxIndexes bounds the citation indexes a session may create (default
-	// 256); MaxEntries the sources of one index (default 10000).
-	MaxIndexes, MaxEntries int
+	// 256); MaxEntries the sources of one index (default 10000);
+	// MaxSections the sections an entry records (default 32: a citation
+	// in one more is numbered, its section not recorded). URLs are at
+	// most 2048 bytes, titles kept to 500.
+	MaxIndexes, MaxEntries, MaxSections int
 	// VerifyModel judges support for the verify tool (as
 	// deepresearch.VerifyOptions.Model); nil judges lexically.
 	VerifyModel llms.Model
@@ -109,7 +112,10 @@ func AddTools(s *mcp.Server, opts Options) {
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = 10000
 	}
-	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries), research: opts.Research, verifyModel: opts.VerifyModel}
+	if opts.MaxSections <= 0 {
+		opts.MaxSections = 32
+	}
+	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries, opts.MaxSections), research: opts.Research, verifyModel: opts.VerifyModel}
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_create",
 		Description: "Create an empty citation index for a research session; returns its index_id."}, t.create)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_add",
@@ -120,7 +126,7 @@ func AddTools(s *mcp.Server, opts Options) {
 		Description: "Merge citation index source_id into target_id (first seen wins; target's numbers never change). " +
 			"Returns how source's numbers map to target's, to rewrite source's [n] markers."}, t.merge)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_export",
-		Description: "Export a citation index's reference list: markdown (\"- [1] [Title](URL)\", a report's reference list), csl-json or bibtex."}, t.export)
+		Description: "Export a citation index's reference list: markdown (one line per source, \"[1] Title — source (URL)\"), csl-json or bibtex."}, t.export)
 	mcp.AddTool(s, &mcp.Tool{Name: "verify",
 		Description: "Verify a markdown report's citations against its sources: fabricated citations (numbers with no " +
 			"source, sources with no text), unsupported sentences (with the best-matching passage as evidence), " +
@@ -206,7 +212,7 @@ type exportIn struct {
 }
 
 type exportOut struct {
-	Markdown string  `json:"markdown,omitempty" jsonschema:"the reference list, one [n] line per source"`
+	Markdown string  `json:"markdown,omitempty" jsonschema:"the reference list, one line per source: [n] Title — source (URL)"`
 	CSLJSON  string  `json:"csl_json,omitempty" jsonschema:"the reference list as a CSL-JSON array"`
 	BibTeX   string  `json:"bibtex,omitempty" jsonschema:"the reference list as BibTeX entries"`
 	Entries  []entry `json:"entries" jsonschema:"the index's sources in number order"`
@@ -222,6 +228,10 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
 	}
+	if format == deepresearch.FormatMarkdown {
+		out.Markdown = deepresearch.RenderReferenceIndex(references(es))
+		return nil, out, nil
+	}
 	b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
 	if err != nil {
 		return nil, exportOut{}, err
@@ -231,8 +241,6 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 		out.CSLJSON = string(b)
 	case deepresearch.FormatBibTeX:
 		out.BibTeX = string(b)
-	default:
-		out.Markdown = string(b)
 	}
 	return nil, out, nil
 }
