@@ -124,7 +124,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	switch rf.events {
 	case "":
 	case "-":
-		evLines = events.NewJSONLines(stdout)
+		evLines = events.NewJSONLines(printableWriter{stdout, true}) // a line a Write
 		if rf.output == "" {
 			reportOut = io.Discard
 		}
@@ -199,6 +199,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	} else if err != nil {
 		return errors.Join(runErr, err, evErr)
 	}
+	doc = printableDoc(format, doc)
 	if report != nil {
 		err = report.write(doc)
 	} else {

@@ -53,7 +53,7 @@ func newRunsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(out, "%s\n", b)
+				_, err = fmt.Fprintf(out, "%s\n", printableJSON(b))
 				return err
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -70,9 +70,10 @@ func newRunsCmd() *cobra.Command {
 	return cmd
 }
 
-// oneLine shortens s to one line of at most n runes; it is for people.
+// oneLine shortens s to one printable line of at most n runes; it is for
+// people.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(printable(s)), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -119,7 +120,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(out, "%s\n", b)
+				_, err = fmt.Fprintf(out, "%s\n", printableJSON(b))
 				return err
 			case showEvents:
 				// A finished run's log ends; a live one's is followed.
@@ -127,7 +128,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 					if err != nil {
 						return err
 					}
-					if _, err := fmt.Fprintf(out, "%s\n", e.JSON); err != nil {
+					if _, err := fmt.Fprintf(out, "%s\n", printableJSON(e.JSON)); err != nil {
 						return err
 					}
 				}
@@ -151,7 +152,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			if err != nil {
 				return fmt.Errorf("run %s is %s: %w", run.ID, run.Status, err)
 			}
-			_, err = out.Write(doc)
+			_, err = out.Write(printableDoc(format, doc))
 			return err
 		},
 	}

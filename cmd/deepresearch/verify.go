@@ -206,6 +206,8 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 		}
 	}
 	pass := res.Pass(vf.strict) && len(sidecar) == 0
+	// The summary quotes the report and its sources: printed, not obeyed.
+	summary = printableWriter{summary, vf.json}
 	if vf.json {
 		out := struct {
 			*deepresearch.VerifyResult
