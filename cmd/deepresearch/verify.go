@@ -194,7 +194,7 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 
 	summary := cmd.OutOrStdout()
 	if vf.fix {
-		if vf.output != "" {
+		if vf.output != "" && vf.output != "-" { // "-": stdout, as without -o
 			if err := writeFixed(vf.output, res.Fixed); err != nil {
 				return err
 			}
