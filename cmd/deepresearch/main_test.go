@@ -174,14 +174,7 @@ func TestBinary(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := runBinary(t, cmd)
 			if code != tt.code {
 				t.Errorf("exit status %d, want %d (stderr: %q)", code, tt.code, stderr.String())
 			}
@@ -224,4 +217,17 @@ func buildBinary(t *testing.T) string {
 		t.Fatal(built.err)
 	}
 	return built.bin
+}
+
+// runBinary runs cmd and returns its exit status.
+func runBinary(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -222,14 +221,7 @@ func TestOutputToStdoutPipe(t *testing.T) {
 			cmd := exec.Command(bin, append(args, question)...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr // pipes, for the child
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := runBinary(t, cmd)
 			if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
 				t.Fatalf("exit %d (want %d)\nstdout %.300q (want %q)\nstderr %.300q (want %q)", code, tc.code, stdout.String(), tc.stdout, stderr.String(), tc.stderr)
 			}
