@@ -234,3 +234,17 @@ func TestOutputToStdoutPipe(t *testing.T) {
 		})
 	}
 }
+
+// TestLongQuestionIsBadInput (issue 18, #17): a question over the 4096
+// bytes a request may hold is bad input — exit status 2, nothing on
+// stdout — and no run is stored.
+func TestLongQuestionIsBadInput(t *testing.T) {
+	index := isolate(t)
+	st := filepath.Join(t.TempDir(), "runs.db")
+	long := strings.Repeat("How are undersea cables repaired? ", 130)
+	r := cli(t, "", "run", "--corpus", corpus, "--index", index, "--store", st, "--progress", "never", long)
+	wantBadInput(t, r, `"question"`, "4096")
+	if runs := cli(t, "", "runs", "--store", st); runs.code != 0 || strings.Count(runs.stdout, "\n") != 1 {
+		t.Errorf("runs after a refused question: %d %q", runs.code, runs.stdout)
+	}
+}
