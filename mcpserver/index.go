@@ -83,13 +83,19 @@ func (ix *index) entries() []entry {
 	srcs := ix.merger.Sources()
 	out := make([]entry, len(srcs))
 	for i, s := range srcs {
-		out[i] = entry{Number: s.Number, URL: s.URL, CanonicalURL: s.CanonicalURL, Title: s.Title, Channel: s.Channel,
-			FirstSeenSection: s.FirstSeenSection, UsedInSections: slices.DeleteFunc(s.UsedInSections, func(sec string) bool { return sec == "" })}
-		if len(out[i].UsedInSections) == 0 {
-			out[i].UsedInSections = nil
-		}
+		out[i] = entryOf(s)
 	}
 	return out
+}
+
+// entryOf is a merged source as an index entry.
+func entryOf(s deepresearch.MergedSource) entry {
+	e := entry{Number: s.Number, URL: s.URL, CanonicalURL: s.CanonicalURL, Title: s.Title, Channel: s.Channel,
+		FirstSeenSection: s.FirstSeenSection, UsedInSections: slices.DeleteFunc(s.UsedInSections, func(sec string) bool { return sec == "" })}
+	if len(e.UsedInSections) == 0 {
+		e.UsedInSections = nil
+	}
+	return e
 }
 
 // indexes holds the live citation indexes of one server. It is safe for
@@ -149,7 +155,8 @@ func (x *indexes) add(id, rawURL, title, channel, section string) (entry, bool, 
 	if err != nil {
 		return entry{}, false, err
 	}
-	return ix.entries()[n-1], isNew, nil
+	merged, _ := ix.merger.Source(n) // one entry, not all of them: an add costs the same in a large index
+	return entryOf(merged), isNew, nil
 }
 
 // merge adds the sources of index src to index dst, in src's number order

@@ -72,7 +72,9 @@ type Options struct {
 	// Research answers the research tool; nil leaves the tool out.
 	Research Researcher
 	// MaxIndexes bounds the citation indexes a session may create (default
-	// 256); MaxEntries the sources of one index (default 10000);
+	// 256); MaxEntries the sources of one index (default 1000: an export
+	// of that many sources at the bounds below is 7 MiB, and a client
+	// reads at most 16 MiB of one message);
 	// MaxSections the sections an entry records (default 32: a citation
 	// in one more is numbered, its section not recorded). URLs are at
 	// most 2048 bytes, titles kept to 500.
@@ -105,12 +107,15 @@ func New(opts Options) *mcp.Server {
 // (opts.Name and Version are s's to say): an application that already
 // serves MCP offers deepresearch's tools beside its own. The tools share
 // one set of citation indexes, bounded by opts.MaxIndexes and MaxEntries.
-func AddTools(s *mcp.Server, opts Options) {
+func AddTools(s *mcp.Server, opts Options) { addToolsFor(s, opts) }
+
+// addToolsFor is AddTools, returning the tools' state.
+func addToolsFor(s *mcp.Server, opts Options) *tools {
 	if opts.MaxIndexes <= 0 {
 		opts.MaxIndexes = 256
 	}
 	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = 10000
+		opts.MaxEntries = 1000
 	}
 	if opts.MaxSections <= 0 {
 		opts.MaxSections = 32
@@ -138,6 +143,7 @@ func AddTools(s *mcp.Server, opts Options) {
 				"resolves to a retrieved source. When the run fails after its research, the result is an error " +
 				"that still carries what was found (the agents' merged findings when the writer failed)."}, t.runResearch)
 	}
+	return t
 }
 
 type tools struct {
@@ -228,21 +234,27 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
 	}
-	if format == deepresearch.FormatMarkdown {
-		out.Markdown = deepresearch.RenderReferenceIndex(references(es))
-		return nil, out, nil
-	}
-	b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
-	if err != nil {
-		return nil, exportOut{}, err
-	}
+	var list string
 	switch format {
-	case deepresearch.FormatCSL:
-		out.CSLJSON = string(b)
-	case deepresearch.FormatBibTeX:
-		out.BibTeX = string(b)
+	case deepresearch.FormatMarkdown:
+		list = deepresearch.RenderReferenceIndex(references(es))
+		out.Markdown = list
+	default:
+		b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
+		if err != nil {
+			return nil, exportOut{}, err
+		}
+		list = string(b)
+		if format == deepresearch.FormatCSL {
+			out.CSLJSON = list
+		} else {
+			out.BibTeX = list
+		}
 	}
-	return nil, out, nil
+	// The text content is the list itself (not the structured content's
+	// JSON again): what a client shows, and one copy fewer of a large
+	// index.
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: list}}}, out, nil
 }
 
 type verifyIn struct {

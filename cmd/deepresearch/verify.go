@@ -79,6 +79,9 @@ default, leaves them) and writes the fixed
 report to stdout, or to --output; the summary then goes to stderr. The
 verdict is the report's as given, before the fix.
 
+A report of at most 16 MiB is read (as cite reads), with at most 250000
+citation markers; the sources it cites may hold 16 MiB of text in all.
+
 Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 		Example: `  deepresearch run --format json "Why do goroutines leak?" > run.json
   jq -r .text run.json > report.md
@@ -186,7 +189,7 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	}
 	res, err := deepresearch.Verify(cmd.Context(), report, sources, opts)
 	if err != nil {
-		if errors.Is(err, deepresearch.ErrSources) {
+		if errors.Is(err, deepresearch.ErrSources) || errors.Is(err, deepresearch.ErrVerifyTooLarge) {
 			return inputError(err)
 		}
 		return err
@@ -237,16 +240,24 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	return nil
 }
 
+// readReport reads the report from stdin ("-") or a file: at most
+// deepresearch.MaxVerifyBytes (16 MiB, as cite reads).
 func readReport(stdin io.Reader, path string) (string, error) {
-	var b []byte
-	var err error
-	if path == "-" {
-		b, err = io.ReadAll(stdin)
-	} else {
-		b, err = os.ReadFile(path)
+	r := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("reading the report: %w", err)
+		}
+		defer f.Close()
+		r = f
 	}
+	b, err := io.ReadAll(io.LimitReader(r, deepresearch.MaxVerifyBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("reading the report: %w", err)
+	}
+	if len(b) > deepresearch.MaxVerifyBytes {
+		return "", fmt.Errorf("the report is larger than 16 MiB, the most verify reads")
 	}
 	return string(b), nil
 }

@@ -61,7 +61,10 @@ func name(s Source) string {
 }
 
 func (c *checker) run(ctx context.Context) (*Result, error) {
-	cits := findCitations(c.report, c.mapping, parseLayout([]byte(c.report)))
+	cits, err := findCitations(c.report, c.mapping, func() *layout { return parseLayout([]byte(c.report)) })
+	if err != nil {
+		return nil, err
+	}
 	attachSentences(c.report, cits)
 	res := &Result{Citations: []Citation{}, Problems: []Problem{}}
 	// Numbered citations: resolve, then judge the retrieved ones in one
@@ -118,6 +121,16 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 			base.Status, base.Reason = st, reason
 			res.Citations = append(res.Citations, base)
 		}
+	}
+	read, total := map[int]bool{}, 0
+	for _, cl := range claims {
+		if !read[cl.Source.Number] {
+			read[cl.Source.Number] = true
+			total += len(cl.Source.Text)
+		}
+	}
+	if total > MaxSourceBytes {
+		return nil, fmt.Errorf("%w: the cited sources hold %d bytes of text; at most %d (16 MiB)", ErrTooLarge, total, MaxSourceBytes)
 	}
 	if len(claims) > 0 {
 		verdicts, err := c.opts.Judge.Judge(ctx, claims)
@@ -282,6 +295,17 @@ func (c *checker) problems(res *Result) {
 	if judged > 0 {
 		s.Score = float64(s.Supported) / float64(judged)
 	}
+	if s.Citations == 0 {
+		// Nothing checked is not a pass earned: say so (a strict check
+		// fails on it).
+		s.Score = 0
+		what := "the report cites nothing"
+		if strings.TrimSpace(c.report) == "" {
+			what = "the report is empty"
+		}
+		add(Problem{Line: 1, Severity: Warning, Kind: ProblemNothing, Message: what + ": there was nothing to verify",
+			Fix: "cite the sources each claim rests on ([1], [2], …), or check the file you meant"})
+	}
 	slices.SortStableFunc(res.Problems, func(a, b Problem) int { return a.Line - b.Line })
 }
 
@@ -404,7 +428,7 @@ func (c *checker) fileVerdict(f found) (Status, string) {
 			n++
 		}
 		if f.lineHi > n || f.lineLo > f.lineHi {
-			beyond = fmt.Sprintf("; lines %d-%d are beyond its %d lines", f.lineLo, f.lineHi, n)
+			beyond = fmt.Sprintf("; lines %s are beyond its %d lines", f.lines, n)
 		}
 	}
 	if f.hash == "" {

@@ -21,6 +21,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 )
 
@@ -126,6 +127,7 @@ const (
 	ProblemBadLines     ProblemKind = "bad-lines"     // lines beyond the end of the file
 	ProblemUnchecked    ProblemKind = "unchecked"     // a file reference with no files to check
 	ProblemWrongLink    ProblemKind = "wrong-link"    // a rendered citation links elsewhere than its source
+	ProblemNothing      ProblemKind = "nothing-cited" // the report cites nothing: there was nothing to verify
 )
 
 // Problem is one thing wrong with the report, with where it is and what to
@@ -170,7 +172,8 @@ type Summary struct {
 	Warnings int `json:"warnings"`
 	// Score is the share of numbered citations that are supported
 	// (supported / (supported + unsupported + fabricated)); 1 when there are
-	// none.
+	// none but other citations (DOIs, files) were checked, 0 when the
+	// report cites nothing at all (a ProblemNothing warning says so).
 	Score float64 `json:"score"`
 }
 
@@ -226,6 +229,9 @@ type Options struct {
 // when the input is unusable or the judge fails; problems with the report
 // are in the Result.
 func Check(ctx context.Context, report string, sources []Source, opts Options) (*Result, error) {
+	if len(report) > MaxReportBytes {
+		return nil, fmt.Errorf("%w: the report is %d bytes; at most %d (16 MiB)", ErrTooLarge, len(report), MaxReportBytes)
+	}
 	c, err := newChecker(report, sources, opts)
 	if err != nil {
 		return nil, err
