@@ -30,20 +30,24 @@ func newRunsCmd() *cobra.Command {
 		Use:   "runs",
 		Short: "List the stored runs, newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (retErr error) {
 			s, err := settings(cmd, configFile)
 			if err != nil {
 				return err
 			}
-			st, err := openStore(cmd.Context(), s)
+			st, damage, err := openStoreToRead(cmd.Context(), s)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			runs, err := st.List(cmd.Context(), limit)
+			if errors.Is(err, sqlitestore.ErrCorrupt) {
+				damage, err = err, nil // the runs it could read are listed
+			}
 			if err != nil {
 				return err
 			}
+			defer func() { retErr = errors.Join(retErr, damage) }()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				if runs == nil {
@@ -96,17 +100,18 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (retErr error) {
 			s, err := settings(cmd, configFile)
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			st, err := openStore(ctx, s)
+			st, damage, err := openStoreToRead(ctx, s)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			defer func() { retErr = errors.Join(retErr, damage) }() // shown what it could
 			out := cmd.OutOrStdout()
 			run, err := st.Get(ctx, args[0])
 			if errors.Is(err, sqlitestore.ErrNotFound) {
