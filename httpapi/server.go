@@ -32,6 +32,13 @@
 // Every error is a 4xx or 5xx answer with the JSON body
 // {"error": {"message", "type"}}, the shape OpenAI clients parse.
 //
+// A web page the user visits cannot use the API from the browser: POST
+// bodies must be application/json, /v1 requests from another origin are
+// refused, and, without a token, so is a request whose Host names another
+// server (see guard). Clients are bounded: a body must arrive within
+// BodyTimeout, each write must drain within WriteTimeout, and event
+// streams are capped (MaxSubscribers, MaxRunSubscribers).
+//
 // The server owns the goroutine of each run it starts; Close cancels them
 // and waits for them. Events are stored before any client sees them: a
 // client only ever reads the store's log, so a slow or vanished client

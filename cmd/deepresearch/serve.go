@@ -35,10 +35,12 @@ func newServeCmd() *cobra.Command {
   GET    /v1/models, GET /healthz, GET / (a web page)
 
 Runs, their events, reports and cited sources are kept in the run store
-(store.path). A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN)
-is required when set, and must be set to listen beyond the loopback
-interface. The first line on stdout says where it listens (useful with
---addr 127.0.0.1:0).`,
+(store.path). A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN;
+at least 16 characters, no spaces) is required when set, and must be set to
+listen beyond the loopback interface. Without one, the server answers only
+requests whose Host names the address it listens on, and no /v1 request from
+a web page of another origin. The first line on stdout says where it listens
+(useful with --addr 127.0.0.1:0).`,
 		Example: `  deepresearch serve --corpus ./docs
   DEEPRESEARCH_SERVE_TOKEN=… deepresearch serve --addr :8080`,
 		Args: cobra.NoArgs,
