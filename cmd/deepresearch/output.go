@@ -136,7 +136,7 @@ func ownFD(path string) (int, bool) {
 	return 0, false
 }
 
-func fdPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
+func fdPath(fd int) string { return "/dev/fd/" + strconv.Itoa(fd) }
 
 // isStdout reports whether o is the command's stdout, by "-" or by the
 // name of descriptor 1.
