@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/heappeak"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
@@ -118,42 +117,13 @@ func BenchmarkRunPeakHeap(b *testing.B) {
 		b.Fatal(err)
 	}
 	runtime.GC()
-	peak := &heapSampler{}
-	stop := peak.start()
+	stop := heappeak.Start()
 	for b.Loop() {
 		if _, err := r.Run(ctx, question); err != nil {
 			b.Fatal(err)
 		}
 	}
-	stop()
-	b.ReportMetric(float64(peak.max)/(1<<20), "peak-heap-MB")
-}
-
-// heapSampler records the largest live heap (bytes in heap objects) seen.
-type heapSampler struct {
-	max uint64
-}
-
-func (h *heapSampler) start() (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				metrics.Read(s)
-				h.max = max(h.max, s[0].Value.Uint64())
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+	b.ReportMetric(stop(), "peak-heap-MB")
 }
 
 // loopModel plans six tasks, asks for two follow-ups after the first

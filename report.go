@@ -240,6 +240,14 @@ func RenderReferences(refs []Reference, format Format, style Style) ([]byte, err
 	return nil, fmt.Errorf("deepresearch: render references: %w %q: want md, csl-json or bibtex", ErrFormat, format)
 }
 
+// RenderReferenceIndex renders a reference list in the citation index's
+// export form (the MCP citation_export tool's markdown): one line per
+// reference, "[1] Title — channel (URL)", escaped as every reference line
+// is. It is RenderReferences' renderer in another form.
+func RenderReferenceIndex(refs []Reference) string {
+	return finalreport.List(refs, finalreport.ListIndex)
+}
+
 // Markdown returns the report with its reference list ("" when there is
 // nothing to render).
 func (r *Report) Markdown() string {

@@ -119,6 +119,19 @@ const DefaultThreshold = verify.DefaultThreshold
 // are not positive, or that repeat.
 var ErrSources = verify.ErrSources
 
+// ErrVerifyTooLarge reports input Verify does not read: a report longer
+// than MaxVerifyBytes (16 MiB, as Cite's), with more than
+// MaxVerifyCitations citation markers, or whose cited sources hold more
+// than MaxVerifyBytes of text. Within them, Verify's memory is linear in
+// its input.
+var ErrVerifyTooLarge = verify.ErrTooLarge
+
+// The bounds of Verify's input.
+const (
+	MaxVerifyBytes     = verify.MaxReportBytes
+	MaxVerifyCitations = verify.MaxCitations
+)
+
 // VerifyOptions configure Verify. The zero value makes every check
 // (ScopeAll), judges support lexically and changes nothing.
 type VerifyOptions struct {

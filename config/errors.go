@@ -48,7 +48,11 @@ func (e *Error) Error() string {
 	b.WriteString("config: ")
 	switch {
 	case e.Key != "" && e.Value != nil:
-		fmt.Fprintf(&b, "%s = %s", e.Key, showValue(e.Value))
+		v := showValue(e.Value)
+		if secretKeys[e.Key] {
+			v = "(hidden)" // a secret is not repeated in logs
+		}
+		fmt.Fprintf(&b, "%s = %s", e.Key, v)
 		if e.Source != "" {
 			fmt.Fprintf(&b, " (from %s)", e.Source)
 		}
@@ -69,6 +73,9 @@ func (e *Error) Error() string {
 
 // Unwrap returns e.Err.
 func (e *Error) Unwrap() error { return e.Err }
+
+// secretKeys are the settings whose values an error never shows.
+var secretKeys = map[string]bool{"serve.token": true, "model.api_key": true}
 
 // showValue prints v, quoting strings that would otherwise be hard to
 // see; a list shows as its items separated by commas.

@@ -211,6 +211,9 @@ func check(s *Settings) []problem {
 	if !validHostPort(sv.Addr, true) {
 		ps.add("serve.addr", sv.Addr, "must be HOST:PORT, such as 127.0.0.1:8080 (or :8080 for every interface)")
 	}
+	if err := CheckToken(sv.Token); err != nil {
+		ps.add("serve.token", sv.Token, "%v", err)
+	}
 	ps.atLeast("serve.max_runs", sv.MaxRuns, 1)
 	ps.positive("serve.run_timeout", sv.RunTimeout)
 	if sv.MaxBody < 1 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -174,13 +175,23 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(v.val), 10, 64)
-		if err != nil {
+		switch {
+		case errors.Is(err, strconv.ErrRange) || err == nil && n > math.MaxInt64:
+			s.fail(w, badRequest("%s %q is out of range: sequence numbers are below 2^63", v.name, v.val))
+			return
+		case err != nil:
 			s.fail(w, badRequest("%s %q is not an event sequence number", v.name, v.val))
 			return
 		}
 		after = n
 		break
 	}
+	release, err := s.subscribe(run.ID)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	defer release()
 	ndjson := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
 	h := w.Header()
 	if ndjson {

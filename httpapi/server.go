@@ -32,6 +32,13 @@
 // Every error is a 4xx or 5xx answer with the JSON body
 // {"error": {"message", "type"}}, the shape OpenAI clients parse.
 //
+// A web page the user visits cannot use the API from the browser: POST
+// bodies must be application/json, /v1 requests from another origin are
+// refused, and, without a token, so is a request whose Host names another
+// server (see guard). Clients are bounded: a body must arrive within
+// BodyTimeout, each write must drain within WriteTimeout, and event
+// streams are capped (MaxSubscribers, MaxRunSubscribers).
+//
 // The server owns the goroutine of each run it starts; Close cancels them
 // and waits for them. Events are stored before any client sees them: a
 // client only ever reads the store's log, so a slow or vanished client
@@ -47,6 +54,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,8 +63,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/jsonkind"
 )
 
 // ModelID is the model name /v1/models lists and chat completions accept.
@@ -79,8 +89,15 @@ type Config struct {
 	Store deepresearch.Store
 	// Token is the bearer token every /v1 request must carry
 	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
-	// cookie); "" requires none.
+	// cookie): at least 16 characters, no spaces (config.CheckToken). ""
+	// requires none; the server then answers only requests whose Host
+	// names the address it is reached on (see AllowedHosts).
 	Token string
+	// AllowedHosts are names (host, or host:port) a server without a
+	// token may be reached by besides the address a request came in on
+	// and, on loopback, localhost: the name a proxy in front of it
+	// forwards, say. "*" accepts any (the proxy checks Host).
+	AllowedHosts []string
 	// MaxRuns caps the runs in progress; beyond it a new run is answered
 	// 429 with Retry-After (default 8).
 	MaxRuns int
@@ -93,6 +110,16 @@ type Config struct {
 	Heartbeat time.Duration
 	// RetryAfter is what a 429 answer's Retry-After says (default 5s).
 	RetryAfter time.Duration
+	// BodyTimeout bounds the reading of a request body (default 10s): a
+	// client that sends its headers and not its body is answered 408, or
+	// cut off when it was refused before its body was read.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds each write of an answer (default 30s): a client
+	// that stops reading, an event stream's included, is dropped.
+	WriteTimeout time.Duration
+	// MaxSubscribers caps the event streams open at once (default 256),
+	// MaxRunSubscribers those of one run (default 16); beyond, 429.
+	MaxSubscribers, MaxRunSubscribers int
 	// Clock arms run time limits, times event stream heartbeats and stamps
 	// chat completions; nil means the real clock.
 	Clock deepresearch.Clock
@@ -119,6 +146,10 @@ type Server struct {
 	runs   map[string]*liveRun
 	closed bool
 	wg     sync.WaitGroup
+
+	subMu   sync.Mutex // guards subs and runSubs: the open event streams
+	subs    int
+	runSubs map[string]int
 }
 
 // liveRun is a run this server is executing.
@@ -135,6 +166,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Runner == nil || cfg.Store == nil {
 		return nil, errors.New("server: Config.Runner and Config.Store are required")
 	}
+	if err := config.CheckToken(cfg.Token); err != nil {
+		return nil, fmt.Errorf("server: Config.Token: %w", err)
+	}
 	if cfg.MaxRuns <= 0 {
 		cfg.MaxRuns = DefaultMaxRuns
 	}
@@ -150,8 +184,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RetryAfter <= 0 {
 		cfg.RetryAfter = 5 * time.Second
 	}
+	cfg.BodyTimeout = defaults.PositiveOr(cfg.BodyTimeout, DefaultBodyTimeout)
+	cfg.WriteTimeout = defaults.PositiveOr(cfg.WriteTimeout, DefaultWriteTimeout)
+	cfg.MaxSubscribers = defaults.PositiveOr(cfg.MaxSubscribers, DefaultMaxSubscribers)
+	cfg.MaxRunSubscribers = defaults.PositiveOr(cfg.MaxRunSubscribers, DefaultMaxRunSubscribers)
 	cfg.Clock = clock.Or(cfg.Clock)
-	s := &Server{cfg: cfg, log: zerolog.Nop(), store: cfg.Store, runs: map[string]*liveRun{}}
+	s := &Server{cfg: cfg, log: zerolog.Nop(), store: cfg.Store, runs: map[string]*liveRun{}, runSubs: map[string]int{}}
 	if cfg.Logger != nil {
 		s.log = *cfg.Logger
 	}
@@ -177,6 +215,10 @@ func New(cfg Config) (*Server, error) {
 // answered with JSON errors too.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w, ok := s.guard(w, r)
+	if !ok {
+		return
+	}
 	h, pattern := s.mux.Handler(r)
 	if pattern == "" {
 		// The mux's own 404 or 405 (with its Allow header), as JSON.
@@ -271,12 +313,13 @@ func (s *Server) getModels(w http.ResponseWriter, r *http.Request) {
 
 // Errors are OpenAI's shape: {"error": {"message", "type"}}.
 const (
-	typeInvalid  = "invalid_request_error"
-	typeAuth     = "authentication_error"
-	typeNotFound = "not_found_error"
-	typeConflict = "conflict_error"
-	typeRate     = "rate_limit_error"
-	typeServer   = "server_error"
+	typeInvalid    = "invalid_request_error"
+	typeAuth       = "authentication_error"
+	typeNotFound   = "not_found_error"
+	typeConflict   = "conflict_error"
+	typeRate       = "rate_limit_error"
+	typePermission = "permission_error"
+	typeServer     = "server_error"
 )
 
 type apiError struct {
@@ -334,11 +377,14 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 // decodeJSON reads a JSON request body of at most MaxBody bytes into v.
 // strict refuses members v does not have.
 func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, _ := strings.Cut(ct, ";")
-		if strings.TrimSpace(strings.ToLower(mt)) != "application/json" {
-			return &requestError{http.StatusUnsupportedMediaType, typeInvalid, fmt.Sprintf("the body must be application/json, not %q", ct)}
+	// A page can send a body of another type without asking first (no
+	// CORS preflight): requiring application/json keeps pages out.
+	ct := r.Header.Get("Content-Type")
+	if mt, _, _ := strings.Cut(ct, ";"); strings.TrimSpace(strings.ToLower(mt)) != "application/json" {
+		if ct == "" {
+			return &requestError{http.StatusUnsupportedMediaType, typeInvalid, "the body must be sent as Content-Type: application/json"}
 		}
+		return &requestError{http.StatusUnsupportedMediaType, typeInvalid, fmt.Sprintf("the body must be application/json, not %q", ct)}
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	if strict {
@@ -348,6 +394,12 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 	if err == nil && dec.More() {
 		err = errors.New("there is more after the JSON object")
 	}
+	if err == nil {
+		// The body is read: from here the connection's reads are the
+		// server's own (the one that notices a client going away must
+		// not time out under a streamed answer).
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
 	var mbe *http.MaxBytesError
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -356,6 +408,8 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 		return nil
 	case errors.As(err, &mbe):
 		return &requestError{http.StatusRequestEntityTooLarge, typeInvalid, fmt.Sprintf("the body is larger than %d bytes", mbe.Limit)}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return &requestError{http.StatusRequestTimeout, typeInvalid, fmt.Sprintf("the body did not arrive within %s", s.cfg.BodyTimeout)}
 	case errors.Is(err, io.EOF):
 		return badRequest("the body is empty: send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -363,7 +417,10 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 	case errors.As(err, &se):
 		return badRequest("the body is not valid JSON (at byte %d): %v", se.Offset, err)
 	case errors.As(err, &te):
-		return badRequest("%q must be a JSON %s, not %s", te.Field, te.Type, te.Value)
+		if te.Field == "" {
+			return badRequest("the body must be a JSON object, not %s", jsonWord(te.Value))
+		}
+		return badRequest("%q must be %s, not %s", te.Field, jsonkind.Of(te.Type), jsonWord(te.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return badRequest("unknown member %s in the body", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}

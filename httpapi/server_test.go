@@ -521,7 +521,7 @@ func TestErrors(t *testing.T) {
 		status                   int
 		typ, has                 string
 	}{
-		{"empty body", "POST", "/v1/research", "", nil, 400, typeInvalid, "empty"},
+		{"empty body", "POST", "/v1/research", "", []string{"Content-Type", "application/json"}, 400, typeInvalid, "empty"},
 		{"not JSON", "POST", "/v1/research", `{"question":`, nil, 400, typeInvalid, "not valid JSON"},
 		{"trailing data", "POST", "/v1/research", `{"question":"q"} {}`, nil, 400, typeInvalid, "more after"},
 		{"unknown member", "POST", "/v1/research", `{"question":"q","corpus":"/etc"}`, nil, 400, typeInvalid, `"corpus"`},
@@ -556,7 +556,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
-	e := newEnv(t, envOpts{token: "s3cret"})
+	e := newEnv(t, envOpts{token: "s3cret-token-for-tests"})
 	tests := []struct {
 		name   string
 		path   string
@@ -566,8 +566,8 @@ func TestAuth(t *testing.T) {
 		{"no token", "/v1/models", nil, 401},
 		{"wrong token", "/v1/models", []string{"Authorization", "Bearer nope"}, 401},
 		{"not bearer", "/v1/models", []string{"Authorization", "Basic czNjcmV0"}, 401},
-		{"bearer", "/v1/models", []string{"Authorization", "Bearer s3cret"}, 200},
-		{"page cookie", "/v1/models", []string{"Cookie", "deepresearch_token=s3cret"}, 200},
+		{"bearer", "/v1/models", []string{"Authorization", "Bearer s3cret-token-for-tests"}, 200},
+		{"page cookie", "/v1/models", []string{"Cookie", "deepresearch_token=s3cret-token-for-tests"}, 200},
 		{"run without token", "/v1/research/x", nil, 401},
 		{"page is open", "/", nil, 200},
 		{"healthz is open", "/healthz", nil, 200},

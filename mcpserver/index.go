@@ -40,15 +40,31 @@ type entry struct {
 type index struct {
 	merger *deepresearch.Merger
 	keys   map[string]bool
+	// sections are the sections each source is recorded in, by key: at
+	// most maxSections each.
+	sections map[string]map[string]bool
 }
 
 // cite merges one citation of src in section (empty: none) and returns
 // its number and whether the index lacked it; at the limit, a source the
-// index lacks is refused.
-func (ix *index) cite(key string, src deepresearch.Source, section string, maxEntries int) (int, bool, error) {
+// index lacks is refused. A source already recorded in maxSections
+// sections is numbered as ever, its new section not recorded.
+func (ix *index) cite(key string, src deepresearch.Source, section string, maxEntries, maxSections int) (int, bool, error) {
 	isNew := !ix.keys[key]
 	if isNew && len(ix.keys) >= maxEntries {
 		return 0, false, fmt.Errorf("%w: at most %d sources per index", ErrTooMany, maxEntries)
+	}
+	if section != "" {
+		secs := ix.sections[key]
+		if secs == nil {
+			secs = map[string]bool{}
+			ix.sections[key] = secs
+		}
+		if !secs[section] && len(secs) >= maxSections {
+			section = ""
+		} else {
+			secs[section] = true
+		}
 	}
 	mr, err := ix.merger.Add(deepresearch.AgentReport{Section: section, Text: "[1]", Mapping: map[int]deepresearch.Source{1: src}})
 	if err != nil {
@@ -67,27 +83,34 @@ func (ix *index) entries() []entry {
 	srcs := ix.merger.Sources()
 	out := make([]entry, len(srcs))
 	for i, s := range srcs {
-		out[i] = entry{Number: s.Number, URL: s.URL, CanonicalURL: s.CanonicalURL, Title: s.Title, Channel: s.Channel,
-			FirstSeenSection: s.FirstSeenSection, UsedInSections: slices.DeleteFunc(s.UsedInSections, func(sec string) bool { return sec == "" })}
-		if len(out[i].UsedInSections) == 0 {
-			out[i].UsedInSections = nil
-		}
+		out[i] = entryOf(s)
 	}
 	return out
+}
+
+// entryOf is a merged source as an index entry.
+func entryOf(s deepresearch.MergedSource) entry {
+	e := entry{Number: s.Number, URL: s.URL, CanonicalURL: s.CanonicalURL, Title: s.Title, Channel: s.Channel,
+		FirstSeenSection: s.FirstSeenSection, UsedInSections: slices.DeleteFunc(s.UsedInSections, func(sec string) bool { return sec == "" })}
+	if len(e.UsedInSections) == 0 {
+		e.UsedInSections = nil
+	}
+	return e
 }
 
 // indexes holds the live citation indexes of one server. It is safe for
 // concurrent use: MCP clients may call tools concurrently.
 type indexes struct {
-	mu         sync.Mutex
-	m          map[string]*index
-	next       int
-	maxIndexes int
-	maxEntries int
+	mu          sync.Mutex
+	m           map[string]*index
+	next        int
+	maxIndexes  int
+	maxEntries  int
+	maxSections int
 }
 
-func newIndexes(maxIndexes, maxEntries int) *indexes {
-	return &indexes{m: map[string]*index{}, maxIndexes: maxIndexes, maxEntries: maxEntries}
+func newIndexes(maxIndexes, maxEntries, maxSections int) *indexes {
+	return &indexes{m: map[string]*index{}, maxIndexes: maxIndexes, maxEntries: maxEntries, maxSections: maxSections}
 }
 
 func (x *indexes) create() (string, error) {
@@ -98,7 +121,7 @@ func (x *indexes) create() (string, error) {
 	}
 	x.next++
 	id := fmt.Sprintf("idx-%d", x.next)
-	x.m[id] = &index{merger: deepresearch.NewMerger(), keys: map[string]bool{}}
+	x.m[id] = &index{merger: deepresearch.NewMerger(), keys: map[string]bool{}, sections: map[string]map[string]bool{}}
 	return id, nil
 }
 
@@ -120,19 +143,20 @@ func (x *indexes) add(id, rawURL, title, channel, section string) (entry, bool, 
 		return entry{}, false, err
 	}
 	rawURL = strings.TrimSpace(rawURL)
-	if !canon.Linkable(rawURL) {
-		return entry{}, false, fmt.Errorf("%w: %q: want an absolute http, https or file URL", ErrMalformed, text(rawURL, 200))
+	if err := checkURL(rawURL); err != nil {
+		return entry{}, false, err
 	}
 	key, err := canon.Canonical(rawURL)
 	if err != nil {
 		return entry{}, false, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	src := deepresearch.Source{ID: key, URL: rawURL, Title: text(title, 500), Channel: text(channel, 80)}
-	n, isNew, err := ix.cite(key, src, text(section, 200), x.maxEntries)
+	src := deepresearch.Source{ID: key, URL: rawURL, Title: text(title, maxTitle), Channel: text(channel, maxChannel)}
+	n, isNew, err := ix.cite(key, src, text(section, maxSection), x.maxEntries, x.maxSections)
 	if err != nil {
 		return entry{}, false, err
 	}
-	return ix.entries()[n-1], isNew, nil
+	merged, _ := ix.merger.Source(n) // one entry, not all of them: an add costs the same in a large index
+	return entryOf(merged), isNew, nil
 }
 
 // merge adds the sources of index src to index dst, in src's number order
@@ -159,7 +183,7 @@ func (x *indexes) merge(dstID, srcID string) (map[int]int, int, error) {
 		s := deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}
 		sections := append([]string{e.FirstSeenSection}, e.UsedInSections...)
 		for i, sec := range sections {
-			n, isNew, err := dst.cite(e.CanonicalURL, s, sec, x.maxEntries)
+			n, isNew, err := dst.cite(e.CanonicalURL, s, sec, x.maxEntries, x.maxSections)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -192,6 +216,35 @@ func references(es []entry) []deepresearch.Reference {
 		refs[i] = deepresearch.Reference{Number: e.Number, Source: deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}}
 	}
 	return refs
+}
+
+// The most bytes of what citation_add keeps: a longer URL is refused,
+// longer strings are cut.
+const (
+	maxURL     = 2048
+	maxTitle   = 500
+	maxChannel = 80
+	maxSection = 200
+)
+
+// checkURL refuses what is not an absolute http, https or file URL of at
+// most maxURL bytes, written as a URL is (no spaces, control characters,
+// quotes or angle brackets), so that every URL an index holds is one a
+// reader may follow and no renderer has to guess where it ends.
+func checkURL(raw string) error {
+	if len(raw) > maxURL {
+		return fmt.Errorf("%w: the URL is %d bytes long; at most %d bytes", ErrMalformed, len(raw), maxURL)
+	}
+	bad := func(r rune) bool {
+		return unicode.IsControl(r) || unicode.IsSpace(r) || strings.ContainsRune("<>\"{}|\\^`", r)
+	}
+	if i := strings.IndexFunc(raw, bad); i >= 0 {
+		return fmt.Errorf("%w: %q: %q at byte %d cannot be in a URL (percent-encode it)", ErrMalformed, text(raw, 200), raw[i:i+1], i)
+	}
+	if !canon.Linkable(raw) {
+		return fmt.Errorf("%w: %q: want an absolute http, https or file URL", ErrMalformed, text(raw, 200))
+	}
+	return nil
 }
 
 // text drops control characters, collapses blanks and bounds the length of

@@ -73,8 +73,13 @@ type Options struct {
 	// Research answers the research tool; nil leaves the tool out.
 	Research Researcher
 	// MaxIndexes bounds the citation indexes a session may create (default
-	// 256); MaxEntries the sources of one index (default 10000).
-	MaxIndexes, MaxEntries int
+	// 256); MaxEntries the sources of one index (default 1000: an export
+	// of that many sources at the bounds below is 7 MiB, and a client
+	// reads at most 16 MiB of one message);
+	// MaxSections the sections an entry records (default 32: a citation
+	// in one more is numbered, its section not recorded). URLs are at
+	// most 2048 bytes, titles kept to 500.
+	MaxIndexes, MaxEntries, MaxSections int
 	// VerifyModel judges support for the verify tool (as
 	// deepresearch.VerifyOptions.Model); nil judges lexically.
 	VerifyModel llms.Model
@@ -107,14 +112,20 @@ func New(opts Options) *mcp.Server {
 // (opts.Name and Version are s's to say): an application that already
 // serves MCP offers deepresearch's tools beside its own. The tools share
 // one set of citation indexes, bounded by opts.MaxIndexes and MaxEntries.
-func AddTools(s *mcp.Server, opts Options) {
+func AddTools(s *mcp.Server, opts Options) { addToolsFor(s, opts) }
+
+// addToolsFor is AddTools, returning the tools' state.
+func addToolsFor(s *mcp.Server, opts Options) *tools {
 	if opts.MaxIndexes <= 0 {
 		opts.MaxIndexes = 256
 	}
 	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = 10000
+		opts.MaxEntries = 1000
 	}
-	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries), research: opts.Research, verifyModel: opts.VerifyModel, files: opts.Files}
+	if opts.MaxSections <= 0 {
+		opts.MaxSections = 32
+	}
+	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries, opts.MaxSections), research: opts.Research, verifyModel: opts.VerifyModel, files: opts.Files}
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_create",
 		Description: "Create an empty citation index for a research session; returns its index_id."}, t.create)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_add",
@@ -125,7 +136,7 @@ func AddTools(s *mcp.Server, opts Options) {
 		Description: "Merge citation index source_id into target_id (first seen wins; target's numbers never change). " +
 			"Returns how source's numbers map to target's, to rewrite source's [n] markers."}, t.merge)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_export",
-		Description: "Export a citation index's reference list: markdown (\"- [1] [Title](URL)\", a report's reference list), csl-json or bibtex."}, t.export)
+		Description: "Export a citation index's reference list: markdown (one line per source, \"[1] Title — source (URL)\"), csl-json or bibtex."}, t.export)
 	mcp.AddTool(s, &mcp.Tool{Name: "verify",
 		Description: "Verify a markdown report's citations against its sources: fabricated citations (numbers with no " +
 			"source, sources with no text), unsupported sentences (with the best-matching passage as evidence), " +
@@ -139,6 +150,7 @@ func AddTools(s *mcp.Server, opts Options) {
 				"resolves to a retrieved source. When the run fails after its research, the result is an error " +
 				"that still carries what was found (the agents' merged findings when the writer failed)."}, t.runResearch)
 	}
+	return t
 }
 
 type tools struct {
@@ -214,7 +226,7 @@ type exportIn struct {
 }
 
 type exportOut struct {
-	Markdown string  `json:"markdown,omitempty" jsonschema:"the reference list, one [n] line per source"`
+	Markdown string  `json:"markdown,omitempty" jsonschema:"the reference list, one line per source: [n] Title — source (URL)"`
 	CSLJSON  string  `json:"csl_json,omitempty" jsonschema:"the reference list as a CSL-JSON array"`
 	BibTeX   string  `json:"bibtex,omitempty" jsonschema:"the reference list as BibTeX entries"`
 	Entries  []entry `json:"entries" jsonschema:"the index's sources in number order"`
@@ -230,19 +242,27 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON || format == deepresearch.FormatYAML {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
 	}
-	b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
-	if err != nil {
-		return nil, exportOut{}, err
-	}
+	var list string
 	switch format {
-	case deepresearch.FormatCSL:
-		out.CSLJSON = string(b)
-	case deepresearch.FormatBibTeX:
-		out.BibTeX = string(b)
+	case deepresearch.FormatMarkdown:
+		list = deepresearch.RenderReferenceIndex(references(es))
+		out.Markdown = list
 	default:
-		out.Markdown = string(b)
+		b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
+		if err != nil {
+			return nil, exportOut{}, err
+		}
+		list = string(b)
+		if format == deepresearch.FormatCSL {
+			out.CSLJSON = list
+		} else {
+			out.BibTeX = list
+		}
 	}
-	return nil, out, nil
+	// The text content is the list itself (not the structured content's
+	// JSON again): what a client shows, and one copy fewer of a large
+	// index.
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: list}}}, out, nil
 }
 
 type verifyIn struct {

@@ -157,11 +157,12 @@ func TestCitationIndex(t *testing.T) {
 	}
 	var ex exportOut
 	call(t, cs, "citation_export", map[string]any{"index_id": a.IndexID}, &ex)
-	// The reference list a report has (one renderer of reference lines).
-	wantMD := "- [1] [T https://arxiv.org/abs/2401.12345v2](https://arxiv.org/abs/2401.12345v2)\n" +
-		"- [2] [T https://github.com/foo/bar/issues/42](https://github.com/foo/bar/issues/42)\n" +
-		"- [3] [T https://example.com/other](https://example.com/other)\n" +
-		"- [4] [New](https://example.org/new)\n"
+	// The export's own line form (the one renderer of reference lines):
+	// titles escaped, the first channel kept.
+	wantMD := "[1] T https\\://arxiv.org/abs/2401.12345v2 — web (https://arxiv.org/abs/2401.12345v2)\n" +
+		"[2] T https\\://github.com/foo/bar/issues/42 — web (https://github.com/foo/bar/issues/42)\n" +
+		"[3] T https\\://example.com/other — web (https://example.com/other)\n" +
+		"[4] New — web (https://example.org/new)\n"
 	if ex.Markdown != wantMD {
 		t.Errorf("markdown:\n%s\nwant:\n%s", ex.Markdown, wantMD)
 	}

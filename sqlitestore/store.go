@@ -115,6 +115,8 @@ type Store struct {
 	done  chan struct{} // the heartbeat has stopped
 	wdone chan struct{} // the writer has stopped
 	once  sync.Once
+
+	readOnly bool // OpenReadOnly's: no owner, heartbeat or writer
 }
 
 // appendReq is one Append (or AppendJournal) waiting for its batch to
@@ -171,7 +173,9 @@ CREATE TABLE IF NOT EXISTS reports (
 `
 
 // Open opens or creates the store in the SQLite file at path (its folder
-// is created if missing), marks interrupted the live runs of owners that
+// is created if missing), refuses it with a *CorruptError when SQLite's
+// quick integrity check finds it damaged (OpenReadOnly still reads what it
+// can), marks interrupted the live runs of owners that
 // stopped beating, and starts this Store's heartbeat. The caller must
 // Close it.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
@@ -200,6 +204,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, opErr("open", "", fmt.Errorf("%s: %w", abs, err))
 	}
 	wdb.SetMaxOpenConns(1)
+	// A damaged file is refused before anything is written to it.
+	if err := checkIntegrity(ctx, wdb, abs, false); err != nil {
+		wdb.Close()
+		return nil, err
+	}
 	rdb, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
 		wdb.Close()
@@ -242,15 +251,20 @@ func (s *Store) init(ctx context.Context) error {
 // setting the busy timeout, WAL journaling and NORMAL sync on every pooled
 // connection, and BEGIN IMMEDIATE for transactions.
 func dsn(abs string) string {
-	p := filepath.ToSlash(abs)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p
-	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")
+	return fileURL(abs, q)
+}
+
+// fileURL is the file: URL of the database at abs with query q.
+func fileURL(abs string, q url.Values) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
 	return (&url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}).String()
 }
 
@@ -326,6 +340,10 @@ func (s *Store) sweep(ctx context.Context) error {
 func (s *Store) Close() error {
 	var err error
 	s.once.Do(func() {
+		if s.readOnly {
+			err = s.rdb.Close()
+			return
+		}
 		close(s.stop)
 		<-s.done
 		<-s.wdone
@@ -618,13 +636,17 @@ func (s *Store) Get(ctx context.Context, id string) (Run, error) {
 }
 
 // List returns the newest runs first, at most limit of them (all when
-// limit <= 0).
+// limit <= 0). On a damaged store it returns the runs it can still read,
+// with a *CorruptError (ErrCorrupt) that says how many it could not.
 func (s *Store) List(ctx context.Context, limit int) ([]Run, error) {
 	if limit <= 0 {
 		limit = -1
 	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+runColumns+` FROM runs ORDER BY created_at DESC, id LIMIT ?`, limit)
 	if err != nil {
+		if corrupt(err) {
+			return s.salvageList(ctx, limit, err)
+		}
 		return nil, opErr("list", "", err)
 	}
 	defer rows.Close()
@@ -635,6 +657,9 @@ func (s *Store) List(ctx context.Context, limit int) ([]Run, error) {
 			return nil, opErr("list", "", err)
 		}
 		out = append(out, r)
+	}
+	if err := rows.Err(); corrupt(err) {
+		return s.salvageList(ctx, limit, err)
 	}
 	return out, opErr("list", "", rows.Err())
 }

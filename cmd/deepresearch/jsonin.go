@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/jsonkind"
 )
 
 // decodeStrict decodes exactly one JSON value from data into v, rejecting
@@ -49,7 +50,7 @@ func describeJSONError(name string, data []byte, err error) error {
 		if field == "" {
 			field = "(top level)"
 		}
-		return fmt.Errorf("%s: %s: field %q: want %s, got JSON %s", name, position(data, typ.Offset), field, jsonKind(typ.Type), typ.Value)
+		return fmt.Errorf("%s: %s: field %q: want %s, got JSON %s", name, position(data, typ.Offset), field, jsonkind.Of(typ.Type), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: %s: invalid JSON: unexpected end of input", name, position(data, int64(len(data))))
 	}
@@ -109,26 +110,6 @@ func keyOffset(data []byte, key string) int64 {
 			stack[top].wantKey = true
 		}
 	}
-}
-
-// jsonKind names what JSON value a Go type takes.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Pointer:
-		return jsonKind(t.Elem())
-	}
-	return t.String()
 }
 
 // jsonKindOf names the JSON value that b starts with, or says that it is

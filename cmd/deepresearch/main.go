@@ -45,7 +45,7 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return 0
 	}
 	// The library's errors already start with "deepresearch: ".
-	fmt.Fprintf(stderr, "deepresearch: %s\n", strings.TrimPrefix(err.Error(), "deepresearch: "))
+	fmt.Fprintf(stderr, "deepresearch: %s\n", printable(strings.TrimPrefix(err.Error(), "deepresearch: ")))
 	var ee *exitError
 	switch {
 	case errors.As(err, &ee):

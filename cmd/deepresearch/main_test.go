@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -20,7 +22,17 @@ func TestMain(m *testing.M) {
 	if role := os.Getenv(roleEnv); role != "" {
 		os.Exit(runRole(role)) // this binary is another process of a test: see kill_test.go
 	}
-	goleak.VerifyTestMain(m)
+	code := m.Run()
+	if built.bin != "" {
+		os.RemoveAll(filepath.Dir(built.bin))
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // result is what one in-process run of the command line produced.
@@ -142,15 +154,7 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command:", err)
-	}
-	bin := filepath.Join(t.TempDir(), "deepresearch")
-	build := exec.Command(gobin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	tests := []struct {
 		name     string
 		args     []string
@@ -173,14 +177,7 @@ func TestBinary(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := runBinary(t, cmd)
 			if code != tt.code {
 				t.Errorf("exit status %d, want %d (stderr: %q)", code, tt.code, stderr.String())
 			}
@@ -192,4 +189,48 @@ func TestBinary(t *testing.T) {
 			}
 		})
 	}
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// buildBinary builds the command once for the tests that run it through
+// the operating system; it skips the test where there is no go command.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "deepresearch-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "deepresearch")
+		if out, err := exec.Command(gobin, "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+// runBinary runs cmd and returns its exit status.
+func runBinary(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }

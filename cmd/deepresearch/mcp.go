@@ -8,7 +8,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
@@ -72,7 +71,9 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	}
 	defer root.Close()
 	srv := mcpserver.New(mcpserver.Options{Research: lib, Files: root.FS()})
-	t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+	// A malformed line is answered and skipped, never the end of the
+	// session (and of every citation index).
+	t := &mcpserver.StdioTransport{Reader: cmd.InOrStdin(), Writer: cmd.OutOrStdout()}
 	err = srv.Run(cmd.Context(), t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil // the client hung up, or we were interrupted
@@ -112,7 +113,3 @@ func (l *lazyResearcher) Close() error {
 	}
 	return l.r.Close()
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

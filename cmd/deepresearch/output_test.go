@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -97,6 +99,8 @@ func TestOutputCheckedFirst(t *testing.T) {
 		{"no folder", []string{"-o", filepath.Join(dir, "nodir", "x.md")}, "no folder"},
 		{"same file", []string{"-o", filepath.Join(dir, "same.out"), "--events", filepath.Join(dir, "same.out")}, "same file"},
 		{"a folder", []string{"-o", dir}, "is a folder"},
+		// Issue 18, #13: the report and the events cannot share stdout.
+		{"both on stdout", []string{"-o", "-", "--events", "-"}, "both name stdout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := research(t, tc.args...)
@@ -185,5 +189,62 @@ func TestVerifyStoredRun(t *testing.T) {
 	bad := cli(t, planted, "verify", "--store", st, "--run", runs[0].ID, "-")
 	if bad.code != 1 || !strings.Contains(bad.stdout, "FAIL") || !strings.Contains(bad.stdout, "42") {
 		t.Errorf("planted problems: exit %d\n%s%s", bad.code, bad.stdout, bad.stderr)
+	}
+}
+
+// TestOutputToStdoutPipe (issue 18, #14): -o /dev/stdout, --events
+// /dev/stdout and -o /dev/stderr are written in place when they are pipes
+// (as a shell or a program reading the output makes them), and the report
+// and the events cannot both go to stdout however it is named.
+func TestOutputToStdoutPipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	index := isolate(t)
+	for _, tc := range []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string // what each must hold
+	}{
+		{"-o /dev/stdout", []string{"-o", "/dev/stdout"}, 0, "## References", ""},
+		{"-o /dev/fd/1", []string{"-o", "/dev/fd/1"}, 0, "## References", ""},
+		{"-o -", []string{"-o", "-"}, 0, "## References", ""},
+		{"--events /dev/stdout", []string{"--events", "/dev/stdout"}, 0, `"type":"run.finished"`, ""},
+		{"-o /dev/stderr", []string{"-o", "/dev/stderr"}, 0, "", "## References"},
+		{"--events - -o /dev/stdout", []string{"--events", "-", "-o", "/dev/stdout"}, 2, "", "both name stdout"},
+		{"--events /dev/stdout -o -", []string{"--events", "/dev/stdout", "-o", "-"}, 2, "", "both name stdout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", "--corpus", corpus, "--index", index, "--progress", "never"}, tc.args...)
+			cmd := exec.Command(bin, append(args, question)...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr // pipes, for the child
+			code := runBinary(t, cmd)
+			if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout %.300q (want %q)\nstderr %.300q (want %q)", code, tc.code, stdout.String(), tc.stdout, stderr.String(), tc.stderr)
+			}
+			if tc.code == 0 && strings.Contains(stdout.String(), `"type":`) && strings.Contains(stdout.String(), "## References") {
+				t.Errorf("the events and the report both went to stdout:\n%.300q", stdout.String())
+			}
+			if tc.code != 0 && stdout.Len() > 0 {
+				t.Errorf("stdout is not empty on bad input: %.200q", stdout.String())
+			}
+		})
+	}
+}
+
+// TestLongQuestionIsBadInput (issue 18, #17): a question over the 4096
+// bytes a request may hold is bad input — exit status 2, nothing on
+// stdout — and no run is stored.
+func TestLongQuestionIsBadInput(t *testing.T) {
+	index := isolate(t)
+	st := filepath.Join(t.TempDir(), "runs.db")
+	long := strings.Repeat("How are undersea cables repaired? ", 130)
+	r := cli(t, "", "run", "--corpus", corpus, "--index", index, "--store", st, "--progress", "never", long)
+	wantBadInput(t, r, `"question"`, "4096")
+	if runs := cli(t, "", "runs", "--store", st); runs.code != 0 || strings.Count(runs.stdout, "\n") != 1 {
+		t.Errorf("runs after a refused question: %d %q", runs.code, runs.stdout)
 	}
 }

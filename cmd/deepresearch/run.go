@@ -68,7 +68,7 @@ not printed on stdout unless --output names a file).`,
 	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration file")
 	cmd.Flags().StringVar(&rf.events, "events", "", `write events as newline-delimited JSON to FILE, or "-" for stdout`)
-	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", `write the report to FILE (atomically) instead of stdout ("-": stdout)`)
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr: auto (when a terminal), always or never")
 	return cmd
 }
@@ -125,7 +125,10 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	switch rf.events {
 	case "":
 	case "-":
-		evLines = events.NewJSONLines(stdout)
+		if report != nil && report.isStdout() {
+			return inputError(fmt.Errorf("--events - and --output %s both name stdout: write one of them to a file", rf.output))
+		}
+		evLines = events.NewJSONLines(printableWriter{stdout, true}) // a line a Write
 		if rf.output == "" {
 			reportOut = io.Discard
 		}
@@ -134,18 +137,27 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			return inputError(fmt.Errorf("--events: %w", err))
 		}
 		if report != nil && report.sameFile(evOut) {
+			if evOut.isStdout() {
+				return inputError(fmt.Errorf("--events %s and --output %s both name stdout: write one of them to a file", rf.events, rf.output))
+			}
 			return inputError(fmt.Errorf("--events and --output name the same file %s", rf.events))
 		}
-		flags := os.O_WRONLY
-		if evOut.regular {
-			flags |= os.O_CREATE | os.O_TRUNC
+		var w io.Writer = stdout
+		if !evOut.stdout {
+			f, err := evOut.open()
+			if err != nil {
+				return inputError(fmt.Errorf("--events: %w", err))
+			}
+			defer f.Close()
+			w = f
 		}
-		f, err := os.OpenFile(evOut.target, flags, 0o666)
-		if err != nil {
-			return inputError(fmt.Errorf("--events: %w", err))
+		if evOut.stdout || evOut.fd >= 0 {
+			w = printableWriter{w, true} // printed: a line a Write
 		}
-		defer f.Close()
-		evLines = events.NewJSONLines(f)
+		evLines = events.NewJSONLines(w)
+		if evOut.isStdout() && rf.output == "" {
+			reportOut = io.Discard // as with --events -
+		}
 	}
 	if evLines != nil {
 		sinks = append(sinks, evLines)
@@ -206,7 +218,8 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	} else if err != nil {
 		return errors.Join(runErr, err, evErr)
 	}
-	if report != nil {
+	doc = printableDoc(format, doc)
+	if report != nil && !report.stdout {
 		err = report.write(doc)
 	} else {
 		_, err = reportOut.Write(doc)

@@ -30,20 +30,24 @@ func newRunsCmd() *cobra.Command {
 		Use:   "runs",
 		Short: "List the stored runs, newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (retErr error) {
 			s, err := settings(cmd, configFile)
 			if err != nil {
 				return err
 			}
-			st, err := openStore(cmd.Context(), s)
+			st, damage, err := openStoreToRead(cmd.Context(), s)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			runs, err := st.List(cmd.Context(), limit)
+			if errors.Is(err, sqlitestore.ErrCorrupt) {
+				damage, err = err, nil // the runs it could read are listed
+			}
 			if err != nil {
 				return err
 			}
+			defer func() { retErr = errors.Join(retErr, damage) }()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				if runs == nil {
@@ -53,7 +57,7 @@ func newRunsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(out, "%s\n", b)
+				_, err = fmt.Fprintf(out, "%s\n", printableJSON(b))
 				return err
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -70,9 +74,10 @@ func newRunsCmd() *cobra.Command {
 	return cmd
 }
 
-// oneLine shortens s to one line of at most n runes; it is for people.
+// oneLine shortens s to one printable line of at most n runes; it is for
+// people.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(printable(s)), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -95,17 +100,18 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (retErr error) {
 			s, err := settings(cmd, configFile)
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			st, err := openStore(ctx, s)
+			st, damage, err := openStoreToRead(ctx, s)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			defer func() { retErr = errors.Join(retErr, damage) }() // shown what it could
 			out := cmd.OutOrStdout()
 			run, err := st.Get(ctx, args[0])
 			if errors.Is(err, sqlitestore.ErrNotFound) {
@@ -119,7 +125,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(out, "%s\n", b)
+				_, err = fmt.Fprintf(out, "%s\n", printableJSON(b))
 				return err
 			case showEvents:
 				// A finished run's log ends; a live one's is followed.
@@ -127,7 +133,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 					if err != nil {
 						return err
 					}
-					if _, err := fmt.Fprintf(out, "%s\n", e.JSON); err != nil {
+					if _, err := fmt.Fprintf(out, "%s\n", printableJSON(e.JSON)); err != nil {
 						return err
 					}
 				}
@@ -151,7 +157,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			if err != nil {
 				return fmt.Errorf("run %s is %s: %w", run.ID, run.Status, err)
 			}
-			_, err = out.Write(doc)
+			_, err = out.Write(printableDoc(format, doc))
 			return err
 		},
 	}

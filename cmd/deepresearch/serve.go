@@ -39,10 +39,12 @@ store (store.path). Runs a server left interrupted (killed, crashed or shut
 down) are resumed when it starts again (serve.resume: auto; at most
 serve.max_resumes times each): every model call, search and page read they
 had completed is answered from their journal, and their events go on where
-they stopped. A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN)
-is required when set, and must be set to listen beyond the loopback
-interface. The first line on stdout says where it listens (useful with
---addr 127.0.0.1:0).`,
+they stopped. A bearer token (serve.token, better DEEPRESEARCH_SERVE_TOKEN;
+at least 16 characters, no spaces) is required when set, and must be set to
+listen beyond the loopback interface. Without one, the server answers only
+requests whose Host names the address it listens on, and no /v1 request from
+a web page of another origin. The first line on stdout says where it listens
+(useful with --addr 127.0.0.1:0).`,
 		Example: `  deepresearch serve --corpus ./docs
   DEEPRESEARCH_SERVE_TOKEN=… deepresearch serve --addr :8080`,
 		Args: cobra.NoArgs,

@@ -12,18 +12,22 @@ import (
 )
 
 func TestServeRefusesAnOpenAddressWithoutAToken(t *testing.T) {
-	t.Setenv("DEEPRESEARCH_SERVE_TOKEN", "")
 	dir := t.TempDir()
 	for _, tc := range []struct {
-		name string
-		args []string
-		want []string
+		name  string
+		token string
+		args  []string
+		want  []string
 	}{
-		{"every interface", []string{"--addr", ":0"}, []string{"serve.addr :0", "DEEPRESEARCH_SERVE_TOKEN"}},
-		{"a public address", []string{"--addr", "0.0.0.0:0"}, []string{"listens beyond this machine"}},
-		{"no port", []string{"--addr", "127.0.0.1"}, []string{"serve.addr"}},
+		{"every interface", "", []string{"--addr", ":0"}, []string{"serve.addr :0", "DEEPRESEARCH_SERVE_TOKEN"}},
+		{"a public address", "", []string{"--addr", "0.0.0.0:0"}, []string{"listens beyond this machine"}},
+		{"no port", "", []string{"--addr", "127.0.0.1"}, []string{"serve.addr"}},
+		// Issue 18, #2: a token of blanks, or a short one, is no token.
+		{"a blank token", " ", []string{"--addr", "0.0.0.0:0"}, []string{"serve.token", "spaces"}},
+		{"a short token", "secret", []string{"--addr", "0.0.0.0:0"}, []string{"serve.token", "fewer than 16"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("DEEPRESEARCH_SERVE_TOKEN", tc.token)
 			args := append([]string{"serve", "--store", filepath.Join(dir, "runs.db")}, tc.args...)
 			wantBadInput(t, cli(t, "", args...), tc.want...)
 		})

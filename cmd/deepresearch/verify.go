@@ -114,6 +114,9 @@ a comment. The fixed report goes to stdout (the summary then to stderr) or
 --output; with no REPORT, each file that changed is rewritten in place. The
 verdict is the report's as given, before the fix.
 
+A report of at most 16 MiB is read (as cite reads), with at most 250000
+citation markers; the sources it cites may hold 16 MiB of text in all.
+
 Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 		Example: `  deepresearch run --format json "Why do goroutines leak?" > run.json
   jq -r .text run.json > report.md
@@ -262,7 +265,8 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 			return err
 		}
 	}
-	if _, err := summary.Write(out.Bytes()); err != nil {
+	// The summary quotes the report and its sources: printed, not obeyed.
+	if _, err := (printableWriter{summary, vf.json}).Write(out.Bytes()); err != nil {
 		return err
 	}
 	for _, v := range all {
@@ -305,7 +309,7 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 	}
 	res, err := deepresearch.Verify(cmd.Context(), v.text, sources, opts)
 	if err != nil {
-		if errors.Is(err, deepresearch.ErrSources) {
+		if errors.Is(err, deepresearch.ErrSources) || errors.Is(err, deepresearch.ErrVerifyTooLarge) {
 			return nil, inputError(err)
 		}
 		return nil, err
@@ -328,7 +332,7 @@ func writeFixes(cmd *cobra.Command, vf verifyFlags, inPlace bool, all []*verifie
 			}
 		}
 		return cmd.OutOrStdout(), nil
-	case vf.output != "":
+	case vf.output != "" && vf.output != "-": // "-": stdout, as without -o
 		return cmd.OutOrStdout(), writeFixed(vf.output, all[0].res.Fixed)
 	}
 	_, err := io.WriteString(cmd.OutOrStdout(), all[0].res.Fixed)
@@ -425,16 +429,24 @@ func markdownFiles(dir, skip string) ([]string, error) {
 	return out, nil
 }
 
+// readReport reads the report from stdin ("-") or a file: at most
+// deepresearch.MaxVerifyBytes (16 MiB, as cite reads).
 func readReport(stdin io.Reader, path string) (string, error) {
-	var b []byte
-	var err error
-	if path == "-" {
-		b, err = io.ReadAll(stdin)
-	} else {
-		b, err = os.ReadFile(path)
+	r := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("reading the report: %w", err)
+		}
+		defer f.Close()
+		r = f
 	}
+	b, err := io.ReadAll(io.LimitReader(r, deepresearch.MaxVerifyBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("reading the report: %w", err)
+	}
+	if len(b) > deepresearch.MaxVerifyBytes {
+		return "", fmt.Errorf("the report is larger than 16 MiB, the most verify reads")
 	}
 	return string(b), nil
 }

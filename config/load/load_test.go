@@ -170,9 +170,9 @@ func TestPrecedence(t *testing.T) {
 		},
 		{
 			name: "env without file sets nested keys",
-			env:  map[string]string{"DEEPRESEARCH_MODEL_PROVIDER": "ollama", "DEEPRESEARCH_RESEARCH_AGENT_TIMEOUT": "5m", "DEEPRESEARCH_MODEL_API_KEY": "sk-1", "DEEPRESEARCH_SERVE_TOKEN": "tok"},
+			env:  map[string]string{"DEEPRESEARCH_MODEL_PROVIDER": "ollama", "DEEPRESEARCH_RESEARCH_AGENT_TIMEOUT": "5m", "DEEPRESEARCH_MODEL_API_KEY": "sk-1", "DEEPRESEARCH_SERVE_TOKEN": "tok-of-sixteen-chars"},
 			want: func(s *config.Settings) {
-				s.Model.Provider, s.Research.AgentTimeout, s.Model.APIKey, s.Serve.Token = "ollama", 5*time.Minute, "sk-1", "tok"
+				s.Model.Provider, s.Research.AgentTimeout, s.Model.APIKey, s.Serve.Token = "ollama", 5*time.Minute, "sk-1", "tok-of-sixteen-chars"
 			},
 		},
 		{
@@ -272,8 +272,8 @@ func TestPrecedence(t *testing.T) {
 		{
 			name: "serve flags",
 			env:  map[string]string{"DEEPRESEARCH_SERVE_TOKEN": "from-env"},
-			args: []string{"--addr", ":9000", "--token", "from-flag"},
-			want: func(s *config.Settings) { s.Serve.Addr, s.Serve.Token = ":9000", "from-flag" },
+			args: []string{"--addr", ":9000", "--token", "from-flag-sixteen-chars"},
+			want: func(s *config.Settings) { s.Serve.Addr, s.Serve.Token = ":9000", "from-flag-sixteen-chars" },
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -344,7 +344,7 @@ var samples = map[string][3]sample{
 	"output.style":             {{yaml: "plain", want: "plain"}, {yaml: "footnote", want: "footnote"}, {yaml: "html", want: "html"}},
 	"output.unsupported":       {{yaml: "keep", want: "keep"}, {yaml: "remove", want: "remove"}},
 	"serve.addr":               {{yaml: `":9000"`, want: ":9000"}, {env: "0.0.0.0:80", want: "0.0.0.0:80"}, {yaml: "[::1]:8081", want: "[::1]:8081"}},
-	"serve.token":              {{yaml: "t1", want: "t1"}, {yaml: "t2", want: "t2"}, {yaml: "t3", want: "t3"}},
+	"serve.token":              {{yaml: "token-number-one-1", want: "token-number-one-1"}, {yaml: "token-number-two-2", want: "token-number-two-2"}, {yaml: "token-number-three", want: "token-number-three"}},
 	"serve.max_runs":           {{yaml: "1", want: 1}, {yaml: "2", want: 2}},
 	"serve.run_timeout":        {{yaml: "1m", want: time.Minute}, {yaml: "1h", want: time.Hour}},
 	"serve.max_body":           {{yaml: "1KiB", want: int64(1024)}, {yaml: "10", want: int64(10)}},

@@ -101,12 +101,12 @@ test("citation index: stable numbers, merge and export", async () => {
   assert.equal(merged.added, 1);
   assert.deepEqual(merged.renumber, [{ from: 1, to: 3 }, { from: 2, to: 2 }]);
 
-  // The reference list a report has: one renderer of reference lines.
+  // The export's line format: "[n] Title — source (URL)".
   const md = (await call("citation_export", { index_id: a })).structuredContent.markdown;
   assert.equal(md,
-    "- [1] [RAG Survey 2026](https://arxiv.org/abs/2501.12345v2)\n" +
-    "- [2] [rag-toolkit](https://github.com/user/repo)\n" +
-    "- [3] [Another paper](https://example.org/paper)\n");
+    "[1] RAG Survey 2026 — arxiv (https://arxiv.org/abs/2501.12345v2)\n" +
+    "[2] rag-toolkit — github (https://github.com/user/repo)\n" +
+    "[3] Another paper — web (https://example.org/paper)\n");
 
   const csl = JSON.parse((await call("citation_export", { index_id: a, format: "csl-json" })).structuredContent.csl_json);
   assert.equal(csl.length, 3);

@@ -391,20 +391,28 @@ const (
 
 // Fence returns source text — from the corpus or the web, so untrusted —
 // between FenceOpen and FenceClose, with every line that could pass for
-// a source block's header ("[7] Title"), its metadata ("URL: …") or a
-// fence indented, so that a page cannot forge a source block or close the
-// fence early and attribute its words to another source.
+// a source block's header ("[7] Title", "［7］", "【7】"), its metadata
+// ("URL: …") or a fence indented, so that a page cannot forge a source
+// block or close the fence early and attribute its words to another
+// source. Lines are what a model reads as lines: split at every Unicode
+// line break (written back as "\n"), their indentation any Unicode
+// spaces and invisible format characters (source.Lines, TrimLeftSpace).
 func Fence(text string) string {
-	lines := strings.Split(strings.TrimSpace(text), "\n")
+	lines := source.Lines(strings.TrimSpace(text))
 	for i, l := range lines {
-		t := strings.TrimLeft(l, " \t")
-		if strings.HasPrefix(t, "[") || strings.HasPrefix(t, "<<<") || strings.HasPrefix(t, "URL:") ||
-			strings.HasPrefix(t, "ID:") || strings.HasPrefix(t, "Location:") {
-			lines[i] = "  " + t
+		t := source.TrimLeftSpace(l)
+		for _, p := range forgeable {
+			if strings.HasPrefix(t, p) {
+				lines[i] = "  " + t
+				break
+			}
 		}
 	}
 	return FenceOpen + "\n" + strings.Join(lines, "\n") + "\n" + FenceClose
 }
+
+// forgeable are the starts of the lines a tool result is made of.
+var forgeable = []string{"[", "［", "【", "<<<", "URL:", "ID:", "Location:"}
 
 // read records text the model was shown of source n (a snippet, or the
 // opened document), so that its citations can be checked against what

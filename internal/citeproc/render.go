@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/mdtext"
 )
 
 // The renderer consumes the scanner's tokens: it passes text and code on,
@@ -650,7 +652,7 @@ func (r *renderer) renderLink() {
 			r.appendNum(c.Display)
 			r.appendPin(c)
 			r.out = append(r.out, "]]("...)
-			r.out = appendMarkdownURL(r.out, link)
+			r.out = mdtext.AppendDestination(r.out, link)
 			r.out = append(r.out, ')')
 		}
 	}
@@ -740,38 +742,6 @@ func contiguous(g []Citation) bool {
 		}
 	}
 	return true
-}
-
-// appendMarkdownURL writes u so that it cannot end a markdown link early.
-func appendMarkdownURL(b []byte, u string) []byte {
-	const hex = "0123456789ABCDEF"
-	for k := 0; k < len(u); k++ {
-		switch c := u[k]; {
-		case c == ' ' || c == '(' || c == ')' || c == '<' || c == '>' || c < 0x20 || c == 0x7F:
-			b = append(b, '%', hex[c>>4], hex[c&15])
-		case c == '\\':
-			b = append(b, '\\', '\\') // a backslash escape would eat the next character
-		case c == '&' && entityAt(u[k+1:]):
-			b = append(b, "&amp;"...) // "&lt;" would be decoded as an entity
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
-
-// entityAt reports whether s, after a '&', reads as an entity reference:
-// [#]alphanumerics then ';'.
-func entityAt(s string) bool {
-	k := 0
-	if k < len(s) && s[k] == '#' {
-		k++
-	}
-	start := k
-	for k < len(s) && k-start < 32 && (s[k] >= '0' && s[k] <= '9' || s[k]|0x20 >= 'a' && s[k]|0x20 <= 'z') {
-		k++
-	}
-	return k > start && k < len(s) && s[k] == ';'
 }
 
 func appendHTMLAttr(b []byte, s string) []byte {

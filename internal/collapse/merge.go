@@ -211,6 +211,17 @@ func (m *Merger) Sources() []Source {
 	return out
 }
 
+// Source returns the merged source numbered n (a copy), without copying
+// the others as Sources does.
+func (m *Merger) Source(n int) (Source, bool) {
+	if n < 1 || n > len(m.sources) {
+		return Source{}, false
+	}
+	s := m.sources[n-1]
+	s.UsedInSections = slices.Clone(s.UsedInSections)
+	return s, true
+}
+
 // Unknown returns the citations that could not be resolved, in order.
 func (m *Merger) Unknown() []Unknown { return slices.Clone(m.unknown) }
 

@@ -45,7 +45,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // refused, and the class of address. It unwraps to ErrBlocked.
 type AddrError struct {
 	Host   string // the host name or literal the URL named
-	Addr   string // the address that would have been dialled
+	Addr   string // the address and port that would have been dialled
 	Reason string // "loopback", "private", "link-local", "cloud metadata", ...
 }
 

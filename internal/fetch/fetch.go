@@ -233,11 +233,15 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,*/*;q=0.1")
 	resp, err := f.client.Do(req)
 	if err != nil {
+		stage := "dial"
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
+			if ue.URL != req.URL.String() && !errors.Is(err, ErrScheme) && !errors.Is(err, ErrTooManyRedirects) {
+				// A redirect's request failed: name where it led.
+				stage, err = "redirect", fmt.Errorf("redirect to %q: %w", ue.URL, err)
+			}
 		}
-		stage := "dial"
 		if errors.Is(err, ErrTooManyRedirects) || errors.Is(err, ErrScheme) {
 			stage = "redirect"
 		}

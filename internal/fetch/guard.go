@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -134,7 +135,7 @@ func (d *dialer) DialContext(ctx context.Context, network, address string) (net.
 	} else {
 		addrs, err = d.resolver.LookupNetIP(ctx, "ip", host)
 		if err != nil {
-			return nil, err
+			return nil, WithoutResolver(err)
 		}
 		if len(addrs) == 0 {
 			return nil, &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}
@@ -179,9 +180,23 @@ func (d *dialer) check(ctx context.Context, host, target string) error {
 		return &AddrError{Host: host, Addr: target, Reason: "unparsable"}
 	}
 	if why := blockedReason(ap.Addr()); why != "" {
-		return &AddrError{Host: host, Addr: ap.Addr().Unmap().String(), Reason: why}
+		return &AddrError{Host: host, Addr: netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String(), Reason: why}
 	}
 	return nil
+}
+
+// WithoutResolver returns err without the address of the DNS server it
+// names, when it is a *net.DNSError that names one ("lookup x on
+// 10.0.0.53:53: no such host" becomes "lookup x: no such host"): this
+// machine's resolver is no business of the model that reads the error.
+func WithoutResolver(err error) error {
+	var dnsErr *net.DNSError
+	if !errors.As(err, &dnsErr) || dnsErr.Server == "" {
+		return err
+	}
+	e := *dnsErr
+	e.Server = ""
+	return &e
 }
 
 func isBlocked(err error) bool {

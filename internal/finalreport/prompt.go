@@ -54,11 +54,12 @@ func sourceLine(s collapse.Source) string {
 
 // demoteHeadings turns headings of levels 1-3 inside a finding into level
 // 4, so that they cannot end the findings or start a false section of the
-// protocol.
+// protocol. Lines are what a model reads as lines (source.Lines, written
+// back with "\n"), indented by any Unicode spaces (source.TrimLeftSpace).
 func demoteHeadings(text string) string {
-	lines := strings.Split(text, "\n")
+	lines := source.Lines(text)
 	for i, line := range lines {
-		t := strings.TrimLeft(line, " \t")
+		t := source.TrimLeftSpace(line)
 		n := len(t) - len(strings.TrimLeft(t, "#"))
 		if n >= 1 && n <= 3 && (len(t) == n || t[n] == ' ' || t[n] == '\t') {
 			lines[i] = "####" + t[n:]

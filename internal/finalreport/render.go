@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/mdtext"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
@@ -32,33 +33,71 @@ func Markdown(r *Report, style citeproc.Style) string {
 	return b.String()
 }
 
-// References renders a reference list's lines, one per reference, in
-// style: what a markdown report's "## References" section holds, and the
-// one renderer of reference lines (reports, findings, the MCP citation
-// index's export). Titles come from Source.Label and are escaped, so a
-// title can neither open a link nor carry HTML; a URL is linked only when
-// canon.Linkable allows it.
-//
+// References renders a reference list's lines, one per reference, in the
+// form of style: what a markdown report's "## References" section holds.
 // A web page is cited by its title, linked, and its date after the link
 // ("[Title](https://…) (2024-03-15)", see Source.Dated); a local
 // document by its folder and file, then its title ("docs/faq.md — FAQ").
 func References(refs []Reference, style citeproc.Style) string {
+	form := ListMarkdown
+	switch style {
+	case citeproc.Footnote:
+		form = ListFootnote
+	case citeproc.Plain:
+		form = ListPlain
+	case citeproc.HTML:
+		form = ListHTML
+	}
+	return List(refs, form)
+}
+
+// A ListForm is a form of reference line: one per citation style, and
+// the citation index's export.
+type ListForm int
+
+// The forms of reference line.
+const (
+	ListMarkdown ListForm = iota // - [1] [Title](URL)
+	ListPlain                    // [1] Title. URL
+	ListFootnote                 // [^1]: [Title](URL)
+	ListHTML                     // <p id="ref-1">[1] <a href="URL">Title</a></p>
+	// ListIndex is the MCP citation index's export, a contract of its
+	// own: "[1] Title — channel (URL)", one line each.
+	ListIndex
+)
+
+// List renders a reference list's lines, one per reference, in form: the
+// one renderer of reference lines (reports, findings, the MCP citation
+// index's export). Titles come from Source.Label and, like channels and
+// URLs shown as text, are escaped by internal/mdtext, so that neither can
+// make a link or carry HTML; a URL is linked only when canon.Linkable
+// allows it.
+func List(refs []Reference, form ListForm) string {
 	var b strings.Builder
 	for _, ref := range refs {
 		title, date := ref.Label(), dated(ref.Source)
-		switch style {
-		case citeproc.Footnote:
-			fmt.Fprintf(&b, "[^%d]: %s%s\n", ref.Number, mdLink(title, ref.URL), date)
-		case citeproc.Plain:
+		switch form {
+		case ListFootnote:
+			fmt.Fprintf(&b, "[^%d]: %s%s\n", ref.Number, mdtext.Link(title, ref.URL), date)
+		case ListPlain:
 			if ref.URL != "" {
-				fmt.Fprintf(&b, "[%d] %s%s. %s  \n", ref.Number, title, date, ref.URL)
+				fmt.Fprintf(&b, "[%d] %s%s. %s  \n", ref.Number, mdtext.Escape(title), date, mdtext.URLText(ref.URL))
 			} else {
-				fmt.Fprintf(&b, "[%d] %s%s  \n", ref.Number, title, date)
+				fmt.Fprintf(&b, "[%d] %s%s  \n", ref.Number, mdtext.Escape(title), date)
 			}
-		case citeproc.HTML:
+		case ListIndex:
+			fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.Escape(title), date)
+			if ch := source.Clean(ref.Channel); ch != "" {
+				b.WriteString(" — " + mdtext.Escape(ch))
+			}
+			if ref.URL != "" {
+				b.WriteString(" (" + mdtext.URLText(ref.URL) + ")")
+			}
+			b.WriteByte('\n')
+		case ListHTML:
 			fmt.Fprintf(&b, "<p id=\"ref-%d\">[%d] %s%s</p>\n", ref.Number, ref.Number, htmlLink(title, ref.URL), date)
 		default:
-			fmt.Fprintf(&b, "- [%d] %s%s\n", ref.Number, mdLink(title, ref.URL), date)
+			fmt.Fprintf(&b, "- [%d] %s%s\n", ref.Number, mdtext.Link(title, ref.URL), date)
 		}
 	}
 	return b.String()
@@ -72,24 +111,6 @@ func dated(s source.Source) string {
 		return " (" + d + ")"
 	}
 	return ""
-}
-
-// mdEscaper escapes what would make markdown of a title: brackets (a link
-// of its own), emphasis, code spans, raw HTML, and the backslash itself.
-var mdEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `*`, `\*`, `_`, `\_`, "`", "\\`", `<`, `&lt;`, `>`, `&gt;`)
-
-// mdURL keeps a URL from ending its link early.
-var mdURL = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E")
-
-// mdLink links title to url in markdown (a doi: or arxiv: identifier
-// under its https form), or gives title alone when url is not one a reader
-// may follow (see canon.Link).
-func mdLink(title, url string) string {
-	t := mdEscaper.Replace(title)
-	if url = canon.Link(url); url == "" {
-		return t
-	}
-	return "[" + t + "](" + mdURL.Replace(url) + ")"
 }
 
 func htmlLink(title, url string) string {

@@ -37,8 +37,8 @@ func TestMarkdown(t *testing.T) {
 			"- [4] corpus/notes.md\n"},
 		{citeproc.Plain, "" +
 			"[1] Seven (2024-03-15). https://example.org/seven  \n" +
-			"[2] Five [draft] & <more>. https://example.org/five  \n" +
-			"[3] Spaced title. https://example.org/a b(c)  \n" +
+			"[2] Five \\[draft\\] & &lt;more&gt;. https://example.org/five  \n" +
+			"[3] Spaced title. https://example.org/a%20b%28c%29  \n" +
 			"[4] corpus/notes.md  \n"},
 		{citeproc.Footnote, "" +
 			"[^1]: [Seven](https://example.org/seven) (2024-03-15)\n" +

@@ -10,6 +10,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
@@ -113,8 +114,15 @@ func (c *checker) checks(k Kind) bool {
 }
 
 func (c *checker) run(ctx context.Context) (*Result, error) {
-	lay := parseLayout([]byte(c.report))
-	cits := slices.DeleteFunc(findCitations(c.report, c.mapping, lay), func(f found) bool { return !c.checks(f.kind) })
+	var lay *layout
+	cits, err := findCitations(c.report, c.mapping, func() *layout {
+		lay = parseLayout([]byte(c.report))
+		return lay
+	})
+	if err != nil {
+		return nil, err
+	}
+	cits = slices.DeleteFunc(cits, func(f found) bool { return !c.checks(f.kind) })
 	attachSentences(c.report, cits)
 	res := &Result{Citations: []Citation{}, Problems: []Problem{}}
 	// Numbered citations: resolve, then judge the retrieved ones in one
@@ -185,6 +193,17 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 			base.Status, base.Reason = c.mentionVerdict(f.ref)
 			res.Citations = append(res.Citations, base)
 		}
+	}
+	// The text judged, each source (a page of a document is one) once.
+	read, total := map[string]bool{}, 0
+	for _, cl := range claims {
+		if k := strconv.Itoa(cl.Source.Number) + "\x00" + cl.Source.Location.Key(); !read[k] {
+			read[k] = true
+			total += len(cl.Source.Text)
+		}
+	}
+	if total > MaxSourceBytes {
+		return nil, fmt.Errorf("%w: the cited sources hold %d bytes of text; at most %d (16 MiB)", ErrTooLarge, total, MaxSourceBytes)
 	}
 	if len(claims) > 0 {
 		verdicts, err := c.opts.Judge.Judge(ctx, claims)
@@ -381,6 +400,17 @@ func (c *checker) problems(res *Result) {
 	s.Score = 1
 	if judged > 0 {
 		s.Score = float64(s.Supported) / float64(judged)
+	}
+	if s.Citations == 0 {
+		// Nothing checked is not a pass earned: say so (a strict check
+		// fails on it).
+		s.Score = 0
+		what := "the report cites nothing"
+		if strings.TrimSpace(c.report) == "" {
+			what = "the report is empty"
+		}
+		add(Problem{Line: 1, Severity: Warning, Kind: ProblemNothing, Message: what + ": there was nothing to verify",
+			Fix: "cite the sources each claim rests on ([1], [2], …), or check the file you meant"})
 	}
 }
 
@@ -677,7 +707,7 @@ func (c *checker) fileVerdict(f found) (Status, string) {
 			n++
 		}
 		if f.lineHi > n || f.lineLo > f.lineHi {
-			beyond = fmt.Sprintf("; lines %d-%d are beyond its %d lines", f.lineLo, f.lineHi, n)
+			beyond = fmt.Sprintf("; lines %s are beyond its %d lines", f.lines, n)
 		}
 	}
 	if f.hash == "" {

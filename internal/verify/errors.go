@@ -12,7 +12,24 @@ var (
 	ErrSources = errors.New("verify: unusable sources")
 	// ErrJudge is returned when the judge fails or answers out of format.
 	ErrJudge = errors.New("verify: judge failed")
+	// ErrTooLarge is returned for a report longer than MaxReportBytes or
+	// with more than MaxCitations citation markers, or whose cited sources
+	// hold more than MaxSourceBytes of text in all: what verify reads is
+	// bounded, and so is the memory it takes (linear in what it reads).
+	ErrTooLarge = errors.New("verify: input too large")
 )
+
+// The most verify reads: the report (16 MiB, as cite reads), its citation
+// markers, and the text of the sources it cites, in all.
+const (
+	MaxReportBytes = 16 << 20
+	MaxCitations   = 250_000
+	MaxSourceBytes = 16 << 20
+)
+
+func tooManyCitations() error {
+	return fmt.Errorf("%w: the report has more than %d citations", ErrTooLarge, MaxCitations)
+}
 
 // JudgeError says which batch of claims a judge failed on, and why.
 type JudgeError struct {

@@ -3,15 +3,17 @@ package verify
 import (
 	"html"
 	"io"
+	"math"
 	"path"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
@@ -32,6 +34,7 @@ type found struct {
 	hash   string
 	lineLo int
 	lineHi int
+	lines  string // the line range as written: "10-20", "7"
 	// Author-year references: the surnames named (one, or two joined by
 	// "and") and the year.
 	authors    []string
@@ -61,9 +64,21 @@ var referenceHeadings = map[string]bool{
 	"citations": true, "reference list": true, "notes": true, "footnotes": true,
 }
 
+// layoutParser reads a report's blocks, code spans and inline raw HTML
+// (comments: a fix's notes are never read again): all the layout needs.
+// Links and emphasis are left unparsed: goldmark's link parser is
+// quadratic on a paragraph full of brackets (a report is nothing but
+// citations), and neither holds code.
+var layoutParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(util.Prioritized(parser.NewCodeSpanParser(), 100),
+		util.Prioritized(parser.NewRawHTMLParser(), 400)),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+)
+
 func parseLayout(src []byte) *layout {
 	l := &layout{}
-	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	doc := layoutParser.Parse(text.NewReader(src))
 	type heading struct{ level, start int }
 	var refs []heading
 	var heads []heading
@@ -201,13 +216,19 @@ func isSidsValue(report string, off int) bool {
 	return off >= len(`data-sids="`) && strings.EqualFold(report[off-len(`data-sids="`):off-1], "data-sids=")
 }
 
-// findCitations returns every citation in the report, in order of offset.
-func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []found {
+// findCitations returns every citation in the report, in order of
+// offset; more than MaxCitations markers are ErrTooLarge, found before the
+// report's layout is parsed (layout is called once the count is known).
+func findCitations(report string, mapping *citeproc.Mapping, layout func() *layout) ([]found, error) {
 	var out []found
+	tooMany := false
 	p := citeproc.New(io.Discard, citeproc.Config{Mode: citeproc.Keep, Mapping: mapping, Hooks: citeproc.Hooks{
 		Marker: func(m citeproc.Marker) {
+			if tooMany = tooMany || len(out) >= MaxCitations; tooMany {
+				return
+			}
 			off := int(m.Offset)
-			if lay.skipped(off, off+m.Len) || isSidsValue(report, off) {
+			if isSidsValue(report, off) {
 				return
 			}
 			f := found{off: off, len: m.Len, marker: report[off : off+m.Len], loc: m.Locator}
@@ -227,28 +248,42 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 	// Keep mode never fails on its own; the destination discards.
 	_, _ = p.WriteString(report)
 	_ = p.Close()
+	if tooMany {
+		return nil, tooManyCitations()
+	}
+	lay := layout()
+	out = slices.DeleteFunc(out, func(f found) bool { return lay.skipped(f.off, f.off+f.len) })
 
+	// dropped marks markers a rendered citation holds (compacted at the
+	// end: deleting each in place would be quadratic).
+	dropped := make([]bool, len(out))
 	// taken reports whether [lo, hi) is code, a reference list or overlaps
-	// a marker the parser found (out is in offset order).
+	// a marker the parser found that is kept (out is in offset order).
 	taken := func(lo, hi int) bool {
 		if lay.skipped(lo, hi) {
 			return true
 		}
-		i := sort.Search(len(out), func(i int) bool { return out[i].off+out[i].len > lo })
-		return i < len(out) && out[i].off < hi
+		for i := sort.Search(len(out), func(i int) bool { return out[i].off+out[i].len > lo }); i < len(out) && out[i].off < hi; i++ {
+			if !dropped[i] {
+				return true
+			}
+		}
+		return false
 	}
 	var extra []found
 	// Rendered citations: markdown links and HTML superscripts, which the
 	// parser leaves alone as links.
 	for _, re := range []*regexp.Regexp{linkedRe, supRe} {
-		for _, m := range re.FindAllStringSubmatchIndex(report, -1) {
+		for _, m := range re.FindAllStringSubmatchIndex(report, MaxCitations+1) {
 			lo, hi := m[0], m[1]
 			if lay.skipped(lo, hi) {
 				continue
 			}
 			// The parser finds the "[1]" inside a superscript: the whole
 			// superscript is the citation.
-			out = slices.DeleteFunc(out, func(f found) bool { return f.off >= lo && f.off+f.len <= hi })
+			for i := sort.Search(len(out), func(i int) bool { return out[i].off >= lo }); i < len(out) && out[i].off+out[i].len <= hi; i++ {
+				dropped[i] = true
+			}
 			if taken(lo, hi) {
 				continue
 			}
@@ -260,7 +295,7 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 			extra = append(extra, found{kind: KindNumber, off: lo, len: hi - lo, marker: report[lo:hi], nums: []int{atoi(num)}, link: link})
 		}
 	}
-	for _, m := range fileRefRe.FindAllStringSubmatchIndex(report, -1) {
+	for _, m := range fileRefRe.FindAllStringSubmatchIndex(report, MaxCitations+1) {
 		lo, hi := m[0], m[1]
 		path := report[m[2]:m[3]]
 		hasHash, hasLines := m[4] >= 0, m[6] >= 0
@@ -276,14 +311,15 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 		}
 		if hasLines {
 			f.lineLo = atoi(report[m[6]:m[7]])
-			f.lineHi = f.lineLo
+			f.lineHi, f.lines = f.lineLo, report[m[6]:m[7]]
 			if m[8] >= 0 {
 				f.lineHi = atoi(report[m[8]:m[9]])
+				f.lines += "-" + report[m[8]:m[9]]
 			}
 		}
 		extra = append(extra, f)
 	}
-	for _, m := range doiRe.FindAllStringSubmatchIndex(report, -1) {
+	for _, m := range doiRe.FindAllStringSubmatchIndex(report, MaxCitations+1) {
 		lo, hi := m[0], m[1]
 		for hi > lo && strings.IndexByte(".,;:)'", report[hi-1]) >= 0 {
 			hi--
@@ -319,15 +355,15 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 		pass = pass[:0]
 		slices.SortFunc(ays, func(a, b found) int { return a.off - b.off })
 	}
-	for _, m := range authorYearRe.FindAllStringSubmatchIndex(report, -1) {
+	for _, m := range authorYearRe.FindAllStringSubmatchIndex(report, MaxCitations+1) {
 		addAY(m[0], m[1], []string{report[m[2]:m[3]]}, report[m[4]:m[5]])
 	}
 	endPass()
-	for _, m := range twoAuthorsRe.FindAllStringSubmatchIndex(report, -1) {
+	for _, m := range twoAuthorsRe.FindAllStringSubmatchIndex(report, MaxCitations+1) {
 		addAY(m[0], m[1], []string{report[m[2]:m[3]], report[m[4]:m[5]]}, report[m[6]:m[7]])
 	}
 	endPass()
-	for _, m := range yearParenRe.FindAllStringSubmatchIndex(report, -1) {
+	for _, m := range yearParenRe.FindAllStringSubmatchIndex(report, MaxCitations+1) {
 		at := m[2]
 		for _, entry := range strings.Split(report[m[2]:m[3]], ";") {
 			lo := at + len(entry) - len(strings.TrimLeft(entry, " \t\n"))
@@ -346,7 +382,7 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 	}
 	endPass()
 	extra = append(extra, ays...)
-	for _, m := range mentionRe.FindAllStringSubmatchIndex(report, -1) {
+	for _, m := range mentionRe.FindAllStringSubmatchIndex(report, MaxCitations+1) {
 		lo, hi := m[2]-1, m[3] // from the @
 		for hi > m[2] && strings.IndexByte(".,;:!?)]}'\"", report[hi-1]) >= 0 {
 			hi--
@@ -357,16 +393,25 @@ func findCitations(report string, mapping *citeproc.Mapping, lay *layout) []foun
 		}
 		extra = append(extra, found{kind: KindMention, off: lo, len: hi - lo, marker: report[lo:hi], ref: p})
 	}
-	for _, m := range refIDRe.FindAllStringIndex(report, -1) {
+	for _, m := range refIDRe.FindAllStringIndex(report, MaxCitations+1) {
 		if lay.skipped(m[0], m[1]) || m[0] > 0 && strings.IndexByte("/=#?&.", report[m[0]-1]) >= 0 {
 			continue // code, or part of a URL or file name
 		}
 		id := report[m[0]:m[1]]
 		extra = append(extra, found{kind: KindRefID, off: m[0], len: m[1] - m[0], marker: id, ref: id})
 	}
-	out = append(out, extra...)
+	kept := out[:0]
+	for i, f := range out {
+		if !dropped[i] {
+			kept = append(kept, f)
+		}
+	}
+	if len(kept)+len(extra) > MaxCitations {
+		return nil, tooManyCitations()
+	}
+	out = append(kept, extra...)
 	slices.SortStableFunc(out, func(a, b found) int { return a.off - b.off })
-	return out
+	return out, nil
 }
 
 // notAuthor are capitalised words before a year that name no author:
@@ -399,11 +444,13 @@ func isMention(p string) bool {
 	return mentionExtRe.MatchString(path.Base(p))
 }
 
+// atoi reads the digits s, saturating at math.MaxInt: a number too large
+// for an int is larger than any line or source number there is.
 func atoi(s string) int {
 	n := 0
 	for _, c := range s {
-		if n > 1e8 {
-			return n
+		if n > (math.MaxInt-9)/10 {
+			return math.MaxInt
 		}
 		n = n*10 + int(c-'0')
 	}

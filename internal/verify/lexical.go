@@ -315,18 +315,39 @@ func hasDigit(w string) bool {
 
 type span struct{ start, end int }
 
+// maxSentence is the longest sentence splitSentences gives: text that
+// runs on for longer without a stop is no sentence a citation or a
+// passage can rest on, and cutting it keeps every claim, passage and
+// quote (repeated for each citation of a result) bounded.
+const maxSentence = 1000
+
 // splitSentences splits text into sentences: at '.', '!' or '?' followed
 // by a blank, at blank lines, and before lines that start a list item,
-// heading or table row. Spans are trimmed of surrounding blanks; empty ones
-// are dropped.
+// heading or table row; a span longer than maxSentence is cut at blanks.
+// Spans are trimmed of surrounding blanks; empty ones are dropped.
 func splitSentences(text string) []span {
 	var out []span
 	emit := func(a, b int) {
-		for a < b && isBlankByte(text[a]) {
-			a++
-		}
-		for b > a && isBlankByte(text[b-1]) {
-			b--
+		for {
+			for a < b && isBlankByte(text[a]) {
+				a++
+			}
+			for b > a && isBlankByte(text[b-1]) {
+				b--
+			}
+			if b-a <= maxSentence {
+				break
+			}
+			cut := a + maxSentence
+			if k := strings.LastIndexAny(text[a:cut], " \t\n"); k > 0 {
+				cut = a + k
+			} else {
+				for cut > a+1 && !utf8.RuneStart(text[cut]) {
+					cut--
+				}
+			}
+			out = append(out, span{a, cut})
+			a = cut
 		}
 		if b > a {
 			out = append(out, span{a, b})

@@ -30,6 +30,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -177,6 +178,7 @@ const (
 	ProblemStatistic    ProblemKind = "statistic"     // a statistic in a sentence that cites nothing
 	ProblemUncited      ProblemKind = "uncited"       // a factual sentence that cites nothing (Options.Uncited)
 	ProblemOverclaim    ProblemKind = "overclaim"     // certainty language its cited support does not warrant
+	ProblemNothing      ProblemKind = "nothing-cited" // the report cites nothing: there was nothing to verify
 )
 
 // Problem is one thing wrong with the report, with where it is and what to
@@ -232,7 +234,8 @@ type Summary struct {
 	Warnings      int `json:"warnings"`
 	// Score is the share of numbered citations that are supported
 	// (supported / (supported + unsupported + fabricated)); 1 when there are
-	// none.
+	// none but other citations (DOIs, files) were checked, 0 when the
+	// report cites nothing at all (a ProblemNothing warning says so).
 	Score float64 `json:"score"`
 }
 
@@ -332,6 +335,9 @@ type Options struct {
 // when the input is unusable or the judge fails; problems with the report
 // are in the Result.
 func Check(ctx context.Context, report string, sources []Source, opts Options) (*Result, error) {
+	if len(report) > MaxReportBytes {
+		return nil, fmt.Errorf("%w: the report is %d bytes; at most %d (16 MiB)", ErrTooLarge, len(report), MaxReportBytes)
+	}
 	c, err := newChecker(report, sources, opts)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
 
@@ -85,7 +86,7 @@ func (c *caller) once(ctx context.Context, newReq func(context.Context) (*http.R
 		}
 		// Connection refused or reset, a timeout, a truncated response:
 		// all worth another try.
-		return &Error{Provider: c.provider, Op: "search", Detail: clean(unwrapURL(err).Error()), Err: ErrUnavailable}
+		return &Error{Provider: c.provider, Op: "search", Detail: clean(fetch.WithoutResolver(unwrapURL(err)).Error()), Err: ErrUnavailable}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))

@@ -1,0 +1,81 @@
+package finalreport
+
+import (
+	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/mdtext/mdcheck"
+	"github.com/deepresearch/deepresearch/internal/source"
+)
+
+// markdownForms are the reference line forms that are markdown.
+var markdownForms = []struct {
+	name string
+	form ListForm
+}{{"markdown", ListMarkdown}, {"plain", ListPlain}, {"footnote", ListFootnote}, {"index", ListIndex}}
+
+// renderList renders one reference of title, URL and channel in form, as
+// a document a reader's renderer sees (a footnote needs its reference).
+func renderList(form ListForm, title, u, channel string) string {
+	md := List([]Reference{{Number: 1, Source: source.Source{ID: "s1", URL: u, Title: title, Channel: channel}}}, form)
+	if form == ListFootnote {
+		md = "Claim.[^1]\n\n" + md
+	}
+	return md
+}
+
+// TestReferenceTitleCannotLink (issue 18, #3 and #4): a source's title,
+// channel or URL cannot make a reference line link anywhere but to the
+// source's URL, nor carry HTML, in any markdown form.
+func TestReferenceTitleCannotLink(t *testing.T) {
+	for _, tc := range []struct{ name, title, url string }{
+		{"title closes the link", `Real Title\](https://evil.example/phish)`, "https://example.org/real"},
+		{"title with a link", `[Real](https://evil.example/phish)`, "https://example.org/real"},
+		{"HTML in the title", `<img src=x onerror=alert(1)>`, "https://example.org/real"},
+		{"a bare URL in the title", "mirror at https://evil.example/x", "https://example.org/real"},
+		{"an address in the title", "write to phish@evil.example", "https://example.org/real"},
+		{"a URL that ends its link", "Title", "https://a.example/x) [evil](javascript:alert(1)"},
+		{"a URL with a trailing backslash", "Title", `https://a.example/x\`},
+		{"a javascript URL", "Title", "javascript:alert(1)"},
+	} {
+		for _, f := range markdownForms {
+			md := renderList(f.form, tc.title, tc.url, tc.title)
+			if bad := mdcheck.Foreign(md, tc.url); len(bad) > 0 {
+				t.Errorf("%s, %s form: %q in\n%s", tc.name, f.name, bad, md)
+			}
+		}
+	}
+}
+
+// TestIndexForm: the citation index's export keeps the line format of its
+// contract, "[1] Title — channel (URL)".
+func TestIndexForm(t *testing.T) {
+	refs := []Reference{
+		{Number: 1, Source: source.Source{ID: "a", URL: "https://arxiv.org/abs/2501.12345", Title: "RAG Survey 2026", Channel: "arxiv"}},
+		{Number: 2, Source: source.Source{ID: "b", URL: "https://github.com/user/repo", Title: "rag-toolkit", Channel: "github"}},
+		{Number: 3, Source: source.Source{ID: "c", URL: "https://example.org/x", Title: "No channel"}},
+		{Number: 4, Source: source.Source{ID: "d", URL: "https://a.example/x) [evil](javascript:alert(1)", Title: "[evil](https://evil.example)", Channel: "web"}},
+	}
+	want := "[1] RAG Survey 2026 — arxiv (https://arxiv.org/abs/2501.12345)\n" +
+		"[2] rag-toolkit — github (https://github.com/user/repo)\n" +
+		"[3] No channel (https://example.org/x)\n" +
+		"[4] \\[evil\\](https\\://evil.example) — web (https://a.example/x%29%20%5Bevil%5D%28javascript:alert%281%29)\n"
+	if got := List(refs, ListIndex); got != want {
+		t.Errorf("List(ListIndex):\n got %q\nwant %q", got, want)
+	}
+}
+
+// FuzzReferenceLinks: no title, URL or channel makes a reference line, in
+// any markdown form, link anywhere but to the source's URL or carry HTML.
+func FuzzReferenceLinks(f *testing.F) {
+	f.Add(`Real Title\](https://evil.example/phish)`, "https://a.example/x) [evil](javascript:alert(1)", "arxiv")
+	f.Add("<img src=x onerror=alert(1)>", "https://example.org/", "www.evil.example")
+	f.Add("t", "https://0.A0", "me@evil.example")
+	f.Fuzz(func(t *testing.T, title, u, channel string) {
+		for _, form := range markdownForms {
+			md := renderList(form.form, title, u, channel)
+			if bad := mdcheck.Foreign(md, u); len(bad) > 0 {
+				t.Errorf("%s form: title %q, URL %q, channel %q: %q in\n%s", form.name, title, u, channel, bad, md)
+			}
+		}
+	})
+}
