@@ -427,6 +427,7 @@ func scopeAgent(taskID string) string { return LiveResearcher + "/" + taskID }
 
 const (
 	scopeAssess  = LivePlanner + "/assess"
+	scopeClarify = LivePlanner + "/clarify"
 	scopeSection = LiveWriter + "/section"
 )
 
