@@ -308,3 +308,27 @@ func assumptions(cs []Clarification) []string {
 	}
 	return out
 }
+
+// Clarify returns the clarifying questions a run of req would ask before
+// planning (none when the question is clear, when req says never or
+// carries answers, a plan or an outline, or with the offline model),
+// without running it: a front end that asks in its own turn (a chat
+// reply) asks these, and runs the request again with Answers.
+func (r *Researcher) Clarify(ctx context.Context, req Request) ([]Clarification, error) {
+	req, _, err := r.settle(req)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Answers) > 0 || req.Clarify == ClarifyNever || req.Plan != nil || len(req.Outline) > 0 || r.offline {
+		return nil, nil
+	}
+	qs, _, err := agent.Clarify(ctx, r.models[RolePlanner], req.Question)
+	if err != nil {
+		return nil, &StageError{Stage: StagePlan, Err: err}
+	}
+	out := make([]Clarification, len(qs))
+	for i, q := range qs {
+		out[i] = Clarification{Question: q.Question, Assumption: q.Assumption}
+	}
+	return out, nil
+}

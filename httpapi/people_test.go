@@ -241,3 +241,44 @@ func taskTitles(ts []deepresearch.PlanTask) []string {
 	}
 	return out
 }
+
+// TestChatClarifies: over the OpenAI-compatible endpoint, the assistant's
+// reply to an ambiguous question is the clarifying questions; the next
+// turn, with the history, answers them, and the answers reach the
+// planner.
+func TestChatClarifies(t *testing.T) {
+	m := &asking{Model: deepresearchtest.Model(0)}
+	e := newEnv(t, envOpts{model: m})
+	q := "How were undersea cables laid?"
+	var c1 struct {
+		Choices []struct {
+			Message struct{ Role, Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	body, _ := json.Marshal(map[string]any{"model": ModelID, "messages": []map[string]string{{"role": "user", "content": q}}})
+	readJSON(t, e.do("POST", "/v1/chat/completions", string(body)), &c1)
+	reply := c1.Choices[0].Message.Content
+	if !strings.Contains(reply, "1. Which cables: telegraph or fibre?") || !strings.Contains(reply, "2. Which ocean?") {
+		t.Fatalf("the first reply does not ask: %q", reply)
+	}
+	body, _ = json.Marshal(map[string]any{"model": ModelID, "messages": []map[string]string{
+		{"role": "user", "content": q}, {"role": "assistant", "content": reply}, {"role": "user", "content": "Telegraph cables, in the Atlantic."}}})
+	var c2 struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+		DeepResearch struct {
+			RunID  string `json:"run_id"`
+			Status string `json:"status"`
+		} `json:"deepresearch"`
+	}
+	readJSON(t, e.do("POST", "/v1/chat/completions", string(body)), &c2)
+	if c2.DeepResearch.Status != string(deepresearch.StatusFinished) || !strings.Contains(c2.Choices[0].Message.Content, "[1]") {
+		t.Fatalf("the second turn: %+v", c2)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.planned) != 1 || !strings.Contains(m.planned[0], "→ Telegraph cables, in the Atlantic.") || !strings.Contains(m.planned[0], "Question: "+q) {
+		t.Errorf("the planner's messages: %q", m.planned)
+	}
+}
