@@ -263,9 +263,11 @@ func TestPlanFileRunsExactlyItsTasks(t *testing.T) {
 	if len(s.planned) != 1 {
 		t.Errorf("the planner was called %d times (once for Plan)", len(s.planned))
 	}
-	var ran []string
+	ran := make([]string, len(rec.of(events.AgentStarted))) // by plan position: agents start in any order
 	for _, e := range rec.of(events.AgentStarted) {
-		ran = append(ran, e.Data.(deepresearch.AgentStartedData).Task.Title)
+		if task := e.Data.(deepresearch.AgentStartedData).Task; task.Index < len(ran) {
+			ran[task.Index] = task.Title
+		}
 	}
 	if want := []string{"Signalling theory", "Thomson's inventions"}; !slices.Equal(ran, want) {
 		t.Errorf("ran %q, want exactly %q", ran, want)

@@ -184,14 +184,14 @@ func TestPlanReviewSurvivesRestart(t *testing.T) {
 		t.Fatalf("the run is %s: %s", run.Status, run.Error)
 	}
 	var acc *events.PlanAcceptedData
-	var ran []string
+	ran := make([]string, len(edited.Tasks))
 	for _, ev := range storedEvents(t, e2.store, id) {
 		switch d := ev.Data.(type) {
 		case events.PlanAcceptedData:
 			acc = &d
 		case events.AgentStartedData:
-			if d.Task.Cycle <= 1 {
-				ran = append(ran, d.Task.Title)
+			if d.Task.Cycle <= 1 && d.Task.Index < len(edited.Tasks) {
+				ran[d.Task.Index] = d.Task.Title // by plan position: agents start in any order
 			}
 		}
 	}
