@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // TestPlanThenRunPlan: `plan` prints a plan as JSON; edited (a task
@@ -72,4 +73,32 @@ func TestPeopleFlagErrors(t *testing.T) {
 	wantBadInput(t, research(t, "--review-plan"), "--review-plan needs a terminal")
 	wantBadInput(t, research(t, "--plan", filepath.Join(t.TempDir(), "none.json")), "--plan")
 	wantBadInput(t, research(t, "--length", "-5"), "length")
+}
+
+// TestRunsShowsWaitingRuns: `runs` lists a run waiting for a person with
+// its waiting status.
+func TestRunsShowsWaitingRuns(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "runs.db")
+	st, err := sqlitestore.Open(t.Context(), path, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, status := range map[string]sqlitestore.Status{"asking": sqlitestore.NeedsInput, "reviewing": sqlitestore.AwaitingPlan} {
+		if err := st.Create(t.Context(), sqlitestore.Run{ID: id, Question: "q " + id, Origin: deepresearch.OriginServer}); err != nil {
+			t.Fatal(err)
+		}
+		st.Start(t.Context(), id)
+		if err := st.SetStatus(t.Context(), id, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := cli(t, "", "runs", "--store", path)
+	st.Close()
+	wantSuccess(t, r)
+	for _, want := range []string{"asking\tneeds_input", "reviewing\tawaiting_plan"} {
+		if !strings.Contains(strings.Join(strings.Fields(r.stdout), "\t"), want) {
+			t.Errorf("runs does not show %q:\n%s", want, r.stdout)
+		}
+	}
 }
