@@ -221,6 +221,9 @@ type Researcher struct {
 	lastSync corpus.SyncStats
 
 	agents chan struct{} // a slot per running agent, across runs; nil: no cap
+	// offline: the planner is the built-in extractive model, which never
+	// asks a clarifying question (the call is not made).
+	offline bool
 
 	runsMu sync.Mutex // guards closed, active and nextRun
 	closed bool
@@ -281,6 +284,7 @@ func New(cfg Config) (*Researcher, error) {
 		raw[role] = cmp.Or[llms.Model](m, base)
 		r.models[role] = r.withRetries(raw[role])
 	}
+	r.offline = builtin(raw[RolePlanner])
 	if !cfg.LexicalJudges {
 		// A language model judges relevance (in one batched call per
 		// search) and support; the lexical judges stay their fallback.

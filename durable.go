@@ -366,7 +366,7 @@ func (r *Researcher) manifest(req Request) runManifest {
 	// The request as its JSON form keeps it, so that a manifest read back
 	// compares equal: what that form leaves out is beside it.
 	m.Request = req
-	m.Request.RunID, m.Request.Budget, m.Request.MaxRunAgents = "", Budget{}, 0
+	m.Request.RunID, m.Request.Budget, m.Request.MaxRunAgents, m.Request.Hooks = "", Budget{}, 0, nil
 	role := map[string]llms.Model{}
 	for name, rm := range map[string]llms.Model{RolePlanner: r.cfg.PlannerModel, RoleResearcher: r.cfg.ResearcherModel, RoleWriter: r.cfg.WriterModel} {
 		role[name] = cmpModel(rm, r.cfg.Model)
@@ -427,6 +427,7 @@ func scopeAgent(taskID string) string { return LiveResearcher + "/" + taskID }
 
 const (
 	scopeAssess  = LivePlanner + "/assess"
+	scopeClarify = LivePlanner + "/clarify"
 	scopeSection = LiveWriter + "/section"
 )
 

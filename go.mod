@@ -3,6 +3,7 @@ module github.com/deepresearch/deepresearch
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/go-shiori/go-readability v0.0.0-20241012063810-92284fa8a71f
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/klauspost/compress v1.18.0

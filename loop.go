@@ -477,7 +477,8 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 			l.log.Warn().Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation the report made of no merged source")
 		},
 	}}
-	in := finalreport.Input{Question: l.req.Question, Sections: l.findings(), Sources: l.rep.Sources, Missing: l.missing(), Notices: notices}
+	notices = append(notices, assumptions(l.rep.Clarifications)...)
+	in := finalreport.Input{Question: l.req.Question, Sections: l.findings(), Sources: l.rep.Sources, Missing: l.missing(), Notices: notices, Controls: l.req.controls()}
 	if l.req.MaxCycles <= 1 {
 		// One pass, as before the loop: the writer streams the report.
 		final, err := finalreport.Write(ctx, cfg, in)

@@ -53,10 +53,16 @@ type script struct {
 	// onCall, if set, sees every call first; it may hold it, or fail it.
 	onCall func(ctx context.Context, system, human string) error
 
+	// clarify, if set, is the clarifier's reply; write, if set, writes
+	// the final report from the writer's message.
+	clarify string
+	write   func(human string) string
+
 	offline llms.Model
 
 	mu       sync.Mutex
 	assessed []string // the assessor's messages, in order
+	planned  []string // the planner's messages, in order
 }
 
 func (s *script) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
@@ -88,7 +94,14 @@ func (s *script) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 	}
 	switch {
 	case strings.HasPrefix(system, "You plan"):
+		s.mu.Lock()
+		s.planned = append(s.planned, human)
+		s.mu.Unlock()
 		return reply(s.plan)
+	case strings.HasPrefix(system, "You decide whether") && s.clarify != "":
+		return reply(s.clarify)
+	case strings.HasPrefix(system, "You are the writer") && s.write != nil:
+		return reply(s.write(human))
 	case strings.HasPrefix(system, "You lead a deep-research job"):
 		s.mu.Lock()
 		s.assessed = append(s.assessed, human)

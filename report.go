@@ -54,6 +54,10 @@ type Report struct {
 	Question string `json:"question"`
 	// Style is the name of the citation style of Text ("markdown", …).
 	Style string `json:"style"`
+	// Clarifications are the clarifying questions the run asked (or was
+	// given answers to), with the answers; one without an answer was
+	// researched on its assumption, which the report states.
+	Clarifications []Clarification `json:"clarifications,omitempty"`
 	// Draft is the writer's text citing Sources by their merged numbers;
 	// Text, Body and References are published from it. Empty when the
 	// writer failed: the report then renders the agents' findings.

@@ -62,6 +62,31 @@ type Request struct {
 	// Config.MaxRunAgents). Like Budget it is the operator's cost cap, not
 	// part of the JSON form.
 	MaxRunAgents int `json:"-"`
+
+	// Clarify is ClarifyAuto (or empty: the model decides whether to ask
+	// clarifying questions before planning) or ClarifyNever.
+	Clarify string `json:"clarify,omitempty" jsonschema:"auto (ask clarifying questions when the question is ambiguous) or never"`
+	// Answers are the answers to the run's clarifying questions, given
+	// up front (a second chat turn, a resumed run): the run asks nothing
+	// and the planner gets them.
+	Answers []Answer `json:"answers,omitempty" jsonschema:"answers to the clarifying questions asked before"`
+	// Plan, when set, is researched exactly: no clarifying question, no
+	// planner call.
+	Plan *Plan `json:"plan,omitempty" jsonschema:"a plan to research exactly, as deepresearch plan prints it"`
+	// ReviewPlan shows the plan to Hooks.Review before research starts.
+	ReviewPlan bool `json:"review_plan,omitempty" jsonschema:"stop after planning for the plan to be reviewed"`
+	// Length is the report's target length in words (0: the writer's).
+	Length int `json:"length,omitempty" jsonschema:"target length of the report in words"`
+	// Outline names the report's sections in order; each is researched
+	// as its own task and written from its own findings.
+	Outline []string `json:"outline,omitempty" jsonschema:"the report's sections, in order"`
+	// Language is the report's language ("": the question's); research
+	// may read sources in any language.
+	Language string `json:"language,omitempty" jsonschema:"the language the report is written in"`
+	// Audience is who the report is for, and its tone ("": general).
+	Audience string `json:"audience,omitempty" jsonschema:"who the report is written for, and in what tone"`
+	// Hooks ask a person (nil: nobody is asked). Not part of the JSON form.
+	Hooks *Hooks `json:"-"`
 }
 
 // Limits of a Request, the same for every front end.
@@ -100,7 +125,7 @@ func (req Request) Validate() error {
 	if _, err := ParseStyle(req.Style); err != nil {
 		return &RequestError{Field: "style", Problem: fmt.Sprintf("is %q; want %s", req.Style, "markdown, plain, footnote or html")}
 	}
-	return nil
+	return req.validatePeople()
 }
 
 // question is the question without the spaces around it.
@@ -127,6 +152,9 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 	req.MaxTasks = defaults.PositiveOr(req.MaxTasks, r.cfg.MaxTasks)
 	req.Parallelism = defaults.PositiveOr(req.Parallelism, r.cfg.Parallelism)
 	req.SearchLimit = defaults.PositiveOr(req.SearchLimit, r.cfg.SearchLimit)
+	if req.Plan != nil && req.Plan.MaxCycles > 0 && req.MaxCycles == 0 {
+		req.MaxCycles = req.Plan.MaxCycles
+	}
 	req.MaxCycles = defaults.PositiveOr(req.MaxCycles, r.cfg.MaxCycles)
 	req.MaxRunAgents = defaults.PositiveOr(req.MaxRunAgents, r.cfg.MaxRunAgents)
 	b := r.cfg.Budget
@@ -262,14 +290,19 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 		stage(StageIndex, t0)
 	}
 
-	// Plan.
+	// Clarify, plan, review (people.go).
 	t0 = clock.Now()
-	maxTasks := req.MaxTasks
-	if req.MaxRunAgents > 0 {
-		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
+	answers, clarifyUsage, err := r.clarify(ctx, model(RolePlanner), req, em, rep)
+	rep.Usage = rep.Usage.Add(clarifyUsage)
+	if err != nil {
+		stage(StagePlan, t0)
+		return fail(StagePlan, err)
 	}
-	tasks, planUsage, err := agent.Plan(journal.WithScope(ctx, LivePlanner), model(RolePlanner), req.Question, maxTasks)
+	tasks, planUsage, err := r.planTasks(ctx, model(RolePlanner), req, answers)
 	rep.Usage = rep.Usage.Add(planUsage)
+	if err == nil {
+		tasks, err = r.review(ctx, req, tasks, em)
+	}
 	stage(StagePlan, t0)
 	if err != nil {
 		return fail(StagePlan, err)

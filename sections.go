@@ -126,10 +126,12 @@ func (l *loop) startSections(ctx context.Context) {
 
 // sectioned reports whether the report is written section by section:
 // the loop is on and the report is long — many sections, or long
-// findings, more than one writing call does justice to.
+// findings, more than one writing call does justice to — and the request
+// sets no length, language or audience (those are the one writer call's
+// to honour).
 func (l *loop) sectioned() bool {
-	if l.req.MaxCycles <= 1 {
-		return false
+	if l.req.MaxCycles <= 1 || l.req.Length > 0 || l.req.Language != "" || l.req.Audience != "" {
+		return false // the report's shape is asked of the one writer call
 	}
 	n := 0
 	for _, mr := range l.merged {

@@ -35,6 +35,11 @@ const (
 	StatusFailed      = stored.Failed
 	StatusCanceled    = stored.Canceled
 	StatusInterrupted = stored.Interrupted // the process running it stopped
+	// StatusNeedsInput: the run waits for answers to its clarifying
+	// questions (Hooks.Ask); StatusAwaitingPlan: for its plan's review
+	// (Hooks.Review). Both are live; a WaitStore keeps them.
+	StatusNeedsInput   = stored.NeedsInput
+	StatusAwaitingPlan = stored.AwaitingPlan
 )
 
 // StoreWriter is what StartRun and Record write a run to. Every method is
@@ -155,9 +160,30 @@ func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Requ
 		d.Journal = js
 	}
 	shutdown := func() bool { return errors.Is(context.Cause(ctx), ErrShutdown) }
+	// A run that waits for a person is stored as waiting before the
+	// event that says so (a client that reads it finds the run waiting),
+	// and again when the hook is called (a resumed run replays the event
+	// without storing it).
+	setStatus := func(RunStatus) {}
+	if ws, ok := st.(WaitStore); ok && req.Hooks != nil {
+		setStatus = func(status RunStatus) {
+			if err := ws.SetStatus(bg, req.RunID, status); err != nil {
+				log.Error().Err(err).Str("status", string(status)).Msg("storing the run's status")
+			}
+		}
+		req.Hooks = waitingHooks(req.Hooks, setStatus)
+	}
 	rep, err := r.ResearchDurable(ctx, req, d, func(ev Event) {
 		if shutdown() {
 			return // the run stops to be resumed: its log ends where its work did
+		}
+		switch ev.Type {
+		case events.ClarificationRequested:
+			if req.Hooks != nil && req.Hooks.Ask != nil {
+				setStatus(StatusNeedsInput)
+			}
+		case events.PlanReviewRequested:
+			setStatus(StatusAwaitingPlan)
 		}
 		if err := st.Append(bg, ev); err != nil {
 			log.Error().Err(err).Uint64("seq", ev.Seq).Msg("storing an event")
@@ -181,6 +207,39 @@ func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Requ
 		log.Error().Err(ferr).Msg("storing the run's end")
 	}
 	return rep, err
+}
+
+// WaitStore is a StoreWriter that keeps the status of a live run that
+// waits for a person (StatusNeedsInput, StatusAwaitingPlan) and goes back
+// to StatusRunning; Record sets them around the request's Hooks, so that
+// `deepresearch runs` and GET /v1/research/{id} show a waiting run as
+// waiting. sqlitestore's Store is one.
+type WaitStore interface {
+	SetStatus(ctx context.Context, id string, status RunStatus) error
+}
+
+// waitingHooks wraps h so that set is told the run's status while a hook
+// waits for a person, and told StatusRunning after.
+func waitingHooks(h *Hooks, set func(RunStatus)) *Hooks {
+	if h == nil {
+		return nil
+	}
+	w := *h
+	if ask := h.Ask; ask != nil {
+		w.Ask = func(ctx context.Context, qs []Clarification) ([]string, error) {
+			set(StatusNeedsInput)
+			defer set(StatusRunning)
+			return ask(ctx, qs)
+		}
+	}
+	if review := h.Review; review != nil {
+		w.Review = func(ctx context.Context, p Plan) (Plan, error) {
+			set(StatusAwaitingPlan)
+			defer set(StatusRunning)
+			return review(ctx, p)
+		}
+	}
+	return &w
 }
 
 // runEnd is the final status of a run that returned err, and what to keep

@@ -204,6 +204,12 @@ type Serve struct {
 	// MaxResumes is the most times one run is resumed; a run interrupted
 	// more often ends failed. Default 3.
 	MaxResumes int `mapstructure:"max_resumes"`
+	// PlanTimeout is how long a run asked with review_plan waits for its
+	// plan's review; 0 (default) waits as long as it takes.
+	PlanTimeout time.Duration `mapstructure:"plan_timeout"`
+	// PlanTimeoutAction is what a run does when PlanTimeout passes:
+	// "proceed" (default: research the plan as proposed) or "cancel".
+	PlanTimeoutAction string `mapstructure:"plan_timeout_action"`
 }
 
 // Store configures the run store.
@@ -234,7 +240,7 @@ func Defaults() Settings {
 			ChromaTenant: defaults.ChromaTenant, ChromaDatabase: defaults.ChromaDatabase},
 		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
 		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
-		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout,
+		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout, PlanTimeoutAction: "proceed",
 			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
 		Log: Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
 	}

@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 		Search:   Search{Providers: []string{"corpus"}, ChromaTenant: "default_tenant", ChromaDatabase: "default_database"},
 		Fetch:    Fetch{Allow: []string{}, Timeout: 20 * time.Second, MaxBytes: 5 << 20},
 		Output:   Output{Format: "md", Style: "markdown", Unsupported: "flag"},
-		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20, Resume: "auto", MaxResumes: 3},
+		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20, Resume: "auto", MaxResumes: 3, PlanTimeoutAction: "proceed"},
 		Log:      Log{Level: "warn", Format: "console"},
 	}
 	d := Defaults()

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,23 +73,26 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &requestError{http.StatusNotFound, typeInvalid, fmt.Sprintf("the model %q does not exist; this server has %q", cr.Model, ModelID)})
 		return
 	}
-	question := ""
-	for i := len(cr.Messages) - 1; i >= 0; i-- {
-		if cr.Messages[i].Role == "user" {
-			t, err := cr.Messages[i].text()
-			if err != nil {
-				s.fail(w, badRequest("messages[%d]: %v", i, err))
-				return
-			}
-			question = t
-			break
-		}
-	}
-	if strings.TrimSpace(question) == "" {
-		s.fail(w, badRequest("\"messages\" has no user message with text: the last user message is the question"))
+	req, err := chatRequestOf(cr.Messages)
+	if err != nil {
+		s.fail(w, err)
 		return
 	}
-	id, err := s.start(deepresearch.Request{Question: question})
+	// A question that needs clarifying is answered with the questions;
+	// the next user message answers them (chatRequestOf reads it back).
+	if c, ok := s.cfg.Runner.(Clarifier); ok && len(req.Answers) == 0 {
+		qs, err := c.Clarify(r.Context(), req)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		if len(qs) > 0 {
+			s.chatReply(w, cr.Stream, clarifyingReply(qs))
+			return
+		}
+	}
+	req.Clarify = deepresearch.ClarifyNever // asked above, or answered: a chat run does not wait
+	id, err := s.start(req)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -212,6 +216,107 @@ func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatR
 		content = "\n\n" + content // the streamed text was not the report's start: give the whole report
 	}
 	return content, res, u, nil
+}
+
+// Clarifier is a Runner that can ask a request's clarifying questions
+// without running it (*deepresearch.Researcher is one): the chat endpoint
+// asks them as its reply.
+type Clarifier interface {
+	Clarify(ctx context.Context, req deepresearch.Request) ([]deepresearch.Clarification, error)
+}
+
+// clarifyLead starts a reply that asks clarifying questions; the next
+// turn's history carries it, and chatRequestOf knows it by it.
+const clarifyLead = "Before I research this, a few questions (answer in one message; anything left unanswered, I will assume as stated):"
+
+func clarifyingReply(qs []deepresearch.Clarification) string {
+	var b strings.Builder
+	b.WriteString(clarifyLead + "\n")
+	for i, q := range qs {
+		fmt.Fprintf(&b, "\n%d. %s", i+1, q.Question)
+		if q.Assumption != "" {
+			fmt.Fprintf(&b, " (otherwise: %s)", q.Assumption)
+		}
+	}
+	return b.String()
+}
+
+// chatRequestOf reads the request of a conversation: the last user
+// message is the question, unless the assistant's message before it asked
+// clarifying questions: then the user message before those is the
+// question, and the last one answers them.
+func chatRequestOf(msgs []chatMessage) (deepresearch.Request, error) {
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			last = i
+			break
+		}
+	}
+	text := func(i int) (string, error) {
+		t, err := msgs[i].text()
+		if err != nil {
+			return "", badRequest("messages[%d]: %v", i, err)
+		}
+		return t, nil
+	}
+	if last < 0 {
+		return deepresearch.Request{}, badRequest("\"messages\" has no user message with text: the last user message is the question")
+	}
+	answer, err := text(last)
+	if err != nil {
+		return deepresearch.Request{}, err
+	}
+	if strings.TrimSpace(answer) == "" {
+		return deepresearch.Request{}, badRequest("\"messages\" has no user message with text: the last user message is the question")
+	}
+	if last >= 2 && msgs[last-1].Role == "assistant" {
+		asked, err := text(last - 1)
+		if err == nil && strings.HasPrefix(asked, clarifyLead) {
+			for i := last - 2; i >= 0; i-- {
+				if msgs[i].Role != "user" {
+					continue
+				}
+				q, err := text(i)
+				if err != nil {
+					return deepresearch.Request{}, err
+				}
+				questions := strings.Join(strings.Fields(strings.TrimPrefix(asked, clarifyLead)), " ")
+				return deepresearch.Request{Question: q, Answers: []deepresearch.Answer{{Question: questions, Answer: answer}}}, nil
+			}
+		}
+	}
+	return deepresearch.Request{Question: answer}, nil
+}
+
+// chatReply answers a chat completion with content at once, streamed or
+// not, without a run.
+func (s *Server) chatReply(w http.ResponseWriter, stream bool, content string) {
+	cid, created := "chatcmpl-"+deepresearch.NewRunID(), s.cfg.Clock.Now().Unix()
+	if !stream {
+		writeJSON(w, http.StatusOK, map[string]any{
+			"id": cid, "object": "chat.completion", "created": created, "model": ModelID,
+			"choices": []map[string]any{{
+				"index": 0, "message": map[string]any{"role": "assistant", "content": content},
+				"finish_reason": "stop", "logprobs": nil,
+			}},
+			"usage": chatUsage{},
+		})
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	for _, c := range []chatChunk{
+		{Choices: []chunkChoice{{Delta: chatDelta{Role: "assistant", Content: ptr(content)}}}},
+		{Choices: []chunkChoice{{FinishReason: ptr("stop")}}, Usage: &chatUsage{}},
+	} {
+		c.ID, c.Object, c.Created, c.Model = cid, "chat.completion.chunk", created, ModelID
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 func noop() error { return nil }

@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/usage"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
@@ -28,6 +29,9 @@ type holdAfter struct {
 }
 
 func (h *holdAfter) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	if purpose.Of(ctx) == purpose.Clarifier {
+		return h.Model.GenerateContent(ctx, msgs, opts...) // asks nothing; not counted
+	}
 	h.mu.Lock()
 	h.seen++
 	hold := h.seen > h.n

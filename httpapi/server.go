@@ -125,6 +125,14 @@ type Config struct {
 	Clock deepresearch.Clock
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
+	// PlanTimeout is how long a run asked with review_plan waits for its
+	// plan's review (0: as long as it takes, across restarts);
+	// PlanTimeoutAction is what it does then: PlanTimeoutProceed (the
+	// default: research the plan as proposed) or PlanTimeoutCancel (end
+	// failed). The run's time limit (RunTimeout) is paused while a run
+	// waits for a person, and counts afresh after.
+	PlanTimeout       time.Duration
+	PlanTimeoutAction string
 }
 
 // Why a run's context was canceled; they decide its final status
@@ -156,6 +164,7 @@ type Server struct {
 type liveRun struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed once the run is stored as ended
+	wait   *waiter       // where it waits for a person
 }
 
 //go:embed static
@@ -189,6 +198,13 @@ func New(cfg Config) (*Server, error) {
 	cfg.MaxSubscribers = defaults.PositiveOr(cfg.MaxSubscribers, DefaultMaxSubscribers)
 	cfg.MaxRunSubscribers = defaults.PositiveOr(cfg.MaxRunSubscribers, DefaultMaxRunSubscribers)
 	cfg.Clock = clock.Or(cfg.Clock)
+	switch cfg.PlanTimeoutAction {
+	case "":
+		cfg.PlanTimeoutAction = PlanTimeoutProceed
+	case PlanTimeoutProceed, PlanTimeoutCancel:
+	default:
+		return nil, fmt.Errorf("server: Config.PlanTimeoutAction %q: want proceed or cancel", cfg.PlanTimeoutAction)
+	}
 	s := &Server{cfg: cfg, log: zerolog.Nop(), store: cfg.Store, runs: map[string]*liveRun{}, runSubs: map[string]int{}}
 	if cfg.Logger != nil {
 		s.log = *cfg.Logger
@@ -198,6 +214,9 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/research/{id}", s.auth(s.getResearch))
 	mux.HandleFunc("DELETE /v1/research/{id}", s.auth(s.deleteResearch))
 	mux.HandleFunc("GET /v1/research/{id}/events", s.auth(s.getEvents))
+	mux.HandleFunc("POST /v1/research/{id}/input", s.auth(s.postInput))
+	mux.HandleFunc("GET /v1/research/{id}/plan", s.auth(s.getPlan))
+	mux.HandleFunc("POST /v1/research/{id}/plan", s.auth(s.postPlan))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
 	mux.HandleFunc("GET /{$}", s.page("static/index.html", "text/html; charset=utf-8"))
@@ -456,7 +475,7 @@ func (s *Server) launch(id string, store func() (deepresearch.Request, deepresea
 			fmt.Sprintf("%d runs are in progress, the most this server runs at once; retry later", s.cfg.MaxRuns)}
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
+	lr := &liveRun{cancel: cancel, done: make(chan struct{}), wait: newWaiter()}
 	s.runs[id] = lr // holds the slot
 	s.mu.Unlock()
 
@@ -472,11 +491,13 @@ func (s *Server) launch(id string, store func() (deepresearch.Request, deepresea
 		close(lr.done)
 		return err
 	}
-	stop := s.cfg.Clock.AfterFunc(s.cfg.RunTimeout, func() { cancel(errTimeLimit) })
+	arm := func() func() bool { return s.cfg.Clock.AfterFunc(s.cfg.RunTimeout, func() { cancel(errTimeLimit) }) }
+	limit := &pausable{stop: arm(), arm: arm}
+	req.Hooks = s.hooks(lr.wait, limit.pause)
 	s.wg.Go(func() {
 		defer close(lr.done)
 		defer release()
-		defer stop()
+		defer limit.halt()
 		s.cfg.Runner.RecordDurable(ctx, s.store, req, d, nil)
 	})
 	return nil

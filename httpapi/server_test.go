@@ -22,6 +22,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -45,6 +46,9 @@ func newGate(holdAt int) *gate {
 func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
 
 func (g *gate) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	if purpose.Of(ctx) == purpose.Clarifier {
+		return g.Model.GenerateContent(ctx, msgs, opts...) // asks nothing; not counted
+	}
 	g.mu.Lock()
 	n := g.calls
 	g.calls++
@@ -76,6 +80,11 @@ type envOpts struct {
 	maxRuns int
 	dir     string
 	beat    time.Duration
+	// wrap, if set, wraps the server's Runner; planTimeout and
+	// planAction are Config's.
+	wrap        func(Runner) Runner
+	planTimeout time.Duration
+	planAction  string
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -95,8 +104,12 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if e.store, err = sqlitestore.Open(t.Context(), filepath.Join(e.dir, "runs.db"), sqlitestore.Options{Poll: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	e.srv, err = New(Config{Runner: r, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: 4096,
-		Clock: e.clock})
+	var runner Runner = r
+	if o.wrap != nil {
+		runner = o.wrap(r)
+	}
+	e.srv, err = New(Config{Runner: runner, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: 4096,
+		Clock: e.clock, PlanTimeout: o.planTimeout, PlanTimeoutAction: o.planAction})
 	if err != nil {
 		t.Fatal(err)
 	}

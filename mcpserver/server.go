@@ -25,6 +25,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -48,6 +49,10 @@ type Report struct {
 	Complete bool `json:"complete" jsonschema:"false when the writer failed and markdown holds the agents' merged findings"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty" jsonschema:"why the run failed, when it did"`
+	// Questions are the clarifying questions of a question that needs
+	// them, asked of a client without elicitation: nothing was researched;
+	// call research again with "answers".
+	Questions []deepresearch.Clarification `json:"questions,omitempty" jsonschema:"clarifying questions: nothing was researched; call research again with answers"`
 }
 
 // Reference is one source of a research report.
@@ -311,7 +316,41 @@ func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn)
 // report rendered as markdown. When the run failed after its research,
 // the result is a tool error that carries what renders of the run (the
 // library's guarantee: the agents' findings when the writer failed).
-func (t *tools) runResearch(ctx context.Context, _ *mcp.CallToolRequest, in deepresearch.Request) (*mcp.CallToolResult, Report, error) {
+func (t *tools) runResearch(ctx context.Context, req *mcp.CallToolRequest, in deepresearch.Request) (*mcp.CallToolResult, Report, error) {
+	// Clarifying questions: asked by elicitation when the client supports
+	// it (a multi-round-trip input request: the call comes back with the
+	// answers), else returned as the result (the caller calls again with
+	// "answers").
+	if c, ok := t.research.(interface {
+		Clarify(context.Context, deepresearch.Request) ([]deepresearch.Clarification, error)
+	}); ok && len(in.Answers) == 0 {
+		if res, asked := elicited(req); asked != nil {
+			in.Answers = answered(asked, res)
+			in.Clarify = deepresearch.ClarifyNever
+		} else {
+			qs, err := c.Clarify(ctx, in)
+			if err != nil {
+				return nil, Report{}, err
+			}
+			if len(qs) > 0 && req != nil && req.Session != nil && elicits(req.Session) {
+				state, _ := json.Marshal(qs)
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"clarify": elicitParams(qs)}, RequestState: string(state)}, Report{}, nil
+			}
+			if len(qs) > 0 {
+				var b strings.Builder
+				b.WriteString("Before researching this, please answer (call research again with the same question and \"answers\": [{\"question\", \"answer\"}]):\n")
+				for i, q := range qs {
+					fmt.Fprintf(&b, "\n%d. %s", i+1, q.Question)
+					if q.Assumption != "" {
+						fmt.Fprintf(&b, " (otherwise: %s)", q.Assumption)
+					}
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}},
+					Report{References: []Reference{}, Questions: qs}, nil
+			}
+			in.Clarify = deepresearch.ClarifyNever // asked above: none
+		}
+	}
 	rep, err := t.research.Research(ctx, in, nil)
 	var md []byte
 	var refs []deepresearch.Reference
@@ -348,4 +387,57 @@ func (t *tools) runResearch(ctx context.Context, _ *mcp.CallToolRequest, in deep
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
 		&mcp.TextContent{Text: "research failed: " + out.Error + "; " + what + ".\n\n" + out.Markdown},
 	}}, out, nil
+}
+
+// elicits reports whether the client of ss takes elicitation requests.
+func elicits(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// elicitParams asks the clarifying questions in one form, a string
+// field a question ("q1", "q2", …).
+func elicitParams(qs []deepresearch.Clarification) *mcp.ElicitParams {
+	props := map[string]any{}
+	for i, q := range qs {
+		desc := q.Question
+		if q.Assumption != "" {
+			desc += " (otherwise: " + q.Assumption + ")"
+		}
+		props[fmt.Sprintf("q%d", i+1)] = map[string]any{"type": "string", "title": q.Question, "description": desc}
+	}
+	return &mcp.ElicitParams{
+		Message:         "Before the research starts, a few questions about the question (leave one empty to keep its assumption).",
+		RequestedSchema: map[string]any{"type": "object", "properties": props},
+	}
+}
+
+// elicited returns the client's answer to the clarifying form of a
+// retried call, and the questions it answers (from the request state);
+// nil questions when the call answers none.
+func elicited(req *mcp.CallToolRequest) (*mcp.ElicitResult, []deepresearch.Clarification) {
+	if req == nil || req.Params == nil || req.Params.RequestState == "" {
+		return nil, nil
+	}
+	res, _ := req.Params.InputResponses["clarify"].(*mcp.ElicitResult)
+	var qs []deepresearch.Clarification
+	if json.Unmarshal([]byte(req.Params.RequestState), &qs) != nil || len(qs) == 0 || len(qs) > deepresearch.MaxClarifyingQuestions {
+		return nil, nil
+	}
+	return res, qs
+}
+
+// answered reads the form's answers: none when it was declined or
+// cancelled (the run goes on the questions' assumptions).
+func answered(qs []deepresearch.Clarification, res *mcp.ElicitResult) []deepresearch.Answer {
+	var out []deepresearch.Answer
+	if res == nil || res.Action != "accept" {
+		return nil
+	}
+	for i, q := range qs {
+		if v, ok := res.Content[fmt.Sprintf("q%d", i+1)].(string); ok && strings.TrimSpace(v) != "" {
+			out = append(out, deepresearch.Answer{Question: q.Question, Answer: v})
+		}
+	}
+	return out
 }

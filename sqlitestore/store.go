@@ -74,6 +74,9 @@ const (
 	Failed      = stored.Failed
 	Canceled    = stored.Canceled
 	Interrupted = stored.Interrupted // its process stopped while it ran
+	// NeedsInput and AwaitingPlan are live: the run waits for a person.
+	NeedsInput   = stored.NeedsInput
+	AwaitingPlan = stored.AwaitingPlan
 )
 
 // Options tune a Store; zero fields take the defaults.
@@ -312,7 +315,7 @@ func (s *Store) sweep(ctx context.Context) error {
 	cutoff := now - s.opts.LeaseTTL.Nanoseconds()
 	rows, err := s.wdb.QueryContext(ctx, `UPDATE runs SET status = 'interrupted', finished_at = ?,
 		error = 'the process running it stopped before it ended'
-		WHERE status IN ('queued', 'running')
+		WHERE status IN ('queued', 'running', 'needs_input', 'awaiting_plan')
 		AND owner NOT IN (SELECT id FROM owners WHERE heartbeat >= ?) RETURNING id`, now, cutoff)
 	if err != nil {
 		return opErr("sweep", "", err)
@@ -349,7 +352,7 @@ func (s *Store) Close() error {
 		<-s.wdone
 		ctx := context.Background()
 		rows, qerr := s.wdb.QueryContext(ctx, `UPDATE runs SET status = 'interrupted', finished_at = ?,
-			error = 'the server stopped before it ended' WHERE status IN ('queued', 'running') AND owner = ? RETURNING id`, s.now(), s.owner)
+			error = 'the server stopped before it ended' WHERE status IN ('queued', 'running', 'needs_input', 'awaiting_plan') AND owner = ? RETURNING id`, s.now(), s.owner)
 		if qerr == nil {
 			for rows.Next() {
 				var id string
@@ -396,6 +399,22 @@ func (s *Store) Start(ctx context.Context, id string) error {
 	return opErr("start", id, err)
 }
 
+// SetStatus sets the status of a live run that waits for a person
+// (NeedsInput, AwaitingPlan) or goes on (Running).
+func (s *Store) SetStatus(ctx context.Context, id string, st Status) error {
+	if st != Running && !st.Waiting() {
+		return opErr("set the status of", id, fmt.Errorf("%q is not running or waiting", st))
+	}
+	res, err := s.wdb.ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ? AND status IN ('running', 'needs_input', 'awaiting_plan')`, st, id)
+	if err == nil {
+		err = s.expectOne(ctx, res, id)
+	}
+	if err == nil {
+		s.hub.notify(id)
+	}
+	return opErr("set the status of", id, err)
+}
+
 // expectOne turns an update that touched no row into ErrNotFound or
 // ErrFinished.
 func (s *Store) expectOne(ctx context.Context, res sql.Result, id string) error {
@@ -426,7 +445,7 @@ func (s *Store) Finish(ctx context.Context, id string, st Status, u usage.Usage,
 	s.liveMu.Lock()
 	delete(s.live, id)
 	res, err := s.wdb.ExecContext(ctx, `UPDATE runs SET status = ?, usage = ?, error = ?, finished_at = ?
-		WHERE id = ? AND status IN ('queued', 'running')`, st, string(ub), errMsg, s.now(), id)
+		WHERE id = ? AND status IN ('queued', 'running', 'needs_input', 'awaiting_plan')`, st, string(ub), errMsg, s.now(), id)
 	s.liveMu.Unlock()
 	if err == nil {
 		err = s.expectOne(ctx, res, id)

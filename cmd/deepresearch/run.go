@@ -28,6 +28,7 @@ type runFlags struct {
 	output     string
 	progress   string
 	resume     string // the ID of an interrupted run to take up (the resume command)
+	people     peopleFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -70,6 +71,7 @@ not printed on stdout unless --output names a file).`,
 	cmd.Flags().StringVar(&rf.events, "events", "", `write events as newline-delimited JSON to FILE, or "-" for stdout`)
 	cmd.Flags().StringVarP(&rf.output, "output", "o", "", `write the report to FILE (atomically) instead of stdout ("-": stdout)`)
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr: auto (when a terminal), always or never")
+	rf.people.add(cmd.Flags(), true)
 	return cmd
 }
 
@@ -176,6 +178,11 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		}
 	}
 	req := deepresearch.Request{Question: question}
+	if rf.resume == "" {
+		if req, err = rf.people.request(cmd, req); err != nil {
+			return err
+		}
+	}
 	// The run is kept in the run store (store.path), as the server keeps
 	// its runs: `deepresearch runs` lists it, `show ID` prints it. A store
 	// that cannot be opened costs the record, not the research.

@@ -95,6 +95,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	srv, err := httpapi.New(httpapi.Config{
 		Runner: r, Store: st, Token: s.Serve.Token,
 		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxBody: s.Serve.MaxBody,
+		PlanTimeout: s.Serve.PlanTimeout, PlanTimeoutAction: s.Serve.PlanTimeoutAction,
 		Logger: &logger,
 	})
 	if err != nil {

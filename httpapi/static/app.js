@@ -78,10 +78,63 @@ function setAgent(a, state, detail) {
   if (detail !== undefined) a.detail.textContent = detail;
 }
 
+// The run waiting for a person: its questions, or its plan to review.
+async function post(path, body) {
+  const res = await fetch(path, {
+    method: "POST",
+    headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) {
+    let msg = res.statusText;
+    try { const b = await res.json(); msg = (b.error && b.error.message) || msg; } catch { /* not JSON */ }
+    setStatus(msg, true);
+    return false;
+  }
+  $("waiting").hidden = true;
+  $("answers").hidden = true;
+  $("planreview").hidden = true;
+  return true;
+}
+
+function showQuestions(questions) {
+  const ol = $("questions");
+  ol.replaceChildren();
+  questions.forEach((q, i) => {
+    const li = el("li");
+    const label = el("label", q.question);
+    label.htmlFor = "answer" + i;
+    const input = el("input");
+    input.id = "answer" + i;
+    input.className = "answer";
+    input.placeholder = q.assumption || "";
+    li.append(label, input);
+    ol.append(li);
+  });
+  $("waiting").hidden = false;
+  $("answers").hidden = false;
+  setStatus("The research waits for your answers (an empty one keeps the assumption shown).");
+}
+
+async function showPlan() {
+  const id = document.body.dataset.run;
+  const res = await fetch("/v1/research/" + encodeURIComponent(id) + "/plan", { headers: authHeaders() });
+  if (!res.ok) return;
+  const plan = await res.json();
+  const tasks = (plan.tasks || []).map((t) => ({ title: t.title, question: t.question }));
+  $("plan").value = JSON.stringify({ tasks }, null, 2);
+  $("waiting").hidden = false;
+  $("planreview").hidden = false;
+  setStatus("The research waits for the plan's review.");
+}
+
 function onEvent(ev) {
   const d = ev.data || {};
   switch (ev.type) {
     case "run.started": setStatus("Planning…"); break;
+    case "clarification.requested": showQuestions(d.questions || []); break;
+    case "plan.review_requested": showPlan(); break;
+    case "plan.accepted": setStatus("Plan accepted" + (d.edited ? " (edited)" : "") + "; researching…"); break;
     case "plan":
       for (const t of d.tasks || []) agentRow(t.index, t.title);
       setStatus("Researching with " + (d.tasks || []).length + " agents…");
@@ -208,7 +261,7 @@ async function ask(e) {
     res = await fetch("/v1/research", {
       method: "POST",
       headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
-      body: JSON.stringify({ question }),
+      body: JSON.stringify($("reviewplan").checked ? { question, review_plan: true } : { question }),
     });
     body = await res.json();
   } catch (err) {
@@ -224,7 +277,7 @@ async function ask(e) {
   const id = body.id;
   document.body.dataset.run = id;
   const es = new EventSource(body.urls.events);
-  const types = ["run.started", "plan", "cycle.started", "research.assessed", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
+  const types = ["run.started", "clarification.requested", "clarification.answered", "plan.review_requested", "plan.accepted", "plan", "cycle.started", "research.assessed", "agent.started", "agent.search", "agent.source", "agent.delta", "agent.cited",
     "agent.finished", "agent.failed", "sources.filtered", "sources.merged", "report.delta", "report.citation",
     "report.finished", "report.verified", "run.finished", "error", "run.resumed", "stream.reset"];
   for (const t of types) {
@@ -241,4 +294,19 @@ async function ask(e) {
   });
 }
 
-document.addEventListener("DOMContentLoaded", () => $("ask").addEventListener("submit", ask));
+document.addEventListener("DOMContentLoaded", () => {
+  $("ask").addEventListener("submit", ask);
+  const run = () => "/v1/research/" + encodeURIComponent(document.body.dataset.run);
+  $("answers").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const answers = Array.from(document.querySelectorAll("#questions input.answer"), (i) => i.value.trim());
+    post(run() + "/input", { answers });
+  });
+  $("planreview").addEventListener("submit", (e) => {
+    e.preventDefault();
+    let plan;
+    try { plan = JSON.parse($("plan").value); } catch (err) { setStatus("The plan is not JSON: " + err, true); return; }
+    post(run() + "/plan", plan);
+  });
+  $("reject").addEventListener("click", () => post(run() + "/plan", { action: "reject" }));
+});

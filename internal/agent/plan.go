@@ -34,6 +34,13 @@ const maxTitleWords = 6
 // "t1".."tN". A model error is returned wrapped ("agent: plan: …"); when ctx is done
 // the error is context.Cause(ctx).
 func Plan(ctx context.Context, m llms.Model, question string, maxTasks int) ([]Task, Usage, error) {
+	return PlanAnswered(ctx, m, question, maxTasks, nil)
+}
+
+// PlanAnswered is Plan for a question whose clarifying questions were
+// answered: the answers follow the question in the planner's message, one
+// "- question → answer" line each under "Clarifications:".
+func PlanAnswered(ctx context.Context, m llms.Model, question string, maxTasks int, answers []Answer) ([]Task, Usage, error) {
 	question = strings.TrimSpace(question)
 	if question == "" {
 		return nil, Usage{}, ErrEmptyQuestion
@@ -43,7 +50,7 @@ func Plan(ctx context.Context, m llms.Model, question string, maxTasks int) ([]T
 	}
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, plannerPrompt),
-		llms.TextParts(llms.ChatMessageTypeHuman, planMessage(question, maxTasks)),
+		llms.TextParts(llms.ChatMessageTypeHuman, planMessage(question, maxTasks)+clarifications(answers)),
 	}
 	fail := func(err error) ([]Task, Usage, error) {
 		if ctx.Err() != nil {

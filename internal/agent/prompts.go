@@ -61,11 +61,29 @@ Reply with JSON only, no prose and no code fence, in exactly this shape:
 Rules:
 - At most the number of tasks the user allows; fewer when the question is narrow. A narrow question is one task: the question itself.
 - Titles are two to five words. Questions are complete sentences that stay on the user's subject and repeat its key terms (names, technical terms, both sides of a comparison), because the agent does not see the user's question.
+- When the user's message has "Clarifications:", they are the user's answers to questions about the question: the plan follows them.
 - Give each task a different part of the subject, without overlap: for a comparison, one task per side; for a question with several parts, one task per part.`
 
 // planMessage is the planner's human message.
 func planMessage(question string, maxTasks int) string {
 	return fmt.Sprintf("Question: %s\nMax tasks: %d", oneLine(question), maxTasks)
+}
+
+// clarifications lays out answered clarifying questions for a prompt:
+// "\nClarifications:" then one "- question → answer" line each; "" for
+// none.
+func clarifications(answers []Answer) string {
+	var b strings.Builder
+	for _, a := range answers {
+		if oneLine(a.Answer) == "" {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nClarifications:")
+		}
+		fmt.Fprintf(&b, "\n- %s → %s", oneLine(a.Question), oneLine(a.Answer))
+	}
+	return b.String()
 }
 
 // oneLine folds whitespace, so a value cannot break the "Name: value"

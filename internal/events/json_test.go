@@ -17,6 +17,10 @@ var src = source.Source{ID: "doc/go1.html", URL: "https://go.dev/doc/go1", Title
 
 // samples holds one payload of every known type, with every field set.
 var samples = []Payload{
+	ClarificationData{Questions: []Clarification{{Question: "Which Mercury?", Assumption: "the planet"}}},
+	ClarificationAnsweredData{Questions: []Clarification{{Question: "Which Mercury?", Assumption: "the planet", Answer: "the element"}}, Answered: true},
+	PlanReviewData{Tasks: []PlanTask{{Index: 0, ID: "t1", Title: "History", Question: "When?"}}, MaxCycles: 2},
+	PlanAcceptedData{Tasks: []PlanTask{{Index: 0, ID: "t1", Title: "People", Question: "Who?"}}, Edited: true, Added: []string{"People"}, Removed: []string{"History"}, Reworded: []string{"x"}},
 	RunStartedData{Question: "Who laid the 1858 cable?", Config: map[string]any{"provider": "extractive", "max_tasks": 4.0}},
 	PlanData{Tasks: []PlanTask{{Index: 0, ID: "t1", Title: "History", Question: "When?"}, {Index: 1, ID: "t2", Title: "People", Question: "Who?"}}},
 	CycleStartedData{Cycle: 2, Tasks: []PlanTask{{Index: 4, ID: "t5", Title: "Cyrus Field", Question: "Who was Cyrus Field?", Cycle: 2, Part: "t2", Gap: "reference: Cyrus Field, named in [3]"}}},

@@ -20,6 +20,7 @@ const (
 	RoleResearcher Role = "researcher"
 	RoleReporter   Role = "reporter"
 	RoleWriter     Role = "writer"
+	RoleClarifier  Role = "clarifier" // never asks: it cannot tell an ambiguous question from a clear one
 	RoleUnknown    Role = ""
 )
 
@@ -29,7 +30,7 @@ const (
 // Call(ctx, "Role: planner\n…") works.
 func roleOf(ctx context.Context, msgs []llms.MessageContent) Role {
 	switch s := purpose.Of(ctx); s {
-	case purpose.Planner, purpose.Researcher, purpose.Reporter, purpose.Writer, purpose.Assessor, purpose.Section, purpose.Frame:
+	case purpose.Planner, purpose.Researcher, purpose.Reporter, purpose.Writer, purpose.Assessor, purpose.Section, purpose.Frame, purpose.Clarifier:
 		return Role(s)
 	}
 	text := ""

@@ -71,6 +71,10 @@
 //     only as the one quote of a source no bearing sentence cites. It
 //     cites nothing that is not in the findings.
 //
+//   - clarifier: a human message holds "Question: <q>" and "Max
+//     questions: <n>". The reply is always {"questions":[]}: the model
+//     cannot tell an ambiguous question from a clear one, so it never asks.
+//
 //   - assessor, section, frame: the research loop's assessment of a
 //     cycle's findings (assess.go: a JSON verdict, gaps and follow-ups,
 //     from the question's uncovered words and the names in the cited
@@ -221,6 +225,8 @@ func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools ma
 			role = RoleWriter
 		case field(msgs, "Max tasks") != "":
 			role = RolePlanner
+		case field(msgs, "Max questions") != "":
+			role = RoleClarifier
 		}
 	}
 	switch role {
@@ -231,13 +237,15 @@ func (m *Model) answer(ctx context.Context, msgs []llms.MessageContent, tools ma
 	case RoleReporter:
 		return &llms.ContentChoice{Content: report(msgs)}
 	case RoleWriter:
-		return &llms.ContentChoice{Content: write(msgs)}
+		return &llms.ContentChoice{Content: shape(msgs, write(msgs))}
 	case RoleAssessor:
 		return &llms.ContentChoice{Content: assess(msgs)}
 	case RoleSection:
 		return &llms.ContentChoice{Content: writeSection(msgs)}
 	case RoleFrame:
 		return &llms.ContentChoice{Content: writeFrame(msgs)}
+	case RoleClarifier:
+		return &llms.ContentChoice{Content: `{"questions":[]}`}
 	}
 	return &llms.ContentChoice{Content: summarize(msgs)}
 }

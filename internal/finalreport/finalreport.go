@@ -73,6 +73,46 @@ type Input struct {
 	// Notices are sentences the report must carry about how it was made
 	// ("Research stopped early: …"), added after the writer's text.
 	Notices []string
+	// Controls shape the report: its length, sections, language and
+	// audience. The zero value leaves them to the writer.
+	Controls Controls
+}
+
+// Controls are a person's wishes for the report, given to the writer as
+// lines after the question ("Target length: 300 words", "Outline: A | B",
+// "Language: French", "Audience: …").
+type Controls struct {
+	// Length is the report's target length in words (0: the writer's).
+	Length int
+	// Outline names the report's sections, in order (nil: the writer's).
+	Outline []string
+	// Language is the report's language ("": the question's).
+	Language string
+	// Audience says who reads the report and in what tone ("": general).
+	Audience string
+}
+
+// lines lays out c for the writer's message, one "Name: value" line each
+// control that is set.
+func (c Controls) lines() string {
+	var b strings.Builder
+	if c.Length > 0 {
+		fmt.Fprintf(&b, "Target length: %d words\n", c.Length)
+	}
+	if len(c.Outline) > 0 {
+		parts := make([]string, len(c.Outline))
+		for i, o := range c.Outline {
+			parts[i] = strings.Join(strings.Fields(o), " ")
+		}
+		fmt.Fprintf(&b, "Outline: %s\n", strings.Join(parts, " | "))
+	}
+	if l := strings.Join(strings.Fields(c.Language), " "); l != "" {
+		fmt.Fprintf(&b, "Language: %s\n", l)
+	}
+	if a := strings.Join(strings.Fields(c.Audience), " "); a != "" {
+		fmt.Fprintf(&b, "Audience: %s\n", a)
+	}
+	return b.String()
 }
 
 // Reference is one entry of the reference list: one document. Its

@@ -29,6 +29,7 @@ const (
 	Assessor   Purpose = "assessor"   // after a cycle: is the question answered, what is missing
 	Section    Purpose = "section"    // one section of a report written section by section
 	Frame      Purpose = "frame"      // the introduction and summary around written sections
+	Clarifier  Purpose = "clarifier"  // before planning: does the question need clarifying
 )
 
 type key struct{}

@@ -16,7 +16,8 @@ import (
 // Status is where a run stands.
 type Status string
 
-// Run statuses. Queued and Running are live; the others are final.
+// Run statuses. Queued, Running, NeedsInput and AwaitingPlan are live;
+// the others are final.
 const (
 	Queued      Status = "queued"
 	Running     Status = "running"
@@ -24,7 +25,14 @@ const (
 	Failed      Status = "failed"
 	Canceled    Status = "canceled"
 	Interrupted Status = "interrupted" // its process stopped while it ran
+	// NeedsInput and AwaitingPlan are live: the run waits for a person,
+	// for answers to its clarifying questions or for its plan's review.
+	NeedsInput   Status = "needs_input"
+	AwaitingPlan Status = "awaiting_plan"
 )
+
+// Waiting reports whether s is a status of a run waiting for a person.
+func (s Status) Waiting() bool { return s == NeedsInput || s == AwaitingPlan }
 
 // Ended reports whether s is a final status.
 func (s Status) Ended() bool {

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/creack/pty"
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+)
+
+// asker is a real model's clarifier as a double, over the OpenAI wire
+// format: it asks two questions; it records the planner's messages; the
+// offline model answers everything else.
+type asker struct {
+	offline llms.Model
+	mu      sync.Mutex
+	planned []string
+}
+
+func (a *asker) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	system, human := "", ""
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if t, ok := p.(llms.TextContent); ok {
+				switch m.Role {
+				case llms.ChatMessageTypeSystem:
+					system += t.Text
+				case llms.ChatMessageTypeHuman:
+					human += t.Text
+				}
+			}
+		}
+	}
+	switch {
+	case strings.HasPrefix(system, "You decide whether"):
+		return &llms.ContentResponse{Choices: []*llms.ContentChoice{{StopReason: "stop", Content: `{"questions":[` +
+			`{"question":"Which cables: the first transatlantic ones, or modern fibre?","assumption":"the first ones"},` +
+			`{"question":"Which century?","assumption":"the 19th"}]}`}}}, nil
+	case strings.HasPrefix(system, "You plan"):
+		a.mu.Lock()
+		a.planned = append(a.planned, human)
+		a.mu.Unlock()
+	}
+	return a.offline.GenerateContent(ctx, msgs, opts...)
+}
+
+func (a *asker) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, a, prompt, opts...)
+}
+
+// TestClarifyAtTheTerminal runs the command on a pseudo-terminal: the
+// two clarifying questions are asked at the prompt, the typed answers
+// reach the planner's prompt, and with --review-plan the plan is shown and
+// accepted.
+func TestClarifyAtTheTerminal(t *testing.T) {
+	index := isolate(t)
+	a := &asker{offline: extractive.New(extractive.Options{})}
+	srv := deepresearchtest.NewOpenAIServer(a, deepresearchtest.OpenAIOptions{})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "report.md")
+	args, _ := json.Marshal([]string{"run", "--provider", "openai", "--model", "scripted", "--base-url", srv.URL + "/v1",
+		"--corpus", corpus, "--index", index, "--progress", "never", "--review-plan", "--output", out, question})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), roleEnv+"=cli", argsEnv+"="+string(args), "OPENAI_API_KEY=test-key")
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	screen := bufio.NewReader(tty)
+	var seen strings.Builder
+	// expect reads the terminal up to text.
+	expect := func(text string) {
+		t.Helper()
+		for !strings.Contains(seen.String(), text) {
+			b, err := screen.ReadByte()
+			if err != nil {
+				t.Fatalf("the terminal closed before %q: %v\n%s", text, err, seen.String())
+			}
+			seen.WriteByte(b)
+		}
+	}
+	expect("1. Which cables")
+	expect("> ")
+	io.WriteString(tty, "the first transatlantic telegraph cables\r")
+	expect("2. Which century?")
+	expect("> ")
+	io.WriteString(tty, "1850 to 1870\r")
+	expect("[a]ccept, [e]dit, [r]eject? ")
+	io.WriteString(tty, "a\r")
+	go io.Copy(io.Discard, screen) // the rest, until the process ends
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, seen.String())
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.planned) != 1 {
+		t.Fatalf("planner called %d times", len(a.planned))
+	}
+	for _, want := range []string{"Clarifications:", "→ the first transatlantic telegraph cables", "Which century? → 1850 to 1870"} {
+		if !strings.Contains(a.planned[0], want) {
+			t.Errorf("the planner's message lacks %q:\n%s", want, a.planned[0])
+		}
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "[1]") {
+		t.Errorf("no report with citations: %v\n%s", err, b)
+	}
+}
+
+// TestClarifyOffTheTerminal: with the same model and no terminal, the
+// run proceeds and the report states its assumptions.
+func TestClarifyOffTheTerminal(t *testing.T) {
+	index := isolate(t)
+	a := &asker{offline: extractive.New(extractive.Options{})}
+	srv := deepresearchtest.NewOpenAIServer(a, deepresearchtest.OpenAIOptions{})
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	r := cli(t, "", "run", "--provider", "openai", "--model", "scripted", "--base-url", srv.URL+"/v1",
+		"--corpus", corpus, "--index", index, "--progress", "never", question)
+	wantSuccess(t, r)
+	for _, want := range []string{"Assumed", "the first ones", "the 19th"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(a.planned[0], "Clarifications:") {
+		t.Errorf("the planner got answers nobody gave")
+	}
+}

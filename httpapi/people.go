@@ -1,0 +1,249 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/events"
+)
+
+// What a run does when its plan is not reviewed within Config.PlanTimeout.
+const (
+	PlanTimeoutProceed = "proceed" // research the plan as proposed
+	PlanTimeoutCancel  = "cancel"  // end the run, failed
+)
+
+// errPlanTimeout ends a run whose plan was not reviewed in time, when
+// Config.PlanTimeoutAction is PlanTimeoutCancel.
+var errPlanTimeout = errors.New("the plan was not reviewed in time")
+
+// waiter is where a live run of this server waits for a person: a POST
+// puts the answers or the review on its channel (one at a time: a second
+// is refused while the first is pending), the run's hook takes them off.
+// Whether a run waits is the store's status (the library stores it before
+// the event that asks), so a POST is taken only while the run waits.
+type waiter struct {
+	answers chan []string
+	reviews chan review
+}
+
+// review is a person's word on a plan: the plan to research (no tasks:
+// the one proposed), or rejected.
+type review struct {
+	plan     deepresearch.Plan
+	rejected bool
+}
+
+func newWaiter() *waiter {
+	return &waiter{answers: make(chan []string, 1), reviews: make(chan review, 1)}
+}
+
+// hooks are the run's Hooks: each waits for the matching POST, with the
+// run's time limit paused (pause returns the function that re-arms it).
+func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
+	return &deepresearch.Hooks{
+		Ask: func(ctx context.Context, qs []deepresearch.Clarification) ([]string, error) {
+			defer pause()()
+			select {
+			case a := <-w.answers:
+				return a, nil
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
+		},
+		Review: func(ctx context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			defer pause()()
+			var timeout <-chan struct{}
+			if s.cfg.PlanTimeout > 0 {
+				ch := make(chan struct{})
+				stop := s.cfg.Clock.AfterFunc(s.cfg.PlanTimeout, func() { close(ch) })
+				defer stop()
+				timeout = ch
+			}
+			select {
+			case r := <-w.reviews:
+				switch {
+				case r.rejected:
+					return p, deepresearch.ErrPlanRejected
+				case len(r.plan.Tasks) == 0:
+					return p, nil
+				}
+				return r.plan, nil
+			case <-timeout:
+				if s.cfg.PlanTimeoutAction == PlanTimeoutCancel {
+					return p, fmt.Errorf("%w (%v)", errPlanTimeout, s.cfg.PlanTimeout)
+				}
+				return p, nil
+			case <-ctx.Done():
+				return p, context.Cause(ctx)
+			}
+		},
+	}
+}
+
+// waiting returns the waiter of a run of this server that waits with
+// status want, and the run.
+func (s *Server) waiting(r *http.Request, want deepresearch.RunStatus) (*waiter, deepresearch.StoredRun, error) {
+	run, err := s.lookup(r)
+	if err != nil {
+		return nil, run, err
+	}
+	s.mu.Lock()
+	lr := s.runs[run.ID]
+	s.mu.Unlock()
+	switch {
+	case run.Status != want:
+		return nil, run, &requestError{http.StatusConflict, typeConflict, fmt.Sprintf("run %s is %s, not %s", run.ID, run.Status, want)}
+	case lr == nil:
+		return nil, run, &requestError{http.StatusConflict, typeConflict, fmt.Sprintf("run %s waits in another server process; answer it there", run.ID)}
+	}
+	return lr.wait, run, nil
+}
+
+// lastEvent returns the payload of the last event of type t the store
+// holds for run id.
+func (s *Server) lastEvent(ctx context.Context, run deepresearch.StoredRun, t events.Type) (deepresearch.Payload, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var found deepresearch.Payload
+	for e, err := range s.store.Events(ctx, run.ID, 0) {
+		if err != nil {
+			return nil, err
+		}
+		if events.Type(e.Type) == t {
+			var ev events.Event
+			if err := json.Unmarshal(e.JSON, &ev); err != nil {
+				return nil, err
+			}
+			found = ev.Data
+		}
+		if e.Seq >= run.Events {
+			break
+		}
+	}
+	if found == nil {
+		return nil, &requestError{http.StatusConflict, typeConflict, fmt.Sprintf("run %s has no %s event", run.ID, t)}
+	}
+	return found, nil
+}
+
+// postInput answers a run's clarifying questions: {"answers": ["…", …]},
+// one a question, in order ("" keeps a question's assumption).
+func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
+	wt, run, err := s.waiting(r, deepresearch.StatusNeedsInput)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var body struct {
+		Answers []string `json:"answers"`
+	}
+	if err := s.decodeJSON(w, r, &body, true); err != nil {
+		s.fail(w, err)
+		return
+	}
+	if len(body.Answers) == 0 || len(body.Answers) > deepresearch.MaxClarifyingQuestions {
+		s.fail(w, badRequest(`"answers" must hold 1 to %d answers, one a question`, deepresearch.MaxClarifyingQuestions))
+		return
+	}
+	select {
+	case wt.answers <- body.Answers:
+	default:
+		s.fail(w, &requestError{http.StatusConflict, typeConflict, "the questions were answered already"})
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": run.ID, "status": deepresearch.StatusRunning, "urls": runURLs(run.ID)})
+}
+
+// getPlan returns the plan a run waits to have reviewed, as its
+// plan.review_requested event carries it.
+func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
+	_, run, err := s.waiting(r, deepresearch.StatusAwaitingPlan)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	p, err := s.lastEvent(r.Context(), run, events.PlanReviewRequested)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	d := p.(events.PlanReviewData)
+	writeJSON(w, http.StatusOK, deepresearch.Plan{Question: run.Question, Tasks: d.Tasks, MaxCycles: d.MaxCycles})
+}
+
+// postPlan reviews a run's plan: {"action": "accept"} (the plan as
+// proposed), {"action": "reject"}, or a plan ({"tasks": […]}, as GET
+// returns it, edited) to research instead.
+func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
+	wt, run, err := s.waiting(r, deepresearch.StatusAwaitingPlan)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var body struct {
+		deepresearch.Plan
+		Action string `json:"action"`
+	}
+	if err := s.decodeJSON(w, r, &body, true); err != nil {
+		s.fail(w, err)
+		return
+	}
+	var rv review
+	switch body.Action {
+	case "reject":
+		rv.rejected = true
+	case "", "accept":
+		if len(body.Tasks) > 0 {
+			if err := body.Plan.Validate(); err != nil {
+				s.fail(w, err)
+				return
+			}
+			rv.plan = body.Plan
+		}
+	default:
+		s.fail(w, badRequest("action %q: want accept or reject (or a plan)", body.Action))
+		return
+	}
+	select {
+	case wt.reviews <- rv:
+	default:
+		s.fail(w, &requestError{http.StatusConflict, typeConflict, "the plan was reviewed already"})
+		return
+	}
+	status := deepresearch.StatusRunning
+	if rv.rejected {
+		status = deepresearch.StatusFailed
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": run.ID, "status": status, "urls": runURLs(run.ID)})
+}
+
+// pausable is a run's time limit that stops while the run waits for a
+// person: pause stops it and returns the function that arms it afresh.
+type pausable struct {
+	mu   sync.Mutex
+	stop func() bool
+	arm  func() func() bool
+}
+
+func (p *pausable) pause() func() {
+	p.mu.Lock()
+	p.stop()
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		p.stop = p.arm()
+		p.mu.Unlock()
+	}
+}
+
+func (p *pausable) halt() {
+	p.mu.Lock()
+	p.stop()
+	p.mu.Unlock()
+}

@@ -1,0 +1,284 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/sqlitestore"
+)
+
+// asking is the offline model behind a clarifier that asks two
+// questions; it records the planner's messages.
+type asking struct {
+	llms.Model
+	mu      sync.Mutex
+	planned []string
+}
+
+func (m *asking) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	switch purpose.Of(ctx) {
+	case purpose.Clarifier:
+		return &llms.ContentResponse{Choices: []*llms.ContentChoice{{StopReason: "stop", Content: `{"questions":[` +
+			`{"question":"Which cables: telegraph or fibre?","assumption":"telegraph"},{"question":"Which ocean?","assumption":"the Atlantic"}]}`}}}, nil
+	case purpose.Planner:
+		m.mu.Lock()
+		for _, msg := range msgs {
+			if msg.Role == llms.ChatMessageTypeHuman {
+				m.planned = append(m.planned, msg.Parts[0].(llms.TextContent).Text)
+			}
+		}
+		m.mu.Unlock()
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+// until follows a run's events until one of type t, and returns it.
+func (e *env) until(id string, t events.Type) events.Event {
+	e.t.Helper()
+	res := e.do("GET", "/v1/research/"+id+"/events", "")
+	defer res.Body.Close()
+	var got events.Event
+	readSSE(e.t, res.Body, func(s sse) bool {
+		if s.event != string(t) {
+			return s.event != "end"
+		}
+		if err := json.Unmarshal([]byte(s.data), &got); err != nil {
+			e.t.Fatal(err)
+		}
+		return false
+	})
+	if got.Type != t {
+		e.t.Fatalf("run %s ended without %s", id, t)
+	}
+	return got
+}
+
+func (e *env) status(id string) string {
+	e.t.Helper()
+	var v struct {
+		Status string `json:"status"`
+	}
+	readJSON(e.t, e.do("GET", "/v1/research/"+id, ""), &v)
+	return v.Status
+}
+
+func (e *env) post(path, body string, want int) {
+	e.t.Helper()
+	res := e.do("POST", path, body)
+	defer res.Body.Close()
+	if res.StatusCode != want {
+		b, _ := io.ReadAll(res.Body)
+		e.t.Fatalf("POST %s: %s %s, want %d", path, res.Status, b, want)
+	}
+}
+
+// TestClarifyOverHTTP: a run whose model asks two questions is
+// needs_input with a clarification.requested event; POST …/input answers
+// them, the answers reach the planner, and the run finishes.
+func TestClarifyOverHTTP(t *testing.T) {
+	m := &asking{Model: deepresearchtest.Model(0)}
+	e := newEnv(t, envOpts{model: m})
+	id := e.start("How were undersea cables laid?").ID
+	ev := e.until(id, events.ClarificationRequested)
+	if qs := ev.Data.(events.ClarificationData).Questions; len(qs) != 2 || qs[1].Question != "Which ocean?" {
+		t.Fatalf("questions %+v", qs)
+	}
+	if st := e.status(id); st != string(deepresearch.StatusNeedsInput) {
+		t.Fatalf("status %s, want needs_input", st)
+	}
+	e.post("/v1/research/"+id+"/plan", `{"action":"accept"}`, http.StatusConflict) // not waiting for that
+	e.post("/v1/research/"+id+"/input", `{"answers":["telegraph, 1850-1870","the Atlantic"]}`, http.StatusAccepted)
+	e.ended(id)
+	if st := e.status(id); st != string(deepresearch.StatusFinished) {
+		t.Fatalf("status %s, want finished", st)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.planned) != 1 || !strings.Contains(m.planned[0], "Which cables: telegraph or fibre? → telegraph, 1850-1870") {
+		t.Errorf("the planner's messages: %q", m.planned)
+	}
+	e.post("/v1/research/"+id+"/input", `{"answers":["again"]}`, http.StatusConflict)
+}
+
+// reviewSignal wraps a Runner: reviewing is sent on (unbuffered) each time a run's
+// plan review hook is called (the run is stored awaiting_plan by then).
+type reviewSignal struct {
+	Runner
+	reviewing chan struct{}
+}
+
+func (rs reviewSignal) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	if req.Hooks != nil && req.Hooks.Review != nil {
+		h := *req.Hooks
+		review := h.Review
+		h.Review = func(ctx context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			rs.reviewing <- struct{}{}
+			return review(ctx, p)
+		}
+		req.Hooks = &h
+	}
+	return rs.Runner.RecordDurable(ctx, st, req, d, sink)
+}
+
+// TestPlanReviewSurvivesRestart: review_plan stops the run awaiting_plan;
+// the server shuts down and another starts on the store: the run is still
+// waiting, GET …/plan shows the plan, and an edited plan (one task
+// removed, one added) posted to it is what the run researches; the edits
+// are in plan.accepted.
+func TestPlanReviewSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	signal := func(ch chan struct{}) func(Runner) Runner {
+		return func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: ch} }
+	}
+	first := make(chan struct{})
+	e := newEnv(t, envOpts{dir: dir, wrap: signal(first)})
+	res := e.do("POST", "/v1/research", `{"question":"How were transatlantic telegraph cables laid and repaired?","review_plan":true,"max_tasks":3}`)
+	var s started
+	readJSON(t, res, &s)
+	id := s.ID
+	<-first
+	if st := e.status(id); st != string(deepresearch.StatusAwaitingPlan) {
+		t.Fatalf("status %s, want awaiting_plan", st)
+	}
+	var proposed deepresearch.Plan
+	readJSON(t, e.do("GET", "/v1/research/"+id+"/plan", ""), &proposed)
+	if len(proposed.Tasks) < 2 {
+		t.Fatalf("plan %+v", proposed)
+	}
+	e.close() // the server restarts while the run waits
+
+	again := make(chan struct{})
+	e2 := newEnv(t, envOpts{dir: dir, wrap: signal(again)})
+	if ids, err := e2.srv.Resume(t.Context(), 0); err != nil || !slices.Equal(ids, []string{id}) {
+		t.Fatalf("Resume = %v, %v", ids, err)
+	}
+	<-again
+	if st := e2.status(id); st != string(deepresearch.StatusAwaitingPlan) {
+		t.Fatalf("after the restart the run is %s, want awaiting_plan", st)
+	}
+	var shown deepresearch.Plan
+	readJSON(t, e2.do("GET", "/v1/research/"+id+"/plan", ""), &shown)
+	if !slices.Equal(taskTitles(shown.Tasks), taskTitles(proposed.Tasks)) {
+		t.Fatalf("after the restart the plan is %q, was %q", taskTitles(shown.Tasks), taskTitles(proposed.Tasks))
+	}
+	edited := shown
+	edited.Tasks = append(slices.Clone(shown.Tasks[:1]), deepresearch.PlanTask{Title: "Cable ships", Question: "Which ships laid the transatlantic telegraph cables?"})
+	b, _ := json.Marshal(edited)
+	e2.post("/v1/research/"+id+"/plan", string(b), http.StatusAccepted)
+	e2.ended(id)
+	run, _ := e2.store.Get(t.Context(), id)
+	if run.Status != sqlitestore.Finished {
+		t.Fatalf("the run is %s: %s", run.Status, run.Error)
+	}
+	var acc *events.PlanAcceptedData
+	ran := make([]string, len(edited.Tasks))
+	for _, ev := range storedEvents(t, e2.store, id) {
+		switch d := ev.Data.(type) {
+		case events.PlanAcceptedData:
+			acc = &d
+		case events.AgentStartedData:
+			if d.Task.Cycle <= 1 && d.Task.Index < len(edited.Tasks) {
+				ran[d.Task.Index] = d.Task.Title // by plan position: agents start in any order
+			}
+		}
+	}
+	if acc == nil || !acc.Edited || !slices.Equal(acc.Added, []string{"Cable ships"}) || len(acc.Removed) != len(shown.Tasks)-1 {
+		t.Fatalf("plan.accepted: %+v", acc)
+	}
+	if want := taskTitles(edited.Tasks); !slices.Equal(ran, want) {
+		t.Errorf("researched %q, want %q", ran, want)
+	}
+	md := storedMarkdown(t, e2.store, id)
+	if !strings.Contains(md, "## Cable ships") {
+		t.Errorf("the report has no section for the added task:\n%s", md)
+	}
+}
+
+// TestPlanTimeout: a plan not reviewed in time is researched as proposed,
+// or the run ends failed, as Config says.
+func TestPlanTimeout(t *testing.T) {
+	for _, action := range []string{PlanTimeoutProceed, PlanTimeoutCancel} {
+		t.Run(action, func(t *testing.T) {
+			ch := make(chan struct{})
+			e := newEnv(t, envOpts{planTimeout: time.Hour, planAction: action,
+				wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: ch} }})
+			res := e.do("POST", "/v1/research", `{"question":"How were undersea cables repaired?","review_plan":true}`)
+			var s started
+			readJSON(t, res, &s)
+			armed := e.clock.Armed()
+			<-ch // the hook is called: it arms the plan's timeout next
+			<-armed
+			e.clock.Advance(time.Hour)
+			e.ended(s.ID)
+			want := deepresearch.StatusFinished
+			if action == PlanTimeoutCancel {
+				want = deepresearch.StatusFailed
+			}
+			if st := e.status(s.ID); st != string(want) {
+				t.Errorf("status %s, want %s", st, want)
+			}
+		})
+	}
+}
+
+func taskTitles(ts []deepresearch.PlanTask) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Title)
+	}
+	return out
+}
+
+// TestChatClarifies: over the OpenAI-compatible endpoint, the assistant's
+// reply to an ambiguous question is the clarifying questions; the next
+// turn, with the history, answers them, and the answers reach the
+// planner.
+func TestChatClarifies(t *testing.T) {
+	m := &asking{Model: deepresearchtest.Model(0)}
+	e := newEnv(t, envOpts{model: m})
+	q := "How were undersea cables laid?"
+	var c1 struct {
+		Choices []struct {
+			Message struct{ Role, Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	body, _ := json.Marshal(map[string]any{"model": ModelID, "messages": []map[string]string{{"role": "user", "content": q}}})
+	readJSON(t, e.do("POST", "/v1/chat/completions", string(body)), &c1)
+	reply := c1.Choices[0].Message.Content
+	if !strings.Contains(reply, "1. Which cables: telegraph or fibre?") || !strings.Contains(reply, "2. Which ocean?") {
+		t.Fatalf("the first reply does not ask: %q", reply)
+	}
+	body, _ = json.Marshal(map[string]any{"model": ModelID, "messages": []map[string]string{
+		{"role": "user", "content": q}, {"role": "assistant", "content": reply}, {"role": "user", "content": "Telegraph cables, in the Atlantic."}}})
+	var c2 struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+		DeepResearch struct {
+			RunID  string `json:"run_id"`
+			Status string `json:"status"`
+		} `json:"deepresearch"`
+	}
+	readJSON(t, e.do("POST", "/v1/chat/completions", string(body)), &c2)
+	if c2.DeepResearch.Status != string(deepresearch.StatusFinished) || !strings.Contains(c2.Choices[0].Message.Content, "[1]") {
+		t.Fatalf("the second turn: %+v", c2)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.planned) != 1 || !strings.Contains(m.planned[0], "→ Telegraph cables, in the Atlantic.") || !strings.Contains(m.planned[0], "Question: "+q) {
+		t.Errorf("the planner's messages: %q", m.planned)
+	}
+}

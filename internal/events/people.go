@@ -1,0 +1,65 @@
+package events
+
+// Events of a run that waits for a person: clarifying questions before
+// planning, and a plan to review before research starts. They come
+// between RunStarted and the first CycleStarted.
+const (
+	// ClarificationRequested carries the questions a run asks before it
+	// plans (ClarificationData); the run waits for answers, or proceeds on
+	// the stated assumptions when nobody can answer.
+	ClarificationRequested Type = "clarification.requested"
+	// ClarificationAnswered carries the answers the run got, or that it
+	// went on without (Answered false) (ClarificationAnsweredData).
+	ClarificationAnswered Type = "clarification.answered"
+	// PlanReviewRequested carries the plan a run waits to have reviewed
+	// (PlanReviewData).
+	PlanReviewRequested Type = "plan.review_requested"
+	// PlanAccepted carries the plan the run researches after review, and
+	// how it differs from the one proposed (PlanAcceptedData).
+	PlanAccepted Type = "plan.accepted"
+)
+
+// Clarification is a clarifying question, the assumption the run makes
+// without an answer, and the answer when there is one.
+type Clarification struct {
+	Question   string `json:"question"`
+	Assumption string `json:"assumption,omitempty"`
+	Answer     string `json:"answer,omitempty"`
+}
+
+// ClarificationData is the payload of ClarificationRequested.
+type ClarificationData struct {
+	Questions []Clarification `json:"questions"`
+}
+
+// ClarificationAnsweredData is the payload of ClarificationAnswered.
+type ClarificationAnsweredData struct {
+	Questions []Clarification `json:"questions"`
+	// Answered is false when the run went on without answers, on the
+	// questions' assumptions.
+	Answered bool `json:"answered"`
+}
+
+// PlanReviewData is the payload of PlanReviewRequested.
+type PlanReviewData struct {
+	Tasks     []PlanTask `json:"tasks"`
+	MaxCycles int        `json:"max_cycles,omitempty"`
+}
+
+// PlanAcceptedData is the payload of PlanAccepted: the plan as accepted,
+// and the edits a person made to the proposed one.
+type PlanAcceptedData struct {
+	Tasks []PlanTask `json:"tasks"`
+	// Edited is true when the accepted plan differs from the proposed one.
+	Edited bool `json:"edited,omitempty"`
+	// Added, Removed and Reworded are the titles of tasks added, removed
+	// and given a new question (by title).
+	Added    []string `json:"added,omitempty"`
+	Removed  []string `json:"removed,omitempty"`
+	Reworded []string `json:"reworded,omitempty"`
+}
+
+func (ClarificationData) EventType() Type         { return ClarificationRequested }
+func (ClarificationAnsweredData) EventType() Type { return ClarificationAnswered }
+func (PlanReviewData) EventType() Type            { return PlanReviewRequested }
+func (PlanAcceptedData) EventType() Type          { return PlanAccepted }

@@ -1,0 +1,334 @@
+package deepresearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/journal"
+)
+
+// People in the loop: a run may ask clarifying questions before it plans,
+// show its plan for review before research starts, and shape its report
+// to a person's wishes (length, outline, language, audience). The library
+// decides when to ask and what an answer changes; a front end only asks,
+// through Hooks.
+
+// Clarification is a clarifying question a run asks before planning, the
+// assumption it makes when nobody answers, and the answer.
+type Clarification = events.Clarification
+
+// Answer is a clarifying question with a person's answer (Request.Answers).
+type Answer = agent.Answer
+
+// The events of a run that waits for a person (see package events).
+type (
+	ClarificationData         = events.ClarificationData
+	ClarificationAnsweredData = events.ClarificationAnsweredData
+	PlanReviewData            = events.PlanReviewData
+	PlanAcceptedData          = events.PlanAcceptedData
+)
+
+// Clarify modes (Request.Clarify).
+const (
+	// ClarifyAuto: the model decides whether the question needs
+	// clarifying (the offline model never asks).
+	ClarifyAuto = "auto"
+	// ClarifyNever: the run never asks.
+	ClarifyNever = "never"
+)
+
+// MaxClarifyingQuestions caps the questions a run asks.
+const MaxClarifyingQuestions = agent.MaxQuestions
+
+// Limits of a run's report controls.
+const (
+	// MaxLength bounds Request.Length, in words.
+	MaxLength = 20000
+	// MaxOutlineSections bounds Request.Outline (each section is a task).
+	MaxOutlineSections = MaxRequestTasks
+)
+
+// ErrPlanRejected is what Hooks.Review returns (wrapped or not) when a
+// person rejects the plan: the run fails in the plan stage with it,
+// before any research.
+var ErrPlanRejected = errors.New("the plan was rejected")
+
+// Plan is a research plan: the tasks a run researches in its first cycle,
+// one report section each, and its cycle budget. Its JSON form is what
+// `deepresearch plan` prints and `deepresearch run --plan` reads, what
+// GET /v1/research/{id}/plan returns and what a reviewer posts back.
+type Plan struct {
+	Question string `json:"question,omitempty"`
+	// Tasks are researched in this order; Index and ID are renumbered
+	// from their positions when the plan is run.
+	Tasks []PlanTask `json:"tasks"`
+	// MaxCycles is the run's cycle budget (0: the request's).
+	MaxCycles int `json:"max_cycles,omitempty"`
+}
+
+// Validate reports the first thing wrong with p: no task, too many, or a
+// task without a question.
+func (p Plan) Validate() error {
+	switch {
+	case len(p.Tasks) == 0:
+		return &RequestError{Field: "plan", Problem: "has no task"}
+	case len(p.Tasks) > MaxRequestTasks:
+		return &RequestError{Field: "plan", Problem: fmt.Sprintf("has %d tasks; the limit is %d", len(p.Tasks), MaxRequestTasks)}
+	case p.MaxCycles < 0 || p.MaxCycles > MaxRequestCycles:
+		return &RequestError{Field: "plan", Problem: fmt.Sprintf("has max_cycles %d; it must be between 1 and %d", p.MaxCycles, MaxRequestCycles)}
+	}
+	for i, t := range p.Tasks {
+		if strings.TrimSpace(t.Question) == "" {
+			return &RequestError{Field: "plan", Problem: fmt.Sprintf("task %d has no question", i+1)}
+		}
+	}
+	return nil
+}
+
+// Hooks are how a run asks a person, like net/http/httptrace's
+// ClientTrace: each func may be nil. They are called synchronously from
+// the run's goroutine, before any research; a hook that waits (for a
+// person at a terminal, for an HTTP POST) holds the run there, and should
+// return when ctx is done.
+type Hooks struct {
+	// Ask is given the run's clarifying questions and returns one answer
+	// each, in order ("" leaves a question to its assumption). An error
+	// fails the run in the plan stage. Nil: nobody can answer; the run
+	// proceeds and its report states the assumptions it made.
+	Ask func(ctx context.Context, questions []Clarification) ([]string, error)
+	// Review is given the plan, when Request.ReviewPlan is set, and
+	// returns the plan to research: as given, or edited (tasks added,
+	// removed, reworded). An error wrapping ErrPlanRejected, or any other,
+	// fails the run in the plan stage. Nil: the plan is accepted as is.
+	Review func(ctx context.Context, plan Plan) (Plan, error)
+}
+
+// validatePeople checks the people-in-the-loop members of req.
+func (req Request) validatePeople() error {
+	switch req.Clarify {
+	case "", ClarifyAuto, ClarifyNever:
+	default:
+		return &RequestError{Field: "clarify", Problem: fmt.Sprintf("is %q; want auto or never", req.Clarify)}
+	}
+	if req.Length < 0 || req.Length > MaxLength {
+		return &RequestError{Field: "length", Problem: fmt.Sprintf("is %d; it must be between 1 and %d words (or left out)", req.Length, MaxLength)}
+	}
+	if len(req.Outline) > MaxOutlineSections {
+		return &RequestError{Field: "outline", Problem: fmt.Sprintf("has %d sections; the limit is %d", len(req.Outline), MaxOutlineSections)}
+	}
+	for i, s := range req.Outline {
+		if strings.TrimSpace(s) == "" {
+			return &RequestError{Field: "outline", Problem: fmt.Sprintf("section %d is empty", i+1)}
+		}
+	}
+	if len(req.Answers) > MaxClarifyingQuestions {
+		return &RequestError{Field: "answers", Problem: fmt.Sprintf("has %d answers; a run asks at most %d questions", len(req.Answers), MaxClarifyingQuestions)}
+	}
+	if req.Plan != nil {
+		if err := req.Plan.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// controls are req's report controls, for the writer.
+func (req Request) controls() finalreport.Controls {
+	return finalreport.Controls{Length: req.Length, Outline: req.Outline, Language: req.Language, Audience: req.Audience}
+}
+
+// Plan plans req without running it: the clarifying answers in
+// req.Answers reach the planner; req.Outline, when set, is the plan (one
+// task a section). It asks no question and calls no hook. The plan's JSON
+// form is what Request.Plan takes back, edited or not.
+func (r *Researcher) Plan(ctx context.Context, req Request) (*Plan, error) {
+	req, _, err := r.settle(req)
+	if err != nil {
+		return nil, err
+	}
+	tasks, _, err := r.planTasks(ctx, r.models[RolePlanner], req, req.Answers)
+	if err != nil {
+		return nil, &StageError{Stage: StagePlan, Err: err}
+	}
+	return &Plan{Question: req.Question, Tasks: planTasksOf(tasks), MaxCycles: req.MaxCycles}, nil
+}
+
+// planTasks makes the first cycle's tasks: the given plan, else the
+// outline's sections, else the planner's tasks for the question and its
+// answers.
+func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, answers []Answer) ([]agent.Task, Usage, error) {
+	switch {
+	case req.Plan != nil:
+		return tasksOf(req.Question, req.Plan.Tasks), Usage{}, nil
+	case len(req.Outline) > 0:
+		pts := make([]PlanTask, len(req.Outline))
+		for i, s := range req.Outline {
+			s = strings.Join(strings.Fields(s), " ")
+			pts[i] = PlanTask{Title: s, Question: s + ", as part of: " + req.Question}
+		}
+		return tasksOf(req.Question, pts), Usage{}, nil
+	}
+	maxTasks := req.MaxTasks
+	if req.MaxRunAgents > 0 {
+		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
+	}
+	return agent.PlanAnswered(journal.WithScope(ctx, LivePlanner), m, req.Question, maxTasks, answers)
+}
+
+// tasksOf turns plan tasks into agent tasks numbered by position.
+func tasksOf(question string, pts []PlanTask) []agent.Task {
+	tasks := make([]agent.Task, len(pts))
+	for i, t := range pts {
+		q := strings.Join(strings.Fields(t.Question), " ")
+		title := strings.Join(strings.Fields(t.Title), " ")
+		if title == "" {
+			title = q
+		}
+		tasks[i] = agent.Task{Index: i, ID: "t" + strconv.Itoa(i+1), Title: title, Question: q, Objective: question, Cycle: 1}
+	}
+	return tasks
+}
+
+// planTasksOf is the plan form of tasks.
+func planTasksOf(tasks []agent.Task) []PlanTask {
+	out := make([]PlanTask, len(tasks))
+	for i, t := range tasks {
+		out[i] = PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question, Cycle: 1}
+	}
+	return out
+}
+
+// clarify asks the run's clarifying questions, when req allows and the
+// model has any, and returns the answers the planner gets. With
+// Hooks.Ask the person answers; without, or for a question left blank,
+// the run proceeds on the question's assumption, which rep.Clarifications
+// keeps for the report to state.
+func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em *events.Emitter, rep *Report) ([]Answer, Usage, error) {
+	if len(req.Answers) > 0 {
+		for _, a := range req.Answers {
+			rep.Clarifications = append(rep.Clarifications, Clarification{Question: a.Question, Answer: a.Answer})
+		}
+		return req.Answers, Usage{}, nil
+	}
+	if req.Clarify == ClarifyNever || req.Plan != nil || len(req.Outline) > 0 || r.offline {
+		return nil, Usage{}, nil
+	}
+	qs, u, err := agent.Clarify(journal.WithScope(ctx, scopeClarify), m, req.Question)
+	if err != nil || len(qs) == 0 {
+		return nil, u, err
+	}
+	cs := make([]Clarification, len(qs))
+	for i, q := range qs {
+		cs[i] = Clarification{Question: q.Question, Assumption: q.Assumption}
+	}
+	em.Emit(runLevel, "", events.ClarificationData{Questions: slices.Clone(cs)})
+	var got []string
+	if req.Hooks != nil && req.Hooks.Ask != nil {
+		if got, err = req.Hooks.Ask(ctx, slices.Clone(cs)); err != nil {
+			return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
+		}
+	}
+	var answers []Answer
+	for i := range cs {
+		if i < len(got) {
+			cs[i].Answer = strings.TrimSpace(got[i])
+		}
+		if cs[i].Answer != "" {
+			answers = append(answers, Answer{Question: cs[i].Question, Answer: cs[i].Answer})
+		}
+	}
+	rep.Clarifications = cs
+	em.Emit(runLevel, "", events.ClarificationAnsweredData{Questions: cs, Answered: len(answers) > 0})
+	return answers, u, nil
+}
+
+// review shows the plan to Hooks.Review, when req asks for it, and
+// returns the tasks to research.
+func (r *Researcher) review(ctx context.Context, req Request, tasks []agent.Task, em *events.Emitter) ([]agent.Task, error) {
+	if !req.ReviewPlan || req.Hooks == nil || req.Hooks.Review == nil {
+		return tasks, nil
+	}
+	proposed := planTasksOf(tasks)
+	em.Emit(runLevel, "", events.PlanReviewData{Tasks: proposed, MaxCycles: req.MaxCycles})
+	got, err := req.Hooks.Review(ctx, Plan{Question: req.Question, Tasks: slices.Clone(proposed), MaxCycles: req.MaxCycles})
+	if err != nil {
+		return nil, err
+	}
+	if err := got.Validate(); err != nil {
+		return nil, fmt.Errorf("the reviewed plan: %w", err)
+	}
+	accepted := tasksOf(req.Question, got.Tasks)
+	em.Emit(runLevel, "", planEdits(proposed, planTasksOf(accepted)))
+	return accepted, nil
+}
+
+// planEdits says how accepted differs from proposed, task by title.
+func planEdits(proposed, accepted []PlanTask) events.PlanAcceptedData {
+	d := events.PlanAcceptedData{Tasks: accepted}
+	was := map[string]string{}
+	for _, t := range proposed {
+		was[t.Title] = t.Question
+	}
+	now := map[string]bool{}
+	for _, t := range accepted {
+		now[t.Title] = true
+		switch q, ok := was[t.Title]; {
+		case !ok:
+			d.Added = append(d.Added, t.Title)
+		case q != t.Question:
+			d.Reworded = append(d.Reworded, t.Title)
+		}
+	}
+	for _, t := range proposed {
+		if !now[t.Title] {
+			d.Removed = append(d.Removed, t.Title)
+		}
+	}
+	d.Edited = len(d.Added)+len(d.Removed)+len(d.Reworded) > 0 || len(proposed) != len(accepted)
+	return d
+}
+
+// assumptions are the report's sentences about the clarifying questions
+// nobody answered.
+func assumptions(cs []Clarification) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Answer == "" && c.Assumption != "" {
+			out = append(out, fmt.Sprintf("Assumed, as nobody answered %q: %s", c.Question, c.Assumption))
+		}
+	}
+	return out
+}
+
+// Clarify returns the clarifying questions a run of req would ask before
+// planning (none when the question is clear, when req says never or
+// carries answers, a plan or an outline, or with the offline model),
+// without running it: a front end that asks in its own turn (a chat
+// reply) asks these, and runs the request again with Answers.
+func (r *Researcher) Clarify(ctx context.Context, req Request) ([]Clarification, error) {
+	req, _, err := r.settle(req)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Answers) > 0 || req.Clarify == ClarifyNever || req.Plan != nil || len(req.Outline) > 0 || r.offline {
+		return nil, nil
+	}
+	qs, _, err := agent.Clarify(ctx, r.models[RolePlanner], req.Question)
+	if err != nil {
+		return nil, &StageError{Stage: StagePlan, Err: err}
+	}
+	out := make([]Clarification, len(qs))
+	for i, q := range qs {
+		out[i] = Clarification{Question: q.Question, Assumption: q.Assumption}
+	}
+	return out, nil
+}

@@ -1,0 +1,325 @@
+package deepresearch_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/events"
+)
+
+// twoQuestions is a clarifier's reply asking two questions, in a code
+// fence with prose around it, as real models do.
+const twoQuestions = "Sure, two things first:\n```json\n" +
+	`{"questions":[{"question":"Which cable do you mean, the 1858 or the 1866 one?","assumption":"the 1858 cable"},` +
+	`{"question":"Should the report cover later inventions too?","assumption":"all of the person's inventions"}]}` + "\n```"
+
+func taskTitles(tasks []deepresearch.PlanTask) []string {
+	var out []string
+	for _, t := range tasks {
+		out = append(out, t.Title)
+	}
+	return out
+}
+
+// TestClarifyAnswersReachThePlanner: a model that asks two questions; the
+// person's answers (through Hooks.Ask) reach the planner's prompt, the
+// events carry questions and answers, and the report keeps them.
+func TestClarifyAnswersReachThePlanner(t *testing.T) {
+	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	var asked []deepresearch.Clarification
+	hooks := &deepresearch.Hooks{Ask: func(_ context.Context, qs []deepresearch.Clarification) ([]string, error) {
+		asked = qs
+		return []string{"the 1858 cable", "only the galvanometer and the recorder"}, nil
+	}}
+	rec := &recorder{}
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 2 || !strings.HasPrefix(asked[0].Question, "Which cable") || asked[0].Assumption != "the 1858 cable" {
+		t.Fatalf("asked %+v", asked)
+	}
+	if len(s.planned) != 1 {
+		t.Fatalf("planner called %d times", len(s.planned))
+	}
+	for _, want := range []string{"Clarifications:", "Which cable do you mean, the 1858 or the 1866 one? → the 1858 cable", "→ only the galvanometer and the recorder"} {
+		if !strings.Contains(s.planned[0], want) {
+			t.Errorf("planner's message lacks %q:\n%s", want, s.planned[0])
+		}
+	}
+	req := rec.of(events.ClarificationRequested)
+	ans := rec.of(events.ClarificationAnswered)
+	if len(req) != 1 || len(ans) != 1 {
+		t.Fatalf("%d clarification.requested, %d clarification.answered", len(req), len(ans))
+	}
+	if got := ans[0].Data.(deepresearch.ClarificationAnsweredData); !got.Answered || got.Questions[1].Answer != "only the galvanometer and the recorder" {
+		t.Errorf("clarification.answered: %+v", got)
+	}
+	if plan := rec.of(events.PlanReady); len(plan) != 1 || req[0].Seq > plan[0].Seq {
+		t.Errorf("the questions must come before the plan")
+	}
+	if len(rep.Clarifications) != 2 || rep.Clarifications[0].Answer != "the 1858 cable" {
+		t.Errorf("report clarifications: %+v", rep.Clarifications)
+	}
+	if strings.Contains(rep.Text, "Assumed") {
+		t.Errorf("an answered run states no assumption:\n%s", rep.Text)
+	}
+	checkCitations(t, rep, rec)
+}
+
+// TestClarifyWithNobodyToAsk: without Hooks.Ask the run proceeds, the
+// planner gets no answers, and the report states its assumptions.
+func TestClarifyWithNobodyToAsk(t *testing.T) {
+	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	rec := &recorder{}
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(s.planned[0], "Clarifications:") {
+		t.Errorf("the planner got answers nobody gave:\n%s", s.planned[0])
+	}
+	for _, want := range []string{"the 1858 cable", "all of the person's inventions"} {
+		if !strings.Contains(rep.Text, "Assumed") || !strings.Contains(rep.Text, want) {
+			t.Errorf("the report does not state the assumption %q:\n%s", want, rep.Text)
+		}
+	}
+	if ans := rec.of(events.ClarificationAnswered); len(ans) != 1 || ans[0].Data.(deepresearch.ClarificationAnsweredData).Answered {
+		t.Errorf("clarification.answered: %+v", ans)
+	}
+}
+
+// TestClarifyNever: a request that says never, one with answers given,
+// and the offline model ask nothing.
+func TestClarifyNever(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		req  deepresearch.Request
+	}{
+		{"never", deepresearch.Request{Question: loopQuestion, Clarify: deepresearch.ClarifyNever}},
+		{"answered", deepresearch.Request{Question: loopQuestion, Answers: []deepresearch.Answer{{Question: "Which cable?", Answer: "1858"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
+			r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+			rec := &recorder{}
+			hooks := &deepresearch.Hooks{Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+				return nil, errors.New("asked")
+			}}
+			tc.req.Hooks = hooks
+			if _, err := r.Research(context.Background(), tc.req, rec.sink); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(rec.of(events.ClarificationRequested)); n != 0 {
+				t.Errorf("%d clarification.requested", n)
+			}
+			if tc.name == "answered" && !strings.Contains(s.planned[0], "Which cable? → 1858") {
+				t.Errorf("planner's message: %s", s.planned[0])
+			}
+		})
+	}
+	t.Run("offline", func(t *testing.T) {
+		r := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+		rec := &recorder{}
+		if _, err := r.Research(context.Background(), deepresearch.Request{Question: "How do goroutines and channels work?"}, rec.sink); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(rec.of(events.ClarificationRequested)); n != 0 {
+			t.Errorf("the offline model asked %d times", n)
+		}
+	})
+}
+
+// lengthWriter is a real model's writer as a double: it reads the target
+// length from the writer's message and writes about that many words from
+// the findings' sentences, cycling through them, with their citations.
+func lengthWriter(human string) string {
+	target := 400
+	var sents []string
+	inFindings := false
+	for _, line := range strings.Split(human, "\n") {
+		if v, ok := strings.CutPrefix(line, "Target length: "); ok {
+			fmt.Sscanf(v, "%d words", &target)
+		}
+		switch {
+		case line == "## Findings":
+			inFindings = true
+		case line == "## Sources":
+			inFindings = false
+		case inFindings && strings.Contains(line, "[") && !strings.HasPrefix(line, "#"):
+			sents = append(sents, strings.TrimSpace(line))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("# The Atlantic cable\n\n")
+	words := 0
+	for i := 0; words < target && len(sents) > 0; i++ {
+		s := sents[i%len(sents)]
+		b.WriteString(s + "\n\n")
+		words += len(strings.Fields(s))
+	}
+	return b.String()
+}
+
+// TestReportLength: --length 300 and --length 1500 on a real-model double
+// give reports within ±30% of the target; the target is in the writer's
+// message.
+func TestReportLength(t *testing.T) {
+	for _, target := range []int{300, 1500} {
+		t.Run(fmt.Sprint(target), func(t *testing.T) {
+			s := &script{plan: onePart, search: thomsonSearch, write: lengthWriter}
+			r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+			rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Length: target, Clarify: deepresearch.ClarifyNever}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(strings.Fields(rep.Text))
+			if math.Abs(float64(n-target)) > 0.3*float64(target) {
+				t.Errorf("the report has %d words; the target is %d", n, target)
+			}
+		})
+	}
+}
+
+// TestOfflineLength: the offline model keeps under a target length, and
+// says it cannot translate.
+func TestOfflineLength(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+	q := "How do goroutines and channels work?"
+	full, err := r.Research(context.Background(), deepresearch.Request{Question: q}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := r.Research(context.Background(), deepresearch.Request{Question: q, Length: 120, Language: "French"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nf, ns := len(strings.Fields(full.Draft)), len(strings.Fields(short.Draft))
+	if ns >= nf || ns > 160 {
+		t.Errorf("the short report has %d words (the full one %d); the target is 120", ns, nf)
+	}
+	if !strings.Contains(short.Text, "Not translated into French") {
+		t.Errorf("the report does not say it is not translated:\n%s", short.Text)
+	}
+}
+
+// TestOutlineSectionsInOrder: an outline's sections are the report's, in
+// order, each researched as its own task.
+func TestOutlineSectionsInOrder(t *testing.T) {
+	s := &script{plan: onePart, search: thomsonSearch}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	outline := []string{"Thomson's inventions", "The 1858 Atlantic cable"}
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Outline: outline}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.planned) != 0 {
+		t.Errorf("an outline is the plan; the planner was called")
+	}
+	var titles []string
+	for _, sec := range rep.Sections {
+		titles = append(titles, sec.Task.Title)
+	}
+	if !slices.Equal(titles, outline) {
+		t.Fatalf("sections %q, want %q", titles, outline)
+	}
+	i0, i1 := strings.Index(rep.Text, "## "+outline[0]), strings.Index(rep.Text, "## "+outline[1])
+	if i0 < 0 || i1 < i0 {
+		t.Errorf("the report's headings are not the outline's, in order:\n%s", rep.Text)
+	}
+}
+
+// TestPlanFileRunsExactlyItsTasks: Researcher.Plan's JSON, edited, run
+// as Request.Plan, researches exactly its tasks, without the planner.
+func TestPlanFileRunsExactlyItsTasks(t *testing.T) {
+	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`, search: thomsonSearch}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	p, err := r.Plan(context.Background(), deepresearch.Request{Question: loopQuestion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := taskTitles(p.Tasks); !slices.Equal(got, []string{"Signalling theory", "Harbours"}) {
+		t.Fatalf("plan %q", got)
+	}
+	b, _ := json.Marshal(p)
+	var edited deepresearch.Plan
+	if err := json.Unmarshal(b, &edited); err != nil {
+		t.Fatal(err)
+	}
+	edited.Tasks = append(edited.Tasks[:1], deepresearch.PlanTask{Title: "Thomson's inventions", Question: "What did William Thomson invent?"})
+	rec := &recorder{}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Plan: &edited}, rec.sink); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.planned) != 1 {
+		t.Errorf("the planner was called %d times (once for Plan)", len(s.planned))
+	}
+	ran := make([]string, len(rec.of(events.AgentStarted))) // by plan position: agents start in any order
+	for _, e := range rec.of(events.AgentStarted) {
+		if task := e.Data.(deepresearch.AgentStartedData).Task; task.Index < len(ran) {
+			ran[task.Index] = task.Title
+		}
+	}
+	if want := []string{"Signalling theory", "Thomson's inventions"}; !slices.Equal(ran, want) {
+		t.Errorf("ran %q, want exactly %q", ran, want)
+	}
+}
+
+// TestReviewPlanEdits: Hooks.Review removes a task and adds one; the
+// research and the report follow the edited plan, and plan.accepted
+// carries the edits.
+func TestReviewPlanEdits(t *testing.T) {
+	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`, search: thomsonSearch}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+		p.Tasks = []deepresearch.PlanTask{p.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
+		return p, nil
+	}}
+	rec := &recorder{}
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Hooks: hooks}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.of(events.PlanReviewRequested)); n != 1 {
+		t.Fatalf("%d plan.review_requested", n)
+	}
+	acc := rec.of(events.PlanAccepted)
+	if len(acc) != 1 {
+		t.Fatalf("%d plan.accepted", len(acc))
+	}
+	d := acc[0].Data.(deepresearch.PlanAcceptedData)
+	if !d.Edited || !slices.Equal(d.Added, []string{"Thomson's inventions"}) || !slices.Equal(d.Removed, []string{"Harbours"}) {
+		t.Errorf("plan.accepted: %+v", d)
+	}
+	var titles []string
+	for _, sec := range rep.Sections {
+		titles = append(titles, sec.Task.Title)
+	}
+	if want := []string{"Signalling theory", "Thomson's inventions"}; !slices.Equal(titles, want) {
+		t.Errorf("sections %q, want %q", titles, want)
+	}
+	checkCitations(t, rep, rec)
+
+	// Rejected: the run fails in the plan stage, before any agent.
+	hooks.Review = func(context.Context, deepresearch.Plan) (deepresearch.Plan, error) {
+		return deepresearch.Plan{}, deepresearch.ErrPlanRejected
+	}
+	rec = &recorder{}
+	_, err = r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Hooks: hooks}, rec.sink)
+	var se *deepresearch.StageError
+	if !errors.Is(err, deepresearch.ErrPlanRejected) || !errors.As(err, &se) || se.Stage != deepresearch.StagePlan {
+		t.Errorf("rejected: %v", err)
+	}
+	if n := len(rec.of(events.AgentStarted)); n != 0 {
+		t.Errorf("%d agents started after the plan was rejected", n)
+	}
+}
