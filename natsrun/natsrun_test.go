@@ -321,3 +321,117 @@ func TestKillWorkerMidTask(t *testing.T) {
 		t.Errorf("the model completed these calls more than once: %v", tw)
 	}
 }
+
+// TestCoordinatorRestart stops a coordinator while its tasks run; a new
+// one (another connection, as after a restart) submits the plan again,
+// which queues nothing twice, and collects every result, those finished
+// while no coordinator was there included.
+func TestCoordinatorRestart(t *testing.T) {
+	_, urls := cluster(t)
+	js := connect(t, urls)
+	d := &double{completed: map[string]int{}, held: make(chan int, 1)}
+	model := httptest.NewServer(d)
+	defer model.Close()
+	startWorkers(t, 2, urls, model.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	tasks, idx := tasksOf("run3", 5)
+	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+		t.Fatal(err)
+	}
+	// The first coordinator takes the first result and goes.
+	if _, err := natsrun.Await(ctx, js, testConfig, "run3", 1, idx[:1]); err != nil {
+		t.Fatal(err)
+	}
+	js2 := connect(t, urls)
+	if err := natsrun.Submit(ctx, js2, testConfig, tasks...); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := natsrun.Await(ctx, js2, testConfig, "run3", 1, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResults(t, rs, "run3")
+	for i, r := range rs {
+		if r.Attempt != 1 {
+			t.Errorf("task %d ran %d times; the second submission queued it again", i, r.Attempt)
+		}
+	}
+	if tw := d.twice(); len(tw) > 0 {
+		t.Errorf("the model completed these calls more than once: %v", tw)
+	}
+}
+
+// TestFollowAcrossServers: subscribers read a run's events through one
+// server, reconnect through another with the last sequence they saw (as an
+// SSE client's Last-Event-ID), and see every sequence number exactly once,
+// though the coordinator published some twice (a resumed attempt).
+func TestFollowAcrossServers(t *testing.T) {
+	nodes, urls := cluster(t)
+	js := connect(t, urls)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	const total = 40
+	publish := func(from, to int64, attempt int) {
+		for seq := from; seq <= to; seq++ {
+			data := []byte(fmt.Sprintf(`{"seq":%d,"attempt":%d}`, seq, attempt))
+			if err := natsrun.PublishEvent(ctx, js, testConfig, "run4", seq, attempt, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	publish(1, 25, 1)
+	publish(20, total, 2) // the resumed attempt repeats 20..25: dropped by id
+
+	for sub := range 3 {
+		seen := map[int64]int{}
+		var last int64
+		// Through each server in turn, a third of the events at a time.
+		for i, node := range nodes {
+			njs := connect(t, node.URL())
+			stopAt := int64(total * (i + 1) / 3)
+			err := natsrun.Follow(ctx, njs, testConfig, "run4", last, func(seq int64, data []byte) bool {
+				seen[seq]++
+				last = seq
+				return seq < stopAt
+			})
+			if err != nil {
+				t.Fatalf("subscriber %d via %s: %v", sub, node.URL(), err)
+			}
+		}
+		for seq := int64(1); seq <= total; seq++ {
+			if seen[seq] != 1 {
+				t.Errorf("subscriber %d saw seq %d %d times", sub, seq, seen[seq])
+			}
+		}
+	}
+}
+
+// TestNATSCLI lists, with the official nats CLI, the streams and the
+// consumer Setup creates, by the names the README documents.
+func TestNATSCLI(t *testing.T) {
+	bin, err := exec.LookPath("nats")
+	if err != nil {
+		t.Skip("the nats CLI is not on PATH (go install github.com/nats-io/natscli/nats@v0.5.0)")
+	}
+	_, urls := cluster(t)
+	connect(t, urls)
+	server := strings.Split(urls, ",")[0]
+	out, err := exec.Command(bin, "--server", server, "stream", "ls", "--names").CombinedOutput()
+	if err != nil {
+		t.Fatalf("nats stream ls: %v\n%s", err, out)
+	}
+	n := natsrun.NamesOf(testConfig)
+	for _, s := range []string{n.TasksStream, n.EventsStream, n.ResultsStream, n.JournalStream} {
+		if !strings.Contains(string(out), s) {
+			t.Errorf("nats stream ls does not list %s:\n%s", s, out)
+		}
+	}
+	out, err = exec.Command(bin, "--server", server, "consumer", "ls", n.TasksStream, "--names").CombinedOutput()
+	if err != nil {
+		t.Fatalf("nats consumer ls: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), n.Consumer) {
+		t.Errorf("nats consumer ls %s does not list %s:\n%s", n.TasksStream, n.Consumer, out)
+	}
+}

@@ -98,18 +98,25 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("natsrun: consumer %s: %w (run Setup first)", n.Consumer, err)
 	}
+	// Each loop asks for one task at a time, when it is free: a task
+	// buffered in the client while another runs would get no heartbeat.
 	var wg sync.WaitGroup
 	for range max(1, w.Concurrency) {
-		it, err := cons.Messages(jetstream.PullMaxMessages(1))
-		if err != nil {
-			return err
-		}
-		context.AfterFunc(ctx, it.Stop)
 		wg.Go(func() {
-			for {
-				msg, err := it.Next()
-				if err != nil {
-					return // stopped
+			for ctx.Err() == nil {
+				fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				msg, err := cons.Next(jetstream.FetchContext(fctx))
+				cancel()
+				switch {
+				case err == nil:
+				case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+					continue // no task yet, or stopped
+				default: // a lost server: the client reconnects meanwhile
+					select {
+					case <-ctx.Done():
+					case <-time.After(100 * time.Millisecond):
+					}
+					continue
 				}
 				w.handle(ctx, c, n, msg)
 			}
