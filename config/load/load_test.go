@@ -351,6 +351,9 @@ var samples = map[string][3]sample{
 	"serve.resume":             {{yaml: "never", want: "never"}, {yaml: "auto", want: "auto"}},
 	"serve.max_resumes":        {{yaml: "1", want: 1}, {yaml: "5", want: 5}},
 	"store.path":               {{yaml: "/a/runs.db", want: "/a/runs.db"}, {yaml: "/b/runs.db", want: "/b/runs.db"}, {yaml: "/c/runs.db", want: "/c/runs.db"}},
+	"nats.url":                 {{yaml: "nats://a:4222", want: "nats://a:4222"}, {yaml: "nats://b:4222,nats://c:4222", want: "nats://b:4222,nats://c:4222"}},
+	"nats.credentials":         {{yaml: "/a.creds", want: "/a.creds"}, {yaml: "/b.creds", want: "/b.creds"}},
+	"nats.replicas":            {{yaml: "3", want: 3}, {yaml: "5", want: 5}},
 	"log.level":                {{yaml: "debug", want: "debug"}, {yaml: "error", want: "error"}, {yaml: "trace", want: "trace"}},
 	"log.format":               {{yaml: "json", want: "json"}, {yaml: "console", want: "console"}, {yaml: "json", want: "json"}},
 }
