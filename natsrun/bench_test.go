@@ -76,9 +76,11 @@ func BenchmarkWorkers(b *testing.B) {
 							return nil, err
 						}
 						resp.Body.Close()
-						seq := int64(t.Index*benchSteps + step + 1)
+						// One event log a task: a run's events are numbered by
+						// its one coordinator, in order; here each agent's are.
 						stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
-						if err := natsrun.PublishEvent(ctx, wjs, cfg, t.Run, seq, t.Attempt, []byte(stamp)); err != nil {
+						log := t.Run + "-" + strconv.Itoa(t.Index)
+						if err := natsrun.PublishEvent(ctx, wjs, cfg, log, int64(step+1), t.Attempt, []byte(stamp)); err != nil {
 							return nil, err
 						}
 					}
@@ -102,17 +104,18 @@ func BenchmarkWorkers(b *testing.B) {
 						fctx, stop := context.WithCancel(ctx)
 						defer stop()
 						var fg sync.WaitGroup
-						fg.Go(func() {
-							n := 0
-							natsrun.Follow(fctx, js, cfg, run, 0, func(seq int64, data []byte) bool { //nolint:errcheck // stopped
-								ns, _ := strconv.ParseInt(string(data), 10, 64)
-								mu.Lock()
-								delays = append(delays, time.Since(time.Unix(0, ns)))
-								mu.Unlock()
-								n++
-								return n < benchTasks*benchSteps
+						for i := range benchTasks {
+							fg.Go(func() {
+								log := run + "-" + strconv.Itoa(i)
+								natsrun.Follow(fctx, js, cfg, log, 0, func(seq int64, data []byte) bool { //nolint:errcheck // stopped
+									ns, _ := strconv.ParseInt(string(data), 10, 64)
+									mu.Lock()
+									delays = append(delays, time.Since(time.Unix(0, ns)))
+									mu.Unlock()
+									return seq < benchSteps
+								})
 							})
-						})
+						}
 						if _, err := natsrun.Await(ctx, js, cfg, run, 1, idx); err != nil {
 							b.Error(err)
 						}

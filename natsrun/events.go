@@ -38,8 +38,11 @@ func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run str
 // Follow calls fn with every numbered event of run after sequence after
 // (a reconnecting subscriber's Last-Event-ID; 0 for all), in order, each
 // number once, as they are stored, until fn returns false or ctx is done.
-// Any process connected to the cluster may follow any run. Messages
-// without a sequence number (a task.dead notice) are given with seq 0.
+// Any process connected to the cluster may follow any run. A run's events
+// are numbered by its one coordinator and published in that order; an
+// event numbered at or below one already given (a repeat that came after
+// the stream's de-duplication window) is skipped. Messages without a
+// sequence number (a task.dead notice) are given with seq 0.
 func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, after int64, fn func(seq int64, data []byte) bool) error {
 	if err := checkRun(run); err != nil {
 		return err
