@@ -435,3 +435,47 @@ func TestNATSCLI(t *testing.T) {
 		t.Errorf("nats consumer ls %s does not list %s:\n%s", n.TasksStream, n.Consumer, out)
 	}
 }
+
+// TestDeadLetter: a task whose handler fails on every delivery is
+// delivered Config.MaxDeliver times, then published as a dead result and
+// announced by a task.dead event on the run's events subject.
+func TestDeadLetter(t *testing.T) {
+	_, urls := cluster(t)
+	js := connect(t, urls)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	var mu sync.Mutex
+	attempts := map[int]bool{}
+	w := &natsrun.Worker{JS: js, Config: testConfig, Handle: func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
+		mu.Lock()
+		attempts[t.Attempt] = true
+		mu.Unlock()
+		return nil, fmt.Errorf("attempt %d fails", t.Attempt)
+	}}
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
+	defer func() { stop(); wg.Wait() }()
+	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "dead1", Cycle: 1, Index: 0}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := natsrun.Await(ctx, js, testConfig, "dead1", 1, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs[0]; !r.Dead || r.Attempt != testConfig.MaxDeliver || !strings.Contains(r.Error, "fails") {
+		t.Errorf("result %+v; want dead after %d attempts", r, testConfig.MaxDeliver)
+	}
+	mu.Lock()
+	if len(attempts) != testConfig.MaxDeliver {
+		t.Errorf("attempts %v; want 1 to %d", attempts, testConfig.MaxDeliver)
+	}
+	mu.Unlock()
+	var notice map[string]any
+	err = natsrun.Follow(ctx, js, testConfig, "dead1", 0, func(seq int64, data []byte) bool {
+		return json.Unmarshal(data, &notice) != nil || notice["type"] != "task.dead"
+	})
+	if err != nil || notice["type"] != "task.dead" {
+		t.Errorf("no task.dead event (%v): %v", err, notice)
+	}
+}
