@@ -29,7 +29,7 @@ func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run str
 	m.Data = data
 	m.Header.Set(HeaderSeq, strconv.FormatInt(seq, 10))
 	m.Header.Set(HeaderAttempt, strconv.Itoa(attempt))
-	if _, err := js.PublishMsg(ctx, m, jetstream.WithMsgID(run+"/"+strconv.FormatInt(seq, 10))); err != nil {
+	if err := publishIdempotent(ctx, js, m, run+"/"+strconv.FormatInt(seq, 10)); err != nil {
 		return fmt.Errorf("natsrun: event %d of %s: %w", seq, run, err)
 	}
 	return nil

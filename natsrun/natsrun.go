@@ -31,6 +31,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -149,4 +150,26 @@ func Setup(ctx context.Context, js jetstream.JetStream, c Config) (Names, error)
 		return n, fmt.Errorf("natsrun: consumer %s: %w", n.Consumer, err)
 	}
 	return n, nil
+}
+
+// publishTry bounds one try of publishIdempotent.
+const publishTry = 5 * time.Second
+
+// publishIdempotent publishes m, which carries a message id, trying again
+// while ctx lasts when a try gets no acknowledgement: a server lost after
+// it received the message but before it answered leaves the publisher
+// waiting for an answer that never comes, and the id makes a second copy
+// a duplicate the stream drops.
+func publishIdempotent(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id string) error {
+	for {
+		tctx, cancel := context.WithTimeout(ctx, publishTry)
+		_, err := js.PublishMsg(tctx, m, jetstream.WithMsgID(id))
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+			return err
+		}
+	}
 }

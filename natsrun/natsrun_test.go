@@ -37,8 +37,10 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// testConfig acks fast so that a killed worker's task comes back soon.
-var testConfig = natsrun.Config{Prefix: "drtest", Replicas: 3, AckWait: 2 * time.Second, MaxDeliver: 5}
+// testConfig acks fast so that a killed worker's task comes back soon, but
+// not so fast that a worker slowed by the race detector on a busy machine
+// misses its in-progress heartbeats.
+var testConfig = natsrun.Config{Prefix: "drtest", Replicas: 3, AckWait: 5 * time.Second, MaxDeliver: 5}
 
 const steps = 4 // the model calls of one task
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -57,7 +58,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, c Config, tasks ...Task
 		if err != nil {
 			return err
 		}
-		if _, err := js.Publish(ctx, n.Tasks(t.Run), data, jetstream.WithMsgID(t.id())); err != nil {
+		if err := publishIdempotent(ctx, js, &nats.Msg{Subject: n.Tasks(t.Run), Data: data}, t.id()); err != nil {
 			return fmt.Errorf("natsrun: task %s: %w", t.id(), err)
 		}
 	}
@@ -86,6 +87,11 @@ type Worker struct {
 	Started func(Task)
 }
 
+// pullWait is how long one request for a task waits at the server. A
+// stopped worker's last request may still take a task within it; that
+// task is delivered again once Config.AckWait has passed.
+const pullWait = 5 * time.Second
+
 // Run takes and runs tasks until ctx is done; it returns once every task
 // it took has been acked or released, with context.Cause(ctx).
 func (w *Worker) Run(ctx context.Context) error {
@@ -104,7 +110,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	for range max(1, w.Concurrency) {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				fctx, cancel := context.WithTimeout(ctx, pullWait)
 				msg, err := cons.Next(jetstream.FetchContext(fctx))
 				cancel()
 				switch {
@@ -155,7 +161,7 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, msg jetstream.Ms
 	out, err := w.Handle(hctx, t)
 	stop()
 	wg.Wait()
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
 		msg.Nak() //nolint:errcheck // shutting down: another worker takes it now
 		return
 	}
@@ -172,7 +178,9 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, msg jetstream.Ms
 		w.JS.Publish(pctx, n.Events(t.Run), dead, jetstream.WithMsgID(t.id()+"/dead")) //nolint:errcheck // the result says it too
 	}
 	data, _ := json.Marshal(res)
-	if _, err := w.JS.Publish(pctx, n.Results(t.Run), data, jetstream.WithMsgID(t.id())); err != nil {
+	rctx, cancel := context.WithTimeout(pctx, c.AckWait)
+	defer cancel()
+	if err := publishIdempotent(rctx, w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()); err != nil {
 		msg.Nak() //nolint:errcheck // not published: let it run again
 		return
 	}
