@@ -44,6 +44,7 @@ type Settings struct {
 	Output   Output   `mapstructure:"output"`
 	Serve    Serve    `mapstructure:"serve"`
 	Store    Store    `mapstructure:"store"`
+	NATS     NATS     `mapstructure:"nats"`
 	Log      Log      `mapstructure:"log"`
 
 	// File is the configuration file config/load read, or "" when it read none.
@@ -219,6 +220,20 @@ type Store struct {
 	Path string `mapstructure:"path"`
 }
 
+// NATS configures research across machines on NATS JetStream (package
+// natsrun).
+type NATS struct {
+	// URL is the NATS server, or a comma-separated list of a cluster's
+	// servers (nats://host:4222,...); "" (default) runs research in this
+	// process only.
+	URL string `mapstructure:"url"`
+	// Credentials is a NATS credentials (.creds) file; "" connects
+	// without one.
+	Credentials string `mapstructure:"credentials"`
+	// Replicas is the replica count of every stream: 1 (default), 3 or 5.
+	Replicas int `mapstructure:"replicas"`
+}
+
 // Log configures diagnostic logging.
 type Log struct {
 	// Level is the least level logged: "trace", "debug", "info", "warn"
@@ -242,7 +257,8 @@ func Defaults() Settings {
 		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
 		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout, PlanTimeoutAction: "proceed",
 			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
-		Log: Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
+		NATS: NATS{Replicas: 1},
+		Log:  Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
 	}
 }
 

@@ -222,9 +222,27 @@ func check(s *Settings) []problem {
 	ps.oneOf("serve.resume", sv.Resume, []string{"auto", "never"})
 	ps.atLeast("serve.max_resumes", sv.MaxResumes, 1)
 
+	if s.NATS.URL != "" && !natsURLs(s.NATS.URL) {
+		ps.add("nats.url", s.NATS.URL, "must be a nats:// URL, or several separated by commas, or empty")
+	}
+	if !slices.Contains([]int{1, 3, 5}, s.NATS.Replicas) {
+		ps.add("nats.replicas", s.NATS.Replicas, "must be 1, 3 or 5")
+	}
+
 	ps.oneOf("log.level", s.Log.Level, logLevels)
 	ps.oneOf("log.format", s.Log.Format, logFormats)
 	return ps
+}
+
+// natsURLs reports whether list is NATS server URLs separated by commas.
+func natsURLs(list string) bool {
+	for _, u := range strings.Split(list, ",") {
+		pu, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || !slices.Contains([]string{"nats", "tls", "ws", "wss"}, pu.Scheme) || pu.Host == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // validHostPort reports whether addr is host:port with a port number (0

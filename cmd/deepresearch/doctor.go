@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
+	"github.com/deepresearch/deepresearch/natsrun"
 )
 
 func init() { extraCommands = append(extraCommands, newDoctorCmd) }
@@ -33,6 +37,7 @@ not configured or does not answer.`,
 				return err
 			}
 			ds := deepresearch.Diagnose(cmd.Context(), s, !noCall)
+			ds = append(ds, diagnoseNATS(cmd.Context(), s.NATS, !noCall)...)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
@@ -72,4 +77,44 @@ not configured or does not answer.`,
 	cmd.Flags().BoolVar(&noCall, "no-call", false, "describe only; make no call")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	return cmd
+}
+
+// diagnoseNATS describes the NATS cluster of nats.url and, when call is
+// true, connects and describes the cluster and each stream natsrun uses.
+func diagnoseNATS(ctx context.Context, c config.NATS, call bool) []deepresearch.Diagnosis {
+	if c.URL == "" {
+		return nil
+	}
+	key := "none"
+	if c.Credentials != "" {
+		key = c.Credentials
+	}
+	d := deepresearch.Diagnosis{Part: "nats", Provider: "jetstream", Detail: c.URL, Key: key}
+	if !call {
+		return []deepresearch.Diagnosis{d}
+	}
+	d.Checked = true
+	nc, js, err := natsrun.Connect(c.URL, c.Credentials, "deepresearch doctor")
+	if err != nil {
+		d.Err = err.Error()
+		return []deepresearch.Diagnosis{d}
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ai, err := js.AccountInfo(ctx)
+	if err != nil {
+		d.Err = err.Error()
+		return []deepresearch.Diagnosis{d}
+	}
+	d.Detail = fmt.Sprintf("%s (server %s, cluster %q, %d streams)", nc.ConnectedUrlRedacted(), nc.ConnectedServerName(), nc.ConnectedClusterName(), ai.Streams)
+	out := []deepresearch.Diagnosis{d}
+	for _, st := range natsrun.Describe(ctx, js, natsrun.Config{Replicas: c.Replicas}) {
+		sd := deepresearch.Diagnosis{Part: "stream", Provider: st.Name, Checked: true, Err: st.Err}
+		if st.Err == "" {
+			sd.Detail = fmt.Sprintf("%s R%d (%d current) leader %s, %d messages, %d consumers", st.Subjects, st.Replicas, st.Current, st.Leader, st.Messages, st.Consumers)
+		}
+		out = append(out, sd)
+	}
+	return out
 }

@@ -1,0 +1,86 @@
+package natsrun
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Journal keeps runs' journals in the journal stream, one subject a run,
+// so that every worker reads the calls any attempt completed. It is a
+// deepresearch.JournalStore: give it as Durable.Journal to the agent's
+// run, and a redelivered task answers the calls the failed attempt
+// completed from it instead of paying for them again.
+type Journal struct {
+	js    jetstream.JetStream
+	names Names
+}
+
+// NewJournal returns the journal store of the streams Setup made for c.
+func NewJournal(js jetstream.JetStream, c Config) *Journal {
+	return &Journal{js: js, names: NamesOf(c)}
+}
+
+// AppendJournal adds entry to run's journal; it returns once the stream
+// has stored it (on a majority of its replicas).
+func (j *Journal) AppendJournal(ctx context.Context, run string, entry []byte) error {
+	if err := checkRun(run); err != nil {
+		return err
+	}
+	if _, err := j.js.Publish(ctx, j.names.Journal(run), entry); err != nil {
+		return fmt.Errorf("natsrun: journal of %s: %w", run, err)
+	}
+	return nil
+}
+
+// Journal returns run's entries in the order they were appended.
+func (j *Journal) Journal(ctx context.Context, run string) ([][]byte, error) {
+	if err := checkRun(run); err != nil {
+		return nil, err
+	}
+	msgs, err := readSubject(ctx, j.js, j.names.JournalStream, j.names.Journal(run), 0)
+	if err != nil {
+		return nil, fmt.Errorf("natsrun: journal of %s: %w", run, err)
+	}
+	out := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Data()
+	}
+	return out, nil
+}
+
+// readSubject reads every message of subject in stream stored at the time
+// of the call, from stream sequence from on (0: from the first), in order.
+func readSubject(ctx context.Context, js jetstream.JetStream, stream, subject string, from uint64) ([]jetstream.Msg, error) {
+	cc := jetstream.ConsumerConfig{FilterSubject: subject, DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute}
+	if from > 0 {
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	}
+	cons, err := js.CreateConsumer(ctx, stream, cc)
+	if err != nil {
+		return nil, err
+	}
+	info := cons.CachedInfo()
+	defer js.DeleteConsumer(context.WithoutCancel(ctx), stream, info.Name) //nolint:errcheck // it expires anyway
+	want := int(info.NumPending)
+	out := make([]jetstream.Msg, 0, want)
+	for len(out) < want {
+		batch, err := cons.Fetch(want - len(out))
+		if err != nil {
+			return nil, err
+		}
+		for m := range batch.Messages() {
+			out = append(out, m)
+		}
+		if err := batch.Error(); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

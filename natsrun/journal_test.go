@@ -1,0 +1,50 @@
+package natsrun_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/natsrun"
+)
+
+var _ deepresearch.JournalStore = (*natsrun.Journal)(nil)
+
+// TestJournalReplaysARun records a real run with its journal in JetStream
+// (R3, on the three-node cluster) and replays it, from the entries another
+// connection reads back, to the same report without a model.
+func TestJournalReplaysARun(t *testing.T) {
+	_, urls := cluster(t)
+	js := connect(t, urls)
+	r, err := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), LexicalJudges: true, MaxRetries: -1,
+		Corpus: filepath.Join("..", "testdata", "corpus"), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	jr := natsrun.NewJournal(js, testConfig)
+	rep, err := r.ResearchDurable(ctx, deepresearch.Request{Question: "How are undersea cables repaired at sea?", RunID: "jrun1"},
+		deepresearch.Durable{Journal: jr}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := natsrun.NewJournal(connect(t, urls), testConfig).Journal(ctx, "jrun1")
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("%d entries read back (%v)", len(entries), err)
+	}
+	again, stats, err := deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Missed != 0 || stats.Live != 0 || stats.Replayed == 0 {
+		t.Errorf("replay: %+v", stats)
+	}
+	a, _ := rep.Render(deepresearch.FormatMarkdown)
+	b, _ := again.Render(deepresearch.FormatMarkdown)
+	if string(a) != string(b) {
+		t.Errorf("the replayed report differs:\n%s\n---\n%s", b, a)
+	}
+}

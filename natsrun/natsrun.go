@@ -1,0 +1,175 @@
+// Package natsrun spreads research over machines through NATS JetStream:
+// a work queue of agent tasks that survives a lost worker, per-run event
+// subjects a follower replays from any sequence (Last-Event-ID), results
+// per run, and a journal of each run's paid-for calls that every worker
+// reads, so a redelivered task replays what the failed attempt completed.
+//
+// # Names
+//
+// With the default prefix "deepresearch" (Config.Prefix), Setup creates:
+//
+//	stream DEEPRESEARCH_TASKS    subjects deepresearch.tasks.>     work-queue retention; message id run/cycle/task
+//	stream DEEPRESEARCH_EVENTS   subjects deepresearch.events.>    one subject a run: deepresearch.events.<run>
+//	stream DEEPRESEARCH_RESULTS  subjects deepresearch.results.>   one subject a run: deepresearch.results.<run>
+//	stream DEEPRESEARCH_JOURNAL  subjects deepresearch.journal.>   one subject a run: deepresearch.journal.<run>
+//	consumer workers on DEEPRESEARCH_TASKS (durable pull, explicit ack)
+//
+// Every stream has Config.Replicas replicas (3 on a three-node cluster).
+// A dead task (one delivered Config.MaxDeliver times without an ack) is
+// announced on deepresearch.events.<run> as a task.dead event.
+//
+// # Concurrency
+//
+// Setup, Journal and Events are safe for concurrent use; they own no
+// goroutine. Worker.Run owns its goroutines and waits for them.
+package natsrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// DefaultPrefix is Config.Prefix's default.
+const DefaultPrefix = "deepresearch"
+
+// Config names and sizes the streams. Its zero value is usable: prefix
+// "deepresearch", one replica, a 30s ack wait, 5 deliveries.
+type Config struct {
+	// Prefix starts every subject; its upper case starts every stream
+	// name. Empty means DefaultPrefix.
+	Prefix string
+	// Replicas is every stream's replica count (1, 3 or 5; 0 means 1).
+	Replicas int
+	// AckWait is how long a task may go without an ack or an in-progress
+	// heartbeat before it is redelivered (0 means 30s). A worker sends a
+	// heartbeat every AckWait/3 while its agent runs.
+	AckWait time.Duration
+	// MaxDeliver bounds the deliveries of one task (0 means 5); after the
+	// last failed one the task is dead.
+	MaxDeliver int
+}
+
+// ErrConfig reports a Config that cannot be set up.
+var ErrConfig = errors.New("natsrun: bad configuration")
+
+func (c Config) settle() (Config, error) {
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if strings.ContainsAny(c.Prefix, " .*>\t\n") {
+		return c, fmt.Errorf("%w: prefix %q must be one subject token", ErrConfig, c.Prefix)
+	}
+	switch c.Replicas {
+	case 0:
+		c.Replicas = 1
+	case 1, 3, 5:
+	default:
+		return c, fmt.Errorf("%w: replicas is %d; want 1, 3 or 5", ErrConfig, c.Replicas)
+	}
+	if c.AckWait <= 0 {
+		c.AckWait = 30 * time.Second
+	}
+	if c.MaxDeliver <= 0 {
+		c.MaxDeliver = 5
+	}
+	return c, nil
+}
+
+// Names are the streams, consumer and subjects of a Config.
+type Names struct {
+	TasksStream, EventsStream, ResultsStream, JournalStream string
+	// Consumer is the workers' durable pull consumer on TasksStream.
+	Consumer string
+	prefix   string
+}
+
+// NamesOf returns the names Setup creates for c.
+func NamesOf(c Config) Names {
+	c, _ = c.settle()
+	up := strings.ToUpper(strings.ReplaceAll(c.Prefix, "-", "_"))
+	return Names{TasksStream: up + "_TASKS", EventsStream: up + "_EVENTS", ResultsStream: up + "_RESULTS",
+		JournalStream: up + "_JOURNAL", Consumer: "workers", prefix: c.Prefix}
+}
+
+// Tasks is the subject of run's tasks.
+func (n Names) Tasks(run string) string { return n.prefix + ".tasks." + run }
+
+// Events is the subject of run's events.
+func (n Names) Events(run string) string { return n.prefix + ".events." + run }
+
+// Results is the subject of run's results.
+func (n Names) Results(run string) string { return n.prefix + ".results." + run }
+
+// Journal is the subject of run's journal.
+func (n Names) Journal(run string) string { return n.prefix + ".journal." + run }
+
+// checkRun rejects a run ID that is not one subject token.
+func checkRun(run string) error {
+	if run == "" || strings.ContainsAny(run, " .*>\t\n") {
+		return fmt.Errorf("%w: run ID %q must be one subject token", ErrConfig, run)
+	}
+	return nil
+}
+
+// Setup creates or updates the streams and the workers' consumer of c on
+// js; it is idempotent, so every process may call it at start.
+func Setup(ctx context.Context, js jetstream.JetStream, c Config) (Names, error) {
+	c, err := c.settle()
+	if err != nil {
+		return Names{}, err
+	}
+	n := NamesOf(c)
+	streams := []jetstream.StreamConfig{
+		{Name: n.TasksStream, Subjects: []string{c.Prefix + ".tasks.>"}, Retention: jetstream.WorkQueuePolicy,
+			Description: "deepresearch agent tasks, one message a task", Duplicates: 2 * time.Minute},
+		{Name: n.EventsStream, Subjects: []string{c.Prefix + ".events.>"}, Retention: jetstream.LimitsPolicy,
+			Description: "deepresearch run events, one subject a run", MaxAge: 7 * 24 * time.Hour, Duplicates: 2 * time.Minute},
+		{Name: n.ResultsStream, Subjects: []string{c.Prefix + ".results.>"}, Retention: jetstream.LimitsPolicy,
+			Description: "deepresearch agent results, one subject a run", MaxAge: 7 * 24 * time.Hour, Duplicates: 2 * time.Minute},
+		{Name: n.JournalStream, Subjects: []string{c.Prefix + ".journal.>"}, Retention: jetstream.LimitsPolicy,
+			Description: "deepresearch run journals: each paid-for call, one subject a run", MaxAge: 7 * 24 * time.Hour},
+	}
+	for _, sc := range streams {
+		sc.Replicas = c.Replicas
+		sc.Storage = jetstream.FileStorage
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			return n, fmt.Errorf("natsrun: stream %s: %w", sc.Name, err)
+		}
+	}
+	_, err = js.CreateOrUpdateConsumer(ctx, n.TasksStream, jetstream.ConsumerConfig{
+		Durable: n.Consumer, Description: "deepresearch workers", AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: c.AckWait, MaxDeliver: c.MaxDeliver, MaxAckPending: 1000, Replicas: c.Replicas,
+	})
+	if err != nil {
+		return n, fmt.Errorf("natsrun: consumer %s: %w", n.Consumer, err)
+	}
+	return n, nil
+}
+
+// publishTry bounds one try of publishIdempotent.
+const publishTry = 5 * time.Second
+
+// publishIdempotent publishes m, which carries a message id, trying again
+// while ctx lasts when a try gets no acknowledgement: a server lost after
+// it received the message but before it answered leaves the publisher
+// waiting for an answer that never comes, and the id makes a second copy
+// a duplicate the stream drops.
+func publishIdempotent(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id string) error {
+	for {
+		tctx, cancel := context.WithTimeout(ctx, publishTry)
+		_, err := js.PublishMsg(tctx, m, jetstream.WithMsgID(id))
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+			return err
+		}
+	}
+}

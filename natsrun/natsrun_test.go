@@ -1,0 +1,483 @@
+package natsrun_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/goleak"
+
+	"github.com/deepresearch/deepresearch/natsrun"
+)
+
+// Worker processes: the test binary re-executed with these set.
+const (
+	envURLs  = "NATSRUN_TEST_WORKER_URLS"
+	envModel = "NATSRUN_TEST_MODEL"
+)
+
+func TestMain(m *testing.M) {
+	if urls := os.Getenv(envURLs); urls != "" {
+		os.Exit(workerMain(urls, os.Getenv(envModel)))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// testConfig acks fast so that a killed worker's task comes back soon, but
+// not so fast that a worker slowed by the race detector on a busy machine
+// misses its in-progress heartbeats.
+var testConfig = natsrun.Config{Prefix: "drtest", Replicas: 3, AckWait: 5 * time.Second, MaxDeliver: 5}
+
+const steps = 4 // the model calls of one task
+
+// journalEntry is one completed call of a task, as the worker journals it.
+type journalEntry struct {
+	Task, Step int
+	Answer     string
+}
+
+// handler runs a task as an agent would: steps model calls, each
+// journaled when complete; a redelivered task answers the calls the
+// journal holds from it and makes only the rest.
+func handler(js jetstream.JetStream, model string) natsrun.Handler {
+	jr := natsrun.NewJournal(js, testConfig)
+	return func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
+		entries, err := jr.Journal(ctx, t.Run)
+		if err != nil {
+			return nil, err
+		}
+		done := map[int]string{}
+		for _, e := range entries {
+			var je journalEntry
+			if json.Unmarshal(e, &je) == nil && je.Task == t.Index {
+				done[je.Step] = je.Answer
+			}
+		}
+		var answers []string
+		for step := range steps {
+			if a, ok := done[step]; ok {
+				answers = append(answers, a)
+				continue
+			}
+			key := fmt.Sprintf("%s/%d/%d", t.Run, t.Index, step)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, model+"?key="+key, nil)
+			req.Header.Set("X-Worker-Pid", strconv.Itoa(os.Getpid()))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return nil, err
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return nil, fmt.Errorf("model: %s", resp.Status)
+			}
+			a := "answer " + key
+			e, _ := json.Marshal(journalEntry{Task: t.Index, Step: step, Answer: a})
+			if err := jr.AppendJournal(ctx, t.Run, e); err != nil {
+				return nil, err
+			}
+			answers = append(answers, a)
+		}
+		return json.Marshal(answers)
+	}
+}
+
+func workerMain(urls, model string) int {
+	nc, err := nats.Connect(urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	w := &natsrun.Worker{JS: js, Config: testConfig, Handle: handler(js, model), Name: "pid" + strconv.Itoa(os.Getpid())}
+	w.Run(ctx) //nolint:errcheck // ends with the signal
+	return 0
+}
+
+// cluster starts a three-node JetStream cluster on loopback and returns
+// its nodes and a client URL list naming all three; it is shut down when
+// the test ends.
+func cluster(t *testing.T) ([]*natsrun.Embedded, string) {
+	t.Helper()
+	ports := []int{freePort(t), freePort(t), freePort(t)}
+	var nodes []*natsrun.Embedded
+	var urls []string
+	for i := range 3 {
+		var routes []string
+		for j, p := range ports {
+			if j != i {
+				routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
+			}
+		}
+		n, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: t.TempDir(), Name: fmt.Sprintf("n%d", i+1),
+			Cluster: "drtest", ClusterPort: ports[i], Routes: routes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(n.Close)
+		nodes = append(nodes, n)
+		urls = append(urls, n.URL())
+	}
+	return nodes, strings.Join(urls, ",")
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// connect connects to urls and sets the streams up, retrying (on real
+// events: each try is a request to the cluster) until the cluster has
+// elected its JetStream leader.
+func connect(t *testing.T, urls string) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(45 * time.Second) // a failure timeout only
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := natsrun.Setup(ctx, js, testConfig)
+		cancel()
+		if err == nil {
+			return js
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("setting the streams up: %v", err)
+		}
+	}
+}
+
+// double is a latency-bound model: it counts each call it completed, by
+// key, and holds the calls whose key hold names until the caller goes.
+type double struct {
+	mu        sync.Mutex
+	completed map[string]int
+	held      chan int // the pid of a worker whose call is held
+	hold      string
+}
+
+func (d *double) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := r.URL.Query().Get("key")
+	d.mu.Lock()
+	hold := key == d.hold
+	if hold {
+		d.hold = "" // only the first attempt's call is held
+	}
+	d.mu.Unlock()
+	if hold {
+		pid, _ := strconv.Atoi(r.Header.Get("X-Worker-Pid"))
+		d.held <- pid
+		<-r.Context().Done() // the worker died
+		return
+	}
+	d.mu.Lock()
+	d.completed[key]++
+	d.mu.Unlock()
+}
+
+func (d *double) twice() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for k, n := range d.completed {
+		if n > 1 {
+			out = append(out, fmt.Sprintf("%s ×%d", k, n))
+		}
+	}
+	return out
+}
+
+func startWorkers(t *testing.T, n int, urls, model string) []*exec.Cmd {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), envURLs+"="+urls, envModel+"="+model)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		t.Cleanup(func() {
+			cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // may be dead already
+			cmd.Wait()                          //nolint:errcheck // killed on purpose
+		})
+	}
+	return cmds
+}
+
+func tasksOf(run string, n int) ([]natsrun.Task, []int) {
+	var ts []natsrun.Task
+	var idx []int
+	for i := range n {
+		ts = append(ts, natsrun.Task{Run: run, Cycle: 1, Index: i})
+		idx = append(idx, i)
+	}
+	return ts, idx
+}
+
+func checkResults(t *testing.T, rs []natsrun.Result, run string) {
+	t.Helper()
+	for i, r := range rs {
+		var answers []string
+		if err := json.Unmarshal(r.Output, &answers); err != nil || r.Error != "" || len(answers) != steps {
+			t.Fatalf("task %d: result %+v (%v)", i, r, err)
+		}
+		for step, a := range answers {
+			if want := fmt.Sprintf("answer %s/%d/%d", run, i, step); a != want {
+				t.Errorf("task %d step %d: %q, want %q", i, step, a, want)
+			}
+		}
+	}
+}
+
+// TestKillWorkerMidTask SIGKILLs the worker process whose task is waiting
+// on the model: the task is delivered to another of the four workers, which
+// replays the completed calls from the run's journal; the report is
+// complete and the model saw no completed call twice. Then a NATS node is
+// killed, and a second run still finishes.
+func TestKillWorkerMidTask(t *testing.T) {
+	nodes, urls := cluster(t)
+	js := connect(t, urls)
+	d := &double{completed: map[string]int{}, held: make(chan int, 1), hold: "run1/2/2"}
+	model := httptest.NewServer(d)
+	defer model.Close()
+	workers := startWorkers(t, 4, urls, model.URL)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	tasks, idx := tasksOf("run1", 6)
+	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	select {
+	case pid = <-d.held:
+	case <-ctx.Done():
+		t.Fatal("no worker reached the held call")
+	}
+	killed := false
+	for _, w := range workers {
+		if w.Process.Pid == pid {
+			if err := w.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	if !killed {
+		t.Fatalf("the held call came from pid %d, no worker of ours", pid)
+	}
+	rs, err := natsrun.Await(ctx, js, testConfig, "run1", 1, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResults(t, rs, "run1")
+	if rs[2].Attempt < 2 {
+		t.Errorf("task 2 finished on attempt %d; want a redelivery", rs[2].Attempt)
+	}
+	if tw := d.twice(); len(tw) > 0 {
+		t.Errorf("the model completed these calls more than once: %v", tw)
+	}
+
+	// Lose a NATS node: R3 streams keep a quorum, clients reconnect.
+	nodes[2].Close()
+	tasks, idx = tasksOf("run2", 6)
+	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+		t.Fatal(err)
+	}
+	rs, err = natsrun.Await(ctx, js, testConfig, "run2", 1, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResults(t, rs, "run2")
+	if tw := d.twice(); len(tw) > 0 {
+		t.Errorf("the model completed these calls more than once: %v", tw)
+	}
+}
+
+// TestCoordinatorRestart stops a coordinator while its tasks run; a new
+// one (another connection, as after a restart) submits the plan again,
+// which queues nothing twice, and collects every result, those finished
+// while no coordinator was there included.
+func TestCoordinatorRestart(t *testing.T) {
+	_, urls := cluster(t)
+	js := connect(t, urls)
+	d := &double{completed: map[string]int{}, held: make(chan int, 1)}
+	model := httptest.NewServer(d)
+	defer model.Close()
+	startWorkers(t, 2, urls, model.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	tasks, idx := tasksOf("run3", 5)
+	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+		t.Fatal(err)
+	}
+	// The first coordinator takes the first result and goes.
+	if _, err := natsrun.Await(ctx, js, testConfig, "run3", 1, idx[:1]); err != nil {
+		t.Fatal(err)
+	}
+	js2 := connect(t, urls)
+	if err := natsrun.Submit(ctx, js2, testConfig, tasks...); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := natsrun.Await(ctx, js2, testConfig, "run3", 1, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResults(t, rs, "run3")
+	for i, r := range rs {
+		if r.Attempt != 1 {
+			t.Errorf("task %d ran %d times; the second submission queued it again", i, r.Attempt)
+		}
+	}
+	if tw := d.twice(); len(tw) > 0 {
+		t.Errorf("the model completed these calls more than once: %v", tw)
+	}
+}
+
+// TestFollowAcrossServers: subscribers read a run's events through one
+// server, reconnect through another with the last sequence they saw (as an
+// SSE client's Last-Event-ID), and see every sequence number exactly once,
+// though the coordinator published some twice (a resumed attempt).
+func TestFollowAcrossServers(t *testing.T) {
+	nodes, urls := cluster(t)
+	js := connect(t, urls)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	const total = 40
+	publish := func(from, to int64, attempt int) {
+		for seq := from; seq <= to; seq++ {
+			data := []byte(fmt.Sprintf(`{"seq":%d,"attempt":%d}`, seq, attempt))
+			if err := natsrun.PublishEvent(ctx, js, testConfig, "run4", seq, attempt, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	publish(1, 25, 1)
+	publish(20, total, 2) // the resumed attempt repeats 20..25: dropped by id
+
+	for sub := range 3 {
+		seen := map[int64]int{}
+		var last int64
+		// Through each server in turn, a third of the events at a time.
+		for i, node := range nodes {
+			njs := connect(t, node.URL())
+			stopAt := int64(total * (i + 1) / 3)
+			err := natsrun.Follow(ctx, njs, testConfig, "run4", last, func(seq int64, data []byte) bool {
+				seen[seq]++
+				last = seq
+				return seq < stopAt
+			})
+			if err != nil {
+				t.Fatalf("subscriber %d via %s: %v", sub, node.URL(), err)
+			}
+		}
+		for seq := int64(1); seq <= total; seq++ {
+			if seen[seq] != 1 {
+				t.Errorf("subscriber %d saw seq %d %d times", sub, seq, seen[seq])
+			}
+		}
+	}
+}
+
+// TestNATSCLI lists, with the official nats CLI, the streams and the
+// consumer Setup creates, by the names the README documents.
+func TestNATSCLI(t *testing.T) {
+	bin, err := exec.LookPath("nats")
+	if err != nil {
+		t.Skip("the nats CLI is not on PATH (go install github.com/nats-io/natscli/nats@v0.5.0)")
+	}
+	_, urls := cluster(t)
+	connect(t, urls)
+	server := strings.Split(urls, ",")[0]
+	out, err := exec.Command(bin, "--server", server, "stream", "ls", "--names").CombinedOutput()
+	if err != nil {
+		t.Fatalf("nats stream ls: %v\n%s", err, out)
+	}
+	n := natsrun.NamesOf(testConfig)
+	for _, s := range []string{n.TasksStream, n.EventsStream, n.ResultsStream, n.JournalStream} {
+		if !strings.Contains(string(out), s) {
+			t.Errorf("nats stream ls does not list %s:\n%s", s, out)
+		}
+	}
+	out, err = exec.Command(bin, "--server", server, "consumer", "ls", n.TasksStream, "--names").CombinedOutput()
+	if err != nil {
+		t.Fatalf("nats consumer ls: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), n.Consumer) {
+		t.Errorf("nats consumer ls %s does not list %s:\n%s", n.TasksStream, n.Consumer, out)
+	}
+}
+
+// TestDeadLetter: a task whose handler fails on every delivery is
+// delivered Config.MaxDeliver times, then published as a dead result and
+// announced by a task.dead event on the run's events subject.
+func TestDeadLetter(t *testing.T) {
+	_, urls := cluster(t)
+	js := connect(t, urls)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	var mu sync.Mutex
+	attempts := map[int]bool{}
+	w := &natsrun.Worker{JS: js, Config: testConfig, Handle: func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
+		mu.Lock()
+		attempts[t.Attempt] = true
+		mu.Unlock()
+		return nil, fmt.Errorf("attempt %d fails", t.Attempt)
+	}}
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
+	defer func() { stop(); wg.Wait() }()
+	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "dead1", Cycle: 1, Index: 0}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := natsrun.Await(ctx, js, testConfig, "dead1", 1, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs[0]; !r.Dead || r.Attempt != testConfig.MaxDeliver || !strings.Contains(r.Error, "fails") {
+		t.Errorf("result %+v; want dead after %d attempts", r, testConfig.MaxDeliver)
+	}
+	mu.Lock()
+	if len(attempts) != testConfig.MaxDeliver {
+		t.Errorf("attempts %v; want 1 to %d", attempts, testConfig.MaxDeliver)
+	}
+	mu.Unlock()
+	var notice map[string]any
+	err = natsrun.Follow(ctx, js, testConfig, "dead1", 0, func(seq int64, data []byte) bool {
+		return json.Unmarshal(data, &notice) != nil || notice["type"] != "task.dead"
+	})
+	if err != nil || notice["type"] != "task.dead" {
+		t.Errorf("no task.dead event (%v): %v", err, notice)
+	}
+}

@@ -1,0 +1,242 @@
+package natsrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Task is one agent task of a run: the unit of the work queue.
+type Task struct {
+	Run   string `json:"run"`
+	Cycle int    `json:"cycle"`
+	Index int    `json:"index"`
+	// Payload is what the worker's Handler needs to run the task (for
+	// deepresearch, the request and the plan task), opaque here.
+	Payload json.RawMessage `json:"payload,omitempty"`
+	// Attempt numbers the delivery the worker is handling, from 1; set
+	// by the worker, not by the coordinator.
+	Attempt int `json:"-"`
+}
+
+// id is the task's message id, its de-duplication key: run/cycle/task.
+func (t Task) id() string { return t.Run + "/" + strconv.Itoa(t.Cycle) + "/" + strconv.Itoa(t.Index) }
+
+// Result is a task's outcome as the worker that finished it published it.
+type Result struct {
+	Run     string          `json:"run"`
+	Cycle   int             `json:"cycle"`
+	Index   int             `json:"index"`
+	Attempt int             `json:"attempt"`
+	Output  json.RawMessage `json:"output,omitempty"`
+	// Error is why the task failed; with Dead, it failed on its last
+	// delivery and will not be tried again.
+	Error string `json:"error,omitempty"`
+	Dead  bool   `json:"dead,omitempty"`
+	// Worker names the worker that published it.
+	Worker string `json:"worker,omitempty"`
+}
+
+// Submit publishes tasks to the work queue. A task already submitted (the
+// same run, cycle and index, within the stream's two-minute de-duplication
+// window) is not queued again, so a restarted coordinator may submit its
+// plan again.
+func Submit(ctx context.Context, js jetstream.JetStream, c Config, tasks ...Task) error {
+	n := NamesOf(c)
+	for _, t := range tasks {
+		if err := checkRun(t.Run); err != nil {
+			return err
+		}
+		data, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		if err := publishIdempotent(ctx, js, &nats.Msg{Subject: n.Tasks(t.Run), Data: data}, t.id()); err != nil {
+			return fmt.Errorf("natsrun: task %s: %w", t.id(), err)
+		}
+	}
+	return nil
+}
+
+// Handler runs one task and returns its output. It must stop when ctx is
+// done. An error fails this attempt: the task is delivered again, up to
+// Config.MaxDeliver times in all.
+type Handler func(ctx context.Context, t Task) (json.RawMessage, error)
+
+// Worker takes tasks from the work queue and runs them with Handle, at most
+// Concurrency at once (0 means 1). While a task runs, the worker tells the
+// server every Config.AckWait/3 that it is in progress; a worker that dies
+// stops telling it, and the task is delivered to another worker once
+// AckWait has passed.
+type Worker struct {
+	JS     jetstream.JetStream
+	Config Config
+	Handle Handler
+	// Concurrency is the tasks run at once.
+	Concurrency int
+	// Name names the worker in its results.
+	Name string
+	// Started, if not nil, is told of every task as its handler starts.
+	Started func(Task)
+}
+
+// pullWait is how long one request for a task waits at the server. A
+// stopped worker's last request may still take a task within it; that
+// task is delivered again once Config.AckWait has passed.
+const pullWait = 5 * time.Second
+
+// Run takes and runs tasks until ctx is done; it returns once every task
+// it took has been acked or released, with context.Cause(ctx).
+func (w *Worker) Run(ctx context.Context) error {
+	c, err := w.Config.settle()
+	if err != nil {
+		return err
+	}
+	n := NamesOf(c)
+	cons, err := w.JS.Consumer(ctx, n.TasksStream, n.Consumer)
+	if err != nil {
+		return fmt.Errorf("natsrun: consumer %s: %w (run Setup first)", n.Consumer, err)
+	}
+	// Each loop asks for one task at a time, when it is free: a task
+	// buffered in the client while another runs would get no heartbeat.
+	var wg sync.WaitGroup
+	for range max(1, w.Concurrency) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				fctx, cancel := context.WithTimeout(ctx, pullWait)
+				msg, err := cons.Next(jetstream.FetchContext(fctx))
+				cancel()
+				switch {
+				case err == nil:
+				case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+					continue // no task yet, or stopped
+				default: // a lost server: the client reconnects meanwhile
+					select {
+					case <-ctx.Done():
+					case <-time.After(100 * time.Millisecond):
+					}
+					continue
+				}
+				w.handle(ctx, c, n, msg)
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+func (w *Worker) handle(ctx context.Context, c Config, n Names, msg jetstream.Msg) {
+	var t Task
+	if err := json.Unmarshal(msg.Data(), &t); err != nil {
+		msg.Term() //nolint:errcheck // a malformed task is never retried
+		return
+	}
+	if meta, err := msg.Metadata(); err == nil {
+		t.Attempt = int(meta.NumDelivered)
+	}
+	hctx, stop := context.WithCancel(ctx)
+	beat := time.NewTicker(c.AckWait / 3)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer beat.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				return
+			case <-beat.C:
+				msg.InProgress() //nolint:errcheck // a missed beat ends in a redelivery, which the journal makes cheap
+			}
+		}
+	})
+	if w.Started != nil {
+		w.Started(t)
+	}
+	out, err := w.Handle(hctx, t)
+	stop()
+	wg.Wait()
+	if err != nil && ctx.Err() != nil {
+		msg.Nak() //nolint:errcheck // shutting down: another worker takes it now
+		return
+	}
+	pctx := context.WithoutCancel(ctx)
+	res := Result{Run: t.Run, Cycle: t.Cycle, Index: t.Index, Attempt: t.Attempt, Output: out, Worker: w.Name}
+	if err != nil {
+		if t.Attempt < c.MaxDeliver {
+			msg.Nak() //nolint:errcheck // redelivered after AckWait otherwise
+			return
+		}
+		res.Output, res.Error, res.Dead = nil, err.Error(), true
+		dead, _ := json.Marshal(map[string]any{"type": "task.dead", "run": t.Run, "cycle": t.Cycle, "index": t.Index,
+			"attempts": t.Attempt, "error": err.Error()})
+		w.JS.Publish(pctx, n.Events(t.Run), dead, jetstream.WithMsgID(t.id()+"/dead")) //nolint:errcheck // the result says it too
+	}
+	data, _ := json.Marshal(res)
+	rctx, cancel := context.WithTimeout(pctx, c.AckWait)
+	defer cancel()
+	if err := publishIdempotent(rctx, w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()); err != nil {
+		msg.Nak() //nolint:errcheck // not published: let it run again
+		return
+	}
+	if res.Dead {
+		msg.Term() //nolint:errcheck // the result is published
+		return
+	}
+	msg.DoubleAck(pctx) //nolint:errcheck // a lost ack redelivers; the result's id makes the second one a duplicate
+}
+
+// ErrDead reports a task that failed on every delivery.
+var ErrDead = errors.New("natsrun: task failed on every delivery")
+
+// Await waits for the results of run's tasks of cycle with the given
+// indexes and returns them in the order of indexes. Results already
+// published count, so a restarted coordinator picks up the tasks finished
+// while it was away. A dead task's result has Dead set.
+func Await(ctx context.Context, js jetstream.JetStream, c Config, run string, cycle int, indexes []int) ([]Result, error) {
+	if err := checkRun(run); err != nil {
+		return nil, err
+	}
+	n := NamesOf(c)
+	pos := make(map[int]int, len(indexes))
+	for i, x := range indexes {
+		pos[x] = i
+	}
+	out := make([]Result, len(indexes))
+	got := 0
+	cons, err := js.OrderedConsumer(ctx, n.ResultsStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{n.Results(run)}})
+	if err != nil {
+		return nil, err
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return nil, err
+	}
+	defer it.Stop()
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	seen := make([]bool, len(indexes))
+	for got < len(indexes) {
+		msg, err := it.Next()
+		if err != nil {
+			if cerr := context.Cause(ctx); cerr != nil {
+				return out, cerr
+			}
+			return out, err
+		}
+		var r Result
+		if json.Unmarshal(msg.Data(), &r) != nil || r.Cycle != cycle {
+			continue
+		}
+		if i, ok := pos[r.Index]; ok && !seen[i] {
+			out[i], seen[i] = r, true
+			got++
+		}
+	}
+	return out, nil
+}
