@@ -566,6 +566,12 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !live(LivePlanner) || w == nil {
+		// The recording's planner decides whether the run asked clarifying
+		// questions: the built-in one never does, so its journal holds no
+		// such call to answer from.
+		r.offline = m.Models[RolePlanner] == "extractive"
+	}
 	if m.Judge != "lexical" {
 		r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
 		if w != nil && live(LiveResearcher) && w.judge != nil {

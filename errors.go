@@ -27,7 +27,7 @@ var (
 	// ErrClosed reports a run started after, or cut short by, Close.
 	ErrClosed = errors.New("researcher closed")
 	// ErrFormat reports a report format ParseFormat does not know (md,
-	// html, json, csl-json, bibtex).
+	// html, json, yaml, csl-json, bibtex).
 	ErrFormat = output.ErrFormat
 	// ErrStyle reports a citation style ParseStyle does not know
 	// (markdown, plain, footnote, html).

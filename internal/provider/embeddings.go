@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,7 +58,7 @@ func NewEmbedder(cfg Config, getenv func(string) string) (*Embedder, error) {
 	switch p {
 	case OpenAI, Ollama, GoogleAI:
 	case "", Extractive, Anthropic:
-		return nil, fmt.Errorf("%s: %w: want openai, ollama (or any OpenAI-compatible server) or googleai", cmpOr(p, Extractive), ErrNoEmbeddings)
+		return nil, fmt.Errorf("%s: %w: want openai, ollama (or any OpenAI-compatible server) or googleai", cmp.Or(p, Extractive), ErrNoEmbeddings)
 	}
 	ep, err := resolve(cfg, getenv)
 	if err != nil {
@@ -91,13 +92,6 @@ func NewEmbedder(cfg Config, getenv func(string) string) (*Embedder, error) {
 		e.client = llm
 	}
 	return e, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Name is the model's identity, "provider:name" ("openai:text-embedding-3-small"):
