@@ -380,7 +380,7 @@ func writeVerified(w io.Writer, vf verifyFlags, all []*verified) error {
 		if len(v.sidecar) > 0 {
 			fmt.Fprintf(w, "FAIL: the citation sidecar has %d problems\n\n", len(v.sidecar))
 		}
-		if err := v.res.WriteText(w, vf.strict); err != nil {
+		if err := writeVerdict(w, v, vf.strict); err != nil {
 			return err
 		}
 		if vf.fix && len(all) > 1 && v.res.Fixed != v.text {
@@ -602,4 +602,34 @@ func writeFixed(path, data string) error {
 		return err
 	}
 	return o.write([]byte(data))
+}
+
+// writeVerdict writes v's result as text; a sidecar with problems turns its
+// final verdict line into FAIL and counts them there, so that the last line
+// always agrees with the exit status.
+func writeVerdict(w io.Writer, v *verified, strict bool) error {
+	if len(v.sidecar) == 0 {
+		return v.res.WriteText(w, strict)
+	}
+	var buf bytes.Buffer
+	if err := v.res.WriteText(&buf, strict); err != nil {
+		return err
+	}
+	text := strings.TrimSuffix(buf.String(), "\n")
+	head, last := "", text
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		head, last = text[:i+1], text[i+1:]
+	}
+	problems := fmt.Sprintf("%d sidecar problems", len(v.sidecar))
+	if len(v.sidecar) == 1 {
+		problems = "1 sidecar problem"
+	}
+	switch {
+	case strings.HasPrefix(last, "PASS") || last == "FAIL":
+		last = "FAIL (" + problems + ")"
+	case strings.HasPrefix(last, "FAIL (") && strings.HasSuffix(last, ")"):
+		last = strings.TrimSuffix(last, ")") + ", " + problems + ")"
+	}
+	_, err := io.WriteString(w, head+last+"\n")
+	return err
 }

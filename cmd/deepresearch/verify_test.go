@@ -247,6 +247,8 @@ func TestVerifyOwnReport(t *testing.T) {
 	broken := strings.Replace(r.stdout, `"sids": [`, `"sids": [99, `, 1)
 	if v := cli(t, broken, "verify", "--sources", file, "-"); v.code != 1 || !strings.Contains(v.stdout, "sid 99 is not a reference number") {
 		t.Errorf("broken sidecar: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	} else if lines := strings.Split(strings.TrimSpace(v.stdout), "\n"); !strings.HasPrefix(lines[len(lines)-1], "FAIL") || !strings.Contains(lines[len(lines)-1], "sidecar problem") {
+		t.Errorf("broken sidecar: the verdict line %q does not fail on the sidecar\n%s", lines[len(lines)-1], v.stdout)
 	}
 	v := cli(t, rep.Text, "verify", "--json", "--sources", file, "-")
 	var out struct {
