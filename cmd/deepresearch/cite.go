@@ -60,7 +60,7 @@ with citations in order of first citation. In link and renumber modes the
 numbers are renumbered 1..K by first citation; keep mode leaves markers as
 written; [ref: URL] markers resolve through the canonical URL, and unresolved
 ones are listed under "unknown_urls". Brackets of citation-like numbers in no
-understood form ("[3-1]", "[01]") are listed under "unknown_markers" and, in
+understood form (such as "[3-1]") are listed under "unknown_markers" and, in
 the modes that change numbers, dropped. Mapping keys are citation numbers
 from 0 to 999999. The input must be valid UTF-8 and at most 16 MiB (use
 --stream for longer texts: each of its lines may hold 16 MiB).

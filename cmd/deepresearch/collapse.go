@@ -39,7 +39,7 @@ in its mapping are dropped from its text and listed under "unknown"; sources
 with malformed URLs are kept apart and listed under "invalid_urls".
 
 Mapping keys are citation numbers from 0 to 999999. Brackets of
-citation-like numbers in no understood form ("[3-1]", "[01]") are dropped and
+citation-like numbers in no understood form (such as "[3-1]") are dropped and
 listed under "unknown" with their "marker". The input must be valid UTF-8 and
 at most 16 MiB.
 

@@ -234,3 +234,20 @@ func runBinary(t *testing.T, cmd *exec.Cmd) int {
 	}
 	return 0
 }
+
+// TestHelpUnknownMarkers checks that the help of cite and collapse does not
+// list "[01]" among the markers they drop: both read it as citation 1.
+func TestHelpUnknownMarkers(t *testing.T) {
+	for _, name := range []string{"cite", "collapse"} {
+		r := cli(t, "", name, "--help")
+		if r.code != 0 {
+			t.Fatalf("%s --help: exit status %d", name, r.code)
+		}
+		if strings.Contains(r.stdout, `"[01]"`) {
+			t.Errorf("%s --help lists \"[01]\" as a marker in no understood form; it is read as 1:\n%s", name, r.stdout)
+		}
+		if !strings.Contains(r.stdout, `"[3-1]"`) {
+			t.Errorf("%s --help no longer gives an example of an unknown marker", name)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
@@ -89,6 +90,8 @@ checked.
 REPORT.md may also be a JSON report ("run --format json"): its citation
 sidecar ("_citations") is checked too (every path a JSON Pointer to a string
 that cites exactly the listed reference numbers), and its "text" verified.
+A .yaml or .yml file is read as a YAML report ("run --format yaml") the same
+way, and --sources takes a YAML report as it takes a JSON one.
 
 --corpus DIR fills in the text of each source whose URL is a file: URL inside
 DIR (read through DIR only; HTML reduced to its text).
@@ -289,9 +292,24 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 			return nil, inputError(err)
 		}
 	}
+	// A YAML report ("run --format yaml", a .yaml or .yml file): its
+	// sidecar is checked as YAML, and it is then read as the JSON report.
+	var yamlSidecar []deepresearch.SidecarProblem
+	isYAML := isYAMLPath(path)
+	if isYAML {
+		var err error
+		if yamlSidecar, err = deepresearch.CheckYAMLSidecar([]byte(v.text), "/_citations"); err != nil {
+			return nil, inputError(fmt.Errorf("%s: %w", v.name, err))
+		}
+		b, err := yamlToJSON([]byte(v.text))
+		if err != nil {
+			return nil, inputError(fmt.Errorf("%s: %w", v.name, err))
+		}
+		v.text = string(b)
+	}
 	// A JSON report ("run --format json"): its citation sidecar is checked,
 	// and its text verified.
-	if strings.HasPrefix(strings.TrimSpace(v.text), "{") {
+	if isYAML || strings.HasPrefix(strings.TrimSpace(v.text), "{") {
 		var doc struct {
 			Text *string `json:"text"`
 		}
@@ -301,6 +319,9 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 		var err error
 		if v.sidecar, err = deepresearch.CheckSidecar([]byte(v.text), "/_citations"); err != nil {
 			return nil, inputError(err)
+		}
+		if isYAML {
+			v.sidecar = yamlSidecar
 		}
 		v.text = *doc.Text
 		if vf.fix {
@@ -380,7 +401,7 @@ func writeVerified(w io.Writer, vf verifyFlags, all []*verified) error {
 		if len(v.sidecar) > 0 {
 			fmt.Fprintf(w, "FAIL: the citation sidecar has %d problems\n\n", len(v.sidecar))
 		}
-		if err := v.res.WriteText(w, vf.strict); err != nil {
+		if err := writeVerdict(w, v, vf.strict); err != nil {
 			return err
 		}
 		if vf.fix && len(all) > 1 && v.res.Fixed != v.text {
@@ -548,6 +569,11 @@ func loadSources(p string) ([]deepresearch.SourceText, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("--sources: %w", err)
 	}
+	if isYAMLPath(p) {
+		if b, err = yamlToJSON(b); err != nil {
+			return nil, "", fmt.Errorf("--sources %s: %w", p, err)
+		}
+	}
 	srcs, err := deepresearch.ParseSources(b)
 	if err != nil {
 		return nil, "", fmt.Errorf("--sources %s: %w", p, err)
@@ -602,4 +628,54 @@ func writeFixed(path, data string) error {
 		return err
 	}
 	return o.write([]byte(data))
+}
+
+// writeVerdict writes v's result as text; a sidecar with problems turns its
+// final verdict line into FAIL and counts them there, so that the last line
+// always agrees with the exit status.
+func writeVerdict(w io.Writer, v *verified, strict bool) error {
+	if len(v.sidecar) == 0 {
+		return v.res.WriteText(w, strict)
+	}
+	var buf bytes.Buffer
+	if err := v.res.WriteText(&buf, strict); err != nil {
+		return err
+	}
+	text := strings.TrimSuffix(buf.String(), "\n")
+	head, last := "", text
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		head, last = text[:i+1], text[i+1:]
+	}
+	problems := fmt.Sprintf("%d sidecar problems", len(v.sidecar))
+	if len(v.sidecar) == 1 {
+		problems = "1 sidecar problem"
+	}
+	switch {
+	case strings.HasPrefix(last, "PASS") || last == "FAIL":
+		last = "FAIL (" + problems + ")"
+	case strings.HasPrefix(last, "FAIL (") && strings.HasSuffix(last, ")"):
+		last = strings.TrimSuffix(last, ")") + ", " + problems + ")"
+	}
+	_, err := io.WriteString(w, head+last+"\n")
+	return err
+}
+
+// isYAMLPath reports whether p names a YAML file (.yaml or .yml).
+func isYAMLPath(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// yamlToJSON decodes one YAML document ("run --format yaml") and encodes it
+// as JSON, so that a YAML report is read exactly as the JSON one.
+func yamlToJSON(b []byte) ([]byte, error) {
+	var doc any
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("not YAML: %w", err)
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("YAML that JSON cannot hold: %w", err)
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	yaml "go.yaml.in/yaml/v3"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,6 +248,45 @@ func TestVerifyOwnReport(t *testing.T) {
 	broken := strings.Replace(r.stdout, `"sids": [`, `"sids": [99, `, 1)
 	if v := cli(t, broken, "verify", "--sources", file, "-"); v.code != 1 || !strings.Contains(v.stdout, "sid 99 is not a reference number") {
 		t.Errorf("broken sidecar: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	} else if lines := strings.Split(strings.TrimSpace(v.stdout), "\n"); !strings.HasPrefix(lines[len(lines)-1], "FAIL") || !strings.Contains(lines[len(lines)-1], "sidecar problem") {
+		t.Errorf("broken sidecar: the verdict line %q does not fail on the sidecar\n%s", lines[len(lines)-1], v.stdout)
+	}
+	// The YAML report verifies like the JSON one, as report and as --sources.
+	y := research(t, "--format", "yaml")
+	wantSuccess(t, y)
+	dir := t.TempDir()
+	runYAML := filepath.Join(dir, "run.yaml")
+	if err := os.WriteFile(runYAML, []byte(y.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v := cli(t, "", "verify", "--sources", file, runYAML); v.code != 0 || strings.Contains(v.stdout, "sidecar") {
+		t.Errorf("YAML report: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	if v := cli(t, "", "verify", "--sources", runYAML, "--corpus", t.TempDir(), runYAML); v.code != 0 || !strings.Contains(v.stdout, "\nPASS") {
+		t.Errorf("--sources run.yaml refused: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	var ydoc map[string]any
+	if err := yaml.Unmarshal([]byte(y.stdout), &ydoc); err != nil {
+		t.Fatal(err)
+	}
+	cites, _ := ydoc["_citations"].([]any)
+	if len(cites) == 0 {
+		t.Fatalf("the YAML report has no _citations:\n%s", y.stdout)
+	}
+	first := cites[0].(map[string]any)
+	first["sids"] = append([]any{99}, first["sids"].([]any)...)
+	yb, err := yaml.Marshal(ydoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokenYAML := filepath.Join(dir, "broken.yml")
+	if err := os.WriteFile(brokenYAML, yb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v := cli(t, "", "verify", "--sources", file, brokenYAML); v.code != 1 || !strings.Contains(v.stdout, "sid 99 is not a reference number") {
+		t.Errorf("broken YAML sidecar: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	} else if lines := strings.Split(strings.TrimSpace(v.stdout), "\n"); !strings.HasPrefix(lines[len(lines)-1], "FAIL") {
+		t.Errorf("broken YAML sidecar: verdict %q", lines[len(lines)-1])
 	}
 	v := cli(t, rep.Text, "verify", "--json", "--sources", file, "-")
 	var out struct {
