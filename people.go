@@ -1,6 +1,7 @@
 package deepresearch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,21 @@ const (
 	MaxLength = 20000
 	// MaxOutlineSections bounds Request.Outline (each section is a task).
 	MaxOutlineSections = MaxRequestTasks
+	// MaxTextBytes bounds each piece of free text a person adds to a run
+	// — an answer, an outline section, a plan task's title or question —
+	// as MaxQuestionBytes bounds the question: each goes into prompts.
+	MaxTextBytes = MaxQuestionBytes
+	// MaxControlBytes bounds Request.Language and Request.Audience.
+	MaxControlBytes = 256
 )
+
+// tooLong is the RequestError of a field's free text over its limit, or nil.
+func tooLong(field, what, text string, limit int) error {
+	if n := len(strings.TrimSpace(text)); n > limit {
+		return &RequestError{Field: field, Problem: fmt.Sprintf("%sis %d bytes long; the limit is %d", what, n, limit)}
+	}
+	return nil
+}
 
 // ErrPlanRejected is what Hooks.Review returns (wrapped or not) when a
 // person rejects the plan: the run fails in the plan stage with it,
@@ -89,6 +104,10 @@ func (p Plan) Validate() error {
 	for i, t := range p.Tasks {
 		if strings.TrimSpace(t.Question) == "" {
 			return &RequestError{Field: "plan", Problem: fmt.Sprintf("task %d has no question", i+1)}
+		}
+		if err := cmp.Or(tooLong("plan", fmt.Sprintf("task %d's question ", i+1), t.Question, MaxTextBytes),
+			tooLong("plan", fmt.Sprintf("task %d's title ", i+1), t.Title, MaxTextBytes)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -129,9 +148,21 @@ func (req Request) validatePeople() error {
 		if strings.TrimSpace(s) == "" {
 			return &RequestError{Field: "outline", Problem: fmt.Sprintf("section %d is empty", i+1)}
 		}
+		if err := tooLong("outline", fmt.Sprintf("section %d ", i+1), s, MaxTextBytes); err != nil {
+			return err
+		}
+	}
+	if err := cmp.Or(tooLong("language", "", req.Language, MaxControlBytes), tooLong("audience", "", req.Audience, MaxControlBytes)); err != nil {
+		return err
 	}
 	if len(req.Answers) > MaxClarifyingQuestions {
 		return &RequestError{Field: "answers", Problem: fmt.Sprintf("has %d answers; a run asks at most %d questions", len(req.Answers), MaxClarifyingQuestions)}
+	}
+	for i, a := range req.Answers {
+		if err := cmp.Or(tooLong("answers", fmt.Sprintf("answer %d ", i+1), a.Answer, MaxTextBytes),
+			tooLong("answers", fmt.Sprintf("answer %d's question ", i+1), a.Question, MaxTextBytes)); err != nil {
+			return err
+		}
 	}
 	if req.Plan != nil {
 		if err := req.Plan.Validate(); err != nil {
@@ -240,6 +271,9 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	var answers []Answer
 	for i := range cs {
 		if i < len(got) {
+			if err := tooLong("answers", fmt.Sprintf("answer %d ", i+1), got[i], MaxTextBytes); err != nil {
+				return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
+			}
 			cs[i].Answer = strings.TrimSpace(got[i])
 		}
 		if cs[i].Answer != "" {

@@ -323,3 +323,32 @@ func TestReviewPlanEdits(t *testing.T) {
 		t.Errorf("%d agents started after the plan was rejected", n)
 	}
 }
+
+// TestPeopleTextBounded: every piece of free text a person adds to a run
+// goes into prompts, so each is bounded like the question, and an
+// oversized one is a RequestError naming its field.
+func TestPeopleTextBounded(t *testing.T) {
+	long := strings.Repeat("x", deepresearch.MaxTextBytes+1)
+	for name, tc := range map[string]struct {
+		req   deepresearch.Request
+		field string
+	}{
+		"answer":            {deepresearch.Request{Question: "q", Answers: []deepresearch.Answer{{Question: "Which?", Answer: long}}}, "answers"},
+		"answer's question": {deepresearch.Request{Question: "q", Answers: []deepresearch.Answer{{Question: long, Answer: "this"}}}, "answers"},
+		"outline":           {deepresearch.Request{Question: "q", Outline: []string{"Intro", long}}, "outline"},
+		"plan question":     {deepresearch.Request{Question: "q", Plan: &deepresearch.Plan{Tasks: []deepresearch.PlanTask{{Question: long}}}}, "plan"},
+		"plan title":        {deepresearch.Request{Question: "q", Plan: &deepresearch.Plan{Tasks: []deepresearch.PlanTask{{Title: long, Question: "q"}}}}, "plan"},
+		"language":          {deepresearch.Request{Question: "q", Language: strings.Repeat("x", deepresearch.MaxControlBytes+1)}, "language"},
+		"audience":          {deepresearch.Request{Question: "q", Audience: strings.Repeat("x", deepresearch.MaxControlBytes+1)}, "audience"},
+	} {
+		var re *deepresearch.RequestError
+		if err := tc.req.Validate(); !errors.As(err, &re) || re.Field != tc.field || !strings.Contains(re.Problem, "the limit is") {
+			t.Errorf("%s: %v, want a RequestError for %q", name, err, tc.field)
+		}
+	}
+	ok := deepresearch.Request{Question: "q", Answers: []deepresearch.Answer{{Question: "Which?", Answer: strings.Repeat("x", deepresearch.MaxTextBytes)}},
+		Language: strings.Repeat("x", deepresearch.MaxControlBytes)}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("text at the limits: %v", err)
+	}
+}

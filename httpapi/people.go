@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/deepresearch/deepresearch"
@@ -150,6 +151,14 @@ func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
 	if len(body.Answers) == 0 || len(body.Answers) > deepresearch.MaxClarifyingQuestions {
 		s.fail(w, badRequest(`"answers" must hold 1 to %d answers, one a question`, deepresearch.MaxClarifyingQuestions))
 		return
+	}
+	for i, a := range body.Answers {
+		// Checked here as well as by the run: the run reads them after
+		// this request has been answered.
+		if n := len(strings.TrimSpace(a)); n > deepresearch.MaxTextBytes {
+			s.fail(w, badRequest(`answer %d is %d bytes long; the limit is %d`, i+1, n, deepresearch.MaxTextBytes))
+			return
+		}
 	}
 	select {
 	case wt.answers <- body.Answers:

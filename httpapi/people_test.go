@@ -90,7 +90,7 @@ func (e *env) post(path, body string, want int) {
 // them, the answers reach the planner, and the run finishes.
 func TestClarifyOverHTTP(t *testing.T) {
 	m := &asking{Model: deepresearchtest.Model(0)}
-	e := newEnv(t, envOpts{model: m})
+	e := newEnv(t, envOpts{model: m, maxBody: 1 << 20})
 	id := e.start("How were undersea cables laid?").ID
 	ev := e.until(id, events.ClarificationRequested)
 	if qs := ev.Data.(events.ClarificationData).Questions; len(qs) != 2 || qs[1].Question != "Which ocean?" {
@@ -100,6 +100,9 @@ func TestClarifyOverHTTP(t *testing.T) {
 		t.Fatalf("status %s, want needs_input", st)
 	}
 	e.post("/v1/research/"+id+"/plan", `{"action":"accept"}`, http.StatusConflict) // not waiting for that
+	// An answer over the limit is refused before the run reads it; the
+	// run still waits for its answers.
+	e.post("/v1/research/"+id+"/input", `{"answers":["`+strings.Repeat("a", deepresearch.MaxTextBytes+1)+`"]}`, http.StatusBadRequest)
 	e.post("/v1/research/"+id+"/input", `{"answers":["telegraph, 1850-1870","the Atlantic"]}`, http.StatusAccepted)
 	e.ended(id)
 	if st := e.status(id); st != string(deepresearch.StatusFinished) {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,7 @@ type envOpts struct {
 	wrap        func(Runner) Runner
 	planTimeout time.Duration
 	planAction  string
+	maxBody     int64 // 0: 4096
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -108,7 +110,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if o.wrap != nil {
 		runner = o.wrap(r)
 	}
-	e.srv, err = New(Config{Runner: runner, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: 4096,
+	e.srv, err = New(Config{Runner: runner, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096),
 		Clock: e.clock, PlanTimeout: o.planTimeout, PlanTimeoutAction: o.planAction})
 	if err != nil {
 		t.Fatal(err)
