@@ -146,7 +146,11 @@ func HTML(title string, r *Report) (string, error) {
 		return "", fmt.Errorf("finalreport: html: %w", err)
 	}
 	var body bytes.Buffer
-	gm := goldmark.New(goldmark.WithExtensions(extension.GFM))
+	titles := make(map[int]string, len(r.References))
+	for _, ref := range r.References {
+		titles[ref.Number] = ref.Label()
+	}
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM, citeHTML{titles}))
 	if err := gm.Convert([]byte(md.String()), &body); err != nil {
 		return "", fmt.Errorf("finalreport: html: %w", err)
 	}
@@ -159,7 +163,7 @@ func HTML(title string, r *Report) (string, error) {
 <title>%s</title>
 <style>
 body{max-width:46rem;margin:2rem auto;padding:0 1rem;font:16px/1.6 system-ui,sans-serif;color:#1b1b1b}
-a[href^="#ref-"]{text-decoration:none;font-size:.8em;vertical-align:super}
+sup.cite a{text-decoration:none}
 ol.references{font-size:.9em}
 ol.references li:target{background:#fff3bf}
 pre{overflow:auto;background:#f5f5f5;padding:.75rem}

@@ -120,7 +120,9 @@ const htmlBody = "# Prices\n" +
 	"still code [2]\n" +
 	"```\n" +
 	"\n" +
-	"Inline `[2]` code.\n"
+	"Inline `[2]` code.\n" +
+	"\n" +
+	"A [link of its own](#ref-1) and a [[9]](#ref-9) stay links.\n"
 
 func TestHTML(t *testing.T) {
 	r := &Report{Body: htmlBody, References: renderRefs()}
@@ -138,10 +140,11 @@ func TestHTML(t *testing.T) {
 	}
 	for _, want := range []string{
 		"<title>&lt;script&gt;alert(1)&lt;/script&gt; &amp; prices</title>",
-		`<a href="#ref-1">[1]</a>`,
-		`<a href="#ref-2">[2]</a><a href="#ref-1">[1]</a>`,
-		`<a href="#ref-3">[3]</a>`,
-		`<a href="#ref-4">[4]</a>`,
+		`<sup class="cite" data-sids="1"><a href="#ref-1" title="Seven">[1]</a></sup>`,
+		`<sup class="cite" data-sids="2"><a href="#ref-2" title="Five [draft] &amp; &lt;more&gt;">[2]</a></sup><sup class="cite" data-sids="1"><a href="#ref-1" title="Seven">[1]</a></sup>`,
+		`<sup class="cite" data-sids="3"><a href="#ref-3" title="Spaced title">[3]</a></sup>`,
+		`<sup class="cite" data-sids="4"><a href="#ref-4" title="corpus/notes.md">[4]</a></sup>`,
+		`<a href="#ref-1">link of its own</a>`,
 		"<pre><code>literal [1]\n\nstill code [2]\n</code></pre>",
 		"<code>[2]</code>",
 		`<li id="ref-1" value="1"><a href="https://example.org/seven">Seven</a> (2024-03-15)</li>`,
@@ -156,8 +159,8 @@ func TestHTML(t *testing.T) {
 	if strings.Contains(page, "<script") {
 		t.Errorf("page contains a raw <script>")
 	}
-	if n := strings.Count(page, `href="#ref-`); n != 5 {
-		t.Errorf("%d citation links, want 5 (none in code)", n)
+	if n := strings.Count(page, `<sup class="cite"`); n != 5 {
+		t.Errorf("%d citations, want 5 (none in code, none for a link of the writer's own)", n)
 	}
 }
 
@@ -374,7 +377,7 @@ func TestRenderWrittenReport(t *testing.T) {
 				t.Errorf("%d reference entries, want %d", n, k)
 			}
 			for _, ref := range rep.References {
-				if !strings.Contains(page, `<a href="#ref-`+strconv.Itoa(ref.Number)+`">`) {
+				if n := strconv.Itoa(ref.Number); !strings.Contains(page, `<sup class="cite" data-sids="`+n+`"><a href="#ref-`+n+`" title="`) {
 					t.Errorf("no citation links to reference %d", ref.Number)
 				}
 			}

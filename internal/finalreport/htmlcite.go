@@ -1,0 +1,105 @@
+package finalreport
+
+import (
+	"html"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// The standalone page writes each citation in the citation protocol's HTML
+// form, <sup class="cite" data-sids="N"><a href="#ref-N" title="…">[N]</a></sup>,
+// as --style html and cite do, so a program reading the page finds its
+// citations the same way. Goldmark stays in safe mode (raw HTML in the
+// report is omitted): the tag comes from an AST node this file adds, not
+// from HTML in the text.
+
+// kindCite is the AST kind of a citation's <sup> wrapper.
+var kindCite = ast.NewNodeKind("Citation")
+
+// citeNode wraps the link of citation Number.
+type citeNode struct {
+	ast.BaseInline
+	Number int
+}
+
+func (n *citeNode) Kind() ast.NodeKind { return kindCite }
+
+func (n *citeNode) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, map[string]string{"Number": strconv.Itoa(n.Number)}, nil)
+}
+
+// citeHTML is the goldmark extension: a transformer that wraps each
+// citation link and a renderer for the wrapper. titles gives a reference
+// number's title, for the link's tooltip.
+type citeHTML struct{ titles map[int]string }
+
+func (e citeHTML) Extend(m goldmark.Markdown) {
+	m.Parser().AddOptions(parser.WithASTTransformers(util.Prioritized(citeTransformer(e), 500)))
+	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(citeRenderer{}, 500)))
+}
+
+type citeTransformer citeHTML
+
+// Transform wraps every link that is a citation: one whose destination is
+// "#ref-N" for a reference N of the page and whose text is "[N]". A link
+// the writer made itself to "#ref-N" with other text stays a plain link.
+func (t citeTransformer) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	var links []*ast.Link
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l, ok := n.(*ast.Link); ok && entering {
+			links = append(links, l)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, l := range links {
+		dest, ok := strings.CutPrefix(string(l.Destination), "#ref-")
+		if !ok {
+			continue
+		}
+		num, err := strconv.Atoi(dest)
+		title, known := t.titles[num]
+		if err != nil || !known || strconv.Itoa(num) != dest || linkText(l, src) != "["+dest+"]" {
+			continue
+		}
+		l.Title = []byte(title)
+		sup := &citeNode{Number: num}
+		parent := l.Parent()
+		parent.ReplaceChild(parent, l, sup)
+		sup.AppendChild(sup, l)
+	}
+}
+
+// linkText is the text of l's children.
+func linkText(l *ast.Link, src []byte) string {
+	var b strings.Builder
+	for c := l.FirstChild(); c != nil; c = c.NextSibling() {
+		t, ok := c.(*ast.Text)
+		if !ok {
+			return ""
+		}
+		b.Write(t.Segment.Value(src))
+	}
+	return b.String()
+}
+
+type citeRenderer struct{}
+
+func (citeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindCite, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			w.WriteString(`<sup class="cite" data-sids="` + html.EscapeString(strconv.Itoa(n.(*citeNode).Number)) + `">`)
+		} else {
+			w.WriteString("</sup>")
+		}
+		return ast.WalkContinue, nil
+	})
+}
