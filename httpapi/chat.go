@@ -16,10 +16,38 @@ import (
 // chatRequest is the part of an OpenAI chat completions request the server
 // reads; other members (temperature, tools, …) are accepted and ignored.
 type chatRequest struct {
-	Model    string        `json:"model"`
-	Messages []chatMessage `json:"messages"`
-	Stream   bool          `json:"stream"`
+	Model    string       `json:"model"`
+	Messages chatMessages `json:"messages"`
+	Stream   bool         `json:"stream"`
 }
+
+// chatMessages decodes the messages one by one, so an error names the
+// element it is in: "messages[2].role", not "messages.role".
+type chatMessages []chatMessage
+
+func (ms *chatMessages) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err // not an array: the decoder names "messages"
+	}
+	out := make(chatMessages, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &out[i]); err != nil {
+			return &elementError{Path: fmt.Sprintf("messages[%d]", i), Err: err}
+		}
+	}
+	*ms = out
+	return nil
+}
+
+// elementError is a JSON type error inside element Path of an array.
+type elementError struct {
+	Path string
+	Err  error
+}
+
+func (e *elementError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *elementError) Unwrap() error { return e.Err }
 
 type chatMessage struct {
 	Role    string          `json:"role"`

@@ -162,6 +162,8 @@ func TestBodyErrorsInUsersTerms(t *testing.T) {
 		{"/v1/chat/completions", `[1]`, "must be a JSON object"},
 		{"/v1/chat/completions", `{"messages":{}}`, `"messages" must be an array, not an object`},
 		{"/v1/chat/completions", `{"stream":"yes","messages":[]}`, `"stream" must be a boolean, not a string`},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"q"},"hi"]}`, `messages[1] must be an object, not a string`},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"q"},{"role":"user","content":"q"},{"role":7}]}`, `messages[2].role must be a string, not a number`},
 	} {
 		res := e.do("POST", tc.path, tc.body)
 		var body struct{ Error apiError }

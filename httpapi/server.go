@@ -422,9 +422,15 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 	var mbe *http.MaxBytesError
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var ee *elementError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ee) && errors.As(ee.Err, &te):
+		if te.Field == "" {
+			return badRequest("%s must be %s, not %s", ee.Path, jsonkind.Of(te.Type), jsonWord(te.Value))
+		}
+		return badRequest("%s.%s must be %s, not %s", ee.Path, te.Field, jsonkind.Of(te.Type), jsonWord(te.Value))
 	case errors.As(err, &mbe):
 		return &requestError{http.StatusRequestEntityTooLarge, typeInvalid, fmt.Sprintf("the body is larger than %d bytes", mbe.Limit)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
