@@ -55,3 +55,38 @@ func TestOffTopicCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestNoEvidencePartCheck: a part of an answer saying "no evidence" is a
+// problem only when an expected document was kept and the answer cites
+// it nowhere; a part with nothing to say beside a cited expected
+// document is counted, not flagged.
+func TestNoEvidencePartCheck(t *testing.T) {
+	doc := func(context.Context, string) (eval.Doc, error) {
+		return eval.Doc{Title: "Cables", Text: "undersea cables are repaired by ships"}, nil
+	}
+	qs := []eval.Question{{ID: "p01", Question: "How are undersea cables repaired?", Expect: []string{"cables.md"}}}
+	for _, tc := range []struct {
+		name    string
+		answer  eval.Answer
+		flagged bool
+	}{
+		{"kept, cited nowhere", eval.Answer{Kept: []string{"cables.md"}, NoEvidenceParts: 2}, true},
+		{"kept and cited elsewhere", eval.Answer{Kept: []string{"cables.md"}, Cited: []string{"cables.md"}, NoEvidenceParts: 1}, false},
+		{"not kept", eval.Answer{Kept: []string{"other.md"}, NoEvidenceParts: 1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			answer := func(context.Context, string) (eval.Answer, error) { return tc.answer, nil }
+			s, rs, err := eval.Evaluate(context.Background(), "research", qs, answer, doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.NoEvidenceParts != tc.answer.NoEvidenceParts || rs[0].NoEvidencePartKept != tc.flagged || (s.NoEvidencePartsKept == 1) != tc.flagged {
+				t.Errorf("parts %d, kept %d, flagged %v; want %d parts, flagged %v", s.NoEvidenceParts, s.NoEvidencePartsKept, rs[0].NoEvidencePartKept, tc.answer.NoEvidenceParts, tc.flagged)
+			}
+			c := eval.Comparison{Research: s, ResearchResults: rs, Baseline: s}
+			if got := len(c.Problems()) == 1; got != tc.flagged {
+				t.Errorf("problems %q; flagged %v", c.Problems(), tc.flagged)
+			}
+		})
+	}
+}

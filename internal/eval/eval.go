@@ -89,6 +89,9 @@ type Answer struct {
 	// NoEvidence says the answer reported that the sources hold no
 	// evidence for the question.
 	NoEvidence bool
+	// NoEvidenceParts counts the report's parts that say the sources hold
+	// no evidence for that part of the question.
+	NoEvidenceParts int
 }
 
 // Doc is a document of the corpus as the checks read it.
@@ -115,6 +118,9 @@ type Result struct {
 	// NoEvidenceKept: the answer said "no evidence" although an expected
 	// document was among the kept ones.
 	NoEvidenceKept bool
+	// NoEvidencePartKept: a part of the answer said "no evidence" although
+	// an expected document was kept and the answer cites it nowhere.
+	NoEvidencePartKept bool
 }
 
 // Summary is one system's figures over all questions.
@@ -130,6 +136,10 @@ type Summary struct {
 	SecondHops      int // on-topic as second hops only
 	NoEvidence      int // answers saying the sources hold no evidence
 	NoEvidenceKept  int // of those, answers whose kept documents held an expected one
+	// NoEvidenceParts: parts of answers saying the sources hold no
+	// evidence for them; NoEvidencePartsKept: answers with such a part
+	// whose kept documents held an expected one they cite nowhere.
+	NoEvidenceParts, NoEvidencePartsKept int
 }
 
 // Evaluate answers every question with answer and scores the citations.
@@ -151,6 +161,13 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 			if slices.ContainsFunc(q.Expect, func(e string) bool { return slices.Contains(a.Kept, e) }) {
 				r.NoEvidenceKept = true
 				s.NoEvidenceKept++
+			}
+		}
+		if a.NoEvidenceParts > 0 {
+			s.NoEvidenceParts += a.NoEvidenceParts
+			if slices.ContainsFunc(q.Expect, func(e string) bool { return slices.Contains(a.Kept, e) && !slices.Contains(a.Cited, e) }) {
+				r.NoEvidencePartKept = true
+				s.NoEvidencePartsKept++
 			}
 		}
 		t, err := checkTopics(ctx, q.Question, q.Expect, cited, doc)
@@ -275,6 +292,9 @@ func Table(w io.Writer, sums ...Summary) {
 	row("second hops (no key term; the document of a name a cited passage quotes)", func(s Summary) string { return fmt.Sprint(s.SecondHops) })
 	row(`"no evidence" answers (an expected document kept)`, func(s Summary) string {
 		return fmt.Sprintf("%d (%d)", s.NoEvidence, s.NoEvidenceKept)
+	})
+	row(`parts saying "no evidence for this part" (answers with an expected document kept, not cited)`, func(s Summary) string {
+		return fmt.Sprintf("%d (%d)", s.NoEvidenceParts, s.NoEvidencePartsKept)
 	})
 }
 

@@ -57,6 +57,7 @@ func Research(run Run) Answerer {
 			final = revised
 		}
 		a.NoEvidence = strings.Contains(final, extractive.NoReportEvidence)
+		a.NoEvidenceParts = strings.Count(final, extractive.NoSectionEvidence)
 		return a, nil
 	}
 }
@@ -145,6 +146,9 @@ func (c *Comparison) Problems() []string {
 		if r.NoEvidenceKept {
 			out = append(out, fmt.Sprintf("%s %q: the report says \"no evidence\" although the filter kept an expected document (kept %v)", r.ID, r.Question.Question, r.Kept))
 		}
+		if r.NoEvidencePartKept {
+			out = append(out, fmt.Sprintf("%s %q: a part of the report says \"no evidence\" although the filter kept an expected document it cites nowhere (kept %v, cited %v)", r.ID, r.Question.Question, r.Kept, r.Cited))
+		}
 		if len(r.OffTopic) > 0 {
 			out = append(out, fmt.Sprintf("%s %q cites documents sharing no key term with it, none a second hop: %v", r.ID, r.Question.Question, r.OffTopic))
 		}
@@ -177,6 +181,9 @@ func (c *Comparison) Print(w io.Writer, verbose bool) {
 		fmt.Fprintf(w, "%s %s %q recall %.2f (baseline %.2f)\n  expected %v\n  research %v\n  baseline %v\n", mark, r.ID, r.Question.Question, r.Recall, b.Recall, r.Expect, r.Cited, b.Cited)
 		if r.NoEvidence {
 			fmt.Fprintf(w, "  research said no evidence; kept %v\n", r.Kept)
+		}
+		if r.NoEvidenceParts > 0 {
+			fmt.Fprintf(w, "  %d parts said no evidence; kept %v\n", r.NoEvidenceParts, r.Kept)
 		}
 		if len(r.OffTopic) > 0 {
 			fmt.Fprintf(w, "  off-topic %v\n", r.OffTopic)
