@@ -166,6 +166,14 @@ func TestChromaRun(t *testing.T) {
 	if !strings.Contains(rep.Text, "999.0") {
 		t.Errorf("the report does not quote the row:\n%s", rep.Text)
 	}
+	// Seed 003's envelope: the collection by its own name, the type chromadb.
+	doc, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(doc.CollectionsUsed, []string{"catalog"}) || !slices.Equal(doc.SourceTypes, []string{"chromadb"}) {
+		t.Errorf("collections_used %q, source_types %q; want [catalog] and [chromadb]", doc.CollectionsUsed, doc.SourceTypes)
+	}
 	for _, st := range rep.CitedSources(nil) {
 		if want := st.Location.String() + ": product_id: SKU00"; !strings.Contains(st.Text, want) {
 			t.Errorf("text read of %s at %v: %q, want the row (%q)", st.Title, st.Location, st.Text, want)

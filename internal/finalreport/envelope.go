@@ -92,13 +92,13 @@ func envelope(doc *Document, r *Report, v *view, x Extra) {
 	}
 	used := func(sid int, s source.Source, cited bool) UsedSource {
 		return UsedSource{SID: sid, URL: s.URL, Title: cmp.Or(source.Clean(s.Title), s.Label()), Text: excerpt(texts[sourceKey(s)]),
-			Type: s.Kind(), Published: s.Published, Modified: s.Modified, Cited: cited, Relevance: rels[sourceKey(s)]}
+			Type: s.Type(), Published: s.Published, Modified: s.Modified, Cited: cited, Relevance: rels[sourceKey(s)]}
 	}
 	doc.SourcesUsed, doc.UsageSIDs = []UsedSource{}, []int{}
 	doc.CollectionsUsed, doc.SourceTypes = []string{}, []string{}
 	for _, ref := range doc.References {
 		doc.SourcesUsed = append(doc.SourcesUsed, used(ref.Number, ref.Source, true))
-		doc.SourceTypes = append(doc.SourceTypes, ref.Kind())
+		doc.SourceTypes = append(doc.SourceTypes, ref.Type())
 		if c := ref.Collection(); !slices.Contains(doc.CollectionsUsed, c) {
 			doc.CollectionsUsed = append(doc.CollectionsUsed, c)
 		}

@@ -47,6 +47,22 @@ const (
 // ChannelCorpus is the Channel of documents from the local corpus.
 const ChannelCorpus = "corpus"
 
+// ChannelChroma is the Channel of records of a Chroma collection.
+const ChannelChroma = "chroma"
+
+// TypeChroma is Type's name for a record of a Chroma collection, as seed
+// 003's source_types has it.
+const TypeChroma = "chromadb"
+
+// Type is the source's type as the JSON report's source_types names it:
+// TypeChroma for a record of a Chroma collection, else its Kind.
+func (s Source) Type() string {
+	if s.Channel == ChannelChroma {
+		return TypeChroma
+	}
+	return s.Kind()
+}
+
 // Kind is KindLocal for a document of a local collection — found by the
 // corpus (Channel "corpus"), addressed by a file: URL, or with no URL but
 // an ID — and KindWeb for everything else.
@@ -76,10 +92,22 @@ func (s Source) Path() string {
 // Collection is the collection a source belongs to, as the JSON report's
 // collections_used lists them: for a local document, the folder its file
 // sits in ("docs/api" for "docs/api/io.md"), or its channel ("corpus")
-// for a file at the top of the collection; for a web page, "web".
+// for a file at the top of the collection; for a record of a store that
+// names its records CHANNEL:COLLECTION/SOURCE or CHANNEL:COLLECTION#ID
+// (a Chroma collection: "chroma:catalog/techmart_catalog.csv"), the
+// collection ("catalog"); for a web page, "web".
 func (s Source) Collection() string {
 	if s.Kind() == KindWeb {
 		return KindWeb
+	}
+	if ch := Clean(s.Channel); ch != "" && ch != ChannelCorpus {
+		if rest, ok := strings.CutPrefix(Clean(s.ID), ch+":"); ok {
+			if c, _, _ := strings.Cut(rest, "/"); c != "" {
+				if c, _, _ = strings.Cut(c, "#"); c != "" {
+					return c
+				}
+			}
+		}
 	}
 	if dir := path.Dir(strings.TrimPrefix(s.Path(), "/")); dir != "." && dir != "/" && dir != "" {
 		return dir

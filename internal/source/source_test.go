@@ -144,9 +144,15 @@ func TestKindAndCollection(t *testing.T) {
 		{"corpus, at the top", Source{ID: "glossary.org", URL: "file:///c/glossary.org", Channel: "corpus"}, KindLocal, "glossary.org", "corpus"},
 		{"file URL", Source{URL: "FILE:///c/notes/n.txt"}, KindLocal, "/c/notes/n.txt", "c/notes"},
 		{"no URL", Source{ID: "n.txt", Channel: "search"}, KindLocal, "n.txt", "search"},
+		{"a Chroma record of a source", Source{ID: "chroma:catalog/techmart_catalog.csv", Channel: "chroma"}, KindLocal, "chroma:catalog/techmart_catalog.csv", "catalog"},
+		{"a Chroma record without a source", Source{ID: "chroma:faq#note_1", Channel: "chroma"}, KindLocal, "chroma:faq#note_1", "faq"},
+		{"another channel's prefix", Source{ID: "chroma:faq/x.csv", Channel: "search"}, KindLocal, "chroma:faq/x.csv", "chroma:faq"},
 	} {
 		if k, p, c := tc.src.Kind(), tc.src.Path(), tc.src.Collection(); k != tc.kind || p != tc.path || c != tc.coll {
 			t.Errorf("%s: Kind, Path, Collection = %q, %q, %q; want %q, %q, %q", tc.name, k, p, c, tc.kind, tc.path, tc.coll)
+		}
+		if want := map[bool]string{true: TypeChroma, false: tc.kind}[tc.src.Channel == "chroma"]; tc.src.Type() != want {
+			t.Errorf("%s: Type = %q, want %q", tc.name, tc.src.Type(), want)
 		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // ChannelChroma is the Result.Channel of a Chroma collection's results.
-const ChannelChroma = "chroma"
+const ChannelChroma = source.ChannelChroma
 
 // Chroma's defaults and the variables ChromaConfig falls back to.
 const (
