@@ -27,6 +27,8 @@ test("the page researches a question and links its citations", async () => {
     await page.click("#go");
     await page.waitForSelector("#agents li.finished", { timeout: 30000 });
     await page.waitForSelector("#report:not([hidden]) #references li", { timeout: 30000 });
+    // The status line says how many research cycles ran and why the loop ended.
+    await page.waitForFunction(() => /^Done: \d+ references, \d+ research cycles? \(the loop ended: [a-z ]+\)\.$/.test(document.getElementById("status").textContent), null, { timeout: 30000 });
     const agents = await page.locator("#agents li").count();
     assert.ok(agents >= 1, "no agent progress was shown");
     const cite = page.locator("#body a.cite").first();

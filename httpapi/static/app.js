@@ -37,6 +37,7 @@ function authHeaders() {
 const agents = new Map(); // plan index -> {li, state, detail, searches, sources}
 const cycles = new Map(); // cycle number -> {li, verdict}
 const cycleVerdicts = new Map(); // cycle number -> verdict, before its row exists
+let loopSummary = ""; // from run.finished: the cycles run and why the loop ended
 
 function agentRow(index, title) {
   let a = agents.get(index);
@@ -182,6 +183,11 @@ function onEvent(ev) {
     case "report.delta": $("draft").append(document.createTextNode(d.text || "")); break;
     case "run.resumed": setStatus("Resumed after the server stopped (attempt " + d.attempt + ")…"); break;
     case "stream.reset": if (ev.agent === -1) $("draft").textContent = d.text || ""; break;
+    case "run.finished": {
+      const n = d.cycles || 0;
+      loopSummary = n ? ", " + n + (n === 1 ? " research cycle" : " research cycles") + (d.loop_end ? " (the loop ended: " + d.loop_end.replace(/_/g, " ") + ")" : "") : "";
+      break;
+    }
     case "error": setStatus("The run failed: " + d.error, true); break;
   }
 }
@@ -239,7 +245,7 @@ async function showReport(id) {
   }
   $("report").hidden = false;
   $("draftbox").hidden = true;
-  setStatus("Done: " + refs.size + " references.");
+  setStatus("Done: " + refs.size + " references" + loopSummary + ".");
 }
 
 async function ask(e) {
@@ -249,6 +255,7 @@ async function ask(e) {
   $("go").disabled = true;
   agents.clear();
   cycles.clear();
+  loopSummary = "";
   cycleVerdicts.clear();
   $("agents").replaceChildren();
   $("draft").replaceChildren();
