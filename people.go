@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 
@@ -36,6 +37,13 @@ type (
 	ClarificationAnsweredData = events.ClarificationAnsweredData
 	PlanReviewData            = events.PlanReviewData
 	PlanAcceptedData          = events.PlanAcceptedData
+)
+
+// The journal scopes of a person's answers (journal.Ask): the stage
+// "person" is never made live.
+const (
+	scopeAskPerson    = "person/clarify"
+	scopeReviewPerson = "person/review"
 )
 
 // Clarify modes (Request.Clarify).
@@ -88,6 +96,11 @@ type Plan struct {
 	Tasks []PlanTask `json:"tasks"`
 	// MaxCycles is the run's cycle budget (0: the request's).
 	MaxCycles int `json:"max_cycles,omitempty"`
+	// Asked is when the plan was first put to review, in a plan given to
+	// Hooks.Review (for a resumed run, its earlier attempt's time; zero
+	// when the run keeps no journal): a deadline for the review runs from
+	// then. A run given a plan ignores it.
+	Asked time.Time `json:"asked,omitzero"`
 }
 
 // Validate reports the first thing wrong with p: no task, too many, or a
@@ -264,7 +277,11 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	em.Emit(runLevel, "", events.ClarificationData{Questions: slices.Clone(cs)})
 	var got []string
 	if req.Hooks != nil && req.Hooks.Ask != nil {
-		if got, err = req.Hooks.Ask(ctx, slices.Clone(cs)); err != nil {
+		// The answers are journaled: a resumed run does not ask again.
+		got, err = journal.Ask(journal.WithScope(ctx, scopeAskPerson), cs, func(time.Time) ([]string, error) {
+			return req.Hooks.Ask(ctx, slices.Clone(cs))
+		})
+		if err != nil {
 			return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
 		}
 	}
@@ -293,7 +310,14 @@ func (r *Researcher) review(ctx context.Context, req Request, tasks []agent.Task
 	}
 	proposed := planTasksOf(tasks)
 	em.Emit(runLevel, "", events.PlanReviewData{Tasks: proposed, MaxCycles: req.MaxCycles})
-	got, err := req.Hooks.Review(ctx, Plan{Question: req.Question, Tasks: slices.Clone(proposed), MaxCycles: req.MaxCycles})
+	plan := Plan{Question: req.Question, Tasks: slices.Clone(proposed), MaxCycles: req.MaxCycles}
+	// The review is journaled: a resumed run does not ask again, and one
+	// still waiting knows since when.
+	got, err := journal.Ask(journal.WithScope(ctx, scopeReviewPerson), plan, func(asked time.Time) (Plan, error) {
+		p := plan
+		p.Asked = asked
+		return req.Hooks.Review(ctx, p)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
@@ -350,5 +351,81 @@ func TestPeopleTextBounded(t *testing.T) {
 		Language: strings.Repeat("x", deepresearch.MaxControlBytes)}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("text at the limits: %v", err)
+	}
+}
+
+// TestPeoplesWordSurvivesRestart: a durable run whose person answered its
+// clarifying questions and edited its plan is cut off as its agents
+// start; resumed from its journal, it asks nobody again (Hooks that fail
+// the test), its planner is not called again, and it researches the
+// edited plan with the answers.
+func TestPeoplesWordSurvivesRestart(t *testing.T) {
+	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`,
+		search: thomsonSearch, clarify: twoQuestions}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	js := &journals{}
+	req := deepresearch.Request{Question: loopQuestion, RunID: "people", ReviewPlan: true}
+	req.Hooks = &deepresearch.Hooks{
+		Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+			return []string{"the 1858 cable", "only the galvanometer"}, nil
+		},
+		Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			if p.Asked.IsZero() {
+				t.Error("a plan put to review in a durable run has no Asked time")
+			}
+			p.Tasks = []deepresearch.PlanTask{p.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
+			return p, nil
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var stored []deepresearch.Event
+	killed := false
+	_, err := r.ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, func(e deepresearch.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if killed {
+			return
+		}
+		stored = append(stored, e)
+		if e.Type == events.AgentStarted {
+			killed = true
+			cancel()
+		}
+	})
+	cancel()
+	if !killed || err == nil {
+		t.Fatalf("the run was not cut off (err %v)", err)
+	}
+
+	req.Hooks = &deepresearch.Hooks{
+		Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+			t.Error("the resumed run asked its questions again")
+			return nil, nil
+		},
+		Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			t.Error("the resumed run put its plan to review again")
+			return p, nil
+		},
+	}
+	rec := &recorder{}
+	rep, err := r.ResearchDurable(context.Background(), req, deepresearch.Durable{Journal: js, Prior: stored}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, sec := range rep.Sections {
+		titles = append(titles, sec.Task.Title)
+	}
+	if want := []string{"Signalling theory", "Thomson's inventions"}; !slices.Equal(titles, want) {
+		t.Errorf("sections %q, want %q", titles, want)
+	}
+	if len(rep.Clarifications) != 2 || rep.Clarifications[1].Answer != "only the galvanometer" {
+		t.Errorf("report clarifications: %+v", rep.Clarifications)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.planned) != 1 || !strings.Contains(s.planned[0], "→ only the galvanometer") {
+		t.Errorf("the planner's messages: %q", s.planned)
 	}
 }
