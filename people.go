@@ -46,6 +46,18 @@ const (
 	scopeReviewPerson = "person/review"
 )
 
+// Review modes (Request.Review): which of a run's plans are put to
+// review.
+const (
+	// ReviewFirstPlan: the first plan only, when Request.ReviewPlan is
+	// set (the default).
+	ReviewFirstPlan = "first_plan"
+	// ReviewEveryCycle: the first plan and each later research cycle's
+	// follow-up tasks. A later cycle's plan rejected ends the research:
+	// the report is written from what was found.
+	ReviewEveryCycle = "every_cycle"
+)
+
 // Clarify modes (Request.Clarify).
 const (
 	// ClarifyAuto: the model decides whether the question needs
@@ -94,8 +106,13 @@ type Plan struct {
 	// Tasks are researched in this order; Index and ID are renumbered
 	// from their positions when the plan is run.
 	Tasks []PlanTask `json:"tasks"`
-	// MaxCycles is the run's cycle budget (0: the request's).
+	// MaxCycles is the run's cycle budget (0: the request's). A reviewer
+	// may change it: the run then has that many cycles in all.
 	MaxCycles int `json:"max_cycles,omitempty"`
+	// Cycle is the research cycle the tasks are for, in a plan given to
+	// Hooks.Review: 0 for the first plan, 2 and later for a later cycle's
+	// follow-ups (Request.Review ReviewEveryCycle).
+	Cycle int `json:"cycle,omitempty"`
 	// Asked is when the plan was first put to review, in a plan given to
 	// Hooks.Review (for a resumed run, its earlier attempt's time; zero
 	// when the run keeps no journal): a deadline for the review runs from
@@ -150,6 +167,11 @@ func (req Request) validatePeople() error {
 	case "", ClarifyAuto, ClarifyNever:
 	default:
 		return &RequestError{Field: "clarify", Problem: fmt.Sprintf("is %q; want auto or never", req.Clarify)}
+	}
+	switch req.Review {
+	case "", ReviewFirstPlan, ReviewEveryCycle:
+	default:
+		return &RequestError{Field: "review", Problem: fmt.Sprintf("is %q; want first_plan or every_cycle", req.Review)}
 	}
 	if req.Length < 0 || req.Length > MaxLength {
 		return &RequestError{Field: "length", Problem: fmt.Sprintf("is %d; it must be between 1 and %d words (or left out)", req.Length, MaxLength)}
@@ -302,31 +324,114 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	return answers, u, nil
 }
 
+// reviewing reports whether req has its plans reviewed.
+func (req Request) reviewing() bool {
+	return (req.ReviewPlan || req.Review == ReviewEveryCycle) && req.Hooks != nil && req.Hooks.Review != nil
+}
+
 // review shows the plan to Hooks.Review, when req asks for it, and
-// returns the tasks to research.
-func (r *Researcher) review(ctx context.Context, req Request, tasks []agent.Task, em *events.Emitter) ([]agent.Task, error) {
-	if !req.ReviewPlan || req.Hooks == nil || req.Hooks.Review == nil {
+// returns the tasks to research; a cycle budget the reviewer set becomes
+// req's.
+func (r *Researcher) review(ctx context.Context, req *Request, tasks []agent.Task, em *events.Emitter) ([]agent.Task, error) {
+	if !req.reviewing() {
 		return tasks, nil
 	}
 	proposed := planTasksOf(tasks)
-	em.Emit(runLevel, "", events.PlanReviewData{Tasks: proposed, MaxCycles: req.MaxCycles})
-	plan := Plan{Question: req.Question, Tasks: slices.Clone(proposed), MaxCycles: req.MaxCycles}
-	// The review is journaled: a resumed run does not ask again, and one
-	// still waiting knows since when.
-	got, err := journal.Ask(journal.WithScope(ctx, scopeReviewPerson), plan, func(asked time.Time) (Plan, error) {
+	got, err := askReview(journal.WithScope(ctx, scopeReviewPerson), *req, proposed, 0, em)
+	if err != nil {
+		return nil, err
+	}
+	accepted := tasksOf(req.Question, got.Tasks)
+	if got.MaxCycles > 0 {
+		req.MaxCycles = got.MaxCycles
+	}
+	d := planEdits(proposed, planTasksOf(accepted))
+	d.MaxCycles = got.MaxCycles
+	em.Emit(runLevel, "", d)
+	return accepted, nil
+}
+
+// askReview puts a plan of tasks for cycle to Hooks.Review (after the
+// event that says so) and returns the reviewed plan, checked. The review
+// is journaled: a resumed run does not ask again, and one still waiting
+// knows since when.
+func askReview(ctx context.Context, req Request, tasks []PlanTask, cycle int, em *events.Emitter) (Plan, error) {
+	em.Emit(runLevel, "", events.PlanReviewData{Tasks: tasks, MaxCycles: req.MaxCycles, Cycle: cycle})
+	plan := Plan{Question: req.Question, Tasks: slices.Clone(tasks), MaxCycles: req.MaxCycles, Cycle: cycle}
+	got, err := journal.Ask(ctx, plan, func(asked time.Time) (Plan, error) {
 		p := plan
 		p.Asked = asked
 		return req.Hooks.Review(ctx, p)
 	})
 	if err != nil {
-		return nil, err
+		return Plan{}, err
 	}
 	if err := got.Validate(); err != nil {
-		return nil, fmt.Errorf("the reviewed plan: %w", err)
+		return Plan{}, fmt.Errorf("the reviewed plan: %w", err)
 	}
-	accepted := tasksOf(req.Question, got.Tasks)
-	em.Emit(runLevel, "", planEdits(proposed, planTasksOf(accepted)))
-	return accepted, nil
+	return got, nil
+}
+
+// reviewCycle shows a later cycle's follow-up tasks to Hooks.Review, when
+// req asks for every cycle's (ReviewEveryCycle), and returns the tasks to
+// research: a task the reviewer kept (by title) keeps the part and gap it
+// follows up, a task added follows up the question as a whole. A plan
+// rejected ends the research (events.LoopPlanRejected); a cycle budget
+// the reviewer set becomes the run's.
+func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) ([]agent.Task, string, error) {
+	if l.req.Review != ReviewEveryCycle || !l.req.reviewing() {
+		return tasks, "", nil
+	}
+	proposed := make([]PlanTask, len(tasks))
+	byTitle := map[string]agent.Task{}
+	for i, t := range tasks {
+		proposed[i] = PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
+		byTitle[t.Title] = t
+	}
+	em := l.em.InCycle(cycle)
+	got, err := askReview(journal.WithScope(ctx, scopeReviewPerson+"/c"+strconv.Itoa(cycle)), l.req, proposed, cycle, em)
+	switch {
+	case errors.Is(err, ErrPlanRejected):
+		l.log.Info().Int("cycle", cycle).Msg("a later cycle's plan was rejected; writing from what was found")
+		em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []PlanTask{}, Edited: true, Removed: taskTitles(proposed), Cycle: cycle})
+		return nil, events.LoopPlanRejected, nil
+	case err != nil:
+		return nil, "", err
+	}
+	if got.MaxCycles > 0 {
+		l.req.MaxCycles = got.MaxCycles
+		if got.MaxCycles < cycle {
+			return nil, events.LoopMaxCycles, nil // the reviewer's budget has no room for this cycle
+		}
+	}
+	accepted := make([]agent.Task, len(got.Tasks))
+	for i, pt := range got.Tasks {
+		q := strings.Join(strings.Fields(pt.Question), " ")
+		title := cmp.Or(strings.Join(strings.Fields(pt.Title), " "), q)
+		t, ok := byTitle[title]
+		if !ok {
+			t = agent.Task{Objective: l.req.Question}
+		}
+		t.Title, t.Question = title, q
+		accepted[i] = t
+	}
+	pts := make([]PlanTask, len(accepted))
+	for i, t := range accepted {
+		pts[i] = PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
+	}
+	d := planEdits(proposed, pts)
+	d.MaxCycles, d.Cycle = got.MaxCycles, cycle
+	em.Emit(runLevel, "", d)
+	return accepted, "", nil
+}
+
+// taskTitles are the titles of tasks.
+func taskTitles(tasks []PlanTask) []string {
+	out := make([]string, len(tasks))
+	for i, t := range tasks {
+		out[i] = t.Title
+	}
+	return out
 }
 
 // planEdits says how accepted differs from proposed, task by title.

@@ -429,3 +429,102 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 		t.Errorf("the planner's messages: %q", s.planned)
 	}
 }
+
+// TestReviewEveryCycle: with review every_cycle, the follow-ups of a
+// later cycle are put to review too (Plan.Cycle 2, each with the part it
+// follows up), and what the reviewer accepts is what cycle 2 researches;
+// a later plan rejected ends the research and the report is written from
+// cycle 1. Without it only the first plan is reviewed.
+func TestReviewEveryCycle(t *testing.T) {
+	run := func(t *testing.T, review string, second func(deepresearch.Plan) (deepresearch.Plan, error)) ([]deepresearch.Plan, *deepresearch.Report, *recorder) {
+		t.Helper()
+		s := &script{plan: onePart, search: thomsonSearch, assess: followUp}
+		r := scriptedResearcher(t, s, deepresearch.Config{})
+		var plans []deepresearch.Plan
+		hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			plans = append(plans, p)
+			if len(plans) == 1 {
+				return p, nil
+			}
+			return second(p)
+		}}
+		rec := &recorder{}
+		rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Review: review, Hooks: hooks}, rec.sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCitations(t, rep, rec)
+		return plans, rep, rec
+	}
+
+	t.Run("edited", func(t *testing.T) {
+		plans, rep, rec := run(t, deepresearch.ReviewEveryCycle, func(p deepresearch.Plan) (deepresearch.Plan, error) {
+			p.Tasks = append(p.Tasks, deepresearch.PlanTask{Title: "Kelvin's compass", Question: "What compass did William Thomson design?"})
+			return p, nil
+		})
+		if len(plans) != 2 || plans[0].Cycle != 0 || plans[1].Cycle != 2 || len(plans[1].Tasks) != 1 || plans[1].Tasks[0].Part != "t1" {
+			t.Fatalf("plans reviewed: %+v", plans)
+		}
+		cycles := rec.of(events.CycleStarted)
+		if len(cycles) != 2 {
+			t.Fatalf("%d cycles", len(cycles))
+		}
+		c2 := cycles[1].Data.(events.CycleStartedData).Tasks
+		if len(c2) != 2 || c2[0].Part != "t1" || c2[0].Gap == "" || c2[1].Title != "Kelvin's compass" || c2[1].Part != "" {
+			t.Errorf("cycle 2 researched %+v", c2)
+		}
+		acc := rec.of(events.PlanAccepted)
+		if len(acc) != 2 {
+			t.Fatalf("%d plan.accepted", len(acc))
+		}
+		if d := acc[1].Data.(deepresearch.PlanAcceptedData); d.Cycle != 2 || !slices.Equal(d.Added, []string{"Kelvin's compass"}) {
+			t.Errorf("cycle 2's plan.accepted: %+v", d)
+		}
+		if rep.Cycles != 2 {
+			t.Errorf("%d cycles", rep.Cycles)
+		}
+	})
+	t.Run("rejected", func(t *testing.T) {
+		plans, rep, _ := run(t, deepresearch.ReviewEveryCycle, func(deepresearch.Plan) (deepresearch.Plan, error) {
+			return deepresearch.Plan{}, deepresearch.ErrPlanRejected
+		})
+		if len(plans) != 2 || rep.Cycles != 1 || rep.LoopEnd != events.LoopPlanRejected || len(rep.References) == 0 {
+			t.Errorf("%d plans reviewed; %d cycles, loop end %q, %d references", len(plans), rep.Cycles, rep.LoopEnd, len(rep.References))
+		}
+	})
+	t.Run("first plan only", func(t *testing.T) {
+		plans, rep, _ := run(t, "", func(p deepresearch.Plan) (deepresearch.Plan, error) {
+			t.Error("a later cycle's plan was reviewed")
+			return p, nil
+		})
+		if len(plans) != 1 || rep.Cycles != 2 {
+			t.Errorf("%d plans reviewed, %d cycles", len(plans), rep.Cycles)
+		}
+	})
+}
+
+// TestReviewedCycleBudget: a reviewer's max_cycles is the run's budget:
+// cut to 1, the run that would have had a second cycle has one.
+func TestReviewedCycleBudget(t *testing.T) {
+	s := &script{plan: onePart, search: thomsonSearch, assess: followUp}
+	r := scriptedResearcher(t, s, deepresearch.Config{})
+	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+		if p.MaxCycles < 2 {
+			t.Errorf("the plan's budget is %d cycles", p.MaxCycles)
+		}
+		p.MaxCycles = 1
+		return p, nil
+	}}
+	rec := &recorder{}
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Hooks: hooks}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cycles != 1 || rep.LoopEnd != events.LoopMaxCycles {
+		t.Errorf("%d cycles, loop end %q; want 1, %q", rep.Cycles, rep.LoopEnd, events.LoopMaxCycles)
+	}
+	if acc := rec.of(events.PlanAccepted); len(acc) != 1 || acc[0].Data.(deepresearch.PlanAcceptedData).MaxCycles != 1 {
+		t.Errorf("plan.accepted: %+v", acc)
+	}
+	checkCitations(t, rep, rec)
+}

@@ -235,7 +235,7 @@ func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := p.(events.PlanReviewData)
-	writeJSON(w, http.StatusOK, deepresearch.Plan{Question: run.Question, Tasks: d.Tasks, MaxCycles: d.MaxCycles})
+	writeJSON(w, http.StatusOK, deepresearch.Plan{Question: run.Question, Tasks: d.Tasks, MaxCycles: d.MaxCycles, Cycle: d.Cycle})
 }
 
 // postPlan reviews a run's plan: {"action": "accept"} (the plan as
