@@ -161,6 +161,43 @@ type Hooks struct {
 	Review func(ctx context.Context, plan Plan) (Plan, error)
 }
 
+// PeopleDefaults are the people-in-the-loop members a Request takes when
+// it leaves them zero (Config.People; the settings research.clarify,
+// .review_plan and .review, output.length, .language and .audience).
+// ReviewPlan true turns review on for every run: a request cannot turn
+// it off, and a run without Hooks.Review is not reviewed anyway.
+type PeopleDefaults struct {
+	Clarify    string // ClarifyAuto ("") or ClarifyNever
+	ReviewPlan bool
+	Review     string // ReviewFirstPlan ("") or ReviewEveryCycle
+	Length     int    // words, 0 to MaxLength
+	Language   string // at most MaxControlBytes
+	Audience   string // at most MaxControlBytes
+}
+
+// check reports the first default a request could not have.
+func (d PeopleDefaults) check() error {
+	return Request{Clarify: d.Clarify, Review: d.Review, Length: d.Length, Language: d.Language, Audience: d.Audience}.validatePeople()
+}
+
+// fill gives req's zero people-in-the-loop members d's values. The
+// defaults' defaults (auto, first_plan) are left out, so that a request
+// is the same under the default settings as under none (its journal's
+// manifest compares equal).
+func (d PeopleDefaults) fill(req Request) Request {
+	if req.Clarify == "" && d.Clarify != ClarifyAuto {
+		req.Clarify = d.Clarify
+	}
+	req.ReviewPlan = req.ReviewPlan || d.ReviewPlan
+	if req.Review == "" && d.Review != ReviewFirstPlan {
+		req.Review = d.Review
+	}
+	req.Length = cmp.Or(req.Length, d.Length)
+	req.Language = cmp.Or(req.Language, d.Language)
+	req.Audience = cmp.Or(req.Audience, d.Audience)
+	return req
+}
+
 // validatePeople checks the people-in-the-loop members of req.
 func (req Request) validatePeople() error {
 	switch req.Clarify {

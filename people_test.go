@@ -528,3 +528,54 @@ func TestReviewedCycleBudget(t *testing.T) {
 	}
 	checkCitations(t, rep, rec)
 }
+
+// TestPeopleDefaults: the settings' report controls and clarify mode
+// (Config.People) reach a run that leaves them out — the writer's message
+// carries the length, language and audience, and the clarifier is not
+// asked — while a request's own values win; a bad default is a config
+// error.
+func TestPeopleDefaults(t *testing.T) {
+	var mu sync.Mutex
+	var wrote []string
+	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions, write: func(human string) string {
+		mu.Lock()
+		wrote = append(wrote, human)
+		mu.Unlock()
+		return lengthWriter(human)
+	}}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1, People: deepresearch.PeopleDefaults{
+		Clarify: deepresearch.ClarifyNever, Length: 300, Language: "German", Audience: "cable engineers"}})
+	asked := 0
+	hooks := &deepresearch.Hooks{Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+		asked++
+		return nil, nil
+	}}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Length: 1500, Language: "Dutch"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if asked != 0 {
+		t.Errorf("asked %d times under clarify never", asked)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(wrote) != 2 {
+		t.Fatalf("the writer was called %d times", len(wrote))
+	}
+	for i, want := range [][]string{
+		{"Target length: 300 words", "Language: German", "Audience: cable engineers"},
+		{"Target length: 1500 words", "Language: Dutch", "Audience: cable engineers"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(wrote[i], w) {
+				t.Errorf("run %d: the writer's message lacks %q", i+1, w)
+			}
+		}
+	}
+	_, err := deepresearch.New(deepresearch.Config{People: deepresearch.PeopleDefaults{Review: "sometimes"}})
+	if !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "review") {
+		t.Errorf("a bad default: %v", err)
+	}
+}

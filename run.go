@@ -145,6 +145,7 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 		return req, 0, &RequestError{Field: "max_run_agents", Problem: "must not be negative"}
 	}
 	req.Question = req.question()
+	req = r.cfg.People.fill(req)
 	style := r.cfg.Style
 	if req.Style != "" {
 		style, _ = ParseStyle(req.Style) // Validate parsed it
