@@ -377,3 +377,66 @@ func TestAnswersSurviveRestart(t *testing.T) {
 		t.Errorf("the planner's messages: %q", m.planned)
 	}
 }
+
+// TestChatAnswers: the one message that answers a chat's clarifying
+// questions is mapped to each question: by number, line by line, or, when
+// it cannot be split, as one answer to the questions together.
+func TestChatAnswers(t *testing.T) {
+	asked := clarifyingReply([]deepresearch.Clarification{
+		{Question: "Which cables: telegraph or fibre?", Assumption: "telegraph"},
+		{Question: "Which ocean?", Assumption: "the Atlantic"},
+	})
+	both := "Which cables: telegraph or fibre? Which ocean?"
+	for _, c := range []struct {
+		name, reply string
+		want        []deepresearch.Answer
+	}{
+		{"numbered", "1. fibre\n2) the Pacific", []deepresearch.Answer{{Question: "Which cables: telegraph or fibre?", Answer: "fibre"}, {Question: "Which ocean?", Answer: "the Pacific"}}},
+		{"numbered, one left out", "2: the Pacific", []deepresearch.Answer{{Question: "Which ocean?", Answer: "the Pacific"}}},
+		{"a line each", "fibre\n\nthe Pacific\n", []deepresearch.Answer{{Question: "Which cables: telegraph or fibre?", Answer: "fibre"}, {Question: "Which ocean?", Answer: "the Pacific"}}},
+		{"one sentence", "Fibre cables, in the Pacific.", []deepresearch.Answer{{Question: both, Answer: "Fibre cables, in the Pacific."}}},
+		{"a number out of range", "1. fibre\n3. what?", []deepresearch.Answer{{Question: both, Answer: "1. fibre\n3. what?"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := chatAnswers(strings.TrimPrefix(asked, clarifyLead), c.reply)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("chatAnswers(%q) = %+v, want %+v", c.reply, got, c.want)
+			}
+		})
+	}
+	// An assistant message edited to ask more than a run asks is one
+	// answer, not more answers than a run takes.
+	many := clarifyLead + "\n\n1. a\n2. b\n3. c\n4. d"
+	if got := chatAnswers(strings.TrimPrefix(many, clarifyLead), "1. w\n2. x\n3. y\n4. z"); len(got) != 1 {
+		t.Errorf("four questions: %+v", got)
+	}
+}
+
+// TestChatNumberedAnswers: over the OpenAI-compatible endpoint, a second
+// turn that numbers its answers gives the planner each question with its
+// own answer.
+func TestChatNumberedAnswers(t *testing.T) {
+	m := &asking{Model: deepresearchtest.Model(0)}
+	e := newEnv(t, envOpts{model: m})
+	q := "How were undersea cables laid?"
+	reply := clarifyingReply([]deepresearch.Clarification{
+		{Question: "Which cables: telegraph or fibre?", Assumption: "telegraph"},
+		{Question: "Which ocean?", Assumption: "the Atlantic"},
+	})
+	body, _ := json.Marshal(map[string]any{"model": ModelID, "messages": []map[string]string{
+		{"role": "user", "content": q}, {"role": "assistant", "content": reply}, {"role": "user", "content": "1. fibre\n2. the Pacific"}}})
+	var c struct {
+		DeepResearch struct {
+			Status string `json:"status"`
+		} `json:"deepresearch"`
+	}
+	readJSON(t, e.do("POST", "/v1/chat/completions", string(body)), &c)
+	if c.DeepResearch.Status != string(deepresearch.StatusFinished) {
+		t.Fatalf("status %q", c.DeepResearch.Status)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.planned) != 1 || !strings.Contains(m.planned[0], "Which cables: telegraph or fibre? → fibre") || !strings.Contains(m.planned[0], "Which ocean? → the Pacific") {
+		t.Errorf("the planner's messages: %q", m.planned)
+	}
+}
