@@ -24,7 +24,7 @@ function start(bin, args, env, re) {
     proc.stdout.on("data", (b) => {
       out += b;
       const m = out.match(re);
-      if (m) { clearTimeout(timer); resolve({ proc, url: m[1].trim(), log: () => err }); }
+      if (m) { clearTimeout(timer); resolve({ proc, url: m[1].trim(), log: () => err, out: () => out }); }
     });
     proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`${bin} exited ${code}:\n${err}`)); });
   });
@@ -100,6 +100,8 @@ test("the live page answers a clarifying question and accepts an edited plan", a
     assert.ok(accepted, "no plan.accepted event");
     assert.deepEqual(accepted.data.tasks.map((t) => t.title), [plan.tasks[0].title, "Cable ships"]);
     assert.deepEqual(accepted.data.added, ["Cable ships"]);
+    // The planner's prompt holds the answer (the double prints it).
+    assert.match(model.out(), /planner: .*→ fibre, laid since 1988/);
     const run = await (await fetch(`${server.url}/v1/research/${id}`)).json();
     assert.equal(run.status, "finished");
     assert.match(run.report, /Cable ships/);

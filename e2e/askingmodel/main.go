@@ -3,13 +3,16 @@
 // real wire format) whose model asks two clarifying questions — one with
 // markup in it, which every page must show as text — and answers every
 // other call with the offline model. It prints "askingmodel: listening on
-// URL" and serves until it is interrupted or its stdin closes. Point
+// URL" and serves until it is interrupted or its stdin closes; each
+// planner call's message (where the answers to the questions must be) is
+// printed as a line "planner: " and the message as a JSON string. Point
 // deepresearch at it with --provider openai --model scripted --base-url
 // URL/v1.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -30,19 +33,25 @@ const Questions = `{"questions":[` +
 type asker struct{ offline llms.Model }
 
 func (a asker) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	system := ""
+	system, human := "", ""
 	for _, m := range msgs {
-		if m.Role != llms.ChatMessageTypeSystem {
-			continue
-		}
 		for _, p := range m.Parts {
 			if t, ok := p.(llms.TextContent); ok {
-				system += t.Text
+				switch m.Role {
+				case llms.ChatMessageTypeSystem:
+					system += t.Text
+				case llms.ChatMessageTypeHuman:
+					human += t.Text
+				}
 			}
 		}
 	}
-	if strings.HasPrefix(system, "You decide whether") {
+	switch {
+	case strings.HasPrefix(system, "You decide whether"):
 		return &llms.ContentResponse{Choices: []*llms.ContentChoice{{StopReason: "stop", Content: Questions}}}, nil
+	case strings.HasPrefix(system, "You plan"):
+		b, _ := json.Marshal(human)
+		fmt.Printf("planner: %s\n", b)
 	}
 	return a.offline.GenerateContent(ctx, msgs, opts...)
 }
