@@ -334,15 +334,19 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 		cs[i] = Clarification{Question: q.Question, Assumption: q.Assumption}
 	}
 	em.Emit(runLevel, "", events.ClarificationData{Questions: slices.Clone(cs)})
+	// The answers are journaled: a resumed run does not ask again, and
+	// takes them even where nobody can answer now (off a terminal).
 	var got []string
+	actx := journal.WithScope(ctx, scopeAskPerson)
 	if req.Hooks != nil && req.Hooks.Ask != nil {
-		// The answers are journaled: a resumed run does not ask again.
-		got, err = journal.Ask(journal.WithScope(ctx, scopeAskPerson), cs, func(time.Time) ([]string, error) {
+		got, err = journal.Ask(actx, cs, func(time.Time) ([]string, error) {
 			return req.Hooks.Ask(ctx, slices.Clone(cs))
 		})
-		if err != nil {
-			return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
-		}
+	} else {
+		got, _, err = journal.Answered[[]string](actx, cs)
+	}
+	if err != nil {
+		return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
 	}
 	var answers []Answer
 	for i := range cs {
@@ -361,9 +365,10 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	return answers, u, nil
 }
 
-// reviewing reports whether req has its plans reviewed.
+// reviewing reports whether req asks for its plans to be reviewed (by
+// Hooks.Review, or, for a resumed run, as its journal says they were).
 func (req Request) reviewing() bool {
-	return (req.ReviewPlan || req.Review == ReviewEveryCycle) && req.Hooks != nil && req.Hooks.Review != nil
+	return req.ReviewPlan || req.Review == ReviewEveryCycle
 }
 
 // review shows the plan to Hooks.Review, when req asks for it, and
@@ -374,9 +379,9 @@ func (r *Researcher) review(ctx context.Context, req *Request, tasks []agent.Tas
 		return tasks, nil
 	}
 	proposed := planTasksOf(tasks)
-	got, err := askReview(journal.WithScope(ctx, scopeReviewPerson), *req, proposed, 0, em)
-	if err != nil {
-		return nil, err
+	got, ok, err := askReview(journal.WithScope(ctx, scopeReviewPerson), *req, proposed, 0, em)
+	if err != nil || !ok {
+		return tasks, err
 	}
 	accepted := tasksOf(req.Question, got.Tasks)
 	if got.MaxCycles > 0 {
@@ -391,22 +396,34 @@ func (r *Researcher) review(ctx context.Context, req *Request, tasks []agent.Tas
 // askReview puts a plan of tasks for cycle to Hooks.Review (after the
 // event that says so) and returns the reviewed plan, checked. The review
 // is journaled: a resumed run does not ask again, and one still waiting
-// knows since when.
-func askReview(ctx context.Context, req Request, tasks []PlanTask, cycle int, em *events.Emitter) (Plan, error) {
-	em.Emit(runLevel, "", events.PlanReviewData{Tasks: tasks, MaxCycles: req.MaxCycles, Cycle: cycle})
+// knows since when. Without Hooks.Review, the plan is reviewed only as
+// the journal says an earlier attempt's reviewer did; false: not
+// reviewed.
+func askReview(ctx context.Context, req Request, tasks []PlanTask, cycle int, em *events.Emitter) (Plan, bool, error) {
 	plan := Plan{Question: req.Question, Tasks: slices.Clone(tasks), MaxCycles: req.MaxCycles, Cycle: cycle}
-	got, err := journal.Ask(ctx, plan, func(asked time.Time) (Plan, error) {
-		p := plan
-		p.Asked = asked
-		return req.Hooks.Review(ctx, p)
-	})
-	if err != nil {
-		return Plan{}, err
+	var got Plan
+	var err error
+	if req.Hooks == nil || req.Hooks.Review == nil {
+		var ok bool
+		if got, ok, err = journal.Answered[Plan](ctx, plan); err != nil || !ok {
+			return Plan{}, false, err
+		}
+		em.Emit(runLevel, "", events.PlanReviewData{Tasks: tasks, MaxCycles: req.MaxCycles, Cycle: cycle})
+	} else {
+		em.Emit(runLevel, "", events.PlanReviewData{Tasks: tasks, MaxCycles: req.MaxCycles, Cycle: cycle})
+		got, err = journal.Ask(ctx, plan, func(asked time.Time) (Plan, error) {
+			p := plan
+			p.Asked = asked
+			return req.Hooks.Review(ctx, p)
+		})
+		if err != nil {
+			return Plan{}, false, err
+		}
 	}
 	if err := got.Validate(); err != nil {
-		return Plan{}, fmt.Errorf("the reviewed plan: %w", err)
+		return Plan{}, false, fmt.Errorf("the reviewed plan: %w", err)
 	}
-	return got, nil
+	return got, true, nil
 }
 
 // reviewCycle shows a later cycle's follow-up tasks to Hooks.Review, when
@@ -426,8 +443,10 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 		byTitle[t.Title] = t
 	}
 	em := l.em.InCycle(cycle)
-	got, err := askReview(journal.WithScope(ctx, scopeReviewPerson+"/c"+strconv.Itoa(cycle)), l.req, proposed, cycle, em)
+	got, ok, err := askReview(journal.WithScope(ctx, scopeReviewPerson+"/c"+strconv.Itoa(cycle)), l.req, proposed, cycle, em)
 	switch {
+	case err == nil && !ok:
+		return tasks, "", nil
 	case errors.Is(err, ErrPlanRejected):
 		l.log.Info().Int("cycle", cycle).Msg("a later cycle's plan was rejected; writing from what was found")
 		em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []PlanTask{}, Edited: true, Removed: taskTitles(proposed), Cycle: cycle})

@@ -358,7 +358,8 @@ func TestPeopleTextBounded(t *testing.T) {
 // clarifying questions and edited its plan is cut off as its agents
 // start; resumed from its journal, it asks nobody again (Hooks that fail
 // the test), its planner is not called again, and it researches the
-// edited plan with the answers.
+// edited plan with the answers — and so it does resumed where nobody can
+// answer (no Hooks: `deepresearch resume` off a terminal).
 func TestPeoplesWordSurvivesRestart(t *testing.T) {
 	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`,
 		search: thomsonSearch, clarify: twoQuestions}
@@ -398,6 +399,10 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 		t.Fatalf("the run was not cut off (err %v)", err)
 	}
 
+	cutOff := map[string][][]byte{}
+	for run, entries := range js.runs {
+		cutOff[run] = slices.Clone(entries)
+	}
 	req.Hooks = &deepresearch.Hooks{
 		Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
 			t.Error("the resumed run asked its questions again")
@@ -408,21 +413,29 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 			return p, nil
 		},
 	}
-	rec := &recorder{}
-	rep, err := r.ResearchDurable(context.Background(), req, deepresearch.Durable{Journal: js, Prior: stored}, rec.sink)
-	if err != nil {
-		t.Fatal(err)
+	resume := func(name string, js *journals) {
+		rec := &recorder{}
+		rep, err := r.ResearchDurable(context.Background(), req, deepresearch.Durable{Journal: js, Prior: stored}, rec.sink)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var titles []string
+		for _, sec := range rep.Sections {
+			titles = append(titles, sec.Task.Title)
+		}
+		if want := []string{"Signalling theory", "Thomson's inventions"}; !slices.Equal(titles, want) {
+			t.Errorf("%s: sections %q, want %q", name, titles, want)
+		}
+		if len(rep.Clarifications) != 2 || rep.Clarifications[1].Answer != "only the galvanometer" {
+			t.Errorf("%s: report clarifications: %+v", name, rep.Clarifications)
+		}
+		if strings.Contains(rep.Text, "Assumed") {
+			t.Errorf("%s: the report states assumptions:\n%s", name, rep.Text)
+		}
 	}
-	var titles []string
-	for _, sec := range rep.Sections {
-		titles = append(titles, sec.Task.Title)
-	}
-	if want := []string{"Signalling theory", "Thomson's inventions"}; !slices.Equal(titles, want) {
-		t.Errorf("sections %q, want %q", titles, want)
-	}
-	if len(rep.Clarifications) != 2 || rep.Clarifications[1].Answer != "only the galvanometer" {
-		t.Errorf("report clarifications: %+v", rep.Clarifications)
-	}
+	resume("with hooks", js)
+	req.Hooks = nil
+	resume("with nobody to ask", &journals{runs: cutOff})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.planned) != 1 || !strings.Contains(s.planned[0], "→ only the galvanometer") {

@@ -63,6 +63,16 @@ func (w *waiter) sink(ev deepresearch.Event) {
 	}
 }
 
+// stale drops a token an event put on kept with no POST waiting (a
+// resumed run's answers, taken from its journal), before the run waits
+// for the next POST.
+func (w *waiter) stale() {
+	select {
+	case <-w.kept:
+	default:
+	}
+}
+
 // await waits until the run has kept what a POST gave it; it fails when
 // the run ended first (it is asked again if it resumes) or the client
 // went away.
@@ -88,6 +98,7 @@ func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
 	return &deepresearch.Hooks{
 		Ask: func(ctx context.Context, qs []deepresearch.Clarification) ([]string, error) {
 			defer pause()()
+			w.stale()
 			select {
 			case a := <-w.answers:
 				return a, nil
@@ -97,6 +108,7 @@ func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
 		},
 		Review: func(ctx context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
 			defer pause()()
+			w.stale()
 			var timeout <-chan struct{}
 			if s.cfg.PlanTimeout > 0 {
 				// The deadline runs from when the plan was first put to

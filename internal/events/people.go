@@ -56,8 +56,9 @@ type PlanReviewData struct {
 // and the edits a person made to the proposed one.
 type PlanAcceptedData struct {
 	Tasks []PlanTask `json:"tasks"`
-	// MaxCycles is the run's cycle budget after review (0: unchanged);
-	// Cycle as in PlanReviewData.
+	// MaxCycles is the run's cycle budget as the reviewed plan gives it
+	// (0: it gave none, and the budget is unchanged); Cycle as in
+	// PlanReviewData.
 	MaxCycles int `json:"max_cycles,omitempty"`
 	Cycle     int `json:"cycle,omitempty"`
 	// Edited is true when the accepted plan differs from the proposed one.

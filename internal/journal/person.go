@@ -146,3 +146,29 @@ func (j *Journal) appendPerson(ctx context.Context, e Entry) {
 	j.stats.Recorded++
 	j.mu.Unlock()
 }
+
+// Answered returns the answer an earlier attempt journaled to question,
+// put to a person in ctx's scope, and true; false when the journal holds
+// none (or ctx carries no journal). It asks nobody and records nothing,
+// but counts the question as Ask does, so that a run resumed where nobody
+// can answer (off a terminal) still takes the answers given before.
+func Answered[T any](ctx context.Context, question any) (T, bool, error) {
+	var zero T
+	j := FromContext(ctx)
+	if j == nil {
+		return zero, false, nil
+	}
+	key, err := PersonKey(question)
+	if err != nil {
+		return zero, false, err
+	}
+	answer, _, _ := j.person(ScopeOf(ctx), key)
+	if answer == nil {
+		return zero, false, nil
+	}
+	var v T
+	if err := json.Unmarshal(answer.Person.Answer, &v); err != nil {
+		return zero, false, fmt.Errorf("journal: run %s: the answer journaled in %s: %w", j.run, answer.Scope, err)
+	}
+	return v, true, nil
+}

@@ -80,6 +80,14 @@ func TestAskJournalsAPersonsAnswer(t *testing.T) {
 	if s := j.Stats(); s.Replayed != 1 || s.Unused != 0 {
 		t.Errorf("stats %+v", s)
 	}
+	// Answered, in a fresh attempt, takes the answer without asking.
+	actx, _ := open(Options{Log: log, Clock: clock})
+	if got, ok, err := Answered[[]string](actx, question); err != nil || !ok || got[1] != "the Atlantic" {
+		t.Errorf("Answered = %q, %v, %v", got, ok, err)
+	}
+	if _, ok, _ := Answered[[]string](WithScope(actx, "person/other"), question); ok {
+		t.Error("Answered found an answer in another scope")
+	}
 	asked := false
 	if _, err := Ask(ctx, question, func(time.Time) ([]string, error) { asked = true; return []string{"x"}, nil }); err != nil || !asked {
 		t.Errorf("the second occurrence: asked %v, err %v", asked, err)
