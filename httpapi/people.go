@@ -291,7 +291,12 @@ func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
 	}
 	status := deepresearch.StatusRunning
 	if rv.rejected {
+		// The first plan rejected ends the run; a later cycle's ends its
+		// research, and the report is written from what was found.
 		status = deepresearch.StatusFailed
+		if p, err := s.lastEvent(r.Context(), run, events.PlanReviewRequested); err == nil && p.(events.PlanReviewData).Cycle > 1 {
+			status = deepresearch.StatusRunning
+		}
 	} else if err := wt.await(r, "plan"); err != nil {
 		s.fail(w, err)
 		return

@@ -74,7 +74,7 @@ type env struct {
 	r     *deepresearch.Researcher
 	clock *clock.Fake // the server's: run time limits, heartbeats
 	// armed receives the duration of each timer the server arms (while
-	// it has room; 64): a test waits for the plan's deadline with it.
+	// it has room; 1024): a test waits for the plan's deadline with it.
 	armed chan time.Duration
 }
 
@@ -127,7 +127,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if o.start.IsZero() {
 		o.start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	}
-	e := &env{t: t, dir: o.dir, clock: clock.NewFake(o.start), armed: make(chan time.Duration, 64)}
+	e := &env{t: t, dir: o.dir, clock: clock.NewFake(o.start), armed: make(chan time.Duration, 1024)}
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}
