@@ -169,6 +169,10 @@ type Config struct {
 	// researching and write up, no cycle starts, and the report says so.
 	// It does not cancel the run; a context deadline does.
 	MaxRunTime time.Duration
+	// People are what a request that leaves its people-in-the-loop
+	// members zero takes: clarify, plan review, the report's length,
+	// language and audience (the zero value: none of them).
+	People PeopleDefaults
 	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
 	// Unsupported is what the verification stage does with a citation
@@ -242,6 +246,9 @@ func New(cfg Config) (*Researcher, error) {
 		return nil, configErrorf("MaxCycles, MaxRunAgents and MaxRunTime must not be negative")
 	}
 	cfg.MaxCycles = defaults.PositiveOr(cfg.MaxCycles, DefaultMaxCycles)
+	if err := cfg.People.check(); err != nil {
+		return nil, configErrorf("People: %v", err)
+	}
 	if StyleName(cfg.Style) == "" {
 		return nil, configErrorf("unknown Style %d", cfg.Style)
 	}

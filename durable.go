@@ -88,6 +88,12 @@ func (l journalLog) Append(ctx context.Context, run string, entry []byte) error 
 	return l.st.AppendJournal(ctx, run, entry)
 }
 
+// AppendDurable appends entry and waits for its commit (a person's
+// answer: journal.DurableLog).
+func (l journalLog) AppendDurable(ctx context.Context, run string, entry []byte) error {
+	return l.st.AppendJournal(ctx, run, entry)
+}
+
 func (l journalLog) Entries(ctx context.Context, run string) ([][]byte, error) {
 	return l.st.Journal(ctx, run)
 }

@@ -278,7 +278,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	if decision != events.LoopContinue {
 		return nil, decision, nil
 	}
-	return a.Tasks[:min(len(a.Tasks), l.agentsLeft())], "", nil
+	return l.reviewCycle(ctx, c+1, a.Tasks[:min(len(a.Tasks), l.agentsLeft())])
 }
 
 // agentsLeft is how many agents the run may still start.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 
@@ -36,6 +37,25 @@ type (
 	ClarificationAnsweredData = events.ClarificationAnsweredData
 	PlanReviewData            = events.PlanReviewData
 	PlanAcceptedData          = events.PlanAcceptedData
+)
+
+// The journal scopes of a person's answers (journal.Ask): the stage
+// "person" is never made live.
+const (
+	scopeAskPerson    = "person/clarify"
+	scopeReviewPerson = "person/review"
+)
+
+// Review modes (Request.Review): which of a run's plans are put to
+// review.
+const (
+	// ReviewFirstPlan: the first plan only, when Request.ReviewPlan is
+	// set (the default).
+	ReviewFirstPlan = "first_plan"
+	// ReviewEveryCycle: the first plan and each later research cycle's
+	// follow-up tasks. A later cycle's plan rejected ends the research:
+	// the report is written from what was found.
+	ReviewEveryCycle = "every_cycle"
 )
 
 // Clarify modes (Request.Clarify).
@@ -86,8 +106,18 @@ type Plan struct {
 	// Tasks are researched in this order; Index and ID are renumbered
 	// from their positions when the plan is run.
 	Tasks []PlanTask `json:"tasks"`
-	// MaxCycles is the run's cycle budget (0: the request's).
+	// MaxCycles is the run's cycle budget (0: the request's). A reviewer
+	// may change it: the run then has that many cycles in all.
 	MaxCycles int `json:"max_cycles,omitempty"`
+	// Cycle is the research cycle the tasks are for, in a plan given to
+	// Hooks.Review: 0 for the first plan, 2 and later for a later cycle's
+	// follow-ups (Request.Review ReviewEveryCycle).
+	Cycle int `json:"cycle,omitempty"`
+	// Asked is when the plan was first put to review, in a plan given to
+	// Hooks.Review (for a resumed run, its earlier attempt's time; zero
+	// when the run keeps no journal): a deadline for the review runs from
+	// then. A run given a plan ignores it.
+	Asked time.Time `json:"asked,omitzero"`
 }
 
 // Validate reports the first thing wrong with p: no task, too many, or a
@@ -131,12 +161,54 @@ type Hooks struct {
 	Review func(ctx context.Context, plan Plan) (Plan, error)
 }
 
+// PeopleDefaults are the people-in-the-loop members a Request takes when
+// it leaves them zero (Config.People; the settings research.clarify,
+// .review_plan and .review, output.length, .language and .audience).
+// ReviewPlan true turns review on for every run: a request cannot turn
+// it off, and a run without Hooks.Review is not reviewed anyway.
+type PeopleDefaults struct {
+	Clarify    string // ClarifyAuto ("") or ClarifyNever
+	ReviewPlan bool
+	Review     string // ReviewFirstPlan ("") or ReviewEveryCycle
+	Length     int    // words, 0 to MaxLength
+	Language   string // at most MaxControlBytes
+	Audience   string // at most MaxControlBytes
+}
+
+// check reports the first default a request could not have.
+func (d PeopleDefaults) check() error {
+	return Request{Clarify: d.Clarify, Review: d.Review, Length: d.Length, Language: d.Language, Audience: d.Audience}.validatePeople()
+}
+
+// fill gives req's zero people-in-the-loop members d's values. The
+// defaults' defaults (auto, first_plan) are left out, so that a request
+// is the same under the default settings as under none (its journal's
+// manifest compares equal).
+func (d PeopleDefaults) fill(req Request) Request {
+	if req.Clarify == "" && d.Clarify != ClarifyAuto {
+		req.Clarify = d.Clarify
+	}
+	req.ReviewPlan = req.ReviewPlan || d.ReviewPlan
+	if req.Review == "" && d.Review != ReviewFirstPlan {
+		req.Review = d.Review
+	}
+	req.Length = cmp.Or(req.Length, d.Length)
+	req.Language = cmp.Or(req.Language, d.Language)
+	req.Audience = cmp.Or(req.Audience, d.Audience)
+	return req
+}
+
 // validatePeople checks the people-in-the-loop members of req.
 func (req Request) validatePeople() error {
 	switch req.Clarify {
 	case "", ClarifyAuto, ClarifyNever:
 	default:
 		return &RequestError{Field: "clarify", Problem: fmt.Sprintf("is %q; want auto or never", req.Clarify)}
+	}
+	switch req.Review {
+	case "", ReviewFirstPlan, ReviewEveryCycle:
+	default:
+		return &RequestError{Field: "review", Problem: fmt.Sprintf("is %q; want first_plan or every_cycle", req.Review)}
 	}
 	if req.Length < 0 || req.Length > MaxLength {
 		return &RequestError{Field: "length", Problem: fmt.Sprintf("is %d; it must be between 1 and %d words (or left out)", req.Length, MaxLength)}
@@ -262,11 +334,19 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 		cs[i] = Clarification{Question: q.Question, Assumption: q.Assumption}
 	}
 	em.Emit(runLevel, "", events.ClarificationData{Questions: slices.Clone(cs)})
+	// The answers are journaled: a resumed run does not ask again, and
+	// takes them even where nobody can answer now (off a terminal).
 	var got []string
+	actx := journal.WithScope(ctx, scopeAskPerson)
 	if req.Hooks != nil && req.Hooks.Ask != nil {
-		if got, err = req.Hooks.Ask(ctx, slices.Clone(cs)); err != nil {
-			return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
-		}
+		got, err = journal.Ask(actx, cs, func(time.Time) ([]string, error) {
+			return req.Hooks.Ask(ctx, slices.Clone(cs))
+		})
+	} else {
+		got, _, err = journal.Answered[[]string](actx, cs)
+	}
+	if err != nil {
+		return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
 	}
 	var answers []Answer
 	for i := range cs {
@@ -285,24 +365,129 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	return answers, u, nil
 }
 
+// reviewing reports whether req asks for its plans to be reviewed (by
+// Hooks.Review, or, for a resumed run, as its journal says they were).
+func (req Request) reviewing() bool {
+	return req.ReviewPlan || req.Review == ReviewEveryCycle
+}
+
 // review shows the plan to Hooks.Review, when req asks for it, and
-// returns the tasks to research.
-func (r *Researcher) review(ctx context.Context, req Request, tasks []agent.Task, em *events.Emitter) ([]agent.Task, error) {
-	if !req.ReviewPlan || req.Hooks == nil || req.Hooks.Review == nil {
+// returns the tasks to research; a cycle budget the reviewer set becomes
+// req's.
+func (r *Researcher) review(ctx context.Context, req *Request, tasks []agent.Task, em *events.Emitter) ([]agent.Task, error) {
+	if !req.reviewing() {
 		return tasks, nil
 	}
 	proposed := planTasksOf(tasks)
-	em.Emit(runLevel, "", events.PlanReviewData{Tasks: proposed, MaxCycles: req.MaxCycles})
-	got, err := req.Hooks.Review(ctx, Plan{Question: req.Question, Tasks: slices.Clone(proposed), MaxCycles: req.MaxCycles})
-	if err != nil {
-		return nil, err
-	}
-	if err := got.Validate(); err != nil {
-		return nil, fmt.Errorf("the reviewed plan: %w", err)
+	got, ok, err := askReview(journal.WithScope(ctx, scopeReviewPerson), *req, proposed, 0, em)
+	if err != nil || !ok {
+		return tasks, err
 	}
 	accepted := tasksOf(req.Question, got.Tasks)
-	em.Emit(runLevel, "", planEdits(proposed, planTasksOf(accepted)))
+	if got.MaxCycles > 0 {
+		req.MaxCycles = got.MaxCycles
+	}
+	d := planEdits(proposed, planTasksOf(accepted))
+	d.MaxCycles = got.MaxCycles
+	em.Emit(runLevel, "", d)
 	return accepted, nil
+}
+
+// askReview puts a plan of tasks for cycle to Hooks.Review (after the
+// event that says so) and returns the reviewed plan, checked. The review
+// is journaled: a resumed run does not ask again, and one still waiting
+// knows since when. Without Hooks.Review, the plan is reviewed only as
+// the journal says an earlier attempt's reviewer did; false: not
+// reviewed.
+func askReview(ctx context.Context, req Request, tasks []PlanTask, cycle int, em *events.Emitter) (Plan, bool, error) {
+	plan := Plan{Question: req.Question, Tasks: slices.Clone(tasks), MaxCycles: req.MaxCycles, Cycle: cycle}
+	var got Plan
+	var err error
+	if req.Hooks == nil || req.Hooks.Review == nil {
+		var ok bool
+		if got, ok, err = journal.Answered[Plan](ctx, plan); err != nil || !ok {
+			return Plan{}, false, err
+		}
+		em.Emit(runLevel, "", events.PlanReviewData{Tasks: tasks, MaxCycles: req.MaxCycles, Cycle: cycle})
+	} else {
+		em.Emit(runLevel, "", events.PlanReviewData{Tasks: tasks, MaxCycles: req.MaxCycles, Cycle: cycle})
+		got, err = journal.Ask(ctx, plan, func(asked time.Time) (Plan, error) {
+			p := plan
+			p.Asked = asked
+			return req.Hooks.Review(ctx, p)
+		})
+		if err != nil {
+			return Plan{}, false, err
+		}
+	}
+	if err := got.Validate(); err != nil {
+		return Plan{}, false, fmt.Errorf("the reviewed plan: %w", err)
+	}
+	return got, true, nil
+}
+
+// reviewCycle shows a later cycle's follow-up tasks to Hooks.Review, when
+// req asks for every cycle's (ReviewEveryCycle), and returns the tasks to
+// research: a task the reviewer kept (by title) keeps the part and gap it
+// follows up, a task added follows up the question as a whole. A plan
+// rejected ends the research (events.LoopPlanRejected); a cycle budget
+// the reviewer set becomes the run's.
+func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) ([]agent.Task, string, error) {
+	if l.req.Review != ReviewEveryCycle || !l.req.reviewing() {
+		return tasks, "", nil
+	}
+	proposed := make([]PlanTask, len(tasks))
+	byTitle := map[string]agent.Task{}
+	for i, t := range tasks {
+		proposed[i] = PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
+		byTitle[t.Title] = t
+	}
+	em := l.em.InCycle(cycle)
+	got, ok, err := askReview(journal.WithScope(ctx, scopeReviewPerson+"/c"+strconv.Itoa(cycle)), l.req, proposed, cycle, em)
+	switch {
+	case err == nil && !ok:
+		return tasks, "", nil
+	case errors.Is(err, ErrPlanRejected):
+		l.log.Info().Int("cycle", cycle).Msg("a later cycle's plan was rejected; writing from what was found")
+		em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []PlanTask{}, Edited: true, Removed: taskTitles(proposed), Cycle: cycle})
+		return nil, events.LoopPlanRejected, nil
+	case err != nil:
+		return nil, "", err
+	}
+	if got.MaxCycles > 0 {
+		l.req.MaxCycles = got.MaxCycles
+		if got.MaxCycles < cycle {
+			return nil, events.LoopMaxCycles, nil // the reviewer's budget has no room for this cycle
+		}
+	}
+	accepted := make([]agent.Task, len(got.Tasks))
+	for i, pt := range got.Tasks {
+		q := strings.Join(strings.Fields(pt.Question), " ")
+		title := cmp.Or(strings.Join(strings.Fields(pt.Title), " "), q)
+		t, ok := byTitle[title]
+		if !ok {
+			t = agent.Task{Objective: l.req.Question}
+		}
+		t.Title, t.Question = title, q
+		accepted[i] = t
+	}
+	pts := make([]PlanTask, len(accepted))
+	for i, t := range accepted {
+		pts[i] = PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
+	}
+	d := planEdits(proposed, pts)
+	d.MaxCycles, d.Cycle = got.MaxCycles, cycle
+	em.Emit(runLevel, "", d)
+	return accepted, "", nil
+}
+
+// taskTitles are the titles of tasks.
+func taskTitles(tasks []PlanTask) []string {
+	out := make([]string, len(tasks))
+	for i, t := range tasks {
+		out[i] = t.Title
+	}
+	return out
 }
 
 // planEdits says how accepted differs from proposed, task by title.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
@@ -350,5 +351,244 @@ func TestPeopleTextBounded(t *testing.T) {
 		Language: strings.Repeat("x", deepresearch.MaxControlBytes)}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("text at the limits: %v", err)
+	}
+}
+
+// TestPeoplesWordSurvivesRestart: a durable run whose person answered its
+// clarifying questions and edited its plan is cut off as its agents
+// start; resumed from its journal, it asks nobody again (Hooks that fail
+// the test), its planner is not called again, and it researches the
+// edited plan with the answers — and so it does resumed where nobody can
+// answer (no Hooks: `deepresearch resume` off a terminal).
+func TestPeoplesWordSurvivesRestart(t *testing.T) {
+	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`,
+		search: thomsonSearch, clarify: twoQuestions}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	js := &journals{}
+	req := deepresearch.Request{Question: loopQuestion, RunID: "people", ReviewPlan: true}
+	req.Hooks = &deepresearch.Hooks{
+		Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+			return []string{"the 1858 cable", "only the galvanometer"}, nil
+		},
+		Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			if p.Asked.IsZero() {
+				t.Error("a plan put to review in a durable run has no Asked time")
+			}
+			p.Tasks = []deepresearch.PlanTask{p.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
+			return p, nil
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var stored []deepresearch.Event
+	killed := false
+	_, err := r.ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, func(e deepresearch.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if killed {
+			return
+		}
+		stored = append(stored, e)
+		if e.Type == events.AgentStarted {
+			killed = true
+			cancel()
+		}
+	})
+	cancel()
+	if !killed || err == nil {
+		t.Fatalf("the run was not cut off (err %v)", err)
+	}
+
+	cutOff := map[string][][]byte{}
+	for run, entries := range js.runs {
+		cutOff[run] = slices.Clone(entries)
+	}
+	req.Hooks = &deepresearch.Hooks{
+		Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+			t.Error("the resumed run asked its questions again")
+			return nil, nil
+		},
+		Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			t.Error("the resumed run put its plan to review again")
+			return p, nil
+		},
+	}
+	resume := func(name string, js *journals) {
+		rec := &recorder{}
+		rep, err := r.ResearchDurable(context.Background(), req, deepresearch.Durable{Journal: js, Prior: stored}, rec.sink)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var titles []string
+		for _, sec := range rep.Sections {
+			titles = append(titles, sec.Task.Title)
+		}
+		if want := []string{"Signalling theory", "Thomson's inventions"}; !slices.Equal(titles, want) {
+			t.Errorf("%s: sections %q, want %q", name, titles, want)
+		}
+		if len(rep.Clarifications) != 2 || rep.Clarifications[1].Answer != "only the galvanometer" {
+			t.Errorf("%s: report clarifications: %+v", name, rep.Clarifications)
+		}
+		if strings.Contains(rep.Text, "Assumed") {
+			t.Errorf("%s: the report states assumptions:\n%s", name, rep.Text)
+		}
+	}
+	resume("with hooks", js)
+	req.Hooks = nil
+	resume("with nobody to ask", &journals{runs: cutOff})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.planned) != 1 || !strings.Contains(s.planned[0], "→ only the galvanometer") {
+		t.Errorf("the planner's messages: %q", s.planned)
+	}
+}
+
+// TestReviewEveryCycle: with review every_cycle, the follow-ups of a
+// later cycle are put to review too (Plan.Cycle 2, each with the part it
+// follows up), and what the reviewer accepts is what cycle 2 researches;
+// a later plan rejected ends the research and the report is written from
+// cycle 1. Without it only the first plan is reviewed.
+func TestReviewEveryCycle(t *testing.T) {
+	run := func(t *testing.T, review string, second func(deepresearch.Plan) (deepresearch.Plan, error)) ([]deepresearch.Plan, *deepresearch.Report, *recorder) {
+		t.Helper()
+		s := &script{plan: onePart, search: thomsonSearch, assess: followUp}
+		r := scriptedResearcher(t, s, deepresearch.Config{})
+		var plans []deepresearch.Plan
+		hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			plans = append(plans, p)
+			if len(plans) == 1 {
+				return p, nil
+			}
+			return second(p)
+		}}
+		rec := &recorder{}
+		rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Review: review, Hooks: hooks}, rec.sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCitations(t, rep, rec)
+		return plans, rep, rec
+	}
+
+	t.Run("edited", func(t *testing.T) {
+		plans, rep, rec := run(t, deepresearch.ReviewEveryCycle, func(p deepresearch.Plan) (deepresearch.Plan, error) {
+			p.Tasks = append(p.Tasks, deepresearch.PlanTask{Title: "Kelvin's compass", Question: "What compass did William Thomson design?"})
+			return p, nil
+		})
+		if len(plans) != 2 || plans[0].Cycle != 0 || plans[1].Cycle != 2 || len(plans[1].Tasks) != 1 || plans[1].Tasks[0].Part != "t1" {
+			t.Fatalf("plans reviewed: %+v", plans)
+		}
+		cycles := rec.of(events.CycleStarted)
+		if len(cycles) != 2 {
+			t.Fatalf("%d cycles", len(cycles))
+		}
+		c2 := cycles[1].Data.(events.CycleStartedData).Tasks
+		if len(c2) != 2 || c2[0].Part != "t1" || c2[0].Gap == "" || c2[1].Title != "Kelvin's compass" || c2[1].Part != "" {
+			t.Errorf("cycle 2 researched %+v", c2)
+		}
+		acc := rec.of(events.PlanAccepted)
+		if len(acc) != 2 {
+			t.Fatalf("%d plan.accepted", len(acc))
+		}
+		if d := acc[1].Data.(deepresearch.PlanAcceptedData); d.Cycle != 2 || !slices.Equal(d.Added, []string{"Kelvin's compass"}) {
+			t.Errorf("cycle 2's plan.accepted: %+v", d)
+		}
+		if rep.Cycles != 2 {
+			t.Errorf("%d cycles", rep.Cycles)
+		}
+	})
+	t.Run("rejected", func(t *testing.T) {
+		plans, rep, _ := run(t, deepresearch.ReviewEveryCycle, func(deepresearch.Plan) (deepresearch.Plan, error) {
+			return deepresearch.Plan{}, deepresearch.ErrPlanRejected
+		})
+		if len(plans) != 2 || rep.Cycles != 1 || rep.LoopEnd != events.LoopPlanRejected || len(rep.References) == 0 {
+			t.Errorf("%d plans reviewed; %d cycles, loop end %q, %d references", len(plans), rep.Cycles, rep.LoopEnd, len(rep.References))
+		}
+	})
+	t.Run("first plan only", func(t *testing.T) {
+		plans, rep, _ := run(t, "", func(p deepresearch.Plan) (deepresearch.Plan, error) {
+			t.Error("a later cycle's plan was reviewed")
+			return p, nil
+		})
+		if len(plans) != 1 || rep.Cycles != 2 {
+			t.Errorf("%d plans reviewed, %d cycles", len(plans), rep.Cycles)
+		}
+	})
+}
+
+// TestReviewedCycleBudget: a reviewer's max_cycles is the run's budget:
+// cut to 1, the run that would have had a second cycle has one.
+func TestReviewedCycleBudget(t *testing.T) {
+	s := &script{plan: onePart, search: thomsonSearch, assess: followUp}
+	r := scriptedResearcher(t, s, deepresearch.Config{})
+	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+		if p.MaxCycles < 2 {
+			t.Errorf("the plan's budget is %d cycles", p.MaxCycles)
+		}
+		p.MaxCycles = 1
+		return p, nil
+	}}
+	rec := &recorder{}
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Hooks: hooks}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cycles != 1 || rep.LoopEnd != events.LoopMaxCycles {
+		t.Errorf("%d cycles, loop end %q; want 1, %q", rep.Cycles, rep.LoopEnd, events.LoopMaxCycles)
+	}
+	if acc := rec.of(events.PlanAccepted); len(acc) != 1 || acc[0].Data.(deepresearch.PlanAcceptedData).MaxCycles != 1 {
+		t.Errorf("plan.accepted: %+v", acc)
+	}
+	checkCitations(t, rep, rec)
+}
+
+// TestPeopleDefaults: the settings' report controls and clarify mode
+// (Config.People) reach a run that leaves them out — the writer's message
+// carries the length, language and audience, and the clarifier is not
+// asked — while a request's own values win; a bad default is a config
+// error.
+func TestPeopleDefaults(t *testing.T) {
+	var mu sync.Mutex
+	var wrote []string
+	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions, write: func(human string) string {
+		mu.Lock()
+		wrote = append(wrote, human)
+		mu.Unlock()
+		return lengthWriter(human)
+	}}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1, People: deepresearch.PeopleDefaults{
+		Clarify: deepresearch.ClarifyNever, Length: 300, Language: "German", Audience: "cable engineers"}})
+	asked := 0
+	hooks := &deepresearch.Hooks{Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+		asked++
+		return nil, nil
+	}}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Length: 1500, Language: "Dutch"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if asked != 0 {
+		t.Errorf("asked %d times under clarify never", asked)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(wrote) != 2 {
+		t.Fatalf("the writer was called %d times", len(wrote))
+	}
+	for i, want := range [][]string{
+		{"Target length: 300 words", "Language: German", "Audience: cable engineers"},
+		{"Target length: 1500 words", "Language: Dutch", "Audience: cable engineers"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(wrote[i], w) {
+				t.Errorf("run %d: the writer's message lacks %q", i+1, w)
+			}
+		}
+	}
+	_, err := deepresearch.New(deepresearch.Config{People: deepresearch.PeopleDefaults{Review: "sometimes"}})
+	if !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "review") {
+		t.Errorf("a bad default: %v", err)
 	}
 }

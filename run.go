@@ -75,6 +75,10 @@ type Request struct {
 	Plan *Plan `json:"plan,omitempty" jsonschema:"a plan to research exactly, as deepresearch plan prints it"`
 	// ReviewPlan shows the plan to Hooks.Review before research starts.
 	ReviewPlan bool `json:"review_plan,omitempty" jsonschema:"stop after planning for the plan to be reviewed"`
+	// Review says which plans are reviewed: ReviewFirstPlan ("": the
+	// first, when ReviewPlan is set) or ReviewEveryCycle (the first and
+	// each later cycle's follow-ups; it implies ReviewPlan).
+	Review string `json:"review,omitempty" jsonschema:"first_plan (default) or every_cycle: review each later research cycle's plan too"`
 	// Length is the report's target length in words (0: the writer's).
 	Length int `json:"length,omitempty" jsonschema:"target length of the report in words"`
 	// Outline names the report's sections in order; each is researched
@@ -141,6 +145,7 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 		return req, 0, &RequestError{Field: "max_run_agents", Problem: "must not be negative"}
 	}
 	req.Question = req.question()
+	req = r.cfg.People.fill(req)
 	style := r.cfg.Style
 	if req.Style != "" {
 		style, _ = ParseStyle(req.Style) // Validate parsed it
@@ -301,7 +306,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	tasks, planUsage, err := r.planTasks(ctx, model(RolePlanner), req, answers)
 	rep.Usage = rep.Usage.Add(planUsage)
 	if err == nil {
-		tasks, err = r.review(ctx, req, tasks, em)
+		tasks, err = r.review(ctx, &req, tasks, em)
 	}
 	stage(StagePlan, t0)
 	if err != nil {

@@ -136,6 +136,18 @@ type Research struct {
 	MaxRunAgents int `mapstructure:"max_run_agents"`
 	// MaxRunTime is a run's time budget; 0 (default) is unlimited.
 	MaxRunTime time.Duration `mapstructure:"max_run_time"`
+	// Clarify is whether a run asks clarifying questions before it
+	// plans: "auto" (default: when the model finds the question
+	// ambiguous; the extractive model never asks) or "never".
+	Clarify string `mapstructure:"clarify"`
+	// ReviewPlan puts every run's plan to review before research starts,
+	// where a person can review it (a terminal, the HTTP API, the live
+	// page); default false. A run's own review_plan turns it on, not off.
+	ReviewPlan bool `mapstructure:"review_plan"`
+	// Review is which plans are reviewed: "first_plan" (default) or
+	// "every_cycle" (each later research cycle's follow-ups too; it
+	// implies ReviewPlan).
+	Review string `mapstructure:"review"`
 }
 
 // Search selects the search backends.
@@ -184,6 +196,15 @@ type Output struct {
 	// source does not support its sentence: "keep" it, "flag" it
 	// (default) or "remove" it.
 	Unsupported string `mapstructure:"unsupported"`
+	// Length is the report's target length in words; 0 (default) is the
+	// writer's own.
+	Length int `mapstructure:"length"`
+	// Language is the language reports are written in; "" (default) is
+	// the question's.
+	Language string `mapstructure:"language"`
+	// Audience is who reports are for, and in what tone; "" (default)
+	// is none in particular.
+	Audience string `mapstructure:"audience"`
 }
 
 // Serve configures the HTTP server.
@@ -250,7 +271,8 @@ func Defaults() Settings {
 		Model: Model{Provider: defaults.Provider, MaxConcurrent: defaults.MaxConcurrent, Tools: defaults.Tools,
 			Prices: map[string]Price{}},
 		Research: Research{MaxTasks: defaults.MaxTasks, Parallelism: defaults.Parallelism, SearchLimit: defaults.SearchLimit,
-			MaxToolCalls: defaults.MaxToolCalls, MaxTokens: defaults.MaxTokens, AgentTimeout: defaults.AgentTimeout, MaxCycles: defaults.MaxCycles},
+			MaxToolCalls: defaults.MaxToolCalls, MaxTokens: defaults.MaxTokens, AgentTimeout: defaults.AgentTimeout, MaxCycles: defaults.MaxCycles,
+			Clarify: "auto", Review: "first_plan"},
 		Search: Search{Providers: []string{defaults.SearchCorpus},
 			ChromaTenant: defaults.ChromaTenant, ChromaDatabase: defaults.ChromaDatabase},
 		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},

@@ -15,7 +15,7 @@ import (
 func TestDefaults(t *testing.T) {
 	want := Settings{
 		Model:    Model{Provider: "extractive", MaxConcurrent: 4, Tools: "auto", Prices: map[string]Price{}},
-		Research: Research{MaxTasks: 4, Parallelism: 4, SearchLimit: 5, MaxToolCalls: 8, MaxTokens: 16000, AgentTimeout: 2 * time.Minute, MaxCycles: 3},
+		Research: Research{MaxTasks: 4, Parallelism: 4, SearchLimit: 5, MaxToolCalls: 8, MaxTokens: 16000, AgentTimeout: 2 * time.Minute, MaxCycles: 3, Clarify: "auto", Review: "first_plan"},
 		Search:   Search{Providers: []string{"corpus"}, ChromaTenant: "default_tenant", ChromaDatabase: "default_database"},
 		Fetch:    Fetch{Allow: []string{}, Timeout: 20 * time.Second, MaxBytes: 5 << 20},
 		Output:   Output{Format: "md", Style: "markdown", Unsupported: "flag"},

@@ -167,6 +167,8 @@ func check(s *Settings) []problem {
 	if r.MaxRunTime < 0 {
 		ps.add("research.max_run_time", r.MaxRunTime, "must be at least 0")
 	}
+	ps.oneOf("research.clarify", r.Clarify, []string{"auto", "never"})
+	ps.oneOf("research.review", r.Review, []string{"first_plan", "every_cycle"})
 
 	if p := s.Search.Providers; len(p) == 0 {
 		ps.add("search.providers", p, "must name at least one of %s", strings.Join(searchProviders, ", "))
@@ -206,6 +208,16 @@ func check(s *Settings) []problem {
 	parsed(&ps, "output.style", s.Output.Style, err, output.StyleNames)
 	_, err = output.ParseAction(s.Output.Unsupported)
 	parsed(&ps, "output.unsupported", s.Output.Unsupported, err, output.Actions)
+	// The bounds of the library's report controls (deepresearch.MaxLength,
+	// MaxControlBytes).
+	if o := s.Output; o.Length < 0 || o.Length > 20000 {
+		ps.add("output.length", o.Length, "must be between 0 and 20000 words")
+	}
+	for _, kv := range [][2]string{{"output.language", s.Output.Language}, {"output.audience", s.Output.Audience}} {
+		if n := len(strings.TrimSpace(kv[1])); n > 256 {
+			ps.add(kv[0], kv[1], "is %d bytes long; the limit is 256", n)
+		}
+	}
 
 	sv := s.Serve
 	if !validHostPort(sv.Addr, true) {
@@ -267,7 +279,7 @@ func validHostPort(addr string, listen bool) bool {
 // does to the values it reads before it validates them.
 func (s *Settings) Normalize() {
 	for _, p := range []*string{&s.Model.Provider, &s.Model.Tools, &s.Output.Format, &s.Output.Style,
-		&s.Output.Unsupported, &s.Log.Level, &s.Log.Format} {
+		&s.Output.Unsupported, &s.Log.Level, &s.Log.Format, &s.Research.Clarify, &s.Research.Review} {
 		*p = strings.ToLower(strings.TrimSpace(*p))
 	}
 	for _, p := range []*string{&s.Model.Planner, &s.Model.Researcher, &s.Model.Writer, &s.Model.Embeddings} {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/deepresearch/deepresearch"
@@ -309,12 +311,80 @@ func chatRequestOf(msgs []chatMessage) (deepresearch.Request, error) {
 				if err != nil {
 					return deepresearch.Request{}, err
 				}
-				questions := strings.Join(strings.Fields(strings.TrimPrefix(asked, clarifyLead)), " ")
-				return deepresearch.Request{Question: q, Answers: []deepresearch.Answer{{Question: questions, Answer: answer}}}, nil
+				return deepresearch.Request{Question: q, Answers: chatAnswers(strings.TrimPrefix(asked, clarifyLead), answer)}, nil
 			}
 		}
 	}
 	return deepresearch.Request{Question: answer}, nil
+}
+
+// askedLine is a numbered question of a clarifying reply, its assumption
+// after it ("1. Which ocean? (otherwise: the Atlantic)").
+var askedLine = regexp.MustCompile(`^\s*(\d+)[.)]\s+(.+?)(?:\s+\(otherwise: .*\))?\s*$`)
+
+// answerLine is a numbered line of a person's reply ("1. fibre", "2) the
+// 2010s", "#1: fibre").
+var answerLine = regexp.MustCompile(`^\s*#?(\d+)\s*[.):-]\s*(.*)$`)
+
+// chatAnswers maps the one message that answers a clarifying reply's
+// questions (asked, after clarifyLead) to each question: by number when
+// the reply numbers its answers ("1. …", "2) …"), else line by line when
+// it has one non-empty line a question, else the whole reply answers
+// every question at once (one answer, to the questions together). A
+// question left without an answer keeps its assumption.
+func chatAnswers(asked, reply string) []deepresearch.Answer {
+	var qs []string
+	for _, line := range strings.Split(asked, "\n") {
+		if m := askedLine.FindStringSubmatch(line); m != nil {
+			qs = append(qs, strings.Join(strings.Fields(m[2]), " "))
+		}
+	}
+	reply = strings.TrimSpace(reply)
+	together := func() []deepresearch.Answer {
+		q := strings.Join(strings.Fields(asked), " ")
+		if len(qs) > 0 {
+			q = strings.Join(qs, " ")
+		}
+		return []deepresearch.Answer{{Question: q, Answer: reply}}
+	}
+	if len(qs) == 0 || len(qs) > deepresearch.MaxClarifyingQuestions {
+		return together()
+	}
+	var lines []string
+	for _, line := range strings.Split(reply, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	byNumber := map[int]string{}
+	for _, line := range lines {
+		m := answerLine.FindStringSubmatch(line)
+		if m == nil {
+			byNumber = nil
+			break
+		}
+		n, _ := strconv.Atoi(m[1])
+		if n < 1 || n > len(qs) {
+			return together() // numbered otherwise than the questions
+		}
+		byNumber[n] = strings.TrimSpace(byNumber[n] + " " + m[2])
+	}
+	var out []deepresearch.Answer
+	switch {
+	case len(byNumber) > 0:
+		for i, q := range qs {
+			if a := byNumber[i+1]; a != "" {
+				out = append(out, deepresearch.Answer{Question: q, Answer: a})
+			}
+		}
+	case len(qs) > 1 && len(lines) == len(qs):
+		for i, q := range qs {
+			out = append(out, deepresearch.Answer{Question: q, Answer: lines[i]})
+		}
+	default:
+		return together()
+	}
+	return out
 }
 
 // chatReply answers a chat completion with content at once, streamed or

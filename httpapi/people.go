@@ -28,9 +28,16 @@ var errPlanTimeout = errors.New("the plan was not reviewed in time")
 // is refused while the first is pending), the run's hook takes them off.
 // Whether a run waits is the store's status (the library stores it before
 // the event that asks), so a POST is taken only while the run waits.
+//
+// A POST is answered once the run has kept what it posted: the run's
+// answers and reviews are journaled (durably) before the event that says
+// so (clarification.answered, plan.accepted), which puts a token on kept;
+// a run that ends first closes done.
 type waiter struct {
 	answers chan []string
 	reviews chan review
+	kept    chan struct{}
+	done    <-chan struct{}
 }
 
 // review is a person's word on a plan: the plan to research (no tasks:
@@ -40,8 +47,49 @@ type review struct {
 	rejected bool
 }
 
-func newWaiter() *waiter {
-	return &waiter{answers: make(chan []string, 1), reviews: make(chan review, 1)}
+func newWaiter(done <-chan struct{}) *waiter {
+	return &waiter{answers: make(chan []string, 1), reviews: make(chan review, 1), kept: make(chan struct{}, 1), done: done}
+}
+
+// sink is the run's event sink: an event that says the run kept a
+// person's word lets the POST that gave it answer.
+func (w *waiter) sink(ev deepresearch.Event) {
+	switch ev.Type {
+	case events.ClarificationAnswered, events.PlanAccepted:
+		select {
+		case w.kept <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// stale drops a token an event put on kept with no POST waiting (a
+// resumed run's answers, taken from its journal), before the run waits
+// for the next POST.
+func (w *waiter) stale() {
+	select {
+	case <-w.kept:
+	default:
+	}
+}
+
+// await waits until the run has kept what a POST gave it; it fails when
+// the run ended first (it is asked again if it resumes) or the client
+// went away.
+func (w *waiter) await(r *http.Request, what string) error {
+	select {
+	case <-w.kept:
+		return nil
+	case <-w.done:
+		select {
+		case <-w.kept:
+			return nil
+		default:
+		}
+		return &requestError{http.StatusServiceUnavailable, typeServer, fmt.Sprintf("the run stopped before it kept the %s; post them again when it waits again", what)}
+	case <-r.Context().Done():
+		return context.Cause(r.Context())
+	}
 }
 
 // hooks are the run's Hooks: each waits for the matching POST, with the
@@ -50,6 +98,7 @@ func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
 	return &deepresearch.Hooks{
 		Ask: func(ctx context.Context, qs []deepresearch.Clarification) ([]string, error) {
 			defer pause()()
+			w.stale()
 			select {
 			case a := <-w.answers:
 				return a, nil
@@ -59,11 +108,22 @@ func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
 		},
 		Review: func(ctx context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
 			defer pause()()
+			w.stale()
 			var timeout <-chan struct{}
 			if s.cfg.PlanTimeout > 0 {
+				// The deadline runs from when the plan was first put to
+				// review, across restarts (the run journals that time).
+				wait := s.cfg.PlanTimeout
+				if !p.Asked.IsZero() {
+					wait -= s.cfg.Clock.Now().Sub(p.Asked)
+				}
 				ch := make(chan struct{})
-				stop := s.cfg.Clock.AfterFunc(s.cfg.PlanTimeout, func() { close(ch) })
-				defer stop()
+				if wait <= 0 {
+					close(ch)
+				} else {
+					stop := s.cfg.Clock.AfterFunc(wait, func() { close(ch) })
+					defer stop()
+				}
 				timeout = ch
 			}
 			select {
@@ -166,6 +226,10 @@ func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &requestError{http.StatusConflict, typeConflict, "the questions were answered already"})
 		return
 	}
+	if err := wt.await(r, "answers"); err != nil {
+		s.fail(w, err)
+		return
+	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": run.ID, "status": deepresearch.StatusRunning, "urls": runURLs(run.ID)})
 }
 
@@ -183,7 +247,7 @@ func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := p.(events.PlanReviewData)
-	writeJSON(w, http.StatusOK, deepresearch.Plan{Question: run.Question, Tasks: d.Tasks, MaxCycles: d.MaxCycles})
+	writeJSON(w, http.StatusOK, deepresearch.Plan{Question: run.Question, Tasks: d.Tasks, MaxCycles: d.MaxCycles, Cycle: d.Cycle})
 }
 
 // postPlan reviews a run's plan: {"action": "accept"} (the plan as
@@ -227,7 +291,15 @@ func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
 	}
 	status := deepresearch.StatusRunning
 	if rv.rejected {
+		// The first plan rejected ends the run; a later cycle's ends its
+		// research, and the report is written from what was found.
 		status = deepresearch.StatusFailed
+		if p, err := s.lastEvent(r.Context(), run, events.PlanReviewRequested); err == nil && p.(events.PlanReviewData).Cycle > 1 {
+			status = deepresearch.StatusRunning
+		}
+	} else if err := wt.await(r, "plan"); err != nil {
+		s.fail(w, err)
+		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": run.ID, "status": status, "urls": runURLs(run.ID)})
 }

@@ -221,9 +221,8 @@ func TestPlanTimeout(t *testing.T) {
 			res := e.do("POST", "/v1/research", `{"question":"How were undersea cables repaired?","review_plan":true}`)
 			var s started
 			readJSON(t, res, &s)
-			armed := e.clock.Armed()
-			<-ch // the hook is called: it arms the plan's timeout next
-			<-armed
+			<-ch
+			e.armedFor(time.Hour) // the plan's deadline
 			e.clock.Advance(time.Hour)
 			e.ended(s.ID)
 			want := deepresearch.StatusFinished
@@ -282,6 +281,162 @@ func TestChatClarifies(t *testing.T) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.planned) != 1 || !strings.Contains(m.planned[0], "→ Telegraph cables, in the Atlantic.") || !strings.Contains(m.planned[0], "Question: "+q) {
+		t.Errorf("the planner's messages: %q", m.planned)
+	}
+}
+
+// askSignal wraps a Runner: asking is sent on (unbuffered) each time a
+// run's Ask hook is called, reviewing each time its Review hook is.
+type askSignal struct {
+	Runner
+	asking, reviewing chan struct{}
+}
+
+func (as askSignal) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	if req.Hooks != nil {
+		h := *req.Hooks
+		ask, review := h.Ask, h.Review
+		h.Ask = func(ctx context.Context, qs []deepresearch.Clarification) ([]string, error) {
+			as.asking <- struct{}{}
+			return ask(ctx, qs)
+		}
+		h.Review = func(ctx context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+			as.reviewing <- struct{}{}
+			return review(ctx, p)
+		}
+		req.Hooks = &h
+	}
+	return as.Runner.RecordDurable(ctx, st, req, d, sink)
+}
+
+// TestAnswersSurviveRestart: a run answered over POST …/input and then
+// waiting for its plan's review is interrupted by a server restart; the
+// resumed run does not ask its questions again (their answers are in its
+// journal), waits for the review only as long as was left of
+// serve.plan_timeout (the deadline runs from when the plan was first
+// shown), and, when it passes, researches the plan as proposed from the
+// answers.
+func TestAnswersSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	m := &asking{Model: deepresearchtest.Model(0)}
+	sig := func(as askSignal) func(Runner) Runner {
+		return func(r Runner) Runner { as.Runner = r; return as }
+	}
+	first := askSignal{asking: make(chan struct{}), reviewing: make(chan struct{})}
+	e := newEnv(t, envOpts{dir: dir, model: m, start: t0, planTimeout: time.Hour, wrap: sig(first)})
+	res := e.do("POST", "/v1/research", `{"question":"How were undersea cables laid?","review_plan":true,"max_tasks":2,"max_cycles":1}`)
+	var s started
+	readJSON(t, res, &s)
+	id := s.ID
+	<-first.asking
+	e.post("/v1/research/"+id+"/input", `{"answers":["telegraph, 1850-1870","the Atlantic"]}`, http.StatusAccepted)
+	<-first.reviewing
+	e.armedFor(time.Hour)
+	e.clock.Advance(40 * time.Minute) // 20 minutes of the review's hour left
+	e.close()
+
+	m2 := &asking{Model: deepresearchtest.Model(0)}
+	again := askSignal{asking: make(chan struct{}), reviewing: make(chan struct{})}
+	e2 := newEnv(t, envOpts{dir: dir, model: m2, start: t0.Add(40 * time.Minute), planTimeout: time.Hour, wrap: sig(again)})
+	if ids, err := e2.srv.Resume(t.Context(), 0); err != nil || !slices.Equal(ids, []string{id}) {
+		t.Fatalf("Resume = %v, %v", ids, err)
+	}
+	select {
+	case <-again.asking:
+		t.Fatal("the resumed run asked its clarifying questions again")
+	case <-again.reviewing:
+	}
+	if st := e2.status(id); st != string(deepresearch.StatusAwaitingPlan) {
+		t.Fatalf("after the restart the run is %s, want awaiting_plan", st)
+	}
+	e2.armedFor(20 * time.Minute)
+	e2.clock.Advance(20 * time.Minute)
+	e2.ended(id)
+	run, _ := e2.store.Get(t.Context(), id)
+	if run.Status != sqlitestore.Finished {
+		t.Fatalf("the run is %s: %s", run.Status, run.Error)
+	}
+	var asked, answered int
+	var ans events.ClarificationAnsweredData
+	for _, ev := range storedEvents(t, e2.store, id) {
+		switch d := ev.Data.(type) {
+		case events.ClarificationData:
+			asked++
+		case events.ClarificationAnsweredData:
+			answered++
+			ans = d
+		}
+	}
+	if asked != 1 || answered != 1 || !ans.Answered || ans.Questions[1].Answer != "the Atlantic" {
+		t.Errorf("%d clarification.requested, %d clarification.answered (%+v)", asked, answered, ans)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.planned) != 1 || !strings.Contains(m.planned[0], "→ telegraph, 1850-1870") {
+		t.Errorf("the planner's messages: %q", m.planned)
+	}
+}
+
+// TestChatAnswers: the one message that answers a chat's clarifying
+// questions is mapped to each question: by number, line by line, or, when
+// it cannot be split, as one answer to the questions together.
+func TestChatAnswers(t *testing.T) {
+	asked := clarifyingReply([]deepresearch.Clarification{
+		{Question: "Which cables: telegraph or fibre?", Assumption: "telegraph"},
+		{Question: "Which ocean?", Assumption: "the Atlantic"},
+	})
+	both := "Which cables: telegraph or fibre? Which ocean?"
+	for _, c := range []struct {
+		name, reply string
+		want        []deepresearch.Answer
+	}{
+		{"numbered", "1. fibre\n2) the Pacific", []deepresearch.Answer{{Question: "Which cables: telegraph or fibre?", Answer: "fibre"}, {Question: "Which ocean?", Answer: "the Pacific"}}},
+		{"numbered, one left out", "2: the Pacific", []deepresearch.Answer{{Question: "Which ocean?", Answer: "the Pacific"}}},
+		{"a line each", "fibre\n\nthe Pacific\n", []deepresearch.Answer{{Question: "Which cables: telegraph or fibre?", Answer: "fibre"}, {Question: "Which ocean?", Answer: "the Pacific"}}},
+		{"one sentence", "Fibre cables, in the Pacific.", []deepresearch.Answer{{Question: both, Answer: "Fibre cables, in the Pacific."}}},
+		{"a number out of range", "1. fibre\n3. what?", []deepresearch.Answer{{Question: both, Answer: "1. fibre\n3. what?"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := chatAnswers(strings.TrimPrefix(asked, clarifyLead), c.reply)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("chatAnswers(%q) = %+v, want %+v", c.reply, got, c.want)
+			}
+		})
+	}
+	// An assistant message edited to ask more than a run asks is one
+	// answer, not more answers than a run takes.
+	many := clarifyLead + "\n\n1. a\n2. b\n3. c\n4. d"
+	if got := chatAnswers(strings.TrimPrefix(many, clarifyLead), "1. w\n2. x\n3. y\n4. z"); len(got) != 1 {
+		t.Errorf("four questions: %+v", got)
+	}
+}
+
+// TestChatNumberedAnswers: over the OpenAI-compatible endpoint, a second
+// turn that numbers its answers gives the planner each question with its
+// own answer.
+func TestChatNumberedAnswers(t *testing.T) {
+	m := &asking{Model: deepresearchtest.Model(0)}
+	e := newEnv(t, envOpts{model: m})
+	q := "How were undersea cables laid?"
+	reply := clarifyingReply([]deepresearch.Clarification{
+		{Question: "Which cables: telegraph or fibre?", Assumption: "telegraph"},
+		{Question: "Which ocean?", Assumption: "the Atlantic"},
+	})
+	body, _ := json.Marshal(map[string]any{"model": ModelID, "messages": []map[string]string{
+		{"role": "user", "content": q}, {"role": "assistant", "content": reply}, {"role": "user", "content": "1. fibre\n2. the Pacific"}}})
+	var c struct {
+		DeepResearch struct {
+			Status string `json:"status"`
+		} `json:"deepresearch"`
+	}
+	readJSON(t, e.do("POST", "/v1/chat/completions", string(body)), &c)
+	if c.DeepResearch.Status != string(deepresearch.StatusFinished) {
+		t.Fatalf("status %q", c.DeepResearch.Status)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.planned) != 1 || !strings.Contains(m.planned[0], "Which cables: telegraph or fibre? → fibre") || !strings.Contains(m.planned[0], "Which ocean? → the Pacific") {
 		t.Errorf("the planner's messages: %q", m.planned)
 	}
 }

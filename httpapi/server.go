@@ -481,7 +481,8 @@ func (s *Server) launch(id string, store func() (deepresearch.Request, deepresea
 			fmt.Sprintf("%d runs are in progress, the most this server runs at once; retry later", s.cfg.MaxRuns)}
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	lr := &liveRun{cancel: cancel, done: make(chan struct{}), wait: newWaiter()}
+	done := make(chan struct{})
+	lr := &liveRun{cancel: cancel, done: done, wait: newWaiter(done)}
 	s.runs[id] = lr // holds the slot
 	s.mu.Unlock()
 
@@ -504,7 +505,7 @@ func (s *Server) launch(id string, store func() (deepresearch.Request, deepresea
 		defer close(lr.done)
 		defer release()
 		defer limit.halt()
-		s.cfg.Runner.RecordDurable(ctx, s.store, req, d, nil)
+		s.cfg.Runner.RecordDurable(ctx, s.store, req, d, lr.wait.sink)
 	})
 	return nil
 }

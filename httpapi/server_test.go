@@ -73,6 +73,35 @@ type env struct {
 	http  *httptest.Server
 	r     *deepresearch.Researcher
 	clock *clock.Fake // the server's: run time limits, heartbeats
+	// armed receives the duration of each timer the server arms (while
+	// it has room; 1024): a test waits for the plan's deadline with it.
+	armed chan time.Duration
+}
+
+// armingClock is the server's clock in tests: the fake one, telling
+// armed of each timer it arms.
+type armingClock struct {
+	*clock.Fake
+	armed chan time.Duration
+}
+
+func (c armingClock) AfterFunc(d time.Duration, f func()) func() bool {
+	stop := c.Fake.AfterFunc(d, f)
+	select {
+	case c.armed <- d:
+	default:
+	}
+	return stop
+}
+
+// armedFor waits for the server to arm a timer of d.
+func (e *env) armedFor(d time.Duration) {
+	e.t.Helper()
+	for got := range e.armed {
+		if got == d {
+			return
+		}
+	}
 }
 
 type envOpts struct {
@@ -87,15 +116,26 @@ type envOpts struct {
 	planTimeout time.Duration
 	planAction  string
 	maxBody     int64 // 0: 4096
+	// start is the fake clock's time (zero: 2026-11-22 12:00 UTC). With
+	// a planTimeout the Researcher keeps the same clock: a plan's
+	// deadline runs from the time the run journals it was put to review.
+	start time.Time
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
 	t.Helper()
-	e := &env{t: t, dir: o.dir, clock: clock.NewFake(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))}
+	if o.start.IsZero() {
+		o.start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	}
+	e := &env{t: t, dir: o.dir, clock: clock.NewFake(o.start), armed: make(chan time.Duration, 1024)}
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}
-	r, err := deepresearch.New(deepresearch.Config{
+	var rclock deepresearch.Clock
+	if o.planTimeout > 0 {
+		rclock = e.clock
+	}
+	r, err := deepresearch.New(deepresearch.Config{Clock: rclock,
 		Model: o.model, Corpus: filepath.Join("..", "testdata", "corpus"),
 		IndexPath: filepath.Join(e.dir, "index.db"), MaxRetries: -1,
 	})
@@ -111,7 +151,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		runner = o.wrap(r)
 	}
 	e.srv, err = New(Config{Runner: runner, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096),
-		Clock: e.clock, PlanTimeout: o.planTimeout, PlanTimeoutAction: o.planAction})
+		Clock: armingClock{e.clock, e.armed}, PlanTimeout: o.planTimeout, PlanTimeoutAction: o.planAction})
 	if err != nil {
 		t.Fatal(err)
 	}

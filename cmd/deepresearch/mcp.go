@@ -8,12 +8,14 @@ import (
 	"os"
 	"sync"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/mcpserver"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
@@ -61,7 +63,14 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 		return inputError(err)
 	}
 	open := func() (*deepresearch.Researcher, error) { return deepresearch.FromSettings(s, &logger) }
-	lib := &lazyResearcher{open: open}
+	// Research runs are kept in the run store (store.path), as `run`
+	// keeps them: the request with the answers the person gave to the
+	// clarifying form, and the run's journal, so that `deepresearch
+	// resume ID` takes up a run the client's process lost without asking
+	// again. A store that cannot be opened costs the record, not the
+	// research.
+	openSt := func(ctx context.Context) (*sqlitestore.Store, error) { return openStore(ctx, s) }
+	lib := &lazyResearcher{open: open, openStore: openSt, log: logger}
 	defer lib.Close()
 	// verify checks file references and @-mentions against the folder
 	// the server was started in (a project), and nothing outside it.
@@ -84,32 +93,72 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 // lazyResearcher opens the research library on first use, so that a
 // client that only wants the citation tools never waits for the corpus.
 type lazyResearcher struct {
-	open func() (*deepresearch.Researcher, error)
-	mu   sync.Mutex
-	r    *deepresearch.Researcher
+	open      func() (*deepresearch.Researcher, error)
+	openStore func(context.Context) (*sqlitestore.Store, error) // nil: runs are not kept
+	log       zerolog.Logger
+	mu        sync.Mutex
+	r         *deepresearch.Researcher
+	st        *sqlitestore.Store
+	stTried   bool
 }
 
 // Research opens the library on first use and runs req.
 func (l *lazyResearcher) Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	r, err := l.researcher()
+	if err != nil {
+		return nil, err
+	}
 	l.mu.Lock()
+	if !l.stTried && l.openStore != nil {
+		l.stTried = true
+		if l.st, err = l.openStore(ctx); err != nil {
+			l.log.Warn().Err(err).Msg("research runs will not be kept in the run store")
+		}
+	}
+	st := l.st
+	l.mu.Unlock()
+	if st == nil {
+		return r.Research(ctx, req, sink)
+	}
+	if req, err = deepresearch.StartRunFrom(context.WithoutCancel(ctx), st, req, deepresearch.OriginCLI); err != nil {
+		return nil, err
+	}
+	return r.Record(ctx, st, req, sink)
+}
+
+// researcher opens the library on first use.
+func (l *lazyResearcher) researcher() (*deepresearch.Researcher, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.r == nil {
 		r, err := l.open()
 		if err != nil {
-			l.mu.Unlock()
 			return nil, err
 		}
 		l.r = r
 	}
-	r := l.r
-	l.mu.Unlock()
-	return r.Research(ctx, req, sink)
+	return l.r, nil
+}
+
+// Clarify returns the clarifying questions a run of req would ask (the
+// research tool asks them by elicitation, or returns them).
+func (l *lazyResearcher) Clarify(ctx context.Context, req deepresearch.Request) ([]deepresearch.Clarification, error) {
+	r, err := l.researcher()
+	if err != nil {
+		return nil, err
+	}
+	return r.Clarify(ctx, req)
 }
 
 func (l *lazyResearcher) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.r == nil {
-		return nil
+	var err error
+	if l.st != nil {
+		err = l.st.Close()
 	}
-	return l.r.Close()
+	if l.r == nil {
+		return err
+	}
+	return errors.Join(l.r.Close(), err)
 }

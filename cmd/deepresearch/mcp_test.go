@@ -11,6 +11,10 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // syncBuffer is a bytes.Buffer safe to write from the server goroutine and
@@ -92,5 +96,54 @@ func TestMCPCommand(t *testing.T) {
 	inW.Close()
 	if c := <-code; c != 0 {
 		t.Errorf("exit status %d: %s", c, stderr.String())
+	}
+}
+
+// TestMCPKeepsRuns: a research call is kept in the run store, as `run`
+// keeps its runs, with the answers the client gave to the clarifying
+// questions in its request (a resumed run does not ask again).
+func TestMCPKeepsRuns(t *testing.T) {
+	index := isolate(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		c := execute(context.Background(), []string{"mcp", "--corpus", corpus, "--index", index}, inR, outW, &stderr)
+		outW.Close()
+		code <- c
+	}()
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question,
+		"answers": []map[string]string{{"question": "Which cables?", "answer": "telegraph cables"}}}})
+	if err != nil || res.IsError {
+		t.Fatalf("research: %v %+v", err, res)
+	}
+	cs.Close()
+	inW.Close()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit status %d: %s", c, stderr.String())
+	}
+	path, err := config.DefaultStorePath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.List(ctx, 10)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("the store holds %d runs (%v)", len(runs), err)
+	}
+	run := runs[0]
+	if run.Status != sqlitestore.Finished || run.Origin != deepresearch.OriginCLI || !strings.Contains(string(run.Options), "telegraph cables") {
+		t.Errorf("stored run: %s, origin %s, request %s", run.Status, run.Origin, run.Options)
 	}
 }

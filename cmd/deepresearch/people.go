@@ -36,21 +36,21 @@ type peopleFlags struct {
 
 func (pf *peopleFlags) add(fs *pflag.FlagSet, run bool) {
 	if run {
-		fs.StringVar(&pf.clarify, "clarify", "auto", "clarifying questions before planning: auto (asked at the prompt on a terminal; elsewhere the report states its assumptions) or never")
+		fs.StringVar(&pf.clarify, "clarify", "", "clarifying questions before planning: auto (asked at the prompt on a terminal; elsewhere the report states its assumptions) or never (default: research.clarify, auto)")
 		fs.StringVar(&pf.plan, "plan", "", `research exactly the tasks of this plan file (as "deepresearch plan" prints it; "-": stdin)`)
 		fs.BoolVar(&pf.reviewPlan, "review-plan", false, "show the plan before research: accept, edit (in $EDITOR) or reject it (on a terminal)")
 	}
-	fs.IntVar(&pf.length, "length", 0, "target length of the report in words")
+	fs.IntVar(&pf.length, "length", 0, "target length of the report in words (default: output.length)")
 	fs.StringVar(&pf.outline, "outline", "", "FILE of the report's sections, one a line, in order (each researched as its own task)")
-	fs.StringVar(&pf.language, "language", "", "the language the report is written in (default: the question's)")
-	fs.StringVar(&pf.audience, "audience", "", "who the report is for, and in what tone")
+	fs.StringVar(&pf.language, "language", "", "the language the report is written in (default: output.language, else the question's)")
+	fs.StringVar(&pf.audience, "audience", "", "who the report is for, and in what tone (default: output.audience)")
 }
 
 // request fills req from the flags: what the library is asked, and, on a
 // terminal, the hooks that ask the person at it.
 func (pf *peopleFlags) request(cmd *cobra.Command, req deepresearch.Request) (deepresearch.Request, error) {
 	switch pf.clarify {
-	case deepresearch.ClarifyAuto, deepresearch.ClarifyNever:
+	case "", deepresearch.ClarifyAuto, deepresearch.ClarifyNever:
 	default:
 		return req, usageError{fmt.Errorf("--clarify %q: want auto or never", pf.clarify)}
 	}
@@ -90,10 +90,9 @@ func (pf *peopleFlags) request(cmd *cobra.Command, req deepresearch.Request) (de
 		return req, inputError(err)
 	}
 	if t, ok := terminal(cmd); ok {
-		req.Hooks = &deepresearch.Hooks{Ask: t.ask}
-		if pf.reviewPlan {
-			req.Hooks.Review = t.review
-		}
+		// Review is called only when the run reviews its plan: asked by
+		// --review-plan, or by the setting research.review_plan.
+		req.Hooks = &deepresearch.Hooks{Ask: t.ask, Review: t.review}
 	} else if pf.reviewPlan {
 		return req, usageError{errors.New(`--review-plan needs a terminal; elsewhere, "deepresearch plan" prints a plan to edit and "run --plan FILE" runs it`)}
 	}

@@ -138,3 +138,66 @@ func TestClarifyOffTheTerminal(t *testing.T) {
 		t.Errorf("the planner got answers nobody gave")
 	}
 }
+
+// TestTerminalAnswersSurviveAKill: the answers typed at the prompt are
+// kept in the run's journal. The run is killed (SIGKILL) at the plan's
+// review prompt, after the answers; `deepresearch resume`, off a
+// terminal, finishes it with them: nobody is asked, the planner is not
+// called again, and the report states no assumption.
+func TestTerminalAnswersSurviveAKill(t *testing.T) {
+	index := isolate(t)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	a := &asker{offline: extractive.New(extractive.Options{})}
+	srv := deepresearchtest.NewOpenAIServer(a, deepresearchtest.OpenAIOptions{})
+	defer srv.Close()
+	store := filepath.Join(t.TempDir(), "runs.db")
+	model := []string{"--store", store, "--provider", "openai", "--model", "scripted", "--base-url", srv.URL + "/v1",
+		"--corpus", corpus, "--index", index, "--progress", "never"}
+	args, _ := json.Marshal(append([]string{"run", "--review-plan", question}, model...))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), roleEnv+"=cli", argsEnv+"="+string(args))
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	screen := bufio.NewReader(tty)
+	var seen strings.Builder
+	expect := func(text string) {
+		t.Helper()
+		for !strings.Contains(seen.String(), text) {
+			b, err := screen.ReadByte()
+			if err != nil {
+				t.Fatalf("the terminal closed before %q: %v\n%s", text, err, seen.String())
+			}
+			seen.WriteByte(b)
+		}
+	}
+	expect("1. Which cables")
+	expect("> ")
+	io.WriteString(tty, "the first transatlantic telegraph cables\r")
+	expect("2. Which century?")
+	expect("> ")
+	io.WriteString(tty, "1850 to 1870\r")
+	expect("[a]ccept, [e]dit, [r]eject? ")
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	r := cli(t, "", "runs", "--json", "--store", store)
+	m := runID.FindStringSubmatch(r.stdout)
+	if m == nil || !strings.Contains(r.stdout, `"status": "interrupted"`) {
+		t.Fatalf("the killed run is not listed as interrupted: %s %s", r.stdout, r.stderr)
+	}
+	resumed := cli(t, "", append([]string{"resume", m[1]}, model...)...)
+	if resumed.code != 0 || !strings.Contains(resumed.stdout, "[1]") {
+		t.Fatalf("resume: exit %d, %s\n%s", resumed.code, resumed.stderr, resumed.stdout)
+	}
+	if strings.Contains(resumed.stdout, "Assumed") {
+		t.Errorf("the resumed run went on assumptions:\n%s", resumed.stdout)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.planned) != 1 || !strings.Contains(a.planned[0], "Which century? → 1850 to 1870") {
+		t.Errorf("the planner's messages: %q", a.planned)
+	}
+}

@@ -38,7 +38,8 @@ func trimHook(f, t reflect.Type, data any) (any, error) {
 	return strings.TrimSpace(reflect.ValueOf(data).String()), nil
 }
 
-// numberHook reads whole numbers (decimal only: 010 is ten) and numbers.
+// numberHook reads whole numbers (decimal only: 010 is ten), numbers and
+// booleans (true/false, yes/no, on/off, 1/0).
 func numberHook(f, t reflect.Type, data any) (any, error) {
 	if f.Kind() != reflect.String {
 		return data, nil
@@ -57,6 +58,14 @@ func numberHook(f, t reflect.Type, data any) (any, error) {
 			return nil, invalid("must be a number")
 		}
 		return x, nil
+	case reflect.Bool:
+		switch strings.ToLower(text) {
+		case "true", "yes", "on", "1":
+			return true, nil
+		case "false", "no", "off", "0":
+			return false, nil
+		}
+		return nil, invalid("must be true or false")
 	}
 	return data, nil
 }
@@ -145,6 +154,8 @@ func typeMessage(name string) string {
 		return "must be a whole number"
 	case t.Kind() == reflect.Float64:
 		return "must be a number"
+	case t.Kind() == reflect.Bool:
+		return "must be true or false"
 	case t.Kind() == reflect.Slice:
 		return "must be a list of single values"
 	case t.Kind() == reflect.Map:

@@ -62,6 +62,9 @@ const (
 	// LoopAssessFailed: the assessment's model call failed; the report is
 	// written from what was found.
 	LoopAssessFailed = "assessment_failed"
+	// LoopPlanRejected: a person rejected a later cycle's plan
+	// (review every_cycle); the report is written from what was found.
+	LoopPlanRejected = "plan_rejected"
 )
 
 // AssessedData is the payload of Assessed: what the assessment of the

@@ -2,7 +2,9 @@ package events
 
 // Events of a run that waits for a person: clarifying questions before
 // planning, and a plan to review before research starts. They come
-// between RunStarted and the first CycleStarted.
+// between RunStarted and the first CycleStarted — and, for a run that has
+// every cycle's plan reviewed, the plan events come again after each
+// cycle's Assessed.
 const (
 	// ClarificationRequested carries the questions a run asks before it
 	// plans (ClarificationData); the run waits for answers, or proceeds on
@@ -44,12 +46,21 @@ type ClarificationAnsweredData struct {
 type PlanReviewData struct {
 	Tasks     []PlanTask `json:"tasks"`
 	MaxCycles int        `json:"max_cycles,omitempty"`
+	// Cycle is the research cycle the tasks are for: 0 for the first
+	// plan, 2 and later for a later cycle's follow-ups (review
+	// every_cycle).
+	Cycle int `json:"cycle,omitempty"`
 }
 
 // PlanAcceptedData is the payload of PlanAccepted: the plan as accepted,
 // and the edits a person made to the proposed one.
 type PlanAcceptedData struct {
 	Tasks []PlanTask `json:"tasks"`
+	// MaxCycles is the run's cycle budget as the reviewed plan gives it
+	// (0: it gave none, and the budget is unchanged); Cycle as in
+	// PlanReviewData.
+	MaxCycles int `json:"max_cycles,omitempty"`
+	Cycle     int `json:"cycle,omitempty"`
 	// Edited is true when the accepted plan differs from the proposed one.
 	Edited bool `json:"edited,omitempty"`
 	// Added, Removed and Reworded are the titles of tasks added, removed

@@ -30,10 +30,13 @@ const (
 	KindSearch   Kind = "search"   // a search (SearchRecord)
 	KindDocument Kind = "document" // a search backend's document fetch (DocumentRecord)
 	KindPage     Kind = "page"     // a web page fetch (PageRecord)
+	KindAsked    Kind = "asked"    // a question first put to a person (PersonRecord, no answer)
+	KindAnswer   Kind = "answer"   // a person's answer to it (PersonRecord)
 )
 
-// Entry is one record of a journal: the header, or one completed call.
-// Exactly one of Header, Model, Search, Document and Page is set, matching
+// Entry is one record of a journal: the header, one completed call, or a
+// question put to a person and its answer (Ask).
+// Exactly one of Header, Model, Search, Document, Page and Person is set, matching
 // Kind — except that a call which failed has only Error (a streamed model
 // call that failed may keep the chunks it delivered, in Model).
 type Entry struct {
@@ -57,6 +60,7 @@ type Entry struct {
 	Search   *SearchRecord   `json:"search,omitempty"`
 	Document *DocumentRecord `json:"document,omitempty"`
 	Page     *PageRecord     `json:"page,omitempty"`
+	Person   *PersonRecord   `json:"person,omitempty"`
 	Error    *ErrorRecord    `json:"error,omitempty"`
 }
 
@@ -222,6 +226,13 @@ type PageRecord struct {
 	Modified  String `json:"modified,omitempty"`
 }
 
+// PersonRecord is a person's part in a run (Ask): in a KindAsked entry,
+// nothing (the entry's Time is when the question was first put); in a
+// KindAnswer entry, the answer, as JSON its caller defines.
+type PersonRecord struct {
+	Answer json.RawMessage `json:"answer,omitempty"`
+}
+
 // ErrorRecord is how a call failed.
 type ErrorRecord struct {
 	Message String `json:"message"`
@@ -368,7 +379,7 @@ func Decode(b []byte) (Entry, error) {
 // check reports an entry whose records do not match its kind.
 func (e *Entry) check() error {
 	set := 0
-	for _, p := range []bool{e.Header != nil, e.Model != nil, e.Search != nil, e.Document != nil, e.Page != nil} {
+	for _, p := range []bool{e.Header != nil, e.Model != nil, e.Search != nil, e.Document != nil, e.Page != nil, e.Person != nil} {
 		if p {
 			set++
 		}
@@ -386,6 +397,8 @@ func (e *Entry) check() error {
 		ok = set == 1 && e.Document != nil || set == 0 && e.Error != nil
 	case KindPage:
 		ok = set == 1 && e.Page != nil || set == 0 && e.Error != nil
+	case KindAsked, KindAnswer:
+		ok = set == 1 && e.Person != nil && e.Error == nil
 	default:
 		return fmt.Errorf("journal: unknown entry kind %q", e.Kind)
 	}
