@@ -1,0 +1,93 @@
+package natsrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deepresearch/deepresearch"
+)
+
+// Agents is a deepresearch.AgentRunner that runs a run's agents on worker
+// processes (Serve): give it as deepresearch.Config.Agents to the
+// coordinator's Researcher. RunAgent publishes the job as a task (message
+// id run/cycle/task, so a job submitted again within two minutes is not
+// queued twice) and waits for its result on the run's results subject.
+// The result of a task is published once (its message id is the task's),
+// so the events the coordinator emits are those of the one attempt whose
+// result was stored; a superseded attempt's are never seen.
+//
+// Agents owns no goroutine; it is safe for concurrent use.
+type Agents struct {
+	JS     jetstream.JetStream
+	Config Config
+}
+
+// RunAgent runs job on a worker and returns its result. It fails when
+// the task cannot be published, with ErrDead when it failed on every
+// delivery, and with context.Cause(ctx) when ctx is done first.
+func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+	if _, err := a.Config.settle(); err != nil {
+		return nil, err
+	}
+	payload, err := json.Marshal(job)
+	if err != nil {
+		return nil, err
+	}
+	t := Task{Run: job.RunID, Cycle: job.Task.Cycle, Index: job.Task.Index, Payload: payload}
+	if err := Submit(ctx, a.JS, a.Config, t); err != nil {
+		return nil, err
+	}
+	rs, err := Await(ctx, a.JS, a.Config, job.RunID, t.Cycle, []int{t.Index})
+	if err != nil {
+		return nil, fmt.Errorf("natsrun: result of task %s: %w", t.id(), err)
+	}
+	r := rs[0]
+	if r.Dead {
+		return nil, fmt.Errorf("%w: task %s after %d attempts: %s", ErrDead, t.id(), r.Attempt, r.Error)
+	}
+	var out deepresearch.AgentResult
+	if err := json.Unmarshal(r.Output, &out); err != nil {
+		return nil, fmt.Errorf("natsrun: result of task %s from worker %s is unreadable: %w", t.id(), r.Worker, err)
+	}
+	return &out, nil
+}
+
+// AgentHandler adapts r to a Handler: each task's payload is a
+// deepresearch.AgentJob, run with r.ServeAgent against the run's journal
+// in the journal stream (so a redelivered task replays the calls the
+// failed attempt completed), and its output is the AgentResult. A task
+// whose payload is not a job fails on every delivery, saying so.
+func AgentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) Handler {
+	jr := NewJournal(js, c)
+	return func(ctx context.Context, t Task) (json.RawMessage, error) {
+		var job deepresearch.AgentJob
+		if err := json.Unmarshal(t.Payload, &job); err != nil {
+			return nil, fmt.Errorf("natsrun: task %s: its payload is not an agent job: %w", t.id(), err)
+		}
+		if job.RunID != t.Run {
+			return nil, fmt.Errorf("natsrun: task %s carries a job of run %q", t.id(), job.RunID)
+		}
+		res, err := r.ServeAgent(ctx, job, jr)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+}
+
+// Serve runs r's agents for every run whose tasks reach the workers'
+// consumer, at most concurrency at once (0 means 1), until ctx is done:
+// `deepresearch worker`. It sets up the streams first (Setup is
+// idempotent). When ctx is done, the tasks it is running are released
+// (nak) for another worker to take, and Serve returns context.Cause(ctx)
+// once each has been.
+func Serve(ctx context.Context, js jetstream.JetStream, c Config, r *deepresearch.Researcher, concurrency int, name string) error {
+	if _, err := Setup(ctx, js, c); err != nil {
+		return err
+	}
+	w := &Worker{JS: js, Config: c, Handle: AgentHandler(r, js, c), Concurrency: concurrency, Name: name}
+	return w.Run(ctx)
+}
