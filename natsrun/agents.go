@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -90,4 +92,52 @@ func Serve(ctx context.Context, js jetstream.JetStream, c Config, r *deepresearc
 	}
 	w := &Worker{JS: js, Config: c, Handle: AgentHandler(r, js, c), Concurrency: concurrency, Name: name}
 	return w.Run(ctx)
+}
+
+// eventTry bounds the publication of one event of EventLog.
+const eventTry = 30 * time.Second
+
+// EventLog publishes a run's events to the run's events subject, each
+// with its sequence number (HeaderSeq), as the run emits them, so that any
+// process connected to the cluster can Follow the run from any sequence
+// number (an SSE Last-Event-ID). Give its Event method to Research as the
+// sink (or one of the sinks) of a coordinator's run. Event waits until the
+// stream has stored the event: a run emits its events one at a time, and
+// a slow cluster slows it. An event that cannot be stored within 30s is
+// skipped (Follow then goes on after it) and Err says so; the run goes on.
+//
+// EventLog is safe for concurrent use; it owns no goroutine.
+type EventLog struct {
+	JS     jetstream.JetStream
+	Config Config
+	// Attempt numbers the coordinator's attempt at the run (HeaderAttempt;
+	// 0 means 1).
+	Attempt int
+
+	mu  sync.Mutex
+	err error
+}
+
+// Event publishes e.
+func (l *EventLog) Event(e deepresearch.Event) {
+	data, err := e.MarshalJSON()
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), eventTry)
+		err = PublishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
+		cancel()
+	}
+	if err != nil {
+		l.mu.Lock()
+		if l.err == nil {
+			l.err = err
+		}
+		l.mu.Unlock()
+	}
+}
+
+// Err returns the first event that could not be published, or nil.
+func (l *EventLog) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
 }

@@ -117,6 +117,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		return inputError(err)
 	}
 	rf.nats.apply(&s)
+	var evLog *natsrun.EventLog // the run's events in the events stream, with NATS
 	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
 	if err != nil {
 		return inputError(err)
@@ -129,6 +130,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		}
 		defer conn.nc.Close()
 		cfg.Agents = &natsrun.Agents{JS: conn.js, Config: conn.cfg}
+		evLog = &natsrun.EventLog{JS: conn.js, Config: conn.cfg}
 	}
 	r, err := deepresearch.New(cfg)
 	if err != nil {
@@ -186,6 +188,9 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if evLines != nil {
 		sinks = append(sinks, evLines)
 	}
+	if evLog != nil {
+		sinks = append(sinks, evLog)
+	}
 	// Progress is for people: on a terminal, or when asked for. Otherwise
 	// stderr carries only the log (agent failures are warnings).
 	var display *progress.Progress
@@ -230,6 +235,9 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	}
 	if display != nil {
 		display.Flush()
+	}
+	if evLog != nil && evLog.Err() != nil {
+		logger.Warn().Err(evLog.Err()).Msg("some of the run's events are missing from the NATS events stream")
 	}
 	var evErr error
 	if evLines != nil && evLines.Err() != nil {

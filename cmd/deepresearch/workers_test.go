@@ -95,6 +95,11 @@ func freePort(t *testing.T) int {
 //     completed calls from the run's journal in JetStream — only the
 //     answer on the wire when the worker died may be made again;
 //   - a NATS node SIGKILLed mid-run: the run finishes on the other two.
+//
+// Each time, the coordinator's events are in the events stream, each
+// once: followed through another node (in two halves, the second from a
+// Last-Event-ID, through a third node), they are the ones it wrote to
+// --events.
 func TestRunOnWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a NATS cluster, workers and a model double as processes")
@@ -129,6 +134,7 @@ func TestRunOnWorkers(t *testing.T) {
 	}
 	// coordinate runs the question on the cluster; it is a process of its
 	// own only so that the double can kill the others while it runs.
+	lastEvents := map[string][]string{} // by run: the lines of --events
 	coordinate := func(t *testing.T) (report, run string, err error) {
 		evFile := filepath.Join(t.TempDir(), "events.jsonl")
 		p, out := spawn(t, "cli", append([]string{"run", question, "--progress", "never", "--nats", urls, "--ack-wait", ackWait,
@@ -146,10 +152,19 @@ func TestRunOnWorkers(t *testing.T) {
 		var first struct {
 			RunID string `json:"run_id"`
 		}
-		line, _ := bufio.NewReader(f).ReadBytes('\n')
-		if err := json.Unmarshal(line, &first); err != nil || first.RunID == "" {
-			return "", "", fmt.Errorf("events: %q %v", line, err)
+		var lines []string
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
 		}
+		if len(lines) == 0 {
+			return "", "", fmt.Errorf("no events written")
+		}
+		if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.RunID == "" {
+			return "", "", fmt.Errorf("events: %q %v", lines[0], err)
+		}
+		lastEvents[first.RunID] = lines
 		return string(b), first.RunID, nil
 	}
 	arm := func(t *testing.T, pid, nth int) {
@@ -178,7 +193,7 @@ func TestRunOnWorkers(t *testing.T) {
 		defer b.stop()
 		defer a.stop()
 		mark := len(dbl.calls())
-		report, _, err := coordinate(t)
+		report, run, err := coordinate(t)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,6 +202,20 @@ func TestRunOnWorkers(t *testing.T) {
 		}
 		if n := extra(completed(dbl.calls()[mark:])); n != 0 {
 			t.Errorf("%d completed calls more than in process", n)
+		}
+		// The run's events, followed from the events stream through node 3
+		// in two halves (a reconnect with Last-Event-ID), are those it
+		// wrote to --events, each once.
+		want := lastEvents[run]
+		got := followEvents(t, strings.Split(urls, ",")[2], run, 0, len(want)/2)
+		got = append(got, followEvents(t, strings.Split(urls, ",")[1], run, int64(len(got)), len(want)-len(got))...)
+		if len(got) != len(want) {
+			t.Fatalf("followed %d events; the run wrote %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("event %d followed from the stream:\n%s\nthe run wrote:\n%s", i+1, got[i], want[i])
+			}
 		}
 	})
 
@@ -242,7 +271,7 @@ func TestRunOnWorkers(t *testing.T) {
 		defer b.stop()
 		defer a.stop()
 		arm(t, nodes[0].cmd.Process.Pid, 3)
-		report, _, err := coordinate(t)
+		report, run, err := coordinate(t)
 		if !fired(t) {
 			t.Fatalf("the run ended and the double never killed node 1 (%v)", err)
 		}
@@ -254,7 +283,44 @@ func TestRunOnWorkers(t *testing.T) {
 		if report != whole.stdout {
 			t.Errorf("report after a node died:\n%s\n--- in process ---\n%s", report, whole.stdout)
 		}
+		// Every event reached the stream once, though a node died.
+		want := lastEvents[run]
+		got := followEvents(t, strings.Split(urls, ",")[1], run, 0, len(want))
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("the events stream holds %d events, not the %d the run wrote", len(got), len(want))
+		}
 	})
+}
+
+// followEvents reads n events of run after sequence after from the events
+// stream through the server at url.
+func followEvents(t *testing.T, url, run string, after int64, n int) []string {
+	t.Helper()
+	nc, js, err := natsrun.Connect(url, "", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a failure timeout only
+	defer cancel()
+	var out []string
+	if n == 0 {
+		return nil
+	}
+	err = natsrun.Follow(ctx, js, natsrun.Config{}, run, after, func(seq int64, data []byte) bool {
+		if seq == 0 {
+			return true // a task.dead notice
+		}
+		if seq != after+int64(len(out))+1 {
+			t.Errorf("followed seq %d after %d", seq, after+int64(len(out)))
+		}
+		out = append(out, string(data))
+		return len(out) < n
+	})
+	if err != nil {
+		t.Fatalf("following %s through %s: %v", run, url, err)
+	}
+	return out
 }
 
 // waitCluster sets the streams up on the cluster of urls, trying again
