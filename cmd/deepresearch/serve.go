@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/httpapi"
+	"github.com/deepresearch/deepresearch/natsrun"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -82,7 +83,20 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	r, err := deepresearch.FromSettings(s, &logger)
+	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+	if err != nil {
+		return inputError(err)
+	}
+	if s.NATS.URL != "" {
+		// The runs' agents run on workers ('deepresearch worker').
+		conn, err := connectNATS(ctx, s, natsFlags{}, "deepresearch serve")
+		if err != nil {
+			return err
+		}
+		defer conn.nc.Close()
+		cfg.Agents = &natsrun.Agents{JS: conn.js, Config: conn.cfg}
+	}
+	r, err := deepresearch.New(cfg)
 	if err != nil {
 		return inputError(err)
 	}

@@ -266,6 +266,26 @@ func TestRunOnWorkers(t *testing.T) {
 		}
 	})
 
+	t.Run("serve", func(t *testing.T) {
+		// serve with nats.url: its runs' agents run on the workers.
+		a, b := worker(2), worker(2)
+		defer b.stop()
+		defer a.stop()
+		t.Setenv("DEEPRESEARCH_NATS_URL", urls)
+		srv := startProc(t, "cli", append([]string{"serve", "--addr", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "runs.db")}, common()...)...)
+		defer srv.stop()
+		id := startRun(t, srv.url)
+		var evs []sse
+		follow(t, srv.url, id, 0, func(e sse) bool { evs = append(evs, e); return true })
+		if md := get(t, srv.url+"/v1/research/"+id+"?format=md"); !strings.Contains(md, "## References") {
+			t.Fatalf("served report:\n%s\n%s", md, srv.log())
+		}
+		logView(t, evs) // every seq once
+		if n := journaledAgentCalls(t, urls, id); n == 0 {
+			t.Errorf("no agent call of run %s in the journal stream: its agents did not run on the workers", id)
+		}
+	})
+
 	t.Run("NATS node killed mid-run", func(t *testing.T) {
 		a, b := worker(2), worker(2)
 		defer b.stop()
