@@ -267,7 +267,8 @@ func TestRunOnWorkers(t *testing.T) {
 	})
 
 	t.Run("serve", func(t *testing.T) {
-		// serve with nats.url: its runs' agents run on the workers.
+		// serve with nats.url: its runs' agents run on the workers, and
+		// its runs' events go to the events stream.
 		a, b := worker(2), worker(2)
 		defer b.stop()
 		defer a.stop()
@@ -281,6 +282,21 @@ func TestRunOnWorkers(t *testing.T) {
 			t.Fatalf("served report:\n%s\n%s", md, srv.log())
 		}
 		logView(t, evs) // every seq once
+		// The same events, each once, are in the events stream, for any
+		// process to follow.
+		followed := followEvents(t, strings.Split(urls, ",")[2], id, 0, len(evs))
+		if len(followed) != len(evs) {
+			t.Fatalf("followed %d events from the stream; the server sent %d", len(followed), len(evs))
+		}
+		for i, data := range followed {
+			var e struct {
+				Seq  uint64 `json:"seq"`
+				Type string `json:"type"`
+			}
+			if err := json.Unmarshal([]byte(data), &e); err != nil || e.Seq != evs[i].seq || e.Type != evs[i].typ {
+				t.Fatalf("event %d from the stream is %s %d (%v); the server sent %s %d", i+1, e.Type, e.Seq, err, evs[i].typ, evs[i].seq)
+			}
+		}
 		if n := journaledAgentCalls(t, urls, id); n == 0 {
 			t.Errorf("no agent call of run %s in the journal stream: its agents did not run on the workers", id)
 		}
