@@ -3,6 +3,7 @@ package natsrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -42,9 +43,21 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deep
 	if err := Submit(ctx, a.JS, a.Config, t); err != nil {
 		return nil, err
 	}
-	rs, err := Await(ctx, a.JS, a.Config, job.RunID, t.Cycle, []int{t.Index})
-	if err != nil {
-		return nil, fmt.Errorf("natsrun: result of task %s: %w", t.id(), err)
+	// Waiting again after a lost server reads the results stored
+	// meanwhile too.
+	var rs []Result
+	for {
+		rs, err = Await(ctx, a.JS, a.Config, job.RunID, t.Cycle, []int{t.Index})
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || errors.Is(err, ErrConfig) {
+			return nil, fmt.Errorf("natsrun: result of task %s: %w", t.id(), err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 	r := rs[0]
 	if r.Dead {

@@ -74,6 +74,10 @@ func connectNATS(ctx context.Context, s config.Settings, f natsFlags, name strin
 			return nil, fmt.Errorf("NATS at %s: setting up the JetStream streams: %w (is JetStream enabled, and are %d servers up for %d replicas?)",
 				s.NATS.URL, err, max(1, s.NATS.Replicas), max(1, s.NATS.Replicas))
 		}
+		select { // a quick refusal (no responders) is asked again shortly
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 	return &natsConn{nc: nc, js: js, cfg: cfg}, nil
 }
