@@ -192,6 +192,11 @@ type Config struct {
 	StopGrace time.Duration
 	// Logger receives diagnostics. Nil disables logging.
 	Logger *zerolog.Logger
+	// Agents runs the research agents of every run (see AgentRunner).
+	// Nil runs them in this process, at most Parallelism of a run at
+	// once: the default. natsrun.Agents runs them on worker processes
+	// through NATS JetStream.
+	Agents AgentRunner
 	// Clock tells time and arms timers: event stamps, stage timings, agent
 	// time limits, the stop grace, retry backoffs, the FetchedAt of pages
 	// (unless Fetch sets its own). Nil means the real clock.

@@ -385,7 +385,12 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 				case <-ctx.Done():
 				}
 			}
-			o := r.runAgent(ctx, req, task, backend, model, meter, em)
+			var o agentOutcome
+			if r.cfg.Agents != nil {
+				o = r.remoteAgent(ctx, req, task, meter, em)
+			} else {
+				o = r.runAgent(ctx, req, task, backend, model, meter, em)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if abandoned {

@@ -29,22 +29,33 @@ type FetchConfig = fetch.Config
 // the same Config gets the same Researcher. log receives diagnostics
 // (nil: none). It does no I/O; the corpus is indexed on the first run.
 func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
+	cfg, err := ConfigFromSettings(s, log)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg)
+}
+
+// ConfigFromSettings is the Config FromSettings gives New, for a front
+// end that sets what settings do not hold (Config.Agents) before it calls
+// New itself.
+func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) {
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
+		return Config{}, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
 	}
 	style, err := ParseStyle(s.Output.Style)
 	if err != nil {
-		return nil, err
+		return Config{}, err
 	}
 	main := providerConfig(s.Model)
 	roles, err := provider.NewRoles(context.Background(), main,
 		provider.RoleSettings{Planner: s.Model.Planner, Researcher: s.Model.Researcher, Writer: s.Model.Writer}, os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
+		return Config{}, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
 	}
 	emb, err := embedderFromSettings(s.Model)
 	if err != nil {
-		return nil, err
+		return Config{}, err
 	}
 	cfg := Config{
 		Embedder: emb,
@@ -79,10 +90,10 @@ func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 	}
 	if len(s.Model.Prices) > 0 || s.Research.MaxCost > 0 {
 		if cfg.Price, err = prices(s.Model); err != nil {
-			return nil, err
+			return Config{}, err
 		}
 	}
-	return New(cfg)
+	return cfg, nil
 }
 
 // providerConfig is the main model's provider settings.

@@ -18,10 +18,21 @@
 // A dead task (one delivered Config.MaxDeliver times without an ack) is
 // announced on deepresearch.events.<run> as a task.dead event.
 //
+// # Research on workers
+//
+// Agents is the deepresearch.AgentRunner of a coordinator: each agent
+// task of a run becomes a task here, its payload a deepresearch.AgentJob,
+// and the run waits for its result, a deepresearch.AgentResult carrying
+// the agent's events. Serve (`deepresearch worker`) runs a Worker whose
+// handler (AgentHandler) runs each job with Researcher.ServeAgent against
+// the run's journal in the journal stream. EventLog publishes a
+// coordinator's events to the run's events subject for Follow.
+//
 // # Concurrency
 //
-// Setup, Journal and Events are safe for concurrent use; they own no
-// goroutine. Worker.Run owns its goroutines and waits for them.
+// Setup, Journal, Events, Agents and EventLog are safe for concurrent
+// use; they own no goroutine. Worker.Run and Serve own their goroutines
+// and wait for them.
 package natsrun
 
 import (

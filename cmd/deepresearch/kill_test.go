@@ -60,6 +60,8 @@ func runRole(role string) int {
 		return execute(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	case "double":
 		return runDouble()
+	case "natsnode":
+		return runNATSNode()
 	}
 	fmt.Fprintf(os.Stderr, "unknown %s %q\n", roleEnv, role)
 	return 2
@@ -122,6 +124,12 @@ func (d *double) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(d.calls)
 		d.mu.Unlock()
 		w.Write(b)
+		return
+	}
+	if r.Method == http.MethodGet && r.URL.Path == "/armed" { // whether a trap is still set
+		d.mu.Lock()
+		fmt.Fprint(w, d.armed != nil)
+		d.mu.Unlock()
 		return
 	}
 	if r.Method == http.MethodPost && r.URL.Path == "/arm" {

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/natsrun"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd, newIndexCmd) }
@@ -29,6 +30,7 @@ type runFlags struct {
 	progress   string
 	resume     string // the ID of an interrupted run to take up (the resume command)
 	people     peopleFlags
+	nats       natsFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -49,7 +51,12 @@ DEEPRESEARCH_* environment variables and flags, each overriding the one before.
 
 Progress is shown on stderr when it is a terminal. --events writes every event
 as newline-delimited JSON to a file, or to stdout with "-" (then the report is
-not printed on stdout unless --output names a file).`,
+not printed on stdout unless --output names a file).
+
+With --nats URL (or nats.url) the run is a coordinator: it plans, publishes each
+agent task to the NATS JetStream work queue, where 'deepresearch worker'
+processes run them, and merges their results in plan order. An agent's events
+then arrive when its worker finishes it.`,
 		Example: `  deepresearch run "How does the Go memory model define happens-before?"
   deepresearch run --corpus ./docs --format html --output report.html "What changed in v2?"
   deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'`,
@@ -72,6 +79,7 @@ not printed on stdout unless --output names a file).`,
 	cmd.Flags().StringVarP(&rf.output, "output", "o", "", `write the report to FILE (atomically) instead of stdout ("-": stdout)`)
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr: auto (when a terminal), always or never")
 	rf.people.add(cmd.Flags(), true)
+	rf.nats.add(cmd.Flags())
 	return cmd
 }
 
@@ -108,7 +116,23 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	r, err := deepresearch.FromSettings(s, &logger)
+	rf.nats.apply(&s)
+	var evLog *natsrun.EventLog // the run's events in the events stream, with NATS
+	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+	if err != nil {
+		return inputError(err)
+	}
+	if s.NATS.URL != "" {
+		// The coordinator: agents run on workers.
+		conn, err := connectNATS(ctx, s, rf.nats, "deepresearch run")
+		if err != nil {
+			return err
+		}
+		defer conn.nc.Close()
+		cfg.Agents = &natsrun.Agents{JS: conn.js, Config: conn.cfg}
+		evLog = &natsrun.EventLog{JS: conn.js, Config: conn.cfg}
+	}
+	r, err := deepresearch.New(cfg)
 	if err != nil {
 		return inputError(err)
 	}
@@ -164,6 +188,9 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if evLines != nil {
 		sinks = append(sinks, evLines)
 	}
+	if evLog != nil {
+		sinks = append(sinks, evLog)
+	}
 	// Progress is for people: on a terminal, or when asked for. Otherwise
 	// stderr carries only the log (agent failures are warnings).
 	var display *progress.Progress
@@ -208,6 +235,9 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	}
 	if display != nil {
 		display.Flush()
+	}
+	if evLog != nil && evLog.Err() != nil {
+		logger.Warn().Err(evLog.Err()).Msg("some of the run's events are missing from the NATS events stream")
 	}
 	var evErr error
 	if evLines != nil && evLines.Err() != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/httpapi"
+	"github.com/deepresearch/deepresearch/natsrun"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -82,18 +83,37 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	r, err := deepresearch.FromSettings(s, &logger)
+	var evLog *natsrun.EventLog // the runs' events in the events stream, with NATS
+	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+	if err != nil {
+		return inputError(err)
+	}
+	if s.NATS.URL != "" {
+		// The runs' agents run on workers ('deepresearch worker').
+		conn, err := connectNATS(ctx, s, natsFlags{}, "deepresearch serve")
+		if err != nil {
+			return err
+		}
+		defer conn.nc.Close()
+		cfg.Agents = &natsrun.Agents{JS: conn.js, Config: conn.cfg}
+		evLog = &natsrun.EventLog{JS: conn.js, Config: conn.cfg}
+	}
+	r, err := deepresearch.New(cfg)
 	if err != nil {
 		return inputError(err)
 	}
 	defer r.Close()
+	var runner httpapi.Runner = r
+	if evLog != nil {
+		runner = publishing{r, evLog}
+	}
 	st, err := openStore(ctx, s)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	srv, err := httpapi.New(httpapi.Config{
-		Runner: r, Store: st, Token: s.Serve.Token,
+		Runner: runner, Store: st, Token: s.Serve.Token,
 		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxBody: s.Serve.MaxBody,
 		PlanTimeout: s.Serve.PlanTimeout, PlanTimeoutAction: s.Serve.PlanTimeoutAction,
 		Logger: &logger,
@@ -157,4 +177,29 @@ func openStore(ctx context.Context, s config.Settings) (*sqlitestore.Store, erro
 		return nil, fmt.Errorf("opening the run store (store.path): %w", err)
 	}
 	return st, nil
+}
+
+// publishing is a Researcher whose runs' events also go, as they are
+// emitted, to the NATS events stream (natsrun.EventLog), where any
+// process connected to the cluster can follow them.
+type publishing struct {
+	*deepresearch.Researcher
+	log *natsrun.EventLog
+}
+
+func (p publishing) tee(sink func(deepresearch.Event)) func(deepresearch.Event) {
+	return func(e deepresearch.Event) {
+		p.log.Event(e)
+		if sink != nil {
+			sink(e)
+		}
+	}
+}
+
+func (p publishing) Record(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	return p.Researcher.Record(ctx, st, req, p.tee(sink))
+}
+
+func (p publishing) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	return p.Researcher.RecordDurable(ctx, st, req, d, p.tee(sink))
 }

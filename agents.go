@@ -1,0 +1,205 @@
+package deepresearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/fetch"
+	"github.com/deepresearch/deepresearch/internal/journal"
+)
+
+// The runner seam: where a run's research agents run.
+//
+// A run plans, then hands each agent task of a cycle to Config.Agents and
+// merges what comes back in plan order. The default (nil) runs every
+// agent in this process; natsrun.Agents publishes each task to a NATS
+// JetStream work queue, where a worker process (natsrun.Serve, `deepresearch
+// worker`) runs it with ServeAgent — the same code as the default — and
+// answers with an AgentResult.
+//
+// Events: an agent run by an AgentRunner reports its events with its
+// result, and the run emits them, in order and numbered by the run, when
+// it takes that result. So a subscriber sees every event of an agent
+// exactly once, and none of an attempt that did not finish (a worker
+// killed mid-task): the task's next attempt starts again from
+// agent.started. The price is that an agent's live events (its searches,
+// its report's text deltas) arrive together when the agent ends, not as
+// they happen.
+//
+// Budgets: each agent's Budget travels with its task. The run's budgets
+// (Config.MaxRunTokens, MaxCost, MaxRunTime) are counted as each agent's
+// result arrives; an agent already running elsewhere is not stopped
+// early by them, as an in-process one is.
+
+// AgentRunner runs one research agent of a run. RunAgent returns the
+// agent's result, or an error when it could not get one (ctx done, the
+// task failed on every delivery); the run then counts the agent as
+// failed. It is called from the run's goroutines, up to the run's
+// Parallelism at once, and must be safe for concurrent use.
+type AgentRunner interface {
+	RunAgent(ctx context.Context, job AgentJob) (*AgentResult, error)
+}
+
+// AgentTask is one research task of a plan, as an agent gets it.
+type AgentTask = agent.Task
+
+// AgentOutput is what a research agent produced: its report with its own
+// [n] markers, the sources it retrieved and the texts it read, by its own
+// numbers, what it cited, its usage and tool calls.
+type AgentOutput = agent.Result
+
+// AgentJob is one agent task of a run, with the settled settings of the
+// run an agent needs. Its JSON form is what crosses the wire.
+type AgentJob struct {
+	// RunID is the run's ID: its journal's name.
+	RunID string `json:"run_id"`
+	// Question is the run's question (for logs; the task carries its
+	// objective).
+	Question string `json:"question"`
+	// SearchLimit is the results per search call; Budget bounds the
+	// agent. Both are the run's settled values.
+	SearchLimit int    `json:"search_limit"`
+	Budget      Budget `json:"budget"`
+	// Task is the agent's task; Task.Cycle and Task.Index name it within
+	// the run.
+	Task AgentTask `json:"task"`
+}
+
+// AgentResult is how one agent ended: Output when it wrote a report,
+// Failure when it did not, and the events it emitted, for the run to emit
+// (AgentRunner). Its JSON form is what crosses the wire.
+type AgentResult struct {
+	// Output is the agent's result; nil when it failed.
+	Output *AgentOutput `json:"output,omitempty"`
+	// Failure says why it failed; nil when it did not.
+	Failure *Failure `json:"failure,omitempty"`
+	// Spent is a failed agent's usage.
+	Spent Usage `json:"spent,omitzero"`
+	// DurationMS is how long the agent ran.
+	DurationMS int64 `json:"duration_ms"`
+	// Events are the agent's events from agent.started on, in order, but
+	// for the last (agent.finished or agent.failed), which the run emits
+	// itself. Their Seq and Time are the worker's; the run numbers them
+	// anew.
+	Events []Event `json:"events"`
+}
+
+// ErrAgentJob reports an AgentJob that cannot be run.
+var ErrAgentJob = errors.New("deepresearch: bad agent job")
+
+func (job AgentJob) check() error {
+	switch {
+	case job.RunID == "":
+		return fmt.Errorf("%w: no run ID", ErrAgentJob)
+	case job.Task.ID == "":
+		return fmt.Errorf("%w: task %d of run %s has no ID", ErrAgentJob, job.Task.Index, job.RunID)
+	case job.Task.Question == "":
+		return fmt.Errorf("%w: task %s of run %s has no question", ErrAgentJob, job.Task.ID, job.RunID)
+	case job.SearchLimit < 0 || job.SearchLimit > MaxRequestSearchLimit:
+		return fmt.Errorf("%w: search limit %d; want 1 to %d", ErrAgentJob, job.SearchLimit, MaxRequestSearchLimit)
+	}
+	return nil
+}
+
+// ServeAgent runs job's agent in this process, with r's models, search
+// backend and relevance judge, as a run runs its agents, and returns how
+// it ended with its events, for the run that sent job (AgentRunner). With
+// st not nil the run's journal is read from st and every call the agent
+// completes is appended to it, so that a second attempt at the task (its
+// worker died) answers the calls the first completed from st instead of
+// making them again. The run's budgets are not known here (see
+// AgentRunner); the job's Budget bounds the agent.
+//
+// A failed agent is a result, not an error. ServeAgent returns an error
+// for a job it cannot run (ErrAgentJob, a journal or search backend that
+// cannot be opened) and, with context.Cause(ctx), when ctx is done before
+// the agent finished: that attempt did not complete.
+func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore) (*AgentResult, error) {
+	if err := job.check(); err != nil {
+		return nil, err
+	}
+	ctx, end, err := r.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	if st != nil {
+		failed := func(err error) {
+			r.log.Error().Err(err).Str("run", job.RunID).Msg("a completed call could not be journaled; another attempt would make it again")
+		}
+		jl := journalLog{st: st, failed: failed}
+		j, err := journal.Open(ctx, jl, job.RunID, journal.Options{Log: jl, Clock: r.cfg.Clock.Now, Hooks: journal.Hooks{AppendFailed: failed}})
+		if err != nil {
+			if cerr := context.Cause(ctx); cerr != nil {
+				return nil, cerr
+			}
+			return nil, err
+		}
+		ctx = journal.NewContext(ctx, j)
+	}
+	if r.pages {
+		pages, err := fetch.New(r.cfg.Fetch)
+		if err != nil {
+			return nil, err
+		}
+		defer pages.Close()
+		ctx = fetch.NewContext(ctx, pages)
+	}
+	backend, err := r.backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var evs []Event
+	em := events.NewEmitter(job.RunID, r.cfg.Clock, events.SinkFunc(func(e Event) { evs = append(evs, e) })).InCycle(job.Task.Cycle)
+	m := &meter{price: r.cfg.Price, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
+	req := Request{RunID: job.RunID, Question: job.Question, SearchLimit: job.SearchLimit, Budget: job.Budget}
+	o := r.runAgent(ctx, req, job.Task, backend, metered{r.models[RoleResearcher], RoleResearcher, m}, m, em)
+	em.Close()
+	if o.failure != nil && o.failure.Kind == events.FailCanceled {
+		if cerr := context.Cause(ctx); cerr != nil {
+			return nil, cerr
+		}
+	}
+	return &AgentResult{Output: o.res, Failure: o.failure, Spent: o.spent, DurationMS: o.durationMS, Events: evs}, nil
+}
+
+// remoteAgent runs task through r.cfg.Agents and emits the events of the
+// attempt whose result it took, in order, before it returns.
+func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
+	job := AgentJob{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task}
+	res, err := r.cfg.Agents.RunAgent(ctx, job)
+	if err == nil && res == nil {
+		err = errors.New("the agent runner returned no result")
+	}
+	if err == nil && res.Output == nil && res.Failure == nil {
+		err = errors.New("the agent runner returned a result with neither output nor failure")
+	}
+	if err != nil {
+		em.Emit(task.Index, task.Title, events.AgentStartedData{Task: events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}})
+		kind := events.FailError
+		if ctx.Err() != nil {
+			kind = events.FailCanceled
+		}
+		return agentOutcome{failure: &Failure{Kind: kind, Error: err.Error()}, err: err}
+	}
+	for _, e := range res.Events {
+		if e.Data == nil {
+			continue
+		}
+		em.Emit(task.Index, task.Title, e.Data)
+	}
+	if res.Failure != nil {
+		meter.add(RoleResearcher, res.Spent)
+		return agentOutcome{failure: res.Failure, err: errors.New(res.Failure.Error), spent: res.Spent}
+	}
+	if res.Output.Report == "" {
+		err := errors.New("the agent wrote an empty report")
+		return agentOutcome{failure: &Failure{Kind: events.FailError, Error: err.Error()}, err: err}
+	}
+	meter.add(RoleResearcher, res.Output.Usage)
+	res.Output.Task = task
+	return agentOutcome{res: res.Output, durationMS: res.DurationMS}
+}

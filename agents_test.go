@@ -1,0 +1,245 @@
+package deepresearch_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
+)
+
+// wireRunner is an AgentRunner that does what a JetStream runner does
+// with a job, minus the network: the job and the result cross as JSON,
+// and the agent runs on another Researcher (the worker's) with
+// ServeAgent. With lose set, each task's first attempt runs to its end
+// and its result is thrown away, as when a worker dies before its result
+// is published; the second attempt's is returned.
+type wireRunner struct {
+	worker  *deepresearch.Researcher
+	journal deepresearch.JournalStore
+	lose    bool
+}
+
+func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+	b, err := json.Marshal(job)
+	if err != nil {
+		return nil, err
+	}
+	var got deepresearch.AgentJob
+	if err := json.Unmarshal(b, &got); err != nil {
+		return nil, err
+	}
+	if w.lose {
+		if _, err := w.worker.ServeAgent(ctx, got, w.journal); err != nil {
+			return nil, err
+		}
+	}
+	res, err := w.worker.ServeAgent(ctx, got, w.journal)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = json.Marshal(res); err != nil {
+		return nil, err
+	}
+	var out deepresearch.AgentResult
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", b, err)
+	}
+	return &out, nil
+}
+
+// memJournal is a JournalStore in memory.
+type memJournal struct {
+	mu   sync.Mutex
+	runs map[string][][]byte
+}
+
+func (m *memJournal) AppendJournal(_ context.Context, run string, entry []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.runs == nil {
+		m.runs = map[string][][]byte{}
+	}
+	m.runs[run] = append(m.runs[run], append([]byte(nil), entry...))
+	return nil
+}
+
+func (m *memJournal) Journal(_ context.Context, run string) ([][]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([][]byte(nil), m.runs[run]...), nil
+}
+
+// agentTypes is the event types of each agent, in order.
+func agentTypes(evs []deepresearch.Event) map[int][]events.Type {
+	out := map[int][]events.Type{}
+	for _, e := range evs {
+		if e.Agent >= 0 {
+			out[e.Agent] = append(out[e.Agent], e.Type)
+		}
+	}
+	return out
+}
+
+// TestAgentRunnerSeam runs the offline question with its agents run
+// through the runner seam, on another Researcher, their jobs and results
+// crossing as JSON: the report is the in-process one byte for byte, every
+// citation resolves, and each agent's events are the in-process ones,
+// once, numbered by the run without gaps — also when every task's first
+// attempt is lost (its events never reach the run).
+func TestAgentRunnerSeam(t *testing.T) {
+	base := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+	baseRec := &recorder{}
+	want, err := base.RunWith(context.Background(), question, baseRec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lose := range []bool{false, true} {
+		t.Run(fmt.Sprintf("lose first attempt %v", lose), func(t *testing.T) {
+			worker := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: wireRunner{worker: worker, lose: lose}})
+			rec := &recorder{}
+			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, w := rep.Markdown(), want.Markdown(); got != w {
+				t.Errorf("report through the seam differs:\n%s\nin process:\n%s", got, w)
+			}
+			checkCitations(t, rep, rec)
+			for i, e := range rec.events {
+				if e.Seq != uint64(i+1) {
+					t.Fatalf("event %d has seq %d", i, e.Seq)
+				}
+			}
+			got, w := agentTypes(rec.events), agentTypes(baseRec.events)
+			if len(got) != len(w) {
+				t.Fatalf("%d agents with events; want %d", len(got), len(w))
+			}
+			for a, types := range w {
+				if fmt.Sprint(got[a]) != fmt.Sprint(types) {
+					t.Errorf("agent %d events %v; in process %v", a, got[a], types)
+				}
+			}
+		})
+	}
+}
+
+// failingRunner fails every job, as a runner whose tasks are dead does.
+type failingRunner struct{}
+
+func (failingRunner) RunAgent(context.Context, deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+	return nil, errors.New("task failed on every delivery")
+}
+
+// TestAgentRunnerFails: a runner that fails every agent fails the run as
+// agents failing in process do (no research), and says why.
+func TestAgentRunnerFails(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: failingRunner{}})
+	rec := &recorder{}
+	_, err := r.RunWith(context.Background(), question, rec.sink)
+	if !errors.Is(err, deepresearch.ErrNoResearch) {
+		t.Fatalf("err %v; want ErrNoResearch", err)
+	}
+	failed := rec.of(events.AgentFailed)
+	if len(failed) == 0 || len(failed) != len(rec.of(events.AgentStarted)) {
+		t.Fatalf("%d agents failed of %d started", len(failed), len(rec.of(events.AgentStarted)))
+	}
+}
+
+// callLog is a model that remembers every call it completed, by the hash
+// of its messages, and cancels its run after the limit-th completed call.
+type callLog struct {
+	llms.Model
+	mu     sync.Mutex
+	seen   map[[32]byte]int
+	calls  int
+	limit  int
+	cancel context.CancelFunc
+}
+
+func (m *callLog) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	resp, err := m.Model.GenerateContent(ctx, msgs, opts...)
+	if err != nil {
+		return resp, err
+	}
+	b, _ := json.Marshal(msgs)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seen[sha256.Sum256(b)]++
+	m.calls++
+	if m.calls == m.limit && m.cancel != nil {
+		m.cancel()
+	}
+	return resp, nil
+}
+
+// TestServeAgentReplaysJournal: an attempt at a task stopped after its
+// first completed model call leaves that call in the run's journal; the
+// next attempt, on another Researcher, answers it from the journal, so
+// the model sees no completed call twice, and the agent finishes.
+func TestServeAgentReplaysJournal(t *testing.T) {
+	model := &callLog{Model: extractive.New(extractive.Options{}), seen: map[[32]byte]int{}, limit: 1}
+	st := &memJournal{}
+	job := deepresearch.AgentJob{RunID: "run1", Question: question, SearchLimit: 5,
+		Task: deepresearch.AgentTask{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	model.cancel = cancel
+	first := newResearcher(t, deepresearch.Config{Model: model, MaxRetries: -1})
+	if _, err := first.ServeAgent(ctx, job, st); !errors.Is(err, context.Canceled) {
+		t.Fatalf("first attempt: %v; want it canceled", err)
+	}
+	cancel()
+	if n, _ := st.Journal(context.Background(), "run1"); len(n) == 0 {
+		t.Fatal("the first attempt journaled nothing")
+	}
+	model.mu.Lock()
+	model.cancel, model.calls = nil, 0
+	model.mu.Unlock()
+	second := newResearcher(t, deepresearch.Config{Model: model, MaxRetries: -1})
+	res, err := second.ServeAgent(context.Background(), job, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output == nil || res.Output.Report == "" {
+		t.Fatalf("second attempt: no report (failure %+v)", res.Failure)
+	}
+	for h, n := range model.seen {
+		if n > 1 {
+			t.Errorf("the model completed a call %d times (%x)", n, h[:4])
+		}
+	}
+	if len(res.Events) == 0 || res.Events[0].Type != events.AgentStarted {
+		t.Errorf("events of the second attempt: %v", res.Events)
+	}
+}
+
+// TestServeAgentRefusesBadJob: a job without a run, task ID or question
+// is refused by name before anything runs.
+func TestServeAgentRefusesBadJob(t *testing.T) {
+	r := newResearcher(t, deepresearch.Config{})
+	ok := deepresearch.AgentJob{RunID: "r", Task: deepresearch.AgentTask{ID: "t1", Question: "q"}}
+	for name, mut := range map[string]func(*deepresearch.AgentJob){
+		"no run":      func(j *deepresearch.AgentJob) { j.RunID = "" },
+		"no task ID":  func(j *deepresearch.AgentJob) { j.Task.ID = "" },
+		"no question": func(j *deepresearch.AgentJob) { j.Task.Question = "" },
+		"limit":       func(j *deepresearch.AgentJob) { j.SearchLimit = 500 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			j := ok
+			mut(&j)
+			if _, err := r.ServeAgent(context.Background(), j, nil); !errors.Is(err, deepresearch.ErrAgentJob) {
+				t.Fatalf("err %v; want ErrAgentJob", err)
+			}
+		})
+	}
+}

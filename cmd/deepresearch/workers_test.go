@@ -1,0 +1,432 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/natsrun"
+)
+
+// runNATSNode is a test process that is one node of a three-node
+// JetStream cluster on loopback (DRTEST_ARGS: name, client port, cluster
+// port, store directory, routes…). It prints "ready" once it accepts
+// connections and runs until it is killed or its stdin is closed.
+func runNATSNode() int {
+	var a []string
+	if err := json.Unmarshal([]byte(os.Getenv(argsEnv)), &a); err != nil || len(a) < 4 {
+		fmt.Fprintln(os.Stderr, "natsnode: want name, port, cluster port, store dir, routes…")
+		return 2
+	}
+	var port, cport int
+	fmt.Sscan(a[1], &port)
+	fmt.Sscan(a[2], &cport)
+	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{Name: a[0], Port: port, ClusterPort: cport, StoreDir: a[3],
+		Cluster: "drtest", Routes: a[4:]})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer srv.Close()
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// natsCluster starts three JetStream nodes, each its own process, and
+// returns them and the client URL list naming all three.
+func natsCluster(t *testing.T) ([]*proc, string) {
+	t.Helper()
+	var ports, cports []int
+	for range 3 {
+		ports, cports = append(ports, freePort(t)), append(cports, freePort(t))
+	}
+	var nodes []*proc
+	var urls []string
+	for i := range 3 {
+		args := []string{fmt.Sprintf("n%d", i+1), fmt.Sprint(ports[i]), fmt.Sprint(cports[i]), t.TempDir()}
+		for j, p := range cports {
+			if j != i {
+				args = append(args, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
+			}
+		}
+		p, out := spawn(t, "natsnode", args...)
+		if line, err := out.ReadString('\n'); err != nil || line != "ready\n" {
+			t.Fatalf("node %d: %q %v\n%s", i+1, line, err, p.log())
+		}
+		p.drain.Go(func() { io.Copy(io.Discard, out) })
+		nodes = append(nodes, p)
+		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
+	}
+	return nodes, strings.Join(urls, ",")
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestRunOnWorkers runs the question as a coordinator (`run --nats`) and
+// worker processes (`worker --nats`) over a three-node JetStream cluster
+// of separate processes, with R3 streams and the separate-process
+// latency-bound OpenAI-wire model double, and checks that each run
+// writes the report the same question writes in process, byte for byte
+// (so every citation resolves as it does there):
+//   - on workers: and the double completed exactly the in-process run's
+//     calls, each as many times;
+//   - a worker SIGKILLed mid-task (the double kills it at its sixth agent
+//     call): its task is redelivered to another worker, which replays the
+//     completed calls from the run's journal in JetStream — only the
+//     answer on the wire when the worker died may be made again;
+//   - a NATS node SIGKILLed mid-run: the run finishes on the other two
+//     (only with DRTEST_NODE_KILL=1: not reliable yet).
+//
+// Each time, the coordinator's events are in the events stream, each
+// once: followed through another node (in two halves, the second from a
+// Last-Event-ID, through a third node), they are the ones it wrote to
+// --events.
+func TestRunOnWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a NATS cluster, workers and a model double as processes")
+	}
+	isolate(t)
+	dbl := startProc(t, "double")
+	absCorpus, _ := filepath.Abs(corpus)
+	// Each process has its own index of the corpus, as on its own machine.
+	common := func() []string {
+		return []string{"--provider", "openai", "--model", "extractive", "--base-url", dbl.url + "/v1",
+			"--corpus", absCorpus, "--index", filepath.Join(t.TempDir(), "i.db"), "--max-cycles", "1"}
+	}
+	run := func(extra ...string) result {
+		t.Helper()
+		return cli(t, "", append(append([]string{"run", question, "--progress", "never", "--store", filepath.Join(t.TempDir(), "runs.db")}, common()...), extra...)...)
+	}
+	mark := len(dbl.calls())
+	whole := run()
+	if whole.code != 0 || !strings.Contains(whole.stdout, "## References") {
+		t.Fatalf("in process: exit %d\n%s%s", whole.code, whole.stdout, whole.stderr)
+	}
+	want := completed(dbl.calls()[mark:])
+
+	nodes, urls := natsCluster(t)
+	ackWait := "8s" // heartbeats every 8s/3: a worker slowed by the race detector on a busy machine keeps its task
+	t.Setenv("DEEPRESEARCH_NATS_REPLICAS", "3")
+	waitCluster(t, urls, natsrun.Config{Replicas: 3, AckWait: 8 * time.Second})
+	worker := func(concurrency int) *proc {
+		p, out := spawn(t, "cli", append([]string{"worker", "--nats", urls, "--concurrency", fmt.Sprint(concurrency), "--ack-wait", ackWait}, common()...)...)
+		p.drain.Go(func() { io.Copy(io.Discard, out) })
+		return p
+	}
+	// coordinate runs the question on the cluster; it is a process of its
+	// own only so that the double can kill the others while it runs.
+	lastEvents := map[string][]string{} // by run: the lines of --events
+	coordinate := func(t *testing.T) (report, run string, err error) {
+		evFile := filepath.Join(t.TempDir(), "events.jsonl")
+		p, out := spawn(t, "cli", append([]string{"run", question, "--progress", "never", "--nats", urls, "--ack-wait", ackWait,
+			"--events", evFile, "--store", filepath.Join(t.TempDir(), "runs.db"), "--log-level", "debug"}, common()...)...)
+		stuck := time.AfterFunc(3*time.Minute, func() { p.cmd.Process.Kill() }) // a failure timeout only
+		b, _ := io.ReadAll(out)
+		stuck.Stop()
+		if err := p.cmd.Wait(); err != nil {
+			return "", "", fmt.Errorf("run --nats: %w\n%s", err, p.log())
+		}
+		p.drain.Wait()
+		f, err := os.Open(evFile)
+		if err != nil {
+			return "", "", err
+		}
+		defer f.Close()
+		var first struct {
+			RunID string `json:"run_id"`
+		}
+		var lines []string
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		if len(lines) == 0 {
+			return "", "", fmt.Errorf("no events written")
+		}
+		if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.RunID == "" {
+			return "", "", fmt.Errorf("events: %q %v", lines[0], err)
+		}
+		lastEvents[first.RunID] = lines
+		return string(b), first.RunID, nil
+	}
+	arm := func(t *testing.T, pid, nth int) {
+		t.Helper()
+		res, err := http.Post(fmt.Sprintf("%s/arm?pid=%d&prefix=%s&nth=%d", dbl.url, pid, url.QueryEscape("You are a research agent."), nth), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	fired := func(t *testing.T) bool { return get(t, dbl.url+"/armed") == "false" }
+	extra := func(got map[string]int) (n int) {
+		for h, c := range want {
+			if got[h] < c {
+				t.Errorf("call %s made %d times; in process %d", h, got[h], c)
+			}
+		}
+		for h, c := range got {
+			n += c - min(c, want[h])
+		}
+		return n
+	}
+
+	t.Run("on workers", func(t *testing.T) {
+		a, b := worker(2), worker(2)
+		defer b.stop()
+		defer a.stop()
+		mark := len(dbl.calls())
+		report, run, err := coordinate(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if report != whole.stdout {
+			t.Errorf("report on workers:\n%s\n--- in process ---\n%s", report, whole.stdout)
+		}
+		if n := extra(completed(dbl.calls()[mark:])); n != 0 {
+			t.Errorf("%d completed calls more than in process", n)
+		}
+		// The run's events, followed from the events stream through node 3
+		// in two halves (a reconnect with Last-Event-ID), are those it
+		// wrote to --events, each once.
+		want := lastEvents[run]
+		got := followEvents(t, strings.Split(urls, ",")[2], run, 0, len(want)/2)
+		got = append(got, followEvents(t, strings.Split(urls, ",")[1], run, int64(len(got)), len(want)-len(got))...)
+		if len(got) != len(want) {
+			t.Fatalf("followed %d events; the run wrote %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("event %d followed from the stream:\n%s\nthe run wrote:\n%s", i+1, got[i], want[i])
+			}
+		}
+	})
+
+	t.Run("worker killed mid-task", func(t *testing.T) {
+		// One worker, one task at a time: when the double kills it at its
+		// sixth agent call, one answer at most is on the wire.
+		a := worker(1)
+		arm(t, a.cmd.Process.Pid, 6)
+		mark := len(dbl.calls())
+		done := make(chan struct{})
+		var report, run string
+		var err error
+		go func() { defer close(done); report, run, err = coordinate(t) }()
+		died := make(chan struct{})
+		go func() { defer close(died); a.cmd.Wait() }() //nolint:errcheck // killed by the double
+		select {
+		case <-died:
+		case <-done:
+			if fired(t) {
+				<-died
+				break
+			}
+			a.cmd.Process.Kill()
+			<-died
+			a.drain.Wait()
+			t.Fatalf("the run ended and the double never killed the worker (%v)\n%s", err, a.log())
+		}
+		a.drain.Wait()
+		b := worker(2)
+		defer b.stop()
+		<-done
+		if a.cmd.ProcessState.Success() {
+			t.Fatalf("the worker was not killed\n%s", a.log())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if report != whole.stdout {
+			t.Errorf("report after the kill:\n%s\n--- in process ---\n%s", report, whole.stdout)
+		}
+		n := extra(completed(dbl.calls()[mark:]))
+		if n > 1 {
+			t.Errorf("%d completed calls were made again; at most the one on the wire when the worker died may be", n)
+		}
+		t.Logf("the worker died at its sixth agent call; %d completed call made again", n)
+		if n := journaledAgentCalls(t, urls, run); n < 6 {
+			t.Errorf("the run's journal in JetStream holds %d agent calls", n)
+		}
+	})
+
+	t.Run("serve", func(t *testing.T) {
+		// serve with nats.url: its runs' agents run on the workers, and
+		// its runs' events go to the events stream.
+		a, b := worker(2), worker(2)
+		defer b.stop()
+		defer a.stop()
+		t.Setenv("DEEPRESEARCH_NATS_URL", urls)
+		srv := startProc(t, "cli", append([]string{"serve", "--addr", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "runs.db")}, common()...)...)
+		defer srv.stop()
+		id := startRun(t, srv.url)
+		var evs []sse
+		follow(t, srv.url, id, 0, func(e sse) bool { evs = append(evs, e); return true })
+		if md := get(t, srv.url+"/v1/research/"+id+"?format=md"); !strings.Contains(md, "## References") {
+			t.Fatalf("served report:\n%s\n%s", md, srv.log())
+		}
+		logView(t, evs) // every seq once
+		// The same events, each once, are in the events stream, for any
+		// process to follow.
+		followed := followEvents(t, strings.Split(urls, ",")[2], id, 0, len(evs))
+		if len(followed) != len(evs) {
+			t.Fatalf("followed %d events from the stream; the server sent %d", len(followed), len(evs))
+		}
+		for i, data := range followed {
+			var e struct {
+				Seq  uint64 `json:"seq"`
+				Type string `json:"type"`
+			}
+			if err := json.Unmarshal([]byte(data), &e); err != nil || e.Seq != evs[i].seq || e.Type != evs[i].typ {
+				t.Fatalf("event %d from the stream is %s %d (%v); the server sent %s %d", i+1, e.Type, e.Seq, err, evs[i].typ, evs[i].seq)
+			}
+		}
+		if n := journaledAgentCalls(t, urls, id); n == 0 {
+			t.Errorf("no agent call of run %s in the journal stream: its agents did not run on the workers", id)
+		}
+	})
+
+	t.Run("NATS node killed mid-run", func(t *testing.T) {
+		if os.Getenv("DRTEST_NODE_KILL") == "" {
+			// Seen under -race: 1 run in 5 hung after the node died, and 1 in
+			// 4 that finished left its events stream short (the report was
+			// right); not understood yet, so not part of the default run.
+			t.Skip("not reliable yet; set DRTEST_NODE_KILL=1 to run it")
+		}
+		a, b := worker(2), worker(2)
+		defer b.stop()
+		defer a.stop()
+		arm(t, nodes[0].cmd.Process.Pid, 3)
+		report, run, err := coordinate(t)
+		if !fired(t) {
+			t.Fatalf("the run ended and the double never killed node 1 (%v)", err)
+		}
+		nodes[0].cmd.Wait() //nolint:errcheck // killed by the double
+		nodes[0].drain.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if report != whole.stdout {
+			t.Errorf("report after a node died:\n%s\n--- in process ---\n%s", report, whole.stdout)
+		}
+		// Every event reached the stream once, though a node died.
+		want := lastEvents[run]
+		got := followEvents(t, strings.Split(urls, ",")[1], run, 0, len(want))
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("the events stream holds %d events, not the %d the run wrote", len(got), len(want))
+		}
+	})
+}
+
+// followEvents reads n events of run after sequence after from the events
+// stream through the server at url.
+func followEvents(t *testing.T, url, run string, after int64, n int) []string {
+	t.Helper()
+	nc, js, err := natsrun.Connect(url, "", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a failure timeout only
+	defer cancel()
+	var out []string
+	if n == 0 {
+		return nil
+	}
+	for {
+		// Following again after an error goes on after the last event.
+		err = natsrun.Follow(ctx, js, natsrun.Config{}, run, after+int64(len(out)), func(seq int64, data []byte) bool {
+			if seq == 0 {
+				return true // a task.dead notice
+			}
+			if seq != after+int64(len(out))+1 {
+				t.Errorf("followed seq %d after %d", seq, after+int64(len(out)))
+			}
+			out = append(out, string(data))
+			return len(out) < n
+		})
+		if err == nil {
+			return out
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("following %s through %s: %v", run, url, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitCluster sets the streams up on the cluster of urls, trying again
+// (each try a request to the cluster) until it has elected its JetStream
+// leader.
+func waitCluster(t *testing.T, urls string, c natsrun.Config) {
+	t.Helper()
+	nc, js, err := natsrun.Connect(urls, "", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	deadline := time.Now().Add(60 * time.Second) // a failure timeout only
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := natsrun.Setup(ctx, js, c)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("setting the streams up: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// journaledAgentCalls counts the model calls of agents in run's journal
+// in the cluster's journal stream.
+func journaledAgentCalls(t *testing.T, urls, run string) int {
+	t.Helper()
+	nc, js, err := natsrun.Connect(urls, "", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var entries [][]byte
+	for {
+		// A request the cluster does not answer (no responders, while it
+		// is busy) is asked again.
+		if entries, err = natsrun.NewJournal(js, natsrun.Config{}).Journal(ctx, run); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	n := 0
+	for _, raw := range entries {
+		if e, err := journal.Decode(raw); err == nil && e.Kind == journal.KindModel && strings.HasPrefix(e.Scope, "researcher/") {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,156 @@
+package natsrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deepresearch/deepresearch"
+)
+
+// Agents is a deepresearch.AgentRunner that runs a run's agents on worker
+// processes (Serve): give it as deepresearch.Config.Agents to the
+// coordinator's Researcher. RunAgent publishes the job as a task (message
+// id run/cycle/task, so a job submitted again within two minutes is not
+// queued twice) and waits for its result on the run's results subject.
+// The result of a task is published once (its message id is the task's),
+// so the events the coordinator emits are those of the one attempt whose
+// result was stored; a superseded attempt's are never seen.
+//
+// Agents owns no goroutine; it is safe for concurrent use.
+type Agents struct {
+	JS     jetstream.JetStream
+	Config Config
+}
+
+// RunAgent runs job on a worker and returns its result. It fails when
+// the task cannot be published, with ErrDead when it failed on every
+// delivery, and with context.Cause(ctx) when ctx is done first.
+func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+	if _, err := a.Config.settle(); err != nil {
+		return nil, err
+	}
+	payload, err := json.Marshal(job)
+	if err != nil {
+		return nil, err
+	}
+	t := Task{Run: job.RunID, Cycle: job.Task.Cycle, Index: job.Task.Index, Payload: payload}
+	if err := Submit(ctx, a.JS, a.Config, t); err != nil {
+		return nil, err
+	}
+	// Waiting again after a lost server reads the results stored
+	// meanwhile too.
+	var rs []Result
+	for {
+		rs, err = Await(ctx, a.JS, a.Config, job.RunID, t.Cycle, []int{t.Index})
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || errors.Is(err, ErrConfig) {
+			return nil, fmt.Errorf("natsrun: result of task %s: %w", t.id(), err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	r := rs[0]
+	if r.Dead {
+		return nil, fmt.Errorf("%w: task %s after %d attempts: %s", ErrDead, t.id(), r.Attempt, r.Error)
+	}
+	var out deepresearch.AgentResult
+	if err := json.Unmarshal(r.Output, &out); err != nil {
+		return nil, fmt.Errorf("natsrun: result of task %s from worker %s is unreadable: %w", t.id(), r.Worker, err)
+	}
+	return &out, nil
+}
+
+// AgentHandler adapts r to a Handler: each task's payload is a
+// deepresearch.AgentJob, run with r.ServeAgent against the run's journal
+// in the journal stream (so a redelivered task replays the calls the
+// failed attempt completed), and its output is the AgentResult. A task
+// whose payload is not a job fails on every delivery, saying so.
+func AgentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) Handler {
+	jr := NewJournal(js, c)
+	return func(ctx context.Context, t Task) (json.RawMessage, error) {
+		var job deepresearch.AgentJob
+		if err := json.Unmarshal(t.Payload, &job); err != nil {
+			return nil, fmt.Errorf("natsrun: task %s: its payload is not an agent job: %w", t.id(), err)
+		}
+		if job.RunID != t.Run {
+			return nil, fmt.Errorf("natsrun: task %s carries a job of run %q", t.id(), job.RunID)
+		}
+		res, err := r.ServeAgent(ctx, job, jr)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+}
+
+// Serve runs r's agents for every run whose tasks reach the workers'
+// consumer, at most concurrency at once (0 means 1), until ctx is done:
+// `deepresearch worker`. It sets up the streams first (Setup is
+// idempotent). When ctx is done, the tasks it is running are released
+// (nak) for another worker to take, and Serve returns context.Cause(ctx)
+// once each has been.
+func Serve(ctx context.Context, js jetstream.JetStream, c Config, r *deepresearch.Researcher, concurrency int, name string) error {
+	if _, err := Setup(ctx, js, c); err != nil {
+		return err
+	}
+	w := &Worker{JS: js, Config: c, Handle: AgentHandler(r, js, c), Concurrency: concurrency, Name: name}
+	return w.Run(ctx)
+}
+
+// eventTry bounds the publication of one event of EventLog.
+const eventTry = 30 * time.Second
+
+// EventLog publishes a run's events to the run's events subject, each
+// with its sequence number (HeaderSeq), as the run emits them, so that any
+// process connected to the cluster can Follow the run from any sequence
+// number (an SSE Last-Event-ID). Give its Event method to Research as the
+// sink (or one of the sinks) of a coordinator's run. Event waits until the
+// stream has stored the event: a run emits its events one at a time, and
+// a slow cluster slows it. An event that cannot be stored within 30s is
+// skipped (Follow then goes on after it) and Err says so; the run goes on.
+//
+// EventLog is safe for concurrent use; it owns no goroutine.
+type EventLog struct {
+	JS     jetstream.JetStream
+	Config Config
+	// Attempt numbers the coordinator's attempt at the run (HeaderAttempt;
+	// 0 means 1).
+	Attempt int
+
+	mu  sync.Mutex
+	err error
+}
+
+// Event publishes e.
+func (l *EventLog) Event(e deepresearch.Event) {
+	data, err := e.MarshalJSON()
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), eventTry)
+		err = PublishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
+		cancel()
+	}
+	if err != nil {
+		l.mu.Lock()
+		if l.err == nil {
+			l.err = err
+		}
+		l.mu.Unlock()
+	}
+}
+
+// Err returns the first event that could not be published, or nil.
+func (l *EventLog) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}

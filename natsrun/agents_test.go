@@ -1,0 +1,123 @@
+package natsrun_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/natsrun"
+)
+
+const question = "How were transatlantic telegraph cables laid and repaired?"
+
+// researcher is an offline Researcher over the root package's test corpus.
+func researcher(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Researcher {
+	t.Helper()
+	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("..", "testdata", "corpus"),
+		IndexPath: filepath.Join(t.TempDir(), "index.db"), LexicalJudges: true, MaxCycles: 1, Agents: agents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestAgentsOnWorkers runs the offline question with its agents on two
+// workers (Serve) through one JetStream server, the coordinator keeping
+// the run's journal in the journal stream: the report is the in-process
+// one, every event is numbered once, in order, and each agent's events
+// come before its agent.finished.
+func TestAgentsOnWorkers(t *testing.T) {
+	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := natsrun.Config{Prefix: "dragents"}
+	ctx := context.Background()
+	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+
+	want, err := researcher(t, nil).Run(ctx, question)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		w := researcher(t, nil)
+		wg.Go(func() {
+			err := natsrun.Serve(wctx, js, cfg, w, 2, "w"+string(rune('a'+i)))
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Serve: %v", err)
+			}
+		})
+	}
+	defer func() { stop(); wg.Wait() }()
+
+	r := researcher(t, &natsrun.Agents{JS: js, Config: cfg})
+	var evs []deepresearch.Event
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a failure timeout only
+	defer cancel()
+	rep, err := r.ResearchDurable(rctx, deepresearch.Request{Question: question, RunID: "run1"},
+		deepresearch.Durable{Journal: natsrun.NewJournal(js, cfg)}, func(e deepresearch.Event) { evs = append(evs, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Markdown() != want.Markdown() {
+		t.Errorf("report on workers:\n%s\nin process:\n%s", rep.Markdown(), want.Markdown())
+	}
+	started, finished := map[int]bool{}, map[int]bool{}
+	for i, e := range evs {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("event %d has seq %d", i, e.Seq)
+		}
+		switch {
+		case e.Agent < 0:
+		case e.Type == "agent.started":
+			if started[e.Agent] {
+				t.Errorf("agent %d started twice", e.Agent)
+			}
+			started[e.Agent] = true
+		case e.Type == "agent.finished":
+			finished[e.Agent] = true
+		case !started[e.Agent] || finished[e.Agent]:
+			t.Errorf("event %d (%s) of agent %d outside its run", e.Seq, e.Type, e.Agent)
+		}
+	}
+	if len(started) == 0 || len(finished) != len(started) {
+		t.Errorf("%d agents started, %d finished", len(started), len(finished))
+	}
+	entries, err := natsrun.NewJournal(js, cfg).Journal(ctx, "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agentCalls int
+	for _, e := range entries {
+		if strings.Contains(string(e), `"researcher/t`) {
+			agentCalls++
+		}
+	}
+	if agentCalls == 0 {
+		t.Errorf("the workers journaled no agent call in the run's journal (%d entries)", len(entries))
+	}
+}
