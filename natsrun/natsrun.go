@@ -179,8 +179,33 @@ func publishIdempotent(ctx context.Context, js jetstream.JetStream, m *nats.Msg,
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoStreamResponse) {
+		if !transient(err) {
 			return err
 		}
+		select { // a stream electing a leader answers again within seconds
+		case <-ctx.Done():
+			return err
+		case <-time.After(publishPause):
+		}
 	}
+}
+
+// publishPause is the wait between two tries of publishIdempotent.
+const publishPause = 100 * time.Millisecond
+
+// transient says whether a failed publication may succeed if tried again:
+// no answer, no stream answering, a connection being re-established, or
+// the server's "temporarily unavailable" (a stream without a leader while
+// a lost node's replicas elect one) and other 5xx answers.
+func transient(err error) bool {
+	var api *jetstream.APIError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout),
+		errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse),
+		errors.Is(err, nats.ErrDisconnected), errors.Is(err, nats.ErrConnectionReconnecting):
+		return true
+	case errors.As(err, &api):
+		return api.Code >= 500
+	}
+	return false
 }
