@@ -190,13 +190,18 @@ func publishIdempotent(ctx context.Context, js jetstream.JetStream, m *nats.Msg,
 	}
 }
 
+// errCodeInsufficientResources is the server's "insufficient resources"
+// (a storage limit reached), which jetstream names no constant for.
+const errCodeInsufficientResources jetstream.ErrorCode = 10023
+
 // publishPause is the wait between two tries of publishIdempotent.
 const publishPause = 100 * time.Millisecond
 
 // transient says whether a failed publication may succeed if tried again:
 // no answer, no stream answering, a connection being re-established, or
 // the server's "temporarily unavailable" (a stream without a leader while
-// a lost node's replicas elect one) and other 5xx answers.
+// a lost node's replicas elect one) and other 5xx answers, but for those
+// that do not pass: JetStream off, insufficient resources.
 func transient(err error) bool {
 	var api *jetstream.APIError
 	switch {
@@ -205,6 +210,10 @@ func transient(err error) bool {
 		errors.Is(err, nats.ErrDisconnected), errors.Is(err, nats.ErrConnectionReconnecting):
 		return true
 	case errors.As(err, &api):
+		switch api.ErrorCode {
+		case jetstream.JSErrCodeJetStreamNotEnabled, jetstream.JSErrCodeJetStreamNotEnabledForAccount, errCodeInsufficientResources:
+			return false // answers that stay the same however often asked
+		}
 		return api.Code >= 500
 	}
 	return false

@@ -21,6 +21,8 @@ func TestTransient(t *testing.T) {
 		{nats.ErrConnectionReconnecting, true},
 		{&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
 		{&jetstream.APIError{Code: 400, ErrorCode: 10054, Description: "maximum payload exceeded"}, false},
+		{&jetstream.APIError{Code: 503, ErrorCode: 10076, Description: "JetStream not enabled"}, false},
+		{&jetstream.APIError{Code: 503, ErrorCode: 10023, Description: "insufficient resources"}, false},
 		{nats.ErrMaxPayload, false},
 		{nats.ErrBadSubject, false},
 	} {
