@@ -56,6 +56,10 @@ const (
 	// follow-up tasks. A later cycle's plan rejected ends the research:
 	// the report is written from what was found.
 	ReviewEveryCycle = "every_cycle"
+	// ReviewNever: no plan of the run is reviewed, whatever the
+	// settings (PeopleDefaults) say; a front end whose client cannot
+	// review (the OpenAI-compatible endpoint) asks for it.
+	ReviewNever = "never"
 )
 
 // Clarify modes (Request.Clarify).
@@ -164,8 +168,9 @@ type Hooks struct {
 // PeopleDefaults are the people-in-the-loop members a Request takes when
 // it leaves them zero (Config.People; the settings research.clarify,
 // .review_plan and .review, output.length, .language and .audience).
-// ReviewPlan true turns review on for every run: a request cannot turn
-// it off, and a run without Hooks.Review is not reviewed anyway.
+// ReviewPlan true turns review on for every run: a request turns it off
+// only with Review ReviewNever, and a run without Hooks.Review is not
+// reviewed anyway.
 type PeopleDefaults struct {
 	Clarify    string // ClarifyAuto ("") or ClarifyNever
 	ReviewPlan bool
@@ -192,6 +197,9 @@ func (d PeopleDefaults) fill(req Request) Request {
 	if req.Review == "" && d.Review != ReviewFirstPlan {
 		req.Review = d.Review
 	}
+	if req.Review == ReviewNever {
+		req.ReviewPlan = false
+	}
 	req.Length = cmp.Or(req.Length, d.Length)
 	req.Language = cmp.Or(req.Language, d.Language)
 	req.Audience = cmp.Or(req.Audience, d.Audience)
@@ -206,9 +214,12 @@ func (req Request) validatePeople() error {
 		return &RequestError{Field: "clarify", Problem: fmt.Sprintf("is %q; want auto or never", req.Clarify)}
 	}
 	switch req.Review {
-	case "", ReviewFirstPlan, ReviewEveryCycle:
+	case "", ReviewFirstPlan, ReviewEveryCycle, ReviewNever:
 	default:
-		return &RequestError{Field: "review", Problem: fmt.Sprintf("is %q; want first_plan or every_cycle", req.Review)}
+		return &RequestError{Field: "review", Problem: fmt.Sprintf("is %q; want first_plan, every_cycle or never", req.Review)}
+	}
+	if req.Review == ReviewNever && req.ReviewPlan {
+		return &RequestError{Field: "review", Problem: "is never, and review_plan asks for the plan to be reviewed"}
 	}
 	if req.Length < 0 || req.Length > MaxLength {
 		return &RequestError{Field: "length", Problem: fmt.Sprintf("is %d; it must be between 1 and %d words (or left out)", req.Length, MaxLength)}
@@ -368,7 +379,7 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 // reviewing reports whether req asks for its plans to be reviewed (by
 // Hooks.Review, or, for a resumed run, as its journal says they were).
 func (req Request) reviewing() bool {
-	return req.ReviewPlan || req.Review == ReviewEveryCycle
+	return req.Review != ReviewNever && (req.ReviewPlan || req.Review == ReviewEveryCycle)
 }
 
 // review shows the plan to Hooks.Review, when req asks for it, and

@@ -592,3 +592,33 @@ func TestPeopleDefaults(t *testing.T) {
 		t.Errorf("a bad default: %v", err)
 	}
 }
+
+// TestReviewNever: a request with Review never is not reviewed although
+// the settings put every plan to review; one with the settings' defaults
+// is; never with review_plan is a contradiction, refused.
+func TestReviewNever(t *testing.T) {
+	s := &script{plan: onePart, search: thomsonSearch, write: lengthWriter}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1, People: deepresearch.PeopleDefaults{ReviewPlan: true}})
+	reviewed := 0
+	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+		reviewed++
+		return p, nil
+	}}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks, Review: deepresearch.ReviewNever}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if reviewed != 0 {
+		t.Errorf("a run with review never was reviewed %d times", reviewed)
+	}
+	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if reviewed != 1 {
+		t.Errorf("a run under review_plan settings was reviewed %d times, want 1", reviewed)
+	}
+	var re *deepresearch.RequestError
+	err := deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Review: deepresearch.ReviewNever}.Validate()
+	if !errors.As(err, &re) || re.Field != "review" {
+		t.Errorf("review never with review_plan: %v", err)
+	}
+}

@@ -77,8 +77,9 @@ type Request struct {
 	ReviewPlan bool `json:"review_plan,omitempty" jsonschema:"stop after planning for the plan to be reviewed"`
 	// Review says which plans are reviewed: ReviewFirstPlan ("": the
 	// first, when ReviewPlan is set) or ReviewEveryCycle (the first and
-	// each later cycle's follow-ups; it implies ReviewPlan).
-	Review string `json:"review,omitempty" jsonschema:"first_plan (default) or every_cycle: review each later research cycle's plan too"`
+	// each later cycle's follow-ups; it implies ReviewPlan) or ReviewNever
+	// (none, whatever the settings say).
+	Review string `json:"review,omitempty" jsonschema:"first_plan (default), every_cycle (review each later research cycle's plan too) or never (no review, whatever the server's settings)"`
 	// Length is the report's target length in words (0: the writer's).
 	Length int `json:"length,omitempty" jsonschema:"target length of the report in words"`
 	// Outline names the report's sections in order; each is researched

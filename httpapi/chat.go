@@ -121,7 +121,9 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	req.Clarify = deepresearch.ClarifyNever // asked above, or answered: a chat run does not wait
+	// Asked above, or answered: a chat run does not wait, for answers or
+	// for a plan review its client has no way to post.
+	req.Clarify, req.ReviewPlan, req.Review = deepresearch.ClarifyNever, false, deepresearch.ReviewNever
 	id, err := s.start(req)
 	if err != nil {
 		s.fail(w, err)

@@ -440,3 +440,35 @@ func TestChatNumberedAnswers(t *testing.T) {
 		t.Errorf("the planner's messages: %q", m.planned)
 	}
 }
+
+// TestChatNeverWaitsForReview: with the server's settings putting every
+// plan to review, a chat completion still finishes: its client has no way
+// to post a plan, so its run asks for no review (Request.Review never),
+// while a /v1/research run still waits for one.
+func TestChatNeverWaitsForReview(t *testing.T) {
+	reviewing := make(chan struct{})
+	e := newEnv(t, envOpts{people: deepresearch.PeopleDefaults{ReviewPlan: true, Review: deepresearch.ReviewEveryCycle},
+		wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: reviewing} }})
+	done := make(chan *http.Response, 1)
+	go func() {
+		done <- e.do("POST", "/v1/chat/completions", `{"model":"deepresearch","messages":[{"role":"user","content":"How are undersea cables repaired?"}]}`)
+	}()
+	var res *http.Response
+	select {
+	case res = <-done:
+	case <-time.After(2 * time.Minute): // a failure bound, not a timing assertion
+		t.Fatal("the chat completion waited for a plan review")
+	}
+	var body struct {
+		Choices []struct{ Message struct{ Content string } }
+	}
+	readJSON(t, res, &body)
+	if res.StatusCode != 200 || len(body.Choices) != 1 || !strings.Contains(body.Choices[0].Message.Content, "[1]") {
+		t.Fatalf("chat completion: %d %+v", res.StatusCode, body)
+	}
+	run := e.start("How are undersea cables repaired?")
+	<-reviewing
+	if st := e.status(run.ID); st != string(deepresearch.StatusAwaitingPlan) {
+		t.Errorf("a research run under the same settings is %s, want awaiting_plan", st)
+	}
+}

@@ -120,6 +120,8 @@ type envOpts struct {
 	// a planTimeout the Researcher keeps the same clock: a plan's
 	// deadline runs from the time the run journals it was put to review.
 	start time.Time
+	// people is the Researcher's Config.People.
+	people deepresearch.PeopleDefaults
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -137,7 +139,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	r, err := deepresearch.New(deepresearch.Config{Clock: rclock,
 		Model: o.model, Corpus: filepath.Join("..", "testdata", "corpus"),
-		IndexPath: filepath.Join(e.dir, "index.db"), MaxRetries: -1,
+		IndexPath: filepath.Join(e.dir, "index.db"), MaxRetries: -1, People: o.people,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -125,9 +125,13 @@ func TestRunOnWorkers(t *testing.T) {
 	want := completed(dbl.calls()[mark:])
 
 	nodes, urls := natsCluster(t)
-	ackWait := "8s" // heartbeats every 8s/3: a worker slowed by the race detector on a busy machine keeps its task
+	// Heartbeats every 20s/3: a worker slowed by the race detector on a
+	// busy two-core machine keeps its task (a redelivery would make the
+	// "no call made again" checks fail), and a killed worker's task is
+	// delivered again 20s after its last heartbeat.
+	ackWait := "20s"
 	t.Setenv("DEEPRESEARCH_NATS_REPLICAS", "3")
-	waitCluster(t, urls, natsrun.Config{Replicas: 3, AckWait: 8 * time.Second})
+	waitCluster(t, urls, natsrun.Config{Replicas: 3, AckWait: 20 * time.Second})
 	worker := func(concurrency int) *proc {
 		p, out := spawn(t, "cli", append([]string{"worker", "--nats", urls, "--concurrency", fmt.Sprint(concurrency), "--ack-wait", ackWait}, common()...)...)
 		p.drain.Go(func() { io.Copy(io.Discard, out) })
