@@ -468,7 +468,11 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 	if got.MaxCycles > 0 {
 		l.req.MaxCycles = got.MaxCycles
 		if got.MaxCycles < cycle {
-			return nil, events.LoopMaxCycles, nil // the reviewer's budget has no room for this cycle
+			// The reviewer's budget has no room for this cycle: its plan
+			// is accepted as none (the event tells a waiting POST so).
+			em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []PlanTask{}, MaxCycles: got.MaxCycles, Cycle: cycle,
+				Edited: true, Removed: taskTitles(proposed)})
+			return nil, events.LoopMaxCycles, nil
 		}
 	}
 	accepted := make([]agent.Task, len(got.Tasks))

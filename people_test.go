@@ -505,6 +505,24 @@ func TestReviewEveryCycle(t *testing.T) {
 			t.Errorf("%d plans reviewed; %d cycles, loop end %q, %d references", len(plans), rep.Cycles, rep.LoopEnd, len(rep.References))
 		}
 	})
+	t.Run("budget cut below the cycle", func(t *testing.T) {
+		_, rep, rec := run(t, deepresearch.ReviewEveryCycle, func(p deepresearch.Plan) (deepresearch.Plan, error) {
+			p.MaxCycles = 1
+			return p, nil
+		})
+		if rep.Cycles != 1 || rep.LoopEnd != events.LoopMaxCycles {
+			t.Errorf("%d cycles, loop end %q; want 1 and max_cycles", rep.Cycles, rep.LoopEnd)
+		}
+		// A waiting POST …/plan returns when the review is kept, which
+		// plan.accepted says.
+		acc := rec.of(events.PlanAccepted)
+		if len(acc) != 2 {
+			t.Fatalf("%d plan.accepted, want 2", len(acc))
+		}
+		if d := acc[1].Data.(deepresearch.PlanAcceptedData); d.Cycle != 2 || d.MaxCycles != 1 || len(d.Tasks) != 0 {
+			t.Errorf("cycle 2's plan.accepted: %+v", d)
+		}
+	})
 	t.Run("first plan only", func(t *testing.T) {
 		plans, rep, _ := run(t, "", func(p deepresearch.Plan) (deepresearch.Plan, error) {
 			t.Error("a later cycle's plan was reviewed")
