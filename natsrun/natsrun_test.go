@@ -481,3 +481,31 @@ func TestDeadLetter(t *testing.T) {
 		t.Errorf("no task.dead event (%v): %v", err, notice)
 	}
 }
+
+// TestResultTooLarge: a task whose result is larger than the server takes
+// (max_payload, 1 MiB by default) ends dead with the reason, at once,
+// instead of leaving the coordinator waiting for a result forever.
+func TestResultTooLarge(t *testing.T) {
+	_, urls := cluster(t)
+	js := connect(t, urls)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	big, _ := json.Marshal(strings.Repeat("x", 2<<20))
+	w := &natsrun.Worker{JS: js, Config: testConfig, Handle: func(context.Context, natsrun.Task) (json.RawMessage, error) {
+		return big, nil
+	}}
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
+	defer func() { stop(); wg.Wait() }()
+	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "big1", Cycle: 1, Index: 0}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := natsrun.Await(ctx, js, testConfig, "big1", 1, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs[0]; !r.Dead || r.Attempt != 1 || !strings.Contains(r.Error, "could not be published") {
+		t.Errorf("result %+v; want dead at the first attempt, saying why", r)
+	}
+}

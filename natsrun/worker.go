@@ -181,8 +181,20 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, msg jetstream.Ms
 	rctx, cancel := context.WithTimeout(pctx, c.AckWait)
 	defer cancel()
 	if err := publishIdempotent(rctx, w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()); err != nil {
-		msg.Nak() //nolint:errcheck // not published: let it run again
-		return
+		if transient(err) && t.Attempt < c.MaxDeliver {
+			msg.Nak() //nolint:errcheck // not published: let it run again
+			return
+		}
+		// A result no attempt could publish (larger than the server's
+		// max_payload, say) or the last delivery's: a small dead result
+		// says why, so the coordinator does not wait for one forever.
+		res = Result{Run: t.Run, Cycle: t.Cycle, Index: t.Index, Attempt: t.Attempt, Worker: w.Name, Dead: true,
+			Error: fmt.Sprintf("its result (%d bytes) could not be published: %v", len(data), err)}
+		data, _ = json.Marshal(res)
+		if err := publishIdempotent(rctx, w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()+"/dead"); err != nil {
+			msg.Nak() //nolint:errcheck // nothing could be published
+			return
+		}
 	}
 	if res.Dead {
 		msg.Term() //nolint:errcheck // the result is published
