@@ -195,9 +195,14 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 		meter.add(RoleResearcher, res.Spent)
 		return agentOutcome{failure: res.Failure, err: errors.New(res.Failure.Error), spent: res.Spent}
 	}
-	if res.Output.Report == "" {
-		err := errors.New("the agent wrote an empty report")
+	if res.Output == nil {
+		err := errors.New("the agent's result has neither an output nor a failure")
 		return agentOutcome{failure: &Failure{Kind: events.FailError, Error: err.Error()}, err: err}
+	}
+	if res.Output.Report == "" {
+		meter.add(RoleResearcher, res.Output.Usage)
+		err := errors.New("the agent wrote an empty report")
+		return agentOutcome{failure: &Failure{Kind: events.FailError, Error: err.Error()}, err: err, spent: res.Output.Usage}
 	}
 	meter.add(RoleResearcher, res.Output.Usage)
 	res.Output.Task = task

@@ -243,3 +243,30 @@ func TestServeAgentRefusesBadJob(t *testing.T) {
 		})
 	}
 }
+
+// hollowRunner answers every job with a result that has neither output
+// nor failure (a worker of another version, say), or an empty report
+// that spent tokens.
+type hollowRunner struct{ empty bool }
+
+func (h hollowRunner) RunAgent(context.Context, deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+	if h.empty {
+		return &deepresearch.AgentResult{Output: &deepresearch.AgentOutput{Usage: deepresearch.Usage{Calls: 1, PromptTokens: 100, CompletionTokens: 10}}}, nil
+	}
+	return &deepresearch.AgentResult{}, nil
+}
+
+// TestAgentRunnerHollowResults: such results fail their agents (no
+// panic), and an empty report's spending is counted in the run's usage.
+func TestAgentRunnerHollowResults(t *testing.T) {
+	for _, empty := range []bool{false, true} {
+		r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: hollowRunner{empty: empty}})
+		rep, err := r.Run(context.Background(), question)
+		if !errors.Is(err, deepresearch.ErrNoResearch) {
+			t.Fatalf("empty %v: err %v; want ErrNoResearch", empty, err)
+		}
+		if empty && rep.Usage.PromptTokens < 100 {
+			t.Errorf("the empty reports' usage is not counted: %+v", rep.Usage)
+		}
+	}
+}
