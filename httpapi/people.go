@@ -29,61 +29,87 @@ var errPlanTimeout = errors.New("the plan was not reviewed in time")
 // Whether a run waits is the store's status (the library stores it before
 // the event that asks), so a POST is taken only while the run waits.
 //
-// A POST is answered once the run has kept what it posted: the run's
-// answers and reviews are journaled (durably) before the event that says
-// so (clarification.answered, plan.accepted), which puts a token on kept;
-// a run that ends first closes done.
+// A POST is answered once the run has kept what it posted. Each POST
+// sends its own ack channel with its word; the hook that takes the word
+// makes that channel the pending one, and the event that says the run
+// kept it (clarification.answered, plan.accepted: the run journals the
+// word durably before it) answers it. A word the run did not take (a
+// review posted as the plan's time ran out) is answered with an error; a
+// run that ends first closes done.
 type waiter struct {
-	answers chan []string
+	answers chan answersPost
 	reviews chan review
-	kept    chan struct{}
 	done    <-chan struct{}
+
+	mu      sync.Mutex
+	pending chan error // the ack of the word the run took and is keeping
+}
+
+// answersPost is a POST …/input's answers and its ack.
+type answersPost struct {
+	answers []string
+	ack     chan error
 }
 
 // review is a person's word on a plan: the plan to research (no tasks:
-// the one proposed), or rejected.
+// the one proposed), or rejected; ack as answersPost's.
 type review struct {
 	plan     deepresearch.Plan
 	rejected bool
+	ack      chan error
 }
 
 func newWaiter(done <-chan struct{}) *waiter {
-	return &waiter{answers: make(chan []string, 1), reviews: make(chan review, 1), kept: make(chan struct{}, 1), done: done}
+	return &waiter{answers: make(chan answersPost, 1), reviews: make(chan review, 1), done: done}
+}
+
+// ack makes a POST's ack channel; it holds one answer.
+func ack() chan error { return make(chan error, 1) }
+
+// took records that the run took the word whose ack is a.
+func (w *waiter) took(a chan error) {
+	w.mu.Lock()
+	w.pending = a
+	w.mu.Unlock()
 }
 
 // sink is the run's event sink: an event that says the run kept a
-// person's word lets the POST that gave it answer.
+// person's word answers the POST that gave it. A resumed run's word,
+// taken from its journal, has no POST: nothing is pending then.
 func (w *waiter) sink(ev deepresearch.Event) {
 	switch ev.Type {
 	case events.ClarificationAnswered, events.PlanAccepted:
-		select {
-		case w.kept <- struct{}{}:
-		default:
+		w.mu.Lock()
+		if w.pending != nil {
+			w.pending <- nil
+			w.pending = nil
 		}
+		w.mu.Unlock()
 	}
 }
 
-// stale drops a token an event put on kept with no POST waiting (a
-// resumed run's answers, taken from its journal), before the run waits
-// for the next POST.
-func (w *waiter) stale() {
+// refuseQueued answers a review posted but not taken (the plan's time ran
+// out as it came) with a conflict, so it neither waits for nothing nor
+// becomes the next cycle's review.
+func (w *waiter) refuseQueued() {
 	select {
-	case <-w.kept:
+	case r := <-w.reviews:
+		r.ack <- &requestError{http.StatusConflict, typeConflict, "the plan's review time ran out before this review was taken; the run went on without it"}
 	default:
 	}
 }
 
-// await waits until the run has kept what a POST gave it; it fails when
-// the run ended first (it is asked again if it resumes) or the client
-// went away.
-func (w *waiter) await(r *http.Request, what string) error {
+// await waits until the run has kept what a POST gave it (a, its ack);
+// it fails when the run did not take it, ended first (it is asked again
+// if it resumes) or the client went away.
+func (w *waiter) await(r *http.Request, a chan error, what string) error {
 	select {
-	case <-w.kept:
-		return nil
+	case err := <-a:
+		return err
 	case <-w.done:
 		select {
-		case <-w.kept:
-			return nil
+		case err := <-a:
+			return err
 		default:
 		}
 		return &requestError{http.StatusServiceUnavailable, typeServer, fmt.Sprintf("the run stopped before it kept the %s; post them again when it waits again", what)}
@@ -98,17 +124,16 @@ func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
 	return &deepresearch.Hooks{
 		Ask: func(ctx context.Context, qs []deepresearch.Clarification) ([]string, error) {
 			defer pause()()
-			w.stale()
 			select {
 			case a := <-w.answers:
-				return a, nil
+				w.took(a.ack)
+				return a.answers, nil
 			case <-ctx.Done():
 				return nil, context.Cause(ctx)
 			}
 		},
 		Review: func(ctx context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
 			defer pause()()
-			w.stale()
 			var timeout <-chan struct{}
 			if s.cfg.PlanTimeout > 0 {
 				// The deadline runs from when the plan was first put to
@@ -128,6 +153,7 @@ func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
 			}
 			select {
 			case r := <-w.reviews:
+				w.took(r.ack)
 				switch {
 				case r.rejected:
 					return p, deepresearch.ErrPlanRejected
@@ -136,6 +162,7 @@ func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
 				}
 				return r.plan, nil
 			case <-timeout:
+				w.refuseQueued()
 				if s.cfg.PlanTimeoutAction == PlanTimeoutCancel {
 					return p, fmt.Errorf("%w (%v)", errPlanTimeout, s.cfg.PlanTimeout)
 				}
@@ -220,13 +247,14 @@ func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	posted := answersPost{answers: body.Answers, ack: ack()}
 	select {
-	case wt.answers <- body.Answers:
+	case wt.answers <- posted:
 	default:
 		s.fail(w, &requestError{http.StatusConflict, typeConflict, "the questions were answered already"})
 		return
 	}
-	if err := wt.await(r, "answers"); err != nil {
+	if err := wt.await(r, posted.ack, "answers"); err != nil {
 		s.fail(w, err)
 		return
 	}
@@ -267,7 +295,7 @@ func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	var rv review
+	rv := review{ack: ack()}
 	switch body.Action {
 	case "reject":
 		rv.rejected = true
@@ -297,7 +325,7 @@ func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
 		if p, err := s.lastEvent(r.Context(), run, events.PlanReviewRequested); err == nil && p.(events.PlanReviewData).Cycle > 1 {
 			status = deepresearch.StatusRunning
 		}
-	} else if err := wt.await(r, "plan"); err != nil {
+	} else if err := wt.await(r, rv.ack, "plan"); err != nil {
 		s.fail(w, err)
 		return
 	}
