@@ -97,9 +97,14 @@ func (c armingClock) AfterFunc(d time.Duration, f func()) func() bool {
 // armedFor waits for the server to arm a timer of d.
 func (e *env) armedFor(d time.Duration) {
 	e.t.Helper()
-	for got := range e.armed {
-		if got == d {
-			return
+	for {
+		select {
+		case got := <-e.armed:
+			if got == d {
+				return
+			}
+		case <-time.After(2 * time.Minute): // a failure bound, not a timing assertion
+			e.t.Fatalf("the server armed no timer of %v", d)
 		}
 	}
 }
