@@ -71,37 +71,12 @@ func TestClarifyAtTheTerminal(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report.md")
 	args, _ := json.Marshal([]string{"run", "--provider", "openai", "--model", "scripted", "--base-url", srv.URL + "/v1",
 		"--corpus", corpus, "--index", index, "--progress", "never", "--review-plan", "--output", out, question})
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), roleEnv+"=cli", argsEnv+"="+string(args), "OPENAI_API_KEY=test-key")
-	tty, err := pty.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	screen := bufio.NewReader(tty)
-	var seen strings.Builder
-	// expect reads the terminal up to text.
-	expect := func(text string) {
-		t.Helper()
-		for !strings.Contains(seen.String(), text) {
-			b, err := screen.ReadByte()
-			if err != nil {
-				t.Fatalf("the terminal closed before %q: %v\n%s", text, err, seen.String())
-			}
-			seen.WriteByte(b)
-		}
-	}
-	expect("1. Which cables")
-	expect("> ")
-	io.WriteString(tty, "the first transatlantic telegraph cables\r")
-	expect("2. Which century?")
-	expect("> ")
-	io.WriteString(tty, "1850 to 1870\r")
-	expect("[a]ccept, [e]dit, [r]eject? ")
-	io.WriteString(tty, "a\r")
-	go io.Copy(io.Discard, screen) // the rest, until the process ends
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v\n%s", err, seen.String())
+	term := startTerminal(t, args, "OPENAI_API_KEY=test-key")
+	term.answerBoth()
+	io.WriteString(term.tty, "a\r")
+	go io.Copy(io.Discard, term.screen) // the rest, until the process ends
+	if err := term.cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, term.seen.String())
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -154,34 +129,10 @@ func TestTerminalAnswersSurviveAKill(t *testing.T) {
 	model := []string{"--store", store, "--provider", "openai", "--model", "scripted", "--base-url", srv.URL + "/v1",
 		"--corpus", corpus, "--index", index, "--progress", "never"}
 	args, _ := json.Marshal(append([]string{"run", "--review-plan", question}, model...))
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), roleEnv+"=cli", argsEnv+"="+string(args))
-	tty, err := pty.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	screen := bufio.NewReader(tty)
-	var seen strings.Builder
-	expect := func(text string) {
-		t.Helper()
-		for !strings.Contains(seen.String(), text) {
-			b, err := screen.ReadByte()
-			if err != nil {
-				t.Fatalf("the terminal closed before %q: %v\n%s", text, err, seen.String())
-			}
-			seen.WriteByte(b)
-		}
-	}
-	expect("1. Which cables")
-	expect("> ")
-	io.WriteString(tty, "the first transatlantic telegraph cables\r")
-	expect("2. Which century?")
-	expect("> ")
-	io.WriteString(tty, "1850 to 1870\r")
-	expect("[a]ccept, [e]dit, [r]eject? ")
-	cmd.Process.Kill()
-	cmd.Wait()
+	term := startTerminal(t, args)
+	term.answerBoth()
+	term.cmd.Process.Kill()
+	term.cmd.Wait()
 
 	r := cli(t, "", "runs", "--json", "--store", store)
 	m := runID.FindStringSubmatch(r.stdout)
@@ -200,4 +151,53 @@ func TestTerminalAnswersSurviveAKill(t *testing.T) {
 	if len(a.planned) != 1 || !strings.Contains(a.planned[0], "Which century? → 1850 to 1870") {
 		t.Errorf("the planner's messages: %q", a.planned)
 	}
+}
+
+// ptyCLI is the CLI run as a child process on a pseudo-terminal.
+type ptyCLI struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	tty    *os.File
+	screen *bufio.Reader
+	seen   strings.Builder
+}
+
+// startTerminal runs the CLI with args (JSON) on a pseudo-terminal, with
+// env added to the test's environment; the terminal is closed when the
+// test ends.
+func startTerminal(t *testing.T, args []byte, env ...string) *ptyCLI {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), roleEnv+"=cli", argsEnv+"="+string(args)), env...)
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return &ptyCLI{t: t, cmd: cmd, tty: tty, screen: bufio.NewReader(tty)}
+}
+
+// expect reads the terminal up to text.
+func (term *ptyCLI) expect(text string) {
+	term.t.Helper()
+	for !strings.Contains(term.seen.String(), text) {
+		b, err := term.screen.ReadByte()
+		if err != nil {
+			term.t.Fatalf("the terminal closed before %q: %v\n%s", text, err, term.seen.String())
+		}
+		term.seen.WriteByte(b)
+	}
+}
+
+// answerBoth answers the scripted model's two clarifying questions at the
+// prompt and waits for the plan's accept/edit/reject prompt.
+func (term *ptyCLI) answerBoth() {
+	term.t.Helper()
+	term.expect("1. Which cables")
+	term.expect("> ")
+	io.WriteString(term.tty, "the first transatlantic telegraph cables\r")
+	term.expect("2. Which century?")
+	term.expect("> ")
+	io.WriteString(term.tty, "1850 to 1870\r")
+	term.expect("[a]ccept, [e]dit, [r]eject? ")
 }
