@@ -30,7 +30,10 @@ type Agents struct {
 
 // RunAgent runs job on a worker and returns its result. It fails when
 // the task cannot be published, with ErrDead when it failed on every
-// delivery, and with context.Cause(ctx) when ctx is done first.
+// delivery, and with context.Cause(ctx) when ctx is done first. A task
+// whose ctx ends for any reason but deepresearch.ErrShutdown (a run
+// canceled, past its time limit or budget) is stopped on the workers
+// (Stop); one the process is shutting down for stays, for the resumed run.
 func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
 	if _, err := a.Config.settle(); err != nil {
 		return nil, err
@@ -51,7 +54,11 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deep
 		if err == nil {
 			break
 		}
-		if ctx.Err() != nil || errors.Is(err, ErrConfig) {
+		if ctx.Err() != nil {
+			a.abandon(ctx, t)
+			return nil, fmt.Errorf("natsrun: result of task %s: %w", t.id(), context.Cause(ctx))
+		}
+		if errors.Is(err, ErrConfig) {
 			return nil, fmt.Errorf("natsrun: result of task %s: %w", t.id(), err)
 		}
 		select {
@@ -68,6 +75,19 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deep
 		return nil, fmt.Errorf("natsrun: result of task %s from worker %s is unreadable: %w", t.id(), r.Worker, err)
 	}
 	return &out, nil
+}
+
+// abandon stops task t on the workers (Stop) when ctx ended for a reason
+// that ends the run's interest in its result: anything but
+// deepresearch.ErrShutdown, after which the resumed run takes the result
+// up. It does nothing while ctx lasts.
+func (a *Agents) abandon(ctx context.Context, t Task) {
+	if ctx.Err() == nil || errors.Is(context.Cause(ctx), deepresearch.ErrShutdown) {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTry)
+	defer cancel()
+	Stop(sctx, a.JS, a.Config, t.Run, t.Cycle, t.Index) //nolint:errcheck // then the workers run it for nothing, as before
 }
 
 // AgentHandler adapts r to a Handler: each task's payload is a

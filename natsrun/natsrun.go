@@ -14,6 +14,11 @@
 //	stream DEEPRESEARCH_JOURNAL  subjects deepresearch.journal.>   one subject a run: deepresearch.journal.<run>
 //	consumer workers on DEEPRESEARCH_TASKS (durable pull, explicit ack)
 //
+// A task the coordinator no longer wants (its run was canceled, went past
+// its time limit or budget) is stopped by a notice on
+// deepresearch.results.<run>.stop.<cycle>.<task> (Stop): a worker that has
+// not started it drops it, and one running it cancels its handler.
+//
 // Every stream has Config.Replicas replicas (3 on a three-node cluster).
 // A dead task (one delivered Config.MaxDeliver times without an ack) is
 // announced on deepresearch.events.<run> as a task.dead event.
@@ -39,6 +44,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,6 +122,13 @@ func (n Names) Events(run string) string { return n.prefix + ".events." + run }
 
 // Results is the subject of run's results.
 func (n Names) Results(run string) string { return n.prefix + ".results." + run }
+
+// Stop is the subject of the notice that the coordinator no longer wants
+// the result of run's task index of cycle (Stop): in the results stream,
+// outside the run's results subject.
+func (n Names) Stop(run string, cycle, index int) string {
+	return n.prefix + ".results." + run + ".stop." + strconv.Itoa(cycle) + "." + strconv.Itoa(index)
+}
 
 // Journal is the subject of run's journal.
 func (n Names) Journal(run string) string { return n.prefix + ".journal." + run }

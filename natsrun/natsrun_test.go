@@ -3,6 +3,7 @@ package natsrun_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
+	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
 
@@ -507,5 +509,96 @@ func TestResultTooLarge(t *testing.T) {
 	}
 	if r := rs[0]; !r.Dead || r.Attempt != 1 || !strings.Contains(r.Error, "could not be published") {
 		t.Errorf("result %+v; want dead at the first attempt, saying why", r)
+	}
+}
+
+// TestStop: a task its coordinator stops while a worker runs it has its
+// handler's context canceled (cause ErrStopped) and leaves no result; a
+// stopped task still queued is never handed to a handler; the work queue
+// ends empty. Agents.RunAgent stops its task when its run is canceled,
+// and leaves it to the workers when the process shuts down.
+func TestStop(t *testing.T) {
+	_, urls := cluster(t)
+	js := connect(t, urls)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	started := make(chan natsrun.Task, 8)
+	causes := make(chan error, 8)
+	w := &natsrun.Worker{JS: js, Config: testConfig, Concurrency: 1,
+		Started: func(t natsrun.Task) { started <- t },
+		Handle: func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
+			<-ctx.Done()
+			causes <- context.Cause(ctx)
+			return nil, ctx.Err()
+		}}
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
+	defer func() { stop(); wg.Wait() }()
+
+	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "stop1", Cycle: 1, Index: 0}, natsrun.Task{Run: "stop1", Cycle: 1, Index: 1}); err != nil {
+		t.Fatal(err)
+	}
+	first := <-started // one at a time: the other waits in the queue
+	for i := range 2 {
+		if err := natsrun.Stop(ctx, js, testConfig, "stop1", 1, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-causes; !errors.Is(err, natsrun.ErrStopped) {
+		t.Errorf("task %d's handler ended with %v; want ErrStopped", first.Index, err)
+	}
+	n := natsrun.NamesOf(testConfig)
+	tasks, err := js.Stream(ctx, n.TasksStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for { // both tasks leave the queue: one stopped running, one dropped
+		info, err := tasks.Info(ctx, jetstream.WithSubjectFilter(n.Tasks("stop1")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(info.State.Subjects) == 0 {
+			break
+		}
+		select {
+		case s := <-started:
+			t.Fatalf("stopped task %d was handed to the handler", s.Index)
+		case <-ctx.Done():
+			t.Fatalf("the stopped tasks are still queued: %v", info.State.Subjects)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	results, err := js.Stream(ctx, n.ResultsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := results.GetLastMsgForSubject(ctx, n.Results("stop1")); err == nil {
+		t.Errorf("a stopped task published a result: %s", m.Data)
+	}
+
+	// The runner: a canceled run stops its task, a shutdown leaves it.
+	a := &natsrun.Agents{JS: js, Config: testConfig}
+	for i, cause := range []error{deepresearch.ErrCanceledByClient, deepresearch.ErrShutdown} {
+		run := fmt.Sprintf("stop%d", i+2)
+		rctx, rcancel := context.WithCancelCause(ctx)
+		done := make(chan error, 1)
+		go func() {
+			_, err := a.RunAgent(rctx, deepresearch.AgentJob{RunID: run, Task: deepresearch.AgentTask{Cycle: 1, Index: 0}})
+			done <- err
+		}()
+		s := <-started
+		rcancel(cause)
+		if err := <-done; !errors.Is(err, cause) {
+			t.Errorf("RunAgent after %v: %v", cause, err)
+		}
+		_, err := results.GetLastMsgForSubject(ctx, n.Stop(run, 1, 0))
+		if stopped := err == nil; stopped != (cause != deepresearch.ErrShutdown) {
+			t.Errorf("run canceled with %q: task %d stopped %v", cause, s.Index, stopped)
+		}
+		if cause == deepresearch.ErrShutdown {
+			natsrun.Stop(ctx, js, testConfig, run, 1, 0) //nolint:errcheck // let the worker go
+		}
+		<-causes
 	}
 }

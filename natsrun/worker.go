@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -65,6 +66,39 @@ func Submit(ctx context.Context, js jetstream.JetStream, c Config, tasks ...Task
 	return nil
 }
 
+// ErrStopped is the cause of a handler's context when its task's
+// coordinator stopped it (Stop).
+var ErrStopped = errors.New("natsrun: the task was stopped by its coordinator")
+
+// Stop tells the workers that the coordinator no longer wants the result
+// of run's task index of cycle: a worker that takes it afterwards drops
+// it, and one running it cancels its handler's context (cause
+// ErrStopped) at its next heartbeat (Config.AckWait/3) and publishes no
+// result. A stopped task is not delivered again.
+func Stop(ctx context.Context, js jetstream.JetStream, c Config, run string, cycle, index int) error {
+	if err := checkRun(run); err != nil {
+		return err
+	}
+	id := Task{Run: run, Cycle: cycle, Index: index}.id()
+	m := &nats.Msg{Subject: NamesOf(c).Stop(run, cycle, index), Data: []byte("{}")}
+	if err := publishIdempotent(ctx, js, m, id+"/stop"); err != nil {
+		return fmt.Errorf("natsrun: stopping task %s: %w", id, err)
+	}
+	return nil
+}
+
+// stopTry bounds one look for a task's stop notice.
+const stopTry = 5 * time.Second
+
+// stopped reports whether t's coordinator stopped it. A notice that cannot
+// be read (a server lost meanwhile) counts as none: the task runs.
+func stopped(ctx context.Context, results jetstream.Stream, n Names, t Task) bool {
+	ctx, cancel := context.WithTimeout(ctx, stopTry)
+	defer cancel()
+	_, err := results.GetLastMsgForSubject(ctx, n.Stop(t.Run, t.Cycle, t.Index))
+	return err == nil
+}
+
 // Handler runs one task and returns its output. It must stop when ctx is
 // done. An error fails this attempt: the task is delivered again, up to
 // Config.MaxDeliver times in all.
@@ -104,6 +138,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("natsrun: consumer %s: %w (run Setup first)", n.Consumer, err)
 	}
+	results, err := w.JS.Stream(ctx, n.ResultsStream)
+	if err != nil {
+		return fmt.Errorf("natsrun: stream %s: %w (run Setup first)", n.ResultsStream, err)
+	}
 	// Each loop asks for one task at a time, when it is free: a task
 	// buffered in the client while another runs would get no heartbeat.
 	var wg sync.WaitGroup
@@ -124,7 +162,7 @@ func (w *Worker) Run(ctx context.Context) error {
 					}
 					continue
 				}
-				w.handle(ctx, c, n, msg)
+				w.handle(ctx, c, n, results, msg)
 			}
 		})
 	}
@@ -132,7 +170,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
-func (w *Worker) handle(ctx context.Context, c Config, n Names, msg jetstream.Msg) {
+func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstream.Stream, msg jetstream.Msg) {
 	var t Task
 	if err := json.Unmarshal(msg.Data(), &t); err != nil {
 		msg.Term() //nolint:errcheck // a malformed task is never retried
@@ -141,8 +179,13 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, msg jetstream.Ms
 	if meta, err := msg.Metadata(); err == nil {
 		t.Attempt = int(meta.NumDelivered)
 	}
-	hctx, stop := context.WithCancel(ctx)
+	if stopped(ctx, results, n, t) {
+		msg.TermWithReason("stopped by its coordinator") //nolint:errcheck // a redelivery is dropped again
+		return
+	}
+	hctx, stop := context.WithCancelCause(ctx)
 	beat := time.NewTicker(c.AckWait / 3)
+	var halted atomic.Bool // the coordinator stopped the task
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer beat.Stop()
@@ -152,6 +195,11 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, msg jetstream.Ms
 				return
 			case <-beat.C:
 				msg.InProgress() //nolint:errcheck // a missed beat ends in a redelivery, which the journal makes cheap
+				if stopped(hctx, results, n, t) {
+					halted.Store(true)
+					stop(ErrStopped)
+					return
+				}
 			}
 		}
 	})
@@ -159,8 +207,12 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, msg jetstream.Ms
 		w.Started(t)
 	}
 	out, err := w.Handle(hctx, t)
-	stop()
+	stop(nil)
 	wg.Wait()
+	if halted.Load() {
+		msg.TermWithReason("stopped by its coordinator") //nolint:errcheck // a redelivery is dropped again
+		return
+	}
 	if err != nil && ctx.Err() != nil {
 		msg.Nak() //nolint:errcheck // shutting down: another worker takes it now
 		return

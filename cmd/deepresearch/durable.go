@@ -36,7 +36,9 @@ call, search and page read it had completed is answered from its journal, and
 only the rest is made, so nothing completed is paid for twice. Its events go
 on after the last one stored, its sources keep their numbers, and the report
 is the one the run would have written uninterrupted. The report is printed as
-run prints it.
+run prints it. A run that coordinated workers (run --nats) is resumed with the
+same --nats and --ack-wait: the tasks its workers finished meanwhile are taken
+from the results stream, and those still running are awaited.
 
 Use the settings the run was started with: a run resumed with another model
 or other limits is refused. A server resumes the runs it started by itself
@@ -50,6 +52,7 @@ or other limits is refused. A server resumes the runs it started by itself
 		},
 	}
 	load.AddFlags(cmd.Flags())
+	rf.nats.add(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration file")
 	cmd.Flags().StringVar(&rf.events, "events", "", `write the new attempt's events as newline-delimited JSON to FILE, or "-" for stdout`)
 	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
@@ -94,6 +96,10 @@ func freePort(t *testing.T) int {
 //     call): its task is redelivered to another worker, which replays the
 //     completed calls from the run's journal in JetStream — only the
 //     answer on the wire when the worker died may be made again;
+//   - the coordinator SIGKILLed mid-run (the double kills it at the
+//     workers' third agent call): 'deepresearch resume' finishes the run
+//     with the same report, taking the results the workers published,
+//     and the events stream holds every number of both attempts once;
 //   - a NATS node SIGKILLed mid-run: the run finishes on the other two
 //     (only with DRTEST_NODE_KILL=1: not reliable yet).
 //
@@ -140,6 +146,7 @@ func TestRunOnWorkers(t *testing.T) {
 	// coordinate runs the question on the cluster; it is a process of its
 	// own only so that the double can kill the others while it runs.
 	lastEvents := map[string][]string{} // by run: the lines of --events
+	lastLog := map[string]string{}      // by run: the coordinator's stderr
 	coordinate := func(t *testing.T) (report, run string, err error) {
 		evFile := filepath.Join(t.TempDir(), "events.jsonl")
 		p, out := spawn(t, "cli", append([]string{"run", question, "--progress", "never", "--nats", urls, "--ack-wait", ackWait,
@@ -172,6 +179,7 @@ func TestRunOnWorkers(t *testing.T) {
 			return "", "", fmt.Errorf("events: %q %v", lines[0], err)
 		}
 		lastEvents[first.RunID] = lines
+		lastLog[first.RunID] = p.log()
 		return string(b), first.RunID, nil
 	}
 	arm := func(t *testing.T, pid, nth int) {
@@ -309,6 +317,57 @@ func TestRunOnWorkers(t *testing.T) {
 		}
 	})
 
+	t.Run("coordinator killed mid-run", func(t *testing.T) {
+		// The double SIGKILLs the coordinator at the workers' third agent
+		// call; the workers go on. 'deepresearch resume' finishes the run:
+		// its agents' results are taken from the results stream (or
+		// awaited), its own calls are answered from its journal.
+		a, b := worker(2), worker(2)
+		defer b.stop()
+		defer a.stop()
+		store := filepath.Join(t.TempDir(), "runs.db")
+		args := append([]string{"--progress", "never", "--nats", urls, "--ack-wait", ackWait, "--store", store}, common()...)
+		mark := len(dbl.calls())
+		p, out := spawn(t, "cli", append([]string{"run", question}, args...)...)
+		arm(t, p.cmd.Process.Pid, 3)
+		io.Copy(io.Discard, out) // until the coordinator dies
+		p.kill()
+		if p.cmd.ProcessState.Success() || !fired(t) {
+			t.Fatalf("the coordinator was not killed\n%s", p.log())
+		}
+		r := cli(t, "", "runs", "--json", "--store", store)
+		m := runID.FindStringSubmatch(r.stdout)
+		if m == nil || !strings.Contains(r.stdout, `"status": "interrupted"`) {
+			t.Fatalf("the killed coordinator's run is not listed as interrupted: %s", r.stdout)
+		}
+		evFile := filepath.Join(t.TempDir(), "resumed.jsonl")
+		resumed := cli(t, "", append([]string{"resume", m[1], "--events", evFile}, args...)...)
+		if resumed.code != 0 || resumed.stdout != whole.stdout {
+			t.Fatalf("resume: exit %d, %s\n%s\n--- in process ---\n%s", resumed.code, resumed.stderr, resumed.stdout, whole.stdout)
+		}
+		if n := extra(completed(dbl.calls()[mark:])); n > 1 {
+			t.Errorf("%d completed calls were made again; at most one on the wire when the coordinator died may be", n)
+		}
+		// The events stream holds both attempts' events, each number once
+		// and in order (followEvents checks), up to the resumed run's last.
+		b2, err := os.ReadFile(evFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b2)), "\n")
+		var last struct {
+			Seq  int64  `json:"seq"`
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != "run.finished" {
+			t.Fatalf("the resumed run's last event: %s (%v)", lines[len(lines)-1], err)
+		}
+		got := followEvents(t, strings.Split(urls, ",")[1], m[1], 0, int(last.Seq))
+		if got[len(got)-1] != lines[len(lines)-1] {
+			t.Errorf("the stream's last event of the run:\n%s\nthe resumed run wrote:\n%s", got[len(got)-1], lines[len(lines)-1])
+		}
+	})
+
 	t.Run("NATS node killed mid-run", func(t *testing.T) {
 		if os.Getenv("DRTEST_NODE_KILL") == "" {
 			// Seen under -race: 1 run in 5 hung after the node died, and 1 in
@@ -334,6 +393,15 @@ func TestRunOnWorkers(t *testing.T) {
 		}
 		// Every event reached the stream once, though a node died.
 		want := lastEvents[run]
+		defer func() {
+			if t.Failed() { // the coordinator's warnings and errors
+				for _, l := range strings.Split(lastLog[run], "\n") {
+					if strings.Contains(l, "WRN") || strings.Contains(l, "ERR") {
+						t.Log(l)
+					}
+				}
+			}
+		}()
 		got := followEvents(t, strings.Split(urls, ",")[1], run, 0, len(want))
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("the events stream holds %d events, not the %d the run wrote", len(got), len(want))
@@ -372,10 +440,32 @@ func followEvents(t *testing.T, url, run string, after int64, n int) []string {
 			return out
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("following %s through %s: %v", run, url, err)
+			t.Fatalf("following %s through %s: %v after %d of %d events; %s", run, url, err, len(out), n, lastStored(js, run))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// lastStored says which sequence number the last event of run in the
+// events stream carries, for a failure's message.
+func lastStored(js jetstream.JetStream, run string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n := natsrun.NamesOf(natsrun.Config{})
+	st, err := js.Stream(ctx, n.EventsStream)
+	if err != nil {
+		return fmt.Sprintf("the events stream: %v", err)
+	}
+	m, err := st.GetLastMsgForSubject(ctx, n.Events(run))
+	if err != nil {
+		return fmt.Sprintf("its last event: %v", err)
+	}
+	info, _ := st.Info(ctx)
+	state := ""
+	if info != nil {
+		state = fmt.Sprintf("; stream leader %s, replicas %+v", info.Cluster.Leader, info.Cluster.Replicas)
+	}
+	return fmt.Sprintf("the stream's last event of the run is seq %s%s", m.Header.Get(natsrun.HeaderSeq), state)
 }
 
 // waitCluster sets the streams up on the cluster of urls, trying again
