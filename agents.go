@@ -66,6 +66,49 @@ type AgentJob struct {
 	// Task is the agent's task; Task.Cycle and Task.Index name it within
 	// the run.
 	Task AgentTask `json:"task"`
+	// Settings are the coordinator's settings that shape an agent's work;
+	// a worker whose own differ refuses the job (ErrAgentSettings), as its
+	// agent would not do what the run's would. Zero: not checked.
+	Settings AgentSettings `json:"settings,omitzero"`
+}
+
+// AgentSettings are the settings that shape what an agent finds and
+// writes: its model ("provider:name", or "extractive"), what judges
+// relevance (a model, or "lexical"), its search channel, and whether it
+// reads web pages.
+type AgentSettings struct {
+	Model   string `json:"model"`
+	Judge   string `json:"judge"`
+	Channel string `json:"channel"`
+	Pages   bool   `json:"pages,omitempty"`
+}
+
+// ErrAgentSettings reports an AgentJob whose coordinator's settings
+// differ from those of the Researcher asked to serve it.
+var ErrAgentSettings = errors.New("deepresearch: this worker's settings differ from the coordinator's")
+
+// agentSettings are r's AgentSettings.
+func (r *Researcher) agentSettings() AgentSettings {
+	m := r.manifest(Request{})
+	return AgentSettings{Model: m.Models[RoleResearcher], Judge: m.Judge, Channel: m.Channel, Pages: m.Pages}
+}
+
+// differs names the first setting in which here differs from the
+// coordinator's s ("" when none does, or s is zero).
+func (s AgentSettings) differs(here AgentSettings) string {
+	if s == (AgentSettings{}) {
+		return ""
+	}
+	for _, f := range []struct {
+		name      string
+		run, here any
+	}{{"the researcher model", s.Model, here.Model}, {"the relevance judge", s.Judge, here.Judge},
+		{"the search channel", s.Channel, here.Channel}, {"reading web pages", s.Pages, here.Pages}} {
+		if f.run != f.here {
+			return fmt.Sprintf("%s is %v for the run and %v here", f.name, f.run, f.here)
+		}
+	}
+	return ""
 }
 
 // AgentResult is how one agent ended: Output when it wrote a report,
@@ -114,11 +157,17 @@ func (job AgentJob) check() error {
 // AgentRunner); the job's Budget bounds the agent.
 //
 // A failed agent is a result, not an error. ServeAgent returns an error
-// for a job it cannot run (ErrAgentJob, a journal or search backend that
+// for a job it cannot run (ErrAgentJob; ErrAgentSettings when the job's
+// coordinator has another model, judge or search channel; a journal or search backend that
 // cannot be opened) and, with context.Cause(ctx), when ctx is done before
 // the agent finished: that attempt did not complete.
 func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore) (*AgentResult, error) {
 	if err := job.check(); err != nil {
+		return nil, err
+	}
+	if diff := job.Settings.differs(r.agentSettings()); diff != "" {
+		err := fmt.Errorf("%w: %s", ErrAgentSettings, diff)
+		r.log.Error().Err(err).Str("run", job.RunID).Str("task", job.Task.ID).Msg("refusing an agent task: give workers the coordinator's model, judge and search settings")
 		return nil, err
 	}
 	ctx, end, err := r.begin(ctx)
@@ -169,7 +218,8 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 // remoteAgent runs task through r.cfg.Agents and emits the events of the
 // attempt whose result it took, in order, before it returns.
 func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
-	job := AgentJob{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task}
+	job := AgentJob{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
+		Settings: r.agentSettings()}
 	res, err := r.cfg.Agents.RunAgent(ctx, job)
 	if err == nil && res == nil {
 		err = errors.New("the agent runner returned no result")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -268,5 +269,38 @@ func TestAgentRunnerHollowResults(t *testing.T) {
 		if empty && rep.Usage.PromptTokens < 100 {
 			t.Errorf("the empty reports' usage is not counted: %+v", rep.Usage)
 		}
+	}
+}
+
+// TestServeAgentRefusesOtherSettings: a worker whose search channel or
+// relevance judge is not the coordinator's refuses its jobs, naming the
+// setting; the run's agents then fail, saying why, instead of writing a
+// report from other sources than the run's.
+func TestServeAgentRefusesOtherSettings(t *testing.T) {
+	for name, c := range map[string]struct {
+		cfg  deepresearch.Config
+		want string
+	}{
+		"channel": {deepresearch.Config{MaxCycles: 1, Channel: "web"}, "the search channel is corpus for the run and web here"},
+		"judge":   {deepresearch.Config{MaxCycles: 1, RelevanceModel: &callLog{}}, "the relevance judge is lexical for the run"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			worker := newResearcher(t, c.cfg)
+			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: wireRunner{worker: worker}})
+			rec := &recorder{}
+			_, err := r.RunWith(context.Background(), question, rec.sink)
+			if !errors.Is(err, deepresearch.ErrNoResearch) {
+				t.Fatalf("err %v; want ErrNoResearch", err)
+			}
+			failed := rec.of(events.AgentFailed)
+			if len(failed) == 0 {
+				t.Fatal("no agent failed")
+			}
+			for _, e := range failed {
+				if msg := e.Data.(events.AgentFailedData).Error; !strings.Contains(msg, c.want) {
+					t.Errorf("agent failed with %q; want it to say %q", msg, c.want)
+				}
+			}
+		})
 	}
 }
