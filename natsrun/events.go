@@ -42,46 +42,27 @@ func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run str
 // are numbered by its one coordinator and published in that order; an
 // event numbered at or below one already given (a repeat that came after
 // the stream's de-duplication window) is skipped. Messages without a
-// sequence number (a task.dead notice) are given with seq 0.
+// sequence number (a task.dead notice) are given with seq 0. Follow uses
+// no consumer: it gets the run's events from the stream one by one and
+// reads again when a plain subscription to the subject says another was
+// published (or every 250ms), so a server lost meanwhile costs a retry,
+// not a stalled consumer.
 func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, after int64, fn func(seq int64, data []byte) bool) error {
 	if err := checkRun(run); err != nil {
 		return err
 	}
 	n := NamesOf(c)
-	cons, err := js.OrderedConsumer(ctx, n.EventsStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{n.Events(run)}})
-	if err != nil {
-		return err
-	}
-	it, err := cons.Messages()
-	if err != nil {
-		return err
-	}
-	defer it.Stop()
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
 	last := after
-	for {
-		msg, err := it.Next()
-		if err != nil {
-			if cerr := context.Cause(ctx); cerr != nil {
-				return cerr
-			}
-			return err
-		}
-		h := msg.Headers().Get(HeaderSeq)
+	return tail(ctx, js, n.EventsStream, n.Events(run), 0, func(m *jetstream.RawStreamMsg) bool {
+		h := m.Header.Get(HeaderSeq)
 		if h == "" {
-			if !fn(0, msg.Data()) {
-				return nil
-			}
-			continue
+			return fn(0, m.Data)
 		}
 		seq, err := strconv.ParseInt(h, 10, 64)
 		if err != nil || seq <= last {
-			continue // a repeat outside the de-duplication window, or before after
+			return true // a repeat outside the de-duplication window, or before after
 		}
 		last = seq
-		if !fn(seq, msg.Data()) {
-			return nil
-		}
-	}
+		return fn(seq, m.Data)
+	})
 }

@@ -3,7 +3,6 @@ package natsrun
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -40,47 +39,13 @@ func (j *Journal) Journal(ctx context.Context, run string) ([][]byte, error) {
 	if err := checkRun(run); err != nil {
 		return nil, err
 	}
-	msgs, err := readSubject(ctx, j.js, j.names.JournalStream, j.names.Journal(run), 0)
+	msgs, err := readAll(ctx, j.js, j.names.JournalStream, j.names.Journal(run))
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: journal of %s: %w", run, err)
 	}
 	out := make([][]byte, len(msgs))
 	for i, m := range msgs {
-		out[i] = m.Data()
-	}
-	return out, nil
-}
-
-// readSubject reads every message of subject in stream stored at the time
-// of the call, from stream sequence from on (0: from the first), in order.
-func readSubject(ctx context.Context, js jetstream.JetStream, stream, subject string, from uint64) ([]jetstream.Msg, error) {
-	cc := jetstream.ConsumerConfig{FilterSubject: subject, DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute}
-	if from > 0 {
-		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
-	}
-	cons, err := js.CreateConsumer(ctx, stream, cc)
-	if err != nil {
-		return nil, err
-	}
-	info := cons.CachedInfo()
-	defer js.DeleteConsumer(context.WithoutCancel(ctx), stream, info.Name) //nolint:errcheck // it expires anyway
-	want := int(info.NumPending)
-	out := make([]jetstream.Msg, 0, want)
-	for len(out) < want {
-		batch, err := cons.Fetch(want - len(out))
-		if err != nil {
-			return nil, err
-		}
-		for m := range batch.Messages() {
-			out = append(out, m)
-		}
-		if err := batch.Error(); err != nil {
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+		out[i] = m.Data
 	}
 	return out, nil
 }

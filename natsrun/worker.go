@@ -261,7 +261,8 @@ var ErrDead = errors.New("natsrun: task failed on every delivery")
 // Await waits for the results of run's tasks of cycle with the given
 // indexes and returns them in the order of indexes. Results already
 // published count, so a restarted coordinator picks up the tasks finished
-// while it was away. A dead task's result has Dead set.
+// while it was away. A dead task's result has Dead set. Like Follow, it
+// reads the results stream through no consumer.
 func Await(ctx context.Context, js jetstream.JetStream, c Config, run string, cycle int, indexes []int) ([]Result, error) {
 	if err := checkRun(run); err != nil {
 		return nil, err
@@ -272,35 +273,24 @@ func Await(ctx context.Context, js jetstream.JetStream, c Config, run string, cy
 		pos[x] = i
 	}
 	out := make([]Result, len(indexes))
-	got := 0
-	cons, err := js.OrderedConsumer(ctx, n.ResultsStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{n.Results(run)}})
-	if err != nil {
-		return nil, err
-	}
-	it, err := cons.Messages()
-	if err != nil {
-		return nil, err
-	}
-	defer it.Stop()
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
 	seen := make([]bool, len(indexes))
-	for got < len(indexes) {
-		msg, err := it.Next()
-		if err != nil {
-			if cerr := context.Cause(ctx); cerr != nil {
-				return out, cerr
-			}
-			return out, err
-		}
+	got := 0
+	if len(indexes) == 0 {
+		return out, nil
+	}
+	err := tail(ctx, js, n.ResultsStream, n.Results(run), 0, func(m *jetstream.RawStreamMsg) bool {
 		var r Result
-		if json.Unmarshal(msg.Data(), &r) != nil || r.Cycle != cycle {
-			continue
+		if json.Unmarshal(m.Data, &r) != nil || r.Cycle != cycle {
+			return true
 		}
 		if i, ok := pos[r.Index]; ok && !seen[i] {
 			out[i], seen[i] = r, true
 			got++
 		}
+		return got < len(indexes)
+	})
+	if err != nil {
+		return out, err
 	}
 	return out, nil
 }

@@ -141,6 +141,11 @@ func TestRunOnWorkers(t *testing.T) {
 	worker := func(concurrency int) *proc {
 		p, out := spawn(t, "cli", append([]string{"worker", "--nats", urls, "--concurrency", fmt.Sprint(concurrency), "--ack-wait", ackWait}, common()...)...)
 		p.drain.Go(func() { io.Copy(io.Discard, out) })
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("worker %d:\n%s", p.cmd.Process.Pid, p.log())
+			}
+		})
 		return p
 	}
 	// coordinate runs the question on the cluster; it is a process of its

@@ -1,0 +1,127 @@
+package natsrun
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// reader reads the messages of one subject of a stream in stream order,
+// one request a message (the stream's "next message for a subject" get),
+// through no consumer: a server lost meanwhile costs a request asked
+// again, where a consumer's recreation can stall for as long as the
+// cluster still counts the lost server among the stream's peers.
+type reader struct {
+	js      jetstream.JetStream
+	name    string // the stream
+	subject string
+	next    uint64 // the stream sequence to read from (0: the first)
+	stream  jetstream.Stream
+}
+
+// retry waits before a request that failed for a passing reason is asked
+// again; it fails with err when that reason does not pass, or with the
+// context's cause when ctx is done first.
+func retry(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if !transient(err) {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-time.After(publishPause):
+		return nil
+	}
+}
+
+// read returns the next message, or nil when no later one is stored.
+func (r *reader) read(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+	for r.stream == nil {
+		s, err := r.js.Stream(ctx, r.name)
+		if err == nil {
+			r.stream = s
+			break
+		}
+		if err := retry(ctx, err); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		m, err := r.stream.GetMsg(ctx, max(r.next, 1), jetstream.WithGetMsgSubject(r.subject))
+		switch {
+		case err == nil:
+			r.next = m.Sequence + 1
+			return m, nil
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			return nil, nil
+		}
+		if err := retry(ctx, err); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// pollEvery is how often a tail reads its subject again though no
+// message announced itself (one published while the connection was being
+// re-established, or that reached the subscriber before the stream's
+// leader stored it).
+const pollEvery = 250 * time.Millisecond
+
+// tail reads subject's messages as they are stored, calling fn with each
+// in order, from stream sequence from on (0: the first), until fn returns
+// false or ctx is done. A plain subscription to the subject says when to
+// read again; a read every pollEvery catches what it missed.
+func tail(ctx context.Context, js jetstream.JetStream, stream, subject string, from uint64, fn func(*jetstream.RawStreamMsg) bool) error {
+	wake := make(chan struct{}, 1)
+	sub, err := js.Conn().Subscribe(subject, func(*nats.Msg) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe() //nolint:errcheck // the connection may be closing
+	poll := time.NewTicker(pollEvery)
+	defer poll.Stop()
+	r := reader{js: js, name: stream, subject: subject, next: from}
+	for {
+		m, err := r.read(ctx)
+		if err != nil {
+			return err
+		}
+		if m != nil {
+			if !fn(m) {
+				return nil
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-wake:
+		case <-poll.C:
+		}
+	}
+}
+
+// readAll reads every message of subject in stream stored at the time of
+// the call, in order.
+func readAll(ctx context.Context, js jetstream.JetStream, stream, subject string) ([]*jetstream.RawStreamMsg, error) {
+	r := reader{js: js, name: stream, subject: subject}
+	var out []*jetstream.RawStreamMsg
+	for {
+		m, err := r.read(ctx)
+		if err != nil || m == nil {
+			return out, err
+		}
+		out = append(out, m)
+	}
+}
