@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -14,7 +15,8 @@ import (
 // cluster's servers) with the credentials file creds, if not empty, and
 // reconnects for ever when a server is lost.
 func Connect(urls, creds, name string) (*nats.Conn, jetstream.JetStream, error) {
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+		nats.ErrorHandler(asyncError)}
 	if creds != "" {
 		opts = append(opts, nats.UserCredentials(creds))
 	}
@@ -28,6 +30,21 @@ func Connect(urls, creds, name string) (*nats.Conn, jetstream.JetStream, error) 
 		return nil, nil, err
 	}
 	return nc, js, nil
+}
+
+// asyncError reports an error of the connection's own goroutines on
+// stderr, as nats.go does by default, but for a slow consumer: a follower
+// that falls behind (Follow) drops what it cannot hold on purpose, and
+// reads it from the stream.
+func asyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
+	if errors.Is(err, nats.ErrSlowConsumer) {
+		return
+	}
+	if sub != nil {
+		fmt.Fprintf(os.Stderr, "nats: %v on subscription %q\n", err, sub.Subject)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "nats: %v\n", err)
 }
 
 // StreamStatus is one stream as Describe found it.

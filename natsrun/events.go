@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -42,27 +43,128 @@ func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run str
 // are numbered by its one coordinator and published in that order; an
 // event numbered at or below one already given (a repeat that came after
 // the stream's de-duplication window) is skipped. Messages without a
-// sequence number (a task.dead notice) are given with seq 0. Follow uses
-// no consumer: it gets the run's events from the stream one by one and
-// reads again when a plain subscription to the subject says another was
-// published (or every 250ms), so a server lost meanwhile costs a retry,
-// not a stalled consumer.
+// sequence number (a task.dead notice) are given with seq 0.
+//
+// Follow uses no consumer. It reads the run's stored events from the
+// stream one by one, then takes new ones from a plain subscription to the
+// run's subject as they are published; a number it skips (a message the
+// subscription missed while the connection was re-established, or
+// dropped for a slow reader) sends it back to the stream, as does the
+// stream's last event, looked at every 250ms, when it is one Follow has
+// not given. A server lost meanwhile costs a retry, not a stalled
+// consumer.
 func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, after int64, fn func(seq int64, data []byte) bool) error {
 	if err := checkRun(run); err != nil {
 		return err
 	}
 	n := NamesOf(c)
-	last := after
-	return tail(ctx, js, n.EventsStream, n.Events(run), 0, func(m *jetstream.RawStreamMsg) bool {
-		h := m.Header.Get(HeaderSeq)
-		if h == "" {
-			return fn(0, m.Data)
+	live := make(chan *nats.Msg, followBuffer)
+	sub, err := js.Conn().ChanSubscribe(n.Events(run), live)
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe() //nolint:errcheck // the connection may be closing
+	f := follower{last: after, fn: fn}
+	r := reader{js: js, name: n.EventsStream, subject: n.Events(run)}
+	// catchUp gives what the stream holds after r.next; false: fn is done.
+	catchUp := func() (bool, error) {
+		for {
+			m, err := r.read(ctx)
+			if err != nil || m == nil {
+				return err == nil, err
+			}
+			if !f.give(m.Header, m.Data, m.Sequence) {
+				return false, nil
+			}
 		}
-		seq, err := strconv.ParseInt(h, 10, 64)
-		if err != nil || seq <= last {
-			return true // a repeat outside the de-duplication window, or before after
+	}
+	if more, err := catchUp(); !more || err != nil {
+		return err
+	}
+	poll := time.NewTicker(pollEvery)
+	defer poll.Stop()
+	var behind int64 // the stream's last number at the last poll, when not given yet
+	for {
+		var more = true
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case m := <-live:
+			seq, ok := seqOf(m.Header)
+			switch {
+			case !ok: // a notice is given from the stream, once by its place there
+				more, err = catchUp()
+			case seq > f.last+1: // the subscription missed some: the stream has them
+				if more, err = catchUp(); more && err == nil {
+					more = f.give(m.Header, m.Data, 0)
+				}
+			default:
+				more = f.give(m.Header, m.Data, 0)
+			}
+		case <-poll.C:
+			m := r.last(ctx)
+			if m == nil {
+				continue
+			}
+			seq, ok := seqOf(m.Header)
+			switch {
+			case ok && seq <= f.last:
+				r.next, behind = m.Sequence+1, 0 // all given: later reads start here
+			case ok && behind != 0 && f.last < behind: // still missing a poll later
+				behind = 0
+				more, err = catchUp()
+			case ok: // published, not received yet: the subscription has a poll to bring it
+				behind = seq
+			default: // a notice last
+				behind = 0
+				more, err = catchUp()
+			}
 		}
-		last = seq
-		return fn(seq, m.Data)
-	})
+		if !more || err != nil {
+			return err
+		}
+	}
+}
+
+// followBuffer is how many published events a follower's subscription
+// holds while it gives others; beyond, they are dropped and read from
+// the stream instead.
+const followBuffer = 1024
+
+// seqOf returns the event sequence number a message's headers carry, and
+// false for a message without one (a notice).
+func seqOf(h nats.Header) (int64, bool) {
+	v := h.Get(HeaderSeq)
+	if v == "" {
+		return 0, false
+	}
+	seq, err := strconv.ParseInt(v, 10, 64)
+	return seq, err == nil
+}
+
+// follower gives a run's events to fn, each number once and in order, and
+// each notice once (by its place in the stream).
+type follower struct {
+	last   int64
+	fn     func(seq int64, data []byte) bool
+	notice uint64 // the stream sequence of the last notice given
+}
+
+// give passes one message on, unless it was given before; at is its
+// stream sequence (0 for one from the subscription, which gives no
+// notices). false: fn is done.
+func (f *follower) give(h nats.Header, data []byte, at uint64) bool {
+	seq, ok := seqOf(h)
+	if !ok {
+		if h.Get(HeaderSeq) != "" || at == 0 || at <= f.notice {
+			return true // a number that is not one, or a notice given before
+		}
+		f.notice = at
+		return f.fn(0, data)
+	}
+	if seq <= f.last {
+		return true // a repeat outside the de-duplication window, or before after
+	}
+	f.last = seq
+	return f.fn(seq, data)
 }

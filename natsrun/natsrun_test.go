@@ -602,3 +602,80 @@ func TestStop(t *testing.T) {
 		<-causes
 	}
 }
+
+// TestFollowFillsGaps: a follower that falls behind while events are
+// published (its subscription drops what it cannot hold) gets the events
+// it missed from the stream: every number once, in order; a notice once.
+func TestFollowFillsGaps(t *testing.T) {
+	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	defer cancel()
+	cfg := natsrun.Config{Prefix: "drgaps"}
+	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	const total = 3000 // more than a follower's subscription holds
+	first := make(chan struct{})
+	release := make(chan struct{})
+	var got []int64
+	notices := 0
+	done := make(chan error, 1)
+	go func() {
+		done <- natsrun.Follow(ctx, js, cfg, "gaps1", 0, func(seq int64, data []byte) bool {
+			if seq == 0 {
+				notices++
+				return true
+			}
+			if len(got) == 0 {
+				close(first)
+				<-release // fall behind
+			}
+			got = append(got, seq)
+			return len(got) < total
+		})
+	}()
+	publish := func(seq int64) {
+		if err := natsrun.PublishEvent(ctx, js, cfg, "gaps1", seq, 1, fmt.Appendf(nil, `{"seq":%d}`, seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish(1)
+	<-first
+	n := natsrun.NamesOf(cfg)
+	for seq := int64(2); seq <= total; seq++ {
+		publish(seq)
+		if seq == total/2 {
+			notice := nats.NewMsg(n.Events("gaps1"))
+			notice.Data = []byte(`{"type":"task.dead"}`)
+			notice.Header.Set(nats.MsgIdHdr, "gaps1/1/0/dead")
+			if _, err := js.PublishMsg(ctx, notice); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for i, seq := range got {
+		if seq != int64(i+1) {
+			t.Fatalf("event %d given has seq %d", i+1, seq)
+		}
+	}
+	if notices != 1 {
+		t.Errorf("the notice was given %d times", notices)
+	}
+}

@@ -67,6 +67,21 @@ func (r *reader) read(ctx context.Context) (*jetstream.RawStreamMsg, error) {
 	}
 }
 
+// last returns the subject's last message, or nil when there is none or
+// it could not be read now (asked once: a caller that polls asks again).
+func (r *reader) last(ctx context.Context) *jetstream.RawStreamMsg {
+	if r.stream == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, pollEvery*4)
+	defer cancel()
+	m, err := r.stream.GetLastMsgForSubject(ctx, r.subject)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
 // pollEvery is how often a tail reads its subject again though no
 // message announced itself (one published while the connection was being
 // re-established, or that reached the subscriber before the stream's
