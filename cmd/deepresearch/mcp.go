@@ -62,7 +62,20 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	open := func() (*deepresearch.Researcher, error) { return deepresearch.FromSettings(s, &logger) }
+	// With nats.url, the research tool's runs are coordinated: their
+	// agents run on workers and their events go to the events stream.
+	var coord *coordination
+	defer func() { coord.Close() }()
+	open := func() (*deepresearch.Researcher, error) {
+		cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+		if err != nil {
+			return nil, err
+		}
+		if coord, err = coordinate(cmd.Context(), s, natsFlags{}, &cfg, "deepresearch mcp"); err != nil {
+			return nil, err
+		}
+		return deepresearch.New(cfg)
+	}
 	// Research runs are kept in the run store (store.path), as `run`
 	// keeps them: the request with the answers the person gave to the
 	// clarifying form, and the run's journal, so that `deepresearch
@@ -70,7 +83,9 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	// again. A store that cannot be opened costs the record, not the
 	// research.
 	openSt := func(ctx context.Context) (*sqlitestore.Store, error) { return openStore(ctx, s) }
-	lib := &lazyResearcher{open: open, openStore: openSt, log: logger}
+	lib := &lazyResearcher{open: open, openStore: openSt, log: logger, tee: func(sink func(deepresearch.Event)) func(deepresearch.Event) {
+		return coord.tee(sink)
+	}}
 	defer lib.Close()
 	// verify checks file references and @-mentions against the folder
 	// the server was started in (a project), and nothing outside it.
@@ -95,11 +110,14 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 type lazyResearcher struct {
 	open      func() (*deepresearch.Researcher, error)
 	openStore func(context.Context) (*sqlitestore.Store, error) // nil: runs are not kept
-	log       zerolog.Logger
-	mu        sync.Mutex
-	r         *deepresearch.Researcher
-	st        *sqlitestore.Store
-	stTried   bool
+	// tee, if not nil, adds to a run's sink (the events stream's
+	// publisher, with NATS); called after open.
+	tee     func(func(deepresearch.Event)) func(deepresearch.Event)
+	log     zerolog.Logger
+	mu      sync.Mutex
+	r       *deepresearch.Researcher
+	st      *sqlitestore.Store
+	stTried bool
 }
 
 // Research opens the library on first use and runs req.
@@ -117,6 +135,9 @@ func (l *lazyResearcher) Research(ctx context.Context, req deepresearch.Request,
 	}
 	st := l.st
 	l.mu.Unlock()
+	if l.tee != nil {
+		sink = l.tee(sink)
+	}
 	if st == nil {
 		return r.Research(ctx, req, sink)
 	}

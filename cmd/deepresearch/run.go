@@ -17,7 +17,6 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/internal/events"
-	"github.com/deepresearch/deepresearch/natsrun"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd, newIndexCmd) }
@@ -117,21 +116,16 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		return inputError(err)
 	}
 	rf.nats.apply(&s)
-	var evLog *natsrun.EventLog // the run's events in the events stream, with NATS
 	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
 	if err != nil {
 		return inputError(err)
 	}
-	if s.NATS.URL != "" {
-		// The coordinator: agents run on workers.
-		conn, err := connectNATS(ctx, s, rf.nats, "deepresearch run")
-		if err != nil {
-			return err
-		}
-		defer conn.nc.Close()
-		cfg.Agents = &natsrun.Agents{JS: conn.js, Config: conn.cfg}
-		evLog = &natsrun.EventLog{JS: conn.js, Config: conn.cfg}
+	// With nats.url the run is a coordinator: agents run on workers.
+	coord, err := coordinate(ctx, s, rf.nats, &cfg, "deepresearch run")
+	if err != nil {
+		return err
 	}
+	defer coord.Close()
 	r, err := deepresearch.New(cfg)
 	if err != nil {
 		return inputError(err)
@@ -188,8 +182,8 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if evLines != nil {
 		sinks = append(sinks, evLines)
 	}
-	if evLog != nil {
-		sinks = append(sinks, evLog)
+	if coord != nil {
+		sinks = append(sinks, coord.Log)
 	}
 	// Progress is for people: on a terminal, or when asked for. Otherwise
 	// stderr carries only the log (agent failures are warnings).
@@ -236,8 +230,8 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if display != nil {
 		display.Flush()
 	}
-	if evLog != nil && evLog.Err() != nil {
-		logger.Warn().Err(evLog.Err()).Msg("some of the run's events are missing from the NATS events stream")
+	if err := coord.Err(); err != nil {
+		logger.Warn().Err(err).Msg("some of the run's events are missing from the NATS events stream")
 	}
 	var evErr error
 	if evLines != nil && evLines.Err() != nil {

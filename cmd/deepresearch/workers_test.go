@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch/internal/journal"
@@ -320,6 +321,49 @@ func TestRunOnWorkers(t *testing.T) {
 		}
 		if n := journaledAgentCalls(t, urls, id); n == 0 {
 			t.Errorf("no agent call of run %s in the journal stream: its agents did not run on the workers", id)
+		}
+	})
+
+	t.Run("mcp", func(t *testing.T) {
+		// mcp with nats.url: the research tool's runs are coordinated as
+		// run's are (its agents' calls are in the run's journal stream).
+		a := worker(2)
+		defer a.stop()
+		t.Setenv("DEEPRESEARCH_NATS_URL", urls)
+		store := filepath.Join(t.TempDir(), "runs.db")
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		var stderr syncBuffer
+		code := make(chan int, 1)
+		go func() {
+			c := execute(context.Background(), append([]string{"mcp", "--store", store}, common()...), inR, outW, &stderr)
+			outW.Close()
+			code <- c
+		}()
+		ctx := context.Background()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question}})
+		if err != nil || res.IsError {
+			t.Fatalf("research: %v %+v\n%s", err, res, stderr.String())
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		if !strings.Contains(string(b), "## References") {
+			t.Errorf("the research tool's report has no references: %s", b)
+		}
+		cs.Close()
+		inW.Close()
+		if c := <-code; c != 0 {
+			t.Errorf("mcp exit status %d: %s", c, stderr.String())
+		}
+		m := runID.FindStringSubmatch(cli(t, "", "runs", "--json", "--store", store).stdout)
+		if m == nil {
+			t.Fatal("the research tool's run is not in the run store")
+		}
+		if n := journaledAgentCalls(t, urls, m[1]); n == 0 {
+			t.Errorf("no agent call of run %s in the journal stream: its agents did not run on the workers", m[1])
 		}
 	})
 

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/natsrun"
+)
+
+// coordination is what makes a front end's Researcher a coordinator when
+// nats.url is set: its runs' agents run on 'deepresearch worker'
+// processes, and every event of its runs is published to the events
+// stream too, for any process connected to the cluster to follow. run,
+// serve and mcp all get theirs here, so the three decide it one way.
+type coordination struct {
+	conn *natsConn
+	// Log publishes the runs' events (natsrun.EventLog).
+	Log *natsrun.EventLog
+}
+
+// coordinate connects to s.NATS.URL and sets cfg's agent runner to the
+// workers'. Without nats.url it returns nil and changes nothing: a nil
+// *coordination is valid and does nothing.
+func coordinate(ctx context.Context, s config.Settings, f natsFlags, cfg *deepresearch.Config, name string) (*coordination, error) {
+	if s.NATS.URL == "" {
+		return nil, nil
+	}
+	conn, err := connectNATS(ctx, s, f, name)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Agents = &natsrun.Agents{JS: conn.js, Config: conn.cfg}
+	return &coordination{conn: conn, Log: &natsrun.EventLog{JS: conn.js, Config: conn.cfg}}, nil
+}
+
+// tee returns sink with the events also published to the events stream.
+func (c *coordination) tee(sink func(deepresearch.Event)) func(deepresearch.Event) {
+	if c == nil {
+		return sink
+	}
+	return func(e deepresearch.Event) {
+		c.Log.Event(e)
+		if sink != nil {
+			sink(e)
+		}
+	}
+}
+
+// Err is the first event that could not be published, if any.
+func (c *coordination) Err() error {
+	if c == nil {
+		return nil
+	}
+	return c.Log.Err()
+}
+
+// Close closes the connection.
+func (c *coordination) Close() {
+	if c != nil {
+		c.conn.nc.Close()
+	}
+}
