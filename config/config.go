@@ -253,6 +253,21 @@ type NATS struct {
 	Credentials string `mapstructure:"credentials"`
 	// Replicas is the replica count of every stream: 1 (default), 3 or 5.
 	Replicas int `mapstructure:"replicas"`
+	// Token is the NATS authorization token: what a client sends to a
+	// server that requires one, and what serve's embedded server
+	// requires (Listen); "" (default) sends and requires none.
+	Token string `mapstructure:"token"`
+	// Listen, for serve without URL, is HOST:PORT where it runs an
+	// embedded JetStream server of its own, which 'deepresearch worker'
+	// processes join to take its runs' agents; "" (default) runs none.
+	// Beyond the loopback interface it needs Token.
+	Listen string `mapstructure:"listen"`
+	// StoreDir is where the embedded server keeps its streams; ""
+	// (default) is a "nats" directory beside the run store.
+	StoreDir string `mapstructure:"store_dir"`
+	// Workers is how many agents serve runs at once for its embedded
+	// server (default 4); 0 leaves them all to worker processes.
+	Workers int `mapstructure:"workers"`
 }
 
 // Log configures diagnostic logging.
@@ -279,7 +294,7 @@ func Defaults() Settings {
 		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
 		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout, PlanTimeoutAction: "proceed",
 			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
-		NATS: NATS{Replicas: 1},
+		NATS: NATS{Replicas: 1, Workers: 4},
 		Log:  Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
 	}
 }

@@ -75,7 +75,7 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // secretKeys are the settings whose values an error never shows.
-var secretKeys = map[string]bool{"serve.token": true, "model.api_key": true}
+var secretKeys = map[string]bool{"serve.token": true, "model.api_key": true, "nats.token": true}
 
 // showValue prints v, quoting strings that would otherwise be hard to
 // see; a list shows as its items separated by commas.

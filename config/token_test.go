@@ -34,3 +34,35 @@ func TestTokenChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestNATSListenChecked: nats.listen is HOST:PORT, beyond the loopback
+// interface only with a nats.token, which is checked as serve.token is and
+// never shown.
+func TestNATSListenChecked(t *testing.T) {
+	for _, tc := range []struct {
+		listen, token, want string
+	}{
+		{"", "", ""},
+		{"127.0.0.1:4222", "", ""},
+		{"localhost:0", "", ""},
+		{"[::1]:4222", "", ""},
+		{"0.0.0.0:4222", "0123456789abcdef", ""},
+		{"0.0.0.0:4222", "", "nats.token (DEEPRESEARCH_NATS_TOKEN) is required"},
+		{":4222", "", "nats.token"},
+		{"127.0.0.1", "", "must be HOST:PORT"},
+		{"127.0.0.1:99999", "", "must be HOST:PORT"},
+		{"127.0.0.1:4222", "short-token", "nats.token = (hidden)"},
+	} {
+		s := Defaults()
+		s.NATS.Listen, s.NATS.Token = tc.listen, tc.token
+		err := s.Validate()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("listen %q token %q: %v", tc.listen, tc.token, err)
+		case tc.want != "" && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("listen %q token %q: %v; want it refused for %q", tc.listen, tc.token, err, tc.want)
+		case tc.token != "" && err != nil && strings.Contains(err.Error(), tc.token):
+			t.Errorf("the message shows the token: %v", err)
+		}
+	}
+}

@@ -240,10 +240,33 @@ func check(s *Settings) []problem {
 	if !slices.Contains([]int{1, 3, 5}, s.NATS.Replicas) {
 		ps.add("nats.replicas", s.NATS.Replicas, "must be 1, 3 or 5")
 	}
+	if err := CheckToken(s.NATS.Token); err != nil {
+		ps.add("nats.token", s.NATS.Token, "%v", err)
+	}
+	if s.NATS.Listen != "" {
+		host, port, err := net.SplitHostPort(s.NATS.Listen)
+		n, perr := strconv.Atoi(port)
+		switch {
+		case err != nil || perr != nil || n < 0 || n > 65535:
+			ps.add("nats.listen", s.NATS.Listen, "must be HOST:PORT (127.0.0.1:4222)")
+		case s.NATS.Token == "" && !isLoopback(host):
+			ps.add("nats.listen", s.NATS.Listen, "listens beyond this machine, so nats.token (DEEPRESEARCH_NATS_TOKEN) is required")
+		}
+	}
+	ps.atLeast("nats.workers", s.NATS.Workers, 0)
 
 	ps.oneOf("log.level", s.Log.Level, logLevels)
 	ps.oneOf("log.format", s.Log.Format, logFormats)
 	return ps
+}
+
+// isLoopback reports whether host is localhost or a loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // natsURLs reports whether list is NATS server URLs separated by commas.

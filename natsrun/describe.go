@@ -13,13 +13,15 @@ import (
 
 // Connect connects to urls (a server or a comma-separated list of a
 // cluster's servers) with the credentials file creds, if not empty, and
-// reconnects for ever when a server is lost.
-func Connect(urls, creds, name string) (*nats.Conn, jetstream.JetStream, error) {
+// the options extra (nats.Token, say), and reconnects for ever when a
+// server is lost.
+func Connect(urls, creds, name string, extra ...nats.Option) (*nats.Conn, jetstream.JetStream, error) {
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
 		nats.ErrorHandler(asyncError)}
 	if creds != "" {
 		opts = append(opts, nats.UserCredentials(creds))
 	}
+	opts = append(opts, extra...)
 	nc, err := nats.Connect(urls, opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("natsrun: connecting to %s: %w", urls, err)

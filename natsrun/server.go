@@ -2,6 +2,8 @@ package natsrun
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -24,6 +26,9 @@ type EmbeddedOptions struct {
 	Port int
 	// Name names the server (needed in a cluster).
 	Name string
+	// Token, if not empty, is the authorization token every client must
+	// send (nats.Token).
+	Token string
 	// Cluster, if Routes is not empty, joins the cluster named Cluster,
 	// listening for routes on ClusterPort (0: random) and dialing Routes
 	// (nats-route://host:port URLs).
@@ -41,7 +46,7 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 		o.Host = "127.0.0.1"
 	}
 	opts := &server.Options{ServerName: o.Name, Host: o.Host, Port: o.Port, JetStream: true, StoreDir: o.StoreDir,
-		NoSigs: true, NoLog: true}
+		NoSigs: true, NoLog: true, Authorization: o.Token}
 	if o.Port == 0 {
 		opts.Port = server.RANDOM_PORT
 	}
@@ -63,8 +68,22 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 	return &Embedded{srv: s}, nil
 }
 
-// URL is the client URL of the server.
-func (e *Embedded) URL() string { return e.srv.ClientURL() }
+// URL is the client URL of the server (a loopback one when it listens on
+// every interface).
+func (e *Embedded) URL() string {
+	a, ok := e.srv.Addr().(*net.TCPAddr)
+	if !ok {
+		return e.srv.ClientURL()
+	}
+	host := a.IP
+	if host.IsUnspecified() {
+		host = net.IPv4(127, 0, 0, 1)
+	}
+	return "nats://" + net.JoinHostPort(host.String(), strconv.Itoa(a.Port))
+}
+
+// Addr is the address the server listens on for clients.
+func (e *Embedded) Addr() net.Addr { return e.srv.Addr() }
 
 // Server is the nats-server itself.
 func (e *Embedded) Server() *server.Server { return e.srv }

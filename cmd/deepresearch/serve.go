@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,7 +47,16 @@ at least 16 characters, no spaces) is required when set, and must be set to
 listen beyond the loopback interface. Without one, the server answers only
 requests whose Host names the address it listens on, and no /v1 request from
 a web page of another origin. The first line on stdout says where it listens
-(useful with --addr 127.0.0.1:0).`,
+(useful with --addr 127.0.0.1:0).
+
+With nats.url, the runs' agents run on 'deepresearch worker' processes of
+that NATS JetStream cluster. Without it, --nats-listen HOST:PORT (nats.listen)
+makes the server a hub of its own: it runs an embedded JetStream server there
+(its streams in nats.store_dir, by default beside the run store), takes
+nats.workers agents at once itself (default 4), and workers started with
+--nats nats://HOST:PORT take the rest; the second line on stdout says where.
+Beyond the loopback interface the hub requires nats.token
+(DEEPRESEARCH_NATS_TOKEN), which workers then send too.`,
 		Example: `  deepresearch serve --corpus ./docs
   DEEPRESEARCH_SERVE_TOKEN=… deepresearch serve --addr :8080`,
 		Args: cobra.NoArgs,
@@ -83,29 +94,45 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	var evLog *natsrun.EventLog // the runs' events in the events stream, with NATS
 	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
 	if err != nil {
 		return inputError(err)
 	}
-	if s.NATS.URL != "" {
-		// The runs' agents run on workers ('deepresearch worker').
-		conn, err := connectNATS(ctx, s, natsFlags{}, "deepresearch serve")
-		if err != nil {
+	// Without nats.url but with nats.listen, the server is a hub: a
+	// JetStream server of its own, which workers join.
+	var hub *natsrun.Embedded
+	if s.NATS.URL == "" && s.NATS.Listen != "" {
+		if hub, err = startHub(s); err != nil {
 			return err
 		}
-		defer conn.nc.Close()
-		cfg.Agents = &natsrun.Agents{JS: conn.js, Config: conn.cfg}
-		evLog = &natsrun.EventLog{JS: conn.js, Config: conn.cfg}
+		defer hub.Close()
+		s.NATS.URL = hub.URL()
 	}
+	// With NATS, the runs' agents run on workers ('deepresearch worker').
+	coord, err := coordinate(ctx, s, natsFlags{}, &cfg, "deepresearch serve")
+	if err != nil {
+		return err
+	}
+	defer coord.Close()
 	r, err := deepresearch.New(cfg)
 	if err != nil {
 		return inputError(err)
 	}
 	defer r.Close()
 	var runner httpapi.Runner = r
-	if evLog != nil {
-		runner = publishing{r, evLog}
+	if coord != nil {
+		runner = publishing{r, coord}
+	}
+	if hub != nil && s.NATS.Workers > 0 {
+		// The hub's own workers: this process takes its share of the
+		// agents, as a worker process would.
+		wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			natsrun.Serve(wctx, coord.conn.js, coord.conn.cfg, r, s.NATS.Workers, "serve") //nolint:errcheck // ends with wctx
+		}()
+		defer func() { stop(); <-done }()
 	}
 	st, err := openStore(ctx, s)
 	if err != nil {
@@ -140,6 +167,9 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: listening on http://%s\n", ln.Addr())
+	if hub != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: NATS JetStream for workers on nats://%s\n", hub.Addr())
+	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
@@ -159,6 +189,38 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// startHub starts serve's embedded JetStream server on nats.listen, its
+// streams in nats.store_dir (default: a "nats" directory beside the run
+// store), requiring nats.token when it is set.
+func startHub(s config.Settings) (*natsrun.Embedded, error) {
+	host, port, err := net.SplitHostPort(s.NATS.Listen)
+	if err != nil {
+		return nil, inputError(fmt.Errorf("nats.listen %q: %w", s.NATS.Listen, err))
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return nil, inputError(fmt.Errorf("nats.listen %q: the port is not a number", s.NATS.Listen))
+	}
+	dir := s.NATS.StoreDir
+	if dir == "" {
+		store := s.Store.Path
+		if store == "" {
+			if store, err = config.DefaultStorePath(); err != nil {
+				return nil, err
+			}
+		}
+		dir = filepath.Join(filepath.Dir(store), "nats")
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	hub, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: dir, Host: host, Port: n, Token: s.NATS.Token, Name: "deepresearch-serve"})
+	if err != nil {
+		return nil, fmt.Errorf("serve: nats.listen %s: %w", s.NATS.Listen, err)
+	}
+	return hub, nil
 }
 
 // openStore opens the run store of store.path (default
@@ -184,22 +246,13 @@ func openStore(ctx context.Context, s config.Settings) (*sqlitestore.Store, erro
 // process connected to the cluster can follow them.
 type publishing struct {
 	*deepresearch.Researcher
-	log *natsrun.EventLog
-}
-
-func (p publishing) tee(sink func(deepresearch.Event)) func(deepresearch.Event) {
-	return func(e deepresearch.Event) {
-		p.log.Event(e)
-		if sink != nil {
-			sink(e)
-		}
-	}
+	coord *coordination
 }
 
 func (p publishing) Record(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	return p.Researcher.Record(ctx, st, req, p.tee(sink))
+	return p.Researcher.Record(ctx, st, req, p.coord.tee(sink))
 }
 
 func (p publishing) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	return p.Researcher.RecordDurable(ctx, st, req, d, p.tee(sink))
+	return p.Researcher.RecordDurable(ctx, st, req, d, p.coord.tee(sink))
 }

@@ -50,7 +50,11 @@ type natsConn struct {
 // connectNATS connects to s.NATS.URL and sets up the streams, saying what
 // failed and where.
 func connectNATS(ctx context.Context, s config.Settings, f natsFlags, name string) (*natsConn, error) {
-	nc, js, err := natsrun.Connect(s.NATS.URL, s.NATS.Credentials, name)
+	var opts []nats.Option
+	if s.NATS.Token != "" {
+		opts = append(opts, nats.Token(s.NATS.Token))
+	}
+	nc, js, err := natsrun.Connect(s.NATS.URL, s.NATS.Credentials, name, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("NATS at %s is unreachable: %w", s.NATS.URL, err)
 	}

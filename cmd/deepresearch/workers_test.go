@@ -568,3 +568,82 @@ func journaledAgentCalls(t *testing.T, urls, run string) int {
 	}
 	return n
 }
+
+// tokenURL is url with DEEPRESEARCH_NATS_TOKEN in it, when set.
+func tokenURL(u string) string {
+	if tok := os.Getenv("DEEPRESEARCH_NATS_TOKEN"); tok != "" {
+		return strings.Replace(u, "nats://", "nats://"+tok+"@", 1)
+	}
+	return u
+}
+
+// TestServeHub: serve without nats.url but with nats.listen runs a
+// JetStream server of its own and says where; a worker process that joins
+// it takes the runs' agents (with nats.workers 0 the server runs none
+// itself, so the run finishes only through the worker), and with its own
+// workers the server needs none.
+func TestServeHub(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts serve and worker processes")
+	}
+	isolate(t)
+	absCorpus, _ := filepath.Abs(corpus)
+	args := func() []string {
+		return []string{"--corpus", absCorpus, "--index", filepath.Join(t.TempDir(), "i.db"), "--max-cycles", "1"}
+	}
+	serveHub := func(t *testing.T) (*proc, string) {
+		p, br := spawn(t, "cli", append([]string{"serve", "--addr", "127.0.0.1:0", "--nats-listen", "127.0.0.1:0",
+			"--store", filepath.Join(t.TempDir(), "runs.db")}, args()...)...)
+		var lines []string
+		for len(lines) < 2 {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				p.kill()
+				t.Fatalf("serve: %v after %q\n%s", err, lines, p.log())
+			}
+			lines = append(lines, line)
+		}
+		p.url = strings.TrimSpace(lines[0][strings.Index(lines[0], "http://"):])
+		i := strings.Index(lines[1], "nats://")
+		if i < 0 {
+			p.kill()
+			t.Fatalf("serve's second line names no NATS address: %q", lines[1])
+		}
+		p.drain.Go(func() { io.Copy(io.Discard, br) })
+		return p, strings.TrimSpace(lines[1][i:])
+	}
+	finish := func(t *testing.T, srv *proc, natsURL string) {
+		t.Helper()
+		id := startRun(t, srv.url)
+		var evs []sse
+		follow(t, srv.url, id, 0, func(e sse) bool { evs = append(evs, e); return true })
+		logView(t, evs) // every seq once
+		if md := get(t, srv.url+"/v1/research/"+id+"?format=md"); !strings.Contains(md, "## References") {
+			t.Fatalf("served report:\n%s\n%s", md, srv.log())
+		}
+		if n := journaledAgentCalls(t, tokenURL(natsURL), id); n == 0 {
+			t.Errorf("no agent call of run %s in the hub's journal stream: its agents did not run through it", id)
+		}
+	}
+
+	t.Run("worker joins", func(t *testing.T) {
+		// With nats.token the hub admits only clients that send it.
+		t.Setenv("DEEPRESEARCH_NATS_TOKEN", "hub-token-0123456789")
+		t.Setenv("DEEPRESEARCH_NATS_WORKERS", "0")
+		srv, natsURL := serveHub(t)
+		defer srv.stop()
+		if nc, _, err := natsrun.Connect(natsURL, "", "test"); err == nil {
+			nc.Close()
+			t.Error("the hub admitted a client without its token")
+		}
+		w, out := spawn(t, "cli", append([]string{"worker", "--nats", natsURL}, args()...)...)
+		w.drain.Go(func() { io.Copy(io.Discard, out) })
+		defer w.stop()
+		finish(t, srv, natsURL)
+	})
+	t.Run("own workers", func(t *testing.T) {
+		srv, natsURL := serveHub(t)
+		defer srv.stop()
+		finish(t, srv, natsURL)
+	})
+}

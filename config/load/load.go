@@ -63,10 +63,11 @@ var FlagKeys = map[string]string{
 	"log-format":     "log.format",
 	"addr":           "serve.addr",
 	"token":          "serve.token",
+	"nats-listen":    "nats.listen",
 }
 
 // serveFlags are the flags of FlagKeys that AddServeFlags defines.
-var serveFlags = []string{"addr", "token"}
+var serveFlags = []string{"addr", "token", "nats-listen"}
 
 var flagUsage = map[string]string{
 	"provider":       "model provider: extractive (offline), openai, anthropic, googleai or ollama",
@@ -93,6 +94,7 @@ var flagUsage = map[string]string{
 	"log-format":     "log format: console or json",
 	"addr":           "HOST:PORT to listen on",
 	"token":          "bearer token clients must send (prefer DEEPRESEARCH_SERVE_TOKEN: command lines are visible to other users)",
+	"nats-listen":    "without nats.url: HOST:PORT of an embedded JetStream server that 'deepresearch worker' processes join (default: none)",
 }
 
 // AddFlags defines on fs every flag of FlagKeys but the serve command's

@@ -122,7 +122,7 @@ func TestFlags(t *testing.T) {
 	serve := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	AddServeFlags(serve)
 	for name := range FlagKeys {
-		inServe := name == "addr" || name == "token"
+		inServe := name == "addr" || name == "token" || name == "nats-listen"
 		if (run.Lookup(name) != nil) == inServe {
 			t.Errorf("AddFlags defines --%s: %v", name, !inServe)
 		}
@@ -361,6 +361,10 @@ var samples = map[string][3]sample{
 	"nats.url":                  {{yaml: "nats://a:4222", want: "nats://a:4222"}, {yaml: "nats://b:4222,nats://c:4222", want: "nats://b:4222,nats://c:4222"}},
 	"nats.credentials":          {{yaml: "/a.creds", want: "/a.creds"}, {yaml: "/b.creds", want: "/b.creds"}},
 	"nats.replicas":             {{yaml: "3", want: 3}, {yaml: "5", want: 5}},
+	"nats.token":                {{yaml: "nats-token-number-1", want: "nats-token-number-1"}, {yaml: "nats-token-number-2", want: "nats-token-number-2"}},
+	"nats.listen":               {{yaml: "127.0.0.1:4222", want: "127.0.0.1:4222"}, {yaml: "127.0.0.1:4223", want: "127.0.0.1:4223"}, {yaml: "127.0.0.1:0", want: "127.0.0.1:0"}},
+	"nats.store_dir":            {{yaml: "/a/nats", want: "/a/nats"}, {yaml: "/b/nats", want: "/b/nats"}},
+	"nats.workers":              {{yaml: "0", want: 0}, {yaml: "8", want: 8}},
 	"store.path":                {{yaml: "/a/runs.db", want: "/a/runs.db"}, {yaml: "/b/runs.db", want: "/b/runs.db"}, {yaml: "/c/runs.db", want: "/c/runs.db"}},
 	"log.level":                 {{yaml: "debug", want: "debug"}, {yaml: "error", want: "error"}, {yaml: "trace", want: "trace"}},
 	"log.format":                {{yaml: "json", want: "json"}, {yaml: "console", want: "console"}, {yaml: "json", want: "json"}},
