@@ -88,13 +88,15 @@ func diagnoseNATS(ctx context.Context, c config.NATS, call bool) []deepresearch.
 	key := "none"
 	if c.Credentials != "" {
 		key = c.Credentials
+	} else if c.Token != "" {
+		key = "token (nats.token)"
 	}
 	d := deepresearch.Diagnosis{Part: "nats", Provider: "jetstream", Detail: c.URL, Key: key}
 	if !call {
 		return []deepresearch.Diagnosis{d}
 	}
 	d.Checked = true
-	nc, js, err := natsrun.Connect(c.URL, c.Credentials, "deepresearch doctor")
+	nc, js, err := natsrun.Connect(c.URL, c.Credentials, "deepresearch doctor", natsAuth(c)...)
 	if err != nil {
 		d.Err = err.Error()
 		return []deepresearch.Diagnosis{d}

@@ -39,6 +39,14 @@ func (f *natsFlags) apply(s *config.Settings) {
 	}
 }
 
+// natsAuth are the connection options that nats.token asks for.
+func natsAuth(c config.NATS) []nats.Option {
+	if c.Token == "" {
+		return nil
+	}
+	return []nats.Option{nats.Token(c.Token)}
+}
+
 // natsConn is a connection to the JetStream cluster of nats.url with the
 // streams set up.
 type natsConn struct {
@@ -50,11 +58,7 @@ type natsConn struct {
 // connectNATS connects to s.NATS.URL and sets up the streams, saying what
 // failed and where.
 func connectNATS(ctx context.Context, s config.Settings, f natsFlags, name string) (*natsConn, error) {
-	var opts []nats.Option
-	if s.NATS.Token != "" {
-		opts = append(opts, nats.Token(s.NATS.Token))
-	}
-	nc, js, err := natsrun.Connect(s.NATS.URL, s.NATS.Credentials, name, opts...)
+	nc, js, err := natsrun.Connect(s.NATS.URL, s.NATS.Credentials, name, natsAuth(s.NATS)...)
 	if err != nil {
 		return nil, fmt.Errorf("NATS at %s is unreachable: %w", s.NATS.URL, err)
 	}
