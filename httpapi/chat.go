@@ -131,7 +131,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	cid, created := "chatcmpl-"+id, s.cfg.Clock.Now().Unix()
 	if !cr.Stream {
-		if err := s.follow(r, id, 0, func(deepresearch.StoredEvent) error { return nil }, noop, noop); err != nil {
+		if err := s.follow(r, s.storeEvents(id, 0), func(deepresearch.StoredEvent) error { return nil }, noop, noop); err != nil {
 			return // the client went away; the run goes on, stored
 		}
 		content, res, u, err := s.chatAnswer(r, id, "")
@@ -176,7 +176,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.Flush()
 	var streamed strings.Builder
-	err = s.follow(r, id, 0, func(e deepresearch.StoredEvent) error {
+	err = s.follow(r, s.storeEvents(id, 0), func(e deepresearch.StoredEvent) error {
 		switch events.Type(e.Type) {
 		case events.ReportDelta:
 			var ev events.Event

@@ -64,7 +64,7 @@ func (s *Server) lookup(r *http.Request) (deepresearch.StoredRun, error) {
 }
 
 func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
-	run, err := s.lookup(r)
+	run, _, remote, err := s.lookupAny(r)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -110,7 +110,10 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep == nil {
 		msg := fmt.Sprintf("run %s is %s and has no report yet", run.ID, run.Status)
-		if run.Status.Ended() {
+		switch {
+		case remote:
+			msg = fmt.Sprintf("run %s is %s in another server process, which keeps its report; ask that one", run.ID, run.Status)
+		case run.Status.Ended():
 			msg = fmt.Sprintf("run %s is %s and has no report", run.ID, run.Status)
 			if run.Error != "" {
 				msg += ": " + run.Error
@@ -128,7 +131,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
-	run, err := s.lookup(r)
+	run, _, _, err := s.lookupAny(r)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -162,9 +165,11 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 // SSE comment as heartbeat, and a last "end" event carrying the run's
 // status), or as newline-delimited JSON for Accept: application/x-ndjson.
 // It resumes after Last-Event-ID (or ?after=N) and ends when the run has
-// ended and its last event was sent.
+// ended and its last event was sent. A run the store does not hold is
+// streamed the same way from Config.Remote, when there is one, to its
+// last event (endOf).
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
-	run, err := s.lookup(r)
+	run, found, remote, err := s.lookupAny(r)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -192,6 +197,11 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	source := s.storeEvents(run.ID, after)
+	var last deepresearch.StoredEvent // a remote run's last event, once seen
+	if remote {
+		source = s.remoteEvents(run.ID, after, found, &last)
+	}
 	ndjson := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
 	h := w.Header()
 	if ndjson {
@@ -207,7 +217,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "retry: 1000\n\n")
 	}
 	rc.Flush()
-	err = s.follow(r, run.ID, after, func(e deepresearch.StoredEvent) error {
+	err = s.follow(r, source, func(e deepresearch.StoredEvent) error {
 		if ndjson {
 			_, err := fmt.Fprintf(w, "%s\n", e.JSON)
 			return err
@@ -224,19 +234,43 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 	if err != nil || ndjson {
 		return
 	}
-	if run, err = s.store.Get(r.Context(), run.ID); err == nil {
-		b, _ := json.Marshal(map[string]any{"id": run.ID, "status": run.Status, "error": run.Error, "events": run.Events})
+	var b []byte
+	if remote {
+		b = remoteEnd(run.ID, last)
+	} else if run, err = s.store.Get(r.Context(), run.ID); err == nil {
+		b, _ = json.Marshal(map[string]any{"id": run.ID, "status": run.Status, "error": run.Error, "events": run.Events})
+	}
+	if b != nil {
 		fmt.Fprintf(w, "event: end\ndata: %s\n\n", b)
 		rc.Flush()
 	}
 }
 
-// follow calls send with each event of run id after seq, beat when no
-// event came for Heartbeat, and flush whenever it has sent all it had. It
-// returns nil when the run has ended and its last event was sent, and an
-// error when the client went away or a write failed. The store is read in
-// a goroutine follow owns and waits for.
-func (s *Server) follow(r *http.Request, id string, after uint64, send func(deepresearch.StoredEvent) error, beat, flush func() error) error {
+// eventSource gives a run's events to yield, in order, until yield
+// returns false, ctx is done or the run's last event was given.
+type eventSource func(ctx context.Context, yield func(deepresearch.StoredEvent) bool) error
+
+// storeEvents is the event source of run id in the store, after seq.
+func (s *Server) storeEvents(id string, after uint64) eventSource {
+	return func(ctx context.Context, yield func(deepresearch.StoredEvent) bool) error {
+		for e, err := range s.store.Events(ctx, id, after) {
+			if err != nil {
+				return err
+			}
+			if !yield(e) {
+				return nil
+			}
+		}
+		return nil
+	}
+}
+
+// follow calls send with each event of source, beat when no event came
+// for Heartbeat, and flush whenever it has sent all it had. It returns
+// nil when the run has ended and its last event was sent, and an error
+// when the client went away or a write failed. The source is read in a
+// goroutine follow owns and waits for.
+func (s *Server) follow(r *http.Request, source eventSource, send func(deepresearch.StoredEvent) error, beat, flush func() error) error {
 	ctx, cancel := context.WithCancel(r.Context())
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -245,17 +279,14 @@ func (s *Server) follow(r *http.Request, id string, after uint64, send func(deep
 	var ferr error
 	wg.Go(func() {
 		defer close(ch)
-		for e, err := range s.store.Events(ctx, id, after) {
-			if err != nil {
-				ferr = err
-				return
-			}
+		ferr = source(ctx, func(e deepresearch.StoredEvent) bool {
 			select {
 			case ch <- e:
+				return true
 			case <-ctx.Done():
-				return
+				return false
 			}
-		}
+		})
 	})
 	hb := clock.NewTicker(s.cfg.Clock, s.cfg.Heartbeat)
 	defer hb.Stop()

@@ -87,6 +87,10 @@ type Config struct {
 	Runner Runner
 	// Store keeps the runs, their events and reports (sqlitestore, say).
 	Store deepresearch.Store
+	// Remote, if set, holds the event logs of runs other server processes
+	// run (natsrun.Remote): the event stream and status of a run that
+	// Store does not hold are served from it (see Remote).
+	Remote Remote
 	// Token is the bearer token every /v1 request must carry
 	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
 	// cookie): at least 16 characters, no spaces (config.CheckToken). ""

@@ -127,6 +127,8 @@ type envOpts struct {
 	start time.Time
 	// people is the Researcher's Config.People.
 	people deepresearch.PeopleDefaults
+	// remote is the server's Config.Remote.
+	remote Remote
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -158,7 +160,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		runner = o.wrap(r)
 	}
 	e.srv, err = New(Config{Runner: runner, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096),
-		Clock: armingClock{e.clock, e.armed}, PlanTimeout: o.planTimeout, PlanTimeoutAction: o.planAction})
+		Clock: armingClock{e.clock, e.armed}, PlanTimeout: o.planTimeout, PlanTimeoutAction: o.planAction, Remote: o.remote})
 	if err != nil {
 		t.Fatal(err)
 	}
