@@ -64,10 +64,19 @@ func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, a
 		return err
 	}
 	defer sub.Unsubscribe() //nolint:errcheck // the connection may be closing
-	f := follower{last: after, fn: fn}
+	f := follower{last: after, fn: fn, passed: after == 0, notices: map[string]bool{}}
 	r := reader{js: js, name: n.EventsStream, subject: n.Events(run)}
-	// catchUp gives what the stream holds after r.next; false: fn is done.
-	catchUp := func() (bool, error) {
+	// catchUp gives what the stream holds after r.next, first moving r.next
+	// to the event after the last given when jump is set (a gap: what lies
+	// before was given from the subscription); false: fn is done.
+	catchUp := func(jump bool) (bool, error) {
+		if jump {
+			if ok, err := seek(ctx, &r, f.last); err != nil {
+				return false, err
+			} else if ok {
+				f.passed = true
+			}
+		}
 		for {
 			m, err := r.read(ctx)
 			if err != nil || m == nil {
@@ -78,7 +87,7 @@ func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, a
 			}
 		}
 	}
-	if more, err := catchUp(); !more || err != nil {
+	if more, err := catchUp(after > 0); !more || err != nil {
 		return err
 	}
 	poll := time.NewTicker(pollEvery)
@@ -92,10 +101,10 @@ func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, a
 		case m := <-live:
 			seq, ok := seqOf(m.Header)
 			switch {
-			case !ok: // a notice is given from the stream, once by its place there
-				more, err = catchUp()
-			case seq > f.last+1: // the subscription missed some: the stream has them
-				if more, err = catchUp(); more && err == nil {
+			case !ok && m.Header.Get(nats.MsgIdHdr) == "":
+				more, err = catchUp(false) // a notice without an id is given from the stream, by its place there
+			case ok && seq > f.last+1: // the subscription missed some: the stream has them
+				if more, err = catchUp(true); more && err == nil {
 					more = f.give(m.Header, m.Data, 0)
 				}
 			default:
@@ -112,18 +121,68 @@ func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, a
 				r.next, behind = m.Sequence+1, 0 // all given: later reads start here
 			case ok && behind != 0 && f.last < behind: // still missing a poll later
 				behind = 0
-				more, err = catchUp()
+				more, err = catchUp(true)
 			case ok: // published, not received yet: the subscription has a poll to bring it
 				behind = seq
 			default: // a notice last
 				behind = 0
-				more, err = catchUp()
+				more, err = catchUp(false)
 			}
 		}
 		if !more || err != nil {
 			return err
 		}
 	}
+}
+
+// seek moves r.next forward to the stream place of the run's first event
+// numbered after after, when it can tell where that is, and says whether
+// it did. A run's events are stored in the order of their numbers, so a
+// binary search over the stream's sequence finds the place in a few
+// requests where reading from r.next would take one a message. It
+// accepts the place only when the event there is numbered after+1 (or
+// there is none yet): a repeat stored out of order, or a number never
+// stored, leaves r.next where it was, for reading on from there.
+func seek(ctx context.Context, r *reader, after int64) (bool, error) {
+	if err := r.open(ctx); err != nil {
+		return false, err
+	}
+	end := r.last(ctx)
+	if end == nil {
+		return false, nil
+	}
+	// nextEvent returns the first event at pos or later, or nil.
+	nextEvent := func(pos uint64) (*jetstream.RawStreamMsg, int64, error) {
+		for {
+			m, err := r.at(ctx, pos)
+			if err != nil || m == nil {
+				return nil, 0, err
+			}
+			if seq, ok := seqOf(m.Header); ok {
+				return m, seq, nil
+			}
+			pos = m.Sequence + 1 // a notice
+		}
+	}
+	lo, hi := max(r.next, 1), end.Sequence+1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		m, seq, err := nextEvent(mid)
+		switch {
+		case err != nil:
+			return false, err
+		case m == nil || seq > after:
+			hi = mid
+		default:
+			lo = m.Sequence + 1
+		}
+	}
+	m, seq, err := nextEvent(lo)
+	if err != nil || (m != nil && seq != after+1) {
+		return false, err
+	}
+	r.next = lo
+	return true, nil
 }
 
 // followBuffer is how many published events a follower's subscription
@@ -143,24 +202,40 @@ func seqOf(h nats.Header) (int64, bool) {
 }
 
 // follower gives a run's events to fn, each number once and in order, and
-// each notice once (by its place in the stream).
+// each notice once: by its message id, or by its place in the stream.
 type follower struct {
-	last   int64
-	fn     func(seq int64, data []byte) bool
-	notice uint64 // the stream sequence of the last notice given
+	last int64
+	fn   func(seq int64, data []byte) bool
+	// passed says the events numbered up to the first last are behind:
+	// notices are given from there on.
+	passed  bool
+	notice  uint64 // the stream sequence of the last notice without an id given
+	notices map[string]bool
 }
 
 // give passes one message on, unless it was given before; at is its
-// stream sequence (0 for one from the subscription, which gives no
-// notices). false: fn is done.
+// stream sequence (0 for one from the subscription). false: fn is done.
 func (f *follower) give(h nats.Header, data []byte, at uint64) bool {
 	seq, ok := seqOf(h)
 	if !ok {
-		if h.Get(HeaderSeq) != "" || at == 0 || at <= f.notice {
-			return true // a number that is not one, or a notice given before
+		if h.Get(HeaderSeq) != "" || !f.passed {
+			return true // a number that is not one, or a notice from before the start
 		}
-		f.notice = at
+		if id := h.Get(nats.MsgIdHdr); id != "" {
+			if f.notices[id] {
+				return true
+			}
+			f.notices[id] = true
+		} else {
+			if at == 0 || at <= f.notice {
+				return true
+			}
+			f.notice = at
+		}
 		return f.fn(0, data)
+	}
+	if seq >= f.last {
+		f.passed = true
 	}
 	if seq <= f.last {
 		return true // a repeat outside the de-duplication window, or before after

@@ -678,4 +678,27 @@ func TestFollowFillsGaps(t *testing.T) {
 	if notices != 1 {
 		t.Errorf("the notice was given %d times", notices)
 	}
+	// Resuming from a number (a reconnect's Last-Event-ID) gives the
+	// events after it, and a notice only when it came after it.
+	for _, tc := range []struct {
+		after   int64
+		notices int
+	}{{total / 2, 1}, {total/2 + 10, 0}, {total - 1, 0}} {
+		var seqs []int64
+		notices := 0
+		err := natsrun.Follow(ctx, js, cfg, "gaps1", tc.after, func(seq int64, data []byte) bool {
+			if seq == 0 {
+				notices++
+				return true
+			}
+			seqs = append(seqs, seq)
+			return seq < total
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seqs) != int(total-tc.after) || seqs[0] != tc.after+1 || notices != tc.notices {
+			t.Errorf("after %d: %d events from %v, %d notices; want %d from %d, %d notices", tc.after, len(seqs), seqs[:min(1, len(seqs))], notices, total-tc.after, tc.after+1, tc.notices)
+		}
+	}
 }

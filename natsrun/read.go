@@ -40,8 +40,9 @@ func retry(ctx context.Context, err error) error {
 	}
 }
 
-// read returns the next message, or nil when no later one is stored.
-func (r *reader) read(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+// open gets the stream's handle, asking again while the reason it cannot
+// passes.
+func (r *reader) open(ctx context.Context) error {
 	for r.stream == nil {
 		s, err := r.js.Stream(ctx, r.name)
 		if err == nil {
@@ -49,14 +50,22 @@ func (r *reader) read(ctx context.Context) (*jetstream.RawStreamMsg, error) {
 			break
 		}
 		if err := retry(ctx, err); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
+
+// at returns the subject's first message at stream sequence pos or later,
+// or nil when there is none; it leaves r.next as it is.
+func (r *reader) at(ctx context.Context, pos uint64) (*jetstream.RawStreamMsg, error) {
+	if err := r.open(ctx); err != nil {
+		return nil, err
+	}
 	for {
-		m, err := r.stream.GetMsg(ctx, max(r.next, 1), jetstream.WithGetMsgSubject(r.subject))
+		m, err := r.stream.GetMsg(ctx, max(pos, 1), jetstream.WithGetMsgSubject(r.subject))
 		switch {
 		case err == nil:
-			r.next = m.Sequence + 1
 			return m, nil
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 			return nil, nil
@@ -65,6 +74,15 @@ func (r *reader) read(ctx context.Context) (*jetstream.RawStreamMsg, error) {
 			return nil, err
 		}
 	}
+}
+
+// read returns the next message, or nil when no later one is stored.
+func (r *reader) read(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+	m, err := r.at(ctx, r.next)
+	if m != nil {
+		r.next = m.Sequence + 1
+	}
+	return m, err
 }
 
 // last returns the subject's last message, or nil when there is none or

@@ -139,8 +139,12 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer st.Close()
+	var remote httpapi.Remote // the runs of other server processes, with NATS
+	if coord != nil {
+		remote = &natsrun.Remote{JS: coord.conn.js, Config: coord.conn.cfg}
+	}
 	srv, err := httpapi.New(httpapi.Config{
-		Runner: runner, Store: st, Token: s.Serve.Token,
+		Runner: runner, Store: st, Token: s.Serve.Token, Remote: remote,
 		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxBody: s.Serve.MaxBody,
 		PlanTimeout: s.Serve.PlanTimeout, PlanTimeoutAction: s.Serve.PlanTimeoutAction,
 		Logger: &logger,

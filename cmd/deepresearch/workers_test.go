@@ -324,6 +324,68 @@ func TestRunOnWorkers(t *testing.T) {
 		}
 	})
 
+	t.Run("SSE through other servers", func(t *testing.T) {
+		// Three serve processes on the cluster, each with its own run
+		// store: a client follows a run started on the first through each
+		// in turn, reconnecting with Last-Event-ID, as a load balancer may
+		// send it. It sees every number once, in order, and the events
+		// the first server serves from its own store, byte for byte.
+		a, b := worker(2), worker(2)
+		defer b.stop()
+		defer a.stop()
+		t.Setenv("DEEPRESEARCH_NATS_URL", urls)
+		var servers []*proc
+		for range 3 {
+			srv := startProc(t, "cli", append([]string{"serve", "--addr", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "runs.db")}, common()...)...)
+			defer srv.stop()
+			servers = append(servers, srv)
+		}
+		id := startRun(t, servers[0].url)
+		var got []sse
+		for i, srv := range servers {
+			var after uint64
+			if len(got) > 0 {
+				after = got[len(got)-1].seq
+			}
+			n := 0
+			follow(t, srv.url, id, after, func(e sse) bool {
+				got = append(got, e)
+				n++
+				return i == len(servers)-1 || n < 25
+			})
+		}
+		var want []sse
+		follow(t, servers[0].url, id, 0, func(e sse) bool { want = append(want, e); return true })
+		logView(t, got) // every seq once, in order
+		if len(got) != len(want) || want[len(want)-1].typ != "run.finished" {
+			t.Fatalf("followed %d events through three servers; the first server's store has %d, the last %s", len(got), len(want), want[len(want)-1].typ)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("event %d through server %d:\n%+v\nthe first server's store:\n%+v", i+1, min(i/25, 2)+1, got[i], want[i])
+			}
+		}
+		// A reconnect after the end gets the end at once; a run no
+		// server and no stream holds is 404.
+		n := 0
+		follow(t, servers[1].url, id, want[len(want)-1].seq, func(sse) bool { n++; return true })
+		if n != 0 {
+			t.Errorf("a reconnect after the last event got %d more", n)
+		}
+		res, err := http.Get(servers[1].url + "/v1/research/0123456789abcdef/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("an unknown run's events: %s", res.Status)
+		}
+		// Another server knows the run's status too, not its report.
+		if st := get(t, servers[2].url+"/v1/research/"+id); !strings.Contains(st, `"status":"finished"`) {
+			t.Errorf("the third server's view of the run: %s", st)
+		}
+	})
+
 	t.Run("mcp", func(t *testing.T) {
 		// mcp with nats.url: the research tool's runs are coordinated as
 		// run's are (its agents' calls are in the run's journal stream).
