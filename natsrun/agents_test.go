@@ -18,6 +18,27 @@ import (
 
 const question = "How were transatlantic telegraph cables laid and repaired?"
 
+// standalone starts an embedded standalone server for t and connects to
+// it.
+func standalone(t *testing.T) jetstream.JetStream {
+	t.Helper()
+	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
 // researcher is an offline Researcher over the root package's test corpus.
 func researcher(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Researcher {
 	t.Helper()
@@ -36,20 +57,7 @@ func researcher(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Res
 // one, every event is numbered once, in order, and each agent's events
 // come before its agent.finished.
 func TestAgentsOnWorkers(t *testing.T) {
-	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	nc, err := nats.Connect(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := standalone(t)
 	cfg := natsrun.Config{Prefix: "dragents"}
 	ctx := context.Background()
 	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {

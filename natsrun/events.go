@@ -52,7 +52,8 @@ func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run str
 // dropped for a slow reader) sends it back to the stream, as does the
 // stream's last event, looked at every 250ms, when it is one Follow has
 // not given. A server lost meanwhile costs a retry, not a stalled
-// consumer.
+// consumer. A number the stream never stored (an EventLog that gave up on
+// it) is skipped: the event after it is given when it comes.
 func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, after int64, fn func(seq int64, data []byte) bool) error {
 	if err := checkRun(run); err != nil {
 		return err

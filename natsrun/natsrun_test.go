@@ -607,20 +607,7 @@ func TestStop(t *testing.T) {
 // published (its subscription drops what it cannot hold) gets the events
 // it missed from the stream: every number once, in order; a notice once.
 func TestFollowFillsGaps(t *testing.T) {
-	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	nc, err := nats.Connect(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := standalone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
 	defer cancel()
 	cfg := natsrun.Config{Prefix: "drgaps"}
