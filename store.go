@@ -192,8 +192,13 @@ func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Requ
 			sink(ev)
 		}
 	})
+	// The run's end is decided as it returns: a shutdown while its report
+	// and sources are stored does not make a run that ended (its last
+	// event, run.finished or error, already out) an interrupted one, to
+	// be resumed and go on after its last event.
+	status, msg := runEnd(ctx, err)
 	var u Usage
-	if rep != nil && !shutdown() {
+	if rep != nil && status != StatusInterrupted {
 		u = rep.Usage
 		if b, merr := json.Marshal(rep); merr != nil {
 			log.Error().Err(merr).Msg("encoding the report")
@@ -202,7 +207,6 @@ func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Requ
 		}
 		r.keepSources(bg, st, req.RunID, rep)
 	}
-	status, msg := runEnd(ctx, err)
 	if ferr := st.Finish(bg, req.RunID, status, u, msg); ferr != nil {
 		log.Error().Err(ferr).Msg("storing the run's end")
 	}

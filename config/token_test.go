@@ -52,9 +52,13 @@ func TestNATSListenChecked(t *testing.T) {
 		{"127.0.0.1", "", "must be HOST:PORT"},
 		{"127.0.0.1:99999", "", "must be HOST:PORT"},
 		{"127.0.0.1:4222", "short-token", "nats.token = (hidden)"},
+		{"127.0.0.1:4222 with a url", "", "with nats.url, leave it empty"},
 	} {
 		s := Defaults()
 		s.NATS.Listen, s.NATS.Token = tc.listen, tc.token
+		if l, ok := strings.CutSuffix(tc.listen, " with a url"); ok {
+			s.NATS.Listen, s.NATS.URL = l, "nats://127.0.0.1:4222"
+		}
 		err := s.Validate()
 		switch {
 		case tc.want == "" && err != nil:

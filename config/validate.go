@@ -249,6 +249,8 @@ func check(s *Settings) []problem {
 		switch {
 		case err != nil || perr != nil || n < 0 || n > 65535:
 			ps.add("nats.listen", s.NATS.Listen, "must be HOST:PORT (127.0.0.1:4222)")
+		case s.NATS.URL != "":
+			ps.add("nats.listen", s.NATS.Listen, "is for a server without nats.url (its own JetStream server); with nats.url, leave it empty")
 		case s.NATS.Token == "" && !isLoopback(host):
 			ps.add("nats.listen", s.NATS.Listen, "listens beyond this machine, so nats.token (DEEPRESEARCH_NATS_TOKEN) is required")
 		}

@@ -78,7 +78,9 @@ func endOf(e deepresearch.StoredEvent) (status deepresearch.RunStatus, msg strin
 			Data events.ErrorData `json:"data"`
 		}
 		_ = json.Unmarshal(e.JSON, &d) // a message we cannot read fails the run all the same
-		if strings.HasPrefix(d.Data.Error, deepresearch.ErrCanceledByClient.Error()) {
+		// As the run's store decides it (its context's cause): canceled by
+		// a client, or by a context.Canceled (a CLI run stopped by ^C).
+		if strings.Contains(d.Data.Error, deepresearch.ErrCanceledByClient.Error()) || strings.Contains(d.Data.Error, context.Canceled.Error()) {
 			return deepresearch.StatusCanceled, d.Data.Error, true
 		}
 		return deepresearch.StatusFailed, d.Data.Error, true

@@ -152,38 +152,68 @@ func seek(ctx context.Context, r *reader, after int64) (bool, error) {
 	if end == nil {
 		return false, nil
 	}
-	// nextEvent returns the first event at pos or later, or nil.
-	nextEvent := func(pos uint64) (*jetstream.RawStreamMsg, int64, error) {
-		for {
-			m, err := r.at(ctx, pos)
-			if err != nil || m == nil {
-				return nil, 0, err
-			}
-			if seq, ok := seqOf(m.Header); ok {
-				return m, seq, nil
-			}
-			pos = m.Sequence + 1 // a notice
-		}
-	}
 	lo, hi := max(r.next, 1), end.Sequence+1
+	before := int64(-1) // the number of the last event the search stepped over
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		m, seq, err := nextEvent(mid)
+		m, seq, err := r.nextEvent(ctx, mid)
 		switch {
 		case err != nil:
 			return false, err
 		case m == nil || seq > after:
 			hi = mid
 		default:
-			lo = m.Sequence + 1
+			lo, before = m.Sequence+1, seq
 		}
 	}
-	m, seq, err := nextEvent(lo)
-	if err != nil || (m != nil && seq != after+1) {
+	// Accepted: the event there is the one after after, or there is none
+	// yet and the last stepped over is after itself.
+	m, seq, err := r.nextEvent(ctx, lo)
+	if err != nil || (m != nil && seq != after+1) || (m == nil && before != after) {
 		return false, err
 	}
 	r.next = lo
 	return true, nil
+}
+
+// nextEvent returns the subject's first event (a message with a number)
+// at stream sequence pos or later, with its number, or nil.
+func (r *reader) nextEvent(ctx context.Context, pos uint64) (*jetstream.RawStreamMsg, int64, error) {
+	for {
+		m, err := r.at(ctx, pos)
+		if err != nil || m == nil {
+			return nil, 0, err
+		}
+		if seq, ok := seqOf(m.Header); ok {
+			return m, seq, nil
+		}
+		pos = m.Sequence + 1 // a notice
+	}
+}
+
+// lastEvent returns the subject's last event, or nil: the last message
+// when it is one, else (a notice came after it) the event a binary
+// search over the stream's sequence finds last.
+func (r *reader) lastEvent(ctx context.Context, end *jetstream.RawStreamMsg) (*jetstream.RawStreamMsg, int64, error) {
+	if seq, ok := seqOf(end.Header); ok {
+		return end, seq, nil
+	}
+	var last *jetstream.RawStreamMsg
+	var lastSeq int64
+	lo, hi := uint64(1), end.Sequence // an event at lo or later, if any
+	for lo <= hi {
+		mid := lo + (hi-lo)/2
+		m, seq, err := r.nextEvent(ctx, mid)
+		if err != nil {
+			return nil, 0, err
+		}
+		if m == nil {
+			hi = mid - 1
+			continue
+		}
+		last, lastSeq, lo = m, seq, m.Sequence+1
+	}
+	return last, lastSeq, nil
 }
 
 // followBuffer is how many published events a follower's subscription
@@ -199,7 +229,7 @@ func seqOf(h nats.Header) (int64, bool) {
 		return 0, false
 	}
 	seq, err := strconv.ParseInt(v, 10, 64)
-	return seq, err == nil
+	return seq, err == nil && seq > 0
 }
 
 // follower gives a run's events to fn, each number once and in order, and

@@ -689,3 +689,51 @@ func TestFollowFillsGaps(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowRepeats: a number stored again out of order (a repeat after
+// the de-duplication window) does not hide the events after it from a
+// follower that resumes, and a run whose last message is a notice still
+// has its last event found (Remote.LastEvent).
+func TestFollowRepeats(t *testing.T) {
+	js := standalone(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a failure timeout only
+	defer cancel()
+	cfg := natsrun.Config{Prefix: "drrep"}
+	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	n := natsrun.NamesOf(cfg)
+	raw := func(seq string, id string) {
+		m := nats.NewMsg(n.Events("rep1"))
+		m.Data = fmt.Appendf(nil, `{"type":"x","seq":%q}`, seq)
+		if seq != "" {
+			m.Header.Set(natsrun.HeaderSeq, seq)
+		}
+		m.Header.Set(nats.MsgIdHdr, id)
+		if _, err := js.PublishMsg(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for seq := range 10 {
+		raw(strconv.Itoa(seq+1), fmt.Sprint("rep1/", seq+1))
+	}
+	raw("8", "rep1/8/again") // a repeat of 8, stored after 10
+	for _, after := range []int64{9, 7, 0} {
+		var got []int64
+		err := natsrun.Follow(ctx, js, cfg, "rep1", after, func(seq int64, _ []byte) bool {
+			if seq > 0 {
+				got = append(got, seq)
+			}
+			return seq != 10
+		})
+		if err != nil || len(got) == 0 || got[0] != after+1 || got[len(got)-1] != 10 || len(got) != int(10-after) {
+			t.Errorf("after %d: %v (%v); want %d to 10", after, got, err, after+1)
+		}
+	}
+	raw("", "rep1/1/0/dead") // a notice, last
+	last, err := (&natsrun.Remote{JS: js, Config: cfg}).LastEvent(ctx, "rep1")
+	if err != nil || last.Seq != 8 {
+		// The stream's last numbered message is the repeat of 8.
+		t.Errorf("last event %+v (%v); want the repeat of 8, the last numbered message", last, err)
+	}
+}

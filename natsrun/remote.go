@@ -1,11 +1,11 @@
 package natsrun
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -32,24 +32,34 @@ func (rm *Remote) LastEvent(ctx context.Context, id string) (deepresearch.Stored
 	if checkRun(id) != nil {
 		return deepresearch.StoredEvent{}, fmt.Errorf("%w: %q names no run's subject", deepresearch.ErrRunNotFound, id)
 	}
+	// A cluster that does not answer is an error soon, not a request
+	// that waits for it.
+	ctx, cancel := context.WithTimeout(ctx, lastEventTry)
+	defer cancel()
 	n := NamesOf(rm.Config)
 	r := reader{js: rm.JS, name: n.EventsStream, subject: n.Events(id)}
 	if err := r.open(ctx); err != nil {
 		return deepresearch.StoredEvent{}, err
 	}
-	m, err := r.stream.GetLastMsgForSubject(ctx, n.Events(id))
+	end, err := r.stream.GetLastMsgForSubject(ctx, n.Events(id))
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return deepresearch.StoredEvent{}, fmt.Errorf("%w: %s in the events stream", deepresearch.ErrRunNotFound, id)
 	case err != nil:
 		return deepresearch.StoredEvent{}, err
 	}
-	seq, ok := seqOf(m.Header)
-	if !ok {
-		return deepresearch.StoredEvent{RunID: id}, nil
+	m, seq, err := r.lastEvent(ctx, end)
+	switch {
+	case err != nil:
+		return deepresearch.StoredEvent{}, err
+	case m == nil:
+		return deepresearch.StoredEvent{}, fmt.Errorf("%w: %s has only notices in the events stream", deepresearch.ErrRunNotFound, id)
 	}
 	return stored(id, seq, m.Data), nil
 }
+
+// lastEventTry bounds LastEvent.
+const lastEventTry = 5 * time.Second
 
 // Follow calls fn with each event of run id numbered after after, in
 // order, each number once (see natsrun.Follow), leaving out notices.
@@ -62,15 +72,17 @@ func (rm *Remote) Follow(ctx context.Context, id string, after uint64, fn func(d
 	})
 }
 
-// stored is an event as a run store keeps it: json.Marshal escapes <, >
-// and & (and U+2028, U+2029) in what Event.MarshalJSON gives, which the
-// events stream holds.
+// stored is an event as a run store keeps it: json.Marshal compacts what
+// Event.MarshalJSON gives (which the events stream holds) and escapes <, >
+// and & (and U+2028, U+2029) in it.
 func stored(run string, seq int64, data []byte) deepresearch.StoredEvent {
-	var b bytes.Buffer
-	json.HTMLEscape(&b, data)
+	b, err := json.Marshal(json.RawMessage(data))
+	if err != nil {
+		b = data // not JSON: passed on as it came
+	}
 	var head struct {
 		Type string `json:"type"`
 	}
 	json.Unmarshal(data, &head) //nolint:errcheck // an event without a type is sent without one
-	return deepresearch.StoredEvent{RunID: run, Seq: uint64(seq), Type: head.Type, JSON: b.Bytes()}
+	return deepresearch.StoredEvent{RunID: run, Seq: uint64(seq), Type: head.Type, JSON: b}
 }

@@ -64,17 +64,24 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	}
 	// With nats.url, the research tool's runs are coordinated: their
 	// agents run on workers and their events go to the events stream.
-	var coord *coordination
-	defer func() { coord.Close() }()
+	var coord *coordination          // set by open, under lib's lock
+	defer func() { coord.Close() }() // after lib.Close: no open runs then
 	open := func() (*deepresearch.Researcher, error) {
 		cfg, err := deepresearch.ConfigFromSettings(s, &logger)
 		if err != nil {
 			return nil, err
 		}
-		if coord, err = coordinate(cmd.Context(), s, natsFlags{}, &cfg, "deepresearch mcp"); err != nil {
+		c, err := coordinate(cmd.Context(), s, natsFlags{}, &cfg, "deepresearch mcp")
+		if err != nil {
 			return nil, err
 		}
-		return deepresearch.New(cfg)
+		r, err := deepresearch.New(cfg)
+		if err != nil {
+			c.Close() // the next call connects afresh
+			return nil, err
+		}
+		coord = c
+		return r, nil
 	}
 	// Research runs are kept in the run store (store.path), as `run`
 	// keeps them: the request with the answers the person gave to the

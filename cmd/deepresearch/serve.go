@@ -130,7 +130,9 @@ func serve(cmd *cobra.Command, configFile string) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			natsrun.Serve(wctx, coord.conn.js, coord.conn.cfg, r, s.NATS.Workers, "serve") //nolint:errcheck // ends with wctx
+			if err := natsrun.Serve(wctx, coord.conn.js, coord.conn.cfg, r, s.NATS.Workers, "serve"); wctx.Err() == nil {
+				logger.Error().Err(err).Msg("the hub's own workers stopped: its runs' agents wait for worker processes")
+			}
 		}()
 		defer func() { stop(); <-done }()
 	}
