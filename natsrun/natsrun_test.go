@@ -274,7 +274,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 	defer model.Close()
 	workers := startWorkers(t, 4, urls, model.URL)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run1", 6)
 	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
@@ -337,7 +337,7 @@ func TestCoordinatorRestart(t *testing.T) {
 	model := httptest.NewServer(d)
 	defer model.Close()
 	startWorkers(t, 2, urls, model.URL)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run3", 5)
 	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
@@ -373,7 +373,7 @@ func TestCoordinatorRestart(t *testing.T) {
 func TestFollowAcrossServers(t *testing.T) {
 	nodes, urls := cluster(t)
 	js := connect(t, urls)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	const total = 40
 	publish := func(from, to int64, attempt int) {
@@ -446,7 +446,7 @@ func TestNATSCLI(t *testing.T) {
 func TestDeadLetter(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	var mu sync.Mutex
 	attempts := map[int]bool{}
@@ -490,7 +490,7 @@ func TestDeadLetter(t *testing.T) {
 func TestResultTooLarge(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	big, _ := json.Marshal(strings.Repeat("x", 2<<20))
 	w := &natsrun.Worker{JS: js, Config: testConfig, Handle: func(context.Context, natsrun.Task) (json.RawMessage, error) {
@@ -520,8 +520,28 @@ func TestResultTooLarge(t *testing.T) {
 func TestStop(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
+	// recv waits for ch, failing the test when ctx ends first.
+	recv := func(what string, ch any) any {
+		t.Helper()
+		switch ch := ch.(type) {
+		case chan natsrun.Task:
+			select {
+			case v := <-ch:
+				return v
+			case <-ctx.Done():
+			}
+		case chan error:
+			select {
+			case v := <-ch:
+				return v
+			case <-ctx.Done():
+			}
+		}
+		t.Fatalf("waiting for %s: %v", what, ctx.Err())
+		return nil
+	}
 	started := make(chan natsrun.Task, 8)
 	causes := make(chan error, 8)
 	w := &natsrun.Worker{JS: js, Config: testConfig, Concurrency: 1,
@@ -539,13 +559,13 @@ func TestStop(t *testing.T) {
 	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "stop1", Cycle: 1, Index: 0}, natsrun.Task{Run: "stop1", Cycle: 1, Index: 1}); err != nil {
 		t.Fatal(err)
 	}
-	first := <-started // one at a time: the other waits in the queue
+	first := recv("the first task to start", started).(natsrun.Task) // one at a time: the other waits in the queue
 	for i := range 2 {
 		if err := natsrun.Stop(ctx, js, testConfig, "stop1", 1, i); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := <-causes; !errors.Is(err, natsrun.ErrStopped) {
+	if err, _ := recv("the stopped handler to end", causes).(error); !errors.Is(err, natsrun.ErrStopped) {
 		t.Errorf("task %d's handler ended with %v; want ErrStopped", first.Index, err)
 	}
 	n := natsrun.NamesOf(testConfig)
@@ -587,9 +607,9 @@ func TestStop(t *testing.T) {
 			_, err := a.RunAgent(rctx, deepresearch.AgentJob{RunID: run, Task: deepresearch.AgentTask{Cycle: 1, Index: 0}})
 			done <- err
 		}()
-		s := <-started
+		s := recv("the runner's task to start", started).(natsrun.Task)
 		rcancel(cause)
-		if err := <-done; !errors.Is(err, cause) {
+		if err, _ := recv("RunAgent to return", done).(error); !errors.Is(err, cause) {
 			t.Errorf("RunAgent after %v: %v", cause, err)
 		}
 		_, err := results.GetLastMsgForSubject(ctx, n.Stop(run, 1, 0))
@@ -599,7 +619,7 @@ func TestStop(t *testing.T) {
 		if cause == deepresearch.ErrShutdown {
 			natsrun.Stop(ctx, js, testConfig, run, 1, 0) //nolint:errcheck // let the worker go
 		}
-		<-causes
+		recv("the handler to end", causes)
 	}
 }
 
@@ -608,7 +628,7 @@ func TestStop(t *testing.T) {
 // it missed from the stream: every number once, in order; a notice once.
 func TestFollowFillsGaps(t *testing.T) {
 	js := standalone(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second) // a failure timeout only
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	cfg := natsrun.Config{Prefix: "drgaps"}
 	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
