@@ -251,7 +251,7 @@ func check(s *Settings) []problem {
 			ps.add("nats.listen", s.NATS.Listen, "must be HOST:PORT (127.0.0.1:4222)")
 		case s.NATS.URL != "":
 			ps.add("nats.listen", s.NATS.Listen, "is for a server without nats.url (its own JetStream server); with nats.url, leave it empty")
-		case s.NATS.Token == "" && !isLoopback(host):
+		case s.NATS.Token == "" && !IsLoopback(host):
 			ps.add("nats.listen", s.NATS.Listen, "listens beyond this machine, so nats.token (DEEPRESEARCH_NATS_TOKEN) is required")
 		}
 	}
@@ -262,8 +262,9 @@ func check(s *Settings) []problem {
 	return ps
 }
 
-// isLoopback reports whether host is localhost or a loopback address.
-func isLoopback(host string) bool {
+// IsLoopback reports whether host (of an address to listen on) is
+// localhost or a loopback address.
+func IsLoopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}

@@ -36,26 +36,39 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestMCPCommand runs `deepresearch mcp` in-process over pipes and talks to
-// it with the MCP SDK's client: the research tool runs the real pipeline
-// over the test corpus, and verify checks the report it returns.
-func TestMCPCommand(t *testing.T) {
-	index := isolate(t)
+// startMCP runs `deepresearch mcp` with args in-process over pipes and
+// connects the MCP SDK's client to it; end closes the session and returns
+// the command's exit status and stderr.
+func startMCP(t *testing.T, args ...string) (cs *mcp.ClientSession, end func() (int, string)) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr syncBuffer
 	code := make(chan int, 1)
 	go func() {
-		c := execute(context.Background(), []string{"mcp", "--corpus", corpus, "--index", index}, inR, outW, &stderr)
+		c := execute(context.Background(), append([]string{"mcp"}, args...), inR, outW, &stderr)
 		outW.Close()
 		code <- c
 	}()
-	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cs, func() (int, string) {
+		cs.Close()
+		inW.Close()
+		return <-code, stderr.String()
+	}
+}
+
+// TestMCPCommand runs `deepresearch mcp` in-process over pipes and talks to
+// it with the MCP SDK's client: the research tool runs the real pipeline
+// over the test corpus, and verify checks the report it returns.
+func TestMCPCommand(t *testing.T) {
+	index := isolate(t)
+	ctx := context.Background()
+	cs, end := startMCP(t, "--corpus", corpus, "--index", index)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question}})
 	if err != nil || res.IsError {
 		t.Fatalf("research: %v %+v", err, res)
@@ -92,10 +105,8 @@ func TestMCPCommand(t *testing.T) {
 	if err := json.Unmarshal(b, &v); err != nil || v.Summary.Citations == 0 || v.Summary.Fabricated != 0 {
 		t.Errorf("verify: %v %s", err, b)
 	}
-	cs.Close()
-	inW.Close()
-	if c := <-code; c != 0 {
-		t.Errorf("exit status %d: %s", c, stderr.String())
+	if c, stderr := end(); c != 0 {
+		t.Errorf("exit status %d: %s", c, stderr)
 	}
 }
 
@@ -104,30 +115,15 @@ func TestMCPCommand(t *testing.T) {
 // questions in its request (a resumed run does not ask again).
 func TestMCPKeepsRuns(t *testing.T) {
 	index := isolate(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		c := execute(context.Background(), []string{"mcp", "--corpus", corpus, "--index", index}, inR, outW, &stderr)
-		outW.Close()
-		code <- c
-	}()
 	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, end := startMCP(t, "--corpus", corpus, "--index", index)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question,
 		"answers": []map[string]string{{"question": "Which cables?", "answer": "telegraph cables"}}}})
 	if err != nil || res.IsError {
 		t.Fatalf("research: %v %+v", err, res)
 	}
-	cs.Close()
-	inW.Close()
-	if c := <-code; c != 0 {
-		t.Fatalf("exit status %d: %s", c, stderr.String())
+	if c, stderr := end(); c != 0 {
+		t.Fatalf("exit status %d: %s", c, stderr)
 	}
 	path, err := config.DefaultStorePath()
 	if err != nil {

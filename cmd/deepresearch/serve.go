@@ -68,15 +68,6 @@ Beyond the loopback interface the hub requires nats.token
 	return cmd
 }
 
-// loopback reports whether host (of serve.addr) is a loopback address.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 func serve(cmd *cobra.Command, configFile string) error {
 	ctx := cmd.Context()
 	s, err := settings(cmd, configFile)
@@ -87,7 +78,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(fmt.Errorf("serve.addr %q: %w", s.Serve.Addr, err))
 	}
-	if !loopback(host) && s.Serve.Token == "" {
+	if !config.IsLoopback(host) && s.Serve.Token == "" {
 		return inputError(fmt.Errorf("serve.addr %s listens beyond this machine, so a token is required: set DEEPRESEARCH_SERVE_TOKEN (or serve.token), or listen on 127.0.0.1", s.Serve.Addr))
 	}
 	logger, err := config.NewLogger(s, cmd.ErrOrStderr())

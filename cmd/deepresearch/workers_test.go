@@ -393,32 +393,18 @@ func TestRunOnWorkers(t *testing.T) {
 		defer a.stop()
 		t.Setenv("DEEPRESEARCH_NATS_URL", urls)
 		store := filepath.Join(t.TempDir(), "runs.db")
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		var stderr syncBuffer
-		code := make(chan int, 1)
-		go func() {
-			c := execute(context.Background(), append([]string{"mcp", "--store", store}, common()...), inR, outW, &stderr)
-			outW.Close()
-			code <- c
-		}()
-		ctx := context.Background()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question}})
+		cs, end := startMCP(t, append([]string{"--store", store}, common()...)...)
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question}})
 		if err != nil || res.IsError {
-			t.Fatalf("research: %v %+v\n%s", err, res, stderr.String())
+			_, stderr := end()
+			t.Fatalf("research: %v %+v\n%s", err, res, stderr)
 		}
 		b, _ := json.Marshal(res.StructuredContent)
 		if !strings.Contains(string(b), "## References") {
 			t.Errorf("the research tool's report has no references: %s", b)
 		}
-		cs.Close()
-		inW.Close()
-		if c := <-code; c != 0 {
-			t.Errorf("mcp exit status %d: %s", c, stderr.String())
+		if c, stderr := end(); c != 0 {
+			t.Errorf("mcp exit status %d: %s", c, stderr)
 		}
 		m := runID.FindStringSubmatch(cli(t, "", "runs", "--json", "--store", store).stdout)
 		if m == nil {
