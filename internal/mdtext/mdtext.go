@@ -139,8 +139,9 @@ func URLText(u string) string {
 // bareLinksWhole reports whether a GFM linkifier, finding t (URLText's
 // encoding) in text, links either all of t or none of it: t is not http
 // or https, or its host is a domain name ending in a label of letters,
-// with no credentials before it, and t does not end in a character the
-// linkifier leaves out of a link.
+// with no credentials before it and no empty port ("https://a.example:",
+// which the linkifier ends before the colon), and t does not end in a
+// character the linkifier leaves out of a link.
 func bareLinksWhole(t string) bool {
 	rest, ok := strings.CutPrefix(t, "http://")
 	if !ok {
@@ -150,7 +151,7 @@ func bareLinksWhole(t string) bool {
 	}
 	authority := rest[:strings.IndexAny(rest+"/", "/?#")]
 	host, port, hasPort := strings.Cut(authority, ":")
-	if strings.ContainsRune(authority, '@') || len(host) > 200 || hasPort && strings.Trim(port, "0123456789") != "" {
+	if strings.ContainsRune(authority, '@') || len(host) > 200 || hasPort && (port == "" || strings.Trim(port, "0123456789") != "") {
 		return false
 	}
 	labels := strings.Split(host, ".")

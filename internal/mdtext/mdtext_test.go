@@ -101,6 +101,7 @@ func TestEscapeShowsText(t *testing.T) {
 		{"https://go.dev/doc/", "https://go.dev/doc/"},
 		{"https://example.org/x.", "<https://example.org/x.>"},
 		{"javascript:alert(1)", "javascript:alert(1)"},
+		{"https://a.s://a.ex`b", "<https://a.s://a.ex%60b>"},
 	} {
 		if got := mdtext.URLText(tc.in); got != tc.want {
 			t.Errorf("URLText(%q) = %q, want %q", tc.in, got, tc.want)
