@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/events"
@@ -20,14 +22,20 @@ import (
 // worker`) runs it with ServeAgent — the same code as the default — and
 // answers with an AgentResult.
 //
-// Events: an agent run by an AgentRunner reports its events with its
-// result, and the run emits them, in order and numbered by the run, when
-// it takes that result. So a subscriber sees every event of an agent
-// exactly once, and none of an attempt that did not finish (a worker
-// killed mid-task): the task's next attempt starts again from
-// agent.started. The price is that an agent's live events (its searches,
-// its report's text deltas) arrive together when the agent ends, not as
-// they happen.
+// Events: an agent's events reach the run twice over. While a worker's
+// attempt runs, the runner may report them as they happen
+// (AgentProgress), and the run emits them at once, so a live page sees an
+// agent's searches and its report's text as they come; the result then
+// carries them all (AgentResult.Events), and the run emits those not yet
+// emitted. When an attempt is lost (a worker killed mid-task) and another
+// runs the task again, the new attempt retraces what the lost one
+// reported, by the rules a resumed run follows: an event is identified by
+// its place among the agent's events, streamed text by its span, so what
+// the new attempt does again is not emitted twice, what goes past it is
+// emitted, and where the new attempt's report departs from the text
+// streamed so far a stream.reset gives the new text. A subscriber thus
+// sees every event of an agent once and a report's text as the run kept
+// it.
 //
 // Budgets: each agent's Budget travels with its task. The run's budgets
 // (Config.MaxRunTokens, MaxCost, MaxRunTime) are counted as each agent's
@@ -39,9 +47,31 @@ import (
 // task failed on every delivery); the run then counts the agent as
 // failed. It is called from the run's goroutines, up to the run's
 // Parallelism at once, and must be safe for concurrent use.
+// progress, when not nil, is told of the agent's events as they happen
+// (AgentProgress); a runner that cannot report them live ignores it.
 type AgentRunner interface {
-	RunAgent(ctx context.Context, job AgentJob) (*AgentResult, error)
+	RunAgent(ctx context.Context, job AgentJob, progress AgentProgress) (*AgentResult, error)
 }
+
+// WorkerJournal is implemented by an AgentRunner whose workers journal
+// the calls of the agents they run in a journal of their own (natsrun's
+// journal stream): Journal returns run's entries there. When the run takes
+// an agent's result, it copies the agent's entries it does not hold yet
+// into its own journal, so that the run's journal holds every call of
+// the run, as an in-process run's does: an export packs them, and a
+// replay answers the agents' calls from them.
+type WorkerJournal interface {
+	Journal(ctx context.Context, run string) ([][]byte, error)
+}
+
+// AgentProgress is told of an agent's events while a runner's attempt at
+// it runs, before its result: attempt numbers the attempt (from 1; a
+// higher one has superseded the lower ones), and n is the event's place
+// among that attempt's events (from 0), as in AgentResult.Events. A
+// runner calls it from one goroutine at a time, and may skip events or
+// stop calling it: the result's Events are what counts, and an attempt
+// whose reports have a gap is not relayed further.
+type AgentProgress func(attempt, n int, e Event)
 
 // AgentTask is one research task of a plan, as an agent gets it.
 type AgentTask = agent.Task
@@ -154,14 +184,17 @@ func (job AgentJob) check() error {
 // completes is appended to it, so that a second attempt at the task (its
 // worker died) answers the calls the first completed from st instead of
 // making them again. The run's budgets are not known here (see
-// AgentRunner); the job's Budget bounds the agent.
+// AgentRunner); the job's Budget bounds the agent. progress, when not
+// nil, is given each of the agent's events as it is emitted, in the
+// order of AgentResult.Events, from the agent's goroutine; it must not
+// block long.
 //
 // A failed agent is a result, not an error. ServeAgent returns an error
 // for a job it cannot run (ErrAgentJob; ErrAgentSettings when the job's
-// coordinator has another model, judge or search channel; a journal or search backend that
-// cannot be opened) and, with context.Cause(ctx), when ctx is done before
+// coordinator has another model, judge or search channel; a journal or
+// search backend that cannot be opened) and, with context.Cause(ctx), when ctx is done before
 // the agent finished: that attempt did not complete.
-func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore) (*AgentResult, error) {
+func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore, progress func(Event)) (*AgentResult, error) {
 	if err := job.check(); err != nil {
 		return nil, err
 	}
@@ -202,7 +235,12 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 		return nil, err
 	}
 	var evs []Event
-	em := events.NewEmitter(job.RunID, r.cfg.Clock, events.SinkFunc(func(e Event) { evs = append(evs, e) })).InCycle(job.Task.Cycle)
+	em := events.NewEmitter(job.RunID, r.cfg.Clock, events.SinkFunc(func(e Event) {
+		evs = append(evs, e)
+		if progress != nil {
+			progress(e)
+		}
+	})).InCycle(job.Task.Cycle)
 	m := &meter{price: r.cfg.Price, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
 	req := Request{RunID: job.RunID, Question: job.Question, SearchLimit: job.SearchLimit, Budget: job.Budget}
 	o := r.runAgent(ctx, req, job.Task, backend, metered{r.models[RoleResearcher], RoleResearcher, m}, m, em)
@@ -215,12 +253,14 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 	return &AgentResult{Output: o.res, Failure: o.failure, Spent: o.spent, DurationMS: o.durationMS, Events: evs}, nil
 }
 
-// remoteAgent runs task through r.cfg.Agents and emits the events of the
-// attempt whose result it took, in order, before it returns.
+// remoteAgent runs task through r.cfg.Agents, emitting the agent's
+// events as the runner reports them (relay) and then those of its result
+// not yet emitted, in order, before it returns.
 func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
 	job := AgentJob{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
 		Settings: r.agentSettings()}
-	res, err := r.cfg.Agents.RunAgent(ctx, job)
+	rl := &relay{emit: func(p events.Payload) { em.Emit(task.Index, task.Title, p) }}
+	res, err := r.cfg.Agents.RunAgent(ctx, job, rl.progress)
 	if err == nil && res == nil {
 		err = errors.New("the agent runner returned no result")
 	}
@@ -228,19 +268,15 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 		err = errors.New("the agent runner returned a result with neither output nor failure")
 	}
 	if err != nil {
-		em.Emit(task.Index, task.Title, events.AgentStartedData{Task: events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}})
+		rl.final([]Event{{Data: events.AgentStartedData{Task: events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}}}})
 		kind := events.FailError
 		if ctx.Err() != nil {
 			kind = events.FailCanceled
 		}
 		return agentOutcome{failure: &Failure{Kind: kind, Error: err.Error()}, err: err}
 	}
-	for _, e := range res.Events {
-		if e.Data == nil {
-			continue
-		}
-		em.Emit(task.Index, task.Title, e.Data)
-	}
+	rl.final(res.Events)
+	r.importJournal(ctx, req.RunID, task)
 	if res.Failure != nil {
 		meter.add(RoleResearcher, res.Spent)
 		return agentOutcome{failure: res.Failure, err: errors.New(res.Failure.Error), spent: res.Spent}
@@ -257,4 +293,76 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 	meter.add(RoleResearcher, res.Output.Usage)
 	res.Output.Task = task
 	return agentOutcome{res: res.Output, durationMS: res.DurationMS}
+}
+
+// relay emits one remote agent's events: those its runner's attempts
+// report live (progress), then its result's (final), each once, through
+// an events.Retrace (see "Events" under AgentRunner).
+type relay struct {
+	emit func(events.Payload)
+
+	mu      sync.Mutex
+	retrace events.Retrace
+	attempt int  // the attempt being relayed
+	next    int  // the place of its next event; -1 after a gap
+	done    bool // final was called: reports are late
+}
+
+// progress is the AgentProgress given to the runner.
+func (rl *relay) progress(attempt, n int, e Event) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.done || attempt < rl.attempt || e.Data == nil {
+		return
+	}
+	if attempt > rl.attempt {
+		rl.attempt, rl.next = attempt, 0
+		rl.retrace.Restart()
+	}
+	if n != rl.next {
+		rl.next = -1 // a report was lost: the result brings the rest
+		return
+	}
+	rl.next++
+	for _, p := range rl.retrace.Pass(e.Data) {
+		rl.emit(p)
+	}
+}
+
+// final emits the events of the attempt whose result the run took that
+// progress did not, and ends progress.
+func (rl *relay) final(evs []Event) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	rl.done = true
+	rl.retrace.Restart()
+	for _, e := range evs {
+		if e.Data == nil {
+			continue
+		}
+		for _, p := range rl.retrace.Pass(e.Data) {
+			rl.emit(p)
+		}
+	}
+}
+
+// importJournal copies task's agent's entries from the workers' journal
+// (WorkerJournal) into the run's own, when the runner has one and the run
+// keeps a journal. One that fails is logged: the run goes on, and its
+// journal lacks those calls (a replay makes them again).
+func (r *Researcher) importJournal(ctx context.Context, run string, task agent.Task) {
+	wj, ok := r.cfg.Agents.(WorkerJournal)
+	j := journal.FromContext(ctx)
+	if !ok || j == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx) // the result is taken: keep its calls
+	scope := scopeAgent(task.ID)
+	entries, err := wj.Journal(ctx, run)
+	if err == nil {
+		_, err = j.Import(ctx, entries, func(s string) bool { return s == scope || strings.HasPrefix(s, scope+"/") })
+	}
+	if err != nil {
+		r.log.Warn().Err(err).Str("run", run).Str("task", task.ID).Msg("the agent's calls could not be copied from the workers' journal into the run's; a replay of the run makes them again")
+	}
 }

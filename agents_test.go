@@ -20,16 +20,20 @@ import (
 // wireRunner is an AgentRunner that does what a JetStream runner does
 // with a job, minus the network: the job and the result cross as JSON,
 // and the agent runs on another Researcher (the worker's) with
-// ServeAgent. With lose set, each task's first attempt runs to its end
-// and its result is thrown away, as when a worker dies before its result
-// is published; the second attempt's is returned.
+// ServeAgent, reporting its events live as attempt 1. With lose set, each
+// task's first attempt reports the first half of its events live and its
+// result is thrown away, as when a worker dies mid-task; a second
+// attempt runs it again, reporting its events live as attempt 2, and its
+// result is returned. With mangle set too, the lost attempt's streamed
+// text was another than the second's (a model that answered otherwise).
 type wireRunner struct {
 	worker  *deepresearch.Researcher
 	journal deepresearch.JournalStore
 	lose    bool
+	mangle  bool
 }
 
-func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob, progress deepresearch.AgentProgress) (*deepresearch.AgentResult, error) {
 	b, err := json.Marshal(job)
 	if err != nil {
 		return nil, err
@@ -38,12 +42,25 @@ func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*d
 	if err := json.Unmarshal(b, &got); err != nil {
 		return nil, err
 	}
+	attempt, n := 1, 0
+	live := func(e deepresearch.Event) {
+		progress(attempt, n, wire(e))
+		n++
+	}
 	if w.lose {
-		if _, err := w.worker.ServeAgent(ctx, got, w.journal); err != nil {
+		lost, err := w.worker.ServeAgent(ctx, got, w.journal, nil)
+		if err != nil {
 			return nil, err
 		}
+		for i, e := range lost.Events[:len(lost.Events)/2] {
+			if d, ok := e.Data.(events.DeltaData); ok && w.mangle {
+				e.Data = events.DeltaData{Text: strings.ToUpper(d.Text)}
+			}
+			progress(1, i, wire(e))
+		}
+		attempt = 2
 	}
-	res, err := w.worker.ServeAgent(ctx, got, w.journal)
+	res, err := w.worker.ServeAgent(ctx, got, w.journal, live)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +72,19 @@ func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*d
 		return nil, fmt.Errorf("decoding %s: %w", b, err)
 	}
 	return &out, nil
+}
+
+// wire returns e as it comes out of JSON.
+func wire(e deepresearch.Event) deepresearch.Event {
+	b, err := json.Marshal(e)
+	if err != nil {
+		panic(err)
+	}
+	var out deepresearch.Event
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // memJournal is a JournalStore in memory.
@@ -95,7 +125,10 @@ func agentTypes(evs []deepresearch.Event) map[int][]events.Type {
 // crossing as JSON: the report is the in-process one byte for byte, every
 // citation resolves, and each agent's events are the in-process ones,
 // once, numbered by the run without gaps — also when every task's first
-// attempt is lost (its events never reach the run).
+// attempt is lost halfway through, its events reported live (the second
+// attempt's retrace them). When the lost attempt streamed another text,
+// a stream.reset gives the text that stands, and each agent's text as a
+// subscriber rebuilds it is the in-process one.
 func TestAgentRunnerSeam(t *testing.T) {
 	base := newResearcher(t, deepresearch.Config{MaxCycles: 1})
 	baseRec := &recorder{}
@@ -103,10 +136,13 @@ func TestAgentRunnerSeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lose := range []bool{false, true} {
-		t.Run(fmt.Sprintf("lose first attempt %v", lose), func(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		lose, mangle bool
+	}{{"one attempt", false, false}, {"first attempt lost", true, false}, {"lost attempt wrote otherwise", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			worker := newResearcher(t, deepresearch.Config{MaxCycles: 1})
-			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: wireRunner{worker: worker, lose: lose}})
+			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: wireRunner{worker: worker, lose: tc.lose, mangle: tc.mangle}})
 			rec := &recorder{}
 			rep, err := r.RunWith(context.Background(), question, rec.sink)
 			if err != nil {
@@ -125,19 +161,65 @@ func TestAgentRunnerSeam(t *testing.T) {
 			if len(got) != len(w) {
 				t.Fatalf("%d agents with events; want %d", len(got), len(w))
 			}
+			resets := 0
 			for a, types := range w {
-				if fmt.Sprint(got[a]) != fmt.Sprint(types) {
+				// A reset stands for the deltas it replaces: where one
+				// was, the deltas are not counted.
+				skip := func(ty events.Type) bool { return tc.mangle && ty == events.AgentDelta }
+				var kept, wantKept []events.Type
+				for _, ty := range got[a] {
+					if ty == events.StreamReset {
+						resets++
+					}
+					if ty != events.StreamReset && !skip(ty) {
+						kept = append(kept, ty)
+					}
+				}
+				for _, ty := range types {
+					if !skip(ty) {
+						wantKept = append(wantKept, ty)
+					}
+				}
+				if !tc.mangle && len(kept) != len(got[a]) {
+					t.Errorf("agent %d: a stream.reset though no attempt wrote otherwise: %v", a, got[a])
+				}
+				if fmt.Sprint(kept) != fmt.Sprint(wantKept) {
 					t.Errorf("agent %d events %v; in process %v", a, got[a], types)
 				}
+				if g, w := streamedText(rec.events, a), streamedText(baseRec.events, a); g != w {
+					t.Errorf("agent %d streamed %q; in process %q", a, g, w)
+				}
+			}
+			if tc.mangle && resets == 0 {
+				t.Error("no stream.reset replaced the lost attempt's text")
 			}
 		})
 	}
 }
 
+// streamedText is agent's report text as a subscriber rebuilds it from
+// its deltas and stream resets.
+func streamedText(evs []deepresearch.Event, agent int) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Agent != agent {
+			continue
+		}
+		switch d := e.Data.(type) {
+		case events.DeltaData:
+			b.WriteString(d.Text)
+		case events.StreamResetData:
+			b.Reset()
+			b.WriteString(d.Text)
+		}
+	}
+	return b.String()
+}
+
 // failingRunner fails every job, as a runner whose tasks are dead does.
 type failingRunner struct{}
 
-func (failingRunner) RunAgent(context.Context, deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+func (failingRunner) RunAgent(context.Context, deepresearch.AgentJob, deepresearch.AgentProgress) (*deepresearch.AgentResult, error) {
 	return nil, errors.New("task failed on every delivery")
 }
 
@@ -196,7 +278,7 @@ func TestServeAgentReplaysJournal(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	model.cancel = cancel
 	first := newResearcher(t, deepresearch.Config{Model: model, MaxRetries: -1})
-	if _, err := first.ServeAgent(ctx, job, st); !errors.Is(err, context.Canceled) {
+	if _, err := first.ServeAgent(ctx, job, st, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("first attempt: %v; want it canceled", err)
 	}
 	cancel()
@@ -207,7 +289,7 @@ func TestServeAgentReplaysJournal(t *testing.T) {
 	model.cancel, model.calls = nil, 0
 	model.mu.Unlock()
 	second := newResearcher(t, deepresearch.Config{Model: model, MaxRetries: -1})
-	res, err := second.ServeAgent(context.Background(), job, st)
+	res, err := second.ServeAgent(context.Background(), job, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +320,7 @@ func TestServeAgentRefusesBadJob(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			j := ok
 			mut(&j)
-			if _, err := r.ServeAgent(context.Background(), j, nil); !errors.Is(err, deepresearch.ErrAgentJob) {
+			if _, err := r.ServeAgent(context.Background(), j, nil, nil); !errors.Is(err, deepresearch.ErrAgentJob) {
 				t.Fatalf("err %v; want ErrAgentJob", err)
 			}
 		})
@@ -250,7 +332,7 @@ func TestServeAgentRefusesBadJob(t *testing.T) {
 // that spent tokens.
 type hollowRunner struct{ empty bool }
 
-func (h hollowRunner) RunAgent(context.Context, deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+func (h hollowRunner) RunAgent(context.Context, deepresearch.AgentJob, deepresearch.AgentProgress) (*deepresearch.AgentResult, error) {
 	if h.empty {
 		return &deepresearch.AgentResult{Output: &deepresearch.AgentOutput{Usage: deepresearch.Usage{Calls: 1, PromptTokens: 100, CompletionTokens: 10}}}, nil
 	}
@@ -300,6 +382,62 @@ func TestServeAgentRefusesOtherSettings(t *testing.T) {
 				if msg := e.Data.(events.AgentFailedData).Error; !strings.Contains(msg, c.want) {
 					t.Errorf("agent failed with %q; want it to say %q", msg, c.want)
 				}
+			}
+		})
+	}
+}
+
+// journaledRunner is a wireRunner whose workers' journal the run can read
+// (a deepresearch.WorkerJournal), as natsrun.Agents's journal stream.
+type journaledRunner struct{ wireRunner }
+
+func (j journaledRunner) Journal(ctx context.Context, run string) ([][]byte, error) {
+	return j.journal.Journal(ctx, run)
+}
+
+// TestAgentRunnerJournal: the agents' calls journaled where the workers
+// run them are copied into the run's own journal as the run takes each
+// result, so the run's journal alone replays the run offline to the same
+// report; without a WorkerJournal, it lacks them and the replay fails.
+func TestAgentRunnerJournal(t *testing.T) {
+	for _, readable := range []bool{true, false} {
+		t.Run(fmt.Sprintf("workers' journal readable %v", readable), func(t *testing.T) {
+			worker := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+			wr := wireRunner{worker: worker, journal: &memJournal{}}
+			var runner deepresearch.AgentRunner = wr
+			if readable {
+				runner = journaledRunner{wr}
+			}
+			own := &memJournal{}
+			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: runner})
+			rep, err := r.ResearchDurable(context.Background(), deepresearch.Request{Question: question, RunID: "run1"},
+				deepresearch.Durable{Journal: own}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, _ := own.Journal(context.Background(), "run1")
+			var agentEntries int
+			for _, e := range entries {
+				if strings.Contains(string(e), `"scope":"researcher/`) {
+					agentEntries++
+				}
+			}
+			replayed, _, rerr := deepresearch.Replay(context.Background(), entries, deepresearch.ReplayOptions{}, nil)
+			if !readable {
+				if agentEntries != 0 || rerr == nil {
+					t.Fatalf("without the workers' journal: %d agent entries, replay error %v; want none and a failed replay", agentEntries, rerr)
+				}
+				return
+			}
+			theirs, _ := wr.journal.Journal(context.Background(), "run1")
+			if agentEntries == 0 || agentEntries != len(theirs) {
+				t.Fatalf("the run's journal holds %d agent entries; the workers journaled %d", agentEntries, len(theirs))
+			}
+			if rerr != nil {
+				t.Fatalf("replay of the run's journal: %v", rerr)
+			}
+			if replayed.Markdown() != rep.Markdown() {
+				t.Errorf("the replayed report differs:\n%s\nthe run's:\n%s", replayed.Markdown(), rep.Markdown())
 			}
 		})
 	}

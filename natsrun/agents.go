@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch"
@@ -18,11 +19,14 @@ import (
 // coordinator's Researcher. RunAgent publishes the job as a task (message
 // id run/cycle/task, so a job submitted again within two minutes is not
 // queued twice) and waits for its result on the run's results subject.
-// The result of a task is published once (its message id is the task's),
-// so the events the coordinator emits are those of the one attempt whose
-// result was stored; a superseded attempt's are never seen.
+// Meanwhile the workers' attempts at the task report the agent's events
+// on the task's progress subject (Names.Progress), which RunAgent relays
+// to its deepresearch.AgentProgress; the result, published once (its
+// message id is the task's), carries them all, and the run emits each
+// once (see deepresearch.AgentRunner).
 //
-// Agents owns no goroutine; it is safe for concurrent use.
+// Agents owns no goroutine but the subscription nats.go runs progress
+// on while RunAgent waits; it is safe for concurrent use.
 type Agents struct {
 	JS     jetstream.JetStream
 	Config Config
@@ -34,7 +38,7 @@ type Agents struct {
 // whose ctx ends for any reason but deepresearch.ErrShutdown (a run
 // canceled, past its time limit or budget) is stopped on the workers
 // (Stop); one the process is shutting down for stays, for the resumed run.
-func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deepresearch.AgentResult, error) {
+func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progress deepresearch.AgentProgress) (*deepresearch.AgentResult, error) {
 	if _, err := a.Config.settle(); err != nil {
 		return nil, err
 	}
@@ -43,6 +47,23 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deep
 		return nil, err
 	}
 	t := Task{Run: job.RunID, Cycle: job.Task.Cycle, Index: job.Task.Index, Payload: payload}
+	if err := checkRun(t.Run); err != nil {
+		return nil, err
+	}
+	if progress != nil {
+		// Subscribed before the task is queued, so that its first
+		// attempt is heard from its first event. A subscription that
+		// fails costs the live events only.
+		sub, err := a.JS.Conn().Subscribe(NamesOf(a.Config).Progress(t.Run, t.Cycle, t.Index), func(m *nats.Msg) {
+			var p progressReport
+			if json.Unmarshal(m.Data, &p) == nil && p.Attempt > 0 {
+				progress(p.Attempt, p.N, p.Event)
+			}
+		})
+		if err == nil {
+			defer sub.Unsubscribe() //nolint:errcheck // the connection's end ends it too
+		}
+	}
 	if err := Submit(ctx, a.JS, a.Config, t); err != nil {
 		return nil, err
 	}
@@ -77,6 +98,14 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob) (*deep
 	return &out, nil
 }
 
+// Journal returns run's journal entries in the journal stream, where the
+// workers journal their agents' calls: Agents is a
+// deepresearch.WorkerJournal, so a run copies each agent's entries into
+// its own journal when it takes its result.
+func (a *Agents) Journal(ctx context.Context, run string) ([][]byte, error) {
+	return NewJournal(a.JS, a.Config).Journal(ctx, run)
+}
+
 // abandon stops task t on the workers (Stop) when ctx ended for a reason
 // that ends the run's interest in its result: anything but
 // deepresearch.ErrShutdown, after which the resumed run takes the result
@@ -105,12 +134,27 @@ func AgentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) 
 		if job.RunID != t.Run {
 			return nil, fmt.Errorf("natsrun: task %s carries a job of run %q", t.id(), job.RunID)
 		}
-		res, err := r.ServeAgent(ctx, job, jr)
+		subject, n := NamesOf(c).Progress(t.Run, t.Cycle, t.Index), 0
+		res, err := r.ServeAgent(ctx, job, jr, func(e deepresearch.Event) {
+			data, err := json.Marshal(progressReport{Attempt: max(1, t.Attempt), N: n, Event: e})
+			n++
+			if err == nil {
+				js.Conn().Publish(subject, data) //nolint:errcheck // a lost report is a gap the result fills
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
 		return json.Marshal(res)
 	}
+}
+
+// progressReport is one event of an attempt at a task, as a worker
+// reports it on the task's progress subject.
+type progressReport struct {
+	Attempt int                `json:"attempt"`
+	N       int                `json:"n"`
+	Event   deepresearch.Event `json:"event"`
 }
 
 // Serve runs r's agents for every run whose tasks reach the workers'

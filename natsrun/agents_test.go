@@ -3,6 +3,7 @@ package natsrun_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
 
@@ -127,5 +130,88 @@ func TestAgentsOnWorkers(t *testing.T) {
 	}
 	if agentCalls == 0 {
 		t.Errorf("the workers journaled no agent call in the run's journal (%d entries)", len(entries))
+	}
+}
+
+// gatedModel answers no call before open is closed.
+type gatedModel struct {
+	llms.Model
+	open <-chan struct{}
+}
+
+func (m gatedModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	select {
+	case <-m.open:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	return m.Model.GenerateContent(ctx, msgs, opts...)
+}
+
+// TestAgentsReportLive: a worker's agent reports its events while it runs.
+// The worker's model answers no call before the coordinator's progress
+// has heard that the agent started, which it could not if the events came
+// with the result only; what progress heard is, in order, the start of
+// the result's events, of attempt 1.
+func TestAgentsReportLive(t *testing.T) {
+	js := standalone(t)
+	cfg := natsrun.Config{Prefix: "drlive"}
+	ctx := context.Background()
+	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	heard := make(chan struct{})
+	w, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("..", "testdata", "corpus"),
+		IndexPath: filepath.Join(t.TempDir(), "index.db"), LexicalJudges: true, MaxCycles: 1,
+		Model: gatedModel{Model: extractive.New(extractive.Options{}), open: heard}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { natsrun.Serve(wctx, js, cfg, w, 1, "w") }) //nolint:errcheck // stopped below
+	defer func() { stop(); wg.Wait() }()
+
+	var (
+		mu   sync.Mutex
+		live []deepresearch.Event
+		bad  []string
+		once sync.Once
+	)
+	progress := func(attempt, n int, e deepresearch.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if attempt != 1 || n != len(live) {
+			bad = append(bad, fmt.Sprintf("report %d of attempt %d after %d reports", n, attempt, len(live)))
+		}
+		live = append(live, e)
+		if e.Type == "agent.started" {
+			once.Do(func() { close(heard) })
+		}
+	}
+	job := deepresearch.AgentJob{RunID: "run1", Question: question, SearchLimit: 5,
+		Task: deepresearch.AgentTask{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
+	rctx, cancel := context.WithTimeout(ctx, time.Minute) // a failure timeout only
+	defer cancel()
+	res, err := (&natsrun.Agents{JS: js, Config: cfg}).RunAgent(rctx, job, progress)
+	if err != nil {
+		t.Fatalf("RunAgent: %v (the model waits for progress to hear the agent start)", err)
+	}
+	if res.Output == nil {
+		t.Fatalf("no output: %+v", res.Failure)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bad) > 0 {
+		t.Errorf("reports out of order: %v", bad)
+	}
+	if len(live) == 0 || len(live) > len(res.Events) {
+		t.Fatalf("%d events heard live of %d", len(live), len(res.Events))
+	}
+	for i, e := range live {
+		if e.Type != res.Events[i].Type || e.Seq != res.Events[i].Seq {
+			t.Errorf("live event %d is %s #%d; the result's is %s #%d", i, e.Type, e.Seq, res.Events[i].Type, res.Events[i].Seq)
+		}
 	}
 }

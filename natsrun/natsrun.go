@@ -130,6 +130,13 @@ func (n Names) Stop(run string, cycle, index int) string {
 	return n.prefix + ".results." + run + ".stop." + strconv.Itoa(cycle) + "." + strconv.Itoa(index)
 }
 
+// Progress is the subject on which the workers running run's task index
+// of cycle report its agent's events as they happen (Agents): plain NATS,
+// in no stream, so a report nobody listens to is not kept.
+func (n Names) Progress(run string, cycle, index int) string {
+	return n.prefix + ".progress." + run + "." + strconv.Itoa(cycle) + "." + strconv.Itoa(index)
+}
+
 // Journal is the subject of run's journal.
 func (n Names) Journal(run string) string { return n.prefix + ".journal." + run }
 

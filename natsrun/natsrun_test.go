@@ -604,7 +604,7 @@ func TestStop(t *testing.T) {
 		rctx, rcancel := context.WithCancelCause(ctx)
 		done := make(chan error, 1)
 		go func() {
-			_, err := a.RunAgent(rctx, deepresearch.AgentJob{RunID: run, Task: deepresearch.AgentTask{Cycle: 1, Index: 0}})
+			_, err := a.RunAgent(rctx, deepresearch.AgentJob{RunID: run, Task: deepresearch.AgentTask{Cycle: 1, Index: 0}}, nil)
 			done <- err
 		}()
 		s := recv("the runner's task to start", started).(natsrun.Task)

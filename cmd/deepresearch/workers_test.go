@@ -639,9 +639,10 @@ func TestServeHub(t *testing.T) {
 	args := func() []string {
 		return []string{"--corpus", absCorpus, "--index", filepath.Join(t.TempDir(), "i.db"), "--max-cycles", "1"}
 	}
-	serveHub := func(t *testing.T) (*proc, string) {
+	serveHub := func(t *testing.T) (*proc, string, string) {
+		store := filepath.Join(t.TempDir(), "runs.db")
 		p, br := spawn(t, "cli", append([]string{"serve", "--addr", "127.0.0.1:0", "--nats-listen", "127.0.0.1:0",
-			"--store", filepath.Join(t.TempDir(), "runs.db")}, args()...)...)
+			"--store", store}, args()...)...)
 		var lines []string
 		for len(lines) < 2 {
 			line, err := br.ReadString('\n')
@@ -658,9 +659,12 @@ func TestServeHub(t *testing.T) {
 			t.Fatalf("serve's second line names no NATS address: %q", lines[1])
 		}
 		p.drain.Go(func() { io.Copy(io.Discard, br) })
-		return p, strings.TrimSpace(lines[1][i:])
+		return p, strings.TrimSpace(lines[1][i:]), store
 	}
-	finish := func(t *testing.T, srv *proc, natsURL string) {
+	// The run finishes through the hub's work queue, and its export,
+	// which the agents' calls were copied into from the journal stream,
+	// replays offline to the same report.
+	finish := func(t *testing.T, srv *proc, natsURL, store string) {
 		t.Helper()
 		id := startRun(t, srv.url)
 		var evs []sse
@@ -672,13 +676,20 @@ func TestServeHub(t *testing.T) {
 		if n := journaledAgentCalls(t, tokenURL(natsURL), id); n == 0 {
 			t.Errorf("no agent call of run %s in the hub's journal stream: its agents did not run through it", id)
 		}
+		pack := filepath.Join(t.TempDir(), "run.tar.zst")
+		if r := cli(t, "", "export", "--store", store, "-o", pack, id); r.code != 0 {
+			t.Fatalf("export: %s", r.stderr)
+		}
+		if r := cli(t, "", "replay", "--check", pack); r.code != 0 {
+			t.Errorf("replay --check of the hub's run: exit %d\n%s", r.code, r.stderr)
+		}
 	}
 
 	t.Run("worker joins", func(t *testing.T) {
 		// With nats.token the hub admits only clients that send it.
 		t.Setenv("DEEPRESEARCH_NATS_TOKEN", "hub-token-0123456789")
 		t.Setenv("DEEPRESEARCH_NATS_WORKERS", "0")
-		srv, natsURL := serveHub(t)
+		srv, natsURL, store := serveHub(t)
 		defer srv.stop()
 		if nc, _, err := natsrun.Connect(natsURL, "", "test"); err == nil {
 			nc.Close()
@@ -687,11 +698,11 @@ func TestServeHub(t *testing.T) {
 		w, out := spawn(t, "cli", append([]string{"worker", "--nats", natsURL}, args()...)...)
 		w.drain.Go(func() { io.Copy(io.Discard, out) })
 		defer w.stop()
-		finish(t, srv, natsURL)
+		finish(t, srv, natsURL, store)
 	})
 	t.Run("own workers", func(t *testing.T) {
-		srv, natsURL := serveHub(t)
+		srv, natsURL, store := serveHub(t)
 		defer srv.stop()
-		finish(t, srv, natsURL)
+		finish(t, srv, natsURL, store)
 	})
 }

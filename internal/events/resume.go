@@ -60,22 +60,34 @@ func init() {
 
 // resumer recognises the events the earlier attempts of a run committed.
 type resumer struct {
-	streams map[int]*retrace
+	streams map[int]*Retrace
 	// diverged, if set, is told of an event that differs from the one the
 	// earlier attempt committed in its place.
 	diverged func(agent int, committed, got Type)
 }
 
-// retrace is one agent's (or the run level's) committed events and how
-// far the new attempt has retraced them.
-type retrace struct {
-	others []Type // the committed events other than text, in order
-	text   string // the committed streamed text
+// Retrace passes the events of one agent (or of the run level) from
+// successive attempts, so that each is delivered once: an attempt that
+// starts again (Restart) retraces what the earlier ones delivered, by the
+// identity rules above, and only what goes past it, or departs from it,
+// is delivered. A runner whose attempts at an agent stream live (a worker
+// that is lost mid-task, then another that runs it again) relays them
+// through one. The zero Retrace has delivered nothing; it is not safe for
+// concurrent use.
+type Retrace struct {
+	others []Type // the delivered events other than text, in order
+	text   string // the delivered streamed text
 
-	n        int  // other events emitted again so far
-	off      int  // bytes of text emitted again so far
-	otherNew bool // past the committed other events: every one is new
-	textNew  bool // past the committed text: every delta is new
+	n        int  // other events of this attempt so far
+	off      int  // bytes of text of this attempt so far
+	otherNew bool // past the delivered other events: every one is new
+	textNew  bool // past the delivered text: every delta is new
+}
+
+// Restart begins another attempt, which retraces the delivered events
+// from their start.
+func (s *Retrace) Restart() {
+	s.n, s.off, s.otherNew, s.textNew = 0, 0, false, false
 }
 
 // textOf returns the text of a streamed text payload.
@@ -100,7 +112,7 @@ func withText(p Payload, text string) Payload {
 }
 
 func newResumer(prior []Event) (*resumer, error) {
-	r := &resumer{streams: map[int]*retrace{}}
+	r := &resumer{streams: map[int]*Retrace{}}
 	for i, e := range prior {
 		if e.Seq != uint64(i+1) {
 			return nil, fmt.Errorf("events: resume: event %d of the earlier attempts has seq %d; the log must be 1, 2, 3… without gaps", i+1, e.Seq)
@@ -121,69 +133,79 @@ func newResumer(prior []Event) (*resumer, error) {
 	return r, nil
 }
 
-func (r *resumer) of(agent int) *retrace {
+func (r *resumer) of(agent int) *Retrace {
 	s, ok := r.streams[agent]
 	if !ok {
-		s = &retrace{}
+		s = &Retrace{}
 		r.streams[agent] = s
 	}
 	return s
 }
 
-// pass returns what to emit for the payload p that agent emits again: nothing
-// (the earlier attempt committed it), p, the part of a delta that goes
-// past the committed text, or a StreamReset (then p, for an event that is
-// new) when the new attempt departs from the committed text.
 func (r *resumer) pass(agent int, p Payload) []Payload {
+	var diverged func(committed, got Type)
+	if r.diverged != nil {
+		diverged = func(committed, got Type) { r.diverged(agent, committed, got) }
+	}
+	return r.of(agent).pass(p, diverged)
+}
+
+// Pass returns what to deliver for p, the next payload of this attempt:
+// nothing (an earlier attempt delivered it), p, the part of a delta that
+// goes past the delivered text, or a StreamReset (then p, for an event
+// that is new) where this attempt departs from the delivered text. An
+// event that departs from another delivered event (an agent that failed
+// before and goes on now) is delivered, and so is every one after it.
+func (s *Retrace) Pass(p Payload) []Payload { return s.pass(p, nil) }
+
+func (s *Retrace) pass(p Payload, diverged func(committed, got Type)) []Payload {
 	switch p.(type) {
 	case RunResumedData, StreamResetData:
 		return []Payload{p}
 	}
-	s := r.of(agent)
 	if text, ok := textOf(p); ok {
-		if s.textNew {
-			return []Payload{p}
-		}
 		off := s.off
 		s.off += len(text)
 		switch {
+		case s.textNew || off == len(s.text):
+			s.textNew = true
+			s.text += text
+			return []Payload{p}
 		case off+len(text) <= len(s.text):
 			if s.text[off:off+len(text)] == text {
-				return nil // streamed before
-			}
-		case off < len(s.text):
-			if k := len(s.text) - off; text[:k] == s.text[off:] {
-				s.textNew = true
-				return []Payload{withText(p, text[k:])}
+				return nil // delivered before
 			}
 		default:
-			s.textNew = true
-			return []Payload{p}
+			if k := len(s.text) - off; text[:k] == s.text[off:] {
+				s.textNew = true
+				s.text += text[k:]
+				return []Payload{withText(p, text[k:])}
+			}
 		}
 		s.textNew = true
-		return []Payload{StreamResetData{Text: s.text[:off] + text}}
+		s.text = s.text[:off] + text
+		return []Payload{StreamResetData{Text: s.text}}
 	}
 	var out []Payload
 	if !s.textNew && s.off < len(s.text) && (s.otherNew || s.n >= len(s.others)) {
-		// A new event while committed text is still to be retraced: the
-		// new attempt streamed less than the earlier one had.
+		// A new event while delivered text is still to be retraced: this
+		// attempt streamed less than an earlier one had.
 		s.textNew = true
-		out = append(out, StreamResetData{Text: s.text[:s.off]})
-	}
-	if s.otherNew {
-		return append(out, p)
+		s.text = s.text[:s.off]
+		out = append(out, StreamResetData{Text: s.text})
 	}
 	i := s.n
 	s.n++
-	if i < len(s.others) {
+	if !s.otherNew && i < len(s.others) {
 		if s.others[i] == p.EventType() {
-			return out // emitted before
+			return out // delivered before
 		}
-		if r.diverged != nil {
-			r.diverged(agent, s.others[i], p.EventType())
+		if diverged != nil {
+			diverged(s.others[i], p.EventType())
 		}
 	}
 	s.otherNew = true
+	s.others = append(s.others[:i], p.EventType())
 	return append(out, p)
 }
 

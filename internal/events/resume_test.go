@@ -304,3 +304,82 @@ func init() {
 	// The payloads of resuming join the samples every type is tested with.
 	samples = append(samples, RunResumedData{Attempt: 2, After: 17}, StreamResetData{Text: "The cable [1] <failed>.\n"})
 }
+
+// TestRetraceAttempts: one agent's events from successive attempts, each
+// cut anywhere, streamed in other chunks, or with other text, are
+// delivered once: the delivered non-text events are the agent's, in
+// order, and the text a subscriber rebuilds from the deltas and resets is
+// the last attempt's; an attempt that retraces what was delivered
+// delivers nothing.
+func TestRetraceAttempts(t *testing.T) {
+	last := deterministicRun(7)[0]
+	others := func(ps []Payload) []Type {
+		var out []Type
+		for _, p := range ps {
+			if _, ok := textOf(p); !ok && p.EventType() != StreamReset {
+				out = append(out, p.EventType())
+			}
+		}
+		return out
+	}
+	rebuilt := func(ps []Payload) string {
+		var b strings.Builder
+		for _, p := range ps {
+			switch d := p.(type) {
+			case DeltaData:
+				b.WriteString(d.Text)
+			case StreamResetData:
+				b.Reset()
+				b.WriteString(d.Text)
+			}
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name  string
+		first []Payload
+		reset bool // the first attempt's text was other
+	}{
+		{"same chunks", deterministicRun(7)[0], false},
+		{"other chunks", deterministicRun(3)[0], false},
+		{"other text", func() []Payload {
+			var out []Payload
+			for _, p := range deterministicRun(5)[0] {
+				if d, ok := p.(DeltaData); ok {
+					p = DeltaData{Text: strings.ToUpper(d.Text)}
+				}
+				out = append(out, p)
+			}
+			return out
+		}(), true},
+	} {
+		for cut := range len(tc.first) + 1 {
+			var r Retrace
+			var got []Payload
+			for _, p := range tc.first[:cut] {
+				got = append(got, r.Pass(p)...)
+			}
+			for range 2 { // the last attempt, then one that retraces it
+				r.Restart()
+				for _, p := range last {
+					got = append(got, r.Pass(p)...)
+				}
+			}
+			if g, w := others(got), others(last); !reflect.DeepEqual(g, w) {
+				t.Errorf("%s, cut %d: delivered %v; want %v", tc.name, cut, g, w)
+			}
+			if g, w := rebuilt(got), rebuilt(last); g != w {
+				t.Errorf("%s, cut %d: text %q; want %q", tc.name, cut, g, w)
+			}
+			resets := 0
+			for _, p := range got {
+				if p.EventType() == StreamReset {
+					resets++
+				}
+			}
+			if resets > 0 && !tc.reset || resets > 1 {
+				t.Errorf("%s, cut %d: %d stream resets", tc.name, cut, resets)
+			}
+		}
+	}
+}

@@ -161,6 +161,45 @@ func (j *Journal) WriteHeader(ctx context.Context, h Header) error {
 	return nil
 }
 
+// Import appends to the journal's log the entries of another log of the
+// same run (a worker's, whose agents journaled their calls there) whose
+// scope keep accepts and which the log does not hold yet (the same scope,
+// kind, key and occurrence), in their order, and returns how many it
+// appended. Headers are not imported. A journal without a log imports
+// nothing.
+func (j *Journal) Import(ctx context.Context, entries [][]byte, keep func(scope string) bool) (int, error) {
+	if j.opts.Log == nil {
+		return 0, nil
+	}
+	have, err := j.opts.Log.Entries(ctx, j.run)
+	if err != nil {
+		return 0, fmt.Errorf("journal: read run %s: %w", j.run, err)
+	}
+	known := map[Ref]bool{}
+	for _, b := range have {
+		if e, err := Decode(b); err == nil {
+			known[Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}] = true
+		}
+	}
+	n := 0
+	for i, b := range entries {
+		e, err := Decode(b)
+		if err != nil {
+			return n, fmt.Errorf("journal: run %s, imported entry %d: %w", j.run, i+1, err)
+		}
+		ref := Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}
+		if e.Kind == KindHeader || !keep(e.Scope) || known[ref] {
+			continue
+		}
+		if err := j.opts.Log.Append(ctx, j.run, b); err != nil {
+			return n, fmt.Errorf("journal: run %s: import: %w", j.run, err)
+		}
+		known[ref] = true
+		n++
+	}
+	return n, nil
+}
+
 // Stats returns what the journal has done so far.
 func (j *Journal) Stats() Stats {
 	j.mu.Lock()
