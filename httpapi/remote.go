@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/events"
@@ -60,8 +61,36 @@ func remoteRun(id string, last deepresearch.StoredEvent) deepresearch.StoredRun 
 	run := deepresearch.StoredRun{ID: id, Status: deepresearch.StatusRunning, Events: last.Seq}
 	if status, msg, ok := endOf(last); ok {
 		run.Status, run.Error = status, msg
+		var e struct {
+			Time time.Time `json:"time"`
+		}
+		if json.Unmarshal(last.JSON, &e) == nil {
+			run.Finished = e.Time
+		}
 	}
 	return run
+}
+
+// remoteStartTry bounds remoteStart.
+const remoteStartTry = 2 * time.Second
+
+// remoteStart fills in the question and creation time of run, another
+// server process's, from its first event (run.started) in Config.Remote.
+// A first event that cannot be read soon leaves them empty: the status is
+// what the view is for.
+func (s *Server) remoteStart(ctx context.Context, run *deepresearch.StoredRun) {
+	ctx, cancel := context.WithTimeout(ctx, remoteStartTry)
+	defer cancel()
+	s.cfg.Remote.Follow(ctx, run.ID, 0, func(e deepresearch.StoredEvent) bool { //nolint:errcheck // see above
+		var first struct {
+			Time time.Time             `json:"time"`
+			Data events.RunStartedData `json:"data"`
+		}
+		if events.Type(e.Type) == events.RunStarted && json.Unmarshal(e.JSON, &first) == nil {
+			run.Question, run.Created = first.Data.Question, first.Time
+		}
+		return false
+	})
 }
 
 // endOf says whether e is the last event of its run, and the status it

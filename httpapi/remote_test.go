@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/sqlitestore"
@@ -77,12 +78,20 @@ func TestRemoteRun(t *testing.T) {
 	}
 
 	var view struct {
-		Status string `json:"status"`
-		Events uint64 `json:"events"`
+		Status   string    `json:"status"`
+		Events   uint64    `json:"events"`
+		Question string    `json:"question"`
+		Created  time.Time `json:"created"`
+		Finished time.Time `json:"finished"`
 	}
 	readJSON(t, b.do("GET", "/v1/research/"+id, ""), &view)
-	if view.Status != "finished" || view.Events != uint64(len(got)) {
-		t.Errorf("status %+v", view)
+	own, err := a.store.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view.Status != "finished" || view.Events != uint64(len(got)) || view.Question != own.Question ||
+		view.Created.IsZero() || view.Finished.Before(view.Created) {
+		t.Errorf("status %+v; the run's own server says %+v", view, own)
 	}
 	for _, c := range []struct{ method, path, want string }{
 		{"GET", "/v1/research/" + id + "?format=md", "another server process"},

@@ -93,6 +93,9 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !asked {
+		if remote {
+			s.remoteStart(r.Context(), &run)
+		}
 		v := runView{StoredRun: run, URLs: runURLs(run.ID)}
 		if rep != nil {
 			if md, err := rep.Render(deepresearch.FormatMarkdown); err == nil {

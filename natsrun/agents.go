@@ -1,6 +1,7 @@
 package natsrun
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -180,8 +181,12 @@ const eventTry = 30 * time.Second
 // number (an SSE Last-Event-ID). Give its Event method to Research as the
 // sink (or one of the sinks) of a coordinator's run. Event waits until the
 // stream has stored the event: a run emits its events one at a time, and
-// a slow cluster slows it. An event that cannot be stored within 30s is
-// skipped (Follow then goes on after it) and Err says so; the run goes on.
+// a slow cluster slows it. An event that cannot be stored within Try
+// (default 30s) is skipped (Follow then goes on after it) and Err says
+// so; the run goes on. After such a failure the log does not wait on the
+// cluster again at every event: for the next Try it skips events at once,
+// then tries one for a fifteenth of Try, and goes back to waiting once
+// one is stored.
 //
 // EventLog is safe for concurrent use; it owns no goroutine.
 type EventLog struct {
@@ -190,18 +195,42 @@ type EventLog struct {
 	// Attempt numbers the coordinator's attempt at the run (HeaderAttempt;
 	// 0 means 1).
 	Attempt int
+	// Try bounds the wait for one event to be stored (0: 30s).
+	Try time.Duration
 
-	mu  sync.Mutex
-	err error
+	mu     sync.Mutex
+	err    error
+	failed time.Time // when the last event could not be stored; zero after one was
 }
 
 // Event publishes e.
 func (l *EventLog) Event(e deepresearch.Event) {
-	data, err := e.MarshalJSON()
+	try := cmp.Or(l.Try, eventTry)
+	l.mu.Lock()
+	failed := l.failed
+	l.mu.Unlock()
+	var err error
+	switch {
+	case failed.IsZero():
+	case time.Since(failed) < try:
+		err = fmt.Errorf("natsrun: event %d of %s: not published: the events stream could not store an event %s ago", e.Seq, e.RunID, time.Since(failed).Round(time.Millisecond))
+	default:
+		try = max(try/15, 100*time.Millisecond)
+	}
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), eventTry)
-		err = PublishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
-		cancel()
+		var data []byte
+		if data, err = e.MarshalJSON(); err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), try)
+			err = PublishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
+			cancel()
+		}
+		l.mu.Lock()
+		if err == nil {
+			l.failed = time.Time{}
+		} else {
+			l.failed = time.Now()
+		}
+		l.mu.Unlock()
 	}
 	if err != nil {
 		l.mu.Lock()

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
@@ -214,4 +217,88 @@ func TestAgentsReportLive(t *testing.T) {
 			t.Errorf("live event %d is %s #%d; the result's is %s #%d", i, e.Type, e.Seq, res.Events[i].Type, res.Events[i].Seq)
 		}
 	}
+}
+
+// TestEventLogOutage: while the events stream cannot store events (its
+// server is down), EventLog skips them, saying so in Err, and the run
+// goes on; once the server is back, the log publishes events again, and a
+// follower gets those stored before and after the outage.
+func TestEventLogOutage(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := srv.Addr().(*net.TCPAddr).Port
+	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	cfg := natsrun.Config{Prefix: "droutage"}
+	ctx := context.Background()
+	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	log := &natsrun.EventLog{JS: js, Config: cfg, Try: 300 * time.Millisecond}
+	event := func(seq uint64) {
+		log.Event(deepresearch.Event{RunID: "run1", Seq: seq, Time: time.Now(), Type: "run.started", Agent: -1,
+			Data: events.RunStartedData{Question: question}})
+	}
+	event(1)
+	if err := log.Err(); err != nil {
+		t.Fatalf("before the outage: %v", err)
+	}
+	srv.Close()
+	for seq := uint64(2); seq <= 40; seq++ {
+		event(seq)
+	}
+	if log.Err() == nil {
+		t.Fatal("no error while the server was down")
+	}
+	srv, err = natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: dir, Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	// Events go on until the log stores them again (a failure timeout only).
+	var seq uint64 = 40
+	for deadline := time.Now().Add(time.Minute); ; {
+		seq++
+		event(seq)
+		got := lastSeq(t, js, cfg, "run1")
+		if got == int64(seq) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("event %d not stored a minute after the server came back (last stored %d)", seq, got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var first int64
+	fctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	natsrun.Follow(fctx, js, cfg, "run1", 0, func(s int64, _ []byte) bool { first = s; return false }) //nolint:errcheck // checked below
+	if first != 1 {
+		t.Errorf("the follower's first event is %d; want 1, stored before the outage", first)
+	}
+}
+
+// lastSeq is the sequence number of run's last stored event (0: none).
+func lastSeq(t *testing.T, js jetstream.JetStream, cfg natsrun.Config, run string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	n := natsrun.NamesOf(cfg)
+	st, err := js.Stream(ctx, n.EventsStream)
+	if err != nil {
+		return 0
+	}
+	m, err := st.GetLastMsgForSubject(ctx, n.Events(run))
+	if err != nil {
+		return 0
+	}
+	seq, _ := strconv.ParseInt(m.Header.Get(natsrun.HeaderSeq), 10, 64)
+	return seq
 }
