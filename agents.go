@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/events"
@@ -33,9 +34,12 @@ import (
 // its place among the agent's events, streamed text by its span, so what
 // the new attempt does again is not emitted twice, what goes past it is
 // emitted, and where the new attempt's report departs from the text
-// streamed so far a stream.reset gives the new text. A subscriber thus
-// sees every event of an agent once and a report's text as the run kept
-// it.
+// streamed so far (or stops short of it) a stream.reset gives the text
+// that stands. A subscriber thus sees every event of an agent once, and a
+// report's text as the run kept it — unless the attempts differ in
+// events other than text (an attempt that failed where the next goes
+// on), when the lost attempt's events from there on stand beside the
+// new one's, as in a resumed run.
 //
 // Budgets: each agent's Budget travels with its task. The run's budgets
 // (Config.MaxRunTokens, MaxCost, MaxRunTime) are counted as each agent's
@@ -186,7 +190,8 @@ func (job AgentJob) check() error {
 // making them again. The run's budgets are not known here (see
 // AgentRunner); the job's Budget bounds the agent. progress, when not
 // nil, is given each of the agent's events as it is emitted, in the
-// order of AgentResult.Events, from the agent's goroutine; it must not
+// order of AgentResult.Events, one call at a time (under the agent's
+// emitter's lock, from whichever of its goroutines emits); it must not
 // block long.
 //
 // A failed agent is a result, not an error. ServeAgent returns an error
@@ -272,6 +277,8 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 		kind := events.FailError
 		if ctx.Err() != nil {
 			kind = events.FailCanceled
+		} else {
+			r.importJournal(ctx, req.RunID, task) // a task that failed on every delivery made calls too
 		}
 		return agentOutcome{failure: &Failure{Kind: kind, Error: err.Error()}, err: err}
 	}
@@ -312,7 +319,7 @@ type relay struct {
 func (rl *relay) progress(attempt, n int, e Event) {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
-	if rl.done || attempt < rl.attempt || e.Data == nil {
+	if rl.done || attempt < rl.attempt {
 		return
 	}
 	if attempt > rl.attempt {
@@ -324,6 +331,9 @@ func (rl *relay) progress(attempt, n int, e Event) {
 		return
 	}
 	rl.next++
+	if e.Data == nil {
+		return
+	}
 	for _, p := range rl.retrace.Pass(e.Data) {
 		rl.emit(p)
 	}
@@ -344,7 +354,13 @@ func (rl *relay) final(evs []Event) {
 			rl.emit(p)
 		}
 	}
+	for _, p := range rl.retrace.End() {
+		rl.emit(p)
+	}
 }
+
+// importTry bounds importJournal.
+const importTry = 30 * time.Second
 
 // importJournal copies task's agent's entries from the workers' journal
 // (WorkerJournal) into the run's own, when the runner has one and the run
@@ -356,7 +372,11 @@ func (r *Researcher) importJournal(ctx context.Context, run string, task agent.T
 	if !ok || j == nil {
 		return
 	}
-	ctx = context.WithoutCancel(ctx) // the result is taken: keep its calls
+	// The result is taken: its calls are kept even when the run ends
+	// now, within a bound, as a cluster that stopped answering would hold
+	// the agent for ever.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importTry)
+	defer cancel()
 	scope := scopeAgent(task.ID)
 	entries, err := wj.Journal(ctx, run)
 	if err == nil {

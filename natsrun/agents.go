@@ -183,10 +183,12 @@ const eventTry = 30 * time.Second
 // stream has stored the event: a run emits its events one at a time, and
 // a slow cluster slows it. An event that cannot be stored within Try
 // (default 30s) is skipped (Follow then goes on after it) and Err says
-// so; the run goes on. After such a failure the log does not wait on the
-// cluster again at every event: for the next Try it skips events at once,
-// then tries one for a fifteenth of Try, and goes back to waiting once
-// one is stored.
+// so; the run goes on. After such a failure of the cluster (a timeout, a
+// lost connection; not an event of its own that is refused, too large
+// say) the log does not wait on the cluster again at every event: for the
+// next Try it skips events at once, then tries one for a fifteenth of
+// Try (and, failing, skips for another Try), and goes back to waiting
+// once one is stored.
 //
 // EventLog is safe for concurrent use; it owns no goroutine.
 type EventLog struct {
@@ -225,10 +227,11 @@ func (l *EventLog) Event(e deepresearch.Event) {
 			cancel()
 		}
 		l.mu.Lock()
-		if err == nil {
+		switch {
+		case err == nil:
 			l.failed = time.Time{}
-		} else {
-			l.failed = time.Now()
+		case transient(err):
+			l.failed = time.Now() // the cluster, not this event
 		}
 		l.mu.Unlock()
 	}

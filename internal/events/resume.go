@@ -76,7 +76,7 @@ type resumer struct {
 // concurrent use.
 type Retrace struct {
 	others []Type // the delivered events other than text, in order
-	text   string // the delivered streamed text
+	text   []byte // the delivered streamed text
 
 	n        int  // other events of this attempt so far
 	off      int  // bytes of text of this attempt so far
@@ -121,10 +121,10 @@ func newResumer(prior []Event) (*resumer, error) {
 		switch d := e.Data.(type) {
 		case RunResumedData:
 		case StreamResetData:
-			s.text = d.Text
+			s.text = append(s.text[:0], d.Text...)
 		default:
 			if t, ok := textOf(e.Data); ok {
-				s.text += t
+				s.text = append(s.text, t...)
 				continue
 			}
 			s.others = append(s.others, e.Type)
@@ -159,41 +159,44 @@ func (r *resumer) pass(agent int, p Payload) []Payload {
 func (s *Retrace) Pass(p Payload) []Payload { return s.pass(p, nil) }
 
 func (s *Retrace) pass(p Payload, diverged func(committed, got Type)) []Payload {
-	switch p.(type) {
-	case RunResumedData, StreamResetData:
+	switch d := p.(type) {
+	case RunResumedData:
+		return []Payload{p}
+	case StreamResetData:
+		// A reset from upstream (a runner's relay) replaces the text.
+		s.text, s.off, s.textNew = append(s.text[:0], d.Text...), len(d.Text), true
 		return []Payload{p}
 	}
 	if text, ok := textOf(p); ok {
+		if text == "" {
+			if s.textNew {
+				return []Payload{p}
+			}
+			return nil
+		}
 		off := s.off
 		s.off += len(text)
 		switch {
 		case s.textNew || off == len(s.text):
 			s.textNew = true
-			s.text += text
+			s.text = append(s.text, text...)
 			return []Payload{p}
 		case off+len(text) <= len(s.text):
-			if s.text[off:off+len(text)] == text {
+			if string(s.text[off:off+len(text)]) == text {
 				return nil // delivered before
 			}
 		default:
-			if k := len(s.text) - off; text[:k] == s.text[off:] {
+			if k := len(s.text) - off; text[:k] == string(s.text[off:]) {
 				s.textNew = true
-				s.text += text[k:]
+				s.text = append(s.text, text[k:]...)
 				return []Payload{withText(p, text[k:])}
 			}
 		}
 		s.textNew = true
-		s.text = s.text[:off] + text
-		return []Payload{StreamResetData{Text: s.text}}
+		s.text = append(s.text[:off], text...)
+		return []Payload{StreamResetData{Text: string(s.text)}}
 	}
-	var out []Payload
-	if !s.textNew && s.off < len(s.text) && (s.otherNew || s.n >= len(s.others)) {
-		// A new event while delivered text is still to be retraced: this
-		// attempt streamed less than an earlier one had.
-		s.textNew = true
-		s.text = s.text[:s.off]
-		out = append(out, StreamResetData{Text: s.text})
-	}
+	out := s.End()
 	i := s.n
 	s.n++
 	if !s.otherNew && i < len(s.others) {
@@ -207,6 +210,20 @@ func (s *Retrace) pass(p Payload, diverged func(committed, got Type)) []Payload 
 	s.otherNew = true
 	s.others = append(s.others[:i], p.EventType())
 	return append(out, p)
+}
+
+// End returns the StreamReset to deliver when this attempt's text stops
+// short of the delivered text, and no event of it is still to come that
+// retraces the rest: an attempt that streamed less than an earlier one
+// had. Pass calls it before an event that is new; a relay calls it when
+// an attempt has given its last event.
+func (s *Retrace) End() []Payload {
+	if s.textNew || s.off >= len(s.text) || !s.otherNew && s.n < len(s.others) {
+		return nil
+	}
+	s.textNew = true
+	s.text = s.text[:s.off]
+	return []Payload{StreamResetData{Text: string(s.text)}}
 }
 
 // Resume makes e the emitter of a run that goes on after prior, the events

@@ -383,3 +383,50 @@ func TestRetraceAttempts(t *testing.T) {
 		}
 	}
 }
+
+// TestRetraceEnds: an attempt whose text stops short of what an earlier
+// one delivered, and gives no later event, ends with a reset to its own
+// text (End); a reset that comes from upstream into a resumed run
+// replaces the text the resumer retraces, so what follows continues it.
+func TestRetraceEnds(t *testing.T) {
+	var r Retrace
+	r.Pass(AgentStartedData{})
+	r.Pass(DeltaData{Text: "ABCDEF"})
+	r.Restart()
+	r.Pass(AgentStartedData{})
+	if got := r.Pass(DeltaData{Text: "ABC"}); len(got) != 0 {
+		t.Fatalf("a delta delivered before: %v", got)
+	}
+	if got := r.End(); !reflect.DeepEqual(got, []Payload{StreamResetData{Text: "ABC"}}) {
+		t.Errorf("End = %v; want a reset to ABC", got)
+	}
+	if got := r.End(); len(got) != 0 {
+		t.Errorf("End again = %v", got)
+	}
+
+	var first recorder
+	em := NewEmitter("r", nil, &first)
+	em.Emit(0, "", AgentStartedData{})
+	em.Emit(0, "", DeltaData{Text: "Hello world"})
+	var second recorder
+	em = NewEmitter("r", nil, &second)
+	if err := em.Resume(first.events, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	em.Emit(0, "", AgentStartedData{})
+	em.Emit(0, "", DeltaData{Text: "Hello"})
+	em.Emit(0, "", StreamResetData{Text: "Help"})
+	em.Emit(0, "", DeltaData{Text: " me"})
+	var text string
+	for _, e := range append(first.events, second.events...) {
+		switch d := e.Data.(type) {
+		case DeltaData:
+			text += d.Text
+		case StreamResetData:
+			text = d.Text
+		}
+	}
+	if text != "Help me" {
+		t.Errorf("a subscriber rebuilds %q; want %q", text, "Help me")
+	}
+}
