@@ -28,6 +28,9 @@ func (s storeRemote) LastEvent(ctx context.Context, id string) (deepresearch.Sto
 			return last, err
 		}
 		last = e
+		if e.Seq >= run.Events {
+			break // the last stored: a running run's stream goes on
+		}
 	}
 	return last, nil
 }
@@ -110,5 +113,80 @@ func TestRemoteRun(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusNotFound {
 		t.Errorf("a run no server holds: %s", res.Status)
+	}
+}
+
+// forwardRemote is a storeRemote that forwards requests to the server of
+// that store (Forwarder), with the bytes NATS would carry.
+type forwardRemote struct {
+	storeRemote
+	owner **Server
+}
+
+func (f forwardRemote) Ask(ctx context.Context, id string, req []byte) ([]byte, error) {
+	if ans, ok := (*f.owner).Answer(ctx, id, req, 0); ok {
+		return ans, nil
+	}
+	<-ctx.Done() // nobody answers: the asker waits for its time
+	return nil, ctx.Err()
+}
+
+// TestForwardedRequests: through a server whose Remote is a Forwarder,
+// what only a run's own server can do works from another server process:
+// the plan of a run awaiting review, its acceptance, the report in any
+// format (byte for byte the owner's), and the cancellation of a run; a
+// forwarded request is checked by the owner as its own (a token it does
+// not accept is refused); a run neither holds is still 404.
+func TestForwardedRequests(t *testing.T) {
+	reviewing := make(chan struct{}, 4)
+	a := newEnv(t, envOpts{token: "owner-token-0123456789", wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: reviewing} }})
+	defer a.close()
+	b := newEnv(t, envOpts{token: "owner-token-0123456789", remote: forwardRemote{storeRemote{a.store}, &a.srv}})
+	defer b.close()
+	auth := []string{"Authorization", "Bearer owner-token-0123456789"}
+
+	res := a.do("POST", "/v1/research", `{"question":"How were undersea cables laid?","review_plan":true,"max_tasks":2,"max_cycles":1}`, auth...)
+	var s started
+	readJSON(t, res, &s)
+	id := s.ID
+	<-reviewing
+	var plan deepresearch.Plan
+	readJSON(t, b.do("GET", "/v1/research/"+id+"/plan", "", auth...), &plan)
+	if len(plan.Tasks) == 0 {
+		t.Fatalf("the plan through the other server: %+v", plan)
+	}
+	if res := b.do("GET", "/v1/research/"+id+"/plan", "", "Authorization", "Bearer another-token-0123456789"); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a token the owner does not accept: %d; want 401", res.StatusCode)
+	}
+	if res := b.do("POST", "/v1/research/"+id+"/plan", `{"action":"accept"}`, auth...); res.StatusCode != http.StatusAccepted {
+		body, _ := io.ReadAll(res.Body)
+		t.Fatalf("accepting the plan through the other server: %d %s", res.StatusCode, body)
+	}
+	a.ended(id)
+	for _, f := range []string{"md", "html", "json"} {
+		want, got := a.do("GET", "/v1/research/"+id+"?format="+f, "", auth...), b.do("GET", "/v1/research/"+id+"?format="+f, "", auth...)
+		wb, _ := io.ReadAll(want.Body)
+		gb, _ := io.ReadAll(got.Body)
+		if got.StatusCode != http.StatusOK || string(gb) != string(wb) || got.Header.Get("Content-Type") != want.Header.Get("Content-Type") {
+			t.Errorf("format %s through the other server: %d %q, %d bytes; the owner's: %d %q, %d bytes",
+				f, got.StatusCode, got.Header.Get("Content-Type"), len(gb), want.StatusCode, want.Header.Get("Content-Type"), len(wb))
+		}
+	}
+
+	res = a.do("POST", "/v1/research", `{"question":"How were undersea cables repaired?","review_plan":true}`, auth...)
+	readJSON(t, res, &s)
+	<-reviewing
+	var view struct {
+		Status string `json:"status"`
+	}
+	readJSON(t, b.do("DELETE", "/v1/research/"+s.ID, "", auth...), &view)
+	if view.Status != string(deepresearch.StatusCanceled) {
+		t.Errorf("canceled through the other server, the run is %q", view.Status)
+	}
+	if run, err := a.store.Get(t.Context(), s.ID); err != nil || run.Status != deepresearch.StatusCanceled {
+		t.Errorf("its own server's store says %q (%v)", run.Status, err)
+	}
+	if res := b.do("GET", "/v1/research/0123456789abcdef/plan", "", auth...); res.StatusCode != http.StatusNotFound {
+		t.Errorf("a run neither holds: %d", res.StatusCode)
 	}
 }

@@ -77,6 +77,9 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if remote && asked && s.forwarded(w, r) {
+		return
+	}
 	var rep *deepresearch.Report
 	if run.Status.Ended() {
 		b, err := s.store.Report(r.Context(), run.ID)
@@ -134,7 +137,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
-	run, _, _, err := s.lookupAny(r)
+	run, _, remote, err := s.lookupAny(r)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -142,6 +145,9 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	lr := s.runs[run.ID]
 	s.mu.Unlock()
+	if lr == nil && remote && !run.Status.Ended() && s.forwarded(w, r) {
+		return
+	}
 	if lr == nil {
 		msg := fmt.Sprintf("run %s has already ended (%s)", run.ID, run.Status)
 		if !run.Status.Ended() {

@@ -137,6 +137,11 @@ func (n Names) Progress(run string, cycle, index int) string {
 	return n.prefix + ".progress." + run + "." + strconv.Itoa(cycle) + "." + strconv.Itoa(index)
 }
 
+// Control is the subject of the requests other server processes forward
+// for run to the one that runs it (Remote.Ask, Remote.AnswerRuns): plain
+// NATS request-reply, in no stream.
+func (n Names) Control(run string) string { return n.prefix + ".control." + run }
+
 // Journal is the subject of run's journal.
 func (n Names) Journal(run string) string { return n.prefix + ".journal." + run }
 

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch"
@@ -85,4 +88,69 @@ func stored(run string, seq int64, data []byte) deepresearch.StoredEvent {
 	}
 	json.Unmarshal(data, &head) //nolint:errcheck // an event without a type is sent without one
 	return deepresearch.StoredEvent{RunID: run, Seq: uint64(seq), Type: head.Type, JSON: b}
+}
+
+// Ask sends req to the server process that answers for run id
+// (AnswerRuns) and returns its answer: Remote is an httpapi.Forwarder, so
+// a run's report, its cancellation and a person's answers work through
+// any server process. It fails when no process answers before ctx ends.
+func (rm *Remote) Ask(ctx context.Context, id string, req []byte) ([]byte, error) {
+	if err := checkRun(id); err != nil {
+		return nil, err
+	}
+	m, err := rm.JS.Conn().RequestWithContext(ctx, NamesOf(rm.Config).Control(id), req)
+	if err != nil {
+		return nil, fmt.Errorf("natsrun: asking for run %s: %w", id, err)
+	}
+	return m.Data, nil
+}
+
+// answerTry bounds the answer to one forwarded request.
+const answerTry = time.Minute
+
+// AnswerRuns answers the requests other server processes forward (Ask)
+// with answer, until ctx is done: answer says false for a run this
+// process does not hold, and the request is left to the one that does
+// (limit is the most an answer may hold). Each request is answered on a
+// goroutine of its own, within a minute; AnswerRuns waits for those in
+// progress before it returns context.Cause(ctx), or fails at once when
+// it cannot subscribe.
+func (rm *Remote) AnswerRuns(ctx context.Context, answer func(ctx context.Context, run string, req []byte, limit int) ([]byte, bool)) error {
+	nc := rm.JS.Conn()
+	n := NamesOf(rm.Config)
+	prefix := n.Control("")
+	limit := int(nc.MaxPayload()) - 1024 // room for the reply's headers
+	var (
+		mu     sync.Mutex
+		closed bool
+		wg     sync.WaitGroup
+	)
+	sub, err := nc.Subscribe(n.Control("*"), func(m *nats.Msg) {
+		run := strings.TrimPrefix(m.Subject, prefix)
+		if m.Reply == "" || checkRun(run) != nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			return
+		}
+		wg.Go(func() {
+			actx, cancel := context.WithTimeout(ctx, answerTry)
+			defer cancel()
+			if ans, ok := answer(actx, run, m.Data, limit); ok {
+				m.Respond(ans) //nolint:errcheck // the asker times out
+			}
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("natsrun: answering for runs: %w", err)
+	}
+	<-ctx.Done()
+	sub.Unsubscribe() //nolint:errcheck // the connection's end ends it too
+	mu.Lock()
+	closed = true
+	mu.Unlock()
+	wg.Wait()
+	return context.Cause(ctx)
 }

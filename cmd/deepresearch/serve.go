@@ -133,8 +133,10 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	defer st.Close()
 	var remote httpapi.Remote // the runs of other server processes, with NATS
+	var peers *natsrun.Remote
 	if coord != nil {
-		remote = &natsrun.Remote{JS: coord.conn.js, Config: coord.conn.cfg}
+		peers = &natsrun.Remote{JS: coord.conn.js, Config: coord.conn.cfg}
+		remote = peers
 	}
 	srv, err := httpapi.New(httpapi.Config{
 		Runner: runner, Store: st, Token: s.Serve.Token, Remote: remote,
@@ -146,6 +148,19 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer srv.Close()
+	if peers != nil {
+		// What other server processes forward for this one's runs (their
+		// reports, cancellations, a person's answers) is answered here.
+		actx, stopAnswering := context.WithCancel(context.WithoutCancel(ctx))
+		answering := make(chan struct{})
+		go func() {
+			defer close(answering)
+			if err := peers.AnswerRuns(actx, srv.Answer); actx.Err() == nil {
+				logger.Error().Err(err).Msg("requests other server processes forward for this one's runs go unanswered")
+			}
+		}()
+		defer func() { stopAnswering(); <-answering }()
+	}
 	ln, err := net.Listen("tcp", s.Serve.Addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

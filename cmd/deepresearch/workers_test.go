@@ -380,9 +380,14 @@ func TestRunOnWorkers(t *testing.T) {
 		if res.StatusCode != http.StatusNotFound {
 			t.Errorf("an unknown run's events: %s", res.Status)
 		}
-		// Another server knows the run's status too, not its report.
-		if st := get(t, servers[2].url+"/v1/research/"+id); !strings.Contains(st, `"status":"finished"`) {
+		// Another server knows the run's status too, and gives its
+		// report, which the first server answers for it over NATS, byte
+		// for byte.
+		if st := get(t, servers[2].url+"/v1/research/"+id); !strings.Contains(st, `"status":"finished"`) || !strings.Contains(st, question) {
 			t.Errorf("the third server's view of the run: %s", st)
+		}
+		if md, want := get(t, servers[2].url+"/v1/research/"+id+"?format=md"), get(t, servers[0].url+"/v1/research/"+id+"?format=md"); md != want {
+			t.Errorf("the report through the third server:\n%s\nthe first server's:\n%s", md, want)
 		}
 	})
 
