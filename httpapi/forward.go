@@ -3,15 +3,20 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/output"
 )
 
 // A Forwarder is a Remote that can also pass a request for a run to the
@@ -29,26 +34,69 @@ type Forwarder interface {
 	Ask(ctx context.Context, id string, req []byte) ([]byte, error)
 }
 
-// forwardTry bounds the wait for a forwarded request's answer.
+// forwardTry bounds the wait for a forwarded request's answer; the
+// server that answers gives it AnswerTry, less, so that it does not act
+// on a request its asker has given up on.
 const forwardTry = 20 * time.Second
 
-// forwardedHeaders are the request headers a forwarded request carries:
-// the credentials, for the other server to check as its own, and what the
-// handlers read.
-var forwardedHeaders = []string{"Authorization", "Cookie", "Content-Type", "Accept", "Origin", "Sec-Fetch-Site"}
+// AnswerTry bounds the answer to one forwarded request (Answer's ctx).
+const AnswerTry = 15 * time.Second
 
-// answerHeaders are the response headers a forwarded answer carries.
-var answerHeaders = []string{"Content-Type", "Content-Disposition", "Content-Security-Policy", "Allow", "WWW-Authenticate"}
+// forwardedHeaders are the request headers a forwarded request carries:
+// what the handlers read. Credentials do not cross: the forwarding server
+// checked them, and signs the request with its token (forwardRequest.MAC)
+// for the answering server to check against its own.
+var forwardedHeaders = []string{"Content-Type", "Accept", "Origin", "Sec-Fetch-Site"}
+
+// forwardedRoutes are the requests for a run that are forwarded, by
+// method and the path after /v1/research/{id}: what only the server that
+// runs it can answer.
+var forwardedRoutes = map[[2]string]bool{
+	{http.MethodGet, ""}: true, {http.MethodDelete, ""}: true,
+	{http.MethodGet, "/plan"}: true, {http.MethodPost, "/plan"}: true, {http.MethodPost, "/input"}: true,
+}
+
+// answerTypes are the media types a forwarded answer may have: a report's
+// formats and JSON. Anything else is not an answer of this API.
+var answerTypes = func() map[string]bool {
+	m := map[string]bool{"application/json": true}
+	for _, f := range output.Formats {
+		m[f.MediaType()] = true
+	}
+	return m
+}()
+
+// answerCSP is the policy every forwarded answer is served under: the
+// report page's (no script, nothing from outside).
+const answerCSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
 // forwardRequest is a request for a run as it crosses to another server
 // process.
 type forwardRequest struct {
-	Method string      `json:"method"`
-	URI    string      `json:"uri"` // path and query
+	Method string `json:"method"`
+	// Route is the path after /v1/research/{id} ("", "/plan", "/input").
+	Route  string      `json:"route"`
+	Query  string      `json:"query,omitempty"`
 	Host   string      `json:"host"`
 	Header http.Header `json:"header,omitempty"`
 	Body   []byte      `json:"body,omitempty"`
+	// Time is when it was forwarded; MAC signs it with the forwarding
+	// server's token (none without one).
+	Time time.Time `json:"time"`
+	MAC  []byte    `json:"mac,omitempty"`
 }
+
+// mac is the signature of fr for run id under token: HMAC-SHA256 of what
+// the request does and when.
+func (fr forwardRequest) mac(id, token string) []byte {
+	h := hmac.New(sha256.New, []byte(token))
+	body := sha256.Sum256(fr.Body)
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%x", id, fr.Method, fr.Route, fr.Query, fr.Time.UTC().Format(time.RFC3339Nano), body)
+	return h.Sum(nil)
+}
+
+// forwardSkew is how old (or how far ahead) a forwarded request may be.
+const forwardSkew = time.Minute
 
 // forwardAnswer is that server's answer.
 type forwardAnswer struct {
@@ -58,7 +106,9 @@ type forwardAnswer struct {
 }
 
 // forwardedKey marks the context of a request another server process
-// forwarded here: it is never forwarded again.
+// forwarded here, signed with this server's token: it passes auth (the
+// forwarding server checked the client's credentials) and is never
+// forwarded again.
 type forwardedKey struct{}
 
 // forwarded passes r, a request for the run named by its path, to the
@@ -67,9 +117,9 @@ type forwardedKey struct{}
 // and writes that process's answer. It returns false, having written
 // nothing, when r is not to be forwarded or no process answered: the
 // handler then answers as for a run it does not hold.
-func (s *Server) forwarded(w http.ResponseWriter, r *http.Request) bool {
+func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string) bool {
 	f, ok := s.cfg.Remote.(Forwarder)
-	if !ok || r.Context().Value(forwardedKey{}) != nil {
+	if !ok || r.Context().Value(forwardedKey{}) != nil || !forwardedRoutes[[2]string{r.Method, route}] {
 		return false
 	}
 	id := r.PathValue("id")
@@ -81,14 +131,23 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request) bool {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	if err != nil {
+		var big *http.MaxBytesError
+		if errors.As(err, &big) {
+			writeError(w, http.StatusRequestEntityTooLarge, typeInvalid, fmt.Sprintf("the request body is larger than %d bytes", big.Limit))
+			return true
+		}
 		s.fail(w, badRequest("the request body: %v", err))
 		return true
 	}
-	req := forwardRequest{Method: r.Method, URI: r.URL.RequestURI(), Host: r.Host, Header: http.Header{}, Body: body}
+	req := forwardRequest{Method: r.Method, Route: route, Query: r.URL.RawQuery, Host: r.Host, Header: http.Header{},
+		Body: body, Time: clock.Real().Now()}
 	for _, h := range forwardedHeaders {
 		if v := r.Header.Values(h); len(v) > 0 {
 			req.Header[h] = v
 		}
+	}
+	if s.cfg.Token != "" {
+		req.MAC = req.mac(id, s.cfg.Token)
 	}
 	data, err := json.Marshal(req)
 	if err != nil {
@@ -101,8 +160,13 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request) bool {
 	var ans forwardAnswer
 	if err == nil {
 		err = json.Unmarshal(b, &ans)
-		if err == nil && (ans.Status < 100 || ans.Status > 599) {
+		mt := strings.ToLower(ans.Header.Get("Content-Type"))
+		switch {
+		case err != nil:
+		case ans.Status < 200 || ans.Status > 599:
 			err = fmt.Errorf("its answer has status %d", ans.Status)
+		case len(ans.Body) > 0 && !answerTypes[mt]:
+			err = fmt.Errorf("its answer has content type %q", mt)
 		}
 	}
 	switch {
@@ -117,51 +181,69 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request) bool {
 		writeError(w, http.StatusBadGateway, typeServer, fmt.Sprintf("run %s runs in another server process, which could not be asked: %v", id, err))
 		return true
 	}
-	for _, h := range answerHeaders {
+	for _, h := range []string{"Content-Type", "Content-Disposition", "Allow", "WWW-Authenticate"} {
 		if v := ans.Header.Values(h); len(v) > 0 {
 			w.Header()[h] = v
 		}
 	}
+	w.Header().Set("Content-Security-Policy", answerCSP)
 	w.WriteHeader(ans.Status)
 	w.Write(ans.Body) //nolint:errcheck // the client left
 	return true
 }
 
 // Answer handles req, a request another server process forwarded
-// (Forwarder.Ask) for run id, when this server holds the run in its store,
-// and returns its answer, at most limit bytes long (0: no limit; a longer
-// one says so instead). It returns false, to leave the request to the
-// process that holds the run, when this one does not, or req is not one
-// (a request of another version, say). The forwarded request goes through
-// this server's own checks: its credentials are this server's to accept.
+// (Forwarder.Ask) for run id, and returns its answer, at most limit bytes
+// long (0: no limit; a longer one says so instead). It answers for a run
+// this process runs (its cancellation, its plan, a person's answers) or,
+// for its report and status, one its store holds; otherwise, or for a
+// request that is not one of those (of another version, say), it returns
+// false, to leave the request to the process that does. A request must be
+// signed with this server's token (when it has one), and recent: the
+// forwarding server checked the client's credentials against its own
+// token, so servers that forward to each other share serve.token. ctx
+// should end within AnswerTry; an answer cut short by it is no answer.
 func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) ([]byte, bool) {
 	var fr forwardRequest
-	if json.Unmarshal(req, &fr) != nil || fr.Method == "" || len(fr.URI) == 0 || fr.URI[0] != '/' {
+	if json.Unmarshal(req, &fr) != nil || !forwardedRoutes[[2]string{fr.Method, fr.Route}] {
 		return nil, false
-	}
-	if path, _, _ := strings.Cut(fr.URI, "?"); path != "/v1/research/"+id && !strings.HasPrefix(path, "/v1/research/"+id+"/") {
-		return nil, false // only the run's own endpoints are answered for others
 	}
 	if _, err := s.store.Get(ctx, id); err != nil {
 		return nil, false
 	}
-	hr, err := http.NewRequestWithContext(context.WithValue(ctx, forwardedKey{}, true), fr.Method, fr.URI, bytes.NewReader(fr.Body))
-	if err != nil {
-		return nil, false
-	}
-	hr.Host = fr.Host
-	for _, h := range forwardedHeaders {
-		if v := fr.Header.Values(h); len(v) > 0 {
-			hr.Header[h] = v
+	if fr.Method != http.MethodGet || fr.Route != "" {
+		s.mu.Lock()
+		lr := s.runs[id]
+		s.mu.Unlock()
+		if lr == nil {
+			return nil, false // another process runs it (a store they share)
 		}
 	}
 	rec := &recorder{header: http.Header{}}
-	s.ServeHTTP(rec, hr)
-	ans := forwardAnswer{Status: rec.status, Header: http.Header{}, Body: rec.body.Bytes()}
-	if ans.Status == 0 {
-		ans.Status = http.StatusOK
+	if age := clock.Real().Now().Sub(fr.Time); s.cfg.Token != "" && (!hmac.Equal(fr.MAC, fr.mac(id, s.cfg.Token)) || age > forwardSkew || age < -forwardSkew) {
+		writeError(rec, http.StatusUnauthorized, typeAuth, "the server that runs this run does not accept the credentials of the server that forwarded the request (servers that forward to each other need the same serve.token and clocks within a minute)")
+	} else {
+		uri := "/v1/research/" + url.PathEscape(id) + fr.Route
+		if fr.Query != "" {
+			uri += "?" + fr.Query
+		}
+		hr, err := http.NewRequestWithContext(context.WithValue(ctx, forwardedKey{}, true), fr.Method, uri, bytes.NewReader(fr.Body))
+		if err != nil {
+			return nil, false
+		}
+		hr.Host = fr.Host
+		for _, h := range forwardedHeaders {
+			if v := fr.Header.Values(h); len(v) > 0 {
+				hr.Header[h] = v
+			}
+		}
+		s.ServeHTTP(rec, hr)
+		if ctx.Err() != nil || rec.status == 0 {
+			return nil, false
+		}
 	}
-	for _, h := range answerHeaders {
+	ans := forwardAnswer{Status: rec.status, Header: http.Header{}, Body: rec.body.Bytes()}
+	for _, h := range []string{"Content-Type", "Content-Disposition", "Allow", "WWW-Authenticate"} {
 		if v := rec.header.Values(h); len(v) > 0 {
 			ans.Header[h] = v
 		}

@@ -223,7 +223,7 @@ func (s *Server) lastEvent(ctx context.Context, run deepresearch.StoredRun, t ev
 // postInput answers a run's clarifying questions: {"answers": ["…", …]},
 // one a question, in order ("" keeps a question's assumption).
 func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
-	if s.forwarded(w, r) {
+	if s.forwarded(w, r, "/input") {
 		return
 	}
 	wt, run, err := s.waiting(r, deepresearch.StatusNeedsInput)
@@ -267,7 +267,7 @@ func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
 // getPlan returns the plan a run waits to have reviewed, as its
 // plan.review_requested event carries it.
 func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
-	if s.forwarded(w, r) {
+	if s.forwarded(w, r, "/plan") {
 		return
 	}
 	_, run, err := s.waiting(r, deepresearch.StatusAwaitingPlan)
@@ -288,7 +288,7 @@ func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
 // proposed), {"action": "reject"}, or a plan ({"tasks": […]}, as GET
 // returns it, edited) to research instead.
 func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
-	if s.forwarded(w, r) {
+	if s.forwarded(w, r, "/plan") {
 		return
 	}
 	wt, run, err := s.waiting(r, deepresearch.StatusAwaitingPlan)

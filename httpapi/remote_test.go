@@ -2,9 +2,12 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,10 +124,14 @@ func TestRemoteRun(t *testing.T) {
 type forwardRemote struct {
 	storeRemote
 	owner **Server
+	asked *atomic.Int32
 }
 
 func (f forwardRemote) Ask(ctx context.Context, id string, req []byte) ([]byte, error) {
-	if ans, ok := (*f.owner).Answer(ctx, id, req, 0); ok {
+	f.asked.Add(1)
+	actx, cancel := context.WithTimeout(ctx, AnswerTry)
+	defer cancel()
+	if ans, ok := (*f.owner).Answer(actx, id, req, 0); ok {
 		return ans, nil
 	}
 	<-ctx.Done() // nobody answers: the asker waits for its time
@@ -135,14 +142,19 @@ func (f forwardRemote) Ask(ctx context.Context, id string, req []byte) ([]byte, 
 // what only a run's own server can do works from another server process:
 // the plan of a run awaiting review, its acceptance, the report in any
 // format (byte for byte the owner's), and the cancellation of a run; a
-// forwarded request is checked by the owner as its own (a token it does
-// not accept is refused); a run neither holds is still 404.
+// forwarded request is signed with the forwarding server's token, which
+// the owner checks against its own (a server with another token is
+// refused, by the owner); a percent-encoded run ID is the run's; a run
+// neither holds is still 404.
 func TestForwardedRequests(t *testing.T) {
 	reviewing := make(chan struct{}, 4)
 	a := newEnv(t, envOpts{token: "owner-token-0123456789", wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: reviewing} }})
 	defer a.close()
-	b := newEnv(t, envOpts{token: "owner-token-0123456789", remote: forwardRemote{storeRemote{a.store}, &a.srv}})
+	var asked atomic.Int32
+	b := newEnv(t, envOpts{token: "owner-token-0123456789", remote: forwardRemote{storeRemote{a.store}, &a.srv, &asked}})
 	defer b.close()
+	c := newEnv(t, envOpts{token: "other-token-0123456789", remote: forwardRemote{storeRemote{a.store}, &a.srv, &asked}})
+	defer c.close()
 	auth := []string{"Authorization", "Bearer owner-token-0123456789"}
 
 	res := a.do("POST", "/v1/research", `{"question":"How were undersea cables laid?","review_plan":true,"max_tasks":2,"max_cycles":1}`, auth...)
@@ -155,8 +167,13 @@ func TestForwardedRequests(t *testing.T) {
 	if len(plan.Tasks) == 0 {
 		t.Fatalf("the plan through the other server: %+v", plan)
 	}
-	if res := b.do("GET", "/v1/research/"+id+"/plan", "", "Authorization", "Bearer another-token-0123456789"); res.StatusCode != http.StatusUnauthorized {
-		t.Errorf("a token the owner does not accept: %d; want 401", res.StatusCode)
+	before := asked.Load()
+	if res := c.do("GET", "/v1/research/"+id+"/plan", "", "Authorization", "Bearer other-token-0123456789"); res.StatusCode != http.StatusUnauthorized || asked.Load() != before+1 {
+		t.Errorf("through a server with another token: %d, %d asked; want 401 from the owner", res.StatusCode, asked.Load()-before)
+	}
+	escaped := "/v1/research/" + strings.ReplaceAll(url.PathEscape(id), id[:1], fmt.Sprintf("%%%02X", id[0])) + "/plan"
+	if res := b.do("GET", escaped, "", auth...); res.StatusCode != http.StatusOK {
+		t.Errorf("GET %s through the other server: %d", escaped, res.StatusCode)
 	}
 	if res := b.do("POST", "/v1/research/"+id+"/plan", `{"action":"accept"}`, auth...); res.StatusCode != http.StatusAccepted {
 		body, _ := io.ReadAll(res.Body)

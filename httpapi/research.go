@@ -77,7 +77,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if remote && asked && s.forwarded(w, r) {
+	if remote && asked && s.forwarded(w, r, "") {
 		return
 	}
 	var rep *deepresearch.Report
@@ -145,7 +145,7 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	lr := s.runs[run.ID]
 	s.mu.Unlock()
-	if lr == nil && remote && !run.Status.Ended() && s.forwarded(w, r) {
+	if lr == nil && remote && !run.Status.Ended() && s.forwarded(w, r, "") {
 		return
 	}
 	if lr == nil {

@@ -105,14 +105,15 @@ func (rm *Remote) Ask(ctx context.Context, id string, req []byte) ([]byte, error
 	return m.Data, nil
 }
 
-// answerTry bounds the answer to one forwarded request.
-const answerTry = time.Minute
+// answerTry bounds the answer to one forwarded request: less than the
+// asker waits (httpapi.AnswerTry).
+const answerTry = 15 * time.Second
 
 // AnswerRuns answers the requests other server processes forward (Ask)
 // with answer, until ctx is done: answer says false for a run this
 // process does not hold, and the request is left to the one that does
 // (limit is the most an answer may hold). Each request is answered on a
-// goroutine of its own, within a minute; AnswerRuns waits for those in
+// goroutine of its own, within 15s; AnswerRuns waits for those in
 // progress before it returns context.Cause(ctx), or fails at once when
 // it cannot subscribe.
 func (rm *Remote) AnswerRuns(ctx context.Context, answer func(ctx context.Context, run string, req []byte, limit int) ([]byte, bool)) error {
