@@ -43,6 +43,9 @@ type waiter struct {
 
 	mu      sync.Mutex
 	pending chan error // the ack of the word the run took and is keeping
+
+	started     chan struct{} // closed at the run's first event
+	startedOnce sync.Once
 }
 
 // answersPost is a POST …/input's answers and its ack.
@@ -60,7 +63,7 @@ type review struct {
 }
 
 func newWaiter(done <-chan struct{}) *waiter {
-	return &waiter{answers: make(chan answersPost, 1), reviews: make(chan review, 1), done: done}
+	return &waiter{answers: make(chan answersPost, 1), reviews: make(chan review, 1), done: done, started: make(chan struct{})}
 }
 
 // ack makes a POST's ack channel; it holds one answer.
@@ -77,6 +80,7 @@ func (w *waiter) took(a chan error) {
 // person's word answers the POST that gave it. A resumed run's word,
 // taken from its journal, has no POST: nothing is pending then.
 func (w *waiter) sink(ev deepresearch.Event) {
+	w.startedOnce.Do(func() { close(w.started) })
 	switch ev.Type {
 	case events.ClarificationAnswered, events.PlanAccepted:
 		w.mu.Lock()

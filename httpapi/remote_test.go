@@ -25,6 +25,9 @@ func (s storeRemote) LastEvent(ctx context.Context, id string) (deepresearch.Sto
 	if err != nil {
 		return deepresearch.StoredEvent{}, err
 	}
+	if run.Events == 0 { // as natsrun.Remote: a run is known by its events
+		return deepresearch.StoredEvent{}, fmt.Errorf("%w: %s has no event", deepresearch.ErrRunNotFound, id)
+	}
 	var last deepresearch.StoredEvent
 	for e, err := range s.st.Events(ctx, id, run.Events-min(run.Events, 1)) {
 		if err != nil {
@@ -206,4 +209,45 @@ func TestForwardedRequests(t *testing.T) {
 	if res := b.do("GET", "/v1/research/0123456789abcdef/plan", "", auth...); res.StatusCode != http.StatusNotFound {
 		t.Errorf("a run neither holds: %d", res.StatusCode)
 	}
+}
+
+// lateStart is a Runner whose runs emit their first event a while after
+// they are stored, as a run whose first step is slow would.
+type lateStart struct{ Runner }
+
+func (l lateStart) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	time.Sleep(200 * time.Millisecond)
+	return l.Runner.RecordDurable(ctx, st, req, d, sink)
+}
+
+// TestStartedBeforeAnswer: with other server processes (Config.Remote),
+// POST /v1/research answers once the run's first event is stored, so a
+// client sent at once to another server (which knows runs by their
+// events) finds the run there, not a 404.
+func TestStartedBeforeAnswer(t *testing.T) {
+	var bStore *sqlitestore.Store
+	a := newEnv(t, envOpts{wrap: func(r Runner) Runner { return lateStart{r} }, remote: lazyRemote{&bStore}})
+	defer a.close()
+	b := newEnv(t, envOpts{remote: storeRemote{a.store}})
+	defer b.close()
+	bStore = b.store
+	id := a.start("How are undersea cables repaired?").ID
+	res := b.do("GET", "/v1/research/"+id+"/events", "", "Accept", "application/x-ndjson")
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(res.Body)
+		t.Fatalf("events through the other server right after the POST: %d %s", res.StatusCode, body)
+	}
+	a.ended(id)
+}
+
+// lazyRemote is a storeRemote over a store opened after the server.
+type lazyRemote struct{ st **sqlitestore.Store }
+
+func (l lazyRemote) LastEvent(ctx context.Context, id string) (deepresearch.StoredEvent, error) {
+	return storeRemote{*l.st}.LastEvent(ctx, id)
+}
+
+func (l lazyRemote) Follow(ctx context.Context, id string, after uint64, fn func(deepresearch.StoredEvent) bool) error {
+	return storeRemote{*l.st}.Follow(ctx, id, after, fn)
 }

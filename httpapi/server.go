@@ -515,5 +515,20 @@ func (s *Server) launch(id string, store func() (deepresearch.Request, deepresea
 		defer limit.halt()
 		s.cfg.Runner.RecordDurable(ctx, s.store, req, d, lr.wait.sink)
 	})
+	if s.cfg.Remote != nil {
+		// Other server processes find a run by its events: the answer
+		// waits for the first, so that a client sent elsewhere at once
+		// (a load balancer) finds the run there too.
+		t := time.NewTimer(startWait)
+		defer t.Stop()
+		select {
+		case <-lr.wait.started:
+		case <-lr.done:
+		case <-t.C:
+		}
+	}
 	return nil
 }
+
+// startWait bounds the wait for a run's first event (launch).
+const startWait = 5 * time.Second
