@@ -59,8 +59,8 @@ type AgentRunner interface {
 
 // WorkerJournal is implemented by an AgentRunner whose workers journal
 // the calls of the agents they run in a journal of their own (natsrun's
-// journal stream): Journal returns run's entries there. When the run takes
-// an agent's result, it copies the agent's entries it does not hold yet
+// journal stream): Journal returns run's entries there. When a cycle's
+// agents have ended, the run copies their entries it does not hold yet
 // into its own journal, so that the run's journal holds every call of
 // the run, as an in-process run's does: an export packs them, and a
 // replay answers the agents' calls from them.
@@ -277,13 +277,10 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 		kind := events.FailError
 		if ctx.Err() != nil {
 			kind = events.FailCanceled
-		} else {
-			r.importJournal(ctx, req.RunID, task) // a task that failed on every delivery made calls too
 		}
 		return agentOutcome{failure: &Failure{Kind: kind, Error: err.Error()}, err: err}
 	}
 	rl.final(res.Events)
-	r.importJournal(ctx, req.RunID, task)
 	if res.Failure != nil {
 		meter.add(RoleResearcher, res.Spent)
 		return agentOutcome{failure: res.Failure, err: errors.New(res.Failure.Error), spent: res.Spent}
@@ -362,27 +359,35 @@ func (rl *relay) final(evs []Event) {
 // importTry bounds importJournal.
 const importTry = 30 * time.Second
 
-// importJournal copies task's agent's entries from the workers' journal
-// (WorkerJournal) into the run's own, when the runner has one and the run
-// keeps a journal. One that fails is logged: the run goes on, and its
-// journal lacks those calls (a replay makes them again).
-func (r *Researcher) importJournal(ctx context.Context, run string, task agent.Task) {
+// importJournal copies the entries of tasks' agents from the workers'
+// journal (WorkerJournal) into the run's own, when the runner has one and
+// the run keeps a journal: once a cycle, after its agents (research), as
+// one read of each journal. An import that fails is logged: the run goes
+// on, and its journal lacks those calls (a replay makes them again).
+func (r *Researcher) importJournal(ctx context.Context, run string, tasks []agent.Task) {
 	wj, ok := r.cfg.Agents.(WorkerJournal)
 	j := journal.FromContext(ctx)
-	if !ok || j == nil {
+	if !ok || j == nil || len(tasks) == 0 {
 		return
 	}
-	// The result is taken: its calls are kept even when the run ends
+	// The results are taken: their calls are kept even when the run ends
 	// now, within a bound, as a cluster that stopped answering would hold
-	// the agent for ever.
+	// the run for ever.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importTry)
 	defer cancel()
-	scope := scopeAgent(task.ID)
+	scopes := map[string]bool{}
+	for _, t := range tasks {
+		scopes[scopeAgent(t.ID)] = true
+	}
 	entries, err := wj.Journal(ctx, run)
 	if err == nil {
-		_, err = j.Import(ctx, entries, func(s string) bool { return s == scope || strings.HasPrefix(s, scope+"/") })
+		_, err = j.Import(ctx, entries, func(s string) bool {
+			stage, rest, _ := strings.Cut(s, "/")
+			id, _, _ := strings.Cut(rest, "/")
+			return scopes[stage+"/"+id]
+		})
 	}
 	if err != nil {
-		r.log.Warn().Err(err).Str("run", run).Str("task", task.ID).Msg("the agent's calls could not be copied from the workers' journal into the run's; a replay of the run makes them again")
+		r.log.Warn().Err(err).Str("run", run).Msg("the agents' calls could not be copied from the workers' journal into the run's; a replay of the run makes them again")
 	}
 }

@@ -408,6 +408,7 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 	go func() { p.Wait(); close(finished) }()
 	select {
 	case <-finished:
+		r.importJournal(ctx, req.RunID, tasks)
 		return outcomes, nil
 	case <-ctx.Done():
 	}
@@ -416,6 +417,7 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 	select {
 	case <-finished:
 		stop()
+		r.importJournal(ctx, req.RunID, tasks)
 		return outcomes, nil
 	case <-grace:
 	}
