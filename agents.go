@@ -197,8 +197,9 @@ func (job AgentJob) check() error {
 // A failed agent is a result, not an error. ServeAgent returns an error
 // for a job it cannot run (ErrAgentJob; ErrAgentSettings when the job's
 // coordinator has another model, judge or search channel; a journal or
-// search backend that cannot be opened) and, with context.Cause(ctx), when ctx is done before
-// the agent finished: that attempt did not complete.
+// search backend that cannot be opened) and, with context.Cause(ctx),
+// when ctx is done before the agent finished: that attempt did not
+// complete.
 func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore, progress func(Event)) (*AgentResult, error) {
 	if err := job.check(); err != nil {
 		return nil, err
