@@ -66,9 +66,21 @@ var answerTypes = func() map[string]bool {
 	return m
 }()
 
-// answerCSP is the policy every forwarded answer is served under: the
-// report page's (no script, nothing from outside).
-const answerCSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+// reportCSP is the policy of the report page (no script, nothing from
+// outside), and every forwarded answer is served under it.
+const reportCSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+// answerHeaders are the response headers a forwarded answer carries.
+var answerHeaders = []string{"Content-Type", "Content-Disposition", "Allow", "WWW-Authenticate"}
+
+// copyHeaders sets dst's names to src's values, for those src has.
+func copyHeaders(dst, src http.Header, names []string) {
+	for _, h := range names {
+		if v := src.Values(h); len(v) > 0 {
+			dst[h] = v
+		}
+	}
+}
 
 // forwardRequest is a request for a run as it crosses to another server
 // process.
@@ -141,11 +153,7 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 	}
 	req := forwardRequest{Method: r.Method, Route: route, Query: r.URL.RawQuery, Host: r.Host, Header: http.Header{},
 		Body: body, Time: clock.Real().Now()}
-	for _, h := range forwardedHeaders {
-		if v := r.Header.Values(h); len(v) > 0 {
-			req.Header[h] = v
-		}
-	}
+	copyHeaders(req.Header, r.Header, forwardedHeaders)
 	if s.cfg.Token != "" {
 		req.MAC = req.mac(id, s.cfg.Token)
 	}
@@ -181,12 +189,8 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 		writeError(w, http.StatusBadGateway, typeServer, fmt.Sprintf("run %s runs in another server process, which could not be asked: %v", id, err))
 		return true
 	}
-	for _, h := range []string{"Content-Type", "Content-Disposition", "Allow", "WWW-Authenticate"} {
-		if v := ans.Header.Values(h); len(v) > 0 {
-			w.Header()[h] = v
-		}
-	}
-	w.Header().Set("Content-Security-Policy", answerCSP)
+	copyHeaders(w.Header(), ans.Header, answerHeaders)
+	w.Header().Set("Content-Security-Policy", reportCSP)
 	w.WriteHeader(ans.Status)
 	w.Write(ans.Body) //nolint:errcheck // the client left
 	return true
@@ -232,22 +236,14 @@ func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) (
 			return nil, false
 		}
 		hr.Host = fr.Host
-		for _, h := range forwardedHeaders {
-			if v := fr.Header.Values(h); len(v) > 0 {
-				hr.Header[h] = v
-			}
-		}
+		copyHeaders(hr.Header, fr.Header, forwardedHeaders)
 		s.ServeHTTP(rec, hr)
 		if ctx.Err() != nil || rec.status == 0 {
 			return nil, false
 		}
 	}
 	ans := forwardAnswer{Status: rec.status, Header: http.Header{}, Body: rec.body.Bytes()}
-	for _, h := range []string{"Content-Type", "Content-Disposition", "Allow", "WWW-Authenticate"} {
-		if v := rec.header.Values(h); len(v) > 0 {
-			ans.Header[h] = v
-		}
-	}
+	copyHeaders(ans.Header, rec.header, answerHeaders)
 	out, err := json.Marshal(ans)
 	if err == nil && (limit <= 0 || len(out) <= limit) {
 		return out, true
@@ -259,7 +255,8 @@ func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) (
 	return out, true
 }
 
-// recorder is the ResponseWriter of a forwarded request.
+// recorder is a ResponseWriter that keeps what a handler answered: a
+// forwarded request's answer, the mux's fallback.
 type recorder struct {
 	header http.Header
 	status int

@@ -131,7 +131,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", f.MediaType())
 	if f == deepresearch.FormatHTML {
 		// The page is the report alone: no script, no outside resources.
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'")
+		w.Header().Set("Content-Security-Policy", reportCSP)
 	}
 	w.Write(body)
 }

@@ -245,7 +245,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h, pattern := s.mux.Handler(r)
 	if pattern == "" {
 		// The mux's own 404 or 405 (with its Allow header), as JSON.
-		c := &statusCapture{header: http.Header{}}
+		c := &recorder{header: http.Header{}}
 		h.ServeHTTP(c, r)
 		if allow := c.header.Get("Allow"); allow != "" {
 			w.Header().Set("Allow", allow)
@@ -259,16 +259,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mux.ServeHTTP(w, r)
 }
-
-// statusCapture records what the mux's fallback handler answered.
-type statusCapture struct {
-	header http.Header
-	status int
-}
-
-func (c *statusCapture) Header() http.Header         { return c.header }
-func (c *statusCapture) Write(b []byte) (int, error) { return len(b), nil }
-func (c *statusCapture) WriteHeader(code int)        { c.status = code }
 
 // Close stops accepting runs, cancels the runs in progress (they end
 // interrupted) and waits for them to be stored.
