@@ -59,7 +59,9 @@ var _ search.Backend = (*Index)(nil)
 //   - 4: passages carry the hash of the text an embedding model reads
 //     (embed_hash), and the embeddings table caches vectors by model and
 //     that hash (hybrid retrieval; see embed.go).
-const schemaVersion = 4
+//   - 5: docs_fts indexes whole documents (title, headings, path, text) for
+//     the document-level ranking (rank.go).
+const schemaVersion = 5
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
@@ -109,6 +111,12 @@ var schema = []string{
 		content = '', contentless_delete = 1,
 		tokenize = 'porter unicode61 remove_diacritics 2'
 	)`,
+	// docs_fts: rowid = docs.id; the document-level ranking of rank.go.
+	`CREATE VIRTUAL TABLE docs_fts USING fts5(
+		title, headings, path, body,
+		content = '', contentless_delete = 1,
+		tokenize = 'porter unicode61 remove_diacritics 2'
+	)`,
 	`CREATE TABLE skipped (
 		path     TEXT PRIMARY KEY,
 		size     INTEGER NOT NULL,
@@ -129,7 +137,6 @@ var schema = []string{
 type Index struct {
 	db     *sql.DB
 	dbPath string
-	search *sql.Stmt // sqlSearch, prepared on each connection as it is used
 
 	emb  vector.Embedder           // nil: lexical search only
 	vecs atomic.Pointer[vectorSet] // the embedded passages, loaded on the first hybrid search
@@ -174,9 +181,6 @@ func Open(ctx context.Context, dbPath string, opts ...Option) (*Index, error) {
 		o(ix)
 	}
 	fail := func(err error) (*Index, error) {
-		if ix.search != nil {
-			ix.search.Close()
-		}
 		db.Close()
 		if ix.lock != nil {
 			ix.lock.close()
@@ -199,9 +203,6 @@ func Open(ctx context.Context, dbPath string, opts ...Option) (*Index, error) {
 		if err != nil {
 			return fail(err)
 		}
-	}
-	if ix.search, err = db.PrepareContext(ctx, sqlSearch); err != nil {
-		return fail(fmt.Errorf("prepare search: %w", err))
 	}
 	var root string
 	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'root'`).Scan(&root)
@@ -351,7 +352,6 @@ func dropAll(ctx context.Context, tx *sql.Tx) error {
 // Close closes the database. It waits for searches already running to
 // finish; calls after Close fail.
 func (ix *Index) Close() error {
-	ix.search.Close()
 	err := errors.Join(ix.db.Close(), ix.lock.close())
 	if err != nil {
 		return &Error{Op: "close", Subject: ix.dbPath, Err: err}

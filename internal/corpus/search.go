@@ -24,12 +24,8 @@ const (
 	weightBody    = 1.0
 )
 
-// perDocument is the most passages of one document a Search returns, so
-// that one long document does not crowd out the others: its best one, so
-// that a search's results are as many documents as passages (measured on
-// the evaluation's corpora, README "Research quality": with two, the
-// fifth document of a plain search of the question was often not among
-// an agent's five results).
+// perDocument is the most passages of one document a hybrid search
+// returns, so that one long document does not crowd out the others.
 const perDocument = 1
 
 // snippetMax is the length, in bytes, past which a passage is trimmed for
@@ -50,51 +46,37 @@ const (
 	maxTermLen = 64
 )
 
-// sqlSearch ranks the matching passages, keeps the best perDocument of
-// each document, and returns the best limit of those. bm25 is lower for
-// better matches.
-var sqlSearch = fmt.Sprintf(`
-WITH hits AS (
-	SELECT rowid AS pid, bm25(passages_fts, %g, %g, %g) AS rank
-	FROM passages_fts WHERE passages_fts MATCH ?1
-), ranked AS (
-	SELECT h.pid, h.rank, p.doc_id,
-		row_number() OVER (PARTITION BY p.doc_id ORDER BY h.rank, h.pid) AS n
-	FROM hits h JOIN passages p ON p.id = h.pid
-)
-SELECT d.path, d.title, d.mtime_ns, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body, r.rank
-FROM ranked r
-JOIN passages p ON p.id = r.pid
-JOIN docs d ON d.id = r.doc_id
-WHERE r.n <= %d
-ORDER BY r.rank, r.pid
-LIMIT ?2`, weightTitle, weightHeading, weightBody, perDocument)
-
-// Search returns at most limit passages matching query, best first, each
-// with its document's modification time at the last Sync (Modified), at
-// most perDocument (1) from any one document, so that one long document
-// does not fill every slot. The query is free text: it is split into
-// words (punctuation, quotes and FTS5 operators are only separators), stop
-// words are dropped (internal/terms's one list), and a passage matches if it has any
-// of the remaining words (stemmed: "cables" finds "cable").
+// Search returns at most limit results for query, best first, each with
+// its document's modification time at the last Sync (Modified). The
+// query is free text: it is split into words (punctuation, quotes and FTS5
+// operators are only separators), stop words are dropped (internal/terms's
+// one list), and a passage matches if it has any of the remaining words
+// (stemmed: "cables" finds "cable").
 //
-// Passages are ranked by bm25 over three columns: a word matched in the
-// document's title counts weightTitle (4) times, one in the heading path
-// weightHeading (2) times, one in the body once. Passages with more of the
-// words, rarer ones, or the words together rank higher: the query's first
-// neighbouring pairs count again as phrases ("memory model", "speed of
-// light"), and its first pairs of consecutive words count again where they
-// stand within nearWindow (8) words of each other, in either order. So an
-// exact phrase outranks the same words nearby, which outrank the same words
-// scattered. A query with nothing but stop words and punctuation, or
+// Documents are ranked, not passages (rank.go): bm25 over whole documents
+// (title, headings, file path and text, BM25F-style) is fused with the
+// documents' order by their best passage (bm25 over passages: a word in
+// the document's title counts weightTitle (4) times, one in the heading
+// path weightHeading (2) times, one in the body once; the query's first
+// neighbouring pairs count again as phrases, and its first pairs of
+// consecutive words again where they stand within nearWindow (8) words of
+// each other). So a long page whose one section answers the query is not
+// lost to short passages elsewhere that repeat its words, and an exact
+// phrase outranks the same words nearby, which outrank them scattered.
+//
+// A document gives one result, located at its best passage, whose Snippet
+// holds its best passages (up to snippetPassages, in document order); a
+// table gives one result per matching row (up to rowsPerDocument), each
+// row a source of its own; a paged document or a deck its best page or
+// slide. A query with nothing but stop words and punctuation, or
 // limit <= 0, returns no results and no error.
 //
-// Cost: one SQL query that scores every matching passage with bm25, so it
-// grows with the number of passages that share a word with the query:
-// about 1ms for a five-word query over the Go documentation (350 passages).
+// Cost: two SQL queries that score every matching document and passage
+// with bm25, read a pool deeper than limit (depths), then a few reads per
+// result: about 2 ms for a five-word query over the Go documentation.
 //
-// With WithEmbedder the search is hybrid (see hybridSearch): the same
-// bm25 ranking fused with vector similarity.
+// With WithEmbedder the search is hybrid (see hybridSearch): the bm25
+// ranking of passages fused with vector similarity.
 func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
 	if ix.emb != nil {
 		return ix.hybridSearch(ctx, query, limit)
@@ -103,27 +85,8 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 	if match == "" || limit <= 0 {
 		return nil, nil
 	}
-	rows, err := ix.search.QueryContext(ctx, match, limit)
+	out, err := ix.rankedSearch(ctx, match, limit)
 	if err != nil {
-		return nil, ix.queryError(ctx, "search", query, err)
-	}
-	defer rows.Close()
-	root := ix.rootDir()
-	var out []search.Result
-	for rows.Next() {
-		var r search.Result
-		var rank float64
-		var mtime int64
-		if err := rows.Scan(&r.DocID, &r.Title, &mtime, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet, &rank); err != nil {
-			return nil, ix.queryError(ctx, "search", query, err)
-		}
-		r.URL = docURL(root, r.DocID)
-		r.Modified = source.FileDate(time.Unix(0, mtime))
-		r.Snippet = trimSnippet(r.Snippet)
-		r.Score = -rank
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, ix.queryError(ctx, "search", query, err)
 	}
 	return out, nil

@@ -571,6 +571,7 @@ const (
 	sqlDeletePassagesFTS = `DELETE FROM passages_fts WHERE rowid IN
 		(SELECT p.id FROM passages p JOIN docs d ON d.id = p.doc_id WHERE d.path = ?)`
 	sqlDeletePassages = `DELETE FROM passages WHERE doc_id IN (SELECT id FROM docs WHERE path = ?)`
+	sqlDeleteDocFTS   = `DELETE FROM docs_fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)`
 	sqlDeleteDoc      = `DELETE FROM docs WHERE path = ?`
 	sqlDeleteSkipped  = `DELETE FROM skipped WHERE path = ?`
 	sqlInsertSkipped  = `INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES (?, ?, ?, ?)`
@@ -578,6 +579,7 @@ const (
 	sqlInsertDoc      = `INSERT INTO docs(path, title, size, mtime_ns, hash, text) VALUES (?, ?, ?, ?, ?, ?)`
 	sqlInsertPassage  = `INSERT INTO passages(doc_id, seq, location, loc_kind, loc_value, loc_part, body, embed_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertFTS      = `INSERT INTO passages_fts(rowid, title, heading, body) VALUES (?, ?, ?, ?)`
+	sqlInsertDocFTS   = `INSERT INTO docs_fts(rowid, title, headings, path, body) VALUES (?, ?, ?, ?, ?)`
 )
 
 // write applies changes in one transaction. Every change first removes
@@ -596,8 +598,8 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 			tx.Rollback()
 		}
 	}()
-	names := []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDoc, sqlDeleteSkipped,
-		sqlInsertSkipped, sqlTouchDoc, sqlInsertDoc, sqlInsertPassage, sqlInsertFTS}
+	names := []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteDoc, sqlDeleteSkipped,
+		sqlInsertSkipped, sqlTouchDoc, sqlInsertDoc, sqlInsertPassage, sqlInsertFTS, sqlInsertDocFTS}
 	st := make(map[string]*sql.Stmt, len(names))
 	for _, q := range names {
 		stmt, err := tx.PrepareContext(ctx, q)
@@ -617,7 +619,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 			}
 			continue
 		}
-		for _, q := range []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDoc, sqlDeleteSkipped} {
+		for _, q := range []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteDoc, sqlDeleteSkipped} {
 			if _, err := exec(q, c.path); err != nil {
 				return fail("remove", c.path, err)
 			}
@@ -635,6 +637,13 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 			docID, err := res.LastInsertId()
 			if err != nil {
 				return fail("insert", c.path, err)
+			}
+			heads := make([]string, len(c.ps))
+			for i, p := range c.ps {
+				heads[i] = p.Heading
+			}
+			if _, err := exec(sqlInsertDocFTS, docID, c.doc.Title, headingsOf(heads), pathWords(c.path), c.doc.Text); err != nil {
+				return fail("index", c.path, err)
 			}
 			for i, p := range c.ps {
 				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Loc.Kind, p.Loc.Value, p.Loc.Part, p.Body,
