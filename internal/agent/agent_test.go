@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -259,8 +260,41 @@ func TestOpenTruncates(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := m.toolContents(2)["c2"]
-	if len(open) > maxOpenChars+300 || !strings.HasSuffix(open, "(truncated)\n"+FenceClose) {
+	if len(open) > maxOpenChars+300 || !strings.HasSuffix(open, "the parts that bear on the task)\n"+FenceClose) {
 		t.Errorf("open result of %d bytes, ends %q", len(open), open[len(open)-20:])
+	}
+}
+
+// TestOpenExcerpts: a long source opens at the parts that bear on the
+// task, wherever they stand, not at its first maxOpenChars bytes.
+func TestOpenExcerpts(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Raft\n\nRaft is a consensus algorithm.\n\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "## Part %d\n\nUnrelated words about logs and terms number %d.\n\n", i, i)
+	}
+	b.WriteString("## Timeouts\n\nThe leader election timeout is randomized between 150 and 300 ms.\n\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "## Appendix %d\n\nMore unrelated words, number %d.\n\n", i, i)
+	}
+	long := search.Document{DocID: "long", URL: "file:///long", Title: "Raft", Text: b.String()}
+	m := &scripted{turns: []turn{
+		calls(tc("c1", "search", `{"query":"raft"}`)),
+		calls(tc("c2", "open", `{"source":"[1]"}`)),
+		reply("Done."),
+	}}
+	task := Task{ID: "t1", Question: "How long is the Raft leader election timeout?", Objective: "How long is the Raft leader election timeout?"}
+	if _, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(long)}, task); err != nil {
+		t.Fatal(err)
+	}
+	open := m.toolContents(2)["c2"]
+	for _, want := range []string{"Raft is a consensus algorithm.", "§ Timeouts", "randomized between 150 and 300 ms"} {
+		if !strings.Contains(open, want) {
+			t.Errorf("the open result lacks %q:\n%s", want, open)
+		}
+	}
+	if len(open) > maxOpenChars+300 {
+		t.Errorf("open result of %d bytes, over %d", len(open), maxOpenChars)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extract"
+	"github.com/deepresearch/deepresearch/internal/excerpt"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -92,6 +93,8 @@ type session struct {
 	searchFails int
 
 	searched map[string]bool // queries earlier cycles ran (searchKey), not run again
+
+	weights map[string]float64 // the task's and question's key stems, for excerpts of long sources
 }
 
 func newSession(cfg Config, task Task) *session {
@@ -121,6 +124,7 @@ func newSession(cfg Config, task Task) *session {
 		texts:     map[int]string{},
 		relevance: map[int]source.Relevance{},
 		searched:  searchedBefore(task),
+		weights:   excerpt.Weights(task.Question, question),
 	}
 }
 
@@ -372,7 +376,7 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 		// points to.
 		text = unit
 	}
-	text = truncate(text, maxOpenChars)
+	text = s.excerpt(text)
 	s.read(n, text)
 	var b strings.Builder
 	writeHeader(&b, n, title, src.URL, src.ID)
@@ -381,6 +385,19 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 	}
 	b.WriteString(Fence(text))
 	return b.String(), nil
+}
+
+// excerpt cuts a document's text longer than maxOpenChars to what bears
+// on the task: its head, then its best parts for the task's and the
+// question's key terms, with the lines that introduce a command and the
+// command, in document order (excerpt.Cut). A long manual page whose one
+// section answers is opened at that section, not at its first 6,000
+// bytes.
+func (s *session) excerpt(text string) string {
+	if len(text) <= maxOpenChars {
+		return text
+	}
+	return excerpt.Cut(text, s.weights, maxOpenChars) + fmt.Sprintf("\n\n(excerpts of a %d-byte source: the parts that bear on the task)", len(text))
 }
 
 // The fence around source text in tool results.

@@ -1,0 +1,453 @@
+// Package excerpt finds the parts of a document that bear on a question:
+// it splits extracted text into units — a paragraph, a list item, a code
+// block, a table, each under its heading — scores each unit by the
+// question's key terms it holds (weighted by how rare each term is among
+// the document's units), and cuts a long document down to its head and
+// its best units, in document order, with the context that holds a fact
+// (the sentence that introduces a command, the command that follows it).
+//
+// It is pure: no I/O, no goroutines; the cost is linear in the text.
+package excerpt
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
+)
+
+// Kind is what a unit is.
+type Kind int
+
+// The kinds of unit.
+const (
+	Prose Kind = iota // a paragraph
+	Item              // a list item
+	Code              // a fenced, indented or command block
+	Table             // consecutive table lines
+)
+
+// Unit is a part of a document: one paragraph, list item, code block or
+// table, with the heading it stands under.
+type Unit struct {
+	Kind Kind
+	// Text is the unit as the document has it (code keeps its lines and
+	// fences; prose its line breaks).
+	Text string
+	// Heading is the nearest heading above the unit; "" before the
+	// first.
+	Heading string
+	// Start and End are the unit's byte offsets in the text.
+	Start, End int
+}
+
+// Lead reports whether u introduces what follows it: prose or an item
+// that ends with a colon ("To trigger a scan:", "Example:").
+func (u Unit) Lead() bool {
+	return u.Kind != Code && u.Kind != Table && strings.HasSuffix(strings.TrimSpace(u.Text), ":")
+}
+
+// maxUnit caps a unit's length in bytes: a longer paragraph or block is
+// split at line ends.
+const maxUnit = 1600
+
+// Units splits text into units, in order. Blank lines end a unit; a
+// heading line (Markdown "#", a line underlined with = - ~ ^ or *, a
+// manual page's upper-case section name) starts a new heading and is no
+// unit itself; a fence (``` or ~~~) makes one code unit of everything up
+// to its close; a list item starts a unit of its own; table lines ("|")
+// make a table unit; an indented block after a unit that leads into it,
+// or one that reads like code, is a code unit.
+func Units(text string) []Unit {
+	var out []Unit
+	heading := ""
+	lines := splitLines(text)
+	var cur *Unit
+	flush := func() {
+		if cur != nil {
+			cur.Text = strings.TrimRight(text[cur.Start:cur.End], "\n ")
+			if strings.TrimSpace(cur.Text) != "" {
+				out = append(out, splitLong(*cur)...)
+			}
+			cur = nil
+		}
+	}
+	start := func(k Kind, l line) {
+		flush()
+		cur = &Unit{Kind: k, Heading: heading, Start: l.start, End: l.end}
+	}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		t := strings.TrimSpace(l.text)
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence := t[:3]
+			start(Code, l)
+			for i+1 < len(lines) {
+				i++
+				cur.End = lines[i].end
+				if strings.HasPrefix(strings.TrimSpace(lines[i].text), fence) {
+					break
+				}
+			}
+			flush()
+		case t == "":
+			flush()
+		case isHeading(lines, i):
+			flush()
+			heading = headingText(t)
+			if i+1 < len(lines) && underline(lines[i+1].text) {
+				i++
+			}
+		case strings.HasPrefix(t, "|"):
+			if cur == nil || cur.Kind != Table {
+				start(Table, l)
+			}
+			cur.End = l.end
+		case bullet(t):
+			start(Item, l)
+		case cur == nil:
+			k := Prose
+			if indented(l.text) && (codeLine(t) || leadsInto(text, out, l.text)) {
+				k = Code
+			}
+			start(k, l)
+		default:
+			cur.End = l.end
+		}
+	}
+	flush()
+	return out
+}
+
+type line struct {
+	text       string
+	start, end int // end includes the newline
+}
+
+func splitLines(text string) []line {
+	var out []line
+	for off := 0; off < len(text); {
+		i := strings.IndexByte(text[off:], '\n')
+		end := len(text)
+		if i >= 0 {
+			end = off + i + 1
+		}
+		out = append(out, line{text: strings.TrimRight(text[off:end], "\r\n"), start: off, end: end})
+		off = end
+	}
+	return out
+}
+
+// leadsInto reports whether the last unit leads into a block whose first
+// line is l: it ends with a colon and l is indented deeper than it.
+func leadsInto(text string, units []Unit, l string) bool {
+	if len(units) == 0 || !units[len(units)-1].Lead() {
+		return false
+	}
+	u := units[len(units)-1]
+	first, _, _ := strings.Cut(text[u.Start:u.End], "\n")
+	return indent(l) > indent(first)
+}
+
+// splitLong cuts a unit longer than maxUnit at line ends (at spaces when
+// a line is longer still).
+func splitLong(u Unit) []Unit {
+	if len(u.Text) <= maxUnit {
+		return []Unit{u}
+	}
+	var out []Unit
+	rest, off := u.Text, u.Start
+	for rest != "" {
+		cut := len(rest)
+		if cut > maxUnit {
+			cut = strings.LastIndexByte(rest[:maxUnit], '\n')
+			if cut < maxUnit/3 {
+				cut = strings.LastIndexByte(rest[:maxUnit], ' ')
+			}
+			if cut <= 0 {
+				cut = maxUnit
+				for cut > 0 && !utf8.RuneStart(rest[cut]) {
+					cut--
+				}
+			}
+		}
+		if piece := strings.TrimRight(rest[:cut], " \n"); piece != "" {
+			p := u
+			p.Text, p.Start, p.End = piece, off, off+len(piece)
+			out = append(out, p)
+		}
+		next := strings.TrimLeft(rest[cut:], " \n")
+		off += len(rest) - len(next)
+		rest = next
+	}
+	return out
+}
+
+func isHeading(lines []line, i int) bool {
+	t := strings.TrimSpace(lines[i].text)
+	if indented(lines[i].text) {
+		return false
+	}
+	if strings.HasPrefix(t, "#") {
+		n := len(t) - len(strings.TrimLeft(t, "#"))
+		return n <= 6 && (len(t) == n || t[n] == ' ')
+	}
+	if i+1 < len(lines) && underline(lines[i+1].text) && len(t) <= 120 && !underline(t) {
+		return true
+	}
+	// A manual page's section: an upper-case line at the margin.
+	return !indented(lines[i].text) && len(t) >= 3 && len(t) <= 40 && strings.ToUpper(t) == t && strings.IndexFunc(t, unicode.IsLetter) >= 0 &&
+		strings.IndexFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' && r != '-' && r != '_' }) < 0
+}
+
+func underline(s string) bool {
+	t := strings.TrimSpace(s)
+	if len(t) < 3 {
+		return false
+	}
+	c := t[0]
+	return strings.IndexByte("=-~^*", c) >= 0 && strings.Trim(t, string(c)) == ""
+}
+
+func headingText(t string) string {
+	return strings.TrimSpace(strings.Trim(strings.TrimLeft(t, "#"), " "))
+}
+
+func bullet(t string) bool {
+	if len(t) >= 2 && strings.IndexByte("-*+•", t[0]) >= 0 && t[1] == ' ' {
+		return true
+	}
+	if strings.HasPrefix(t, "•") {
+		return true
+	}
+	i := 0
+	for i < len(t) && i < 3 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+func indented(s string) bool { return strings.HasPrefix(s, "    ") || strings.HasPrefix(s, "\t") }
+
+func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
+
+// codeOps appear in code and commands and hardly ever in prose.
+var codeOps = []string{"==", "!=", ":=", "->", "=>", "&&", "||", "();", "){", ") {", "$ ", "# echo", "echo ", "/sys/", "/proc/"}
+
+func codeLine(t string) bool {
+	for _, op := range codeOps {
+		if strings.Contains(t, op) {
+			return true
+		}
+	}
+	return strings.HasSuffix(t, ";") || strings.HasSuffix(t, "{") || strings.HasSuffix(t, "}")
+}
+
+// Scorer scores units by the key terms they hold: each term's weight times
+// its rarity among the units scored together (idf), over the total of
+// the terms; a term in a unit's heading counts half.
+type Scorer struct {
+	weight map[string]float64 // stem → weight
+	idf    map[string]float64
+	total  float64
+}
+
+// NewScorer returns a Scorer of the weighted stems (terms.StemSet of the
+// question's key words, with weights), whose rarities are counted over
+// units.
+func NewScorer(weight map[string]float64, units []Unit) *Scorer {
+	s := &Scorer{weight: weight, idf: map[string]float64{}}
+	df := map[string]int{}
+	for _, u := range units {
+		for st := range terms.StemSet(u.Text) {
+			if weight[st] > 0 {
+				df[st]++
+			}
+		}
+	}
+	n := float64(len(units))
+	for st, w := range weight {
+		s.idf[st] = math.Log(1 + (n+1)/float64(df[st]+1))
+		s.total += w * s.idf[st]
+	}
+	return s
+}
+
+// Score is the weighted, rarity-weighted share of the terms that u holds,
+// from 0 to 1.
+func (s *Scorer) Score(u Unit) float64 {
+	if s.total == 0 {
+		return 0
+	}
+	body := terms.StemSet(u.Text)
+	head := terms.StemSet(u.Heading)
+	got := 0.0
+	for st, w := range s.weight {
+		switch {
+		case body[st]:
+			got += w * s.idf[st]
+		case head[st]:
+			got += w * s.idf[st] / 2
+		}
+	}
+	return got / s.total
+}
+
+// Weights are key stems with their weights: those of the user's question
+// weigh 2, those only of a task's question 1 (a task narrows the user's
+// question; its own words matter, the question's more).
+func Weights(task, question string) map[string]float64 {
+	w := map[string]float64{}
+	for _, st := range terms.KeyStems(task) {
+		w[st] = 1
+	}
+	for _, st := range terms.KeyStems(question) {
+		w[st] = 2
+	}
+	return w
+}
+
+// Picked is a unit chosen by Best, with its score and its index in the
+// units.
+type Picked struct {
+	Unit
+	Index int
+	Score float64
+}
+
+// Best returns up to k units by score, best first (ties to the earlier),
+// leaving out those that score 0; each one that leads into the next (a
+// sentence ending in ":" before a command) brings that one along, and a
+// code block or list item brings the unit that leads into it.
+func Best(units []Unit, s *Scorer, k int) []Picked {
+	idx := make([]int, len(units))
+	scores := make([]float64, len(units))
+	for i, u := range units {
+		idx[i] = i
+		scores[i] = s.Score(u)
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	var out []Picked
+	for _, i := range idx {
+		if len(out) >= k || scores[i] == 0 {
+			break
+		}
+		out = append(out, Picked{Unit: units[i], Index: i, Score: scores[i]})
+	}
+	return out
+}
+
+// WithContext returns the indexes of the units that carry unit i: i
+// itself, the unit that leads into it, and what it leads into (a code
+// block, the items of a list), in order.
+func WithContext(units []Unit, i int) []int {
+	out := []int{i}
+	if i > 0 && units[i-1].Lead() && units[i].Kind != Prose {
+		out = append([]int{i - 1}, out...)
+	}
+	if units[i].Lead() {
+		for j := i + 1; j < len(units) && j <= i+4; j++ {
+			if units[j].Heading != units[i].Heading || units[j].Kind == Prose {
+				break
+			}
+			out = append(out, j)
+			if units[j].Kind == Code || units[j].Kind == Table {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Cut returns text cut to about budget bytes: all of it when it fits;
+// else its first unit (what the document is), then its best units for the
+// weighted terms with their context, in document order, each run of them
+// under its heading ("§ Usage") and separated from the next by "[…]".
+// When no unit holds a term it is the text's head, as a plain cut would
+// give.
+func Cut(text string, weight map[string]float64, budget int) string {
+	if len(text) <= budget {
+		return text
+	}
+	units := Units(text)
+	if len(units) == 0 {
+		return head(text, budget)
+	}
+	s := NewScorer(weight, units)
+	chosen := map[int]bool{}
+	size := 0
+	take := func(i int) bool {
+		if chosen[i] {
+			return true
+		}
+		if size+len(units[i].Text)+8 > budget {
+			return false
+		}
+		chosen[i] = true
+		size += len(units[i].Text) + 8
+		return true
+	}
+	take(0)
+	any := false
+	for _, p := range Best(units, s, len(units)) {
+		ctx := WithContext(units, p.Index)
+		need := 0
+		for _, i := range ctx {
+			if !chosen[i] {
+				need += len(units[i].Text) + 8
+			}
+		}
+		if size+need > budget {
+			continue
+		}
+		for _, i := range ctx {
+			take(i)
+		}
+		any = true
+	}
+	if !any {
+		return head(text, budget)
+	}
+	var b strings.Builder
+	prev, lastHead := -1, ""
+	for i, u := range units {
+		if !chosen[i] {
+			continue
+		}
+		if prev >= 0 {
+			if i != prev+1 {
+				b.WriteString("\n\n[…]")
+			}
+			b.WriteString("\n\n")
+		}
+		if u.Heading != "" && (u.Heading != lastHead || i != prev+1) && i > 0 {
+			b.WriteString("§ " + u.Heading + "\n\n")
+		}
+		b.WriteString(u.Text)
+		prev, lastHead = i, u.Heading
+	}
+	if prev < len(units)-1 {
+		b.WriteString("\n\n[…]")
+	}
+	return b.String()
+}
+
+// head cuts text to about n bytes at a line or word end.
+func head(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexAny(text[:cut], "\n "); i > n/2 {
+		cut = i
+	}
+	return strings.TrimRight(text[:cut], " \n") + "\n\n[…]"
+}

@@ -1,0 +1,113 @@
+package excerpt
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestUnits(t *testing.T) {
+	text := "# Kmemleak\n\nIntro paragraph\nover two lines.\n\n## Usage\n\nTo trigger a scan:\n\n    # echo scan > /sys/kernel/debug/kmemleak\n\n- first item\n- second item\n\n```\ncode line\n\nstill code\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nDESCRIPTION\n       Indented manual prose.\n\nSetext heading\n==============\n\nLast words.\n"
+	want := []struct {
+		kind    Kind
+		heading string
+		text    string
+	}{
+		{Prose, "Kmemleak", "Intro paragraph\nover two lines."},
+		{Prose, "Usage", "To trigger a scan:"},
+		{Code, "Usage", "    # echo scan > /sys/kernel/debug/kmemleak"},
+		{Item, "Usage", "- first item"},
+		{Item, "Usage", "- second item"},
+		{Code, "Usage", "```\ncode line\n\nstill code\n```"},
+		{Table, "Usage", "| a | b |\n|---|---|\n| 1 | 2 |"},
+		{Prose, "DESCRIPTION", "       Indented manual prose."},
+		{Prose, "Setext heading", "Last words."},
+	}
+	got := Units(text)
+	if len(got) != len(want) {
+		for _, u := range got {
+			t.Logf("%d %q %q", u.Kind, u.Heading, u.Text)
+		}
+		t.Fatalf("%d units, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		u := got[i]
+		if u.Kind != w.kind || u.Heading != w.heading || u.Text != w.text {
+			t.Errorf("unit %d = {%d %q %q}, want {%d %q %q}", i, u.Kind, u.Heading, u.Text, w.kind, w.heading, w.text)
+		}
+		if text[u.Start:u.End] != u.Text && !strings.HasPrefix(text[u.Start:u.End], u.Text) {
+			t.Errorf("unit %d's offsets [%d:%d] give %q, not its text", i, u.Start, u.End, text[u.Start:u.End])
+		}
+	}
+}
+
+func TestSplitLong(t *testing.T) {
+	long := strings.Repeat("word ", 1000)
+	units := Units(long)
+	total := 0
+	for _, u := range units {
+		if len(u.Text) > maxUnit {
+			t.Errorf("a unit of %d bytes, over %d", len(u.Text), maxUnit)
+		}
+		if long[u.Start:u.Start+len(u.Text)] != u.Text {
+			t.Errorf("unit at %d does not match the text there", u.Start)
+		}
+		total += len(strings.Fields(u.Text))
+	}
+	if total != 1000 {
+		t.Errorf("%d words in the units, want 1000", total)
+	}
+}
+
+// longPage is a manual page of many sections, one of which answers.
+func longPage() string {
+	var b strings.Builder
+	b.WriteString("# Kernel Memory Leak Detector\n\nKmemleak provides a way of detecting possible kernel memory leaks.\n\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "## Background %d\n\nThe scanner walks object graph number %d and reports nothing unusual here.\n\n", i, i)
+	}
+	b.WriteString("## Usage\n\nTo list the possible memory leaks that were never freed, read the file:\n\n    cat /sys/kernel/debug/kmemleak\n\nTo trigger an intermediate memory scan:\n\n    echo scan > /sys/kernel/debug/kmemleak\n\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "## Appendix %d\n\nMore about tracking %d.\n\n", i, i)
+	}
+	return b.String()
+}
+
+func TestCut(t *testing.T) {
+	page := longPage()
+	w := Weights("", "How do I list kernel memory leaks that were never freed?")
+	got := Cut(page, w, 1500)
+	if len(got) > 1600 {
+		t.Errorf("cut to %d bytes, budget 1500", len(got))
+	}
+	for _, want := range []string{
+		"Kmemleak provides a way",               // the head: what the document is
+		"§ Usage",                               // the heading of the answering part
+		"that were never freed, read the file:", // the lead
+		"cat /sys/kernel/debug/kmemleak",        // and the command it leads into
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the cut lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Background 30") {
+		t.Errorf("the cut holds a section without the question's terms:\n%s", got)
+	}
+	if short := "A short text."; Cut(short, w, 100) != short {
+		t.Error("a text within the budget is cut")
+	}
+	if got := Cut(page, Weights("", "zebra"), 300); !strings.HasPrefix(got, "# Kernel Memory Leak Detector") {
+		t.Errorf("with no term found, the cut is not the head:\n%s", got)
+	}
+}
+
+func TestScoreRarity(t *testing.T) {
+	units := Units("Memory is used here.\n\nMemory again.\n\nMemory leak found by kmemleak.\n\nMemory.\n")
+	s := NewScorer(Weights("", "memory leak"), units)
+	if s.Score(units[2]) <= s.Score(units[0]) {
+		t.Errorf("the unit with the rare term scores %.2f, one with the common term only %.2f", s.Score(units[2]), s.Score(units[0]))
+	}
+	if got := s.Score(units[2]); got < 0.999 {
+		t.Errorf("a unit holding every term scores %.2f, want 1", got)
+	}
+}
