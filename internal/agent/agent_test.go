@@ -288,7 +288,7 @@ func TestOpenExcerpts(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := m.toolContents(2)["c2"]
-	for _, want := range []string{"Raft is a consensus algorithm.", "§ Timeouts", "randomized between 150 and 300 ms"} {
+	for _, want := range []string{"Raft is a consensus algorithm.", "## Timeouts", "randomized between 150 and 300 ms"} {
 		if !strings.Contains(open, want) {
 			t.Errorf("the open result lacks %q:\n%s", want, open)
 		}

@@ -158,11 +158,13 @@ func ExampleRun() {
 	// tool: search {"query":"Raft elect"}
 	// tool: open {"source":1}
 	// tool: open {"source":2}
-	// Raft uses a heartbeat mechanism to trigger leader election. [1] A server remains in follower state as long as it receives valid RPCs from a leader or candidate. [1] If a follower receives no communication over a period of time called the election timeout, it assumes there is no viable leader and begins an election to choose a new leader. [1]
+	// Raft uses a heartbeat mechanism to trigger leader election. [1] When servers start up, they begin as followers. [1] A server remains in follower state as long as it receives valid RPCs from a leader or candidate. [1] If a follower receives no communication over a period of time called the election timeout, it assumes there is no viable leader and begins an election to choose a new leader. [1]
 	//
-	// Once a leader has been elected, it begins servicing client requests. [1] The leader appends the command to its log as a new entry, then issues AppendEntries RPCs in parallel to each of the other servers to replicate the entry. [1] Raft is a consensus algorithm designed to be easy to understand. [1]
+	// Once a leader has been elected, it begins servicing client requests. [1] The leader appends the command to its log as a new entry, then issues AppendEntries RPCs in parallel to each of the other servers to replicate the entry. [1]
 	//
-	// Election safety means that at most one leader can be elected in a given term. [2] Raft uses randomized election timeouts to ensure that split votes are rare and that they are resolved quickly. [2]
+	// Election safety means that at most one leader can be elected in a given term. [2] A candidate wins an election if it receives votes from a majority of the servers in the full cluster for the same term. [2]
+	//
+	// Raft uses randomized election timeouts to ensure that split votes are rare and that they are resolved quickly. [2] Election timeouts are chosen randomly from a fixed interval, e.g. 150 to 300 ms. [2]
 	// [1] The Raft Consensus Algorithm
 	// [2] Leader Election Notes
 }

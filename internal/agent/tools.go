@@ -16,8 +16,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/defaults"
-	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
+	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"

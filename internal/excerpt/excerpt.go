@@ -240,6 +240,9 @@ func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 var codeOps = []string{"==", "!=", ":=", "->", "=>", "&&", "||", "();", "){", ") {", "$ ", "# echo", "echo ", "/sys/", "/proc/"}
 
 func codeLine(t string) bool {
+	if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "% ") {
+		return true // a comment of code, a shell prompt
+	}
 	for _, op := range codeOps {
 		if strings.Contains(t, op) {
 			return true
@@ -264,7 +267,7 @@ func NewScorer(weight map[string]float64, units []Unit) *Scorer {
 	s := &Scorer{weight: weight, idf: map[string]float64{}}
 	df := map[string]int{}
 	for _, u := range units {
-		for st := range terms.StemSet(u.Text) {
+		for st := range terms.StemSetParts(u.Text) {
 			if weight[st] > 0 {
 				df[st]++
 			}
@@ -284,8 +287,8 @@ func (s *Scorer) Score(u Unit) float64 {
 	if s.total == 0 {
 		return 0
 	}
-	body := terms.StemSet(u.Text)
-	head := terms.StemSet(u.Heading)
+	body := terms.StemSetParts(u.Text)
+	head := terms.StemSetParts(u.Heading)
 	got := 0.0
 	for st, w := range s.weight {
 		switch {
@@ -303,10 +306,10 @@ func (s *Scorer) Score(u Unit) float64 {
 // question; its own words matter, the question's more).
 func Weights(task, question string) map[string]float64 {
 	w := map[string]float64{}
-	for _, st := range terms.KeyStems(task) {
+	for st := range terms.StemSetParts(task) {
 		w[st] = 1
 	}
-	for _, st := range terms.KeyStems(question) {
+	for st := range terms.StemSetParts(question) {
 		w[st] = 2
 	}
 	return w
@@ -367,7 +370,7 @@ func WithContext(units []Unit, i int) []int {
 // Cut returns text cut to about budget bytes: all of it when it fits;
 // else its first unit (what the document is), then its best units for the
 // weighted terms with their context, in document order, each run of them
-// under its heading ("§ Usage") and separated from the next by "[…]".
+// under its heading ("## Usage") and separated from the next by "[…]".
 // When no unit holds a term it is the text's head, as a plain cut would
 // give.
 func Cut(text string, weight map[string]float64, budget int) string {
@@ -426,7 +429,7 @@ func Cut(text string, weight map[string]float64, budget int) string {
 			b.WriteString("\n\n")
 		}
 		if u.Heading != "" && (u.Heading != lastHead || i != prev+1) && i > 0 {
-			b.WriteString("§ " + u.Heading + "\n\n")
+			b.WriteString("## " + u.Heading + "\n\n")
 		}
 		b.WriteString(u.Text)
 		prev, lastHead = i, u.Heading

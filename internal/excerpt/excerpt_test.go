@@ -82,7 +82,7 @@ func TestCut(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Kmemleak provides a way",               // the head: what the document is
-		"§ Usage",                               // the heading of the answering part
+		"## Usage",                              // the heading of the answering part
 		"that were never freed, read the file:", // the lead
 		"cat /sys/kernel/debug/kmemleak",        // and the command it leads into
 	} {

@@ -89,16 +89,18 @@ A little-endian architecture stores the least significant byte at the lowest add
 }
 
 // TestOverviewQuotesOnlyBearingSentences: the Overview section of the
-// final report leaves out a sentence that shares a single key term with
-// the question when its source is cited for a sentence that bears on
-// it.
+// final report leaves out a passage that shares a single key term with
+// the question when its source is cited for a passage that bears on it,
+// and quotes a bearing passage whole.
 func TestOverviewQuotesOnlyBearingSentences(t *testing.T) {
 	const prompt = `Question: How does a program notice Ctrl-C and shut down cleanly?
 
 ## Findings
 
 ### Overview
-If Notify is called for os.Interrupt, Ctrl-C will cause os.Interrupt to be sent on the channel, and the program will not exit [1]. The program can then shut down cleanly by closing its listeners [1]. A program that imports this package is linked with the signal handlers of the runtime [1].
+If Notify is called for os.Interrupt, Ctrl-C will cause os.Interrupt to be sent on the channel, and the program will not exit [1]. The program can then shut down cleanly by closing its listeners [1].
+
+A program that imports this package is linked with the signal handlers of the runtime [1].
 
 ## Sources
 [1] Package signal (os/signal) — file:///docs/signal.md
@@ -107,7 +109,7 @@ If Notify is called for os.Interrupt, Ctrl-C will cause os.Interrupt to be sent 
 	if strings.Contains(out, "linked with the signal handlers") {
 		t.Errorf("the Overview quotes a sentence that shares only \"program\" with the question:\n%s", out)
 	}
-	if !strings.Contains(out, "shut down cleanly by closing") {
+	if !strings.Contains(out, "the program will not exit [1]. The program can then shut down cleanly by closing") {
 		t.Errorf("the Overview leaves out a sentence that bears on the question:\n%s", out)
 	}
 }

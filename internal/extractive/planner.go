@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/terms"
 	"github.com/tmc/langchaingo/llms"
@@ -73,7 +74,7 @@ func plan(msgs []llms.MessageContent) string {
 		} else {
 			var strong []phrase
 			for _, p := range ps {
-				if p.named() {
+				if subject(q, p) {
 					strong = append(strong, p)
 				}
 			}
@@ -109,6 +110,92 @@ func (p phrase) named() bool {
 		}
 	}
 	return false
+}
+
+// numberWords are numbers written as words: a count, never a subject.
+var numberWords = terms.Set(`zero one two three four five six seven eight nine ten eleven twelve
+twenty thirty hundred thousand million first second third fourth fifth once twice several`)
+
+// particles end a noun made of a verb ("write-up", "built-in",
+// "follow-up"): a word of the question's phrasing, not its subject.
+var particles = terms.Set(`up in out on off down over back`)
+
+// subject reports whether phrase p of question q names a subject of its
+// own, worth a research task "What is p?": it holds a name — a word
+// capitalised where a sentence does not start ("Go", "Raft"), an acronym
+// ("TCP"), a code-like word ("sync.Mutex", "spec_ctrl", "SHA256",
+// "CamelCase") — or a compound of words ("happens-before"), and is not a
+// number written as a word. A sentence-initial capital ("According",
+// "Two"), a verb ("loaded") or a common-word phrase is not a subject: a
+// task on it searches the words of how the question is put.
+func subject(q string, p phrase) bool {
+	if len(p) == 1 && numberWords[strings.ToLower(p[0])] {
+		return false
+	}
+	initial := sentenceStarts(q)
+	for _, w := range p {
+		if numberWords[strings.ToLower(w)] {
+			continue
+		}
+		if nameWord(w, initial[w]) {
+			return true
+		}
+		if parts := strings.Split(w, "-"); len(parts) > 1 && !particles[strings.ToLower(parts[len(parts)-1])] {
+			return true
+		}
+	}
+	return false
+}
+
+// nameWord reports whether w, as written, is a name: code-like (a dot,
+// an underscore, a slash, letters and digits together, a capital after a
+// small letter), an acronym of two letters or more, or capitalised where
+// no sentence starts (initial is false).
+func nameWord(w string, initial bool) bool {
+	if strings.ContainsAny(w, "._/()") {
+		return true
+	}
+	letters, digits, upper, innerUpper := 0, 0, 0, false
+	prevLower := false
+	for _, r := range w {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case unicode.IsLetter(r):
+			letters++
+			if unicode.IsUpper(r) {
+				upper++
+				innerUpper = innerUpper || prevLower
+			}
+			prevLower = unicode.IsLower(r)
+		}
+	}
+	switch {
+	case letters > 0 && digits > 0, innerUpper:
+		return true
+	case letters >= 2 && upper == letters:
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(first) && !initial
+}
+
+// sentenceStarts returns the words of q, as written, that start a
+// sentence: its first word and any after ". ", "! ", "? " or ": ".
+func sentenceStarts(q string) map[string]bool {
+	out := map[string]bool{}
+	start := true
+	for _, f := range strings.Fields(q) {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if start && w != "" {
+			out[w] = true
+			start = false
+		}
+		if last := f[len(f)-1]; strings.IndexByte(".!?:", last) >= 0 {
+			start = true
+		}
+	}
+	return out
 }
 
 // strong reports whether a phrase names something on its own: several

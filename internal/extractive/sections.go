@@ -1,17 +1,10 @@
 package extractive
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 )
-
-// maxSectionedSentences caps a section written on its own: more than the
-// one-call writer gives a section (maxSectionSentences), since the section
-// has the call to itself.
-const maxSectionedSentences = 6
 
 // The section writer's human message (internal/finalreport writes it):
 //
@@ -34,51 +27,6 @@ const maxSectionedSentences = 6
 //
 //	### <title>
 //	<the section as written>
-
-// writeSection answers a section writer: the section's body, no heading —
-// up to maxSectionedSentences of its findings' cited sentences, chosen by
-// MMR over the section title's and the question's terms and kept in their
-// findings order, markers untouched; NoSectionEvidence when none is cited.
-func writeSection(msgs []llms.MessageContent) string {
-	q, title := field(msgs, "Question"), field(msgs, "Section")
-	var text []string
-	for _, m := range msgs {
-		if m.Role == llms.ChatMessageTypeHuman {
-			for _, s := range findings(textOf(m)) {
-				text = append(text, s.text)
-			}
-		}
-	}
-	terms := weightedTerms(title, q)
-	var cands []candidate
-	seen := map[string]bool{}
-	pos := 0
-	for _, par := range paragraphs(strings.Join(text, "\n\n")) {
-		for _, s := range sentences(par) {
-			if n := len(strings.Fields(s)); n < 4 || n > 80 || !hasMarkerRe.MatchString(s) || seen[normalize(s)] {
-				continue
-			}
-			seen[normalize(s)] = true
-			pos++
-			cands = append(cands, candidate{text: s, stems: stemSet(s), seq: len(cands),
-				score: score(s, terms) + positionBonus/float64(pos+3)})
-		}
-	}
-	chosen := mmr(cands, maxSectionedSentences, nil)
-	if len(chosen) == 0 {
-		return NoSectionEvidence
-	}
-	slices.SortFunc(chosen, func(a, b candidate) int { return cmp.Compare(a.seq, b.seq) })
-	var pars []string
-	for i := 0; i < len(chosen); i += maxParagraphSentences {
-		var ss []string
-		for _, c := range chosen[i:min(i+maxParagraphSentences, len(chosen))] {
-			ss = append(ss, c.text)
-		}
-		pars = append(pars, strings.Join(ss, " "))
-	}
-	return strings.Join(pars, "\n\n")
-}
 
 // writeFrame answers a frame writer: "# <title>" from the question and a
 // one-sentence introduction naming the sections in order. The model

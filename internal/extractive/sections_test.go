@@ -23,7 +23,7 @@ func TestSectionAndFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Raft elects a leader by a vote of the servers [1]. The leader replicates its log to the followers [2]. Terms number the elections of the leader one after another [1]."
+	want := "Raft elects a leader by a vote of the servers [1]. The leader replicates its log to the followers [2].\n\nTerms number the elections of the leader one after another [1]."
 	if text != want {
 		t.Errorf("section:\n%q\nwant\n%q", text, want)
 	}

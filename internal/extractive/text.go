@@ -37,7 +37,7 @@ func keyWords(s string) []word {
 }
 
 // stemSet is the set of content-word stems of s.
-func stemSet(s string) map[string]bool { return terms.StemSet(s) }
+func stemSet(s string) map[string]bool { return terms.StemSetParts(s) }
 
 // overlap counts the distinct stems of s that are in want. It is on the
 // scoring path of every sentence, so it builds no sets: the stems it has

@@ -118,6 +118,49 @@ func StemSet(s string) map[string]bool {
 	return m
 }
 
+// StemSetParts is StemSet with the parts of every token that joins
+// letters and digits ("sha256" → sha, 256; "utf8" → utf, 8), so that a
+// text that writes a name joined ("SHA256") covers a question that writes
+// it hyphenated ("SHA-256", which Tokens splits), and the other way round.
+func StemSetParts(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range Tokens(s) {
+		if !IsKey(t) {
+			continue
+		}
+		m[Stem(t)] = true
+		for _, p := range parts(t) {
+			if IsKey(p) {
+				m[Stem(p)] = true
+			}
+		}
+	}
+	return m
+}
+
+// parts splits a token at its boundaries between letters and digits; nil
+// for a token of letters only or digits only.
+func parts(t string) []string {
+	var out []string
+	start := 0
+	prev := 0 // 1 letter, 2 digit
+	for i, r := range t {
+		k := 1
+		if unicode.IsDigit(r) {
+			k = 2
+		}
+		if prev != 0 && k != prev {
+			out = append(out, t[start:i])
+			start = i
+		}
+		prev = k
+	}
+	if start == 0 {
+		return nil
+	}
+	return append(out, t[start:])
+}
+
 // IsNegation reports whether the lower-cased word w negates: "not", "no",
 // "never", "without"…; Negated finds one in a text, with the contracted
 // forms ("isn't", "don’t") that Tokens splits.

@@ -21,3 +21,25 @@ func TestTokens(t *testing.T) {
 		t.Errorf("Tokens = %q", got)
 	}
 }
+
+func TestStemSetParts(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"SHA256 sums", []string{"sha256", "sha", "256", "sum"}},
+		{"SHA-256", []string{"sha", "256"}},
+		{"utf8 text", []string{"utf8", "utf", "8", "text"}},
+		{"plain words", []string{"plain", "word"}},
+	} {
+		got := StemSetParts(tt.in)
+		if len(got) != len(tt.want) {
+			t.Errorf("StemSetParts(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+		for _, w := range tt.want {
+			if !got[w] {
+				t.Errorf("StemSetParts(%q) = %v, lacks %q", tt.in, got, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,364 @@
+package extractive
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/excerpt"
+)
+
+// Evidence sizes: what one agent hands the writer. A report is the
+// passages that answer the task — whole paragraphs, list items and the
+// commands they introduce — from few sources, not sentences from many
+// that share the question's words.
+const (
+	// maxEvidenceUnits caps the passages an agent's report quotes (the
+	// context a passage brings along, a command after "run:", is not
+	// counted).
+	maxEvidenceUnits = 5
+	// maxEvidenceSources caps the sources an agent's report cites.
+	maxEvidenceSources = 5
+	// relativeFloor: a passage scores at least this share of the best
+	// passage's score to be quoted.
+	relativeFloor = 0.35
+	// maxUnitSentences caps the sentences quoted of one paragraph: its
+	// first ones, where a paragraph is long.
+	maxUnitSentences = 5
+	// namedBoost lifts the passages of a source named after the subject
+	// above those of any other: a passage's value is its score (at most
+	// 1) plus half its source's search rank (at most priorWeight).
+	namedBoost = 1 + priorWeight
+	// nearDuplicate is the stem Jaccard similarity above which a passage
+	// repeats one already quoted.
+	nearDuplicate = 0.7
+)
+
+// srcUnit is a unit of a source's text as an agent saw it.
+type srcUnit struct {
+	excerpt.Unit
+	num   int // the source's citation number
+	idx   int // index among the source's units
+	stems map[string]bool
+}
+
+// sourceUnits gathers each source's text from the blocks (search snippets
+// and opened text, each paragraph once) and splits it into units, by
+// citation number, in order of first appearance.
+func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
+	texts := map[int]*strings.Builder{}
+	seen := map[int]map[string]bool{}
+	for _, b := range blocks {
+		if texts[b.num] == nil {
+			texts[b.num] = &strings.Builder{}
+			seen[b.num] = map[string]bool{}
+			order = append(order, b.num)
+		}
+		for _, u := range excerpt.Units(b.text) {
+			k := normalize(u.Text)
+			if k == "" || seen[b.num][k] || boilerplate(u.Text) {
+				continue
+			}
+			seen[b.num][k] = true
+			if u.Heading != "" {
+				texts[b.num].WriteString("## " + u.Heading + "\n\n")
+			}
+			texts[b.num].WriteString(u.Text + "\n\n")
+		}
+	}
+	units = map[int][]srcUnit{}
+	for _, n := range order {
+		for _, u := range excerpt.Units(texts[n].String()) {
+			units[n] = append(units[n], srcUnit{Unit: u, num: n, idx: len(units[n]), stems: stemSet(u.Text)})
+		}
+	}
+	return order, units
+}
+
+// boilerplate reports whether a unit is what the tools add around a
+// source's text, not the source: an excerpt's gap or note.
+func boilerplate(s string) bool {
+	t := strings.TrimSpace(s)
+	return t == "[…]" || t == "(truncated)" || strings.HasPrefix(t, "(excerpts of ") || strings.IndexFunc(t, unicode.IsLetter) < 0
+}
+
+// report answers a reporter turn: the passages of the sources that best
+// answer the task and the user's question, each quoted whole with the
+// context that holds its fact (the sentence that introduces a command and
+// the command), cited with its source's number. Passages are scored by
+// the key terms they hold, weighted by how rare each is among everything
+// the agent read (excerpt.Scorer), plus half the source's fused search
+// rank; a source named after the subject counts as ranked first. Only
+// passages that score at least relativeFloor of the best are quoted, at
+// most maxEvidenceUnits from at most maxEvidenceSources sources, and
+// none that nearly repeats another. A follow-up of the research loop
+// quotes only what bears on the user's question or the document of the
+// name it follows.
+func report(msgs []llms.MessageContent) string {
+	task := question(msgs)
+	terms := weightedTerms(task, objective(msgs))
+	own := stemSet(stripScaffold(task))
+	blocks := allBlocks(msgs)
+	prior := priors(blocks)
+	fu, isFollowUp := followUpOf(msgs)
+	order, units := sourceUnits(blocks)
+	titles := map[int]block{}
+	for _, b := range blocks {
+		if _, ok := titles[b.num]; !ok {
+			titles[b.num] = b
+		}
+	}
+	var all []excerpt.Unit
+	for _, n := range order {
+		for _, u := range units[n] {
+			all = append(all, u.Unit)
+		}
+	}
+	scorer := excerpt.NewScorer(terms, all)
+
+	type cand struct {
+		srcUnit
+		rel, value float64
+	}
+	var cands []cand
+	for _, n := range order {
+		b := titles[n]
+		boost := priorWeight * prior[n]
+		if namesSubject(b.title, terms) {
+			// A document named after the subject (a dictionary entry, a
+			// manual page) is the answer to what it names: it comes
+			// before any that only mentions it.
+			boost = namedBoost
+		}
+		for _, u := range units[n] {
+			if u.Kind == excerpt.Code {
+				continue // quoted only after the passage that introduces it
+			}
+			if len(strings.Fields(u.Text)) < minSentenceWords {
+				continue // a headword, a label: no passage of substance
+			}
+			if isFollowUp && !fu.admits(cleanSourceText(u.Text), b.title, b.url) {
+				continue
+			}
+			// The passage, under its heading and its source's title,
+			// shares two of the task's own terms (all, when it has fewer).
+			context := stemSet(u.Text + "\n" + u.Heading + "\n" + b.title)
+			if len(own) > 0 && shared(context, own) < min(len(own), 2) {
+				continue
+			}
+			// Its source's title counts as a heading: a dictionary entry or
+			// a manual page is about the thing it is named after.
+			titled := u.Unit
+			titled.Heading = strings.TrimSpace(u.Heading + "\n" + b.title)
+			rel := scorer.Score(titled)
+			if rel < minCoverage {
+				continue
+			}
+			cands = append(cands, cand{srcUnit: u, rel: rel, value: rel + boost})
+		}
+	}
+	if len(cands) == 0 {
+		if s := fallbackQuote(blocks, prior, terms, own); s != "" {
+			return s
+		}
+		return NoEvidence
+	}
+	best := 0.0
+	for _, c := range cands {
+		best = max(best, c.rel)
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.value, a.value) })
+
+	// Round by round: each source in the order of its best passage gives
+	// its next best, so that the report draws on the few sources that
+	// answer, not on one long page alone.
+	type pick struct{ num, idx int }
+	var sources []int
+	bySource := map[int][]cand{}
+	for _, c := range cands {
+		if c.rel < relativeFloor*best {
+			continue
+		}
+		if _, ok := bySource[c.num]; !ok {
+			if len(sources) == maxEvidenceSources {
+				continue
+			}
+			sources = append(sources, c.num)
+		}
+		bySource[c.num] = append(bySource[c.num], c)
+	}
+	var picked []srcUnit
+	chosen := map[pick]bool{}
+	taken := 0
+	for round := 0; taken < maxEvidenceUnits; round++ {
+		more := false
+		for _, n := range sources {
+			if taken == maxEvidenceUnits {
+				break
+			}
+			for len(bySource[n]) > round {
+				c := bySource[n][round]
+				if chosen[pick{c.num, c.idx}] || slices.ContainsFunc(picked, func(p srcUnit) bool { return jaccard(p.stems, c.stems) > nearDuplicate }) {
+					bySource[n] = slices.Delete(bySource[n], round, round+1)
+					continue
+				}
+				src := units[n]
+				plain := make([]excerpt.Unit, len(src))
+				for i, u := range src {
+					plain[i] = u.Unit
+				}
+				for _, i := range excerpt.WithContext(plain, c.idx) {
+					if !chosen[pick{n, i}] {
+						chosen[pick{n, i}] = true
+						picked = append(picked, src[i])
+					}
+				}
+				taken++
+				more = true
+				break
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	// Sources in the order of their best passage; a source's passages in
+	// its own order.
+	var pars []string
+	quoted := map[string]bool{}
+	for _, n := range sources {
+		var mine []srcUnit
+		for _, u := range picked {
+			if u.num == n {
+				mine = append(mine, u)
+			}
+		}
+		slices.SortFunc(mine, func(a, b srcUnit) int { return cmp.Compare(a.idx, b.idx) })
+		for _, u := range mine {
+			if s := quoteUnit(u.Unit, n, quoted); s != "" {
+				pars = append(pars, s)
+			}
+		}
+	}
+	if len(pars) == 0 {
+		return NoEvidence
+	}
+	return strings.Join(pars, "\n\n")
+}
+
+// fallbackQuote is the report of a task whose sources hold no passage that
+// covers it but where a source the searches ranked first is on the subject
+// as a whole: that source's best sentence, or its text when it is a terse
+// entry with no sentence ("{Redundant Arrays of Independent Disks}").
+func fallbackQuote(blocks []block, prior map[int]float64, terms map[string]float64, own map[string]bool) string {
+	for _, n := range bestRanked(prior, topReportSources) {
+		b := blockOf(blocks, n)
+		text := b.title + "\n" + b.text
+		if score(text, terms) < minCoverage || shared(stemSet(text), own) < min(len(own), 2) {
+			continue
+		}
+		bestS, bestV := "", 0.0
+		for _, par := range paragraphs(b.text) {
+			for _, s := range sentences(cleanSourceText(par)) {
+				if v := score(s, terms); proseSentence(s) && shared(stemSet(s), own) >= 1 && v > bestV {
+					bestS, bestV = s, v
+				}
+			}
+		}
+		if bestS == "" {
+			bestS = shortText(blocks, n)
+		}
+		if bestS != "" {
+			return bestS + " [" + strconv.Itoa(n) + "]"
+		}
+	}
+	return ""
+}
+
+// quoteUnit renders a unit for a report, cited as [n]: prose and list
+// items as their sentences, each followed by the marker (a lead's colon
+// after it: "To trigger a scan [3]:"); code and tables as a fenced block
+// under the passage that introduces them, uncited. A sentence with a URL
+// in it is left out (a link in a report is the reference list's to
+// make), and so is a block holding anything a citation parser could take
+// for a marker, and a sentence in quoted (which records those it quotes).
+func quoteUnit(u excerpt.Unit, n int, quoted map[string]bool) string {
+	mark := " [" + strconv.Itoa(n) + "]"
+	if u.Kind == excerpt.Code || u.Kind == excerpt.Table {
+		return fenceBlock(u.Text)
+	}
+	text := u.Text
+	if u.Kind == excerpt.Item {
+		text = bulletRe.ReplaceAllString(strings.TrimSpace(text), "")
+	}
+	var out []string
+	for i, s := range sentences(cleanSourceText(text)) {
+		if i == maxUnitSentences {
+			break
+		}
+		k := normalize(s)
+		if strings.Contains(s, "://") || hasMarkerRe.MatchString(s) || strings.IndexFunc(s, unicode.IsLetter) < 0 || quoted[k] {
+			continue
+		}
+		quoted[k] = true
+		if t, ok := strings.CutSuffix(s, ":"); ok {
+			out = append(out, t+mark+":")
+			continue
+		}
+		if last, _ := utf8.DecodeLastRuneInString(s); !strings.ContainsRune(".!?\"'”’)", last) {
+			s += "." // a terse entry or list item, written as a sentence
+		}
+		out = append(out, s+mark)
+	}
+	return strings.Join(out, " ")
+}
+
+// fenceBlock fences code or a table as a Markdown code block whose fence
+// is longer than any run of backticks inside, its common indentation
+// removed; "" when it holds something a citation parser could take for a
+// marker ("args[1]").
+func fenceBlock(text string) string {
+	lines := strings.Split(strings.Trim(text, "\n"), "\n")
+	if len(lines) > 0 && (strings.HasPrefix(strings.TrimSpace(lines[0]), "```") || strings.HasPrefix(strings.TrimSpace(lines[0]), "~~~")) {
+		lines = lines[1:]
+		if k := len(lines) - 1; k >= 0 && (strings.HasPrefix(strings.TrimSpace(lines[k]), "```") || strings.HasPrefix(strings.TrimSpace(lines[k]), "~~~")) {
+			lines = lines[:k]
+		}
+	}
+	body := strings.Join(dedent(lines), "\n")
+	if strings.TrimSpace(body) == "" || hasMarkerRe.MatchString(body) || sourceMarkerRe.MatchString(body) {
+		return ""
+	}
+	fence := "```"
+	for strings.Contains(body, fence) {
+		fence += "`"
+	}
+	return fence + "\n" + body + "\n" + fence
+}
+
+// dedent removes the indentation all non-blank lines share.
+func dedent(lines []string) []string {
+	common := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if len(l) >= common && common > 0 {
+			l = l[common:]
+		}
+		out[i] = strings.TrimRight(l, " \t")
+	}
+	return out
+}
