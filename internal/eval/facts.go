@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -15,17 +16,26 @@ import (
 // spellings. A fact occurs in a text when one of its spellings does,
 // case-insensitively, with every run of white space read as one space and
 // markdown's escapes (`\_`, `&lt;`) undone, so a report that quotes
-// "O\_NONBLOCK" holds the fact "O_NONBLOCK".
+// "O\_NONBLOCK" holds the fact "O_NONBLOCK"; the targets of markdown
+// links are not read, so a report whose citation links to
+// ".../man2/mmap.2.txt" does not hold "mmap" by the link alone.
 
-// foldText is text as the facts check reads it: lower-case, markdown's
-// backslash escapes and its three entity escapes undone, white space
-// runs made one space.
+// foldText is text as the facts check reads it: markdown link targets
+// dropped, lower-case, markdown's backslash escapes and its three entity
+// escapes undone, white space runs made one space.
 func foldText(s string) string {
+	if strings.Contains(s, "](") {
+		s = linkTarget.ReplaceAllString(s, "]")
+	}
 	if strings.Contains(s, "\\") || strings.Contains(s, "&") {
 		s = unescaper.Replace(s)
 	}
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
+
+// linkTarget is the target of a markdown link or image, "](URL)" or
+// "](URL "title")", with balanced parentheses one deep inside the URL.
+var linkTarget = regexp.MustCompile(`\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)`)
 
 // unescaper undoes mdtext.Escape's escapes: a backslash before ASCII
 // punctuation, and the entities it writes.

@@ -29,6 +29,8 @@ func TestMissingFacts(t *testing.T) {
 		{"in different texts", []string{"a Scanner", "call NewScanner"}, nil},
 		{"split across two texts is no match", []string{"a bufio.Scanner from New", "Scanner"}, []string{"NewScanner"}},
 		{"no texts", nil, []string{"bufio.Scanner", "NewScanner"}},
+		{"only in link targets", []string{"Read lines [[1]](file:///c/pkg/bufio.Scanner.md) [b](https://x/NewScanner_(x) \"t\")."}, []string{"bufio.Scanner", "NewScanner"}},
+		{"in link text", []string{"See [NewScanner](https://x/a) and [bufio.Scanner][1]."}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
