@@ -272,6 +272,28 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 	return s, results, nil
 }
 
+// Why says, for a keyed question whose report lacks a fact, where the
+// fact was lost: "the writer left out facts the agents handed it" when
+// the evidence holds them all; otherwise "no expected document kept"
+// (the search or the relevance filter lost it), "an expected document
+// kept, none cited", or "an expected document cited, the fact not
+// quoted". It is "" for an unkeyed question, one whose report holds every
+// fact, or an answer without a report.
+func (r Result) Why() string {
+	switch {
+	case !r.Keyed || !r.Reported || len(r.ReportMissing) == 0:
+		return ""
+	case len(r.EvidenceMissing) == 0:
+		return "the writer left out facts the agents handed it"
+	case slices.ContainsFunc(r.Expect, func(e string) bool { return slices.Contains(r.Cited, e) }):
+		return "an expected document cited, the fact not quoted"
+	case slices.ContainsFunc(r.Expect, func(e string) bool { return slices.Contains(r.Kept, e) }):
+		return "an expected document kept, none cited"
+	default:
+		return "no expected document kept"
+	}
+}
+
 // topics is how a question's cited documents bear on it.
 type topics struct {
 	expected, onTopic    int

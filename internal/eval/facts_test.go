@@ -191,6 +191,11 @@ func TestAnswerMetrics(t *testing.T) {
 			t.Errorf("%s: keyed %v, missing from the evidence %q, from the report %q; want %v, %q, %q", r.ID, r.Keyed, r.EvidenceMissing, r.ReportMissing, w.keyed, w.evidence, w.reported)
 		}
 	}
+	for i, why := range []string{"", "the writer left out facts the agents handed it", "", "no expected document kept"} {
+		if got := rs[i].Why(); got != why {
+			t.Errorf("%s: Why() = %q, want %q", rs[i].ID, got, why)
+		}
+	}
 	var b strings.Builder
 	base, _, err := eval.Evaluate(context.Background(), "plain BM25 top 5", qs, eval.DocumentTexts(func(context.Context, string) (eval.Answer, error) {
 		return eval.Answer{Cited: []string{"pkg/bufio.md"}}, nil
@@ -217,8 +222,31 @@ func TestAnswerMetrics(t *testing.T) {
 	b.Reset()
 	c.Print(&b, true)
 	if !strings.Contains(b.String(), `facts "Scanner", "NewScanner"; missing from the evidence none, from the report none`) ||
-		!strings.Contains(b.String(), `missing from the evidence "ReadRune", from the report "ReadRune"`) {
+		!strings.Contains(b.String(), `missing from the evidence "ReadRune", from the report "ReadRune"`) ||
+		!strings.Contains(b.String(), "not answered: the writer left out facts the agents handed it\n") {
 		t.Errorf("verbose output lacks the missing facts:\n%s", b.String())
+	}
+}
+
+// TestWhy: where a keyed question's fact was lost.
+func TestWhy(t *testing.T) {
+	keyed := eval.Question{ID: "k", Expect: []string{"a.md"}, Facts: [][]string{{"X"}}}
+	for _, tc := range []struct {
+		name string
+		r    eval.Result
+		want string
+	}{
+		{"answered", eval.Result{Question: keyed, Keyed: true, Answer: eval.Answer{Reported: true}}, ""},
+		{"unkeyed", eval.Result{Question: eval.Question{ID: "u"}, Answer: eval.Answer{Reported: true}}, ""},
+		{"no report", eval.Result{Question: keyed, Keyed: true, EvidenceMissing: []string{"X"}}, ""},
+		{"dropped by the writer", eval.Result{Question: keyed, Keyed: true, ReportMissing: []string{"X"}, Answer: eval.Answer{Reported: true}}, "the writer left out facts the agents handed it"},
+		{"cited, not quoted", eval.Result{Question: keyed, Keyed: true, EvidenceMissing: []string{"X"}, ReportMissing: []string{"X"}, Answer: eval.Answer{Reported: true, Cited: []string{"b.md", "a.md"}, Kept: []string{"a.md"}}}, "an expected document cited, the fact not quoted"},
+		{"kept, not cited", eval.Result{Question: keyed, Keyed: true, EvidenceMissing: []string{"X"}, ReportMissing: []string{"X"}, Answer: eval.Answer{Reported: true, Cited: []string{"b.md"}, Kept: []string{"a.md"}}}, "an expected document kept, none cited"},
+		{"never kept", eval.Result{Question: keyed, Keyed: true, EvidenceMissing: []string{"X"}, ReportMissing: []string{"X"}, Answer: eval.Answer{Reported: true, Cited: []string{"b.md"}, Kept: []string{"b.md"}}}, "no expected document kept"},
+	} {
+		if got := tc.r.Why(); got != tc.want {
+			t.Errorf("%s: Why() = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

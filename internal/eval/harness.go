@@ -249,6 +249,9 @@ func (c *Comparison) Print(w io.Writer, verbose bool) {
 		if r.Keyed {
 			fmt.Fprintf(w, "  facts %s; missing from the evidence %s, from the report %s, from the baseline's documents %s\n",
 				factList(r.Facts), factList(r.EvidenceMissing), factList(r.ReportMissing), factList(b.EvidenceMissing))
+			if why := r.Why(); why != "" {
+				fmt.Fprintf(w, "  not answered: %s\n", why)
+			}
 		}
 	}
 }
