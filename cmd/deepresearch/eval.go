@@ -26,17 +26,22 @@ func newEvalCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "eval",
-		Short: "Measure retrieval quality against a plain search, on five real corpora",
+		Short: "Measure retrieval and answer quality against a plain search, on seven real corpora",
 		Long: `eval writes each evaluation corpus into a temporary folder and indexes it: the
 Go standard library's docs (go/doc over $(go env GOROOT)/src, plus
 $(go env GOROOT)/doc), FOLDOC (Debian dict-foldoc), Python's documentation
-(python3-doc), the manual pages (manpages, manpages-dev, rendered by mandoc)
-and PostgreSQL's documentation (postgresql-doc). It answers every question of
-the corpus's questions file with a full research run and with a plain BM25
+(python3-doc), the manual pages (manpages, manpages-dev, rendered by mandoc),
+PostgreSQL's documentation (postgresql-doc), part of the Linux kernel's
+documentation (linux-doc) and git's (git-doc). It answers every question of
+the corpus's question sets with a full research run and with a plain BM25
 search of the question (top 5 documents), and prints both side by side: hit
 rate (an expected document cited), recall of the expected documents,
-precision, off-topic citations and "no evidence" answers. A corpus whose
-package is not installed is skipped.
+precision, off-topic citations and "no evidence" answers; and, over the
+questions with an answer key (the facts a correct answer contains),
+evidence recall (every fact in what the agents handed the writer; for the
+plain search, in its five documents) and answered (every fact in the
+report). With --verbose it lists each question's citations and the facts
+missing. A corpus whose package is not installed is skipped.
 
 Run it from a checkout of the repository, or give --questions.`,
 		Args: cobra.NoArgs,
@@ -45,9 +50,9 @@ Run it from a checkout of the repository, or give --questions.`,
 		},
 	}
 	c.Flags().StringVar(&questions, "questions", filepath.Join("testdata", "eval"), "folder of the questions files")
-	c.Flags().StringSliceVar(&only, "corpus", nil, "evaluate only these corpora (go, foldoc, python, manpages, postgresql)")
+	c.Flags().StringSliceVar(&only, "corpus", nil, "evaluate only these corpora (go, foldoc, python, manpages, postgresql, linux-doc, git-doc)")
 	c.Flags().IntVar(&maxTasks, "max-tasks", 0, "research tasks per question (default 4)")
-	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each question's citations")
+	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each question's citations and missing facts")
 	return c
 }
 
@@ -86,16 +91,19 @@ func evalCorpus(ctx context.Context, cmd *cobra.Command, c eval.Corpus, question
 		return err
 	}
 	defer r.Close()
-	cmp, err := p.Compare(ctx, questionsDir, eval.Research(func(ctx context.Context, q string, sink func(deepresearch.Event)) error {
+	research := eval.Research(func(ctx context.Context, q string, sink func(deepresearch.Event)) error {
 		_, err := r.RunWith(ctx, q, sink)
 		return err
-	}))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return inputError(err)
+	})
+	for _, file := range c.QuestionSets() {
+		cmp, err := p.CompareSet(ctx, questionsDir, file, research)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return inputError(err)
+			}
+			return err
 		}
-		return err
+		cmp.Print(cmd.OutOrStdout(), verbose)
 	}
-	cmp.Print(cmd.OutOrStdout(), verbose)
 	return nil
 }

@@ -34,6 +34,9 @@ type Corpus struct {
 	Name string
 	// Questions is the questions file, relative to testdata/eval.
 	Questions string
+	// MoreQuestions are further question sets over the same documents,
+	// each evaluated and reported on its own.
+	MoreQuestions []string
 	// Packages are the Debian packages its source comes from; "" for the
 	// Go distribution.
 	Packages []string
@@ -49,10 +52,14 @@ type Corpus struct {
 // standard library's documentation, FOLDOC (the Free On-line Dictionary
 // of Computing, one file per entry), Python's documentation (HTML), the
 // Linux manual pages (rendered to text) and PostgreSQL's documentation
-// (HTML, held out of tuning).
+// (HTML, held out of tuning), and two corpora of long technical pages
+// whose questions carry answer keys: part of the Linux kernel's
+// documentation (reStructuredText) and git's documentation (HTML, held
+// out of tuning). The standard library's documentation is asked two
+// question sets: the team's and a newcomer's (NewcomerQuestions).
 func Corpora() []Corpus {
 	return []Corpus{
-		{Name: "go", Questions: "questions.json",
+		{Name: "go", Questions: "questions.json", MoreQuestions: []string{NewcomerQuestions},
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) { return WriteCorpus(ctx, GOROOT(), dir) }},
 		{Name: "foldoc", Questions: "foldoc.json", Packages: []string{"dict-foldoc"},
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
@@ -70,7 +77,96 @@ func Corpora() []Corpus {
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
 				return WritePostgresDocs(ctx, postgresDocs(), dir)
 			}},
+		{Name: "linux-doc", Questions: "linuxdoc.json", Packages: []string{"linux-doc"},
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WriteLinuxDocs(ctx, "/usr/share/doc/linux-doc/Documentation", dir)
+			}},
+		{Name: "git-doc", Questions: "gitdoc.json", Packages: []string{"git-doc"}, HeldOut: true,
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WriteGitDocs(ctx, "/usr/share/doc/git-doc", dir)
+			}},
 	}
+}
+
+// NewcomerQuestions is the second question set of the "go" corpus:
+// what a person new to Go asks, answered by the standard library's
+// documentation and the go command's.
+const NewcomerQuestions = "newcomer.json"
+
+// LinuxDocParts are the parts of the kernel's Documentation folder the
+// linux-doc corpus holds: the administrator's guide, the filesystems,
+// the user-space API and the development process, without the two
+// folders of media-device pages (a fifth of the words, each page a
+// struct or an ioctl of one API).
+var LinuxDocParts = []string{"admin-guide", "filesystems", "userspace-api", "process"}
+
+// WriteLinuxDocs writes the reStructuredText and text pages of the
+// LinuxDocParts of the kernel's Documentation (Debian's linux-doc, which
+// gzips most of them) into dir, uncompressed, keeping their paths:
+// "admin-guide/sysctl/vm.rst". Folders named "media" are left out.
+func WriteLinuxDocs(ctx context.Context, root, dir string) (CorpusStats, error) {
+	var st CorpusStats
+	if _, err := os.Stat(filepath.Join(root, "admin-guide")); err != nil {
+		return st, fmt.Errorf("%w: %s (Debian package linux-doc)", ErrMissing, root)
+	}
+	for _, part := range LinuxDocParts {
+		err := filepath.WalkDir(filepath.Join(root, part), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			if d.IsDir() {
+				if d.Name() == "media" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			rel, _ := filepath.Rel(root, path)
+			gz := strings.HasSuffix(rel, ".gz")
+			rel = strings.TrimSuffix(rel, ".gz")
+			if ext := filepath.Ext(rel); ext != ".rst" && ext != ".txt" {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if gz {
+				zr, err := gzip.NewReader(bytes.NewReader(b))
+				if err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				if b, err = io.ReadAll(zr); err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+			}
+			out := filepath.Join(dir, rel)
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			st.Docs++
+			st.Bytes += int64(len(b))
+			return os.WriteFile(out, b, 0o644)
+		})
+		if err != nil {
+			return st, fmt.Errorf("eval: linux-doc: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// WriteGitDocs copies the HTML pages of git's documentation (Debian's
+// git-doc: the manual pages of every command, the guides such as
+// gittutorial and the user manual, the how-tos and the technical
+// documents) into dir, keeping their paths: "git-rebase.html",
+// "howto/revert-a-faulty-merge.html".
+func WriteGitDocs(ctx context.Context, root, dir string) (CorpusStats, error) {
+	if _, err := os.Stat(filepath.Join(root, "git.html")); err != nil {
+		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package git-doc)", ErrMissing, root)
+	}
+	return copyFiles(ctx, root, dir, []string{"."}, ".html")
 }
 
 // WriteFOLDOC writes one plain-text file per entry of a dictd dictionary

@@ -30,6 +30,20 @@
 //     sources hold no evidence although the relevance filter kept an
 //     expected document (the target is none).
 //
+// A report that cites the right document but not the fact asked for is
+// not an answer, so questions may carry an answer key (Question.Facts:
+// the distinctive facts a correct answer contains), and over the keyed
+// questions the evaluation also measures:
+//
+//   - evidence recall: the share whose facts all occur in what the
+//     agents handed the writer (their intermediate reports), which does
+//     not depend on the writing model; for the plain search, in the full
+//     texts of its top documents ("facts in top 5");
+//   - answered: the share whose facts all occur in the final report (the
+//     verifier's revision when it revised it).
+//
+// See MissingFacts for how a fact is matched.
+//
 // The research side is the real Researcher of the root package, driven
 // through a Run function (this package cannot import the root, which
 // would import it back in its tests): see Research, and the harness
@@ -56,6 +70,12 @@ type Question struct {
 	ID       string   `json:"id"`
 	Question string   `json:"question"`
 	Expect   []string `json:"expect"`
+	// Facts is the answer key: the distinctive facts a correct answer
+	// contains, each a list of acceptable spellings. Each must occur in
+	// one of the expected documents (KeyProblems) and none may be a word
+	// of the question. A question without facts is left out of the
+	// answer metrics.
+	Facts [][]string `json:"facts,omitempty"`
 }
 
 // LoadQuestions reads a questions file: {"questions": [Question…]}.
@@ -70,9 +90,17 @@ func LoadQuestions(path string) ([]Question, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("eval: questions %s: %w", path, err)
 	}
+	ids := map[string]bool{}
 	for i, q := range f.Questions {
 		if strings.TrimSpace(q.Question) == "" || len(q.Expect) == 0 {
 			return nil, fmt.Errorf("eval: questions %s: question %d (%q) needs a question and expected documents", path, i+1, q.ID)
+		}
+		if ids[q.ID] {
+			return nil, fmt.Errorf("eval: questions %s: question %d: the ID %q is used twice", path, i+1, q.ID)
+		}
+		ids[q.ID] = true
+		if err := checkKey(q); err != nil {
+			return nil, fmt.Errorf("eval: questions %s: question %s: %w", path, q.ID, err)
 		}
 	}
 	return f.Questions, nil
@@ -92,6 +120,14 @@ type Answer struct {
 	// NoEvidenceParts counts the report's parts that say the sources hold
 	// no evidence for that part of the question.
 	NoEvidenceParts int
+	// Evidence is what the answer was written from: the agents'
+	// intermediate reports, one text per agent (for a plain search, its
+	// documents' full texts).
+	Evidence []string
+	// Report is the answer's text, when Reported: the final report as the
+	// reader gets it.
+	Report   string
+	Reported bool
 }
 
 // Doc is a document of the corpus as the checks read it.
@@ -121,6 +157,12 @@ type Result struct {
 	// NoEvidencePartKept: a part of the answer said "no evidence" although
 	// an expected document was kept and the answer cites it nowhere.
 	NoEvidencePartKept bool
+	// Keyed says the question has an answer key. EvidenceMissing and
+	// ReportMissing are its facts (first spellings) that the evidence
+	// and the report lack; ReportMissing is nil when the answer has no
+	// report.
+	Keyed                          bool
+	EvidenceMissing, ReportMissing []string
 }
 
 // Summary is one system's figures over all questions.
@@ -140,6 +182,14 @@ type Summary struct {
 	// evidence for them; NoEvidencePartsKept: answers with such a part
 	// whose kept documents held an expected one they cite nowhere.
 	NoEvidenceParts, NoEvidencePartsKept int
+	// Keyed counts the questions with an answer key. EvidenceRecall is
+	// the share of them whose facts all occur in the evidence; Answered
+	// the share whose facts all occur in the report, when the answers
+	// have reports (Reported).
+	Keyed          int
+	EvidenceRecall float64
+	Answered       float64
+	Reported       bool
 }
 
 // Evaluate answers every question with answer and scores the citations.
@@ -170,6 +220,19 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 				s.NoEvidencePartsKept++
 			}
 		}
+		if len(q.Facts) > 0 {
+			r.Keyed = true
+			s.Keyed++
+			if r.EvidenceMissing = MissingFacts(q.Facts, a.Evidence...); len(r.EvidenceMissing) == 0 {
+				s.EvidenceRecall++
+			}
+			if a.Reported {
+				s.Reported = true
+				if r.ReportMissing = MissingFacts(q.Facts, a.Report); len(r.ReportMissing) == 0 {
+					s.Answered++
+				}
+			}
+		}
 		t, err := checkTopics(ctx, q.Question, q.Expect, cited, doc)
 		if err != nil {
 			return s, results, fmt.Errorf("eval: %s: question %s: %w", name, q.ID, err)
@@ -198,11 +261,37 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 		s.HitRate /= n
 		s.Recall /= n
 	}
+	if s.Keyed > 0 {
+		s.EvidenceRecall /= float64(s.Keyed)
+		s.Answered /= float64(s.Keyed)
+	}
 	if s.Cited > 0 {
 		s.Precision = float64(onTopic) / float64(s.Cited)
 		s.StrictPrecision = float64(expected) / float64(s.Cited)
 	}
 	return s, results, nil
+}
+
+// Why says, for a keyed question whose report lacks a fact, where the
+// fact was lost: "the writer left out facts the agents handed it" when
+// the evidence holds them all; otherwise "no expected document kept"
+// (the search or the relevance filter lost it), "an expected document
+// kept, none cited", or "an expected document cited, the fact not
+// quoted". It is "" for an unkeyed question, one whose report holds every
+// fact, or an answer without a report.
+func (r Result) Why() string {
+	switch {
+	case !r.Keyed || !r.Reported || len(r.ReportMissing) == 0:
+		return ""
+	case len(r.EvidenceMissing) == 0:
+		return "the writer left out facts the agents handed it"
+	case slices.ContainsFunc(r.Expect, func(e string) bool { return slices.Contains(r.Cited, e) }):
+		return "an expected document cited, the fact not quoted"
+	case slices.ContainsFunc(r.Expect, func(e string) bool { return slices.Contains(r.Kept, e) }):
+		return "an expected document kept, none cited"
+	default:
+		return "no expected document kept"
+	}
 }
 
 // topics is how a question's cited documents bear on it.
@@ -280,6 +369,17 @@ func Table(w io.Writer, sums ...Summary) {
 	row("questions", func(s Summary) string { return fmt.Sprint(s.Questions) })
 	row("hit rate (an expected document cited)", func(s Summary) string { return pct(s.HitRate) })
 	row("recall of expected documents", func(s Summary) string { return pct(s.Recall) })
+	row("questions with an answer key", func(s Summary) string { return fmt.Sprint(s.Keyed) })
+	keyed := func(x float64, ok bool) func(Summary) string {
+		return func(s Summary) string {
+			if s.Keyed == 0 || !ok {
+				return "—"
+			}
+			return pct(x)
+		}
+	}
+	row("evidence recall (every fact in what the agents handed the writer; plain search: in its documents)", func(s Summary) string { return keyed(s.EvidenceRecall, true)(s) })
+	row("answered (every fact in the report)", func(s Summary) string { return keyed(s.Answered, s.Reported)(s) })
 	row("precision (expected, sharing a key term, or a second hop)", func(s Summary) string { return pct(s.Precision) })
 	row("strict precision (expected)", func(s Summary) string { return pct(s.StrictPrecision) })
 	row("documents cited per question", func(s Summary) string {
@@ -316,5 +416,26 @@ func Baseline(b search.Backend, k int) Answerer {
 			}
 		}
 		return Answer{Cited: out, Kept: out}, nil
+	}
+}
+
+// DocumentTexts answers as answer does, with the full texts (title and
+// text) of the documents it cites as its evidence: what a reader of a
+// plain search's result list could find the facts in. doc reads a
+// document.
+func DocumentTexts(answer Answerer, doc func(ctx context.Context, id string) (Doc, error)) Answerer {
+	return func(ctx context.Context, question string) (Answer, error) {
+		a, err := answer(ctx, question)
+		if err != nil {
+			return a, err
+		}
+		for _, id := range a.Cited {
+			d, err := doc(ctx, id)
+			if err != nil {
+				return a, fmt.Errorf("document %s: %w", id, err)
+			}
+			a.Evidence = append(a.Evidence, d.Title+"\n"+d.Text)
+		}
+		return a, nil
 	}
 }

@@ -2,17 +2,20 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/search"
 )
 
 // Run is one research run as the evaluation drives it: it researches
@@ -25,14 +28,31 @@ type Run func(ctx context.Context, question string, sink func(events.Event)) err
 // kept (every source an agent registered, agent.source: a dropped result
 // is never registered), and whether its report says the sources hold no
 // evidence (extractive.NoReportEvidence in the streamed or verified
-// text).
+// text). Its evidence is each agent's intermediate report (the
+// agent.delta texts of one agent, from its agent.started on), its report
+// the final report's text (report.delta), or the verifier's revision of
+// it (report.verified) when there is one.
 func Research(run Run) Answerer {
 	return func(ctx context.Context, question string) (Answer, error) {
 		var a Answer
 		var text strings.Builder
+		var agents []*strings.Builder
+		current := map[int]*strings.Builder{} // by plan index, the agent's latest start
 		revised := ""
 		err := run(ctx, question, func(e events.Event) {
 			switch d := e.Data.(type) {
+			case events.AgentStartedData:
+				b := new(strings.Builder)
+				agents = append(agents, b)
+				current[e.Agent] = b
+			case events.DeltaData:
+				b := current[e.Agent]
+				if b == nil {
+					b = new(strings.Builder)
+					agents = append(agents, b)
+					current[e.Agent] = b
+				}
+				b.WriteString(d.Text)
 			case events.SourceData:
 				if !slices.Contains(a.Kept, d.Source.ID) {
 					a.Kept = append(a.Kept, d.Source.ID)
@@ -56,6 +76,10 @@ func Research(run Run) Answerer {
 		if revised != "" {
 			final = revised
 		}
+		for _, b := range agents {
+			a.Evidence = append(a.Evidence, b.String())
+		}
+		a.Report, a.Reported = final, true
 		a.NoEvidence = strings.Contains(final, extractive.NoReportEvidence)
 		a.NoEvidenceParts = strings.Count(final, extractive.NoSectionEvidence)
 		return a, nil
@@ -94,6 +118,18 @@ func Prepare(ctx context.Context, c Corpus, dir string) (*Prepared, error) {
 	return p, nil
 }
 
+// CheckKeys checks the answer keys of the questions in file (under
+// questionsDir) against the corpus's documents: see KeyProblems. An
+// expected document the corpus does not hold is listed in absent, not
+// checked.
+func (p *Prepared) CheckKeys(ctx context.Context, questionsDir, file string) (problems, absent []string, err error) {
+	qs, err := LoadQuestions(filepath.Join(questionsDir, file))
+	if err != nil {
+		return nil, nil, err
+	}
+	return KeyProblems(ctx, qs, p.Doc, func(err error) bool { return errors.Is(err, search.ErrNotFound) })
+}
+
 // Close closes the index.
 func (p *Prepared) Close() error { return p.Index.Close() }
 
@@ -107,7 +143,9 @@ func (p *Prepared) Doc(ctx context.Context, id string) (Doc, error) {
 // Comparison is one corpus's evaluation: research against the plain
 // search, question by question.
 type Comparison struct {
-	Corpus             Corpus
+	Corpus Corpus
+	// Questions is the questions file compared on.
+	Questions          string
 	Research, Baseline Summary
 	// ResearchResults and BaselineResults are in question order.
 	ResearchResults, BaselineResults []Result
@@ -117,15 +155,28 @@ type Comparison struct {
 // research and with the plain BM25 search of the question, top 5, on
 // the same index.
 func (p *Prepared) Compare(ctx context.Context, questionsDir string, research Answerer) (*Comparison, error) {
-	qs, err := LoadQuestions(filepath.Join(questionsDir, p.Corpus.Questions))
+	return p.CompareSet(ctx, questionsDir, p.Corpus.Questions, research)
+}
+
+// QuestionSets are the corpus's questions files: Questions, then
+// MoreQuestions.
+func (c Corpus) QuestionSets() []string {
+	return append([]string{c.Questions}, c.MoreQuestions...)
+}
+
+// CompareSet is Compare on the questions of one file of questionsDir.
+// The plain search's evidence is its documents' full texts
+// (DocumentTexts).
+func (p *Prepared) CompareSet(ctx context.Context, questionsDir, file string, research Answerer) (*Comparison, error) {
+	qs, err := LoadQuestions(filepath.Join(questionsDir, file))
 	if err != nil {
 		return nil, err
 	}
-	c := &Comparison{Corpus: p.Corpus}
+	c := &Comparison{Corpus: p.Corpus, Questions: file}
 	if c.Research, c.ResearchResults, err = Evaluate(ctx, "research", qs, research, p.Doc); err != nil {
 		return nil, err
 	}
-	if c.Baseline, c.BaselineResults, err = Evaluate(ctx, "plain BM25 top 5", qs, Baseline(p.Index, 5), p.Doc); err != nil {
+	if c.Baseline, c.BaselineResults, err = Evaluate(ctx, "plain BM25 top 5", qs, DocumentTexts(Baseline(p.Index, 5), p.Doc), p.Doc); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -163,7 +214,11 @@ func (c *Comparison) Print(w io.Writer, verbose bool) {
 	if c.Corpus.HeldOut {
 		held = " (held out of tuning)"
 	}
-	fmt.Fprintf(w, "\n### %s%s\n\n", c.Corpus.Name, held)
+	set := ""
+	if c.Questions != "" && c.Questions != c.Corpus.Questions {
+		set = ": " + c.Questions
+	}
+	fmt.Fprintf(w, "\n### %s%s%s\n\n", c.Corpus.Name, set, held)
 	Table(w, c.Research, c.Baseline)
 	if !verbose {
 		return
@@ -191,6 +246,13 @@ func (c *Comparison) Print(w io.Writer, verbose bool) {
 		if len(r.SecondHops) > 0 {
 			fmt.Fprintf(w, "  second hops %v\n", r.SecondHops)
 		}
+		if r.Keyed {
+			fmt.Fprintf(w, "  facts %s; missing from the evidence %s, from the report %s, from the baseline's documents %s\n",
+				factList(r.Facts), factList(r.EvidenceMissing), factList(r.ReportMissing), factList(b.EvidenceMissing))
+			if why := r.Why(); why != "" {
+				fmt.Fprintf(w, "  not answered: %s\n", why)
+			}
+		}
 	}
 }
 
@@ -198,4 +260,22 @@ func (c *Comparison) Print(w io.Writer, verbose bool) {
 // folder; the caller removes it.
 func TempDir(name string) (string, error) {
 	return os.MkdirTemp("", "deepresearch-eval-"+name+"-")
+}
+
+// factList writes facts for a person: each fact's first spelling, or
+// "none".
+func factList[T string | []string](facts []T) string {
+	if len(facts) == 0 {
+		return "none"
+	}
+	out := make([]string, len(facts))
+	for i, f := range facts {
+		switch f := any(f).(type) {
+		case string:
+			out[i] = strconv.Quote(f)
+		case []string:
+			out[i] = strconv.Quote(f[0])
+		}
+	}
+	return strings.Join(out, ", ")
 }
