@@ -334,7 +334,7 @@ func (s *session) search(ctx context.Context, query string, f *found) (string, e
 			b.WriteString("\n\n")
 		}
 		shown++
-		s.read(n, r.Snippet)
+		s.read(n, readWithHeading(r))
 		writeHeader(&b, n, r.Title, r.URL, r.DocID)
 		if r.Location != "" {
 			fmt.Fprintf(&b, "Location: %s\n", oneLine(r.Location))
@@ -443,6 +443,23 @@ func (s *session) read(n int, text string) {
 		text = s.texts[n] + "\n\n" + text
 	}
 	s.texts[n] = text
+}
+
+// readWithHeading is what a search result shows of its source, as a
+// citation of it is checked: the passage under its innermost heading when
+// the result is located by a heading path ("Location: Sysctl ›
+// drop_caches"), since the model reads the two together and may name the
+// heading ("drop_caches: Writing to this…").
+func readWithHeading(r search.Result) string {
+	if r.Locator.Kind != source.LocSection || r.Locator.Value == "" {
+		return r.Snippet
+	}
+	parts := strings.Split(r.Locator.Value, source.SectionSep)
+	h := strings.TrimSpace(parts[len(parts)-1])
+	if h == "" || strings.Contains(r.Snippet, h) {
+		return r.Snippet
+	}
+	return "## " + oneLine(h) + "\n\n" + r.Snippet
 }
 
 // writeHeader writes "[n] Title\nURL: …\n" ("ID: …" for a source without

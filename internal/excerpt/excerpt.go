@@ -367,6 +367,32 @@ func WithContext(units []Unit, i int) []int {
 	return out
 }
 
+// Section returns the indexes of the units that carry unit i within
+// about budget bytes: the whole of its section (the units under the same
+// heading, next to each other) when that fits — a setting's section is
+// its description and the commands that set it —, else WithContext's.
+func Section(units []Unit, i, budget int) []int {
+	first, last := i, i
+	for first > 0 && units[first-1].Heading == units[i].Heading && units[i].Heading != "" {
+		first--
+	}
+	for last+1 < len(units) && units[last+1].Heading == units[i].Heading && units[i].Heading != "" {
+		last++
+	}
+	size := 0
+	for j := first; j <= last; j++ {
+		size += len(units[j].Text)
+	}
+	if units[i].Heading == "" || size > budget {
+		return WithContext(units, i)
+	}
+	out := make([]int, 0, last-first+1)
+	for j := first; j <= last; j++ {
+		out = append(out, j)
+	}
+	return out
+}
+
 // Cut returns text cut to about budget bytes: all of it when it fits;
 // else its first unit (what the document is), then its best units for the
 // weighted terms with their context, in document order, each run of them

@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"context"
+	"github.com/deepresearch/deepresearch/internal/source"
 	"regexp"
 	"strconv"
 	"strings"
@@ -201,13 +202,31 @@ type block struct {
 	url   string
 	text  string
 	order int // position among all blocks of the conversation
-	rank  int // 1-based rank of the block's source in its search result; 0 outside search results
+	// heading is the innermost heading of the block's location, when the
+	// search result gave one (headingOf).
+	heading string
+	rank    int // 1-based rank of the block's source in its search result; 0 outside search results
 	// search is the 1-based index of the search result the block is in,
 	// in the conversation's order; 0 outside search results.
 	search int
 }
 
 var headerRe = regexp.MustCompile(`^\[(\d{1,6})\] (.*)$`)
+
+// unitLocRe matches a location that is a page, row, slide or line range,
+// not a heading path.
+var unitLocRe = regexp.MustCompile(`^(?:.*, )?(?:p\. |row |slide |lines? )\S+$`)
+
+// headingOf returns the innermost heading of a block's location when it
+// is a heading path ("Sysctl › drop_caches" gives "drop_caches"); "" for a
+// page, row, slide or line range.
+func headingOf(loc string) string {
+	if loc == "" || unitLocRe.MatchString(loc) {
+		return ""
+	}
+	parts := strings.Split(strings.TrimPrefix(loc, "§"), source.SectionSep)
+	return strings.TrimSpace(parts[len(parts)-1])
+}
 
 // isMeta reports whether line is one of the metadata lines that follow a
 // block header.
@@ -248,6 +267,9 @@ func parseBlocks(content string) []block {
 					i++
 					if u, ok := strings.CutPrefix(lines[i], "URL:"); ok {
 						b.url = strings.TrimSpace(u)
+					}
+					if l, ok := strings.CutPrefix(lines[i], "Location:"); ok {
+						b.heading = headingOf(strings.TrimSpace(l))
 					}
 				}
 				out = append(out, b)

@@ -30,6 +30,10 @@ const (
 	// maxUnitSentences caps the sentences quoted of one paragraph: its
 	// first ones, where a paragraph is long.
 	maxUnitSentences = 5
+	// sectionBudget: a passage's whole section is quoted when it is at
+	// most this many bytes (a setting's description and the commands that
+	// set it), else the passage with its lead and command.
+	sectionBudget = 2000
 	// namedBoost lifts the passages of a source named after the subject
 	// above those of any other: a passage's value is its score (at most
 	// 1) plus half its source's search rank (at most priorWeight).
@@ -59,7 +63,11 @@ func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
 			seen[b.num] = map[string]bool{}
 			order = append(order, b.num)
 		}
-		for _, u := range excerpt.Units(b.text) {
+		text := b.text
+		if b.heading != "" && !strings.HasPrefix(strings.TrimSpace(text), "#") {
+			text = "## " + b.heading + "\n\n" + text
+		}
+		for _, u := range excerpt.Units(text) {
 			k := normalize(u.Text)
 			if k == "" || seen[b.num][k] || boilerplate(u.Text) {
 				continue
@@ -78,6 +86,22 @@ func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
 		}
 	}
 	return order, units
+}
+
+// nameHeading reports whether a heading names a thing — a setting, an
+// option, a file, a function: one word, or a few with one that is
+// code-like ("drop_caches", "mem=nn[KMG]", "cgroup.procs") — rather than
+// a topic ("Log replication"): such a heading is often the fact its
+// section's text describes without naming it.
+func nameHeading(h string) bool {
+	ws := strings.Fields(h)
+	if len(ws) == 1 {
+		return true
+	}
+	if len(ws) > 3 {
+		return false
+	}
+	return strings.ContainsAny(h, "_./=()[]") || strings.IndexFunc(h, unicode.IsDigit) >= 0
 }
 
 // boilerplate reports whether a unit is what the tools add around a
@@ -212,7 +236,7 @@ func report(msgs []llms.MessageContent) string {
 				for i, u := range src {
 					plain[i] = u.Unit
 				}
-				for _, i := range excerpt.WithContext(plain, c.idx) {
+				for _, i := range excerpt.Section(plain, c.idx, sectionBudget) {
 					if !chosen[pick{n, i}] {
 						chosen[pick{n, i}] = true
 						picked = append(picked, src[i])
@@ -239,8 +263,19 @@ func report(msgs []llms.MessageContent) string {
 			}
 		}
 		slices.SortFunc(mine, func(a, b srcUnit) int { return cmp.Compare(a.idx, b.idx) })
-		for _, u := range mine {
-			if s := quoteUnit(u.Unit, n, quoted); s != "" {
+		lastHead := ""
+		for k, u := range mine {
+			// The first passage quoted under a heading names it when it
+			// does not itself: the heading is often the fact (a setting's
+			// name over its description).
+			head := ""
+			if h := u.Heading; h != lastHead && (k == 0 || mine[k-1].idx != u.idx-1 || mine[k-1].Heading != h) {
+				if nameHeading(h) && !strings.Contains(normalize(u.Text), normalize(h)) {
+					head = h
+				}
+			}
+			lastHead = u.Heading
+			if s := quoteUnit(u.Unit, n, head, quoted); s != "" {
 				pars = append(pars, s)
 			}
 		}
@@ -286,8 +321,10 @@ func fallbackQuote(blocks []block, prior map[int]float64, terms map[string]float
 // under the passage that introduces them, uncited. A sentence with a URL
 // in it is left out (a link in a report is the reference list's to
 // make), and so is a block holding anything a citation parser could take
-// for a marker, and a sentence in quoted (which records those it quotes).
-func quoteUnit(u excerpt.Unit, n int, quoted map[string]bool) string {
+// for a marker, a sentence in quoted (which records those it quotes) and
+// one of fewer than three words. A heading, when given, leads the first
+// sentence quoted ("drop_caches: Writing to this will cause…").
+func quoteUnit(u excerpt.Unit, n int, heading string, quoted map[string]bool) string {
 	mark := " [" + strconv.Itoa(n) + "]"
 	if u.Kind == excerpt.Code || u.Kind == excerpt.Table {
 		return fenceBlock(u.Text)
@@ -302,12 +339,15 @@ func quoteUnit(u excerpt.Unit, n int, quoted map[string]bool) string {
 			break
 		}
 		k := normalize(s)
-		if strings.Contains(s, "://") || hasMarkerRe.MatchString(s) || strings.IndexFunc(s, unicode.IsLetter) < 0 || quoted[k] {
+		if strings.Contains(s, "://") || hasMarkerRe.MatchString(s) || len(strings.Fields(s)) < 3 || quoted[k] {
 			continue
 		}
 		quoted[k] = true
+		if heading != "" && len(out) == 0 {
+			s = heading + ": " + s
+		}
 		if t, ok := strings.CutSuffix(s, ":"); ok {
-			out = append(out, t+mark+":")
+			out = append(out, strings.TrimRight(t, ":")+mark+":")
 			continue
 		}
 		if last, _ := utf8.DecodeLastRuneInString(s); !strings.ContainsRune(".!?\"'”’)", last) {

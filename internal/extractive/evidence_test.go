@@ -88,28 +88,27 @@ A little-endian architecture stores the least significant byte at the lowest add
 	}
 }
 
-// TestOverviewQuotesOnlyBearingSentences: the Overview section of the
-// final report leaves out a passage that shares a single key term with
-// the question when its source is cited for a passage that bears on it,
-// and quotes a bearing passage whole.
-func TestOverviewQuotesOnlyBearingSentences(t *testing.T) {
-	const prompt = `Question: How does a program notice Ctrl-C and shut down cleanly?
+// TestReporterQuotesOnlyBearingPassages: an agent's report leaves out a
+// passage that shares a single key term with the question ("program"),
+// from a source it quotes for a passage that bears on the question, and
+// quotes the bearing passage whole. The writer then trusts the agents'
+// evidence.
+func TestReporterQuotesOnlyBearingPassages(t *testing.T) {
+	const results = `[1] Package signal (os/signal)
+URL: file:///docs/signal.md
+Location: lines 1-40
+If Notify is called for os.Interrupt, Ctrl-C will cause os.Interrupt to be sent on the channel, and the program will not exit. The program can then shut down cleanly by closing its listeners.
 
-## Findings
+Handlers are set once for the process.
 
-### Overview
-If Notify is called for os.Interrupt, Ctrl-C will cause os.Interrupt to be sent on the channel, and the program will not exit [1]. The program can then shut down cleanly by closing its listeners [1].
-
-A program that imports this package is linked with the signal handlers of the runtime [1].
-
-## Sources
-[1] Package signal (os/signal) — file:///docs/signal.md
+A program that imports this package is linked with the signal handlers of the runtime.
 `
-	out := generateAs(t, New(Options{}), purpose.Writer, []llms.MessageContent{human(prompt)}).Content
+	q := "How does a program notice Ctrl-C and shut down cleanly?"
+	out := generateAs(t, New(Options{}), purpose.Reporter, []llms.MessageContent{human("Question: " + q), toolMsg("c1", "search", results)}).Content
 	if strings.Contains(out, "linked with the signal handlers") {
-		t.Errorf("the Overview quotes a sentence that shares only \"program\" with the question:\n%s", out)
+		t.Errorf("the report quotes a passage that shares only \"program\" with the question:\n%s", out)
 	}
-	if !strings.Contains(out, "the program will not exit [1]. The program can then shut down cleanly by closing") {
-		t.Errorf("the Overview leaves out a sentence that bears on the question:\n%s", out)
+	if !strings.Contains(out, "the program will not exit. [1] The program can then shut down cleanly by closing its listeners. [1]") {
+		t.Errorf("the report does not quote the bearing passage whole:\n%s", out)
 	}
 }

@@ -12,7 +12,7 @@ import (
 const (
 	// maxSectionUnits caps the passages a section of the one-call writer
 	// quotes; maxSectionedUnits a section written on its own.
-	maxSectionUnits   = 3
+	maxSectionUnits   = 5
 	maxSectionedUnits = 5
 	// maxReportSources caps the sources a report cites beyond the first
 	// passage of each section: a report cites the few sources that answer,
@@ -37,8 +37,12 @@ type section struct {
 // passage is a unit of the findings the writer quotes whole: a paragraph's
 // cited sentences, with the code block or table that follows it.
 type passage struct {
-	text    string   // the cited sentences, markers untouched
-	block   string   // a fenced block that follows the paragraph; "" if none
+	text  string // the cited sentences, markers untouched
+	block string // a fenced block that follows the paragraph; "" if none
+	// more are the paragraphs (with their blocks) that follow this one
+	// citing the same sources: an agent's evidence from one source is
+	// quoted together (see group).
+	more    []passage
 	markers []string // citation numbers, in order of first appearance
 	sec     int      // index of its findings section
 	seq     int      // position among all passages
@@ -63,14 +67,57 @@ func (p passage) fresh(seen map[string]bool) passage {
 	if p.text == "" {
 		p.block = ""
 	}
+	var more []passage
+	for _, m := range p.more {
+		if m = m.fresh(seen); m.text != "" {
+			more = append(more, m)
+		}
+	}
+	p.more = more
+	if p.text == "" && len(more) > 0 {
+		first := more[0]
+		first.more = more[1:]
+		return first
+	}
 	return p
 }
 
 func (p passage) render() string {
-	if p.block == "" {
-		return p.text
+	out := p.text
+	if p.block != "" {
+		out += "\n\n" + p.block
 	}
-	return p.text + "\n\n" + p.block
+	for _, m := range p.more {
+		if r := m.render(); r != "" {
+			out += "\n\n" + r
+		}
+	}
+	return out
+}
+
+// group joins each run of passages that cite the same sources into one,
+// the first carrying the others (more): what an agent quoted of one
+// source — a setting's description, then the commands that set it —
+// stays together in the report.
+func group(ps []passage) []passage {
+	var out []passage
+	for _, p := range ps {
+		if n := len(out); n > 0 && slices.Equal(out[n-1].markers, p.markers) {
+			out[n-1].more = append(out[n-1].more, p)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// all is the text of p and the passages it carries, for scoring.
+func (p passage) all() string {
+	t := p.text
+	for _, m := range p.more {
+		t += " " + m.text
+	}
+	return t
 }
 
 // findingPassages splits a findings section into passages: each paragraph
@@ -174,17 +221,17 @@ func write(msgs []llms.MessageContent) string {
 	perSection := make([][]int, len(secs))
 	seen := map[string]bool{}
 	for si, sec := range secs {
-		for _, p := range findingPassages(sec.text) {
+		for _, p := range group(findingPassages(sec.text)) {
 			if p = p.fresh(seen); p.text == "" {
 				continue
 			}
 			p.sec, p.seq = si, len(all)
-			p.rel = score(p.text, qterms)
+			p.rel = score(p.all(), qterms)
 			// The introduction and the Overview quote only passages that
 			// bear on the question as a whole: with the titles of the
 			// sources they cite, they share two of its key terms (all,
 			// when it has fewer).
-			p.bears = bearsOn(p.text, titles, own)
+			p.bears = bearsOn(p.all(), titles, own)
 			all = append(all, p)
 			perSection[si] = append(perSection[si], len(all)-1)
 		}
@@ -239,7 +286,7 @@ func write(msgs []llms.MessageContent) string {
 		var lines []string
 		for _, i := range perSection[si] {
 			p := all[i]
-			if used[i] || sec.title == OverviewTitle && !p.bears {
+			if used[i] {
 				continue
 			}
 			if len(lines) >= maxSectionUnits || len(lines) > 0 && !fits(p) {
@@ -275,12 +322,12 @@ func writeSection(msgs []llms.MessageContent) string {
 		}
 	}
 	terms := weightedTerms(title, q)
-	ps := findingPassages(strings.Join(text, "\n\n"))
+	ps := group(findingPassages(strings.Join(text, "\n\n")))
 	seen := map[string]bool{}
 	var cands []passage
 	for _, p := range ps {
 		if p = p.fresh(seen); p.text != "" {
-			p.seq, p.rel = len(cands), score(p.text, terms)
+			p.seq, p.rel = len(cands), score(p.all(), terms)
 			cands = append(cands, p)
 		}
 	}
