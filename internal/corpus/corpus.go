@@ -59,7 +59,10 @@ var _ search.Backend = (*Index)(nil)
 //   - 4: passages carry the hash of the text an embedding model reads
 //     (embed_hash), and the embeddings table caches vectors by model and
 //     that hash (hybrid retrieval; see embed.go).
-const schemaVersion = 4
+//   - 5: documents carry the URL they declare for themselves (docs.url:
+//     Markdown front matter, an HTML canonical link; extract.Document.URL),
+//     which search results and fetches report instead of the file:// URL.
+const schemaVersion = 5
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
@@ -83,7 +86,8 @@ var schema = []string{
 		size     INTEGER NOT NULL,     -- bytes on disk when indexed
 		mtime_ns INTEGER NOT NULL,     -- modification time when indexed, Unix nanoseconds
 		hash     TEXT NOT NULL,        -- hex SHA-256 of the file's bytes
-		text     TEXT NOT NULL         -- the whole extracted text
+		text     TEXT NOT NULL,        -- the whole extracted text
+		url      TEXT NOT NULL DEFAULT '' -- the http(s) URL the document declares; '': its file:// URL
 	)`,
 	`CREATE TABLE passages (
 		id       INTEGER PRIMARY KEY,  -- rowid of passages_fts

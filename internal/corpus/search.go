@@ -62,7 +62,7 @@ WITH hits AS (
 		row_number() OVER (PARTITION BY p.doc_id ORDER BY h.rank, h.pid) AS n
 	FROM hits h JOIN passages p ON p.id = h.pid
 )
-SELECT d.path, d.title, d.mtime_ns, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body, r.rank
+SELECT d.path, d.title, d.url, d.mtime_ns, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body, r.rank
 FROM ranked r
 JOIN passages p ON p.id = r.pid
 JOIN docs d ON d.id = r.doc_id
@@ -114,10 +114,11 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 		var r search.Result
 		var rank float64
 		var mtime int64
-		if err := rows.Scan(&r.DocID, &r.Title, &mtime, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet, &rank); err != nil {
+		var declared string
+		if err := rows.Scan(&r.DocID, &r.Title, &declared, &mtime, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet, &rank); err != nil {
 			return nil, ix.queryError(ctx, "search", query, err)
 		}
-		r.URL = docURL(root, r.DocID)
+		r.URL = docURL(root, r.DocID, declared)
 		r.Modified = source.FileDate(time.Unix(0, mtime))
 		r.Snippet = trimSnippet(r.Snippet)
 		r.Score = -rank
@@ -132,7 +133,9 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 // Fetch returns the whole extracted text of the document docID (a path
 // relative to the corpus folder, as in search results), as it was at the
 // last Sync, with the file's modification time then as its Modified (as
-// search results have it). An unknown docID is an error wrapping search.ErrNotFound.
+// search results have it), and its URL as search results have it: the
+// http(s) URL the document declares, else its file:// URL. An unknown
+// docID is an error wrapping search.ErrNotFound.
 func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, error) {
 	id := docID
 	if id != "" {
@@ -140,14 +143,15 @@ func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, erro
 	}
 	doc := search.Document{DocID: id}
 	var mtime int64
-	err := ix.db.QueryRowContext(ctx, `SELECT title, text, mtime_ns FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text, &mtime)
+	var declared string
+	err := ix.db.QueryRowContext(ctx, `SELECT title, text, url, mtime_ns FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text, &declared, &mtime)
 	if errors.Is(err, sql.ErrNoRows) {
 		return search.Document{}, &Error{Op: "fetch", Subject: fmt.Sprintf("%q from %s", docID, ix.dbPath), Err: search.ErrNotFound}
 	}
 	if err != nil {
 		return search.Document{}, ix.queryError(ctx, "fetch", docID, err)
 	}
-	doc.URL = docURL(ix.rootDir(), id)
+	doc.URL = docURL(ix.rootDir(), id, declared)
 	doc.Modified = source.FileDate(time.Unix(0, mtime))
 	return doc, nil
 }
@@ -166,7 +170,13 @@ func (ix *Index) rootDir() string {
 	return ""
 }
 
-func docURL(root, docID string) string {
+// docURL is a document's URL: the one it declares (docs.url, checked by
+// extract.DeclaredURL when indexed), else the file:// URL of its file
+// under root.
+func docURL(root, docID, declared string) string {
+	if declared != "" {
+		return declared
+	}
 	if root == "" {
 		return ""
 	}
