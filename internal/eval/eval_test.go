@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/eval"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/godoc"
 )
 
 var questionsDir = filepath.Join("..", "..", "testdata", "eval")
@@ -186,7 +187,7 @@ func BenchmarkWriteCorpus(b *testing.B) {
 	var st eval.CorpusStats
 	for b.Loop() {
 		var err error
-		if st, err = eval.WriteCorpus(context.Background(), eval.GOROOT(), b.TempDir()); err != nil {
+		if st, err = eval.WriteCorpus(context.Background(), godoc.GOROOT(), b.TempDir()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -197,7 +198,7 @@ func BenchmarkWriteCorpus(b *testing.B) {
 func BenchmarkIndexCorpus(b *testing.B) {
 	ctx := context.Background()
 	docs := filepath.Join(b.TempDir(), "corpus")
-	st, err := eval.WriteCorpus(ctx, eval.GOROOT(), docs)
+	st, err := eval.WriteCorpus(ctx, godoc.GOROOT(), docs)
 	if err != nil {
 		b.Fatal(err)
 	}
