@@ -472,7 +472,7 @@ func (r *Researcher) openIndex(ctx context.Context) (*corpus.Index, error) {
 	if r.index != nil && r.synced {
 		return r.index, nil
 	}
-	dir, path, err := corpusPaths(r.cfg.Corpus, r.cfg.IndexPath)
+	dir, path, err := corpusPaths(ctx, r.cfg.Corpus, r.cfg.IndexPath)
 	if err != nil {
 		return nil, err
 	}
