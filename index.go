@@ -25,9 +25,9 @@ type IndexStats struct {
 type IndexSkip = corpus.Skip
 
 // Index builds or updates the full-text index of the documents in dir
-// (empty: the Go distribution's documentation, see corpus.DefaultCorpus) in the SQLite file
-// indexPath (empty: the user's cache directory). Only new and changed
-// files are read.
+// (empty: the Go distribution's documentation, written into the user's
+// cache directory on first use) in the SQLite file indexPath (empty: the
+// user's cache directory). Only new and changed files are read.
 func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
 	return index(ctx, dir, indexPath)
 }
