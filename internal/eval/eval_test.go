@@ -179,22 +179,9 @@ func BenchmarkRetrieval(b *testing.B) {
 	}
 }
 
-// BenchmarkWriteCorpus measures writing the Go evaluation corpus (parsing
-// the standard library with go/doc), and BenchmarkIndexCorpus indexing it
-// from scratch: together, what the standard library's docs would add to
-// a first run if they joined the default corpus.
-func BenchmarkWriteCorpus(b *testing.B) {
-	var st eval.CorpusStats
-	for b.Loop() {
-		var err error
-		if st, err = eval.WriteCorpus(context.Background(), godoc.GOROOT(), b.TempDir()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.SetBytes(st.Bytes)
-	b.ReportMetric(float64(st.Packages), "packages")
-}
-
+// BenchmarkIndexCorpus indexes the Go evaluation corpus, which is the
+// default corpus (godoc.Write; godoc's BenchmarkWrite measures writing
+// it), from scratch: with that write, the cost of a first run.
 func BenchmarkIndexCorpus(b *testing.B) {
 	ctx := context.Background()
 	docs := filepath.Join(b.TempDir(), "corpus")
