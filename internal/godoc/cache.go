@@ -9,7 +9,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 )
+
+// staleTemp is the age past which a temporary folder of Cached is taken
+// for one a killed process left behind, and removed.
+const staleTemp = time.Hour
 
 // layout names the layout of what Write writes; it changes whenever the
 // output of Write changes for the same distribution, so that a cached
@@ -27,7 +32,8 @@ const layout = "1"
 // once each write their own and one rename wins; the others find the
 // folder there, drop their copy and return it. A folder once in place is
 // never changed, so a corpus index of it stays valid. A process killed
-// while writing leaves its temporary folder (".godoc-…-tmp…") behind.
+// while writing leaves its temporary folder (".godoc-…-tmp…") behind; the
+// next call that writes removes those over an hour old.
 //
 // Errors name the folder: a cache folder that cannot be created or
 // written, a distribution that cannot be read.
@@ -36,8 +42,7 @@ func Cached(ctx context.Context, goroot, cacheDir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("godoc: Go distribution %s: %w", goroot, err)
 	}
-	sum := sha256.Sum256([]byte(abs + "\x00" + runtime.GOOS + "/" + runtime.GOARCH + "\x00" + layout))
-	name := "godoc-" + goVersion(abs) + "-" + hex.EncodeToString(sum[:6])
+	name := cachedName(abs)
 	dir := filepath.Join(cacheDir, name)
 	if isDir(dir) {
 		return dir, nil
@@ -45,6 +50,7 @@ func Cached(ctx context.Context, goroot, cacheDir string) (string, error) {
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", fmt.Errorf("godoc: cache folder: %w", err)
 	}
+	removeStale(cacheDir, "."+name+"-tmp")
 	tmp, err := os.MkdirTemp(cacheDir, "."+name+"-tmp")
 	if err != nil {
 		return "", fmt.Errorf("godoc: cache folder: %w", err)
@@ -60,6 +66,31 @@ func Cached(ctx context.Context, goroot, cacheDir string) (string, error) {
 		return "", fmt.Errorf("godoc: cache folder: %w", err)
 	}
 	return dir, nil
+}
+
+// cachedName is the name of the cached folder of the distribution at the
+// absolute path goroot.
+func cachedName(goroot string) string {
+	sum := sha256.Sum256([]byte(goroot + "\x00" + runtime.GOOS + "/" + runtime.GOARCH + "\x00" + layout))
+	return "godoc-" + goVersion(goroot) + "-" + hex.EncodeToString(sum[:6])
+}
+
+// removeStale removes the folders in cacheDir whose names start with
+// prefix and that have not changed for staleTemp. Failures are ignored:
+// what is left is only disk space.
+func removeStale(cacheDir, prefix string) {
+	entries, err := os.ReadDir(cacheDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTemp {
+			os.RemoveAll(filepath.Join(cacheDir, e.Name()))
+		}
+	}
 }
 
 // goVersion is the distribution's version as its VERSION file gives it

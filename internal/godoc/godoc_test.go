@@ -7,17 +7,37 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch/internal/extract"
 )
 
+// The environment that makes the test binary a child process of
+// TestCachedProcesses: Cached(GOROOT, cache) from these variables, the
+// folder printed on stdout.
+const (
+	helperRoot  = "GODOC_TEST_CACHED_ROOT"
+	helperCache = "GODOC_TEST_CACHED_CACHE"
+)
+
 func TestMain(m *testing.M) {
+	if root := os.Getenv(helperRoot); root != "" {
+		dir, err := Cached(context.Background(), root, os.Getenv(helperCache))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(dir)
+		os.Exit(0)
+	}
 	code := m.Run()
 	if written.dir != "" {
 		os.RemoveAll(written.dir)
@@ -268,6 +288,66 @@ func TestCached(t *testing.T) {
 	if err != nil || od == dir {
 		t.Errorf("Cached of another distribution = %q, %v; want a folder of its own", od, err)
 	}
+}
+
+// TestCachedProcesses starts three processes that each need the cached
+// folder of one distribution at once: each gets the same folder, complete,
+// and no temporary folder is left; a temporary folder a killed process
+// left an hour ago is removed, a recent one (a writer still at work) kept.
+func TestCachedProcesses(t *testing.T) {
+	root := miniGOROOT(t)
+	cache := t.TempDir()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cachedName(abs)
+	stale := filepath.Join(cache, "."+want+"-tmp111")
+	fresh := filepath.Join(cache, "."+want+"-tmp222")
+	for _, d := range []string{stale, fresh} {
+		if err := os.MkdirAll(filepath.Join(d, "pkg"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleTemp)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+
+	const n = 3
+	outs := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), helperRoot+"="+root, helperCache+"="+cache)
+			outs[i], errs[i] = cmd.Output()
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || !bytes.Equal(outs[i], outs[0]) {
+			t.Fatalf("process %d: %q, %v; process 0: %q", i, outs[i], errs[i], outs[0])
+		}
+	}
+	dir := strings.TrimSpace(string(outs[0]))
+	if filepath.Base(dir) != want || !fileExists(filepath.Join(dir, "pkg", "bufio.md")) {
+		t.Errorf("processes returned %q, want %s with pkg/bufio.md", dir, want)
+	}
+	entries, _ := os.ReadDir(cache)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || !slices.Contains(names, want) || !slices.Contains(names, filepath.Base(fresh)) {
+		t.Errorf("cache folder holds %v, want %s and the recent temporary folder %s only", names, want, filepath.Base(fresh))
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // TestCachedErrors checks that failures name what and where, and leave
