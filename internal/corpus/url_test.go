@@ -10,10 +10,26 @@ import (
 )
 
 // TestDeclaredURLs checks that the URL a document declares in its front
-// matter (or an HTML canonical link) is the URL of its search results and
-// of its fetch, and that a URL that is not http(s) is ignored: the
-// document keeps its file:// URL.
+// matter (or an HTML canonical link) is the URL of its search results
+// (lexical and hybrid) and of its fetch, and that a URL that is not
+// http(s) is ignored: the document keeps its file:// URL.
 func TestDeclaredURLs(t *testing.T) {
+	for _, hybrid := range []bool{false, true} {
+		name := "lexical"
+		if hybrid {
+			name = "hybrid"
+		}
+		t.Run(name, func(t *testing.T) {
+			ix := openIndex(t)
+			if hybrid {
+				ix = openHybrid(t, newWordsEmbedder())
+			}
+			testDeclaredURLs(t, ix)
+		})
+	}
+}
+
+func testDeclaredURLs(t *testing.T, ix *Index) {
 	dir := t.TempDir()
 	tests := []struct {
 		file, src, want string // want "": the file:// URL
@@ -29,7 +45,6 @@ func TestDeclaredURLs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ix := openIndex(t)
 	ctx := t.Context()
 	if _, err := ix.Sync(ctx, dir); err != nil {
 		t.Fatal(err)
