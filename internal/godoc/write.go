@@ -76,9 +76,10 @@ func GOROOT() string {
 // Packages are parsed in parallel, GOMAXPROCS at a time; Write owns and
 // waits for those goroutines. It stops at the first error, or when ctx is
 // done (returning context.Cause(ctx)); dir may then hold part of the
-// output. Cost: it parses every non-test Go file of the standard library
-// and the test files that hold examples, about 40 MB of source: see
-// BenchmarkWrite and the README ("Performance").
+// output. Cost: it parses the standard library's Go files for this
+// platform and the test files that hold examples (at most 22 MB of
+// source), about 0.7 s of CPU and 216 MB allocated in all for Go 1.26
+// (BenchmarkWrite; README "Performance").
 func Write(ctx context.Context, goroot, dir string) (Stats, error) {
 	var st Stats
 	src := filepath.Join(goroot, "src")
