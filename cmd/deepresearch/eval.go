@@ -28,8 +28,8 @@ func newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Measure retrieval quality against a plain search, on five real corpora",
 		Long: `eval writes each evaluation corpus into a temporary folder and indexes it: the
-Go standard library's docs (go/doc over $(go env GOROOT)/src, plus
-$(go env GOROOT)/doc), FOLDOC (Debian dict-foldoc), Python's documentation
+Go distribution's docs (go/doc over $(go env GOROOT)/src with examples, the
+go command's help, $(go env GOROOT)/doc: the default corpus), FOLDOC (Debian dict-foldoc), Python's documentation
 (python3-doc), the manual pages (manpages, manpages-dev, rendered by mandoc)
 and PostgreSQL's documentation (postgresql-doc). It answers every question of
 the corpus's questions file with a full research run and with a plain BM25
