@@ -126,7 +126,10 @@ type Config struct {
 	// cache that lives as long as the run.
 	Fetch FetchConfig
 	// Corpus is the folder indexed when Search is nil. Empty means the Go
-	// distribution's documentation ($(go env GOROOT)/doc).
+	// distribution's documentation: its standard library's packages with
+	// their examples, the go command's help and $(go env GOROOT)/doc,
+	// written into the user's cache directory on first use (a few seconds
+	// once per Go version; see README "The built-in offline parts").
 	Corpus string
 	// IndexPath is the index database file for Corpus. Empty means a file
 	// in the user's cache directory, one per corpus folder.
@@ -472,7 +475,7 @@ func (r *Researcher) openIndex(ctx context.Context) (*corpus.Index, error) {
 	if r.index != nil && r.synced {
 		return r.index, nil
 	}
-	dir, path, err := corpusPaths(r.cfg.Corpus, r.cfg.IndexPath)
+	dir, path, err := corpusPaths(ctx, r.cfg.Corpus, r.cfg.IndexPath)
 	if err != nil {
 		return nil, err
 	}

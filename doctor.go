@@ -91,7 +91,7 @@ func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 		}
 		if name == websearch.ChannelCorpus {
 			d := Diagnosis{Part: "corpus", Provider: "corpus", Detail: s.Corpus.Dir}
-			dir, path, err := corpusPaths(s.Corpus.Dir, s.Corpus.Index)
+			dir, path, err := corpusPaths(ctx, s.Corpus.Dir, s.Corpus.Index)
 			if err != nil {
 				d.Err = err.Error()
 			} else {

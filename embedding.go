@@ -109,7 +109,7 @@ func (r *Researcher) indexOptions() []corpus.Option {
 // its first run would do, done ahead. IndexStats.Embedded counts the
 // passages embedded.
 func (r *Researcher) Index(ctx context.Context) (IndexStats, error) {
-	dir, path, err := corpusPaths(r.cfg.Corpus, r.cfg.IndexPath)
+	dir, path, err := corpusPaths(ctx, r.cfg.Corpus, r.cfg.IndexPath)
 	if err != nil {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
 	}

@@ -25,16 +25,16 @@ type IndexStats struct {
 type IndexSkip = corpus.Skip
 
 // Index builds or updates the full-text index of the documents in dir
-// (empty: the Go distribution's documentation) in the SQLite file
-// indexPath (empty: the user's cache directory). Only new and changed
-// files are read.
+// (empty: the Go distribution's documentation, written into the user's
+// cache directory on first use) in the SQLite file indexPath (empty: the
+// user's cache directory). Only new and changed files are read.
 func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
 	return index(ctx, dir, indexPath)
 }
 
 // index is Index with the index's options (an embedding model).
 func index(ctx context.Context, dir, indexPath string, opts ...corpus.Option) (IndexStats, error) {
-	dir, indexPath, err := corpusPaths(dir, indexPath)
+	dir, indexPath, err := corpusPaths(ctx, dir, indexPath)
 	if err != nil {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
 	}
@@ -52,11 +52,12 @@ func index(ctx context.Context, dir, indexPath string, opts ...corpus.Option) (I
 }
 
 // corpusPaths fills in the defaults: the Go distribution's documentation
-// for an empty dir, a file in the user's cache directory for an empty
-// indexPath.
-func corpusPaths(dir, indexPath string) (string, string, error) {
+// for an empty dir (corpus.DefaultCorpus, which writes it into the user's
+// cache directory the first time), a file in the user's cache directory
+// for an empty indexPath.
+func corpusPaths(ctx context.Context, dir, indexPath string) (string, string, error) {
 	if dir == "" {
-		d, err := corpus.DefaultCorpus()
+		d, err := corpus.DefaultCorpus(ctx)
 		if err != nil {
 			return "", "", corpusError{fmt.Errorf("no corpus configured and %w", err)}
 		}

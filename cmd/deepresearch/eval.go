@@ -28,12 +28,13 @@ func newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Measure retrieval and answer quality against a plain search, on seven real corpora",
 		Long: `eval writes each evaluation corpus into a temporary folder and indexes it: the
-Go standard library's docs (go/doc over $(go env GOROOT)/src, plus
-$(go env GOROOT)/doc), FOLDOC (Debian dict-foldoc), Python's documentation
-(python3-doc), the manual pages (manpages, manpages-dev, rendered by mandoc),
-PostgreSQL's documentation (postgresql-doc), part of the Linux kernel's
-documentation (linux-doc) and git's (git-doc). It answers every question of
-the corpus's question sets with a full research run and with a plain BM25
+Go distribution's docs (go/doc over $(go env GOROOT)/src with examples, the
+go command's help, $(go env GOROOT)/doc: the default corpus), FOLDOC (Debian
+dict-foldoc), Python's documentation (python3-doc), the manual pages
+(manpages, manpages-dev, rendered by mandoc), PostgreSQL's documentation
+(postgresql-doc), part of the Linux kernel's documentation (linux-doc) and
+git's (git-doc). It answers every question of the corpus's question sets
+with a full research run and with a plain BM25
 search of the question (top 5 documents), and prints both side by side: hit
 rate (an expected document cited), recall of the expected documents,
 precision, off-topic citations and "no evidence" answers; and, over the

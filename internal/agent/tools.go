@@ -226,8 +226,10 @@ func (s *session) find(ctx context.Context, query string, prior []string) *found
 	for i, r := range results {
 		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet,
 			Date: cmp.Or(source.ParseDate(r.Published), source.ParseDate(r.Modified))}
-		if strings.HasPrefix(r.URL, "file:") {
-			cands[i].DocID = r.DocID // a local file: cheap to read whole when a passage repeats another's
+		if strings.HasPrefix(r.URL, "file:") || cmp.Or(r.Channel, s.channel) == source.ChannelCorpus {
+			// A local file (which may declare a web URL): cheap to read
+			// whole when a passage repeats another's.
+			cands[i].DocID = r.DocID
 		}
 	}
 	j, err := s.filter.Judge(ctx, query, prior, cands)

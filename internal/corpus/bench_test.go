@@ -9,10 +9,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extract"
 )
 
-// goDoc returns the Go documentation folder and the bytes of the files
-// Sync reads there, or skips.
+// goDoc returns the Go distribution's doc folder and the bytes of the
+// files Sync reads there, or skips.
 func goDoc(b *testing.B) (string, int64) {
-	dir, err := DefaultCorpus()
+	dir, err := goDocFolder(b.Context())
 	if err != nil {
 		b.Skip("no Go documentation folder:", err)
 	}

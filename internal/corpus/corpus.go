@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/godoc"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/vector"
 
@@ -60,7 +61,10 @@ var _ search.Backend = (*Index)(nil)
 //     (embed_hash), and the embeddings table caches vectors by model and
 //     that hash (hybrid retrieval; see embed.go).
 //   - 5: docs_fts indexes whole documents (title, headings, path, text) for
-//     the document-level ranking (rank.go).
+//     the document-level ranking (rank.go); documents carry the URL they
+//     declare for themselves (docs.url: Markdown front matter, an HTML
+//     canonical link; extract.Document.URL), which search results and
+//     fetches report instead of the file:// URL.
 const schemaVersion = 5
 
 // busyTimeout is how long a statement waits for another connection's (or
@@ -85,7 +89,8 @@ var schema = []string{
 		size     INTEGER NOT NULL,     -- bytes on disk when indexed
 		mtime_ns INTEGER NOT NULL,     -- modification time when indexed, Unix nanoseconds
 		hash     TEXT NOT NULL,        -- hex SHA-256 of the file's bytes
-		text     TEXT NOT NULL         -- the whole extracted text
+		text     TEXT NOT NULL,        -- the whole extracted text
+		url      TEXT NOT NULL DEFAULT '' -- the http(s) URL the document declares; '': its file:// URL
 	)`,
 	`CREATE TABLE passages (
 		id       INTEGER PRIMARY KEY,  -- rowid of passages_fts
@@ -376,29 +381,68 @@ func DefaultPath(dir string) (string, error) {
 	return filepath.Join(cache, "deepresearch", "index-"+hex.EncodeToString(sum[:6])+".db"), nil
 }
 
-// DefaultCorpus returns the corpus folder used when none is configured: the
-// doc folder of the Go installation (the language specification, the
-// memory model and the assembler guide, among others). It looks in
-// runtime.GOROOT() first and asks `go env GOROOT` (for at most 5s) when
-// that is not on disk.
-func DefaultCorpus() (string, error) {
-	//lint:ignore SA1019 runtime.GOROOT is the cheap first guess; `go env` is the fallback.
-	if root := runtime.GOROOT(); root != "" {
-		if dir := filepath.Join(root, "doc"); isDir(dir) {
-			return dir, nil
-		}
+// DefaultCorpus returns the corpus folder used when none is configured:
+// the Go distribution's documentation — the standard library's packages
+// with their examples, the go command's help and GOROOT/doc (see
+// godoc.Write) — written on first use into deepresearch/ in the user's
+// cache directory (godoc.Cached: godoc-<Go version>-<hash>, written once
+// for all processes, a few seconds, then found). A distribution without
+// sources (no GOROOT/src) gives its doc folder as it is (the language
+// specification, the memory model and the assembler guide, among others).
+//
+// It finds the distribution at runtime.GOROOT() first and asks `go env
+// GOROOT` (for at most 5s) when that is not on disk. This is the one
+// place that decides what the default corpus is.
+func DefaultCorpus(ctx context.Context) (string, error) {
+	root, err := goRoot(ctx)
+	if err != nil {
+		return "", err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = "" // no cache folder: GOROOT/doc, unwritten
+	}
+	return defaultCorpus(ctx, root, cache)
+}
+
+// defaultCorpus is DefaultCorpus for the distribution at root, caching
+// under the user cache folder cache ("": none, so GOROOT/doc).
+func defaultCorpus(ctx context.Context, root, cache string) (string, error) {
+	if cache != "" && isDir(filepath.Join(root, "src")) {
+		dir, err := godoc.Cached(ctx, root, filepath.Join(cache, "deepresearch"))
+		if err != nil {
+			if ctx.Err() != nil {
+				err = context.Cause(ctx)
+			}
+			return "", &Error{Op: "make default corpus from", Subject: root, Err: err}
+		}
+		return dir, nil
+	}
+	dir := filepath.Join(root, "doc")
+	if !isDir(dir) {
+		return "", &Error{Op: "find default corpus", Subject: dir, Err: ErrNoCorpus}
+	}
+	return dir, nil
+}
+
+// goRoot returns the root of the Go distribution: runtime.GOROOT() when it
+// is on disk, else what `go env GOROOT` says (asked for at most 5s).
+func goRoot(ctx context.Context) (string, error) {
+	//lint:ignore SA1019 runtime.GOROOT is the cheap first guess; `go env` is the fallback.
+	if root := runtime.GOROOT(); root != "" && isDir(root) {
+		return root, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
 	if err != nil {
 		return "", &Error{Op: "find default corpus", Err: fmt.Errorf("go env GOROOT: %w", err)}
 	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "doc")
-	if !isDir(dir) {
-		return "", &Error{Op: "find default corpus", Subject: dir, Err: ErrNoCorpus}
+	root := strings.TrimSpace(string(out))
+	if root == "" || !isDir(root) {
+		return "", &Error{Op: "find default corpus", Subject: "GOROOT " + root, Err: ErrNoCorpus}
 	}
-	return dir, nil
+	return root, nil
 }
 
 func isDir(path string) bool {

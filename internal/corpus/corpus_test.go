@@ -739,8 +739,18 @@ func TestConcurrentUse(t *testing.T) {
 	}
 }
 
+// goDocFolder is the Go distribution's doc folder (GOROOT/doc), which the
+// tests and benchmarks index as it is.
+func goDocFolder(ctx context.Context) (string, error) {
+	root, err := goRoot(ctx)
+	if err != nil {
+		return "", err
+	}
+	return defaultCorpus(ctx, root, "")
+}
+
 func TestGoDocumentation(t *testing.T) {
-	dir, err := DefaultCorpus()
+	dir, err := goDocFolder(t.Context())
 	if err != nil {
 		t.Skip("no Go documentation folder:", err)
 	}
@@ -787,17 +797,106 @@ func TestDefaultPath(t *testing.T) {
 	}
 }
 
+// TestDefaultCorpus checks the default corpus of each kind of Go
+// distribution: one with sources gives the generated documentation,
+// written into the cache folder once (the standard library, the go
+// command's help, GOROOT/doc, each declaring its URL); one without gives
+// its doc folder; one with neither is ErrNoCorpus; a cache folder that
+// cannot be written is an error that names it.
 func TestDefaultCorpus(t *testing.T) {
-	dir, err := DefaultCorpus()
+	ctx := t.Context()
+	real, err := goRoot(ctx)
+	if err != nil || !isDir(filepath.Join(real, "src", "bufio")) || !isDir(filepath.Join(real, "doc")) {
+		t.Skip("no Go distribution with sources:", err)
+	}
+	// Distributions made of real files: a few packages and cmd/go's help,
+	// small enough to write under -race.
+	withSrc, docOnly, empty := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, p := range []struct{ root, part string }{
+		{withSrc, "VERSION"}, {withSrc, "doc"}, {withSrc, "src/bufio"}, {withSrc, "src/cmd/go/alldocs.go"},
+		{docOnly, "doc"},
+	} {
+		copyPath(t, filepath.Join(real, filepath.FromSlash(p.part)), filepath.Join(p.root, filepath.FromSlash(p.part)))
+	}
+	cache := t.TempDir()
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, root, cache string
+		want              func(dir string) bool
+		err               error
+	}{
+		{"sources", withSrc, cache, func(dir string) bool {
+			return filepath.Dir(dir) == filepath.Join(cache, "deepresearch") && strings.HasPrefix(filepath.Base(dir), "godoc-") &&
+				isFile(filepath.Join(dir, "pkg", "bufio.md")) && isFile(filepath.Join(dir, "cmd", "go", "testflag.md")) &&
+				isFile(filepath.Join(dir, "doc", "go_spec.html"))
+		}, nil},
+		{"sources again", withSrc, cache, nil, nil}, // the same folder, checked below
+		{"no cache folder", withSrc, "", func(dir string) bool { return dir == filepath.Join(withSrc, "doc") }, nil},
+		{"doc only", docOnly, cache, func(dir string) bool { return dir == filepath.Join(docOnly, "doc") }, nil},
+		{"nothing", empty, cache, nil, ErrNoCorpus},
+		{"cache not writable", withSrc, blocked, nil, syscall.ENOTDIR},
+	}
+	var first string
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, err := defaultCorpus(ctx, tt.root, tt.cache)
+			switch {
+			case tt.err != nil:
+				if !errors.Is(err, tt.err) {
+					t.Errorf("defaultCorpus = %q, %v; want %v", dir, err, tt.err)
+				}
+				if tt.err == syscall.ENOTDIR && (err == nil || !strings.Contains(err.Error(), blocked)) {
+					t.Errorf("error %v does not name the cache folder %s", err, blocked)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			case tt.name == "sources":
+				first = dir
+			case tt.name == "sources again" && dir != first:
+				t.Errorf("defaultCorpus again = %q, want %q", dir, first)
+			}
+			if tt.want != nil && !tt.want(dir) {
+				t.Errorf("defaultCorpus = %q", dir)
+			}
+		})
+	}
+	// The generated folder indexes with its declared URLs.
+	ix := openIndex(t)
+	if _, err := ix.Sync(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(ctx, "read standard input as a set of lines", 3)
+	if err != nil || len(res) == 0 || res[0].DocID != "pkg/bufio.md" || res[0].URL != "https://pkg.go.dev/bufio" {
+		t.Errorf("Search = %+v, %v; want pkg/bufio.md at https://pkg.go.dev/bufio first", res, err)
+	}
+}
+
+// copyPath copies a file or a folder.
+func copyPath(t *testing.T, from, to string) {
+	t.Helper()
+	fi, err := os.Stat(from)
 	if err != nil {
-		if !errors.Is(err, ErrNoCorpus) {
-			t.Logf("DefaultCorpus: %v", err)
-		}
 		t.Skip(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "go_spec.html")); err != nil {
-		t.Errorf("DefaultCorpus() = %s, without go_spec.html: %v", dir, err)
+	if fi.IsDir() {
+		err = os.CopyFS(to, os.DirFS(from))
+	} else if b, rerr := os.ReadFile(from); rerr != nil {
+		err = rerr
+	} else if err = os.MkdirAll(filepath.Dir(to), 0o755); err == nil {
+		err = os.WriteFile(to, b, 0o644)
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func TestPragmas(t *testing.T) {

@@ -9,7 +9,8 @@ var (
 	// ErrSchema reports a database this package cannot use: written by a
 	// newer version, or not a corpus index at all.
 	ErrSchema = errors.New("unusable index schema")
-	// ErrNoCorpus reports that DefaultCorpus found no Go documentation folder.
+	// ErrNoCorpus reports that DefaultCorpus found no Go distribution, or
+	// one without sources or a doc folder.
 	ErrNoCorpus = errors.New("no default corpus folder")
 )
 
@@ -20,7 +21,7 @@ var (
 // cause, an SQLite error). Its message starts with "corpus: " once; the
 // messages it wraps carry no such prefix.
 type Error struct {
-	Op      string // "open", "sync", "search", "fetch", "close", "find default corpus", "find default index"
+	Op      string // "open", "sync", "search", "fetch", "close", "find default corpus", "make default corpus from", "find default index for"
 	Subject string // the index file, the corpus folder, or the query or document and the index file
 	Err     error
 }

@@ -259,11 +259,12 @@ func (ix *Index) docResults(ctx context.Context, doc int64, ps []hit, room int) 
 	}
 	var base search.Result
 	var mtime int64
-	err := ix.db.QueryRowContext(ctx, `SELECT path, title, mtime_ns FROM docs WHERE id = ?`, doc).Scan(&base.DocID, &base.Title, &mtime)
+	var declared string
+	err := ix.db.QueryRowContext(ctx, `SELECT path, title, url, mtime_ns FROM docs WHERE id = ?`, doc).Scan(&base.DocID, &base.Title, &declared, &mtime)
 	if err != nil {
 		return nil, nil // removed by a concurrent Sync
 	}
-	base.URL = docURL(ix.rootDir(), base.DocID)
+	base.URL = docURL(ix.rootDir(), base.DocID, declared)
 	base.Modified = source.FileDate(time.Unix(0, mtime))
 	read := func(pid int64) (stored, error) {
 		var s stored

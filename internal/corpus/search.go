@@ -95,7 +95,9 @@ func (ix *Index) Search(ctx context.Context, query string, limit int) ([]search.
 // Fetch returns the whole extracted text of the document docID (a path
 // relative to the corpus folder, as in search results), as it was at the
 // last Sync, with the file's modification time then as its Modified (as
-// search results have it). An unknown docID is an error wrapping search.ErrNotFound.
+// search results have it), and its URL as search results have it: the
+// http(s) URL the document declares, else its file:// URL. An unknown
+// docID is an error wrapping search.ErrNotFound.
 func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, error) {
 	id := docID
 	if id != "" {
@@ -103,14 +105,15 @@ func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, erro
 	}
 	doc := search.Document{DocID: id}
 	var mtime int64
-	err := ix.db.QueryRowContext(ctx, `SELECT title, text, mtime_ns FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text, &mtime)
+	var declared string
+	err := ix.db.QueryRowContext(ctx, `SELECT title, text, url, mtime_ns FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text, &declared, &mtime)
 	if errors.Is(err, sql.ErrNoRows) {
 		return search.Document{}, &Error{Op: "fetch", Subject: fmt.Sprintf("%q from %s", docID, ix.dbPath), Err: search.ErrNotFound}
 	}
 	if err != nil {
 		return search.Document{}, ix.queryError(ctx, "fetch", docID, err)
 	}
-	doc.URL = docURL(ix.rootDir(), id)
+	doc.URL = docURL(ix.rootDir(), id, declared)
 	doc.Modified = source.FileDate(time.Unix(0, mtime))
 	return doc, nil
 }
@@ -129,7 +132,13 @@ func (ix *Index) rootDir() string {
 	return ""
 }
 
-func docURL(root, docID string) string {
+// docURL is a document's URL: the one it declares (docs.url, checked by
+// extract.DeclaredURL when indexed), else the file:// URL of its file
+// under root.
+func docURL(root, docID, declared string) string {
+	if declared != "" {
+		return declared
+	}
 	if root == "" {
 		return ""
 	}

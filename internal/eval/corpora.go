@@ -20,7 +20,27 @@ import (
 	"unicode"
 
 	"github.com/sourcegraph/conc/pool"
+
+	"github.com/deepresearch/deepresearch/internal/godoc"
 )
+
+// CorpusStats says what a corpus's Write wrote.
+type CorpusStats struct {
+	Packages int // the Go corpus: package documents written under pkg/
+	Docs     int // other documents: files copied or written
+	Bytes    int64
+}
+
+// WriteCorpus writes the Go evaluation corpus into dir: the Go
+// distribution's documentation as the default corpus has it (see
+// godoc.Write): pkg/<import path>.md for each standard-library package,
+// with its examples; cmd/go/<topic>.md for the go command's help; a copy
+// of goroot/doc under doc/. A document's ID in the corpus index is its
+// path under dir, such as "pkg/sync.md" or "doc/go_mem.html".
+func WriteCorpus(ctx context.Context, goroot, dir string) (CorpusStats, error) {
+	st, err := godoc.Write(ctx, goroot, dir)
+	return CorpusStats{Packages: st.Packages, Docs: st.Commands + st.Docs, Bytes: st.Bytes}, err
+}
 
 // ErrMissing reports that the files an evaluation corpus is made from are
 // not installed (a Debian package is missing).
@@ -60,7 +80,9 @@ type Corpus struct {
 func Corpora() []Corpus {
 	return []Corpus{
 		{Name: "go", Questions: "questions.json", MoreQuestions: []string{NewcomerQuestions},
-			Write: func(ctx context.Context, dir string) (CorpusStats, error) { return WriteCorpus(ctx, GOROOT(), dir) }},
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WriteCorpus(ctx, godoc.GOROOT(), dir)
+			}},
 		{Name: "foldoc", Questions: "foldoc.json", Packages: []string{"dict-foldoc"},
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
 				return WriteFOLDOC(ctx, "/usr/share/dictd/foldoc", dir)

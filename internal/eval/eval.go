@@ -1,8 +1,9 @@
 // Package eval measures retrieval quality: how often research cites the
 // documents a good answer must cite, against a plain search of the
-// question as the baseline, on a real corpus nobody on the team wrote
-// (the Go standard library's package documentation and GOROOT/doc, see
-// WriteCorpus).
+// question as the baseline, on real corpora nobody on the team wrote
+// (among them the Go distribution's documentation as the default corpus
+// has it: the standard library's packages, the go command's help and
+// GOROOT/doc, see WriteCorpus).
 //
 // Metrics, per system, over a set of hand-written questions:
 //

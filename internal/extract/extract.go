@@ -78,6 +78,11 @@ type Document struct {
 	// Text is the whole extracted text: the source for text formats (less
 	// comments and markup that is not content), Markdown-like text for HTML.
 	Text string
+	// URL is the address the document declares as its own: a Markdown
+	// front matter's url field, an HTML page's <link rel="canonical">.
+	// Only an absolute http or https URL is taken (see DeclaredURL); ""
+	// when the document declares none.
+	URL string
 	// sections[i].path is the heading path of section i; section 0 is the
 	// text before the first heading, with an empty path.
 	sections []section
@@ -113,6 +118,7 @@ type builder struct {
 	stack     [7]string // stack[level] for levels 1..6
 	heads     []heading
 	metaTitle string          // title from metadata (front matter, <title>)
+	metaURL   string          // URL from metadata (front matter, canonical link), checked
 	unit      source.Location // the unit (page, row, slide) blocks are in now
 	// out is the document's text rendered as it is built: headings as
 	// Markdown headings, blocks as paragraphs. Formats that are text
@@ -186,6 +192,7 @@ func (b *builder) finish(fallback string) Document {
 		title = fallback
 	}
 	b.doc.Title = title
+	b.doc.URL = b.metaURL
 	for i, h := range b.heads {
 		b.stack[h.level] = h.text
 		if i == titleHead {
@@ -388,7 +395,8 @@ func extractLines(src string, f Format, fallback string) Document {
 }
 
 // frontMatter reads a YAML (---) or TOML (+++) front matter block at the top
-// of a Markdown file, takes its title, and returns the first line after it.
+// of a Markdown file, takes its title and its URL (see DeclaredURL), and
+// returns the first line after it.
 func frontMatter(lines []string, b *builder) int {
 	if len(lines) == 0 {
 		return 0
@@ -407,8 +415,13 @@ func frontMatter(lines []string, b *builder) int {
 				b.metaTitle = strings.Trim(strings.TrimSpace(v), `"'`)
 			}
 		}
+		for _, key := range []string{"url:", "url =", "url="} {
+			if v, ok := strings.CutPrefix(l, key); ok && b.metaURL == "" {
+				b.metaURL = DeclaredURL(strings.Trim(strings.TrimSpace(v), `"'`))
+			}
+		}
 	}
-	b.metaTitle = ""
+	b.metaTitle, b.metaURL = "", ""
 	return 0 // no closing delimiter: not front matter
 }
 

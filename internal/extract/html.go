@@ -31,7 +31,8 @@ var headingLevels = map[string]int{"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, 
 
 // htmlExtractor turns an HTML token stream into a document: visible text in
 // blocks, headings as sections, <title> (or the Go website's JSON metadata
-// comment, or the only <h1>) as the title.
+// comment, or the only <h1>) as the title, <link rel="canonical"> as the
+// URL.
 type htmlExtractor struct {
 	b    builder
 	z    *html.Tokenizer
@@ -66,7 +67,10 @@ func extractHTML(src, fallback string) Document {
 		case html.TextToken:
 			x.text(raw, start)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, _ := x.z.TagName()
+			name, hasAttr := x.z.TagName()
+			if string(name) == "link" && hasAttr && x.skip == "" {
+				x.link()
+			}
 			x.startTag(string(name), tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
 			name, _ := x.z.TagName()
@@ -200,6 +204,33 @@ func (x *htmlExtractor) endTag(name string) {
 		x.pre = max(x.pre-1, 0)
 	case blockElements[name]:
 		x.flush()
+	}
+}
+
+// link reads a <link rel="canonical" href="…">: the first one with a URL
+// DeclaredURL accepts is the document's URL.
+func (x *htmlExtractor) link() {
+	if x.b.metaURL != "" {
+		return
+	}
+	var rel, href string
+	for {
+		k, v, more := x.z.TagAttr()
+		switch string(k) {
+		case "rel":
+			rel = string(v)
+		case "href":
+			href = strings.TrimSpace(string(v))
+		}
+		if !more {
+			break
+		}
+	}
+	for _, r := range strings.Fields(rel) {
+		if strings.EqualFold(r, "canonical") {
+			x.b.metaURL = DeclaredURL(href)
+			return
+		}
 	}
 }
 

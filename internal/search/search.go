@@ -14,7 +14,8 @@ import (
 type Result struct {
 	// DocID identifies the document; pass it to Backend.Fetch.
 	DocID string `json:"doc_id"`
-	// URL of the document (file:// for local files).
+	// URL of the document: file:// for a local file, unless the document
+	// declares its own http(s) URL (a corpus document's front matter).
 	URL string `json:"url"`
 	// Title of the document.
 	Title string `json:"title"`
