@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ var fuzzLimits = Limits{MaxUnzipped: 4 << 20, MaxText: 1 << 20, MaxMembers: 200}
 // the bounds whose passages are valid UTF-8 free of control characters,
 // each located.
 func checkExtracted(t *testing.T, f Format, data []byte) {
-	d, err := ExtractBytes("fuzz", data, f, fuzzLimits)
+	d, err := ExtractBytes(context.Background(), "fuzz", data, f, fuzzLimits)
 	if err != nil {
 		if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrEncrypted) && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNoText) {
 			t.Fatalf("error %v wraps no sentinel", err)
