@@ -134,3 +134,85 @@ func CSVShortRows(size int) []byte {
 	}
 	return b.Bytes()
 }
+
+// PDF writes a PDF of the objects (object i+1 is objs[i], a dictionary,
+// or a dictionary and its stream's raw bytes separated by "\nstream\n"),
+// with a correct cross-reference table; object 1 is the catalog.
+func PDF(objs ...string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s", i+1, o)
+		if strings.Contains(o, "\nstream\n") {
+			b.WriteString("\nendstream")
+		}
+		b.WriteString("\nendobj\n")
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+// pdfPage is a page object (object 3) under the page tree 2 whose
+// contents are object 4.
+const pdfPage = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
+
+const pdfFont = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+// pdfText is a content stream that shows text.
+func pdfText(s string) string {
+	c := "BT /F1 12 Tf 72 720 Td (" + s + ") Tj ET"
+	return fmt.Sprintf("<< /Length %d >>\nstream\n%s", len(c), c)
+}
+
+// PDFText is a one-page PDF that shows s.
+func PDFText(s string) []byte {
+	return PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", pdfPage, pdfText(s), pdfFont)
+}
+
+// PDFBomb is a PDF (about 3 MB for 3 GiB) whose one page's content
+// stream inflates to size bytes of zeros (3 GiB in the issue: it peaked
+// at 1.5 GB and was skipped as a scan). The stream is made without
+// compressing size bytes: one deflate block of 1 MiB of zeros, flushed to
+// a byte boundary, repeated.
+func PDFBomb(size int) []byte {
+	const mib = 1 << 20
+	var blk bytes.Buffer
+	fw, _ := flate.NewWriter(&blk, flate.BestCompression)
+	fw.Write(make([]byte, mib))
+	fw.Flush()
+	block := blk.Bytes()
+	var z bytes.Buffer
+	z.Write([]byte{0x78, 0xda}) // zlib header
+	n := size / mib
+	for range n {
+		z.Write(block)
+	}
+	z.Write([]byte{0x03, 0x00}) // a final, empty, fixed-Huffman block
+	// Adler-32 of n MiB of zeros: a = 1, b = the length, modulo 65521.
+	b := uint32(n*mib) % 65521
+	z.Write([]byte{byte(b >> 8), byte(b), 0, 1})
+	stream := fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s", z.Len(), z.Bytes())
+	return PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", pdfPage, stream, pdfFont)
+}
+
+// PDFPageCount is a PDF whose page tree claims count pages (10⁹ in the
+// issue: skipped as a scan) in two page-tree nodes that claim a million
+// each and hold none.
+func PDFPageCount(count int) []byte {
+	return PDF("<< /Type /Catalog /Pages 2 0 R >>", fmt.Sprintf("<< /Type /Pages /Kids [3 0 R 3 0 R] /Count %d >>", count),
+		"<< /Type /Pages /Parent 2 0 R /Count 1000000 >>")
+}
+
+// PDFCyclicPages is a PDF whose page tree contains itself (skipped as a
+// scan in the issue).
+func PDFCyclicPages() []byte {
+	return PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [6 0 R 3 0 R] /Count 2 >>", pdfPage, pdfText("A page in a loop."), pdfFont,
+		"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1 >>")
+}
