@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/hostile"
 )
 
 // fuzzLimits keeps each fuzz input's work small.
@@ -62,23 +64,34 @@ func FuzzDOCX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatDOCX, data) })
 }
 
+// The amplification shapes of issue 29 seed the fuzzers of their formats:
+// one string referenced by many cells, cells repeated, a title in many
+// pieces, a slide listed many times, many short rows.
+
 func FuzzPPTX(f *testing.F) {
 	seedFuzz(f, "deck.pptx")
+	f.Add(hostile.PPTXRepeatedSlide(2))
+	f.Add(hostile.PPTXRepeatedSlide(100_000))
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatPPTX, data) })
 }
 
 func FuzzEPUB(f *testing.F) {
 	seedFuzz(f, "book.epub")
+	f.Add(hostile.EPUBTitle(50_000))
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatEPUB, data) })
 }
 
 func FuzzXLSX(f *testing.F) {
 	seedFuzz(f, "catalog.xlsx")
+	f.Add(hostile.XLSXSharedString())
+	f.Add(hostile.XLSXSharedStringOf(10, 3))
+	f.Add(xlsxLongFormat())
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatXLSX, data) })
 }
 
 func FuzzODS(f *testing.F) {
 	seedFuzz(f, "stock.ods")
+	f.Add(hostile.ODSRepeated())
 	f.Add(zipOf(f, map[string]string{"content.xml": `<table:table table:name="S"><table:table-row table:number-rows-repeated="1000000"><table:table-cell table:number-columns-repeated="16384"><text:p>x</text:p></table:table-cell></table:table-row></table:table>`}))
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatODS, data) })
 }
@@ -86,6 +99,7 @@ func FuzzODS(f *testing.F) {
 func FuzzCSV(f *testing.F) {
 	seedFuzz(f, "catalog.csv", "depots.tsv")
 	f.Add([]byte("a;b;c\n1;\"2\n3\";4\n\n\n5"))
+	f.Add(hostile.CSVShortRows(256 << 10))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkExtracted(t, FormatCSV, data)
 		checkExtracted(t, FormatTSV, data)
