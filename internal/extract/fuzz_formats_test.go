@@ -86,6 +86,7 @@ func FuzzXLSX(f *testing.F) {
 	f.Add(hostile.XLSXSharedString())
 	f.Add(hostile.XLSXSharedStringOf(10, 3))
 	f.Add(xlsxLongFormat())
+	f.Add(hostile.XLSXManyElements("styles", 1<<16))
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatXLSX, data) })
 }
 

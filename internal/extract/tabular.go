@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -202,7 +203,12 @@ func extractXLSX(z *zipReader, data []byte, fallback string, lim Limits) (d Docu
 	defer f.Close()
 	t := newTable(z.bud)
 	t.b.metaTitle = xlsxTitle(f)
+	read := map[string]bool{} // a sheet listed again is read once
 	for _, name := range f.GetSheetList() {
+		if read[name] {
+			continue
+		}
+		read[name] = true
 		rows, err := f.Rows(name)
 		if err != nil {
 			return Document{}, xlsxError(err)
@@ -233,13 +239,26 @@ func extractXLSX(z *zipReader, data []byte, fallback string, lim Limits) (d Docu
 // refer to it, a number with its number format), without building it,
 // and fails with ErrTooLarge, naming the sheet and row, once the sum
 // passes the budget. It spends nothing: the table pays for what it keeps.
+//
+// excelize also keeps whole parts of the workbook as structs (the shared
+// strings, the styles, the workbook's list of sheets): each XML element
+// of those parts costs elementCost, so a part of twelve million empty
+// <si/> or <xf/> elements (3 and 4.5 GB in excelize) fails here too.
 func xlsxSize(z *zipReader) error {
-	rels := relations(z, "xl/_rels/workbook.xml.rels", "xl")
-	strs, err := xlsxStringSizes(z, rels.of("/sharedStrings", "xl/sharedStrings.xml"))
+	c := &xlsxCheck{z: z, left: z.bud.left}
+	workbook := relations(z, "_rels/.rels", "").of("/officeDocument", "xl/workbook.xml")
+	wbRels := path.Join(path.Dir(workbook), "_rels", path.Base(workbook)+".rels")
+	for _, m := range []string{"[Content_Types].xml", "_rels/.rels", "docProps/core.xml", workbook, wbRels} {
+		if err := c.walk(m, nil); err != nil {
+			return err
+		}
+	}
+	rels := relations(z, wbRels, path.Dir(workbook))
+	strs, err := xlsxStringSizes(c, rels.of("/sharedStrings", "xl/sharedStrings.xml"))
 	if err != nil {
 		return err
 	}
-	formats, err := xlsxFormatSizes(z, rels.of("/styles", "xl/styles.xml"))
+	formats, err := xlsxFormatSizes(c, rels.of("/styles", "xl/styles.xml"))
 	if err != nil {
 		return err
 	}
@@ -250,7 +269,7 @@ func xlsxSize(z *zipReader) error {
 		}
 	}
 	slices.Sort(sheets)
-	left := z.bud.left
+	left := c.left
 	for _, member := range sheets {
 		if !z.has(member) {
 			continue
@@ -318,19 +337,46 @@ func xlsxSize(z *zipReader) error {
 	return nil
 }
 
+// elementCost is what each XML element of a part that excelize keeps
+// whole costs the budget: about a tenth of what excelize spends on it.
+const elementCost = unitCost / 2
+
+// xlsxCheck is the state of xlsxSize: the budget left, spent on the
+// elements of the parts excelize keeps.
+type xlsxCheck struct {
+	z    *zipReader
+	left int
+}
+
+// walk walks the member, if there is one, paying elementCost for each
+// element, and gives fn each token.
+func (c *xlsxCheck) walk(member string, fn func(xml.Token)) error {
+	if !c.z.has(member) {
+		return nil
+	}
+	data, err := c.z.read(member)
+	if err != nil {
+		return err
+	}
+	return xmlWalk(c.z.bud, data, member, func(tok xml.Token) error {
+		if _, ok := tok.(xml.StartElement); ok {
+			if c.left -= elementCost; c.left < 0 {
+				return fmt.Errorf("%w: %s: too many XML elements for the spreadsheet reader (more than %d bytes of text, each element counted as %d)", ErrTooLarge, member, c.z.bud.limit, elementCost)
+			}
+		}
+		if fn != nil {
+			fn(tok)
+		}
+		return nil
+	})
+}
+
 // xlsxStringSizes returns the length of each shared string of a
 // workbook, in bytes, from its member (absent: none).
-func xlsxStringSizes(z *zipReader, member string) ([]int, error) {
-	if !z.has(member) {
-		return nil, nil
-	}
-	data, err := z.read(member)
-	if err != nil {
-		return nil, err
-	}
+func xlsxStringSizes(c *xlsxCheck, member string) ([]int, error) {
 	var sizes []int
 	inT := false
-	err = xmlWalk(z.bud, data, member, func(tok xml.Token) error {
+	err := c.walk(member, func(tok xml.Token) {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
@@ -348,7 +394,6 @@ func xlsxStringSizes(z *zipReader, member string) ([]int, error) {
 				sizes[len(sizes)-1] += len(e)
 			}
 		}
-		return nil
 	})
 	return sizes, err
 }
@@ -357,18 +402,11 @@ func xlsxStringSizes(z *zipReader, member string) ([]int, error) {
 // cell), how many bytes its number format may add to a number: four
 // times the length of a custom format's code ("dddd" displays
 // "Wednesday"), 16 for a built-in one.
-func xlsxFormatSizes(z *zipReader, member string) ([]int, error) {
-	if !z.has(member) {
-		return nil, nil
-	}
-	data, err := z.read(member)
-	if err != nil {
-		return nil, err
-	}
+func xlsxFormatSizes(c *xlsxCheck, member string) ([]int, error) {
 	custom := map[string]int{}
 	var ids []string // numFmtId of each cell style
 	inXfs := false
-	err = xmlWalk(z.bud, data, member, func(tok xml.Token) error {
+	err := c.walk(member, func(tok xml.Token) {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
@@ -386,7 +424,6 @@ func xlsxFormatSizes(z *zipReader, member string) ([]int, error) {
 				inXfs = false
 			}
 		}
-		return nil
 	})
 	sizes := make([]int, len(ids))
 	for i, id := range ids {

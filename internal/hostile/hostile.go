@@ -74,6 +74,45 @@ func XLSXSharedStringOf(size, cells int) []byte {
 	)
 }
 
+// XLSX writes a workbook of one sheet from its parts (XML documents).
+func XLSX(workbook, sheet, sharedStrings, styles string) []byte {
+	const rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+	return Zip(
+		"_rels/.rels", `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="`+rel+`officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+		"xl/workbook.xml", workbook,
+		"xl/_rels/workbook.xml.rels", `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="`+rel+`worksheet" Target="worksheets/sheet1.xml"/>`+
+			`<Relationship Id="rId2" Type="`+rel+`styles" Target="styles.xml"/><Relationship Id="rId3" Type="`+rel+`sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
+		"xl/styles.xml", styles,
+		"xl/sharedStrings.xml", sharedStrings,
+		"xl/worksheets/sheet1.xml", sheet,
+	)
+}
+
+// XLSXManyElements is a workbook (a few KB) one of whose parts that
+// excelize keeps whole holds n empty elements: part "sharedStrings"
+// (<si/>), "styles" (<xf/>) or "workbook" (<sheet/>, the one sheet listed
+// n times). With 12 million, excelize took 3 GB for the shared strings
+// and 4.5 GB for the styles.
+func XLSXManyElements(part string, n int) []byte {
+	const ns = `xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"`
+	workbook := `<workbook ` + ns + ` xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`
+	sheet := `<worksheet ` + ns + `><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="2"><c r="A2" s="1" t="s"><v>0</v></c></row></sheetData></worksheet>`
+	sst := `<sst ` + ns + `><si><t>a</t></si></sst>`
+	styles := `<styleSheet ` + ns + `><cellXfs><xf numFmtId="0"/><xf numFmtId="0"/></cellXfs></styleSheet>`
+	switch part {
+	case "sharedStrings":
+		sst = `<sst ` + ns + `><si><t>a</t></si>` + strings.Repeat("<si/>", n) + `</sst>`
+	case "styles":
+		styles = `<styleSheet ` + ns + `><cellXfs>` + strings.Repeat("<xf/>", n) + `</cellXfs></styleSheet>`
+	case "workbook":
+		workbook = `<workbook ` + ns + ` xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>` +
+			strings.Repeat(`<sheet name="S" sheetId="1" r:id="rId1"/>`, n) + `</sheets></workbook>`
+	default:
+		panic("hostile: no XLSX part " + part)
+	}
+	return XLSX(workbook, sheet, sst, styles)
+}
+
 // ODSRepeated is a spreadsheet (about 3 KB) of four 256 KiB cells, each
 // number-columns-repeated 1,024 times: a row of 1 GiB. Capping the count
 // of copies but not their size peaked at 5.5 GB.
