@@ -22,10 +22,11 @@ import (
 // folder, with a Markdown file and a CSV file that must be indexed beside
 // them, and returns the folder and the skip reason each hostile file must
 // get (its beginning).
-func hostileFolder(t *testing.T) (string, map[string]string) {
+func hostileFolder(t testing.TB) (string, map[string]string) {
 	dir := t.TempDir()
 	files := map[string][]byte{
 		"shared.xlsx":   hostile.XLSXSharedString(),
+		"styles.xlsx":   hostile.XLSXManyElements("styles", 2<<20),
 		"repeated.ods":  hostile.ODSRepeated(),
 		"title.epub":    hostile.EPUBTitle(400_000),
 		"slides.pptx":   hostile.PPTXRepeatedSlide(1_000_000),
@@ -44,6 +45,7 @@ func hostileFolder(t *testing.T) (string, map[string]string) {
 	}
 	return dir, map[string]string{
 		"shared.xlsx":  "too large: xl/worksheets/sheet1.xml, row 2: the cells display more than 16777216 bytes",
+		"styles.xlsx":  "too large: xl/styles.xml: too many XML elements",
 		"repeated.ods": "too large: content.xml, sheet S, row 2: more than 16777216 bytes",
 		"slides.pptx":  "malformed: ppt/presentation.xml lists more slides than the file's 3 members",
 		"rows.csv":     "too large: row ",
@@ -163,4 +165,34 @@ func procStatus(t *testing.T, field string) uint64 {
 // setDataLimit caps the data segment of this process (RLIMIT_DATA).
 func setDataLimit(n uint64) error {
 	return syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: n, Max: n})
+}
+
+// BenchmarkSyncHostile indexes the folder of hostile documents into a new
+// index each time: the time, and the Go heap's peak (sampled every
+// millisecond; the PDF reader's memory, up to 512 MiB for the bomb, is
+// outside the Go heap).
+func BenchmarkSyncHostile(b *testing.B) {
+	dir, _ := hostileFolder(b)
+	if _, _, err := extractDocument(b.Context(), "warm.pdf", hostile.PDFText("warm"), extract.FormatPDF); err != nil {
+		b.Fatal(err)
+	}
+	var peak float64
+	for b.Loop() {
+		b.StopTimer()
+		ix, err := Open(b.Context(), filepath.Join(b.TempDir(), "index.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		stop := heappeak.Start()
+		_, err = ix.Sync(b.Context(), dir)
+		peak = max(peak, stop())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		ix.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(peak, "peak-heap-MiB")
 }

@@ -89,8 +89,9 @@ var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 // bound of lim, is an error wrapping ErrEncrypted, ErrMalformed or
 // ErrTooLarge, naming what and where; one without text wraps ErrNoText.
 // Nothing in data can make ExtractBytes panic, loop or allocate much
-// more than the bounds (fuzzed; a folder of hostile documents is read
-// with a peak heap under 250 MiB, see TestHostileMemory).
+// more than the bounds (fuzzed; each hostile file of issue 29 is read in
+// a process whose data segment may grow by 256 MiB: see
+// TestHostileUnderMemoryLimit).
 //
 // The readers look at ctx as they go (every few hundred XML tokens or
 // rows, and before each zip member): when it is done, ExtractBytes stops
