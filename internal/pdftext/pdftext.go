@@ -105,10 +105,11 @@ type Reader struct {
 	pool pdfium.Pool // nil until the first read
 	err  error       // why the pool could not start
 
-	// instanceMu makes instances one at a time, so that the memory the
+	// instanceTurn (a semaphore of one, so that a wait can end with its
+	// context) makes instances one at a time, so that the memory the
 	// allocator makes (made) is known to belong to the instance got.
-	instanceMu sync.Mutex
-	made       *linearMemory
+	instanceTurn chan struct{}
+	made         *linearMemory
 }
 
 // New returns a Reader; nothing is compiled until the first read.
@@ -125,7 +126,7 @@ func New(cfg Config) *Reader {
 	if cfg.MaxPages <= 0 {
 		cfg.MaxPages = DefaultMaxPages
 	}
-	return &Reader{cfg: cfg}
+	return &Reader{cfg: cfg, instanceTurn: make(chan struct{}, 1)}
 }
 
 var shared = sync.OnceValue(func() *Reader { return New(Config{}) })
@@ -231,11 +232,15 @@ func (r *Reader) Read(ctx context.Context, data []byte) (doc Document, err error
 	if err != nil {
 		return Document{}, err
 	}
-	r.instanceMu.Lock()
+	select {
+	case r.instanceTurn <- struct{}{}:
+	case <-ctx.Done():
+		return Document{}, context.Cause(ctx)
+	}
 	r.made = nil
 	inst, err := pool.GetInstanceWithContext(ctx)
 	mem := r.made
-	r.instanceMu.Unlock()
+	<-r.instanceTurn
 	// After the instance is closed or killed (the deferred func below
 	// runs first): its memory may be unmapped.
 	defer mem.release()
