@@ -54,6 +54,10 @@ func TestHostileUnderMemoryLimit(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading it under a %d MiB data limit: %v\n%s", hostileDataLimit()>>20, err, out)
 			}
+			if _, grew, ok := bytes.Cut(out, []byte("the data segment grew by ")); ok {
+				line, _, _ := bytes.Cut(grew, []byte("\n"))
+				t.Logf("the data segment grew by %s", line)
+			}
 		})
 	}
 }
@@ -79,6 +83,7 @@ func readUnderLimit(t *testing.T, name, file string) {
 		if tt.want != nil && !errors.Is(err, tt.want) || tt.want == nil && err != nil {
 			t.Fatalf("error %v, want %v", err, tt.want)
 		}
+		t.Logf("the data segment grew by %d MiB", (dataSize(t)-(lim-hostileDataLimit()))>>20)
 		return
 	}
 	t.Fatalf("no case %q", name)

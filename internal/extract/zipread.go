@@ -65,16 +65,17 @@ func (z *zipReader) read(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, name, err)
 	}
 	defer rc.Close()
-	// Read into a buffer of the declared size (archive/zip reads no
-	// more), plus a byte to see the end: no doubling on the way.
-	buf := bytes.NewBuffer(make([]byte, 0, f.UncompressedSize64+1))
-	_, err = buf.ReadFrom(io.LimitReader(rc, z.left+1))
-	data := buf.Bytes()
+	// Read into a buffer of the declared size, which archive/zip holds
+	// the member to (more or less is an error it reports): no growing,
+	// no copy.
+	data := make([]byte, f.UncompressedSize64)
+	_, err = io.ReadFull(rc, data)
+	if err == nil {
+		// At the end, archive/zip checks the checksum.
+		_, err = rc.Read(make([]byte, 1))
+	}
 	z.left -= int64(len(data))
-	switch {
-	case z.left < 0:
-		return nil, fmt.Errorf("%w: unpacking %s passes the limit of decompressed bytes", ErrTooLarge, name)
-	case err != nil && !errors.Is(err, io.EOF):
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, name, err)
 	}
 	return data, nil
