@@ -13,16 +13,25 @@ import (
 )
 
 // fileTimeout bounds the reading of one file of a binary format (a PDF,
-// an office document): a file that takes longer is skipped.
+// an office document, a spreadsheet): a file that takes longer is
+// skipped with that reason.
 const fileTimeout = 60 * time.Second
+
+// fileDeadline gives the reading of one binary file its deadline, whose
+// cause is errFileTimeout; a variable so that tests can make it pass.
+var fileDeadline = func(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, fileTimeout, errFileTimeout)
+}
 
 // readPDF reads a PDF's pages; a variable so that tests can count reads.
 var readPDF = pdftext.Read
 
 // extractDocument turns a file's bytes into a document. It returns the
 // reason to skip the file instead ("encrypted PDF (needs a password)",
-// "malformed: …", "no text layer (a scanned PDF?)"), or an error only when
-// ctx ends.
+// "malformed: …", "no text layer (a scanned PDF?)", "reading the file
+// took longer than 1m0s"), or an error only when ctx ends. A binary file
+// is read under its own deadline (fileTimeout) and within the bounds of
+// extract.Limits and pdftext.Config.
 func extractDocument(ctx context.Context, id string, data []byte, f extract.Format) (extract.Document, string, error) {
 	if !f.Binary() {
 		switch {
@@ -33,29 +42,30 @@ func extractDocument(ctx context.Context, id string, data []byte, f extract.Form
 		}
 		return extract.Extract(id, string(data), f), "", nil
 	}
-	if f != extract.FormatPDF {
-		doc, err := extract.ExtractBytes(id, data, f, extract.Limits{})
-		if err != nil {
-			return extract.Document{}, err.Error(), nil
-		}
-		return doc, "", nil
-	}
-	rctx, cancel := context.WithTimeoutCause(ctx, fileTimeout, errPDFTimeout)
+	rctx, cancel := fileDeadline(ctx)
 	defer cancel()
-	pdf, err := readPDF(rctx, data)
+	var doc extract.Document
+	var err error
+	if f == extract.FormatPDF {
+		var pdf pdftext.Document
+		if pdf, err = readPDF(rctx, data); err == nil {
+			doc = extract.FromPages(id, pdf.Title, pdf.Pages)
+			if doc.Text == "" {
+				return extract.Document{}, "no text layer (a scanned PDF?)", nil
+			}
+		}
+	} else {
+		doc, err = extract.ExtractBytes(rctx, id, data, f, extract.Limits{})
+	}
 	switch {
 	case ctx.Err() != nil:
 		return extract.Document{}, "", context.Cause(ctx)
-	case errors.Is(err, errPDFTimeout):
-		return extract.Document{}, fmt.Sprintf("reading the PDF took longer than %v", fileTimeout), nil
+	case errors.Is(err, errFileTimeout):
+		return extract.Document{}, fmt.Sprintf("reading the file took longer than %v", fileTimeout), nil
 	case err != nil:
 		return extract.Document{}, err.Error(), nil
-	}
-	doc := extract.FromPages(id, pdf.Title, pdf.Pages)
-	if doc.Text == "" {
-		return extract.Document{}, "no text layer (a scanned PDF?)", nil
 	}
 	return doc, "", nil
 }
 
-var errPDFTimeout = errors.New("PDF read timed out")
+var errFileTimeout = errors.New("reading the file timed out")

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -29,7 +30,12 @@ type Limits struct {
 	// MaxUnzipped caps the bytes decompressed from a zip container
 	// (DOCX, PPTX, XLSX, ODS, EPUB), all members together. Default 64 MiB.
 	MaxUnzipped int64
-	// MaxText caps the extracted text, in bytes. Default 16 MiB.
+	// MaxText caps what a reader produces, in bytes: the text, each
+	// block, heading, header row or slide counted besides as 64 bytes
+	// (the bookkeeping that keeps it). It is spent as each cell, row,
+	// paragraph, title or slide is built, before it is kept, so neither
+	// a string referenced by thousands of cells nor a million tiny rows
+	// builds more than about this much. Default 16 MiB.
 	MaxText int
 	// MaxMembers caps the zip members read. Default 10000.
 	MaxMembers int
@@ -83,21 +89,34 @@ var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 // bound of lim, is an error wrapping ErrEncrypted, ErrMalformed or
 // ErrTooLarge, naming what and where; one without text wraps ErrNoText.
 // Nothing in data can make ExtractBytes panic, loop or allocate much
-// more than the bounds (fuzzed).
-func ExtractBytes(name string, data []byte, f Format, lim Limits) (Document, error) {
+// more than the bounds (fuzzed; each hostile file of issue 29 is read in
+// a process whose data segment may grow by 256 MiB: see
+// TestHostileUnderMemoryLimit).
+//
+// The readers look at ctx as they go (every few hundred XML tokens or
+// rows, and before each zip member): when it is done, ExtractBytes stops
+// and returns an error wrapping context.Cause(ctx) that says where it
+// stopped. A caller bounds the time of one document with a deadline on
+// ctx (context.WithTimeoutCause), and tells its own cause from the
+// caller's.
+func ExtractBytes(ctx context.Context, name string, data []byte, f Format, lim Limits) (Document, error) {
 	lim = lim.withDefaults()
+	if err := context.Cause(ctx); err != nil {
+		return Document{}, err
+	}
+	bud := newBudget(ctx, lim.MaxText)
 	fallback := filepath.Base(Clean(name))
 	var d Document
 	var err error
 	switch f {
 	case FormatCSV, FormatTSV:
-		d, err = extractCSV(data, f == FormatTSV, fallback, lim)
+		d, err = extractCSV(data, f == FormatTSV, fallback, bud)
 	case FormatDOCX, FormatPPTX, FormatEPUB, FormatXLSX, FormatODS:
 		if bytes.HasPrefix(data, oleMagic) {
 			return Document{}, fmt.Errorf("%w: a password-protected Office file (or a legacy binary one), not a zip", ErrEncrypted)
 		}
 		var z *zipReader
-		if z, err = openZip(data, lim); err != nil {
+		if z, err = openZip(data, lim, bud); err != nil {
 			return Document{}, err
 		}
 		switch f {
@@ -108,9 +127,9 @@ func ExtractBytes(name string, data []byte, f Format, lim Limits) (Document, err
 		case FormatEPUB:
 			d, err = extractEPUB(z, fallback)
 		case FormatXLSX:
-			d, err = extractXLSX(data, fallback, lim)
+			d, err = extractXLSX(z, data, fallback, lim)
 		case FormatODS:
-			d, err = extractODS(z, fallback, lim)
+			d, err = extractODS(z, fallback)
 		}
 	default:
 		return Document{}, fmt.Errorf("%w: not a binary format", ErrMalformed)
@@ -125,19 +144,6 @@ func ExtractBytes(name string, data []byte, f Format, lim Limits) (Document, err
 		return Document{}, fmt.Errorf("%w: more than %d bytes of text", ErrTooLarge, lim.MaxText)
 	}
 	return d, nil
-}
-
-// textBudget counts extracted text against Limits.MaxText.
-type textBudget struct {
-	left int
-}
-
-func (t *textBudget) spend(s string) error {
-	t.left -= len(s)
-	if t.left < 0 {
-		return fmt.Errorf("%w: more text than the limit", ErrTooLarge)
-	}
-	return nil
 }
 
 // validText turns bytes that should be UTF-8 into a string, replacing

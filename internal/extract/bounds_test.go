@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -142,7 +143,7 @@ func TestBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ExtractBytes("f", tt.data, tt.format, tt.lim)
+			_, err := ExtractBytes(context.Background(), "f", tt.data, tt.format, tt.lim)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("error %v, want %v", err, tt.want)
 			}

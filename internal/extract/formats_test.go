@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestFormatsGolden(t *testing.T) {
 			if !f.Binary() {
 				t.Fatalf("%s: format %d is not binary", name, f)
 			}
-			doc, err := ExtractBytes(name, data, f, Limits{})
+			doc, err := ExtractBytes(t.Context(), name, data, f, Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +60,7 @@ func TestCSVRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := ExtractBytes("catalog.csv", data, FormatCSV, Limits{})
+	doc, err := ExtractBytes(context.Background(), "catalog.csv", data, FormatCSV, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

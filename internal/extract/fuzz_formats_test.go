@@ -1,12 +1,15 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/hostile"
 )
 
 // fuzzLimits keeps each fuzz input's work small.
@@ -17,7 +20,7 @@ var fuzzLimits = Limits{MaxUnzipped: 4 << 20, MaxText: 1 << 20, MaxMembers: 200}
 // the bounds whose passages are valid UTF-8 free of control characters,
 // each located.
 func checkExtracted(t *testing.T, f Format, data []byte) {
-	d, err := ExtractBytes("fuzz", data, f, fuzzLimits)
+	d, err := ExtractBytes(context.Background(), "fuzz", data, f, fuzzLimits)
 	if err != nil {
 		if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrEncrypted) && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNoText) {
 			t.Fatalf("error %v wraps no sentinel", err)
@@ -61,23 +64,35 @@ func FuzzDOCX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatDOCX, data) })
 }
 
+// The amplification shapes of issue 29 seed the fuzzers of their formats:
+// one string referenced by many cells, cells repeated, a title in many
+// pieces, a slide listed many times, many short rows.
+
 func FuzzPPTX(f *testing.F) {
 	seedFuzz(f, "deck.pptx")
+	f.Add(hostile.PPTXRepeatedSlide(2))
+	f.Add(hostile.PPTXRepeatedSlide(100_000))
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatPPTX, data) })
 }
 
 func FuzzEPUB(f *testing.F) {
 	seedFuzz(f, "book.epub")
+	f.Add(hostile.EPUBTitle(50_000))
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatEPUB, data) })
 }
 
 func FuzzXLSX(f *testing.F) {
 	seedFuzz(f, "catalog.xlsx")
+	f.Add(hostile.XLSXSharedString())
+	f.Add(hostile.XLSXSharedStringOf(10, 3))
+	f.Add(xlsxLongFormat())
+	f.Add(hostile.XLSXManyElements("styles", 1<<16))
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatXLSX, data) })
 }
 
 func FuzzODS(f *testing.F) {
 	seedFuzz(f, "stock.ods")
+	f.Add(hostile.ODSRepeated())
 	f.Add(zipOf(f, map[string]string{"content.xml": `<table:table table:name="S"><table:table-row table:number-rows-repeated="1000000"><table:table-cell table:number-columns-repeated="16384"><text:p>x</text:p></table:table-cell></table:table-row></table:table>`}))
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatODS, data) })
 }
@@ -85,6 +100,7 @@ func FuzzODS(f *testing.F) {
 func FuzzCSV(f *testing.F) {
 	seedFuzz(f, "catalog.csv", "depots.tsv")
 	f.Add([]byte("a;b;c\n1;\"2\n3\";4\n\n\n5"))
+	f.Add(hostile.CSVShortRows(256 << 10))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkExtracted(t, FormatCSV, data)
 		checkExtracted(t, FormatTSV, data)

@@ -21,9 +21,13 @@ import (
 
 // xmlWalk calls fn for each token of an XML member, stopping at the first
 // error fn returns; a syntax error is ErrMalformed, naming the member.
-func xmlWalk(data []byte, member string, fn func(xml.Token) error) error {
+// Each token is a step of bud: the walk stops when its context is done.
+func xmlWalk(bud *budget, data []byte, member string, fn func(xml.Token) error) error {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	for {
+		if err := bud.step(member); err != nil {
+			return err
+		}
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -54,7 +58,7 @@ func docxStyles(z *zipReader) map[string]int {
 		return levels
 	}
 	var id string
-	xmlWalk(data, "word/styles.xml", func(tok xml.Token) error {
+	xmlWalk(z.bud, data, "word/styles.xml", func(tok xml.Token) error {
 		e, ok := tok.(xml.StartElement)
 		if !ok {
 			return nil
@@ -97,17 +101,27 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 		para   strings.Builder
 		level  int // heading level of the paragraph, -1: title
 		inText bool
-		cells  []string // cells of the table row being read
-		rows   int      // depth of table rows
+		cells  []*strings.Builder // cells of the table row being read
+		rows   int                // depth of table rows
+		paraN  int                // paragraphs so far, for errors
 	)
-	endPara := func() {
+	where := func() string { return "word/document.xml, paragraph " + strconv.Itoa(paraN) }
+	endPara := func() error {
+		paraN++
 		text := collapseSpace(para.String())
 		para.Reset()
+		if text != "" && !z.bud.spend(len(text)+unitCost) {
+			return z.bud.over(where())
+		}
 		switch {
 		case text == "":
 		case rows > 0:
 			if len(cells) > 0 {
-				cells[len(cells)-1] = strings.TrimSpace(cells[len(cells)-1] + " " + text)
+				c := cells[len(cells)-1]
+				if c.Len() > 0 {
+					c.WriteByte(' ')
+				}
+				c.WriteString(text)
 			}
 		case level == -1:
 			if b.metaTitle == "" {
@@ -120,8 +134,9 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 			b.block(text, false, 0, 0)
 		}
 		level = 0
+		return nil
 	}
-	err = xmlWalk(data, "word/document.xml", func(tok xml.Token) error {
+	err = xmlWalk(z.bud, data, "word/document.xml", func(tok xml.Token) error {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
@@ -143,20 +158,22 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 				rows++
 				cells = cells[:0]
 			case "tc":
-				cells = append(cells, "")
+				cells = append(cells, new(strings.Builder))
 			}
 		case xml.EndElement:
 			switch e.Name.Local {
 			case "p":
-				endPara()
+				if err := endPara(); err != nil {
+					return err
+				}
 			case "t", "delText":
 				inText = false
 			case "tr":
 				rows--
 				var kept []string
 				for _, c := range cells {
-					if c != "" {
-						kept = append(kept, c)
+					if c.Len() > 0 {
+						kept = append(kept, c.String())
 					}
 				}
 				if rows == 0 && len(kept) > 0 {
@@ -165,6 +182,9 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 			}
 		case xml.CharData:
 			if inText {
+				if para.Len()+len(e) > z.bud.left {
+					return z.bud.over(where())
+				}
 				para.Write(e)
 			}
 		}
@@ -182,7 +202,10 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 // (source.LocSlide), its title shape a heading, each paragraph of its
 // other shapes a block.
 func extractPPTX(z *zipReader, fallback string) (Document, error) {
-	slides := pptxSlides(z)
+	slides, err := pptxSlides(z)
+	if err != nil {
+		return Document{}, err
+	}
 	if len(slides) == 0 {
 		return Document{}, fmt.Errorf("%w: a presentation without slides", ErrNoText)
 	}
@@ -200,12 +223,16 @@ func extractPPTX(z *zipReader, fallback string) (Document, error) {
 		}
 		n := strconv.Itoa(i + 1)
 		b.unit = source.Location{Kind: source.LocSlide, Value: n}
-		title, paras, err := pptxSlide(data, name)
+		title, paras, err := pptxSlide(z.bud, data, name)
 		if err != nil {
 			return Document{}, err
 		}
 		if title == "" {
 			title = "Slide " + n
+		}
+		// The slide's title is kept as a heading and in the text.
+		if !z.bud.spend(2*len(title) + unitCost) {
+			return Document{}, z.bud.over(name)
 		}
 		b.heading(1, title)
 		text.WriteString("--- slide " + n + ": " + title + " ---\n")
@@ -220,15 +247,15 @@ func extractPPTX(z *zipReader, fallback string) (Document, error) {
 }
 
 // pptxSlide returns a slide's title and the paragraphs of its other
-// shapes.
-func pptxSlide(data []byte, member string) (title string, paras []string, err error) {
+// shapes, paying for each from bud as it is read.
+func pptxSlide(bud *budget, data []byte, member string) (title string, paras []string, err error) {
 	var (
 		para    strings.Builder
 		inText  bool
 		isTitle bool // the shape being read is the slide's title
 		titles  []string
 	)
-	err = xmlWalk(data, member, func(tok xml.Token) error {
+	err = xmlWalk(bud, data, member, func(tok xml.Token) error {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
@@ -251,6 +278,9 @@ func pptxSlide(data []byte, member string) (title string, paras []string, err er
 				inText = false
 			case "p":
 				if p := collapseSpace(para.String()); p != "" {
+					if !bud.spend(len(p) + unitCost) {
+						return bud.over(member)
+					}
 					if isTitle {
 						titles = append(titles, p)
 					} else {
@@ -261,6 +291,9 @@ func pptxSlide(data []byte, member string) (title string, paras []string, err er
 			}
 		case xml.CharData:
 			if inText {
+				if para.Len()+len(e) > bud.left {
+					return bud.over(member)
+				}
 				para.Write(e)
 			}
 		}
@@ -270,32 +303,43 @@ func pptxSlide(data []byte, member string) (title string, paras []string, err er
 }
 
 // pptxSlides returns the slide members in presentation order: as
-// ppt/presentation.xml lists them, else by their numbers.
-func pptxSlides(z *zipReader) []string {
-	var ids []string
+// ppt/presentation.xml lists them, else by their numbers. A slide listed
+// again is read once, where it is first listed; a presentation that
+// lists more slides than it has members (one slide a million times) is
+// ErrMalformed, found as soon as the count passes.
+func pptxSlides(z *zipReader) ([]string, error) {
+	targets := relTargets(z, "ppt/_rels/presentation.xml.rels", "ppt")
+	var out []string
+	seen := map[string]bool{}
+	listed := 0
 	if z.has("ppt/presentation.xml") {
 		if data, err := z.read("ppt/presentation.xml"); err == nil {
-			xmlWalk(data, "ppt/presentation.xml", func(tok xml.Token) error {
-				if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "sldId" {
-					for _, a := range e.Attr {
-						if a.Name.Local == "id" && a.Name.Space != "" {
-							ids = append(ids, a.Value)
-						}
+			err := xmlWalk(z.bud, data, "ppt/presentation.xml", func(tok xml.Token) error {
+				e, ok := tok.(xml.StartElement)
+				if !ok || e.Name.Local != "sldId" {
+					return nil
+				}
+				if listed++; listed > len(z.files) {
+					return fmt.Errorf("%w: ppt/presentation.xml lists more slides than the file's %d members", ErrMalformed, len(z.files))
+				}
+				for _, a := range e.Attr {
+					if a.Name.Local != "id" || a.Name.Space == "" {
+						continue
+					}
+					if t, ok := targets[a.Value]; ok && !seen[t] && z.has(t) {
+						seen[t] = true
+						out = append(out, t)
 					}
 				}
 				return nil
 			})
-		}
-	}
-	targets := relTargets(z, "ppt/_rels/presentation.xml.rels", "ppt")
-	var out []string
-	for _, id := range ids {
-		if t, ok := targets[id]; ok && z.has(t) {
-			out = append(out, t)
+			if errors.Is(err, ErrMalformed) && listed > len(z.files) {
+				return nil, err
+			}
 		}
 	}
 	if len(out) > 0 {
-		return out
+		return out, nil
 	}
 	for _, n := range z.names() {
 		if strings.HasPrefix(n, "ppt/slides/slide") && strings.HasSuffix(n, ".xml") {
@@ -303,7 +347,7 @@ func pptxSlides(z *zipReader) []string {
 		}
 	}
 	slices.SortFunc(out, func(a, b string) int { return slideNumber(a) - slideNumber(b) })
-	return out
+	return out, nil
 }
 
 func slideNumber(name string) int {
@@ -315,22 +359,61 @@ func slideNumber(name string) int {
 // against the folder base.
 func relTargets(z *zipReader, member, base string) map[string]string {
 	out := map[string]string{}
+	for _, r := range relations(z, member, base) {
+		out[r.id] = r.target
+	}
+	return out
+}
+
+// relation is one Relationship of a relationships member.
+type relation struct {
+	id, typ, target string // target: a clean member name
+}
+
+type relationList []relation
+
+// relations reads a relationships member, targets resolved against the
+// folder base; an absent or unreadable member has none.
+func relations(z *zipReader, member, base string) relationList {
 	if !z.has(member) {
-		return out
+		return nil
 	}
 	data, err := z.read(member)
 	if err != nil {
-		return out
+		return nil
 	}
-	xmlWalk(data, member, func(tok xml.Token) error {
+	var out relationList
+	xmlWalk(z.bud, data, member, func(tok xml.Token) error {
 		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "Relationship" {
 			t := attr(e, "Target")
 			if !strings.HasPrefix(t, "/") {
 				t = path.Join(base, t)
 			}
-			out[attr(e, "Id")] = cleanMember(t)
+			out = append(out, relation{id: attr(e, "Id"), typ: attr(e, "Type"), target: cleanMember(t)})
 		}
 		return nil
 	})
+	return out
+}
+
+// of returns the target of the first relation whose type ends with
+// suffix ("/styles"), else def.
+func (rs relationList) of(suffix, def string) string {
+	for _, r := range rs {
+		if strings.HasSuffix(r.typ, suffix) {
+			return r.target
+		}
+	}
+	return def
+}
+
+// all returns the targets of the relations whose type ends with suffix.
+func (rs relationList) all(suffix string) []string {
+	var out []string
+	for _, r := range rs {
+		if strings.HasSuffix(r.typ, suffix) {
+			out = append(out, r.target)
+		}
+	}
 	return out
 }

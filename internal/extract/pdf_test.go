@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -120,7 +121,7 @@ func TestFromPagesParagraphsAndTitle(t *testing.T) {
 
 func TestUnitText(t *testing.T) {
 	pdf := FromPages("a.pdf", "", []string{"One.", "Two.\nMore two.", "Three."})
-	rows, err := ExtractBytes("c.csv", []byte("a,b\n1,2\n3,4\n"), FormatCSV, Limits{})
+	rows, err := ExtractBytes(context.Background(), "c.csv", []byte("a,b\n1,2\n3,4\n"), FormatCSV, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

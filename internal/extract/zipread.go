@@ -17,9 +17,10 @@ import (
 type zipReader struct {
 	files map[string]*zip.File // by clean name
 	left  int64                // decompressed bytes still allowed
+	bud   *budget              // the call's budget and context
 }
 
-func openZip(data []byte, lim Limits) (*zipReader, error) {
+func openZip(data []byte, lim Limits, bud *budget) (*zipReader, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a readable zip container: %w", ErrMalformed, err)
@@ -27,7 +28,7 @@ func openZip(data []byte, lim Limits) (*zipReader, error) {
 	if len(zr.File) > lim.MaxMembers {
 		return nil, fmt.Errorf("%w: %d zip members, the limit is %d", ErrTooLarge, len(zr.File), lim.MaxMembers)
 	}
-	z := &zipReader{files: make(map[string]*zip.File, len(zr.File)), left: lim.MaxUnzipped}
+	z := &zipReader{files: make(map[string]*zip.File, len(zr.File)), left: lim.MaxUnzipped, bud: bud}
 	for _, f := range zr.File {
 		z.files[cleanMember(f.Name)] = f
 	}
@@ -50,6 +51,9 @@ func (z *zipReader) read(name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: no %s in the zip container", ErrMalformed, name)
 	}
+	if err := z.bud.alive(name); err != nil {
+		return nil, err
+	}
 	if f.Flags&0x1 != 0 {
 		return nil, fmt.Errorf("%w: %s is encrypted", ErrEncrypted, name)
 	}
@@ -61,12 +65,17 @@ func (z *zipReader) read(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, name, err)
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, z.left+1))
+	// Read into a buffer of the declared size, which archive/zip holds
+	// the member to (more or less is an error it reports): no growing,
+	// no copy.
+	data := make([]byte, f.UncompressedSize64)
+	_, err = io.ReadFull(rc, data)
+	if err == nil {
+		// At the end, archive/zip checks the checksum.
+		_, err = rc.Read(make([]byte, 1))
+	}
 	z.left -= int64(len(data))
-	switch {
-	case z.left < 0:
-		return nil, fmt.Errorf("%w: unpacking %s passes the limit of decompressed bytes", ErrTooLarge, name)
-	case err != nil && !errors.Is(err, io.EOF):
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, name, err)
 	}
 	return data, nil

@@ -27,9 +27,11 @@ var readPDF = pdftext.Read
 
 // documentText reads a document of format f: a PDF page by page (its
 // text marks each page, "--- page 7 ---", so that the agent can say
-// where it read something), the others as the corpus reads them. A
-// document that is encrypted, malformed or without text is an ErrNoText
-// that says which.
+// where it read something), the others as the corpus reads them, within
+// the bounds of extract.Limits and pdftext.Config and until ctx (the
+// fetch's Timeout, or the agent's time) ends: then it returns
+// context.Cause(ctx). A document that is encrypted, malformed, over a
+// bound or without text is an ErrNoText that says which.
 func documentText(ctx context.Context, body []byte, f extract.Format, pageURL string) (title, text string, err error) {
 	name := "document"
 	if u, err := url.Parse(pageURL); err == nil && path.Base(u.Path) != "/" && path.Base(u.Path) != "." {
@@ -50,7 +52,10 @@ func documentText(ctx context.Context, body []byte, f extract.Format, pageURL st
 		if doc.Text == "" {
 			return "", "", fmt.Errorf("%w: the PDF has no text layer (a scan?)", ErrNoText)
 		}
-	} else if doc, err = extract.ExtractBytes(name, body, f, extract.Limits{}); err != nil {
+	} else if doc, err = extract.ExtractBytes(ctx, name, body, f, extract.Limits{}); err != nil {
+		if ctx.Err() != nil {
+			return "", "", context.Cause(ctx)
+		}
 		return "", "", fmt.Errorf("%w: %w", ErrNoText, err)
 	}
 	return doc.Title, doc.Text, nil

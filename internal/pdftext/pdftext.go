@@ -42,6 +42,10 @@ var (
 	ErrMalformed = errors.New("malformed or truncated PDF")
 	// ErrUnavailable: the PDF reader could not be started.
 	ErrUnavailable = errors.New("PDF reader unavailable")
+	// ErrTooLarge: the PDF needs more than the reader may use: more
+	// memory than Config.MaxMemory (a decompression bomb), more pages
+	// than Config.MaxPages.
+	ErrTooLarge = errors.New("too large for the PDF reader")
 )
 
 // Defaults for the zero Config fields.
@@ -49,7 +53,13 @@ const (
 	DefaultMaxMemory = 512 << 20
 	DefaultInstances = 2
 	DefaultMaxText   = 16 << 20
+	DefaultMaxPages  = 100_000
 )
+
+// failedRun is how many pages in a row may fail to load before a read
+// stops: a page tree that claims a million pages it does not have, or
+// loops, is not walked a million times.
+const failedRun = 100
 
 // Config configures a Reader. The zero value is ready to use.
 type Config struct {
@@ -58,13 +68,19 @@ type Config struct {
 	// A folder that cannot be made means no cache, not an error.
 	CacheDir string
 	// MaxMemory caps the memory of one read's instance, in bytes. A PDF
-	// that needs more fails to read. Default 512 MiB.
+	// that needs more fails to read, with ErrTooLarge. On Linux the
+	// memory is mapped outside the Go heap, reserved up front and used as
+	// it grows, so a read takes at most this much (and the memory goes
+	// back to the system when the read ends). Default 512 MiB.
 	MaxMemory int64
 	// Instances is how many reads run at once. Default 2.
 	Instances int
 	// MaxText caps the text of one document, in bytes: pages past it are
 	// not read, and Document.Truncated says so. Default 16 MiB.
 	MaxText int
+	// MaxPages caps the pages of one document: a PDF whose page tree
+	// claims more fails with ErrTooLarge. Default 100,000.
+	MaxPages int
 }
 
 // Document is the text of a PDF.
@@ -88,6 +104,12 @@ type Reader struct {
 	mu   sync.Mutex
 	pool pdfium.Pool // nil until the first read
 	err  error       // why the pool could not start
+
+	// instanceTurn (a semaphore of one, so that a wait can end with its
+	// context) makes instances one at a time, so that the memory the
+	// allocator makes (made) is known to belong to the instance got.
+	instanceTurn chan struct{}
+	made         *linearMemory
 }
 
 // New returns a Reader; nothing is compiled until the first read.
@@ -101,7 +123,10 @@ func New(cfg Config) *Reader {
 	if cfg.MaxText <= 0 {
 		cfg.MaxText = DefaultMaxText
 	}
-	return &Reader{cfg: cfg}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = DefaultMaxPages
+	}
+	return &Reader{cfg: cfg, instanceTurn: make(chan struct{}, 1)}
 }
 
 var shared = sync.OnceValue(func() *Reader { return New(Config{}) })
@@ -132,16 +157,25 @@ func (r *Reader) start() (pdfium.Pool, error) {
 	if r.pool != nil || r.err != nil {
 		return r.pool, r.err
 	}
+	pages := uint32(min(r.cfg.MaxMemory>>16, 1<<16))
+	poolCtx := context.Background()
+	if ownMemory {
+		// The memories enforce MaxMemory themselves, and say when
+		// they refused to grow.
+		pages = 1 << 16
+		poolCtx = experimental.WithMemoryAllocator(poolCtx, mmapAllocator(r.cfg.MaxMemory, func(m *linearMemory) { r.made = m }))
+	}
 	rc := wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithCloseOnContextDone(true).
-		WithMemoryLimitPages(uint32(min(r.cfg.MaxMemory>>16, 1<<16)))
+		WithMemoryLimitPages(pages)
 	if dir := cacheDir(r.cfg.CacheDir); dir != "" {
 		if cache, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 			rc = rc.WithCompilationCache(cache)
 		}
 	}
 	pool, err := webassembly.Init(webassembly.Config{
+		Context:       poolCtx,
 		MaxIdle:       0,
 		MaxTotal:      r.cfg.Instances,
 		RuntimeConfig: rc,
@@ -180,10 +214,12 @@ func cacheDir(dir string) string {
 
 // Read returns the text of the PDF data, page by page. It fails with an
 // error wrapping ErrEncrypted for a PDF that needs a password,
-// ErrMalformed for one PDFium cannot parse, ErrUnavailable when the reader
-// cannot start, or the context's cause when ctx ends first (the read is
-// then stopped at once). A PDF whose pages have no text (a scan) is no
-// error: its pages are "".
+// ErrMalformed for one PDFium cannot parse or whose page tree is empty,
+// broken or loops (no page loads), ErrTooLarge for one that needs more
+// memory or pages than the Config allows (a decompression bomb),
+// ErrUnavailable when the reader cannot start, or the context's cause
+// when ctx ends first (the read is then stopped at once). A PDF whose
+// pages load but have no text (a scan) is no error: its pages are "".
 //
 // Cost: the first read of a Reader compiles the module (see the package
 // documentation); each read then instantiates it (milliseconds) and
@@ -196,7 +232,18 @@ func (r *Reader) Read(ctx context.Context, data []byte) (doc Document, err error
 	if err != nil {
 		return Document{}, err
 	}
+	select {
+	case r.instanceTurn <- struct{}{}:
+	case <-ctx.Done():
+		return Document{}, context.Cause(ctx)
+	}
+	r.made = nil
 	inst, err := pool.GetInstanceWithContext(ctx)
+	mem := r.made
+	<-r.instanceTurn
+	// After the instance is closed or killed (the deferred func below
+	// runs first): its memory may be unmapped.
+	defer mem.release()
 	if err != nil {
 		if ctx.Err() != nil {
 			return Document{}, context.Cause(ctx)
@@ -218,10 +265,15 @@ func (r *Reader) Read(ctx context.Context, data []byte) (doc Document, err error
 		}
 		inst.Close()
 	}()
-	return r.read(inst, data)
+	return r.read(inst, mem, data)
 }
 
-func (r *Reader) read(inst pdfium.Pdfium, data []byte) (Document, error) {
+// read reads the document with inst, whose memory is mem (nil when not
+// known). A page that fails to load is a page without text, but a page
+// that needs more memory than the cap fails the read with ErrTooLarge,
+// and a page tree none of whose pages load (or of which failedRun in a
+// row do not) is ErrMalformed: neither passes for a scan.
+func (r *Reader) read(inst pdfium.Pdfium, mem *linearMemory, data []byte) (Document, error) {
 	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		return Document{}, openError(err)
@@ -235,7 +287,13 @@ func (r *Reader) read(inst pdfium.Pdfium, data []byte) (Document, error) {
 	if err != nil {
 		return Document{}, fmt.Errorf("%w: counting pages: %w", ErrMalformed, err)
 	}
-	total := 0
+	if count.PageCount == 0 {
+		return Document{}, fmt.Errorf("%w: no page could be found (an empty or broken page tree)", ErrMalformed)
+	}
+	if count.PageCount > r.cfg.MaxPages {
+		return Document{}, fmt.Errorf("%w: the page tree claims %d pages; the limit is %d", ErrTooLarge, count.PageCount, r.cfg.MaxPages)
+	}
+	total, loaded, failed := 0, 0, 0
 	for i := range count.PageCount {
 		if total > r.cfg.MaxText {
 			doc.Truncated = true
@@ -244,17 +302,39 @@ func (r *Reader) read(inst pdfium.Pdfium, data []byte) (Document, error) {
 		t, err := inst.GetPageText(&requests.GetPageText{
 			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: opened.Document, Index: i}},
 		})
-		if err != nil {
-			// A page that cannot be loaded is a page without text; a
-			// killed instance fails every call, and Read reports ctx.
+		switch {
+		case err != nil && mem.outOfMemory():
+			return Document{}, fmt.Errorf("%w: page %d needs more than the %d MiB the reader may use (a decompression bomb?)", ErrTooLarge, i+1, r.cfg.MaxMemory>>20)
+		case err != nil && strings.Contains(err.Error(), "wasm error"):
+			// PDFium stopped (a trap): nothing more can be read. A
+			// killed instance fails so too, and Read reports ctx.
+			return Document{}, fmt.Errorf("%w: page %d stopped the reader: %s", ErrMalformed, i+1, firstLine(err.Error()))
+		case err != nil:
+			// A page that cannot be loaded is a page without text.
 			doc.Pages = append(doc.Pages, "")
+			if failed++; failed == failedRun {
+				if loaded == 0 {
+					return Document{}, fmt.Errorf("%w: none of the first %d of its %d pages could be loaded (a broken or looping page tree)", ErrMalformed, failedRun, count.PageCount)
+				}
+				doc.Truncated = true
+				return doc, nil
+			}
 			continue
 		}
+		loaded, failed = loaded+1, 0
 		text := strings.ReplaceAll(t.Text, "\r\n", "\n")
 		total += len(text)
 		doc.Pages = append(doc.Pages, text)
 	}
+	if loaded == 0 {
+		return Document{}, fmt.Errorf("%w: none of its %d pages could be loaded (a broken or looping page tree)", ErrMalformed, count.PageCount)
+	}
 	return doc, nil
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
 
 func openError(err error) error {

@@ -1,0 +1,6 @@
+//go:build race
+
+package extract
+
+// raceEnabled: the race detector's shadow memory counts in RLIMIT_DATA.
+const raceEnabled = true

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pdftext
+
+const raceEnabled = false
