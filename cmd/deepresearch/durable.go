@@ -200,6 +200,9 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 			return errors.Join(runErr, err)
 		}
 	}
+	// As run and show print it: a pack may be tampered with, and a
+	// model's text is the model's.
+	doc = printableDoc(format, doc)
 	if out != nil {
 		err = out.write(doc)
 	} else {

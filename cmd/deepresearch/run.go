@@ -304,14 +304,15 @@ ahead of time. Formats: .md .markdown .mdx .txt .text .rst .adoc .asciidoc
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages",
+			out := printableWriter{cmd.OutOrStdout(), false} // a file's name is anyone's
+			fmt.Fprintf(out, "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages",
 				st.Dir, st.IndexPath, st.Scanned, st.Added, st.Updated, st.Removed, st.Unchanged, st.Skipped, st.Passages)
 			if s.Model.Embeddings != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), ", %d embedded with %s", st.Embedded, s.Model.Embeddings)
+				fmt.Fprintf(out, ", %d embedded with %s", st.Embedded, s.Model.Embeddings)
 			}
-			fmt.Fprintln(cmd.OutOrStdout())
+			fmt.Fprintln(out)
 			for _, sk := range st.Skips {
-				fmt.Fprintf(cmd.OutOrStdout(), "  skipped %s: %s\n", sk.Path, sk.Reason)
+				fmt.Fprintf(out, "  skipped %s: %s\n", sk.Path, sk.Reason)
 			}
 			return nil
 		},
