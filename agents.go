@@ -133,11 +133,15 @@ func (s AgentSettings) differs(here AgentSettings) string {
 	if s == (AgentSettings{}) {
 		return ""
 	}
+	for _, f := range []struct{ name, run, here string }{{"the researcher model", s.Model, here.Model}, {"the relevance judge", s.Judge, here.Judge}} {
+		if !sameModel(f.run, f.here) {
+			return fmt.Sprintf("%s is %s for the run and %s here", f.name, f.run, f.here)
+		}
+	}
 	for _, f := range []struct {
 		name      string
 		run, here any
-	}{{"the researcher model", s.Model, here.Model}, {"the relevance judge", s.Judge, here.Judge},
-		{"the search channel", s.Channel, here.Channel}, {"reading web pages", s.Pages, here.Pages}} {
+	}{{"the search channel", s.Channel, here.Channel}, {"reading web pages", s.Pages, here.Pages}} {
 		if f.run != f.here {
 			return fmt.Sprintf("%s is %v for the run and %v here", f.name, f.run, f.here)
 		}

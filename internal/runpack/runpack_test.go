@@ -210,7 +210,7 @@ func TestReadShortLinesCharged(t *testing.T) {
 func TestReadLines(t *testing.T) {
 	long := strings.Repeat("y", 200<<10)
 	in := "\n\n{\"a\":1}\r\n" + long + "\n   \n" + long + "z"
-	got, err := readLines(strings.NewReader(in), journalName, new(int64(1 << 30)))
+	got, err := readLines(strings.NewReader(in), journalName, new(int64(1<<30)))
 	if err != nil {
 		t.Fatal(err)
 	}
