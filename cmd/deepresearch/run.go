@@ -289,8 +289,9 @@ func newIndexCmd() *cobra.Command {
 		Long: `index builds the search index of DIR (default: the configured corpus, else the
 Go distribution's documentation), re-reading only new and changed files, and
 prints what it did. run does this itself on first use; index lets you do it
-ahead of time. Formats: .md .markdown .mdx .txt .text .rst .adoc .asciidoc
-.org .tex .html .htm .xhtml.`,
+ahead of time. Formats: text (.md .markdown .mdx .txt .text .rst .adoc
+.asciidoc .org .tex), web pages (.html .htm .xhtml), documents (.pdf .docx
+.pptx .epub), spreadsheets and tables (.xlsx .xlsm .ods .csv .tsv .tab).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := settings(cmd, configFile)
