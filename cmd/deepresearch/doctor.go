@@ -47,7 +47,7 @@ not configured or does not answer.`,
 				}
 			} else {
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				pw := printableWriter{tw, false} // a server's error is the server's: a line a Write
+				pw := printableWriter{W: tw, JSON: false} // a server's error is the server's: a line a Write
 				fmt.Fprintln(pw, "PART\tPROVIDER\tDETAIL\tKEY\tSTATUS")
 				for _, d := range ds {
 					part := d.Part

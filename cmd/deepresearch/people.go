@@ -114,7 +114,7 @@ func terminal(cmd *cobra.Command) (*prompt, bool) {
 		return nil, false
 	}
 	// The model's words are printed: a Write is a whole Fprintf.
-	return &prompt{in: bufio.NewReader(in), out: printableWriter{cmd.ErrOrStderr(), false}}, true
+	return &prompt{in: bufio.NewReader(in), out: printableWriter{W: cmd.ErrOrStderr(), JSON: false}}, true
 }
 
 // line reads one answer; ctx done or the input closed ends it.

@@ -148,7 +148,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		if report != nil && report.isStdout() {
 			return inputError(fmt.Errorf("--events - and --output %s both name stdout: write one of them to a file", rf.output))
 		}
-		evLines = events.NewJSONLines(printableWriter{stdout, true}) // a line a Write
+		evLines = events.NewJSONLines(printableWriter{W: stdout, JSON: true}) // a line a Write
 		if rf.output == "" {
 			reportOut = io.Discard
 		}
@@ -172,7 +172,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			w = f
 		}
 		if evOut.stdout || evOut.fd >= 0 {
-			w = printableWriter{w, true} // printed: a line a Write
+			w = printableWriter{W: w, JSON: true} // printed: a line a Write
 		}
 		evLines = events.NewJSONLines(w)
 		if evOut.isStdout() && rf.output == "" {
@@ -305,7 +305,7 @@ ahead of time. Formats: text (.md .markdown .mdx .txt .text .rst .adoc
 			if err != nil {
 				return err
 			}
-			out := printableWriter{cmd.OutOrStdout(), false} // a file's name is anyone's
+			out := printableWriter{W: cmd.OutOrStdout(), JSON: false} // a file's name is anyone's
 			fmt.Fprintf(out, "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages",
 				st.Dir, st.IndexPath, st.Scanned, st.Added, st.Updated, st.Removed, st.Unchanged, st.Skipped, st.Passages)
 			if s.Model.Embeddings != "" {
