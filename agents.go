@@ -133,11 +133,15 @@ func (s AgentSettings) differs(here AgentSettings) string {
 	if s == (AgentSettings{}) {
 		return ""
 	}
+	for _, f := range []struct{ name, run, here string }{{"the researcher model", s.Model, here.Model}, {"the relevance judge", s.Judge, here.Judge}} {
+		if !sameModel(f.run, f.here) {
+			return fmt.Sprintf("%s is %s for the run and %s here", f.name, f.run, f.here)
+		}
+	}
 	for _, f := range []struct {
 		name      string
 		run, here any
-	}{{"the researcher model", s.Model, here.Model}, {"the relevance judge", s.Judge, here.Judge},
-		{"the search channel", s.Channel, here.Channel}, {"reading web pages", s.Pages, here.Pages}} {
+	}{{"the search channel", s.Channel, here.Channel}, {"reading web pages", s.Pages, here.Pages}} {
 		if f.run != f.here {
 			return fmt.Sprintf("%s is %v for the run and %v here", f.name, f.run, f.here)
 		}
@@ -302,7 +306,9 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 
 // relay emits one remote agent's events: those its runner's attempts
 // report live (progress), then its result's (final), each once, through
-// an events.Retrace (see "Events" under AgentRunner).
+// an events.Retrace (see "Events" under AgentRunner). It takes only the
+// events an agent emits while it runs (events.WhileAgentRuns): a worker
+// cannot finish the run, write its report or end its own agent.
 type relay struct {
 	emit func(events.Payload)
 
@@ -329,8 +335,8 @@ func (rl *relay) progress(attempt, n int, e Event) {
 		return
 	}
 	rl.next++
-	if e.Data == nil {
-		return
+	if e.Data == nil || !events.WhileAgentRuns(e.Data.EventType()) {
+		return // not the agent's to say: the run says the rest
 	}
 	for _, p := range rl.retrace.Pass(e.Data) {
 		rl.emit(p)
@@ -345,7 +351,7 @@ func (rl *relay) final(evs []Event) {
 	rl.done = true
 	rl.retrace.Restart()
 	for _, e := range evs {
-		if e.Data == nil {
+		if e.Data == nil || !events.WhileAgentRuns(e.Data.EventType()) {
 			continue
 		}
 		for _, p := range rl.retrace.Pass(e.Data) {

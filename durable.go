@@ -351,6 +351,17 @@ func (m runManifest) request() Request {
 // differs names the first setting in which o differs from m ("" when
 // none does).
 func (m runManifest) differs(o runManifest) string {
+	for _, role := range []string{RolePlanner, RoleResearcher, RoleWriter} {
+		if was, is := m.Models[role], o.Models[role]; !sameModel(was, is) {
+			return fmt.Sprintf("the %s model was %s when the run started, and is %s now", role, was, is)
+		}
+	}
+	for _, f := range []struct{ name, was, is string }{{"relevance judge", m.Judge, o.Judge}, {"verifier", m.Verifier, o.Verifier}} {
+		if !sameModel(f.was, f.is) {
+			return fmt.Sprintf("the %s was %s when the run started, and is %s now", f.name, f.was, f.is)
+		}
+	}
+	m.Models, m.Judge, m.Verifier = o.Models, o.Judge, o.Verifier // compared above
 	a, b := reflect.ValueOf(m), reflect.ValueOf(o)
 	for i := range a.NumField() {
 		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
@@ -394,18 +405,43 @@ func (r *Researcher) manifest(req Request) runManifest {
 }
 
 // modelName names a model for the manifest: "provider:name" for a
-// provider's, "extractive" for the built-in one.
+// provider's, "extractive" for the built-in one, through the wrappers
+// around them (each has an Unwrap method: provider.ToolFallback,
+// retry.Limited). A model of an embedder's that names itself no other way
+// is named by its Go type.
 func modelName(m llms.Model) string {
-	switch m := m.(type) {
-	case nil, *extractive.Model:
-		return "extractive"
-	case interface{ Provider() string }:
-		if n, ok := m.(interface{ Name() string }); ok {
-			return m.Provider() + ":" + n.Name()
+	for range 16 { // wrappers do not nest deeper
+		switch n := m.(type) {
+		case nil, *extractive.Model:
+			return "extractive"
+		case interface{ Provider() string }:
+			if name, ok := m.(interface{ Name() string }); ok {
+				return n.Provider() + ":" + name.Name()
+			}
+			return n.Provider()
+		case interface{ Unwrap() llms.Model }:
+			m = n.Unwrap()
+			continue
 		}
-		return m.Provider()
+		break
 	}
 	return fmt.Sprintf("%T", m)
+}
+
+// legacyModelName reports whether name is how journals written before
+// models were named through their wrappers name every provider's model:
+// the wrapper's Go type.
+func legacyModelName(name string) bool {
+	return name == "*provider.ToolFallback" || name == "*retry.Limited"
+}
+
+// sameModel reports whether the model named run when a run started is
+// the one named here now. A legacy name stands for any provider's model.
+func sameModel(run, here string) bool {
+	if legacyModelName(run) {
+		return here != "extractive" && here != "lexical" && !strings.HasPrefix(here, "*")
+	}
+	return run == here
 }
 
 // program names this program and its version, for journal headers.

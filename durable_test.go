@@ -15,8 +15,10 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 )
@@ -335,5 +337,69 @@ func TestReplayRefusesUnknownJournals(t *testing.T) {
 		if !errors.Is(err, deepresearch.ErrReplay) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
+	}
+}
+
+// TestResumeRefusesOtherModel (issue 29): a run made with one provider's
+// model, through the wrappers the provider puts around it, is journaled
+// under the provider's and the model's names; resuming it with another
+// model, or with the offline one, is refused, saying which model the run
+// started with and which is configured now, in those words.
+func TestResumeRefusesOtherModel(t *testing.T) {
+	srv := deepresearchtest.NewOpenAIServer(extractive.New(extractive.Options{}), deepresearchtest.OpenAIOptions{})
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_API_KEY", "")
+	index := filepath.Join(t.TempDir(), "index.db")
+	researcher := func(provider, name string) *deepresearch.Researcher {
+		s := config.Defaults()
+		s.Corpus.Dir, s.Corpus.Index = filepath.Join("testdata", "corpus"), index
+		s.Model.Provider, s.Model.Name, s.Model.BaseURL = provider, name, srv.URL+"/v1"
+		s.Research.MaxCycles = 1
+		r, err := deepresearch.FromSettings(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	ctx := context.Background()
+	js := &journals{}
+	req := deepresearch.Request{Question: question, RunID: "r1"}
+	if _, err := researcher("openai", "gpt-a").ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); err != nil {
+		t.Fatal(err)
+	}
+	header := string(js.runs["r1"][0])
+	if !strings.Contains(header, `"openai:gpt-a"`) || strings.Contains(header, "ToolFallback") {
+		t.Errorf("the journal's header does not name the model:\n%s", header)
+	}
+	if _, err := researcher("openai", "gpt-a").ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); err != nil {
+		t.Errorf("resuming with the same model: %v", err)
+	}
+	for _, tc := range []struct{ provider, name, want string }{
+		{"openai", "gpt-b", "the planner model was openai:gpt-a when the run started, and is openai:gpt-b now"},
+		{"extractive", "", "the planner model was openai:gpt-a when the run started, and is extractive now"},
+	} {
+		_, err := researcher(tc.provider, tc.name).ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil)
+		if !errors.Is(err, deepresearch.ErrJournalMismatch) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "*") {
+			t.Errorf("resuming with %s:%s: err = %v, want %q", tc.provider, tc.name, err, tc.want)
+		}
+	}
+	// A worker with another model refuses the run's agents, naming both.
+	job := deepresearch.AgentJob{RunID: "r1", Question: question, SearchLimit: 5,
+		Task:     deepresearch.AgentTask{ID: "t1", Title: "Cables", Question: question, Cycle: 1},
+		Settings: deepresearch.AgentSettings{Model: "openai:gpt-a", Judge: "openai:gpt-a", Channel: "corpus"}}
+	_, err := researcher("openai", "gpt-b").ServeAgent(ctx, job, nil, nil)
+	if !errors.Is(err, deepresearch.ErrAgentSettings) || !strings.Contains(err.Error(), "the researcher model is openai:gpt-a for the run and openai:gpt-b here") {
+		t.Errorf("a worker with another model: %v", err)
+	}
+	// A journal written before models were named names every provider's
+	// model by its wrapper's Go type: any provider's model resumes it,
+	// the offline one does not.
+	js.runs["r1"][0] = []byte(strings.ReplaceAll(header, `"openai:gpt-a"`, `"*provider.ToolFallback"`))
+	if _, err := researcher("openai", "gpt-b").ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); err != nil {
+		t.Errorf("resuming a legacy journal with a provider's model: %v", err)
+	}
+	if _, err := researcher("extractive", "").ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); !errors.Is(err, deepresearch.ErrJournalMismatch) {
+		t.Errorf("resuming a legacy journal offline: %v", err)
 	}
 }

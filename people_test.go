@@ -640,3 +640,23 @@ func TestReviewNever(t *testing.T) {
 		t.Errorf("review never with review_plan: %v", err)
 	}
 }
+
+// TestQuestionVisible (issue 29): a question made only of spaces,
+// control or format characters is refused by name; one holding bytes
+// that are not UTF-8 is taken with them replaced, as its stored JSON
+// form keeps it, so that it replays (cmd/deepresearch's
+// TestCLIPrintsNoControlCharacters replays one).
+func TestQuestionVisible(t *testing.T) {
+	for _, q := range []string{"\x1b\x07\x00", "\u200b\u200d\ufeff", "\x9b\xff", "\u202e\r\n"} {
+		err := deepresearch.Request{Question: q}.Validate()
+		var re *deepresearch.RequestError
+		if !errors.As(err, &re) || re.Field != "question" || !strings.Contains(re.Problem, "no visible character") {
+			t.Errorf("%q: %v", q, err)
+		}
+	}
+	for _, q := range []string{"Why?", "\u00bfpor qu\u00e9?", "\u4e3a\u4ec0\u4e48", "1+1", "\x1b[2J How \x9b?"} {
+		if err := (deepresearch.Request{Question: q}).Validate(); err != nil {
+			t.Errorf("%q: %v", q, err)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/conc/panics"
 	"github.com/sourcegraph/conc/pool"
@@ -116,6 +118,8 @@ func (req Request) Validate() error {
 	switch q := req.question(); {
 	case q == "":
 		return &RequestError{Field: "question", Problem: "is missing or empty"}
+	case !strings.ContainsFunc(q, visible):
+		return &RequestError{Field: "question", Problem: "has no visible character (only spaces, control or format characters)"}
 	case len(q) > MaxQuestionBytes:
 		return &RequestError{Field: "question", Problem: fmt.Sprintf("is %d bytes long; the limit is %d", len(q), MaxQuestionBytes)}
 	}
@@ -133,8 +137,19 @@ func (req Request) Validate() error {
 	return req.validatePeople()
 }
 
-// question is the question without the spaces around it.
-func (req Request) question() string { return strings.TrimSpace(req.Question) }
+// question is the question without the spaces around it, its bytes that
+// are not UTF-8 replaced by U+FFFD, as its JSON form (a journal's header,
+// a stored run) keeps it: a run replays with the question it was made
+// with.
+func (req Request) question() string {
+	return strings.ToValidUTF8(strings.TrimSpace(req.Question), "\uFFFD")
+}
+
+// visible reports whether r is a character a person sees: a letter, a
+// mark, a number, a punctuation mark or a symbol, and not U+FFFD.
+func visible(r rune) bool {
+	return r != utf8.RuneError && unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+}
 
 // settle checks req and fills its zero fields from the Researcher's
 // configuration.

@@ -132,7 +132,13 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	cid, created := "chatcmpl-"+id, s.cfg.Clock.Now().Unix()
 	if !cr.Stream {
 		if err := s.follow(r, s.storeEvents(id, 0), func(deepresearch.StoredEvent) error { return nil }, noop, noop); err != nil {
-			return // the client went away; the run goes on, stored
+			if r.Context().Err() != nil {
+				// The client went away. Without a stream it was never
+				// told the run's ID, so none can come back for the
+				// answer: the run ends with it, freeing its slot.
+				s.cancelRun(id, fmt.Errorf("%w: the chat client went away before its answer", errCanceled))
+			}
+			return
 		}
 		content, res, u, err := s.chatAnswer(r, id, "")
 		if err != nil {
@@ -422,3 +428,13 @@ func (s *Server) chatReply(w http.ResponseWriter, stream bool, content string) {
 func noop() error { return nil }
 
 func ptr[T any](v T) *T { return &v }
+
+// cancelRun cancels run id of this server, if it still runs, with cause.
+func (s *Server) cancelRun(id string, cause error) {
+	s.mu.Lock()
+	lr := s.runs[id]
+	s.mu.Unlock()
+	if lr != nil {
+		lr.cancel(cause)
+	}
+}

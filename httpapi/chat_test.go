@@ -1,10 +1,15 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 )
 
 func TestChatCompletion(t *testing.T) {
@@ -97,5 +102,43 @@ func TestChatCompletionStream(t *testing.T) {
 	md.Body.Close()
 	if content.String() != string(want) || finish != "stop" || progress == 0 {
 		t.Fatalf("streamed content (finish %q, %d progress chunks) differs from the report:\n%s\n---\n%s", finish, progress, content.String(), want)
+	}
+}
+
+// TestChatClientGone (issue 29): a non-streaming chat client that goes
+// away was never told its run's ID, so its run ends with it (canceled)
+// and frees its slot, rather than holding it until the run's time limit.
+func TestChatClientGone(t *testing.T) {
+	model := &holdAfter{Model: deepresearchtest.Model(0), n: 1, held: make(chan struct{})}
+	e := newEnv(t, envOpts{model: model, maxRuns: 1})
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, "POST", e.http.URL+"/v1/chat/completions",
+		strings.NewReader(`{"model":"deepresearch","messages":[{"role":"user","content":"How are undersea cables repaired?"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	gone := make(chan error, 1)
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		gone <- err
+	}()
+	<-model.held // the run is researching
+	e.srv.mu.Lock()
+	var id string
+	for k := range e.srv.runs {
+		id = k
+	}
+	e.srv.mu.Unlock()
+	cancel()
+	<-gone
+	e.ended(id)
+	if run, _ := e.store.Get(t.Context(), id); run.Status != deepresearch.StatusCanceled {
+		t.Errorf("the run of a chat client that went away is %s (%s)", run.Status, run.Error)
+	}
+	res := e.do("POST", "/v1/research", `{"question":"How are undersea cables laid?"}`)
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		t.Errorf("a new run after the chat client went away: %s (its run still holds the slot?)", res.Status)
 	}
 }

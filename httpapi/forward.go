@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deepresearch/deepresearch"
@@ -29,9 +31,11 @@ import (
 type Forwarder interface {
 	Remote
 	// Ask sends req (Answer's wire form) to the server process that
-	// holds run id and returns its answer, or an error when none answered
-	// before ctx ended (or none could be asked).
-	Ask(ctx context.Context, id string, req []byte) ([]byte, error)
+	// holds run id and returns the first answer accept takes, or an error
+	// when none answered so before ctx ended (or none could be asked).
+	// Whatever else can answer on the way (any client of a NATS cluster)
+	// is told from the owner by accept: the answer's MAC.
+	Ask(ctx context.Context, id string, req []byte, accept func(answer []byte) bool) ([]byte, error)
 }
 
 // forwardTry bounds the wait for a forwarded request's answer; the
@@ -85,6 +89,11 @@ func copyHeaders(dst, src http.Header, names []string) {
 // forwardRequest is a request for a run as it crosses to another server
 // process.
 type forwardRequest struct {
+	// Nonce is random and new for each request: the answering server
+	// answers a nonce once (within forwardSkew), and signs it into the
+	// answer, which the forwarding server then knows for the answer to
+	// its own request.
+	Nonce  []byte `json:"nonce"`
 	Method string `json:"method"`
 	// Route is the path after /v1/research/{id} ("", "/plan", "/input").
 	Route  string      `json:"route"`
@@ -99,12 +108,23 @@ type forwardRequest struct {
 }
 
 // mac is the signature of fr for run id under token: HMAC-SHA256 of what
-// the request does and when.
+// the request does (its method, route, query, host, forwarded headers and
+// body), when, and its nonce.
 func (fr forwardRequest) mac(id, token string) []byte {
 	h := hmac.New(sha256.New, []byte(token))
 	body := sha256.Sum256(fr.Body)
-	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%x", id, fr.Method, fr.Route, fr.Query, fr.Time.UTC().Format(time.RFC3339Nano), body)
+	fmt.Fprintf(h, "request\n%q\n%q\n%q\n%q\n%q\n%s\n%x\n", id, fr.Method, fr.Route, fr.Query, fr.Host, fr.Time.UTC().Format(time.RFC3339Nano), fr.Nonce)
+	writeHeaders(h, fr.Header, forwardedHeaders)
+	fmt.Fprintf(h, "%x", body)
 	return h.Sum(nil)
+}
+
+// writeHeaders writes names' values in h to w, in a form no two header
+// sets share.
+func writeHeaders(w io.Writer, h http.Header, names []string) {
+	for _, name := range names {
+		fmt.Fprintf(w, "%q:%q\n", name, h.Values(name))
+	}
 }
 
 // forwardSkew is how old (or how far ahead) a forwarded request may be.
@@ -115,6 +135,52 @@ type forwardAnswer struct {
 	Status int         `json:"status"`
 	Header http.Header `json:"header,omitempty"`
 	Body   []byte      `json:"body,omitempty"`
+	// MAC signs it with the answering server's token, for the request's
+	// run and nonce (none without a token).
+	MAC []byte `json:"mac,omitempty"`
+}
+
+// mac is the signature of fa, the answer to the request for run id with
+// nonce, under token.
+func (fa forwardAnswer) mac(id string, nonce []byte, token string) []byte {
+	h := hmac.New(sha256.New, []byte(token))
+	body := sha256.Sum256(fa.Body)
+	fmt.Fprintf(h, "answer\n%q\n%x\n%d\n", id, nonce, fa.Status)
+	writeHeaders(h, fa.Header, answerHeaders)
+	fmt.Fprintf(h, "%x", body)
+	return h.Sum(nil)
+}
+
+// nonceBytes is the length of a forwarded request's nonce.
+const nonceBytes = 16
+
+// nonces remembers the nonces of the forwarded requests a server answered
+// within forwardSkew, so that a request is answered once: one replayed
+// within its minute is refused.
+type nonces struct {
+	mu   sync.Mutex
+	seen map[string]time.Time // nonce → the request's time
+}
+
+// fresh reports whether nonce, of a request made at t, was not seen yet,
+// and remembers it. It forgets nonces older than forwardSkew (a request
+// that old is refused by its time).
+func (n *nonces) fresh(nonce []byte, t, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.seen == nil {
+		n.seen = map[string]time.Time{}
+	}
+	for k, at := range n.seen {
+		if now.Sub(at) > 2*forwardSkew {
+			delete(n.seen, k)
+		}
+	}
+	if _, ok := n.seen[string(nonce)]; ok {
+		return false
+	}
+	n.seen[string(nonce)] = t
+	return true
 }
 
 // forwardedKey marks the context of a request another server process
@@ -151,8 +217,9 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 		s.fail(w, badRequest("the request body: %v", err))
 		return true
 	}
-	req := forwardRequest{Method: r.Method, Route: route, Query: r.URL.RawQuery, Host: r.Host, Header: http.Header{},
-		Body: body, Time: clock.Real().Now()}
+	req := forwardRequest{Nonce: make([]byte, nonceBytes), Method: r.Method, Route: route, Query: r.URL.RawQuery, Host: r.Host,
+		Header: http.Header{}, Body: body, Time: clock.Real().Now()}
+	rand.Read(req.Nonce)
 	copyHeaders(req.Header, r.Header, forwardedHeaders)
 	if s.cfg.Token != "" {
 		req.MAC = req.mac(id, s.cfg.Token)
@@ -164,13 +231,31 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), forwardTry)
 	defer cancel()
-	b, err := f.Ask(ctx, id, data)
+	// Only the owner's answer is taken: one signed with this server's
+	// token for this request. A server with another token cannot sign
+	// one; its refusal of this server's credentials (an unsigned 401)
+	// ends the wait, and is told in this server's words.
 	var ans forwardAnswer
+	refused := false
+	_, err = f.Ask(ctx, id, data, func(b []byte) bool {
+		var a forwardAnswer
+		if json.Unmarshal(b, &a) != nil {
+			return false
+		}
+		if s.cfg.Token != "" && !hmac.Equal(a.MAC, a.mac(id, req.Nonce, s.cfg.Token)) {
+			refused = a.Status == http.StatusUnauthorized && len(a.MAC) == 0
+			return refused
+		}
+		ans = a
+		return true
+	})
+	if err == nil && refused {
+		writeError(w, http.StatusUnauthorized, typeAuth, fmt.Sprintf("run %s runs in another server process, which does not accept this server's credentials (servers that forward to each other need the same serve.token and clocks within a minute)", id))
+		return true
+	}
 	if err == nil {
-		err = json.Unmarshal(b, &ans)
 		mt := strings.ToLower(ans.Header.Get("Content-Type"))
 		switch {
-		case err != nil:
 		case ans.Status < 200 || ans.Status > 599:
 			err = fmt.Errorf("its answer has status %d", ans.Status)
 		case len(ans.Body) > 0 && !answerTypes[mt]:
@@ -203,9 +288,13 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 // for its report and status, one its store holds; otherwise, or for a
 // request that is not one of those (of another version, say), it returns
 // false, to leave the request to the process that does. A request must be
-// signed with this server's token (when it has one), and recent: the
+// signed with this server's token (when it has one), recent, and new (its
+// nonce not answered before: a replayed request gets no answer): the
 // forwarding server checked the client's credentials against its own
-// token, so servers that forward to each other share serve.token. ctx
+// token, so servers that forward to each other share serve.token. The
+// answer is signed with the token too, for the request's run and nonce,
+// so that the forwarding server takes no one else's; a refusal of the
+// request's signature is not (it is a 401 the asker words itself). ctx
 // should end within AnswerTry; an answer cut short by it is no answer.
 func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) ([]byte, bool) {
 	var fr forwardRequest
@@ -224,8 +313,16 @@ func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) (
 		}
 	}
 	rec := &recorder{header: http.Header{}}
-	if age := clock.Real().Now().Sub(fr.Time); s.cfg.Token != "" && (!hmac.Equal(fr.MAC, fr.mac(id, s.cfg.Token)) || age > forwardSkew || age < -forwardSkew) {
+	now := clock.Real().Now()
+	if age := now.Sub(fr.Time); s.cfg.Token != "" && (!hmac.Equal(fr.MAC, fr.mac(id, s.cfg.Token)) || age > forwardSkew || age < -forwardSkew) {
+		// Unsigned: the asker cannot tell it from another's, and takes
+		// it as a refusal of its credentials only.
 		writeError(rec, http.StatusUnauthorized, typeAuth, "the server that runs this run does not accept the credentials of the server that forwarded the request (servers that forward to each other need the same serve.token and clocks within a minute)")
+		out, _ := json.Marshal(forwardAnswer{Status: rec.status, Header: http.Header{"Content-Type": rec.header.Values("Content-Type")}, Body: rec.body.Bytes()})
+		return out, true
+	} else if s.cfg.Token != "" && (len(fr.Nonce) != nonceBytes || !s.nonces.fresh(fr.Nonce, fr.Time, now)) {
+		s.log.Warn().Str("run", id).Msg("a forwarded request was replayed, or carries no nonce: not answered")
+		return nil, false
 	} else {
 		uri := "/v1/research/" + url.PathEscape(id) + fr.Route
 		if fr.Query != "" {
@@ -244,6 +341,9 @@ func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) (
 	}
 	ans := forwardAnswer{Status: rec.status, Header: http.Header{}, Body: rec.body.Bytes()}
 	copyHeaders(ans.Header, rec.header, answerHeaders)
+	if s.cfg.Token != "" {
+		ans.MAC = ans.mac(id, fr.Nonce, s.cfg.Token)
+	}
 	out, err := json.Marshal(ans)
 	if err == nil && (limit <= 0 || len(out) <= limit) {
 		return out, true
@@ -251,7 +351,11 @@ func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) (
 	big := &recorder{header: http.Header{}}
 	writeError(big, http.StatusBadGateway, typeServer, fmt.Sprintf(
 		"run %s: the answer (%d bytes) is larger than one server process can send another (%d); ask the server that runs the run", id, len(out), limit))
-	out, _ = json.Marshal(forwardAnswer{Status: big.status, Header: http.Header{"Content-Type": big.header.Values("Content-Type")}, Body: big.body.Bytes()})
+	ans = forwardAnswer{Status: big.status, Header: http.Header{"Content-Type": big.header.Values("Content-Type")}, Body: big.body.Bytes()}
+	if s.cfg.Token != "" {
+		ans.MAC = ans.mac(id, fr.Nonce, s.cfg.Token)
+	}
+	out, _ = json.Marshal(ans)
 	return out, true
 }
 

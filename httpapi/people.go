@@ -41,8 +41,9 @@ type waiter struct {
 	reviews chan review
 	done    <-chan struct{}
 
-	mu      sync.Mutex
-	pending chan error // the ack of the word the run took and is keeping
+	mu       sync.Mutex
+	pending  chan error // the ack of the word the run took and is keeping
+	reviewed bool       // the plan put to review was reviewed: later reviews lose
 
 	started     chan struct{} // closed at the run's first event
 	startedOnce sync.Once
@@ -82,6 +83,10 @@ func (w *waiter) took(a chan error) {
 func (w *waiter) sink(ev deepresearch.Event) {
 	w.startedOnce.Do(func() { close(w.started) })
 	switch ev.Type {
+	case events.PlanReviewRequested:
+		w.mu.Lock()
+		w.reviewed = false // a new plan to review
+		w.mu.Unlock()
 	case events.ClarificationAnswered, events.PlanAccepted:
 		w.mu.Lock()
 		if w.pending != nil {
@@ -89,6 +94,35 @@ func (w *waiter) sink(ev deepresearch.Event) {
 			w.pending = nil
 		}
 		w.mu.Unlock()
+	}
+}
+
+// reviewedBy records that the run took the review whose ack is a: a
+// review posted since, or posting later, loses with a conflict.
+func (w *waiter) reviewedBy(a chan error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending, w.reviewed = a, true
+	select {
+	case r := <-w.reviews:
+		r.ack <- &requestError{http.StatusConflict, typeConflict, "the plan was reviewed already, by another review"}
+	default:
+	}
+}
+
+// offerReview queues rv for the run to take, unless the plan was
+// reviewed already or another review is queued.
+func (w *waiter) offerReview(rv review) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reviewed {
+		return &requestError{http.StatusConflict, typeConflict, "the plan was reviewed already, by another review"}
+	}
+	select {
+	case w.reviews <- rv:
+		return nil
+	default:
+		return &requestError{http.StatusConflict, typeConflict, "the plan was reviewed already"}
 	}
 }
 
@@ -157,9 +191,11 @@ func (s *Server) hooks(w *waiter, pause func() func()) *deepresearch.Hooks {
 			}
 			select {
 			case r := <-w.reviews:
-				w.took(r.ack)
+				w.reviewedBy(r.ack)
 				switch {
 				case r.rejected:
+					w.took(nil)
+					r.ack <- nil // taken: a rejection keeps nothing more
 					return p, deepresearch.ErrPlanRejected
 				case len(r.plan.Tasks) == 0:
 					return p, nil
@@ -313,6 +349,10 @@ func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
 	case "reject":
 		rv.rejected = true
 	case "", "accept":
+		if body.Tasks != nil && len(body.Tasks) == 0 {
+			s.fail(w, badRequest(`"tasks" is empty: a plan needs at least one task (or leave "tasks" out to accept the plan proposed)`))
+			return
+		}
 		if len(body.Tasks) > 0 {
 			if err := body.Plan.Validate(); err != nil {
 				s.fail(w, err)
@@ -324,10 +364,8 @@ func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, badRequest("action %q: want accept or reject (or a plan)", body.Action))
 		return
 	}
-	select {
-	case wt.reviews <- rv:
-	default:
-		s.fail(w, &requestError{http.StatusConflict, typeConflict, "the plan was reviewed already"})
+	if err := wt.offerReview(rv); err != nil {
+		s.fail(w, err)
 		return
 	}
 	status := deepresearch.StatusRunning
@@ -338,7 +376,8 @@ func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
 		if p, err := s.lastEvent(r.Context(), run, events.PlanReviewRequested); err == nil && p.(events.PlanReviewData).Cycle > 1 {
 			status = deepresearch.StatusRunning
 		}
-	} else if err := wt.await(r, rv.ack, "plan"); err != nil {
+	}
+	if err := wt.await(r, rv.ack, "plan"); err != nil {
 		s.fail(w, err)
 		return
 	}

@@ -472,3 +472,44 @@ func TestChatNeverWaitsForReview(t *testing.T) {
 		t.Errorf("a research run under the same settings is %s, want awaiting_plan", st)
 	}
 }
+
+// TestConcurrentReviewers (issue 29): of reviewers who post at once, one
+// review is taken and every other gets 409 (not a 503 when the run ends);
+// "tasks": [] is refused, not taken as accepting the plan proposed.
+func TestConcurrentReviewers(t *testing.T) {
+	for _, action := range []string{`{"action":"accept"}`, `{"action":"reject"}`} {
+		t.Run(action, func(t *testing.T) {
+			reviewing := make(chan struct{}, 4)
+			e := newEnv(t, envOpts{wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: reviewing} }})
+			res := e.do("POST", "/v1/research", `{"question":"How were undersea cables laid?","review_plan":true,"max_tasks":2,"max_cycles":1}`)
+			var s started
+			readJSON(t, res, &s)
+			<-reviewing
+			empty := e.do("POST", "/v1/research/"+s.ID+"/plan", `{"tasks":[]}`)
+			empty.Body.Close()
+			if empty.StatusCode != http.StatusBadRequest {
+				t.Errorf(`"tasks": []: %d, want 400`, empty.StatusCode)
+			}
+			const n = 6
+			codes := make(chan int, n)
+			var wg sync.WaitGroup
+			for range n {
+				wg.Go(func() {
+					res := e.do("POST", "/v1/research/"+s.ID+"/plan", action)
+					res.Body.Close()
+					codes <- res.StatusCode
+				})
+			}
+			wg.Wait()
+			close(codes)
+			got := map[int]int{}
+			for c := range codes {
+				got[c]++
+			}
+			if got[http.StatusAccepted] != 1 || got[http.StatusConflict] != n-1 {
+				t.Errorf("%d reviewers at once: %v, want one 202 and %d 409", n, got, n-1)
+			}
+			e.ended(s.ID)
+		})
+	}
+}

@@ -130,11 +130,11 @@ type forwardRemote struct {
 	asked *atomic.Int32
 }
 
-func (f forwardRemote) Ask(ctx context.Context, id string, req []byte) ([]byte, error) {
+func (f forwardRemote) Ask(ctx context.Context, id string, req []byte, accept func([]byte) bool) ([]byte, error) {
 	f.asked.Add(1)
 	actx, cancel := context.WithTimeout(ctx, AnswerTry)
 	defer cancel()
-	if ans, ok := (*f.owner).Answer(actx, id, req, 0); ok {
+	if ans, ok := (*f.owner).Answer(actx, id, req, 0); ok && accept(ans) {
 		return ans, nil
 	}
 	<-ctx.Done() // nobody answers: the asker waits for its time

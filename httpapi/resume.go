@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 )
 
@@ -59,4 +61,44 @@ func (s *Server) Resume(ctx context.Context, maxResumes int) ([]string, error) {
 		resumed = append(resumed, run.ID)
 	}
 	return resumed, nil
+}
+
+// ResumeEvery is how often KeepResuming looks for interrupted runs when
+// asked with 0: a third of sqlitestore's lease (30s), as its heartbeat.
+const ResumeEvery = 10 * time.Second
+
+// KeepResuming calls Resume every period (0: ResumeEvery) of the
+// server's clock until ctx is done or the server is closed, and returns
+// then. A run whose process died while its lease still held — a server
+// started within the lease of one that was killed, whose process cannot
+// be seen gone — is marked interrupted by the store once the lease has
+// passed; KeepResuming takes it up then, not at this server's next start.
+// So it does a run interrupted by another server's shutdown, or left
+// interrupted beyond MaxRuns once a slot is free. Call Resume first, before
+// serving; KeepResuming's goroutine is the caller's.
+func (s *Server) KeepResuming(ctx context.Context, maxResumes int, period time.Duration) {
+	if period <= 0 {
+		period = ResumeEvery
+	}
+	t := clock.NewTicker(s.cfg.Clock, period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return
+		}
+		ids, err := s.Resume(ctx, maxResumes)
+		if err != nil {
+			s.log.Error().Err(err).Msg("resuming interrupted runs")
+		} else if len(ids) > 0 {
+			s.log.Info().Strs("runs", ids).Msg("resumed interrupted runs")
+		}
+	}
 }

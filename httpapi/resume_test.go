@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 
@@ -167,5 +168,53 @@ func TestResumeGivesUp(t *testing.T) {
 	run, _ := e.store.Get(ctx, "crashy")
 	if run.Status != sqlitestore.Failed || !strings.Contains(run.Error, "interrupted 3 times") {
 		t.Errorf("the run is %s: %s", run.Status, run.Error)
+	}
+}
+
+// startSignal is a Runner that tells started of each run it starts.
+type startSignal struct {
+	Runner
+	started chan string
+}
+
+func (s startSignal) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	s.started <- req.RunID
+	return s.Runner.RecordDurable(ctx, st, req, d, sink)
+}
+
+// TestKeepResuming (issue 29): a run interrupted after the server started
+// — its process, killed within its lease, seen gone once the lease passed
+// — is taken up at the server's next look (KeepResuming), not at its next
+// start, and finishes.
+func TestKeepResuming(t *testing.T) {
+	dir := t.TempDir()
+	started := make(chan string, 4)
+	e := newEnv(t, envOpts{dir: dir, wrap: func(r Runner) Runner { return startSignal{r, started} }})
+	ctx, stop := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() { e.srv.KeepResuming(ctx, 0, time.Minute) })
+	defer func() { stop(); wg.Wait() }()
+	e.armedFor(time.Minute)
+
+	// Another process's run, interrupted by the store once its lease
+	// passed.
+	other, err := sqlitestore.Open(t.Context(), dir+"/runs.db", sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "How are undersea cables repaired?"
+	other.Create(ctx, sqlitestore.Run{ID: "0123456789abcdef", Question: q, Options: json.RawMessage(`{"question":"` + q + `"}`), Origin: deepresearch.OriginServer})
+	other.Start(ctx, "0123456789abcdef")
+	other.Finish(ctx, "0123456789abcdef", sqlitestore.Interrupted, usage.Usage{}, "the process running it stopped before it ended")
+	other.Close()
+
+	e.clock.Advance(time.Minute)
+	if id := <-started; id != "0123456789abcdef" {
+		t.Fatalf("resumed %s", id)
+	}
+	e.ended("0123456789abcdef")
+	run, _ := e.store.Get(t.Context(), "0123456789abcdef")
+	if run.Status != sqlitestore.Finished || run.Attempts != 2 {
+		t.Errorf("the run is %s after %d attempts: %s", run.Status, run.Attempts, run.Error)
 	}
 }

@@ -162,6 +162,8 @@ type Server struct {
 	subMu   sync.Mutex // guards subs and runSubs: the open event streams
 	subs    int
 	runSubs map[string]int
+
+	nonces nonces // of the forwarded requests answered
 }
 
 // liveRun is a run this server is executing.

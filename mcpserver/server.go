@@ -31,6 +31,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 
@@ -110,7 +111,30 @@ func New(opts Options) *mcp.Server {
 			map[bool]string{true: " research runs a question and returns a cited report.", false: ""}[opts.Research != nil],
 	})
 	AddTools(s, opts)
+	s.AddReceivingMiddleware(rpcCodes)
 	return s
+}
+
+// rpcCodes gives every error a request's handling ends in a JSON-RPC
+// code: the SDK sends an error of its own without one (code 0) — a
+// client's answer to the clarifying form (elicitation/create, which the
+// SDK asks on the tool call's behalf) that is not an elicitation result,
+// say. An answer of the client's that cannot be decoded is the client's
+// invalid params (-32602); any other such error is internal (-32603).
+func rpcCodes(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var rpc *jsonrpc.Error
+		if err == nil || errors.As(err, &rpc) || ctx.Err() != nil {
+			return res, err
+		}
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &syntax) || errors.As(err, &typ) {
+			return res, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the client's answer to a request of the server's is malformed: " + err.Error()}
+		}
+		return res, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
 }
 
 // AddTools registers the tools on s, an MCP server of the caller's own

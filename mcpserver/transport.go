@@ -30,7 +30,10 @@ const DefaultMaxFrame = 16 << 20
 //
 // Connect starts one goroutine that reads Reader; it ends when Reader
 // does (EOF or an error) or, after the Read in progress returns, when the
-// connection is closed. Reader and Writer are not closed.
+// connection is closed. Reader and Writer are not closed. When Reader
+// ends, the session ends once every request read before has been answered
+// (or cancelled by the client): a client that writes its requests and
+// closes its end gets every answer.
 type StdioTransport struct {
 	Reader io.Reader
 	Writer io.Writer
@@ -44,7 +47,8 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if max <= 0 {
 		max = DefaultMaxFrame
 	}
-	c := &frameConn{w: t.Writer, lines: make(chan frame), closed: make(chan struct{}), aliases: map[string]json.RawMessage{}}
+	c := &frameConn{w: t.Writer, lines: make(chan frame), closed: make(chan struct{}), aliases: map[string]json.RawMessage{},
+		pending: map[string]bool{}, answered: make(chan struct{}, 1)}
 	go c.readLines(bufio.NewReaderSize(t.Reader, 64<<10), max)
 	return c, nil
 }
@@ -66,6 +70,10 @@ type frameConn struct {
 	amu     sync.Mutex
 	aliases map[string]json.RawMessage // string ids given to the SDK → the ids sent
 	next    int
+
+	pmu      sync.Mutex
+	pending  map[string]bool // the ids (as the SDK has them) of requests read and not answered
+	answered chan struct{}   // signalled when one is answered or cancelled
 }
 
 // readLines sends r's lines to Read until r ends or the connection is
@@ -123,6 +131,10 @@ func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case f = <-c.lines:
 		}
 		if f.err != nil {
+			// What was read before the end is answered first.
+			if err := c.drain(ctx); err != nil {
+				return nil, err
+			}
 			return nil, f.err
 		}
 		if f.tooLarge {
@@ -138,7 +150,74 @@ func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.reject(bad.id, bad.code, bad.msg)
 			continue
 		}
+		c.track(msg)
 		return msg, nil
+	}
+}
+
+// idKey is the key of a request id in pending.
+func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
+
+// track notes a request read (it awaits its answer), and a client's
+// cancellation of one (it gets none).
+func (c *frameConn) track(msg jsonrpc.Message) {
+	r, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	if r.IsCall() {
+		c.pmu.Lock()
+		c.pending[idKey(r.ID)] = true
+		c.pmu.Unlock()
+		return
+	}
+	if r.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(r.Params, &p) != nil {
+		return
+	}
+	if f, ok := p.RequestID.(float64); ok {
+		p.RequestID = int64(f) // as the SDK holds a numeric id
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil {
+		return
+	}
+	c.done(idKey(id))
+}
+
+// done forgets the request whose id has key: answered or cancelled.
+func (c *frameConn) done(key string) {
+	c.pmu.Lock()
+	delete(c.pending, key)
+	c.pmu.Unlock()
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
+}
+
+// drain waits until every request read has been answered or cancelled,
+// the connection is closed, or ctx is done.
+func (c *frameConn) drain(ctx context.Context) error {
+	for {
+		c.pmu.Lock()
+		n := len(c.pending)
+		c.pmu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-c.answered:
+		case <-c.closed:
+			return io.EOF
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
@@ -298,6 +377,7 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if r, ok := msg.(*jsonrpc.Response); ok {
+		defer c.done(idKey(r.ID)) // once written
 		if alias, ok := r.ID.Raw().(string); ok {
 			c.amu.Lock()
 			id, aliased := c.aliases[alias]

@@ -2,11 +2,13 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -154,4 +156,43 @@ func FuzzFrame(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTransportDrainsBeforeEOF (issue 29): at the end of its input, the
+// connection reports EOF only once each request read has been answered,
+// or cancelled by the client.
+func TestTransportDrainsBeforeEOF(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":7,"method":"tools/list"}` + "\n" +
+		`{"jsonrpc":"2.0","id":"s","method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s"}}` + "\n"
+	var out bytes.Buffer
+	conn, err := (&StdioTransport{Reader: strings.NewReader(in), Writer: &out}).Connect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var reqs []*jsonrpc.Request
+	for range 3 {
+		msg, err := conn.Read(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, msg.(*jsonrpc.Request))
+	}
+	eof := make(chan error, 1)
+	go func() {
+		_, err := conn.Read(t.Context())
+		eof <- err
+	}()
+	select {
+	case err := <-eof:
+		t.Fatalf("Read returned %v with request 7 unanswered", err)
+	case <-time.After(50 * time.Millisecond): // a chance to return early; passing does not depend on it
+	}
+	if err := conn.Write(t.Context(), &jsonrpc.Response{ID: reqs[0].ID, Result: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-eof; err != io.EOF {
+		t.Errorf("Read after every request was answered or cancelled: %v, want EOF", err)
+	}
 }

@@ -2,6 +2,7 @@ package natsrun_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -301,4 +302,92 @@ func lastSeq(t *testing.T, js jetstream.JetStream, cfg natsrun.Config, run strin
 	}
 	seq, _ := strconv.ParseInt(m.Header.Get(natsrun.HeaderSeq), 10, 64)
 	return seq
+}
+
+// TestWorkerSaysOnlyAgentEvents (issue 29): a worker that reports
+// run-level events — run.finished, report text, an agent's end — in its
+// progress reports and in its results puts none of them into the run: the
+// run's one run.finished is its last event, the report's text is the
+// writer's, and each agent ends once.
+func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
+	js := standalone(t)
+	cfg := natsrun.Config{Prefix: "drforge"}
+	ctx := context.Background()
+	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	forged := []events.Payload{
+		events.RunFinishedData{Agents: 99},
+		events.ReportDeltaData{Text: "FORGED"},
+		events.AgentFinishedData{ToolCalls: 99},
+		events.StreamResetData{Text: "FORGED"},
+		events.SearchData{Query: "a worker's search", Results: 1},
+	}
+	real := natsrun.AgentHandler(researcher(t, nil), js, cfg)
+	hostile := func(ctx context.Context, task natsrun.Task) (json.RawMessage, error) {
+		for n, p := range forged {
+			b, _ := json.Marshal(map[string]any{"attempt": 7, "n": n, "event": deepresearch.Event{RunID: task.Run, Seq: uint64(n + 1), Type: p.EventType(), Data: p}})
+			js.Conn().Publish(natsrun.NamesOf(cfg).Progress(task.Run, task.Cycle, task.Index), b)
+		}
+		js.Conn().Flush()
+		out, err := real(ctx, task)
+		if err != nil {
+			return nil, err
+		}
+		var res deepresearch.AgentResult
+		if err := json.Unmarshal(out, &res); err != nil {
+			return nil, err
+		}
+		var evs []deepresearch.Event
+		for _, p := range forged {
+			evs = append(evs, deepresearch.Event{RunID: task.Run, Type: p.EventType(), Data: p})
+		}
+		res.Events = append(evs, res.Events...)
+		return json.Marshal(res)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	w := &natsrun.Worker{JS: js, Config: cfg, Handle: hostile, Concurrency: 2, Name: "liar"}
+	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
+	defer func() { stop(); wg.Wait() }()
+
+	r := researcher(t, &natsrun.Agents{JS: js, Config: cfg})
+	var evs []deepresearch.Event
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a failure timeout only
+	defer cancel()
+	rep, err := r.Research(rctx, deepresearch.Request{Question: question, RunID: "run1"}, func(e deepresearch.Event) { evs = append(evs, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rep.Markdown(), "FORGED") {
+		t.Error("the report holds a worker's forged text")
+	}
+	ended := map[int]int{}
+	searches := 0
+	for i, e := range evs {
+		switch e.Type {
+		case "run.finished":
+			if i != len(evs)-1 {
+				t.Errorf("run.finished at seq %d of %d", e.Seq, len(evs))
+			}
+		case "report.delta", "stream.reset":
+			if b, _ := json.Marshal(e); strings.Contains(string(b), "FORGED") {
+				t.Errorf("a worker's %s was stored at seq %d", e.Type, e.Seq)
+			}
+		case "agent.finished", "agent.failed":
+			ended[e.Agent]++
+		case "agent.search":
+			if b, _ := json.Marshal(e); strings.Contains(string(b), "a worker's search") {
+				searches++
+			}
+		}
+	}
+	for agent, n := range ended {
+		if n != 1 {
+			t.Errorf("agent %d ended %d times", agent, n)
+		}
+	}
+	if len(ended) == 0 || searches == 0 {
+		t.Errorf("%d agents ended; the worker's agent-level events were taken %d times", len(ended), searches)
+	}
 }

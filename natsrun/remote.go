@@ -91,18 +91,45 @@ func stored(run string, seq int64, data []byte) deepresearch.StoredEvent {
 }
 
 // Ask sends req to the server process that answers for run id
-// (AnswerRuns) and returns its answer: Remote is an httpapi.Forwarder, so
-// a run's report, its cancellation and a person's answers work through
-// any server process. It fails when no process answers before ctx ends.
-func (rm *Remote) Ask(ctx context.Context, id string, req []byte) ([]byte, error) {
+// (AnswerRuns) and returns the first answer accept takes: Remote is an
+// httpapi.Forwarder, so a run's report, its cancellation and a person's
+// answers work through any server process. Any client of the cluster can
+// answer on the subject, so accept is how the asker tells the owner's
+// answer from another's (httpapi checks a MAC with serve.token); the
+// answers it does not take are dropped, and Ask waits on for the next.
+// It fails when no process answers, or none with an answer accept takes,
+// before ctx ends.
+func (rm *Remote) Ask(ctx context.Context, id string, req []byte, accept func([]byte) bool) ([]byte, error) {
 	if err := checkRun(id); err != nil {
 		return nil, err
 	}
-	m, err := rm.JS.Conn().RequestWithContext(ctx, NamesOf(rm.Config).Control(id), req)
+	nc := rm.JS.Conn()
+	inbox := nc.NewRespInbox()
+	sub, err := nc.SubscribeSync(inbox)
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: asking for run %s: %w", id, err)
 	}
-	return m.Data, nil
+	defer sub.Unsubscribe() //nolint:errcheck // the connection's end ends it too
+	if err := nc.PublishMsg(&nats.Msg{Subject: NamesOf(rm.Config).Control(id), Reply: inbox, Data: req}); err != nil {
+		return nil, fmt.Errorf("natsrun: asking for run %s: %w", id, err)
+	}
+	refused := 0
+	for {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			if refused > 0 {
+				return nil, fmt.Errorf("natsrun: asking for run %s: %w (%d answers were not taken)", id, err, refused)
+			}
+			return nil, fmt.Errorf("natsrun: asking for run %s: %w", id, err)
+		}
+		if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
+			return nil, fmt.Errorf("natsrun: asking for run %s: %w", id, nats.ErrNoResponders)
+		}
+		if accept == nil || accept(m.Data) {
+			return m.Data, nil
+		}
+		refused++
+	}
 }
 
 // answerTry bounds the answer to one forwarded request: less than the

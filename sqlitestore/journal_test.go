@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -258,4 +259,61 @@ func TestQueueJournalOrder(t *testing.T) {
 	if err := <-done; !errors.Is(err, ErrFinished) {
 		t.Errorf("queued to an ended run: %v", err)
 	}
+}
+
+// TestReapZombieOwner (issue 29): a process on this host that was killed
+// and is not yet reaped by its parent (a zombie) holds no lease either:
+// its runs are interrupted at the next Open, within the lease, so that a
+// server started right after the kill resumes them.
+func TestReapZombieOwner(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to tell a zombie")
+	}
+	ctx := t.Context()
+	c := newClock()
+	path := filepath.Join(t.TempDir(), "runs.db")
+	a := open(t, path, c)
+	mustCreate(t, a, "orphan")
+	a.Start(ctx, "orphan")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperSleep$")
+	cmd.Env = append(os.Environ(), "DEEPRESEARCH_TEST_SLEEP=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	cmd.Process.Kill()
+	defer cmd.Wait()
+	// Wait until it has exited: a zombie, as nothing has waited for it.
+	stat := fmt.Sprintf("/proc/%d/stat", pid)
+	for {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && b[i+2] == 'Z' {
+			break
+		}
+		runtime.Gosched()
+	}
+	host, _ := os.Hostname()
+	dead := fmt.Sprintf("%s/%d/feedface", host, pid)
+	if _, err := a.wdb.ExecContext(ctx, `UPDATE owners SET id = ? WHERE id = ?`, dead, a.owner); err != nil {
+		t.Fatal(err)
+	}
+	a.wdb.ExecContext(ctx, `UPDATE runs SET owner = ?`, dead)
+	crash(a)
+
+	b := open(t, path, c) // within the lease
+	defer b.Close()
+	if r, _ := b.Get(ctx, "orphan"); r.Status != Interrupted {
+		t.Errorf("the run of a killed, unreaped process on this host is %s, want interrupted", r.Status)
+	}
+}
+
+// TestHelperSleep is the process TestReapZombieOwner kills.
+func TestHelperSleep(t *testing.T) {
+	if os.Getenv("DEEPRESEARCH_TEST_SLEEP") == "" {
+		t.Skip("a helper process")
+	}
+	time.Sleep(time.Hour)
 }

@@ -47,7 +47,8 @@ not configured or does not answer.`,
 				}
 			} else {
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "PART\tPROVIDER\tDETAIL\tKEY\tSTATUS")
+				pw := printableWriter{W: tw, JSON: false} // a server's error is the server's: a line a Write
+				fmt.Fprintln(pw, "PART\tPROVIDER\tDETAIL\tKEY\tSTATUS")
 				for _, d := range ds {
 					part := d.Part
 					if d.Role != "" {
@@ -60,7 +61,7 @@ not configured or does not answer.`,
 					case d.Checked:
 						status = "ok"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", part, d.Provider, d.Detail, d.Key, status)
+					fmt.Fprintf(pw, "%s\t%s\t%s\t%s\t%s\n", part, d.Provider, d.Detail, d.Key, status)
 				}
 				tw.Flush()
 			}

@@ -185,8 +185,12 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 		fmt.Fprintf(cmd.ErrOrStderr(), "deepresearch: the replay departed from the recording: %d calls were not in the journal, %d journaled calls were not asked for\n",
 			stats.Missed, stats.Unused)
 	}
-	if errors.Is(runErr, deepresearch.ErrConfig) {
+	switch {
+	case errors.Is(runErr, deepresearch.ErrConfig):
 		return inputError(runErr)
+	case errors.Is(runErr, deepresearch.ErrReplay):
+		// A journal that cannot be replayed is the input's fault.
+		return inputError(fmt.Errorf("%s: %w", arg, runErr))
 	}
 	if rep == nil {
 		return runErr
@@ -200,6 +204,9 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 			return errors.Join(runErr, err)
 		}
 	}
+	// As run and show print it: a pack may be tampered with, and a
+	// model's text is the model's.
+	doc = printableDoc(format, doc)
 	if out != nil {
 		err = out.write(doc)
 	} else {

@@ -66,7 +66,7 @@ func runEval(ctx context.Context, cmd *cobra.Command, questionsDir string, only 
 			continue
 		}
 		if err := evalCorpus(ctx, cmd, c, questionsDir, maxTasks, verbose); errors.Is(err, eval.ErrMissing) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: skipped: %v\n", c.Name, err)
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: skipped: %s\n", c.Name, printable(err.Error()))
 		} else if err != nil {
 			return err
 		}

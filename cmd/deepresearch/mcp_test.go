@@ -143,3 +143,38 @@ func TestMCPKeepsRuns(t *testing.T) {
 		t.Errorf("stored run: %s, origin %s, request %s", run.Status, run.Origin, run.Options)
 	}
 }
+
+// TestMCPAnswersBeforeEOF (issue 29): requests a client wrote before it
+// closed its end are all answered before the server exits, as `printf
+// 'initialize\ntools/list\n' | deepresearch mcp` expects.
+func TestMCPAnswersBeforeEOF(t *testing.T) {
+	isolate(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"printf","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"collapse","arguments":{"reports":[{"text":"A [1].","sources":[{"number":1,"url":"https://example.org/a"}]}]}}}`,
+		`{"jsonrpc":"2.0","id":"last","method":"ping"}`,
+	}, "\n") + "\n"
+	r := cli(t, in, "mcp")
+	if r.code != 0 {
+		t.Fatalf("exit status %d: %s", r.code, r.stderr)
+	}
+	answered := map[string]bool{}
+	for line := range strings.SplitSeq(strings.TrimSpace(r.stdout), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		answered[string(m.ID)] = m.Result != nil || m.Error != nil
+	}
+	for _, id := range []string{`1`, `2`, `3`, `"last"`} {
+		if !answered[id] {
+			t.Errorf("request %s was not answered:\n%s", id, r.stdout)
+		}
+	}
+}

@@ -113,7 +113,8 @@ func terminal(cmd *cobra.Command) (*prompt, bool) {
 	if !ok || !isatty.IsTerminal(in.Fd()) || !isTerminal(cmd.ErrOrStderr()) {
 		return nil, false
 	}
-	return &prompt{in: bufio.NewReader(in), out: cmd.ErrOrStderr()}, true
+	// The model's words are printed: a Write is a whole Fprintf.
+	return &prompt{in: bufio.NewReader(in), out: printableWriter{W: cmd.ErrOrStderr(), JSON: false}}, true
 }
 
 // line reads one answer; ctx done or the input closed ends it.

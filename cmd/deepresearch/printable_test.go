@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,7 +30,8 @@ func terminalControls(s string) []string {
 // TestCLIPrintsNoControlCharacters (issue 18, #6): a question with
 // terminal escapes, NUL and C1 controls (as a client of the HTTP API may
 // send) is never printed raw: not by run, runs (table or JSON), show (any
-// format, --status, --events), nor in an error message.
+// format, --status, --events), replay (issue 29: of a stored run or a
+// pack), nor in an error message.
 func TestCLIPrintsNoControlCharacters(t *testing.T) {
 	index := isolate(t)
 	st := filepath.Join(t.TempDir(), "runs.db")
@@ -50,6 +52,19 @@ func TestCLIPrintsNoControlCharacters(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--status"}, {"--events"}, {"--format", "md"}, {"--format", "html"}, {"--format", "json"}, {"--format", "bibtex"}} {
 		outputs["show "+strings.Join(args, " ")] = cli(t, "", append([]string{"show", "--store", st, id}, args...)...)
+	}
+	for _, args := range [][]string{{}, {"--format", "html"}, {"--format", "json"}, {"--check"}} {
+		outputs["replay "+strings.Join(args, " ")] = cli(t, "", append([]string{"replay", "--store", st, id}, args...)...)
+	}
+	pack := filepath.Join(t.TempDir(), "run.tar.zst")
+	wantSuccess(t, cli(t, "", "export", "--store", st, "-o", pack, id))
+	outputs["replay (a pack)"] = cli(t, "", "replay", pack)
+	docs := t.TempDir() // a file's name is anyone's
+	os.WriteFile(filepath.Join(docs, "notes.md"), []byte("# Cables\n\nUndersea cables are repaired by ships.\n"), 0o644)
+	os.WriteFile(filepath.Join(docs, "bad\x1b]0;pwned\x07\x9b.docx"), []byte("not a zip"), 0o644)
+	outputs["index"] = cli(t, "", "index", "--index", filepath.Join(t.TempDir(), "i.db"), docs)
+	if !strings.Contains(outputs["index"].stdout, "pwned") {
+		t.Errorf("index does not name the skipped file: %q", outputs["index"].stdout)
 	}
 	outputs["show (an unknown id)"] = cli(t, "", "show", "--store", st, "nope\x1b[31m\x00")
 	for name, r := range outputs {

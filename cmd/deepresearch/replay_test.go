@@ -15,6 +15,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/runpack"
 )
 
 // spy is an OpenAI-compatible model double that notes the system prompt
@@ -151,4 +152,35 @@ func TestReplayStoredRuns(t *testing.T) {
 	}
 	wantBadInput(t, cli(t, "", "replay", "--store", store, "--live", "typist", ids[1]), "typist")
 	wantBadInput(t, cli(t, "", "replay", "--store", store, "nope"), `no run "nope"`)
+}
+
+// TestReplayBadPack (issue 29): a pack whose journal cannot be replayed —
+// a malformed entry, no header — is bad input (exit 2), and the error
+// names the file and the entry, not an empty run.
+func TestReplayBadPack(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	search := []byte(`{"v":1,"kind":"search","key":"k","time":"2026-11-03T10:00:01Z","search":{"query":"q","limit":5,"results":[]}}`)
+	bad := filepath.Join(dir, "bad.tar.zst")
+	writePack(t, bad, runpack.Pack{Manifest: runpack.Manifest{Run: json.RawMessage(`{"id":"0123456789abcdef"}`)},
+		Journal: [][]byte{search, search, search, []byte(`{"v":1,"kind":`)}})
+	r := cli(t, "", "replay", bad)
+	if r.code != 2 || !strings.Contains(r.stderr, "bad.tar.zst") || !strings.Contains(r.stderr, "entry 4") || strings.Contains(r.stderr, "run ,") {
+		t.Errorf("replay of a pack with a malformed entry: exit %d, %q", r.code, r.stderr)
+	}
+	empty := filepath.Join(dir, "empty.tar.zst")
+	writePack(t, empty, runpack.Pack{Manifest: runpack.Manifest{Run: json.RawMessage(`{}`)}})
+	wantBadInput(t, cli(t, "", "replay", empty), "empty.tar.zst", "no header")
+}
+
+func writePack(t *testing.T, path string, p runpack.Pack) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := runpack.Write(f, p); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -148,7 +148,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		if report != nil && report.isStdout() {
 			return inputError(fmt.Errorf("--events - and --output %s both name stdout: write one of them to a file", rf.output))
 		}
-		evLines = events.NewJSONLines(printableWriter{stdout, true}) // a line a Write
+		evLines = events.NewJSONLines(printableWriter{W: stdout, JSON: true}) // a line a Write
 		if rf.output == "" {
 			reportOut = io.Discard
 		}
@@ -172,7 +172,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			w = f
 		}
 		if evOut.stdout || evOut.fd >= 0 {
-			w = printableWriter{w, true} // printed: a line a Write
+			w = printableWriter{W: w, JSON: true} // printed: a line a Write
 		}
 		evLines = events.NewJSONLines(w)
 		if evOut.isStdout() && rf.output == "" {
@@ -289,8 +289,9 @@ func newIndexCmd() *cobra.Command {
 		Long: `index builds the search index of DIR (default: the configured corpus, else the
 Go distribution's documentation), re-reading only new and changed files, and
 prints what it did. run does this itself on first use; index lets you do it
-ahead of time. Formats: .md .markdown .mdx .txt .text .rst .adoc .asciidoc
-.org .tex .html .htm .xhtml.`,
+ahead of time. Formats: text (.md .markdown .mdx .txt .text .rst .adoc
+.asciidoc .org .tex), web pages (.html .htm .xhtml), documents (.pdf .docx
+.pptx .epub), spreadsheets and tables (.xlsx .xlsm .ods .csv .tsv .tab).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := settings(cmd, configFile)
@@ -304,14 +305,15 @@ ahead of time. Formats: .md .markdown .mdx .txt .text .rst .adoc .asciidoc
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages",
+			out := printableWriter{W: cmd.OutOrStdout(), JSON: false} // a file's name is anyone's
+			fmt.Fprintf(out, "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages",
 				st.Dir, st.IndexPath, st.Scanned, st.Added, st.Updated, st.Removed, st.Unchanged, st.Skipped, st.Passages)
 			if s.Model.Embeddings != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), ", %d embedded with %s", st.Embedded, s.Model.Embeddings)
+				fmt.Fprintf(out, ", %d embedded with %s", st.Embedded, s.Model.Embeddings)
 			}
-			fmt.Fprintln(cmd.OutOrStdout())
+			fmt.Fprintln(out)
 			for _, sk := range st.Skips {
-				fmt.Fprintf(cmd.OutOrStdout(), "  skipped %s: %s\n", sk.Path, sk.Reason)
+				fmt.Fprintf(out, "  skipped %s: %s\n", sk.Path, sk.Reason)
 			}
 			return nil
 		},

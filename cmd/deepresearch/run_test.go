@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/extract"
 )
 
 const (
@@ -535,5 +537,22 @@ func TestIndexMissingFolder(t *testing.T) {
 	r := cli(t, "", "index", missing, "--index", index)
 	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, missing) {
 		t.Errorf("exit status %d, stdout %q, stderr %q: want 1, nothing, a message naming %s", r.code, r.stdout, r.stderr, missing)
+	}
+}
+
+// TestIndexHelpListsFormats (issue 29): index --help names every file
+// extension the corpus reads, and none it does not.
+func TestIndexHelpListsFormats(t *testing.T) {
+	r := cli(t, "", "index", "--help")
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\.[a-z]+\b`).FindAllString(r.stdout[strings.Index(r.stdout, "Formats:"):], -1) {
+		listed[m] = true
+	}
+	for _, ext := range []string{".md", ".markdown", ".mdx", ".txt", ".text", ".rst", ".adoc", ".asciidoc", ".org", ".tex",
+		".html", ".htm", ".xhtml", ".pdf", ".docx", ".pptx", ".epub", ".xlsx", ".xlsm", ".ods", ".csv", ".tsv", ".tab",
+		".doc", ".xls", ".ppt", ".odt", ".rtf", ".json", ".xml", ".go"} {
+		if reads := extract.FormatOf("x"+ext) != extract.FormatNone; reads != listed[ext] {
+			t.Errorf("%s: the corpus reads it: %v; index --help lists it: %v", ext, reads, listed[ext])
+		}
 	}
 }

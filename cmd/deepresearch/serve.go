@@ -176,6 +176,12 @@ func serve(cmd *cobra.Command, configFile string) error {
 		} else if len(ids) > 0 {
 			logger.Info().Strs("runs", ids).Msg("resumed interrupted runs")
 		}
+		// And those interrupted later: a run whose process died within
+		// its lease is interrupted once the lease has passed.
+		kctx, stopResuming := context.WithCancel(ctx)
+		resuming := make(chan struct{})
+		go func() { defer close(resuming); srv.KeepResuming(kctx, s.Serve.MaxResumes, 0) }()
+		defer func() { stopResuming(); <-resuming }()
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(cmd.OutOrStdout(), "deepresearch: listening on http://%s\n", ln.Addr())

@@ -269,7 +269,7 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 		}
 	}
 	// The summary quotes the report and its sources: printed, not obeyed.
-	if _, err := (printableWriter{summary, vf.json}).Write(out.Bytes()); err != nil {
+	if _, err := (printableWriter{W: summary, JSON: vf.json}).Write(out.Bytes()); err != nil {
 		return err
 	}
 	for _, v := range all {

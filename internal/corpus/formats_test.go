@@ -149,3 +149,32 @@ func first[T any](s []T) any {
 	}
 	return s[0]
 }
+
+// TestPDFReaderStartsFirst (issue 29): the PDF reader has started (PDFium
+// compiled: minutes on a loaded machine) before a PDF is read under its
+// own deadline, so that the first PDF of a busy process is not skipped
+// as taking too long.
+func TestPDFReaderStartsFirst(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "spec.pdf"), readFile(t, testpdf.MIMESpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var early atomic.Bool
+	readPDF = func(ctx context.Context, data []byte) (pdftext.Document, error) {
+		if _, timed := ctx.Deadline(); timed && !pdfReady.Load() {
+			early.Store(true)
+		}
+		return pdftext.Read(ctx, data)
+	}
+	t.Cleanup(func() { readPDF = pdftext.Read })
+	st, err := openIndex(t).Sync(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if early.Load() {
+		t.Error("a PDF was read under its deadline before the reader had started")
+	}
+	if st.Added != 1 {
+		t.Errorf("Sync = %+v", st)
+	}
+}

@@ -14,8 +14,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/deepresearch/deepresearch/internal/extract"
+	"github.com/deepresearch/deepresearch/internal/pdftext"
 )
 
 // maxFileSize is the largest file Sync indexes; larger ones are skipped.
@@ -461,6 +464,9 @@ func (s *syncer) file(path, id string, f extract.Format, size, mtime int64) erro
 		s.delta.Unchanged++
 		return s.add(change{path: id, size: size, mtime: mtime, touch: true})
 	}
+	if f == extract.FormatPDF {
+		startPDF(s.ctx)
+	}
 	doc, reason, err := extractDocument(s.ctx, id, data, f)
 	switch {
 	case err != nil:
@@ -665,4 +671,24 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 		return fmt.Errorf("commit write to %s: %w", ix.dbPath, err)
 	}
 	return nil
+}
+
+// pdfStarted is done once the process's PDF reader has started, and
+// pdfReady says so to tests.
+var (
+	pdfStarted sync.Once
+	pdfReady   atomic.Bool
+)
+
+// startPDF starts the process's PDF reader (pdftext compiles PDFium on its
+// first read: seconds, minutes on a loaded machine) before the first PDF
+// is read, outside that file's deadline (fileTimeout), which is the
+// file's time: a machine too busy to compile within it does not skip the
+// first PDF it reads. Reading no bytes starts the reader and fails at
+// once.
+func startPDF(ctx context.Context) {
+	pdfStarted.Do(func() {
+		pdftext.Read(ctx, nil) //nolint:errcheck // no bytes: no document
+		pdfReady.Store(true)
+	})
 }

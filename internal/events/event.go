@@ -64,6 +64,19 @@ const (
 	Error Type = "error"
 )
 
+// WhileAgentRuns reports whether t is an event an agent emits while it
+// runs, from agent.started to agent.cited: what another process that runs
+// an agent (a worker) may report of it. The run emits every other event
+// itself — the agent's agent.finished or agent.failed included — and
+// takes none of them from outside.
+func WhileAgentRuns(t Type) bool {
+	switch t {
+	case AgentStarted, SearchIssued, SourceFound, AgentDelta, AgentCited, SourcesFiltered:
+		return true
+	}
+	return false
+}
+
 // Event is one thing that happened in a run.
 type Event struct {
 	// RunID identifies the run; every event of a run carries the same ID.

@@ -20,10 +20,12 @@ import (
 )
 
 // Markdown returns the report text followed by its reference list, both in
-// the style the text was rendered in.
+// the style the text was rendered in. The text is the model's, quoting
+// documents and the question: its raw HTML and its links a reader should
+// not follow are neutralised (mdtext.Defang), as HTML neutralises them.
 func Markdown(r *Report, style citeproc.Style) string {
 	var b strings.Builder
-	b.WriteString(strings.TrimRight(r.Text, "\n"))
+	b.WriteString(strings.TrimRight(mdtext.Defang(r.Text), "\n"))
 	if len(r.References) == 0 {
 		b.WriteString("\n")
 		return b.String()

@@ -106,7 +106,9 @@ func New(run string, prior [][]byte, opts Options) (*Journal, error) {
 	}
 	for i, b := range prior {
 		e, err := Decode(b)
-		if err != nil {
+		if err != nil && run == "" { // a journal read before its header names its run
+			return nil, fmt.Errorf("journal: entry %d: %w", i+1, err)
+		} else if err != nil {
 			return nil, fmt.Errorf("journal: run %s, entry %d: %w", run, i+1, err)
 		}
 		if e.Kind == KindHeader {

@@ -33,6 +33,10 @@ type ToolFallback struct {
 	text atomic.Bool // set once the provider rejected native tools
 }
 
+// Unwrap returns the wrapped model, so that what names it (Model's
+// Provider and Name) can be found through the wrapper.
+func (f *ToolFallback) Unwrap() llms.Model { return f.Model }
+
 // GenerateContent implements llms.Model as documented on ToolFallback.
 func (f *ToolFallback) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	var o llms.CallOptions

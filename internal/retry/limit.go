@@ -52,6 +52,10 @@ type Limited struct {
 	Limiter *Limiter
 }
 
+// Unwrap returns the wrapped model, so that what names it can be found
+// through the wrapper.
+func (m *Limited) Unwrap() llms.Model { return m.Model }
+
 // GenerateContent waits for a slot, then calls the wrapped model.
 func (m *Limited) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	if m.Limiter == nil {

@@ -12,13 +12,17 @@
 //	report.json     the run's report, when it has one
 //
 // Writing is deterministic: the same run packs to the same bytes. Reading
-// treats the file as untrusted: its size is bounded, members it does not
-// know are refused, and a pack of another format version is refused by
-// name.
+// treats the file as untrusted: it streams each member, one line at a
+// time, so that memory follows what the pack holds, not how it is laid
+// out (blank lines cost nothing, a line is at most MaxLine bytes, and
+// every kept line is charged its bytes and its bookkeeping against
+// MaxBytes); members it does not know are refused, and a pack of another
+// format version is refused by name.
 package runpack
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -36,11 +40,27 @@ const (
 	Version = 1
 )
 
-// MaxBytes bounds what Read decompresses, all members together.
+// MaxBytes bounds what Read decompresses, all members together, and what
+// it keeps: each kept line is charged its length and lineCost.
 const MaxBytes = 1 << 30
 
-// maxBytes is MaxBytes; tests lower it.
-var maxBytes int64 = MaxBytes
+// MaxLine bounds one line of journal.jsonl or events.jsonl, and
+// manifest.json and report.json each.
+const MaxLine = 64 << 20
+
+// maxWindow bounds the zstd window a pack may ask the reader to hold:
+// Write's encoder uses 8 MiB.
+const maxWindow = 32 << 20
+
+// lineCost is what Read charges a kept line beyond its bytes: the slice
+// that holds it.
+const lineCost = 24
+
+// maxBytes and maxLine are MaxBytes and MaxLine; tests lower them.
+var (
+	maxBytes int64 = MaxBytes
+	maxLine  int64 = MaxLine
+)
 
 // ErrFormat reports a file that is not a run pack this package reads.
 var ErrFormat = errors.New("runpack: not a deepresearch run pack")
@@ -139,9 +159,11 @@ func lines(ls [][]byte) []byte {
 }
 
 // Read reads a pack Write wrote. A file that is not one fails with an
-// error matching ErrFormat; a pack of another version says which.
+// error matching ErrFormat, naming the member and, in a .jsonl member,
+// the line; a pack of another version says which.
 func Read(r io.Reader) (Pack, error) {
-	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(maxBytes)))
+	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxBytes),
+		zstd.WithDecoderMaxWindow(maxWindow))
 	if err != nil {
 		return Pack{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
@@ -149,7 +171,8 @@ func Read(r io.Reader) (Pack, error) {
 	tr := tar.NewReader(io.LimitReader(zr, maxBytes+1))
 	var p Pack
 	seen := map[string]bool{}
-	total := int64(0)
+	total := int64(0)  // bytes declared by the members' headers
+	budget := maxBytes // what kept lines may still cost
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -165,12 +188,19 @@ func Read(r io.Reader) (Pack, error) {
 		if total += h.Size; total > maxBytes {
 			return Pack{}, fmt.Errorf("%w: more than %d bytes", ErrFormat, maxBytes)
 		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			return Pack{}, fmt.Errorf("%w: %s: %v", ErrFormat, h.Name, err)
-		}
 		switch h.Name {
-		case manifestName:
+		case manifestName, reportName:
+			if h.Size > maxLine {
+				return Pack{}, fmt.Errorf("%w: %s: %d bytes, more than %d", ErrFormat, h.Name, h.Size, maxLine)
+			}
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				return Pack{}, fmt.Errorf("%w: %s: %v", ErrFormat, h.Name, err)
+			}
+			if h.Name == reportName {
+				p.Report = bytes.TrimSpace(data)
+				break
+			}
 			if err := json.Unmarshal(data, &p.Manifest); err != nil {
 				return Pack{}, fmt.Errorf("%w: manifest: %v", ErrFormat, err)
 			}
@@ -181,11 +211,13 @@ func Read(r io.Reader) (Pack, error) {
 				return Pack{}, fmt.Errorf("runpack: pack version %d (written by %q); this program reads version %d", p.Manifest.Version, p.Manifest.Program, Version)
 			}
 		case journalName:
-			p.Journal = split(data)
+			if p.Journal, err = readLines(tr, h.Name, &budget); err != nil {
+				return Pack{}, err
+			}
 		case eventsName:
-			p.Events = split(data)
-		case reportName:
-			p.Report = bytes.TrimSpace(data)
+			if p.Events, err = readLines(tr, h.Name, &budget); err != nil {
+				return Pack{}, err
+			}
 		default:
 			return Pack{}, fmt.Errorf("%w: unknown member %q", ErrFormat, h.Name)
 		}
@@ -196,12 +228,43 @@ func Read(r io.Reader) (Pack, error) {
 	return p, nil
 }
 
-func split(data []byte) [][]byte {
+// readLines reads member name's non-blank lines, trimmed, one at a time:
+// a blank line costs nothing, a line longer than maxLine is refused
+// before it is held whole, and each kept line is charged its length and
+// lineCost against *budget.
+func readLines(r io.Reader, name string, budget *int64) ([][]byte, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	var out [][]byte
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		if l = bytes.TrimSpace(l); len(l) > 0 {
-			out = append(out, l)
+	var line []byte // the current line's bytes so far, past the first buffer
+	for n := 1; ; {
+		frag, err := br.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return nil, fmt.Errorf("%w: %s, line %d: %v", ErrFormat, name, n, err)
 		}
+		if line == nil && err != bufio.ErrBufferFull {
+			line = frag // the whole line is in the buffer: copy it only if kept
+		} else {
+			if int64(len(line)+len(frag)) > maxLine {
+				return nil, fmt.Errorf("%w: %s, line %d: longer than %d bytes", ErrFormat, name, n, maxLine)
+			}
+			line = append(line, frag...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if l := bytes.TrimSpace(line); len(l) > 0 {
+			if int64(len(l)) > maxLine {
+				return nil, fmt.Errorf("%w: %s, line %d: longer than %d bytes", ErrFormat, name, n, maxLine)
+			}
+			if *budget -= int64(len(l)) + lineCost; *budget < 0 {
+				return nil, fmt.Errorf("%w: %s, line %d: the pack holds more than %d bytes", ErrFormat, name, n, maxBytes)
+			}
+			out = append(out, bytes.Clone(l))
+		}
+		line = nil
+		if err == io.EOF {
+			return out, nil
+		}
+		n++
 	}
-	return out
 }
