@@ -36,6 +36,9 @@ type checker struct {
 	files   map[string]fileMeta // what a file referred to says of itself, by path
 	// mentions are the verdicts on @-mentions, by path.
 	mentions map[string]mentioned
+	// beyond says, by the offset of a file reference, what of its line
+	// range its file does not hold (a bad-lines problem).
+	beyond map[int]string
 }
 
 type mentioned struct {
@@ -53,7 +56,7 @@ type match struct {
 func newChecker(report string, sources []Source, opts Options) (*checker, error) {
 	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report),
 		judged: map[int]string{}, issues: map[int][]Problem{}, matched: map[string]match{}, files: map[string]fileMeta{},
-		mentions: map[string]mentioned{}}
+		mentions: map[string]mentioned{}, beyond: map[int]string{}}
 	c.mapping = citeproc.NewMapping(canon.Key)
 	for i, s := range sources {
 		if s.Number < 1 {
@@ -351,9 +354,9 @@ func (c *checker) problems(res *Result) {
 				Message: fmt.Sprintf("%s links to %s, but source [%d] is %s", ct.Marker, ct.Link, ct.Number, src.URL),
 				Fix:     fmt.Sprintf("link [%d] to %s, or cite the source the link names", ct.Number, src.URL)})
 		}
-		if ct.Kind == KindFile && strings.Contains(ct.Reason, "beyond") && ct.Status != Missing {
+		if beyond := c.beyond[ct.Offset]; ct.Kind == KindFile && beyond != "" && ct.Status != Missing {
 			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemBadLines, Marker: ct.Marker,
-				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
+				Message: fmt.Sprintf("%s: %s", ct.Marker, beyond),
 				Fix:     "cite lines that exist"})
 		}
 	}
@@ -700,23 +703,39 @@ func (c *checker) fileVerdict(f found) (Status, string) {
 		}
 		return Missing, fmt.Sprintf("cannot be read: %v", err)
 	}
-	var beyond string
-	if f.lineHi > 0 {
-		n := strings.Count(string(b), "\n")
-		if len(b) > 0 && b[len(b)-1] != '\n' {
-			n++
-		}
-		if f.lineHi > n || f.lineLo > f.lineHi {
-			beyond = fmt.Sprintf("; lines %s are beyond its %d lines", f.lines, n)
-		}
+	if beyond := linesBeyond(f, b); beyond != "" {
+		c.beyond[f.off] = beyond
 	}
 	if f.hash == "" {
-		return Unversioned, "the file exists but the reference has no content hash" + beyond
+		return Unversioned, "the file exists but the reference has no content hash"
 	}
 	full := sha256.Sum256(b)
 	cur := ContentHash(b)
 	if strings.HasPrefix(hex.EncodeToString(full[:]), f.hash) {
-		return Fresh, strings.TrimPrefix(beyond, "; ")
+		return Fresh, ""
 	}
-	return Stale, fmt.Sprintf("the file changed since it was cited (current hash %s)", cur) + beyond
+	return Stale, fmt.Sprintf("the file changed since it was cited (current hash %s)", cur)
+}
+
+// linesBeyond says what of a file reference's line range the file b does
+// not hold ("line 88 is beyond its 2 lines", "lines 9-12 are beyond its
+// 2 lines", "lines 7-3 run backwards"); "" when all of it is there or no
+// lines are cited.
+func linesBeyond(f found, b []byte) string {
+	if f.lineHi == 0 {
+		return ""
+	}
+	n := strings.Count(string(b), "\n")
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	switch {
+	case f.lineLo > f.lineHi:
+		return fmt.Sprintf("lines %s run backwards", f.lines)
+	case f.lineHi <= n:
+		return ""
+	case f.lineLo == f.lineHi:
+		return fmt.Sprintf("line %s is beyond its %s", f.lines, plural(n, "line"))
+	}
+	return fmt.Sprintf("lines %s are beyond its %s", f.lines, plural(n, "line"))
 }
