@@ -39,6 +39,37 @@ type checker struct {
 	// beyond says, by the offset of a file reference, what of its line
 	// range its file does not hold (a bad-lines problem).
 	beyond map[int]string
+	// By the index of a numbered citation in the result: the text its
+	// source was judged against; whether its words decided it (see
+	// literally); the kind of problem it is, when not the plain one of
+	// its status (a misquote, a figure not in the source, a locator
+	// outside the source).
+	texts   map[int]string
+	literal map[int]bool
+	kinds   map[int]ProblemKind
+	// Each judged text normalised for quotations, and its quantities.
+	norms map[string]normText
+	qtys  map[string][]quantity
+}
+
+// normalized returns text normalised for finding quotations, once per text.
+func (c *checker) normalized(text string) normText {
+	n, ok := c.norms[text]
+	if !ok {
+		n = normalizeText(text)
+		c.norms[text] = n
+	}
+	return n
+}
+
+// quantities returns text's quantities, once per text.
+func (c *checker) quantities(text string) []quantity {
+	q, ok := c.qtys[text]
+	if !ok {
+		q = quantities(text)
+		c.qtys[text] = q
+	}
+	return q
 }
 
 type mentioned struct {
@@ -56,7 +87,8 @@ type match struct {
 func newChecker(report string, sources []Source, opts Options) (*checker, error) {
 	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report),
 		judged: map[int]string{}, issues: map[int][]Problem{}, matched: map[string]match{}, files: map[string]fileMeta{},
-		mentions: map[string]mentioned{}, beyond: map[int]string{}}
+		mentions: map[string]mentioned{}, beyond: map[int]string{}, texts: map[int]string{}, literal: map[int]bool{},
+		kinds: map[int]ProblemKind{}, norms: map[string]normText{}, qtys: map[string][]quantity{}}
 	c.mapping = citeproc.NewMapping(canon.Key)
 	for i, s := range sources {
 		if s.Number < 1 {
@@ -149,15 +181,18 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 			for _, n := range nums {
 				ct := base
 				ct.Number = n
-				src, ok := c.source(n, f.loc)
+				src, ok, bad := c.source(n, f.loc)
 				ct.Location = src.Location
 				text := c.judged[n]
-				if len(c.units[n]) > 0 {
-					text = src.Text // the unit's judged text (see newChecker)
+				if len(c.units[n]) > 0 || src.Location != c.sources[n].Location {
+					text = src.Text // the unit's judged text (see newChecker, source)
 				}
 				switch {
 				case c.opts.NoSources:
 					ct.Status = Unchecked
+				case bad != "":
+					ct.Status, ct.Reason, ct.Location = Fabricated, bad, f.loc
+					c.kinds[len(res.Citations)] = ProblemBadLocator
 				case !ok || strings.TrimSpace(text) == "" && src.TextSHA256 == "":
 					ct.Status = Fabricated
 				case strings.TrimSpace(text) == "":
@@ -167,6 +202,19 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 					ct.Status = Unsupported
 					ct.Reason = "no sentence precedes the marker"
 				default:
+					c.texts[len(res.Citations)] = text
+					if lit, ok := literally(f.sentence, f.blockQuote, n, c.normalized(text)); ok {
+						ct.Status, ct.Score, ct.Evidence, ct.Reason = Unsupported, lit.verdict.Score, lit.verdict.Evidence, lit.verdict.Reason
+						if lit.verdict.Supported {
+							ct.Status = Supported
+						}
+						if lit.kind != "" {
+							c.kinds[len(res.Citations)] = lit.kind
+							ct.Score, ct.Evidence = Score(f.sentence, text) // the closest passage
+						}
+						c.literal[len(res.Citations)] = true
+						break
+					}
 					k := [2]string{f.sentence, fmt.Sprint(n, src.Location)}
 					ci, seen := claimIdx[k]
 					if !seen {
@@ -229,6 +277,30 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
+	// A figure the source states nowhere, or a name it never names, is not
+	// supported, whatever the judge made of the words around it.
+	for i := range res.Citations {
+		ct := &res.Citations[i]
+		text, judged := c.texts[i]
+		if !judged || c.literal[i] || ct.Status != Supported && ct.Status != Unsupported {
+			continue
+		}
+		passage := ""
+		if ct.Evidence != nil {
+			passage = ct.Evidence.Quote
+		}
+		if reason := missingQuantities(ct.Sentence, ct.Number, c.quantities(text), passage); reason != "" {
+			ct.Status, ct.Reason = Unsupported, reason
+			c.kinds[i] = ProblemNumber
+			continue
+		}
+		if ct.Status != Supported {
+			continue
+		}
+		if reason := missingNames(ct.Sentence, ct.Number, text, c.sources[ct.Number].Title); reason != "" {
+			ct.Status, ct.Reason = Unsupported, reason
+		}
+	}
 	c.problems(res)
 	var prose []edit
 	if c.opts.Scope == ScopeAll {
@@ -249,7 +321,7 @@ func (c *checker) problems(res *Result) {
 	var citedOrder []int
 	reported := map[string]bool{} // one problem per (kind, number) on a line
 	var unchecked []Citation      // numbers and REF identifiers, with no sources to check them
-	for _, ct := range res.Citations {
+	for i, ct := range res.Citations {
 		s.Citations++
 		if ct.Kind == KindMention {
 			s.Mentions++
@@ -272,19 +344,29 @@ func (c *checker) problems(res *Result) {
 			s.Supported++
 		case Unsupported:
 			s.Unsupported++
-			msg := fmt.Sprintf("source [%d] does not support the sentence (score %.2f)", ct.Number, ct.Score)
-			if ct.Reason != "" {
-				msg = fmt.Sprintf("source [%d] does not support the sentence: %s", ct.Number, ct.Reason)
+			switch c.kinds[i] {
+			case ProblemMisquote:
+				fix := fmt.Sprintf("quote source [%d] (%s) exactly, or drop the quotation marks and say what it says in your own words", ct.Number, name(c.sources[ct.Number]))
+				add(Problem{Line: ct.Line, Severity: Error, Kind: ProblemMisquote, Marker: ct.Marker, Number: ct.Number, Message: ct.Reason, Fix: fix + closest(ct)})
+			case ProblemNumber:
+				fix := fmt.Sprintf("state the figure source [%d] (%s) gives, or cite the source that gives yours", ct.Number, name(c.sources[ct.Number]))
+				add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemNumber, Marker: ct.Marker, Number: ct.Number, Message: ct.Reason, Fix: fix + closest(ct)})
+			default:
+				msg := fmt.Sprintf("source [%d] does not support the sentence (score %.2f)", ct.Number, ct.Score)
+				if ct.Reason != "" {
+					msg = fmt.Sprintf("source [%d] does not support the sentence: %s", ct.Number, ct.Reason)
+				}
+				fix := fmt.Sprintf("check the sentence against source [%d] (%s); reword it to what the source says, cite a source that supports it, or remove the citation", ct.Number, name(c.sources[ct.Number]))
+				add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemUnsupported, Marker: ct.Marker, Number: ct.Number, Message: msg, Fix: fix + closest(ct)})
 			}
-			fix := fmt.Sprintf("check the sentence against source [%d] (%s); reword it to what the source says, cite a source that supports it, or remove the citation", ct.Number, name(c.sources[ct.Number]))
-			if ct.Evidence != nil && ct.Evidence.Quote != "" {
-				fix += fmt.Sprintf("; its closest passage: %q", clip(ct.Evidence.Quote, 160))
-			}
-			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemUnsupported, Marker: ct.Marker, Number: ct.Number, Message: msg, Fix: fix})
 		case Fabricated:
 			s.Fabricated++
 			src, ok := c.sources[ct.Number]
 			switch {
+			case c.kinds[i] == ProblemBadLocator:
+				once(Problem{Line: ct.Line, Severity: Error, Kind: ProblemBadLocator, Marker: ct.Marker, Number: ct.Number,
+					Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
+					Fix:     fmt.Sprintf("cite the page, row or slide of source [%d] the sentence came from, or cite [%d] without one", ct.Number, ct.Number)})
 			case ct.Kind == KindRef && ct.Number == 0:
 				once(Problem{Line: ct.Line, Severity: Error, Kind: ProblemNoSource, Marker: ct.Marker,
 					Message: fmt.Sprintf("%s cites %s, which is not among the sources", ct.Marker, ct.Ref),
@@ -415,6 +497,15 @@ func (c *checker) problems(res *Result) {
 		add(Problem{Line: 1, Severity: Warning, Kind: ProblemNothing, Message: what + ": there was nothing to verify",
 			Fix: "cite the sources each claim rests on ([1], [2], …), or check the file you meant"})
 	}
+}
+
+// closest is a fix's mention of the citation's closest passage in its
+// source, when it has one.
+func closest(ct Citation) string {
+	if ct.Evidence == nil || ct.Evidence.Quote == "" {
+		return ""
+	}
+	return fmt.Sprintf("; its closest passage: %q", clip(ct.Evidence.Quote, 160))
 }
 
 // add records a problem and counts it.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Issue 28, "Defects in verify": one test per defect.
@@ -196,6 +198,177 @@ func TestLinesBeyondMessages(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("problems:\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A quotation must be in its source (whitespace, curly quotes, the case
+// of its first letter and elisions aside); a sentence copied from its
+// source is supported; a copy that changes a figure or a name is not.
+func TestQuotations(t *testing.T) {
+	srcs := []Source{
+		goSources[0],
+		goSources[1],
+		// As a DOCX reads: lines wrapped inside sentences, curly quotes.
+		{Number: 3, URL: "file:///c/policy.docx", Title: "policy.docx",
+			Text: "Refund policy\n\nCustomers may return any item within\n30 days of delivery for a full refund.\n" +
+				"Items marked “final sale” cannot be returned. The Go team reviews the policy every year."},
+		{Number: 4, URL: "https://go.dev/doc/gc-guide", Title: "A Guide to the Go Garbage Collector",
+			Text: "The default GOGC value is 100, which means the heap may grow by 100% before a collection."},
+	}
+	const modify = "Programs that modify data being simultaneously accessed by multiple goroutines must serialize such access"
+	tests := []struct {
+		name, report string
+		status       Status
+		kind         ProblemKind // the problem, "" for none
+		message      string      // what the problem's message holds
+	}{
+		{"a quotation, exact", `The memory model says "` + modify + `" [1].`, Supported, "", ""},
+		{"curly quotes and the first letter's case", `“` + strings.ToLower(modify[:1]) + modify[1:] + `,” the memory model says [1].`, Supported, "", ""},
+		{"an elision", `The rule: "Programs that modify data … must serialize such access" [1].`, Supported, "", ""},
+		{"an elision in brackets", `The rule: "Programs that modify data [...] must serialize such access" [1].`, Supported, "", ""},
+		{"wrapped lines in the source", `The policy says "customers may return any item within 30 days of delivery for a full refund" [3].`, Supported, "", ""},
+		{"a quotation inside the quotation", `The policy says "Items marked "final sale" cannot be returned" [3].`, Supported, "", ""},
+		{"a changed word", `The memory model says "Programs that modify data being simultaneously accessed by several goroutines must serialize such access" [1].`, Unsupported, ProblemMisquote, "quote not found in [1]: “Programs that modify data being simultaneously accessed by several goroutines must serialize such access”"},
+		{"a changed number in a quotation", `The policy says "customers may return any item within 60 days of delivery" [3].`, Unsupported, ProblemMisquote, "quote not found in [3]"},
+		{"a block quote", "> " + modify + ". [1]\n", Supported, "", ""},
+		{"a block quote, changed", "> Programs that modify data must always serialize such access. [1]\n", Unsupported, ProblemMisquote, "quote not found in [1]"},
+		{"a short quoted term is no quotation", `Items marked "final sale" cannot be returned [3].`, Supported, "", ""},
+		{"a copied sentence", "The value of an uninitialized channel is nil [2].", Supported, "", ""},
+		{"a copied sentence, wrapped in the source", "Customers may return any item within 30 days of delivery for a full refund [3].", Supported, "", ""},
+		{"a copy with a changed number", "Customers may return any item within 60 days of delivery for a full refund [3].", Unsupported, ProblemNumber, "number not in [3]: 60 days; the source says 30 days"},
+		{"a copy with a changed setting", "The default GOGC value is 200, which means the heap may grow by 100% before a collection [4].", Unsupported, ProblemNumber, "number not in [4]: 200; the source says 100"},
+		{"a copy with a changed name", "The Rust team reviews the policy every year [3].", Unsupported, ProblemUnsupported, "it names Rust, which [3] does not"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Check(context.Background(), tt.report, srcs, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Citations) != 1 {
+				t.Fatalf("citations %s", dump(res.Citations))
+			}
+			ct := res.Citations[0]
+			if ct.Status != tt.status {
+				t.Errorf("%s (score %.2f, %s), want %s", ct.Status, ct.Score, ct.Reason, tt.status)
+			}
+			if ct.Status == Supported && (ct.Evidence == nil || srcs[ct.Number-1].Text[ct.Evidence.Start:ct.Evidence.End] != ct.Evidence.Quote) {
+				t.Errorf("evidence %+v is not the source's text at its offsets", ct.Evidence)
+			}
+			var kinds []ProblemKind
+			for _, p := range res.Problems {
+				kinds = append(kinds, p.Kind)
+				if p.Kind == tt.kind && !strings.Contains(p.Message, tt.message) {
+					t.Errorf("message %q, want it to hold %q", p.Message, tt.message)
+				}
+			}
+			if want := fmt.Sprint([]ProblemKind{tt.kind}); tt.kind == "" && len(kinds) > 0 || tt.kind != "" && fmt.Sprint(kinds) != want {
+				t.Errorf("problems %v, want %v", kinds, tt.kind)
+			}
+			// A misquote fails the report; a figure not in the source only
+			// a strict check, as unsupported sentences do.
+			if pass := res.Pass(false); pass != (tt.kind != ProblemMisquote) {
+				t.Errorf("pass %v", pass)
+			}
+		})
+	}
+}
+
+// Numbers, amounts, percentages, dates and units are compared with the
+// source's after normalising: seed 003's "$1,499" against "price:
+// 1499.0" is supported, and "$2,999" is not.
+func TestQuantities(t *testing.T) {
+	srcs := []Source{
+		{Number: 1, URL: "file:///kb/techmart_catalog.csv", Title: "Product Catalog", Text: "product_id: SKU001 | price: 1499.0 | name: TechBook Pro"},
+		{Number: 2, URL: "https://example.com/report", Title: "Quarterly report",
+			Text: "Error rates fell by 15% after the change. Version 2 was released on 2024-03-05. Each node has 64 GB of memory. Revenue reached $1.2 million."},
+	}
+	tests := []struct {
+		name, sentence string
+		supported      bool
+		message        string // the number problem's message, when not supported
+	}{
+		{"an amount as a bare number", "The TechBook Pro costs $1,499 [1].", true, ""},
+		{"an amount with a code", "The TechBook Pro costs USD 1,499 [1].", true, ""},
+		{"an amount in thousands", "The TechBook Pro costs 1.499k dollars [1].", true, ""},
+		{"an amount hedged", "The TechBook Pro price is about $1,500 [1].", true, ""},
+		{"a wrong amount", "The TechBook Pro costs $2,999 [1].", false, "number not in [1]: 2,999; the source says 1499.0"},
+		{"an amount rounded without a hedge", "The TechBook Pro costs $1,500 [1].", false, "number not in [1]: 1,500; the source says 1499.0"},
+		{"a percentage in words", "Error rates fell by 15 percent after the change [2].", true, ""},
+		{"a wrong percentage", "Error rates fell by 25% after the change [2].", false, "number not in [2]: 25%; the source says 15%"},
+		{"a written date", "Version 2 was released on March 5, 2024 [2].", true, ""},
+		{"a date day first", "Version 2 was released on 5 March 2024 [2].", true, ""},
+		{"a wrong date", "Version 2 was released on March 6, 2024 [2].", false, "number not in [2]: March 6, 2024; the source says 2024-03-05"},
+		{"a unit written apart", "Each node has 64GB of memory [2].", true, ""},
+		{"a unit in words", "Each node has 64 gigabytes of memory [2].", true, ""},
+		{"a wrong unit figure", "Each node has 128 GB of memory [2].", false, "number not in [2]: 128 GB; the source says 64 GB"},
+		{"millions", "Revenue reached $1,200,000 [2].", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Check(context.Background(), tt.sentence+"\n", srcs, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ct := res.Citations[0]
+			if got := ct.Status == Supported; got != tt.supported {
+				t.Errorf("%s (score %.2f, %s)", ct.Status, ct.Score, ct.Reason)
+			}
+			if tt.message == "" {
+				return
+			}
+			if len(res.Problems) != 1 || res.Problems[0].Kind != ProblemNumber || res.Problems[0].Message != tt.message {
+				t.Errorf("problems %s, want one number problem %q", dump(res.Problems), tt.message)
+			}
+		})
+	}
+}
+
+// A page, row or slide its source does not have is a problem of its own:
+// an error, as a number with no source is.
+func TestPinpointsOutsideTheirSource(t *testing.T) {
+	csv := "name,price\nTechBook Pro,1499.0\nTechBook Air,999.0\nTechBook Mini,599.0\n"
+	marked := "row 2: name: TechBook Pro; price: 1499.0\nrow 3: name: TechBook Air; price: 999.0\nrow 4: name: TechBook Mini; price: 599.0"
+	pages := "--- page 1 ---\nThe TechBook Pro costs 1499 dollars.\n--- page 2 ---\nThe TechBook Air costs 999 dollars."
+	row := func(n string) source.Location { return source.Location{Kind: source.LocRow, Value: n} }
+	tests := []struct {
+		name   string
+		src    Source
+		report string
+		want   string // status, and the bad-locator message when there is one
+	}{
+		{"a row beyond a CSV file", Source{Number: 2, URL: "file:///kb/catalog.csv", Text: csv}, "The TechBook Pro costs 1499.0 [2, row 99].",
+			"fabricated: [2, row 99]: source [2] (file:///kb/catalog.csv) has no row 99: it has 4 rows, the header being row 1"},
+		{"a row of a CSV file", Source{Number: 2, URL: "file:///kb/catalog.csv", Text: csv}, "The TechBook Air costs 999.0 [2, row 3].", "supported"},
+		{"a row beyond marked rows", Source{Number: 2, URL: "file:///kb/catalog.xlsx", Text: marked}, "The TechBook Pro costs 1499.0 [2, row 99].",
+			"fabricated: [2, row 99]: source [2] (file:///kb/catalog.xlsx) has no row 99: its text marks no such row"},
+		{"a marked row, judged alone", Source{Number: 2, URL: "file:///kb/catalog.xlsx", Text: marked}, "The TechBook Air costs 999.0 [2, row 2].", "unsupported"},
+		{"the right marked row", Source{Number: 2, URL: "file:///kb/catalog.xlsx", Text: marked}, "The TechBook Air costs 999.0 [2, row 3].", "supported"},
+		{"a page beyond marked pages", Source{Number: 2, URL: "file:///kb/catalog.pdf", Text: pages}, "The TechBook Pro costs 1499 dollars [2, p. 7].",
+			"fabricated: [2, p. 7]: source [2] (file:///kb/catalog.pdf) has no p. 7: its text marks no such page"},
+		{"a source read at one row", Source{Number: 2, URL: "file:///kb/catalog.csv", Location: row("2"), Text: "row 2: name: TechBook Pro; price: 1499.0"}, "The TechBook Pro costs 1499.0 [2, row 99].",
+			"fabricated: [2, row 99]: source [2] (file:///kb/catalog.csv) has no row 99: it was read at row 2"},
+		{"a text that marks no units", Source{Number: 2, URL: "https://example.com/a", Text: "The TechBook Pro costs 1499 dollars."}, "The TechBook Pro costs 1499 dollars [2, p. 7].", "supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Check(context.Background(), tt.report+"\n", []Source{tt.src}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(res.Citations[0].Status)
+			for _, p := range res.Problems {
+				if p.Kind == ProblemBadLocator {
+					got += ": " + p.Message
+					if p.Severity != Error {
+						t.Errorf("severity %s", p.Severity)
+					}
+				}
+			}
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
 	}

@@ -40,7 +40,8 @@ type found struct {
 	authors    []string
 	year       string
 	sentence   string
-	sentenceAt int // offset of the sentence in the report
+	sentenceAt int  // offset of the sentence in the report
+	blockQuote bool // the sentence is in a block quote: a quotation
 }
 
 // layout is what the report's markdown structure says about byte ranges:
@@ -555,6 +556,7 @@ func attachSentences(report string, fs []found) {
 		}
 		s := cache.sents[k]
 		f.sentenceAt = s.start
+		f.blockQuote = strings.HasPrefix(strings.TrimLeft(m[lo:hi], " \t\n"), ">")
 		if i > 0 && fs[i-1].sentenceAt == s.start && fs[i-1].sentence != "" {
 			f.sentence = fs[i-1].sentence // the same sentence as the citation before
 		} else {

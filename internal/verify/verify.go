@@ -179,6 +179,9 @@ const (
 	ProblemUncited      ProblemKind = "uncited"       // a factual sentence that cites nothing (Options.Uncited)
 	ProblemOverclaim    ProblemKind = "overclaim"     // certainty language its cited support does not warrant
 	ProblemNothing      ProblemKind = "nothing-cited" // the report cites nothing: there was nothing to verify
+	ProblemMisquote     ProblemKind = "misquote"      // a quotation its cited source does not hold
+	ProblemNumber       ProblemKind = "number"        // a figure its cited source does not state
+	ProblemBadLocator   ProblemKind = "bad-locator"   // a page, row, slide or section its source does not have
 )
 
 // Problem is one thing wrong with the report, with where it is and what to

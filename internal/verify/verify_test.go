@@ -58,7 +58,7 @@ func TestPlantedProblems(t *testing.T) {
 	wants := []want{
 		{7, ProblemNoSource, 9},     // a number with no source
 		{8, ProblemNotRetrieved, 3}, // a source never retrieved
-		{9, ProblemUnsupported, 2},  // the source says something else
+		{9, ProblemNumber, 2},       // the source says something else, and states no 64
 		{10, ProblemDuplicate, 4},   // one resource under two numbers
 	}
 	var got []want

@@ -1,0 +1,338 @@
+package verify
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// What a citing sentence says in so many words is checked against the
+// source's text itself, whatever the judge: a quotation must be in the
+// source (a misquote is a problem of its own), a sentence copied from the
+// source is supported, and a figure the source does not state is not.
+
+// normText is a text normalised for finding quotations in it: blanks
+// collapsed to one space, curly quotes straight, an ellipsis three dots,
+// dashes hyphens, and markdown's emphasis and code marks left out; at
+// maps each of its bytes to the byte of the original text it came from.
+type normText struct {
+	s, orig string
+	at      []int
+}
+
+var normRunes = map[rune]string{
+	'“': `"`, '”': `"`, '„': `"`, '″': `"`, '«': `"`, '»': `"`,
+	'‘': "'", '’': "'", '‚': "'", '′': "'",
+	'…': "...", '–': "-", '—': "-", '\u00a0': " ",
+}
+
+func normalizeText(text string) normText {
+	var b strings.Builder
+	at := make([]int, 0, len(text))
+	space := true // no blank at the start
+	for i, r := range text {
+		switch {
+		case unicode.IsSpace(r):
+			if !space {
+				b.WriteByte(' ')
+				at = append(at, i)
+				space = true
+			}
+			continue
+		case r == '*' || r == '`':
+			continue
+		}
+		space = false
+		if rep, ok := normRunes[r]; ok {
+			b.WriteString(rep)
+			for range len(rep) {
+				at = append(at, i)
+			}
+			continue
+		}
+		n := utf8.RuneLen(r)
+		if n < 0 {
+			n = 1
+		}
+		b.WriteString(text[i : i+n])
+		for k := range n {
+			at = append(at, i+k)
+		}
+	}
+	s := b.String()
+	if strings.HasSuffix(s, " ") {
+		s = s[:len(s)-1]
+		at = at[:len(at)-1]
+	}
+	return normText{s: s, orig: text, at: at}
+}
+
+// span returns the bytes of the original text that n.s[lo:hi] came from.
+func (n normText) span(lo, hi int) (int, int) {
+	end := n.at[hi-1]
+	_, size := utf8.DecodeRuneInString(n.orig[end:])
+	return n.at[lo], end + size
+}
+
+// find returns where part occurs in n.s from byte from on, allowing the
+// case of its first letter to differ ("The rule" quotes "the rule");
+// -1 when it does not.
+func (n normText) find(part string, from int) int {
+	if from > len(n.s) || part == "" {
+		return -1
+	}
+	if i := strings.Index(n.s[from:], part); i >= 0 {
+		return from + i
+	}
+	r, size := utf8.DecodeRuneInString(part)
+	var other string
+	switch {
+	case unicode.IsUpper(r):
+		other = string(unicode.ToLower(r)) + part[size:]
+	case unicode.IsLower(r):
+		other = string(unicode.ToUpper(r)) + part[size:]
+	default:
+		return -1
+	}
+	if i := strings.Index(n.s[from:], other); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// quotePartTrim is what a quotation's parts are trimmed of: blanks, the
+// punctuation a quoting sentence moves inside its quotation marks, and
+// the brackets of an elision ("[...]").
+const quotePartTrim = ` .,;:!?"'[]()`
+
+// locate finds a quotation in the text: each part between ellipses
+// (elisions), in order. It returns the span of the text the quotation
+// runs over (from its first part's start to its last part's end), and
+// false when a part is not there.
+func (n normText) locate(quote string) (lo, hi int, ok bool) {
+	q := normalizeText(quote).s
+	from, lo, hi := 0, -1, -1
+	for _, part := range strings.Split(q, "...") {
+		part = strings.Trim(part, quotePartTrim)
+		if part == "" {
+			continue
+		}
+		i := n.find(part, from)
+		if i < 0 {
+			return 0, 0, false
+		}
+		if lo < 0 {
+			lo = i
+		}
+		from, hi = i+len(part), i+len(part)
+	}
+	if lo < 0 {
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
+
+// quotedRe finds quotations in a normalised sentence (curly quotes made
+// straight): what stands between double quotation marks.
+var quotedRe = regexp.MustCompile(`"([^"]+)"`)
+
+// minQuoteWords is the fewest words a quotation has for it to be checked:
+// shorter ones are terms ("the so-called "happens before" relation").
+const minQuoteWords = 3
+
+// quotations returns the sentence's quotations of minQuoteWords words or
+// more, and how many of its words they hold; a sentence of a block quote
+// is one quotation, whole.
+func quotations(sentence string, blockQuote bool) (quotes []string, words int) {
+	s := normalizeText(sentence).s
+	if blockQuote {
+		s = strings.Trim(s, ` "`)
+		if len(strings.Fields(s)) >= minQuoteWords {
+			return []string{s}, len(strings.Fields(s))
+		}
+		return nil, 0
+	}
+	for _, m := range quotedRe.FindAllStringSubmatch(s, -1) {
+		if w := len(strings.Fields(m[1])); w >= minQuoteWords {
+			quotes = append(quotes, m[1])
+			words += w
+		}
+	}
+	return quotes, words
+}
+
+// minVerbatimWords is the fewest words a sentence copied from its source
+// without quotation marks has for the copy to support it.
+const minVerbatimWords = 5
+
+// literal is what the words of a citing sentence decide on their own: a
+// verdict, and the kind of problem a negative one is (ProblemMisquote).
+type literal struct {
+	verdict Verdict
+	kind    ProblemKind
+}
+
+// literally checks the sentence's quotations against the text the source
+// n is judged against: one that is not in it is a misquote; quotations
+// found that make up half the sentence or more support it, as does a
+// sentence that is a copy of the source's words. ok is false when the
+// words decide nothing: the judge decides.
+func literally(sentence string, blockQuote bool, n int, text normText) (literal, bool) {
+	quotes, words := quotations(sentence, blockQuote)
+	evidence := func(lo, hi int) *Evidence {
+		s, e := text.span(lo, hi)
+		s, e = sentencesAround(text.orig, s, e)
+		return &Evidence{Quote: text.orig[s:e], Start: s, End: e}
+	}
+	if len(quotes) > 0 {
+		var ev *Evidence
+		for _, q := range quotes {
+			lo, hi, ok := text.locate(q)
+			if !ok {
+				return literal{verdict: Verdict{Reason: fmt.Sprintf("quote not found in [%d]: “%s”", n, clip(q, 160))}, kind: ProblemMisquote}, true
+			}
+			if ev == nil {
+				ev = evidence(lo, hi)
+			}
+		}
+		if 2*words >= len(strings.Fields(sentence)) {
+			return literal{verdict: Verdict{Supported: true, Score: 1, Evidence: ev, Reason: "quoted word for word from the source"}}, true
+		}
+		return literal{}, false
+	}
+	s := strings.TrimRight(normalizeText(sentence).s, " .;:!?")
+	if len(strings.Fields(s)) < minVerbatimWords {
+		return literal{}, false
+	}
+	if lo, hi, ok := text.locate(s); ok && !strings.Contains(s, "...") {
+		return literal{verdict: Verdict{Supported: true, Score: 1, Evidence: evidence(lo, hi), Reason: "the source's own words"}}, true
+	}
+	return literal{}, false
+}
+
+// sentencesAround widens text[lo:hi] to the sentences of text it runs
+// over, as the lexical judge's evidence is: what a report keeps of its
+// source reads whole.
+func sentencesAround(text string, lo, hi int) (int, int) {
+	const reach = maxSentence
+	base := max(0, lo-reach)
+	window := text[base:min(len(text), hi+reach)]
+	start, end := lo, hi
+	for _, s := range splitSentences(window) {
+		if base+s.end > lo && base+s.start < hi {
+			start, end = min(start, base+s.start), max(end, base+s.end)
+		}
+	}
+	return start, end
+}
+
+// missingQuantities returns the sentence's quantities that the source's
+// text states nowhere (see quantity.matches), with what the passage the
+// sentence was judged against states instead, as a reason: "number not
+// in [2]: 2,999; the source says 1499.0". "" when every figure is there.
+func missingQuantities(sentence string, n int, srcQuantities []quantity, passage string) string {
+	var missing []quantity
+	for _, q := range quantities(sentence) {
+		found := false
+		for _, s := range srcQuantities {
+			if q.matches(s) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, q)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	written := make([]string, len(missing))
+	for i, q := range missing {
+		written[i] = q.written
+	}
+	what := "number"
+	if len(missing) > 1 {
+		what = "numbers"
+	}
+	reason := fmt.Sprintf("%s not in [%d]: %s", what, n, strings.Join(written, ", "))
+	// What the passage states instead: its figures of the same unit, else
+	// its bare numbers.
+	var same, bare []string
+	for _, s := range quantities(passage) {
+		switch {
+		case !missing[0].comparable(s):
+		case s.unit == missing[0].unit && !containsString(same, s.written):
+			same = append(same, s.written)
+		case s.unit == "" && !containsString(bare, s.written):
+			bare = append(bare, s.written)
+		}
+	}
+	says := same
+	if len(says) == 0 {
+		says = bare
+	}
+	says = says[:min(len(says), 4)]
+	if len(says) > 0 {
+		reason += "; the source says " + strings.Join(says, ", ")
+	}
+	return reason
+}
+
+// nameRe finds the words of a sentence that name something: capitalised
+// ("Rust", "TechBook"), or written in capitals ("GOGC").
+var nameRe = regexp.MustCompile(`\b\p{Lu}[\p{L}\p{N}]*`)
+
+// missingNames returns the reason a sentence is not supported by a source
+// that never names what it names ("it names Rust, which [1] does not"):
+// each name of the sentence but its first word and those in its
+// quantities must occur in the source's
+// text or title, as a word, case aside. "" when all do.
+func missingNames(sentence string, n int, text, title string) string {
+	var missing []string
+	hay := strings.ToLower(title + "\n" + text)
+	qs := quantities(sentence)
+	for i, m := range nameRe.FindAllStringIndex(sentence, -1) {
+		w := sentence[m[0]:m[1]]
+		if i == 0 && strings.TrimLeft(sentence[:m[0]], ` "'“‘(*_`) == "" || len(w) < 2 || containsString(missing, w) ||
+			slices.ContainsFunc(qs, func(q quantity) bool { return m[0] < q.end && q.start < m[1] }) {
+			continue // the first word, or part of a quantity ("March 5", "USD 12")
+		}
+		if !hasWord(hay, strings.ToLower(w)) {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("it names %s, which [%d] does not", strings.Join(missing, ", "), n)
+}
+
+// hasWord reports whether w occurs in s as a word (or the start of one:
+// "Go" in "Go's").
+func hasWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		r, _ := utf8.DecodeLastRuneInString(s[:at])
+		if at == 0 || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return true
+		}
+		i = at + len(w)
+	}
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

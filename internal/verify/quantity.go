@@ -1,0 +1,277 @@
+package verify
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// quantity is a number, amount, percentage, date or measure in a text,
+// read so that the forms one value takes compare equal: "1,499", "1499.0",
+// "1.499k" and "$1,499" are 1499; "15%" and "15 percent" are 15 percent;
+// "2024-03-05", "March 5, 2024" and "5 March 2024" are one day; "5GB" and
+// "5 gigabytes" are 5 gb.
+type quantity struct {
+	// tok is the value as one word ("1499", "2p5", "d20240305"), what the
+	// lexical judge matches; unit its unit ("gb", "percent", a currency
+	// code, "date"; "" for a bare number).
+	tok, unit string
+	value     float64
+	// written is the value as the text writes it, without a currency
+	// before it ("2,999", "1499.0", "1.5k", "15%", "March 5, 2024"), for
+	// messages.
+	written string
+	// start and end are its bytes in the text.
+	start, end int
+	// approx: the text hedges it ("about 1,500", "over 2,000"); it then
+	// matches a value that rounds to it.
+	approx bool
+}
+
+var (
+	monthNames = `(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?`
+	// Dates: ISO, "March 5, 2024", "5 March 2024", "March 2024".
+	dateRe = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b` +
+		`|\b` + monthNames + `\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b` +
+		`|\b(\d{1,2})(?:st|nd|rd|th)?\s+` + monthNames + `,?\s+(\d{4})\b` +
+		`|\b` + monthNames + `,?\s+(\d{4})\b`)
+	// Numbers: a currency before or after, grouped digits or decimals, a
+	// magnitude ("k", "million"; "m" and "bn" after a currency), a
+	// percent sign or word, a unit.
+	quantityRe = regexp.MustCompile(`(?i)(?:([$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\b)\s?)?` +
+		`(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)` +
+		`(?:\s?(k|thousand|million|mn|m|billion|bn|b|trillion|tn)\b)?` +
+		`(?:\s?(%|percent\b|per\s?cent\b))?` +
+		`(?:\s?(USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)\b)?` +
+		`(?:\s?(kib|mib|gib|tib|kb|mb|gb|tb|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?|ms|milliseconds?|µs|microseconds?|ns|nanoseconds?|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|kg|km|cm|mm|ghz|mhz|hz|kw|w)\b)?`)
+	approxRe = regexp.MustCompile(`(?i)(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|over|under|more than|less than|fewer than|up to|at least|at most|~|≈)\s*$`)
+)
+
+var months = map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+
+var magnitudes = map[string]float64{"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6,
+	"b": 1e9, "billion": 1e9, "bn": 1e9, "trillion": 1e12, "tn": 1e12}
+
+// unitNames are the units' one name each.
+var unitNames = map[string]string{"kilobyte": "kb", "megabyte": "mb", "gigabyte": "gb", "terabyte": "tb", "byte": "byte",
+	"millisecond": "ms", "microsecond": "µs", "nanosecond": "ns", "second": "s", "sec": "s", "minute": "min",
+	"hour": "h", "hr": "h", "day": "day", "week": "week", "month": "month", "year": "year"}
+
+var currencies = map[string]string{"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "dollar": "USD", "euro": "EUR", "pound": "GBP"}
+
+// quantities returns the quantities of s, in order.
+func quantities(s string) []quantity {
+	var out []quantity
+	taken := func(lo, hi int) bool {
+		for _, q := range out {
+			if lo < q.end && q.start < hi {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range dateRe.FindAllStringSubmatchIndex(s, -1) {
+		g := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return s[m[2*i]:m[2*i+1]]
+		}
+		var y, mo, d string
+		switch {
+		case g(1) != "":
+			y, mo, d = g(1), g(2), g(3)
+		case g(4) != "":
+			mo, d, y = g(4), g(5), g(6)
+		case g(7) != "":
+			d, mo, y = g(7), g(8), g(9)
+		default:
+			mo, y = g(10), g(11)
+		}
+		month, err := strconv.Atoi(mo)
+		if err != nil {
+			month = months[strings.ToLower(mo[:3])]
+		}
+		tok := "d" + y + twoDigits(month)
+		if d != "" {
+			day, _ := strconv.Atoi(d)
+			if day < 1 || day > 31 {
+				continue
+			}
+			tok += twoDigits(day)
+		}
+		if month < 1 || month > 12 {
+			continue
+		}
+		out = append(out, quantity{tok: tok, unit: "date", written: s[m[0]:m[1]], start: m[0], end: m[1]})
+	}
+	dates := len(out)
+	for _, m := range quantityRe.FindAllStringSubmatchIndex(s, -1) {
+		lo, hi := m[0], m[1]
+		cur := ""
+		if m[2] >= 0 {
+			cur = s[m[2]:m[3]]
+		}
+		numLo, numHi := m[4], m[5]
+		if cur == "" {
+			lo = numLo
+			// Digits inside a word or a longer number are no quantity:
+			// "SKU001", "v1.2", "10.5.3".
+			if lo > 0 && (isWordByte(s[lo-1]) || s[lo-1] == '.' || s[lo-1] == '_') {
+				continue
+			}
+		}
+		if hi < len(s) && (isWordByte(s[hi]) && s[hi-1] >= '0' && s[hi-1] <= '9') {
+			continue
+		}
+		num := s[numLo:numHi]
+		v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
+		if err != nil {
+			continue
+		}
+		unit := ""
+		if cur != "" {
+			unit = currencyOf(cur)
+		}
+		mag := ""
+		if m[6] >= 0 {
+			mag = strings.ToLower(s[m[6]:m[7]])
+		}
+		if (mag == "m" || mag == "b") && cur == "" {
+			// "5 m" is five metres, "5 b" five of something: only after a
+			// currency is it a magnitude.
+			hi, mag = m[6], ""
+			for hi > numHi && s[hi-1] == ' ' {
+				hi--
+			}
+		} else {
+			if mag != "" {
+				v *= magnitudes[mag]
+			}
+			switch {
+			case m[8] >= 0:
+				unit = "percent"
+			case m[10] >= 0:
+				unit = currencyOf(s[m[10]:m[11]])
+			case m[12] >= 0:
+				unit = unitOf(s[m[12]:m[13]])
+			}
+		}
+		if taken(lo, hi) {
+			continue
+		}
+		q := quantity{tok: numberToken(v), unit: unit, value: v, written: strings.TrimSpace(s[numLo:hi]), start: lo, end: hi}
+		q.approx = approxRe.MatchString(s[max(0, lo-16):lo])
+		out = append(out, q)
+	}
+	if dates > 0 {
+		sortQuantities(out)
+	}
+	return out
+}
+
+func sortQuantities(qs []quantity) {
+	for i := 1; i < len(qs); i++ {
+		for j := i; j > 0 && qs[j].start < qs[j-1].start; j-- {
+			qs[j], qs[j-1] = qs[j-1], qs[j]
+		}
+	}
+}
+
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// numberToken writes v as one word: digits, with "p" for the decimal
+// point ("2p5").
+func numberToken(v float64) string {
+	return strings.ReplaceAll(strconv.FormatFloat(v, 'f', -1, 64), ".", "p")
+}
+
+func currencyOf(s string) string {
+	l := strings.TrimSuffix(strings.ToLower(s), "s")
+	if c, ok := currencies[l]; ok {
+		return c
+	}
+	if c, ok := currencies[s]; ok {
+		return c
+	}
+	return strings.ToUpper(s)
+}
+
+func unitOf(s string) string {
+	l := strings.ToLower(s)
+	if u, ok := unitNames[l]; ok {
+		return u
+	}
+	if u, ok := unitNames[strings.TrimSuffix(l, "s")]; ok {
+		return u
+	}
+	return l
+}
+
+// canonQuantities rewrites every quantity of s as its one-word form (a
+// unit after it as its one name): what the lexical judge reads, so that
+// "$1,499" meets "1499.0". With hedged, a claim's hedged figures ("about
+// 1,500") are left out: a source need not state them as written (the
+// figures' own check rounds them, see quantity.matches).
+func canonQuantities(s string, qs []quantity, hedged bool) string {
+	if len(qs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, q := range qs {
+		b.WriteString(s[at:q.start])
+		if hedged && q.approx {
+			b.WriteString(" ")
+			at = q.end
+			continue
+		}
+		b.WriteString(" " + q.tok)
+		if q.unit != "" && q.unit != "date" && !isCurrency(q.unit) {
+			b.WriteString(" " + q.unit)
+		}
+		b.WriteString(" ")
+		at = q.end
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+func isCurrency(unit string) bool {
+	return len(unit) == 3 && strings.ToUpper(unit) == unit
+}
+
+// matches reports whether the source's quantity s states the claim's q:
+// the same value (a date the same day or month), or, when the claim
+// hedges it ("about 1,500"), a value that rounds to it.
+func (q quantity) matches(s quantity) bool {
+	if q.unit == "date" || s.unit == "date" {
+		return q.tok == s.tok
+	}
+	if s.value == q.value {
+		return true
+	}
+	if !q.approx || q.value < 10 || q.value != math.Trunc(q.value) {
+		return false
+	}
+	p := 1.0
+	for v := q.value; v >= 10 && math.Mod(v, 10) == 0; v /= 10 {
+		p *= 10
+	}
+	return p > 1 && math.Round(s.value/p)*p == q.value
+}
+
+// comparable reports whether a source's quantity s could be what the
+// claim's q misstates: a bare number, or one of the same unit.
+func (q quantity) comparable(s quantity) bool {
+	if q.unit == "date" || s.unit == "date" {
+		return q.unit == s.unit
+	}
+	return s.unit == "" || q.unit == "" || s.unit == q.unit
+}
