@@ -71,6 +71,9 @@ const (
 	ProblemStatistic    = verify.ProblemStatistic    // warning: a statistic in a sentence that cites nothing
 	ProblemUncited      = verify.ProblemUncited      // warning: a factual sentence that cites nothing (VerifyOptions.Uncited)
 	ProblemOverclaim    = verify.ProblemOverclaim    // warning: certainty language its cited support does not warrant
+	ProblemMisquote     = verify.ProblemMisquote     // error: a quotation its cited source does not hold
+	ProblemNumber       = verify.ProblemNumber       // warning: a figure its cited source does not state
+	ProblemBadLocator   = verify.ProblemBadLocator   // error: a page, row or slide its source does not have
 )
 
 // VerifyScope selects what Verify checks.
