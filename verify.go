@@ -1,7 +1,9 @@
 package deepresearch
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -263,6 +265,23 @@ func DocumentText(name string, data []byte) (text, title string) {
 // lists. It returns an error when data is not JSON or has no sidecar.
 func CheckSidecar(data []byte, pointer string) ([]SidecarProblem, error) {
 	return verify.CheckSidecar(data, pointer)
+}
+
+// SidecarMarkdown returns the claims of a JSON document's citation
+// sidecar (the array at JSON Pointer pointer, "/_citations") as a markdown
+// report Verify checks: entry i on line i+1, its string followed by a
+// marker citing the sids it does not cite inline ("The CPU is 2.5x faster
+// [3, 5]"). It is how a document that is not ours, whose claims live in
+// its sidecar alone (the citation protocol's JSON form), is verified. It
+// returns an error when data is not JSON.
+func SidecarMarkdown(data []byte, pointer string) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return "", fmt.Errorf("deepresearch: the sidecar's document is not JSON: %w", err)
+	}
+	return verify.SidecarMarkdown(doc, pointer), nil
 }
 
 // CheckYAMLSidecar is CheckSidecar for a YAML report (Render's
