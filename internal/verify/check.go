@@ -62,11 +62,12 @@ func (c *checker) normalized(text string) normText {
 	return n
 }
 
-// quantities returns text's quantities, once per text.
+// quantities returns the quantities of a source's text (its numbers in
+// words too), once per text.
 func (c *checker) quantities(text string) []quantity {
 	q, ok := c.qtys[text]
 	if !ok {
-		q = quantities(text)
+		q = sourceQuantities(text)
 		c.qtys[text] = q
 	}
 	return q

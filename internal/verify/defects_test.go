@@ -283,7 +283,8 @@ func TestQuantities(t *testing.T) {
 	srcs := []Source{
 		{Number: 1, URL: "file:///kb/techmart_catalog.csv", Title: "Product Catalog", Text: "product_id: SKU001 | price: 1499.0 | name: TechBook Pro"},
 		{Number: 2, URL: "https://example.com/report", Title: "Quarterly report",
-			Text: "Error rates fell by 15% after the change. Version 2 was released on 2024-03-05. Each node has 64 GB of memory. Revenue reached $1.2 million."},
+			Text: "Error rates fell by 15% after the change. Version 2 was released on 2024-03-05. Each node has 64 GB of memory. Revenue reached $1.2 million. " +
+				"Settings are kept for two years. The server speaks HTTP/2 to its clients."},
 	}
 	tests := []struct {
 		name, sentence string
@@ -305,6 +306,9 @@ func TestQuantities(t *testing.T) {
 		{"a unit in words", "Each node has 64 gigabytes of memory [2].", true, ""},
 		{"a wrong unit figure", "Each node has 128 GB of memory [2].", false, "number not in [2]: 128 GB; the source says 64 GB"},
 		{"millions", "Revenue reached $1,200,000 [2].", true, ""},
+		{"a number the source writes in words", "Settings are kept for 2 years [2].", true, ""},
+		{"a wrong number the source writes in words", "Settings are kept for 3 years [2].", false, "number not in [2]: 3 years; the source says two"},
+		{"a version is no figure", "The server speaks HTTP/3 to its clients [2].", false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

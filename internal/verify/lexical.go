@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -19,10 +20,14 @@ import (
 const DefaultThreshold = 0.6
 
 // Lexical judges support from words alone: the share of the sentence's key
-// terms (weighted by rarity, BM25's idf over the sources' sentences) that
-// the best-matching passage of the source contains, with credit for word
-// pairs in the same order, and penalties when the sentence has a number the
-// passage lacks or is negated where the passage is not (or the reverse).
+// terms (weighted by rarity, BM25's idf over the sources' sentences, at
+// least minIDFSentences of them) that the best-matching passage of the
+// source contains, with credit for word pairs in the same order, and
+// penalties when the sentence has a figure the passage lacks (halving the
+// score: a copy with one figure changed is not supported) or is negated
+// where the passage is not (or the reverse). Figures are read as
+// quantities, so "$1,499" meets "1499.0" and "March 5, 2024" meets
+// "2024-03-05".
 // The passage (one sentence of the source, or two adjacent ones) becomes
 // the evidence. It is deterministic and needs no model; it cannot tell a
 // paraphrase with new words from an unsupported sentence, nor notice that
@@ -221,7 +226,7 @@ func (d *lexDoc) scoreWindow(c tokens, terms []string, weights []float64, total 
 			}
 		}
 		if !found {
-			s *= 0.6
+			s *= 0.5
 			break
 		}
 	}
@@ -262,19 +267,32 @@ type tokens struct {
 	neg   bool     // a negation word occurs
 }
 
-// tokenize reads a text's words with the shared vocabulary
+// tokenize reads a source's text's words with the shared vocabulary
 // (internal/terms): its words stemmed, stop words left out, its
 // quantities each as one word ("$1,499" and "1499.0" both "1499"; see
-// quantities), and whether it negates.
+// quantities; a number in words is both the word and the number), and
+// whether it negates.
 func tokenize(s string) tokens { return tokenizeAs(s, false) }
 
 // tokenizeClaim is tokenize for a claim: its hedged figures ("about
-// 1,500") are no words the source must hold.
+// 1,500") are no words the source must hold, and its numbers in words no
+// figures (a source's are: "two" is also 2).
 func tokenizeClaim(s string) tokens { return tokenizeAs(s, true) }
+
+// versionedRe finds a name with a version after a slash ("HTTP/2",
+// "TLS/1.3"): one word, whose digits are no figure of their own.
+var versionedRe = regexp.MustCompile(`\b(\p{L}+)/(\d+(?:\.\d+)*)\b`)
 
 func tokenizeAs(s string, claim bool) tokens {
 	t := tokens{neg: terms.Negated(s)}
-	for _, w := range terms.Tokens(canonQuantities(s, quantities(s), claim)) {
+	s = versionedRe.ReplaceAllStringFunc(s, func(m string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(m, "/", ""), ".", "p")
+	})
+	qs := quantities(s)
+	if !claim {
+		qs = sourceQuantities(s)
+	}
+	for _, w := range terms.Tokens(canonQuantities(s, qs, claim)) {
 		switch {
 		case terms.IsNegation(w):
 		case hasDigit(w):

@@ -262,7 +262,7 @@ func missingQuantities(sentence string, n int, srcQuantities []quantity, passage
 	// What the passage states instead: its figures of the same unit, else
 	// its bare numbers.
 	var same, bare []string
-	for _, s := range quantities(passage) {
+	for _, s := range sourceQuantities(passage) {
 		switch {
 		case !missing[0].comparable(s):
 		case s.unit == missing[0].unit && !containsString(same, s.written):

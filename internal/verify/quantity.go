@@ -27,6 +27,8 @@ type quantity struct {
 	// approx: the text hedges it ("about 1,500", "over 2,000"); it then
 	// matches a value that rounds to it.
 	approx bool
+	// word: a number written in words ("two"), in a source's text.
+	word bool
 }
 
 var (
@@ -59,6 +61,33 @@ var unitNames = map[string]string{"kilobyte": "kb", "megabyte": "mb", "gigabyte"
 	"hour": "h", "hr": "h", "day": "day", "week": "week", "month": "month", "year": "year"}
 
 var currencies = map[string]string{"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "dollar": "USD", "euro": "EUR", "pound": "GBP"}
+
+// numberWords are the numbers a source may write in words; a claim's
+// "2 years" meets a source's "two years". (A claim's own number words are
+// no quantities: "one goroutine" states no figure a source must hold.)
+var numberWords = map[string]float64{"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+	"fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
+
+var numberWordRe = regexp.MustCompile(`(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b`)
+
+// sourceQuantities is quantities of a source's text: its numbers written
+// in words too ("two years"), each with word set.
+func sourceQuantities(s string) []quantity {
+	qs := quantities(s)
+	var words []quantity
+	for _, m := range numberWordRe.FindAllStringIndex(s, -1) {
+		w := s[m[0]:m[1]]
+		v := numberWords[strings.ToLower(w)]
+		words = append(words, quantity{tok: numberToken(v), value: v, written: w, start: m[0], end: m[1], word: true})
+	}
+	if len(words) == 0 {
+		return qs
+	}
+	qs = append(qs, words...)
+	sortQuantities(qs)
+	return qs
+}
 
 // quantities returns the quantities of s, in order.
 func quantities(s string) []quantity {
@@ -224,9 +253,18 @@ func canonQuantities(s string, qs []quantity, hedged bool) string {
 		return s
 	}
 	var b strings.Builder
+	var words []string
 	at := 0
 	for _, q := range qs {
 		b.WriteString(s[at:q.start])
+		if q.word {
+			// The word stays a word, in its place (its word pairs kept),
+			// and is the number too, at the end.
+			b.WriteString(s[q.start:q.end])
+			words = append(words, q.tok)
+			at = q.end
+			continue
+		}
 		if hedged && q.approx {
 			b.WriteString(" ")
 			at = q.end
@@ -240,6 +278,9 @@ func canonQuantities(s string, qs []quantity, hedged bool) string {
 		at = q.end
 	}
 	b.WriteString(s[at:])
+	for _, w := range words {
+		b.WriteString(" " + w)
+	}
 	return b.String()
 }
 
