@@ -234,6 +234,8 @@ func TestQuotations(t *testing.T) {
 		{"a changed number in a quotation", `The policy says "customers may return any item within 60 days of delivery" [3].`, Unsupported, ProblemMisquote, "quote not found in [3]"},
 		{"a block quote", "> " + modify + ". [1]\n", Supported, "", ""},
 		{"a block quote, changed", "> Programs that modify data must always serialize such access. [1]\n", Unsupported, ProblemMisquote, "quote not found in [1]"},
+		{"a callout is no quotation", "> **Note.** Programs that modify shared data must serialize access to it. [1]\n", Supported, "", ""},
+		{"an alert is no quotation", "> [!NOTE]\n> Programs that modify shared data must serialize access to it. [1]\n", Supported, "", ""},
 		{"a short quoted term is no quotation", `Items marked "final sale" cannot be returned [3].`, Supported, "", ""},
 		{"a copied sentence", "The value of an uninitialized channel is nil [2].", Supported, "", ""},
 		{"a copied sentence, wrapped in the source", "Customers may return any item within 30 days of delivery for a full refund [3].", Supported, "", ""},

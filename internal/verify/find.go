@@ -556,13 +556,37 @@ func attachSentences(report string, fs []found) {
 		}
 		s := cache.sents[k]
 		f.sentenceAt = s.start
-		f.blockQuote = strings.HasPrefix(strings.TrimLeft(m[lo:hi], " \t\n"), ">")
+		f.blockQuote = isQuotation(m, lo)
 		if i > 0 && fs[i-1].sentenceAt == s.start && fs[i-1].sentence != "" {
 			f.sentence = fs[i-1].sentence // the same sentence as the citation before
 		} else {
 			f.sentence = cleanSentence(m[s.start:s.end])
 		}
 	}
+}
+
+// isQuotation reports whether the block at lo of the report is in a block
+// quote of another's words: one whose first line starts with a bold label
+// ("> **Note.** …") or is an alert ("> [!NOTE]") is a callout of the
+// report's own.
+func isQuotation(report string, lo int) bool {
+	quoted := func(line string) (string, bool) {
+		return strings.CutPrefix(strings.TrimLeft(line, " \t"), ">")
+	}
+	if _, ok := quoted(report[lo:]); !ok {
+		return false
+	}
+	// Back to the quote's first line.
+	for lo > 0 {
+		prev := strings.LastIndexByte(report[:lo-1], '\n') + 1
+		if _, ok := quoted(report[prev : lo-1]); !ok {
+			break
+		}
+		lo = prev
+	}
+	rest, _ := quoted(report[lo:])
+	rest = strings.TrimLeft(rest, " \t>")
+	return !strings.HasPrefix(rest, "**") && !strings.HasPrefix(rest, "__") && !strings.HasPrefix(rest, "[!")
 }
 
 // maskMarkers returns the report with its bracketed citations (numbers,
