@@ -48,8 +48,9 @@ type checker struct {
 	literal map[int]bool
 	kinds   map[int]ProblemKind
 	// Each judged text normalised for quotations, and its quantities.
-	norms map[string]normText
-	qtys  map[string][]quantity
+	norms  map[string]normText
+	qtys   map[string][]quantity
+	lowers map[string]string
 }
 
 // normalized returns text normalised for finding quotations, once per text.
@@ -60,6 +61,18 @@ func (c *checker) normalized(text string) normText {
 		c.norms[text] = n
 	}
 	return n
+}
+
+// lowerText returns a source's title and text in lower case, once per
+// text.
+func (c *checker) lowerText(title, text string) string {
+	k := title + "\x00" + text
+	l, ok := c.lowers[k]
+	if !ok {
+		l = strings.ToLower(title + "\n" + text)
+		c.lowers[k] = l
+	}
+	return l
 }
 
 // quantities returns the quantities of a source's text (its numbers in
@@ -89,7 +102,7 @@ func newChecker(report string, sources []Source, opts Options) (*checker, error)
 	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report),
 		judged: map[int]string{}, issues: map[int][]Problem{}, matched: map[string]match{}, files: map[string]fileMeta{},
 		mentions: map[string]mentioned{}, beyond: map[int]string{}, texts: map[int]string{}, literal: map[int]bool{},
-		kinds: map[int]ProblemKind{}, norms: map[string]normText{}, qtys: map[string][]quantity{}}
+		kinds: map[int]ProblemKind{}, norms: map[string]normText{}, qtys: map[string][]quantity{}, lowers: map[string]string{}}
 	c.mapping = citeproc.NewMapping(canon.Key)
 	for i, s := range sources {
 		if s.Number < 1 {
@@ -166,6 +179,12 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 	type pending struct{ cit, claim int }
 	var claims []Claim
 	claimIdx := map[[2]string]int{}
+	// What the words of each distinct claim decide (see literally).
+	type decision struct {
+		literal
+		decided bool
+	}
+	literals := map[[2]string]decision{}
 	var waits []pending
 	for _, f := range cits {
 		base := Citation{Kind: f.kind, Line: c.lines.line(f.off), Offset: f.off, Len: f.len, Marker: f.marker, Sentence: f.sentence, Link: f.link}
@@ -204,19 +223,31 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 					ct.Reason = "no sentence precedes the marker"
 				default:
 					c.texts[len(res.Citations)] = text
-					if lit, ok := literally(f.sentence, f.blockQuote, n, c.normalized(text)); ok {
-						ct.Status, ct.Score, ct.Evidence, ct.Reason = Unsupported, lit.verdict.Score, lit.verdict.Evidence, lit.verdict.Reason
-						if lit.verdict.Supported {
+					k := [2]string{f.sentence, fmt.Sprint(n, src.Location)}
+					lk := k
+					if f.blockQuote {
+						lk[0] = "> " + lk[0]
+					}
+					d, seen := literals[lk]
+					if !seen {
+						d.literal, d.decided = literally(f.sentence, f.blockQuote, n, c.normalized(text))
+						if d.decided && d.kind != "" {
+							// The closest passage, for the fix.
+							d.verdict.Score, d.verdict.Evidence = Score(f.sentence, text)
+						}
+						literals[lk] = d
+					}
+					if d.decided {
+						ct.Status, ct.Score, ct.Evidence, ct.Reason = Unsupported, d.verdict.Score, d.verdict.Evidence, d.verdict.Reason
+						if d.verdict.Supported {
 							ct.Status = Supported
 						}
-						if lit.kind != "" {
-							c.kinds[len(res.Citations)] = lit.kind
-							ct.Score, ct.Evidence = Score(f.sentence, text) // the closest passage
+						if d.kind != "" {
+							c.kinds[len(res.Citations)] = d.kind
 						}
 						c.literal[len(res.Citations)] = true
 						break
 					}
-					k := [2]string{f.sentence, fmt.Sprint(n, src.Location)}
 					ci, seen := claimIdx[k]
 					if !seen {
 						ci = len(claims)
@@ -298,7 +329,7 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 		if ct.Status != Supported {
 			continue
 		}
-		if reason := missingNames(ct.Sentence, ct.Number, text, c.sources[ct.Number].Title); reason != "" {
+		if reason := missingNames(ct.Sentence, ct.Number, c.lowerText(c.sources[ct.Number].Title, text)); reason != "" {
 			ct.Status, ct.Reason = Unsupported, reason
 		}
 	}

@@ -648,8 +648,12 @@ var (
 // marker is masked), usage tags, link syntax (the text stays), emphasis,
 // code ticks, list and heading markers.
 func cleanSentence(s string) string {
-	s = htmlTagRe.ReplaceAllString(s, " ")
-	s = usageTagRe.ReplaceAllString(s, " ")
+	if strings.IndexByte(s, '<') >= 0 {
+		s = htmlTagRe.ReplaceAllString(s, " ")
+	}
+	if strings.Contains(s, "[[") {
+		s = usageTagRe.ReplaceAllString(s, " ")
+	}
 	s = mdLinkRe.ReplaceAllString(s, "$1")
 	s = mdSyntaxRe.ReplaceAllString(s, " ")
 	s = blanksRe.ReplaceAllString(s, " ")

@@ -285,14 +285,16 @@ var versionedRe = regexp.MustCompile(`\b(\p{L}+)/(\d+(?:\.\d+)*)\b`)
 
 func tokenizeAs(s string, claim bool) tokens {
 	t := tokens{neg: terms.Negated(s)}
-	s = versionedRe.ReplaceAllStringFunc(s, func(m string) string {
-		return strings.ReplaceAll(strings.ReplaceAll(m, "/", ""), ".", "p")
-	})
-	qs := quantities(s)
-	if !claim {
-		qs = sourceQuantities(s)
+	if strings.IndexByte(s, '/') >= 0 {
+		s = versionedRe.ReplaceAllStringFunc(s, func(m string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(m, "/", ""), ".", "p")
+		})
 	}
-	for _, w := range terms.Tokens(canonQuantities(s, qs, claim)) {
+	var spelled []string // a source's numbers in words, as numbers
+	for _, w := range terms.Tokens(canonQuantities(s, quantities(s), claim)) {
+		if v, ok := numberWords[w]; ok && !claim {
+			spelled = append(spelled, numberToken(v))
+		}
 		switch {
 		case terms.IsNegation(w):
 		case hasDigit(w):
@@ -304,6 +306,9 @@ func tokenizeAs(s string, claim bool) tokens {
 			t.terms = append(t.terms, terms.Stem(w))
 		}
 	}
+	// After the sentence's own words, so that its word pairs stay.
+	t.terms = append(t.terms, spelled...)
+	t.nums = append(t.nums, spelled...)
 	return t
 }
 

@@ -16,11 +16,10 @@ import (
 
 // normText is a text normalised for finding quotations in it: blanks
 // collapsed to one space, curly quotes straight, an ellipsis three dots,
-// dashes hyphens, and markdown's emphasis and code marks left out; at
-// maps each of its bytes to the byte of the original text it came from.
+// dashes hyphens, and markdown's emphasis and code marks left out (see
+// normWalk); orig is the text it was made of.
 type normText struct {
 	s, orig string
-	at      []int
 }
 
 var normRunes = map[rune]string{
@@ -29,52 +28,61 @@ var normRunes = map[rune]string{
 	'…': "...", '–': "-", '—': "-", '\u00a0': " ",
 }
 
-func normalizeText(text string) normText {
-	var b strings.Builder
-	at := make([]int, 0, len(text))
+// normWalk calls emit with each piece of text's normalised form, in
+// order, and the offset of the rune of text it comes from, until emit
+// returns false.
+func normWalk(text string, emit func(at int, piece string) bool) {
 	space := true // no blank at the start
-	for i, r := range text {
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
 		switch {
 		case unicode.IsSpace(r):
 			if !space {
-				b.WriteByte(' ')
-				at = append(at, i)
+				if !emit(i, " ") {
+					return
+				}
 				space = true
 			}
-			continue
 		case r == '*' || r == '`':
-			continue
-		}
-		space = false
-		if rep, ok := normRunes[r]; ok {
-			b.WriteString(rep)
-			for range len(rep) {
-				at = append(at, i)
+		default:
+			space = false
+			piece, ok := normRunes[r]
+			if !ok {
+				piece = text[i : i+size]
 			}
-			continue
+			if !emit(i, piece) {
+				return
+			}
 		}
-		n := utf8.RuneLen(r)
-		if n < 0 {
-			n = 1
-		}
-		b.WriteString(text[i : i+n])
-		for k := range n {
-			at = append(at, i+k)
-		}
+		i += size
 	}
-	s := b.String()
-	if strings.HasSuffix(s, " ") {
-		s = s[:len(s)-1]
-		at = at[:len(at)-1]
-	}
-	return normText{s: s, orig: text, at: at}
 }
 
-// span returns the bytes of the original text that n.s[lo:hi] came from.
-func (n normText) span(lo, hi int) (int, int) {
-	end := n.at[hi-1]
-	_, size := utf8.DecodeRuneInString(n.orig[end:])
-	return n.at[lo], end + size
+func normalizeText(text string) normText {
+	var b strings.Builder
+	b.Grow(len(text))
+	normWalk(text, func(_ int, piece string) bool { b.WriteString(piece); return true })
+	return normText{s: strings.TrimSuffix(b.String(), " "), orig: text}
+}
+
+// span returns the bytes of the original text that n.s[lo:hi] came from:
+// it walks the text again (a span is wanted only for what is found, and
+// keeping a map of every byte would take eight times the text).
+func (n normText) span(lo, hi int) (start, end int) {
+	count := 0
+	normWalk(n.orig, func(at int, piece string) bool {
+		if count <= lo && lo < count+len(piece) {
+			start = at
+		}
+		if count <= hi-1 && hi-1 < count+len(piece) {
+			_, size := utf8.DecodeRuneInString(n.orig[at:])
+			end = at + size
+			return false
+		}
+		count += len(piece)
+		return true
+	})
+	return start, end
 }
 
 // find returns where part occurs in n.s from byte from on, allowing the
@@ -282,20 +290,43 @@ func missingQuantities(sentence string, n int, srcQuantities []quantity, passage
 	return reason
 }
 
-// nameRe finds the words of a sentence that name something: capitalised
-// ("Rust", "TechBook"), or written in capitals ("GOGC").
-var nameRe = regexp.MustCompile(`\b\p{Lu}[\p{L}\p{N}]*`)
+// names returns the spans of the words of a sentence that name
+// something: capitalised ("Rust", "TechBook"), or written in capitals
+// ("GOGC").
+func names(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			i += size
+			continue
+		}
+		j := i + size
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			j += size
+		}
+		if unicode.IsUpper(r) {
+			out = append(out, [2]int{i, j})
+		}
+		i = j
+	}
+	return out
+}
 
 // missingNames returns the reason a sentence is not supported by a source
 // that never names what it names ("it names Rust, which [1] does not"):
 // each name of the sentence but its first word and those in its
-// quantities must occur in the source's
-// text or title, as a word, case aside. "" when all do.
-func missingNames(sentence string, n int, text, title string) string {
+// quantities must occur in lowered (the source's title and text, lower
+// case) as a word. "" when all do.
+func missingNames(sentence string, n int, lowered string) string {
 	var missing []string
-	hay := strings.ToLower(title + "\n" + text)
+	hay := lowered
 	qs := quantities(sentence)
-	for i, m := range nameRe.FindAllStringIndex(sentence, -1) {
+	for i, m := range names(sentence) {
 		w := sentence[m[0]:m[1]]
 		if i == 0 && strings.TrimLeft(sentence[:m[0]], ` "'“‘(*_`) == "" || len(w) < 2 || containsString(missing, w) ||
 			slices.ContainsFunc(qs, func(q quantity) bool { return m[0] < q.end && q.start < m[1] }) {

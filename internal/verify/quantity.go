@@ -3,6 +3,8 @@ package verify
 import (
 	"math"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -38,16 +40,17 @@ var (
 		`|\b` + monthNames + `\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b` +
 		`|\b(\d{1,2})(?:st|nd|rd|th)?\s+` + monthNames + `,?\s+(\d{4})\b` +
 		`|\b` + monthNames + `,?\s+(\d{4})\b`)
-	// Numbers: a currency before or after, grouped digits or decimals, a
-	// magnitude ("k", "million"; "m" and "bn" after a currency), a
-	// percent sign or word, a unit.
-	quantityRe = regexp.MustCompile(`(?i)(?:([$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\b)\s?)?` +
-		`(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)` +
+	// Numbers, read where a run of digits starts (see quantities): grouped
+	// digits or decimals, a magnitude ("k", "million"; "m" and "bn" after
+	// a currency), a percent sign or word, a currency after, a unit.
+	quantityAtRe = regexp.MustCompile(`(?i)^(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)` +
 		`(?:\s?(k|thousand|million|mn|m|billion|bn|b|trillion|tn)\b)?` +
 		`(?:\s?(%|percent\b|per\s?cent\b))?` +
 		`(?:\s?(USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)\b)?` +
 		`(?:\s?(kib|mib|gib|tib|kb|mb|gb|tb|bytes?|kilobytes?|megabytes?|gigabytes?|terabytes?|ms|milliseconds?|µs|microseconds?|ns|nanoseconds?|seconds?|secs?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|kg|km|cm|mm|ghz|mhz|hz|kw|w)\b)?`)
-	approxRe = regexp.MustCompile(`(?i)(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|over|under|more than|less than|fewer than|up to|at least|at most|~|≈)\s*$`)
+	// A currency just before a number: a sign, or a code.
+	currencyBeforeRe = regexp.MustCompile(`(?i)(?:[$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD))\s?$`)
+	approxRe         = regexp.MustCompile(`(?i)(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|over|under|more than|less than|fewer than|up to|at least|at most|~|≈)\s*$`)
 )
 
 var months = map[string]int{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
@@ -69,17 +72,31 @@ var numberWords = map[string]float64{"zero": 0, "one": 1, "two": 2, "three": 3, 
 	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
 	"fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
 
-var numberWordRe = regexp.MustCompile(`(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b`)
-
 // sourceQuantities is quantities of a source's text: its numbers written
 // in words too ("two years"), each with word set.
 func sourceQuantities(s string) []quantity {
 	qs := quantities(s)
 	var words []quantity
-	for _, m := range numberWordRe.FindAllStringIndex(s, -1) {
-		w := s[m[0]:m[1]]
-		v := numberWords[strings.ToLower(w)]
-		words = append(words, quantity{tok: numberToken(v), value: v, written: w, start: m[0], end: m[1], word: true})
+	var buf [9]byte
+	for i := 0; i < len(s); {
+		if !isLetterByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isLetterByte(s[j]) {
+			j++
+		}
+		// A word of ASCII letters only, not part of a longer word.
+		if n := j - i; n >= 3 && n <= len(buf) && (i == 0 || s[i-1] < 0x80) && (j == len(s) || s[j] < 0x80 && !isWordByte(s[j])) {
+			for k := range n {
+				buf[k] = s[i+k] | 0x20
+			}
+			if v, ok := numberWords[string(buf[:n])]; ok {
+				words = append(words, quantity{tok: numberToken(v), value: v, written: s[i:j], start: i, end: j, word: true})
+			}
+		}
+		i = j
 	}
 	if len(words) == 0 {
 		return qs
@@ -89,18 +106,23 @@ func sourceQuantities(s string) []quantity {
 	return qs
 }
 
+func isLetterByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
 // quantities returns the quantities of s, in order.
 func quantities(s string) []quantity {
 	var out []quantity
+	// taken reports whether [lo, hi) overlaps a date (out holds the dates,
+	// in order, when the numbers are read; numbers never overlap).
+	var dates int
 	taken := func(lo, hi int) bool {
-		for _, q := range out {
-			if lo < q.end && q.start < hi {
-				return true
-			}
-		}
-		return false
+		j := sort.Search(dates, func(j int) bool { return out[j].end > lo })
+		return j < dates && out[j].start < hi
 	}
-	for _, m := range dateRe.FindAllStringSubmatchIndex(s, -1) {
+	dateMatches := [][]int(nil)
+	if hasYear(s) {
+		dateMatches = dateRe.FindAllStringSubmatchIndex(s, -1)
+	}
+	for _, m := range dateMatches {
 		g := func(i int) string {
 			if m[2*i] < 0 {
 				return ""
@@ -135,22 +157,35 @@ func quantities(s string) []quantity {
 		}
 		out = append(out, quantity{tok: tok, unit: "date", written: s[m[0]:m[1]], start: m[0], end: m[1]})
 	}
-	dates := len(out)
-	for _, m := range quantityRe.FindAllStringSubmatchIndex(s, -1) {
-		lo, hi := m[0], m[1]
-		cur := ""
-		if m[2] >= 0 {
-			cur = s[m[2]:m[3]]
+	dates = len(out)
+	// Numbers: at each run of digits (regular expressions anchored there
+	// and bounded, so that reading a text is linear in it).
+	next := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' || i < next || i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+			continue
 		}
-		numLo, numHi := m[4], m[5]
-		if cur == "" {
-			lo = numLo
-			// Digits inside a word or a longer number are no quantity:
-			// "SKU001", "v1.2", "10.5.3".
-			if lo > 0 && (isWordByte(s[lo-1]) || s[lo-1] == '.' || s[lo-1] == '_') {
-				continue
+		m := quantityAtRe.FindStringSubmatchIndex(s[i:min(len(s), i+quantityReach)])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += i
 			}
 		}
+		lo, hi := i, m[1]
+		next = hi
+		cur := ""
+		if c := currencyBeforeRe.FindStringIndex(s[max(0, i-8):i]); c != nil {
+			cur = strings.TrimSpace(s[max(0, i-8)+c[0] : i])
+			lo = max(0, i-8) + c[0]
+		} else if i > 0 && (isWordByte(s[i-1]) || s[i-1] == '.' || s[i-1] == '_') {
+			// Digits inside a word or a longer number are no quantity:
+			// "SKU001", "v1.2", "10.5.3".
+			continue
+		}
+		numLo, numHi := m[2], m[3]
 		if hi < len(s) && (isWordByte(s[hi]) && s[hi-1] >= '0' && s[hi-1] <= '9') {
 			continue
 		}
@@ -164,27 +199,28 @@ func quantities(s string) []quantity {
 			unit = currencyOf(cur)
 		}
 		mag := ""
-		if m[6] >= 0 {
-			mag = strings.ToLower(s[m[6]:m[7]])
+		if m[4] >= 0 {
+			mag = strings.ToLower(s[m[4]:m[5]])
 		}
 		if (mag == "m" || mag == "b") && cur == "" {
 			// "5 m" is five metres, "5 b" five of something: only after a
 			// currency is it a magnitude.
-			hi, mag = m[6], ""
+			hi, mag = m[4], ""
 			for hi > numHi && s[hi-1] == ' ' {
 				hi--
 			}
+			next = hi
 		} else {
 			if mag != "" {
 				v *= magnitudes[mag]
 			}
 			switch {
-			case m[8] >= 0:
+			case m[6] >= 0:
 				unit = "percent"
+			case m[8] >= 0:
+				unit = currencyOf(s[m[8]:m[9]])
 			case m[10] >= 0:
-				unit = currencyOf(s[m[10]:m[11]])
-			case m[12] >= 0:
-				unit = unitOf(s[m[12]:m[13]])
+				unit = unitOf(s[m[10]:m[11]])
 			}
 		}
 		if taken(lo, hi) {
@@ -200,12 +236,28 @@ func quantities(s string) []quantity {
 	return out
 }
 
-func sortQuantities(qs []quantity) {
-	for i := 1; i < len(qs); i++ {
-		for j := i; j > 0 && qs[j].start < qs[j-1].start; j-- {
-			qs[j], qs[j-1] = qs[j-1], qs[j]
+// quantityReach is the most bytes a number with its magnitude, percent,
+// currency and unit runs over ("1,234,567.89 thousand USD gigabytes").
+const quantityReach = 64
+
+// hasYear reports whether s has four digits in a row: every date read has
+// its year.
+func hasYear(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if run++; run == 4 {
+				return true
+			}
+		} else {
+			run = 0
 		}
 	}
+	return false
+}
+
+func sortQuantities(qs []quantity) {
+	slices.SortStableFunc(qs, func(a, b quantity) int { return a.start - b.start })
 }
 
 func twoDigits(n int) string {
@@ -253,18 +305,9 @@ func canonQuantities(s string, qs []quantity, hedged bool) string {
 		return s
 	}
 	var b strings.Builder
-	var words []string
 	at := 0
 	for _, q := range qs {
 		b.WriteString(s[at:q.start])
-		if q.word {
-			// The word stays a word, in its place (its word pairs kept),
-			// and is the number too, at the end.
-			b.WriteString(s[q.start:q.end])
-			words = append(words, q.tok)
-			at = q.end
-			continue
-		}
 		if hedged && q.approx {
 			b.WriteString(" ")
 			at = q.end
@@ -278,9 +321,6 @@ func canonQuantities(s string, qs []quantity, hedged bool) string {
 		at = q.end
 	}
 	b.WriteString(s[at:])
-	for _, w := range words {
-		b.WriteString(" " + w)
-	}
 	return b.String()
 }
 
