@@ -379,3 +379,44 @@ func TestPinpointsOutsideTheirSource(t *testing.T) {
 		})
 	}
 }
+
+// A copy of the source's words is a whole sentence or clause of it.
+func TestClause(t *testing.T) {
+	text := normalizeText("It is not the case that the function is invoked immediately. The function is invoked later, when it returns.")
+	tests := []struct {
+		s  string
+		ok bool
+	}{
+		{"The function is invoked later, when it returns", true},
+		{"the function is invoked later", true},
+		{"the function is invoked immediately", false},  // after "that": the middle of a sentence
+		{"It is not the case that the function", false}, // cut short
+		{"The function is invoked", false},
+	}
+	for _, tt := range tests {
+		if _, _, ok := text.clause(tt.s); ok != tt.ok {
+			t.Errorf("clause(%q) = %v, want %v", tt.s, ok, tt.ok)
+		}
+	}
+}
+
+// What names something must be named by the source; the first word of a
+// sentence or of a part of it, words that name nothing and quantities'
+// words need not.
+func TestMissingNames(t *testing.T) {
+	lowered := strings.ToLower("The Go team reviews the policy every year. Customers may return items.")
+	tests := []struct{ sentence, want string }{
+		{"The Rust team reviews the policy every year.", "it names Rust, which [1] does not"},
+		{"The Go team reviews the policy every year.", ""},
+		{"Returns: However you buy, customers may return items.", ""},
+		{"Returns; Whatever you buy, customers may return items.", ""},
+		{"The team (Reviewers included) reviews it.", ""},
+		{"The team reviews it on March 5, 2024 and charges USD 12.", ""},
+		{"The Go team and the Zig team review it.", "it names Zig, which [1] does not"},
+	}
+	for _, tt := range tests {
+		if got := missingNames(tt.sentence, 1, lowered); got != tt.want {
+			t.Errorf("missingNames(%q) = %q, want %q", tt.sentence, got, tt.want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // What a citing sentence says in so many words is checked against the
@@ -215,10 +217,36 @@ func literally(sentence string, blockQuote bool, n int, text normText) (literal,
 	if len(strings.Fields(s)) < minVerbatimWords {
 		return literal{}, false
 	}
-	if lo, hi, ok := text.locate(s); ok && !strings.Contains(s, "...") {
+	if strings.Contains(s, "...") {
+		return literal{}, false
+	}
+	if lo, hi, ok := text.clause(s); ok {
 		return literal{verdict: Verdict{Supported: true, Score: 1, Evidence: evidence(lo, hi), Reason: "the source's own words"}}, true
 	}
 	return literal{}, false
+}
+
+// clause finds s in the text as a whole sentence or clause: not begun in
+// the middle of one (after a letter, a digit or a comma) nor cut short
+// before more of it ("the function is invoked" is not the source's own
+// words when the source goes on "… invoked only when …", nor when it
+// reads "… not the case that the function is invoked").
+func (n normText) clause(s string) (lo, hi int, ok bool) {
+	for from := 0; ; {
+		i := n.find(s, from)
+		if i < 0 {
+			return 0, 0, false
+		}
+		before := strings.TrimRight(n.s[:i], " ")
+		after := strings.TrimLeft(n.s[i+len(s):], " ")
+		r, _ := utf8.DecodeLastRuneInString(before)
+		next, _ := utf8.DecodeRuneInString(after)
+		if (before == "" || !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ',') &&
+			(after == "" || !unicode.IsLetter(next) && !unicode.IsDigit(next)) {
+			return i, i + len(s), true
+		}
+		from = i + 1
+	}
 }
 
 // sentencesAround widens text[lo:hi] to the sentences of text it runs
@@ -319,18 +347,24 @@ func names(s string) [][2]int {
 
 // missingNames returns the reason a sentence is not supported by a source
 // that never names what it names ("it names Rust, which [1] does not"):
-// each name of the sentence but its first word and those in its
-// quantities must occur in lowered (the source's title and text, lower
+// each name of the sentence (see the rules below) must occur in lowered (the source's title and text, lower
 // case) as a word. "" when all do.
 func missingNames(sentence string, n int, lowered string) string {
 	var missing []string
 	hay := lowered
 	qs := quantities(sentence)
-	for i, m := range names(sentence) {
+	for _, m := range names(sentence) {
 		w := sentence[m[0]:m[1]]
-		if i == 0 && strings.TrimLeft(sentence[:m[0]], ` "'“‘(*_`) == "" || len(w) < 2 || containsString(missing, w) ||
+		// The first word of the sentence or of a part of it (after a colon,
+		// a semicolon, a dash, an opening quote or parenthesis), a word
+		// that names nothing ("However"), or part of a quantity ("March
+		// 5", "USD 12") is no name.
+		lead := strings.TrimRight(sentence[:m[0]], ` "'“‘(*_`)
+		if lead == "" || strings.HasSuffix(lead, ":") || strings.HasSuffix(lead, ";") || strings.HasSuffix(lead, "—") ||
+			strings.HasSuffix(lead, " -") || len(lead) < len(sentence[:m[0]]) && strings.ContainsAny(sentence[len(lead):m[0]], `"'“‘(`) ||
+			len(w) < 2 || containsString(missing, w) || terms.IsStop(strings.ToLower(w)) ||
 			slices.ContainsFunc(qs, func(q quantity) bool { return m[0] < q.end && q.start < m[1] }) {
-			continue // the first word, or part of a quantity ("March 5", "USD 12")
+			continue
 		}
 		if !hasWord(hay, strings.ToLower(w)) {
 			missing = append(missing, w)
