@@ -194,7 +194,12 @@ type VerifyOptions struct {
 // references ("Smith et al., 2020", "Jones and Lee (2018)", "(Brown,
 // 2017)") and REF-123 identifiers against the sources, file references
 // and @-mentions against opts.Files, and reports two numbers of one
-// resource as duplicates. Of the prose it flags statistics in sentences
+// resource as duplicates. Whatever judges support, a quotation must be in
+// its cited source (ProblemMisquote, an error), a quotation found or a
+// sentence that copies a sentence of the source is supported, a figure the
+// source does not state is ProblemNumber (figures normalised: "$1,499"
+// meets "1499.0"), and a page, row or slide the source does not have is
+// ProblemBadLocator (an error). Of the prose it flags statistics in sentences
 // that cite nothing (and with opts.Uncited every uncited factual
 // sentence), and overclaiming: certainty language ("proves", "always",
 // "all studies") on a claim that cites no source, only sources graded LOW
