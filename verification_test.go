@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // falseClaim makes the writer add a sentence its citation does not
@@ -171,4 +175,124 @@ func TestJSONReportVerifiesAlone(t *testing.T) {
 func sha256Hex(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+// quoting makes the writer add two quotations of the first sentence its
+// draft cites: one word for word, one with a word changed, as a model
+// that misquotes would.
+type quoting struct{ llms.Model }
+
+// changedWord is the word the misquotation puts in.
+const changedWord = "elsewhere"
+
+var citedSentenceRe = regexp.MustCompile(`(?m)^(\p{Lu}[^\[\]\n]{20,}?[.!?]) \[(\d+)\]`)
+
+func (m quoting) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	resp, err := m.Model.GenerateContent(ctx, msgs, opts...)
+	if err != nil || purpose.Of(ctx) != purpose.Writer {
+		return resp, err
+	}
+	var o llms.CallOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	sm := citedSentenceRe.FindStringSubmatch(resp.Choices[0].Content)
+	if sm == nil {
+		return nil, fmt.Errorf("no cited sentence in the draft:\n%s", resp.Choices[0].Content)
+	}
+	s, n := strings.TrimSuffix(sm[1], "."), sm[2]
+	words := strings.Fields(s)
+	words[len(words)/2] = changedWord
+	extra := fmt.Sprintf("\n\nAs the source puts it, “%s” [%s].\n\nThe source also says “%s” [%s].\n", s, n, strings.Join(words, " "), n)
+	if o.StreamingFunc != nil {
+		if err := o.StreamingFunc(ctx, []byte(extra)); err != nil {
+			return nil, err
+		}
+	}
+	resp.Choices[0].Content += extra
+	return resp, nil
+}
+
+// TestVerificationOfQuotations: in a run, a quotation of a source word for
+// word is supported (never flagged), and a misquotation is an error of its
+// own kind, flagged in the report, and the JSON report says it failed.
+func TestVerificationOfQuotations(t *testing.T) {
+	rep, err := newResearcher(t, deepresearch.Config{Model: quoting{extractive.New(extractive.Options{})}}).RunWith(context.Background(), question, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(rep.Text, "\n")
+	var exact, misquoted string
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "As the source puts it"):
+			exact = l
+		case strings.HasPrefix(l, "The source also says"):
+			misquoted = l
+		}
+	}
+	if strings.Contains(exact, "[unsupported") || !strings.Contains(misquoted, "[unsupported") {
+		t.Errorf("the exact quotation flagged, or the misquotation not:\n%s\n%s", exact, misquoted)
+	}
+	v := rep.Verification
+	var kinds []deepresearch.ProblemKind
+	for _, p := range v.Problems {
+		kinds = append(kinds, p.Kind)
+		if p.Kind == deepresearch.ProblemMisquote && (p.Severity != "error" || !strings.Contains(p.Message, changedWord) ||
+			!strings.Contains(strings.Split(rep.Body, "\n")[p.Line-1], "The source also says")) {
+			t.Errorf("misquote problem %+v", p)
+		}
+	}
+	if fmt.Sprint(kinds) != "[misquote]" || v.Pass(false) {
+		t.Errorf("problems %+v, pass %v; want one misquote, failing", v.Problems, v.Pass(false))
+	}
+	doc, err := rep.Render(deepresearch.FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), `"validated": "failed"`) {
+		t.Errorf("the JSON report does not say validation failed")
+	}
+}
+
+// TestVerificationOfPinpoints: a pinpoint to a row the run never read of
+// a CSV catalogue it cites (a row beyond the file) is an error when the
+// run's report is verified against the run's own sources, as `verify
+// --run` does; the row it read is supported.
+func TestVerificationOfPinpoints(t *testing.T) {
+	r, err := deepresearch.New(deepresearch.Config{Corpus: documentCorpus(t), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rep, err := r.RunWith(context.Background(), "How much battery life does the TechBook Air laptop have?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := referenceAt(t, rep, "catalog.csv", source.Location{Kind: source.LocRow, Value: "3"})
+	for _, tc := range []struct {
+		row  string
+		kind deepresearch.ProblemKind // "" for none
+	}{
+		{"3", ""},
+		{"99", deepresearch.ProblemBadLocator},
+	} {
+		t.Run("row "+tc.row, func(t *testing.T) {
+			body := rep.Body + fmt.Sprintf("\nThe TechBook Air has 18 hours of battery [%d, row %s].\n", ref.Number, tc.row)
+			res, err := deepresearch.Verify(context.Background(), body, rep.CitedSources(nil), deepresearch.VerifyOptions{Scope: deepresearch.ScopeCitations})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []deepresearch.ProblemKind
+			for _, p := range res.Problems {
+				kinds = append(kinds, p.Kind)
+			}
+			if tc.kind == "" && len(kinds) > 0 || tc.kind != "" && fmt.Sprint(kinds) != fmt.Sprint([]deepresearch.ProblemKind{tc.kind}) {
+				t.Errorf("problems %+v, want %q", res.Problems, tc.kind)
+			}
+			if res.Pass(false) != (tc.kind == "") {
+				t.Errorf("pass %v", res.Pass(false))
+			}
+		})
+	}
 }

@@ -1,7 +1,9 @@
 package deepresearch
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,6 +73,9 @@ const (
 	ProblemStatistic    = verify.ProblemStatistic    // warning: a statistic in a sentence that cites nothing
 	ProblemUncited      = verify.ProblemUncited      // warning: a factual sentence that cites nothing (VerifyOptions.Uncited)
 	ProblemOverclaim    = verify.ProblemOverclaim    // warning: certainty language its cited support does not warrant
+	ProblemMisquote     = verify.ProblemMisquote     // error: a quotation its cited source does not hold
+	ProblemNumber       = verify.ProblemNumber       // warning: a figure its cited source does not state
+	ProblemBadLocator   = verify.ProblemBadLocator   // error: a page, row or slide its source does not have
 )
 
 // VerifyScope selects what Verify checks.
@@ -189,7 +194,12 @@ type VerifyOptions struct {
 // references ("Smith et al., 2020", "Jones and Lee (2018)", "(Brown,
 // 2017)") and REF-123 identifiers against the sources, file references
 // and @-mentions against opts.Files, and reports two numbers of one
-// resource as duplicates. Of the prose it flags statistics in sentences
+// resource as duplicates. Whatever judges support, a quotation must be in
+// its cited source (ProblemMisquote, an error), a quotation found or a
+// sentence that copies a sentence of the source is supported, a figure the
+// source does not state is ProblemNumber (figures normalised: "$1,499"
+// meets "1499.0"), and a page, row or slide the source does not have is
+// ProblemBadLocator (an error). Of the prose it flags statistics in sentences
 // that cite nothing (and with opts.Uncited every uncited factual
 // sentence), and overclaiming: certainty language ("proves", "always",
 // "all studies") on a claim that cites no source, only sources graded LOW
@@ -260,6 +270,23 @@ func DocumentText(name string, data []byte) (text, title string) {
 // lists. It returns an error when data is not JSON or has no sidecar.
 func CheckSidecar(data []byte, pointer string) ([]SidecarProblem, error) {
 	return verify.CheckSidecar(data, pointer)
+}
+
+// SidecarMarkdown returns the claims of a JSON document's citation
+// sidecar (the array at JSON Pointer pointer, "/_citations") as a markdown
+// report Verify checks: entry i on line i+1, its string followed by a
+// marker citing the sids it does not cite inline ("The CPU is 2.5x faster
+// [3, 5]"). It is how a document that is not ours, whose claims live in
+// its sidecar alone (the citation protocol's JSON form), is verified. It
+// returns an error when data is not JSON.
+func SidecarMarkdown(data []byte, pointer string) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return "", fmt.Errorf("deepresearch: the sidecar's document is not JSON: %w", err)
+	}
+	return verify.SidecarMarkdown(doc, pointer), nil
 }
 
 // CheckYAMLSidecar is CheckSidecar for a YAML report (Render's

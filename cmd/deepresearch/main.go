@@ -39,7 +39,7 @@ func main() {
 // execute runs the command line and returns the exit status.
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
-	root.SetArgs(args)
+	root.SetArgs(bareReportFlag(args))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0

@@ -55,15 +55,30 @@ REPORT checks every .md file under the current folder): does the cited number
 have a source, was that source really retrieved (a source with no text, or a
 number not among the sources, is fabricated), and does the source support the
 sentence that cites it (a lexical support score, with the source's
-best-matching passage as evidence). Two numbers whose sources have the same
-canonical URL are reported as duplicates.
+best-matching passage as evidence). Citation markers of every form cite
+reads ([1], [[S:1]], <sup class="cite" data-sids="1">[S:1]</sup>, …) are
+taken out of the sentence before it is judged. A quotation (between
+quotation marks, or a block quote) must be in the cited source, blanks,
+curly quotes, the case of its first letter and elisions (…) aside: one that
+is not is a misquote (an error); one that is, or a sentence that copies the
+source's words, is supported. Figures are compared with the source's after
+normalising (1,499 = 1499.0 = 1.499k = $1,499; 15% = 15 percent;
+2024-03-05 = March 5, 2024; 64GB = 64 gigabytes): a figure the source does
+not state is a "number" problem ("number not in [1]: 2,999; the source says
+1499.0"), and a name the source never names makes a sentence unsupported. A
+page, row or slide the source does not have ([2, row 99] of a 3-row CSV) is
+a bad-locator error. A reference section ("## References", "Notes",
+"Sources", …) lists sources only at the end of the report: a report titled
+"Notes" is prose, and its citations are checked. Two numbers whose sources
+have the same canonical URL are reported as duplicates.
 
 It also checks, against the sources: DOIs (10.1234/abc; a malformed one such
 as 10.12/x is reported), author-year references ("Smith et al., 2020",
 "Jones and Lee (2018)", "(Brown, 2017)") and REF-123 identifiers (a source's
 "ref" in its front matter or JSON, or its file name). Against the files under
 --root: @-mentions (@docs/research/x.md: MISSING when no such file) and file
-references [path, L10-20] / [path@hash, L10-20] (MISSING; STALE by content
+references [path, L10-20] / [path@hash, L10-20] / [src/path.py] (a path with
+a folder and an extension; MISSING; STALE by content
 hash, the first 16 hex digits of the file's SHA-256; UN-VERSIONED without a
 hash; FRESH), listed in an "RLM Citations" section.
 
@@ -90,6 +105,9 @@ checked.
 REPORT.md may also be a JSON report ("run --format json"): its citation
 sidecar ("_citations") is checked too (every path a JSON Pointer to a string
 that cites exactly the listed reference numbers), and its "text" verified.
+Another's JSON document with a sidecar and no "text" (the citation
+protocol's JSON form) is verified by its sidecar, which is authoritative:
+each entry's string is a claim citing its sids, inline markers optional.
 A .yaml or .yml file is read as a YAML report ("run --format yaml") the same
 way, and --sources takes a YAML report as it takes a JSON one.
 
@@ -101,8 +119,11 @@ DIR (read through DIR only; HTML reduced to its text).
 
 Output: a summary table, the RLM section, each problem with its line and a
 suggested fix, and PASS or FAIL (--json: the whole result as JSON; --report
-FILE saves it too). Errors (fabricated citations, missing files, unknown REF
-identifiers, edited passages) fail; warnings (unsupported sentences,
+FILE saves it too; a bare --report, last or before another flag, saves it to
+.aiwg/reports/citation-verification.md, .json with --json). Errors
+(fabricated citations, misquotes, pages or rows the source does not have,
+missing files, unknown REF identifiers, edited passages) fail; warnings
+(unsupported sentences, figures not in the source,
 duplicates, stale or unversioned files, unmatched DOIs, uncited statistics,
 overclaims) fail only with --strict.
 
@@ -154,7 +175,7 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 	f.StringVar(&vf.unsupported, "unsupported", "keep", "with --fix: keep, flag or remove unsupported citations")
 	f.Float64Var(&vf.threshold, "threshold", deepresearch.DefaultThreshold, "lexical support score from which a sentence is supported")
 	f.StringVarP(&vf.output, "output", "o", "", "with --fix: write the fixed report to FILE (atomically)")
-	f.StringVar(&vf.report, "report", "", "save the verification report (text, or JSON with --json) to FILE too")
+	f.StringVar(&vf.report, "report", "", "save the verification report (text, or JSON with --json) to FILE too; bare --report (last, or before another flag): "+defaultReportPath)
 	f.BoolVar(&vf.uncited, "uncited", false, "report every factual sentence that cites nothing")
 	f.BoolVar(&vf.rlm, "rlm", false, "check file references only ([path@hash, L10-20]); no sources needed")
 	f.BoolVar(&vf.corpusOnly, "corpus-only", false, "check only numbered citations, @-mentions and REF identifiers")
@@ -168,6 +189,9 @@ type verified struct {
 	text    string // the markdown checked
 	res     *deepresearch.VerifyResult
 	sidecar []deepresearch.SidecarProblem
+	// note says what was checked when it is not the text as given: the
+	// claims of another's JSON document's sidecar.
+	note string
 }
 
 func (v *verified) pass(strict bool) bool { return v.res.Pass(strict) && len(v.sidecar) == 0 }
@@ -259,6 +283,14 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	if err := writeVerified(&out, vf, all); err != nil {
 		return err
 	}
+	if vf.report == defaultReportPath {
+		if vf.json {
+			vf.report = strings.TrimSuffix(vf.report, ".md") + ".json"
+		}
+		if err := os.MkdirAll(filepath.Dir(vf.report), 0o755); err != nil {
+			return inputError(fmt.Errorf("--report: %w", err))
+		}
+	}
 	if vf.report != "" {
 		o, err := checkOutput(vf.report)
 		if err != nil {
@@ -278,6 +310,32 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 		}
 	}
 	return nil
+}
+
+// defaultReportPath is where a bare --report saves the verification
+// report (seed 002's place for it; .json with --json).
+const defaultReportPath = ".aiwg/reports/citation-verification.md"
+
+// bareReportFlag gives a bare "--report" of the verify command its
+// default path: "--report" last, or followed by another flag, becomes
+// "--report=" + defaultReportPath. "--report FILE" is as it was. It is
+// applied to the command line before it is parsed (a string flag cannot
+// be both bare and take the next word).
+func bareReportFlag(args []string) []string {
+	i := slices.Index(args, "verify")
+	if i < 0 {
+		return args
+	}
+	out := slices.Clone(args)
+	for j := i + 1; j < len(out); j++ {
+		switch {
+		case out[j] == "--":
+			return out
+		case out[j] == "--report" && (j+1 == len(out) || strings.HasPrefix(out[j+1], "-") && out[j+1] != "-"):
+			out[j] = "--report=" + defaultReportPath
+		}
+	}
+	return out
 }
 
 // verifyOne checks the report at path ("-": stdin; "": the stored run's
@@ -311,10 +369,11 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 	// and its text verified.
 	if isYAML || strings.HasPrefix(strings.TrimSpace(v.text), "{") {
 		var doc struct {
-			Text *string `json:"text"`
+			Text      *string         `json:"text"`
+			Citations json.RawMessage `json:"_citations"`
 		}
-		if err := json.Unmarshal([]byte(v.text), &doc); err != nil || doc.Text == nil {
-			return nil, inputError(fmt.Errorf("%s: a JSON report needs a \"text\" field (%v)", v.name, err))
+		if err := json.Unmarshal([]byte(v.text), &doc); err != nil || doc.Text == nil && doc.Citations == nil {
+			return nil, inputError(fmt.Errorf("%s: a JSON report needs a \"text\" field, or a \"_citations\" sidecar of its claims (%v)", v.name, err))
 		}
 		var err error
 		if v.sidecar, err = deepresearch.CheckSidecar([]byte(v.text), "/_citations"); err != nil {
@@ -323,9 +382,18 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 		if isYAML {
 			v.sidecar = yamlSidecar
 		}
-		v.text = *doc.Text
 		if vf.fix {
 			return nil, usageError{errors.New("--fix rewrites markdown reports, not JSON ones")}
+		}
+		if doc.Text != nil {
+			v.text = *doc.Text
+		} else {
+			// Another's document (the citation protocol's JSON form): its
+			// claims are in its sidecar, which is authoritative.
+			if v.text, err = deepresearch.SidecarMarkdown([]byte(v.text), "/_citations"); err != nil {
+				return nil, inputError(err)
+			}
+			v.note = "checked: the claims of its sidecar (_citations), one a line: line n is entry n-1"
 		}
 	}
 	res, err := deepresearch.Verify(cmd.Context(), v.text, sources, opts)
@@ -366,6 +434,7 @@ func writeVerified(w io.Writer, vf verifyFlags, all []*verified) error {
 	if vf.json {
 		type one struct {
 			File string `json:"file,omitempty"`
+			Note string `json:"note,omitempty"`
 			*deepresearch.VerifyResult
 			Sidecar []deepresearch.SidecarProblem `json:"sidecar,omitempty"`
 			Pass    bool                          `json:"pass"`
@@ -375,14 +444,14 @@ func writeVerified(w io.Writer, vf verifyFlags, all []*verified) error {
 		enc.SetIndent("", "  ")
 		if len(all) == 1 {
 			v := all[0]
-			return enc.Encode(one{"", v.res, v.sidecar, v.pass(vf.strict), vf.strict})
+			return enc.Encode(one{"", v.note, v.res, v.sidecar, v.pass(vf.strict), vf.strict})
 		}
 		out := struct {
 			Files []one `json:"files"`
 			Pass  bool  `json:"pass"`
 		}{Files: []one{}, Pass: true}
 		for _, v := range all {
-			out.Files = append(out.Files, one{v.name, v.res, v.sidecar, v.pass(vf.strict), vf.strict})
+			out.Files = append(out.Files, one{v.name, v.note, v.res, v.sidecar, v.pass(vf.strict), vf.strict})
 			out.Pass = out.Pass && v.pass(vf.strict)
 		}
 		return enc.Encode(out)
@@ -394,6 +463,9 @@ func writeVerified(w io.Writer, vf verifyFlags, all []*verified) error {
 				fmt.Fprintln(w)
 			}
 			fmt.Fprintf(w, "== %s\n\n", v.name)
+		}
+		if v.note != "" {
+			fmt.Fprintf(w, "%s\n\n", v.note)
 		}
 		for _, p := range v.sidecar {
 			fmt.Fprintf(w, "sidecar entry %d (%s): %s\n", p.Index, p.Path, p.Message)

@@ -20,7 +20,7 @@ func TestVerifyReport(t *testing.T) {
 	for _, want := range []string{
 		"line 5: error no-source: citation [9] names no source",
 		"line 6: error not-retrieved: source [3]",
-		"line 7: warning unsupported: source [2] does not support the sentence",
+		"line 7: warning number: number not in [2]: 64",
 		`line 7: warning overclaim: "always": certainty language, but it rests on a single source`,
 		`fix: hedge it ("always" → "usually")`,
 		"line 8: warning duplicate: [4]",

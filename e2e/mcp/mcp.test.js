@@ -153,7 +153,7 @@ test("verify finds each planted problem on its line", async () => {
   assert.equal(out.summary.fabricated, 2);
   assert.equal(out.summary.duplicates, 1);
   const problems = out.problems.map((p) => [p.line, p.kind, p.number]);
-  assert.deepEqual(problems, [[4, "no-source", 9], [5, "not-retrieved", 3], [6, "unsupported", 2], [6, "overclaim", undefined], [7, "duplicate", 4]]);
+  assert.deepEqual(problems, [[4, "no-source", 9], [5, "not-retrieved", 3], [6, "number", 2], [6, "overclaim", undefined], [7, "duplicate", 4]]);
   for (const p of out.problems) assert.ok(p.fix.length > 10, `line ${p.line}: a suggested fix`);
   const supported = out.citations.find((c) => c.line === 3);
   assert.equal(supported.status, "supported");

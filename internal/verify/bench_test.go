@@ -11,7 +11,7 @@ import (
 // about 5 KB each, one citation per sentence, built from the labelled
 // set's passages and sentences.
 func benchInput(b *testing.B, size int) (string, []Source) {
-	ps, cs := loadSupportSet(b)
+	ps, cs := loadSupportSet(b, "claims.json")
 	var srcs []Source
 	for i := range 50 {
 		p := ps[i%len(ps)]

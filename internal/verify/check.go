@@ -36,6 +36,54 @@ type checker struct {
 	files   map[string]fileMeta // what a file referred to says of itself, by path
 	// mentions are the verdicts on @-mentions, by path.
 	mentions map[string]mentioned
+	// beyond says, by the offset of a file reference, what of its line
+	// range its file does not hold (a bad-lines problem).
+	beyond map[int]string
+	// By the index of a numbered citation in the result: the text its
+	// source was judged against; whether its words decided it (see
+	// literally); the kind of problem it is, when not the plain one of
+	// its status (a misquote, a figure not in the source, a locator
+	// outside the source).
+	texts   map[int]string
+	literal map[int]bool
+	kinds   map[int]ProblemKind
+	// Each judged text normalised for quotations, and its quantities.
+	norms  map[string]normText
+	qtys   map[string][]quantity
+	lowers map[string]string
+}
+
+// normalized returns text normalised for finding quotations, once per text.
+func (c *checker) normalized(text string) normText {
+	n, ok := c.norms[text]
+	if !ok {
+		n = normalizeText(text)
+		c.norms[text] = n
+	}
+	return n
+}
+
+// lowerText returns a source's title and text in lower case, once per
+// text.
+func (c *checker) lowerText(title, text string) string {
+	k := title + "\x00" + text
+	l, ok := c.lowers[k]
+	if !ok {
+		l = strings.ToLower(title + "\n" + text)
+		c.lowers[k] = l
+	}
+	return l
+}
+
+// quantities returns the quantities of a source's text (its numbers in
+// words too), once per text.
+func (c *checker) quantities(text string) []quantity {
+	q, ok := c.qtys[text]
+	if !ok {
+		q = sourceQuantities(text)
+		c.qtys[text] = q
+	}
+	return q
 }
 
 type mentioned struct {
@@ -53,7 +101,8 @@ type match struct {
 func newChecker(report string, sources []Source, opts Options) (*checker, error) {
 	c := &checker{report: report, sources: map[int]Source{}, opts: opts, lines: newLineIndex(report),
 		judged: map[int]string{}, issues: map[int][]Problem{}, matched: map[string]match{}, files: map[string]fileMeta{},
-		mentions: map[string]mentioned{}}
+		mentions: map[string]mentioned{}, beyond: map[int]string{}, texts: map[int]string{}, literal: map[int]bool{},
+		kinds: map[int]ProblemKind{}, norms: map[string]normText{}, qtys: map[string][]quantity{}, lowers: map[string]string{}}
 	c.mapping = citeproc.NewMapping(canon.Key)
 	for i, s := range sources {
 		if s.Number < 1 {
@@ -130,6 +179,12 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 	type pending struct{ cit, claim int }
 	var claims []Claim
 	claimIdx := map[[2]string]int{}
+	// What the words of each distinct claim decide (see literally).
+	type decision struct {
+		literal
+		decided bool
+	}
+	literals := map[[2]string]decision{}
 	var waits []pending
 	for _, f := range cits {
 		base := Citation{Kind: f.kind, Line: c.lines.line(f.off), Offset: f.off, Len: f.len, Marker: f.marker, Sentence: f.sentence, Link: f.link}
@@ -146,15 +201,18 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 			for _, n := range nums {
 				ct := base
 				ct.Number = n
-				src, ok := c.source(n, f.loc)
+				src, ok, bad := c.source(n, f.loc)
 				ct.Location = src.Location
 				text := c.judged[n]
-				if len(c.units[n]) > 0 {
-					text = src.Text // the unit's judged text (see newChecker)
+				if len(c.units[n]) > 0 || src.Location != c.sources[n].Location {
+					text = src.Text // the unit's judged text (see newChecker, source)
 				}
 				switch {
 				case c.opts.NoSources:
 					ct.Status = Unchecked
+				case bad != "":
+					ct.Status, ct.Reason, ct.Location = Fabricated, bad, f.loc
+					c.kinds[len(res.Citations)] = ProblemBadLocator
 				case !ok || strings.TrimSpace(text) == "" && src.TextSHA256 == "":
 					ct.Status = Fabricated
 				case strings.TrimSpace(text) == "":
@@ -164,7 +222,32 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 					ct.Status = Unsupported
 					ct.Reason = "no sentence precedes the marker"
 				default:
+					c.texts[len(res.Citations)] = text
 					k := [2]string{f.sentence, fmt.Sprint(n, src.Location)}
+					lk := k
+					if f.blockQuote {
+						lk[0] = "> " + lk[0]
+					}
+					d, seen := literals[lk]
+					if !seen {
+						d.literal, d.decided = literally(f.sentence, f.blockQuote, n, c.normalized(text))
+						if d.decided && d.kind != "" {
+							// The closest passage, for the fix.
+							d.verdict.Score, d.verdict.Evidence = Score(f.sentence, text)
+						}
+						literals[lk] = d
+					}
+					if d.decided {
+						ct.Status, ct.Score, ct.Evidence, ct.Reason = Unsupported, d.verdict.Score, d.verdict.Evidence, d.verdict.Reason
+						if d.verdict.Supported {
+							ct.Status = Supported
+						}
+						if d.kind != "" {
+							c.kinds[len(res.Citations)] = d.kind
+						}
+						c.literal[len(res.Citations)] = true
+						break
+					}
 					ci, seen := claimIdx[k]
 					if !seen {
 						ci = len(claims)
@@ -226,6 +309,30 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
+	// A figure the source states nowhere, or a name it never names, is not
+	// supported, whatever the judge made of the words around it.
+	for i := range res.Citations {
+		ct := &res.Citations[i]
+		text, judged := c.texts[i]
+		if !judged || c.literal[i] || ct.Status != Supported && ct.Status != Unsupported {
+			continue
+		}
+		passage := ""
+		if ct.Evidence != nil {
+			passage = ct.Evidence.Quote
+		}
+		if reason := missingQuantities(ct.Sentence, ct.Number, c.quantities(text), passage); reason != "" {
+			ct.Status, ct.Reason = Unsupported, reason
+			c.kinds[i] = ProblemNumber
+			continue
+		}
+		if ct.Status != Supported {
+			continue
+		}
+		if reason := missingNames(ct.Sentence, ct.Number, c.lowerText(c.sources[ct.Number].Title, text)); reason != "" {
+			ct.Status, ct.Reason = Unsupported, reason
+		}
+	}
 	c.problems(res)
 	var prose []edit
 	if c.opts.Scope == ScopeAll {
@@ -246,7 +353,7 @@ func (c *checker) problems(res *Result) {
 	var citedOrder []int
 	reported := map[string]bool{} // one problem per (kind, number) on a line
 	var unchecked []Citation      // numbers and REF identifiers, with no sources to check them
-	for _, ct := range res.Citations {
+	for i, ct := range res.Citations {
 		s.Citations++
 		if ct.Kind == KindMention {
 			s.Mentions++
@@ -269,19 +376,29 @@ func (c *checker) problems(res *Result) {
 			s.Supported++
 		case Unsupported:
 			s.Unsupported++
-			msg := fmt.Sprintf("source [%d] does not support the sentence (score %.2f)", ct.Number, ct.Score)
-			if ct.Reason != "" {
-				msg = fmt.Sprintf("source [%d] does not support the sentence: %s", ct.Number, ct.Reason)
+			switch c.kinds[i] {
+			case ProblemMisquote:
+				fix := fmt.Sprintf("quote source [%d] (%s) exactly, or drop the quotation marks and say what it says in your own words", ct.Number, name(c.sources[ct.Number]))
+				add(Problem{Line: ct.Line, Severity: Error, Kind: ProblemMisquote, Marker: ct.Marker, Number: ct.Number, Message: ct.Reason, Fix: fix + closest(ct)})
+			case ProblemNumber:
+				fix := fmt.Sprintf("state the figure source [%d] (%s) gives, or cite the source that gives yours", ct.Number, name(c.sources[ct.Number]))
+				add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemNumber, Marker: ct.Marker, Number: ct.Number, Message: ct.Reason, Fix: fix + closest(ct)})
+			default:
+				msg := fmt.Sprintf("source [%d] does not support the sentence (score %.2f)", ct.Number, ct.Score)
+				if ct.Reason != "" {
+					msg = fmt.Sprintf("source [%d] does not support the sentence: %s", ct.Number, ct.Reason)
+				}
+				fix := fmt.Sprintf("check the sentence against source [%d] (%s); reword it to what the source says, cite a source that supports it, or remove the citation", ct.Number, name(c.sources[ct.Number]))
+				add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemUnsupported, Marker: ct.Marker, Number: ct.Number, Message: msg, Fix: fix + closest(ct)})
 			}
-			fix := fmt.Sprintf("check the sentence against source [%d] (%s); reword it to what the source says, cite a source that supports it, or remove the citation", ct.Number, name(c.sources[ct.Number]))
-			if ct.Evidence != nil && ct.Evidence.Quote != "" {
-				fix += fmt.Sprintf("; its closest passage: %q", clip(ct.Evidence.Quote, 160))
-			}
-			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemUnsupported, Marker: ct.Marker, Number: ct.Number, Message: msg, Fix: fix})
 		case Fabricated:
 			s.Fabricated++
 			src, ok := c.sources[ct.Number]
 			switch {
+			case c.kinds[i] == ProblemBadLocator:
+				once(Problem{Line: ct.Line, Severity: Error, Kind: ProblemBadLocator, Marker: ct.Marker, Number: ct.Number,
+					Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
+					Fix:     fmt.Sprintf("cite the page, row or slide of source [%d] the sentence came from, or cite [%d] without one", ct.Number, ct.Number)})
 			case ct.Kind == KindRef && ct.Number == 0:
 				once(Problem{Line: ct.Line, Severity: Error, Kind: ProblemNoSource, Marker: ct.Marker,
 					Message: fmt.Sprintf("%s cites %s, which is not among the sources", ct.Marker, ct.Ref),
@@ -351,9 +468,9 @@ func (c *checker) problems(res *Result) {
 				Message: fmt.Sprintf("%s links to %s, but source [%d] is %s", ct.Marker, ct.Link, ct.Number, src.URL),
 				Fix:     fmt.Sprintf("link [%d] to %s, or cite the source the link names", ct.Number, src.URL)})
 		}
-		if ct.Kind == KindFile && strings.Contains(ct.Reason, "beyond") && ct.Status != Missing {
+		if beyond := c.beyond[ct.Offset]; ct.Kind == KindFile && beyond != "" && ct.Status != Missing {
 			add(Problem{Line: ct.Line, Severity: Warning, Kind: ProblemBadLines, Marker: ct.Marker,
-				Message: fmt.Sprintf("%s: %s", ct.Marker, ct.Reason),
+				Message: fmt.Sprintf("%s: %s", ct.Marker, beyond),
 				Fix:     "cite lines that exist"})
 		}
 	}
@@ -412,6 +529,15 @@ func (c *checker) problems(res *Result) {
 		add(Problem{Line: 1, Severity: Warning, Kind: ProblemNothing, Message: what + ": there was nothing to verify",
 			Fix: "cite the sources each claim rests on ([1], [2], …), or check the file you meant"})
 	}
+}
+
+// closest is a fix's mention of the citation's closest passage in its
+// source, when it has one.
+func closest(ct Citation) string {
+	if ct.Evidence == nil || ct.Evidence.Quote == "" {
+		return ""
+	}
+	return fmt.Sprintf("; its closest passage: %q", clip(ct.Evidence.Quote, 160))
 }
 
 // add records a problem and counts it.
@@ -700,23 +826,39 @@ func (c *checker) fileVerdict(f found) (Status, string) {
 		}
 		return Missing, fmt.Sprintf("cannot be read: %v", err)
 	}
-	var beyond string
-	if f.lineHi > 0 {
-		n := strings.Count(string(b), "\n")
-		if len(b) > 0 && b[len(b)-1] != '\n' {
-			n++
-		}
-		if f.lineHi > n || f.lineLo > f.lineHi {
-			beyond = fmt.Sprintf("; lines %s are beyond its %d lines", f.lines, n)
-		}
+	if beyond := linesBeyond(f, b); beyond != "" {
+		c.beyond[f.off] = beyond
 	}
 	if f.hash == "" {
-		return Unversioned, "the file exists but the reference has no content hash" + beyond
+		return Unversioned, "the file exists but the reference has no content hash"
 	}
 	full := sha256.Sum256(b)
 	cur := ContentHash(b)
 	if strings.HasPrefix(hex.EncodeToString(full[:]), f.hash) {
-		return Fresh, strings.TrimPrefix(beyond, "; ")
+		return Fresh, ""
 	}
-	return Stale, fmt.Sprintf("the file changed since it was cited (current hash %s)", cur) + beyond
+	return Stale, fmt.Sprintf("the file changed since it was cited (current hash %s)", cur)
+}
+
+// linesBeyond says what of a file reference's line range the file b does
+// not hold ("line 88 is beyond its 2 lines", "lines 9-12 are beyond its
+// 2 lines", "lines 7-3 run backwards"); "" when all of it is there or no
+// lines are cited.
+func linesBeyond(f found, b []byte) string {
+	if f.lineHi == 0 {
+		return ""
+	}
+	n := strings.Count(string(b), "\n")
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	switch {
+	case f.lineLo > f.lineHi:
+		return fmt.Sprintf("lines %s run backwards", f.lines)
+	case f.lineHi <= n:
+		return ""
+	case f.lineLo == f.lineHi:
+		return fmt.Sprintf("line %s is beyond its %s", f.lines, plural(n, "line"))
+	}
+	return fmt.Sprintf("lines %s are beyond its %s", f.lines, plural(n, "line"))
 }

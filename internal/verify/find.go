@@ -40,7 +40,8 @@ type found struct {
 	authors    []string
 	year       string
 	sentence   string
-	sentenceAt int // offset of the sentence in the report
+	sentenceAt int  // offset of the sentence in the report
+	blockQuote bool // the sentence is in a block quote: a quotation
 }
 
 // layout is what the report's markdown structure says about byte ranges:
@@ -138,15 +139,28 @@ func parseLayout(src []byte) *layout {
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, r := range refs {
-		end := len(src)
+	// Only a trailing reference section lists sources: one that runs to
+	// the end of the report, or to another reference section that does,
+	// and that is not the whole report ("# Notes" over a report's every
+	// sentence is its title, and what follows is prose that cites).
+	ends := make([]int, len(refs))
+	for i, r := range refs {
+		ends[i] = len(src)
 		for _, h := range heads {
 			if h.start > r.start && h.level <= r.level {
-				end = h.start
+				ends[i] = h.start
 				break
 			}
 		}
-		l.blocks = append(l.blocks, span{r.start, end})
+	}
+	tail := len(src)
+	for i := len(refs) - 1; i >= 0; i-- {
+		r := refs[i]
+		if ends[i] != tail || !hasContentBefore(src, r.start) {
+			break
+		}
+		l.blocks = append(l.blocks, span{r.start, ends[i]})
+		tail = r.start
 	}
 	if end := frontMatterEnd(string(src)); end > 0 {
 		l.blocks = append(l.blocks, span{0, end})
@@ -154,6 +168,24 @@ func parseLayout(src []byte) *layout {
 	l.blocks = mergeSpans(l.blocks)
 	l.skip = mergeSpans(append(l.skip, l.blocks...))
 	return l
+}
+
+// hasContentBefore reports whether the report holds anything before off
+// but blanks, front matter and HTML comments: a heading at off is then
+// not the report's first line.
+func hasContentBefore(src []byte, off int) bool {
+	head := string(src[frontMatterEnd(string(src)):max(off, frontMatterEnd(string(src)))])
+	for {
+		head = strings.TrimSpace(head)
+		if !strings.HasPrefix(head, "<!--") {
+			return head != ""
+		}
+		end := strings.Index(head, "-->")
+		if end < 0 {
+			return false
+		}
+		head = head[end+3:]
+	}
 }
 
 // mergeSpans sorts spans and merges overlaps, so that a binary search over
@@ -185,8 +217,9 @@ var (
 	// with a suffix that is not all digits ("10.5/3" is a ratio), and is
 	// reported malformed unless a source carries it.
 	doiRe = regexp.MustCompile(`\b10\.(\d+)(?:\.\d+)*/[^\s"<>\[\]{}]+`)
-	// "Smith et al., 2020", "Smith et al. (2020)", "(Smith et al. 2020a)".
-	authorYearRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+et\s+al\.?,?\s*\(?((?:1[6-9]|20)\d{2})[a-z]?\b`)
+	// "Smith et al., 2020", "Smith et al. (2020)" (its parentheses whole),
+	// "(Smith et al. 2020a)".
+	authorYearRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+et\s+al\.?,?\s*(?:\(((?:1[6-9]|20)\d{2})[a-z]?\)|((?:1[6-9]|20)\d{2})[a-z]?\b)`)
 	// "Jones and Lee (2018)", "Jones & Lee (2018a)".
 	twoAuthorsRe = regexp.MustCompile(`\b(\p{Lu}[\p{L}'’-]+)\s+(?:and|&)\s+(\p{Lu}[\p{L}'’-]+)\s*\(((?:1[6-9]|20)\d{2})[a-z]?\)`)
 	// A parenthesis ending in a year: "(Brown, 2017)", "(Jones & Lee,
@@ -205,7 +238,8 @@ var (
 	// The HTML style: <sup class="cite" data-sids="1"><a href="URL" …>[1]</a></sup>
 	// (data-sids since issue 17).
 	supRe = regexp.MustCompile(`<sup class="cite"(?: data-sids="[0-9,]*")?><a href="([^"]*)"[^>]*>\[([1-9][0-9]{0,5})(?:, (?:p\.|row|slide) [0-9]{1,6})?\]</a></sup>`)
-	// "[path, L10-20]", "[path@hash, L10-20]", "[path@hash]", "[path, L7]".
+	// "[path, L10-20]", "[path@hash, L10-20]", "[path@hash]", "[path, L7]",
+	// and the path alone, "[src/legacy/auth.py]" (see isFilePath).
 	fileRefRe = regexp.MustCompile(`\[([^\s\[\](),@]+)(?:@([0-9A-Fa-f]{6,64}))?(?:,\s*L(\d+)(?:\s*[-–]\s*L?(\d+))?)?\]`)
 )
 
@@ -299,7 +333,7 @@ func findCitations(report string, mapping *citeproc.Mapping, layout func() *layo
 		lo, hi := m[0], m[1]
 		path := report[m[2]:m[3]]
 		hasHash, hasLines := m[4] >= 0, m[6] >= 0
-		if !hasHash && !hasLines || !strings.ContainsAny(path, "./") || taken(lo, hi) {
+		if !hasHash && !hasLines && !isFilePath(path) || !strings.ContainsAny(path, "./") || taken(lo, hi) {
 			continue
 		}
 		if hi < len(report) && (report[hi] == '(' || report[hi] == ':' || report[hi] == '[') {
@@ -356,7 +390,11 @@ func findCitations(report string, mapping *citeproc.Mapping, layout func() *layo
 		slices.SortFunc(ays, func(a, b found) int { return a.off - b.off })
 	}
 	for _, m := range authorYearRe.FindAllStringSubmatchIndex(report, MaxCitations+1) {
-		addAY(m[0], m[1], []string{report[m[2]:m[3]]}, report[m[4]:m[5]])
+		year := m[4:6] // "(2019)"
+		if year[0] < 0 {
+			year = m[6:8] // ", 2019"
+		}
+		addAY(m[0], m[1], []string{report[m[2]:m[3]]}, report[year[0]:year[1]])
 	}
 	endPass()
 	for _, m := range twoAuthorsRe.FindAllStringSubmatchIndex(report, MaxCitations+1) {
@@ -425,6 +463,15 @@ var notAuthor = func() map[string]bool {
 	}
 	return m
 }()
+
+// isFilePath reports whether a bracketed word with neither hash nor lines
+// is a path-only file reference ("[src/legacy/auth.py]"): a relative path
+// of folders and a file name with an extension. One without a folder
+// ("[Node.js]") or an extension ("[TCP/IP]") is prose, and a URL no file.
+func isFilePath(p string) bool {
+	return strings.Contains(p, "/") && !strings.Contains(p, ":") && !strings.HasPrefix(p, "/") &&
+		!strings.Contains(p, "//") && mentionExtRe.MatchString(path.Base(p))
+}
 
 // mentionExtRe is a file name's extension.
 var mentionExtRe = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,7}$`)
@@ -509,12 +556,37 @@ func attachSentences(report string, fs []found) {
 		}
 		s := cache.sents[k]
 		f.sentenceAt = s.start
+		f.blockQuote = isQuotation(m, lo)
 		if i > 0 && fs[i-1].sentenceAt == s.start && fs[i-1].sentence != "" {
 			f.sentence = fs[i-1].sentence // the same sentence as the citation before
 		} else {
 			f.sentence = cleanSentence(m[s.start:s.end])
 		}
 	}
+}
+
+// isQuotation reports whether the block at lo of the report is in a block
+// quote of another's words: one whose first line starts with a bold label
+// ("> **Note.** …") or is an alert ("> [!NOTE]") is a callout of the
+// report's own.
+func isQuotation(report string, lo int) bool {
+	quoted := func(line string) (string, bool) {
+		return strings.CutPrefix(strings.TrimLeft(line, " \t"), ">")
+	}
+	if _, ok := quoted(report[lo:]); !ok {
+		return false
+	}
+	// Back to the quote's first line.
+	for lo > 0 {
+		prev := strings.LastIndexByte(report[:lo-1], '\n') + 1
+		if _, ok := quoted(report[prev : lo-1]); !ok {
+			break
+		}
+		lo = prev
+	}
+	rest, _ := quoted(report[lo:])
+	rest = strings.TrimLeft(rest, " \t>")
+	return !strings.HasPrefix(rest, "**") && !strings.HasPrefix(rest, "__") && !strings.HasPrefix(rest, "[!")
 }
 
 // maskMarkers returns the report with its bracketed citations (numbers,
@@ -561,14 +633,27 @@ func hasWordBetween(s string, lo, hi int) bool {
 }
 
 var (
-	mdLinkRe   = regexp.MustCompile(`!?\[([^\[\]]*)\]\([^()\s]*\)`)
+	mdLinkRe = regexp.MustCompile(`!?\[([^\[\]]*)\]\([^()\s]*\)`)
+	// Inline HTML tags (a citation's <sup class="cite" data-sids="1">
+	// and </sup>, emphasis, links) and the usage tag [[USAGE:1,3]]: no
+	// words of the sentence.
+	htmlTagRe  = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>`)
+	usageTagRe = regexp.MustCompile(`(?i)\[\[usage:[^\[\]]*\]\]`)
 	mdSyntaxRe = regexp.MustCompile("(?m)^\\s*(?:[-*+>]|#{1,6}|\\d{1,9}[.)])\\s+|\\*\\*|__|`|\\|")
 	blanksRe   = regexp.MustCompile(`\s+`)
 )
 
-// cleanSentence strips markdown from a sentence: link syntax (the text
-// stays), emphasis, code ticks, list and heading markers.
+// cleanSentence strips markdown from a sentence: inline HTML tags (what
+// is left of a citation in HTML, <sup class="cite" …></sup>, once its
+// marker is masked), usage tags, link syntax (the text stays), emphasis,
+// code ticks, list and heading markers.
 func cleanSentence(s string) string {
+	if strings.IndexByte(s, '<') >= 0 {
+		s = htmlTagRe.ReplaceAllString(s, " ")
+	}
+	if strings.Contains(s, "[[") {
+		s = usageTagRe.ReplaceAllString(s, " ")
+	}
 	s = mdLinkRe.ReplaceAllString(s, "$1")
 	s = mdSyntaxRe.ReplaceAllString(s, " ")
 	s = blanksRe.ReplaceAllString(s, " ")

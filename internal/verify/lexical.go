@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -19,10 +20,14 @@ import (
 const DefaultThreshold = 0.6
 
 // Lexical judges support from words alone: the share of the sentence's key
-// terms (weighted by rarity, BM25's idf over the sources' sentences) that
-// the best-matching passage of the source contains, with credit for word
-// pairs in the same order, and penalties when the sentence has a number the
-// passage lacks or is negated where the passage is not (or the reverse).
+// terms (weighted by rarity, BM25's idf over the sources' sentences, at
+// least minIDFSentences of them) that the best-matching passage of the
+// source contains, with credit for word pairs in the same order, and
+// penalties when the sentence has a figure the passage lacks (halving the
+// score: a copy with one figure changed is not supported) or is negated
+// where the passage is not (or the reverse). Figures are read as
+// quantities, so "$1,499" meets "1499.0" and "March 5, 2024" meets
+// "2024-03-05".
 // The passage (one sentence of the source, or two adjacent ones) becomes
 // the evidence. It is deterministic and needs no model; it cannot tell a
 // paraphrase with new words from an unsupported sentence, nor notice that
@@ -126,7 +131,15 @@ func lexDF(docs []*lexDoc) (map[string]int, int) {
 	return df, n
 }
 
+// minIDFSentences is the fewest sentences idf is counted over: sources
+// of a sentence or two (a table row, a short note) are judged as though
+// among that many that do not hold their terms. In one sentence every
+// term it holds is as common as can be, and the words a claim adds would
+// outweigh those it shares with the source fivefold.
+const minIDFSentences = 20
+
 func idf(df map[string]int, n int, t string) float64 {
+	n = max(n, minIDFSentences)
 	f := float64(df[t])
 	return math.Log(1 + (float64(n)-f+0.5)/(f+0.5))
 }
@@ -134,7 +147,7 @@ func idf(df map[string]int, n int, t string) float64 {
 // best scores the sentence against every passage (a sentence, or two
 // adjacent ones) and returns the best score and passage.
 func (d *lexDoc) best(sentence string, df map[string]int, n int) (float64, *Evidence) {
-	c := tokenize(sentence)
+	c := tokenizeClaim(sentence)
 	if len(c.terms) == 0 || len(d.sents) == 0 {
 		return 0, nil
 	}
@@ -213,7 +226,7 @@ func (d *lexDoc) scoreWindow(c tokens, terms []string, weights []float64, total 
 			}
 		}
 		if !found {
-			s *= 0.6
+			s *= 0.5
 			break
 		}
 	}
@@ -250,58 +263,53 @@ func bigrams(ts []string) map[[2]string]bool {
 // tokens are the words of a text, for matching.
 type tokens struct {
 	terms []string // content terms (no stop words), stemmed, in order
-	nums  []string // numbers as written ("1.22", "64")
+	nums  []string // quantities, each as one word (quantity.tok), and words with digits
 	neg   bool     // a negation word occurs
 }
 
-// tokenize reads a text's words with the shared vocabulary
-// (internal/terms): its words stemmed, stop words left out (numbers as they are), its
-// numbers as written, and whether it negates.
-func tokenize(s string) tokens {
-	t := tokens{neg: terms.Negated(s), nums: numbers(s)}
-	for _, w := range terms.Tokens(s) {
+// tokenize reads a source's text's words with the shared vocabulary
+// (internal/terms): its words stemmed, stop words left out, its
+// quantities each as one word ("$1,499" and "1499.0" both "1499"; see
+// quantities; a number in words is both the word and the number), and
+// whether it negates.
+func tokenize(s string) tokens { return tokenizeAs(s, false) }
+
+// tokenizeClaim is tokenize for a claim: its hedged figures ("about
+// 1,500") are no words the source must hold, and its numbers in words no
+// figures (a source's are: "two" is also 2).
+func tokenizeClaim(s string) tokens { return tokenizeAs(s, true) }
+
+// versionedRe finds a name with a version after a slash ("HTTP/2",
+// "TLS/1.3"): one word, whose digits are no figure of their own.
+var versionedRe = regexp.MustCompile(`\b(\p{L}+)/(\d+(?:\.\d+)*)\b`)
+
+func tokenizeAs(s string, claim bool) tokens {
+	t := tokens{neg: terms.Negated(s)}
+	if strings.IndexByte(s, '/') >= 0 {
+		s = versionedRe.ReplaceAllStringFunc(s, func(m string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(m, "/", ""), ".", "p")
+		})
+	}
+	var spelled []string // a source's numbers in words, as numbers
+	for _, w := range terms.Tokens(canonQuantities(s, quantities(s), claim)) {
+		if v, ok := numberWords[w]; ok && !claim {
+			spelled = append(spelled, numberToken(v))
+		}
 		switch {
 		case terms.IsNegation(w):
 		case hasDigit(w):
+			// A quantity, or a word with digits ("float64", "SKU001"):
+			// a term, and a figure the passage must hold.
 			t.terms = append(t.terms, w)
+			t.nums = append(t.nums, w)
 		case len(w) > 1 && !terms.IsStop(w):
 			t.terms = append(t.terms, terms.Stem(w))
 		}
 	}
+	// After the sentence's own words, so that its word pairs stay.
+	t.terms = append(t.terms, spelled...)
+	t.nums = append(t.nums, spelled...)
 	return t
-}
-
-// numbers returns the numbers of s as written, thousands separators
-// removed: "1.5", "1000" for "1,000", "64".
-func numbers(s string) []string {
-	var out []string
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsDigit(r) {
-			i += size
-			continue
-		}
-		j := i
-		for j < len(s) {
-			r, size := utf8.DecodeRuneInString(s[j:])
-			if unicode.IsDigit(r) {
-				j += size
-				continue
-			}
-			if (r == '.' || r == ',') && j+size < len(s) {
-				next, _ := utf8.DecodeRuneInString(s[j+size:])
-				if unicode.IsDigit(next) {
-					j += size
-					continue
-				}
-			}
-			break
-		}
-		out = append(out, strings.ReplaceAll(s[i:j], ",", ""))
-		i = j
-	}
-	return out
 }
 
 func hasDigit(w string) bool {

@@ -139,10 +139,11 @@ func TestLLMJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The judged claims (retrieved sources) are lines 3, 4, 6, 9, 10: five
-	// claims in batches of two.
-	if len(s.requests) != 3 {
-		t.Errorf("%d requests, want 3", len(s.requests))
+	// The judged claims (retrieved sources) are lines 3, 6, 9, 10: four
+	// claims in batches of two. Line 4 copies its source word for word:
+	// its words decide it, not the judge.
+	if len(s.requests) != 2 {
+		t.Errorf("%d requests, want 2", len(s.requests))
 	}
 	for _, r := range s.requests {
 		if r.ResponseFormat == nil || r.ResponseFormat.Type != "json_object" || r.Messages[0].Role != "system" ||
@@ -155,7 +156,11 @@ func TestLLMJudge(t *testing.T) {
 		got[c.Line] = c.Status
 		if c.Status == Supported {
 			src := plantedSources[c.Number-1].Text
-			if c.Evidence == nil || src[c.Evidence.Start:c.Evidence.End] != c.Evidence.Quote || !strings.Contains(c.Reason, "words found") {
+			want := "words found"
+			if c.Line == 4 {
+				want = "the source's own words"
+			}
+			if c.Evidence == nil || src[c.Evidence.Start:c.Evidence.End] != c.Evidence.Quote || !strings.Contains(c.Reason, want) {
 				t.Errorf("line %d: evidence %+v, reason %q", c.Line, c.Evidence, c.Reason)
 			}
 		}
@@ -190,12 +195,14 @@ func TestLLMJudgeInventedQuote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Summary.Supported != 0 {
+	// Line 4 copies its source word for word: supported by its words,
+	// whatever the judge says.
+	if res.Summary.Supported != 1 {
 		t.Errorf("a judge quoting nothing real got %d supported", res.Summary.Supported)
 	}
-	// Lines 3 and 4 are the ones it would call supported (TestLLMJudge).
+	// Line 3 is the other one it would call supported (TestLLMJudge).
 	for _, c := range res.Citations {
-		if (c.Line == 3 || c.Line == 4) && !strings.Contains(c.Reason, "not in the source") {
+		if c.Line == 3 && !strings.Contains(c.Reason, "not in the source") {
 			t.Errorf("line %d: reason %q", c.Line, c.Reason)
 		}
 	}

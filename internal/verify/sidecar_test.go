@@ -26,6 +26,8 @@ func TestCheckSidecar(t *testing.T) {
 		{"bad sids", `{"blocks": ["A [1]."], "_citations": [{"path": "/blocks/0", "sids": ["1", 0, 1, 1]}]}`, []string{"sid 1 is not", "sid 0 is not", "sid 1 is listed twice"}},
 		{"no sidecar", `{"blocks": []}`, []string{"no sidecar"}},
 		{"sidecar not an array", `{"_citations": {}}`, []string{"not an array"}},
+		{"another's document: inline markers optional", `{"some": {"nested": {"field": "The CPU is 2.5x faster…"}}, "_citations": [{"path": "/some/nested/field", "sids": [3, 5]}]}`, nil},
+		{"another's document: an unlisted marker", `{"a": "The CPU is faster [4].", "_citations": [{"path": "/a", "sids": [3]}]}`, []string{"cites [4], which its sids do not list"}},
 		{"rendered links count", `{"blocks": ["A [[1]](https://a.example/)."], ` + refs + `, "_citations": [{"path": "/blocks/0", "sids": [1]}]}`, nil},
 	}
 	// The document as JSON, and decoded already: by encoding/json (numbers
@@ -76,5 +78,29 @@ func TestCheckSidecar(t *testing.T) {
 	}
 	if _, err := CheckSidecar([]byte(`{"a": 1} x`), "/_citations"); err == nil {
 		t.Error("trailing text: no error")
+	}
+}
+
+// A document that is not ours keeps its claims in its sidecar: each entry
+// becomes a line citing its sids.
+func TestSidecarMarkdown(t *testing.T) {
+	tests := []struct{ name, doc, want string }{
+		{"seed 001's example", `{"some": {"nested": {"field": "The CPU is 2.5x faster…"}}, "_citations": [{"path": "/some/nested/field", "sids": [3, 5]}]}`,
+			"The CPU is 2.5x faster… [3, 5]\n"},
+		{"inline markers kept, not repeated", `{"a": "Fast [[S:3]].", "b": "Two\nlines", "_citations": [{"path": "/a", "sids": [3, 5]}, {"path": "/b", "sids": [1]}]}`,
+			"Fast [[S:3]]. [5]\nTwo lines [1]\n"},
+		{"an entry with no claim", `{"a": 1, "b": "B", "_citations": [{"path": "/a", "sids": [1]}, {"path": "/b", "sids": [2]}]}`,
+			"<!-- entry 0: no claim to check -->\nB [2]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(tt.doc), &v); err != nil {
+				t.Fatal(err)
+			}
+			if got := SidecarMarkdown(v, "/_citations"); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -31,11 +31,13 @@ type labelled struct {
 	Supported bool   `json:"supported"`
 }
 
-func loadSupportSet(t testing.TB) ([]passage, []labelled) {
+// loadSupportSet reads the passages and the labelled sentences of claims
+// (a file of testdata/support).
+func loadSupportSet(t testing.TB, claims string) ([]passage, []labelled) {
 	t.Helper()
 	var ps []passage
 	var cs []labelled
-	for name, v := range map[string]any{"passages.json": &ps, "claims.json": &cs} {
+	for name, v := range map[string]any{"passages.json": &ps, claims: &cs} {
 		b, err := os.ReadFile(filepath.Join("testdata", "support", name))
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +78,11 @@ func (c confusion) precision() float64 { return float64(c.tp) / float64(max(1, c
 func (c confusion) recall() float64    { return float64(c.tp) / float64(max(1, c.tp+c.fn)) }
 
 func measureSupport(t testing.TB, judge Judge) (confusion, []labelled) {
-	ps, cs := loadSupportSet(t)
+	return measureSupportOf(t, judge, "claims.json")
+}
+
+func measureSupportOf(t testing.TB, judge Judge, claims string) (confusion, []labelled) {
+	ps, cs := loadSupportSet(t, claims)
 	report, srcs := supportReport(t, ps, cs)
 	res, err := Check(context.Background(), report, srcs, Options{Judge: judge})
 	if err != nil {
@@ -115,7 +121,7 @@ func measureSupport(t testing.TB, judge Judge) (confusion, []labelled) {
 // set, less a margin, so that a change to the scorer that makes it worse
 // fails.
 func TestSupportPrecisionRecall(t *testing.T) {
-	ps, cs := loadSupportSet(t)
+	ps, cs := loadSupportSet(t, "claims.json")
 	pos := 0
 	for _, c := range cs {
 		if c.Supported {
@@ -141,6 +147,32 @@ func TestSupportPrecisionRecall(t *testing.T) {
 	}
 }
 
+// TestLiteralPrecisionRecall measures the checks of what sentences say
+// in so many words (quotations, figures, names) on a second labelled set
+// over the same passages (testdata/support/literal.json): quotations word
+// for word and misquoted, figures restated in other forms and changed,
+// names changed. Run with -v for the figures and the sentences it gets
+// wrong.
+func TestLiteralPrecisionRecall(t *testing.T) {
+	_, cs := loadSupportSet(t, "literal.json")
+	c, wrong := measureSupportOf(t, Lexical{}, "literal.json")
+	t.Logf("literal set: %d sentences; threshold %.2f: precision %.3f, recall %.3f (tp %d, fp %d, fn %d, tn %d)",
+		len(cs), DefaultThreshold, c.precision(), c.recall(), c.tp, c.fp, c.fn, c.tn)
+	for _, w := range wrong {
+		t.Logf("  wrong (labelled supported=%v): %s", w.Supported, w.Sentence)
+	}
+	if c.precision() < minLiteralPrecision || c.recall() < minLiteralRecall {
+		t.Errorf("precision %.3f (floor %.2f), recall %.3f (floor %.2f)", c.precision(), minLiteralPrecision, c.recall(), minLiteralRecall)
+	}
+}
+
+// Floors for TestLiteralPrecisionRecall: the figures measured, less a
+// margin.
+const (
+	minLiteralPrecision = 0.85
+	minLiteralRecall    = 0.8
+)
+
 // Floors for TestSupportPrecisionRecall.
 const (
 	minPrecision = 0.85
@@ -150,7 +182,7 @@ const (
 // BenchmarkSupport checks the whole labelled set per iteration and reports
 // precision and recall beside the time.
 func BenchmarkSupport(b *testing.B) {
-	ps, cs := loadSupportSet(b)
+	ps, cs := loadSupportSet(b, "claims.json")
 	report, srcs := supportReport(b, ps, cs)
 	b.SetBytes(int64(len(report)))
 	b.ReportAllocs()
@@ -170,7 +202,7 @@ func BenchmarkSupport(b *testing.B) {
 // its own. Every such citation is unsupported; the share flagged is the
 // check's recall on misattributed citations.
 func TestMisattribution(t *testing.T) {
-	ps, cs := loadSupportSet(t)
+	ps, cs := loadSupportSet(t, "claims.json")
 	var wrong []labelled
 	for _, c := range cs {
 		if !c.Supported {

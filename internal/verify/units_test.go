@@ -33,7 +33,7 @@ func TestUnitsOfOneReference(t *testing.T) {
 	for _, c := range res.Citations {
 		got = append(got, fmt.Sprintf("%d %s %s", c.Line, c.Location, c.Status))
 	}
-	want := "[1 p. 4 supported 3 p. 7 supported 5 p. 4 unsupported 7  fabricated 9  supported]"
+	want := "[1 p. 4 supported 3 p. 7 supported 5 p. 4 unsupported 7 p. 9 fabricated 9  supported]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("citations\n got %v\nwant %s", got, want)
 	}

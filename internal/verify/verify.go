@@ -19,6 +19,18 @@
 // statistics in sentences that cite nothing and certainty language the
 // cited support does not warrant (overclaiming, as GRADE weighs evidence).
 //
+// Whatever the judge, what a sentence says in so many words is checked
+// against the source's text: a quotation (between quotation marks, or a
+// block quote) must be in it, blanks, curly quotes, the case of its first
+// letter and elisions aside (ProblemMisquote, an error); a quotation found,
+// or a sentence that copies the source's words, is supported; a figure the
+// source does not state (amounts, percentages, dates and measures
+// normalised: see quantities) is ProblemNumber; a name the source never
+// names makes the sentence unsupported; a page, row or slide the source
+// does not have is ProblemBadLocator. A reference section ("References",
+// "Notes", "Sources", …) lists sources, and is not checked, only at the
+// end of the report.
+//
 // A source may come as the passages its citations were checked against
 // (each with its SHA-256) rather than its whole text: a report's JSON form
 // keeps them, so that the report can be checked again offline.
@@ -179,6 +191,9 @@ const (
 	ProblemUncited      ProblemKind = "uncited"       // a factual sentence that cites nothing (Options.Uncited)
 	ProblemOverclaim    ProblemKind = "overclaim"     // certainty language its cited support does not warrant
 	ProblemNothing      ProblemKind = "nothing-cited" // the report cites nothing: there was nothing to verify
+	ProblemMisquote     ProblemKind = "misquote"      // a quotation its cited source does not hold
+	ProblemNumber       ProblemKind = "number"        // a figure its cited source does not state
+	ProblemBadLocator   ProblemKind = "bad-locator"   // a page, row, slide or section its source does not have
 )
 
 // Problem is one thing wrong with the report, with where it is and what to

@@ -58,7 +58,7 @@ func TestPlantedProblems(t *testing.T) {
 	wants := []want{
 		{7, ProblemNoSource, 9},     // a number with no source
 		{8, ProblemNotRetrieved, 3}, // a source never retrieved
-		{9, ProblemUnsupported, 2},  // the source says something else
+		{9, ProblemNumber, 2},       // the source says something else, and states no 64
 		{10, ProblemDuplicate, 4},   // one resource under two numbers
 	}
 	var got []want
@@ -168,7 +168,7 @@ func TestCitationForms(t *testing.T) {
 		"4 file [src/gone.go, L4] n=0 missing",
 		"4 file [src/legacy.py, L9-12] n=0 unversioned",
 		"5 author-year Smith et al., 2020 n=0 matched",
-		"5 author-year Doe et al. (2019 n=0 unmatched",
+		"5 author-year Doe et al. (2019) n=0 unmatched",
 		"5 doi 10.1000/xyz123 n=0 matched",
 		"5 doi 10.5555/unknown n=0 unmatched",
 	}
