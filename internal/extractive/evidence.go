@@ -351,7 +351,7 @@ func quoteUnit(u excerpt.Unit, n int, heading string, quoted map[string]bool) st
 			continue
 		}
 		if last, _ := utf8.DecodeLastRuneInString(s); !strings.ContainsRune(".!?\"'”’)", last) {
-			s += "." // a terse entry or list item, written as a sentence
+			s = strings.TrimRight(s, ";,") + "." // a terse entry or list item, written as a sentence
 		}
 		out = append(out, s+mark)
 	}

@@ -220,11 +220,15 @@ func write(msgs []llms.MessageContent) string {
 	var all []passage
 	perSection := make([][]int, len(secs))
 	seen := map[string]bool{}
+	covered := make([]bool, len(secs)) // a section whose every passage an earlier one quotes
 	for si, sec := range secs {
-		for _, p := range group(findingPassages(sec.text)) {
+		ps := group(findingPassages(sec.text))
+		covered[si] = len(ps) > 0
+		for _, p := range ps {
 			if p = p.fresh(seen); p.text == "" {
 				continue
 			}
+			covered[si] = false
 			p.sec, p.seq = si, len(all)
 			p.rel = score(p.all(), qterms)
 			// The introduction and the Overview quote only passages that
@@ -299,8 +303,8 @@ func write(msgs []llms.MessageContent) string {
 		text := NoSectionEvidence
 		if len(lines) > 0 {
 			text = strings.Join(lines, "\n\n")
-		} else if slices.ContainsFunc(perSection[si], func(i int) bool { return used[i] }) {
-			continue // its one passage is the introduction
+		} else if covered[si] || slices.ContainsFunc(perSection[si], func(i int) bool { return used[i] }) {
+			continue // what it found is quoted above
 		}
 		b.WriteString("\n## " + sec.title + "\n\n" + text + "\n")
 	}
