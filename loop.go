@@ -30,7 +30,7 @@ const DefaultMaxCycles = defaults.MaxCycles
 // sections or longFindings bytes of merged findings.
 const (
 	longSections = 6
-	longFindings = 12 << 10
+	longFindings = 32 << 10
 )
 
 // A run's research is a loop of cycles. Cycle 1 runs the plan's tasks,

@@ -255,6 +255,7 @@ func codeLine(t string) bool {
 // its rarity among the units scored together (idf), over the total of
 // the terms; a term in a unit's heading counts half.
 type Scorer struct {
+	stems  []string           // the weighted stems, sorted: sums run in one order, so scores are the same on every run
 	weight map[string]float64 // stem → weight
 	idf    map[string]float64
 	total  float64
@@ -274,9 +275,13 @@ func NewScorer(weight map[string]float64, units []Unit) *Scorer {
 		}
 	}
 	n := float64(len(units))
-	for st, w := range weight {
+	for st := range weight {
+		s.stems = append(s.stems, st)
+	}
+	slices.Sort(s.stems)
+	for _, st := range s.stems {
 		s.idf[st] = math.Log(1 + (n+1)/float64(df[st]+1))
-		s.total += w * s.idf[st]
+		s.total += weight[st] * s.idf[st]
 	}
 	return s
 }
@@ -290,7 +295,8 @@ func (s *Scorer) Score(u Unit) float64 {
 	body := terms.StemSetParts(u.Text)
 	head := terms.StemSetParts(u.Heading)
 	got := 0.0
-	for st, w := range s.weight {
+	for _, st := range s.stems {
+		w := s.weight[st]
 		switch {
 		case body[st]:
 			got += w * s.idf[st]

@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,5 +58,71 @@ func fitWords(md string, limit int) string {
 		sents[longest] = s[:len(s)-1]
 		lines[longest] = strings.Join(sents[longest], " ")
 	}
-	return strings.Join(lines, "\n")
+	if total <= limit {
+		return strings.Join(lines, "\n")
+	}
+	return dropTrailing(strings.Join(lines, "\n"), limit)
+}
+
+// dropTrailing shortens md to at most limit words by dropping its last
+// blocks — a paragraph or a fenced block — one at a time, never a heading
+// or the first paragraph.
+func dropTrailing(md string, limit int) string {
+	var blocks []string // paragraphs, headings and fenced blocks, in order
+	var cur []string
+	fence := ""
+	flush := func() {
+		if len(cur) > 0 {
+			blocks = append(blocks, strings.Join(cur, "\n"))
+			cur = nil
+		}
+	}
+	for _, l := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence != "":
+			cur = append(cur, l)
+			if strings.HasPrefix(t, fence) && strings.Trim(t, "`~") == "" {
+				fence = ""
+				flush()
+			}
+		case fenceOf(t) != "":
+			flush()
+			fence = fenceOf(t)
+			cur = append(cur, l)
+		case t == "":
+			flush()
+		default:
+			cur = append(cur, l)
+		}
+	}
+	flush()
+	words := func() int {
+		n := 0
+		for _, b := range blocks {
+			n += len(strings.Fields(b))
+		}
+		return n
+	}
+	first := -1
+	for i, b := range blocks {
+		if !strings.HasPrefix(b, "#") {
+			first = i
+			break
+		}
+	}
+	for words() > limit {
+		last := -1
+		for i := len(blocks) - 1; i > first; i-- {
+			if !strings.HasPrefix(blocks[i], "#") {
+				last = i
+				break
+			}
+		}
+		if last < 0 {
+			break
+		}
+		blocks = slices.Delete(blocks, last, last+1)
+	}
+	return strings.Join(blocks, "\n\n") + "\n"
 }

@@ -30,6 +30,10 @@ const (
 	// maxUnitSentences caps the sentences quoted of one paragraph: its
 	// first ones, where a paragraph is long.
 	maxUnitSentences = 5
+	// maxEvidenceBytes bounds what an agent's report quotes, about as much
+	// as an opened source shows: past it, a passage comes without its
+	// section, and no passage more is taken.
+	maxEvidenceBytes = 6000
 	// sectionBudget: a passage's whole section is quoted when it is at
 	// most this many bytes (a setting's description and the commands that
 	// set it), else the passage with its lead and command.
@@ -218,11 +222,11 @@ func report(msgs []llms.MessageContent) string {
 	}
 	var picked []srcUnit
 	chosen := map[pick]bool{}
-	taken := 0
-	for round := 0; taken < maxEvidenceUnits; round++ {
+	taken, size := 0, 0
+	for round := 0; taken < maxEvidenceUnits && size < maxEvidenceBytes; round++ {
 		more := false
 		for _, n := range sources {
-			if taken == maxEvidenceUnits {
+			if taken == maxEvidenceUnits || size >= maxEvidenceBytes {
 				break
 			}
 			for len(bySource[n]) > round {
@@ -236,7 +240,22 @@ func report(msgs []llms.MessageContent) string {
 				for i, u := range src {
 					plain[i] = u.Unit
 				}
-				for _, i := range excerpt.Section(plain, c.idx, sectionBudget) {
+				ctx := excerpt.Section(plain, c.idx, sectionBudget)
+				need := 0
+				for _, i := range ctx {
+					if !chosen[pick{n, i}] {
+						need += len(src[i].Text)
+					}
+				}
+				if size > 0 && size+need > maxEvidenceBytes {
+					ctx = excerpt.WithContext(plain, c.idx) // the passage alone, with its lead and command
+				}
+				for _, i := range ctx {
+					if !chosen[pick{n, i}] {
+						size += len(src[i].Text)
+					}
+				}
+				for _, i := range ctx {
 					if !chosen[pick{n, i}] {
 						chosen[pick{n, i}] = true
 						picked = append(picked, src[i])
@@ -350,7 +369,7 @@ func quoteUnit(u excerpt.Unit, n int, heading string, quoted map[string]bool) st
 			out = append(out, strings.TrimRight(t, ":")+mark+":")
 			continue
 		}
-		if last, _ := utf8.DecodeLastRuneInString(s); !strings.ContainsRune(".!?\"'”’)", last) {
+		if last, _ := utf8.DecodeLastRuneInString(s); !strings.ContainsRune(".!?\"'”’)", last) && !recordSentence(s) {
 			s = strings.TrimRight(s, ";,") + "." // a terse entry or list item, written as a sentence
 		}
 		out = append(out, s+mark)
