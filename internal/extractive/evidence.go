@@ -38,6 +38,11 @@ const (
 	// most this many bytes (a setting's description and the commands that
 	// set it), else the passage with its lead and command.
 	sectionBudget = 2000
+	// firstSearchSlots: the top documents of the first search (the
+	// question as asked) whose passages are quoted whatever the best
+	// scores, each lifted by firstSearchBoost.
+	firstSearchSlots = 3
+	firstSearchBoost = 0.25
 	// namedBoost lifts the passages of a source named after the subject
 	// above those of any other: a passage's value is its score (at most
 	// 1) plus half its source's search rank (at most priorWeight).
@@ -153,10 +158,18 @@ func report(msgs []llms.MessageContent) string {
 		srcUnit
 		rel, value float64
 	}
+	// The question as asked is searched first: its top documents are what
+	// a plain search would hand the user, so each is quoted where one of
+	// its passages covers the task, however it compares with the best.
+	first := firstSearch(blocks)
+	asked := func(n int) bool { r := first[n]; return r > 0 && r <= firstSearchSlots }
 	var cands []cand
 	for _, n := range order {
 		b := titles[n]
 		boost := priorWeight * prior[n]
+		if asked(n) {
+			boost += firstSearchBoost
+		}
 		if namesSubject(b.title, terms) {
 			// A document named after the subject (a dictionary entry, a
 			// manual page) is the answer to what it names: it comes
@@ -209,7 +222,7 @@ func report(msgs []llms.MessageContent) string {
 	var sources []int
 	bySource := map[int][]cand{}
 	for _, c := range cands {
-		if c.rel < relativeFloor*best {
+		if c.rel < relativeFloor*best && !asked(c.num) {
 			continue
 		}
 		if _, ok := bySource[c.num]; !ok {
