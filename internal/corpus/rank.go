@@ -3,6 +3,8 @@ package corpus
 import (
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -233,8 +235,11 @@ func (ix *Index) docPassages(ctx context.Context, match string, doc int64, n int
 	}
 	var pid int64
 	err = ix.db.QueryRowContext(ctx, `SELECT id FROM passages WHERE doc_id = ? ORDER BY seq LIMIT 1`, doc).Scan(&pid)
-	if err != nil {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil // a document without passages (removed meanwhile)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return []hit{{pid: pid, doc: doc}}, nil
 }
@@ -261,8 +266,11 @@ func (ix *Index) docResults(ctx context.Context, doc int64, ps []hit, room int) 
 	var mtime int64
 	var declared string
 	err := ix.db.QueryRowContext(ctx, `SELECT path, title, url, mtime_ns FROM docs WHERE id = ?`, doc).Scan(&base.DocID, &base.Title, &declared, &mtime)
-	if err != nil {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil // removed by a concurrent Sync
+	}
+	if err != nil {
+		return nil, err
 	}
 	base.URL = docURL(ix.rootDir(), base.DocID, declared)
 	base.Modified = source.FileDate(time.Unix(0, mtime))
@@ -273,8 +281,11 @@ func (ix *Index) docResults(ctx context.Context, doc int64, ps []hit, room int) 
 		return s, err
 	}
 	best, err := read(ps[0].pid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil // removed by a concurrent Sync
+	}
 	if err != nil {
-		return nil, nil
+		return nil, err
 	}
 	result := func(s stored, snippet string) search.Result {
 		r := base
@@ -294,7 +305,11 @@ func (ix *Index) docResults(ctx context.Context, doc int64, ps []hit, room int) 
 			if !alsoGood(h, ps[0]) {
 				continue // matches far less than the best row, or by the title alone
 			}
-			if s, err := read(h.pid); err == nil {
+			s, err := read(h.pid)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return nil, err
+			}
+			if err == nil {
 				out = append(out, result(s, trimSnippet(s.body)))
 			}
 		}
@@ -306,7 +321,11 @@ func (ix *Index) docResults(ctx context.Context, doc int64, ps []hit, room int) 
 			break
 		}
 		if alsoGood(h, ps[0]) {
-			if s, err := read(h.pid); err == nil {
+			s, err := read(h.pid)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return nil, err
+			}
+			if err == nil {
 				parts = append(parts, s)
 			}
 		}

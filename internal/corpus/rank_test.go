@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -83,4 +85,18 @@ func resultIDs(res []search.Result) []string {
 		out = append(out, r.DocID)
 	}
 	return out
+}
+
+// TestSearchCanceled: a search whose context ends fails with the context's
+// cause; it never hands back a partial list as if complete (a resumed run
+// would then see other results than the run it resumes).
+func TestSearchCanceled(t *testing.T) {
+	ix := syncedCorpus(t)
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cause := errors.New("the run stopped")
+	cancel(cause)
+	res, err := ix.Search(ctx, "cable repair ships", 5)
+	if !errors.Is(err, cause) || res != nil {
+		t.Fatalf("Search after cancel = %d results, %v; want the cause", len(res), err)
+	}
 }
