@@ -70,6 +70,9 @@ func Units(text string) []Unit {
 	flush := func() {
 		if cur != nil {
 			cur.Text = strings.TrimRight(text[cur.Start:cur.End], "\n ")
+			if cur.Kind == Prose && codeBlock(cur.Text) {
+				cur.Kind = Code // code whose fences the index did not keep
+			}
 			if strings.TrimSpace(cur.Text) != "" {
 				out = append(out, splitLong(*cur)...)
 			}
@@ -249,6 +252,33 @@ func codeLine(t string) bool {
 		}
 	}
 	return strings.HasSuffix(t, ";") || strings.HasSuffix(t, "{") || strings.HasSuffix(t, "}")
+}
+
+// codeStarts begin a line of Go, C, Python or shell more often than one
+// of prose.
+var codeStarts = []string{"package ", "import ", "import (", "func ", "type ", "var ", "const ", "def ", "class ", "#include", "return ", "for ", "if ", "}", ")", "$ ", "# "}
+
+// codeBlock reports whether a paragraph is code: it starts like code and
+// has a line that reads like code, or most of its lines do.
+func codeBlock(text string) bool {
+	lines := strings.Split(text, "\n")
+	code := 0
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if codeLine(t) || strings.HasPrefix(l, "\t") {
+			code++
+		}
+	}
+	first := strings.TrimSpace(lines[0])
+	starts := false
+	for _, c := range codeStarts {
+		if strings.HasPrefix(first, c) {
+			starts = true
+			break
+		}
+	}
+	single := len(lines) == 1 && (strings.HasSuffix(first, "(") || strings.HasPrefix(first, "package ") || strings.HasPrefix(first, "import "))
+	return starts && (code > 0 || single) || len(lines) >= 2 && 2*code >= len(lines)
 }
 
 // Scorer scores units by the key terms they hold: each term's weight times
