@@ -94,7 +94,9 @@ type session struct {
 
 	searched map[string]bool // queries earlier cycles ran (searchKey), not run again
 
-	weights map[string]float64 // the task's and question's key stems, for excerpts of long sources
+	// task and question are what the agent researches, for excerpts of
+	// long sources (excerpt.Cut).
+	task, question string
 }
 
 func newSession(cfg Config, task Task) *session {
@@ -124,7 +126,8 @@ func newSession(cfg Config, task Task) *session {
 		texts:     map[int]string{},
 		relevance: map[int]source.Relevance{},
 		searched:  searchedBefore(task),
-		weights:   excerpt.Weights(task.Question, question),
+		task:      task.Question,
+		question:  question,
 	}
 }
 
@@ -399,7 +402,7 @@ func (s *session) excerpt(text string) string {
 	if len(text) <= maxOpenChars {
 		return text
 	}
-	return excerpt.Cut(text, s.weights, maxOpenChars) + fmt.Sprintf("\n\n(excerpts of a %d-byte source: the parts that bear on the task)", len(text))
+	return excerpt.Cut(text, s.task, s.question, maxOpenChars) + fmt.Sprintf("\n\n(excerpts of a %d-byte source: the parts that bear on the task)", len(text))
 }
 
 // The fence around source text in tool results.

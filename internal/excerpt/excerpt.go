@@ -256,7 +256,7 @@ func codeLine(t string) bool {
 
 // codeStarts begin a line of Go, C, Python or shell more often than one
 // of prose.
-var codeStarts = []string{"package ", "import ", "import (", "func ", "type ", "var ", "const ", "def ", "class ", "#include", "return ", "for ", "if ", "}", ")", "$ ", "# "}
+var codeStarts = []string{"package ", "import ", "import (", "func ", "def ", "#include", "return ", "}", ")", "$ "}
 
 // codeBlock reports whether a paragraph is code: it starts like code and
 // has a line that reads like code, or most of its lines do.
@@ -265,7 +265,7 @@ func codeBlock(text string) bool {
 	code := 0
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if codeLine(t) || strings.HasPrefix(l, "\t") {
+		if codeLine(t) {
 			code++
 		}
 	}
@@ -278,13 +278,16 @@ func codeBlock(text string) bool {
 		}
 	}
 	single := len(lines) == 1 && (strings.HasSuffix(first, "(") || strings.HasPrefix(first, "package ") || strings.HasPrefix(first, "import "))
-	return starts && (code > 0 || single) || len(lines) >= 2 && 2*code >= len(lines)
+	last := strings.TrimSpace(lines[len(lines)-1])
+	closed := last == ")" || last == "}"
+	return starts && (code > 0 || single || closed) || len(lines) >= 2 && 2*code >= len(lines)
 }
 
 // Scorer scores units by the key terms they hold: each term's weight times
 // its rarity among the units scored together (idf), over the total of
 // the terms; a term in a unit's heading counts half.
 type Scorer struct {
+	pairs  [][2]string        // neighbouring key stems of the question, in order (WithPhrases)
 	stems  []string           // the weighted stems, sorted: sums run in one order, so scores are the same on every run
 	weight map[string]float64 // stem → weight
 	idf    map[string]float64
@@ -316,8 +319,54 @@ func NewScorer(weight map[string]float64, units []Unit) *Scorer {
 	return s
 }
 
+// phraseWeight is what a pair of the question's neighbouring key terms
+// that stand together in a unit ("file handles", "page cache") adds, as a
+// share of the two terms' own weight.
+const phraseWeight = 0.5
+
+// WithPhrases makes s count, besides each term, each pair of neighbouring
+// key terms of q that a unit has side by side (in either order, at most
+// one other word between them): a unit that says "file handles" bears on
+// a question about file handles more than one that says "file" and, far
+// off, "handles". It returns s.
+func (s *Scorer) WithPhrases(q string) *Scorer {
+	var prev string
+	for _, t := range terms.Tokens(q) {
+		if !terms.IsKey(t) {
+			continue
+		}
+		st := terms.Stem(t)
+		if prev != "" && prev != st && s.weight[prev] > 0 && s.weight[st] > 0 {
+			s.pairs = append(s.pairs, [2]string{prev, st})
+		}
+		prev = st
+	}
+	return s
+}
+
+// near reports whether stems a and b stand within two words of each
+// other in tokens.
+func near(tokens []string, a, b string) bool {
+	for i, t := range tokens {
+		if t != a && t != b {
+			continue
+		}
+		other := b
+		if t == b {
+			other = a
+		}
+		for j := i + 1; j < len(tokens) && j <= i+2; j++ {
+			if tokens[j] == other {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Score is the weighted, rarity-weighted share of the terms that u holds,
-// from 0 to 1.
+// from 0 to 1, plus, with WithPhrases, phraseWeight of the weight of each
+// pair of the question's neighbouring terms u has side by side.
 func (s *Scorer) Score(u Unit) float64 {
 	if s.total == 0 {
 		return 0
@@ -332,6 +381,17 @@ func (s *Scorer) Score(u Unit) float64 {
 			got += w * s.idf[st]
 		case head[st]:
 			got += w * s.idf[st] / 2
+		}
+	}
+	if len(s.pairs) > 0 {
+		var tokens []string
+		for _, t := range terms.Tokens(u.Text) {
+			tokens = append(tokens, terms.Stem(t))
+		}
+		for _, p := range s.pairs {
+			if body[p[0]] && body[p[1]] && near(tokens, p[0], p[1]) {
+				got += phraseWeight * (s.weight[p[0]]*s.idf[p[0]] + s.weight[p[1]]*s.idf[p[1]])
+			}
 		}
 	}
 	return got / s.total
@@ -431,11 +491,12 @@ func Section(units []Unit, i, budget int) []int {
 
 // Cut returns text cut to about budget bytes: all of it when it fits;
 // else its first unit (what the document is), then its best units for the
-// weighted terms with their context, in document order, each run of them
+// key terms of a task and the question it serves (Weights)
+// with their context, in document order, each run of them
 // under its heading ("## Usage") and separated from the next by "[…]".
 // When no unit holds a term it is the text's head, as a plain cut would
 // give.
-func Cut(text string, weight map[string]float64, budget int) string {
+func Cut(text, task, question string, budget int) string {
 	if len(text) <= budget {
 		return text
 	}
@@ -443,7 +504,7 @@ func Cut(text string, weight map[string]float64, budget int) string {
 	if len(units) == 0 {
 		return head(text, budget)
 	}
-	s := NewScorer(weight, units)
+	s := NewScorer(Weights(task, question), units)
 	chosen := map[int]bool{}
 	size := 0
 	take := func(i int) bool {
