@@ -287,7 +287,6 @@ func codeBlock(text string) bool {
 // its rarity among the units scored together (idf), over the total of
 // the terms; a term in a unit's heading counts half.
 type Scorer struct {
-	pairs  [][2]string        // neighbouring key stems of the question, in order (WithPhrases)
 	stems  []string           // the weighted stems, sorted: sums run in one order, so scores are the same on every run
 	weight map[string]float64 // stem → weight
 	idf    map[string]float64
@@ -319,54 +318,8 @@ func NewScorer(weight map[string]float64, units []Unit) *Scorer {
 	return s
 }
 
-// phraseWeight is what a pair of the question's neighbouring key terms
-// that stand together in a unit ("file handles", "page cache") adds, as a
-// share of the two terms' own weight.
-const phraseWeight = 0.5
-
-// WithPhrases makes s count, besides each term, each pair of neighbouring
-// key terms of q that a unit has side by side (in either order, at most
-// one other word between them): a unit that says "file handles" bears on
-// a question about file handles more than one that says "file" and, far
-// off, "handles". It returns s.
-func (s *Scorer) WithPhrases(q string) *Scorer {
-	var prev string
-	for _, t := range terms.Tokens(q) {
-		if !terms.IsKey(t) {
-			continue
-		}
-		st := terms.Stem(t)
-		if prev != "" && prev != st && s.weight[prev] > 0 && s.weight[st] > 0 {
-			s.pairs = append(s.pairs, [2]string{prev, st})
-		}
-		prev = st
-	}
-	return s
-}
-
-// near reports whether stems a and b stand within two words of each
-// other in tokens.
-func near(tokens []string, a, b string) bool {
-	for i, t := range tokens {
-		if t != a && t != b {
-			continue
-		}
-		other := b
-		if t == b {
-			other = a
-		}
-		for j := i + 1; j < len(tokens) && j <= i+2; j++ {
-			if tokens[j] == other {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // Score is the weighted, rarity-weighted share of the terms that u holds,
-// from 0 to 1, plus, with WithPhrases, phraseWeight of the weight of each
-// pair of the question's neighbouring terms u has side by side.
+// from 0 to 1.
 func (s *Scorer) Score(u Unit) float64 {
 	if s.total == 0 {
 		return 0
@@ -381,17 +334,6 @@ func (s *Scorer) Score(u Unit) float64 {
 			got += w * s.idf[st]
 		case head[st]:
 			got += w * s.idf[st] / 2
-		}
-	}
-	if len(s.pairs) > 0 {
-		var tokens []string
-		for _, t := range terms.Tokens(u.Text) {
-			tokens = append(tokens, terms.Stem(t))
-		}
-		for _, p := range s.pairs {
-			if body[p[0]] && body[p[1]] && near(tokens, p[0], p[1]) {
-				got += phraseWeight * (s.weight[p[0]]*s.idf[p[0]] + s.weight[p[1]]*s.idf[p[1]])
-			}
 		}
 	}
 	return got / s.total
