@@ -180,10 +180,7 @@ func (c *frameConn) track(msg jsonrpc.Message) {
 	if json.Unmarshal(r.Params, &p) != nil {
 		return
 	}
-	if f, ok := p.RequestID.(float64); ok {
-		p.RequestID = int64(f) // as the SDK holds a numeric id
-	}
-	id, err := jsonrpc.MakeID(p.RequestID)
+	id, err := jsonrpc.MakeID(p.RequestID) // a number as the SDK holds it (int64)
 	if err != nil {
 		return
 	}

@@ -164,7 +164,9 @@ func FuzzFrame(f *testing.F) {
 func TestTransportDrainsBeforeEOF(t *testing.T) {
 	in := `{"jsonrpc":"2.0","id":7,"method":"tools/list"}` + "\n" +
 		`{"jsonrpc":"2.0","id":"s","method":"ping"}` + "\n" +
-		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s"}}` + "\n"
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":8,"method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}` + "\n"
 	var out bytes.Buffer
 	conn, err := (&StdioTransport{Reader: strings.NewReader(in), Writer: &out}).Connect(t.Context())
 	if err != nil {
@@ -172,7 +174,7 @@ func TestTransportDrainsBeforeEOF(t *testing.T) {
 	}
 	defer conn.Close()
 	var reqs []*jsonrpc.Request
-	for range 3 {
+	for range 5 {
 		msg, err := conn.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 // Agents is a deepresearch.AgentRunner that runs a run's agents on worker
@@ -24,7 +26,9 @@ import (
 // on the task's progress subject (Names.Progress), which RunAgent relays
 // to its deepresearch.AgentProgress; the result, published once (its
 // message id is the task's), carries them all, and the run emits each
-// once (see deepresearch.AgentRunner).
+// once (see deepresearch.AgentRunner). Of what a worker reports, live or
+// in its result, only the events an agent emits while it runs are taken
+// (events.WhileAgentRuns).
 //
 // Agents owns no goroutine but the subscription nats.go runs progress
 // on while RunAgent waits; it is safe for concurrent use.
@@ -57,7 +61,7 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 		// fails costs the live events only.
 		sub, err := a.JS.Conn().Subscribe(NamesOf(a.Config).Progress(t.Run, t.Cycle, t.Index), func(m *nats.Msg) {
 			var p progressReport
-			if json.Unmarshal(m.Data, &p) == nil && p.Attempt > 0 {
+			if json.Unmarshal(m.Data, &p) == nil && p.Attempt > 0 && agentEvent(p.Event) {
 				progress(p.Attempt, p.N, p.Event)
 			}
 		})
@@ -66,6 +70,12 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 		}
 	}
 	if err := Submit(ctx, a.JS, a.Config, t); err != nil {
+		if ctx.Err() != nil {
+			// Ended while the server acknowledged the task: it may be
+			// queued, and running already.
+			a.abandon(ctx, t)
+			return nil, fmt.Errorf("natsrun: task %s: %w", t.id(), context.Cause(ctx))
+		}
 		return nil, err
 	}
 	// Waiting again after a lost server reads the results stored
@@ -96,7 +106,15 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 	if err := json.Unmarshal(r.Output, &out); err != nil {
 		return nil, fmt.Errorf("natsrun: result of task %s from worker %s is unreadable: %w", t.id(), r.Worker, err)
 	}
+	out.Events = slices.DeleteFunc(out.Events, func(e deepresearch.Event) bool { return !agentEvent(e) })
 	return &out, nil
+}
+
+// agentEvent reports whether e is an event a worker may report of the
+// agent it runs (events.WhileAgentRuns): a worker does not speak for the
+// run. The run's relay checks again, for every runner.
+func agentEvent(e deepresearch.Event) bool {
+	return e.Data != nil && events.WhileAgentRuns(e.Data.EventType())
 }
 
 // Journal returns run's journal entries in the journal stream, where the

@@ -390,4 +390,32 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 	if len(ended) == 0 || searches == 0 {
 		t.Errorf("%d agents ended; the worker's agent-level events were taken %d times", len(ended), searches)
 	}
+
+	// natsrun itself passes on none of them, live or in the result.
+	var (
+		mu2  sync.Mutex
+		live []string
+	)
+	job := deepresearch.AgentJob{RunID: "run2", Question: question, SearchLimit: 5,
+		Task: deepresearch.AgentTask{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
+	res, err := (&natsrun.Agents{JS: js, Config: cfg}).RunAgent(rctx, job, func(_, _ int, e deepresearch.Event) {
+		mu2.Lock()
+		live = append(live, string(e.Type))
+		mu2.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu2.Lock()
+	defer mu2.Unlock()
+	for _, typ := range live {
+		if !events.WhileAgentRuns(events.Type(typ)) {
+			t.Errorf("RunAgent reported a worker's %s live", typ)
+		}
+	}
+	for _, e := range res.Events {
+		if !events.WhileAgentRuns(e.Type) {
+			t.Errorf("RunAgent's result carries a worker's %s", e.Type)
+		}
+	}
 }
