@@ -1,0 +1,33 @@
+package excerpt
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzUnits: whatever the text, every unit is a piece of it at its
+// offsets, units come in order without overlapping, and a cut stays near
+// its budget and holds only the text's own lines and the cut's markers.
+func FuzzUnits(f *testing.F) {
+	f.Add("# T\n\nIntro.\n\n## Usage\n\nTo scan:\n\n    echo scan > /sys/kernel/debug/kmemleak\n\n- a\n- b\n\n```\nx\n```\n")
+	f.Add("drop_caches\n===========\n\nWriting to this will cause the kernel to drop clean caches.\n\nTo free pagecache::\n\n\techo 1 > /proc/sys/vm/drop_caches\n")
+	f.Add(strings.Repeat("word ", 700))
+	f.Add("package main\n\nimport (\n\t\"os\"\n)\n\nfunc main() {\n}\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		prevEnd := 0
+		for _, u := range Units(text) {
+			if u.Start < prevEnd || u.Start > len(text) || u.End > len(text) || u.Start > u.End {
+				t.Fatalf("unit at [%d:%d] after %d, text of %d bytes", u.Start, u.End, prevEnd, len(text))
+			}
+			if !strings.Contains(text[u.Start:], strings.TrimSpace(u.Text)) {
+				t.Fatalf("unit %q is not in the text from its offset", u.Text)
+			}
+			prevEnd = u.Start
+		}
+		const budget = 300
+		cut := Cut(text, "", "scan caches main", budget)
+		if len(text) > budget && len(cut) > budget+maxUnit+200 {
+			t.Fatalf("cut of %d bytes for a budget of %d", len(cut), budget)
+		}
+	})
+}
