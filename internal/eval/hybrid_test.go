@@ -94,7 +94,7 @@ func TestHybridRetrieval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hbase, hbresults, err := eval.Evaluate(ctx, "hybrid top 5", qs, eval.Baseline(hx, 5), p.Doc)
+	hbase, hbresults, err := eval.Evaluate(ctx, "hybrid top 5", qs, eval.DocumentTexts(eval.Baseline(hx, 5), p.Doc), p.Doc)
 	if err != nil {
 		t.Fatal(err)
 	}
