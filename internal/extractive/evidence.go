@@ -43,6 +43,10 @@ const (
 	// scores, each lifted by firstSearchBoost.
 	firstSearchSlots = 3
 	firstSearchBoost = 0.25
+	// sectionWeight discounts a short section's score when it stands for
+	// one of its passages: the passage quoted whole with its section
+	// (sectionBudget) is judged at least this share of the section.
+	sectionWeight = 0.9
 	// namedBoost lifts the passages of a source named after the subject
 	// above those of any other: a passage's value is its score (at most
 	// 1) plus half its source's search rank (at most priorWeight).
@@ -111,6 +115,27 @@ func nameHeading(h string) bool {
 		return false
 	}
 	return strings.ContainsAny(h, "_./=()[]") || strings.IndexFunc(h, unicode.IsDigit) >= 0
+}
+
+// sectionOf returns the section of unit i as one unit — the units under
+// its heading next to it, joined — when it is at most sectionBudget
+// bytes; else unit i itself.
+func sectionOf(units []srcUnit, i int) excerpt.Unit {
+	plain := make([]excerpt.Unit, len(units))
+	for k, u := range units {
+		plain[k] = u.Unit
+	}
+	idx := excerpt.Section(plain, i, sectionBudget)
+	if len(idx) <= 1 || units[i].Heading == "" {
+		return units[i].Unit
+	}
+	var texts []string
+	for _, k := range idx {
+		texts = append(texts, units[k].Text)
+	}
+	out := units[i].Unit
+	out.Text = strings.Join(texts, "\n\n")
+	return out
 }
 
 // boilerplate reports whether a unit is what the tools add around a
@@ -197,6 +222,13 @@ func report(msgs []llms.MessageContent) string {
 			titled := u.Unit
 			titled.Heading = strings.TrimSpace(u.Heading + "\n" + b.title)
 			rel := scorer.Score(titled)
+			// A short section is judged whole, too: a setting's section
+			// names, describes and sets it across its paragraphs, and the
+			// passage that answers may hold few of the question's words.
+			if sec := sectionOf(units[n], u.idx); sec.Text != u.Text {
+				sec.Heading = titled.Heading
+				rel = max(rel, sectionWeight*scorer.Score(sec))
+			}
 			if rel < minCoverage {
 				continue
 			}
