@@ -55,7 +55,9 @@ const (
 // bounds a snippet's length in bytes.
 const (
 	snippetSep    = "\n\n…\n\n"
-	maxSnippetLen = snippetPassages*(snippetMax+len(" …")) + (snippetPassages-1)*len(snippetSep)
+	maxSnippetLen = snippetPassages*(snippetMax+len(" …")+maxHeadingLen) + (snippetPassages-1)*len(snippetSep)
+	// maxHeadingLen bounds the heading line a part of a snippet carries.
+	maxHeadingLen = 200
 )
 
 // depths returns how deep each ranking is read for a search of limit
@@ -334,8 +336,28 @@ func (ix *Index) docResults(ctx context.Context, doc int64, ps []hit, room int) 
 	texts := make([]string, len(parts))
 	for i, p := range parts {
 		texts[i] = trimSnippet(p.body)
+		if h := innermost(p.loc); len(parts) > 1 && h != "" && len(h) < maxHeadingLen-4 {
+			// Each part under its own heading: the result's location is
+			// its best part's, which need not come first.
+			texts[i] = "## " + h + "\n\n" + texts[i]
+		}
 	}
 	return []search.Result{result(best, strings.Join(texts, snippetSep))}, nil
+}
+
+// innermost returns the innermost heading of a section location; "" for
+// any other.
+func innermost(l source.Location) string {
+	if l.Kind != source.LocSection || l.Value == "" {
+		return ""
+	}
+	parts := strings.Split(l.Value, source.SectionSep)
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, parts[len(parts)-1]))
 }
 
 // pathWords is the text indexed for a document's path: its folders and

@@ -100,3 +100,32 @@ func TestSearchCanceled(t *testing.T) {
 		t.Fatalf("Search after cancel = %d results, %v; want the cause", len(res), err)
 	}
 }
+
+// TestSnippetPartsUnderTheirHeadings: a result whose snippet holds two
+// passages of a document names each one's heading, since the result's
+// location is its best passage's, which need not come first.
+func TestSnippetPartsUnderTheirHeadings(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("# Tunables\n\n## swappiness\n\nThis control defines how aggressively the kernel swaps memory pages to disk.\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&doc, "## other%d\n\nUnrelated text about item %d.\n\n", i, i)
+	}
+	doc.WriteString("## vfs_cache_pressure\n\nThis control makes the kernel reclaim memory pages used for caching, and swaps less to disk.\n\n")
+	ix := rankingCorpus(t, map[string]string{"vm.md": doc.String()})
+	res, err := ix.Search(t.Context(), "kernel swaps memory pages to disk", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) == 0 || res[0].DocID != "vm.md" {
+		t.Fatalf("results %v", resultIDs(res))
+	}
+	snip := res[0].Snippet
+	if !strings.Contains(snip, snippetSep) {
+		t.Skipf("one passage in the snippet: %q", snip)
+	}
+	for _, want := range []string{"## swappiness\n\nThis control defines", "## vfs_cache_pressure\n\nThis control makes"} {
+		if !strings.Contains(snip, want) {
+			t.Errorf("snippet lacks %q:\n%s", want, snip)
+		}
+	}
+}

@@ -77,7 +77,9 @@ func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
 			order = append(order, b.num)
 		}
 		text := b.text
-		if b.heading != "" && !strings.HasPrefix(strings.TrimSpace(text), "#") {
+		// A block of one passage stands under its location's heading; one
+		// of several names each part's heading itself (corpus snippets).
+		if b.heading != "" && !strings.HasPrefix(strings.TrimSpace(text), "#") && !strings.Contains(text, "\n## ") {
 			text = "## " + b.heading + "\n\n" + text
 		}
 		for _, u := range excerpt.Units(text) {
