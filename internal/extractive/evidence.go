@@ -189,7 +189,8 @@ func report(msgs []llms.MessageContent) string {
 	// a plain search would hand the user, so each is quoted where one of
 	// its passages covers the task, however it compares with the best.
 	first := firstSearch(blocks)
-	asked := func(n int) bool { r := first[n]; return r > 0 && r <= firstSearchSlots }
+	second := map[int]bool{} // sources that are the document of a followed name
+	asked := func(n int) bool { r := first[n]; return r > 0 && r <= firstSearchSlots || second[n] }
 	var cands []cand
 	for _, n := range order {
 		b := titles[n]
@@ -197,7 +198,14 @@ func report(msgs []llms.MessageContent) string {
 		if asked(n) {
 			boost += firstSearchBoost
 		}
-		if namesSubject(b.title, terms) {
+		// The document of the name a follow-up follows (a second hop) is
+		// what the follow-up is for: quoted first, whatever its passages
+		// score against the question's words, which it need not share.
+		followed := isFollowUp && fu.name != "" && documentOf(fu.name, b.title, b.url)
+		if followed {
+			second[n] = true
+		}
+		if followed || namesSubject(b.title, terms) {
 			// A document named after the subject (a dictionary entry, a
 			// manual page) is the answer to what it names: it comes
 			// before any that only mentions it.
@@ -231,7 +239,7 @@ func report(msgs []llms.MessageContent) string {
 				sec.Heading = titled.Heading
 				rel = max(rel, sectionWeight*scorer.Score(sec))
 			}
-			if rel < minCoverage {
+			if rel < minCoverage && !(second[n] && rel > 0) {
 				continue
 			}
 			cands = append(cands, cand{srcUnit: u, rel: rel, value: rel + boost})
