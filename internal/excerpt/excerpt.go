@@ -243,7 +243,7 @@ func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 var codeOps = []string{"==", "!=", ":=", "->", "=>", "&&", "||", "();", "){", ") {", "$ ", "# echo", "echo ", "/sys/", "/proc/"}
 
 func codeLine(t string) bool {
-	if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "% ") {
+	if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "% ") || strings.Contains(t, " // ") {
 		return true // a comment of code, a shell prompt
 	}
 	for _, op := range codeOps {

@@ -114,12 +114,12 @@ func TestScoreRarity(t *testing.T) {
 
 // TestCodeWithoutFences: code whose fences the index dropped is code.
 func TestCodeWithoutFences(t *testing.T) {
-	text := "The simplest use of a Scanner, to read standard input as a set of lines.\n\npackage main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tscanner := bufio.NewScanner(os.Stdin)\n\tfor scanner.Scan() {\n\t}\n}\n\nIf the lines are long, set a buffer.\n"
+	text := "The simplest use of a Scanner, to read standard input as a set of lines.\n\npackage main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tscanner := bufio.NewScanner(os.Stdin)\n\tfor scanner.Scan() {\n\t}\n}\n\nIf the lines are long, set a buffer.\n\nlock(l)\ndefer unlock(l) // unlocking happens before surrounding function returns\n"
 	var kinds []Kind
 	for _, u := range Units(text) {
 		kinds = append(kinds, u.Kind)
 	}
-	want := []Kind{Prose, Code, Code, Code, Prose}
+	want := []Kind{Prose, Code, Code, Code, Prose, Code}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
