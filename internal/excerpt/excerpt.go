@@ -177,6 +177,9 @@ func splitLong(u Unit) []Unit {
 				for cut > 0 && !utf8.RuneStart(rest[cut]) {
 					cut--
 				}
+				if cut == 0 {
+					cut = maxUnit // no rune starts in it (not UTF-8): cut anywhere, but cut
+				}
 			}
 		}
 		if piece := strings.TrimRight(rest[:cut], " \n"); piece != "" {
