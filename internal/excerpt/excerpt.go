@@ -243,7 +243,7 @@ func indented(s string) bool { return strings.HasPrefix(s, "    ") || strings.Ha
 func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 
 // codeOps appear in code and commands and hardly ever in prose.
-var codeOps = []string{"==", "!=", ":=", "->", "=>", "&&", "||", "();", "){", ") {", "$ ", "# echo", "echo ", "/sys/", "/proc/"}
+var codeOps = []string{"==", "!=", ":=", "=>", "&&", "||", "();", "){", ") {", "$ ", "# echo", "echo ", "/sys/", "/proc/"}
 
 func codeLine(t string) bool {
 	if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "% ") || strings.Contains(t, " // ") {
