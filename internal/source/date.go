@@ -44,7 +44,7 @@ var (
 // year alone, a date out of the years 1000 to 9999.
 func ParseDate(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) < 8 || len(s) > 64 || !hasYear(s) {
+	if len(s) < 8 || len(s) > 64 || !HasYear(s) {
 		return ""
 	}
 	for _, l := range timeLayouts {
@@ -60,9 +60,9 @@ func ParseDate(s string) string {
 	return ""
 }
 
-// hasYear reports whether s has four digits in a row: every layout has a
-// year, and the layouts need not be tried on anything else.
-func hasYear(s string) bool {
+// HasYear reports whether s has four digits in a row: every date layout
+// has a year, and the layouts need not be tried on anything else.
+func HasYear(s string) bool {
 	run := 0
 	for i := 0; i < len(s); i++ {
 		if s[i] >= '0' && s[i] <= '9' {

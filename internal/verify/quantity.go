@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"github.com/deepresearch/deepresearch/internal/source"
 	"math"
 	"regexp"
 	"slices"
@@ -119,7 +120,7 @@ func quantities(s string) []quantity {
 		return j < dates && out[j].start < hi
 	}
 	dateMatches := [][]int(nil)
-	if hasYear(s) {
+	if source.HasYear(s) { // every date read has its year
 		dateMatches = dateRe.FindAllStringSubmatchIndex(s, -1)
 	}
 	for _, m := range dateMatches {
@@ -239,22 +240,6 @@ func quantities(s string) []quantity {
 // quantityReach is the most bytes a number with its magnitude, percent,
 // currency and unit runs over ("1,234,567.89 thousand USD gigabytes").
 const quantityReach = 64
-
-// hasYear reports whether s has four digits in a row: every date read has
-// its year.
-func hasYear(s string) bool {
-	run := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			if run++; run == 4 {
-				return true
-			}
-		} else {
-			run = 0
-		}
-	}
-	return false
-}
 
 func sortQuantities(qs []quantity) {
 	slices.SortStableFunc(qs, func(a, b quantity) int { return a.start - b.start })
