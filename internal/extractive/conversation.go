@@ -2,7 +2,6 @@ package extractive
 
 import (
 	"context"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // Role is the job a conversation asks the model to do.

@@ -1,13 +1,14 @@
 package verify
 
 import (
-	"github.com/deepresearch/deepresearch/internal/source"
 	"math"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // quantity is a number, amount, percentage, date or measure in a text,
