@@ -122,20 +122,16 @@ func nameHeading(h string) bool {
 // sectionOf returns the section of unit i as one unit — the units under
 // its heading next to it, joined — when it is at most sectionBudget
 // bytes; else unit i itself.
-func sectionOf(units []srcUnit, i int) excerpt.Unit {
-	plain := make([]excerpt.Unit, len(units))
-	for k, u := range units {
-		plain[k] = u.Unit
-	}
-	idx := excerpt.Section(plain, i, sectionBudget)
+func sectionOf(units []excerpt.Unit, i int) excerpt.Unit {
+	idx := excerpt.Section(units, i, sectionBudget)
 	if len(idx) <= 1 || units[i].Heading == "" {
-		return units[i].Unit
+		return units[i]
 	}
 	var texts []string
 	for _, k := range idx {
 		texts = append(texts, units[k].Text)
 	}
-	out := units[i].Unit
+	out := units[i]
 	out.Text = strings.Join(texts, "\n\n")
 	return out
 }
@@ -174,9 +170,11 @@ func report(msgs []llms.MessageContent) string {
 		}
 	}
 	var all []excerpt.Unit
+	plain := map[int][]excerpt.Unit{} // each source's units, as excerpt takes them
 	for _, n := range order {
 		for _, u := range units[n] {
 			all = append(all, u.Unit)
+			plain[n] = append(plain[n], u.Unit)
 		}
 	}
 	scorer := excerpt.NewScorer(terms, all)
@@ -235,7 +233,7 @@ func report(msgs []llms.MessageContent) string {
 			// A short section is judged whole, too: a setting's section
 			// names, describes and sets it across its paragraphs, and the
 			// passage that answers may hold few of the question's words.
-			if sec := sectionOf(units[n], u.idx); sec.Text != u.Text {
+			if sec := sectionOf(plain[n], u.idx); sec.Text != u.Text {
 				sec.Heading = titled.Heading
 				rel = max(rel, sectionWeight*scorer.Score(sec))
 			}
@@ -291,11 +289,7 @@ func report(msgs []llms.MessageContent) string {
 					continue
 				}
 				src := units[n]
-				plain := make([]excerpt.Unit, len(src))
-				for i, u := range src {
-					plain[i] = u.Unit
-				}
-				ctx := excerpt.Section(plain, c.idx, sectionBudget)
+				ctx := excerpt.Section(plain[n], c.idx, sectionBudget)
 				need := 0
 				for _, i := range ctx {
 					if !chosen[pick{n, i}] {
@@ -303,7 +297,7 @@ func report(msgs []llms.MessageContent) string {
 					}
 				}
 				if size > 0 && size+need > maxEvidenceBytes {
-					ctx = excerpt.WithContext(plain, c.idx) // the passage alone, with its lead and command
+					ctx = excerpt.WithContext(plain[n], c.idx) // the passage alone, with its lead and command
 				}
 				for _, i := range ctx {
 					if !chosen[pick{n, i}] {
