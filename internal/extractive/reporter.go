@@ -2,7 +2,6 @@ package extractive
 
 import (
 	"cmp"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,50 +11,22 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// Report sizes.
-const (
-	maxReportSentences = 8
-	minReportSentences = 3
-	// A paragraph closes at the end of a source's sentences once it holds
-	// minParagraphSentences, and always at maxParagraphSentences.
-	minParagraphSentences = 2
-	maxParagraphSentences = 3
-	positionBonus         = 0.3
-)
-
 // NoEvidence is the reporter's reply when the tool results hold no
 // sentence relevant to the task. It cites nothing.
 const NoEvidence = "The sources hold no evidence for this task."
 
-// Relevance of a quoted sentence: it must cover at least minCoverage of
-// the weighted key terms and share at least two of the task's own terms
-// (one, when the task has fewer than three).
-// MMR trades relevance (mmrLambda) against similarity to the sentences
-// already chosen.
-// A sentence's score adds priorWeight times its source's fused search
-// rank; MMR adds newSourceBonus to a sentence from a source not quoted
-// yet, so a report draws on several sources.
+// Relevance of a quoted passage: it must cover at least minCoverage of
+// the weighted key terms (and share two of the task's own terms, with its
+// heading and its source's title). A passage's value adds priorWeight
+// times its source's fused search rank.
 const (
-	priorWeight    = 0.5
-	highPrior      = 0.5
-	newSourceBonus = 0.2
-	minCoverage    = 0.25
-	mmrLambda      = 0.7
+	priorWeight = 0.5
+	minCoverage = 0.25
 	// topReportSources is how many of the best-ranked sources a report
-	// quotes first, one sentence each.
+	// with no covering passage looks at for a sentence to quote
+	// (fallbackQuote).
 	topReportSources = 5
 )
-
-// candidate is a sentence that may go into a report.
-type candidate struct {
-	text  string
-	num   int // citation number (reporter); section index (writer)
-	rel   float64
-	score float64
-	stems map[string]bool
-	seq   int  // position in the input, for stable order
-	weak  bool // reporter: relevant only as the best sentence of a top-ranked source; writer: does not bear on the question
-}
 
 // firstSearch returns the rank of each source in the first search
 // result.
@@ -69,8 +40,6 @@ func firstSearch(blocks []block) map[int]int {
 	return out
 }
 
-// sourceTitle returns the title of source n.
-func sourceTitle(blocks []block, n int) string { return blockOf(blocks, n).title }
 
 // blockOf returns the first block of source n.
 func blockOf(blocks []block, n int) block {
@@ -146,47 +115,6 @@ func shared(a, b map[string]bool) int {
 	return n
 }
 
-// mmr picks up to k candidates by maximal marginal relevance: each step
-// takes the candidate with the best mmrLambda·score − (1−mmrLambda)·(its
-// greatest Jaccard similarity to one already picked) + bonus(it, picked);
-// ties go to the earlier candidate. The result is in pick order, best
-// first. bonus may be nil.
-func mmr(cands []candidate, k int, bonus func(c candidate, picked []candidate) float64) []candidate {
-	return mmrFrom(nil, cands, k, bonus)
-}
-
-// mmrFrom is mmr continuing a selection: the candidates already picked
-// count for similarity and bonus, and only the new picks are returned.
-func mmrFrom(prev, cands []candidate, k int, bonus func(c candidate, picked []candidate) float64) []candidate {
-	out := slices.Clone(prev)
-	used := make([]bool, len(cands))
-	for len(out) < len(prev)+k {
-		best, bestVal := -1, math.Inf(-1)
-		for i, c := range cands {
-			if used[i] {
-				continue
-			}
-			sim := 0.0
-			for _, o := range out {
-				sim = max(sim, jaccard(c.stems, o.stems))
-			}
-			v := mmrLambda*c.score - (1-mmrLambda)*sim
-			if bonus != nil {
-				v += bonus(c, out)
-			}
-			if v > bestVal {
-				best, bestVal = i, v
-			}
-		}
-		if best < 0 {
-			break
-		}
-		used[best] = true
-		out = append(out, cands[best])
-	}
-	return out[len(prev):]
-}
-
 // bestRanked returns up to k sources by fused search rank, best first,
 // ties to the lower number (the source seen first).
 func bestRanked(prior map[int]float64, k int) []int {
@@ -230,20 +158,6 @@ func bearsOn(s string, titles map[string]string, own map[string]bool) bool {
 		context += "\n" + titles[m]
 	}
 	return shared(stemSet(context), own) >= min(len(own), 2)
-}
-
-// sectionSources returns the citation numbers of cands in order of first
-// appearance.
-func sectionSources(cands []candidate) []string {
-	var out []string
-	for _, c := range cands {
-		for _, m := range markersOf(c.text) {
-			if !slices.Contains(out, m) {
-				out = append(out, m)
-			}
-		}
-	}
-	return out
 }
 
 // sourceTitles reads the "## Sources" list of a writer prompt ("[n]
