@@ -40,7 +40,6 @@ func firstSearch(blocks []block) map[int]int {
 	return out
 }
 
-
 // blockOf returns the first block of source n.
 func blockOf(blocks []block, n int) block {
 	for _, b := range blocks {
