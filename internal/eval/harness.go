@@ -27,8 +27,8 @@ type Run func(ctx context.Context, question string, sink func(events.Event)) err
 // report cites (report.finished), the documents the relevance filter
 // kept (every source an agent registered, agent.source: a dropped result
 // is never registered), and whether its report says the sources hold no
-// evidence (extractive.NoReportEvidence in the streamed or verified
-// text). Its evidence is each agent's intermediate report (the
+// evidence or no direct answer (extractive.NoReportEvidence or
+// extractive.NoDirectAnswer in the streamed or verified text). Its evidence is each agent's intermediate report (the
 // agent.delta texts of one agent, from its agent.started on), its report
 // the final report's text (report.delta), or the verifier's revision of
 // it (report.verified) when there is one.
@@ -80,7 +80,7 @@ func Research(run Run) Answerer {
 			a.Evidence = append(a.Evidence, b.String())
 		}
 		a.Report, a.Reported = final, true
-		a.NoEvidence = strings.Contains(final, extractive.NoReportEvidence)
+		a.NoEvidence = strings.Contains(final, extractive.NoReportEvidence) || strings.Contains(final, extractive.NoDirectAnswer)
 		a.NoEvidenceParts = strings.Count(final, extractive.NoSectionEvidence)
 		return a, nil
 	}

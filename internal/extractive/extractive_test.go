@@ -816,3 +816,90 @@ func TestPlannerSubjects(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterRows: a question for the things that match is answered by
+// every matching row of the table, each quoted and cited once, under a
+// line that counts them, before anything else; another question quotes
+// them where its findings have them.
+func TestWriterRows(t *testing.T) {
+	prompt := func(q string) string {
+		return "Question: " + q + `
+
+## Findings
+
+### Overview
+Our servers run in three cities. [1] Frankfurt hosts most of them. [1]
+
+name: alpha; city: Frankfurt; role: db [2]
+
+name: charlie; city: Frankfurt; role: cache [3]
+
+name: alpha; city: Frankfurt; role: db [2]
+
+name: echo; city: Frankfurt; role: queue [4]
+
+### Costs
+The Frankfurt servers cost more to run than the others. [5]
+
+## Sources
+[1] Notes — file:///srv/notes.md
+[2] servers.csv — file:///srv/servers.csv
+[3] servers.csv — file:///srv/servers.csv
+[4] servers.csv — file:///srv/servers.csv
+[5] Costs — file:///srv/costs.md
+`
+	}
+	m := New(Options{})
+	for _, q := range []string{"Which servers are in Frankfurt?", "How many servers are in Frankfurt?", "List the servers in Frankfurt"} {
+		out := generate(t, m, []llms.MessageContent{sys("writer"), human(prompt(q))}).Content
+		body := strings.SplitN(out, "\n", 2)[1]
+		want := "\n3 matching rows of servers.csv were found:\n\n" +
+			"- name: alpha; city: Frankfurt; role: db [2]\n" +
+			"- name: charlie; city: Frankfurt; role: cache [3]\n" +
+			"- name: echo; city: Frankfurt; role: queue [4]\n"
+		if !strings.HasPrefix(body, want) {
+			t.Errorf("%s: the report does not open with every matching row once:\n%s", q, out)
+		}
+		if n := strings.Count(out, "role: db"); n != 1 {
+			t.Errorf("%s: row 2 quoted %d times:\n%s", q, n, out)
+		}
+		if !strings.Contains(out, "Frankfurt hosts most of them. [1]") {
+			t.Errorf("%s: the notes are left out:\n%s", q, out)
+		}
+	}
+	out := generate(t, m, []llms.MessageContent{sys("writer"), human(prompt("Why do the Frankfurt servers cost more?"))}).Content
+	if body := strings.SplitN(out, "\n", 2)[1]; strings.HasPrefix(body, "\n3 matching rows") || strings.Count(out, "role: db") != 1 {
+		t.Errorf("a question that asks for no list opens with the rows, or quotes one twice:\n%s", out)
+	}
+}
+
+// TestWriterNoDirectAnswer: a report whose findings hold passages, none
+// of which covers the question nor comes from a source named after its
+// subject, says so at its top before quoting them; one that answers does
+// not.
+func TestWriterNoDirectAnswer(t *testing.T) {
+	prompt := func(q string) string {
+		return "Question: " + q + `
+
+## Findings
+
+### Overview
+Execution errors such as attempting to index an array out of bounds trigger a run-time panic. [1] A run-time panic stops the program unless it is recovered. [1]
+
+## Sources
+[1] The Go Programming Language Specification — https://go.dev/ref/spec
+`
+	}
+	m := New(Options{})
+	out := generate(t, m, []llms.MessageContent{sys("writer"), human(prompt("How do I run my tests with the race detector?"))}).Content
+	if body := strings.SplitN(out, "\n", 2)[1]; !strings.HasPrefix(body, "\n"+NoDirectAnswer+"\n") {
+		t.Errorf("a report that does not answer does not say so first:\n%s", out)
+	}
+	if !strings.Contains(out, "run-time panic. [1]") {
+		t.Errorf("the closest passages are not quoted:\n%s", out)
+	}
+	out = generate(t, m, []llms.MessageContent{sys("writer"), human(prompt("What happens on a run-time panic when an index is out of bounds?"))}).Content
+	if strings.Contains(out, NoDirectAnswer) {
+		t.Errorf("a report that answers says it does not:\n%s", out)
+	}
+}

@@ -163,6 +163,19 @@ func bearsOn(s string, titles map[string]string, own map[string]bool) bool {
 // Title — URL") into titles by number.
 func sourceTitles(msgs []llms.MessageContent) map[string]string {
 	out := map[string]string{}
+	for n, s := range sourceList(msgs) {
+		out[n] = s.title
+	}
+	return out
+}
+
+// listed is a source as a writer prompt's "## Sources" list names it.
+type listed struct{ title, loc string }
+
+// sourceList reads the "## Sources" list of a writer prompt ("[n] Title —
+// URL") by number.
+func sourceList(msgs []llms.MessageContent) map[string]listed {
+	out := map[string]listed{}
 	for _, m := range msgs {
 		if m.Role != llms.ChatMessageTypeHuman {
 			continue
@@ -175,8 +188,8 @@ func sourceTitles(msgs []llms.MessageContent) map[string]string {
 				continue
 			}
 			if m := headerRe.FindStringSubmatch(t); in && m != nil {
-				title, _, _ := strings.Cut(m[2], " — ")
-				out[m[1]] = title
+				title, loc, _ := strings.Cut(m[2], " — ")
+				out[m[1]] = listed{title: title, loc: loc}
 			}
 		}
 	}

@@ -27,7 +27,17 @@ const (
 const (
 	NoSectionEvidence = "The sources hold no evidence for this part of the question."
 	NoReportEvidence  = "The sources searched hold no evidence that answers this question."
+	// NoDirectAnswer opens a report whose findings hold passages but none
+	// that covers the question (noAnswerCoverage): what follows is the
+	// closest the sources came, and the reader is told so first.
+	NoDirectAnswer = "The sources searched do not answer this question directly; the passages below are the closest they hold."
 )
+
+// noAnswerCoverage: a report none of whose passages, with the titles of
+// the sources it cites, holds this share of the question's weighted key
+// terms, and none of whose sources has a title that names one, opens with
+// NoDirectAnswer.
+const noAnswerCoverage = 1.0 / 3
 
 type section struct {
 	title string
@@ -241,19 +251,44 @@ func write(msgs []llms.MessageContent) string {
 		}
 	}
 
+	// A document is counted once however many numbers cite it (a table's
+	// rows each have their own).
+	listedSources := sourceList(msgs)
+	doc := func(m string) string {
+		if s, ok := listedSources[m]; ok && s.loc != "" {
+			return s.loc
+		}
+		return "[" + m + "]"
+	}
 	cited := map[string]bool{}
 	fits := func(p passage) bool {
 		if len(cited) < maxReportSources {
 			return true
 		}
-		return slices.ContainsFunc(p.markers, func(m string) bool { return cited[m] })
+		return slices.ContainsFunc(p.markers, func(m string) bool { return cited[doc(m)] })
 	}
 	cite := func(p passage) {
 		for _, m := range p.markers {
-			cited[m] = true
+			cited[doc(m)] = true
 		}
 	}
 	used := map[int]bool{}
+	tables := rowTables(all, listedSources)
+	// render writes passage i, or the rows of the table it is a row of,
+	// each once, under a line that counts them.
+	render := func(i int) string {
+		t, ok := tables[i]
+		if !ok {
+			return all[i].render()
+		}
+		lines := []string{plural(len(t.rows), "matching row") + " of " + t.title + " were found:", ""}
+		for _, k := range t.rows {
+			used[k] = true
+			cite(all[k])
+			lines = append(lines, "- "+all[k].text)
+		}
+		return strings.Join(lines, "\n")
+	}
 	var b strings.Builder
 	b.WriteString("# " + titleOf(q) + "\n")
 
@@ -277,11 +312,37 @@ func write(msgs []llms.MessageContent) string {
 			}
 		}
 	}
+	// A question for the things that match ("Which servers…", "List
+	// every…", "How many…") is answered by the rows that match it.
+	if listQuestion(q) {
+		most := 0
+		for i, t := range tables {
+			if n := len(t.rows); n > most || n == most && i < intro {
+				intro, most = i, n
+			}
+		}
+	}
+	// A report whose every passage misses most of what the question asks
+	// says so before quoting them.
+	// A source whose title names one of the question's key terms is on
+	// its subject, and may answer in words of its own.
+	covers := false
+	for _, p := range all {
+		ctx := p.all()
+		for _, m := range p.markers {
+			ctx += "\n" + titles[m]
+			covers = covers || shared(stemSet(titles[m]), own) > 0
+		}
+		covers = covers || score(ctx, qterms) >= noAnswerCoverage
+	}
+	if len(all) > 0 && !covers {
+		b.WriteString("\n" + NoDirectAnswer + "\n")
+	}
 	switch {
 	case intro >= 0:
 		used[intro] = true
 		cite(all[intro])
-		b.WriteString("\n" + all[intro].render() + "\n")
+		b.WriteString("\n" + render(intro) + "\n")
 	case len(all) == 0:
 		b.WriteString("\n" + NoReportEvidence + "\n")
 	}
@@ -298,7 +359,7 @@ func write(msgs []llms.MessageContent) string {
 			}
 			used[i] = true
 			cite(p)
-			lines = append(lines, p.render())
+			lines = append(lines, render(i))
 		}
 		text := NoSectionEvidence
 		if len(lines) > 0 {
@@ -347,4 +408,62 @@ func writeSection(msgs []llms.MessageContent) string {
 		out[i] = p.render()
 	}
 	return strings.Join(out, "\n\n")
+}
+
+// table is the rows of one table that a report quotes.
+type table struct {
+	title string
+	rows  []int // indexes of the passages that are its rows, in order
+}
+
+// rowTables finds the passages that are rows of one table (a record cited
+// alone, the rows' numbers naming one document) where a table has two or
+// more that bear on the question, by the index of its first row.
+func rowTables(all []passage, sources map[string]listed) map[int]table {
+	byDoc := map[string][]int{}
+	var order []string
+	for i, p := range all {
+		if len(p.markers) != 1 || p.block != "" || len(p.more) > 0 || !p.bears {
+			continue
+		}
+		if !recordSentence(strings.TrimSpace(sourceMarkerRe.ReplaceAllString(p.text, ""))) {
+			continue
+		}
+		s, ok := sources[p.markers[0]]
+		if !ok || s.loc == "" {
+			continue
+		}
+		if _, ok := byDoc[s.loc]; !ok {
+			order = append(order, s.loc)
+		}
+		byDoc[s.loc] = append(byDoc[s.loc], i)
+	}
+	out := map[int]table{}
+	for _, loc := range order {
+		rows := byDoc[loc]
+		if len(rows) < 2 {
+			continue
+		}
+		out[rows[0]] = table{title: sources[all[rows[0]].markers[0]].title, rows: rows}
+	}
+	return out
+}
+
+// listQuestion reports whether q asks for the things that match: "Which
+// servers are in Frankfurt?", "List every SEV1 incident", "How many
+// orders shipped late?", "What are all the…", "Show the…".
+func listQuestion(q string) bool {
+	w := strings.Fields(strings.ToLower(q))
+	if len(w) == 0 {
+		return false
+	}
+	switch strings.Trim(w[0], "?,.:") {
+	case "which", "list", "show", "name", "count", "enumerate", "find":
+		return true
+	case "how":
+		return len(w) > 1 && (w[1] == "many" || w[1] == "much")
+	case "what":
+		return len(w) > 1 && (w[1] == "are" || w[1] == "were")
+	}
+	return false
 }
