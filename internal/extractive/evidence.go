@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +52,9 @@ const (
 	// above those of any other: a passage's value is its score (at most
 	// 1) plus half its source's search rank (at most priorWeight).
 	namedBoost = 1 + priorWeight
+	// sourceDecay discounts a source's next passage for each one already
+	// taken of it.
+	sourceDecay = 0.5
 	// nearDuplicate is the stem Jaccard similarity above which a passage
 	// repeats one already quoted.
 	nearDuplicate = 0.7
@@ -137,10 +141,15 @@ func sectionOf(units []excerpt.Unit, i int) excerpt.Unit {
 }
 
 // boilerplate reports whether a unit is what the tools add around a
-// source's text, not the source: an excerpt's gap or note.
+// source's text, not the source: an excerpt's gap or note; or a page's
+// navigation left in its text, a breadcrumb ("3.11.2 Documentation »",
+// "« Previous").
 func boilerplate(s string) bool {
 	t := strings.TrimSpace(s)
-	return t == "[…]" || t == "(truncated)" || strings.HasPrefix(t, "(excerpts of ") || strings.IndexFunc(t, unicode.IsLetter) < 0
+	if t == "[…]" || t == "(truncated)" || strings.HasPrefix(t, "(excerpts of ") || strings.IndexFunc(t, unicode.IsLetter) < 0 {
+		return true
+	}
+	return len(strings.Fields(t)) <= 12 && (strings.HasSuffix(t, "»") || strings.HasSuffix(t, "›") || strings.HasPrefix(t, "«") || strings.HasPrefix(t, "‹"))
 }
 
 // report answers a reporter turn: the passages of the sources that best
@@ -255,9 +264,11 @@ func report(msgs []llms.MessageContent) string {
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.value, a.value) })
 
-	// Round by round: each source in the order of its best passage gives
-	// its next best, so that the report draws on the few sources that
-	// answer, not on one long page alone.
+	// Sources are those of the best passages, in order, at most
+	// maxEvidenceSources; passages are then taken best first, a source's
+	// value discounted for each taken of it (sourceDecay), so that the
+	// report draws on the few sources that answer, more on the one far
+	// ahead, and not on one long page alone.
 	type pick struct{ num, idx int }
 	var sources []int
 	bySource := map[int][]cand{}
@@ -276,48 +287,50 @@ func report(msgs []llms.MessageContent) string {
 	var picked []srcUnit
 	chosen := map[pick]bool{}
 	taken, size := 0, 0
-	for round := 0; taken < maxEvidenceUnits && size < maxEvidenceBytes; round++ {
-		more := false
+	count := map[int]int{} // passages taken of each source
+	for taken < maxEvidenceUnits && size < maxEvidenceBytes {
+		// The next passage is the best one left, each source's value
+		// discounted for the passages already taken of it: a source far
+		// ahead of the others gives several, sources alike take turns.
+		next, bestV := -1, 0.0
 		for _, n := range sources {
-			if taken == maxEvidenceUnits || size >= maxEvidenceBytes {
-				break
+			if len(bySource[n]) == 0 {
+				continue
 			}
-			for len(bySource[n]) > round {
-				c := bySource[n][round]
-				if chosen[pick{c.num, c.idx}] || slices.ContainsFunc(picked, func(p srcUnit) bool { return jaccard(p.stems, c.stems) > nearDuplicate }) {
-					bySource[n] = slices.Delete(bySource[n], round, round+1)
-					continue
-				}
-				src := units[n]
-				ctx := excerpt.Section(plain[n], c.idx, sectionBudget)
-				need := 0
-				for _, i := range ctx {
-					if !chosen[pick{n, i}] {
-						need += len(src[i].Text)
-					}
-				}
-				if size > 0 && size+need > maxEvidenceBytes {
-					ctx = excerpt.WithContext(plain[n], c.idx) // the passage alone, with its lead and command
-				}
-				for _, i := range ctx {
-					if !chosen[pick{n, i}] {
-						size += len(src[i].Text)
-					}
-				}
-				for _, i := range ctx {
-					if !chosen[pick{n, i}] {
-						chosen[pick{n, i}] = true
-						picked = append(picked, src[i])
-					}
-				}
-				taken++
-				more = true
-				break
+			v := bySource[n][0].value * math.Pow(sourceDecay, float64(count[n]))
+			if next < 0 || v > bestV {
+				next, bestV = n, v
 			}
 		}
-		if !more {
+		if next < 0 {
 			break
 		}
+		n := next
+		c := bySource[n][0]
+		bySource[n] = bySource[n][1:]
+		if chosen[pick{c.num, c.idx}] || slices.ContainsFunc(picked, func(p srcUnit) bool { return jaccard(p.stems, c.stems) > nearDuplicate }) {
+			continue
+		}
+		src := units[n]
+		ctx := excerpt.Section(plain[n], c.idx, sectionBudget)
+		need := 0
+		for _, i := range ctx {
+			if !chosen[pick{n, i}] {
+				need += len(src[i].Text)
+			}
+		}
+		if size > 0 && size+need > maxEvidenceBytes {
+			ctx = excerpt.WithContext(plain[n], c.idx) // the passage alone, with its lead and command
+		}
+		for _, i := range ctx {
+			if !chosen[pick{n, i}] {
+				size += len(src[i].Text)
+				chosen[pick{n, i}] = true
+				picked = append(picked, src[i])
+			}
+		}
+		count[n]++
+		taken++
 	}
 	// Sources in the order of their best passage; a source's passages in
 	// its own order.

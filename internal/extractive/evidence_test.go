@@ -112,3 +112,18 @@ A program that imports this package is linked with the signal handlers of the ru
 		t.Errorf("the report does not quote the bearing passage whole:\n%s", out)
 	}
 }
+
+func TestBoilerplate(t *testing.T) {
+	for s, want := range map[string]bool{
+		"[…]":                                   true,
+		"3.11.2 Documentation »":                true,
+		"« Previous topic":                      true,
+		"Internet Data Handling ›":              true,
+		"email.utils: Miscellaneous utilities.": false,
+		"The shell reads » as a redirection operator when it follows a command and appends standard output to the named file, creating it if it does not exist »": false,
+	} {
+		if got := boilerplate(s); got != want {
+			t.Errorf("boilerplate(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

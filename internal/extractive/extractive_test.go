@@ -903,3 +903,44 @@ Execution errors such as attempting to index an array out of bounds trigger a ru
 		t.Errorf("a report that answers says it does not:\n%s", out)
 	}
 }
+
+// TestWriterQuotesBestOfSection: a section with more passages than it
+// quotes keeps those that cover the question best, in findings order —
+// not the first ones.
+func TestWriterQuotesBestOfSection(t *testing.T) {
+	prompt := `Question: How do I convert a datetime between time zones?
+
+## Findings
+
+### Overview
+The datetime module supplies classes for manipulating dates and times. [1]
+
+Return local time as an aware datetime object. [2]
+
+Date and time objects may be categorized as aware or naive. [1]
+
+The email package provides utilities for parsing message headers. [2]
+
+A naive object does not contain enough information to locate itself. [1]
+
+Its functions format dates for message headers in several styles. [2]
+
+Every date is stored as a proleptic Gregorian calendar date. [1]
+
+It was added to the package in version 3.3 of the library. [2]
+
+Use astimezone to convert a datetime to another time zone, such as ZoneInfo("America/Los_Angeles"). [3]
+
+## Sources
+[1] datetime — file:///doc/datetime.html
+[2] email.utils — file:///doc/email.utils.html
+[3] zoneinfo — file:///doc/zoneinfo.html
+`
+	out := generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(prompt)}).Content
+	if !strings.Contains(out, "Use astimezone to convert a datetime to another time zone") {
+		t.Errorf("the passage that answers, last in its section, is left out:\n%s", out)
+	}
+	if strings.Contains(out, "version 3.3 of the library") {
+		t.Errorf("a passage that bears on nothing is quoted before the answer:\n%s", out)
+	}
+}

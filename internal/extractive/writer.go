@@ -18,7 +18,12 @@ const (
 	// passage of each section: a report cites the few sources that answer,
 	// not every one the research kept.
 	maxReportSources = 5
-	maxTitleWords    = 12
+	// freeReportSources are cited for any passage; each further one, up
+	// to maxReportSources, for a passage of at least extraSourceRel of the
+	// best passage's coverage.
+	freeReportSources = 4
+	extraSourceRel    = 0.75
+	maxTitleWords     = 12
 )
 
 // NoSectionEvidence is written under a findings section with no cited
@@ -261,11 +266,17 @@ func write(msgs []llms.MessageContent) string {
 		return "[" + m + "]"
 	}
 	cited := map[string]bool{}
+	bestRel := 0.0
+	for _, p := range all {
+		bestRel = max(bestRel, p.rel)
+	}
 	fits := func(p passage) bool {
-		if len(cited) < maxReportSources {
+		if slices.ContainsFunc(p.markers, func(m string) bool { return cited[doc(m)] }) {
 			return true
 		}
-		return slices.ContainsFunc(p.markers, func(m string) bool { return cited[doc(m)] })
+		// A source past the first few is cited for a passage nearly as
+		// good as the best.
+		return len(cited) < freeReportSources || len(cited) < maxReportSources && p.rel >= extraSourceRel*bestRel
 	}
 	cite := func(p passage) {
 		for _, m := range p.markers {
@@ -348,17 +359,22 @@ func write(msgs []llms.MessageContent) string {
 	}
 
 	for si, sec := range secs {
-		var lines []string
-		for _, i := range perSection[si] {
-			p := all[i]
-			if used[i] {
-				continue
-			}
-			if len(lines) >= maxSectionUnits || len(lines) > 0 && !fits(p) {
+		// The section's passages that cover the question best, quoted in
+		// findings order.
+		var pick []int
+		byRel := slices.Clone(perSection[si])
+		slices.SortStableFunc(byRel, func(a, b int) int { return cmp.Compare(all[b].rel, all[a].rel) })
+		for _, i := range byRel {
+			if used[i] || len(pick) >= maxSectionUnits || len(pick) > 0 && !fits(all[i]) {
 				continue
 			}
 			used[i] = true
-			cite(p)
+			cite(all[i])
+			pick = append(pick, i)
+		}
+		slices.Sort(pick)
+		var lines []string
+		for _, i := range pick {
 			lines = append(lines, render(i))
 		}
 		text := NoSectionEvidence
