@@ -2,12 +2,13 @@
 // targets of its links (Markdown, HTML, reStructuredText), its rst :doc:
 // and :ref: roles, the paths it writes (hyphens, dots and underscores
 // inside a name kept: "userspace-api/spec_ctrl.rst" is one path), its
-// URLs and what it points readers to in words ("see Control Groups", "refer to *Using
-// swap files with software suspend*").
+// URLs and what it points readers to in words ("see Control Groups",
+// "refer to *Using swap files with software suspend*").
 //
 // It only reads text: which document a reference names is for a search
-// backend to say (search.Resolver). Find is deterministic and linear in
-// the text's length; it returns at most MaxRefs references.
+// backend to say (search.Resolver). Find is deterministic; it reads at
+// most maxMatches matches of each shape and returns at most MaxRefs
+// references, so a text full of links costs no more than a few hundred.
 package refs
 
 import (
@@ -26,8 +27,12 @@ const (
 	KindTitle = "title" // what "see …", "refer to …" points to
 )
 
-// MaxRefs caps the references Find returns for one text.
-const MaxRefs = 64
+// MaxRefs caps the references Find returns for one text; maxMatches the
+// matches of each shape it reads.
+const (
+	MaxRefs    = 64
+	maxMatches = 4 * MaxRefs
+)
 
 // maxSentence caps a reference's sentence, in bytes either side of it.
 const maxSentence = 400
@@ -91,18 +96,18 @@ func Find(text string) []Ref {
 		seen[kind+"\x00"+ts[0]] = true
 		out = append(out, Ref{Kind: kind, Targets: ts, Sentence: sentenceAt(text, a, b), At: a})
 	}
-	for _, m := range mdLinkRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range mdLinkRe.FindAllStringSubmatchIndex(text, maxMatches) {
 		add(KindLink, m[0], m[1], text[m[4]:m[5]], plain(text[m[2]:m[3]]))
 	}
-	for _, m := range htmlLinkRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range htmlLinkRe.FindAllStringSubmatchIndex(text, maxMatches) {
 		add(KindLink, m[0], m[1], text[m[2]:m[3]], plain(text[m[4]:m[5]]))
 	}
-	for _, m := range rstLinkRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range rstLinkRe.FindAllStringSubmatchIndex(text, maxMatches) {
 		if !taken(m[0], m[1]) {
 			add(KindLink, m[0], m[1], text[m[4]:m[5]], text[m[2]:m[3]])
 		}
 	}
-	for _, m := range rstRoleRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range rstRoleRe.FindAllStringSubmatchIndex(text, maxMatches) {
 		kind := KindPath
 		if text[m[2]:m[3]] == "ref" {
 			kind = KindLabel
@@ -116,20 +121,20 @@ func Find(text string) []Ref {
 		}
 		add(kind, m[0], m[1], inner, title)
 	}
-	for _, loc := range urlRe.FindAllStringIndex(text, -1) {
+	for _, loc := range urlRe.FindAllStringIndex(text, maxMatches) {
 		if !taken(loc[0], loc[1]) {
 			u := strings.TrimRight(text[loc[0]:loc[1]], ".,;:!?*_")
 			add(KindLink, loc[0], loc[0]+len(u), u)
 		}
 	}
-	for _, loc := range pathRe.FindAllStringIndex(text, -1) {
+	for _, loc := range pathRe.FindAllStringIndex(text, maxMatches) {
 		p := strings.TrimRight(text[loc[0]:loc[1]], ".-+")
 		if taken(loc[0], loc[1]) || !hasLetter(p) || loc[0] > 0 && strings.ContainsRune(":/\\@", rune(text[loc[0]-1])) {
 			continue
 		}
 		add(KindPath, loc[0], loc[0]+len(p), p)
 	}
-	for _, loc := range seeRe.FindAllStringIndex(text, -1) {
+	for _, loc := range seeRe.FindAllStringIndex(text, maxMatches) {
 		rest := text[loc[1]:min(len(text), loc[1]+400)]
 		if m := delimitedRe.FindStringSubmatchIndex(rest); m != nil {
 			for g := 2; g < len(m); g += 2 {
