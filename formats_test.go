@@ -70,18 +70,8 @@ func referenceAt(t *testing.T, rep *deepresearch.Report, id string, loc source.L
 // PDFium compiled, and the report cited nothing).
 func runOver(t *testing.T, question string) *deepresearch.Report {
 	t.Helper()
-	r, err := deepresearch.New(deepresearch.Config{Corpus: documentCorpus(t), IndexPath: filepath.Join(t.TempDir(), "index.db"),
-		Clock: deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkCitations(t, rep, rec)
+	rep, _ := runChecked(t, deepresearch.Config{Corpus: documentCorpus(t), IndexPath: filepath.Join(t.TempDir(), "index.db"),
+		Clock: deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))}, question)
 	return rep
 }
 

@@ -19,7 +19,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/internal/refs"
+	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // DefaultMaxCycles is how many research cycles a run may have when
@@ -79,9 +82,10 @@ type loop struct {
 	firstErr error // the first agent's failure
 	before   int   // merged sources before the current cycle
 
-	cycles  int
-	end     string // why the loop stopped (events.Loop*)
-	dropped int    // citations the published report made of no merged source
+	cycles   int
+	followed map[string]bool // documents a follow-up was given to read (follow), by DocID
+	end      string          // why the loop stopped (events.Loop*)
+	dropped  int             // citations the published report made of no merged source
 
 	mu       sync.Mutex // guards the merge while a wave runs, and sections
 	sections *sectionJobs
@@ -272,6 +276,24 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	for i, g := range a.Gaps {
 		gaps[i] = events.Gap(g)
 	}
+	if decision != events.LoopBudget && l.meter.spent() == "" {
+		// The documents the cited sources name are read before the
+		// question is taken as answered.
+		follow, err := l.follow(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(follow) > 0 {
+			for _, t := range follow {
+				gaps = append(gaps, events.Gap{Kind: events.GapReference, Part: t.Part, Detail: strings.TrimPrefix(t.Gap, events.GapReference+": ")})
+			}
+			if decision != events.LoopContinue {
+				a.Done, a.Tasks, decision = false, nil, events.LoopContinue
+			}
+			a.Reason = strings.TrimSpace(a.Reason + " " + plural(len(follow), "document") + " the cited sources name to read.")
+			a.Tasks = append(follow, a.Tasks...)
+		}
+	}
 	l.em.InCycle(c).Emit(runLevel, "", events.AssessedData{Cycle: c, Covered: orEmpty(a.Covered), Gaps: gaps,
 		Done: a.Done, Decision: decision, Reason: a.Reason})
 	l.log.Info().Int("cycle", c).Str("decision", decision).Int("gaps", len(a.Gaps)).Int("follow_ups", len(a.Tasks)).Msg("assessed")
@@ -279,6 +301,162 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 		return nil, decision, nil
 	}
 	return l.reviewCycle(ctx, c+1, a.Tasks[:min(len(a.Tasks), l.agentsLeft())])
+}
+
+// maxFollow caps the documents named by references (follow) that one
+// cycle's follow-ups read; maxResolve caps the references looked up for
+// them.
+const (
+	maxFollow  = 2
+	maxResolve = 256
+)
+
+// follow returns follow-up tasks that read the documents the last
+// cycle's cited sources name — by a link, a path, a title, a label or a
+// heading (refs.Find), as the search backend resolves them
+// (search.Resolver; none when it is no Resolver) — best first, at most
+// maxFollow. A reference counts when the sentence that makes it bears on
+// the question: it shares a quarter of the question's key terms, and at
+// least two (one, for a question of one or two), the rule the offline
+// assessment follows names by. A document already read, or given to an
+// earlier follow-up, is not read again, and the documents read to follow
+// a reference are not searched for more (one hop). Each task reads its
+// document first (agent.Task.Read) and asks the question of it by its
+// title (one Fetch).
+//
+// Cost: refs.Find over the text the agents read of each cited source,
+// and at most maxResolve lookups. The order is the sources' (by number)
+// and their references' (in text order), so it is the same every run.
+func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
+	res := resolverOf(l.backend.SearchBackend)
+	if res == nil {
+		return nil, nil
+	}
+	qStems := terms.StemSet(l.req.Question)
+	need := min(len(qStems), max(2, (len(qStems)+3)/4))
+	if need == 0 {
+		return nil, nil
+	}
+	read := map[string]bool{}
+	for _, s := range l.rep.Sources {
+		read[s.ID] = true
+	}
+	// The sources the last cycle's findings cite, and the part of the
+	// question that cites each first.
+	partOf := map[int]string{}
+	var cited []MergedSource
+	for _, t := range l.order() {
+		mr := l.merged[t.Index]
+		if t.Cycle != l.cycles || mr == nil || strings.HasPrefix(t.Gap, events.GapReference+":") {
+			continue
+		}
+		for _, s := range finalreport.CitedIn(mr.Text, l.rep.Sources) {
+			if _, ok := partOf[s.Number]; !ok {
+				partOf[s.Number] = ""
+				if p := cmp.Or(t.Part, t.ID); l.isPart(p) {
+					partOf[s.Number] = p
+				}
+				cited = append(cited, s)
+			}
+		}
+	}
+	slices.SortStableFunc(cited, func(a, b MergedSource) int { return a.Number - b.Number })
+	texts := sourceTexts(l.outcomes, l.rep.Sources)
+	type candidate struct {
+		id, name string
+		src      MergedSource
+		shared   int
+	}
+	var cands []candidate
+	lookups := 0
+	for _, s := range cited {
+		for _, r := range refs.Find(texts[s.Number]) {
+			sh := 0
+			for st := range terms.StemSet(r.Sentence) {
+				if qStems[st] {
+					sh++
+				}
+			}
+			if sh < need {
+				continue
+			}
+			for _, target := range r.Targets {
+				if lookups == maxResolve {
+					break
+				}
+				lookups++
+				id, err := res.Resolve(ctx, s.ID, target)
+				if err != nil {
+					if cause := context.Cause(ctx); cause != nil {
+						return nil, cause
+					}
+					continue
+				}
+				if !read[id] && !l.followed[id] && !slices.ContainsFunc(cands, func(c candidate) bool { return c.id == id }) {
+					// Named as the source writes it: a link by its text.
+					name := target
+					if r.Kind != refs.KindTitle && len(r.Targets) > 1 {
+						name = r.Targets[1]
+					}
+					cands = append(cands, candidate{id: id, name: name, src: s, shared: sh})
+				}
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int { return b.shared - a.shared })
+	var out []agent.Task
+	for _, c := range cands[:min(len(cands), maxFollow)] {
+		if l.followed == nil {
+			l.followed = map[string]bool{}
+		}
+		l.followed[c.id] = true
+		name := clip(source.Clean(c.name), 120)
+		// The task asks the question of the document by its title, which
+		// its text is more likely to repeat than a path or a link's words.
+		title := name
+		if doc, err := l.backend.Fetch(ctx, c.id); err == nil && source.Clean(doc.Title) != "" {
+			title = source.Clean(doc.Title)
+		} else if cause := context.Cause(ctx); cause != nil {
+			return nil, cause
+		}
+		gap := fmt.Sprintf("%s: %s, named in [%d] %s", events.GapReference, name, c.src.Number, source.Clean(c.src.Title))
+		out = append(out, agent.Task{Title: clip(title, 80), Question: title + ": " + l.req.Question, Objective: l.req.Question,
+			Part: partOf[c.src.Number], Gap: gap, Read: []string{c.id}})
+	}
+	return out, nil
+}
+
+// resolverOf is the search backend's Resolver, under the journal's
+// wrapping; nil when it is none.
+func resolverOf(b SearchBackend) search.Resolver {
+	if j, ok := b.(journal.Backend); ok {
+		b = j.Backend
+	}
+	r, _ := b.(search.Resolver)
+	return r
+}
+
+// clip cuts s to at most n bytes, at a word boundary when there is one.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	if sp := strings.LastIndexByte(s[:cut], ' '); sp > n/2 {
+		cut = sp
+	}
+	return s[:cut]
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // agentsLeft is how many agents the run may still start.

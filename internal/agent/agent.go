@@ -67,7 +67,17 @@ type Task struct {
 	// Known is what earlier cycles of the run found (nil in the first):
 	// the agent is shown it, and a search already run is not run again.
 	Known *Known
+	// Read are documents (DocIDs of the search backend) the agent reads
+	// before its first turn: each is fetched, numbered as a source and
+	// opened as an open call would (the conversation holds the call and
+	// its result), at most MaxRead of them, each a tool call of the
+	// budget. A document that cannot be fetched is left out. The research
+	// loop sets it to follow a reference to a document by its name.
+	Read []string
 }
+
+// MaxRead caps Task.Read.
+const MaxRead = 3
 
 // Known is what a run found before a follow-up task started, shown to
 // its agent so that it builds on it instead of repeating it. Its text
@@ -258,6 +268,9 @@ func (r *runner) fail(stage string, err error) error {
 func (r *runner) research() error {
 	system := llms.TextParts(llms.ChatMessageTypeSystem, fmt.Sprintf(researcherPrompt, r.budget.MaxToolCalls))
 	r.conv = []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, taskMessage(r.task))}
+	if err := r.readFirst(); err != nil {
+		return err
+	}
 	for turn := 1; ; turn++ {
 		if r.ctx.Err() != nil {
 			return context.Cause(r.ctx)
@@ -326,6 +339,44 @@ func (r *runner) research() error {
 			return nil
 		}
 	}
+}
+
+// readFirst opens the task's Read documents before the first turn: each
+// is numbered as a source, and the conversation gets an open call of it
+// with the result, as if the model had made it.
+func (r *runner) readFirst() error {
+	var calls []llms.ToolCall
+	var results []llms.MessageContent
+	for i, id := range r.task.Read {
+		if i == MaxRead || r.res.ToolCalls >= r.budget.MaxToolCalls {
+			break
+		}
+		n, content, err := r.s.openDoc(r.ctx, id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			continue
+		}
+		call := llms.ToolCall{ID: fmt.Sprintf("call_0_%d", len(calls)+1), Type: "function",
+			FunctionCall: &llms.FunctionCall{Name: ToolOpen, Arguments: fmt.Sprintf(`{"source":%d}`, n)}}
+		if h := r.cfg.Hooks.ToolCall; h != nil {
+			h(call.FunctionCall.Name, call.FunctionCall.Arguments)
+		}
+		r.res.ToolCalls++
+		calls = append(calls, call)
+		results = append(results, llms.MessageContent{Role: llms.ChatMessageTypeTool,
+			Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: ToolOpen, Content: content}}})
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	ai := llms.MessageContent{Role: llms.ChatMessageTypeAI}
+	for _, c := range calls {
+		ai.Parts = append(ai.Parts, c)
+	}
+	r.conv = append(append(r.conv, ai), results...)
+	return nil
 }
 
 // report runs the report turn, streaming through a Keep-mode citeproc

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -83,7 +84,7 @@ func TestRunToolLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Task != raftTask {
+	if !reflect.DeepEqual(res.Task, raftTask) {
 		t.Errorf("Task = %+v", res.Task)
 	}
 	if want := []string{"search", "search", "search", "open", "open"}; !slices.Equal(rec.toolCalls, want) && !slices.Equal(rec.toolCalls, want[:4]) {

@@ -364,6 +364,31 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 		}
 		return toolError(fmt.Sprintf("could not open [%d]: %v", n, err)), nil
 	}
+	return s.opened(n, src, doc), nil
+}
+
+// openDoc fetches the document id, numbers it as a source and opens it:
+// its number and what open returns; 0 when it cannot be fetched. The
+// error is non-nil only when ctx is done.
+func (s *session) openDoc(ctx context.Context, id string) (int, string, error) {
+	doc, err := s.backend.Fetch(ctx, id)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, "", context.Cause(ctx)
+		}
+		return 0, "", nil
+	}
+	n, err := s.register(search.Result{DocID: cmp.Or(doc.DocID, id), URL: doc.URL, Title: doc.Title,
+		Published: doc.Published, Modified: doc.Modified})
+	if err != nil {
+		return 0, "", err
+	}
+	return n, s.opened(n, s.sources[n], doc), nil
+}
+
+// opened is what open returns of source n, whose document is doc, and
+// records it as read.
+func (s *session) opened(n int, src source.Source, doc search.Document) string {
 	title := src.Title
 	if title == "" {
 		title = doc.Title
@@ -389,7 +414,7 @@ func (s *session) open(ctx context.Context, n int) (string, error) {
 		fmt.Fprintf(&b, "Location: %s\n", src.Location)
 	}
 	b.WriteString(Fence(text))
-	return b.String(), nil
+	return b.String()
 }
 
 // excerpt cuts a document's text longer than maxOpenChars to what bears

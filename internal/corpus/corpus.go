@@ -65,7 +65,9 @@ var _ search.Backend = (*Index)(nil)
 //     declare for themselves (docs.url: Markdown front matter, an HTML
 //     canonical link; extract.Document.URL), which search results and
 //     fetches report instead of the file:// URL.
-const schemaVersion = 5
+//   - 6: the names table: the names each document goes by (URL, path,
+//     title, rst labels, headings), which Resolve looks references up in.
+const schemaVersion = 6
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
@@ -122,6 +124,14 @@ var schema = []string{
 		content = '', contentless_delete = 1,
 		tokenize = 'porter unicode61 remove_diacritics 2'
 	)`,
+	// names: what Resolve looks references up in (names.go).
+	`CREATE TABLE names (
+		name   TEXT NOT NULL,          -- normalised (normName): lower case, spaces collapsed
+		doc_id INTEGER NOT NULL REFERENCES docs(id),
+		kind   INTEGER NOT NULL        -- nameURL, namePath, nameTitle, nameLabel, nameHeading
+	)`,
+	`CREATE INDEX names_name ON names(name)`,
+	`CREATE INDEX names_doc ON names(doc_id)`,
 	`CREATE TABLE skipped (
 		path     TEXT PRIMARY KEY,
 		size     INTEGER NOT NULL,

@@ -233,11 +233,12 @@ type change struct {
 	size, mtime int64
 	hash        string
 
-	del   bool              // remove the document, or forget the skipped file
-	touch bool              // content unchanged: record the new size and mtime
-	skip  string            // record as skipped, for this reason; removes the document
-	doc   *extract.Document // (re)index with these passages
-	ps    []extract.Passage
+	del    bool              // remove the document, or forget the skipped file
+	touch  bool              // content unchanged: record the new size and mtime
+	skip   string            // record as skipped, for this reason; removes the document
+	doc    *extract.Document // (re)index with these passages
+	ps     []extract.Passage
+	labels []string // the document's rst labels (labelsOf)
 }
 
 type syncer struct {
@@ -481,7 +482,7 @@ func (s *syncer) file(path, id string, f extract.Format, size, mtime int64) erro
 		s.delta.Added++
 	}
 	s.delta.Passages += len(ps)
-	return s.add(change{path: id, size: size, mtime: mtime, hash: hash, doc: &doc, ps: ps})
+	return s.add(change{path: id, size: size, mtime: mtime, hash: hash, doc: &doc, ps: ps, labels: labelsOf(f, data)})
 }
 
 const tooLarge = "larger than 8 MiB"
@@ -578,6 +579,7 @@ const (
 		(SELECT p.id FROM passages p JOIN docs d ON d.id = p.doc_id WHERE d.path = ?)`
 	sqlDeletePassages = `DELETE FROM passages WHERE doc_id IN (SELECT id FROM docs WHERE path = ?)`
 	sqlDeleteDocFTS   = `DELETE FROM docs_fts WHERE rowid IN (SELECT id FROM docs WHERE path = ?)`
+	sqlDeleteNames    = `DELETE FROM names WHERE doc_id IN (SELECT id FROM docs WHERE path = ?)`
 	sqlDeleteDoc      = `DELETE FROM docs WHERE path = ?`
 	sqlDeleteSkipped  = `DELETE FROM skipped WHERE path = ?`
 	sqlInsertSkipped  = `INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES (?, ?, ?, ?)`
@@ -586,6 +588,7 @@ const (
 	sqlInsertPassage  = `INSERT INTO passages(doc_id, seq, location, loc_kind, loc_value, loc_part, body, embed_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertFTS      = `INSERT INTO passages_fts(rowid, title, heading, body) VALUES (?, ?, ?, ?)`
 	sqlInsertDocFTS   = `INSERT INTO docs_fts(rowid, title, headings, path, body) VALUES (?, ?, ?, ?, ?)`
+	sqlInsertName     = `INSERT INTO names(name, doc_id, kind) VALUES (?, ?, ?)`
 )
 
 // write applies changes in one transaction. Every change first removes
@@ -604,8 +607,8 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 			tx.Rollback()
 		}
 	}()
-	names := []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteDoc, sqlDeleteSkipped,
-		sqlInsertSkipped, sqlTouchDoc, sqlInsertDoc, sqlInsertPassage, sqlInsertFTS, sqlInsertDocFTS}
+	names := []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteNames, sqlDeleteDoc, sqlDeleteSkipped,
+		sqlInsertSkipped, sqlTouchDoc, sqlInsertDoc, sqlInsertPassage, sqlInsertFTS, sqlInsertDocFTS, sqlInsertName}
 	st := make(map[string]*sql.Stmt, len(names))
 	for _, q := range names {
 		stmt, err := tx.PrepareContext(ctx, q)
@@ -625,7 +628,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 			}
 			continue
 		}
-		for _, q := range []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteDoc, sqlDeleteSkipped} {
+		for _, q := range []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteNames, sqlDeleteDoc, sqlDeleteSkipped} {
 			if _, err := exec(q, c.path); err != nil {
 				return fail("remove", c.path, err)
 			}
@@ -650,6 +653,11 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 			}
 			if _, err := exec(sqlInsertDocFTS, docID, c.doc.Title, headingsOf(heads), pathWords(c.path), c.doc.Text); err != nil {
 				return fail("index", c.path, err)
+			}
+			for _, n := range namesOf(c.path, c.doc, c.labels) {
+				if _, err := exec(sqlInsertName, n.name, docID, n.kind); err != nil {
+					return fail("index names of", c.path, err)
+				}
 			}
 			for i, p := range c.ps {
 				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Loc.Kind, p.Loc.Value, p.Loc.Part, p.Body,

@@ -615,3 +615,20 @@ func squeezeBlankLines(s string) string {
 	}
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
+
+// Headings returns the document's headings, each once, in document order:
+// the innermost heading of every section (the title is not one).
+func (d *Document) Headings() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range d.sections {
+		if len(s.path) == 0 {
+			continue
+		}
+		if h := s.path[len(s.path)-1]; !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}

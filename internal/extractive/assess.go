@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -446,15 +447,17 @@ type reference struct {
 
 // Names in text, by their typography.
 var (
-	// code-like names: "fmt.Errorf", "io/fs", "net/http/pprof".
-	codeNameRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_][A-Za-z0-9_]*)+`)
+	// code-like names and paths: "fmt.Errorf", "io/fs", "net/http/pprof",
+	// "userspace-api/spec_ctrl.rst" (a hyphen inside a name is part of it).
+	codeNameRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*(?:[./][A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*)+`)
 	// identifiers: CamelCase, camelCase, UPPER (3+ letters).
 	identRe = regexp.MustCompile(`\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Z0-9]{2,})\b`)
 	// runs of two to four capitalised words, "of", "the", "de", "von" or
 	// "van" between them: "Great Eastern", "William Thomson".
 	properRe = regexp.MustCompile(`\b[A-Z][a-z]+(?:\s+(?:(?:of|the|de|von|van)\s+)?[A-Z][a-z]+){1,3}\b`)
-	// quoted titles of one to eight words.
-	quotedRe = regexp.MustCompile(`[“"]([^”"\n]{3,80})[”"]`)
+	// quoted or emphasised titles of one to eight words: "see *Control
+	// Groups*".
+	quotedRe = regexp.MustCompile(`[“"]([^”"\n]{3,80})[”"]|\*([^*\n]{3,80})\*`)
 )
 
 // cues are words that introduce a reference nearby: "see X", "use X",
@@ -581,8 +584,13 @@ func SecondHop(q, text, title, loc string) string {
 // element of loc, a URL or a corpus ID, without its extension); for a
 // qualified code name ("filepath.Glob", "net/http.Client"), its
 // qualifier's are enough. "LAN" is the document "LAN", not "Virtual LAN"
-// or "LAN administrator", which only mention it.
+// or "LAN administrator", which only mention it. A path
+// ("../admin-guide/cgroup-v2.rst", "userspace-api/spec_ctrl") is the
+// document whose loc ends with it, the extensions aside.
 func documentOf(name, title, loc string) bool {
+	if pathOf(name, loc) {
+		return true
+	}
 	want := [][]string{terms.Tokens(name)}
 	if i := strings.LastIndexByte(name, '.'); i > 0 && i < len(name)-1 && codeNameRe.MatchString(name) {
 		want = append(want, terms.Tokens(name[:i]))
@@ -596,6 +604,21 @@ func documentOf(name, title, loc string) bool {
 		}
 	}
 	return false
+}
+
+// pathOf reports whether name is a path of two names or more that loc (a
+// URL or a corpus ID) ends with, leading "./", "../" and "/" and the
+// extensions of both aside.
+func pathOf(name, loc string) bool {
+	if !strings.Contains(name, "/") || strings.Contains(name, "://") {
+		return false
+	}
+	for strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../") || strings.HasPrefix(name, "/") {
+		name = name[strings.IndexByte(name, '/')+1:]
+	}
+	name, loc = strings.TrimSuffix(name, path.Ext(name)), strings.TrimSuffix(loc, path.Ext(loc))
+	return strings.Count(name, "/") >= 1 && !strings.HasSuffix(name, "/") &&
+		(strings.EqualFold(loc, name) || strings.HasSuffix(strings.ToLower(loc), "/"+strings.ToLower(name)))
 }
 
 // docNames are the names a document goes by: its title, each segment of
@@ -667,8 +690,12 @@ func names(s string) []nameIn {
 		}
 	}
 	for _, m := range quotedRe.FindAllStringSubmatchIndex(s, -1) {
-		if n := len(strings.Fields(s[m[2]:m[3]])); n >= 1 && n <= 8 && cueBefore(s[:m[0]]) {
-			add(s[m[2]:m[3]], m[0], false)
+		a, b := m[2], m[3]
+		if a < 0 {
+			a, b = m[4], m[5]
+		}
+		if n := len(strings.Fields(s[a:b])); n >= 1 && n <= 8 && cueBefore(s[:m[0]]) {
+			add(s[a:b], m[0], false)
 		}
 	}
 	return out

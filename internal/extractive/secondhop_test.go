@@ -61,6 +61,11 @@ func TestDocumentOf(t *testing.T) {
 		{"LAN", "Virtual LAN", "file:///c/Virtual%20LAN.txt", false},
 		{"LAN", "BIG-LAN", "file:///c/BIG-LAN.txt", false},
 		{"crypto/rand", "Package rand (math/rand)", "pkg/math/rand.md", false},
+		{"userspace-api/spec_ctrl.rst", "Speculation Control", "userspace-api/spec_ctrl.rst", true},
+		{"../admin-guide/cgroup-v2.rst", "Control Group v2", "file:///d/admin-guide/cgroup-v2.rst", true},
+		{"Documentation/admin-guide/cgroup-v2.rst", "Control Group v2", "admin-guide/cgroup-v2.rst", false},
+		{"userspace-api/spec_ctrl.rst", "Speculation Control", "api/spec_ctrl.rst", false},
+		{"Control Groups", "Control Groups", "admin-guide/cgroup-v1/index.rst", true},
 	}
 	for _, tt := range tests {
 		if got := documentOf(tt.name, tt.title, tt.loc); got != tt.want {
@@ -83,6 +88,23 @@ func TestSecondHop(t *testing.T) {
 		{"named in a sentence off the question", first, "Package maphash (hash/maphash)", "pkg/hash/maphash.md", ""},
 		{"not named at all", first, "Package sha256 (crypto/sha256)", "pkg/crypto/sha256.md", ""},
 		{"a document that only mentions the name", first, "Package tls (crypto/tls)", "pkg/crypto/tls.md", ""},
+	}
+	const kernel = "Each task may control its own speculation. For the prctl interface to control speculation of a task, see userspace-api/spec_ctrl.rst. " +
+		"For control of the memory of groups of tasks, see *Control Groups* instead."
+	const kq = "Which prctl option reads the speculation control setting of a task?"
+	const mq = "How is the memory of groups of tasks controlled?"
+	for _, tt := range []struct {
+		name, q, title, loc, want string
+	}{
+		{"a hyphenated path, whole", kq, "Speculation Control", "userspace-api/spec_ctrl.rst", "userspace-api/spec_ctrl.rst"},
+		{"not the part after its hyphen", kq, "Speculation Control", "api/spec_ctrl.rst", ""},
+		{"an emphasised title after see", mq, "Control Groups", "admin-guide/cgroup-v1/index.rst", "Control Groups"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SecondHop(tt.q, kernel, tt.title, tt.loc); got != tt.want {
+				t.Errorf("SecondHop = %q, want %q", got, tt.want)
+			}
+		})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

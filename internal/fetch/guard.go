@@ -203,3 +203,26 @@ func isBlocked(err error) bool {
 	_, ok := err.(*AddrError)
 	return ok
 }
+
+// InternalHost reports whether host (a URL's host name, without its port)
+// names a machine the guard refuses whatever the allowlist: an IP literal
+// in a refused range (loopback, private, link-local, cloud metadata…) or a
+// name that only a local network resolves ("localhost", "*.localhost",
+// "*.local", "*.internal", "*.home.arpa", a name without a dot). It does no
+// lookup: a public name may still resolve to an internal address, which
+// the dialer refuses when the page is fetched.
+func InternalHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return blockedReason(addr) != ""
+	}
+	if !strings.Contains(host, ".") {
+		return true
+	}
+	for _, suffix := range []string{".localhost", ".local", ".internal", ".home.arpa"} {
+		if strings.HasSuffix(host, suffix) {
+			return true
+		}
+	}
+	return false
+}

@@ -65,3 +65,15 @@ type Backend interface {
 	// ErrNotFound.
 	Fetch(ctx context.Context, docID string) (Document, error)
 }
+
+// Resolver is a Backend that can find the document a reference names: a
+// link target, a path, a title or a heading, as a document it holds
+// writes it. The research loop follows such references (see the root's
+// loop.go); a backend that is no Resolver has its references followed by
+// search only.
+type Resolver interface {
+	// Resolve returns the DocID of the document ref names, read in the
+	// document from ("" when unknown), or an error wrapping ErrNotFound.
+	// A reference to from itself names nothing.
+	Resolve(ctx context.Context, from, ref string) (string, error)
+}

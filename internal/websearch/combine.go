@@ -200,3 +200,21 @@ func (c *Combined) Fetch(ctx context.Context, docID string) (search.Document, er
 	}
 	return search.Document{}, fmt.Errorf("websearch: %q: not found in %s: %w", docID, strings.Join(names, ", "), search.ErrNotFound)
 }
+
+var _ search.Resolver = (*Combined)(nil)
+
+// Resolve asks each member that is a search.Resolver in turn and returns
+// the first answer that is not search.ErrNotFound.
+func (c *Combined) Resolve(ctx context.Context, from, ref string) (string, error) {
+	for _, m := range c.members {
+		r, ok := m.Backend.(search.Resolver)
+		if !ok {
+			continue
+		}
+		id, err := r.Resolve(ctx, from, ref)
+		if err == nil || !errors.Is(err, search.ErrNotFound) {
+			return id, err
+		}
+	}
+	return "", fmt.Errorf("websearch: link %q: %w", ref, search.ErrNotFound)
+}

@@ -269,3 +269,44 @@ func (e *Engine) Check(ctx context.Context) error {
 	_, err := e.impl.search(ctx, &c, "deepresearch", 1)
 	return err
 }
+
+var _ search.Resolver = (*Engine)(nil)
+
+// Resolve returns the page a link names, as the page from (a result's
+// URL, or "" for none) writes it: ref resolved against from, without its
+// fragment. Only an http or https URL with a public host name is a page:
+// a link to another scheme, to an IP literal in a private, loopback or
+// link-local range, to "localhost" or another name only a local network
+// resolves (fetch.InternalHost), to from itself or with user information
+// wraps search.ErrNotFound. It fetches nothing.
+func (e *Engine) Resolve(_ context.Context, from, ref string) (string, error) {
+	return resolveLink(from, ref)
+}
+
+// resolveLink is Resolve for any web backend.
+func resolveLink(from, ref string) (string, error) {
+	notFound := fmt.Errorf("websearch: link %q: %w", ref, search.ErrNotFound)
+	u, err := url.Parse(strings.TrimSpace(ref))
+	if err != nil || strings.ContainsFunc(ref, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", notFound
+	}
+	var base *url.URL
+	if b, ok := webURL(from); ok {
+		base, _ = url.Parse(b)
+		u = base.ResolveReference(u)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "", u.User != nil, fetch.InternalHost(u.Hostname()):
+		return "", notFound
+	case base != nil && strings.TrimSuffix(u.String(), "/") == strings.TrimSuffix(withoutFragment(base), "/"):
+		return "", notFound
+	}
+	return u.String(), nil
+}
+
+func withoutFragment(u *url.URL) string {
+	c := *u
+	c.Fragment, c.RawFragment = "", ""
+	return c.String()
+}
