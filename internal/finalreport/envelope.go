@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/mdtext"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
@@ -73,12 +74,66 @@ type Stats struct {
 	Validated string `json:"validated"`
 }
 
+// What Document.CitationFormat says of the references, as seed 003 names
+// it.
+const (
+	CitationInternal = "internal_kb" // knowledge-base records and local documents only
+	CitationWeb      = "web_urls"    // web pages only
+	CitationMixed    = "mixed"       // both
+)
+
+// kb fills seed 003's fields of doc from its references: sources,
+// collections_used, source_types, citation_format, formatted_citations.
+func kb(doc *Document) {
+	doc.Sources, doc.CollectionsUsed, doc.SourceTypes, doc.FormattedCitations = []string{}, []string{}, []string{}, []string{}
+	web, internal := false, false
+	for _, ref := range doc.References {
+		doc.SourceTypes = append(doc.SourceTypes, ref.Type())
+		if c := ref.Collection(); !slices.Contains(doc.CollectionsUsed, c) {
+			doc.CollectionsUsed = append(doc.CollectionsUsed, c)
+		}
+		if ref.Kind() == source.KindWeb {
+			web = true
+		} else {
+			internal = true
+		}
+		if n := ref.Name(); !slices.Contains(doc.Sources, n) {
+			doc.Sources = append(doc.Sources, n)
+			doc.FormattedCitations = append(doc.FormattedCitations, formatted(ref.Source))
+		}
+	}
+	switch {
+	case web && internal:
+		doc.CitationFormat = CitationMixed
+	case web:
+		doc.CitationFormat = CitationWeb
+	case internal:
+		doc.CitationFormat = CitationInternal
+	}
+}
+
+// formatted is a source as formatted_citations names it: a web page as a
+// markdown link to it, its title escaped ("[External
+// Review](https://example.com/article)"), a knowledge-base record by its
+// collection's display name ("Product Catalog"), a local document by its
+// label, escaped.
+func formatted(s source.Source) string {
+	switch {
+	case s.Kind() == source.KindWeb && s.URL != "":
+		return mdtext.Link(cmp.Or(source.Clean(s.Title), s.URL), s.URL)
+	case s.Record():
+		return mdtext.Escape(source.CollectionTitle(s.Collection()))
+	}
+	s.Location = source.Location{} // the document, as sources names it
+	return mdtext.Escape(s.Label())
+}
+
 // excerptMax bounds a sources_used excerpt, in bytes.
 const excerptMax = 320
 
 // envelope fills what doc tells beyond the report's blocks: sources_used
 // and usage_sids (from the references, then the sources only usage tags
-// named), collections_used and source_types (seed 003's), and stats.
+// named), seed 003's fields (kb), and stats.
 func envelope(doc *Document, r *Report, v *view, x Extra) {
 	texts := map[string]string{} // by sourceKey
 	rels := map[string]*source.Relevance{}
@@ -95,14 +150,10 @@ func envelope(doc *Document, r *Report, v *view, x Extra) {
 			Type: s.Type(), Published: s.Published, Modified: s.Modified, Cited: cited, Relevance: rels[sourceKey(s)]}
 	}
 	doc.SourcesUsed, doc.UsageSIDs = []UsedSource{}, []int{}
-	doc.CollectionsUsed, doc.SourceTypes = []string{}, []string{}
 	for _, ref := range doc.References {
 		doc.SourcesUsed = append(doc.SourcesUsed, used(ref.Number, ref.Source, true))
-		doc.SourceTypes = append(doc.SourceTypes, ref.Type())
-		if c := ref.Collection(); !slices.Contains(doc.CollectionsUsed, c) {
-			doc.CollectionsUsed = append(doc.CollectionsUsed, c)
-		}
 	}
+	kb(doc)
 	next := len(doc.References)
 	for _, n := range r.Used {
 		if d, cited := v.display[n]; cited {

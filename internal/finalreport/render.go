@@ -239,8 +239,9 @@ type Claim struct {
 // Document is the report as structured data with the citation sidecar of
 // the citation protocol: Blocks are the report's markdown blocks (with
 // plain [n] markers); Citations say which references each block cites.
-// Around them, seed 001's envelope and seed 003's source types:
-// SourcesUsed, UsageSIDs, Stats, CollectionsUsed and SourceTypes.
+// Around them, seed 001's envelope and seed 003's source fields:
+// SourcesUsed, UsageSIDs, Stats, Sources, CollectionsUsed, SourceTypes,
+// CitationFormat and FormattedCitations.
 type Document struct {
 	// RunID names the run in the store that keeps it (empty when none).
 	RunID      string      `json:"run_id,omitempty"`
@@ -255,13 +256,24 @@ type Document struct {
 	// UsageSIDs are the sids (of SourcesUsed) the writer's usage tags
 	// named, in order; empty when it wrote none.
 	UsageSIDs []int `json:"usage_sids"`
-	// CollectionsUsed are the collections of the references, in order of
-	// first citation, each once (source.Source.Collection: "web", a
-	// corpus folder); SourceTypes the kind of each reference, in
-	// References' order ("web", "local").
-	CollectionsUsed []string `json:"collections_used"`
-	SourceTypes     []string `json:"source_types"`
-	Stats           Stats    `json:"stats"`
+	// Seed 003's fields. Sources are the references' documents, in
+	// order, each once (source.Source.Name: a web page's URL, a
+	// knowledge-base record's file, a local document's path);
+	// CollectionsUsed their collections, in order, each once
+	// (source.Source.Collection: "web_search", "catalog", a corpus
+	// folder); SourceTypes the type of each reference, in References'
+	// order ("web", "chromadb", "local"); CitationFormat what kinds they
+	// are (CitationInternal, CitationWeb, CitationMixed; "" when none);
+	// FormattedCitations each of Sources as a reader names it: a web
+	// page as a markdown link, [Title](URL), a knowledge-base record by
+	// its collection's display name ("Product Catalog"), a local
+	// document by its label.
+	Sources            []string `json:"sources"`
+	CollectionsUsed    []string `json:"collections_used"`
+	SourceTypes        []string `json:"source_types"`
+	CitationFormat     string   `json:"citation_format"`
+	FormattedCitations []string `json:"formatted_citations"`
+	Stats              Stats    `json:"stats"`
 	Citations       []Claim  `json:"_citations"`
 }
 

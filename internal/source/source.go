@@ -4,6 +4,7 @@
 package source
 
 import (
+	"cmp"
 	"net/url"
 	"path"
 	"strings"
@@ -89,25 +90,23 @@ func (s Source) Path() string {
 	return ""
 }
 
+// CollectionWeb is the collection of every web page in the JSON report's
+// collections_used, as seed 003 names it.
+const CollectionWeb = "web_search"
+
 // Collection is the collection a source belongs to, as the JSON report's
 // collections_used lists them: for a local document, the folder its file
 // sits in ("docs/api" for "docs/api/io.md"), or its channel ("corpus")
 // for a file at the top of the collection; for a record of a store that
 // names its records CHANNEL:COLLECTION/SOURCE or CHANNEL:COLLECTION#ID
 // (a Chroma collection: "chroma:catalog/techmart_catalog.csv"), the
-// collection ("catalog"); for a web page, "web".
+// collection ("catalog"); for a web page, CollectionWeb.
 func (s Source) Collection() string {
 	if s.Kind() == KindWeb {
-		return KindWeb
+		return CollectionWeb
 	}
-	if ch := Clean(s.Channel); ch != "" && ch != ChannelCorpus {
-		if rest, ok := strings.CutPrefix(Clean(s.ID), ch+":"); ok {
-			if c, _, _ := strings.Cut(rest, "/"); c != "" {
-				if c, _, _ = strings.Cut(c, "#"); c != "" {
-					return c
-				}
-			}
-		}
+	if c, _, ok := s.record(); ok {
+		return c
 	}
 	if dir := path.Dir(strings.TrimPrefix(s.Path(), "/")); dir != "." && dir != "/" && dir != "" {
 		return dir
@@ -116,6 +115,102 @@ func (s Source) Collection() string {
 		return c
 	}
 	return ChannelCorpus
+}
+
+// record splits the ID of a store's record, CHANNEL:COLLECTION/SOURCE or
+// CHANNEL:COLLECTION#ID, into its collection and the rest ("SOURCE",
+// "#ID"); ok is false for a source that is not a store's record.
+func (s Source) record() (collection, rest string, ok bool) {
+	ch := Clean(s.Channel)
+	if ch == "" || ch == ChannelCorpus || s.Kind() == KindWeb {
+		return "", "", false
+	}
+	after, ok := strings.CutPrefix(Clean(s.ID), ch+":")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.IndexAny(after, "/#")
+	switch {
+	case i < 0:
+		return "", "", false
+	case i == 0:
+		return "", "", false
+	case after[i] == '/':
+		return after[:i], after[i+1:], after[i+1:] != ""
+	}
+	return after[:i], after[i:], len(after) > i+1
+}
+
+// Record reports whether s is a record of a knowledge-base collection (a
+// Chroma collection's: Channel ChannelChroma, ID
+// "chroma:COLLECTION/SOURCE" or "chroma:COLLECTION#ID").
+func (s Source) Record() bool {
+	_, _, ok := s.record()
+	return ok && s.Channel == ChannelChroma
+}
+
+// Name is how the JSON report's sources list names the document, as seed
+// 003 does: a web page by its URL (its ID when it has none), a record of
+// a knowledge-base collection by the file it came from
+// ("techmart_catalog.csv"; "faq#note_1" for a record of no file), a local
+// document by its path ("docs/faq.md").
+func (s Source) Name() string {
+	switch c, rest, ok := s.record(); {
+	case s.Kind() == KindWeb:
+		return cmp.Or(Clean(s.URL), Clean(s.ID))
+	case ok && strings.HasPrefix(rest, "#"):
+		return c + rest
+	case ok:
+		return rest
+	}
+	return cmp.Or(s.Path(), Clean(s.ID))
+}
+
+// collectionTitles are the display names of the collections seed 003's
+// knowledge base has, and of their usual synonyms.
+var collectionTitles = map[string]string{
+	"catalog": "Product Catalog", "catalogue": "Product Catalog", "products": "Product Catalog", "product_catalog": "Product Catalog",
+	"faq": "FAQ", "faqs": "FAQ",
+	"troubleshooting": "Troubleshooting Guide", "troubleshooting_guide": "Troubleshooting Guide",
+	CollectionWeb: "Web Search",
+}
+
+// CollectionTitle is a collection's display name, as seed 003's
+// formatted_citations name a knowledge base's records: "Product Catalog"
+// for "catalog", "FAQ" for "faq", "Troubleshooting Guide" for
+// "troubleshooting"; another name is title-cased, its underscores and
+// hyphens made spaces ("return_policy": "Return Policy"). White space is
+// folded and control characters dropped.
+func CollectionTitle(collection string) string {
+	c := Clean(collection)
+	if t, ok := collectionTitles[strings.ToLower(c)]; ok {
+		return t
+	}
+	words := strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(c))
+	for i, w := range words {
+		r := []rune(w)
+		words[i] = strings.ToUpper(string(r[0])) + string(r[1:])
+	}
+	return strings.Join(words, " ")
+}
+
+// Attribution is how an answer names a collection it draws on, as seed
+// 003's answers do: "According to our product catalog", "According to
+// our FAQ", "From our troubleshooting guide" (a guide is drawn from).
+// Words of the display name (CollectionTitle) are lower case but for
+// acronyms.
+func Attribution(collection string) string {
+	words := strings.Fields(CollectionTitle(collection))
+	for i, w := range words {
+		if w != strings.ToUpper(w) {
+			words[i] = strings.ToLower(w)
+		}
+	}
+	name := "our " + strings.Join(words, " ")
+	if n := len(words); n > 0 && words[n-1] == "guide" {
+		return "From " + name
+	}
+	return "According to " + name
 }
 
 // Label is how every list of sources names one, for readers and models

@@ -138,8 +138,8 @@ func TestKindAndCollection(t *testing.T) {
 		src              Source
 		kind, path, coll string
 	}{
-		{"web", Source{ID: "https://e.org/a", URL: "https://e.org/a", Channel: "web"}, KindWeb, "", "web"},
-		{"search backend with a URL", Source{ID: "d1", URL: "https://e.org/a", Channel: "search"}, KindWeb, "", "web"},
+		{"web", Source{ID: "https://e.org/a", URL: "https://e.org/a", Channel: "web"}, KindWeb, "", "web_search"},
+		{"search backend with a URL", Source{ID: "d1", URL: "https://e.org/a", Channel: "search"}, KindWeb, "", "web_search"},
 		{"corpus, in a folder", Source{ID: "docs/api/io.md", URL: "file:///c/docs/api/io.md", Channel: "corpus"}, KindLocal, "docs/api/io.md", "docs/api"},
 		{"corpus, at the top", Source{ID: "glossary.org", URL: "file:///c/glossary.org", Channel: "corpus"}, KindLocal, "glossary.org", "corpus"},
 		{"file URL", Source{URL: "FILE:///c/notes/n.txt"}, KindLocal, "/c/notes/n.txt", "c/notes"},
@@ -154,5 +154,42 @@ func TestKindAndCollection(t *testing.T) {
 		if want := map[bool]string{true: TypeChroma, false: tc.kind}[tc.src.Channel == "chroma"]; tc.src.Type() != want {
 			t.Errorf("%s: Type = %q, want %q", tc.name, tc.src.Type(), want)
 		}
+	}
+}
+
+// Seed 003's names of a source: its document (sources), its collection's
+// display name (formatted_citations) and how an answer names it.
+func TestNameAndCollectionTitle(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		src         Source
+		doc, title  string
+		attribution string
+		record      bool
+	}{
+		{"web", Source{ID: "w1", URL: "https://techradar.com/best-laptops", Channel: "web"}, "https://techradar.com/best-laptops", "Web Search", "According to our web search", false},
+		{"catalog row", Source{ID: "chroma:catalog/techmart_catalog.csv", Channel: "chroma", Location: Location{Kind: LocRow, Value: "3"}}, "techmart_catalog.csv", "Product Catalog", "According to our product catalog", true},
+		{"faq row", Source{ID: "chroma:faq/techmart_faq.csv", Channel: "chroma"}, "techmart_faq.csv", "FAQ", "According to our FAQ", true},
+		{"troubleshooting", Source{ID: "chroma:troubleshooting/fixes.csv", Channel: "chroma"}, "fixes.csv", "Troubleshooting Guide", "From our troubleshooting guide", true},
+		{"record of no file", Source{ID: "chroma:return_policy#r7", Channel: "chroma"}, "return_policy#r7", "Return Policy", "According to our return policy", true},
+		{"hostile collection", Source{ID: "chroma:x\n[y](z)/f.csv", Channel: "chroma"}, "f.csv", "X [y](z)", "According to our X [y](z)", true},
+		{"corpus", Source{ID: "docs/faq.md", URL: "file:///c/docs/faq.md", Channel: "corpus"}, "docs/faq.md", "Docs", "According to our docs", false},
+		{"another channel's prefix", Source{ID: "chroma:faq/x.csv", Channel: "search"}, "chroma:faq/x.csv", "Chroma:faq", "According to our chroma:faq", false},
+	} {
+		if got := tc.src.Name(); got != tc.doc {
+			t.Errorf("%s: Name() = %q, want %q", tc.name, got, tc.doc)
+		}
+		if got := CollectionTitle(tc.src.Collection()); got != tc.title {
+			t.Errorf("%s: CollectionTitle(%q) = %q, want %q", tc.name, tc.src.Collection(), got, tc.title)
+		}
+		if got := Attribution(tc.src.Collection()); got != tc.attribution {
+			t.Errorf("%s: Attribution(%q) = %q, want %q", tc.name, tc.src.Collection(), got, tc.attribution)
+		}
+		if got := tc.src.Record(); got != tc.record {
+			t.Errorf("%s: Record() = %v, want %v", tc.name, got, tc.record)
+		}
+	}
+	if got := CollectionTitle("  \x1b[31mtips\t and\n tricks "); got != "[31mtips And Tricks" {
+		t.Errorf("CollectionTitle of control characters = %q", got)
 	}
 }
