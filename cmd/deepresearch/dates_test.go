@@ -119,8 +119,8 @@ func TestRunDatedWebSources(t *testing.T) {
 	if byPage == 0 || bySearch == 0 {
 		t.Fatalf("%d references dated by their page, %d by the search results; want some of each:\n%s", byPage, bySearch, r.stdout)
 	}
-	if len(doc.CollectionsUsed) != 1 || doc.CollectionsUsed[0] != "web" {
-		t.Errorf("collections_used = %q, want [web]", doc.CollectionsUsed)
+	if len(doc.CollectionsUsed) != 1 || doc.CollectionsUsed[0] != "web_search" {
+		t.Errorf("collections_used = %q, want [web_search]", doc.CollectionsUsed)
 	}
 	// The writer's usage tag is gone from the text and names sources used.
 	if strings.Contains(doc.Text, "USAGE") || len(doc.UsageSIDs) == 0 {

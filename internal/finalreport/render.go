@@ -274,7 +274,7 @@ type Document struct {
 	CitationFormat     string   `json:"citation_format"`
 	FormattedCitations []string `json:"formatted_citations"`
 	Stats              Stats    `json:"stats"`
-	Citations       []Claim  `json:"_citations"`
+	Citations          []Claim  `json:"_citations"`
 }
 
 // JSON returns the report as a Document; x tells what the document says
