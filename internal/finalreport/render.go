@@ -256,25 +256,12 @@ type Document struct {
 	// UsageSIDs are the sids (of SourcesUsed) the writer's usage tags
 	// named, in order; empty when it wrote none.
 	UsageSIDs []int `json:"usage_sids"`
-	// Seed 003's fields. Sources are the references' documents, in
-	// order, each once (source.Source.Name: a web page's URL, a
-	// knowledge-base record's file, a local document's path);
-	// CollectionsUsed their collections, in order, each once
-	// (source.Source.Collection: "web_search", "catalog", a corpus
-	// folder); SourceTypes the type of each reference, in References'
-	// order ("web", "chromadb", "local"); CitationFormat what kinds they
-	// are (CitationInternal, CitationWeb, CitationMixed; "" when none);
-	// FormattedCitations each of Sources as a reader names it: a web
-	// page as a markdown link, [Title](URL), a knowledge-base record by
-	// its collection's display name ("Product Catalog"), a local
-	// document by its label.
-	Sources            []string `json:"sources"`
-	CollectionsUsed    []string `json:"collections_used"`
-	SourceTypes        []string `json:"source_types"`
-	CitationFormat     string   `json:"citation_format"`
-	FormattedCitations []string `json:"formatted_citations"`
-	Stats              Stats    `json:"stats"`
-	Citations          []Claim  `json:"_citations"`
+	// Provenance is seed 003's account of the references: sources,
+	// collections_used, source_types, citation_format and
+	// formatted_citations.
+	Provenance
+	Stats     Stats   `json:"stats"`
+	Citations []Claim `json:"_citations"`
 }
 
 // JSON returns the report as a Document; x tells what the document says
