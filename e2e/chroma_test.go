@@ -129,6 +129,11 @@ func TestRealChroma(t *testing.T) {
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("collections_used, source_types, citation_format, formatted_citations:\n got %q\nwant %q\n%s", got, w, doc.Text)
 			}
+			for _, f := range w.formatted {
+				if kb := map[string]string{"Product Catalog": "According to our product catalog, ", "FAQ": "According to our FAQ, "}[f]; kb != "" && !strings.Contains(doc.Text, kb) {
+					t.Errorf("the answer does not name the knowledge base (%q):\n%s", kb, doc.Text)
+				}
+			}
 			var sources []string // seed 003's sources: the file of each record, the URL of each page
 			for _, f := range w.formatted {
 				switch {

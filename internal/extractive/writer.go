@@ -215,6 +215,7 @@ func write(msgs []llms.MessageContent) string {
 	}
 	qterms := weightedTerms(q, q)
 	titles := sourceTitles(msgs)
+	kb := attributions(msgs)
 	own := stemSet(stripScaffold(q))
 
 	var all []passage
@@ -281,7 +282,7 @@ func write(msgs []llms.MessageContent) string {
 	case intro >= 0:
 		used[intro] = true
 		cite(all[intro])
-		b.WriteString("\n" + all[intro].render() + "\n")
+		b.WriteString("\n" + attributed(all[intro], kb) + "\n")
 	case len(all) == 0:
 		b.WriteString("\n" + NoReportEvidence + "\n")
 	}
@@ -298,7 +299,7 @@ func write(msgs []llms.MessageContent) string {
 			}
 			used[i] = true
 			cite(p)
-			lines = append(lines, p.render())
+			lines = append(lines, attributed(p, kb))
 		}
 		text := NoSectionEvidence
 		if len(lines) > 0 {
@@ -342,9 +343,10 @@ func writeSection(msgs []llms.MessageContent) string {
 	slices.SortStableFunc(best, func(a, b passage) int { return cmp.Compare(b.rel, a.rel) })
 	best = best[:min(len(best), maxSectionedUnits)]
 	slices.SortFunc(best, func(a, b passage) int { return cmp.Compare(a.seq, b.seq) })
+	kb := attributions(msgs)
 	out := make([]string, len(best))
 	for i, p := range best {
-		out[i] = p.render()
+		out[i] = attributed(p, kb)
 	}
 	return strings.Join(out, "\n\n")
 }
