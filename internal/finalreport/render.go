@@ -59,7 +59,7 @@ type ListForm int
 
 // The forms of reference line.
 const (
-	ListMarkdown ListForm = iota // - [1] [Title](URL)
+	ListMarkdown ListForm = iota // - [1] [Title](URL) — Author (2024-03-15)
 	ListPlain                    // [1] Title. URL
 	ListFootnote                 // [^1]: [Title](URL)
 	ListHTML                     // <p id="ref-1">[1] <a href="URL">Title</a></p>
@@ -70,14 +70,23 @@ const (
 
 // List renders a reference list's lines, one per reference, in form: the
 // one renderer of reference lines (reports, findings, the MCP citation
-// index's export). Titles come from Source.Label and, like channels and
-// URLs shown as text, are escaped by internal/mdtext, so that neither can
+// index's export). Titles come from Source.Label and, like authors,
+// channels and URLs shown as text, are escaped by internal/mdtext, so that neither can
 // make a link or carry HTML; a URL is linked only when canon.Linkable
 // allows it.
 func List(refs []Reference, form ListForm) string {
 	var b strings.Builder
 	for _, ref := range refs {
 		title, date := ref.Label(), dated(ref.Source)
+		if a := byline(ref.Source); a != "" {
+			// The authors, between the title and the date: "[Title](URL) —
+			// Jane Doe, John Roe (2024-03-15)".
+			if form == ListHTML {
+				date = " — " + html.EscapeString(a) + date
+			} else if form != ListIndex {
+				date = " — " + mdtext.Escape(a) + date
+			}
+		}
 		switch form {
 		case ListFootnote:
 			fmt.Fprintf(&b, "[^%d]: %s%s\n", ref.Number, mdtext.Link(title, ref.URL), date)
@@ -103,6 +112,12 @@ func List(refs []Reference, form ListForm) string {
 		}
 	}
 	return b.String()
+}
+
+// byline is a reference line's authors: Source.Authors, joined by ", "
+// ("" when none).
+func byline(s source.Source) string {
+	return strings.Join(s.Authors(), ", ")
 }
 
 // dated is the date a reference line shows after the source's title or

@@ -7,7 +7,9 @@ import (
 	"cmp"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Source is one retrieved document that a report may cite.
@@ -32,6 +34,60 @@ type Source struct {
 	// its file's modification time.
 	Published string `json:"published,omitempty"`
 	Modified  string `json:"modified,omitempty"`
+	// Author is who wrote the document, as its source gives it (a search
+	// result's author, a page's meta author or JSON-LD author, a PDF's or
+	// DOCX's metadata); several authors are separated by "; " (see
+	// Authors). Empty when unknown.
+	Author string `json:"author,omitempty"`
+}
+
+// AuthorSep separates the authors of Source.Author.
+const AuthorSep = "; "
+
+// Authors are s.Author's authors, in order.
+func (s Source) Authors() []string {
+	var out []string
+	for _, a := range strings.Split(s.Author, strings.TrimSpace(AuthorSep)) {
+		if a = Clean(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// maxAuthors and maxAuthor bound what JoinAuthors keeps of a source's
+// authors: untrusted metadata cannot make a reference line long.
+const (
+	maxAuthors = 10
+	maxAuthor  = 100
+)
+
+// ParseAuthors is the Author of a list of names separated by ";" (a
+// search result's, a document's metadata), as JoinAuthors makes it.
+func ParseAuthors(list string) string {
+	return JoinAuthors(strings.Split(list, ";")...)
+}
+
+// JoinAuthors is the Author of names: each cleaned (white space folded,
+// control characters dropped, ";" made ","), empty and repeated ones
+// dropped, at most 10 of at most 100 bytes each (cut at a rune), joined
+// by AuthorSep.
+func JoinAuthors(names ...string) string {
+	var out []string
+	for _, n := range names {
+		n = Clean(strings.ReplaceAll(n, ";", ","))
+		if len(n) > maxAuthor {
+			cut := maxAuthor
+			for cut > 0 && !utf8.RuneStart(n[cut]) {
+				cut--
+			}
+			n = strings.TrimSpace(n[:cut])
+		}
+		if n != "" && !slices.Contains(out, n) && len(out) < maxAuthors {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, AuthorSep)
 }
 
 // Kinds of source (Source.Kind), as reference lists cite them and the

@@ -1,6 +1,9 @@
 package source
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLabel(t *testing.T) {
 	for _, tc := range []struct {
@@ -191,5 +194,31 @@ func TestNameAndCollectionTitle(t *testing.T) {
 	}
 	if got := CollectionTitle("  \x1b[31mtips\t and\n tricks "); got != "[31mtips And Tricks" {
 		t.Errorf("CollectionTitle of control characters = %q", got)
+	}
+}
+
+func TestAuthors(t *testing.T) {
+	long := strings.Repeat("é", 80) // 160 bytes
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{" Jane  Doe ", "John Roe", "Jane Doe", ""}, "Jane Doe; John Roe"},
+		{[]string{"Eve\x1b[31m; Mallory\nSmith"}, "Eve[31m, Mallory Smith"},
+		{[]string{long}, strings.Repeat("é", 50)},
+		{[]string{"a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11"}, "a1; a2; a3; a4; a5; a6; a7; a8; a9; a10"},
+	} {
+		if got := JoinAuthors(tc.in...); got != tc.want {
+			t.Errorf("JoinAuthors(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := ParseAuthors("Curie, Marie;Curie, Pierre; "); got != "Curie, Marie; Curie, Pierre" {
+		t.Errorf("ParseAuthors = %q", got)
+	}
+	if got := (Source{Author: "Curie, Marie; Curie, Pierre"}).Authors(); len(got) != 2 || got[1] != "Curie, Pierre" {
+		t.Errorf("Authors = %q", got)
+	}
+	if got := (Source{}).Authors(); got != nil {
+		t.Errorf("no author: %q", got)
 	}
 }
