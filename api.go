@@ -40,6 +40,11 @@ type (
 	Style = citeproc.Style
 	// JSONReport is the report as structured data with a citation sidecar.
 	JSONReport = finalreport.Document
+	// Provenance is seed 003's account of a report's sources (sources,
+	// collections_used, source_types, citation_format,
+	// formatted_citations), part of JSONReport; Report.Provenance gives
+	// it alone.
+	Provenance = finalreport.Provenance
 	// PlanTask is one research task of a plan.
 	PlanTask = events.PlanTask
 	// SourceRelevance is what the sources reconciler said of a source it

@@ -147,7 +147,7 @@ type Config struct {
 	// never compared with them. Empty means the Embedder's own Name()
 	// (NewEmbedder's have one); an Embedder without one needs it.
 	EmbeddingModel string
-	// Chroma is the collection SearchEngines' "chroma" queries.
+	// Chroma names the collections SearchEngines' "chroma" queries.
 	Chroma ChromaConfig
 	// MaxTasks caps the research tasks of a plan.
 	MaxTasks int

@@ -443,8 +443,8 @@ func TestFormats(t *testing.T) {
 			t.Errorf("sources_used[%d]: relevance %+v", i, u.Relevance)
 		}
 	}
-	if len(doc.CollectionsUsed) == 0 || slices.Contains(doc.CollectionsUsed, "web") {
-		t.Errorf("collections_used = %q", doc.CollectionsUsed)
+	if len(doc.CollectionsUsed) == 0 || slices.Contains(doc.CollectionsUsed, "web_search") || doc.CitationFormat != "internal_kb" {
+		t.Errorf("collections_used = %q, citation_format %q (offline: the corpus alone)", doc.CollectionsUsed, doc.CitationFormat)
 	}
 	if st := doc.Stats; st.Rounds != rep.Cycles || st.Rounds == 0 || st.Bytes != len(doc.Text) || st.Citations != "present" || st.Validated != "passed" {
 		t.Errorf("stats = %+v (cycles %d)", st, rep.Cycles)

@@ -25,10 +25,12 @@ import (
 // takes one; NewEmbedder builds a provider's.
 type Embedder = embeddings.Embedder
 
-// ChromaConfig names the Chroma collection SearchEngines' "chroma"
+// ChromaConfig names the Chroma collections SearchEngines' "chroma"
 // queries: the server (empty: $CHROMA_URL, else http://localhost:8000),
-// the collection's name, its tenant and database (empty: Chroma's
-// defaults) and a token sent as x-chroma-token (empty: $CHROMA_API_KEY).
+// the collections' names (Collection, then Collections: all are queried
+// at once, each record keeping its collection), their tenant and database
+// (empty: Chroma's defaults) and a token sent as x-chroma-token (empty:
+// $CHROMA_API_KEY).
 type ChromaConfig = websearch.ChromaConfig
 
 // NewEmbedder returns the embedding model named model, "provider:name" or
@@ -169,13 +171,21 @@ func diagnoseEmbeddings(ctx context.Context, m config.Model, call bool) Diagnosi
 	return d
 }
 
-// diagnoseChroma describes the Chroma collection and, with call, finds it.
+// diagnoseChroma describes the Chroma collections and, with call, finds
+// each.
 func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Config, call bool) Diagnosis {
-	cc := mergeChroma(ChromaConfig{URL: s.Search.ChromaURL, Collection: s.Search.ChromaCollection,
-		Tenant: s.Search.ChromaTenant, Database: s.Search.ChromaDatabase}, wcfg.Chroma)
+	cc := mergeChroma(chromaSettings(s.Search), wcfg.Chroma)
+	names := cc.Names()
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
 	d := Diagnosis{Part: "search", Provider: websearch.ChannelChroma,
-		Detail: cmp.Or(cc.URL, websearch.DefaultChromaURL) + " collection " + strconv.Quote(cc.Collection),
+		Detail: cmp.Or(cc.URL, websearch.DefaultChromaURL) + " collection " + strings.Join(quoted, ", "),
 		Key:    websearch.EnvChromaKey + " unset"}
+	if len(names) > 1 {
+		d.Detail = strings.Replace(d.Detail, " collection ", " collections ", 1)
+	}
 	if cc.Token != "" {
 		d.Key = websearch.EnvChromaKey + " set"
 	}
@@ -184,18 +194,30 @@ func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Confi
 		d.Err = err.Error()
 		return d
 	}
-	ch, err := websearch.NewChroma(cc, emb, wcfg)
-	if err != nil {
-		d.Err = err.Error()
-		return d
+	if len(names) == 0 {
+		names = []string{""} // NewChroma says what is missing
 	}
-	if call {
-		d.Checked = true
-		if err := ch.Check(ctx); err != nil {
-			d.Err = err.Error()
+	var errs []string
+	for _, n := range names {
+		one := cc
+		one.Collection, one.Collections = n, nil
+		ch, err := websearch.NewChroma(one, emb, wcfg)
+		if err == nil && call {
+			d.Checked = true
+			err = ch.Check(ctx)
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
 		}
 	}
+	d.Err = strings.Join(errs, "; ")
 	return d
+}
+
+// chromaSettings is the Chroma collections search settings name.
+func chromaSettings(s config.Search) ChromaConfig {
+	return ChromaConfig{URL: s.ChromaURL, Collection: s.ChromaCollection, Collections: s.ChromaCollections,
+		Tenant: s.ChromaTenant, Database: s.ChromaDatabase}
 }
 
 // IndexSettings is Index of the corpus settings name (corpus.dir,

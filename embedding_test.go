@@ -215,3 +215,52 @@ func TestDiagnoseEmbeddingsAndChroma(t *testing.T) {
 		}
 	}
 }
+
+// Seed 003's knowledge base of several collections: search.chroma_collections
+// lists the catalog and the FAQ, a question about both cites a record of
+// each, every record keeps its collection, and the JSON report names them
+// as seed 003's first example does.
+func TestChromaCollectionsRun(t *testing.T) {
+	concepts := deepresearchtest.NewConcepts(deepresearchtest.TechMartSynonyms)
+	chroma := deepresearchtest.NewChromaServer(deepresearchtest.TechMart(concepts), deepresearchtest.ChromaOptions{})
+	defer chroma.Close()
+	srv := deepresearchtest.NewOpenAIServer(deepresearchtest.Model(0), deepresearchtest.OpenAIOptions{Embedder: concepts})
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "")
+	s := config.Defaults()
+	s.Search.Providers = []string{"chroma"}
+	s.Search.ChromaURL, s.Search.ChromaCollections = chroma.URL, []string{"catalog", "faq"}
+	s.Model.Embeddings = "openai:concepts"
+	s.Research.MaxCycles = 1
+	r, err := deepresearch.FromSettings(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rep, err := r.Run(context.Background(), "How much does the TechBook Air cost, and can I return a laptop?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The answer names the knowledge base as seed 003's do, and the words
+	// that name it are not held against the records.
+	for _, w := range []string{"According to our product catalog, product_id: SKU002", "According to our FAQ, question: Can I return a laptop?"} {
+		if !strings.Contains(rep.Text, w) {
+			t.Errorf("the report does not say %q:\n%s", w, rep.Text)
+		}
+	}
+	if strings.Contains(rep.Text, "unsupported") {
+		t.Errorf("a citation is flagged:\n%s", rep.Text)
+	}
+	want := []string{"techmart_catalog.csv", "techmart_faq.csv"}
+	if !slices.Equal(doc.Sources, want) || !slices.Equal(doc.CollectionsUsed, []string{"catalog", "faq"}) ||
+		!slices.Equal(doc.SourceTypes, []string{"chromadb", "chromadb"}) || doc.CitationFormat != "internal_kb" ||
+		!slices.Equal(doc.FormattedCitations, []string{"Product Catalog", "FAQ"}) {
+		t.Errorf("sources %q, collections_used %q, source_types %q, citation_format %q, formatted_citations %q",
+			doc.Sources, doc.CollectionsUsed, doc.SourceTypes, doc.CitationFormat, doc.FormattedCitations)
+	}
+}

@@ -366,6 +366,21 @@ func (r *Report) Cited() ([]Reference, error) {
 	return pub.References, nil
 }
 
+// Provenance is seed 003's account of the sources the report cites: its
+// JSON form's sources, collections_used, source_types, citation_format
+// and formatted_citations.
+func (r *Report) Provenance() (Provenance, error) {
+	refs, err := r.Cited()
+	if err != nil {
+		return Provenance{}, err
+	}
+	return ProvenanceOf(refs), nil
+}
+
+// ProvenanceOf is seed 003's account of refs, a report's references (see
+// Report.Cited).
+func ProvenanceOf(refs []Reference) Provenance { return finalreport.ProvenanceOf(refs) }
+
 // Findings returns the agents' merged findings as markdown, one section per
 // research task, with citations renumbered 1..K and a reference list,
 // whether or not the final report was written.

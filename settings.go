@@ -58,9 +58,8 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		return Config{}, err
 	}
 	cfg := Config{
-		Embedder: emb,
-		Chroma: ChromaConfig{URL: s.Search.ChromaURL, Collection: s.Search.ChromaCollection,
-			Tenant: s.Search.ChromaTenant, Database: s.Search.ChromaDatabase},
+		Embedder:        emb,
+		Chroma:          chromaSettings(s.Search),
 		PlannerModel:    roles.Planner,
 		ResearcherModel: roles.Researcher,
 		WriterModel:     roles.Writer,

@@ -159,17 +159,21 @@ type Search struct {
 	// SearxngURL is the SearXNG instance; "" (default) leaves it to the
 	// backend, which reads SEARXNG_URL.
 	SearxngURL string `mapstructure:"searxng_url"`
-	// ChromaURL, ChromaCollection, ChromaTenant and ChromaDatabase name
-	// the Chroma collection Providers' "chroma" queries, with the query
-	// vectors of Model.Embeddings (the model the collection was built
-	// with). ChromaURL "" (default) leaves the server to the backend,
-	// which reads CHROMA_URL, else http://localhost:8000; the collection
-	// "" (default) is none, which "chroma" needs; tenant and database
+	// ChromaURL, ChromaCollection, ChromaCollections, ChromaTenant and
+	// ChromaDatabase name the Chroma collections Providers' "chroma"
+	// queries, with the query vectors of Model.Embeddings (the model the
+	// collections were built with). ChromaURL "" (default) leaves the
+	// server to the backend, which reads CHROMA_URL, else
+	// http://localhost:8000; the collections are ChromaCollection, then
+	// ChromaCollections (seed 003's [catalog, faq, troubleshooting]), all
+	// queried at once, each record keeping its collection; both empty
+	// (default) is none, which "chroma" needs; tenant and database
 	// default to Chroma's own, "default_tenant" and "default_database".
-	ChromaURL        string `mapstructure:"chroma_url"`
-	ChromaCollection string `mapstructure:"chroma_collection"`
-	ChromaTenant     string `mapstructure:"chroma_tenant"`
-	ChromaDatabase   string `mapstructure:"chroma_database"`
+	ChromaURL         string   `mapstructure:"chroma_url"`
+	ChromaCollection  string   `mapstructure:"chroma_collection"`
+	ChromaCollections []string `mapstructure:"chroma_collections"`
+	ChromaTenant      string   `mapstructure:"chroma_tenant"`
+	ChromaDatabase    string   `mapstructure:"chroma_database"`
 }
 
 // Fetch bounds the reading of web pages.
@@ -288,7 +292,7 @@ func Defaults() Settings {
 		Research: Research{MaxTasks: defaults.MaxTasks, Parallelism: defaults.Parallelism, SearchLimit: defaults.SearchLimit,
 			MaxToolCalls: defaults.MaxToolCalls, MaxTokens: defaults.MaxTokens, AgentTimeout: defaults.AgentTimeout, MaxCycles: defaults.MaxCycles,
 			Clarify: "auto", Review: "first_plan"},
-		Search: Search{Providers: []string{defaults.SearchCorpus},
+		Search: Search{Providers: []string{defaults.SearchCorpus}, ChromaCollections: []string{},
 			ChromaTenant: defaults.ChromaTenant, ChromaDatabase: defaults.ChromaDatabase},
 		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
 		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},

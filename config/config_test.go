@@ -16,7 +16,7 @@ func TestDefaults(t *testing.T) {
 	want := Settings{
 		Model:    Model{Provider: "extractive", MaxConcurrent: 4, Tools: "auto", Prices: map[string]Price{}},
 		Research: Research{MaxTasks: 4, Parallelism: 4, SearchLimit: 5, MaxToolCalls: 8, MaxTokens: 16000, AgentTimeout: 2 * time.Minute, MaxCycles: 3, Clarify: "auto", Review: "first_plan"},
-		Search:   Search{Providers: []string{"corpus"}, ChromaTenant: "default_tenant", ChromaDatabase: "default_database"},
+		Search:   Search{Providers: []string{"corpus"}, ChromaCollections: []string{}, ChromaTenant: "default_tenant", ChromaDatabase: "default_database"},
 		Fetch:    Fetch{Allow: []string{}, Timeout: 20 * time.Second, MaxBytes: 5 << 20},
 		Output:   Output{Format: "md", Style: "markdown", Unsupported: "flag"},
 		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20, Resume: "auto", MaxResumes: 3, PlanTimeoutAction: "proceed"},
@@ -135,13 +135,29 @@ func TestValidateEmbeddingsAndChroma(t *testing.T) {
 		{"no embedding models", func(s *Settings) { s.Model.Embeddings = "anthropic:claude" },
 			[]string{"config: model.embeddings = anthropic:claude: must be provider or provider:name, with provider one of openai, ollama, googleai"}},
 		{"chroma alone", func(s *Settings) { s.Search.Providers = []string{"chroma"} }, []string{
-			`config: search.chroma_collection = "": must name the Chroma collection that search.providers' chroma queries`,
+			`config: search.chroma_collections = "": must name the Chroma collections that search.providers' chroma queries (or search.chroma_collection one)`,
 			`config: model.embeddings = "": must name the embedding model of the Chroma collection (search.providers has chroma), such as openai:text-embedding-3-small`,
 		}},
 		{"chroma configured", func(s *Settings) {
 			s.Search.Providers = []string{"corpus", "chroma"}
 			s.Search.ChromaCollection, s.Model.Embeddings, s.Search.ChromaURL = "catalog", "openai", "http://localhost:8000"
 		}, nil},
+		{"several collections", func(s *Settings) {
+			s.Search.Providers = []string{"chroma"}
+			s.Search.ChromaCollections, s.Model.Embeddings = []string{"catalog", "faq", "troubleshooting"}, "openai"
+		}, nil},
+		{"a list as one name", func(s *Settings) {
+			s.Search.Providers = []string{"chroma"}
+			s.Search.ChromaCollection, s.Model.Embeddings = "catalog,faq", "openai"
+		}, []string{"config: search.chroma_collection = catalog,faq: must be one Chroma collection's name (3 to 512 letters, digits, '.', '_' or '-', " +
+			"starting and ending with a letter or digit); several go in search.chroma_collections"}},
+		{"bad and repeated names", func(s *Settings) {
+			s.Search.ChromaCollection = "faq"
+			s.Search.ChromaCollections = []string{"catalog", "a/b", "faq", "x"}
+		}, []string{
+			"config: search.chroma_collections = catalog,a/b,faq,x: must list Chroma collections' names (3 to 512 letters, digits, '.', '_' or '-', starting and ending with a letter or digit); not a/b, x",
+			"config: search.chroma_collections = catalog,a/b,faq,x: names faq, which search.chroma_collection names already",
+		}},
 		{"chroma url", func(s *Settings) { s.Search.ChromaURL = "localhost:8000" },
 			[]string{"config: search.chroma_url = localhost:8000: must be an http or https URL, such as http://localhost:8080"}},
 	} {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +17,10 @@ import (
 
 // The values of settings that take one of a few.
 var (
-	modelProviders  = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
-	toolModes       = []string{"auto", "native", "text"}
+	modelProviders = []string{"extractive", "openai", "anthropic", "googleai", "ollama"}
+	toolModes      = []string{"auto", "native", "text"}
+	// chromaName is a Chroma collection's name as Chroma allows it.
+	chromaName      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$`)
 	searchProviders = []string{"corpus", "searxng", "tavily", "brave", "exa", "chroma"}
 	// embeddingProviders have embedding models.
 	embeddingProviders = []string{"openai", "ollama", "googleai"}
@@ -178,9 +181,18 @@ func check(s *Settings) []problem {
 	}
 	ps.httpURL("search.searxng_url", s.Search.SearxngURL)
 	ps.httpURL("search.chroma_url", s.Search.ChromaURL)
+	if c := s.Search.ChromaCollection; c != "" && !chromaName.MatchString(c) {
+		ps.add("search.chroma_collection", c, "must be one Chroma collection's name (3 to 512 letters, digits, '.', '_' or '-', "+
+			"starting and ending with a letter or digit); several go in search.chroma_collections")
+	}
+	ps.list("search.chroma_collections", s.Search.ChromaCollections, chromaName.MatchString,
+		"must list Chroma collections' names (3 to 512 letters, digits, '.', '_' or '-', starting and ending with a letter or digit)")
+	if c := s.Search.ChromaCollection; c != "" && slices.Contains(s.Search.ChromaCollections, c) {
+		ps.add("search.chroma_collections", s.Search.ChromaCollections, "names %s, which search.chroma_collection names already", showValue(s.Search.ChromaCollection))
+	}
 	if slices.Contains(s.Search.Providers, "chroma") {
-		if s.Search.ChromaCollection == "" {
-			ps.add("search.chroma_collection", "", "must name the Chroma collection that search.providers' chroma queries")
+		if s.Search.ChromaCollection == "" && len(s.Search.ChromaCollections) == 0 {
+			ps.add("search.chroma_collections", "", "must name the Chroma collections that search.providers' chroma queries (or search.chroma_collection one)")
 		}
 		if m.Embeddings == "" {
 			ps.add("model.embeddings", "", "must name the embedding model of the Chroma collection (search.providers has chroma), such as openai:text-embedding-3-small")
@@ -301,7 +313,7 @@ func validHostPort(addr string, listen bool) bool {
 // Normalize lower-cases the settings that take one of a few values (and
 // the provider part of model roles; config/load does it for the keys of
 // model.prices), trims the spaces around them, drops empty and repeated
-// list items and lower-cases the hosts of fetch.allow: what config/load
+// list items and lower-cases search.providers and the hosts of fetch.allow: what config/load
 // does to the values it reads before it validates them.
 func (s *Settings) Normalize() {
 	for _, p := range []*string{&s.Model.Provider, &s.Model.Tools, &s.Output.Format, &s.Output.Style,
@@ -311,11 +323,12 @@ func (s *Settings) Normalize() {
 	for _, p := range []*string{&s.Model.Planner, &s.Model.Researcher, &s.Model.Writer, &s.Model.Embeddings} {
 		*p = NormalizeModel(*p)
 	}
-	for _, p := range []*string{&s.Model.BaseURL, &s.Search.SearxngURL, &s.Search.ChromaURL, &s.Serve.Addr} {
+	for _, p := range []*string{&s.Model.BaseURL, &s.Search.SearxngURL, &s.Search.ChromaURL, &s.Search.ChromaCollection, &s.Serve.Addr} {
 		*p = strings.TrimSpace(*p)
 	}
-	s.Search.Providers = normalizeList(s.Search.Providers)
-	s.Fetch.Allow = normalizeList(s.Fetch.Allow)
+	s.Search.Providers = normalizeList(s.Search.Providers, strings.ToLower)
+	s.Search.ChromaCollections = normalizeList(s.Search.ChromaCollections, nil) // names are case-sensitive
+	s.Fetch.Allow = normalizeList(s.Fetch.Allow, strings.ToLower)
 }
 
 // NormalizeModel trims a model written "provider:name" (or "provider")
@@ -330,15 +343,18 @@ func NormalizeModel(id string) string {
 	return fmt.Sprintf("%s:%s", provider, strings.TrimSpace(name))
 }
 
-// normalizeList trims and lower-cases the items of list, dropping empty
-// and repeated ones; it keeps a nil list nil.
-func normalizeList(list []string) []string {
+// normalizeList trims the items of list and folds them with fold (nil:
+// as written), dropping empty and repeated ones; it keeps a nil list nil.
+func normalizeList(list []string, fold func(string) string) []string {
 	if list == nil {
 		return nil
 	}
 	out := []string{}
 	for _, item := range list {
-		item = strings.ToLower(strings.TrimSpace(item))
+		item = strings.TrimSpace(item)
+		if fold != nil {
+			item = fold(item)
+		}
 		if item != "" && !slices.Contains(out, item) {
 			out = append(out, item)
 		}

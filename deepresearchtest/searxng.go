@@ -20,7 +20,8 @@ import (
 // pages (GET /pages/ID), which the search results link to. A document's
 // Published date is its results' publishedDate (as SearXNG writes
 // Python's isoformat) and, with its Modified date, its page's
-// article:published_time and article:modified_time. Point
+// article:published_time and article:modified_time; its Author the page's
+// meta author. Point
 // deepresearch at it with SEARXNG_URL=URL() (search.searxng_url), and let
 // its page fetcher in with --fetch-allow HOST:PORT (fetch.allow): the SSRF
 // guard refuses loopback addresses otherwise.
@@ -114,6 +115,9 @@ func (s *WebServer) page(w http.ResponseWriter, r *http.Request) {
 		if m[1] != "" {
 			b.WriteString(`<meta property="` + m[0] + `" content="` + html.EscapeString(m[1]) + `">`)
 		}
+	}
+	if d.Author != "" {
+		b.WriteString(`<meta name="author" content="` + html.EscapeString(d.Author) + `">`)
 	}
 	b.WriteString("</head><body><nav>Home | Search | About</nav><article><h1>")
 	b.WriteString(html.EscapeString(d.Title))

@@ -2,7 +2,8 @@
 // against the real binary — as part of `go test ./...`: the official
 // openai and eventsource npm packages and headless Chromium against
 // `deepresearch serve` (run.sh), and the official MCP TypeScript SDK
-// against `deepresearch mcp` (mcp/run.sh). Each script builds the binary,
+// against `deepresearch mcp` (mcp/run.sh); and a real Chroma server from
+// npm (TestRealChroma, see EnvChroma). Each script builds the binary,
 // installs its npm packages when they are missing and runs `node --test`.
 //
 // Node.js, npm and Chromium are outside Go: where one is missing the suite

@@ -368,6 +368,8 @@ func TestResearchEndToEnd(t *testing.T) {
 		{"html", "text/html; charset=utf-8", "<html"},
 		{"json", "application/json", `"_citations"`},
 		{"yaml", "application/yaml", "\n_citations:\n  - path: /blocks/"},
+		{"json", "application/json", `"citation_format": "internal_kb"`}, // seed 003's: local files only
+		{"yaml", "application/yaml", "\ncitation_format: internal_kb\n"},
 		{"csl-json", "application/vnd.citationstyles.csl+json", `"URL"`},
 		{"bibtex", "application/x-bibtex; charset=utf-8", "@"},
 	} {

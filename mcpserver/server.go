@@ -45,6 +45,8 @@ type Report struct {
 	// findings when the writer failed).
 	Markdown   string      `json:"markdown" jsonschema:"the cited report in markdown, with its reference list"`
 	References []Reference `json:"references" jsonschema:"the sources the report cites, by number"`
+	// Provenance is seed 003's account of References.
+	deepresearch.Provenance
 	// Complete is false when Markdown holds the agents' findings instead
 	// of a written report.
 	Complete bool `json:"complete" jsonschema:"false when the writer failed and markdown holds the agents' merged findings"`
@@ -396,7 +398,7 @@ func (t *tools) runResearch(ctx context.Context, req *mcp.CallToolRequest, in de
 		}
 		return nil, Report{}, fmt.Errorf("research: %w", err)
 	}
-	out := Report{Markdown: string(md), References: []Reference{}, Complete: rep.Complete()}
+	out := Report{Markdown: string(md), References: []Reference{}, Provenance: deepresearch.ProvenanceOf(refs), Complete: rep.Complete()}
 	for _, ref := range refs {
 		out.References = append(out.References, Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL})
 	}

@@ -359,6 +359,16 @@ func TestResearchTool(t *testing.T) {
 	if !strings.HasPrefix(rep.Markdown, "# How are submarine cables repaired") || len(rep.References) == 0 || !rep.Complete || rep.Error != "" || contentText(res) != rep.Markdown {
 		t.Errorf("report %+v", rep)
 	}
+	// Seed 003's account of the sources: web pages only.
+	if rep.CitationFormat != "web_urls" || !slices.Equal(rep.CollectionsUsed, []string{"web_search"}) || len(rep.Sources) != len(rep.References) ||
+		len(rep.FormattedCitations) != len(rep.Sources) || len(rep.SourceTypes) != len(rep.References) {
+		t.Errorf("provenance %+v", rep.Provenance)
+	}
+	for i, ref := range rep.References {
+		if rep.Sources[i] != ref.URL || rep.SourceTypes[i] != "web" || rep.FormattedCitations[i] != "["+ref.Title+"]("+ref.URL+")" {
+			t.Errorf("reference %+v: source %q, type %q, formatted %q", ref, rep.Sources[i], rep.SourceTypes[i], rep.FormattedCitations[i])
+		}
+	}
 	if got := toolError(t, cs, "research", map[string]any{"question": " "}); !strings.Contains(got, "empty") {
 		t.Errorf("empty question: %q", got)
 	}

@@ -18,6 +18,10 @@ import (
 // — and checks that the references carry the dates in every format: the
 // markdown reference list ("[Title](URL) (2024-03-01)"), the JSON report
 // (references and sources_used), CSL-JSON issued and BibTeX year/date.
+// The pages dated by their metadata also name their author (meta
+// author), which every format shows: the markdown line ("— Ada
+// Lovelace"), the JSON reference's author, CSL-JSON's author (family and
+// given) and BibTeX's.
 // The writer's usage tag ([[USAGE:…]]) leaves the text and names entries
 // of sources_used.
 func TestRunDatedWebSources(t *testing.T) {
@@ -25,6 +29,8 @@ func TestRunDatedWebSources(t *testing.T) {
 	docs := corpusDocs(t)
 	want := map[string]string{} // page URL path → the date its reference must show
 	pageDated := map[string]bool{}
+	authors := map[string][2]string{} // page URL path → its author's given and family names
+	names := [][2]string{{"Ada", "Lovelace"}, {"Grace", "Hopper"}, {"Alan", "Turing"}, {"Barbara", "Liskov"}}
 	for i := range docs {
 		if i%2 == 0 {
 			docs[i].Published = fmt.Sprintf("2024-03-%02d", i+1)
@@ -44,9 +50,10 @@ func TestRunDatedWebSources(t *testing.T) {
 		// Undated in the search results: only the page says when.
 		date := fmt.Sprintf("2023-%02d-15T09:30:00+02:00", i+1)
 		want[path], pageDated[path] = date[:10], true
+		authors[path] = names[i%len(names)]
 		var b strings.Builder
-		fmt.Fprintf(&b, `<!DOCTYPE html><html><head><title>%s</title><meta property="article:published_time" content="%s"></head><body><article><h1>%s</h1>`,
-			html.EscapeString(d.Title), date, html.EscapeString(d.Title))
+		fmt.Fprintf(&b, `<!DOCTYPE html><html><head><title>%s</title><meta property="article:published_time" content="%s"><meta name="author" content="%s %s"></head><body><article><h1>%s</h1>`,
+			html.EscapeString(d.Title), date, authors[path][0], authors[path][1], html.EscapeString(d.Title))
 		for _, p := range strings.Split(d.Text, "\n\n") {
 			if p = strings.TrimSpace(p); p != "" {
 				b.WriteString("<p>" + html.EscapeString(p) + "</p>")
@@ -69,6 +76,7 @@ func TestRunDatedWebSources(t *testing.T) {
 			URL       string `json:"url"`
 			Title     string `json:"title"`
 			Published string `json:"published"`
+			Author    string `json:"author"`
 		} `json:"references"`
 		SourcesUsed []struct {
 			SID       int    `json:"sid"`
@@ -87,7 +95,8 @@ func TestRunDatedWebSources(t *testing.T) {
 	for _, u := range web.Fetched() {
 		fetched[strings.TrimPrefix(u, web.URL)] = true
 	}
-	dated := map[string]string{} // reference number → its day, for the other formats
+	dated := map[string]string{}    // reference number → its day, for the other formats
+	wrote := map[string][2]string{} // reference number → its author, for the other formats
 	byPage, bySearch := 0, 0
 	for i, ref := range doc.References {
 		path := strings.TrimPrefix(ref.URL, web.URL)
@@ -108,6 +117,11 @@ func TestRunDatedWebSources(t *testing.T) {
 			continue
 		case pageDated[path]:
 			byPage++
+			a := authors[path]
+			if ref.Author != a[0]+" "+a[1] {
+				t.Errorf("reference %+v: author %q, want %s %s (its page's meta author)", ref, ref.Author, a[0], a[1])
+			}
+			wrote[fmt.Sprint(ref.Number)] = a
 		default:
 			bySearch++
 		}
@@ -116,11 +130,11 @@ func TestRunDatedWebSources(t *testing.T) {
 			t.Errorf("sources_used / source_types do not carry reference %d's date and kind: %+v %q", ref.Number, doc.SourcesUsed, doc.SourceTypes)
 		}
 	}
-	if byPage == 0 || bySearch == 0 {
+	if byPage == 0 || bySearch == 0 || len(wrote) == 0 {
 		t.Fatalf("%d references dated by their page, %d by the search results; want some of each:\n%s", byPage, bySearch, r.stdout)
 	}
-	if len(doc.CollectionsUsed) != 1 || doc.CollectionsUsed[0] != "web" {
-		t.Errorf("collections_used = %q, want [web]", doc.CollectionsUsed)
+	if len(doc.CollectionsUsed) != 1 || doc.CollectionsUsed[0] != "web_search" {
+		t.Errorf("collections_used = %q, want [web_search]", doc.CollectionsUsed)
 	}
 	// The writer's usage tag is gone from the text and names sources used.
 	if strings.Contains(doc.Text, "USAGE") || len(doc.UsageSIDs) == 0 {
@@ -151,9 +165,13 @@ func TestRunDatedWebSources(t *testing.T) {
 	md := show("md")
 	_, refs, _ := strings.Cut(md, "## References")
 	for n, day := range dated {
-		line := regexp.MustCompile(`(?m)^- \[` + n + `\] \[[^\n]*\]\(` + regexp.QuoteMeta(web.URL) + `/pages/[^)\s]+\) \((\S+)\)$`).FindStringSubmatch(refs)
-		if line == nil || line[1] != day {
+		line := regexp.MustCompile(`(?m)^- \[` + n + `\] \[[^\n]*\]\(` + regexp.QuoteMeta(web.URL) + `/pages/[^)\s]+\)(?: — ([^(\n]+))? \((\S+)\)$`).FindStringSubmatch(refs)
+		if line == nil || line[2] != day {
 			t.Errorf("markdown reference [%s] is not linked and dated %s:\n%s", n, day, refs)
+			continue
+		}
+		if a, ok := wrote[n]; ok && line[1] != a[0]+" "+a[1] || !ok && line[1] != "" {
+			t.Errorf("markdown reference [%s] names %q as its author, want %q:\n%s", n, line[1], a, refs)
 		}
 	}
 	var csl []struct {
@@ -161,11 +179,18 @@ func TestRunDatedWebSources(t *testing.T) {
 		Issued         struct {
 			DateParts [][]int `json:"date-parts"`
 		} `json:"issued"`
+		Author []struct {
+			Family string `json:"family"`
+			Given  string `json:"given"`
+		} `json:"author"`
 	}
 	if err := json.Unmarshal([]byte(show("csl-json")), &csl); err != nil {
 		t.Fatal(err)
 	}
 	for _, it := range csl {
+		if a, ok := wrote[fmt.Sprint(it.CitationNumber)]; ok && (len(it.Author) != 1 || it.Author[0].Given != a[0] || it.Author[0].Family != a[1]) {
+			t.Errorf("CSL-JSON item %d: author %+v, want %q", it.CitationNumber, it.Author, a)
+		}
 		day, ok := dated[fmt.Sprint(it.CitationNumber)]
 		if !ok {
 			continue
@@ -179,6 +204,9 @@ func TestRunDatedWebSources(t *testing.T) {
 		entry := regexp.MustCompile(`(?s)@misc\{[^@]*note = \{Reference \[` + n + `\]\},\n\}`).FindString(bib)
 		if !strings.Contains(entry, "year = {"+day[:4]+"}") || !strings.Contains(entry, "date = {"+day+"}") {
 			t.Errorf("BibTeX entry of reference [%s] lacks year and date %s:\n%s", n, day, entry)
+		}
+		if a, ok := wrote[n]; ok && !strings.Contains(entry, "author = {"+a[1]+", "+a[0]+"}") {
+			t.Errorf("BibTeX entry of reference [%s] lacks its author %q:\n%s", n, a, entry)
 		}
 	}
 	if y := show("yaml"); !strings.Contains(y, "\n_citations:\n") || !strings.Contains(y, "published: ") {

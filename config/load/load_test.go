@@ -341,6 +341,7 @@ var samples = map[string][3]sample{
 	"search.searxng_url":        {{yaml: "http://localhost:8888", want: "http://localhost:8888"}, {yaml: "https://s.example", want: "https://s.example"}},
 	"search.chroma_url":         {{yaml: "http://localhost:8000", want: "http://localhost:8000"}, {yaml: "https://c.example", want: "https://c.example"}},
 	"search.chroma_collection":  {{yaml: "catalog", want: "catalog"}, {yaml: "faq", want: "faq"}},
+	"search.chroma_collections": {{yaml: "[catalog, faq, troubleshooting]", want: []string{"catalog", "faq", "troubleshooting"}}, {env: "Catalog, faq", want: []string{"Catalog", "faq"}}},
 	"search.chroma_tenant":      {{yaml: "t1", want: "t1"}, {yaml: "t2", want: "t2"}},
 	"search.chroma_database":    {{yaml: "d1", want: "d1"}, {yaml: "d2", want: "d2"}},
 	"fetch.allow":               {{yaml: `["localhost:8888"]`, want: []string{"localhost:8888"}}, {env: "10.0.0.1:80,[::1]:9", want: []string{"10.0.0.1:80", "[::1]:9"}}, {flag: []string{"a.lan:1", "b.lan:2"}, want: []string{"a.lan:1", "b.lan:2"}}},

@@ -161,7 +161,8 @@ func (s *session) register(r search.Result) (int, error) {
 	}
 	n := len(s.sources) + 1
 	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmp.Or(r.Channel, s.channel),
-		Published: source.ParseDate(r.Published), Modified: source.ParseDate(r.Modified)}
+		Published: source.ParseDate(r.Published), Modified: source.ParseDate(r.Modified),
+		Author: source.ParseAuthors(r.Author)}
 	if r.Locator.Unit() {
 		// A page, row or slide is a source of its own (see key); a section
 		// is not, so the source, which passages of other sections may
@@ -397,6 +398,11 @@ func (s *session) opened(n int, src source.Source, doc search.Document) string {
 		// The page's own metadata dates a source its search result did
 		// not: the merge and the reference list take it from here.
 		src.Published, src.Modified = source.ParseDate(doc.Published), source.ParseDate(doc.Modified)
+		s.sources[n] = src
+	}
+	if src.Author == "" && doc.Author != "" {
+		// Its metadata may name the author its search result did not.
+		src.Author = source.ParseAuthors(doc.Author)
 		s.sources[n] = src
 	}
 	text := strings.TrimSpace(doc.Text)

@@ -43,6 +43,8 @@ func (d Date) IsZero() bool { return d.Year == 0 }
 type Reference struct {
 	Number int
 	source.Source
+	// Authors are the document's authors; nil is the source's own
+	// (Source.Author, read by NamesOf).
 	Authors []Name
 	// Issued is the publication date (zero: the source's, see issued);
 	// Accessed when it was retrieved.
@@ -99,6 +101,59 @@ func DateOf(iso string) Date {
 		return Date{}
 	}
 	return Date{Year: t.Year(), Month: int(t.Month()), Day: t.Day()}
+}
+
+// authors are the reference's authors: Authors, else its source's.
+func authors(r Reference) []Name {
+	if r.Authors != nil {
+		return r.Authors
+	}
+	return NamesOf(r.Source.Author)
+}
+
+// NamesOf reads a source's Author (names separated by "; ") as names: one
+// written "Family, Given" is split there; one of two to four words, each
+// a capitalised word of letters (a hyphen, an apostrophe or a final dot
+// allowed: "Jean-Luc O'Neil", "J. Doe"), is a given name then a family
+// name; any other (an organisation, "The Go Authors", "staff@example.org")
+// is a literal, as CSL keeps what does not split.
+func NamesOf(author string) []Name {
+	var out []Name
+	for _, a := range (source.Source{Author: author}).Authors() {
+		if family, given, ok := strings.Cut(a, ","); ok && strings.TrimSpace(family) != "" && strings.TrimSpace(given) != "" && !strings.Contains(given, ",") {
+			out = append(out, Name{Family: strings.TrimSpace(family), Given: strings.TrimSpace(given)})
+			continue
+		}
+		words := strings.Fields(a)
+		if len(words) >= 2 && len(words) <= 4 && personal(words) {
+			out = append(out, Name{Family: words[len(words)-1], Given: strings.Join(words[:len(words)-1], " ")})
+			continue
+		}
+		out = append(out, Name{Literal: a})
+	}
+	return out
+}
+
+// personal reports whether words look like a person's name: each starts
+// with an upper-case letter and holds only letters, hyphens, apostrophes
+// and a final dot; "The", "Inc." and the like are not.
+func personal(words []string) bool {
+	for i, w := range words {
+		r := []rune(w)
+		if !unicode.IsUpper(r[0]) || i == 0 && (w == "The" || w == "A") {
+			return false
+		}
+		for j, c := range r {
+			if !unicode.IsLetter(c) && c != '-' && c != '\'' && c != '’' && !(c == '.' && j == len(r)-1) {
+				return false
+			}
+		}
+		switch strings.ToLower(strings.TrimSuffix(w, ".")) {
+		case "inc", "ltd", "llc", "gmbh", "team", "staff", "authors", "editors", "foundation", "group", "news":
+			return false
+		}
+	}
+	return true
 }
 
 // doiOf returns the reference's DOI: given, or the path of a doi.org URL.

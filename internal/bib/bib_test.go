@@ -3,6 +3,7 @@ package bib
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -328,5 +329,42 @@ func TestSuffix(t *testing.T) {
 		if got := suffix(n); got != want {
 			t.Errorf("suffix(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A source's own author (a page's meta author, Exa's author, a PDF's
+// Author) is the reference's when it gives no Authors: a person's name
+// splits into family and given names, anything else stays whole.
+func TestSourceAuthor(t *testing.T) {
+	for _, tc := range []struct {
+		author string
+		want   []Name
+	}{
+		{"Jane Doe", []Name{{Family: "Doe", Given: "Jane"}}},
+		{"Curie, Marie; Jean-Luc O'Neil", []Name{{Family: "Curie", Given: "Marie"}, {Family: "O'Neil", Given: "Jean-Luc"}}},
+		{"J. R. Tolkien", []Name{{Family: "Tolkien", Given: "J. R."}}},
+		{"The Go Authors; Acme Inc.; staff@example.org; Plato", []Name{{Literal: "The Go Authors"}, {Literal: "Acme Inc."}, {Literal: "staff@example.org"}, {Literal: "Plato"}}},
+		{"", nil},
+	} {
+		if got := NamesOf(tc.author); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("NamesOf(%q) = %+v, want %+v", tc.author, got, tc.want)
+		}
+	}
+	r := []Reference{{Number: 1, Source: source.Source{ID: "w", URL: "https://e.org/a", Title: "A", Author: "Jane Doe; The Go Authors"}}}
+	data, err := CSLJSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []cslItem
+	if err := json.Unmarshal(data, &items); err != nil || len(items) != 1 ||
+		!reflect.DeepEqual(items[0].Author, []Name{{Family: "Doe", Given: "Jane"}, {Literal: "The Go Authors"}}) {
+		t.Errorf("CSL-JSON: %s", data)
+	}
+	if b := string(BibTeX(r)); !strings.Contains(b, "author = {Doe, Jane and {The Go Authors}},") || !strings.HasPrefix(b, "@misc{doe") {
+		t.Errorf("BibTeX:\n%s", b)
+	}
+	r[0].Authors = []Name{{Literal: "Given Instead"}}
+	if b := string(BibTeX(r)); !strings.Contains(b, "author = {{Given Instead}},") {
+		t.Errorf("Authors given win over the source's:\n%s", b)
 	}
 }

@@ -38,13 +38,13 @@ func BibTeX(refs []Reference) []byte {
 			}
 		}
 		field("title", "{"+texEscape(title(r))+"}")
-		var authors []string
-		for _, a := range r.Authors {
+		var names []string
+		for _, a := range authors(r) {
 			if s := bibName(a); s != "" {
-				authors = append(authors, s)
+				names = append(names, s)
 			}
 		}
-		field("author", strings.Join(authors, " and "))
+		field("author", strings.Join(names, " and "))
 		if d := issued(r); !d.IsZero() {
 			field("year", fmt.Sprint(d.Year))
 			if m := d.Month; m >= 1 && m <= 12 {
@@ -94,10 +94,10 @@ func bibName(n Name) string {
 // baseKey is the key before de-duplication.
 func baseKey(r Reference) string {
 	var base string
-	if len(r.Authors) > 0 {
-		base = r.Authors[0].Family
+	if as := authors(r); len(as) > 0 {
+		base = as[0].Family
 		if base == "" {
-			base = r.Authors[0].Literal
+			base = as[0].Literal
 		}
 	}
 	switch {

@@ -64,7 +64,7 @@ func CSLJSON(refs []Reference) ([]byte, error) {
 			ContainerTitle: clean(r.Container),
 			Source:         clean(r.Channel),
 		}
-		for _, a := range r.Authors {
+		for _, a := range authors(r) {
 			a = Name{Family: clean(a.Family), Given: clean(a.Given), Literal: clean(a.Literal)}
 			if a != (Name{}) {
 				it.Author = append(it.Author, a)

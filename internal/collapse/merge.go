@@ -182,6 +182,9 @@ func (m *Merger) number(section string, reportNo, n int, src source.Source) int 
 			// An agent that opened the page may know its dates.
 			s.Published, s.Modified = src.Published, src.Modified
 		}
+		if s.Author == "" {
+			s.Author = src.Author // as its dates
+		}
 		return g
 	}
 	if src.URL != "" && canonical == "" {

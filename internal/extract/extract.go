@@ -83,6 +83,10 @@ type Document struct {
 	// Only an absolute http or https URL is taken (see DeclaredURL); ""
 	// when the document declares none.
 	URL string
+	// Author is who the document's metadata says wrote it (a DOCX's
+	// dc:creator, a PDF's Author; see source.JoinAuthors); "" when it
+	// names no one.
+	Author string
 	// sections[i].path is the heading path of section i; section 0 is the
 	// text before the first heading, with an empty path.
 	sections []section

@@ -92,9 +92,11 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 	}
 	styles := docxStyles(z)
 	var b builder
+	author := ""
 	if z.has("docProps/core.xml") {
 		if core, err := z.read("docProps/core.xml"); err == nil {
 			b.metaTitle = firstText(core, "title")
+			author = source.ParseAuthors(firstText(core, "creator"))
 		}
 	}
 	var (
@@ -195,6 +197,7 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 	}
 	d := b.finish(fallback)
 	d.Text = strings.TrimSpace(b.out.String())
+	d.Author = author
 	return d, nil
 }
 

@@ -40,12 +40,15 @@ func Readable(html []byte, pageURL string) (title, text string, err error) {
 	return a.Title, a.Text, err
 }
 
-// Article is an HTML page's readable text, and its dates.
+// Article is an HTML page's readable text, its dates and its author.
 type Article struct {
 	Title, Text string
 	// Published and Modified are what the page's metadata says, in ISO
 	// 8601 (see PageDates); "" when it says nothing readable.
 	Published, Modified string
+	// Author is who the page's metadata says wrote it (PageAuthor); ""
+	// when it names no one.
+	Author string
 }
 
 // ReadableArticle is Readable with the page's dates (PageDates), which
@@ -69,6 +72,7 @@ func ReadableArticle(html []byte, pageURL string) (a Article, err error) {
 		return Article{}, fmt.Errorf("extract: parse HTML of %q: %w", pageURL, err)
 	}
 	a.Published, a.Modified = PageDates(doc)
+	a.Author = PageAuthor(doc)
 	art, err := readability.FromDocument(doc, u)
 	if err != nil {
 		return a, fmt.Errorf("extract: readable text of %q: %w", pageURL, err)

@@ -944,3 +944,35 @@ Use astimezone to convert a datetime to another time zone, such as ZoneInfo("Ame
 		t.Errorf("a passage that bears on nothing is quoted before the answer:\n%s", out)
 	}
 }
+
+// A passage drawn from a knowledge-base record opens with the words the
+// prompt's "## Knowledge base" list names its collection by, as seed 003's
+// answers do; one from a web page does not, and a section written on its
+// own does the same.
+func TestWriterNamesTheKnowledgeBase(t *testing.T) {
+	prompt := "Question: What does the TechBook Air cost, and can I return it?\n\n## Findings\n\n### Price\n" +
+		"The TechBook Air costs 999.0 dollars in the catalog listing [2]. Reviewers call the TechBook Air light and quiet [1].\n\n" +
+		"### Returns\nA laptop can be returned within 30 days of delivery [3].\n\n" +
+		"## Sources\n[1] Review — https://example.org/review\n[2] chroma:catalog/techmart_catalog.csv — chroma:catalog/techmart_catalog.csv\n" +
+		"[3] chroma:faq/techmart_faq.csv — chroma:faq/techmart_faq.csv\n\n" +
+		"## Knowledge base\n[2] According to our product catalog\n[3] According to our FAQ\n"
+	m := New(Options{})
+	out := generate(t, m, []llms.MessageContent{sys("writer"), human(prompt)}).Content
+	for _, want := range []string{
+		"According to our product catalog, the TechBook Air costs 999.0 dollars in the catalog listing [2].",
+		"According to our FAQ, a laptop can be returned within 30 days of delivery [3].",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report has no %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "our product catalog, Reviewers") || strings.Count(out, "According to") != 2 {
+		t.Errorf("a web page's passage is attributed to the knowledge base:\n%s", out)
+	}
+	sec := "Question: What does the TechBook Air cost?\nSection: Returns\n\n## Findings\n\n### Returns\n" +
+		"A laptop can be returned within 30 days of delivery [3].\n\n## Sources\n[3] chroma:faq/techmart_faq.csv — chroma:faq/techmart_faq.csv\n\n" +
+		"## Knowledge base\n[3] According to our FAQ\n"
+	if out := generate(t, m, []llms.MessageContent{sys("section"), human(sec)}).Content; !strings.HasPrefix(out, "According to our FAQ, a laptop") {
+		t.Errorf("section: %q", out)
+	}
+}

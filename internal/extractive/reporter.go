@@ -196,6 +196,56 @@ func sourceList(msgs []llms.MessageContent) map[string]listed {
 	return out
 }
 
+// attributions reads the "## Knowledge base" list of a writer prompt
+// ("[n] According to our product catalog") into the words that name each
+// knowledge-base record's collection, by number.
+func attributions(msgs []llms.MessageContent) map[string]string {
+	out := map[string]string{}
+	for _, m := range msgs {
+		if m.Role != llms.ChatMessageTypeHuman {
+			continue
+		}
+		in := false
+		for _, line := range strings.Split(textOf(m), "\n") {
+			t := strings.TrimSpace(line)
+			if strings.HasPrefix(t, "## ") {
+				in = strings.EqualFold(strings.TrimSpace(t[3:]), "Knowledge base")
+				continue
+			}
+			if m := headerRe.FindStringSubmatch(t); in && m != nil && m[2] != "" {
+				out[m[1]] = m[2]
+			}
+		}
+	}
+	return out
+}
+
+// attributed is a passage's rendering, opened with the words that name
+// its first source's collection when that is a knowledge-base record
+// ("According to our product catalog, …"), as seed 003's answers name
+// them.
+func attributed(p passage, kb map[string]string) string {
+	out := p.render()
+	if len(p.markers) == 0 {
+		return out
+	}
+	if a := kb[p.markers[0]]; a != "" && !strings.HasPrefix(out, a) {
+		first, rest, _ := strings.Cut(out, " ")
+		if leadWords[first] {
+			out = strings.ToLower(first) + " " + rest // "According to our FAQ, a laptop…"
+		}
+		return a + ", " + out
+	}
+	return out
+}
+
+// leadWords are the capitalised words that a sentence is written with in
+// lower case after an attribution: articles, determiners and pronouns,
+// never a name.
+var leadWords = map[string]bool{"A": true, "An": true, "The": true, "This": true, "That": true, "These": true, "Those": true,
+	"It": true, "Its": true, "Every": true, "Each": true, "All": true, "Most": true, "Some": true, "Many": true,
+	"You": true, "Your": true, "We": true, "Our": true, "There": true}
+
 // hasFindings reports whether a human message holds a writer's findings.
 func hasFindings(msgs []llms.MessageContent) bool {
 	for _, m := range msgs {

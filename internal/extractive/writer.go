@@ -230,6 +230,7 @@ func write(msgs []llms.MessageContent) string {
 	}
 	qterms := weightedTerms(q, q)
 	titles := sourceTitles(msgs)
+	kb := attributions(msgs)
 	own := stemSet(stripScaffold(q))
 
 	var all []passage
@@ -290,7 +291,7 @@ func write(msgs []llms.MessageContent) string {
 	render := func(i int) string {
 		t, ok := tables[i]
 		if !ok {
-			return all[i].render()
+			return attributed(all[i], kb)
 		}
 		lines := []string{plural(len(t.rows), "matching row") + " of " + t.title + " were found:", ""}
 		for _, k := range t.rows {
@@ -419,9 +420,10 @@ func writeSection(msgs []llms.MessageContent) string {
 	slices.SortStableFunc(best, func(a, b passage) int { return cmp.Compare(b.rel, a.rel) })
 	best = best[:min(len(best), maxSectionedUnits)]
 	slices.SortFunc(best, func(a, b passage) int { return cmp.Compare(a.seq, b.seq) })
+	kb := attributions(msgs)
 	out := make([]string, len(best))
 	for i, p := range best {
-		out[i] = p.render()
+		out[i] = attributed(p, kb)
 	}
 	return strings.Join(out, "\n\n")
 }

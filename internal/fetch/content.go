@@ -20,6 +20,7 @@ import (
 type content struct {
 	mediaType, title, text string
 	published, modified    string // an HTML page's dates (extract.PageDates)
+	author                 string // its metadata's author (extract.PageAuthor, a PDF's or DOCX's)
 }
 
 // toText turns a body into text according to its media type: HTML to its
@@ -41,7 +42,7 @@ func toText(ctx context.Context, body []byte, header, pageURL string) (content, 
 			return c, err
 		}
 		a, err := extract.ReadableArticle(utf8Body, pageURL)
-		c.title, c.published, c.modified = a.Title, a.Published, a.Modified
+		c.title, c.published, c.modified, c.author = a.Title, a.Published, a.Modified, a.Author
 		if err != nil || strings.TrimSpace(a.Text) == "" {
 			return c, fmt.Errorf("%w in the HTML page", ErrNoText)
 		}
@@ -58,8 +59,8 @@ func toText(ctx context.Context, body []byte, header, pageURL string) (content, 
 		}
 		return c, nil
 	case documentFormats[c.mediaType] != extract.FormatNone:
-		var err error
-		c.title, c.text, err = documentText(ctx, body, documentFormats[c.mediaType], pageURL)
+		doc, err := documentText(ctx, body, documentFormats[c.mediaType], pageURL)
+		c.title, c.text, c.author = doc.Title, doc.Text, doc.Author
 		return c, err
 	}
 	return c, fmt.Errorf("%w: %s (only HTML, plain text, markdown, PDF, office documents and EPUB can be read)", ErrContentType, c.mediaType)

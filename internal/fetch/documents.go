@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/pdftext"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // documentFormats are the media types of documents (not pages) the
@@ -32,31 +33,31 @@ var readPDF = pdftext.Read
 // fetch's Timeout, or the agent's time) ends: then it returns
 // context.Cause(ctx). A document that is encrypted, malformed, over a
 // bound or without text is an ErrNoText that says which.
-func documentText(ctx context.Context, body []byte, f extract.Format, pageURL string) (title, text string, err error) {
+func documentText(ctx context.Context, body []byte, f extract.Format, pageURL string) (doc extract.Document, err error) {
 	name := "document"
 	if u, err := url.Parse(pageURL); err == nil && path.Base(u.Path) != "/" && path.Base(u.Path) != "." {
 		name = path.Base(u.Path)
 	}
-	var doc extract.Document
 	if f == extract.FormatPDF {
 		pdf, err := readPDF(ctx, body)
 		switch {
 		case ctx.Err() != nil:
-			return "", "", context.Cause(ctx)
+			return extract.Document{}, context.Cause(ctx)
 		case errors.Is(err, pdftext.ErrUnavailable):
-			return "", "", fmt.Errorf("%w: application/pdf (%w)", ErrContentType, err)
+			return extract.Document{}, fmt.Errorf("%w: application/pdf (%w)", ErrContentType, err)
 		case err != nil:
-			return "", "", fmt.Errorf("%w: %w", ErrNoText, err)
+			return extract.Document{}, fmt.Errorf("%w: %w", ErrNoText, err)
 		}
 		doc = extract.FromPages(name, pdf.Title, pdf.Pages)
+		doc.Author = source.ParseAuthors(pdf.Author)
 		if doc.Text == "" {
-			return "", "", fmt.Errorf("%w: the PDF has no text layer (a scan?)", ErrNoText)
+			return extract.Document{}, fmt.Errorf("%w: the PDF has no text layer (a scan?)", ErrNoText)
 		}
 	} else if doc, err = extract.ExtractBytes(ctx, name, body, f, extract.Limits{}); err != nil {
 		if ctx.Err() != nil {
-			return "", "", context.Cause(ctx)
+			return extract.Document{}, context.Cause(ctx)
 		}
-		return "", "", fmt.Errorf("%w: %w", ErrNoText, err)
+		return extract.Document{}, fmt.Errorf("%w: %w", ErrNoText, err)
 	}
-	return doc.Title, doc.Text, nil
+	return doc, nil
 }

@@ -74,6 +74,10 @@ type Page struct {
 	// extract.PageDates), in ISO 8601; "" when it states none.
 	Published string `json:"published,omitempty"`
 	Modified  string `json:"modified,omitempty"`
+	// Author is who the page's metadata says wrote it (an HTML page's
+	// meta author or JSON-LD author, extract.PageAuthor; a PDF's Author; a
+	// DOCX's creator); "" when it names no one.
+	Author string `json:"author,omitempty"`
 	// FetchedAt is when the body was read.
 	FetchedAt time.Time `json:"fetched_at"`
 	// SHA256 is the hex SHA-256 of the body as received.
@@ -272,7 +276,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 		Bytes:     len(body),
 	}
 	c, err := toText(ctx, body, resp.Header.Get("Content-Type"), final)
-	page.ContentType, page.Title, page.Text, page.Published, page.Modified = c.mediaType, c.title, c.text, c.published, c.modified
+	page.ContentType, page.Title, page.Text, page.Published, page.Modified, page.Author = c.mediaType, c.title, c.text, c.published, c.modified, c.author
 	if err != nil {
 		stage := "decode"
 		if errors.Is(err, ErrNoText) {

@@ -117,6 +117,7 @@ func TestFetchContentTypes(t *testing.T) {
 		wantErrText string
 		published   string
 		modified    string
+		author      string
 	}{
 		{name: "html utf-8", contentType: "text/html; charset=utf-8", body: articleHTML,
 			wantType: "text/html", wantTitle: "Repeaters", want: []string{"erbium-doped", "The café"}, notWant: []string{"NAVIGATION", "<p>"}},
@@ -124,6 +125,9 @@ func TestFetchContentTypes(t *testing.T) {
 			body: strings.Replace(articleHTML, "<head>", `<head><meta property="article:published_time" content="2024-03-15T10:00:00+01:00">
 <meta property="og:updated_time" content="2024-04-02">`, 1),
 			wantType: "text/html", want: []string{"erbium-doped"}, published: "2024-03-15T10:00:00+01:00", modified: "2024-04-02"},
+		{name: "html with its author", contentType: "text/html; charset=utf-8",
+			body:     strings.Replace(articleHTML, "<head>", `<head><script type="application/ld+json">{"@type":"Article","author":[{"@type":"Person","name":"Jane Doe"},{"name":"John Roe"}]}</script>`, 1),
+			wantType: "text/html", want: []string{"erbium-doped"}, author: "Jane Doe; John Roe"},
 		{name: "html latin-1 from the header", contentType: "text/html; charset=ISO-8859-1", body: latin1,
 			wantType: "text/html", want: []string{"The café"}},
 		{name: "html windows-1252 from a meta tag", contentType: "text/html",
@@ -149,7 +153,8 @@ func TestFetchContentTypes(t *testing.T) {
 		{name: "encrypted pdf", contentType: "application/pdf", body: pdfFixture(t, "encrypted.pdf"), wantErr: ErrNoText, wantErrText: "encrypted PDF"},
 		{name: "scanned pdf", contentType: "application/pdf", body: pdfFixture(t, "scan.pdf"), wantErr: ErrNoText, wantErrText: "no text layer"},
 		{name: "docx", contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", body: pdfFixture(t, "handbook.docx"),
-			wantType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", wantTitle: "Cable Maintenance Handbook", want: []string{"# Returns"}},
+			wantType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", wantTitle: "Cable Maintenance Handbook", want: []string{"# Returns"},
+			author: "python-docx"}, // its dc:creator
 		{name: "image", contentType: "image/png", body: "\x89PNG\r\n\x1a\n", wantErr: ErrContentType, wantErrText: "image/png (only HTML, plain text, markdown, PDF"},
 		{name: "json", contentType: "application/json", body: `{"a":1}`, wantErr: ErrContentType, wantErrText: "application/json"},
 		{name: "empty text", contentType: "text/plain", body: " \n\x00\n", wantErr: ErrNoText},
@@ -184,6 +189,9 @@ func TestFetchContentTypes(t *testing.T) {
 			}
 			if page.Published != tt.published || page.Modified != tt.modified {
 				t.Errorf("dates = %q, %q; want %q, %q", page.Published, page.Modified, tt.published, tt.modified)
+			}
+			if page.Author != tt.author {
+				t.Errorf("author = %q, want %q", page.Author, tt.author)
 			}
 			if tt.wantTitle != "" && page.Title != tt.wantTitle {
 				t.Errorf("title = %q, want %q", page.Title, tt.wantTitle)

@@ -2,6 +2,7 @@ package finalreport
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -75,11 +76,17 @@ func TestEnvelope(t *testing.T) {
 	if u := doc.SourcesUsed[4]; u.Text != "Draft five." {
 		t.Errorf("a used, uncited source's excerpt: %+v", u)
 	}
-	if want := []string{"web", "corpus", "ops"}; !reflect.DeepEqual(doc.CollectionsUsed, want) {
+	if want := []string{"web_search", "corpus", "ops"}; !reflect.DeepEqual(doc.CollectionsUsed, want) {
 		t.Errorf("collections_used = %q, want %q", doc.CollectionsUsed, want)
 	}
 	if want := []string{"web", "local", "web", "local"}; !reflect.DeepEqual(doc.SourceTypes, want) {
 		t.Errorf("source_types = %q, want %q", doc.SourceTypes, want)
+	}
+	if want := []string{"https://example.org/seven", "corpus/six.md", "https://example.org/three?b=2&a=1", "ops/faults.md"}; !reflect.DeepEqual(doc.Sources, want) {
+		t.Errorf("sources = %q, want %q", doc.Sources, want)
+	}
+	if want := []string{"[Seven](https://example.org/seven)", "corpus/six.md — Six", "[Three & &lt;Co&gt;](https://example.org/three?b=2&a=1)", "ops/faults.md — Faults"}; !reflect.DeepEqual(doc.FormattedCitations, want) || doc.CitationFormat != CitationMixed {
+		t.Errorf("formatted_citations = %q, citation_format %q; want %q, mixed", doc.FormattedCitations, doc.CitationFormat, want)
 	}
 	if want := (Stats{Rounds: 2, Bytes: len(rep.Body), Citations: "present", Validated: "passed"}); doc.Stats != want {
 		t.Errorf("stats = %+v, want %+v", doc.Stats, want)
@@ -171,4 +178,65 @@ func FuzzYAML(f *testing.F) {
 		}
 		sameAsJSON(t, doc, y)
 	})
+}
+
+// TestSeed003Examples: seed 003's three examples of its citation output —
+// knowledge-base records only, web pages only, and both — with a second
+// row of the catalog, which is the same reference (one file, two rows).
+func TestSeed003Examples(t *testing.T) {
+	catalog := source.Source{ID: "chroma:catalog/techmart_catalog.csv", Title: "chroma:catalog/techmart_catalog.csv", Channel: "chroma",
+		Location: source.Location{Kind: source.LocRow, Value: "2"}}
+	catalog2 := catalog
+	catalog2.Location.Value = "5"
+	faq := source.Source{ID: "chroma:faq/techmart_faq.csv", Title: "chroma:faq/techmart_faq.csv", Channel: "chroma",
+		Location: source.Location{Kind: source.LocRow, Value: "3"}}
+	web := func(u, title string) source.Source { return source.Source{ID: u, URL: u, Title: title, Channel: "web"} }
+	type want struct {
+		sources, collections, types []string
+		format                      string
+		formatted                   []string
+	}
+	for _, tc := range []struct {
+		name string
+		srcs []source.Source
+		want want
+	}{
+		{"knowledge base", []source.Source{catalog, faq, catalog2}, want{
+			[]string{"techmart_catalog.csv", "techmart_faq.csv"}, []string{"catalog", "faq"}, []string{"chromadb", "chromadb"},
+			"internal_kb", []string{"Product Catalog", "FAQ"}}},
+		{"web", []source.Source{web("https://techradar.com/best-laptops", "Best Gaming Laptops 2024"), web("https://pcmag.com/laptop-review", "Gaming Laptop Reviews")}, want{
+			[]string{"https://techradar.com/best-laptops", "https://pcmag.com/laptop-review"}, []string{"web_search"}, []string{"web", "web"},
+			"web_urls", []string{"[Best Gaming Laptops 2024](https://techradar.com/best-laptops)", "[Gaming Laptop Reviews](https://pcmag.com/laptop-review)"}}},
+		{"mixed", []source.Source{catalog, web("https://example.com/article", "External Review")}, want{
+			[]string{"techmart_catalog.csv", "https://example.com/article"}, []string{"catalog", "web_search"}, []string{"chromadb", "web"},
+			"mixed", []string{"Product Catalog", "[External Review](https://example.com/article)"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var merged []collapse.Source
+			var draft strings.Builder
+			for i, s := range tc.srcs {
+				merged = append(merged, collapse.Source{Number: i + 1, Source: s})
+				fmt.Fprintf(&draft, "Claim %d [%d].\n\n", i+1, i+1)
+			}
+			rep, err := Publish(draft.String(), merged, citeproc.Markdown)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := JSON("Q", rep, Extra{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := want{doc.Sources, doc.CollectionsUsed, doc.SourceTypes, doc.CitationFormat, doc.FormattedCitations}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+			y, err := YAML(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(y), "citation_format: "+tc.want.format+"\n") {
+				t.Errorf("YAML has no citation_format %s:\n%s", tc.want.format, y)
+			}
+		})
+	}
 }

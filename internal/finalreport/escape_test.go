@@ -13,10 +13,11 @@ var markdownForms = []struct {
 	form ListForm
 }{{"markdown", ListMarkdown}, {"plain", ListPlain}, {"footnote", ListFootnote}, {"index", ListIndex}}
 
-// renderList renders one reference of title, URL and channel in form, as
-// a document a reader's renderer sees (a footnote needs its reference).
+// renderList renders one reference of title, URL and channel (its author
+// too) in form, as a document a reader's renderer sees (a footnote needs
+// its reference).
 func renderList(form ListForm, title, u, channel string) string {
-	md := List([]Reference{{Number: 1, Source: source.Source{ID: "s1", URL: u, Title: title, Channel: channel}}}, form)
+	md := List([]Reference{{Number: 1, Source: source.Source{ID: "s1", URL: u, Title: title, Channel: channel, Author: channel}}}, form)
 	if form == ListFootnote {
 		md = "Claim.[^1]\n\n" + md
 	}
@@ -42,6 +43,23 @@ func TestReferenceTitleCannotLink(t *testing.T) {
 			if bad := mdcheck.Foreign(md, tc.url); len(bad) > 0 {
 				t.Errorf("%s, %s form: %q in\n%s", tc.name, f.name, bad, md)
 			}
+		}
+	}
+}
+
+// TestAuthorLine: a reference line names the source's authors between its
+// title and its date, escaped in every form; the index's export, a
+// contract of its own, does not.
+func TestAuthorLine(t *testing.T) {
+	ref := []Reference{{Number: 1, Source: source.Source{ID: "w", URL: "https://e.org/a", Title: "Cables", Published: "2024-03-15",
+		Author: "Jane Doe; <b>[Mallory](https://evil.example)</b>"}}}
+	for form, want := range map[ListForm]string{
+		ListMarkdown: "- [1] [Cables](https://e.org/a) — Jane Doe, &lt;b&gt;\\[Mallory\\](https\\://evil.example)&lt;/b&gt; (2024-03-15)\n",
+		ListHTML:     `<p id="ref-1">[1] <a href="https://e.org/a">Cables</a> — Jane Doe, &lt;b&gt;[Mallory](https://evil.example)&lt;/b&gt; (2024-03-15)</p>` + "\n",
+		ListIndex:    "[1] Cables (2024-03-15) (https://e.org/a)\n",
+	} {
+		if got := List(ref, form); got != want {
+			t.Errorf("form %d:\n got %q\nwant %q", form, got, want)
 		}
 	}
 }

@@ -59,7 +59,7 @@ type ListForm int
 
 // The forms of reference line.
 const (
-	ListMarkdown ListForm = iota // - [1] [Title](URL)
+	ListMarkdown ListForm = iota // - [1] [Title](URL) — Author (2024-03-15)
 	ListPlain                    // [1] Title. URL
 	ListFootnote                 // [^1]: [Title](URL)
 	ListHTML                     // <p id="ref-1">[1] <a href="URL">Title</a></p>
@@ -70,14 +70,23 @@ const (
 
 // List renders a reference list's lines, one per reference, in form: the
 // one renderer of reference lines (reports, findings, the MCP citation
-// index's export). Titles come from Source.Label and, like channels and
-// URLs shown as text, are escaped by internal/mdtext, so that neither can
+// index's export). Titles come from Source.Label and, like authors,
+// channels and URLs shown as text, are escaped by internal/mdtext, so that neither can
 // make a link or carry HTML; a URL is linked only when canon.Linkable
 // allows it.
 func List(refs []Reference, form ListForm) string {
 	var b strings.Builder
 	for _, ref := range refs {
 		title, date := ref.Label(), dated(ref.Source)
+		if a := byline(ref.Source); a != "" {
+			// The authors, between the title and the date: "[Title](URL) —
+			// Jane Doe, John Roe (2024-03-15)".
+			if form == ListHTML {
+				date = " — " + html.EscapeString(a) + date
+			} else if form != ListIndex {
+				date = " — " + mdtext.Escape(a) + date
+			}
+		}
 		switch form {
 		case ListFootnote:
 			fmt.Fprintf(&b, "[^%d]: %s%s\n", ref.Number, mdtext.Link(title, ref.URL), date)
@@ -103,6 +112,12 @@ func List(refs []Reference, form ListForm) string {
 		}
 	}
 	return b.String()
+}
+
+// byline is a reference line's authors: Source.Authors, joined by ", "
+// ("" when none).
+func byline(s source.Source) string {
+	return strings.Join(s.Authors(), ", ")
 }
 
 // dated is the date a reference line shows after the source's title or
@@ -239,8 +254,9 @@ type Claim struct {
 // Document is the report as structured data with the citation sidecar of
 // the citation protocol: Blocks are the report's markdown blocks (with
 // plain [n] markers); Citations say which references each block cites.
-// Around them, seed 001's envelope and seed 003's source types:
-// SourcesUsed, UsageSIDs, Stats, CollectionsUsed and SourceTypes.
+// Around them, seed 001's envelope and seed 003's source fields:
+// SourcesUsed, UsageSIDs, Stats, Sources, CollectionsUsed, SourceTypes,
+// CitationFormat and FormattedCitations.
 type Document struct {
 	// RunID names the run in the store that keeps it (empty when none).
 	RunID      string      `json:"run_id,omitempty"`
@@ -255,14 +271,12 @@ type Document struct {
 	// UsageSIDs are the sids (of SourcesUsed) the writer's usage tags
 	// named, in order; empty when it wrote none.
 	UsageSIDs []int `json:"usage_sids"`
-	// CollectionsUsed are the collections of the references, in order of
-	// first citation, each once (source.Source.Collection: "web", a
-	// corpus folder); SourceTypes the kind of each reference, in
-	// References' order ("web", "local").
-	CollectionsUsed []string `json:"collections_used"`
-	SourceTypes     []string `json:"source_types"`
-	Stats           Stats    `json:"stats"`
-	Citations       []Claim  `json:"_citations"`
+	// Provenance is seed 003's account of the references: sources,
+	// collections_used, source_types, citation_format and
+	// formatted_citations.
+	Provenance
+	Stats     Stats   `json:"stats"`
+	Citations []Claim `json:"_citations"`
 }
 
 // JSON returns the report as a Document; x tells what the document says

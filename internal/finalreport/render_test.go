@@ -339,7 +339,7 @@ func TestJSONEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"question":"Q","text":"","blocks":[],"references":[],"sources_used":[],"usage_sids":[],"collections_used":[],"source_types":[],` +
+	if want := `{"question":"Q","text":"","blocks":[],"references":[],"sources_used":[],"usage_sids":[],"sources":[],"collections_used":[],"source_types":[],"citation_format":"","formatted_citations":[],` +
 		`"stats":{"rounds":0,"bytes":0,"citations":"absent","validated":"none"},"_citations":[]}`; string(raw) != want {
 		t.Errorf("JSON = %s, want %s", raw, want)
 	}

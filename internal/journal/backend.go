@@ -50,7 +50,7 @@ func (b Backend) Search(ctx context.Context, query string, limit int) ([]search.
 	for i, r := range res {
 		rec.Results[i] = Result{DocID: String(r.DocID), URL: String(r.URL), Title: String(r.Title),
 			Location: String(r.Location), Snippet: String(r.Snippet), Score: Float(r.Score), Channel: String(r.Channel),
-			Published: String(r.Published), Modified: String(r.Modified)}
+			Published: String(r.Published), Modified: String(r.Modified), Author: String(r.Author)}
 		if !r.Locator.IsZero() {
 			rec.Results[i].Locator = &Locator{Kind: String(r.Locator.Kind), Value: String(r.Locator.Value), Part: String(r.Locator.Part)}
 		}
@@ -67,7 +67,7 @@ func (r *SearchRecord) results() []search.Result {
 	for i, x := range r.Results {
 		out[i] = search.Result{DocID: string(x.DocID), URL: string(x.URL), Title: string(x.Title),
 			Location: string(x.Location), Snippet: string(x.Snippet), Score: float64(x.Score), Channel: string(x.Channel),
-			Published: string(x.Published), Modified: string(x.Modified)}
+			Published: string(x.Published), Modified: string(x.Modified), Author: string(x.Author)}
 		if l := x.Locator; l != nil {
 			out[i].Locator = source.Location{Kind: string(l.Kind), Value: string(l.Value), Part: string(l.Part)}
 		}
@@ -102,7 +102,7 @@ func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, erro
 		return doc, err
 	}
 	rec := &DocumentRecord{DocID: String(docID), URL: String(doc.URL), Title: String(doc.Title), Text: String(doc.Text),
-		Published: String(doc.Published), Modified: String(doc.Modified)}
+		Published: String(doc.Published), Modified: String(doc.Modified), Author: String(doc.Author)}
 	if ref, text, ok := sink.get(); ok && text == doc.Text {
 		rec.Text, rec.TextPage = "", &ref
 	}
@@ -114,7 +114,7 @@ func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, erro
 // refers to.
 func (j *Journal) document(r *DocumentRecord) (search.Document, error) {
 	doc := search.Document{DocID: string(r.DocID), URL: string(r.URL), Title: string(r.Title), Text: string(r.Text),
-		Published: string(r.Published), Modified: string(r.Modified)}
+		Published: string(r.Published), Modified: string(r.Modified), Author: string(r.Author)}
 	if r.TextPage != nil {
 		p := j.lookup(*r.TextPage)
 		if p == nil || p.Page == nil {
@@ -155,7 +155,7 @@ func (p Pages) Fetch(ctx context.Context, rawURL string) (fetch.Page, error) {
 		sink.set(d.ref, string(r.Text))
 		return fetch.Page{URL: string(r.URL), FinalURL: string(r.FinalURL), Title: string(r.Title), Text: string(r.Text),
 			ContentType: string(r.ContentType), FetchedAt: r.FetchedAt, SHA256: r.SHA256, Bytes: r.Bytes,
-			Published: string(r.Published), Modified: string(r.Modified)}, nil
+			Published: string(r.Published), Modified: string(r.Modified), Author: string(r.Author)}, nil
 	case d.miss:
 		return fetch.Page{}, d.missed()
 	}
@@ -169,7 +169,8 @@ func (p Pages) Fetch(ctx context.Context, rawURL string) (fetch.Page, error) {
 	}
 	rec := &PageRecord{URL: String(page.URL), FinalURL: String(page.FinalURL), Title: String(page.Title),
 		Text: String(page.Text), ContentType: String(page.ContentType), FetchedAt: page.FetchedAt,
-		SHA256: page.SHA256, Bytes: page.Bytes, Published: String(page.Published), Modified: String(page.Modified)}
+		SHA256: page.SHA256, Bytes: page.Bytes, Published: String(page.Published), Modified: String(page.Modified),
+		Author: String(page.Author)}
 	if j.record(ctx, d, Entry{Page: rec}) == nil {
 		sink.set(d.ref, page.Text)
 	}

@@ -176,6 +176,9 @@ type Result struct {
 	// fields added within version 1, absent from older entries.
 	Published String `json:"published,omitempty"`
 	Modified  String `json:"modified,omitempty"`
+	// Author is who wrote it (optional, added within version 1 like the
+	// dates).
+	Author String `json:"author,omitempty"`
 }
 
 // Locator mirrors source.Location: where in its document a result is.
@@ -195,6 +198,7 @@ type DocumentRecord struct {
 	// Result).
 	Published String `json:"published,omitempty"`
 	Modified  String `json:"modified,omitempty"`
+	Author    String `json:"author,omitempty"`
 	// TextPage, when set, says Text is that of the page entry it names:
 	// the page the fetch read, recorded just before (so the text is kept
 	// once).
@@ -224,6 +228,9 @@ type PageRecord struct {
 	// them (optional, as in Result).
 	Published String `json:"published,omitempty"`
 	Modified  String `json:"modified,omitempty"`
+	// Author is who wrote it (optional, added within version 1 like the
+	// dates).
+	Author String `json:"author,omitempty"`
 }
 
 // PersonRecord is a person's part in a run (Ask): in a KindAsked entry,

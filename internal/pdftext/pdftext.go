@@ -88,6 +88,9 @@ type Document struct {
 	// Title is the document information's title, as written (may be
 	// empty or meaningless: "untitled", "Microsoft Word - x.doc").
 	Title string
+	// Author is the document information's author, as written; "" when
+	// it has none.
+	Author string
 	// Pages holds each page's text, in page order (Pages[0] is page 1),
 	// lines separated by "\n"; "" for a page without text. Text is as
 	// PDFium gives it: ligatures and hyphens as printed, headers and
@@ -282,6 +285,9 @@ func (r *Reader) read(inst pdfium.Pdfium, mem *linearMemory, data []byte) (Docum
 	var doc Document
 	if t, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: opened.Document, Tag: "Title"}); err == nil {
 		doc.Title = t.Value
+	}
+	if a, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: opened.Document, Tag: "Author"}); err == nil {
+		doc.Author = a.Value
 	}
 	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: opened.Document})
 	if err != nil {

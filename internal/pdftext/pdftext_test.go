@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -134,5 +135,27 @@ func TestMaxText(t *testing.T) {
 	}
 	if !doc.Truncated || len(doc.Pages) >= 17 {
 		t.Errorf("%d pages read past a 100-byte text cap (truncated %v)", len(doc.Pages), doc.Truncated)
+	}
+}
+
+// The document information's Author is read: Debian's shared-mime-info
+// spec, its empty Author written in place (same length, so every offset
+// holds).
+func TestAuthor(t *testing.T) {
+	defer reader().Close()
+	data := DebianPDF(t, mimeSpec)
+	const empty, named = "/Author()/Title()/Subject()", "/Author(Ann Lee Smith)     "
+	if !bytes.Contains(data, []byte(empty)) {
+		t.Skip("the PDF's document information is not as expected")
+	}
+	doc, err := read(t, bytes.ReplaceAll(data, []byte(empty), []byte(named)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Author != "Ann Lee Smith" {
+		t.Errorf("Author = %q", doc.Author)
+	}
+	if doc, err := read(t, data); err != nil || doc.Author != "" {
+		t.Errorf("an empty Author: %q, %v", doc.Author, err)
 	}
 }

@@ -40,6 +40,10 @@ type Result struct {
 	// agent registers for the result carries them.
 	Published string `json:"published,omitempty"`
 	Modified  string `json:"modified,omitempty"`
+	// Author is who wrote the document, when the backend says (Exa's
+	// author; several separated by "; ", source.JoinAuthors). The source
+	// an agent registers for the result carries it.
+	Author string `json:"author,omitempty"`
 }
 
 // Document is a whole document, as text.
@@ -54,6 +58,11 @@ type Document struct {
 	// opening a source fills in the dates its search result lacked.
 	Published string `json:"published,omitempty"`
 	Modified  string `json:"modified,omitempty"`
+	// Author is who wrote it, when its metadata says (a page's meta
+	// author or JSON-LD author, a PDF's Author, a DOCX's creator; several
+	// separated by "; ", source.JoinAuthors). An agent opening a source
+	// fills in the author its search result lacked.
+	Author string `json:"author,omitempty"`
 }
 
 // Backend searches and fetches documents. Implementations must be safe for

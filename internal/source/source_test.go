@@ -1,6 +1,9 @@
 package source
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLabel(t *testing.T) {
 	for _, tc := range []struct {
@@ -138,8 +141,8 @@ func TestKindAndCollection(t *testing.T) {
 		src              Source
 		kind, path, coll string
 	}{
-		{"web", Source{ID: "https://e.org/a", URL: "https://e.org/a", Channel: "web"}, KindWeb, "", "web"},
-		{"search backend with a URL", Source{ID: "d1", URL: "https://e.org/a", Channel: "search"}, KindWeb, "", "web"},
+		{"web", Source{ID: "https://e.org/a", URL: "https://e.org/a", Channel: "web"}, KindWeb, "", "web_search"},
+		{"search backend with a URL", Source{ID: "d1", URL: "https://e.org/a", Channel: "search"}, KindWeb, "", "web_search"},
 		{"corpus, in a folder", Source{ID: "docs/api/io.md", URL: "file:///c/docs/api/io.md", Channel: "corpus"}, KindLocal, "docs/api/io.md", "docs/api"},
 		{"corpus, at the top", Source{ID: "glossary.org", URL: "file:///c/glossary.org", Channel: "corpus"}, KindLocal, "glossary.org", "corpus"},
 		{"file URL", Source{URL: "FILE:///c/notes/n.txt"}, KindLocal, "/c/notes/n.txt", "c/notes"},
@@ -154,5 +157,68 @@ func TestKindAndCollection(t *testing.T) {
 		if want := map[bool]string{true: TypeChroma, false: tc.kind}[tc.src.Channel == "chroma"]; tc.src.Type() != want {
 			t.Errorf("%s: Type = %q, want %q", tc.name, tc.src.Type(), want)
 		}
+	}
+}
+
+// Seed 003's names of a source: its document (sources), its collection's
+// display name (formatted_citations) and how an answer names it.
+func TestNameAndCollectionTitle(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		src         Source
+		doc, title  string
+		attribution string
+		record      bool
+	}{
+		{"web", Source{ID: "w1", URL: "https://techradar.com/best-laptops", Channel: "web"}, "https://techradar.com/best-laptops", "Web Search", "According to our web search", false},
+		{"catalog row", Source{ID: "chroma:catalog/techmart_catalog.csv", Channel: "chroma", Location: Location{Kind: LocRow, Value: "3"}}, "techmart_catalog.csv", "Product Catalog", "According to our product catalog", true},
+		{"faq row", Source{ID: "chroma:faq/techmart_faq.csv", Channel: "chroma"}, "techmart_faq.csv", "FAQ", "According to our FAQ", true},
+		{"troubleshooting", Source{ID: "chroma:troubleshooting/fixes.csv", Channel: "chroma"}, "fixes.csv", "Troubleshooting Guide", "From our troubleshooting guide", true},
+		{"record of no file", Source{ID: "chroma:return_policy#r7", Channel: "chroma"}, "return_policy#r7", "Return Policy", "According to our return policy", true},
+		{"hostile collection", Source{ID: "chroma:x\n[y](z)/f.csv", Channel: "chroma"}, "f.csv", "X [y](z)", "According to our X [y](z)", true},
+		{"corpus", Source{ID: "docs/faq.md", URL: "file:///c/docs/faq.md", Channel: "corpus"}, "docs/faq.md", "Docs", "According to our docs", false},
+		{"another channel's prefix", Source{ID: "chroma:faq/x.csv", Channel: "search"}, "chroma:faq/x.csv", "Chroma:faq", "According to our chroma:faq", false},
+	} {
+		if got := tc.src.Name(); got != tc.doc {
+			t.Errorf("%s: Name() = %q, want %q", tc.name, got, tc.doc)
+		}
+		if got := CollectionTitle(tc.src.Collection()); got != tc.title {
+			t.Errorf("%s: CollectionTitle(%q) = %q, want %q", tc.name, tc.src.Collection(), got, tc.title)
+		}
+		if got := Attribution(tc.src.Collection()); got != tc.attribution {
+			t.Errorf("%s: Attribution(%q) = %q, want %q", tc.name, tc.src.Collection(), got, tc.attribution)
+		}
+		if got := tc.src.Record(); got != tc.record {
+			t.Errorf("%s: Record() = %v, want %v", tc.name, got, tc.record)
+		}
+	}
+	if got := CollectionTitle("  \x1b[31mtips\t and\n tricks "); got != "[31mtips And Tricks" {
+		t.Errorf("CollectionTitle of control characters = %q", got)
+	}
+}
+
+func TestAuthors(t *testing.T) {
+	long := strings.Repeat("é", 80) // 160 bytes
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{" Jane  Doe ", "John Roe", "Jane Doe", ""}, "Jane Doe; John Roe"},
+		{[]string{"Eve\x1b[31m; Mallory\nSmith"}, "Eve[31m, Mallory Smith"},
+		{[]string{long}, strings.Repeat("é", 50)},
+		{[]string{"a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11"}, "a1; a2; a3; a4; a5; a6; a7; a8; a9; a10"},
+	} {
+		if got := JoinAuthors(tc.in...); got != tc.want {
+			t.Errorf("JoinAuthors(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := ParseAuthors("Curie, Marie;Curie, Pierre; "); got != "Curie, Marie; Curie, Pierre" {
+		t.Errorf("ParseAuthors = %q", got)
+	}
+	if got := (Source{Author: "Curie, Marie; Curie, Pierre"}).Authors(); len(got) != 2 || got[1] != "Curie, Pierre" {
+		t.Errorf("Authors = %q", got)
+	}
+	if got := (Source{}).Authors(); got != nil {
+		t.Errorf("no author: %q", got)
 	}
 }

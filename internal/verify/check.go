@@ -223,17 +223,18 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 					ct.Reason = "no sentence precedes the marker"
 				default:
 					c.texts[len(res.Citations)] = text
-					k := [2]string{f.sentence, fmt.Sprint(n, src.Location)}
+					sentence := unattributed(f.sentence)
+					k := [2]string{sentence, fmt.Sprint(n, src.Location)}
 					lk := k
 					if f.blockQuote {
 						lk[0] = "> " + lk[0]
 					}
 					d, seen := literals[lk]
 					if !seen {
-						d.literal, d.decided = literally(f.sentence, f.blockQuote, n, c.normalized(text))
+						d.literal, d.decided = literally(sentence, f.blockQuote, n, c.normalized(text))
 						if d.decided && d.kind != "" {
 							// The closest passage, for the fix.
-							d.verdict.Score, d.verdict.Evidence = Score(f.sentence, text)
+							d.verdict.Score, d.verdict.Evidence = Score(sentence, text)
 						}
 						literals[lk] = d
 					}
@@ -253,7 +254,7 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 						ci = len(claims)
 						claimIdx[k] = ci
 						src.Text = text
-						claims = append(claims, Claim{Sentence: f.sentence, Source: src})
+						claims = append(claims, Claim{Sentence: sentence, Source: src})
 					}
 					waits = append(waits, pending{len(res.Citations), ci})
 				}
@@ -533,6 +534,22 @@ func (c *checker) problems(res *Result) {
 
 // closest is a fix's mention of the citation's closest passage in its
 // source, when it has one.
+// attributionRe matches the words that open a sentence drawn from one's
+// own knowledge base, as seed 003's answers name it: "According to our
+// product catalog, ", "Based on our FAQ, ", "From our troubleshooting
+// guide, ".
+var attributionRe = regexp.MustCompile(`^(?:According to|Based on|From) our \pL[\pL ._'-]{0,60}, `) // no figure: a figure is a claim
+
+// unattributed is a citing sentence without the words that name the
+// knowledge base it was drawn from (attributionRe): they name the source,
+// they claim nothing, so the source need not hold them.
+func unattributed(sentence string) string {
+	if loc := attributionRe.FindStringIndex(sentence); loc != nil && strings.TrimSpace(sentence[loc[1]:]) != "" {
+		return sentence[loc[1]:]
+	}
+	return sentence
+}
+
 func closest(ct Citation) string {
 	if ct.Evidence == nil || ct.Evidence.Quote == "" {
 		return ""

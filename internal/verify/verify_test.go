@@ -368,3 +368,37 @@ func TestSeedHTMLCitationsCountOnce(t *testing.T) {
 		t.Errorf("citations of numbers %v, want [1 3]", got)
 	}
 }
+
+// The words that name one's own knowledge base ("According to our FAQ,
+// …", seed 003's answers) claim nothing: the source need not hold them,
+// while what follows them must still be in it.
+func TestAttributionLeadIn(t *testing.T) {
+	srcs := []Source{{Number: 1, ID: "chroma:faq/techmart_faq.csv",
+		Text: "question: Can I return a laptop? | answer: Laptops can be returned within 30 days of delivery."}}
+	for _, tc := range []struct {
+		sentence string
+		want     Status
+	}{
+		{"According to our FAQ, question: Can I return a laptop? [1]", Supported},
+		{"From our troubleshooting guide, laptops can be returned within 30 days of delivery. [1]", Supported},
+		{"Based on our product catalog, laptops can be returned within 90 days of delivery. [1]", Unsupported},
+		{"According to our FAQ, [1]", Unsupported},
+	} {
+		res, err := Check(context.Background(), tc.sentence, srcs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Citations) != 1 || res.Citations[0].Status != tc.want {
+			t.Errorf("%q: %+v, want %s", tc.sentence, res.Citations, tc.want)
+		}
+	}
+	if got := unattributed("According to our product catalog, the TechBook Air costs $999."); got != "the TechBook Air costs $999." {
+		t.Errorf("unattributed = %q", got)
+	}
+	// A lead-in with a figure in it is a claim: it is kept.
+	for _, s := range []string{"According to our survey of 5,000 users, most agree.", "According to our survey of 5 users, most agree."} {
+		if unattributed(s) != s {
+			t.Errorf("unattributed(%q) = %q", s, unattributed(s))
+		}
+	}
+}

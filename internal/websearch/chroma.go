@@ -31,11 +31,27 @@ const (
 	EnvChromaKey          = "CHROMA_API_KEY"
 )
 
-// ChromaConfig names one existing Chroma collection. Empty fields take
-// the defaults: URL $CHROMA_URL else DefaultChromaURL, Tenant and Database
-// Chroma's own, Token $CHROMA_API_KEY (sent as x-chroma-token).
+// ChromaConfig names existing Chroma collections of one server: Collection,
+// then Collections (see Names). Empty fields take the defaults: URL
+// $CHROMA_URL else DefaultChromaURL, Tenant and Database Chroma's own,
+// Token $CHROMA_API_KEY (sent as x-chroma-token).
 type ChromaConfig struct {
 	URL, Collection, Tenant, Database, Token string
+	// Collections are more collections, queried with Collection (Build
+	// makes a backend of each).
+	Collections []string
+}
+
+// Names are the collections cc names, Collection then Collections, each
+// once, trimmed, in order.
+func (cc ChromaConfig) Names() []string {
+	var out []string
+	for _, n := range append([]string{cc.Collection}, cc.Collections...) {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // QueryEmbedder makes a query's vector with the model the collection's
@@ -74,7 +90,8 @@ type Chroma struct {
 	api string // "/api/v2/tenants/T/databases/D/collections" or "/api/v1/collections"
 }
 
-// NewChroma returns the backend of the collection cc names, whose queries
+// NewChroma returns the backend of the collection cc.Collection (its
+// Collections are Build's), whose queries
 // are embedded by emb; cfg gives the HTTP client, retries and clock. It
 // makes no call.
 func NewChroma(cc ChromaConfig, emb QueryEmbedder, cfg Config) (*Chroma, error) {
@@ -84,7 +101,7 @@ func NewChroma(cc ChromaConfig, emb QueryEmbedder, cfg Config) (*Chroma, error) 
 	cc.Database = cmp.Or(cc.Database, DefaultChromaDatabase)
 	switch {
 	case strings.TrimSpace(cc.Collection) == "":
-		return nil, &Error{Provider: ChannelChroma, Op: "config", Err: fmt.Errorf("no collection named (search.chroma_collection)")}
+		return nil, &Error{Provider: ChannelChroma, Op: "config", Err: fmt.Errorf("no collection named (search.chroma_collections)")}
 	case emb == nil:
 		return nil, &Error{Provider: ChannelChroma, Op: "config", Err: fmt.Errorf("no embedding model for the queries (model.embeddings)")}
 	}

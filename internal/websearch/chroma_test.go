@@ -136,3 +136,63 @@ var errEmbed = errors.New("embedding model down")
 type failing struct{}
 
 func (failing) EmbedQuery(context.Context, string) ([]float32, error) { return nil, errEmbed }
+
+// Several collections of one server (seed 003's catalog, faq and
+// troubleshooting): Build makes a member of each, every record keeps its
+// collection in its DocID, a search reaches all of them and Fetch reads a
+// record through the collection that returned it. Before, the list was
+// sent to Chroma as one name (404).
+func TestChromaCollections(t *testing.T) {
+	concepts := deepresearchtest.NewConcepts([][]string{{"cost", "price"}, {"return", "refund"}})
+	faqDoc := "question: Can I return a laptop? | answer: Refunds within 30 days."
+	cols := seedCatalog(concepts)
+	cols["faq"] = []deepresearchtest.ChromaRecord{{ID: "faq_0", Document: faqDoc,
+		Metadata: map[string]any{"source": "techmart_faq.csv", "row_index": float64(0)}, Embedding: concepts.Embed(faqDoc)}}
+	srv := deepresearchtest.NewChromaServer(cols, deepresearchtest.ChromaOptions{})
+	defer srv.Close()
+	cc := websearch.ChromaConfig{URL: srv.URL, Collections: []string{"catalog", " faq", "catalog"}}
+	if got := cc.Names(); strings.Join(got, ",") != "catalog,faq" {
+		t.Fatalf("Names() = %q", got)
+	}
+	var failed []string
+	b, err := websearch.Build([]string{"chroma"}, websearch.Config{Chroma: cc, Embedder: concepts},
+		nil, websearch.Hooks{Failed: func(m string, err error) { failed = append(failed, m+": "+err.Error()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Search(context.Background(), "refund price of the TechBook Air", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCollection := map[string]int{}
+	for _, r := range res {
+		src := source.Source{ID: r.DocID, Channel: r.Channel}
+		byCollection[src.Collection()]++
+	}
+	if byCollection["catalog"] == 0 || byCollection["faq"] == 0 || len(failed) > 0 {
+		t.Fatalf("results by collection %v (failed %q): %+v", byCollection, failed, res)
+	}
+	doc, err := b.Fetch(context.Background(), "chroma:faq/techmart_faq.csv")
+	if err != nil || doc.Text != "row 2: "+faqDoc+"\n" {
+		t.Errorf("fetch of the faq's file: %q %v", doc.Text, err)
+	}
+	// A collection that does not exist fails its member, named, not the
+	// search.
+	cc.Collections = append(cc.Collections, "troubleshooting")
+	failed = nil
+	b, err = websearch.Build([]string{"chroma"}, websearch.Config{Chroma: cc, Embedder: concepts},
+		nil, websearch.Hooks{Failed: func(m string, err error) { failed = append(failed, m+": "+err.Error()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.Search(context.Background(), "refund", 3); err != nil || len(res) == 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "chroma:troubleshooting: ") || !strings.Contains(failed[0], "Collection [troubleshooting] does not exist") {
+		t.Errorf("failures %q", failed)
+	}
+	if _, err := websearch.Build([]string{"chroma"}, websearch.Config{Chroma: websearch.ChromaConfig{URL: srv.URL}, Embedder: concepts}, nil, websearch.Hooks{}); err == nil ||
+		!strings.Contains(err.Error(), "no collection named") {
+		t.Errorf("no collection: %v", err)
+	}
+}

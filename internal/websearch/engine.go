@@ -184,6 +184,7 @@ func (e *Engine) Search(ctx context.Context, query string, limit int) ([]search.
 		}
 		r.Snippet = cleanSnippet(r.Snippet)
 		r.Published, r.Modified = source.ParseDate(r.Published), source.ParseDate(r.Modified)
+		r.Author = source.ParseAuthors(r.Author)
 		out = append(out, r)
 		if len(out) == limit {
 			break
@@ -206,7 +207,7 @@ func (e *Engine) Fetch(ctx context.Context, docID string) (search.Document, erro
 	if err != nil {
 		return search.Document{}, err
 	}
-	return search.Document{DocID: docID, URL: p.FinalURL, Title: p.Title, Text: p.Text, Published: p.Published, Modified: p.Modified}, nil
+	return search.Document{DocID: docID, URL: p.FinalURL, Title: p.Title, Text: p.Text, Published: p.Published, Modified: p.Modified, Author: p.Author}, nil
 }
 
 // webURL returns raw trimmed when it is an absolute http or https URL with

@@ -67,6 +67,9 @@ func TestEngines(t *testing.T) {
 					t.Errorf("results not best first: %v after %v", r.Score, got[i-1].Score)
 				}
 			}
+			if tt.provider == "exa" && (got[0].Author != "Bill Burns" || got[1].Author != "") {
+				t.Errorf("Exa's authors: %q, %q; want Bill Burns and none", got[0].Author, got[1].Author)
+			}
 			if d := e.Dropped(); d != tt.wantDropped {
 				t.Errorf("Dropped() = %d, want %d", d, tt.wantDropped)
 			}

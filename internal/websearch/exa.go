@@ -39,6 +39,8 @@ type exaResponse struct {
 		// PublishedDate is an ISO 8601 time ("2016-05-01T00:00:00.000Z"),
 		// when Exa knows one.
 		PublishedDate string `json:"publishedDate"`
+		// Author is the page's author, when Exa knows one.
+		Author string `json:"author"`
 	} `json:"results"`
 }
 
@@ -71,7 +73,7 @@ func (x *exa) search(ctx context.Context, c *caller, query string, limit int) ([
 		if snippet == "" {
 			snippet = r.Text
 		}
-		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: snippet, Score: r.Score, Published: r.PublishedDate})
+		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: snippet, Score: r.Score, Published: r.PublishedDate, Author: r.Author})
 	}
 	return out, nil
 }

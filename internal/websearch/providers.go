@@ -115,8 +115,10 @@ func describe(name string, cfg Config) (Status, bool) {
 
 // Build returns the search backend for a --search list: names are
 // providers or "corpus" (the local index, which must then be non-nil),
-// combined in the order given, each web engine on the "web" channel and
-// the corpus on the "corpus" channel. Errors name the entry at fault: an
+// combined in the order given, each web engine on the "web" channel, the
+// corpus on the "corpus" channel and each of cfg.Chroma's collections on
+// the "chroma" channel (a member of its own, "chroma:NAME" when there are
+// several, so that each record keeps its collection). Errors name the entry at fault: an
 // unknown name, a name given twice, or a provider that is not configured
 // (naming its variable).
 func Build(names []string, cfg Config, corpus search.Backend, hooks Hooks) (*Combined, error) {
@@ -132,11 +134,23 @@ func Build(names []string, cfg Config, corpus search.Backend, hooks Hooks) (*Com
 			}
 			members = append(members, Member{Name: n, Channel: ChannelCorpus, Backend: corpus})
 		case ChannelChroma:
-			ch, err := NewChroma(cfg.Chroma, cfg.Embedder, cfg)
-			if err != nil {
-				return nil, err
+			names := cfg.Chroma.Names()
+			if len(names) == 0 {
+				names = []string{""} // NewChroma says what is missing
 			}
-			members = append(members, Member{Name: n, Channel: ChannelChroma, Backend: ch})
+			for _, c := range names {
+				cc := cfg.Chroma
+				cc.Collection, cc.Collections = c, nil
+				ch, err := NewChroma(cc, cfg.Embedder, cfg)
+				if err != nil {
+					return nil, err
+				}
+				m := Member{Name: n, Channel: ChannelChroma, Backend: ch}
+				if len(names) > 1 {
+					m.Name = n + ":" + c
+				}
+				members = append(members, m)
+			}
 		default:
 			e, err := New(n, cfg)
 			if err != nil {
