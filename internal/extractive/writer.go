@@ -126,6 +126,17 @@ func group(ps []passage) []passage {
 	return out
 }
 
+// best is the coverage of terms by the best of p and the passages it
+// carries: a run of one source's passages is judged by its best, not by
+// all its words together, which would favour the longest.
+func (p passage) best(terms map[string]float64) float64 {
+	b := score(p.text, terms)
+	for _, m := range p.more {
+		b = max(b, score(m.text, terms))
+	}
+	return b
+}
+
 // all is the text of p and the passages it carries, for scoring.
 func (p passage) all() string {
 	t := p.text
@@ -246,7 +257,7 @@ func write(msgs []llms.MessageContent) string {
 			}
 			covered[si] = false
 			p.sec, p.seq = si, len(all)
-			p.rel = score(p.all(), qterms)
+			p.rel = p.best(qterms)
 			// The introduction and the Overview quote only passages that
 			// bear on the question as a whole: with the titles of the
 			// sources they cite, they share two of its key terms (all,
