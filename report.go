@@ -105,6 +105,11 @@ type Report struct {
 	// stopped (LoopAnswered, LoopMaxCycles, …).
 	Cycles  int    `json:"cycles,omitempty"`
 	LoopEnd string `json:"loop_end,omitempty"`
+
+	// Retries is how many of the run's model calls failed and were tried
+	// again (Config.MaxRetries); the structured formats' envelope tells it
+	// with ok, finished and reason (seed 001's run contract).
+	Retries int `json:"retries,omitempty"`
 }
 
 // LoadReport reads a Report from its JSON form. The published parts (Text,
@@ -343,7 +348,8 @@ func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]So
 
 // extra is what the structured formats tell of the run beyond its report.
 func (r *Report) extra() finalreport.Extra {
-	x := finalreport.Extra{Texts: r.SourceTexts, Relevance: r.Relevance, Rounds: r.Cycles}
+	x := finalreport.Extra{Texts: r.SourceTexts, Relevance: r.Relevance, Rounds: r.Cycles,
+		Unfinished: r.Draft == "", Reason: r.Error, Retries: r.Retries}
 	switch v := r.Verification; {
 	case v == nil:
 		x.Validated = finalreport.ValidatedNone

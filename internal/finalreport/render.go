@@ -263,6 +263,19 @@ type Document struct {
 	SourceTypes     []string `json:"source_types"`
 	Stats           Stats    `json:"stats"`
 	Citations       []Claim  `json:"_citations"`
+
+	// Seed 001's run contract, the envelope of the document: OK is true
+	// when the run did not fail; Content is Text again (the seed's name
+	// for it); Format is the form of Content ("markdown"); Finished is
+	// false when the writer failed and the document holds the agents'
+	// merged findings; Retries counts the model calls of the run that
+	// were tried again; Reason is why the run failed ("" when OK).
+	OK       bool   `json:"ok"`
+	Content  string `json:"content"`
+	Format   string `json:"format"`
+	Finished bool   `json:"finished"`
+	Retries  int    `json:"retries"`
+	Reason   string `json:"reason"`
 }
 
 // JSON returns the report as a Document; x tells what the document says
