@@ -88,11 +88,18 @@ func List(refs []Reference, form ListForm) string {
 				fmt.Fprintf(&b, "[%d] %s%s  \n", ref.Number, mdtext.Escape(title), date)
 			}
 		case ListIndex:
-			fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.Escape(title), date)
+			// An untitled source is shown by its URL, as a URL is shown
+			// (not escaped as a title: no "https\://"), and only once.
+			untitled := source.Clean(ref.Title) == "" && ref.URL != ""
+			if untitled {
+				fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.URLText(ref.URL), date)
+			} else {
+				fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.Escape(title), date)
+			}
 			if ch := source.Clean(ref.Channel); ch != "" {
 				b.WriteString(" — " + mdtext.Escape(ch))
 			}
-			if ref.URL != "" {
+			if ref.URL != "" && !untitled {
 				b.WriteString(" (" + mdtext.URLText(ref.URL) + ")")
 			}
 			b.WriteByte('\n')
