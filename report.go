@@ -169,7 +169,10 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 // and its reference list), FormatHTML (a standalone page with clickable
 // citations), FormatJSON (blocks, references, the sources used, stats
 // and a citation sidecar; see JSON), FormatYAML (the same document as
-// YAML, with the same sidecar), or its reference list alone as FormatCSL
+// YAML, with the same sidecar), FormatXML (the same document as XML,
+// valid against ReportXMLSchema), FormatMermaid (its citation graph: the
+// question, its sections and the references each cites, as a Mermaid
+// flowchart), or its reference list alone as FormatCSL
 // (CSL-JSON, for Zotero, Pandoc and other reference managers) or
 // FormatBibTeX ("" is FormatMarkdown; an
 // unknown format is an error wrapping ErrFormat). When the writer failed
@@ -201,10 +204,20 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		return []byte(page), nil
 	case FormatCSL, FormatBibTeX:
 		return RenderReferences(pub.References, format, style)
-	case FormatJSON, FormatYAML:
+	case FormatJSON, FormatYAML, FormatXML, FormatMermaid:
 		doc, err := r.jsonDocument(pub)
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
+		}
+		switch format {
+		case FormatXML:
+			b, err := finalreport.XML(doc)
+			if err != nil {
+				return nil, fmt.Errorf("deepresearch: render: %w", err)
+			}
+			return b, nil
+		case FormatMermaid:
+			return []byte(finalreport.Mermaid(doc)), nil
 		}
 		if format == FormatYAML {
 			b, err := finalreport.YAML(doc)

@@ -295,7 +295,7 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 	}
 	out := exportOut{Entries: es, NextNumber: nextNumber(es)}
 	format, err := deepresearch.ParseFormat(in.Format)
-	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON || format == deepresearch.FormatYAML {
+	if err != nil || format != deepresearch.FormatMarkdown && format != deepresearch.FormatCSL && format != deepresearch.FormatBibTeX {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
 	}
 	var list string
