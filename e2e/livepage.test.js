@@ -6,8 +6,7 @@
 // and a cited source links out only through an http, https or file URL.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
-import { BASE, TOKEN, authHeaders } from "./lib.js";
+import { BASE, askOnPage, authHeaders, launchChromium } from "./lib.js";
 
 // agentWork reads the run's events (NDJSON) and returns, by agent, the
 // text its deltas stream (after any stream.reset) and its last cited list.
@@ -30,24 +29,9 @@ async function agentWork(id) {
 }
 
 test("the page shows each agent's streamed text and cited sources, as text", async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launchChromium();
   try {
-    const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
-    const problems = [];
-    page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-    page.on("pageerror", (e) => problems.push(String(e)));
-    page.on("dialog", (d) => { problems.push("a dialog opened: " + d.message()); d.dismiss(); });
-    await page.goto(BASE + "/");
-    if (TOKEN) {
-      await page.click("details summary");
-      await page.fill("#token", TOKEN);
-    }
-    await page.fill("#question", "How are undersea cables repaired?");
-    await page.click("#go");
+    const { page, problems } = await askOnPage(browser, "How are undersea cables repaired?");
     // While the run goes on, the agents' work appears under them.
     await page.waitForSelector("#agents li .work:not([hidden]) .cited li", { timeout: 30000 });
     await page.waitForSelector("#report:not([hidden]) #references li", { timeout: 30000 });

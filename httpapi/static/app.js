@@ -21,6 +21,16 @@ function linkable(raw) {
   return u.protocol === "file:" && u.pathname !== "";
 }
 
+// sourceLabel is a source's label as a node: a link when its URL is one a
+// reader may follow, else text.
+function sourceLabel(label, url) {
+  if (!linkable(url)) return document.createTextNode(label);
+  const a = el("a", label);
+  a.href = url;
+  a.rel = "noopener noreferrer";
+  return a;
+}
+
 function setStatus(text, error) {
   $("status").textContent = text;
   $("status").className = error ? "error" : "";
@@ -88,15 +98,7 @@ function showCited(a, sources) {
     const s = c.source || {};
     const li = el("li");
     li.value = c.number;
-    const label = s.title || s.url || s.id || "source " + c.number;
-    if (linkable(s.url)) {
-      const link = el("a", label);
-      link.href = s.url;
-      link.rel = "noopener noreferrer";
-      li.append(link);
-    } else {
-      li.append(document.createTextNode(label));
-    }
+    li.append(sourceLabel(s.title || s.url || s.id || "source " + c.number, s.url));
     a.cited.append(li);
   }
   a.work.hidden = false;
@@ -272,15 +274,7 @@ async function showReport(id) {
     const li = el("li");
     li.id = "ref-" + r.number;
     li.value = r.number;
-    const label = r.title || r.url || r.id;
-    if (linkable(r.url)) {
-      const a = el("a", label);
-      a.href = r.url;
-      a.rel = "noopener noreferrer";
-      li.append(a);
-    } else {
-      li.append(document.createTextNode(label));
-    }
+    li.append(sourceLabel(r.title || r.url || r.id, r.url));
     if (r.url && r.title) li.append(el("span", " — " + r.url, "url"));
     list.append(li);
   }
