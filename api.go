@@ -158,10 +158,13 @@ const (
 	FormatYAML     = output.YAML     // "yaml": the JSON document as YAML, with the same sidecar
 	FormatCSL      = output.CSL      // "csl-json": the reference list as CSL-JSON
 	FormatBibTeX   = output.BibTeX   // "bibtex": the reference list as BibTeX
+	FormatXML      = output.XML      // "xml": the JSON document as XML, valid against ReportXMLSchema
+	FormatMermaid  = output.Mermaid  // "mermaid": the citation graph (question, sections, references) as a Mermaid flowchart
 )
 
 // ParseFormat returns the format named s: "md" (or "markdown"), "html",
-// "json", "yaml", "csl-json" or "bibtex"; "" is FormatMarkdown. Other names are
+// "json", "yaml", "xml", "mermaid", "csl-json" or "bibtex"; "" is
+// FormatMarkdown. Other names are
 // an error wrapping ErrFormat. Every front end parses formats with it
 // (settings, ?format=, the MCP tools), and Format.MediaType is the
 // Content-Type a server answers with.

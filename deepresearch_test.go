@@ -516,6 +516,13 @@ func TestFailedProviderCallIsRetried(t *testing.T) {
 		t.Errorf("%d agents failed", n)
 	}
 	checkCitations(t, rep, rec)
+	// The retry is counted, and the envelope tells it.
+	if rep.Retries != 1 {
+		t.Errorf("Retries = %d, want 1", rep.Retries)
+	}
+	if env := envelopeOf(t, rep); env.Retries != 1 || !env.OK || !env.Finished {
+		t.Errorf("envelope %+v: want ok, finished, 1 retry", env)
+	}
 }
 
 // writerDown is the offline model behind a provider that is down once

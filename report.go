@@ -105,6 +105,11 @@ type Report struct {
 	// stopped (LoopAnswered, LoopMaxCycles, …).
 	Cycles  int    `json:"cycles,omitempty"`
 	LoopEnd string `json:"loop_end,omitempty"`
+
+	// Retries is how many of the run's model calls failed and were tried
+	// again (Config.MaxRetries); the structured formats' envelope tells it
+	// with ok, finished and reason (seed 001's run contract).
+	Retries int `json:"retries,omitempty"`
 }
 
 // LoadReport reads a Report from its JSON form. The published parts (Text,
@@ -164,7 +169,10 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 // and its reference list), FormatHTML (a standalone page with clickable
 // citations), FormatJSON (blocks, references, the sources used, stats
 // and a citation sidecar; see JSON), FormatYAML (the same document as
-// YAML, with the same sidecar), or its reference list alone as FormatCSL
+// YAML, with the same sidecar), FormatXML (the same document as XML,
+// valid against ReportXMLSchema), FormatMermaid (its citation graph: the
+// question, its sections and the references each cites, as a Mermaid
+// flowchart), or its reference list alone as FormatCSL
 // (CSL-JSON, for Zotero, Pandoc and other reference managers) or
 // FormatBibTeX ("" is FormatMarkdown; an
 // unknown format is an error wrapping ErrFormat). When the writer failed
@@ -196,10 +204,20 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		return []byte(page), nil
 	case FormatCSL, FormatBibTeX:
 		return RenderReferences(pub.References, format, style)
-	case FormatJSON, FormatYAML:
+	case FormatJSON, FormatYAML, FormatXML, FormatMermaid:
 		doc, err := r.jsonDocument(pub)
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
+		}
+		switch format {
+		case FormatXML:
+			b, err := finalreport.XML(doc)
+			if err != nil {
+				return nil, fmt.Errorf("deepresearch: render: %w", err)
+			}
+			return b, nil
+		case FormatMermaid:
+			return []byte(finalreport.Mermaid(doc)), nil
 		}
 		if format == FormatYAML {
 			b, err := finalreport.YAML(doc)
@@ -343,7 +361,8 @@ func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]So
 
 // extra is what the structured formats tell of the run beyond its report.
 func (r *Report) extra() finalreport.Extra {
-	x := finalreport.Extra{Texts: r.SourceTexts, Relevance: r.Relevance, Rounds: r.Cycles}
+	x := finalreport.Extra{Texts: r.SourceTexts, Relevance: r.Relevance, Rounds: r.Cycles,
+		Unfinished: r.Draft == "", Reason: r.Error, Retries: r.Retries}
 	switch v := r.Verification; {
 	case v == nil:
 		x.Validated = finalreport.ValidatedNone

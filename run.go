@@ -24,6 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
+	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
@@ -276,7 +277,8 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	log := r.log.With().Str("run", rep.RunID).Logger()
 	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
-	finish := func() { rep.DurationMS = clock.Now().Sub(start).Milliseconds() }
+	ctx, retries := retry.WithCounter(ctx)
+	finish := func() { rep.DurationMS, rep.Retries = clock.Now().Sub(start).Milliseconds(), retries.Load() }
 	fail := func(stage string, err error) (*Report, error) {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w (%v)", cause, err)

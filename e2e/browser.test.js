@@ -4,27 +4,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
-import { BASE, TOKEN, OUT } from "./lib.js";
+import { OUT, askOnPage, launchChromium } from "./lib.js";
 
 test("the page researches a question and links its citations", async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launchChromium();
   try {
-    const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
-    const problems = [];
-    page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-    page.on("pageerror", (e) => problems.push(String(e)));
-    await page.goto(BASE + "/");
-    if (TOKEN) {
-      await page.click("details summary");
-      await page.fill("#token", TOKEN);
-    }
-    await page.fill("#question", "How are undersea cables repaired?");
-    await page.click("#go");
+    const { page, problems } = await askOnPage(browser, "How are undersea cables repaired?");
     await page.waitForSelector("#agents li.finished", { timeout: 30000 });
     await page.waitForSelector("#report:not([hidden]) #references li", { timeout: 30000 });
     // The status line says how many research cycles ran and why the loop ended.

@@ -1,6 +1,7 @@
 // Shared by the end-to-end tests: where the server is (run.sh starts it)
 // and how to talk to it.
 import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
 
 export const BASE = process.env.E2E_URL;
 export const TOKEN = process.env.E2E_TOKEN || "";
@@ -32,4 +33,32 @@ export function checkReport(md) {
   assert.ok(cited.size > 0, "the report cites nothing:\n" + md);
   const listed = new Set([...refs.matchAll(/^(?:- |\d+\. )?\[?(\d+)\]?[.:\s]/gm)].map((m) => Number(m[1])));
   for (const n of cited) assert.ok(listed.has(n), `citation [${n}] has no reference:\n${refs}`);
+}
+
+// launchChromium starts headless Chromium (Debian's, or CHROMIUM).
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+// askOnPage opens the server's page in browser, gives it the token and
+// asks question; problems collects the page's console errors, uncaught
+// errors and any dialog (which it dismisses).
+export async function askOnPage(browser, question) {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
+  const problems = [];
+  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  page.on("dialog", (d) => { problems.push("a dialog opened: " + d.message()); d.dismiss(); });
+  await page.goto(BASE + "/");
+  if (TOKEN) {
+    await page.click("details summary");
+    await page.fill("#token", TOKEN);
+  }
+  await page.fill("#question", question);
+  await page.click("#go");
+  return { page, problems };
 }

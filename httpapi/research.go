@@ -25,6 +25,8 @@ func runURLs(id string) map[string]string {
 		"html":     base + "?format=html",
 		"json":     base + "?format=json",
 		"yaml":     base + "?format=yaml",
+		"xml":      base + "?format=xml",
+		"mermaid":  base + "?format=mermaid",
 		"csl-json": base + "?format=csl-json",
 		"bibtex":   base + "?format=bibtex",
 	}

@@ -21,11 +21,13 @@
 // Endpoints:
 //
 //	POST   /v1/research              start a run: 202, {"id", "status", "urls"}
-//	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json|yaml|csl-json|bibtex)
+//	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json|yaml|xml|mermaid|csl-json|bibtex)
 //	DELETE /v1/research/{id}         cancel a running run
 //	GET    /v1/research/{id}/events  the run's events: SSE, or NDJSON for Accept: application/x-ndjson
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
 //	GET    /v1/models                the one model, "deepresearch"
+//	GET    /v1/schema/report.json    the JSON report's JSON Schema (deepresearch.ReportSchema)
+//	GET    /v1/schema/report.xsd     the XML report's XML Schema (deepresearch.ReportXMLSchema)
 //	GET    /                         the web page
 //	GET    /healthz                  liveness
 //
@@ -225,6 +227,11 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /v1/research/{id}/plan", s.auth(s.postPlan))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
+	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)
+	mux.HandleFunc("GET /v1/schema/report.xsd", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.Write(deepresearch.ReportXMLSchema())
+	})
 	mux.HandleFunc("GET /{$}", s.page("static/index.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /app.js", s.page("static/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", s.page("static/app.css", "text/css; charset=utf-8"))
@@ -319,6 +326,18 @@ func (s *Server) page(name, ctype string) http.HandlerFunc {
 		w.Header().Set("Referrer-Policy", "no-referrer")
 		w.Write(body)
 	}
+}
+
+// getReportSchema serves the JSON report's schema. It is public, as the
+// page is: it says what a report looks like, not what any run found.
+func (s *Server) getReportSchema(w http.ResponseWriter, r *http.Request) {
+	b, err := deepresearch.ReportSchema()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/schema+json")
+	w.Write(b)
 }
 
 func (s *Server) getModels(w http.ResponseWriter, r *http.Request) {

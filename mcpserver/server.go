@@ -166,8 +166,11 @@ func addToolsFor(s *mcp.Server, opts Options) *tools {
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_merge",
 		Description: "Merge citation index source_id into target_id (first seen wins; target's numbers never change). " +
 			"Returns how source's numbers map to target's, to rewrite source's [n] markers."}, t.merge)
+	mcp.AddTool(s, &mcp.Tool{Name: "citation_list",
+		Description: "List a citation index's sources in number order, with the number the next new source will get (next_number)."}, t.list)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_export",
-		Description: "Export a citation index's reference list: markdown (one line per source, \"[1] Title — source (URL)\"), csl-json or bibtex."}, t.export)
+		Description: "Export a citation index's reference list: markdown (one line per source, \"[1] Title — source (URL)\"; " +
+			"an untitled source shows its URL as its title), csl-json or bibtex; with next_number."}, t.export)
 	mcp.AddTool(s, &mcp.Tool{Name: "verify",
 		Description: "Verify a markdown report's citations against its sources: fabricated citations (numbers with no " +
 			"source, sources with no text), unsupported sentences (with the best-matching passage as evidence), " +
@@ -261,16 +264,40 @@ type exportOut struct {
 	CSLJSON  string  `json:"csl_json,omitempty" jsonschema:"the reference list as a CSL-JSON array"`
 	BibTeX   string  `json:"bibtex,omitempty" jsonschema:"the reference list as BibTeX entries"`
 	Entries  []entry `json:"entries" jsonschema:"the index's sources in number order"`
+	// NextNumber is the number the next new source will get (the seed's
+	// next_number).
+	NextNumber int `json:"next_number" jsonschema:"the number the next new source will get"`
 }
+
+type listIn struct {
+	IndexID string `json:"index_id" jsonschema:"the index, from citation_create"`
+}
+
+type listOut struct {
+	Entries    []entry `json:"entries" jsonschema:"the index's sources in number order"`
+	NextNumber int     `json:"next_number" jsonschema:"the number the next new source will get"`
+}
+
+func (t *tools) list(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+	es, err := t.ix.export(in.IndexID)
+	if err != nil {
+		return nil, listOut{}, err
+	}
+	return nil, listOut{Entries: es, NextNumber: nextNumber(es)}, nil
+}
+
+// nextNumber is the number an index whose entries are es gives the next
+// new source: numbers run 1..len(es), none skipped.
+func nextNumber(es []entry) int { return len(es) + 1 }
 
 func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn) (*mcp.CallToolResult, exportOut, error) {
 	es, err := t.ix.export(in.IndexID)
 	if err != nil {
 		return nil, exportOut{}, err
 	}
-	out := exportOut{Entries: es}
+	out := exportOut{Entries: es, NextNumber: nextNumber(es)}
 	format, err := deepresearch.ParseFormat(in.Format)
-	if err != nil || format == deepresearch.FormatHTML || format == deepresearch.FormatJSON || format == deepresearch.FormatYAML {
+	if err != nil || format != deepresearch.FormatMarkdown && format != deepresearch.FormatCSL && format != deepresearch.FormatBibTeX {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
 	}
 	var list string

@@ -103,7 +103,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"citation_add", "citation_create", "citation_export", "citation_merge", "research", "verify"}
+	want := []string{"citation_add", "citation_create", "citation_export", "citation_list", "citation_merge", "research", "verify"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
@@ -391,5 +391,42 @@ func TestResearchTool(t *testing.T) {
 	if findings.Complete || !strings.Contains(findings.Error, "the writer is down") || !strings.Contains(findings.Markdown, "## References") ||
 		len(findings.References) == 0 || !strings.Contains(contentText(res), findings.Markdown) {
 		t.Errorf("a failed writer gave %+v\n%s", findings, contentText(res))
+	}
+}
+
+// An untitled source is exported under its URL, shown as a URL (no
+// "https\://"), once; citation_list and citation_export give the number
+// the next new source gets, and that source gets it.
+func TestIndexUntitledAndNextNumber(t *testing.T) {
+	cs := connect(t, Options{})
+	var a createOut
+	call(t, cs, "citation_create", map[string]any{}, &a)
+	var l listOut
+	call(t, cs, "citation_list", map[string]any{"index_id": a.IndexID}, &l)
+	if l.NextNumber != 1 || len(l.Entries) != 0 {
+		t.Errorf("an empty index lists %+v", l)
+	}
+	var add addOut
+	call(t, cs, "citation_add", map[string]any{"index_id": a.IndexID, "url": "https://arxiv.org/abs/2501.12345v2", "title": "RAG Survey", "source": "arxiv"}, &add)
+	call(t, cs, "citation_add", map[string]any{"index_id": a.IndexID, "url": "https://example.com/a_b*c", "title": " \t"}, &add)
+	call(t, cs, "citation_list", map[string]any{"index_id": a.IndexID}, &l)
+	if l.NextNumber != 3 || len(l.Entries) != 2 || l.Entries[1].Title != "" {
+		t.Errorf("list %+v; want two entries, the second untitled, next 3", l)
+	}
+	var ex exportOut
+	res := call(t, cs, "citation_export", map[string]any{"index_id": a.IndexID}, &ex)
+	want := "[1] RAG Survey — arxiv (https://arxiv.org/abs/2501.12345v2)\n[2] https://example.com/a_b%2Ac\n"
+	if ex.Markdown != want || contentText(res) != want {
+		t.Errorf("export:\n%s\nwant:\n%s", ex.Markdown, want)
+	}
+	if strings.Contains(ex.Markdown, `\:`) || ex.NextNumber != 3 {
+		t.Errorf("export next_number %d, markdown %q", ex.NextNumber, ex.Markdown)
+	}
+	call(t, cs, "citation_add", map[string]any{"index_id": a.IndexID, "url": "https://example.com/new"}, &add)
+	if add.CitationNumber != ex.NextNumber || !add.New {
+		t.Errorf("the next new source got %+v, want number %d", add, ex.NextNumber)
+	}
+	if got := toolError(t, cs, "citation_list", map[string]any{"index_id": "idx-99"}); !strings.Contains(got, "no such citation index") {
+		t.Errorf("listing a missing index: %q", got)
 	}
 }

@@ -35,8 +35,12 @@ and writes
 Sources are de-duplicated by canonical URL (by id when a source has no URL)
 and numbered by first appearance in the texts, walking reports in order.
 Markers keep their bracket style. Local numbers a report cites that are not
-in its mapping are dropped from its text and listed under "unknown"; sources
-with malformed URLs are kept apart and listed under "invalid_urls".
+in its mapping are dropped from its text and listed under "unknown"; a
+[ref: URL] resolves through the report's mapping, else to a source an earlier
+report's mapping holds, else it is dropped and listed too. A malformed URL a
+browser reads as a resource's ("https:/host/x") merges with that resource and
+is listed under "invalid_urls" with "merged_as"; other malformed URLs are kept
+apart and listed there.
 
 Mapping keys are citation numbers from 0 to 999999. Brackets of
 citation-like numbers in no understood form (such as "[3-1]") are dropped and

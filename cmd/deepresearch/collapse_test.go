@@ -30,10 +30,11 @@ type collapseOut struct {
 		URL     string `json:"url"`
 	} `json:"unknown"`
 	Invalid []struct {
-		Section string `json:"section"`
-		Number  int    `json:"number"`
-		URL     string `json:"url"`
-		Error   string `json:"error"`
+		Section  string `json:"section"`
+		Number   int    `json:"number"`
+		URL      string `json:"url"`
+		Error    string `json:"error"`
+		MergedAs string `json:"merged_as"`
 	} `json:"invalid_urls"`
 }
 
@@ -97,7 +98,8 @@ func TestCollapseOverlap(t *testing.T) {
 		"The cable failed [1]. It was laid in 1858 [2][1], see also.",
 		// The atlantic page under another URL form keeps number 2, in
 		// each bracket style; the source without a URL is new (4).
-		"Ships grapple [3] cables [2, 4]; [2] and [[4]], not.",
+		// The URL of the first report's source resolves to its number.
+		"Ships grapple [3] cables [2, 4]; [2] and [[4]], not [1].",
 		"Nothing cited here.",
 	}
 	if len(out.Reports) != len(texts) {
@@ -119,7 +121,7 @@ func TestCollapseOverlap(t *testing.T) {
 		usedInSections []string
 	}
 	want := []src{
-		{1, "hist/faults.md", "https://faults.example.org/repair", "History", []string{"History"}},
+		{1, "hist/faults.md", "https://faults.example.org/repair", "History", []string{"History", "Repair"}},
 		{2, "hist/1858.md", "https://example.com/atlantic", "History", []string{"History", "Repair"}},
 		{3, "ops/grapnel", "https://grapnel.example.net/a/b", "Repair", []string{"Repair"}},
 		{4, "glossary", "", "Repair", []string{"Repair"}},
@@ -155,9 +157,9 @@ func TestCollapseOverlap(t *testing.T) {
 		unknown = append(unknown, unk{u.Section, u.Number, u.URL})
 	}
 	wantUnknown := []unk{
+		// A [ref: URL] an earlier report retrieved resolves (above); a
+		// number resolves through the report's own mapping only.
 		{"History", 7, ""},
-		// A report resolves markers through its own mapping only.
-		{"Repair", 0, "https://faults.example.org/repair"},
 		{"Empty", 9, ""},
 	}
 	if !slices.Equal(unknown, wantUnknown) {

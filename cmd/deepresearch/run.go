@@ -30,6 +30,9 @@ type runFlags struct {
 	resume     string // the ID of an interrupted run to take up (the resume command)
 	people     peopleFlags
 	nats       natsFlags
+	// jsonSchema and xmlSchema print the JSON or XML report's schema
+	// instead of running.
+	jsonSchema, xmlSchema bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -58,9 +61,15 @@ processes run them, and merges their results in plan order. An agent's events
 then arrive when its worker finishes it.`,
 		Example: `  deepresearch run "How does the Go memory model define happens-before?"
   deepresearch run --corpus ./docs --format html --output report.html "What changed in v2?"
-  deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'`,
+  deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'
+  deepresearch run --format mermaid "How are undersea cables repaired?" > citations.mmd
+  deepresearch run --json-schema > report.schema.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
+			case rf.jsonSchema || rf.xmlSchema:
+				if len(args) != 0 {
+					return usageError{errors.New("--json-schema and --xml-schema take no question")}
+				}
 			case len(args) != 1:
 				return usageError{fmt.Errorf("run takes one question (quote it), got %d arguments", len(args))}
 			case strings.TrimSpace(args[0]) == "":
@@ -69,6 +78,20 @@ then arrive when its worker finishes it.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case rf.jsonSchema && rf.xmlSchema:
+				return usageError{errors.New("--json-schema and --xml-schema: one at a time")}
+			case rf.jsonSchema:
+				b, err := deepresearch.ReportSchema()
+				if err != nil {
+					return err
+				}
+				_, err = cmd.OutOrStdout().Write(b)
+				return err
+			case rf.xmlSchema:
+				_, err := cmd.OutOrStdout().Write(deepresearch.ReportXMLSchema())
+				return err
+			}
 			return runResearch(cmd, rf, args[0])
 		},
 	}
@@ -77,6 +100,8 @@ then arrive when its worker finishes it.`,
 	cmd.Flags().StringVar(&rf.events, "events", "", `write events as newline-delimited JSON to FILE, or "-" for stdout`)
 	cmd.Flags().StringVarP(&rf.output, "output", "o", "", `write the report to FILE (atomically) instead of stdout ("-": stdout)`)
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr: auto (when a terminal), always or never")
+	cmd.Flags().BoolVar(&rf.jsonSchema, "json-schema", false, "print the JSON Schema of the JSON report (--format json; the YAML report too) and exit")
+	cmd.Flags().BoolVar(&rf.xmlSchema, "xml-schema", false, "print the XML Schema (XSD) of the XML report (--format xml) and exit")
 	rf.people.add(cmd.Flags(), true)
 	rf.nats.add(cmd.Flags())
 	return cmd

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/extract"
 )
 
@@ -184,6 +186,33 @@ func TestRunFormats(t *testing.T) {
 			t.Errorf("not a full page:\n%.100s\n…\n%s", page, page[max(0, len(page)-100):])
 		}
 	})
+	t.Run("xml", func(t *testing.T) {
+		r := research(t, "--format", "xml")
+		wantSuccess(t, r)
+		var doc struct {
+			XMLName    xml.Name
+			OK         bool     `xml:"ok,attr"`
+			Question   string   `xml:"question"`
+			Blocks     []string `xml:"blocks>block"`
+			References []struct {
+				Number int    `xml:"number,attr"`
+				URL    string `xml:"url,attr"`
+			} `xml:"references>reference"`
+		}
+		if err := xml.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		if doc.XMLName.Local != "report" || !doc.OK || doc.Question != question || len(doc.Blocks) == 0 || len(doc.References) == 0 {
+			t.Errorf("incomplete XML report: %+v", doc)
+		}
+	})
+	t.Run("mermaid", func(t *testing.T) {
+		r := research(t, "--format", "mermaid")
+		wantSuccess(t, r)
+		if !strings.HasPrefix(r.stdout, "flowchart LR\n  Q[\"") || !strings.Contains(r.stdout, " --> R1\n") {
+			t.Errorf("not a citation graph:\n%s", r.stdout)
+		}
+	})
 	t.Run("style", func(t *testing.T) {
 		r := research(t, "--style", "footnote")
 		wantSuccess(t, r)
@@ -191,6 +220,24 @@ func TestRunFormats(t *testing.T) {
 			t.Errorf("footnote style: no [^n] markers, or markdown links:\n%s", r.stdout)
 		}
 	})
+}
+
+// TestRunPrintsSchemas: run --json-schema and --xml-schema print the
+// library's schemas and run nothing; with a question, or both at once,
+// they are a usage error.
+func TestRunPrintsSchemas(t *testing.T) {
+	r := cli(t, "", "run", "--json-schema")
+	wantSuccess(t, r)
+	if want, _ := deepresearch.ReportSchema(); r.stdout != string(want) || !strings.Contains(r.stdout, `"$schema": "https://json-schema.org/draft/2020-12/schema"`) {
+		t.Errorf("--json-schema printed:\n%.300s", r.stdout)
+	}
+	r = cli(t, "", "run", "--xml-schema")
+	wantSuccess(t, r)
+	if r.stdout != string(deepresearch.ReportXMLSchema()) {
+		t.Errorf("--xml-schema printed:\n%.300s", r.stdout)
+	}
+	wantBadInput(t, cli(t, "", "run", "--json-schema", question), "take no question")
+	wantBadInput(t, cli(t, "", "run", "--json-schema", "--xml-schema"), "one at a time")
 }
 
 func TestRunOutputFile(t *testing.T) {

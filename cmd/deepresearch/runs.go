@@ -162,7 +162,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 		},
 	}
 	storeFlags(cmd, &configFile)
-	cmd.Flags().String("format", "md", "report format: md, html, json, yaml, csl-json (references) or bibtex (references)")
+	cmd.Flags().String("format", "md", "report format: md, html, json, yaml, xml, mermaid, csl-json (references) or bibtex (references)")
 	cmd.Flags().BoolVar(&showEvents, "events", false, "print the event log as newline-delimited JSON")
 	cmd.Flags().BoolVar(&status, "status", false, "print the run's record (status, usage, times) as JSON")
 	return cmd

@@ -87,7 +87,7 @@ var flagUsage = map[string]string{
 	"max-cycles":     "most research cycles per run (1: a single pass, no follow-up research)",
 	"search":         "search backends, comma-separated: corpus, searxng, tavily, brave, exa, chroma",
 	"fetch-allow":    "let page fetches reach this private HOST:PORT (repeatable)",
-	"format":         "report format: md, html, json, yaml, csl-json or bibtex",
+	"format":         "report format: md, html, json, yaml, xml, mermaid, csl-json or bibtex",
 	"style":          "citation style: markdown, plain, footnote or html",
 	"store":          "run store SQLite file (default: in the user data directory)",
 	"log-level":      "log level: trace, debug, info, warn, error or disabled",

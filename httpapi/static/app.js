@@ -21,6 +21,16 @@ function linkable(raw) {
   return u.protocol === "file:" && u.pathname !== "";
 }
 
+// sourceLabel is a source's label as a node: a link when its URL is one a
+// reader may follow, else text.
+function sourceLabel(label, url) {
+  if (!linkable(url)) return document.createTextNode(label);
+  const a = el("a", label);
+  a.href = url;
+  a.rel = "noopener noreferrer";
+  return a;
+}
+
 function setStatus(text, error) {
   $("status").textContent = text;
   $("status").className = error ? "error" : "";
@@ -34,7 +44,7 @@ function authHeaders() {
   return { Authorization: "Bearer " + token };
 }
 
-const agents = new Map(); // plan index -> {li, state, detail, searches, sources}
+const agents = new Map(); // plan index -> {li, state, detail, work, cited, text, searches, sources}
 const cycles = new Map(); // cycle number -> {li, verdict}
 const cycleVerdicts = new Map(); // cycle number -> verdict, before its row exists
 let loopSummary = ""; // from run.finished: the cycles run and why the loop ended
@@ -48,9 +58,16 @@ function agentRow(index, title) {
     const state = el("span", "waiting", "state");
     const name = el("span", title || "agent " + index, "title");
     const detail = el("span", "", "detail");
-    li.append(state, name, el("span", " — "), detail);
+    // What the agent writes, as it streams (agent.delta), and the sources
+    // its report cites (agent.cited): shown once there is some.
+    const work = el("div", undefined, "work");
+    work.hidden = true;
+    const cited = el("ol", undefined, "cited");
+    const text = el("pre", undefined, "text");
+    work.append(cited, text);
+    li.append(state, name, el("span", " — "), detail, work);
     $("agents").append(li);
-    a = { li, state, detail, searches: 0, sources: 0 };
+    a = { li, state, detail, work, cited, text, searches: 0, sources: 0 };
     agents.set(index, a);
   }
   return a;
@@ -71,6 +88,20 @@ function cycleRow(n, closes) {
     cycles.set(n, c);
   }
   return c;
+}
+
+// showCited lists the sources an agent's report cited, under the agent's
+// own numbers: each as text, a link only for an http, https or file URL.
+function showCited(a, sources) {
+  a.cited.replaceChildren();
+  for (const c of sources) {
+    const s = c.source || {};
+    const li = el("li");
+    li.value = c.number;
+    li.append(sourceLabel(s.title || s.url || s.id || "source " + c.number, s.url));
+    a.cited.append(li);
+  }
+  a.work.hidden = false;
 }
 
 function setAgent(a, state, detail) {
@@ -178,11 +209,23 @@ function onEvent(ev) {
       setAgent(a, "finished", a.searches + " searches, " + (d.cited || 0) + " sources cited");
       break;
     }
+    case "agent.delta": {
+      // The agent's report as it is written: untrusted text, appended as
+      // a text node.
+      const a = agentRow(ev.agent, ev.section);
+      a.text.append(document.createTextNode(d.text || ""));
+      a.work.hidden = false;
+      break;
+    }
+    case "agent.cited": showCited(agentRow(ev.agent, ev.section), d.sources || []); break;
     case "agent.failed": setAgent(agentRow(ev.agent, ev.section), "failed", d.kind + ": " + d.error); break;
     case "sources.merged": setStatus("Writing the report…"); break;
     case "report.delta": $("draft").append(document.createTextNode(d.text || "")); break;
     case "run.resumed": setStatus("Resumed after the server stopped (attempt " + d.attempt + ")…"); break;
-    case "stream.reset": if (ev.agent === -1) $("draft").textContent = d.text || ""; break;
+    case "stream.reset":
+      if (ev.agent === -1) $("draft").textContent = d.text || "";
+      else agentRow(ev.agent, ev.section).text.textContent = d.text || "";
+      break;
     case "run.finished": {
       const n = d.cycles || 0;
       loopSummary = n ? ", " + n + (n === 1 ? " research cycle" : " research cycles") + (d.loop_end ? " (the loop ended: " + d.loop_end.replace(/_/g, " ") + ")" : "") : "";
@@ -231,15 +274,7 @@ async function showReport(id) {
     const li = el("li");
     li.id = "ref-" + r.number;
     li.value = r.number;
-    const label = r.title || r.url || r.id;
-    if (linkable(r.url)) {
-      const a = el("a", label);
-      a.href = r.url;
-      a.rel = "noopener noreferrer";
-      li.append(a);
-    } else {
-      li.append(document.createTextNode(label));
-    }
+    li.append(sourceLabel(r.title || r.url || r.id, r.url));
     if (r.url && r.title) li.append(el("span", " — " + r.url, "url"));
     list.append(li);
   }

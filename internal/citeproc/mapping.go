@@ -19,6 +19,7 @@ type Mapping struct {
 	at        map[int][]Source // numbers bound to one document at several units: all of them
 	byURL     map[string]int
 	links     map[int]string // canon.Link of a source's URL ("": none), decided when first asked
+	refOnly   map[int]Source // bound by BindURL: reachable by URL only
 	canonical func(string) string
 }
 
@@ -79,7 +80,7 @@ func (m *Mapping) Add(n int, src Source) error {
 	m.byNum[n] = src
 	if src.URL != "" {
 		k := m.key(src.URL)
-		if _, ok := m.byURL[k]; !ok {
+		if old, ok := m.byURL[k]; !ok || old < 0 { // Add's binding wins over BindURL's
 			m.byURL[k] = n
 		}
 	}
@@ -146,13 +147,46 @@ func sameDocument(a, b Source) bool {
 }
 
 // LookupURL returns the number and source whose URL is the same resource
-// as u.
+// as u: one Add bound, else one BindURL bound.
 func (m *Mapping) LookupURL(u string) (int, Source, bool) {
 	n, ok := m.byURL[m.key(u)]
 	if !ok {
 		return 0, Source{}, false
 	}
-	return n, m.byNum[n], true
+	if src, ok := m.byNum[n]; ok {
+		return n, src, true
+	}
+	return n, m.refOnly[n], true
+}
+
+// BindURL makes src reachable by the [ref: URL] markers that name its URL
+// (the same resource, by the mapping's canonicaliser) under n, without
+// binding n: a numbered marker "[n]" still resolves only to what Add
+// bound, and Lookup, Len and Numbers do not see it. n must be negative,
+// so that it is no number a marker can hold. A URL already bound (by Add
+// or BindURL) keeps its source, and src without a URL is an error. It is
+// how a merge resolves a report's [ref: URL] to a source another report
+// retrieved: Numberer and Hooks see n as the citation's Number.
+func (m *Mapping) BindURL(n int, src Source) error {
+	if n >= 0 {
+		return fmt.Errorf("citeproc: bind URL: number %d: want a negative number, which no marker holds", n)
+	}
+	if src.URL == "" {
+		return fmt.Errorf("citeproc: bind URL: source %q has no URL", src.ID)
+	}
+	k := m.key(src.URL)
+	if _, ok := m.byURL[k]; ok {
+		return nil
+	}
+	if _, ok := m.refOnly[n]; ok {
+		return fmt.Errorf("citeproc: bind URL: number %d already bound", n)
+	}
+	if m.refOnly == nil {
+		m.refOnly = map[int]Source{}
+	}
+	m.refOnly[n] = src
+	m.byURL[k] = n
+	return nil
 }
 
 // Len reports how many numbers are bound.

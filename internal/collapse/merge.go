@@ -16,7 +16,11 @@
 // without having it in its mapping, or a bracket of citation-like numbers
 // in no understood form ("[3-1]", "[1-70]"), is dropped from the text and
 // reported, never resolved to some other source nor left with a local
-// number that now means another. A marker right after a '!' ("grew![1][2]",
+// number that now means another. A [ref: URL] marker naming a source the
+// report did not retrieve but an earlier report (in merge order: the plan's
+// order, cycle after cycle) did resolves to that source, as the seed's
+// merge rule rewrites every subagent's [ref: …] to the final numbers; only
+// a URL no report retrieved is dropped as unknown. A marker right after a '!' ("grew![1][2]",
 // no image without a definition) and a <sup class="cite" data-sids="…">
 // attribute are renumbered like any marker; a usage tag ([[USAGE:1,3]]),
 // whose local numbers would name other sources after the merge, is
@@ -30,6 +34,7 @@ package collapse
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,14 +95,19 @@ func (u Unknown) MarshalJSON() ([]byte, error) {
 	}{u.Section, u.URL, u.Marker})
 }
 
-// InvalidURL is a cited source whose URL could not be canonicalised. The
-// source is kept, under a number of its own: it is merged only with
+// InvalidURL is a cited source whose URL could not be canonicalised. When
+// the URL is one a browser reads as the URL of a resource (canon.Repaired:
+// "https:/a.example/x", a backslash for a slash, a line break inside),
+// it is merged with the well-formed URL of that resource, and MergedAs is
+// the canonical URL they share: the seed's "log it and merge". Else the
+// source is kept under a number of its own: it is merged only with
 // sources whose URL is the same string.
 type InvalidURL struct {
-	Section string `json:"section"`
-	Number  int    `json:"number"`
-	URL     string `json:"url"`
-	Err     string `json:"error"`
+	Section  string `json:"section"`
+	Number   int    `json:"number"`
+	URL      string `json:"url"`
+	Err      string `json:"error"`
+	MergedAs string `json:"merged_as,omitempty"`
 }
 
 // Merger merges reports one at a time. The zero value is not usable; call
@@ -109,11 +119,16 @@ type Merger struct {
 	unknown []Unknown
 	invalid []InvalidURL
 	reports int
+	// retrieved are the sources with a URL of every report added so far,
+	// in order, one per resource: what a later report's [ref: URL] may
+	// name without having retrieved it itself.
+	retrieved     []source.Source
+	retrievedKeys map[string]bool
 }
 
 // NewMerger returns an empty merger.
 func NewMerger() *Merger {
-	return &Merger{byKey: map[string]int{}, canon: map[string]string{}}
+	return &Merger{byKey: map[string]int{}, canon: map[string]string{}, retrievedKeys: map[string]bool{}}
 }
 
 // Add merges the next report and returns it rewritten onto the global
@@ -123,6 +138,17 @@ func (m *Merger) Add(r Report) (MergedReport, error) {
 	local, err := citeproc.MappingOf(r.Mapping, m.key)
 	if err != nil {
 		return MergedReport{}, fmt.Errorf("collapse: report %d (%q): %w", m.reports, r.Section, err)
+	}
+	m.retrieve(r.Mapping)
+	// A [ref: URL] naming a source an earlier report of the run (or this
+	// one) retrieved resolves to it, under a negative number no marker
+	// holds; numbered markers still resolve only to the report's own.
+	for i, src := range m.retrieved {
+		if _, _, ok := local.LookupURL(src.URL); !ok {
+			if err := local.BindURL(-1-i, src); err != nil {
+				return MergedReport{}, fmt.Errorf("collapse: report %d (%q): %w", m.reports, r.Section, err)
+			}
+		}
 	}
 	reportNo := m.reports
 	seen := make(map[int]int, len(r.Mapping)) // local → global, for this report
@@ -151,12 +177,33 @@ func (m *Merger) Add(r Report) (MergedReport, error) {
 	return MergedReport{Section: r.Section, Text: sb.String()}, nil
 }
 
-// key is the canonical URL, memoised: the same URL recurs across reports.
+// retrieve notes the sources of mapping that have a URL, in number
+// order, each resource once (the first report to retrieve it wins).
+func (m *Merger) retrieve(mapping map[int]source.Source) {
+	for _, n := range slices.Sorted(maps.Keys(mapping)) {
+		src := mapping[n]
+		if src.URL == "" {
+			continue
+		}
+		k := m.key(src.URL)
+		if k == "" {
+			k = "invalid:" + src.URL
+		}
+		if !m.retrievedKeys[k] {
+			m.retrievedKeys[k] = true
+			m.retrieved = append(m.retrieved, src)
+		}
+	}
+}
+
+// key is the canonical URL (canon.Lenient: a malformed URL a browser
+// reads meets its resource's), memoised: the same URL recurs across
+// reports.
 func (m *Merger) key(u string) string {
 	if k, ok := m.canon[u]; ok {
 		return k
 	}
-	k := canon.Key(u)
+	k := canon.Lenient(u)
 	m.canon[u] = k
 	return k
 }
@@ -173,6 +220,11 @@ func (m *Merger) number(section string, reportNo, n int, src source.Source) int 
 	// so that a marker keeps pointing at its page through every
 	// renumbering; publication makes the document one reference.
 	id += src.Location.Key()
+	repaired := src.URL != "" && canonical != "" && canon.Key(src.URL) == ""
+	if repaired {
+		_, err := canon.Canonical(src.URL)
+		m.invalid = append(m.invalid, InvalidURL{Section: section, Number: n, URL: src.URL, Err: err.Error(), MergedAs: canonical})
+	}
 	if g, ok := m.byKey[id]; ok {
 		s := &m.sources[g-1]
 		if !slices.Contains(s.UsedInSections, section) {

@@ -55,6 +55,27 @@ func TestMerge(t *testing.T) {
 			unknown: []collapse.Unknown{{Section: "A", Number: 7}},
 		},
 		{
+			name: "a [ref: URL] another agent retrieved resolves to its number",
+			reports: []collapse.Report{
+				{Section: "A", Text: "a [1]", Mapping: map[int]source.Source{1: src("a", "https://a.example/1"), 2: src("r", "https://r.example/read")}},
+				{Section: "B", Text: "b [1], as [ref: http://www.r.example/read?utm_source=x] and [ref: https://a.example/1] say; not [2]", Mapping: map[int]source.Source{1: src("b", "https://b.example/2")}},
+				{Section: "C", Text: "c [ref: https://r.example/read]", Mapping: map[int]source.Source{1: src("c", "https://c.example/3")}},
+			},
+			texts:   []string{"a [1]", "b [2], as [3] and [1] say; not", "c [3]"},
+			sources: []string{"1 a https://a.example/1 A A,B", "2 b https://b.example/2 B B", "3 r https://r.example/read B B,C"},
+			unknown: []collapse.Unknown{{Section: "B", Number: 2}},
+		},
+		{
+			name: "a [ref: URL] no report retrieved is dropped",
+			reports: []collapse.Report{
+				{Section: "A", Text: "a [ref: https://later.example/x]", Mapping: map[int]source.Source{1: src("a", "https://a.example/1")}},
+				{Section: "B", Text: "b [1]", Mapping: map[int]source.Source{1: src("l", "https://later.example/x")}},
+			},
+			texts:   []string{"a", "b [1]"},
+			sources: []string{"1 l https://later.example/x B B"},
+			unknown: []collapse.Unknown{{Section: "A", URL: "https://later.example/x"}},
+		},
+		{
 			name: "bracket styles are kept",
 			reports: []collapse.Report{
 				{Section: "A", Text: "p [1]", Mapping: map[int]source.Source{1: src("z", "https://z.example/")}},
@@ -428,5 +449,43 @@ func TestMergeFillsDates(t *testing.T) {
 	got := m.Sources()
 	if got[0].Published != "2024-03-15" || got[0].Modified != "2024-04-01T00:00:00Z" || got[1].Published != "2020-01-01" {
 		t.Errorf("dates = %+v", got)
+	}
+}
+
+// TestMergeRepairsMalformedURL: a malformed URL that a browser reads as
+// the URL of a resource another agent cited merges with it, and is logged
+// with the key they met under (seed 000: "log it and merge"); one no
+// repair reads keeps a number of its own.
+func TestMergeRepairsMalformedURL(t *testing.T) {
+	res, err := collapse.Merge([]collapse.Report{
+		{Section: "A", Text: "good [1]", Mapping: map[int]source.Source{1: src("good", "https://docs.example/guide")}},
+		{Section: "B", Text: "slash [1], backslash [2], broken [3]", Mapping: map[int]source.Source{
+			1: src("slash", "https:/docs.example/guide?utm_source=x"),
+			2: src("back", `http:\\www.docs.example\guide`),
+			3: src("broken", "https://docs .example/guide"),
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Reports[1].Text; got != "slash [1], backslash [1], broken [2]" {
+		t.Errorf("merged text %q", got)
+	}
+	if len(res.Sources) != 2 || res.Sources[0].ID != "good" || !slices.Equal(res.Sources[0].UsedInSections, []string{"A", "B"}) {
+		t.Fatalf("sources %+v; want the good URL once, used in A and B, and the broken one", res.Sources)
+	}
+	want := []collapse.InvalidURL{
+		{Section: "B", Number: 1, URL: "https:/docs.example/guide?utm_source=x", MergedAs: "https://docs.example/guide"},
+		{Section: "B", Number: 2, URL: `http:\\www.docs.example\guide`, MergedAs: "https://docs.example/guide"},
+		{Section: "B", Number: 3, URL: "https://docs .example/guide"},
+	}
+	if len(res.Invalid) != len(want) {
+		t.Fatalf("invalid %+v, want %+v", res.Invalid, want)
+	}
+	for i, w := range want {
+		g := res.Invalid[i]
+		if g.Section != w.Section || g.Number != w.Number || g.URL != w.URL || g.MergedAs != w.MergedAs || !strings.Contains(g.Err, "canon:") {
+			t.Errorf("invalid[%d] = %+v, want %+v", i, g, w)
+		}
 	}
 }

@@ -26,6 +26,14 @@ type Extra struct {
 	// sources found: ValidatedPassed, ValidatedFailed, or "" when they
 	// were not checked (ValidatedNone).
 	Validated string
+	// Unfinished says the writer did not finish the report: the document
+	// holds the agents' merged findings (Document.Finished is false).
+	Unfinished bool
+	// Reason is why the run failed ("" when it did not): Document.Reason,
+	// and Document.OK is false when it is set.
+	Reason string
+	// Retries is how many model calls of the run were tried again.
+	Retries int
 }
 
 // What Stats.Validated says of a report's citations.
@@ -150,6 +158,9 @@ func formatted(s source.Source) string {
 	return mdtext.Escape(s.Label())
 }
 
+// FormatMarkdown is Document.Format: the form of its text (content).
+const FormatMarkdown = "markdown"
+
 // excerptMax bounds a sources_used excerpt, in bytes.
 const excerptMax = 320
 
@@ -190,6 +201,8 @@ func envelope(doc *Document, r *Report, v *view, x Extra) {
 		doc.UsageSIDs = append(doc.UsageSIDs, next)
 		doc.SourcesUsed = append(doc.SourcesUsed, used(next, r.Sources[i].Source, false))
 	}
+	doc.OK, doc.Content, doc.Format = x.Reason == "", doc.Text, FormatMarkdown
+	doc.Finished, doc.Retries, doc.Reason = !x.Unfinished, x.Retries, source.Clean(x.Reason)
 	doc.Stats = Stats{Rounds: x.Rounds, Bytes: len(doc.Text), Citations: "absent", Validated: cmp.Or(x.Validated, ValidatedNone)}
 	if len(doc.References) > 0 {
 		doc.Stats.Citations = "present"

@@ -97,11 +97,18 @@ func List(refs []Reference, form ListForm) string {
 				fmt.Fprintf(&b, "[%d] %s%s  \n", ref.Number, mdtext.Escape(title), date)
 			}
 		case ListIndex:
-			fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.Escape(title), date)
+			// An untitled source is shown by its URL, as a URL is shown
+			// (not escaped as a title: no "https\://"), and only once.
+			untitled := source.Clean(ref.Title) == "" && ref.URL != ""
+			if untitled {
+				fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.URLText(ref.URL), date)
+			} else {
+				fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.Escape(title), date)
+			}
 			if ch := source.Clean(ref.Channel); ch != "" {
 				b.WriteString(" — " + mdtext.Escape(ch))
 			}
-			if ref.URL != "" {
+			if ref.URL != "" && !untitled {
 				b.WriteString(" (" + mdtext.URLText(ref.URL) + ")")
 			}
 			b.WriteByte('\n')
@@ -277,6 +284,19 @@ type Document struct {
 	Provenance
 	Stats     Stats   `json:"stats"`
 	Citations []Claim `json:"_citations"`
+
+	// Seed 001's run contract, the envelope of the document: OK is true
+	// when the run did not fail; Content is Text again (the seed's name
+	// for it); Format is the form of Content ("markdown"); Finished is
+	// false when the writer failed and the document holds the agents'
+	// merged findings; Retries counts the model calls of the run that
+	// were tried again; Reason is why the run failed ("" when OK).
+	OK       bool   `json:"ok"`
+	Content  string `json:"content"`
+	Format   string `json:"format"`
+	Finished bool   `json:"finished"`
+	Retries  int    `json:"retries"`
+	Reason   string `json:"reason"`
 }
 
 // JSON returns the report as a Document; x tells what the document says

@@ -340,7 +340,8 @@ func TestJSONEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := `{"question":"Q","text":"","blocks":[],"references":[],"sources_used":[],"usage_sids":[],"sources":[],"collections_used":[],"source_types":[],"citation_format":"","formatted_citations":[],` +
-		`"stats":{"rounds":0,"bytes":0,"citations":"absent","validated":"none"},"_citations":[]}`; string(raw) != want {
+		`"stats":{"rounds":0,"bytes":0,"citations":"absent","validated":"none"},"_citations":[],` +
+		`"ok":true,"content":"","format":"markdown","finished":true,"retries":0,"reason":""}`; string(raw) != want {
 		t.Errorf("JSON = %s, want %s", raw, want)
 	}
 }

@@ -24,16 +24,19 @@ const (
 	YAML     Format = "yaml"     // the JSON document as YAML, with the same sidecar
 	CSL      Format = "csl-json" // the reference list as CSL-JSON
 	BibTeX   Format = "bibtex"   // the reference list as BibTeX
+	XML      Format = "xml"      // the JSON document as XML, of a documented schema (report.xsd)
+	Mermaid  Format = "mermaid"  // the citation graph as a Mermaid flowchart
 )
 
 // Formats lists the formats, in the order messages name them.
-var Formats = []Format{Markdown, HTML, JSON, YAML, CSL, BibTeX}
+var Formats = []Format{Markdown, HTML, JSON, YAML, XML, Mermaid, CSL, BibTeX}
 
 // ErrFormat reports a format that is none of Formats.
 var ErrFormat = errors.New("unknown report format")
 
 // ParseFormat returns the format named s: "md" (or "markdown"), "html",
-// "json", "yaml" (or "yml"), "csl-json" or "bibtex"; "" is Markdown. Other names (in other
+// "json", "yaml" (or "yml"), "xml", "mermaid" (or "mmd"), "csl-json" or
+// "bibtex"; "" is Markdown. Other names (in other
 // cases too: settings are lower-cased before they are parsed) are an error
 // wrapping ErrFormat.
 func ParseFormat(s string) (Format, error) {
@@ -42,7 +45,9 @@ func ParseFormat(s string) (Format, error) {
 		return Markdown, nil
 	case "yml":
 		return YAML, nil
-	case Markdown, HTML, JSON, YAML, CSL, BibTeX:
+	case "mmd":
+		return Mermaid, nil
+	case Markdown, HTML, JSON, YAML, XML, Mermaid, CSL, BibTeX:
 		return f, nil
 	}
 	return "", fmt.Errorf("%w %q: want %s", ErrFormat, s, names(Formats))
@@ -61,6 +66,10 @@ func (f Format) MediaType() string {
 		return "application/vnd.citationstyles.csl+json"
 	case BibTeX:
 		return "application/x-bibtex; charset=utf-8"
+	case XML:
+		return "application/xml"
+	case Mermaid:
+		return "text/vnd.mermaid; charset=utf-8"
 	}
 	return "text/markdown; charset=utf-8"
 }

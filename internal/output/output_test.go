@@ -23,6 +23,9 @@ func TestParseFormat(t *testing.T) {
 		{"yml alias", "yml", YAML, nil},
 		{"csl-json", "csl-json", CSL, nil},
 		{"bibtex", "bibtex", BibTeX, nil},
+		{"xml", "xml", XML, nil},
+		{"mermaid", "mermaid", Mermaid, nil},
+		{"mmd alias", "mmd", Mermaid, nil},
 		{"unknown", "pdf", "", ErrFormat},
 		{"upper case", "HTML", "", ErrFormat},
 		{"spaces", " md", "", ErrFormat},
@@ -36,7 +39,7 @@ func TestParseFormat(t *testing.T) {
 		})
 	}
 	_, err := ParseFormat("pdf")
-	if want := `unknown report format "pdf": want md, html, json, yaml, csl-json or bibtex`; err.Error() != want {
+	if want := `unknown report format "pdf": want md, html, json, yaml, xml, mermaid, csl-json or bibtex`; err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
 	}
 	for _, f := range Formats {

@@ -67,7 +67,8 @@ type Policy struct {
 // nil once op succeeds; else op's last error, as is when it may not be
 // retried, when the retries are spent or when ctx is done, and wrapped
 // with the wait it asked for when its Retry-After is too long. When ctx
-// ends a wait, Do returns context.Cause(ctx).
+// ends a wait, Do returns context.Cause(ctx). Each retry is counted by
+// ctx's Counter (WithCounter), if it has one.
 func (p Policy) Do(ctx context.Context, op func(attempt int) error) error {
 	classify := p.Classify
 	if classify == nil {
@@ -88,6 +89,7 @@ func (p Policy) Do(ctx context.Context, op func(attempt int) error) error {
 		if p.OnRetry != nil {
 			p.OnRetry(attempt, err)
 		}
+		count(ctx)
 		if err := clock.Sleep(ctx, clock.Or(p.Clock), p.wait(attempt, after)); err != nil {
 			return err
 		}

@@ -98,7 +98,11 @@ func TestRetries(t *testing.T) {
 				if tt.stream {
 					opts = append(opts, llms.WithStreamingFunc(func(_ context.Context, c []byte) error { got += string(c); return nil }))
 				}
-				_, err := m.GenerateContent(context.Background(), nil, opts...)
+				ctx, counted := retry.WithCounter(context.Background())
+				_, err := m.GenerateContent(ctx, nil, opts...)
+				if n := counted.Load(); n != len(retried) {
+					t.Errorf("the context's Counter counted %d retries, OnRetry saw %d", n, len(retried))
+				}
 				if (err != nil) != tt.wantErr {
 					t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 				}
