@@ -19,10 +19,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
-// Store is a run store in memory: a deepresearch.Store with every
-// capability sqlitestore has (WaitStore, JournalStore, ResumeStore,
-// ExportStore), held to the same contract by the same conformance suite,
-// for tests that record runs without a database file. It is safe for
+// Store is a run store in memory: a deepresearch.Store, with every
+// capability sqlitestore has (waiting statuses, journals, resuming
+// interrupted runs), held to the same contract by the same conformance
+// suite, for tests that record runs without a database file. It is safe for
 // concurrent use; a follower of a run's events (Events) waits on a
 // channel, costs no goroutine, and is woken by each append and by the
 // run's end. What it holds is gone with it.
@@ -44,11 +44,7 @@ type memRun struct {
 	wake    chan struct{}
 }
 
-var (
-	_ deepresearch.ResumeStore = (*Store)(nil)
-	_ deepresearch.WaitStore   = (*Store)(nil)
-	_ deepresearch.ExportStore = (*Store)(nil)
-)
+var _ deepresearch.Store = (*Store)(nil)
 
 // NewStore returns an empty Store that stamps runs and sources with c's
 // time (nil: the real clock).

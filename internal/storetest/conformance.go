@@ -18,11 +18,11 @@ import (
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
-// Store is every capability of a run store (deepresearch.Store,
-// WaitStore, JournalStore and ResumeStore together), in the internal
-// types the root package's aliases name, so that the suite holds any
-// store to one contract without importing the root: sqlitestore's and
-// the in-memory one of deepresearchtest.
+// Store is deepresearch.Store, every capability of a run store, in the
+// internal types the root package's aliases name, so that the suite holds
+// any store to one contract without importing the root: sqlitestore's
+// and the in-memory one of deepresearchtest. (A test in the root holds
+// the two method sets equal.)
 type Store interface {
 	Create(ctx context.Context, run stored.Run) error
 	Start(ctx context.Context, id string) error
@@ -78,17 +78,20 @@ func Run(t *testing.T, open func(t *testing.T, c clock.Clock) Store) {
 	}
 }
 
-func event(run string, seq uint64, p events.Payload) events.Event {
+// Event is event seq of run, carrying p, stamped seq nanoseconds after the
+// suite's start.
+func Event(run string, seq uint64, p events.Payload) events.Event {
 	return events.Event{RunID: run, Seq: seq, Time: t0.Add(time.Duration(seq)), Type: p.EventType(), Agent: -1, Data: p}
 }
 
-// runEvents are a short run's events.
-func runEvents(run string) []events.Event {
+// RunEvents are a short run's events: started, planned, reported,
+// finished.
+func RunEvents(run string) []events.Event {
 	return []events.Event{
-		event(run, 1, events.RunStartedData{Question: "q <&>"}),
-		event(run, 2, events.PlanData{Tasks: []events.PlanTask{{Index: 0, ID: "t", Title: "T", Question: "q"}}}),
-		event(run, 3, events.ReportDeltaData{Text: "text [1]"}),
-		event(run, 4, events.RunFinishedData{Usage: usage.Usage{PromptTokens: 3, Calls: 1}}),
+		Event(run, 1, events.RunStartedData{Question: "q <&>"}),
+		Event(run, 2, events.PlanData{Tasks: []events.PlanTask{{Index: 0, ID: "t", Title: "T", Question: "q"}}}),
+		Event(run, 3, events.ReportDeltaData{Text: "text [1]"}),
+		Event(run, 4, events.RunFinishedData{Usage: usage.Usage{PromptTokens: 3, Calls: 1}}),
 	}
 }
 
@@ -106,7 +109,7 @@ func started(t *testing.T, s Store, id, origin string, n int) {
 	must(t, s.Create(ctx, stored.Run{ID: id, Question: "q " + id, Options: json.RawMessage(`{"max_tasks":2}`), Origin: origin}))
 	must(t, s.Start(ctx, id))
 	for i := range n {
-		must(t, s.Append(ctx, event(id, uint64(i+1), events.DeltaData{Text: "x"})))
+		must(t, s.Append(ctx, Event(id, uint64(i+1), events.DeltaData{Text: "x"})))
 	}
 }
 
@@ -151,7 +154,7 @@ func testLifecycle(t *testing.T, s Store, c *clock.Fake) {
 	if err := s.Start(ctx, "r1"); err == nil {
 		t.Error("a running run started again")
 	}
-	for _, e := range runEvents("r1") {
+	for _, e := range RunEvents("r1") {
 		must(t, s.Append(ctx, e))
 	}
 	c.Advance(time.Second)
@@ -168,13 +171,13 @@ func testLifecycle(t *testing.T, s Store, c *clock.Fake) {
 	}{
 		{"finish twice", s.Finish(ctx, "r1", stored.Canceled, usage.Usage{}, ""), stored.ErrFinished},
 		{"start an ended run", s.Start(ctx, "r1"), stored.ErrFinished},
-		{"append to an ended run", s.Append(ctx, event("r1", 5, events.ErrorData{Error: "late"})), stored.ErrFinished},
+		{"append to an ended run", s.Append(ctx, Event("r1", 5, events.ErrorData{Error: "late"})), stored.ErrFinished},
 		{"journal an ended run", s.AppendJournal(ctx, "r1", []byte(`{}`)), stored.ErrFinished},
 		{"wait in an ended run", s.SetStatus(ctx, "r1", stored.NeedsInput), stored.ErrFinished},
 		{"get a missing run", func() error { _, err := s.Get(ctx, "nope"); return err }(), stored.ErrNotFound},
 		{"start a missing run", s.Start(ctx, "nope"), stored.ErrNotFound},
 		{"finish a missing run", s.Finish(ctx, "nope", stored.Failed, usage.Usage{}, "x"), stored.ErrNotFound},
-		{"append to a missing run", s.Append(ctx, event("nope", 1, events.ErrorData{})), stored.ErrNotFound},
+		{"append to a missing run", s.Append(ctx, Event("nope", 1, events.ErrorData{})), stored.ErrNotFound},
 		{"journal a missing run", s.AppendJournal(ctx, "nope", []byte(`{}`)), stored.ErrNotFound},
 		{"report of a run without one", func() error { _, err := s.Report(ctx, "r1"); return err }(), stored.ErrNotFound},
 	} {
@@ -187,7 +190,7 @@ func testLifecycle(t *testing.T, s Store, c *clock.Fake) {
 		t.Error("Finish with a live status succeeded")
 	}
 	// A queued run takes events, and ends without starting.
-	must(t, s.Append(ctx, event("r2", 1, events.RunStartedData{Question: "q"})))
+	must(t, s.Append(ctx, Event("r2", 1, events.RunStartedData{Question: "q"})))
 	must(t, s.Finish(ctx, "r2", stored.Canceled, usage.Usage{}, ""))
 }
 
@@ -199,18 +202,18 @@ func testSequence(t *testing.T, s Store, _ *clock.Fake) {
 		name string
 		seq  uint64
 	}{{"repeat", 1}, {"gap", 3}, {"zero", 0}} {
-		if err := s.Append(ctx, event("r", tt.seq, events.ErrorData{})); !errors.Is(err, stored.ErrSeq) {
+		if err := s.Append(ctx, Event("r", tt.seq, events.ErrorData{})); !errors.Is(err, stored.ErrSeq) {
 			t.Errorf("%s: Append seq %d: %v, want ErrSeq", tt.name, tt.seq, err)
 		}
 	}
-	must(t, s.Append(ctx, event("r", 2, events.ErrorData{})))
+	must(t, s.Append(ctx, Event("r", 2, events.ErrorData{})))
 }
 
 // testWireForm: an event is stored as json.Marshal of it, with its type.
 func testWireForm(t *testing.T, s Store, _ *clock.Fake) {
 	ctx := t.Context()
 	must(t, s.Create(ctx, stored.Run{ID: "r", Question: "q"}))
-	evs := runEvents("r")
+	evs := RunEvents("r")
 	for _, e := range evs {
 		must(t, s.Append(ctx, e))
 	}
@@ -251,7 +254,7 @@ func testFollow(t *testing.T, s Store, _ *clock.Fake) {
 	}
 	followAll()
 	for i := uint64(1); i <= n; i++ {
-		must(t, s.Append(ctx, event("r", i, events.DeltaData{Text: "x"})))
+		must(t, s.Append(ctx, Event("r", i, events.DeltaData{Text: "x"})))
 	}
 	must(t, s.Finish(ctx, "r", stored.Finished, usage.Usage{}, ""))
 	followAll()
@@ -315,7 +318,7 @@ func testWaiting(t *testing.T, s Store, _ *clock.Fake) {
 	}
 	// A waiting run takes events and ends.
 	must(t, s.SetStatus(ctx, "r", stored.AwaitingPlan))
-	must(t, s.Append(ctx, event("r", 2, events.ErrorData{})))
+	must(t, s.Append(ctx, Event("r", 2, events.ErrorData{})))
 	must(t, s.Finish(ctx, "r", stored.Canceled, usage.Usage{}, ""))
 }
 
@@ -439,7 +442,7 @@ func testResume(t *testing.T, s Store, c *clock.Fake) {
 	if _, err := s.Reopen(ctx, "nope"); !errors.Is(err, stored.ErrNotFound) {
 		t.Errorf("Reopen of a missing run: %v, want ErrNotFound", err)
 	}
-	must(t, s.Append(ctx, event("s1", 3, events.DeltaData{Text: "again"})))
+	must(t, s.Append(ctx, Event("s1", 3, events.DeltaData{Text: "again"})))
 	must(t, s.AppendJournal(ctx, "s1", []byte(`{"again":true}`)))
 	if rs, err := s.Interrupted(ctx, stored.OriginServer); err != nil || len(rs) != 1 || rs[0].ID != "s2" {
 		t.Errorf("Interrupted(server) after a reopen = %+v, %v; want s2", rs, err)
