@@ -30,7 +30,7 @@ package deepresearch
 import (
 	"cmp"
 	"context"
-	"os"
+	"errors"
 	"runtime"
 	"slices"
 	"sync"
@@ -108,15 +108,21 @@ type Config struct {
 	// SearchEngines names the search backends of every run, searched
 	// together in this order: "corpus" (the local index of Corpus) and
 	// the web search engines "searxng", "tavily", "brave" and "exa", whose
-	// addresses and keys come from SearXNGURL and the environment
-	// (SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY). With a web
-	// engine, each run reads result pages through a fetcher of its own
-	// (Fetch). Empty, or "corpus" alone, means the local index. It must
+	// address and keys are SearXNGURL, TavilyKey, BraveKey and ExaKey. With
+	// a web engine, each run reads result pages through a fetcher of its
+	// own (Fetch). Empty, or "corpus" alone, means the local index. It must
 	// not be set with Search.
 	SearchEngines []string
 	// SearXNGURL is the SearXNG instance SearchEngines' "searxng" asks (an
-	// http or https URL); empty means $SEARXNG_URL.
+	// http or https URL); "searxng" needs it. New reads no environment
+	// variable: FromSettings (and so the CLI) fills it, the keys below and
+	// Chroma's address and token from the settings' environment
+	// (SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY, CHROMA_URL,
+	// CHROMA_API_KEY; see config.Settings.Env).
 	SearXNGURL string
+	// TavilyKey, BraveKey and ExaKey are the API keys of SearchEngines'
+	// "tavily", "brave" and "exa"; each engine named needs its key.
+	TavilyKey, BraveKey, ExaKey string
 	// Channel names where the sources come from (Source.Channel). Empty
 	// means "corpus" for the local index, "web" with SearchEngines' web
 	// engines, and "search" for Search.
@@ -147,7 +153,9 @@ type Config struct {
 	// never compared with them. Empty means the Embedder's own Name()
 	// (NewEmbedder's have one); an Embedder without one needs it.
 	EmbeddingModel string
-	// Chroma names the collections SearchEngines' "chroma" queries.
+	// Chroma names the collections SearchEngines' "chroma" queries (an
+	// empty URL is Chroma's default, http://localhost:8000; an empty Token
+	// sends none).
 	Chroma ChromaConfig
 	// MaxTasks caps the research tasks of a plan.
 	MaxTasks int
@@ -351,12 +359,8 @@ func (r *Researcher) searchEngines() error {
 	if !slices.ContainsFunc(names, func(p string) bool { return p != websearch.ChannelCorpus }) {
 		return nil // the local index alone, the default
 	}
-	wcfg := websearch.ConfigFromEnv(os.Getenv)
-	if r.cfg.SearXNGURL != "" {
-		wcfg.SearXNGURL = r.cfg.SearXNGURL
-	}
-	wcfg.Pages = journal.Pages{PageFetcher: fetch.ContextPages{}}
-	wcfg.Chroma = mergeChroma(r.cfg.Chroma, wcfg.Chroma)
+	wcfg := websearch.Config{SearXNGURL: r.cfg.SearXNGURL, TavilyKey: r.cfg.TavilyKey, BraveKey: r.cfg.BraveKey,
+		ExaKey: r.cfg.ExaKey, Chroma: r.cfg.Chroma, Pages: journal.Pages{PageFetcher: fetch.ContextPages{}}}
 	if r.embedder != nil {
 		wcfg.Embedder = r.embedder
 	}
@@ -369,6 +373,9 @@ func (r *Researcher) searchEngines() error {
 			r.log.Warn().Str("search", name).Err(err).Msg("a search backend failed; the others answered")
 		},
 	})
+	if errors.Is(err, websearch.ErrNoKey) {
+		return configErrorf("SearchEngines: %v (New reads no environment: set Config's SearXNGURL, TavilyKey, BraveKey or ExaKey, which FromSettings fills from the variable)", err)
+	}
 	if err != nil {
 		return configErrorf("SearchEngines: %v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/deepresearch/deepresearch/config"
@@ -54,7 +53,7 @@ func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 				cfg.Name = name
 			}
 		}
-		desc := provider.Describe(cfg, os.Getenv)
+		desc := provider.Describe(cfg, s.Getenv)
 		d := Diagnosis{Part: "model", Role: role.name, Provider: desc.Provider, Detail: strings.TrimSpace(desc.Name + " " + desc.BaseURL), Key: desc.Key, Err: desc.Err}
 		id := desc.Provider + "|" + desc.Name + "|" + desc.BaseURL
 		if call && d.Err == "" {
@@ -62,7 +61,7 @@ func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 			// answer.
 			e, done := checked[id]
 			if !done {
-				if m, err := provider.New(ctx, cfg, os.Getenv); err != nil {
+				if m, err := provider.New(ctx, cfg, s.Getenv); err != nil {
 					e = err.Error()
 				} else if err := provider.Check(ctx, m); err != nil {
 					e = err.Error()
@@ -74,12 +73,9 @@ func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 		out = append(out, d)
 	}
 	if s.Model.Embeddings != "" {
-		out = append(out, diagnoseEmbeddings(ctx, s.Model, call))
+		out = append(out, diagnoseEmbeddings(ctx, s.Model, s.Getenv, call))
 	}
-	wcfg := websearch.ConfigFromEnv(os.Getenv)
-	if s.Search.SearxngURL != "" {
-		wcfg.SearXNGURL = s.Search.SearxngURL
-	}
+	wcfg := webFromSettings(s)
 	statuses := map[string]websearch.Status{}
 	for _, st := range websearch.Describe(wcfg) {
 		statuses[st.Provider] = st

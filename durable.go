@@ -104,29 +104,11 @@ const (
 	OriginCLI    = stored.OriginCLI
 )
 
-// ResumeStore is a Store that keeps runs' journals and takes up its
-// interrupted runs again (sqlitestore does).
-type ResumeStore interface {
-	Store
-	JournalStore
-	// Reopen takes up an interrupted run for a new attempt: it is marked
-	// running again and its Attempts counted, atomically, so that of two
-	// processes reopening it one fails. Only an interrupted run can be
-	// reopened.
-	Reopen(ctx context.Context, id string) (StoredRun, error)
-	// Interrupted returns the interrupted runs started by origin, oldest
-	// first.
-	Interrupted(ctx context.Context, origin string) ([]StoredRun, error)
-	// GiveUp ends an interrupted run that will not be resumed: failed,
-	// with msg as its error.
-	GiveUp(ctx context.Context, id, msg string) error
-}
-
 // ReopenRun takes up the interrupted run id of st for a new attempt (see
-// ResumeStore.Reopen) and returns its request and what its earlier
+// Store.Reopen) and returns its request and what its earlier
 // attempts left: every event they stored and the attempt's number, for
 // RecordDurable. It fails for a run that is not interrupted, saying why.
-func ReopenRun(ctx context.Context, st ResumeStore, id string) (Request, Durable, error) {
+func ReopenRun(ctx context.Context, st Store, id string) (Request, Durable, error) {
 	run, err := st.Get(ctx, id)
 	if err != nil {
 		return Request{}, Durable{}, err
@@ -192,7 +174,7 @@ func ReopenRun(ctx context.Context, st ResumeStore, id string) (Request, Durable
 // run's journal holds is answered from it; its events go on after those
 // stored. It is `deepresearch resume ID`; a server resumes its own runs
 // (httpapi.Server.Resume).
-func (r *Researcher) Resume(ctx context.Context, st ResumeStore, id string, sink func(Event)) (*Report, error) {
+func (r *Researcher) Resume(ctx context.Context, st Store, id string, sink func(Event)) (*Report, error) {
 	req, d, err := ReopenRun(context.WithoutCancel(ctx), st, id)
 	if err != nil {
 		return nil, err
@@ -598,6 +580,7 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 			// The researcher searches live what the journal does not hold.
 			cfg.ResearcherModel = cmpModel(w.cfg.ResearcherModel, w.cfg.Model)
 			cfg.Search, cfg.SearchEngines, cfg.SearXNGURL = w.cfg.Search, w.cfg.SearchEngines, w.cfg.SearXNGURL
+			cfg.TavilyKey, cfg.BraveKey, cfg.ExaKey, cfg.Chroma = w.cfg.TavilyKey, w.cfg.BraveKey, w.cfg.ExaKey, w.cfg.Chroma
 			cfg.Corpus, cfg.IndexPath, cfg.Fetch = w.cfg.Corpus, w.cfg.IndexPath, w.cfg.Fetch
 			if cfg.Search == nil && len(cfg.SearchEngines) == 0 {
 				cfg.Search = localIndex{w} // the settings' own corpus index
@@ -640,18 +623,11 @@ func cmpModel(ms ...llms.Model) llms.Model {
 	return extractive.New(extractive.Options{})
 }
 
-// ExportStore is a store a run can be exported from: its record, events,
-// report and journal (sqlitestore is one).
-type ExportStore interface {
-	Store
-	JournalStore
-}
-
 // ExportRun writes run id of st to w as one file — a zstd-compressed tar
 // of the run's record, journal, events and report — that Replay can run
 // anywhere (ReadExport reads it back). It holds no key: a run's journal
 // and settings never do. The same run exports to the same bytes.
-func ExportRun(ctx context.Context, st ExportStore, id string, w io.Writer) error {
+func ExportRun(ctx context.Context, st Store, id string, w io.Writer) error {
 	run, err := st.Get(ctx, id)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -36,19 +35,25 @@ type ChromaConfig = websearch.ChromaConfig
 // NewEmbedder returns the embedding model named model, "provider:name" or
 // "provider" for its default: "openai:text-embedding-3-small" (OpenAI, or
 // any OpenAI-compatible /v1/embeddings at baseURL), "ollama:nomic-embed-text"
-// (OLLAMA_HOST's /v1), "googleai:gemini-embedding-001" (Gemini's
+// (a local Ollama's /v1), "googleai:gemini-embedding-001" (Gemini's
 // batchEmbedContents). baseURL and apiKey, when not empty, override the
-// provider's address and key, which otherwise come from the usual
-// variables (OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST, GOOGLE_API_KEY
-// or GEMINI_API_KEY). It does no I/O. The Embedder names itself
-// (Config.EmbeddingModel may stay empty) and does not retry: New wraps
-// it in the retries of model calls.
+// provider's address and key; it reads no environment variable (the
+// settings' model.embeddings does: FromSettings). It does no I/O. The
+// Embedder names itself (Config.EmbeddingModel may stay empty) and does
+// not retry: New wraps it in the retries of model calls.
 func NewEmbedder(model, baseURL, apiKey string) (Embedder, error) {
+	return newEmbedder(model, baseURL, apiKey, nil)
+}
+
+// newEmbedder is NewEmbedder with the provider's usual variables
+// (OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST, GOOGLE_API_KEY or
+// GEMINI_API_KEY) read through getenv (nil: none).
+func newEmbedder(model, baseURL, apiKey string, getenv func(string) string) (Embedder, error) {
 	p, name := provider.ParseRole(model)
 	if p == "" {
 		p, name = name, ""
 	}
-	e, err := provider.NewEmbedder(provider.Config{Provider: p, Name: name, BaseURL: baseURL, APIKey: apiKey}, os.Getenv)
+	e, err := provider.NewEmbedder(provider.Config{Provider: p, Name: name, BaseURL: baseURL, APIKey: apiKey}, getenv)
 	if err != nil {
 		return nil, configErrorf("embeddings: %v", err)
 	}
@@ -57,8 +62,8 @@ func NewEmbedder(model, baseURL, apiKey string) (Embedder, error) {
 
 // embedderFromSettings builds model.embeddings' embedder, nil when none
 // is set: on the main model's provider it shares model.base_url and
-// model.api_key.
-func embedderFromSettings(m config.Model) (Embedder, error) {
+// model.api_key; the provider's usual variables are read through getenv.
+func embedderFromSettings(m config.Model, getenv func(string) string) (Embedder, error) {
 	if m.Embeddings == "" {
 		return nil, nil
 	}
@@ -70,7 +75,7 @@ func embedderFromSettings(m config.Model) (Embedder, error) {
 	if p == m.Provider {
 		base, key = m.BaseURL, m.APIKey
 	}
-	return NewEmbedder(m.Embeddings, base, key)
+	return newEmbedder(m.Embeddings, base, key, getenv)
 }
 
 // setEmbedder names Config.Embedder and wraps it in the retries of model
@@ -129,21 +134,9 @@ func (r *Researcher) Index(ctx context.Context) (IndexStats, error) {
 		Embedded: st.Embedded, Skips: st.Skips}, nil
 }
 
-// mergeChroma fills the fields Config.Chroma leaves empty from the
-// environment's (CHROMA_URL, CHROMA_API_KEY).
-func mergeChroma(cfg, env ChromaConfig) ChromaConfig {
-	if cfg.URL == "" {
-		cfg.URL = env.URL
-	}
-	if cfg.Token == "" {
-		cfg.Token = env.Token
-	}
-	return cfg
-}
-
 // diagnoseEmbeddings describes model.embeddings and, with call, embeds
-// one query.
-func diagnoseEmbeddings(ctx context.Context, m config.Model, call bool) Diagnosis {
+// one query; the provider's usual variables are read through getenv.
+func diagnoseEmbeddings(ctx context.Context, m config.Model, getenv func(string) string, call bool) Diagnosis {
 	p, name := provider.ParseRole(m.Embeddings)
 	if p == "" {
 		p, name = name, ""
@@ -152,13 +145,13 @@ func diagnoseEmbeddings(ctx context.Context, m config.Model, call bool) Diagnosi
 	if p == m.Provider {
 		cfg.BaseURL, cfg.APIKey = m.BaseURL, m.APIKey
 	}
-	desc := provider.Describe(cfg, os.Getenv)
+	desc := provider.Describe(cfg, getenv)
 	d := Diagnosis{Part: "embeddings", Provider: desc.Provider, Detail: strings.TrimSpace(desc.Name + " " + desc.BaseURL), Key: desc.Key, Err: desc.Err}
 	if !call || d.Err != "" {
 		return d
 	}
 	d.Checked = true
-	e, err := embedderFromSettings(m)
+	e, err := embedderFromSettings(m, getenv)
 	if err == nil {
 		var v []float32
 		if v, err = e.EmbedQuery(ctx, "deepresearch doctor"); err == nil {
@@ -171,10 +164,10 @@ func diagnoseEmbeddings(ctx context.Context, m config.Model, call bool) Diagnosi
 	return d
 }
 
-// diagnoseChroma describes the Chroma collections and, with call, finds
-// each.
+// diagnoseChroma describes the Chroma collections of wcfg
+// (webFromSettings) and, with call, finds each.
 func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Config, call bool) Diagnosis {
-	cc := mergeChroma(chromaSettings(s.Search), wcfg.Chroma)
+	cc := wcfg.Chroma
 	names := cc.Names()
 	quoted := make([]string, len(names))
 	for i, n := range names {
@@ -189,7 +182,7 @@ func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Confi
 	if cc.Token != "" {
 		d.Key = websearch.EnvChromaKey + " set"
 	}
-	emb, err := embedderFromSettings(s.Model)
+	emb, err := embedderFromSettings(s.Model, s.Getenv)
 	if err != nil {
 		d.Err = err.Error()
 		return d
@@ -214,18 +207,12 @@ func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Confi
 	return d
 }
 
-// chromaSettings is the Chroma collections search settings name.
-func chromaSettings(s config.Search) ChromaConfig {
-	return ChromaConfig{URL: s.ChromaURL, Collection: s.ChromaCollection, Collections: s.ChromaCollections,
-		Tenant: s.ChromaTenant, Database: s.ChromaDatabase}
-}
-
 // IndexSettings is Index of the corpus settings name (corpus.dir,
 // corpus.index) with the embedding model of model.embeddings, when one is
 // set: what `deepresearch index` does. Embedding calls are retried
 // DefaultMaxRetries times.
 func IndexSettings(ctx context.Context, s config.Settings) (IndexStats, error) {
-	e, err := embedderFromSettings(s.Model)
+	e, err := embedderFromSettings(s.Model, s.Getenv)
 	if err != nil {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
 	}

@@ -43,7 +43,7 @@ var (
 	ErrNotFound = search.ErrNotFound
 )
 
-// Errors of a Store (see StoreWriter and Store).
+// Errors of a Store.
 var (
 	// ErrRunNotFound reports a run the store does not hold, or a report it
 	// does not have.

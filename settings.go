@@ -1,9 +1,9 @@
 package deepresearch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/provider"
+	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
 // FetchConfig configures the page fetcher a run's web search reads pages
@@ -22,12 +23,15 @@ type FetchConfig = fetch.Config
 // end (the CLI, the HTTP server, the MCP server) reads them: it checks
 // them, builds the model of each role (model.provider, .name, .base_url,
 // .api_key and the provider's usual variables, model.planner, .researcher,
-// .writer) and the price of each, the embedding model (model.embeddings), maps the rest onto a Config (the search
-// backends of search.providers, the page fetcher and its SSRF guard of
-// fetch.*, the limits and budgets, the citation style, what verification
-// does with unsupported citations) and calls New: an embedder who builds
-// the same Config gets the same Researcher. log receives diagnostics
-// (nil: none). It does no I/O; the corpus is indexed on the first run.
+// .writer) and the price of each, the embedding model (model.embeddings),
+// maps the rest onto a Config (the search backends of search.providers
+// with the web engines' address and keys, the page fetcher and its SSRF
+// guard of fetch.*, the limits and budgets, the citation style, what
+// verification does with unsupported citations) and calls New: an
+// embedder who builds the same Config gets the same Researcher. The
+// variables are read through settings' Getenv (config.Settings.Env), the
+// only environment the library reads. log receives diagnostics (nil:
+// none). It does no I/O; the corpus is indexed on the first run.
 func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 	cfg, err := ConfigFromSettings(s, log)
 	if err != nil {
@@ -49,17 +53,18 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 	}
 	main := providerConfig(s.Model)
 	roles, err := provider.NewRoles(context.Background(), main,
-		provider.RoleSettings{Planner: s.Model.Planner, Researcher: s.Model.Researcher, Writer: s.Model.Writer}, os.Getenv)
+		provider.RoleSettings{Planner: s.Model.Planner, Researcher: s.Model.Researcher, Writer: s.Model.Writer}, s.Getenv)
 	if err != nil {
 		return Config{}, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
 	}
-	emb, err := embedderFromSettings(s.Model)
+	emb, err := embedderFromSettings(s.Model, s.Getenv)
 	if err != nil {
 		return Config{}, err
 	}
+	web := webFromSettings(s)
 	cfg := Config{
 		Embedder:        emb,
-		Chroma:          chromaSettings(s.Search),
+		Chroma:          web.Chroma,
 		PlannerModel:    roles.Planner,
 		ResearcherModel: roles.Researcher,
 		WriterModel:     roles.Writer,
@@ -81,7 +86,10 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		People: PeopleDefaults{Clarify: s.Research.Clarify, ReviewPlan: s.Research.ReviewPlan, Review: s.Research.Review,
 			Length: s.Output.Length, Language: s.Output.Language, Audience: s.Output.Audience},
 		SearchEngines: s.Search.Providers,
-		SearXNGURL:    s.Search.SearxngURL,
+		SearXNGURL:    web.SearXNGURL,
+		TavilyKey:     web.TavilyKey,
+		BraveKey:      web.BraveKey,
+		ExaKey:        web.ExaKey,
 		Fetch:         FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
 		Style:         style,
 		Unsupported:   Action(s.Output.Unsupported),
@@ -93,6 +101,18 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		}
 	}
 	return cfg, nil
+}
+
+// webFromSettings is the web search engines' address, keys and Chroma
+// collection: search.searxng_url and search.chroma_*, else the settings'
+// environment (SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY,
+// CHROMA_URL, CHROMA_API_KEY).
+func webFromSettings(s config.Settings) websearch.Config {
+	w := websearch.ConfigFromEnv(s.Getenv)
+	w.SearXNGURL = cmp.Or(s.Search.SearxngURL, w.SearXNGURL)
+	w.Chroma = ChromaConfig{URL: cmp.Or(s.Search.ChromaURL, w.Chroma.URL), Collection: s.Search.ChromaCollection,
+		Collections: s.Search.ChromaCollections, Tenant: s.Search.ChromaTenant, Database: s.Search.ChromaDatabase, Token: w.Chroma.Token}
+	return w
 }
 
 // providerConfig is the main model's provider settings.

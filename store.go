@@ -37,19 +37,36 @@ const (
 	StatusInterrupted = stored.Interrupted // the process running it stopped
 	// StatusNeedsInput: the run waits for answers to its clarifying
 	// questions (Hooks.Ask); StatusAwaitingPlan: for its plan's review
-	// (Hooks.Review). Both are live; a WaitStore keeps them.
+	// (Hooks.Review). Both are live; Store.SetStatus keeps them.
 	StatusNeedsInput   = stored.NeedsInput
 	StatusAwaitingPlan = stored.AwaitingPlan
 )
 
-// StoreWriter is what StartRun and Record write a run to. Every method is
-// safe for concurrent use and takes effect before it returns.
-type StoreWriter interface {
+// Store keeps runs, so that front ends can list them, follow their events
+// live and show their reports after they end, in this process or another,
+// keep each run's journal, and take interrupted runs up again. It is one
+// interface with every capability: sqlitestore implements it in an SQLite
+// file, deepresearchtest.NewStore in memory, and one conformance suite
+// holds both to it; the HTTP API (httpapi) and the CLI's runs and show
+// commands read it. Every method is safe for concurrent use and takes
+// effect before it returns.
+//
+// Runs are written in this order: Create and Start (StartRun), each event
+// in sequence (Append), with SetStatus while the run waits for a person
+// and journal entries (AppendJournal) as its calls complete, then
+// PutReport and PutSource, then Finish: once a run has ended, everything
+// else of it is there.
+type Store interface {
 	// Create stores a new run, queued. run.ID must be new (ErrRunExists);
 	// its Status, times, Usage and Events are the store's to set.
 	Create(ctx context.Context, run StoredRun) error
 	// Start marks a queued run running.
 	Start(ctx context.Context, id string) error
+	// SetStatus sets the status of a live run that waits for a person
+	// (StatusNeedsInput, StatusAwaitingPlan) or goes on (StatusRunning);
+	// Record sets them around the request's Hooks, so that `deepresearch
+	// runs` and GET /v1/research/{id} show a waiting run as waiting.
+	SetStatus(ctx context.Context, id string, status RunStatus) error
 	// Append adds e to its run's log. e.Seq must follow the run's last
 	// event (ErrEventSeq) and the run must be live (ErrRunEnded).
 	Append(ctx context.Context, e Event) error
@@ -62,21 +79,7 @@ type StoreWriter interface {
 	// run that did not finish, what went wrong. Readers of its events end
 	// once they have read its last one.
 	Finish(ctx context.Context, id string, status RunStatus, u Usage, errMsg string) error
-}
 
-// Store keeps runs, so that front ends can list them, follow their events
-// live and show their reports after they end, in this process or another.
-// sqlitestore implements it in an SQLite file; the HTTP API (httpapi) and
-// the CLI's runs and show commands read it.
-//
-// Runs are written through the StoreWriter methods, in this order: Create
-// and Start (StartRun), each event in sequence (Append), then PutReport
-// and PutSource, then Finish: once a run has ended, everything else of it
-// is there. The interfaces grow with the library (a run's journal of model
-// calls, searches and fetches, runs waiting for input); sqlitestore always
-// implements them whole.
-type Store interface {
-	StoreWriter
 	// Get returns a run (ErrRunNotFound when there is none).
 	Get(ctx context.Context, id string) (StoredRun, error)
 	// List returns the newest runs first, at most limit of them (all when
@@ -94,6 +97,22 @@ type Store interface {
 	Report(ctx context.Context, id string) (json.RawMessage, error)
 	// Sources returns the documents stored for a run's report.
 	Sources(ctx context.Context, id string) ([]StoredSource, error)
+
+	// JournalStore keeps each run's journal (see ResearchDurable); a run
+	// takes journal entries while it is live (ErrRunEnded after).
+	JournalStore
+
+	// Reopen takes up an interrupted run for a new attempt: it is marked
+	// running again and its Attempts counted, atomically, so that of two
+	// processes reopening it one fails. Only an interrupted run can be
+	// reopened.
+	Reopen(ctx context.Context, id string) (StoredRun, error)
+	// Interrupted returns the interrupted runs started by origin, oldest
+	// first.
+	Interrupted(ctx context.Context, origin string) ([]StoredRun, error)
+	// GiveUp ends an interrupted run that will not be resumed: failed,
+	// with msg as its error.
+	GiveUp(ctx context.Context, id, msg string) error
 }
 
 // NewRunID returns a fresh run ID: random, URL-safe, and ordered by time
@@ -106,14 +125,14 @@ func NewRunID() string { return events.NewRunID() }
 // refuses a request Validate refuses (a *RequestError) and a RunID st
 // already holds (ErrRunExists). The request is stored as the run's
 // Options, in its JSON form.
-func StartRun(ctx context.Context, st StoreWriter, req Request) (Request, error) {
+func StartRun(ctx context.Context, st Store, req Request) (Request, error) {
 	return StartRunFrom(ctx, st, req, "")
 }
 
 // StartRunFrom is StartRun, noting what started the run (StoredRun.Origin:
 // OriginServer, OriginCLI): a server resumes the runs a server started
-// (see ResumeStore).
-func StartRunFrom(ctx context.Context, st StoreWriter, req Request, origin string) (Request, error) {
+// (see Store.Interrupted).
+func StartRunFrom(ctx context.Context, st Store, req Request, origin string) (Request, error) {
 	if err := req.Validate(); err != nil {
 		return req, err
 	}
@@ -142,22 +161,21 @@ func StartRunFrom(ctx context.Context, st StoreWriter, req Request, origin strin
 // canceled run is still recorded as such. Record returns what Research
 // returned.
 //
-// When st is also a JournalStore (sqlitestore is), the run keeps its
-// journal there (see ResearchDurable), and a run stopped by ErrShutdown
+// The run keeps its journal in st (see ResearchDurable), and a run
+// stopped by ErrShutdown
 // stores nothing of its stopping — no event after the shutdown began, no
 // partial report — so that it resumes where its work stopped (Resume).
-func (r *Researcher) Record(ctx context.Context, st StoreWriter, req Request, sink func(Event)) (*Report, error) {
+func (r *Researcher) Record(ctx context.Context, st Store, req Request, sink func(Event)) (*Report, error) {
 	return r.RecordDurable(ctx, st, req, Durable{}, sink)
 }
 
 // RecordDurable is Record, going on after what d says the run's earlier
-// attempts stored (ReopenRun gives it); d.Journal defaults to st, when st
-// is a JournalStore.
-func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Request, d Durable, sink func(Event)) (*Report, error) {
+// attempts stored (ReopenRun gives it); d.Journal defaults to st.
+func (r *Researcher) RecordDurable(ctx context.Context, st Store, req Request, d Durable, sink func(Event)) (*Report, error) {
 	log := r.log.With().Str("run", req.RunID).Logger()
 	bg := context.WithoutCancel(ctx)
-	if js, ok := st.(JournalStore); ok && d.Journal == nil {
-		d.Journal = js
+	if d.Journal == nil {
+		d.Journal = st
 	}
 	shutdown := func() bool { return errors.Is(context.Cause(ctx), ErrShutdown) }
 	// A run that waits for a person is stored as waiting before the
@@ -165,9 +183,9 @@ func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Requ
 	// and again when the hook is called (a resumed run replays the event
 	// without storing it).
 	setStatus := func(RunStatus) {}
-	if ws, ok := st.(WaitStore); ok && req.Hooks != nil {
+	if req.Hooks != nil {
 		setStatus = func(status RunStatus) {
-			if err := ws.SetStatus(bg, req.RunID, status); err != nil {
+			if err := st.SetStatus(bg, req.RunID, status); err != nil {
 				log.Error().Err(err).Str("status", string(status)).Msg("storing the run's status")
 			}
 		}
@@ -211,15 +229,6 @@ func (r *Researcher) RecordDurable(ctx context.Context, st StoreWriter, req Requ
 		log.Error().Err(ferr).Msg("storing the run's end")
 	}
 	return rep, err
-}
-
-// WaitStore is a StoreWriter that keeps the status of a live run that
-// waits for a person (StatusNeedsInput, StatusAwaitingPlan) and goes back
-// to StatusRunning; Record sets them around the request's Hooks, so that
-// `deepresearch runs` and GET /v1/research/{id} show a waiting run as
-// waiting. sqlitestore's Store is one.
-type WaitStore interface {
-	SetStatus(ctx context.Context, id string, status RunStatus) error
 }
 
 // waitingHooks wraps h so that set is told the run's status while a hook
@@ -272,7 +281,7 @@ const fetchTimeout = 30 * time.Second
 // keepSources stores the text of every source the report cites, so the
 // citation can be checked later against what was read: the text the agents
 // were shown (Report.SourceTexts), else the document fetched again.
-func (r *Researcher) keepSources(ctx context.Context, st StoreWriter, id string, rep *Report) {
+func (r *Researcher) keepSources(ctx context.Context, st Store, id string, rep *Report) {
 	read := map[string]string{}
 	for _, s := range rep.Sources {
 		if t := rep.SourceTexts[s.Number]; t != "" {

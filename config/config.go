@@ -49,6 +49,24 @@ type Settings struct {
 
 	// File is the configuration file config/load read, or "" when it read none.
 	File string `mapstructure:"-"`
+	// Env is the environment the settings hold besides their keys: the
+	// model providers' usual variables (OPENAI_API_KEY, OLLAMA_HOST, …)
+	// and the web search engines' (SEARXNG_URL, TAVILY_API_KEY,
+	// BRAVE_API_KEY, EXA_API_KEY, CHROMA_URL, CHROMA_API_KEY), read through
+	// Getenv. Nil (the default) means the process environment; a map, only
+	// what it holds (empty: none), so that one process can hold settings
+	// with different keys.
+	Env map[string]string `mapstructure:"-"`
+}
+
+// Getenv returns the variable name of s.Env: from the map when there is
+// one, else from the process environment. It is how settings reach the
+// environment; the library (deepresearch.New) reads none.
+func (s Settings) Getenv(name string) string {
+	if s.Env != nil {
+		return s.Env[name]
+	}
+	return os.Getenv(name)
 }
 
 // Model selects the language models.
@@ -156,18 +174,21 @@ type Search struct {
 	// once: "corpus" (default: the local index of Corpus), "searxng",
 	// "tavily", "brave", "exa" or "chroma".
 	Providers []string `mapstructure:"providers"`
-	// SearxngURL is the SearXNG instance; "" (default) leaves it to the
-	// backend, which reads SEARXNG_URL.
+	// SearxngURL is the SearXNG instance; "" (default) means SEARXNG_URL
+	// of the settings' environment (Settings.Env). The engines' keys are
+	// no settings: TAVILY_API_KEY, BRAVE_API_KEY and EXA_API_KEY of that
+	// environment.
 	SearxngURL string `mapstructure:"searxng_url"`
 	// ChromaURL, ChromaCollection, ChromaCollections, ChromaTenant and
 	// ChromaDatabase name the Chroma collections Providers' "chroma"
 	// queries, with the query vectors of Model.Embeddings (the model the
-	// collections were built with). ChromaURL "" (default) leaves the
-	// server to the backend, which reads CHROMA_URL, else
-	// http://localhost:8000; the collections are ChromaCollection, then
-	// ChromaCollections (seed 003's [catalog, faq, troubleshooting]), all
-	// queried at once, each record keeping its collection; both empty
-	// (default) is none, which "chroma" needs; tenant and database
+	// collections were built with). ChromaURL "" (default) means CHROMA_URL
+	// of the settings' environment, else http://localhost:8000 (its token
+	// is CHROMA_API_KEY of that environment); the collections are
+	// ChromaCollection, then ChromaCollections (seed 003's [catalog, faq,
+	// troubleshooting]), all queried at once, each record keeping its
+	// collection; both empty (default) is none, which "chroma" needs;
+	// tenant and database
 	// default to Chroma's own, "default_tenant" and "default_database".
 	ChromaURL         string   `mapstructure:"chroma_url"`
 	ChromaCollection  string   `mapstructure:"chroma_collection"`

@@ -172,3 +172,23 @@ func TestValidateEmbeddingsAndChroma(t *testing.T) {
 		}
 	}
 }
+
+// TestGetenv: settings read the process environment unless they carry
+// their own, which may be empty.
+func TestGetenv(t *testing.T) {
+	t.Setenv("DEEPRESEARCH_TEST_KEY", "from the process")
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "from the process"},
+		{map[string]string{"DEEPRESEARCH_TEST_KEY": "the settings' own"}, "the settings' own"},
+		{map[string]string{}, ""},
+	} {
+		s := Defaults()
+		s.Env = tt.env
+		if got := s.Getenv("DEEPRESEARCH_TEST_KEY"); got != tt.want {
+			t.Errorf("Env %v: Getenv = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}

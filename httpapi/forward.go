@@ -218,7 +218,7 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 		return true
 	}
 	req := forwardRequest{Nonce: make([]byte, nonceBytes), Method: r.Method, Route: route, Query: r.URL.RawQuery, Host: r.Host,
-		Header: http.Header{}, Body: body, Time: clock.Real().Now()}
+		Header: http.Header{}, Body: body, Time: s.cfg.Clock.Now()}
 	rand.Read(req.Nonce)
 	copyHeaders(req.Header, r.Header, forwardedHeaders)
 	if s.cfg.Token != "" {
@@ -229,7 +229,7 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 		s.fail(w, err)
 		return true
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), forwardTry)
+	ctx, cancel := clock.WithTimeout(r.Context(), s.cfg.Clock, forwardTry)
 	defer cancel()
 	// Only the owner's answer is taken: one signed with this server's
 	// token for this request. A server with another token cannot sign
@@ -313,7 +313,7 @@ func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) (
 		}
 	}
 	rec := &recorder{header: http.Header{}}
-	now := clock.Real().Now()
+	now := s.cfg.Clock.Now()
 	if age := now.Sub(fr.Time); s.cfg.Token != "" && (!hmac.Equal(fr.MAC, fr.mac(id, s.cfg.Token)) || age > forwardSkew || age < -forwardSkew) {
 		// Unsigned: the asker cannot tell it from another's, and takes
 		// it as a refusal of its credentials only.

@@ -123,7 +123,7 @@ type reviewSignal struct {
 	reviewing chan struct{}
 }
 
-func (rs reviewSignal) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+func (rs reviewSignal) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	if req.Hooks != nil && req.Hooks.Review != nil {
 		h := *req.Hooks
 		review := h.Review
@@ -292,7 +292,7 @@ type askSignal struct {
 	asking, reviewing chan struct{}
 }
 
-func (as askSignal) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+func (as askSignal) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	if req.Hooks != nil {
 		h := *req.Hooks
 		ask, review := h.Ask, h.Review

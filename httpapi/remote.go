@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 )
 
@@ -79,7 +80,7 @@ const remoteStartTry = 2 * time.Second
 // A first event that cannot be read soon leaves them empty: the status is
 // what the view is for.
 func (s *Server) remoteStart(ctx context.Context, run *deepresearch.StoredRun) {
-	ctx, cancel := context.WithTimeout(ctx, remoteStartTry)
+	ctx, cancel := clock.WithTimeout(ctx, s.cfg.Clock, remoteStartTry)
 	defer cancel()
 	s.cfg.Remote.Follow(ctx, run.ID, 0, func(e deepresearch.StoredEvent) bool { //nolint:errcheck // see above
 		var first struct {

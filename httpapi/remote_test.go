@@ -215,7 +215,7 @@ func TestForwardedRequests(t *testing.T) {
 // they are stored, as a run whose first step is slow would.
 type lateStart struct{ Runner }
 
-func (l lateStart) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+func (l lateStart) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	time.Sleep(200 * time.Millisecond)
 	return l.Runner.RecordDurable(ctx, st, req, d, sink)
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -25,13 +24,9 @@ const DefaultMaxResumes = defaults.ServeMaxResumes
 // taken up maxResumes times (0: DefaultMaxResumes) is not taken up again
 // but ends failed, saying so: a run that crashes its server must not
 // crash it forever. Runs beyond MaxRuns stay interrupted for a later
-// start. It returns the IDs of the runs it resumed; it needs a store that
-// can resume runs (deepresearch.ResumeStore, as sqlitestore's).
+// start. It returns the IDs of the runs it resumed.
 func (s *Server) Resume(ctx context.Context, maxResumes int) ([]string, error) {
-	st, ok := s.store.(deepresearch.ResumeStore)
-	if !ok {
-		return nil, errors.New("httpapi: the store cannot resume runs (it keeps no journals)")
-	}
+	st := s.store
 	if maxResumes <= 0 {
 		maxResumes = DefaultMaxResumes
 	}

@@ -177,7 +177,7 @@ type startSignal struct {
 	started chan string
 }
 
-func (s startSignal) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+func (s startSignal) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	s.started <- req.RunID
 	return s.Runner.RecordDurable(ctx, st, req, d, sink)
 }

@@ -14,10 +14,10 @@ type Runner interface {
 	// Record runs req and keeps it in st, as
 	// deepresearch.Researcher.Record documents: every event stored before
 	// it is sent, then the report, the cited sources and the final status.
-	Record(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
+	Record(ctx context.Context, st deepresearch.Store, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
 	// RecordDurable is Record going on after what d says the run's
 	// earlier attempts stored (deepresearch.ReopenRun): a resumed run.
-	RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error)
+	RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error)
 }
 
 var _ Runner = (*deepresearch.Researcher)(nil)

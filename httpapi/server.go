@@ -530,12 +530,12 @@ func (s *Server) launch(id string, store func() (deepresearch.Request, deepresea
 		// Other server processes find a run by its events: the answer
 		// waits for the first, so that a client sent elsewhere at once
 		// (a load balancer) finds the run there too.
-		t := time.NewTimer(startWait)
-		defer t.Stop()
+		up, stop := clock.After(s.cfg.Clock, startWait)
+		defer stop()
 		select {
 		case <-lr.wait.started:
 		case <-lr.done:
-		case <-t.C:
+		case <-up:
 		}
 	}
 	return nil

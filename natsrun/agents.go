@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 )
 
@@ -93,10 +94,7 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 		if errors.Is(err, ErrConfig) {
 			return nil, fmt.Errorf("natsrun: result of task %s: %w", t.id(), err)
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(250 * time.Millisecond):
-		}
+		clock.Sleep(ctx, a.Config.clock(), awaitPause) //nolint:errcheck // ctx done: the next try says so
 	}
 	r := rs[0]
 	if r.Dead {
@@ -109,6 +107,10 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 	out.Events = slices.DeleteFunc(out.Events, func(e deepresearch.Event) bool { return !agentEvent(e) })
 	return &out, nil
 }
+
+// awaitPause is the wait before RunAgent waits for a result again after
+// a lost server.
+const awaitPause = 250 * time.Millisecond
 
 // agentEvent reports whether e is an event a worker may report of the
 // agent it runs (events.WhileAgentRuns): a worker does not speak for the
@@ -133,7 +135,7 @@ func (a *Agents) abandon(ctx context.Context, t Task) {
 	if ctx.Err() == nil || errors.Is(context.Cause(ctx), deepresearch.ErrShutdown) {
 		return
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTry)
+	sctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), a.Config.clock(), stopTry)
 	defer cancel()
 	Stop(sctx, a.JS, a.Config, t.Run, t.Cycle, t.Index) //nolint:errcheck // then the workers run it for nothing, as before
 }
@@ -200,7 +202,7 @@ const eventTry = 30 * time.Second
 // sink (or one of the sinks) of a coordinator's run. Event waits until the
 // stream has stored the event: a run emits its events one at a time, and
 // a slow cluster slows it. An event that cannot be stored within Try
-// (default 30s) is skipped (Follow then goes on after it) and Err says
+// (default 30s, on Config.Clock, as are the waits below) is skipped (Follow then goes on after it) and Err says
 // so; the run goes on. After such a failure of the cluster (a timeout, a
 // lost connection; not an event of its own that is refused, too large
 // say) the log does not wait on the cluster again at every event: for the
@@ -226,21 +228,22 @@ type EventLog struct {
 // Event publishes e.
 func (l *EventLog) Event(e deepresearch.Event) {
 	try := cmp.Or(l.Try, eventTry)
+	c := l.Config.clock()
 	l.mu.Lock()
 	failed := l.failed
 	l.mu.Unlock()
 	var err error
-	switch {
+	switch since := c.Now().Sub(failed); {
 	case failed.IsZero():
-	case time.Since(failed) < try:
-		err = fmt.Errorf("natsrun: event %d of %s: not published: the events stream could not store an event %s ago", e.Seq, e.RunID, time.Since(failed).Round(time.Millisecond))
+	case since < try:
+		err = fmt.Errorf("natsrun: event %d of %s: not published: the events stream could not store an event %s ago", e.Seq, e.RunID, since.Round(time.Millisecond))
 	default:
 		try = max(try/15, 100*time.Millisecond)
 	}
 	if err == nil {
 		var data []byte
 		if data, err = e.MarshalJSON(); err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), try)
+			ctx, cancel := clock.WithTimeout(context.Background(), c, try)
 			err = PublishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
 			cancel()
 		}
@@ -249,7 +252,7 @@ func (l *EventLog) Event(e deepresearch.Event) {
 		case err == nil:
 			l.failed = time.Time{}
 		case transient(err):
-			l.failed = time.Now() // the cluster, not this event
+			l.failed = c.Now() // the cluster, not this event
 		}
 		l.mu.Unlock()
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/natsrun"
@@ -221,9 +222,12 @@ func TestAgentsReportLive(t *testing.T) {
 }
 
 // TestEventLogOutage: while the events stream cannot store events (its
-// server is down), EventLog skips them, saying so in Err, and the run
-// goes on; once the server is back, the log publishes events again, and a
-// follower gets those stored before and after the outage.
+// server is down), EventLog waits Try for the first, then skips the next
+// ones at once for Try, saying so in Err, and the run goes on; once the
+// server is back and Try has passed, the log publishes events again, and
+// a follower gets those stored before and after the outage. The log's
+// waits are on a fake clock: the test moves it, and waits on the client's
+// reconnection, not on time.
 func TestEventLogOutage(t *testing.T) {
 	dir := t.TempDir()
 	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: dir})
@@ -231,20 +235,30 @@ func TestEventLogOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := srv.Addr().(*net.TCPAddr).Port
-	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	reconnected := make(chan struct{}, 1)
+	nc, err := nats.Connect(srv.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond),
+		nats.ReconnectHandler(func(*nats.Conn) {
+			select {
+			case reconnected <- struct{}{}:
+			default:
+			}
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
 	js, _ := jetstream.New(nc)
-	cfg := natsrun.Config{Prefix: "droutage"}
-	ctx := context.Background()
+	now := deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	cfg := natsrun.Config{Prefix: "droutage", Clock: now}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure timeout only
+	defer cancel()
 	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
 		t.Fatal(err)
 	}
-	log := &natsrun.EventLog{JS: js, Config: cfg, Try: 300 * time.Millisecond}
+	const try = 300 * time.Millisecond
+	log := &natsrun.EventLog{JS: js, Config: cfg, Try: try}
 	event := func(seq uint64) {
-		log.Event(deepresearch.Event{RunID: "run1", Seq: seq, Time: time.Now(), Type: "run.started", Agent: -1,
+		log.Event(deepresearch.Event{RunID: "run1", Seq: seq, Time: now.Now(), Type: "run.started", Agent: -1,
 			Data: events.RunStartedData{Question: question}})
 	}
 	event(1)
@@ -252,30 +266,41 @@ func TestEventLogOutage(t *testing.T) {
 		t.Fatalf("before the outage: %v", err)
 	}
 	srv.Close()
-	for seq := uint64(2); seq <= 40; seq++ {
-		event(seq)
+	// Drive moves the clock to each timer the log arms, as soon as it is
+	// armed: the first event waits its Try.
+	var waited time.Duration
+	for _, d := range now.Drive(func() {
+		for seq := uint64(2); seq <= 40; seq++ {
+			event(seq)
+		}
+	}) {
+		waited += d
 	}
-	if log.Err() == nil {
-		t.Fatal("no error while the server was down")
+	if waited < try {
+		t.Errorf("the log waited %v on its clock during the outage; want at least the first event's Try, %v", waited, try)
+	}
+	if err := log.Err(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the error while the server was down: %v; want a timeout", err)
 	}
 	srv, err = natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: dir, Port: port})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	// Events go on until the log stores them again (a failure timeout only).
-	var seq uint64 = 40
-	for deadline := time.Now().Add(time.Minute); ; {
-		seq++
+	select {
+	case <-reconnected:
+	case <-ctx.Done():
+		t.Fatal("the client did not reconnect")
+	}
+	// Try after the last failure, the log tries the cluster again, and
+	// stores events. (The messages the client held while it was away are
+	// flushed before it says it is back: the last stored is the latest.)
+	now.Advance(try)
+	for seq := uint64(41); seq <= 42; seq++ {
 		event(seq)
-		got := lastSeq(t, js, cfg, "run1")
-		if got == int64(seq) {
-			break
+		if got := lastSeq(t, js, cfg, "run1"); got != int64(seq) {
+			t.Fatalf("event %d not stored once the server came back (last stored %d)", seq, got)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("event %d not stored a minute after the server came back (last stored %d)", seq, got)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	var first int64
 	fctx, cancel := context.WithTimeout(ctx, time.Minute)

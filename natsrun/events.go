@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Event headers: the run's sequence number of an event, and the attempt
@@ -30,7 +31,7 @@ func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run str
 	m.Data = data
 	m.Header.Set(HeaderSeq, strconv.FormatInt(seq, 10))
 	m.Header.Set(HeaderAttempt, strconv.Itoa(attempt))
-	if err := publishIdempotent(ctx, js, m, run+"/"+strconv.FormatInt(seq, 10)); err != nil {
+	if err := publishIdempotent(ctx, c.clock(), js, m, run+"/"+strconv.FormatInt(seq, 10)); err != nil {
 		return fmt.Errorf("natsrun: event %d of %s: %w", seq, run, err)
 	}
 	return nil
@@ -66,7 +67,7 @@ func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, a
 	}
 	defer sub.Unsubscribe() //nolint:errcheck // the connection may be closing
 	f := follower{last: after, fn: fn, passed: after == 0, notices: map[string]bool{}}
-	r := reader{js: js, name: n.EventsStream, subject: n.Events(run)}
+	r := reader{js: js, name: n.EventsStream, subject: n.Events(run), clock: c.clock()}
 	// catchUp gives what the stream holds after r.next, first moving r.next
 	// to the event after the last given when jump is set (a gap: what lies
 	// before was given from the subscription); false: fn is done.
@@ -91,7 +92,7 @@ func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, a
 	if more, err := catchUp(after > 0); !more || err != nil {
 		return err
 	}
-	poll := time.NewTicker(pollEvery)
+	poll := clock.NewTicker(c.clock(), pollEvery)
 	defer poll.Stop()
 	var behind int64 // the stream's last number at the last poll, when not given yet
 	for {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Journal keeps runs' journals in the journal stream, one subject a run,
@@ -15,11 +17,12 @@ import (
 type Journal struct {
 	js    jetstream.JetStream
 	names Names
+	clock clock.Clock
 }
 
 // NewJournal returns the journal store of the streams Setup made for c.
 func NewJournal(js jetstream.JetStream, c Config) *Journal {
-	return &Journal{js: js, names: NamesOf(c)}
+	return &Journal{js: js, names: NamesOf(c), clock: c.clock()}
 }
 
 // AppendJournal adds entry to run's journal; it returns once the stream
@@ -39,7 +42,7 @@ func (j *Journal) Journal(ctx context.Context, run string) ([][]byte, error) {
 	if err := checkRun(run); err != nil {
 		return nil, err
 	}
-	msgs, err := readAll(ctx, j.js, j.names.JournalStream, j.names.Journal(run))
+	msgs, err := readAll(ctx, j.clock, j.js, j.names.JournalStream, j.names.Journal(run))
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: journal of %s: %w", run, err)
 	}

@@ -50,6 +50,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // DefaultPrefix is Config.Prefix's default.
@@ -70,6 +73,27 @@ type Config struct {
 	// MaxDeliver bounds the deliveries of one task (0 means 5); after the
 	// last failed one the task is dead.
 	MaxDeliver int
+	// Clock times this package's own waits: the time limit of each try
+	// at a request, the pause before trying again, a follower's poll, a
+	// worker's in-progress heartbeat, EventLog's back-off. Nil means the
+	// real clock. What the NATS client and server time themselves (a
+	// reconnect's wait, AckWait, a request's default timeout) is on real
+	// time; so is a pull's expiry at the server, which on any clock but
+	// the real one is the client's default.
+	Clock deepresearch.Clock
+}
+
+// clock returns the Config's clock: Clock, or the real one.
+func (c Config) clock() clock.Clock { return clock.Or(c.Clock) }
+
+// timeout returns err as the same call gives it on the real clock: a
+// context.Canceled of ctx whose time was up on another clock (WithTimeout
+// on a Fake ends its context so) is context.DeadlineExceeded.
+func timeout(ctx context.Context, err error) error {
+	if err != nil && errors.Is(err, context.Canceled) && clock.TimedOut(ctx) {
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 // ErrConfig reports a Config that cannot be set up.
@@ -195,22 +219,22 @@ const publishTry = 5 * time.Second
 // while ctx lasts when a try gets no acknowledgement: a server lost after
 // it received the message but before it answered leaves the publisher
 // waiting for an answer that never comes, and the id makes a second copy
-// a duplicate the stream drops.
-func publishIdempotent(ctx context.Context, js jetstream.JetStream, m *nats.Msg, id string) error {
+// a duplicate the stream drops. Tries and pauses are timed on c.
+func publishIdempotent(ctx context.Context, c clock.Clock, js jetstream.JetStream, m *nats.Msg, id string) error {
 	for {
-		tctx, cancel := context.WithTimeout(ctx, publishTry)
+		tctx, cancel := clock.WithTimeout(ctx, c, publishTry)
 		_, err := js.PublishMsg(tctx, m, jetstream.WithMsgID(id))
+		err = timeout(tctx, err)
 		cancel()
 		if err == nil || ctx.Err() != nil {
-			return err
+			return timeout(ctx, err)
 		}
 		if !transient(err) {
 			return err
 		}
-		select { // a stream electing a leader answers again within seconds
-		case <-ctx.Done():
+		// A stream electing a leader answers again within seconds.
+		if clock.Sleep(ctx, c, publishPause) != nil {
 			return err
-		case <-time.After(publishPause):
 		}
 	}
 }

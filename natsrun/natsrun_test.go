@@ -23,6 +23,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
 
@@ -149,9 +150,9 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// connect connects to urls and sets the streams up, retrying (on real
-// events: each try is a request to the cluster) until the cluster has
-// elected its JetStream leader.
+// connect connects to urls and sets the streams up, trying again (on real
+// events: each try is a request to the cluster, which fails until the
+// cluster has elected its JetStream leader) until one succeeds.
 func connect(t *testing.T, urls string) jetstream.JetStream {
 	t.Helper()
 	nc, err := nats.Connect(urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
@@ -163,16 +164,16 @@ func connect(t *testing.T, urls string) jetstream.JetStream {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(45 * time.Second) // a failure timeout only
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := natsrun.Setup(ctx, js, testConfig)
-		cancel()
+	// A context without a deadline: the client bounds each request by
+	// its own default timeout (5s), which a request waits out when no
+	// server answers yet.
+	for try := 1; ; try++ {
+		_, err := natsrun.Setup(t.Context(), js, testConfig)
 		if err == nil {
 			return js
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("setting the streams up: %v", err)
+		if try == 9 { // a failure bound only
+			t.Fatalf("setting the streams up, %d tries: %v", try, err)
 		}
 	}
 }
@@ -513,13 +514,19 @@ func TestResultTooLarge(t *testing.T) {
 }
 
 // TestStop: a task its coordinator stops while a worker runs it has its
-// handler's context canceled (cause ErrStopped) and leaves no result; a
-// stopped task still queued is never handed to a handler; the work queue
-// ends empty. Agents.RunAgent stops its task when its run is canceled,
-// and leaves it to the workers when the process shuts down.
+// handler's context canceled (cause ErrStopped) at the worker's next
+// heartbeat and leaves no result; a stopped task still queued is never
+// handed to a handler; both are terminated (the server's advisory says
+// so). Agents.RunAgent stops its task when its run is canceled, and
+// leaves it to the workers when the process shuts down. The worker's
+// heartbeats are on a fake clock the test moves.
 func TestStop(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	beats := deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	heartbeat := func() { beats.Advance(testConfig.AckWait / 3) }
+	wcfg := testConfig
+	wcfg.Clock = beats
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	// recv waits for ch, failing the test when ctx ends first.
@@ -542,9 +549,16 @@ func TestStop(t *testing.T) {
 		t.Fatalf("waiting for %s: %v", what, ctx.Err())
 		return nil
 	}
+	n := natsrun.NamesOf(testConfig)
+	terminated := make(chan *nats.Msg, 8)
+	sub, err := js.Conn().ChanSubscribe("$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED."+n.TasksStream+"."+n.Consumer, terminated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe() //nolint:errcheck // the connection's end ends it too
 	started := make(chan natsrun.Task, 8)
 	causes := make(chan error, 8)
-	w := &natsrun.Worker{JS: js, Config: testConfig, Concurrency: 1,
+	w := &natsrun.Worker{JS: js, Config: wcfg, Concurrency: 1,
 		Started: func(t natsrun.Task) { started <- t },
 		Handle: func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
 			<-ctx.Done()
@@ -565,29 +579,36 @@ func TestStop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	heartbeat() // the running task's: it reads the stop notice
 	if err, _ := recv("the stopped handler to end", causes).(error); !errors.Is(err, natsrun.ErrStopped) {
 		t.Errorf("task %d's handler ended with %v; want ErrStopped", first.Index, err)
 	}
-	n := natsrun.NamesOf(testConfig)
-	tasks, err := js.Stream(ctx, n.TasksStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for { // both tasks leave the queue: one stopped running, one dropped
-		info, err := tasks.Info(ctx, jetstream.WithSubjectFilter(n.Tasks("stop1")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(info.State.Subjects) == 0 {
-			break
-		}
+	// Both tasks are terminated, one stopped running, one dropped, in
+	// some order; a redelivery (a heartbeat the server missed) is
+	// terminated again.
+	ended := map[uint64]bool{}
+	for len(ended) < 2 {
 		select {
-		case s := <-started:
-			t.Fatalf("stopped task %d was handed to the handler", s.Index)
+		case m := <-terminated:
+			var adv struct {
+				StreamSeq uint64 `json:"stream_seq"`
+				Reason    string `json:"reason"`
+			}
+			if err := json.Unmarshal(m.Data, &adv); err != nil {
+				t.Fatal(err)
+			}
+			if adv.Reason != "stopped by its coordinator" {
+				t.Errorf("task at stream sequence %d terminated: %q", adv.StreamSeq, adv.Reason)
+			}
+			ended[adv.StreamSeq] = true
 		case <-ctx.Done():
-			t.Fatalf("the stopped tasks are still queued: %v", info.State.Subjects)
-		case <-time.After(50 * time.Millisecond):
+			t.Fatalf("%d of the 2 stopped tasks terminated", len(ended))
 		}
+	}
+	select {
+	case s := <-started:
+		t.Fatalf("stopped task %d was handed to the handler", s.Index)
+	default:
 	}
 	results, err := js.Stream(ctx, n.ResultsStream)
 	if err != nil {
@@ -619,6 +640,7 @@ func TestStop(t *testing.T) {
 		if cause == deepresearch.ErrShutdown {
 			natsrun.Stop(ctx, js, testConfig, run, 1, 0) //nolint:errcheck // let the worker go
 		}
+		heartbeat()
 		recv("the handler to end", causes)
 	}
 }

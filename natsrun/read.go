@@ -7,6 +7,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // reader reads the messages of one subject of a stream in stream order,
@@ -20,24 +22,20 @@ type reader struct {
 	subject string
 	next    uint64 // the stream sequence to read from (0: the first)
 	stream  jetstream.Stream
+	clock   clock.Clock // times the pause before a request asked again, and last's try
 }
 
 // retry waits before a request that failed for a passing reason is asked
 // again; it fails with err when that reason does not pass, or with the
 // context's cause when ctx is done first.
-func retry(ctx context.Context, err error) error {
+func (r *reader) retry(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
 	if !transient(err) {
 		return err
 	}
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-time.After(publishPause):
-		return nil
-	}
+	return clock.Sleep(ctx, r.clock, publishPause)
 }
 
 // open gets the stream's handle, asking again while the reason it cannot
@@ -49,7 +47,7 @@ func (r *reader) open(ctx context.Context) error {
 			r.stream = s
 			break
 		}
-		if err := retry(ctx, err); err != nil {
+		if err := r.retry(ctx, err); err != nil {
 			return err
 		}
 	}
@@ -70,7 +68,7 @@ func (r *reader) at(ctx context.Context, pos uint64) (*jetstream.RawStreamMsg, e
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 			return nil, nil
 		}
-		if err := retry(ctx, err); err != nil {
+		if err := r.retry(ctx, err); err != nil {
 			return nil, err
 		}
 	}
@@ -91,7 +89,7 @@ func (r *reader) last(ctx context.Context) *jetstream.RawStreamMsg {
 	if r.stream == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, pollEvery*4)
+	ctx, cancel := clock.WithTimeout(ctx, r.clock, pollEvery*4)
 	defer cancel()
 	m, err := r.stream.GetLastMsgForSubject(ctx, r.subject)
 	if err != nil {
@@ -109,8 +107,8 @@ const pollEvery = 250 * time.Millisecond
 // tail reads subject's messages as they are stored, calling fn with each
 // in order, from stream sequence from on (0: the first), until fn returns
 // false or ctx is done. A plain subscription to the subject says when to
-// read again; a read every pollEvery catches what it missed.
-func tail(ctx context.Context, js jetstream.JetStream, stream, subject string, from uint64, fn func(*jetstream.RawStreamMsg) bool) error {
+// read again; a read every pollEvery on c catches what it missed.
+func tail(ctx context.Context, c clock.Clock, js jetstream.JetStream, stream, subject string, from uint64, fn func(*jetstream.RawStreamMsg) bool) error {
 	wake := make(chan struct{}, 1)
 	sub, err := js.Conn().Subscribe(subject, func(*nats.Msg) {
 		select {
@@ -122,9 +120,9 @@ func tail(ctx context.Context, js jetstream.JetStream, stream, subject string, f
 		return err
 	}
 	defer sub.Unsubscribe() //nolint:errcheck // the connection may be closing
-	poll := time.NewTicker(pollEvery)
+	poll := clock.NewTicker(c, pollEvery)
 	defer poll.Stop()
-	r := reader{js: js, name: stream, subject: subject, next: from}
+	r := reader{js: js, name: stream, subject: subject, next: from, clock: c}
 	for {
 		m, err := r.read(ctx)
 		if err != nil {
@@ -147,8 +145,8 @@ func tail(ctx context.Context, js jetstream.JetStream, stream, subject string, f
 
 // readAll reads every message of subject in stream stored at the time of
 // the call, in order.
-func readAll(ctx context.Context, js jetstream.JetStream, stream, subject string) ([]*jetstream.RawStreamMsg, error) {
-	r := reader{js: js, name: stream, subject: subject}
+func readAll(ctx context.Context, c clock.Clock, js jetstream.JetStream, stream, subject string) ([]*jetstream.RawStreamMsg, error) {
+	r := reader{js: js, name: stream, subject: subject, clock: c}
 	var out []*jetstream.RawStreamMsg
 	for {
 		m, err := r.read(ctx)

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Remote gives an HTTP server the events of runs that other server
@@ -37,14 +38,15 @@ func (rm *Remote) LastEvent(ctx context.Context, id string) (deepresearch.Stored
 	}
 	// A cluster that does not answer is an error soon, not a request
 	// that waits for it.
-	ctx, cancel := context.WithTimeout(ctx, lastEventTry)
+	ctx, cancel := clock.WithTimeout(ctx, rm.Config.clock(), lastEventTry)
 	defer cancel()
 	n := NamesOf(rm.Config)
-	r := reader{js: rm.JS, name: n.EventsStream, subject: n.Events(id)}
+	r := reader{js: rm.JS, name: n.EventsStream, subject: n.Events(id), clock: rm.Config.clock()}
 	if err := r.open(ctx); err != nil {
-		return deepresearch.StoredEvent{}, err
+		return deepresearch.StoredEvent{}, timeout(ctx, err)
 	}
 	end, err := r.stream.GetLastMsgForSubject(ctx, n.Events(id))
+	err = timeout(ctx, err)
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return deepresearch.StoredEvent{}, fmt.Errorf("%w: %s in the events stream", deepresearch.ErrRunNotFound, id)
@@ -54,7 +56,7 @@ func (rm *Remote) LastEvent(ctx context.Context, id string) (deepresearch.Stored
 	m, seq, err := r.lastEvent(ctx, end)
 	switch {
 	case err != nil:
-		return deepresearch.StoredEvent{}, err
+		return deepresearch.StoredEvent{}, timeout(ctx, err)
 	case m == nil:
 		return deepresearch.StoredEvent{}, fmt.Errorf("%w: %s has only notices in the events stream", deepresearch.ErrRunNotFound, id)
 	}
@@ -164,7 +166,7 @@ func (rm *Remote) AnswerRuns(ctx context.Context, answer func(ctx context.Contex
 			return
 		}
 		wg.Go(func() {
-			actx, cancel := context.WithTimeout(ctx, answerTry)
+			actx, cancel := clock.WithTimeout(ctx, rm.Config.clock(), answerTry)
 			defer cancel()
 			if ans, ok := answer(actx, run, m.Data, limit); ok {
 				m.Respond(ans) //nolint:errcheck // the asker times out

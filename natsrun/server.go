@@ -61,6 +61,7 @@ func StartEmbedded(o EmbeddedOptions) (*Embedded, error) {
 		return nil, fmt.Errorf("natsrun: embedded server: %w", err)
 	}
 	s.Start()
+	// The server's own start, timed on real time like all its work.
 	if !s.ReadyForConnections(30 * time.Second) {
 		s.Shutdown()
 		return nil, fmt.Errorf("natsrun: embedded server did not start")

@@ -12,6 +12,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
 // Task is one agent task of a run: the unit of the work queue.
@@ -59,7 +61,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, c Config, tasks ...Task
 		if err != nil {
 			return err
 		}
-		if err := publishIdempotent(ctx, js, &nats.Msg{Subject: n.Tasks(t.Run), Data: data}, t.id()); err != nil {
+		if err := publishIdempotent(ctx, c.clock(), js, &nats.Msg{Subject: n.Tasks(t.Run), Data: data}, t.id()); err != nil {
 			return fmt.Errorf("natsrun: task %s: %w", t.id(), err)
 		}
 	}
@@ -81,7 +83,7 @@ func Stop(ctx context.Context, js jetstream.JetStream, c Config, run string, cyc
 	}
 	id := Task{Run: run, Cycle: cycle, Index: index}.id()
 	m := &nats.Msg{Subject: NamesOf(c).Stop(run, cycle, index), Data: []byte("{}")}
-	if err := publishIdempotent(ctx, js, m, id+"/stop"); err != nil {
+	if err := publishIdempotent(ctx, c.clock(), js, m, id+"/stop"); err != nil {
 		return fmt.Errorf("natsrun: stopping task %s: %w", id, err)
 	}
 	return nil
@@ -92,8 +94,8 @@ const stopTry = 5 * time.Second
 
 // stopped reports whether t's coordinator stopped it. A notice that cannot
 // be read (a server lost meanwhile) counts as none: the task runs.
-func stopped(ctx context.Context, results jetstream.Stream, n Names, t Task) bool {
-	ctx, cancel := context.WithTimeout(ctx, stopTry)
+func stopped(ctx context.Context, c Config, results jetstream.Stream, n Names, t Task) bool {
+	ctx, cancel := clock.WithTimeout(ctx, c.clock(), stopTry)
 	defer cancel()
 	_, err := results.GetLastMsgForSubject(ctx, n.Stop(t.Run, t.Cycle, t.Index))
 	return err == nil
@@ -106,9 +108,9 @@ type Handler func(ctx context.Context, t Task) (json.RawMessage, error)
 
 // Worker takes tasks from the work queue and runs them with Handle, at most
 // Concurrency at once (0 means 1). While a task runs, the worker tells the
-// server every Config.AckWait/3 that it is in progress; a worker that dies
-// stops telling it, and the task is delivered to another worker once
-// AckWait has passed.
+// server every Config.AckWait/3 (on Config.Clock) that it is in progress; a
+// worker that dies stops telling it, and the task is delivered to another
+// worker once AckWait has passed (on the server's clock).
 type Worker struct {
 	JS     jetstream.JetStream
 	Config Config
@@ -125,6 +127,10 @@ type Worker struct {
 // stopped worker's last request may still take a task within it; that
 // task is delivered again once Config.AckWait has passed.
 const pullWait = 5 * time.Second
+
+// pullPause is the wait before asking for a task again after a request
+// failed (a lost server).
+const pullPause = 100 * time.Millisecond
 
 // Run takes and runs tasks until ctx is done; it returns once every task
 // it took has been acked or released, with context.Cause(ctx).
@@ -148,18 +154,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	for range max(1, w.Concurrency) {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				fctx, cancel := context.WithTimeout(ctx, pullWait)
+				fctx, cancel := clock.WithTimeout(ctx, c.clock(), pullWait)
 				msg, err := cons.Next(jetstream.FetchContext(fctx))
+				err = timeout(fctx, err)
 				cancel()
 				switch {
 				case err == nil:
 				case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 					continue // no task yet, or stopped
 				default: // a lost server: the client reconnects meanwhile
-					select {
-					case <-ctx.Done():
-					case <-time.After(100 * time.Millisecond):
-					}
+					clock.Sleep(ctx, c.clock(), pullPause) //nolint:errcheck // stopped: the loop ends
 					continue
 				}
 				w.handle(ctx, c, n, results, msg)
@@ -179,12 +183,12 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 	if meta, err := msg.Metadata(); err == nil {
 		t.Attempt = int(meta.NumDelivered)
 	}
-	if stopped(ctx, results, n, t) {
+	if stopped(ctx, c, results, n, t) {
 		msg.TermWithReason("stopped by its coordinator") //nolint:errcheck // a redelivery is dropped again
 		return
 	}
 	hctx, stop := context.WithCancelCause(ctx)
-	beat := time.NewTicker(c.AckWait / 3)
+	beat := clock.NewTicker(c.clock(), c.AckWait/3)
 	var halted atomic.Bool // the coordinator stopped the task
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -195,7 +199,7 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 				return
 			case <-beat.C:
 				msg.InProgress() //nolint:errcheck // a missed beat ends in a redelivery, which the journal makes cheap
-				if stopped(hctx, results, n, t) {
+				if stopped(hctx, c, results, n, t) {
 					halted.Store(true)
 					stop(ErrStopped)
 					return
@@ -230,9 +234,9 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 		w.JS.Publish(pctx, n.Events(t.Run), dead, jetstream.WithMsgID(t.id()+"/dead")) //nolint:errcheck // the result says it too
 	}
 	data, _ := json.Marshal(res)
-	rctx, cancel := context.WithTimeout(pctx, c.AckWait)
+	rctx, cancel := clock.WithTimeout(pctx, c.clock(), c.AckWait)
 	defer cancel()
-	if err := publishIdempotent(rctx, w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()); err != nil {
+	if err := publishIdempotent(rctx, c.clock(), w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()); err != nil {
 		if transient(err) && t.Attempt < c.MaxDeliver {
 			msg.Nak() //nolint:errcheck // not published: let it run again
 			return
@@ -243,7 +247,7 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 		res = Result{Run: t.Run, Cycle: t.Cycle, Index: t.Index, Attempt: t.Attempt, Worker: w.Name, Dead: true,
 			Error: fmt.Sprintf("its result (%d bytes) could not be published: %v", len(data), err)}
 		data, _ = json.Marshal(res)
-		if err := publishIdempotent(rctx, w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()+"/dead"); err != nil {
+		if err := publishIdempotent(rctx, c.clock(), w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()+"/dead"); err != nil {
 			msg.Nak() //nolint:errcheck // nothing could be published
 			return
 		}
@@ -278,7 +282,7 @@ func Await(ctx context.Context, js jetstream.JetStream, c Config, run string, cy
 	if len(indexes) == 0 {
 		return out, nil
 	}
-	err := tail(ctx, js, n.ResultsStream, n.Results(run), 0, func(m *jetstream.RawStreamMsg) bool {
+	err := tail(ctx, c.clock(), js, n.ResultsStream, n.Results(run), 0, func(m *jetstream.RawStreamMsg) bool {
 		var r Result
 		if json.Unmarshal(m.Data, &r) != nil || r.Cycle != cycle {
 			return true

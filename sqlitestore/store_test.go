@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/storetest"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
@@ -44,20 +44,11 @@ func crash(s *Store) {
 	})
 }
 
-func ev(run string, seq uint64, p events.Payload) events.Event {
-	return events.Event{RunID: run, Seq: seq, Time: time.Date(2026, 11, 22, 12, 0, 0, int(seq), time.UTC),
-		Type: p.EventType(), Agent: -1, Data: p}
-}
-
-// runEvents are a short run's events.
-func runEvents(run string) []events.Event {
-	return []events.Event{
-		ev(run, 1, events.RunStartedData{Question: "q <&>"}),
-		ev(run, 2, events.PlanData{Tasks: []events.PlanTask{{Index: 0, ID: "t", Title: "T", Question: "q"}}}),
-		ev(run, 3, events.ReportDeltaData{Text: "text [1]"}),
-		ev(run, 4, events.RunFinishedData{Usage: usage.Usage{PromptTokens: 3, Calls: 1}}),
-	}
-}
+// ev and runEvents are the conformance suite's events.
+var (
+	ev        = storetest.Event
+	runEvents = storetest.RunEvents
+)
 
 func mustCreate(t *testing.T, s *Store, id string) {
 	t.Helper()
@@ -150,146 +141,10 @@ func TestRunLifecycle(t *testing.T) {
 	}
 }
 
-func TestAppendSequence(t *testing.T) {
-	s := open(t, filepath.Join(t.TempDir(), "runs.db"), newClock())
-	defer s.Close()
-	ctx := t.Context()
-	mustCreate(t, s, "r")
-	evs := runEvents("r")
-	if err := s.Append(ctx, evs[0]); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		ev   events.Event
-	}{
-		{"repeat", evs[0]},
-		{"gap", evs[2]},
-		{"zero", ev("r", 0, events.ErrorData{})},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := s.Append(ctx, tt.ev); !errors.Is(err, ErrSeq) {
-				t.Fatalf("Append seq %d: %v, want ErrSeq", tt.ev.Seq, err)
-			}
-		})
-	}
-}
-
-func TestStoredJSONIsTheWireForm(t *testing.T) {
-	s := open(t, filepath.Join(t.TempDir(), "runs.db"), newClock())
-	defer s.Close()
-	ctx := t.Context()
-	mustCreate(t, s, "r")
-	evs := runEvents("r")
-	for _, e := range evs {
-		if err := s.Append(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Finish(ctx, "r", Finished, usage.Usage{}, ""); err != nil {
-		t.Fatal(err)
-	}
-	got, err := follow(t, ctx, s, "r", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSeqs(t, got, 1, 4)
-	for i, e := range got {
-		want, _ := json.Marshal(evs[i])
-		if string(e.JSON) != string(want) || e.Type != string(evs[i].Type) {
-			t.Errorf("event %d stored as %s %s, want %s %s", i, e.Type, e.JSON, evs[i].Type, want)
-		}
-		var back events.Event
-		if err := json.Unmarshal(e.JSON, &back); err != nil || back.Seq != evs[i].Seq {
-			t.Errorf("event %d does not decode: %v", i, err)
-		}
-	}
-}
-
-// TestFollow follows a run from every starting point, while it runs and
-// after it ended: each follower sees each later event exactly once.
-func TestFollow(t *testing.T) {
-	const n = 1200 // more than one read batch
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "runs.db"), Options{Poll: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx := t.Context()
-	mustCreate(t, s, "r")
-	if err := s.Start(ctx, "r"); err != nil {
-		t.Fatal(err)
-	}
-	starts := []uint64{0, 1, 17, 600, n - 1, n}
-	type result struct {
-		after uint64
-		got   []Event
-		err   error
-	}
-	results := make(chan result, 2*len(starts))
-	var wg sync.WaitGroup
-	followAll := func() {
-		for _, a := range starts {
-			wg.Go(func() {
-				got, err := follow(t, ctx, s, "r", a)
-				results <- result{a, got, err}
-			})
-		}
-	}
-	followAll() // before and while the run appends
-	for i := uint64(1); i <= n; i++ {
-		if err := s.Append(ctx, ev("r", i, events.DeltaData{Text: "x"})); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Finish(ctx, "r", Finished, usage.Usage{}, ""); err != nil {
-		t.Fatal(err)
-	}
-	followAll() // after it ended
-	wg.Wait()
-	close(results)
-	for r := range results {
-		if r.err != nil {
-			t.Fatalf("follow after %d: %v", r.after, r.err)
-		}
-		if r.after == n {
-			if len(r.got) != 0 {
-				t.Fatalf("follow after the last event got %d events", len(r.got))
-			}
-			continue
-		}
-		checkSeqs(t, r.got, r.after+1, n)
-	}
-}
-
-func TestFollowErrors(t *testing.T) {
-	s := open(t, filepath.Join(t.TempDir(), "runs.db"), newClock())
-	defer s.Close()
-	mustCreate(t, s, "live")
-	if _, err := follow(t, t.Context(), s, "nope", 0); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("follow a missing run: %v, want ErrNotFound", err)
-	}
-	ctx, cancel := context.WithCancelCause(t.Context())
-	defer cancel(nil)
-	stop := errors.New("client went away")
-	if err := s.Append(ctx, ev("live", 1, events.RunStartedData{Question: "q"})); err != nil {
-		t.Fatal(err)
-	}
-	var got []Event
-	var err error
-	for e, ferr := range s.Events(ctx, "live", 0) {
-		if ferr != nil {
-			err = ferr
-			break
-		}
-		got = append(got, e)
-		cancel(stop) // the follower is now waiting on a live run
-	}
-	if !errors.Is(err, stop) || len(got) != 1 {
-		t.Fatalf("canceled follow: %d events, %v; want 1 and the cause", len(got), err)
-	}
-}
+// The append-only log, the stored wire form and following a run in this
+// process (from every start, live and after its end; its errors) are the
+// conformance suite's (TestConformance), which holds the in-memory store
+// to the same contract.
 
 // TestFollowAnotherProcess follows a run that another Store (another
 // process) writes: the follower finds new events by polling.

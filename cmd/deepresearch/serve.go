@@ -267,10 +267,10 @@ type publishing struct {
 	coord *coordination
 }
 
-func (p publishing) Record(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+func (p publishing) Record(ctx context.Context, st deepresearch.Store, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	return p.Researcher.Record(ctx, st, req, p.coord.tee(sink))
 }
 
-func (p publishing) RecordDurable(ctx context.Context, st deepresearch.StoreWriter, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+func (p publishing) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	return p.Researcher.RecordDurable(ctx, st, req, d, p.coord.tee(sink))
 }

@@ -18,6 +18,7 @@ package clock
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -75,4 +76,32 @@ func Sleep(ctx context.Context, c Clock, d time.Duration) error {
 	case <-ch:
 		return nil
 	}
+}
+
+// WithTimeout returns a copy of parent that ends once d has passed on c,
+// with the cause context.DeadlineExceeded: context.WithTimeout on c's
+// time. On Real it is context.WithTimeout itself, so that a client library
+// below (one that sizes a server-side wait by the deadline) sees the
+// deadline and Err is context.DeadlineExceeded. On any other clock the
+// context has no Deadline and its Err is context.Canceled when the time
+// is up: tell a timeout by TimedOut, not by Err. Call the CancelFunc to
+// release the timer.
+func WithTimeout(parent context.Context, c Clock, d time.Duration) (context.Context, context.CancelFunc) {
+	c = Or(c)
+	if _, ok := c.(system); ok {
+		return context.WithTimeout(parent, d)
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	stop := c.AfterFunc(d, func() { cancel(context.DeadlineExceeded) })
+	return ctx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// TimedOut reports whether ctx ended because its time was up: a deadline
+// of WithTimeout, on any clock, or of context.WithTimeout or WithDeadline
+// (its own or a parent's).
+func TimedOut(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 }

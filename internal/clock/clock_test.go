@@ -203,3 +203,77 @@ func TestDrive(t *testing.T) {
 	}()
 	c.Drive(func() { panic("boom") })
 }
+
+// TestWithTimeout: a Fake's timeout ends the context only once the clock
+// has moved past it, with the cause context.DeadlineExceeded; canceling
+// first is no timeout and releases the timer; on Real (in a bubble) it is
+// context.WithTimeout, deadline and all.
+func TestWithTimeout(t *testing.T) {
+	t.Run("fake", func(t *testing.T) {
+		f := clock.NewFake(t0)
+		ctx, cancel := clock.WithTimeout(context.Background(), f, time.Minute)
+		defer cancel()
+		if _, ok := ctx.Deadline(); ok {
+			t.Error("a Fake's timeout has a deadline on real time")
+		}
+		f.Advance(time.Minute - time.Nanosecond)
+		if ctx.Err() != nil || clock.TimedOut(ctx) {
+			t.Fatalf("ended before its time: %v", ctx.Err())
+		}
+		f.Advance(time.Nanosecond)
+		if !clock.TimedOut(ctx) || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			t.Errorf("after its time: err %v, cause %v, TimedOut %v", ctx.Err(), context.Cause(ctx), clock.TimedOut(ctx))
+		}
+	})
+	t.Run("fake, canceled first", func(t *testing.T) {
+		f := clock.NewFake(t0)
+		ctx, cancel := clock.WithTimeout(context.Background(), f, time.Minute)
+		cancel()
+		if ctx.Err() == nil || clock.TimedOut(ctx) {
+			t.Errorf("canceled: err %v, TimedOut %v", ctx.Err(), clock.TimedOut(ctx))
+		}
+		if n := f.Pending(); n != 0 {
+			t.Errorf("%d timers left armed after cancel", n)
+		}
+	})
+	t.Run("fake, parent canceled", func(t *testing.T) {
+		f := clock.NewFake(t0)
+		stop := errors.New("caller gave up")
+		parent, cancelParent := context.WithCancelCause(context.Background())
+		ctx, cancel := clock.WithTimeout(parent, f, time.Minute)
+		defer cancel()
+		cancelParent(stop)
+		if !errors.Is(context.Cause(ctx), stop) || clock.TimedOut(ctx) {
+			t.Errorf("cause %v, TimedOut %v; want the parent's cause", context.Cause(ctx), clock.TimedOut(ctx))
+		}
+	})
+	t.Run("real", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := clock.WithTimeout(context.Background(), nil, time.Minute)
+			defer cancel()
+			if d, ok := ctx.Deadline(); !ok || d.Sub(time.Now()) != time.Minute {
+				t.Errorf("deadline %v (%v); want a minute from now", d, ok)
+			}
+			if clock.TimedOut(ctx) {
+				t.Fatal("timed out at once")
+			}
+			sleep(time.Minute)
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !clock.TimedOut(ctx) {
+				t.Errorf("after a minute: err %v, TimedOut %v", ctx.Err(), clock.TimedOut(ctx))
+			}
+		})
+	})
+	t.Run("a parent's deadline", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			parent, cancelParent := context.WithTimeout(context.Background(), time.Second)
+			defer cancelParent()
+			ctx, cancel := clock.WithTimeout(parent, clock.NewFake(t0), time.Hour)
+			defer cancel()
+			sleep(time.Second)
+			synctest.Wait()
+			if !clock.TimedOut(ctx) {
+				t.Errorf("a child of a timed-out parent: err %v, cause %v", ctx.Err(), context.Cause(ctx))
+			}
+		})
+	})
+}

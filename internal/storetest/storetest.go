@@ -1,5 +1,8 @@
-// Package storetest damages run stores for the tests of what a damaged
-// store still gives (sqlitestore, the command line).
+// Package storetest holds run stores to one contract and damages them:
+// Run is the conformance suite every store passes (sqlitestore's, the
+// in-memory one of deepresearchtest), Damage breaks an SQLite store for
+// the tests of what a damaged store still gives (sqlitestore, the command
+// line).
 package storetest
 
 import (
