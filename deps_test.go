@@ -34,8 +34,8 @@ const module = "github.com/deepresearch/deepresearch"
 // here, in the open, not a line that slips through a review.
 var reaches = map[string][]string{
 	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "corpus", "defaults", "events", "extractive",
-		"fetch", "finalreport", "journal", "output", "provider", "relevance", "retry", "runpack", "search", "source",
-		"stored", "usage", "vector", "verify", "websearch"},
+		"fetch", "finalreport", "journal", "output", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
+		"stored", "terms", "usage", "vector", "verify", "websearch"},
 	"cmd/deepresearch":                   {"eval", "events", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {"events"},
 	"config":                             {"defaults", "output", "termsafe"},
