@@ -976,3 +976,15 @@ func TestWriterNamesTheKnowledgeBase(t *testing.T) {
 		t.Errorf("section: %q", out)
 	}
 }
+
+// TestWeightedTermsExampleNumbers: a number quoted as an example value
+// weighs less than the question's other terms; an unquoted one does not.
+func TestWeightedTermsExampleNumbers(t *testing.T) {
+	w := weightedTerms(`How do I convert a string like "42" to an int?`, "")
+	if w["42"] != exampleWeight || w[terms.Stem("string")] <= exampleWeight {
+		t.Errorf("weights %v: want \"42\" at %v, the other terms above it", w, exampleWeight)
+	}
+	if w := weightedTerms("What changed in RFC 8446?", ""); w["8446"] <= exampleWeight {
+		t.Errorf("weights %v: an unquoted number is no example", w)
+	}
+}

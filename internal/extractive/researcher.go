@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -256,8 +257,25 @@ func weightedTerms(task, obj string) map[string]float64 {
 	for st := range stemSet(stripScaffold(obj)) {
 		w[st] = 2
 	}
+	// A number quoted as an example of a value ("a string like "42"")
+	// stands for any: passages that happen to hold it are no better.
+	for _, t := range []string{task, obj} {
+		for _, m := range quotedNumberRe.FindAllStringSubmatch(t, -1) {
+			for st := range stemSet(m[1]) {
+				if w[st] > 0 {
+					w[st] = exampleWeight
+				}
+			}
+		}
+	}
 	return w
 }
+
+// quotedNumberRe matches a number in quotation marks; exampleWeight is the
+// weight of its terms.
+var quotedNumberRe = regexp.MustCompile(`["“'‘]([+-]?[0-9][0-9.,]*)["”'’]`)
+
+const exampleWeight = 0.25
 
 // stripScaffold drops the scaffold words of a question ("How does X
 // work?" → "X").
