@@ -501,15 +501,18 @@ func TestCacheShared(t *testing.T) {
 func TestStalledFetchCancelled(t *testing.T) {
 	first := make(chan struct{})
 	stop := make(chan struct{})
+	var requests atomic.Int32
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case first <- struct{}{}:
-			select { // the first request stalls until the test ends
+		// The first request (counted, not raced for: a non-blocking send
+		// lost to a test not yet waiting let it through) tells the test
+		// and stalls until the test ends.
+		if requests.Add(1) == 1 {
+			first <- struct{}{}
+			select {
 			case <-stop:
 			case <-r.Context().Done():
 			}
 			return
-		default:
 		}
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "second try")
