@@ -315,16 +315,16 @@ func write(msgs []llms.MessageContent) string {
 	var b strings.Builder
 	b.WriteString("# " + titleOf(q) + "\n")
 
-	// Introduction: the first passage of the first section that bears on
-	// the question (an agent's report puts its best evidence first), else
-	// the passage that best covers the question; never the only one its
-	// section has.
+	// Introduction: of the first section's passages that bear on the
+	// question, the one that covers it best (an agent's report quotes its
+	// best sources first, each source's passages in the source's order),
+	// else the passage that best covers the question; never the only one
+	// its section has.
 	intro := -1
 	if len(secs) > 0 && len(perSection[0]) > 1 {
 		for _, i := range perSection[0] {
-			if all[i].bears {
+			if all[i].bears && (intro < 0 || all[i].rel > all[intro].rel) {
 				intro = i
-				break
 			}
 		}
 	}
