@@ -55,10 +55,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/deepresearch/deepresearch/internal/terms"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/relevance"
@@ -129,6 +132,9 @@ type Answer struct {
 	// reader gets it.
 	Report   string
 	Reported bool
+	// Tasks are the questions of the research plan's tasks (none for a
+	// plain search).
+	Tasks []string
 }
 
 // Doc is a document of the corpus as the checks read it.
@@ -164,6 +170,9 @@ type Result struct {
 	// report.
 	Keyed                          bool
 	EvidenceMissing, ReportMissing []string
+	// JunkTasks are the plan's "What is X?" tasks whose X is no subject of
+	// the question (NoSubject).
+	JunkTasks []string
 }
 
 // Summary is one system's figures over all questions.
@@ -232,6 +241,11 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 				if r.ReportMissing = MissingFacts(q.Facts, a.Report); len(r.ReportMissing) == 0 {
 					s.Answered++
 				}
+			}
+		}
+		for _, task := range a.Tasks {
+			if NoSubject(q.Question, task) {
+				r.JunkTasks = append(r.JunkTasks, task)
 			}
 		}
 		t, err := checkTopics(ctx, q.Question, q.Expect, cited, doc)
@@ -439,4 +453,71 @@ func DocumentTexts(answer Answerer, doc func(ctx context.Context, id string) (Do
 		}
 		return a, nil
 	}
+}
+
+// whatIsRe reads the X of a "What is X?" or "What are X?" task.
+var whatIsRe = regexp.MustCompile(`(?i)^what (?:is|are) (?:an? |the )?(.+?)\??$`)
+
+// numberWords are numbers written as words, never a subject alone.
+var numberWords = terms.Set("one two three four five six seven eight nine ten eleven twelve first second third")
+
+// NoSubject reports whether task is a "What is X?" task whose X is no
+// subject of question (a task that opens as the question does is the
+// question narrowed, not a task on X): X is not in the question, word for word; or every
+// word of X is a function word or a number written as a word; or X is one
+// plain word (no capital inside, digit, or joining mark) that only opens
+// the question or one of its sentences ("According", "Two") — how a
+// sentence starts, not what it asks about.
+func NoSubject(question, task string) bool {
+	m := whatIsRe.FindStringSubmatch(strings.TrimSpace(task))
+	if m == nil || strings.EqualFold(strings.TrimSpace(task), strings.TrimSpace(question)) {
+		return false // no "What is" task, or the question as asked
+	}
+	if tw, qw := strings.Fields(strings.ToLower(task)), strings.Fields(strings.ToLower(question)); len(qw) >= 3 && len(tw) >= 3 && slices.Equal(tw[:3], qw[:3]) {
+		return false // the question narrowed to one side of a comparison
+	}
+	x := strings.TrimSpace(m[1])
+	bare := func(ws []string) []string {
+		out := make([]string, len(ws))
+		for i, w := range ws {
+			out[i] = strings.ToLower(strings.Trim(w, ".,;:?!\"'()“”‘’"))
+		}
+		return out
+	}
+	words := bare(strings.Fields(x))
+	qWords := strings.Fields(question)
+	lower := bare(qWords)
+	at := -1
+	for i := 0; i+len(words) <= len(lower); i++ {
+		if slices.Equal(lower[i:i+len(words)], words) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return true
+	}
+	key := false
+	for _, w := range words {
+		if terms.IsKey(w) && !numberWords[w] {
+			key = true
+		}
+	}
+	if !key {
+		return true
+	}
+	if len(words) == 1 && !strings.ContainsAny(x, "-_./0123456789") && !strings.ContainsFunc(x[1:], unicode.IsUpper) {
+		// The word only where a sentence starts.
+		for i, w := range lower {
+			if w != words[0] {
+				continue
+			}
+			opens := i == 0 || strings.ContainsAny(qWords[i-1][len(qWords[i-1])-1:], ".?!:")
+			if !opens {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -292,3 +292,24 @@ func TestResearchCollectsEvidence(t *testing.T) {
 		t.Errorf("report %q, want the revision", a.Report)
 	}
 }
+
+// TestNoSubject: the evaluation's check that a plan's "What is X?" tasks
+// are on subjects of the question.
+func TestNoSubject(t *testing.T) {
+	q := "According to the manual, two options control the loaded write-up of drop_caches: which one frees page cache?"
+	for task, want := range map[string]bool{
+		"What is According?":    true,  // opens the question
+		"What is two?":          true,  // a number written as a word
+		"What are the?":         true,  // a function word
+		"What is swap?":         true,  // not in the question
+		"What is drop_caches?":  false, // code-like
+		"What is write-up?":     false, // in the question, a compound
+		"What is page cache?":   false, // a noun phrase of the question
+		"What is loaded?":       false, // a word of the question, mid-sentence: the planner's call
+		"How do I free memory?": false, // no "What is" task
+	} {
+		if got := eval.NoSubject(q, task); got != want {
+			t.Errorf("NoSubject(%q) = %v, want %v", task, got, want)
+		}
+	}
+}

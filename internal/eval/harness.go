@@ -41,6 +41,12 @@ func Research(run Run) Answerer {
 		revised := ""
 		err := run(ctx, question, func(e events.Event) {
 			switch d := e.Data.(type) {
+			case events.PlanData:
+				if len(a.Tasks) == 0 {
+					for _, t := range d.Tasks {
+						a.Tasks = append(a.Tasks, t.Question)
+					}
+				}
 			case events.AgentStartedData:
 				b := new(strings.Builder)
 				agents = append(agents, b)
@@ -208,6 +214,9 @@ func (c *Comparison) Problems() []string {
 		}
 		if r.NoEvidencePartKept {
 			out = append(out, fmt.Sprintf("%s %q: a part of the report says \"no evidence\" although the filter kept an expected document it cites nowhere (kept %v, cited %v)", r.ID, r.Question.Question, r.Kept, r.Cited))
+		}
+		if len(r.JunkTasks) > 0 {
+			out = append(out, fmt.Sprintf("%s %q: the plan asks what words are that are no subject of the question: %q", r.ID, r.Question.Question, r.JunkTasks))
 		}
 		if len(r.OffTopic) > 0 {
 			out = append(out, fmt.Sprintf("%s %q cites documents sharing no key term with it, none a second hop: %v", r.ID, r.Question.Question, r.OffTopic))

@@ -801,6 +801,13 @@ func TestPlannerSubjects(t *testing.T) {
 		{"Where is the write-up of the loaded driver stored?", nil},
 		{"How does the Go memory model define happens-before?", []string{"What is Go memory model?", "What is happens-before?"}},
 		{"How do spec_ctrl and the PR_SET_SPECULATION_CTRL prctl relate?", []string{"What is spec_ctrl?", "What is PR_SET_SPECULATION_CTRL prctl?"}},
+		// A code-like word keeps its underscores.
+		{"How do I write a class whose __init__ and __repr__ are generated?", []string{"How do I write a class whose __init__ are generated?", "How do I write a class whose __repr__ are generated?"}},
+		// An article opens the second side: it shares no head with the first.
+		{"How do I print a value with its field names, or a string with quotes around it?", []string{"What is field names?", "What is string?"}},
+		// "between A and B" narrowed to a side would read "between A".
+		{"What is the difference between big-endian and little-endian byte order?", []string{"What is big-endian?", "What is little-endian byte order?"}},
+		{"When is it valid to convert between pointer types and uintptr?", []string{"What is pointer types?", "What is uintptr?"}},
 	} {
 		c := generateAs(t, m, purpose.Planner, []llms.MessageContent{human("Question: " + tt.q + "\nMax tasks: 4")})
 		var r planReply

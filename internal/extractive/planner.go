@@ -278,8 +278,9 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 	}
 
 	var cur phrase
-	var last phrase // the last run closed, while a connector may follow
-	joined := false // a connector stands between last and cur
+	var last phrase   // the last run closed, while a connector may follow
+	joined := false   // a connector stands between last and cur
+	articled := false // an article opens cur, after the connector
 	conn := ""
 	closeRun := func() {
 		if len(cur) == 0 {
@@ -287,11 +288,11 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 		}
 		add(cur)
 		if joined && len(last) > 0 {
-			pairs = append(pairs, makePair(last, cur, conn))
+			pairs = append(pairs, makePair(last, cur, conn, articled))
 		}
 		last = cur
 		cur = nil
-		joined = false
+		joined, articled = false, false
 	}
 	for _, f := range strings.Fields(rest) {
 		if strings.HasPrefix(f, "\x00") {
@@ -303,7 +304,7 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 			continue
 		}
 		w := strings.TrimFunc(f, func(r rune) bool {
-			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '+' && r != '#'
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '+' && r != '#' && r != '_' // "__init__" whole
 		})
 		lw := strings.ToLower(w)
 		switch {
@@ -316,6 +317,7 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 			joined, conn = len(last) > 0, f
 			continue
 		case joined && len(cur) == 0 && articles[lw]:
+			articled = true
 			continue // "a process and a thread": the article leaves the pair whole
 		case !terms.IsKey(lw) || scaffold[lw]:
 			closeRun()
@@ -340,13 +342,14 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 
 // makePair distributes a shared head or tail over a coordination: a
 // multi-word phrase joined to one weak word shares all but its last word
-// with it ("telegraph cables laid and repaired"); one weak word joined to
-// a weak word with a named tail shares the tail ("read and write CSV
-// files").
-func makePair(a, b phrase, conn string) pair {
+// with it ("telegraph cables laid and repaired"), unless an article opens
+// the second side ("field names, or a string": a noun phrase of its own,
+// articled); one weak word joined to a weak word with a named tail shares
+// the tail ("read and write CSV files").
+func makePair(a, b phrase, conn string, articled bool) pair {
 	p := pair{rawA: a, rawB: b, conn: conn, a: a, b: b}
 	switch {
-	case len(a) > 1 && len(b) == 1 && !b.strong():
+	case len(a) > 1 && len(b) == 1 && !b.strong() && !articled:
 		p.b = append(append(phrase{}, a[:len(a)-1]...), b[0])
 	case len(a) == 1 && len(b) > 1 && !a.strong() && !(phrase{b[0]}).strong() && b[1:].named():
 		// Two plain words sharing a named tail: "read and write CSV
@@ -387,6 +390,17 @@ func narrow(q string, p pair, side phrase) string {
 	loc := re.FindStringIndex(q)
 	if loc == nil {
 		return "What is " + side.String() + "?"
+	}
+	// "the difference between A and B" narrowed to one side reads
+	// "between A": each side is asked as what it is, as written ("convert
+	// between pointer types and uintptr": "uintptr", not "pointer
+	// uintptr").
+	if before := strings.Fields(q[:loc[0]]); len(before) > 0 && strings.EqualFold(before[len(before)-1], "between") {
+		raw := p.rawA
+		if slices.Equal(side, p.b) {
+			raw = p.rawB
+		}
+		return "What is " + raw.String() + "?"
 	}
 	return q[:loc[0]] + side.String() + q[loc[1]:]
 }
