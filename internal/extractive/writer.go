@@ -58,7 +58,7 @@ type passage struct {
 	// citing the same sources: an agent's evidence from one source is
 	// quoted together (see group).
 	more    []passage
-	markers []string // citation numbers, in order of first appearance
+	markers []string // citation numbers, each once, in order of first appearance
 	sec     int      // index of its findings section
 	seq     int      // position among all passages
 	rel     float64  // coverage of the question's key terms
@@ -78,7 +78,7 @@ func (p passage) fresh(seen map[string]bool) passage {
 		}
 	}
 	p.text = strings.Join(keep, " ")
-	p.markers = markersOf(p.text)
+	p.markers = distinctMarkers(p.text)
 	if p.text == "" {
 		p.block = ""
 	}
@@ -168,7 +168,7 @@ func findingPassages(text string) []passage {
 		lastPar = -1
 		if len(cited) > 0 {
 			t := strings.Join(cited, " ")
-			out = append(out, passage{text: t, markers: markersOf(t)})
+			out = append(out, passage{text: t, markers: distinctMarkers(t)})
 			lastPar = len(out) - 1
 		}
 	}
@@ -321,7 +321,15 @@ func write(msgs []llms.MessageContent) string {
 	// else the passage that best covers the question; never the only one
 	// its section has.
 	intro := -1
-	if len(secs) > 0 && len(perSection[0]) > 1 {
+	// A section's size counts paragraphs: a run of one source's is several.
+	paras := func(si int) int {
+		n := 0
+		for _, i := range perSection[si] {
+			n += 1 + len(all[i].more)
+		}
+		return n
+	}
+	if len(secs) > 0 && paras(0) > 1 {
 		for _, i := range perSection[0] {
 			if all[i].bears && (intro < 0 || all[i].rel > all[intro].rel) {
 				intro = i
@@ -330,7 +338,7 @@ func write(msgs []llms.MessageContent) string {
 	}
 	if intro < 0 {
 		for i, p := range all {
-			if p.bears && len(perSection[p.sec]) > 1 && (intro < 0 || p.rel > all[intro].rel) {
+			if p.bears && paras(p.sec) > 1 && (intro < 0 || p.rel > all[intro].rel) {
 				intro = i
 			}
 		}
@@ -495,4 +503,17 @@ func listQuestion(q string) bool {
 		return len(w) > 1 && (w[1] == "are" || w[1] == "were")
 	}
 	return false
+}
+
+// distinctMarkers are the citation numbers of s, each once, in order of
+// first appearance: a paragraph citing [1] three times cites what one
+// citing it once does (group joins them).
+func distinctMarkers(s string) []string {
+	var out []string
+	for _, m := range markersOf(s) {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
