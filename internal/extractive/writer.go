@@ -296,6 +296,7 @@ func write(msgs []llms.MessageContent) string {
 		}
 	}
 	used := map[int]bool{}
+	listed := map[int]bool{} // passages a table's rendering quoted (render)
 	tables := rowTables(all, listedSources)
 	// render writes passage i, or the rows of the table it is a row of,
 	// each once, under a line that counts them.
@@ -306,7 +307,7 @@ func write(msgs []llms.MessageContent) string {
 		}
 		lines := []string{plural(len(t.rows), "matching row") + " of " + t.title + " were found:", ""}
 		for _, k := range t.rows {
-			used[k] = true
+			used[k], listed[k] = true, true
 			cite(all[k])
 			lines = append(lines, "- "+all[k].text)
 		}
@@ -387,6 +388,9 @@ func write(msgs []llms.MessageContent) string {
 		slices.Sort(pick)
 		var lines []string
 		for _, i := range pick {
+			if listed[i] {
+				continue // a row its table's first row listed
+			}
 			lines = append(lines, render(i))
 		}
 		text := NoSectionEvidence
