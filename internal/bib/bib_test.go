@@ -368,3 +368,18 @@ func TestSourceAuthor(t *testing.T) {
 		t.Errorf("Authors given win over the source's:\n%s", b)
 	}
 }
+
+// TestBibTeXNameAnd: an author's name from untrusted metadata that holds
+// the word "and" or a comma stays one BibTeX name: the part that holds it
+// is braced, so BibTeX neither splits the author list there nor reads
+// another "Last, First".
+func TestBibTeXNameAnd(t *testing.T) {
+	r := []Reference{{Number: 1, Source: source.Source{ID: "w", URL: "https://e.org/a", Title: "A", Author: "Doe, Jane and Evil Person"}},
+		{Number: 2, Source: source.Source{ID: "v", URL: "https://e.org/b", Title: "B"}, Authors: []Name{{Family: "Roe, Jr", Given: "John AND Mallory"}}}}
+	b := string(BibTeX(r))
+	for _, want := range []string{"author = {Doe, {Jane and Evil Person}},", "author = {{Roe, Jr}, {John AND Mallory}},"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("want %q in:\n%s", want, b)
+		}
+	}
+}
