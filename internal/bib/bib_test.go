@@ -383,3 +383,23 @@ func TestBibTeXNameAnd(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesOfCommaList: metadata that lists people with commas ("Jane
+// Doe, John Roe", a PDF's Author, a page's meta author) names each of
+// them; "Family, Given" stays one name.
+func TestNamesOfCommaList(t *testing.T) {
+	for _, tc := range []struct {
+		author string
+		want   []Name
+	}{
+		{"Jane Doe, John Roe", []Name{{Family: "Doe", Given: "Jane"}, {Family: "Roe", Given: "John"}}},
+		{"Jane Doe, J. R. Tolkien, Marie Curie", []Name{{Family: "Doe", Given: "Jane"}, {Family: "Tolkien", Given: "J. R."}, {Family: "Curie", Given: "Marie"}}},
+		{"Curie, Marie", []Name{{Family: "Curie", Given: "Marie"}}},
+		{"van der Berg, Jan", []Name{{Family: "van der Berg", Given: "Jan"}}},
+		{"Curie, Marie Salomea", []Name{{Family: "Curie", Given: "Marie Salomea"}}},
+	} {
+		if got := NamesOf(tc.author); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("NamesOf(%q) = %+v, want %+v", tc.author, got, tc.want)
+		}
+	}
+}
