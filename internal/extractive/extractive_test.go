@@ -910,6 +910,40 @@ name: echo; city: Frankfurt; role: queue [3]
 	}
 }
 
+// TestWriterRowAfterIntro: a row the introduction quotes on its own is
+// not listed again with the rest of its table.
+func TestWriterRowAfterIntro(t *testing.T) {
+	p := `Question: What is the role of the echo server in Frankfurt?
+
+## Findings
+
+### Overview
+Servers are listed in a table. [4]
+
+### Servers
+name: alpha; city: Frankfurt; role: db [1]
+
+name: charlie; city: Frankfurt; role: cache [2]
+
+name: echo; city: Frankfurt; role: queue server [3]
+
+## Sources
+[1] servers.csv — file:///srv/servers.csv
+[2] servers.csv — file:///srv/servers.csv
+[3] servers.csv — file:///srv/servers.csv
+[4] Notes — file:///srv/notes.md
+`
+	out := generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(p)}).Content
+	for _, row := range []string{"role: db", "role: cache", "role: queue"} {
+		if n := strings.Count(out, row); n != 1 {
+			t.Errorf("%q quoted %d times:\n%s", row, n, out)
+		}
+	}
+	if strings.Contains(out, "3 matching rows") {
+		t.Errorf("the table counts a row quoted before it:\n%s", out)
+	}
+}
+
 // TestWriterNoDirectAnswer: a report whose findings hold passages, none
 // of which covers the question nor comes from a source named after its
 // subject, says so at its top before quoting them; one that answers does
