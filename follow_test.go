@@ -104,3 +104,39 @@ func runChecked(t *testing.T, cfg deepresearch.Config, question string) (*deepre
 	checkCitations(t, rep, rec)
 	return rep, rec
 }
+
+// TestLoopFollowBoundsTitle: the follow-up that reads a document asks the
+// question of it by its title, bounded as its gap's name is: a document's
+// own title (untrusted) cannot make the task's question long.
+func TestLoopFollowBoundsTitle(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		p := filepath.Join(dir, "docs", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("admin-guide/memory-limits.md", "# Memory limits for task groups\n\n"+
+		"The memory use of a task group can be capped. To cap the memory of a task group, see cgroups/cgroup-v2.md for the files to write.\n")
+	write("cgroups/cgroup-v2.md", "# Resource Controllers"+strings.Repeat(" and more controllers", 200)+
+		"\n\nResource controllers expose the knob hard_ceiling_bytes, which holds the ceiling; going past it invokes the OOM killer.\n")
+	const question = "How do I cap the memory use of a task group?"
+	_, rec := runChecked(t, deepresearch.Config{Corpus: filepath.Join(dir, "docs"), IndexPath: filepath.Join(dir, "index.db"), MaxCycles: 2}, question)
+	n := 0
+	for _, e := range rec.of(events.CycleStarted) {
+		for _, task := range e.Data.(events.CycleStartedData).Tasks {
+			if task.Cycle > 1 {
+				n++
+				if len(task.Question) > 120+len(": "+question) || !strings.HasPrefix(task.Question, "Resource Controllers") {
+					t.Errorf("the follow-up's question is %d bytes: %.200q…", len(task.Question), task.Question)
+				}
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d follow-ups, want 1", n)
+	}
+}

@@ -416,7 +416,7 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 		// its text is more likely to repeat than a path or a link's words.
 		title := name
 		if doc, err := l.backend.Fetch(ctx, c.id); err == nil && source.Clean(doc.Title) != "" {
-			title = source.Clean(doc.Title)
+			title = clip(source.Clean(doc.Title), 120) // the document's, untrusted: bounded as name is
 		} else if cause := context.Cause(ctx); cause != nil {
 			return nil, cause
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // TestRunReadsFirst: a task's Read documents are opened before the first
@@ -44,5 +46,27 @@ func TestRunReadsFirst(t *testing.T) {
 	}
 	if !strings.Contains(res.Report, "[1]") {
 		t.Errorf("the report does not cite the document read first:\n%s", res.Report)
+	}
+}
+
+// TestReadKeepsChannel: a document read first keeps the channel its
+// backend gives it (a corpus document that declares a web address is
+// still a local document), as a search result of it would.
+func TestReadKeepsChannel(t *testing.T) {
+	var docs []search.Document
+	for _, d := range corpusDocs {
+		if d.DocID == "paxos.md" {
+			d.URL, d.Channel = "https://example.org/paxos", source.ChannelCorpus
+		}
+		docs = append(docs, d)
+	}
+	task := raftTask
+	task.Read = []string{"paxos.md"}
+	res, err := Run(context.Background(), Config{Model: extractive.New(extractive.Options{}), Search: newMemBackend(docs...)}, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src := res.Sources[1]; src.ID != "paxos.md" || src.Channel != source.ChannelCorpus || src.Kind() != source.KindLocal {
+		t.Errorf("source [1] = %+v (kind %q), want paxos.md on the corpus channel, a local document", src, src.Kind())
 	}
 }

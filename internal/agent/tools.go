@@ -380,7 +380,7 @@ func (s *session) openDoc(ctx context.Context, id string) (int, string, error) {
 		return 0, "", nil
 	}
 	n, err := s.register(search.Result{DocID: cmp.Or(doc.DocID, id), URL: doc.URL, Title: doc.Title,
-		Published: doc.Published, Modified: doc.Modified})
+		Published: doc.Published, Modified: doc.Modified, Channel: doc.Channel})
 	if err != nil {
 		return 0, "", err
 	}

@@ -111,8 +111,9 @@ func authors(r Reference) []Name {
 	return NamesOf(r.Source.Author)
 }
 
-// NamesOf reads a source's Author (names separated by "; ") as names: one
-// written "Family, Given" is split there; one of two to four words, each
+// NamesOf reads a source's Author (names separated by "; ") as names: a
+// list of people separated by commas ("Jane Doe, John Roe") is each of
+// them; one written "Family, Given" is split there; one of two to four words, each
 // a capitalised word of letters (a hyphen, an apostrophe or a final dot
 // allowed: "Jean-Luc O'Neil", "J. Doe"), is a given name then a family
 // name; any other (an organisation, "The Go Authors", "staff@example.org")
@@ -120,6 +121,12 @@ func authors(r Reference) []Name {
 func NamesOf(author string) []Name {
 	var out []Name
 	for _, a := range (source.Source{Author: author}).Authors() {
+		if people := commaList(a); people != nil {
+			for _, words := range people {
+				out = append(out, Name{Family: words[len(words)-1], Given: strings.Join(words[:len(words)-1], " ")})
+			}
+			continue
+		}
 		if family, given, ok := strings.Cut(a, ","); ok && strings.TrimSpace(family) != "" && strings.TrimSpace(given) != "" && !strings.Contains(given, ",") {
 			out = append(out, Name{Family: strings.TrimSpace(family), Given: strings.TrimSpace(given)})
 			continue
@@ -130,6 +137,25 @@ func NamesOf(author string) []Name {
 			continue
 		}
 		out = append(out, Name{Literal: a})
+	}
+	return out
+}
+
+// commaList splits a, when it lists people with commas ("Jane Doe, John
+// Roe"): two or more parts, each a person's name of two to four words
+// (personal); nil otherwise ("Curie, Marie" is one name, family first).
+func commaList(a string) [][]string {
+	parts := strings.Split(a, ",")
+	if len(parts) < 2 {
+		return nil
+	}
+	var out [][]string
+	for _, p := range parts {
+		words := strings.Fields(p)
+		if len(words) < 2 || len(words) > 4 || !personal(words) {
+			return nil
+		}
+		out = append(out, words)
 	}
 	return out
 }

@@ -368,3 +368,38 @@ func TestSourceAuthor(t *testing.T) {
 		t.Errorf("Authors given win over the source's:\n%s", b)
 	}
 }
+
+// TestBibTeXNameAnd: an author's name from untrusted metadata that holds
+// the word "and" or a comma stays one BibTeX name: the part that holds it
+// is braced, so BibTeX neither splits the author list there nor reads
+// another "Last, First".
+func TestBibTeXNameAnd(t *testing.T) {
+	r := []Reference{{Number: 1, Source: source.Source{ID: "w", URL: "https://e.org/a", Title: "A", Author: "Doe, Jane and Evil Person"}},
+		{Number: 2, Source: source.Source{ID: "v", URL: "https://e.org/b", Title: "B"}, Authors: []Name{{Family: "Roe, Jr", Given: "John AND Mallory"}}}}
+	b := string(BibTeX(r))
+	for _, want := range []string{"author = {Doe, {Jane and Evil Person}},", "author = {{Roe, Jr}, {John AND Mallory}},"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("want %q in:\n%s", want, b)
+		}
+	}
+}
+
+// TestNamesOfCommaList: metadata that lists people with commas ("Jane
+// Doe, John Roe", a PDF's Author, a page's meta author) names each of
+// them; "Family, Given" stays one name.
+func TestNamesOfCommaList(t *testing.T) {
+	for _, tc := range []struct {
+		author string
+		want   []Name
+	}{
+		{"Jane Doe, John Roe", []Name{{Family: "Doe", Given: "Jane"}, {Family: "Roe", Given: "John"}}},
+		{"Jane Doe, J. R. Tolkien, Marie Curie", []Name{{Family: "Doe", Given: "Jane"}, {Family: "Tolkien", Given: "J. R."}, {Family: "Curie", Given: "Marie"}}},
+		{"Curie, Marie", []Name{{Family: "Curie", Given: "Marie"}}},
+		{"van der Berg, Jan", []Name{{Family: "van der Berg", Given: "Jan"}}},
+		{"Curie, Marie Salomea", []Name{{Family: "Curie", Given: "Marie Salomea"}}},
+	} {
+		if got := NamesOf(tc.author); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("NamesOf(%q) = %+v, want %+v", tc.author, got, tc.want)
+		}
+	}
+}

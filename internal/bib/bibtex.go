@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -84,11 +85,23 @@ func bibName(n Name) string {
 		// Braces keep an organisation's name from being split.
 		return "{" + texEscape(clean(n.Literal)) + "}"
 	case n.Family != "" && n.Given != "":
-		return texEscape(clean(n.Family)) + ", " + texEscape(clean(n.Given))
+		return namePart(n.Family) + ", " + namePart(n.Given)
 	case n.Family != "":
-		return texEscape(clean(n.Family))
+		return namePart(n.Family)
 	}
 	return ""
+}
+
+// namePart is one part of a person's name, escaped, and braced when it
+// holds what BibTeX reads as the structure of a name list (the word
+// "and", in any case, or a comma), so that a name from untrusted
+// metadata ("Doe, Jane and Evil Person") stays one author.
+func namePart(s string) string {
+	t := texEscape(clean(s))
+	if strings.Contains(t, ",") || slices.ContainsFunc(strings.Fields(t), func(w string) bool { return strings.EqualFold(w, "and") }) {
+		return "{" + t + "}"
+	}
+	return t
 }
 
 // baseKey is the key before de-duplication.

@@ -2,6 +2,8 @@ package corpus
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -32,7 +34,6 @@ const (
 const (
 	maxNamesPerKind = 200
 	maxNameLen      = 200
-	maxResolveRows  = 64
 )
 
 // docName is one row of the names table.
@@ -243,63 +244,67 @@ func pathKeys(from, ref string) []string {
 }
 
 // lookup returns the document that goes by name under the first of kinds
-// that any does; among several, the nearest to from, then the first by
-// path; "" when none does, or when from itself goes by it under that
-// kind (a page's own title names no other page's heading).
+// that any does; among several, the nearest to from (the one under the
+// deepest of from's folders), then the first by path; "" when none does,
+// or when from itself goes by it under that kind (a page's own title
+// names no other page's heading). However many documents go by the name,
+// each kind costs a query for any, one for from's own name and one for
+// each of from's folders, deepest first, until one holds a document.
 func (ix *Index) lookup(ctx context.Context, from, name string, kinds []int) (string, error) {
 	if name == "" {
 		return "", nil
 	}
-	rows, err := ix.db.QueryContext(ctx,
-		`SELECT d.path, n.kind FROM names n JOIN docs d ON d.id = n.doc_id WHERE n.name = ? ORDER BY n.kind, d.path LIMIT ?`,
-		name, maxResolveRows)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	type hit struct {
-		path string
-		kind int
-	}
-	var hits []hit
-	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.path, &h.kind); err != nil {
-			return "", err
+	const q = `SELECT d.path FROM names n JOIN docs d ON d.id = n.doc_id
+		WHERE n.name = ? AND n.kind = ? AND (? = '' OR d.path >= ? AND d.path < ?) ORDER BY d.path LIMIT 1`
+	// first is the first document by path under folder (a prefix ending
+	// in "/", whose paths sort from it to it with '0', the byte after
+	// '/', for its last byte; "" for the root) that goes by name under
+	// kind.
+	first := func(kind int, folder string) (string, error) {
+		hi := ""
+		if folder != "" {
+			hi = folder[:len(folder)-1] + "0"
 		}
-		if slices.Contains(kinds, h.kind) {
-			hits = append(hits, h)
+		var p string
+		err := ix.db.QueryRowContext(ctx, q, name, kind, folder, folder, hi).Scan(&p)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil
 		}
+		return p, err
 	}
-	if err := rows.Err(); err != nil {
-		return "", err
+	var folders []string // from's folders, deepest first: "a/b/", "a/"
+	for d := path.Dir(from); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		folders = append(folders, d+"/")
 	}
 	for _, k := range kinds {
-		best, bestNear := "", -1
-		for _, h := range hits {
-			if h.kind != k {
-				continue
+		best, err := first(k, "")
+		if err != nil || best == "" {
+			if err != nil {
+				return "", err
 			}
-			if h.path == from {
+			continue
+		}
+		if from != "" {
+			var self int
+			err := ix.db.QueryRowContext(ctx, `SELECT 1 FROM names n JOIN docs d ON d.id = n.doc_id
+				WHERE n.name = ? AND n.kind = ? AND d.path = ?`, name, k, from).Scan(&self)
+			switch {
+			case err == nil:
 				return "", nil // the document's own name: it names itself
-			}
-			if n := nearness(from, h.path); n > bestNear {
-				best, bestNear = h.path, n
+			case !errors.Is(err, sql.ErrNoRows):
+				return "", err
 			}
 		}
-		if best != "" {
-			return best, nil
+		for _, f := range folders {
+			p, err := first(k, f)
+			if err != nil {
+				return "", err
+			}
+			if p != "" {
+				return p, nil
+			}
 		}
+		return best, nil
 	}
 	return "", nil
-}
-
-// nearness is how many leading folders the DocIDs a and b share.
-func nearness(a, b string) int {
-	as, bs := strings.Split(path.Dir(a), "/"), strings.Split(path.Dir(b), "/")
-	n := 0
-	for n < len(as) && n < len(bs) && as[n] == bs[n] && as[n] != "." {
-		n++
-	}
-	return n
 }

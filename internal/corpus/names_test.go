@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/search"
@@ -101,5 +102,40 @@ func TestResolveNearest(t *testing.T) {
 	}
 	if got, err := ix.Resolve(t.Context(), "", "Summary of A"); err != nil || got != "a/x/index.md" {
 		t.Errorf("the new title resolves to %q, %v", got, err)
+	}
+}
+
+// TestResolveManyNamesakes: however many documents go by a name, a title
+// still wins over file names, and the nearest document wins over those
+// first by path.
+func TestResolveManyNamesakes(t *testing.T) {
+	ix := openIndex(t)
+	dir := t.TempDir()
+	docs := map[string]string{
+		"zz/guide.md":     "# Notes\n\nThe guide titled Notes.\n",
+		"zz/sub/page.md":  "# Page\n\nSee Overview.\n",
+		"zz/sub/intro.md": "# Overview\n\nThe nearest overview.\n",
+	}
+	for i := range 70 {
+		docs[fmt.Sprintf("d%02d/notes.md", i)] = fmt.Sprintf("# Folder %d\n\nText %d.\n", i, i)
+		docs[fmt.Sprintf("d%02d/over.md", i)] = fmt.Sprintf("# Overview\n\nOverview %d.\n", i)
+	}
+	writeDocs(t, dir, docs)
+	if _, err := ix.Sync(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ from, ref, want string }{
+		{"", "Notes", "zz/guide.md"},
+		{"zz/sub/page.md", "Overview", "zz/sub/intro.md"},
+		{"", "Overview", "d00/over.md"},
+		{"zz/sub/intro.md", "Overview", ""},
+	} {
+		got, err := ix.Resolve(t.Context(), tt.from, tt.ref)
+		switch {
+		case tt.want == "" && !errors.Is(err, search.ErrNotFound):
+			t.Errorf("Resolve(%q, %q) = %q, %v; want search.ErrNotFound", tt.from, tt.ref, got, err)
+		case tt.want != "" && (err != nil || got != tt.want):
+			t.Errorf("Resolve(%q, %q) = %q, %v; want %q", tt.from, tt.ref, got, err, tt.want)
+		}
 	}
 }

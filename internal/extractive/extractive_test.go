@@ -885,6 +885,77 @@ The Frankfurt servers cost more to run than the others. [5]
 	}
 }
 
+// TestWriterRowsInSection: a table whose rows a section quotes is listed
+// once under its count, and none of its rows is quoted again after it.
+func TestWriterRowsInSection(t *testing.T) {
+	p := `Question: What roles do the Frankfurt servers have?
+
+## Findings
+
+### Overview
+The Frankfurt servers have three roles: a database, a cache and a queue. [4]
+
+The Frankfurt servers were moved there in 2021. [5]
+
+### Servers
+name: alpha; city: Frankfurt; role: db [1]
+
+name: charlie; city: Frankfurt; role: cache [2]
+
+name: echo; city: Frankfurt; role: queue [3]
+
+## Sources
+[1] servers.csv — file:///srv/servers.csv
+[2] servers.csv — file:///srv/servers.csv
+[3] servers.csv — file:///srv/servers.csv
+[4] Notes — file:///srv/notes.md
+[5] History — file:///srv/history.md
+`
+	out := generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(p)}).Content
+	if !strings.Contains(out, "3 matching rows of servers.csv were found:") {
+		t.Fatalf("the rows are not listed under their count:\n%s", out)
+	}
+	for _, row := range []string{"role: db", "role: cache", "role: queue"} {
+		if n := strings.Count(out, row); n != 1 {
+			t.Errorf("%q quoted %d times:\n%s", row, n, out)
+		}
+	}
+}
+
+// TestWriterRowAfterIntro: a row the introduction quotes on its own is
+// not listed again with the rest of its table.
+func TestWriterRowAfterIntro(t *testing.T) {
+	p := `Question: What is the role of the echo server in Frankfurt?
+
+## Findings
+
+### Overview
+Servers are listed in a table. [4]
+
+### Servers
+name: alpha; city: Frankfurt; role: db [1]
+
+name: charlie; city: Frankfurt; role: cache [2]
+
+name: echo; city: Frankfurt; role: queue server [3]
+
+## Sources
+[1] servers.csv — file:///srv/servers.csv
+[2] servers.csv — file:///srv/servers.csv
+[3] servers.csv — file:///srv/servers.csv
+[4] Notes — file:///srv/notes.md
+`
+	out := generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(p)}).Content
+	for _, row := range []string{"role: db", "role: cache", "role: queue"} {
+		if n := strings.Count(out, row); n != 1 {
+			t.Errorf("%q quoted %d times:\n%s", row, n, out)
+		}
+	}
+	if strings.Contains(out, "3 matching rows") {
+		t.Errorf("the table counts a row quoted before it:\n%s", out)
+	}
+}
+
 // TestWriterNoDirectAnswer: a report whose findings hold passages, none
 // of which covers the question nor comes from a source named after its
 // subject, says so at its top before quoting them; one that answers does

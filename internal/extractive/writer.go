@@ -296,17 +296,27 @@ func write(msgs []llms.MessageContent) string {
 		}
 	}
 	used := map[int]bool{}
+	rendered := map[int]bool{} // passages render wrote
 	tables := rowTables(all, listedSources)
-	// render writes passage i, or the rows of the table it is a row of,
-	// each once, under a line that counts them.
+	// render writes passage i, or the rows of the table it is a row of
+	// that are not written yet (two or more), each once, under a line
+	// that counts them.
 	render := func(i int) string {
-		t, ok := tables[i]
-		if !ok {
+		var rows []int
+		if t, ok := tables[i]; ok {
+			for _, k := range t.rows {
+				if k == i || !rendered[k] {
+					rows = append(rows, k)
+				}
+			}
+		}
+		if len(rows) < 2 {
+			rendered[i] = true
 			return attributed(all[i], kb)
 		}
-		lines := []string{plural(len(t.rows), "matching row") + " of " + t.title + " were found:", ""}
-		for _, k := range t.rows {
-			used[k] = true
+		lines := []string{plural(len(rows), "matching row") + " of " + tables[i].title + " were found:", ""}
+		for _, k := range rows {
+			used[k], rendered[k] = true, true
 			cite(all[k])
 			lines = append(lines, "- "+all[k].text)
 		}
@@ -395,6 +405,9 @@ func write(msgs []llms.MessageContent) string {
 		slices.Sort(pick)
 		var lines []string
 		for _, i := range pick {
+			if rendered[i] {
+				continue // a row its table's first row listed
+			}
 			lines = append(lines, render(i))
 		}
 		text := NoSectionEvidence

@@ -21,21 +21,36 @@ var XMLSchema []byte
 // The XML report's elements, in the order report.xsd declares them.
 type (
 	xmlReport struct {
-		XMLName    xml.Name        `xml:"report"`
-		NS         string          `xml:"xmlns,attr"`
-		RunID      string          `xml:"run_id,attr,omitempty"`
-		OK         bool            `xml:"ok,attr"`
-		Finished   bool            `xml:"finished,attr"`
-		Format     string          `xml:"format,attr"`
-		Retries    int             `xml:"retries,attr"`
-		Question   string          `xml:"question"`
-		Reason     string          `xml:"reason,omitempty"`
-		Content    string          `xml:"content"`
-		Blocks     []xmlBlock      `xml:"blocks>block"`
-		References []xmlReference  `xml:"references>reference"`
-		Sources    []xmlUsedSource `xml:"sources_used>source"`
-		Stats      xmlStats        `xml:"stats"`
-		Citations  []xmlClaim      `xml:"citations>claim"`
+		XMLName  xml.Name `xml:"report"`
+		NS       string   `xml:"xmlns,attr"`
+		RunID    string   `xml:"run_id,attr,omitempty"`
+		OK       bool     `xml:"ok,attr"`
+		Finished bool     `xml:"finished,attr"`
+		Format   string   `xml:"format,attr"`
+		Retries  int      `xml:"retries,attr"`
+		Question string   `xml:"question"`
+		Reason   string   `xml:"reason,omitempty"`
+		Content  string   `xml:"content"`
+		// The lists are left out when empty, as report.xsd wants: a list
+		// element holds at least one item (encoding/xml writes the
+		// parent of "a>b" for an empty slice, omitempty or not).
+		Blocks     *xmlBlocks     `xml:"blocks"`
+		References *xmlReferences `xml:"references"`
+		Sources    *xmlSources    `xml:"sources_used"`
+		Stats      xmlStats       `xml:"stats"`
+		Citations  *xmlClaims     `xml:"citations"`
+	}
+	xmlBlocks struct {
+		Items []xmlBlock `xml:"block"`
+	}
+	xmlReferences struct {
+		Items []xmlReference `xml:"reference"`
+	}
+	xmlSources struct {
+		Items []xmlUsedSource `xml:"source"`
+	}
+	xmlClaims struct {
+		Items []xmlClaim `xml:"claim"`
 	}
 	xmlBlock struct {
 		Index int    `xml:"index,attr"`
@@ -89,7 +104,8 @@ type (
 // <report>, its question, reason and content, its blocks, references,
 // sources used (a source a usage tag named has usage="true"), stats and
 // citation sidecar (<claim path="/blocks/1" sids="1 2"/>, the same JSON
-// Pointers into the JSON document). Every string is the document's, and
+// Pointers into the JSON document); a list with no item is left out.
+// Every string is the document's, and
 // untrusted (model, corpus and web text): encoding/xml escapes it as
 // character data or attribute values, and a character XML 1.0 cannot
 // hold (most C0 controls, U+FFFE, U+FFFF) is written as U+FFFD.
@@ -97,8 +113,14 @@ func XML(doc *Document) ([]byte, error) {
 	x := xmlReport{NS: XMLNamespace, RunID: doc.RunID, OK: doc.OK, Finished: doc.Finished, Format: doc.Format, Retries: doc.Retries,
 		Question: doc.Question, Reason: doc.Reason, Content: doc.Content,
 		Stats: xmlStats{Rounds: doc.Stats.Rounds, Bytes: doc.Stats.Bytes, Citations: doc.Stats.Citations, Validated: doc.Stats.Validated}}
+	var (
+		blocks     []xmlBlock
+		references []xmlReference
+		sources    []xmlUsedSource
+		claims     []xmlClaim
+	)
 	for i, b := range doc.Blocks {
-		x.Blocks = append(x.Blocks, xmlBlock{Index: i, Text: b})
+		blocks = append(blocks, xmlBlock{Index: i, Text: b})
 	}
 	for _, ref := range doc.References {
 		r := xmlReference{Number: ref.Number, ID: ref.ID, URL: ref.URL, CanonicalURL: ref.CanonicalURL, Type: ref.Type(),
@@ -109,7 +131,7 @@ func XML(doc *Document) ([]byte, error) {
 		for _, l := range ref.Locations {
 			r.Locations = append(r.Locations, xmlLocation{Kind: l.Kind, Value: l.Value, Part: l.Part})
 		}
-		x.References = append(x.References, r)
+		references = append(references, r)
 	}
 	usage := map[int]bool{}
 	for _, sid := range doc.UsageSIDs {
@@ -122,14 +144,26 @@ func XML(doc *Document) ([]byte, error) {
 			o := s.Objective
 			u.ORelevance, u.Reasoning = &o, s.Reasoning
 		}
-		x.Sources = append(x.Sources, u)
+		sources = append(sources, u)
 	}
 	for _, c := range doc.Citations {
 		sids := make([]string, len(c.SIDs))
 		for i, n := range c.SIDs {
 			sids[i] = strconv.Itoa(n)
 		}
-		x.Citations = append(x.Citations, xmlClaim{Path: c.Path, SIDs: strings.Join(sids, " ")})
+		claims = append(claims, xmlClaim{Path: c.Path, SIDs: strings.Join(sids, " ")})
+	}
+	if len(blocks) > 0 {
+		x.Blocks = &xmlBlocks{blocks}
+	}
+	if len(references) > 0 {
+		x.References = &xmlReferences{references}
+	}
+	if len(sources) > 0 {
+		x.Sources = &xmlSources{sources}
+	}
+	if len(claims) > 0 {
+		x.Citations = &xmlClaims{claims}
 	}
 	out, err := xml.MarshalIndent(x, "", "  ")
 	if err != nil {

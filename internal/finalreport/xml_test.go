@@ -44,19 +44,22 @@ func TestXML(t *testing.T) {
 	if back.OK || back.Finished || back.Retries != 2 || back.Format != "markdown" {
 		t.Errorf("envelope %+v", back)
 	}
-	if len(back.Blocks) != len(doc.Blocks) || len(back.References) != len(doc.References) || len(back.Sources) != len(doc.SourcesUsed) || len(back.Citations) != len(doc.Citations) {
-		t.Fatalf("%d blocks, %d references, %d sources, %d claims; want %d, %d, %d, %d", len(back.Blocks), len(back.References), len(back.Sources),
-			len(back.Citations), len(doc.Blocks), len(doc.References), len(doc.SourcesUsed), len(doc.Citations))
+	if back.Blocks == nil || back.References == nil || back.Sources == nil || back.Citations == nil {
+		t.Fatalf("a list is missing:\n%s", out)
 	}
-	for i, b := range back.Blocks {
+	if len(back.Blocks.Items) != len(doc.Blocks) || len(back.References.Items) != len(doc.References) || len(back.Sources.Items) != len(doc.SourcesUsed) || len(back.Citations.Items) != len(doc.Citations) {
+		t.Fatalf("%d blocks, %d references, %d sources, %d claims; want %d, %d, %d, %d", len(back.Blocks.Items), len(back.References.Items), len(back.Sources.Items),
+			len(back.Citations.Items), len(doc.Blocks), len(doc.References), len(doc.SourcesUsed), len(doc.Citations))
+	}
+	for i, b := range back.Blocks.Items {
 		if b.Text != doc.Blocks[i] || b.Index != i {
 			t.Errorf("block %d = %+v, want %q", i, b, doc.Blocks[i])
 		}
 	}
-	if c := back.Citations[0]; c.Path != doc.Citations[0].Path || c.SIDs != "1 2 3" || !slices.Equal(doc.Citations[0].SIDs, []int{1, 2, 3}) {
+	if c := back.Citations.Items[0]; c.Path != doc.Citations[0].Path || c.SIDs != "1 2 3" || !slices.Equal(doc.Citations[0].SIDs, []int{1, 2, 3}) {
 		t.Errorf("claim %+v, want %+v", c, doc.Citations[0])
 	}
-	for i, s := range back.Sources {
+	for i, s := range back.Sources.Items {
 		if s.Usage != slices.Contains(doc.UsageSIDs, s.SID) || s.Cited != doc.SourcesUsed[i].Cited {
 			t.Errorf("source %+v: usage or cited wrong", s)
 		}
@@ -111,5 +114,34 @@ func checkDeclared(t *testing.T, doc []byte) {
 				t.Errorf("attribute %s of <%s> is not declared in report.xsd", a.Name.Local, se.Name.Local)
 			}
 		}
+	}
+}
+
+// TestXMLEmpty: a report that cites nothing (no blocks, references,
+// sources or claims) leaves out the lists it has nothing for, as
+// report.xsd wants (a list element, when present, holds at least one
+// item), and stays valid.
+func TestXMLEmpty(t *testing.T) {
+	doc, err := JSON("Q?", &Report{}, Extra{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := XML(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range []string{"blocks", "references", "sources_used", "citations"} {
+		if bytes.Contains(out, []byte("<"+list+">")) || bytes.Contains(out, []byte("<"+list+"/>")) {
+			t.Errorf("an empty <%s>:\n%s", list, out)
+		}
+	}
+	checkDeclared(t, out)
+	if _, err := exec.LookPath("xmllint"); err != nil {
+		return
+	}
+	file := filepath.Join(t.TempDir(), "report.xml")
+	os.WriteFile(file, out, 0o600)
+	if msg, err := exec.Command("xmllint", "--noout", "--nonet", "--schema", "report.xsd", file).CombinedOutput(); err != nil {
+		t.Errorf("xmllint: %v\n%s", err, msg)
 	}
 }

@@ -102,7 +102,7 @@ func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, erro
 		return doc, err
 	}
 	rec := &DocumentRecord{DocID: String(docID), URL: String(doc.URL), Title: String(doc.Title), Text: String(doc.Text),
-		Published: String(doc.Published), Modified: String(doc.Modified), Author: String(doc.Author)}
+		Published: String(doc.Published), Modified: String(doc.Modified), Author: String(doc.Author), Channel: String(doc.Channel)}
 	if ref, text, ok := sink.get(); ok && text == doc.Text {
 		rec.Text, rec.TextPage = "", &ref
 	}
@@ -114,7 +114,7 @@ func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, erro
 // refers to.
 func (j *Journal) document(r *DocumentRecord) (search.Document, error) {
 	doc := search.Document{DocID: string(r.DocID), URL: string(r.URL), Title: string(r.Title), Text: string(r.Text),
-		Published: string(r.Published), Modified: string(r.Modified), Author: string(r.Author)}
+		Published: string(r.Published), Modified: string(r.Modified), Author: string(r.Author), Channel: string(r.Channel)}
 	if r.TextPage != nil {
 		p := j.lookup(*r.TextPage)
 		if p == nil || p.Page == nil {

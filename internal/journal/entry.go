@@ -199,6 +199,9 @@ type DocumentRecord struct {
 	Published String `json:"published,omitempty"`
 	Modified  String `json:"modified,omitempty"`
 	Author    String `json:"author,omitempty"`
+	// Channel is the channel of the backend that holds the document
+	// (optional, as in Result).
+	Channel String `json:"channel,omitempty"`
 	// TextPage, when set, says Text is that of the page entry it names:
 	// the page the fetch read, recorded just before (so the text is kept
 	// once).

@@ -63,6 +63,11 @@ type Document struct {
 	// separated by "; ", source.JoinAuthors). An agent opening a source
 	// fills in the author its search result lacked.
 	Author string `json:"author,omitempty"`
+	// Channel is the channel of the backend that holds it, as its search
+	// results carry it (Result.Channel; set by a combined backend), so
+	// that a document fetched by DocID alone (a reference followed) is
+	// the same kind of source; "" when the backend does not say.
+	Channel string `json:"channel,omitempty"`
 }
 
 // Backend searches and fetches documents. Implementations must be safe for

@@ -182,23 +182,34 @@ func interleave(members []Member, lists [][]search.Result, limit int) []tagged {
 
 // Fetch reads a document through the member whose search returned it. For
 // a DocID no search returned, it asks each member in order and returns the
-// first answer that is not search.ErrNotFound.
+// first answer that is not search.ErrNotFound. The document carries the
+// member's channel (Document.Channel) when it names none.
 func (c *Combined) Fetch(ctx context.Context, docID string) (search.Document, error) {
 	c.mu.Lock()
 	i, ok := c.owner[docID]
 	c.mu.Unlock()
 	if ok && i >= 0 {
-		return c.members[i].Backend.Fetch(ctx, docID)
+		doc, err := c.members[i].Backend.Fetch(ctx, docID)
+		return withChannel(doc, c.members[i].Channel), err
 	}
 	var names []string
 	for _, m := range c.members {
 		doc, err := m.Backend.Fetch(ctx, docID)
 		if err == nil || !errors.Is(err, search.ErrNotFound) {
-			return doc, err
+			return withChannel(doc, m.Channel), err
 		}
 		names = append(names, m.Name)
 	}
 	return search.Document{}, fmt.Errorf("websearch: %q: not found in %s: %w", docID, strings.Join(names, ", "), search.ErrNotFound)
+}
+
+// withChannel is doc with the channel of the member that fetched it,
+// when it names none: what Search sets on the member's results.
+func withChannel(doc search.Document, channel string) search.Document {
+	if doc.Channel == "" {
+		doc.Channel = channel
+	}
+	return doc
 }
 
 var _ search.Resolver = (*Combined)(nil)

@@ -227,3 +227,21 @@ func BenchmarkCombinedSearch(b *testing.B) {
 		}
 	}
 }
+
+// TestCombinedFetchSaysChannel: a document fetched by DocID, which no
+// search returned (a reference followed), carries the channel of the
+// member that holds it, as its search results would.
+func TestCombinedFetchSaysChannel(t *testing.T) {
+	ix := openCorpus(t)
+	c, err := websearch.Combine(websearch.Hooks{}, websearch.Member{Name: "corpus", Channel: websearch.ChannelCorpus, Backend: ix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := c.Fetch(context.Background(), "glossary.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Channel != websearch.ChannelCorpus {
+		t.Errorf("Fetch(glossary.org).Channel = %q, want %q", doc.Channel, websearch.ChannelCorpus)
+	}
+}

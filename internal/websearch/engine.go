@@ -17,9 +17,11 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/fetch"
@@ -279,7 +281,9 @@ var _ search.Resolver = (*Engine)(nil)
 // a link to another scheme, to an IP literal in a private, loopback or
 // link-local range, to "localhost" or another name only a local network
 // resolves (fetch.InternalHost), to from itself or with user information
-// wraps search.ErrNotFound. It fetches nothing.
+// wraps search.ErrNotFound, as does a name written as words or without a
+// slash or an extension ("Control Groups", "cgroup-v2": linkLike). It
+// fetches nothing.
 func (e *Engine) Resolve(_ context.Context, from, ref string) (string, error) {
 	return resolveLink(from, ref)
 }
@@ -287,6 +291,9 @@ func (e *Engine) Resolve(_ context.Context, from, ref string) (string, error) {
 // resolveLink is Resolve for any web backend.
 func resolveLink(from, ref string) (string, error) {
 	notFound := fmt.Errorf("websearch: link %q: %w", ref, search.ErrNotFound)
+	if !linkLike(strings.TrimSpace(ref)) {
+		return "", notFound
+	}
 	u, err := url.Parse(strings.TrimSpace(ref))
 	if err != nil || strings.ContainsFunc(ref, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return "", notFound
@@ -304,6 +311,22 @@ func resolveLink(from, ref string) (string, error) {
 		return "", notFound
 	}
 	return u.String(), nil
+}
+
+// linkLike reports whether ref is written as a link's target, not as a
+// name ("Control Groups", a link's words, an rst label "cgroup-v2"), which
+// would otherwise resolve, as a relative reference, to a made-up page
+// beside from: it holds no white space, and a slash (a URL, a path) or a
+// file name's extension ("spec-ctrl.html").
+func linkLike(ref string) bool {
+	if ref == "" || strings.ContainsFunc(ref, unicode.IsSpace) {
+		return false
+	}
+	p := ref
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	return strings.Contains(p, "/") || path.Ext(p) != ""
 }
 
 func withoutFragment(u *url.URL) string {
