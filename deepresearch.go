@@ -135,7 +135,7 @@ type Config struct {
 	// distribution's documentation: its standard library's packages with
 	// their examples, the go command's help and $(go env GOROOT)/doc,
 	// written into the user's cache directory on first use (a few seconds
-	// once per Go version; see README "The built-in offline parts").
+	// once per Go version; see docs/offline.md).
 	Corpus string
 	// IndexPath is the index database file for Corpus. Empty means a file
 	// in the user's cache directory, one per corpus folder.

@@ -413,7 +413,7 @@ func TestFollowAcrossServers(t *testing.T) {
 }
 
 // TestNATSCLI lists, with the official nats CLI, the streams and the
-// consumer Setup creates, by the names the README documents.
+// consumer Setup creates, by the names docs/cluster.md documents.
 func TestNATSCLI(t *testing.T) {
 	bin, err := exec.LookPath("nats")
 	if err != nil {

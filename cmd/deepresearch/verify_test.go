@@ -515,9 +515,9 @@ func TestVerifyStoredTexts(t *testing.T) {
 }
 
 // TestVerifyDocumentedExample runs the example of `verify --help`, which
-// the README shows too, as a user would on a fresh machine: build the
-// command, research with the defaults (the Go distribution's docs), take
-// the report's text with jq, verify it against the JSON report. It must
+// docs/verification.md shows too, as a user would on a fresh machine:
+// build the command, research with the defaults (the Go distribution's
+// docs), take the report's text with jq, verify it against the JSON report. It must
 // pass, with the run store and again without it (the report moved to
 // another machine: the passages it kept are enough).
 func TestVerifyDocumentedExample(t *testing.T) {
@@ -540,7 +540,7 @@ func TestVerifyDocumentedExample(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "deepresearch run --format json") || !strings.HasPrefix(lines[2], "deepresearch verify") {
 		t.Fatalf("the example is not the pipeline this test runs: %q", lines)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "verification.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func TestVerifyDocumentedExample(t *testing.T) {
 		trimmed = append(trimmed, strings.TrimSpace(line))
 	}
 	if !strings.Contains(strings.Join(trimmed, "\n"), strings.Join(lines, "\n")) {
-		t.Errorf("the README does not show the example of verify --help:\n%s", strings.Join(lines, "\n"))
+		t.Errorf("docs/verification.md does not show the example of verify --help:\n%s", strings.Join(lines, "\n"))
 	}
 	bin := t.TempDir()
 	if out, err := exec.Command(gobin, "build", "-o", filepath.Join(bin, "deepresearch"), ".").CombinedOutput(); err != nil {

@@ -192,9 +192,9 @@ func (p *Prepared) CompareSet(ctx context.Context, questionsDir, file string, re
 // the plain search's top 5 before Problems reports it. The issue's target
 // is none (research never behind); reports that quote the passages that
 // answer, from three or four documents where the plain search lists five,
-// are behind by up to 12 points on some question sets today (README "Research
-// quality"). The margin guards against a further fall; it is not the
-// target met.
+// are behind by up to 12 points on some question sets today
+// (docs/quality.md). The margin guards against a further fall; it is not
+// the target met.
 const behindMargin = 0.15
 
 // Problems lists the ways c misses the targets: research behind the

@@ -97,7 +97,7 @@ func TestMultiHopTargets(t *testing.T) {
 	}
 	// Since reports quote the passages that answer from few sources (2.4
 	// documents a question, was 7.2), the loop finds few second hops one
-	// cycle misses (1 of 10, was 2 of 3; README "Research quality"): this
+	// cycle misses (1 of 10, was 2 of 3; docs/quality.md): this
 	// guards what it finds, not the earlier target of most.
 	if missed > 0 && found == 0 {
 		t.Errorf("the loop finds the second hop for none of the %d questions one cycle misses", missed)

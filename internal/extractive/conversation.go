@@ -286,7 +286,7 @@ func parseBlocks(content string) []block {
 }
 
 // rrfK is the rank offset of reciprocal rank fusion. Measured on the
-// evaluation's tuning corpora (README "Research quality"): 10 beat 2 by a
+// evaluation's tuning corpora (docs/quality.md): 10 beat 2 by a
 // question on the Go docs and one on the manual pages and lost nothing.
 const rrfK = 10
 

@@ -79,7 +79,7 @@ func GOROOT() string {
 // output. Cost: it parses the standard library's Go files for this
 // platform and the test files that hold examples (at most 22 MB of
 // source), about 0.7 s of CPU and 216 MB allocated in all for Go 1.26
-// (BenchmarkWrite; README "Performance").
+// (BenchmarkWrite; docs/performance.md).
 func Write(ctx context.Context, goroot, dir string) (Stats, error) {
 	var st Stats
 	src := filepath.Join(goroot, "src")

@@ -13,10 +13,10 @@ import (
 )
 
 // DefaultThreshold is the lexical support score from which a sentence
-// counts as supported. It was chosen on testdata/support (see the README's
-// figures) and is a compromise: a higher one rejects more paraphrases, a
-// lower one accepts more sentences that reuse a source's words to say
-// something else.
+// counts as supported. It was chosen on testdata/support (see the figures
+// in docs/verification.md) and is a compromise: a higher one rejects more
+// paraphrases, a lower one accepts more sentences that reuse a source's
+// words to say something else.
 const DefaultThreshold = 0.6
 
 // Lexical judges support from words alone: the share of the sentence's key
