@@ -332,6 +332,22 @@ func report(msgs []llms.MessageContent) string {
 		count[n]++
 		taken++
 	}
+	// The lead of the source quoted first — its first paragraph of prose,
+	// a package's or a page's summary — comes with it when it fits: it
+	// names what the source offers, which the task's words may miss.
+	if len(sources) > 0 {
+		n := sources[0]
+		for _, u := range units[n] {
+			if u.Kind != excerpt.Prose || len(strings.Fields(u.Text)) < minSentenceWords {
+				continue
+			}
+			if !chosen[pick{n, u.idx}] && size+len(u.Text) <= maxEvidenceBytes {
+				chosen[pick{n, u.idx}] = true
+				picked = append(picked, u)
+			}
+			break
+		}
+	}
 	// Sources in the order of their best passage; a source's passages in
 	// its own order.
 	var pars []string

@@ -127,3 +127,23 @@ func TestBoilerplate(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadOfFirstSource: the source quoted first comes with its lead, the
+// first paragraph of prose, though it shares none of the task's words: a
+// package's summary names what it offers ("Atoi"), which a how-to
+// question's words miss.
+func TestLeadOfFirstSource(t *testing.T) {
+	text := "Package strconv implements conversions to and from string representations of basic data types. The most common numeric conversions are Atoi and Itoa.\n\n" +
+		"## Numeric Conversions\n\n" +
+		"ParseInt interprets a string s in the given base and returns the corresponding value i as an integer.\n\n" +
+		"ParseFloat converts the string s to a floating-point number with the precision specified by bitSize.\n"
+	results := "[1] Package strconv\nURL: https://pkg.go.dev/strconv\nLocation: lines 1-9\n" + text
+	msgs := []llms.MessageContent{human("Question: How do I convert a string to an integer?"), toolMsg("c1", "search", results)}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if !strings.Contains(out, "The most common numeric conversions are Atoi and Itoa. [1]") {
+		t.Errorf("the first source's lead is not quoted:\n%s", out)
+	}
+	if !strings.Contains(out, "ParseInt interprets a string s") {
+		t.Errorf("the passage that bears on the task is not quoted:\n%s", out)
+	}
+}
