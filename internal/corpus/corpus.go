@@ -67,7 +67,7 @@ var _ search.Backend = (*Index)(nil)
 //     fetches report instead of the file:// URL.
 //   - 6: the names table: the names each document goes by (URL, path,
 //     title, rst labels, headings), which Resolve looks references up in.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // busyTimeout is how long a statement waits for another connection's (or
 // another process's) write lock before failing with SQLITE_BUSY.
@@ -92,7 +92,8 @@ var schema = []string{
 		mtime_ns INTEGER NOT NULL,     -- modification time when indexed, Unix nanoseconds
 		hash     TEXT NOT NULL,        -- hex SHA-256 of the file's bytes
 		text     TEXT NOT NULL,        -- the whole extracted text
-		url      TEXT NOT NULL DEFAULT '' -- the http(s) URL the document declares; '': its file:// URL
+		url      TEXT NOT NULL DEFAULT '', -- the http(s) URL the document declares; '': its file:// URL
+		author   TEXT NOT NULL DEFAULT ''  -- who its metadata says wrote it (source.JoinAuthors); '': none
 	)`,
 	`CREATE TABLE passages (
 		id       INTEGER PRIMARY KEY,  -- rowid of passages_fts

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/pdftext"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
 // fileTimeout bounds the reading of one file of a binary format (a PDF,
@@ -40,7 +41,11 @@ func extractDocument(ctx context.Context, id string, data []byte, f extract.Form
 		case !utf8.Valid(data):
 			return extract.Document{}, "not valid UTF-8", nil
 		}
-		return extract.Extract(id, string(data), f), "", nil
+		doc := extract.Extract(id, string(data), f)
+		if f == extract.FormatHTML {
+			doc.Author = extract.HeadAuthor(string(data))
+		}
+		return doc, "", nil
 	}
 	rctx, cancel := fileDeadline(ctx)
 	defer cancel()
@@ -50,6 +55,7 @@ func extractDocument(ctx context.Context, id string, data []byte, f extract.Form
 		var pdf pdftext.Document
 		if pdf, err = readPDF(rctx, data); err == nil {
 			doc = extract.FromPages(id, pdf.Title, pdf.Pages)
+			doc.Author = source.ParseAuthors(pdf.Author)
 			if doc.Text == "" {
 				return extract.Document{}, "no text layer (a scanned PDF?)", nil
 			}

@@ -178,3 +178,53 @@ func TestPDFReaderStartsFirst(t *testing.T) {
 		t.Errorf("Sync = %+v", st)
 	}
 }
+
+// TestSyncAuthors: a document's authors, as its metadata names them, are
+// kept by Sync and come back with its search results and when it is
+// fetched: an HTML page's meta author and JSON-LD author, a DOCX's
+// creator. A file that names none has none.
+func TestSyncAuthors(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("repeaters.html", []byte(`<html><head><title>Submarine repeaters</title>
+<script type="application/ld+json">{"@type":"Article","author":[{"@type":"Person","name":"Jane Doe"},{"name":"John Roe"}]}</script>
+</head><body><h1>Submarine repeaters</h1><p>Erbium-doped fibre amplifiers boost the signal every eighty kilometres.</p></body></html>`))
+	put("splices.html", []byte(`<html><head><meta name="author" content="Ann Lee"><title>Cable splices</title></head>
+<body><p>A splice joins two cable ends on the repair ship.</p></body></html>`))
+	put("handbook.docx", readFile(t, filepath.Join(formatsDir, "handbook.docx")))
+	put("notes.md", []byte("# Notes\n\nRepeaters and splices, unsigned.\n"))
+	ix := openIndex(t)
+	if _, err := ix.Sync(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"repeaters.html": "Jane Doe; John Roe", "splices.html": "Ann Lee", "handbook.docx": "python-docx", "notes.md": ""}
+	for id, author := range want {
+		doc, err := ix.Fetch(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Author != author {
+			t.Errorf("Fetch(%s).Author = %q, want %q", id, doc.Author, author)
+		}
+	}
+	res, err := ix.Search(t.Context(), "repeaters splices", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, r := range res {
+		if a, ok := want[r.DocID]; ok {
+			seen++
+			if r.Author != a {
+				t.Errorf("search result %s: Author %q, want %q", r.DocID, r.Author, a)
+			}
+		}
+	}
+	if seen < 3 {
+		t.Errorf("search found %d of the documents, want the three on repeaters and splices: %v", seen, res)
+	}
+}

@@ -149,7 +149,7 @@ func (ix *Index) passages(ctx context.Context, pids []int64, score map[int64]flo
 	for i, p := range pids {
 		args[i] = p
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT p.id, d.path, d.title, d.url, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body
+	rows, err := ix.db.QueryContext(ctx, `SELECT p.id, d.path, d.title, d.url, d.author, p.location, p.loc_kind, p.loc_value, p.loc_part, p.body
 		FROM passages p JOIN docs d ON d.id = p.doc_id WHERE p.id IN (?`+strings.Repeat(",?", len(pids)-1)+`)`, args...)
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (ix *Index) passages(ctx context.Context, pids []int64, score map[int64]flo
 		var id int64
 		var r search.Result
 		var declared string
-		if err := rows.Scan(&id, &r.DocID, &r.Title, &declared, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet); err != nil {
+		if err := rows.Scan(&id, &r.DocID, &r.Title, &declared, &r.Author, &r.Location, &r.Locator.Kind, &r.Locator.Value, &r.Locator.Part, &r.Snippet); err != nil {
 			return nil, err
 		}
 		r.URL = docURL(root, r.DocID, declared)

@@ -267,7 +267,7 @@ func (ix *Index) docResults(ctx context.Context, doc int64, ps []hit, room int) 
 	var base search.Result
 	var mtime int64
 	var declared string
-	err := ix.db.QueryRowContext(ctx, `SELECT path, title, url, mtime_ns FROM docs WHERE id = ?`, doc).Scan(&base.DocID, &base.Title, &declared, &mtime)
+	err := ix.db.QueryRowContext(ctx, `SELECT path, title, url, author, mtime_ns FROM docs WHERE id = ?`, doc).Scan(&base.DocID, &base.Title, &declared, &base.Author, &mtime)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil // removed by a concurrent Sync
 	}

@@ -106,7 +106,7 @@ func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, erro
 	doc := search.Document{DocID: id}
 	var mtime int64
 	var declared string
-	err := ix.db.QueryRowContext(ctx, `SELECT title, text, url, mtime_ns FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text, &declared, &mtime)
+	err := ix.db.QueryRowContext(ctx, `SELECT title, text, url, author, mtime_ns FROM docs WHERE path = ?`, id).Scan(&doc.Title, &doc.Text, &declared, &doc.Author, &mtime)
 	if errors.Is(err, sql.ErrNoRows) {
 		return search.Document{}, &Error{Op: "fetch", Subject: fmt.Sprintf("%q from %s", docID, ix.dbPath), Err: search.ErrNotFound}
 	}

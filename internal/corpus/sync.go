@@ -584,7 +584,7 @@ const (
 	sqlDeleteSkipped  = `DELETE FROM skipped WHERE path = ?`
 	sqlInsertSkipped  = `INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES (?, ?, ?, ?)`
 	sqlTouchDoc       = `UPDATE docs SET size = ?, mtime_ns = ? WHERE path = ?`
-	sqlInsertDoc      = `INSERT INTO docs(path, title, size, mtime_ns, hash, text, url) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertDoc      = `INSERT INTO docs(path, title, size, mtime_ns, hash, text, url, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertPassage  = `INSERT INTO passages(doc_id, seq, location, loc_kind, loc_value, loc_part, body, embed_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertFTS      = `INSERT INTO passages_fts(rowid, title, heading, body) VALUES (?, ?, ?, ?)`
 	sqlInsertDocFTS   = `INSERT INTO docs_fts(rowid, title, headings, path, body) VALUES (?, ?, ?, ?, ?)`
@@ -639,7 +639,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 				return fail("record skipped", c.path, err)
 			}
 		case c.doc != nil:
-			res, err := exec(sqlInsertDoc, c.path, c.doc.Title, c.size, c.mtime, c.hash, c.doc.Text, c.doc.URL)
+			res, err := exec(sqlInsertDoc, c.path, c.doc.Title, c.size, c.mtime, c.hash, c.doc.Text, c.doc.URL, c.doc.Author)
 			if err != nil {
 				return fail("insert", c.path, err)
 			}

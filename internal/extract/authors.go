@@ -15,6 +15,24 @@ import (
 // profile URL is passed over).
 var authorMeta = []string{"author", "citation_author", "dc.creator", "dcterms.creator", "article:author"}
 
+// maxHead bounds the bytes of a page HeadAuthor parses.
+const maxHead = 64 << 10
+
+// HeadAuthor returns the authors an HTML page's <head> names (PageAuthor
+// of the page up to its "</head>", at most maxHead bytes): what a corpus
+// reads of a page's authors without building the whole page's tree.
+func HeadAuthor(src string) string {
+	head := src[:min(len(src), maxHead)]
+	if i := strings.Index(strings.ToLower(head), "</head>"); i >= 0 {
+		head = head[:i]
+	}
+	doc, err := xhtml.Parse(strings.NewReader(head))
+	if err != nil {
+		return ""
+	}
+	return PageAuthor(doc)
+}
+
 // PageAuthor returns an HTML page's authors, joined by source.JoinAuthors
 // (at most ten, each bounded), or "" when it names none: JSON-LD's author
 // (a name, an object with a name, or a list of them; of the first object
