@@ -475,7 +475,7 @@ func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task,
 			Source: func(n int, src source.Source) { em.Emit(idx, sec, events.SourceData{Number: n, Source: src}) },
 			Delta:  func(text string) { em.Emit(idx, sec, events.DeltaData{Text: text}) },
 			Filtered: func(rep relevance.Report) {
-				em.Emit(idx, sec, events.FilteredData{Query: rep.Query, Judge: rep.Judge, Kept: verdicts(rep.Kept), Dropped: verdicts(rep.Dropped)})
+				em.Emit(idx, sec, events.FilteredData{Query: rep.Query, Judge: rep.Judge, Kept: rep.Kept, Dropped: rep.Dropped})
 			},
 			Cited: func(cited []citeproc.Citation) {
 				cs := make([]events.CitedSource, len(cited))
@@ -526,14 +526,6 @@ func (r *Researcher) reportOutcome(task agent.Task, o agentOutcome, em *events.E
 	em.Emit(task.Index, task.Title, events.AgentFinishedData{
 		ToolCalls: o.res.ToolCalls, Cited: len(o.res.Cited), Usage: o.res.Usage, DurationMS: o.durationMS,
 	})
-}
-
-func verdicts(vs []relevance.Verdict) []events.FilterVerdict {
-	out := make([]events.FilterVerdict, len(vs))
-	for i, v := range vs {
-		out[i] = events.FilterVerdict(v)
-	}
-	return out
 }
 
 func mergedData(sources []collapse.Source, unknown int) events.MergedData {

@@ -33,7 +33,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 // The filter's checks, as Verdict.Check names them.
@@ -88,23 +88,10 @@ type Judge interface {
 	Judge(ctx context.Context, req Request) ([]Judgement, error)
 }
 
-// Verdict is what the filter decided about one candidate.
-type Verdict struct {
-	Key    string  `json:"key"`
-	Title  string  `json:"title,omitempty"`
-	URL    string  `json:"url,omitempty"`
-	Score  float64 `json:"score"`
-	Reason string  `json:"reason"`
-	// Check is the check that dropped the candidate (CheckSubstance,
-	// CheckRelevance, CheckDuplicate), or CheckRelevance for a kept one.
-	Check string `json:"check"`
-	// DuplicateOf is the key of the kept source a duplicate repeats.
-	DuplicateOf string `json:"duplicate_of,omitempty"`
-	// Queries is the candidate's relevance to each search of the task so
-	// far (seed 001's q_relevance; see queryScores), beside Score, its
-	// relevance to the task's objective.
-	Queries []source.QueryScore `json:"q_relevance,omitempty"`
-}
+// Verdict is what the filter decided about one candidate: the payload
+// entry of a sources.filtered event, one type for both (Check is one of
+// CheckSubstance, CheckRelevance, CheckDuplicate).
+type Verdict = events.FilterVerdict
 
 // Report is what one Apply did: the payload of a sources.filtered event.
 type Report struct {
