@@ -77,7 +77,7 @@ func BenchmarkJournal(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st.Finish(ctx, id, sqlitestore.Finished, rep.Usage, "")
+		st.Finish(ctx, id, deepresearch.StatusFinished, rep.Usage, "")
 		return took, cpu
 	}
 	var plain, journaled, plainCPU, journaledCPU time.Duration

@@ -247,7 +247,7 @@ func newPipeEnv(t *testing.T, cfg Config) *pipeEnv {
 			t.Fatal(err)
 		}
 	}
-	if err := st.Finish(ctx, e.run, sqlitestore.Finished, deepresearch.Usage{}, ""); err != nil {
+	if err := st.Finish(ctx, e.run, deepresearch.StatusFinished, deepresearch.Usage{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Runner, cfg.Store = (*deepresearch.Researcher)(nil), st

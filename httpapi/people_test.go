@@ -17,7 +17,6 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/purpose"
-	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 // asking is the offline model behind a clarifier that asks two
@@ -183,7 +182,7 @@ func TestPlanReviewSurvivesRestart(t *testing.T) {
 	e2.post("/v1/research/"+id+"/plan", string(b), http.StatusAccepted)
 	e2.ended(id)
 	run, _ := e2.store.Get(t.Context(), id)
-	if run.Status != sqlitestore.Finished {
+	if run.Status != deepresearch.StatusFinished {
 		t.Fatalf("the run is %s: %s", run.Status, run.Error)
 	}
 	var acc *events.PlanAcceptedData
@@ -354,7 +353,7 @@ func TestAnswersSurviveRestart(t *testing.T) {
 	e2.clock.Advance(20 * time.Minute)
 	e2.ended(id)
 	run, _ := e2.store.Get(t.Context(), id)
-	if run.Status != sqlitestore.Finished {
+	if run.Status != deepresearch.StatusFinished {
 		t.Fatalf("the run is %s: %s", run.Status, run.Error)
 	}
 	var asked, answered int

@@ -66,18 +66,7 @@ type (
 	Source = stored.Source
 )
 
-// Run statuses. Queued and Running are live; the others are final.
-const (
-	Queued      = stored.Queued
-	Running     = stored.Running
-	Finished    = stored.Finished
-	Failed      = stored.Failed
-	Canceled    = stored.Canceled
-	Interrupted = stored.Interrupted // its process stopped while it ran
-	// NeedsInput and AwaitingPlan are live: the run waits for a person.
-	NeedsInput   = stored.NeedsInput
-	AwaitingPlan = stored.AwaitingPlan
-)
+// The run statuses are the root package's (deepresearch.StatusQueued, …).
 
 // Options tune a Store; zero fields take the defaults.
 type Options struct {
@@ -402,7 +391,7 @@ func (s *Store) Start(ctx context.Context, id string) error {
 // SetStatus sets the status of a live run that waits for a person
 // (NeedsInput, AwaitingPlan) or goes on (Running).
 func (s *Store) SetStatus(ctx context.Context, id string, st Status) error {
-	if st != Running && !st.Waiting() {
+	if st != stored.Running && !st.Waiting() {
 		return opErr("set the status of", id, fmt.Errorf("%q is not running or waiting", st))
 	}
 	res, err := s.wdb.ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ? AND status IN ('running', 'needs_input', 'awaiting_plan')`, st, id)

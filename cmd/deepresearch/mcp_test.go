@@ -139,7 +139,7 @@ func TestMCPKeepsRuns(t *testing.T) {
 		t.Fatalf("the store holds %d runs (%v)", len(runs), err)
 	}
 	run := runs[0]
-	if run.Status != sqlitestore.Finished || run.Origin != deepresearch.OriginCLI || !strings.Contains(string(run.Options), "telegraph cables") {
+	if run.Status != deepresearch.StatusFinished || run.Origin != deepresearch.OriginCLI || !strings.Contains(string(run.Options), "telegraph cables") {
 		t.Errorf("stored run: %s, origin %s, request %s", run.Status, run.Origin, run.Options)
 	}
 }

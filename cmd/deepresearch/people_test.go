@@ -84,7 +84,7 @@ func TestRunsShowsWaitingRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, status := range map[string]sqlitestore.Status{"asking": sqlitestore.NeedsInput, "reviewing": sqlitestore.AwaitingPlan} {
+	for id, status := range map[string]sqlitestore.Status{"asking": deepresearch.StatusNeedsInput, "reviewing": deepresearch.StatusAwaitingPlan} {
 		if err := st.Create(t.Context(), sqlitestore.Run{ID: id, Question: "q " + id, Origin: deepresearch.OriginServer}); err != nil {
 			t.Fatal(err)
 		}
