@@ -12,6 +12,7 @@
 package refs
 
 import (
+	"github.com/deepresearch/deepresearch/internal/terms"
 	"regexp"
 	"slices"
 	"strings"
@@ -129,7 +130,7 @@ func Find(text string) []Ref {
 	}
 	for _, loc := range pathRe.FindAllStringIndex(text, maxMatches) {
 		p := strings.TrimRight(text[loc[0]:loc[1]], ".-+")
-		if taken(loc[0], loc[1]) || !hasLetter(p) || loc[0] > 0 && strings.ContainsRune(":/\\@", rune(text[loc[0]-1])) {
+		if taken(loc[0], loc[1]) || !hasLetter(p) || loc[0] > 0 && strings.ContainsRune(":/\\@", rune(text[loc[0]-1])) || prose(p) {
 			continue
 		}
 		add(KindPath, loc[0], loc[0]+len(p), p)
@@ -223,4 +224,24 @@ func sentenceAt(text string, a, b int) string {
 		end--
 	}
 	return strings.Join(strings.Fields(text[start:end]), " ")
+}
+
+// prose reports whether a slashed pair is prose rather than a path: two
+// plain words with no extension or folder mark, both function words
+// ("and/or", "either/or") or both capitals ("TCP/IP", "I/O").
+func prose(p string) bool {
+	parts := strings.Split(p, "/")
+	if len(parts) != 2 || strings.ContainsAny(p, ".") {
+		return false
+	}
+	stops, caps := 0, 0
+	for _, w := range parts {
+		if terms.IsStop(strings.ToLower(w)) {
+			stops++
+		}
+		if w != "" && strings.ToUpper(w) == w && strings.ToLower(w) != w {
+			caps++
+		}
+	}
+	return stops == 2 || caps == 2
 }

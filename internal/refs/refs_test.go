@@ -26,6 +26,8 @@ func TestFind(t *testing.T) {
 			[]want{{KindTitle, []string{"The Linux kernel user's and administrator's guide"}}}},
 		{"a hyphenated path stays whole", "Control it with prctl; see Documentation/userspace-api/spec_ctrl.rst for details.",
 			[]want{{KindPath, []string{"Documentation/userspace-api/spec_ctrl.rst"}}}},
+		{"prose with a slash is no path; a package path is", "Read and/or write over TCP/IP with I/O limits, as os/exec does.",
+			[]want{{KindPath, []string{"os/exec"}}}},
 		{"a relative path", "The knobs are in ../admin-guide/cgroup-v2.rst and nowhere else.",
 			[]want{{KindPath, []string{"../admin-guide/cgroup-v2.rst"}}}},
 		{"a Markdown link: its target, then its text", "Read [the cgroup guide](../admin-guide/cgroup-v2.rst#memory \"Memory\") first.",
