@@ -159,16 +159,6 @@ func bearsOn(s string, titles map[string]string, own map[string]bool) bool {
 	return shared(stemSet(context), own) >= min(len(own), 2)
 }
 
-// sourceTitles reads the "## Sources" list of a writer prompt ("[n]
-// Title — URL") into titles by number.
-func sourceTitles(msgs []llms.MessageContent) map[string]string {
-	out := map[string]string{}
-	for n, s := range sourceList(msgs) {
-		out[n] = s.title
-	}
-	return out
-}
-
 // listed is a source as a writer prompt's "## Sources" list names it.
 type listed struct{ title, loc string }
 
@@ -176,22 +166,9 @@ type listed struct{ title, loc string }
 // URL") by number.
 func sourceList(msgs []llms.MessageContent) map[string]listed {
 	out := map[string]listed{}
-	for _, m := range msgs {
-		if m.Role != llms.ChatMessageTypeHuman {
-			continue
-		}
-		in := false
-		for _, line := range strings.Split(textOf(m), "\n") {
-			t := strings.TrimSpace(line)
-			if strings.HasPrefix(t, "## ") {
-				in = strings.EqualFold(strings.TrimSpace(t[3:]), "Sources")
-				continue
-			}
-			if m := headerRe.FindStringSubmatch(t); in && m != nil {
-				title, loc, _ := strings.Cut(m[2], " — ")
-				out[m[1]] = listed{title: title, loc: loc}
-			}
-		}
+	for n, line := range promptList(msgs, "Sources") {
+		title, loc, _ := strings.Cut(line, " — ")
+		out[n] = listed{title: title, loc: loc}
 	}
 	return out
 }
@@ -201,6 +178,18 @@ func sourceList(msgs []llms.MessageContent) map[string]listed {
 // knowledge-base record's collection, by number.
 func attributions(msgs []llms.MessageContent) map[string]string {
 	out := map[string]string{}
+	for n, line := range promptList(msgs, "Knowledge base") {
+		if line != "" {
+			out[n] = line
+		}
+	}
+	return out
+}
+
+// promptList reads the "[n] text" lines of the list under the "## name"
+// heading of a writer prompt's human messages, by number.
+func promptList(msgs []llms.MessageContent, name string) map[string]string {
+	out := map[string]string{}
 	for _, m := range msgs {
 		if m.Role != llms.ChatMessageTypeHuman {
 			continue
@@ -209,10 +198,10 @@ func attributions(msgs []llms.MessageContent) map[string]string {
 		for _, line := range strings.Split(textOf(m), "\n") {
 			t := strings.TrimSpace(line)
 			if strings.HasPrefix(t, "## ") {
-				in = strings.EqualFold(strings.TrimSpace(t[3:]), "Knowledge base")
+				in = strings.EqualFold(strings.TrimSpace(t[3:]), name)
 				continue
 			}
-			if m := headerRe.FindStringSubmatch(t); in && m != nil && m[2] != "" {
+			if m := headerRe.FindStringSubmatch(t); in && m != nil {
 				out[m[1]] = m[2]
 			}
 		}

@@ -240,7 +240,11 @@ func write(msgs []llms.MessageContent) string {
 		q = question(msgs)
 	}
 	qterms := weightedTerms(q, q)
-	titles := sourceTitles(msgs)
+	listedSources := sourceList(msgs)
+	titles := map[string]string{}
+	for n, src := range listedSources {
+		titles[n] = src.title
+	}
 	kb := attributions(msgs)
 	own := stemSet(stripScaffold(q))
 
@@ -270,7 +274,6 @@ func write(msgs []llms.MessageContent) string {
 
 	// A document is counted once however many numbers cite it (a table's
 	// rows each have their own).
-	listedSources := sourceList(msgs)
 	doc := func(m string) string {
 		if s, ok := listedSources[m]; ok && s.loc != "" {
 			return s.loc
