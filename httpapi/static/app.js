@@ -338,6 +338,14 @@ async function ask(e) {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("ask").addEventListener("submit", ask);
+  // Ctrl+Enter (Cmd+Enter) in the question asks it, as in a chat box;
+  // Enter alone is a new line.
+  $("question").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      $("ask").requestSubmit();
+    }
+  });
   const run = () => "/v1/research/" + encodeURIComponent(document.body.dataset.run);
   $("answers").addEventListener("submit", (e) => {
     e.preventDefault();
