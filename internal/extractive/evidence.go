@@ -149,7 +149,30 @@ func boilerplate(s string) bool {
 	if t == "[…]" || t == "(truncated)" || strings.HasPrefix(t, "(excerpts of ") || strings.IndexFunc(t, unicode.IsLetter) < 0 {
 		return true
 	}
-	return len(strings.Fields(t)) <= 12 && (strings.HasSuffix(t, "»") || strings.HasSuffix(t, "›") || strings.HasPrefix(t, "«") || strings.HasPrefix(t, "‹"))
+	if len(strings.Fields(t)) <= 12 && (strings.HasSuffix(t, "»") || strings.HasSuffix(t, "›") || strings.HasPrefix(t, "«") || strings.HasPrefix(t, "‹")) {
+		return true
+	}
+	return navBar(t)
+}
+
+// navWords are the links of a page's navigation bar.
+var navWords = map[string]bool{"prev": true, "previous": true, "next": true, "up": true, "home": true, "contents": true, "index": true, "top": true}
+
+// navBar reports whether a unit holds a navigation bar: links separated
+// by "|", two or more of them a navigation word alone ("Routine
+// Vacuuming Prev | Up | Chapter 25. Routine Database Maintenance Tasks |
+// Home | Next").
+func navBar(t string) bool {
+	if strings.Count(t, "|") < 2 || len(t) > 400 {
+		return false
+	}
+	n := 0
+	for _, seg := range strings.Split(t, "|") {
+		if navWords[strings.ToLower(strings.Trim(seg, " .\t"))] {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // report answers a reporter turn: the passages of the sources that best

@@ -115,10 +115,12 @@ A program that imports this package is linked with the signal handlers of the ru
 
 func TestBoilerplate(t *testing.T) {
 	for s, want := range map[string]bool{
-		"[…]":                                   true,
-		"3.11.2 Documentation »":                true,
-		"« Previous topic":                      true,
-		"Internet Data Handling ›":              true,
+		"[…]":                      true,
+		"3.11.2 Documentation »":   true,
+		"« Previous topic":         true,
+		"Internet Data Handling ›": true,
+		"Routine Vacuuming Prev | Up | Chapter 25. Routine Database Maintenance Tasks | Home | Next":                    true,
+		"Use the | operator to pipe one command's output to the next | and so on up the chain of filters until the end": false,
 		"email.utils: Miscellaneous utilities.": false,
 		"The shell reads » as a redirection operator when it follows a command and appends standard output to the named file, creating it if it does not exist »": false,
 	} {
