@@ -265,6 +265,60 @@ func (l *EventLog) Event(e deepresearch.Event) {
 	}
 }
 
+// Backfill publishes the events of a run's earlier attempts (a resumed
+// run's Durable.Prior) that its events stream lacks: those numbered after
+// the last event the stream holds for the run. A coordinator stores each
+// event in its run store before it publishes it, so one killed between
+// the two leaves the stream an event short, and its resumed run numbers
+// on after it; call Backfill before resuming, and followers see every
+// number once and in order. The stream's de-duplication (PublishEvent's
+// message id) drops one published twice within its window.
+func (l *EventLog) Backfill(ctx context.Context, prior []deepresearch.Event) error {
+	if len(prior) == 0 {
+		return nil
+	}
+	run := prior[0].RunID
+	if err := checkRun(run); err != nil {
+		return err
+	}
+	n := NamesOf(l.Config)
+	r := reader{js: l.JS, name: n.EventsStream, subject: n.Events(run), clock: l.Config.clock()}
+	var stored int64
+	if err := r.open(ctx); err != nil {
+		return fmt.Errorf("natsrun: backfilling %s: %w", run, err)
+	}
+	m, err := r.stream.GetLastMsgForSubject(ctx, r.subject)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+	case err != nil:
+		return fmt.Errorf("natsrun: backfilling %s: the stream's last event: %w", run, err)
+	default:
+		if _, stored, err = r.lastEvent(ctx, m); err != nil {
+			return fmt.Errorf("natsrun: backfilling %s: the stream's last event: %w", run, err)
+		}
+	}
+	attempt := 1 // the attempt that emitted e: a run.resumed event opens the next
+	for _, e := range prior {
+		if d, ok := e.Data.(events.RunResumedData); ok {
+			attempt = d.Attempt
+		}
+		if e.RunID != run {
+			return fmt.Errorf("natsrun: backfilling %s: event %d is of run %s", run, e.Seq, e.RunID)
+		}
+		if int64(e.Seq) <= stored {
+			continue
+		}
+		data, err := e.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("natsrun: backfilling %s: event %d: %w", run, e.Seq, err)
+		}
+		if err := PublishEvent(ctx, l.JS, l.Config, run, int64(e.Seq), max(1, attempt), data); err != nil {
+			return fmt.Errorf("natsrun: backfilling: %w", err)
+		}
+	}
+	return nil
+}
+
 // Err returns the first event that could not be published, or nil.
 func (l *EventLog) Err() error {
 	l.mu.Lock()

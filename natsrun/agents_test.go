@@ -444,3 +444,71 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestEventLogBackfill: a coordinator killed after its run store kept an
+// event and before the events stream did leaves the stream short; the
+// resumed run's Backfill publishes what the stream lacks (after a notice
+// stored last, too), each number once, with the attempt that emitted it,
+// and a second Backfill publishes nothing.
+func TestEventLogBackfill(t *testing.T) {
+	js := standalone(t)
+	cfg := natsrun.Config{Prefix: "drbackfill"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure timeout only
+	defer cancel()
+	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	ev := func(seq uint64, data events.Payload) deepresearch.Event {
+		return deepresearch.Event{RunID: "run1", Seq: seq, Time: at, Type: data.EventType(), Agent: -1, Data: data}
+	}
+	prior := []deepresearch.Event{ev(1, events.RunStartedData{Question: question})}
+	for seq := uint64(2); seq <= 5; seq++ {
+		prior = append(prior, ev(seq, events.ReportDeltaData{Text: fmt.Sprint("part ", seq)}))
+	}
+	prior = append(prior, ev(6, events.RunResumedData{Attempt: 2, After: 5}), ev(7, events.ReportDeltaData{Text: "part 7"}))
+	log := &natsrun.EventLog{JS: js, Config: cfg}
+	for _, e := range prior[:5] { // the killed coordinator published 1 to 5
+		log.Event(e)
+	}
+	n := natsrun.NamesOf(cfg)
+	if _, err := js.Publish(ctx, n.Events("run1"), []byte(`{"type":"task.dead"}`)); err != nil { // a notice, stored last
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := log.Backfill(ctx, prior); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int64
+	err := natsrun.Follow(ctx, js, cfg, "run1", 0, func(seq int64, _ []byte) bool {
+		if seq > 0 {
+			got = append(got, seq)
+		}
+		return len(got) < len(prior)
+	})
+	if err != nil || fmt.Sprint(got) != "[1 2 3 4 5 6 7]" {
+		t.Fatalf("followed %v (%v); want 1 to 7", got, err)
+	}
+	st, err := js.Stream(ctx, n.EventsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(n.Events("run1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored := info.State.Subjects[n.Events("run1")]; stored != 8 {
+		t.Errorf("the stream holds %d messages of the run; want 8: 7 events, each once, and the notice", stored)
+	}
+	last, err := st.GetLastMsgForSubject(ctx, n.Events("run1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := last.Header.Get(natsrun.HeaderAttempt); a != "2" {
+		t.Errorf("event 7, emitted by the run's second attempt, is published as attempt %q", a)
+	}
+	if err := log.Backfill(ctx, []deepresearch.Event{ev(1, events.RunStartedData{}), {RunID: "run2", Seq: 2}}); err == nil {
+		t.Error("events of two runs backfilled without an error")
+	}
+}

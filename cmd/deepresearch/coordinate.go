@@ -47,6 +47,15 @@ func (c *coordination) tee(sink func(deepresearch.Event)) func(deepresearch.Even
 	}
 }
 
+// backfill publishes what the events stream lacks of a resumed run's
+// earlier events (natsrun.EventLog.Backfill), before the run goes on.
+func (c *coordination) backfill(ctx context.Context, prior []deepresearch.Event) error {
+	if c == nil {
+		return nil
+	}
+	return c.Log.Backfill(ctx, prior)
+}
+
 // Err is the first event that could not be published, if any.
 func (c *coordination) Err() error {
 	if c == nil {

@@ -239,7 +239,14 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			return err
 		}
 		defer st.Close()
-		rep, runErr = r.Resume(ctx, st, rf.resume, sink)
+		req, d, err := deepresearch.ReopenRun(context.WithoutCancel(ctx), st, rf.resume)
+		if err != nil {
+			return err
+		}
+		if err := coord.backfill(ctx, d.Prior); err != nil {
+			logger.Warn().Err(err).Msg("the NATS events stream may lack events of the run's earlier attempts")
+		}
+		rep, runErr = r.RecordDurable(ctx, st, req, d, sink)
 	} else if err != nil {
 		logger.Warn().Err(err).Msg("the run will not be kept in the run store")
 		rep, runErr = r.Research(ctx, req, sink)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
@@ -112,7 +113,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	defer r.Close()
 	var runner httpapi.Runner = r
 	if coord != nil {
-		runner = publishing{r, coord}
+		runner = publishing{r, coord, logger}
 	}
 	if hub != nil && s.NATS.Workers > 0 {
 		// The hub's own workers: this process takes its share of the
@@ -265,6 +266,7 @@ func openStore(ctx context.Context, s config.Settings) (*sqlitestore.Store, erro
 type publishing struct {
 	*deepresearch.Researcher
 	coord *coordination
+	log   zerolog.Logger
 }
 
 func (p publishing) Record(ctx context.Context, st deepresearch.Store, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
@@ -272,5 +274,8 @@ func (p publishing) Record(ctx context.Context, st deepresearch.Store, req deepr
 }
 
 func (p publishing) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	if err := p.coord.backfill(ctx, d.Prior); err != nil {
+		p.log.Warn().Err(err).Str("run", req.RunID).Msg("the NATS events stream may lack events of the run's earlier attempts")
+	}
 	return p.Researcher.RecordDurable(ctx, st, req, d, p.coord.tee(sink))
 }
