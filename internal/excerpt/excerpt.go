@@ -12,6 +12,7 @@ package excerpt
 import (
 	"cmp"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -220,9 +221,20 @@ func underline(s string) bool {
 	return strings.IndexByte("=-~^*", c) >= 0 && strings.Trim(t, string(c)) == ""
 }
 
+// headingText is a Markdown heading line's text, without its marks and
+// without a trailing attribute block ("## func Open {#Open}" → "func
+// Open"): the anchor is the page's, not the heading's words.
 func headingText(t string) string {
-	return strings.TrimSpace(strings.Trim(strings.TrimLeft(t, "#"), " "))
+	h := strings.TrimSpace(strings.Trim(strings.TrimLeft(t, "#"), " "))
+	if m := headingAttrRe.FindStringIndex(h); m != nil && m[0] > 0 {
+		h = strings.TrimSpace(h[:m[0]])
+	}
+	return h
 }
+
+// headingAttrRe matches a heading's trailing attribute block: "{#id}",
+// "{#id .class}".
+var headingAttrRe = regexp.MustCompile(`\s*\{#[^{}\s]*(?:\s[^{}]*)?\}\s*$`)
 
 func bullet(t string) bool {
 	if len(t) >= 2 && strings.IndexByte("-*+•", t[0]) >= 0 && t[1] == ' ' {
@@ -388,14 +400,31 @@ func Best(units []Unit, s *Scorer, k int) []Picked {
 
 // WithContext returns the indexes of the units that carry unit i: i
 // itself, the unit that leads into it, and what it leads into (a code
-// block, the items of a list), in order.
+// block, the items of a list), in order. A paragraph followed by a short
+// line that leads into a code block ("To set no_new_privs, use::") comes
+// with both: they are how to do what it describes.
 func WithContext(units []Unit, i int) []int {
 	out := []int{i}
 	if i > 0 && units[i-1].Lead() && units[i].Kind != Prose {
 		out = append([]int{i - 1}, out...)
 	}
-	if units[i].Lead() {
-		for j := i + 1; j < len(units) && j <= i+4; j++ {
+	// The name a definition describes stands on its own line above it (a
+	// function's signature, an option, a setting: "functools.lru_cache(
+	// user_function)", "-r, --recursive"): it comes with it, often the
+	// fact asked for.
+	for j := out[0] - 1; j >= 0 && j >= i-2 && units[i].Kind == Prose && termLine(units[j]) && units[j].Heading == units[i].Heading; j-- {
+		out = append([]int{j}, out...)
+	}
+	lead := i
+	if !units[i].Lead() && units[i].Kind == Prose && i+2 < len(units) {
+		j := i + 1
+		if units[j].Kind == Prose && units[j].Lead() && len(strings.Fields(units[j].Text)) <= shortLeadWords &&
+			units[j].Heading == units[i].Heading && units[j+1].Kind == Code && units[j+1].Heading == units[i].Heading {
+			out, lead = append(out, j), j
+		}
+	}
+	if units[lead].Lead() {
+		for j := lead + 1; j < len(units) && j <= lead+4; j++ {
 			if units[j].Heading != units[i].Heading || units[j].Kind == Prose {
 				break
 			}
@@ -407,6 +436,33 @@ func WithContext(units []Unit, i int) []int {
 	}
 	return out
 }
+
+// termLine reports whether u is the name of what the unit after it
+// describes, as a definition list or a reference manual sets it: one
+// short line, no sentence, that holds a call, an option or an
+// identifier ("functools.lru_cache(maxsize=128)", "-n, --numeric-sort",
+// "overcommit_memory").
+func termLine(u Unit) bool {
+	t := strings.TrimSpace(u.Text)
+	if u.Kind == Table || u.Kind == Code || strings.Contains(t, "\n") || len(t) > maxTermLine || u.Lead() ||
+		strings.HasSuffix(t, ".") || len(strings.Fields(t)) > maxTermWords {
+		return false
+	}
+	return termLineRe.MatchString(t)
+}
+
+// termLineRe finds what makes a short line a name: a call, an option,
+// an identifier joined by underscores or dots, a setting.
+var termLineRe = regexp.MustCompile(`\w\(|(^|[\s,])--?\w|\w_\w|\w\.\w+\(|\w=|^\w+$`)
+
+const (
+	maxTermLine  = 200
+	maxTermWords = 12
+)
+
+// shortLeadWords: a line of at most this many words that leads into a
+// code block is the command's introduction, not a paragraph of its own.
+const shortLeadWords = 16
 
 // Section returns the indexes of the units that carry unit i within
 // about budget bytes: the whole of its section (the units under the same

@@ -124,3 +124,39 @@ func TestCodeWithoutFences(t *testing.T) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
 }
+
+// TestHeadingAttributes: a Markdown heading's attribute block is no part
+// of its text.
+func TestHeadingAttributes(t *testing.T) {
+	us := Units("## func Float32 {#Float32}\n\nFloat32 returns a number.\n\n## Sets {x} apart\n\nText here.\n")
+	if len(us) != 2 || us[0].Heading != "func Float32" || us[1].Heading != "Sets {x} apart" {
+		t.Errorf("headings %q, %q; want \"func Float32\" and \"Sets {x} apart\"", us[0].Heading, us[1].Heading)
+	}
+}
+
+// TestWithContextHow: a paragraph comes with the short line after it that
+// leads into a command, and the command; a description comes with the
+// name it describes, standing on its own line above it.
+func TestWithContextHow(t *testing.T) {
+	text := "## Flag\n\nAny task can set no_new_privs. Once set, it is inherited across fork and cannot be unset.\n\n" +
+		"To set no_new_privs, use::\n\n    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);\n\nA later paragraph.\n\n" +
+		"## Functions\n\nfunctools.lru_cache(maxsize=128, typed=False)\n\nDecorator to wrap a function with a memoizing callable.\n"
+	us := Units(text)
+	quoted := func(idx []int) string {
+		var out []string
+		for _, i := range idx {
+			out = append(out, strings.TrimSpace(us[i].Text))
+		}
+		return strings.Join(out, " | ")
+	}
+	if got := quoted(WithContext(us, 0)); !strings.Contains(got, "To set no_new_privs, use::") || !strings.Contains(got, "PR_SET_NO_NEW_PRIVS") || strings.Contains(got, "later") {
+		t.Errorf("the paragraph's context: %s", got)
+	}
+	last := len(us) - 1
+	if got := quoted(WithContext(us, last)); !strings.HasPrefix(got, "functools.lru_cache(maxsize=128, typed=False) | Decorator") {
+		t.Errorf("the description's context: %s", got)
+	}
+	if got := quoted(WithContext(us, 3)); strings.Contains(got, "PR_SET") {
+		t.Errorf("a paragraph after a command takes the command as its name: %s", got)
+	}
+}

@@ -22,7 +22,7 @@ const (
 	// maxEvidenceUnits caps the passages an agent's report quotes (the
 	// context a passage brings along, a command after "run:", is not
 	// counted).
-	maxEvidenceUnits = 5
+	maxEvidenceUnits = 7
 	// maxEvidenceSources caps the sources an agent's report cites.
 	maxEvidenceSources = 5
 	// relativeFloor: a passage scores at least this share of the best
@@ -34,7 +34,7 @@ const (
 	// maxEvidenceBytes bounds what an agent's report quotes, about as much
 	// as an opened source shows: past it, a passage comes without its
 	// section, and no passage more is taken.
-	maxEvidenceBytes = 6000
+	maxEvidenceBytes = 8000
 	// sectionBudget: a passage's whole section is quoted when it is at
 	// most this many bytes (a setting's description and the commands that
 	// set it), else the passage with its lead and command.

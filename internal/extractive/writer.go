@@ -12,8 +12,8 @@ import (
 const (
 	// maxSectionUnits caps the passages a section of the one-call writer
 	// quotes; maxSectionedUnits a section written on its own.
-	maxSectionUnits   = 5
-	maxSectionedUnits = 5
+	maxSectionUnits   = 7
+	maxSectionedUnits = 7
 	// maxReportSources caps the sources a report cites beyond the first
 	// passage of each section: a report cites the few sources that answer,
 	// not every one the research kept.

@@ -122,20 +122,54 @@ func StemSet(s string) map[string]bool {
 // letters and digits ("sha256" → sha, 256; "utf8" → utf, 8), so that a
 // text that writes a name joined ("SHA256") covers a question that writes
 // it hyphenated ("SHA-256", which Tokens splits), and the other way round.
+//
+// An identifier written in camel case gives its words too
+// ("WithTimeout" → with, timeout; "StartCPUProfile" → start, cpu,
+// profile), as one in snake case does by Tokens ("capture_output"): a
+// passage that names the function covers the question that asks for what
+// its name says.
 func StemSetParts(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, t := range Tokens(s) {
-		if !IsKey(t) {
-			continue
+	for _, raw := range strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) }) {
+		t := strings.ToLower(raw)
+		if IsKey(t) {
+			m[Stem(t)] = true
+			for _, p := range parts(t) {
+				if IsKey(p) {
+					m[Stem(p)] = true
+				}
+			}
 		}
-		m[Stem(t)] = true
-		for _, p := range parts(t) {
-			if IsKey(p) {
-				m[Stem(p)] = true
+		for _, w := range camelWords(raw) {
+			if w = strings.ToLower(w); IsKey(w) {
+				m[Stem(w)] = true
 			}
 		}
 	}
 	return m
+}
+
+// camelWords splits an identifier written in camel case into its words:
+// before an upper-case letter that follows a lower-case one or a digit
+// ("ReadAll" → Read, All), and before the last of a run of capitals that
+// a lower-case letter follows ("CPUProfile" → CPU, Profile). It returns
+// nil for a word that is not camel case ("Linux", "HTTP", "word").
+func camelWords(t string) []string {
+	rs := []rune(t)
+	var out []string
+	start := 0
+	for i := 1; i < len(rs); i++ {
+		lowerUpper := (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])) && unicode.IsUpper(rs[i])
+		acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
+		if lowerUpper || acronymEnd {
+			out = append(out, string(rs[start:i]))
+			start = i
+		}
+	}
+	if start == 0 {
+		return nil
+	}
+	return append(out, string(rs[start:]))
 }
 
 // parts splits a token at its boundaries between letters and digits; nil

@@ -1,6 +1,7 @@
 package terms
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -40,6 +41,29 @@ func TestStemSetParts(t *testing.T) {
 			if !got[w] {
 				t.Errorf("StemSetParts(%q) = %v, lacks %q", tt.in, got, w)
 			}
+		}
+	}
+}
+
+func TestCamelWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"WithTimeout":     "[With Timeout]",
+		"StartCPUProfile": "[Start CPU Profile]",
+		"ReadAll":         "[Read All]",
+		"HTTPRequest":     "[HTTP Request]",
+		"Linux":           "[]",
+		"HTTP":            "[]",
+		"word":            "[]",
+		"utf8String":      "[utf8 String]",
+	} {
+		if got := fmt.Sprint(camelWords(in)); got != want {
+			t.Errorf("camelWords(%q) = %s; want %s", in, got, want)
+		}
+	}
+	set := StemSetParts("Use WriteFile, or StartCPUProfile.")
+	for _, w := range []string{"writefile", "write", "file", "cpu", "profile"} {
+		if !set[Stem(w)] {
+			t.Errorf("StemSetParts lacks %q: %v", w, set)
 		}
 	}
 }
