@@ -50,7 +50,7 @@ var ErrMissing = errors.New("eval: corpus source not installed")
 // questions asked of it.
 type Corpus struct {
 	// Name is short and stable: "go", "foldoc", "python", "manpages",
-	// "postgresql".
+	// "postgresql", "linux-doc", "git-doc", "sqlite".
 	Name string
 	// Questions is the questions file, relative to testdata/eval.
 	Questions string
@@ -75,8 +75,10 @@ type Corpus struct {
 // (HTML, held out of tuning), and two corpora of long technical pages
 // whose questions carry answer keys: part of the Linux kernel's
 // documentation (reStructuredText) and git's documentation (HTML, held
-// out of tuning). The standard library's documentation is asked two
-// question sets: the team's and a newcomer's (NewcomerQuestions).
+// out of tuning), and SQLite's documentation (HTML, keyed, held out of
+// all tuning: its figures are reported as first measured). The standard
+// library's documentation is asked two question sets: the team's and a
+// newcomer's (NewcomerQuestions).
 func Corpora() []Corpus {
 	return []Corpus{
 		{Name: "go", Questions: "questions.json", MoreQuestions: []string{NewcomerQuestions},
@@ -106,6 +108,10 @@ func Corpora() []Corpus {
 		{Name: "git-doc", Questions: "gitdoc.json", Packages: []string{"git-doc"}, HeldOut: true,
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
 				return WriteGitDocs(ctx, "/usr/share/doc/git-doc", dir)
+			}},
+		{Name: "sqlite", Questions: "sqlite.json", Packages: []string{"sqlite3-doc"}, HeldOut: true,
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WriteSQLiteDocs(ctx, SQLiteDocs, dir)
 			}},
 	}
 }
