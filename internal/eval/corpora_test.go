@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/eval"
+	"github.com/deepresearch/deepresearch/internal/golden"
 )
 
 // TestMissingSourceIsErrMissing: a corpus whose Debian package is not
@@ -159,7 +159,7 @@ func TestWriteSQLiteDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	written := treeFiles(t, out)
+	written := golden.Tree(t, out)
 	want := []string{"c3ref/open.html", "lang_select.html", "odd.html", "releaselog/3_40_1.html", "sqlite.html"}
 	if names := slices.Sorted(maps.Keys(written)); !slices.Equal(names, want) || st.Docs != len(want) {
 		t.Errorf("wrote %q (%d documents), want %q", names, st.Docs, want)
@@ -193,7 +193,7 @@ func TestWriteSQLiteDocs(t *testing.T) {
 	if _, err := eval.WriteSQLiteDocs(context.Background(), root, again); err != nil {
 		t.Fatal(err)
 	}
-	if second := treeFiles(t, again); !maps.EqualFunc(written, second, bytes.Equal) {
+	if second := golden.Tree(t, again); !maps.EqualFunc(written, second, bytes.Equal) {
 		t.Error("writing the same source twice gave different files")
 	}
 }
@@ -215,7 +215,7 @@ func TestWriteSQLiteDocsInstalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	written := treeFiles(t, out)
+	written := golden.Tree(t, out)
 	if st.Docs != len(written) || st.Docs < 600 {
 		t.Errorf("%d documents written, %d files; want the same, at least 600", st.Docs, len(written))
 	}
@@ -237,24 +237,4 @@ func TestWriteSQLiteDocsInstalled(t *testing.T) {
 			t.Errorf("%s is written: a navigation page, a drawing or a copy", name)
 		}
 	}
-}
-
-// treeFiles reads every file under dir, by its slash-separated path
-// relative to dir.
-func treeFiles(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		rel, _ := filepath.Rel(dir, path)
-		files[filepath.ToSlash(rel)] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }
