@@ -50,7 +50,7 @@ var ErrMissing = errors.New("eval: corpus source not installed")
 // questions asked of it.
 type Corpus struct {
 	// Name is short and stable: "go", "foldoc", "python", "manpages",
-	// "postgresql".
+	// "postgresql", "linux-doc", "git-doc", "sqlite".
 	Name string
 	// Questions is the questions file, relative to testdata/eval.
 	Questions string
@@ -75,8 +75,10 @@ type Corpus struct {
 // (HTML, held out of tuning), and two corpora of long technical pages
 // whose questions carry answer keys: part of the Linux kernel's
 // documentation (reStructuredText) and git's documentation (HTML, held
-// out of tuning). The standard library's documentation is asked two
-// question sets: the team's and a newcomer's (NewcomerQuestions).
+// out of tuning), and SQLite's documentation (HTML, keyed, held out of
+// all tuning: its figures are reported as first measured). The standard
+// library's documentation is asked two question sets: the team's and a
+// newcomer's (NewcomerQuestions).
 func Corpora() []Corpus {
 	return []Corpus{
 		{Name: "go", Questions: "questions.json", MoreQuestions: []string{NewcomerQuestions},
@@ -106,6 +108,10 @@ func Corpora() []Corpus {
 		{Name: "git-doc", Questions: "gitdoc.json", Packages: []string{"git-doc"}, HeldOut: true,
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
 				return WriteGitDocs(ctx, "/usr/share/doc/git-doc", dir)
+			}},
+		{Name: "sqlite", Questions: "sqlite.json", Packages: []string{"sqlite3-doc"}, HeldOut: true,
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WriteSQLiteDocs(ctx, SQLiteDocs, dir)
 			}},
 	}
 }
@@ -348,10 +354,86 @@ func WritePostgresDocs(ctx context.Context, html, dir string) (CorpusStats, erro
 	return copyFiles(ctx, html, dir, []string{"."}, ".html")
 }
 
+// SQLiteDocs is where Debian's sqlite3-doc installs SQLite's
+// documentation.
+const SQLiteDocs = "/usr/share/doc/sqlite3"
+
+// sqliteSkipped are the pages of SQLite's documentation that are not
+// written: navigation and index pages that hold no content of their own
+// (the documentation's lists of pages, the site map, the keyword index
+// and its cross references; the C interface's and the session module's
+// lists of functions, constants and objects; the lists of syntax
+// diagrams, which are drawings), and the two pages that hold many others
+// over again on one page (capi3ref.html holds every page of c3ref/,
+// changes.html every release's page of releaselog/).
+var sqliteSkipped = map[string]bool{
+	"docs.html": true, "doclist.html": true, "sitemap.html": true, "keyword_index.html": true,
+	"doc_backlink_crossref.html": true, "doc_keyword_crossref.html": true,
+	"doc_pagelink_crossref.html": true, "doc_target_crossref.html": true,
+	"syntax.html": true, "syntaxdiagrams.html": true,
+	"c3ref/funclist.html": true, "c3ref/constlist.html": true, "c3ref/objlist.html": true,
+	"session/funclist.html": true, "session/constlist.html": true, "session/objlist.html": true,
+	"capi3ref.html": true, "changes.html": true,
+}
+
+// WriteSQLiteDocs writes the HTML pages of SQLite's documentation
+// (Debian's sqlite3-doc, root being SQLiteDocs: the SQL language, the
+// pragmas, the C interface under c3ref/, the session extension under
+// session/, each release's notes under releaselog/, and the articles on
+// the file format, locking, WAL, the query planner and the rest) into
+// dir, keeping their paths, which are their paths on sqlite.org too:
+// "lang_select.html", "c3ref/open.html". A page keeps its <title> as its
+// title. The website's header that opens every page — the logo, the
+// menu, the search form and the menu's scripts — is cut out, as it is
+// the same on every page and none of its content. Navigation and index
+// pages, the syntax diagrams (syntax/, drawings named by their rule) and
+// the two one-page copies of other pages are left out (sqliteSkipped).
+// The same source always gives the same files.
+func WriteSQLiteDocs(ctx context.Context, root, dir string) (CorpusStats, error) {
+	if _, err := os.Stat(filepath.Join(root, "lang_select.html")); err != nil {
+		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package sqlite3-doc)", ErrMissing, root)
+	}
+	keep := func(rel string) bool {
+		rel = filepath.ToSlash(rel)
+		return strings.HasSuffix(rel, ".html") && !strings.HasPrefix(rel, "syntax/") && !sqliteSkipped[rel]
+	}
+	return writeFiles(ctx, root, dir, []string{"."}, keep, sqliteContent)
+}
+
+// sqliteContent cuts the website's header out of a page of SQLite's
+// documentation: from the first <div class=nosearch> (the logo, the
+// menu and the search form) to the end of the first script after it
+// (the menu's). A page without that header, or whose header holds a
+// heading or a paragraph, is returned as it is.
+func sqliteContent(page []byte) []byte {
+	const open, end = "<div class=nosearch>", "</script>"
+	i := bytes.Index(page, []byte(open))
+	if i < 0 {
+		return page
+	}
+	j := bytes.Index(page[i:], []byte(end))
+	if j < 0 {
+		return page
+	}
+	j += i + len(end)
+	if header := page[i:j]; bytes.Contains(header, []byte("<h1")) || bytes.Contains(header, []byte("<p>")) {
+		return page
+	}
+	return slices.Concat(page[:i], page[j:])
+}
+
 // copyFiles copies the files whose names end in ext ("" for all) under
 // the given parts of root (folders or files) into dir, keeping their
 // paths relative to root.
 func copyFiles(ctx context.Context, root, dir string, parts []string, ext string) (CorpusStats, error) {
+	return writeFiles(ctx, root, dir, parts, func(rel string) bool { return strings.HasSuffix(rel, ext) }, nil)
+}
+
+// writeFiles writes the files under the given parts of root (folders or
+// files) that keep accepts (by their path relative to root) into dir,
+// keeping their paths relative to root, each through convert (nil:
+// copied as it is).
+func writeFiles(ctx context.Context, root, dir string, parts []string, keep func(rel string) bool, convert func([]byte) []byte) (CorpusStats, error) {
 	var st CorpusStats
 	root, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -365,13 +447,19 @@ func copyFiles(ctx context.Context, root, dir string, parts []string, ext string
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
-			if d.IsDir() || !strings.HasSuffix(path, ext) {
+			if d.IsDir() {
 				return nil
 			}
 			rel, _ := filepath.Rel(root, path)
+			if !keep(rel) {
+				return nil
+			}
 			b, err := os.ReadFile(path)
 			if err != nil {
 				return err
+			}
+			if convert != nil {
+				b = convert(b)
 			}
 			out := filepath.Join(dir, rel)
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {

@@ -5,12 +5,15 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/eval"
+	"github.com/deepresearch/deepresearch/internal/golden"
 )
 
 // TestMissingSourceIsErrMissing: a corpus whose Debian package is not
@@ -23,6 +26,7 @@ func TestMissingSourceIsErrMissing(t *testing.T) {
 		"foldoc":     func() error { _, err := eval.WriteFOLDOC(ctx, nowhere, t.TempDir()); return err },
 		"python":     func() error { _, err := eval.WritePythonDocs(ctx, nowhere, t.TempDir()); return err },
 		"postgresql": func() error { _, err := eval.WritePostgresDocs(ctx, nowhere, t.TempDir()); return err },
+		"sqlite":     func() error { _, err := eval.WriteSQLiteDocs(ctx, nowhere, t.TempDir()); return err },
 		"manpages": func() error {
 			_, err := eval.WriteManPages(ctx, nowhere, []string{"manpages"}, t.TempDir())
 			return err
@@ -96,5 +100,141 @@ func TestWriteFOLDOC(t *testing.T) {
 	os.WriteFile(base+".index", []byte("currying\tA\t!!\n"), 0o644)
 	if _, err := eval.WriteFOLDOC(context.Background(), base, t.TempDir()); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("a bad index line: err = %v, want one naming line 1", err)
+	}
+}
+
+// sqliteHeader is the website's header as every page of SQLite's
+// documentation opens with it (shortened): logo, menu, search form, the
+// menu's script.
+const sqliteHeader = `<div class=nosearch>
+<a href="index.html"><img class="logo" src="images/sqlite370_banner.gif" alt="SQLite"></a>
+<div class="tagline desktoponly">Small. Fast. Reliable.<br>Choose any three.</div>
+<div class="menu mainmenu"><ul><li><a href="index.html">Home</a><li><a href="docs.html">Documentation</a></ul></div>
+<div class="searchmenu" id="searchmenu"><form method="GET" action="search"><input type="text" name="q"></form></div>
+</div>
+<script>
+function toggle_search() {}
+</script>
+`
+
+// TestWriteSQLiteDocs writes a small tree shaped like Debian's
+// sqlite3-doc: content pages keep their paths without the website's
+// header (a page's own second "nosearch" block, its title, stays);
+// navigation and index pages, the syntax diagrams and the one-page
+// copies are left out; other files are not written; writing twice gives
+// the same bytes.
+func TestWriteSQLiteDocs(t *testing.T) {
+	root := t.TempDir()
+	page := func(path, title, body string) string {
+		dots := strings.Repeat("../", strings.Count(path, "/"))
+		return "<!DOCTYPE html>\n<html><head>\n<link href=\"" + dots + "sqlite.css\" rel=\"stylesheet\">\n<title>" + title + "</title>\n</head>\n<body>\n" +
+			strings.ReplaceAll(sqliteHeader, `href="`, `href="`+dots) + body + "\n</body></html>\n"
+	}
+	files := map[string]string{
+		"lang_select.html":        page("lang_select.html", "The SELECT statement", "<h1>SELECT</h1>\n<p>The SELECT statement is used to query the database.</p>"),
+		"c3ref/open.html":         page("c3ref/open.html", "Opening A New Database Connection", "<div class=nosearch>\n<h2>Opening A New Database Connection</h2>\n</div>\n<p>These routines open an SQLite database file.</p>"),
+		"releaselog/3_40_1.html":  page("releaselog/3_40_1.html", "SQLite Release 3.40.1", "<h2>SQLite Release 3.40.1 On 2022-12-28</h2>"),
+		"sqlite.html":             "<html><head><title>sqlite3: A command-line access program</title></head><body><h1>sqlite3</h1><p>The sqlite3 program.</p></body></html>\n",
+		"odd.html":                "<html><head><title>Odd</title></head><body><div class=nosearch><h1>Odd</h1><p>A first paragraph.</p></div><script>x()</script></body></html>\n",
+		"docs.html":               page("docs.html", "SQLite Documentation", "<ul><li><a href=\"lang_select.html\">SELECT</a></ul>"),
+		"keyword_index.html":      page("keyword_index.html", "Website Keyword Index", "<a href=\"lang_select.html\">SELECT</a>"),
+		"capi3ref.html":           page("capi3ref.html", "C/C++ Interface For SQLite Version 3", "<p>These routines open an SQLite database file.</p>"),
+		"changes.html":            page("changes.html", "Release History Of SQLite", "<h3>2022-12-28 (3.40.1)</h3>"),
+		"c3ref/funclist.html":     page("c3ref/funclist.html", "List Of SQLite Functions", "<a href=\"open.html\">sqlite3_open</a>"),
+		"syntax/select-stmt.html": page("syntax/select-stmt.html", "SQLite Syntax: select-stmt", "<svg></svg>"),
+		"images/logo.gif":         "GIF89a",
+		"toc.db.gz":               "\x1f\x8b",
+	}
+	for name, text := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	st, err := eval.WriteSQLiteDocs(context.Background(), root, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := golden.Tree(t, out)
+	want := []string{"c3ref/open.html", "lang_select.html", "odd.html", "releaselog/3_40_1.html", "sqlite.html"}
+	if names := slices.Sorted(maps.Keys(written)); !slices.Equal(names, want) || st.Docs != len(want) {
+		t.Errorf("wrote %q (%d documents), want %q", names, st.Docs, want)
+	}
+	total := 0
+	for _, b := range written {
+		total += len(b)
+	}
+	if st.Bytes != int64(total) {
+		t.Errorf("stats say %d bytes, the files hold %d", st.Bytes, total)
+	}
+	for name, b := range written {
+		if name != "odd.html" && strings.Contains(string(b), "Choose any three") {
+			t.Errorf("%s keeps the website's header:\n%s", name, b)
+		}
+	}
+	wantSelect := "<!DOCTYPE html>\n<html><head>\n<link href=\"sqlite.css\" rel=\"stylesheet\">\n<title>The SELECT statement</title>\n</head>\n<body>\n\n" +
+		"<h1>SELECT</h1>\n<p>The SELECT statement is used to query the database.</p>\n</body></html>\n"
+	if got := string(written["lang_select.html"]); got != wantSelect {
+		t.Errorf("lang_select.html =\n%s\nwant\n%s", got, wantSelect)
+	}
+	if got := string(written["c3ref/open.html"]); !strings.Contains(got, "<div class=nosearch>\n<h2>Opening A New Database Connection</h2>") || !strings.Contains(got, "<title>Opening A New Database Connection</title>") {
+		t.Errorf("c3ref/open.html lost its title or its heading:\n%s", got)
+	}
+	for _, name := range []string{"sqlite.html", "odd.html"} {
+		if got := string(written[name]); got != files[name] {
+			t.Errorf("%s = %q, want it as it is: it has no website header to cut", name, got)
+		}
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	if _, err := eval.WriteSQLiteDocs(context.Background(), root, again); err != nil {
+		t.Fatal(err)
+	}
+	if second := golden.Tree(t, again); !maps.EqualFunc(written, second, bytes.Equal) {
+		t.Error("writing the same source twice gave different files")
+	}
+}
+
+// TestWriteSQLiteDocsInstalled writes the documentation Debian's
+// sqlite3-doc installs (skipped when it is not installed, except under
+// CI=true): the pages questions are asked of are there, with their
+// content; no page keeps the website's header; the navigation pages and
+// the syntax diagrams are not written.
+func TestWriteSQLiteDocsInstalled(t *testing.T) {
+	out := t.TempDir()
+	st, err := eval.WriteSQLiteDocs(context.Background(), eval.SQLiteDocs, out)
+	if errors.Is(err, eval.ErrMissing) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v; .ci/run installs it", err)
+		}
+		t.Skipf("%v; install the Debian package sqlite3-doc", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := golden.Tree(t, out)
+	if st.Docs != len(written) || st.Docs < 600 {
+		t.Errorf("%d documents written, %d files; want the same, at least 600", st.Docs, len(written))
+	}
+	for name, holds := range map[string]string{
+		"pragma.html":            "This pragma queries or sets the journal mode",
+		"c3ref/open.html":        "sqlite3_open_v2",
+		"lang_select.html":       "<title>SELECT</title>",
+		"releaselog/3_40_1.html": "2022-12-28",
+	} {
+		if b, ok := written[name]; !ok || !bytes.Contains(b, []byte(holds)) {
+			t.Errorf("%s: written %v, want it holding %q", name, ok, holds)
+		}
+	}
+	for name, b := range written {
+		if bytes.Contains(b, []byte("Choose any three")) {
+			t.Errorf("%s keeps the website's header", name)
+		}
+		if strings.HasPrefix(name, "syntax/") || name == "docs.html" || name == "capi3ref.html" || name == "c3ref/funclist.html" {
+			t.Errorf("%s is written: a navigation page, a drawing or a copy", name)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch/internal/extract"
+	"github.com/deepresearch/deepresearch/internal/golden"
 )
 
 // The environment that makes the test binary a child process of
@@ -168,7 +169,7 @@ func TestWriteDeterministic(t *testing.T) {
 	if _, err := Write(t.Context(), goroot(t), b); err != nil {
 		t.Fatal(err)
 	}
-	fa, fb := files(t, a), files(t, b)
+	fa, fb := golden.Tree(t, a), golden.Tree(t, b)
 	if len(fa) != len(fb) {
 		t.Fatalf("%d files, then %d", len(fa), len(fb))
 	}
@@ -177,25 +178,6 @@ func TestWriteDeterministic(t *testing.T) {
 			t.Errorf("%s differs between two runs", name)
 		}
 	}
-}
-
-// files reads every file under dir, by slash-separated relative path.
-func files(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		rel, _ := filepath.Rel(dir, path)
-		out[filepath.ToSlash(rel)] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // miniGOROOT copies a few real packages, cmd/go's alldocs.go, GOROOT/doc
@@ -255,7 +237,7 @@ func TestCached(t *testing.T) {
 	if !strings.HasPrefix(filepath.Base(dir), "godoc-"+goVersion(root)+"-") {
 		t.Errorf("Cached = %s, want godoc-<version>-<hash>", dir)
 	}
-	got, w := files(t, dir), files(t, want)
+	got, w := golden.Tree(t, dir), golden.Tree(t, want)
 	if len(got) != len(w) || len(got) < 20 {
 		t.Errorf("cached folder has %d files, Write writes %d", len(got), len(w))
 	}

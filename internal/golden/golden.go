@@ -4,6 +4,7 @@ package golden
 
 import (
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,4 +34,25 @@ func Check(t testing.TB, name, got string) {
 	if got != string(want) {
 		t.Errorf("output differs from %s (run go test -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
 	}
+}
+
+// Tree reads every file under dir, by its slash-separated path relative
+// to dir: what a writer of a folder wrote, to compare two runs or check
+// the names and contents.
+func Tree(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		out[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
