@@ -14,8 +14,9 @@
 // This package makes every decision about research, and the front ends
 // (cmd/deepresearch, httpapi, mcpserver) only adapt it to their callers:
 // they decode a Request (Request.Validate holds it to the same limits
-// everywhere), parse formats, styles and actions with ParseFormat,
-// ParseStyle and ParseAction, keep runs with StartRun and Researcher.Record
+// everywhere), parse formats and actions with ParseFormat and
+// ParseAction (the words of a Request — Style, ReviewMode — parse
+// themselves as its JSON is decoded), keep runs with StartRun and Researcher.Record
 // in a Store, and render a Report, which renders the agents' findings when
 // the writer failed (see Report). Its citation core is public too: Cite
 // and Citer, Collapse and Merger, Verify, RenderReferences.
@@ -39,6 +40,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/defaults"
@@ -265,8 +267,8 @@ func New(cfg Config) (*Researcher, error) {
 	if err := cfg.People.check(); err != nil {
 		return nil, configErrorf("People: %v", err)
 	}
-	if StyleName(cfg.Style) == "" {
-		return nil, configErrorf("unknown Style %d", cfg.Style)
+	if _, err := citeproc.ParseStyle(string(cfg.Style)); err != nil {
+		return nil, configErrorf("Style: %v", err)
 	}
 	unsupported, err := ParseAction(string(cfg.Unsupported))
 	if err != nil {

@@ -207,7 +207,7 @@ type Durable struct {
 // recording's (models, limits, judges) fails with ErrJournalMismatch
 // before anything is called.
 func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable, sink func(Event)) (*Report, error) {
-	req, style, err := r.settle(req)
+	req, err := r.settle(req)
 	if err != nil {
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}
@@ -221,7 +221,7 @@ func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}
 	defer em.Close()
-	return r.run(ctx, req, style, em)
+	return r.run(ctx, req, em)
 }
 
 // durable opens req's journal as d says and returns ctx carrying it, and

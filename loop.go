@@ -64,7 +64,6 @@ const (
 type loop struct {
 	r       *Researcher
 	req     Request
-	style   Style
 	em      *events.Emitter
 	meter   *meter
 	backend *recordingBackend
@@ -91,12 +90,12 @@ type loop struct {
 	sections *sectionJobs
 }
 
-func (r *Researcher) newLoop(req Request, style Style, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
+func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
 	parts := plan
 	for i := range parts {
 		parts[i].Cycle = 1
 	}
-	return &loop{r: r, req: req, style: style, em: em, meter: m, backend: &recordingBackend{SearchBackend: backend},
+	return &loop{r: r, req: req, em: em, meter: m, backend: &recordingBackend{SearchBackend: backend},
 		model: model, log: log, rep: rep, parts: parts, merged: map[int]*collapse.MergedReport{}, merger: collapse.NewMerger()}
 }
 
@@ -645,7 +644,7 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		notices = append(notices, "Research stopped early: "+spent+".")
 		l.log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
 	}
-	cfg := finalreport.Config{Model: l.model(RoleWriter), Style: l.style, MaxTokens: l.req.Budget.MaxTokens, Hooks: finalreport.Hooks{
+	cfg := finalreport.Config{Model: l.model(RoleWriter), Style: l.req.Style, MaxTokens: l.req.Budget.MaxTokens, Hooks: finalreport.Hooks{
 		Delta: func(text string) { l.em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
 		Citation: func(n int, src source.Source) {
 			l.em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
