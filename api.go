@@ -139,16 +139,21 @@ const (
 	FailCanceled = events.FailCanceled
 )
 
-// Stages of a run (ErrorData.Stage, StageError.Stage, the keys of
-// Report.TimingsMS).
+// Stage is a part of a run (ErrorData.Stage, StageError.Stage, the keys
+// of Report.TimingsMS, the stages ReplayOptions.Live runs live). Its
+// Role is the role of the model its calls go to (RolePlanner, …) and its
+// Scope where a run's journal keeps them.
+type Stage = events.Stage
+
+// The stages of a run.
 const (
 	StageIndex    = events.StageIndex
 	StagePlan     = events.StagePlan
 	StageResearch = events.StageResearch
 	StageMerge    = events.StageMerge
+	StageAssess   = events.StageAssess // a key of Report.TimingsMS only: a failed assessment ends the loop, not the run
 	StageReport   = events.StageReport
 	StageVerify   = events.StageVerify
-	StageAssess   = events.StageAssess // a key of Report.TimingsMS only: a failed assessment ends the loop, not the run
 )
 
 // Format is a document format Report.Render writes.

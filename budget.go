@@ -8,14 +8,16 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
-// Roles of the models of a run, for Config.Price.
+// Roles of the models of a run, for Config.Price: the words of
+// Stage.Role.
 const (
-	RolePlanner    = "planner"
-	RoleResearcher = "researcher"
-	RoleWriter     = "writer"
+	RolePlanner    = events.RolePlanner
+	RoleResearcher = events.RoleResearcher
+	RoleWriter     = events.RoleWriter
 )
 
 // meter adds up one run's usage across every model call, by role, and

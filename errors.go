@@ -77,11 +77,13 @@ type StageError struct {
 	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
 	// StageMerge, StageReport or StageVerify (a bad Request fails at
 	// StagePlan, before anything runs).
-	Stage string
+	Stage Stage
 	Err   error
 }
 
-func (e *StageError) Error() string { return "deepresearch: " + e.Stage + ": " + e.Err.Error() }
+func (e *StageError) Error() string {
+	return "deepresearch: " + string(e.Stage) + ": " + e.Err.Error()
+}
 func (e *StageError) Unwrap() error { return e.Err }
 
 // corpusError marks a corpus failure as ErrCorpus without repeating the

@@ -101,7 +101,7 @@ func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend 
 
 // research runs the cycles and writes the report. It returns the
 // published report; on failure, a *StageError-ready stage and cause.
-func (l *loop) research(ctx context.Context) (*finalreport.Report, string, error) {
+func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error) {
 	defer func() {
 		if l.sections != nil {
 			l.sections.close()
@@ -131,7 +131,7 @@ func (l *loop) research(ctx context.Context) (*finalreport.Report, string, error
 }
 
 // cycle runs one wave of agents and merges their reports in task order.
-func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (string, error) {
+func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (Stage, error) {
 	l.cycles++
 	c := l.cycles
 	em := l.em.InCycle(c)
@@ -250,7 +250,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	in := l.assessInput(unanswered)
-	a, err := agent.Assess(journal.WithScope(ctx, scopeAssess), l.model(RolePlanner), in)
+	a, err := agent.Assess(journal.WithScope(ctx, StageAssess.Scope()), l.model(StageAssess.Role()), in)
 	l.rep.TimingsMS[events.StageAssess] += clock.Now().Sub(t0).Milliseconds()
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
@@ -635,7 +635,7 @@ func (b *recordingBackend) queries() []string {
 // part is unanswered and budget remains. The returned report's Usage is
 // the writing's; an assessment made here is counted in l.rep already.
 func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, error) {
-	ctx = journal.WithScope(ctx, LiveWriter)
+	ctx = journal.WithScope(ctx, StageReport.Scope())
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	defer func() { l.rep.TimingsMS[StageReport] += clock.Now().Sub(t0).Milliseconds() }()

@@ -316,7 +316,7 @@ func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, a
 	if req.MaxRunAgents > 0 {
 		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
 	}
-	return agent.PlanAnswered(journal.WithScope(ctx, LivePlanner), m, req.Question, maxTasks, answers)
+	return agent.PlanAnswered(journal.WithScope(ctx, StagePlan.Scope()), m, req.Question, maxTasks, answers)
 }
 
 // tasksOf turns plan tasks into agent tasks numbered by position.

@@ -87,8 +87,8 @@ type Report struct {
 	// it by stage (StageIndex, StagePlan, StageResearch, StageMerge,
 	// StageAssess, StageReport, StageVerify; a stage not reached is absent;
 	// the research, merge and assessment times summed over the cycles).
-	DurationMS int64            `json:"duration_ms"`
-	TimingsMS  map[string]int64 `json:"timings_ms"`
+	DurationMS int64           `json:"duration_ms"`
+	TimingsMS  map[Stage]int64 `json:"timings_ms"`
 	// Verification is what checking every citation against its source's
 	// text found; nil when the run was not verified.
 	Verification *Verification `json:"verification,omitempty"`

@@ -326,13 +326,13 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	clock := r.cfg.Clock
 	start := clock.Now()
 	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
-		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[string]int64{}}
+		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
 	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
 	ctx, retries := retry.WithCounter(ctx)
 	finish := func() { rep.DurationMS, rep.Retries = clock.Now().Sub(start).Milliseconds(), retries.Load() }
-	fail := func(stage string, err error) (*Report, error) {
+	fail := func(stage Stage, err error) (*Report, error) {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w (%v)", cause, err)
 		}
@@ -340,10 +340,10 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 		finish()
 		rep.Error = serr.Error()
 		em.Emit(runLevel, "", events.ErrorData{Error: err.Error(), Stage: stage})
-		log.Error().Err(err).Str("stage", stage).Msg("run failed")
+		log.Error().Err(err).Str("stage", string(stage)).Msg("run failed")
 		return rep, serr
 	}
-	stage := func(name string, t0 time.Time) { rep.TimingsMS[name] = clock.Now().Sub(t0).Milliseconds() }
+	stage := func(s Stage, t0 time.Time) { rep.TimingsMS[s] = clock.Now().Sub(t0).Milliseconds() }
 	em.Emit(runLevel, "", events.RunStartedData{Question: req.Question, Config: map[string]any{
 		"max_tasks": req.MaxTasks, "parallelism": req.Parallelism, "search_limit": req.SearchLimit, "style": req.Style,
 		"max_cycles": req.MaxCycles,
@@ -410,7 +410,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
 	rep.Relevance = sourceRelevance(l.outcomes, rep.Sources)
 	streamed := rep.Text
-	if err := r.verifyReport(journal.WithScope(ctx, LiveVerify), rep, req.Style, r.cfg.Unsupported); err != nil {
+	if err := r.verifyReport(journal.WithScope(ctx, StageVerify.Scope()), rep, req.Style, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)
 	}
 	stage(StageVerify, t0)
