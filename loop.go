@@ -261,7 +261,6 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 			Decision: events.LoopAssessFailed, Reason: err.Error()})
 		return nil, events.LoopAssessFailed, nil
 	}
-	l.rep.Usage = l.rep.Usage.Add(a.Usage)
 	decision := events.LoopContinue
 	switch {
 	case a.Done:
@@ -568,19 +567,14 @@ func (l *loop) assessInput(unanswered []string) agent.AssessInput {
 }
 
 // fill puts the loop's outcome into the report: its sections in report
-// order (a part, then its follow-ups), what every agent spent, and how the
-// loop ended. It is called once, when the loop is over.
+// order (a part, then its follow-ups) and how the loop ended (what the
+// agents spent is the run's meter's). It is called once, when the loop is over.
 func (l *loop) fill() {
 	for _, t := range l.order() {
 		o := l.outcomes[t.Index]
 		sec := Section{Task: planTask(t), Failure: o.failure}
-		if o.res != nil {
-			l.rep.Usage = l.rep.Usage.Add(o.res.Usage)
-			if mr := l.merged[t.Index]; mr != nil {
-				sec.Text = mr.Text
-			}
-		} else {
-			l.rep.Usage = l.rep.Usage.Add(o.spent)
+		if mr := l.merged[t.Index]; o.res != nil && mr != nil {
+			sec.Text = mr.Text
 		}
 		l.rep.Sections = append(l.rep.Sections, sec)
 	}
@@ -679,7 +673,6 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		}
 	}
 	if more := l.more(ctx, unanswered); len(more) > 0 {
-		l.rep.Usage = l.rep.Usage.Add(draft.Usage) // spent on a draft not published
 		return nil, more, nil
 	}
 	text := draft.Draft
@@ -687,9 +680,6 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		text = strings.TrimRight(text, "\n") + "\n" + finalreport.Note(l.unansweredNote(id))
 	}
 	final, err := finalreport.Stream(cfg, text, l.rep.Sources)
-	if err == nil {
-		final.Usage = draft.Usage
-	}
 	return final, nil, err
 }
 

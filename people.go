@@ -290,7 +290,7 @@ func (r *Researcher) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	tasks, _, err := r.planTasks(ctx, r.models[RolePlanner], req, req.Answers)
+	tasks, err := r.planTasks(ctx, r.models[RolePlanner], req, req.Answers)
 	if err != nil {
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}
@@ -300,23 +300,24 @@ func (r *Researcher) Plan(ctx context.Context, req Request) (*Plan, error) {
 // planTasks makes the first cycle's tasks: the given plan, else the
 // outline's sections, else the planner's tasks for the question and its
 // answers.
-func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, answers []Answer) ([]agent.Task, Usage, error) {
+func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, answers []Answer) ([]agent.Task, error) {
 	switch {
 	case req.Plan != nil:
-		return tasksOf(req.Question, req.Plan.Tasks), Usage{}, nil
+		return tasksOf(req.Question, req.Plan.Tasks), nil
 	case len(req.Outline) > 0:
 		pts := make([]PlanTask, len(req.Outline))
 		for i, s := range req.Outline {
 			s = strings.Join(strings.Fields(s), " ")
 			pts[i] = PlanTask{Title: s, Question: s + ", as part of: " + req.Question}
 		}
-		return tasksOf(req.Question, pts), Usage{}, nil
+		return tasksOf(req.Question, pts), nil
 	}
 	maxTasks := req.MaxTasks
 	if req.MaxRunAgents > 0 {
 		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
 	}
-	return agent.PlanAnswered(journal.WithScope(ctx, StagePlan.Scope()), m, req.Question, maxTasks, answers)
+	tasks, _, err := agent.PlanAnswered(journal.WithScope(ctx, StagePlan.Scope()), m, req.Question, maxTasks, answers)
+	return tasks, err
 }
 
 // tasksOf turns plan tasks into agent tasks numbered by position.
@@ -347,19 +348,19 @@ func planTasksOf(tasks []agent.Task) []PlanTask {
 // Hooks.Ask the person answers; without, or for a question left blank,
 // the run proceeds on the question's assumption, which rep.Clarifications
 // keeps for the report to state.
-func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em *events.Emitter, rep *Report) ([]Answer, Usage, error) {
+func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em *events.Emitter, rep *Report) ([]Answer, error) {
 	if len(req.Answers) > 0 {
 		for _, a := range req.Answers {
 			rep.Clarifications = append(rep.Clarifications, Clarification{Question: a.Question, Answer: a.Answer})
 		}
-		return req.Answers, Usage{}, nil
+		return req.Answers, nil
 	}
 	if req.Clarify == ClarifyNever || req.Plan != nil || len(req.Outline) > 0 || r.offline {
-		return nil, Usage{}, nil
+		return nil, nil
 	}
-	qs, u, err := agent.Clarify(journal.WithScope(ctx, scopeClarify), m, req.Question)
+	qs, _, err := agent.Clarify(journal.WithScope(ctx, scopeClarify), m, req.Question)
 	if err != nil || len(qs) == 0 {
-		return nil, u, err
+		return nil, err
 	}
 	cs := make([]Clarification, len(qs))
 	for i, q := range qs {
@@ -378,13 +379,13 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 		got, _, err = journal.Answered[[]string](actx, cs)
 	}
 	if err != nil {
-		return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
+		return nil, fmt.Errorf("asking the clarifying questions: %w", err)
 	}
 	var answers []Answer
 	for i := range cs {
 		if i < len(got) {
 			if err := tooLong("answers", fmt.Sprintf("answer %d ", i+1), got[i], MaxTextBytes); err != nil {
-				return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
+				return nil, fmt.Errorf("asking the clarifying questions: %w", err)
 			}
 			cs[i].Answer = strings.TrimSpace(got[i])
 		}
@@ -394,7 +395,7 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	}
 	rep.Clarifications = cs
 	em.Emit(runLevel, "", events.ClarificationAnsweredData{Questions: cs, Answered: len(answers) > 0})
-	return answers, u, nil
+	return answers, nil
 }
 
 // reviewing reports whether req asks for its plans to be reviewed (by

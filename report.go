@@ -82,7 +82,11 @@ type Report struct {
 	// Sources is the merged numbering of every source the agents cited,
 	// the numbering Draft and Sections use.
 	Sources []MergedSource `json:"sources"`
-	Usage   Usage          `json:"usage"`
+	// Usage is every model call the run made through its models — the
+	// clarifier's, the planner's and assessments', the agents', the
+	// writer's — counted once, as its budgets count them (relevance and
+	// verification judges are not counted).
+	Usage Usage `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds; TimingsMS splits
 	// it by stage (StageIndex, StagePlan, StageResearch, StageMerge,
 	// StageAssess, StageReport, StageVerify; a stage not reached is absent;

@@ -331,7 +331,11 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
 	ctx, retries := retry.WithCounter(ctx)
-	finish := func() { rep.DurationMS, rep.Retries = clock.Now().Sub(start).Milliseconds(), retries.Load() }
+	finish := func() {
+		rep.DurationMS, rep.Retries = clock.Now().Sub(start).Milliseconds(), retries.Load()
+		rep.Usage = meter.usage() // every call the run paid for, counted once
+	}
+
 	fail := func(stage Stage, err error) (*Report, error) {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w (%v)", cause, err)
@@ -368,14 +372,12 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 
 	// Clarify, plan, review (people.go).
 	t0 = clock.Now()
-	answers, clarifyUsage, err := r.clarify(ctx, model(RolePlanner), req, em, rep)
-	rep.Usage = rep.Usage.Add(clarifyUsage)
+	answers, err := r.clarify(ctx, model(RolePlanner), req, em, rep)
 	if err != nil {
 		stage(StagePlan, t0)
 		return fail(StagePlan, err)
 	}
-	tasks, planUsage, err := r.planTasks(ctx, model(RolePlanner), req, answers)
-	rep.Usage = rep.Usage.Add(planUsage)
+	tasks, err := r.planTasks(ctx, model(RolePlanner), req, answers)
 	if err == nil {
 		tasks, err = r.review(ctx, &req, tasks, em)
 	}
@@ -398,7 +400,6 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 		return fail(failed, err)
 	}
 	rep.Draft, rep.Text, rep.Body, rep.References, rep.Used = final.Draft, final.Text, final.Body, final.References, final.Used
-	rep.Usage = rep.Usage.Add(final.Usage)
 	refs := make([]events.Reference, len(final.References))
 	for i, ref := range final.References {
 		refs[i] = events.Reference{Number: ref.Number, Source: ref.Source}
