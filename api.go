@@ -141,8 +141,9 @@ const (
 
 // Stage is a part of a run (ErrorData.Stage, StageError.Stage, the keys
 // of Report.TimingsMS, the stages ReplayOptions.Live runs live). Its
-// Role is the role of the model its calls go to (RolePlanner, …) and its
-// Scope where a run's journal keeps them.
+// Role is the role of the model its calls go to ("planner",
+// "researcher", "writer": Config.Price's roles) and its Scope where a
+// run's journal keeps them.
 type Stage = events.Stage
 
 // The stages of a run.

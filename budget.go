@@ -8,16 +8,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/usage"
-)
-
-// Roles of the models of a run, for Config.Price: the words of
-// Stage.Role.
-const (
-	RolePlanner    = events.RolePlanner
-	RoleResearcher = events.RoleResearcher
-	RoleWriter     = events.RoleWriter
 )
 
 // meter adds up one run's usage across every model call, by role, and

@@ -333,7 +333,7 @@ func (m runManifest) request() Request {
 // differs names the first setting in which o differs from m ("" when
 // none does).
 func (m runManifest) differs(o runManifest) string {
-	for _, role := range []string{RolePlanner, RoleResearcher, RoleWriter} {
+	for _, role := range []string{events.RolePlanner, events.RoleResearcher, events.RoleWriter} {
 		if was, is := m.Models[role], o.Models[role]; !sameModel(was, is) {
 			return fmt.Sprintf("the %s model was %s when the run started, and is %s now", role, was, is)
 		}
@@ -367,19 +367,19 @@ func (r *Researcher) manifest(req Request) runManifest {
 	m.Request = req
 	m.Request.RunID, m.Request.Budget, m.Request.MaxRunAgents, m.Request.Hooks = "", Budget{}, 0, nil
 	role := map[string]llms.Model{}
-	for name, rm := range map[string]llms.Model{RolePlanner: r.cfg.PlannerModel, RoleResearcher: r.cfg.ResearcherModel, RoleWriter: r.cfg.WriterModel} {
+	for name, rm := range map[string]llms.Model{events.RolePlanner: r.cfg.PlannerModel, events.RoleResearcher: r.cfg.ResearcherModel, events.RoleWriter: r.cfg.WriterModel} {
 		role[name] = cmpModel(rm, r.cfg.Model)
 		m.Models[name] = modelName(role[name])
 	}
 	if r.judge != nil {
-		m.Judge = modelName(cmpModel(r.cfg.RelevanceModel, role[RoleResearcher]))
+		m.Judge = modelName(cmpModel(r.cfg.RelevanceModel, role[events.RoleResearcher]))
 	}
 	if r.verifyModel != nil {
-		m.Verifier = modelName(cmpModel(r.cfg.VerifyModel, role[RoleWriter]))
+		m.Verifier = modelName(cmpModel(r.cfg.VerifyModel, role[events.RoleWriter]))
 	}
 	if r.cfg.Price != nil {
 		m.Prices = map[string][2]float64{}
-		for _, role := range []string{RolePlanner, RoleResearcher, RoleWriter} {
+		for _, role := range []string{events.RolePlanner, events.RoleResearcher, events.RoleWriter} {
 			m.Prices[role] = [2]float64{r.cfg.Price(role, Usage{PromptTokens: 1e6}), r.cfg.Price(role, Usage{CompletionTokens: 1e6})}
 		}
 	}
@@ -593,18 +593,18 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 		// The recording's planner decides whether the run asked clarifying
 		// questions: the built-in one never does, so its journal holds no
 		// such call to answer from.
-		r.offline = m.Models[RolePlanner] == "extractive"
+		r.offline = m.Models[events.RolePlanner] == "extractive"
 	}
 	if m.Judge != "lexical" {
-		r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
+		r.judge = &relevance.LLMJudge{Model: r.models[events.RoleResearcher]}
 		if w != nil && live(StageResearch) && w.judge != nil {
 			r.judge = w.judge
 		}
 	}
 	if m.Verifier != "lexical" {
-		r.verifyModel = r.models[RoleWriter]
+		r.verifyModel = r.models[events.RoleWriter]
 		if w != nil && live(StageVerify) {
-			r.verifyModel = cmpModel(w.verifyModel, w.models[RoleWriter])
+			r.verifyModel = cmpModel(w.verifyModel, w.models[events.RoleWriter])
 		}
 	}
 	return r, nil

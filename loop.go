@@ -157,7 +157,7 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (Stage, error) {
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	first := tasks[0].Index
-	outcomes, stuck := l.r.research(ctx, l.req, tasks, l.backend, l.model(RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
+	outcomes, stuck := l.r.research(ctx, l.req, tasks, l.backend, l.model(events.RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.outcomes[first+i] = o
@@ -638,7 +638,7 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		notices = append(notices, "Research stopped early: "+spent+".")
 		l.log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
 	}
-	cfg := finalreport.Config{Model: l.model(RoleWriter), Style: l.req.Style, MaxTokens: l.req.Budget.MaxTokens, Hooks: finalreport.Hooks{
+	cfg := finalreport.Config{Model: l.model(events.RoleWriter), Style: l.req.Style, MaxTokens: l.req.Budget.MaxTokens, Hooks: finalreport.Hooks{
 		Delta: func(text string) { l.em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
 		Citation: func(n int, src source.Source) {
 			l.em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})

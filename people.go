@@ -290,7 +290,7 @@ func (r *Researcher) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := r.planTasks(ctx, r.models[RolePlanner], req, req.Answers)
+	tasks, err := r.planTasks(ctx, r.models[events.RolePlanner], req, req.Answers)
 	if err != nil {
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}
@@ -578,7 +578,7 @@ func (r *Researcher) Clarify(ctx context.Context, req Request) ([]Clarification,
 	if len(req.Answers) > 0 || req.Clarify == ClarifyNever || req.Plan != nil || len(req.Outline) > 0 || r.offline {
 		return nil, nil
 	}
-	qs, _, err := agent.Clarify(ctx, r.models[RolePlanner], req.Question)
+	qs, _, err := agent.Clarify(ctx, r.models[events.RolePlanner], req.Question)
 	if err != nil {
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}

@@ -372,12 +372,12 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 
 	// Clarify, plan, review (people.go).
 	t0 = clock.Now()
-	answers, err := r.clarify(ctx, model(RolePlanner), req, em, rep)
+	answers, err := r.clarify(ctx, model(events.RolePlanner), req, em, rep)
 	if err != nil {
 		stage(StagePlan, t0)
 		return fail(StagePlan, err)
 	}
-	tasks, err := r.planTasks(ctx, model(RolePlanner), req, answers)
+	tasks, err := r.planTasks(ctx, model(events.RolePlanner), req, answers)
 	if err == nil {
 		tasks, err = r.review(ctx, &req, tasks, em)
 	}

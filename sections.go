@@ -9,6 +9,7 @@ import (
 	"github.com/sourcegraph/conc/panics"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 )
@@ -164,7 +165,7 @@ func (l *loop) sectionFindings() []sectionFinding {
 // writeSection writes one section with the writer's model (whose calls
 // the run's meter counts).
 func (l *loop) writeSection(ctx context.Context, title, findings string, sources []MergedSource) (string, error) {
-	text, _, err := finalreport.WriteSection(journal.WithScope(ctx, scopeSection), finalreport.Config{Model: l.model(RoleWriter), MaxTokens: l.req.Budget.MaxTokens},
+	text, _, err := finalreport.WriteSection(journal.WithScope(ctx, scopeSection), finalreport.Config{Model: l.model(events.RoleWriter), MaxTokens: l.req.Budget.MaxTokens},
 		finalreport.SectionInput{Question: l.req.Question, Title: title, Findings: findings, Sources: sources})
 	return text, err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"
@@ -136,7 +137,7 @@ func providerConfig(m config.Model) provider.Config {
 // research.max_cost set, every role's model must have a price.
 func prices(m config.Model) (func(role string, u Usage) float64, error) {
 	byRole := map[string]config.Price{}
-	for role, setting := range map[string]string{RolePlanner: m.Planner, RoleResearcher: m.Researcher, RoleWriter: m.Writer} {
+	for role, setting := range map[string]string{events.RolePlanner: m.Planner, events.RoleResearcher: m.Researcher, events.RoleWriter: m.Writer} {
 		p, name := provider.ParseRole(setting)
 		if p == "" {
 			p = m.Provider
