@@ -124,7 +124,7 @@ var ErrAgentSettings = errors.New("deepresearch: this worker's settings differ f
 // agentSettings are r's AgentSettings.
 func (r *Researcher) agentSettings() AgentSettings {
 	m := r.manifest(Request{})
-	return AgentSettings{Model: m.Models[RoleResearcher], Judge: m.Judge, Channel: m.Channel, Pages: m.Pages}
+	return AgentSettings{Model: m.Models[events.RoleResearcher], Judge: m.Judge, Channel: m.Channel, Pages: m.Pages}
 }
 
 // differs names the first setting in which here differs from the
@@ -253,7 +253,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 	})).InCycle(job.Task.Cycle)
 	m := &meter{price: r.cfg.Price, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
 	req := Request{RunID: job.RunID, Question: job.Question, SearchLimit: job.SearchLimit, Budget: job.Budget}
-	o := r.runAgent(ctx, req, job.Task, backend, metered{r.models[RoleResearcher], RoleResearcher, m}, m, em)
+	o := r.runAgent(ctx, req, job.Task, backend, metered{r.models[events.RoleResearcher], events.RoleResearcher, m}, m, em)
 	em.Close()
 	if o.failure != nil && o.failure.Kind == events.FailCanceled {
 		if cerr := context.Cause(ctx); cerr != nil {
@@ -287,7 +287,7 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 	}
 	rl.final(res.Events)
 	if res.Failure != nil {
-		meter.add(RoleResearcher, res.Spent)
+		meter.add(events.RoleResearcher, res.Spent)
 		return agentOutcome{failure: res.Failure, err: errors.New(res.Failure.Error), spent: res.Spent}
 	}
 	if res.Output == nil {
@@ -295,11 +295,11 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 		return agentOutcome{failure: &Failure{Kind: events.FailError, Error: err.Error()}, err: err}
 	}
 	if res.Output.Report == "" {
-		meter.add(RoleResearcher, res.Output.Usage)
+		meter.add(events.RoleResearcher, res.Output.Usage)
 		err := errors.New("the agent wrote an empty report")
 		return agentOutcome{failure: &Failure{Kind: events.FailError, Error: err.Error()}, err: err, spent: res.Output.Usage}
 	}
-	meter.add(RoleResearcher, res.Output.Usage)
+	meter.add(events.RoleResearcher, res.Output.Usage)
 	res.Output.Task = task
 	return agentOutcome{res: res.Output, durationMS: res.DurationMS}
 }

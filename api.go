@@ -36,7 +36,11 @@ type (
 	Reference = finalreport.Reference
 	// MergedSource is a source of the merged numbering of all agents.
 	MergedSource = collapse.Source
-	// Style is how citations are rendered in the report text.
+	// Style is how citations are rendered in the report text: Markdown,
+	// Plain, Footnote or HTML. Its text form (a Request's JSON, settings)
+	// is its name ("markdown", "plain", "footnote", "html"), read by its
+	// UnmarshalText, which refuses other names with an error wrapping
+	// ErrStyle; the zero Style is the default.
 	Style = citeproc.Style
 	// JSONReport is the report as structured data with a citation sidecar.
 	JSONReport = finalreport.Document
@@ -135,16 +139,22 @@ const (
 	FailCanceled = events.FailCanceled
 )
 
-// Stages of a run (ErrorData.Stage, StageError.Stage, the keys of
-// Report.TimingsMS).
+// Stage is a part of a run (ErrorData.Stage, StageError.Stage, the keys
+// of Report.TimingsMS, the stages ReplayOptions.Live runs live). Its
+// Role is the role of the model its calls go to ("planner",
+// "researcher", "writer": Config.Price's roles) and its Scope where a
+// run's journal keeps them.
+type Stage = events.Stage
+
+// The stages of a run.
 const (
 	StageIndex    = events.StageIndex
 	StagePlan     = events.StagePlan
 	StageResearch = events.StageResearch
 	StageMerge    = events.StageMerge
+	StageAssess   = events.StageAssess // a key of Report.TimingsMS only: a failed assessment ends the loop, not the run
 	StageReport   = events.StageReport
 	StageVerify   = events.StageVerify
-	StageAssess   = events.StageAssess // a key of Report.TimingsMS only: a failed assessment ends the loop, not the run
 )
 
 // Format is a document format Report.Render writes.
@@ -185,11 +195,3 @@ const (
 // is UnsupportedFlag, the default. Other names are an error wrapping
 // ErrAction.
 func ParseAction(s string) (Action, error) { return output.ParseAction(s) }
-
-// ParseStyle returns the citation style named s: "markdown", "plain",
-// "footnote" or "html"; "" is Markdown. Other names are an error wrapping
-// ErrStyle.
-func ParseStyle(s string) (Style, error) { return output.ParseStyle(s) }
-
-// StyleName is the name ParseStyle reads for s ("" for no style).
-func StyleName(s Style) string { return output.StyleName(s) }

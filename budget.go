@@ -11,15 +11,9 @@ import (
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
-// Roles of the models of a run, for Config.Price.
-const (
-	RolePlanner    = "planner"
-	RoleResearcher = "researcher"
-	RoleWriter     = "writer"
-)
-
 // meter adds up one run's usage across every model call, by role, and
-// says when a run budget is spent. It is safe for concurrent use.
+// says when a run budget is spent: it is the one count of what a run
+// spent (Report.Usage is its total). It is safe for concurrent use.
 type meter struct {
 	maxTokens int
 	maxCost   float64
@@ -30,7 +24,7 @@ type meter struct {
 	now     func() time.Time
 
 	mu      sync.Mutex
-	tokens  int
+	used    Usage // every call's, summed
 	cost    float64
 	spentBy string // the budget that was reached first, "" while none
 }
@@ -38,13 +32,13 @@ type meter struct {
 func (m *meter) add(role string, u Usage) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.tokens += u.Total()
+	m.used = m.used.Add(u)
 	if m.price != nil {
 		m.cost += m.price(role, u)
 	}
 	switch {
 	case m.spentBy != "":
-	case m.maxTokens > 0 && m.tokens >= m.maxTokens:
+	case m.maxTokens > 0 && m.used.Total() >= m.maxTokens:
 		m.spentBy = fmt.Sprintf("the run's token budget (%d tokens) was reached", m.maxTokens)
 	case m.maxCost > 0 && m.cost >= m.maxCost:
 		m.spentBy = fmt.Sprintf("the run's cost budget ($%.2f) was reached", m.maxCost)
@@ -62,6 +56,13 @@ func (m *meter) spent() string {
 		m.spentBy = fmt.Sprintf("the run's time budget (%v) was reached", m.maxTime)
 	}
 	return m.spentBy
+}
+
+// usage is what the run's calls spent so far.
+func (m *meter) usage() Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.used
 }
 
 // costOf is the dollars spent so far.

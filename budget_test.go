@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
@@ -51,5 +52,46 @@ func TestRunBudgets(t *testing.T) {
 	}
 	if _, err := deepresearch.New(deepresearch.Config{MaxCost: 1}); !errors.Is(err, deepresearch.ErrConfig) {
 		t.Errorf("MaxCost without prices: %v, want ErrConfig", err)
+	}
+}
+
+// TestUsageIsEveryCall: a run's usage is counted once, by the meter its
+// budgets read: Report.Usage and run.finished's usage are every model
+// call the run made — the clarifier's, the planner's, each agent's turns
+// in both cycles, the assessments', the writer's — and the agents' own
+// figures add up to their part of it.
+func TestUsageIsEveryCall(t *testing.T) {
+	var mu sync.Mutex
+	served := 0
+	s := &script{plan: onePart, search: thomsonSearch, assess: followUp, onCall: func(context.Context, string, string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		served++
+		return nil
+	}}
+	r := scriptedResearcher(t, s, deepresearch.Config{LexicalJudges: true})
+	rec := &recorder{}
+	rep, err := r.RunWith(context.Background(), loopQuestion, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cycles != 2 {
+		t.Fatalf("%d cycles, want 2 (the script asks for a follow-up)", rep.Cycles)
+	}
+	if rep.Usage.Calls != served || rep.Usage.PromptTokens == 0 {
+		t.Errorf("Report.Usage %+v; the model served %d calls", rep.Usage, served)
+	}
+	fin := rec.of(events.RunFinished)
+	if len(fin) != 1 || fin[0].Data.(events.RunFinishedData).Usage != rep.Usage {
+		t.Errorf("run.finished's usage is not the report's: %+v", fin)
+	}
+	var agents deepresearch.Usage
+	for _, e := range rec.of(events.AgentFinished) {
+		agents = agents.Add(e.Data.(events.AgentFinishedData).Usage)
+	}
+	// Besides the agents: the clarifier, the planner, two assessments and
+	// the writer, one call each.
+	if agents.Calls == 0 || rep.Usage.Calls != agents.Calls+5 {
+		t.Errorf("agents made %d calls of the run's %d; want all but 5", agents.Calls, rep.Usage.Calls)
 	}
 }

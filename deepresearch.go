@@ -14,8 +14,9 @@
 // This package makes every decision about research, and the front ends
 // (cmd/deepresearch, httpapi, mcpserver) only adapt it to their callers:
 // they decode a Request (Request.Validate holds it to the same limits
-// everywhere), parse formats, styles and actions with ParseFormat,
-// ParseStyle and ParseAction, keep runs with StartRun and Researcher.Record
+// everywhere), parse formats and actions with ParseFormat and
+// ParseAction (the words of a Request — Style, ReviewMode — parse
+// themselves as its JSON is decoded), keep runs with StartRun and Researcher.Record
 // in a Store, and render a Report, which renders the agents' findings when
 // the writer failed (see Report). Its citation core is public too: Cite
 // and Citer, Collapse and Merger, Verify, RenderReferences.
@@ -39,9 +40,11 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
@@ -70,8 +73,8 @@ type Config struct {
 	// writing new prose.
 	Model llms.Model
 	// PlannerModel, ResearcherModel and WriterModel answer one role each
-	// (plan and the research loop's assessments, priced as RolePlanner;
-	// the agents' tool loops and reports; the final report). Nil means
+	// (plan and the research loop's assessments, priced as the
+	// planner's; the agents' tool loops and reports; the final report). Nil means
 	// Model: a cheap model can research while a strong one writes.
 	PlannerModel, ResearcherModel, WriterModel llms.Model
 	// MaxRunTokens caps the tokens of a whole run, over every model call
@@ -82,7 +85,8 @@ type Config struct {
 	// with the same effect as MaxRunTokens.
 	MaxCost float64
 	// Price returns the dollars one call's usage cost on the model of a
-	// role (RolePlanner, RoleResearcher, RoleWriter). Nil means no cost is
+	// role: "planner", "researcher" or "writer", the Stage.Role of the
+	// stage making the call (StagePlan.Role(), …). Nil means no cost is
 	// known; MaxCost then needs one.
 	Price func(role string, u Usage) float64
 	// RelevanceModel judges which search results are relevant to an
@@ -265,8 +269,8 @@ func New(cfg Config) (*Researcher, error) {
 	if err := cfg.People.check(); err != nil {
 		return nil, configErrorf("People: %v", err)
 	}
-	if StyleName(cfg.Style) == "" {
-		return nil, configErrorf("unknown Style %d", cfg.Style)
+	if _, err := citeproc.ParseStyle(string(cfg.Style)); err != nil {
+		return nil, configErrorf("Style: %v", err)
 	}
 	unsupported, err := ParseAction(string(cfg.Unsupported))
 	if err != nil {
@@ -303,20 +307,20 @@ func New(cfg Config) (*Researcher, error) {
 	}
 	raw := map[string]llms.Model{} // by role, as configured
 	r.models = map[string]llms.Model{}
-	for role, m := range map[string]llms.Model{RolePlanner: cfg.PlannerModel, RoleResearcher: cfg.ResearcherModel, RoleWriter: cfg.WriterModel} {
+	for role, m := range map[string]llms.Model{events.RolePlanner: cfg.PlannerModel, events.RoleResearcher: cfg.ResearcherModel, events.RoleWriter: cfg.WriterModel} {
 		raw[role] = cmp.Or[llms.Model](m, base)
 		r.models[role] = r.withRetries(raw[role])
 	}
-	r.offline = builtin(raw[RolePlanner])
+	r.offline = builtin(raw[events.RolePlanner])
 	if !cfg.LexicalJudges {
 		// A language model judges relevance (in one batched call per
 		// search) and support; the lexical judges stay their fallback.
-		if m := r.judgeModel(cfg.RelevanceModel, raw[RoleResearcher]); m != nil {
+		if m := r.judgeModel(cfg.RelevanceModel, raw[events.RoleResearcher]); m != nil {
 			r.judge = &relevance.LLMJudge{Model: m}
 		}
-		r.verifyModel = r.judgeModel(cfg.VerifyModel, raw[RoleWriter])
+		r.verifyModel = r.judgeModel(cfg.VerifyModel, raw[events.RoleWriter])
 	}
-	if r.cfg.MaxAgents == 0 && builtin(raw[RolePlanner]) && builtin(raw[RoleResearcher]) && builtin(raw[RoleWriter]) {
+	if r.cfg.MaxAgents == 0 && builtin(raw[events.RolePlanner]) && builtin(raw[events.RoleResearcher]) && builtin(raw[events.RoleWriter]) {
 		r.cfg.MaxAgents = 2 * runtime.GOMAXPROCS(0)
 	}
 	if r.cfg.MaxAgents > 0 {

@@ -38,7 +38,7 @@ var reaches = map[string][]string{
 		"stored", "terms", "usage", "vector", "verify", "websearch"},
 	"cmd/deepresearch":                   {"eval", "events", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {"events"},
-	"config":                             {"defaults", "output", "termsafe"},
+	"config":                             {"citeproc", "defaults", "output", "termsafe"},
 	"config/load":                        {},
 	"deepresearchtest":                   {"clock", "extractive", "openaiwire", "purpose", "relevance", "terms", "usage", "verify"},
 	"e2e":                                {},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 )
@@ -42,7 +43,7 @@ func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 	main := providerConfig(s.Model)
 	checked := map[string]string{} // model → its check's error ("" if it answered)
 	for _, role := range []struct{ name, setting string }{
-		{RolePlanner, s.Model.Planner}, {RoleResearcher, s.Model.Researcher}, {RoleWriter, s.Model.Writer},
+		{events.RolePlanner, s.Model.Planner}, {events.RoleResearcher, s.Model.Researcher}, {events.RoleWriter, s.Model.Writer},
 	} {
 		cfg := main
 		if p, name := provider.ParseRole(role.setting); p != "" || name != "" {

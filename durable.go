@@ -207,7 +207,7 @@ type Durable struct {
 // recording's (models, limits, judges) fails with ErrJournalMismatch
 // before anything is called.
 func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable, sink func(Event)) (*Report, error) {
-	req, style, err := r.settle(req)
+	req, err := r.settle(req)
 	if err != nil {
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}
@@ -221,7 +221,7 @@ func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}
 	defer em.Close()
-	return r.run(ctx, req, style, em)
+	return r.run(ctx, req, em)
 }
 
 // durable opens req's journal as d says and returns ctx carrying it, and
@@ -333,7 +333,7 @@ func (m runManifest) request() Request {
 // differs names the first setting in which o differs from m ("" when
 // none does).
 func (m runManifest) differs(o runManifest) string {
-	for _, role := range []string{RolePlanner, RoleResearcher, RoleWriter} {
+	for _, role := range []string{events.RolePlanner, events.RoleResearcher, events.RoleWriter} {
 		if was, is := m.Models[role], o.Models[role]; !sameModel(was, is) {
 			return fmt.Sprintf("the %s model was %s when the run started, and is %s now", role, was, is)
 		}
@@ -367,19 +367,19 @@ func (r *Researcher) manifest(req Request) runManifest {
 	m.Request = req
 	m.Request.RunID, m.Request.Budget, m.Request.MaxRunAgents, m.Request.Hooks = "", Budget{}, 0, nil
 	role := map[string]llms.Model{}
-	for name, rm := range map[string]llms.Model{RolePlanner: r.cfg.PlannerModel, RoleResearcher: r.cfg.ResearcherModel, RoleWriter: r.cfg.WriterModel} {
+	for name, rm := range map[string]llms.Model{events.RolePlanner: r.cfg.PlannerModel, events.RoleResearcher: r.cfg.ResearcherModel, events.RoleWriter: r.cfg.WriterModel} {
 		role[name] = cmpModel(rm, r.cfg.Model)
 		m.Models[name] = modelName(role[name])
 	}
 	if r.judge != nil {
-		m.Judge = modelName(cmpModel(r.cfg.RelevanceModel, role[RoleResearcher]))
+		m.Judge = modelName(cmpModel(r.cfg.RelevanceModel, role[events.RoleResearcher]))
 	}
 	if r.verifyModel != nil {
-		m.Verifier = modelName(cmpModel(r.cfg.VerifyModel, role[RoleWriter]))
+		m.Verifier = modelName(cmpModel(r.cfg.VerifyModel, role[events.RoleWriter]))
 	}
 	if r.cfg.Price != nil {
 		m.Prices = map[string][2]float64{}
-		for _, role := range []string{RolePlanner, RoleResearcher, RoleWriter} {
+		for _, role := range []string{events.RolePlanner, events.RoleResearcher, events.RoleWriter} {
 			m.Prices[role] = [2]float64{r.cfg.Price(role, Usage{PromptTokens: 1e6}), r.cfg.Price(role, Usage{CompletionTokens: 1e6})}
 		}
 	}
@@ -435,34 +435,30 @@ func program() string {
 	return "deepresearch " + v
 }
 
-// The stages Replay can run live.
-const (
-	LivePlanner    = "planner"
-	LiveResearcher = "researcher"
-	LiveWriter     = "writer"
-	LiveVerify     = "verify"
-)
+// liveStages are the stages Replay can run live: those whose Scope is a
+// stage of a run's journal (StageAssess's calls are StagePlan's).
+var liveStages = []Stage{StagePlan, StageResearch, StageReport, StageVerify}
 
-// The scopes of a run's calls in its journal: the stage, then for an
+// The scopes of a run's calls in its journal (Stage.Scope), then for an
 // agent its task. An assessment of a research cycle belongs to the
-// planner's stage (it plans the next cycle, with the planner's model); a
-// section of a sectioned report to the writer's.
-func scopeAgent(taskID string) string { return LiveResearcher + "/" + taskID }
+// planner's (it plans the next cycle, with the planner's model), as do
+// the clarifying questions; a section of a sectioned report to the
+// writer's.
+func scopeAgent(taskID string) string { return StageResearch.Scope() + "/" + taskID }
 
-const (
-	scopeAssess  = LivePlanner + "/assess"
-	scopeClarify = LivePlanner + "/clarify"
-	scopeSection = LiveWriter + "/section"
+var (
+	scopeClarify = StagePlan.Scope() + "/clarify"
+	scopeSection = StageReport.Scope() + "/section"
 )
 
 // ReplayOptions tune Replay.
 type ReplayOptions struct {
-	// Live names stages (LivePlanner, LiveResearcher, LiveWriter,
-	// LiveVerify) whose model calls are made again, live, with With's
-	// models (a researcher stage also searches with With's backend what
-	// the journal does not hold); every other call is answered from the
-	// journal.
-	Live []string
+	// Live names stages (StagePlan — its assessments and clarifying
+	// questions too —, StageResearch, StageReport, StageVerify) whose
+	// model calls are made again, live, with With's models (a research
+	// stage also searches with With's backend what the journal does not
+	// hold); every other call is answered from the journal.
+	Live []Stage
 	// With supplies the live stages' models and search backend: a
 	// Researcher built from the settings (FromSettings). Needed when Live
 	// is not empty.
@@ -494,15 +490,17 @@ type ReplayStats struct {
 // changed. A journal written in a format version this program does not
 // read is refused by name, as is one without the header naming its run.
 func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func(Event)) (*Report, ReplayStats, error) {
-	for _, s := range opts.Live {
-		if !slices.Contains([]string{LivePlanner, LiveResearcher, LiveWriter, LiveVerify}, s) {
-			return nil, ReplayStats{}, configErrorf("live stage %q: want planner, researcher, writer or verify", s)
+	scopes := make([]string, len(opts.Live))
+	for i, s := range opts.Live {
+		if !slices.Contains(liveStages, s) {
+			return nil, ReplayStats{}, configErrorf("live stage %q: want plan, research, report or verify", s)
 		}
+		scopes[i] = s.Scope()
 	}
 	if len(opts.Live) > 0 && opts.With == nil {
 		return nil, ReplayStats{}, configErrorf("live stages need a Researcher (ReplayOptions.With) to run them")
 	}
-	j, err := journal.New("", entries, journal.Options{Offline: true, Live: opts.Live})
+	j, err := journal.New("", entries, journal.Options{Offline: true, Live: scopes})
 	if err != nil {
 		return nil, ReplayStats{}, fmt.Errorf("deepresearch: %w: %w", ErrReplay, err)
 	}
@@ -554,7 +552,7 @@ func (offlineBackend) Fetch(context.Context, string) (search.Document, error) {
 // settings, offline models and backend, and opts.With's for the live
 // stages.
 func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
-	live := func(s string) bool { return slices.Contains(opts.Live, s) }
+	live := func(s Stage) bool { return slices.Contains(opts.Live, s) }
 	cfg := Config{
 		Model: offlineModel{}, Search: offlineBackend{}, Channel: m.Channel, Unsupported: m.Unsupported,
 		MaxRunTokens: m.MaxRunTokens, MaxCost: m.MaxCost, MaxRetries: -1,
@@ -570,13 +568,13 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	w := opts.With
 	if w != nil {
 		cfg.Logger, cfg.Clock = &w.log, w.cfg.Clock
-		if live(LivePlanner) {
+		if live(StagePlan) {
 			cfg.PlannerModel = cmpModel(w.cfg.PlannerModel, w.cfg.Model)
 		}
-		if live(LiveWriter) {
+		if live(StageReport) {
 			cfg.WriterModel = cmpModel(w.cfg.WriterModel, w.cfg.Model)
 		}
-		if live(LiveResearcher) {
+		if live(StageResearch) {
 			// The researcher searches live what the journal does not hold.
 			cfg.ResearcherModel = cmpModel(w.cfg.ResearcherModel, w.cfg.Model)
 			cfg.Search, cfg.SearchEngines, cfg.SearXNGURL = w.cfg.Search, w.cfg.SearchEngines, w.cfg.SearXNGURL
@@ -591,22 +589,22 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !live(LivePlanner) || w == nil {
+	if !live(StagePlan) || w == nil {
 		// The recording's planner decides whether the run asked clarifying
 		// questions: the built-in one never does, so its journal holds no
 		// such call to answer from.
-		r.offline = m.Models[RolePlanner] == "extractive"
+		r.offline = m.Models[events.RolePlanner] == "extractive"
 	}
 	if m.Judge != "lexical" {
-		r.judge = &relevance.LLMJudge{Model: r.models[RoleResearcher]}
-		if w != nil && live(LiveResearcher) && w.judge != nil {
+		r.judge = &relevance.LLMJudge{Model: r.models[events.RoleResearcher]}
+		if w != nil && live(StageResearch) && w.judge != nil {
 			r.judge = w.judge
 		}
 	}
 	if m.Verifier != "lexical" {
-		r.verifyModel = r.models[RoleWriter]
-		if w != nil && live(LiveVerify) {
-			r.verifyModel = cmpModel(w.verifyModel, w.models[RoleWriter])
+		r.verifyModel = r.models[events.RoleWriter]
+		if w != nil && live(StageVerify) {
+			r.verifyModel = cmpModel(w.verifyModel, w.models[events.RoleWriter])
 		}
 	}
 	return r, nil

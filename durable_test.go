@@ -304,7 +304,7 @@ func TestReplayLiveWriter(t *testing.T) {
 	live := newCounted()
 	with := durableResearcher(t, live, index)
 	entries, _ := js.Journal(ctx, "r1")
-	got, stats, err := deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{Live: []string{deepresearch.LiveWriter}, With: with}, nil)
+	got, stats, err := deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{Live: []deepresearch.Stage{deepresearch.StageReport}, With: with}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,9 +315,13 @@ func TestReplayLiveWriter(t *testing.T) {
 	if got.Markdown() != want.Markdown() {
 		t.Errorf("the report with a live writer differs")
 	}
-	_, _, err = deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{Live: []string{"typist"}, With: with}, nil)
-	if !errors.Is(err, deepresearch.ErrConfig) {
-		t.Errorf("an unknown stage: %v", err)
+	// A stage whose calls are no journal stage of their own is refused by
+	// name (an assessment's are the plan stage's).
+	for _, s := range []deepresearch.Stage{"typist", deepresearch.StageIndex, deepresearch.StageAssess} {
+		_, _, err = deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{Live: []deepresearch.Stage{s}, With: with}, nil)
+		if !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), string(s)) {
+			t.Errorf("live stage %s: %v", s, err)
+		}
 	}
 }
 

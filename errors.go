@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/stored"
@@ -29,9 +30,9 @@ var (
 	// ErrFormat reports a report format ParseFormat does not know (md,
 	// html, json, yaml, csl-json, bibtex).
 	ErrFormat = output.ErrFormat
-	// ErrStyle reports a citation style ParseStyle does not know
+	// ErrStyle reports a citation style Style.UnmarshalText does not know
 	// (markdown, plain, footnote, html).
-	ErrStyle = output.ErrStyle
+	ErrStyle = citeproc.ErrStyle
 	// ErrAction reports an action on unsupported citations ParseAction
 	// does not know (keep, flag, remove).
 	ErrAction = output.ErrAction
@@ -76,11 +77,13 @@ type StageError struct {
 	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
 	// StageMerge, StageReport or StageVerify (a bad Request fails at
 	// StagePlan, before anything runs).
-	Stage string
+	Stage Stage
 	Err   error
 }
 
-func (e *StageError) Error() string { return "deepresearch: " + e.Stage + ": " + e.Err.Error() }
+func (e *StageError) Error() string {
+	return "deepresearch: " + string(e.Stage) + ": " + e.Err.Error()
+}
 func (e *StageError) Unwrap() error { return e.Err }
 
 // corpusError marks a corpus failure as ErrCorpus without repeating the

@@ -52,8 +52,8 @@ func roundTrip(t *testing.T, rep *deepresearch.Report) {
 }
 
 func TestReportSurvivesStorage(t *testing.T) {
-	for _, style := range []string{"markdown", "plain", "footnote", "html"} {
-		t.Run(style, func(t *testing.T) {
+	for _, style := range []deepresearch.Style{deepresearch.Markdown, deepresearch.Plain, deepresearch.Footnote, deepresearch.HTML} {
+		t.Run(string(style), func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{})
 			rep, err := r.Research(context.Background(), deepresearch.Request{Question: question, Style: style}, nil)
 			if err != nil {

@@ -64,7 +64,6 @@ const (
 type loop struct {
 	r       *Researcher
 	req     Request
-	style   Style
 	em      *events.Emitter
 	meter   *meter
 	backend *recordingBackend
@@ -91,18 +90,18 @@ type loop struct {
 	sections *sectionJobs
 }
 
-func (r *Researcher) newLoop(req Request, style Style, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
+func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
 	parts := plan
 	for i := range parts {
 		parts[i].Cycle = 1
 	}
-	return &loop{r: r, req: req, style: style, em: em, meter: m, backend: &recordingBackend{SearchBackend: backend},
+	return &loop{r: r, req: req, em: em, meter: m, backend: &recordingBackend{SearchBackend: backend},
 		model: model, log: log, rep: rep, parts: parts, merged: map[int]*collapse.MergedReport{}, merger: collapse.NewMerger()}
 }
 
 // research runs the cycles and writes the report. It returns the
 // published report; on failure, a *StageError-ready stage and cause.
-func (l *loop) research(ctx context.Context) (*finalreport.Report, string, error) {
+func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error) {
 	defer func() {
 		if l.sections != nil {
 			l.sections.close()
@@ -132,7 +131,7 @@ func (l *loop) research(ctx context.Context) (*finalreport.Report, string, error
 }
 
 // cycle runs one wave of agents and merges their reports in task order.
-func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (string, error) {
+func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (Stage, error) {
 	l.cycles++
 	c := l.cycles
 	em := l.em.InCycle(c)
@@ -158,7 +157,7 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (string, error) {
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	first := tasks[0].Index
-	outcomes, stuck := l.r.research(ctx, l.req, tasks, l.backend, l.model(RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
+	outcomes, stuck := l.r.research(ctx, l.req, tasks, l.backend, l.model(events.RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.outcomes[first+i] = o
@@ -251,7 +250,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	in := l.assessInput(unanswered)
-	a, err := agent.Assess(journal.WithScope(ctx, scopeAssess), l.model(RolePlanner), in)
+	a, err := agent.Assess(journal.WithScope(ctx, StageAssess.Scope()), l.model(StageAssess.Role()), in)
 	l.rep.TimingsMS[events.StageAssess] += clock.Now().Sub(t0).Milliseconds()
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
@@ -262,7 +261,6 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 			Decision: events.LoopAssessFailed, Reason: err.Error()})
 		return nil, events.LoopAssessFailed, nil
 	}
-	l.rep.Usage = l.rep.Usage.Add(a.Usage)
 	decision := events.LoopContinue
 	switch {
 	case a.Done:
@@ -569,19 +567,14 @@ func (l *loop) assessInput(unanswered []string) agent.AssessInput {
 }
 
 // fill puts the loop's outcome into the report: its sections in report
-// order (a part, then its follow-ups), what every agent spent, and how the
-// loop ended. It is called once, when the loop is over.
+// order (a part, then its follow-ups) and how the loop ended (what the
+// agents spent is the run's meter's). It is called once, when the loop is over.
 func (l *loop) fill() {
 	for _, t := range l.order() {
 		o := l.outcomes[t.Index]
 		sec := Section{Task: planTask(t), Failure: o.failure}
-		if o.res != nil {
-			l.rep.Usage = l.rep.Usage.Add(o.res.Usage)
-			if mr := l.merged[t.Index]; mr != nil {
-				sec.Text = mr.Text
-			}
-		} else {
-			l.rep.Usage = l.rep.Usage.Add(o.spent)
+		if mr := l.merged[t.Index]; o.res != nil && mr != nil {
+			sec.Text = mr.Text
 		}
 		l.rep.Sections = append(l.rep.Sections, sec)
 	}
@@ -636,7 +629,7 @@ func (b *recordingBackend) queries() []string {
 // part is unanswered and budget remains. The returned report's Usage is
 // the writing's; an assessment made here is counted in l.rep already.
 func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, error) {
-	ctx = journal.WithScope(ctx, LiveWriter)
+	ctx = journal.WithScope(ctx, StageReport.Scope())
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	defer func() { l.rep.TimingsMS[StageReport] += clock.Now().Sub(t0).Milliseconds() }()
@@ -645,7 +638,7 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		notices = append(notices, "Research stopped early: "+spent+".")
 		l.log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
 	}
-	cfg := finalreport.Config{Model: l.model(RoleWriter), Style: l.style, MaxTokens: l.req.Budget.MaxTokens, Hooks: finalreport.Hooks{
+	cfg := finalreport.Config{Model: l.model(events.RoleWriter), Style: l.req.Style, MaxTokens: l.req.Budget.MaxTokens, Hooks: finalreport.Hooks{
 		Delta: func(text string) { l.em.Emit(runLevel, "", events.ReportDeltaData{Text: text}) },
 		Citation: func(n int, src source.Source) {
 			l.em.Emit(runLevel, "", events.CitationData{Number: n, Source: src})
@@ -680,7 +673,6 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		}
 	}
 	if more := l.more(ctx, unanswered); len(more) > 0 {
-		l.rep.Usage = l.rep.Usage.Add(draft.Usage) // spent on a draft not published
 		return nil, more, nil
 	}
 	text := draft.Draft
@@ -688,9 +680,6 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		text = strings.TrimRight(text, "\n") + "\n" + finalreport.Note(l.unansweredNote(id))
 	}
 	final, err := finalreport.Stream(cfg, text, l.rep.Sources)
-	if err == nil {
-		final.Usage = draft.Usage
-	}
 	return final, nil, err
 }
 

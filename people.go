@@ -46,21 +46,52 @@ const (
 	scopeReviewPerson = "person/review"
 )
 
-// Review modes (Request.Review): which of a run's plans are put to
-// review.
+// ReviewMode says which of a run's plans are put to a person for review
+// (Hooks.Review): none, the first, or the first and each later cycle's.
+// Its text form — a Request's JSON, the --review flag — is the word
+// ("never", "first_plan", "every_cycle"), read by UnmarshalText, which
+// refuses any other with a *RequestError naming the member "review" and
+// the words it takes. The zero ReviewMode is no choice: a Request's
+// takes PeopleDefaults.Review, and PeopleDefaults' reviews nothing.
+type ReviewMode string
+
+// The review modes.
 const (
-	// ReviewFirstPlan: the first plan only, when Request.ReviewPlan is
-	// set (the default).
-	ReviewFirstPlan = "first_plan"
-	// ReviewEveryCycle: the first plan and each later research cycle's
-	// follow-up tasks. A later cycle's plan rejected ends the research:
-	// the report is written from what was found.
-	ReviewEveryCycle = "every_cycle"
 	// ReviewNever: no plan of the run is reviewed, whatever the
 	// settings (PeopleDefaults) say; a front end whose client cannot
 	// review (the OpenAI-compatible endpoint) asks for it.
-	ReviewNever = "never"
+	ReviewNever ReviewMode = "never"
+	// ReviewFirstPlan: the first plan, before research starts.
+	ReviewFirstPlan ReviewMode = "first_plan"
+	// ReviewEveryCycle: the first plan and each later research cycle's
+	// follow-up tasks. A later cycle's plan rejected ends the research:
+	// the report is written from what was found.
+	ReviewEveryCycle ReviewMode = "every_cycle"
 )
+
+// MarshalText is the mode's word.
+func (m ReviewMode) MarshalText() ([]byte, error) { return []byte(m), nil }
+
+// UnmarshalText sets m to the mode named text: "never", "first_plan",
+// "every_cycle", or "" (no choice).
+func (m *ReviewMode) UnmarshalText(text []byte) error {
+	v := ReviewMode(text)
+	if err := v.check(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// check reports, as the RequestError of the member "review", a mode that
+// is none of the ReviewMode constants (nor "").
+func (m ReviewMode) check() error {
+	switch m {
+	case "", ReviewNever, ReviewFirstPlan, ReviewEveryCycle:
+		return nil
+	}
+	return &RequestError{Field: "review", Problem: fmt.Sprintf("is %q; want never, first_plan or every_cycle", m)}
+}
 
 // Clarify modes (Request.Clarify).
 const (
@@ -158,7 +189,7 @@ type Hooks struct {
 	// fails the run in the plan stage. Nil: nobody can answer; the run
 	// proceeds and its report states the assumptions it made.
 	Ask func(ctx context.Context, questions []Clarification) ([]string, error)
-	// Review is given the plan, when Request.ReviewPlan is set, and
+	// Review is given the plan, when the run's Review mode asks for it, and
 	// returns the plan to research: as given, or edited (tasks added,
 	// removed, reworded). An error wrapping ErrPlanRejected, or any other,
 	// fails the run in the plan stage. Nil: the plan is accepted as is.
@@ -168,16 +199,15 @@ type Hooks struct {
 // PeopleDefaults are the people-in-the-loop members a Request takes when
 // it leaves them zero (Config.People; the settings research.clarify,
 // .review_plan and .review, output.length, .language and .audience).
-// ReviewPlan true turns review on for every run: a request turns it off
-// only with Review ReviewNever, and a run without Hooks.Review is not
-// reviewed anyway.
+// Review ReviewFirstPlan or ReviewEveryCycle turns review on for every
+// run: a request turns it off only with Review ReviewNever, and a run
+// without Hooks.Review is not reviewed anyway.
 type PeopleDefaults struct {
-	Clarify    string // ClarifyAuto ("") or ClarifyNever
-	ReviewPlan bool
-	Review     string // ReviewFirstPlan ("") or ReviewEveryCycle
-	Length     int    // words, 0 to MaxLength
-	Language   string // at most MaxControlBytes
-	Audience   string // at most MaxControlBytes
+	Clarify  string     // ClarifyAuto ("") or ClarifyNever
+	Review   ReviewMode // "" or ReviewNever (no review), ReviewFirstPlan or ReviewEveryCycle
+	Length   int        // words, 0 to MaxLength
+	Language string     // at most MaxControlBytes
+	Audience string     // at most MaxControlBytes
 }
 
 // check reports the first default a request could not have.
@@ -186,19 +216,15 @@ func (d PeopleDefaults) check() error {
 }
 
 // fill gives req's zero people-in-the-loop members d's values. The
-// defaults' defaults (auto, first_plan) are left out, so that a request
+// defaults' defaults (auto, no review) are left out, so that a request
 // is the same under the default settings as under none (its journal's
 // manifest compares equal).
 func (d PeopleDefaults) fill(req Request) Request {
 	if req.Clarify == "" && d.Clarify != ClarifyAuto {
 		req.Clarify = d.Clarify
 	}
-	req.ReviewPlan = req.ReviewPlan || d.ReviewPlan
-	if req.Review == "" && d.Review != ReviewFirstPlan {
+	if req.Review == "" && d.Review != ReviewNever {
 		req.Review = d.Review
-	}
-	if req.Review == ReviewNever {
-		req.ReviewPlan = false
 	}
 	req.Length = cmp.Or(req.Length, d.Length)
 	req.Language = cmp.Or(req.Language, d.Language)
@@ -213,13 +239,8 @@ func (req Request) validatePeople() error {
 	default:
 		return &RequestError{Field: "clarify", Problem: fmt.Sprintf("is %q; want auto or never", req.Clarify)}
 	}
-	switch req.Review {
-	case "", ReviewFirstPlan, ReviewEveryCycle, ReviewNever:
-	default:
-		return &RequestError{Field: "review", Problem: fmt.Sprintf("is %q; want first_plan, every_cycle or never", req.Review)}
-	}
-	if req.Review == ReviewNever && req.ReviewPlan {
-		return &RequestError{Field: "review", Problem: "is never, and review_plan asks for the plan to be reviewed"}
+	if err := req.Review.check(); err != nil {
+		return err
 	}
 	if req.Length < 0 || req.Length > MaxLength {
 		return &RequestError{Field: "length", Problem: fmt.Sprintf("is %d; it must be between 1 and %d words (or left out)", req.Length, MaxLength)}
@@ -265,11 +286,11 @@ func (req Request) controls() finalreport.Controls {
 // task a section). It asks no question and calls no hook. The plan's JSON
 // form is what Request.Plan takes back, edited or not.
 func (r *Researcher) Plan(ctx context.Context, req Request) (*Plan, error) {
-	req, _, err := r.settle(req)
+	req, err := r.settle(req)
 	if err != nil {
 		return nil, err
 	}
-	tasks, _, err := r.planTasks(ctx, r.models[RolePlanner], req, req.Answers)
+	tasks, err := r.planTasks(ctx, r.models[events.RolePlanner], req, req.Answers)
 	if err != nil {
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}
@@ -279,23 +300,24 @@ func (r *Researcher) Plan(ctx context.Context, req Request) (*Plan, error) {
 // planTasks makes the first cycle's tasks: the given plan, else the
 // outline's sections, else the planner's tasks for the question and its
 // answers.
-func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, answers []Answer) ([]agent.Task, Usage, error) {
+func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, answers []Answer) ([]agent.Task, error) {
 	switch {
 	case req.Plan != nil:
-		return tasksOf(req.Question, req.Plan.Tasks), Usage{}, nil
+		return tasksOf(req.Question, req.Plan.Tasks), nil
 	case len(req.Outline) > 0:
 		pts := make([]PlanTask, len(req.Outline))
 		for i, s := range req.Outline {
 			s = strings.Join(strings.Fields(s), " ")
 			pts[i] = PlanTask{Title: s, Question: s + ", as part of: " + req.Question}
 		}
-		return tasksOf(req.Question, pts), Usage{}, nil
+		return tasksOf(req.Question, pts), nil
 	}
 	maxTasks := req.MaxTasks
 	if req.MaxRunAgents > 0 {
 		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
 	}
-	return agent.PlanAnswered(journal.WithScope(ctx, LivePlanner), m, req.Question, maxTasks, answers)
+	tasks, _, err := agent.PlanAnswered(journal.WithScope(ctx, StagePlan.Scope()), m, req.Question, maxTasks, answers)
+	return tasks, err
 }
 
 // tasksOf turns plan tasks into agent tasks numbered by position.
@@ -326,19 +348,19 @@ func planTasksOf(tasks []agent.Task) []PlanTask {
 // Hooks.Ask the person answers; without, or for a question left blank,
 // the run proceeds on the question's assumption, which rep.Clarifications
 // keeps for the report to state.
-func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em *events.Emitter, rep *Report) ([]Answer, Usage, error) {
+func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em *events.Emitter, rep *Report) ([]Answer, error) {
 	if len(req.Answers) > 0 {
 		for _, a := range req.Answers {
 			rep.Clarifications = append(rep.Clarifications, Clarification{Question: a.Question, Answer: a.Answer})
 		}
-		return req.Answers, Usage{}, nil
+		return req.Answers, nil
 	}
 	if req.Clarify == ClarifyNever || req.Plan != nil || len(req.Outline) > 0 || r.offline {
-		return nil, Usage{}, nil
+		return nil, nil
 	}
-	qs, u, err := agent.Clarify(journal.WithScope(ctx, scopeClarify), m, req.Question)
+	qs, _, err := agent.Clarify(journal.WithScope(ctx, scopeClarify), m, req.Question)
 	if err != nil || len(qs) == 0 {
-		return nil, u, err
+		return nil, err
 	}
 	cs := make([]Clarification, len(qs))
 	for i, q := range qs {
@@ -357,13 +379,13 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 		got, _, err = journal.Answered[[]string](actx, cs)
 	}
 	if err != nil {
-		return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
+		return nil, fmt.Errorf("asking the clarifying questions: %w", err)
 	}
 	var answers []Answer
 	for i := range cs {
 		if i < len(got) {
 			if err := tooLong("answers", fmt.Sprintf("answer %d ", i+1), got[i], MaxTextBytes); err != nil {
-				return nil, u, fmt.Errorf("asking the clarifying questions: %w", err)
+				return nil, fmt.Errorf("asking the clarifying questions: %w", err)
 			}
 			cs[i].Answer = strings.TrimSpace(got[i])
 		}
@@ -373,13 +395,13 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	}
 	rep.Clarifications = cs
 	em.Emit(runLevel, "", events.ClarificationAnsweredData{Questions: cs, Answered: len(answers) > 0})
-	return answers, u, nil
+	return answers, nil
 }
 
 // reviewing reports whether req asks for its plans to be reviewed (by
 // Hooks.Review, or, for a resumed run, as its journal says they were).
 func (req Request) reviewing() bool {
-	return req.Review != ReviewNever && (req.ReviewPlan || req.Review == ReviewEveryCycle)
+	return req.Review == ReviewFirstPlan || req.Review == ReviewEveryCycle
 }
 
 // review shows the plan to Hooks.Review, when req asks for it, and
@@ -444,7 +466,7 @@ func askReview(ctx context.Context, req Request, tasks []PlanTask, cycle int, em
 // rejected ends the research (events.LoopPlanRejected); a cycle budget
 // the reviewer set becomes the run's.
 func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) ([]agent.Task, string, error) {
-	if l.req.Review != ReviewEveryCycle || !l.req.reviewing() {
+	if l.req.Review != ReviewEveryCycle {
 		return tasks, "", nil
 	}
 	proposed := make([]PlanTask, len(tasks))
@@ -549,14 +571,14 @@ func assumptions(cs []Clarification) []string {
 // without running it: a front end that asks in its own turn (a chat
 // reply) asks these, and runs the request again with Answers.
 func (r *Researcher) Clarify(ctx context.Context, req Request) ([]Clarification, error) {
-	req, _, err := r.settle(req)
+	req, err := r.settle(req)
 	if err != nil {
 		return nil, err
 	}
 	if len(req.Answers) > 0 || req.Clarify == ClarifyNever || req.Plan != nil || len(req.Outline) > 0 || r.offline {
 		return nil, nil
 	}
-	qs, _, err := agent.Clarify(ctx, r.models[RolePlanner], req.Question)
+	qs, _, err := agent.Clarify(ctx, r.models[events.RolePlanner], req.Question)
 	if err != nil {
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}

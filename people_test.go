@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/events"
 )
 
@@ -286,7 +287,7 @@ func TestReviewPlanEdits(t *testing.T) {
 		return p, nil
 	}}
 	rec := &recorder{}
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Hooks: hooks}, rec.sink)
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func TestReviewPlanEdits(t *testing.T) {
 		return deepresearch.Plan{}, deepresearch.ErrPlanRejected
 	}
 	rec = &recorder{}
-	_, err = r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Hooks: hooks}, rec.sink)
+	_, err = r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
 	var se *deepresearch.StageError
 	if !errors.Is(err, deepresearch.ErrPlanRejected) || !errors.As(err, &se) || se.Stage != deepresearch.StagePlan {
 		t.Errorf("rejected: %v", err)
@@ -365,7 +366,7 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 		search: thomsonSearch, clarify: twoQuestions}
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
 	js := &journals{}
-	req := deepresearch.Request{Question: loopQuestion, RunID: "people", ReviewPlan: true}
+	req := deepresearch.Request{Question: loopQuestion, RunID: "people", Review: deepresearch.ReviewFirstPlan}
 	req.Hooks = &deepresearch.Hooks{
 		Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
 			return []string{"the 1858 cable", "only the galvanometer"}, nil
@@ -449,7 +450,7 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 // a later plan rejected ends the research and the report is written from
 // cycle 1. Without it only the first plan is reviewed.
 func TestReviewEveryCycle(t *testing.T) {
-	run := func(t *testing.T, review string, second func(deepresearch.Plan) (deepresearch.Plan, error)) ([]deepresearch.Plan, *deepresearch.Report, *recorder) {
+	run := func(t *testing.T, review deepresearch.ReviewMode, second func(deepresearch.Plan) (deepresearch.Plan, error)) ([]deepresearch.Plan, *deepresearch.Report, *recorder) {
 		t.Helper()
 		s := &script{plan: onePart, search: thomsonSearch, assess: followUp}
 		r := scriptedResearcher(t, s, deepresearch.Config{})
@@ -462,7 +463,7 @@ func TestReviewEveryCycle(t *testing.T) {
 			return second(p)
 		}}
 		rec := &recorder{}
-		rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Review: review, Hooks: hooks}, rec.sink)
+		rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Review: review, Hooks: hooks}, rec.sink)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -524,7 +525,7 @@ func TestReviewEveryCycle(t *testing.T) {
 		}
 	})
 	t.Run("first plan only", func(t *testing.T) {
-		plans, rep, _ := run(t, "", func(p deepresearch.Plan) (deepresearch.Plan, error) {
+		plans, rep, _ := run(t, deepresearch.ReviewFirstPlan, func(p deepresearch.Plan) (deepresearch.Plan, error) {
 			t.Error("a later cycle's plan was reviewed")
 			return p, nil
 		})
@@ -547,7 +548,7 @@ func TestReviewedCycleBudget(t *testing.T) {
 		return p, nil
 	}}
 	rec := &recorder{}
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Hooks: hooks}, rec.sink)
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,10 +614,10 @@ func TestPeopleDefaults(t *testing.T) {
 
 // TestReviewNever: a request with Review never is not reviewed although
 // the settings put every plan to review; one with the settings' defaults
-// is; never with review_plan is a contradiction, refused.
+// is; a review mode that is none of the words is refused by name.
 func TestReviewNever(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, write: lengthWriter}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1, People: deepresearch.PeopleDefaults{ReviewPlan: true}})
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1, People: deepresearch.PeopleDefaults{Review: deepresearch.ReviewFirstPlan}})
 	reviewed := 0
 	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
 		reviewed++
@@ -635,9 +636,9 @@ func TestReviewNever(t *testing.T) {
 		t.Errorf("a run under review_plan settings was reviewed %d times, want 1", reviewed)
 	}
 	var re *deepresearch.RequestError
-	err := deepresearch.Request{Question: loopQuestion, ReviewPlan: true, Review: deepresearch.ReviewNever}.Validate()
-	if !errors.As(err, &re) || re.Field != "review" {
-		t.Errorf("review never with review_plan: %v", err)
+	err := deepresearch.Request{Question: loopQuestion, Review: "sometimes"}.Validate()
+	if !errors.As(err, &re) || re.Field != "review" || !strings.Contains(re.Problem, "never, first_plan or every_cycle") {
+		t.Errorf("review sometimes: %v", err)
 	}
 }
 
@@ -657,6 +658,105 @@ func TestQuestionVisible(t *testing.T) {
 	for _, q := range []string{"Why?", "\u00bfpor qu\u00e9?", "\u4e3a\u4ec0\u4e48", "1+1", "\x1b[2J How \x9b?"} {
 		if err := (deepresearch.Request{Question: q}).Validate(); err != nil {
 			t.Errorf("%q: %v", q, err)
+		}
+	}
+}
+
+// TestRequestJSONWords: a Request's JSON form reads its typed words once,
+// as it is decoded: a word a member does not know is a *RequestError
+// naming the member and the words it takes; review_plan, the form's
+// former way to ask for review (stored runs, journals and older clients
+// carry it), reads as review first_plan and is never written; a member
+// the form does not have is refused; members left out keep their values.
+func TestRequestJSONWords(t *testing.T) {
+	tests := []struct {
+		name, in string
+		review   deepresearch.ReviewMode
+		style    deepresearch.Style
+		field    string // the RequestError's member; "" for none
+		has      string // in the error
+	}{
+		{"review", `{"question":"q","review":"every_cycle"}`, deepresearch.ReviewEveryCycle, "", "", ""},
+		{"review never", `{"question":"q","review":"never"}`, deepresearch.ReviewNever, "", "", ""},
+		{"review left out", `{"question":"q"}`, "", "", "", ""},
+		{"review_plan", `{"question":"q","review_plan":true}`, deepresearch.ReviewFirstPlan, "", "", ""},
+		{"review_plan with every_cycle", `{"question":"q","review_plan":true,"review":"every_cycle"}`, deepresearch.ReviewEveryCycle, "", "", ""},
+		{"review_plan with first_plan", `{"question":"q","review_plan":true,"review":"first_plan"}`, deepresearch.ReviewFirstPlan, "", "", ""},
+		{"review_plan false", `{"question":"q","review_plan":false}`, "", "", "", ""},
+		{"review_plan with never", `{"question":"q","review_plan":true,"review":"never"}`, "", "", "review", "review_plan"},
+		{"unknown review", `{"question":"q","review":"sometimes"}`, "", "", "review", `"sometimes"; want never, first_plan or every_cycle`},
+		{"review of the wrong case", `{"question":"q","review":"First_Plan"}`, "", "", "review", `"First_Plan"`},
+		{"style", `{"question":"q","style":"footnote"}`, "", deepresearch.Footnote, "", ""},
+		{"unknown style", `{"question":"q","style":"gothic"}`, "", "", "style", `"gothic"; want markdown, plain, footnote or html`},
+		{"unknown member", `{"question":"q","corpus":"/etc"}`, "", "", "", `unknown field "corpus"`},
+		{"unknown member of the plan", `{"question":"q","plan":{"tasks":[{"question":"x","why":"y"}]}}`, "", "", "", `unknown field "why"`},
+		{"member of the wrong type", `{"question":7}`, "", "", "", "question"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := deepresearch.Request{RunID: "kept", MaxRunAgents: 3}
+			err := json.Unmarshal([]byte(tt.in), &req)
+			var re *deepresearch.RequestError
+			switch {
+			case tt.has == "" && err != nil:
+				t.Fatalf("%s: %v", tt.in, err)
+			case tt.has != "" && (err == nil || !strings.Contains(err.Error(), tt.has)):
+				t.Fatalf("%s: %v; want an error saying %s", tt.in, err, tt.has)
+			case tt.field != "" && (!errors.As(err, &re) || re.Field != tt.field || !errors.Is(err, deepresearch.ErrConfig)):
+				t.Fatalf("%s: %v; want a RequestError of %q", tt.in, err, tt.field)
+			case err != nil:
+				return
+			}
+			if req.Review != tt.review || req.Style != tt.style || req.Question != "q" || req.RunID != "kept" || req.MaxRunAgents != 3 {
+				t.Errorf("%s read as %+v", tt.in, req)
+			}
+			b, err := json.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), "review_plan") {
+				t.Errorf("%s written back as %s", tt.in, b)
+			}
+			var back deepresearch.Request
+			if err := json.Unmarshal(b, &back); err != nil || back.Review != req.Review || back.Style != req.Style {
+				t.Errorf("%s does not read back: %+v, %v", b, back, err)
+			}
+		})
+	}
+	// Inside another document (a journal's manifest, a stored run), a
+	// member of the wrong type is named by its path.
+	var m struct {
+		Request deepresearch.Request `json:"request"`
+	}
+	var te *json.UnmarshalTypeError
+	if err := json.Unmarshal([]byte(`{"request":{"question":7}}`), &m); !errors.As(err, &te) || te.Field != "request.question" {
+		t.Errorf("a nested request's bad member: %v", err)
+	}
+}
+
+// TestReviewSettings: the settings research.review_plan and .review make
+// the one ReviewMode of Config.People: none by default, first_plan with
+// review_plan, every_cycle with review every_cycle (with or without
+// review_plan).
+func TestReviewSettings(t *testing.T) {
+	for _, tt := range []struct {
+		plan   bool
+		review string
+		want   deepresearch.ReviewMode
+	}{
+		{false, "first_plan", ""},
+		{true, "first_plan", deepresearch.ReviewFirstPlan},
+		{false, "every_cycle", deepresearch.ReviewEveryCycle},
+		{true, "every_cycle", deepresearch.ReviewEveryCycle},
+	} {
+		s := config.Defaults()
+		s.Research.ReviewPlan, s.Research.Review = tt.plan, tt.review
+		cfg, err := deepresearch.ConfigFromSettings(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.People.Review != tt.want {
+			t.Errorf("review_plan %v, review %s: People.Review %q, want %q", tt.plan, tt.review, cfg.People.Review, tt.want)
 		}
 	}
 }

@@ -52,8 +52,9 @@ type Report struct {
 	Version  int    `json:"version"`
 	RunID    string `json:"run_id"`
 	Question string `json:"question"`
-	// Style is the name of the citation style of Text ("markdown", …).
-	Style string `json:"style"`
+	// Style is the citation style of Text (its JSON form is the style's
+	// name: "markdown", …).
+	Style Style `json:"style"`
 	// Clarifications are the clarifying questions the run asked (or was
 	// given answers to), with the answers; one without an answer was
 	// researched on its assumption, which the report states.
@@ -81,13 +82,17 @@ type Report struct {
 	// Sources is the merged numbering of every source the agents cited,
 	// the numbering Draft and Sections use.
 	Sources []MergedSource `json:"sources"`
-	Usage   Usage          `json:"usage"`
+	// Usage is every model call the run made through its models — the
+	// clarifier's, the planner's and assessments', the agents', the
+	// writer's — counted once, as its budgets count them (relevance and
+	// verification judges are not counted).
+	Usage Usage `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds; TimingsMS splits
 	// it by stage (StageIndex, StagePlan, StageResearch, StageMerge,
 	// StageAssess, StageReport, StageVerify; a stage not reached is absent;
 	// the research, merge and assessment times summed over the cycles).
-	DurationMS int64            `json:"duration_ms"`
-	TimingsMS  map[string]int64 `json:"timings_ms"`
+	DurationMS int64           `json:"duration_ms"`
+	TimingsMS  map[Stage]int64 `json:"timings_ms"`
 	// Verification is what checking every citation against its source's
 	// text found; nil when the run was not verified.
 	Verification *Verification `json:"verification,omitempty"`
@@ -123,12 +128,8 @@ func LoadReport(data []byte) (*Report, error) {
 	if rep.Version != ReportVersion {
 		return nil, fmt.Errorf("deepresearch: load report: version %d, want %d", rep.Version, ReportVersion)
 	}
-	style, err := ParseStyle(rep.Style)
-	if err != nil {
-		return nil, fmt.Errorf("deepresearch: load report: %w", err)
-	}
 	if rep.Draft != "" {
-		pub, err := finalreport.Publish(rep.Draft, rep.Sources, style)
+		pub, err := finalreport.Publish(rep.Draft, rep.Sources, rep.Style)
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: load report: %w", err)
 		}
@@ -143,16 +144,12 @@ func (r *Report) Complete() bool { return r.Draft != "" }
 
 // published is the final report for the renderers: the writer's, or when
 // the writer failed, the agents' findings published the same way.
-func (r *Report) published() (*finalreport.Report, Style, error) {
-	style, err := ParseStyle(r.Style)
-	if err != nil {
-		return nil, 0, err
-	}
+func (r *Report) published() (*finalreport.Report, error) {
 	if r.Draft != "" {
-		return &finalreport.Report{Draft: r.Draft, Sources: r.Sources, Text: r.Text, Body: r.Body, References: r.References, Used: r.Used}, style, nil
+		return &finalreport.Report{Draft: r.Draft, Sources: r.Sources, Text: r.Text, Body: r.Body, References: r.References, Used: r.Used}, nil
 	}
 	if !slices.ContainsFunc(r.Sections, func(s Section) bool { return s.Text != "" }) {
-		return nil, 0, ErrNoReport // no agent reported: no findings
+		return nil, ErrNoReport // no agent reported: no findings
 	}
 	secs := make([]finalreport.Section, len(r.Sections))
 	for i, s := range r.Sections {
@@ -161,8 +158,7 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 			secs[i].Failure = s.Failure.Kind
 		}
 	}
-	pub, err := finalreport.Publish(finalreport.Findings(r.Question, secs), r.Sources, style)
-	return pub, style, err
+	return finalreport.Publish(finalreport.Findings(r.Question, secs), r.Sources, r.Style)
 }
 
 // Render returns the report in format: FormatMarkdown ("md", the report
@@ -174,18 +170,16 @@ func (r *Report) published() (*finalreport.Report, Style, error) {
 // question, its sections and the references each cites, as a Mermaid
 // flowchart), or its reference list alone as FormatCSL
 // (CSL-JSON, for Zotero, Pandoc and other reference managers) or
-// FormatBibTeX ("" is FormatMarkdown; an
-// unknown format is an error wrapping ErrFormat). When the writer failed
+// FormatBibTeX ("" is FormatMarkdown; a format that is none of the Format
+// constants, such as a name ParseFormat would read as one of them, is an
+// error wrapping ErrFormat: parse a name once, where it arrives, with
+// ParseFormat). When the writer failed
 // it renders the agents' merged findings, in the same format; with
 // nothing to render it returns ErrNoReport (see Report). Every renderer
 // takes the same data, so a report reloaded with LoadReport renders the
 // same bytes.
 func (r *Report) Render(format Format) ([]byte, error) {
-	format, err := ParseFormat(string(format))
-	if err != nil {
-		return nil, fmt.Errorf("deepresearch: render: %w", err)
-	}
-	pub, style, err := r.published()
+	pub, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
 	}
@@ -194,8 +188,8 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		title = "Findings: " + r.Question
 	}
 	switch format {
-	case FormatMarkdown:
-		return []byte(finalreport.Markdown(pub, style)), nil
+	case "", FormatMarkdown:
+		return []byte(finalreport.Markdown(pub, r.Style)), nil
 	case FormatHTML:
 		page, err := finalreport.HTML(title, pub)
 		if err != nil {
@@ -203,7 +197,7 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		}
 		return []byte(page), nil
 	case FormatCSL, FormatBibTeX:
-		return RenderReferences(pub.References, format, style)
+		return RenderReferences(pub.References, format, r.Style)
 	case FormatJSON, FormatYAML, FormatXML, FormatMermaid:
 		doc, err := r.jsonDocument(pub)
 		if err != nil {
@@ -232,22 +226,18 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		}
 		return append(b, '\n'), nil
 	}
-	return nil, fmt.Errorf("deepresearch: render: %w %q", ErrFormat, format)
+	return nil, fmt.Errorf("deepresearch: render: %w %q: not a Format constant (ParseFormat reads a format's name)", ErrFormat, format)
 }
 
 // RenderReferences renders a reference list alone: in FormatMarkdown, the
 // lines of a report's "## References" section, in style (the one renderer
 // of reference lines, which reports, findings and the MCP citation index
 // share; titles are escaped, and only http, https and file URLs linked);
-// in FormatCSL as CSL-JSON, or in FormatBibTeX. Other formats are an
-// error wrapping ErrFormat.
+// in FormatCSL as CSL-JSON, or in FormatBibTeX ("" is FormatMarkdown).
+// Other formats are an error wrapping ErrFormat.
 func RenderReferences(refs []Reference, format Format, style Style) ([]byte, error) {
-	format, err := ParseFormat(string(format))
-	if err != nil {
-		return nil, fmt.Errorf("deepresearch: render references: %w", err)
-	}
 	switch format {
-	case FormatMarkdown:
+	case "", FormatMarkdown:
 		return []byte(finalreport.References(refs, style)), nil
 	case FormatCSL, FormatBibTeX:
 		brefs := make([]bib.Reference, len(refs))
@@ -292,7 +282,7 @@ func (r *Report) HTML() (string, error) {
 // and kinds of its references, and stats (the research cycles, the
 // text's bytes, whether it cites anything, what verification found).
 func (r *Report) JSON() (*JSONReport, error) {
-	pub, _, err := r.published()
+	pub, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
 	}
@@ -378,7 +368,7 @@ func (r *Report) extra() finalreport.Extra {
 // or when the writer failed, the findings' own, numbered 1..K in order of
 // first citation. With nothing to render it returns ErrNoReport.
 func (r *Report) Cited() ([]Reference, error) {
-	pub, _, err := r.published()
+	pub, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
 	}

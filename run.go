@@ -1,7 +1,10 @@
 package deepresearch
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -52,9 +55,11 @@ type Request struct {
 	// SearchLimit is the results per search call (1 to
 	// MaxRequestSearchLimit; 0: Config.SearchLimit).
 	SearchLimit int `json:"search_limit,omitempty" jsonschema:"results per search (1-50; default: the server's)"`
-	// Style names the citation style of Report.Text: "markdown", "plain",
-	// "footnote" or "html"; empty means Config.Style.
-	Style string `json:"style,omitempty" jsonschema:"citation style: markdown, plain, footnote or html"`
+	// Style is the citation style of Report.Text: Markdown, Plain,
+	// Footnote or HTML ("markdown", "plain", "footnote" or "html" in the
+	// JSON form, where another name is refused as it is decoded); empty
+	// means Config.Style.
+	Style Style `json:"style,omitempty" jsonschema:"citation style: markdown, plain, footnote or html"`
 	// Budget bounds each agent; zero fields take Config.Budget's.
 	Budget Budget `json:"-"`
 	// MaxCycles caps the research cycles (1 to MaxRequestCycles; 0:
@@ -76,13 +81,13 @@ type Request struct {
 	// Plan, when set, is researched exactly: no clarifying question, no
 	// planner call.
 	Plan *Plan `json:"plan,omitempty" jsonschema:"a plan to research exactly, as deepresearch plan prints it"`
-	// ReviewPlan shows the plan to Hooks.Review before research starts.
-	ReviewPlan bool `json:"review_plan,omitempty" jsonschema:"stop after planning for the plan to be reviewed"`
-	// Review says which plans are reviewed: ReviewFirstPlan ("": the
-	// first, when ReviewPlan is set) or ReviewEveryCycle (the first and
-	// each later cycle's follow-ups; it implies ReviewPlan) or ReviewNever
-	// (none, whatever the settings say).
-	Review string `json:"review,omitempty" jsonschema:"first_plan (default), every_cycle (review each later research cycle's plan too) or never (no review, whatever the server's settings)"`
+	// Review says which plans are shown to Hooks.Review: ReviewFirstPlan
+	// (the plan, before research starts), ReviewEveryCycle (that and
+	// each later cycle's follow-ups) or ReviewNever (none, whatever the
+	// settings say); "" takes Config.People's. (The JSON form's former
+	// "review_plan": true still reads, as "first_plan": see
+	// UnmarshalJSON.)
+	Review ReviewMode `json:"review,omitempty" jsonschema:"which plans stop the run for a person's review: first_plan (the plan, before research), every_cycle (each later research cycle's plan too) or never (no review, whatever the server's settings); default: the server's"`
 	// Length is the report's target length in words (0: the writer's).
 	Length int `json:"length,omitempty" jsonschema:"target length of the report in words"`
 	// Outline names the report's sections in order; each is researched
@@ -95,6 +100,52 @@ type Request struct {
 	Audience string `json:"audience,omitempty" jsonschema:"who the report is written for, and in what tone"`
 	// Hooks ask a person (nil: nobody is asked). Not part of the JSON form.
 	Hooks *Hooks `json:"-"`
+}
+
+// UnmarshalJSON reads req's JSON form strictly, as every front end
+// decodes its callers' requests: a member req does not have is refused
+// (as encoding/json's DisallowUnknownFields refuses it), and a word its
+// typed members do not know (style, review) is a *RequestError naming
+// the member and the words it takes. Members left out keep req's values.
+//
+// "review_plan", the form's former way to ask for review, still reads —
+// stored runs, journals and clients of earlier versions carry it — and
+// nothing writes it: true is review "first_plan" (with review
+// "every_cycle", that; with "never", a contradiction, refused), false
+// is nothing.
+func (req *Request) UnmarshalJSON(b []byte) error {
+	type plain Request // Request's members without this method
+	in := struct {
+		plain
+		ReviewPlan bool `json:"review_plan"`
+	}{plain: plain(*req)}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Named as a Request's member, not through the embedding.
+			te.Struct, te.Field = "Request", strings.TrimPrefix(te.Field, "plain.")
+		}
+		if errors.Is(err, ErrStyle) {
+			var s struct {
+				Style string `json:"style"`
+			}
+			_ = json.Unmarshal(b, &s)
+			return styleError(Style(s.Style))
+		}
+		return err
+	}
+	if in.ReviewPlan {
+		switch in.Review {
+		case "":
+			in.Review = ReviewFirstPlan
+		case ReviewNever:
+			return &RequestError{Field: "review", Problem: "is never, and review_plan asks for the plan to be reviewed"}
+		}
+	}
+	*req = Request(in.plain)
+	return nil
 }
 
 // Limits of a Request, the same for every front end.
@@ -132,10 +183,16 @@ func (req Request) Validate() error {
 			return &RequestError{Field: f.name, Problem: fmt.Sprintf("is %d; it must be between 1 and %d (or left out for the default)", f.v, f.max)}
 		}
 	}
-	if _, err := ParseStyle(req.Style); err != nil {
-		return &RequestError{Field: "style", Problem: fmt.Sprintf("is %q; want %s", req.Style, "markdown, plain, footnote or html")}
+	if _, err := citeproc.ParseStyle(string(req.Style)); err != nil {
+		return styleError(req.Style)
 	}
 	return req.validatePeople()
+}
+
+// styleError is the RequestError of a style that is none of the Style
+// constants.
+func styleError(s Style) *RequestError {
+	return &RequestError{Field: "style", Problem: fmt.Sprintf("is %q; want markdown, plain, footnote or html", s)}
 }
 
 // question is the question without the spaces around it, its bytes that
@@ -154,20 +211,16 @@ func visible(r rune) bool {
 
 // settle checks req and fills its zero fields from the Researcher's
 // configuration.
-func (r *Researcher) settle(req Request) (Request, Style, error) {
+func (r *Researcher) settle(req Request) (Request, error) {
 	if err := req.Validate(); err != nil {
-		return req, 0, err
+		return req, err
 	}
 	if req.MaxRunAgents < 0 {
-		return req, 0, &RequestError{Field: "max_run_agents", Problem: "must not be negative"}
+		return req, &RequestError{Field: "max_run_agents", Problem: "must not be negative"}
 	}
 	req.Question = req.question()
 	req = r.cfg.People.fill(req)
-	style := r.cfg.Style
-	if req.Style != "" {
-		style, _ = ParseStyle(req.Style) // Validate parsed it
-	}
-	req.Style = StyleName(style)
+	req.Style = cmp.Or(req.Style, r.cfg.Style, Markdown)
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
@@ -184,7 +237,7 @@ func (r *Researcher) settle(req Request) (Request, Style, error) {
 	b.MaxTokens = defaults.PositiveOr(req.Budget.MaxTokens, b.MaxTokens)
 	b.Timeout = defaults.PositiveOr(req.Budget.Timeout, b.Timeout)
 	req.Budget = b
-	return req, style, nil
+	return req, nil
 }
 
 // Run researches question and returns the report. The research runs in
@@ -269,17 +322,21 @@ type agentOutcome struct {
 	durationMS int64
 }
 
-func (r *Researcher) run(ctx context.Context, req Request, style Style, em *events.Emitter) (*Report, error) {
+func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (*Report, error) {
 	clock := r.cfg.Clock
 	start := clock.Now()
 	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
-		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[string]int64{}}
+		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
 	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
 	ctx, retries := retry.WithCounter(ctx)
-	finish := func() { rep.DurationMS, rep.Retries = clock.Now().Sub(start).Milliseconds(), retries.Load() }
-	fail := func(stage string, err error) (*Report, error) {
+	finish := func() {
+		rep.DurationMS, rep.Retries = clock.Now().Sub(start).Milliseconds(), retries.Load()
+		rep.Usage = meter.usage() // every call the run paid for, counted once
+	}
+
+	fail := func(stage Stage, err error) (*Report, error) {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w (%v)", cause, err)
 		}
@@ -287,10 +344,10 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 		finish()
 		rep.Error = serr.Error()
 		em.Emit(runLevel, "", events.ErrorData{Error: err.Error(), Stage: stage})
-		log.Error().Err(err).Str("stage", stage).Msg("run failed")
+		log.Error().Err(err).Str("stage", string(stage)).Msg("run failed")
 		return rep, serr
 	}
-	stage := func(name string, t0 time.Time) { rep.TimingsMS[name] = clock.Now().Sub(t0).Milliseconds() }
+	stage := func(s Stage, t0 time.Time) { rep.TimingsMS[s] = clock.Now().Sub(t0).Milliseconds() }
 	em.Emit(runLevel, "", events.RunStartedData{Question: req.Question, Config: map[string]any{
 		"max_tasks": req.MaxTasks, "parallelism": req.Parallelism, "search_limit": req.SearchLimit, "style": req.Style,
 		"max_cycles": req.MaxCycles,
@@ -315,14 +372,12 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 
 	// Clarify, plan, review (people.go).
 	t0 = clock.Now()
-	answers, clarifyUsage, err := r.clarify(ctx, model(RolePlanner), req, em, rep)
-	rep.Usage = rep.Usage.Add(clarifyUsage)
+	answers, err := r.clarify(ctx, model(events.RolePlanner), req, em, rep)
 	if err != nil {
 		stage(StagePlan, t0)
 		return fail(StagePlan, err)
 	}
-	tasks, planUsage, err := r.planTasks(ctx, model(RolePlanner), req, answers)
-	rep.Usage = rep.Usage.Add(planUsage)
+	tasks, err := r.planTasks(ctx, model(events.RolePlanner), req, answers)
 	if err == nil {
 		tasks, err = r.review(ctx, &req, tasks, em)
 	}
@@ -338,14 +393,13 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	log.Info().Int("tasks", len(tasks)).Msg("planned")
 
 	// Research in cycles, merge, write (loop.go).
-	l := r.newLoop(req, style, em, meter, backend, model, log, rep, tasks)
+	l := r.newLoop(req, em, meter, backend, model, log, rep, tasks)
 	final, failed, err := l.research(ctx)
 	l.fill()
 	if err != nil {
 		return fail(failed, err)
 	}
 	rep.Draft, rep.Text, rep.Body, rep.References, rep.Used = final.Draft, final.Text, final.Body, final.References, final.Used
-	rep.Usage = rep.Usage.Add(final.Usage)
 	refs := make([]events.Reference, len(final.References))
 	for i, ref := range final.References {
 		refs[i] = events.Reference{Number: ref.Number, Source: ref.Source}
@@ -357,7 +411,7 @@ func (r *Researcher) run(ctx context.Context, req Request, style Style, em *even
 	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
 	rep.Relevance = sourceRelevance(l.outcomes, rep.Sources)
 	streamed := rep.Text
-	if err := r.verifyReport(journal.WithScope(ctx, LiveVerify), rep, style, r.cfg.Unsupported); err != nil {
+	if err := r.verifyReport(journal.WithScope(ctx, StageVerify.Scope()), rep, req.Style, r.cfg.Unsupported); err != nil {
 		return fail(StageVerify, err)
 	}
 	stage(StageVerify, t0)

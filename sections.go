@@ -9,6 +9,7 @@ import (
 	"github.com/sourcegraph/conc/panics"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 )
@@ -29,10 +30,9 @@ var errNoSection = errors.New("no findings")
 type sectionJobs struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	write  func(ctx context.Context, title, findings string, sources []MergedSource) (string, Usage, error)
+	write  func(ctx context.Context, title, findings string, sources []MergedSource) (string, error)
 	mu     sync.Mutex
 	jobs   map[string]*sectionJob
-	spent  Usage // the usage of every write that finished, used or not
 	wg     sync.WaitGroup
 }
 
@@ -65,16 +65,12 @@ func (s *sectionJobs) start(key, title, findings string, sources []MergedSource)
 		defer close(j.done)
 		defer cancel()
 		var text string
-		var u Usage
 		var err error
 		var pc panics.Catcher // a panic comes back to the owner as the section's error
-		pc.Try(func() { text, u, err = s.write(ctx, title, findings, sources) })
+		pc.Try(func() { text, err = s.write(ctx, title, findings, sources) })
 		if rec := pc.Recovered(); rec != nil {
 			err = fmt.Errorf("section %q: %w", title, rec.AsError())
 		}
-		s.mu.Lock()
-		s.spent = s.spent.Add(u)
-		s.mu.Unlock()
 		j.text, j.err = text, err
 	}()
 }
@@ -95,13 +91,6 @@ func (s *sectionJobs) result(key string) (string, error) {
 func (s *sectionJobs) close() {
 	s.cancel()
 	s.wg.Wait()
-}
-
-// usage is what every finished write spent.
-func (s *sectionJobs) usage() Usage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.spent
 }
 
 // startSections starts the writing of every section whose research is
@@ -173,10 +162,12 @@ func (l *loop) sectionFindings() []sectionFinding {
 	return out
 }
 
-// writeSection writes one section with the writer's model.
-func (l *loop) writeSection(ctx context.Context, title, findings string, sources []MergedSource) (string, Usage, error) {
-	return finalreport.WriteSection(journal.WithScope(ctx, scopeSection), finalreport.Config{Model: l.model(RoleWriter), MaxTokens: l.req.Budget.MaxTokens},
+// writeSection writes one section with the writer's model (whose calls
+// the run's meter counts).
+func (l *loop) writeSection(ctx context.Context, title, findings string, sources []MergedSource) (string, error) {
+	text, _, err := finalreport.WriteSection(journal.WithScope(ctx, scopeSection), finalreport.Config{Model: l.model(events.RoleWriter), MaxTokens: l.req.Budget.MaxTokens},
 		finalreport.SectionInput{Question: l.req.Question, Title: title, Findings: findings, Sources: sources})
+	return text, err
 }
 
 // writeSectioned writes the report section by section: it waits for the
@@ -189,7 +180,6 @@ func (l *loop) writeSectioned(ctx context.Context, cfg finalreport.Config, in fi
 	for _, f := range l.sectionFindings() {
 		text, err := l.sections.result(f.key)
 		if err != nil {
-			l.rep.Usage = l.rep.Usage.Add(l.sections.usage())
 			return nil, nil, err
 		}
 		if l.isPart(f.key) && len(finalreport.CitedIn(text, l.rep.Sources)) == 0 {
@@ -203,19 +193,14 @@ func (l *loop) writeSectioned(ctx context.Context, cfg finalreport.Config, in fi
 	for _, id := range unanswered {
 		in.Notices = append(in.Notices, l.unansweredNote(id))
 	}
-	spent := l.sections.usage()
-	frame, u, err := finalreport.WriteFrame(ctx, finalreport.Config{Model: cfg.Model}, l.req.Question, parts)
-	spent = spent.Add(u)
+	frame, _, err := finalreport.WriteFrame(ctx, finalreport.Config{Model: cfg.Model}, l.req.Question, parts)
 	if err != nil {
-		l.rep.Usage = l.rep.Usage.Add(spent)
 		return nil, nil, err
 	}
 	draft := finalreport.Compose(finalreport.ComposeInput{Frame: frame, Parts: parts, Missing: in.Missing, Notices: in.Notices})
 	final, err := finalreport.Stream(cfg, draft, l.rep.Sources)
 	if err != nil {
-		l.rep.Usage = l.rep.Usage.Add(spent)
 		return nil, nil, err
 	}
-	final.Usage = spent
 	return final, nil, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"
@@ -47,10 +48,6 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 	if err := s.Validate(); err != nil {
 		return Config{}, fmt.Errorf("deepresearch: %w: %w", ErrConfig, err)
 	}
-	style, err := ParseStyle(s.Output.Style)
-	if err != nil {
-		return Config{}, err
-	}
 	main := providerConfig(s.Model)
 	roles, err := provider.NewRoles(context.Background(), main,
 		provider.RoleSettings{Planner: s.Model.Planner, Researcher: s.Model.Researcher, Writer: s.Model.Writer}, s.Getenv)
@@ -83,7 +80,7 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		MaxCycles:    s.Research.MaxCycles,
 		MaxRunAgents: s.Research.MaxRunAgents,
 		MaxRunTime:   s.Research.MaxRunTime,
-		People: PeopleDefaults{Clarify: s.Research.Clarify, ReviewPlan: s.Research.ReviewPlan, Review: s.Research.Review,
+		People: PeopleDefaults{Clarify: s.Research.Clarify, Review: reviewSetting(s.Research),
 			Length: s.Output.Length, Language: s.Output.Language, Audience: s.Output.Audience},
 		SearchEngines: s.Search.Providers,
 		SearXNGURL:    web.SearXNGURL,
@@ -91,7 +88,7 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		BraveKey:      web.BraveKey,
 		ExaKey:        web.ExaKey,
 		Fetch:         FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
-		Style:         style,
+		Style:         Style(s.Output.Style), // parsed by Validate
 		Unsupported:   Action(s.Output.Unsupported),
 		Logger:        log,
 	}
@@ -101,6 +98,20 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		}
 	}
 	return cfg, nil
+}
+
+// reviewSetting is the ReviewMode of the settings research.review_plan
+// and research.review (Validate checked its word): every_cycle reviews
+// each cycle's plan (it implies review_plan), review_plan the first,
+// else none.
+func reviewSetting(r config.Research) ReviewMode {
+	switch {
+	case r.Review == string(ReviewEveryCycle):
+		return ReviewEveryCycle
+	case r.ReviewPlan:
+		return ReviewFirstPlan
+	}
+	return ""
 }
 
 // webFromSettings is the web search engines' address, keys and Chroma
@@ -126,7 +137,7 @@ func providerConfig(m config.Model) provider.Config {
 // research.max_cost set, every role's model must have a price.
 func prices(m config.Model) (func(role string, u Usage) float64, error) {
 	byRole := map[string]config.Price{}
-	for role, setting := range map[string]string{RolePlanner: m.Planner, RoleResearcher: m.Researcher, RoleWriter: m.Writer} {
+	for role, setting := range map[string]string{events.RolePlanner: m.Planner, events.RoleResearcher: m.Researcher, events.RoleWriter: m.Writer} {
 		p, name := provider.ParseRole(setting)
 		if p == "" {
 			p = m.Provider

@@ -160,7 +160,8 @@ type Research struct {
 	Clarify string `mapstructure:"clarify"`
 	// ReviewPlan puts every run's plan to review before research starts,
 	// where a person can review it (a terminal, the HTTP API, the live
-	// page); default false. A run's own review_plan turns it on, not off.
+	// page); default false. A run's own review mode (the request's
+	// "review", --review) replaces this and Review for that run.
 	ReviewPlan bool `mapstructure:"review_plan"`
 	// Review is which plans are reviewed: "first_plan" (default) or
 	// "every_cycle" (each later research cycle's follow-ups too; it
@@ -252,7 +253,7 @@ type Serve struct {
 	// MaxResumes is the most times one run is resumed; a run interrupted
 	// more often ends failed. Default 3.
 	MaxResumes int `mapstructure:"max_resumes"`
-	// PlanTimeout is how long a run asked with review_plan waits for its
+	// PlanTimeout is how long a run whose plan is put to review waits for its
 	// plan's review; 0 (default) waits as long as it takes.
 	PlanTimeout time.Duration `mapstructure:"plan_timeout"`
 	// PlanTimeoutAction is what a run does when PlanTimeout passes:

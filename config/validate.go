@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/output"
 )
 
@@ -213,11 +214,12 @@ func check(s *Settings) []problem {
 		ps.add("fetch.max_bytes", f.MaxBytes, "must be at least 1")
 	}
 
-	// The names every front end parses, parsed the one way (internal/output).
+	// The names every front end parses, parsed the one way (internal/output,
+	// internal/citeproc).
 	_, err := output.ParseFormat(s.Output.Format)
 	parsed(&ps, "output.format", s.Output.Format, err, output.Formats)
-	_, err = output.ParseStyle(s.Output.Style)
-	parsed(&ps, "output.style", s.Output.Style, err, output.StyleNames)
+	_, err = citeproc.ParseStyle(s.Output.Style)
+	parsed(&ps, "output.style", s.Output.Style, err, citeproc.Styles)
 	_, err = output.ParseAction(s.Output.Unsupported)
 	parsed(&ps, "output.unsupported", s.Output.Unsupported, err, output.Actions)
 	// The bounds of the library's report controls (deepresearch.MaxLength,

@@ -123,7 +123,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	// Asked above, or answered: a chat run does not wait, for answers or
 	// for a plan review its client has no way to post.
-	req.Clarify, req.ReviewPlan, req.Review = deepresearch.ClarifyNever, false, deepresearch.ReviewNever
+	req.Clarify, req.Review = deepresearch.ClarifyNever, deepresearch.ReviewNever
 	id, err := s.start(req)
 	if err != nil {
 		s.fail(w, err)

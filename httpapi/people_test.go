@@ -446,7 +446,7 @@ func TestChatNumberedAnswers(t *testing.T) {
 // while a /v1/research run still waits for one.
 func TestChatNeverWaitsForReview(t *testing.T) {
 	reviewing := make(chan struct{})
-	e := newEnv(t, envOpts{people: deepresearch.PeopleDefaults{ReviewPlan: true, Review: deepresearch.ReviewEveryCycle},
+	e := newEnv(t, envOpts{people: deepresearch.PeopleDefaults{Review: deepresearch.ReviewEveryCycle},
 		wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: reviewing} }})
 	done := make(chan *http.Response, 1)
 	go func() {

@@ -131,7 +131,7 @@ type Config struct {
 	Clock deepresearch.Clock
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
-	// PlanTimeout is how long a run asked with review_plan waits for its
+	// PlanTimeout is how long a run whose plan is put to review waits for its
 	// plan's review (0: as long as it takes, across restarts);
 	// PlanTimeoutAction is what it does then: PlanTimeoutProceed (the
 	// default: research the plan as proposed) or PlanTimeoutCancel (end
@@ -442,9 +442,12 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	var ee *elementError
+	var word *deepresearch.RequestError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &word):
+		return err // a word a member does not know (style, review): named by its member
 	case errors.As(err, &ee) && errors.As(ee.Err, &te):
 		if te.Field == "" {
 			return badRequest("%s must be %s, not %s", ee.Path, jsonkind.Of(te.Type), jsonWord(te.Value))

@@ -116,6 +116,54 @@ func TestListTools(t *testing.T) {
 	}
 }
 
+// TestResearchSchema: the research tool publishes the Request's JSON
+// form as its input schema: the typed words (style, review) as strings
+// whose descriptions name their words, and not the former review_plan.
+func TestResearchSchema(t *testing.T) {
+	cs := connect(t, Options{Research: newResearcher(t, nil)})
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name != "research" {
+			continue
+		}
+		b, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema struct {
+			Properties map[string]struct {
+				Type        any    `json:"type"`
+				Description string `json:"description"`
+			} `json:"properties"`
+			AdditionalProperties any `json:"additionalProperties"`
+		}
+		if err := json.Unmarshal(b, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for name, words := range map[string][]string{"style": {"markdown", "plain", "footnote", "html"}, "review": {"first_plan", "every_cycle", "never"}} {
+			p, ok := schema.Properties[name]
+			if !ok || p.Type != "string" {
+				t.Errorf("%s: %+v, want a string", name, p)
+			}
+			for _, w := range words {
+				if !strings.Contains(p.Description, w) {
+					t.Errorf("%s's description %q does not name %s", name, p.Description, w)
+				}
+			}
+		}
+		if _, ok := schema.Properties["review_plan"]; ok {
+			t.Error("the schema still has review_plan")
+		}
+		if schema.AdditionalProperties != false {
+			t.Errorf("additionalProperties %v: the schema admits members the request does not have", schema.AdditionalProperties)
+		}
+		return
+	}
+	t.Fatal("no research tool")
+}
+
 func TestCitationIndex(t *testing.T) {
 	cs := connect(t, Options{})
 	var a, b createOut
@@ -374,6 +422,14 @@ func TestResearchTool(t *testing.T) {
 	}
 	if got := toolError(t, cs, "research", map[string]any{"question": "q", "max_tasks": 99}); !strings.Contains(got, "max_tasks") {
 		t.Errorf("a limit out of range: %q", got)
+	}
+	// The typed words are read once, as the arguments are decoded, and a
+	// bad one is named with the words it takes.
+	if got := toolError(t, cs, "research", map[string]any{"question": "q", "style": "gothic"}); !strings.Contains(got, `"style" is "gothic"; want markdown, plain, footnote or html`) {
+		t.Errorf("an unknown style: %q", got)
+	}
+	if got := toolError(t, cs, "research", map[string]any{"question": "q", "review": "always"}); !strings.Contains(got, `"review" is "always"; want never, first_plan or every_cycle`) {
+		t.Errorf("an unknown review mode: %q", got)
 	}
 
 	down := connect(t, Options{Research: newResearcher(t, func(m llms.Model) llms.Model {

@@ -94,8 +94,8 @@ func citeOptions(name string, req *citeRequest) (deepresearch.CiteOptions, error
 	if err != nil {
 		return opts, fmt.Errorf("%s: field \"mode\": %w", name, err)
 	}
-	style, err := deepresearch.ParseStyle(req.Style)
-	if err != nil {
+	var style deepresearch.Style
+	if err := style.UnmarshalText([]byte(req.Style)); err != nil {
 		return opts, fmt.Errorf("%s: field \"style\": %w", name, err)
 	}
 	nums, err := parseMapping(name+": field \"mapping\"", req.Mapping)

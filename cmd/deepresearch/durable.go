@@ -73,7 +73,8 @@ the run's own request and settings, and the report it wrote comes out again,
 byte for byte. The run is a stored run's ID, or a file 'deepresearch export'
 wrote, from any machine.
 
---live STAGE (planner, researcher, writer or verify; repeatable) runs that
+--live STAGE (planner, researcher, writer or verify — or the stage's own
+word: plan, research, report; repeatable) runs that
 stage again against the configured model (and, for the researcher, the
 configured search) while the rest replays: a prompt change is tried against
 recorded research for the price of one stage. --check compares the replayed
@@ -90,7 +91,7 @@ The report is printed in output.format; what was replayed is told on stderr.`,
 	}
 	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
-	cmd.Flags().StringSliceVar(&live, "live", nil, "run this stage live: planner, researcher, writer or verify (repeatable)")
+	cmd.Flags().StringSliceVar(&live, "live", nil, "run this stage live: planner, researcher, writer or verify (or plan, research, report; repeatable)")
 	cmd.Flags().BoolVar(&check, "check", false, "fail unless the replayed report is byte for byte the stored one")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
 	return cmd
@@ -145,6 +146,19 @@ func loadRecording(cmd *cobra.Command, s config.Settings, arg string) (recording
 	return rec, nil
 }
 
+// liveStage is the stage --live names: by the role of its model
+// ("planner", "researcher", "writer", the words the flag has always
+// taken) or by its own word ("plan", "verify", …). Replay refuses a word
+// that names no stage it can run live.
+func liveStage(name string) deepresearch.Stage {
+	for _, s := range []deepresearch.Stage{deepresearch.StagePlan, deepresearch.StageResearch, deepresearch.StageReport} {
+		if s.Role() == name {
+			return s
+		}
+	}
+	return deepresearch.Stage(name)
+}
+
 func replay(cmd *cobra.Command, configFile, arg string, live []string, check bool, outPath string) error {
 	ctx := cmd.Context()
 	s, err := settings(cmd, configFile)
@@ -169,7 +183,10 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 	if err != nil {
 		return err
 	}
-	opts := deepresearch.ReplayOptions{Live: live}
+	opts := deepresearch.ReplayOptions{}
+	for _, name := range live {
+		opts.Live = append(opts.Live, liveStage(name))
+	}
 	if len(live) > 0 {
 		// The live stages' models and search come from the settings.
 		r, err := deepresearch.FromSettings(s, &logger)

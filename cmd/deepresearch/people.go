@@ -27,7 +27,8 @@ func init() { extraCommands = append(extraCommands, newPlanCmd) }
 type peopleFlags struct {
 	clarify    string
 	plan       string // a plan file (deepresearch plan's output)
-	reviewPlan bool
+	review     deepresearch.ReviewMode
+	reviewPlan bool // --review first_plan
 	length     int
 	outline    string // a file: one section a line
 	language   string
@@ -38,7 +39,8 @@ func (pf *peopleFlags) add(fs *pflag.FlagSet, run bool) {
 	if run {
 		fs.StringVar(&pf.clarify, "clarify", "", "clarifying questions before planning: auto (asked at the prompt on a terminal; elsewhere the report states its assumptions) or never (default: research.clarify, auto)")
 		fs.StringVar(&pf.plan, "plan", "", `research exactly the tasks of this plan file (as "deepresearch plan" prints it; "-": stdin)`)
-		fs.BoolVar(&pf.reviewPlan, "review-plan", false, "show the plan before research: accept, edit (in $EDITOR) or reject it (on a terminal)")
+		fs.BoolVar(&pf.reviewPlan, "review-plan", false, "show the plan before research: accept, edit (in $EDITOR) or reject it (on a terminal); --review first_plan")
+		fs.TextVar(&pf.review, "review", deepresearch.ReviewMode(""), "which plans to show before they are researched: first_plan, every_cycle (each later cycle's follow-ups too) or never (default: research.review_plan and research.review)")
 	}
 	fs.IntVar(&pf.length, "length", 0, "target length of the report in words (default: output.length)")
 	fs.StringVar(&pf.outline, "outline", "", "FILE of the report's sections, one a line, in order (each researched as its own task)")
@@ -54,7 +56,15 @@ func (pf *peopleFlags) request(cmd *cobra.Command, req deepresearch.Request) (de
 	default:
 		return req, usageError{fmt.Errorf("--clarify %q: want auto or never", pf.clarify)}
 	}
-	req.Clarify, req.ReviewPlan = pf.clarify, pf.reviewPlan
+	req.Clarify, req.Review = pf.clarify, pf.review
+	if pf.reviewPlan {
+		switch pf.review {
+		case "":
+			req.Review = deepresearch.ReviewFirstPlan
+		case deepresearch.ReviewNever:
+			return req, usageError{errors.New("--review-plan asks for the plan to be reviewed, and --review never for no review")}
+		}
+	}
 	req.Length, req.Language, req.Audience = pf.length, pf.language, pf.audience
 	if pf.outline != "" {
 		b, err := os.ReadFile(pf.outline)
@@ -91,10 +101,15 @@ func (pf *peopleFlags) request(cmd *cobra.Command, req deepresearch.Request) (de
 	}
 	if t, ok := terminal(cmd); ok {
 		// Review is called only when the run reviews its plan: asked by
-		// --review-plan, or by the setting research.review_plan.
+		// --review-plan or --review, or by the settings research.review_plan
+		// and research.review.
 		req.Hooks = &deepresearch.Hooks{Ask: t.ask, Review: t.review}
-	} else if pf.reviewPlan {
-		return req, usageError{errors.New(`--review-plan needs a terminal; elsewhere, "deepresearch plan" prints a plan to edit and "run --plan FILE" runs it`)}
+	} else if req.Review == deepresearch.ReviewFirstPlan || req.Review == deepresearch.ReviewEveryCycle {
+		flag := "--review " + string(req.Review)
+		if pf.reviewPlan {
+			flag = "--review-plan"
+		}
+		return req, usageError{fmt.Errorf(`%s needs a terminal; elsewhere, "deepresearch plan" prints a plan to edit and "run --plan FILE" runs it`, flag)}
 	}
 	return req, nil
 }

@@ -71,6 +71,9 @@ func TestRunReportControls(t *testing.T) {
 func TestPeopleFlagErrors(t *testing.T) {
 	wantBadInput(t, research(t, "--clarify", "sometimes"), "--clarify")
 	wantBadInput(t, research(t, "--review-plan"), "--review-plan needs a terminal")
+	wantBadInput(t, research(t, "--review", "every_cycle"), "--review every_cycle needs a terminal")
+	wantBadInput(t, research(t, "--review", "sometimes"), "--review", `"sometimes"`, "never, first_plan or every_cycle")
+	wantBadInput(t, research(t, "--review-plan", "--review", "never"), "--review-plan", "--review never")
 	wantBadInput(t, research(t, "--plan", filepath.Join(t.TempDir(), "none.json")), "--plan")
 	wantBadInput(t, research(t, "--length", "-5"), "length")
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/runpack"
@@ -182,5 +183,19 @@ func writePack(t *testing.T, path string, p runpack.Pack) {
 	defer f.Close()
 	if err := runpack.Write(f, p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLiveStage: --live takes the words it always took (the roles of the
+// stages' models, and verify) and the stages' own; any other word passes
+// through for Replay to refuse by name.
+func TestLiveStage(t *testing.T) {
+	for name, want := range map[string]deepresearch.Stage{
+		"planner": deepresearch.StagePlan, "researcher": deepresearch.StageResearch, "writer": deepresearch.StageReport,
+		"verify": deepresearch.StageVerify, "plan": deepresearch.StagePlan, "report": deepresearch.StageReport, "typist": "typist",
+	} {
+		if got := liveStage(name); got != want {
+			t.Errorf("--live %s: stage %q, want %q", name, got, want)
+		}
 	}
 }

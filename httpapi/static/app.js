@@ -303,7 +303,7 @@ async function ask(e) {
     res = await fetch("/v1/research", {
       method: "POST",
       headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
-      body: JSON.stringify($("reviewplan").checked ? { question, review_plan: true } : { question }),
+      body: JSON.stringify($("reviewplan").checked ? { question, review: "first_plan" } : { question }),
     });
     body = await res.json();
   } catch (err) {

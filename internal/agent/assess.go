@@ -12,20 +12,9 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/source"
-)
-
-// StageAssess names an assessment's failure.
-const StageAssess = "assess"
-
-// Kinds of gap (Gap.Kind), as the assessor prompt names them.
-const (
-	GapUncovered    = "uncovered"     // a part or key term no cited finding covers
-	GapReference    = "reference"     // a name or reference in a source the question asks about
-	GapSingleSource = "single_source" // a claim resting on one source
-	GapDisagreement = "disagreement"  // sources that disagree
-	GapUnanswered   = "unanswered"    // a part the written report leaves unanswered
 )
 
 // AssessInput is what an assessment reads: the question and its parts,
@@ -72,7 +61,7 @@ type AssessSource struct {
 
 // Gap is something the findings do not settle.
 type Gap struct {
-	Kind   string
+	Kind   string // an events.Gap* word, as the assessor prompt names them; a model may name others
 	Part   string // the ID of the part it belongs to; "" for the whole question
 	Detail string
 }
@@ -157,7 +146,7 @@ func Assess(ctx context.Context, m llms.Model, in AssessInput) (*Assessment, err
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		return nil, fmt.Errorf("agent: %s: %w", StageAssess, err)
+		return nil, fmt.Errorf("agent: %s: %w", events.StageAssess, err)
 	}
 	choice := resp.Choices[0]
 	a := parseAssessment(choice.Content, in)
@@ -300,7 +289,7 @@ type flexGap Gap
 func (g *flexGap) UnmarshalJSON(b []byte) error {
 	var s string
 	if json.Unmarshal(b, &s) == nil {
-		*g = flexGap{Kind: GapUncovered, Detail: s}
+		*g = flexGap{Kind: events.GapUncovered, Detail: s}
 		return nil
 	}
 	var o struct {
@@ -363,7 +352,7 @@ func parseAssessment(text string, in AssessInput) *Assessment {
 	}
 	for _, g := range r.Gaps {
 		if d := oneLine(g.Detail); d != "" {
-			a.Gaps = append(a.Gaps, Gap{Kind: cmp.Or(strings.ToLower(oneLine(g.Kind)), GapUncovered), Part: knownPart(g.Part, parts), Detail: d})
+			a.Gaps = append(a.Gaps, Gap{Kind: cmp.Or(strings.ToLower(oneLine(g.Kind)), events.GapUncovered), Part: knownPart(g.Part, parts), Detail: d})
 		}
 	}
 	if a.Done {

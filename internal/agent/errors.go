@@ -20,11 +20,11 @@ var (
 	ErrEmptyQuestion = errors.New("agent: empty question")
 )
 
-// Stages name where a Run or Plan failed.
+// Stages name where a Run or Plan failed: the words of events.Stage.
 const (
-	StageResearch = events.StageResearch // a tool-loop model turn
-	StageReport   = events.StageReport   // the report-writing turn
-	StagePlan     = events.StagePlan     // the planner call
+	StageResearch = string(events.StageResearch) // a tool-loop model turn
+	StageReport   = string(events.StageReport)   // the report-writing turn
+	StagePlan     = string(events.StagePlan)     // the planner call
 )
 
 // Error is a failure of one task at one stage. It unwraps to the cause.

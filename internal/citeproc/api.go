@@ -58,7 +58,12 @@
 // are held).
 package citeproc
 
-import "github.com/deepresearch/deepresearch/internal/source"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/deepresearch/deepresearch/internal/source"
+)
 
 // Source is a citable document (alias of source.Source).
 type Source = source.Source
@@ -84,8 +89,10 @@ const (
 	Renumber
 )
 
-// Style is how Link mode renders a citation.
-type Style int
+// Style is how Link mode renders a citation. Its text form (JSON, YAML,
+// settings, flags) is its name, "markdown", "plain", "footnote" or
+// "html"; the zero Style is the default, rendered as Markdown.
+type Style string
 
 const (
 	// Markdown renders [[1]](https://example.com/a); a source without a URL,
@@ -93,17 +100,47 @@ const (
 	// canon.Linkable decides, and in-page anchors such as "#ref-1" are
 	// linked; a doi: or arxiv: identifier is linked under its https form,
 	// canon.Link), renders as [1].
-	Markdown Style = iota
+	Markdown Style = "markdown"
 	// Plain renders [1] or [1, 2].
-	Plain
+	Plain Style = "plain"
 	// Footnote renders [^1][^2].
-	Footnote
+	Footnote Style = "footnote"
 	// HTML renders <sup class="cite" data-sids="1,3"><a href="URL"
 	// title="Title">[1]</a>,<a …>[3]</a></sup> (data-sids lists the display
 	// numbers, as the citation protocol's HTML form does); a source without
 	// a linkable URL renders as [1] inside the <sup>.
-	HTML
+	HTML Style = "html"
 )
+
+// Styles lists the citation styles, in the order messages name them.
+var Styles = []Style{Markdown, Plain, Footnote, HTML}
+
+// ErrStyle reports a citation style that is none of Styles.
+var ErrStyle = errors.New("unknown citation style")
+
+// ParseStyle returns the style named s: "markdown", "plain", "footnote",
+// "html", or "" (the zero Style, the default). Other names are an error
+// wrapping ErrStyle that lists the names it knows.
+func ParseStyle(s string) (Style, error) {
+	switch st := Style(s); st {
+	case "", Markdown, Plain, Footnote, HTML:
+		return st, nil
+	}
+	return "", fmt.Errorf("%w %q: want markdown, plain, footnote or html", ErrStyle, s)
+}
+
+// MarshalText is the style's name.
+func (s Style) MarshalText() ([]byte, error) { return []byte(s), nil }
+
+// UnmarshalText sets s to the style named text, as ParseStyle reads it.
+func (s *Style) UnmarshalText(text []byte) error {
+	st, err := ParseStyle(string(text))
+	if err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
 
 // Citation is a fact: the marker numbered Number (as written in the input)
 // resolved to Source, shown to readers as Display. Source.Location is

@@ -194,7 +194,7 @@ func checkGenerated(t *testing.T, doc citegen.Doc) {
 		p := citeproc.New(&out, cfg)
 		p.WriteString(doc.Text)
 		p.Close()
-		checkCode(t, fmt.Sprintf("mode %d style %d", cfg.Mode, cfg.Style), doc, out.String())
+		checkCode(t, fmt.Sprintf("mode %d style %s", cfg.Mode, cfg.Style), doc, out.String())
 		if (len(p.Unknowns()) > 0) != (doc.Neutral > 0) {
 			t.Fatalf("mode %d: %d near misses and unknown numbers in, unknowns reported %v\nin: %q", cfg.Mode, doc.Neutral, p.Unknowns(), doc.Text)
 		}
@@ -211,10 +211,10 @@ func checkGenerated(t *testing.T, doc citegen.Doc) {
 		q.WriteString(out.String())
 		q.Close()
 		if u := q.Unknowns(); len(u) > 0 {
-			t.Fatalf("mode %d style %d: output holds %v, which resolve to nothing\nin:  %q\nout: %q", cfg.Mode, cfg.Style, u, doc.Text, out.String())
+			t.Fatalf("mode %d style %s: output holds %v, which resolve to nothing\nin:  %q\nout: %q", cfg.Mode, cfg.Style, u, doc.Text, out.String())
 		}
 		if !slices.Equal(got, want) {
-			t.Fatalf("mode %d style %d: output cites\n%v\nwant\n%v\nin:  %q\nout: %q", cfg.Mode, cfg.Style, got, want, doc.Text, out.String())
+			t.Fatalf("mode %d style %s: output cites\n%v\nwant\n%v\nin:  %q\nout: %q", cfg.Mode, cfg.Style, got, want, doc.Text, out.String())
 		}
 	}
 }

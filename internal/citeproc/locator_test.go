@@ -34,7 +34,7 @@ func TestPinpointsRoundTrip(t *testing.T) {
 				}
 			}
 			if want := "[1@p. 4 1@p. 7 2@]"; fmt.Sprint(cited) != want {
-				t.Fatalf("style %d %s: cited %v, want %s", style, sp.name, cited, want)
+				t.Fatalf("style %s %s: cited %v, want %s", style, sp.name, cited, want)
 			}
 			if style != citeproc.Plain {
 				continue // links and superscripts are read by verify, not by the processor

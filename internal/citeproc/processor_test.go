@@ -339,10 +339,10 @@ func TestOneURLPerNumber(t *testing.T) {
 		p.WriteString("P [1]. Q [2].")
 		p.Close()
 		if sb.String() != tc.want {
-			t.Errorf("style %d: got %q, want %q", tc.style, sb.String(), tc.want)
+			t.Errorf("style %s: got %q, want %q", tc.style, sb.String(), tc.want)
 		}
 		if c := p.Cited(); len(c) != 1 || c[0].Source.URL != "https://example.com/x" || len(facts) != 1 || facts[0].Source.URL != "https://example.com/x" {
-			t.Errorf("style %d: cited %v, facts %v: want one citation of https://example.com/x", tc.style, c, facts)
+			t.Errorf("style %s: cited %v, facts %v: want one citation of https://example.com/x", tc.style, c, facts)
 		}
 	}
 }

@@ -44,7 +44,7 @@ var samples = []Payload{
 	CitationData{Number: 1, Source: src},
 	ReportFinishedData{References: []Reference{{Number: 1, Source: src}}},
 	RunFinishedData{Usage: usage.Usage{PromptTokens: 1000, CompletionTokens: 200, Calls: 9}, DurationMS: 42100, Agents: 4, AgentsFailed: 1, Sources: 18, Citations: 14,
-		Timings: map[string]int64{StagePlan: 100, StageResearch: 40000, StageMerge: 5, StageReport: 1995}, Stopped: "the run's token budget (100 tokens) was reached", CostUSD: 0.25,
+		Timings: map[Stage]int64{StagePlan: 100, StageResearch: 40000, StageMerge: 5, StageReport: 1995}, Stopped: "the run's token budget (100 tokens) was reached", CostUSD: 0.25,
 		Cycles: 2, LoopEnd: LoopBudget},
 	ErrorData{Error: "planner: no tasks", Stage: StagePlan},
 }

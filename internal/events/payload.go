@@ -223,18 +223,6 @@ type VerifiedData struct {
 	Revised string `json:"revised,omitempty"`
 }
 
-// Stages of a run, the keys of RunFinishedData.Timings and the values of
-// ErrorData.Stage.
-const (
-	StageIndex    = "index" // opening and syncing the local corpus index
-	StagePlan     = "plan"
-	StageResearch = "research"
-	StageMerge    = "merge"
-	StageReport   = "report"
-	StageVerify   = "verify" // checking citations against their sources
-	StageAssess   = "assess" // deciding, after a cycle, whether to research more
-)
-
 // RunFinishedData is the payload of RunFinished.
 type RunFinishedData struct {
 	// Usage is the total over the planner, the agents and the writer.
@@ -252,7 +240,7 @@ type RunFinishedData struct {
 	// (when the local index was opened), StagePlan, StageResearch,
 	// StageMerge, StageAssess, StageReport and StageVerify (research, merge
 	// and assessment summed over the cycles).
-	Timings map[string]int64 `json:"timings,omitempty"`
+	Timings map[Stage]int64 `json:"timings,omitempty"`
 	// Stopped says which run budget stopped the research early ("the
 	// run's token budget (… tokens) was reached"); empty when none did.
 	Stopped string `json:"stopped,omitempty"`
@@ -270,7 +258,7 @@ type ErrorData struct {
 	Error string `json:"error"`
 	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
 	// StageMerge, StageReport or StageVerify.
-	Stage string `json:"stage"`
+	Stage Stage `json:"stage"`
 }
 
 // RawData is the payload of an event whose type this version of the

@@ -51,7 +51,7 @@ func TestMarkdown(t *testing.T) {
 			`<p id="ref-3">[3] <a href="https://example.org/a b(c)">Spaced title</a></p>` + "\n" +
 			`<p id="ref-4">[4] corpus/notes.md</p>` + "\n"},
 	} {
-		t.Run(styleName(tc.style), func(t *testing.T) {
+		t.Run(string(tc.style), func(t *testing.T) {
 			r := &Report{Text: text, References: renderRefs()}
 			want := "# Title\n\nClaim [1]. Other [2][3]. Notes [4].\n\n## References\n\n" + tc.refs
 			if got := Markdown(r, tc.style); got != want {
@@ -59,15 +59,6 @@ func TestMarkdown(t *testing.T) {
 			}
 		})
 	}
-}
-
-func styleName(s citeproc.Style) string {
-	for _, st := range allStyles {
-		if st.style == s {
-			return st.name
-		}
-	}
-	return strconv.Itoa(int(s))
 }
 
 func TestMarkdownNoReferences(t *testing.T) {

@@ -1,16 +1,15 @@
 // Package output names the choices about a run's output that settings,
-// requests and command lines spell as words: the report's Format, its
-// citation Style, and the Action verification takes on a citation its
-// source does not support. Each has one Parse, which config, the root
-// package and every front end use; the root package re-exports them.
+// requests and command lines spell as words: the report's Format and the
+// Action verification takes on a citation its source does not support.
+// Each has one Parse, which config, the root package and every front end
+// use; the root package re-exports them. (The citation Style is
+// citeproc's, with its own words.)
 package output
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/deepresearch/deepresearch/internal/citeproc"
 )
 
 // Format is a document format a report renders in.
@@ -102,50 +101,6 @@ func ParseAction(s string) (Action, error) {
 		return a, nil
 	}
 	return "", fmt.Errorf("%w %q: want %s", ErrAction, s, names(Actions))
-}
-
-// styles are the citation styles by name, in the order messages name them.
-var styles = []struct {
-	name  string
-	style citeproc.Style
-}{{"markdown", citeproc.Markdown}, {"plain", citeproc.Plain}, {"footnote", citeproc.Footnote}, {"html", citeproc.HTML}}
-
-// StyleNames lists the names of the citation styles.
-var StyleNames = func() []string {
-	var out []string
-	for _, s := range styles {
-		out = append(out, s.name)
-	}
-	return out
-}()
-
-// ErrStyle reports a citation style name that is none of StyleNames.
-var ErrStyle = errors.New("unknown citation style")
-
-// ParseStyle returns the citation style named s: "markdown", "plain",
-// "footnote" or "html"; "" is Markdown. Other names are an error wrapping
-// ErrStyle.
-func ParseStyle(s string) (citeproc.Style, error) {
-	if s == "" {
-		return citeproc.Markdown, nil
-	}
-	for _, st := range styles {
-		if st.name == s {
-			return st.style, nil
-		}
-	}
-	return 0, fmt.Errorf("%w %q: want %s", ErrStyle, s, names(StyleNames))
-}
-
-// StyleName is the name ParseStyle reads for s; "" for a style it does
-// not know.
-func StyleName(s citeproc.Style) string {
-	for _, st := range styles {
-		if st.style == s {
-			return st.name
-		}
-	}
-	return ""
 }
 
 // names lists choices for a message: "a, b or c".

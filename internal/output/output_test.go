@@ -3,8 +3,6 @@ package output
 import (
 	"errors"
 	"testing"
-
-	"github.com/deepresearch/deepresearch/internal/citeproc"
 )
 
 func TestParseFormat(t *testing.T) {
@@ -73,35 +71,5 @@ func TestParseAction(t *testing.T) {
 				t.Errorf("ParseAction(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.err)
 			}
 		})
-	}
-}
-
-func TestParseStyle(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want citeproc.Style
-		err  error
-	}{
-		{"empty is markdown", "", citeproc.Markdown, nil},
-		{"markdown", "markdown", citeproc.Markdown, nil},
-		{"plain", "plain", citeproc.Plain, nil},
-		{"footnote", "footnote", citeproc.Footnote, nil},
-		{"html", "html", citeproc.HTML, nil},
-		{"unknown", "gothic", 0, ErrStyle},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseStyle(tt.in)
-			if got != tt.want || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
-				t.Errorf("ParseStyle(%q) = %v, %v; want %v, %v", tt.in, got, err, tt.want, tt.err)
-			}
-			if err == nil && tt.in != "" && StyleName(got) != tt.in {
-				t.Errorf("StyleName(%v) = %q, want %q", got, StyleName(got), tt.in)
-			}
-		})
-	}
-	if StyleName(citeproc.Style(99)) != "" {
-		t.Error("an unknown style has a name")
 	}
 }

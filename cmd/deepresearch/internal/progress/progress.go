@@ -276,7 +276,7 @@ func (p *Progress) apply(e events.Event) (now bool) {
 		p.references = len(d.References)
 		return true
 	case events.ErrorData:
-		p.errLine = "✗ " + clean(d.Stage) + " failed: " + clean(d.Error)
+		p.errLine = "✗ " + clean(string(d.Stage)) + " failed: " + clean(d.Error)
 		return true
 	case events.RunFinishedData:
 		p.summary = summary(d)
