@@ -200,6 +200,10 @@ type Summary struct {
 	EvidenceRecall float64
 	Answered       float64
 	Reported       bool
+	// ReportWords is the median report's length in words (its text
+	// without link targets), when Reported: what a reader reads for an
+	// answer, kept in view beside answered.
+	ReportWords int
 }
 
 // Evaluate answers every question with answer and scores the citations.
@@ -209,6 +213,7 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 	s := Summary{Name: name, Questions: len(qs)}
 	var results []Result
 	var expected, onTopic int
+	var words []int
 	for _, q := range qs {
 		a, err := answer(ctx, q.Question)
 		if err != nil {
@@ -266,6 +271,9 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 		}
 		s.Recall += r.Recall
 		s.Cited += len(cited)
+		if a.Reported {
+			words = append(words, len(strings.Fields(linkTarget.ReplaceAllString(a.Report, "]"))))
+		}
 		s.OffTopic += len(r.OffTopic)
 		s.SecondHops += len(r.SecondHops)
 		expected += r.Expected
@@ -275,6 +283,10 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 	if n := float64(len(qs)); n > 0 {
 		s.HitRate /= n
 		s.Recall /= n
+	}
+	if len(words) > 0 {
+		slices.Sort(words)
+		s.ReportWords = words[len(words)/2]
 	}
 	if s.Keyed > 0 {
 		s.EvidenceRecall /= float64(s.Keyed)
@@ -402,6 +414,12 @@ func Table(w io.Writer, sums ...Summary) {
 			return "0"
 		}
 		return fmt.Sprintf("%.2f", float64(s.Cited)/float64(s.Questions))
+	})
+	row("report words (median)", func(s Summary) string {
+		if !s.Reported {
+			return "—"
+		}
+		return fmt.Sprint(s.ReportWords)
 	})
 	row("cited documents sharing no key term (off-topic)", func(s Summary) string { return fmt.Sprint(s.OffTopic) })
 	row("second hops (no key term; the document of a name a cited passage quotes)", func(s Summary) string { return fmt.Sprint(s.SecondHops) })

@@ -55,6 +55,8 @@ const (
 	// sourceDecay discounts a source's next passage for each one already
 	// taken of it.
 	sourceDecay = 0.5
+	// leadBudget bounds the opening of a source quoted as its lead.
+	leadBudget = 2400
 	// nearDuplicate is the stem Jaccard similarity above which a passage
 	// repeats one already quoted.
 	nearDuplicate = 0.7
@@ -355,20 +357,44 @@ func report(msgs []llms.MessageContent) string {
 		count[n]++
 		taken++
 	}
-	// The lead of the source quoted first — its first paragraph of prose,
-	// a package's or a page's summary — comes with it when it fits: it
-	// names what the source offers, which the task's words may miss.
+	// The lead of the source quoted first, and of the question's first
+	// search's top document — its opening paragraphs, a package's or a
+	// page's summary with the example that shows it — comes with it when
+	// it fits: it names what the source offers, which the task's words
+	// may miss.
+	var leads []int
 	if len(sources) > 0 {
-		n := sources[0]
-		for _, u := range units[n] {
-			if u.Kind != excerpt.Prose || len(strings.Fields(u.Text)) < minSentenceWords {
+		leads = append(leads, sources[0])
+	}
+	for _, n := range sources {
+		if first[n] == 1 && !slices.Contains(leads, n) {
+			leads = append(leads, n)
+		}
+	}
+	for _, n := range leads {
+		start := slices.IndexFunc(units[n], func(u srcUnit) bool {
+			return u.Kind == excerpt.Prose && len(strings.Fields(u.Text)) >= minSentenceWords
+		})
+		if start < 0 {
+			continue
+		}
+		used := 0
+		for k, u := range units[n][start:] {
+			if used+len(u.Text) > leadBudget || size+len(u.Text) > maxEvidenceBytes || u.Kind == excerpt.Table {
+				break
+			}
+			used += len(u.Text)
+			// After its first paragraph, the opening's prose bears on the
+			// task as a quoted passage does (two of its own terms); its
+			// examples come with what they show.
+			if k > 0 && u.Kind == excerpt.Prose && len(own) > 0 && shared(u.stems, own) < min(len(own), 2) {
 				continue
 			}
-			if !chosen[pick{n, u.idx}] && size+len(u.Text) <= maxEvidenceBytes {
+			if !chosen[pick{n, u.idx}] {
 				chosen[pick{n, u.idx}] = true
+				size += len(u.Text)
 				picked = append(picked, u)
 			}
-			break
 		}
 	}
 	// Sources in the order of their best passage; a source's passages in
