@@ -12,6 +12,13 @@ var (
 	// ErrNoCorpus reports that DefaultCorpus found no Go distribution, or
 	// one without sources or a doc folder.
 	ErrNoCorpus = errors.New("no default corpus folder")
+	// ErrNoFolder reports a corpus folder that does not exist, or is not
+	// a folder (see CheckFolder and Sync).
+	ErrNoFolder = errors.New("no such folder")
+	// ErrNoDocuments reports a corpus folder that holds no document the
+	// index reads: empty, or only files of other formats (CheckFolder),
+	// or only documents that were skipped (SyncStats.Documents is 0).
+	ErrNoDocuments = errors.New("no document to index")
 )
 
 // Error is the error of every exported function and method of this package
