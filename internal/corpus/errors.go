@@ -28,7 +28,7 @@ var (
 // cause, an SQLite error). Its message starts with "corpus: " once; the
 // messages it wraps carry no such prefix.
 type Error struct {
-	Op      string // "open", "sync", "search", "fetch", "close", "find default corpus", "make default corpus from", "find default index for"
+	Op      string // "open", "open folder", "sync", "search", "fetch", "close", "find default corpus", "make default corpus from", "find default index for"
 	Subject string // the index file, the corpus folder, or the query or document and the index file
 	Err     error
 }

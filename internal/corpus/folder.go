@@ -21,7 +21,7 @@ import (
 func CheckFolder(dir string) error {
 	root, err := resolveRoot(dir)
 	if err != nil {
-		return &Error{Op: "read", Subject: dir, Err: err}
+		return &Error{Op: "open folder", Subject: dir, Err: err}
 	}
 	var others []Skip
 	found := false
@@ -49,11 +49,11 @@ func CheckFolder(dir string) error {
 	})
 	switch {
 	case err != nil:
-		return &Error{Op: "read", Subject: dir, Err: err}
+		return &Error{Op: "open folder", Subject: dir, Err: err}
 	case found:
 		return nil
 	}
-	return &Error{Op: "read", Subject: dir, Err: noDocuments(len(others), others)}
+	return &Error{Op: "open folder", Subject: dir, Err: noDocuments(len(others), others)}
 }
 
 // NoDocuments returns nil when st, the stats of a Sync, says that the
