@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/hostile"
 )
 
 // Issue 32: a CLI that forgives, and an index that says what it did.
@@ -180,33 +179,6 @@ func TestRunTitleKeepsQuestionMark(t *testing.T) {
 	}
 }
 
-// gzipOf compresses data as one gzip member.
-func gzipOf(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	w.Write(data)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// gzipBombOf is size zero bytes, gzipped.
-func gzipBombOf(t *testing.T, size int) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-	chunk := make([]byte, 1<<20)
-	for range size >> 20 {
-		w.Write(chunk)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // writeCorpus writes files into a new folder and returns it.
 func writeCorpus(t *testing.T, files map[string][]byte) string {
 	t.Helper()
@@ -236,11 +208,11 @@ func TestIndexSaysWhatItDid(t *testing.T) {
 	}
 	dir := writeCorpus(t, map[string][]byte{
 		"guide.odt":     odt,
-		"notes.md.gz":   gzipOf(t, []byte("# Splicing\n\nA splice of the quokkafish cable takes sixteen hours.\n")),
+		"notes.md.gz":   hostile.Gzip([]byte("# Splicing\n\nA splice of the quokkafish cable takes sixteen hours.\n")),
 		"depots.json":   []byte(`{"depot": "Porthcurno", "ship": "Monarch"}` + "\n"),
 		"page.html":     []byte("<html><head><title>Depot</title></head><body><p>The depot keeps the grapnels.</p></body></html>"),
 		"guide.rst":     []byte("Repeaters\n=========\n\nRepeaters are inspected every eighteen months.\n"),
-		"bomb.txt.gz":   gzipBombOf(t, 64<<20),
+		"bomb.txt.gz":   hostile.GzipBomb(64 << 20),
 		"broken.md":     []byte("nul\x00byte"),
 		"photo.png":     []byte("x"),
 		"scan.png":      []byte("x"),

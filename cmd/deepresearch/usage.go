@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/deepresearch/deepresearch/config/load"
 )
 
 // A mistyped command line is answered with what was probably meant: the
@@ -95,7 +97,7 @@ func flagSuggestions(c *cobra.Command, name string) []string {
 		if f.Hidden || f.Name == "help" {
 			return
 		}
-		if distance(strings.ToLower(name), f.Name) <= 2 || strings.HasPrefix(f.Name, name) ||
+		if load.Distance(strings.ToLower(name), f.Name) <= 2 || strings.HasPrefix(f.Name, name) ||
 			strings.ReplaceAll(name, "_", "-") == f.Name || (len(name) >= 4 && strings.HasPrefix(name, f.Name)) {
 			out = append(out, f.Name)
 		}
@@ -119,27 +121,6 @@ func commandsWithFlag(root *cobra.Command, name string) []string {
 	walk(root)
 	slices.Sort(out)
 	return out
-}
-
-// distance is the Levenshtein distance between a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func quoteAll(names []string, prefix string) []string {

@@ -1,10 +1,7 @@
 package corpus
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,43 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/internal/hostile"
 	"github.com/deepresearch/deepresearch/internal/testpdf"
 )
-
-// gzipped compresses data as one gzip member.
-func gzipped(t testing.TB, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// gzipBomb is size zero bytes, gzipped: a thousandth of its size.
-func gzipBomb(t testing.TB, size int64) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-	if _, err := io.CopyN(w, zeroReader{}, size); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-type zeroReader struct{}
-
-func (zeroReader) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
 
 // TestSyncSkipsEveryFile (issue 32): every file of the folder is counted,
 // and each one not indexed is listed with its reason, files of formats
@@ -67,29 +30,25 @@ func TestSyncSkipsEveryFile(t *testing.T) {
 	}
 	files := map[string][]byte{
 		"guide.odt":              odt,
-		"guide-copy.odt.gz":      gzipped(t, odt),
+		"guide-copy.odt.gz":      hostile.Gzip(odt),
 		"fontconfig-user.pdf.gz": pdfGz,
-		"notes.md.gz":            gzipped(t, []byte("# Splicing\n\nA splice of the quokkafish cable takes sixteen hours.\n")),
+		"notes.md.gz":            hostile.Gzip([]byte("# Splicing\n\nA splice of the quokkafish cable takes sixteen hours.\n")),
 		"depots.json":            []byte(`{"depot": "Porthcurno", "ship": "Monarch", "note": "the zanzibarine spares"}` + "\n"),
 		"readme.rst":             []byte("Repeaters\n=========\n\nRepeaters are inspected every eighteen months.\n"),
 		"page.htm":               []byte("<html><head><title>Depot</title></head><body><p>The depot keeps the grapnels.</p></body></html>"),
-		"bomb.txt.gz":            gzipBomb(t, 64<<20),
+		"bomb.txt.gz":            hostile.GzipBomb(64 << 20),
 		"fake.md.gz":             []byte("# not gzip at all\n"),
 		"photo.png":              {0x89, 'P', 'N', 'G'},
-		"source.tar.gz":          gzipped(t, []byte("a tarball")),
+		"source.tar.gz":          hostile.Gzip([]byte("a tarball")),
 		"Makefile":               []byte("all:\n"),
 		"sub/tool.go":            []byte("package main\n"),
 		".hidden/secret.md":      []byte("# hidden\n"),
 	}
+	docs := map[string]string{}
 	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		docs[name] = string(data)
 	}
+	writeDocs(t, dir, docs)
 	ix := openIndex(t)
 	st, err := ix.Sync(t.Context(), dir)
 	if err != nil {
@@ -158,7 +117,7 @@ func TestSyncSkipsEveryFile(t *testing.T) {
 // synced allocating far less than the bomb would unpack to.
 func TestSyncGzipBombMemory(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "bomb.md.gz"), gzipBomb(t, 256<<20), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "bomb.md.gz"), hostile.GzipBomb(256<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ix := openIndex(t)

@@ -2,11 +2,11 @@ package extract
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
-	"io"
 	"runtime"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/hostile"
 )
 
 func TestGzipped(t *testing.T) {
@@ -33,24 +33,17 @@ func TestGzipped(t *testing.T) {
 }
 
 // gz compresses each of members as one gzip member, in order.
-func gz(t testing.TB, members ...[]byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
+func gz(members ...[]byte) []byte {
+	var out []byte
 	for _, m := range members {
-		w := gzip.NewWriter(&b)
-		if _, err := w.Write(m); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		out = append(out, hostile.Gzip(m)...)
 	}
-	return b.Bytes()
+	return out
 }
 
 func TestGunzip(t *testing.T) {
 	text := []byte("# Cable ships\n\nThe Monarch repaired the 1858 cable.\n")
-	whole := gz(t, text)
+	whole := gz(text)
 	corrupt := bytes.Clone(whole)
 	corrupt[len(corrupt)-8] ^= 0xff // the CRC-32 of the member
 	tests := []struct {
@@ -61,7 +54,7 @@ func TestGunzip(t *testing.T) {
 		err   error
 	}{
 		{"one member", whole, 1 << 20, string(text), nil},
-		{"two members, read as one file", gz(t, text, []byte("More.\n")), 1 << 20, string(text) + "More.\n", nil},
+		{"two members, read as one file", gz(text, []byte("More.\n")), 1 << 20, string(text) + "More.\n", nil},
 		{"exactly the limit", whole, len(text), string(text), nil},
 		{"one byte past the limit", whole, len(text) - 1, "", ErrTooLarge},
 		{"not gzip", text, 1 << 20, "", ErrMalformed},
@@ -79,38 +72,12 @@ func TestGunzip(t *testing.T) {
 	}
 }
 
-// gzipBomb is size zero bytes compressed, in members of at most 64 MiB:
-// about a thousandth of size.
-func gzipBomb(t testing.TB, size int64) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	for size > 0 {
-		n := min(size, 64<<20)
-		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-		if _, err := io.CopyN(w, zeros{}, n); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		size -= n
-	}
-	return b.Bytes()
-}
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
-
 // TestGunzipBomb: 256 MiB of zeros in 256 KiB of gzip (four members) is
 // refused once 8 MiB have come out, and unpacking it allocates no more
 // than the bound allows, not the 256 MiB it would unpack to.
 func TestGunzipBomb(t *testing.T) {
 	const limit = 8 << 20
-	bomb := gzipBomb(t, 256<<20)
+	bomb := hostile.GzipBomb(256 << 20)
 	if len(bomb) > 1<<20 {
 		t.Fatalf("the bomb is %d bytes compressed", len(bomb))
 	}

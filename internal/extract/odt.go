@@ -30,42 +30,12 @@ func extractODT(z *zipReader, fallback string) (Document, error) {
 	}
 	var b builder
 	b.metaTitle = odfTitle(z)
+	body := wordBody{b: &b, bud: z.bud, member: "content.xml"}
 	var (
-		para   strings.Builder
-		level  int                // heading level of the paragraph being read; 0: a paragraph
-		depth  int                // text:p and text:h elements open: a frame's text inside a paragraph joins it
-		skip   int                // depth inside an element of odtSkipped
-		cells  []*strings.Builder // cells of the table row being read
-		rows   int                // depth of table rows
-		paraN  int                // paragraphs so far, for errors
-		inBody bool               // inside office:text
+		depth  int  // text:p and text:h elements open: a frame's text inside a paragraph joins it
+		skip   int  // depth inside an element of odtSkipped
+		inBody bool // inside office:text
 	)
-	where := func() string { return "content.xml, paragraph " + strconv.Itoa(paraN) }
-	endPara := func() error {
-		paraN++
-		text := collapseSpace(para.String())
-		para.Reset()
-		if text != "" && !z.bud.spend(len(text)+unitCost) {
-			return z.bud.over(where())
-		}
-		switch {
-		case text == "":
-		case rows > 0:
-			if len(cells) > 0 {
-				c := cells[len(cells)-1]
-				if c.Len() > 0 {
-					c.WriteByte(' ')
-				}
-				c.WriteString(text)
-			}
-		case level > 0:
-			b.heading(min(level, 6), text)
-		default:
-			b.block(text, false, 0, 0)
-		}
-		level = 0
-		return nil
-	}
 	err = xmlWalk(z.bud, data, "content.xml", func(tok xml.Token) error {
 		switch e := tok.(type) {
 		case xml.StartElement:
@@ -84,24 +54,23 @@ func extractODT(z *zipReader, fallback string) (Document, error) {
 			case "p", "h":
 				depth++
 				if depth > 1 {
-					para.WriteByte(' ') // a text frame's paragraph, inside this one
+					body.space() // a text frame's paragraph, inside this one
 					return nil
 				}
-				para.Reset()
-				level = 0
+				level := 0
 				if name == "h" {
 					level = 1
 					if n, err := strconv.Atoi(attr(e, "outline-level")); err == nil && n > 0 {
-						level = n
+						level = min(n, 6)
 					}
 				}
+				body.start(level)
 			case "s", "tab", "line-break":
-				para.WriteByte(' ')
+				body.space()
 			case "table-row":
-				rows++
-				cells = cells[:0]
+				body.startRow()
 			case "table-cell", "covered-table-cell":
-				cells = append(cells, new(strings.Builder))
+				body.startCell()
 			}
 		case xml.EndElement:
 			name := e.Name.Local
@@ -117,28 +86,15 @@ func extractODT(z *zipReader, fallback string) (Document, error) {
 			}
 			switch name {
 			case "p", "h":
-				depth--
-				if depth == 0 {
-					return endPara()
+				if depth--; depth == 0 {
+					return body.end()
 				}
 			case "table-row":
-				rows--
-				var kept []string
-				for _, c := range cells {
-					if c.Len() > 0 {
-						kept = append(kept, c.String())
-					}
-				}
-				if rows == 0 && len(kept) > 0 {
-					b.block(strings.Join(kept, " | "), false, 0, 0)
-				}
+				body.endRow()
 			}
 		case xml.CharData:
 			if inBody && skip == 0 && depth > 0 {
-				if para.Len()+len(e) > z.bud.left {
-					return z.bud.over(where())
-				}
-				para.Write(e)
+				return body.write(e)
 			}
 		}
 		return nil
