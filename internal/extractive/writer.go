@@ -63,6 +63,7 @@ type passage struct {
 	seq     int      // position among all passages
 	rel     float64  // coverage of the question's key terms
 	bears   bool     // bears on the question as a whole (bearsOn)
+	dup     bool     // an earlier section holds all of it (write)
 }
 
 // fresh returns p without the sentences seen holds (a sentence that two
@@ -95,6 +96,22 @@ func (p passage) fresh(seen map[string]bool) passage {
 		return first
 	}
 	return p
+}
+
+// within reports whether every sentence of p, and of the passages it
+// carries, is in seen (the keys fresh records).
+func (p passage) within(seen map[string]bool) bool {
+	for _, s := range sentences(p.text) {
+		if !seen[normalize(sourceMarkerRe.ReplaceAllString(s, ""))] {
+			return false
+		}
+	}
+	for _, m := range p.more {
+		if !m.within(seen) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p passage) render() string {
@@ -248,18 +265,24 @@ func write(msgs []llms.MessageContent) string {
 	kb := attributions(msgs)
 	own := stemSet(stripScaffold(q))
 
+	// A passage an earlier section already holds stays a candidate here,
+	// as a repeat (dup): the earlier section may not quote it. A repeat is
+	// quoted only when nothing of it is yet (quoted, at rendering), and
+	// counts for no section's size, introduction or coverage.
 	var all []passage
 	perSection := make([][]int, len(secs))
 	seen := map[string]bool{}
-	covered := make([]bool, len(secs)) // a section whose every passage an earlier one quotes
+	covered := make([]bool, len(secs)) // a section whose every passage an earlier one holds
 	for si, sec := range secs {
 		ps := group(findingPassages(sec.text))
 		covered[si] = len(ps) > 0
 		for _, p := range ps {
-			if p = p.fresh(seen); p.text == "" {
-				continue
+			if f := p.fresh(seen); f.text != "" {
+				p = f
+				covered[si] = false
+			} else {
+				p.dup = true
 			}
-			covered[si] = false
 			p.sec, p.seq = si, len(all)
 			p.rel = p.best(qterms)
 			// The introduction and the Overview quote only passages that
@@ -300,6 +323,7 @@ func write(msgs []llms.MessageContent) string {
 	}
 	used := map[int]bool{}
 	rendered := map[int]bool{} // passages render wrote
+	quoted := map[string]bool{} // the sentences written so far
 	tables := rowTables(all, listedSources)
 	// render writes passage i, or the rows of the table it is a row of
 	// that are not written yet (two or more), each once, under a line
@@ -315,15 +339,24 @@ func write(msgs []llms.MessageContent) string {
 		}
 		if len(rows) < 2 {
 			rendered[i] = true
-			return attributed(all[i], kb)
+			p := all[i].fresh(quoted)
+			if p.text == "" {
+				return ""
+			}
+			return attributed(p, kb)
 		}
-		lines := []string{plural(len(rows), "matching row") + " of " + tables[i].title + " were found:", ""}
+		var items []string
 		for _, k := range rows {
 			used[k], rendered[k] = true, true
-			cite(all[k])
-			lines = append(lines, "- "+all[k].text)
+			if r := all[k].fresh(quoted); r.text != "" {
+				cite(all[k])
+				items = append(items, "- "+r.text)
+			}
 		}
-		return strings.Join(lines, "\n")
+		if len(items) == 0 {
+			return ""
+		}
+		return strings.Join(append([]string{plural(len(items), "matching row") + " of " + tables[i].title + " were found:", ""}, items...), "\n")
 	}
 	var b strings.Builder
 	b.WriteString("# " + titleOf(q) + "\n")
@@ -338,20 +371,22 @@ func write(msgs []llms.MessageContent) string {
 	paras := func(si int) int {
 		n := 0
 		for _, i := range perSection[si] {
-			n += 1 + len(all[i].more)
+			if !all[i].dup {
+				n += 1 + len(all[i].more)
+			}
 		}
 		return n
 	}
 	if len(secs) > 0 && paras(0) > 1 {
 		for _, i := range perSection[0] {
-			if all[i].bears && (intro < 0 || all[i].rel > all[intro].rel) {
+			if all[i].bears && !all[i].dup && (intro < 0 || all[i].rel > all[intro].rel) {
 				intro = i
 			}
 		}
 	}
 	if intro < 0 {
 		for i, p := range all {
-			if p.bears && paras(p.sec) > 1 && (intro < 0 || p.rel > all[intro].rel) {
+			if p.bears && !p.dup && paras(p.sec) > 1 && (intro < 0 || p.rel > all[intro].rel) {
 				intro = i
 			}
 		}
@@ -398,7 +433,7 @@ func write(msgs []llms.MessageContent) string {
 		byRel := slices.Clone(perSection[si])
 		slices.SortStableFunc(byRel, func(a, b int) int { return cmp.Compare(all[b].rel, all[a].rel) })
 		for _, i := range byRel {
-			if used[i] || len(pick) >= maxSectionUnits || len(pick) > 0 && !fits(all[i]) {
+			if used[i] || all[i].dup && all[i].within(quoted) || len(pick) >= maxSectionUnits || len(pick) > 0 && !fits(all[i]) {
 				continue
 			}
 			used[i] = true
@@ -411,12 +446,14 @@ func write(msgs []llms.MessageContent) string {
 			if rendered[i] {
 				continue // a row its table's first row listed
 			}
-			lines = append(lines, render(i))
+			if r := render(i); r != "" {
+				lines = append(lines, r)
+			}
 		}
 		text := NoSectionEvidence
 		if len(lines) > 0 {
 			text = strings.Join(lines, "\n\n")
-		} else if covered[si] || slices.ContainsFunc(perSection[si], func(i int) bool { return used[i] }) {
+		} else if covered[si] || slices.ContainsFunc(perSection[si], func(i int) bool { return used[i] || all[i].within(quoted) }) {
 			continue // what it found is quoted above
 		}
 		b.WriteString("\n## " + sec.title + "\n\n" + text + "\n")
@@ -476,7 +513,7 @@ func rowTables(all []passage, sources map[string]listed) map[int]table {
 	byDoc := map[string][]int{}
 	var order []string
 	for i, p := range all {
-		if len(p.markers) != 1 || p.block != "" || len(p.more) > 0 || !p.bears {
+		if p.dup || len(p.markers) != 1 || p.block != "" || len(p.more) > 0 || !p.bears {
 			continue
 		}
 		if !recordSentence(strings.TrimSpace(sourceMarkerRe.ReplaceAllString(p.text, ""))) {
