@@ -322,7 +322,7 @@ func write(msgs []llms.MessageContent) string {
 		}
 	}
 	used := map[int]bool{}
-	rendered := map[int]bool{} // passages render wrote
+	rendered := map[int]bool{}  // passages render wrote
 	quoted := map[string]bool{} // the sentences written so far
 	tables := rowTables(all, listedSources)
 	// render writes passage i, or the rows of the table it is a row of
