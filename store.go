@@ -231,6 +231,29 @@ func (r *Researcher) RecordDurable(ctx context.Context, st Store, req Request, d
 	return rep, err
 }
 
+// RecordOrResearch runs req in the foreground, as a front end that runs
+// one request does (`deepresearch run`), and keeps it in st as a run
+// started by origin: StartRunFrom, then Record. unavailable is what
+// opening st gave: when it is not nil there is no store, and the run is
+// not kept — the Researcher's log warns that it is not, saying why, and
+// req runs unrecorded (Research): a store that cannot be opened costs the
+// record, not the research. A request StartRunFrom refuses (a
+// *RequestError, a taken RunID) runs nothing.
+func (r *Researcher) RecordOrResearch(ctx context.Context, st Store, unavailable error, req Request, origin string, sink func(Event)) (*Report, error) {
+	if unavailable != nil || st == nil {
+		if unavailable == nil {
+			unavailable = errors.New("no run store")
+		}
+		r.log.Warn().Err(unavailable).Msg("the run will not be kept in the run store")
+		return r.Research(ctx, req, sink)
+	}
+	req, err := StartRunFrom(context.WithoutCancel(ctx), st, req, origin)
+	if err != nil {
+		return nil, err
+	}
+	return r.Record(ctx, st, req, sink)
+}
+
 // waitingHooks wraps h so that set is told the run's status while a hook
 // waits for a person, and told StatusRunning after.
 func waitingHooks(h *Hooks, set func(RunStatus)) *Hooks {
