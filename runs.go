@@ -240,9 +240,27 @@ func (rs *Runs) launch(id string, open func() (Request, Durable, error)) error {
 		defer close(lr.done)
 		defer release()
 		defer limit.halt()
-		rs.rec.RecordDurable(ctx, rs.st, req, d, lr.wait.sink)
+		if _, err := rs.rec.RecordDurable(ctx, rs.st, req, d, lr.wait.sink); err != nil {
+			rs.settle(ctx, req.RunID, err)
+		}
 	}()
 	return nil
+}
+
+// settle ends run id, whose recorder returned err, when the recorder did
+// not (one that failed before it ran, a library that could not be
+// opened, say), so that no run of a Runs stays live in the store after
+// its goroutine.
+func (rs *Runs) settle(ctx context.Context, id string, err error) {
+	bg := context.WithoutCancel(ctx)
+	run, gerr := rs.st.Get(bg, id)
+	if gerr != nil || run.Status.Ended() {
+		return
+	}
+	status, msg := runEnd(ctx, err)
+	if ferr := rs.st.Finish(bg, id, status, Usage{}, msg); ferr != nil {
+		rs.log.Error().Err(ferr).Str("run", id).Msg("storing the end of a run its recorder did not end")
+	}
 }
 
 // Owns reports whether run id is in progress in this Runs (started or

@@ -503,3 +503,29 @@ func TestRecordOrResearch(t *testing.T) {
 		t.Errorf("an empty question: %v", err)
 	}
 }
+
+// failingRecorder fails every run before it records anything of it.
+type failingRecorder struct{ *deepresearch.Researcher }
+
+func (failingRecorder) RecordDurable(context.Context, deepresearch.Store, deepresearch.Request, deepresearch.Durable, func(deepresearch.Event)) (*deepresearch.Report, error) {
+	return nil, errors.New("the library could not be opened")
+}
+
+// TestRunsEndWhatTheRecorderLeft: a run whose recorder fails without
+// ending it is ended failed, with the recorder's error, and frees its
+// slot.
+func TestRunsEndWhatTheRecorderLeft(t *testing.T) {
+	eachStore(t, func(t *testing.T, st deepresearch.Store) {
+		rs := newRuns(t, failingRecorder{}, st, deepresearch.RunsOptions{MaxRuns: 1})
+		id, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run := ended(t, rs, id); run.Status != deepresearch.StatusFailed || run.Error != "the library could not be opened" {
+			t.Errorf("the run is %s: %s", run.Status, run.Error)
+		}
+		if _, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion}); err != nil {
+			t.Errorf("the next run: %v", err)
+		}
+	})
+}

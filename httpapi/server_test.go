@@ -69,6 +69,7 @@ type env struct {
 	t     *testing.T
 	dir   string
 	store *sqlitestore.Store
+	runs  *deepresearch.Runs
 	srv   *Server
 	http  *httptest.Server
 	r     *deepresearch.Researcher
@@ -115,11 +116,13 @@ type envOpts struct {
 	maxRuns int
 	dir     string
 	beat    time.Duration
-	// wrap, if set, wraps the server's Runner; planTimeout and
-	// planAction are Config's.
-	wrap        func(Runner) Runner
+	// wrap, if set, wraps the Runs' recorder; planTimeout, planAction
+	// and maxResumes are the Runs' ReviewTimeout, OnReviewTimeout and
+	// MaxResumes.
+	wrap        func(deepresearch.RunRecorder) deepresearch.RunRecorder
 	planTimeout time.Duration
-	planAction  string
+	planAction  deepresearch.TimeoutAction
+	maxResumes  int
 	maxBody     int64 // 0: 4096
 	// start is the fake clock's time (zero: 2026-11-22 12:00 UTC). With
 	// a planTimeout the Researcher keeps the same clock: a plan's
@@ -155,12 +158,17 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if e.store, err = sqlitestore.Open(t.Context(), filepath.Join(e.dir, "runs.db"), sqlitestore.Options{Poll: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	var runner Runner = r
+	var rec deepresearch.RunRecorder = r
 	if o.wrap != nil {
-		runner = o.wrap(r)
+		rec = o.wrap(r)
 	}
-	e.srv, err = New(Config{Runner: runner, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096),
-		Clock: armingClock{e.clock, e.armed}, PlanTimeout: o.planTimeout, PlanTimeoutAction: o.planAction, Remote: o.remote})
+	clk := armingClock{e.clock, e.armed}
+	e.runs, err = deepresearch.NewRuns(rec, e.store, deepresearch.RunsOptions{MaxRuns: o.maxRuns, Clock: clk,
+		ReviewTimeout: o.planTimeout, OnReviewTimeout: o.planAction, MaxResumes: o.maxResumes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: clk, Remote: o.remote})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +179,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 
 func (e *env) close() {
 	e.http.CloseClientConnections()
-	e.srv.Close()
+	e.runs.Close()
 	e.http.Close()
 	e.store.Close()
 	e.r.Close()
@@ -265,14 +273,12 @@ func readSSE(t *testing.T, r io.Reader, f func(sse) bool) {
 	}
 }
 
-// ended waits until run id has ended and the server has given back its
+// ended waits until run id has ended and the Runs has given back its
 // slot (which it does just after the run's end is stored).
 func (e *env) ended(id string) {
-	e.srv.mu.Lock()
-	lr := e.srv.runs[id]
-	e.srv.mu.Unlock()
-	if lr != nil { // else the slot is free already
-		<-lr.done
+	e.t.Helper()
+	if err := e.runs.Wait(e.t.Context(), id); err != nil {
+		e.t.Fatal(err)
 	}
 }
 
@@ -502,7 +508,7 @@ func TestTimeLimit(t *testing.T) {
 	g := newGate(1)
 	e := newEnv(t, envOpts{model: g})
 	s := e.start("How are undersea cables repaired?")
-	e.clock.Advance(DefaultRunTimeout) // the run's time limit passes
+	e.clock.Advance(deepresearch.DefaultRunTimeout) // the run's time limit passes
 	_, end := e.events(s.ID, 0)
 	if end["status"] != "failed" || !strings.Contains(end["error"].(string), "time limit") {
 		t.Fatalf("a run past its time limit ends %v", end)
