@@ -37,38 +37,14 @@ func eachStore(t *testing.T, f func(t *testing.T, st deepresearch.Store)) {
 	})
 }
 
-// armingClock is a fake clock that tells armed of each timer armed on
-// it, so that a test moves it only once the code under test waits on it.
-type armingClock struct {
-	*deepresearchtest.Clock
-	armed chan time.Duration
-}
-
-func newArmingClock() armingClock {
-	return armingClock{deepresearchtest.NewClock(runsT0), make(chan time.Duration, 1024)}
-}
-
-func (c armingClock) AfterFunc(d time.Duration, f func()) func() bool {
-	stop := c.Clock.AfterFunc(d, f)
-	select {
-	case c.armed <- d:
-	default:
-	}
-	return stop
-}
-
-// armedFor waits until a timer of d is armed.
-func (c armingClock) armedFor(t *testing.T, d time.Duration) {
+// armedFor waits until c has a timer of d armed: the code under test
+// waits on it.
+func armedFor(t *testing.T, c *deepresearchtest.Clock, d time.Duration) {
 	t.Helper()
-	for {
-		select {
-		case got := <-c.armed:
-			if got == d {
-				return
-			}
-		case <-time.After(2 * time.Minute): // a failure bound, not a timing assertion
-			t.Fatalf("no timer of %v was armed", d)
-		}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a failure bound, not a timing assertion
+	defer cancel()
+	if err := c.WaitArmed(ctx, d); err != nil {
+		t.Fatalf("no timer of %v was armed", d)
 	}
 }
 
@@ -109,6 +85,16 @@ func (g *gate) onCall(ctx context.Context, _, _ string) error {
 	}
 }
 
+// gatedResearcher returns a scripted Researcher whose model calls are
+// held at g, shut; g opens when the test ends, if not before.
+func gatedResearcher(t *testing.T) (r *deepresearch.Researcher, g *gate) {
+	t.Helper()
+	g = &gate{}
+	g.close()
+	t.Cleanup(g.open)
+	return scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch, onCall: g.onCall}, deepresearch.Config{MaxCycles: 1}), g
+}
+
 // twoTasks is a planner's reply of two tasks, for a plan to edit.
 const twoTasks = `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`
 
@@ -120,6 +106,16 @@ func newRuns(t *testing.T, rec deepresearch.RunRecorder, st deepresearch.Store, 
 	}
 	t.Cleanup(func() { rs.Close() })
 	return rs
+}
+
+// start starts req in rs and returns its run's ID.
+func start(t *testing.T, rs *deepresearch.Runs, req deepresearch.Request) string {
+	t.Helper()
+	id, err := rs.Start(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // until follows run id until an event of type typ, and returns it; it
@@ -166,10 +162,7 @@ func TestRunsStartFollowReport(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{MaxRuns: 1})
-		id, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := start(t, rs, deepresearch.Request{Question: loopQuestion})
 		var seqs []uint64
 		var last string
 		for e, err := range rs.Follow(t.Context(), id, 0) {
@@ -208,9 +201,7 @@ func TestRunsStartFollowReport(t *testing.T) {
 // saying how many run; once one ends, its slot takes the next.
 func TestRunsMaxRuns(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
-		g := &gate{}
-		g.close()
-		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch, onCall: g.onCall}, deepresearch.Config{MaxCycles: 1})
+		r, g := gatedResearcher(t)
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{MaxRuns: 2})
 		a, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion})
 		if err != nil {
@@ -235,17 +226,11 @@ func TestRunsMaxRuns(t *testing.T) {
 // failed, saying so.
 func TestRunsTimeLimit(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
-		g := &gate{}
-		g.close()
-		defer g.open()
-		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch, onCall: g.onCall}, deepresearch.Config{MaxCycles: 1})
-		c := newArmingClock()
+		r, _ := gatedResearcher(t)
+		c := deepresearchtest.NewClock(runsT0)
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{RunTimeout: 10 * time.Minute, Clock: c})
-		id, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.armedFor(t, 10*time.Minute)
+		id := start(t, rs, deepresearch.Request{Question: loopQuestion})
+		armedFor(t, c, 10*time.Minute)
 		c.Advance(10 * time.Minute)
 		if run := ended(t, rs, id); run.Status != deepresearch.StatusFailed || !strings.Contains(run.Error, "time limit") {
 			t.Errorf("a run past its time limit is %s: %s", run.Status, run.Error)
@@ -261,14 +246,11 @@ func TestRunsReviewTimeout(t *testing.T) {
 	for _, action := range []deepresearch.TimeoutAction{deepresearch.TimeoutProceed, deepresearch.TimeoutCancel} {
 		t.Run(string(action), func(t *testing.T) {
 			eachStore(t, func(t *testing.T, st deepresearch.Store) {
-				c := newArmingClock()
-				r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Clock: c.Clock})
+				c := deepresearchtest.NewClock(runsT0)
+				r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Clock: c})
 				rs := newRuns(t, r, st, deepresearch.RunsOptions{RunTimeout: 10 * time.Minute, ReviewTimeout: time.Hour, OnReviewTimeout: action, Clock: c})
-				id, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
-				if err != nil {
-					t.Fatal(err)
-				}
-				c.armedFor(t, time.Hour) // the review's deadline: the run waits
+				id := start(t, rs, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
+				armedFor(t, c, time.Hour) // the review's deadline: the run waits
 				c.Advance(30 * time.Minute)
 				if run, _ := rs.Get(t.Context(), id); run.Status != deepresearch.StatusAwaitingPlan {
 					t.Fatalf("half way through the review's hour the run is %s: %s", run.Status, run.Error)
@@ -299,10 +281,7 @@ func TestRunsAnswerAndReview(t *testing.T) {
 		r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
 		other := newRuns(t, r, st, deepresearch.RunsOptions{}) // another process on the same store
-		id, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := start(t, rs, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
 		until(t, rs, id, events.ClarificationRequested)
 		refused(t, "a review before the plan", rs.Review(t.Context(), id, deepresearch.PlanReview{}), deepresearch.ErrNotWaiting, "not awaiting_plan")
 		refused(t, "answers through another process", other.Answer(t.Context(), id, []string{"x"}), deepresearch.ErrRunElsewhere, "another process")
@@ -357,10 +336,7 @@ func TestRunsRejectFirstPlan(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
-		id, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := start(t, rs, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
 		until(t, rs, id, events.PlanReviewRequested)
 		if err := rs.Review(t.Context(), id, deepresearch.PlanReview{Reject: true}); err != nil {
 			t.Fatal(err)
@@ -375,15 +351,9 @@ func TestRunsRejectFirstPlan(t *testing.T) {
 // that has ended, or none, cannot be canceled.
 func TestRunsCancel(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
-		g := &gate{}
-		g.close()
-		defer g.open()
-		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch, onCall: g.onCall}, deepresearch.Config{MaxCycles: 1})
+		r, _ := gatedResearcher(t)
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
-		id, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := start(t, rs, deepresearch.Request{Question: loopQuestion})
 		if err := rs.Cancel(t.Context(), id, errors.New("the client went away")); err != nil {
 			t.Fatal(err)
 		}
@@ -402,18 +372,12 @@ func TestRunsCancel(t *testing.T) {
 // MaxResumes ends failed instead, and runs of another origin are left.
 func TestRunsCloseAndResume(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
-		g := &gate{}
-		g.close()
-		defer g.open()
-		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch, onCall: g.onCall}, deepresearch.Config{MaxCycles: 1})
+		r, g := gatedResearcher(t)
 		first, err := deepresearch.NewRuns(r, st, deepresearch.RunsOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := first.Start(t.Context(), deepresearch.Request{Question: loopQuestion})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := start(t, first, deepresearch.Request{Question: loopQuestion})
 		first.Close()
 		if run, _ := st.Get(t.Context(), id); run.Status != deepresearch.StatusInterrupted {
 			t.Fatalf("after Close the run is %s: %s", run.Status, run.Error)
@@ -517,10 +481,7 @@ func (failingRecorder) RecordDurable(context.Context, deepresearch.Store, deepre
 func TestRunsEndWhatTheRecorderLeft(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		rs := newRuns(t, failingRecorder{}, st, deepresearch.RunsOptions{MaxRuns: 1})
-		id, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := start(t, rs, deepresearch.Request{Question: loopQuestion})
 		if run := ended(t, rs, id); run.Status != deepresearch.StatusFailed || run.Error != "the library could not be opened" {
 			t.Errorf("the run is %s: %s", run.Status, run.Error)
 		}

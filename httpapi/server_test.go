@@ -73,40 +73,16 @@ type env struct {
 	srv   *Server
 	http  *httptest.Server
 	r     *deepresearch.Researcher
-	clock *clock.Fake // the server's: run time limits, heartbeats
-	// armed receives the duration of each timer the server arms (while
-	// it has room; 1024): a test waits for the plan's deadline with it.
-	armed chan time.Duration
+	clock *clock.Fake // the server's and its Runs': run time limits, heartbeats
 }
 
-// armingClock is the server's clock in tests: the fake one, telling
-// armed of each timer it arms.
-type armingClock struct {
-	*clock.Fake
-	armed chan time.Duration
-}
-
-func (c armingClock) AfterFunc(d time.Duration, f func()) func() bool {
-	stop := c.Fake.AfterFunc(d, f)
-	select {
-	case c.armed <- d:
-	default:
-	}
-	return stop
-}
-
-// armedFor waits for the server to arm a timer of d.
+// armedFor waits for the server (or its Runs) to arm a timer of d.
 func (e *env) armedFor(d time.Duration) {
 	e.t.Helper()
-	for {
-		select {
-		case got := <-e.armed:
-			if got == d {
-				return
-			}
-		case <-time.After(2 * time.Minute): // a failure bound, not a timing assertion
-			e.t.Fatalf("the server armed no timer of %v", d)
-		}
+	ctx, cancel := context.WithTimeout(e.t.Context(), 2*time.Minute) // a failure bound, not a timing assertion
+	defer cancel()
+	if err := e.clock.WaitArmed(ctx, d); err != nil {
+		e.t.Fatalf("the server armed no timer of %v", d)
 	}
 }
 
@@ -139,7 +115,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if o.start.IsZero() {
 		o.start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	}
-	e := &env{t: t, dir: o.dir, clock: clock.NewFake(o.start), armed: make(chan time.Duration, 1024)}
+	e := &env{t: t, dir: o.dir, clock: clock.NewFake(o.start)}
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}
@@ -162,13 +138,12 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if o.wrap != nil {
 		rec = o.wrap(r)
 	}
-	clk := armingClock{e.clock, e.armed}
-	e.runs, err = deepresearch.NewRuns(rec, e.store, deepresearch.RunsOptions{MaxRuns: o.maxRuns, Clock: clk,
+	e.runs, err = deepresearch.NewRuns(rec, e.store, deepresearch.RunsOptions{MaxRuns: o.maxRuns, Clock: e.clock,
 		ReviewTimeout: o.planTimeout, OnReviewTimeout: o.planAction, MaxResumes: o.maxResumes})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: clk, Remote: o.remote})
+	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: e.clock, Remote: o.remote})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,9 @@
 package mcpserver
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -18,37 +16,6 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 )
-
-// armingClock is a fake clock that tells armed of each timer armed on
-// it, so that a test moves it only once the code under test waits on it.
-type armingClock struct {
-	*deepresearchtest.Clock
-	armed chan time.Duration
-}
-
-func (c armingClock) AfterFunc(d time.Duration, f func()) func() bool {
-	stop := c.Clock.AfterFunc(d, f)
-	select {
-	case c.armed <- d:
-	default:
-	}
-	return stop
-}
-
-// armedFor waits until a timer of d is armed.
-func (c armingClock) armedFor(t *testing.T, d time.Duration) {
-	t.Helper()
-	for {
-		select {
-		case got := <-c.armed:
-			if got == d {
-				return
-			}
-		case <-time.After(2 * time.Minute): // a failure bound, not a timing assertion
-			t.Fatalf("no timer of %v was armed", d)
-		}
-	}
-}
 
 // holding is a model that holds every call but the clarifier's until
 // release is closed (or the call's context ends); held is closed at the
@@ -88,25 +55,9 @@ func newRuns(t *testing.T, r deepresearch.RunRecorder, opts deepresearch.RunsOpt
 // answering each form with answer.
 func connectEliciting(t *testing.T, opts Options, answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := New(opts).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, &mcp.ClientOptions{
+	return connectWith(t, opts, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return answer(req) },
 	})
-	cs, err := c.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-		cancel()
-	})
-	return cs
 }
 
 // recv receives from ch, failing the test when nothing comes in two
@@ -213,8 +164,8 @@ func TestConcurrencyCap(t *testing.T) {
 func TestPlanTimeout(t *testing.T) {
 	for _, action := range []deepresearch.TimeoutAction{deepresearch.TimeoutProceed, deepresearch.TimeoutCancel} {
 		t.Run(string(action), func(t *testing.T) {
-			c := armingClock{deepresearchtest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), make(chan time.Duration, 1024)}
-			r := newResearcherWith(t, deepresearch.Config{Clock: c.Clock}, nil)
+			c := deepresearchtest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+			r := newResearcherWith(t, deepresearch.Config{Clock: c}, nil)
 			runs, st := newRuns(t, r, deepresearch.RunsOptions{Clock: c, ReviewTimeout: time.Hour, OnReviewTimeout: action})
 			asked, answer := make(chan string, 1), make(chan struct{})
 			cs := connectEliciting(t, Options{Runs: runs}, func(req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -234,7 +185,11 @@ func TestPlanTimeout(t *testing.T) {
 			if form := recv(t, asked, "review form"); !strings.Contains(form, "The research plan for \"How are submarine cables repaired?\"") {
 				t.Errorf("the review form says %q", form)
 			}
-			c.armedFor(t, time.Hour) // the review's deadline: the run waits
+			armed, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a failure bound, not a timing assertion
+			defer cancel()
+			if err := c.WaitArmed(armed, time.Hour); err != nil { // the review's deadline: the run waits
+				t.Fatal("the review's deadline was not armed")
+			}
 			if run := onlyRun(t, st); run.Status != deepresearch.StatusAwaitingPlan {
 				t.Fatalf("the run is %s", run.Status)
 			}
@@ -316,32 +271,11 @@ func TestReviewOldProtocol(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runs, st := newRuns(t, newResearcher(t, tc.model), deepresearch.RunsOptions{})
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			c := &rawClient{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
-			go func() {
-				err := New(Options{Runs: runs}).Run(context.Background(), &StdioTransport{Reader: inR, Writer: outW})
-				outW.Close()
-				c.done <- err
-			}()
-			defer func() { inW.Close(); go io.Copy(io.Discard, outR); <-c.done }()
-			c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"0"}}}`)
-			c.reply()
-			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c := serveRawWith(t, Options{Runs: runs}, 0, `{"elicitation":{}}`)
 			c.send(`{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"research","arguments":{"question":"How are submarine cables repaired?","review":"first_plan"}}}`)
-			line, err := c.out.ReadString('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ask struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-				Params struct {
-					Message string `json:"message"`
-				} `json:"params"`
-			}
-			if json.Unmarshal([]byte(line), &ask); ask.Method != "elicitation/create" || !strings.Contains(ask.Params.Message, tc.form) {
-				t.Fatalf("not asked the form: %s", line)
+			ask := c.elicitation()
+			if !strings.Contains(ask.Params.Message, tc.form) {
+				t.Fatalf("asked %q", ask.Params.Message)
 			}
 			c.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":` + tc.answer + `}`)
 			got := c.reply()

@@ -25,6 +25,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // session (the SDK's own client) that is closed when the test ends.
 func connect(t *testing.T, opts Options) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, opts, nil)
+}
+
+// connectWith is connect with a client of the options copts.
+func connectWith(t *testing.T, opts Options, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := mcp.NewInMemoryTransports()
 	srv := New(opts)
@@ -32,7 +38,7 @@ func connect(t *testing.T, opts Options) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts)
 	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
