@@ -38,7 +38,11 @@ and other MCP clients. Tools:
 
 research uses the same settings as "deepresearch run" (corpus, limits; the
 --config file, DEEPRESEARCH_* variables and flags); the research library is
-opened on the first research call. The log goes to stderr.
+opened on the first research call. Its runs are kept in the run store and
+governed as serve's are: at most serve.max_runs at once, each within
+serve.run_timeout, and a plan put to review (review: first_plan, for a client
+that takes elicitation) waits serve.plan_timeout, then does what
+serve.plan_timeout_action says. The log goes to stderr.
 
 Claude Code: claude mcp add deepresearch -- deepresearch mcp`,
 		Args: cobra.NoArgs,
