@@ -169,15 +169,13 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	return rs, nil
 }
 
-// MaxRuns is the most runs this Runs has in progress at once.
-func (rs *Runs) MaxRuns() int { return rs.opts.MaxRuns }
-
 // Start stores req as a new run and starts it in a goroutine the Runs
 // owns; it returns the run's ID (req.RunID, or a fresh one when empty)
-// once the run is stored, while the run goes on. The run outlives ctx,
-// which bounds only the storing: Cancel stops it. It refuses a request
-// Validate refuses (a *RequestError), a run beyond MaxRuns
-// (ErrTooManyRuns) and any run once Close has begun (ErrRunsClosed).
+// once the run is stored, while the run goes on. The run outlives ctx (it
+// keeps ctx's values, not its cancellation): Cancel stops it. It refuses
+// a request Validate refuses (a *RequestError), a run beyond MaxRuns
+// (ErrTooManyRuns), a RunID the store holds (ErrRunExists) and any run
+// once Close has begun (ErrRunsClosed).
 //
 // The run's Hooks are the Runs': a person answers its clarifying
 // questions with Answer and reviews its plan with Review.
@@ -192,7 +190,10 @@ func (rs *Runs) Start(ctx context.Context, req Request) (string, error) {
 		req, err := StartRunFrom(context.WithoutCancel(ctx), rs.st, req, rs.opts.Origin)
 		return req, Durable{}, err
 	})
-	return req.RunID, err
+	if err != nil {
+		return "", err
+	}
+	return req.RunID, nil
 }
 
 // launch holds a run slot for id, makes the run live in the store with
