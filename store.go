@@ -47,8 +47,8 @@ const (
 // keep each run's journal, and take interrupted runs up again. It is one
 // interface with every capability: sqlitestore implements it in an SQLite
 // file, deepresearchtest.NewStore in memory, and one conformance suite
-// holds both to it; the HTTP API (httpapi) and the CLI's runs and show
-// commands read it. Every method is safe for concurrent use and takes
+// holds both to it; Runs keeps the runs the HTTP API (httpapi) and the
+// MCP server serve in it, and the CLI's runs and show commands read it. Every method is safe for concurrent use and takes
 // effect before it returns.
 //
 // Runs are written in this order: Create and Start (StartRun), each event
