@@ -246,13 +246,9 @@ func startHub(s config.Settings) (*natsrun.Embedded, error) {
 // newRuns is the Runs of a serving command (serve, mcp): rec runs its
 // runs and st keeps them, from origin, under the serve.* limits.
 func newRuns(s config.Settings, rec deepresearch.RunRecorder, st deepresearch.Store, origin string, logger *zerolog.Logger) (*deepresearch.Runs, error) {
-	var action deepresearch.TimeoutAction
-	if err := action.UnmarshalText([]byte(s.Serve.PlanTimeoutAction)); err != nil {
-		return nil, inputError(fmt.Errorf("serve.plan_timeout_action: %w", err))
-	}
 	runs, err := deepresearch.NewRuns(rec, st, deepresearch.RunsOptions{
-		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes,
-		ReviewTimeout: s.Serve.PlanTimeout, OnReviewTimeout: action, Origin: origin, Logger: logger,
+		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes, ReviewTimeout: s.Serve.PlanTimeout,
+		OnReviewTimeout: deepresearch.TimeoutAction(s.Serve.PlanTimeoutAction), Origin: origin, Logger: logger,
 	})
 	if err != nil {
 		return nil, inputError(err)
