@@ -32,6 +32,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -139,7 +140,9 @@ type Config struct {
 	// distribution's documentation: its standard library's packages with
 	// their examples, the go command's help and $(go env GOROOT)/doc,
 	// written into the user's cache directory on first use (a few seconds
-	// once per Go version; see docs/offline.md).
+	// once per Go version; see docs/offline.md). New refuses a folder that
+	// does not exist (ErrNoCorpusFolder) or holds no file of a format the
+	// index reads (ErrEmptyCorpus), reading its listing and no file.
 	Corpus string
 	// IndexPath is the index database file for Corpus. Empty means a file
 	// in the user's cache directory, one per corpus folder.
@@ -331,6 +334,12 @@ func New(cfg Config) (*Researcher, error) {
 	}
 	if err := r.searchEngines(); err != nil {
 		return nil, err
+	}
+	if r.cfg.Corpus != "" && r.cfg.Search == nil && (len(r.cfg.SearchEngines) == 0 || slices.Contains(r.cfg.SearchEngines, websearch.ChannelCorpus)) {
+		// A corpus that cannot be searched fails here, before any run.
+		if err := corpus.CheckFolder(r.cfg.Corpus); err != nil {
+			return nil, fmt.Errorf("deepresearch: %w", corpusError{err})
+		}
 	}
 	return r, nil
 }

@@ -114,7 +114,8 @@ func (r *Researcher) indexOptions() []corpus.Option {
 // Index brings the Researcher's local corpus index up to date (Config's
 // Corpus and IndexPath), embedding new passages with its Embedder: what
 // its first run would do, done ahead. IndexStats.Embedded counts the
-// passages embedded.
+// passages embedded. An index left without documents fails with
+// ErrEmptyCorpus, as the package's Index does.
 func (r *Researcher) Index(ctx context.Context) (IndexStats, error) {
 	dir, path, err := corpusPaths(ctx, r.cfg.Corpus, r.cfg.IndexPath)
 	if err != nil {
@@ -129,9 +130,7 @@ func (r *Researcher) Index(ctx context.Context) (IndexStats, error) {
 	r.indexMu.Lock()
 	st := r.lastSync
 	r.indexMu.Unlock()
-	return IndexStats{Dir: dir, IndexPath: path, Scanned: st.Scanned, Added: st.Added, Updated: st.Updated,
-		Removed: st.Removed, Unchanged: st.Unchanged, Skipped: st.Skipped, Passages: st.Passages,
-		Embedded: st.Embedded, Skips: st.Skips}, nil
+	return indexed(dir, path, st)
 }
 
 // diagnoseEmbeddings describes model.embeddings and, with call, embeds
@@ -209,19 +208,19 @@ func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Confi
 
 // IndexSettings is Index of the corpus settings name (corpus.dir,
 // corpus.index) with the embedding model of model.embeddings, when one is
-// set: what `deepresearch index` does. Embedding calls are retried
-// DefaultMaxRetries times.
-func IndexSettings(ctx context.Context, s config.Settings) (IndexStats, error) {
+// set, and hooks: what `deepresearch index` does. Embedding calls are
+// retried DefaultMaxRetries times.
+func IndexSettings(ctx context.Context, s config.Settings, hooks IndexHooks) (IndexStats, error) {
 	e, err := embedderFromSettings(s.Model, s.Getenv)
 	if err != nil {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
 	}
 	if e == nil {
-		return Index(ctx, s.Corpus.Dir, s.Corpus.Index)
+		return index(ctx, s.Corpus.Dir, s.Corpus.Index, hooks)
 	}
 	r := &Researcher{cfg: Config{Embedder: e, Clock: clock.Real()}, log: zerolog.Nop()}
 	if err := r.setEmbedder(); err != nil {
 		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
 	}
-	return index(ctx, s.Corpus.Dir, s.Corpus.Index, r.indexOptions()...)
+	return index(ctx, s.Corpus.Dir, s.Corpus.Index, hooks, r.indexOptions()...)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/stored"
@@ -18,6 +19,14 @@ var (
 	ErrConfig = errors.New("invalid config")
 	// ErrCorpus reports a local corpus that could not be opened or indexed.
 	ErrCorpus = errors.New("corpus")
+	// ErrNoCorpusFolder reports a corpus folder that does not exist or is
+	// not a folder (New, Index); the error matches ErrCorpus too.
+	ErrNoCorpusFolder = corpus.ErrNoFolder
+	// ErrEmptyCorpus reports a corpus folder that holds no document: New
+	// finds no file of a format the index reads, or Index leaves the index
+	// without documents (all skipped). The error matches ErrCorpus too,
+	// and says why (empty, other formats, a few skips with their reasons).
+	ErrEmptyCorpus = corpus.ErrNoDocuments
 	// ErrNoResearch reports a run in which no research agent produced a
 	// report; the error also wraps the first agent's cause.
 	ErrNoResearch = errors.New("no research agent produced a report")

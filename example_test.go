@@ -40,7 +40,7 @@ func Example() {
 		fmt.Printf("[%d] %s\n", ref.Number, ref.Title)
 	}
 	// Output:
-	// # When did TAT-8 enter service and what did fibre change
+	// # When did TAT-8 enter service and what did fibre change?
 	// [1] TAT-8: The First Transatlantic Fibre-Optic Cable
 	// [2] Repeaters, Regenerators and Optical Amplifiers
 	// [3] From Words per Minute to Terabits per Second

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -286,14 +287,24 @@ func TestEverySearchFailing(t *testing.T) {
 	}
 }
 
-// TestIndexFailureStage: a corpus that cannot be indexed fails at the
-// index stage, and the message says so once.
+// TestIndexFailureStage: a corpus that cannot be indexed (its folder gone
+// since New) fails at the index stage, and the message says so once.
 func TestIndexFailureStage(t *testing.T) {
-	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join(t.TempDir(), "nope"), IndexPath: filepath.Join(t.TempDir(), "i.db")})
+	dir := filepath.Join(t.TempDir(), "gone")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := deepresearch.New(deepresearch.Config{Corpus: dir, IndexPath: filepath.Join(t.TempDir(), "i.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
 	rec := &recorder{}
 	_, err = r.RunWith(context.Background(), question, rec.sink)
 	var se *deepresearch.StageError

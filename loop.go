@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/defaults"
@@ -82,7 +83,7 @@ type loop struct {
 	before   int   // merged sources before the current cycle
 
 	cycles   int
-	followed map[string]bool // documents a follow-up was given to read (follow), by DocID
+	followed map[string]bool // documents a follow-up was given to read (follow), by docKey
 	end      string          // why the loop stopped (events.Loop*)
 	dropped  int             // citations the published report made of no merged source
 
@@ -301,6 +302,17 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	return l.reviewCycle(ctx, c+1, a.Tasks[:min(len(a.Tasks), l.agentsLeft())])
 }
 
+// docKey is the key under which follow compares documents: a web page's
+// canonical URL (a link's fragment, tracking parameters or case of host
+// name it to the same page), else the ID as the backend has it.
+func docKey(id string) string {
+	if k := canon.Key(id); strings.HasPrefix(k, "http://") || strings.HasPrefix(k, "https://") {
+		k, _, _ = strings.Cut(k, "#") // a part of the page: the page is fetched whole
+		return k
+	}
+	return id
+}
+
 // maxFollow caps the documents named by references (follow) that one
 // cycle's follow-ups read; maxResolve caps the references looked up for
 // them.
@@ -337,7 +349,7 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 	}
 	read := map[string]bool{}
 	for _, s := range l.rep.Sources {
-		read[s.ID] = true
+		read[docKey(s.ID)] = true
 	}
 	// The sources the last cycle's findings cite, and the part of the
 	// question that cites each first.
@@ -390,7 +402,8 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 					}
 					continue
 				}
-				if !read[id] && !l.followed[id] && !slices.ContainsFunc(cands, func(c candidate) bool { return c.id == id }) {
+				k := docKey(id)
+				if !read[k] && !l.followed[k] && !slices.ContainsFunc(cands, func(c candidate) bool { return docKey(c.id) == k }) {
 					// Named as the source writes it: a link by its text.
 					name := target
 					if r.Kind != refs.KindTitle && len(r.Targets) > 1 {
@@ -408,7 +421,7 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 		if l.followed == nil {
 			l.followed = map[string]bool{}
 		}
-		l.followed[c.id] = true
+		l.followed[docKey(c.id)] = true
 		name := clip(source.Clean(c.name), 120)
 		// The task asks the question of the document by its title, which
 		// its text is more likely to repeat than a path or a link's words.

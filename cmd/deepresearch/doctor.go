@@ -73,8 +73,10 @@ not configured or does not answer.`,
 			return nil
 		},
 	}
-	load.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
+	// doctor describes and checks the models and what is searched; it
+	// makes no run and logs nothing.
+	load.AddFlagsFor(cmd.Flags(), flagGroups(modelFlags, []string{"embeddings", "corpus", "index", "search"})...)
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration `FILE`")
 	cmd.Flags().BoolVar(&noCall, "no-call", false, "describe only; make no call")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the diagnosis as JSON")
 	return cmd

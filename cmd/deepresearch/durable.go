@@ -53,10 +53,10 @@ or other limits is refused. A server resumes the runs it started by itself
 	}
 	load.AddFlags(cmd.Flags())
 	rf.nats.add(cmd.Flags())
-	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration file")
-	cmd.Flags().StringVar(&rf.events, "events", "", `write the new attempt's events as newline-delimited JSON to FILE, or "-" for stdout`)
-	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
-	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr: auto (when a terminal), always or never")
+	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration `FILE`")
+	cmd.Flags().StringVar(&rf.events, "events", "", "write the new attempt's events as newline-delimited JSON to `FILE`, or \"-\" for stdout")
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout")
+	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr, `WHEN`: auto (when a terminal), always or never")
 	return cmd
 }
 
@@ -89,11 +89,13 @@ The report is printed in output.format; what was replayed is told on stderr.`,
 			return replay(cmd, configFile, args[0], live, check, output)
 		},
 	}
-	load.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
-	cmd.Flags().StringSliceVar(&live, "live", nil, "run this stage live: planner, researcher, writer or verify (or plan, research, report; repeatable)")
+	// The replay runs the run's own request and settings: the flags
+	// choose the live stages' models and search, the format and the store.
+	load.AddFlagsFor(cmd.Flags(), flagGroups(modelFlags, searchFlags, []string{"format", "store"}, logFlags)...)
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration `FILE`")
+	cmd.Flags().StringSliceVar(&live, "live", nil, "run this `STAGE` live: planner, researcher, writer or verify (or plan, research, report; repeatable)")
 	cmd.Flags().BoolVar(&check, "check", false, "fail unless the replayed report is byte for byte the stored one")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout")
 	return cmd
 }
 
@@ -279,7 +281,7 @@ research. The archive holds no key: a run's journal and settings never do.`,
 		},
 	}
 	storeFlags(cmd, &configFile)
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the archive to FILE (atomically) instead of stdout")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the archive to `FILE` (atomically) instead of stdout")
 	return cmd
 }
 

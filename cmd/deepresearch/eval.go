@@ -50,9 +50,9 @@ Run it from a checkout of the repository, or give --questions.`,
 			return runEval(cmd.Context(), cmd, questions, only, maxTasks, verbose)
 		},
 	}
-	c.Flags().StringVar(&questions, "questions", filepath.Join("testdata", "eval"), "folder of the questions files")
-	c.Flags().StringSliceVar(&only, "corpus", nil, "evaluate only these corpora (go, foldoc, python, manpages, postgresql, linux-doc, git-doc, sqlite)")
-	c.Flags().IntVar(&maxTasks, "max-tasks", 0, "research tasks per question (default 4)")
+	c.Flags().StringVar(&questions, "questions", filepath.Join("testdata", "eval"), "`DIR` of the questions files")
+	c.Flags().StringSliceVar(&only, "corpus", nil, "evaluate only these `CORPORA` (go, foldoc, python, manpages, postgresql, linux-doc, git-doc, sqlite)")
+	c.Flags().IntVar(&maxTasks, "max-tasks", 0, "`N` research tasks per question (default 4)")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each question's citations and missing facts")
 	return c
 }

@@ -81,18 +81,31 @@ to a source that was really retrieved.`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
-	})
+	// A mistyped flag or command gets a "did you mean" (usage.go).
+	root.SetFlagErrorFunc(flagError)
+	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(newCiteCmd(), newCollapseCmd())
 	for _, add := range extraCommands {
 		root.AddCommand(add())
 	}
 	// Wrong arguments are usage errors (status 2), like wrong flags. The
 	// root must be runnable for cobra to validate its arguments.
-	root.Args = cobra.NoArgs
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	for _, c := range append(root.Commands(), root) {
+	var all []*cobra.Command
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		all = append(all, c)
+		if c.HasSubCommands() {
+			// Its arguments can only be a mistyped subcommand.
+			c.Args = subcommandArgs
+			c.SuggestionsMinimumDistance = 2
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	for _, c := range all {
 		if validate := c.Args; validate != nil {
 			c.Args = func(c *cobra.Command, args []string) error {
 				err := validate(c, args)

@@ -50,8 +50,9 @@ Claude Code: claude mcp add deepresearch -- deepresearch mcp`,
 			return serveMCP(cmd, configFile)
 		},
 	}
-	load.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
+	// Its tools return Markdown: no --format.
+	load.AddFlagsFor(cmd.Flags(), flagGroups(modelFlags, searchFlags, limitFlags, []string{"style", "store"}, logFlags)...)
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration `FILE`")
 	return cmd
 }
 

@@ -35,17 +35,20 @@ type peopleFlags struct {
 	audience   string
 }
 
+// add defines the flags on fs: all of them for run, only --outline for
+// plan (the planner reads no report's length, language or audience).
 func (pf *peopleFlags) add(fs *pflag.FlagSet, run bool) {
-	if run {
-		fs.StringVar(&pf.clarify, "clarify", "", "clarifying questions before planning: auto (asked at the prompt on a terminal; elsewhere the report states its assumptions) or never (default: research.clarify, auto)")
-		fs.StringVar(&pf.plan, "plan", "", `research exactly the tasks of this plan file (as "deepresearch plan" prints it; "-": stdin)`)
-		fs.BoolVar(&pf.reviewPlan, "review-plan", false, "show the plan before research: accept, edit (in $EDITOR) or reject it (on a terminal); --review first_plan")
-		fs.TextVar(&pf.review, "review", deepresearch.ReviewMode(""), "which plans to show before they are researched: first_plan, every_cycle (each later cycle's follow-ups too) or never (default: research.review_plan and research.review)")
+	fs.StringVar(&pf.outline, "outline", "", "`FILE` of the report's sections, one a line, in order (each researched as its own task)")
+	if !run {
+		return
 	}
-	fs.IntVar(&pf.length, "length", 0, "target length of the report in words (default: output.length)")
-	fs.StringVar(&pf.outline, "outline", "", "FILE of the report's sections, one a line, in order (each researched as its own task)")
-	fs.StringVar(&pf.language, "language", "", "the language the report is written in (default: output.language, else the question's)")
-	fs.StringVar(&pf.audience, "audience", "", "who the report is for, and in what tone (default: output.audience)")
+	fs.StringVar(&pf.clarify, "clarify", "", "clarifying questions before planning, `WHEN`: auto (asked at the prompt on a terminal; elsewhere the report states its assumptions) or never (default: research.clarify, auto)")
+	fs.StringVar(&pf.plan, "plan", "", "research exactly the tasks of this plan `FILE` (as 'deepresearch plan' prints it; \"-\": stdin)")
+	fs.BoolVar(&pf.reviewPlan, "review-plan", false, "show the plan before research: accept, edit (in $EDITOR) or reject it (on a terminal); --review first_plan")
+	fs.TextVar(&pf.review, "review", deepresearch.ReviewMode(""), "`WHICH` plans to show before they are researched: first_plan, every_cycle (each later cycle's follow-ups too) or never (default: research.review_plan and research.review)")
+	fs.IntVar(&pf.length, "length", 0, "target length of the report in `WORDS` (default: output.length)")
+	fs.StringVar(&pf.language, "language", "", "the `LANGUAGE` the report is written in (default: output.language, else the question's)")
+	fs.StringVar(&pf.audience, "audience", "", "who the report is for, and in what tone: an `AUDIENCE` such as \"engineers\" (default: output.audience)")
 }
 
 // request fills req from the flags: what the library is asked, and, on a
@@ -281,8 +284,10 @@ remove, reword tasks) and run exactly its tasks with "deepresearch run --plan FI
 			return err
 		},
 	}
-	load.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
+	// The planner reads the question, the task cap and the outline: it
+	// neither searches nor writes the report.
+	load.AddFlagsFor(cmd.Flags(), flagGroups(modelFlags, []string{"max-tasks", "max-cycles"})...)
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration `FILE`")
 	pf.add(cmd.Flags(), false)
 	return cmd
 }

@@ -17,7 +17,7 @@ import (
 // researched, in its order.
 func TestPlanThenRunPlan(t *testing.T) {
 	index := isolate(t)
-	r := cli(t, "", "plan", "--corpus", corpus, "--index", index, "--max-tasks", "3", question)
+	r := cli(t, "", "plan", "--max-tasks", "3", question)
 	wantSuccess(t, r)
 	var p deepresearch.Plan
 	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil {

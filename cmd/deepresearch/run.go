@@ -19,7 +19,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 )
 
-func init() { extraCommands = append(extraCommands, newRunCmd, newIndexCmd) }
+func init() { extraCommands = append(extraCommands, newRunCmd) }
 
 // runFlags are the run command's own flags; the rest come from config.
 type runFlags struct {
@@ -57,8 +57,10 @@ not printed on stdout unless --output names a file).
 
 With --nats URL (or nats.url) the run is a coordinator: it plans, publishes each
 agent task to the NATS JetStream work queue, where 'deepresearch worker'
-processes run them, and merges their results in plan order. An agent's events
-then arrive when its worker finishes it.`,
+processes run them, and merges their results in plan order. Each agent's
+events arrive while its worker runs it (relayed live over NATS; any the relay
+missed come with its result), so the progress display and --events follow
+the workers as they follow a local run.`,
 		Example: `  deepresearch run "How does the Go memory model define happens-before?"
   deepresearch run --corpus ./docs --format html --output report.html "What changed in v2?"
   deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'
@@ -96,10 +98,10 @@ then arrive when its worker finishes it.`,
 		},
 	}
 	load.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration file")
-	cmd.Flags().StringVar(&rf.events, "events", "", `write events as newline-delimited JSON to FILE, or "-" for stdout`)
-	cmd.Flags().StringVarP(&rf.output, "output", "o", "", `write the report to FILE (atomically) instead of stdout ("-": stdout)`)
-	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr: auto (when a terminal), always or never")
+	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration `FILE`")
+	cmd.Flags().StringVar(&rf.events, "events", "", "write events as newline-delimited JSON to `FILE`, or \"-\" for stdout")
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout (\"-\": stdout)")
+	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr, `WHEN`: auto (when a terminal), always or never")
 	cmd.Flags().BoolVar(&rf.jsonSchema, "json-schema", false, "print the JSON Schema of the JSON report (--format json; the YAML report too) and exit")
 	cmd.Flags().BoolVar(&rf.xmlSchema, "xml-schema", false, "print the XML Schema (XSD) of the XML report (--format xml) and exit")
 	rf.people.add(cmd.Flags(), true)
@@ -311,47 +313,4 @@ func termWidth() int {
 		return n
 	}
 	return 100
-}
-
-func newIndexCmd() *cobra.Command {
-	var configFile string
-	cmd := &cobra.Command{
-		Use:   "index [DIR]",
-		Short: "Build or update the full-text index of a folder of documents",
-		Long: `index builds the search index of DIR (default: the configured corpus, else the
-Go distribution's documentation), re-reading only new and changed files, and
-prints what it did. run does this itself on first use; index lets you do it
-ahead of time. Formats: text (.md .markdown .mdx .txt .text .rst .adoc
-.asciidoc .org .tex), web pages (.html .htm .xhtml), documents (.pdf .docx
-.pptx .epub), spreadsheets and tables (.xlsx .xlsm .ods .csv .tsv .tab).`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := settings(cmd, configFile)
-			if err != nil {
-				return err
-			}
-			if len(args) == 1 {
-				s.Corpus.Dir = args[0]
-			}
-			st, err := deepresearch.IndexSettings(cmd.Context(), s)
-			if err != nil {
-				return err
-			}
-			out := printableWriter{W: cmd.OutOrStdout(), JSON: false} // a file's name is anyone's
-			fmt.Fprintf(out, "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages",
-				st.Dir, st.IndexPath, st.Scanned, st.Added, st.Updated, st.Removed, st.Unchanged, st.Skipped, st.Passages)
-			if s.Model.Embeddings != "" {
-				fmt.Fprintf(out, ", %d embedded with %s", st.Embedded, s.Model.Embeddings)
-			}
-			fmt.Fprintln(out)
-			for _, sk := range st.Skips {
-				fmt.Fprintf(out, "  skipped %s: %s\n", sk.Path, sk.Reason)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().String("corpus", "", "directory of documents (default: the Go distribution's docs)")
-	cmd.Flags().String("index", "", "index database file (default: in the user's cache directory)")
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
-	return cmd
 }

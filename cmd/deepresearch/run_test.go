@@ -521,19 +521,13 @@ func TestRunBadSettings(t *testing.T) {
 	}
 }
 
+// TestRunMissingCorpus (issue 32): a corpus folder that does not exist is
+// bad input (status 2), refused before the run starts.
 func TestRunMissingCorpus(t *testing.T) {
 	index := isolate(t)
 	missing := filepath.Join(t.TempDir(), "no-such-folder")
 	r := cli(t, "", "run", "--corpus", missing, "--index", index, "--log-level", "disabled", question)
-	if r.code != 1 {
-		t.Errorf("exit status %d, want 1 (stderr: %q)", r.code, r.stderr)
-	}
-	if r.stdout != "" {
-		t.Errorf("stdout: %q", r.stdout)
-	}
-	if !strings.HasPrefix(r.stderr, "deepresearch: ") || !strings.Contains(r.stderr, missing) {
-		t.Errorf("stderr %q does not name the folder %s", r.stderr, missing)
-	}
+	wantBadInput(t, r, missing+": no such folder")
 }
 
 var indexLine = regexp.MustCompile(`^indexed (.+) into (.+): (\d+) files scanned, (\d+) added, (\d+) updated, (\d+) removed, (\d+) unchanged, (\d+) skipped; (\d+) passages\n(  skipped .+\n)*$`)
@@ -578,28 +572,33 @@ func TestIndex(t *testing.T) {
 	wantSuccess(t, cli(t, "", "run", "--corpus", corpus, "--index", index, question))
 }
 
+// TestIndexMissingFolder (issue 32): a folder that does not exist is bad
+// input (status 2), named in the message.
 func TestIndexMissingFolder(t *testing.T) {
 	index := isolate(t)
 	missing := filepath.Join(t.TempDir(), "no-such-folder")
-	r := cli(t, "", "index", missing, "--index", index)
-	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, missing) {
-		t.Errorf("exit status %d, stdout %q, stderr %q: want 1, nothing, a message naming %s", r.code, r.stdout, r.stderr, missing)
-	}
+	wantBadInput(t, cli(t, "", "index", missing, "--index", index), missing+": no such folder")
 }
 
 // TestIndexHelpListsFormats (issue 29): index --help names every file
 // extension the corpus reads, and none it does not.
 func TestIndexHelpListsFormats(t *testing.T) {
 	r := cli(t, "", "index", "--help")
+	formats := r.stdout[strings.Index(r.stdout, "Formats:"):]
+	formats = formats[:strings.Index(formats, "\n\n")] // the paragraph
 	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile(`\.[a-z]+\b`).FindAllString(r.stdout[strings.Index(r.stdout, "Formats:"):], -1) {
+	for _, m := range regexp.MustCompile(`\.[a-z]+\b`).FindAllString(formats, -1) {
 		listed[m] = true
 	}
 	for _, ext := range []string{".md", ".markdown", ".mdx", ".txt", ".text", ".rst", ".adoc", ".asciidoc", ".org", ".tex",
 		".html", ".htm", ".xhtml", ".pdf", ".docx", ".pptx", ".epub", ".xlsx", ".xlsm", ".ods", ".csv", ".tsv", ".tab",
-		".doc", ".xls", ".ppt", ".odt", ".rtf", ".json", ".xml", ".go"} {
+		".doc", ".xls", ".ppt", ".odt", ".rtf", ".json", ".xml", ".go", ".png"} {
 		if reads := extract.FormatOf("x"+ext) != extract.FormatNone; reads != listed[ext] {
 			t.Errorf("%s: the corpus reads it: %v; index --help lists it: %v", ext, reads, listed[ext])
 		}
+	}
+	// Gzip-compressed documents too.
+	if _, ok := extract.Gzipped("x.pdf.gz"); !ok || !listed[".gz"] {
+		t.Errorf("index --help does not say that gzip-compressed documents are read:\n%s", formats)
 	}
 }

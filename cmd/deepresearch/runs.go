@@ -18,8 +18,8 @@ import (
 func init() { extraCommands = append(extraCommands, newRunsCmd, newShowCmd) }
 
 func storeFlags(cmd *cobra.Command, configFile *string) {
-	cmd.Flags().StringVar(configFile, "config", "", "YAML configuration file")
-	cmd.Flags().String("store", "", "run store SQLite file (default: in the user data directory)")
+	cmd.Flags().StringVar(configFile, "config", "", "YAML configuration `FILE`")
+	cmd.Flags().String("store", "", "run store SQLite `FILE` (default: in the user data directory)")
 }
 
 func newRunsCmd() *cobra.Command {
@@ -69,7 +69,7 @@ func newRunsCmd() *cobra.Command {
 		},
 	}
 	storeFlags(cmd, &configFile)
-	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "most runs listed (0: all)")
+	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "at most `N` runs listed (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "list as JSON")
 	return cmd
 }
@@ -162,7 +162,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 		},
 	}
 	storeFlags(cmd, &configFile)
-	cmd.Flags().String("format", "md", "report format: md, html, json, yaml, xml, mermaid, csl-json (references) or bibtex (references)")
+	cmd.Flags().String("format", "md", "report `FORMAT`: md, html, json, yaml, xml, mermaid, csl-json (references) or bibtex (references)")
 	cmd.Flags().BoolVar(&showEvents, "events", false, "print the event log as newline-delimited JSON")
 	cmd.Flags().BoolVar(&status, "status", false, "print the run's record (status, usage, times) as JSON")
 	return cmd

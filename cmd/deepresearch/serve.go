@@ -63,9 +63,10 @@ Beyond the loopback interface the hub requires nats.token
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd, configFile) },
 	}
-	load.AddFlags(cmd.Flags())
+	// Each request names its report's format: no --format.
+	load.AddFlagsFor(cmd.Flags(), flagGroups(modelFlags, searchFlags, limitFlags, []string{"style", "store"}, logFlags)...)
 	load.AddServeFlags(cmd.Flags())
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration `FILE`")
 	return cmd
 }
 

@@ -28,8 +28,8 @@ type natsFlags struct {
 }
 
 func (f *natsFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.url, "nats", "", "NATS server URL(s), comma-separated (default: nats.url); agents then run on `deepresearch worker` processes")
-	fs.DurationVar(&f.ackWait, "ack-wait", 0, "how long a task may go without a worker's heartbeat before another worker takes it (default 30s; workers and coordinators should agree)")
+	fs.StringVar(&f.url, "nats", "", "NATS server `URL`s, comma-separated (default: nats.url); agents then run on 'deepresearch worker' processes")
+	fs.DurationVar(&f.ackWait, "ack-wait", 0, "the `DURATION` a task may go without a worker's heartbeat before another worker takes it (default 30s; workers and coordinators should agree)")
 }
 
 // apply puts the flags into s.
@@ -150,9 +150,11 @@ workers at once, and it exits 0.`,
 			return err
 		},
 	}
-	load.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration file")
-	cmd.Flags().IntVar(&concurrency, "concurrency", 1, "agents run at once")
+	// A task carries the run's limits (search limit, agent budget) and
+	// the worker writes no report: its flags choose models and search.
+	load.AddFlagsFor(cmd.Flags(), flagGroups(modelFlags, searchFlags, logFlags)...)
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration `FILE`")
+	cmd.Flags().IntVar(&concurrency, "concurrency", 1, "`N` agents run at once")
 	nf.add(cmd.Flags())
 	return cmd
 }

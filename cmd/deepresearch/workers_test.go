@@ -141,7 +141,7 @@ func TestRunOnWorkers(t *testing.T) {
 	t.Setenv("DEEPRESEARCH_NATS_REPLICAS", "3")
 	waitCluster(t, urls, natsrun.Config{Replicas: 3, AckWait: 20 * time.Second})
 	worker := func(concurrency int) *proc {
-		p, out := spawn(t, "cli", append([]string{"worker", "--nats", urls, "--concurrency", fmt.Sprint(concurrency), "--ack-wait", ackWait}, common()...)...)
+		p, out := spawn(t, "cli", append([]string{"worker", "--nats", urls, "--concurrency", fmt.Sprint(concurrency), "--ack-wait", ackWait}, withoutFlag(common(), "--max-cycles")...)...)
 		p.drain.Go(func() { io.Copy(io.Discard, out) })
 		t.Cleanup(func() {
 			if t.Failed() {
@@ -700,7 +700,7 @@ func TestServeHub(t *testing.T) {
 			nc.Close()
 			t.Error("the hub admitted a client without its token")
 		}
-		w, out := spawn(t, "cli", append([]string{"worker", "--nats", natsURL}, args()...)...)
+		w, out := spawn(t, "cli", append([]string{"worker", "--nats", natsURL}, withoutFlag(args(), "--max-cycles")...)...)
 		w.drain.Go(func() { io.Copy(io.Discard, out) })
 		defer w.stop()
 		finish(t, srv, natsURL, store)
@@ -710,4 +710,18 @@ func TestServeHub(t *testing.T) {
 		defer srv.stop()
 		finish(t, srv, natsURL, store)
 	})
+}
+
+// withoutFlag is args without the flag name and its value: a worker
+// takes no research limit (each task carries the run's).
+func withoutFlag(args []string, name string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == name {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }

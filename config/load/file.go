@@ -311,15 +311,17 @@ func suggest(key string) string {
 func closest(s string, cands []string) string {
 	best, bestDist := "", 3
 	for _, c := range cands {
-		if d := distance(s, c); d < bestDist {
+		if d := Distance(s, c); d < bestDist {
 			best, bestDist = c, d
 		}
 	}
 	return best
 }
 
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance between a and b, in bytes: what
+// the suggestions for a mistyped key or variable go by, and the CLI's for
+// a mistyped flag.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

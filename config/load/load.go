@@ -69,32 +69,35 @@ var FlagKeys = map[string]string{
 // serveFlags are the flags of FlagKeys that AddServeFlags defines.
 var serveFlags = []string{"addr", "token", "nats-listen"}
 
+// flagUsage is each flag's help. The word in back quotes names the
+// flag's argument in help ("--corpus DIR"), as pflag.UnquoteUsage reads
+// it; flags without one show their type.
 var flagUsage = map[string]string{
-	"provider":       "model provider: extractive (offline), openai, anthropic, googleai or ollama",
-	"model":          "model name (default: the provider's)",
-	"base-url":       "model API endpoint (default: the provider's)",
-	"embeddings":     "embedding model for hybrid search and Chroma, provider:name (openai, ollama, googleai; default: none, lexical search)",
-	"corpus":         "directory of documents to research (default: the Go distribution's docs)",
-	"index":          "search index path (default: in the user cache directory)",
-	"max-tasks":      "most research tasks per question",
-	"parallelism":    "most agents researching at once",
-	"search-limit":   "results per search",
-	"max-tool-calls": "most tool calls per agent",
-	"max-tokens":     "most tokens per agent",
-	"agent-timeout":  "time limit per agent",
-	"max-run-tokens": "most tokens per run, all agents together (0: unlimited)",
-	"max-cost":       "most dollars per run, priced by model.prices (0: unlimited)",
-	"max-cycles":     "most research cycles per run (1: a single pass, no follow-up research)",
-	"search":         "search backends, comma-separated: corpus, searxng, tavily, brave, exa, chroma",
-	"fetch-allow":    "let page fetches reach this private HOST:PORT (repeatable)",
-	"format":         "report format: md, html, json, yaml, xml, mermaid, csl-json or bibtex",
-	"style":          "citation style: markdown, plain, footnote or html",
-	"store":          "run store SQLite file (default: in the user data directory)",
-	"log-level":      "log level: trace, debug, info, warn, error or disabled",
-	"log-format":     "log format: console or json",
-	"addr":           "HOST:PORT to listen on",
-	"token":          "bearer token clients must send (prefer DEEPRESEARCH_SERVE_TOKEN: command lines are visible to other users)",
-	"nats-listen":    "without nats.url: HOST:PORT of an embedded JetStream server that 'deepresearch worker' processes join (default: none)",
+	"provider":       "model provider `NAME`: extractive (offline), openai, anthropic, googleai or ollama",
+	"model":          "model `NAME` (default: the provider's)",
+	"base-url":       "model API endpoint `URL` (default: the provider's)",
+	"embeddings":     "embedding model `PROVIDER:NAME` for hybrid search and Chroma (openai, ollama, googleai; default: none, lexical search)",
+	"corpus":         "research the documents in the folder `DIR` (default: the Go distribution's docs)",
+	"index":          "search index `FILE` (default: in the user cache directory)",
+	"max-tasks":      "at most `N` research tasks per question",
+	"parallelism":    "at most `N` agents researching at once",
+	"search-limit":   "`N` results per search",
+	"max-tool-calls": "at most `N` tool calls per agent",
+	"max-tokens":     "at most `N` tokens per agent",
+	"agent-timeout":  "time limit per agent, a `DURATION` (90s, 2m)",
+	"max-run-tokens": "at most `N` tokens per run, all agents together (0: unlimited)",
+	"max-cost":       "at most `DOLLARS` per run, priced by model.prices (0: unlimited)",
+	"max-cycles":     "at most `N` research cycles per run (1: a single pass, no follow-up research)",
+	"search":         "search `BACKENDS`, comma-separated: corpus, searxng, tavily, brave, exa, chroma",
+	"fetch-allow":    "let page fetches reach this private `HOST:PORT` (repeatable)",
+	"format":         "report `FORMAT`: md, html, json, yaml, xml, mermaid, csl-json or bibtex",
+	"style":          "citation `STYLE`: markdown, plain, footnote or html",
+	"store":          "run store SQLite `FILE` (default: in the user data directory)",
+	"log-level":      "log `LEVEL`: trace, debug, info, warn, error or disabled",
+	"log-format":     "log `FORMAT`: console or json",
+	"addr":           "`HOST:PORT` to listen on",
+	"token":          "bearer `TOKEN` clients must send (prefer DEEPRESEARCH_SERVE_TOKEN: command lines are visible to other users)",
+	"nats-listen":    "without nats.url: `HOST:PORT` of an embedded JetStream server that 'deepresearch worker' processes join (default: none)",
 }
 
 // AddFlags defines on fs every flag of FlagKeys but the serve command's
@@ -108,6 +111,18 @@ func AddFlags(fs *pflag.FlagSet) {
 			}
 		}
 	}) {
+		addFlag(fs, name)
+	}
+}
+
+// AddFlagsFor defines on fs the flags of FlagKeys named, as AddFlags
+// defines them: a command defines only the flags that change what it
+// does. It panics on a name FlagKeys does not have (a programming error).
+func AddFlagsFor(fs *pflag.FlagSet, names ...string) {
+	for _, name := range names {
+		if _, ok := FlagKeys[name]; !ok {
+			panic("load: no flag --" + name)
+		}
 		addFlag(fs, name)
 	}
 }

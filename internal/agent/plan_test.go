@@ -162,6 +162,8 @@ func ExampleRun() {
 	//
 	// Once a leader has been elected, it begins servicing client requests. [1] The leader appends the command to its log as a new entry, then issues AppendEntries RPCs in parallel to each of the other servers to replicate the entry. [1]
 	//
+	// Raft is a consensus algorithm designed to be easy to understand. [1] It is equivalent to Paxos in fault-tolerance and performance. [1]
+	//
 	// Election safety means that at most one leader can be elected in a given term. [2] A candidate wins an election if it receives votes from a majority of the servers in the full cluster for the same term. [2]
 	//
 	// Raft uses randomized election timeouts to ensure that split votes are rare and that they are resolved quickly. [2] Election timeouts are chosen randomly from a fixed interval, e.g. 150 to 300 ms. [2]

@@ -154,9 +154,10 @@ type Index struct {
 	db     *sql.DB
 	dbPath string
 
-	emb  vector.Embedder           // nil: lexical search only
-	vecs atomic.Pointer[vectorSet] // the embedded passages, loaded on the first hybrid search
-	vmu  sync.Mutex                // one load of vecs at a time
+	emb      vector.Embedder           // nil: lexical search only
+	progress func(SyncStats)           // nil: Sync reports nothing as it goes
+	vecs     atomic.Pointer[vectorSet] // the embedded passages, loaded on the first hybrid search
+	vmu      sync.Mutex                // one load of vecs at a time
 
 	syncMu sync.Mutex             // one Sync of this Index at a time
 	lock   *syncLock              // one Sync of this database at a time, in any process

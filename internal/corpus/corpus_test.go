@@ -130,7 +130,7 @@ func TestSyncSearchFetch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := SyncStats{Scanned: corpusDocs + 1, Added: corpusDocs, Skipped: 1, Passages: st.Passages}
+	want := SyncStats{Scanned: corpusDocs + 2, Added: corpusDocs, Skipped: 2, Passages: st.Passages}
 	if counts(st) != counts(want) || st.Passages < 3*corpusDocs {
 		t.Fatalf("first Sync = %+v, want %+v with at least %d passages", st, want, 3*corpusDocs)
 	}
@@ -365,15 +365,15 @@ func TestIncrementalSync(t *testing.T) {
 	later := time.Now().Add(time.Hour)
 	path := func(id string) string { return filepath.Join(dir, filepath.FromSlash(id)) }
 
-	step("first", SyncStats{Scanned: 11, Added: 10, Skipped: 1, Passages: -1})
-	step("again", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})
+	step("first", SyncStats{Scanned: 12, Added: 10, Skipped: 2, Passages: -1})
+	step("again", SyncStats{Scanned: 12, Unchanged: 10, Skipped: 2})
 
 	// Touched, same content: read and hashed, not re-indexed.
 	if err := os.Chtimes(path("glossary.org"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	step("touched", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})
-	step("after touch", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})
+	step("touched", SyncStats{Scanned: 12, Unchanged: 10, Skipped: 2})
+	step("after touch", SyncStats{Scanned: 12, Unchanged: 10, Skipped: 2})
 
 	// Modified.
 	f, err := os.OpenFile(path("glossary.org"), os.O_APPEND|os.O_WRONLY, 0)
@@ -382,7 +382,7 @@ func TestIncrementalSync(t *testing.T) {
 	}
 	fmt.Fprintln(f, "** Quokkafish\nAn invented word, added by a test.")
 	f.Close()
-	step("modified", SyncStats{Scanned: 11, Updated: 1, Unchanged: 9, Skipped: 1, Passages: -1})
+	step("modified", SyncStats{Scanned: 12, Updated: 1, Unchanged: 9, Skipped: 2, Passages: -1})
 	if !found("quokkafish", "glossary.org") {
 		t.Error("the modified document's new text is not found")
 	}
@@ -391,7 +391,7 @@ func TestIncrementalSync(t *testing.T) {
 	if err := os.Remove(path("history/tat-8.txt")); err != nil {
 		t.Fatal(err)
 	}
-	step("removed", SyncStats{Scanned: 10, Removed: 1, Unchanged: 9, Skipped: 1})
+	step("removed", SyncStats{Scanned: 11, Removed: 1, Unchanged: 9, Skipped: 2})
 	if _, err := ix.Fetch(ctx, "history/tat-8.txt"); !errors.Is(err, search.ErrNotFound) {
 		t.Errorf("Fetch of a removed document: %v", err)
 	}
@@ -406,7 +406,7 @@ func TestIncrementalSync(t *testing.T) {
 	if err := os.WriteFile(path("new/cs-alert.MD"), []byte("# CS Alert\n\nThe cable ship Alert mapped the zanzibarine trench.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	step("added", SyncStats{Scanned: 11, Added: 1, Unchanged: 9, Skipped: 1, Passages: 1})
+	step("added", SyncStats{Scanned: 12, Added: 1, Unchanged: 9, Skipped: 2, Passages: 1})
 	if !found("zanzibarine", "new/cs-alert.MD") {
 		t.Error("the added document is not found")
 	}
@@ -418,7 +418,7 @@ func TestIncrementalSync(t *testing.T) {
 	if err := os.WriteFile(path("glossary.org"), []byte("binary\x00now"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	step("swapped", SyncStats{Scanned: 11, Added: 1, Unchanged: 9, Skipped: 1, Passages: 1})
+	step("swapped", SyncStats{Scanned: 12, Added: 1, Unchanged: 9, Skipped: 2, Passages: 1})
 	if _, err := ix.Fetch(ctx, "glossary.org"); !errors.Is(err, search.ErrNotFound) {
 		t.Errorf("Fetch of a document that became binary: %v", err)
 	}
@@ -426,14 +426,15 @@ func TestIncrementalSync(t *testing.T) {
 		t.Errorf("Fetch of a repaired document: %v", err)
 	}
 
-	// Hidden and unsupported files never count.
+	// Hidden files never count; a file of another format is counted
+	// and skipped, unread.
 	if err := os.WriteFile(path(".drafts/more.md"), []byte("# More\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path("raw/notes.pages"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	step("ignored", SyncStats{Scanned: 11, Unchanged: 10, Skipped: 1})
+	step("ignored", SyncStats{Scanned: 13, Unchanged: 10, Skipped: 3})
 }
 
 func TestSyncLargeAndInvalidFiles(t *testing.T) {
@@ -526,6 +527,7 @@ func TestSyncSymlinks(t *testing.T) {
 			"dotdot.md":    "outside the corpus folder",
 			"chain-out.md": "outside the corpus folder",
 			"folder.md":    "symbolic link to a folder",
+			"folder":       "symbolic link to a folder",
 			"broken.md":    "broken symbolic link",
 			"loop.md":      "symbolic link",
 		}

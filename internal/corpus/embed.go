@@ -20,6 +20,15 @@ func WithEmbedder(e vector.Embedder) Option {
 	return func(ix *Index) { ix.emb = e }
 }
 
+// WithProgress makes Sync report what it has done so far to fn: after
+// each entry of the folder it looks at and after each batch of passages
+// embedded, with the counts of the whole Sync up to then (Skips left out;
+// Documents still 0). fn is called on the goroutine that called Sync,
+// which waits for it: it should be quick (draw a line, not write a file).
+func WithProgress(fn func(SyncStats)) Option {
+	return func(ix *Index) { ix.progress = fn }
+}
+
 // embedBatch is the most passages sent to the embedding model in one
 // call; embedBatchBytes bounds a call's text (OpenAI takes 2,048 inputs and
 // 300k tokens a request, Gemini 100 inputs).
@@ -94,6 +103,7 @@ func (s *syncer) embed() error {
 			return err
 		}
 		s.stats.Embedded += len(texts)
+		s.report()
 	}
 	if s.stats.Added+s.stats.Updated+s.stats.Removed > 0 {
 		if _, err := s.ix.db.ExecContext(s.ctx, sqlPruneEmbeddings); err != nil {

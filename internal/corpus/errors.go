@@ -12,6 +12,13 @@ var (
 	// ErrNoCorpus reports that DefaultCorpus found no Go distribution, or
 	// one without sources or a doc folder.
 	ErrNoCorpus = errors.New("no default corpus folder")
+	// ErrNoFolder reports a corpus folder that does not exist, or is not
+	// a folder (see CheckFolder and Sync).
+	ErrNoFolder = errors.New("no such folder")
+	// ErrNoDocuments reports a corpus folder that holds no document the
+	// index reads: empty, or only files of other formats (CheckFolder),
+	// or only documents that were skipped (SyncStats.Documents is 0).
+	ErrNoDocuments = errors.New("no document to index")
 )
 
 // Error is the error of every exported function and method of this package
@@ -21,7 +28,7 @@ var (
 // cause, an SQLite error). Its message starts with "corpus: " once; the
 // messages it wraps carry no such prefix.
 type Error struct {
-	Op      string // "open", "sync", "search", "fetch", "close", "find default corpus", "make default corpus from", "find default index for"
+	Op      string // "open", "open folder", "sync", "search", "fetch", "close", "find default corpus", "make default corpus from", "find default index for"
 	Subject string // the index file, the corpus folder, or the query or document and the index file
 	Err     error
 }

@@ -127,8 +127,12 @@ func urlKeys(u string) []string {
 }
 
 // stripDocExt removes a document extension (.rst, .md, .html, …) from
-// the path p; another (the ".path" of "os.path") stays.
+// the path p, with the ".gz" of a compressed one (.pdf.gz); another (the
+// ".path" of "os.path") stays.
 func stripDocExt(p string) string {
+	if inner, ok := extract.Gzipped(p); ok {
+		p = inner
+	}
 	if ext := path.Ext(p); ext != "" && extract.FormatOf(p) != extract.FormatNone {
 		return strings.TrimSuffix(p, ext)
 	}

@@ -76,8 +76,8 @@ func TestSyncSpecialFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []Skip{
-			{"pipe-link.txt", "symbolic link to a special file: named pipe"},
-			{"pipe.md", "not a regular file: named pipe"},
+			{Path: "pipe-link.txt", Reason: "symbolic link to a special file: named pipe"},
+			{Path: "pipe.md", Reason: "not a regular file: named pipe"},
 		}
 		if st.Scanned != 3 || st.Added+st.Unchanged != 1 || st.Skipped != 2 || len(st.Skips) != 2 ||
 			st.Skips[0] != want[0] || st.Skips[1] != want[1] {

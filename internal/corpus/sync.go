@@ -35,11 +35,11 @@ const (
 	batchBytes = 16 << 20
 )
 
-// SyncStats counts what a Sync did. Scanned counts the entries that have a
-// document extension (.md, .txt, .html, …) outside hidden files and
-// folders, symbolic links and special files included; each of them is
-// Added, Updated, Unchanged or Skipped, so Scanned = Added + Updated +
-// Unchanged + Skipped.
+// SyncStats counts what a Sync did. Scanned counts the entries of the
+// folder outside hidden files and folders (names starting with "."),
+// symbolic links and special files included; each of them is Added,
+// Updated, Unchanged or Skipped, so Scanned = Added + Updated + Unchanged
+// + Skipped.
 type SyncStats struct {
 	Scanned   int
 	Added     int // new documents
@@ -47,12 +47,15 @@ type SyncStats struct {
 	Removed   int // documents whose files are gone
 	Unchanged int // same size and modification time, or same content
 	// Skipped counts the entries not indexed (and removed from the index
-	// if they were in it): symbolic links that leave the corpus folder or
+	// if they were in it): files of a format the index does not read (by
+	// extension: .png, .go, .tar.gz; Skip.Unsupported), symbolic links that leave the corpus folder or
 	// lead to no regular file, special files (pipes, devices, sockets),
 	// files over 8 MiB, text files not UTF-8 or containing NUL bytes,
 	// unreadable files; PDFs and office documents that are encrypted,
 	// malformed or truncated, without text (a scanned PDF), past the
-	// bounds of extract.Limits (a zip bomb) or slower to read than 60s.
+	// bounds of extract.Limits (a zip bomb) or slower to read than 60s;
+	// gzip-compressed documents (.pdf.gz, .md.gz) that are not gzip or
+	// unpack to more than 8 MiB (a gzip bomb).
 	Skipped  int
 	Passages int // passages written by this Sync (for Added and Updated)
 	// Embedded counts the passages whose vectors this Sync asked the
@@ -62,12 +65,19 @@ type SyncStats struct {
 	// Skips lists the skipped entries, with the reason for each, in walk
 	// order (lexical by path).
 	Skips []Skip
+	// Documents is how many documents the index holds once the Sync is
+	// done, of this Sync or earlier ones.
+	Documents int
 }
 
 // Skip is an entry of the corpus folder that Sync did not index.
 type Skip struct {
-	Path   string // slash-separated, relative to the corpus folder; Go-quoted if it has control characters
-	Reason string // for people: "symbolic link to /etc/passwd, outside the corpus folder"
+	Path   string `json:"path"`   // slash-separated, relative to the corpus folder; Go-quoted if it has control characters
+	Reason string `json:"reason"` // for people: "symbolic link to /etc/passwd, outside the corpus folder"
+	// Unsupported is true when the file was not read because the index
+	// reads no file of its extension (Reason: "not a format the index
+	// reads (.png)").
+	Unsupported bool `json:"unsupported,omitempty"`
 }
 
 func (s *SyncStats) add(o SyncStats) {
@@ -164,6 +174,9 @@ func (s *syncer) run(dir string) error {
 	if err := s.embed(); err != nil {
 		return err
 	}
+	if err := s.ix.db.QueryRowContext(s.ctx, `SELECT count(*) FROM docs`).Scan(&s.stats.Documents); err != nil {
+		return fmt.Errorf("count documents in %s: %w", s.ix.dbPath, err)
+	}
 	if s.stats.Added+s.stats.Updated+s.stats.Removed+s.stats.Embedded > 0 {
 		// Let SQLite refresh its planner statistics; cheap when little changed.
 		if _, err := s.ix.db.ExecContext(s.ctx, `PRAGMA optimize`); err != nil {
@@ -174,24 +187,48 @@ func (s *syncer) run(dir string) error {
 }
 
 // resolveRoot returns dir as an absolute path with symbolic links resolved
-// (the walk does not follow links, the root included).
+// (the walk does not follow links, the root included). A dir that does
+// not exist, or is not a folder, is an error wrapping ErrNoFolder.
 func resolveRoot(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
 	root, err := filepath.EvalSymlinks(abs)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", errNotExist
+	} else if err != nil {
 		return "", err
 	}
 	fi, err := os.Stat(root)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", errNotExist
+	case err != nil:
 		return "", err
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a folder", abs)
+	case !fi.IsDir():
+		return "", fmt.Errorf("%w: it is a %s", ErrNoFolder, fileKindOf(fi.Mode()))
 	}
 	return root, nil
+}
+
+// errNotExist is a corpus folder that does not exist: ErrNoFolder, and
+// fs.ErrNotExist for errors.Is.
+var errNotExist error = noFolder{}
+
+type noFolder struct{}
+
+func (noFolder) Error() string { return ErrNoFolder.Error() }
+func (noFolder) Is(target error) bool {
+	return target == ErrNoFolder || target == fs.ErrNotExist
+}
+
+// fileKindOf names what a file of mode m is: "file", "named pipe", ….
+func fileKindOf(m fs.FileMode) string {
+	if m.IsRegular() {
+		return "file"
+	}
+	return fileKind(m.Type())
 }
 
 // claimRoot records root as the index's corpus folder, or checks that it is.
@@ -314,16 +351,30 @@ func (s *syncer) visit(path string, d fs.DirEntry, err error) error {
 	if d.IsDir() {
 		return nil
 	}
-	f := extract.FormatOf(d.Name())
-	if f == extract.FormatNone {
-		return nil
-	}
+	defer s.report()
 	rel, err := filepath.Rel(s.root, path)
 	if err != nil {
 		return err
 	}
 	id := filepath.ToSlash(rel)
 	s.delta.Scanned++
+	name, gz := extract.Gzipped(d.Name())
+	f := extract.FormatOf(name)
+	if f == extract.FormatNone {
+		// Not read, so nothing of it is in the index.
+		if extract.Clean(id) != id {
+			id = strconv.QuoteToASCII(id)
+		}
+		sk := Skip{Path: id, Reason: unsupported(d.Name()), Unsupported: true}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+				sk = Skip{Path: id, Reason: "symbolic link to a folder"} // the walk follows none
+			}
+		}
+		s.delta.Skipped++
+		s.delta.Skips = append(s.delta.Skips, sk)
+		return nil
+	}
 	if extract.Clean(id) != id {
 		// The path would be the DocID, shown in results and reports; the
 		// skip names it Go-quoted. Left unseen, so that anything indexed
@@ -348,7 +399,31 @@ func (s *syncer) visit(path string, d fs.DirEntry, err error) error {
 	default:
 		return s.skipNow(id, "not a regular file: "+fileKind(t))
 	}
-	return s.file(real, id, f, info.Size(), info.ModTime().UnixNano())
+	return s.file(real, id, f, gz, info.Size(), info.ModTime().UnixNano())
+}
+
+// unsupported is the reason a file of a format the index does not read is
+// skipped: "not a format the index reads (.png)".
+func unsupported(name string) string {
+	ext := strings.ToLower(filepath.Ext(name))
+	if ext == "" || ext == name {
+		return "not a format the index reads (no extension)"
+	}
+	if inner := strings.ToLower(filepath.Ext(strings.TrimSuffix(name, filepath.Ext(name)))); ext == ".gz" && inner != "" {
+		ext = inner + ext // .tar.gz
+	}
+	return "not a format the index reads (" + ext + ")"
+}
+
+// report tells WithProgress's function what the Sync has done so far.
+func (s *syncer) report() {
+	if s.ix.progress == nil {
+		return
+	}
+	now := s.stats
+	now.add(s.delta)
+	now.Skips = nil
+	s.ix.progress(now)
 }
 
 // followLink resolves the symbolic link at path. It returns the path of
@@ -427,8 +502,10 @@ func (s *syncer) skipNow(id, reason string) error {
 }
 
 // file brings one file's entry up to date. path is the file to read (the
-// target of a link), size and mtime what the walk saw.
-func (s *syncer) file(path, id string, f extract.Format, size, mtime int64) error {
+// target of a link), size and mtime what the walk saw; gz says that the
+// file is a gzip-compressed document of format f, unpacked to at most
+// maxFileSize bytes (see extract.Gunzip).
+func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime int64) error {
 	old, had := s.docs[id]
 	if had && old.size == size && old.mtime == mtime {
 		s.delta.Unchanged++
@@ -465,10 +542,17 @@ func (s *syncer) file(path, id string, f extract.Format, size, mtime int64) erro
 		s.delta.Unchanged++
 		return s.add(change{path: id, size: size, mtime: mtime, touch: true})
 	}
+	name := id
+	if gz {
+		if data, err = extract.Gunzip(data, maxFileSize); err != nil {
+			return skip(err.Error())
+		}
+		name, _ = extract.Gzipped(id)
+	}
 	if f == extract.FormatPDF {
 		startPDF(s.ctx)
 	}
-	doc, reason, err := extractDocument(s.ctx, id, data, f)
+	doc, reason, err := extractDocument(s.ctx, name, data, f)
 	switch {
 	case err != nil:
 		return err

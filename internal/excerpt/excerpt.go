@@ -306,16 +306,18 @@ type Scorer struct {
 	weight map[string]float64 // stem → weight
 	idf    map[string]float64
 	total  float64
+	// compounds: a weighted term is a compound (terms.AddCompounds).
+	compounds bool
 }
 
 // NewScorer returns a Scorer of the weighted stems (terms.StemSet of the
 // question's key words, with weights), whose rarities are counted over
 // units.
 func NewScorer(weight map[string]float64, units []Unit) *Scorer {
-	s := &Scorer{weight: weight, idf: map[string]float64{}}
+	s := &Scorer{weight: weight, idf: map[string]float64{}, compounds: terms.HasCompound(weight)}
 	df := map[string]int{}
 	for _, u := range units {
-		for st := range terms.StemSetParts(u.Text) {
+		for st := range s.textStems(u.Text) {
 			if weight[st] > 0 {
 				df[st]++
 			}
@@ -333,14 +335,24 @@ func NewScorer(weight map[string]float64, units []Unit) *Scorer {
 	return s
 }
 
+// textStems are the stems of text the scorer weighs: with the compound terms
+// when it weighs one.
+func (s *Scorer) textStems(text string) map[string]bool {
+	set := terms.StemSetParts(text)
+	if s.compounds {
+		terms.AddCompounds(set, text)
+	}
+	return set
+}
+
 // Score is the weighted, rarity-weighted share of the terms that u holds,
 // from 0 to 1.
 func (s *Scorer) Score(u Unit) float64 {
 	if s.total == 0 {
 		return 0
 	}
-	body := terms.StemSetParts(u.Text)
-	head := terms.StemSetParts(u.Heading)
+	body := s.textStems(u.Text)
+	head := s.textStems(u.Heading)
 	got := 0.0
 	for _, st := range s.stems {
 		w := s.weight[st]

@@ -1,6 +1,7 @@
 package excerpt
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,19 @@ func FuzzUnits(f *testing.F) {
 				t.Fatalf("unit %q is not in the text from its offset", u.Text)
 			}
 			prevEnd = u.Start
+		}
+		// The context of a unit is units in document order, the unit among
+		// them (WithContext and Section).
+		us := Units(text)
+		for i := range us {
+			for _, idx := range [][]int{WithContext(us, i), Section(us, i, 500)} {
+				if !slices.Contains(idx, i) || !slices.IsSorted(idx) || len(slices.Compact(slices.Clone(idx))) != len(idx) {
+					t.Fatalf("context %v of unit %d of %d", idx, i, len(us))
+				}
+				if idx[0] < 0 || idx[len(idx)-1] >= len(us) {
+					t.Fatalf("context %v of unit %d out of %d units", idx, i, len(us))
+				}
+			}
 		}
 		const budget = 300
 		cut := Cut(text, "", "scan caches main", budget)

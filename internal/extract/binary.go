@@ -28,7 +28,7 @@ var (
 // defaults.
 type Limits struct {
 	// MaxUnzipped caps the bytes decompressed from a zip container
-	// (DOCX, PPTX, XLSX, ODS, EPUB), all members together. Default 64 MiB.
+	// (DOCX, ODT, PPTX, XLSX, ODS, EPUB), all members together. Default 64 MiB.
 	MaxUnzipped int64
 	// MaxText caps what a reader produces, in bytes: the text, each
 	// block, heading, header row or slide counted besides as 64 bytes
@@ -66,7 +66,7 @@ func (l Limits) withDefaults() Limits {
 // UTF-8 text by Extract.
 func (f Format) Binary() bool {
 	switch f {
-	case FormatPDF, FormatDOCX, FormatPPTX, FormatEPUB, FormatXLSX, FormatODS, FormatCSV, FormatTSV:
+	case FormatPDF, FormatDOCX, FormatODT, FormatPPTX, FormatEPUB, FormatXLSX, FormatODS, FormatCSV, FormatTSV:
 		return true
 	}
 	return false
@@ -77,7 +77,8 @@ func (f Format) Binary() bool {
 var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 
 // ExtractBytes reads a document of a binary format: DOCX (paragraphs,
-// headings from heading styles), PPTX (one unit per slide, its title as
+// headings from heading styles), ODT (paragraphs, headings by outline
+// level), PPTX (one unit per slide, its title as
 // heading), EPUB (the spine's chapters, headings from HTML), XLSX and ODS
 // (each sheet's rows), CSV and TSV (rows). In a spreadsheet or a CSV file
 // the first non-empty row holds the column names and every later row is
@@ -111,7 +112,7 @@ func ExtractBytes(ctx context.Context, name string, data []byte, f Format, lim L
 	switch f {
 	case FormatCSV, FormatTSV:
 		d, err = extractCSV(data, f == FormatTSV, fallback, bud)
-	case FormatDOCX, FormatPPTX, FormatEPUB, FormatXLSX, FormatODS:
+	case FormatDOCX, FormatODT, FormatPPTX, FormatEPUB, FormatXLSX, FormatODS:
 		if bytes.HasPrefix(data, oleMagic) {
 			return Document{}, fmt.Errorf("%w: a password-protected Office file (or a legacy binary one), not a zip", ErrEncrypted)
 		}
@@ -122,6 +123,8 @@ func ExtractBytes(ctx context.Context, name string, data []byte, f Format, lim L
 		switch f {
 		case FormatDOCX:
 			d, err = extractDOCX(z, fallback)
+		case FormatODT:
+			d, err = extractODT(z, fallback)
 		case FormatPPTX:
 			d, err = extractPPTX(z, fallback)
 		case FormatEPUB:

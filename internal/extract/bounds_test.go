@@ -105,6 +105,9 @@ func TestBounds(t *testing.T) {
 			"c.opf":                  `<package><manifest><item id="a" href="a.xhtml"/></manifest><spine><itemref idref="a"/></spine></package>`,
 			"a.xhtml":                "<html><body><p>x</p>" + bomb + "</body></html>",
 		}), small, ErrTooLarge},
+		{"zip bomb in an ODT", FormatODT, zipOf(t, map[string]string{"content.xml": `<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="t"><office:body><office:text><text:p>` +
+			strings.Repeat("x ", 1<<20) + `</text:p></office:text></office:body></office:document-content>`}), small, ErrTooLarge},
+		{"ODT with only deleted text", FormatODT, zipOf(t, map[string]string{"content.xml": `<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="t"><office:body><office:text><text:tracked-changes><text:changed-region><text:deletion><text:p>gone</text:p></text:deletion></text:changed-region></text:tracked-changes></office:text></office:body></office:document-content>`}), Limits{}, ErrNoText},
 		{"too many members", FormatPPTX, zipOf(t, map[string]string{"a": "", "b": "", "c": ""}), Limits{MaxMembers: 2}, ErrTooLarge},
 		{"sheet past the text limit", FormatXLSX, xlsxBomb, Limits{MaxText: 1 << 10}, ErrTooLarge},
 		{"sheet past the unzip limit", FormatXLSX, xlsxBomb, Limits{MaxUnzipped: 16 << 10}, ErrTooLarge},
@@ -130,6 +133,7 @@ func TestBounds(t *testing.T) {
 		{"truncated EPUB", FormatEPUB, fixture("book.epub")[:3000], Limits{}, ErrMalformed},
 		{"truncated XLSX", FormatXLSX, fixture("catalog.xlsx")[:3000], Limits{}, ErrMalformed},
 		{"truncated ODS", FormatODS, fixture("stock.ods")[:800], Limits{}, ErrMalformed},
+		{"truncated ODT", FormatODT, fixture("guide.odt")[:1000], Limits{}, ErrMalformed},
 		{"not a zip", FormatDOCX, []byte("just some text"), Limits{}, ErrMalformed},
 		{"DOCX without its document", FormatDOCX, zipOf(t, map[string]string{"x.xml": "<x/>"}), Limits{}, ErrMalformed},
 		{"broken XML", FormatDOCX, zipOf(t, map[string]string{"word/document.xml": "<w:document><w:p>"}), Limits{}, ErrMalformed},

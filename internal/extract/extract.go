@@ -32,6 +32,7 @@ const (
 	FormatODS
 	FormatCSV
 	FormatTSV
+	FormatODT
 )
 
 // formats maps lower-case file extensions to formats; files with other
@@ -42,6 +43,7 @@ var formats = map[string]Format{
 	".mdx":      FormatMarkdown,
 	".txt":      FormatText,
 	".text":     FormatText,
+	".json":     FormatText, // read as plain text, located by line range
 	".rst":      FormatRST,
 	".adoc":     FormatAsciiDoc,
 	".asciidoc": FormatAsciiDoc,
@@ -52,6 +54,7 @@ var formats = map[string]Format{
 	".xhtml":    FormatHTML,
 	".pdf":      FormatPDF,
 	".docx":     FormatDOCX,
+	".odt":      FormatODT,
 	".pptx":     FormatPPTX,
 	".epub":     FormatEPUB,
 	".xlsx":     FormatXLSX,

@@ -33,7 +33,7 @@ func itoa(i int) string { return string(rune('0'+i/10)) + string(rune('0'+i%10))
 // its passages, their locations and its text with
 // testdata/formats/*.golden; -update rewrites them.
 func TestFormatsGolden(t *testing.T) {
-	for _, name := range []string{"handbook.docx", "deck.pptx", "book.epub", "catalog.xlsx", "stock.ods", "catalog.csv", "depots.tsv"} {
+	for _, name := range []string{"handbook.docx", "guide.odt", "deck.pptx", "book.epub", "catalog.xlsx", "stock.ods", "catalog.csv", "depots.tsv"} {
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(formatsDir, name))
 			if err != nil {

@@ -64,6 +64,12 @@ func FuzzDOCX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatDOCX, data) })
 }
 
+func FuzzODT(f *testing.F) {
+	seedFuzz(f, "guide.odt")
+	f.Add(zipOf(f, map[string]string{"content.xml": `<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="t"><office:body><office:text><text:h text:outline-level="9">H</text:h><text:p>a<draw:frame><draw:text-box><text:p>b</text:p></draw:text-box></draw:frame><text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p><table:table-row><table:table-cell><text:p>c</text:p></table:table-cell></table:table-row></office:text></office:body></office:document-content>`}))
+	f.Fuzz(func(t *testing.T, data []byte) { checkExtracted(t, FormatODT, data) })
+}
+
 // The amplification shapes of issue 29 seed the fuzzers of their formats:
 // one string referenced by many cells, cells repeated, a title in many
 // pieces, a slide listed many times, many short rows.

@@ -99,95 +99,45 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 			author = source.ParseAuthors(firstText(core, "creator"))
 		}
 	}
-	var (
-		para   strings.Builder
-		level  int // heading level of the paragraph, -1: title
-		inText bool
-		cells  []*strings.Builder // cells of the table row being read
-		rows   int                // depth of table rows
-		paraN  int                // paragraphs so far, for errors
-	)
-	where := func() string { return "word/document.xml, paragraph " + strconv.Itoa(paraN) }
-	endPara := func() error {
-		paraN++
-		text := collapseSpace(para.String())
-		para.Reset()
-		if text != "" && !z.bud.spend(len(text)+unitCost) {
-			return z.bud.over(where())
-		}
-		switch {
-		case text == "":
-		case rows > 0:
-			if len(cells) > 0 {
-				c := cells[len(cells)-1]
-				if c.Len() > 0 {
-					c.WriteByte(' ')
-				}
-				c.WriteString(text)
-			}
-		case level == -1:
-			if b.metaTitle == "" {
-				b.metaTitle = text
-			}
-			b.heading(1, text)
-		case level > 0:
-			b.heading(level, text)
-		default:
-			b.block(text, false, 0, 0)
-		}
-		level = 0
-		return nil
-	}
+	body := wordBody{b: &b, bud: z.bud, member: "word/document.xml"}
+	inText := false
 	err = xmlWalk(z.bud, data, "word/document.xml", func(tok xml.Token) error {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
 			case "p":
-				para.Reset()
-				level = 0
+				body.start(0)
 			case "pStyle":
-				level = styles[attr(e, "val")]
+				level := styles[attr(e, "val")]
 				if level == 0 {
 					if m := headingStyle.FindStringSubmatch(attr(e, "val")); m != nil {
 						level, _ = strconv.Atoi(m[1])
 					}
 				}
+				body.level = level
 			case "t", "delText":
 				inText = e.Name.Local == "t"
 			case "tab", "br", "cr":
-				para.WriteByte(' ')
+				body.space()
 			case "tr":
-				rows++
-				cells = cells[:0]
+				body.startRow()
 			case "tc":
-				cells = append(cells, new(strings.Builder))
+				body.startCell()
 			}
 		case xml.EndElement:
 			switch e.Name.Local {
 			case "p":
-				if err := endPara(); err != nil {
+				if err := body.end(); err != nil {
 					return err
 				}
 			case "t", "delText":
 				inText = false
 			case "tr":
-				rows--
-				var kept []string
-				for _, c := range cells {
-					if c.Len() > 0 {
-						kept = append(kept, c.String())
-					}
-				}
-				if rows == 0 && len(kept) > 0 {
-					b.block(strings.Join(kept, " | "), false, 0, 0)
-				}
+				body.endRow()
 			}
 		case xml.CharData:
 			if inText {
-				if para.Len()+len(e) > z.bud.left {
-					return z.bud.over(where())
-				}
-				para.Write(e)
+				return body.write(e)
 			}
 		}
 		return nil
@@ -199,6 +149,97 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 	d.Text = strings.TrimSpace(b.out.String())
 	d.Author = author
 	return d, nil
+}
+
+// wordBody assembles the body of a word processor's document (DOCX,
+// ODT) into b as its XML is walked: each paragraph a block, or a heading
+// (level > 0; -1: the title, kept as the title when the metadata has
+// none), and each table row a block of its cells, each the text of its
+// paragraphs, separated by " | ". Every paragraph is paid for from bud
+// before it is kept; member names the XML member in errors.
+type wordBody struct {
+	b      *builder
+	bud    *budget
+	member string
+	para   strings.Builder
+	level  int                // of the paragraph being read
+	cells  []*strings.Builder // of the table row being read
+	rows   int                // depth of table rows
+	n      int                // paragraphs so far, for errors
+}
+
+// start begins a paragraph of the heading level (0: a paragraph).
+func (p *wordBody) start(level int) {
+	p.para.Reset()
+	p.level = level
+}
+
+// space writes the space a tab or a line break stands for.
+func (p *wordBody) space() { p.para.WriteByte(' ') }
+
+// write adds text to the paragraph, within the budget.
+func (p *wordBody) write(text []byte) error {
+	if p.para.Len()+len(text) > p.bud.left {
+		return p.bud.over(p.where())
+	}
+	p.para.Write(text)
+	return nil
+}
+
+func (p *wordBody) where() string { return p.member + ", paragraph " + strconv.Itoa(p.n) }
+
+// end ends the paragraph: into the table cell being read, else a
+// heading or a block.
+func (p *wordBody) end() error {
+	p.n++
+	text := collapseSpace(p.para.String())
+	p.para.Reset()
+	if text != "" && !p.bud.spend(len(text)+unitCost) {
+		return p.bud.over(p.where())
+	}
+	switch {
+	case text == "":
+	case p.rows > 0:
+		if len(p.cells) > 0 {
+			c := p.cells[len(p.cells)-1]
+			if c.Len() > 0 {
+				c.WriteByte(' ')
+			}
+			c.WriteString(text)
+		}
+	case p.level == -1:
+		if p.b.metaTitle == "" {
+			p.b.metaTitle = text
+		}
+		p.b.heading(1, text)
+	case p.level > 0:
+		p.b.heading(p.level, text)
+	default:
+		p.b.block(text, false, 0, 0)
+	}
+	p.level = 0
+	return nil
+}
+
+func (p *wordBody) startRow() {
+	p.rows++
+	p.cells = p.cells[:0]
+}
+
+func (p *wordBody) startCell() { p.cells = append(p.cells, new(strings.Builder)) }
+
+// endRow ends a table row: an outermost one with text is a block.
+func (p *wordBody) endRow() {
+	p.rows--
+	var kept []string
+	for _, c := range p.cells {
+		if c.Len() > 0 {
+			kept = append(kept, c.String())
+		}
+	}
+	if p.rows == 0 && len(kept) > 0 {
+		p.b.block(strings.Join(kept, " | "), false, 0, 0)
+	}
 }
 
 // extractPPTX reads the slides in presentation order: each a unit

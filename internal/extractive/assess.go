@@ -676,8 +676,14 @@ func names(s string) []nameIn {
 		}
 		code = append(code, loc)
 	}
+	// Both kinds of match come in text order: one pass over the code names
+	// decides for every identifier whether it lies inside one.
+	next := 0
 	inCode := func(loc []int) bool {
-		return slices.ContainsFunc(code, func(c []int) bool { return c[0] <= loc[0] && loc[1] <= c[1] })
+		for next < len(code) && code[next][1] <= loc[0] {
+			next++
+		}
+		return next < len(code) && code[next][0] <= loc[0] && loc[1] <= code[next][1]
 	}
 	for _, loc := range identRe.FindAllStringIndex(s, -1) {
 		if loc[0] > 0 && !inCode(loc) {
@@ -720,7 +726,12 @@ func codeName(n string) bool {
 }
 
 // cueBefore reports whether one of the three words before a name is a cue.
+// It reads only the end of before (cueWindow bytes), so that the names of
+// a long sentence cost a scan each of a few words, not of all before them.
 func cueBefore(before string) bool {
+	if len(before) > cueWindow {
+		before = before[len(before)-cueWindow:] // a rune cut in two is no letter
+	}
 	ws := strings.FieldsFunc(before, func(r rune) bool { return !unicode.IsLetter(r) })
 	for i := len(ws) - 1; i >= 0 && i >= len(ws)-3; i-- {
 		if cues[strings.ToLower(ws[i])] {
@@ -729,6 +740,10 @@ func cueBefore(before string) bool {
 	}
 	return false
 }
+
+// cueWindow bounds the text before a name that cueBefore reads: three
+// words and the spaces and marks between them, with room to spare.
+const cueWindow = 200
 
 func b2f(b bool) float64 {
 	if b {

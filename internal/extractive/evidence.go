@@ -109,6 +109,30 @@ func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
 	return order, units
 }
 
+// openingOf returns source n's units in the order its opened text has
+// them, when the agent opened it (a search's snippets come first in
+// units, and may be from anywhere in the document); else units.
+func openingOf(blocks []block, n int, units []srcUnit) []srcUnit {
+	i := slices.IndexFunc(blocks, func(b block) bool { return b.num == n && b.search == 0 })
+	if i < 0 {
+		return units
+	}
+	byText := make(map[string]srcUnit, len(units))
+	for _, u := range units {
+		byText[normalize(u.Text)] = u
+	}
+	var out []srcUnit
+	for _, u := range excerpt.Units(blocks[i].text) {
+		if su, ok := byText[normalize(u.Text)]; ok {
+			out = append(out, su)
+		}
+	}
+	if len(out) == 0 {
+		return units
+	}
+	return out
+}
+
 // nameHeading reports whether a heading names a thing — a setting, an
 // option, a file, a function: one word, or a few with one that is
 // code-like ("drop_caches", "mem=nn[KMG]", "cgroup.procs") — rather than
@@ -372,22 +396,23 @@ func report(msgs []llms.MessageContent) string {
 		}
 	}
 	for _, n := range leads {
-		start := slices.IndexFunc(units[n], func(u srcUnit) bool {
+		opening := openingOf(blocks, n, units[n])
+		start := slices.IndexFunc(opening, func(u srcUnit) bool {
 			return u.Kind == excerpt.Prose && len(strings.Fields(u.Text)) >= minSentenceWords
 		})
 		if start < 0 {
 			continue
 		}
 		used := 0
-		for k, u := range units[n][start:] {
+		for k, u := range opening[start:] {
 			if used+len(u.Text) > leadBudget || size+len(u.Text) > maxEvidenceBytes || u.Kind == excerpt.Table {
 				break
 			}
 			used += len(u.Text)
-			// After its first paragraph, the opening's prose bears on the
+			// After its first paragraph, the opening's prose and items bear on the
 			// task as a quoted passage does (two of its own terms); its
 			// examples come with what they show.
-			if k > 0 && u.Kind == excerpt.Prose && len(own) > 0 && shared(u.stems, own) < min(len(own), 2) {
+			if k > 0 && u.Kind != excerpt.Code && len(own) > 0 && shared(u.stems, own) < min(len(own), 2) {
 				continue
 			}
 			if !chosen[pick{n, u.idx}] {

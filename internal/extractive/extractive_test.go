@@ -395,7 +395,7 @@ func TestWriter(t *testing.T) {
 	out := c.Content
 	golden(t, "writer.golden", out)
 
-	if !strings.HasPrefix(out, "# How does Raft elect a leader\n") {
+	if !strings.HasPrefix(out, "# How does Raft elect a leader?\n") {
 		t.Errorf("title line: %q", strings.SplitN(out, "\n", 2)[0])
 	}
 	// The first section's passages, one source's run, are the
@@ -709,7 +709,7 @@ func TestStageFromContext(t *testing.T) {
 		}
 	}
 	w := generate(t, m, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "You write reports."), human(writerPrompt)})
-	if !strings.HasPrefix(w.Content, "# How does Raft elect a leader\n") {
+	if !strings.HasPrefix(w.Content, "# How does Raft elect a leader?\n") {
 		t.Errorf("writer by shape: %q", w.Content)
 	}
 }

@@ -279,21 +279,27 @@ func findings(text string) []section {
 	return out
 }
 
-// titleOf makes a short report title from the question: the question
-// without its final punctuation, cut to its first clause when long.
+// titleOf makes a short report title from the question: the question,
+// cut to its first clause when long; a question keeps its question mark
+// unless it is cut short ("…"), other final punctuation goes.
 func titleOf(q string) string {
-	t := strings.TrimRight(strings.TrimSpace(q), "?!. ")
+	q = strings.TrimSpace(q)
+	t := strings.TrimRight(q, "?!. ")
+	mark := ""
+	if strings.HasSuffix(strings.TrimRight(q, "!. "), "?") {
+		mark = "?"
+	}
 	if len(strings.Fields(t)) > maxTitleWords {
 		if i := strings.IndexAny(t, ",;:("); i > 0 && len(strings.Fields(t[:i])) >= 3 {
 			t = t[:i]
 		}
 	}
 	if w := strings.Fields(t); len(w) > maxTitleWords {
-		t = strings.Join(w[:maxTitleWords], " ") + "…"
+		t, mark = strings.Join(w[:maxTitleWords], " ")+"…", ""
 	}
 	if t == "" {
 		return "Research report"
 	}
 	r, n := utf8.DecodeRuneInString(t)
-	return string(unicode.ToUpper(r)) + t[n:]
+	return string(unicode.ToUpper(r)) + t[n:] + mark
 }

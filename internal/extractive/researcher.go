@@ -257,6 +257,14 @@ func weightedTerms(task, obj string) map[string]float64 {
 	for st := range stemSet(stripScaffold(obj)) {
 		w[st] = 2
 	}
+	// A hyphenated compound with a stop word ("happens-before") is a term
+	// of its own: passages that hold the phrase, not only its key word.
+	for _, c := range compounds(task) {
+		w[c] = max(w[c], 1)
+	}
+	for _, c := range compounds(obj) {
+		w[c] = 2
+	}
 	// A number quoted as an example of a value ("a string like "42"")
 	// stands for any: passages that happen to hold it are no better.
 	for _, t := range []string{task, obj} {
@@ -291,7 +299,7 @@ func score(s string, terms map[string]float64) float64 {
 		return 0
 	}
 	got := 0.0
-	for st := range stemSet(s) {
+	for st := range stemSetFor(s, terms) {
 		got += terms[st]
 	}
 	return got / total

@@ -37,7 +37,7 @@ func TestSectionAndFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Title != "How does Raft elect a leader" || f.Summary != "" ||
+	if f.Title != "How does Raft elect a leader?" || f.Summary != "" ||
 		f.Intro != "The sections below answer the question part by part: Leader election; Terms." {
 		t.Errorf("frame %+v", f)
 	}

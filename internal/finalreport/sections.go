@@ -139,7 +139,8 @@ func parseFrame(text, question string) Frame {
 		}
 	}
 	if f.Title == "" {
-		f.Title = oneLine(strings.TrimRight(question, "?!. "))
+		// The question is the title, its question mark kept.
+		f.Title = oneLine(strings.TrimRight(question, "!. "))
 	}
 	f.Intro = strings.TrimSpace(strings.Join(intro, "\n"))
 	f.Summary = strings.TrimSpace(strings.Join(summary, "\n"))

@@ -45,9 +45,9 @@ func TestParseFrame(t *testing.T) {
 	}{
 		{"title, intro, summary", "# Café prices\n\nPrices rose [7].\nWages lagged [3].\n\n## Summary\n\nPrices rose faster than wages [7][3].\n",
 			Frame{Title: "Café prices", Intro: "Prices rose [7].\nWages lagged [3].", Summary: "## Summary\n\nPrices rose faster than wages [7][3]."}},
-		{"no title", "Prices rose [7].", Frame{Title: "How did café prices change", Intro: "Prices rose [7]."}},
+		{"no title", "Prices rose [7].", Frame{Title: "How did café prices change?", Intro: "Prices rose [7]."}},
 		{"a deeper heading becomes the summary's", "# T\n\nIntro.\n\n### Conclusion\nDone.", Frame{Title: "T", Intro: "Intro.", Summary: "## Conclusion\nDone."}},
-		{"a late title is a heading", "Intro first.\n\n# Late\ntext", Frame{Title: "How did café prices change", Intro: "Intro first.", Summary: "## Late\ntext"}},
+		{"a late title is a heading", "Intro first.\n\n# Late\ntext", Frame{Title: "How did café prices change?", Intro: "Intro first.", Summary: "## Late\ntext"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"strings"
@@ -254,4 +255,31 @@ func PDFPageCount(count int) []byte {
 func PDFCyclicPages() []byte {
 	return PDF("<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [6 0 R 3 0 R] /Count 2 >>", pdfPage, pdfText("A page in a loop."), pdfFont,
 		"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1 >>")
+}
+
+// Gzip compresses data as one gzip member.
+func Gzip(data []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(data)
+	w.Close()
+	return buf.Bytes()
+}
+
+// GzipBomb is size zero bytes gzipped at the best compression, in
+// members of at most 64 MiB: about a thousandth of size (256 KiB for 256
+// MiB). A reader that unpacks it whole holds size bytes.
+func GzipBomb(size int64) []byte {
+	var buf bytes.Buffer
+	zeros := make([]byte, 1<<20)
+	for size > 0 {
+		n := min(size, 64<<20)
+		w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		for left := n; left > 0; left -= int64(len(zeros)) {
+			w.Write(zeros[:min(left, int64(len(zeros)))])
+		}
+		w.Close()
+		size -= n
+	}
+	return buf.Bytes()
 }

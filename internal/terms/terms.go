@@ -9,6 +9,7 @@
 package terms
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -171,6 +172,84 @@ func camelWords(t string) []string {
 	}
 	return append(out, string(rs[start:]))
 }
+
+// phraseWords splits s into lower-cased words as Tokens does, with an
+// empty word wherever anything but spaces or one hyphen separates two
+// (punctuation ends a phrase).
+func phraseWords(s string) []string {
+	var out []string
+	start, sepStart := -1, 0
+	for i, r := range s {
+		if IsWordRune(r) {
+			if start < 0 {
+				if len(out) > 0 && strings.Trim(s[sepStart:i], " -") != "" || strings.Count(s[sepStart:i], "-") > 1 {
+					out = append(out, "")
+				}
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, strings.ToLower(s[start:i]))
+			start, sepStart = -1, i
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(s[start:]))
+	}
+	return out
+}
+
+// AddCompounds adds to set the compound terms of s: each key word next to
+// a stop word, within a phrase ("happens before" → happen+before,
+// Compound). A question that asks about "happens-before" (Compounds) is
+// about the phrase, not about "happens" alone; scorers that weigh such a
+// term add a text's compounds to its stems.
+func AddCompounds(set map[string]bool, s string) {
+	prev, prevKey := "", false
+	for _, w := range phraseWords(s) {
+		if w == "" { // a break: no pair across it
+			prev = ""
+			continue
+		}
+		key := IsKey(w)
+		if prev != "" && key != prevKey && (key || stop[w]) && (prevKey || stop[prev]) {
+			set[Compound(prev, w)] = true
+		}
+		prev, prevKey = w, key
+	}
+}
+
+// HasCompound reports whether any key of weight is a compound term.
+func HasCompound[V any](weight map[string]V) bool {
+	for k := range weight {
+		if strings.Contains(k, "+") {
+			return true
+		}
+	}
+	return false
+}
+
+// Compound is the term of two adjacent words, one a key word and the
+// other a stop word ("happens", "before" → "happen+before"): the form
+// StemSetParts gives such a pair, and Compounds a question's.
+func Compound(a, b string) string { return Stem(a) + "+" + Stem(b) }
+
+// Compounds returns the compound terms of s's hyphenated words that join
+// a key word and a stop word ("happens-before", "opt-in", "set-up"):
+// words whose meaning is the pair's.
+func Compounds(s string) []string {
+	var out []string
+	for _, m := range hyphenated.FindAllStringSubmatch(strings.ToLower(s), -1) {
+		a, b := m[1], m[2]
+		if IsKey(a) != IsKey(b) && (stop[a] || stop[b]) {
+			out = append(out, Compound(a, b))
+		}
+	}
+	return out
+}
+
+var hyphenated = regexp.MustCompile(`(\pL+)-(\pL+)`)
 
 // parts splits a token at its boundaries between letters and digits; nil
 // for a token of letters only or digits only.

@@ -67,3 +67,19 @@ func TestCamelWords(t *testing.T) {
 		}
 	}
 }
+
+func TestCompounds(t *testing.T) {
+	if got := fmt.Sprint(Compounds("How does Go define happens-before, and what is read-write or opt-in?")); got != "["+Compound("happens", "before")+" "+Compound("opt", "in")+"]" {
+		t.Errorf("Compounds = %s", got)
+	}
+	set := map[string]bool{}
+	AddCompounds(set, "The happens before relation is a partial order.")
+	if !set[Compound("happens", "before")] {
+		t.Errorf("AddCompounds lacks the compound: %v", set)
+	}
+	set = map[string]bool{}
+	AddCompounds(set, "It happens. Before that, nothing.")
+	if set[Compound("happens", "before")] {
+		t.Error("a sentence break makes no compound")
+	}
+}

@@ -223,7 +223,10 @@ func (c *checker) run(ctx context.Context) (*Result, error) {
 					ct.Reason = "no sentence precedes the marker"
 				default:
 					c.texts[len(res.Citations)] = text
-					sentence := unattributed(f.sentence)
+					sentence := f.sentence
+					if knowledgeBase(c.sources[n]) {
+						sentence = unattributed(sentence)
+					}
 					k := [2]string{sentence, fmt.Sprint(n, src.Location)}
 					lk := k
 					if f.blockQuote {
@@ -532,8 +535,6 @@ func (c *checker) problems(res *Result) {
 	}
 }
 
-// closest is a fix's mention of the citation's closest passage in its
-// source, when it has one.
 // attributionRe matches the words that open a sentence drawn from one's
 // own knowledge base, as seed 003's answers name it: "According to our
 // product catalog, ", "Based on our FAQ, ", "From our troubleshooting
@@ -550,6 +551,16 @@ func unattributed(sentence string) string {
 	return sentence
 }
 
+// knowledgeBase reports whether src is a document of one's own knowledge
+// base — a local document or a Chroma record — whose citing sentences may
+// name it ("According to our FAQ, "): a web page cited so is not "ours",
+// and the sentence is checked whole.
+func knowledgeBase(src Source) bool {
+	return src.Type == source.TypeChroma || source.Source{ID: src.ID, URL: src.URL}.Kind() == source.KindLocal
+}
+
+// closest is a fix's mention of the citation's closest passage in its
+// source, when it has one.
 func closest(ct Citation) string {
 	if ct.Evidence == nil || ct.Evidence.Quote == "" {
 		return ""

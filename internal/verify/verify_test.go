@@ -392,6 +392,18 @@ func TestAttributionLeadIn(t *testing.T) {
 			t.Errorf("%q: %+v, want %s", tc.sentence, res.Citations, tc.want)
 		}
 	}
+	// A web page is not "ours": the lead-in is part of what its sentence
+	// claims, and the page does not hold it.
+	web := []Source{{Number: 1, URL: "https://shop.example.com/faq", Text: srcs[0].Text}}
+	for _, s := range []string{"According to our FAQ, question: Can I return a laptop? [1]", "From our troubleshooting guide, laptops can be returned within 30 days of delivery. [1]"} {
+		res, err := Check(context.Background(), s, web, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Citations) != 1 || res.Citations[0].Status == Supported && res.Citations[0].Score == 1 {
+			t.Errorf("%q citing a web page: %+v; want its lead-in checked, not dropped", s, res.Citations)
+		}
+	}
 	if got := unattributed("According to our product catalog, the TechBook Air costs $999."); got != "the TechBook Air costs $999." {
 		t.Errorf("unattributed = %q", got)
 	}

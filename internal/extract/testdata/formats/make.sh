@@ -47,6 +47,65 @@ ws2 = wb.create_sheet("Warranty")
 for r in [["product_id", "years"], ["SKU001", 3]]:
     ws2.append(r)
 wb.save("catalog.xlsx")
+
+# An OpenDocument text: headings by outline level, a paragraph with a
+# footnote, a list, a table, and a deletion kept for change tracking
+# (neither the footnote nor the deleted text is the document's text).
+from odf.opendocument import OpenDocumentText
+from odf.style import Style, TextProperties
+from odf.text import H, P, Span, List, ListItem, Note, NoteCitation, NoteBody, S, Tab, LineBreak
+from odf.table import Table, TableColumn, TableRow, TableCell
+odt = OpenDocumentText()
+from odf.dc import Title
+odt.meta.addElement(Title(text="Repeater Field Guide"))
+from odf.text import TrackedChanges, ChangedRegion, Deletion, ChangeStart, ChangeEnd
+from odf.office import ChangeInfo
+from odf.namespaces import XMLNS
+from odf.dc import Creator, Date
+tc = TrackedChanges()
+cr = ChangedRegion(qattributes={(XMLNS, "id"): "ct1"})
+de = Deletion()
+ci = ChangeInfo()
+ci.addElement(Creator(text="editor"))
+ci.addElement(Date(text="2024-01-01T00:00:00"))
+de.addElement(ci)
+de.addElement(P(text="The vault code is 4711."))
+cr.addElement(de)
+tc.addElement(cr)
+odt.text.addElement(tc)
+odt.text.addElement(H(outlinelevel=1, text="Repeater Field Guide"))
+odt.text.addElement(H(outlinelevel=2, text="Recovery"))
+p = P(text="A repeater is grappled from depths of up to ")
+p.addElement(Span(text="eight kilometres"))
+p.addText(", then lifted")
+p.addElement(S(c=3))
+p.addText("at dawn.")
+n = Note(noteclass="footnote")
+n.addElement(NoteCitation(text="1"))
+nb = NoteBody()
+nb.addElement(P(text="Weather permitting."))
+n.addElement(nb)
+p.addElement(n)
+odt.text.addElement(p)
+lst = List()
+for t in ["Check the housing for leaks.", "Record the serial number."]:
+    li = ListItem()
+    li.addElement(P(text=t))
+    lst.addElement(li)
+odt.text.addElement(lst)
+odt.text.addElement(H(outlinelevel=2, text="Depots"))
+tab = Table(name="Depots")
+tab.addElement(TableColumn(numbercolumnsrepeated=2))
+for row in [["Depot", "Ship"], ["Porthcurno", "Monarch"]]:
+    tr = TableRow()
+    for v in row:
+        tc = TableCell()
+        tc.addElement(P(text=v))
+        tr.addElement(tc)
+    tab.addElement(tr)
+odt.text.addElement(tab)
+odt.text.addElement(P(text="Spares are kept dry."))
+odt.save("guide.odt")
 PY
 
 cat > /tmp/deck.md <<'MD'
