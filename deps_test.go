@@ -44,7 +44,7 @@ var reaches = map[string][]string{
 	"e2e":                                {},
 	"e2e/askingmodel":                    {},
 	"httpapi":                            {"clock", "defaults", "events", "jsonkind", "openaiwire", "output"},
-	"mcpserver":                          {"canon"},
+	"mcpserver":                          {"canon", "events"},
 	"natsrun":                            {"clock", "events"},
 	"sqlitestore":                        {"clock", "events", "stored", "usage"},
 }

@@ -173,7 +173,7 @@ func ReopenRun(ctx context.Context, st Store, id string) (Request, Durable, erro
 // it there as Record does: ReopenRun, then RecordDurable. Every call the
 // run's journal holds is answered from it; its events go on after those
 // stored. It is `deepresearch resume ID`; a server resumes its own runs
-// (httpapi.Server.Resume).
+// (Runs.Resume).
 func (r *Researcher) Resume(ctx context.Context, st Store, id string, sink func(Event)) (*Report, error) {
 	req, d, err := ReopenRun(context.WithoutCancel(ctx), st, id)
 	if err != nil {

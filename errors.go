@@ -62,7 +62,8 @@ var (
 	ErrRunExists = stored.ErrExists
 	// ErrEventSeq reports an event that does not follow its run's last.
 	ErrEventSeq = stored.ErrSeq
-	// ErrRunEnded reports a write to a run that has ended.
+	// ErrRunEnded reports a write to a run that has ended, or a
+	// cancellation of one (Runs.Cancel).
 	ErrRunEnded = stored.ErrFinished
 )
 
@@ -78,6 +79,47 @@ var (
 	// (status failed).
 	ErrTimeLimit = errors.New("the run went past its time limit")
 )
+
+// Errors of Runs: why it refused what it was asked, in a *RunsError
+// that names the run and says it for the caller (RunsError.Message).
+var (
+	// ErrTooManyRuns: RunsOptions.MaxRuns runs are in progress; a front
+	// end asks its caller to retry later (HTTP: 429).
+	ErrTooManyRuns = errors.New("too many runs in progress")
+	// ErrRunsClosed: the Runs is closing, and starts no run.
+	ErrRunsClosed = errors.New("runs closed")
+	// ErrNotWaiting: the run does not wait for what it was given (answers
+	// to a run that asks none, a review of a plan it does not propose).
+	ErrNotWaiting = errors.New("the run does not wait for that")
+	// ErrRunElsewhere: the run is in progress in another process that
+	// shares the store; only that process reaches it.
+	ErrRunElsewhere = errors.New("the run is in progress in another process")
+	// ErrAnswered: the run took another person's word first, or went on
+	// without one (its review time ran out).
+	ErrAnswered = errors.New("the run was answered already")
+	// ErrRunStopped: the run stopped before it kept a person's word.
+	ErrRunStopped = errors.New("the run stopped before it kept the word")
+	// ErrReviewTimeout ends a run whose plan was not reviewed within
+	// RunsOptions.ReviewTimeout, when OnReviewTimeout is TimeoutCancel.
+	ErrReviewTimeout = errors.New("the plan was not reviewed in time")
+)
+
+// RunsError is what a Runs refused, and why: Err is one of the errors of
+// Runs above (or ErrRunNotFound, ErrRunExists, ErrRunEnded), Problem the
+// sentence for the caller who asked. It unwraps to Err.
+type RunsError struct {
+	Run     string // the run's ID
+	Err     error
+	Problem string // e.g. "run 0123 is running, not needs_input"
+}
+
+func (e *RunsError) Error() string { return "deepresearch: " + e.Problem }
+
+// Message is the problem for the caller, without the package's prefix.
+func (e *RunsError) Message() string { return e.Problem }
+
+// Unwrap returns Err.
+func (e *RunsError) Unwrap() error { return e.Err }
 
 // StageError is a run that failed in one stage. Its message reads
 // "deepresearch: STAGE: cause"; it unwraps to the cause, so errors.Is finds

@@ -47,8 +47,8 @@ const (
 // keep each run's journal, and take interrupted runs up again. It is one
 // interface with every capability: sqlitestore implements it in an SQLite
 // file, deepresearchtest.NewStore in memory, and one conformance suite
-// holds both to it; the HTTP API (httpapi) and the CLI's runs and show
-// commands read it. Every method is safe for concurrent use and takes
+// holds both to it; Runs keeps the runs the HTTP API (httpapi) and the
+// MCP server serve in it, and the CLI's runs and show commands read it. Every method is safe for concurrent use and takes
 // effect before it returns.
 //
 // Runs are written in this order: Create and Start (StartRun), each event
@@ -229,6 +229,29 @@ func (r *Researcher) RecordDurable(ctx context.Context, st Store, req Request, d
 		log.Error().Err(ferr).Msg("storing the run's end")
 	}
 	return rep, err
+}
+
+// RecordOrResearch runs req in the foreground, as a front end that runs
+// one request does (`deepresearch run`), and keeps it in st as a run
+// started by origin: StartRunFrom, then Record. unavailable is what
+// opening st gave: when it is not nil there is no store, and the run is
+// not kept — the Researcher's log warns that it is not, saying why, and
+// req runs unrecorded (Research): a store that cannot be opened costs the
+// record, not the research. A request StartRunFrom refuses (a
+// *RequestError, a taken RunID) runs nothing.
+func (r *Researcher) RecordOrResearch(ctx context.Context, st Store, unavailable error, req Request, origin string, sink func(Event)) (*Report, error) {
+	if unavailable != nil || st == nil {
+		if unavailable == nil {
+			unavailable = errors.New("no run store")
+		}
+		r.log.Warn().Err(unavailable).Msg("the run will not be kept in the run store")
+		return r.Research(ctx, req, sink)
+	}
+	req, err := StartRunFrom(context.WithoutCancel(ctx), st, req, origin)
+	if err != nil {
+		return nil, err
+	}
+	return r.Record(ctx, st, req, sink)
 }
 
 // waitingHooks wraps h so that set is told the run's status while a hook

@@ -246,6 +246,7 @@ func check(s *Settings) []problem {
 		ps.add("serve.max_body", sv.MaxBody, "must be at least 1")
 	}
 	ps.oneOf("serve.resume", sv.Resume, []string{"auto", "never"})
+	ps.oneOf("serve.plan_timeout_action", sv.PlanTimeoutAction, []string{"proceed", "cancel"})
 	ps.atLeast("serve.max_resumes", sv.MaxResumes, 1)
 
 	if s.NATS.URL != "" && !natsURLs(s.NATS.URL) {

@@ -73,11 +73,15 @@ func benchLoad(b *testing.B, runs int, latency time.Duration) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	srv, err := New(Config{Runner: r, Store: st, MaxRuns: runs})
+	rs, err := deepresearch.NewRuns(r, st, deepresearch.RunsOptions{MaxRuns: runs})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer srv.Close()
+	defer rs.Close()
+	srv, err := New(Config{Runs: rs})
+	if err != nil {
+		b.Fatal(err)
+	}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * runs, MaxConnsPerHost: 0}}

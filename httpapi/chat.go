@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,8 +109,8 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	// A question that needs clarifying is answered with the questions;
 	// the next user message answers them (chatRequestOf reads it back).
-	if c, ok := s.cfg.Runner.(Clarifier); ok && len(req.Answers) == 0 {
-		qs, err := c.Clarify(r.Context(), req)
+	if len(req.Answers) == 0 {
+		qs, err := s.runs.Clarify(r.Context(), req)
 		if err != nil {
 			s.fail(w, err)
 			return
@@ -124,7 +123,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	// Asked above, or answered: a chat run does not wait, for answers or
 	// for a plan review its client has no way to post.
 	req.Clarify, req.Review = deepresearch.ClarifyNever, deepresearch.ReviewNever
-	id, err := s.start(req)
+	id, err := s.start(r.Context(), req)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -136,7 +135,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 				// The client went away. Without a stream it was never
 				// told the run's ID, so none can come back for the
 				// answer: the run ends with it, freeing its slot.
-				s.cancelRun(id, fmt.Errorf("%w: the chat client went away before its answer", errCanceled))
+				s.runs.Cancel(r.Context(), id, errors.New("the chat client went away before its answer")) //nolint:errcheck // r's context is done: it waits for nothing
 			}
 			return
 		}
@@ -224,17 +223,14 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 // reference list (or the agents' findings when the writer failed), less
 // the prefix already streamed.
 func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatResult, chatUsage, error) {
-	run, err := s.store.Get(r.Context(), id)
+	run, err := s.runs.Get(r.Context(), id)
 	if err != nil {
 		return "", chatResult{}, chatUsage{}, err
 	}
 	u := chatUsage{PromptTokens: run.Usage.PromptTokens, CompletionTokens: run.Usage.CompletionTokens,
 		TotalTokens: run.Usage.PromptTokens + run.Usage.CompletionTokens}
 	res := chatResult{RunID: id, Status: run.Status, References: []deepresearch.Reference{}}
-	var rep *deepresearch.Report
-	if b, err := s.store.Report(r.Context(), id); err == nil {
-		rep, _ = deepresearch.LoadReport(b)
-	}
+	rep, _ := s.runs.Report(r.Context(), id)
 	if rep == nil {
 		msg := fmt.Sprintf("the research run %s %s without a report", id, run.Status)
 		if run.Error != "" {
@@ -254,13 +250,6 @@ func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatR
 		content = "\n\n" + content // the streamed text was not the report's start: give the whole report
 	}
 	return content, res, u, nil
-}
-
-// Clarifier is a Runner that can ask a request's clarifying questions
-// without running it (*deepresearch.Researcher is one): the chat endpoint
-// asks them as its reply.
-type Clarifier interface {
-	Clarify(ctx context.Context, req deepresearch.Request) ([]deepresearch.Clarification, error)
 }
 
 // clarifyLead starts a reply that asks clarifying questions; the next
@@ -428,13 +417,3 @@ func (s *Server) chatReply(w http.ResponseWriter, stream bool, content string) {
 func noop() error { return nil }
 
 func ptr[T any](v T) *T { return &v }
-
-// cancelRun cancels run id of this server, if it still runs, with cause.
-func (s *Server) cancelRun(id string, cause error) {
-	s.mu.Lock()
-	lr := s.runs[id]
-	s.mu.Unlock()
-	if lr != nil {
-		lr.cancel(cause)
-	}
-}

@@ -124,12 +124,11 @@ func TestChatClientGone(t *testing.T) {
 		gone <- err
 	}()
 	<-model.held // the run is researching
-	e.srv.mu.Lock()
-	var id string
-	for k := range e.srv.runs {
-		id = k
+	runs, err := e.store.List(t.Context(), 1)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("the store lists %d runs (%v)", len(runs), err)
 	}
-	e.srv.mu.Unlock()
+	id := runs[0].ID
 	cancel()
 	<-gone
 	e.ended(id)

@@ -201,7 +201,7 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 		return false
 	}
 	id := r.PathValue("id")
-	if _, err := s.store.Get(r.Context(), id); !errors.Is(err, deepresearch.ErrRunNotFound) {
+	if _, err := s.runs.Get(r.Context(), id); !errors.Is(err, deepresearch.ErrRunNotFound) {
 		return false // this server's run, or a store error its handler reports
 	}
 	if _, err := f.LastEvent(r.Context(), id); err != nil {
@@ -301,16 +301,11 @@ func (s *Server) Answer(ctx context.Context, id string, req []byte, limit int) (
 	if json.Unmarshal(req, &fr) != nil || !forwardedRoutes[[2]string{fr.Method, fr.Route}] {
 		return nil, false
 	}
-	if _, err := s.store.Get(ctx, id); err != nil {
+	if _, err := s.runs.Get(ctx, id); err != nil {
 		return nil, false
 	}
-	if fr.Method != http.MethodGet || fr.Route != "" {
-		s.mu.Lock()
-		lr := s.runs[id]
-		s.mu.Unlock()
-		if lr == nil {
-			return nil, false // another process runs it (a store they share)
-		}
+	if (fr.Method != http.MethodGet || fr.Route != "") && !s.runs.Owns(id) {
+		return nil, false // another process runs it (a store they share)
 	}
 	rec := &recorder{header: http.Header{}}
 	now := s.cfg.Clock.Now()

@@ -122,13 +122,16 @@ func (e *env) doHost(method, path, body string, hdr ...string) *http.Response {
 // TestTokenMustBeASecret (issue 18, #2): an empty-looking or short token
 // is refused, so that a server that requires one requires a secret.
 func TestTokenMustBeASecret(t *testing.T) {
-	st := &sqlitestore.Store{}
+	runs, err := deepresearch.NewRuns((*deepresearch.Researcher)(nil), &sqlitestore.Store{}, deepresearch.RunsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tok := range []string{" ", "\t\n", "short", "fifteen-chars!!", " sixteen-chars-x", "with space inside"} {
-		if _, err := New(Config{Runner: (*deepresearch.Researcher)(nil), Store: st, Token: tok}); err == nil {
+		if _, err := New(Config{Runs: runs, Token: tok}); err == nil {
 			t.Errorf("token %q accepted", tok)
 		}
 	}
-	if _, err := New(Config{Runner: (*deepresearch.Researcher)(nil), Store: st, Token: "sixteen-chars-ok"}); err != nil {
+	if _, err := New(Config{Runs: runs, Token: "sixteen-chars-ok"}); err != nil {
 		t.Errorf("a 16-character token: %v", err)
 	}
 }
@@ -250,7 +253,9 @@ func newPipeEnv(t *testing.T, cfg Config) *pipeEnv {
 	if err := st.Finish(ctx, e.run, deepresearch.StatusFinished, deepresearch.Usage{}, ""); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Runner, cfg.Store = (*deepresearch.Researcher)(nil), st
+	if cfg.Runs, err = deepresearch.NewRuns((*deepresearch.Researcher)(nil), st, deepresearch.RunsOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if e.srv, err = New(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +267,7 @@ func newPipeEnv(t *testing.T, cfg Config) *pipeEnv {
 func (e *pipeEnv) close() {
 	e.hs.Close()
 	e.ln.Close()
-	e.srv.Close()
+	e.srv.cfg.Runs.Close()
 	e.store.Close()
 }
 

@@ -115,10 +115,10 @@ func TestClarifyOverHTTP(t *testing.T) {
 	e.post("/v1/research/"+id+"/input", `{"answers":["again"]}`, http.StatusConflict)
 }
 
-// reviewSignal wraps a Runner: reviewing is sent on (unbuffered) each time a run's
+// reviewSignal wraps a RunRecorder: reviewing is sent on (unbuffered) each time a run's
 // plan review hook is called (the run is stored awaiting_plan by then).
 type reviewSignal struct {
-	Runner
+	deepresearch.RunRecorder
 	reviewing chan struct{}
 }
 
@@ -132,7 +132,7 @@ func (rs reviewSignal) RecordDurable(ctx context.Context, st deepresearch.Store,
 		}
 		req.Hooks = &h
 	}
-	return rs.Runner.RecordDurable(ctx, st, req, d, sink)
+	return rs.RunRecorder.RecordDurable(ctx, st, req, d, sink)
 }
 
 // TestPlanReviewSurvivesRestart: review_plan stops the run awaiting_plan;
@@ -142,8 +142,10 @@ func (rs reviewSignal) RecordDurable(ctx context.Context, st deepresearch.Store,
 // are in plan.accepted.
 func TestPlanReviewSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	signal := func(ch chan struct{}) func(Runner) Runner {
-		return func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: ch} }
+	signal := func(ch chan struct{}) func(deepresearch.RunRecorder) deepresearch.RunRecorder {
+		return func(r deepresearch.RunRecorder) deepresearch.RunRecorder {
+			return reviewSignal{RunRecorder: r, reviewing: ch}
+		}
 	}
 	first := make(chan struct{})
 	e := newEnv(t, envOpts{dir: dir, wrap: signal(first)})
@@ -164,7 +166,7 @@ func TestPlanReviewSurvivesRestart(t *testing.T) {
 
 	again := make(chan struct{})
 	e2 := newEnv(t, envOpts{dir: dir, wrap: signal(again)})
-	if ids, err := e2.srv.Resume(t.Context(), 0); err != nil || !slices.Equal(ids, []string{id}) {
+	if ids, err := e2.runs.Resume(t.Context()); err != nil || !slices.Equal(ids, []string{id}) {
 		t.Fatalf("Resume = %v, %v", ids, err)
 	}
 	<-again
@@ -212,11 +214,13 @@ func TestPlanReviewSurvivesRestart(t *testing.T) {
 // TestPlanTimeout: a plan not reviewed in time is researched as proposed,
 // or the run ends failed, as Config says.
 func TestPlanTimeout(t *testing.T) {
-	for _, action := range []string{PlanTimeoutProceed, PlanTimeoutCancel} {
-		t.Run(action, func(t *testing.T) {
+	for _, action := range []deepresearch.TimeoutAction{deepresearch.TimeoutProceed, deepresearch.TimeoutCancel} {
+		t.Run(string(action), func(t *testing.T) {
 			ch := make(chan struct{})
 			e := newEnv(t, envOpts{planTimeout: time.Hour, planAction: action,
-				wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: ch} }})
+				wrap: func(r deepresearch.RunRecorder) deepresearch.RunRecorder {
+					return reviewSignal{RunRecorder: r, reviewing: ch}
+				}})
 			res := e.do("POST", "/v1/research", `{"question":"How were undersea cables repaired?","review_plan":true}`)
 			var s started
 			readJSON(t, res, &s)
@@ -225,7 +229,7 @@ func TestPlanTimeout(t *testing.T) {
 			e.clock.Advance(time.Hour)
 			e.ended(s.ID)
 			want := deepresearch.StatusFinished
-			if action == PlanTimeoutCancel {
+			if action == deepresearch.TimeoutCancel {
 				want = deepresearch.StatusFailed
 			}
 			if st := e.status(s.ID); st != string(want) {
@@ -284,10 +288,10 @@ func TestChatClarifies(t *testing.T) {
 	}
 }
 
-// askSignal wraps a Runner: asking is sent on (unbuffered) each time a
+// askSignal wraps a RunRecorder: asking is sent on (unbuffered) each time a
 // run's Ask hook is called, reviewing each time its Review hook is.
 type askSignal struct {
-	Runner
+	deepresearch.RunRecorder
 	asking, reviewing chan struct{}
 }
 
@@ -305,7 +309,7 @@ func (as askSignal) RecordDurable(ctx context.Context, st deepresearch.Store, re
 		}
 		req.Hooks = &h
 	}
-	return as.Runner.RecordDurable(ctx, st, req, d, sink)
+	return as.RunRecorder.RecordDurable(ctx, st, req, d, sink)
 }
 
 // TestAnswersSurviveRestart: a run answered over POST …/input and then
@@ -319,8 +323,8 @@ func TestAnswersSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	m := &asking{Model: deepresearchtest.Model(0)}
-	sig := func(as askSignal) func(Runner) Runner {
-		return func(r Runner) Runner { as.Runner = r; return as }
+	sig := func(as askSignal) func(deepresearch.RunRecorder) deepresearch.RunRecorder {
+		return func(r deepresearch.RunRecorder) deepresearch.RunRecorder { as.RunRecorder = r; return as }
 	}
 	first := askSignal{asking: make(chan struct{}), reviewing: make(chan struct{})}
 	e := newEnv(t, envOpts{dir: dir, model: m, start: t0, planTimeout: time.Hour, wrap: sig(first)})
@@ -338,7 +342,7 @@ func TestAnswersSurviveRestart(t *testing.T) {
 	m2 := &asking{Model: deepresearchtest.Model(0)}
 	again := askSignal{asking: make(chan struct{}), reviewing: make(chan struct{})}
 	e2 := newEnv(t, envOpts{dir: dir, model: m2, start: t0.Add(40 * time.Minute), planTimeout: time.Hour, wrap: sig(again)})
-	if ids, err := e2.srv.Resume(t.Context(), 0); err != nil || !slices.Equal(ids, []string{id}) {
+	if ids, err := e2.runs.Resume(t.Context()); err != nil || !slices.Equal(ids, []string{id}) {
 		t.Fatalf("Resume = %v, %v", ids, err)
 	}
 	select {
@@ -447,7 +451,9 @@ func TestChatNumberedAnswers(t *testing.T) {
 func TestChatNeverWaitsForReview(t *testing.T) {
 	reviewing := make(chan struct{})
 	e := newEnv(t, envOpts{people: deepresearch.PeopleDefaults{Review: deepresearch.ReviewEveryCycle},
-		wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: reviewing} }})
+		wrap: func(r deepresearch.RunRecorder) deepresearch.RunRecorder {
+			return reviewSignal{RunRecorder: r, reviewing: reviewing}
+		}})
 	done := make(chan *http.Response, 1)
 	go func() {
 		done <- e.do("POST", "/v1/chat/completions", `{"model":"deepresearch","messages":[{"role":"user","content":"How are undersea cables repaired?"}]}`)
@@ -479,7 +485,9 @@ func TestConcurrentReviewers(t *testing.T) {
 	for _, action := range []string{`{"action":"accept"}`, `{"action":"reject"}`} {
 		t.Run(action, func(t *testing.T) {
 			reviewing := make(chan struct{}, 4)
-			e := newEnv(t, envOpts{wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: reviewing} }})
+			e := newEnv(t, envOpts{wrap: func(r deepresearch.RunRecorder) deepresearch.RunRecorder {
+				return reviewSignal{RunRecorder: r, reviewing: reviewing}
+			}})
 			res := e.do("POST", "/v1/research", `{"question":"How were undersea cables laid?","review_plan":true,"max_tasks":2,"max_cycles":1}`)
 			var s started
 			readJSON(t, res, &s)

@@ -40,8 +40,7 @@ type Remote interface {
 // holds is a 404.
 func (s *Server) lookupAny(r *http.Request) (run deepresearch.StoredRun, last deepresearch.StoredEvent, remote bool, err error) {
 	run, err = s.lookup(r)
-	var re *requestError
-	if s.cfg.Remote == nil || !errors.As(err, &re) || re.status != http.StatusNotFound {
+	if s.cfg.Remote == nil || !errors.Is(err, deepresearch.ErrRunNotFound) {
 		return run, last, false, err
 	}
 	id := r.PathValue("id")

@@ -151,7 +151,9 @@ func (f forwardRemote) Ask(ctx context.Context, id string, req []byte, accept fu
 // neither holds is still 404.
 func TestForwardedRequests(t *testing.T) {
 	reviewing := make(chan struct{}, 4)
-	a := newEnv(t, envOpts{token: "owner-token-0123456789", wrap: func(r Runner) Runner { return reviewSignal{Runner: r, reviewing: reviewing} }})
+	a := newEnv(t, envOpts{token: "owner-token-0123456789", wrap: func(r deepresearch.RunRecorder) deepresearch.RunRecorder {
+		return reviewSignal{RunRecorder: r, reviewing: reviewing}
+	}})
 	defer a.close()
 	var asked atomic.Int32
 	b := newEnv(t, envOpts{token: "owner-token-0123456789", remote: forwardRemote{storeRemote{a.store}, &a.srv, &asked}})
@@ -211,13 +213,13 @@ func TestForwardedRequests(t *testing.T) {
 	}
 }
 
-// lateStart is a Runner whose runs emit their first event a while after
-// they are stored, as a run whose first step is slow would.
-type lateStart struct{ Runner }
+// lateStart is a RunRecorder whose runs emit their first event a while
+// after they are stored, as a run whose first step is slow would.
+type lateStart struct{ deepresearch.RunRecorder }
 
 func (l lateStart) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	time.Sleep(200 * time.Millisecond)
-	return l.Runner.RecordDurable(ctx, st, req, d, sink)
+	return l.RunRecorder.RecordDurable(ctx, st, req, d, sink)
 }
 
 // TestStartedBeforeAnswer: with other server processes (Config.Remote),
@@ -226,7 +228,7 @@ func (l lateStart) RecordDurable(ctx context.Context, st deepresearch.Store, req
 // events) finds the run there, not a 404.
 func TestStartedBeforeAnswer(t *testing.T) {
 	var bStore *sqlitestore.Store
-	a := newEnv(t, envOpts{wrap: func(r Runner) Runner { return lateStart{r} }, remote: lazyRemote{&bStore}})
+	a := newEnv(t, envOpts{wrap: func(r deepresearch.RunRecorder) deepresearch.RunRecorder { return lateStart{r} }, remote: lazyRemote{&bStore}})
 	defer a.close()
 	b := newEnv(t, envOpts{remote: storeRemote{a.store}})
 	defer b.close()

@@ -38,7 +38,7 @@ func (s *Server) postResearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	id, err := s.start(q)
+	id, err := s.start(r.Context(), q)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -56,13 +56,9 @@ type runView struct {
 	Report string `json:"report,omitempty"`
 }
 
+// lookup returns the stored run the request's path names.
 func (s *Server) lookup(r *http.Request) (deepresearch.StoredRun, error) {
-	id := r.PathValue("id")
-	run, err := s.store.Get(r.Context(), id)
-	if errors.Is(err, deepresearch.ErrRunNotFound) {
-		return run, &requestError{http.StatusNotFound, typeNotFound, fmt.Sprintf("no run %q", id)}
-	}
-	return run, err
+	return s.runs.Get(r.Context(), r.PathValue("id"))
 }
 
 func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
@@ -84,17 +80,9 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	}
 	var rep *deepresearch.Report
 	if run.Status.Ended() {
-		b, err := s.store.Report(r.Context(), run.ID)
-		switch {
-		case errors.Is(err, deepresearch.ErrRunNotFound):
-		case err != nil:
+		if rep, err = s.runs.Report(r.Context(), run.ID); err != nil && !errors.Is(err, deepresearch.ErrRunNotFound) {
 			s.fail(w, err)
 			return
-		default:
-			if rep, err = deepresearch.LoadReport(b); err != nil {
-				s.fail(w, err)
-				return
-			}
 		}
 	}
 	if !asked {
@@ -144,13 +132,10 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	s.mu.Lock()
-	lr := s.runs[run.ID]
-	s.mu.Unlock()
-	if lr == nil && remote && !run.Status.Ended() && s.forwarded(w, r, "") {
-		return
-	}
-	if lr == nil {
+	if remote {
+		if !run.Status.Ended() && s.forwarded(w, r, "") {
+			return
+		}
 		msg := fmt.Sprintf("run %s has already ended (%s)", run.ID, run.Status)
 		if !run.Status.Ended() {
 			msg = fmt.Sprintf("run %s is %s in another server process; cancel it there", run.ID, run.Status)
@@ -158,13 +143,13 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &requestError{http.StatusConflict, typeConflict, msg})
 		return
 	}
-	lr.cancel(errCanceled)
-	select {
-	case <-lr.done:
-	case <-r.Context().Done():
+	if err := s.runs.Cancel(r.Context(), run.ID, nil); err != nil {
+		if r.Context().Err() == nil {
+			s.fail(w, err)
+		}
 		return
 	}
-	if run, err = s.store.Get(r.Context(), run.ID); err != nil {
+	if run, err = s.runs.Get(r.Context(), run.ID); err != nil {
 		s.fail(w, err)
 		return
 	}
@@ -248,7 +233,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 	var b []byte
 	if remote {
 		b = remoteEnd(run.ID, last)
-	} else if run, err = s.store.Get(r.Context(), run.ID); err == nil {
+	} else if run, err = s.runs.Get(r.Context(), run.ID); err == nil {
 		b, _ = json.Marshal(map[string]any{"id": run.ID, "status": run.Status, "error": run.Error, "events": run.Events})
 	}
 	if b != nil {
@@ -261,10 +246,11 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 // returns false, ctx is done or the run's last event was given.
 type eventSource func(ctx context.Context, yield func(deepresearch.StoredEvent) bool) error
 
-// storeEvents is the event source of run id in the store, after seq.
+// storeEvents is the event source of run id in the Runs' store, after
+// seq.
 func (s *Server) storeEvents(id string, after uint64) eventSource {
 	return func(ctx context.Context, yield func(deepresearch.StoredEvent) bool) error {
-		for e, err := range s.store.Events(ctx, id, after) {
+		for e, err := range s.runs.Follow(ctx, id, after) {
 			if err != nil {
 				return err
 			}

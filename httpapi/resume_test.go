@@ -70,7 +70,7 @@ func storedEvents(t *testing.T, st *sqlitestore.Store, id string) []events.Event
 func TestShutdownAndResume(t *testing.T) {
 	dir := t.TempDir()
 	whole := newEnv(t, envOpts{dir: t.TempDir()})
-	wid, err := whole.srv.start(deepresearch.Request{Question: "How are undersea cables repaired?"})
+	wid, err := whole.runs.Start(t.Context(), deepresearch.Request{Question: "How are undersea cables repaired?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestShutdownAndResume(t *testing.T) {
 
 	model := &holdAfter{Model: deepresearchtest.Model(0), n: 3, held: make(chan struct{})}
 	e := newEnv(t, envOpts{model: model, dir: dir})
-	id, err := e.srv.start(deepresearch.Request{Question: "How are undersea cables repaired?"})
+	id, err := e.runs.Start(t.Context(), deepresearch.Request{Question: "How are undersea cables repaired?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestShutdownAndResume(t *testing.T) {
 
 	// The same model (a kind the journal names), holding nothing now.
 	e2 := newEnv(t, envOpts{dir: dir, model: &holdAfter{Model: deepresearchtest.Model(0), n: 1 << 30, held: make(chan struct{})}})
-	ids, err := e2.srv.Resume(t.Context(), 0)
+	ids, err := e2.runs.Resume(t.Context())
 	if err != nil || len(ids) != 1 || ids[0] != id {
 		t.Fatalf("Resume = %v, %v", ids, err)
 	}
@@ -160,8 +160,8 @@ func TestResumeGivesUp(t *testing.T) {
 		st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, usage.Usage{}, "killed")
 	}
 	st.Close()
-	e := newEnv(t, envOpts{dir: dir})
-	ids, err := e.srv.Resume(ctx, 2)
+	e := newEnv(t, envOpts{dir: dir, maxResumes: 2})
+	ids, err := e.runs.Resume(ctx)
 	if err != nil || len(ids) != 0 {
 		t.Fatalf("Resume = %v, %v", ids, err)
 	}
@@ -171,15 +171,15 @@ func TestResumeGivesUp(t *testing.T) {
 	}
 }
 
-// startSignal is a Runner that tells started of each run it starts.
+// startSignal is a RunRecorder that tells started of each run it starts.
 type startSignal struct {
-	Runner
+	deepresearch.RunRecorder
 	started chan string
 }
 
 func (s startSignal) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	s.started <- req.RunID
-	return s.Runner.RecordDurable(ctx, st, req, d, sink)
+	return s.RunRecorder.RecordDurable(ctx, st, req, d, sink)
 }
 
 // TestKeepResuming (issue 29): a run interrupted after the server started
@@ -189,10 +189,10 @@ func (s startSignal) RecordDurable(ctx context.Context, st deepresearch.Store, r
 func TestKeepResuming(t *testing.T) {
 	dir := t.TempDir()
 	started := make(chan string, 4)
-	e := newEnv(t, envOpts{dir: dir, wrap: func(r Runner) Runner { return startSignal{r, started} }})
+	e := newEnv(t, envOpts{dir: dir, wrap: func(r deepresearch.RunRecorder) deepresearch.RunRecorder { return startSignal{r, started} }})
 	ctx, stop := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
-	wg.Go(func() { e.srv.KeepResuming(ctx, 0, time.Minute) })
+	wg.Go(func() { e.runs.KeepResuming(ctx, time.Minute) })
 	defer func() { stop(); wg.Wait() }()
 	e.armedFor(time.Minute)
 

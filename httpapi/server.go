@@ -1,22 +1,26 @@
-// Package httpapi is deepresearch's HTTP API, an http.Handler: research
-// runs started over HTTP and kept in a deepresearch.Store (sqlitestore,
-// say), their events streamed live as server-sent events or
-// newline-delimited JSON (a client that reconnects with Last-Event-ID
-// loses nothing and sees nothing twice), their reports in every format of
-// deepresearch.Format, an OpenAI-compatible chat completions endpoint, and
-// a small live web page. `deepresearch serve` serves it; an embedder
-// mounts the same *Server in a mux of its own:
+// Package httpapi is deepresearch's HTTP API, an http.Handler over a
+// deepresearch.Runs: research runs started over HTTP, their events
+// streamed live as server-sent events or newline-delimited JSON (a client
+// that reconnects with Last-Event-ID loses nothing and sees nothing
+// twice), their reports in every format of deepresearch.Format, a
+// person's answers and plan reviews, an OpenAI-compatible chat
+// completions endpoint, and a small live web page. `deepresearch serve`
+// serves it; an embedder mounts the same *Server in a mux of its own:
 //
-//	srv, err := httpapi.New(httpapi.Config{Runner: researcher, Store: store})
+//	runs, err := deepresearch.NewRuns(researcher, store, deepresearch.RunsOptions{MaxRuns: 4})
 //	…
-//	defer srv.Close()
+//	defer runs.Close()
+//	srv, err := httpapi.New(httpapi.Config{Runs: runs})
+//	…
 //	mux.Handle("/research/", http.StripPrefix("/research", srv))
 //
-// It is a front end: the library decides. A request body is decoded into
-// a deepresearch.Request and held to its limits (Request.Validate); a run
-// is stored with deepresearch.StartRun and run with Researcher.Record;
-// a report is rendered with Report.Render, which gives the agents'
-// findings when the writer failed. What is left here is HTTP.
+// It is a codec: the library decides. A request body is decoded into a
+// deepresearch.Request (held to its limits by Request.Validate); the Runs
+// decides whether it starts (429 beyond RunsOptions.MaxRuns), how long it
+// runs, how long a plan waits for its review and what then, and what a
+// person's answer or review does; a report is rendered with
+// Report.Render, which gives the agents' findings when the writer failed.
+// What is left here is HTTP.
 //
 // Endpoints:
 //
@@ -24,6 +28,9 @@
 //	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json|yaml|xml|mermaid|csl-json|bibtex)
 //	DELETE /v1/research/{id}         cancel a running run
 //	GET    /v1/research/{id}/events  the run's events: SSE, or NDJSON for Accept: application/x-ndjson
+//	POST   /v1/research/{id}/input   answer the run's clarifying questions
+//	GET    /v1/research/{id}/plan    the plan the run waits to have reviewed
+//	POST   /v1/research/{id}/plan    review it: accept, reject, or a plan to research instead
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
 //	GET    /v1/models                the one model, "deepresearch"
 //	GET    /v1/schema/report.json    the JSON report's JSON Schema (deepresearch.ReportSchema)
@@ -41,10 +48,10 @@
 // BodyTimeout, each write must drain within WriteTimeout, and event
 // streams are capped (MaxSubscribers, MaxRunSubscribers).
 //
-// The server owns the goroutine of each run it starts; Close cancels them
-// and waits for them. Events are stored before any client sees them: a
-// client only ever reads the store's log, so a slow or vanished client
-// never slows or loses a run.
+// The Runs owns the runs' goroutines; its owner closes it (the runs in
+// progress end interrupted, and their streams then end). Events are
+// stored before any client sees them: a client only ever reads the
+// store's log, so a slow or vanished client never slows or loses a run.
 package httpapi
 
 import (
@@ -74,24 +81,20 @@ import (
 // ModelID is the model name /v1/models lists and chat completions accept.
 const ModelID = "deepresearch"
 
-// Defaults of the zero Config (the first three are serve.max_runs,
-// .run_timeout and .max_body's).
+// Defaults of the zero Config (the first is serve.max_body's).
 const (
-	DefaultMaxRuns    = defaults.ServeMaxRuns
-	DefaultRunTimeout = defaults.ServeRunTimeout
-	DefaultMaxBody    = defaults.ServeMaxBody
-	DefaultHeartbeat  = 15 * time.Second
+	DefaultMaxBody   = defaults.ServeMaxBody
+	DefaultHeartbeat = 15 * time.Second
 )
 
-// Config configures a Server. Runner and Store are required.
+// Config configures a Server. Runs is required.
 type Config struct {
-	// Runner runs the research: a *deepresearch.Researcher.
-	Runner Runner
-	// Store keeps the runs, their events and reports (sqlitestore, say).
-	Store deepresearch.Store
+	// Runs starts, limits and keeps the runs the server serves
+	// (deepresearch.NewRuns); its owner closes it.
+	Runs *deepresearch.Runs
 	// Remote, if set, holds the event logs of runs other server processes
 	// run (natsrun.Remote): the event stream and status of a run that
-	// Store does not hold are served from it (see Remote).
+	// the Runs' store does not hold are served from it (see Remote).
 	Remote Remote
 	// Token is the bearer token every /v1 request must carry
 	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
@@ -104,11 +107,6 @@ type Config struct {
 	// and, on loopback, localhost: the name a proxy in front of it
 	// forwards, say. "*" accepts any (the proxy checks Host).
 	AllowedHosts []string
-	// MaxRuns caps the runs in progress; beyond it a new run is answered
-	// 429 with Retry-After (default 8).
-	MaxRuns int
-	// RunTimeout is the time limit of a run (default 10m).
-	RunTimeout time.Duration
 	// MaxBody caps a request body in bytes (default 1 MiB).
 	MaxBody int64
 	// Heartbeat is how often an idle event stream gets an SSE comment
@@ -126,40 +124,20 @@ type Config struct {
 	// MaxSubscribers caps the event streams open at once (default 256),
 	// MaxRunSubscribers those of one run (default 16); beyond, 429.
 	MaxSubscribers, MaxRunSubscribers int
-	// Clock arms run time limits, times event stream heartbeats and stamps
-	// chat completions; nil means the real clock.
+	// Clock times event stream heartbeats, bounds the waits for other
+	// server processes and stamps chat completions; nil means the real
+	// clock. (The Runs has its own, for run time limits.)
 	Clock deepresearch.Clock
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
-	// PlanTimeout is how long a run whose plan is put to review waits for its
-	// plan's review (0: as long as it takes, across restarts);
-	// PlanTimeoutAction is what it does then: PlanTimeoutProceed (the
-	// default: research the plan as proposed) or PlanTimeoutCancel (end
-	// failed). The run's time limit (RunTimeout) is paused while a run
-	// waits for a person, and counts afresh after.
-	PlanTimeout       time.Duration
-	PlanTimeoutAction string
 }
 
-// Why a run's context was canceled; they decide its final status
-// (deepresearch.Researcher.Record).
-var (
-	errCanceled  = deepresearch.ErrCanceledByClient
-	errTimeLimit = deepresearch.ErrTimeLimit
-	errShutdown  = deepresearch.ErrShutdown
-)
-
-// Server serves the API. Create it with New and stop it with Close.
+// Server serves the API. Create it with New.
 type Server struct {
-	cfg   Config
-	log   zerolog.Logger
-	store deepresearch.Store
-	mux   *http.ServeMux
-
-	mu     sync.Mutex // guards runs and closed
-	runs   map[string]*liveRun
-	closed bool
-	wg     sync.WaitGroup
+	cfg  Config
+	log  zerolog.Logger
+	runs *deepresearch.Runs
+	mux  *http.ServeMux
 
 	subMu   sync.Mutex // guards subs and runSubs: the open event streams
 	subs    int
@@ -168,29 +146,16 @@ type Server struct {
 	nonces nonces // of the forwarded requests answered
 }
 
-// liveRun is a run this server is executing.
-type liveRun struct {
-	cancel context.CancelCauseFunc
-	done   chan struct{} // closed once the run is stored as ended
-	wait   *waiter       // where it waits for a person
-}
-
 //go:embed static
 var static embed.FS
 
 // New returns a Server.
 func New(cfg Config) (*Server, error) {
-	if cfg.Runner == nil || cfg.Store == nil {
-		return nil, errors.New("server: Config.Runner and Config.Store are required")
+	if cfg.Runs == nil {
+		return nil, errors.New("httpapi: Config.Runs is required")
 	}
 	if err := config.CheckToken(cfg.Token); err != nil {
-		return nil, fmt.Errorf("server: Config.Token: %w", err)
-	}
-	if cfg.MaxRuns <= 0 {
-		cfg.MaxRuns = DefaultMaxRuns
-	}
-	if cfg.RunTimeout <= 0 {
-		cfg.RunTimeout = DefaultRunTimeout
+		return nil, fmt.Errorf("httpapi: Config.Token: %w", err)
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
@@ -206,14 +171,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.MaxSubscribers = defaults.PositiveOr(cfg.MaxSubscribers, DefaultMaxSubscribers)
 	cfg.MaxRunSubscribers = defaults.PositiveOr(cfg.MaxRunSubscribers, DefaultMaxRunSubscribers)
 	cfg.Clock = clock.Or(cfg.Clock)
-	switch cfg.PlanTimeoutAction {
-	case "":
-		cfg.PlanTimeoutAction = PlanTimeoutProceed
-	case PlanTimeoutProceed, PlanTimeoutCancel:
-	default:
-		return nil, fmt.Errorf("server: Config.PlanTimeoutAction %q: want proceed or cancel", cfg.PlanTimeoutAction)
-	}
-	s := &Server{cfg: cfg, log: zerolog.Nop(), store: cfg.Store, runs: map[string]*liveRun{}, runSubs: map[string]int{}}
+	s := &Server{cfg: cfg, log: zerolog.Nop(), runs: cfg.Runs, runSubs: map[string]int{}}
 	if cfg.Logger != nil {
 		s.log = *cfg.Logger
 	}
@@ -267,19 +225,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
-}
-
-// Close stops accepting runs, cancels the runs in progress (they end
-// interrupted) and waits for them to be stored.
-func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	for _, r := range s.runs {
-		r.cancel(errShutdown)
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-	return nil
 }
 
 // auth checks the bearer token, when one is configured.
@@ -397,19 +342,43 @@ func badRequest(format string, args ...any) *requestError {
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	var re *requestError
 	var bad *deepresearch.RequestError
-	if errors.As(err, &bad) {
+	var refused *deepresearch.RunsError
+	switch {
+	case errors.As(err, &bad):
 		writeError(w, http.StatusBadRequest, typeInvalid, bad.Message())
-		return
-	}
-	if errors.As(err, &re) {
+	case errors.As(err, &refused):
+		status, typ := runsStatus(refused.Err)
+		if status == http.StatusTooManyRequests {
+			s.retryAfter(w)
+		}
+		writeError(w, status, typ, refused.Message())
+	case errors.As(err, &re):
 		if re.status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", strconv.Itoa(int(max(1, s.cfg.RetryAfter.Round(time.Second)/time.Second))))
+			s.retryAfter(w)
 		}
 		writeError(w, re.status, re.typ, re.msg)
-		return
+	default:
+		s.log.Error().Err(err).Msg("request failed")
+		writeError(w, http.StatusInternalServerError, typeServer, "internal error: "+err.Error())
 	}
-	s.log.Error().Err(err).Msg("request failed")
-	writeError(w, http.StatusInternalServerError, typeServer, "internal error: "+err.Error())
+}
+
+// retryAfter says when to retry a 429.
+func (s *Server) retryAfter(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(max(1, s.cfg.RetryAfter.Round(time.Second)/time.Second))))
+}
+
+// runsStatus is the status and error type of what a Runs refused for why.
+func runsStatus(why error) (int, string) {
+	switch {
+	case errors.Is(why, deepresearch.ErrRunNotFound):
+		return http.StatusNotFound, typeNotFound
+	case errors.Is(why, deepresearch.ErrTooManyRuns):
+		return http.StatusTooManyRequests, typeRate
+	case errors.Is(why, deepresearch.ErrRunsClosed), errors.Is(why, deepresearch.ErrRunStopped):
+		return http.StatusServiceUnavailable, typeServer
+	}
+	return http.StatusConflict, typeConflict // not waiting, elsewhere, ended, answered, exists
 }
 
 // decodeJSON reads a JSON request body of at most MaxBody bytes into v.
@@ -474,75 +443,22 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 	return badRequest("the body is not a valid request: %v", err)
 }
 
-// start stores a new run and starts it in a goroutine the server owns.
-func (s *Server) start(req deepresearch.Request) (string, error) {
-	if err := req.Validate(); err != nil {
-		return "", err
+// start starts req in the Runs. With other server processes
+// (Config.Remote), which find a run by its events, it returns once the
+// run's first event is stored (or startWait has passed), so that a client
+// sent elsewhere at once (a load balancer) finds the run there too.
+func (s *Server) start(ctx context.Context, req deepresearch.Request) (string, error) {
+	id, err := s.runs.Start(ctx, req)
+	if err != nil || s.cfg.Remote == nil {
+		return id, err
 	}
-	req.RunID = deepresearch.NewRunID()
-	err := s.launch(req.RunID, func() (deepresearch.Request, deepresearch.Durable, error) {
-		req, err := deepresearch.StartRunFrom(context.Background(), s.store, req, deepresearch.OriginServer)
-		return req, deepresearch.Durable{}, err
-	})
-	return req.RunID, err
+	wctx, cancel := clock.WithTimeout(ctx, s.cfg.Clock, startWait)
+	defer cancel()
+	for range s.runs.Follow(wctx, id, 0) {
+		break // the first event, or the wait's end
+	}
+	return id, nil
 }
 
-// launch holds a run slot for id, makes the run live in the store with
-// store (a new run, or one reopened), then records it in a goroutine the
-// server owns, under the run time limit. It fails when the server is
-// closing or full, or when store fails.
-func (s *Server) launch(id string, store func() (deepresearch.Request, deepresearch.Durable, error)) error {
-	s.mu.Lock()
-	switch {
-	case s.closed:
-		s.mu.Unlock()
-		return &requestError{http.StatusServiceUnavailable, typeServer, "the server is shutting down"}
-	case len(s.runs) >= s.cfg.MaxRuns:
-		s.mu.Unlock()
-		return &requestError{http.StatusTooManyRequests, typeRate,
-			fmt.Sprintf("%d runs are in progress, the most this server runs at once; retry later", s.cfg.MaxRuns)}
-	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	done := make(chan struct{})
-	lr := &liveRun{cancel: cancel, done: done, wait: newWaiter(done)}
-	s.runs[id] = lr // holds the slot
-	s.mu.Unlock()
-
-	release := func() {
-		s.mu.Lock()
-		delete(s.runs, id)
-		s.mu.Unlock()
-		cancel(nil)
-	}
-	req, d, err := store()
-	if err != nil {
-		release()
-		close(lr.done)
-		return err
-	}
-	arm := func() func() bool { return s.cfg.Clock.AfterFunc(s.cfg.RunTimeout, func() { cancel(errTimeLimit) }) }
-	limit := &pausable{stop: arm(), arm: arm}
-	req.Hooks = s.hooks(lr.wait, limit.pause)
-	s.wg.Go(func() {
-		defer close(lr.done)
-		defer release()
-		defer limit.halt()
-		s.cfg.Runner.RecordDurable(ctx, s.store, req, d, lr.wait.sink)
-	})
-	if s.cfg.Remote != nil {
-		// Other server processes find a run by its events: the answer
-		// waits for the first, so that a client sent elsewhere at once
-		// (a load balancer) finds the run there too.
-		up, stop := clock.After(s.cfg.Clock, startWait)
-		defer stop()
-		select {
-		case <-lr.wait.started:
-		case <-lr.done:
-		case <-up:
-		}
-	}
-	return nil
-}
-
-// startWait bounds the wait for a run's first event (launch).
+// startWait bounds the wait for a run's first event (start).
 const startWait = 5 * time.Second

@@ -69,43 +69,20 @@ type env struct {
 	t     *testing.T
 	dir   string
 	store *sqlitestore.Store
+	runs  *deepresearch.Runs
 	srv   *Server
 	http  *httptest.Server
 	r     *deepresearch.Researcher
-	clock *clock.Fake // the server's: run time limits, heartbeats
-	// armed receives the duration of each timer the server arms (while
-	// it has room; 1024): a test waits for the plan's deadline with it.
-	armed chan time.Duration
+	clock *clock.Fake // the server's and its Runs': run time limits, heartbeats
 }
 
-// armingClock is the server's clock in tests: the fake one, telling
-// armed of each timer it arms.
-type armingClock struct {
-	*clock.Fake
-	armed chan time.Duration
-}
-
-func (c armingClock) AfterFunc(d time.Duration, f func()) func() bool {
-	stop := c.Fake.AfterFunc(d, f)
-	select {
-	case c.armed <- d:
-	default:
-	}
-	return stop
-}
-
-// armedFor waits for the server to arm a timer of d.
+// armedFor waits for the server (or its Runs) to arm a timer of d.
 func (e *env) armedFor(d time.Duration) {
 	e.t.Helper()
-	for {
-		select {
-		case got := <-e.armed:
-			if got == d {
-				return
-			}
-		case <-time.After(2 * time.Minute): // a failure bound, not a timing assertion
-			e.t.Fatalf("the server armed no timer of %v", d)
-		}
+	ctx, cancel := context.WithTimeout(e.t.Context(), 2*time.Minute) // a failure bound, not a timing assertion
+	defer cancel()
+	if err := e.clock.WaitArmed(ctx, d); err != nil {
+		e.t.Fatalf("the server armed no timer of %v", d)
 	}
 }
 
@@ -115,11 +92,13 @@ type envOpts struct {
 	maxRuns int
 	dir     string
 	beat    time.Duration
-	// wrap, if set, wraps the server's Runner; planTimeout and
-	// planAction are Config's.
-	wrap        func(Runner) Runner
+	// wrap, if set, wraps the Runs' recorder; planTimeout, planAction
+	// and maxResumes are the Runs' ReviewTimeout, OnReviewTimeout and
+	// MaxResumes.
+	wrap        func(deepresearch.RunRecorder) deepresearch.RunRecorder
 	planTimeout time.Duration
-	planAction  string
+	planAction  deepresearch.TimeoutAction
+	maxResumes  int
 	maxBody     int64 // 0: 4096
 	// start is the fake clock's time (zero: 2026-11-22 12:00 UTC). With
 	// a planTimeout the Researcher keeps the same clock: a plan's
@@ -136,7 +115,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if o.start.IsZero() {
 		o.start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	}
-	e := &env{t: t, dir: o.dir, clock: clock.NewFake(o.start), armed: make(chan time.Duration, 1024)}
+	e := &env{t: t, dir: o.dir, clock: clock.NewFake(o.start)}
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}
@@ -155,12 +134,16 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if e.store, err = sqlitestore.Open(t.Context(), filepath.Join(e.dir, "runs.db"), sqlitestore.Options{Poll: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	var runner Runner = r
+	var rec deepresearch.RunRecorder = r
 	if o.wrap != nil {
-		runner = o.wrap(r)
+		rec = o.wrap(r)
 	}
-	e.srv, err = New(Config{Runner: runner, Store: e.store, Token: o.token, MaxRuns: o.maxRuns, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096),
-		Clock: armingClock{e.clock, e.armed}, PlanTimeout: o.planTimeout, PlanTimeoutAction: o.planAction, Remote: o.remote})
+	e.runs, err = deepresearch.NewRuns(rec, e.store, deepresearch.RunsOptions{MaxRuns: o.maxRuns, Clock: e.clock,
+		ReviewTimeout: o.planTimeout, OnReviewTimeout: o.planAction, MaxResumes: o.maxResumes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: e.clock, Remote: o.remote})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +154,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 
 func (e *env) close() {
 	e.http.CloseClientConnections()
-	e.srv.Close()
+	e.runs.Close()
 	e.http.Close()
 	e.store.Close()
 	e.r.Close()
@@ -265,14 +248,12 @@ func readSSE(t *testing.T, r io.Reader, f func(sse) bool) {
 	}
 }
 
-// ended waits until run id has ended and the server has given back its
+// ended waits until run id has ended and the Runs has given back its
 // slot (which it does just after the run's end is stored).
 func (e *env) ended(id string) {
-	e.srv.mu.Lock()
-	lr := e.srv.runs[id]
-	e.srv.mu.Unlock()
-	if lr != nil { // else the slot is free already
-		<-lr.done
+	e.t.Helper()
+	if err := e.runs.Wait(e.t.Context(), id); err != nil {
+		e.t.Fatal(err)
 	}
 }
 
@@ -502,7 +483,7 @@ func TestTimeLimit(t *testing.T) {
 	g := newGate(1)
 	e := newEnv(t, envOpts{model: g})
 	s := e.start("How are undersea cables repaired?")
-	e.clock.Advance(DefaultRunTimeout) // the run's time limit passes
+	e.clock.Advance(deepresearch.DefaultRunTimeout) // the run's time limit passes
 	_, end := e.events(s.ID, 0)
 	if end["status"] != "failed" || !strings.Contains(end["error"].(string), "time limit") {
 		t.Fatalf("a run past its time limit ends %v", end)

@@ -1,10 +1,7 @@
 package mcpserver
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -108,30 +105,9 @@ func TestGarbageElicitationAnswer(t *testing.T) {
 	r := newResearcher(t, func(base llms.Model) llms.Model { return &asking{Model: base} })
 	for _, answer := range []string{`{"action":5}`, `"accept"`, `{"action":"accept","content":"nope"}`, `[1,2]`} {
 		t.Run(answer, func(t *testing.T) {
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			c := &rawClient{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
-			go func() {
-				err := New(Options{Research: r}).Run(context.Background(), &StdioTransport{Reader: inR, Writer: outW})
-				outW.Close()
-				c.done <- err
-			}()
-			defer func() { inW.Close(); go io.Copy(io.Discard, outR); <-c.done }()
-			c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"0"}}}`)
-			c.reply()
-			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c := serveRawWith(t, Options{Research: r}, 0, `{"elicitation":{}}`)
 			c.send(`{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"research","arguments":{"question":"How are submarine cables repaired?"}}}`)
-			line, err := c.out.ReadString('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ask struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if json.Unmarshal([]byte(line), &ask); ask.Method != "elicitation/create" {
-				t.Fatalf("not asked the form: %s", line)
-			}
+			ask := c.elicitation()
 			c.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":` + answer + `}`)
 			got := c.reply()
 			if got.Error == nil || got.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(got.Error.Message, "elicitation/create") {

@@ -10,7 +10,9 @@
 //   - verify: a report's citations checked against its sources
 //     (deepresearch.Verify);
 //   - research: a deepresearch.Request run through the library, answered
-//     with the cited report (when Options.Research is set).
+//     with the cited report (when Options.Runs or Research is set): with
+//     Runs, a run kept in its store under its policy (run limits, time
+//     limits, plan review with its timeout), as the HTTP API's runs are.
 //
 // It is a front end: every decision is the library's, including what a
 // failed run still gives (deepresearch.Report). `deepresearch mcp` serves
@@ -25,6 +27,7 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,8 +68,9 @@ type Reference struct {
 	URL    string `json:"url,omitempty"`
 }
 
-// Researcher is what the research tool needs of the library:
-// *deepresearch.Researcher is one. Research must return when ctx is done.
+// Researcher is what the research tool needs of the library to run a
+// request that is not kept (Options.Research): *deepresearch.Researcher
+// is one. Research must return when ctx is done.
 type Researcher interface {
 	Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
 }
@@ -78,7 +82,17 @@ type Options struct {
 	// Name and Version identify the server to clients; "deepresearch" and
 	// "dev" by default.
 	Name, Version string
-	// Research answers the research tool; nil leaves the tool out.
+	// Runs, if set, runs the research tool's requests as runs it keeps
+	// and governs, as it does the HTTP API's: a request beyond its
+	// MaxRuns is a tool error, a run has its time limit, and a client
+	// that takes elicitation is asked to review the plan of a request
+	// that wants it reviewed (a form: accept or reject; the call comes
+	// back with the answer), the run waiting at most the Runs'
+	// ReviewTimeout. A client that cannot review gets no review. A call
+	// the client cancels cancels its run.
+	Runs *deepresearch.Runs
+	// Research answers the research tool when Runs is nil, with runs that
+	// are not kept; both nil leave the tool out.
 	Research Researcher
 	// MaxIndexes bounds the citation indexes a session may create (default
 	// 256); MaxEntries the sources of one index (default 1000: an export
@@ -110,7 +124,7 @@ func New(opts Options) *mcp.Server {
 		Instructions: "Citation tools: create a citation index, add each source's URL as you collect evidence " +
 			"(the same resource always gets the same number), merge indexes of parallel subtasks, export the " +
 			"reference list, and verify a report's citations against the sources' text." +
-			map[bool]string{true: " research runs a question and returns a cited report.", false: ""}[opts.Research != nil],
+			map[bool]string{true: " research runs a question and returns a cited report.", false: ""}[opts.Research != nil || opts.Runs != nil],
 	})
 	AddTools(s, opts)
 	s.AddReceivingMiddleware(rpcCodes)
@@ -156,7 +170,9 @@ func addToolsFor(s *mcp.Server, opts Options) *tools {
 	if opts.MaxSections <= 0 {
 		opts.MaxSections = 32
 	}
-	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries, opts.MaxSections), research: opts.Research, verifyModel: opts.VerifyModel, files: opts.Files}
+	t := &tools{ix: newIndexes(opts.MaxIndexes, opts.MaxEntries, opts.MaxSections), research: opts.Research, runs: opts.Runs,
+		key: make([]byte, 32), verifyModel: opts.VerifyModel, files: opts.Files}
+	rand.Read(t.key)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_create",
 		Description: "Create an empty citation index for a research session; returns its index_id."}, t.create)
 	mcp.AddTool(s, &mcp.Tool{Name: "citation_add",
@@ -178,7 +194,7 @@ func addToolsFor(s *mcp.Server, opts Options) *tools {
 			"references [path@hash, L10-20]; statistics in sentences that cite nothing, and overclaiming (certainty " +
 			"language on weak or single-source support, with a suggested hedge). Returns counts, score, each problem " +
 			"with its line and a suggested fix, and PASS/FAIL."}, t.verify)
-	if opts.Research != nil {
+	if opts.Research != nil || opts.Runs != nil {
 		mcp.AddTool(s, &mcp.Tool{Name: "research",
 			Description: "Research a question over the configured corpus and return a report whose every citation " +
 				"resolves to a retrieved source. When the run fails after its research, the result is an error " +
@@ -188,8 +204,12 @@ func addToolsFor(s *mcp.Server, opts Options) *tools {
 }
 
 type tools struct {
-	ix          *indexes
-	research    Researcher
+	ix       *indexes
+	research Researcher
+	runs     *deepresearch.Runs
+	// key signs the request state of a call that asks for a plan's
+	// review (reviewState).
+	key         []byte
 	verifyModel llms.Model
 	files       fs.FS
 }
@@ -363,134 +383,4 @@ func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn)
 	// The text content is the people's form; the structured content the
 	// programs' form.
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, out, nil
-}
-
-// runResearch runs the request through the library and returns the
-// report rendered as markdown. When the run failed after its research,
-// the result is a tool error that carries what renders of the run (the
-// library's guarantee: the agents' findings when the writer failed).
-func (t *tools) runResearch(ctx context.Context, req *mcp.CallToolRequest, in deepresearch.Request) (*mcp.CallToolResult, Report, error) {
-	// Clarifying questions: asked by elicitation when the client supports
-	// it (a multi-round-trip input request: the call comes back with the
-	// answers), else returned as the result (the caller calls again with
-	// "answers").
-	if c, ok := t.research.(interface {
-		Clarify(context.Context, deepresearch.Request) ([]deepresearch.Clarification, error)
-	}); ok && len(in.Answers) == 0 {
-		if res, asked := elicited(req); asked != nil {
-			in.Answers = answered(asked, res)
-			in.Clarify = deepresearch.ClarifyNever
-		} else {
-			qs, err := c.Clarify(ctx, in)
-			if err != nil {
-				return nil, Report{}, err
-			}
-			if len(qs) > 0 && req != nil && req.Session != nil && elicits(req.Session) {
-				state, _ := json.Marshal(qs)
-				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"clarify": elicitParams(qs)}, RequestState: string(state)}, Report{}, nil
-			}
-			if len(qs) > 0 {
-				var b strings.Builder
-				b.WriteString("Before researching this, please answer (call research again with the same question and \"answers\": [{\"question\", \"answer\"}]):\n")
-				for i, q := range qs {
-					fmt.Fprintf(&b, "\n%d. %s", i+1, q.Question)
-					if q.Assumption != "" {
-						fmt.Fprintf(&b, " (otherwise: %s)", q.Assumption)
-					}
-				}
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}},
-					Report{References: []Reference{}, Questions: qs}, nil
-			}
-			in.Clarify = deepresearch.ClarifyNever // asked above: none
-		}
-	}
-	rep, err := t.research.Research(ctx, in, nil)
-	var md []byte
-	var refs []deepresearch.Reference
-	if rep != nil {
-		var rerr error
-		if md, rerr = rep.Render(deepresearch.FormatMarkdown); rerr == nil {
-			refs, rerr = rep.Cited()
-		}
-		if rerr != nil {
-			md = nil
-			if err == nil {
-				err = rerr
-			}
-		}
-	}
-	if md == nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, Report{}, err
-		}
-		return nil, Report{}, fmt.Errorf("research: %w", err)
-	}
-	out := Report{Markdown: string(md), References: []Reference{}, Provenance: deepresearch.ProvenanceOf(refs), Complete: rep.Complete()}
-	for _, ref := range refs {
-		out.References = append(out.References, Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL})
-	}
-	if err == nil {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Markdown}}}, out, nil
-	}
-	out.Error = err.Error()
-	what := "the report was written, but not verified"
-	if !out.Complete {
-		what = "the agents' merged findings follow instead of a report"
-	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
-		&mcp.TextContent{Text: "research failed: " + out.Error + "; " + what + ".\n\n" + out.Markdown},
-	}}, out, nil
-}
-
-// elicits reports whether the client of ss takes elicitation requests.
-func elicits(ss *mcp.ServerSession) bool {
-	p := ss.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
-}
-
-// elicitParams asks the clarifying questions in one form, a string
-// field a question ("q1", "q2", …).
-func elicitParams(qs []deepresearch.Clarification) *mcp.ElicitParams {
-	props := map[string]any{}
-	for i, q := range qs {
-		desc := q.Question
-		if q.Assumption != "" {
-			desc += " (otherwise: " + q.Assumption + ")"
-		}
-		props[fmt.Sprintf("q%d", i+1)] = map[string]any{"type": "string", "title": q.Question, "description": desc}
-	}
-	return &mcp.ElicitParams{
-		Message:         "Before the research starts, a few questions about the question (leave one empty to keep its assumption).",
-		RequestedSchema: map[string]any{"type": "object", "properties": props},
-	}
-}
-
-// elicited returns the client's answer to the clarifying form of a
-// retried call, and the questions it answers (from the request state);
-// nil questions when the call answers none.
-func elicited(req *mcp.CallToolRequest) (*mcp.ElicitResult, []deepresearch.Clarification) {
-	if req == nil || req.Params == nil || req.Params.RequestState == "" {
-		return nil, nil
-	}
-	res, _ := req.Params.InputResponses["clarify"].(*mcp.ElicitResult)
-	var qs []deepresearch.Clarification
-	if json.Unmarshal([]byte(req.Params.RequestState), &qs) != nil || len(qs) == 0 || len(qs) > deepresearch.MaxClarifyingQuestions {
-		return nil, nil
-	}
-	return res, qs
-}
-
-// answered reads the form's answers: none when it was declined or
-// cancelled (the run goes on the questions' assumptions).
-func answered(qs []deepresearch.Clarification, res *mcp.ElicitResult) []deepresearch.Answer {
-	var out []deepresearch.Answer
-	if res == nil || res.Action != "accept" {
-		return nil
-	}
-	for i, q := range qs {
-		if v, ok := res.Content[fmt.Sprintf("q%d", i+1)].(string); ok && strings.TrimSpace(v) != "" {
-			out = append(out, deepresearch.Answer{Question: q.Question, Answer: v})
-		}
-	}
-	return out
 }

@@ -25,6 +25,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // session (the SDK's own client) that is closed when the test ends.
 func connect(t *testing.T, opts Options) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, opts, nil)
+}
+
+// connectWith is connect with a client of the options copts.
+func connectWith(t *testing.T, opts Options, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := mcp.NewInMemoryTransports()
 	srv := New(opts)
@@ -32,7 +38,7 @@ func connect(t *testing.T, opts Options) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts)
 	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -376,6 +382,13 @@ func TestVerifyToolOptions(t *testing.T) {
 // the offline model (wrapped by wrap, if not nil).
 func newResearcher(t *testing.T, wrap func(llms.Model) llms.Model) *deepresearch.Researcher {
 	t.Helper()
+	return newResearcherWith(t, deepresearch.Config{}, wrap)
+}
+
+// newResearcherWith is newResearcher with cfg's other fields (its clock,
+// say).
+func newResearcherWith(t *testing.T, cfg deepresearch.Config, wrap func(llms.Model) llms.Model) *deepresearch.Researcher {
+	t.Helper()
 	backend, err := deepresearchtest.NewBackend(
 		deepresearch.Document{Title: "Cable repair", URL: "https://example.com/repair",
 			Text: "A cable ship grapples the broken submarine cable from the sea floor.\n\nThe repaired submarine cable is spliced on deck and lowered again."},
@@ -389,7 +402,8 @@ func newResearcher(t *testing.T, wrap func(llms.Model) llms.Model) *deepresearch
 	if wrap != nil {
 		model = wrap(model)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Model: model, Search: backend, MaxTasks: 1, MaxRetries: -1, LexicalJudges: true})
+	cfg.Model, cfg.Search, cfg.MaxTasks, cfg.MaxRetries, cfg.LexicalJudges = model, backend, 1, -1, true
+	r, err := deepresearch.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,19 @@ type rawClient struct {
 
 func serveRaw(t *testing.T, maxFrame int) *rawClient {
 	t.Helper()
+	return serveRawWith(t, Options{}, maxFrame, `{}`)
+}
+
+// serveRawWith is serveRaw of New(opts), for a client whose capabilities
+// are caps (JSON) and whose protocol is 2025-06-18, before multi-round-trip
+// requests (the SDK asks a call's input requests on its behalf, once).
+func serveRawWith(t *testing.T, opts Options, maxFrame int, caps string) *rawClient {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &rawClient{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
 	go func() {
-		err := New(Options{}).Run(context.Background(), &StdioTransport{Reader: inR, Writer: outW, MaxFrame: maxFrame})
+		err := New(opts).Run(context.Background(), &StdioTransport{Reader: inR, Writer: outW, MaxFrame: maxFrame})
 		outW.Close()
 		c.done <- err
 	}()
@@ -36,7 +44,7 @@ func serveRaw(t *testing.T, maxFrame int) *rawClient {
 		go io.Copy(io.Discard, outR)
 		<-c.done
 	})
-	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps + `,"clientInfo":{"name":"raw","version":"0"}}}`)
 	if r := c.reply(); r.Error != nil {
 		t.Fatalf("initialize: %+v", r.Error)
 	}
@@ -55,6 +63,30 @@ type reply struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *jsonrpc.Error  `json:"error"`
+}
+
+// serverRequest is a request the server sends the client.
+type serverRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Message string `json:"message"`
+	} `json:"params"`
+}
+
+// elicitation reads the server's next message, which must be an
+// elicitation request, and returns it.
+func (c *rawClient) elicitation() serverRequest {
+	c.t.Helper()
+	line, err := c.out.ReadString('\n')
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var ask serverRequest
+	if json.Unmarshal([]byte(line), &ask); ask.Method != "elicitation/create" {
+		c.t.Fatalf("not asked a form: %s", line)
+	}
+	return ask
 }
 
 func (c *rawClient) reply() reply {

@@ -8,14 +8,12 @@ import (
 	"os"
 	"sync"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/mcpserver"
-	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
@@ -40,7 +38,11 @@ and other MCP clients. Tools:
 
 research uses the same settings as "deepresearch run" (corpus, limits; the
 --config file, DEEPRESEARCH_* variables and flags); the research library is
-opened on the first research call. The log goes to stderr.
+opened on the first research call. Its runs are kept in the run store and
+governed as serve's are: at most serve.max_runs at once, each within
+serve.run_timeout, and a plan put to review (review: first_plan, for a client
+that takes elicitation) waits serve.plan_timeout, then does what
+serve.plan_timeout_action says. The log goes to stderr.
 
 Claude Code: claude mcp add deepresearch -- deepresearch mcp`,
 		Args: cobra.NoArgs,
@@ -84,17 +86,31 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 		coord = c
 		return r, nil
 	}
-	// Research runs are kept in the run store (store.path), as `run`
-	// keeps them: the request with the answers the person gave to the
-	// clarifying form, and the run's journal, so that `deepresearch
-	// resume ID` takes up a run the client's process lost without asking
-	// again. A store that cannot be opened costs the record, not the
-	// research.
-	openSt := func(ctx context.Context) (*sqlitestore.Store, error) { return openStore(ctx, s) }
-	lib := &lazyResearcher{open: open, openStore: openSt, log: logger, tee: func(sink func(deepresearch.Event)) func(deepresearch.Event) {
+	lib := &lazyResearcher{open: open, tee: func(sink func(deepresearch.Event)) func(deepresearch.Event) {
 		return coord.tee(sink)
 	}}
 	defer lib.Close()
+	// Research runs are kept in the run store (store.path), as `run`
+	// keeps them, and governed as the server's are (deepresearch.Runs
+	// under serve.max_runs, .run_timeout, .plan_timeout and
+	// .plan_timeout_action): the request with the answers the person gave
+	// to the clarifying form, and the run's journal, so that `deepresearch
+	// resume ID` takes up a run the client's process lost without asking
+	// again. A store that cannot be opened costs the record, not the
+	// research (deepresearch.Researcher.RecordOrResearch).
+	opts := mcpserver.Options{}
+	if st, err := openStore(cmd.Context(), s); err != nil {
+		lib.unkept = err
+		opts.Research = lib
+	} else {
+		defer st.Close()
+		runs, err := newRuns(s, lib, st, deepresearch.OriginCLI, &logger)
+		if err != nil {
+			return err
+		}
+		defer runs.Close()
+		opts.Runs = runs
+	}
 	// verify checks file references and @-mentions against the folder
 	// the server was started in (a project), and nothing outside it.
 	root, err := os.OpenRoot(".")
@@ -102,7 +118,8 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 		return inputError(err)
 	}
 	defer root.Close()
-	srv := mcpserver.New(mcpserver.Options{Research: lib, Files: root.FS()})
+	opts.Files = root.FS()
+	srv := mcpserver.New(opts)
 	// A malformed line is answered and skipped, never the end of the
 	// session (and of every citation index).
 	t := &mcpserver.StdioTransport{Reader: cmd.InOrStdin(), Writer: cmd.OutOrStdout()}
@@ -115,44 +132,45 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 
 // lazyResearcher opens the research library on first use, so that a
 // client that only wants the citation tools never waits for the corpus.
+// It is the Runs' recorder, and, when the run store could not be opened,
+// the research tool's Researcher.
 type lazyResearcher struct {
-	open      func() (*deepresearch.Researcher, error)
-	openStore func(context.Context) (*sqlitestore.Store, error) // nil: runs are not kept
+	open func() (*deepresearch.Researcher, error)
 	// tee, if not nil, adds to a run's sink (the events stream's
 	// publisher, with NATS); called after open.
-	tee     func(func(deepresearch.Event)) func(deepresearch.Event)
-	log     zerolog.Logger
-	mu      sync.Mutex
-	r       *deepresearch.Researcher
-	st      *sqlitestore.Store
-	stTried bool
+	tee func(func(deepresearch.Event)) func(deepresearch.Event)
+	// unkept is why the run store could not be opened, when it could not.
+	unkept error
+	mu     sync.Mutex
+	r      *deepresearch.Researcher
 }
 
-// Research opens the library on first use and runs req.
+// Research opens the library on first use and runs req, not kept: the run
+// store could not be opened (unkept says why).
 func (l *lazyResearcher) Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
 	r, err := l.researcher()
 	if err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	if !l.stTried && l.openStore != nil {
-		l.stTried = true
-		if l.st, err = l.openStore(ctx); err != nil {
-			l.log.Warn().Err(err).Msg("research runs will not be kept in the run store")
-		}
-	}
-	st := l.st
-	l.mu.Unlock()
-	if l.tee != nil {
-		sink = l.tee(sink)
-	}
-	if st == nil {
-		return r.Research(ctx, req, sink)
-	}
-	if req, err = deepresearch.StartRunFrom(context.WithoutCancel(ctx), st, req, deepresearch.OriginCLI); err != nil {
+	return r.RecordOrResearch(ctx, nil, l.unkept, req, deepresearch.OriginCLI, l.sink(sink))
+}
+
+// RecordDurable opens the library on first use and records req in st (a
+// run of the Runs).
+func (l *lazyResearcher) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+	r, err := l.researcher()
+	if err != nil {
 		return nil, err
 	}
-	return r.Record(ctx, st, req, sink)
+	return r.RecordDurable(ctx, st, req, d, l.sink(sink))
+}
+
+// sink is a run's sink, with tee's addition.
+func (l *lazyResearcher) sink(sink func(deepresearch.Event)) func(deepresearch.Event) {
+	if l.tee == nil {
+		return sink
+	}
+	return l.tee(sink)
 }
 
 // researcher opens the library on first use.
@@ -179,15 +197,12 @@ func (l *lazyResearcher) Clarify(ctx context.Context, req deepresearch.Request) 
 	return r.Clarify(ctx, req)
 }
 
+// Close closes the library, if it was opened.
 func (l *lazyResearcher) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var err error
-	if l.st != nil {
-		err = l.st.Close()
-	}
 	if l.r == nil {
-		return err
+		return nil
 	}
-	return errors.Join(l.r.Close(), err)
+	return l.r.Close()
 }

@@ -232,15 +232,21 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		}
 	}
 	// The run is kept in the run store (store.path), as the server keeps
-	// its runs: `deepresearch runs` lists it, `show ID` prints it. A store
-	// that cannot be opened costs the record, not the research.
+	// its runs: `deepresearch runs` lists it, `show ID` prints it. What a
+	// store that cannot be opened costs is the library's to decide
+	// (RecordOrResearch: the record, not the research).
 	var rep *deepresearch.Report
 	var runErr error
-	if st, err := openStore(ctx, s); rf.resume != "" {
-		if err != nil {
-			return err
-		}
+	st, stErr := openStore(ctx, s)
+	var kept deepresearch.Store
+	if stErr == nil {
 		defer st.Close()
+		kept = st
+	}
+	if rf.resume != "" {
+		if stErr != nil {
+			return stErr
+		}
 		req, d, err := deepresearch.ReopenRun(context.WithoutCancel(ctx), st, rf.resume)
 		if err != nil {
 			return err
@@ -249,17 +255,11 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			logger.Warn().Err(err).Msg("the NATS events stream may lack events of the run's earlier attempts")
 		}
 		rep, runErr = r.RecordDurable(ctx, st, req, d, sink)
-	} else if err != nil {
-		logger.Warn().Err(err).Msg("the run will not be kept in the run store")
-		rep, runErr = r.Research(ctx, req, sink)
 	} else {
-		defer st.Close()
-		if req, err = deepresearch.StartRunFrom(context.WithoutCancel(ctx), st, req, deepresearch.OriginCLI); errors.Is(err, deepresearch.ErrConfig) {
-			return inputError(err)
-		} else if err != nil {
-			return err
+		rep, runErr = r.RecordOrResearch(ctx, kept, stErr, req, deepresearch.OriginCLI, sink)
+		if rep == nil && errors.Is(runErr, deepresearch.ErrConfig) {
+			return inputError(runErr) // a request the store refused, or the run did, before anything ran
 		}
-		rep, runErr = r.Record(ctx, st, req, sink)
 	}
 	if display != nil {
 		display.Flush()

@@ -112,9 +112,9 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return inputError(err)
 	}
 	defer r.Close()
-	var runner httpapi.Runner = r
+	var rec deepresearch.RunRecorder = r
 	if coord != nil {
-		runner = publishing{r, coord, logger}
+		rec = publishing{r, coord, logger}
 	}
 	if hub != nil && s.NATS.Workers > 0 {
 		// The hub's own workers: this process takes its share of the
@@ -140,16 +140,17 @@ func serve(cmd *cobra.Command, configFile string) error {
 		peers = &natsrun.Remote{JS: coord.conn.js, Config: coord.conn.cfg}
 		remote = peers
 	}
-	srv, err := httpapi.New(httpapi.Config{
-		Runner: runner, Store: st, Token: s.Serve.Token, Remote: remote,
-		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxBody: s.Serve.MaxBody,
-		PlanTimeout: s.Serve.PlanTimeout, PlanTimeoutAction: s.Serve.PlanTimeoutAction,
-		Logger: &logger,
-	})
+	// The runs' life — admission, time limits, plan reviews, resuming —
+	// is the library's (deepresearch.Runs); the server is its HTTP codec.
+	runs, err := newRuns(s, rec, st, deepresearch.OriginServer, &logger)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
+	defer runs.Close()
+	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, MaxBody: s.Serve.MaxBody, Logger: &logger})
+	if err != nil {
+		return err
+	}
 	if peers != nil {
 		// What other server processes forward for this one's runs (their
 		// reports, cancellations, a person's answers) is answered here.
@@ -172,7 +173,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 		// journals; their clients reconnect with Last-Event-ID. They are
 		// taken up before the first request is served, so that a client
 		// never finds one of them still interrupted.
-		ids, err := srv.Resume(ctx, s.Serve.MaxResumes)
+		ids, err := runs.Resume(ctx)
 		if err != nil {
 			logger.Error().Err(err).Msg("resuming interrupted runs")
 		} else if len(ids) > 0 {
@@ -182,7 +183,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 		// its lease is interrupted once the lease has passed.
 		kctx, stopResuming := context.WithCancel(ctx)
 		resuming := make(chan struct{})
-		go func() { defer close(resuming); srv.KeepResuming(kctx, s.Serve.MaxResumes, 0) }()
+		go func() { defer close(resuming); runs.KeepResuming(kctx, 0) }()
 		defer func() { stopResuming(); <-resuming }()
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
@@ -199,7 +200,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	// Stop: the runs in progress end interrupted (their streams then end),
 	// then open connections get a few seconds to finish.
-	srv.Close()
+	runs.Close()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
@@ -243,6 +244,19 @@ func startHub(s config.Settings) (*natsrun.Embedded, error) {
 	return hub, nil
 }
 
+// newRuns is the Runs of a serving command (serve, mcp): rec runs its
+// runs and st keeps them, from origin, under the serve.* limits.
+func newRuns(s config.Settings, rec deepresearch.RunRecorder, st deepresearch.Store, origin string, logger *zerolog.Logger) (*deepresearch.Runs, error) {
+	runs, err := deepresearch.NewRuns(rec, st, deepresearch.RunsOptions{
+		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes, ReviewTimeout: s.Serve.PlanTimeout,
+		OnReviewTimeout: deepresearch.TimeoutAction(s.Serve.PlanTimeoutAction), Origin: origin, Logger: logger,
+	})
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return runs, nil
+}
+
 // openStore opens the run store of store.path (default
 // config.DefaultStorePath).
 func openStore(ctx context.Context, s config.Settings) (*sqlitestore.Store, error) {
@@ -263,15 +277,12 @@ func openStore(ctx context.Context, s config.Settings) (*sqlitestore.Store, erro
 
 // publishing is a Researcher whose runs' events also go, as they are
 // emitted, to the NATS events stream (natsrun.EventLog), where any
-// process connected to the cluster can follow them.
+// process connected to the cluster can follow them; a resumed run's
+// earlier events first, those the stream lacks.
 type publishing struct {
 	*deepresearch.Researcher
 	coord *coordination
 	log   zerolog.Logger
-}
-
-func (p publishing) Record(ctx context.Context, st deepresearch.Store, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	return p.Researcher.Record(ctx, st, req, p.coord.tee(sink))
 }
 
 func (p publishing) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {

@@ -718,13 +718,14 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "serve settings",
-			file: "serve:\n  max_runs: 0\n  run_timeout: soon\n  max_body: -1\n",
+			file: "serve:\n  max_runs: 0\n  run_timeout: soon\n  max_body: -1\n  plan_timeout_action: wait\n",
 			args: []string{"--addr", "localhost"},
 			want: []string{
 				"config: serve.addr = localhost (from flag --addr): must be HOST:PORT, such as 127.0.0.1:8080 (or :8080 for every interface)",
 				"config: serve.max_runs = 0 (from deepresearch.yaml:2): must be at least 1",
 				"config: serve.run_timeout = soon (from deepresearch.yaml:3): must be a duration such as 90s, 2m or 1m30s",
 				"config: serve.max_body = -1 (from deepresearch.yaml:4): must be at least 1",
+				"config: serve.plan_timeout_action = wait (from deepresearch.yaml:5): must be one of proceed, cancel",
 			},
 			is: config.ErrInvalid,
 		},

@@ -278,3 +278,35 @@ func TestWithTimeout(t *testing.T) {
 		})
 	})
 }
+
+// TestWaitArmed: WaitArmed returns once for each timer of its duration,
+// armed before the call or while it waits, and never for a timer of
+// another duration; it gives up with its context.
+func TestWaitArmed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := clock.NewFake(t0)
+		c.AfterFunc(time.Hour, func() {})
+		if err := c.WaitArmed(t.Context(), time.Hour); err != nil {
+			t.Fatalf("a timer armed before the call: %v", err)
+		}
+		got := make(chan error, 1)
+		go func() { got <- c.WaitArmed(t.Context(), time.Hour) }()
+		c.AfterFunc(time.Minute, func() {})
+		synctest.Wait()
+		select {
+		case err := <-got:
+			t.Fatalf("returned for a timer of another duration, or one already waited for: %v", err)
+		default:
+		}
+		c.AfterFunc(time.Hour, func() {})
+		if err := <-got; err != nil {
+			t.Fatalf("a timer armed while it waits: %v", err)
+		}
+		stop := errors.New("gave up")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		cancel(stop)
+		if err := c.WaitArmed(ctx, time.Hour); !errors.Is(err, stop) {
+			t.Errorf("with its context done: %v", err)
+		}
+	})
+}

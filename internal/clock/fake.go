@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -14,6 +15,9 @@ type Fake struct {
 	now    time.Time
 	timers map[*fakeTimer]struct{}
 	armed  chan struct{} // closed and replaced whenever a timer is armed
+	// arms counts the timers armed of each duration; waited, those of
+	// each that WaitArmed has returned for.
+	arms, waited map[time.Duration]int
 }
 
 type fakeTimer struct {
@@ -25,7 +29,8 @@ var _ Clock = (*Fake)(nil)
 
 // NewFake returns a Fake that reads start.
 func NewFake(start time.Time) *Fake {
-	return &Fake{now: start, timers: map[*fakeTimer]struct{}{}, armed: make(chan struct{})}
+	return &Fake{now: start, timers: map[*fakeTimer]struct{}{}, armed: make(chan struct{}),
+		arms: map[time.Duration]int{}, waited: map[time.Duration]int{}}
 }
 
 // Now returns the clock's time.
@@ -41,6 +46,7 @@ func (c *Fake) AfterFunc(d time.Duration, f func()) func() bool {
 	defer c.mu.Unlock()
 	t := &fakeTimer{at: c.now.Add(d), f: f}
 	c.timers[t] = struct{}{}
+	c.arms[d]++
 	close(c.armed)
 	c.armed = make(chan struct{})
 	return func() bool {
@@ -59,6 +65,29 @@ func (c *Fake) Armed() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.armed
+}
+
+// WaitArmed waits until a timer of d is armed that no earlier call of
+// WaitArmed(d) returned for — armed before the call or after it — or ctx
+// is done, when it returns context.Cause(ctx). A test moves the clock
+// past a deadline only once the code under test waits on it: a run's
+// time limit, a review's deadline.
+func (c *Fake) WaitArmed(ctx context.Context, d time.Duration) error {
+	for {
+		c.mu.Lock()
+		if c.arms[d] > c.waited[d] {
+			c.waited[d]++
+			c.mu.Unlock()
+			return nil
+		}
+		armed := c.armed
+		c.mu.Unlock()
+		select {
+		case <-armed:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
 }
 
 // Pending returns the number of timers armed and not yet fired or stopped.
