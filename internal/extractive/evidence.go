@@ -94,8 +94,11 @@ func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
 				continue
 			}
 			seen[b.num][k] = true
-			if u.Heading != "" {
-				texts[b.num].WriteString("## " + u.Heading + "\n\n")
+			// Each unit stands under its own heading, none when it has
+			// none ("##" ends the one before): a block that opens a page
+			// does not inherit the last heading of a snippet before it.
+			if u.Heading != "" || texts[b.num].Len() > 0 {
+				texts[b.num].WriteString(strings.TrimSpace("## "+u.Heading) + "\n\n")
 			}
 			texts[b.num].WriteString(u.Text + "\n\n")
 		}
