@@ -167,14 +167,18 @@ func connect(t *testing.T, urls string) jetstream.JetStream {
 	// A context without a deadline: the client bounds each request by
 	// its own default timeout (5s), which a request waits out when no
 	// server answers yet.
+	// A cluster whose routes are not all up yet answers at once that it
+	// has no peers to place a stream on: the next try waits a little
+	// (longer each time, up to a second) for the cluster to form.
 	for try := 1; ; try++ {
 		_, err := natsrun.Setup(t.Context(), js, testConfig)
 		if err == nil {
 			return js
 		}
-		if try == 9 { // a failure bound only
+		if try == 40 { // a failure bound only
 			t.Fatalf("setting the streams up, %d tries: %v", try, err)
 		}
+		time.Sleep(min(time.Duration(try)*100*time.Millisecond, time.Second))
 	}
 }
 

@@ -94,7 +94,10 @@ func TestGunzipBomb(t *testing.T) {
 	}
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("unpacking a gzip bomb of 256 MiB (%d KiB) allocated %.1f MiB", len(bomb)>>10, float64(alloc)/(1<<20))
-	if alloc > 3*limit {
-		t.Errorf("unpacking the bomb allocated %d MiB; the bound is about %d MiB", alloc>>20, 2*limit>>20)
+	// TotalAlloc counts the whole process's allocations (the race
+	// detector's and other tests' too): the bound proves the bomb was not
+	// unpacked (256 MiB), not the exact cost of the limit (about 2×8 MiB).
+	if alloc > 8*limit {
+		t.Errorf("unpacking the bomb allocated %d MiB; it should be about %d MiB, far below the 256 MiB it unpacks to", alloc>>20, 2*limit>>20)
 	}
 }
