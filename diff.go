@@ -35,9 +35,12 @@ type RunDiff struct {
 // SourcesDiff compares two runs' sources. A source is one document (a
 // page, row or slide of one is a source of its own): a web page under its
 // canonical URL, a corpus document under its ID when it has no URL. Its
-// text is the text the run's agents read, else the text the run store
-// kept of it; a source whose text is unknown in either run is not
-// counted as changed.
+// text is the text the run's agents read (Report.SourceTexts), else the
+// text the run store kept of it; a source whose text is unknown in either
+// run is not counted as changed. A fetched page's text is the page; a
+// document found by a search of a corpus or index is read as the excerpts
+// the search returned, so such a document also counts as changed when
+// the two runs read different excerpts of it.
 type SourcesDiff struct {
 	// Added are the sources of B that A does not have, in B's order.
 	Added []SourceDiff `json:"added"`
@@ -78,8 +81,9 @@ const (
 	// and supported in B. (A sentence only B says is new, not listed.)
 	ClaimGainedSupport ClaimChange = "gained_support"
 	// ClaimSourceChanged: a source the sentence cites in A changed or
-	// was dropped in B (ClaimDiff.Sources names it), whether or not B
-	// says the sentence again.
+	// was dropped in B (ClaimDiff.Sources names it), and B does not say
+	// the sentence. (One B says again is listed only when its support
+	// changed.)
 	ClaimSourceChanged ClaimChange = "source_changed"
 )
 
@@ -338,7 +342,7 @@ func diffClaims(a, b *diffSide, moved map[string]bool) []ClaimDiff {
 			cd.Change = ClaimLostSupport
 		case cd.InB && !cd.SupportedA && cd.SupportedB:
 			cd.Change = ClaimGainedSupport
-		case len(cd.Sources) > 0:
+		case !cd.InB && len(cd.Sources) > 0:
 			cd.Change = ClaimSourceChanged
 		default:
 			continue
