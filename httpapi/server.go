@@ -31,6 +31,7 @@
 //	POST   /v1/research/{id}/input   answer the run's clarifying questions
 //	GET    /v1/research/{id}/plan    the plan the run waits to have reviewed
 //	POST   /v1/research/{id}/plan    review it: accept, reject, or a plan to research instead
+//	GET    /v1/research/{id}/diff/{other}  what changed from its report to run other's (deepresearch.RunDiff)
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
 //	GET    /v1/models                the one model, "deepresearch"
 //	GET    /v1/schema/report.json    the JSON report's JSON Schema (deepresearch.ReportSchema)
@@ -183,6 +184,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /v1/research/{id}/input", s.auth(s.postInput))
 	mux.HandleFunc("GET /v1/research/{id}/plan", s.auth(s.getPlan))
 	mux.HandleFunc("POST /v1/research/{id}/plan", s.auth(s.postPlan))
+	mux.HandleFunc("GET /v1/research/{id}/diff/{other}", s.auth(s.getDiff))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
 	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/deepresearch/deepresearch"
+)
+
+func init() { extraCommands = append(extraCommands, newDiffCmd) }
+
+func newDiffCmd() *cobra.Command {
+	var configFile string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "diff RUN_A RUN_B",
+		Short: "Print what changed between two stored runs' reports",
+		Long: `diff compares the reports of two stored runs, the older first: the sources
+added, dropped and changed (same canonical URL or corpus document, different
+text), the cited sentences whose support changed (judged lexically against
+each run's own source texts), and the sections added or removed. --json
+prints the same as JSON.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageError{fmt.Errorf("diff takes two run IDs, got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) (retErr error) {
+			s, err := settings(cmd, configFile)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			st, damage, err := openStoreToRead(ctx, s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			defer func() { retErr = errors.Join(retErr, damage) }()
+			d, err := deepresearch.DiffRuns(ctx, st, args[0], args[1])
+			if errors.Is(err, deepresearch.ErrRunNotFound) {
+				return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
+			} else if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				b, err := json.MarshalIndent(d, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(out, "%s\n", printableJSON(b))
+				return err
+			}
+			return d.WriteText(printableWriter{W: out})
+		},
+	}
+	storeFlags(cmd, &configFile)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the diff as JSON")
+	return cmd
+}
