@@ -36,8 +36,8 @@ var (
 	ErrTimeout = agent.ErrTimeout
 	// ErrClosed reports a run started after, or cut short by, Close.
 	ErrClosed = errors.New("researcher closed")
-	// ErrFormat reports a report format ParseFormat does not know (md,
-	// html, json, yaml, csl-json, bibtex).
+	// ErrFormat reports a report format ParseFormat does not know (see
+	// ParseFormat for the names it knows).
 	ErrFormat = output.ErrFormat
 	// ErrStyle reports a citation style Style.UnmarshalText does not know
 	// (markdown, plain, footnote, html).

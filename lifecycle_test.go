@@ -20,7 +20,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
-var formats = []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatYAML, deepresearch.FormatXML, deepresearch.FormatMermaid, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
+var formats = []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatYAML, deepresearch.FormatXML, deepresearch.FormatMermaid, deepresearch.FormatDOCX, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
 
 // roundTrip stores rep as JSON, reloads it and checks that every format
 // renders byte for byte the same.

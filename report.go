@@ -168,7 +168,11 @@ func (r *Report) published() (*finalreport.Report, error) {
 // YAML, with the same sidecar), FormatXML (the same document as XML,
 // valid against ReportXMLSchema), FormatMermaid (its citation graph: the
 // question, its sections and the references each cites, as a Mermaid
-// flowchart), or its reference list alone as FormatCSL
+// flowchart), FormatDOCX (a Word document: the report's headings,
+// lists, tables and code, each citation an internal link to its entry in
+// the reference list, which gives each source's locators and date, and
+// the verification summary; binary), or its reference list alone as
+// FormatCSL
 // (CSL-JSON, for Zotero, Pandoc and other reference managers) or
 // FormatBibTeX ("" is FormatMarkdown; a format that is none of the Format
 // constants, such as a name ParseFormat would read as one of them, is an
@@ -196,6 +200,12 @@ func (r *Report) Render(format Format) ([]byte, error) {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
 		}
 		return []byte(page), nil
+	case FormatDOCX:
+		b, err := finalreport.DOCX(title, pub, r.verified())
+		if err != nil {
+			return nil, fmt.Errorf("deepresearch: render: %w", err)
+		}
+		return b, nil
 	case FormatCSL, FormatBibTeX:
 		return RenderReferences(pub.References, format, r.Style)
 	case FormatJSON, FormatYAML, FormatXML, FormatMermaid:
@@ -322,6 +332,16 @@ func (r *Report) jsonDocument(pub *finalreport.Report) (*JSONReport, error) {
 		}
 	}
 	return doc, nil
+}
+
+// verified is what a document tells of the report's verification; nil
+// when the run was not verified.
+func (r *Report) verified() *finalreport.Verified {
+	v := r.Verification
+	if v == nil {
+		return nil
+	}
+	return &finalreport.Verified{Summary: v.Summary, Problems: v.Problems, Action: string(v.Action), Judge: v.Judge}
 }
 
 // sourceRelevance gathers, by merged number, the relevance judgement of

@@ -213,8 +213,8 @@ type Fetch struct {
 // Output shapes the final report.
 type Output struct {
 	// Format is the document format: "md" (default), "html", "json",
-	// "yaml", "xml", "mermaid" (the citation graph), or the reference list
-	// alone as "csl-json" or "bibtex".
+	// "yaml", "xml", "mermaid" (the citation graph), "docx" (a Word
+	// document), or the reference list alone as "csl-json" or "bibtex".
 	Format string `mapstructure:"format"`
 	// Style is how citations show: "markdown" (default), "plain",
 	// "footnote" or "html".

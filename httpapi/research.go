@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ func runURLs(id string) map[string]string {
 		"yaml":     base + "?format=yaml",
 		"xml":      base + "?format=xml",
 		"mermaid":  base + "?format=mermaid",
+		"docx":     base + "?format=docx",
 		"csl-json": base + "?format=csl-json",
 		"bibtex":   base + "?format=bibtex",
 	}
@@ -119,11 +121,29 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", f.MediaType())
+	if f.Binary() {
+		// A file to save, named by the run.
+		w.Header().Set("Content-Disposition", attachment(run.ID, f))
+	}
 	if f == deepresearch.FormatHTML {
 		// The page is the report alone: no script, no outside resources.
 		w.Header().Set("Content-Security-Policy", reportCSP)
 	}
 	w.Write(body)
+}
+
+// attachment is the Content-Disposition of run id's report in format f:
+// an attachment named "report-ID.docx", with any character of the ID
+// that is not a letter, digit, dash or underscore replaced by "_" (run
+// IDs are the store's, but a file name is the client's to write).
+func attachment(id string, f deepresearch.Format) string {
+	safe := strings.Map(func(r rune) rune {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return r
+		}
+		return '_'
+	}, id)
+	return mime.FormatMediaType("attachment", map[string]string{"filename": "report-" + safe[:min(len(safe), 64)] + f.Extension()})
 }
 
 func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {

@@ -25,7 +25,7 @@
 // Endpoints:
 //
 //	POST   /v1/research              start a run: 202, {"id", "status", "urls"}
-//	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json|yaml|xml|mermaid|csl-json|bibtex)
+//	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json|yaml|xml|mermaid|docx|csl-json|bibtex)
 //	DELETE /v1/research/{id}         cancel a running run
 //	GET    /v1/research/{id}/events  the run's events: SSE, or NDJSON for Accept: application/x-ndjson
 //	POST   /v1/research/{id}/input   answer the run's clarifying questions

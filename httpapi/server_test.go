@@ -353,6 +353,7 @@ func TestResearchEndToEnd(t *testing.T) {
 		{"yaml", "application/yaml", "\ncitation_format: internal_kb\n"},
 		{"csl-json", "application/vnd.citationstyles.csl+json", `"URL"`},
 		{"bibtex", "application/x-bibtex; charset=utf-8", "@"},
+		{"docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "word/document.xml"},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			res := e.do("GET", "/v1/research/"+s.ID+"?format="+tc.format, "")
@@ -360,6 +361,14 @@ func TestResearchEndToEnd(t *testing.T) {
 			res.Body.Close()
 			if res.StatusCode != 200 || res.Header.Get("Content-Type") != tc.ctype || !bytes.Contains(b, []byte(tc.has)) {
 				t.Fatalf("format %s: %s %s, body has %q: %v", tc.format, res.Status, res.Header.Get("Content-Type"), tc.has, bytes.Contains(b, []byte(tc.has)))
+			}
+			// A binary document comes as a file to save, named by the run.
+			disp, want := res.Header.Get("Content-Disposition"), ""
+			if tc.format == "docx" {
+				want = `attachment; filename=report-` + s.ID + `.docx`
+			}
+			if disp != want {
+				t.Errorf("Content-Disposition %q, want %q", disp, want)
 			}
 		})
 	}
@@ -699,5 +708,19 @@ func TestWriterFailureServesFindings(t *testing.T) {
 	readJSON(t, e.do("GET", "/v1/research/"+s.ID, ""), &v)
 	if v.Status != "failed" || v.Report != string(body) {
 		t.Errorf("GET run: status %s, report %q; want failed with the findings", v.Status, v.Report)
+	}
+}
+
+// A report's file name is made of the run ID's safe characters alone, so
+// no ID can steer where a client saves it or break the header.
+func TestAttachmentName(t *testing.T) {
+	for id, want := range map[string]string{
+		"r-01_AB":                 "attachment; filename=report-r-01_AB.docx",
+		"../../etc/x\"\r\nSet: y": "attachment; filename=report-______etc_x___Set__y.docx",
+		"日本":                      "attachment; filename=report-__.docx",
+	} {
+		if got := attachment(id, deepresearch.FormatDOCX); got != want {
+			t.Errorf("attachment(%q) = %q, want %q", id, got, want)
+		}
 	}
 }

@@ -181,6 +181,11 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 	if err != nil {
 		return inputError(err)
 	}
+	if out == nil || out.isStdout() {
+		if err := binaryToTerminal(format, cmd.OutOrStdout(), "--format"); err != nil {
+			return err
+		}
+	}
 	rec, err := loadRecording(cmd, s, arg)
 	if err != nil {
 		return err

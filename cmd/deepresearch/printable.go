@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/termsafe"
 )
@@ -22,10 +25,27 @@ func printableJSON(b []byte) []byte { return termsafe.JSON(b) }
 type printableWriter = termsafe.Writer
 
 // printableDoc is a rendered report made printable: a JSON format's
-// characters escaped, any other's dropped.
+// characters escaped, any other text format's dropped. A binary format's
+// document (DOCX) is passed as it is: it is never printed on a terminal
+// (binaryToTerminal), and its own writer has already removed what the
+// format cannot carry.
 func printableDoc(f deepresearch.Format, doc []byte) []byte {
+	if f.Binary() {
+		return doc
+	}
 	if f == deepresearch.FormatJSON || f == deepresearch.FormatCSL {
 		return printableJSON(doc)
 	}
 	return []byte(printable(string(doc)))
+}
+
+// binaryToTerminal refuses a binary format's document (DOCX) bound for w
+// when w is a terminal, as other tools refuse to print binary data: it
+// would show as noise and could upset the terminal. flag names the
+// option that chose the format.
+func binaryToTerminal(f deepresearch.Format, w io.Writer, flag string) error {
+	if f.Binary() && isTerminal(w) {
+		return inputError(fmt.Errorf("%s %s is a binary file and stdout is a terminal: write it to a file (-o report%s) or redirect stdout", flag, f, f.Extension()))
+	}
+	return nil
 }

@@ -65,6 +65,7 @@ the workers as they follow a local run.`,
   deepresearch run --corpus ./docs --format html --output report.html "What changed in v2?"
   deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'
   deepresearch run --format mermaid "How are undersea cables repaired?" > citations.mmd
+  deepresearch run --format docx -o report.docx "How are undersea cables repaired?"
   deepresearch run --json-schema > report.schema.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -204,6 +205,11 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		evLines = events.NewJSONLines(w)
 		if evOut.isStdout() && rf.output == "" {
 			reportOut = io.Discard // as with --events -
+		}
+	}
+	if report == nil && reportOut == stdout || report != nil && report.isStdout() {
+		if err := binaryToTerminal(format, stdout, "--format"); err != nil {
+			return err
 		}
 	}
 	if evLines != nil {

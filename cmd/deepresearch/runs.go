@@ -143,6 +143,9 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			if err != nil {
 				return inputError(fmt.Errorf("output.format: %w", err))
 			}
+			if err := binaryToTerminal(format, out, "--format"); err != nil {
+				return err
+			}
 			b, err := st.Report(ctx, run.ID)
 			if errors.Is(err, sqlitestore.ErrNotFound) {
 				return fmt.Errorf("run %s is %s and has no report", run.ID, run.Status)
@@ -162,7 +165,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 		},
 	}
 	storeFlags(cmd, &configFile)
-	cmd.Flags().String("format", "md", "report `FORMAT`: md, html, json, yaml, xml, mermaid, csl-json (references) or bibtex (references)")
+	cmd.Flags().String("format", "md", "report `FORMAT`: md, html, json, yaml, xml, mermaid, docx (binary: redirect it to a file), csl-json (references) or bibtex (references)")
 	cmd.Flags().BoolVar(&showEvents, "events", false, "print the event log as newline-delimited JSON")
 	cmd.Flags().BoolVar(&status, "status", false, "print the run's record (status, usage, times) as JSON")
 	return cmd

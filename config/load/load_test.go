@@ -536,7 +536,7 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{
 				"config: research.max_tokens = lots (from deepresearch.yaml:3): must be a whole number",
 				`config: research.agent_timeout = "2 minutes" (from deepresearch.yaml:4): must be a duration such as 90s, 2m or 1m30s`,
-				"config: output.format = pdf (from deepresearch.yaml:6): must be one of md, html, json, yaml, xml, mermaid, csl-json, bibtex",
+				"config: output.format = pdf (from deepresearch.yaml:6): must be one of md, html, json, yaml, xml, mermaid, docx, csl-json, bibtex",
 			},
 			is: config.ErrInvalid,
 		},

@@ -12,7 +12,8 @@ import (
 )
 
 // BenchmarkStructured renders a 150 KB report citing 50 sources as the
-// JSON document (blocks, sidecar, sources_used) and as YAML.
+// JSON document (blocks, sidecar, sources_used), as a Word document, as
+// the HTML page and as YAML.
 func BenchmarkStructured(b *testing.B) {
 	var sources []collapse.Source
 	texts := map[int]string{}
@@ -39,6 +40,27 @@ func BenchmarkStructured(b *testing.B) {
 				b.Fatal(err)
 			}
 			if _, err := json.MarshalIndent(doc, "", "  "); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("docx", func(b *testing.B) {
+		b.SetBytes(int64(draft.Len()))
+		b.ReportAllocs()
+		var out []byte
+		for b.Loop() {
+			var err error
+			if out, err = DOCX("Q", rep, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(out)), "docx-bytes")
+	})
+	b.Run("html", func(b *testing.B) {
+		b.SetBytes(int64(draft.Len()))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := HTML("Q", rep); err != nil {
 				b.Fatal(err)
 			}
 		}

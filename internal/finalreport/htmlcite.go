@@ -61,21 +61,33 @@ func (t citeTransformer) Transform(doc *ast.Document, reader text.Reader, _ pars
 		return ast.WalkContinue, nil
 	})
 	for _, l := range links {
-		dest, ok := strings.CutPrefix(string(l.Destination), "#ref-")
+		num, ok := citation(l, src, t.titles)
 		if !ok {
 			continue
 		}
-		num, err := strconv.Atoi(dest)
-		title, known := t.titles[num]
-		if err != nil || !known || strconv.Itoa(num) != dest || linkText(l, src) != "["+dest+"]" {
-			continue
-		}
-		l.Title = []byte(title)
+		l.Title = []byte(t.titles[num])
 		sup := &citeNode{Number: num}
 		parent := l.Parent()
 		parent.ReplaceChild(parent, l, sup)
 		sup.AppendChild(sup, l)
 	}
+}
+
+// citation returns the reference number l cites when it is a citation:
+// a link whose destination is "#ref-N" for a reference N of titles and
+// whose text is "[N]". A link the writer made itself to "#ref-N" with
+// other text is none.
+func citation(l *ast.Link, src []byte, titles map[int]string) (int, bool) {
+	dest, ok := strings.CutPrefix(string(l.Destination), "#ref-")
+	if !ok {
+		return 0, false
+	}
+	num, err := strconv.Atoi(dest)
+	_, known := titles[num]
+	if err != nil || !known || strconv.Itoa(num) != dest || linkText(l, src) != "["+dest+"]" {
+		return 0, false
+	}
+	return num, true
 }
 
 // linkText is the text of l's children.

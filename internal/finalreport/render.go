@@ -147,26 +147,8 @@ func htmlLink(title, url string) string {
 // HTML returns a standalone page: the report, with each citation a link to
 // its entry in the reference list, and the reference list linking out.
 func HTML(title string, r *Report) (string, error) {
-	v, err := r.view()
+	md, err := r.anchored()
 	if err != nil {
-		return "", fmt.Errorf("finalreport: html: %w", err)
-	}
-	// Render from the writer's text with each source's URL replaced by its
-	// anchor in the reference list; FirstCited numbers as Write did.
-	anchors := citeproc.NewMapping(nil)
-	for _, n := range v.global.Numbers() {
-		src, _ := v.global.Lookup(n)
-		if d, cited := v.display[n]; cited {
-			src.URL = "#ref-" + strconv.Itoa(d)
-		}
-		if err := anchors.Add(n, src); err != nil {
-			return "", fmt.Errorf("finalreport: html: %w", err)
-		}
-	}
-	var md strings.Builder
-	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors, Numberer: numberer()})
-	p.WriteString(v.raw)
-	if err := p.Close(); err != nil {
 		return "", fmt.Errorf("finalreport: html: %w", err)
 	}
 	var body bytes.Buffer
@@ -175,7 +157,7 @@ func HTML(title string, r *Report) (string, error) {
 		titles[ref.Number] = ref.Label()
 	}
 	gm := goldmark.New(goldmark.WithExtensions(extension.GFM, citeHTML{titles}))
-	if err := gm.Convert([]byte(md.String()), &body); err != nil {
+	if err := gm.Convert([]byte(md), &body); err != nil {
 		return "", fmt.Errorf("finalreport: html: %w", err)
 	}
 	var b strings.Builder
@@ -207,6 +189,34 @@ pre{overflow:auto;background:#f5f5f5;padding:.75rem}
 	}
 	b.WriteString("</body>\n</html>\n")
 	return b.String(), nil
+}
+
+// anchored is the report as markdown whose citations link to their
+// entries in the reference list, "[2](#ref-2)": what the HTML and DOCX
+// renderings convert. It is rendered from the writer's text with each
+// source's URL replaced by its anchor; FirstCited numbers as Write did.
+func (r *Report) anchored() (string, error) {
+	v, err := r.view()
+	if err != nil {
+		return "", err
+	}
+	anchors := citeproc.NewMapping(nil)
+	for _, n := range v.global.Numbers() {
+		src, _ := v.global.Lookup(n)
+		if d, cited := v.display[n]; cited {
+			src.URL = "#ref-" + strconv.Itoa(d)
+		}
+		if err := anchors.Add(n, src); err != nil {
+			return "", err
+		}
+	}
+	var md strings.Builder
+	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors, Numberer: numberer()})
+	p.WriteString(v.raw)
+	if err := p.Close(); err != nil {
+		return "", err
+	}
+	return md.String(), nil
 }
 
 // view is what the HTML and JSON renderings work from: the draft with its

@@ -25,17 +25,18 @@ const (
 	BibTeX   Format = "bibtex"   // the reference list as BibTeX
 	XML      Format = "xml"      // the JSON document as XML, of a documented schema (report.xsd)
 	Mermaid  Format = "mermaid"  // the citation graph as a Mermaid flowchart
+	DOCX     Format = "docx"     // a Word document (Office Open XML), with the reference list and verification summary
 )
 
 // Formats lists the formats, in the order messages name them.
-var Formats = []Format{Markdown, HTML, JSON, YAML, XML, Mermaid, CSL, BibTeX}
+var Formats = []Format{Markdown, HTML, JSON, YAML, XML, Mermaid, DOCX, CSL, BibTeX}
 
 // ErrFormat reports a format that is none of Formats.
 var ErrFormat = errors.New("unknown report format")
 
 // ParseFormat returns the format named s: "md" (or "markdown"), "html",
-// "json", "yaml" (or "yml"), "xml", "mermaid" (or "mmd"), "csl-json" or
-// "bibtex"; "" is Markdown. Other names (in other
+// "json", "yaml" (or "yml"), "xml", "mermaid" (or "mmd"), "docx",
+// "csl-json" or "bibtex"; "" is Markdown. Other names (in other
 // cases too: settings are lower-cased before they are parsed) are an error
 // wrapping ErrFormat.
 func ParseFormat(s string) (Format, error) {
@@ -46,7 +47,7 @@ func ParseFormat(s string) (Format, error) {
 		return YAML, nil
 	case "mmd":
 		return Mermaid, nil
-	case Markdown, HTML, JSON, YAML, XML, Mermaid, CSL, BibTeX:
+	case Markdown, HTML, JSON, YAML, XML, Mermaid, DOCX, CSL, BibTeX:
 		return f, nil
 	}
 	return "", fmt.Errorf("%w %q: want %s", ErrFormat, s, names(Formats))
@@ -69,8 +70,31 @@ func (f Format) MediaType() string {
 		return "application/xml"
 	case Mermaid:
 		return "text/vnd.mermaid; charset=utf-8"
+	case DOCX:
+		return "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 	}
 	return "text/markdown; charset=utf-8"
+}
+
+// Binary reports whether the format's documents are binary files (DOCX,
+// a zip archive) rather than text: they are written byte for byte, never
+// filtered as text, and not printed on a terminal.
+func (f Format) Binary() bool { return f == DOCX }
+
+// Extension is the file name extension of the format's documents, with
+// its dot: ".md", ".docx", ".json" …
+func (f Format) Extension() string {
+	switch f {
+	case "", Markdown:
+		return ".md"
+	case CSL:
+		return ".json"
+	case BibTeX:
+		return ".bib"
+	case Mermaid:
+		return ".mmd"
+	}
+	return "." + string(f)
 }
 
 // Action is what verification does with a citation whose source does not

@@ -24,6 +24,7 @@ func TestParseFormat(t *testing.T) {
 		{"xml", "xml", XML, nil},
 		{"mermaid", "mermaid", Mermaid, nil},
 		{"mmd alias", "mmd", Mermaid, nil},
+		{"docx", "docx", DOCX, nil},
 		{"unknown", "pdf", "", ErrFormat},
 		{"upper case", "HTML", "", ErrFormat},
 		{"spaces", " md", "", ErrFormat},
@@ -37,7 +38,7 @@ func TestParseFormat(t *testing.T) {
 		})
 	}
 	_, err := ParseFormat("pdf")
-	if want := `unknown report format "pdf": want md, html, json, yaml, xml, mermaid, csl-json or bibtex`; err.Error() != want {
+	if want := `unknown report format "pdf": want md, html, json, yaml, xml, mermaid, docx, csl-json or bibtex`; err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
 	}
 	for _, f := range Formats {
@@ -46,6 +47,12 @@ func TestParseFormat(t *testing.T) {
 		}
 		if f.MediaType() == "" {
 			t.Errorf("%q has no media type", f)
+		}
+		if ext := f.Extension(); len(ext) < 3 || ext[0] != '.' {
+			t.Errorf("%q has extension %q", f, ext)
+		}
+		if f.Binary() != (f == DOCX) {
+			t.Errorf("%q: Binary() = %v", f, f.Binary())
 		}
 	}
 }
