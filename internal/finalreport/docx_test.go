@@ -1,13 +1,10 @@
 package finalreport
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/internal/docx"
 	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
@@ -29,36 +27,15 @@ const docxBody = htmlBody + "\n" +
 	"3. three\n4. four\n\n" +
 	"> quoted *words*\n\n---\n\nEnd ~~old~~.\n"
 
-// docxParts unzips a document, checking that every part is well-formed
-// XML.
+// docxParts unzips a document, checking that every part is well-formed XML
+// (docx.Parts).
 func docxParts(t *testing.T, b []byte) map[string]string {
 	t.Helper()
-	z, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	p, err := docx.Parts(b)
 	if err != nil {
-		t.Fatalf("not a zip: %v", err)
+		t.Fatal(err)
 	}
-	out := map[string]string{}
-	for _, f := range z.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := xml.NewDecoder(bytes.NewReader(data))
-		for {
-			if _, err := dec.Token(); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("%s is not well-formed: %v", f.Name, err)
-			}
-		}
-		out[f.Name] = string(data)
-	}
-	return out
+	return p
 }
 
 // docxVerified is a verification with a problem.
