@@ -55,7 +55,7 @@ or other limits is refused. A server resumes the runs it started by itself
 	rf.nats.add(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration `FILE`")
 	cmd.Flags().StringVar(&rf.events, "events", "", "write the new attempt's events as newline-delimited JSON to `FILE`, or \"-\" for stdout")
-	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout")
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout; its extension (.html, .json, .docx, …) chooses the format unless --format is given")
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr, `WHEN`: auto (when a terminal), always or never")
 	return cmd
 }
@@ -95,7 +95,7 @@ The report is printed in output.format; what was replayed is told on stderr.`,
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration `FILE`")
 	cmd.Flags().StringSliceVar(&live, "live", nil, "run this `STAGE` live: planner, researcher, writer or verify (or plan, research, report; repeatable)")
 	cmd.Flags().BoolVar(&check, "check", false, "fail unless the replayed report is byte for byte the stored one")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout; its extension (.html, .json, .docx, …) chooses the format unless --format is given")
 	return cmd
 }
 
@@ -177,9 +177,9 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 			return inputError(fmt.Errorf("--output: %w", err))
 		}
 	}
-	format, err := deepresearch.ParseFormat(s.Output.Format)
+	format, err := reportFormat(cmd, s, outPath)
 	if err != nil {
-		return inputError(err)
+		return err
 	}
 	if out == nil || out.isStdout() {
 		if err := binaryToTerminal(format, cmd.OutOrStdout(), "--format"); err != nil {

@@ -248,3 +248,24 @@ func TestLongQuestionIsBadInput(t *testing.T) {
 		t.Errorf("runs after a refused question: %d %q", runs.code, runs.stdout)
 	}
 }
+
+// TestOutputExtensionChoosesFormat: -o names the format by its extension
+// (report.html is a page, report.json the JSON report) unless --format
+// says otherwise.
+func TestOutputExtensionChoosesFormat(t *testing.T) {
+	dir := t.TempDir()
+	page, doc, md := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.json"), filepath.Join(dir, "forced.html")
+	wantSuccess(t, research(t, "-o", page))
+	wantSuccess(t, research(t, "-o", doc))
+	wantSuccess(t, research(t, "--format", "md", "-o", md))
+	if b, _ := os.ReadFile(page); !bytes.HasPrefix(bytes.TrimSpace(bytes.ToLower(b)), []byte("<!doctype html")) {
+		t.Errorf("-o report.html wrote no HTML page: %.80q", b)
+	}
+	var v map[string]any
+	if b, _ := os.ReadFile(doc); json.Unmarshal(b, &v) != nil || v["question"] == nil {
+		t.Errorf("-o report.json wrote no JSON report: %.80q", b)
+	}
+	if b, _ := os.ReadFile(md); !bytes.HasPrefix(b, []byte("# ")) {
+		t.Errorf("--format md -o forced.html did not write markdown: %.80q", b)
+	}
+}

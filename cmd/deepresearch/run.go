@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -101,7 +102,7 @@ the workers as they follow a local run.`,
 	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration `FILE`")
 	cmd.Flags().StringVar(&rf.events, "events", "", "write events as newline-delimited JSON to `FILE`, or \"-\" for stdout")
-	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout (\"-\": stdout)")
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout (\"-\": stdout); its extension (.html, .json, .docx, …) chooses the format unless --format is given")
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr, `WHEN`: auto (when a terminal), always or never")
 	cmd.Flags().BoolVar(&rf.jsonSchema, "json-schema", false, "print the JSON Schema of the JSON report (--format json; the YAML report too) and exit")
 	cmd.Flags().BoolVar(&rf.xmlSchema, "xml-schema", false, "print the XML Schema (XSD) of the XML report (--format xml) and exit")
@@ -119,6 +120,33 @@ func settings(cmd *cobra.Command, file string) (config.Settings, error) {
 	return s, nil
 }
 
+// reportFormat is the format a report is written in: --format when the
+// command line gives it; else the one the output file's extension names
+// (-o report.html, report.docx: what the user named it for, as pandoc
+// reads it); else output.format (the settings file, the environment, the
+// default).
+func reportFormat(cmd *cobra.Command, s config.Settings, path string) (deepresearch.Format, error) {
+	if f := cmd.Flags().Lookup("format"); (f == nil || !f.Changed) && path != "" && path != "-" {
+		if format, ok := formatOfExt[strings.ToLower(filepath.Ext(path))]; ok {
+			return format, nil
+		}
+	}
+	format, err := deepresearch.ParseFormat(s.Output.Format)
+	if err != nil {
+		return "", inputError(fmt.Errorf("output.format: %w", err))
+	}
+	return format, nil
+}
+
+// formatOfExt is the format a report file's extension names.
+var formatOfExt = map[string]deepresearch.Format{
+	".md": deepresearch.FormatMarkdown, ".markdown": deepresearch.FormatMarkdown,
+	".html": deepresearch.FormatHTML, ".htm": deepresearch.FormatHTML,
+	".json": deepresearch.FormatJSON, ".yaml": deepresearch.FormatYAML, ".yml": deepresearch.FormatYAML,
+	".xml": deepresearch.FormatXML, ".mmd": deepresearch.FormatMermaid, ".docx": deepresearch.FormatDOCX,
+	".bib": deepresearch.FormatBibTeX,
+}
+
 // runResearch is the run command: settings to a Researcher, a run with the
 // chosen sinks, the report rendered in the chosen format. Everything it
 // decides about research is the library's (deepresearch.FromSettings,
@@ -130,9 +158,9 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if err != nil {
 		return err
 	}
-	format, err := deepresearch.ParseFormat(s.Output.Format)
+	format, err := reportFormat(cmd, s, rf.output)
 	if err != nil {
-		return inputError(fmt.Errorf("output.format: %w", err))
+		return err
 	}
 	switch rf.progress {
 	case "auto", "always", "never":
