@@ -23,12 +23,7 @@ added, dropped and changed (same canonical URL or corpus document, different
 text), the cited sentences whose support changed (judged lexically against
 each run's own source texts), and the sections added or removed. --json
 prints the same as JSON.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return usageError{fmt.Errorf("diff takes two run IDs, got %d arguments", len(args))}
-			}
-			return nil
-		},
+		Args: runIDs("diff", 2),
 		RunE: func(cmd *cobra.Command, args []string) (retErr error) {
 			s, err := settings(cmd, configFile)
 			if err != nil {

@@ -16,10 +16,16 @@ import (
 
 func init() { extraCommands = append(extraCommands, newResumeCmd, newReplayCmd, newExportCmd) }
 
-func oneRunID(name string) cobra.PositionalArgs {
+// runIDs is the arguments check of a command that takes n run IDs
+// (one or two): any other count is a usage error naming the command.
+func runIDs(name string, n int) cobra.PositionalArgs {
+	what := "one run ID"
+	if n == 2 {
+		what = "two run IDs"
+	}
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != 1 {
-			return usageError{fmt.Errorf("%s takes one run ID, got %d arguments", name, len(args))}
+		if len(args) != n {
+			return usageError{fmt.Errorf("%s takes %s, got %d arguments", name, what, len(args))}
 		}
 		return nil
 	}
@@ -45,7 +51,7 @@ or other limits is refused. A server resumes the runs it started by itself
 (serve.resume); resume is for runs of the run command.`,
 		Example: `  deepresearch runs
   deepresearch resume 9f86d081884c7d65 -o report.md`,
-		Args: oneRunID("resume"),
+		Args: runIDs("resume", 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rf.resume = args[0]
 			return runResearch(cmd, rf, "")
@@ -84,7 +90,7 @@ The report is printed in output.format; what was replayed is told on stderr.`,
 		Example: `  deepresearch replay 9f86d081884c7d65 --check
   deepresearch export 9f86d081884c7d65 > run.tar.zst && deepresearch replay run.tar.zst
   deepresearch replay 9f86d081884c7d65 --live writer --provider openai --model gpt-4.1`,
-		Args: oneRunID("replay"),
+		Args: runIDs("replay", 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return replay(cmd, configFile, args[0], live, check, output)
 		},
@@ -280,7 +286,7 @@ any machine: to reproduce a bug report, or to try a change against real
 research. The archive holds no key: a run's journal and settings never do.`,
 		Example: `  deepresearch export 9f86d081884c7d65 > run.tar.zst
   deepresearch export 9f86d081884c7d65 -o run.tar.zst`,
-		Args: oneRunID("export"),
+		Args: runIDs("export", 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return export(cmd, configFile, args[0], output)
 		},

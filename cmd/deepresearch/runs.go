@@ -94,12 +94,7 @@ func newShowCmd() *cobra.Command {
 or json); when the run failed after its research, the agents' findings.
 --status prints the run's record as JSON; --events its event log as
 newline-delimited JSON, exactly as run --events writes it.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageError{fmt.Errorf("show takes one run ID, got %d arguments", len(args))}
-			}
-			return nil
-		},
+		Args: runIDs("show", 1),
 		RunE: func(cmd *cobra.Command, args []string) (retErr error) {
 			s, err := settings(cmd, configFile)
 			if err != nil {

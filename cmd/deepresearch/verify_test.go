@@ -2,12 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	yaml "go.yaml.in/yaml/v3"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 const verifyDir = "testdata/verify"

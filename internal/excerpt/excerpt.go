@@ -306,15 +306,13 @@ type Scorer struct {
 	weight map[string]float64 // stem → weight
 	idf    map[string]float64
 	total  float64
-	// compounds: a weighted term is a compound (terms.AddCompounds).
-	compounds bool
 }
 
 // NewScorer returns a Scorer of the weighted stems (terms.StemSet of the
 // question's key words, with weights), whose rarities are counted over
 // units.
 func NewScorer(weight map[string]float64, units []Unit) *Scorer {
-	s := &Scorer{weight: weight, idf: map[string]float64{}, compounds: terms.HasCompound(weight)}
+	s := &Scorer{weight: weight, idf: map[string]float64{}}
 	df := map[string]int{}
 	for _, u := range units {
 		for st := range s.textStems(u.Text) {
@@ -335,15 +333,8 @@ func NewScorer(weight map[string]float64, units []Unit) *Scorer {
 	return s
 }
 
-// textStems are the stems of text the scorer weighs: with the compound terms
-// when it weighs one.
-func (s *Scorer) textStems(text string) map[string]bool {
-	set := terms.StemSetParts(text)
-	if s.compounds {
-		terms.AddCompounds(set, text)
-	}
-	return set
-}
+// textStems are the stems of text the scorer weighs (terms.StemSetFor).
+func (s *Scorer) textStems(text string) map[string]bool { return terms.StemSetFor(text, s.weight) }
 
 // Score is the weighted, rarity-weighted share of the terms that u holds,
 // from 0 to 1.
@@ -465,7 +456,7 @@ func termLine(u Unit) bool {
 
 // termLineRe finds what makes a short line a name: a call, an option,
 // an identifier joined by underscores or dots, a setting.
-var termLineRe = regexp.MustCompile(`\w\(|(^|[\s,])--?\w|\w_\w|\w\.\w+\(|\w=|^\w+$`)
+var termLineRe = regexp.MustCompile(`\w\(|(^|[\s,])--?\w|\w_\w|\w=|^\w+$`)
 
 const (
 	maxTermLine  = 200

@@ -412,9 +412,9 @@ func report(msgs []llms.MessageContent) string {
 				break
 			}
 			used += len(u.Text)
-			// After its first paragraph, the opening's prose and items bear on the
-			// task as a quoted passage does (two of its own terms); its
-			// examples come with what they show.
+			// After its first paragraph, the opening's prose and items
+			// bear on the task as a quoted passage does (two of its own
+			// terms); its examples come with what they show.
 			if k > 0 && u.Kind != excerpt.Code && len(own) > 0 && shared(u.stems, own) < min(len(own), 2) {
 				continue
 			}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // The tools a researcher conversation offers.
@@ -259,10 +261,10 @@ func weightedTerms(task, obj string) map[string]float64 {
 	}
 	// A hyphenated compound with a stop word ("happens-before") is a term
 	// of its own: passages that hold the phrase, not only its key word.
-	for _, c := range compounds(task) {
+	for _, c := range terms.Compounds(task) {
 		w[c] = max(w[c], 1)
 	}
-	for _, c := range compounds(obj) {
+	for _, c := range terms.Compounds(obj) {
 		w[c] = 2
 	}
 	// A number quoted as an example of a value ("a string like "42"")
@@ -289,18 +291,18 @@ const exampleWeight = 0.25
 // work?" → "X").
 func stripScaffold(s string) string { return strings.Join(queryWords(s), " ") }
 
-// score is the weighted share of terms that s covers.
-func score(s string, terms map[string]float64) float64 {
+// score is the weighted share of the weighted terms that s covers.
+func score(s string, weight map[string]float64) float64 {
 	total := 0.0
-	for _, w := range terms {
+	for _, w := range weight {
 		total += w
 	}
 	if total == 0 {
 		return 0
 	}
 	got := 0.0
-	for st := range stemSetFor(s, terms) {
-		got += terms[st]
+	for st := range terms.StemSetFor(s, weight) {
+		got += weight[st]
 	}
 	return got / total
 }

@@ -39,19 +39,6 @@ func keyWords(s string) []word {
 // stemSet is the set of content-word stems of s.
 func stemSet(s string) map[string]bool { return terms.StemSetParts(s) }
 
-// stemSetFor is stemSet with the compound terms of s when weight has one
-// (terms.AddCompounds).
-func stemSetFor(s string, weight map[string]float64) map[string]bool {
-	set := stemSet(s)
-	if terms.HasCompound(weight) {
-		terms.AddCompounds(set, s)
-	}
-	return set
-}
-
-// compounds are the compound terms of s's hyphenated words (terms.Compounds).
-func compounds(s string) []string { return terms.Compounds(s) }
-
 // overlap counts the distinct stems of s that are in want. It is on the
 // scoring path of every sentence, so it builds no sets: the stems it has
 // counted are few.

@@ -220,14 +220,18 @@ func AddCompounds(set map[string]bool, s string) {
 	}
 }
 
-// HasCompound reports whether any key of weight is a compound term.
-func HasCompound[V any](weight map[string]V) bool {
+// StemSetFor is StemSetParts of s with, when weight weighs a compound
+// term, the compounds of s too (AddCompounds): the stems a scorer that
+// weighs terms by weight compares s by.
+func StemSetFor(s string, weight map[string]float64) map[string]bool {
+	set := StemSetParts(s)
 	for k := range weight {
 		if strings.Contains(k, "+") {
-			return true
+			AddCompounds(set, s)
+			break
 		}
 	}
-	return false
+	return set
 }
 
 // Compound is the term of two adjacent words, one a key word and the
