@@ -198,7 +198,7 @@ func (b *builder) finish(fallback string) Document {
 	if title == "" {
 		title = fallback
 	}
-	b.doc.Title = title
+	b.doc.Title = boundTitle(title)
 	b.doc.URL = b.metaURL
 	for i, h := range b.heads {
 		b.stack[h.level] = h.text
@@ -638,4 +638,22 @@ func (d *Document) Headings() []string {
 		}
 	}
 	return out
+}
+
+// maxDocTitle bounds a document's title in bytes: a "title" longer than
+// a few lines (a 2 MB heading) is text, and a title goes into every
+// reference list and prompt that names the document.
+const maxDocTitle = 512
+
+// boundTitle cuts title past maxDocTitle bytes, at a rune boundary, and
+// marks the cut with "…".
+func boundTitle(title string) string {
+	if len(title) <= maxDocTitle {
+		return title
+	}
+	cut := maxDocTitle
+	for cut > 0 && !utf8.RuneStart(title[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(title[:cut]) + "…"
 }

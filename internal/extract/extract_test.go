@@ -217,3 +217,12 @@ func TestFormatOf(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeTitleBounded: a 2 MB first heading is no title a reference list
+// can carry: it is cut at maxDocTitle bytes, on a rune, marked "…".
+func TestHugeTitleBounded(t *testing.T) {
+	d := Extract("huge.md", "# "+strings.Repeat("é", 1<<20)+"\n\nBody text here.\n", FormatMarkdown)
+	if len(d.Title) > maxDocTitle+len("…") || !strings.HasSuffix(d.Title, "…") || !utf8.ValidString(d.Title) {
+		t.Errorf("title of %d bytes (%q…)", len(d.Title), d.Title[:min(20, len(d.Title))])
+	}
+}
