@@ -390,6 +390,7 @@ func report(msgs []llms.MessageContent) string {
 	// it fits: it names what the source offers, which the task's words
 	// may miss.
 	var leads []int
+	var synopses []srcUnit // code above a lead's first paragraph, placed after it
 	if len(sources) > 0 {
 		leads = append(leads, sources[0])
 	}
@@ -405,6 +406,20 @@ func report(msgs []llms.MessageContent) string {
 		})
 		if start < 0 {
 			continue
+		}
+		// A synopsis above the first paragraph ("Usage:" and the command
+		// line it introduces, a manual page's SYNOPSIS) is the opening's
+		// too: it is often the answer the paragraph goes on to explain.
+		// It is quoted after that paragraph, which introduces it to a
+		// reader (and to the writer, who quotes a block with the passage
+		// before it).
+		if start > 0 && opening[start-1].Kind == excerpt.Code {
+			if syn := opening[start-1]; !chosen[pick{n, syn.idx}] && size+len(syn.Text) <= maxEvidenceBytes {
+				chosen[pick{n, syn.idx}] = true
+				size += len(syn.Text)
+				syn.idx = opening[start].idx
+				synopses = append(synopses, syn)
+			}
 		}
 		used := 0
 		for k, u := range opening[start:] {
@@ -431,12 +446,12 @@ func report(msgs []llms.MessageContent) string {
 	quoted := map[string]bool{}
 	for _, n := range sources {
 		var mine []srcUnit
-		for _, u := range picked {
+		for _, u := range slices.Concat(picked, synopses) {
 			if u.num == n {
 				mine = append(mine, u)
 			}
 		}
-		slices.SortFunc(mine, func(a, b srcUnit) int { return cmp.Compare(a.idx, b.idx) })
+		slices.SortStableFunc(mine, func(a, b srcUnit) int { return cmp.Compare(a.idx, b.idx) })
 		lastHead := ""
 		for k, u := range mine {
 			// The first passage quoted under a heading names it when it
