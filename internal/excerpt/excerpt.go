@@ -362,10 +362,10 @@ func (s *Scorer) Score(u Unit) float64 {
 // question; its own words matter, the question's more).
 func Weights(task, question string) map[string]float64 {
 	w := map[string]float64{}
-	for st := range terms.StemSetParts(task) {
+	for st := range terms.QuestionStems(task) {
 		w[st] = 1
 	}
-	for st := range terms.StemSetParts(question) {
+	for st := range terms.QuestionStems(question) {
 		w[st] = 2
 	}
 	return w

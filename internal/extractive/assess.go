@@ -131,7 +131,7 @@ type assessTask struct {
 // search.
 func assess(msgs []llms.MessageContent) string {
 	in := parseAssess(msgs)
-	qStems := stemSet(stripScaffold(in.question))
+	qStems := questionStems(stripScaffold(in.question))
 
 	// The cited sentences, and what they cover, by part.
 	covered := map[string]bool{}
@@ -161,7 +161,7 @@ func assess(msgs []llms.MessageContent) string {
 	// Parts no cited sentence answers, and parts the report left
 	// unanswered: search their words again, in other combinations.
 	for _, p := range in.parts {
-		own := stemSet(stripScaffold(p.question))
+		own := questionStems(stripScaffold(p.question))
 		answered := slices.ContainsFunc(cited[p.id], func(s string) bool { return shared(stemSet(s), own) >= min(len(own), 2) })
 		switch {
 		case in.unanswered[p.id]:
@@ -548,7 +548,7 @@ func bearingNames(q string, qStems map[string]bool, text string, f func(c nameIn
 				continue
 			}
 			for _, c := range names(sent) {
-				if strings.Contains(qLower, strings.ToLower(c.name)) || (!c.code && subset(stemSet(c.name), qStems)) {
+				if strings.Contains(qLower, strings.ToLower(c.name)) || (!c.code && subset(questionStems(c.name), qStems)) {
 					continue
 				}
 				f(c, sent, sh)
@@ -569,7 +569,7 @@ func bearingNames(q string, qStems map[string]bool, text string, f func(c nameIn
 // (report). The evaluation holds research to it.
 func SecondHop(q, text, title, loc string) string {
 	var name string
-	bearingNames(q, stemSet(stripScaffold(q)), text, func(c nameIn, _ string, _ int) {
+	bearingNames(q, questionStems(stripScaffold(q)), text, func(c nameIn, _ string, _ int) {
 		if name == "" && documentOf(c.name, title, loc) {
 			name = c.name
 		}

@@ -146,8 +146,8 @@ func followUpOf(msgs []llms.MessageContent) (f followUp, ok bool) {
 	if gap == "" || f.question == "" {
 		return f, false
 	}
-	f.own = stemSet(stripScaffold(f.question))
-	f.task = stemSet(stripScaffold(question(msgs)))
+	f.own = questionStems(stripScaffold(f.question))
+	f.task = questionStems(stripScaffold(question(msgs)))
 	if m := referenceGapRe.FindStringSubmatch(gap); m != nil {
 		f.name = m[1]
 	}

@@ -24,7 +24,7 @@ const (
 	// counted).
 	maxEvidenceUnits = 7
 	// maxEvidenceSources caps the sources an agent's report cites.
-	maxEvidenceSources = 5
+	maxEvidenceSources = 4
 	// relativeFloor: a passage scores at least this share of the best
 	// passage's score to be quoted.
 	relativeFloor = 0.35
@@ -219,7 +219,7 @@ func navBar(t string) bool {
 func report(msgs []llms.MessageContent) string {
 	task := question(msgs)
 	terms := weightedTerms(task, objective(msgs))
-	own := stemSet(stripScaffold(task))
+	own := questionStems(stripScaffold(task))
 	blocks := allBlocks(msgs)
 	prior := priors(blocks)
 	fu, isFollowUp := followUpOf(msgs)
@@ -399,6 +399,11 @@ func report(msgs []llms.MessageContent) string {
 			leads = append(leads, n)
 		}
 	}
+	leadScore := func(u srcUnit) float64 {
+		titled := u.Unit
+		titled.Heading = strings.TrimSpace(u.Heading + "\n" + titles[u.num].title)
+		return scorer.Score(titled)
+	}
 	for _, n := range leads {
 		opening := openingOf(blocks, n, units[n])
 		start := slices.IndexFunc(opening, func(u srcUnit) bool {
@@ -430,7 +435,7 @@ func report(msgs []llms.MessageContent) string {
 			// After its first paragraph, the opening's prose and items
 			// bear on the task as a quoted passage does (two of its own
 			// terms); its examples come with what they show.
-			if k > 0 && u.Kind != excerpt.Code && len(own) > 0 && shared(u.stems, own) < min(len(own), 2) {
+			if k > 0 && u.Kind != excerpt.Code && (len(own) > 0 && shared(u.stems, own) < min(len(own), 2) || leadScore(u) < relativeFloor*best) {
 				continue
 			}
 			if !chosen[pick{n, u.idx}] {

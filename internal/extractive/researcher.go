@@ -162,9 +162,9 @@ func queries(task, obj string) []string {
 	}
 	if obj != "" && normalize(obj) != normalize(task) {
 		wide := append([]string(nil), all...)
-		have := stemSet(strings.Join(all, " "))
+		have := questionStems(strings.Join(all, " "))
 		for _, w := range queryWords(obj) {
-			if st := stemSet(w); !subset(st, have) {
+			if st := questionStems(w); !subset(st, have) {
 				wide = append(wide, w)
 				for k := range st {
 					have[k] = true
@@ -253,10 +253,10 @@ func weightedTerms(task, obj string) map[string]float64 {
 	if obj == "" {
 		obj = task
 	}
-	for st := range stemSet(stripScaffold(task)) {
+	for st := range questionStems(stripScaffold(task)) {
 		w[st] = 1
 	}
-	for st := range stemSet(stripScaffold(obj)) {
+	for st := range questionStems(stripScaffold(obj)) {
 		w[st] = 2
 	}
 	// A hyphenated compound with a stop word ("happens-before") is a term

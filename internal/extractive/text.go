@@ -39,6 +39,10 @@ func keyWords(s string) []word {
 // stemSet is the set of content-word stems of s.
 func stemSet(s string) map[string]bool { return terms.StemSetParts(s) }
 
+// questionStems are the stems a question or task asks for
+// (terms.QuestionStems): a text's are stemSet's.
+func questionStems(s string) map[string]bool { return terms.QuestionStems(s) }
+
 // overlap counts the distinct stems of s that are in want. It is on the
 // scoring path of every sentence, so it builds no sets: the stems it has
 // counted are few.

@@ -263,7 +263,7 @@ func write(msgs []llms.MessageContent) string {
 		titles[n] = src.title
 	}
 	kb := attributions(msgs)
-	own := stemSet(stripScaffold(q))
+	own := questionStems(stripScaffold(q))
 
 	// A passage an earlier section already holds stays a candidate here,
 	// as a repeat (dup): the earlier section may not quote it. A repeat is

@@ -129,25 +129,64 @@ func StemSet(s string) map[string]bool {
 // profile), as one in snake case does by Tokens ("capture_output"): a
 // passage that names the function covers the question that asks for what
 // its name says.
-func StemSetParts(s string) map[string]bool {
+//
+// An agent noun gives its verb's stem too ("reader" → read, "writer" →
+// write, "scanner" → scan, "server" → serve, "encoder" → encode): an API
+// names its types after what they do (csv.reader, bufio.Scanner,
+// json.Encoder), and a question asks how to do it.
+func StemSetParts(s string) map[string]bool { return stemSetParts(s, true) }
+
+// QuestionStems is StemSetParts without the verbs of agent nouns: the
+// stems a question asks for. A text's agent noun meets the question's
+// verb; the question gains no stems its words do not hold ("numb" of
+// "number"), which would weigh as rare terms no passage covers.
+func QuestionStems(s string) map[string]bool { return stemSetParts(s, false) }
+
+func stemSetParts(s string, verbs bool) map[string]bool {
 	m := map[string]bool{}
+	add := func(w string) {
+		m[Stem(w)] = true
+		if verbs {
+			for _, v := range agentVerbs(w) {
+				m[Stem(v)] = true
+			}
+		}
+	}
 	for _, raw := range strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) }) {
 		t := strings.ToLower(raw)
 		if IsKey(t) {
-			m[Stem(t)] = true
+			add(t)
 			for _, p := range parts(t) {
 				if IsKey(p) {
-					m[Stem(p)] = true
+					add(p)
 				}
 			}
 		}
 		for _, w := range camelWords(raw) {
 			if w = strings.ToLower(w); IsKey(w) {
-				m[Stem(w)] = true
+				add(w)
 			}
 		}
 	}
 	return m
+}
+
+// agentVerbs returns the verbs an agent noun ending in "er" may be made
+// from: the word without "er" and without "r", and without the consonant
+// the suffix doubled ("scanner" → scann, scanne, scan); nil for a word of
+// under five letters or one that does not end in "er". Some are no words
+// ("numb" of "number"): they only have to meet the verb's stem where the
+// verb is written.
+func agentVerbs(w string) []string {
+	if len(w) < 5 || !strings.HasSuffix(w, "er") {
+		return nil
+	}
+	base := w[:len(w)-2]
+	out := []string{base, w[:len(w)-1]}
+	if n := len(base); n >= 4 && base[n-1] == base[n-2] && !strings.ContainsRune("aeiouls", rune(base[n-1])) {
+		out = append(out, base[:n-1])
+	}
+	return out
 }
 
 // camelWords splits an identifier written in camel case into its words:

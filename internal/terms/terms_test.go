@@ -83,3 +83,22 @@ func TestCompounds(t *testing.T) {
 		t.Error("a sentence break makes no compound")
 	}
 }
+
+// TestAgentNounsMeetTheirVerbs: a text's agent noun covers the question's
+// verb (csv.reader, bufio.Scanner, json.Encoder, a logger), and a
+// question gains no stems its words lack.
+func TestAgentNounsMeetTheirVerbs(t *testing.T) {
+	for noun, verb := range map[string]string{"csv.reader": "read", "csv.writer": "write", "bufio.Scanner": "scan",
+		"json.Encoder": "encode", "ListenAndServe starts a server": "serve", "a logger": "log", "NewTicker": "tick"} {
+		if !StemSetParts(noun)[Stem(verb)] {
+			t.Errorf("StemSetParts(%q) lacks %q's stem %q: %v", noun, verb, Stem(verb), StemSetParts(noun))
+		}
+	}
+	q := QuestionStems("How do I convert a string to a number?")
+	if q["numb"] || q["numbe"] || !q[Stem("number")] {
+		t.Errorf("QuestionStems adds stems the question does not hold: %v", q)
+	}
+	if got := agentVerbs("user"); got != nil {
+		t.Errorf("agentVerbs(user) = %v, want none for a word under five letters", got)
+	}
+}
