@@ -35,7 +35,7 @@ const module = "github.com/deepresearch/deepresearch"
 var reaches = map[string][]string{
 	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "corpus", "defaults", "events", "extractive",
 		"fetch", "finalreport", "journal", "output", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
-		"stored", "terms", "usage", "vector", "verify", "websearch"},
+		"stored", "telemetry", "terms", "usage", "vector", "verify", "websearch"},
 	"cmd/deepresearch":                   {"eval", "events", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {"events"},
 	"config":                             {"citeproc", "defaults", "output", "termsafe"},
@@ -45,7 +45,7 @@ var reaches = map[string][]string{
 	"e2e/askingmodel":                    {},
 	"httpapi":                            {"clock", "defaults", "events", "jsonkind", "openaiwire", "output"},
 	"mcpserver":                          {"canon", "events"},
-	"natsrun":                            {"clock", "events"},
+	"natsrun":                            {"clock", "events", "telemetry"},
 	"sqlitestore":                        {"clock", "events", "stored", "usage"},
 }
 
