@@ -316,8 +316,9 @@ type Telemetry struct {
 	// OTEL_RESOURCE_ATTRIBUTES and OTEL_BSP_* configure the exporter;
 	// OTEL_SDK_DISABLED=true turns it off.
 	OTLP string `mapstructure:"otlp"`
-	// Endpoint is the collector's OTLP address: a URL for http
-	// ("http://localhost:4318"), HOST:PORT or a URL for grpc; ""
+	// Endpoint is the collector's OTLP address: a base URL
+	// ("http://localhost:4318", to which http adds /v1/traces) or
+	// HOST:PORT (plain text, no TLS); ""
 	// (default) is OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
 	// OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4318 (http) or
 	// localhost:4317 (grpc).

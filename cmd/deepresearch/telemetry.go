@@ -50,7 +50,9 @@ func startTelemetry(ctx context.Context, s config.Settings, command string) (tra
 		var opts []otlptracehttp.Option
 		switch {
 		case strings.Contains(ep, "://"):
-			opts = append(opts, otlptracehttp.WithEndpointURL(ep))
+			// As OTEL_EXPORTER_OTLP_ENDPOINT: a base URL, to which
+			// the traces' path is added.
+			opts = append(opts, otlptracehttp.WithEndpointURL(strings.TrimSuffix(ep, "/")+"/v1/traces"))
 		case ep != "":
 			opts = append(opts, otlptracehttp.WithEndpoint(ep), otlptracehttp.WithInsecure())
 		}
