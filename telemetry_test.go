@@ -42,7 +42,9 @@ func TestTracesOfARun(t *testing.T) {
 	defer srv.Close()
 	tp, flush := otlpProvider(t, srv)
 	names := map[string]string{"planner": "extractive:builtin", "researcher": "extractive:builtin", "writer": "extractive:builtin"}
-	price := func(_ string, u deepresearch.Usage) float64 { return float64(u.PromptTokens)*2e-6 + float64(u.CompletionTokens)*8e-6 }
+	price := func(_ string, u deepresearch.Usage) float64 {
+		return float64(u.PromptTokens)*2e-6 + float64(u.CompletionTokens)*8e-6
+	}
 	r := newResearcher(t, deepresearch.Config{TracerProvider: tp, ModelNames: names, Price: price, MaxCycles: 1, MaxTasks: 2})
 	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) { return p, nil }}
 	rep, err := r.Research(context.Background(), deepresearch.Request{Question: question, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, nil)

@@ -33,7 +33,7 @@ type OTLPSpan struct {
 	Resource   map[string]any
 	// Error is the status message of a span whose status is an error; ""
 	// for the others.
-	Error string
+	Error  string
 	Failed bool
 	// StartNanos and EndNanos are the span's times, in Unix nanoseconds.
 	StartNanos, EndNanos uint64
