@@ -102,6 +102,10 @@ type Request struct {
 	Audience string `json:"audience,omitempty" jsonschema:"who the report is written for, and in what tone"`
 	// Hooks ask a person (nil: nobody is asked). Not part of the JSON form.
 	Hooks *Hooks `json:"-"`
+	// Estimate asks a front end for what the run would spend instead of
+	// the run (Researcher.Estimate: the plan, expected and maximum calls,
+	// tokens and dollars); nothing is researched. Research ignores it.
+	Estimate bool `json:"estimate,omitempty" jsonschema:"return what the run would spend (the plan and the expected and maximum model calls, tokens and dollars) instead of running it"`
 }
 
 // UnmarshalJSON reads req's JSON form strictly, as every front end

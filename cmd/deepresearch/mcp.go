@@ -203,6 +203,16 @@ func (l *lazyResearcher) Clarify(ctx context.Context, req deepresearch.Request) 
 	return r.Clarify(ctx, req)
 }
 
+// Estimate opens the library on first use and estimates req (the
+// research tool's "estimate": true).
+func (l *lazyResearcher) Estimate(ctx context.Context, req deepresearch.Request) (*deepresearch.Estimate, error) {
+	r, err := l.researcher()
+	if err != nil {
+		return nil, err
+	}
+	return r.Estimate(ctx, req)
+}
+
 // Close closes the library, if it was opened.
 func (l *lazyResearcher) Close() error {
 	l.mu.Lock()
