@@ -85,7 +85,8 @@ const (
 //
 // Expected assumes a typical run: the plan's tasks, with MaxCycles > 1 one
 // follow-up cycle of half as many and two assessments; each agent using
-// half its tool calls and three quarters of its token budget; one writer
+// half its tool calls and three quarters of its token budget (at least
+// its calls' fixed parts: small budgets are overshot); one writer
 // call (with MaxCycles > 1, a section each and the frame) reading reports
 // of a fifth of B each. It is a planning figure, not a bound.
 //
@@ -161,7 +162,8 @@ func (r *Researcher) Estimate(ctx context.Context, req Request) (*Estimate, erro
 		assess := Usage{Calls: 1, PromptTokens: estBase + q + expAgents*report, CompletionTokens: estSmall}
 		typ[0] = typ[0].Add(times(assess, min(2, c-1)))
 	}
-	typ[1] = times(Usage{Calls: (k+1)/2 + 2, PromptTokens: b*3/4 - report, CompletionTokens: report}, expAgents)
+	calls := (k+1)/2 + 2
+	typ[1] = times(Usage{Calls: calls, PromptTokens: max(b*3/4-report, calls*estBase), CompletionTokens: report}, expAgents)
 	if c <= 1 {
 		typ[2] = Usage{Calls: 1, PromptTokens: estBase + q + expAgents*report, CompletionTokens: report * max(1, n1)}
 	} else {
