@@ -3,13 +3,16 @@ package deepresearch_test
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 )
 
@@ -133,4 +136,63 @@ func kindOf(s deepresearchtest.OTLPSpan) string {
 		return "chat"
 	}
 	return s.Name
+}
+
+// TestTracesOfAWebRun: with web search, each page fetched over HTTP has
+// its fetch.page span (url.full, the run's ID) under the search or read
+// that fetched it, in the run's one trace.
+func TestTracesOfAWebRun(t *testing.T) {
+	web, err := deepresearchtest.NewWebServer(deepresearch.Document{DocID: "cables.html", Title: "Cable repair",
+		Text: "Cable ships repair undersea cables by grappling the cable from the seabed and splicing in a new length."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	srv := deepresearchtest.NewOTLPServer()
+	defer srv.Close()
+	tp, flush := otlpProvider(t, srv)
+	s := config.Defaults()
+	s.Search.Providers, s.Search.SearxngURL = []string{"searxng"}, web.URL
+	s.Fetch.Allow = []string{strings.TrimPrefix(web.URL, "http://")}
+	s.Corpus.Index = filepath.Join(t.TempDir(), "index.db")
+	s.Research.MaxCycles = 1
+	cfg, err := deepresearch.ConfigFromSettings(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TracerProvider = tp
+	r, err := deepresearch.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rep, err := r.Run(context.Background(), "How do cable ships repair undersea cables?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flush()
+	spans := srv.Spans()
+	byID := map[string]deepresearchtest.OTLPSpan{}
+	for _, s := range spans {
+		byID[s.SpanID] = s
+	}
+	pages := 0
+	for _, s := range spans {
+		if s.TraceID != spans[0].TraceID || s.Attributes["deepresearch.run_id"] != rep.RunID {
+			t.Errorf("span %s: trace %s, run %v", s.Name, s.TraceID, s.Attributes["deepresearch.run_id"])
+		}
+		if s.Name != "fetch.page" {
+			continue
+		}
+		pages++
+		if u, _ := s.Attributes["url.full"].(string); !strings.HasPrefix(u, web.URL+"/") {
+			t.Errorf("fetch.page of %q", u)
+		}
+		if p := byID[s.ParentID]; p.Name != "search" && p.Name != "fetch" {
+			t.Errorf("fetch.page under %q", p.Name)
+		}
+	}
+	if pages == 0 {
+		t.Errorf("no fetch.page span among %d spans", len(spans))
+	}
 }

@@ -1,13 +1,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
+
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
@@ -114,5 +122,86 @@ func TestTracesAcrossWorkers(t *testing.T) {
 	}
 	if names["run"]["agent"] != names["worker"]["agent.serve"] {
 		t.Errorf("%d agent spans on the coordinator, %d agent.serve on the worker", names["run"]["agent"], names["worker"]["agent.serve"])
+	}
+}
+
+// grpcReceiver is an OTLP/gRPC trace receiver: the collector's
+// TraceService, keeping the names and resources of the spans it gets.
+type grpcReceiver struct {
+	collectortrace.UnimplementedTraceServiceServer
+	mu    sync.Mutex
+	spans []string // "command/name"
+}
+
+func (g *grpcReceiver) Export(_ context.Context, req *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, rs := range req.GetResourceSpans() {
+		cmd := ""
+		for _, kv := range rs.GetResource().GetAttributes() {
+			if kv.GetKey() == "deepresearch.command" {
+				cmd = kv.GetValue().GetStringValue()
+			}
+		}
+		for _, ss := range rs.GetScopeSpans() {
+			for _, sp := range ss.GetSpans() {
+				g.spans = append(g.spans, cmd+"/"+sp.GetName())
+			}
+		}
+	}
+	return &collectortrace.ExportTraceServiceResponse{}, nil
+}
+
+// TestStartTelemetry: telemetry.otlp off (the default) or
+// OTEL_SDK_DISABLED=true builds no provider; grpc exports to
+// telemetry.endpoint (HOST:PORT) over OTLP/gRPC and http to a base URL
+// (to which /v1/traces is added), each span flushed when the command's
+// stop function runs, under the command's name.
+func TestStartTelemetry(t *testing.T) {
+	ctx := context.Background()
+	s := config.Defaults()
+	s.Env = map[string]string{}
+	if tp, stop, err := startTelemetry(ctx, s, "run"); tp != nil || err != nil {
+		t.Errorf("off: %v, %v", tp, err)
+	} else {
+		stop()
+	}
+	s.Telemetry.OTLP = "http"
+	s.Env["OTEL_SDK_DISABLED"] = "true"
+	if tp, _, err := startTelemetry(ctx, s, "run"); tp != nil || err != nil {
+		t.Errorf("disabled: %v, %v", tp, err)
+	}
+	delete(s.Env, "OTEL_SDK_DISABLED")
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := &grpcReceiver{}
+	gs := grpc.NewServer()
+	collectortrace.RegisterTraceServiceServer(gs, recv)
+	go gs.Serve(l) //nolint:errcheck // ends with Stop
+	defer gs.Stop()
+	otlp := deepresearchtest.NewOTLPServer()
+	defer otlp.Close()
+
+	for _, c := range []struct{ mode, endpoint string }{{"grpc", l.Addr().String()}, {"http", otlp.URL + "/"}} {
+		s.Telemetry = config.Telemetry{OTLP: c.mode, Endpoint: c.endpoint}
+		tp, stop, err := startTelemetry(ctx, s, "worker")
+		if err != nil {
+			t.Fatalf("%s: %v", c.mode, err)
+		}
+		_, span := tp.Tracer("test").Start(ctx, "probe-"+c.mode)
+		span.End()
+		stop()
+	}
+	recv.mu.Lock()
+	got := slices.Clone(recv.spans)
+	recv.mu.Unlock()
+	if !slices.Equal(got, []string{"worker/probe-grpc"}) {
+		t.Errorf("the gRPC receiver got %q", got)
+	}
+	if sp := otlp.Spans(); len(sp) != 1 || sp[0].Name != "probe-http" || sp[0].Resource["deepresearch.command"] != "worker" || sp[0].Resource["service.name"] != "deepresearch" {
+		t.Errorf("the HTTP receiver got %+v", sp)
 	}
 }
