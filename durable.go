@@ -224,7 +224,7 @@ func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable
 	}
 	defer em.Close()
 	ctx, span := telemetry.Begin(ctx, r.cfg.TracerProvider, telemetry.SpanRun, req.RunID, trace.SpanKindInternal,
-		telemetry.Query.String(telemetry.Text(req.Question)))
+		telemetry.Question.String(telemetry.Text(req.Question)))
 	rep, err := r.run(ctx, req, em)
 	if rep != nil {
 		span.SetAttributes(telemetry.GenAIInputTokens.Int(rep.Usage.PromptTokens), telemetry.GenAIOutputTokens.Int(rep.Usage.CompletionTokens),

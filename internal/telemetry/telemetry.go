@@ -52,6 +52,7 @@ const (
 // Attribute keys beyond OpenTelemetry's semantic conventions.
 const (
 	RunID       = attribute.Key("deepresearch.run_id")
+	Question    = attribute.Key("deepresearch.question")
 	Cycle       = attribute.Key("deepresearch.cycle")
 	TaskID      = attribute.Key("deepresearch.task.id")
 	TaskTitle   = attribute.Key("deepresearch.task.title")
