@@ -8,10 +8,13 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 
 // The runner seam: where a run's research agents run.
@@ -204,7 +207,7 @@ func (job AgentJob) check() error {
 // search backend that cannot be opened) and, with context.Cause(ctx),
 // when ctx is done before the agent finished: that attempt did not
 // complete.
-func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore, progress func(Event)) (*AgentResult, error) {
+func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore, progress func(Event)) (_ *AgentResult, err error) {
 	if err := job.check(); err != nil {
 		return nil, err
 	}
@@ -218,6 +221,9 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 		return nil, err
 	}
 	defer end()
+	ctx, span := telemetry.Begin(ctx, r.cfg.TracerProvider, telemetry.SpanServe, job.RunID, trace.SpanKindConsumer,
+		telemetry.Cycle.Int(job.Task.Cycle), telemetry.TaskID.String(job.Task.ID), telemetry.TaskTitle.String(telemetry.Text(job.Task.Title)))
+	defer func() { telemetry.End(span, err) }()
 	if st != nil {
 		failed := func(err error) {
 			r.log.Error().Err(err).Str("run", job.RunID).Msg("a completed call could not be journaled; another attempt would make it again")
@@ -251,7 +257,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 			progress(e)
 		}
 	})).InCycle(job.Task.Cycle)
-	m := &meter{price: r.cfg.Price, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
+	m := &meter{price: r.cfg.Price, names: r.cfg.ModelNames, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
 	req := Request{RunID: job.RunID, Question: job.Question, SearchLimit: job.SearchLimit, Budget: job.Budget}
 	o := r.runAgent(ctx, req, job.Task, backend, metered{r.models[events.RoleResearcher], events.RoleResearcher, m}, m, em)
 	em.Close()

@@ -18,6 +18,7 @@ type meter struct {
 	maxTokens int
 	maxCost   float64
 	price     func(role string, u Usage) float64
+	names     map[string]string // the model of each role, for spans (Config.ModelNames)
 	// maxTime, when set, is a time budget from start, by now.
 	maxTime time.Duration
 	start   time.Time
@@ -80,7 +81,9 @@ type metered struct {
 }
 
 func (m metered) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	ctx, end := m.chatSpan(ctx)
 	resp, err := m.Model.GenerateContent(ctx, msgs, opts...)
+	end(resp, err)
 	if err == nil && resp != nil && len(resp.Choices) > 0 {
 		m.m.add(m.role, usage.Of(resp.Choices[0]))
 	}

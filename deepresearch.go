@@ -40,6 +40,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/clock"
@@ -219,6 +220,19 @@ type Config struct {
 	// time limits, the stop grace, retry backoffs, the FetchedAt of pages
 	// (unless Fetch sets its own). Nil means the real clock.
 	Clock Clock
+	// TracerProvider receives the OpenTelemetry spans of every run: one
+	// per run (the root), cycle, agent, model call (with the GenAI
+	// semantic conventions' model, tokens and the call's cost), search,
+	// fetch, verification and wait for a person, each carrying the run's
+	// ID; ServeAgent continues the trace of the job's coordinator from its
+	// context. Nil means none, at no cost. New reads no OTEL_* variable:
+	// the front ends build the provider (docs/telemetry.md).
+	TracerProvider trace.TracerProvider
+	// ModelNames names the model of each role ("planner", "researcher",
+	// "writer") as "provider:name", for the spans of model calls
+	// (gen_ai.provider.name, gen_ai.request.model); ConfigFromSettings
+	// fills it. A role missing is a call without a model name.
+	ModelNames map[string]string
 }
 
 // Clock is a Researcher's time source: event stamps, stage timings, agent
@@ -478,13 +492,13 @@ func (r *Researcher) begin(ctx context.Context) (_ context.Context, end func(), 
 // index on first use, journaled in the run's journal (when ctx has one).
 func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	if r.search != nil {
-		return journal.Backend{Backend: r.search}, nil
+		return tracedBackend{journal.Backend{Backend: r.search}}, nil
 	}
 	ix, err := r.openIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return journal.Backend{Backend: ix}, nil
+	return tracedBackend{journal.Backend{Backend: ix}}, nil
 }
 
 // openIndex returns the local corpus index, opening and syncing it on first

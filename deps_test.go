@@ -34,8 +34,8 @@ const module = "github.com/deepresearch/deepresearch"
 // here, in the open, not a line that slips through a review.
 var reaches = map[string][]string{
 	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "corpus", "defaults", "events", "extractive",
-		"fetch", "finalreport", "journal", "output", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
-		"stored", "terms", "usage", "vector", "verify", "websearch"},
+		"fetch", "finalreport", "journal", "mdtext", "output", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
+		"stored", "telemetry", "terms", "usage", "vector", "verify", "websearch"},
 	"cmd/deepresearch":                   {"eval", "events", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {"events"},
 	"config":                             {"citeproc", "defaults", "output", "termsafe"},
@@ -45,7 +45,7 @@ var reaches = map[string][]string{
 	"e2e/askingmodel":                    {},
 	"httpapi":                            {"clock", "defaults", "events", "jsonkind", "openaiwire", "output"},
 	"mcpserver":                          {"canon", "events"},
-	"natsrun":                            {"clock", "events"},
+	"natsrun":                            {"clock", "events", "telemetry"},
 	"sqlitestore":                        {"clock", "events", "stored", "usage"},
 }
 

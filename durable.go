@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
@@ -20,6 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/runpack"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/stored"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 
 // Durable runs: a run recorded with ResearchDurable keeps a journal of
@@ -221,7 +223,15 @@ func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable
 		return nil, &StageError{Stage: StagePlan, Err: err}
 	}
 	defer em.Close()
-	return r.run(ctx, req, em)
+	ctx, span := telemetry.Begin(ctx, r.cfg.TracerProvider, telemetry.SpanRun, req.RunID, trace.SpanKindInternal,
+		telemetry.Question.String(telemetry.Text(req.Question)))
+	rep, err := r.run(ctx, req, em)
+	if rep != nil {
+		span.SetAttributes(telemetry.GenAIInputTokens.Int(rep.Usage.PromptTokens), telemetry.GenAIOutputTokens.Int(rep.Usage.CompletionTokens),
+			telemetry.Cycle.Int(rep.Cycles))
+	}
+	telemetry.End(span, err)
+	return rep, err
 }
 
 // durable opens req's journal as d says and returns ctx carrying it, and

@@ -51,6 +51,9 @@ var (
 	// ErrNotFound is what a SearchBackend's Fetch wraps for an unknown
 	// document.
 	ErrNotFound = search.ErrNotFound
+	// ErrNoEstimate reports a Runs whose recorder cannot estimate a run
+	// (Runs.Estimate).
+	ErrNoEstimate = errors.New("this server's researcher cannot estimate a run")
 )
 
 // Errors of a Store.

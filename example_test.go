@@ -211,3 +211,31 @@ func ExampleVerify_overclaim() {
 	// warning statistic: "$2 million": a statistic in a sentence that cites nothing
 	// Trawlers usually<!-- verify: hedged "always": its best source is graded LOW --> cause cable faults [1]. Repairs cost $2 million each [TODO: cite a source].
 }
+
+// What a run would spend, before it runs: the plan (offline, the offline
+// planner's; with a language model, one planning call) and the expected
+// and maximum model calls, tokens and dollars, priced here at $2.50 and
+// $10 per million input and output tokens.
+func ExampleResearcher_Estimate() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	price := func(_ string, u deepresearch.Usage) float64 {
+		return (float64(u.PromptTokens)*2.5 + float64(u.CompletionTokens)*10) / 1e6
+	}
+	r, _ := deepresearch.New(deepresearch.Config{Corpus: "testdata/corpus", IndexPath: filepath.Join(dir, "index.db"), Price: price})
+	defer r.Close()
+
+	est, err := r.Estimate(context.Background(), deepresearch.Request{
+		Question: "How are cable faults found and repaired?", Outline: []string{"Finding faults", "Repair ships"}, MaxCycles: 1})
+	if err != nil {
+		panic(err)
+	}
+	for _, t := range est.Plan {
+		fmt.Println(t.Title)
+	}
+	fmt.Printf("expected %d calls; at most %d calls, $%.2f\n", est.Expected.Calls, est.Maximum.Calls, est.Maximum.CostUSD)
+	// Output:
+	// Finding faults
+	// Repair ships
+	// expected 13 calls; at most 21 calls, $0.82
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
@@ -23,6 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/refs"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
@@ -123,7 +125,9 @@ func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error)
 			continue
 		}
 		l.end = end
-		final, more, err := l.write(ctx)
+		wctx, span := telemetry.Start(ctx, telemetry.SpanWrite, trace.SpanKindInternal)
+		final, more, err := l.write(wctx)
+		telemetry.End(span, err)
 		if err != nil || len(more) == 0 {
 			return final, StageReport, err
 		}
@@ -132,9 +136,11 @@ func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error)
 }
 
 // cycle runs one wave of agents and merges their reports in task order.
-func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (Stage, error) {
+func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage Stage, err error) {
 	l.cycles++
 	c := l.cycles
+	ctx, span := telemetry.Start(ctx, telemetry.SpanCycle, trace.SpanKindInternal, telemetry.Cycle.Int(c))
+	defer func() { telemetry.End(span, err) }()
 	em := l.em.InCycle(c)
 	for i := range tasks {
 		tasks[i].Index, tasks[i].ID, tasks[i].Cycle = len(l.tasks)+i, "t"+strconv.Itoa(len(l.tasks)+i+1), c
@@ -180,7 +186,7 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (Stage, error) {
 	}
 	t0 = clock.Now()
 	l.mu.Lock()
-	err := l.mergeErr
+	err = l.mergeErr
 	l.mu.Unlock()
 	if err != nil {
 		return StageMerge, err
@@ -441,6 +447,9 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 // resolverOf is the search backend's Resolver, under the journal's
 // wrapping; nil when it is none.
 func resolverOf(b SearchBackend) search.Resolver {
+	if t, ok := b.(tracedBackend); ok {
+		b = t.Backend
+	}
 	if j, ok := b.(journal.Backend); ok {
 		b = j.Backend
 	}

@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/tmc/langchaingo/llms"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 
 // People in the loop: a run may ask clarifying questions before it plans,
@@ -373,7 +375,10 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	actx := journal.WithScope(ctx, scopeAskPerson)
 	if req.Hooks != nil && req.Hooks.Ask != nil {
 		got, err = journal.Ask(actx, cs, func(time.Time) ([]string, error) {
-			return req.Hooks.Ask(ctx, slices.Clone(cs))
+			wctx, span := telemetry.Start(ctx, telemetry.SpanWait, trace.SpanKindInternal, telemetry.WaitFor.String("clarify"))
+			got, err := req.Hooks.Ask(wctx, slices.Clone(cs))
+			telemetry.End(span, err)
+			return got, err
 		})
 	} else {
 		got, _, err = journal.Answered[[]string](actx, cs)
@@ -447,7 +452,10 @@ func askReview(ctx context.Context, req Request, tasks []PlanTask, cycle int, em
 		got, err = journal.Ask(ctx, plan, func(asked time.Time) (Plan, error) {
 			p := plan
 			p.Asked = asked
-			return req.Hooks.Review(ctx, p)
+			wctx, span := telemetry.Start(ctx, telemetry.SpanWait, trace.SpanKindInternal, telemetry.WaitFor.String("review"))
+			got, err := req.Hooks.Review(wctx, p)
+			telemetry.End(span, err)
+			return got, err
 		})
 		if err != nil {
 			return Plan{}, false, err

@@ -17,6 +17,7 @@ import (
 	"github.com/sourcegraph/conc/panics"
 	"github.com/sourcegraph/conc/pool"
 	"github.com/tmc/langchaingo/llms"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
@@ -29,6 +30,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 
 // Request is one research run. Zero fields take the Researcher's Config,
@@ -100,6 +102,10 @@ type Request struct {
 	Audience string `json:"audience,omitempty" jsonschema:"who the report is written for, and in what tone"`
 	// Hooks ask a person (nil: nobody is asked). Not part of the JSON form.
 	Hooks *Hooks `json:"-"`
+	// Estimate asks a front end for what the run would spend instead of
+	// the run (Researcher.Estimate: the plan, expected and maximum calls,
+	// tokens and dollars); nothing is researched. Research ignores it.
+	Estimate bool `json:"estimate,omitempty" jsonschema:"return what the run would spend (the plan and the expected and maximum model calls, tokens and dollars) instead of running it"`
 }
 
 // UnmarshalJSON reads req's JSON form strictly, as every front end
@@ -328,7 +334,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
 		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
-	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
+	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, names: r.cfg.ModelNames, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
 	ctx, retries := retry.WithCounter(ctx)
 	finish := func() {
@@ -372,15 +378,18 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 
 	// Clarify, plan, review (people.go).
 	t0 = clock.Now()
-	answers, err := r.clarify(ctx, model(events.RolePlanner), req, em, rep)
+	pctx, span := telemetry.Start(ctx, telemetry.SpanPlan, trace.SpanKindInternal)
+	answers, err := r.clarify(pctx, model(events.RolePlanner), req, em, rep)
 	if err != nil {
+		telemetry.End(span, err)
 		stage(StagePlan, t0)
 		return fail(StagePlan, err)
 	}
-	tasks, err := r.planTasks(ctx, model(events.RolePlanner), req, answers)
+	tasks, err := r.planTasks(pctx, model(events.RolePlanner), req, answers)
 	if err == nil {
-		tasks, err = r.review(ctx, &req, tasks, em)
+		tasks, err = r.review(pctx, &req, tasks, em)
 	}
+	telemetry.End(span, err)
 	stage(StagePlan, t0)
 	if err != nil {
 		return fail(StagePlan, err)
@@ -458,11 +467,13 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 				}
 			}
 			var o agentOutcome
+			actx, span := agentSpan(ctx, task, r.cfg.Agents != nil)
 			if r.cfg.Agents != nil {
-				o = r.remoteAgent(ctx, req, task, meter, em)
+				o = r.remoteAgent(actx, req, task, meter, em)
 			} else {
-				o = r.runAgent(ctx, req, task, backend, model, meter, em)
+				o = r.runAgent(actx, req, task, backend, model, meter, em)
 			}
+			telemetry.End(span, o.err)
 			mu.Lock()
 			defer mu.Unlock()
 			if abandoned {

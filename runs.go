@@ -335,6 +335,20 @@ func (rs *Runs) Clarify(ctx context.Context, req Request) ([]Clarification, erro
 	return rs.rec.Clarify(ctx, req)
 }
 
+// Estimate returns what a run of req would spend, expected and at most,
+// without running it (Researcher.Estimate), when the Runs' recorder can
+// estimate (a *Researcher, or a decorator that has an Estimate method);
+// else it fails with ErrNoEstimate.
+func (rs *Runs) Estimate(ctx context.Context, req Request) (*Estimate, error) {
+	e, ok := rs.rec.(interface {
+		Estimate(context.Context, Request) (*Estimate, error)
+	})
+	if !ok {
+		return nil, ErrNoEstimate
+	}
+	return e.Estimate(ctx, req)
+}
+
 // Cancel stops run id, in progress in this Runs, with cause (nil:
 // ErrCanceledByClient; a cause that does not wrap ErrCanceledByClient is
 // wrapped in it, so that the run ends canceled), and waits until its end

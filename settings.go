@@ -91,6 +91,7 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		Style:         Style(s.Output.Style), // parsed by Validate
 		Unsupported:   Action(s.Output.Unsupported),
 		Logger:        log,
+		ModelNames:    roleModels(s.Model),
 	}
 	if len(s.Model.Prices) > 0 || s.Research.MaxCost > 0 {
 		if cfg.Price, err = prices(s.Model); err != nil {
@@ -137,6 +138,25 @@ func providerConfig(m config.Model) provider.Config {
 // research.max_cost set, every role's model must have a price.
 func prices(m config.Model) (func(role string, u Usage) float64, error) {
 	byRole := map[string]config.Price{}
+	for role, key := range roleModels(m) {
+		p, _, _ := strings.Cut(key, ":")
+		price, ok := m.Prices[key]
+		if !ok && p != provider.Extractive {
+			return nil, configErrorf("model.prices has no price for %s (the %s's model); research.max_cost needs one", key, role)
+		}
+		byRole[role] = price
+	}
+	return func(role string, u Usage) float64 {
+		p := byRole[role]
+		return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
+	}, nil
+}
+
+// roleModels names the model of each role as "provider:name" (the
+// provider lower case, the name as written or the provider's default), as
+// model.prices keys it.
+func roleModels(m config.Model) map[string]string {
+	out := map[string]string{}
 	for role, setting := range map[string]string{events.RolePlanner: m.Planner, events.RoleResearcher: m.Researcher, events.RoleWriter: m.Writer} {
 		p, name := provider.ParseRole(setting)
 		if p == "" {
@@ -148,17 +168,9 @@ func prices(m config.Model) (func(role string, u Usage) float64, error) {
 				name = provider.DefaultNames[p]
 			}
 		}
-		key := strings.ToLower(p) + ":" + name
-		price, ok := m.Prices[key]
-		if !ok && p != provider.Extractive {
-			return nil, configErrorf("model.prices has no price for %s (the %s's model); research.max_cost needs one", key, role)
-		}
-		byRole[role] = price
+		out[role] = strings.ToLower(p) + ":" + name
 	}
-	return func(role string, u Usage) float64 {
-		p := byRole[role]
-		return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
-	}, nil
+	return out
 }
 
 // localIndex is the Researcher's local corpus index as a search backend,

@@ -4,9 +4,12 @@ import (
 	"context"
 	"slices"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/verify"
 	"github.com/rs/zerolog"
 )
@@ -82,7 +85,14 @@ func sourceKey(s Source) string {
 
 // verifyReport checks rep's citations against texts and, as action says,
 // rewrites the draft and publishes it again.
-func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, action Action) error {
+func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, action Action) (err error) {
+	ctx, span := telemetry.Start(ctx, telemetry.SpanVerify, trace.SpanKindInternal)
+	defer func() {
+		if v := rep.Verification; v != nil {
+			span.SetAttributes(telemetry.Checked.Int(v.Summary.Citations), telemetry.Unsupported.Int(v.Summary.Unsupported))
+		}
+		telemetry.End(span, err)
+	}()
 	fix := fixOf(action)
 	var judge verify.Judge
 	var fallback *fallbackJudge

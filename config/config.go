@@ -47,6 +47,8 @@ type Settings struct {
 	NATS     NATS     `mapstructure:"nats"`
 	Log      Log      `mapstructure:"log"`
 
+	Telemetry Telemetry `mapstructure:"telemetry"`
+
 	// File is the configuration file config/load read, or "" when it read none.
 	File string `mapstructure:"-"`
 	// Env is the environment the settings hold besides their keys: the
@@ -306,6 +308,26 @@ type Log struct {
 	Format string `mapstructure:"format"`
 }
 
+// Telemetry configures the OpenTelemetry traces of runs (docs/telemetry.md).
+type Telemetry struct {
+	// OTLP is how spans are exported: "off" (default: no spans), "http"
+	// (OTLP over HTTP, protobuf) or "grpc". The standard OTEL_EXPORTER_OTLP_*
+	// variables (headers, timeout, TLS, compression), OTEL_SERVICE_NAME,
+	// OTEL_RESOURCE_ATTRIBUTES and OTEL_BSP_* configure the exporter;
+	// OTEL_SDK_DISABLED=true turns it off.
+	OTLP string `mapstructure:"otlp"`
+	// Endpoint is the collector's OTLP address: a base URL
+	// ("http://localhost:4318", to which http adds /v1/traces) or
+	// HOST:PORT (plain text, no TLS); ""
+	// (default) is OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+	// OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4318 (http) or
+	// localhost:4317 (grpc).
+	Endpoint string `mapstructure:"endpoint"`
+}
+
+// TelemetryModes are the values of telemetry.otlp.
+var TelemetryModes = []string{"off", "http", "grpc"}
+
 // Defaults returns the built-in settings, those defaults.yaml documents.
 // Each call returns a fresh copy, which the caller may change.
 func Defaults() Settings {
@@ -323,6 +345,8 @@ func Defaults() Settings {
 			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
 		NATS: NATS{Replicas: 1, Workers: 4},
 		Log:  Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
+
+		Telemetry: Telemetry{OTLP: "off"},
 	}
 }
 

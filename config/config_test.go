@@ -22,6 +22,8 @@ func TestDefaults(t *testing.T) {
 		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20, Resume: "auto", MaxResumes: 3, PlanTimeoutAction: "proceed"},
 		NATS:     NATS{Replicas: 1, Workers: 4},
 		Log:      Log{Level: "warn", Format: "console"},
+
+		Telemetry: Telemetry{OTLP: "off"},
 	}
 	d := Defaults()
 	if !reflect.DeepEqual(d, want) {

@@ -274,6 +274,7 @@ func check(s *Settings) []problem {
 
 	ps.oneOf("log.level", s.Log.Level, logLevels)
 	ps.oneOf("log.format", s.Log.Format, logFormats)
+	ps.oneOf("telemetry.otlp", s.Telemetry.OTLP, TelemetryModes)
 	return ps
 }
 
@@ -320,7 +321,7 @@ func validHostPort(addr string, listen bool) bool {
 // does to the values it reads before it validates them.
 func (s *Settings) Normalize() {
 	for _, p := range []*string{&s.Model.Provider, &s.Model.Tools, &s.Output.Format, &s.Output.Style,
-		&s.Output.Unsupported, &s.Log.Level, &s.Log.Format, &s.Research.Clarify, &s.Research.Review} {
+		&s.Output.Unsupported, &s.Log.Level, &s.Log.Format, &s.Research.Clarify, &s.Research.Review, &s.Telemetry.OTLP} {
 		*p = strings.ToLower(strings.TrimSpace(*p))
 	}
 	for _, p := range []*string{&s.Model.Planner, &s.Model.Researcher, &s.Model.Writer, &s.Model.Embeddings} {

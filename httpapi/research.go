@@ -40,6 +40,16 @@ func (s *Server) postResearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	if q.Estimate {
+		// What the run would spend, instead of the run.
+		est, err := s.runs.Estimate(r.Context(), q)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, est)
+		return
+	}
 	id, err := s.start(r.Context(), q)
 	if err != nil {
 		s.fail(w, err)

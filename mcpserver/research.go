@@ -32,6 +32,9 @@ type clarifier interface {
 // startRun); a call that comes back with a review of its plan goes on
 // with that run (reviewed).
 func (t *tools) runResearch(ctx context.Context, req *mcp.CallToolRequest, in deepresearch.Request) (*mcp.CallToolResult, Report, error) {
+	if in.Estimate {
+		return t.estimate(ctx, in)
+	}
 	if t.runs != nil {
 		if st, ok := t.reviewState(req); ok {
 			return t.reviewed(ctx, req, st, in.Question)
@@ -74,6 +77,31 @@ func (t *tools) runResearch(ctx context.Context, req *mcp.CallToolRequest, in de
 	}
 	rep, err := t.research.Research(ctx, in, nil)
 	return researchResult(rep, err)
+}
+
+// estimator is a research backend that estimates a run
+// (deepresearch.Researcher.Estimate, deepresearch.Runs.Estimate).
+type estimator interface {
+	Estimate(ctx context.Context, req deepresearch.Request) (*deepresearch.Estimate, error)
+}
+
+// estimate answers a call with "estimate": true: what the run would
+// spend, as a markdown table and as Report.Estimate; nothing is
+// researched.
+func (t *tools) estimate(ctx context.Context, in deepresearch.Request) (*mcp.CallToolResult, Report, error) {
+	e, ok := t.research.(estimator)
+	if t.runs != nil {
+		e, ok = t.runs, true
+	}
+	if !ok {
+		return nil, Report{}, deepresearch.ErrNoEstimate
+	}
+	est, err := e.Estimate(ctx, in)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: est.Markdown()}}},
+		Report{References: []Reference{}, Estimate: est}, nil
 }
 
 // startRun starts in as a run of Options.Runs — refused beyond its

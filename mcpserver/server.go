@@ -59,6 +59,9 @@ type Report struct {
 	// them, asked of a client without elicitation: nothing was researched;
 	// call research again with "answers".
 	Questions []deepresearch.Clarification `json:"questions,omitempty" jsonschema:"clarifying questions: nothing was researched; call research again with answers"`
+	// Estimate is what the run would spend, for a call with "estimate":
+	// true: nothing was researched.
+	Estimate *deepresearch.Estimate `json:"estimate,omitempty" jsonschema:"what the run would spend (asked with estimate: true): nothing was researched"`
 }
 
 // Reference is one source of a research report.

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 
 // Task is one agent task of a run: the unit of the work queue.
@@ -47,7 +48,9 @@ type Result struct {
 	Worker string `json:"worker,omitempty"`
 }
 
-// Submit publishes tasks to the work queue. A task already submitted (the
+// Submit publishes tasks to the work queue, each message carrying the
+// W3C trace context of ctx's span (traceparent) in its headers, which the
+// Worker hands to its Handler's context. A task already submitted (the
 // same run, cycle and index, within the stream's two-minute de-duplication
 // window) is not queued again, so a restarted coordinator may submit its
 // plan again.
@@ -61,7 +64,9 @@ func Submit(ctx context.Context, js jetstream.JetStream, c Config, tasks ...Task
 		if err != nil {
 			return err
 		}
-		if err := publishIdempotent(ctx, c.clock(), js, &nats.Msg{Subject: n.Tasks(t.Run), Data: data}, t.id()); err != nil {
+		m := &nats.Msg{Subject: n.Tasks(t.Run), Data: data, Header: nats.Header{}}
+		telemetry.Inject(ctx, m.Header) // the worker's spans continue ctx's trace
+		if err := publishIdempotent(ctx, c.clock(), js, m, t.id()); err != nil {
 			return fmt.Errorf("natsrun: task %s: %w", t.id(), err)
 		}
 	}
@@ -187,7 +192,7 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 		msg.TermWithReason("stopped by its coordinator") //nolint:errcheck // a redelivery is dropped again
 		return
 	}
-	hctx, stop := context.WithCancelCause(ctx)
+	hctx, stop := context.WithCancelCause(telemetry.Extract(ctx, msg.Headers()))
 	beat := clock.NewTicker(c.clock(), c.AckWait/3)
 	var halted atomic.Bool // the coordinator stopped the task
 	var wg sync.WaitGroup

@@ -65,6 +65,11 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
+	tp, stopTelemetry, err := startTelemetry(cmd.Context(), s, "mcp")
+	if err != nil {
+		return inputError(err)
+	}
+	defer stopTelemetry() // after lib.Close: every span ended
 	// With nats.url, the research tool's runs are coordinated: their
 	// agents run on workers and their events go to the events stream.
 	var coord *coordination          // set by open, under lib's lock
@@ -74,6 +79,7 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 		if err != nil {
 			return nil, err
 		}
+		cfg.TracerProvider = tp
 		c, err := coordinate(cmd.Context(), s, natsFlags{}, &cfg, "deepresearch mcp")
 		if err != nil {
 			return nil, err
@@ -195,6 +201,16 @@ func (l *lazyResearcher) Clarify(ctx context.Context, req deepresearch.Request) 
 		return nil, err
 	}
 	return r.Clarify(ctx, req)
+}
+
+// Estimate opens the library on first use and estimates req (the
+// research tool's "estimate": true).
+func (l *lazyResearcher) Estimate(ctx context.Context, req deepresearch.Request) (*deepresearch.Estimate, error) {
+	r, err := l.researcher()
+	if err != nil {
+		return nil, err
+	}
+	return r.Estimate(ctx, req)
 }
 
 // Close closes the library, if it was opened.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,9 @@ type runFlags struct {
 	// jsonSchema and xmlSchema print the JSON or XML report's schema
 	// instead of running.
 	jsonSchema, xmlSchema bool
+	// estimate prints what the run would spend instead of running it;
+	// confirm shows it on the terminal and asks before running.
+	estimate, confirm bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -106,6 +110,8 @@ the workers as they follow a local run.`,
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr, `WHEN`: auto (when a terminal), always or never")
 	cmd.Flags().BoolVar(&rf.jsonSchema, "json-schema", false, "print the JSON Schema of the JSON report (--format json; the YAML report too) and exit")
 	cmd.Flags().BoolVar(&rf.xmlSchema, "xml-schema", false, "print the XML Schema (XSD) of the XML report (--format xml) and exit")
+	cmd.Flags().BoolVar(&rf.estimate, "estimate", false, "print what the run would spend — its plan, the expected and maximum model calls, tokens and dollars — and exit (one planning call; --format json for JSON)")
+	cmd.Flags().BoolVar(&rf.confirm, "confirm", false, "show the estimate on the terminal and ask before spending")
 	rf.people.add(cmd.Flags(), true)
 	rf.nats.add(cmd.Flags())
 	return cmd
@@ -176,6 +182,12 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if err != nil {
 		return inputError(err)
 	}
+	tp, stopTelemetry, err := startTelemetry(ctx, s, "run")
+	if err != nil {
+		return inputError(err)
+	}
+	defer stopTelemetry() // after r.Close: every span ended
+	cfg.TracerProvider = tp
 	// With nats.url the run is a coordinator: agents run on workers.
 	coord, err := coordinate(ctx, s, rf.nats, &cfg, "deepresearch run")
 	if err != nil {
@@ -265,6 +277,11 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			return err
 		}
 	}
+	if rf.estimate || rf.confirm {
+		if done, err := estimateFirst(cmd, rf, r, req, format); done || err != nil {
+			return err
+		}
+	}
 	// The run is kept in the run store (store.path), as the server keeps
 	// its runs: `deepresearch runs` lists it, `show ID` prints it. What a
 	// store that cannot be opened costs is the library's to decide
@@ -334,6 +351,49 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		runErr = fmt.Errorf("%w (%s)", runErr, what)
 	}
 	return errors.Join(runErr, err, evErr)
+}
+
+// errNotConfirmed is the end of a run the person at the terminal did not
+// confirm (--confirm).
+var errNotConfirmed = errors.New("not confirmed: nothing was researched")
+
+// estimateFirst estimates req: with --estimate it prints the estimate
+// (markdown, or JSON with --format json) and is done; with --confirm it
+// shows it at the terminal and asks, done when the answer is not yes.
+func estimateFirst(cmd *cobra.Command, rf runFlags, r *deepresearch.Researcher, req deepresearch.Request, format deepresearch.Format) (bool, error) {
+	var t *prompt
+	if !rf.estimate {
+		var ok bool
+		if t, ok = terminal(cmd); !ok {
+			return true, usageError{errors.New("--confirm needs a terminal to ask at; elsewhere, run --estimate first")}
+		}
+	}
+	est, err := r.Estimate(cmd.Context(), req)
+	if err != nil {
+		return true, err
+	}
+	if rf.estimate {
+		out := printableWriter{W: cmd.OutOrStdout(), JSON: format == deepresearch.FormatJSON}
+		if format == deepresearch.FormatJSON {
+			b, err := json.MarshalIndent(est, "", "  ")
+			if err != nil {
+				return true, err
+			}
+			_, err = out.Write(append(b, '\n'))
+			return true, err
+		}
+		_, err = io.WriteString(out, est.Markdown())
+		return true, err
+	}
+	fmt.Fprintf(t.out, "\n%s\nRun it? [y/N] ", est.Markdown())
+	answer, err := t.line(cmd.Context())
+	if err != nil {
+		return true, err
+	}
+	if a := strings.ToLower(answer); a != "y" && a != "yes" {
+		return true, errNotConfirmed
+	}
+	return false, nil
 }
 
 func isTerminal(w io.Writer) bool {

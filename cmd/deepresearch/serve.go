@@ -91,6 +91,12 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
+	tp, stopTelemetry, err := startTelemetry(ctx, s, "serve")
+	if err != nil {
+		return inputError(err)
+	}
+	defer stopTelemetry() // after r.Close: every span ended
+	cfg.TracerProvider = tp
 	// Without nats.url but with nats.listen, the server is a hub: a
 	// JetStream server of its own, which workers join.
 	var hub *natsrun.Embedded

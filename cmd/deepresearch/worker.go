@@ -128,7 +128,17 @@ workers at once, and it exits 0.`,
 			if err != nil {
 				return inputError(err)
 			}
-			r, err := deepresearch.FromSettings(s, &logger)
+			cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+			if err != nil {
+				return inputError(err)
+			}
+			tp, stopTelemetry, err := startTelemetry(ctx, s, "worker")
+			if err != nil {
+				return inputError(err)
+			}
+			defer stopTelemetry() // after r.Close: every span ended
+			cfg.TracerProvider = tp
+			r, err := deepresearch.New(cfg)
 			if err != nil {
 				return inputError(err)
 			}

@@ -369,6 +369,8 @@ var samples = map[string][3]sample{
 	"store.path":                {{yaml: "/a/runs.db", want: "/a/runs.db"}, {yaml: "/b/runs.db", want: "/b/runs.db"}, {yaml: "/c/runs.db", want: "/c/runs.db"}},
 	"log.level":                 {{yaml: "debug", want: "debug"}, {yaml: "error", want: "error"}, {yaml: "trace", want: "trace"}},
 	"log.format":                {{yaml: "json", want: "json"}, {yaml: "console", want: "console"}, {yaml: "json", want: "json"}},
+	"telemetry.otlp":            {{yaml: "http", want: "http"}, {yaml: "grpc", want: "grpc"}},
+	"telemetry.endpoint":        {{yaml: "http://localhost:4318", want: "http://localhost:4318"}, {yaml: "collector:4317", want: "collector:4317"}},
 }
 
 // TestEveryKeyFromEverySource sets each key from the file, the environment

@@ -22,7 +22,10 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 
 // Defaults for the zero Config fields.
@@ -180,7 +183,9 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 			c = &call{done: make(chan struct{})}
 			f.cache[rawURL] = c
 			f.mu.Unlock()
-			c.page, c.err = f.fetch(ctx, rawURL)
+			sctx, span := telemetry.Start(ctx, telemetry.SpanPage, trace.SpanKindClient, telemetry.URLFull.String(telemetry.Text(rawURL)))
+			c.page, c.err = f.fetch(sctx, rawURL)
+			telemetry.End(span, c.err)
 			if c.err != nil && ctx.Err() != nil {
 				// Ended by this caller: forget it, so the next one retries.
 				f.mu.Lock()
