@@ -1,0 +1,218 @@
+package mcpsource
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deepresearch/deepresearch/internal/excerpt"
+	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/internal/terms"
+)
+
+var _ search.Backend = (*Source)(nil)
+
+// maxSnippet caps a result's snippet, in bytes.
+const maxSnippet = 2000
+
+// Search calls the search tool with query (and limit, when it takes one)
+// and returns at most limit documents it names, each with its locator as
+// DocID, the channel "mcp:NAME" and a snippet: the passage of its text
+// that best answers the query, or the description the server gave.
+// Documents named without text are read (read tool, else resources/read),
+// at most Options.MaxListed of them. A search tool that takes no query
+// lists: Search reads what it lists, keeps the documents that hold a key
+// term of the query and ranks them by how many. Errors are *ToolError
+// values naming the server and the tool, or say why connecting failed.
+func (s *Source) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	t, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := t.mapping
+	args := maps.Clone(t.searchArgs)
+	if m.QueryArg != "" {
+		args[m.QueryArg] = query
+	}
+	if m.LimitArg != "" {
+		args[m.LimitArg] = limit
+	}
+	res, err := s.call(ctx, m.SearchTool, args)
+	if err != nil {
+		return nil, err
+	}
+	synthetic := "mcp://" + url.PathEscape(s.name) + "/" + url.PathEscape(m.SearchTool) + "?" + url.Values{"q": {query}}.Encode()
+	cands := candidates(res, synthetic, s.opts.MaxText)
+	listing := m.QueryArg == ""
+	var docs []search.Document
+	var readErr error
+	read := 0
+	for _, c := range cands {
+		if c.loc == "" || slices.ContainsFunc(docs, func(d search.Document) bool { return d.DocID == c.loc }) {
+			continue
+		}
+		doc := search.Document{DocID: c.loc, URL: urlOf(c.loc), Channel: s.Channel()}
+		switch {
+		case c.hasText:
+			doc.Title, doc.Text = readText(c.loc, c.text, c.title, s.opts.MaxText)
+		case !listing && c.snippet != "":
+			doc.Title = cleanLine(firstOf(c.title, c.loc), 300)
+			doc.Text = "" // read when opened
+		default:
+			if read == s.opts.MaxListed {
+				continue
+			}
+			read++
+			d, err := s.open(ctx, t, c.loc, c.title)
+			if err != nil {
+				if cause := context.Cause(ctx); cause != nil {
+					return nil, err
+				}
+				readErr = cmp.Or(readErr, err)
+				continue
+			}
+			doc = d
+		}
+		docs = append(docs, doc)
+		if !listing && len(docs) == limit {
+			break
+		}
+	}
+	if len(docs) == 0 && readErr != nil {
+		return nil, readErr
+	}
+	scores := make([]float64, len(docs))
+	if listing {
+		keys := terms.KeyStems(query)
+		for i, d := range docs {
+			have := terms.StemSet(d.Title + "\n" + d.Text)
+			for _, k := range keys {
+				if have[k] {
+					scores[i]++
+				}
+			}
+		}
+	} else {
+		for i := range docs {
+			scores[i] = float64(len(docs) - i)
+		}
+	}
+	order := make([]int, len(docs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	var out []search.Result
+	for _, i := range order {
+		if scores[i] <= 0 || len(out) == limit {
+			break
+		}
+		d := docs[i]
+		snippet := cmp.Or(cands[slices.IndexFunc(cands, func(c candidate) bool { return c.loc == d.DocID })].snippet, "")
+		if d.Text != "" {
+			snippet = excerpt.Cut(d.Text, query, query, maxSnippet)
+		}
+		out = append(out, search.Result{DocID: d.DocID, URL: d.URL, Title: d.Title, Channel: d.Channel,
+			Snippet: cleanLine(snippet, maxSnippet), Score: scores[i]})
+		s.remember(d)
+	}
+	return out, nil
+}
+
+// Fetch opens the document docID locates: from what a search returned
+// with its text, else through the read tool (or resources/read for a URI
+// when the server has no read tool). A docID that is no locator of this
+// server's (not returned by its searches, nor an absolute path or a URI
+// other than a web page's) wraps search.ErrNotFound.
+func (s *Source) Fetch(ctx context.Context, docID string) (search.Document, error) {
+	s.mu.Lock()
+	doc, cached := s.docs[docID]
+	known := s.known[docID]
+	s.mu.Unlock()
+	if cached && doc.Text != "" {
+		return doc, nil
+	}
+	if !known && (!isLocator(docID) || strings.HasPrefix(docID, "http:") || strings.HasPrefix(docID, "https:") || strings.HasPrefix(docID, "mcp:")) {
+		return search.Document{}, fmt.Errorf("mcpsource: %s: %q: %w", s.name, docID, search.ErrNotFound)
+	}
+	t, err := s.session(ctx)
+	if err != nil {
+		return search.Document{}, err
+	}
+	doc, err = s.open(ctx, t, docID, doc.Title)
+	if err != nil {
+		return search.Document{}, err
+	}
+	s.remember(doc)
+	return doc, nil
+}
+
+// open reads the document at loc with the read tool, or as a resource.
+func (s *Source) open(ctx context.Context, t tools, loc, title string) (search.Document, error) {
+	doc := search.Document{DocID: loc, URL: urlOf(loc), Channel: s.Channel()}
+	var raw string
+	switch {
+	case t.mapping.ReadTool != "":
+		res, err := s.call(ctx, t.mapping.ReadTool, map[string]any{t.mapping.URLArg: loc})
+		if err != nil {
+			return search.Document{}, err
+		}
+		raw = resultText(res, s.opts.MaxText+1)
+	case t.resources && strings.Contains(loc, ":"):
+		s.mu.Lock()
+		sess := s.sess
+		s.mu.Unlock()
+		if sess == nil {
+			return search.Document{}, fmt.Errorf("mcpsource: %s: %w", s.name, ErrClosed)
+		}
+		res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: loc})
+		if err != nil {
+			return search.Document{}, &ToolError{Server: s.name, Tool: "resources/read", Err: err}
+		}
+		var parts []string
+		size := 0
+		for _, c := range res.Contents {
+			if text, ok := resourceText(c); ok && size <= s.opts.MaxText {
+				parts = append(parts, text)
+				size += len(text)
+			}
+		}
+		raw = strings.Join(parts, "\n\n")
+	default:
+		return search.Document{}, fmt.Errorf("mcpsource: %s: no read tool and no resources to open %q with: %w", s.name, loc, search.ErrNotFound)
+	}
+	doc.Title, doc.Text = readText(loc, raw, title, s.opts.MaxText)
+	if strings.TrimSpace(doc.Text) == "" {
+		return search.Document{}, fmt.Errorf("mcpsource: %s: %q holds no text: %w", s.name, loc, search.ErrNotFound)
+	}
+	return doc, nil
+}
+
+// remember keeps a document a search returned, so that opening it does
+// not call the server again, up to maxCached documents.
+func (s *Source) remember(d search.Document) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.known) < 16*maxCached {
+		s.known[d.DocID] = true
+	}
+	if d.Text == "" {
+		return
+	}
+	if _, ok := s.docs[d.DocID]; !ok && len(s.docs) >= maxCached {
+		for k := range s.docs { // drop any one
+			delete(s.docs, k)
+			break
+		}
+	}
+	s.docs[d.DocID] = d
+}
