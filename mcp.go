@@ -1,8 +1,11 @@
 package deepresearch
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/mcpsource"
 	"github.com/deepresearch/deepresearch/internal/search"
 )
@@ -20,6 +23,34 @@ type MCPServer = mcpsource.Server
 // MCPTools names an MCP server's search and read tools and their
 // arguments (MCPServer.Tools).
 type MCPTools = mcpsource.Mapping
+
+// mcpFromSettings is mcp.servers as Config.MCPServers: each child's
+// environment is its env, with PATH and HOME from the settings'
+// environment unless env sets them (npx and node need them).
+func mcpFromSettings(s config.Settings) map[string]MCPServer {
+	if len(s.MCP.Servers) == 0 {
+		return nil
+	}
+	out := make(map[string]MCPServer, len(s.MCP.Servers))
+	for name, srv := range s.MCP.Servers {
+		var env map[string]string
+		if len(srv.Command) > 0 {
+			env = maps.Clone(srv.Env)
+			if env == nil {
+				env = map[string]string{}
+			}
+			for _, k := range []string{"PATH", "HOME"} {
+				if _, set := env[k]; !set && s.Getenv(k) != "" {
+					env[k] = s.Getenv(k)
+				}
+			}
+		}
+		out[name] = MCPServer{Command: slices.Clone(srv.Command), Env: env, URL: srv.URL, Tools: MCPTools{
+			SearchTool: srv.SearchTool, QueryArg: srv.QueryArg, LimitArg: srv.LimitArg, SearchArgs: maps.Clone(srv.SearchArgs),
+			ReadTool: srv.ReadTool, URLArg: srv.URLArg}}
+	}
+	return out
+}
 
 // mcpSources builds the MCP servers names lists ("mcp:NAME"), by name,
 // for websearch.Build; none is connected yet.
