@@ -1,6 +1,9 @@
 package deepresearch
 
 import (
+	"cmp"
+	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -96,4 +99,31 @@ func (r *Researcher) closeMCP() {
 		}
 	}
 	r.mcp = nil
+}
+
+// diagnoseMCP describes the MCP server search.providers names as name
+// ("mcp:NAME"): its command or URL and, when call is true, the tools it is
+// searched and read with, after connecting to it (a child process is
+// started, and reaped before it returns).
+func diagnoseMCP(ctx context.Context, s config.Settings, name string, call bool) Diagnosis {
+	server := strings.TrimPrefix(name, mcpsource.ChannelPrefix)
+	srv := mcpFromSettings(s)[server]
+	d := Diagnosis{Part: "search", Provider: name, Detail: cmp.Or(srv.URL, strings.Join(srv.Command, " "))}
+	if !call {
+		return d
+	}
+	d.Checked = true
+	src, err := mcpsource.New(server, srv, mcpsource.Options{})
+	if err != nil {
+		d.Err = err.Error()
+		return d
+	}
+	defer src.Close()
+	m, err := src.Tools(ctx)
+	if err != nil {
+		d.Err = err.Error()
+		return d
+	}
+	d.Detail += fmt.Sprintf(" (search: %s, read: %s)", m.SearchTool, cmp.Or(m.ReadTool, "resources/read"))
+	return d
 }

@@ -37,8 +37,8 @@ func TestMain(m *testing.M) {
 // The documents of the test server, by path: one with a terminal escape
 // and control characters in it, as untrusted text may hold.
 var files = map[string]string{
-	"/docs/raft.md":   "# Raft consensus\n\nRaft elects a leader\x1b[31m by randomized timeouts\x07; the leader replicates the log.\n",
-	"/docs/paxos.md":  "# Paxos\n\nPaxos reaches consensus with proposers and acceptors.\n",
+	"/docs/raft.md":    "# Raft consensus\n\nRaft elects a leader\x1b[31m by randomized timeouts\x07; the leader replicates the log.\n",
+	"/docs/paxos.md":   "# Paxos\n\nPaxos reaches consensus with proposers and acceptors.\n",
 	"/docs/cooking.md": "# Bread\n\nKnead the dough and let it rise.\n",
 }
 
