@@ -195,10 +195,7 @@ func (s *Source) session(ctx context.Context) (tools, error) {
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel) // a caller that gives up stops the handshake
 	defer stop()
-	t, cmd, stderr, err := s.transport()
-	if err != nil {
-		return tools{}, err
-	}
+	t, cmd, stderr := s.transport()
 	client := mcp.NewClient(&mcp.Implementation{Name: "deepresearch", Version: "1"}, &mcp.ClientOptions{
 		Capabilities:                &mcp.ClientCapabilities{},
 		ProgressNotificationHandler: s.onProgress,
@@ -243,12 +240,12 @@ func listTools(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error
 
 // transport builds the transport of s.srv, with the tail of a child's
 // standard error.
-func (s *Source) transport() (mcp.Transport, *exec.Cmd, *tail, error) {
+func (s *Source) transport() (mcp.Transport, *exec.Cmd, *tail) {
 	switch {
 	case s.srv.Transport != nil:
-		return s.srv.Transport, nil, nil, nil
+		return s.srv.Transport, nil, nil
 	case s.srv.URL != "":
-		return &mcp.StreamableClientTransport{Endpoint: s.srv.URL, MaxRetries: -1}, nil, nil, nil
+		return &mcp.StreamableClientTransport{Endpoint: s.srv.URL, MaxRetries: -1}, nil, nil
 	}
 	cmd := exec.Command(s.srv.Command[0], s.srv.Command[1:]...)
 	cmd.Env = []string{}
@@ -258,7 +255,7 @@ func (s *Source) transport() (mcp.Transport, *exec.Cmd, *tail, error) {
 	cmd.Dir = s.srv.Dir
 	stderr := &tail{max: 2048}
 	cmd.Stderr = stderr
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd, stderr, nil
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd, stderr
 }
 
 // connectError says why connecting failed: the caller's cancellation,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -378,5 +380,28 @@ func TestStdioBadCommand(t *testing.T) {
 	_, err = src.Search(t.Context(), "x", 3)
 	if err == nil || !strings.Contains(err.Error(), "broken: connecting (command ") {
 		t.Errorf("err %v, want a connection error naming the server and its command", err)
+	}
+}
+
+// TestStreamableHTTP searches and reads a server over streamable HTTP
+// (the go-sdk's handler on a local HTTP server).
+func TestStreamableHTTP(t *testing.T) {
+	st := newState()
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer(st) }, nil))
+	defer ts.Close()
+	src, err := mcpsource.New("web", mcpsource.Server{URL: ts.URL}, mcpsource.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	res, err := src.Search(t.Context(), "paxos", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].DocID != "/docs/paxos.md" || res[0].Channel != "mcp:web" {
+		t.Fatalf("results %+v", res)
+	}
+	if doc, err := src.Fetch(t.Context(), res[0].DocID); err != nil || doc.Title != "Paxos" {
+		t.Errorf("Fetch: %+v, %v", doc, err)
 	}
 }
