@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/search"
 )
 
 // ChannelPrefix starts the channel of an MCP server's results: "mcp:NAME".
@@ -123,7 +122,7 @@ type Source struct {
 	stderr *tail
 	cmd    *exec.Cmd // the child process of a stdio server, once started
 	closed bool
-	docs   map[string]search.Document // what searches returned with its text, by locator
+	docs   map[string]cachedDoc // documents read, by locator
 	known  map[string]bool            // locators searches returned
 
 	calls atomic.Int64
@@ -157,7 +156,7 @@ func New(name string, srv Server, opts Options) (*Source, error) {
 			return nil, fmt.Errorf("mcpsource: %s: url %q is not an http or https URL: %w", name, srv.URL, ErrConfig)
 		}
 	}
-	return &Source{name: name, srv: srv, opts: opts.withDefaults(), docs: map[string]search.Document{}, known: map[string]bool{}}, nil
+	return &Source{name: name, srv: srv, opts: opts.withDefaults(), docs: map[string]cachedDoc{}, known: map[string]bool{}}, nil
 }
 
 // Name returns the server's name.

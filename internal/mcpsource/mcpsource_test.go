@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -48,6 +49,7 @@ type state struct {
 	started   chan struct{} // a slow call has begun
 	cancelled chan struct{} // a slow call saw its context end
 	once      sync.Once
+	reads     atomic.Int64 // read_doc calls
 }
 
 func newState() *state {
@@ -103,6 +105,7 @@ func newServer(st *state) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "read_doc", Annotations: ro},
 		func(_ context.Context, _ *mcp.CallToolRequest, in pathIn) (*mcp.CallToolResult, any, error) {
+			st.reads.Add(1)
 			text, ok := files[in.Path]
 			if !ok {
 				return nil, nil, fmt.Errorf("no file %s", in.Path)
@@ -214,7 +217,8 @@ func TestDetectAndSearch(t *testing.T) {
 }
 
 func TestListing(t *testing.T) {
-	src := connect(t, newState(), mcpsource.Mapping{SearchTool: "list_files", SearchArgs: map[string]string{"dir": "/docs", "pattern": "*.md"}}, mcpsource.Options{})
+	st, fake := newState(), clock.NewFake(time.Unix(0, 0))
+	src := connect(t, st, mcpsource.Mapping{SearchTool: "list_files", SearchArgs: map[string]string{"dir": "/docs", "pattern": "*.md"}}, mcpsource.Options{Clock: fake})
 	res, err := src.Search(t.Context(), "How does Raft elect a leader?", 5)
 	if err != nil {
 		t.Fatal(err)
@@ -225,6 +229,15 @@ func TestListing(t *testing.T) {
 	// The document a search read is opened without another call.
 	if doc, err := src.Fetch(t.Context(), "/docs/raft.md"); err != nil || doc.Title != "Raft consensus" {
 		t.Errorf("Fetch: %+v, %v", doc, err)
+	}
+	// A listing read again within five minutes is not read again; after,
+	// it is (a file may have changed).
+	if _, err := src.Search(t.Context(), "leader", 5); err != nil || st.reads.Load() != 3 {
+		t.Errorf("a second search: %v, %d reads in all, want the three files read once", err, st.reads.Load())
+	}
+	fake.Advance(5 * time.Minute)
+	if _, err := src.Search(t.Context(), "leader", 5); err != nil || st.reads.Load() != 6 {
+		t.Errorf("after five minutes: %v, %d reads in all, want the three files read again", err, st.reads.Load())
 	}
 }
 

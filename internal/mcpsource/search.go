@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,6 +55,7 @@ func (s *Source) Search(ctx context.Context, query string, limit int) ([]search.
 	cands := candidates(res, synthetic, s.opts.MaxText)
 	listing := m.QueryArg == ""
 	var docs []search.Document
+	snippets := map[string]string{} // by locator: what the server said of it
 	var readErr error
 	read := 0
 	for _, c := range cands {
@@ -67,6 +69,8 @@ func (s *Source) Search(ctx context.Context, query string, limit int) ([]search.
 		case !listing && c.snippet != "":
 			doc.Title = cleanLine(firstOf(c.title, c.loc), 300)
 			doc.Text = "" // read when opened
+		case s.cached(c.loc) != nil:
+			doc = *s.cached(c.loc)
 		default:
 			if read == s.opts.MaxListed {
 				continue
@@ -81,7 +85,9 @@ func (s *Source) Search(ctx context.Context, query string, limit int) ([]search.
 				continue
 			}
 			doc = d
+			s.remember(d, false)
 		}
+		snippets[c.loc] = c.snippet
 		docs = append(docs, doc)
 		if !listing && len(docs) == limit {
 			break
@@ -117,13 +123,13 @@ func (s *Source) Search(ctx context.Context, query string, limit int) ([]search.
 			break
 		}
 		d := docs[i]
-		snippet := cmp.Or(cands[slices.IndexFunc(cands, func(c candidate) bool { return c.loc == d.DocID })].snippet, "")
+		snippet := snippets[d.DocID]
 		if d.Text != "" {
 			snippet = excerpt.Cut(d.Text, query, query, maxSnippet)
 		}
 		out = append(out, search.Result{DocID: d.DocID, URL: d.URL, Title: d.Title, Channel: d.Channel,
 			Snippet: cleanLine(snippet, maxSnippet), Score: scores[i]})
-		s.remember(d)
+		s.remember(d, true)
 	}
 	return out, nil
 }
@@ -134,13 +140,13 @@ func (s *Source) Search(ctx context.Context, query string, limit int) ([]search.
 // server's (not returned by its searches, nor an absolute path or a URI
 // other than a web page's) wraps search.ErrNotFound.
 func (s *Source) Fetch(ctx context.Context, docID string) (search.Document, error) {
-	s.mu.Lock()
-	doc, cached := s.docs[docID]
-	known := s.known[docID]
-	s.mu.Unlock()
-	if cached && doc.Text != "" {
-		return doc, nil
+	if d := s.cached(docID); d != nil {
+		return *d, nil
 	}
+	s.mu.Lock()
+	known := s.known[docID]
+	title := s.docs[docID].doc.Title
+	s.mu.Unlock()
 	if !known && (!isLocator(docID) || strings.HasPrefix(docID, "http:") || strings.HasPrefix(docID, "https:") || strings.HasPrefix(docID, "mcp:")) {
 		return search.Document{}, fmt.Errorf("mcpsource: %s: %q: %w", s.name, docID, search.ErrNotFound)
 	}
@@ -148,12 +154,22 @@ func (s *Source) Fetch(ctx context.Context, docID string) (search.Document, erro
 	if err != nil {
 		return search.Document{}, err
 	}
-	doc, err = s.open(ctx, t, docID, doc.Title)
+	doc, err := s.open(ctx, t, docID, title)
 	if err != nil {
 		return search.Document{}, err
 	}
-	s.remember(doc)
+	s.remember(doc, true)
 	return doc, nil
+}
+
+// cached returns the document read at loc, or nil.
+func (s *Source) cached(loc string) *search.Document {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[loc]; ok && d.doc.Text != "" && s.opts.Clock.Now().Sub(d.at) < cacheFor {
+		return &d.doc
+	}
+	return nil
 }
 
 // open reads the document at loc with the read tool, or as a resource.
@@ -197,12 +213,13 @@ func (s *Source) open(ctx context.Context, t tools, loc, title string) (search.D
 	return doc, nil
 }
 
-// remember keeps a document a search returned, so that opening it does
-// not call the server again, up to maxCached documents.
-func (s *Source) remember(d search.Document) {
+// remember keeps a document read, so that a search that lists it or
+// opening it does not call the server again, up to maxCached documents;
+// returned marks one a search returned (Fetch opens it by its ID).
+func (s *Source) remember(d search.Document, returned bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.known) < 16*maxCached {
+	if returned && len(s.known) < 16*maxCached {
 		s.known[d.DocID] = true
 	}
 	if d.Text == "" {
@@ -214,5 +231,15 @@ func (s *Source) remember(d search.Document) {
 			break
 		}
 	}
-	s.docs[d.DocID] = d
+	s.docs[d.DocID] = cachedDoc{d, s.opts.Clock.Now()}
+}
+
+// cacheFor is how long a document read is kept: a long-lived Researcher
+// (a server) reads a changed file again after it.
+const cacheFor = 5 * time.Minute
+
+// cachedDoc is a document read, and when.
+type cachedDoc struct {
+	doc search.Document
+	at  time.Time
 }
