@@ -123,7 +123,7 @@ type Source struct {
 	cmd    *exec.Cmd // the child process of a stdio server, once started
 	closed bool
 	docs   map[string]cachedDoc // documents read, by locator
-	known  map[string]bool            // locators searches returned
+	known  map[string]bool      // locators searches returned
 
 	calls atomic.Int64
 	live  sync.Map // progress token → tool name
