@@ -213,11 +213,10 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 	for model, price := range pairs(v) {
 		id := config.NormalizeModel(model.Value)
 		entry := key + "[" + id + "]"
-		if first, dup := lines[entry]; dup {
-			errs = append(errs, repeated(entry, at(model), first))
+		if err := record(lines, entry, model, at); err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		lines[entry] = model.Line
 		price = deref(price)
 		if price.Kind != yaml.MappingNode {
 			errs = append(errs, &config.Error{Key: entry, Source: at(price), Err: invalid("must be a mapping of input and output prices")})
@@ -231,11 +230,10 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 				errs = append(errs, unknown(sub, at(field), closest(sub, []string{entry + ".input", entry + ".output"})))
 				continue
 			}
-			if first, dup := lines[sub]; dup {
-				errs = append(errs, repeated(sub, at(field), first))
+			if err := record(lines, sub, field, at); err != nil {
+				errs = append(errs, err)
 				continue
 			}
-			lines[sub] = field.Line
 			val = deref(val)
 			if val.Kind != yaml.ScalarNode || isNull(val) {
 				errs = append(errs, &config.Error{Key: sub, Source: at(val), Err: invalid("must be a number")})
@@ -269,11 +267,10 @@ func mcpServerTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines 
 	table := map[string]map[string]any{}
 	for name, body := range pairs(v) {
 		entry := key + "[" + strings.ToLower(name.Value) + "]"
-		if first, dup := lines[entry]; dup {
-			errs = append(errs, repeated(entry, at(name), first))
+		if err := record(lines, entry, name, at); err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		lines[entry] = name.Line
 		body = deref(body)
 		if body.Kind != yaml.MappingNode {
 			errs = append(errs, &config.Error{Key: entry, Source: at(body), Err: invalid("must be a mapping of command or url and tools")})
@@ -298,11 +295,10 @@ func mcpServerTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines 
 				errs = append(errs, unknown(sub, at(field), closest(sub, subs)))
 				continue
 			}
-			if first, dup := lines[sub]; dup {
-				errs = append(errs, repeated(sub, at(field), first))
+			if err := record(lines, sub, field, at); err != nil {
+				errs = append(errs, err)
 				continue
 			}
-			lines[sub] = field.Line
 			val = deref(val)
 			if isNull(val) {
 				continue
@@ -344,6 +340,16 @@ func mcpServerTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines 
 		return nil, errors.Join(errs...)
 	}
 	return table, nil
+}
+
+// record keeps the line of entry, written at n, or returns the error of
+// an entry written twice.
+func record(lines map[string]int, entry string, n *yaml.Node, at func(*yaml.Node) string) error {
+	if first, dup := lines[entry]; dup {
+		return repeated(entry, at(n), first)
+	}
+	lines[entry] = n.Line
+	return nil
 }
 
 func repeated(key, source string, first int) error {

@@ -890,3 +890,18 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// TestMCPServersErrors: a misspelt field of a server is named with the
+// right one, a field of the wrong shape with its line.
+func TestMCPServersErrors(t *testing.T) {
+	isolate(t)
+	write(t, "deepresearch.yaml", "mcp:\n  servers:\n    docs:\n      comand: [x]\n      env: [A]\n")
+	_, err := Settings(nil, flagSet(t), "")
+	want := []string{
+		`config: deepresearch.yaml:4: mcp.servers[docs].comand: unknown key; did you mean mcp.servers[docs].command?`,
+		`config: deepresearch.yaml:5: mcp.servers[docs].env: must be a mapping of names to single values`,
+	}
+	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
+		t.Errorf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+}
