@@ -124,6 +124,6 @@ func diagnoseMCP(ctx context.Context, s config.Settings, name string, call bool)
 		d.Err = err.Error()
 		return d
 	}
-	d.Detail += fmt.Sprintf(" (search: %s, read: %s)", m.SearchTool, cmp.Or(m.ReadTool, "resources/read"))
+	d.Detail += fmt.Sprintf(" (search: %s, read: %s)", cmp.Or(m.SearchTool, "resources/list"), cmp.Or(m.ReadTool, "resources/read"))
 	return d
 }

@@ -60,6 +60,9 @@ type tools struct {
 	mapping    Mapping
 	searchArgs map[string]any // SearchArgs converted to the schema's types
 	resources  bool           // the server offers resources/read
+	// listResources: no search tool; a search lists the resources
+	// (resources/list) and ranks them.
+	listResources bool
 }
 
 // Detect maps a server's tools as New's Source would when settings name
@@ -166,8 +169,9 @@ func find(list []*mcp.Tool, name string) *mcp.Tool {
 }
 
 // mapTools checks the declared mapping against the server's tools and
-// detects what it leaves out.
-func mapTools(list []*mcp.Tool, declared Mapping) (tools, error) {
+// detects what it leaves out. A server without a search tool that offers
+// resources (resources says) is searched by listing them.
+func mapTools(list []*mcp.Tool, declared Mapping, resources bool) (tools, error) {
 	for _, name := range []string{declared.SearchTool, declared.ReadTool} {
 		if name != "" && find(list, name) == nil {
 			return tools{}, fmt.Errorf("the server has no tool %q (it has %s): %w", name, toolNames(list), ErrNoTool)
@@ -175,8 +179,11 @@ func mapTools(list []*mcp.Tool, declared Mapping) (tools, error) {
 	}
 	m := Detect(list, declared)
 	st := find(list, m.SearchTool)
+	if st == nil && resources && declared.SearchTool == "" {
+		return tools{mapping: m, resources: true, listResources: true}, nil
+	}
 	if st == nil {
-		return tools{}, fmt.Errorf("no search tool declared (search_tool) or detected among %s: %w", toolNames(list), ErrNoTool)
+		return tools{}, fmt.Errorf("no search tool declared (search_tool) or detected among %s, and no resources to list: %w", toolNames(list), ErrNoTool)
 	}
 	ss := schemaOf(st)
 	for _, a := range []string{m.QueryArg, m.LimitArg} {
@@ -198,7 +205,7 @@ func mapTools(list []*mcp.Tool, declared Mapping) (tools, error) {
 	if rt := find(list, m.ReadTool); rt != nil && m.URLArg == "" {
 		return tools{}, fmt.Errorf("tool %s: no locator argument declared (url_arg) or detected: %w", rt.Name, ErrNoTool)
 	}
-	return tools{mapping: m, searchArgs: args}, nil
+	return tools{mapping: m, searchArgs: args, resources: resources}, nil
 }
 
 // convert reads text as the JSON type a schema gives it.

@@ -10,7 +10,8 @@
 // (Mapping); otherwise they are detected by their input schema (Detect).
 // A search tool that takes no query (a listing, such as the filesystem
 // server's search_files with a fixed glob) lists candidates that Search
-// reads and ranks against the query itself.
+// reads and ranks against the query itself; a server with no search tool
+// but resources is searched by listing them (resources/list) alike.
 //
 // Tool output is untrusted: every text is bounded (Options.MaxText),
 // cleaned as a corpus file is (internal/extract: control characters and

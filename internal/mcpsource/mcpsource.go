@@ -208,13 +208,13 @@ func (s *Source) session(ctx context.Context) (tools, error) {
 		_ = sess.Close()
 		return tools{}, s.connectError(ctx, cctx, stderr, fmt.Errorf("listing tools: %w", err))
 	}
-	mapped, err := mapTools(list, s.srv.Tools)
+	init := sess.InitializeResult()
+	resources := init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil
+	mapped, err := mapTools(list, s.srv.Tools, resources)
 	if err != nil {
 		_ = sess.Close()
 		return tools{}, fmt.Errorf("mcpsource: %s: %w", s.name, err)
 	}
-	mapped.resources = sess.InitializeResult() != nil && sess.InitializeResult().Capabilities != nil &&
-		sess.InitializeResult().Capabilities.Resources != nil
 	s.sess, s.tools, s.stderr, s.cmd = sess, mapped, stderr, cmd
 	return mapped, nil
 }

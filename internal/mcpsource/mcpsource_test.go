@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -417,4 +418,56 @@ func TestStreamableHTTP(t *testing.T) {
 	if doc, err := src.Fetch(t.Context(), res[0].DocID); err != nil || doc.Title != "Paxos" {
 		t.Errorf("Fetch: %+v, %v", doc, err)
 	}
+}
+
+// TestResources searches a server with resources and no search tool by
+// listing them (resources/list) and reading them (resources/read); a
+// server with neither has nothing to search.
+func TestResources(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "res", Version: "1"}, nil)
+	for p, text := range files {
+		uri := "notes:" + p
+		s.AddResource(&mcp.Resource{URI: uri, Name: path.Base(p), MIMEType: "text/markdown"},
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
+			})
+	}
+	ct, sv := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), sv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := mcpsource.New("res", mcpsource.Server{Transport: ct}, mcpsource.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := src.Search(t.Context(), "proposers and acceptors", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].DocID != "notes:/docs/paxos.md" || res[0].URL != "notes:/docs/paxos.md" || res[0].Title != "Paxos" {
+		t.Errorf("results %+v, want paxos.md's resource alone", res)
+	}
+	src.Close()
+	_ = ss.Wait()
+
+	// Tools, none that searches, and no resources.
+	bare := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+	mcp.AddTool(bare, &mcp.Tool{Name: "read_doc"}, func(context.Context, *mcp.CallToolRequest, pathIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	ct, sv = mcp.NewInMemoryTransports()
+	if ss, err = bare.Connect(t.Context(), sv, nil); err != nil {
+		t.Fatal(err)
+	}
+	src, err = mcpsource.New("bare", mcpsource.Server{Transport: ct}, mcpsource.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.Search(t.Context(), "x", 3)
+	if !errors.Is(err, mcpsource.ErrNoTool) || !strings.Contains(err.Error(), "bare") || !strings.Contains(err.Error(), "read_doc") {
+		t.Errorf("err %v, want ErrNoTool naming the server and listing its tools", err)
+	}
+	src.Close()
+	_ = ss.Wait()
 }

@@ -59,10 +59,25 @@ func TestEverythingServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts node processes")
 	}
-	t.Run("no search tool", func(t *testing.T) {
-		_, err := everything(t, mcpsource.Mapping{}, mcpsource.Options{}).Search(t.Context(), "x", 3)
-		if !errors.Is(err, mcpsource.ErrNoTool) || !strings.Contains(err.Error(), "everything") || !strings.Contains(err.Error(), "echo") {
-			t.Errorf("err %v, want ErrNoTool naming the server and listing its tools", err)
+	t.Run("resources searched", func(t *testing.T) {
+		// No tool searches: the server's resources are listed, read and
+		// ranked (its static documents among them).
+		src := everything(t, mcpsource.Mapping{}, mcpsource.Options{})
+		res, err := src.Search(t.Context(), "How are resource subscriptions notified?", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 {
+			t.Fatal("no results")
+		}
+		for _, r := range res {
+			if !strings.HasPrefix(r.DocID, "demo://resource/") || r.URL != r.DocID || r.Channel != "mcp:everything" || r.Title == "" {
+				t.Errorf("result %+v: want a resource of the server, by its URI", r)
+			}
+		}
+		doc, err := src.Fetch(t.Context(), res[0].DocID)
+		if err != nil || !strings.Contains(strings.ToLower(doc.Text), "subscri") {
+			t.Errorf("the best resource: %v\n%.300s", err, doc.Text)
 		}
 	})
 	t.Run("text", func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/terms"
@@ -40,19 +41,26 @@ func (s *Source) Search(ctx context.Context, query string, limit int) ([]search.
 		return nil, err
 	}
 	m := t.mapping
-	args := maps.Clone(t.searchArgs)
-	if m.QueryArg != "" {
-		args[m.QueryArg] = query
+	var cands []candidate
+	if t.listResources {
+		if cands, err = s.listResources(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		args := maps.Clone(t.searchArgs)
+		if m.QueryArg != "" {
+			args[m.QueryArg] = query
+		}
+		if m.LimitArg != "" {
+			args[m.LimitArg] = limit
+		}
+		res, err := s.call(ctx, m.SearchTool, args)
+		if err != nil {
+			return nil, err
+		}
+		synthetic := "mcp://" + url.PathEscape(s.name) + "/" + url.PathEscape(m.SearchTool) + "?" + url.Values{"q": {query}}.Encode()
+		cands = candidates(res, synthetic, s.opts.MaxText)
 	}
-	if m.LimitArg != "" {
-		args[m.LimitArg] = limit
-	}
-	res, err := s.call(ctx, m.SearchTool, args)
-	if err != nil {
-		return nil, err
-	}
-	synthetic := "mcp://" + url.PathEscape(s.name) + "/" + url.PathEscape(m.SearchTool) + "?" + url.Values{"q": {query}}.Encode()
-	cands := candidates(res, synthetic, s.opts.MaxText)
 	listing := m.QueryArg == ""
 	var docs []search.Document
 	snippets := map[string]string{} // by locator: what the server said of it
@@ -160,6 +168,37 @@ func (s *Source) Fetch(ctx context.Context, docID string) (search.Document, erro
 	}
 	s.remember(doc, true)
 	return doc, nil
+}
+
+// listResources lists the server's resources (resources/list), at most
+// Options.MaxListed, as the candidates of a search without a search tool.
+func (s *Source) listResources(ctx context.Context) ([]candidate, error) {
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess == nil {
+		return nil, fmt.Errorf("mcpsource: %s: %w", s.name, ErrClosed)
+	}
+	cctx, cancel := clock.WithTimeout(ctx, s.opts.Clock, s.opts.Timeout)
+	defer cancel()
+	var out []candidate
+	for r, err := range sess.Resources(cctx, nil) {
+		if err != nil {
+			if cause := context.Cause(ctx); cause != nil {
+				err = cause
+			} else if cctx.Err() != nil {
+				err = fmt.Errorf("no answer within %s: %w", s.opts.Timeout, ErrTimeout)
+			}
+			return nil, &ToolError{Server: s.name, Tool: "resources/list", Err: err}
+		}
+		if r.URI != "" {
+			out = append(out, candidate{loc: r.URI, title: r.Title, snippet: r.Description}) // Name is often a file name: the heading titles better
+		}
+		if len(out) == s.opts.MaxListed {
+			break
+		}
+	}
+	return out, nil
 }
 
 // cached returns the document read at loc, or nil.
