@@ -312,6 +312,13 @@ func (s *Source) call(ctx context.Context, tool string, args map[string]any) (*m
 		return nil, &ToolError{Server: s.name, Tool: tool, Err: context.Cause(ctx)}
 	case cctx.Err() != nil:
 		return nil, &ToolError{Server: s.name, Tool: tool, Err: fmt.Errorf("no answer within %s: %w", s.opts.Timeout, ErrTimeout)}
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		// The server went away (a child that died): the next call
+		// connects again.
+		if t := s.drop(sess); t != "" {
+			err = fmt.Errorf("%w; its standard error ends: %s", err, t)
+		}
+		return nil, &ToolError{Server: s.name, Tool: tool, Err: err}
 	case err != nil:
 		return nil, &ToolError{Server: s.name, Tool: tool, Err: err}
 	case res.IsError:
@@ -319,6 +326,19 @@ func (s *Source) call(ctx context.Context, tool string, args map[string]any) (*m
 		return nil, &ToolError{Server: s.name, Tool: tool, Message: cmp.Or(msg, "(no message)"), Err: ErrToolFailed}
 	}
 	return res, nil
+}
+
+// drop ends sess when it is still the Source's, so that the next call
+// connects again, and returns the tail of the child's standard error.
+func (s *Source) drop(sess *mcp.ClientSession) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess != sess {
+		return ""
+	}
+	_ = sess.Close() // reaps a child
+	s.sess = nil
+	return s.stderr.String()
 }
 
 // Close ends the session: a child process is asked to exit (its input

@@ -362,6 +362,20 @@ func TestStdio(t *testing.T) {
 	if len(res) != 1 || res[0].DocID != "/docs/raft.md" || res[0].Channel != "mcp:child" {
 		t.Fatalf("results %+v", res)
 	}
+	// A child that dies fails the call in flight, or the next, naming the
+	// tool; the call after connects again.
+	if err := syscall.Kill(mcpsource.PID(src), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		_, err := src.Search(t.Context(), "leader", 3)
+		if err == nil && i > 0 {
+			break
+		}
+		if err == nil || !strings.Contains(err.Error(), "tool search_docs") || i == 2 {
+			t.Fatalf("search %d after the child died: %v, want it to fail naming the tool, then connect again", i, err)
+		}
+	}
 	pid := mcpsource.PID(src)
 	if pid <= 0 {
 		t.Fatal("no child process")
