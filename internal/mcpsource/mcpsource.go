@@ -293,11 +293,9 @@ func (s *Source) onProgress(_ context.Context, req *mcp.ProgressNotificationClie
 // call calls tool with args under the timeout, asking for progress. A
 // result marked isError becomes a *ToolError.
 func (s *Source) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	s.mu.Lock()
-	sess := s.sess
-	s.mu.Unlock()
-	if sess == nil {
-		return nil, fmt.Errorf("mcpsource: %s: %w", s.name, ErrClosed)
+	sess, err := s.current()
+	if err != nil {
+		return nil, err
 	}
 	cctx, cancel := clock.WithTimeout(ctx, s.opts.Clock, s.opts.Timeout)
 	defer cancel()
@@ -326,6 +324,20 @@ func (s *Source) call(ctx context.Context, tool string, args map[string]any) (*m
 		return nil, &ToolError{Server: s.name, Tool: tool, Message: cmp.Or(msg, "(no message)"), Err: ErrToolFailed}
 	}
 	return res, nil
+}
+
+// current returns the connected session: ErrClosed after Close, an
+// error when the session has just ended (the next call connects again).
+func (s *Source) current() (*mcp.ClientSession, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return nil, fmt.Errorf("mcpsource: %s: %w", s.name, ErrClosed)
+	case s.sess == nil:
+		return nil, fmt.Errorf("mcpsource: %s: the session ended; the next call connects again: %w", s.name, mcp.ErrConnectionClosed)
+	}
+	return s.sess, nil
 }
 
 // drop ends sess when it is still the Source's, so that the next call

@@ -173,11 +173,9 @@ func (s *Source) Fetch(ctx context.Context, docID string) (search.Document, erro
 // listResources lists the server's resources (resources/list), at most
 // Options.MaxListed, as the candidates of a search without a search tool.
 func (s *Source) listResources(ctx context.Context) ([]candidate, error) {
-	s.mu.Lock()
-	sess := s.sess
-	s.mu.Unlock()
-	if sess == nil {
-		return nil, fmt.Errorf("mcpsource: %s: %w", s.name, ErrClosed)
+	sess, err := s.current()
+	if err != nil {
+		return nil, err
 	}
 	cctx, cancel := clock.WithTimeout(ctx, s.opts.Clock, s.opts.Timeout)
 	defer cancel()
@@ -223,11 +221,9 @@ func (s *Source) open(ctx context.Context, t tools, loc, title string) (search.D
 		}
 		raw = resultText(res, s.opts.MaxText+1)
 	case t.resources && strings.Contains(loc, ":"):
-		s.mu.Lock()
-		sess := s.sess
-		s.mu.Unlock()
-		if sess == nil {
-			return search.Document{}, fmt.Errorf("mcpsource: %s: %w", s.name, ErrClosed)
+		sess, err := s.current()
+		if err != nil {
+			return search.Document{}, err
 		}
 		res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: loc})
 		if err != nil {
