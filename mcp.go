@@ -50,7 +50,7 @@ func mcpFromSettings(s config.Settings) map[string]MCPServer {
 		}
 		out[name] = MCPServer{Command: slices.Clone(srv.Command), Env: env, URL: srv.URL, Tools: MCPTools{
 			SearchTool: srv.SearchTool, QueryArg: srv.QueryArg, LimitArg: srv.LimitArg, SearchArgs: maps.Clone(srv.SearchArgs),
-			ReadTool: srv.ReadTool, URLArg: srv.URLArg}}
+			ReadTool: srv.ReadTool, URLArg: srv.URLArg}, Timeout: srv.Timeout}
 	}
 	return out
 }

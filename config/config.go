@@ -333,6 +333,9 @@ type MCPServer struct {
 	// locator argument.
 	ReadTool string `mapstructure:"read_tool"`
 	URLArg   string `mapstructure:"url_arg"`
+	// Timeout bounds each call to the server, connecting included; 0
+	// (default) is 60s.
+	Timeout time.Duration `mapstructure:"timeout"`
 }
 
 // Log configures diagnostic logging.

@@ -194,6 +194,9 @@ func check(s *Settings) []problem {
 			ps.add(key+".command", srv.Command, "must start with the program to run")
 		}
 		ps.httpURL(key+".url", srv.URL)
+		if srv.Timeout < 0 {
+			ps.add(key+".timeout", srv.Timeout, "must be at least 0")
+		}
 	}
 	ps.httpURL("search.searxng_url", s.Search.SearxngURL)
 	ps.httpURL("search.chroma_url", s.Search.ChromaURL)

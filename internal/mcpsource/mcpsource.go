@@ -40,6 +40,8 @@ type Server struct {
 	Transport mcp.Transport
 	// Tools maps the server's tools; its zero value detects them.
 	Tools Mapping
+	// Timeout bounds each call to this server (0: Options.Timeout).
+	Timeout time.Duration
 }
 
 // Mapping names the tools a Source calls and their arguments. Empty
@@ -155,6 +157,9 @@ func New(name string, srv Server, opts Options) (*Source, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("mcpsource: %s: url %q is not an http or https URL: %w", name, srv.URL, ErrConfig)
 		}
+	}
+	if srv.Timeout > 0 {
+		opts.Timeout = srv.Timeout
 	}
 	return &Source{name: name, srv: srv, opts: opts.withDefaults(), docs: map[string]cachedDoc{}, known: map[string]bool{}}, nil
 }
