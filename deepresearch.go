@@ -50,6 +50,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/internal/mcpsource"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/vector"
@@ -119,6 +120,11 @@ type Config struct {
 	// own (Fetch). Empty, or "corpus" alone, means the local index. It must
 	// not be set with Search.
 	SearchEngines []string
+	// MCPServers are the MCP servers SearchEngines' "mcp:NAME" search
+	// and read through, by NAME (see MCPServer). Each is connected on
+	// the first search, shared by the Researcher's runs and ended by
+	// Close.
+	MCPServers map[string]MCPServer
 	// SearXNGURL is the SearXNG instance SearchEngines' "searxng" asks (an
 	// http or https URL); "searxng" needs it. New reads no environment
 	// variable: FromSettings (and so the CLI) fills it, the keys below and
@@ -271,6 +277,8 @@ type Researcher struct {
 	active map[uint64]context.CancelCauseFunc
 	next   uint64
 	runs   sync.WaitGroup
+
+	mcp []*mcpsource.Source // the MCP servers of SearchEngines, ended by Close
 }
 
 // New returns a Researcher. It does no I/O: a local corpus is opened and
@@ -388,6 +396,10 @@ func (r *Researcher) searchEngines() error {
 	}
 	wcfg := websearch.Config{SearXNGURL: r.cfg.SearXNGURL, TavilyKey: r.cfg.TavilyKey, BraveKey: r.cfg.BraveKey,
 		ExaKey: r.cfg.ExaKey, Chroma: r.cfg.Chroma, Pages: journal.Pages{PageFetcher: fetch.ContextPages{}}}
+	var err error
+	if wcfg.Backends, err = r.mcpSources(names); err != nil {
+		return err
+	}
 	if r.embedder != nil {
 		wcfg.Embedder = r.embedder
 	}
@@ -400,6 +412,9 @@ func (r *Researcher) searchEngines() error {
 			r.log.Warn().Str("search", name).Err(err).Msg("a search backend failed; the others answered")
 		},
 	})
+	if err != nil {
+		r.closeMCP()
+	}
 	if errors.Is(err, websearch.ErrNoKey) {
 		return configErrorf("SearchEngines: %v (New reads no environment: set Config's SearXNGURL, TavilyKey, BraveKey or ExaKey, which FromSettings fills from the variable)", err)
 	}
@@ -454,6 +469,7 @@ func (r *Researcher) Close() error {
 	}
 	r.runsMu.Unlock()
 	r.runs.Wait()
+	r.closeMCP()
 
 	r.indexMu.Lock()
 	defer r.indexMu.Unlock()

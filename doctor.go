@@ -8,6 +8,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/mcpsource"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 )
@@ -84,6 +85,10 @@ func Diagnose(ctx context.Context, s config.Settings, call bool) []Diagnosis {
 	for _, name := range s.Search.Providers {
 		if name == websearch.ChannelChroma {
 			out = append(out, diagnoseChroma(ctx, s, wcfg, call))
+			continue
+		}
+		if strings.HasPrefix(name, mcpsource.ChannelPrefix) {
+			out = append(out, diagnoseMCP(ctx, s, name, call))
 			continue
 		}
 		if name == websearch.ChannelCorpus {

@@ -589,6 +589,7 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 			cfg.ResearcherModel = cmpModel(w.cfg.ResearcherModel, w.cfg.Model)
 			cfg.Search, cfg.SearchEngines, cfg.SearXNGURL = w.cfg.Search, w.cfg.SearchEngines, w.cfg.SearXNGURL
 			cfg.TavilyKey, cfg.BraveKey, cfg.ExaKey, cfg.Chroma = w.cfg.TavilyKey, w.cfg.BraveKey, w.cfg.ExaKey, w.cfg.Chroma
+			cfg.MCPServers = w.cfg.MCPServers // the replay's own sessions, ended with it
 			cfg.Corpus, cfg.IndexPath, cfg.Fetch = w.cfg.Corpus, w.cfg.IndexPath, w.cfg.Fetch
 			if cfg.Search == nil && len(cfg.SearchEngines) == 0 {
 				cfg.Search = localIndex{w} // the settings' own corpus index

@@ -83,6 +83,7 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		People: PeopleDefaults{Clarify: s.Research.Clarify, Review: reviewSetting(s.Research),
 			Length: s.Output.Length, Language: s.Output.Language, Audience: s.Output.Audience},
 		SearchEngines: s.Search.Providers,
+		MCPServers:    mcpFromSettings(s),
 		SearXNGURL:    web.SearXNGURL,
 		TavilyKey:     web.TavilyKey,
 		BraveKey:      web.BraveKey,

@@ -40,6 +40,7 @@ type Settings struct {
 	Corpus   Corpus   `mapstructure:"corpus"`
 	Research Research `mapstructure:"research"`
 	Search   Search   `mapstructure:"search"`
+	MCP      MCP      `mapstructure:"mcp"`
 	Fetch    Fetch    `mapstructure:"fetch"`
 	Output   Output   `mapstructure:"output"`
 	Serve    Serve    `mapstructure:"serve"`
@@ -299,6 +300,46 @@ type NATS struct {
 	Workers int `mapstructure:"workers"`
 }
 
+// MCP names the MCP servers search.providers' "mcp:NAME" search and read
+// through (docs/mcp-sources.md).
+type MCP struct {
+	// Servers are the servers by NAME; default none.
+	Servers map[string]MCPServer `mapstructure:"servers"`
+}
+
+// MCPServer is one MCP server: a command run as a child process over
+// stdio, or the URL of a streamable HTTP endpoint, and which of its tools
+// search and read. The tools left empty are detected by their schemas: a
+// search tool whose one required argument is a string named query, q or
+// search (with a limit argument when it has one), a read tool whose one
+// required argument is a string named path, uri or url.
+type MCPServer struct {
+	// Command is the program and its arguments ("npx", "-y", "pkg@1.2.3",
+	// "/srv/docs"); the program is found on this process's PATH.
+	Command []string `mapstructure:"command"`
+	// Env is the child's environment; it inherits none but PATH and HOME
+	// from the settings' environment, unless Env sets them.
+	Env map[string]string `mapstructure:"env"`
+	// URL is a streamable HTTP endpoint, an http or https URL.
+	URL string `mapstructure:"url"`
+	// SearchTool, QueryArg and LimitArg: the tool that searches, its
+	// query argument and its limit argument. With SearchArgs and no
+	// QueryArg the tool lists documents, which are read and ranked.
+	SearchTool string `mapstructure:"search_tool"`
+	QueryArg   string `mapstructure:"query_arg"`
+	LimitArg   string `mapstructure:"limit_arg"`
+	// SearchArgs are fixed arguments of every search, as text, converted
+	// to the types the tool's schema gives them.
+	SearchArgs map[string]string `mapstructure:"search_args"`
+	// ReadTool and URLArg: the tool that opens a document and its
+	// locator argument.
+	ReadTool string `mapstructure:"read_tool"`
+	URLArg   string `mapstructure:"url_arg"`
+	// Timeout bounds each call to the server, connecting included; 0
+	// (default) is 60s.
+	Timeout time.Duration `mapstructure:"timeout"`
+}
+
 // Log configures diagnostic logging.
 type Log struct {
 	// Level is the least level logged: "trace", "debug", "info", "warn"
@@ -339,6 +380,7 @@ func Defaults() Settings {
 			Clarify: "auto", Review: "first_plan"},
 		Search: Search{Providers: []string{defaults.SearchCorpus}, ChromaCollections: []string{},
 			ChromaTenant: defaults.ChromaTenant, ChromaDatabase: defaults.ChromaDatabase},
+		MCP:    MCP{Servers: map[string]MCPServer{}},
 		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
 		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
 		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout, PlanTimeoutAction: "proceed",

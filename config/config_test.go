@@ -17,6 +17,7 @@ func TestDefaults(t *testing.T) {
 		Model:    Model{Provider: "extractive", MaxConcurrent: 4, Tools: "auto", Prices: map[string]Price{}},
 		Research: Research{MaxTasks: 4, Parallelism: 4, SearchLimit: 5, MaxToolCalls: 8, MaxTokens: 16000, AgentTimeout: 2 * time.Minute, MaxCycles: 3, Clarify: "auto", Review: "first_plan"},
 		Search:   Search{Providers: []string{"corpus"}, ChromaCollections: []string{}, ChromaTenant: "default_tenant", ChromaDatabase: "default_database"},
+		MCP:      MCP{Servers: map[string]MCPServer{}},
 		Fetch:    Fetch{Allow: []string{}, Timeout: 20 * time.Second, MaxBytes: 5 << 20},
 		Output:   Output{Format: "md", Style: "markdown", Unsupported: "flag"},
 		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20, Resume: "auto", MaxResumes: 3, PlanTimeoutAction: "proceed"},
@@ -191,6 +192,28 @@ func TestGetenv(t *testing.T) {
 		s.Env = tt.env
 		if got := s.Getenv("DEEPRESEARCH_TEST_KEY"); got != tt.want {
 			t.Errorf("Env %v: Getenv = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}
+
+func TestValidateMCP(t *testing.T) {
+	for name, tc := range map[string]struct {
+		providers []string
+		servers   map[string]MCPServer
+		want      string // in the error; "" for none
+	}{
+		"declared":      {[]string{"mcp:docs"}, map[string]MCPServer{"docs": {Command: []string{"mcp-server"}}}, ""},
+		"undeclared":    {[]string{"mcp:docs"}, nil, "mcp:NAME of a server in mcp.servers; not mcp:docs"},
+		"both":          {[]string{"corpus"}, map[string]MCPServer{"w": {Command: []string{"x"}, URL: "http://h/mcp"}}, "mcp.servers[w]"},
+		"neither":       {[]string{"corpus"}, map[string]MCPServer{"w": {}}, "must give one of command"},
+		"bad url":       {[]string{"corpus"}, map[string]MCPServer{"w": {URL: "ftp://h"}}, "mcp.servers[w].url"},
+		"empty program": {[]string{"corpus"}, map[string]MCPServer{"w": {Command: []string{""}}}, "must start with the program"},
+	} {
+		s := Defaults()
+		s.Search.Providers, s.MCP.Servers = tc.providers, tc.servers
+		err := s.Validate()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
 	}
 }

@@ -177,8 +177,26 @@ func check(s *Settings) []problem {
 	if p := s.Search.Providers; len(p) == 0 {
 		ps.add("search.providers", p, "must name at least one of %s", strings.Join(searchProviders, ", "))
 	} else {
-		ps.list("search.providers", p, func(name string) bool { return slices.Contains(searchProviders, name) },
-			"must name some of "+strings.Join(searchProviders, ", "))
+		ps.list("search.providers", p, func(name string) bool {
+			if server, ok := strings.CutPrefix(name, "mcp:"); ok {
+				_, declared := s.MCP.Servers[server]
+				return declared
+			}
+			return slices.Contains(searchProviders, name)
+		}, "must name some of "+strings.Join(searchProviders, ", ")+" or mcp:NAME of a server in mcp.servers")
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.MCP.Servers)) {
+		srv, key := s.MCP.Servers[name], "mcp.servers["+name+"]"
+		switch {
+		case len(srv.Command) > 0 == (srv.URL != ""):
+			ps.add(key, name, "must give one of command (a program and its arguments, run over stdio) and url (a streamable HTTP endpoint)")
+		case len(srv.Command) > 0 && strings.TrimSpace(srv.Command[0]) == "":
+			ps.add(key+".command", srv.Command, "must start with the program to run")
+		}
+		ps.httpURL(key+".url", srv.URL)
+		if srv.Timeout < 0 {
+			ps.add(key+".timeout", srv.Timeout, "must be at least 0")
+		}
 	}
 	ps.httpURL("search.searxng_url", s.Search.SearxngURL)
 	ps.httpURL("search.chroma_url", s.Search.ChromaURL)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/deepresearch/deepresearch/config"
 )
@@ -22,13 +23,37 @@ var decodeHook = mapstructure.ComposeDecodeHookFunc(
 	numberHook,
 	mapstructure.StringToSliceHookFunc(","),
 	pricesHook,
+	mcpServersHook,
 )
 
 var (
 	durationType = reflect.TypeFor[time.Duration]()
 	sizeType     = reflect.TypeFor[int64]()
 	pricesType   = reflect.TypeFor[map[string]config.Price]()
+	serversType  = reflect.TypeFor[map[string]config.MCPServer]()
 )
+
+// mcpServersHook reads mcp.servers from text (an environment variable):
+// the file's mapping written in YAML's flow form, or JSON
+// ({"docs": {"command": ["mcp-server", "/srv/docs"]}}).
+func mcpServersHook(f, t reflect.Type, data any) (any, error) {
+	if f.Kind() != reflect.String || t != serversType {
+		return data, nil
+	}
+	text := reflect.ValueOf(data).String()
+	if strings.TrimSpace(text) == "" {
+		return map[string]config.MCPServer{}, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil || len(doc.Content) == 0 {
+		return nil, invalid("must be a mapping of server names to their command or url and tools, such as {docs: {command: [mcp-server, /srv/docs]}}")
+	}
+	table, err := mcpServerTable("mcp.servers", deref(doc.Content[0]), func(*yaml.Node) string { return "" }, map[string]int{})
+	if err != nil {
+		return nil, invalid("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return table, nil
+}
 
 // trimHook drops the spaces around text that becomes anything but text.
 func trimHook(f, t reflect.Type, data any) (any, error) {

@@ -154,6 +154,10 @@ func parseYAML(name string, data []byte) (vals map[string]any, lines map[string]
 			case reflect.Slice:
 				val, err = listValue(key, v, at)
 			case reflect.Map:
+				if key == "mcp.servers" {
+					val, err = mcpServerTable(key, v, at, lines)
+					break
+				}
 				val, err = priceTable(key, v, at, lines)
 			default:
 				if v.Kind != yaml.ScalarNode {
@@ -209,11 +213,10 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 	for model, price := range pairs(v) {
 		id := config.NormalizeModel(model.Value)
 		entry := key + "[" + id + "]"
-		if first, dup := lines[entry]; dup {
-			errs = append(errs, repeated(entry, at(model), first))
+		if err := record(lines, entry, model, at); err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		lines[entry] = model.Line
 		price = deref(price)
 		if price.Kind != yaml.MappingNode {
 			errs = append(errs, &config.Error{Key: entry, Source: at(price), Err: invalid("must be a mapping of input and output prices")})
@@ -227,11 +230,10 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 				errs = append(errs, unknown(sub, at(field), closest(sub, []string{entry + ".input", entry + ".output"})))
 				continue
 			}
-			if first, dup := lines[sub]; dup {
-				errs = append(errs, repeated(sub, at(field), first))
+			if err := record(lines, sub, field, at); err != nil {
+				errs = append(errs, err)
 				continue
 			}
-			lines[sub] = field.Line
 			val = deref(val)
 			if val.Kind != yaml.ScalarNode || isNull(val) {
 				errs = append(errs, &config.Error{Key: sub, Source: at(val), Err: invalid("must be a number")})
@@ -245,6 +247,109 @@ func priceTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[
 		return nil, errors.Join(errs...)
 	}
 	return table, nil
+}
+
+// mcpServerTable reads mcp.servers: a mapping of server names to their
+// fields (config.MCPServer's keys), each a single value, a list
+// (command) or a mapping of single values (env, search_args). It records
+// the line of each server and field in lines.
+func mcpServerTable(key string, v *yaml.Node, at func(*yaml.Node) string, lines map[string]int) (any, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, &config.Error{Key: key, Source: at(v), Err: invalid("must be a mapping of server names to their command or url and tools")}
+	}
+	fields := map[string]reflect.Kind{}
+	st := reflect.TypeFor[config.MCPServer]()
+	for i := range st.NumField() {
+		fields[st.Field(i).Tag.Get("mapstructure")] = st.Field(i).Type.Kind()
+	}
+	var known []string
+	var errs []error
+	table := map[string]map[string]any{}
+	for name, body := range pairs(v) {
+		entry := key + "[" + strings.ToLower(name.Value) + "]"
+		if err := record(lines, entry, name, at); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		body = deref(body)
+		if body.Kind != yaml.MappingNode {
+			errs = append(errs, &config.Error{Key: entry, Source: at(body), Err: invalid("must be a mapping of command or url and tools")})
+			continue
+		}
+		srv := map[string]any{}
+		for field, val := range pairs(body) {
+			f := strings.ToLower(field.Value)
+			sub := entry + "." + f
+			kind, ok := fields[f]
+			if !ok {
+				if known == nil {
+					for k := range fields {
+						known = append(known, k)
+					}
+					slices.Sort(known)
+				}
+				subs := make([]string, len(known))
+				for i, k := range known {
+					subs[i] = entry + "." + k
+				}
+				errs = append(errs, unknown(sub, at(field), closest(sub, subs)))
+				continue
+			}
+			if err := record(lines, sub, field, at); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			val = deref(val)
+			if isNull(val) {
+				continue
+			}
+			switch kind {
+			case reflect.Slice:
+				list, err := listValue(sub, val, at)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				srv[f] = list
+			case reflect.Map:
+				if val.Kind != yaml.MappingNode {
+					errs = append(errs, &config.Error{Key: sub, Source: at(val), Err: invalid("must be a mapping of names to single values")})
+					continue
+				}
+				m := map[string]string{}
+				for k, x := range pairs(val) {
+					x = deref(x)
+					if x.Kind != yaml.ScalarNode || isNull(x) {
+						errs = append(errs, &config.Error{Key: sub + "." + k.Value, Source: at(x), Err: invalid("must be a single value")})
+						continue
+					}
+					m[k.Value] = x.Value
+				}
+				srv[f] = m
+			default:
+				if val.Kind != yaml.ScalarNode {
+					errs = append(errs, &config.Error{Key: sub, Source: at(val), Err: invalid("must be a single value")})
+					continue
+				}
+				srv[f] = val.Value
+			}
+		}
+		table[strings.ToLower(name.Value)] = srv
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return table, nil
+}
+
+// record keeps the line of entry, written at n, or returns the error of
+// an entry written twice.
+func record(lines map[string]int, entry string, n *yaml.Node, at func(*yaml.Node) string) error {
+	if first, dup := lines[entry]; dup {
+		return repeated(entry, at(n), first)
+	}
+	lines[entry] = n.Line
+	return nil
 }
 
 func repeated(key, source string, first int) error {

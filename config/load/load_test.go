@@ -310,17 +310,22 @@ type sample struct {
 // samples gives, for every key, a value for the file, a different one for
 // the environment and, if the key has a flag, a third for the flag.
 var samples = map[string][3]sample{
-	"model.provider":            {{yaml: "openai", want: "openai"}, {yaml: "anthropic", want: "anthropic"}, {yaml: "googleai", want: "googleai"}},
-	"model.name":                {{yaml: "gpt-4o", want: "gpt-4o"}, {yaml: "claude", want: "claude"}, {yaml: "llama3.1:8b", want: "llama3.1:8b"}},
-	"model.base_url":            {{yaml: "http://a:1", want: "http://a:1"}, {yaml: "https://b", want: "https://b"}, {yaml: "http://c/v1", want: "http://c/v1"}},
-	"model.api_key":             {{yaml: "k1", want: "k1"}, {yaml: "k2", want: "k2"}},
-	"model.planner":             {{yaml: "openai:gpt-4o", want: "openai:gpt-4o"}, {yaml: "ollama", want: "ollama"}},
-	"model.researcher":          {{yaml: "ollama:qwen3:8b", want: "ollama:qwen3:8b"}, {yaml: "extractive", want: "extractive"}},
-	"model.writer":              {{yaml: "anthropic:claude-opus-4", want: "anthropic:claude-opus-4"}, {yaml: "googleai:gemini", want: "googleai:gemini"}},
-	"model.max_concurrent":      {{yaml: "1", want: 1}, {yaml: "2", want: 2}},
-	"model.tools":               {{yaml: "native", want: "native"}, {yaml: "text", want: "text"}},
-	"model.embeddings":          {{yaml: "openai:text-embedding-3-small", want: "openai:text-embedding-3-small"}, {env: "ollama:nomic-embed-text", want: "ollama:nomic-embed-text"}, {flag: []string{"googleai"}, want: "googleai"}},
-	"model.prices":              {{yaml: `{"openai:o3": {input: 2, output: 8}}`, want: map[string]config.Price{"openai:o3": {Input: 2, Output: 8}}}, {env: "openai:o3=1/4", want: map[string]config.Price{"openai:o3": {Input: 1, Output: 4}}}},
+	"model.provider":       {{yaml: "openai", want: "openai"}, {yaml: "anthropic", want: "anthropic"}, {yaml: "googleai", want: "googleai"}},
+	"model.name":           {{yaml: "gpt-4o", want: "gpt-4o"}, {yaml: "claude", want: "claude"}, {yaml: "llama3.1:8b", want: "llama3.1:8b"}},
+	"model.base_url":       {{yaml: "http://a:1", want: "http://a:1"}, {yaml: "https://b", want: "https://b"}, {yaml: "http://c/v1", want: "http://c/v1"}},
+	"model.api_key":        {{yaml: "k1", want: "k1"}, {yaml: "k2", want: "k2"}},
+	"model.planner":        {{yaml: "openai:gpt-4o", want: "openai:gpt-4o"}, {yaml: "ollama", want: "ollama"}},
+	"model.researcher":     {{yaml: "ollama:qwen3:8b", want: "ollama:qwen3:8b"}, {yaml: "extractive", want: "extractive"}},
+	"model.writer":         {{yaml: "anthropic:claude-opus-4", want: "anthropic:claude-opus-4"}, {yaml: "googleai:gemini", want: "googleai:gemini"}},
+	"model.max_concurrent": {{yaml: "1", want: 1}, {yaml: "2", want: 2}},
+	"model.tools":          {{yaml: "native", want: "native"}, {yaml: "text", want: "text"}},
+	"model.embeddings":     {{yaml: "openai:text-embedding-3-small", want: "openai:text-embedding-3-small"}, {env: "ollama:nomic-embed-text", want: "ollama:nomic-embed-text"}, {flag: []string{"googleai"}, want: "googleai"}},
+	"model.prices":         {{yaml: `{"openai:o3": {input: 2, output: 8}}`, want: map[string]config.Price{"openai:o3": {Input: 2, Output: 8}}}, {env: "openai:o3=1/4", want: map[string]config.Price{"openai:o3": {Input: 1, Output: 4}}}},
+	"mcp.servers": {{yaml: `{docs: {command: [mcp-server, /srv/docs], env: {TOKEN: t1}, search_tool: search_files, search_args: {pattern: "*.md"}, read_tool: read_text_file}}`,
+		want: map[string]config.MCPServer{"docs": {Command: []string{"mcp-server", "/srv/docs"}, Env: map[string]string{"TOKEN": "t1"},
+			SearchTool: "search_files", SearchArgs: map[string]string{"pattern": "*.md"}, ReadTool: "read_text_file"}}},
+		{env: `{"wiki": {"url": "http://localhost:9000/mcp", "query_arg": "q", "limit_arg": "n", "url_arg": "uri", "timeout": "2m"}}`,
+			want: map[string]config.MCPServer{"wiki": {URL: "http://localhost:9000/mcp", QueryArg: "q", LimitArg: "n", URLArg: "uri", Timeout: 2 * time.Minute}}}},
 	"corpus.dir":                {{yaml: "/a", want: "/a"}, {yaml: "/b", want: "/b"}, {yaml: "/c", want: "/c"}},
 	"corpus.index":              {{yaml: "/a.db", want: "/a.db"}, {yaml: "/b.db", want: "/b.db"}, {yaml: "/c.db", want: "/c.db"}},
 	"research.max_tasks":        {{yaml: "1", want: 1}, {yaml: "2", want: 2}, {yaml: "3", want: 3}},
@@ -673,7 +678,7 @@ func TestLoadErrors(t *testing.T) {
 			args: []string{"--search", "corpus,bing,Yahoo"},
 			env:  map[string]string{"DEEPRESEARCH_SEARCH_SEARXNG_URL": "ftp://s"},
 			want: []string{
-				"config: search.providers = corpus,bing,Yahoo (from flag --search): must name some of corpus, searxng, tavily, brave, exa, chroma; not bing, yahoo",
+				"config: search.providers = corpus,bing,Yahoo (from flag --search): must name some of corpus, searxng, tavily, brave, exa, chroma or mcp:NAME of a server in mcp.servers; not bing, yahoo",
 				"config: search.searxng_url = ftp://s (from DEEPRESEARCH_SEARCH_SEARXNG_URL): must be an http or https URL, such as http://localhost:8080",
 			},
 			is: config.ErrInvalid,
@@ -885,5 +890,20 @@ func BenchmarkLoad(b *testing.B) {
 		if _, err := Settings(nil, fs, path); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestMCPServersErrors: a misspelt field of a server is named with the
+// right one, a field of the wrong shape with its line.
+func TestMCPServersErrors(t *testing.T) {
+	isolate(t)
+	write(t, "deepresearch.yaml", "mcp:\n  servers:\n    docs:\n      comand: [x]\n      env: [A]\n")
+	_, err := Settings(nil, flagSet(t), "")
+	want := []string{
+		`config: deepresearch.yaml:4: mcp.servers[docs].comand: unknown key; did you mean mcp.servers[docs].command?`,
+		`config: deepresearch.yaml:5: mcp.servers[docs].env: must be a mapping of names to single values`,
+	}
+	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
+		t.Errorf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
 	}
 }

@@ -70,6 +70,11 @@ type Config struct {
 	Chroma   ChromaConfig
 	Embedder QueryEmbedder
 
+	// Backends are further backends Build knows by name, each searched on
+	// a channel of its own, its name ("mcp:NAME": an MCP server's, see
+	// internal/mcpsource).
+	Backends map[string]search.Backend
+
 	// Pages reads result pages for Fetch. Nil: Fetch fails, saying so.
 	Pages PageFetcher
 	// Client makes the API calls. Default: a client with a 30s timeout.

@@ -118,7 +118,8 @@ func describe(name string, cfg Config) (Status, bool) {
 // combined in the order given, each web engine on the "web" channel, the
 // corpus on the "corpus" channel and each of cfg.Chroma's collections on
 // the "chroma" channel (a member of its own, "chroma:NAME" when there are
-// several, so that each record keeps its collection). Errors name the entry at fault: an
+// several, so that each record keeps its collection), and each of
+// cfg.Backends on the channel of its name. Errors name the entry at fault: an
 // unknown name, a name given twice, or a provider that is not configured
 // (naming its variable).
 func Build(names []string, cfg Config, corpus search.Backend, hooks Hooks) (*Combined, error) {
@@ -152,6 +153,10 @@ func Build(names []string, cfg Config, corpus search.Backend, hooks Hooks) (*Com
 				members = append(members, m)
 			}
 		default:
+			if b, ok := cfg.Backends[n]; ok {
+				members = append(members, Member{Name: n, Channel: n, Backend: b})
+				continue
+			}
 			e, err := New(n, cfg)
 			if err != nil {
 				return nil, err
