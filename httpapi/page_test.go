@@ -51,6 +51,11 @@ func TestWorkspace(t *testing.T) {
 	}
 	checkError(t, e.do("GET", "/v1/research?limit=0", ""), http.StatusBadRequest, typeInvalid, "limit")
 
+	var pageCfg map[string]bool
+	readJSON(t, e.do("GET", "/page.json", ""), &pageCfg)
+	if pageCfg["token_required"] {
+		t.Errorf("/page.json says a server without a token requires one: %v", pageCfg)
+	}
 	page := body(t, e.do("GET", "/runs/"+first.ID, ""), http.StatusOK, "text/html")
 	if !strings.Contains(page, `<script src="/app.js"`) {
 		t.Errorf("/runs/{id} is not the page:\n%s", page)

@@ -41,6 +41,7 @@
 //	GET    /v1/schema/report.xsd     the XML report's XML Schema (deepresearch.ReportXMLSchema)
 //	GET    /                         the web page
 //	GET    /runs/{id}                the web page, opened on run id
+//	GET    /page.json                what the page needs first: {"token_required": bool}
 //	GET    /healthz                  liveness
 //
 // Every error is a 4xx or 5xx answer with the JSON body
@@ -203,6 +204,10 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /runs/{id}", s.page("static/index.html", "text/html; charset=utf-8")) // the page, opened on a run
 	mux.HandleFunc("GET /app.js", s.page("static/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", s.page("static/app.css", "text/css; charset=utf-8"))
+	mux.HandleFunc("GET /page.json", func(w http.ResponseWriter, r *http.Request) {
+		// What the page needs before it has a token: whether it needs one.
+		writeJSON(w, http.StatusOK, map[string]bool{"token_required": s.cfg.Token != ""})
+	})
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
