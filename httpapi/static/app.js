@@ -234,6 +234,7 @@ function onEvent(ev) {
     case "run.finished": {
       const n = d.cycles || 0;
       loopSummary = n ? ", " + n + (n === 1 ? " research cycle" : " research cycles") + (d.loop_end ? " (the loop ended: " + d.loop_end.replace(/_/g, " ") + ")" : "") : "";
+      if (d.cost_usd) $("runmeta").append(" Cost: about $" + Number(d.cost_usd).toFixed(4) + ".");
       break;
     }
     case "report.verified": {
