@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
@@ -18,6 +19,9 @@ import (
 type SourceView struct {
 	// Reference is the entry of the report's reference list.
 	Reference Reference `json:"reference"`
+	// Link is the source's own URL when a reader may follow it (an http,
+	// https or file URL canon.Link accepts); "" otherwise.
+	Link string `json:"link,omitempty"`
 	// Parts are the texts read of the source, one per location cited (a
 	// page, row or slide), or one for the whole document.
 	Parts []SourcePart `json:"parts"`
@@ -57,7 +61,7 @@ func (r *Report) SourceView(n int, kept []StoredSource) (*SourceView, bool) {
 		return nil, false
 	}
 	ref := r.References[i]
-	v := &SourceView{Reference: ref, Parts: []SourcePart{}}
+	v := &SourceView{Reference: ref, Link: canon.Link(ref.URL), Parts: []SourcePart{}}
 	var keptText string
 	for _, k := range kept {
 		if k.ID == ref.ID && k.URL == ref.URL && k.Text != "" {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/canon"
 )
 
 // The page's workspace: the runs the store keeps, a run's report as the
@@ -123,9 +122,6 @@ func (s *Server) getFragment(w http.ResponseWriter, r *http.Request) {
 type sourceAnswer struct {
 	RunID  string `json:"run_id"`
 	Number int    `json:"number"`
-	// Link is the source's own URL when a reader may follow it (http,
-	// https, file); "" otherwise.
-	Link string `json:"link,omitempty"`
 	*deepresearch.SourceView
 }
 
@@ -157,7 +153,7 @@ func (s *Server) getSource(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &requestError{http.StatusNotFound, typeNotFound, fmt.Sprintf("run %s keeps no text of reference [%d]", run.ID, n)})
 		return
 	}
-	ans := sourceAnswer{RunID: run.ID, Number: n, Link: canon.Link(v.Reference.URL), SourceView: v}
+	ans := sourceAnswer{RunID: run.ID, Number: n, SourceView: v}
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
 		writeJSON(w, http.StatusOK, ans)
 		return

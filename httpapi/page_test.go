@@ -125,7 +125,7 @@ func TestSourcePageEscapes(t *testing.T) {
 		t.Errorf("locationAnchor = %q", got)
 	}
 	var b strings.Builder
-	a := sourceAnswer{RunID: "r1", Number: 2, Link: "https://example.org/?a=1&b=<2>", SourceView: &deepresearch.SourceView{}}
+	a := sourceAnswer{RunID: "r1", Number: 2, SourceView: &deepresearch.SourceView{Link: "https://example.org/?a=1&b=<2>"}}
 	data := sourcePageData(a, "why <script>?")
 	data["Parts"] = []pagePart{{Location: "p. <4>", Anchor: "loc-p-4", Pieces: []piece{{Text: "<b>bold</b>"}, {Text: "</pre><script>x()</script>", Marked: true, ID: "passage-1"}}}}
 	data["Label"] = "<i>label</i>"
