@@ -155,6 +155,8 @@ function showQuestions(questions) {
 
 async function showPlan() {
   const id = document.body.dataset.run;
+  // A run opened after it ended replays its review request: nothing to review.
+  if (["finished", "failed", "canceled", "interrupted"].includes(document.body.dataset.status)) return;
   const res = await fetch("/v1/research/" + encodeURIComponent(id) + "/plan", { headers: authHeaders() });
   if (!res.ok) return;
   const plan = await res.json();
@@ -171,7 +173,8 @@ function onEvent(ev) {
     case "run.started": showSearched((d.config) || {}); setStatus("Planning…"); break;
     case "clarification.requested": showQuestions(d.questions || []); break;
     case "plan.review_requested": showPlan(); break;
-    case "plan.accepted": setStatus("Plan accepted" + (d.edited ? " (edited)" : "") + "; researching…"); break;
+    case "clarification.answered": $("answers").hidden = true; $("waiting").hidden = $("planreview").hidden; break;
+    case "plan.accepted": $("planreview").hidden = true; $("waiting").hidden = $("answers").hidden; setStatus("Plan accepted" + (d.edited ? " (edited)" : "") + "; researching…"); break;
     case "plan":
       for (const t of d.tasks || []) agentRow(t.index, t.title);
       setStatus("Researching with " + (d.tasks || []).length + " agents…");
@@ -425,6 +428,7 @@ let stream = null;
 
 function resetRun() {
   if (stream) { stream.close(); stream = null; }
+  delete document.body.dataset.status;
   agents.clear();
   cycles.clear();
   loopSummary = "";
@@ -457,6 +461,8 @@ function follow(id) {
     es.close();
     if (stream === es) stream = null;
     const end = JSON.parse(m.data);
+    document.body.dataset.status = end.status;
+    $("waiting").hidden = true;
     $("go").disabled = false;
     if (end.status !== "finished" && end.status !== "failed") {
       setStatus("The run was " + end.status + (end.error ? ": " + end.error : ""), true);
@@ -476,6 +482,7 @@ async function openRun(id) {
   const res = await api("/v1/research/" + encodeURIComponent(id));
   if (!res.ok) { setStatus(await errorOf(res), true); $("runhead").hidden = true; return; }
   const run = await res.json();
+  document.body.dataset.status = run.status;
   showRunHead(run);
   follow(id);
   for (const li of $("runs").children) {
