@@ -72,6 +72,7 @@ test("runs list, a run's URL after a reload, and a page citation's source", asyn
     const runURL = page.url();
     const id = decodeURIComponent(runURL.split("/runs/")[1]);
     await page.waitForSelector("#report:not([hidden]) #references li", { timeout: 60000 });
+    await page.waitForFunction(() => /^Run \S+: finished, started .+, [\d,]+ tokens in \d+ model calls\.$/.test(document.getElementById("runmeta").textContent), null, { timeout: 15000 });
 
     // Reload: the run opens again from its URL, with its header.
     await page.reload();

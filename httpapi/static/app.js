@@ -53,6 +53,7 @@ const agents = new Map(); // plan index -> {li, state, detail, work, cited, text
 const cycles = new Map(); // cycle number -> {li, verdict}
 const cycleVerdicts = new Map(); // cycle number -> verdict, before its row exists
 let loopSummary = ""; // from run.finished: the cycles run and why the loop ended
+let runCost = ""; // from run.finished: what the run cost, when the models' prices are known
 
 function agentRow(index, title) {
   let a = agents.get(index);
@@ -237,7 +238,7 @@ function onEvent(ev) {
     case "run.finished": {
       const n = d.cycles || 0;
       loopSummary = n ? ", " + n + (n === 1 ? " research cycle" : " research cycles") + (d.loop_end ? " (the loop ended: " + d.loop_end.replace(/_/g, " ") + ")" : "") : "";
-      if (d.cost_usd) $("runmeta").append(" Cost: about $" + Number(d.cost_usd).toFixed(4) + ".");
+      runCost = d.cost_usd ? " Cost: about $" + Number(d.cost_usd).toFixed(4) + "." : "";
       break;
     }
     case "report.verified": {
@@ -432,6 +433,7 @@ function resetRun() {
   agents.clear();
   cycles.clear();
   loopSummary = "";
+  runCost = "";
   cycleVerdicts.clear();
   $("agents").replaceChildren();
   $("draft").replaceChildren();
@@ -467,6 +469,10 @@ function follow(id) {
     if (end.status !== "finished" && end.status !== "failed") {
       setStatus("The run was " + end.status + (end.error ? ": " + end.error : ""), true);
     }
+    try {
+      const res = await api("/v1/research/" + encodeURIComponent(id));
+      if (res.ok && document.body.dataset.run === id) showRunHead(await res.json());
+    } catch { /* the header keeps what it said */ }
     await showReport(id);
     loadRuns();
   });
@@ -497,7 +503,7 @@ function showRunHead(run) {
   const u = run.usage || {};
   const when = run.created ? new Date(run.created) : null;
   $("runmeta").textContent = "Run " + run.id + ": " + run.status + (when && !isNaN(when) ? ", started " + when.toLocaleString() : "") +
-    ", " + ((u.prompt_tokens || 0) + (u.completion_tokens || 0)).toLocaleString() + " tokens in " + (u.calls || 0) + " model calls.";
+    ", " + ((u.prompt_tokens || 0) + (u.completion_tokens || 0)).toLocaleString() + " tokens in " + (u.calls || 0) + " model calls." + runCost;
   $("runhead").hidden = false;
 }
 
