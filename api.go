@@ -58,34 +58,334 @@ type (
 	QueryScore = source.QueryScore
 )
 
-// Event payloads, for type switches on Event.Data.
+// Event payloads, for type switches on Event.Data. They are aliases of
+// the types of the event vocabulary (internal/events), so that a type
+// switch on Event.Data matches them; each one's comment shows its fields
+// as they are (a test holds the comments to the types), since go doc does
+// not follow an alias into an internal package.
 type (
-	RunStartedData     = events.RunStartedData
-	PlanData           = events.PlanData
-	CycleStartedData   = events.CycleStartedData
-	AssessedData       = events.AssessedData
-	Gap                = events.Gap
-	AgentStartedData   = events.AgentStartedData
-	SearchData         = events.SearchData
-	SourceData         = events.SourceData
-	DeltaData          = events.DeltaData
-	CitedData          = events.CitedData
-	CitedSource        = events.CitedSource
-	AgentFinishedData  = events.AgentFinishedData
-	AgentFailedData    = events.AgentFailedData
-	MergedData         = events.MergedData
-	FilteredData       = events.FilteredData
-	FilterVerdict      = events.FilterVerdict
-	VerifiedData       = events.VerifiedData
-	VerifyProblem      = events.VerifyProblem
-	MergedSourceData   = events.MergedSource
-	ReportDeltaData    = events.ReportDeltaData
-	CitationData       = events.CitationData
+
+	// RunStartedData is the payload of RunStarted.
+	//
+	// Its fields:
+	//
+	//	// Question is the user's question.
+	//	Question string `json:"question"`
+	//	// Config holds the settings that shape the run (model, limits), as
+	//	// the producer chooses to show them; it must hold JSON values and must
+	//	// not hold secrets. After decoding, numbers are float64.
+	//	Config map[string]any `json:"config,omitempty"`
+	RunStartedData = events.RunStartedData
+
+	// PlanData is the payload of PlanReady.
+	//
+	// Its fields:
+	//
+	//	Tasks []PlanTask `json:"tasks"`
+	PlanData = events.PlanData
+
+	// CycleStartedData is the payload of CycleStarted: the tasks of the
+	// cycle's wave of agents. In cycle 1 they are the plan; in later cycles
+	// each is a follow-up that names the gap it closes and the part of the
+	// plan it serves. Every agent event of the cycle carries Event.Cycle.
+	//
+	// Its fields:
+	//
+	//	// Cycle numbers the cycle, from 1.
+	//	Cycle int        `json:"cycle"`
+	//	Tasks []PlanTask `json:"tasks"`
+	CycleStartedData = events.CycleStartedData
+
+	// AssessedData is the payload of Assessed: what the assessment of the
+	// merged findings after a cycle found, and what the loop does next.
+	//
+	// Its fields:
+	//
+	//	// Cycle is the cycle whose findings were assessed.
+	//	Cycle int `json:"cycle"`
+	//	// Covered lists the IDs of the plan's parts the findings answer.
+	//	Covered []string `json:"covered"`
+	//	Gaps    []Gap    `json:"gaps"`
+	//	// Done is the assessment's own verdict: the question is answered.
+	//	Done bool `json:"done"`
+	//	// Decision is LoopContinue, or why the loop ends here (a Loop*
+	//	// constant): the assessment's verdict, or a cap that leaves no room
+	//	// for the follow-ups it asked for.
+	//	Decision string `json:"decision"`
+	//	// Reason is the assessment's reason, in a sentence.
+	//	Reason string `json:"reason,omitempty"`
+	AssessedData = events.AssessedData
+
+	// Gap is something the findings so far do not settle.
+	//
+	// Its fields:
+	//
+	//	// Kind is one of the Gap* constants; a model may name others.
+	//	Kind string `json:"kind"`
+	//	// Part is the ID of the plan task the gap belongs to ("t2"); "" for
+	//	// the question as a whole.
+	//	Part string `json:"part,omitempty"`
+	//	// Detail says what is missing, in a few words.
+	//	Detail string `json:"detail"`
+	Gap = events.Gap
+
+	// AgentStartedData is the payload of AgentStarted.
+	//
+	// Its fields:
+	//
+	//	Task PlanTask `json:"task"`
+	AgentStartedData = events.AgentStartedData
+
+	// SearchData is the payload of SearchIssued.
+	//
+	// Its fields:
+	//
+	//	Query   string `json:"query"`
+	//	Results int    `json:"results"`
+	SearchData = events.SearchData
+
+	// SourceData is the payload of SourceFound: Number is the number under
+	// which the agent's report may cite Source.
+	//
+	// Its fields:
+	//
+	//	Number int           `json:"number"`
+	//	Source source.Source `json:"source"`
+	SourceData = events.SourceData
+
+	// DeltaData is the payload of AgentDelta: the next piece of an agent's
+	// intermediate report. Concatenating an agent's deltas in Seq order gives
+	// its whole report.
+	//
+	// Its fields:
+	//
+	//	Text string `json:"text"`
+	DeltaData = events.DeltaData
+
+	// CitedData is the payload of AgentCited: the sources the agent's report
+	// cited, in order of first citation.
+	//
+	// Its fields:
+	//
+	//	Sources []CitedSource `json:"sources"`
+	CitedData = events.CitedData
+
+	// CitedSource is a source an agent's report cited, under the agent's own
+	// number for it.
+	//
+	// Its fields:
+	//
+	//	Number int           `json:"number"`
+	//	Source source.Source `json:"source"`
+	CitedSource = events.CitedSource
+
+	// AgentFinishedData is the payload of AgentFinished.
+	//
+	// Its fields:
+	//
+	//	// ToolCalls is how many tools (searches, reads) the agent called.
+	//	ToolCalls int `json:"tool_calls"`
+	//	// Cited is how many distinct sources the report cited.
+	//	Cited int         `json:"cited"`
+	//	Usage usage.Usage `json:"usage"`
+	//	// DurationMS is the agent's wall time in milliseconds.
+	//	DurationMS int64 `json:"duration_ms"`
+	AgentFinishedData = events.AgentFinishedData
+
+	// AgentFailedData is the payload of AgentFailed.
+	//
+	// Its fields:
+	//
+	//	Error string `json:"error"`
+	//	// Kind is one of FailError, FailPanic, FailTimeout, FailCanceled.
+	//	Kind string `json:"kind"`
+	AgentFailedData = events.AgentFailedData
+
+	// MergedData is the payload of SourcesMerged.
+	//
+	// Its fields:
+	//
+	//	Sources []MergedSource `json:"sources"`
+	//	// Unknown counts citation markers in the agent reports that resolved
+	//	// to no source and were dropped.
+	//	Unknown int `json:"unknown"`
+	MergedData = events.MergedData
+
+	// FilteredData is the payload of SourcesFiltered.
+	//
+	// Its fields:
+	//
+	//	// Query is the search whose results were filtered.
+	//	Query string `json:"query"`
+	//	// Judge names what scored relevance: "lexical", "llm", or a fallback.
+	//	Judge   string          `json:"judge"`
+	//	Kept    []FilterVerdict `json:"kept"`
+	//	Dropped []FilterVerdict `json:"dropped"`
+	FilteredData = events.FilteredData
+
+	// FilterVerdict is what the filters decided about one search result.
+	//
+	// Its fields:
+	//
+	//	// Key identifies the result (its canonical URL, or "id:" and its ID).
+	//	Key   string `json:"key"`
+	//	Title string `json:"title,omitempty"`
+	//	URL   string `json:"url,omitempty"`
+	//	// Score is its relevance to the task and the question, 0..1.
+	//	Score  float64 `json:"score"`
+	//	Reason string  `json:"reason"`
+	//	// Check is the filter that decided: "substance", "relevance" or
+	//	// "duplicate".
+	//	Check string `json:"check"`
+	//	// DuplicateOf is the key of the kept result a duplicate repeats.
+	//	DuplicateOf string `json:"duplicate_of,omitempty"`
+	//	// Queries is its relevance to each search of the task so far, beside
+	//	// Score, its relevance to the task's objective (seed 001's
+	//	// q_relevance and o_relevance); Reason is seed 001's reasoning (320
+	//	// bytes at most).
+	//	Queries []source.QueryScore `json:"q_relevance,omitempty"`
+	FilterVerdict = events.FilterVerdict
+
+	// VerifiedData is the payload of ReportVerified.
+	//
+	// Its fields:
+	//
+	//	Citations   int `json:"citations"`
+	//	Supported   int `json:"supported"`
+	//	Unsupported int `json:"unsupported"`
+	//	Fabricated  int `json:"fabricated"`
+	//	Duplicates  int `json:"duplicates"`
+	//	// Score is the share of citations whose source supports them, 0..1.
+	//	Score float64 `json:"score"`
+	//	// Action is what was done with unsupported citations: keep, flag or
+	//	// remove.
+	//	Action string `json:"action"`
+	//	// Judge names what decided support: "lexical", "llm", or
+	//	// "lexical (llm failed: …)" when the model's answer was unusable.
+	//	Judge    string          `json:"judge,omitempty"`
+	//	Problems []VerifyProblem `json:"problems,omitempty"`
+	//	// Revised is the whole report text (as the report.delta events
+	//	// rendered it) after the action changed it; empty when nothing
+	//	// changed. It replaces the text the deltas added up to.
+	//	Revised string `json:"revised,omitempty"`
+	VerifiedData = events.VerifiedData
+
+	// VerifyProblem is one problem the verification found.
+	//
+	// Its fields:
+	//
+	//	// Line is the line of the report body (from 1).
+	//	Line int `json:"line"`
+	//	// Severity is "error" or "warning"; Kind names the problem
+	//	// ("unsupported", "no-source", "duplicate", …).
+	//	Severity string `json:"severity"`
+	//	Kind     string `json:"kind"`
+	//	// Number is the reference number concerned, if any.
+	//	Number  int    `json:"number,omitempty"`
+	//	Message string `json:"message"`
+	VerifyProblem = events.VerifyProblem
+
+	// MergedSourceData is one entry of the run's merged numbering.
+	//
+	// Its fields:
+	//
+	//	// Number is the source's number in the final report.
+	//	Number int           `json:"number"`
+	//	Source source.Source `json:"source"`
+	//	// CanonicalURL is the URL the source was de-duplicated by; empty for
+	//	// sources without a URL.
+	//	CanonicalURL string `json:"canonical_url,omitempty"`
+	//	// FirstSeenSection is the section that cited the source first.
+	//	FirstSeenSection string `json:"first_seen_section"`
+	//	// UsedInSections lists every section that cited it, in plan order.
+	//	UsedInSections []string `json:"used_in_sections"`
+	MergedSourceData = events.MergedSource
+
+	// ReportDeltaData is the payload of ReportDelta: the next piece of the
+	// final report. Concatenating the deltas in Seq order gives the report.
+	//
+	// Its fields:
+	//
+	//	Text string `json:"text"`
+	ReportDeltaData = events.ReportDeltaData
+
+	// CitationData is the payload of Citation.
+	//
+	// Its fields:
+	//
+	//	Number int           `json:"number"`
+	//	Source source.Source `json:"source"`
+	CitationData = events.CitationData
+
+	// ReportFinishedData is the payload of ReportFinished.
+	//
+	// Its fields:
+	//
+	//	References []Reference `json:"references"`
+	//	// Unknown counts the citations the writer made of numbers that are no
+	//	// merged source: each was dropped from the report.
+	//	Unknown int `json:"unknown,omitempty"`
 	ReportFinishedData = events.ReportFinishedData
-	EventReference     = events.Reference
-	RunFinishedData    = events.RunFinishedData
-	ErrorData          = events.ErrorData
-	RawData            = events.RawData
+
+	// EventReference is one entry of the final report's reference list.
+	//
+	// Its fields:
+	//
+	//	Number int           `json:"number"`
+	//	Source source.Source `json:"source"`
+	EventReference = events.Reference
+
+	// RunFinishedData is the payload of RunFinished.
+	//
+	// Its fields:
+	//
+	//	// Usage is the total over the planner, the agents and the writer.
+	//	Usage usage.Usage `json:"usage"`
+	//	// DurationMS is the run's wall time in milliseconds.
+	//	DurationMS int64 `json:"duration_ms"`
+	//	// Agents counts the agents started, AgentsFailed those that failed.
+	//	Agents       int `json:"agents"`
+	//	AgentsFailed int `json:"agents_failed"`
+	//	// Sources counts the merged sources, Citations the references of the
+	//	// final report.
+	//	Sources   int `json:"sources"`
+	//	Citations int `json:"citations"`
+	//	// Timings holds the milliseconds spent per stage, keyed by StageIndex
+	//	// (when the local index was opened), StagePlan, StageResearch,
+	//	// StageMerge, StageAssess, StageReport and StageVerify (research, merge
+	//	// and assessment summed over the cycles).
+	//	Timings map[Stage]int64 `json:"timings,omitempty"`
+	//	// Stopped says which run budget stopped the research early ("the
+	//	// run's token budget (… tokens) was reached"); empty when none did.
+	//	Stopped string `json:"stopped,omitempty"`
+	//	// CostUSD is the run's cost in dollars, where the models' prices are
+	//	// known (0 otherwise).
+	//	CostUSD float64 `json:"cost_usd,omitempty"`
+	//	// Cycles counts the research cycles run; LoopEnd says why the loop
+	//	// stopped (a Loop* constant).
+	//	Cycles  int    `json:"cycles,omitempty"`
+	//	LoopEnd string `json:"loop_end,omitempty"`
+	RunFinishedData = events.RunFinishedData
+
+	// ErrorData is the payload of Error.
+	//
+	// Its fields:
+	//
+	//	Error string `json:"error"`
+	//	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
+	//	// StageMerge, StageReport or StageVerify.
+	//	Stage Stage `json:"stage"`
+	ErrorData = events.ErrorData
+
+	// RawData is the payload of an event whose type this version of the
+	// package does not know. It keeps the data as received, and marshals back
+	// to it, so events pass through unchanged.
+	//
+	// Its fields:
+	//
+	//	Type Type
+	//	JSON json.RawMessage
+	RawData = events.RawData
 )
 
 // Citation styles.

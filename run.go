@@ -354,10 +354,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 		return rep, serr
 	}
 	stage := func(s Stage, t0 time.Time) { rep.TimingsMS[s] = clock.Now().Sub(t0).Milliseconds() }
-	em.Emit(runLevel, "", events.RunStartedData{Question: req.Question, Config: map[string]any{
-		"max_tasks": req.MaxTasks, "parallelism": req.Parallelism, "search_limit": req.SearchLimit, "style": req.Style,
-		"max_cycles": req.MaxCycles,
-	}})
+	em.Emit(runLevel, "", events.RunStartedData{Question: req.Question, Config: r.startedConfig(req)})
 
 	if r.pages {
 		pages, err := fetch.New(r.cfg.Fetch)

@@ -108,7 +108,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 		return err
 	}
 	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action, Judge: fallback.name(),
-		Passages: mergedPassages(res.Passages(cited), cited, rep.Sources)}
+		Passages: mergedPassages(res.PassagesBySource(cited), cited, rep.Sources)}
 	if fix == verify.Keep || res.Summary.Unsupported == 0 {
 		return nil
 	}
@@ -130,17 +130,18 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	return nil
 }
 
-// mergedPassages turns passages by reference number (of cited, in Body's
-// numbering) into passages by merged number (of sources), which a fix
-// that renumbers the references leaves as they are; in merged order.
-func mergedPassages(byRef map[int][]Passage, cited []SourceText, sources []MergedSource) []SourcePassages {
+// mergedPassages turns the passages of each of cited (in Body's
+// numbering; a reference cited at two pages is two of them) into passages
+// by merged number (of sources), which a fix that renumbers the
+// references leaves as they are; in merged order.
+func mergedPassages(bySource [][]Passage, cited []SourceText, sources []MergedSource) []SourcePassages {
 	merged := map[string]int{}
 	for _, s := range sources {
 		merged[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number
 	}
 	var out []SourcePassages
-	for _, c := range cited {
-		if ps := byRef[c.Number]; len(ps) > 0 {
+	for i, c := range cited {
+		if ps := bySource[i]; len(ps) > 0 {
 			if n, ok := merged[c.ID+"\x00"+c.URL+"\x00"+c.Location.Key()]; ok {
 				out = append(out, SourcePassages{Source: n, Passages: ps})
 			}

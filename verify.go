@@ -339,3 +339,30 @@ func (r *Report) CitedSources(kept []StoredSource) []SourceText {
 	}
 	return out
 }
+
+// JSONReportText is the text to verify of a JSON report, and what
+// checking its citation sidecar ("/_citations") found: a report of
+// Render's FormatJSON is verified by its "text"; another's document with
+// a sidecar and no "text" (the citation protocol's JSON form) by its
+// sidecar's claims, one a line (line n is entry n-1), which fromSidecar
+// then says. It returns an error when data is not such a document.
+func JSONReportText(data []byte) (text string, fromSidecar bool, sidecar []SidecarProblem, err error) {
+	var doc struct {
+		Text      *string         `json:"text"`
+		Citations json.RawMessage `json:"_citations"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Text == nil && doc.Citations == nil {
+		if err == nil {
+			err = errors.New("it has neither")
+		}
+		return "", false, nil, fmt.Errorf("deepresearch: a JSON report needs a \"text\" field, or a \"_citations\" sidecar of its claims (%v)", err)
+	}
+	if sidecar, err = CheckSidecar(data, "/_citations"); err != nil {
+		return "", false, nil, err
+	}
+	if doc.Text != nil {
+		return *doc.Text, false, sidecar, nil
+	}
+	text, err = SidecarMarkdown(data, "/_citations")
+	return text, true, sidecar, err
+}

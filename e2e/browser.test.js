@@ -16,7 +16,7 @@ test("the page researches a question and links its citations", async () => {
     await page.waitForFunction(() => /^Done: \d+ references, \d+ research cycles? \(the loop ended: [a-z ]+\)\.$/.test(document.getElementById("status").textContent), null, { timeout: 30000 });
     const agents = await page.locator("#agents li").count();
     assert.ok(agents >= 1, "no agent progress was shown");
-    const cite = page.locator("#body a.cite").first();
+    const cite = page.locator("#body sup.cite a").first();
     const href = await cite.getAttribute("href");
     assert.match(href, /^#ref-\d+$/);
     await cite.click();
@@ -24,9 +24,10 @@ test("the page researches a question and links its citations", async () => {
     const target = page.locator("#references li:target");
     assert.equal(await target.count(), 1);
     assert.equal(await target.getAttribute("id"), href.slice(1));
-    // The reference links out only through http, https or file URLs.
+    // The reference links out only through http, https or file URLs,
+    // and to its stored text on this server.
     for (const a of await page.locator("#references a").all()) {
-      assert.match(await a.getAttribute("href"), /^(https?|file):/);
+      assert.match(await a.getAttribute("href"), /^((https?|file):|\/v1\/research\/[^/]+\/sources\/\d+$)/);
     }
     mkdirSync(OUT, { recursive: true });
     const shot = path.join(OUT, "report.png");

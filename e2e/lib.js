@@ -1,6 +1,7 @@
 // Shared by the end-to-end tests: where the server is (run.sh starts it)
 // and how to talk to it.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { chromium } from "playwright-core";
 
 export const BASE = process.env.E2E_URL;
@@ -61,4 +62,30 @@ export async function askOnPage(browser, question) {
   await page.fill("#question", question);
   await page.click("#go");
   return { page, problems };
+}
+
+// start runs a program and resolves with it and the URL it says it
+// listens on (the first stdout line matching re).
+export function start(bin, args, env, re) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "", err = "";
+    const timer = setTimeout(() => { proc.kill(); reject(new Error(`${bin} did not start:\n${err}`)); }, 30000);
+    proc.stderr.on("data", (b) => { err += b; });
+    proc.stdout.on("data", (b) => {
+      out += b;
+      const m = out.match(re);
+      if (m) { clearTimeout(timer); resolve({ proc, url: m[1].trim(), log: () => err, out: () => out }); }
+    });
+    proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`${bin} exited ${code}:\n${err}`)); });
+  });
+}
+
+export function stop(p) {
+  if (!p) return Promise.resolve();
+  return new Promise((resolve) => {
+    p.proc.removeAllListeners("exit");
+    p.proc.on("exit", resolve);
+    p.proc.kill("SIGTERM");
+  });
 }

@@ -6,38 +6,11 @@
 // format (e2e/askingmodel); this test starts it and a server of its own.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { OUT } from "./lib.js";
-
-// start runs a program and resolves with it and the URL it says it
-// listens on (the first stdout line matching re).
-function start(bin, args, env, re) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    let out = "", err = "";
-    const timer = setTimeout(() => { proc.kill(); reject(new Error(`${bin} did not start:\n${err}`)); }, 30000);
-    proc.stderr.on("data", (b) => { err += b; });
-    proc.stdout.on("data", (b) => {
-      out += b;
-      const m = out.match(re);
-      if (m) { clearTimeout(timer); resolve({ proc, url: m[1].trim(), log: () => err, out: () => out }); }
-    });
-    proc.on("exit", (code) => { clearTimeout(timer); reject(new Error(`${bin} exited ${code}:\n${err}`)); });
-  });
-}
-
-function stop(p) {
-  if (!p) return Promise.resolve();
-  return new Promise((resolve) => {
-    p.proc.removeAllListeners("exit");
-    p.proc.on("exit", resolve);
-    p.proc.kill("SIGTERM");
-  });
-}
+import { OUT, start, stop } from "./lib.js";
 
 test("the live page answers a clarifying question and accepts an edited plan", async () => {
   const bin = process.env.E2E_BIN, asker = process.env.E2E_ASKER, corpus = process.env.E2E_CORPUS;

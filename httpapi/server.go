@@ -25,6 +25,7 @@
 // Endpoints:
 //
 //	POST   /v1/research              start a run: 202, {"id", "status", "urls"}
+//	GET    /v1/research              the stored runs, newest first (?limit=N): {"runs": [{"id", "question", "status", "created", "usage", "urls"}]}
 //	GET    /v1/research/{id}         status, usage and, when done, the report (?format=md|html|json|yaml|xml|mermaid|docx|csl-json|bibtex)
 //	DELETE /v1/research/{id}         cancel a running run
 //	GET    /v1/research/{id}/events  the run's events: SSE, or NDJSON for Accept: application/x-ndjson
@@ -32,11 +33,15 @@
 //	GET    /v1/research/{id}/plan    the plan the run waits to have reviewed
 //	POST   /v1/research/{id}/plan    review it: accept, reject, or a plan to research instead
 //	GET    /v1/research/{id}/diff/{other}  what changed from its report to run other's (deepresearch.RunDiff)
+//	GET    /v1/research/{id}/fragment       the report as the HTML report's fragment, with verdicts and links to the sources' texts
+//	GET    /v1/research/{id}/sources/{n}    reference n's text read, its checked passages highlighted: HTML, or JSON for Accept: application/json
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
 //	GET    /v1/models                the one model, "deepresearch"
 //	GET    /v1/schema/report.json    the JSON report's JSON Schema (deepresearch.ReportSchema)
 //	GET    /v1/schema/report.xsd     the XML report's XML Schema (deepresearch.ReportXMLSchema)
 //	GET    /                         the web page
+//	GET    /runs/{id}                the web page, opened on run id
+//	GET    /page.json                what the page needs first: {"token_required": bool}
 //	GET    /healthz                  liveness
 //
 // Every error is a 4xx or 5xx answer with the JSON body
@@ -178,6 +183,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/research", s.auth(s.postResearch))
+	mux.HandleFunc("GET /v1/research", s.auth(s.getRuns))
+	mux.HandleFunc("GET /v1/research/{id}/fragment", s.auth(s.getFragment))
+	mux.HandleFunc("GET /v1/research/{id}/sources/{n}", s.auth(s.getSource))
 	mux.HandleFunc("GET /v1/research/{id}", s.auth(s.getResearch))
 	mux.HandleFunc("DELETE /v1/research/{id}", s.auth(s.deleteResearch))
 	mux.HandleFunc("GET /v1/research/{id}/events", s.auth(s.getEvents))
@@ -193,8 +201,13 @@ func New(cfg Config) (*Server, error) {
 		w.Write(deepresearch.ReportXMLSchema())
 	})
 	mux.HandleFunc("GET /{$}", s.page("static/index.html", "text/html; charset=utf-8"))
+	mux.HandleFunc("GET /runs/{id}", s.page("static/index.html", "text/html; charset=utf-8")) // the page, opened on a run
 	mux.HandleFunc("GET /app.js", s.page("static/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", s.page("static/app.css", "text/css; charset=utf-8"))
+	mux.HandleFunc("GET /page.json", func(w http.ResponseWriter, r *http.Request) {
+		// What the page needs before it has a token: whether it needs one.
+		writeJSON(w, http.StatusOK, map[string]bool{"token_required": s.cfg.Token != ""})
+	})
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

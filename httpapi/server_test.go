@@ -629,6 +629,11 @@ func TestAuth(t *testing.T) {
 		{"run without token", "/v1/research/x", nil, 401},
 		{"page is open", "/", nil, 200},
 		{"healthz is open", "/healthz", nil, 200},
+		{"runs list without token", "/v1/research", nil, 401},
+		{"a source without token", "/v1/research/x/sources/1", nil, 401},
+		{"the fragment without token", "/v1/research/x/fragment", nil, 401},
+		{"a run's page is open", "/runs/x", nil, 200},
+		{"the page's config is open", "/page.json", nil, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -76,7 +76,7 @@ func (t *tools) runResearch(ctx context.Context, req *mcp.CallToolRequest, in de
 		return t.startRun(ctx, req, in)
 	}
 	rep, err := t.research.Research(ctx, in, nil)
-	return researchResult(rep, err)
+	return researchResult(rep, "", err)
 }
 
 // estimator is a research backend that estimates a run
@@ -202,12 +202,12 @@ func (t *tools) ended(ctx context.Context, id string) (*mcp.CallToolResult, Repo
 	case err != nil && !errors.Is(err, deepresearch.ErrRunNotFound):
 		return nil, Report{}, err
 	}
-	return researchResult(rep, runErr)
+	return researchResult(rep, id, runErr)
 }
 
 // researchResult is the research tool's result of a run that returned rep
-// and err.
-func researchResult(rep *deepresearch.Report, err error) (*mcp.CallToolResult, Report, error) {
+// and err; id is the run's in the store that keeps it ("" for none).
+func researchResult(rep *deepresearch.Report, id string, err error) (*mcp.CallToolResult, Report, error) {
 	var md []byte
 	var refs []deepresearch.Reference
 	if rep != nil {
@@ -228,9 +228,17 @@ func researchResult(rep *deepresearch.Report, err error) (*mcp.CallToolResult, R
 		}
 		return nil, Report{}, fmt.Errorf("research: %w", err)
 	}
-	out := Report{Markdown: string(md), References: []Reference{}, Provenance: deepresearch.ProvenanceOf(refs), Complete: rep.Complete()}
+	out := Report{RunID: id, Markdown: string(md), References: []Reference{}, Provenance: deepresearch.ProvenanceOf(refs), Complete: rep.Complete()}
 	for _, ref := range refs {
-		out.References = append(out.References, Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL})
+		r := Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL, Label: ref.Label()}
+		locs := ref.Locations
+		if len(locs) == 0 && !ref.Location.IsZero() {
+			locs = append(locs[:0:0], ref.Location)
+		}
+		for _, l := range locs {
+			r.Locations = append(r.Locations, l.String())
+		}
+		out.References = append(out.References, r)
 	}
 	if err == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Markdown}}}, out, nil

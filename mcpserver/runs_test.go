@@ -112,6 +112,8 @@ func TestResearchThroughRuns(t *testing.T) {
 	}
 	if run := onlyRun(t, st); run.Status != deepresearch.StatusFinished || run.Origin != deepresearch.OriginCLI || !strings.Contains(string(run.Options), `"style":"plain"`) {
 		t.Errorf("the stored run: %s, origin %s, request %s", run.Status, run.Origin, run.Options)
+	} else if rep.RunID != run.ID {
+		t.Errorf("the result names run %q, the store keeps %q", rep.RunID, run.ID)
 	}
 
 	down, _ := newRuns(t, newResearcher(t, func(m llms.Model) llms.Model {

@@ -26,6 +26,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -43,6 +44,10 @@ import (
 
 // Report is what the research tool returns.
 type Report struct {
+	// RunID names the run in the store that keeps it (Options.Runs):
+	// GET /v1/research/{id} and `deepresearch show ID` find it there.
+	// Empty when runs are not kept.
+	RunID string `json:"run_id,omitempty" jsonschema:"the run's ID in the run store, when runs are kept"`
 	// Markdown is the cited report with its reference list; when the run
 	// failed after its research, what of it renders (the agents' merged
 	// findings when the writer failed).
@@ -69,6 +74,13 @@ type Reference struct {
 	Number int    `json:"number"`
 	Title  string `json:"title,omitempty"`
 	URL    string `json:"url,omitempty"`
+	// Label is the reference as the report's list names it, with its
+	// locations: "mime-spec.pdf, pp. 4, 7".
+	Label string `json:"label,omitempty" jsonschema:"the reference as the report's list names it, with the pages, rows or slides cited"`
+	// Locations are the pages, rows or slides of the document the report
+	// cites ("p. 4", "row 3"), as its citations' locators ("[1, p. 4]")
+	// say them; none for a whole document or a web page.
+	Locations []string `json:"locations,omitempty" jsonschema:"the pages, rows or slides cited (p. 4, row 3), as the citations' locators say them"`
 }
 
 // Researcher is what the research tool needs of the library to run a
@@ -83,7 +95,8 @@ var _ Researcher = (*deepresearch.Researcher)(nil)
 // Options configure the server. Zero values take the defaults.
 type Options struct {
 	// Name and Version identify the server to clients; "deepresearch" and
-	// "dev" by default.
+	// by default the version the binary was built as (its module version,
+	// else its commit, else "dev").
 	Name, Version string
 	// Runs, if set, runs the research tool's requests as runs it keeps
 	// and governs, as it does the HTTP API's: a request beyond its
@@ -121,7 +134,7 @@ func New(opts Options) *mcp.Server {
 		opts.Name = "deepresearch"
 	}
 	if opts.Version == "" {
-		opts.Version = "dev"
+		opts.Version = buildVersion()
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "Citation tools: create a citation index, add each source's URL as you collect evidence " +
@@ -195,7 +208,9 @@ func addToolsFor(s *mcp.Server, opts Options) *tools {
 			"source, sources with no text), unsupported sentences (with the best-matching passage as evidence), " +
 			"duplicate sources, DOIs, author-year references, REF-123 identifiers, @-mentions of files and file " +
 			"references [path@hash, L10-20]; statistics in sentences that cite nothing, and overclaiming (certainty " +
-			"language on weak or single-source support, with a suggested hedge). Returns counts, score, each problem " +
+			"language on weak or single-source support, with a suggested hedge). The report is text (or markdown, " +
+			"as research returns it), or a JSON report (report: its text and its _citations sidecar, or another's " +
+			"document whose sidecar lists its claims). Returns counts, score, each problem " +
 			"with its line and a suggested fix, and PASS/FAIL."}, t.verify)
 	if opts.Research != nil || opts.Runs != nil {
 		mcp.AddTool(s, &mcp.Tool{Name: "research",
@@ -347,7 +362,13 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 }
 
 type verifyIn struct {
-	Text    string                    `json:"text" jsonschema:"the markdown report to check"`
+	Text string `json:"text,omitempty" jsonschema:"the markdown report to check (or markdown, or report)"`
+	// Markdown is Text under the name the research tool returns it by.
+	Markdown string `json:"markdown,omitempty" jsonschema:"the markdown report to check, as the research tool returns it (the same as text)"`
+	// Report is a JSON report (run --format json, or another's document
+	// with a _citations sidecar): its sidecar is checked, and its text
+	// (or its sidecar's claims) verified.
+	Report  string                    `json:"report,omitempty" jsonschema:"a JSON report to check instead: deepresearch's (--format json: its text and its _citations sidecar) or another's document whose _citations sidecar lists its claims"`
 	Sources []deepresearch.SourceText `json:"sources,omitempty" jsonschema:"the sources: number, title, url and the text that was retrieved (no text: never retrieved), or the passages checked (a JSON report's references); grade (HIGH, MODERATE, LOW, VERY LOW) or type to weigh overclaiming; ref for REF-123 identifiers. Absent: numbered citations are not checked"`
 	Strict  bool                      `json:"strict,omitempty" jsonschema:"fail on warnings (unsupported sentences, duplicates, overclaims, uncited statistics) too"`
 	Fix     bool                      `json:"fix,omitempty" jsonschema:"also return the report fixed: citations of nonexistent or never-retrieved sources removed with a comment saying why, notes on stale and missing files, TODO markers on claims needing a source, overclaims hedged"`
@@ -361,6 +382,10 @@ type verifyOut struct {
 	Problems  []deepresearch.CitationProblem `json:"problems" jsonschema:"each problem with its line and a suggested fix"`
 	Citations []deepresearch.CheckedCitation `json:"citations" jsonschema:"every citation with its verdict, score and evidence"`
 	Fixed     string                         `json:"fixed,omitempty" jsonschema:"the fixed report, when fix was asked"`
+	// Sidecar and Note are a JSON report's: what checking its citation
+	// sidecar found, and what was verified of it.
+	Sidecar []deepresearch.SidecarProblem `json:"sidecar,omitempty" jsonschema:"a JSON report's citation sidecar problems (a FAIL)"`
+	Note    string                        `json:"note,omitempty" jsonschema:"what of a JSON report was verified"`
 }
 
 func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn) (*mcp.CallToolResult, verifyOut, error) {
@@ -368,20 +393,59 @@ func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn)
 	// retrieved, and keeps unsupported ones (the result lists them).
 	opts := deepresearch.VerifyOptions{Model: t.verifyModel, Fix: in.Fix, Unsupported: deepresearch.UnsupportedKeep,
 		Files: t.files, Scope: deepresearch.VerifyScope(in.Scope), Uncited: in.Uncited, NoSources: in.Sources == nil}
-	res, err := deepresearch.Verify(ctx, in.Text, in.Sources, opts)
+	text, given := in.Text, 0
+	for _, s := range []string{in.Text, in.Markdown, in.Report} {
+		if s != "" {
+			given++
+		}
+	}
+	if given == 0 {
+		return nil, verifyOut{}, fmt.Errorf("%w: give the report to check: text, markdown or report", ErrBadArgument)
+	}
+	if given > 1 {
+		return nil, verifyOut{}, fmt.Errorf("%w: give the report once: as text, markdown or report", ErrBadArgument)
+	}
+	var out verifyOut
+	switch {
+	case in.Markdown != "":
+		text = in.Markdown
+	case in.Report != "":
+		if in.Fix {
+			return nil, verifyOut{}, fmt.Errorf("%w: fix rewrites markdown reports, not JSON ones", ErrBadArgument)
+		}
+		var fromSidecar bool
+		var err error
+		if text, fromSidecar, out.Sidecar, err = deepresearch.JSONReportText([]byte(in.Report)); err != nil {
+			return nil, verifyOut{}, fmt.Errorf("%w: report: %v", ErrBadArgument, err)
+		}
+		out.Note = "checked: the report's text and its citation sidecar"
+		if fromSidecar {
+			out.Note = "checked: the claims of its sidecar (_citations), one a line: line n is entry n-1"
+		}
+	}
+	res, err := deepresearch.Verify(ctx, text, in.Sources, opts)
 	if err != nil {
 		return nil, verifyOut{}, err
 	}
-	out := verifyOut{Verdict: "FAIL", Summary: res.Summary, Problems: res.Problems, Citations: res.Citations}
-	if res.Pass(in.Strict) {
+	out.Verdict, out.Summary, out.Problems, out.Citations = "FAIL", res.Summary, res.Problems, res.Citations
+	if res.Pass(in.Strict) && len(out.Sidecar) == 0 {
 		out.Verdict = "PASS"
 	}
 	if in.Fix {
 		out.Fixed = res.Fixed
 	}
 	var b strings.Builder
+	if out.Note != "" {
+		b.WriteString(out.Note + "\n")
+	}
+	for _, p := range out.Sidecar {
+		fmt.Fprintf(&b, "sidecar %s: %s\n", cmp.Or(p.Path, "(the sidecar)"), p.Message)
+	}
 	if err := res.WriteText(&b, in.Strict); err != nil {
 		return nil, verifyOut{}, err
+	}
+	if len(out.Sidecar) > 0 && out.Verdict == "FAIL" && res.Pass(in.Strict) {
+		b.WriteString("FAIL: the citation sidecar does not match the report\n")
 	}
 	// The text content is the people's form; the structured content the
 	// programs' form.

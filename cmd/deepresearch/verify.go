@@ -368,31 +368,20 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 	// A JSON report ("run --format json"): its citation sidecar is checked,
 	// and its text verified.
 	if isYAML || strings.HasPrefix(strings.TrimSpace(v.text), "{") {
-		var doc struct {
-			Text      *string         `json:"text"`
-			Citations json.RawMessage `json:"_citations"`
-		}
-		if err := json.Unmarshal([]byte(v.text), &doc); err != nil || doc.Text == nil && doc.Citations == nil {
-			return nil, inputError(fmt.Errorf("%s: a JSON report needs a \"text\" field, or a \"_citations\" sidecar of its claims (%v)", v.name, err))
-		}
-		var err error
-		if v.sidecar, err = deepresearch.CheckSidecar([]byte(v.text), "/_citations"); err != nil {
-			return nil, inputError(err)
-		}
-		if isYAML {
-			v.sidecar = yamlSidecar
-		}
 		if vf.fix {
 			return nil, usageError{errors.New("--fix rewrites markdown reports, not JSON ones")}
 		}
-		if doc.Text != nil {
-			v.text = *doc.Text
-		} else {
+		text, fromSidecar, sidecar, err := deepresearch.JSONReportText([]byte(v.text))
+		if err != nil {
+			return nil, inputError(fmt.Errorf("%s: %w", v.name, err))
+		}
+		v.text, v.sidecar = text, sidecar
+		if isYAML {
+			v.sidecar = yamlSidecar
+		}
+		if fromSidecar {
 			// Another's document (the citation protocol's JSON form): its
 			// claims are in its sidecar, which is authoritative.
-			if v.text, err = deepresearch.SidecarMarkdown([]byte(v.text), "/_citations"); err != nil {
-				return nil, inputError(err)
-			}
 			v.note = "checked: the claims of its sidecar (_citations), one a line: line n is entry n-1"
 		}
 	}

@@ -62,6 +62,8 @@ async function call(name, args) {
 
 test("the server identifies itself and lists every tool with a schema", async () => {
   assert.equal(client.getServerVersion()?.name, "deepresearch");
+  // The version the binary was built as: a module version, a commit, or dev.
+  assert.match(client.getServerVersion()?.version || "", /^(v\d\S*|[0-9a-f]{12}(-dirty)?|dev)$/);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   assert.deepEqual(names, ["citation_add", "citation_create", "citation_export", "citation_list", "citation_merge", "research", "verify"]);
@@ -177,6 +179,13 @@ test("research returns a cited report whose citations all resolve", async () => 
   assert.ok(cited.length > 0, "the report cites its sources");
   const numbers = new Set(rep.references.map((r) => r.number));
   for (const n of cited) assert.ok(numbers.has(n), `[${n}] resolves to a reference`);
-  for (const r of rep.references) assert.match(r.url, /^file:\/\//);
+  for (const r of rep.references) {
+    assert.match(r.url, /^file:\/\//);
+    assert.ok(r.label, `[${r.number}] has no label`);
+  }
   assert.equal(res.content[0].text, rep.markdown);
+  // The run is kept: its ID names it; verify takes the report as research gave it.
+  assert.match(rep.run_id || "", /^\S+$/, "the result names no run");
+  const checked = (await call("verify", { markdown: rep.markdown })).structuredContent;
+  assert.ok(checked.summary.citations > 0, "verify found no citation in research's markdown");
 });

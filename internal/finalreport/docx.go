@@ -250,7 +250,7 @@ func (w *docxWriter) inlines(parent ast.Node, f docx.Run) []docx.Run {
 			runs = append(runs, w.inlines(n, g)...)
 		case *ast.Link:
 			g := f
-			if num, ok := citation(n, w.src, w.titles); ok {
+			if num, _, ok := citation(n, w.src, w.titles); ok {
 				g.Anchor = refBookmark(num)
 			} else if !strings.HasPrefix(string(n.Destination), "#") {
 				g.Link = canon.Link(string(n.Destination)) // docx links only http and https

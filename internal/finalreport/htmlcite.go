@@ -23,10 +23,12 @@ import (
 // kindCite is the AST kind of a citation's <sup> wrapper.
 var kindCite = ast.NewNodeKind("Citation")
 
-// citeNode wraps the link of citation Number.
+// citeNode wraps the link of citation Number: its pinpoint (Loc, "p. 4")
+// and what verification found of it (Verdict, "" when not said).
 type citeNode struct {
 	ast.BaseInline
-	Number int
+	Number       int
+	Loc, Verdict string
 }
 
 func (n *citeNode) Kind() ast.NodeKind { return kindCite }
@@ -37,8 +39,13 @@ func (n *citeNode) Dump(source []byte, level int) {
 
 // citeHTML is the goldmark extension: a transformer that wraps each
 // citation link and a renderer for the wrapper. titles gives a reference
-// number's title, for the link's tooltip.
-type citeHTML struct{ titles map[int]string }
+// number's title, for the link's tooltip; verdicts, when set, what
+// verification found of each citation of a number, in order (see
+// citationVerdicts).
+type citeHTML struct {
+	titles   map[int]string
+	verdicts map[int][]string
+}
 
 func (e citeHTML) Extend(m goldmark.Markdown) {
 	m.Parser().AddOptions(parser.WithASTTransformers(util.Prioritized(citeTransformer(e), 500)))
@@ -60,34 +67,69 @@ func (t citeTransformer) Transform(doc *ast.Document, reader text.Reader, _ pars
 		}
 		return ast.WalkContinue, nil
 	})
+	type cite struct {
+		link *ast.Link
+		num  int
+		loc  string
+	}
+	var cites []cite
+	count := map[int]int{}
 	for _, l := range links {
-		num, ok := citation(l, src, t.titles)
-		if !ok {
-			continue
+		num, loc, ok := citation(l, src, t.titles)
+		if ok {
+			cites = append(cites, cite{l, num, loc})
+			count[num]++
 		}
-		l.Title = []byte(t.titles[num])
-		sup := &citeNode{Number: num}
-		parent := l.Parent()
-		parent.ReplaceChild(parent, l, sup)
-		sup.AppendChild(sup, l)
+	}
+	seen := map[int]int{}
+	for _, c := range cites {
+		sup := &citeNode{Number: c.num, Loc: c.loc}
+		title := t.titles[c.num]
+		// The verdicts are the citations of Body's; used only when there
+		// are as many as the page has of the number.
+		if v := t.verdicts[c.num]; len(v) == count[c.num] {
+			sup.Verdict = v[seen[c.num]]
+			title += " — " + verdictWords(sup.Verdict)
+		}
+		seen[c.num]++
+		c.link.Title = []byte(title)
+		parent := c.link.Parent()
+		parent.ReplaceChild(parent, c.link, sup)
+		sup.AppendChild(sup, c.link)
 	}
 }
 
-// citation returns the reference number l cites when it is a citation:
-// a link whose destination is "#ref-N" for a reference N of titles and
-// whose text is "[N]". A link the writer made itself to "#ref-N" with
-// other text is none.
-func citation(l *ast.Link, src []byte, titles map[int]string) (int, bool) {
+// verdictWords says a citation's verdict in a link's title.
+func verdictWords(v string) string {
+	if v == "supported" {
+		return "verified: the source supports it"
+	}
+	return "verified: " + v
+}
+
+// citation returns the reference number l cites, and its pinpoint, when
+// it is a citation: a link whose destination is "#ref-N" for a reference
+// N of titles and whose text is "[N]" or "[N, PINPOINT]" ("[1, p. 4]").
+// A link the writer made itself to "#ref-N" with other text is none.
+func citation(l *ast.Link, src []byte, titles map[int]string) (int, string, bool) {
 	dest, ok := strings.CutPrefix(string(l.Destination), "#ref-")
 	if !ok {
-		return 0, false
+		return 0, "", false
 	}
 	num, err := strconv.Atoi(dest)
 	_, known := titles[num]
-	if err != nil || !known || strconv.Itoa(num) != dest || linkText(l, src) != "["+dest+"]" {
-		return 0, false
+	if err != nil || !known || strconv.Itoa(num) != dest {
+		return 0, "", false
 	}
-	return num, true
+	text := linkText(l, src)
+	if text == "["+dest+"]" {
+		return num, "", true
+	}
+	loc, ok := strings.CutPrefix(text, "["+dest+", ")
+	if !ok || !strings.HasSuffix(loc, "]") || strings.TrimSpace(loc[:len(loc)-1]) == "" || strings.ContainsAny(loc[:len(loc)-1], "[]") {
+		return 0, "", false
+	}
+	return num, strings.TrimSpace(loc[:len(loc)-1]), true
 }
 
 // linkText is the text of l's children.
@@ -108,7 +150,15 @@ type citeRenderer struct{}
 func (citeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindCite, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
-			w.WriteString(`<sup class="cite" data-sids="` + html.EscapeString(strconv.Itoa(n.(*citeNode).Number)) + `">`)
+			c := n.(*citeNode)
+			w.WriteString(`<sup class="cite" data-sids="` + strconv.Itoa(c.Number) + `"`)
+			if c.Loc != "" {
+				w.WriteString(` data-loc="` + html.EscapeString(c.Loc) + `"`)
+			}
+			if c.Verdict != "" {
+				w.WriteString(` data-verdict="` + html.EscapeString(c.Verdict) + `"`)
+			}
+			w.WriteString(">")
 		} else {
 			w.WriteString("</sup>")
 		}

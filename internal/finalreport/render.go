@@ -1,16 +1,12 @@
 package finalreport
 
 import (
-	"bytes"
 	"fmt"
 	"html"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
@@ -145,20 +141,12 @@ func htmlLink(title, url string) string {
 }
 
 // HTML returns a standalone page: the report, with each citation a link to
-// its entry in the reference list, and the reference list linking out.
+// its entry in the reference list, and the reference list linking out. Its
+// body is HTMLFragment's with no options.
 func HTML(title string, r *Report) (string, error) {
-	md, err := r.anchored()
+	frag, err := HTMLFragment(r, HTMLOptions{})
 	if err != nil {
-		return "", fmt.Errorf("finalreport: html: %w", err)
-	}
-	var body bytes.Buffer
-	titles := make(map[int]string, len(r.References))
-	for _, ref := range r.References {
-		titles[ref.Number] = ref.Label()
-	}
-	gm := goldmark.New(goldmark.WithExtensions(extension.GFM, citeHTML{titles}))
-	if err := gm.Convert([]byte(md), &body); err != nil {
-		return "", fmt.Errorf("finalreport: html: %w", err)
+		return "", err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<!DOCTYPE html>
@@ -176,17 +164,8 @@ pre{overflow:auto;background:#f5f5f5;padding:.75rem}
 </style>
 </head>
 <body>
-<main>
 `, html.EscapeString(title))
-	b.Write(body.Bytes())
-	b.WriteString("</main>\n")
-	if len(r.References) > 0 {
-		b.WriteString("<section>\n<h2>References</h2>\n<ol class=\"references\">\n")
-		for _, ref := range r.References {
-			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s%s</li>\n", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL), dated(ref.Source))
-		}
-		b.WriteString("</ol>\n</section>\n")
-	}
+	b.WriteString(frag)
 	b.WriteString("</body>\n</html>\n")
 	return b.String(), nil
 }
