@@ -78,6 +78,14 @@ func List(refs []Reference, form ListForm) string {
 	var b strings.Builder
 	for _, ref := range refs {
 		title, date := ref.Label(), dated(ref.Source)
+		if t := source.Clean(ref.Tier); t != "" && form != ListIndex {
+			// The tier, after the date: "(2024-03-15) (tier: primary)".
+			if form == ListHTML {
+				date += " (tier: " + html.EscapeString(t) + ")"
+			} else {
+				date += " (tier: " + mdtext.Escape(t) + ")"
+			}
+		}
 		if a := byline(ref.Source); a != "" {
 			// The authors, between the title and the date: "[Title](URL) —
 			// Jane Doe, John Roe (2024-03-15)".
@@ -137,6 +145,14 @@ func dated(s source.Source) string {
 	return ""
 }
 
+// htmlTier is an HTML reference entry's tier, " (tier: primary)", or "".
+func htmlTier(s source.Source) string {
+	if t := source.Clean(s.Tier); t != "" {
+		return " (tier: " + html.EscapeString(t) + ")"
+	}
+	return ""
+}
+
 func htmlLink(title, url string) string {
 	if url = canon.Link(url); url == "" {
 		return html.EscapeString(title)
@@ -183,7 +199,7 @@ pre{overflow:auto;background:#f5f5f5;padding:.75rem}
 	if len(r.References) > 0 {
 		b.WriteString("<section>\n<h2>References</h2>\n<ol class=\"references\">\n")
 		for _, ref := range r.References {
-			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s%s</li>\n", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL), dated(ref.Source))
+			fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s%s</li>\n", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL), dated(ref.Source)+htmlTier(ref.Source))
 		}
 		b.WriteString("</ol>\n</section>\n")
 	}
