@@ -63,7 +63,7 @@ func (l *loop) lowTier() ([]events.Gap, []agent.Task) {
 			gaps = append(gaps, events.Gap{Kind: events.GapLowTier, Part: part, Detail: detail})
 			if len(tasks) < maxLowTier {
 				tasks = append(tasks, agent.Task{Title: clip("Primary sources: "+text, 80),
-					Question: "Find primary sources (official documentation, standards, peer-reviewed papers, government or university pages) that confirm or correct: " + text,
+					Question:  "Find primary sources (official documentation, standards, peer-reviewed papers, government or university pages) that confirm or correct: " + text,
 					Objective: l.req.Question, Part: part, Gap: events.GapLowTier + ": " + detail})
 			}
 		}
