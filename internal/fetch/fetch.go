@@ -269,7 +269,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 	final := resp.Request.URL.String()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return fail("status", fmt.Errorf("%w %d %s from %s", ErrStatus, resp.StatusCode, http.StatusText(resp.StatusCode), final))
+		return fail("status", &StatusError{Code: resp.StatusCode, URL: final})
 	}
 	if resp.ContentLength > f.cfg.MaxBytes {
 		return fail("read", fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, resp.ContentLength, f.cfg.MaxBytes))
