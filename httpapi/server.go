@@ -32,6 +32,7 @@
 //	GET    /v1/research/{id}/plan    the plan the run waits to have reviewed
 //	POST   /v1/research/{id}/plan    review it: accept, reject, or a plan to research instead
 //	GET    /v1/research/{id}/diff/{other}  what changed from its report to run other's (deepresearch.RunDiff)
+//	GET    /v1/research/{id}/recheck  its report's cited web pages read again (deepresearch.RecheckResult)
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
 //	GET    /v1/models                the one model, "deepresearch"
 //	GET    /v1/schema/report.json    the JSON report's JSON Schema (deepresearch.ReportSchema)
@@ -185,6 +186,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/research/{id}/plan", s.auth(s.getPlan))
 	mux.HandleFunc("POST /v1/research/{id}/plan", s.auth(s.postPlan))
 	mux.HandleFunc("GET /v1/research/{id}/diff/{other}", s.auth(s.getDiff))
+	mux.HandleFunc("GET /v1/research/{id}/recheck", s.auth(s.getRecheck))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
 	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)

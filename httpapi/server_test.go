@@ -108,6 +108,8 @@ type envOpts struct {
 	people deepresearch.PeopleDefaults
 	// remote is the server's Config.Remote.
 	remote Remote
+	// fetchAllow is the Researcher's Config.Fetch.Allow.
+	fetchAllow []string
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -126,6 +128,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	r, err := deepresearch.New(deepresearch.Config{Clock: rclock,
 		Model: o.model, Corpus: filepath.Join("..", "testdata", "corpus"),
 		IndexPath: filepath.Join(e.dir, "index.db"), MaxRetries: -1, People: o.people,
+		Fetch: deepresearch.FetchConfig{Allow: o.fetchAllow},
 	})
 	if err != nil {
 		t.Fatal(err)
