@@ -138,8 +138,8 @@ const recheckParallel = 4
 // is gone, or changed so that the passage supporting it is no longer in
 // the page, is flagged, and the report no longer holds.
 //
-// report is a JSON report (Report.JSON, `run --format json`; LoadJSONReport
-// reads one). A reference without a URL of the web, or without a kept
+// report is a JSON report (Report.JSON; a `run --format json` file
+// decoded with encoding/json). A reference without a URL of the web, or without a kept
 // hash, is skipped. Pages are read at most recheckParallel at once; the
 // result lists the sources in the report's order. Recheck fails only when
 // report has no text or ctx is done.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 func init() { extraCommands = append(extraCommands, newRecheckCmd) }
@@ -39,30 +41,21 @@ Exit status: 0 the report holds, 1 it no longer holds, 2 bad input.`,
 		Example: `  deepresearch recheck 3f2a9c1e
   deepresearch recheck --json 3f2a9c1e | jq '.claims'`,
 		Args: runIDs("recheck", 1),
-		RunE: func(cmd *cobra.Command, args []string) (retErr error) {
-			s, err := settings(cmd, configFile)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			st, damage, err := openStoreToRead(ctx, s)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			defer func() { retErr = errors.Join(retErr, damage) }()
-			r, err := rechecker(s)
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			res, err := r.RecheckRun(ctx, st, args[0])
-			if errors.Is(err, deepresearch.ErrRunNotFound) {
-				return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
-			} else if err != nil {
-				return err
-			}
-			return writeRecheck(cmd, res, asJSON)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return readStore(cmd, configFile, func(ctx context.Context, s config.Settings, st *sqlitestore.Store) error {
+				r, err := rechecker(s)
+				if err != nil {
+					return err
+				}
+				defer r.Close()
+				res, err := r.RecheckRun(ctx, st, args[0])
+				if errors.Is(err, deepresearch.ErrRunNotFound) {
+					return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
+				} else if err != nil {
+					return err
+				}
+				return writeRecheck(cmd, res, asJSON)
+			})
 		},
 	}
 	storeFlags(cmd, &configFile)

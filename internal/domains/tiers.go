@@ -3,6 +3,7 @@ package domains
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -107,12 +108,7 @@ func ParseTable(data []byte) (*Table, error) {
 	}
 	t := &Table{}
 	seen := map[string]Tier{}
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
 		tier, err := ParseTier(name)
 		if err != nil {
 			return nil, err
@@ -145,12 +141,7 @@ func (t *Table) Override(entries map[string]string) (*Table, error) {
 	if t != nil {
 		out.rules = slices.Clone(t.rules)
 	}
-	keys := make([]string, 0, len(entries))
-	for k := range entries {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(entries)) {
 		p, err := parsePattern(k)
 		if err != nil {
 			return nil, fmt.Errorf("domains: tiers override: %w", err)
