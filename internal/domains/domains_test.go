@@ -3,6 +3,7 @@ package domains
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -159,4 +160,39 @@ func TestGlob(t *testing.T) {
 			t.Errorf("glob(%q, %q) != %v", c.pat, c.s, c.ok)
 		}
 	}
+}
+
+// FuzzPolicy holds the policy to its invariants for any pattern and URL:
+// nothing panics; a policy that denies a URL's own host refuses the URL,
+// whatever its allow list; a narrowed policy never lets through what the
+// policy it narrows refused.
+func FuzzPolicy(f *testing.F) {
+	f.Add("example.com", "*.gov", "https://www.example.com/a/b?c#d")
+	f.Add("docs.*", "example.org/path*", "http://docs.python.org:8080/3/")
+	f.Add("a*b*c", "", "https://abc/")
+	f.Fuzz(func(t *testing.T, deny, allow, raw string) {
+		base, err := NewPolicy(nil, []string{deny})
+		if err != nil {
+			return
+		}
+		narrowed, err := base.Narrow([]string{allow}, nil)
+		if err != nil {
+			return
+		}
+		if !base.Permits(raw) && narrowed.Permits(raw) {
+			t.Fatalf("narrowing by allow %q let in %q, which deny %q refused", allow, raw, deny)
+		}
+		host, _, ok := hostPath(raw)
+		if !ok || host == "" || strings.Trim(host, "*.") == "" || strings.Contains(host, "**") {
+			return
+		}
+		own, err := NewPolicy([]string{allow}, []string{host})
+		if err != nil {
+			return
+		}
+		if own.Permits(raw) {
+			t.Fatalf("denying %q lets %q through", host, raw)
+		}
+		_ = Builtin().Of(raw)
+	})
 }
