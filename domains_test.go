@@ -98,6 +98,15 @@ func TestDomainPolicyAndTiers(t *testing.T) {
 	if !strings.Contains(string(md), "(tier: forum)") || !strings.Contains(string(md), "(tier: primary)") {
 		t.Errorf("the markdown references show no tiers:\n%s", md)
 	}
+	for _, f := range []deepresearch.Format{deepresearch.FormatHTML, deepresearch.FormatXML} {
+		out, err := rep.Render(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), "(tier: forum)") && !strings.Contains(string(out), `tier="forum"`) {
+			t.Errorf("the %s references show no tier:\n%s", f, out)
+		}
+	}
 	js, err := rep.Render(deepresearch.FormatJSON)
 	if err != nil {
 		t.Fatal(err)
