@@ -185,3 +185,34 @@ func (r *Researcher) withTiers(sources []MergedSource) []MergedSource {
 	}
 	return sources
 }
+
+// DomainVerdict is what the domain policy and the tier table say of one
+// URL (Researcher.Domain).
+type DomainVerdict struct {
+	URL string `json:"url"`
+	// Allowed is whether research may use the page; Reason, when it may
+	// not, says which pattern refused it.
+	Allowed bool   `json:"allowed"`
+	Reason  string `json:"reason,omitempty"`
+	// Tier is the page's tier ("" unrated).
+	Tier string `json:"tier"`
+}
+
+// Domain says whether the Researcher's domain policy lets research use
+// the page at rawURL, narrowed by rd (nil: the configured policy alone),
+// and the page's tier: what `deepresearch domains URL…` prints, to try a
+// policy and a tier table out. It reads nothing.
+func (r *Researcher) Domain(rawURL string, rd *RequestDomains) (DomainVerdict, error) {
+	p := r.policy
+	if rd != nil {
+		var err error
+		if p, err = p.Narrow(rd.Allow, rd.Deny); err != nil {
+			return DomainVerdict{}, &RequestError{Field: "domains", Problem: err.Error()}
+		}
+	}
+	v := DomainVerdict{URL: rawURL, Allowed: true, Tier: r.tierOf(rawURL)}
+	if err := p.Check(rawURL); err != nil {
+		v.Allowed, v.Reason = false, err.Error()
+	}
+	return v, nil
+}

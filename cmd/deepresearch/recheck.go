@@ -43,7 +43,7 @@ Exit status: 0 the report holds, 1 it no longer holds, 2 bad input.`,
 		Args: runIDs("recheck", 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return readStore(cmd, configFile, func(ctx context.Context, s config.Settings, st *sqlitestore.Store) error {
-				r, err := rechecker(s)
+				r, err := researcherOf(s)
 				if err != nil {
 					return err
 				}
@@ -63,9 +63,9 @@ Exit status: 0 the report holds, 1 it no longer holds, 2 bad input.`,
 	return cmd
 }
 
-// rechecker is the Researcher of the settings, for its page fetcher and
-// domain policy.
-func rechecker(s config.Settings) (*deepresearch.Researcher, error) {
+// researcherOf is the Researcher of the settings, for its page fetcher,
+// domain policy and tier table.
+func researcherOf(s config.Settings) (*deepresearch.Researcher, error) {
 	r, err := deepresearch.FromSettings(s, nil)
 	if err != nil {
 		return nil, inputError(err)
@@ -94,7 +94,7 @@ func refetch(cmd *cobra.Command, vf verifyFlags, path string) error {
 	if err != nil {
 		return err
 	}
-	r, err := rechecker(s)
+	r, err := researcherOf(s)
 	if err != nil {
 		return err
 	}
