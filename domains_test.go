@@ -178,3 +178,39 @@ func TestRequestDomains(t *testing.T) {
 		t.Errorf("Validate of a bad pattern: %v", err)
 	}
 }
+
+// TestRequestDomainsOnWorkers: a request's domain lists travel with its
+// agents' jobs, and a worker applies them over its own policy.
+func TestRequestDomainsOnWorkers(t *testing.T) {
+	web := domainWeb(t)
+	s := domainSettings(t, web)
+	s.Research.MaxCycles = 1
+	worker, err := deepresearch.FromSettings(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer worker.Close()
+	cfg, err := deepresearch.ConfigFromSettings(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Agents = wireRunner{worker: worker}
+	r, err := deepresearch.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rep, err := r.Research(context.Background(), deepresearch.Request{Question: "How long does a submarine cable splice take on a repair ship?",
+		Domains: &deepresearch.RequestDomains{Allow: []string{"127.0.0.1/pages/spec*"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sources) == 0 {
+		t.Fatal("no sources")
+	}
+	for _, src := range rep.Sources {
+		if !strings.Contains(src.URL, "/pages/spec") {
+			t.Errorf("a worker's agent used %s, outside the request's allow list", src.URL)
+		}
+	}
+}
