@@ -146,71 +146,56 @@ func TestDomainPolicyAndTiers(t *testing.T) {
 	}
 }
 
-// TestRequestDomains: a request's deny list narrows the configured
-// policy for its run only, and a malformed pattern is a RequestError
-// naming the member.
+// TestRequestDomains: a request's domain lists narrow the configured
+// policy for its run only — in this process, and on workers, with which
+// they travel in each agent's job — and a malformed pattern is a
+// RequestError naming the member.
 func TestRequestDomains(t *testing.T) {
 	web := domainWeb(t)
 	s := domainSettings(t, web)
 	s.Research.MaxCycles = 1
-	r, err := deepresearch.FromSettings(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	req := deepresearch.Request{Question: "How long does a submarine cable splice take on a repair ship?",
-		Domains: &deepresearch.RequestDomains{Deny: []string{"127.0.0.1/pages/forum-thread"}, Allow: []string{"127.0.0.1/pages/evil-1", "127.0.0.1/pages/forum*", "127.0.0.1/pages/spec*"}}}
-	rep, err := r.Research(context.Background(), req, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Sources) == 0 {
-		t.Fatal("no sources")
-	}
-	for _, src := range rep.Sources {
-		if !strings.Contains(src.URL, "/pages/spec") {
-			t.Errorf("source %s is outside the request's policy (allowed: spec*; the configuration denies evil*)", src.URL)
+	newResearcher := func(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Researcher {
+		cfg, err := deepresearch.ConfigFromSettings(s, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		cfg.Agents = agents
+		r, err := deepresearch.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	for _, c := range []struct {
+		name   string
+		agents func(t *testing.T) deepresearch.AgentRunner
+	}{
+		{"in process", func(*testing.T) deepresearch.AgentRunner { return nil }},
+		{"on workers", func(t *testing.T) deepresearch.AgentRunner { return wireRunner{worker: newResearcher(t, nil)} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newResearcher(t, c.agents(t))
+			req := deepresearch.Request{Question: "How long does a submarine cable splice take on a repair ship?",
+				Domains: &deepresearch.RequestDomains{Deny: []string{"127.0.0.1/pages/forum-thread"},
+					Allow: []string{"127.0.0.1/pages/evil-1", "127.0.0.1/pages/forum*", "127.0.0.1/pages/spec*"}}}
+			rep, err := r.Research(context.Background(), req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Sources) == 0 {
+				t.Fatal("no sources")
+			}
+			for _, src := range rep.Sources {
+				if !strings.Contains(src.URL, "/pages/spec") {
+					t.Errorf("source %s is outside the request's policy (allowed: spec*; the configuration denies evil*)", src.URL)
+				}
+			}
+		})
 	}
 	var reqErr *deepresearch.RequestError
 	bad := deepresearch.Request{Question: "q?", Domains: &deepresearch.RequestDomains{Deny: []string{"a b"}}}
 	if err := bad.Validate(); !errors.As(err, &reqErr) || reqErr.Field != "domains" {
 		t.Errorf("Validate of a bad pattern: %v", err)
-	}
-}
-
-// TestRequestDomainsOnWorkers: a request's domain lists travel with its
-// agents' jobs, and a worker applies them over its own policy.
-func TestRequestDomainsOnWorkers(t *testing.T) {
-	web := domainWeb(t)
-	s := domainSettings(t, web)
-	s.Research.MaxCycles = 1
-	worker, err := deepresearch.FromSettings(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer worker.Close()
-	cfg, err := deepresearch.ConfigFromSettings(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Agents = wireRunner{worker: worker}
-	r, err := deepresearch.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: "How long does a submarine cable splice take on a repair ship?",
-		Domains: &deepresearch.RequestDomains{Allow: []string{"127.0.0.1/pages/spec*"}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Sources) == 0 {
-		t.Fatal("no sources")
-	}
-	for _, src := range rep.Sources {
-		if !strings.Contains(src.URL, "/pages/spec") {
-			t.Errorf("a worker's agent used %s, outside the request's allow list", src.URL)
-		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -37,12 +36,7 @@ prints the same as JSON.`,
 				}
 				out := cmd.OutOrStdout()
 				if asJSON {
-					b, err := json.MarshalIndent(d, "", "  ")
-					if err != nil {
-						return err
-					}
-					_, err = fmt.Fprintf(out, "%s\n", printableJSON(b))
-					return err
+					return printJSON(out, d)
 				}
 				return d.WriteText(printableWriter{W: out})
 			})

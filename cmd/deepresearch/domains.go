@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -61,11 +60,7 @@ Exit status: 0 every URL allowed, 1 one denied, 2 bad input.`,
 				verdicts = append(verdicts, v)
 			}
 			if asJSON {
-				b, err := json.MarshalIndent(verdicts, "", "  ")
-				if err != nil {
-					return err
-				}
-				if _, err := fmt.Fprintf(out, "%s\n", printableJSON(b)); err != nil {
+				if err := printJSON(out, verdicts); err != nil {
 					return err
 				}
 			} else {

@@ -114,11 +114,7 @@ func refetch(cmd *cobra.Command, vf verifyFlags, path string) error {
 func writeRecheck(cmd *cobra.Command, res *deepresearch.RecheckResult, asJSON bool) error {
 	out := cmd.OutOrStdout()
 	if asJSON {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(out, "%s\n", printableJSON(b)); err != nil {
+		if err := printJSON(out, res); err != nil {
 			return err
 		}
 	} else if err := res.WriteText(printableWriter{W: out}); err != nil {
