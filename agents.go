@@ -107,6 +107,10 @@ type AgentJob struct {
 	// a worker whose own differ refuses the job (ErrAgentSettings), as its
 	// agent would not do what the run's would. Zero: not checked.
 	Settings AgentSettings `json:"settings,omitzero"`
+	// Domains are the run's request's domain lists, which narrow the
+	// worker's own policy (Config.Domains) as they narrowed the
+	// coordinator's; nil: none.
+	Domains *RequestDomains `json:"domains,omitempty"`
 }
 
 // AgentSettings are the settings that shape what an agent finds and
@@ -238,6 +242,9 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 		}
 		ctx = journal.NewContext(ctx, j)
 	}
+	if ctx, err = r.withDomains(ctx, job.Domains); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAgentJob, err)
+	}
 	if r.pages {
 		pages, err := fetch.New(r.cfg.Fetch)
 		if err != nil {
@@ -274,7 +281,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 // not yet emitted, in order, before it returns.
 func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
 	job := AgentJob{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
-		Settings: r.agentSettings()}
+		Settings: r.agentSettings(), Domains: req.Domains}
 	rl := &relay{emit: func(p events.Payload) { em.Emit(task.Index, task.Title, p) }}
 	res, err := r.cfg.Agents.RunAgent(ctx, job, rl.progress)
 	if err == nil && res == nil {

@@ -46,6 +46,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/fetch"
@@ -139,6 +140,10 @@ type Config struct {
 	// means "corpus" for the local index, "web" with SearchEngines' web
 	// engines, and "search" for Search.
 	Channel string
+	// Domains is the domain policy (which pages research may use) and the
+	// table of source tiers (how credible each is); the zero value allows
+	// every page and rates sources with the built-in table.
+	Domains DomainConfig
 	// Fetch configures the page fetcher each run with a web search engine
 	// reads pages through (its SSRF guard, time and size limits), with a
 	// cache that lives as long as the run.
@@ -262,6 +267,9 @@ type Researcher struct {
 
 	embedder vector.Embedder // Config.Embedder, named and retried; nil: none
 
+	policy *domains.Policy // Config.Domains' allow and deny lists; nil: every page
+	tiers  *domains.Table  // the source tiers; nil: none (NoTiers)
+
 	indexMu  sync.Mutex // guards index, synced and lastSync, held while opening it
 	index    *corpus.Index
 	synced   bool
@@ -351,6 +359,9 @@ func New(cfg Config) (*Researcher, error) {
 	if r.cfg.MaxAgents > 0 {
 		r.agents = make(chan struct{}, r.cfg.MaxAgents)
 	}
+	if err := r.setDomains(); err != nil {
+		return nil, err
+	}
 	if err := r.setEmbedder(); err != nil {
 		return nil, err
 	}
@@ -395,7 +406,7 @@ func (r *Researcher) searchEngines() error {
 		return nil // the local index alone, the default
 	}
 	wcfg := websearch.Config{SearXNGURL: r.cfg.SearXNGURL, TavilyKey: r.cfg.TavilyKey, BraveKey: r.cfg.BraveKey,
-		ExaKey: r.cfg.ExaKey, Chroma: r.cfg.Chroma, Pages: journal.Pages{PageFetcher: fetch.ContextPages{}}}
+		ExaKey: r.cfg.ExaKey, Chroma: r.cfg.Chroma, Pages: journal.Pages{PageFetcher: fetch.ContextPages{}}, Tiers: r.tiers}
 	var err error
 	if wcfg.Backends, err = r.mcpSources(names); err != nil {
 		return err

@@ -86,6 +86,7 @@ type loop struct {
 
 	cycles   int
 	followed map[string]bool // documents a follow-up was given to read (follow), by docKey
+	lowSeen  map[string]bool // claims found to rest on low-tier sources (lowTier), by claimKey
 	end      string          // why the loop stopped (events.Loop*)
 	dropped  int             // citations the published report made of no merged source
 
@@ -192,7 +193,7 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage Stage, err 
 		return StageMerge, err
 	}
 	l.rep.TimingsMS[StageMerge] += clock.Now().Sub(t0).Milliseconds()
-	l.rep.Sources = l.merger.Sources()
+	l.rep.Sources = l.r.withTiers(l.merger.Sources())
 	unknown := l.merger.Unknown()
 	em.Emit(runLevel, "", mergedData(l.rep.Sources, len(unknown)))
 	if c == 1 {
@@ -297,6 +298,18 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 			}
 			a.Reason = strings.TrimSpace(a.Reason + " " + plural(len(follow), "document") + " the cited sources name to read.")
 			a.Tasks = append(follow, a.Tasks...)
+		}
+	}
+	if low, tasks := l.lowTier(); len(low) > 0 {
+		// A claim resting only on forums or content farms is a gap, and
+		// (budget allowing) primary sources for it are looked for.
+		gaps = append(gaps, low...)
+		if decision != events.LoopBudget && l.meter.spent() == "" && len(tasks) > 0 {
+			if decision != events.LoopContinue {
+				a.Done, a.Tasks, decision = false, nil, events.LoopContinue
+			}
+			a.Reason = strings.TrimSpace(a.Reason + " " + lowTierReason(len(low)))
+			a.Tasks = append(a.Tasks, tasks...)
 		}
 	}
 	l.em.InCycle(c).Emit(runLevel, "", events.AssessedData{Cycle: c, Covered: orEmpty(a.Covered), Gaps: gaps,

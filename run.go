@@ -72,6 +72,9 @@ type Request struct {
 	// Config.MaxRunAgents). Like Budget it is the operator's cost cap, not
 	// part of the JSON form.
 	MaxRunAgents int `json:"-"`
+	// Domains narrows Config.Domains' policy for this run: more domains
+	// denied, or only some allowed (nil: the configured policy).
+	Domains *RequestDomains `json:"domains,omitempty" jsonschema:"domains to allow or deny for this run, within the server's policy"`
 
 	// Clarify is ClarifyAuto (or empty: the model decides whether to ask
 	// clarifying questions before planning) or ClarifyNever.
@@ -191,6 +194,9 @@ func (req Request) Validate() error {
 	}
 	if _, err := citeproc.ParseStyle(string(req.Style)); err != nil {
 		return styleError(req.Style)
+	}
+	if err := req.Domains.validate(); err != nil {
+		return err
 	}
 	return req.validatePeople()
 }
@@ -356,6 +362,10 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	stage := func(s Stage, t0 time.Time) { rep.TimingsMS[s] = clock.Now().Sub(t0).Milliseconds() }
 	em.Emit(runLevel, "", events.RunStartedData{Question: req.Question, Config: r.startedConfig(req)})
 
+	ctx, err := r.withDomains(ctx, req.Domains)
+	if err != nil {
+		return fail(StageIndex, err)
+	}
 	if r.pages {
 		pages, err := fetch.New(r.cfg.Fetch)
 		if err != nil {

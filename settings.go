@@ -32,7 +32,8 @@ type FetchConfig = fetch.Config
 // embedder who builds the same Config gets the same Researcher. The
 // variables are read through settings' Getenv (config.Settings.Env), the
 // only environment the library reads. log receives diagnostics (nil:
-// none). It does no I/O; the corpus is indexed on the first run.
+// none). It does no I/O but read domains.tiers_file, when set; the
+// corpus is indexed on the first run.
 func FromSettings(s config.Settings, log *zerolog.Logger) (*Researcher, error) {
 	cfg, err := ConfigFromSettings(s, log)
 	if err != nil {
@@ -93,6 +94,9 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		Unsupported:   Action(s.Output.Unsupported),
 		Logger:        log,
 		ModelNames:    roleModels(s.Model),
+	}
+	if cfg.Domains, err = domainsFromSettings(s.Domains); err != nil {
+		return Config{}, err
 	}
 	if len(s.Model.Prices) > 0 || s.Research.MaxCost > 0 {
 		if cfg.Price, err = prices(s.Model); err != nil {

@@ -41,12 +41,15 @@ type Settings struct {
 	Research Research `mapstructure:"research"`
 	Search   Search   `mapstructure:"search"`
 	MCP      MCP      `mapstructure:"mcp"`
-	Fetch    Fetch    `mapstructure:"fetch"`
-	Output   Output   `mapstructure:"output"`
-	Serve    Serve    `mapstructure:"serve"`
-	Store    Store    `mapstructure:"store"`
-	NATS     NATS     `mapstructure:"nats"`
-	Log      Log      `mapstructure:"log"`
+	// Domains is the domain policy and the source tiers of web research
+	// (the domains section).
+	Domains Domains `mapstructure:"domains"`
+	Fetch   Fetch   `mapstructure:"fetch"`
+	Output  Output  `mapstructure:"output"`
+	Serve   Serve   `mapstructure:"serve"`
+	Store   Store   `mapstructure:"store"`
+	NATS    NATS    `mapstructure:"nats"`
+	Log     Log     `mapstructure:"log"`
 
 	Telemetry Telemetry `mapstructure:"telemetry"`
 
@@ -199,6 +202,24 @@ type Search struct {
 	ChromaCollections []string `mapstructure:"chroma_collections"`
 	ChromaTenant      string   `mapstructure:"chroma_tenant"`
 	ChromaDatabase    string   `mapstructure:"chroma_database"`
+}
+
+// Domains is which web pages research may use and how credible each is
+// (docs/models-and-web.md).
+type Domains struct {
+	// Allow, when not empty, limits research to pages whose domain
+	// matches one of its patterns ("*.gov", "example.org/docs*"); Deny
+	// refuses those matching any of its patterns. Both apply to search
+	// results, links followed, fetches and every redirect.
+	Allow []string `mapstructure:"allow"`
+	Deny  []string `mapstructure:"deny"`
+	// TiersFile is a YAML file that replaces the built-in table of source
+	// tiers ("" is the built-in one; `deepresearch domains` prints it).
+	TiersFile string `mapstructure:"tiers_file"`
+	// Tiers override single entries of the table, each "PATTERN=TIER"
+	// ("blog.example.com=primary"); TIER is primary, news, forum or
+	// content-farm, or "none" to rate no source at all (alone).
+	Tiers []string `mapstructure:"tiers"`
 }
 
 // Fetch bounds the reading of web pages.
@@ -380,9 +401,10 @@ func Defaults() Settings {
 			Clarify: "auto", Review: "first_plan"},
 		Search: Search{Providers: []string{defaults.SearchCorpus}, ChromaCollections: []string{},
 			ChromaTenant: defaults.ChromaTenant, ChromaDatabase: defaults.ChromaDatabase},
-		MCP:    MCP{Servers: map[string]MCPServer{}},
-		Fetch:  Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
-		Output: Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
+		MCP:     MCP{Servers: map[string]MCPServer{}},
+		Domains: Domains{Allow: []string{}, Deny: []string{}, Tiers: []string{}},
+		Fetch:   Fetch{Allow: []string{}, Timeout: defaults.FetchTimeout, MaxBytes: defaults.FetchMaxSize},
+		Output:  Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
 		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout, PlanTimeoutAction: "proceed",
 			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
 		NATS: NATS{Replicas: 1, Workers: 4},

@@ -18,6 +18,7 @@ func TestDefaults(t *testing.T) {
 		Research: Research{MaxTasks: 4, Parallelism: 4, SearchLimit: 5, MaxToolCalls: 8, MaxTokens: 16000, AgentTimeout: 2 * time.Minute, MaxCycles: 3, Clarify: "auto", Review: "first_plan"},
 		Search:   Search{Providers: []string{"corpus"}, ChromaCollections: []string{}, ChromaTenant: "default_tenant", ChromaDatabase: "default_database"},
 		MCP:      MCP{Servers: map[string]MCPServer{}},
+		Domains:  Domains{Allow: []string{}, Deny: []string{}, Tiers: []string{}},
 		Fetch:    Fetch{Allow: []string{}, Timeout: 20 * time.Second, MaxBytes: 5 << 20},
 		Output:   Output{Format: "md", Style: "markdown", Unsupported: "flag"},
 		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20, Resume: "auto", MaxResumes: 3, PlanTimeoutAction: "proceed"},

@@ -32,6 +32,7 @@ type WebServer struct {
 	mu      sync.Mutex
 	fetched []string
 	raw     map[string]rawPage // documents served as files (ServeAs)
+	changed map[string]pageChange
 }
 
 // NewWebServer serves docs. Each document's URL becomes URL()+"/pages/"+ID
@@ -102,6 +103,9 @@ func (s *WebServer) page(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.fetched = append(s.fetched, d.URL)
 	s.mu.Unlock()
+	if s.answerChanged(w, r, &d) {
+		return
+	}
 	if raw, ok := s.rawFor(d.DocID); ok {
 		w.Header().Set("Content-Type", raw.contentType)
 		w.Write(raw.body)

@@ -35,6 +35,7 @@
 //	GET    /v1/research/{id}/diff/{other}  what changed from its report to run other's (deepresearch.RunDiff)
 //	GET    /v1/research/{id}/fragment       the report as the HTML report's fragment, with verdicts and links to the sources' texts
 //	GET    /v1/research/{id}/sources/{n}    reference n's text read, its checked passages highlighted: HTML, or JSON for Accept: application/json
+//	GET    /v1/research/{id}/recheck  its report's cited web pages read again (deepresearch.RecheckResult)
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
 //	GET    /v1/models                the one model, "deepresearch"
 //	GET    /v1/schema/report.json    the JSON report's JSON Schema (deepresearch.ReportSchema)
@@ -193,6 +194,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/research/{id}/plan", s.auth(s.getPlan))
 	mux.HandleFunc("POST /v1/research/{id}/plan", s.auth(s.postPlan))
 	mux.HandleFunc("GET /v1/research/{id}/diff/{other}", s.auth(s.getDiff))
+	mux.HandleFunc("GET /v1/research/{id}/recheck", s.auth(s.getRecheck))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
 	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)

@@ -108,6 +108,8 @@ type envOpts struct {
 	people deepresearch.PeopleDefaults
 	// remote is the server's Config.Remote.
 	remote Remote
+	// fetchAllow is the Researcher's Config.Fetch.Allow.
+	fetchAllow []string
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -126,6 +128,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	r, err := deepresearch.New(deepresearch.Config{Clock: rclock,
 		Model: o.model, Corpus: filepath.Join("..", "testdata", "corpus"),
 		IndexPath: filepath.Join(e.dir, "index.db"), MaxRetries: -1, People: o.people,
+		Fetch: deepresearch.FetchConfig{Allow: o.fetchAllow},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -586,6 +589,8 @@ func TestErrors(t *testing.T) {
 		{"blank question", "POST", "/v1/research", `{"question":"  "}`, nil, 400, typeInvalid, "empty"},
 		{"max_tasks too big", "POST", "/v1/research", `{"question":"q","max_tasks":99}`, nil, 400, typeInvalid, "max_tasks"},
 		{"negative search_limit", "POST", "/v1/research", `{"question":"q","search_limit":-1}`, nil, 400, typeInvalid, "search_limit"},
+		{"bad domain pattern", "POST", "/v1/research", `{"question":"q","domains":{"deny":["a b.example"]}}`, nil, 400, typeInvalid, `"domains"`},
+		{"unknown domains member", "POST", "/v1/research", `{"question":"q","domains":{"block":["a.example"]}}`, nil, 400, typeInvalid, `"block"`},
 		{"bad style", "POST", "/v1/research", `{"question":"q","style":"fancy"}`, nil, 400, typeInvalid, `"style" is "fancy"; want markdown, plain, footnote or html`},
 		{"bad review", "POST", "/v1/research", `{"question":"q","review":"always"}`, nil, 400, typeInvalid, `"review" is "always"; want never, first_plan or every_cycle`},
 		{"review_plan against review never", "POST", "/v1/research", `{"question":"q","review_plan":true,"review":"never"}`, nil, 400, typeInvalid, "review_plan"},

@@ -437,6 +437,9 @@ func TestResearchTool(t *testing.T) {
 	if got := toolError(t, cs, "research", map[string]any{"question": "q", "max_tasks": 99}); !strings.Contains(got, "max_tasks") {
 		t.Errorf("a limit out of range: %q", got)
 	}
+	if got := toolError(t, cs, "research", map[string]any{"question": "q", "domains": map[string]any{"deny": []string{"*"}}}); !strings.Contains(got, "domains") {
+		t.Errorf("a bad domain pattern: %q", got)
+	}
 	// The typed words are read once, as the arguments are decoded, and a
 	// bad one is named with the words it takes.
 	if got := toolError(t, cs, "research", map[string]any{"question": "q", "style": "gothic"}); !strings.Contains(got, `"style" is "gothic"; want markdown, plain, footnote or html`) {

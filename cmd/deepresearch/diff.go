@@ -1,13 +1,15 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 func init() { extraCommands = append(extraCommands, newDiffCmd) }
@@ -24,34 +26,20 @@ text), the cited sentences whose support changed (judged lexically against
 each run's own source texts), and the sections added or removed. --json
 prints the same as JSON.`,
 		Args: runIDs("diff", 2),
-		RunE: func(cmd *cobra.Command, args []string) (retErr error) {
-			s, err := settings(cmd, configFile)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			st, damage, err := openStoreToRead(ctx, s)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			defer func() { retErr = errors.Join(retErr, damage) }()
-			d, err := deepresearch.DiffRuns(ctx, st, args[0], args[1])
-			if errors.Is(err, deepresearch.ErrRunNotFound) {
-				return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
-			} else if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				b, err := json.MarshalIndent(d, "", "  ")
-				if err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return readStore(cmd, configFile, func(ctx context.Context, s config.Settings, st *sqlitestore.Store) error {
+				d, err := deepresearch.DiffRuns(ctx, st, args[0], args[1])
+				if errors.Is(err, deepresearch.ErrRunNotFound) {
+					return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
+				} else if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(out, "%s\n", printableJSON(b))
-				return err
-			}
-			return d.WriteText(printableWriter{W: out})
+				out := cmd.OutOrStdout()
+				if asJSON {
+					return printJSON(out, d)
+				}
+				return d.WriteText(printableWriter{W: out})
+			})
 		},
 	}
 	storeFlags(cmd, &configFile)

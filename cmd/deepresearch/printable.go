@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -19,6 +20,17 @@ func printable(s string) string { return termsafe.Text(s) }
 // printableJSON escapes the DEL and C1 characters of the JSON document b
 // (termsafe.JSON).
 func printableJSON(b []byte) []byte { return termsafe.JSON(b) }
+
+// printJSON writes v to w as indented JSON made printable, with a final
+// newline: what a command's --json prints.
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", printableJSON(b))
+	return err
+}
 
 // printableWriter writes through printable, or printableJSON: each Write
 // whole lines or documents.

@@ -49,6 +49,24 @@ says what to do).`,
 	return cmd
 }
 
+// readStore runs fn over the run store of the command's settings (its
+// --config FILE), opened to read (openStoreToRead): a damaged store's
+// error is returned with fn's, once fn has shown what it could.
+func readStore(cmd *cobra.Command, configFile string, fn func(ctx context.Context, s config.Settings, st *sqlitestore.Store) error) (retErr error) {
+	s, err := settings(cmd, configFile)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	st, damage, err := openStoreToRead(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	defer func() { retErr = errors.Join(retErr, damage) }()
+	return fn(ctx, s, st)
+}
+
 // openStoreToRead opens the run store for a command that only reads it
 // (runs, show). A damaged store is opened read-only, so that what can
 // still be read is; damage is then the error that says so, for the

@@ -40,6 +40,7 @@ type verifyFlags struct {
 	uncited     bool
 	rlm         bool
 	corpusOnly  bool
+	refetch     bool
 }
 
 // errVerifyFailed is the FAIL verdict (exit status 1).
@@ -127,6 +128,13 @@ missing files, unknown REF identifiers, edited passages) fail; warnings
 duplicates, stale or unversioned files, unmatched DOIs, uncited statistics,
 overclaims) fail only with --strict.
 
+--refetch REPORT.json reads the JSON report's cited web pages again and
+compares them with the text_sha256 and passages its references keep, as
+'deepresearch recheck RUN' does for a stored run: each source UNCHANGED,
+CHANGED (the passages that moved or went), GONE (404, 410, a redirect to
+other text), UNREACHABLE or SKIPPED, and the claims whose every source
+changed or went (exit status 1 when there is one).
+
 --fix writes the report fixed, annotated rather than silently cut: a citation
 of a source that does not exist or was never retrieved is removed and leaves
 an HTML comment saying why; --unsupported flag|remove also acts on unsupported
@@ -179,6 +187,7 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 	f.BoolVar(&vf.uncited, "uncited", false, "report every factual sentence that cites nothing")
 	f.BoolVar(&vf.rlm, "rlm", false, "check file references only ([path@hash, L10-20]); no sources needed")
 	f.BoolVar(&vf.corpusOnly, "corpus-only", false, "check only numbered citations, @-mentions and REF identifiers")
+	f.BoolVar(&vf.refetch, "refetch", false, "read the JSON report's cited web pages again and say whether it still holds (see 'deepresearch recheck')")
 	return cmd
 }
 
@@ -197,6 +206,9 @@ type verified struct {
 func (v *verified) pass(strict bool) bool { return v.res.Pass(strict) && len(v.sidecar) == 0 }
 
 func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
+	if vf.refetch {
+		return refetch(cmd, vf, reportPath)
+	}
 	switch {
 	case vf.run != "" && vf.sources != "":
 		return usageError{errors.New("--run and --sources both name the sources: give one")}

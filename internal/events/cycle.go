@@ -26,6 +26,9 @@ const (
 	// GapUnanswered is a part the written report leaves unanswered (the
 	// report's check of itself against the question's parts).
 	GapUnanswered = "unanswered"
+	// GapLowTier is a claim whose every cited source is of a low tier
+	// (a forum or a content farm, by the run's table of source tiers).
+	GapLowTier = "low_tier"
 )
 
 // Gap is something the findings so far do not settle.

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 )
 
@@ -40,6 +41,21 @@ func (e *Error) Error() string {
 
 // Unwrap returns e.Err.
 func (e *Error) Unwrap() error { return e.Err }
+
+// StatusError is the reason for an ErrStatus: the status the server
+// answered, and the URL that answered it (after redirects). It unwraps to
+// ErrStatus.
+type StatusError struct {
+	Code int
+	URL  string
+}
+
+func (e *StatusError) Error() string {
+	return ErrStatus.Error() + " " + strconv.Itoa(e.Code) + " " + http.StatusText(e.Code) + " from " + e.URL
+}
+
+// Unwrap returns ErrStatus.
+func (e *StatusError) Unwrap() error { return ErrStatus }
 
 // AddrError is the reason for an ErrBlocked: which host and address were
 // refused, and the class of address. It unwraps to ErrBlocked.

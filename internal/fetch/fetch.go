@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 
@@ -155,13 +156,18 @@ func (f *Fetcher) Close() error {
 }
 
 // checkRedirect allows at most MaxRedirects redirects, each to http or
-// https. The address of each is checked by the dialer as for the first.
+// https and to a URL the domain policy of the request's context permits
+// (domains.FromContext). The address of each is checked by the dialer as
+// for the first.
 func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > f.cfg.MaxRedirects {
 		return fmt.Errorf("%w (%d)", ErrTooManyRedirects, f.cfg.MaxRedirects)
 	}
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return fmt.Errorf("redirect to %q: %w", req.URL.Redacted(), ErrScheme)
+	}
+	if err := domains.FromContext(req.Context()).Check(req.URL.Redacted()); err != nil {
+		return err
 	}
 	return nil
 }
@@ -171,6 +177,11 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // share that result, errors included, except a fetch ended by its caller's
 // context, which the next caller tries again. A caller whose ctx ends while
 // waiting returns at once with the context's error.
+//
+// The domain policy in ctx (domains.FromContext: the run's
+// search.domains) is applied to rawURL and to every redirect: a refused
+// URL is an *Error wrapping domains.ErrDenied, and nothing is read from
+// it.
 //
 // Errors are *Error values wrapping ErrScheme, ErrBlocked, ErrTooLarge,
 // ErrTooManyRedirects, ErrStatus, ErrContentType, ErrNoText, a context
@@ -232,6 +243,9 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 		return fail("url", errors.New("missing host"))
 	}
 	u.User = nil
+	if err := domains.FromContext(ctx).Check(u.String()); err != nil {
+		return fail("domain", err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -246,12 +260,12 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
-			if ue.URL != req.URL.String() && !errors.Is(err, ErrScheme) && !errors.Is(err, ErrTooManyRedirects) {
+			if ue.URL != req.URL.String() && !errors.Is(err, ErrScheme) && !errors.Is(err, ErrTooManyRedirects) && !errors.Is(err, domains.ErrDenied) {
 				// A redirect's request failed: name where it led.
 				stage, err = "redirect", fmt.Errorf("redirect to %q: %w", ue.URL, err)
 			}
 		}
-		if errors.Is(err, ErrTooManyRedirects) || errors.Is(err, ErrScheme) {
+		if errors.Is(err, ErrTooManyRedirects) || errors.Is(err, ErrScheme) || errors.Is(err, domains.ErrDenied) {
 			stage = "redirect"
 		}
 		return fail(stage, err)
@@ -260,7 +274,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (Page, error) {
 	final := resp.Request.URL.String()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return fail("status", fmt.Errorf("%w %d %s from %s", ErrStatus, resp.StatusCode, http.StatusText(resp.StatusCode), final))
+		return fail("status", &StatusError{Code: resp.StatusCode, URL: final})
 	}
 	if resp.ContentLength > f.cfg.MaxBytes {
 		return fail("read", fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, resp.ContentLength, f.cfg.MaxBytes))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/docx"
+	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
 )
 
@@ -79,6 +80,9 @@ func referenceRuns(ref Reference) []docx.Run {
 	}
 	if d := dated(ref.Source); d != "" {
 		runs = append(runs, docx.Run{Text: d})
+	}
+	if t := source.Clean(ref.Tier); t != "" {
+		runs = append(runs, docx.Run{Text: " (tier: " + t + ")"})
 	}
 	if link := canon.Link(ref.URL); strings.HasPrefix(link, "http://") || strings.HasPrefix(link, "https://") {
 		runs = append(runs, docx.Run{Text: ". "}, docx.Run{Text: link, Link: link})

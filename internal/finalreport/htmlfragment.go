@@ -76,7 +76,7 @@ func HTMLFragment(r *Report, opts HTMLOptions) (string, error) {
 		if a := byline(ref.Source); a != "" {
 			b.WriteString(" — " + html.EscapeString(a))
 		}
-		b.WriteString(dated(ref.Source))
+		b.WriteString(dated(ref.Source) + htmlTier(ref.Source))
 		if ch := source.Clean(ref.Channel); ch != "" {
 			fmt.Fprintf(&b, " <span class=\"channel\">%s</span>", html.EscapeString(ch))
 		}

@@ -74,6 +74,14 @@ func List(refs []Reference, form ListForm) string {
 	var b strings.Builder
 	for _, ref := range refs {
 		title, date := ref.Label(), dated(ref.Source)
+		if t := source.Clean(ref.Tier); t != "" && form != ListIndex {
+			// The tier, after the date: "(2024-03-15) (tier: primary)".
+			if form == ListHTML {
+				date += " (tier: " + html.EscapeString(t) + ")"
+			} else {
+				date += " (tier: " + mdtext.Escape(t) + ")"
+			}
+		}
 		if a := byline(ref.Source); a != "" {
 			// The authors, between the title and the date: "[Title](URL) —
 			// Jane Doe, John Roe (2024-03-15)".
@@ -129,6 +137,14 @@ func byline(s source.Source) string {
 func dated(s source.Source) string {
 	if d := s.Dated(); d != "" {
 		return " (" + d + ")"
+	}
+	return ""
+}
+
+// htmlTier is an HTML reference entry's tier, " (tier: primary)", or "".
+func htmlTier(s source.Source) string {
+	if t := source.Clean(s.Tier); t != "" {
+		return " (tier: " + html.EscapeString(t) + ")"
 	}
 	return ""
 }

@@ -65,6 +65,7 @@ type (
 		Channel      string        `xml:"channel,attr,omitempty"`
 		Published    string        `xml:"published,attr,omitempty"`
 		Modified     string        `xml:"modified,attr,omitempty"`
+		Tier         string        `xml:"tier,attr,omitempty"`
 		TextSHA256   string        `xml:"text_sha256,attr,omitempty"`
 		Title        string        `xml:"title"`
 		Locations    []xmlLocation `xml:"location"`
@@ -124,7 +125,7 @@ func XML(doc *Document) ([]byte, error) {
 	}
 	for _, ref := range doc.References {
 		r := xmlReference{Number: ref.Number, ID: ref.ID, URL: ref.URL, CanonicalURL: ref.CanonicalURL, Type: ref.Type(),
-			Channel: ref.Channel, Published: ref.Published, Modified: ref.Modified, Title: ref.Label()}
+			Channel: ref.Channel, Published: ref.Published, Modified: ref.Modified, Tier: ref.Tier, Title: ref.Label()}
 		if ref.Checked != nil {
 			r.TextSHA256 = ref.TextSHA256
 		}

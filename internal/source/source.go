@@ -39,6 +39,10 @@ type Source struct {
 	// DOCX's metadata); several authors are separated by "; " (see
 	// Authors). Empty when unknown.
 	Author string `json:"author,omitempty"`
+	// Tier is how credible the source is by its domain, as the run's tier
+	// table rates its URL: "primary", "news", "forum" or "content-farm"
+	// (internal/domains); empty when unrated or not a web page.
+	Tier string `json:"tier,omitempty"`
 }
 
 // AuthorSep separates the authors of Source.Author.

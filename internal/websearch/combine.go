@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
+	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/internal/search"
 )
 
@@ -73,6 +74,10 @@ func Combine(hooks Hooks, members ...Member) (*Combined, error) {
 // that member's several passages of it are kept (the agent numbers them as
 // one source). Each result keeps its snippet and its member's channel.
 //
+// A result whose URL the domain policy in ctx refuses
+// (domains.FromContext: the run's search.domains) is dropped from every
+// member's list before they are interleaved.
+//
 // When some members fail, their failures go to Hooks.Failed and the others'
 // results are returned. When all fail, the error joins every member's.
 func (c *Combined) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
@@ -105,6 +110,11 @@ func (c *Combined) Search(ctx context.Context, query string, limit int) ([]searc
 			if err != nil {
 				c.hooks.Failed(c.members[i].Name, err)
 			}
+		}
+	}
+	if policy := domains.FromContext(ctx); policy != nil {
+		for i, list := range lists {
+			lists[i] = slices.DeleteFunc(list, func(r search.Result) bool { return !policy.Permits(r.URL) })
 		}
 	}
 	out := interleave(c.members, lists, limit)
@@ -215,7 +225,8 @@ func withChannel(doc search.Document, channel string) search.Document {
 var _ search.Resolver = (*Combined)(nil)
 
 // Resolve asks each member that is a search.Resolver in turn and returns
-// the first answer that is not search.ErrNotFound.
+// the first answer that is not search.ErrNotFound. A link to a URL the
+// domain policy in ctx refuses wraps search.ErrNotFound.
 func (c *Combined) Resolve(ctx context.Context, from, ref string) (string, error) {
 	for _, m := range c.members {
 		r, ok := m.Backend.(search.Resolver)
@@ -223,6 +234,11 @@ func (c *Combined) Resolve(ctx context.Context, from, ref string) (string, error
 			continue
 		}
 		id, err := r.Resolve(ctx, from, ref)
+		if err == nil {
+			if derr := domains.FromContext(ctx).Check(id); derr != nil {
+				return "", fmt.Errorf("websearch: link %q: %w: %w", ref, derr, search.ErrNotFound)
+			}
+		}
 		if err == nil || !errors.Is(err, search.ErrNotFound) {
 			return id, err
 		}

@@ -18,12 +18,14 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -74,6 +76,10 @@ type Config struct {
 	// a channel of its own, its name ("mcp:NAME": an MCP server's, see
 	// internal/mcpsource).
 	Backends map[string]search.Backend
+	// Tiers rates each result's domain (internal/domains): Search moves
+	// primary sources up its list and forums and content farms down (see
+	// Engine.Search). Nil: the provider's order stands.
+	Tiers *domains.Table
 
 	// Pages reads result pages for Fetch. Nil: Fetch fails, saying so.
 	Pages PageFetcher
@@ -152,6 +158,7 @@ type provider interface {
 // concurrent use.
 type Engine struct {
 	name    string
+	tiers   *domains.Table
 	impl    provider
 	caller  caller
 	pages   PageFetcher
@@ -167,6 +174,10 @@ func (e *Engine) Dropped() int64 { return e.dropped.Load() }
 
 // Search asks the provider for at most limit results for query, best
 // first. Each result's DocID and URL are its page URL, its Channel "web".
+// The provider's order is adjusted by the tier of each result's domain
+// (Config.Tiers), a prior of tierShift places a tier: a primary source
+// moves up three places, a forum down three, a content farm down six, a
+// news site or an unrated one stays (ties keep the provider's order).
 // Errors are *Error values; a call that fails after its retries returns its
 // error, never an empty success.
 func (e *Engine) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
@@ -197,7 +208,28 @@ func (e *Engine) Search(ctx context.Context, query string, limit int) ([]search.
 			break
 		}
 	}
-	return out, nil
+	return byTier(out, e.tiers), nil
+}
+
+// tierShift is how many places a tier's rank moves a result (Search).
+const tierShift = 3
+
+// byTier reorders results by position plus tierShift per tier rank away
+// from news (domains.Tier.Rank), stably.
+func byTier(results []search.Result, tiers *domains.Table) []search.Result {
+	if tiers == nil || len(results) < 2 {
+		return results
+	}
+	keys, idx := make([]int, len(results)), make([]int, len(results))
+	for i, r := range results {
+		keys[i], idx[i] = i+tierShift*(tiers.Of(r.URL).Rank()-1), i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return keys[a] - keys[b] })
+	out := make([]search.Result, len(results))
+	for i, j := range idx {
+		out[i] = results[j]
+	}
+	return out
 }
 
 // Fetch reads the page docID names (a result's URL) through Config.Pages.

@@ -26,7 +26,7 @@ func New(provider string, cfg Config) (*Engine, error) {
 	if !st.Configured {
 		return nil, &Error{Provider: name, Op: "config", EnvVar: st.EnvVar, Err: ErrNoKey}
 	}
-	e := &Engine{name: name, pages: cfg.Pages}
+	e := &Engine{name: name, pages: cfg.Pages, tiers: cfg.Tiers}
 	e.caller = caller{provider: name, envVar: st.EnvVar, cfg: &cfg}
 	switch name {
 	case "searxng":

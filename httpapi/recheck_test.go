@@ -1,0 +1,63 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+)
+
+// TestRecheckEndpoint (issue 33): GET /v1/research/{id}/recheck reads a
+// stored run's cited pages again and serves deepresearch.RecheckResult:
+// the page that went (410) is gone and the claim it alone supported is
+// flagged; 404 for a run the store lacks.
+func TestRecheckEndpoint(t *testing.T) {
+	web, err := deepresearchtest.NewWebServer(
+		deepresearch.Document{DocID: "alpha", Title: "Alpha", Text: "Alpha widgets reduce heat loss by forty percent."},
+		deepresearch.Document{DocID: "beta", Title: "Beta", Text: "Beta gadgets came from Lisbon in 1921."},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	e := newEnv(t, envOpts{fetchAllow: []string{strings.TrimPrefix(web.URL, "http://")}})
+	ctx := t.Context()
+	rep := deepresearch.Report{Version: deepresearch.ReportVersion, RunID: "run-a", Question: "What do widgets and gadgets do?",
+		Style: deepresearch.Markdown, Draft: "## Findings\n\nAlpha widgets reduce heat loss by forty percent [1].\n\nBeta gadgets came from Lisbon in 1921 [2].\n",
+		Sources: []deepresearch.MergedSource{
+			{Number: 1, Source: deepresearch.Source{ID: "a", Title: "Alpha", URL: web.URL + "/pages/alpha"}},
+			{Number: 2, Source: deepresearch.Source{ID: "b", Title: "Beta", URL: web.URL + "/pages/beta"}},
+		},
+		SourceTexts: map[int]string{1: "Alpha widgets reduce heat loss by forty percent.", 2: "Beta gadgets came from Lisbon in 1921."}}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Create(ctx, deepresearch.StoredRun{ID: "run-a", Question: rep.Question}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.PutReport(ctx, "run-a", data); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Finish(ctx, "run-a", deepresearch.StatusFinished, deepresearch.Usage{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	web.Remove("beta", http.StatusGone)
+
+	res := e.do("GET", "/v1/research/run-a/recheck", "")
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GET recheck: %s %q", res.Status, res.Header.Get("Content-Type"))
+	}
+	var rc deepresearch.RecheckResult
+	readJSON(t, res, &rc)
+	if rc.RunID != "run-a" || len(rc.Sources) != 2 || rc.Sources[1].Status != deepresearch.RecheckGone || rc.Sources[1].Detail != "410 Gone" {
+		t.Fatalf("recheck %+v", rc)
+	}
+	if rc.Holds || len(rc.Claims) != 1 || !strings.Contains(rc.Claims[0].Sentence, "Lisbon") {
+		t.Errorf("claims %+v, holds %v; want the beta claim flagged", rc.Claims, rc.Holds)
+	}
+	checkError(t, e.do("GET", "/v1/research/nope/recheck", ""), http.StatusNotFound, typeNotFound, `no run "nope"`)
+}
