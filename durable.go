@@ -166,6 +166,7 @@ func ReopenRun(ctx context.Context, st Store, id string) (Request, Durable, erro
 		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s: read %d events of %d", id, len(d.Prior), reopened.Events)
 	}
 	d.Attempt = reopened.Attempts
+	req.Parent = run.Parent // a follow-up's, kept by the store, not by the request's JSON form
 	return req, d, nil
 }
 

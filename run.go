@@ -100,6 +100,15 @@ type Request struct {
 	Audience string `json:"audience,omitempty" jsonschema:"who the report is written for, and in what tone"`
 	// Hooks ask a person (nil: nobody is asked). Not part of the JSON form.
 	Hooks *Hooks `json:"-"`
+
+	// Parent makes the run a follow-up question of the stored run it
+	// names (FollowUpRequest sets it; see Runs.Ask): it is answered from
+	// that run's sources first, keeping its numbering. A follow-up runs
+	// with the Store that holds its parent (Record, Runs); the store
+	// keeps it as StoredRun.Parent, not in the JSON form.
+	Parent string `json:"-"`
+	// thread loads what a follow-up starts from (Record sets it).
+	thread func(context.Context) (*thread, error)
 }
 
 // UnmarshalJSON reads req's JSON form strictly, as every front end
@@ -370,6 +379,17 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 		stage(StageIndex, t0)
 	}
 
+	// A follow-up starts from the run it follows (ask.go).
+	var th *thread
+	if req.Parent != "" {
+		if req.thread == nil {
+			return fail(StagePlan, errNoThreadStore(req.Parent))
+		}
+		if th, err = req.thread(ctx); err != nil {
+			return fail(StagePlan, fmt.Errorf("the run %s this follows up: %w", req.Parent, err))
+		}
+	}
+
 	// Clarify, plan, review (people.go).
 	t0 = clock.Now()
 	answers, err := r.clarify(ctx, model(events.RolePlanner), req, em, rep)
@@ -394,6 +414,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 
 	// Research in cycles, merge, write (loop.go).
 	l := r.newLoop(req, em, meter, backend, model, log, rep, tasks)
+	l.thread = th
 	final, failed, err := l.research(ctx)
 	l.fill()
 	if err != nil {
