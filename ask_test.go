@@ -2,6 +2,8 @@ package deepresearch_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -199,5 +201,125 @@ func checkAnswer(t *testing.T, rep *deepresearch.Report, rec *recorder) {
 		if !cited[ref.Number] {
 			t.Errorf("reference [%d] is not cited", ref.Number)
 		}
+	}
+}
+
+// TestRunsAsk: Runs.Ask starts a follow-up the Runs owns, and Thread
+// lists it with its answer; a run the store does not hold, or one without
+// a report, is refused; a follow-up interrupted before it ran is resumed
+// as a follow-up (its parent is the store's to keep).
+func TestRunsAsk(t *testing.T) {
+	eachStore(t, func(t *testing.T, st deepresearch.Store) {
+		r, _ := askResearcher(t)
+		ctx := t.Context()
+		parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginServer, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
+		const q = "What does a repair ship use to lift a broken undersea cable from the seabed?"
+		id, err := rs.Ask(ctx, parent.RunID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run := ended(t, rs, id); run.Status != deepresearch.StatusFinished || run.Parent != parent.RunID || run.Question != q {
+			t.Fatalf("the follow-up: %+v", run)
+		}
+		thread, err := rs.Thread(ctx, id) // asked of the follow-up: the same thread
+		if err != nil || len(thread) != 1 || thread[0].ID != id {
+			t.Fatalf("Thread = %+v, %v", thread, err)
+		}
+		if !strings.Contains(thread[0].Answer, "grapnel") || len(thread[0].References) == 0 {
+			t.Errorf("the thread's answer: %q, %v", thread[0].Answer, thread[0].References)
+		}
+		if none, err := rs.Thread(ctx, "nope"); !errors.Is(err, deepresearch.ErrRunNotFound) {
+			t.Errorf("Thread of an unknown run = %v, %v", none, err)
+		}
+
+		_, err = rs.Ask(ctx, "nope", q)
+		refused(t, "a follow-up of an unknown run", err, deepresearch.ErrRunNotFound, "no run")
+		st.Create(ctx, deepresearch.StoredRun{ID: "failed", Question: "q"})
+		st.Start(ctx, "failed")
+		st.Finish(ctx, "failed", deepresearch.StatusFailed, deepresearch.Usage{}, "the planner failed")
+		_, err = rs.Ask(ctx, "failed", q)
+		refused(t, "a follow-up of a run without a report", err, deepresearch.ErrNoReport, "the planner failed")
+		if _, err := rs.Ask(ctx, parent.RunID, " "); !errors.Is(err, deepresearch.ErrConfig) {
+			t.Errorf("an empty follow-up question: %v", err)
+		}
+
+		req, err := deepresearch.FollowUpRequest(ctx, st, parent.RunID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err = deepresearch.StartRunFrom(ctx, st, req, deepresearch.OriginServer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Finish(ctx, req.RunID, deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+		ids, err := rs.Resume(ctx)
+		if err != nil || !slices.Equal(ids, []string{req.RunID}) {
+			t.Fatalf("Resume = %v, %v", ids, err)
+		}
+		if run := ended(t, rs, req.RunID); run.Status != deepresearch.StatusFinished || run.Parent != parent.RunID {
+			t.Fatalf("the resumed follow-up: %+v", run)
+		}
+		rep, err := rs.Report(ctx, req.RunID)
+		if err != nil || !strings.Contains(rep.Text, "grapnel") {
+			t.Errorf("the resumed follow-up's answer (%v): %v", err, rep)
+		}
+	})
+}
+
+// TestAskPrompt: with a language model, a follow-up's writer is given
+// the report it follows and the passages of its sources that bear on the
+// question — not the run's findings, nor its sources' other passages —
+// and the assessment of those passages decides: answered, no agent runs.
+func TestAskPrompt(t *testing.T) {
+	s := &script{plan: onePart, search: thomsonSearch,
+		assess: func(int, string) string {
+			return `{"done": true, "reason": "the passages answer it", "covered": ["t1"], "gaps": [], "tasks": []}`
+		}}
+	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	st := deepresearchtest.NewStore(nil)
+	ctx := t.Context()
+	parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, ref := range parent.References {
+		if ref.ID == "atlantic.md" {
+			n = ref.Number
+		}
+	}
+	if n == 0 {
+		t.Fatalf("the run cites %v; want the Atlantic page", parent.References)
+	}
+	var prompt string
+	s.write = func(human string) string {
+		prompt = human
+		return fmt.Sprintf("Thomson showed why long submarine lines slow the signals down [%d].", n)
+	}
+	rep, err := r.Ask(ctx, st, parent.RunID, "What did William Thomson show about long submarine lines?", deepresearch.OriginCLI, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier, findings, ok := strings.Cut(prompt, "## Findings")
+	if !ok || !strings.Contains(earlier, "## Earlier report") {
+		t.Fatalf("the writer's message has no earlier report before its findings:\n%s", prompt)
+	}
+	if !strings.Contains(parent.Body, "carried the first telegraph messages") ||
+		!strings.Contains(earlier, fmt.Sprintf("carried the first telegraph messages between Ireland and Newfoundland. [%d]", n)) ||
+		strings.Contains(earlier, "[unsupported") {
+		t.Errorf("the earlier report is not the run's, numbered as it is, without its flags:\n%s", earlier)
+	}
+	if !strings.Contains(findings, fmt.Sprintf("long submarine lines slow the signals down. [%d]", n)) {
+		t.Errorf("the findings lack the passage that answers, cited [%d]:\n%s", n, findings)
+	}
+	if strings.Contains(findings, "insulation") {
+		t.Errorf("the findings carry a passage that does not bear on the question:\n%s", findings)
+	}
+	if rep.Cycles != 1 || len(rep.References) != 1 || rep.References[0].Number != n || rep.References[0].ID != "atlantic.md" {
+		t.Errorf("the answer (%d cycles) cites %v; want [%d] the Atlantic page", rep.Cycles, rep.References, n)
 	}
 }
