@@ -9,12 +9,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // A follow-up question asked of a finished run (Runs.Ask, Researcher.Ask)
@@ -51,6 +53,15 @@ const (
 	// maxPriorReport caps the bytes of the parent's report a follow-up's
 	// writer is given.
 	maxPriorReport = 16 << 10
+	// minCovered is the share of the question's key terms the coverBest
+	// best passages must hold for the assessment's "answered" to stand:
+	// an assessment that finds the question covered by passages that
+	// leave more than a quarter of its words unsaid, or a word no source
+	// of the run holds, is overruled, and one cycle of research looks
+	// for them.
+	minCovered = 0.75
+	coverBest  = 5
+	minUnread  = 5
 )
 
 // followUpSection names, in a follow-up's findings, what its first cycle
@@ -222,9 +233,11 @@ func loadThread(ctx context.Context, st Store, id string) (*thread, error) {
 
 // passages picks the passages of the thread's sources that bear on
 // question: their units (package excerpt) scored together by the
-// question's key terms, the best maxPassages of them, in source order,
-// each cited by its source's position (from 1) in th.prior.
-func (th *thread) passages(question string) string {
+// question's key terms, the best maxPassages of them (each once), in
+// source order, each cited by its source's position (from 1) in
+// th.prior. best is the text of the coverBest best-scored of them, which
+// uncovered holds to the question.
+func (th *thread) passages(question string) (text, best string) {
 	type unit struct {
 		excerpt.Unit
 		src int
@@ -238,19 +251,30 @@ func (th *thread) passages(question string) string {
 		}
 	}
 	if len(all) == 0 {
-		return ""
+		return "", ""
 	}
-	best := excerpt.Best(all, excerpt.NewScorer(excerpt.Weights("", question), all), maxPassages)
-	slices.SortFunc(best, func(a, b excerpt.Picked) int { return a.Index - b.Index })
-	var b strings.Builder
-	for _, p := range best {
-		text := strings.Join(strings.Fields(source.Clean(p.Text)), " ")
-		if text == "" {
-			continue
+	picked := excerpt.Best(all, excerpt.NewScorer(excerpt.Weights("", question), all), 2*maxPassages)
+	var top []string
+	seen := map[string]bool{}
+	kept := picked[:0]
+	for _, p := range picked {
+		t := strings.Join(strings.Fields(source.Clean(p.Text)), " ")
+		if t == "" || seen[t] || len(kept) == maxPassages {
+			continue // a text read twice (two excerpts of one page) is one passage
 		}
-		fmt.Fprintf(&b, "%s [%d]\n\n", clip(text, maxPassageBytes), units[p.Index].src)
+		seen[t] = true
+		p.Text = t
+		kept = append(kept, p)
+		if len(top) < coverBest {
+			top = append(top, t)
+		}
 	}
-	return b.String()
+	slices.SortFunc(kept, func(a, b excerpt.Picked) int { return a.Index - b.Index })
+	var b strings.Builder
+	for _, p := range kept {
+		fmt.Fprintf(&b, "%s [%d]\n\n", clip(p.Text, maxPassageBytes), units[p.Index].src)
+	}
+	return b.String(), strings.Join(top, "\n\n")
 }
 
 // seed runs a follow-up's first cycle: the thread's sources, seeded into
@@ -270,7 +294,9 @@ func (l *loop) seed(ctx context.Context) (Stage, error) {
 	if err := l.merger.Seed(th.prior); err != nil {
 		return StageMerge, err
 	}
-	res := &agent.Result{Task: t, Report: th.passages(l.req.Question), Sources: map[int]source.Source{}, Texts: map[int]string{}}
+	passages, best := th.passages(l.req.Question)
+	res := &agent.Result{Task: t, Report: passages, Sources: map[int]source.Source{}, Texts: map[int]string{}}
+	l.uncovered = uncovered(l.req.Question, best, strings.Join(th.texts, "\n\n"))
 	for i, p := range th.prior {
 		res.Sources[i+1], res.Texts[i+1] = p.Source, th.texts[i]
 	}
@@ -304,6 +330,56 @@ func (l *loop) priorReport() string {
 		return ""
 	}
 	return l.thread.report
+}
+
+// uncovered returns the key terms of question (as the question writes
+// them) that best, the best passages of the run's sources, does not
+// hold, when they are more than minCovered allows or one of them, of
+// minUnread letters at least, is in none of the sources' texts (all) — a
+// question about something the run never read of; nil otherwise.
+func uncovered(question, best, all string) []string {
+	held, read := terms.StemSetParts(best), terms.StemSetParts(all)
+	var words, missing []string
+	unread := false
+	seen := map[string]bool{}
+	for _, w := range terms.Tokens(question) {
+		if st := terms.Stem(w); terms.IsKey(w) && !seen[st] {
+			seen[st] = true
+			words = append(words, w)
+			if !held[st] {
+				missing = append(missing, w)
+				// A short word ("use", "cost") is too often said
+				// otherwise to count as never read.
+				unread = unread || !read[st] && utf8.RuneCountInString(w) >= minUnread
+			}
+		}
+	}
+	if len(words) == 0 || !unread && float64(len(words)-len(missing)) >= minCovered*float64(len(words)) {
+		return nil
+	}
+	return missing
+}
+
+// overrule holds a follow-up's first assessment to what the passages of
+// the parent's sources hold: when they leave too many of the question's
+// key terms unsaid (l.uncovered), the question is not taken as answered,
+// and when the assessment names no task, the question itself is
+// researched.
+func (l *loop) overrule(a *agent.Assessment) {
+	if l.thread == nil || l.cycles != 1 || len(l.uncovered) == 0 {
+		return
+	}
+	detail := "the run's sources do not mention " + strings.Join(l.uncovered, ", ")
+	if a.Done {
+		a.Done = false
+		a.Covered = nil
+		a.Reason = strings.TrimSpace(a.Reason + " Overruled: " + detail + ".")
+	}
+	a.Gaps = append(a.Gaps, agent.Gap{Kind: events.GapUncovered, Part: "t1", Detail: detail})
+	if len(a.Tasks) == 0 {
+		q := l.req.Question
+		a.Tasks = []agent.Task{{Title: clip(oneLineText(q), 80), Question: q, Objective: q, Part: "t1", Gap: events.GapUncovered + ": " + detail}}
+	}
 }
 
 // errNoThreadStore is the error of a follow-up run without the store

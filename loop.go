@@ -92,7 +92,10 @@ type loop struct {
 
 	// thread is what a follow-up starts from (ask.go): its first cycle
 	// reads the parent's sources; nil for a run that follows none.
-	thread *thread
+	// uncovered are the question's key terms those passages leave unsaid
+	// when too many are (see overrule).
+	thread    *thread
+	uncovered []string
 }
 
 func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
@@ -270,6 +273,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 			Decision: events.LoopAssessFailed, Reason: err.Error()})
 		return nil, events.LoopAssessFailed, nil
 	}
+	l.overrule(a)
 	decision := events.LoopContinue
 	switch {
 	case a.Done:
