@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch/config/load"
@@ -27,7 +29,12 @@ The answer is printed as run prints a report (output.format, or --json).`,
 		Example: `  deepresearch runs
   deepresearch ask 9f86d081884c7d65 "Which of the cited repairs took longest?"
   deepresearch ask 9f86d081884c7d65 "What did it cost?" --json`,
-		Args: runIDs("ask", 2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageError{fmt.Errorf("ask takes a run ID and a question, got %d arguments", len(args))}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
 				if err := cmd.Flags().Set("format", "json"); err != nil {
