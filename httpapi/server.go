@@ -185,6 +185,8 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/research/{id}/plan", s.auth(s.getPlan))
 	mux.HandleFunc("POST /v1/research/{id}/plan", s.auth(s.postPlan))
 	mux.HandleFunc("GET /v1/research/{id}/diff/{other}", s.auth(s.getDiff))
+	mux.HandleFunc("POST /v1/research/{id}/ask", s.auth(s.postAsk))
+	mux.HandleFunc("GET /v1/research/{id}/asks", s.auth(s.getAsks))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
 	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)
