@@ -174,7 +174,26 @@ func (t *tools) ended(ctx context.Context, id string) (*mcp.CallToolResult, Repo
 	case err != nil && !errors.Is(err, deepresearch.ErrRunNotFound):
 		return nil, Report{}, err
 	}
-	return researchResult(rep, runErr)
+	res, out, err := researchResult(rep, runErr)
+	out.RunID = id
+	return res, out, err
+}
+
+// askIn is the ask tool's input.
+type askIn struct {
+	RunID    string `json:"run_id" jsonschema:"the finished run whose report the question follows up (research's run_id)"`
+	Question string `json:"question" jsonschema:"the follow-up question"`
+}
+
+// ask asks a follow-up question of a stored run (Runs.Ask) and follows
+// the follow-up to its end, as research follows its run: a call the
+// client cancels cancels it.
+func (t *tools) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, Report, error) {
+	id, err := t.runs.Ask(ctx, in.RunID, in.Question)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	return t.follow(ctx, req, in.Question, id, 0)
 }
 
 // researchResult is the research tool's result of a run that returned rep

@@ -55,6 +55,9 @@ type Report struct {
 	Complete bool `json:"complete" jsonschema:"false when the writer failed and markdown holds the agents' merged findings"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty" jsonschema:"why the run failed, when it did"`
+	// RunID is the stored run that wrote it (with Options.Runs): what the
+	// ask tool takes to follow the report up.
+	RunID string `json:"run_id,omitempty" jsonschema:"the stored run that wrote the report: ask follows it up"`
 	// Questions are the clarifying questions of a question that needs
 	// them, asked of a client without elicitation: nothing was researched;
 	// call research again with "answers".
@@ -199,6 +202,13 @@ func addToolsFor(s *mcp.Server, opts Options) *tools {
 			Description: "Research a question over the configured corpus and return a report whose every citation " +
 				"resolves to a retrieved source. When the run fails after its research, the result is an error " +
 				"that still carries what was found (the agents' merged findings when the writer failed)."}, t.runResearch)
+	}
+	if opts.Runs != nil {
+		mcp.AddTool(s, &mcp.Tool{Name: "ask",
+			Description: "Ask a follow-up question about a finished research run's report (run_id, from research). " +
+				"The answer is written from the run's own sources first, citing them by the report's numbers; only " +
+				"when they do not hold the answer is one more cycle of research done, its new sources numbered after " +
+				"the report's. Returns the answer as research returns a report, with the follow-up's own run_id."}, t.ask)
 	}
 	return t
 }
