@@ -387,3 +387,33 @@ func (l *loop) overrule(a *agent.Assessment) {
 func errNoThreadStore(parent string) error {
 	return fmt.Errorf("%w: the follow-up of run %s runs with the Store that holds that run (Researcher.Ask, Runs.Ask, Record)", ErrConfig, parent)
 }
+
+// maxAnswerScan bounds the stored runs Answered reads, newest first.
+const maxAnswerScan = 200
+
+// Answered returns the stored run, among the newest maxAnswerScan, whose
+// question is question and whose report renders in Markdown as text
+// (spaces around either aside): how a conversation that carries a run's
+// report as an answer (the OpenAI-compatible chat endpoint) names the run
+// a next question follows up. It fails with a *RunsError wrapping
+// ErrRunNotFound when none is.
+func (rs *Runs) Answered(ctx context.Context, question, text string) (StoredRun, error) {
+	question, text = strings.TrimSpace(question), strings.TrimSpace(text)
+	runs, err := rs.st.List(ctx, maxAnswerScan)
+	if err != nil {
+		return StoredRun{}, err
+	}
+	for _, run := range runs {
+		if !run.Status.Ended() || strings.TrimSpace(run.Question) != question {
+			continue
+		}
+		rep, err := rs.Report(ctx, run.ID)
+		if err != nil {
+			continue
+		}
+		if md, err := rep.Render(FormatMarkdown); err == nil && strings.TrimSpace(string(md)) == text {
+			return run, nil
+		}
+	}
+	return StoredRun{}, &RunsError{Err: ErrRunNotFound, Problem: "no stored run answered the question with that text"}
+}

@@ -232,6 +232,12 @@ func TestRunsAsk(t *testing.T) {
 		if !strings.Contains(thread[0].Answer, "grapnel") || len(thread[0].References) == 0 {
 			t.Errorf("the thread's answer: %q, %v", thread[0].Answer, thread[0].References)
 		}
+		if got, err := rs.Answered(ctx, q, "\n"+thread[0].Answer+"\n"); err != nil || got.ID != id {
+			t.Errorf("Answered(the follow-up's answer) = %s, %v; want %s", got.ID, err, id)
+		}
+		if _, err := rs.Answered(ctx, "another question", thread[0].Answer); !errors.Is(err, deepresearch.ErrRunNotFound) {
+			t.Errorf("Answered(another question) = %v", err)
+		}
 		if none, err := rs.Thread(ctx, "nope"); !errors.Is(err, deepresearch.ErrRunNotFound) {
 			t.Errorf("Thread of an unknown run = %v, %v", none, err)
 		}

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,4 +120,71 @@ func TestAskEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkError(t, e.do("POST", "/v1/research/queued/ask", `{"question":"why?"}`), http.StatusConflict, typeConflict, "has no report")
+}
+
+// TestChatFollowUp (issue 33): on the OpenAI-compatible endpoint, a user
+// message after an answer that was a run's report asks a follow-up of
+// that run — its answer cites the report's numbers — and one after that
+// follow-up's answer joins the same thread; a conversation whose earlier
+// answer no run gave starts a run of its own.
+func TestChatFollowUp(t *testing.T) {
+	e := newEnv(t, envOpts{maxBody: 1 << 20}) // the history carries the reports
+	type completion struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+		DeepResearch chatResult `json:"deepresearch"`
+	}
+	chat := func(msgs ...string) completion {
+		t.Helper()
+		var b strings.Builder
+		for i, m := range msgs {
+			role := "user"
+			if i%2 == 1 {
+				role = "assistant"
+			}
+			q, _ := json.Marshal(m)
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"role":%q,"content":%s}`, role, q)
+		}
+		res := e.do("POST", "/v1/chat/completions", `{"model":"deepresearch","messages":[`+b.String()+`]}`)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("chat: %s", res.Status)
+		}
+		var c completion
+		readJSON(t, res, &c)
+		if len(c.Choices) != 1 || c.DeepResearch.Status != deepresearch.StatusFinished {
+			t.Fatalf("chat answered %+v", c)
+		}
+		return c
+	}
+	const q1, q2, q3 = "How were transatlantic telegraph cables laid and repaired?", "What material insulated the core of the cable?", "How do engineers find where a cable is broken?"
+	first := chat(q1)
+	numbers := map[string]int{}
+	for _, r := range first.DeepResearch.References {
+		numbers[r.ID] = r.Number
+	}
+	second := chat(q1, first.Choices[0].Message.Content, q2)
+	run, err := e.store.Get(t.Context(), second.DeepResearch.RunID)
+	if err != nil || run.Parent != first.DeepResearch.RunID || run.Question != q2 {
+		t.Fatalf("the second turn's run: %+v, %v; want a follow-up of %s", run, err, first.DeepResearch.RunID)
+	}
+	if len(second.DeepResearch.References) == 0 {
+		t.Fatal("the follow-up cites nothing")
+	}
+	for _, r := range second.DeepResearch.References {
+		if n, ok := numbers[r.ID]; !ok || r.Number != n {
+			t.Errorf("the follow-up cites %s as [%d]; the report numbers it [%d]", r.ID, r.Number, n)
+		}
+	}
+	third := chat(q1, first.Choices[0].Message.Content, q2, second.Choices[0].Message.Content, q3)
+	if run, err := e.store.Get(t.Context(), third.DeepResearch.RunID); err != nil || run.Parent != first.DeepResearch.RunID {
+		t.Errorf("the third turn's run: %+v, %v; want a follow-up of %s", run, err, first.DeepResearch.RunID)
+	}
+	other := chat(q1, "an answer no run gave", q2)
+	if run, err := e.store.Get(t.Context(), other.DeepResearch.RunID); err != nil || run.Parent != "" || run.Question != q2 {
+		t.Errorf("a turn after another answer: %+v, %v; want a run of its own", run, err)
+	}
 }
