@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
+	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/terms"
 )
@@ -72,16 +73,19 @@ const followUpSection = "Sources of the report"
 // ("[unsupported: 2]") and the space before it.
 var flagRe = regexp.MustCompile(`[ \t]*\[unsupported: [0-9, ]+\]`)
 
-// thread is what a follow-up starts from: the run it follows.
+// thread is what a follow-up starts from: the run it follows. It is
+// journaled as the follow-up starts (journaledThread), in its JSON form,
+// so that a resumed or replayed follow-up starts from what the first
+// attempt read.
 type thread struct {
-	parent string
-	// prior are the parent's references, seeded into the merge under
+	Parent string `json:"parent"`
+	// Prior are the parent's references, seeded into the merge under
 	// their numbers (Fixed), with the text kept of each by position.
-	prior []collapse.Source
-	texts []string
-	// report is the parent's report (Body, numbered as prior), cut to
+	Prior []collapse.Source `json:"prior"`
+	Texts []string          `json:"texts"`
+	// Report is the parent's report (Body, numbered as Prior), cut to
 	// maxPriorReport.
-	report string
+	Report string `json:"report"`
 }
 
 // FollowUp is one follow-up question of a run's thread (Runs.Thread):
@@ -221,12 +225,12 @@ func loadThread(ctx context.Context, st Store, id string) (*thread, error) {
 	}
 	// The report as its reader has it, numbered as the seeded sources,
 	// without the verification's flags: the writer is to cite, not flag.
-	th := &thread{parent: id, report: clip(strings.TrimSpace(flagRe.ReplaceAllString(pub.Body, "")), maxPriorReport)}
+	th := &thread{Parent: id, Report: clip(strings.TrimSpace(flagRe.ReplaceAllString(pub.Body, "")), maxPriorReport)}
 	for _, ref := range pub.References {
 		key := ref.ID + "\x00" + ref.URL
-		th.prior = append(th.prior, collapse.Source{Source: ref.Source, Fixed: ref.Number,
+		th.Prior = append(th.Prior, collapse.Source{Source: ref.Source, Fixed: ref.Number,
 			FirstSeenSection: followUpSection, UsedInSections: []string{followUpSection}})
-		th.texts = append(th.texts, cmp.Or(keptText[key], read[key]))
+		th.Texts = append(th.Texts, cmp.Or(keptText[key], read[key]))
 	}
 	return th, nil
 }
@@ -235,7 +239,7 @@ func loadThread(ctx context.Context, st Store, id string) (*thread, error) {
 // question: their units (package excerpt) scored together by the
 // question's key terms, the best maxPassages of them (each once), in
 // source order, each cited by its source's position (from 1) in
-// th.prior. best is the text of the coverBest best-scored of them, which
+// th.Prior. best is the text of the coverBest best-scored of them, which
 // uncovered holds to the question.
 func (th *thread) passages(question string) (text, best string) {
 	type unit struct {
@@ -244,7 +248,7 @@ func (th *thread) passages(question string) (text, best string) {
 	}
 	var units []unit
 	var all []excerpt.Unit
-	for i, text := range th.texts {
+	for i, text := range th.Texts {
 		for _, u := range excerpt.Units(text) {
 			units = append(units, unit{u, i + 1})
 			all = append(all, u)
@@ -291,17 +295,17 @@ func (l *loop) seed(ctx context.Context) (Stage, error) {
 	l.tasks = append(l.tasks, t)
 	l.outcomes = append(l.outcomes, agentOutcome{})
 	em.Emit(runLevel, "", events.CycleStartedData{Cycle: 1, Tasks: []events.PlanTask{planTask(t)}})
-	if err := l.merger.Seed(th.prior); err != nil {
+	if err := l.merger.Seed(th.Prior); err != nil {
 		return StageMerge, err
 	}
 	passages, best := th.passages(l.req.Question)
 	res := &agent.Result{Task: t, Report: passages, Sources: map[int]source.Source{}, Texts: map[int]string{}}
-	l.uncovered = uncovered(l.req.Question, best, strings.Join(th.texts, "\n\n"))
-	for i, p := range th.prior {
-		res.Sources[i+1], res.Texts[i+1] = p.Source, th.texts[i]
+	l.uncovered = uncovered(l.req.Question, best, strings.Join(th.Texts, "\n\n"))
+	for i, p := range th.Prior {
+		res.Sources[i+1], res.Texts[i+1] = p.Source, th.Texts[i]
 	}
 	em.Emit(t.Index, t.Title, events.AgentStartedData{Task: events.PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question}})
-	for i, p := range th.prior {
+	for i, p := range th.Prior {
 		em.Emit(t.Index, t.Title, events.SourceData{Number: i + 1, Source: p.Source})
 	}
 	if res.Report != "" {
@@ -319,7 +323,7 @@ func (l *loop) seed(ctx context.Context) (Stage, error) {
 	}
 	l.rep.Sources = l.merger.Sources()
 	em.Emit(runLevel, "", mergedData(l.rep.Sources, len(l.merger.Unknown())))
-	l.log.Info().Str("parent", th.parent).Int("sources", len(th.prior)).Msg("a follow-up read its run's sources")
+	l.log.Info().Str("parent", th.Parent).Int("sources", len(th.Prior)).Msg("a follow-up read its run's sources")
 	return "", nil
 }
 
@@ -329,7 +333,7 @@ func (l *loop) priorReport() string {
 	if l.thread == nil {
 		return ""
 	}
-	return l.thread.report
+	return l.thread.Report
 }
 
 // uncovered returns the key terms of question (as the question writes
@@ -380,6 +384,53 @@ func (l *loop) overrule(a *agent.Assessment) {
 		q := l.req.Question
 		a.Tasks = []agent.Task{{Title: clip(oneLineText(q), 80), Question: q, Objective: q, Part: "t1", Gap: events.GapUncovered + ": " + detail}}
 	}
+}
+
+// threadScope is the journal scope of a follow-up's thread.
+const threadScope = "thread"
+
+// journaledThread returns the thread a follow-up of req.Parent starts
+// from: from the run's journal when an earlier attempt read it (a
+// resumed follow-up, a replay), else loaded (req.thread: Record's, from
+// its store) and journaled, as a document fetch of its JSON form.
+func journaledThread(ctx context.Context, req Request) (*thread, error) {
+	load := req.thread
+	if load == nil {
+		load = func(context.Context) (*thread, error) { return nil, errNoThreadStore(req.Parent) }
+	}
+	doc, err := journal.Backend{Backend: threadDoc(load)}.Fetch(journal.WithScope(ctx, threadScope), "thread:"+req.Parent)
+	if err != nil {
+		return nil, err
+	}
+	var th thread
+	if err := json.Unmarshal([]byte(doc.Text), &th); err != nil {
+		return nil, fmt.Errorf("the journaled thread of %s: %w", req.Parent, err)
+	}
+	if len(th.Texts) != len(th.Prior) {
+		return nil, fmt.Errorf("the journaled thread of %s has %d texts for %d sources", req.Parent, len(th.Texts), len(th.Prior))
+	}
+	return &th, nil
+}
+
+// threadDoc serves a follow-up's thread as a search backend's document,
+// its JSON form the text, so that the journal keeps it as it keeps a
+// document read; it searches nothing.
+type threadDoc func(context.Context) (*thread, error)
+
+// Search finds nothing.
+func (threadDoc) Search(context.Context, string, int) ([]SearchResult, error) { return nil, nil }
+
+// Fetch loads the thread.
+func (load threadDoc) Fetch(ctx context.Context, id string) (Document, error) {
+	th, err := load(ctx)
+	if err != nil {
+		return Document{}, err
+	}
+	b, err := json.Marshal(th)
+	if err != nil {
+		return Document{}, err
+	}
+	return Document{DocID: id, Title: "thread of " + th.Parent, Text: string(b)}, nil
 }
 
 // errNoThreadStore is the error of a follow-up run without the store

@@ -329,3 +329,46 @@ func TestAskPrompt(t *testing.T) {
 		t.Errorf("the answer (%d cycles) cites %v; want [%d] the Atlantic page", rep.Cycles, rep.References, n)
 	}
 }
+
+// TestAskReplay: a follow-up's journal holds what it started from — the
+// run's sources and report — so that it replays offline, without the
+// store, byte for byte, whether it researched or not.
+func TestAskReplay(t *testing.T) {
+	r, _ := askResearcher(t)
+	st := deepresearchtest.NewStore(nil)
+	ctx := t.Context()
+	parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginCLI, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"What does a repair ship use to lift a broken undersea cable from the seabed?",
+		"What is the transatlantic latency of light in glass fibre between London and New York?",
+	} {
+		rep, err := r.Ask(ctx, st, parent.RunID, q, deepresearch.OriginCLI, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := st.Journal(ctx, rep.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, stats, err := deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{}, nil)
+		if err != nil || stats.Missed+stats.Unused > 0 {
+			t.Fatalf("%q replays with %+v: %v", q, stats, err)
+		}
+		want, _ := rep.Render(deepresearch.FormatMarkdown)
+		got, _ := again.Render(deepresearch.FormatMarkdown)
+		if string(got) != string(want) {
+			t.Errorf("%q replays otherwise:\n%s\nwant\n%s", q, got, want)
+		}
+	}
+	// Without the store, nothing journaled: the follow-up says what it lacks.
+	req, err := deepresearch.FollowUpRequest(ctx, st, parent.RunID, "why?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Research(ctx, req, nil); !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "Store that holds that run") {
+		t.Errorf("a follow-up researched without its store: %v", err)
+	}
+}

@@ -382,10 +382,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	// A follow-up starts from the run it follows (ask.go).
 	var th *thread
 	if req.Parent != "" {
-		if req.thread == nil {
-			return fail(StagePlan, errNoThreadStore(req.Parent))
-		}
-		if th, err = req.thread(ctx); err != nil {
+		if th, err = journaledThread(ctx, req); err != nil {
 			return fail(StagePlan, fmt.Errorf("the run %s this follows up: %w", req.Parent, err))
 		}
 	}
