@@ -211,12 +211,7 @@ func loadThread(ctx context.Context, st Store, id string) (*thread, error) {
 	if err != nil {
 		return nil, err
 	}
-	keptText := map[string]string{}
-	for _, k := range kept {
-		if key := k.ID + "\x00" + k.URL; keptText[key] == "" {
-			keptText[key] = k.Text
-		}
-	}
+	keptText := keptTexts(kept)
 	read := map[string]string{} // the report's own texts, by document
 	for _, s := range rep.Sources {
 		if t := rep.SourceTexts[s.Number]; t != "" && len(t) > len(read[s.ID+"\x00"+s.URL]) {

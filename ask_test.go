@@ -187,14 +187,8 @@ func checkAnswer(t *testing.T, rep *deepresearch.Report, rec *recorder) {
 			t.Error(err)
 		}
 	}
-	p := citeproc.New(&strings.Builder{}, citeproc.Config{Mode: citeproc.Keep, Mapping: refs})
-	p.WriteString(rep.Body)
-	p.Close()
-	if u := p.Unknowns(); len(u) > 0 {
-		t.Errorf("markers that resolve to nothing: %v", u)
-	}
 	cited := map[int]bool{}
-	for _, c := range p.Cited() {
+	for _, c := range resolved(t, rep.Body, refs) {
 		cited[c.Number] = true
 	}
 	for _, ref := range rep.References {
