@@ -29,7 +29,9 @@ import (
 // texts) that bear on the question are picked (package excerpt's
 // scorer), merged under the parent's reference numbers, and assessed as
 // any cycle's findings are (agent.Assess: the planner model, or offline
-// the extractive model's key-term coverage). When they answer the
+// the extractive model's key-term coverage), an "answered" overruled
+// when the best passages leave too much of the question unsaid
+// (minCovered). When they answer the
 // question, the answer is written from them alone and no search is made;
 // when they do not, one cycle of research follows, with the parent's
 // settings and the Researcher's budgets, and the sources it finds are
@@ -120,9 +122,9 @@ func FollowUpRequest(ctx context.Context, st Store, id, question string) (Reques
 	} else if err != nil {
 		return Request{}, err
 	}
-	if run.Parent != "" {
-		if run, err = st.Get(ctx, run.Parent); err != nil {
-			return Request{}, fmt.Errorf("deepresearch: follow-up %s: its run %s: %w", id, run.Parent, err)
+	if parent := run.Parent; parent != "" {
+		if run, err = st.Get(ctx, parent); err != nil {
+			return Request{}, fmt.Errorf("deepresearch: follow-up %s: its run %s: %w", id, parent, err)
 		}
 	}
 	if _, _, err := storedReport(ctx, st, run.ID); err != nil {
@@ -284,9 +286,11 @@ func (l *loop) seed(ctx context.Context) (Stage, error) {
 	th := l.thread
 	l.cycles = 1
 	em := l.em.InCycle(1)
+	// The question is the one part (FollowUpRequest plans it so; of a
+	// plan made otherwise, the first task stands for it).
 	t := l.parts[0]
 	t.Index, t.ID, t.Cycle = 0, "t1", 1
-	l.parts[0] = t
+	l.parts = []agent.Task{t}
 	l.tasks = append(l.tasks, t)
 	l.outcomes = append(l.outcomes, agentOutcome{})
 	em.Emit(runLevel, "", events.CycleStartedData{Cycle: 1, Tasks: []events.PlanTask{planTask(t)}})
