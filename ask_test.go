@@ -366,3 +366,77 @@ func TestAskReplay(t *testing.T) {
 		t.Errorf("a follow-up researched without its store: %v", err)
 	}
 }
+
+// TestRunsAskResume: a follow-up interrupted after it read its run's
+// sources (its thread journaled, its assessment waiting on the model) is
+// resumed by the next Runs as a follow-up: it goes on after its stored
+// events and answers with the run's numbers.
+func TestRunsAskResume(t *testing.T) {
+	eachStore(t, func(t *testing.T, st deepresearch.Store) {
+		r, g := gatedResearcher(t)
+		g.open()
+		ctx := t.Context()
+		parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginServer, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.close()
+		first, err := deepresearch.NewRuns(r, st, deepresearch.RunsOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := first.Ask(ctx, parent.RunID, "What did William Thomson show about long submarine lines?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged := until(t, first, id, events.SourcesMerged) // the run's sources read; the assessment waits
+		first.Close()
+		if run, _ := st.Get(ctx, id); run.Status != deepresearch.StatusInterrupted || run.Parent != parent.RunID {
+			t.Fatalf("after Close the follow-up is %s (parent %q): %s", run.Status, run.Parent, run.Error)
+		}
+
+		g.open()
+		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
+		if ids, err := rs.Resume(ctx); err != nil || !slices.Equal(ids, []string{id}) {
+			t.Fatalf("Resume = %v, %v", ids, err)
+		}
+		if run := ended(t, rs, id); run.Status != deepresearch.StatusFinished || run.Attempts != 2 || run.Parent != parent.RunID {
+			t.Fatalf("the resumed follow-up: %+v", run)
+		}
+		var seqs []uint64
+		resumed := 0
+		for e, err := range rs.Follow(ctx, id, 0) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs = append(seqs, e.Seq)
+			if events.Type(e.Type) == events.RunResumed {
+				resumed++
+				if e.Seq <= merged.Seq {
+					t.Errorf("the resumption starts at event %d, before the stored %d", e.Seq, merged.Seq)
+				}
+			}
+		}
+		for i, s := range seqs {
+			if s != uint64(i+1) {
+				t.Fatalf("event %d has seq %d", i+1, s)
+			}
+		}
+		if resumed != 1 {
+			t.Errorf("%d run.resumed events", resumed)
+		}
+		rep, err := rs.Report(ctx, id)
+		if err != nil || len(rep.References) == 0 {
+			t.Fatalf("the resumed follow-up's answer: %v", err)
+		}
+		numbers := map[string]int{}
+		for _, ref := range parent.References {
+			numbers[ref.ID] = ref.Number
+		}
+		for _, ref := range rep.References {
+			if n, ok := numbers[ref.ID]; ok && ref.Number != n {
+				t.Errorf("the resumed answer cites %s as [%d]; the run numbers it [%d]", ref.ID, ref.Number, n)
+			}
+		}
+	})
+}
