@@ -1,6 +1,10 @@
 package finalreport
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,7 +40,7 @@ func TestPublishFixed(t *testing.T) {
 	for _, ref := range pub.References {
 		nums = append(nums, ref.Number)
 	}
-	if want := []int{2, 5, 6}; !equalInts(nums, want) {
+	if want := []int{2, 5, 6}; !slices.Equal(nums, want) {
 		t.Errorf("references numbered %v, want %v", nums, want)
 	}
 	md := Markdown(pub, citeproc.Plain)
@@ -52,14 +56,51 @@ func TestPublishFixed(t *testing.T) {
 	}
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+// TestPublishFixedAnyOrder: whatever order a draft cites sources in, a
+// source with a Fixed number is shown under it, every other document
+// under a number of its own above the highest Fixed one, and the
+// reference list is in number order.
+func TestPublishFixedAnyOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 1))
+	for range 200 {
+		n := 1 + rng.IntN(8)
+		var sources []collapse.Source
+		maxFixed := 0
+		for i := range n {
+			s := collapse.Source{Number: i + 1, Source: source.Source{ID: "d" + strconv.Itoa(i), URL: "https://example.org/" + strconv.Itoa(i)}}
+			if rng.IntN(2) == 0 {
+				s.Fixed = 1 + rng.IntN(20)
+				for slices.ContainsFunc(sources, func(o collapse.Source) bool { return o.Fixed == s.Fixed }) {
+					s.Fixed++
+				}
+				maxFixed = max(maxFixed, s.Fixed)
+			}
+			sources = append(sources, s)
+		}
+		var draft strings.Builder
+		for range 1 + rng.IntN(12) {
+			fmt.Fprintf(&draft, "Claim [%d]. ", 1+rng.IntN(n))
+		}
+		pub, err := Publish(draft.String(), sources, citeproc.Plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int]string{}
+		for i, ref := range pub.References {
+			if i > 0 && ref.Number <= pub.References[i-1].Number {
+				t.Fatalf("%q: references out of order: %+v", draft.String(), pub.References)
+			}
+			src := sources[slices.IndexFunc(sources, func(s collapse.Source) bool { return s.ID == ref.ID })]
+			switch {
+			case src.Fixed > 0 && ref.Number != src.Fixed:
+				t.Fatalf("%q: %s is [%d], fixed at [%d]", draft.String(), ref.ID, ref.Number, src.Fixed)
+			case src.Fixed == 0 && ref.Number <= maxFixed:
+				t.Fatalf("%q: %s is [%d], not above the fixed %d", draft.String(), ref.ID, ref.Number, maxFixed)
+			}
+			if other, dup := seen[ref.Number]; dup {
+				t.Fatalf("%q: %s and %s are both [%d]", draft.String(), other, ref.ID, ref.Number)
+			}
+			seen[ref.Number] = ref.ID
 		}
 	}
-	return true
 }
