@@ -113,6 +113,19 @@ func TestRunGolden(t *testing.T) {
 }
 
 // checkCitations asserts the product's promise about a finished report.
+// resolved returns the citations of body's markers, each resolved by
+// refs, and fails the test for a marker that resolves to nothing.
+func resolved(t *testing.T, body string, refs *citeproc.Mapping) []citeproc.Citation {
+	t.Helper()
+	p := citeproc.New(&strings.Builder{}, citeproc.Config{Mode: citeproc.Keep, Mapping: refs})
+	p.WriteString(body)
+	p.Close()
+	if u := p.Unknowns(); len(u) > 0 {
+		t.Errorf("markers that resolve to nothing: %v", u)
+	}
+	return p.Cited()
+}
+
 func checkCitations(t *testing.T, rep *deepresearch.Report, rec *recorder) {
 	t.Helper()
 	if len(rep.References) == 0 {
@@ -150,14 +163,8 @@ func checkCitations(t *testing.T, rep *deepresearch.Report, rec *recorder) {
 			}
 		}
 	}
-	p := citeproc.New(&strings.Builder{}, citeproc.Config{Mode: citeproc.Keep, Mapping: refs})
-	p.WriteString(rep.Body)
-	p.Close()
-	if u := p.Unknowns(); len(u) > 0 {
-		t.Errorf("markers that resolve to nothing: %v", u)
-	}
 	var firsts []int
-	for _, c := range p.Cited() {
+	for _, c := range resolved(t, rep.Body, refs) {
 		if !slices.Contains(firsts, c.Number) {
 			firsts = append(firsts, c.Number)
 		}

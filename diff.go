@@ -229,12 +229,7 @@ func diffSideOf(ctx context.Context, r *Report, kept []StoredSource) (*diffSide,
 	if err != nil {
 		return nil, err
 	}
-	keptText := map[string]string{}
-	for _, k := range kept {
-		if key := k.ID + "\x00" + k.URL; keptText[key] == "" {
-			keptText[key] = k.Text
-		}
-	}
+	keptText := keptTexts(kept)
 	side := &diffSide{byKey: map[string]int{}}
 	for _, s := range r.Sources {
 		k := sourceKey(s.Source)
@@ -285,6 +280,18 @@ func diffSideOf(ctx context.Context, r *Report, kept []StoredSource) (*diffSide,
 	}
 	side.headings = headings(c.Body)
 	return side, nil
+}
+
+// keptTexts are the texts a run store kept of a run's sources (the first
+// of each), by ID and URL (ID + "\x00" + URL).
+func keptTexts(kept []StoredSource) map[string]string {
+	out := map[string]string{}
+	for _, k := range kept {
+		if key := k.ID + "\x00" + k.URL; out[key] == "" {
+			out[key] = k.Text
+		}
+	}
+	return out
 }
 
 // claimKey is what makes two sentences the same claim: their words,

@@ -168,6 +168,7 @@ func ReopenRun(ctx context.Context, st Store, id string) (Request, Durable, erro
 		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s: read %d events of %d", id, len(d.Prior), reopened.Events)
 	}
 	d.Attempt = reopened.Attempts
+	req.Parent = run.Parent // a follow-up's, kept by the store, not by the request's JSON form
 	return req, d, nil
 }
 
@@ -331,12 +332,15 @@ type runManifest struct {
 	MaxRunTokens int                   `json:"max_run_tokens,omitempty"`
 	MaxCost      float64               `json:"max_cost,omitempty"`
 	Prices       map[string][2]float64 `json:"prices,omitempty"`
+	// Parent is the run a follow-up follows (Request.Parent, which the
+	// request's JSON form leaves out).
+	Parent string `json:"parent,omitempty"`
 }
 
 // request is the run's request as it was made.
 func (m runManifest) request() Request {
 	req := m.Request
-	req.RunID, req.Budget, req.MaxRunAgents = m.RunID, m.Budget, m.MaxRunAgents
+	req.RunID, req.Budget, req.MaxRunAgents, req.Parent = m.RunID, m.Budget, m.MaxRunAgents, m.Parent
 	return req
 }
 
@@ -368,14 +372,14 @@ func (m runManifest) differs(o runManifest) string {
 }
 
 func (r *Researcher) manifest(req Request) runManifest {
-	m := runManifest{RunID: req.RunID, Budget: req.Budget, MaxRunAgents: req.MaxRunAgents,
+	m := runManifest{RunID: req.RunID, Budget: req.Budget, MaxRunAgents: req.MaxRunAgents, Parent: req.Parent,
 		Models: map[string]string{}, Judge: "lexical", Verifier: "lexical",
 		Channel: r.channel(), Pages: r.pages, Unsupported: r.cfg.Unsupported,
 		MaxRunTokens: r.cfg.MaxRunTokens, MaxCost: r.cfg.MaxCost}
 	// The request as its JSON form keeps it, so that a manifest read back
 	// compares equal: what that form leaves out is beside it.
 	m.Request = req
-	m.Request.RunID, m.Request.Budget, m.Request.MaxRunAgents, m.Request.Hooks = "", Budget{}, 0, nil
+	m.Request.RunID, m.Request.Budget, m.Request.MaxRunAgents, m.Request.Hooks, m.Request.Parent, m.Request.thread = "", Budget{}, 0, nil, "", nil
 	role := map[string]llms.Model{}
 	for name, rm := range map[string]llms.Model{events.RolePlanner: r.cfg.PlannerModel, events.RoleResearcher: r.cfg.ResearcherModel, events.RoleWriter: r.cfg.WriterModel} {
 		role[name] = cmpModel(rm, r.cfg.Model)

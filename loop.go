@@ -92,6 +92,13 @@ type loop struct {
 
 	mu       sync.Mutex // guards the merge while a wave runs, and sections
 	sections *sectionJobs
+
+	// thread is what a follow-up starts from (ask.go): its first cycle
+	// reads the parent's sources; nil for a run that follows none.
+	// uncovered are the question's key terms those passages leave unsaid
+	// when too many are (see overrule).
+	thread    *thread
+	uncovered []string
 }
 
 func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
@@ -113,7 +120,11 @@ func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error)
 	}()
 	tasks := l.parts
 	for {
-		stage, err := l.cycle(ctx, tasks)
+		cycle := l.cycle
+		if l.thread != nil && l.cycles == 0 {
+			cycle = func(ctx context.Context, _ []agent.Task) (Stage, error) { return l.seed(ctx) }
+		}
+		stage, err := cycle(ctx, tasks)
 		if err != nil {
 			return nil, stage, err
 		}
@@ -269,6 +280,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 			Decision: events.LoopAssessFailed, Reason: err.Error()})
 		return nil, events.LoopAssessFailed, nil
 	}
+	l.overrule(a)
 	decision := events.LoopContinue
 	switch {
 	case a.Done:
@@ -282,9 +294,10 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	for i, g := range a.Gaps {
 		gaps[i] = events.Gap(g)
 	}
-	if decision != events.LoopBudget && l.meter.spent() == "" {
+	if decision != events.LoopBudget && l.meter.spent() == "" && !(l.thread != nil && decision == events.LoopAnswered) {
 		// The documents the cited sources name are read before the
-		// question is taken as answered.
+		// question is taken as answered (a follow-up that its run's
+		// sources answer reads nothing more).
 		follow, err := l.follow(ctx)
 		if err != nil {
 			return nil, "", err
@@ -684,7 +697,7 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 		},
 	}}
 	notices = append(notices, assumptions(l.rep.Clarifications)...)
-	in := finalreport.Input{Question: l.req.Question, Sections: l.findings(), Sources: l.rep.Sources, Missing: l.missing(), Notices: notices, Controls: l.req.controls()}
+	in := finalreport.Input{Question: l.req.Question, Sections: l.findings(), Sources: l.rep.Sources, Missing: l.missing(), Notices: notices, Controls: l.req.controls(), Prior: l.priorReport()}
 	if l.req.MaxCycles <= 1 {
 		// One pass, as before the loop: the writer streams the report.
 		final, err := finalreport.Write(ctx, cfg, in)

@@ -109,6 +109,15 @@ type Request struct {
 	// the run (Researcher.Estimate: the plan, expected and maximum calls,
 	// tokens and dollars); nothing is researched. Research ignores it.
 	Estimate bool `json:"estimate,omitempty" jsonschema:"return what the run would spend (the plan and the expected and maximum model calls, tokens and dollars) instead of running it"`
+
+	// Parent makes the run a follow-up question of the stored run it
+	// names (FollowUpRequest sets it; see Runs.Ask): it is answered from
+	// that run's sources first, keeping its numbering. A follow-up runs
+	// with the Store that holds its parent (Record, Runs); the store
+	// keeps it as StoredRun.Parent, not in the JSON form.
+	Parent string `json:"-"`
+	// thread loads what a follow-up starts from (Record sets it).
+	thread func(context.Context) (*thread, error)
 }
 
 // UnmarshalJSON reads req's JSON form strictly, as every front end
@@ -383,6 +392,14 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 		stage(StageIndex, t0)
 	}
 
+	// A follow-up starts from the run it follows (ask.go).
+	var th *thread
+	if req.Parent != "" {
+		if th, err = journaledThread(ctx, req); err != nil {
+			return fail(StagePlan, fmt.Errorf("the run %s this follows up: %w", req.Parent, err))
+		}
+	}
+
 	// Clarify, plan, review (people.go).
 	t0 = clock.Now()
 	pctx, span := telemetry.Start(ctx, telemetry.SpanPlan, trace.SpanKindInternal)
@@ -410,6 +427,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 
 	// Research in cycles, merge, write (loop.go).
 	l := r.newLoop(req, em, meter, backend, model, log, rep, tasks)
+	l.thread = th
 	final, failed, err := l.research(ctx)
 	l.fill()
 	if err != nil {

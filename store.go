@@ -113,6 +113,11 @@ type Store interface {
 	// GiveUp ends an interrupted run that will not be resumed: failed,
 	// with msg as its error.
 	GiveUp(ctx context.Context, id, msg string) error
+
+	// FollowUps returns the runs whose Parent is id — the follow-up
+	// questions asked of run id (Runs.Ask), its thread — oldest first;
+	// none for a run without any, or one the store does not hold.
+	FollowUps(ctx context.Context, id string) ([]StoredRun, error)
 }
 
 // NewRunID returns a fresh run ID: random, URL-safe, and ordered by time
@@ -143,7 +148,7 @@ func StartRunFrom(ctx context.Context, st Store, req Request, origin string) (Re
 	if err != nil {
 		return req, err
 	}
-	if err := st.Create(ctx, StoredRun{ID: req.RunID, Question: req.question(), Options: opts, Origin: origin}); err != nil {
+	if err := st.Create(ctx, StoredRun{ID: req.RunID, Question: req.question(), Options: opts, Origin: origin, Parent: req.Parent}); err != nil {
 		return req, err
 	}
 	return req, st.Start(ctx, req.RunID)
@@ -176,6 +181,10 @@ func (r *Researcher) RecordDurable(ctx context.Context, st Store, req Request, d
 	bg := context.WithoutCancel(ctx)
 	if d.Journal == nil {
 		d.Journal = st
+	}
+	if req.Parent != "" && req.thread == nil {
+		parent := req.Parent
+		req.thread = func(ctx context.Context) (*thread, error) { return loadThread(ctx, st, parent) }
 	}
 	shutdown := func() bool { return errors.Is(context.Cause(ctx), ErrShutdown) }
 	// A run that waits for a person is stored as waiting before the

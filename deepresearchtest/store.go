@@ -93,7 +93,7 @@ func (s *Store) Create(_ context.Context, run deepresearch.StoredRun) error {
 		opts = json.RawMessage(`{}`)
 	}
 	s.runs[run.ID] = &memRun{run: deepresearch.StoredRun{ID: run.ID, Question: run.Question, Options: slices.Clone(opts),
-		Status: deepresearch.StatusQueued, Created: s.clock.Now().UTC(), Origin: run.Origin, Attempts: 1},
+		Status: deepresearch.StatusQueued, Created: s.clock.Now().UTC(), Origin: run.Origin, Attempts: 1, Parent: run.Parent},
 		wake: make(chan struct{})}
 	return nil
 }
@@ -369,6 +369,15 @@ func (s *Store) Interrupted(_ context.Context, origin string) ([]deepresearch.St
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
 	}, func(r deepresearch.StoredRun) bool {
 		return r.Status == deepresearch.StatusInterrupted && r.Origin == origin
+	}), nil
+}
+
+// FollowUps returns the runs whose Parent is id, oldest first.
+func (s *Store) FollowUps(_ context.Context, id string) ([]deepresearch.StoredRun, error) {
+	return s.sorted(func(a, b deepresearch.StoredRun) int {
+		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
+	}, func(r deepresearch.StoredRun) bool {
+		return id != "" && r.Parent == id
 	}), nil
 }
 

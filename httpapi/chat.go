@@ -107,9 +107,12 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	// A question after an answer that was a run's report follows that
+	// run up (chatFollowUp); any other is a run of its own.
+	id, followUp := s.chatFollowUp(r, cr.Messages)
 	// A question that needs clarifying is answered with the questions;
 	// the next user message answers them (chatRequestOf reads it back).
-	if len(req.Answers) == 0 {
+	if len(req.Answers) == 0 && !followUp {
 		qs, err := s.runs.Clarify(r.Context(), req)
 		if err != nil {
 			s.fail(w, err)
@@ -123,7 +126,11 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	// Asked above, or answered: a chat run does not wait, for answers or
 	// for a plan review its client has no way to post.
 	req.Clarify, req.Review = deepresearch.ClarifyNever, deepresearch.ReviewNever
-	id, err := s.start(r.Context(), req)
+	if followUp {
+		id, err = s.runs.Ask(r.Context(), id, req.Question)
+	} else {
+		id, err = s.start(r.Context(), req)
+	}
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -250,6 +257,39 @@ func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatR
 		content = "\n\n" + content // the streamed text was not the report's start: give the whole report
 	}
 	return content, res, u, nil
+}
+
+// chatFollowUp finds the run a conversation's last user message follows
+// up: when the message before it is the assistant's, and is the report of
+// a stored run of the user message before that (Runs.Answered: the answer
+// this endpoint gave, or a follow-up's), it returns that run's ID.
+func (s *Server) chatFollowUp(r *http.Request, msgs []chatMessage) (string, bool) {
+	last := len(msgs) - 1
+	for last >= 0 && msgs[last].Role != "user" {
+		last--
+	}
+	if last < 2 || msgs[last-1].Role != "assistant" {
+		return "", false
+	}
+	answer, err := msgs[last-1].text()
+	if err != nil || strings.HasPrefix(answer, clarifyLead) {
+		return "", false
+	}
+	for i := last - 2; i >= 0; i-- {
+		if msgs[i].Role != "user" {
+			continue
+		}
+		asked, err := msgs[i].text()
+		if err != nil {
+			return "", false
+		}
+		run, err := s.runs.Answered(r.Context(), asked, answer)
+		if err != nil {
+			return "", false
+		}
+		return run.ID, true
+	}
+	return "", false
 }
 
 // clarifyLead starts a reply that asks clarifying questions; the next

@@ -22,6 +22,7 @@ func runURLs(id string) map[string]string {
 	return map[string]string{
 		"self":     base,
 		"events":   base + "/events",
+		"asks":     base + "/asks",
 		"markdown": base + "?format=md",
 		"html":     base + "?format=html",
 		"json":     base + "?format=json",

@@ -195,6 +195,8 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /v1/research/{id}/plan", s.auth(s.postPlan))
 	mux.HandleFunc("GET /v1/research/{id}/diff/{other}", s.auth(s.getDiff))
 	mux.HandleFunc("GET /v1/research/{id}/recheck", s.auth(s.getRecheck))
+	mux.HandleFunc("POST /v1/research/{id}/ask", s.auth(s.postAsk))
+	mux.HandleFunc("GET /v1/research/{id}/asks", s.auth(s.getAsks))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
 	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)

@@ -205,6 +205,23 @@ func (t *tools) ended(ctx context.Context, id string) (*mcp.CallToolResult, Repo
 	return researchResult(rep, id, runErr)
 }
 
+// askIn is the ask tool's input.
+type askIn struct {
+	RunID    string `json:"run_id" jsonschema:"the finished run whose report the question follows up (research's run_id)"`
+	Question string `json:"question" jsonschema:"the follow-up question"`
+}
+
+// ask asks a follow-up question of a stored run (Runs.Ask) and follows
+// the follow-up to its end, as research follows its run: a call the
+// client cancels cancels it.
+func (t *tools) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, Report, error) {
+	id, err := t.runs.Ask(ctx, in.RunID, in.Question)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	return t.follow(ctx, req, in.Question, id, 0)
+}
+
 // researchResult is the research tool's result of a run that returned rep
 // and err; id is the run's in the store that keeps it ("" for none).
 func researchResult(rep *deepresearch.Report, id string, err error) (*mcp.CallToolResult, Report, error) {

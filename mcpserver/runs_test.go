@@ -291,3 +291,44 @@ func TestReviewOldProtocol(t *testing.T) {
 		})
 	}
 }
+
+// TestAskTool (issue 33): the ask tool follows up a run the research
+// tool made (by its run_id): the answer cites the report's numbers, and
+// is itself a stored run whose parent is the report's; an unknown run is
+// a tool error.
+func TestAskTool(t *testing.T) {
+	runs, st := newRuns(t, newResearcher(t, nil), deepresearch.RunsOptions{})
+	cs := connect(t, Options{Runs: runs})
+	var rep Report
+	call(t, cs, "research", map[string]any{"question": "How are submarine cables repaired?"}, &rep)
+	if rep.RunID == "" {
+		t.Fatalf("research returned no run_id: %+v", rep)
+	}
+	numbers := map[string]int{}
+	for _, r := range rep.References {
+		numbers[r.URL] = r.Number
+	}
+	var answer Report
+	res := call(t, cs, "ask", map[string]any{"run_id": rep.RunID, "question": "How is the broken cable lifted from the seabed?"}, &answer)
+	if answer.RunID == "" || answer.RunID == rep.RunID || len(answer.References) == 0 || !answer.Complete || contentText(res) != answer.Markdown {
+		t.Fatalf("ask returned %+v", answer)
+	}
+	shared := false
+	for _, r := range answer.References {
+		if n, ok := numbers[r.URL]; ok {
+			shared = true
+			if r.Number != n {
+				t.Errorf("the answer cites %s as [%d]; the report numbers it [%d]", r.URL, r.Number, n)
+			}
+		}
+	}
+	if !shared {
+		t.Errorf("the answer cites none of the report's sources: %+v", answer.References)
+	}
+	if run, err := st.Get(t.Context(), answer.RunID); err != nil || run.Parent != rep.RunID || run.Status != deepresearch.StatusFinished {
+		t.Errorf("the stored follow-up: %+v, %v", run, err)
+	}
+	if got := toolError(t, cs, "ask", map[string]any{"run_id": "nope", "question": "why?"}); !strings.Contains(got, `no run "nope"`) {
+		t.Errorf("an unknown run: %q", got)
+	}
+}

@@ -45,9 +45,10 @@ import (
 // Report is what the research tool returns.
 type Report struct {
 	// RunID names the run in the store that keeps it (Options.Runs):
-	// GET /v1/research/{id} and `deepresearch show ID` find it there.
-	// Empty when runs are not kept.
-	RunID string `json:"run_id,omitempty" jsonschema:"the run's ID in the run store, when runs are kept"`
+	// GET /v1/research/{id} and `deepresearch show ID` find it there, and
+	// the ask tool takes it to follow the report up. Empty when runs are
+	// not kept.
+	RunID string `json:"run_id,omitempty" jsonschema:"the run's ID in the run store, when runs are kept: ask follows it up"`
 	// Markdown is the cited report with its reference list; when the run
 	// failed after its research, what of it renders (the agents' merged
 	// findings when the writer failed).
@@ -217,6 +218,13 @@ func addToolsFor(s *mcp.Server, opts Options) *tools {
 			Description: "Research a question over the configured corpus and return a report whose every citation " +
 				"resolves to a retrieved source. When the run fails after its research, the result is an error " +
 				"that still carries what was found (the agents' merged findings when the writer failed)."}, t.runResearch)
+	}
+	if opts.Runs != nil {
+		mcp.AddTool(s, &mcp.Tool{Name: "ask",
+			Description: "Ask a follow-up question about a finished research run's report (run_id, from research). " +
+				"The answer is written from the run's own sources first, citing them by the report's numbers; only " +
+				"when they do not hold the answer is one more cycle of research done, its new sources numbered after " +
+				"the report's. Returns the answer as research returns a report, with the follow-up's own run_id."}, t.ask)
 	}
 	return t
 }

@@ -166,7 +166,7 @@ func (s *Store) salvageList(ctx context.Context, limit int, cause error) ([]Run,
 	var out []Run
 	lost := 0
 	for _, rowid := range rowids {
-		r, err := scanRun(s.rdb.QueryRowContext(ctx, `SELECT id, question, options, status, error, created_at, finished_at, usage, 0, origin, attempts
+		r, err := scanRun(s.rdb.QueryRowContext(ctx, `SELECT id, question, options, status, error, created_at, finished_at, usage, 0, origin, attempts, parent
 			FROM runs NOT INDEXED WHERE rowid = ?`, rowid))
 		if err != nil {
 			lost++

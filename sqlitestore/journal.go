@@ -52,6 +52,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	for _, c := range []struct{ name, def string }{
 		{"origin", `TEXT NOT NULL DEFAULT ''`},
 		{"attempts", `INTEGER NOT NULL DEFAULT 1`},
+		{"parent", `TEXT NOT NULL DEFAULT ''`},
 	} {
 		if have[c.name] {
 			continue
@@ -59,6 +60,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := s.wdb.ExecContext(ctx, `ALTER TABLE runs ADD COLUMN `+c.name+` `+c.def); err != nil {
 			return fmt.Errorf("add runs.%s: %w", c.name, err)
 		}
+	}
+	if _, err := s.wdb.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS runs_parent ON runs (parent, created_at)`); err != nil {
+		return fmt.Errorf("index runs.parent: %w", err)
 	}
 	return nil
 }
@@ -198,6 +202,27 @@ func (s *Store) Interrupted(ctx context.Context, origin string) ([]Run, error) {
 		out = append(out, r)
 	}
 	return out, opErr("list interrupted runs", "", rows.Err())
+}
+
+// FollowUps returns the runs whose Parent is id (the follow-up questions
+// asked of it), oldest first; none for a run that has none, or that the
+// store does not hold.
+func (s *Store) FollowUps(ctx context.Context, id string) ([]Run, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE parent = ? AND parent != ''
+		ORDER BY created_at, id`, id)
+	if err != nil {
+		return nil, opErr("list follow-ups of", id, err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, opErr("list follow-ups of", id, err)
+		}
+		out = append(out, r)
+	}
+	return out, opErr("list follow-ups of", id, rows.Err())
 }
 
 // Logged returns the events stored for run id so far, in order, without

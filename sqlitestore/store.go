@@ -368,8 +368,8 @@ func (s *Store) Create(ctx context.Context, r Run) error {
 	if opts == "" {
 		opts = "{}"
 	}
-	_, err := s.wdb.ExecContext(ctx, `INSERT INTO runs (id, question, options, status, owner, created_at, origin)
-		VALUES (?, ?, ?, 'queued', ?, ?, ?)`, r.ID, r.Question, opts, s.owner, s.now(), r.Origin)
+	_, err := s.wdb.ExecContext(ctx, `INSERT INTO runs (id, question, options, status, owner, created_at, origin, parent)
+		VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)`, r.ID, r.Question, opts, s.owner, s.now(), r.Origin, r.Parent)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
 		err = ErrExists
 	}
@@ -611,7 +611,7 @@ func (s *Store) commit(batch []*appendReq) {
 }
 
 const runColumns = `id, question, options, status, error, created_at, finished_at, usage,
-	COALESCE((SELECT MAX(seq) FROM events WHERE run_id = runs.id), 0), origin, attempts`
+	COALESCE((SELECT MAX(seq) FROM events WHERE run_id = runs.id), 0), origin, attempts, parent`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
@@ -619,7 +619,7 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var created int64
 	var finished sql.NullInt64
 	var last int64
-	if err := sc.Scan(&r.ID, &r.Question, &opts, &r.Status, &r.Error, &created, &finished, &ub, &last, &r.Origin, &r.Attempts); err != nil {
+	if err := sc.Scan(&r.ID, &r.Question, &opts, &r.Status, &r.Error, &created, &finished, &ub, &last, &r.Origin, &r.Attempts, &r.Parent); err != nil {
 		return r, err
 	}
 	r.Options = json.RawMessage(opts)

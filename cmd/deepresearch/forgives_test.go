@@ -36,7 +36,7 @@ func TestDidYouMean(t *testing.T) {
 		{"flag", []string{"run", "--corpsu", "x", "q"}, `unknown flag --corpsu; did you mean --corpus? (see 'deepresearch run --help')`},
 		{"flag with underscores", []string{"run", "--max_tasks", "3", "q"}, `unknown flag --max_tasks; did you mean --max-tasks?`},
 		{"flag of index", []string{"index", "--embedings", "openai"}, `unknown flag --embedings; did you mean --embeddings?`},
-		{"flag of other commands", []string{"worker", "--format", "md"}, `unknown flag --format for worker (replay, resume, run and show have it)`},
+		{"flag of other commands", []string{"worker", "--format", "md"}, `unknown flag --format for worker (ask, replay, resume, run and show have it)`},
 		{"shorthand", []string{"run", "-z", "q"}, `unknown flag -z (see 'deepresearch run --help')`},
 		{"whole number", []string{"run", "--max-tasks", "many", "q"}, `--max-tasks "many": want a whole number (see 'deepresearch run --help')`},
 		{"duration", []string{"run", "--agent-timeout", "5", "q"}, `--agent-timeout "5": want a duration such as 90s, 2m or 1h30m`},

@@ -30,6 +30,7 @@ type runFlags struct {
 	output     string
 	progress   string
 	resume     string // the ID of an interrupted run to take up (the resume command)
+	ask        string // the ID of a stored run the question follows up (the ask command)
 	people     peopleFlags
 	nats       natsFlags
 	// jsonSchema and xmlSchema print the JSON or XML report's schema
@@ -272,7 +273,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		}
 	}
 	req := deepresearch.Request{Question: question}
-	if rf.resume == "" {
+	if rf.resume == "" && rf.ask == "" {
 		if req, err = rf.people.request(cmd, req); err != nil {
 			return err
 		}
@@ -306,6 +307,17 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			logger.Warn().Err(err).Msg("the NATS events stream may lack events of the run's earlier attempts")
 		}
 		rep, runErr = r.RecordDurable(ctx, st, req, d, sink)
+	} else if rf.ask != "" {
+		if stErr != nil {
+			return stErr
+		}
+		rep, runErr = r.Ask(ctx, st, rf.ask, question, deepresearch.OriginCLI, sink)
+		if rep == nil && errors.Is(runErr, deepresearch.ErrRunNotFound) {
+			return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", runErr, storePath(s)))
+		}
+		if rep == nil && (errors.Is(runErr, deepresearch.ErrConfig) || errors.Is(runErr, deepresearch.ErrNoReport)) {
+			return inputError(runErr)
+		}
 	} else {
 		rep, runErr = r.RecordOrResearch(ctx, kept, stErr, req, deepresearch.OriginCLI, sink)
 		if rep == nil && errors.Is(runErr, deepresearch.ErrConfig) {

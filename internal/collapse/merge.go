@@ -61,6 +61,11 @@ type Source struct {
 	CanonicalURL     string   `json:"canonical_url,omitempty"`
 	FirstSeenSection string   `json:"first_seen_section"`
 	UsedInSections   []string `json:"used_in_sections"`
+	// Fixed, when not 0, is the number readers see for the source
+	// whatever order a report cites it in (finalreport publishes it so):
+	// a follow-up keeps the numbers the report it follows gave its
+	// sources (Merger.Seed).
+	Fixed int `json:"fixed,omitempty"`
 }
 
 // MergedReport is a report rewritten onto the global numbering.
@@ -129,6 +134,39 @@ type Merger struct {
 // NewMerger returns an empty merger.
 func NewMerger() *Merger {
 	return &Merger{byKey: map[string]int{}, canon: map[string]string{}, retrievedKeys: map[string]bool{}}
+}
+
+// Seed gives the sources prior the first global numbers, in order, before
+// any report is merged, keeping each one's Fixed number: a follow-up's
+// merge starts from the sources of the run it follows, so that a report
+// that cites one of them (by its URL, or its ID without one) cites it
+// under its number, and sources new to the follow-up are numbered after
+// them. A prior source the others already hold is not numbered again. It
+// fails once a report was merged.
+func (m *Merger) Seed(prior []Source) error {
+	if m.reports > 0 {
+		return fmt.Errorf("collapse: seed after %d reports were merged", m.reports)
+	}
+	for _, p := range prior {
+		id, canonical := document(p.Source, m.key)
+		if id == "" {
+			id = "seed:" + strconv.Itoa(len(m.sources)+1)
+		}
+		id += p.Location.Key()
+		if _, ok := m.byKey[id]; ok {
+			continue
+		}
+		g := len(m.sources) + 1
+		m.byKey[id] = g
+		p.Number, p.CanonicalURL = g, canonical
+		p.UsedInSections = slices.Clone(p.UsedInSections)
+		if p.UsedInSections == nil {
+			p.UsedInSections = []string{}
+		}
+		m.sources = append(m.sources, p)
+		m.retrieve(map[int]source.Source{g: p.Source})
+	}
+	return nil
 }
 
 // Add merges the next report and returns it rewritten onto the global

@@ -10,12 +10,27 @@ import (
 // one number per document (collapse.DocumentKey): the pages, rows or
 // slides of one document cited apart are one reference, and each
 // citation keeps its unit, which Link mode writes as a pinpoint ("[2, p.
-// 4]", "[2, p. 7]"). Every rendering of a report numbers with one, so that
-// all agree.
-func numberer() citeproc.Numberer {
+// 4]", "[2, p. 7]"). A source of sources with a Fixed number keeps it,
+// as does every unit of its document, and the others are numbered after
+// the highest Fixed one, in order of first citation (a follow-up's new
+// sources after those of the run it follows). Every rendering of a report
+// numbers with one, so that all agree.
+func numberer(sources []collapse.Source) citeproc.Numberer {
 	byDoc := map[string]int{}
 	byNum := map[int]int{}
 	next := 0
+	for _, s := range sources {
+		if s.Fixed <= 0 {
+			continue
+		}
+		byNum[s.Number] = s.Fixed
+		if k := collapse.DocumentKey(s.Source); k != "" {
+			if _, ok := byDoc[k]; !ok {
+				byDoc[k] = s.Fixed
+			}
+		}
+		next = max(next, s.Fixed)
+	}
 	return citeproc.NumbererFunc(func(n int, src source.Source) int {
 		if d, ok := byNum[n]; ok {
 			return d
@@ -29,6 +44,16 @@ func numberer() citeproc.Numberer {
 		byNum[n], byDoc[k] = next, next
 		return next
 	})
+}
+
+// fixed reports whether a source of sources has a Fixed number.
+func fixed(sources []collapse.Source) bool {
+	for _, s := range sources {
+		if s.Fixed > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Label names the reference for readers: its source's Label, with every

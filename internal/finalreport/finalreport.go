@@ -17,6 +17,7 @@ package finalreport
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -76,6 +77,11 @@ type Input struct {
 	// Controls shape the report: its length, sections, language and
 	// audience. The zero value leaves them to the writer.
 	Controls Controls
+	// Prior is the report a follow-up question follows up, which its
+	// reader has, citing Sources by their merged numbers ("": none): the
+	// writer is shown it before the findings, as context, not as
+	// findings.
+	Prior string
 }
 
 // Controls are a person's wishes for the report, given to the writer as
@@ -250,7 +256,7 @@ func newPublisher(sources []collapse.Source, style citeproc.Style, hooks Hooks) 
 		Mode:     citeproc.Link,
 		Style:    citeproc.Plain,
 		Mapping:  global,
-		Numberer: numberer(),
+		Numberer: numberer(sources),
 		Hooks: citeproc.Hooks{
 			Citation: func(c citeproc.Citation) { cite(&p.rep.References, c, byNumber[c.Number]) },
 			Unknown:  hooks.Unknown,
@@ -264,7 +270,7 @@ func newPublisher(sources []collapse.Source, style citeproc.Style, hooks Hooks) 
 		Mode:     citeproc.Link,
 		Style:    style,
 		Mapping:  global,
-		Numberer: numberer(),
+		Numberer: numberer(sources),
 		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) {
 			if cite(&announced, c, byNumber[c.Number]) && hooks.Citation != nil {
 				hooks.Citation(c.Display, byNumber[c.Number].Source)
@@ -291,6 +297,11 @@ func (p *publisher) close() (*Report, error) {
 		return nil, fmt.Errorf("finalreport: %w", err)
 	}
 	r := p.rep
+	if fixed(r.Sources) {
+		// Numbers kept from the run a follow-up follows are not in order
+		// of first citation: the list is in number order.
+		slices.SortStableFunc(r.References, func(a, b Reference) int { return a.Number - b.Number })
+	}
 	r.Draft, r.Body, r.Text = p.draft.String(), p.body.String(), p.text.String()
 	r.Unknown = p.bodyP.Unknowns()
 	r.Used = p.bodyP.Used()

@@ -38,7 +38,13 @@ func messages(in Input) []llms.MessageContent {
 // "## Sources" with "[n] Title — URL" lines.
 func writerMessage(in Input) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Question: %s\n%s\n## Findings\n", strings.Join(strings.Fields(in.Question), " "), in.Controls.lines())
+	fmt.Fprintf(&b, "Question: %s\n%s\n", strings.Join(strings.Fields(in.Question), " "), in.Controls.lines())
+	if prior := strings.TrimSpace(in.Prior); prior != "" {
+		// Before the findings, so that a reader of the protocol's parts
+		// (the offline writer) takes none of it for findings.
+		fmt.Fprintf(&b, "## Earlier report\nThe question follows up this report, which the reader has; its numbers are those of the sources below. Answer the question; cite only what the findings support.\n\n%s\n\n", demoteHeadings(prior))
+	}
+	b.WriteString("## Findings\n")
 	for _, s := range in.Sections {
 		fmt.Fprintf(&b, "\n### %s\n%s\n", strings.Join(strings.Fields(s.Section), " "), demoteHeadings(strings.TrimSpace(s.Text)))
 	}

@@ -206,7 +206,7 @@ func (r *Report) anchored() (string, error) {
 		}
 	}
 	var md strings.Builder
-	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors, Numberer: numberer()})
+	p := citeproc.New(&md, citeproc.Config{Mode: citeproc.Link, Style: citeproc.Markdown, Mapping: anchors, Numberer: numberer(r.Sources)})
 	p.WriteString(v.raw)
 	if err := p.Close(); err != nil {
 		return "", err
@@ -246,7 +246,7 @@ func (r *Report) view() (*view, error) {
 	// The reference numbers Publish gave: the same processor over the
 	// same text numbers the same citations the same way.
 	p := citeproc.New(io.Discard, citeproc.Config{
-		Mode: citeproc.Link, Style: citeproc.Plain, Mapping: global, Numberer: numberer(),
+		Mode: citeproc.Link, Style: citeproc.Plain, Mapping: global, Numberer: numberer(r.Sources),
 		Hooks: citeproc.Hooks{Citation: func(c citeproc.Citation) { v.display[c.Number] = c.Display }},
 	})
 	p.WriteString(r.Draft)

@@ -62,6 +62,10 @@ type Run struct {
 	Origin string `json:"origin,omitempty"`
 	// Attempts counts the run's attempts: 1, plus one per resumption.
 	Attempts int `json:"attempts,omitempty"`
+	// Parent is the run a follow-up question was asked of ("" for a run
+	// of its own): a follow-up is a run whose report answers the question
+	// from its parent's sources first (deepresearch's Runs.Ask).
+	Parent string `json:"parent,omitempty"`
 }
 
 // What started a run (Run.Origin).

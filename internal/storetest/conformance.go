@@ -44,6 +44,8 @@ type Store interface {
 	Reopen(ctx context.Context, id string) (stored.Run, error)
 	Interrupted(ctx context.Context, origin string) ([]stored.Run, error)
 	GiveUp(ctx context.Context, id, msg string) error
+
+	FollowUps(ctx context.Context, id string) ([]stored.Run, error)
 }
 
 // t0 is the time of the fake clock a store under test is opened with.
@@ -69,6 +71,7 @@ func Run(t *testing.T, open func(t *testing.T, c clock.Clock) Store) {
 		{"List", testList},
 		{"Journal", testJournal},
 		{"Resume", testResume},
+		{"FollowUps", testFollowUps},
 	}
 	for _, tt := range suite {
 		t.Run(tt.name, func(t *testing.T) {
@@ -456,5 +459,45 @@ func testResume(t *testing.T, s Store, c *clock.Fake) {
 	}
 	if err := s.GiveUp(ctx, "nope", "x"); !errors.Is(err, stored.ErrNotFound) {
 		t.Errorf("GiveUp of a missing run: %v, want ErrNotFound", err)
+	}
+}
+
+// testFollowUps: a run created with a Parent keeps it, and FollowUps
+// lists the runs of one parent, oldest first, and no other run's; a run
+// without follow-ups, or unknown, has none.
+func testFollowUps(t *testing.T, s Store, c *clock.Fake) {
+	ctx := t.Context()
+	must(t, s.Create(ctx, stored.Run{ID: "root", Question: "q"}))
+	must(t, s.Create(ctx, stored.Run{ID: "other", Question: "q2"}))
+	for _, f := range []struct{ id, parent string }{{"f2", "root"}, {"g1", "other"}, {"f1", "root"}} {
+		c.Advance(time.Second)
+		must(t, s.Create(ctx, stored.Run{ID: f.id, Question: "follow-up " + f.id, Parent: f.parent}))
+	}
+	got, err := s.Get(ctx, "f1")
+	if err != nil || got.Parent != "root" {
+		t.Fatalf("Get(f1) = %+v, %v; want Parent root", got, err)
+	}
+	if got, _ := s.Get(ctx, "root"); got.Parent != "" {
+		t.Errorf("Get(root).Parent = %q; want none", got.Parent)
+	}
+	ids := func(rs []stored.Run) []string {
+		out := []string{}
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		id   string
+		want []string
+	}{{"root", []string{"f2", "f1"}}, {"other", []string{"g1"}}, {"f1", []string{}}, {"nosuch", []string{}}, {"", []string{}}} {
+		rs, err := s.FollowUps(ctx, tt.id)
+		if err != nil || !slices.Equal(ids(rs), tt.want) {
+			t.Errorf("FollowUps(%q) = %v, %v; want %v", tt.id, ids(rs), err, tt.want)
+		}
+	}
+	rs, _ := s.FollowUps(ctx, "root")
+	if len(rs) == 2 && (rs[0].Question != "follow-up f2" || rs[0].Parent != "root" || rs[0].Status != stored.Queued) {
+		t.Errorf("FollowUps(root)[0] = %+v; want the stored run f2, queued", rs[0])
 	}
 }

@@ -1,0 +1,469 @@
+package deepresearch
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/internal/excerpt"
+	"github.com/deepresearch/deepresearch/internal/journal"
+	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/terms"
+)
+
+// A follow-up question asked of a finished run (Runs.Ask, Researcher.Ask)
+// is a run of its own, stored with its Parent: the run it was asked of.
+// It is researched as any run — journaled, streamed with the same
+// events, resumed after a crash — with one difference: its first cycle
+// is not a wave of agents but the parent's own sources. The passages of
+// their stored text (Store.Sources, else the parent report's source
+// texts) that bear on the question are picked (package excerpt's
+// scorer), merged under the parent's reference numbers, and assessed as
+// any cycle's findings are (agent.Assess: the planner model, or offline
+// the extractive model's key-term coverage), an "answered" overruled
+// when the best passages leave too much of the question unsaid
+// (minCovered). When they answer the
+// question, the answer is written from them alone and no search is made;
+// when they do not, one cycle of research follows, with the parent's
+// settings and the Researcher's budgets, and the sources it finds are
+// numbered after the parent's. Either way the writer is given the
+// parent's report and the passages, not the parent's whole run, and the
+// answer keeps the parent's numbering: [3] in a follow-up is [3] of the
+// report it follows (collapse.Source.Fixed).
+//
+// A thread is flat: a follow-up asked of a follow-up is asked of the run
+// that one follows, so every answer of a thread is numbered from the same
+// report.
+
+// Follow-up limits.
+const (
+	// followUpCycles are a follow-up's cycles: the parent's sources, then
+	// at most one cycle of research.
+	followUpCycles = 2
+	// maxPassages caps the passages of the parent's sources a follow-up's
+	// first cycle picks; maxPassageBytes caps each one.
+	maxPassages     = 12
+	maxPassageBytes = 1200
+	// maxPriorReport caps the bytes of the parent's report a follow-up's
+	// writer is given.
+	maxPriorReport = 16 << 10
+	// minCovered is the share of the question's key terms the coverBest
+	// best passages must hold for the assessment's "answered" to stand:
+	// an assessment that finds the question covered by passages that
+	// leave more than a quarter of its words unsaid, or a word no source
+	// of the run holds, is overruled, and one cycle of research looks
+	// for them.
+	minCovered = 0.75
+	coverBest  = 5
+	minUnread  = 5
+)
+
+// followUpSection names, in a follow-up's findings, what its first cycle
+// read: the parent's sources.
+const followUpSection = "Sources of the report"
+
+// flagRe matches the verification's flag of an unsupported citation
+// ("[unsupported: 2]") and the space before it.
+var flagRe = regexp.MustCompile(`[ \t]*\[unsupported: [0-9, ]+\]`)
+
+// thread is what a follow-up starts from: the run it follows. It is
+// journaled as the follow-up starts (journaledThread), in its JSON form,
+// so that a resumed or replayed follow-up starts from what the first
+// attempt read.
+type thread struct {
+	Parent string `json:"parent"`
+	// Prior are the parent's references, seeded into the merge under
+	// their numbers (Fixed), with the text kept of each by position.
+	Prior []collapse.Source `json:"prior"`
+	Texts []string          `json:"texts"`
+	// Report is the parent's report (Body, numbered as Prior), cut to
+	// maxPriorReport.
+	Report string `json:"report"`
+}
+
+// FollowUp is one follow-up question of a run's thread (Runs.Thread):
+// the stored run that answers it and, once it has one, its answer in
+// Markdown with its reference list, numbered as the report it follows.
+type FollowUp struct {
+	StoredRun
+	// Answer is the follow-up's report in Markdown (FormatMarkdown),
+	// once it has one.
+	Answer string `json:"answer,omitempty"`
+	// References are the sources the answer cites, each under the number
+	// the report it follows gives it (a new source after those).
+	References []Reference `json:"references,omitempty"`
+}
+
+// FollowUpRequest returns the request of a follow-up question asked of
+// run id that st holds: the question, the parent's settings (limits,
+// style, length, language, audience), a plan of one task (the question),
+// no clarifying question and no plan review, and Parent naming the run
+// the thread follows (id's own parent when id is a follow-up). It fails
+// as Validate does for the question, with a *RunsError wrapping
+// ErrRunNotFound for a run st does not hold, and wrapping ErrNoReport
+// for a run without a report to follow up.
+func FollowUpRequest(ctx context.Context, st Store, id, question string) (Request, error) {
+	q := Request{Question: question}
+	if err := q.Validate(); err != nil {
+		return Request{}, err
+	}
+	run, err := st.Get(ctx, id)
+	if errors.Is(err, ErrRunNotFound) {
+		return Request{}, noRun(id)
+	} else if err != nil {
+		return Request{}, err
+	}
+	if parent := run.Parent; parent != "" {
+		if run, err = st.Get(ctx, parent); err != nil {
+			return Request{}, fmt.Errorf("deepresearch: follow-up %s: its run %s: %w", id, parent, err)
+		}
+	}
+	if _, _, err := storedReport(ctx, st, run.ID); err != nil {
+		return Request{}, err
+	}
+	var parent Request
+	if len(run.Options) > 0 {
+		// A request stored by an earlier version may not read: the
+		// Researcher's defaults stand in for it.
+		_ = json.Unmarshal(run.Options, &parent)
+	}
+	q = Request{
+		Question: q.question(), MaxTasks: parent.MaxTasks, Parallelism: parent.Parallelism, SearchLimit: parent.SearchLimit,
+		Style: parent.Style, Length: parent.Length, Language: parent.Language, Audience: parent.Audience,
+		Clarify: ClarifyNever, Review: ReviewNever, MaxCycles: followUpCycles, Parent: run.ID,
+		Plan: &Plan{Tasks: []PlanTask{{Title: clip(oneLineText(q.question()), 80), Question: q.question()}}, MaxCycles: followUpCycles},
+	}
+	return q, q.Validate()
+}
+
+// Ask asks question of run id that st holds, in the foreground, as a
+// follow-up (see FollowUpRequest), kept in st as a run started by origin
+// (StartRunFrom, then Record): `deepresearch ask`. It returns the
+// follow-up's report, whose citations keep the parent report's numbers.
+func (r *Researcher) Ask(ctx context.Context, st Store, id, question, origin string, sink func(Event)) (*Report, error) {
+	req, err := FollowUpRequest(ctx, st, id, question)
+	if err != nil {
+		return nil, err
+	}
+	req, err = StartRunFrom(context.WithoutCancel(ctx), st, req, origin)
+	if err != nil {
+		return nil, err
+	}
+	return r.Record(ctx, st, req, sink)
+}
+
+// Ask starts question, asked of the stored run id, as a follow-up run the
+// Runs owns (see FollowUpRequest and Start), and returns its ID once it
+// is stored; its events and report are those of any run (Follow,
+// Report), and Thread lists it with the run it follows.
+func (rs *Runs) Ask(ctx context.Context, id, question string) (string, error) {
+	req, err := FollowUpRequest(ctx, rs.st, id, question)
+	if err != nil {
+		return "", err
+	}
+	return rs.Start(ctx, req)
+}
+
+// Thread returns the follow-ups asked of run id (of the run it follows,
+// when id is a follow-up), oldest first, each with its answer once it has
+// one. A run the store does not hold is a *RunsError wrapping
+// ErrRunNotFound.
+func (rs *Runs) Thread(ctx context.Context, id string) ([]FollowUp, error) {
+	run, err := rs.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := rs.st.FollowUps(ctx, cmp.Or(run.Parent, run.ID))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FollowUp, len(runs))
+	for i, f := range runs {
+		out[i] = FollowUp{StoredRun: f}
+		if !f.Status.Ended() {
+			continue
+		}
+		rep, err := rs.Report(ctx, f.ID)
+		if err != nil {
+			continue // ended without a report: its status and error say why
+		}
+		if md, err := rep.Render(FormatMarkdown); err == nil {
+			out[i].Answer, out[i].References = string(md), rep.References
+		}
+	}
+	return out, nil
+}
+
+// loadThread reads from st what a follow-up of run id starts from.
+func loadThread(ctx context.Context, st Store, id string) (*thread, error) {
+	rep, kept, err := storedReport(ctx, st, id)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := rep.published()
+	if err != nil {
+		return nil, err
+	}
+	keptText := keptTexts(kept)
+	read := map[string]string{} // the report's own texts, by document
+	for _, s := range rep.Sources {
+		if t := rep.SourceTexts[s.Number]; t != "" && len(t) > len(read[s.ID+"\x00"+s.URL]) {
+			read[s.ID+"\x00"+s.URL] = t
+		}
+	}
+	// The report as its reader has it, numbered as the seeded sources,
+	// without the verification's flags: the writer is to cite, not flag.
+	th := &thread{Parent: id, Report: clip(strings.TrimSpace(flagRe.ReplaceAllString(pub.Body, "")), maxPriorReport)}
+	for _, ref := range pub.References {
+		key := ref.ID + "\x00" + ref.URL
+		th.Prior = append(th.Prior, collapse.Source{Source: ref.Source, Fixed: ref.Number,
+			FirstSeenSection: followUpSection, UsedInSections: []string{followUpSection}})
+		th.Texts = append(th.Texts, cmp.Or(keptText[key], read[key]))
+	}
+	return th, nil
+}
+
+// passages picks the passages of the thread's sources that bear on
+// question: their units (package excerpt) scored together by the
+// question's key terms, the best maxPassages of them (each once), in
+// source order, each cited by its source's position (from 1) in
+// th.Prior. best is the text of the coverBest best-scored of them, which
+// uncovered holds to the question.
+func (th *thread) passages(question string) (text, best string) {
+	type unit struct {
+		excerpt.Unit
+		src int
+	}
+	var units []unit
+	var all []excerpt.Unit
+	for i, text := range th.Texts {
+		for _, u := range excerpt.Units(text) {
+			units = append(units, unit{u, i + 1})
+			all = append(all, u)
+		}
+	}
+	if len(all) == 0 {
+		return "", ""
+	}
+	picked := excerpt.Best(all, excerpt.NewScorer(excerpt.Weights("", question), all), 2*maxPassages)
+	var top []string
+	seen := map[string]bool{}
+	kept := picked[:0]
+	for _, p := range picked {
+		t := strings.Join(strings.Fields(source.Clean(p.Text)), " ")
+		if t == "" || seen[t] || len(kept) == maxPassages {
+			continue // a text read twice (two excerpts of one page) is one passage
+		}
+		seen[t] = true
+		p.Text = t
+		kept = append(kept, p)
+		if len(top) < coverBest {
+			top = append(top, t)
+		}
+	}
+	slices.SortFunc(kept, func(a, b excerpt.Picked) int { return a.Index - b.Index })
+	var b strings.Builder
+	for _, p := range kept {
+		fmt.Fprintf(&b, "%s [%d]\n\n", clip(p.Text, maxPassageBytes), units[p.Index].src)
+	}
+	return b.String(), strings.Join(top, "\n\n")
+}
+
+// seed runs a follow-up's first cycle: the thread's sources, seeded into
+// the merge under the parent's numbers, and the passages of them that
+// bear on the question, merged as the findings of the plan's one task
+// (its agent events say so: no search is made).
+func (l *loop) seed(ctx context.Context) (Stage, error) {
+	th := l.thread
+	l.cycles = 1
+	em := l.em.InCycle(1)
+	// The question is the one part (FollowUpRequest plans it so; of a
+	// plan made otherwise, the first task stands for it).
+	t := l.parts[0]
+	t.Index, t.ID, t.Cycle = 0, "t1", 1
+	l.parts = []agent.Task{t}
+	l.tasks = append(l.tasks, t)
+	l.outcomes = append(l.outcomes, agentOutcome{})
+	em.Emit(runLevel, "", events.CycleStartedData{Cycle: 1, Tasks: []events.PlanTask{planTask(t)}})
+	if err := l.merger.Seed(th.Prior); err != nil {
+		return StageMerge, err
+	}
+	passages, best := th.passages(l.req.Question)
+	res := &agent.Result{Task: t, Report: passages, Sources: map[int]source.Source{}, Texts: map[int]string{}}
+	l.uncovered = uncovered(l.req.Question, best, strings.Join(th.Texts, "\n\n"))
+	for i, p := range th.Prior {
+		res.Sources[i+1], res.Texts[i+1] = p.Source, th.Texts[i]
+	}
+	em.Emit(t.Index, t.Title, events.AgentStartedData{Task: events.PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question}})
+	for i, p := range th.Prior {
+		em.Emit(t.Index, t.Title, events.SourceData{Number: i + 1, Source: p.Source})
+	}
+	if res.Report != "" {
+		em.Emit(t.Index, t.Title, events.DeltaData{Text: res.Report})
+	}
+	o := agentOutcome{res: res}
+	l.r.reportOutcome(t, o, em)
+	l.mu.Lock()
+	l.outcomes[0] = o
+	l.mergeReady(ctx, 1)
+	err := l.mergeErr
+	l.mu.Unlock()
+	if err != nil {
+		return StageMerge, err
+	}
+	l.rep.Sources = l.merger.Sources()
+	em.Emit(runLevel, "", mergedData(l.rep.Sources, len(l.merger.Unknown())))
+	l.log.Info().Str("parent", th.Parent).Int("sources", len(th.Prior)).Msg("a follow-up read its run's sources")
+	return "", nil
+}
+
+// priorReport is the report a follow-up follows, for its writer; "" for
+// a run that follows none.
+func (l *loop) priorReport() string {
+	if l.thread == nil {
+		return ""
+	}
+	return l.thread.Report
+}
+
+// uncovered returns the key terms of question (as the question writes
+// them) that best, the best passages of the run's sources, does not
+// hold, when they are more than minCovered allows or one of them, of
+// minUnread letters at least, is in none of the sources' texts (all) — a
+// question about something the run never read of; nil otherwise.
+func uncovered(question, best, all string) []string {
+	held, read := terms.StemSetParts(best), terms.StemSetParts(all)
+	var words, missing []string
+	unread := false
+	seen := map[string]bool{}
+	for _, w := range terms.Tokens(question) {
+		if st := terms.Stem(w); terms.IsKey(w) && !seen[st] {
+			seen[st] = true
+			words = append(words, w)
+			if !held[st] {
+				missing = append(missing, w)
+				// A short word ("use", "cost") is too often said
+				// otherwise to count as never read.
+				unread = unread || !read[st] && utf8.RuneCountInString(w) >= minUnread
+			}
+		}
+	}
+	if len(words) == 0 || !unread && float64(len(words)-len(missing)) >= minCovered*float64(len(words)) {
+		return nil
+	}
+	return missing
+}
+
+// overrule holds a follow-up's first assessment to what the passages of
+// the parent's sources hold: when they leave too many of the question's
+// key terms unsaid (l.uncovered), the question is not taken as answered,
+// and when the assessment names no task, the question itself is
+// researched.
+func (l *loop) overrule(a *agent.Assessment) {
+	if l.thread == nil || l.cycles != 1 || len(l.uncovered) == 0 {
+		return
+	}
+	detail := "the run's sources do not mention " + strings.Join(l.uncovered, ", ")
+	if a.Done {
+		a.Done = false
+		a.Covered = nil
+		a.Reason = strings.TrimSpace(a.Reason + " Overruled: " + detail + ".")
+	}
+	a.Gaps = append(a.Gaps, agent.Gap{Kind: events.GapUncovered, Part: "t1", Detail: detail})
+	if len(a.Tasks) == 0 {
+		q := l.req.Question
+		a.Tasks = []agent.Task{{Title: clip(oneLineText(q), 80), Question: q, Objective: q, Part: "t1", Gap: events.GapUncovered + ": " + detail}}
+	}
+}
+
+// threadScope is the journal scope of a follow-up's thread.
+const threadScope = "thread"
+
+// journaledThread returns the thread a follow-up of req.Parent starts
+// from: from the run's journal when an earlier attempt read it (a
+// resumed follow-up, a replay), else loaded (req.thread: Record's, from
+// its store) and journaled, as a document fetch of its JSON form.
+func journaledThread(ctx context.Context, req Request) (*thread, error) {
+	load := req.thread
+	if load == nil {
+		load = func(context.Context) (*thread, error) { return nil, errNoThreadStore(req.Parent) }
+	}
+	doc, err := journal.Backend{Backend: threadDoc(load)}.Fetch(journal.WithScope(ctx, threadScope), "thread:"+req.Parent)
+	if err != nil {
+		return nil, err
+	}
+	var th thread
+	if err := json.Unmarshal([]byte(doc.Text), &th); err != nil {
+		return nil, fmt.Errorf("the journaled thread of %s: %w", req.Parent, err)
+	}
+	if len(th.Texts) != len(th.Prior) {
+		return nil, fmt.Errorf("the journaled thread of %s has %d texts for %d sources", req.Parent, len(th.Texts), len(th.Prior))
+	}
+	return &th, nil
+}
+
+// threadDoc serves a follow-up's thread as a search backend's document,
+// its JSON form the text, so that the journal keeps it as it keeps a
+// document read; it searches nothing.
+type threadDoc func(context.Context) (*thread, error)
+
+// Search finds nothing.
+func (threadDoc) Search(context.Context, string, int) ([]SearchResult, error) { return nil, nil }
+
+// Fetch loads the thread.
+func (load threadDoc) Fetch(ctx context.Context, id string) (Document, error) {
+	th, err := load(ctx)
+	if err != nil {
+		return Document{}, err
+	}
+	b, err := json.Marshal(th)
+	if err != nil {
+		return Document{}, err
+	}
+	return Document{DocID: id, Title: "thread of " + th.Parent, Text: string(b)}, nil
+}
+
+// errNoThreadStore is the error of a follow-up run without the store
+// that holds the run it follows.
+func errNoThreadStore(parent string) error {
+	return fmt.Errorf("%w: the follow-up of run %s runs with the Store that holds that run (Researcher.Ask, Runs.Ask, Record)", ErrConfig, parent)
+}
+
+// maxAnswerScan bounds the stored runs Answered reads, newest first.
+const maxAnswerScan = 200
+
+// Answered returns the stored run, among the newest maxAnswerScan, whose
+// question is question and whose report renders in Markdown as text
+// (spaces around either aside): how a conversation that carries a run's
+// report as an answer (the OpenAI-compatible chat endpoint) names the run
+// a next question follows up. It fails with a *RunsError wrapping
+// ErrRunNotFound when none is.
+func (rs *Runs) Answered(ctx context.Context, question, text string) (StoredRun, error) {
+	question, text = strings.TrimSpace(question), strings.TrimSpace(text)
+	runs, err := rs.st.List(ctx, maxAnswerScan)
+	if err != nil {
+		return StoredRun{}, err
+	}
+	for _, run := range runs {
+		if !run.Status.Ended() || strings.TrimSpace(run.Question) != question {
+			continue
+		}
+		rep, err := rs.Report(ctx, run.ID)
+		if err != nil {
+			continue
+		}
+		if md, err := rep.Render(FormatMarkdown); err == nil && strings.TrimSpace(string(md)) == text {
+			return run, nil
+		}
+	}
+	return StoredRun{}, &RunsError{Err: ErrRunNotFound, Problem: "no stored run answered the question with that text"}
+}
