@@ -66,7 +66,7 @@ test("the server identifies itself and lists every tool with a schema", async ()
   assert.match(client.getServerVersion()?.version || "", /^(v\d\S*|[0-9a-f]{12}(-dirty)?|dev)$/);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  assert.deepEqual(names, ["citation_add", "citation_create", "citation_export", "citation_list", "citation_merge", "research", "verify"]);
+  assert.deepEqual(names, ["ask", "citation_add", "citation_create", "citation_export", "citation_list", "citation_merge", "research", "verify"]);
   for (const t of tools) {
     assert.ok(t.description.length > 20, `${t.name}: description`);
     assert.equal(t.inputSchema.type, "object", `${t.name}: input schema`);
