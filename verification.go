@@ -2,7 +2,9 @@ package deepresearch
 
 import (
 	"context"
+	"maps"
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -51,18 +53,25 @@ func (v *Verification) Pass(strict bool) bool {
 }
 
 // sourceTexts gathers, by merged number, the text the agents were shown
-// of each merged source.
+// of each merged source: every text an agent was shown of it, each once,
+// in the order the agents ran. Two agents may have been shown different
+// parts of one document (a search's snippets, an opened page, a
+// follow-up's stored text and a later search of the same page): a
+// sentence quoted from any of them is supported.
 func sourceTexts(outcomes []agentOutcome, sources []MergedSource) map[int]string {
 	byKey := map[string]string{}
 	for _, o := range outcomes {
 		if o.res == nil {
 			continue
 		}
-		for n, src := range o.res.Sources {
+		for _, n := range slices.Sorted(maps.Keys(o.res.Sources)) {
 			if t := o.res.Texts[n]; t != "" {
-				k := sourceKey(src)
-				if len(t) > len(byKey[k]) {
+				k := sourceKey(o.res.Sources[n])
+				switch have := byKey[k]; {
+				case have == "" || strings.Contains(t, have):
 					byKey[k] = t
+				case !strings.Contains(have, t):
+					byKey[k] = have + "\n\n" + t
 				}
 			}
 		}
