@@ -90,6 +90,7 @@ test("follow-up questions under the report: the report's numbers, new sources af
     assert.deepEqual(first.added, [], "an answer from the report's sources lists new sources");
     assert.ok(!(await eventTypes(first.run)).includes("agent.search"), "a follow-up the run's sources answer searched");
     assert.equal(await page.locator("#followupq").inputValue(), "", "the asked question stays in the field");
+    assert.equal(await page.locator("#followupstatus").textContent(), first.status, "the form's live status does not say the answer came");
 
     // Its citation goes to the report's reference and opens the source's
     // text, the passage it was checked against marked.

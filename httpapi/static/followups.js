@@ -13,12 +13,14 @@
 
 const threadStreams = new Set(); // the follow-ups' EventSources, closed by resetThread
 let threadRun = null; // the run whose thread the page shows
+let askedItem = null; // the follow-up last asked from the form: its status is announced
 
 // resetThread empties the thread and stops following its follow-ups.
 function resetThread() {
   for (const es of threadStreams) es.close();
   threadStreams.clear();
   threadRun = null;
+  askedItem = null;
   $("thread").replaceChildren();
   $("followupstatus").textContent = "";
   $("followupstatus").className = "";
@@ -81,10 +83,13 @@ function threadItem(id, question) {
   return li;
 }
 
+// itemStatus says where follow-up item stands; the form's live status
+// says it too for the one last asked there.
 function itemStatus(item, text, error) {
   const p = item.querySelector(".fstatus");
   p.textContent = text;
   p.classList.toggle("error", !!error);
+  if (item === askedItem) followUpStatus(text, error);
 }
 
 // followAnswer follows a follow-up's events (from its first: a running
@@ -200,7 +205,8 @@ async function askFollowUp(e) {
   if (threadRun !== run) return;
   input.value = "";
   followUpStatus("Asked; the answer follows under the question.");
-  followAnswer(threadItem(body.id, question));
+  askedItem = threadItem(body.id, question);
+  followAnswer(askedItem);
 }
 
 // followUpSource returns, for a link clicked in a follow-up's answer,
