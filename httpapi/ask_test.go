@@ -111,6 +111,19 @@ func TestAskEndpoint(t *testing.T) {
 	if again.Run != parent.ID || len(again.FollowUps) != 2 {
 		t.Errorf("the thread read from a follow-up: %+v", again)
 	}
+	// The runs list names the run each follow-up follows (the page marks
+	// them).
+	var list struct {
+		Runs []listedRun `json:"runs"`
+	}
+	readJSON(t, e.do("GET", "/v1/research", ""), &list)
+	parents := map[string]string{}
+	for _, r := range list.Runs {
+		parents[r.ID] = r.Parent
+	}
+	if len(parents) != 3 || parents[parent.ID] != "" || parents[id] != parent.ID || parents[s.ID] != parent.ID {
+		t.Errorf("the runs list's parents: %v", parents)
+	}
 
 	checkError(t, e.do("POST", "/v1/research/nope/ask", `{"question":"why?"}`), http.StatusNotFound, typeNotFound, `no run "nope"`)
 	checkError(t, e.do("GET", "/v1/research/nope/asks", ""), http.StatusNotFound, typeNotFound, `no run "nope"`)

@@ -27,10 +27,13 @@ type listedRun struct {
 	Question string                 `json:"question"`
 	Status   deepresearch.RunStatus `json:"status"`
 	Error    string                 `json:"error,omitempty"`
-	Created  time.Time              `json:"created"`
-	Finished time.Time              `json:"finished,omitzero"`
-	Usage    deepresearch.Usage     `json:"usage"`
-	URLs     map[string]string      `json:"urls"`
+	// Parent is the run a follow-up question was asked of; "" for a run
+	// that follows none.
+	Parent   string             `json:"parent,omitempty"`
+	Created  time.Time          `json:"created"`
+	Finished time.Time          `json:"finished,omitzero"`
+	Usage    deepresearch.Usage `json:"usage"`
+	URLs     map[string]string  `json:"urls"`
 }
 
 // getRuns lists the store's runs, newest first: GET /v1/research?limit=N.
@@ -53,7 +56,7 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 	for _, run := range runs {
 		urls := runURLs(run.ID)
 		urls["page"] = "/runs/" + run.ID
-		out = append(out, listedRun{ID: run.ID, Question: run.Question, Status: run.Status, Error: run.Error,
+		out = append(out, listedRun{ID: run.ID, Question: run.Question, Status: run.Status, Error: run.Error, Parent: run.Parent,
 			Created: run.Created, Finished: run.Finished, Usage: run.Usage, URLs: urls})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"runs": out})

@@ -208,6 +208,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /runs/{id}", s.page("static/index.html", "text/html; charset=utf-8")) // the page, opened on a run
 	mux.HandleFunc("GET /app.js", s.page("static/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", s.page("static/app.css", "text/css; charset=utf-8"))
+	mux.HandleFunc("GET /followups.js", s.page("static/followups.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /page.json", func(w http.ResponseWriter, r *http.Request) {
 		// What the page needs before it has a token: whether it needs one.
 		writeJSON(w, http.StatusOK, map[string]bool{"token_required": s.cfg.Token != ""})

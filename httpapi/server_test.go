@@ -679,6 +679,7 @@ func TestModelsPageHealth(t *testing.T) {
 		{"/", "text/html; charset=utf-8", `<script src="/app.js"`},
 		{"/app.js", "text/javascript; charset=utf-8", "new EventSource"},
 		{"/app.css", "text/css; charset=utf-8", "#references"},
+		{"/followups.js", "text/javascript; charset=utf-8", "/ask"},
 	} {
 		res := e.do("GET", p.path, "")
 		b, _ := io.ReadAll(res.Body)

@@ -319,6 +319,7 @@ async function showReport(id) {
   $("draftbox").hidden = true;
   const n = $("references").querySelectorAll(":scope > li").length;
   setStatus("Done: " + n + " references" + loopSummary + ".");
+  showThread(id, document.body.dataset.parent || ""); // followups.js
   // A reload of /runs/ID#ref-3 lands on its reference.
   if (location.hash.startsWith("#ref-")) {
     const target = document.getElementById(location.hash.slice(1));
@@ -327,10 +328,11 @@ async function showReport(id) {
 }
 
 // openSource shows reference n's text read, its checked passages marked,
-// scrolled to the first passage of location loc ("p. 4") when it has one.
+// scrolled to the first passage of location loc ("p. 4") when it has one;
+// run is the run whose reference it is (a follow-up's), else the page's.
 let sourceOpener = null;
-async function openSource(n, loc, opener) {
-  const id = document.body.dataset.run;
+async function openSource(n, loc, opener, run) {
+  const id = run || document.body.dataset.run;
   const res = await api("/v1/research/" + encodeURIComponent(id) + "/sources/" + n, { Accept: "application/json" });
   if (!res.ok) { setStatus("Source [" + n + "]: " + await errorOf(res), true); return; }
   const src = await res.json();
@@ -408,6 +410,7 @@ async function loadRuns() {
     const u = r.usage || {};
     const tokens = (u.prompt_tokens || 0) + (u.completion_tokens || 0);
     const meta = el("span", undefined, "meta");
+    if (r.parent) meta.append("follow-up · "); // of run r.parent: its thread is under that run's report
     meta.append(el("span", r.status, "status-" + r.status));
     if (when && !isNaN(when)) {
       const t = el("time", " · " + when.toLocaleString());
@@ -430,6 +433,8 @@ let stream = null;
 function resetRun() {
   if (stream) { stream.close(); stream = null; }
   delete document.body.dataset.status;
+  delete document.body.dataset.parent;
+  resetThread(); // followups.js
   agents.clear();
   cycles.clear();
   loopSummary = "";
@@ -498,6 +503,8 @@ async function openRun(id) {
 }
 
 function showRunHead(run) {
+  if (run.parent) document.body.dataset.parent = run.parent;
+  else delete document.body.dataset.parent;
   $("runquestion").textContent = run.question || "";
   document.title = (run.question || "run") + " — deepresearch";
   const u = run.usage || {};
@@ -592,14 +599,24 @@ document.addEventListener("DOMContentLoaded", () => {
     const sup = a.closest("sup.cite");
     if (sup) {
       const n = Number(sup.dataset.sids);
+      // A follow-up's citation opens its own run's text of the source,
+      // marked where the follow-up's citations were checked.
+      const fu = followUpSource(a, n);
+      if (fu) {
+        if (fu.stored) openSource(n, sup.dataset.loc || "", a, fu.run);
+        return;
+      }
       const ref = document.getElementById("ref-" + n);
       if (ref && ref.querySelector("a.stored")) openSource(n, sup.dataset.loc || "", a);
       return;
     }
     if (a.classList.contains("stored")) {
       e.preventDefault();
-      const li = a.closest("li[id^=ref-]");
-      if (li) openSource(Number(li.id.slice(4)), "", a);
+      const li = a.closest("li[id*=ref-]");
+      if (!li) return;
+      const n = Number(li.id.replace(/^.*ref-/, ""));
+      const fu = followUpSource(a, n);
+      openSource(n, "", a, fu ? fu.run : "");
     }
   });
   $("closesource").addEventListener("click", closeSource);
