@@ -36,12 +36,15 @@
 //	GET    /v1/research/{id}/fragment       the report as the HTML report's fragment, with verdicts and links to the sources' texts
 //	GET    /v1/research/{id}/sources/{n}    reference n's text read, its checked passages highlighted: HTML, or JSON for Accept: application/json
 //	GET    /v1/research/{id}/recheck  its report's cited web pages read again (deepresearch.RecheckResult)
+//	POST   /v1/research/{id}/ask     a follow-up question of the run: 202 with the follow-up's id, or its events (SSE, NDJSON)
+//	GET    /v1/research/{id}/asks    the run's follow-ups, oldest first, with their answers and references
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
 //	GET    /v1/models                the one model, "deepresearch"
 //	GET    /v1/schema/report.json    the JSON report's JSON Schema (deepresearch.ReportSchema)
 //	GET    /v1/schema/report.xsd     the XML report's XML Schema (deepresearch.ReportXMLSchema)
 //	GET    /                         the web page
 //	GET    /runs/{id}                the web page, opened on run id
+//	GET    /followups.js             the page's script for follow-up questions
 //	GET    /page.json                what the page needs first: {"token_required": bool}
 //	GET    /healthz                  liveness
 //

@@ -24,6 +24,14 @@ func TestDebugOne(t *testing.T) {
 			os.RemoveAll(d)
 			os.CopyFS(d, os.DirFS(p.Docs))
 		}
+		if id := os.Getenv("DBG_DOC"); id != "" {
+			d, err := p.Index.Fetch(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Println(d.Text)
+			return
+		}
 		ans := eval.Research(researcher(t, p))
 		for _, q := range strings.Split(os.Getenv("DBG_Q"), "|") {
 			a, err := ans(context.Background(), q)
