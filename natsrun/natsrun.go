@@ -170,9 +170,11 @@ func (n Names) Progress(run string, cycle, index int) string {
 // NATS request-reply, in no stream.
 func (n Names) Control(run string) string { return n.prefix + ".control." + run }
 
-// RunEnd is the subject on which a Store announces that run's record
-// changed to an end (plain NATS, in no stream): its followers look.
-func (n Names) RunEnd(run string) string { return n.prefix + ".runend." + run }
+// Stored is the subject on which a Store announces, once the stream has
+// it, each event of run it stored (its number as the data), and the
+// run's end (no data): plain NATS, in no stream, for the Store's
+// followers (Store.Events).
+func (n Names) Stored(run string) string { return n.prefix + ".stored." + run }
 
 // Journal is the subject of run's journal.
 func (n Names) Journal(run string) string { return n.prefix + ".journal." + run }

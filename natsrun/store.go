@@ -74,8 +74,9 @@ type Store struct {
 	opts    StoreOptions
 	owner   string
 
-	mu   sync.Mutex
-	held map[string]*heldRun // the live runs this Store owns
+	mu     sync.Mutex
+	held   map[string]*heldRun // the live runs this Store owns
+	onLost func(run string)
 
 	stop chan struct{}
 	done chan struct{}
@@ -94,11 +95,6 @@ type StoreOptions struct {
 	// Renew is how often the Store renews its leases and sweeps the runs
 	// whose lease expired (default LeaseTTL/3).
 	Renew time.Duration
-	// OnLost, if not nil, is told of each run whose lease this Store
-	// lost (another process took it over); it should stop the run, whose
-	// writes the Store refuses from then on. It is called on the Store's
-	// goroutine and must not block.
-	OnLost func(run string)
 	// Owner names this Store in the leases it holds (default: a random
 	// name); the name of a server process, say.
 	Owner string
@@ -212,6 +208,27 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*St
 	return s, nil
 }
 
+// OnLost sets fn to be told of each run whose lease this Store loses
+// (another process took the run over): it should stop the run, whose
+// writes the Store refuses from then on (StopLost gives one that does).
+// fn is called on the Store's goroutine and must not block.
+func (s *Store) OnLost(fn func(run string)) {
+	s.mu.Lock()
+	s.onLost = fn
+	s.mu.Unlock()
+}
+
+// StopLost returns a function for Store.OnLost that stops a run of rs
+// whose lease was lost, without waiting for it to stop: canceled, with
+// ErrLeaseLost as the cause; the Store keeps none of its stopping.
+func StopLost(rs *deepresearch.Runs) func(run string) {
+	return func(run string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // Cancel returns at once
+		_ = rs.Cancel(ctx, run, ErrLeaseLost)
+	}
+}
+
 // Owner is the name this Store holds leases under.
 func (s *Store) Owner() string { return s.owner }
 
@@ -243,7 +260,8 @@ func (s *Store) get(ctx context.Context, op, id string) (record, uint64, error) 
 	return r, e.Revision(), nil
 }
 
-// errChanged: the record changed since it was read; change reads it again.
+// errChanged: the record changed since it was read, so that what was
+// decided on it no longer holds.
 var errChanged = errors.New("changed meanwhile")
 
 // change applies fn to run id's record and stores it if its revision has
@@ -272,6 +290,14 @@ func (s *Store) change(ctx context.Context, op, id string, fn func(r *record) er
 			return r, storeErr(op, id, err)
 		}
 	}
+}
+
+// owns refuses a change to a live run this Store does not own.
+func (s *Store) owns(r *record) error {
+	if r.Owner != s.owner {
+		return fmt.Errorf("%w (%s)", ErrNotOwner, r.Owner)
+	}
+	return nil
 }
 
 // live refuses a change to a run that has ended.
@@ -320,7 +346,7 @@ func (s *Store) take(ctx context.Context, op, id string, last uint64, attempt in
 	case err != nil:
 	default:
 		var l leaseRec
-		if json.Unmarshal(e.Value(), &l) == nil && l.Owner != s.owner && now.Before(l.Expires) {
+		if json.Unmarshal(e.Value(), &l) == nil && l.Owner != s.owner && now.Before(l.Expires.Add(s.opts.Renew)) {
 			return storeErr(op, id, fmt.Errorf("%w: %s holds its lease", ErrNotOwner, l.Owner))
 		}
 		rev, err = s.kv.Update(ctx, leaseKey(id), b, e.Revision())
@@ -383,6 +409,9 @@ func (s *Store) Start(ctx context.Context, id string) error {
 		if err := live(r); err != nil {
 			return err
 		}
+		if err := s.owns(r); err != nil {
+			return err
+		}
 		if r.Status != deepresearch.StatusQueued {
 			return fmt.Errorf("it is %s, not queued", r.Status)
 		}
@@ -402,6 +431,9 @@ func (s *Store) SetStatus(ctx context.Context, id string, status deepresearch.Ru
 	}
 	_, err := s.change(ctx, "set status", id, func(r *record) error {
 		if err := live(r); err != nil {
+			return err
+		}
+		if err := s.owns(r); err != nil {
 			return err
 		}
 		r.Status = status
@@ -455,6 +487,19 @@ func (s *Store) Append(ctx context.Context, e deepresearch.Event) error {
 		}
 	}
 	h.last = e.Seq
+	// Followers read it once the stream has it: an announcement of the
+	// publication itself could reach them first.
+	_ = s.js.Conn().Publish(s.names.Stored(id), []byte(strconv.FormatUint(e.Seq, 10)))
+	return nil
+}
+
+// connected fails on a closed connection, before an object store's
+// write: its asynchronous publication would start a goroutine that
+// waits for ever on a closed connection (nats.go v1.55).
+func (s *Store) connected() error {
+	if s.js.Conn().IsClosed() {
+		return nats.ErrConnectionClosed
+	}
 	return nil
 }
 
@@ -465,6 +510,9 @@ func (s *Store) PutReport(ctx context.Context, id string, report json.RawMessage
 	}
 	if !json.Valid(report) {
 		return storeErr("put report", id, errors.New("the report is not JSON"))
+	}
+	if err := s.connected(); err != nil {
+		return storeErr("put report", id, err)
 	}
 	if _, err := s.obj.PutBytes(ctx, id+"/report", report); err != nil {
 		return storeErr("put report", id, err)
@@ -485,6 +533,9 @@ func (s *Store) PutSource(ctx context.Context, src deepresearch.StoredSource) er
 	}
 	b, err := json.Marshal(src)
 	if err != nil {
+		return storeErr("put source", src.RunID, err)
+	}
+	if err := s.connected(); err != nil {
 		return storeErr("put source", src.RunID, err)
 	}
 	h := sourceHash(src.ID)
@@ -567,6 +618,9 @@ func (s *Store) end(ctx context.Context, op, id string, fn func(r *record) error
 		if err := fn(r); err != nil {
 			return err
 		}
+		if h != nil && (r.Owner != s.owner || r.Attempts != h.attempt) {
+			return fmt.Errorf("%w: %s took it over (attempt %d)", ErrLeaseLost, r.Owner, r.Attempts)
+		}
 		r.Finished = s.clock.Now()
 		r.Events = last
 		return nil
@@ -592,7 +646,7 @@ func (s *Store) leaseExpired(ctx context.Context, id string) error {
 		return err
 	}
 	var l leaseRec
-	if json.Unmarshal(e.Value(), &l) == nil && l.Owner != s.owner && s.clock.Now().Before(l.Expires) {
+	if json.Unmarshal(e.Value(), &l) == nil && l.Owner != s.owner && s.clock.Now().Before(l.Expires.Add(s.opts.Renew)) {
 		return fmt.Errorf("%w: %s holds its lease", ErrNotOwner, l.Owner)
 	}
 	return nil
@@ -614,7 +668,7 @@ func (s *Store) release(ctx context.Context, id string, h *heldRun) {
 // announceEnd tells the run's followers that its record changed (plain
 // NATS; a follower that misses it finds out at its next poll).
 func (s *Store) announceEnd(id string) {
-	_ = s.js.Conn().Publish(s.names.RunEnd(id), nil)
+	_ = s.js.Conn().Publish(s.names.Stored(id), nil)
 }
 
 // Get returns a run; a live run's Events is its log's last number.
@@ -714,39 +768,33 @@ func cmpString(a, b string) int {
 }
 
 // Events follows a run's log from after afterSeq: the stored events from
-// the events stream, then each one as it is stored (a plain subscription
-// to the run's subject says when to read again, as does the notice of the
-// run's end, and a read every 250ms on the Store's clock catches what
-// they missed), ending after the last event of a run that has ended.
+// the events stream, then each one as it is stored (the Store that
+// stores it says so on Names.Stored, as it does the run's end, and a read
+// every 250ms on the Store's clock catches what a follower missed),
+// ending after the last event of a run that has ended.
 func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[deepresearch.StoredEvent, error] {
 	return func(yield func(deepresearch.StoredEvent, error) bool) {
 		if err := checkID("events", id); err != nil {
 			yield(deepresearch.StoredEvent{}, storeErr("events", id, deepresearch.ErrRunNotFound))
 			return
 		}
-		wake := make(chan struct{}, 1)
-		ended := make(chan struct{}, 1)
-		notify := func(c chan struct{}) nats.MsgHandler {
-			return func(*nats.Msg) {
-				select {
-				case c <- struct{}{}:
-				default:
-				}
+		wake := make(chan struct{}, 1)  // an event stored
+		ended := make(chan struct{}, 1) // the run's record changed to an end
+		sub, err := s.js.Conn().Subscribe(s.names.Stored(id), func(m *nats.Msg) {
+			c := wake
+			if len(m.Data) == 0 {
+				c = ended
 			}
-		}
-		nc := s.js.Conn()
-		sub, err := nc.Subscribe(s.names.Events(id), notify(wake))
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+		})
 		if err != nil {
 			yield(deepresearch.StoredEvent{}, storeErr("events", id, err))
 			return
 		}
 		defer sub.Unsubscribe() //nolint:errcheck // the connection may be closing
-		endSub, err := nc.Subscribe(s.names.RunEnd(id), notify(ended))
-		if err != nil {
-			yield(deepresearch.StoredEvent{}, storeErr("events", id, err))
-			return
-		}
-		defer endSub.Unsubscribe() //nolint:errcheck // the connection may be closing
 		// The end is looked for after subscribing: an end stored later
 		// is announced to this follower.
 		r, _, err := s.get(ctx, "events", id)
@@ -1015,9 +1063,10 @@ func (s *Store) lose(id string, h *heldRun) {
 	if s.held[id] == h {
 		delete(s.held, id)
 	}
+	fn := s.onLost
 	s.mu.Unlock()
-	if !released && s.opts.OnLost != nil {
-		s.opts.OnLost(id)
+	if !released && fn != nil {
+		fn(id)
 	}
 }
 
@@ -1028,7 +1077,7 @@ const expiredMsg = "the process running it stopped renewing its lease"
 // lease on: its lease's deletion and the record's change each
 // compare-and-set, so an owner that renews first keeps it.
 func (s *Store) sweep(ctx context.Context) {
-	recs, revs, err := s.all(ctx)
+	recs, _, err := s.all(ctx)
 	if err != nil {
 		return
 	}
@@ -1043,8 +1092,11 @@ func (s *Store) sweep(ctx context.Context) {
 		case err != nil:
 			continue
 		default:
+			// The owner stops writing when its lease expires by its own
+			// clock; the others wait a further Renew before they take
+			// the run, for the clocks' disagreement.
 			var l leaseRec
-			if json.Unmarshal(e.Value(), &l) == nil && now.Before(l.Expires) {
+			if json.Unmarshal(e.Value(), &l) == nil && now.Before(l.Expires.Add(s.opts.Renew)) {
 				continue
 			}
 			if s.kv.Delete(ctx, leaseKey(id), jetstream.LastRevision(e.Revision())) != nil {
@@ -1055,12 +1107,16 @@ func (s *Store) sweep(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		r.Status, r.Error, r.Finished, r.Events = deepresearch.StatusInterrupted, expiredMsg, now, last
-		b, err := json.Marshal(r)
-		if err != nil {
-			continue
-		}
-		if _, err := s.kv.Update(ctx, runKey(id), b, revs[id]); err == nil {
+		// The owner may have changed the run's status meanwhile (a run
+		// set waiting); a run reopened meanwhile is another's.
+		_, err = s.change(ctx, "sweep", id, func(c *record) error {
+			if c.Status.Ended() || c.Owner != r.Owner || c.Attempts != r.Attempts {
+				return errChanged
+			}
+			c.Status, c.Error, c.Finished, c.Events = deepresearch.StatusInterrupted, expiredMsg, now, last
+			return nil
+		})
+		if err == nil {
 			s.announceEnd(id)
 		}
 	}
