@@ -97,6 +97,12 @@ type Config struct {
 	// run (natsrun.Remote): the event stream and status of a run that
 	// the Runs' store does not hold are served from it (see Remote).
 	Remote Remote
+	// SharedStore says that the Runs' store is shared by the server
+	// processes of a cluster (natsrun.Store), so that each holds every
+	// run: a request only a run's own server can answer (its
+	// cancellation, a person's answers, its plan) for a live run another
+	// server owns is forwarded to it through Remote, a Forwarder.
+	SharedStore bool
 	// Token is the bearer token every /v1 request must carry
 	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
 	// cookie): at least 16 characters, no spaces (config.CheckToken). ""

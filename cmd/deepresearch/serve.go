@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -91,6 +92,9 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
+	// With nats.url the cluster is the run store (natsrun.Store): every
+	// server of it serves, resumes and takes over every run.
+	clustered := s.NATS.URL != ""
 	// Without nats.url but with nats.listen, the server is a hub: a
 	// JetStream server of its own, which workers join.
 	var hub *natsrun.Embedded
@@ -113,7 +117,8 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	defer r.Close()
 	var rec deepresearch.RunRecorder = r
-	if coord != nil {
+	if coord != nil && !clustered {
+		// The cluster store publishes the events itself.
 		rec = publishing{r, coord, logger}
 	}
 	if hub != nil && s.NATS.Workers > 0 {
@@ -129,11 +134,22 @@ func serve(cmd *cobra.Command, configFile string) error {
 		}()
 		defer func() { stop(); <-done }()
 	}
-	st, err := openStore(ctx, s)
-	if err != nil {
-		return err
+	var st deepresearch.Store
+	var cluster *natsrun.Store
+	if clustered {
+		if cluster, err = natsrun.OpenStore(ctx, coord.conn.js, natsrun.StoreOptions{Config: coord.conn.cfg, Owner: serverName()}); err != nil {
+			return fmt.Errorf("opening the cluster's run store at %s: %w", s.NATS.URL, err)
+		}
+		defer cluster.Close()
+		st = cluster
+	} else {
+		local, err := openStore(ctx, s)
+		if err != nil {
+			return err
+		}
+		defer local.Close()
+		st = local
 	}
-	defer st.Close()
 	var remote httpapi.Remote // the runs of other server processes, with NATS
 	var peers *natsrun.Remote
 	if coord != nil {
@@ -147,7 +163,12 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer runs.Close()
-	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, MaxBody: s.Serve.MaxBody, Logger: &logger})
+	if cluster != nil {
+		// A run whose lease another server took over stops here.
+		cluster.OnLost(natsrun.StopLost(runs))
+	}
+	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, SharedStore: cluster != nil,
+		MaxBody: s.Serve.MaxBody, Logger: &logger})
 	if err != nil {
 		return err
 	}
@@ -210,6 +231,16 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// serverName names this server process in the leases of the runs it
+// owns: its host and process ID.
+func serverName() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "serve"
+	}
+	return host + "-" + strconv.Itoa(os.Getpid())
 }
 
 // startHub starts serve's embedded JetStream server on nats.listen, its
