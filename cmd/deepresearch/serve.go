@@ -52,7 +52,10 @@ a web page of another origin. The first line on stdout says where it listens
 (useful with --addr 127.0.0.1:0).
 
 With nats.url, the runs' agents run on 'deepresearch worker' processes of
-that NATS JetStream cluster. Without it, --nats-listen HOST:PORT (nats.listen)
+that NATS JetStream cluster, and the cluster is the run store (not
+store.path): every serve process of it serves every run, and a run whose
+server died is taken over by another once its lease (nats.lease_ttl, 30s)
+has passed, going on from its journal. Without it, --nats-listen HOST:PORT (nats.listen)
 makes the server a hub of its own: it runs an embedded JetStream server there
 (its streams in nats.store_dir, by default beside the run store), takes
 nats.workers agents at once itself (default 4), and workers started with
@@ -137,7 +140,8 @@ func serve(cmd *cobra.Command, configFile string) error {
 	var st deepresearch.Store
 	var cluster *natsrun.Store
 	if clustered {
-		if cluster, err = natsrun.OpenStore(ctx, coord.conn.js, natsrun.StoreOptions{Config: coord.conn.cfg, Owner: serverName()}); err != nil {
+		if cluster, err = natsrun.OpenStore(ctx, coord.conn.js, natsrun.StoreOptions{Config: coord.conn.cfg,
+			LeaseTTL: s.NATS.LeaseTTL, Owner: serverName()}); err != nil {
 			return fmt.Errorf("opening the cluster's run store at %s: %w", s.NATS.URL, err)
 		}
 		defer cluster.Close()
@@ -204,7 +208,11 @@ func serve(cmd *cobra.Command, configFile string) error {
 		// its lease is interrupted once the lease has passed.
 		kctx, stopResuming := context.WithCancel(ctx)
 		resuming := make(chan struct{})
-		go func() { defer close(resuming); runs.KeepResuming(kctx, 0) }()
+		every := time.Duration(0) // deepresearch.DefaultResumeEvery
+		if cluster != nil {
+			every = max(s.NATS.LeaseTTL/3, time.Second) // a run the cluster store sweeps is taken over soon
+		}
+		go func() { defer close(resuming); runs.KeepResuming(kctx, every) }()
 		defer func() { stopResuming(); <-resuming }()
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
