@@ -103,6 +103,9 @@ type Config struct {
 	// cancellation, a person's answers, its plan) for a live run another
 	// server owns is forwarded to it through Remote, a Forwarder.
 	SharedStore bool
+	// Cluster, if set, answers GET /v1/cluster: who is alive in the
+	// cluster and where its runs' work stands.
+	Cluster ClusterFunc
 	// Token is the bearer token every /v1 request must carry
 	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
 	// cookie): at least 16 characters, no spaces (config.CheckToken). ""
@@ -193,6 +196,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/research/{id}/diff/{other}", s.auth(s.getDiff))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
+	mux.HandleFunc("GET /v1/cluster", s.auth(s.getCluster))
 	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)
 	mux.HandleFunc("GET /v1/schema/report.xsd", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/xml")

@@ -62,7 +62,9 @@ func TestSharedStore(t *testing.T) {
 		t.Cleanup(func() { e.runs.Close() })
 		st.OnLost(natsrun.StopLost(e.runs))
 		remote := &natsrun.Remote{JS: js, Config: cfg}
-		if e.srv, err = New(Config{Runs: e.runs, Token: token, Remote: remote, SharedStore: true, MaxBody: 4096, Clock: e.clock}); err != nil {
+		survey := func(ctx context.Context) (any, error) { return natsrun.Survey(ctx, js, cfg, time.Now()) }
+		if e.srv, err = New(Config{Runs: e.runs, Token: token, Remote: remote, SharedStore: true, MaxBody: 4096, Clock: e.clock,
+			Cluster: survey}); err != nil {
 			t.Fatal(err)
 		}
 		actx, stop := context.WithCancel(context.Background())
@@ -127,6 +129,12 @@ func TestSharedStore(t *testing.T) {
 	gb, _ := io.ReadAll(gotMD.Body)
 	if gotMD.StatusCode != http.StatusOK || string(gb) != string(wb) || len(wb) == 0 {
 		t.Errorf("the report through B: %s, %d bytes; A's: %d bytes", gotMD.Status, len(gb), len(wb))
+	}
+	// Either server shows both alive.
+	var cl natsrun.ClusterStatus
+	readJSON(t, b.do("GET", "/v1/cluster", "", auth...), &cl)
+	if len(cl.Servers) != 2 || cl.Servers[0].Name != "A" || !cl.Servers[0].Alive || cl.Servers[1].Name != "B" || !cl.Servers[1].Alive {
+		t.Errorf("GET /v1/cluster: %+v; want servers A and B alive", cl)
 	}
 	// Cancelling the ended run through B is refused as on A.
 	if res := b.do("DELETE", "/v1/research/"+s.ID, "", auth...); res.StatusCode != http.StatusConflict {

@@ -129,6 +129,9 @@ type Names struct {
 	// source index; ReportsBucket the object store of its reports and
 	// cited sources' text.
 	RunsBucket, ReportsBucket string
+	// PresenceBucket is the KV bucket of the servers' and workers'
+	// heartbeats (Survey).
+	PresenceBucket string
 	// Consumer is the workers' durable pull consumer on TasksStream.
 	Consumer string
 	prefix   string
@@ -139,7 +142,7 @@ func NamesOf(c Config) Names {
 	c, _ = c.settle()
 	up := strings.ToUpper(strings.ReplaceAll(c.Prefix, "-", "_"))
 	return Names{TasksStream: up + "_TASKS", EventsStream: up + "_EVENTS", ResultsStream: up + "_RESULTS",
-		JournalStream: up + "_JOURNAL", RunsBucket: up + "_RUNS", ReportsBucket: up + "_REPORTS", Consumer: "workers", prefix: c.Prefix}
+		JournalStream: up + "_JOURNAL", RunsBucket: up + "_RUNS", ReportsBucket: up + "_REPORTS", PresenceBucket: up + "_PRESENCE", Consumer: "workers", prefix: c.Prefix}
 }
 
 // Tasks is the subject of run's tasks.

@@ -78,9 +78,11 @@ type Store struct {
 	held   map[string]*heldRun // the live runs this Store owns
 	onLost func(run string)
 
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+	stopBeat context.CancelFunc
+	beatDone chan struct{}
+	once     sync.Once
 }
 
 // StoreOptions configure a Store; zero fields take the defaults.
@@ -205,6 +207,17 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*St
 	s := &Store{js: js, kv: kv, obj: obj, journal: NewJournal(js, c), names: n, clock: c.clock(), opts: o,
 		owner: o.Owner, held: map[string]*heldRun{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go s.renewLoop()
+	// The server says it is alive, with the runs it owns (Survey).
+	bctx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopBeat, s.beatDone = stopBeat, make(chan struct{})
+	if pkv, err := presence(ctx, js, c); err == nil {
+		go func() {
+			defer close(s.beatDone)
+			heartbeat(bctx, s.clock, pkv, o.Renew, func() Member { return Member{Kind: "server", Name: s.owner, Runs: s.owned()} })
+		}()
+	} else {
+		close(s.beatDone)
+	}
 	return s, nil
 }
 
@@ -358,6 +371,18 @@ func (s *Store) take(ctx context.Context, op, id string, last uint64, attempt in
 	s.held[id] = &heldRun{last: last, attempt: attempt, rev: rev, expires: now.Add(s.opts.LeaseTTL)}
 	s.mu.Unlock()
 	return nil
+}
+
+// owned returns the IDs of the live runs this Store owns, sorted.
+func (s *Store) owned() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.held))
+	for id := range s.held {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // holding returns the run this Store owns, or nil.
@@ -701,29 +726,17 @@ func (s *Store) complete(ctx context.Context, r record) (deepresearch.StoredRun,
 
 // all reads every run's record and its revision.
 func (s *Store) all(ctx context.Context) (map[string]record, map[string]uint64, error) {
-	w, err := s.kv.Watch(ctx, "run.*", jetstream.IgnoreDeletes())
-	if err != nil {
-		return nil, nil, storeErr("list", "", err)
-	}
-	defer w.Stop() //nolint:errcheck // the watch has delivered what it had
 	recs, revs := map[string]record{}, map[string]uint64{}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, nil, storeErr("list", "", context.Cause(ctx))
-		case e, ok := <-w.Updates():
-			if !ok {
-				return nil, nil, storeErr("list", "", errors.New("the watch of the runs bucket stopped"))
-			}
-			if e == nil {
-				return recs, revs, nil // all that was stored has been delivered
-			}
-			var r record
-			if json.Unmarshal(e.Value(), &r) == nil && r.ID != "" {
-				recs[r.ID], revs[r.ID] = r, e.Revision()
-			}
+	for e, err := range entries(ctx, s.kv, "run.*") {
+		if err != nil {
+			return nil, nil, storeErr("list", "", err)
+		}
+		var r record
+		if json.Unmarshal(e.Value(), &r) == nil && r.ID != "" {
+			recs[r.ID], revs[r.ID] = r, e.Revision()
 		}
 	}
+	return recs, revs, nil
 }
 
 // List returns the newest runs first, at most limit of them. It reads
@@ -1130,6 +1143,8 @@ const closeTry = 5 * time.Second
 // leases.
 func (s *Store) Close() error {
 	s.once.Do(func() {
+		s.stopBeat()
+		<-s.beatDone
 		close(s.stop)
 		<-s.done
 		s.mu.Lock()

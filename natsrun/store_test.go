@@ -1,7 +1,11 @@
 package natsrun_test
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,5 +181,76 @@ func TestStoreTakeover(t *testing.T) {
 				t.Errorf("the report: %v", err)
 			}
 		})
+	}
+}
+
+// TestSurvey: the cluster's survey shows the server alive with the run
+// it owns and that run's lease, the worker alive with the task it runs,
+// and the run's other tasks queued; a member that stopped beating three
+// beats ago is shown not alive.
+func TestSurvey(t *testing.T) {
+	ctx := t.Context()
+	js := standalone(t)
+	c := deepresearchtest.NewClock(t0)
+	cfg := natsrun.Config{Prefix: "drsurvey", Clock: c, AckWait: 30 * time.Second}
+	st, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Config: cfg, LeaseTTL: time.Hour, Owner: "server-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := deepresearch.StartRun(ctx, st, deepresearch.Request{Question: question, RunID: "run1"}); err != nil {
+		t.Fatal(err)
+	}
+	took := make(chan natsrun.Task, 1)
+	release := make(chan struct{})
+	w := &natsrun.Worker{JS: js, Config: cfg, Name: "w1", Concurrency: 1,
+		Handle: func(ctx context.Context, task natsrun.Task) (json.RawMessage, error) {
+			took <- task
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return json.RawMessage(`{}`), nil
+		}}
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	defer func() { close(release); stop(); <-done }()
+	if err := natsrun.Submit(ctx, js, cfg, natsrun.Task{Run: "run1", Index: 0}, natsrun.Task{Run: "run1", Index: 1}, natsrun.Task{Run: "run1", Index: 2}); err != nil {
+		t.Fatal(err)
+	}
+	task := <-took
+	running := fmt.Sprintf("run1/%d/%d", task.Cycle, task.Index)
+	var s natsrun.ClusterStatus
+	// The worker beats as it starts and every AckWait/3: the beat that
+	// names its task is the next.
+	for {
+		c.Advance(10 * time.Second)
+		if s, err = natsrun.Survey(ctx, js, cfg, c.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Workers) == 1 && len(s.Workers[0].Tasks) == 1 && len(s.Servers) == 1 && len(s.Servers[0].Runs) == 1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // the beat is stored by the worker's goroutine
+	}
+	if sv := s.Servers[0]; sv.Name != "server-1" || !sv.Alive || sv.Runs[0] != "run1" {
+		t.Errorf("server %+v; want server-1 alive owning run1", sv)
+	}
+	if wk := s.Workers[0]; !strings.HasPrefix(wk.Name, "w1-") || !wk.Alive || wk.Tasks[0] != running {
+		t.Errorf("worker %+v; want w1 alive running %s", wk, running)
+	}
+	if len(s.Runs) != 1 || s.Runs[0].Run != "run1" || s.Runs[0].Owner != "server-1" || s.Runs[0].Queued != 2 ||
+		s.Runs[0].Running[running] != s.Workers[0].Name {
+		t.Errorf("runs %+v; want run1 owned by server-1, 2 tasks queued, %s running on the worker", s.Runs, running)
+	}
+	if s.TasksWaiting != 2 || s.TasksRunning != 1 {
+		t.Errorf("the queue: %d waiting, %d running; want 2 and 1", s.TasksWaiting, s.TasksRunning)
+	}
+	// Three beats later without one (the worker's are 10s apart, the
+	// server's 20 minutes, a third of its lease): not alive.
+	later, err := natsrun.Survey(ctx, js, cfg, c.Now().Add(2*time.Hour))
+	if err != nil || later.Workers[0].Alive || later.Servers[0].Alive {
+		t.Errorf("a survey two hours on: %+v, %v; want nobody alive", later, err)
 	}
 }

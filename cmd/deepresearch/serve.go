@@ -171,8 +171,14 @@ func serve(cmd *cobra.Command, configFile string) error {
 		// A run whose lease another server took over stops here.
 		cluster.OnLost(natsrun.StopLost(runs))
 	}
+	var survey httpapi.ClusterFunc // GET /v1/cluster, with NATS
+	if coord != nil {
+		survey = func(ctx context.Context) (any, error) {
+			return natsrun.Survey(ctx, coord.conn.js, coord.conn.cfg, time.Now())
+		}
+	}
 	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, SharedStore: cluster != nil,
-		MaxBody: s.Serve.MaxBody, Logger: &logger})
+		Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger})
 	if err != nil {
 		return err
 	}
