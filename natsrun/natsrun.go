@@ -125,9 +125,8 @@ func (c Config) settle() (Config, error) {
 // Names are the streams, consumer and subjects of a Config.
 type Names struct {
 	TasksStream, EventsStream, ResultsStream, JournalStream string
-	// RunsBucket is the KV bucket of a Store's run records, leases and
-	// source index; ReportsBucket the object store of its reports and
-	// cited sources' text.
+	// RunsBucket is the KV bucket of a Store's run records and leases;
+	// ReportsBucket the KV bucket of its reports and cited sources' text.
 	RunsBucket, ReportsBucket string
 	// PresenceBucket is the KV bucket of the servers' and workers'
 	// heartbeats (Survey).

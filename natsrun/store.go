@@ -36,10 +36,9 @@ import (
 //     publishes them (headers Deepresearch-Seq and -Attempt, message id
 //     run/seq, so an event published again is a duplicate the stream
 //     drops), each event's data exactly json.Marshal of it;
-//   - its report and the text of the sources it cites are objects of the
-//     reports object store (Names.ReportsBucket: <id>/report,
-//     <id>/source/<hash of the source's ID>), the sources indexed in the
-//     runs bucket (src.<id>.<hash>);
+//   - its report and the text of the sources it cites are blobs of the
+//     reports bucket, a KV bucket (Names.ReportsBucket: <id>.report,
+//     <id>.source.<hash of the source's ID>; see putBlob);
 //   - its journal is the run's subject of the journal stream, the one
 //     workers append to (Journal), so the run's journal and the workers'
 //     are one.
@@ -67,7 +66,7 @@ import (
 type Store struct {
 	js      jetstream.JetStream
 	kv      jetstream.KeyValue
-	obj     jetstream.ObjectStore
+	blobs   jetstream.KeyValue // reports and sources
 	journal *Journal
 	names   Names
 	clock   clock.Clock
@@ -173,7 +172,7 @@ func checkID(op, id string) error {
 }
 
 // OpenStore sets up the streams (Setup), the runs bucket and the reports
-// object store of o.Config on js, and returns a Store over them with its
+// bucket of o.Config on js, and returns a Store over them with its
 // renewal started. Close it.
 func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*Store, error) {
 	c, err := o.Config.settle()
@@ -199,12 +198,12 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*St
 	if err != nil {
 		return nil, storeErr("open", "", fmt.Errorf("bucket %s: %w", n.RunsBucket, err))
 	}
-	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.ReportsBucket,
-		Description: "deepresearch reports and cited sources", Storage: jetstream.FileStorage, Replicas: c.Replicas})
+	blobs, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.ReportsBucket,
+		Description: "deepresearch reports and cited sources", History: 1, Storage: jetstream.FileStorage, Replicas: c.Replicas})
 	if err != nil {
-		return nil, storeErr("open", "", fmt.Errorf("object store %s: %w", n.ReportsBucket, err))
+		return nil, storeErr("open", "", fmt.Errorf("bucket %s: %w", n.ReportsBucket, err))
 	}
-	s := &Store{js: js, kv: kv, obj: obj, journal: NewJournal(js, c), names: n, clock: c.clock(), opts: o,
+	s := &Store{js: js, kv: kv, blobs: blobs, journal: NewJournal(js, c), names: n, clock: c.clock(), opts: o,
 		owner: o.Owner, held: map[string]*heldRun{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go s.renewLoop()
 	// The server says it is alive, with the runs it owns (Survey).
@@ -518,16 +517,6 @@ func (s *Store) Append(ctx context.Context, e deepresearch.Event) error {
 	return nil
 }
 
-// connected fails on a closed connection, before an object store's
-// write: its asynchronous publication would start a goroutine that
-// waits for ever on a closed connection (nats.go v1.55).
-func (s *Store) connected() error {
-	if s.js.Conn().IsClosed() {
-		return nats.ErrConnectionClosed
-	}
-	return nil
-}
-
 // PutReport stores (or replaces) a run's report.
 func (s *Store) PutReport(ctx context.Context, id string, report json.RawMessage) error {
 	if err := checkID("put report", id); err != nil {
@@ -536,10 +525,7 @@ func (s *Store) PutReport(ctx context.Context, id string, report json.RawMessage
 	if !json.Valid(report) {
 		return storeErr("put report", id, errors.New("the report is not JSON"))
 	}
-	if err := s.connected(); err != nil {
-		return storeErr("put report", id, err)
-	}
-	if _, err := s.obj.PutBytes(ctx, id+"/report", report); err != nil {
+	if err := putBlob(ctx, s.blobs, id+".report", report); err != nil {
 		return storeErr("put report", id, err)
 	}
 	return nil
@@ -560,15 +546,7 @@ func (s *Store) PutSource(ctx context.Context, src deepresearch.StoredSource) er
 	if err != nil {
 		return storeErr("put source", src.RunID, err)
 	}
-	if err := s.connected(); err != nil {
-		return storeErr("put source", src.RunID, err)
-	}
-	h := sourceHash(src.ID)
-	name := src.RunID + "/source/" + h
-	if _, err := s.obj.PutBytes(ctx, name, b); err != nil {
-		return storeErr("put source", src.RunID, fmt.Errorf("%s: %w", src.ID, err))
-	}
-	if _, err := s.kv.PutString(ctx, "src."+src.RunID+"."+h, name); err != nil {
+	if err := putBlob(ctx, s.blobs, src.RunID+".source."+sourceHash(src.ID), b); err != nil {
 		return storeErr("put source", src.RunID, fmt.Errorf("%s: %w", src.ID, err))
 	}
 	return nil
@@ -886,9 +864,9 @@ func (s *Store) Report(ctx context.Context, id string) (json.RawMessage, error) 
 	if checkID("report", id) != nil {
 		return nil, storeErr("report", id, deepresearch.ErrRunNotFound)
 	}
-	b, err := s.obj.GetBytes(ctx, id+"/report")
+	b, err := getBlob(ctx, s.blobs, id+".report")
 	switch {
-	case errors.Is(err, jetstream.ErrObjectNotFound):
+	case errors.Is(err, deepresearch.ErrRunNotFound):
 		return nil, storeErr("report", id, fmt.Errorf("%w: it has no report", deepresearch.ErrRunNotFound))
 	case err != nil:
 		return nil, storeErr("report", id, err)
@@ -901,7 +879,7 @@ func (s *Store) Sources(ctx context.Context, id string) ([]deepresearch.StoredSo
 	if checkID("sources", id) != nil {
 		return nil, nil
 	}
-	keys, err := s.kv.ListKeysFiltered(ctx, "src."+id+".*")
+	keys, err := s.blobs.ListKeysFiltered(ctx, id+".source.*")
 	if err != nil {
 		return nil, storeErr("sources", id, err)
 	}
@@ -911,20 +889,16 @@ func (s *Store) Sources(ctx context.Context, id string) ([]deepresearch.StoredSo
 	}
 	var out []deepresearch.StoredSource
 	for _, k := range names {
-		e, err := s.kv.Get(ctx, k)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
+		b, err := getBlob(ctx, s.blobs, k)
+		if errors.Is(err, deepresearch.ErrRunNotFound) {
 			continue
 		}
 		if err != nil {
-			return nil, storeErr("sources", id, err)
-		}
-		b, err := s.obj.GetBytes(ctx, string(e.Value()))
-		if err != nil {
-			return nil, storeErr("sources", id, fmt.Errorf("%s: %w", e.Value(), err))
+			return nil, storeErr("sources", id, fmt.Errorf("%s: %w", k, err))
 		}
 		var src deepresearch.StoredSource
 		if err := json.Unmarshal(b, &src); err != nil {
-			return nil, storeErr("sources", id, fmt.Errorf("%s: %w", e.Value(), err))
+			return nil, storeErr("sources", id, fmt.Errorf("%s: %w", k, err))
 		}
 		out = append(out, src)
 	}

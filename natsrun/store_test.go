@@ -254,3 +254,28 @@ func TestSurvey(t *testing.T) {
 		t.Errorf("a survey two hours on: %+v, %v; want nobody alive", later, err)
 	}
 }
+
+// TestStoreBigReport: a report larger than a chunk of the reports bucket
+// (and than NATS's max_payload) is stored in chunks and read back whole;
+// replaced by a small one, the small one is read.
+func TestStoreBigReport(t *testing.T) {
+	ctx := t.Context()
+	st, err := natsrun.OpenStore(ctx, standalone(t), natsrun.StoreOptions{Config: natsrun.Config{Prefix: "drblob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := deepresearch.StartRun(ctx, st, deepresearch.Request{Question: question, RunID: "big"}); err != nil {
+		t.Fatal(err)
+	}
+	big, _ := json.Marshal(map[string]string{"text": strings.Repeat("undersea cables ", 150_000)}) // 2.4 MB
+	for _, report := range [][]byte{big, []byte(`{"title":"small"}`)} {
+		if err := st.PutReport(ctx, "big", report); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Report(ctx, "big")
+		if err != nil || string(got) != string(report) {
+			t.Fatalf("Report = %d bytes, %v; want the %d stored", len(got), err, len(report))
+		}
+	}
+}
