@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -702,25 +703,25 @@ func (s *Store) complete(ctx context.Context, r record) (deepresearch.StoredRun,
 	return r.StoredRun, nil
 }
 
-// all reads every run's record and its revision.
-func (s *Store) all(ctx context.Context) (map[string]record, map[string]uint64, error) {
-	recs, revs := map[string]record{}, map[string]uint64{}
+// all reads every run's record.
+func (s *Store) all(ctx context.Context) (map[string]record, error) {
+	recs := map[string]record{}
 	for e, err := range entries(ctx, s.kv, "run.*") {
 		if err != nil {
-			return nil, nil, storeErr("list", "", err)
+			return nil, storeErr("list", "", err)
 		}
 		var r record
 		if json.Unmarshal(e.Value(), &r) == nil && r.ID != "" {
-			recs[r.ID], revs[r.ID] = r, e.Revision()
+			recs[r.ID] = r
 		}
 	}
-	return recs, revs, nil
+	return recs, nil
 }
 
 // List returns the newest runs first, at most limit of them. It reads
 // every run's record: its cost grows with the runs the bucket holds.
 func (s *Store) List(ctx context.Context, limit int) ([]deepresearch.StoredRun, error) {
-	recs, _, err := s.all(ctx)
+	recs, err := s.all(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -732,7 +733,7 @@ func (s *Store) List(ctx context.Context, limit int) ([]deepresearch.StoredRun, 
 		if c := b.Created.Compare(a.Created); c != 0 {
 			return c
 		}
-		return cmpString(b.ID, a.ID)
+		return strings.Compare(b.ID, a.ID)
 	})
 	if limit > 0 && len(sorted) > limit {
 		sorted = sorted[:limit]
@@ -746,16 +747,6 @@ func (s *Store) List(ctx context.Context, limit int) ([]deepresearch.StoredRun, 
 		out = append(out, run)
 	}
 	return out, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Events follows a run's log from after afterSeq: the stored events from
@@ -902,7 +893,7 @@ func (s *Store) Sources(ctx context.Context, id string) ([]deepresearch.StoredSo
 		}
 		out = append(out, src)
 	}
-	slices.SortFunc(out, func(a, b deepresearch.StoredSource) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b deepresearch.StoredSource) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -955,7 +946,7 @@ func (s *Store) Reopen(ctx context.Context, id string) (deepresearch.StoredRun, 
 // Interrupted returns the interrupted runs started by origin, oldest
 // first. It reads every run's record.
 func (s *Store) Interrupted(ctx context.Context, origin string) ([]deepresearch.StoredRun, error) {
-	recs, _, err := s.all(ctx)
+	recs, err := s.all(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -969,7 +960,7 @@ func (s *Store) Interrupted(ctx context.Context, origin string) ([]deepresearch.
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}
-		return cmpString(a.ID, b.ID)
+		return strings.Compare(a.ID, b.ID)
 	})
 	return out, nil
 }
@@ -1064,7 +1055,7 @@ const expiredMsg = "the process running it stopped renewing its lease"
 // lease on: its lease's deletion and the record's change each
 // compare-and-set, so an owner that renews first keeps it.
 func (s *Store) sweep(ctx context.Context) {
-	recs, _, err := s.all(ctx)
+	recs, err := s.all(ctx)
 	if err != nil {
 		return
 	}
