@@ -319,6 +319,10 @@ type NATS struct {
 	// Workers is how many agents serve runs at once for its embedded
 	// server (default 4); 0 leaves them all to worker processes.
 	Workers int `mapstructure:"workers"`
+	// LeaseTTL is how long serve with URL holds a run's lease without
+	// renewing it (default 30s): a run whose server died is taken over
+	// by another server of the cluster once it has passed.
+	LeaseTTL time.Duration `mapstructure:"lease_ttl"`
 }
 
 // MCP names the MCP servers search.providers' "mcp:NAME" search and read
@@ -407,7 +411,7 @@ func Defaults() Settings {
 		Output:  Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
 		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout, PlanTimeoutAction: "proceed",
 			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
-		NATS: NATS{Replicas: 1, Workers: 4},
+		NATS: NATS{Replicas: 1, Workers: 4, LeaseTTL: 30 * time.Second},
 		Log:  Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
 
 		Telemetry: Telemetry{OTLP: "off"},

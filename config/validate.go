@@ -270,6 +270,9 @@ func check(s *Settings) []problem {
 	if s.NATS.URL != "" && !natsURLs(s.NATS.URL) {
 		ps.add("nats.url", s.NATS.URL, "must be a nats:// URL, or several separated by commas, or empty")
 	}
+	if s.NATS.LeaseTTL < 0 {
+		ps.add("nats.lease_ttl", s.NATS.LeaseTTL, "must not be negative")
+	}
 	if !slices.Contains([]int{1, 3, 5}, s.NATS.Replicas) {
 		ps.add("nats.replicas", s.NATS.Replicas, "must be 1, 3 or 5")
 	}

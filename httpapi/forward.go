@@ -191,8 +191,9 @@ type forwardedKey struct{}
 
 // forwarded passes r, a request for the run named by its path, to the
 // server process that runs it, when this one does not hold the run in its
-// store and Config.Remote is a Forwarder whose events stream has the run,
-// and writes that process's answer. It returns false, having written
+// store and Config.Remote is a Forwarder whose events stream has the run
+// (or, with Config.SharedStore, the run is live and another process owns
+// it), and writes that process's answer. It returns false, having written
 // nothing, when r is not to be forwarded or no process answered: the
 // handler then answers as for a run it does not hold.
 func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string) bool {
@@ -201,11 +202,16 @@ func (s *Server) forwarded(w http.ResponseWriter, r *http.Request, route string)
 		return false
 	}
 	id := r.PathValue("id")
-	if _, err := s.runs.Get(r.Context(), id); !errors.Is(err, deepresearch.ErrRunNotFound) {
+	run, err := s.runs.Get(r.Context(), id)
+	switch {
+	case err == nil && s.cfg.SharedStore && !run.Status.Ended() && !s.runs.Owns(id):
+		// A live run of the shared store that another server owns.
+	case !errors.Is(err, deepresearch.ErrRunNotFound):
 		return false // this server's run, or a store error its handler reports
-	}
-	if _, err := f.LastEvent(r.Context(), id); err != nil {
-		return false // no process's run, or a cluster the handler finds unreachable too
+	default:
+		if _, err := f.LastEvent(r.Context(), id); err != nil {
+			return false // no process's run, or a cluster the handler finds unreachable too
+		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	if err != nil {

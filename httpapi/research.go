@@ -174,6 +174,9 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, &requestError{http.StatusConflict, typeConflict, msg})
 		return
 	}
+	if s.cfg.SharedStore && !run.Status.Ended() && s.forwarded(w, r, "") {
+		return // another server of the shared store owns it
+	}
 	if err := s.runs.Cancel(r.Context(), run.ID, nil); err != nil {
 		if r.Context().Err() == nil {
 			s.fail(w, err)

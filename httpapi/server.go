@@ -106,6 +106,15 @@ type Config struct {
 	// run (natsrun.Remote): the event stream and status of a run that
 	// the Runs' store does not hold are served from it (see Remote).
 	Remote Remote
+	// SharedStore says that the Runs' store is shared by the server
+	// processes of a cluster (natsrun.Store), so that each holds every
+	// run: a request only a run's own server can answer (its
+	// cancellation, a person's answers, its plan) for a live run another
+	// server owns is forwarded to it through Remote, a Forwarder.
+	SharedStore bool
+	// Cluster, if set, answers GET /v1/cluster: who is alive in the
+	// cluster and where its runs' work stands.
+	Cluster ClusterFunc
 	// Token is the bearer token every /v1 request must carry
 	// (Authorization: Bearer TOKEN, or the page's deepresearch_token
 	// cookie): at least 16 characters, no spaces (config.CheckToken). ""
@@ -202,6 +211,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/research/{id}/asks", s.auth(s.getAsks))
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.postChat))
 	mux.HandleFunc("GET /v1/models", s.auth(s.getModels))
+	mux.HandleFunc("GET /v1/cluster", s.auth(s.getCluster))
 	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)
 	mux.HandleFunc("GET /v1/schema/report.xsd", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/xml")

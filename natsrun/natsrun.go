@@ -125,6 +125,12 @@ func (c Config) settle() (Config, error) {
 // Names are the streams, consumer and subjects of a Config.
 type Names struct {
 	TasksStream, EventsStream, ResultsStream, JournalStream string
+	// RunsBucket is the KV bucket of a Store's run records and leases;
+	// ReportsBucket the KV bucket of its reports and cited sources' text.
+	RunsBucket, ReportsBucket string
+	// PresenceBucket is the KV bucket of the servers' and workers'
+	// heartbeats (Survey).
+	PresenceBucket string
 	// Consumer is the workers' durable pull consumer on TasksStream.
 	Consumer string
 	prefix   string
@@ -135,7 +141,7 @@ func NamesOf(c Config) Names {
 	c, _ = c.settle()
 	up := strings.ToUpper(strings.ReplaceAll(c.Prefix, "-", "_"))
 	return Names{TasksStream: up + "_TASKS", EventsStream: up + "_EVENTS", ResultsStream: up + "_RESULTS",
-		JournalStream: up + "_JOURNAL", Consumer: "workers", prefix: c.Prefix}
+		JournalStream: up + "_JOURNAL", RunsBucket: up + "_RUNS", ReportsBucket: up + "_REPORTS", PresenceBucket: up + "_PRESENCE", Consumer: "workers", prefix: c.Prefix}
 }
 
 // Tasks is the subject of run's tasks.
@@ -165,6 +171,12 @@ func (n Names) Progress(run string, cycle, index int) string {
 // for run to the one that runs it (Remote.Ask, Remote.AnswerRuns): plain
 // NATS request-reply, in no stream.
 func (n Names) Control(run string) string { return n.prefix + ".control." + run }
+
+// Stored is the subject on which a Store announces, once the stream has
+// it, each event of run it stored (its number as the data), and the
+// run's end (no data): plain NATS, in no stream, for the Store's
+// followers (Store.Events).
+func (n Names) Stored(run string) string { return n.prefix + ".stored." + run }
 
 // Journal is the subject of run's journal.
 func (n Names) Journal(run string) string { return n.prefix + ".journal." + run }
@@ -221,20 +233,28 @@ const publishTry = 5 * time.Second
 // waiting for an answer that never comes, and the id makes a second copy
 // a duplicate the stream drops. Tries and pauses are timed on c.
 func publishIdempotent(ctx context.Context, c clock.Clock, js jetstream.JetStream, m *nats.Msg, id string) error {
+	_, err := publishAck(ctx, c, js, m, id)
+	return err
+}
+
+// publishAck is publishIdempotent, returning the stream's acknowledgement:
+// its Duplicate says a message with the same id was stored before (by this
+// publication's earlier try, or by another publisher).
+func publishAck(ctx context.Context, c clock.Clock, js jetstream.JetStream, m *nats.Msg, id string) (*jetstream.PubAck, error) {
 	for {
 		tctx, cancel := clock.WithTimeout(ctx, c, publishTry)
-		_, err := js.PublishMsg(tctx, m, jetstream.WithMsgID(id))
+		ack, err := js.PublishMsg(tctx, m, jetstream.WithMsgID(id))
 		err = timeout(tctx, err)
 		cancel()
 		if err == nil || ctx.Err() != nil {
-			return timeout(ctx, err)
+			return ack, timeout(ctx, err)
 		}
 		if !transient(err) {
-			return err
+			return nil, err
 		}
 		// A stream electing a leader answers again within seconds.
 		if clock.Sleep(ctx, c, publishPause) != nil {
-			return err
+			return nil, err
 		}
 	}
 }

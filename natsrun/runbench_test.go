@@ -142,6 +142,14 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 	}
 	coord := researcher(&natsrun.Agents{JS: coordJS, Config: cfg})
 	evLog := &natsrun.EventLog{JS: coordJS, Config: cfg}
+	// With store, the coordinator records each run in the cluster store
+	// (natsrun.Store: its events appended to the events stream one by
+	// one, each acknowledged) instead of publishing them with EventLog.
+	st, err := natsrun.OpenStore(ctx, coordJS, natsrun.StoreOptions{Config: cfg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
 	type worker struct {
 		r  *deepresearch.Researcher
 		js jetstream.JetStream
@@ -152,12 +160,20 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 	}
 
 	var gen atomic.Int64
-	for _, size := range []struct{ workers, limit int }{
-		{1, runModelCap}, {2, runModelCap}, {4, runModelCap}, {8, runModelCap},
-		{8, 8}, {8, 4}, // where a cap bites
+	for _, size := range []struct {
+		workers, limit int
+		store          bool
+	}{
+		{1, runModelCap, false}, {2, runModelCap, false}, {4, runModelCap, false}, {8, runModelCap, false},
+		{8, 8, false}, {8, 4, false}, // where a cap bites
+		{1, runModelCap, true}, {8, runModelCap, true}, // recorded in the cluster store
 	} {
 		workers := size.workers
-		b.Run(fmt.Sprintf("workers=%d,cap=%d", workers, size.limit), func(b *testing.B) {
+		name := fmt.Sprintf("workers=%d,cap=%d", workers, size.limit)
+		if size.store {
+			name = "store," + name
+		}
+		b.Run(name, func(b *testing.B) {
 			model.setLimit(size.limit)
 			wctx, stop := context.WithCancel(ctx)
 			var wg sync.WaitGroup
@@ -216,7 +232,16 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 				sink := func(e deepresearch.Event) { emitted.Add(1); evLog.Event(e) }
 				rctx, rcancel := context.WithTimeout(ctx, 5*time.Minute) // a failure timeout only
 				defer rcancel()
-				rep, err := coord.Research(rctx, deepresearch.Request{Question: question, RunID: id}, sink)
+				req := deepresearch.Request{Question: question, RunID: id}
+				var rep *deepresearch.Report
+				var err error
+				if size.store {
+					if req, err = deepresearch.StartRun(rctx, st, req); err == nil {
+						rep, err = coord.Record(rctx, st, req, func(deepresearch.Event) { emitted.Add(1) })
+					}
+				} else {
+					rep, err = coord.Research(rctx, req, sink)
+				}
 				if err != nil {
 					return fmt.Errorf("run %s: %w", id, err)
 				}

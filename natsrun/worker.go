@@ -1,10 +1,13 @@
 package natsrun
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -126,6 +129,21 @@ type Worker struct {
 	Name string
 	// Started, if not nil, is told of every task as its handler starts.
 	Started func(Task)
+
+	mu      sync.Mutex
+	running map[string]bool // the tasks being handled, by id
+}
+
+// tasks returns the ids of the tasks being handled, sorted.
+func (w *Worker) tasks() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.running))
+	for id := range w.running {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // pullWait is how long one request for a task waits at the server. A
@@ -156,6 +174,14 @@ func (w *Worker) Run(ctx context.Context) error {
 	// Each loop asks for one task at a time, when it is free: a task
 	// buffered in the client while another runs would get no heartbeat.
 	var wg sync.WaitGroup
+	// The worker says it is alive, with the tasks it runs (Survey),
+	// every AckWait/3; without the presence bucket it runs unseen.
+	if kv, err := presence(ctx, w.JS, c); err == nil {
+		name := cmp.Or(w.Name, "worker") + "-" + rand.Text()[:6]
+		wg.Go(func() {
+			heartbeat(ctx, c.clock(), kv, c.AckWait/3, func() Member { return Member{Kind: "worker", Name: name, Tasks: w.tasks()} })
+		})
+	}
 	for range max(1, w.Concurrency) {
 		wg.Go(func() {
 			for ctx.Err() == nil {
@@ -192,6 +218,17 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 		msg.TermWithReason("stopped by its coordinator") //nolint:errcheck // a redelivery is dropped again
 		return
 	}
+	w.mu.Lock()
+	if w.running == nil {
+		w.running = map[string]bool{}
+	}
+	w.running[t.id()] = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.running, t.id())
+		w.mu.Unlock()
+	}()
 	hctx, stop := context.WithCancelCause(telemetry.Extract(ctx, msg.Headers()))
 	beat := clock.NewTicker(c.clock(), c.AckWait/3)
 	var halted atomic.Bool // the coordinator stopped the task

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
 
@@ -34,5 +36,48 @@ func TestDoctorNATS(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor does not show %q:\n%s", want, r.stdout)
 		}
+	}
+}
+
+// TestClusterCommand: cluster shows a server of the cluster store alive
+// with the run it owns, and the run's lease and queued task; --json says
+// the same as GET /v1/cluster.
+func TestClusterCommand(t *testing.T) {
+	isolate(t)
+	srv, err := natsrun.StartEmbedded(natsrun.EmbeddedOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	nc, js, err := natsrun.Connect(srv.URL(), "", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	st, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Owner: "server-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := deepresearch.StartRun(ctx, st, deepresearch.Request{Question: "q", RunID: "run1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := natsrun.Submit(ctx, js, natsrun.Config{}, natsrun.Task{Run: "run1"}); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, "", "cluster", "--nats", srv.URL())
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"server  server-a  yes", "run1", "tasks: 1 waiting, 0 running", "run1  server-a  expires in"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("cluster does not show %q:\n%s", want, r.stdout)
+		}
+	}
+	r = cli(t, "", "cluster", "--nats", srv.URL(), "--json")
+	var got natsrun.ClusterStatus
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got.Runs) != 1 || got.Runs[0].Queued != 1 || got.Runs[0].Owner != "server-a" {
+		t.Errorf("cluster --json: %+v, %v\n%s", got, err, r.stdout)
 	}
 }

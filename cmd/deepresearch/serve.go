@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -51,7 +52,10 @@ a web page of another origin. The first line on stdout says where it listens
 (useful with --addr 127.0.0.1:0).
 
 With nats.url, the runs' agents run on 'deepresearch worker' processes of
-that NATS JetStream cluster. Without it, --nats-listen HOST:PORT (nats.listen)
+that NATS JetStream cluster, and the cluster is the run store (not
+store.path): every serve process of it serves every run, and a run whose
+server died is taken over by another once its lease (nats.lease_ttl, 30s)
+has passed, going on from its journal. Without it, --nats-listen HOST:PORT (nats.listen)
 makes the server a hub of its own: it runs an embedded JetStream server there
 (its streams in nats.store_dir, by default beside the run store), takes
 nats.workers agents at once itself (default 4), and workers started with
@@ -97,6 +101,9 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	defer stopTelemetry() // after r.Close: every span ended
 	cfg.TracerProvider = tp
+	// With nats.url the cluster is the run store (natsrun.Store): every
+	// server of it serves, resumes and takes over every run.
+	clustered := s.NATS.URL != ""
 	// Without nats.url but with nats.listen, the server is a hub: a
 	// JetStream server of its own, which workers join.
 	var hub *natsrun.Embedded
@@ -119,7 +126,8 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	defer r.Close()
 	var rec deepresearch.RunRecorder = r
-	if coord != nil {
+	if coord != nil && !clustered {
+		// The cluster store publishes the events itself.
 		rec = publishing{r, coord, logger}
 	}
 	if hub != nil && s.NATS.Workers > 0 {
@@ -135,11 +143,23 @@ func serve(cmd *cobra.Command, configFile string) error {
 		}()
 		defer func() { stop(); <-done }()
 	}
-	st, err := openStore(ctx, s)
-	if err != nil {
-		return err
+	var st deepresearch.Store
+	var cluster *natsrun.Store
+	if clustered {
+		if cluster, err = natsrun.OpenStore(ctx, coord.conn.js, natsrun.StoreOptions{Config: coord.conn.cfg,
+			LeaseTTL: s.NATS.LeaseTTL, Owner: serverName()}); err != nil {
+			return fmt.Errorf("opening the cluster's run store at %s: %w", s.NATS.URL, err)
+		}
+		defer cluster.Close()
+		st = cluster
+	} else {
+		local, err := openStore(ctx, s)
+		if err != nil {
+			return err
+		}
+		defer local.Close()
+		st = local
 	}
-	defer st.Close()
 	var remote httpapi.Remote // the runs of other server processes, with NATS
 	var peers *natsrun.Remote
 	if coord != nil {
@@ -153,7 +173,18 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer runs.Close()
-	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, MaxBody: s.Serve.MaxBody, Logger: &logger})
+	if cluster != nil {
+		// A run whose lease another server took over stops here.
+		cluster.OnLost(natsrun.StopLost(runs))
+	}
+	var survey httpapi.ClusterFunc // GET /v1/cluster, with NATS
+	if coord != nil {
+		survey = func(ctx context.Context) (any, error) {
+			return natsrun.Survey(ctx, coord.conn.js, coord.conn.cfg, time.Now())
+		}
+	}
+	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, SharedStore: cluster != nil,
+		Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger})
 	if err != nil {
 		return err
 	}
@@ -189,7 +220,11 @@ func serve(cmd *cobra.Command, configFile string) error {
 		// its lease is interrupted once the lease has passed.
 		kctx, stopResuming := context.WithCancel(ctx)
 		resuming := make(chan struct{})
-		go func() { defer close(resuming); runs.KeepResuming(kctx, 0) }()
+		every := time.Duration(0) // deepresearch.DefaultResumeEvery
+		if cluster != nil {
+			every = max(s.NATS.LeaseTTL/3, time.Second) // a run the cluster store sweeps is taken over soon
+		}
+		go func() { defer close(resuming); runs.KeepResuming(kctx, every) }()
 		defer func() { stopResuming(); <-resuming }()
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
@@ -216,6 +251,16 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// serverName names this server process in the leases of the runs it
+// owns: its host and process ID.
+func serverName() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "serve"
+	}
+	return host + "-" + strconv.Itoa(os.Getpid())
 }
 
 // startHub starts serve's embedded JetStream server on nats.listen, its
