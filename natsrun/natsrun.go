@@ -50,6 +50,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/clock"
@@ -81,6 +82,11 @@ type Config struct {
 	// time; so is a pull's expiry at the server, which on any clock but
 	// the real one is the client's default.
 	Clock deepresearch.Clock
+	// Log, when not nil, is told of each task a worker takes and how it
+	// ends (done, failed and given back for another delivery, dead,
+	// stopped by its coordinator, given back at shutdown), with the
+	// task, the attempt, the worker and how long it ran.
+	Log *zerolog.Logger
 }
 
 // clock returns the Config's clock: Clock, or the real one.

@@ -1,6 +1,7 @@
 package natsrun_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
@@ -455,7 +457,11 @@ func TestDeadLetter(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	attempts := map[int]bool{}
-	w := &natsrun.Worker{JS: js, Config: testConfig, Handle: func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
+	var logged syncBuffer
+	logger := zerolog.New(&logged)
+	cfg := testConfig
+	cfg.Log = &logger
+	w := &natsrun.Worker{JS: js, Config: cfg, Name: "w1", Handle: func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
 		mu.Lock()
 		attempts[t.Attempt] = true
 		mu.Unlock()
@@ -487,6 +493,37 @@ func TestDeadLetter(t *testing.T) {
 	if err != nil || notice["type"] != "task.dead" {
 		t.Errorf("no task.dead event (%v): %v", err, notice)
 	}
+	// The worker's log says each task it took and how each try ended.
+	stop()
+	wg.Wait()
+	log := logged.String()
+	if n := strings.Count(log, `"message":"task taken"`); n != testConfig.MaxDeliver {
+		t.Errorf("the log tells of %d tasks taken; want %d:\n%s", n, testConfig.MaxDeliver, log)
+	}
+	if n := strings.Count(log, `"ended":"failed; delivered again"`); n != testConfig.MaxDeliver-1 ||
+		!strings.Contains(log, `"ended":"dead","error":"attempt `+strconv.Itoa(testConfig.MaxDeliver)+` fails"`) ||
+		!strings.Contains(log, `"task":"dead1/1/0"`) || !strings.Contains(log, `"worker":"w1"`) {
+		t.Errorf("the log does not tell how each try ended:\n%s", log)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that a worker's goroutines write to at
+// once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // TestResultTooLarge: a task whose result is larger than the server takes

@@ -252,16 +252,33 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 	if w.Started != nil {
 		w.Started(t)
 	}
+	began := c.clock().Now()
+	ended, failure := "done", error(nil)
+	if c.Log != nil {
+		c.Log.Info().Str("task", t.id()).Int("attempt", t.Attempt).Str("worker", w.Name).Msg("task taken")
+		defer func() {
+			c.Log.Info().Str("task", t.id()).Int("attempt", t.Attempt).Str("worker", w.Name).
+				Dur("took", c.clock().Now().Sub(began)).Str("ended", ended).Err(failure).Msg("task ended")
+		}()
+	}
 	out, err := w.Handle(hctx, t)
 	stop(nil)
 	wg.Wait()
 	if halted.Load() {
+		ended = "stopped by its coordinator"
 		msg.TermWithReason("stopped by its coordinator") //nolint:errcheck // a redelivery is dropped again
 		return
 	}
 	if err != nil && ctx.Err() != nil {
+		ended = "given back: the worker is stopping"
 		msg.Nak() //nolint:errcheck // shutting down: another worker takes it now
 		return
+	}
+	if err != nil {
+		ended, failure = "failed; delivered again", err
+		if t.Attempt >= c.MaxDeliver {
+			ended = "dead"
+		}
 	}
 	pctx := context.WithoutCancel(ctx)
 	res := Result{Run: t.Run, Cycle: t.Cycle, Index: t.Index, Attempt: t.Attempt, Output: out, Worker: w.Name}
@@ -288,6 +305,7 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 		// says why, so the coordinator does not wait for one forever.
 		res = Result{Run: t.Run, Cycle: t.Cycle, Index: t.Index, Attempt: t.Attempt, Worker: w.Name, Dead: true,
 			Error: fmt.Sprintf("its result (%d bytes) could not be published: %v", len(data), err)}
+		ended, failure = "dead: its result could not be published", err
 		data, _ = json.Marshal(res)
 		if err := publishIdempotent(rctx, c.clock(), w.JS, &nats.Msg{Subject: n.Results(t.Run), Data: data}, t.id()+"/dead"); err != nil {
 			msg.Nak() //nolint:errcheck // nothing could be published

@@ -150,6 +150,7 @@ workers at once, and it exits 0.`,
 				return err
 			}
 			defer conn.nc.Close()
+			conn.cfg.Log = &logger // each task taken and how it ended
 			n := natsrun.NamesOf(conn.cfg)
 			fmt.Fprintf(cmd.ErrOrStderr(), "deepresearch worker %s: taking tasks from %s (stream %s, consumer %s), %d at once\n",
 				name, conn.nc.ConnectedUrlRedacted(), n.TasksStream, n.Consumer, concurrency)
