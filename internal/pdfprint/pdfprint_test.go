@@ -4,80 +4,21 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/pdfprint/pdfcheck"
 )
-
-// need skips the test when one of tools is not installed, except under CI
-// (CI=true), where .ci/run installs them and their absence fails it.
-func need(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed (.ci/run installs it): %v", tool, err)
-			}
-			t.Skipf("%s is not installed: %v", tool, err)
-		}
-	}
-}
-
-// run runs a tool and returns its standard output.
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("%s %s: %v: %s", name, strings.Join(args, " "), err, ee.Stderr)
-		}
-		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
-	}
-	return string(out)
-}
-
-// Check reads a PDF back with poppler and qpdf: qpdf --check passes,
-// every font is embedded, and it returns the text pdftotext gives and
-// the URIs of the link annotations (qpdf --json).
-func check(t *testing.T, pdf []byte) (text string, uris []string) {
-	t.Helper()
-	need(t, "pdftotext", "pdffonts", "qpdf")
-	path := filepath.Join(t.TempDir(), "out.pdf")
-	if err := os.WriteFile(path, pdf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if out := run(t, "qpdf", "--check", path); !strings.Contains(out, "No syntax or stream encoding errors found") {
-		t.Errorf("qpdf --check:\n%s", out)
-	}
-	fonts := strings.Split(strings.TrimSpace(run(t, "pdffonts", path)), "\n")
-	if len(fonts) < 3 {
-		t.Errorf("pdffonts lists no font:\n%s", strings.Join(fonts, "\n"))
-	}
-	for _, line := range fonts[2:] {
-		// name type encoding emb sub uni object ID: emb is the fourth
-		// field from the end.
-		f := strings.Fields(line)
-		if len(f) < 7 || f[len(f)-5] != "yes" {
-			t.Errorf("a font is not embedded: %s", line)
-		}
-	}
-	for _, m := range regexp.MustCompile(`"/URI": "u:([^"]+)"`).FindAllStringSubmatch(run(t, "qpdf", "--json", path), -1) {
-		uris = append(uris, m[1])
-	}
-	return run(t, "pdftotext", "-enc", "UTF-8", path, "-"), uris
-}
 
 // A page in Latin, CJK and Arabic script prints to a PDF that passes qpdf
 // --check, embeds its fonts, gives every script's text back to pdftotext
 // and keeps its link.
 func TestPrintScripts(t *testing.T) {
-	need(t, "chromium")
+	pdfcheck.Need(t, "chromium")
 	page := `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Scripts</title></head><body>
 <h1>Undersea cables</h1>
 <p>Repair ships splice the cable <a href="https://example.org/cables?a=1&amp;b=2">[1]</a>.</p>
@@ -88,7 +29,8 @@ func TestPrintScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, uris := check(t, pdf)
+	d := pdfcheck.Read(t, pdf)
+	text, uris := d.Text, d.URIs
 	// (Words with the lam-alef ligature come back from pdftotext with
 	// its two letters swapped, a poppler limitation: none is asked for.)
 	for _, want := range []string{"Undersea cables", "Repair ships splice the cable [1].", "海底ケーブルの修理には数週間かかる。", "تستغرق", "البحرية", "أسابيع"} {
@@ -129,7 +71,7 @@ func TestNoBrowser(t *testing.T) {
 // is an error with the tail of its stderr, cleaned of control characters
 // and of the D-Bus noise of containers.
 func TestBrowserFails(t *testing.T) {
-	need(t, "sh")
+	pdfcheck.Need(t, "sh")
 	tests := []struct {
 		name, body string
 		max        int64
@@ -162,7 +104,7 @@ func TestBrowserFails(t *testing.T) {
 // A browser that outlives Options.Timeout is stopped; one whose context
 // ends is stopped with the processes it started: none is left behind.
 func TestStopsTheBrowser(t *testing.T) {
-	need(t, "sh", "sleep")
+	pdfcheck.Need(t, "sh", "sleep")
 	_, err := Print(context.Background(), []byte("<p>x</p>"), Options{Chromium: fakeBrowser(t, "exec sleep 300"), Timeout: 1}) // 1ns
 	var perr *Error
 	if !errors.As(err, &perr) || !strings.Contains(err.Error(), "printing took longer than 1ns") {
@@ -208,7 +150,7 @@ func alive(pid int) bool {
 
 // A context already ended prints nothing and says why.
 func TestCanceled(t *testing.T) {
-	need(t, "sh")
+	pdfcheck.Need(t, "sh")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("the client went away")
 	cancel(cause)

@@ -2,13 +2,17 @@ package pdfprint
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/pdfprint/pdfcheck"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
 )
@@ -51,7 +55,7 @@ func reportVerified() *finalreport.Verified {
 // looked at.
 func printReport(t *testing.T, name, title string, r *finalreport.Report, v *finalreport.Verified) []byte {
 	t.Helper()
-	need(t, "chromium")
+	pdfcheck.Need(t, "chromium")
 	page, err := finalreport.PrintHTML(title, r, v)
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +77,8 @@ func printReport(t *testing.T, name, title string, r *finalreport.Report, v *fin
 // annotation and each citation an internal link.
 func TestReportPDF(t *testing.T) {
 	pdf := printReport(t, "report.pdf", "How are undersea cables repaired?", &finalreport.Report{Body: reportBody, References: reportRefs()}, reportVerified())
-	text, uris := check(t, pdf)
-	flat := strings.Join(strings.Fields(text), " ")
+	d := pdfcheck.Read(t, pdf)
+	text, uris, flat := d.Text, d.URIs, d.Flat()
 	at := -1
 	for _, heading := range []string{"How are undersea cables repaired?", "Cable repair", "Steps", "References", "Verification"} {
 		i := strings.Index(text[at+1:], heading+"\n")
@@ -105,7 +109,7 @@ func TestReportPDF(t *testing.T) {
 	// Citations link within the document: Chromium writes each as a link
 	// annotation with a destination. The body has 8 citations outside its
 	// code block.
-	if n := len(regexp.MustCompile(`"/Dest": `).FindAllString(qpdfJSON(t, pdf), -1)); n != 8 {
+	if n := d.InternalLinks; n != 8 {
 		t.Errorf("%d internal links, want one for each of the 8 citations", n)
 	}
 }
@@ -119,7 +123,8 @@ func TestReportPDFScripts(t *testing.T) {
 		{Number: 2, Source: source.Source{ID: "ar", URL: "https://example.eg/cables", Title: "إصلاح الكابلات"}},
 	}
 	pdf := printReport(t, "scripts.pdf", "海底ケーブルはどう修理されるか", &finalreport.Report{Body: body, References: refs}, nil)
-	text, uris := check(t, pdf)
+	d := pdfcheck.Read(t, pdf)
+	text, uris := d.Text, d.URIs
 	for _, want := range []string{"海底ケーブルはどう修理されるか", "海底ケーブルの修理には数週間かかる [1]。", "تستغرق", "البحرية", "أسابيع",
 		"東京", "القاهرة", "https://example.jp/kaitei", "https://example.eg/cables",
 		"The citations of this report were not checked against their sources."} {
@@ -132,12 +137,28 @@ func TestReportPDFScripts(t *testing.T) {
 	}
 }
 
-// qpdfJSON is qpdf's JSON description of a PDF.
-func qpdfJSON(t *testing.T, pdf []byte) string {
-	t.Helper()
-	path := t.TempDir() + "/in.pdf"
-	if err := os.WriteFile(path, pdf, 0o600); err != nil {
+// Printing a report fetches nothing: an image the report links, on a
+// server that answers, is not asked for (the page's CSP), although the
+// same image on a page without it is.
+func TestReportPDFFetchesNothing(t *testing.T) {
+	pdfcheck.Need(t, "chromium")
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "image/svg+xml")
+		fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>`)
+	}))
+	defer srv.Close()
+	img := srv.URL + "/chart.svg"
+	printReport(t, "image.pdf", "Q", &finalreport.Report{Body: "# Chart\n\n![chart](" + img + ") and [a link](" + srv.URL + "/page) [1].\n", References: reportRefs()[:1]}, nil)
+	if n := hits.Load(); n != 0 {
+		t.Errorf("printing the report asked the server %d times", n)
+	}
+	// The control: a page without the policy loads the image.
+	if _, err := Print(context.Background(), []byte(`<!DOCTYPE html><p><img src="`+img+`"></p>`), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return run(t, "qpdf", "--json", path)
+	if hits.Load() == 0 {
+		t.Errorf("a page without the policy did not load its image: the test proves nothing")
+	}
 }
