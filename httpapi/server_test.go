@@ -110,6 +110,9 @@ type envOpts struct {
 	remote Remote
 	// fetchAllow is the Researcher's Config.Fetch.Allow.
 	fetchAllow []string
+	// render and maxPrints are the server's Config.Render and MaxPrints.
+	render    deepresearch.RenderOptions
+	maxPrints int
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -146,7 +149,8 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: e.clock, Remote: o.remote})
+	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: e.clock, Remote: o.remote,
+		Render: o.render, MaxPrints: o.maxPrints})
 	if err != nil {
 		t.Fatal(err)
 	}

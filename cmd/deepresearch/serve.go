@@ -153,7 +153,8 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer runs.Close()
-	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, MaxBody: s.Serve.MaxBody, Logger: &logger})
+	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, MaxBody: s.Serve.MaxBody, Logger: &logger,
+		Render: deepresearch.RenderOptionsFromSettings(s)})
 	if err != nil {
 		return err
 	}
