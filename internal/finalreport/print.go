@@ -7,7 +7,8 @@ import (
 )
 
 // PrintHTML returns the page a PDF of the report is printed from: the
-// title as its first heading, HTMLFragment's report and reference list
+// title as its first heading (unless the report opens with that heading
+// itself), HTMLFragment's report and reference list
 // (each citation a link to its entry, each entry's link followed by its
 // URL written out, as a printed page must show it, and with v the verdict
 // of each citation and reference), then a "Verification" section telling
@@ -37,8 +38,10 @@ func PrintHTML(title string, r *Report, v *Verified) (string, error) {
 %s</style>
 </head>
 <body>
-<h1 class="title">%s</h1>
-`, printCSP, html.EscapeString(title), printCSS, html.EscapeString(title))
+`, printCSP, html.EscapeString(title), printCSS)
+	if t := html.EscapeString(title); !strings.HasPrefix(frag, "<main>\n<h1>"+t+"</h1>\n") {
+		b.WriteString("<h1 class=\"title\">" + t + "</h1>\n")
+	}
 	b.WriteString(frag)
 	b.WriteString("<section class=\"verification\">\n<h2>Verification</h2>\n")
 	paras, problems := verificationText(v)

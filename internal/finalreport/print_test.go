@@ -38,4 +38,13 @@ func TestPrintHTML(t *testing.T) {
 	if !strings.Contains(page, "<p>The citations of this report were not checked against their sources.</p>") {
 		t.Errorf("an unverified report does not say so:\n%s", page)
 	}
+	// A report that opens with the question as its heading is not titled
+	// twice.
+	page, err = PrintHTML("Why & how?", &Report{Body: "# Why & how?\n\nBecause [1].\n", References: renderRefs()[:1]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(page, "<h1"); n != 1 || !strings.Contains(page, "<body>\n<main>\n<h1>Why &amp; how?</h1>") {
+		t.Errorf("%d first-level headings:\n%s", n, page)
+	}
 }
