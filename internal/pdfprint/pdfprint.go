@@ -129,7 +129,6 @@ func Print(ctx context.Context, page []byte, opts Options) ([]byte, error) {
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, browser, Args(in, out, filepath.Join(dir, "profile"), os.Geteuid() == 0)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir) // the browser's caches and crash dumps stay in dir
 	var stderr tail
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	processGroup(cmd)
