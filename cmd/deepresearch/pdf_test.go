@@ -60,3 +60,30 @@ func TestRunPDFNoChromium(t *testing.T) {
 		t.Errorf("a report file was written: %v", err)
 	}
 }
+
+// A stored run is shown as PDF, and replayed with --check into a PDF: a
+// PDF records when it was printed, so --check compares the reports as
+// JSON and passes.
+func TestStoredRunPDF(t *testing.T) {
+	pdfcheck.Need(t, "chromium")
+	store := filepath.Join(t.TempDir(), "runs.db")
+	r := research(t, "--store", store, "--format", "json")
+	wantSuccess(t, r)
+	m := runID.FindStringSubmatch(cli(t, "", "runs", "--json", "--store", store).stdout)
+	if m == nil {
+		t.Fatal("no run stored")
+	}
+	show := cli(t, "", "show", "--store", store, "--format", "pdf", m[1])
+	wantSuccess(t, show)
+	d := pdfcheck.Read(t, []byte(show.stdout))
+	out := filepath.Join(t.TempDir(), "replayed.pdf")
+	rp := cli(t, "", "replay", "--store", store, "--check", "-o", out, m[1])
+	wantSuccess(t, rp)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pdfcheck.Read(t, b).Text; got != d.Text {
+		t.Errorf("the replayed PDF's text differs from the stored run's:\n%s\nwant:\n%s", got, d.Text)
+	}
+}
