@@ -471,15 +471,16 @@ const (
 	FormatXML      = output.XML      // "xml": the JSON document as XML, valid against ReportXMLSchema
 	FormatMermaid  = output.Mermaid  // "mermaid": the citation graph (question, sections, references) as a Mermaid flowchart
 	FormatDOCX     = output.DOCX     // "docx": a Word document with linked citations, the reference list and the verification summary (binary)
+	FormatPDF      = output.PDF      // "pdf": the report printed by a headless Chromium (RenderContext), with the verification summary (binary)
 )
 
 // ParseFormat returns the format named s: "md" (or "markdown"), "html",
-// "json", "yaml", "xml", "mermaid", "docx", "csl-json" or "bibtex"; "" is
+// "json", "yaml", "xml", "mermaid", "docx", "pdf", "csl-json" or "bibtex"; "" is
 // FormatMarkdown. Other names are
 // an error wrapping ErrFormat. Every front end parses formats with it
 // (settings, ?format=, the MCP tools), Format.MediaType is the
 // Content-Type a server answers with, and Format.Binary says which
-// formats are binary files (FormatDOCX) that are not to be printed on a
+// formats are binary files (FormatDOCX, FormatPDF) that are not to be printed on a
 // terminal or filtered as text.
 func ParseFormat(s string) (Format, error) { return output.ParseFormat(s) }
 

@@ -34,7 +34,7 @@ const module = "github.com/deepresearch/deepresearch"
 // here, in the open, not a line that slips through a review.
 var reaches = map[string][]string{
 	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "corpus", "defaults", "events", "excerpt", "extractive",
-		"domains", "fetch", "finalreport", "journal", "mcpsource", "mdtext", "output", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
+		"domains", "fetch", "finalreport", "journal", "mcpsource", "mdtext", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
 		"stored", "telemetry", "terms", "usage", "vector", "verify", "websearch"},
 	"cmd/deepresearch":                   {"eval", "events", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {"events"},

@@ -1,6 +1,7 @@
 package deepresearch
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -171,7 +172,9 @@ func (r *Report) published() (*finalreport.Report, error) {
 // flowchart), FormatDOCX (a Word document: the report's headings,
 // lists, tables and code, each citation an internal link to its entry in
 // the reference list, which gives each source's locators and date, and
-// the verification summary; binary), or its reference list alone as
+// the verification summary; binary), FormatPDF (the same, printed by a
+// headless Chromium found on PATH: see RenderContext, which takes a
+// context and the browser's path; binary), or its reference list alone as
 // FormatCSL
 // (CSL-JSON, for Zotero, Pandoc and other reference managers) or
 // FormatBibTeX ("" is FormatMarkdown; a format that is none of the Format
@@ -187,10 +190,7 @@ func (r *Report) Render(format Format) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
 	}
-	title := r.Question
-	if r.Draft == "" {
-		title = "Findings: " + r.Question
-	}
+	title := r.title()
 	switch format {
 	case "", FormatMarkdown:
 		return []byte(finalreport.Markdown(pub, r.Style)), nil
@@ -206,6 +206,8 @@ func (r *Report) Render(format Format) ([]byte, error) {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
 		}
 		return b, nil
+	case FormatPDF:
+		return r.RenderContext(context.Background(), format, RenderOptions{})
 	case FormatCSL, FormatBibTeX:
 		return RenderReferences(pub.References, format, r.Style)
 	case FormatJSON, FormatYAML, FormatXML, FormatMermaid:
@@ -237,6 +239,15 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		return append(b, '\n'), nil
 	}
 	return nil, fmt.Errorf("deepresearch: render: %w %q: not a Format constant (ParseFormat reads a format's name)", ErrFormat, format)
+}
+
+// title is the report's title: the question, or when the writer failed
+// "Findings: " and the question.
+func (r *Report) title() string {
+	if r.Draft == "" {
+		return "Findings: " + r.Question
+	}
+	return r.Question
 }
 
 // RenderReferences renders a reference list alone: in FormatMarkdown, the

@@ -238,7 +238,8 @@ type Fetch struct {
 type Output struct {
 	// Format is the document format: "md" (default), "html", "json",
 	// "yaml", "xml", "mermaid" (the citation graph), "docx" (a Word
-	// document), or the reference list alone as "csl-json" or "bibtex".
+	// document), "pdf" (printed by Chromium: see Chromium), or the
+	// reference list alone as "csl-json" or "bibtex".
 	Format string `mapstructure:"format"`
 	// Style is how citations show: "markdown" (default), "plain",
 	// "footnote" or "html".
@@ -256,6 +257,10 @@ type Output struct {
 	// Audience is who reports are for, and in what tone; "" (default)
 	// is none in particular.
 	Audience string `mapstructure:"audience"`
+	// Chromium is the browser that prints "pdf" reports: a path, or a
+	// name on PATH; "" (default) looks for chromium, chromium-browser,
+	// google-chrome and google-chrome-stable on PATH.
+	Chromium string `mapstructure:"chromium"`
 }
 
 // Serve configures the HTTP server.

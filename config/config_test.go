@@ -62,7 +62,7 @@ func TestValidate(t *testing.T) {
 		"config: model.prices[gpt-4o]: the model must be provider:name, with provider one of extractive, openai, anthropic, googleai, ollama",
 		"config: search.providers = corpus,corpus,exa,exa,exa: names corpus, exa twice",
 		"config: fetch.max_bytes = 0: must be at least 1",
-		"config: output.format = HTML: must be one of md, html, json, yaml, xml, mermaid, docx, csl-json, bibtex",
+		"config: output.format = HTML: must be one of md, html, json, yaml, xml, mermaid, docx, pdf, csl-json, bibtex",
 	}
 	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
 		t.Errorf("err:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))

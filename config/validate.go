@@ -250,6 +250,9 @@ func check(s *Settings) []problem {
 			ps.add(kv[0], kv[1], "is %d bytes long; the limit is 256", n)
 		}
 	}
+	if c := s.Output.Chromium; strings.ContainsFunc(c, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(c) > 4096 {
+		ps.add("output.chromium", c, "must be a path or a command's name, without control characters")
+	}
 
 	sv := s.Serve
 	if !validHostPort(sv.Addr, true) {

@@ -30,6 +30,7 @@ func runURLs(id string) map[string]string {
 		"xml":      base + "?format=xml",
 		"mermaid":  base + "?format=mermaid",
 		"docx":     base + "?format=docx",
+		"pdf":      base + "?format=pdf",
 		"csl-json": base + "?format=csl-json",
 		"bibtex":   base + "?format=bibtex",
 	}
@@ -112,7 +113,14 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body []byte
-	if rep != nil {
+	if rep != nil && f == deepresearch.FormatPDF {
+		if body, err = s.printPDF(r.Context(), rep); errors.Is(err, deepresearch.ErrNoReport) {
+			rep = nil
+		} else if err != nil {
+			s.fail(w, err)
+			return
+		}
+	} else if rep != nil {
 		if body, err = rep.Render(f); err != nil {
 			rep = nil // nothing to render: no report, no findings
 		}
@@ -141,6 +149,23 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", reportCSP)
 	}
 	w.Write(body)
+}
+
+// printPDF prints rep as PDF in one of the server's printing slots: with
+// none free it is a 429, without a browser a 501 that says what to
+// install.
+func (s *Server) printPDF(ctx context.Context, rep *deepresearch.Report) ([]byte, error) {
+	select {
+	case s.prints <- struct{}{}:
+		defer func() { <-s.prints }()
+	default:
+		return nil, &requestError{http.StatusTooManyRequests, typeRate, fmt.Sprintf("the server prints at most %d PDFs at once; try again shortly", cap(s.prints))}
+	}
+	b, err := rep.RenderContext(ctx, deepresearch.FormatPDF, s.cfg.Render)
+	if errors.Is(err, deepresearch.ErrNoChromium) {
+		return nil, &requestError{http.StatusNotImplemented, typeServer, "this server cannot print PDFs: " + deepresearch.ErrNoChromium.Error()}
+	}
+	return b, err
 }
 
 // attachment is the Content-Disposition of run id's report in format f:

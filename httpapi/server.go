@@ -149,7 +149,16 @@ type Config struct {
 	Clock deepresearch.Clock
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
+	// Render is what rendering a report needs beyond it: the browser
+	// ?format=pdf prints with (deepresearch.RenderOptionsFromSettings).
+	Render deepresearch.RenderOptions
+	// MaxPrints caps the PDFs printed at once, each a browser process
+	// (default DefaultMaxPrints); beyond, 429.
+	MaxPrints int
 }
+
+// DefaultMaxPrints is Config.MaxPrints' default.
+const DefaultMaxPrints = 2
 
 // Server serves the API. Create it with New.
 type Server struct {
@@ -163,6 +172,8 @@ type Server struct {
 	runSubs map[string]int
 
 	nonces nonces // of the forwarded requests answered
+
+	prints chan struct{} // a slot for each PDF being printed (Config.MaxPrints)
 }
 
 //go:embed static
@@ -191,6 +202,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.MaxRunSubscribers = defaults.PositiveOr(cfg.MaxRunSubscribers, DefaultMaxRunSubscribers)
 	cfg.Clock = clock.Or(cfg.Clock)
 	s := &Server{cfg: cfg, log: zerolog.Nop(), runs: cfg.Runs, runSubs: map[string]int{}}
+	s.prints = make(chan struct{}, defaults.PositiveOr(cfg.MaxPrints, DefaultMaxPrints))
 	if cfg.Logger != nil {
 		s.log = *cfg.Logger
 	}

@@ -110,6 +110,9 @@ type envOpts struct {
 	remote Remote
 	// fetchAllow is the Researcher's Config.Fetch.Allow.
 	fetchAllow []string
+	// render and maxPrints are the server's Config.Render and MaxPrints.
+	render    deepresearch.RenderOptions
+	maxPrints int
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -146,7 +149,8 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: e.clock, Remote: o.remote})
+	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: e.clock, Remote: o.remote,
+		Render: o.render, MaxPrints: o.maxPrints})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -599,7 +603,7 @@ func TestErrors(t *testing.T) {
 		{"unknown run", "GET", "/v1/research/nope", "", nil, 404, typeNotFound, `"nope"`},
 		{"unknown run events", "GET", "/v1/research/nope/events", "", nil, 404, typeNotFound, `"nope"`},
 		{"cancel unknown run", "DELETE", "/v1/research/nope", "", nil, 404, typeNotFound, `"nope"`},
-		{"bad format", "GET", "/v1/research/" + live.ID + "?format=pdf", "", nil, 400, typeInvalid, "pdf"},
+		{"bad format", "GET", "/v1/research/" + live.ID + "?format=odt", "", nil, 400, typeInvalid, "odt"},
 		{"report before the end", "GET", "/v1/research/" + live.ID + "?format=md", "", nil, 409, typeConflict, "no report yet"},
 		{"bad Last-Event-ID", "GET", "/v1/research/" + live.ID + "/events", "", []string{"Last-Event-ID", "x1"}, 400, typeInvalid, "Last-Event-ID"},
 		{"bad after", "GET", "/v1/research/" + live.ID + "/events?after=-3", "", nil, 400, typeInvalid, "after"},

@@ -49,7 +49,7 @@ The answer is printed as run prints a report (output.format, or --json).`,
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration `FILE`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the answer as JSON (--format json)")
 	cmd.Flags().StringVar(&rf.events, "events", "", "write the follow-up's events as newline-delimited JSON to `FILE`, or \"-\" for stdout")
-	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the answer to `FILE` (atomically) instead of stdout; its extension (.html, .json, .docx, …) chooses the format unless --format is given")
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the answer to `FILE` (atomically) instead of stdout; its extension (.html, .json, .docx, .pdf, …) chooses the format unless --format is given")
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr, `WHEN`: auto (when a terminal), always or never")
 	return cmd
 }

@@ -61,7 +61,7 @@ or other limits is refused. A server resumes the runs it started by itself
 	rf.nats.add(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration `FILE`")
 	cmd.Flags().StringVar(&rf.events, "events", "", "write the new attempt's events as newline-delimited JSON to `FILE`, or \"-\" for stdout")
-	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout; its extension (.html, .json, .docx, …) chooses the format unless --format is given")
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout; its extension (.html, .json, .docx, .pdf, …) chooses the format unless --format is given")
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr, `WHEN`: auto (when a terminal), always or never")
 	return cmd
 }
@@ -101,7 +101,7 @@ The report is printed in output.format; what was replayed is told on stderr.`,
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML configuration `FILE`")
 	cmd.Flags().StringSliceVar(&live, "live", nil, "run this `STAGE` live: planner, researcher, writer or verify (or plan, research, report; repeatable)")
 	cmd.Flags().BoolVar(&check, "check", false, "fail unless the replayed report is byte for byte the stored one")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout; its extension (.html, .json, .docx, …) chooses the format unless --format is given")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout; its extension (.html, .json, .docx, .pdf, …) chooses the format unless --format is given")
 	return cmd
 }
 
@@ -225,12 +225,21 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 	if rep == nil {
 		return runErr
 	}
-	doc, err := rep.Render(format)
+	doc, err := rep.RenderContext(ctx, format, deepresearch.RenderOptionsFromSettings(s))
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
 	if check {
-		if err := sameAsStored(rec.report, format, doc); err != nil {
+		cf, cdoc := format, doc
+		if format == deepresearch.FormatPDF {
+			// A PDF carries the time it was printed: the reports are
+			// compared as JSON.
+			cf = deepresearch.FormatJSON
+			if cdoc, err = rep.Render(cf); err != nil {
+				return errors.Join(runErr, err)
+			}
+		}
+		if err := sameAsStored(rec.report, cf, cdoc); err != nil {
 			return errors.Join(runErr, err)
 		}
 	}

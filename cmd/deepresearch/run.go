@@ -72,6 +72,7 @@ the workers as they follow a local run.`,
   deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'
   deepresearch run --format mermaid "How are undersea cables repaired?" > citations.mmd
   deepresearch run --format docx -o report.docx "How are undersea cables repaired?"
+  deepresearch run -o report.pdf "How are undersea cables repaired?"
   deepresearch run --json-schema > report.schema.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -107,7 +108,7 @@ the workers as they follow a local run.`,
 	load.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&rf.configFile, "config", "", "YAML configuration `FILE`")
 	cmd.Flags().StringVar(&rf.events, "events", "", "write events as newline-delimited JSON to `FILE`, or \"-\" for stdout")
-	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout (\"-\": stdout); its extension (.html, .json, .docx, …) chooses the format unless --format is given")
+	cmd.Flags().StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` (atomically) instead of stdout (\"-\": stdout); its extension (.html, .json, .docx, .pdf, …) chooses the format unless --format is given")
 	cmd.Flags().StringVar(&rf.progress, "progress", "auto", "progress on stderr, `WHEN`: auto (when a terminal), always or never")
 	cmd.Flags().BoolVar(&rf.jsonSchema, "json-schema", false, "print the JSON Schema of the JSON report (--format json; the YAML report too) and exit")
 	cmd.Flags().BoolVar(&rf.xmlSchema, "xml-schema", false, "print the XML Schema (XSD) of the XML report (--format xml) and exit")
@@ -131,16 +132,28 @@ func settings(cmd *cobra.Command, file string) (config.Settings, error) {
 // command line gives it; else the one the output file's extension names
 // (-o report.html, report.docx: what the user named it for, as pandoc
 // reads it); else output.format (the settings file, the environment, the
-// default).
+// default); a PDF only when its browser is there.
 func reportFormat(cmd *cobra.Command, s config.Settings, path string) (deepresearch.Format, error) {
 	if f := cmd.Flags().Lookup("format"); (f == nil || !f.Changed) && path != "" && path != "-" {
 		if format, ok := formatOfExt[strings.ToLower(filepath.Ext(path))]; ok {
-			return format, nil
+			return renderable(s, format, nil)
 		}
 	}
 	format, err := deepresearch.ParseFormat(s.Output.Format)
 	if err != nil {
 		return "", inputError(fmt.Errorf("output.format: %w", err))
+	}
+	return renderable(s, format, nil)
+}
+
+// renderable is format when it can be rendered here: a PDF needs its
+// browser, which is looked for before any research is done.
+func renderable(s config.Settings, format deepresearch.Format, err error) (deepresearch.Format, error) {
+	if err == nil {
+		err = deepresearch.RenderOptionsFromSettings(s).Ready(format)
+	}
+	if err != nil {
+		return "", inputError(err)
 	}
 	return format, nil
 }
@@ -151,7 +164,7 @@ var formatOfExt = map[string]deepresearch.Format{
 	".html": deepresearch.FormatHTML, ".htm": deepresearch.FormatHTML,
 	".json": deepresearch.FormatJSON, ".yaml": deepresearch.FormatYAML, ".yml": deepresearch.FormatYAML,
 	".xml": deepresearch.FormatXML, ".mmd": deepresearch.FormatMermaid, ".docx": deepresearch.FormatDOCX,
-	".bib": deepresearch.FormatBibTeX,
+	".pdf": deepresearch.FormatPDF, ".bib": deepresearch.FormatBibTeX,
 }
 
 // runResearch is the run command: settings to a Researcher, a run with the
@@ -340,7 +353,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	// The report; when the run failed after its research, what of it
 	// renders (the agents' findings when the writer failed): the library
 	// decides, and no research is lost.
-	doc, err := rep.Render(format)
+	doc, err := rep.RenderContext(ctx, format, deepresearch.RenderOptionsFromSettings(s))
 	if runErr != nil && errors.Is(err, deepresearch.ErrNoReport) {
 		return errors.Join(runErr, evErr)
 	} else if err != nil {

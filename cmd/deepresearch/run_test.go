@@ -493,7 +493,7 @@ func TestRunBadSettings(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"format", [2]string{}, []string{"--format", "pdf"}, []string{"output.format", "pdf", "--format", "md, html, json"}},
+		{"format", [2]string{}, []string{"--format", "odt"}, []string{"output.format", "odt", "--format", "md, html, json"}},
 		{"max tasks", [2]string{}, []string{"--max-tasks", "0"}, []string{"research.max_tasks", "--max-tasks", "at least 1"}},
 		{"style", [2]string{}, []string{"--style", "bogus"}, []string{"output.style", "bogus", "--style"}},
 		{"agent timeout", [2]string{}, []string{"--agent-timeout", "-1s"}, []string{"research.agent_timeout", "--agent-timeout"}},
@@ -502,7 +502,7 @@ func TestRunBadSettings(t *testing.T) {
 		{"unknown search provider", [2]string{}, []string{"--search", "bing"}, []string{"search.providers", "bing"}},
 		{"web search without its address", [2]string{}, []string{"--search", "searxng"}, []string{"SEARXNG_URL"}},
 		{"environment", [2]string{"DEEPRESEARCH_RESEARCH_MAX_TASKS", "zero"}, nil, []string{"research.max_tasks", "DEEPRESEARCH_RESEARCH_MAX_TASKS", "whole number"}},
-		{"two at once", [2]string{}, []string{"--format", "pdf", "--max-tasks", "0"}, []string{"output.format", "research.max_tasks"}},
+		{"two at once", [2]string{}, []string{"--format", "odt", "--max-tasks", "0"}, []string{"output.format", "research.max_tasks"}},
 		{"missing config file", [2]string{}, []string{"--config", "/nonexistent/deepresearch.yaml"}, []string{"/nonexistent/deepresearch.yaml"}},
 		{"events file in no folder", [2]string{}, []string{"--events", "/nonexistent/dir/e.ndjson"}, []string{"--events", "/nonexistent/dir"}},
 	}

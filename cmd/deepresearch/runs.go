@@ -138,6 +138,9 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			if err != nil {
 				return inputError(fmt.Errorf("output.format: %w", err))
 			}
+			if format, err = renderable(s, format, nil); err != nil {
+				return err
+			}
 			if err := binaryToTerminal(format, out, "--format"); err != nil {
 				return err
 			}
@@ -151,7 +154,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			if err != nil {
 				return err
 			}
-			doc, err := rep.Render(format)
+			doc, err := rep.RenderContext(ctx, format, deepresearch.RenderOptionsFromSettings(s))
 			if err != nil {
 				return fmt.Errorf("run %s is %s: %w", run.ID, run.Status, err)
 			}
@@ -160,7 +163,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 		},
 	}
 	storeFlags(cmd, &configFile)
-	cmd.Flags().String("format", "md", "report `FORMAT`: md, html, json, yaml, xml, mermaid, docx (binary: redirect it to a file), csl-json (references) or bibtex (references)")
+	cmd.Flags().String("format", "md", "report `FORMAT`: md, html, json, yaml, xml, mermaid, docx or pdf (binary: redirect them to a file), csl-json (references) or bibtex (references)")
 	cmd.Flags().BoolVar(&showEvents, "events", false, "print the event log as newline-delimited JSON")
 	cmd.Flags().BoolVar(&status, "status", false, "print the run's record (status, usage, times) as JSON")
 	return cmd

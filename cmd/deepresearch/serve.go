@@ -184,7 +184,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 		}
 	}
 	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, SharedStore: cluster != nil,
-		Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger})
+		Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger, Render: deepresearch.RenderOptionsFromSettings(s)})
 	if err != nil {
 		return err
 	}

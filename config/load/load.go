@@ -90,7 +90,7 @@ var flagUsage = map[string]string{
 	"max-cycles":     "at most `N` research cycles per run (1: a single pass, no follow-up research)",
 	"search":         "search `BACKENDS`, comma-separated: corpus, searxng, tavily, brave, exa, chroma",
 	"fetch-allow":    "let page fetches reach this private `HOST:PORT` (repeatable)",
-	"format":         "report `FORMAT`: md, html, json, yaml, xml, mermaid, docx, csl-json or bibtex",
+	"format":         "report `FORMAT`: md, html, json, yaml, xml, mermaid, docx, pdf (printed by Chromium: output.chromium), csl-json or bibtex",
 	"style":          "citation `STYLE`: markdown, plain, footnote or html",
 	"store":          "run store SQLite `FILE` (default: in the user data directory)",
 	"log-level":      "log `LEVEL`: trace, debug, info, warn, error or disabled",

@@ -342,6 +342,7 @@ var samples = map[string][3]sample{
 	"output.length":             {{yaml: "300", want: 300}, {yaml: "1500", want: 1500}},
 	"output.language":           {{yaml: "German", want: "German"}, {yaml: "pt-BR", want: "pt-BR"}},
 	"output.audience":           {{yaml: "executives", want: "executives"}, {yaml: "engineers", want: "engineers"}},
+	"output.chromium":           {{yaml: "/usr/bin/chromium", want: "/usr/bin/chromium"}, {yaml: "google-chrome", want: "google-chrome"}},
 	"search.providers":          {{yaml: "[searxng, tavily]", want: []string{"searxng", "tavily"}}, {env: "brave,exa", want: []string{"brave", "exa"}}, {flag: []string{"exa,corpus", "brave"}, want: []string{"exa", "corpus", "brave"}}},
 	"search.searxng_url":        {{yaml: "http://localhost:8888", want: "http://localhost:8888"}, {yaml: "https://s.example", want: "https://s.example"}},
 	"search.chroma_url":         {{yaml: "http://localhost:8000", want: "http://localhost:8000"}, {yaml: "https://c.example", want: "https://c.example"}},
@@ -544,11 +545,11 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "file values, all reported",
-			file: "# settings\nresearch:\n  max_tokens: lots\n  agent_timeout: 2 minutes\noutput:\n  format: pdf\n",
+			file: "# settings\nresearch:\n  max_tokens: lots\n  agent_timeout: 2 minutes\noutput:\n  format: odt\n",
 			want: []string{
 				"config: research.max_tokens = lots (from deepresearch.yaml:3): must be a whole number",
 				`config: research.agent_timeout = "2 minutes" (from deepresearch.yaml:4): must be a duration such as 90s, 2m or 1m30s`,
-				"config: output.format = pdf (from deepresearch.yaml:6): must be one of md, html, json, yaml, xml, mermaid, docx, csl-json, bibtex",
+				"config: output.format = odt (from deepresearch.yaml:6): must be one of md, html, json, yaml, xml, mermaid, docx, pdf, csl-json, bibtex",
 			},
 			is: config.ErrInvalid,
 		},

@@ -92,37 +92,51 @@ func referenceRuns(ref Reference) []docx.Run {
 
 // verification writes what checking the citations found.
 func (w *docxWriter) verification(v *Verified) {
-	if v == nil {
-		w.para("The citations of this report were not checked against their sources.")
+	paras, problems := verificationText(v)
+	for _, p := range paras {
+		w.para(p)
+	}
+	if len(problems) == 0 {
 		return
+	}
+	list := w.doc.List(false, 1)
+	for _, line := range problems {
+		w.doc.Add(docx.Paragraph{Style: docx.List, List: list, Runs: []docx.Run{{Text: line}}})
+	}
+}
+
+// verificationText is what a document's Verification section says of v:
+// paragraphs (the counts, what was done with unsupported citations) and
+// one line for each problem found; nil v says the report was not
+// verified. The DOCX and printed (PDF) reports tell the same.
+func verificationText(v *Verified) (paras, problems []string) {
+	if v == nil {
+		return []string{"The citations of this report were not checked against their sources."}, nil
 	}
 	s := v.Summary
 	judge := ""
 	if v.Judge != "" {
 		judge = " (judged by " + v.Judge + ")"
 	}
-	w.para(fmt.Sprintf("%d citations checked against the text of their sources%s: %d supported, %d unsupported, %d fabricated; support score %.0f%%.",
+	paras = append(paras, fmt.Sprintf("%d citations checked against the text of their sources%s: %d supported, %d unsupported, %d fabricated; support score %.0f%%.",
 		s.Citations, judge, s.Supported, s.Unsupported, s.Fabricated, 100*s.Score))
 	switch v.Action {
 	case "keep":
-		w.para("Unsupported citations were kept as written.")
+		paras = append(paras, "Unsupported citations were kept as written.")
 	case "flag":
-		w.para("Unsupported citations are marked \"[unsupported: n]\".")
+		paras = append(paras, "Unsupported citations are marked \"[unsupported: n]\".")
 	case "remove":
-		w.para("Unsupported citations were removed.")
+		paras = append(paras, "Unsupported citations were removed.")
 	}
-	w.para(fmt.Sprintf("Errors: %d; warnings: %d.", s.Errors, s.Warnings))
-	if len(v.Problems) == 0 {
-		return
-	}
-	list := w.doc.List(false, 1)
+	paras = append(paras, fmt.Sprintf("Errors: %d; warnings: %d.", s.Errors, s.Warnings))
 	for _, p := range v.Problems {
 		line := fmt.Sprintf("Line %d, %s (%s): %s", p.Line, p.Severity, p.Kind, p.Message)
 		if p.Fix != "" {
 			line += " Fix: " + p.Fix
 		}
-		w.doc.Add(docx.Paragraph{Style: docx.List, List: list, Runs: []docx.Run{{Text: line}}})
+		problems = append(problems, line)
 	}
+	return paras, problems
 }
 
 // docxWriter turns the report's markdown, parsed by goldmark, into a

@@ -26,16 +26,17 @@ const (
 	XML      Format = "xml"      // the JSON document as XML, of a documented schema (report.xsd)
 	Mermaid  Format = "mermaid"  // the citation graph as a Mermaid flowchart
 	DOCX     Format = "docx"     // a Word document (Office Open XML), with the reference list and verification summary
+	PDF      Format = "pdf"      // the HTML report printed by a headless Chromium, with the verification summary
 )
 
 // Formats lists the formats, in the order messages name them.
-var Formats = []Format{Markdown, HTML, JSON, YAML, XML, Mermaid, DOCX, CSL, BibTeX}
+var Formats = []Format{Markdown, HTML, JSON, YAML, XML, Mermaid, DOCX, PDF, CSL, BibTeX}
 
 // ErrFormat reports a format that is none of Formats.
 var ErrFormat = errors.New("unknown report format")
 
 // ParseFormat returns the format named s: "md" (or "markdown"), "html",
-// "json", "yaml" (or "yml"), "xml", "mermaid" (or "mmd"), "docx",
+// "json", "yaml" (or "yml"), "xml", "mermaid" (or "mmd"), "docx", "pdf",
 // "csl-json" or "bibtex"; "" is Markdown. Other names (in other
 // cases too: settings are lower-cased before they are parsed) are an error
 // wrapping ErrFormat.
@@ -47,7 +48,7 @@ func ParseFormat(s string) (Format, error) {
 		return YAML, nil
 	case "mmd":
 		return Mermaid, nil
-	case Markdown, HTML, JSON, YAML, XML, Mermaid, DOCX, CSL, BibTeX:
+	case Markdown, HTML, JSON, YAML, XML, Mermaid, DOCX, PDF, CSL, BibTeX:
 		return f, nil
 	}
 	return "", fmt.Errorf("%w %q: want %s", ErrFormat, s, names(Formats))
@@ -72,14 +73,16 @@ func (f Format) MediaType() string {
 		return "text/vnd.mermaid; charset=utf-8"
 	case DOCX:
 		return "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	case PDF:
+		return "application/pdf"
 	}
 	return "text/markdown; charset=utf-8"
 }
 
 // Binary reports whether the format's documents are binary files (DOCX,
-// a zip archive) rather than text: they are written byte for byte, never
-// filtered as text, and not printed on a terminal.
-func (f Format) Binary() bool { return f == DOCX }
+// a zip archive; PDF) rather than text: they are written byte for byte,
+// never filtered as text, and not printed on a terminal.
+func (f Format) Binary() bool { return f == DOCX || f == PDF }
 
 // Extension is the file name extension of the format's documents, with
 // its dot: ".md", ".docx", ".json" …

@@ -25,7 +25,8 @@ func TestParseFormat(t *testing.T) {
 		{"mermaid", "mermaid", Mermaid, nil},
 		{"mmd alias", "mmd", Mermaid, nil},
 		{"docx", "docx", DOCX, nil},
-		{"unknown", "pdf", "", ErrFormat},
+		{"pdf", "pdf", PDF, nil},
+		{"unknown", "odt", "", ErrFormat},
 		{"upper case", "HTML", "", ErrFormat},
 		{"spaces", " md", "", ErrFormat},
 	}
@@ -37,8 +38,8 @@ func TestParseFormat(t *testing.T) {
 			}
 		})
 	}
-	_, err := ParseFormat("pdf")
-	if want := `unknown report format "pdf": want md, html, json, yaml, xml, mermaid, docx, csl-json or bibtex`; err.Error() != want {
+	_, err := ParseFormat("odt")
+	if want := `unknown report format "odt": want md, html, json, yaml, xml, mermaid, docx, pdf, csl-json or bibtex`; err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
 	}
 	for _, f := range Formats {
@@ -51,7 +52,7 @@ func TestParseFormat(t *testing.T) {
 		if ext := f.Extension(); len(ext) < 3 || ext[0] != '.' {
 			t.Errorf("%q has extension %q", f, ext)
 		}
-		if f.Binary() != (f == DOCX) {
+		if f.Binary() != (f == DOCX || f == PDF) {
 			t.Errorf("%q: Binary() = %v", f, f.Binary())
 		}
 	}
