@@ -200,3 +200,21 @@ func TestReporterQuotesTheSynopsisAfterTheOpening(t *testing.T) {
 		t.Errorf("the writer does not take the synopsis with the paragraph: %+v\n%s", ps, out)
 	}
 }
+
+// TestReporterQuotesNoPageMarks: a paged document's extracted text marks
+// each page ("--- page 4 ---"); a report quotes the document, never the
+// mark (a report read "--- page 4 --- 2.2. [1, p. 4] The source XML
+// files.").
+func TestReporterQuotesNoPageMarks(t *testing.T) {
+	text := "--- page 4 ---\n2.2. The source XML files\n\nEach glob element has a pattern attribute, and the default weight value of a glob is 50.\n\n" +
+		"--- page 5 ---\nThe maximum weight value of a glob is 100, and a larger weight wins.\n"
+	results := "[1] mime-spec.pdf\nURL: file:///docs/mime-spec.pdf\nLocation: pages 4-5\n" + text
+	out := generateAs(t, New(Options{}), purpose.Reporter, []llms.MessageContent{human("Question: What is the default weight value of a glob?"),
+		toolMsg("c1", "search", results)}).Content
+	if !strings.Contains(out, "default weight value of a glob is 50") {
+		t.Fatalf("the answering passage is not quoted:\n%s", out)
+	}
+	if strings.Contains(out, "--- page") {
+		t.Errorf("the report quotes a page mark:\n%s", out)
+	}
+}

@@ -222,6 +222,10 @@ var (
 	spaceBeforeRe  = regexp.MustCompile(` +([.,;:!?])`)
 )
 
+// pageMarkRe matches the line that starts each page or slide of a paged
+// document's extracted text ("--- page 4 ---", "--- slide 2 ---").
+var pageMarkRe = regexp.MustCompile(`-{3} (?:page|slide) [0-9]+ -{3}`)
+
 func cleanSourceText(s string) string {
 	// The regular expressions run only where they can match: most
 	// sentences have no brackets at all, and this is on every model call.
@@ -233,6 +237,9 @@ func cleanSourceText(s string) string {
 	}
 	if strings.Contains(s, "<") {
 		s = labelRe.ReplaceAllString(s, "")
+	}
+	if strings.Contains(s, "--- ") {
+		s = pageMarkRe.ReplaceAllString(s, " ") // a paged document's "--- page 4 ---" is no text of it
 	}
 	s = strings.ReplaceAll(s, "`", "")
 	s = strings.ReplaceAll(s, "**", "")
