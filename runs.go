@@ -40,6 +40,8 @@ type Runs struct {
 	live   map[string]*liveRun
 	closed bool
 	wg     sync.WaitGroup // a run's goroutine, counted from its slot
+
+	recheck *rechecker // the scheduled re-checks (RecheckEvery); nil without
 }
 
 // RunRecorder is what Runs needs of a Researcher; *Researcher is one. A
@@ -129,6 +131,17 @@ type RunsOptions struct {
 	// and the origin of the interrupted runs Resume takes up; default
 	// OriginServer.
 	Origin string
+	// RecheckEvery, when positive, re-checks the report of every stored
+	// finished run that cites a web page (Researcher.RecheckRun) in a
+	// pass RecheckEvery of Clock after NewRuns and RecheckEvery after
+	// each pass ends, in a goroutine the Runs owns (Close stops it), the
+	// least recently checked first, RecheckRunsParallel
+	// runs at a time, and keeps each result with its run
+	// (Store.PutRecheck; LastRecheck reads it). A report that no longer
+	// holds is logged as a warning. It needs a recorder that is a
+	// Rechecker (a *Researcher is). 0: no scheduled re-checks (serve's
+	// recheck.every).
+	RecheckEvery time.Duration
 	// Clock arms the time limits; nil means the real clock.
 	Clock Clock
 	// Logger receives diagnostics; nil disables logging.
@@ -166,6 +179,7 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	if opts.Logger != nil {
 		rs.log = *opts.Logger
 	}
+	rs.startRechecks()
 	return rs, nil
 }
 
@@ -601,6 +615,7 @@ func (rs *Runs) Close() error {
 		lr.cancel(ErrShutdown)
 	}
 	rs.mu.Unlock()
+	rs.stopRechecks()
 	rs.wg.Wait()
 	return nil
 }
