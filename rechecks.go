@@ -13,10 +13,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
-// RecheckRunsParallel caps the stored runs a scheduled re-check pass
-// (RunsOptions.RecheckEvery) re-checks at once; each reads at most
-// recheckParallel pages at once.
-const RecheckRunsParallel = 2
+// DefaultRecheckParallel is how many stored runs a scheduled re-check
+// pass (RunsOptions.RecheckEvery) re-checks at once when
+// RunsOptions.RecheckParallel is 0.
+const DefaultRecheckParallel = 2
 
 // rechecker is the goroutine of a Runs that re-checks its stored reports
 // every RunsOptions.RecheckEvery; Close stops it and waits for it.
@@ -77,7 +77,7 @@ func (rs *Runs) keepRechecking(ctx context.Context, rc Rechecker) {
 
 // recheckPass re-checks the report of every finished run the store holds
 // (follow-ups aside) that cites a web page, the least recently checked
-// first (never checked before all), RecheckRunsParallel at a time, and
+// first (never checked before all), RecheckParallel at a time, and
 // keeps each result with its run (Store.PutRecheck). A report that no
 // longer holds is logged as a warning. It returns what listing the runs
 // gave; a run that fails is logged and the pass goes on.
@@ -107,7 +107,7 @@ func (rs *Runs) recheckPass(ctx context.Context, rc Rechecker, noWeb map[string]
 	var (
 		wg  sync.WaitGroup
 		mu  sync.Mutex
-		sem = make(chan struct{}, RecheckRunsParallel)
+		sem = make(chan struct{}, rs.opts.RecheckParallel)
 	)
 	for _, d := range todo {
 		select {

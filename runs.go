@@ -135,13 +135,17 @@ type RunsOptions struct {
 	// finished run that cites a web page (Researcher.RecheckRun) in a
 	// pass RecheckEvery of Clock after NewRuns and RecheckEvery after
 	// each pass ends, in a goroutine the Runs owns (Close stops it), the
-	// least recently checked first, RecheckRunsParallel
+	// least recently checked first, RecheckParallel
 	// runs at a time, and keeps each result with its run
 	// (Store.PutRecheck; LastRecheck reads it). A report that no longer
 	// holds is logged as a warning. It needs a recorder that is a
 	// Rechecker (a *Researcher is). 0: no scheduled re-checks (serve's
 	// recheck.every).
 	RecheckEvery time.Duration
+	// RecheckParallel caps the runs a re-check pass re-checks at once
+	// (default DefaultRecheckParallel); each reads at most four pages at
+	// once.
+	RecheckParallel int
 	// Clock arms the time limits; nil means the real clock.
 	Clock Clock
 	// Logger receives diagnostics; nil disables logging.
@@ -167,6 +171,7 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	opts.MaxRuns = defaults.PositiveOr(opts.MaxRuns, DefaultMaxRuns)
 	opts.RunTimeout = defaults.PositiveOr(opts.RunTimeout, DefaultRunTimeout)
 	opts.MaxResumes = defaults.PositiveOr(opts.MaxResumes, DefaultMaxResumes)
+	opts.RecheckParallel = defaults.PositiveOr(opts.RecheckParallel, DefaultRecheckParallel)
 	opts.ReviewTimeout = max(opts.ReviewTimeout, 0)
 	if opts.OnReviewTimeout == "" {
 		opts.OnReviewTimeout = TimeoutProceed

@@ -15,26 +15,10 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { OUT, launchChromium, start, stop } from "./lib.js";
+import { OUT, launchChromium, sideways, start, stop, watch } from "./lib.js";
 
 // QUESTION has markup in it, which the page must show as text.
 const QUESTION = "How does a repair ship fix a submarine cable: grapnel, spare cable tanks and <b>repair costs</b>?";
-
-// watch collects a page's console errors, uncaught errors and dialogs.
-function watch(page) {
-  const problems = [];
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("dialog", (d) => { problems.push("a dialog opened: " + d.message()); d.dismiss(); });
-  return problems;
-}
-
-// sideways lists elements wider than the window.
-function sideways(page) {
-  return page.evaluate(() => [...document.querySelectorAll("body *")]
-    .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().right > window.innerWidth + 1)
-    .map((e) => e.tagName + (e.id ? "#" + e.id : "") + " " + (e.textContent || "").slice(0, 60)).slice(0, 5));
-}
 
 // runOnPage asks QUESTION on the page and returns the run's ID once its
 // report is shown.

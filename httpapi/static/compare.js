@@ -168,6 +168,27 @@ function showDiff(d, otherQuestion, later) {
   group(box, "Sections removed", secRemoved.map((h) => el("li", h)), "dropped");
 }
 
+// getChecked GETs path for run id's checks, button disabled meanwhile
+// and the status saying busy; it returns the JSON answer, or null when it
+// failed (the status says why, after what) or another run was opened.
+async function getChecked(id, path, button, busy, what) {
+  $(button).disabled = true;
+  checksStatus(busy);
+  let res, body;
+  try {
+    res = await api(path);
+    if (res.ok) body = await res.json();
+  } catch (err) {
+    if (checksRun === id) checksStatus("The server did not answer: " + err, true);
+    return null;
+  } finally {
+    $(button).disabled = false;
+  }
+  if (checksRun !== id) return null;
+  if (!res.ok) { checksStatus(what + ": " + await errorOf(res), true); return null; }
+  return body;
+}
+
 async function compare(e) {
   e.preventDefault();
   const id = checksRun;
@@ -179,21 +200,8 @@ async function compare(e) {
   // The diff runs from the earlier run (A) to the later (B).
   const later = !!(opt && opt.dataset.created && checksCreated && new Date(opt.dataset.created) > new Date(checksCreated));
   const [a, b] = later ? [id, other] : [other, id];
-  $("comparego").disabled = true;
-  checksStatus("Comparing…");
-  let res;
-  try {
-    res = await api("/v1/research/" + encodeURIComponent(a) + "/diff/" + encodeURIComponent(b));
-  } catch (err) {
-    checksStatus("The server did not answer: " + err, true);
-    return;
-  } finally {
-    $("comparego").disabled = false;
-  }
-  if (checksRun !== id) return;
-  if (!res.ok) { checksStatus("Compare: " + await errorOf(res), true); return; }
-  const d = await res.json();
-  if (checksRun !== id) return;
+  const d = await getChecked(id, "/v1/research/" + encodeURIComponent(a) + "/diff/" + encodeURIComponent(b), "comparego", "Comparing…", "Compare");
+  if (!d) return;
   showDiff(d, otherQuestion, later);
   checksStatus("Compared with the other run.");
 }
@@ -239,21 +247,8 @@ function showRecheck(r) {
 async function recheck() {
   const id = checksRun;
   if (!id) return;
-  $("recheckgo").disabled = true;
-  checksStatus("Reading the cited pages again…");
-  let res;
-  try {
-    res = await api("/v1/research/" + encodeURIComponent(id) + "/recheck");
-  } catch (err) {
-    checksStatus("The server did not answer: " + err, true);
-    return;
-  } finally {
-    $("recheckgo").disabled = false;
-  }
-  if (checksRun !== id) return;
-  if (!res.ok) { checksStatus("Re-check: " + await errorOf(res), true); return; }
-  const r = await res.json();
-  if (checksRun !== id) return;
+  const r = await getChecked(id, "/v1/research/" + encodeURIComponent(id) + "/recheck", "recheckgo", "Reading the cited pages again…", "Re-check");
+  if (!r) return;
   showRecheck(r);
   if ((r.sources || []).some((s) => s.status !== "skipped")) {
     showRecheckState({ checked_at: r.checked, holds: r.holds, summary: r.summary });
