@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/stored"
@@ -44,13 +45,14 @@ func (s *Store) PutRecheck(ctx context.Context, rc Recheck) error {
 }
 
 // LastRecheck returns run id's last re-check, or ErrNotFound when it has
-// none.
+// none (in a file opened read-only that a version before re-checks
+// wrote, too: it has no table of them).
 func (s *Store) LastRecheck(ctx context.Context, id string) (Recheck, error) {
 	rc := Recheck{RunID: id}
 	var checked int64
 	var b string
 	err := s.rdb.QueryRowContext(ctx, `SELECT checked_at, holds, json FROM rechecks WHERE run_id = ?`, id).Scan(&checked, &rc.Holds, &b)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) || (err != nil && s.readOnly && strings.Contains(err.Error(), "no such table")) {
 		err = ErrNotFound
 	}
 	if err != nil {
