@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,7 +163,18 @@ func TestScheduledRecheck(t *testing.T) {
 	r, web, st, id := recheckRun(t)
 	c := deepresearchtest.NewClock(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
 	const every = 6 * time.Hour
-	runs, err := deepresearch.NewRuns(r, st, deepresearch.RunsOptions{RecheckEvery: every, Clock: c})
+	var (
+		mu   sync.Mutex
+		told []bool // OnRecheck's res.Holds, in order
+	)
+	onRecheck := func(run string, res *deepresearch.RecheckResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		if run == id {
+			told = append(told, res.Holds)
+		}
+	}
+	runs, err := deepresearch.NewRuns(r, st, deepresearch.RunsOptions{RecheckEvery: every, Clock: c, OnRecheck: onRecheck})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +219,11 @@ func TestScheduledRecheck(t *testing.T) {
 			t.Errorf("a claim the unchanged page supports is flagged: %s", cl.Sentence)
 		}
 	}
+	mu.Lock()
+	if !slices.Equal(told, []bool{true, false}) {
+		t.Errorf("OnRecheck was told holds %v; want [true false]", told)
+	}
+	mu.Unlock()
 	stored, err := st.LastRecheck(ctx, id)
 	if err != nil || stored.Holds || !stored.Checked.Equal(second.Checked) {
 		t.Errorf("the store's last re-check: %+v, %v", stored, err)

@@ -148,7 +148,7 @@ func (res *RecheckResult) webSources() bool {
 }
 
 // keepRecheck stores res as run id's last re-check, when it read a web
-// page, and logs a report that no longer holds.
+// page, tells OnRecheck, and logs a report that no longer holds.
 func (rs *Runs) keepRecheck(ctx context.Context, id string, res *RecheckResult) error {
 	if !res.webSources() {
 		return nil
@@ -159,6 +159,9 @@ func (rs *Runs) keepRecheck(ctx context.Context, id string, res *RecheckResult) 
 	}
 	if err := rs.st.PutRecheck(ctx, StoredRecheck{RunID: id, Checked: res.Checked, Holds: res.Holds, Result: b}); err != nil {
 		return err
+	}
+	if rs.opts.OnRecheck != nil {
+		rs.opts.OnRecheck(id, res)
 	}
 	if !res.Holds {
 		rs.log.Warn().Str("run", id).Int("claims", len(res.Claims)).Int("changed", res.Summary.Changed).

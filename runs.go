@@ -146,6 +146,12 @@ type RunsOptions struct {
 	// (default DefaultRecheckParallel); each reads at most four pages at
 	// once.
 	RecheckParallel int
+	// OnRecheck, if not nil, is told each re-check kept with its run (a
+	// scheduled one, or Recheck's) once it is stored: the event of a
+	// stored report re-checked, which no longer holds when res.Holds is
+	// false. It is called from the goroutine that re-checked, several at
+	// once in a pass, and must not block.
+	OnRecheck func(id string, res *RecheckResult)
 	// Clock arms the time limits; nil means the real clock.
 	Clock Clock
 	// Logger receives diagnostics; nil disables logging.
