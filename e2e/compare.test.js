@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { OUT, launchChromium, sideways, start, stop, watch } from "./lib.js";
+import { BASE, OUT, askOnPage, authHeaders, launchChromium, sideways, start, stop, watch } from "./lib.js";
 
 // QUESTION has markup in it, which the page must show as text.
 const QUESTION = "How does a repair ship fix a submarine cable: grapnel, spare cable tanks and <b>repair costs</b>?";
@@ -161,5 +161,25 @@ test("compare two runs and re-check a report's sources on the page", async () =>
     await stop(server);
     await stop(web);
     rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("re-check of a report that cites no web page: nothing to re-check, no status kept", async () => {
+  const browser = await launchChromium();
+  try {
+    const { page, problems } = await askOnPage(browser, "How were transatlantic telegraph cables laid and repaired?");
+    await page.waitForURL(/\/runs\/[^/]+$/, { timeout: 15000 });
+    await page.waitForSelector("#checks:not([hidden])", { timeout: 60000 });
+    await page.click("#recheckgo");
+    await page.waitForFunction(() => /^Re-checked/.test(document.getElementById("checksstatus").textContent), null, { timeout: 30000 });
+    assert.equal(await page.locator("#checksstatus").textContent(), "Re-checked: the report cites no web page.");
+    assert.equal(await page.locator("#recheck .verdict").textContent(), "Nothing to re-check: the report cites no web page.");
+    assert.equal(await page.locator("#recheckstate").isHidden(), true);
+    const id = decodeURIComponent(page.url().split("/runs/")[1]);
+    const run = await (await fetch(BASE + "/v1/research/" + encodeURIComponent(id), { headers: authHeaders() })).json();
+    assert.equal(run.recheck, undefined, "a re-check that read no web page was kept");
+    assert.deepEqual(problems, [], "the page logged errors");
+  } finally {
+    await browser.close();
   }
 });

@@ -214,8 +214,10 @@ function showRecheck(r) {
   box.replaceChildren();
   const sum = r.summary || {};
   const claims = r.claims || [];
-  const verdict = el("p", r.holds ? "The report still holds: every claim still has its support." :
-    "The report no longer holds: " + claims.length + (claims.length === 1 ? " claim" : " claims") + " lost support.", r.holds ? "verdict holds" : "verdict broken");
+  const web = (r.sources || []).some((s) => s.status !== "skipped");
+  const verdict = !web ? el("p", "Nothing to re-check: the report cites no web page.", "verdict") :
+    el("p", r.holds ? "The report still holds: every claim still has its support." :
+      "The report no longer holds: " + claims.length + (claims.length === 1 ? " claim" : " claims") + " lost support.", r.holds ? "verdict holds" : "verdict broken");
   box.append(el("h3", "Sources re-checked"), verdict,
     el("p", (sum.unchanged || 0) + " unchanged, " + (sum.changed || 0) + " changed, " + (sum.gone || 0) + " gone, " +
       (sum.unreachable || 0) + " unreachable, " + (sum.skipped || 0) + " not web pages.", "summary"));
@@ -250,9 +252,11 @@ async function recheck() {
   const r = await getChecked(id, "/v1/research/" + encodeURIComponent(id) + "/recheck", "recheckgo", "Reading the cited pages again…", "Re-check");
   if (!r) return;
   showRecheck(r);
-  if ((r.sources || []).some((s) => s.status !== "skipped")) {
-    showRecheckState({ checked_at: r.checked, holds: r.holds, summary: r.summary });
+  if (!(r.sources || []).some((s) => s.status !== "skipped")) {
+    checksStatus("Re-checked: the report cites no web page.");
+    return;
   }
+  showRecheckState({ checked_at: r.checked, holds: r.holds, summary: r.summary });
   checksStatus(r.holds ? "Re-checked: the report still holds." : "Re-checked: the report no longer holds.");
 }
 
