@@ -43,6 +43,7 @@ var reaches = map[string][]string{
 	"deepresearchtest":                   {"clock", "extractive", "openaiwire", "purpose", "relevance", "terms", "usage", "verify"},
 	"e2e":                                {},
 	"e2e/askingmodel":                    {},
+	"e2e/webdouble":                      {},
 	"httpapi":                            {"clock", "defaults", "events", "jsonkind", "openaiwire", "output"},
 	"mcpserver":                          {"canon", "events"},
 	"natsrun":                            {"clock", "events", "telemetry"},

@@ -391,13 +391,21 @@ var ErrNoRecheck = errors.New("deepresearch: this server's researcher cannot rec
 
 // Recheck rechecks the report of the stored run id, as RecheckRun does
 // over the Runs' store, with the Runs' researcher (ErrNoRecheck when it is
-// no Rechecker).
+// no Rechecker), and keeps the result as the run's last re-check
+// (LastRecheck) when it read a web page.
 func (rs *Runs) Recheck(ctx context.Context, id string) (*RecheckResult, error) {
 	rc, ok := rs.rec.(Rechecker)
 	if !ok {
 		return nil, ErrNoRecheck
 	}
-	return rc.RecheckRun(ctx, rs.st, id)
+	res, err := rc.RecheckRun(ctx, rs.st, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := rs.keepRecheck(context.WithoutCancel(ctx), id, res); err != nil {
+		rs.log.Error().Err(err).Str("run", id).Msg("storing a re-check")
+	}
+	return res, nil
 }
 
 // WriteText writes the recheck for people: each source's status with its

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
@@ -148,5 +151,81 @@ func TestRecheckErrors(t *testing.T) {
 	}
 	if _, err := r.Recheck(context.Background(), &deepresearch.JSONReport{}); !errors.Is(err, deepresearch.ErrNoReport) {
 		t.Errorf("an empty report: %v", err)
+	}
+}
+
+// TestScheduledRecheck (RunsOptions.RecheckEvery): a Runs re-checks its
+// stored report once a period of its clock has passed, keeps the result
+// with the run, and again a period after; once a cited page changed and
+// another went, the kept re-check says the report no longer holds and
+// names the claims. Close stops the re-checks (goleak, in TestMain).
+func TestScheduledRecheck(t *testing.T) {
+	r, web, st, id := recheckRun(t)
+	c := deepresearchtest.NewClock(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
+	const every = 6 * time.Hour
+	var (
+		mu   sync.Mutex
+		told []bool // OnRecheck's res.Holds, in order
+	)
+	onRecheck := func(run string, res *deepresearch.RecheckResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		if run == id {
+			told = append(told, res.Holds)
+		}
+	}
+	runs, err := deepresearch.NewRuns(r, st, deepresearch.RunsOptions{RecheckEvery: every, Clock: c, OnRecheck: onRecheck})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runs.Close()
+	ctx := t.Context()
+	// pass moves the clock a period on and returns once the pass it
+	// starts has ended (the next period is armed).
+	if err := c.WaitArmed(ctx, every); err != nil {
+		t.Fatal(err)
+	}
+	pass := func() {
+		t.Helper()
+		c.Advance(every)
+		if err := c.WaitArmed(ctx, every); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rc, err := runs.LastRecheck(ctx, id); err != nil || rc != nil {
+		t.Fatalf("a re-check before the first period: %+v, %v", rc, err)
+	}
+	pass()
+	first, err := runs.LastRecheck(ctx, id)
+	if err != nil || first == nil {
+		t.Fatalf("no re-check kept after a period: %v", err)
+	}
+	if !first.Holds || first.Summary.Unchanged != len(first.Sources) || len(first.Sources) < 4 || first.RunID != id {
+		t.Fatalf("the first scheduled re-check, nothing changed: %+v", first)
+	}
+
+	web.Update("edited", "A repair ship carries its tools in containers on deck.")
+	web.Remove("removed", http.StatusGone)
+	pass()
+	second, err := runs.LastRecheck(ctx, id)
+	if err != nil || second == nil {
+		t.Fatalf("no re-check kept after the second period: %v", err)
+	}
+	if second.Holds || second.Summary.Changed != 1 || second.Summary.Gone != 1 || len(second.Claims) == 0 || second.Checked.Before(first.Checked) {
+		t.Fatalf("the second scheduled re-check, a page changed and one gone: holds %v, %+v, %d claims", second.Holds, second.Summary, len(second.Claims))
+	}
+	for _, cl := range second.Claims {
+		if strings.Contains(cl.Sentence, "grapnel") {
+			t.Errorf("a claim the unchanged page supports is flagged: %s", cl.Sentence)
+		}
+	}
+	mu.Lock()
+	if !slices.Equal(told, []bool{true, false}) {
+		t.Errorf("OnRecheck was told holds %v; want [true false]", told)
+	}
+	mu.Unlock()
+	stored, err := st.LastRecheck(ctx, id)
+	if err != nil || stored.Holds || !stored.Checked.Equal(second.Checked) {
+		t.Errorf("the store's last re-check: %+v, %v", stored, err)
 	}
 }

@@ -40,6 +40,8 @@ type Runs struct {
 	live   map[string]*liveRun
 	closed bool
 	wg     sync.WaitGroup // a run's goroutine, counted from its slot
+
+	recheck *rechecker // the scheduled re-checks (RecheckEvery); nil without
 }
 
 // RunRecorder is what Runs needs of a Researcher; *Researcher is one. A
@@ -129,6 +131,27 @@ type RunsOptions struct {
 	// and the origin of the interrupted runs Resume takes up; default
 	// OriginServer.
 	Origin string
+	// RecheckEvery, when positive, re-checks the report of every stored
+	// finished run that cites a web page (Researcher.RecheckRun) in a
+	// pass RecheckEvery of Clock after NewRuns and RecheckEvery after
+	// each pass ends, in a goroutine the Runs owns (Close stops it), the
+	// least recently checked first, RecheckParallel
+	// runs at a time, and keeps each result with its run
+	// (Store.PutRecheck; LastRecheck reads it). A report that no longer
+	// holds is logged as a warning. It needs a recorder that is a
+	// Rechecker (a *Researcher is). 0: no scheduled re-checks (serve's
+	// recheck.every).
+	RecheckEvery time.Duration
+	// RecheckParallel caps the runs a re-check pass re-checks at once
+	// (default DefaultRecheckParallel); each reads at most four pages at
+	// once.
+	RecheckParallel int
+	// OnRecheck, if not nil, is told each re-check kept with its run (a
+	// scheduled one, or Recheck's) once it is stored: the event of a
+	// stored report re-checked, which no longer holds when res.Holds is
+	// false. It is called from the goroutine that re-checked, several at
+	// once in a pass, and must not block.
+	OnRecheck func(id string, res *RecheckResult)
 	// Clock arms the time limits; nil means the real clock.
 	Clock Clock
 	// Logger receives diagnostics; nil disables logging.
@@ -154,6 +177,7 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	opts.MaxRuns = defaults.PositiveOr(opts.MaxRuns, DefaultMaxRuns)
 	opts.RunTimeout = defaults.PositiveOr(opts.RunTimeout, DefaultRunTimeout)
 	opts.MaxResumes = defaults.PositiveOr(opts.MaxResumes, DefaultMaxResumes)
+	opts.RecheckParallel = defaults.PositiveOr(opts.RecheckParallel, DefaultRecheckParallel)
 	opts.ReviewTimeout = max(opts.ReviewTimeout, 0)
 	if opts.OnReviewTimeout == "" {
 		opts.OnReviewTimeout = TimeoutProceed
@@ -166,6 +190,7 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	if opts.Logger != nil {
 		rs.log = *opts.Logger
 	}
+	rs.startRechecks()
 	return rs, nil
 }
 
@@ -601,6 +626,7 @@ func (rs *Runs) Close() error {
 		lr.cancel(ErrShutdown)
 	}
 	rs.mu.Unlock()
+	rs.stopRechecks()
 	rs.wg.Wait()
 	return nil
 }

@@ -25,6 +25,9 @@ type (
 	// StoredSource is a document a run's report cites, with the text that
 	// was read, so that the citation can be checked again offline.
 	StoredSource = stored.Source
+	// StoredRecheck is the last re-check of a run's report a Store keeps
+	// (Store.PutRecheck).
+	StoredRecheck = stored.Recheck
 )
 
 // Run statuses.
@@ -118,6 +121,15 @@ type Store interface {
 	// questions asked of run id (Runs.Ask), its thread — oldest first;
 	// none for a run without any, or one the store does not hold.
 	FollowUps(ctx context.Context, id string) ([]StoredRun, error)
+
+	// PutRecheck stores the re-check of an ended run's report (rc.RunID),
+	// replacing the one before: a store keeps each run's last re-check.
+	// rc.Result must be JSON. A run the store does not hold is
+	// ErrRunNotFound; a live one (it has no report yet) is refused.
+	PutRecheck(ctx context.Context, rc StoredRecheck) error
+	// LastRecheck returns run id's last re-check, or ErrRunNotFound when
+	// it has none.
+	LastRecheck(ctx context.Context, id string) (StoredRecheck, error)
 }
 
 // NewRunID returns a fresh run ID: random, URL-safe, and ordered by time

@@ -53,6 +53,8 @@ type Settings struct {
 
 	Telemetry Telemetry `mapstructure:"telemetry"`
 
+	Recheck Recheck `mapstructure:"recheck"`
+
 	// File is the configuration file config/load read, or "" when it read none.
 	File string `mapstructure:"-"`
 	// Env is the environment the settings hold besides their keys: the
@@ -377,6 +379,16 @@ type Log struct {
 	Level string `mapstructure:"level"`
 	// Format is "console" (default, human-readable) or "json".
 	Format string `mapstructure:"format"`
+}
+
+// Recheck configures the re-checks serve makes of its stored reports
+// (deepresearch.RunsOptions.RecheckEvery).
+type Recheck struct {
+	// Every is how often serve reads the web pages its stored finished
+	// runs' reports cite again, keeping with each run whether its report
+	// still holds; 0 (default) never (re-check one on demand: GET
+	// /v1/research/{id}/recheck, deepresearch recheck).
+	Every time.Duration `mapstructure:"every"`
 }
 
 // Telemetry configures the OpenTelemetry traces of runs (docs/telemetry.md).

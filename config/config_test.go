@@ -57,12 +57,14 @@ func TestValidate(t *testing.T) {
 	s.Model.Prices["gpt-4o"] = Price{Input: 1}
 	s.Search.Providers = []string{"corpus", "corpus", "exa", "exa", "exa"}
 	s.Fetch.MaxBytes = 0
+	s.Recheck.Every = -time.Hour
 	err := s.Validate()
 	want := []string{
 		"config: model.prices[gpt-4o]: the model must be provider:name, with provider one of extractive, openai, anthropic, googleai, ollama",
 		"config: search.providers = corpus,corpus,exa,exa,exa: names corpus, exa twice",
 		"config: fetch.max_bytes = 0: must be at least 1",
 		"config: output.format = HTML: must be one of md, html, json, yaml, xml, mermaid, docx, pdf, csl-json, bibtex",
+		"config: recheck.every = -1h0m0s: must be 0 (never) or a positive duration, such as 24h",
 	}
 	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
 		t.Errorf("err:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))

@@ -269,6 +269,9 @@ func check(s *Settings) []problem {
 	ps.oneOf("serve.resume", sv.Resume, []string{"auto", "never"})
 	ps.oneOf("serve.plan_timeout_action", sv.PlanTimeoutAction, []string{"proceed", "cancel"})
 	ps.atLeast("serve.max_resumes", sv.MaxResumes, 1)
+	if s.Recheck.Every < 0 {
+		ps.add("recheck.every", s.Recheck.Every, "must be 0 (never) or a positive duration, such as 24h")
+	}
 
 	if s.NATS.URL != "" && !natsURLs(s.NATS.URL) {
 		ps.add("nats.url", s.NATS.URL, "must be a nats:// URL, or several separated by commas, or empty")

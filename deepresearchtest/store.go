@@ -42,6 +42,7 @@ type memRun struct {
 	events  []deepresearch.StoredEvent
 	journal [][]byte
 	wake    chan struct{}
+	recheck *deepresearch.StoredRecheck // the last (PutRecheck)
 }
 
 var _ deepresearch.Store = (*Store)(nil)

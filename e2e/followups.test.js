@@ -13,7 +13,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { BASE, OUT, askOnPage, authHeaders, launchChromium } from "./lib.js";
+import { BASE, OUT, askOnPage, authHeaders, launchChromium, sideways } from "./lib.js";
 
 const QUESTION = "How were transatlantic telegraph cables laid and repaired?";
 const ANSWERED = "What material insulated the core of the cable?";
@@ -49,13 +49,6 @@ async function answered(page, n) {
     const items = document.querySelectorAll("#thread li.followup");
     return items.length === n && Array.from(items).every((li) => /^Answered/.test(li.querySelector(".fstatus").textContent));
   }, n, { timeout: 60000 });
-}
-
-// sideways lists elements wider than the window.
-function sideways(page) {
-  return page.evaluate(() => [...document.querySelectorAll("body *")]
-    .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().right > window.innerWidth + 1)
-    .map((e) => e.tagName + (e.id ? "#" + e.id : "") + " " + (e.textContent || "").slice(0, 60)).slice(0, 5));
 }
 
 test("follow-up questions under the report: the report's numbers, new sources after them, after a reload", async () => {

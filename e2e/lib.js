@@ -45,15 +45,29 @@ export function launchChromium() {
   });
 }
 
+// watch collects a page's console errors, uncaught errors and dialogs
+// (which it dismisses).
+export function watch(page) {
+  const problems = [];
+  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  page.on("dialog", (d) => { problems.push("a dialog opened: " + d.message()); d.dismiss(); });
+  return problems;
+}
+
+// sideways lists the elements of a page wider than its window.
+export function sideways(page) {
+  return page.evaluate(() => [...document.querySelectorAll("body *")]
+    .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().right > window.innerWidth + 1)
+    .map((e) => e.tagName + (e.id ? "#" + e.id : "") + " " + (e.textContent || "").slice(0, 60)).slice(0, 5));
+}
+
 // askOnPage opens the server's page in browser, gives it the token and
 // asks question; problems collects the page's console errors, uncaught
 // errors and any dialog (which it dismisses).
 export async function askOnPage(browser, question) {
   const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
-  const problems = [];
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("dialog", (d) => { problems.push("a dialog opened: " + d.message()); d.dismiss(); });
+  const problems = watch(page);
   await page.goto(BASE + "/");
   if (TOKEN) {
     await page.click("details summary");

@@ -18,7 +18,7 @@ cleanup() {
 trap cleanup EXIT
 
 if [ ! -d "$here/node_modules" ]; then (cd "$here" && npm ci --no-audit --no-fund); fi
-(cd "$root" && go build -o "$tmp/deepresearch" ./cmd/deepresearch && go build -o "$tmp/askingmodel" ./e2e/askingmodel)
+(cd "$root" && go build -o "$tmp/deepresearch" ./cmd/deepresearch && go build -o "$tmp/askingmodel" ./e2e/askingmodel && go build -o "$tmp/webdouble" ./e2e/webdouble)
 
 : >"$tmp/serve.out"
 token="e2e-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
@@ -37,6 +37,6 @@ done
 
 status=0
 if [ "$#" -eq 0 ]; then set -- ./*.test.js; fi
-(cd "$here" && E2E_URL="$url" E2E_TOKEN="$token" E2E_BIN="$tmp/deepresearch" E2E_ASKER="$tmp/askingmodel" E2E_CORPUS="$root/testdata/corpus" node --test --test-concurrency=1 "$@") || status=$?
+(cd "$here" && E2E_URL="$url" E2E_TOKEN="$token" E2E_BIN="$tmp/deepresearch" E2E_ASKER="$tmp/askingmodel" E2E_WEBDOUBLE="$tmp/webdouble" E2E_CORPUS="$root/testdata/corpus" node --test --test-concurrency=1 "$@") || status=$?
 if [ "$status" -ne 0 ]; then echo "--- server log" >&2; cat "$tmp/serve.err" >&2; fi
 exit "$status"

@@ -11,20 +11,11 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { OUT, launchChromium, start, stop } from "./lib.js";
+import { OUT, launchChromium, sideways, start, stop, watch } from "./lib.js";
 
 const PDF = "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf";
 const QUESTION = "What is the default weight value of a glob rule, and what is the maximum weight?";
 const SENTENCE = "The default weight value is 50, and the maximum is 100.";
-
-// watch collects a page's console errors, uncaught errors and dialogs.
-function watch(page) {
-  const problems = [];
-  page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("dialog", (d) => { problems.push("a dialog opened: " + d.message()); d.dismiss(); });
-  return problems;
-}
 
 // openPageCitation clicks the first citation of page 4 and returns the
 // source panel's title, part headings and marked passages.
@@ -39,13 +30,6 @@ async function openPageCitation(page) {
     marks: Array.from(document.querySelectorAll("#sourcetext mark"), (m) => ({ text: m.textContent, part: m.parentElement.previousElementSibling.textContent })),
     markup: document.querySelectorAll("#sourcetext pre *:not(mark)").length,
   }));
-}
-
-// sideways lists elements wider than the window.
-function sideways(page) {
-  return page.evaluate(() => [...document.querySelectorAll("body *")]
-    .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().right > window.innerWidth + 1)
-    .map((e) => e.tagName + (e.id ? "#" + e.id : "") + " " + (e.textContent || "").slice(0, 60)).slice(0, 5));
 }
 
 test("runs list, a run's URL after a reload, and a page citation's source", async () => {

@@ -60,4 +60,20 @@ func TestRecheckEndpoint(t *testing.T) {
 		t.Errorf("claims %+v, holds %v; want the beta claim flagged", rc.Claims, rc.Holds)
 	}
 	checkError(t, e.do("GET", "/v1/research/nope/recheck", ""), http.StatusNotFound, typeNotFound, `no run "nope"`)
+
+	// The re-check is kept with the run: GET /v1/research/{id} says when
+	// it was made and that the report no longer holds.
+	var v struct {
+		Recheck *struct {
+			CheckedAt string                        `json:"checked_at"`
+			Holds     bool                          `json:"holds"`
+			Summary   deepresearch.RecheckSummary   `json:"summary"`
+			Claims    []deepresearch.RecheckedClaim `json:"claims"`
+		} `json:"recheck"`
+	}
+	readJSON(t, e.do("GET", "/v1/research/run-a", ""), &v)
+	if v.Recheck == nil || v.Recheck.Holds || v.Recheck.CheckedAt == "" || v.Recheck.Summary.Gone != 1 || v.Recheck.Summary.Claims != 1 ||
+		len(v.Recheck.Claims) != 1 || !strings.Contains(v.Recheck.Claims[0].Sentence, "Lisbon") {
+		t.Errorf("GET /v1/research/run-a's recheck = %+v; want the re-check kept, not holding", v.Recheck)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/clock"
@@ -68,6 +69,19 @@ type runView struct {
 	// Report is the markdown report (or the agents' findings when the
 	// writer failed), once the run has one.
 	Report string `json:"report,omitempty"`
+	// Recheck is the last re-check kept of the run's report, if any.
+	Recheck *recheckView `json:"recheck,omitempty"`
+}
+
+// recheckView is what GET /v1/research/{id} says of a run's last
+// re-check (deepresearch.Runs.LastRecheck): when, whether the report
+// still held, the sources by status and the claims that lost their
+// support. GET /v1/research/{id}/recheck re-checks it again, in full.
+type recheckView struct {
+	CheckedAt time.Time                     `json:"checked_at"`
+	Holds     bool                          `json:"holds"`
+	Summary   deepresearch.RecheckSummary   `json:"summary"`
+	Claims    []deepresearch.RecheckedClaim `json:"claims"`
 }
 
 // lookup returns the stored run the request's path names.
@@ -104,6 +118,14 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 			s.remoteStart(r.Context(), &run)
 		}
 		v := runView{StoredRun: run, URLs: runURLs(run.ID)}
+		if run.Status.Ended() && !remote {
+			if rc, err := s.runs.LastRecheck(r.Context(), run.ID); err != nil {
+				s.fail(w, err)
+				return
+			} else if rc != nil {
+				v.Recheck = &recheckView{CheckedAt: rc.Checked, Holds: rc.Holds, Summary: rc.Summary, Claims: rc.Claims}
+			}
+		}
 		if rep != nil {
 			if md, err := rep.Render(deepresearch.FormatMarkdown); err == nil {
 				v.Report = string(md)

@@ -45,6 +45,7 @@
 //	GET    /                         the web page
 //	GET    /runs/{id}                the web page, opened on run id
 //	GET    /followups.js             the page's script for follow-up questions
+//	GET    /compare.js               the page's script that compares runs and re-checks a report
 //	GET    /page.json                what the page needs first: {"token_required": bool}
 //	GET    /healthz                  liveness
 //
@@ -234,6 +235,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /app.js", s.page("static/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", s.page("static/app.css", "text/css; charset=utf-8"))
 	mux.HandleFunc("GET /followups.js", s.page("static/followups.js", "text/javascript; charset=utf-8"))
+	mux.HandleFunc("GET /compare.js", s.page("static/compare.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /page.json", func(w http.ResponseWriter, r *http.Request) {
 		// What the page needs before it has a token: whether it needs one.
 		writeJSON(w, http.StatusOK, map[string]bool{"token_required": s.cfg.Token != ""})

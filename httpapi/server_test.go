@@ -684,6 +684,7 @@ func TestModelsPageHealth(t *testing.T) {
 		{"/app.js", "text/javascript; charset=utf-8", "new EventSource"},
 		{"/app.css", "text/css; charset=utf-8", "#references"},
 		{"/followups.js", "text/javascript; charset=utf-8", "/ask"},
+		{"/compare.js", "text/javascript; charset=utf-8", "/recheck"},
 	} {
 		res := e.do("GET", p.path, "")
 		b, _ := io.ReadAll(res.Body)

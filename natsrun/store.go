@@ -965,6 +965,54 @@ func (s *Store) Interrupted(ctx context.Context, origin string) ([]deepresearch.
 	return out, nil
 }
 
+// PutRecheck stores the re-check of an ended run's report, replacing
+// the one before, as a blob beside the run's report. A run the store
+// does not hold is ErrRunNotFound; a live one is refused; the result
+// must be JSON.
+func (s *Store) PutRecheck(ctx context.Context, rc deepresearch.StoredRecheck) error {
+	if checkID("put re-check", rc.RunID) != nil {
+		return storeErr("put re-check", rc.RunID, deepresearch.ErrRunNotFound)
+	}
+	if !json.Valid(rc.Result) {
+		return storeErr("put re-check", rc.RunID, errors.New("the result is not JSON"))
+	}
+	run, err := s.Get(ctx, rc.RunID)
+	if err != nil {
+		return err
+	}
+	if !run.Status.Ended() {
+		return storeErr("put re-check", rc.RunID, fmt.Errorf("it is %s: only an ended run's report is re-checked", run.Status))
+	}
+	b, err := json.Marshal(rc)
+	if err != nil {
+		return storeErr("put re-check", rc.RunID, err)
+	}
+	if err := putBlob(ctx, s.blobs, rc.RunID+".recheck", b); err != nil {
+		return storeErr("put re-check", rc.RunID, err)
+	}
+	return nil
+}
+
+// LastRecheck returns run id's last re-check, or ErrRunNotFound when it
+// has none.
+func (s *Store) LastRecheck(ctx context.Context, id string) (deepresearch.StoredRecheck, error) {
+	var rc deepresearch.StoredRecheck
+	if checkID("re-check", id) != nil {
+		return rc, storeErr("re-check", id, deepresearch.ErrRunNotFound)
+	}
+	b, err := getBlob(ctx, s.blobs, id+".recheck")
+	switch {
+	case errors.Is(err, deepresearch.ErrRunNotFound):
+		return rc, storeErr("re-check", id, fmt.Errorf("%w: it has not been re-checked", deepresearch.ErrRunNotFound))
+	case err != nil:
+		return rc, storeErr("re-check", id, err)
+	}
+	if err := json.Unmarshal(b, &rc); err != nil {
+		return rc, storeErr("re-check", id, fmt.Errorf("its stored re-check is unreadable: %w", err))
+	}
+	return rc, nil
+}
+
 // FollowUps returns the runs whose Parent is id (the follow-up questions
 // asked of it), oldest first; none for "" or an unknown run. Like List,
 // it reads every run record.

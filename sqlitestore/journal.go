@@ -37,6 +37,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.wdb.ExecContext(ctx, schemaJournal); err != nil {
 		return fmt.Errorf("create the journal table: %w", err)
 	}
+	if _, err := s.wdb.ExecContext(ctx, schemaRecheck); err != nil {
+		return fmt.Errorf("create the rechecks table: %w", err)
+	}
 	have := map[string]bool{}
 	rows, err := s.wdb.QueryContext(ctx, `SELECT name FROM pragma_table_info('runs')`)
 	if err != nil {

@@ -301,11 +301,21 @@ func newRuns(s config.Settings, rec deepresearch.RunRecorder, st deepresearch.St
 	runs, err := deepresearch.NewRuns(rec, st, deepresearch.RunsOptions{
 		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes, ReviewTimeout: s.Serve.PlanTimeout,
 		OnReviewTimeout: deepresearch.TimeoutAction(s.Serve.PlanTimeoutAction), Origin: origin, Logger: logger,
+		RecheckEvery: recheckEvery(s, origin),
 	})
 	if err != nil {
 		return nil, inputError(err)
 	}
 	return runs, nil
+}
+
+// recheckEvery is how often a serving command from origin re-checks its
+// stored reports: serve (OriginServer) every recheck.every, mcp never.
+func recheckEvery(s config.Settings, origin string) time.Duration {
+	if origin != deepresearch.OriginServer {
+		return 0
+	}
+	return s.Recheck.Every
 }
 
 // openStore opens the run store of store.path (default

@@ -369,6 +369,7 @@ var samples = map[string][3]sample{
 	"serve.max_body":            {{yaml: "1KiB", want: int64(1024)}, {yaml: "10", want: int64(10)}},
 	"serve.resume":              {{yaml: "never", want: "never"}, {yaml: "auto", want: "auto"}},
 	"serve.max_resumes":         {{yaml: "1", want: 1}, {yaml: "5", want: 5}},
+	"recheck.every":             {{yaml: "24h", want: 24 * time.Hour}, {yaml: "90m", want: 90 * time.Minute}},
 	"nats.url":                  {{yaml: "nats://a:4222", want: "nats://a:4222"}, {yaml: "nats://b:4222,nats://c:4222", want: "nats://b:4222,nats://c:4222"}},
 	"nats.credentials":          {{yaml: "/a.creds", want: "/a.creds"}, {yaml: "/b.creds", want: "/b.creds"}},
 	"nats.replicas":             {{yaml: "3", want: 3}, {yaml: "5", want: 5}},

@@ -320,6 +320,7 @@ async function showReport(id) {
   const n = $("references").querySelectorAll(":scope > li").length;
   setStatus("Done: " + n + " references" + loopSummary + ".");
   showThread(id, document.body.dataset.parent || ""); // followups.js
+  if (!document.body.dataset.parent && document.body.dataset.status === "finished") showChecks(id); // compare.js
   // A reload of /runs/ID#ref-3 lands on its reference.
   if (location.hash.startsWith("#ref-")) {
     const target = document.getElementById(location.hash.slice(1));
@@ -435,6 +436,7 @@ function resetRun() {
   delete document.body.dataset.status;
   delete document.body.dataset.parent;
   resetThread(); // followups.js
+  resetChecks(); // compare.js
   agents.clear();
   cycles.clear();
   loopSummary = "";

@@ -109,3 +109,14 @@ var (
 	// ErrFinished reports a write to a run that has already ended.
 	ErrFinished = errors.New("store: run has ended")
 )
+
+// Recheck is the last re-check of an ended run's report against today's
+// web (deepresearch's RecheckResult, Runs.RecheckEvery): when it was
+// made, whether the report still held, and the whole result as JSON.
+type Recheck struct {
+	RunID   string    `json:"run_id"`
+	Checked time.Time `json:"checked_at"`
+	Holds   bool      `json:"holds"`
+	// Result is the JSON form of deepresearch.RecheckResult.
+	Result json.RawMessage `json:"result"`
+}

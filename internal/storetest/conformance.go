@@ -46,6 +46,9 @@ type Store interface {
 	GiveUp(ctx context.Context, id, msg string) error
 
 	FollowUps(ctx context.Context, id string) ([]stored.Run, error)
+
+	PutRecheck(ctx context.Context, rc stored.Recheck) error
+	LastRecheck(ctx context.Context, id string) (stored.Recheck, error)
 }
 
 // t0 is the time of the fake clock a store under test is opened with.
@@ -72,6 +75,7 @@ func Run(t *testing.T, open func(t *testing.T, c clock.Clock) Store) {
 		{"Journal", testJournal},
 		{"Resume", testResume},
 		{"FollowUps", testFollowUps},
+		{"Rechecks", testRechecks},
 	}
 	for _, tt := range suite {
 		t.Run(tt.name, func(t *testing.T) {
@@ -499,5 +503,46 @@ func testFollowUps(t *testing.T, s Store, c *clock.Fake) {
 	rs, _ := s.FollowUps(ctx, "root")
 	if len(rs) == 2 && (rs[0].Question != "follow-up f2" || rs[0].Parent != "root" || rs[0].Status != stored.Queued) {
 		t.Errorf("FollowUps(root)[0] = %+v; want the stored run f2, queued", rs[0])
+	}
+}
+
+// testRechecks: an ended run keeps its last re-check, as put (its time,
+// verdict and JSON), each put replacing the one before; a run without
+// one, or unknown, has none (ErrNotFound); a live run, an unknown one and
+// a result that is not JSON are refused.
+func testRechecks(t *testing.T, s Store, c *clock.Fake) {
+	ctx := t.Context()
+	started(t, s, "r1", "", 1)
+	if _, err := s.LastRecheck(ctx, "r1"); !errors.Is(err, stored.ErrNotFound) {
+		t.Fatalf("LastRecheck of a run never re-checked: %v; want ErrNotFound", err)
+	}
+	rc := stored.Recheck{RunID: "r1", Checked: c.Now(), Holds: true, Result: json.RawMessage(`{"holds":true}`)}
+	if err := s.PutRecheck(ctx, rc); err == nil {
+		t.Fatal("PutRecheck of a live run was taken")
+	}
+	must(t, s.Finish(ctx, "r1", stored.Finished, usage.Usage{}, ""))
+	must(t, s.PutRecheck(ctx, rc))
+	got, err := s.LastRecheck(ctx, "r1")
+	if err != nil || got.RunID != "r1" || !got.Checked.Equal(rc.Checked) || !got.Holds || string(got.Result) != `{"holds":true}` {
+		t.Fatalf("LastRecheck = %+v, %v; want %+v", got, err, rc)
+	}
+	c.Advance(time.Hour)
+	later := stored.Recheck{RunID: "r1", Checked: c.Now(), Holds: false, Result: json.RawMessage(`{"holds":false,"claims":[1]}`)}
+	must(t, s.PutRecheck(ctx, later))
+	got, err = s.LastRecheck(ctx, "r1")
+	if err != nil || !got.Checked.Equal(later.Checked) || got.Holds || string(got.Result) != string(later.Result) {
+		t.Fatalf("LastRecheck after a second put = %+v, %v; want %+v", got, err, later)
+	}
+	if _, err := s.LastRecheck(ctx, "nosuch"); !errors.Is(err, stored.ErrNotFound) {
+		t.Errorf("LastRecheck of an unknown run: %v; want ErrNotFound", err)
+	}
+	if err := s.PutRecheck(ctx, stored.Recheck{RunID: "nosuch", Checked: c.Now(), Result: json.RawMessage(`{}`)}); !errors.Is(err, stored.ErrNotFound) {
+		t.Errorf("PutRecheck of an unknown run: %v; want ErrNotFound", err)
+	}
+	if err := s.PutRecheck(ctx, stored.Recheck{RunID: "r1", Checked: c.Now(), Result: json.RawMessage(`{not json`)}); err == nil {
+		t.Error("PutRecheck took a result that is not JSON")
+	}
+	if got, _ := s.LastRecheck(ctx, "r1"); string(got.Result) != string(later.Result) {
+		t.Errorf("a refused put changed the last re-check: %s", got.Result)
 	}
 }

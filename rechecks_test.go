@@ -1,0 +1,115 @@
+package deepresearch_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+)
+
+// orderRechecker is a Researcher whose RecheckRun notes the runs it is
+// asked to re-check, in order, and finds each unchanged: a web page
+// read the same, or, for the runs in corpus, nothing but a corpus
+// document (skipped).
+type orderRechecker struct {
+	*deepresearch.Researcher
+	clock  deepresearch.Clock
+	corpus map[string]bool
+
+	mu    sync.Mutex
+	asked []string
+}
+
+func (o *orderRechecker) RecheckRun(_ context.Context, _ deepresearch.Store, id string) (*deepresearch.RecheckResult, error) {
+	o.mu.Lock()
+	o.asked = append(o.asked, id)
+	o.mu.Unlock()
+	src := deepresearch.RecheckedSource{Number: 1, URL: "https://example.org/" + id, Status: deepresearch.RecheckUnchanged}
+	if o.corpus[id] {
+		src = deepresearch.RecheckedSource{Number: 1, Status: deepresearch.RecheckSkipped, Detail: "not a web page"}
+	}
+	return &deepresearch.RecheckResult{RunID: id, Checked: o.clock.Now(), Holds: true,
+		Sources: []deepresearch.RecheckedSource{src}, Claims: []deepresearch.RecheckedClaim{}}, nil
+}
+
+func (o *orderRechecker) take() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := o.asked
+	o.asked = nil
+	return out
+}
+
+// TestRecheckOrder: a scheduled pass re-checks the finished runs only
+// (not a failed one, nor a follow-up), those never checked first, then
+// the least recently checked; a run that cites no web page keeps no
+// re-check and is not asked again.
+func TestRecheckOrder(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	c := deepresearchtest.NewClock(t0)
+	st := deepresearchtest.NewStore(c)
+	ctx := t.Context()
+	for _, r := range []struct {
+		id, parent string
+		status     deepresearch.RunStatus
+		checked    time.Duration // 0: never
+	}{
+		{"a", "", deepresearch.StatusFinished, 2 * time.Hour},
+		{"b", "", deepresearch.StatusFinished, 0},
+		{"c", "", deepresearch.StatusFinished, time.Hour},
+		{"d", "", deepresearch.StatusFailed, 0},
+		{"e", "a", deepresearch.StatusFinished, 0},
+		{"f", "", deepresearch.StatusFinished, 0},
+	} {
+		if _, err := deepresearch.StartRun(ctx, st, deepresearch.Request{RunID: r.id, Question: "q " + r.id, Parent: r.parent}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Finish(ctx, r.id, r.status, deepresearch.Usage{}, ""); err != nil {
+			t.Fatal(err)
+		}
+		if r.checked > 0 {
+			b, _ := json.Marshal(deepresearch.RecheckResult{RunID: r.id, Holds: true})
+			if err := st.PutRecheck(ctx, deepresearch.StoredRecheck{RunID: r.id, Checked: t0.Add(-r.checked), Holds: true, Result: b}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rec := &orderRechecker{Researcher: newResearcher(t, deepresearch.Config{}), clock: c, corpus: map[string]bool{"f": true}}
+	const every = time.Hour
+	runs, err := deepresearch.NewRuns(rec, st, deepresearch.RunsOptions{RecheckEvery: every, RecheckParallel: 1, Clock: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runs.Close()
+	if err := c.WaitArmed(ctx, every); err != nil {
+		t.Fatal(err)
+	}
+	pass := func() []string {
+		t.Helper()
+		c.Advance(every)
+		if err := c.WaitArmed(ctx, every); err != nil {
+			t.Fatal(err)
+		}
+		return rec.take()
+	}
+	if got, want := pass(), []string{"b", "f", "a", "c"}; !slices.Equal(got, want) {
+		t.Errorf("the first pass re-checked %v, want %v", got, want)
+	}
+	for id, kept := range map[string]bool{"a": true, "b": true, "c": true, "d": false, "e": false, "f": false} {
+		rc, err := runs.LastRecheck(ctx, id)
+		if err != nil || (rc != nil) != kept {
+			t.Errorf("run %s: LastRecheck = %+v, %v; want one kept: %v", id, rc, err, kept)
+		}
+		if kept && !rc.Checked.Equal(t0.Add(every)) {
+			t.Errorf("run %s: checked %v, want %v", id, rc.Checked, t0.Add(every))
+		}
+	}
+	if got, want := pass(), []string{"a", "b", "c"}; !slices.Equal(got, want) {
+		t.Errorf("the second pass re-checked %v, want %v", got, want)
+	}
+}
