@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	collectormetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
 
@@ -152,34 +153,65 @@ func (g *grpcReceiver) Export(_ context.Context, req *collectortrace.ExportTrace
 	return &collectortrace.ExportTraceServiceResponse{}, nil
 }
 
+// grpcMetricsReceiver is an OTLP/gRPC metrics receiver: the collector's
+// MetricsService, keeping the data points it gets.
+type grpcMetricsReceiver struct {
+	collectormetrics.UnimplementedMetricsServiceServer
+	mu     sync.Mutex
+	points []deepresearchtest.OTLPPoint
+}
+
+func (g *grpcMetricsReceiver) Export(_ context.Context, req *collectormetrics.ExportMetricsServiceRequest) (*collectormetrics.ExportMetricsServiceResponse, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.points = append(g.points, deepresearchtest.MetricPoints(req)...)
+	return &collectormetrics.ExportMetricsServiceResponse{}, nil
+}
+
 // TestStartTelemetry: telemetry.otlp off (the default) or
 // OTEL_SDK_DISABLED=true builds no provider; grpc exports to
 // telemetry.endpoint (HOST:PORT) over OTLP/gRPC and http to a base URL
-// (to which /v1/traces is added), each span flushed when the command's
-// stop function runs, under the command's name.
+// (to which /v1/traces and /v1/metrics are added), each span and metric
+// flushed when the command's stop function runs, under the command's
+// name; OTEL_METRICS_EXPORTER=none keeps the traces without metrics, and
+// an OTEL_METRIC_EXPORT_INTERVAL that is no number of milliseconds is
+// refused.
 func TestStartTelemetry(t *testing.T) {
 	ctx := context.Background()
 	s := config.Defaults()
 	s.Env = map[string]string{}
-	if tp, stop, err := startTelemetry(ctx, s, "run"); tp != nil || err != nil {
-		t.Errorf("off: %v, %v", tp, err)
+	if p, stop, err := startTelemetry(ctx, s, "run"); p.tracer != nil || p.meter != nil || err != nil {
+		t.Errorf("off: %v, %v", p, err)
 	} else {
 		stop()
 	}
 	s.Telemetry.OTLP = "http"
 	s.Env["OTEL_SDK_DISABLED"] = "true"
-	if tp, _, err := startTelemetry(ctx, s, "run"); tp != nil || err != nil {
-		t.Errorf("disabled: %v, %v", tp, err)
+	if p, _, err := startTelemetry(ctx, s, "run"); p.tracer != nil || p.meter != nil || err != nil {
+		t.Errorf("disabled: %v, %v", p, err)
 	}
 	delete(s.Env, "OTEL_SDK_DISABLED")
+	s.Env["OTEL_METRIC_EXPORT_INTERVAL"] = "5s"
+	if _, _, err := startTelemetry(ctx, s, "run"); err == nil || !strings.Contains(err.Error(), "OTEL_METRIC_EXPORT_INTERVAL") {
+		t.Errorf("an interval of 5s: %v", err)
+	}
+	s.Env["OTEL_METRIC_EXPORT_INTERVAL"] = "60000"
+	s.Env["OTEL_METRICS_EXPORTER"] = "none"
+	if p, stop, err := startTelemetry(ctx, s, "run"); p.tracer == nil || p.meter != nil || err != nil {
+		t.Errorf("OTEL_METRICS_EXPORTER=none: %v, %v", p, err)
+	} else {
+		stop()
+	}
+	delete(s.Env, "OTEL_METRICS_EXPORTER")
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	recv := &grpcReceiver{}
+	recv, mrecv := &grpcReceiver{}, &grpcMetricsReceiver{}
 	gs := grpc.NewServer()
 	collectortrace.RegisterTraceServiceServer(gs, recv)
+	collectormetrics.RegisterMetricsServiceServer(gs, mrecv)
 	go gs.Serve(l) //nolint:errcheck // ends with Stop
 	defer gs.Stop()
 	otlp := deepresearchtest.NewOTLPServer()
@@ -187,12 +219,17 @@ func TestStartTelemetry(t *testing.T) {
 
 	for _, c := range []struct{ mode, endpoint string }{{"grpc", l.Addr().String()}, {"http", otlp.URL + "/"}} {
 		s.Telemetry = config.Telemetry{OTLP: c.mode, Endpoint: c.endpoint}
-		tp, stop, err := startTelemetry(ctx, s, "worker")
+		p, stop, err := startTelemetry(ctx, s, "worker")
 		if err != nil {
 			t.Fatalf("%s: %v", c.mode, err)
 		}
-		_, span := tp.Tracer("test").Start(ctx, "probe-"+c.mode)
+		_, span := p.tracer.Tracer("test").Start(ctx, "probe-"+c.mode)
 		span.End()
+		counter, err := p.meter.Meter("test").Int64Counter("probe." + c.mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counter.Add(ctx, 3)
 		stop()
 	}
 	recv.mu.Lock()
@@ -203,5 +240,13 @@ func TestStartTelemetry(t *testing.T) {
 	}
 	if sp := otlp.Spans(); len(sp) != 1 || sp[0].Name != "probe-http" || sp[0].Resource["deepresearch.command"] != "worker" || sp[0].Resource["service.name"] != "deepresearch" {
 		t.Errorf("the HTTP receiver got %+v", sp)
+	}
+	mrecv.mu.Lock()
+	gotPoints := slices.Clone(mrecv.points)
+	mrecv.mu.Unlock()
+	for name, points := range map[string][]deepresearchtest.OTLPPoint{"grpc": gotPoints, "http": otlp.Points()} {
+		if len(points) != 1 || points[0].Metric != "probe."+name || points[0].Value != 3 || points[0].Resource["deepresearch.command"] != "worker" {
+			t.Errorf("the %s metrics receiver got %+v", name, points)
+		}
 	}
 }
