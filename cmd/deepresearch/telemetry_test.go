@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/usage"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
 
@@ -124,6 +127,89 @@ func TestTracesAcrossWorkers(t *testing.T) {
 	if names["run"]["agent"] != names["worker"]["agent.serve"] {
 		t.Errorf("%d agent spans on the coordinator, %d agent.serve on the worker", names["run"]["agent"], names["worker"]["agent.serve"])
 	}
+
+	// The metrics: each process counts its own model calls, so their
+	// tokens add up to the run's usage, counted once; the coordinator
+	// counts the run.
+	usage := finishedUsage(t, evFile)
+	tokens := map[string]map[string]float64{} // by command, by token type
+	calls := 0
+	for _, p := range lastPoints(otlp.Points(), "gen_ai.client.token.usage") {
+		cmd, _ := p.Resource["deepresearch.command"].(string)
+		typ, _ := p.Attributes["gen_ai.token.type"].(string)
+		if tokens[cmd] == nil {
+			tokens[cmd] = map[string]float64{}
+		}
+		tokens[cmd][typ] += p.Sum
+		if typ == "input" {
+			calls += int(p.Count)
+		}
+	}
+	if tokens["run"]["input"] == 0 || tokens["worker"]["input"] == 0 {
+		t.Errorf("tokens by command %v: want the coordinator's and the worker's", tokens)
+	}
+	if in, out := tokens["run"]["input"]+tokens["worker"]["input"], tokens["run"]["output"]+tokens["worker"]["output"]; int(in) != usage.PromptTokens || int(out) != usage.CompletionTokens || calls != usage.Calls {
+		t.Errorf("the processes' metrics count %v input and %v output tokens in %d calls; the run's usage %+v", in, out, calls, usage)
+	}
+	runsByCommand := map[string]float64{}
+	for _, p := range lastPoints(otlp.Points(), "deepresearch.runs") {
+		if p.Attributes["deepresearch.run.status"] != "finished" {
+			t.Errorf("a run counted as %v", p.Attributes["deepresearch.run.status"])
+		}
+		runsByCommand[p.Resource["deepresearch.command"].(string)] += p.Value
+	}
+	if runsByCommand["run"] != 1 || len(runsByCommand) != 1 {
+		t.Errorf("runs counted by command %v, want one by the coordinator", runsByCommand)
+	}
+}
+
+// lastPoints is the newest point of each series of the metric named
+// name, a series being a resource's attribute set (each process exports
+// its own cumulative totals).
+func lastPoints(points []deepresearchtest.OTLPPoint, name string) []deepresearchtest.OTLPPoint {
+	var order []string
+	last := map[string]deepresearchtest.OTLPPoint{}
+	for _, p := range points {
+		if p.Metric != name {
+			continue
+		}
+		k := fmt.Sprint(p.Resource["process.pid"], p.Attributes)
+		if _, ok := last[k]; !ok {
+			order = append(order, k)
+		}
+		last[k] = p
+	}
+	out := make([]deepresearchtest.OTLPPoint, len(order))
+	for i, k := range order {
+		out[i] = last[k]
+	}
+	return out
+}
+
+// finishedUsage reads the run's usage from the run.finished event of the
+// events file evFile.
+func finishedUsage(t *testing.T, evFile string) usage.Usage {
+	t.Helper()
+	b, err := os.ReadFile(evFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		var ev struct {
+			Type string `json:"type"`
+			Data struct {
+				Usage usage.Usage `json:"usage"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("events: %v", err)
+		}
+		if ev.Type == "run.finished" {
+			return ev.Data.Usage
+		}
+	}
+	t.Fatalf("no run.finished event in %s", evFile)
+	return usage.Usage{}
 }
 
 // grpcReceiver is an OTLP/gRPC trace receiver: the collector's
