@@ -228,6 +228,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 	ctx, span := telemetry.Begin(ctx, r.cfg.TracerProvider, telemetry.SpanServe, job.RunID, trace.SpanKindConsumer,
 		telemetry.Cycle.Int(job.Task.Cycle), telemetry.TaskID.String(job.Task.ID), telemetry.TaskTitle.String(telemetry.Text(job.Task.Title)))
 	defer func() { telemetry.End(span, err) }()
+	ctx = telemetry.WithMetrics(ctx, r.metrics) // the worker's model calls, searches and reads
 	if st != nil {
 		failed := func(err error) {
 			r.log.Error().Err(err).Str("run", job.RunID).Msg("a completed call could not be journaled; another attempt would make it again")

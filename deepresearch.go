@@ -40,6 +40,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
@@ -54,6 +55,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/mcpsource"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
+	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/vector"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 )
@@ -239,6 +241,14 @@ type Config struct {
 	// context. Nil means none, at no cost. New reads no OTEL_* variable:
 	// the front ends build the provider (docs/telemetry.md).
 	TracerProvider trace.TracerProvider
+	// MeterProvider receives the OpenTelemetry metrics of every run: the
+	// GenAI semantic conventions' gen_ai.client.token.usage and
+	// gen_ai.client.operation.duration per model call, and the runs,
+	// their duration and cost, searches, document reads, citations by
+	// verdict and failed agents (docs/telemetry.md lists the
+	// instruments). Nil means none, at no cost. New reads no OTEL_*
+	// variable: the front ends build the provider.
+	MeterProvider metric.MeterProvider
 	// ModelNames names the model of each role ("planner", "researcher",
 	// "writer") as "provider:name", for the spans of model calls
 	// (gen_ai.provider.name, gen_ai.request.model); ConfigFromSettings
@@ -266,6 +276,8 @@ type Researcher struct {
 	verifyModel llms.Model
 
 	embedder vector.Embedder // Config.Embedder, named and retried; nil: none
+
+	metrics *telemetry.Metrics // Config.MeterProvider's instruments; nil: none
 
 	policy *domains.Policy // Config.Domains' allow and deny lists; nil: every page
 	tiers  *domains.Table  // the source tiers; nil: none (NoTiers)
@@ -334,6 +346,11 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
 	}
+	metrics, err := telemetry.NewMetrics(cfg.MeterProvider)
+	if err != nil {
+		return nil, configErrorf("MeterProvider: %v", err)
+	}
+	r.metrics = metrics
 	base := cfg.Model
 	if base == nil {
 		base = extractive.New(extractive.Options{})
@@ -519,13 +536,13 @@ func (r *Researcher) begin(ctx context.Context) (_ context.Context, end func(), 
 // index on first use, journaled in the run's journal (when ctx has one).
 func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
 	if r.search != nil {
-		return tracedBackend{journal.Backend{Backend: r.search}}, nil
+		return tracedBackend{Backend: journal.Backend{Backend: r.search}}, nil
 	}
 	ix, err := r.openIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return tracedBackend{journal.Backend{Backend: ix}}, nil
+	return tracedBackend{Backend: journal.Backend{Backend: ix}, channel: websearch.ChannelCorpus}, nil
 }
 
 // openIndex returns the local corpus index, opening and syncing it on first

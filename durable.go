@@ -226,7 +226,9 @@ func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable
 	defer em.Close()
 	ctx, span := telemetry.Begin(ctx, r.cfg.TracerProvider, telemetry.SpanRun, req.RunID, trace.SpanKindInternal,
 		telemetry.Question.String(telemetry.Text(req.Question)))
+	ctx, observed := r.observeRun(ctx)
 	rep, err := r.run(ctx, req, em)
+	observed(err)
 	if rep != nil {
 		span.SetAttributes(telemetry.GenAIInputTokens.Int(rep.Usage.PromptTokens), telemetry.GenAIOutputTokens.Int(rep.Usage.CompletionTokens),
 			telemetry.Cycle.Int(rep.Cycles))

@@ -499,6 +499,7 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 				o = r.runAgent(actx, req, task, backend, model, meter, em)
 			}
 			telemetry.End(span, o.err)
+			observeAgent(actx, o)
 			mu.Lock()
 			defer mu.Unlock()
 			if abandoned {

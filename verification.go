@@ -100,6 +100,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 		if v := rep.Verification; v != nil {
 			span.SetAttributes(telemetry.Checked.Int(v.Summary.Citations), telemetry.Unsupported.Int(v.Summary.Unsupported))
 		}
+		observeCitations(ctx, rep.Verification)
 		telemetry.End(span, err)
 	}()
 	fix := fixOf(action)

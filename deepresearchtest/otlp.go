@@ -40,16 +40,19 @@ type OTLPSpan struct {
 }
 
 // OTLPServer is a local OpenTelemetry collector: it speaks OTLP over
-// HTTP — POST /v1/traces with an ExportTraceServiceRequest as protobuf
+// HTTP — POST /v1/traces with an ExportTraceServiceRequest and POST
+// /v1/metrics with an ExportMetricsServiceRequest, as protobuf
 // (application/x-protobuf) or JSON (application/json), gzip-compressed or
-// not, answered with an ExportTraceServiceResponse in the same encoding —
-// and keeps every span it receives. Point an exporter (otlptracehttp,
+// not, each answered with its service's response in the same encoding —
+// and keeps every span (Spans) and metric data point (Points) it
+// receives. Point an exporter (otlptracehttp, otlpmetrichttp,
 // OTEL_EXPORTER_OTLP_ENDPOINT) at its URL. Close it when done.
 type OTLPServer struct {
 	*httptest.Server
 
-	mu    sync.Mutex
-	spans []OTLPSpan
+	mu     sync.Mutex
+	spans  []OTLPSpan
+	points []OTLPPoint
 }
 
 // NewOTLPServer starts an OTLPServer.
@@ -57,6 +60,7 @@ func NewOTLPServer() *OTLPServer {
 	s := &OTLPServer{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", s.traces)
+	mux.HandleFunc("POST /v1/metrics", s.metrics)
 	s.Server = httptest.NewServer(mux)
 	return s
 }
@@ -69,38 +73,9 @@ func (s *OTLPServer) Spans() []OTLPSpan {
 }
 
 func (s *OTLPServer) traces(w http.ResponseWriter, r *http.Request) {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct != "application/x-protobuf" && ct != "application/json" {
-		http.Error(w, fmt.Sprintf("unsupported content type %q: OTLP/HTTP is application/x-protobuf or application/json", ct), http.StatusUnsupportedMediaType)
-		return
-	}
-	var body io.Reader = http.MaxBytesReader(w, r.Body, maxOTLPBody)
-	switch enc := r.Header.Get("Content-Encoding"); enc {
-	case "", "identity":
-	case "gzip":
-		zr, err := gzip.NewReader(body)
-		if err != nil {
-			http.Error(w, "gzip: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		defer zr.Close()
-		body = io.LimitReader(zr, maxOTLPBody)
-	default:
-		http.Error(w, fmt.Sprintf("unsupported content encoding %q", enc), http.StatusUnsupportedMediaType)
-		return
-	}
-	data, err := io.ReadAll(body)
-	if err != nil {
-		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
-		return
-	}
 	var req collectortrace.ExportTraceServiceRequest
-	unmarshal, marshal := proto.Unmarshal, proto.Marshal
-	if ct == "application/json" {
-		unmarshal, marshal = protojson.Unmarshal, protojson.Marshal
-	}
-	if err := unmarshal(data, &req); err != nil {
-		http.Error(w, "not an ExportTraceServiceRequest: "+err.Error(), http.StatusBadRequest)
+	ct, ok := readOTLP(w, r, &req)
+	if !ok {
 		return
 	}
 	var got []OTLPSpan
@@ -121,7 +96,57 @@ func (s *OTLPServer) traces(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.spans = append(s.spans, got...)
 	s.mu.Unlock()
-	out, _ := marshal(&collectortrace.ExportTraceServiceResponse{})
+	writeOTLP(w, ct, &collectortrace.ExportTraceServiceResponse{})
+}
+
+// readOTLP decodes the body of an OTLP/HTTP export request into msg:
+// protobuf or JSON by its Content-Type, gzip-compressed or not, at most
+// maxOTLPBody bytes. It answers a request it cannot decode itself and
+// returns false; else the request's content type, for the response.
+func readOTLP(w http.ResponseWriter, r *http.Request, msg proto.Message) (string, bool) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct != "application/x-protobuf" && ct != "application/json" {
+		http.Error(w, fmt.Sprintf("unsupported content type %q: OTLP/HTTP is application/x-protobuf or application/json", ct), http.StatusUnsupportedMediaType)
+		return "", false
+	}
+	var body io.Reader = http.MaxBytesReader(w, r.Body, maxOTLPBody)
+	switch enc := r.Header.Get("Content-Encoding"); enc {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			http.Error(w, "gzip: "+err.Error(), http.StatusBadRequest)
+			return "", false
+		}
+		defer zr.Close()
+		body = io.LimitReader(zr, maxOTLPBody)
+	default:
+		http.Error(w, fmt.Sprintf("unsupported content encoding %q", enc), http.StatusUnsupportedMediaType)
+		return "", false
+	}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+		return "", false
+	}
+	unmarshal := proto.Unmarshal
+	if ct == "application/json" {
+		unmarshal = protojson.Unmarshal
+	}
+	if err := unmarshal(data, msg); err != nil {
+		http.Error(w, fmt.Sprintf("not an %s: %v", msg.ProtoReflect().Descriptor().Name(), err), http.StatusBadRequest)
+		return "", false
+	}
+	return ct, true
+}
+
+// writeOTLP answers an export request with msg in the request's encoding.
+func writeOTLP(w http.ResponseWriter, ct string, msg proto.Message) {
+	marshal := proto.Marshal
+	if ct == "application/json" {
+		marshal = protojson.Marshal
+	}
+	out, _ := marshal(msg)
 	w.Header().Set("Content-Type", ct)
 	w.Write(out) //nolint:errcheck // the exporter retries
 }

@@ -65,7 +65,7 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	tp, stopTelemetry, err := startTelemetry(cmd.Context(), s, "mcp")
+	tel, stopTelemetry, err := startTelemetry(cmd.Context(), s, "mcp")
 	if err != nil {
 		return inputError(err)
 	}
@@ -79,7 +79,7 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 		if err != nil {
 			return nil, err
 		}
-		cfg.TracerProvider = tp
+		tel.apply(&cfg)
 		c, err := coordinate(cmd.Context(), s, natsFlags{}, &cfg, "deepresearch mcp")
 		if err != nil {
 			return nil, err

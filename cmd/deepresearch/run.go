@@ -196,12 +196,12 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	tp, stopTelemetry, err := startTelemetry(ctx, s, "run")
+	tel, stopTelemetry, err := startTelemetry(ctx, s, "run")
 	if err != nil {
 		return inputError(err)
 	}
 	defer stopTelemetry() // after r.Close: every span ended
-	cfg.TracerProvider = tp
+	tel.apply(&cfg)
 	// With nats.url the run is a coordinator: agents run on workers.
 	coord, err := coordinate(ctx, s, rf.nats, &cfg, "deepresearch run")
 	if err != nil {

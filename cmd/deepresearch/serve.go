@@ -95,12 +95,12 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	tp, stopTelemetry, err := startTelemetry(ctx, s, "serve")
+	tel, stopTelemetry, err := startTelemetry(ctx, s, "serve")
 	if err != nil {
 		return inputError(err)
 	}
 	defer stopTelemetry() // after r.Close: every span ended
-	cfg.TracerProvider = tp
+	tel.apply(&cfg)
 	// With nats.url the cluster is the run store (natsrun.Store): every
 	// server of it serves, resumes and takes over every run.
 	clustered := s.NATS.URL != ""

@@ -132,12 +132,12 @@ workers at once, and it exits 0.`,
 			if err != nil {
 				return inputError(err)
 			}
-			tp, stopTelemetry, err := startTelemetry(ctx, s, "worker")
+			tel, stopTelemetry, err := startTelemetry(ctx, s, "worker")
 			if err != nil {
 				return inputError(err)
 			}
 			defer stopTelemetry() // after r.Close: every span ended
-			cfg.TracerProvider = tp
+			tel.apply(&cfg)
 			r, err := deepresearch.New(cfg)
 			if err != nil {
 				return inputError(err)

@@ -13,6 +13,11 @@
 // Every span carries the run's ID (RunID), which Begin puts in the
 // context. Span names and attributes are listed in docs/telemetry.md;
 // model calls follow OpenTelemetry's GenAI semantic conventions.
+//
+// Metrics travel the same way: NewMetrics makes a run's instruments once
+// from a metric.MeterProvider, WithMetrics puts them in a run's context,
+// and each seam records through MetricsFrom(ctx), which is nil (and
+// records nothing) without them (metrics.go).
 package telemetry
 
 import (
