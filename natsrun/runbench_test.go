@@ -216,7 +216,7 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 				sink := func(e deepresearch.Event) { emitted.Add(1); evLog.Event(e) }
 				rctx, rcancel := context.WithTimeout(ctx, 5*time.Minute) // a failure timeout only
 				defer rcancel()
-				rep, err := coord.Research(rctx, deepresearch.Request{Question: question, RunID: id}, sink)
+				rep, err := startWait(rctx, coord, deepresearch.Request{Question: question, RunID: id}, deepresearch.RunOptions{Sink: sink})
 				if err != nil {
 					return fmt.Errorf("run %s: %w", id, err)
 				}
