@@ -20,7 +20,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
-// A follow-up question asked of a finished run (Runs.Ask, Researcher.Ask)
+// A follow-up question asked of a finished run (Runs.Ask, or FollowUpRequest started with the run's Store)
 // is a run of its own, stored with its Parent: the run it was asked of.
 // It is researched as any run — journaled, streamed with the same
 // events, resumed after a crash — with one difference: its first cycle

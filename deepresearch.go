@@ -443,7 +443,7 @@ func (r *Researcher) searchEngines() error {
 
 // withRetries wraps m so that failed calls are retried as Config says,
 // and journaled in the journal of the run that makes them (see
-// ResearchDurable): outside the retries, so that a call is recorded once
+// RunOptions.Journal): outside the retries, so that a call is recorded once
 // it has succeeded or finally failed.
 func (r *Researcher) withRetries(m llms.Model) llms.Model {
 	p := r.retryPolicy()

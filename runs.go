@@ -167,20 +167,19 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	return rs, nil
 }
 
-// Start stores req as a new run and starts it in a goroutine the Runs
-// owns; it returns the run's ID (req.RunID, or a fresh one when empty)
-// once the run is stored, while the run goes on. The run outlives ctx (it
+// Start stores req as a new run and starts it with the Runs' recorder
+// (Researcher.Start, Interactive, under the Runs' limits), a goroutine
+// the Runs owns waiting for it; it returns the run's ID (req.RunID, or a
+// fresh one when empty) once the run is stored, while the run goes on. The run outlives ctx (it
 // keeps ctx's values, not its cancellation): Cancel stops it. It refuses
 // a request Validate refuses (a *RequestError), a run beyond MaxRuns
 // (ErrTooManyRuns), a RunID the store holds (ErrRunExists) and any run
 // once Close has begun (ErrRunsClosed).
 //
-// The run's Hooks are the Runs': a person answers its clarifying
-// questions with Answer and reviews its plan with Review.
+// A person answers the run's clarifying questions with Answer and
+// reviews its plan with Review, not req.Hooks.
 func (rs *Runs) Start(ctx context.Context, req Request) (string, error) {
-	if err := req.Validate(); err != nil {
-		return "", err
-	}
+	req.Hooks = nil
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
@@ -479,7 +478,7 @@ func (rs *Runs) lastPlan(ctx context.Context, run StoredRun) (events.PlanReviewD
 // Resume takes up the runs the store holds as interrupted whose origin is
 // RunsOptions.Origin — their process died, or a Runs was closed — each in
 // a new attempt that answers from the run's journal every call it had
-// completed (see ResearchDurable): nothing completed is paid for twice,
+// completed (see RunOptions.Resume): nothing completed is paid for twice,
 // and the run's events go on after the last one stored, so a client that
 // follows it from where it stopped sees one stream. Call it before
 // serving, so that no client finds such a run still interrupted. A run

@@ -438,10 +438,10 @@ func TestTimeoutActionWords(t *testing.T) {
 	}
 }
 
-// TestRecordOrResearch: with a store the run is kept, from its origin;
-// with a store that could not be opened it runs unrecorded, and the log
-// says why.
-func TestRecordOrResearch(t *testing.T) {
+// TestStartStoreErr: with a store the run is kept, from its origin; with
+// a store that could not be opened (RunOptions.StoreErr) it runs
+// unrecorded, and the log says why.
+func TestStartStoreErr(t *testing.T) {
 	var log bytes.Buffer
 	logger := zerolog.New(&log)
 	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Logger: &logger})

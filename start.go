@@ -180,16 +180,16 @@ func (r *Researcher) Start(ctx context.Context, req Request, opts RunOptions) (*
 		pause, halt = limit.pause, limit.halt
 	}
 	if opts.Interactive {
-		req.Hooks = run.hooks(c, opts, pause)
-	} else {
-		req.Hooks = pausingHooks(req.Hooks, pause)
+		req.Hooks = run.hooks(c, opts)
 	}
-	req.Hooks = waitingHooks(req.Hooks, func(s RunStatus) {
+	// While a hook waits, the time limit is paused (first) and the run
+	// says that it waits.
+	req.Hooks = pausingHooks(waitingHooks(req.Hooks, func(s RunStatus) {
 		run.setStatus(s)
 		if opts.Waiting != nil {
 			opts.Waiting(s)
 		}
-	})
+	}), pause)
 	watch := func(ev Event) {
 		switch ev.Type {
 		case events.ClarificationRequested:
@@ -259,21 +259,10 @@ func (run *Run) Wait() (*Report, error) {
 	return run.rep, run.err
 }
 
-// Done is closed once the run has ended (Wait then returns at once).
-func (run *Run) Done() <-chan struct{} { return run.done }
-
 // Cancel stops the run, as canceling Start's context does (the run ends
 // canceled); it does not wait (Wait does). Canceling a run that has ended
 // does nothing.
 func (run *Run) Cancel() { run.cancel(context.Canceled) }
-
-// Status is where the run stands while it is live: StatusRunning, or
-// StatusNeedsInput or StatusAwaitingPlan while it waits for a person.
-func (run *Run) Status() RunStatus {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	return run.status
-}
 
 // Answer gives an Interactive run that waits for answers to its
 // clarifying questions (StatusNeedsInput) one answer a question, in
@@ -386,13 +375,11 @@ func (run *Run) close() {
 }
 
 // hooks are an Interactive run's Hooks: each waits for the matching
-// Answer or Review, with the run's time limit paused (pause returns the
-// function that re-arms it).
-func (run *Run) hooks(c Clock, opts RunOptions, pause func() func()) *Hooks {
+// Answer or Review.
+func (run *Run) hooks(c Clock, opts RunOptions) *Hooks {
 	w := run.wait
 	return &Hooks{
 		Ask: func(ctx context.Context, qs []Clarification) ([]string, error) {
-			defer pause()()
 			select {
 			case a := <-w.answers:
 				w.took(a.ack)
@@ -402,7 +389,6 @@ func (run *Run) hooks(c Clock, opts RunOptions, pause func() func()) *Hooks {
 			}
 		},
 		Review: func(ctx context.Context, p Plan) (Plan, error) {
-			defer pause()()
 			var timeout <-chan struct{}
 			if opts.ReviewTimeout > 0 {
 				// The deadline runs from when the plan was first put to
@@ -446,7 +432,7 @@ func (run *Run) hooks(c Clock, opts RunOptions, pause func() func()) *Hooks {
 }
 
 // pausingHooks wraps h so that the run's time limit is paused while a
-// hook waits for a person.
+// hook waits for a person (pause returns the function that re-arms it).
 func pausingHooks(h *Hooks, pause func() func()) *Hooks {
 	if h == nil {
 		return nil
