@@ -106,7 +106,7 @@ type Request struct {
 	Hooks *Hooks `json:"-"`
 	// Estimate asks a front end for what the run would spend instead of
 	// the run (Researcher.Estimate: the plan, expected and maximum calls,
-	// tokens and dollars); nothing is researched. Research ignores it.
+	// tokens and dollars); nothing is researched. Start ignores it.
 	Estimate bool `json:"estimate,omitempty" jsonschema:"return what the run would spend (the plan and the expected and maximum model calls, tokens and dollars) instead of running it"`
 
 	// Parent makes the run a follow-up question of the stored run it

@@ -20,7 +20,7 @@ func TestStoreConformance(t *testing.T) {
 // TestStoreRecordsARun: a run recorded in the in-memory store is there
 // whole, as in sqlitestore: finished, every event in order, its report
 // and the text of each cited source, and its journal (the store is a
-// JournalStore, so Record keeps the run's journal in it).
+// JournalStore, so Start keeps the run's journal in it).
 func TestStoreRecordsARun(t *testing.T) {
 	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("..", "testdata", "corpus"),
 		IndexPath: filepath.Join(t.TempDir(), "index.db"), LexicalJudges: true, MaxCycles: 1})
