@@ -232,7 +232,9 @@ func (run *Run) ID() string { return run.id }
 // emitted it, and ends after the run's last. It is lossless whenever it is
 // called, and any number of callers may range over it at once: the run
 // keeps its events in memory until it is dropped. Ranging does not slow
-// the run; stopping early does not stop it (Cancel does).
+// the run; stopping early does not stop it (Cancel does). A stored run
+// stopped by ErrShutdown yields what Store keeps: nothing of its
+// stopping.
 func (run *Run) Events() iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		for i := 0; ; {
