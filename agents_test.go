@@ -132,7 +132,7 @@ func agentTypes(evs []deepresearch.Event) map[int][]events.Type {
 func TestAgentRunnerSeam(t *testing.T) {
 	base := newResearcher(t, deepresearch.Config{MaxCycles: 1})
 	baseRec := &recorder{}
-	want, err := base.RunWith(context.Background(), question, baseRec.sink)
+	want, err := runWith(context.Background(), base, question, baseRec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestAgentRunnerSeam(t *testing.T) {
 			worker := newResearcher(t, deepresearch.Config{MaxCycles: 1})
 			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: wireRunner{worker: worker, lose: tc.lose, mangle: tc.mangle}})
 			rec := &recorder{}
-			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			rep, err := runWith(context.Background(), r, question, rec.sink)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,7 @@ func (failingRunner) RunAgent(context.Context, deepresearch.AgentJob, deepresear
 func TestAgentRunnerFails(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: failingRunner{}})
 	rec := &recorder{}
-	_, err := r.RunWith(context.Background(), question, rec.sink)
+	_, err := runWith(context.Background(), r, question, rec.sink)
 	if !errors.Is(err, deepresearch.ErrNoResearch) {
 		t.Fatalf("err %v; want ErrNoResearch", err)
 	}
@@ -344,7 +344,7 @@ func (h hollowRunner) RunAgent(context.Context, deepresearch.AgentJob, deepresea
 func TestAgentRunnerHollowResults(t *testing.T) {
 	for _, empty := range []bool{false, true} {
 		r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: hollowRunner{empty: empty}})
-		rep, err := r.Run(context.Background(), question)
+		rep, err := runWith(context.Background(), r, question, nil)
 		if !errors.Is(err, deepresearch.ErrNoResearch) {
 			t.Fatalf("empty %v: err %v; want ErrNoResearch", empty, err)
 		}
@@ -370,7 +370,7 @@ func TestServeAgentRefusesOtherSettings(t *testing.T) {
 			worker := newResearcher(t, c.cfg)
 			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: wireRunner{worker: worker}})
 			rec := &recorder{}
-			_, err := r.RunWith(context.Background(), question, rec.sink)
+			_, err := runWith(context.Background(), r, question, rec.sink)
 			if !errors.Is(err, deepresearch.ErrNoResearch) {
 				t.Fatalf("err %v; want ErrNoResearch", err)
 			}
@@ -410,8 +410,7 @@ func TestAgentRunnerJournal(t *testing.T) {
 			}
 			own := &memJournal{}
 			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: runner})
-			rep, err := r.ResearchDurable(context.Background(), deepresearch.Request{Question: question, RunID: "run1"},
-				deepresearch.Durable{Journal: own}, nil)
+			rep, err := researchJournaled(context.Background(), r, deepresearch.Request{Question: question, RunID: "run1"}, own, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
-// A follow-up question asked of a finished run (Runs.Ask, Researcher.Ask)
+// A follow-up question asked of a finished run (Runs.Ask, or FollowUpRequest started with the run's Store)
 // is a run of its own, stored with its Parent: the run it was asked of.
 // It is researched as any run — journaled, streamed with the same
 // events, resumed after a crash — with one difference: its first cycle
@@ -143,22 +143,6 @@ func FollowUpRequest(ctx context.Context, st Store, id, question string) (Reques
 		Plan: &Plan{Tasks: []PlanTask{{Title: clip(oneLineText(q.question()), 80), Question: q.question()}}, MaxCycles: followUpCycles},
 	}
 	return q, q.Validate()
-}
-
-// Ask asks question of run id that st holds, in the foreground, as a
-// follow-up (see FollowUpRequest), kept in st as a run started by origin
-// (StartRunFrom, then Record): `deepresearch ask`. It returns the
-// follow-up's report, whose citations keep the parent report's numbers.
-func (r *Researcher) Ask(ctx context.Context, st Store, id, question, origin string, sink func(Event)) (*Report, error) {
-	req, err := FollowUpRequest(ctx, st, id, question)
-	if err != nil {
-		return nil, err
-	}
-	req, err = StartRunFrom(context.WithoutCancel(ctx), st, req, origin)
-	if err != nil {
-		return nil, err
-	}
-	return r.Record(ctx, st, req, sink)
 }
 
 // Ask starts question, asked of the stored run id, as a follow-up run the
@@ -390,7 +374,7 @@ const threadScope = "thread"
 
 // journaledThread returns the thread a follow-up of req.Parent starts
 // from: from the run's journal when an earlier attempt read it (a
-// resumed follow-up, a replay), else loaded (req.thread: Record's, from
+// resumed follow-up, a replay), else loaded (req.thread: the stored run's, from
 // its store) and journaled, as a document fetch of its JSON form.
 func journaledThread(ctx context.Context, req Request) (*thread, error) {
 	load := req.thread
@@ -435,7 +419,7 @@ func (load threadDoc) Fetch(ctx context.Context, id string) (Document, error) {
 // errNoThreadStore is the error of a follow-up run without the store
 // that holds the run it follows.
 func errNoThreadStore(parent string) error {
-	return fmt.Errorf("%w: the follow-up of run %s runs with the Store that holds that run (Researcher.Ask, Runs.Ask, Record)", ErrConfig, parent)
+	return fmt.Errorf("%w: the follow-up of run %s runs with the Store that holds that run (RunOptions.Store, Runs.Ask)", ErrConfig, parent)
 }
 
 // maxAnswerScan bounds the stored runs Answered reads, newest first.

@@ -2,6 +2,7 @@ package deepresearch_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -70,7 +71,7 @@ func TestAsk(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		r, backend := askResearcher(t)
 		ctx := t.Context()
-		parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginCLI, nil)
+		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginCLI, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestAsk(t *testing.T) {
 		// Answered by the run's sources: no search.
 		before := backend.searches.Load()
 		rec := &recorder{}
-		rep, err := r.Ask(ctx, st, parent.RunID, "What does a repair ship use to lift a broken undersea cable from the seabed?", deepresearch.OriginCLI, rec.sink)
+		rep, err := ask(ctx, r, st, parent.RunID, "What does a repair ship use to lift a broken undersea cable from the seabed?", deepresearch.OriginCLI, rec.sink)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ func TestAsk(t *testing.T) {
 		// Not in the run's sources: new research, new numbers after the run's.
 		before = backend.searches.Load()
 		rec = &recorder{}
-		rep2, err := r.Ask(ctx, st, rep.RunID, "What is the transatlantic latency of light in glass fibre between London and New York?", deepresearch.OriginCLI, rec.sink)
+		rep2, err := ask(ctx, r, st, rep.RunID, "What is the transatlantic latency of light in glass fibre between London and New York?", deepresearch.OriginCLI, rec.sink)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestRunsAsk(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		r, _ := askResearcher(t)
 		ctx := t.Context()
-		parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginServer, nil)
+		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginServer, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,10 +252,17 @@ func TestRunsAsk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req, err = deepresearch.StartRunFrom(ctx, st, req, deepresearch.OriginServer)
+		// Stored as a server stores a run it starts, and its process
+		// killed before it ran.
+		req.RunID = "follow-up-1"
+		opts, err := json.Marshal(req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := st.Create(ctx, deepresearch.StoredRun{ID: req.RunID, Question: req.Question, Options: opts, Origin: deepresearch.OriginServer, Parent: req.Parent}); err != nil {
+			t.Fatal(err)
+		}
+		st.Start(ctx, req.RunID)
 		st.Finish(ctx, req.RunID, deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
 		ids, err := rs.Resume(ctx)
 		if err != nil || !slices.Equal(ids, []string{req.RunID}) {
@@ -282,7 +290,7 @@ func TestAskPrompt(t *testing.T) {
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
 	st := deepresearchtest.NewStore(nil)
 	ctx := t.Context()
-	parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
+	parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +308,7 @@ func TestAskPrompt(t *testing.T) {
 		prompt = human
 		return fmt.Sprintf("Thomson showed why long submarine lines slow the signals down [%d].", n)
 	}
-	rep, err := r.Ask(ctx, st, parent.RunID, "What did William Thomson show about long submarine lines?", deepresearch.OriginCLI, nil)
+	rep, err := ask(ctx, r, st, parent.RunID, "What did William Thomson show about long submarine lines?", deepresearch.OriginCLI, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +339,7 @@ func TestAskReplay(t *testing.T) {
 	r, _ := askResearcher(t)
 	st := deepresearchtest.NewStore(nil)
 	ctx := t.Context()
-	parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginCLI, nil)
+	parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginCLI, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +347,7 @@ func TestAskReplay(t *testing.T) {
 		"What does a repair ship use to lift a broken undersea cable from the seabed?",
 		"What is the transatlantic latency of light in glass fibre between London and New York?",
 	} {
-		rep, err := r.Ask(ctx, st, parent.RunID, q, deepresearch.OriginCLI, nil)
+		rep, err := ask(ctx, r, st, parent.RunID, q, deepresearch.OriginCLI, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +370,7 @@ func TestAskReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Research(ctx, req, nil); !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "Store that holds that run") {
+	if _, err := research(ctx, r, req, nil); !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "Store that holds that run") {
 		t.Errorf("a follow-up researched without its store: %v", err)
 	}
 }
@@ -376,7 +384,7 @@ func TestRunsAskResume(t *testing.T) {
 		r, g := gatedResearcher(t)
 		g.open()
 		ctx := t.Context()
-		parent, err := r.RecordOrResearch(ctx, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginServer, nil)
+		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginServer, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

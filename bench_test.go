@@ -64,14 +64,14 @@ func BenchmarkOrchestration(b *testing.B) {
 			model := planOf8{Model: extractive.New(extractive.Options{Latency: latency}), latency: latency}
 			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 8, Parallelism: par, MaxCycles: 1})
 			ctx := context.Background()
-			if _, err := r.Run(ctx, question); err != nil { // builds the index
+			if _, err := runWith(ctx, r, question, nil); err != nil { // builds the index
 				b.Fatal(err)
 			}
 			var maxAgentCalls, pathCalls int
 			var research time.Duration
 			for b.Loop() {
 				rec := &recorder{}
-				rep, err := r.RunWith(ctx, question, rec.sink)
+				rep, err := runWith(ctx, r, question, rec.sink)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -106,12 +106,12 @@ func BenchmarkOrchestration(b *testing.B) {
 func BenchmarkRun(b *testing.B) {
 	r := newResearcher(b, deepresearch.Config{})
 	ctx := context.Background()
-	if _, err := r.Run(ctx, question); err != nil {
+	if _, err := runWith(ctx, r, question, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Run(ctx, question); err != nil {
+		if _, err := runWith(ctx, r, question, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -123,13 +123,13 @@ func BenchmarkRun(b *testing.B) {
 func BenchmarkRunPeakHeap(b *testing.B) {
 	r := newResearcher(b, deepresearch.Config{})
 	ctx := context.Background()
-	if _, err := r.Run(ctx, question); err != nil {
+	if _, err := runWith(ctx, r, question, nil); err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()
 	stop := heappeak.Start()
 	for b.Loop() {
-		if _, err := r.Run(ctx, question); err != nil {
+		if _, err := runWith(ctx, r, question, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -189,14 +189,14 @@ func BenchmarkLoop(b *testing.B) {
 			model := loopModel{Model: extractive.New(extractive.Options{Latency: latency}), latency: latency}
 			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 6, Parallelism: 6})
 			ctx := context.Background()
-			if _, err := r.Run(ctx, question); err != nil { // builds the index
+			if _, err := runWith(ctx, r, question, nil); err != nil { // builds the index
 				b.Fatal(err)
 			}
 			var ratio float64
 			for b.Loop() {
 				rec := &recorder{}
 				start := time.Now()
-				rep, err := r.RunWith(ctx, question, rec.sink)
+				rep, err := runWith(ctx, r, question, rec.sink)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -16,7 +16,7 @@ import (
 // says so, and run.finished names the budget.
 func TestRunBudgets(t *testing.T) {
 	free := newResearcher(t, deepresearch.Config{})
-	full, err := free.Run(context.Background(), question)
+	full, err := runWith(context.Background(), free, question, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestRunBudgets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newResearcher(t, tc.cfg)
 			rec := &recorder{}
-			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			rep, err := runWith(context.Background(), r, question, rec.sink)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestUsageIsEveryCall(t *testing.T) {
 	}}
 	r := scriptedResearcher(t, s, deepresearch.Config{LexicalJudges: true})
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), loopQuestion, rec.sink)
+	rep, err := runWith(context.Background(), r, loopQuestion, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}

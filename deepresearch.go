@@ -16,15 +16,17 @@
 // they decode a Request (Request.Validate holds it to the same limits
 // everywhere), parse formats and actions with ParseFormat and
 // ParseAction (the words of a Request — Style, ReviewMode — parse
-// themselves as its JSON is decoded), keep runs with StartRun and Researcher.Record
-// in a Store, and render a Report, which renders the agents' findings when
+// themselves as its JSON is decoded), start runs with Researcher.Start (kept in
+// a Store with RunOptions.Store), and render a Report, which renders the agents' findings when
 // the writer failed (see Report). Its citation core is public too: Cite
 // and Citer, Collapse and Merger, Verify, RenderReferences.
 //
 //	r, err := deepresearch.New(deepresearch.Config{Corpus: "./docs"})
 //	if err != nil { … }
 //	defer r.Close()
-//	rep, err := r.Run(ctx, "How are undersea cables repaired?")
+//	run, err := r.Start(ctx, deepresearch.Request{Question: "How are undersea cables repaired?"}, deepresearch.RunOptions{})
+//	if err != nil { … }
+//	rep, err := run.Wait()
 //	out, err := rep.Render(deepresearch.FormatMarkdown)
 package deepresearch
 
@@ -458,7 +460,7 @@ func (r *Researcher) searchEngines() error {
 
 // withRetries wraps m so that failed calls are retried as Config says,
 // and journaled in the journal of the run that makes them (see
-// ResearchDurable): outside the retries, so that a call is recorded once
+// RunOptions.Journal): outside the retries, so that a call is recorded once
 // it has succeeded or finally failed.
 func (r *Researcher) withRetries(m llms.Model) llms.Model {
 	p := r.retryPolicy()

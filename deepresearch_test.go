@@ -96,7 +96,7 @@ func TestRunGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{MaxCycles: tc.maxCycles})
 			rec := &recorder{}
-			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			rep, err := runWith(context.Background(), r, question, rec.sink)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -278,7 +278,7 @@ func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				rep, err = r.RunWith(context.Background(), question, func(e deepresearch.Event) {
+				rep, err = runWith(context.Background(), r, question, func(e deepresearch.Event) {
 					rec.sink(e)
 					if e.Type == events.AgentFinished {
 						finished <- struct{}{}
@@ -334,7 +334,7 @@ func testAllAgentsFailing(t *testing.T) {
 	model := faultyModel{Model: extractive.New(extractive.Options{}), task: "", fault: "error"}
 	r := newResearcher(t, deepresearch.Config{Model: model})
 	start := time.Now()
-	_, err := r.Run(context.Background(), question)
+	_, err := runWith(context.Background(), r, question, nil)
 	if !errors.Is(err, deepresearch.ErrNoResearch) {
 		t.Fatalf("want ErrNoResearch, got %v", err)
 	}
@@ -354,7 +354,7 @@ func testCancelStopsEverything(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
 	rec := &recorder{}
-	_, err := r.RunWith(ctx, question, func(e deepresearch.Event) {
+	_, err := runWith(ctx, r, question, func(e deepresearch.Event) {
 		rec.sink(e)
 		if e.Type == events.AgentStarted {
 			once.Do(cancel)
@@ -373,34 +373,68 @@ func testCancelStopsEverything(t *testing.T) {
 	}
 }
 
-func TestStream(t *testing.T) {
+// TestRunEvents: Run.Events is lossless whenever it is called — a caller
+// that ranges from the start and one that comes after the run has ended
+// both read every event, in order, the same — and ranging over it from
+// several goroutines at once is safe.
+func TestRunEvents(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{})
-	var types []events.Type
-	for e, err := range r.Stream(context.Background(), question) {
-		if err != nil {
-			t.Fatal(err)
+	run, err := r.Start(context.Background(), deepresearch.Request{Question: question}, deepresearch.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live [3][]deepresearch.Event
+	var wg sync.WaitGroup
+	for i := range live {
+		wg.Go(func() {
+			for e := range run.Events() {
+				live[i] = append(live[i], e)
+			}
+		})
+	}
+	rep, err := run.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	var late []deepresearch.Event
+	for e := range run.Events() {
+		late = append(late, e)
+	}
+	if late[0].Type != events.RunStarted || late[len(late)-1].Type != events.RunFinished || late[0].RunID != run.ID() || rep.RunID != run.ID() {
+		t.Errorf("the events start with %s and end with %s", late[0].Type, late[len(late)-1].Type)
+	}
+	for i, e := range late {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("event %d has seq %d", i+1, e.Seq)
 		}
-		types = append(types, e.Type)
 	}
-	if types[0] != events.RunStarted || types[len(types)-1] != events.RunFinished {
-		t.Errorf("stream starts with %s and ends with %s", types[0], types[len(types)-1])
+	for i := range live {
+		if !slices.EqualFunc(live[i], late, func(a, b deepresearch.Event) bool { return a.Seq == b.Seq && a.Type == b.Type }) {
+			t.Errorf("caller %d read %d events as they happened; the run has %d", i, len(live[i]), len(late))
+		}
 	}
-	// Stopping early cancels the run without leaking (goleak checks).
-	n := 0
-	for e := range r.Stream(context.Background(), question) {
-		n++
+
+	// Stopping a range early stops nothing; Cancel stops the run, and
+	// Wait returns once it has (goleak checks that nothing is left).
+	run, err = r.Start(context.Background(), deepresearch.Request{Question: question}, deepresearch.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := range run.Events() {
 		if e.Type == events.AgentStarted {
 			break
 		}
 	}
-	if n == 0 {
-		t.Fatal("no events")
+	run.Cancel()
+	if _, err := run.Wait(); !errors.Is(err, context.Canceled) {
+		t.Errorf("a canceled run: %v", err)
 	}
 }
 
 func TestFormats(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{Style: deepresearch.Footnote})
-	rep, err := r.Run(context.Background(), question)
+	rep, err := runWith(context.Background(), r, question, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +578,7 @@ func TestFailedProviderCallIsRetried(t *testing.T) {
 	armed := clock.Armed()
 	go func() { <-armed; clock.Advance(time.Second) }()
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	rep, err := runWith(context.Background(), r, question, rec.sink)
 	if err != nil {
 		t.Fatalf("a transient failure of the planner call failed the run: %v", err)
 	}
@@ -570,7 +604,7 @@ func writerDown() llms.Model {
 func TestWriterFailureKeepsFindings(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	rep, err := runWith(context.Background(), r, question, rec.sink)
 	if err == nil || !strings.Contains(err.Error(), "502") {
 		t.Fatalf("want the writer's error, got %v", err)
 	}
@@ -613,13 +647,13 @@ func TestFailedAgentUsageIsCounted(t *testing.T) {
 	// before its report turn fails.
 	model := faultyModel{Model: extractive.New(extractive.Options{}), task: "No such task", fault: "error"}
 	base := newResearcher(t, deepresearch.Config{Model: model, MaxRetries: -1})
-	ok, err := base.Run(context.Background(), question)
+	ok, err := runWith(context.Background(), base, question, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := newResearcher(t, deepresearch.Config{Model: reportTurnFails{extractive.New(extractive.Options{}), failingTask}, MaxRetries: -1})
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	rep, err := runWith(context.Background(), r, question, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func TestDomainPolicyAndTiers(t *testing.T) {
 	}
 	defer r.Close()
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), "How do repair ships splice a submarine cable, and how long does a submarine cable splice take?", rec.sink)
+	rep, err := runWith(context.Background(), r, "How do repair ships splice a submarine cable, and how long does a submarine cable splice take?", rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRequestDomains(t *testing.T) {
 			req := deepresearch.Request{Question: "How long does a submarine cable splice take on a repair ship?",
 				Domains: &deepresearch.RequestDomains{Deny: []string{"127.0.0.1/pages/forum-thread"},
 					Allow: []string{"127.0.0.1/pages/evil-1", "127.0.0.1/pages/forum*", "127.0.0.1/pages/spec*"}}}
-			rep, err := r.Research(context.Background(), req, nil)
+			rep, err := research(context.Background(), r, req, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

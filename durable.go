@@ -24,7 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 
-// Durable runs: a run recorded with ResearchDurable keeps a journal of
+// Durable runs: a run started with a Store (or a RunOptions.Journal) keeps a journal of
 // every call it pays for — each model call (its request by hash, its whole
 // response: streamed text, tool calls, stop reason, usage), each search
 // and each page or document read — appended to a JournalStore as each
@@ -100,31 +100,32 @@ func (l journalLog) Entries(ctx context.Context, run string) ([][]byte, error) {
 	return l.st.Journal(ctx, run)
 }
 
-// What started a stored run (StoredRun.Origin, StartRunFrom).
+// What started a stored run (StoredRun.Origin, RunOptions.Origin).
 const (
 	OriginServer = stored.OriginServer
 	OriginCLI    = stored.OriginCLI
 )
 
-// ReopenRun takes up the interrupted run id of st for a new attempt (see
+// reopenRun takes up the interrupted run id of st for a new attempt (see
 // Store.Reopen) and returns its request and what its earlier
 // attempts left: every event they stored and the attempt's number, for
-// RecordDurable. It fails for a run that is not interrupted, saying why.
-func ReopenRun(ctx context.Context, st Store, id string) (Request, Durable, error) {
+// record (RunOptions.Resume). It fails for a run that is not interrupted,
+// saying why.
+func reopenRun(ctx context.Context, st Store, id string) (Request, durability, error) {
 	run, err := st.Get(ctx, id)
 	if err != nil {
-		return Request{}, Durable{}, err
+		return Request{}, durability{}, err
 	}
 	if run.Status != StatusInterrupted {
 		hint := ""
 		if run.Status == StatusRunning {
 			hint = " (a run whose process died is marked interrupted once its process is seen gone, or its lease has passed)"
 		}
-		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s is %s; only an interrupted run can be resumed%s", id, run.Status, hint)
+		return Request{}, durability{}, fmt.Errorf("deepresearch: run %s is %s; only an interrupted run can be resumed%s", id, run.Status, hint)
 	}
 	var req Request
 	if err := json.Unmarshal(run.Options, &req); err != nil {
-		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s: its stored request is unreadable: %w", id, err)
+		return Request{}, durability{}, fmt.Errorf("deepresearch: run %s: its stored request is unreadable: %w", id, err)
 	}
 	if req.Question == "" {
 		req.Question = run.Question
@@ -133,60 +134,47 @@ func ReopenRun(ctx context.Context, st Store, id string) (Request, Durable, erro
 	// The journal's header keeps the request whole (its budget too,
 	// which the stored request's JSON form leaves out).
 	if entries, err := st.Journal(ctx, id); err != nil {
-		return Request{}, Durable{}, err
+		return Request{}, durability{}, err
 	} else if len(entries) > 0 {
 		j, err := journal.New(id, entries, journal.Options{Offline: true})
 		if err != nil {
-			return Request{}, Durable{}, err
+			return Request{}, durability{}, err
 		}
 		var m runManifest
 		if ok, err := j.Manifest(&m); err != nil {
-			return Request{}, Durable{}, err
+			return Request{}, durability{}, err
 		} else if ok {
 			req = m.request()
 		}
 	}
-	d := Durable{Journal: st}
+	d := durability{Journal: st}
 	if run.Events > 0 {
 		// The run has ended (interrupted): its log ends.
 		for e, err := range st.Events(ctx, id, 0) {
 			if err != nil {
-				return Request{}, Durable{}, err
+				return Request{}, durability{}, err
 			}
 			var ev Event
 			if err := json.Unmarshal(e.JSON, &ev); err != nil {
-				return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s, event %d: %w", id, e.Seq, err)
+				return Request{}, durability{}, fmt.Errorf("deepresearch: run %s, event %d: %w", id, e.Seq, err)
 			}
 			d.Prior = append(d.Prior, ev)
 		}
 	}
 	reopened, err := st.Reopen(ctx, id)
 	if err != nil {
-		return Request{}, Durable{}, err
+		return Request{}, durability{}, err
 	}
 	if uint64(len(d.Prior)) != reopened.Events {
-		return Request{}, Durable{}, fmt.Errorf("deepresearch: run %s: read %d events of %d", id, len(d.Prior), reopened.Events)
+		return Request{}, durability{}, fmt.Errorf("deepresearch: run %s: read %d events of %d", id, len(d.Prior), reopened.Events)
 	}
 	d.Attempt = reopened.Attempts
 	req.Parent = run.Parent // a follow-up's, kept by the store, not by the request's JSON form
 	return req, d, nil
 }
 
-// Resume takes up the interrupted run id of st in a new attempt and keeps
-// it there as Record does: ReopenRun, then RecordDurable. Every call the
-// run's journal holds is answered from it; its events go on after those
-// stored. It is `deepresearch resume ID`; a server resumes its own runs
-// (Runs.Resume).
-func (r *Researcher) Resume(ctx context.Context, st Store, id string, sink func(Event)) (*Report, error) {
-	req, d, err := ReopenRun(context.WithoutCancel(ctx), st, id)
-	if err != nil {
-		return nil, err
-	}
-	return r.RecordDurable(ctx, st, req, d, sink)
-}
-
-// Durable says how a run is kept (ResearchDurable).
-type Durable struct {
+// durability says how a run is kept (researchDurable).
+type durability struct {
 	// Journal keeps the run's journal, under Request.RunID (which must
 	// then be set). Nil keeps none.
 	Journal JournalStore
@@ -201,7 +189,7 @@ type Durable struct {
 	replay *journal.Journal // Replay's journal, opened offline
 }
 
-// ResearchDurable is Research, keeping the run durable as d says: every
+// researchDurable runs req, keeping the run durable as d says: every
 // call the run's journal holds is answered from it, every other call is
 // made and appended to it; the events continue after d.Prior (see
 // events.Emitter.Resume: each event the earlier attempts stored is
@@ -209,11 +197,8 @@ type Durable struct {
 // attempt). A run resumed by a Researcher whose settings differ from the
 // recording's (models, limits, judges) fails with ErrJournalMismatch
 // before anything is called.
-func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable, sink func(Event)) (*Report, error) {
-	req, err := r.settle(req)
-	if err != nil {
-		return nil, &StageError{Stage: StagePlan, Err: err}
-	}
+func (r *Researcher) researchDurable(ctx context.Context, req Request, d durability, sink func(Event)) (*Report, error) {
+	req = r.fill(req) // checked by Start
 	ctx, end, err := r.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -239,7 +224,7 @@ func (r *Researcher) ResearchDurable(ctx context.Context, req Request, d Durable
 
 // durable opens req's journal as d says and returns ctx carrying it, and
 // the run's emitter, resumed after d.Prior.
-func (r *Researcher) durable(ctx context.Context, req Request, d Durable, sink func(Event)) (context.Context, *events.Emitter, error) {
+func (r *Researcher) durable(ctx context.Context, req Request, d durability, sink func(Event)) (context.Context, *events.Emitter, error) {
 	log := r.log.With().Str("run", req.RunID).Logger()
 	var sinks []events.Sink
 	if sink != nil {
@@ -497,7 +482,7 @@ type ReplayStats struct {
 // models while the rest replays: a prompt change is tried against
 // recorded research for the price of one stage.
 //
-// Replay reports events to sink (if not nil) as Research does, and says
+// Replay reports events to sink (if not nil) as RunOptions.Sink says, and says
 // in ReplayStats how the replay went: without live stages, calls asked for
 // and not in the journal (Missed), or journaled and not asked for
 // (Unused), mean the run departed from its recording — a program that
@@ -532,7 +517,11 @@ func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func
 		return nil, ReplayStats{}, err
 	}
 	defer r.Close()
-	rep, runErr := r.ResearchDurable(ctx, m.request(), Durable{replay: j}, sink)
+	req := m.request()
+	if err := req.check(); err != nil { // the journal is another program's
+		return nil, ReplayStats{}, &StageError{Stage: StagePlan, Err: err}
+	}
+	rep, runErr := r.researchDurable(ctx, req, durability{replay: j}, sink)
 	s := j.Stats()
 	stats := ReplayStats{Replayed: s.Replayed, Live: s.Live, Missed: s.Missed, Unused: s.Unused}
 	return rep, stats, runErr

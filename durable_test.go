@@ -111,7 +111,7 @@ func TestReplayTenRuns(t *testing.T) {
 	ctx := context.Background()
 	for i, q := range tenQuestions {
 		id := fmt.Sprintf("run%02d", i)
-		rep, err := r.ResearchDurable(ctx, deepresearch.Request{Question: q, RunID: id}, deepresearch.Durable{Journal: js}, nil)
+		rep, err := researchJournaled(ctx, r, deepresearch.Request{Question: q, RunID: id}, js, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -161,7 +161,7 @@ func TestResumeAfterCrash(t *testing.T) {
 	base := newCounted()
 	r := durableResearcher(t, base, index)
 	var full recorder
-	want, err := r.ResearchDurable(ctx, deepresearch.Request{Question: question, RunID: "whole"}, deepresearch.Durable{Journal: &journals{}}, full.sink)
+	want, err := researchJournaled(ctx, r, deepresearch.Request{Question: question, RunID: "whole"}, &journals{}, full.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestResumeAfterCrash(t *testing.T) {
 			seen, killed := 0, false
 			rctx, cancel := context.WithCancel(ctx)
 			r1 := durableResearcher(t, model, index)
-			_, err := r1.ResearchDurable(rctx, req, deepresearch.Durable{Journal: js}, func(e deepresearch.Event) {
+			_, err := researchJournaled(rctx, r1, req, js, func(e deepresearch.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				if killed {
@@ -207,7 +207,7 @@ func TestResumeAfterCrash(t *testing.T) {
 
 			r2 := durableResearcher(t, model, index)
 			var resumed recorder
-			got, err := r2.ResearchDurable(ctx, req, deepresearch.Durable{Journal: js, Prior: stored}, resumed.sink)
+			got, err := deepresearch.ResumeFromEvents(ctx, r2, req, js, stored, resumed.sink)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -279,11 +279,11 @@ func TestResumeRefusesOtherSettings(t *testing.T) {
 	js := &journals{}
 	r := durableResearcher(t, newCounted(), index)
 	req := deepresearch.Request{Question: question, RunID: "r1"}
-	if _, err := r.ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); err != nil {
+	if _, err := researchJournaled(ctx, r, req, js, nil); err != nil {
 		t.Fatal(err)
 	}
 	other := newResearcher(t, deepresearch.Config{Model: newCounted(), IndexPath: index, MaxTasks: 2})
-	_, err := other.ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil)
+	_, err := researchJournaled(ctx, other, req, js, nil)
 	if !errors.Is(err, deepresearch.ErrJournalMismatch) || !strings.Contains(err.Error(), "max_tasks") {
 		t.Errorf("err = %v, want ErrJournalMismatch naming max_tasks", err)
 	}
@@ -297,7 +297,7 @@ func TestReplayLiveWriter(t *testing.T) {
 	js := &journals{}
 	r := durableResearcher(t, newCounted(), index)
 	req := deepresearch.Request{Question: question, RunID: "r1"}
-	want, err := r.ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil)
+	want, err := researchJournaled(ctx, r, req, js, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,21 +369,21 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 	ctx := context.Background()
 	js := &journals{}
 	req := deepresearch.Request{Question: question, RunID: "r1"}
-	if _, err := researcher("openai", "gpt-a").ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); err != nil {
+	if _, err := researchJournaled(ctx, researcher("openai", "gpt-a"), req, js, nil); err != nil {
 		t.Fatal(err)
 	}
 	header := string(js.runs["r1"][0])
 	if !strings.Contains(header, `"openai:gpt-a"`) || strings.Contains(header, "ToolFallback") {
 		t.Errorf("the journal's header does not name the model:\n%s", header)
 	}
-	if _, err := researcher("openai", "gpt-a").ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); err != nil {
+	if _, err := researchJournaled(ctx, researcher("openai", "gpt-a"), req, js, nil); err != nil {
 		t.Errorf("resuming with the same model: %v", err)
 	}
 	for _, tc := range []struct{ provider, name, want string }{
 		{"openai", "gpt-b", "the planner model was openai:gpt-a when the run started, and is openai:gpt-b now"},
 		{"extractive", "", "the planner model was openai:gpt-a when the run started, and is extractive now"},
 	} {
-		_, err := researcher(tc.provider, tc.name).ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil)
+		_, err := researchJournaled(ctx, researcher(tc.provider, tc.name), req, js, nil)
 		if !errors.Is(err, deepresearch.ErrJournalMismatch) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "*") {
 			t.Errorf("resuming with %s:%s: err = %v, want %q", tc.provider, tc.name, err, tc.want)
 		}
@@ -400,10 +400,10 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 	// model by its wrapper's Go type: any provider's model resumes it,
 	// the offline one does not.
 	js.runs["r1"][0] = []byte(strings.ReplaceAll(header, `"openai:gpt-a"`, `"*provider.ToolFallback"`))
-	if _, err := researcher("openai", "gpt-b").ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); err != nil {
+	if _, err := researchJournaled(ctx, researcher("openai", "gpt-b"), req, js, nil); err != nil {
 		t.Errorf("resuming a legacy journal with a provider's model: %v", err)
 	}
-	if _, err := researcher("extractive", "").ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, nil); !errors.Is(err, deepresearch.ErrJournalMismatch) {
+	if _, err := researchJournaled(ctx, researcher("extractive", ""), req, js, nil); !errors.Is(err, deepresearch.ErrJournalMismatch) {
 		t.Errorf("resuming a legacy journal offline: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 func judgesOf(t *testing.T, r *deepresearch.Researcher) (filtered map[string]int, verified string) {
 	t.Helper()
 	filtered = map[string]int{}
-	rep, err := r.RunWith(context.Background(), question, func(e deepresearch.Event) {
+	rep, err := runWith(context.Background(), r, question, func(e deepresearch.Event) {
 		switch d := e.Data.(type) {
 		case deepresearch.FilteredData:
 			filtered[d.Judge]++

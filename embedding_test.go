@@ -79,7 +79,7 @@ func TestHybridRunFromSettings(t *testing.T) {
 		}
 		t.Cleanup(func() { r.Close() })
 		rec := &recorder{}
-		if _, err := r.RunWith(context.Background(), question, rec.sink); err != nil {
+		if _, err := runWith(context.Background(), r, question, rec.sink); err != nil {
 			t.Fatal(err)
 		}
 		return seen(rec), r
@@ -146,7 +146,7 @@ func TestChromaRun(t *testing.T) {
 	}
 	defer r.Close()
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), "What is the price of the TechBook Air?", rec.sink)
+	rep, err := runWith(context.Background(), r, "What is the price of the TechBook Air?", rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestChromaCollectionsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	rep, err := r.Run(context.Background(), "How much does the TechBook Air cost, and can I return a laptop?")
+	rep, err := runWith(context.Background(), r, "How much does the TechBook Air cost, and can I return a laptop?", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

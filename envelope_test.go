@@ -63,7 +63,7 @@ func envelopeOf(t *testing.T, rep *deepresearch.Report) envelope {
 
 func TestEnvelopeOfFinishedRun(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{})
-	rep, err := r.Run(t.Context(), question)
+	rep, err := runWith(t.Context(), r, question, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestEnvelopeOfFinishedRun(t *testing.T) {
 
 func TestEnvelopeOfFailedWriter(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
-	rep, err := r.Run(t.Context(), question)
+	rep, err := runWith(t.Context(), r, question, nil)
 	if err == nil {
 		t.Fatal("the writer's failure failed nothing")
 	}

@@ -71,7 +71,7 @@ var (
 )
 
 // Causes a front end cancels a run's context with
-// (context.WithCancelCause); Record keeps the run's end by them.
+// (context.WithCancelCause); a stored run (RunOptions.Store) keeps its end by them.
 var (
 	// ErrCanceledByClient: the caller canceled the run (status canceled).
 	ErrCanceledByClient = errors.New("canceled by the client")

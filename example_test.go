@@ -31,7 +31,11 @@ func Example() {
 	}
 	defer r.Close()
 
-	rep, err := r.Run(context.Background(), "When did TAT-8 enter service and what did fibre change?")
+	run, err := r.Start(context.Background(), deepresearch.Request{Question: "When did TAT-8 enter service and what did fibre change?"}, deepresearch.RunOptions{})
+	if err != nil {
+		panic(err)
+	}
+	rep, err := run.Wait()
 	if err != nil {
 		panic(err)
 	}
@@ -48,20 +52,26 @@ func Example() {
 }
 
 // Streaming events to a chat backend: each event is JSON-serialisable.
-func ExampleResearcher_Stream() {
+// Run.Events yields every event of the run, from its first, to any
+// number of callers; Wait returns the report.
+func ExampleRun_Events() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 	r, _ := deepresearch.New(deepresearch.Config{Corpus: "testdata/corpus", IndexPath: filepath.Join(dir, "index.db"), MaxTasks: 1})
 	defer r.Close()
 
-	for e, err := range r.Stream(context.Background(), "How are cable faults repaired?") {
-		if err != nil {
-			panic(err)
-		}
+	run, err := r.Start(context.Background(), deepresearch.Request{Question: "How are cable faults repaired?"}, deepresearch.RunOptions{})
+	if err != nil {
+		panic(err)
+	}
+	for e := range run.Events() {
 		switch e.Type {
 		case deepresearch.PlanReady, deepresearch.SourcesMerged, deepresearch.RunFinished:
 			fmt.Println(e.Seq > 0, e.Type)
 		}
+	}
+	if _, err := run.Wait(); err != nil {
+		panic(err)
 	}
 	// Output:
 	// true plan
@@ -86,9 +96,13 @@ func ExampleFromSettings() {
 	}
 	defer r.Close()
 
-	rep, err := r.Research(context.Background(), deepresearch.Request{
+	run, err := r.Start(context.Background(), deepresearch.Request{
 		Question: "How are cable faults repaired?", RunID: "run-1", MaxTasks: 1, Style: "plain",
-	}, func(e deepresearch.Event) { /* stream e as JSON to a client */ })
+	}, deepresearch.RunOptions{Sink: func(e deepresearch.Event) { /* stream e as JSON to a client */ }})
+	if err != nil {
+		panic(err)
+	}
+	rep, err := run.Wait()
 	if err != nil {
 		panic(err)
 	}
@@ -128,12 +142,17 @@ func ExampleNew_languageModel() {
 	}
 	defer r.Close()
 
+	run, err := r.Start(context.Background(), deepresearch.Request{Question: "How are submarine cables repaired?"}, deepresearch.RunOptions{})
+	if err != nil {
+		panic(err)
+	}
 	judges := map[string]bool{}
-	rep, err := r.RunWith(context.Background(), "How are submarine cables repaired?", func(e deepresearch.Event) {
+	for e := range run.Events() {
 		if d, ok := e.Data.(deepresearch.FilteredData); ok {
 			judges[d.Judge] = true
 		}
-	})
+	}
+	rep, err := run.Wait()
 	if err != nil {
 		panic(err)
 	}

@@ -97,7 +97,7 @@ func runChecked(t *testing.T, cfg deepresearch.Config, question string) (*deepre
 	}
 	defer r.Close()
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	rep, err := runWith(context.Background(), r, question, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}

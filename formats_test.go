@@ -156,7 +156,7 @@ func TestWebPDF(t *testing.T) {
 	}
 	defer r.Close()
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), "What weight does a glob rule get when resolving conflicts with other glob matches?", rec.sink)
+	rep, err := runWith(context.Background(), r, "What weight does a glob rule get when resolving conflicts with other glob matches?", rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}

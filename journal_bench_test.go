@@ -63,12 +63,12 @@ func BenchmarkJournal(b *testing.B) {
 			b.Fatal(err)
 		}
 		st.Start(ctx, id)
-		var d deepresearch.Durable
+		var js deepresearch.JournalStore // none
 		if journaled {
-			d.Journal = tj
+			js = tj
 		}
 		start, cpu0 := time.Now(), cpuTime()
-		rep, err := r.ResearchDurable(ctx, deepresearch.Request{Question: question, RunID: id}, d, func(e deepresearch.Event) {
+		rep, err := researchJournaled(ctx, r, deepresearch.Request{Question: question, RunID: id}, js, func(e deepresearch.Event) {
 			if err := st.Append(ctx, e); err != nil {
 				b.Fatal(err)
 			}

@@ -56,7 +56,7 @@ func TestReportSurvivesStorage(t *testing.T) {
 	for _, style := range []deepresearch.Style{deepresearch.Markdown, deepresearch.Plain, deepresearch.Footnote, deepresearch.HTML} {
 		t.Run(string(style), func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{})
-			rep, err := r.Research(context.Background(), deepresearch.Request{Question: question, Style: style}, nil)
+			rep, err := research(context.Background(), r, deepresearch.Request{Question: question, Style: style}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestReportSurvivesStorage(t *testing.T) {
 	}
 	t.Run("findings after a writer failure", func(t *testing.T) {
 		r := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1})
-		rep, err := r.Run(context.Background(), question)
+		rep, err := runWith(context.Background(), r, question, nil)
 		if err == nil || rep.Complete() {
 			t.Fatalf("want a failed writer, got %v", err)
 		}
@@ -93,7 +93,7 @@ func TestReportSurvivesStorage(t *testing.T) {
 func TestRequestOptions(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{})
 	rec := &recorder{}
-	rep, err := r.Research(context.Background(), deepresearch.Request{
+	rep, err := research(context.Background(), r, deepresearch.Request{
 		Question: question, RunID: "run-42", MaxTasks: 2, Style: "plain",
 	}, rec.sink)
 	if err != nil {
@@ -108,10 +108,10 @@ func TestRequestOptions(t *testing.T) {
 	if rep.Style != "plain" || strings.Contains(rep.Text, "](") {
 		t.Errorf("style %q, text %.200q: want plain markers", rep.Style, rep.Text)
 	}
-	if _, err := r.Research(context.Background(), deepresearch.Request{Question: "  "}, nil); !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "empty") {
+	if _, err := research(context.Background(), r, deepresearch.Request{Question: "  "}, nil); !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("a blank question: %v", err)
 	}
-	if _, err := r.Research(context.Background(), deepresearch.Request{Question: "q", Style: "gothic"}, nil); !errors.Is(err, deepresearch.ErrConfig) {
+	if _, err := research(context.Background(), r, deepresearch.Request{Question: "q", Style: "gothic"}, nil); !errors.Is(err, deepresearch.ErrConfig) {
 		t.Errorf("a bad style: %v", err)
 	}
 }
@@ -127,17 +127,17 @@ func testCanceledStreamHasNoGap(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var got []deepresearch.Event
-	var runErr error
-	for e, err := range r.Stream(ctx, question) {
-		if err != nil {
-			runErr = err
-			continue
-		}
+	run, err := r.Start(ctx, deepresearch.Request{Question: question}, deepresearch.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := range run.Events() {
 		got = append(got, e)
 		if e.Type == events.AgentStarted {
 			cancel()
 		}
 	}
+	_, runErr := run.Wait()
 	if !errors.Is(runErr, context.Canceled) {
 		t.Fatalf("run error %v, want context.Canceled", runErr)
 	}
@@ -197,7 +197,7 @@ func testDeadlineWithStuckAgent(t *testing.T) {
 	rec := &recorder{}
 	done := make(chan error)
 	go func() {
-		_, err := r.RunWith(ctx, question, rec.sink)
+		_, err := runWith(ctx, r, question, rec.sink)
 		done <- err
 	}()
 	<-m.entered
@@ -236,7 +236,7 @@ func testCloseStopsRuns(t *testing.T) {
 	errs := make(chan error, 3)
 	for range 3 {
 		go func() {
-			_, err := r.RunWith(context.Background(), question, func(e deepresearch.Event) {
+			_, err := runWith(context.Background(), r, question, func(e deepresearch.Event) {
 				if e.Type == events.AgentStarted {
 					once.Do(func() { close(started) })
 				}
@@ -253,7 +253,7 @@ func testCloseStopsRuns(t *testing.T) {
 			t.Errorf("a run cut short by Close returned %v, want ErrClosed", err)
 		}
 	}
-	if _, err := r.Run(context.Background(), question); !errors.Is(err, deepresearch.ErrClosed) {
+	if _, err := runWith(context.Background(), r, question, nil); !errors.Is(err, deepresearch.ErrClosed) {
 		t.Errorf("a run after Close returned %v, want ErrClosed", err)
 	}
 }
@@ -277,7 +277,7 @@ func TestEverySearchFailing(t *testing.T) {
 	}
 	defer r.Close()
 	rec := &recorder{}
-	_, err = r.RunWith(context.Background(), question, rec.sink)
+	_, err = runWith(context.Background(), r, question, rec.sink)
 	if !errors.Is(err, deepresearch.ErrNoResearch) || !errors.Is(err, deepresearch.ErrSearch) || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("err = %v, want ErrNoResearch with the search error", err)
 	}
@@ -306,7 +306,7 @@ func TestIndexFailureStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	_, err = r.RunWith(context.Background(), question, rec.sink)
+	_, err = runWith(context.Background(), r, question, rec.sink)
 	var se *deepresearch.StageError
 	if !errors.As(err, &se) || se.Stage != deepresearch.StageIndex || !errors.Is(err, deepresearch.ErrCorpus) {
 		t.Fatalf("err = %v, want an index-stage StageError matching ErrCorpus", err)
@@ -327,7 +327,7 @@ func TestIndexFailureStage(t *testing.T) {
 func TestFilteredEvents(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{})
 	rec := &recorder{}
-	if _, err := r.RunWith(context.Background(), question, rec.sink); err != nil {
+	if _, err := runWith(context.Background(), r, question, rec.sink); err != nil {
 		t.Fatal(err)
 	}
 	filtered := rec.of(events.SourcesFiltered)
@@ -376,7 +376,7 @@ func testMaxAgentsAcrossRuns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := r.RunWith(context.Background(), question, func(e deepresearch.Event) {
+			_, err := runWith(context.Background(), r, question, func(e deepresearch.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch e.Type {

@@ -186,7 +186,7 @@ func TestLoopClosesAGap(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, assess: followUp}
 	r := scriptedResearcher(t, s, deepresearch.Config{})
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), loopQuestion, rec.sink)
+	rep, err := runWith(context.Background(), r, loopQuestion, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestLoopEnds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := scriptedResearcher(t, tc.s, tc.cfg)
 			rec := &recorder{}
-			rep, err := r.RunWith(context.Background(), loopQuestion, rec.sink)
+			rep, err := runWith(context.Background(), r, loopQuestion, rec.sink)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -335,7 +335,7 @@ func TestLoopTimeBudget(t *testing.T) {
 	m := slowModel{Model: extractive.New(extractive.Options{}), clock: clock, per: time.Minute}
 	r := newResearcher(t, deepresearch.Config{Model: m, Clock: clock, MaxRunTime: 3 * time.Minute, Budget: deepresearch.Budget{Timeout: time.Hour}})
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	rep, err := runWith(context.Background(), r, question, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestLoopChecksTheReport(t *testing.T) {
 	s := &script{plan: twoParts, search: search, assess: assess}
 	r := scriptedResearcher(t, s, deepresearch.Config{})
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), loopQuestion, rec.sink)
+	rep, err := runWith(context.Background(), r, loopQuestion, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestLoopSaysWhatIsUnanswered(t *testing.T) {
 		}}
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 2, MaxRunAgents: 2})
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), loopQuestion, rec.sink)
+	rep, err := runWith(context.Background(), r, loopQuestion, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +478,7 @@ func TestLoopWritesSectionsEarly(t *testing.T) {
 		defer cancel()
 	}
 	rec := &recorder{}
-	rep, err := r.RunWith(ctx, loopQuestion, rec.sink)
+	rep, err := runWith(ctx, r, loopQuestion, rec.sink)
 	if err != nil {
 		t.Fatalf("no section was written while the last cycle's agent ran: %v", err)
 	}
@@ -518,7 +518,7 @@ func TestLoopSectionFailureKeepsFindings(t *testing.T) {
 			return nil
 		}}
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxTasks: 6, MaxRetries: -1})
-	rep, err := r.Run(context.Background(), loopQuestion)
+	rep, err := runWith(context.Background(), r, loopQuestion, nil)
 	var serr *deepresearch.StageError
 	if !errors.As(err, &serr) || serr.Stage != deepresearch.StageReport || !strings.Contains(err.Error(), "writer unavailable") {
 		t.Fatalf("err = %v; want a report-stage failure", err)

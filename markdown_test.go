@@ -30,7 +30,7 @@ func TestMarkdownDefangsUntrustedText(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	rep, err := r.Run(context.Background(), `How do cable repair ships repair a cable <img src=x onerror=alert(4)> [x](javascript:alert(5))?`)
+	rep, err := runWith(context.Background(), r, `How do cable repair ships repair a cable <img src=x onerror=alert(4)> [x](javascript:alert(5))?`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,8 +60,7 @@ func TestResearchThroughMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := &journals{}
-	rep, err := r.ResearchDurable(ctx, deepresearch.Request{Question: "How does Raft elect a leader and commit log entries?", RunID: "mcp1"},
-		deepresearch.Durable{Journal: js}, nil)
+	rep, err := researchJournaled(ctx, r, deepresearch.Request{Question: "How does Raft elect a leader and commit log entries?", RunID: "mcp1"}, js, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

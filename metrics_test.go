@@ -72,7 +72,7 @@ func TestMetricsOfARun(t *testing.T) {
 		return float64(u.PromptTokens)*2e-6 + float64(u.CompletionTokens)*8e-6
 	}
 	r := newResearcher(t, deepresearch.Config{MeterProvider: mp, TracerProvider: tp, ModelNames: names, Price: price, MaxCycles: 1, MaxTasks: 2})
-	rep, err := r.Run(context.Background(), question)
+	rep, err := startWait(context.Background(), r, deepresearch.Request{Question: question}, deepresearch.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestMetricsOfAFailedRun(t *testing.T) {
 	mp, flush := otlpMeterProvider(t, srv)
 	model := faultyModel{Model: writerDown(), task: failingTask, fault: "error"}
 	r := newResearcher(t, deepresearch.Config{MeterProvider: mp, Model: model, MaxCycles: 1, MaxRetries: -1})
-	rep, err := r.Run(context.Background(), question)
+	rep, err := startWait(context.Background(), r, deepresearch.Request{Question: question}, deepresearch.RunOptions{})
 	if err == nil {
 		t.Fatal("a run whose writer is down succeeded")
 	}

@@ -42,7 +42,7 @@ func TestClarifyAnswersReachThePlanner(t *testing.T) {
 		return []string{"the 1858 cable", "only the galvanometer and the recorder"}, nil
 	}}
 	rec := &recorder{}
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks}, rec.sink)
+	rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Hooks: hooks}, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestClarifyWithNobodyToAsk(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
 	rec := &recorder{}
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion}, rec.sink)
+	rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion}, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestClarifyNever(t *testing.T) {
 				return nil, errors.New("asked")
 			}}
 			tc.req.Hooks = hooks
-			if _, err := r.Research(context.Background(), tc.req, rec.sink); err != nil {
+			if _, err := research(context.Background(), r, tc.req, rec.sink); err != nil {
 				t.Fatal(err)
 			}
 			if n := len(rec.of(events.ClarificationRequested)); n != 0 {
@@ -132,7 +132,7 @@ func TestClarifyNever(t *testing.T) {
 	t.Run("offline", func(t *testing.T) {
 		r := newResearcher(t, deepresearch.Config{MaxCycles: 1})
 		rec := &recorder{}
-		if _, err := r.Research(context.Background(), deepresearch.Request{Question: "How do goroutines and channels work?"}, rec.sink); err != nil {
+		if _, err := research(context.Background(), r, deepresearch.Request{Question: "How do goroutines and channels work?"}, rec.sink); err != nil {
 			t.Fatal(err)
 		}
 		if n := len(rec.of(events.ClarificationRequested)); n != 0 {
@@ -180,7 +180,7 @@ func TestReportLength(t *testing.T) {
 		t.Run(fmt.Sprint(target), func(t *testing.T) {
 			s := &script{plan: onePart, search: thomsonSearch, write: lengthWriter}
 			r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
-			rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Length: target, Clarify: deepresearch.ClarifyNever}, nil)
+			rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Length: target, Clarify: deepresearch.ClarifyNever}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,11 +197,11 @@ func TestReportLength(t *testing.T) {
 func TestOfflineLength(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{MaxCycles: 1})
 	q := "How do goroutines and channels work?"
-	full, err := r.Research(context.Background(), deepresearch.Request{Question: q}, nil)
+	full, err := research(context.Background(), r, deepresearch.Request{Question: q}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	short, err := r.Research(context.Background(), deepresearch.Request{Question: q, Length: 120, Language: "French"}, nil)
+	short, err := research(context.Background(), r, deepresearch.Request{Question: q, Length: 120, Language: "French"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestOutlineSectionsInOrder(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch}
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
 	outline := []string{"Thomson's inventions", "The 1858 Atlantic cable"}
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Outline: outline}, nil)
+	rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Outline: outline}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestPlanFileRunsExactlyItsTasks(t *testing.T) {
 	}
 	edited.Tasks = append(edited.Tasks[:1], deepresearch.PlanTask{Title: "Thomson's inventions", Question: "What did William Thomson invent?"})
 	rec := &recorder{}
-	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Plan: &edited}, rec.sink); err != nil {
+	if _, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Plan: &edited}, rec.sink); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.planned) != 1 {
@@ -287,7 +287,7 @@ func TestReviewPlanEdits(t *testing.T) {
 		return p, nil
 	}}
 	rec := &recorder{}
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
+	rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestReviewPlanEdits(t *testing.T) {
 		return deepresearch.Plan{}, deepresearch.ErrPlanRejected
 	}
 	rec = &recorder{}
-	_, err = r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
+	_, err = research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
 	var se *deepresearch.StageError
 	if !errors.Is(err, deepresearch.ErrPlanRejected) || !errors.As(err, &se) || se.Stage != deepresearch.StagePlan {
 		t.Errorf("rejected: %v", err)
@@ -383,7 +383,7 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 	var mu sync.Mutex
 	var stored []deepresearch.Event
 	killed := false
-	_, err := r.ResearchDurable(ctx, req, deepresearch.Durable{Journal: js}, func(e deepresearch.Event) {
+	_, err := researchJournaled(ctx, r, req, js, func(e deepresearch.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if killed {
@@ -416,7 +416,7 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 	}
 	resume := func(name string, js *journals) {
 		rec := &recorder{}
-		rep, err := r.ResearchDurable(context.Background(), req, deepresearch.Durable{Journal: js, Prior: stored}, rec.sink)
+		rep, err := deepresearch.ResumeFromEvents(context.Background(), r, req, js, stored, rec.sink)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -463,7 +463,7 @@ func TestReviewEveryCycle(t *testing.T) {
 			return second(p)
 		}}
 		rec := &recorder{}
-		rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Review: review, Hooks: hooks}, rec.sink)
+		rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Review: review, Hooks: hooks}, rec.sink)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -548,7 +548,7 @@ func TestReviewedCycleBudget(t *testing.T) {
 		return p, nil
 	}}
 	rec := &recorder{}
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
+	rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,10 +582,10 @@ func TestPeopleDefaults(t *testing.T) {
 		asked++
 		return nil, nil
 	}}
-	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks}, nil); err != nil {
+	if _, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Hooks: hooks}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Length: 1500, Language: "Dutch"}, nil); err != nil {
+	if _, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Length: 1500, Language: "Dutch"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if asked != 0 {
@@ -623,13 +623,13 @@ func TestReviewNever(t *testing.T) {
 		reviewed++
 		return p, nil
 	}}
-	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks, Review: deepresearch.ReviewNever}, nil); err != nil {
+	if _, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Hooks: hooks, Review: deepresearch.ReviewNever}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if reviewed != 0 {
 		t.Errorf("a run with review never was reviewed %d times", reviewed)
 	}
-	if _, err := r.Research(context.Background(), deepresearch.Request{Question: loopQuestion, Hooks: hooks}, nil); err != nil {
+	if _, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Hooks: hooks}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if reviewed != 1 {

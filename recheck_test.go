@@ -46,15 +46,12 @@ func recheckRun(t *testing.T) (*deepresearch.Researcher, *deepresearchtest.WebSe
 	t.Cleanup(func() { r.Close() })
 	st := deepresearchtest.NewStore(nil)
 	ctx := context.Background()
-	req, err := deepresearch.StartRun(ctx, st, deepresearch.Request{
-		Question: "How does a repair ship fix a submarine cable: grapnel, spare cable tanks, repair costs and how long a repair takes?"})
+	rep, err := record(ctx, r, st, deepresearch.Request{
+		Question: "How does a repair ship fix a submarine cable: grapnel, spare cable tanks, repair costs and how long a repair takes?"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Record(ctx, st, req, nil); err != nil {
-		t.Fatal(err)
-	}
-	return r, web, st, req.RunID
+	return r, web, st, rep.RunID
 }
 
 // TestRecheck: between the run and the recheck one page changes its

@@ -66,7 +66,10 @@ func TestRecheckOrder(t *testing.T) {
 		{"e", "a", deepresearch.StatusFinished, 0},
 		{"f", "", deepresearch.StatusFinished, 0},
 	} {
-		if _, err := deepresearch.StartRun(ctx, st, deepresearch.Request{RunID: r.id, Question: "q " + r.id, Parent: r.parent}); err != nil {
+		if err := st.Create(ctx, deepresearch.StoredRun{ID: r.id, Question: "q " + r.id, Parent: r.parent}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Start(ctx, r.id); err != nil {
 			t.Fatal(err)
 		}
 		if err := st.Finish(ctx, r.id, r.status, deepresearch.Usage{}, ""); err != nil {

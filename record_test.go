@@ -13,13 +13,9 @@ import (
 
 var _ deepresearch.Store = (*sqlitestore.Store)(nil)
 
-// record starts req in st and records it, as the CLI's run does.
+// record runs req kept in st, as the CLI's run does.
 func record(ctx context.Context, r *deepresearch.Researcher, st deepresearch.Store, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	req, err := deepresearch.StartRun(context.WithoutCancel(ctx), st, req)
-	if err != nil {
-		return nil, err
-	}
-	return r.Record(ctx, st, req, sink)
+	return startWait(ctx, r, req, deepresearch.RunOptions{Store: st, Sink: sink})
 }
 
 // TestRecord keeps a run in a store, as every front end does: each event

@@ -41,7 +41,7 @@ type Failure struct {
 // gives the agents' merged findings, one section per task with its
 // citations numbered 1..K and a reference list, in any Format (Complete
 // reports false); when verification failed, Render gives the final report
-// unverified (Verification is nil). Research returns that Report together
+// unverified (Verification is nil). Run.Wait returns that Report together
 // with its error, and every front end inherits the guarantee: the CLI
 // writes the findings where the report would have gone and exits 1, the
 // HTTP API serves them at GET /v1/research/{id}?format=…, and the MCP

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"strings"
 	"sync"
 	"time"
@@ -107,16 +106,16 @@ type Request struct {
 	Hooks *Hooks `json:"-"`
 	// Estimate asks a front end for what the run would spend instead of
 	// the run (Researcher.Estimate: the plan, expected and maximum calls,
-	// tokens and dollars); nothing is researched. Research ignores it.
+	// tokens and dollars); nothing is researched. Start ignores it.
 	Estimate bool `json:"estimate,omitempty" jsonschema:"return what the run would spend (the plan and the expected and maximum model calls, tokens and dollars) instead of running it"`
 
 	// Parent makes the run a follow-up question of the stored run it
 	// names (FollowUpRequest sets it; see Runs.Ask): it is answered from
 	// that run's sources first, keeping its numbering. A follow-up runs
-	// with the Store that holds its parent (Record, Runs); the store
+	// with the Store that holds its parent (RunOptions.Store, Runs); the store
 	// keeps it as StoredRun.Parent, not in the JSON form.
 	Parent string `json:"-"`
-	// thread loads what a follow-up starts from (Record sets it).
+	// thread loads what a follow-up starts from (Start sets it, with a Store).
 	thread func(context.Context) (*thread, error)
 }
 
@@ -182,7 +181,7 @@ const (
 // Validate reports the first thing wrong with req, as a *RequestError
 // naming the member of its JSON form: an empty question or one longer
 // than MaxQuestionBytes, a limit out of its range, an unknown style.
-// Research validates every request; a front end that answers its caller
+// Start validates every request; a front end that answers its caller
 // before the run starts validates first.
 func (req Request) Validate() error {
 	switch q := req.question(); {
@@ -230,15 +229,30 @@ func visible(r rune) bool {
 	return r != utf8.RuneError && unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 }
 
+// check reports what is wrong with req before it runs: Validate's
+// findings, and limits outside its JSON form.
+func (req Request) check() error {
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	if req.MaxRunAgents < 0 {
+		return &RequestError{Field: "max_run_agents", Problem: "must not be negative"}
+	}
+	return nil
+}
+
 // settle checks req and fills its zero fields from the Researcher's
 // configuration.
 func (r *Researcher) settle(req Request) (Request, error) {
-	if err := req.Validate(); err != nil {
+	if err := req.check(); err != nil {
 		return req, err
 	}
-	if req.MaxRunAgents < 0 {
-		return req, &RequestError{Field: "max_run_agents", Problem: "must not be negative"}
-	}
+	return r.fill(req), nil
+}
+
+// fill fills the zero fields of req, checked, from the Researcher's
+// configuration.
+func (r *Researcher) fill(req Request) Request {
 	req.Question = req.question()
 	req = r.cfg.People.fill(req)
 	req.Style = cmp.Or(req.Style, r.cfg.Style, Markdown)
@@ -258,76 +272,7 @@ func (r *Researcher) settle(req Request) (Request, error) {
 	b.MaxTokens = defaults.PositiveOr(req.Budget.MaxTokens, b.MaxTokens)
 	b.Timeout = defaults.PositiveOr(req.Budget.Timeout, b.Timeout)
 	req.Budget = b
-	return req, nil
-}
-
-// Run researches question and returns the report. The research runs in
-// cycles (Config.MaxCycles): after each, an assessment of the merged
-// findings decides whether follow-up agents research what is missing;
-// Report.Cycles and Report.LoopEnd say how many ran and why they stopped.
-//
-// One agent failing, panicking or timing out does not fail the run: the
-// report covers the other tasks and says which is missing. Run fails with a
-// *StageError when the index cannot be built, planning fails, no agent
-// produced a report, writing or verifying the final report fails, or ctx
-// is done (it then returns context.Cause(ctx) once every agent has
-// stopped, or after Config.StopGrace, naming the agents that had not).
-// A failed run returns its Report too, which renders whatever research it
-// got past (the agents' findings when the writer failed; see Report).
-func (r *Researcher) Run(ctx context.Context, question string) (*Report, error) {
-	return r.Research(ctx, Request{Question: question}, nil)
-}
-
-// RunWith is Run, reporting every event of the run to sink as it happens.
-func (r *Researcher) RunWith(ctx context.Context, question string, sink func(Event)) (*Report, error) {
-	return r.Research(ctx, Request{Question: question}, sink)
-}
-
-// Research runs req, reporting every event to sink (if not nil) as it
-// happens, and returns the report; see Run for failures. Sink is called
-// synchronously, one event at a time, in Seq order, from the run's
-// goroutines: a slow sink slows the run. Sequence numbers have no gaps,
-// and the last event is run.finished or error; no event follows it.
-func (r *Researcher) Research(ctx context.Context, req Request, sink func(Event)) (*Report, error) {
-	return r.ResearchDurable(ctx, req, Durable{}, sink) // keeping nothing
-}
-
-// Stream runs research on question and yields its events as they happen.
-func (r *Researcher) Stream(ctx context.Context, question string) iter.Seq2[Event, error] {
-	return r.StreamRequest(ctx, Request{Question: question})
-}
-
-// StreamRequest runs req and yields its events as they happen; no event is
-// lost, even when ctx is canceled: the last ones are the run's own account
-// of its end (agent.failed … canceled, then error or run.finished). The
-// last pair carries the run's error, if it failed. Stopping the iteration
-// early cancels the run and waits for it to stop.
-func (r *Researcher) StreamRequest(ctx context.Context, req Request) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		ch := make(chan Event, 64)
-		var runErr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			defer close(ch)
-			// The send never gives up: the loop below drains ch to the
-			// end, even after the consumer has stopped.
-			_, runErr = r.Research(ctx, req, func(e Event) { ch <- e })
-		}()
-		consuming := true
-		for e := range ch {
-			if consuming && !yield(e, nil) {
-				consuming = false
-				cancel()
-			}
-		}
-		<-done
-		if consuming && runErr != nil {
-			yield(Event{}, runErr)
-		}
-	}
+	return req
 }
 
 const runLevel = -1 // the Agent of run-level events

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strings"
 	"sync"
 	"time"
 
@@ -46,11 +45,10 @@ type Runs struct {
 
 // RunRecorder is what Runs needs of a Researcher; *Researcher is one. A
 // decorator wraps one to do more around each run (publish its events
-// elsewhere, say), keeping RecordDurable's contract.
+// elsewhere, say: it adds to RunOptions.Sink), keeping Start's contract.
 type RunRecorder interface {
-	// RecordDurable runs req, a run stored in st, and keeps it there, as
-	// Researcher.RecordDurable documents.
-	RecordDurable(ctx context.Context, st Store, req Request, d Durable, sink func(Event)) (*Report, error)
+	// Start starts req as opts say, as Researcher.Start documents.
+	Start(ctx context.Context, req Request, opts RunOptions) (*Run, error)
 	// Clarify returns the clarifying questions a run of req would ask,
 	// as Researcher.Clarify does.
 	Clarify(ctx context.Context, req Request) ([]Clarification, error)
@@ -162,7 +160,7 @@ type RunsOptions struct {
 type liveRun struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed once the run's end is stored and its slot given back
-	wait   *waiter       // where it waits for a person
+	run    *Run          // nil until Start has returned it
 }
 
 // NewRuns returns a Runs whose runs rec runs and st keeps. It refuses a
@@ -194,38 +192,33 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	return rs, nil
 }
 
-// Start stores req as a new run and starts it in a goroutine the Runs
-// owns; it returns the run's ID (req.RunID, or a fresh one when empty)
-// once the run is stored, while the run goes on. The run outlives ctx (it
+// Start stores req as a new run and starts it with the Runs' recorder
+// (Researcher.Start, Interactive, under the Runs' limits), a goroutine
+// the Runs owns waiting for it; it returns the run's ID (req.RunID, or a
+// fresh one when empty) once the run is stored, while the run goes on. The run outlives ctx (it
 // keeps ctx's values, not its cancellation): Cancel stops it. It refuses
 // a request Validate refuses (a *RequestError), a run beyond MaxRuns
 // (ErrTooManyRuns), a RunID the store holds (ErrRunExists) and any run
 // once Close has begun (ErrRunsClosed).
 //
-// The run's Hooks are the Runs': a person answers its clarifying
-// questions with Answer and reviews its plan with Review.
+// A person answers the run's clarifying questions with Answer and
+// reviews its plan with Review, not req.Hooks.
 func (rs *Runs) Start(ctx context.Context, req Request) (string, error) {
-	if err := req.Validate(); err != nil {
-		return "", err
-	}
+	req.Hooks = nil
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
-	err := rs.launch(req.RunID, func() (Request, Durable, error) {
-		req, err := StartRunFrom(context.WithoutCancel(ctx), rs.st, req, rs.opts.Origin)
-		return req, Durable{}, err
-	})
-	if err != nil {
+	if err := rs.launch(ctx, req.RunID, req, ""); err != nil {
 		return "", err
 	}
 	return req.RunID, nil
 }
 
-// launch holds a run slot for id, makes the run live in the store with
-// open (a new run, or one reopened), then records it in a goroutine the
-// Runs owns, under the run time limit. It fails when the Runs is closed
-// or full, or when open fails.
-func (rs *Runs) launch(id string, open func() (Request, Durable, error)) error {
+// launch holds a run slot for id and starts it with the Runs' recorder
+// (req, a new run, or the interrupted run resume), stored, under the run
+// time limit, with a goroutine the Runs owns waiting for it. It fails
+// when the Runs is closed or full, or when the recorder cannot start it.
+func (rs *Runs) launch(ctx context.Context, id string, req Request, resume string) error {
 	rs.mu.Lock()
 	switch {
 	case rs.closed:
@@ -239,9 +232,9 @@ func (rs *Runs) launch(id string, open func() (Request, Durable, error)) error {
 		rs.mu.Unlock()
 		return &RunsError{Run: id, Err: ErrRunExists, Problem: fmt.Sprintf("run %s is in progress already", id)}
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
+	// The run outlives ctx: it keeps ctx's values, not its cancellation.
+	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
-	lr.wait = newWaiter(id, lr.done)
 	rs.live[id] = lr // holds the slot
 	rs.wg.Add(1)     // under mu, before Close can wait
 	rs.mu.Unlock()
@@ -252,22 +245,25 @@ func (rs *Runs) launch(id string, open func() (Request, Durable, error)) error {
 		rs.mu.Unlock()
 		cancel(nil)
 	}
-	req, d, err := open()
+	run, err := rs.rec.Start(rctx, req, RunOptions{
+		Store: rs.st, Resume: resume, Origin: rs.opts.Origin, Interactive: true,
+		Timeout: rs.opts.RunTimeout, ReviewTimeout: rs.opts.ReviewTimeout, OnReviewTimeout: rs.opts.OnReviewTimeout, Clock: rs.opts.Clock,
+	})
 	if err != nil {
 		release()
 		close(lr.done)
 		rs.wg.Done()
 		return err
 	}
-	limit := newPausable(rs.opts.Clock, rs.opts.RunTimeout, func() { cancel(ErrTimeLimit) })
-	req.Hooks = rs.hooks(lr.wait, limit.pause)
+	rs.mu.Lock()
+	lr.run = run
+	rs.mu.Unlock()
 	go func() {
 		defer rs.wg.Done()
 		defer close(lr.done)
 		defer release()
-		defer limit.halt()
-		if _, err := rs.rec.RecordDurable(ctx, rs.st, req, d, lr.wait.sink); err != nil {
-			rs.settle(ctx, req.RunID, err)
+		if _, err := run.Wait(); err != nil {
+			rs.settle(rctx, id, err)
 		}
 	}()
 	return nil
@@ -418,40 +414,11 @@ func (rs *Runs) Cancel(ctx context.Context, id string, cause error) error {
 // it kept them (it asks again when it is resumed), and with
 // context.Cause(ctx) when ctx is done first.
 func (rs *Runs) Answer(ctx context.Context, id string, answers []string) error {
-	w, _, err := rs.waiting(ctx, id, StatusNeedsInput)
+	run, _, err := rs.waiting(ctx, id, StatusNeedsInput)
 	if err != nil {
 		return err
 	}
-	if len(answers) == 0 || len(answers) > MaxClarifyingQuestions {
-		return &RequestError{Field: "answers", Problem: fmt.Sprintf("must hold 1 to %d answers, one a question", MaxClarifyingQuestions)}
-	}
-	for i, a := range answers {
-		// Checked here as well as by the run: the run reads them after
-		// the caller was answered.
-		if n := len(strings.TrimSpace(a)); n > MaxTextBytes {
-			return &RequestError{Field: fmt.Sprintf("answers[%d]", i), Problem: fmt.Sprintf("is %d bytes long; the limit is %d", n, MaxTextBytes)}
-		}
-	}
-	posted := answersPost{answers: answers, ack: ack()}
-	select {
-	case w.answers <- posted:
-	default:
-		return &RunsError{Run: id, Err: ErrAnswered, Problem: "the questions were answered already"}
-	}
-	return w.await(ctx, posted.ack, "answers")
-}
-
-// PlanReview is a person's word on the plan a run waits to have reviewed
-// (Runs.Review).
-type PlanReview struct {
-	// Reject rejects the plan: the first plan rejected ends the run,
-	// failed with ErrPlanRejected; a later cycle's ends its research, and
-	// the report is written from what was found.
-	Reject bool
-	// Plan is the plan to research instead of the one proposed (tasks
-	// added, removed, reworded); without tasks, the plan proposed is
-	// accepted.
-	Plan Plan
+	return run.Answer(ctx, answers)
 }
 
 // Review gives run id, which waits in this Runs for its plan's review
@@ -460,21 +427,11 @@ type PlanReview struct {
 // a review that lost to another one or came after the review time ran out
 // (ErrAnswered).
 func (rs *Runs) Review(ctx context.Context, id string, rv PlanReview) error {
-	w, _, err := rs.waiting(ctx, id, StatusAwaitingPlan)
+	run, _, err := rs.waiting(ctx, id, StatusAwaitingPlan)
 	if err != nil {
 		return err
 	}
-	r := review{rejected: rv.Reject, ack: ack()}
-	if !rv.Reject && len(rv.Plan.Tasks) > 0 {
-		if err := rv.Plan.Validate(); err != nil {
-			return err
-		}
-		r.plan = rv.Plan
-	}
-	if err := w.offerReview(r); err != nil {
-		return err
-	}
-	return w.await(ctx, r.ack, "review")
+	return run.Review(ctx, rv)
 }
 
 // Plan returns the plan run id waits in this Runs to have reviewed, as its
@@ -492,23 +449,26 @@ func (rs *Runs) Plan(ctx context.Context, id string) (Plan, error) {
 	return Plan{Question: run.Question, Tasks: d.Tasks, MaxCycles: d.MaxCycles, Cycle: d.Cycle}, nil
 }
 
-// waiting returns the waiter of run id, in progress here, when the store
-// has it waiting with status want, and the run.
-func (rs *Runs) waiting(ctx context.Context, id string, want RunStatus) (*waiter, StoredRun, error) {
+// waiting returns run id, in progress here, when the store has it
+// waiting with status want, and the stored run.
+func (rs *Runs) waiting(ctx context.Context, id string, want RunStatus) (*Run, StoredRun, error) {
 	run, err := rs.Get(ctx, id)
 	if err != nil {
 		return nil, run, err
 	}
 	rs.mu.Lock()
-	lr := rs.live[id]
+	var live *Run
+	if lr := rs.live[id]; lr != nil {
+		live = lr.run
+	}
 	rs.mu.Unlock()
 	switch {
 	case run.Status != want:
 		return nil, run, &RunsError{Run: id, Err: ErrNotWaiting, Problem: fmt.Sprintf("run %s is %s, not %s", id, run.Status, want)}
-	case lr == nil:
+	case live == nil:
 		return nil, run, &RunsError{Run: id, Err: ErrRunElsewhere, Problem: fmt.Sprintf("run %s waits in another process; answer it there", id)}
 	}
-	return lr.wait, run, nil
+	return live, run, nil
 }
 
 // lastPlan returns the data of the last plan.review_requested event the
@@ -543,7 +503,7 @@ func (rs *Runs) lastPlan(ctx context.Context, run StoredRun) (events.PlanReviewD
 // Resume takes up the runs the store holds as interrupted whose origin is
 // RunsOptions.Origin — their process died, or a Runs was closed — each in
 // a new attempt that answers from the run's journal every call it had
-// completed (see ResearchDurable): nothing completed is paid for twice,
+// completed (see RunOptions.Resume): nothing completed is paid for twice,
 // and the run's events go on after the last one stored, so a client that
 // follows it from where it stopped sees one stream. Call it before
 // serving, so that no client finds such a run still interrupted. A run
@@ -567,9 +527,7 @@ func (rs *Runs) Resume(ctx context.Context) ([]string, error) {
 			log.Warn().Msg("a run interrupted too often is not resumed")
 			continue
 		}
-		err := rs.launch(run.ID, func() (Request, Durable, error) {
-			return ReopenRun(ctx, rs.st, run.ID)
-		})
+		err := rs.launch(ctx, run.ID, Request{}, run.ID)
 		if err != nil {
 			log.Warn().Err(err).Msg("an interrupted run is not resumed now")
 			continue
@@ -629,65 +587,6 @@ func (rs *Runs) Close() error {
 	rs.stopRechecks()
 	rs.wg.Wait()
 	return nil
-}
-
-// hooks are a run's Hooks: each waits for the matching Answer or Review,
-// with the run's time limit paused (pause returns the function that
-// re-arms it).
-func (rs *Runs) hooks(w *waiter, pause func() func()) *Hooks {
-	return &Hooks{
-		Ask: func(ctx context.Context, qs []Clarification) ([]string, error) {
-			defer pause()()
-			select {
-			case a := <-w.answers:
-				w.took(a.ack)
-				return a.answers, nil
-			case <-ctx.Done():
-				return nil, context.Cause(ctx)
-			}
-		},
-		Review: func(ctx context.Context, p Plan) (Plan, error) {
-			defer pause()()
-			var timeout <-chan struct{}
-			if rs.opts.ReviewTimeout > 0 {
-				// The deadline runs from when the plan was first put to
-				// review, across restarts (the run journals that time).
-				wait := rs.opts.ReviewTimeout
-				if !p.Asked.IsZero() {
-					wait -= rs.opts.Clock.Now().Sub(p.Asked)
-				}
-				ch := make(chan struct{})
-				if wait <= 0 {
-					close(ch)
-				} else {
-					stop := rs.opts.Clock.AfterFunc(wait, func() { close(ch) })
-					defer stop()
-				}
-				timeout = ch
-			}
-			select {
-			case r := <-w.reviews:
-				w.reviewedBy(r.ack)
-				switch {
-				case r.rejected:
-					w.took(nil)
-					r.ack <- nil // taken: a rejection keeps nothing more
-					return p, ErrPlanRejected
-				case len(r.plan.Tasks) == 0:
-					return p, nil
-				}
-				return r.plan, nil
-			case <-timeout:
-				w.refuseQueued()
-				if rs.opts.OnReviewTimeout == TimeoutCancel {
-					return p, fmt.Errorf("%w (%v)", ErrReviewTimeout, rs.opts.ReviewTimeout)
-				}
-				return p, nil
-			case <-ctx.Done():
-				return p, context.Cause(ctx)
-			}
-		},
-	}
 }
 
 // pausable is a run's time limit that stops while the run waits for a

@@ -438,22 +438,22 @@ func TestTimeoutActionWords(t *testing.T) {
 	}
 }
 
-// TestRecordOrResearch: with a store the run is kept, from its origin;
-// with a store that could not be opened it runs unrecorded, and the log
-// says why.
-func TestRecordOrResearch(t *testing.T) {
+// TestStartStoreErr: with a store the run is kept, from its origin; with
+// a store that could not be opened (RunOptions.StoreErr) it runs
+// unrecorded, and the log says why.
+func TestStartStoreErr(t *testing.T) {
 	var log bytes.Buffer
 	logger := zerolog.New(&log)
 	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Logger: &logger})
 	st := deepresearchtest.NewStore(nil)
-	rep, err := r.RecordOrResearch(t.Context(), st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
+	rep, err := recordOrResearch(t.Context(), r, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if run, err := st.Get(t.Context(), rep.RunID); err != nil || run.Status != deepresearch.StatusFinished || run.Origin != deepresearch.OriginCLI {
 		t.Errorf("the kept run: %+v, %v", run, err)
 	}
-	rep, err = r.RecordOrResearch(t.Context(), nil, errors.New("the disk is full"), deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
+	rep, err = recordOrResearch(t.Context(), r, nil, errors.New("the disk is full"), deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
 	if err != nil || !rep.Complete() {
 		t.Fatalf("the unkept run: %v", err)
 	}
@@ -463,30 +463,32 @@ func TestRecordOrResearch(t *testing.T) {
 	if !strings.Contains(log.String(), "will not be kept") || !strings.Contains(log.String(), "the disk is full") {
 		t.Errorf("the log says %q", log.String())
 	}
-	if _, err := r.RecordOrResearch(t.Context(), st, nil, deepresearch.Request{Question: " "}, deepresearch.OriginCLI, nil); !errors.Is(err, deepresearch.ErrConfig) {
+	if _, err := recordOrResearch(t.Context(), r, st, nil, deepresearch.Request{Question: " "}, deepresearch.OriginCLI, nil); !errors.Is(err, deepresearch.ErrConfig) {
 		t.Errorf("an empty question: %v", err)
 	}
 }
 
-// failingRecorder fails every run before it records anything of it.
+// failingRecorder fails every run before it stores anything of it (a
+// library that cannot be opened).
 type failingRecorder struct{ *deepresearch.Researcher }
 
-func (failingRecorder) RecordDurable(context.Context, deepresearch.Store, deepresearch.Request, deepresearch.Durable, func(deepresearch.Event)) (*deepresearch.Report, error) {
+func (failingRecorder) Start(context.Context, deepresearch.Request, deepresearch.RunOptions) (*deepresearch.Run, error) {
 	return nil, errors.New("the library could not be opened")
 }
 
-// TestRunsEndWhatTheRecorderLeft: a run whose recorder fails without
-// ending it is ended failed, with the recorder's error, and frees its
-// slot.
-func TestRunsEndWhatTheRecorderLeft(t *testing.T) {
+// TestRunsRecorderFails: a run whose recorder cannot start it is refused
+// with the recorder's error, is not stored, and frees its slot.
+func TestRunsRecorderFails(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		rs := newRuns(t, failingRecorder{}, st, deepresearch.RunsOptions{MaxRuns: 1})
-		id := start(t, rs, deepresearch.Request{Question: loopQuestion})
-		if run := ended(t, rs, id); run.Status != deepresearch.StatusFailed || run.Error != "the library could not be opened" {
-			t.Errorf("the run is %s: %s", run.Status, run.Error)
+		for range 2 { // the first frees its slot
+			_, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion, RunID: "r1"})
+			if err == nil || err.Error() != "the library could not be opened" {
+				t.Fatalf("Start: %v", err)
+			}
 		}
-		if _, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion}); err != nil {
-			t.Errorf("the next run: %v", err)
+		if _, err := st.Get(t.Context(), "r1"); !errors.Is(err, deepresearch.ErrRunNotFound) {
+			t.Errorf("the refused run was stored: %v", err)
 		}
 	})
 }

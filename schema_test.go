@@ -80,7 +80,7 @@ func checkAgainstSchema(t *testing.T, sch *jsonschema.Schema, rep *deepresearch.
 func TestReportSchema(t *testing.T) {
 	sch := reportValidator(t)
 	r := newResearcher(t, deepresearch.Config{})
-	rep, err := r.Run(t.Context(), question)
+	rep, err := runWith(t.Context(), r, question, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestReportSchema(t *testing.T) {
 	}
 	checkAgainstSchema(t, sch, rep)
 
-	failed, err := newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1}).Run(t.Context(), question)
+	failed, err := runWith(t.Context(), newResearcher(t, deepresearch.Config{Model: writerDown(), MaxRetries: -1}), question, nil)
 	if err == nil {
 		t.Fatal("the writer's failure failed nothing")
 	}

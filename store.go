@@ -54,7 +54,7 @@ const (
 // MCP server serve in it, and the CLI's runs and show commands read it. Every method is safe for concurrent use and takes
 // effect before it returns.
 //
-// Runs are written in this order: Create and Start (StartRun), each event
+// Runs are written in this order: Create and Start (Researcher.Start with RunOptions.Store), each event
 // in sequence (Append), with SetStatus while the run waits for a person
 // and journal entries (AppendJournal) as its calls complete, then
 // PutReport and PutSource, then Finish: once a run has ended, everything
@@ -67,7 +67,7 @@ type Store interface {
 	Start(ctx context.Context, id string) error
 	// SetStatus sets the status of a live run that waits for a person
 	// (StatusNeedsInput, StatusAwaitingPlan) or goes on (StatusRunning);
-	// Record sets them around the request's Hooks, so that `deepresearch
+	// Researcher.Start sets them around the request's Hooks, so that `deepresearch
 	// runs` and GET /v1/research/{id} show a waiting run as waiting.
 	SetStatus(ctx context.Context, id string, status RunStatus) error
 	// Append adds e to its run's log. e.Seq must follow the run's last
@@ -101,7 +101,7 @@ type Store interface {
 	// Sources returns the documents stored for a run's report.
 	Sources(ctx context.Context, id string) ([]StoredSource, error)
 
-	// JournalStore keeps each run's journal (see ResearchDurable); a run
+	// JournalStore keeps each run's journal (see RunOptions.Journal); a run
 	// takes journal entries while it is live (ErrRunEnded after).
 	JournalStore
 
@@ -136,59 +136,27 @@ type Store interface {
 // of creation.
 func NewRunID() string { return events.NewRunID() }
 
-// StartRun stores req in st as a new run, running, and returns req with
-// its RunID (a fresh one when empty): what a front end does when it
-// accepts a request, before it answers the caller; Record then runs it. It
-// refuses a request Validate refuses (a *RequestError) and a RunID st
-// already holds (ErrRunExists). The request is stored as the run's
-// Options, in its JSON form.
-func StartRun(ctx context.Context, st Store, req Request) (Request, error) {
-	return StartRunFrom(ctx, st, req, "")
-}
-
-// StartRunFrom is StartRun, noting what started the run (StoredRun.Origin:
-// OriginServer, OriginCLI): a server resumes the runs a server started
-// (see Store.Interrupted).
-func StartRunFrom(ctx context.Context, st Store, req Request, origin string) (Request, error) {
-	if err := req.Validate(); err != nil {
-		return req, err
-	}
-	if req.RunID == "" {
-		req.RunID = NewRunID()
-	}
+// storeRun stores req, checked, in st as a new run, running, started by
+// origin (StoredRun.Origin): what Start does with RunOptions.Store before
+// the run begins. It refuses a RunID st already holds (ErrRunExists). The
+// request is stored as the run's Options, in its JSON form.
+func storeRun(ctx context.Context, st Store, req Request, origin string) error {
 	opts, err := json.Marshal(req)
 	if err != nil {
-		return req, err
+		return err
 	}
 	if err := st.Create(ctx, StoredRun{ID: req.RunID, Question: req.question(), Options: opts, Origin: origin, Parent: req.Parent}); err != nil {
-		return req, err
+		return err
 	}
-	return req, st.Start(ctx, req.RunID)
+	return st.Start(ctx, req.RunID)
 }
 
-// Record runs req, a run StartRun stored in st, and keeps it there: each
-// event is stored before sink (if not nil) sees it, so that a reader of
-// the store never falls behind the run's own caller; then the report (its
-// JSON form), the text of every source the report cites (as the agents
-// read it, else fetched again), and last the run's final status. The
-// status is finished when the run succeeded; when it did not, the cause
-// of ctx decides: ErrCanceledByClient or context.Canceled give canceled,
-// ErrShutdown interrupted, and anything else (ErrTimeLimit, a failure)
-// failed, with the error kept. Writes to st go on after ctx is done, so a
-// canceled run is still recorded as such. Record returns what Research
-// returned.
-//
-// The run keeps its journal in st (see ResearchDurable), and a run
-// stopped by ErrShutdown
-// stores nothing of its stopping — no event after the shutdown began, no
-// partial report — so that it resumes where its work stopped (Resume).
-func (r *Researcher) Record(ctx context.Context, st Store, req Request, sink func(Event)) (*Report, error) {
-	return r.RecordDurable(ctx, st, req, Durable{}, sink)
-}
-
-// RecordDurable is Record, going on after what d says the run's earlier
-// attempts stored (ReopenRun gives it); d.Journal defaults to st.
-func (r *Researcher) RecordDurable(ctx context.Context, st Store, req Request, d Durable, sink func(Event)) (*Report, error) {
+// record runs req, a run stored in st, and keeps it there, going on
+// after what d says the run's earlier attempts stored, as
+// RunOptions.Store documents: each event is given to watch, stored, then
+// given to sink, so that a reader of the store never falls behind the
+// run's own caller. It returns what researchDurable returned.
+func (r *Researcher) record(ctx context.Context, st Store, req Request, d durability, watch, sink func(Event)) (*Report, error) {
 	log := r.log.With().Str("run", req.RunID).Logger()
 	bg := context.WithoutCancel(ctx)
 	if d.Journal == nil {
@@ -212,10 +180,11 @@ func (r *Researcher) RecordDurable(ctx context.Context, st Store, req Request, d
 		}
 		req.Hooks = waitingHooks(req.Hooks, setStatus)
 	}
-	rep, err := r.ResearchDurable(ctx, req, d, func(ev Event) {
+	rep, err := r.researchDurable(ctx, req, d, func(ev Event) {
 		if shutdown() {
 			return // the run stops to be resumed: its log ends where its work did
 		}
+		watch(ev)
 		switch ev.Type {
 		case events.ClarificationRequested:
 			if req.Hooks != nil && req.Hooks.Ask != nil {
@@ -227,9 +196,7 @@ func (r *Researcher) RecordDurable(ctx context.Context, st Store, req Request, d
 		if err := st.Append(bg, ev); err != nil {
 			log.Error().Err(err).Uint64("seq", ev.Seq).Msg("storing an event")
 		}
-		if sink != nil {
-			sink(ev)
-		}
+		sink(ev)
 	})
 	// The run's end is decided as it returns: a shutdown while its report
 	// and sources are stored does not make a run that ended (its last
@@ -250,29 +217,6 @@ func (r *Researcher) RecordDurable(ctx context.Context, st Store, req Request, d
 		log.Error().Err(ferr).Msg("storing the run's end")
 	}
 	return rep, err
-}
-
-// RecordOrResearch runs req in the foreground, as a front end that runs
-// one request does (`deepresearch run`), and keeps it in st as a run
-// started by origin: StartRunFrom, then Record. unavailable is what
-// opening st gave: when it is not nil there is no store, and the run is
-// not kept — the Researcher's log warns that it is not, saying why, and
-// req runs unrecorded (Research): a store that cannot be opened costs the
-// record, not the research. A request StartRunFrom refuses (a
-// *RequestError, a taken RunID) runs nothing.
-func (r *Researcher) RecordOrResearch(ctx context.Context, st Store, unavailable error, req Request, origin string, sink func(Event)) (*Report, error) {
-	if unavailable != nil || st == nil {
-		if unavailable == nil {
-			unavailable = errors.New("no run store")
-		}
-		r.log.Warn().Err(unavailable).Msg("the run will not be kept in the run store")
-		return r.Research(ctx, req, sink)
-	}
-	req, err := StartRunFrom(context.WithoutCancel(ctx), st, req, origin)
-	if err != nil {
-		return nil, err
-	}
-	return r.Record(ctx, st, req, sink)
 }
 
 // waitingHooks wraps h so that set is told the run's status while a hook

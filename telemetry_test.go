@@ -50,7 +50,7 @@ func TestTracesOfARun(t *testing.T) {
 	}
 	r := newResearcher(t, deepresearch.Config{TracerProvider: tp, ModelNames: names, Price: price, MaxCycles: 1, MaxTasks: 2})
 	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) { return p, nil }}
-	rep, err := r.Research(context.Background(), deepresearch.Request{Question: question, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, nil)
+	rep, err := research(context.Background(), r, deepresearch.Request{Question: question, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestTracesOfAWebRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	rep, err := r.Run(context.Background(), "How do cable ships repair undersea cables?")
+	rep, err := runWith(context.Background(), r, "How do cable ships repair undersea cables?", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

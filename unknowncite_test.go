@@ -46,7 +46,7 @@ func TestWriterUnknownCitationIsReported(t *testing.T) {
 	logger := zerolog.New(&logs)
 	r := newResearcher(t, deepresearch.Config{Model: writerInvents{extractive.New(extractive.Options{})}, Logger: &logger})
 	rec := &recorder{}
-	rep, err := r.RunWith(context.Background(), question, rec.sink)
+	rep, err := runWith(context.Background(), r, question, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func TestWriterIsAskedForUsageTag(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newResearcher(t, deepresearch.Config{Model: model})
-	rep, err := r.Run(t.Context(), question)
+	rep, err := runWith(t.Context(), r, question, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestVerificationInEveryRun(t *testing.T) {
 	t.Run("clean run", func(t *testing.T) {
 		r := newResearcher(t, deepresearch.Config{})
 		rec := &recorder{}
-		rep, err := r.RunWith(context.Background(), question, rec.sink)
+		rep, err := runWith(context.Background(), r, question, rec.sink)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestVerificationInEveryRun(t *testing.T) {
 		t.Run(string(tc.action), func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{Model: falseClaim{extractive.New(extractive.Options{})}, Unsupported: tc.action})
 			rec := &recorder{}
-			rep, err := r.RunWith(context.Background(), question, rec.sink)
+			rep, err := runWith(context.Background(), r, question, rec.sink)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestJSONReportVerifiesAlone(t *testing.T) {
 		{"removed", deepresearch.Config{Model: falseClaim{extractive.New(extractive.Options{})}, Unsupported: deepresearch.UnsupportedRemove}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := newResearcher(t, tc.cfg).RunWith(context.Background(), question, nil)
+			rep, err := runWith(context.Background(), newResearcher(t, tc.cfg), question, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +217,7 @@ func (m quoting) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 // word is supported (never flagged), and a misquotation is an error of its
 // own kind, flagged in the report, and the JSON report says it failed.
 func TestVerificationOfQuotations(t *testing.T) {
-	rep, err := newResearcher(t, deepresearch.Config{Model: quoting{extractive.New(extractive.Options{})}}).RunWith(context.Background(), question, nil)
+	rep, err := runWith(context.Background(), newResearcher(t, deepresearch.Config{Model: quoting{extractive.New(extractive.Options{})}}), question, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestVerificationOfPinpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	rep, err := r.RunWith(context.Background(), "How much battery life does the TechBook Air laptop have?", nil)
+	rep, err := runWith(context.Background(), r, "How much battery life does the TechBook Air laptop have?", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

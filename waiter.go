@@ -8,11 +8,11 @@ import (
 	"github.com/deepresearch/deepresearch/internal/events"
 )
 
-// waiter is where a run of a Runs waits for a person: Answer and Review
-// put the answers or the review on its channel (one at a time: a second
-// is refused while the first is pending), the run's hook takes them off.
-// Whether a run waits is the store's status (Record stores it before the
-// event that asks), so a word is taken only while the run waits.
+// waiter is where an Interactive run waits for a person: Run.Answer and
+// Run.Review put the answers or the review on its channel (one at a time:
+// a second is refused while the first is pending), the run's hook takes
+// them off. Whether a run waits is its status (set, and stored, before
+// the event that asks), so a word is taken only while the run waits.
 //
 // Answer and Review return once the run has kept what they gave. Each
 // sends its own ack channel with its word; the hook that takes the word

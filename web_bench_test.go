@@ -58,7 +58,7 @@ func BenchmarkWebRun(b *testing.B) {
 			for b.Loop() {
 				rec := &recorder{}
 				start := time.Now()
-				if _, err := r.RunWith(ctx, question, rec.sink); err != nil {
+				if _, err := runWith(ctx, r, question, rec.sink); err != nil {
 					b.Fatal(err)
 				}
 				wall := time.Since(start)

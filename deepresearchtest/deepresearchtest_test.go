@@ -49,7 +49,11 @@ func TestBackend(t *testing.T) {
 func Example() {
 	backend, _ := deepresearchtest.NewBackend(docs...)
 	r, _ := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), Search: backend, MaxTasks: 2})
-	rep, err := r.Run(context.Background(), "When did TAT-8 enter service?")
+	run, err := r.Start(context.Background(), deepresearch.Request{Question: "When did TAT-8 enter service?"}, deepresearch.RunOptions{})
+	if err != nil {
+		panic(err)
+	}
+	rep, err := run.Wait()
 	if err != nil {
 		panic(err)
 	}

@@ -20,7 +20,7 @@ func TestStoreConformance(t *testing.T) {
 // TestStoreRecordsARun: a run recorded in the in-memory store is there
 // whole, as in sqlitestore: finished, every event in order, its report
 // and the text of each cited source, and its journal (the store is a
-// JournalStore, so Record keeps the run's journal in it).
+// JournalStore, so Start keeps the run's journal in it).
 func TestStoreRecordsARun(t *testing.T) {
 	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("..", "testdata", "corpus"),
 		IndexPath: filepath.Join(t.TempDir(), "index.db"), LexicalJudges: true, MaxCycles: 1})
@@ -30,21 +30,22 @@ func TestStoreRecordsARun(t *testing.T) {
 	defer r.Close()
 	ctx := context.Background()
 	st := deepresearchtest.NewStore(nil)
-	req, err := deepresearch.StartRun(ctx, st, deepresearch.Request{Question: "How are undersea cables repaired at sea?"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var seen []uint64
-	rep, err := r.Record(ctx, st, req, func(e deepresearch.Event) { seen = append(seen, e.Seq) })
+	started, err := r.Start(ctx, deepresearch.Request{Question: "How are undersea cables repaired at sea?"},
+		deepresearch.RunOptions{Store: st, Sink: func(e deepresearch.Event) { seen = append(seen, e.Seq) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := st.Get(ctx, req.RunID)
+	rep, err := started.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := st.Get(ctx, started.ID())
 	if err != nil || run.Status != deepresearch.StatusFinished || run.Events != uint64(len(seen)) || run.Usage != rep.Usage {
 		t.Fatalf("stored run %+v (%v); want it finished with %d events and the report's usage", run, err, len(seen))
 	}
 	var stored []uint64
-	for e, err := range st.Events(ctx, req.RunID, 0) {
+	for e, err := range st.Events(ctx, started.ID(), 0) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func TestStoreRecordsARun(t *testing.T) {
 	if len(stored) != len(seen) || stored[len(stored)-1] != seen[len(seen)-1] {
 		t.Errorf("stored events %v; the run emitted %v", stored, seen)
 	}
-	b, err := st.Report(ctx, req.RunID)
+	b, err := st.Report(ctx, started.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +62,11 @@ func TestStoreRecordsARun(t *testing.T) {
 	if err != nil || back.Markdown() != rep.Markdown() {
 		t.Errorf("the stored report (%v) does not render as the run's", err)
 	}
-	srcs, err := st.Sources(ctx, req.RunID)
+	srcs, err := st.Sources(ctx, started.ID())
 	if err != nil || len(srcs) == 0 || len(srcs) != len(rep.References) {
 		t.Errorf("%d sources stored (%v) for %d references", len(srcs), err, len(rep.References))
 	}
-	if j, err := st.Journal(ctx, req.RunID); err != nil || len(j) == 0 {
+	if j, err := st.Journal(ctx, started.ID()); err != nil || len(j) == 0 {
 		t.Errorf("the run's journal: %d entries (%v)", len(j), err)
 	}
 }

@@ -65,7 +65,11 @@ func benchLoad(b *testing.B, runs int, latency time.Duration) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := r.Run(b.Context(), "warm up the index"); err != nil {
+	warm, err := r.Start(b.Context(), deepresearch.Request{Question: "warm up the index"}, deepresearch.RunOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := warm.Wait(); err != nil {
 		b.Fatal(err)
 	}
 	st, err := sqlitestore.Open(b.Context(), filepath.Join(dir, "runs.db"), sqlitestore.Options{})

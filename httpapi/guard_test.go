@@ -239,11 +239,13 @@ func newPipeEnv(t *testing.T, cfg Config) *pipeEnv {
 	}
 	e := &pipeEnv{t: t, store: st, ln: newPipeListener()}
 	ctx := context.Background()
-	req, err := deepresearch.StartRun(ctx, st, deepresearch.Request{Question: "q"})
-	if err != nil {
+	e.run = deepresearch.NewRunID()
+	if err := st.Create(ctx, sqlitestore.Run{ID: e.run, Question: "q", Options: json.RawMessage(`{"question":"q"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	e.run = req.RunID
+	if err := st.Start(ctx, e.run); err != nil {
+		t.Fatal(err)
+	}
 	for seq := uint64(1); seq <= 200; seq++ {
 		ev := events.Event{RunID: e.run, Seq: seq, Type: events.ReportDelta, Agent: -1, Data: events.ReportDeltaData{Text: strings.Repeat("x", 1000)}}
 		if err := st.Append(ctx, ev); err != nil {

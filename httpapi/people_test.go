@@ -122,17 +122,13 @@ type reviewSignal struct {
 	reviewing chan struct{}
 }
 
-func (rs reviewSignal) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	if req.Hooks != nil && req.Hooks.Review != nil {
-		h := *req.Hooks
-		review := h.Review
-		h.Review = func(ctx context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+func (rs reviewSignal) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
+	opts.Waiting = func(s deepresearch.RunStatus) {
+		if s == deepresearch.StatusAwaitingPlan {
 			rs.reviewing <- struct{}{}
-			return review(ctx, p)
 		}
-		req.Hooks = &h
 	}
-	return rs.RunRecorder.RecordDurable(ctx, st, req, d, sink)
+	return rs.RunRecorder.Start(ctx, req, opts)
 }
 
 // TestPlanReviewSurvivesRestart: review_plan stops the run awaiting_plan;
@@ -295,21 +291,16 @@ type askSignal struct {
 	asking, reviewing chan struct{}
 }
 
-func (as askSignal) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	if req.Hooks != nil {
-		h := *req.Hooks
-		ask, review := h.Ask, h.Review
-		h.Ask = func(ctx context.Context, qs []deepresearch.Clarification) ([]string, error) {
+func (as askSignal) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
+	opts.Waiting = func(s deepresearch.RunStatus) {
+		switch s {
+		case deepresearch.StatusNeedsInput:
 			as.asking <- struct{}{}
-			return ask(ctx, qs)
-		}
-		h.Review = func(ctx context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
+		case deepresearch.StatusAwaitingPlan:
 			as.reviewing <- struct{}{}
-			return review(ctx, p)
 		}
-		req.Hooks = &h
 	}
-	return as.RunRecorder.RecordDurable(ctx, st, req, d, sink)
+	return as.RunRecorder.Start(ctx, req, opts)
 }
 
 // TestAnswersSurviveRestart: a run answered over POST …/input and then

@@ -217,9 +217,20 @@ func TestForwardedRequests(t *testing.T) {
 // after they are stored, as a run whose first step is slow would.
 type lateStart struct{ deepresearch.RunRecorder }
 
-func (l lateStart) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	time.Sleep(200 * time.Millisecond)
-	return l.RunRecorder.RecordDurable(ctx, st, req, d, sink)
+func (l lateStart) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
+	opts.Store = lateFirstEvent{opts.Store}
+	return l.RunRecorder.Start(ctx, req, opts)
+}
+
+// lateFirstEvent is a Store that stores a run's first event a while after
+// it is given it.
+type lateFirstEvent struct{ deepresearch.Store }
+
+func (s lateFirstEvent) Append(ctx context.Context, e deepresearch.Event) error {
+	if e.Seq == 1 {
+		time.Sleep(200 * time.Millisecond)
+	}
+	return s.Store.Append(ctx, e)
 }
 
 // TestStartedBeforeAnswer: with other server processes (Config.Remote),

@@ -177,9 +177,12 @@ type startSignal struct {
 	started chan string
 }
 
-func (s startSignal) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	s.started <- req.RunID
-	return s.RunRecorder.RecordDurable(ctx, st, req, d, sink)
+func (s startSignal) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
+	run, err := s.RunRecorder.Start(ctx, req, opts)
+	if err == nil {
+		s.started <- run.ID()
+	}
+	return run, err
 }
 
 // TestKeepResuming (issue 29): a run interrupted after the server started

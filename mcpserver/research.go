@@ -75,7 +75,11 @@ func (t *tools) runResearch(ctx context.Context, req *mcp.CallToolRequest, in de
 	if t.runs != nil {
 		return t.startRun(ctx, req, in)
 	}
-	rep, err := t.research.Research(ctx, in, nil)
+	run, err := t.research.Start(ctx, in, deepresearch.RunOptions{})
+	if err != nil {
+		return researchResult(nil, "", err)
+	}
+	rep, err := run.Wait()
 	return researchResult(rep, "", err)
 }
 

@@ -86,9 +86,9 @@ type Reference struct {
 
 // Researcher is what the research tool needs of the library to run a
 // request that is not kept (Options.Research): *deepresearch.Researcher
-// is one. Research must return when ctx is done.
+// is one. Its runs must end when ctx is done.
 type Researcher interface {
-	Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error)
+	Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error)
 }
 
 var _ Researcher = (*deepresearch.Researcher)(nil)

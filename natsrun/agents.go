@@ -266,7 +266,7 @@ func (l *EventLog) Event(e deepresearch.Event) {
 }
 
 // Backfill publishes the events of a run's earlier attempts (a resumed
-// run's Durable.Prior) that its events stream lacks: those numbered after
+// run's stored events) that its events stream lacks: those numbered after
 // the last event the stream holds for the run. A coordinator stores each
 // event in its run store before it publishes it, so one killed between
 // the two leaves the stream an event short, and its resumed run numbers

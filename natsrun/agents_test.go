@@ -72,7 +72,7 @@ func TestAgentsOnWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want, err := researcher(t, nil).Run(ctx, question)
+	want, err := startWait(ctx, researcher(t, nil), deepresearch.Request{Question: question}, deepresearch.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +94,8 @@ func TestAgentsOnWorkers(t *testing.T) {
 	var evs []deepresearch.Event
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a failure timeout only
 	defer cancel()
-	rep, err := r.ResearchDurable(rctx, deepresearch.Request{Question: question, RunID: "run1"},
-		deepresearch.Durable{Journal: natsrun.NewJournal(js, cfg)}, func(e deepresearch.Event) { evs = append(evs, e) })
+	rep, err := startWait(rctx, r, deepresearch.Request{Question: question, RunID: "run1"},
+		deepresearch.RunOptions{Journal: natsrun.NewJournal(js, cfg), Sink: func(e deepresearch.Event) { evs = append(evs, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 	var evs []deepresearch.Event
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a failure timeout only
 	defer cancel()
-	rep, err := r.Research(rctx, deepresearch.Request{Question: question, RunID: "run1"}, func(e deepresearch.Event) { evs = append(evs, e) })
+	rep, err := startWait(rctx, r, deepresearch.Request{Question: question, RunID: "run1"}, deepresearch.RunOptions{Sink: func(e deepresearch.Event) { evs = append(evs, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 // Journal keeps runs' journals in the journal stream, one subject a run,
 // so that every worker reads the calls any attempt completed. It is a
-// deepresearch.JournalStore: give it as Durable.Journal to the agent's
+// deepresearch.JournalStore: give it as RunOptions.Journal to the agent's
 // run, and a redelivered task answers the calls the failed attempt
 // completed from it instead of paying for them again.
 type Journal struct {

@@ -26,8 +26,8 @@ func TestJournalReplaysARun(t *testing.T) {
 	defer r.Close()
 	ctx := context.Background()
 	jr := natsrun.NewJournal(js, testConfig)
-	rep, err := r.ResearchDurable(ctx, deepresearch.Request{Question: "How are undersea cables repaired at sea?", RunID: "jrun1"},
-		deepresearch.Durable{Journal: jr}, nil)
+	rep, err := startWait(ctx, r, deepresearch.Request{Question: "How are undersea cables repaired at sea?", RunID: "jrun1"},
+		deepresearch.RunOptions{Journal: jr})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -232,16 +232,11 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 				sink := func(e deepresearch.Event) { emitted.Add(1); evLog.Event(e) }
 				rctx, rcancel := context.WithTimeout(ctx, 5*time.Minute) // a failure timeout only
 				defer rcancel()
-				req := deepresearch.Request{Question: question, RunID: id}
-				var rep *deepresearch.Report
-				var err error
+				opts := deepresearch.RunOptions{Sink: sink}
 				if size.store {
-					if req, err = deepresearch.StartRun(rctx, st, req); err == nil {
-						rep, err = coord.Record(rctx, st, req, func(deepresearch.Event) { emitted.Add(1) })
-					}
-				} else {
-					rep, err = coord.Research(rctx, req, sink)
+					opts = deepresearch.RunOptions{Store: st, Sink: func(deepresearch.Event) { emitted.Add(1) }}
 				}
+				rep, err := startWait(rctx, coord, deepresearch.Request{Question: question, RunID: id}, opts)
 				if err != nil {
 					return fmt.Errorf("run %s: %w", id, err)
 				}

@@ -198,7 +198,10 @@ func TestSurvey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := deepresearch.StartRun(ctx, st, deepresearch.Request{Question: question, RunID: "run1"}); err != nil {
+	if err := st.Create(ctx, deepresearch.StoredRun{ID: "run1", Question: question}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Start(ctx, "run1"); err != nil {
 		t.Fatal(err)
 	}
 	took := make(chan natsrun.Task, 1)
@@ -265,7 +268,10 @@ func TestStoreBigReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := deepresearch.StartRun(ctx, st, deepresearch.Request{Question: question, RunID: "big"}); err != nil {
+	if err := st.Create(ctx, deepresearch.StoredRun{ID: "big", Question: question}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Start(ctx, "big"); err != nil {
 		t.Fatal(err)
 	}
 	big, _ := json.Marshal(map[string]string{"text": strings.Repeat("undersea cables ", 150_000)}) // 2.4 MB

@@ -93,7 +93,11 @@ func evalCorpus(ctx context.Context, cmd *cobra.Command, c eval.Corpus, question
 	}
 	defer r.Close()
 	research := eval.Research(func(ctx context.Context, q string, sink func(deepresearch.Event)) error {
-		_, err := r.RunWith(ctx, q, sink)
+		run, err := r.Start(ctx, deepresearch.Request{Question: q}, deepresearch.RunOptions{Sink: sink})
+		if err != nil {
+			return err
+		}
+		_, err = run.Wait()
 		return err
 	})
 	for _, file := range c.QuestionSets() {

@@ -103,7 +103,7 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	// to the clarifying form, and the run's journal, so that `deepresearch
 	// resume ID` takes up a run the client's process lost without asking
 	// again. A store that cannot be opened costs the record, not the
-	// research (deepresearch.Researcher.RecordOrResearch).
+	// research (deepresearch.RunOptions.StoreErr).
 	opts := mcpserver.Options{}
 	if st, err := openStore(cmd.Context(), s); err != nil {
 		lib.unkept = err
@@ -151,24 +151,20 @@ type lazyResearcher struct {
 	r      *deepresearch.Researcher
 }
 
-// Research opens the library on first use and runs req, not kept: the run
-// store could not be opened (unkept says why).
-func (l *lazyResearcher) Research(ctx context.Context, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+// Start opens the library on first use and starts req as opts say, its
+// events also given to tee: a run of the Runs, kept in opts.Store, or,
+// when the run store could not be opened (unkept says why), the research
+// tool's run, not kept.
+func (l *lazyResearcher) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
 	r, err := l.researcher()
 	if err != nil {
 		return nil, err
 	}
-	return r.RecordOrResearch(ctx, nil, l.unkept, req, deepresearch.OriginCLI, l.sink(sink))
-}
-
-// RecordDurable opens the library on first use and records req in st (a
-// run of the Runs).
-func (l *lazyResearcher) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	r, err := l.researcher()
-	if err != nil {
-		return nil, err
+	if opts.Store == nil {
+		opts.StoreErr, opts.Origin = l.unkept, deepresearch.OriginCLI
 	}
-	return r.RecordDurable(ctx, st, req, d, l.sink(sink))
+	opts.Sink = l.sink(opts.Sink)
+	return r.Start(ctx, req, opts)
 }
 
 // sink is a run's sink, with tee's addition.

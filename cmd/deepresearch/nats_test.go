@@ -60,7 +60,10 @@ func TestClusterCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := deepresearch.StartRun(ctx, st, deepresearch.Request{Question: "q", RunID: "run1"}); err != nil {
+	if err := st.Create(ctx, deepresearch.StoredRun{ID: "run1", Question: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Start(ctx, "run1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := natsrun.Submit(ctx, js, natsrun.Config{}, natsrun.Task{Run: "run1"}); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -299,44 +298,48 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	// The run is kept in the run store (store.path), as the server keeps
 	// its runs: `deepresearch runs` lists it, `show ID` prints it. What a
 	// store that cannot be opened costs is the library's to decide
-	// (RecordOrResearch: the record, not the research).
-	var rep *deepresearch.Report
-	var runErr error
+	// (RunOptions.StoreErr: the record, not the research).
 	st, stErr := openStore(ctx, s)
-	var kept deepresearch.Store
+	opts := deepresearch.RunOptions{Store: st, StoreErr: stErr, Origin: deepresearch.OriginCLI, Sink: sink}
 	if stErr == nil {
 		defer st.Close()
-		kept = st
 	}
-	if rf.resume != "" {
+	switch {
+	case rf.resume != "":
 		if stErr != nil {
 			return stErr
 		}
-		req, d, err := deepresearch.ReopenRun(context.WithoutCancel(ctx), st, rf.resume)
+		if err := coord.backfillStored(ctx, st, rf.resume); err != nil {
+			logger.Warn().Err(err).Msg("the NATS events stream may lack events of the run's earlier attempts")
+		}
+		// A resumed run asks nobody: what its people said is in its
+		// journal.
+		req, opts.Resume = deepresearch.Request{}, rf.resume
+	case rf.ask != "":
+		if stErr != nil {
+			return stErr
+		}
+		freq, err := deepresearch.FollowUpRequest(ctx, st, rf.ask, question)
+		if errors.Is(err, deepresearch.ErrRunNotFound) {
+			return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
+		}
+		if err != nil && (errors.Is(err, deepresearch.ErrConfig) || errors.Is(err, deepresearch.ErrNoReport)) {
+			return inputError(err)
+		}
 		if err != nil {
 			return err
 		}
-		if err := coord.backfill(ctx, d.Prior); err != nil {
-			logger.Warn().Err(err).Msg("the NATS events stream may lack events of the run's earlier attempts")
-		}
-		rep, runErr = r.RecordDurable(ctx, st, req, d, sink)
-	} else if rf.ask != "" {
-		if stErr != nil {
-			return stErr
-		}
-		rep, runErr = r.Ask(ctx, st, rf.ask, question, deepresearch.OriginCLI, sink)
-		if rep == nil && errors.Is(runErr, deepresearch.ErrRunNotFound) {
-			return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", runErr, storePath(s)))
-		}
-		if rep == nil && (errors.Is(runErr, deepresearch.ErrConfig) || errors.Is(runErr, deepresearch.ErrNoReport)) {
-			return inputError(runErr)
-		}
-	} else {
-		rep, runErr = r.RecordOrResearch(ctx, kept, stErr, req, deepresearch.OriginCLI, sink)
-		if rep == nil && errors.Is(runErr, deepresearch.ErrConfig) {
+		req = freq
+	}
+	var rep *deepresearch.Report
+	run, runErr := r.Start(ctx, req, opts)
+	if runErr != nil {
+		if errors.Is(runErr, deepresearch.ErrConfig) {
 			return inputError(runErr) // a request the store refused, or the run did, before anything ran
 		}
+		return runErr
 	}
+	rep, runErr = run.Wait()
 	if display != nil {
 		display.Flush()
 	}

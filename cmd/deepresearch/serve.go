@@ -346,9 +346,12 @@ type publishing struct {
 	log   zerolog.Logger
 }
 
-func (p publishing) RecordDurable(ctx context.Context, st deepresearch.Store, req deepresearch.Request, d deepresearch.Durable, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
-	if err := p.coord.backfill(ctx, d.Prior); err != nil {
-		p.log.Warn().Err(err).Str("run", req.RunID).Msg("the NATS events stream may lack events of the run's earlier attempts")
+func (p publishing) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
+	if opts.Resume != "" {
+		if err := p.coord.backfillStored(ctx, opts.Store, opts.Resume); err != nil {
+			p.log.Warn().Err(err).Str("run", opts.Resume).Msg("the NATS events stream may lack events of the run's earlier attempts")
+		}
 	}
-	return p.Researcher.RecordDurable(ctx, st, req, d, p.coord.tee(sink))
+	opts.Sink = p.coord.tee(opts.Sink)
+	return p.Researcher.Start(ctx, req, opts)
 }

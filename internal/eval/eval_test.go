@@ -61,7 +61,7 @@ func researcher(tb testing.TB, p *eval.Prepared) eval.Run {
 	}
 	tb.Cleanup(func() { r.Close() })
 	return func(ctx context.Context, q string, sink func(events.Event)) error {
-		_, err := r.RunWith(ctx, q, sink)
+		_, err := startWait(ctx, r, deepresearch.Request{Question: q}, deepresearch.RunOptions{Sink: sink})
 		return err
 	}
 }
@@ -197,7 +197,7 @@ func cablesCorpus(t *testing.T, extra map[string]string) *deepresearch.Researche
 func TestUnanswerableQuestionSaysSo(t *testing.T) {
 	r := cablesCorpus(t, nil)
 	a, err := eval.Research(func(ctx context.Context, q string, sink func(events.Event)) error {
-		_, err := r.RunWith(ctx, q, sink)
+		_, err := startWait(ctx, r, deepresearch.Request{Question: q}, deepresearch.RunOptions{Sink: sink})
 		return err
 	})(context.Background(), "What is the airspeed velocity of an unladen swallow?")
 	if err != nil {
@@ -216,7 +216,7 @@ func TestCopiesUnderTwoNamesCitedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := cablesCorpus(t, map[string]string{"mirror/repairing-undersea-cables.md": string(orig)})
-	rep, err := r.Run(context.Background(), "How are broken submarine cables found and repaired?")
+	rep, err := startWait(context.Background(), r, deepresearch.Request{Question: "How are broken submarine cables found and repaired?"}, deepresearch.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 
 // Run is one research run as the evaluation drives it: it researches
 // question and reports every event of the run to sink, in order. The root
-// package's Researcher.RunWith is one.
+// package's Researcher.Start, waited for, is one.
 type Run func(ctx context.Context, question string, sink func(events.Event)) error
 
 // Research answers with what a research run did: the documents its final

@@ -79,7 +79,7 @@ func TestHybridRetrieval(t *testing.T) {
 	}
 	defer r.Close()
 	hybridRun := func(ctx context.Context, q string, sink func(events.Event)) error {
-		_, err := r.RunWith(ctx, q, sink)
+		_, err := startWait(ctx, r, deepresearch.Request{Question: q}, deepresearch.RunOptions{Sink: sink})
 		return err
 	}
 	cmp, err := p.Compare(ctx, questionsDir, eval.Research(researcher(t, p)))

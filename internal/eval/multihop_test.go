@@ -23,7 +23,7 @@ func cycles(tb testing.TB, p *eval.Prepared, n int) eval.Answerer {
 	}
 	tb.Cleanup(func() { r.Close() })
 	return eval.Research(func(ctx context.Context, q string, sink func(events.Event)) error {
-		_, err := r.RunWith(ctx, q, sink)
+		_, err := startWait(ctx, r, deepresearch.Request{Question: q}, deepresearch.RunOptions{Sink: sink})
 		return err
 	})
 }
