@@ -197,6 +197,9 @@ func resultText(res *mcp.CallToolResult, max int) string {
 	return bound(b.String(), max)
 }
 
+// boundNote is room for the note bound adds to a text it cuts.
+const boundNote = 100
+
 // bound cuts s to at most max bytes, at a rune, and says so at the end.
 func bound(s string, max int) string {
 	if len(s) <= max {
@@ -262,7 +265,10 @@ func readText(loc, raw, title string, maxText int) (string, string) {
 	case extract.FormatPDF, extract.FormatDOCX, extract.FormatPPTX, extract.FormatEPUB, extract.FormatXLSX, extract.FormatODS, extract.FormatODT:
 		f = extract.FormatText // a tool answers in text, whatever the file's format
 	}
-	d := extract.Extract(name, bound(raw, maxText), f)
+	// Invalid bytes become U+FFFD (three bytes each) before the bound, not
+	// after it, and the extracted text is bounded again: cleaning may not
+	// grow a bounded text past its bound.
+	d := extract.Extract(name, bound(strings.ToValidUTF8(raw, "\uFFFD"), maxText), f)
 	t := cleanLine(firstOf(title, d.Title, loc), 300)
-	return t, d.Text
+	return t, bound(d.Text, maxText+boundNote)
 }
