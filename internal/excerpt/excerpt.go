@@ -493,6 +493,23 @@ func Section(units []Unit, i, budget int) []int {
 	return out
 }
 
+// maxCutHeading bounds a heading Cut repeats over a passage it keeps: the
+// budget counts the passages, and a heading line may be as long as a
+// document makes it.
+const maxCutHeading = 200
+
+// clipHeading is h cut to maxCutHeading bytes, at a rune, marked "…".
+func clipHeading(h string) string {
+	if len(h) <= maxCutHeading {
+		return h
+	}
+	cut := maxCutHeading
+	for cut > 0 && !utf8.RuneStart(h[cut]) {
+		cut--
+	}
+	return h[:cut] + "…"
+}
+
 // Cut returns text cut to about budget bytes: all of it when it fits;
 // else its first unit (what the document is), then its best units for the
 // key terms of a task and the question it serves (Weights)
@@ -556,7 +573,7 @@ func Cut(text, task, question string, budget int) string {
 			b.WriteString("\n\n")
 		}
 		if u.Heading != "" && (u.Heading != lastHead || i != prev+1) && i > 0 {
-			b.WriteString("## " + u.Heading + "\n\n")
+			b.WriteString("## " + clipHeading(u.Heading) + "\n\n")
 		}
 		b.WriteString(u.Text)
 		prev, lastHead = i, u.Heading
