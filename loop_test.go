@@ -102,6 +102,8 @@ func (s *script) GenerateContent(ctx context.Context, msgs []llms.MessageContent
 		return reply(s.clarify)
 	case strings.HasPrefix(system, "You are the writer") && s.write != nil:
 		return reply(s.write(human))
+	case strings.HasPrefix(system, "You lead a deep-research job") && s.assess == nil:
+		return nil, errors.New("script: no assessment is scripted") // the run goes on as after a failed assessment
 	case strings.HasPrefix(system, "You lead a deep-research job"):
 		s.mu.Lock()
 		s.assessed = append(s.assessed, human)
