@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -38,13 +37,9 @@ each of the others. GET /v1/cluster on any server says the same as JSON.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			s, err := settings(cmd, configFile)
+			s, err := nf.settings(cmd, configFile, "cluster")
 			if err != nil {
 				return err
-			}
-			nf.apply(&s)
-			if s.NATS.URL == "" {
-				return usageError{errors.New("cluster needs a NATS server: --nats URL or nats.url")}
 			}
 			conn, err := connectNATS(ctx, s, nf, "deepresearch cluster")
 			if err != nil {

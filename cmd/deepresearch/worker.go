@@ -39,6 +39,21 @@ func (f *natsFlags) apply(s *config.Settings) {
 	}
 }
 
+// settings reads the settings of a command that needs a NATS server
+// (cmd names it in the error), with the flags applied: --nats or nats.url
+// must name one.
+func (f *natsFlags) settings(cmd *cobra.Command, file, name string) (config.Settings, error) {
+	s, err := settings(cmd, file)
+	if err != nil {
+		return s, err
+	}
+	f.apply(&s)
+	if s.NATS.URL == "" {
+		return s, usageError{fmt.Errorf("%s needs a NATS server: --nats URL or nats.url", name)}
+	}
+	return s, nil
+}
+
 // natsAuth are the connection options that nats.token asks for.
 func natsAuth(c config.NATS) []nats.Option {
 	if c.Token == "" {
@@ -113,13 +128,9 @@ workers at once, and it exits 0.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			s, err := settings(cmd, configFile)
+			s, err := nf.settings(cmd, configFile, "worker")
 			if err != nil {
 				return err
-			}
-			nf.apply(&s)
-			if s.NATS.URL == "" {
-				return usageError{errors.New("worker needs a NATS server: --nats URL or nats.url")}
 			}
 			if concurrency < 1 {
 				return usageError{fmt.Errorf("--concurrency %d: want at least 1", concurrency)}
