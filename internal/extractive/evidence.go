@@ -12,6 +12,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/excerpt"
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 // Evidence sizes: what one agent hands the writer. A report is the
@@ -255,6 +256,12 @@ func report(msgs []llms.MessageContent) string {
 		b := titles[n]
 		boost := priorWeight * prior[n]
 		if asked(n) {
+			boost += firstSearchBoost
+		}
+		if joinsTerm(b.title, own) {
+			// A page named for the thing asked, in a name a search's
+			// words do not match, weighs as a top document of the
+			// question does.
 			boost += firstSearchBoost
 		}
 		// The document of the name a follow-up follows (a second hop) is
@@ -595,4 +602,25 @@ func dedent(lines []string) []string {
 		out[i] = strings.TrimRight(l, " \t")
 	}
 	return out
+}
+
+// joinsTerm reports whether a title's name — its first word, as a
+// manual page, a command or a module is named — ends in one of the
+// question's own terms joined to other letters: "gitignore" for "ignore",
+// "strerror" for "error", "getrlimit" for "limit". A plain match of the
+// word misses such names. The name is at least two letters longer than
+// the term ("mmap" does not join "map": too many words end so).
+func joinsTerm(title string, own map[string]bool) bool {
+	toks := terms.Tokens(title)
+	if len(toks) == 0 || len(toks[0]) < 4 {
+		return false
+	}
+	tok := toks[0]
+	st := terms.Stem(tok)
+	for o := range own {
+		if len(o) >= 3 && o != st && len(tok) > len(o)+1 && strings.HasSuffix(st, o) {
+			return true
+		}
+	}
+	return false
 }

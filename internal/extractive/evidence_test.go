@@ -218,3 +218,47 @@ func TestReporterQuotesNoPageMarks(t *testing.T) {
 		t.Errorf("the report quotes a page mark:\n%s", out)
 	}
 }
+
+// TestReporterQuotesAPageNamedForTheTermJoined: a manual page whose name
+// joins the question's word to a prefix ("strerror" for "error") is
+// quoted though the search ranked it fifth, behind four pages whose
+// passages share the question's words as well: a report quotes four
+// sources, and the page named for what is asked is one of them.
+func TestReporterQuotesAPageNamedForTheTermJoined(t *testing.T) {
+	var b strings.Builder
+	for i, page := range [][2]string{
+		{"sysexits.h.3head", "Exit codes give a readable message for each error number a program returns."},
+		{"fmtmsg.3", "The fmtmsg function prints a readable message whose severity and error number it is given."},
+		{"pidfd_getfd.2", "On failure minus one is returned and errno holds the error number of a readable message."},
+		{"mallopt.3", "A readable message on standard error reports the number of bytes allocated."},
+	} {
+		fmt.Fprintf(&b, "[%d] %s\nURL: file:///man/%s.txt\nLocation: lines 1-9\nDESCRIPTION\n       %s\n\n", i+1, page[0], page[0], page[1])
+	}
+	b.WriteString("[5] strerror.3\nURL: file:///man/strerror.3.txt\nLocation: lines 1-9\nNAME\n       strerror - return string describing error number\n\nDESCRIPTION\n       The strerror() function returns a pointer to a string that describes the error code passed in the argument errnum.\n")
+	msgs := []llms.MessageContent{human("Question: How do I get a readable message describing an error number?"), toolMsg("c1", "search", b.String())}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if !strings.Contains(out, "[5]") {
+		t.Errorf("report does not quote strerror.3:\n%s", out)
+	}
+	if n := len(distinctMarkers(out)); n > maxEvidenceSources {
+		t.Errorf("report cites %d sources, want at most %d:\n%s", n, maxEvidenceSources, out)
+	}
+}
+
+func TestJoinsTerm(t *testing.T) {
+	own := questionStems("How do I ignore files, limit resources and map memory on error?")
+	for title, want := range map[string]bool{
+		"gitignore(5)":  true,
+		"strerror.3":    true,
+		"getrlimit.2":   true,
+		"mmap.2":        false, // "map" joined to one letter
+		"error.3":       false, // the word itself: a plain match
+		"errors":        false,
+		"Package limit": false, // the name is the first word only
+		"":              false,
+	} {
+		if got := joinsTerm(title, own); got != want {
+			t.Errorf("joinsTerm(%q) = %v, want %v", title, got, want)
+		}
+	}
+}
