@@ -25,7 +25,6 @@ var envReaders = map[string][]string{
 // readsEnv allows a library file (by its path below the module) to read
 // the environment, saying why.
 var readsEnv = map[string]string{
-	"internal/godoc/write.go":                "GOROOT: where the Go distribution whose documentation is the default corpus lies, when runtime.GOROOT does not say",
 	"internal/pdfprint/pdfcheck/pdfcheck.go": "CI: a helper only tests import, which fails rather than skips a test whose PDF tools are missing when .ci/run should have installed them",
 }
 

@@ -406,7 +406,7 @@ func DefaultPath(dir string) (string, error) {
 // GOROOT` (for at most 5s) when that is not on disk. This is the one
 // place that decides what the default corpus is.
 func DefaultCorpus(ctx context.Context) (string, error) {
-	root, err := goRoot(ctx)
+	root, err := GoRoot(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -437,9 +437,11 @@ func defaultCorpus(ctx context.Context, root, cache string) (string, error) {
 	return dir, nil
 }
 
-// goRoot returns the root of the Go distribution: runtime.GOROOT() when it
-// is on disk, else what `go env GOROOT` says (asked for at most 5s).
-func goRoot(ctx context.Context) (string, error) {
+// GoRoot returns the root of the Go distribution: runtime.GOROOT() when it
+// is on disk, else what `go env GOROOT` says (asked for at most 5s). It
+// reads no environment variable itself: `go env` does, as the go command
+// would.
+func GoRoot(ctx context.Context) (string, error) {
 	//lint:ignore SA1019 runtime.GOROOT is the cheap first guess; `go env` is the fallback.
 	if root := runtime.GOROOT(); root != "" && isDir(root) {
 		return root, nil

@@ -744,7 +744,7 @@ func TestConcurrentUse(t *testing.T) {
 // goDocFolder is the Go distribution's doc folder (GOROOT/doc), which the
 // tests and benchmarks index as it is.
 func goDocFolder(ctx context.Context) (string, error) {
-	root, err := goRoot(ctx)
+	root, err := GoRoot(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -807,7 +807,7 @@ func TestDefaultPath(t *testing.T) {
 // cannot be written is an error that names it.
 func TestDefaultCorpus(t *testing.T) {
 	ctx := t.Context()
-	real, err := goRoot(ctx)
+	real, err := GoRoot(ctx)
 	if err != nil || !isDir(filepath.Join(real, "src", "bufio")) || !isDir(filepath.Join(real, "doc")) {
 		t.Skip("no Go distribution with sources:", err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/godoc"
 )
 
@@ -83,7 +84,11 @@ func Corpora() []Corpus {
 	return []Corpus{
 		{Name: "go", Questions: "questions.json", MoreQuestions: []string{NewcomerQuestions},
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
-				return WriteCorpus(ctx, godoc.GOROOT(), dir)
+				root, err := corpus.GoRoot(ctx)
+				if err != nil {
+					return CorpusStats{}, err
+				}
+				return WriteCorpus(ctx, root, dir)
 			}},
 		{Name: "foldoc", Questions: "foldoc.json", Packages: []string{"dict-foldoc"},
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {

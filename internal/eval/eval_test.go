@@ -16,7 +16,6 @@ import (
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/eval"
 	"github.com/deepresearch/deepresearch/internal/events"
-	"github.com/deepresearch/deepresearch/internal/godoc"
 )
 
 var questionsDir = filepath.Join("..", "..", "testdata", "eval")
@@ -256,7 +255,11 @@ func BenchmarkRetrieval(b *testing.B) {
 func BenchmarkIndexCorpus(b *testing.B) {
 	ctx := context.Background()
 	docs := filepath.Join(b.TempDir(), "corpus")
-	st, err := eval.WriteCorpus(ctx, godoc.GOROOT(), docs)
+	root, err := corpus.GoRoot(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := eval.WriteCorpus(ctx, root, docs)
 	if err != nil {
 		b.Fatal(err)
 	}

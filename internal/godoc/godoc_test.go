@@ -52,11 +52,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// testGOROOT is the Go distribution the go command on the path uses.
+func testGOROOT() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // goroot returns the real Go distribution, or skips a test that needs its
 // sources.
 func goroot(tb testing.TB) string {
 	tb.Helper()
-	root := GOROOT()
+	root := testGOROOT()
 	if !isDir(filepath.Join(root, "src", "bufio")) || !isDir(filepath.Join(root, "src", "cmd", "go")) {
 		tb.Skipf("no Go sources under %q", root)
 	}
@@ -362,7 +371,7 @@ func TestCachedErrors(t *testing.T) {
 // BenchmarkWrite writes the real distribution's documentation: the
 // first run's cost before indexing.
 func BenchmarkWrite(b *testing.B) {
-	root := GOROOT()
+	root := testGOROOT()
 	if !isDir(filepath.Join(root, "src", "bufio")) {
 		b.Skip("no Go sources")
 	}

@@ -38,16 +38,6 @@ type Stats struct {
 	Bytes    int64 // bytes written
 }
 
-// GOROOT returns the root of the Go distribution this program was built
-// with: runtime.GOROOT, else the GOROOT environment variable.
-func GOROOT() string {
-	//lint:ignore SA1019 the distribution this binary was built with is the one whose docs we read.
-	if r := runtime.GOROOT(); r != "" {
-		return r
-	}
-	return os.Getenv("GOROOT")
-}
-
 // Write writes the documentation of the Go distribution at goroot into
 // dir, which it creates if needed:
 //
