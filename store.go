@@ -7,6 +7,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/stored"
 )
@@ -283,7 +284,7 @@ func (r *Researcher) keepSources(ctx context.Context, st Store, id string, rep *
 		}
 		text, ok := read[src.ID+"\x00"+src.URL]
 		if !ok {
-			fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+			fctx, cancel := clock.WithTimeout(ctx, r.cfg.Clock, fetchTimeout)
 			doc, err := r.Fetch(fctx, src.ID)
 			cancel()
 			if err != nil {
