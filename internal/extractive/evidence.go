@@ -3,6 +3,7 @@ package extractive
 import (
 	"cmp"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -519,10 +520,11 @@ func fallbackQuote(blocks []block, prior map[int]float64, terms map[string]float
 // quoteUnit renders a unit for a report, cited as [n]: prose and list
 // items as their sentences, each followed by the marker (a lead's colon
 // after it: "To trigger a scan [3]:"); code and tables as a fenced block
-// under the passage that introduces them, uncited. A sentence with a URL
-// in it is left out (a link in a report is the reference list's to
-// make), and so is a block holding anything a citation parser could take
-// for a marker, a sentence in quoted (which records those it quotes) and
+// under the passage that introduces them, uncited. A URL in a sentence
+// loses its scheme ("described at golang.org/s/re2syntax"): the sentence
+// is often the fact, and a link in a report is the reference list's to
+// make. A block holding anything a citation parser could take for a
+// marker is left out, and so is a sentence in quoted (which records those it quotes) and
 // one of fewer than three words. A heading, when given, leads the first
 // sentence quoted ("drop_caches: Writing to this will cause…").
 func quoteUnit(u excerpt.Unit, n int, heading string, quoted map[string]bool) string {
@@ -539,8 +541,9 @@ func quoteUnit(u excerpt.Unit, n int, heading string, quoted map[string]bool) st
 		if i == maxUnitSentences {
 			break
 		}
+		s = schemeRe.ReplaceAllString(s, "")
 		k := normalize(s)
-		if strings.Contains(s, "://") || hasMarkerRe.MatchString(s) || len(strings.Fields(s)) < 3 || quoted[k] {
+		if hasMarkerRe.MatchString(s) || len(strings.Fields(s)) < 3 || quoted[k] {
 			continue
 		}
 		quoted[k] = true
@@ -624,3 +627,6 @@ func joinsTerm(title string, own map[string]bool) bool {
 	}
 	return false
 }
+
+// schemeRe matches a URL's scheme and its "://".
+var schemeRe = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,15}://`)

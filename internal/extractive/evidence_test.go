@@ -262,3 +262,20 @@ func TestJoinsTerm(t *testing.T) {
 		}
 	}
 }
+
+// TestReporterQuotesASentenceWithAURL: a sentence that holds the fact and
+// a URL is quoted, the URL without its scheme (no link enters a report
+// from a source's text); before, the sentence was left out whole.
+func TestReporterQuotesASentenceWithAURL(t *testing.T) {
+	results := "[1] Package regexp (regexp)\nURL: https://pkg.go.dev/regexp\nLocation: lines 1-9\n" +
+		"Package regexp implements regular expression search.\n\n" +
+		"The syntax of the regular expressions accepted is the same general syntax used by Perl. More precisely, it is the syntax accepted by RE2 and described at https://golang.org/s/re2syntax, except for \\C.\n"
+	msgs := []llms.MessageContent{human("Question: Which regular expression syntax is accepted?"), toolMsg("c1", "search", results)}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if !strings.Contains(out, "it is the syntax accepted by RE2 and described at golang.org/s/re2syntax, except for \\C. [1]") {
+		t.Errorf("report does not quote the sentence with the fact:\n%s", out)
+	}
+	if strings.Contains(out, "://") {
+		t.Errorf("report holds a URL from the source's text:\n%s", out)
+	}
+}
