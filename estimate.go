@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/mdtext"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )

@@ -11,9 +11,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
-	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 // Runs owns the life of the stored runs a program serves, so that every

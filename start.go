@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // RunOptions say how Start runs a request. Each is independent of the

@@ -7,7 +7,7 @@ import (
 	"iter"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/stored"
 )
 

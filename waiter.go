@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // waiter is where an Interactive run waits for a person: Run.Answer and

@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"golang.org/x/text/width"
 )
 
