@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // Embedding in a few lines: research a folder of documents offline and
@@ -66,7 +67,7 @@ func ExampleRun_Events() {
 	}
 	for e := range run.Events() {
 		switch e.Type {
-		case deepresearch.PlanReady, deepresearch.SourcesMerged, deepresearch.RunFinished:
+		case events.PlanReady, events.SourcesMerged, events.RunFinished:
 			fmt.Println(e.Seq > 0, e.Type)
 		}
 	}
@@ -98,7 +99,7 @@ func ExampleFromSettings() {
 
 	run, err := r.Start(context.Background(), deepresearch.Request{
 		Question: "How are cable faults repaired?", RunID: "run-1", MaxTasks: 1, Style: "plain",
-	}, deepresearch.RunOptions{Sink: func(e deepresearch.Event) { /* stream e as JSON to a client */ }})
+	}, deepresearch.RunOptions{Sink: func(e events.Event) { /* stream e as JSON to a client */ }})
 	if err != nil {
 		panic(err)
 	}
@@ -148,7 +149,7 @@ func ExampleNew_languageModel() {
 	}
 	judges := map[string]bool{}
 	for e := range run.Events() {
-		if d, ok := e.Data.(deepresearch.FilteredData); ok {
+		if d, ok := e.Data.(events.FilteredData); ok {
 			judges[d.Judge] = true
 		}
 	}

@@ -126,7 +126,7 @@ func testCanceledStreamHasNoGap(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 20 * time.Millisecond})})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var got []deepresearch.Event
+	var got []events.Event
 	run, err := r.Start(ctx, deepresearch.Request{Question: question}, deepresearch.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func testCloseStopsRuns(t *testing.T) {
 	errs := make(chan error, 3)
 	for range 3 {
 		go func() {
-			_, err := runWith(context.Background(), r, question, func(e deepresearch.Event) {
+			_, err := runWith(context.Background(), r, question, func(e events.Event) {
 				if e.Type == events.AgentStarted {
 					once.Do(func() { close(started) })
 				}
@@ -282,7 +282,7 @@ func TestEverySearchFailing(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNoResearch with the search error", err)
 	}
 	var se *deepresearch.StageError
-	if !errors.As(err, &se) || se.Stage != deepresearch.StageResearch {
+	if !errors.As(err, &se) || se.Stage != events.StageResearch {
 		t.Errorf("err %v is not a research-stage StageError", err)
 	}
 }
@@ -308,7 +308,7 @@ func TestIndexFailureStage(t *testing.T) {
 	rec := &recorder{}
 	_, err = runWith(context.Background(), r, question, rec.sink)
 	var se *deepresearch.StageError
-	if !errors.As(err, &se) || se.Stage != deepresearch.StageIndex || !errors.Is(err, deepresearch.ErrCorpus) {
+	if !errors.As(err, &se) || se.Stage != events.StageIndex || !errors.Is(err, deepresearch.ErrCorpus) {
 		t.Fatalf("err = %v, want an index-stage StageError matching ErrCorpus", err)
 	}
 	msg := err.Error()
@@ -317,7 +317,7 @@ func TestIndexFailureStage(t *testing.T) {
 			t.Errorf("message %q repeats %q", msg, doubled)
 		}
 	}
-	if d := rec.of(events.Error); len(d) != 1 || d[0].Data.(events.ErrorData).Stage != deepresearch.StageIndex {
+	if d := rec.of(events.Error); len(d) != 1 || d[0].Data.(events.ErrorData).Stage != events.StageIndex {
 		t.Errorf("error events %v, want one at the index stage", d)
 	}
 }
@@ -376,7 +376,7 @@ func testMaxAgentsAcrossRuns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := runWith(context.Background(), r, question, func(e deepresearch.Event) {
+			_, err := runWith(context.Background(), r, question, func(e events.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch e.Type {

@@ -40,6 +40,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // Report is what the research tool returns.
@@ -64,7 +65,7 @@ type Report struct {
 	// Questions are the clarifying questions of a question that needs
 	// them, asked of a client without elicitation: nothing was researched;
 	// call research again with "answers".
-	Questions []deepresearch.Clarification `json:"questions,omitempty" jsonschema:"clarifying questions: nothing was researched; call research again with answers"`
+	Questions []events.Clarification `json:"questions,omitempty" jsonschema:"clarifying questions: nothing was researched; call research again with answers"`
 	// Estimate is what the run would spend, for a call with "estimate":
 	// true: nothing was researched.
 	Estimate *deepresearch.Estimate `json:"estimate,omitempty" jsonschema:"what the run would spend (asked with estimate: true): nothing was researched"`

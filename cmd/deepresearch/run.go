@@ -279,7 +279,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		sinks = append(sinks, display)
 	}
 
-	sink := func(e deepresearch.Event) {
+	sink := func(e events.Event) {
 		for _, s := range sinks {
 			s.Event(e)
 		}
