@@ -1,9 +1,8 @@
 package deepresearch
 
 import (
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/internal/search"
@@ -28,13 +27,13 @@ type (
 	// Reference is one entry of the final report's reference list.
 	Reference = finalreport.Reference
 	// MergedSource is a source of the merged numbering of all agents.
-	MergedSource = collapse.Source
+	MergedSource = cite.MergedSource
 	// Style is how citations are rendered in the report text: Markdown,
 	// Plain, Footnote or HTML. Its text form (a Request's JSON, settings)
 	// is its name ("markdown", "plain", "footnote", "html"), read by its
 	// UnmarshalText, which refuses other names with an error wrapping
 	// ErrStyle; the zero Style is the default.
-	Style = citeproc.Style
+	Style = cite.Style
 	// JSONReport is the report as structured data with a citation sidecar.
 	JSONReport = finalreport.Document
 	// Provenance is seed 003's account of a report's sources (sources,
@@ -47,14 +46,6 @@ type (
 	SourceRelevance = source.Relevance
 	// QueryScore is a source's relevance to one search of its task.
 	QueryScore = source.QueryScore
-)
-
-// Citation styles.
-const (
-	Markdown = citeproc.Markdown // [[1]](https://…)
-	Plain    = citeproc.Plain    // [1]
-	Footnote = citeproc.Footnote // [^1]
-	HTML     = citeproc.HTML     // <sup><a href="…">[1]</a></sup>
 )
 
 // Format is a document format Report.Render writes.

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
@@ -433,7 +434,7 @@ func TestRunEvents(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{Style: deepresearch.Footnote})
+	r := newResearcher(t, deepresearch.Config{Style: cite.Footnote})
 	rep, err := runWith(context.Background(), r, question, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,7 @@ var reaches = map[string][]string{
 	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "corpus", "defaults", "excerpt", "extractive",
 		"domains", "fetch", "finalreport", "journal", "mcpsource", "mdtext", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
 		"stored", "telemetry", "terms", "usage", "vector", "verify", "websearch"},
+	"cite":                               {"canon", "citeproc", "collapse", "source"},
 	"cmd/deepresearch":                   {"eval", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {},
 	"config":                             {"citeproc", "defaults", "output", "termsafe"},
@@ -58,6 +59,7 @@ var reaches = map[string][]string{
 // internal/ may import them (they are the vocabulary it shares).
 var leaves = map[string][]string{
 	"events": {},
+	"cite":   {"github.com/yuin/goldmark", "golang.org/x/net", "golang.org/x/text"},
 }
 
 // configLibraries stay in config/load and cmd/: the library an embedder

@@ -164,32 +164,6 @@ func ExampleNew_languageModel() {
 	// citations verified by llm
 }
 
-// The citation core on text from any model: Cite renumbers a text's
-// markers by first citation, one number per resource (two URL forms of
-// one page meet), and drops a number no source backs.
-func ExampleCite() {
-	cited, err := deepresearch.Cite("Cables fail [3]. Ships repair them [7][3]. Unbacked [9].", deepresearch.CiteOptions{
-		Mode: deepresearch.CiteRenumber,
-		Sources: map[int]deepresearch.Source{
-			3: {ID: "a", URL: "https://example.com/faults?utm_source=x", Title: "Faults"},
-			7: {ID: "b", URL: "https://example.com/repair", Title: "Repair"},
-		},
-	})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(cited.Text)
-	for _, c := range cited.Citations {
-		fmt.Printf("[%d] was [%d]: %s\n", c.Display, c.Number, c.Source.Title)
-	}
-	fmt.Printf("unresolved: %d\n", cited.Unresolved[0].Number)
-	// Output:
-	// Cables fail [1]. Ships repair them [2][1]. Unbacked.
-	// [1] was [3]: Faults
-	// [2] was [7]: Repair
-	// unresolved: 9
-}
-
 // Checking a report's citations against the text of its sources, as the
 // last stage of every run does: a number with no source is fabricated.
 func ExampleVerify() {

@@ -16,6 +16,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
@@ -53,7 +54,7 @@ func roundTrip(t *testing.T, rep *deepresearch.Report) {
 }
 
 func TestReportSurvivesStorage(t *testing.T) {
-	for _, style := range []deepresearch.Style{deepresearch.Markdown, deepresearch.Plain, deepresearch.Footnote, deepresearch.HTML} {
+	for _, style := range []deepresearch.Style{cite.Markdown, cite.Plain, cite.Footnote, cite.HTML} {
 		t.Run(string(style), func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{})
 			rep, err := research(context.Background(), r, deepresearch.Request{Question: question, Style: style}, nil)

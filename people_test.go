@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/events"
 )
@@ -686,7 +687,7 @@ func TestRequestJSONWords(t *testing.T) {
 		{"review_plan with never", `{"question":"q","review_plan":true,"review":"never"}`, "", "", "review", "review_plan"},
 		{"unknown review", `{"question":"q","review":"sometimes"}`, "", "", "review", `"sometimes"; want never, first_plan or every_cycle`},
 		{"review of the wrong case", `{"question":"q","review":"First_Plan"}`, "", "", "review", `"First_Plan"`},
-		{"style", `{"question":"q","style":"footnote"}`, "", deepresearch.Footnote, "", ""},
+		{"style", `{"question":"q","style":"footnote"}`, "", cite.Footnote, "", ""},
 		{"unknown style", `{"question":"q","style":"gothic"}`, "", "", "style", `"gothic"; want markdown, plain, footnote or html`},
 		{"unknown member", `{"question":"q","corpus":"/etc"}`, "", "", "", `unknown field "corpus"`},
 		{"unknown member of the plan", `{"question":"q","plan":{"tasks":[{"question":"x","why":"y"}]}}`, "", "", "", `unknown field "why"`},

@@ -18,6 +18,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
@@ -255,7 +256,7 @@ func (r *Researcher) settle(req Request) (Request, error) {
 func (r *Researcher) fill(req Request) Request {
 	req.Question = req.question()
 	req = r.cfg.People.fill(req)
-	req.Style = cmp.Or(req.Style, r.cfg.Style, Markdown)
+	req.Style = cmp.Or(req.Style, r.cfg.Style, cite.Markdown)
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}

@@ -1,4 +1,14 @@
-package deepresearch
+// Package cite is the citation core a research run uses, for programs that
+// bring their own model output: Cite and Citer rewrite one text's citation
+// markers as it streams; Collapse and Merger put several reports on one
+// numbering, and Merger.Add numbers one source at a time. `deepresearch
+// cite` and `deepresearch collapse` are these, over JSON.
+//
+// It is a leaf: it links no run store, PDF engine, spreadsheet library or
+// model provider (deps_test.go holds it to that), so a program that only
+// cites stays small. Nothing in it does I/O but write to the io.Writer a
+// Citer is given.
+package cite
 
 import (
 	"fmt"
@@ -7,47 +17,61 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/source"
 )
 
-// The citation core a run uses, for programs that bring their own model
-// output: Cite and Citer rewrite one text's citation markers as it
-// streams; Collapse and Merger put several agents' reports on one
-// numbering. `deepresearch cite` and `deepresearch collapse` are these,
-// over JSON.
+// Source is a document a text cites: its URL (the identity citations are
+// merged by, canonicalised), ID, title and the rest of what a reference
+// list shows.
+type Source = source.Source
 
-// CiteMode says what Cite does with the citation markers it recognises.
-type CiteMode = citeproc.Mode
+// Style is how citations are rendered in a text: Markdown, Plain,
+// Footnote or HTML. Its text form (a Request's JSON, settings) is its name
+// ("markdown", "plain", "footnote", "html"), read by its UnmarshalText,
+// which refuses other names with an error wrapping
+// deepresearch.ErrStyle; the zero Style is the default.
+type Style = citeproc.Style
+
+// Citation styles.
+const (
+	Markdown = citeproc.Markdown // [[1]](https://…)
+	Plain    = citeproc.Plain    // [1]
+	Footnote = citeproc.Footnote // [^1]
+	HTML     = citeproc.HTML     // <sup><a href="…">[1]</a></sup>
+)
+
+// Mode says what Cite does with the citation markers it recognises.
+type Mode = citeproc.Mode
 
 // Citation modes.
 const (
-	// CiteKeep passes markers through unchanged and records which sources
+	// Keep passes markers through unchanged and records which sources
 	// were cited: the text written is byte for byte the text read.
-	CiteKeep = citeproc.Keep
-	// CiteLink renders each marker as a link in CiteOptions.Style,
-	// numbered 1..K by first citation (one number per resource, whatever
-	// URL form the sources use); unknown numbers are dropped.
-	CiteLink = citeproc.Link
-	// CiteRemove deletes markers, leaving no double spaces.
-	CiteRemove = citeproc.Remove
-	// CiteRenumber rewrites the numbers of each marker 1..K by first
+	Keep = citeproc.Keep
+	// Link renders each marker as a link in Options.Style, numbered 1..K
+	// by first citation (one number per resource, whatever URL form the
+	// sources use); unknown numbers are dropped.
+	Link = citeproc.Link
+	// Remove deletes markers, leaving no double spaces.
+	Remove = citeproc.Remove
+	// Renumber rewrites the numbers of each marker 1..K by first
 	// citation, keeping the marker's own bracket style; unknown numbers
 	// are dropped.
-	CiteRenumber = citeproc.Renumber
+	Renumber = citeproc.Renumber
 )
 
-// ParseCiteMode returns the mode named s: "keep" (or ""), "link",
-// "remove" or "renumber".
-func ParseCiteMode(s string) (CiteMode, error) {
+// ParseMode returns the mode named s: "keep" (or ""), "link", "remove"
+// or "renumber".
+func ParseMode(s string) (Mode, error) {
 	switch s {
 	case "", "keep":
-		return CiteKeep, nil
+		return Keep, nil
 	case "link":
-		return CiteLink, nil
+		return Link, nil
 	case "remove":
-		return CiteRemove, nil
+		return Remove, nil
 	case "renumber":
-		return CiteRenumber, nil
+		return Renumber, nil
 	}
 	return 0, fmt.Errorf("%q is not one of keep, link, remove, renumber", s)
 }
@@ -62,16 +86,17 @@ type (
 	Unresolved = citeproc.Unknown
 )
 
-// MaxCitationNumber is the largest number a citation marker may carry.
-const MaxCitationNumber = citeproc.MaxNumber
+// MaxNumber is the largest number a citation marker may carry.
+const MaxNumber = citeproc.MaxNumber
 
-// CiteOptions configure a Citer.
-type CiteOptions struct {
-	Mode CiteMode
-	// Style is how CiteLink renders a citation (default Markdown).
+// Options configure a Citer.
+type Options struct {
+	// Mode is what is done with the markers (default Keep).
+	Mode Mode
+	// Style is how Link renders a citation (default Markdown).
 	Style Style
-	// Sources maps the text's citation numbers (0 to MaxCitationNumber)
-	// to their sources.
+	// Sources maps the text's citation numbers (0 to MaxNumber) to their
+	// sources.
 	Sources map[int]Source
 	// OnCitation, if set, is called the first time each display number is
 	// cited, before the text that cites it is written.
@@ -91,15 +116,16 @@ type CiteOptions struct {
 // concurrent use.
 type Citer struct{ p *citeproc.Processor }
 
-// NewCiter returns a Citer writing to w.
-func NewCiter(w io.Writer, opts CiteOptions) (*Citer, error) {
+// NewCiter returns a Citer writing to w. It fails when opts.Sources holds
+// a number outside 0..MaxNumber.
+func NewCiter(w io.Writer, opts Options) (*Citer, error) {
 	mp, err := citeproc.MappingOf(opts.Sources, canon.Key)
 	if err != nil {
-		return nil, fmt.Errorf("deepresearch: cite: %w", err)
+		return nil, fmt.Errorf("cite: %w", err)
 	}
 	cfg := citeproc.Config{Mode: opts.Mode, Style: opts.Style, Mapping: mp,
 		Hooks: citeproc.Hooks{Citation: opts.OnCitation, Unknown: opts.OnUnresolved}}
-	if opts.Mode == CiteLink || opts.Mode == CiteRenumber {
+	if opts.Mode == Link || opts.Mode == Renumber {
 		// One number per resource, whatever URL form the sources use.
 		cfg.Numberer = citeproc.FirstCitedBy(func(s Source) string { return canon.Key(s.URL) })
 	}
@@ -126,13 +152,16 @@ func (c *Citer) Unresolved() []Unresolved { return c.p.Unknowns() }
 // Cited is a text Cite rewrote, with its citations in order of first
 // citation and its unresolved markers in order.
 type Cited struct {
-	Text       string
-	Citations  []Citation
+	// Text is the text rewritten.
+	Text string
+	// Citations are the citations it makes, in order of first citation.
+	Citations []Citation
+	// Unresolved are the markers no source resolved, in order.
 	Unresolved []Unresolved
 }
 
 // Cite processes a whole text: NewCiter, one Write, Close.
-func Cite(text string, opts CiteOptions) (*Cited, error) {
+func Cite(text string, opts Options) (*Cited, error) {
 	var b strings.Builder
 	c, err := NewCiter(&b, opts)
 	if err != nil {
@@ -144,33 +173,3 @@ func Cite(text string, opts CiteOptions) (*Cited, error) {
 	}
 	return &Cited{Text: b.String(), Citations: c.Cited(), Unresolved: c.Unresolved()}, nil
 }
-
-type (
-	// AgentReport is one agent's report with its own numbering: Mapping
-	// maps the numbers its Text cites to their sources.
-	AgentReport = collapse.Report
-	// Collapsed is several reports on one numbering: each report
-	// rewritten, the merged sources, and the citations dropped.
-	Collapsed = collapse.Result
-	// CollapsedReport is a report rewritten onto the merged numbering.
-	CollapsedReport = collapse.MergedReport
-	// DroppedCitation is a citation a report made that its mapping could
-	// not resolve, dropped from its text rather than left to name another
-	// source after renumbering.
-	DroppedCitation = collapse.Unknown
-	// InvalidURL is a cited source whose URL could not be canonicalised:
-	// it is kept under a number of its own.
-	InvalidURL = collapse.InvalidURL
-	// Merger merges reports one at a time onto one numbering (NewMerger);
-	// numbers, once given, never change.
-	Merger = collapse.Merger
-)
-
-// Collapse merges reports, in the order given (a run's plan order), onto
-// one numbering, as a run merges its agents' reports: each distinct source
-// (by canonical URL, by ID without one) gets a number the first time a
-// report cites it; markers keep their bracket style; code is untouched.
-func Collapse(reports []AgentReport) (*Collapsed, error) { return collapse.Merge(reports) }
-
-// NewMerger returns an empty Merger: Collapse, one report at a time.
-func NewMerger() *Merger { return collapse.NewMerger() }
