@@ -77,12 +77,16 @@ func ParseMode(s string) (Mode, error) {
 }
 
 type (
-	// Citation is a marker's number resolved to its source, with the
-	// number a reader sees (Display).
+	// Citation is a marker's number resolved to its source. Its fields:
+	// Number int, the number the text used (for a [ref: URL] marker, the
+	// number Options.Sources gives that URL); Display int, the number the
+	// output shows (Number unless Link or Renumber gave another); Source
+	// Source.
 	Citation = citeproc.Citation
-	// Unresolved is a marker the sources do not resolve: a number (0 is
-	// one), a [ref: URL]'s URL, or (Marker) a bracket of citation-like
-	// numbers in no understood form ("[3-1]", "[01]").
+	// Unresolved is a marker the sources do not resolve. Its fields:
+	// Marker string, a bracket of citation-like numbers in no understood
+	// form ("[3-1]", "[01]") as written; else URL string, a [ref: URL]'s
+	// URL; else Number int, the number (0 is one).
 	Unresolved = citeproc.Unknown
 )
 

@@ -4,22 +4,38 @@ import "github.com/deepresearch/deepresearch/internal/collapse"
 
 type (
 	// Report is one report with its own numbering, as an agent of a run
-	// writes it: Mapping maps the numbers its Text cites to their sources.
+	// writes it. Its fields: Section string; Text string; Mapping
+	// map[int]Source, the numbers Text cites and their sources.
 	Report = collapse.Report
-	// Collapsed is several reports on one numbering: each report
-	// rewritten, the merged sources, and the citations dropped.
+	// Collapsed is several reports on one numbering. Its fields (JSON
+	// names in brackets): Reports []CollapsedReport ("reports"), each
+	// report rewritten; Sources []MergedSource ("sources"); Unknown
+	// []Dropped ("unknown"); Invalid []InvalidURL ("invalid_urls").
 	Collapsed = collapse.Result
-	// CollapsedReport is a report rewritten onto the merged numbering.
+	// CollapsedReport is a report rewritten onto the merged numbering. Its
+	// fields: Section string ("section"); Text string ("text").
 	CollapsedReport = collapse.MergedReport
-	// MergedSource is a source of the merged numbering: its number, the
-	// canonical URL it was de-duplicated by, and the sections that cite it.
+	// MergedSource is a source of the merged numbering. Its fields: Number
+	// int ("number"); the Source's fields, embedded; CanonicalURL string
+	// ("canonical_url"), what it was de-duplicated by (empty without a
+	// well-formed URL); FirstSeenSection string ("first_seen_section");
+	// UsedInSections []string ("used_in_sections"), every section that
+	// cites it, in order; Fixed int ("fixed"), when not 0 the number
+	// readers see whatever order a report cites it in (Merger.Seed).
 	MergedSource = collapse.Source
 	// Dropped is a citation a report made that its mapping could not
 	// resolve, dropped from its text rather than left to name another
-	// source after renumbering.
+	// source after renumbering. Its fields: Section string ("section");
+	// then as Unresolved's, Number int ("number", present exactly when
+	// neither of the others is), URL string ("url"), Marker string
+	// ("marker").
 	Dropped = collapse.Unknown
-	// InvalidURL is a cited source whose URL could not be canonicalised:
-	// it is kept under a number of its own.
+	// InvalidURL is a cited source whose URL could not be canonicalised.
+	// Its fields: Section string ("section"); Number int ("number"), the
+	// report's own number for it; URL string ("url"); Err string
+	// ("error"), why it is malformed; MergedAs string ("merged_as"), the
+	// canonical URL of the resource a browser reads it as, which it was
+	// merged with; empty when it is kept under a number of its own.
 	InvalidURL = collapse.InvalidURL
 )
 
