@@ -10,8 +10,8 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
@@ -78,7 +78,7 @@ type WorkerJournal interface {
 // runner calls it from one goroutine at a time, and may skip events or
 // stop calling it: the result's Events are what counts, and an attempt
 // whose reports have a gap is not relayed further.
-type AgentProgress func(attempt, n int, e Event)
+type AgentProgress func(attempt, n int, e events.Event)
 
 // AgentTask is one research task of a plan, as an agent gets it.
 type AgentTask = agent.Task
@@ -172,7 +172,7 @@ type AgentResult struct {
 	// for the last (agent.finished or agent.failed), which the run emits
 	// itself. Their Seq and Time are the worker's; the run numbers them
 	// anew.
-	Events []Event `json:"events"`
+	Events []events.Event `json:"events"`
 }
 
 // ErrAgentJob reports an AgentJob that cannot be run.
@@ -211,7 +211,7 @@ func (job AgentJob) check() error {
 // search backend that cannot be opened) and, with context.Cause(ctx),
 // when ctx is done before the agent finished: that attempt did not
 // complete.
-func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore, progress func(Event)) (_ *AgentResult, err error) {
+func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore, progress func(events.Event)) (_ *AgentResult, err error) {
 	if err := job.check(); err != nil {
 		return nil, err
 	}
@@ -258,8 +258,8 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 	if err != nil {
 		return nil, err
 	}
-	var evs []Event
-	em := events.NewEmitter(job.RunID, r.cfg.Clock, events.SinkFunc(func(e Event) {
+	var evs []events.Event
+	em := events.NewEmitter(job.RunID, r.cfg.Clock, events.SinkFunc(func(e events.Event) {
 		evs = append(evs, e)
 		if progress != nil {
 			progress(e)
@@ -292,7 +292,7 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 		err = errors.New("the agent runner returned a result with neither output nor failure")
 	}
 	if err != nil {
-		rl.final([]Event{{Data: events.AgentStartedData{Task: events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}}}})
+		rl.final([]events.Event{{Data: events.AgentStartedData{Task: events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}}}})
 		kind := events.FailError
 		if ctx.Err() != nil {
 			kind = events.FailCanceled
@@ -334,7 +334,7 @@ type relay struct {
 }
 
 // progress is the AgentProgress given to the runner.
-func (rl *relay) progress(attempt, n int, e Event) {
+func (rl *relay) progress(attempt, n int, e events.Event) {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
 	if rl.done || attempt < rl.attempt {
@@ -359,7 +359,7 @@ func (rl *relay) progress(attempt, n int, e Event) {
 
 // final emits the events of the attempt whose result the run took that
 // progress did not, and ends progress.
-func (rl *relay) final(evs []Event) {
+func (rl *relay) final(evs []events.Event) {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
 	rl.done = true

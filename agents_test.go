@@ -13,7 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
@@ -43,7 +43,7 @@ func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob, pro
 		return nil, err
 	}
 	attempt, n := 1, 0
-	live := func(e deepresearch.Event) {
+	live := func(e events.Event) {
 		progress(attempt, n, wire(e))
 		n++
 	}
@@ -75,12 +75,12 @@ func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob, pro
 }
 
 // wire returns e as it comes out of JSON.
-func wire(e deepresearch.Event) deepresearch.Event {
+func wire(e events.Event) events.Event {
 	b, err := json.Marshal(e)
 	if err != nil {
 		panic(err)
 	}
-	var out deepresearch.Event
+	var out events.Event
 	if err := json.Unmarshal(b, &out); err != nil {
 		panic(err)
 	}
@@ -110,7 +110,7 @@ func (m *memJournal) Journal(_ context.Context, run string) ([][]byte, error) {
 }
 
 // agentTypes is the event types of each agent, in order.
-func agentTypes(evs []deepresearch.Event) map[int][]events.Type {
+func agentTypes(evs []events.Event) map[int][]events.Type {
 	out := map[int][]events.Type{}
 	for _, e := range evs {
 		if e.Agent >= 0 {
@@ -199,7 +199,7 @@ func TestAgentRunnerSeam(t *testing.T) {
 
 // streamedText is agent's report text as a subscriber rebuilds it from
 // its deltas and stream resets.
-func streamedText(evs []deepresearch.Event, agent int) string {
+func streamedText(evs []events.Event, agent int) string {
 	var b strings.Builder
 	for _, e := range evs {
 		if e.Agent != agent {

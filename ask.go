@@ -11,9 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -140,7 +140,7 @@ func FollowUpRequest(ctx context.Context, st Store, id, question string) (Reques
 		Question: q.question(), MaxTasks: parent.MaxTasks, Parallelism: parent.Parallelism, SearchLimit: parent.SearchLimit,
 		Style: parent.Style, Length: parent.Length, Language: parent.Language, Audience: parent.Audience,
 		Clarify: ClarifyNever, Review: ReviewNever, MaxCycles: followUpCycles, Parent: run.ID,
-		Plan: &Plan{Tasks: []PlanTask{{Title: clip(oneLineText(q.question()), 80), Question: q.question()}}, MaxCycles: followUpCycles},
+		Plan: &Plan{Tasks: []events.PlanTask{{Title: clip(oneLineText(q.question()), 80), Question: q.question()}}, MaxCycles: followUpCycles},
 	}
 	return q, q.Validate()
 }
@@ -266,7 +266,7 @@ func (th *thread) passages(question string) (text, best string) {
 // the merge under the parent's numbers, and the passages of them that
 // bear on the question, merged as the findings of the plan's one task
 // (its agent events say so: no search is made).
-func (l *loop) seed(ctx context.Context) (Stage, error) {
+func (l *loop) seed(ctx context.Context) (events.Stage, error) {
 	th := l.thread
 	l.cycles = 1
 	em := l.em.InCycle(1)
@@ -279,7 +279,7 @@ func (l *loop) seed(ctx context.Context) (Stage, error) {
 	l.outcomes = append(l.outcomes, agentOutcome{})
 	em.Emit(runLevel, "", events.CycleStartedData{Cycle: 1, Tasks: []events.PlanTask{planTask(t)}})
 	if err := l.merger.Seed(th.Prior); err != nil {
-		return StageMerge, err
+		return events.StageMerge, err
 	}
 	passages, best := th.passages(l.req.Question)
 	res := &agent.Result{Task: t, Report: passages, Sources: map[int]source.Source{}, Texts: map[int]string{}}
@@ -302,7 +302,7 @@ func (l *loop) seed(ctx context.Context) (Stage, error) {
 	err := l.mergeErr
 	l.mu.Unlock()
 	if err != nil {
-		return StageMerge, err
+		return events.StageMerge, err
 	}
 	l.rep.Sources = l.merger.Sources()
 	em.Emit(runLevel, "", mergedData(l.rep.Sources, len(l.merger.Unknown())))

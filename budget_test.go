@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // TestRunBudgets: when a run-wide budget is reached the agents stop

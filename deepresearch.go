@@ -45,12 +45,12 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/domains"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
@@ -94,7 +94,7 @@ type Config struct {
 	MaxCost float64
 	// Price returns the dollars one call's usage cost on the model of a
 	// role: "planner", "researcher" or "writer", the Stage.Role of the
-	// stage making the call (StagePlan.Role(), …). Nil means no cost is
+	// stage making the call (events.StagePlan.Role(), …). Nil means no cost is
 	// known; MaxCost then needs one.
 	Price func(role string, u Usage) float64
 	// RelevanceModel judges which search results are relevant to an
@@ -518,7 +518,7 @@ func (r *Researcher) begin(ctx context.Context) (_ context.Context, end func(), 
 	r.runsMu.Lock()
 	defer r.runsMu.Unlock()
 	if r.closed {
-		return nil, nil, &StageError{Stage: StagePlan, Err: ErrClosed}
+		return nil, nil, &StageError{Stage: events.StagePlan, Err: ErrClosed}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	id := r.next

@@ -16,11 +16,12 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/purpose"
@@ -60,17 +61,17 @@ func newResearcher(t testing.TB, cfg deepresearch.Config) *deepresearch.Research
 // recorder collects a run's events.
 type recorder struct {
 	mu     sync.Mutex
-	events []deepresearch.Event
+	events []events.Event
 }
 
-func (r *recorder) sink(e deepresearch.Event) {
+func (r *recorder) sink(e events.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, e)
 	r.mu.Unlock()
 }
 
-func (r *recorder) of(t events.Type) []deepresearch.Event {
-	var out []deepresearch.Event
+func (r *recorder) of(t events.Type) []events.Event {
+	var out []events.Event
 	for _, e := range r.events {
 		if e.Type == t {
 			out = append(out, e)
@@ -278,7 +279,7 @@ func TestAgentFailuresDoNotFailTheRun(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				rep, err = runWith(context.Background(), r, question, func(e deepresearch.Event) {
+				rep, err = runWith(context.Background(), r, question, func(e events.Event) {
 					rec.sink(e)
 					if e.Type == events.AgentFinished {
 						finished <- struct{}{}
@@ -354,7 +355,7 @@ func testCancelStopsEverything(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
 	rec := &recorder{}
-	_, err := runWith(ctx, r, question, func(e deepresearch.Event) {
+	_, err := runWith(ctx, r, question, func(e events.Event) {
 		rec.sink(e)
 		if e.Type == events.AgentStarted {
 			once.Do(cancel)
@@ -383,7 +384,7 @@ func TestRunEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var live [3][]deepresearch.Event
+	var live [3][]events.Event
 	var wg sync.WaitGroup
 	for i := range live {
 		wg.Go(func() {
@@ -397,7 +398,7 @@ func TestRunEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	var late []deepresearch.Event
+	var late []events.Event
 	for e := range run.Events() {
 		late = append(late, e)
 	}
@@ -410,7 +411,7 @@ func TestRunEvents(t *testing.T) {
 		}
 	}
 	for i := range live {
-		if !slices.EqualFunc(live[i], late, func(a, b deepresearch.Event) bool { return a.Seq == b.Seq && a.Type == b.Type }) {
+		if !slices.EqualFunc(live[i], late, func(a, b events.Event) bool { return a.Seq == b.Seq && a.Type == b.Type }) {
 			t.Errorf("caller %d read %d events as they happened; the run has %d", i, len(live[i]), len(late))
 		}
 	}
@@ -433,7 +434,7 @@ func TestRunEvents(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{Style: deepresearch.Footnote})
+	r := newResearcher(t, deepresearch.Config{Style: cite.Footnote})
 	rep, err := runWith(context.Background(), r, question, nil)
 	if err != nil {
 		t.Fatal(err)

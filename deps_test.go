@@ -33,21 +33,33 @@ const module = "github.com/deepresearch/deepresearch"
 // today's set: a package that reaches into one more is a decision to make
 // here, in the open, not a line that slips through a review.
 var reaches = map[string][]string{
-	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "corpus", "defaults", "events", "excerpt", "extractive",
+	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "corpus", "defaults", "excerpt", "extractive",
 		"domains", "fetch", "finalreport", "journal", "mcpsource", "mdtext", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
 		"stored", "telemetry", "terms", "usage", "vector", "verify", "websearch"},
-	"cmd/deepresearch":                   {"eval", "events", "jsonkind", "termsafe"},
-	"cmd/deepresearch/internal/progress": {"events"},
+	"cite":                               {"canon", "citeproc", "collapse", "source"},
+	"cmd/deepresearch":                   {"eval", "jsonkind", "termsafe"},
+	"cmd/deepresearch/internal/progress": {},
 	"config":                             {"citeproc", "defaults", "output", "termsafe"},
 	"config/load":                        {},
 	"deepresearchtest":                   {"clock", "extractive", "openaiwire", "purpose", "relevance", "terms", "usage", "verify"},
 	"e2e":                                {},
 	"e2e/askingmodel":                    {},
 	"e2e/webdouble":                      {},
-	"httpapi":                            {"clock", "defaults", "events", "jsonkind", "openaiwire", "output"},
-	"mcpserver":                          {"canon", "events"},
-	"natsrun":                            {"clock", "events", "telemetry"},
-	"sqlitestore":                        {"clock", "events", "stored", "usage"},
+	"events":                             {"clock", "source"},
+	"httpapi":                            {"clock", "defaults", "jsonkind", "openaiwire", "output"},
+	"mcpserver":                          {"canon"},
+	"natsrun":                            {"clock", "telemetry"},
+	"sqlitestore":                        {"clock", "stored", "usage"},
+}
+
+// leaves are the public packages that stand alone, each with the modules
+// outside the standard library it may link: a program that imports one
+// links no store, PDF engine, spreadsheet library or model provider.
+// They import no other package of the module outside internal/, and
+// internal/ may import them (they are the vocabulary it shares).
+var leaves = map[string][]string{
+	"events": {},
+	"cite":   {"github.com/yuin/goldmark", "golang.org/x/net", "golang.org/x/text"},
 }
 
 // configLibraries stay in config/load and cmd/: the library an embedder
@@ -78,7 +90,7 @@ func TestDependencies(t *testing.T) {
 	if len(pkgs) < len(reaches) {
 		t.Fatalf("go list found %d packages; reaches names %d", len(pkgs), len(reaches))
 	}
-	for _, v := range graphViolations(pkgs, reaches) {
+	for _, v := range graphViolations(pkgs, reaches, leaves) {
 		t.Error(v)
 	}
 }
@@ -86,16 +98,21 @@ func TestDependencies(t *testing.T) {
 // graphViolations checks the rules of the package graph: each package
 // outside internal/ imports only the internal packages reaches names for
 // it (and each one of them, so the list stays true); nothing in internal/
-// imports a package outside it (the root least of all); and no package
-// but config/load and the command links a configuration library. It
-// returns one sentence a broken rule, naming the package and the import,
-// in a stable order.
-func graphViolations(pkgs map[string]pkgGraph, reaches map[string][]string) []string {
+// imports a package outside it (the root least of all) but a leaf; a
+// leaf imports no package of the module outside internal/ and links no
+// module outside the standard library but those leaves names for it; and
+// no package but config/load and the command links a configuration
+// library. It returns one sentence a broken rule, naming the package and
+// the import, in a stable order.
+func graphViolations(pkgs map[string]pkgGraph, reaches, leaves map[string][]string) []string {
 	var out []string
 	for _, rel := range slices.Sorted(maps.Keys(pkgs)) {
 		p := pkgs[rel]
 		if strings.HasPrefix(rel, "internal/") {
 			for _, imp := range p.imports {
+				if _, leaf := leaves[strings.TrimPrefix(imp, module+"/")]; leaf {
+					continue
+				}
 				if imp == module || strings.HasPrefix(imp, module+"/") && !strings.HasPrefix(imp, module+"/internal/") {
 					out = append(out, fmt.Sprintf("%s imports %s: nothing in internal/ imports a package outside it", rel, imp))
 				}
@@ -122,6 +139,9 @@ func graphViolations(pkgs map[string]pkgGraph, reaches map[string][]string) []st
 				}
 			}
 		}
+		if mods, leaf := leaves[rel]; leaf {
+			out = append(out, leafViolations(rel, p.deps, mods)...)
+		}
 		if rel == "config/load" || rel == "cmd/deepresearch" || strings.HasPrefix(rel, "cmd/deepresearch/") {
 			continue
 		}
@@ -141,11 +161,32 @@ func graphViolations(pkgs map[string]pkgGraph, reaches map[string][]string) []st
 	return out
 }
 
+// leafViolations checks what the leaf rel links (deps): of the module,
+// only internal/ packages; outside it, the standard library and the
+// modules mods.
+func leafViolations(rel string, deps, mods []string) []string {
+	var out []string
+	for _, dep := range deps {
+		switch {
+		case dep == module || strings.HasPrefix(dep, module+"/"):
+			if !strings.HasPrefix(dep, module+"/internal/") {
+				out = append(out, fmt.Sprintf("%s links %s: a leaf (deps_test.go) links no package of the module outside internal/", rel, dep))
+			}
+		case !strings.Contains(strings.Split(dep, "/")[0], "."):
+			// the standard library
+		case !slices.ContainsFunc(mods, func(m string) bool { return dep == m || strings.HasPrefix(dep, m+"/") }):
+			out = append(out, fmt.Sprintf("%s links %s: a leaf (deps_test.go) links only the modules leaves names for it", rel, dep))
+		}
+	}
+	return out
+}
+
 // TestDependencyRules: each rule of graphViolations, broken once, is
 // told with the package and the import; a graph that keeps them is quiet.
 func TestDependencyRules(t *testing.T) {
 	in := func(name string) string { return module + "/internal/" + name }
 	allow := map[string][]string{".": {"events"}, "httpapi": {"events", "clock"}}
+	leafAllow := map[string][]string{"leaf": {"golang.org/x/text"}}
 	tests := []struct {
 		name string
 		pkgs map[string]pkgGraph
@@ -157,6 +198,18 @@ func TestDependencyRules(t *testing.T) {
 			"internal/events": {imports: []string{in("clock")}},
 			"internal/clock":  {},
 		}, nil},
+		{"a leaf kept", map[string]pkgGraph{
+			".": {imports: []string{in("events")}}, "httpapi": {imports: []string{in("events"), in("clock")}},
+			"internal/agent": {imports: []string{module + "/leaf"}},
+			"leaf":           {deps: []string{in("clock"), "time", "golang.org/x/text/unicode/norm"}},
+		}, nil},
+		{"a leaf links a heavy module", map[string]pkgGraph{
+			".": {imports: []string{in("events")}}, "httpapi": {imports: []string{in("events"), in("clock")}},
+			"leaf": {deps: []string{in("clock"), module + "/sqlitestore", "modernc.org/sqlite/lib"}},
+		}, []string{
+			"leaf links " + module + "/sqlitestore: a leaf (deps_test.go) links no package of the module outside internal/",
+			"leaf links modernc.org/sqlite/lib: a leaf (deps_test.go) links only the modules leaves names for it",
+		}},
 		{"a new reach", map[string]pkgGraph{
 			".":       {imports: []string{in("events")}},
 			"httpapi": {imports: []string{in("events"), in("clock"), in("verify")}},
@@ -189,7 +242,11 @@ func TestDependencyRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := graphViolations(tt.pkgs, allow); !slices.Equal(got, tt.want) {
+			allow := maps.Clone(allow)
+			if _, ok := tt.pkgs["leaf"]; ok {
+				allow["leaf"] = nil // the leaf cases' package
+			}
+			if got := graphViolations(tt.pkgs, allow, leafAllow); !slices.Equal(got, tt.want) {
 				t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})

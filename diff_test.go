@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/golden"
 )
@@ -32,7 +33,7 @@ func diffReports(t *testing.T) (a, b *deepresearch.Report) {
 	load := func(rep deepresearch.Report) *deepresearch.Report {
 		rep.Version = deepresearch.ReportVersion
 		rep.Question = "What do widgets, gadgets and tools do?"
-		rep.Style = deepresearch.Markdown
+		rep.Style = cite.Markdown
 		data, err := json.Marshal(rep)
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/mcpsource"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"

@@ -14,7 +14,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
@@ -154,7 +154,7 @@ func reopenRun(ctx context.Context, st Store, id string) (Request, durability, e
 			if err != nil {
 				return Request{}, durability{}, err
 			}
-			var ev Event
+			var ev events.Event
 			if err := json.Unmarshal(e.JSON, &ev); err != nil {
 				return Request{}, durability{}, fmt.Errorf("deepresearch: run %s, event %d: %w", id, e.Seq, err)
 			}
@@ -181,7 +181,7 @@ type durability struct {
 	// Prior holds every event the run's earlier attempts stored, in Seq
 	// order; empty for a run's first attempt. The run's events go on
 	// after them.
-	Prior []Event
+	Prior []events.Event
 	// Attempt numbers this attempt of the run, from 1; 0 means 2 when
 	// Prior is not empty.
 	Attempt int
@@ -197,7 +197,7 @@ type durability struct {
 // attempt). A run resumed by a Researcher whose settings differ from the
 // recording's (models, limits, judges) fails with ErrJournalMismatch
 // before anything is called.
-func (r *Researcher) researchDurable(ctx context.Context, req Request, d durability, sink func(Event)) (*Report, error) {
+func (r *Researcher) researchDurable(ctx context.Context, req Request, d durability, sink func(events.Event)) (*Report, error) {
 	req = r.fill(req) // checked by Start
 	ctx, end, err := r.begin(ctx)
 	if err != nil {
@@ -206,7 +206,7 @@ func (r *Researcher) researchDurable(ctx context.Context, req Request, d durabil
 	defer end()
 	ctx, em, err := r.durable(ctx, req, d, sink)
 	if err != nil {
-		return nil, &StageError{Stage: StagePlan, Err: err}
+		return nil, &StageError{Stage: events.StagePlan, Err: err}
 	}
 	defer em.Close()
 	ctx, span := telemetry.Begin(ctx, r.cfg.TracerProvider, telemetry.SpanRun, req.RunID, trace.SpanKindInternal,
@@ -224,7 +224,7 @@ func (r *Researcher) researchDurable(ctx context.Context, req Request, d durabil
 
 // durable opens req's journal as d says and returns ctx carrying it, and
 // the run's emitter, resumed after d.Prior.
-func (r *Researcher) durable(ctx context.Context, req Request, d durability, sink func(Event)) (context.Context, *events.Emitter, error) {
+func (r *Researcher) durable(ctx context.Context, req Request, d durability, sink func(events.Event)) (context.Context, *events.Emitter, error) {
 	log := r.log.With().Str("run", req.RunID).Logger()
 	var sinks []events.Sink
 	if sink != nil {
@@ -438,28 +438,28 @@ func program() string {
 
 // liveStages are the stages Replay can run live: those whose Scope is a
 // stage of a run's journal (StageAssess's calls are StagePlan's).
-var liveStages = []Stage{StagePlan, StageResearch, StageReport, StageVerify}
+var liveStages = []events.Stage{events.StagePlan, events.StageResearch, events.StageReport, events.StageVerify}
 
 // The scopes of a run's calls in its journal (Stage.Scope), then for an
 // agent its task. An assessment of a research cycle belongs to the
 // planner's (it plans the next cycle, with the planner's model), as do
 // the clarifying questions; a section of a sectioned report to the
 // writer's.
-func scopeAgent(taskID string) string { return StageResearch.Scope() + "/" + taskID }
+func scopeAgent(taskID string) string { return events.StageResearch.Scope() + "/" + taskID }
 
 var (
-	scopeClarify = StagePlan.Scope() + "/clarify"
-	scopeSection = StageReport.Scope() + "/section"
+	scopeClarify = events.StagePlan.Scope() + "/clarify"
+	scopeSection = events.StageReport.Scope() + "/section"
 )
 
 // ReplayOptions tune Replay.
 type ReplayOptions struct {
-	// Live names stages (StagePlan — its assessments and clarifying
+	// Live names stages (events.StagePlan — its assessments and clarifying
 	// questions too —, StageResearch, StageReport, StageVerify) whose
 	// model calls are made again, live, with With's models (a research
 	// stage also searches with With's backend what the journal does not
 	// hold); every other call is answered from the journal.
-	Live []Stage
+	Live []events.Stage
 	// With supplies the live stages' models and search backend: a
 	// Researcher built from the settings (FromSettings). Needed when Live
 	// is not empty.
@@ -490,7 +490,7 @@ type ReplayStats struct {
 // replay completes at another moment; the report then says whether it
 // changed. A journal written in a format version this program does not
 // read is refused by name, as is one without the header naming its run.
-func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func(Event)) (*Report, ReplayStats, error) {
+func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func(events.Event)) (*Report, ReplayStats, error) {
 	scopes := make([]string, len(opts.Live))
 	for i, s := range opts.Live {
 		if !slices.Contains(liveStages, s) {
@@ -519,7 +519,7 @@ func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func
 	defer r.Close()
 	req := m.request()
 	if err := req.check(); err != nil { // the journal is another program's
-		return nil, ReplayStats{}, &StageError{Stage: StagePlan, Err: err}
+		return nil, ReplayStats{}, &StageError{Stage: events.StagePlan, Err: err}
 	}
 	rep, runErr := r.researchDurable(ctx, req, durability{replay: j}, sink)
 	s := j.Stats()
@@ -557,7 +557,7 @@ func (offlineBackend) Fetch(context.Context, string) (search.Document, error) {
 // settings, offline models and backend, and opts.With's for the live
 // stages.
 func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
-	live := func(s Stage) bool { return slices.Contains(opts.Live, s) }
+	live := func(s events.Stage) bool { return slices.Contains(opts.Live, s) }
 	cfg := Config{
 		Model: offlineModel{}, Search: offlineBackend{}, Channel: m.Channel, Unsupported: m.Unsupported,
 		MaxRunTokens: m.MaxRunTokens, MaxCost: m.MaxCost, MaxRetries: -1,
@@ -573,13 +573,13 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	w := opts.With
 	if w != nil {
 		cfg.Logger, cfg.Clock = &w.log, w.cfg.Clock
-		if live(StagePlan) {
+		if live(events.StagePlan) {
 			cfg.PlannerModel = cmpModel(w.cfg.PlannerModel, w.cfg.Model)
 		}
-		if live(StageReport) {
+		if live(events.StageReport) {
 			cfg.WriterModel = cmpModel(w.cfg.WriterModel, w.cfg.Model)
 		}
-		if live(StageResearch) {
+		if live(events.StageResearch) {
 			// The researcher searches live what the journal does not hold.
 			cfg.ResearcherModel = cmpModel(w.cfg.ResearcherModel, w.cfg.Model)
 			cfg.Search, cfg.SearchEngines, cfg.SearXNGURL = w.cfg.Search, w.cfg.SearchEngines, w.cfg.SearXNGURL
@@ -595,7 +595,7 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !live(StagePlan) || w == nil {
+	if !live(events.StagePlan) || w == nil {
 		// The recording's planner decides whether the run asked clarifying
 		// questions: the built-in one never does, so its journal holds no
 		// such call to answer from.
@@ -603,13 +603,13 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	}
 	if m.Judge != "lexical" {
 		r.judge = &relevance.LLMJudge{Model: r.models[events.RoleResearcher]}
-		if w != nil && live(StageResearch) && w.judge != nil {
+		if w != nil && live(events.StageResearch) && w.judge != nil {
 			r.judge = w.judge
 		}
 	}
 	if m.Verifier != "lexical" {
 		r.verifyModel = r.models[events.RoleWriter]
-		if w != nil && live(StageVerify) {
+		if w != nil && live(events.StageVerify) {
 			r.verifyModel = cmpModel(w.verifyModel, w.models[events.RoleWriter])
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/purpose"
@@ -178,12 +178,12 @@ func TestResumeAfterCrash(t *testing.T) {
 			js := &journals{}
 			model := newCounted()
 			req := deepresearch.Request{Question: question, RunID: "whole"}
-			var stored []deepresearch.Event
+			var stored []events.Event
 			var mu sync.Mutex
 			seen, killed := 0, false
 			rctx, cancel := context.WithCancel(ctx)
 			r1 := durableResearcher(t, model, index)
-			_, err := researchJournaled(rctx, r1, req, js, func(e deepresearch.Event) {
+			_, err := researchJournaled(rctx, r1, req, js, func(e events.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				if killed {
@@ -253,7 +253,7 @@ type view struct {
 	Text   map[int]string
 }
 
-func viewOf(log []deepresearch.Event) view {
+func viewOf(log []events.Event) view {
 	v := view{Others: map[int][]events.Type{}, Text: map[int]string{}}
 	for _, e := range log {
 		switch d := e.Data.(type) {
@@ -304,7 +304,7 @@ func TestReplayLiveWriter(t *testing.T) {
 	live := newCounted()
 	with := durableResearcher(t, live, index)
 	entries, _ := js.Journal(ctx, "r1")
-	got, stats, err := deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{Live: []deepresearch.Stage{deepresearch.StageReport}, With: with}, nil)
+	got, stats, err := deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{Live: []events.Stage{events.StageReport}, With: with}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,8 +317,8 @@ func TestReplayLiveWriter(t *testing.T) {
 	}
 	// A stage whose calls are no journal stage of their own is refused by
 	// name (an assessment's are the plan stage's).
-	for _, s := range []deepresearch.Stage{"typist", deepresearch.StageIndex, deepresearch.StageAssess} {
-		_, _, err = deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{Live: []deepresearch.Stage{s}, With: with}, nil)
+	for _, s := range []events.Stage{"typist", events.StageIndex, events.StageAssess} {
+		_, _, err = deepresearch.Replay(ctx, entries, deepresearch.ReplayOptions{Live: []events.Stage{s}, With: with}, nil)
 		if !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), string(s)) {
 			t.Errorf("live stage %s: %v", s, err)
 		}

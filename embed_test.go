@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
@@ -18,11 +19,11 @@ import (
 func judgesOf(t *testing.T, r *deepresearch.Researcher) (filtered map[string]int, verified string) {
 	t.Helper()
 	filtered = map[string]int{}
-	rep, err := runWith(context.Background(), r, question, func(e deepresearch.Event) {
+	rep, err := runWith(context.Background(), r, question, func(e events.Event) {
 		switch d := e.Data.(type) {
-		case deepresearch.FilteredData:
+		case events.FilteredData:
 			filtered[d.Judge]++
-		case deepresearch.VerifiedData:
+		case events.VerifiedData:
 			verified = d.Judge
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/provider"
@@ -119,13 +120,13 @@ func (r *Researcher) indexOptions() []corpus.Option {
 func (r *Researcher) Index(ctx context.Context) (IndexStats, error) {
 	dir, path, err := corpusPaths(ctx, r.cfg.Corpus, r.cfg.IndexPath)
 	if err != nil {
-		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
 	}
 	r.indexMu.Lock()
 	r.synced = false // sync again, even if a run already did
 	r.indexMu.Unlock()
 	if _, err := r.openIndex(ctx); err != nil {
-		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
 	}
 	r.indexMu.Lock()
 	st := r.lastSync
@@ -213,14 +214,14 @@ func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Confi
 func IndexSettings(ctx context.Context, s config.Settings, hooks IndexHooks) (IndexStats, error) {
 	e, err := embedderFromSettings(s.Model, s.Getenv)
 	if err != nil {
-		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
 	}
 	if e == nil {
 		return index(ctx, s.Corpus.Dir, s.Corpus.Index, hooks)
 	}
 	r := &Researcher{cfg: Config{Embedder: e, Clock: clock.Real()}, log: zerolog.Nop()}
 	if err := r.setEmbedder(); err != nil {
-		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
 	}
 	return index(ctx, s.Corpus.Dir, s.Corpus.Index, hooks, r.indexOptions()...)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // synonyms is the test's own table for the Concepts embedding.
@@ -45,7 +45,7 @@ func writeCorpus(t *testing.T, docs map[string]string) string {
 func seen(rec *recorder) []string {
 	var out []string
 	for _, e := range rec.of(events.SourcesFiltered) {
-		d := e.Data.(deepresearch.FilteredData)
+		d := e.Data.(events.FilteredData)
 		for _, v := range append(d.Kept, d.Dropped...) {
 			if !slices.Contains(out, v.Key) {
 				out = append(out, v.Key)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/corpus"
@@ -128,10 +129,10 @@ func (e *RunsError) Unwrap() error { return e.Err }
 // "deepresearch: STAGE: cause"; it unwraps to the cause, so errors.Is finds
 // the sentinels above and context.Canceled.
 type StageError struct {
-	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
+	// Stage is where the run failed: events.StageIndex, StagePlan, StageResearch,
 	// StageMerge, StageReport or StageVerify (a bad Request fails at
 	// StagePlan, before anything runs).
-	Stage Stage
+	Stage events.Stage
 	Err   error
 }
 

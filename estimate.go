@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/mdtext"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
@@ -22,7 +22,7 @@ type Estimate struct {
 	// Plan is the first cycle's tasks: the request's plan, its outline's
 	// sections, or the planner's (one planning call; offline, the offline
 	// plan).
-	Plan []PlanTask `json:"plan"`
+	Plan []events.PlanTask `json:"plan"`
 	// MaxCycles and MaxAgents are the run's cycle and agent caps; the
 	// maximum assumes both are reached.
 	MaxCycles int `json:"max_cycles"`
@@ -100,7 +100,7 @@ func (r *Researcher) Estimate(ctx context.Context, req Request) (*Estimate, erro
 	m := &meter{price: r.cfg.Price, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
 	tasks, err := r.planTasks(ctx, metered{r.models[events.RolePlanner], events.RolePlanner, m}, req, req.Answers)
 	if err != nil {
-		return nil, &StageError{Stage: StagePlan, Err: err}
+		return nil, &StageError{Stage: events.StagePlan, Err: err}
 	}
 	e := &Estimate{Question: req.Question, Plan: planTasksOf(tasks), MaxCycles: req.MaxCycles, Priced: r.cfg.Price != nil, Spent: m.usage()}
 	n1, c := len(tasks), req.MaxCycles

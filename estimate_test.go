@@ -10,7 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
@@ -75,7 +75,7 @@ func TestEstimateBoundsTheRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			var cost float64
-			rep, err := research(ctx, r, req, func(e deepresearch.Event) {
+			rep, err := research(ctx, r, req, func(e events.Event) {
 				if d, ok := e.Data.(events.RunFinishedData); ok {
 					cost = d.CostUSD
 				}

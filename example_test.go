@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // Embedding in a few lines: research a folder of documents offline and
@@ -66,7 +67,7 @@ func ExampleRun_Events() {
 	}
 	for e := range run.Events() {
 		switch e.Type {
-		case deepresearch.PlanReady, deepresearch.SourcesMerged, deepresearch.RunFinished:
+		case events.PlanReady, events.SourcesMerged, events.RunFinished:
 			fmt.Println(e.Seq > 0, e.Type)
 		}
 	}
@@ -98,7 +99,7 @@ func ExampleFromSettings() {
 
 	run, err := r.Start(context.Background(), deepresearch.Request{
 		Question: "How are cable faults repaired?", RunID: "run-1", MaxTasks: 1, Style: "plain",
-	}, deepresearch.RunOptions{Sink: func(e deepresearch.Event) { /* stream e as JSON to a client */ }})
+	}, deepresearch.RunOptions{Sink: func(e events.Event) { /* stream e as JSON to a client */ }})
 	if err != nil {
 		panic(err)
 	}
@@ -148,7 +149,7 @@ func ExampleNew_languageModel() {
 	}
 	judges := map[string]bool{}
 	for e := range run.Events() {
-		if d, ok := e.Data.(deepresearch.FilteredData); ok {
+		if d, ok := e.Data.(events.FilteredData); ok {
 			judges[d.Judge] = true
 		}
 	}
@@ -161,32 +162,6 @@ func ExampleNew_languageModel() {
 	// Output:
 	// relevance judged by map[llm:true]
 	// citations verified by llm
-}
-
-// The citation core on text from any model: Cite renumbers a text's
-// markers by first citation, one number per resource (two URL forms of
-// one page meet), and drops a number no source backs.
-func ExampleCite() {
-	cited, err := deepresearch.Cite("Cables fail [3]. Ships repair them [7][3]. Unbacked [9].", deepresearch.CiteOptions{
-		Mode: deepresearch.CiteRenumber,
-		Sources: map[int]deepresearch.Source{
-			3: {ID: "a", URL: "https://example.com/faults?utm_source=x", Title: "Faults"},
-			7: {ID: "b", URL: "https://example.com/repair", Title: "Repair"},
-		},
-	})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(cited.Text)
-	for _, c := range cited.Citations {
-		fmt.Printf("[%d] was [%d]: %s\n", c.Display, c.Number, c.Source.Title)
-	}
-	fmt.Printf("unresolved: %d\n", cited.Unresolved[0].Number)
-	// Output:
-	// Cables fail [1]. Ships repair them [2][1]. Unbacked.
-	// [1] was [3]: Faults
-	// [2] was [7]: Repair
-	// unresolved: 9
 }
 
 // Checking a report's citations against the text of its sources, as the

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // TestLoopFollowsReferences: a source that names another document — by

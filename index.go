@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 )
 
@@ -62,19 +63,19 @@ func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
 func index(ctx context.Context, dir, indexPath string, hooks IndexHooks, opts ...corpus.Option) (IndexStats, error) {
 	dir, indexPath, err := corpusPaths(ctx, dir, indexPath)
 	if err != nil {
-		return IndexStats{}, &StageError{Stage: StageIndex, Err: err}
+		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
 	}
 	if hooks.Progress != nil {
 		opts = append(opts, corpus.WithProgress(func(st corpus.SyncStats) { hooks.Progress(indexStats("", "", st)) }))
 	}
 	ix, err := corpus.Open(ctx, indexPath, opts...)
 	if err != nil {
-		return IndexStats{}, &StageError{Stage: StageIndex, Err: corpusError{err}}
+		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: corpusError{err}}
 	}
 	defer ix.Close()
 	st, err := ix.Sync(ctx, dir)
 	if err != nil {
-		return IndexStats{}, &StageError{Stage: StageIndex, Err: corpusError{err}}
+		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: corpusError{err}}
 	}
 	return indexed(dir, indexPath, st)
 }
@@ -84,7 +85,7 @@ func index(ctx context.Context, dir, indexPath string, hooks IndexHooks, opts ..
 func indexed(dir, indexPath string, st corpus.SyncStats) (IndexStats, error) {
 	out := indexStats(dir, indexPath, st)
 	if err := corpus.NoDocuments(st); err != nil {
-		return out, &StageError{Stage: StageIndex, Err: corpusError{&corpus.Error{Op: "sync", Subject: dir, Err: err}}}
+		return out, &StageError{Stage: events.StageIndex, Err: corpusError{&corpus.Error{Op: "sync", Subject: dir, Err: err}}}
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
@@ -68,7 +69,7 @@ func BenchmarkJournal(b *testing.B) {
 			js = tj
 		}
 		start, cpu0 := time.Now(), cpuTime()
-		rep, err := researchJournaled(ctx, r, deepresearch.Request{Question: question, RunID: id}, js, func(e deepresearch.Event) {
+		rep, err := researchJournaled(ctx, r, deepresearch.Request{Question: question, RunID: id}, js, func(e events.Event) {
 			if err := st.Append(ctx, e); err != nil {
 				b.Fatal(err)
 			}

@@ -16,7 +16,8 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
@@ -53,7 +54,7 @@ func roundTrip(t *testing.T, rep *deepresearch.Report) {
 }
 
 func TestReportSurvivesStorage(t *testing.T) {
-	for _, style := range []deepresearch.Style{deepresearch.Markdown, deepresearch.Plain, deepresearch.Footnote, deepresearch.HTML} {
+	for _, style := range []deepresearch.Style{cite.Markdown, cite.Plain, cite.Footnote, cite.HTML} {
 		t.Run(string(style), func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{})
 			rep, err := research(context.Background(), r, deepresearch.Request{Question: question, Style: style}, nil)
@@ -126,7 +127,7 @@ func testCanceledStreamHasNoGap(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 20 * time.Millisecond})})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var got []deepresearch.Event
+	var got []events.Event
 	run, err := r.Start(ctx, deepresearch.Request{Question: question}, deepresearch.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +237,7 @@ func testCloseStopsRuns(t *testing.T) {
 	errs := make(chan error, 3)
 	for range 3 {
 		go func() {
-			_, err := runWith(context.Background(), r, question, func(e deepresearch.Event) {
+			_, err := runWith(context.Background(), r, question, func(e events.Event) {
 				if e.Type == events.AgentStarted {
 					once.Do(func() { close(started) })
 				}
@@ -282,7 +283,7 @@ func TestEverySearchFailing(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNoResearch with the search error", err)
 	}
 	var se *deepresearch.StageError
-	if !errors.As(err, &se) || se.Stage != deepresearch.StageResearch {
+	if !errors.As(err, &se) || se.Stage != events.StageResearch {
 		t.Errorf("err %v is not a research-stage StageError", err)
 	}
 }
@@ -308,7 +309,7 @@ func TestIndexFailureStage(t *testing.T) {
 	rec := &recorder{}
 	_, err = runWith(context.Background(), r, question, rec.sink)
 	var se *deepresearch.StageError
-	if !errors.As(err, &se) || se.Stage != deepresearch.StageIndex || !errors.Is(err, deepresearch.ErrCorpus) {
+	if !errors.As(err, &se) || se.Stage != events.StageIndex || !errors.Is(err, deepresearch.ErrCorpus) {
 		t.Fatalf("err = %v, want an index-stage StageError matching ErrCorpus", err)
 	}
 	msg := err.Error()
@@ -317,7 +318,7 @@ func TestIndexFailureStage(t *testing.T) {
 			t.Errorf("message %q repeats %q", msg, doubled)
 		}
 	}
-	if d := rec.of(events.Error); len(d) != 1 || d[0].Data.(events.ErrorData).Stage != deepresearch.StageIndex {
+	if d := rec.of(events.Error); len(d) != 1 || d[0].Data.(events.ErrorData).Stage != events.StageIndex {
 		t.Errorf("error events %v, want one at the index stage", d)
 	}
 }
@@ -376,7 +377,7 @@ func testMaxAgentsAcrossRuns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := runWith(context.Background(), r, question, func(e deepresearch.Event) {
+			_, err := runWith(context.Background(), r, question, func(e events.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch e.Type {

@@ -13,12 +13,12 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/defaults"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/refs"
@@ -112,7 +112,7 @@ func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend 
 
 // research runs the cycles and writes the report. It returns the
 // published report; on failure, a *StageError-ready stage and cause.
-func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error) {
+func (l *loop) research(ctx context.Context) (*finalreport.Report, events.Stage, error) {
 	defer func() {
 		if l.sections != nil {
 			l.sections.close()
@@ -122,7 +122,7 @@ func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error)
 	for {
 		cycle := l.cycle
 		if l.thread != nil && l.cycles == 0 {
-			cycle = func(ctx context.Context, _ []agent.Task) (Stage, error) { return l.seed(ctx) }
+			cycle = func(ctx context.Context, _ []agent.Task) (events.Stage, error) { return l.seed(ctx) }
 		}
 		stage, err := cycle(ctx, tasks)
 		if err != nil {
@@ -130,7 +130,7 @@ func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error)
 		}
 		next, end, err := l.next(ctx, nil)
 		if err != nil {
-			return nil, StageResearch, err
+			return nil, events.StageResearch, err
 		}
 		if len(next) > 0 {
 			tasks = next
@@ -141,14 +141,14 @@ func (l *loop) research(ctx context.Context) (*finalreport.Report, Stage, error)
 		final, more, err := l.write(wctx)
 		telemetry.End(span, err)
 		if err != nil || len(more) == 0 {
-			return final, StageReport, err
+			return final, events.StageReport, err
 		}
 		tasks = more
 	}
 }
 
 // cycle runs one wave of agents and merges their reports in task order.
-func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage Stage, err error) {
+func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage events.Stage, err error) {
 	l.cycles++
 	c := l.cycles
 	ctx, span := telemetry.Start(ctx, telemetry.SpanCycle, trace.SpanKindInternal, telemetry.Cycle.Int(c))
@@ -182,7 +182,7 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage Stage, err 
 		l.outcomes[first+i] = o
 		l.mergeReady(ctx, first+len(tasks))
 	})
-	l.rep.TimingsMS[StageResearch] += clock.Now().Sub(t0).Milliseconds()
+	l.rep.TimingsMS[events.StageResearch] += clock.Now().Sub(t0).Milliseconds()
 	l.mu.Lock()
 	for i := range outcomes {
 		if o := &l.outcomes[first+i]; o.res == nil && o.failure == nil {
@@ -192,18 +192,18 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage Stage, err 
 	l.mu.Unlock()
 	if err := context.Cause(ctx); err != nil {
 		if len(stuck) > 0 {
-			return StageResearch, fmt.Errorf("%w; agents still running after %v: %s", err, l.r.cfg.StopGrace, strings.Join(stuck, ", "))
+			return events.StageResearch, fmt.Errorf("%w; agents still running after %v: %s", err, l.r.cfg.StopGrace, strings.Join(stuck, ", "))
 		}
-		return StageResearch, err
+		return events.StageResearch, err
 	}
 	t0 = clock.Now()
 	l.mu.Lock()
 	err = l.mergeErr
 	l.mu.Unlock()
 	if err != nil {
-		return StageMerge, err
+		return events.StageMerge, err
 	}
-	l.rep.TimingsMS[StageMerge] += clock.Now().Sub(t0).Milliseconds()
+	l.rep.TimingsMS[events.StageMerge] += clock.Now().Sub(t0).Milliseconds()
 	l.rep.Sources = l.r.withTiers(l.merger.Sources())
 	unknown := l.merger.Unknown()
 	em.Emit(runLevel, "", mergedData(l.rep.Sources, len(unknown)))
@@ -213,9 +213,9 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage Stage, err 
 		}
 		if len(l.merged) == 0 {
 			if l.firstErr != nil {
-				return StageResearch, fmt.Errorf("%w: %w", ErrNoResearch, l.firstErr)
+				return events.StageResearch, fmt.Errorf("%w: %w", ErrNoResearch, l.firstErr)
 			}
-			return StageResearch, ErrNoResearch
+			return events.StageResearch, ErrNoResearch
 		}
 	}
 	return "", nil
@@ -269,7 +269,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
 	in := l.assessInput(unanswered)
-	a, err := agent.Assess(journal.WithScope(ctx, StageAssess.Scope()), l.model(StageAssess.Role()), in)
+	a, err := agent.Assess(journal.WithScope(ctx, events.StageAssess.Scope()), l.model(events.StageAssess.Role()), in)
 	l.rep.TimingsMS[events.StageAssess] += clock.Now().Sub(t0).Milliseconds()
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
@@ -677,10 +677,10 @@ func (b *recordingBackend) queries() []string {
 // part is unanswered and budget remains. The returned report's Usage is
 // the writing's; an assessment made here is counted in l.rep already.
 func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, error) {
-	ctx = journal.WithScope(ctx, StageReport.Scope())
+	ctx = journal.WithScope(ctx, events.StageReport.Scope())
 	clock := l.r.cfg.Clock
 	t0 := clock.Now()
-	defer func() { l.rep.TimingsMS[StageReport] += clock.Now().Sub(t0).Milliseconds() }()
+	defer func() { l.rep.TimingsMS[events.StageReport] += clock.Now().Sub(t0).Milliseconds() }()
 	var notices []string
 	if spent := l.meter.spent(); spent != "" {
 		notices = append(notices, "Research stopped early: "+spent+".")

@@ -16,7 +16,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
@@ -522,7 +522,7 @@ func TestLoopSectionFailureKeepsFindings(t *testing.T) {
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxTasks: 6, MaxRetries: -1})
 	rep, err := runWith(context.Background(), r, loopQuestion, nil)
 	var serr *deepresearch.StageError
-	if !errors.As(err, &serr) || serr.Stage != deepresearch.StageReport || !strings.Contains(err.Error(), "writer unavailable") {
+	if !errors.As(err, &serr) || serr.Stage != events.StageReport || !strings.Contains(err.Error(), "writer unavailable") {
 		t.Fatalf("err = %v; want a report-stage failure", err)
 	}
 	if rep == nil || rep.Complete() || len(rep.Sections) != 7 || rep.Cycles != 2 {

@@ -13,8 +13,8 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
@@ -26,20 +26,8 @@ import (
 // decides when to ask and what an answer changes; a front end only asks,
 // through Hooks.
 
-// Clarification is a clarifying question a run asks before planning, the
-// assumption it makes when nobody answers, and the answer.
-type Clarification = events.Clarification
-
 // Answer is a clarifying question with a person's answer (Request.Answers).
 type Answer = agent.Answer
-
-// The events of a run that waits for a person (see package events).
-type (
-	ClarificationData         = events.ClarificationData
-	ClarificationAnsweredData = events.ClarificationAnsweredData
-	PlanReviewData            = events.PlanReviewData
-	PlanAcceptedData          = events.PlanAcceptedData
-)
 
 // The journal scopes of a person's answers (journal.Ask): the stage
 // "person" is never made live.
@@ -142,7 +130,7 @@ type Plan struct {
 	Question string `json:"question,omitempty"`
 	// Tasks are researched in this order; Index and ID are renumbered
 	// from their positions when the plan is run.
-	Tasks []PlanTask `json:"tasks"`
+	Tasks []events.PlanTask `json:"tasks"`
 	// MaxCycles is the run's cycle budget (0: the request's). A reviewer
 	// may change it: the run then has that many cycles in all.
 	MaxCycles int `json:"max_cycles,omitempty"`
@@ -190,7 +178,7 @@ type Hooks struct {
 	// each, in order ("" leaves a question to its assumption). An error
 	// fails the run in the plan stage. Nil: nobody can answer; the run
 	// proceeds and its report states the assumptions it made.
-	Ask func(ctx context.Context, questions []Clarification) ([]string, error)
+	Ask func(ctx context.Context, questions []events.Clarification) ([]string, error)
 	// Review is given the plan, when the run's Review mode asks for it, and
 	// returns the plan to research: as given, or edited (tasks added,
 	// removed, reworded). An error wrapping ErrPlanRejected, or any other,
@@ -294,7 +282,7 @@ func (r *Researcher) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	tasks, err := r.planTasks(ctx, r.models[events.RolePlanner], req, req.Answers)
 	if err != nil {
-		return nil, &StageError{Stage: StagePlan, Err: err}
+		return nil, &StageError{Stage: events.StagePlan, Err: err}
 	}
 	return &Plan{Question: req.Question, Tasks: planTasksOf(tasks), MaxCycles: req.MaxCycles}, nil
 }
@@ -307,10 +295,10 @@ func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, a
 	case req.Plan != nil:
 		return tasksOf(req.Question, req.Plan.Tasks), nil
 	case len(req.Outline) > 0:
-		pts := make([]PlanTask, len(req.Outline))
+		pts := make([]events.PlanTask, len(req.Outline))
 		for i, s := range req.Outline {
 			s = strings.Join(strings.Fields(s), " ")
-			pts[i] = PlanTask{Title: s, Question: s + ", as part of: " + req.Question}
+			pts[i] = events.PlanTask{Title: s, Question: s + ", as part of: " + req.Question}
 		}
 		return tasksOf(req.Question, pts), nil
 	}
@@ -318,12 +306,12 @@ func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, a
 	if req.MaxRunAgents > 0 {
 		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
 	}
-	tasks, _, err := agent.PlanAnswered(journal.WithScope(ctx, StagePlan.Scope()), m, req.Question, maxTasks, answers)
+	tasks, _, err := agent.PlanAnswered(journal.WithScope(ctx, events.StagePlan.Scope()), m, req.Question, maxTasks, answers)
 	return tasks, err
 }
 
 // tasksOf turns plan tasks into agent tasks numbered by position.
-func tasksOf(question string, pts []PlanTask) []agent.Task {
+func tasksOf(question string, pts []events.PlanTask) []agent.Task {
 	tasks := make([]agent.Task, len(pts))
 	for i, t := range pts {
 		q := strings.Join(strings.Fields(t.Question), " ")
@@ -337,10 +325,10 @@ func tasksOf(question string, pts []PlanTask) []agent.Task {
 }
 
 // planTasksOf is the plan form of tasks.
-func planTasksOf(tasks []agent.Task) []PlanTask {
-	out := make([]PlanTask, len(tasks))
+func planTasksOf(tasks []agent.Task) []events.PlanTask {
+	out := make([]events.PlanTask, len(tasks))
 	for i, t := range tasks {
-		out[i] = PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question, Cycle: 1}
+		out[i] = events.PlanTask{Index: t.Index, ID: t.ID, Title: t.Title, Question: t.Question, Cycle: 1}
 	}
 	return out
 }
@@ -353,7 +341,7 @@ func planTasksOf(tasks []agent.Task) []PlanTask {
 func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em *events.Emitter, rep *Report) ([]Answer, error) {
 	if len(req.Answers) > 0 {
 		for _, a := range req.Answers {
-			rep.Clarifications = append(rep.Clarifications, Clarification{Question: a.Question, Answer: a.Answer})
+			rep.Clarifications = append(rep.Clarifications, events.Clarification{Question: a.Question, Answer: a.Answer})
 		}
 		return req.Answers, nil
 	}
@@ -364,9 +352,9 @@ func (r *Researcher) clarify(ctx context.Context, m llms.Model, req Request, em 
 	if err != nil || len(qs) == 0 {
 		return nil, err
 	}
-	cs := make([]Clarification, len(qs))
+	cs := make([]events.Clarification, len(qs))
 	for i, q := range qs {
-		cs[i] = Clarification{Question: q.Question, Assumption: q.Assumption}
+		cs[i] = events.Clarification{Question: q.Question, Assumption: q.Assumption}
 	}
 	em.Emit(runLevel, "", events.ClarificationData{Questions: slices.Clone(cs)})
 	// The answers are journaled: a resumed run does not ask again, and
@@ -437,7 +425,7 @@ func (r *Researcher) review(ctx context.Context, req *Request, tasks []agent.Tas
 // knows since when. Without Hooks.Review, the plan is reviewed only as
 // the journal says an earlier attempt's reviewer did; false: not
 // reviewed.
-func askReview(ctx context.Context, req Request, tasks []PlanTask, cycle int, em *events.Emitter) (Plan, bool, error) {
+func askReview(ctx context.Context, req Request, tasks []events.PlanTask, cycle int, em *events.Emitter) (Plan, bool, error) {
 	plan := Plan{Question: req.Question, Tasks: slices.Clone(tasks), MaxCycles: req.MaxCycles, Cycle: cycle}
 	var got Plan
 	var err error
@@ -477,10 +465,10 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 	if l.req.Review != ReviewEveryCycle {
 		return tasks, "", nil
 	}
-	proposed := make([]PlanTask, len(tasks))
+	proposed := make([]events.PlanTask, len(tasks))
 	byTitle := map[string]agent.Task{}
 	for i, t := range tasks {
-		proposed[i] = PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
+		proposed[i] = events.PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
 		byTitle[t.Title] = t
 	}
 	em := l.em.InCycle(cycle)
@@ -490,7 +478,7 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 		return tasks, "", nil
 	case errors.Is(err, ErrPlanRejected):
 		l.log.Info().Int("cycle", cycle).Msg("a later cycle's plan was rejected; writing from what was found")
-		em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []PlanTask{}, Edited: true, Removed: taskTitles(proposed), Cycle: cycle})
+		em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []events.PlanTask{}, Edited: true, Removed: taskTitles(proposed), Cycle: cycle})
 		return nil, events.LoopPlanRejected, nil
 	case err != nil:
 		return nil, "", err
@@ -500,7 +488,7 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 		if got.MaxCycles < cycle {
 			// The reviewer's budget has no room for this cycle: its plan
 			// is accepted as none (the event tells a waiting POST so).
-			em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []PlanTask{}, MaxCycles: got.MaxCycles, Cycle: cycle,
+			em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []events.PlanTask{}, MaxCycles: got.MaxCycles, Cycle: cycle,
 				Edited: true, Removed: taskTitles(proposed)})
 			return nil, events.LoopMaxCycles, nil
 		}
@@ -516,9 +504,9 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 		t.Title, t.Question = title, q
 		accepted[i] = t
 	}
-	pts := make([]PlanTask, len(accepted))
+	pts := make([]events.PlanTask, len(accepted))
 	for i, t := range accepted {
-		pts[i] = PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
+		pts[i] = events.PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
 	}
 	d := planEdits(proposed, pts)
 	d.MaxCycles, d.Cycle = got.MaxCycles, cycle
@@ -527,7 +515,7 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 }
 
 // taskTitles are the titles of tasks.
-func taskTitles(tasks []PlanTask) []string {
+func taskTitles(tasks []events.PlanTask) []string {
 	out := make([]string, len(tasks))
 	for i, t := range tasks {
 		out[i] = t.Title
@@ -536,7 +524,7 @@ func taskTitles(tasks []PlanTask) []string {
 }
 
 // planEdits says how accepted differs from proposed, task by title.
-func planEdits(proposed, accepted []PlanTask) events.PlanAcceptedData {
+func planEdits(proposed, accepted []events.PlanTask) events.PlanAcceptedData {
 	d := events.PlanAcceptedData{Tasks: accepted}
 	was := map[string]string{}
 	for _, t := range proposed {
@@ -563,7 +551,7 @@ func planEdits(proposed, accepted []PlanTask) events.PlanAcceptedData {
 
 // assumptions are the report's sentences about the clarifying questions
 // nobody answered.
-func assumptions(cs []Clarification) []string {
+func assumptions(cs []events.Clarification) []string {
 	var out []string
 	for _, c := range cs {
 		if c.Answer == "" && c.Assumption != "" {
@@ -578,7 +566,7 @@ func assumptions(cs []Clarification) []string {
 // carries answers, a plan or an outline, or with the offline model),
 // without running it: a front end that asks in its own turn (a chat
 // reply) asks these, and runs the request again with Answers.
-func (r *Researcher) Clarify(ctx context.Context, req Request) ([]Clarification, error) {
+func (r *Researcher) Clarify(ctx context.Context, req Request) ([]events.Clarification, error) {
 	req, err := r.settle(req)
 	if err != nil {
 		return nil, err
@@ -588,11 +576,11 @@ func (r *Researcher) Clarify(ctx context.Context, req Request) ([]Clarification,
 	}
 	qs, _, err := agent.Clarify(ctx, r.models[events.RolePlanner], req.Question)
 	if err != nil {
-		return nil, &StageError{Stage: StagePlan, Err: err}
+		return nil, &StageError{Stage: events.StagePlan, Err: err}
 	}
-	out := make([]Clarification, len(qs))
+	out := make([]events.Clarification, len(qs))
 	for i, q := range qs {
-		out[i] = Clarification{Question: q.Question, Assumption: q.Assumption}
+		out[i] = events.Clarification{Question: q.Question, Assumption: q.Assumption}
 	}
 	return out, nil
 }

@@ -12,8 +12,9 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // twoQuestions is a clarifier's reply asking two questions, in a code
@@ -22,7 +23,7 @@ const twoQuestions = "Sure, two things first:\n```json\n" +
 	`{"questions":[{"question":"Which cable do you mean, the 1858 or the 1866 one?","assumption":"the 1858 cable"},` +
 	`{"question":"Should the report cover later inventions too?","assumption":"all of the person's inventions"}]}` + "\n```"
 
-func taskTitles(tasks []deepresearch.PlanTask) []string {
+func taskTitles(tasks []events.PlanTask) []string {
 	var out []string
 	for _, t := range tasks {
 		out = append(out, t.Title)
@@ -36,8 +37,8 @@ func taskTitles(tasks []deepresearch.PlanTask) []string {
 func TestClarifyAnswersReachThePlanner(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
-	var asked []deepresearch.Clarification
-	hooks := &deepresearch.Hooks{Ask: func(_ context.Context, qs []deepresearch.Clarification) ([]string, error) {
+	var asked []events.Clarification
+	hooks := &deepresearch.Hooks{Ask: func(_ context.Context, qs []events.Clarification) ([]string, error) {
 		asked = qs
 		return []string{"the 1858 cable", "only the galvanometer and the recorder"}, nil
 	}}
@@ -62,7 +63,7 @@ func TestClarifyAnswersReachThePlanner(t *testing.T) {
 	if len(req) != 1 || len(ans) != 1 {
 		t.Fatalf("%d clarification.requested, %d clarification.answered", len(req), len(ans))
 	}
-	if got := ans[0].Data.(deepresearch.ClarificationAnsweredData); !got.Answered || got.Questions[1].Answer != "only the galvanometer and the recorder" {
+	if got := ans[0].Data.(events.ClarificationAnsweredData); !got.Answered || got.Questions[1].Answer != "only the galvanometer and the recorder" {
 		t.Errorf("clarification.answered: %+v", got)
 	}
 	if plan := rec.of(events.PlanReady); len(plan) != 1 || req[0].Seq > plan[0].Seq {
@@ -95,7 +96,7 @@ func TestClarifyWithNobodyToAsk(t *testing.T) {
 			t.Errorf("the report does not state the assumption %q:\n%s", want, rep.Text)
 		}
 	}
-	if ans := rec.of(events.ClarificationAnswered); len(ans) != 1 || ans[0].Data.(deepresearch.ClarificationAnsweredData).Answered {
+	if ans := rec.of(events.ClarificationAnswered); len(ans) != 1 || ans[0].Data.(events.ClarificationAnsweredData).Answered {
 		t.Errorf("clarification.answered: %+v", ans)
 	}
 }
@@ -114,7 +115,7 @@ func TestClarifyNever(t *testing.T) {
 			s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
 			r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
 			rec := &recorder{}
-			hooks := &deepresearch.Hooks{Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+			hooks := &deepresearch.Hooks{Ask: func(context.Context, []events.Clarification) ([]string, error) {
 				return nil, errors.New("asked")
 			}}
 			tc.req.Hooks = hooks
@@ -257,7 +258,7 @@ func TestPlanFileRunsExactlyItsTasks(t *testing.T) {
 	if err := json.Unmarshal(b, &edited); err != nil {
 		t.Fatal(err)
 	}
-	edited.Tasks = append(edited.Tasks[:1], deepresearch.PlanTask{Title: "Thomson's inventions", Question: "What did William Thomson invent?"})
+	edited.Tasks = append(edited.Tasks[:1], events.PlanTask{Title: "Thomson's inventions", Question: "What did William Thomson invent?"})
 	rec := &recorder{}
 	if _, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Plan: &edited}, rec.sink); err != nil {
 		t.Fatal(err)
@@ -267,7 +268,7 @@ func TestPlanFileRunsExactlyItsTasks(t *testing.T) {
 	}
 	ran := make([]string, len(rec.of(events.AgentStarted))) // by plan position: agents start in any order
 	for _, e := range rec.of(events.AgentStarted) {
-		if task := e.Data.(deepresearch.AgentStartedData).Task; task.Index < len(ran) {
+		if task := e.Data.(events.AgentStartedData).Task; task.Index < len(ran) {
 			ran[task.Index] = task.Title
 		}
 	}
@@ -283,7 +284,7 @@ func TestReviewPlanEdits(t *testing.T) {
 	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`, search: thomsonSearch}
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
 	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
-		p.Tasks = []deepresearch.PlanTask{p.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
+		p.Tasks = []events.PlanTask{p.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
 		return p, nil
 	}}
 	rec := &recorder{}
@@ -298,7 +299,7 @@ func TestReviewPlanEdits(t *testing.T) {
 	if len(acc) != 1 {
 		t.Fatalf("%d plan.accepted", len(acc))
 	}
-	d := acc[0].Data.(deepresearch.PlanAcceptedData)
+	d := acc[0].Data.(events.PlanAcceptedData)
 	if !d.Edited || !slices.Equal(d.Added, []string{"Thomson's inventions"}) || !slices.Equal(d.Removed, []string{"Harbours"}) {
 		t.Errorf("plan.accepted: %+v", d)
 	}
@@ -318,7 +319,7 @@ func TestReviewPlanEdits(t *testing.T) {
 	rec = &recorder{}
 	_, err = research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, rec.sink)
 	var se *deepresearch.StageError
-	if !errors.Is(err, deepresearch.ErrPlanRejected) || !errors.As(err, &se) || se.Stage != deepresearch.StagePlan {
+	if !errors.Is(err, deepresearch.ErrPlanRejected) || !errors.As(err, &se) || se.Stage != events.StagePlan {
 		t.Errorf("rejected: %v", err)
 	}
 	if n := len(rec.of(events.AgentStarted)); n != 0 {
@@ -338,8 +339,8 @@ func TestPeopleTextBounded(t *testing.T) {
 		"answer":            {deepresearch.Request{Question: "q", Answers: []deepresearch.Answer{{Question: "Which?", Answer: long}}}, "answers"},
 		"answer's question": {deepresearch.Request{Question: "q", Answers: []deepresearch.Answer{{Question: long, Answer: "this"}}}, "answers"},
 		"outline":           {deepresearch.Request{Question: "q", Outline: []string{"Intro", long}}, "outline"},
-		"plan question":     {deepresearch.Request{Question: "q", Plan: &deepresearch.Plan{Tasks: []deepresearch.PlanTask{{Question: long}}}}, "plan"},
-		"plan title":        {deepresearch.Request{Question: "q", Plan: &deepresearch.Plan{Tasks: []deepresearch.PlanTask{{Title: long, Question: "q"}}}}, "plan"},
+		"plan question":     {deepresearch.Request{Question: "q", Plan: &deepresearch.Plan{Tasks: []events.PlanTask{{Question: long}}}}, "plan"},
+		"plan title":        {deepresearch.Request{Question: "q", Plan: &deepresearch.Plan{Tasks: []events.PlanTask{{Title: long, Question: "q"}}}}, "plan"},
 		"language":          {deepresearch.Request{Question: "q", Language: strings.Repeat("x", deepresearch.MaxControlBytes+1)}, "language"},
 		"audience":          {deepresearch.Request{Question: "q", Audience: strings.Repeat("x", deepresearch.MaxControlBytes+1)}, "audience"},
 	} {
@@ -368,22 +369,22 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 	js := &journals{}
 	req := deepresearch.Request{Question: loopQuestion, RunID: "people", Review: deepresearch.ReviewFirstPlan}
 	req.Hooks = &deepresearch.Hooks{
-		Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+		Ask: func(context.Context, []events.Clarification) ([]string, error) {
 			return []string{"the 1858 cable", "only the galvanometer"}, nil
 		},
 		Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
 			if p.Asked.IsZero() {
 				t.Error("a plan put to review in a durable run has no Asked time")
 			}
-			p.Tasks = []deepresearch.PlanTask{p.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
+			p.Tasks = []events.PlanTask{p.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
 			return p, nil
 		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
-	var stored []deepresearch.Event
+	var stored []events.Event
 	killed := false
-	_, err := researchJournaled(ctx, r, req, js, func(e deepresearch.Event) {
+	_, err := researchJournaled(ctx, r, req, js, func(e events.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if killed {
@@ -405,7 +406,7 @@ func TestPeoplesWordSurvivesRestart(t *testing.T) {
 		cutOff[run] = slices.Clone(entries)
 	}
 	req.Hooks = &deepresearch.Hooks{
-		Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+		Ask: func(context.Context, []events.Clarification) ([]string, error) {
 			t.Error("the resumed run asked its questions again")
 			return nil, nil
 		},
@@ -473,7 +474,7 @@ func TestReviewEveryCycle(t *testing.T) {
 
 	t.Run("edited", func(t *testing.T) {
 		plans, rep, rec := run(t, deepresearch.ReviewEveryCycle, func(p deepresearch.Plan) (deepresearch.Plan, error) {
-			p.Tasks = append(p.Tasks, deepresearch.PlanTask{Title: "Kelvin's compass", Question: "What compass did William Thomson design?"})
+			p.Tasks = append(p.Tasks, events.PlanTask{Title: "Kelvin's compass", Question: "What compass did William Thomson design?"})
 			return p, nil
 		})
 		if len(plans) != 2 || plans[0].Cycle != 0 || plans[1].Cycle != 2 || len(plans[1].Tasks) != 1 || plans[1].Tasks[0].Part != "t1" {
@@ -491,7 +492,7 @@ func TestReviewEveryCycle(t *testing.T) {
 		if len(acc) != 2 {
 			t.Fatalf("%d plan.accepted", len(acc))
 		}
-		if d := acc[1].Data.(deepresearch.PlanAcceptedData); d.Cycle != 2 || !slices.Equal(d.Added, []string{"Kelvin's compass"}) {
+		if d := acc[1].Data.(events.PlanAcceptedData); d.Cycle != 2 || !slices.Equal(d.Added, []string{"Kelvin's compass"}) {
 			t.Errorf("cycle 2's plan.accepted: %+v", d)
 		}
 		if rep.Cycles != 2 {
@@ -520,7 +521,7 @@ func TestReviewEveryCycle(t *testing.T) {
 		if len(acc) != 2 {
 			t.Fatalf("%d plan.accepted, want 2", len(acc))
 		}
-		if d := acc[1].Data.(deepresearch.PlanAcceptedData); d.Cycle != 2 || d.MaxCycles != 1 || len(d.Tasks) != 0 {
+		if d := acc[1].Data.(events.PlanAcceptedData); d.Cycle != 2 || d.MaxCycles != 1 || len(d.Tasks) != 0 {
 			t.Errorf("cycle 2's plan.accepted: %+v", d)
 		}
 	})
@@ -555,7 +556,7 @@ func TestReviewedCycleBudget(t *testing.T) {
 	if rep.Cycles != 1 || rep.LoopEnd != events.LoopMaxCycles {
 		t.Errorf("%d cycles, loop end %q; want 1, %q", rep.Cycles, rep.LoopEnd, events.LoopMaxCycles)
 	}
-	if acc := rec.of(events.PlanAccepted); len(acc) != 1 || acc[0].Data.(deepresearch.PlanAcceptedData).MaxCycles != 1 {
+	if acc := rec.of(events.PlanAccepted); len(acc) != 1 || acc[0].Data.(events.PlanAcceptedData).MaxCycles != 1 {
 		t.Errorf("plan.accepted: %+v", acc)
 	}
 	checkCitations(t, rep, rec)
@@ -578,7 +579,7 @@ func TestPeopleDefaults(t *testing.T) {
 	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1, People: deepresearch.PeopleDefaults{
 		Clarify: deepresearch.ClarifyNever, Length: 300, Language: "German", Audience: "cable engineers"}})
 	asked := 0
-	hooks := &deepresearch.Hooks{Ask: func(context.Context, []deepresearch.Clarification) ([]string, error) {
+	hooks := &deepresearch.Hooks{Ask: func(context.Context, []events.Clarification) ([]string, error) {
 		asked++
 		return nil, nil
 	}}
@@ -686,7 +687,7 @@ func TestRequestJSONWords(t *testing.T) {
 		{"review_plan with never", `{"question":"q","review_plan":true,"review":"never"}`, "", "", "review", "review_plan"},
 		{"unknown review", `{"question":"q","review":"sometimes"}`, "", "", "review", `"sometimes"; want never, first_plan or every_cycle`},
 		{"review of the wrong case", `{"question":"q","review":"First_Plan"}`, "", "", "review", `"First_Plan"`},
-		{"style", `{"question":"q","style":"footnote"}`, "", deepresearch.Footnote, "", ""},
+		{"style", `{"question":"q","style":"footnote"}`, "", cite.Footnote, "", ""},
 		{"unknown style", `{"question":"q","style":"gothic"}`, "", "", "style", `"gothic"; want markdown, plain, footnote or html`},
 		{"unknown member", `{"question":"q","corpus":"/etc"}`, "", "", "", `unknown field "corpus"`},
 		{"unknown member of the plan", `{"question":"q","plan":{"tasks":[{"question":"x","why":"y"}]}}`, "", "", "", `unknown field "why"`},

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
 var _ deepresearch.Store = (*sqlitestore.Store)(nil)
 
 // record runs req kept in st, as the CLI's run does.
-func record(ctx context.Context, r *deepresearch.Researcher, st deepresearch.Store, req deepresearch.Request, sink func(deepresearch.Event)) (*deepresearch.Report, error) {
+func record(ctx context.Context, r *deepresearch.Researcher, st deepresearch.Store, req deepresearch.Request, sink func(events.Event)) (*deepresearch.Report, error) {
 	return startWait(ctx, r, req, deepresearch.RunOptions{Store: st, Sink: sink})
 }
 
@@ -31,7 +32,7 @@ func TestRecord(t *testing.T) {
 	defer st.Close()
 
 	var seen int
-	rep, err := record(t.Context(), r, st, deepresearch.Request{Question: "How are undersea cables repaired?"}, func(ev deepresearch.Event) {
+	rep, err := record(t.Context(), r, st, deepresearch.Request{Question: "How are undersea cables repaired?"}, func(ev events.Event) {
 		run, err := st.Get(context.Background(), ev.RunID)
 		if err != nil || run.Events != ev.Seq {
 			t.Errorf("event %d reached the sink before it was stored (stored: %d, %v)", ev.Seq, run.Events, err)

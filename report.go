@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/bib"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -17,7 +18,7 @@ const ReportVersion = 1
 
 // Section is one research task's merged findings.
 type Section struct {
-	Task PlanTask `json:"task"`
+	Task events.PlanTask `json:"task"`
 	// Text is the agent's report rewritten onto the merged numbering
 	// (Report.Sources); empty when the agent failed.
 	Text string `json:"text,omitempty"`
@@ -27,7 +28,7 @@ type Section struct {
 
 // Failure is why a research agent produced no report.
 type Failure struct {
-	// Kind is FailError, FailPanic, FailTimeout or FailCanceled.
+	// Kind is events.FailError, FailPanic, FailTimeout or FailCanceled.
 	Kind  string `json:"kind"`
 	Error string `json:"error"`
 }
@@ -59,7 +60,7 @@ type Report struct {
 	// Clarifications are the clarifying questions the run asked (or was
 	// given answers to), with the answers; one without an answer was
 	// researched on its assumption, which the report states.
-	Clarifications []Clarification `json:"clarifications,omitempty"`
+	Clarifications []events.Clarification `json:"clarifications,omitempty"`
 	// Draft is the writer's text citing Sources by their merged numbers;
 	// Text, Body and References are published from it. Empty when the
 	// writer failed: the report then renders the agents' findings.
@@ -89,11 +90,11 @@ type Report struct {
 	// verification judges are not counted).
 	Usage Usage `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds; TimingsMS splits
-	// it by stage (StageIndex, StagePlan, StageResearch, StageMerge,
+	// it by stage (events.StageIndex, StagePlan, StageResearch, StageMerge,
 	// StageAssess, StageReport, StageVerify; a stage not reached is absent;
 	// the research, merge and assessment times summed over the cycles).
-	DurationMS int64           `json:"duration_ms"`
-	TimingsMS  map[Stage]int64 `json:"timings_ms"`
+	DurationMS int64                  `json:"duration_ms"`
+	TimingsMS  map[events.Stage]int64 `json:"timings_ms"`
 	// Verification is what checking every citation against its source's
 	// text found; nil when the run was not verified.
 	Verification *Verification `json:"verification,omitempty"`
@@ -108,7 +109,7 @@ type Report struct {
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
 	// Cycles counts the research cycles run; LoopEnd says why the loop
-	// stopped (LoopAnswered, LoopMaxCycles, …).
+	// stopped (events.LoopAnswered, LoopMaxCycles, …).
 	Cycles  int    `json:"cycles,omitempty"`
 	LoopEnd string `json:"loop_end,omitempty"`
 

@@ -18,12 +18,13 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/defaults"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
@@ -255,7 +256,7 @@ func (r *Researcher) settle(req Request) (Request, error) {
 func (r *Researcher) fill(req Request) Request {
 	req.Question = req.question()
 	req = r.cfg.People.fill(req)
-	req.Style = cmp.Or(req.Style, r.cfg.Style, Markdown)
+	req.Style = cmp.Or(req.Style, r.cfg.Style, cite.Markdown)
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
@@ -292,7 +293,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	clock := r.cfg.Clock
 	start := clock.Now()
 	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
-		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[Stage]int64{}}
+		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[events.Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
 	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, names: r.cfg.ModelNames, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
@@ -302,7 +303,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 		rep.Usage = meter.usage() // every call the run paid for, counted once
 	}
 
-	fail := func(stage Stage, err error) (*Report, error) {
+	fail := func(stage events.Stage, err error) (*Report, error) {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
 			err = fmt.Errorf("%w (%v)", cause, err)
 		}
@@ -313,17 +314,17 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 		log.Error().Err(err).Str("stage", string(stage)).Msg("run failed")
 		return rep, serr
 	}
-	stage := func(s Stage, t0 time.Time) { rep.TimingsMS[s] = clock.Now().Sub(t0).Milliseconds() }
+	stage := func(s events.Stage, t0 time.Time) { rep.TimingsMS[s] = clock.Now().Sub(t0).Milliseconds() }
 	em.Emit(runLevel, "", events.RunStartedData{Question: req.Question, Config: r.startedConfig(req)})
 
 	ctx, err := r.withDomains(ctx, req.Domains)
 	if err != nil {
-		return fail(StageIndex, err)
+		return fail(events.StageIndex, err)
 	}
 	if r.pages {
 		pages, err := fetch.New(r.cfg.Fetch)
 		if err != nil {
-			return fail(StageIndex, err)
+			return fail(events.StageIndex, err)
 		}
 		defer pages.Close()
 		ctx = fetch.NewContext(ctx, pages)
@@ -331,17 +332,17 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	t0 := clock.Now()
 	backend, err := r.backend(ctx)
 	if err != nil {
-		return fail(StageIndex, err)
+		return fail(events.StageIndex, err)
 	}
 	if r.search == nil {
-		stage(StageIndex, t0)
+		stage(events.StageIndex, t0)
 	}
 
 	// A follow-up starts from the run it follows (ask.go).
 	var th *thread
 	if req.Parent != "" {
 		if th, err = journaledThread(ctx, req); err != nil {
-			return fail(StagePlan, fmt.Errorf("the run %s this follows up: %w", req.Parent, err))
+			return fail(events.StagePlan, fmt.Errorf("the run %s this follows up: %w", req.Parent, err))
 		}
 	}
 
@@ -351,17 +352,17 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	answers, err := r.clarify(pctx, model(events.RolePlanner), req, em, rep)
 	if err != nil {
 		telemetry.End(span, err)
-		stage(StagePlan, t0)
-		return fail(StagePlan, err)
+		stage(events.StagePlan, t0)
+		return fail(events.StagePlan, err)
 	}
 	tasks, err := r.planTasks(pctx, model(events.RolePlanner), req, answers)
 	if err == nil {
 		tasks, err = r.review(pctx, &req, tasks, em)
 	}
 	telemetry.End(span, err)
-	stage(StagePlan, t0)
+	stage(events.StagePlan, t0)
 	if err != nil {
-		return fail(StagePlan, err)
+		return fail(events.StagePlan, err)
 	}
 	plan := make([]events.PlanTask, len(tasks))
 	for i, t := range tasks {
@@ -390,10 +391,10 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
 	rep.Relevance = sourceRelevance(l.outcomes, rep.Sources)
 	streamed := rep.Text
-	if err := r.verifyReport(journal.WithScope(ctx, StageVerify.Scope()), rep, req.Style, r.cfg.Unsupported); err != nil {
-		return fail(StageVerify, err)
+	if err := r.verifyReport(journal.WithScope(ctx, events.StageVerify.Scope()), rep, req.Style, r.cfg.Unsupported); err != nil {
+		return fail(events.StageVerify, err)
 	}
-	stage(StageVerify, t0)
+	stage(events.StageVerify, t0)
 	revised := ""
 	if rep.Text != streamed {
 		revised = rep.Text

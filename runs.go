@@ -11,9 +11,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
-	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 // Runs owns the life of the stored runs a program serves, so that every
@@ -51,7 +51,7 @@ type RunRecorder interface {
 	Start(ctx context.Context, req Request, opts RunOptions) (*Run, error)
 	// Clarify returns the clarifying questions a run of req would ask,
 	// as Researcher.Clarify does.
-	Clarify(ctx context.Context, req Request) ([]Clarification, error)
+	Clarify(ctx context.Context, req Request) ([]events.Clarification, error)
 }
 
 var _ RunRecorder = (*Researcher)(nil)
@@ -352,7 +352,7 @@ func (rs *Runs) Report(ctx context.Context, id string) (*Report, error) {
 // Clarify returns the clarifying questions a run of req would ask, without
 // running it: a front end whose clients answer in a next turn (a chat, an
 // MCP tool call) asks them itself and starts the run with the answers.
-func (rs *Runs) Clarify(ctx context.Context, req Request) ([]Clarification, error) {
+func (rs *Runs) Clarify(ctx context.Context, req Request) ([]events.Clarification, error) {
 	return rs.rec.Clarify(ctx, req)
 }
 

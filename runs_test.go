@@ -16,7 +16,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -303,7 +303,7 @@ func TestRunsAnswerAndReview(t *testing.T) {
 		if err != nil || !slices.Equal(taskTitles(plan.Tasks), []string{"Signalling theory", "Harbours"}) || plan.Question != loopQuestion {
 			t.Fatalf("the plan to review: %+v, %v", plan, err)
 		}
-		plan.Tasks = []deepresearch.PlanTask{plan.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
+		plan.Tasks = []events.PlanTask{plan.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
 		if err := rs.Review(t.Context(), id, deepresearch.PlanReview{Plan: plan}); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // RunOptions say how Start runs a request. Each is independent of the
@@ -54,7 +54,7 @@ type RunOptions struct {
 	// (after Store has it): synchronously, one event at a time, in Seq
 	// order, from the run's goroutines, so a slow Sink slows the run.
 	// Run.Events gives them too, without slowing it.
-	Sink func(Event)
+	Sink func(events.Event)
 
 	// Interactive makes the run wait for its people through Run.Answer
 	// (its clarifying questions) and Run.Review (its plan), instead of
@@ -91,7 +91,7 @@ type Run struct {
 	err    error
 
 	mu     sync.Mutex // guards what follows
-	events []Event
+	events []events.Event
 	more   chan struct{} // closed, and replaced, as an event is added
 	ended  bool          // no event is added after
 	status RunStatus     // running, or what the run waits for
@@ -190,7 +190,7 @@ func (r *Researcher) Start(ctx context.Context, req Request, opts RunOptions) (*
 			opts.Waiting(s)
 		}
 	}), pause)
-	watch := func(ev Event) {
+	watch := func(ev events.Event) {
 		switch ev.Type {
 		case events.ClarificationRequested:
 			if req.Hooks != nil && req.Hooks.Ask != nil {
@@ -202,7 +202,7 @@ func (r *Researcher) Start(ctx context.Context, req Request, opts RunOptions) (*
 			}
 		}
 	}
-	sink := func(ev Event) {
+	sink := func(ev events.Event) {
 		run.add(ev)
 		run.wait.sink(ev)
 		if opts.Sink != nil {
@@ -218,7 +218,7 @@ func (r *Researcher) Start(ctx context.Context, req Request, opts RunOptions) (*
 		if opts.Store != nil {
 			run.rep, run.err = r.record(ctx, opts.Store, req, d, watch, sink)
 		} else {
-			run.rep, run.err = r.researchDurable(ctx, req, d, func(ev Event) { watch(ev); sink(ev) })
+			run.rep, run.err = r.researchDurable(ctx, req, d, func(ev events.Event) { watch(ev); sink(ev) })
 		}
 	}()
 	return run, nil
@@ -235,8 +235,8 @@ func (run *Run) ID() string { return run.id }
 // the run; stopping early does not stop it (Cancel does). A stored run
 // stopped by ErrShutdown yields what Store keeps: nothing of its
 // stopping.
-func (run *Run) Events() iter.Seq[Event] {
-	return func(yield func(Event) bool) {
+func (run *Run) Events() iter.Seq[events.Event] {
+	return func(yield func(events.Event) bool) {
 		for i := 0; ; {
 			run.mu.Lock()
 			evs, more, ended := run.events, run.more, run.ended
@@ -357,7 +357,7 @@ func (run *Run) setStatus(s RunStatus) {
 }
 
 // add keeps ev and wakes the callers of Events.
-func (run *Run) add(ev Event) {
+func (run *Run) add(ev events.Event) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	if run.ended {
@@ -381,7 +381,7 @@ func (run *Run) close() {
 func (run *Run) hooks(c Clock, opts RunOptions) *Hooks {
 	w := run.wait
 	return &Hooks{
-		Ask: func(ctx context.Context, qs []Clarification) ([]string, error) {
+		Ask: func(ctx context.Context, qs []events.Clarification) ([]string, error) {
 			select {
 			case a := <-w.answers:
 				w.took(a.ack)
@@ -441,7 +441,7 @@ func pausingHooks(h *Hooks, pause func() func()) *Hooks {
 	}
 	w := *h
 	if ask := h.Ask; ask != nil {
-		w.Ask = func(ctx context.Context, qs []Clarification) ([]string, error) {
+		w.Ask = func(ctx context.Context, qs []events.Clarification) ([]string, error) {
 			defer pause()()
 			return ask(ctx, qs)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // TestStartInteractive: an Interactive run, kept nowhere, waits for its
@@ -29,7 +29,7 @@ func TestStartInteractive(t *testing.T) {
 	if err := run.Review(t.Context(), deepresearch.PlanReview{}); !errors.Is(err, deepresearch.ErrNotWaiting) && !errors.Is(err, deepresearch.ErrRunStopped) {
 		t.Errorf("a review before the plan: %v", err)
 	}
-	edited := deepresearch.Plan{Tasks: []deepresearch.PlanTask{{Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}}
+	edited := deepresearch.Plan{Tasks: []events.PlanTask{{Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}}
 	for e := range run.Events() {
 		switch e.Type {
 		case events.ClarificationRequested:
@@ -116,7 +116,7 @@ func TestStartResume(t *testing.T) {
 	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
 	st := deepresearchtest.NewStore(nil)
 	ctx, stop := context.WithCancelCause(t.Context())
-	first, err := r.Start(ctx, deepresearch.Request{Question: loopQuestion, RunID: "r1"}, deepresearch.RunOptions{Store: st, Sink: func(e deepresearch.Event) {
+	first, err := r.Start(ctx, deepresearch.Request{Question: loopQuestion, RunID: "r1"}, deepresearch.RunOptions{Store: st, Sink: func(e events.Event) {
 		if e.Type == events.AgentStarted {
 			stop(deepresearch.ErrShutdown)
 		}
@@ -140,7 +140,7 @@ func TestStartResume(t *testing.T) {
 	if err != nil || run.ID() != "r1" || rep.RunID != "r1" {
 		t.Fatalf("the resumed run %s: %v", run.ID(), err)
 	}
-	var all []deepresearch.Event
+	var all []events.Event
 	for e := range run.Events() {
 		all = append(all, e)
 	}

@@ -7,8 +7,8 @@ import (
 	"iter"
 	"time"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/stored"
 )
 
@@ -73,7 +73,7 @@ type Store interface {
 	SetStatus(ctx context.Context, id string, status RunStatus) error
 	// Append adds e to its run's log. e.Seq must follow the run's last
 	// event (ErrEventSeq) and the run must be live (ErrRunEnded).
-	Append(ctx context.Context, e Event) error
+	Append(ctx context.Context, e events.Event) error
 	// PutReport stores (or replaces) a run's report, the JSON form of a
 	// Report.
 	PutReport(ctx context.Context, id string, report json.RawMessage) error
@@ -157,7 +157,7 @@ func storeRun(ctx context.Context, st Store, req Request, origin string) error {
 // RunOptions.Store documents: each event is given to watch, stored, then
 // given to sink, so that a reader of the store never falls behind the
 // run's own caller. It returns what researchDurable returned.
-func (r *Researcher) record(ctx context.Context, st Store, req Request, d durability, watch, sink func(Event)) (*Report, error) {
+func (r *Researcher) record(ctx context.Context, st Store, req Request, d durability, watch, sink func(events.Event)) (*Report, error) {
 	log := r.log.With().Str("run", req.RunID).Logger()
 	bg := context.WithoutCancel(ctx)
 	if d.Journal == nil {
@@ -181,7 +181,7 @@ func (r *Researcher) record(ctx context.Context, st Store, req Request, d durabi
 		}
 		req.Hooks = waitingHooks(req.Hooks, setStatus)
 	}
-	rep, err := r.researchDurable(ctx, req, d, func(ev Event) {
+	rep, err := r.researchDurable(ctx, req, d, func(ev events.Event) {
 		if shutdown() {
 			return // the run stops to be resumed: its log ends where its work did
 		}
@@ -228,7 +228,7 @@ func waitingHooks(h *Hooks, set func(RunStatus)) *Hooks {
 	}
 	w := *h
 	if ask := h.Ask; ask != nil {
-		w.Ask = func(ctx context.Context, qs []Clarification) ([]string, error) {
+		w.Ask = func(ctx context.Context, qs []events.Clarification) ([]string, error) {
 			set(StatusNeedsInput)
 			defer set(StatusRunning)
 			return ask(ctx, qs)

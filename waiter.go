@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // waiter is where an Interactive run waits for a person: Run.Answer and
@@ -63,7 +63,7 @@ func (w *waiter) took(a chan error) {
 // sink is the run's event sink: an event that says the run kept a
 // person's word answers the call that gave it. A resumed run's word,
 // taken from its journal, has no call: nothing is pending then.
-func (w *waiter) sink(ev Event) {
+func (w *waiter) sink(ev events.Event) {
 	switch ev.Type {
 	case events.PlanReviewRequested:
 		w.mu.Lock()

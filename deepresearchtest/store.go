@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
@@ -138,7 +139,7 @@ func (s *Store) SetStatus(_ context.Context, id string, status deepresearch.RunS
 // Append adds e, as json.Marshal(e), to its run's log: e.Seq must follow
 // the run's last event (deepresearch.ErrEventSeq) and the run must be
 // live (deepresearch.ErrRunEnded).
-func (s *Store) Append(_ context.Context, e deepresearch.Event) error {
+func (s *Store) Append(_ context.Context, e events.Event) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return storeError("append to", e.RunID, err)

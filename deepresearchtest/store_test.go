@@ -7,6 +7,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/storetest"
 )
@@ -32,7 +33,7 @@ func TestStoreRecordsARun(t *testing.T) {
 	st := deepresearchtest.NewStore(nil)
 	var seen []uint64
 	started, err := r.Start(ctx, deepresearch.Request{Question: "How are undersea cables repaired at sea?"},
-		deepresearch.RunOptions{Store: st, Sink: func(e deepresearch.Event) { seen = append(seen, e.Seq) }})
+		deepresearch.RunOptions{Store: st, Sink: func(e events.Event) { seen = append(seen, e.Seq) }})
 	if err != nil {
 		t.Fatal(err)
 	}

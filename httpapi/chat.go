@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/openaiwire"
 )
 
@@ -296,7 +296,7 @@ func (s *Server) chatFollowUp(r *http.Request, msgs []chatMessage) (string, bool
 // turn's history carries it, and chatRequestOf knows it by it.
 const clarifyLead = "Before I research this, a few questions (answer in one message; anything left unanswered, I will assume as stated):"
 
-func clarifyingReply(qs []deepresearch.Clarification) string {
+func clarifyingReply(qs []events.Clarification) string {
 	var b strings.Builder
 	b.WriteString(clarifyLead + "\n")
 	for i, q := range qs {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 )
 
 // TestDiffEndpoint (issue 33): GET /v1/research/{id}/diff/{other} serves
@@ -18,7 +19,7 @@ func TestDiffEndpoint(t *testing.T) {
 	store := func(id, draft string, urls, texts []string) {
 		t.Helper()
 		rep := deepresearch.Report{Version: deepresearch.ReportVersion, RunID: id, Question: "What do alpha widgets do?",
-			Style: deepresearch.Markdown, Draft: draft, SourceTexts: map[int]string{}}
+			Style: cite.Markdown, Draft: draft, SourceTexts: map[int]string{}}
 		for i, u := range urls {
 			rep.Sources = append(rep.Sources, deepresearch.MergedSource{Number: i + 1,
 				Source: deepresearch.Source{ID: u, Title: "Page " + u, URL: u}})

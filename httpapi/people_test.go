@@ -15,7 +15,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 )
 
@@ -175,7 +175,7 @@ func TestPlanReviewSurvivesRestart(t *testing.T) {
 		t.Fatalf("after the restart the plan is %q, was %q", taskTitles(shown.Tasks), taskTitles(proposed.Tasks))
 	}
 	edited := shown
-	edited.Tasks = append(slices.Clone(shown.Tasks[:1]), deepresearch.PlanTask{Title: "Cable ships", Question: "Which ships laid the transatlantic telegraph cables?"})
+	edited.Tasks = append(slices.Clone(shown.Tasks[:1]), events.PlanTask{Title: "Cable ships", Question: "Which ships laid the transatlantic telegraph cables?"})
 	b, _ := json.Marshal(edited)
 	e2.post("/v1/research/"+id+"/plan", string(b), http.StatusAccepted)
 	e2.ended(id)
@@ -235,7 +235,7 @@ func TestPlanTimeout(t *testing.T) {
 	}
 }
 
-func taskTitles(ts []deepresearch.PlanTask) []string {
+func taskTitles(ts []events.PlanTask) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Title)
@@ -376,7 +376,7 @@ func TestAnswersSurviveRestart(t *testing.T) {
 // questions is mapped to each question: by number, line by line, or, when
 // it cannot be split, as one answer to the questions together.
 func TestChatAnswers(t *testing.T) {
-	asked := clarifyingReply([]deepresearch.Clarification{
+	asked := clarifyingReply([]events.Clarification{
 		{Question: "Which cables: telegraph or fibre?", Assumption: "telegraph"},
 		{Question: "Which ocean?", Assumption: "the Atlantic"},
 	})
@@ -413,7 +413,7 @@ func TestChatNumberedAnswers(t *testing.T) {
 	m := &asking{Model: deepresearchtest.Model(0)}
 	e := newEnv(t, envOpts{model: m})
 	q := "How were undersea cables laid?"
-	reply := clarifyingReply([]deepresearch.Clarification{
+	reply := clarifyingReply([]events.Clarification{
 		{Question: "Which cables: telegraph or fibre?", Assumption: "telegraph"},
 		{Question: "Which ocean?", Assumption: "the Atlantic"},
 	})

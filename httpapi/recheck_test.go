@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 )
 
@@ -26,7 +27,7 @@ func TestRecheckEndpoint(t *testing.T) {
 	e := newEnv(t, envOpts{fetchAllow: []string{strings.TrimPrefix(web.URL, "http://")}})
 	ctx := t.Context()
 	rep := deepresearch.Report{Version: deepresearch.ReportVersion, RunID: "run-a", Question: "What do widgets and gadgets do?",
-		Style: deepresearch.Markdown, Draft: "## Findings\n\nAlpha widgets reduce heat loss by forty percent [1].\n\nBeta gadgets came from Lisbon in 1921 [2].\n",
+		Style: cite.Markdown, Draft: "## Findings\n\nAlpha widgets reduce heat loss by forty percent [1].\n\nBeta gadgets came from Lisbon in 1921 [2].\n",
 		Sources: []deepresearch.MergedSource{
 			{Number: 1, Source: deepresearch.Source{ID: "a", Title: "Alpha", URL: web.URL + "/pages/alpha"}},
 			{Number: 2, Source: deepresearch.Source{ID: "b", Title: "Beta", URL: web.URL + "/pages/beta"}},

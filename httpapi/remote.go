@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 // Remote is where a server finds the event logs of runs it does not hold

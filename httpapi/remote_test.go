@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -226,7 +227,7 @@ func (l lateStart) Start(ctx context.Context, req deepresearch.Request, opts dee
 // it is given it.
 type lateFirstEvent struct{ deepresearch.Store }
 
-func (s lateFirstEvent) Append(ctx context.Context, e deepresearch.Event) error {
+func (s lateFirstEvent) Append(ctx context.Context, e events.Event) error {
 	if e.Seq == 1 {
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/internal/canon"
 )
 
@@ -32,13 +32,12 @@ type entry struct {
 	UsedInSections   []string `json:"used_in_sections,omitempty"`
 }
 
-// index is one citation index: deepresearch's Merger, which gives each
-// resource (by canonical URL) a stable number the first time it is
-// cited, as a run numbers its agents' sources. Each add is a one-citation
-// report of its section; keys lists the canonical URLs it holds, for the
-// entry limit.
+// index is one citation index: a cite.Merger, which gives each resource
+// (by canonical URL) a stable number the first time it is cited, as a run
+// numbers its agents' sources. Each add is Merger.Add of its section; keys
+// lists the canonical URLs it holds, for the entry limit.
 type index struct {
-	merger *deepresearch.Merger
+	merger *cite.Merger
 	keys   map[string]bool
 	// sections are the sections each source is recorded in, by key: at
 	// most maxSections each.
@@ -66,14 +65,7 @@ func (ix *index) cite(key string, src deepresearch.Source, section string, maxEn
 			secs[section] = true
 		}
 	}
-	mr, err := ix.merger.Add(deepresearch.AgentReport{Section: section, Text: "[1]", Mapping: map[int]deepresearch.Source{1: src}})
-	if err != nil {
-		return 0, false, err
-	}
-	n, err := strconv.Atoi(strings.Trim(mr.Text, "[]")) // Renumber mode keeps the bracket: "[n]"
-	if err != nil {
-		return 0, false, fmt.Errorf("citation index: merged citation %q: %w", mr.Text, err)
-	}
+	n := ix.merger.Add(section, src)
 	ix.keys[key] = true
 	return n, isNew, nil
 }
@@ -121,7 +113,7 @@ func (x *indexes) create() (string, error) {
 	}
 	x.next++
 	id := fmt.Sprintf("idx-%d", x.next)
-	x.m[id] = &index{merger: deepresearch.NewMerger(), keys: map[string]bool{}, sections: map[string]map[string]bool{}}
+	x.m[id] = &index{merger: cite.NewMerger(), keys: map[string]bool{}, sections: map[string]map[string]bool{}}
 	return id, nil
 }
 

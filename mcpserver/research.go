@@ -12,12 +12,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // clarifier asks a request's clarifying questions without running it.
 type clarifier interface {
-	Clarify(ctx context.Context, req deepresearch.Request) ([]deepresearch.Clarification, error)
+	Clarify(ctx context.Context, req deepresearch.Request) ([]events.Clarification, error)
 }
 
 // runResearch runs the request through the library and returns the
@@ -348,7 +348,7 @@ func elicits(ss *mcp.ServerSession) bool {
 
 // elicitParams asks the clarifying questions in one form, a string
 // field a question ("q1", "q2", …).
-func elicitParams(qs []deepresearch.Clarification) *mcp.ElicitParams {
+func elicitParams(qs []events.Clarification) *mcp.ElicitParams {
 	props := map[string]any{}
 	for i, q := range qs {
 		desc := q.Question
@@ -366,12 +366,12 @@ func elicitParams(qs []deepresearch.Clarification) *mcp.ElicitParams {
 // elicited returns the client's answer to the clarifying form of a
 // retried call, and the questions it answers (from the request state);
 // nil questions when the call answers none.
-func elicited(req *mcp.CallToolRequest) (*mcp.ElicitResult, []deepresearch.Clarification) {
+func elicited(req *mcp.CallToolRequest) (*mcp.ElicitResult, []events.Clarification) {
 	if req == nil || req.Params == nil || req.Params.RequestState == "" {
 		return nil, nil
 	}
 	res, _ := req.Params.InputResponses["clarify"].(*mcp.ElicitResult)
-	var qs []deepresearch.Clarification
+	var qs []events.Clarification
 	if json.Unmarshal([]byte(req.Params.RequestState), &qs) != nil || len(qs) == 0 || len(qs) > deepresearch.MaxClarifyingQuestions {
 		return nil, nil
 	}
@@ -380,7 +380,7 @@ func elicited(req *mcp.CallToolRequest) (*mcp.ElicitResult, []deepresearch.Clari
 
 // answered reads the form's answers: none when it was declined or
 // cancelled (the run goes on the questions' assumptions).
-func answered(qs []deepresearch.Clarification, res *mcp.ElicitResult) []deepresearch.Answer {
+func answered(qs []events.Clarification, res *mcp.ElicitResult) []deepresearch.Answer {
 	var out []deepresearch.Answer
 	if res == nil || res.Action != "accept" {
 		return nil

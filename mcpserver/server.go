@@ -3,7 +3,7 @@
 // Code, Cursor and other MCP clients can use it:
 //
 //   - citation_create, citation_add, citation_merge, citation_export: the
-//     citation index (a deepresearch.Merger: a stable number per canonical
+//     citation index (a cite.Merger: a stable number per canonical
 //     URL, first seen wins, as a run numbers its agents' sources; indexes
 //     merge; the reference list exports as a report's reference list,
 //     CSL-JSON or BibTeX);
@@ -40,6 +40,8 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // Report is what the research tool returns.
@@ -64,7 +66,7 @@ type Report struct {
 	// Questions are the clarifying questions of a question that needs
 	// them, asked of a client without elicitation: nothing was researched;
 	// call research again with "answers".
-	Questions []deepresearch.Clarification `json:"questions,omitempty" jsonschema:"clarifying questions: nothing was researched; call research again with answers"`
+	Questions []events.Clarification `json:"questions,omitempty" jsonschema:"clarifying questions: nothing was researched; call research again with answers"`
 	// Estimate is what the run would spend, for a call with "estimate":
 	// true: nothing was researched.
 	Estimate *deepresearch.Estimate `json:"estimate,omitempty" jsonschema:"what the run would spend (asked with estimate: true): nothing was researched"`
@@ -352,7 +354,7 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 		list = deepresearch.RenderReferenceIndex(references(es))
 		out.Markdown = list
 	default:
-		b, err := deepresearch.RenderReferences(references(es), format, deepresearch.Markdown)
+		b, err := deepresearch.RenderReferences(references(es), format, cite.Markdown)
 		if err != nil {
 			return nil, exportOut{}, err
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 // Agents is a deepresearch.AgentRunner that runs a run's agents on worker
@@ -104,7 +104,7 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 	if err := json.Unmarshal(r.Output, &out); err != nil {
 		return nil, fmt.Errorf("natsrun: result of task %s from worker %s is unreadable: %w", t.id(), r.Worker, err)
 	}
-	out.Events = slices.DeleteFunc(out.Events, func(e deepresearch.Event) bool { return !agentEvent(e) })
+	out.Events = slices.DeleteFunc(out.Events, func(e events.Event) bool { return !agentEvent(e) })
 	return &out, nil
 }
 
@@ -115,7 +115,7 @@ const awaitPause = 250 * time.Millisecond
 // agentEvent reports whether e is an event a worker may report of the
 // agent it runs (events.WhileAgentRuns): a worker does not speak for the
 // run. The run's relay checks again, for every runner.
-func agentEvent(e deepresearch.Event) bool {
+func agentEvent(e events.Event) bool {
 	return e.Data != nil && events.WhileAgentRuns(e.Data.EventType())
 }
 
@@ -156,7 +156,7 @@ func AgentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) 
 			return nil, fmt.Errorf("natsrun: task %s carries a job of run %q", t.id(), job.RunID)
 		}
 		subject, n := NamesOf(c).Progress(t.Run, t.Cycle, t.Index), 0
-		res, err := r.ServeAgent(ctx, job, jr, func(e deepresearch.Event) {
+		res, err := r.ServeAgent(ctx, job, jr, func(e events.Event) {
 			data, err := json.Marshal(progressReport{Attempt: max(1, t.Attempt), N: n, Event: e})
 			n++
 			if err == nil {
@@ -173,9 +173,9 @@ func AgentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) 
 // progressReport is one event of an attempt at a task, as a worker
 // reports it on the task's progress subject.
 type progressReport struct {
-	Attempt int                `json:"attempt"`
-	N       int                `json:"n"`
-	Event   deepresearch.Event `json:"event"`
+	Attempt int          `json:"attempt"`
+	N       int          `json:"n"`
+	Event   events.Event `json:"event"`
 }
 
 // Serve runs r's agents for every run whose tasks reach the workers'
@@ -226,7 +226,7 @@ type EventLog struct {
 }
 
 // Event publishes e.
-func (l *EventLog) Event(e deepresearch.Event) {
+func (l *EventLog) Event(e events.Event) {
 	try := cmp.Or(l.Try, eventTry)
 	c := l.Config.clock()
 	l.mu.Lock()
@@ -273,7 +273,7 @@ func (l *EventLog) Event(e deepresearch.Event) {
 // on after it; call Backfill before resuming, and followers see every
 // number once and in order. The stream's de-duplication (PublishEvent's
 // message id) drops one published twice within its window.
-func (l *EventLog) Backfill(ctx context.Context, prior []deepresearch.Event) error {
+func (l *EventLog) Backfill(ctx context.Context, prior []events.Event) error {
 	if len(prior) == 0 {
 		return nil
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
@@ -91,11 +91,11 @@ func TestAgentsOnWorkers(t *testing.T) {
 	defer func() { stop(); wg.Wait() }()
 
 	r := researcher(t, &natsrun.Agents{JS: js, Config: cfg})
-	var evs []deepresearch.Event
+	var evs []events.Event
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a failure timeout only
 	defer cancel()
 	rep, err := startWait(rctx, r, deepresearch.Request{Question: question, RunID: "run1"},
-		deepresearch.RunOptions{Journal: natsrun.NewJournal(js, cfg), Sink: func(e deepresearch.Event) { evs = append(evs, e) }})
+		deepresearch.RunOptions{Journal: natsrun.NewJournal(js, cfg), Sink: func(e events.Event) { evs = append(evs, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,11 +180,11 @@ func TestAgentsReportLive(t *testing.T) {
 
 	var (
 		mu   sync.Mutex
-		live []deepresearch.Event
+		live []events.Event
 		bad  []string
 		once sync.Once
 	)
-	progress := func(attempt, n int, e deepresearch.Event) {
+	progress := func(attempt, n int, e events.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if attempt != 1 || n != len(live) {
@@ -258,7 +258,7 @@ func TestEventLogOutage(t *testing.T) {
 	const try = 300 * time.Millisecond
 	log := &natsrun.EventLog{JS: js, Config: cfg, Try: try}
 	event := func(seq uint64) {
-		log.Event(deepresearch.Event{RunID: "run1", Seq: seq, Time: now.Now(), Type: "run.started", Agent: -1,
+		log.Event(events.Event{RunID: "run1", Seq: seq, Time: now.Now(), Type: "run.started", Agent: -1,
 			Data: events.RunStartedData{Question: question}})
 	}
 	event(1)
@@ -351,7 +351,7 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 	real := natsrun.AgentHandler(researcher(t, nil), js, cfg)
 	hostile := func(ctx context.Context, task natsrun.Task) (json.RawMessage, error) {
 		for n, p := range forged {
-			b, _ := json.Marshal(map[string]any{"attempt": 7, "n": n, "event": deepresearch.Event{RunID: task.Run, Seq: uint64(n + 1), Type: p.EventType(), Data: p}})
+			b, _ := json.Marshal(map[string]any{"attempt": 7, "n": n, "event": events.Event{RunID: task.Run, Seq: uint64(n + 1), Type: p.EventType(), Data: p}})
 			js.Conn().Publish(natsrun.NamesOf(cfg).Progress(task.Run, task.Cycle, task.Index), b)
 		}
 		js.Conn().Flush()
@@ -363,9 +363,9 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 		if err := json.Unmarshal(out, &res); err != nil {
 			return nil, err
 		}
-		var evs []deepresearch.Event
+		var evs []events.Event
 		for _, p := range forged {
-			evs = append(evs, deepresearch.Event{RunID: task.Run, Type: p.EventType(), Data: p})
+			evs = append(evs, events.Event{RunID: task.Run, Type: p.EventType(), Data: p})
 		}
 		res.Events = append(evs, res.Events...)
 		return json.Marshal(res)
@@ -377,10 +377,10 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 	defer func() { stop(); wg.Wait() }()
 
 	r := researcher(t, &natsrun.Agents{JS: js, Config: cfg})
-	var evs []deepresearch.Event
+	var evs []events.Event
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a failure timeout only
 	defer cancel()
-	rep, err := startWait(rctx, r, deepresearch.Request{Question: question, RunID: "run1"}, deepresearch.RunOptions{Sink: func(e deepresearch.Event) { evs = append(evs, e) }})
+	rep, err := startWait(rctx, r, deepresearch.Request{Question: question, RunID: "run1"}, deepresearch.RunOptions{Sink: func(e events.Event) { evs = append(evs, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 	)
 	job := deepresearch.AgentJob{RunID: "run2", Question: question, SearchLimit: 5,
 		Task: deepresearch.AgentTask{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
-	res, err := (&natsrun.Agents{JS: js, Config: cfg}).RunAgent(rctx, job, func(_, _ int, e deepresearch.Event) {
+	res, err := (&natsrun.Agents{JS: js, Config: cfg}).RunAgent(rctx, job, func(_, _ int, e events.Event) {
 		mu2.Lock()
 		live = append(live, string(e.Type))
 		mu2.Unlock()
@@ -459,10 +459,10 @@ func TestEventLogBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	ev := func(seq uint64, data events.Payload) deepresearch.Event {
-		return deepresearch.Event{RunID: "run1", Seq: seq, Time: at, Type: data.EventType(), Agent: -1, Data: data}
+	ev := func(seq uint64, data events.Payload) events.Event {
+		return events.Event{RunID: "run1", Seq: seq, Time: at, Type: data.EventType(), Agent: -1, Data: data}
 	}
-	prior := []deepresearch.Event{ev(1, events.RunStartedData{Question: question})}
+	prior := []events.Event{ev(1, events.RunStartedData{Question: question})}
 	for seq := uint64(2); seq <= 5; seq++ {
 		prior = append(prior, ev(seq, events.ReportDeltaData{Text: fmt.Sprint("part ", seq)}))
 	}
@@ -508,7 +508,7 @@ func TestEventLogBackfill(t *testing.T) {
 	if a := last.Header.Get(natsrun.HeaderAttempt); a != "2" {
 		t.Errorf("event 7, emitted by the run's second attempt, is published as attempt %q", a)
 	}
-	if err := log.Backfill(ctx, []deepresearch.Event{ev(1, events.RunStartedData{}), {RunID: "run2", Seq: 2}}); err == nil {
+	if err := log.Backfill(ctx, []events.Event{ev(1, events.RunStartedData{}), {RunID: "run2", Seq: 2}}); err == nil {
 		t.Error("events of two runs backfilled without an error")
 	}
 }

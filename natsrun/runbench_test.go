@@ -21,6 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
@@ -229,12 +230,12 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 					return fmt.Errorf("run %s: the follower never received its probe", id)
 				}
 				var emitted atomic.Int64
-				sink := func(e deepresearch.Event) { emitted.Add(1); evLog.Event(e) }
+				sink := func(e events.Event) { emitted.Add(1); evLog.Event(e) }
 				rctx, rcancel := context.WithTimeout(ctx, 5*time.Minute) // a failure timeout only
 				defer rcancel()
 				opts := deepresearch.RunOptions{Sink: sink}
 				if size.store {
-					opts = deepresearch.RunOptions{Store: st, Sink: func(deepresearch.Event) { emitted.Add(1) }}
+					opts = deepresearch.RunOptions{Store: st, Sink: func(events.Event) { emitted.Add(1) }}
 				}
 				rep, err := startWait(rctx, coord, deepresearch.Request{Question: question, RunID: id}, opts)
 				if err != nil {

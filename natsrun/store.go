@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 )
 
@@ -469,7 +470,7 @@ func (s *Store) SetStatus(ctx context.Context, id string, status deepresearch.Ru
 
 // Append publishes e to its run's subject of the events stream: the next
 // number of a live run this Store owns.
-func (s *Store) Append(ctx context.Context, e deepresearch.Event) error {
+func (s *Store) Append(ctx context.Context, e events.Event) error {
 	id := e.RunID
 	h, err := s.writable(ctx, "append", id)
 	if err != nil {

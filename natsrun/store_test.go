@@ -14,6 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/storetest"
 	"github.com/deepresearch/deepresearch/natsrun"
@@ -130,7 +131,7 @@ func TestStoreTakeover(t *testing.T) {
 				if err := a.runs.Wait(ctx, id); err != nil {
 					t.Fatal(err)
 				}
-				if err := a.store.Append(ctx, deepresearch.Event{RunID: id, Seq: before + 1, Type: "error"}); !errors.Is(err, natsrun.ErrNotOwner) {
+				if err := a.store.Append(ctx, events.Event{RunID: id, Seq: before + 1, Type: "error"}); !errors.Is(err, natsrun.ErrNotOwner) {
 					t.Errorf("A appended to B's run: %v; want ErrNotOwner", err)
 				}
 			}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // BenchmarkAppend appends events of a typical size (a 300-byte delta) from

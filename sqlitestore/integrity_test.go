@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/storetest"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )

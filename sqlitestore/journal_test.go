@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/storetest"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )

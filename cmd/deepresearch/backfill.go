@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // backfillStored adds to the NATS events stream the events that the
@@ -24,19 +25,19 @@ func (c *coordination) backfillStored(ctx context.Context, st deepresearch.Store
 
 // storedEvents returns the events st holds of run id, as far as the run
 // stood when it was read (the log of a live run goes on).
-func storedEvents(ctx context.Context, st deepresearch.Store, id string) ([]deepresearch.Event, error) {
+func storedEvents(ctx context.Context, st deepresearch.Store, id string) ([]events.Event, error) {
 	run, err := st.Get(ctx, id)
 	if err != nil || run.Events == 0 {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var out []deepresearch.Event
+	var out []events.Event
 	for e, err := range st.Events(ctx, id, 0) {
 		if err != nil {
 			return nil, err
 		}
-		var ev deepresearch.Event
+		var ev events.Event
 		if err := json.Unmarshal(e.JSON, &ev); err != nil {
 			return nil, fmt.Errorf("run %s, event %d: %w", id, e.Seq, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 )
 
 // citeRequest is the input of `deepresearch cite`.
@@ -88,9 +89,9 @@ Bad input exits with status 2 and says what and where on stderr.`,
 
 // citeOptions validates a request and builds the citation processor's
 // options.
-func citeOptions(name string, req *citeRequest) (deepresearch.CiteOptions, error) {
-	var opts deepresearch.CiteOptions
-	mode, err := deepresearch.ParseCiteMode(req.Mode)
+func citeOptions(name string, req *citeRequest) (cite.Options, error) {
+	var opts cite.Options
+	mode, err := cite.ParseMode(req.Mode)
 	if err != nil {
 		return opts, fmt.Errorf("%s: field \"mode\": %w", name, err)
 	}
@@ -102,20 +103,20 @@ func citeOptions(name string, req *citeRequest) (deepresearch.CiteOptions, error
 	if err != nil {
 		return opts, err
 	}
-	return deepresearch.CiteOptions{Mode: mode, Style: style, Sources: nums}, nil
+	return cite.Options{Mode: mode, Style: style, Sources: nums}, nil
 }
 
 // parseMapping turns a JSON mapping's string keys into citation numbers,
 // rejecting keys that are not whole numbers from 0 to
-// deepresearch.MaxCitationNumber (the largest a marker can hold) or that
+// cite.MaxNumber (the largest a marker can hold) or that
 // repeat one.
 func parseMapping(where string, m map[string]deepresearch.Source) (map[int]deepresearch.Source, error) {
 	keys := slices.Sorted(maps.Keys(m))
 	out := make(map[int]deepresearch.Source, len(m))
 	for _, k := range keys {
 		n, err := strconv.Atoi(strings.TrimSpace(k))
-		if err != nil || n < 0 || n > deepresearch.MaxCitationNumber {
-			return nil, fmt.Errorf("%s: key %q is not a citation number (want a whole number from 0 to %d: markers hold at most six digits)", where, k, deepresearch.MaxCitationNumber)
+		if err != nil || n < 0 || n > cite.MaxNumber {
+			return nil, fmt.Errorf("%s: key %q is not a citation number (want a whole number from 0 to %d: markers hold at most six digits)", where, k, cite.MaxNumber)
 		}
 		if _, dup := out[n]; dup {
 			return nil, fmt.Errorf("%s: key %q repeats number %d", where, k, n)
@@ -125,7 +126,7 @@ func parseMapping(where string, m map[string]deepresearch.Source) (map[int]deepr
 	return out, nil
 }
 
-func citationsOut(cs []deepresearch.Citation) []citationOut {
+func citationsOut(cs []cite.Citation) []citationOut {
 	out := make([]citationOut, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, citationOut{Number: c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
@@ -133,7 +134,7 @@ func citationsOut(cs []deepresearch.Citation) []citationOut {
 	return out
 }
 
-func unknownsOut(us []deepresearch.Unresolved) ([]int, []string, []string) {
+func unknownsOut(us []cite.Unresolved) ([]int, []string, []string) {
 	nums := []int{}
 	var urls, markers []string
 	for _, u := range us {
@@ -166,7 +167,7 @@ func citeOnce(stdin io.Reader, stdout io.Writer) error {
 		return inputError(err)
 	}
 	var sb strings.Builder
-	p, err := deepresearch.NewCiter(&sb, opts)
+	p, err := cite.NewCiter(&sb, opts)
 	if err != nil {
 		return inputError(fmt.Errorf("stdin: field \"mapping\": %w", err))
 	}
@@ -234,7 +235,7 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 	enc.SetEscapeHTML(false)
 
 	line := 0
-	var p *deepresearch.Citer
+	var p *cite.Citer
 	var surrogates surrogateJoiner
 	for in.Scan() {
 		line++
@@ -258,17 +259,17 @@ func citeStream(stdin io.Reader, stdout io.Writer) error {
 			if err != nil {
 				return inputError(err)
 			}
-			opts.OnCitation = func(c deepresearch.Citation) {
+			opts.OnCitation = func(c cite.Citation) {
 				enc.Encode(streamEvent{Type: "citation", Number: &c.Display, ID: c.Source.ID, URL: c.Source.URL, Title: c.Source.Title})
 			}
-			opts.OnUnresolved = func(u deepresearch.Unresolved) {
+			opts.OnUnresolved = func(u cite.Unresolved) {
 				ev := streamEvent{Type: "unknown", URL: u.URL, Marker: u.Marker}
 				if u.URL == "" && u.Marker == "" {
 					ev.Number = &u.Number // 0 is a number
 				}
 				enc.Encode(ev)
 			}
-			if p, err = deepresearch.NewCiter(lineWriter{enc}, opts); err != nil {
+			if p, err = cite.NewCiter(lineWriter{enc}, opts); err != nil {
 				return inputError(fmt.Errorf("%s: field \"mapping\": %w", name, err))
 			}
 			if req.Text != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 )
 
 type collapseRequest struct {
@@ -64,15 +65,15 @@ func collapseOnce(stdin io.Reader, stdout io.Writer) error {
 	if err := decodeStrict("stdin", data, &req); err != nil {
 		return inputError(err)
 	}
-	reports := make([]deepresearch.AgentReport, 0, len(req.Reports))
+	reports := make([]cite.Report, 0, len(req.Reports))
 	for i, r := range req.Reports {
 		mp, err := parseMapping(fmt.Sprintf("stdin: reports[%d].mapping", i), r.Mapping)
 		if err != nil {
 			return inputError(err)
 		}
-		reports = append(reports, deepresearch.AgentReport{Section: r.Section, Text: r.Text, Mapping: mp})
+		reports = append(reports, cite.Report{Section: r.Section, Text: r.Text, Mapping: mp})
 	}
-	res, err := deepresearch.Collapse(reports)
+	res, err := cite.Collapse(reports)
 	if err != nil {
 		return inputError(err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
 
@@ -35,11 +36,11 @@ func coordinate(ctx context.Context, s config.Settings, f natsFlags, cfg *deepre
 }
 
 // tee returns sink with the events also published to the events stream.
-func (c *coordination) tee(sink func(deepresearch.Event)) func(deepresearch.Event) {
+func (c *coordination) tee(sink func(events.Event)) func(events.Event) {
 	if c == nil {
 		return sink
 	}
-	return func(e deepresearch.Event) {
+	return func(e events.Event) {
 		c.Log.Event(e)
 		if sink != nil {
 			sink(e)
@@ -49,7 +50,7 @@ func (c *coordination) tee(sink func(deepresearch.Event)) func(deepresearch.Even
 
 // backfill publishes what the events stream lacks of a resumed run's
 // earlier events (natsrun.EventLog.Backfill), before the run goes on.
-func (c *coordination) backfill(ctx context.Context, prior []deepresearch.Event) error {
+func (c *coordination) backfill(ctx context.Context, prior []events.Event) error {
 	if c == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 func init() { extraCommands = append(extraCommands, newResumeCmd, newReplayCmd, newExportCmd) }
@@ -158,13 +159,13 @@ func loadRecording(cmd *cobra.Command, s config.Settings, arg string) (recording
 // ("planner", "researcher", "writer", the words the flag has always
 // taken) or by its own word ("plan", "verify", …). Replay refuses a word
 // that names no stage it can run live.
-func liveStage(name string) deepresearch.Stage {
-	for _, s := range []deepresearch.Stage{deepresearch.StagePlan, deepresearch.StageResearch, deepresearch.StageReport} {
+func liveStage(name string) events.Stage {
+	for _, s := range []events.Stage{events.StagePlan, events.StageResearch, events.StageReport} {
 		if s.Role() == name {
 			return s
 		}
 	}
-	return deepresearch.Stage(name)
+	return events.Stage(name)
 }
 
 func replay(cmd *cobra.Command, configFile, arg string, live []string, check bool, outPath string) error {

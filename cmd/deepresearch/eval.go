@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/eval"
 )
 
@@ -92,7 +93,7 @@ func evalCorpus(ctx context.Context, cmd *cobra.Command, c eval.Corpus, question
 		return err
 	}
 	defer r.Close()
-	research := eval.Research(func(ctx context.Context, q string, sink func(deepresearch.Event)) error {
+	research := eval.Research(func(ctx context.Context, q string, sink func(events.Event)) error {
 		run, err := r.Start(ctx, deepresearch.Request{Question: q}, deepresearch.RunOptions{Sink: sink})
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/mcpserver"
 )
 
@@ -92,7 +93,7 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 		coord = c
 		return r, nil
 	}
-	lib := &lazyResearcher{open: open, tee: func(sink func(deepresearch.Event)) func(deepresearch.Event) {
+	lib := &lazyResearcher{open: open, tee: func(sink func(events.Event)) func(events.Event) {
 		return coord.tee(sink)
 	}}
 	defer lib.Close()
@@ -144,7 +145,7 @@ type lazyResearcher struct {
 	open func() (*deepresearch.Researcher, error)
 	// tee, if not nil, adds to a run's sink (the events stream's
 	// publisher, with NATS); called after open.
-	tee func(func(deepresearch.Event)) func(deepresearch.Event)
+	tee func(func(events.Event)) func(events.Event)
 	// unkept is why the run store could not be opened, when it could not.
 	unkept error
 	mu     sync.Mutex
@@ -168,7 +169,7 @@ func (l *lazyResearcher) Start(ctx context.Context, req deepresearch.Request, op
 }
 
 // sink is a run's sink, with tee's addition.
-func (l *lazyResearcher) sink(sink func(deepresearch.Event)) func(deepresearch.Event) {
+func (l *lazyResearcher) sink(sink func(events.Event)) func(events.Event) {
 	if l.tee == nil {
 		return sink
 	}
@@ -191,7 +192,7 @@ func (l *lazyResearcher) researcher() (*deepresearch.Researcher, error) {
 
 // Clarify returns the clarifying questions a run of req would ask (the
 // research tool asks them by elicitation, or returns them).
-func (l *lazyResearcher) Clarify(ctx context.Context, req deepresearch.Request) ([]deepresearch.Clarification, error) {
+func (l *lazyResearcher) Clarify(ctx context.Context, req deepresearch.Request) ([]events.Clarification, error) {
 	r, err := l.researcher()
 	if err != nil {
 		return nil, err

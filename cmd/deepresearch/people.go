@@ -18,6 +18,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config/load"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 func init() { extraCommands = append(extraCommands, newPlanCmd) }
@@ -156,7 +157,7 @@ func (p *prompt) line(ctx context.Context) (string, error) {
 
 // ask asks the clarifying questions, one at a time; an empty answer keeps
 // the assumption.
-func (p *prompt) ask(ctx context.Context, qs []deepresearch.Clarification) ([]string, error) {
+func (p *prompt) ask(ctx context.Context, qs []events.Clarification) ([]string, error) {
 	fmt.Fprintf(p.out, "\nBefore the research, %d question(s) (Enter keeps the assumption):\n", len(qs))
 	answers := make([]string, len(qs))
 	for i, q := range qs {

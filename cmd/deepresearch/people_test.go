@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -26,7 +27,7 @@ func TestPlanThenRunPlan(t *testing.T) {
 	if len(p.Tasks) < 2 || p.Question != question {
 		t.Fatalf("plan: %+v", p)
 	}
-	p.Tasks = append(p.Tasks[1:2], deepresearch.PlanTask{Title: "Cable ships", Question: "Which ships laid the transatlantic telegraph cables?"})
+	p.Tasks = append(p.Tasks[1:2], events.PlanTask{Title: "Cable ships", Question: "Which ships laid the transatlantic telegraph cables?"})
 	b, _ := json.Marshal(p)
 	file := filepath.Join(t.TempDir(), "plan.json")
 	if err := os.WriteFile(file, b, 0o600); err != nil {
@@ -37,7 +38,7 @@ func TestPlanThenRunPlan(t *testing.T) {
 	ran := map[int]string{} // by plan position: agents start in any order
 	for _, e := range parseEvents(t, r.stdout) {
 		if e.Type == "agent.started" {
-			var d deepresearch.AgentStartedData
+			var d events.AgentStartedData
 			if err := json.Unmarshal(e.Data, &d); err != nil {
 				t.Fatal(err)
 			}

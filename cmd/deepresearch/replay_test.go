@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/runpack"
 )
@@ -190,9 +190,9 @@ func writePack(t *testing.T, path string, p runpack.Pack) {
 // stages' models, and verify) and the stages' own; any other word passes
 // through for Replay to refuse by name.
 func TestLiveStage(t *testing.T) {
-	for name, want := range map[string]deepresearch.Stage{
-		"planner": deepresearch.StagePlan, "researcher": deepresearch.StageResearch, "writer": deepresearch.StageReport,
-		"verify": deepresearch.StageVerify, "plan": deepresearch.StagePlan, "report": deepresearch.StageReport, "typist": "typist",
+	for name, want := range map[string]events.Stage{
+		"planner": events.StagePlan, "researcher": events.StageResearch, "writer": events.StageReport,
+		"verify": events.StageVerify, "plan": events.StagePlan, "report": events.StageReport, "typist": "typist",
 	} {
 		if got := liveStage(name); got != want {
 			t.Errorf("--live %s: stage %q, want %q", name, got, want)

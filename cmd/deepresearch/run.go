@@ -17,7 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/cmd/deepresearch/internal/progress"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd) }
@@ -279,7 +279,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		sinks = append(sinks, display)
 	}
 
-	sink := func(e deepresearch.Event) {
+	sink := func(e events.Event) {
 		for _, s := range sinks {
 			s.Event(e)
 		}

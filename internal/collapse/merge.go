@@ -215,6 +215,15 @@ func (m *Merger) Add(r Report) (MergedReport, error) {
 	return MergedReport{Section: r.Section, Text: sb.String()}, nil
 }
 
+// Cite cites src once in section and returns its global number: what
+// Add of a report of section whose text is "[1]" and whose mapping holds
+// src under 1 numbers it, without the text.
+func (m *Merger) Cite(section string, src source.Source) int {
+	m.reports++
+	m.retrieve(map[int]source.Source{1: src})
+	return m.number(section, m.reports, 1, src)
+}
+
 // retrieve notes the sources of mapping that have a URL, in number
 // order, each resource once (the first report to retrieve it wins).
 func (m *Merger) retrieve(mapping map[int]source.Source) {

@@ -13,9 +13,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/eval"
-	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 var questionsDir = filepath.Join("..", "..", "testdata", "eval")

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/eval"
-	"github.com/deepresearch/deepresearch/internal/events"
 	"github.com/deepresearch/deepresearch/internal/mdtext"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/eval"
-	"github.com/deepresearch/deepresearch/internal/events"
 )
 
 var multiHopFile = filepath.Join("..", "..", "testdata", "eval", "multihop.json")

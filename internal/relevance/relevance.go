@@ -33,7 +33,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // The filter's checks, as Verdict.Check names them.

@@ -5,28 +5,13 @@ import (
 	"encoding/json"
 	"math"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/tmc/langchaingo/llms"
 )
 
-// Usage counts the model work done: tokens in prompts and completions and
-// the number of model calls.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	Calls            int `json:"calls"`
-}
-
-// Add returns the sum of u and o.
-func (u Usage) Add(o Usage) Usage {
-	return Usage{
-		PromptTokens:     u.PromptTokens + o.PromptTokens,
-		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
-		Calls:            u.Calls + o.Calls,
-	}
-}
-
-// Total returns PromptTokens + CompletionTokens.
-func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+// Usage counts the model work done; it is the events package's, so that
+// event payloads carry it without linking the counting below.
+type Usage = events.Usage
 
 // The names providers give prompt and completion tokens, in the order
 // they are tried: langchaingo's normalised keys (OpenAI, Gemini), then

@@ -1,7 +1,7 @@
 // Package progress draws a run's events on a terminal as the CLI's live
 // progress display: one line per research agent, cycle headers, the
 // writer's and the verifier's stages. It reads only the event vocabulary
-// (internal/events) and writes text a terminal does not act on.
+// (package events) and writes text a terminal does not act on.
 package progress
 
 import (
@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch/internal/events"
+	"github.com/deepresearch/deepresearch/events"
 	"golang.org/x/text/width"
 )
 

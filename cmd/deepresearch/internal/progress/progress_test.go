@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/events"
 	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/usage"

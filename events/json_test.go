@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
 var t0 = time.Date(2025, 1, 2, 15, 4, 5, 123456789, time.UTC)
@@ -31,7 +30,7 @@ var samples = []Payload{
 	SourceData{Number: 3, Source: src},
 	DeltaData{Text: "The cable [1] failed.\n"},
 	CitedData{Sources: []CitedSource{{Number: 1, Source: src}, {Number: 4, Source: source.Source{ID: "x"}}}},
-	AgentFinishedData{ToolCalls: 3, Cited: 2, Usage: usage.Usage{PromptTokens: 100, CompletionTokens: 20, Calls: 2}, DurationMS: 4200},
+	AgentFinishedData{ToolCalls: 3, Cited: 2, Usage: Usage{PromptTokens: 100, CompletionTokens: 20, Calls: 2}, DurationMS: 4200},
 	AgentFailedData{Error: "context deadline exceeded", Kind: FailTimeout},
 	MergedData{Sources: []MergedSource{{Number: 1, Source: src, CanonicalURL: "https://go.dev/doc/go1", FirstSeenSection: "History", UsedInSections: []string{"History", "People"}}}, Unknown: 2},
 	FilteredData{Query: "telegraph cable", Judge: "lexical",
@@ -43,7 +42,7 @@ var samples = []Payload{
 		Problems: []VerifyProblem{{Line: 7, Severity: "warning", Kind: "unsupported", Number: 3, Message: "[3] does not support the sentence"}}},
 	CitationData{Number: 1, Source: src},
 	ReportFinishedData{References: []Reference{{Number: 1, Source: src}}},
-	RunFinishedData{Usage: usage.Usage{PromptTokens: 1000, CompletionTokens: 200, Calls: 9}, DurationMS: 42100, Agents: 4, AgentsFailed: 1, Sources: 18, Citations: 14,
+	RunFinishedData{Usage: Usage{PromptTokens: 1000, CompletionTokens: 200, Calls: 9}, DurationMS: 42100, Agents: 4, AgentsFailed: 1, Sources: 18, Citations: 14,
 		Timings: map[Stage]int64{StagePlan: 100, StageResearch: 40000, StageMerge: 5, StageReport: 1995}, Stopped: "the run's token budget (100 tokens) was reached", CostUSD: 0.25,
 		Cycles: 2, LoopEnd: LoopBudget},
 	ErrorData{Error: "planner: no tasks", Stage: StagePlan},

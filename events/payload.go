@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
 // PlanTask is one research task of the plan.
@@ -42,24 +41,31 @@ type RunStartedData struct {
 
 // PlanData is the payload of PlanReady.
 type PlanData struct {
+	// Tasks are the plan's research tasks, in plan order.
 	Tasks []PlanTask `json:"tasks"`
 }
 
 // AgentStartedData is the payload of AgentStarted.
 type AgentStartedData struct {
+	// Task is the task the agent researches; its Index is the Agent of
+	// the agent's events.
 	Task PlanTask `json:"task"`
 }
 
 // SearchData is the payload of SearchIssued.
 type SearchData struct {
-	Query   string `json:"query"`
-	Results int    `json:"results"`
+	// Query is the search the agent issued.
+	Query string `json:"query"`
+	// Results counts the results the search returned.
+	Results int `json:"results"`
 }
 
 // SourceData is the payload of SourceFound: Number is the number under
 // which the agent's report may cite Source.
 type SourceData struct {
-	Number int           `json:"number"`
+	// Number is the agent's own number for the source, from 1.
+	Number int `json:"number"`
+	// Source is the document found.
 	Source source.Source `json:"source"`
 }
 
@@ -67,25 +73,30 @@ type SourceData struct {
 // intermediate report. Concatenating an agent's deltas in Seq order gives
 // its whole report.
 type DeltaData struct {
+	// Text is the next piece of the agent's report, as written.
 	Text string `json:"text"`
 }
 
 // ReportDeltaData is the payload of ReportDelta: the next piece of the
 // final report. Concatenating the deltas in Seq order gives the report.
 type ReportDeltaData struct {
+	// Text is the next piece of the report, citations rendered.
 	Text string `json:"text"`
 }
 
 // CitedSource is a source an agent's report cited, under the agent's own
 // number for it.
 type CitedSource struct {
-	Number int           `json:"number"`
+	// Number is the agent's number for the source (SourceData.Number).
+	Number int `json:"number"`
+	// Source is the source cited.
 	Source source.Source `json:"source"`
 }
 
 // CitedData is the payload of AgentCited: the sources the agent's report
 // cited, in order of first citation.
 type CitedData struct {
+	// Sources are the sources cited, in order of first citation.
 	Sources []CitedSource `json:"sources"`
 }
 
@@ -94,8 +105,9 @@ type AgentFinishedData struct {
 	// ToolCalls is how many tools (searches, reads) the agent called.
 	ToolCalls int `json:"tool_calls"`
 	// Cited is how many distinct sources the report cited.
-	Cited int         `json:"cited"`
-	Usage usage.Usage `json:"usage"`
+	Cited int `json:"cited"`
+	// Usage is the model work the agent did.
+	Usage Usage `json:"usage"`
 	// DurationMS is the agent's wall time in milliseconds.
 	DurationMS int64 `json:"duration_ms"`
 }
@@ -110,6 +122,7 @@ const (
 
 // AgentFailedData is the payload of AgentFailed.
 type AgentFailedData struct {
+	// Error is the failure, as text.
 	Error string `json:"error"`
 	// Kind is one of FailError, FailPanic, FailTimeout, FailCanceled.
 	Kind string `json:"kind"`
@@ -118,12 +131,14 @@ type AgentFailedData struct {
 // FilterVerdict is what the filters decided about one search result.
 type FilterVerdict struct {
 	// Key identifies the result (its canonical URL, or "id:" and its ID).
-	Key   string `json:"key"`
+	Key string `json:"key"`
+	// Title and URL are the result's, where it has them.
 	Title string `json:"title,omitempty"`
 	URL   string `json:"url,omitempty"`
 	// Score is its relevance to the task and the question, 0..1.
-	Score  float64 `json:"score"`
-	Reason string  `json:"reason"`
+	Score float64 `json:"score"`
+	// Reason says why the filter decided as it did, in a sentence.
+	Reason string `json:"reason"`
 	// Check is the filter that decided: "substance", "relevance" or
 	// "duplicate".
 	Check string `json:"check"`
@@ -141,7 +156,9 @@ type FilteredData struct {
 	// Query is the search whose results were filtered.
 	Query string `json:"query"`
 	// Judge names what scored relevance: "lexical", "llm", or a fallback.
-	Judge   string          `json:"judge"`
+	Judge string `json:"judge"`
+	// Kept and Dropped are the verdicts on the results kept and dropped,
+	// in the search's order.
 	Kept    []FilterVerdict `json:"kept"`
 	Dropped []FilterVerdict `json:"dropped"`
 }
@@ -149,7 +166,8 @@ type FilteredData struct {
 // MergedSource is one entry of the run's merged numbering.
 type MergedSource struct {
 	// Number is the source's number in the final report.
-	Number int           `json:"number"`
+	Number int `json:"number"`
+	// Source is the merged source.
 	Source source.Source `json:"source"`
 	// CanonicalURL is the URL the source was de-duplicated by; empty for
 	// sources without a URL.
@@ -162,6 +180,7 @@ type MergedSource struct {
 
 // MergedData is the payload of SourcesMerged.
 type MergedData struct {
+	// Sources is the merged numbering, by Number.
 	Sources []MergedSource `json:"sources"`
 	// Unknown counts citation markers in the agent reports that resolved
 	// to no source and were dropped.
@@ -170,18 +189,23 @@ type MergedData struct {
 
 // CitationData is the payload of Citation.
 type CitationData struct {
-	Number int           `json:"number"`
+	// Number is the source's number in the report.
+	Number int `json:"number"`
+	// Source is the source the report cited first under Number.
 	Source source.Source `json:"source"`
 }
 
 // Reference is one entry of the final report's reference list.
 type Reference struct {
-	Number int           `json:"number"`
+	// Number is the reference's number in the report text.
+	Number int `json:"number"`
+	// Source is the source referred to.
 	Source source.Source `json:"source"`
 }
 
 // ReportFinishedData is the payload of ReportFinished.
 type ReportFinishedData struct {
+	// References is the report's reference list, by Number.
 	References []Reference `json:"references"`
 	// Unknown counts the citations the writer made of numbers that are no
 	// merged source: each was dropped from the report.
@@ -195,14 +219,20 @@ type VerifyProblem struct {
 	// Severity is "error" or "warning"; Kind names the problem
 	// ("unsupported", "no-source", "duplicate", …).
 	Severity string `json:"severity"`
-	Kind     string `json:"kind"`
+	Kind     string `json:"kind"` // see Severity
 	// Number is the reference number concerned, if any.
-	Number  int    `json:"number,omitempty"`
+	Number int `json:"number,omitempty"`
+	// Message says what is wrong, in a sentence.
 	Message string `json:"message"`
 }
 
 // VerifiedData is the payload of ReportVerified.
 type VerifiedData struct {
+	// Citations counts the citations checked; Supported those whose
+	// source supports them, Unsupported those whose source does not,
+	// Fabricated those of a source that does not exist or was never
+	// retrieved; Duplicates counts the numbers that name a resource another
+	// cited number names too.
 	Citations   int `json:"citations"`
 	Supported   int `json:"supported"`
 	Unsupported int `json:"unsupported"`
@@ -215,7 +245,8 @@ type VerifiedData struct {
 	Action string `json:"action"`
 	// Judge names what decided support: "lexical", "llm", or
 	// "lexical (llm failed: …)" when the model's answer was unusable.
-	Judge    string          `json:"judge,omitempty"`
+	Judge string `json:"judge,omitempty"`
+	// Problems lists what the verification found, by line.
 	Problems []VerifyProblem `json:"problems,omitempty"`
 	// Revised is the whole report text (as the report.delta events
 	// rendered it) after the action changed it; empty when nothing
@@ -226,7 +257,7 @@ type VerifiedData struct {
 // RunFinishedData is the payload of RunFinished.
 type RunFinishedData struct {
 	// Usage is the total over the planner, the agents and the writer.
-	Usage usage.Usage `json:"usage"`
+	Usage Usage `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds.
 	DurationMS int64 `json:"duration_ms"`
 	// Agents counts the agents started, AgentsFailed those that failed.
@@ -255,6 +286,7 @@ type RunFinishedData struct {
 
 // ErrorData is the payload of Error.
 type ErrorData struct {
+	// Error is the failure, as text.
 	Error string `json:"error"`
 	// Stage is where the run failed: StageIndex, StagePlan, StageResearch,
 	// StageMerge, StageReport or StageVerify.
@@ -265,7 +297,9 @@ type ErrorData struct {
 // package does not know. It keeps the data as received, and marshals back
 // to it, so events pass through unchanged.
 type RawData struct {
+	// Type is the event type as received.
 	Type Type
+	// JSON is the event's data as received.
 	JSON json.RawMessage
 }
 

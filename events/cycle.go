@@ -6,7 +6,8 @@ package events
 // plan it serves. Every agent event of the cycle carries Event.Cycle.
 type CycleStartedData struct {
 	// Cycle numbers the cycle, from 1.
-	Cycle int        `json:"cycle"`
+	Cycle int `json:"cycle"`
+	// Tasks are the cycle's tasks, one an agent.
 	Tasks []PlanTask `json:"tasks"`
 }
 
@@ -77,7 +78,8 @@ type AssessedData struct {
 	Cycle int `json:"cycle"`
 	// Covered lists the IDs of the plan's parts the findings answer.
 	Covered []string `json:"covered"`
-	Gaps    []Gap    `json:"gaps"`
+	// Gaps are what the findings do not settle yet.
+	Gaps []Gap `json:"gaps"`
 	// Done is the assessment's own verdict: the question is answered.
 	Done bool `json:"done"`
 	// Decision is LoopContinue, or why the loop ends here (a Loop*

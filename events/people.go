@@ -24,18 +24,23 @@ const (
 // Clarification is a clarifying question, the assumption the run makes
 // without an answer, and the answer when there is one.
 type Clarification struct {
-	Question   string `json:"question"`
+	// Question is what the run asks.
+	Question string `json:"question"`
+	// Assumption is what the run assumes when nobody answers.
 	Assumption string `json:"assumption,omitempty"`
-	Answer     string `json:"answer,omitempty"`
+	// Answer is the person's answer; empty when there was none.
+	Answer string `json:"answer,omitempty"`
 }
 
 // ClarificationData is the payload of ClarificationRequested.
 type ClarificationData struct {
+	// Questions are the questions asked, with their assumptions.
 	Questions []Clarification `json:"questions"`
 }
 
 // ClarificationAnsweredData is the payload of ClarificationAnswered.
 type ClarificationAnsweredData struct {
+	// Questions are the questions asked, with the answers given.
 	Questions []Clarification `json:"questions"`
 	// Answered is false when the run went on without answers, on the
 	// questions' assumptions.
@@ -44,8 +49,10 @@ type ClarificationAnsweredData struct {
 
 // PlanReviewData is the payload of PlanReviewRequested.
 type PlanReviewData struct {
-	Tasks     []PlanTask `json:"tasks"`
-	MaxCycles int        `json:"max_cycles,omitempty"`
+	// Tasks are the proposed plan's tasks, in plan order.
+	Tasks []PlanTask `json:"tasks"`
+	// MaxCycles is the run's cycle budget, which the review may change.
+	MaxCycles int `json:"max_cycles,omitempty"`
 	// Cycle is the research cycle the tasks are for: 0 for the first
 	// plan, 2 and later for a later cycle's follow-ups (review
 	// every_cycle).
@@ -55,6 +62,7 @@ type PlanReviewData struct {
 // PlanAcceptedData is the payload of PlanAccepted: the plan as accepted,
 // and the edits a person made to the proposed one.
 type PlanAcceptedData struct {
+	// Tasks are the accepted plan's tasks, in plan order.
 	Tasks []PlanTask `json:"tasks"`
 	// MaxCycles is the run's cycle budget as the reviewed plan gives it
 	// (0: it gave none, and the budget is unchanged); Cycle as in
