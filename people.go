@@ -83,14 +83,45 @@ func (m ReviewMode) check() error {
 	return &RequestError{Field: "review", Problem: fmt.Sprintf("is %q; want never, first_plan or every_cycle", m)}
 }
 
-// Clarify modes (Request.Clarify).
+// ClarifyMode says whether a run may ask clarifying questions before it
+// plans (Request.Clarify, PeopleDefaults.Clarify). JSON, YAML and flags
+// parse it once, through UnmarshalText; the zero ClarifyMode is no
+// choice: a Request's takes the Researcher's default, and a default's is
+// ClarifyAuto.
+type ClarifyMode string
+
+// The clarify modes.
 const (
 	// ClarifyAuto: the model decides whether the question needs
 	// clarifying (the offline model never asks).
-	ClarifyAuto = "auto"
+	ClarifyAuto ClarifyMode = "auto"
 	// ClarifyNever: the run never asks.
-	ClarifyNever = "never"
+	ClarifyNever ClarifyMode = "never"
 )
+
+// MarshalText is the mode's word.
+func (m ClarifyMode) MarshalText() ([]byte, error) { return []byte(m), nil }
+
+// UnmarshalText sets m to the mode named text: "auto", "never", or ""
+// (no choice).
+func (m *ClarifyMode) UnmarshalText(text []byte) error {
+	v := ClarifyMode(text)
+	if err := v.check(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// check reports, as the RequestError of the member "clarify", a mode
+// that is neither ClarifyAuto nor ClarifyNever (nor "").
+func (m ClarifyMode) check() error {
+	switch m {
+	case "", ClarifyAuto, ClarifyNever:
+		return nil
+	}
+	return &RequestError{Field: "clarify", Problem: fmt.Sprintf("is %q; want auto or never", m)}
+}
 
 // MaxClarifyingQuestions caps the questions a run asks.
 const MaxClarifyingQuestions = agent.MaxQuestions
@@ -193,11 +224,11 @@ type Hooks struct {
 // run: a request turns it off only with Review ReviewNever, and a run
 // without Hooks.Review is not reviewed anyway.
 type PeopleDefaults struct {
-	Clarify  string     // ClarifyAuto ("") or ClarifyNever
-	Review   ReviewMode // "" or ReviewNever (no review), ReviewFirstPlan or ReviewEveryCycle
-	Length   int        // words, 0 to MaxLength
-	Language string     // at most MaxControlBytes
-	Audience string     // at most MaxControlBytes
+	Clarify  ClarifyMode // ClarifyAuto ("") or ClarifyNever
+	Review   ReviewMode  // "" or ReviewNever (no review), ReviewFirstPlan or ReviewEveryCycle
+	Length   int         // words, 0 to MaxLength
+	Language string      // at most MaxControlBytes
+	Audience string      // at most MaxControlBytes
 }
 
 // check reports the first default a request could not have.
@@ -224,10 +255,8 @@ func (d PeopleDefaults) fill(req Request) Request {
 
 // validatePeople checks the people-in-the-loop members of req.
 func (req Request) validatePeople() error {
-	switch req.Clarify {
-	case "", ClarifyAuto, ClarifyNever:
-	default:
-		return &RequestError{Field: "clarify", Problem: fmt.Sprintf("is %q; want auto or never", req.Clarify)}
+	if err := req.Clarify.check(); err != nil {
+		return err
 	}
 	if err := req.Review.check(); err != nil {
 		return err

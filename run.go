@@ -37,12 +37,13 @@ import (
 // so a server can vary limits, style and the run ID per request without a
 // new Researcher (which would reopen the index).
 //
-// Its JSON form (question, max_tasks, parallelism, search_limit, style) is
-// what every front end decodes from its callers — the HTTP API's POST
-// body, the MCP research tool's arguments — and what a Store keeps as a
-// run's Options; Validate holds it to the same limits everywhere. RunID
-// and Budget are not part of it: a front end names its runs itself, and
-// agent budgets are the operator's, not the caller's.
+// Its JSON form — the members with a JSON name below, from question to
+// estimate — is what every front end decodes from its callers (the HTTP
+// API's POST body, the MCP research tool's arguments) and what a Store
+// keeps as a run's Options; Validate holds it to the same limits
+// everywhere. RunID, Budget, MaxRunAgents, Hooks and Parent are not part
+// of it: a front end names its runs and their follow-ups itself, and
+// agent budgets and hooks are the operator's, not the caller's.
 type Request struct {
 	Question string `json:"question" jsonschema:"the research question"`
 	// RunID names the run in its events and Report; empty means a fresh
@@ -78,7 +79,7 @@ type Request struct {
 
 	// Clarify is ClarifyAuto (or empty: the model decides whether to ask
 	// clarifying questions before planning) or ClarifyNever.
-	Clarify string `json:"clarify,omitempty" jsonschema:"auto (ask clarifying questions when the question is ambiguous) or never"`
+	Clarify ClarifyMode `json:"clarify,omitempty" jsonschema:"auto (ask clarifying questions when the question is ambiguous) or never"`
 	// Answers are the answers to the run's clarifying questions, given
 	// up front (a second chat turn, a resumed run): the run asks nothing
 	// and the planner gets them.

@@ -81,7 +81,7 @@ func ConfigFromSettings(s config.Settings, log *zerolog.Logger) (Config, error) 
 		MaxCycles:    s.Research.MaxCycles,
 		MaxRunAgents: s.Research.MaxRunAgents,
 		MaxRunTime:   s.Research.MaxRunTime,
-		People: PeopleDefaults{Clarify: s.Research.Clarify, Review: reviewSetting(s.Research),
+		People: PeopleDefaults{Clarify: ClarifyMode(s.Research.Clarify), Review: reviewSetting(s.Research),
 			Length: s.Output.Length, Language: s.Output.Language, Audience: s.Output.Audience},
 		SearchEngines: s.Search.Providers,
 		MCPServers:    mcpFromSettings(s),

@@ -26,7 +26,7 @@ func init() { extraCommands = append(extraCommands, newPlanCmd) }
 // peopleFlags are the run command's flags for a person in the loop: the
 // clarifying questions, the plan, and the report's shape.
 type peopleFlags struct {
-	clarify    string
+	clarify    deepresearch.ClarifyMode
 	plan       string // a plan file (deepresearch plan's output)
 	review     deepresearch.ReviewMode
 	reviewPlan bool // --review first_plan
@@ -43,7 +43,7 @@ func (pf *peopleFlags) add(fs *pflag.FlagSet, run bool) {
 	if !run {
 		return
 	}
-	fs.StringVar(&pf.clarify, "clarify", "", "clarifying questions before planning, `WHEN`: auto (asked at the prompt on a terminal; elsewhere the report states its assumptions) or never (default: research.clarify, auto)")
+	fs.TextVar(&pf.clarify, "clarify", deepresearch.ClarifyMode(""), "clarifying questions before planning, `WHEN`: auto (asked at the prompt on a terminal; elsewhere the report states its assumptions) or never (default: research.clarify, auto)")
 	fs.StringVar(&pf.plan, "plan", "", "research exactly the tasks of this plan `FILE` (as 'deepresearch plan' prints it; \"-\": stdin)")
 	fs.BoolVar(&pf.reviewPlan, "review-plan", false, "show the plan before research: accept, edit (in $EDITOR) or reject it (on a terminal); --review first_plan")
 	fs.TextVar(&pf.review, "review", deepresearch.ReviewMode(""), "`WHICH` plans to show before they are researched: first_plan, every_cycle (each later cycle's follow-ups too) or never (default: research.review_plan and research.review)")
@@ -55,11 +55,6 @@ func (pf *peopleFlags) add(fs *pflag.FlagSet, run bool) {
 // request fills req from the flags: what the library is asked, and, on a
 // terminal, the hooks that ask the person at it.
 func (pf *peopleFlags) request(cmd *cobra.Command, req deepresearch.Request) (deepresearch.Request, error) {
-	switch pf.clarify {
-	case "", deepresearch.ClarifyAuto, deepresearch.ClarifyNever:
-	default:
-		return req, usageError{fmt.Errorf("--clarify %q: want auto or never", pf.clarify)}
-	}
 	req.Clarify, req.Review = pf.clarify, pf.review
 	if pf.reviewPlan {
 		switch pf.review {
