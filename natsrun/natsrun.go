@@ -173,11 +173,6 @@ func (n Names) Progress(run string, cycle, index int) string {
 	return n.prefix + ".progress." + run + "." + strconv.Itoa(cycle) + "." + strconv.Itoa(index)
 }
 
-// Control is the subject of the requests other server processes forward
-// for run to the one that runs it (Remote.Ask, Remote.AnswerRuns): plain
-// NATS request-reply, in no stream.
-func (n Names) Control(run string) string { return n.prefix + ".control." + run }
-
 // Stored is the subject on which a Store announces, once the stream has
 // it, each event of run it stored (its number as the data), and the
 // run's end (no data): plain NATS, in no stream, for the Store's

@@ -776,7 +776,7 @@ func TestFollowFillsGaps(t *testing.T) {
 // TestFollowRepeats: a number stored again out of order (a repeat after
 // the de-duplication window) does not hide the events after it from a
 // follower that resumes, and a run whose last message is a notice still
-// has its last event found (Remote.LastEvent).
+// has its last event found (Store.Get of a live run it does not own).
 func TestFollowRepeats(t *testing.T) {
 	js := standalone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a failure timeout only
@@ -814,9 +814,23 @@ func TestFollowRepeats(t *testing.T) {
 		}
 	}
 	raw("", "rep1/1/0/dead") // a notice, last
-	last, err := (&natsrun.Remote{JS: js, Config: cfg}).LastEvent(ctx, "rep1")
-	if err != nil || last.Seq != 8 {
-		// The stream's last numbered message is the repeat of 8.
-		t.Errorf("last event %+v (%v); want the repeat of 8, the last numbered message", last, err)
+	// A Store that does not own the run reads a live run's last number
+	// from the stream: its last numbered message, the repeat of 8.
+	owner, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Config: cfg, Owner: "owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	if err := owner.Create(ctx, deepresearch.StoredRun{ID: "rep1", Question: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Config: cfg, Owner: "reader"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	run, err := reader.Get(ctx, "rep1")
+	if err != nil || run.Events != 8 {
+		t.Errorf("the run's last event %d (%v); want 8, the repeat, the last numbered message", run.Events, err)
 	}
 }

@@ -100,7 +100,15 @@ type StoreOptions struct {
 	// Owner names this Store in the leases it holds (default: a random
 	// name); the name of a server process, say.
 	Owner string
+	// ReadOnly opens a Store that only reads (a command exporting a run,
+	// say): it owns no goroutine (no renewal, no sweep, no heartbeat: the
+	// cluster does not count it among its servers) and refuses Create
+	// and Reopen, so it never owns a run.
+	ReadOnly bool
 }
+
+// errReadOnly refuses a write to a ReadOnly Store.
+var errReadOnly = fmt.Errorf("%w: the store was opened read-only", ErrConfig)
 
 // Errors of a Store, beside the run store's own (deepresearch.ErrRunNotFound
 // and the rest); match them with errors.Is.
@@ -206,6 +214,11 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*St
 	}
 	s := &Store{js: js, kv: kv, blobs: blobs, journal: NewJournal(js, c), names: n, clock: c.clock(), opts: o,
 		owner: o.Owner, held: map[string]*heldRun{}, stop: make(chan struct{}), done: make(chan struct{})}
+	if o.ReadOnly {
+		close(s.done)
+		s.stopBeat, s.beatDone = func() {}, s.done
+		return s, nil
+	}
 	go s.renewLoop()
 	// The server says it is alive, with the runs it owns (Survey).
 	bctx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
@@ -325,6 +338,9 @@ func live(r *record) error {
 func (s *Store) Create(ctx context.Context, run deepresearch.StoredRun) error {
 	if err := checkID("create", run.ID); err != nil {
 		return err
+	}
+	if s.opts.ReadOnly {
+		return storeErr("create", run.ID, errReadOnly)
 	}
 	run.Status = deepresearch.StatusQueued
 	run.Created = s.clock.Now()
@@ -918,6 +934,9 @@ func (s *Store) Journal(ctx context.Context, run string) ([][]byte, error) {
 // counted, owned by this Store — a compare-and-set on its record, so of
 // two processes that reopen it one fails.
 func (s *Store) Reopen(ctx context.Context, id string) (deepresearch.StoredRun, error) {
+	if s.opts.ReadOnly {
+		return deepresearch.StoredRun{}, storeErr("reopen", id, errReadOnly)
+	}
 	r, rev, err := s.get(ctx, "reopen", id)
 	if err != nil {
 		return deepresearch.StoredRun{}, err

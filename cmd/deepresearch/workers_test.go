@@ -666,9 +666,10 @@ func TestServeHub(t *testing.T) {
 		p.drain.Go(func() { io.Copy(io.Discard, br) })
 		return p, strings.TrimSpace(lines[1][i:]), store
 	}
-	// The run finishes through the hub's work queue, and its export,
-	// which the agents' calls were copied into from the journal stream,
-	// replays offline to the same report.
+	// The run finishes through the hub's work queue, and its export from
+	// the hub's run store (the cluster's: export --nats), whose journal
+	// is the one the workers appended the agents' calls to, replays
+	// offline to the same report; store.path holds no run of the hub.
 	finish := func(t *testing.T, srv *proc, natsURL, store string) {
 		t.Helper()
 		id := startRun(t, srv.url)
@@ -682,8 +683,11 @@ func TestServeHub(t *testing.T) {
 			t.Errorf("no agent call of run %s in the hub's journal stream: its agents did not run through it", id)
 		}
 		pack := filepath.Join(t.TempDir(), "run.tar.zst")
-		if r := cli(t, "", "export", "--store", store, "-o", pack, id); r.code != 0 {
-			t.Fatalf("export: %s", r.stderr)
+		if r := cli(t, "", "export", "--store", store, "-o", pack, id); r.code == 0 {
+			t.Errorf("export from store.path found the hub's run %s: the hub keeps its runs in the cluster", id)
+		}
+		if r := cli(t, "", "export", "--nats", tokenURL(natsURL), "-o", pack, id); r.code != 0 {
+			t.Fatalf("export --nats: %s", r.stderr)
 		}
 		if r := cli(t, "", "replay", "--check", pack); r.code != 0 {
 			t.Errorf("replay --check of the hub's run: exit %d\n%s", r.code, r.stderr)
