@@ -290,7 +290,7 @@ func TestRunOnWorkers(t *testing.T) {
 
 	t.Run("serve", func(t *testing.T) {
 		// serve with nats.url: its runs' agents run on the workers, and
-		// its runs' events go to the events stream.
+		// its runs' events are in the events stream (the cluster store).
 		a, b := worker(2), worker(2)
 		defer b.stop()
 		defer a.stop()
@@ -325,11 +325,11 @@ func TestRunOnWorkers(t *testing.T) {
 	})
 
 	t.Run("SSE through other servers", func(t *testing.T) {
-		// Three serve processes on the cluster, each with its own run
-		// store: a client follows a run started on the first through each
-		// in turn, reconnecting with Last-Event-ID, as a load balancer may
-		// send it. It sees every number once, in order, and the events
-		// the first server serves from its own store, byte for byte.
+		// Three serve processes on the cluster, whose store they share
+		// (their --store is not used): a client follows a run started on
+		// the first through each in turn, reconnecting with Last-Event-ID,
+		// as a load balancer may send it. It sees every number once, in
+		// order, and the events the first server serves, byte for byte.
 		a, b := worker(2), worker(2)
 		defer b.stop()
 		defer a.stop()
@@ -381,8 +381,7 @@ func TestRunOnWorkers(t *testing.T) {
 			t.Errorf("an unknown run's events: %s", res.Status)
 		}
 		// Another server knows the run's status too, and gives its
-		// report, which the first server answers for it over NATS, byte
-		// for byte.
+		// report from the store, byte for byte.
 		if st := get(t, servers[2].url+"/v1/research/"+id); !strings.Contains(st, `"status":"finished"`) || !strings.Contains(st, question) {
 			t.Errorf("the third server's view of the run: %s", st)
 		}
