@@ -36,6 +36,18 @@ import (
 type Agents struct {
 	JS     jetstream.JetStream
 	Config Config
+	// NoWorkerAfter, when positive, is how long a task may wait, on
+	// Config's clock, with no worker alive (by the workers' heartbeats,
+	// Survey's rule) before RunAgent says so: a WorkersMissing event told
+	// to its progress with attempt 0 (the run emits it at run level),
+	// once a task, and OnNoWorker. The task stays queued; the run goes on
+	// when a worker appears. 0 never says (nats.no_worker_after).
+	NoWorkerAfter time.Duration
+	// OnNoWorker, if set, is told since when a task of run has waited
+	// with no worker alive, and again with the zero time once a worker
+	// is alive or the task has ended (natsrun.Store.SetNoWorker keeps it
+	// in the run's status). It is called from RunAgent's own goroutine.
+	OnNoWorker func(run string, since time.Time)
 }
 
 // RunAgent runs job on a worker and returns its result. It fails when
@@ -57,6 +69,15 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 		return nil, err
 	}
 	if progress != nil {
+		// The subscription's goroutine and the watch for workers both
+		// report: one at a time.
+		var mu sync.Mutex
+		inner := progress
+		progress = func(attempt, n int, e deepresearch.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			inner(attempt, n, e)
+		}
 		// Subscribed before the task is queued, so that its first
 		// attempt is heard from its first event. A subscription that
 		// fails costs the live events only.
@@ -78,6 +99,12 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 			return nil, fmt.Errorf("natsrun: task %s: %w", t.id(), context.Cause(ctx))
 		}
 		return nil, err
+	}
+	if a.NoWorkerAfter > 0 {
+		wctx, stopWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() { defer close(watched); a.watchWorkers(wctx, job, progress) }()
+		defer func() { stopWatch(); <-watched }()
 	}
 	// Waiting again after a lost server reads the results stored
 	// meanwhile too.
@@ -106,6 +133,56 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 	}
 	out.Events = slices.DeleteFunc(out.Events, func(e deepresearch.Event) bool { return !agentEvent(e) })
 	return &out, nil
+}
+
+// watchWorkers says, NoWorkerAfter after job's task was queued and while
+// ctx lasts (until its result), whether any worker is alive to take it:
+// with none, a WorkersMissing event to progress (once) and OnNoWorker
+// with the time the task was queued; once one is alive again (or the
+// watch ends), OnNoWorker with the zero time. It looks again every
+// quarter of NoWorkerAfter (at most every minute), on Config's clock; a
+// look the cluster does not answer says nothing.
+func (a *Agents) watchWorkers(ctx context.Context, job deepresearch.AgentJob, progress deepresearch.AgentProgress) {
+	c := a.Config.clock()
+	queued := c.Now()
+	if clock.Sleep(ctx, c, a.NoWorkerAfter) != nil {
+		return
+	}
+	every := min(max(a.NoWorkerAfter/4, time.Second), time.Minute)
+	said, missing := false, false
+	defer func() {
+		if missing && a.OnNoWorker != nil {
+			a.OnNoWorker(job.RunID, time.Time{})
+		}
+	}()
+	for {
+		lctx, cancel := clock.WithTimeout(ctx, c, every)
+		alive, err := workersAlive(lctx, a.JS, a.Config, c.Now())
+		cancel()
+		switch {
+		case err != nil || ctx.Err() != nil:
+		case alive > 0 && missing:
+			missing = false
+			if a.OnNoWorker != nil {
+				a.OnNoWorker(job.RunID, time.Time{})
+			}
+		case alive == 0 && !missing:
+			missing = true
+			if !said && progress != nil {
+				task := job.Task
+				progress(0, 0, deepresearch.Event{RunID: job.RunID, Type: events.WorkersMissing, Agent: -1,
+					Data: events.WorkersMissingData{Task: events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title,
+						Question: task.Question, Cycle: task.Cycle}, WaitedMS: c.Now().Sub(queued).Milliseconds()}})
+			}
+			said = true
+			if a.OnNoWorker != nil {
+				a.OnNoWorker(job.RunID, queued)
+			}
+		}
+		if clock.Sleep(ctx, c, every) != nil {
+			return
+		}
+	}
 }
 
 // awaitPause is the wait before RunAgent waits for a result again after

@@ -50,6 +50,10 @@ type RunWork struct {
 	// says it runs; Running maps each task a worker runs to the worker.
 	Queued  int               `json:"queued"`
 	Running map[string]string `json:"running,omitempty"`
+	// NoWorkerSince is since when one of the run's tasks has waited with
+	// no worker alive (Agents.NoWorkerAfter), as its record in the store
+	// says; zero when none does.
+	NoWorkerSince time.Time `json:"no_worker_since,omitzero"`
 }
 
 // ClusterStatus is what Survey found.
@@ -170,6 +174,18 @@ func Survey(ctx context.Context, js jetstream.JetStream, c Config, now time.Time
 				w.Owner, w.LeaseExpires = l.Owner, l.Expires
 			}
 		}
+		// A live run's record says whether its tasks wait for a worker.
+		for id, w := range runs {
+			if w.Owner == "" {
+				continue
+			}
+			if e, err := kv.Get(ctx, runKey(id)); err == nil {
+				var r record
+				if json.Unmarshal(e.Value(), &r) == nil {
+					w.NoWorkerSince = r.NoWorkerSince
+				}
+			}
+		}
 	} else if !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return out, fmt.Errorf("natsrun: bucket %s: %w", n.RunsBucket, err)
 	}
@@ -198,6 +214,31 @@ func Survey(ctx context.Context, js jetstream.JetStream, c Config, now time.Time
 	slices.SortFunc(out.Servers, byName)
 	slices.SortFunc(out.Workers, byName)
 	return out, nil
+}
+
+// workersAlive counts the workers whose heartbeats in the presence
+// bucket of c say they are alive at now (none when the bucket does not
+// exist yet).
+func workersAlive(ctx context.Context, js jetstream.JetStream, c Config, now time.Time) (int, error) {
+	n := NamesOf(c)
+	kv, err := js.KeyValue(ctx, n.PresenceBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("natsrun: bucket %s: %w", n.PresenceBucket, err)
+	}
+	alive := 0
+	for e, err := range entries(ctx, kv, "worker.*") {
+		if err != nil {
+			return 0, fmt.Errorf("natsrun: bucket %s: %w", n.PresenceBucket, err)
+		}
+		var m Member
+		if json.Unmarshal(e.Value(), &m) == nil && now.Sub(m.Seen) < 3*m.Every {
+			alive++
+		}
+	}
+	return alive, nil
 }
 
 // entries yields the entries of kv whose keys match filter, as stored

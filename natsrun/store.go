@@ -483,6 +483,30 @@ func (s *Store) SetStatus(ctx context.Context, id string, status deepresearch.Ru
 	return err
 }
 
+// SetNoWorker keeps in the record of run id, a live run this Store owns,
+// since when one of its agent tasks has waited with no worker alive
+// (Agents.OnNoWorker; zero: none waits so any more), so that its status
+// says so on every server.
+func (s *Store) SetNoWorker(ctx context.Context, id string, since time.Time) error {
+	_, err := s.change(ctx, "set no worker", id, func(r *record) error {
+		if err := live(r); err != nil {
+			return err
+		}
+		if err := s.owns(r); err != nil {
+			return err
+		}
+		if r.NoWorkerSince.Equal(since) {
+			return errChanged // nothing to store
+		}
+		r.NoWorkerSince = since
+		return nil
+	})
+	if errors.Is(err, errChanged) {
+		return nil
+	}
+	return err
+}
+
 // Append publishes e to its run's subject of the events stream: the next
 // number of a live run this Store owns.
 func (s *Store) Append(ctx context.Context, e deepresearch.Event) error {
@@ -643,6 +667,7 @@ func (s *Store) end(ctx context.Context, op, id string, fn func(r *record) error
 		}
 		r.Finished = s.clock.Now()
 		r.Events = last
+		r.NoWorkerSince = time.Time{} // an ended run waits for nothing
 		return nil
 	})
 	if err != nil {

@@ -148,6 +148,15 @@ func serve(cmd *cobra.Command, configFile string) error {
 		}
 		defer cluster.Close()
 		st = cluster
+		// A run whose tasks wait with no worker alive says so in its
+		// status on every server (set before any run starts).
+		coord.Agents.OnNoWorker = func(run string, since time.Time) {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := cluster.SetNoWorker(sctx, run, since); err != nil {
+				logger.Debug().Err(err).Str("run", run).Msg("keeping whether the run's tasks wait for a worker")
+			}
+		}
 	} else {
 		local, err := openStore(ctx, s)
 		if err != nil {
