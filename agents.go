@@ -22,7 +22,7 @@ import (
 // A run plans, then hands each agent task of a cycle to Config.Agents and
 // merges what comes back in plan order. The default (nil) runs every
 // agent in this process; natsrun.Agents publishes each task to a NATS
-// JetStream work queue, where a worker process (natsrun.Serve, `deepresearch
+// JetStream work queue, where a worker process (natsrun.Cluster.Serve, `deepresearch
 // worker`) runs it with ServeAgent — the same code as the default — and
 // answers with an AgentResult.
 //

@@ -91,7 +91,7 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 			defer sub.Unsubscribe() //nolint:errcheck // the connection's end ends it too
 		}
 	}
-	if err := Submit(ctx, a.JS, a.Config, t); err != nil {
+	if err := submit(ctx, a.JS, a.Config, t); err != nil {
 		if ctx.Err() != nil {
 			// Ended while the server acknowledged the task: it may be
 			// queued, and running already.
@@ -110,7 +110,7 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 	// meanwhile too.
 	var rs []Result
 	for {
-		rs, err = Await(ctx, a.JS, a.Config, job.RunID, t.Cycle, []int{t.Index})
+		rs, err = await(ctx, a.JS, a.Config, job.RunID, t.Cycle, []int{t.Index})
 		if err == nil {
 			break
 		}
@@ -201,7 +201,7 @@ func agentEvent(e deepresearch.Event) bool {
 // deepresearch.WorkerJournal, so a run copies each agent's entries into
 // its own journal when it takes its result.
 func (a *Agents) Journal(ctx context.Context, run string) ([][]byte, error) {
-	return NewJournal(a.JS, a.Config).Journal(ctx, run)
+	return newJournal(a.JS, a.Config).Journal(ctx, run)
 }
 
 // abandon stops task t on the workers (Stop) when ctx ended for a reason
@@ -214,16 +214,16 @@ func (a *Agents) abandon(ctx context.Context, t Task) {
 	}
 	sctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), a.Config.clock(), stopTry)
 	defer cancel()
-	Stop(sctx, a.JS, a.Config, t.Run, t.Cycle, t.Index) //nolint:errcheck // then the workers run it for nothing, as before
+	stop(sctx, a.JS, a.Config, t.Run, t.Cycle, t.Index) //nolint:errcheck // then the workers run it for nothing, as before
 }
 
-// AgentHandler adapts r to a Handler: each task's payload is a
+// agentHandler adapts r to a Handler: each task's payload is a
 // deepresearch.AgentJob, run with r.ServeAgent against the run's journal
 // in the journal stream (so a redelivered task replays the calls the
 // failed attempt completed), and its output is the AgentResult. A task
 // whose payload is not a job fails on every delivery, saying so.
-func AgentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) Handler {
-	jr := NewJournal(js, c)
+func agentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) Handler {
+	jr := newJournal(js, c)
 	return func(ctx context.Context, t Task) (json.RawMessage, error) {
 		var job deepresearch.AgentJob
 		if err := json.Unmarshal(t.Payload, &job); err != nil {
@@ -255,17 +255,17 @@ type progressReport struct {
 	Event   deepresearch.Event `json:"event"`
 }
 
-// Serve runs r's agents for every run whose tasks reach the workers'
+// serve runs r's agents for every run whose tasks reach the workers'
 // consumer, at most concurrency at once (0 means 1), until ctx is done:
 // `deepresearch worker`. It sets up the streams first (Setup is
 // idempotent). When ctx is done, the tasks it is running are released
 // (nak) for another worker to take, and Serve returns context.Cause(ctx)
 // once each has been.
-func Serve(ctx context.Context, js jetstream.JetStream, c Config, r *deepresearch.Researcher, concurrency int, name string) error {
-	if _, err := Setup(ctx, js, c); err != nil {
+func serve(ctx context.Context, js jetstream.JetStream, c Config, r *deepresearch.Researcher, concurrency int, name string) error {
+	if _, err := setup(ctx, js, c); err != nil {
 		return err
 	}
-	w := &Worker{JS: js, Config: c, Handle: AgentHandler(r, js, c), Concurrency: concurrency, Name: name}
+	w := &Worker{JS: js, Config: c, Handle: agentHandler(r, js, c), Concurrency: concurrency, Name: name}
 	return w.Run(ctx)
 }
 
@@ -321,7 +321,7 @@ func (l *EventLog) Event(e deepresearch.Event) {
 		var data []byte
 		if data, err = e.MarshalJSON(); err == nil {
 			ctx, cancel := clock.WithTimeout(context.Background(), c, try)
-			err = PublishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
+			err = publishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
 			cancel()
 		}
 		l.mu.Lock()
@@ -389,7 +389,7 @@ func (l *EventLog) Backfill(ctx context.Context, prior []deepresearch.Event) err
 		if err != nil {
 			return fmt.Errorf("natsrun: backfilling %s: event %d: %w", run, e.Seq, err)
 		}
-		if err := PublishEvent(ctx, l.JS, l.Config, run, int64(e.Seq), max(1, attempt), data); err != nil {
+		if err := publishEvent(ctx, l.JS, l.Config, run, int64(e.Seq), max(1, attempt), data); err != nil {
 			return fmt.Errorf("natsrun: backfilling: %w", err)
 		}
 	}

@@ -59,7 +59,7 @@ type journalEntry struct {
 // journaled when complete; a redelivered task answers the calls the
 // journal holds from it and makes only the rest.
 func handler(js jetstream.JetStream, model string) natsrun.Handler {
-	jr := natsrun.NewJournal(js, testConfig)
+	jr := natsrun.NewCluster(js, testConfig).Journal()
 	return func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
 		entries, err := jr.Journal(ctx, t.Run)
 		if err != nil {
@@ -173,7 +173,7 @@ func connect(t *testing.T, urls string) jetstream.JetStream {
 	// has no peers to place a stream on: the next try waits a little
 	// (longer each time, up to a second) for the cluster to form.
 	for try := 1; ; try++ {
-		_, err := natsrun.Setup(t.Context(), js, testConfig)
+		_, err := natsrun.NewCluster(js, testConfig).Setup(t.Context())
 		if err == nil {
 			return js
 		}
@@ -284,7 +284,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run1", 6)
-	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
 	var pid int
@@ -305,7 +305,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 	if !killed {
 		t.Fatalf("the held call came from pid %d, no worker of ours", pid)
 	}
-	rs, err := natsrun.Await(ctx, js, testConfig, "run1", 1, idx)
+	rs, err := natsrun.NewCluster(js, testConfig).Await(ctx, "run1", 1, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,10 +320,10 @@ func TestKillWorkerMidTask(t *testing.T) {
 	// Lose a NATS node: R3 streams keep a quorum, clients reconnect.
 	nodes[2].Close()
 	tasks, idx = tasksOf("run2", 6)
-	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
-	rs, err = natsrun.Await(ctx, js, testConfig, "run2", 1, idx)
+	rs, err = natsrun.NewCluster(js, testConfig).Await(ctx, "run2", 1, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,18 +347,18 @@ func TestCoordinatorRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run3", 5)
-	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
 	// The first coordinator takes the first result and goes.
-	if _, err := natsrun.Await(ctx, js, testConfig, "run3", 1, idx[:1]); err != nil {
+	if _, err := natsrun.NewCluster(js, testConfig).Await(ctx, "run3", 1, idx[:1]); err != nil {
 		t.Fatal(err)
 	}
 	js2 := connect(t, urls)
-	if err := natsrun.Submit(ctx, js2, testConfig, tasks...); err != nil {
+	if err := natsrun.NewCluster(js2, testConfig).Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.Await(ctx, js2, testConfig, "run3", 1, idx)
+	rs, err := natsrun.NewCluster(js2, testConfig).Await(ctx, "run3", 1, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestFollowAcrossServers(t *testing.T) {
 	publish := func(from, to int64, attempt int) {
 		for seq := from; seq <= to; seq++ {
 			data := []byte(fmt.Sprintf(`{"seq":%d,"attempt":%d}`, seq, attempt))
-			if err := natsrun.PublishEvent(ctx, js, testConfig, "run4", seq, attempt, data); err != nil {
+			if err := natsrun.NewCluster(js, testConfig).PublishEvent(ctx, "run4", seq, attempt, data); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -401,7 +401,7 @@ func TestFollowAcrossServers(t *testing.T) {
 		for i, node := range nodes {
 			njs := connect(t, node.URL())
 			stopAt := int64(total * (i + 1) / 3)
-			err := natsrun.Follow(ctx, njs, testConfig, "run4", last, func(seq int64, data []byte) bool {
+			err := natsrun.NewCluster(njs, testConfig).Follow(ctx, "run4", last, func(seq int64, data []byte) bool {
 				seen[seq]++
 				last = seq
 				return seq < stopAt
@@ -471,10 +471,10 @@ func TestDeadLetter(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
-	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "dead1", Cycle: 1, Index: 0}); err != nil {
+	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, natsrun.Task{Run: "dead1", Cycle: 1, Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.Await(ctx, js, testConfig, "dead1", 1, []int{0})
+	rs, err := natsrun.NewCluster(js, testConfig).Await(ctx, "dead1", 1, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestDeadLetter(t *testing.T) {
 	}
 	mu.Unlock()
 	var notice map[string]any
-	err = natsrun.Follow(ctx, js, testConfig, "dead1", 0, func(seq int64, data []byte) bool {
+	err = natsrun.NewCluster(js, testConfig).Follow(ctx, "dead1", 0, func(seq int64, data []byte) bool {
 		return json.Unmarshal(data, &notice) != nil || notice["type"] != "task.dead"
 	})
 	if err != nil || notice["type"] != "task.dead" {
@@ -542,10 +542,10 @@ func TestResultTooLarge(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
-	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "big1", Cycle: 1, Index: 0}); err != nil {
+	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, natsrun.Task{Run: "big1", Cycle: 1, Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.Await(ctx, js, testConfig, "big1", 1, []int{0})
+	rs, err := natsrun.NewCluster(js, testConfig).Await(ctx, "big1", 1, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,12 +611,12 @@ func TestStop(t *testing.T) {
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
 
-	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "stop1", Cycle: 1, Index: 0}, natsrun.Task{Run: "stop1", Cycle: 1, Index: 1}); err != nil {
+	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, natsrun.Task{Run: "stop1", Cycle: 1, Index: 0}, natsrun.Task{Run: "stop1", Cycle: 1, Index: 1}); err != nil {
 		t.Fatal(err)
 	}
 	first := recv("the first task to start", started).(natsrun.Task) // one at a time: the other waits in the queue
 	for i := range 2 {
-		if err := natsrun.Stop(ctx, js, testConfig, "stop1", 1, i); err != nil {
+		if err := natsrun.NewCluster(js, testConfig).Stop(ctx, "stop1", 1, i); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -679,7 +679,7 @@ func TestStop(t *testing.T) {
 			t.Errorf("run canceled with %q: task %d stopped %v", cause, s.Index, stopped)
 		}
 		if cause == deepresearch.ErrShutdown {
-			natsrun.Stop(ctx, js, testConfig, run, 1, 0) //nolint:errcheck // let the worker go
+			natsrun.NewCluster(js, testConfig).Stop(ctx, run, 1, 0) //nolint:errcheck // let the worker go
 		}
 		heartbeat()
 		recv("the handler to end", causes)
@@ -694,7 +694,7 @@ func TestFollowFillsGaps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	cfg := natsrun.Config{Prefix: "drgaps"}
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	if _, err := natsrun.NewCluster(js, cfg).Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	const total = 3000 // more than a follower's subscription holds
@@ -704,7 +704,7 @@ func TestFollowFillsGaps(t *testing.T) {
 	notices := 0
 	done := make(chan error, 1)
 	go func() {
-		done <- natsrun.Follow(ctx, js, cfg, "gaps1", 0, func(seq int64, data []byte) bool {
+		done <- natsrun.NewCluster(js, cfg).Follow(ctx, "gaps1", 0, func(seq int64, data []byte) bool {
 			if seq == 0 {
 				notices++
 				return true
@@ -718,7 +718,7 @@ func TestFollowFillsGaps(t *testing.T) {
 		})
 	}()
 	publish := func(seq int64) {
-		if err := natsrun.PublishEvent(ctx, js, cfg, "gaps1", seq, 1, fmt.Appendf(nil, `{"seq":%d}`, seq)); err != nil {
+		if err := natsrun.NewCluster(js, cfg).PublishEvent(ctx, "gaps1", seq, 1, fmt.Appendf(nil, `{"seq":%d}`, seq)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -756,7 +756,7 @@ func TestFollowFillsGaps(t *testing.T) {
 	}{{total / 2, 1}, {total/2 + 10, 0}, {total - 1, 0}} {
 		var seqs []int64
 		notices := 0
-		err := natsrun.Follow(ctx, js, cfg, "gaps1", tc.after, func(seq int64, data []byte) bool {
+		err := natsrun.NewCluster(js, cfg).Follow(ctx, "gaps1", tc.after, func(seq int64, data []byte) bool {
 			if seq == 0 {
 				notices++
 				return true
@@ -782,7 +782,7 @@ func TestFollowRepeats(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a failure timeout only
 	defer cancel()
 	cfg := natsrun.Config{Prefix: "drrep"}
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	if _, err := natsrun.NewCluster(js, cfg).Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	n := natsrun.NamesOf(cfg)
@@ -803,7 +803,7 @@ func TestFollowRepeats(t *testing.T) {
 	raw("8", "rep1/8/again") // a repeat of 8, stored after 10
 	for _, after := range []int64{9, 7, 0} {
 		var got []int64
-		err := natsrun.Follow(ctx, js, cfg, "rep1", after, func(seq int64, _ []byte) bool {
+		err := natsrun.NewCluster(js, cfg).Follow(ctx, "rep1", after, func(seq int64, _ []byte) bool {
 			if seq > 0 {
 				got = append(got, seq)
 			}
@@ -816,7 +816,7 @@ func TestFollowRepeats(t *testing.T) {
 	raw("", "rep1/1/0/dead") // a notice, last
 	// A Store that does not own the run reads a live run's last number
 	// from the stream: its last numbered message, the repeat of 8.
-	owner, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Config: cfg, Owner: "owner"})
+	owner, err := natsrun.NewCluster(js, cfg).OpenStore(ctx, natsrun.StoreOptions{Owner: "owner"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -824,7 +824,7 @@ func TestFollowRepeats(t *testing.T) {
 	if err := owner.Create(ctx, deepresearch.StoredRun{ID: "rep1", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
-	reader, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Config: cfg, Owner: "reader"})
+	reader, err := natsrun.NewCluster(js, cfg).OpenStore(ctx, natsrun.StoreOptions{Owner: "reader"})
 	if err != nil {
 		t.Fatal(err)
 	}

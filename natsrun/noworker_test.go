@@ -26,7 +26,7 @@ func TestNoWorker(t *testing.T) {
 	cfg := natsrun.Config{Prefix: "drnowork", Clock: clk}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure bound only
 	defer cancel()
-	st, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Config: cfg, LeaseTTL: time.Hour, Owner: "coordinator"})
+	st, err := natsrun.NewCluster(js, cfg).OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: time.Hour, Owner: "coordinator"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestNoWorker(t *testing.T) {
 	if err != nil || !got.NoWorkerSince.Equal(t0) || got.Status.Ended() {
 		t.Fatalf("the run's record: no worker since %v, %s (%v); want since %v, still live", got.NoWorkerSince, got.Status, err, t0)
 	}
-	cs, err := natsrun.Survey(ctx, js, cfg, clk.Now())
+	cs, err := natsrun.NewCluster(js, cfg).Survey(ctx)
 	if err != nil || len(cs.Runs) != 1 || !cs.Runs[0].NoWorkerSince.Equal(t0) || len(cs.Workers) != 0 {
 		t.Errorf("Survey: %+v (%v); want the run, no worker since %v, and no worker", cs, err, t0)
 	}
@@ -80,7 +80,7 @@ func TestNoWorker(t *testing.T) {
 	// A worker appears: the run goes on and finishes.
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { natsrun.Serve(wctx, js, cfg, researcher(t, nil), 2, "w1") }) //nolint:errcheck // stopped below
+	wg.Go(func() { natsrun.NewCluster(js, cfg).Serve(wctx, researcher(t, nil), 2, "w1") }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
 	if _, err := run.Wait(); err != nil {
 		t.Fatalf("the run, once a worker appeared: %v", err)

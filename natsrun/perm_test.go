@@ -66,7 +66,7 @@ func TestWorkerPermissions(t *testing.T) {
 	cfg := natsrun.Config{Prefix: "drperm"}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure bound only
 	defer cancel()
-	st, err := natsrun.OpenStore(ctx, sjs, natsrun.StoreOptions{Config: cfg, Owner: "server"})
+	st, err := natsrun.NewCluster(sjs, cfg).OpenStore(ctx, natsrun.StoreOptions{Owner: "server"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +91,10 @@ func TestWorkerPermissions(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
-	if err := natsrun.Submit(ctx, sjs, cfg, natsrun.Task{Run: "perm1", Cycle: 1, Index: 0}); err != nil {
+	if err := natsrun.NewCluster(sjs, cfg).Submit(ctx, natsrun.Task{Run: "perm1", Cycle: 1, Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.Await(ctx, sjs, cfg, "perm1", 1, []int{0})
+	rs, err := natsrun.NewCluster(sjs, cfg).Await(ctx, "perm1", 1, []int{0})
 	if err != nil || len(rs) != 1 || rs[0].Worker != "w1" || string(rs[0].Output) != `{"ok":true}` {
 		t.Fatalf("the worker's result: %+v (%v)", rs, err)
 	}

@@ -87,9 +87,6 @@ type Store struct {
 
 // StoreOptions configure a Store; zero fields take the defaults.
 type StoreOptions struct {
-	// Config names the streams and buckets and gives the clock the
-	// Store stamps runs and times leases with.
-	Config Config
 	// LeaseTTL is how long a run's lease holds without a renewal (default
 	// 30s): how long a run whose owner died waits before another process
 	// takes it over.
@@ -180,16 +177,15 @@ func checkID(op, id string) error {
 	return nil
 }
 
-// OpenStore sets up the streams (Setup), the runs bucket and the reports
-// bucket of o.Config on js, and returns a Store over them with its
-// renewal started. Close it.
-func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*Store, error) {
-	c, err := o.Config.settle()
+// openStore sets up the streams (setup), the runs bucket and the reports
+// bucket of c on js, and returns a Store over them with its renewal
+// started (Cluster.OpenStore).
+func openStore(ctx context.Context, js jetstream.JetStream, c Config, o StoreOptions) (*Store, error) {
+	c, err := c.settle()
 	if err != nil {
 		return nil, err
 	}
-	o.Config = c
-	n, err := Setup(ctx, js, c)
+	n, err := setup(ctx, js, c)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +208,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*St
 	if err != nil {
 		return nil, storeErr("open", "", fmt.Errorf("bucket %s: %w", n.ReportsBucket, err))
 	}
-	s := &Store{js: js, kv: kv, blobs: blobs, journal: NewJournal(js, c), names: n, clock: c.clock(), opts: o,
+	s := &Store{js: js, kv: kv, blobs: blobs, journal: newJournal(js, c), names: n, clock: c.clock(), opts: o,
 		owner: o.Owner, held: map[string]*heldRun{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if o.ReadOnly {
 		close(s.done)

@@ -46,7 +46,7 @@ each of the others. GET /v1/cluster on any server says the same as JSON.`,
 				return err
 			}
 			defer conn.nc.Close()
-			st, err := natsrun.Survey(ctx, conn.js, conn.cfg, time.Now())
+			st, err := conn.cluster().Survey(ctx)
 			if err != nil {
 				return fmt.Errorf("NATS at %s: %w", s.NATS.URL, err)
 			}

@@ -33,9 +33,10 @@ func coordinate(ctx context.Context, s config.Settings, f natsFlags, cfg *deepre
 	if err != nil {
 		return nil, err
 	}
-	agents := &natsrun.Agents{JS: conn.js, Config: conn.cfg, NoWorkerAfter: s.NATS.NoWorkerAfter}
+	agents := conn.cluster().Agents()
+	agents.NoWorkerAfter = s.NATS.NoWorkerAfter
 	cfg.Agents = agents
-	return &coordination{conn: conn, Log: &natsrun.EventLog{JS: conn.js, Config: conn.cfg}, Agents: agents}, nil
+	return &coordination{conn: conn, Log: conn.cluster().EventLog(), Agents: agents}, nil
 }
 
 // tee returns sink with the events also published to the events stream.

@@ -25,7 +25,7 @@ func TestDoctorNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	if _, err := natsrun.Setup(context.Background(), js, natsrun.Config{}); err != nil {
+	if _, err := natsrun.NewCluster(js, natsrun.Config{}).Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("DEEPRESEARCH_NATS_URL", srv.URL())
@@ -56,7 +56,7 @@ func TestClusterCommand(t *testing.T) {
 	}
 	defer nc.Close()
 	ctx := context.Background()
-	st, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Owner: "server-a"})
+	st, err := natsrun.NewCluster(js, natsrun.Config{}).OpenStore(ctx, natsrun.StoreOptions{Owner: "server-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestClusterCommand(t *testing.T) {
 	if err := st.Start(ctx, "run1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := natsrun.Submit(ctx, js, natsrun.Config{}, natsrun.Task{Run: "run1"}); err != nil {
+	if err := natsrun.NewCluster(js, natsrun.Config{}).Submit(ctx, natsrun.Task{Run: "run1"}); err != nil {
 		t.Fatal(err)
 	}
 	// Its task has waited with no worker alive (natsrun.Agents.OnNoWorker).

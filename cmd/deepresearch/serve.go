@@ -133,7 +133,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if err := natsrun.Serve(wctx, coord.conn.js, coord.conn.cfg, r, s.NATS.Workers, "serve"); wctx.Err() == nil {
+			if err := coord.conn.cluster().Serve(wctx, r, s.NATS.Workers, "serve"); wctx.Err() == nil {
 				logger.Error().Err(err).Msg("the hub's own workers stopped: its runs' agents wait for worker processes")
 			}
 		}()
@@ -142,8 +142,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	var st deepresearch.Store
 	var cluster *natsrun.Store
 	if coord != nil {
-		if cluster, err = natsrun.OpenStore(ctx, coord.conn.js, natsrun.StoreOptions{Config: coord.conn.cfg,
-			LeaseTTL: s.NATS.LeaseTTL, Owner: serverName()}); err != nil {
+		if cluster, err = coord.conn.cluster().OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: s.NATS.LeaseTTL, Owner: serverName()}); err != nil {
 			return fmt.Errorf("opening the cluster's run store at %s: %w", s.NATS.URL, err)
 		}
 		defer cluster.Close()
@@ -181,7 +180,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	var survey httpapi.ClusterFunc // GET /v1/cluster, with NATS
 	if coord != nil {
 		survey = func(ctx context.Context) (any, error) {
-			return natsrun.Survey(ctx, coord.conn.js, coord.conn.cfg, time.Now())
+			return coord.conn.cluster().Survey(ctx)
 		}
 	}
 	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger, Render: deepresearch.RenderOptionsFromSettings(s)})
@@ -331,7 +330,7 @@ func openClusterToRead(ctx context.Context, s config.Settings, name string) (*na
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := natsrun.OpenStore(ctx, conn.js, natsrun.StoreOptions{Config: conn.cfg, ReadOnly: true})
+	st, err := conn.cluster().OpenStore(ctx, natsrun.StoreOptions{ReadOnly: true})
 	if err != nil {
 		conn.nc.Close()
 		return nil, nil, fmt.Errorf("opening the cluster's run store at %s: %w", s.NATS.URL, err)

@@ -522,7 +522,7 @@ func followEvents(t *testing.T, url, run string, after int64, n int) []string {
 	}
 	for {
 		// Following again after an error goes on after the last event.
-		err = natsrun.Follow(ctx, js, natsrun.Config{}, run, after+int64(len(out)), func(seq int64, data []byte) bool {
+		err = natsrun.NewCluster(js, natsrun.Config{}).Follow(ctx, run, after+int64(len(out)), func(seq int64, data []byte) bool {
 			if seq == 0 {
 				return true // a task.dead notice
 			}
@@ -577,7 +577,7 @@ func waitCluster(t *testing.T, urls string, c natsrun.Config) {
 	deadline := time.Now().Add(60 * time.Second) // a failure timeout only
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := natsrun.Setup(ctx, js, c)
+		_, err := natsrun.NewCluster(js, c).Setup(ctx)
 		cancel()
 		if err == nil {
 			return
@@ -604,7 +604,7 @@ func journaledAgentCalls(t *testing.T, urls, run string) int {
 	for {
 		// A request the cluster does not answer (no responders, while it
 		// is busy) is asked again.
-		if entries, err = natsrun.NewJournal(js, natsrun.Config{}).Journal(ctx, run); err == nil {
+		if entries, err = natsrun.NewCluster(js, natsrun.Config{}).Journal().Journal(ctx, run); err == nil {
 			break
 		}
 		if ctx.Err() != nil {
