@@ -121,6 +121,11 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer coord.Close()
+	if coord != nil {
+		// The runs' journals are the journal stream's, where the workers
+		// append their agents' calls: there is nothing to copy into them.
+		cfg.Agents = runnerOnly{cfg.Agents}
+	}
 	r, err := deepresearch.New(cfg)
 	if err != nil {
 		return inputError(err)
@@ -337,3 +342,9 @@ func openClusterToRead(ctx context.Context, s config.Settings, name string) (*na
 	}
 	return st, func() { st.Close(); conn.nc.Close() }, nil
 }
+
+// runnerOnly is the AgentRunner it holds without its WorkerJournal: a
+// run whose store keeps its journal where the workers journal (the
+// cluster store's journal stream) has nothing to copy from them.
+// (An interface embedded promotes only its own methods.)
+type runnerOnly struct{ deepresearch.AgentRunner }
