@@ -63,10 +63,21 @@ func (s *Store) Relay(ctx context.Context, id string, req deepresearch.Relayed) 
 	}
 	tctx, cancel := clock.WithTimeout(ctx, s.clock, relayTry)
 	defer cancel()
+	// failed is the error of a step that failed: the relay's time up
+	// (whichever step it ended) says so.
+	failed := func(err error) error {
+		switch {
+		case ctx.Err() != nil:
+			return context.Cause(ctx)
+		case tctx.Err() != nil:
+			return storeErr("relay", id, fmt.Errorf("%w: no process that has it in progress answered within %s", deepresearch.ErrRunElsewhere, relayTry))
+		}
+		return storeErr("relay", id, err)
+	}
 	// Watched first: an outcome put at once is not missed.
 	w, err := s.kv.Watch(tctx, replyKey(id, nonce), jetstream.IgnoreDeletes())
 	if err != nil {
-		return out, storeErr("relay", id, err)
+		return out, failed(err)
 	}
 	defer w.Stop() //nolint:errcheck // it has delivered what it had
 	defer func() {
@@ -76,19 +87,16 @@ func (s *Store) Relay(ctx context.Context, id string, req deepresearch.Relayed) 
 		_ = s.kv.Purge(cctx, replyKey(id, nonce))
 	}()
 	if _, err := s.kv.Create(tctx, askKey(id, nonce), b); err != nil {
-		return out, storeErr("relay", id, timeout(tctx, err))
+		return out, failed(err)
 	}
 	for {
 		select {
 		case <-tctx.Done():
-			if ctx.Err() != nil {
-				return out, context.Cause(ctx)
-			}
-			return out, storeErr("relay", id, fmt.Errorf("%w: no process that has it in progress answered within %s", deepresearch.ErrRunElsewhere, relayTry))
+			return out, failed(nil)
 		case e, ok := <-w.Updates():
 			switch {
 			case !ok:
-				return out, storeErr("relay", id, errors.New("the watch for the answer stopped"))
+				return out, failed(errors.New("the watch for the answer stopped"))
 			case e == nil:
 				continue // nothing stored yet
 			}
@@ -103,7 +111,9 @@ func (s *Store) Relay(ctx context.Context, id string, req deepresearch.Relayed) 
 // ServeRelayed serves what other Stores relay to the runs this Store
 // owns: each request is claimed (deleted by revision, so served once),
 // given to fn on a goroutine of its own with at most relayTry to answer,
-// and its outcome put where its asker watches. It returns when ctx is
+// and its outcome put where its asker watches. A request made long before
+// (more than relayTry and a minute, by the clocks of the Stores: its
+// asker gave up and died before it could take it back) is dropped. It returns when ctx is
 // done, after the fn calls under way, with context.Cause(ctx), or with
 // an error when the watch fails.
 func (s *Store) ServeRelayed(ctx context.Context, fn func(ctx context.Context, id string, req deepresearch.Relayed) deepresearch.RelayOutcome) error {
@@ -139,10 +149,15 @@ func (s *Store) ServeRelayed(ctx context.Context, fn func(ctx context.Context, i
 			continue // claimed, or given up, meanwhile
 		}
 		var rec relayRec
-		data := e.Value()
+		err := json.Unmarshal(e.Value(), &rec)
+		if err == nil && s.clock.Now().Sub(rec.Time) > relayTry+time.Minute {
+			// Its asker gave up long ago (and died before it could take
+			// the request back): a word nobody waits for is not done.
+			continue
+		}
 		wg.Go(func() {
 			var out deepresearch.RelayOutcome
-			if err := json.Unmarshal(data, &rec); err != nil {
+			if err != nil {
 				out = deepresearch.Outcome(fmt.Errorf("the relayed request is unreadable: %w", err))
 			} else {
 				fctx, cancel := clock.WithTimeout(ctx, s.clock, relayTry)
