@@ -44,7 +44,7 @@ var reaches = map[string][]string{
 	"e2e":                                {},
 	"e2e/askingmodel":                    {},
 	"e2e/webdouble":                      {},
-	"httpapi":                            {"clock", "defaults", "events", "jsonkind", "openaiwire", "output"},
+	"httpapi":                            {"clock", "defaults", "events", "jsonkind", "openaiwire"},
 	"mcpserver":                          {"canon", "events"},
 	"natsrun":                            {"clock", "events", "telemetry"},
 	"sqlitestore":                        {"clock", "events", "stored", "usage"},
