@@ -44,7 +44,8 @@ func sharedPair(t *testing.T, token string, model llms.Model) (a, b *env) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := natsrun.NewCluster(js, cfg).OpenStore(t.Context(), natsrun.StoreOptions{Owner: name})
+		cl := natsrun.NewCluster(js, cfg)
+		st, err := cl.OpenStore(t.Context(), natsrun.StoreOptions{Owner: name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +61,7 @@ func sharedPair(t *testing.T, token string, model llms.Model) (a, b *env) {
 		}
 		t.Cleanup(func() { e.runs.Close() })
 		st.OnLost(natsrun.StopLost(e.runs))
-		survey := func(ctx context.Context) (any, error) { return natsrun.NewCluster(js, cfg).Survey(ctx) }
+		survey := func(ctx context.Context) (any, error) { return cl.Survey(ctx) }
 		if e.srv, err = New(Config{Runs: e.runs, Token: token, MaxBody: 1 << 20, Clock: e.clock, Cluster: survey}); err != nil {
 			t.Fatal(err)
 		}

@@ -58,7 +58,8 @@ func BenchmarkWorkers(b *testing.B) {
 		return js
 	}
 	js := conn()
-	if _, err := natsrun.NewCluster(js, cfg).Setup(context.Background()); err != nil {
+	cl := natsrun.NewCluster(js, cfg)
+	if _, err := cl.Setup(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	var gen atomic.Int64
@@ -97,7 +98,7 @@ func BenchmarkWorkers(b *testing.B) {
 				for range benchRuns {
 					run := "r" + strconv.FormatInt(gen.Add(1), 10)
 					tasks, idx := tasksOf(run, benchTasks)
-					if err := natsrun.NewCluster(js, cfg).Submit(ctx, tasks...); err != nil {
+					if err := cl.Submit(ctx, tasks...); err != nil {
 						b.Fatal(err)
 					}
 					rg.Go(func() {
@@ -107,7 +108,7 @@ func BenchmarkWorkers(b *testing.B) {
 						for i := range benchTasks {
 							fg.Go(func() {
 								log := run + "-" + strconv.Itoa(i)
-								natsrun.NewCluster(js, cfg).Follow(fctx, log, 0, func(seq int64, data []byte) bool { //nolint:errcheck // stopped
+								cl.Follow(fctx, log, 0, func(seq int64, data []byte) bool { //nolint:errcheck // stopped
 									ns, _ := strconv.ParseInt(string(data), 10, 64)
 									mu.Lock()
 									delays = append(delays, time.Since(time.Unix(0, ns)))
@@ -116,7 +117,7 @@ func BenchmarkWorkers(b *testing.B) {
 								})
 							})
 						}
-						if _, err := natsrun.NewCluster(js, cfg).Await(ctx, run, 1, idx); err != nil {
+						if _, err := cl.Await(ctx, run, 1, idx); err != nil {
 							b.Error(err)
 						}
 						fg.Wait()

@@ -276,6 +276,7 @@ func checkResults(t *testing.T, rs []natsrun.Result, run string) {
 func TestKillWorkerMidTask(t *testing.T) {
 	nodes, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	d := &double{completed: map[string]int{}, held: make(chan int, 1), hold: "run1/2/2"}
 	model := httptest.NewServer(d)
 	defer model.Close()
@@ -284,7 +285,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run1", 6)
-	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, tasks...); err != nil {
+	if err := cl.Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
 	var pid int
@@ -305,7 +306,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 	if !killed {
 		t.Fatalf("the held call came from pid %d, no worker of ours", pid)
 	}
-	rs, err := natsrun.NewCluster(js, testConfig).Await(ctx, "run1", 1, idx)
+	rs, err := cl.Await(ctx, "run1", 1, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,10 +321,10 @@ func TestKillWorkerMidTask(t *testing.T) {
 	// Lose a NATS node: R3 streams keep a quorum, clients reconnect.
 	nodes[2].Close()
 	tasks, idx = tasksOf("run2", 6)
-	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, tasks...); err != nil {
+	if err := cl.Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
-	rs, err = natsrun.NewCluster(js, testConfig).Await(ctx, "run2", 1, idx)
+	rs, err = cl.Await(ctx, "run2", 1, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,6 +341,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 func TestCoordinatorRestart(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	d := &double{completed: map[string]int{}, held: make(chan int, 1)}
 	model := httptest.NewServer(d)
 	defer model.Close()
@@ -347,11 +349,11 @@ func TestCoordinatorRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run3", 5)
-	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, tasks...); err != nil {
+	if err := cl.Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
 	// The first coordinator takes the first result and goes.
-	if _, err := natsrun.NewCluster(js, testConfig).Await(ctx, "run3", 1, idx[:1]); err != nil {
+	if _, err := cl.Await(ctx, "run3", 1, idx[:1]); err != nil {
 		t.Fatal(err)
 	}
 	js2 := connect(t, urls)
@@ -453,6 +455,7 @@ func TestNATSCLI(t *testing.T) {
 func TestDeadLetter(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	var mu sync.Mutex
@@ -471,10 +474,10 @@ func TestDeadLetter(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
-	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, natsrun.Task{Run: "dead1", Cycle: 1, Index: 0}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "dead1", Cycle: 1, Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.NewCluster(js, testConfig).Await(ctx, "dead1", 1, []int{0})
+	rs, err := cl.Await(ctx, "dead1", 1, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +490,7 @@ func TestDeadLetter(t *testing.T) {
 	}
 	mu.Unlock()
 	var notice map[string]any
-	err = natsrun.NewCluster(js, testConfig).Follow(ctx, "dead1", 0, func(seq int64, data []byte) bool {
+	err = cl.Follow(ctx, "dead1", 0, func(seq int64, data []byte) bool {
 		return json.Unmarshal(data, &notice) != nil || notice["type"] != "task.dead"
 	})
 	if err != nil || notice["type"] != "task.dead" {
@@ -532,6 +535,7 @@ func (s *syncBuffer) String() string {
 func TestResultTooLarge(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	big, _ := json.Marshal(strings.Repeat("x", 2<<20))
@@ -542,10 +546,10 @@ func TestResultTooLarge(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
-	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, natsrun.Task{Run: "big1", Cycle: 1, Index: 0}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "big1", Cycle: 1, Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.NewCluster(js, testConfig).Await(ctx, "big1", 1, []int{0})
+	rs, err := cl.Await(ctx, "big1", 1, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,6 +568,7 @@ func TestResultTooLarge(t *testing.T) {
 func TestStop(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	beats := deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
 	heartbeat := func() { beats.Advance(testConfig.AckWait / 3) }
 	wcfg := testConfig
@@ -611,12 +616,12 @@ func TestStop(t *testing.T) {
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
 
-	if err := natsrun.NewCluster(js, testConfig).Submit(ctx, natsrun.Task{Run: "stop1", Cycle: 1, Index: 0}, natsrun.Task{Run: "stop1", Cycle: 1, Index: 1}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "stop1", Cycle: 1, Index: 0}, natsrun.Task{Run: "stop1", Cycle: 1, Index: 1}); err != nil {
 		t.Fatal(err)
 	}
 	first := recv("the first task to start", started).(natsrun.Task) // one at a time: the other waits in the queue
 	for i := range 2 {
-		if err := natsrun.NewCluster(js, testConfig).Stop(ctx, "stop1", 1, i); err != nil {
+		if err := cl.Stop(ctx, "stop1", 1, i); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -679,7 +684,7 @@ func TestStop(t *testing.T) {
 			t.Errorf("run canceled with %q: task %d stopped %v", cause, s.Index, stopped)
 		}
 		if cause == deepresearch.ErrShutdown {
-			natsrun.NewCluster(js, testConfig).Stop(ctx, run, 1, 0) //nolint:errcheck // let the worker go
+			cl.Stop(ctx, run, 1, 0) //nolint:errcheck // let the worker go
 		}
 		heartbeat()
 		recv("the handler to end", causes)
@@ -694,7 +699,8 @@ func TestFollowFillsGaps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	cfg := natsrun.Config{Prefix: "drgaps"}
-	if _, err := natsrun.NewCluster(js, cfg).Setup(ctx); err != nil {
+	cl := natsrun.NewCluster(js, cfg)
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	const total = 3000 // more than a follower's subscription holds
@@ -704,7 +710,7 @@ func TestFollowFillsGaps(t *testing.T) {
 	notices := 0
 	done := make(chan error, 1)
 	go func() {
-		done <- natsrun.NewCluster(js, cfg).Follow(ctx, "gaps1", 0, func(seq int64, data []byte) bool {
+		done <- cl.Follow(ctx, "gaps1", 0, func(seq int64, data []byte) bool {
 			if seq == 0 {
 				notices++
 				return true
@@ -718,7 +724,7 @@ func TestFollowFillsGaps(t *testing.T) {
 		})
 	}()
 	publish := func(seq int64) {
-		if err := natsrun.NewCluster(js, cfg).PublishEvent(ctx, "gaps1", seq, 1, fmt.Appendf(nil, `{"seq":%d}`, seq)); err != nil {
+		if err := cl.PublishEvent(ctx, "gaps1", seq, 1, fmt.Appendf(nil, `{"seq":%d}`, seq)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -756,7 +762,7 @@ func TestFollowFillsGaps(t *testing.T) {
 	}{{total / 2, 1}, {total/2 + 10, 0}, {total - 1, 0}} {
 		var seqs []int64
 		notices := 0
-		err := natsrun.NewCluster(js, cfg).Follow(ctx, "gaps1", tc.after, func(seq int64, data []byte) bool {
+		err := cl.Follow(ctx, "gaps1", tc.after, func(seq int64, data []byte) bool {
 			if seq == 0 {
 				notices++
 				return true
@@ -782,7 +788,8 @@ func TestFollowRepeats(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a failure timeout only
 	defer cancel()
 	cfg := natsrun.Config{Prefix: "drrep"}
-	if _, err := natsrun.NewCluster(js, cfg).Setup(ctx); err != nil {
+	cl := natsrun.NewCluster(js, cfg)
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	n := natsrun.NamesOf(cfg)
@@ -803,7 +810,7 @@ func TestFollowRepeats(t *testing.T) {
 	raw("8", "rep1/8/again") // a repeat of 8, stored after 10
 	for _, after := range []int64{9, 7, 0} {
 		var got []int64
-		err := natsrun.NewCluster(js, cfg).Follow(ctx, "rep1", after, func(seq int64, _ []byte) bool {
+		err := cl.Follow(ctx, "rep1", after, func(seq int64, _ []byte) bool {
 			if seq > 0 {
 				got = append(got, seq)
 			}
@@ -816,7 +823,7 @@ func TestFollowRepeats(t *testing.T) {
 	raw("", "rep1/1/0/dead") // a notice, last
 	// A Store that does not own the run reads a live run's last number
 	// from the stream: its last numbered message, the repeat of 8.
-	owner, err := natsrun.NewCluster(js, cfg).OpenStore(ctx, natsrun.StoreOptions{Owner: "owner"})
+	owner, err := cl.OpenStore(ctx, natsrun.StoreOptions{Owner: "owner"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -824,7 +831,7 @@ func TestFollowRepeats(t *testing.T) {
 	if err := owner.Create(ctx, deepresearch.StoredRun{ID: "rep1", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
-	reader, err := natsrun.NewCluster(js, cfg).OpenStore(ctx, natsrun.StoreOptions{Owner: "reader"})
+	reader, err := cl.OpenStore(ctx, natsrun.StoreOptions{Owner: "reader"})
 	if err != nil {
 		t.Fatal(err)
 	}

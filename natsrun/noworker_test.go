@@ -24,9 +24,10 @@ func TestNoWorker(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	clk := deepresearchtest.NewClock(t0)
 	cfg := natsrun.Config{Prefix: "drnowork", Clock: clk}
+	cl := natsrun.NewCluster(js, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure bound only
 	defer cancel()
-	st, err := natsrun.NewCluster(js, cfg).OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: time.Hour, Owner: "coordinator"})
+	st, err := cl.OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: time.Hour, Owner: "coordinator"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestNoWorker(t *testing.T) {
 	if err != nil || !got.NoWorkerSince.Equal(t0) || got.Status.Ended() {
 		t.Fatalf("the run's record: no worker since %v, %s (%v); want since %v, still live", got.NoWorkerSince, got.Status, err, t0)
 	}
-	cs, err := natsrun.NewCluster(js, cfg).Survey(ctx)
+	cs, err := cl.Survey(ctx)
 	if err != nil || len(cs.Runs) != 1 || !cs.Runs[0].NoWorkerSince.Equal(t0) || len(cs.Workers) != 0 {
 		t.Errorf("Survey: %+v (%v); want the run, no worker since %v, and no worker", cs, err, t0)
 	}
@@ -80,7 +81,7 @@ func TestNoWorker(t *testing.T) {
 	// A worker appears: the run goes on and finishes.
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { natsrun.NewCluster(js, cfg).Serve(wctx, researcher(t, nil), 2, "w1") }) //nolint:errcheck // stopped below
+	wg.Go(func() { cl.Serve(wctx, researcher(t, nil), 2, "w1") }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
 	if _, err := run.Wait(); err != nil {
 		t.Fatalf("the run, once a worker appeared: %v", err)

@@ -64,9 +64,10 @@ func TestWorkerPermissions(t *testing.T) {
 	_, sjs := connect("server", "server-secret")
 	wnc, wjs := connect("worker", "worker-secret")
 	cfg := natsrun.Config{Prefix: "drperm"}
+	cl := natsrun.NewCluster(sjs, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure bound only
 	defer cancel()
-	st, err := natsrun.NewCluster(sjs, cfg).OpenStore(ctx, natsrun.StoreOptions{Owner: "server"})
+	st, err := cl.OpenStore(ctx, natsrun.StoreOptions{Owner: "server"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +92,10 @@ func TestWorkerPermissions(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
-	if err := natsrun.NewCluster(sjs, cfg).Submit(ctx, natsrun.Task{Run: "perm1", Cycle: 1, Index: 0}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "perm1", Cycle: 1, Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.NewCluster(sjs, cfg).Await(ctx, "perm1", 1, []int{0})
+	rs, err := cl.Await(ctx, "perm1", 1, []int{0})
 	if err != nil || len(rs) != 1 || rs[0].Worker != "w1" || string(rs[0].Output) != `{"ok":true}` {
 		t.Fatalf("the worker's result: %+v (%v)", rs, err)
 	}

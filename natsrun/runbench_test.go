@@ -137,7 +137,8 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 		return r
 	}
 	coordJS, followJS := conn(), conn()
-	if _, err := natsrun.NewCluster(coordJS, cfg).Setup(ctx); err != nil {
+	cl := natsrun.NewCluster(coordJS, cfg)
+	if _, err := cl.Setup(ctx); err != nil {
 		b.Fatal(err)
 	}
 	coord := researcher(&natsrun.Agents{JS: coordJS, Config: cfg})
@@ -145,7 +146,7 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 	// With store, the coordinator records each run in the cluster store
 	// (natsrun.Store: its events appended to the events stream one by
 	// one, each acknowledged) instead of publishing them with EventLog.
-	st, err := natsrun.NewCluster(coordJS, cfg).OpenStore(ctx, natsrun.StoreOptions{})
+	st, err := cl.OpenStore(ctx, natsrun.StoreOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -192,7 +192,8 @@ func TestSurvey(t *testing.T) {
 	js := standalone(t)
 	c := deepresearchtest.NewClock(t0)
 	cfg := natsrun.Config{Prefix: "drsurvey", Clock: c, AckWait: 30 * time.Second}
-	st, err := natsrun.NewCluster(js, cfg).OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: time.Hour, Owner: "server-1"})
+	cl := natsrun.NewCluster(js, cfg)
+	st, err := cl.OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: time.Hour, Owner: "server-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestSurvey(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
 	defer func() { close(release); stop(); <-done }()
-	if err := natsrun.NewCluster(js, cfg).Submit(ctx, natsrun.Task{Run: "run1", Index: 0}, natsrun.Task{Run: "run1", Index: 1}, natsrun.Task{Run: "run1", Index: 2}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "run1", Index: 0}, natsrun.Task{Run: "run1", Index: 1}, natsrun.Task{Run: "run1", Index: 2}); err != nil {
 		t.Fatal(err)
 	}
 	task := <-took
@@ -228,7 +229,7 @@ func TestSurvey(t *testing.T) {
 	// names its task is the next.
 	for {
 		c.Advance(10 * time.Second)
-		if s, err = natsrun.NewCluster(js, cfg).Survey(ctx); err != nil {
+		if s, err = cl.Survey(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if len(s.Workers) == 1 && len(s.Workers[0].Tasks) == 1 && len(s.Servers) == 1 && len(s.Servers[0].Runs) == 1 {
