@@ -118,8 +118,13 @@ func (rs *Runs) relays() (Relay, bool) {
 }
 
 // relay passes req for run id, in progress in another process, through
-// the store, and returns what that process made of it.
+// the store, and returns what that process made of it. A ctx done
+// already relays nothing (a Cancel that must not wait, such as
+// natsrun.StopLost's, stops only a run in progress here).
 func (rs *Runs) relay(ctx context.Context, id string, req Relayed) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	r, ok := rs.relays()
 	if !ok {
 		return &RunsError{Run: id, Err: ErrRunElsewhere, Problem: fmt.Sprintf("run %s is in progress in another process; ask that one", id)}

@@ -16,7 +16,7 @@ import (
 // TestRelay: a word relayed by Store B for a run Store A owns reaches A's
 // ServeRelayed once, with what it said, and B gets A's outcome, a
 // refusal rebuilt as the error A refused with; a request left behind
-// long ago is dropped unserved; a word for a run no Store serves fails,
+// long ago is dropped unserved, and StopLost in B cancels nothing in A; a word for a run no Store serves fails,
 // once B's clock has passed the relay's time, with ErrRunElsewhere,
 // leaving nothing in the bucket.
 func TestRelay(t *testing.T) {
@@ -75,9 +75,21 @@ func TestRelay(t *testing.T) {
 	if err != nil || !errors.As(out.Err("r1"), &bad) || bad.Field != "answers" {
 		t.Fatalf("the refused answer relayed: %+v, %v; want A's RequestError", out, err)
 	}
+	// StopLost in B, which does not have run r1 in progress, cancels
+	// nothing in A: only the answer relayed after it reaches A.
+	runsB, err := deepresearch.NewRuns(researcher(t, nil), b, deepresearch.RunsOptions{Clock: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	natsrun.StopLost(runsB)("r1")
+	runsB.Close()
+	if _, err := b.Relay(ctx, "r1", deepresearch.Relayed{Kind: deepresearch.RelayAnswer, Answers: []string{"again"}}); err != nil {
+		t.Fatal(err)
+	}
 	mu.Lock()
-	if len(served) != 2 || served[0].Kind != deepresearch.RelayAnswer || served[0].Answers[0] != "the Atlantic" {
-		t.Errorf("A served %+v; want the two answers only, not the stale cancellation", served)
+	if len(served) != 3 || served[0].Kind != deepresearch.RelayAnswer || served[0].Answers[0] != "the Atlantic" ||
+		served[2].Kind != deepresearch.RelayAnswer || served[2].Answers[0] != "again" {
+		t.Errorf("A served %+v; want the three answers only: not the stale cancellation, nor StopLost's", served)
 	}
 	mu.Unlock()
 

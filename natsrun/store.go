@@ -242,7 +242,9 @@ func (s *Store) OnLost(fn func(run string)) {
 
 // StopLost returns a function for Store.OnLost that stops a run of rs
 // whose lease was lost, without waiting for it to stop: canceled, with
-// ErrLeaseLost as the cause; the Store keeps none of its stopping.
+// ErrLeaseLost as the cause; the Store keeps none of its stopping. Its
+// context is done before it asks, so a run no longer in progress in rs
+// (the process that took it over has it) is not canceled there.
 func StopLost(rs *deepresearch.Runs) func(run string) {
 	return func(run string) {
 		ctx, cancel := context.WithCancel(context.Background())
