@@ -22,7 +22,7 @@ import (
 // A run plans, then hands each agent task of a cycle to Config.Agents and
 // merges what comes back in plan order. The default (nil) runs every
 // agent in this process; natsrun.Agents publishes each task to a NATS
-// JetStream work queue, where a worker process (natsrun.Serve, `deepresearch
+// JetStream work queue, where a worker process (natsrun.Cluster.Serve, `deepresearch
 // worker`) runs it with ServeAgent — the same code as the default — and
 // answers with an AgentResult.
 //
@@ -77,7 +77,10 @@ type WorkerJournal interface {
 // among that attempt's events (from 0), as in AgentResult.Events. A
 // runner calls it from one goroutine at a time, and may skip events or
 // stop calling it: the result's Events are what counts, and an attempt
-// whose reports have a gap is not relayed further.
+// whose reports have a gap is not relayed further. With attempt 0 the
+// runner speaks for itself, not for an attempt: a WorkersMissing event
+// (the task waits with no worker to take it) is emitted at run level,
+// and any other event it so reports is dropped.
 type AgentProgress func(attempt, n int, e events.Event)
 
 // AgentTask is one research task of a plan, as an agent gets it.
@@ -283,7 +286,8 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
 	job := AgentJob{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
 		Settings: r.agentSettings(), Domains: req.Domains}
-	rl := &relay{emit: func(p events.Payload) { em.Emit(task.Index, task.Title, p) }}
+	rl := &relay{emit: func(p events.Payload) { em.Emit(task.Index, task.Title, p) },
+		notice: func(p events.Payload) { em.Emit(runLevel, "", p) }}
 	res, err := r.cfg.Agents.RunAgent(ctx, job, rl.progress)
 	if err == nil && res == nil {
 		err = errors.New("the agent runner returned no result")
@@ -325,6 +329,9 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 // cannot finish the run, write its report or end its own agent.
 type relay struct {
 	emit func(events.Payload)
+	// notice emits what the runner says for itself (attempt 0) at run
+	// level.
+	notice func(events.Payload)
 
 	mu      sync.Mutex
 	retrace events.Retrace
@@ -337,6 +344,12 @@ type relay struct {
 func (rl *relay) progress(attempt, n int, e events.Event) {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
+	if attempt == 0 {
+		if d, ok := e.Data.(events.WorkersMissingData); ok && !rl.done && rl.notice != nil {
+			rl.notice(d)
+		}
+		return
+	}
 	if rl.done || attempt < rl.attempt {
 		return
 	}

@@ -46,7 +46,7 @@ var reaches = map[string][]string{
 	"e2e/askingmodel":                    {},
 	"e2e/webdouble":                      {},
 	"events":                             {"clock", "source"},
-	"httpapi":                            {"clock", "defaults", "jsonkind", "openaiwire", "output"},
+	"httpapi":                            {"clock", "defaults", "jsonkind", "openaiwire"},
 	"mcpserver":                          {"canon"},
 	"natsrun":                            {"clock", "telemetry"},
 	"sqlitestore":                        {"clock", "stored", "usage"},

@@ -41,6 +41,11 @@ type Runs struct {
 	wg     sync.WaitGroup // a run's goroutine, counted from its slot
 
 	recheck *rechecker // the scheduled re-checks (RecheckEvery); nil without
+
+	// What other processes relay to this one's runs (a store that is a
+	// Relay): startRelay's goroutine, stopped by relayStop.
+	relayStop context.CancelFunc
+	relayDone chan struct{}
 }
 
 // RunRecorder is what Runs needs of a Researcher; *Researcher is one. A
@@ -189,6 +194,7 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 		rs.log = *opts.Logger
 	}
 	rs.startRechecks()
+	rs.startRelay()
 	return rs, nil
 }
 
@@ -374,8 +380,19 @@ func (rs *Runs) Estimate(ctx context.Context, req Request) (*Estimate, error) {
 // ErrCanceledByClient; a cause that does not wrap ErrCanceledByClient is
 // wrapped in it, so that the run ends canceled), and waits until its end
 // is stored or ctx is done. A run that has ended is refused with
-// ErrRunEnded, one in progress in another process with ErrRunElsewhere.
+// ErrRunEnded. One in progress in another process is canceled there
+// when the store relays (a Relay: Cancel returns that process's answer),
+// else refused with ErrRunElsewhere.
 func (rs *Runs) Cancel(ctx context.Context, id string, cause error) error {
+	err := rs.cancelHere(ctx, id, cause)
+	if _, ok := rs.relays(); ok && errors.Is(err, ErrRunElsewhere) {
+		return rs.relay(ctx, id, Relayed{Kind: RelayCancel})
+	}
+	return err
+}
+
+// cancelHere is Cancel of a run in progress in this Runs.
+func (rs *Runs) cancelHere(ctx context.Context, id string, cause error) error {
 	rs.mu.Lock()
 	lr := rs.live[id]
 	rs.mu.Unlock()
@@ -408,15 +425,22 @@ func (rs *Runs) Cancel(ctx context.Context, id string, cause error) error {
 // questions (StatusNeedsInput) in this Runs, one answer a question, in
 // order ("" keeps a question's assumption), and returns once the run has
 // kept them. It refuses a run that waits for nothing of the kind
-// (ErrNotWaiting) or waits in another process (ErrRunElsewhere), answers
+// (ErrNotWaiting) or waits in another process (ErrRunElsewhere, when the
+// store does not relay), answers
 // out of bounds (a *RequestError), and questions answered already
 // (ErrAnswered); it fails with ErrRunStopped when the run stops before
 // it kept them (it asks again when it is resumed), and with
 // context.Cause(ctx) when ctx is done first.
+//
+// A run that waits in another process gets the answers there when the
+// store relays (a Relay), and Answer returns that process's answer.
 func (rs *Runs) Answer(ctx context.Context, id string, answers []string) error {
 	run, _, err := rs.waiting(ctx, id, StatusNeedsInput)
 	if err != nil {
 		return err
+	}
+	if run == nil {
+		return rs.relay(ctx, id, Relayed{Kind: RelayAnswer, Answers: answers})
 	}
 	return run.Answer(ctx, answers)
 }
@@ -425,16 +449,26 @@ func (rs *Runs) Answer(ctx context.Context, id string, answers []string) error {
 // (StatusAwaitingPlan), a person's review, and returns once the run has
 // taken it. It refuses as Answer does, a plan Plan.Validate refuses, and
 // a review that lost to another one or came after the review time ran out
-// (ErrAnswered).
+// (ErrAnswered). A run that waits in another process gets the review
+// there when the store relays (a Relay), as Answer's answers do.
 func (rs *Runs) Review(ctx context.Context, id string, rv PlanReview) error {
 	run, _, err := rs.waiting(ctx, id, StatusAwaitingPlan)
 	if err != nil {
 		return err
 	}
+	if run == nil {
+		if !rv.Reject && len(rv.Plan.Tasks) > 0 {
+			if err := rv.Plan.Validate(); err != nil {
+				return err
+			}
+		}
+		return rs.relay(ctx, id, Relayed{Kind: RelayReview, Review: &rv})
+	}
 	return run.Review(ctx, rv)
 }
 
-// Plan returns the plan run id waits in this Runs to have reviewed, as its
+// Plan returns the plan run id waits in this Runs (or, when the store
+// relays, in another process) to have reviewed, as its
 // plan.review_requested event proposed it (Cycle says which research
 // cycle's it is). It refuses as Answer does.
 func (rs *Runs) Plan(ctx context.Context, id string) (Plan, error) {
@@ -450,8 +484,18 @@ func (rs *Runs) Plan(ctx context.Context, id string) (Plan, error) {
 }
 
 // waiting returns run id, in progress here, when the store has it
-// waiting with status want, and the stored run.
+// waiting with status want, and the stored run; a nil *Run for a run
+// that waits in another process, when the store relays to it.
 func (rs *Runs) waiting(ctx context.Context, id string, want RunStatus) (*Run, StoredRun, error) {
+	run, stored, err := rs.waitingHere(ctx, id, want)
+	if _, ok := rs.relays(); ok && errors.Is(err, ErrRunElsewhere) {
+		return nil, stored, nil
+	}
+	return run, stored, err
+}
+
+// waitingHere is waiting of a run in progress in this Runs.
+func (rs *Runs) waitingHere(ctx context.Context, id string, want RunStatus) (*Run, StoredRun, error) {
 	run, err := rs.Get(ctx, id)
 	if err != nil {
 		return nil, run, err
@@ -585,6 +629,7 @@ func (rs *Runs) Close() error {
 	}
 	rs.mu.Unlock()
 	rs.stopRechecks()
+	rs.stopRelay()
 	rs.wg.Wait()
 	return nil
 }

@@ -330,6 +330,11 @@ type NATS struct {
 	// renewing it (default 30s): a run whose server died is taken over
 	// by another server of the cluster once it has passed.
 	LeaseTTL time.Duration `mapstructure:"lease_ttl"`
+	// NoWorkerAfter is how long a coordinator's agent task may wait with
+	// no worker alive (by the workers' heartbeats) before the run says so,
+	// in a workers.missing event and in its status (default 2m); 0 never
+	// says. The task stays queued: the run goes on when a worker appears.
+	NoWorkerAfter time.Duration `mapstructure:"no_worker_after"`
 }
 
 // MCP names the MCP servers search.providers' "mcp:NAME" search and read
@@ -428,7 +433,7 @@ func Defaults() Settings {
 		Output:  Output{Format: defaults.Format, Style: defaults.Style, Unsupported: defaults.Unsupported},
 		Serve: Serve{Addr: defaults.ServeAddr, MaxRuns: defaults.ServeMaxRuns, RunTimeout: defaults.ServeRunTimeout, PlanTimeoutAction: "proceed",
 			MaxBody: defaults.ServeMaxBody, Resume: defaults.ServeResume, MaxResumes: defaults.ServeMaxResumes},
-		NATS: NATS{Replicas: 1, Workers: 4, LeaseTTL: 30 * time.Second},
+		NATS: NATS{Replicas: 1, Workers: 4, LeaseTTL: 30 * time.Second, NoWorkerAfter: 2 * time.Minute},
 		Log:  Log{Level: defaults.LogLevel, Format: defaults.LogFormat},
 
 		Telemetry: Telemetry{OTLP: "off"},

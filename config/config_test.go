@@ -22,7 +22,7 @@ func TestDefaults(t *testing.T) {
 		Fetch:    Fetch{Allow: []string{}, Timeout: 20 * time.Second, MaxBytes: 5 << 20},
 		Output:   Output{Format: "md", Style: "markdown", Unsupported: "flag"},
 		Serve:    Serve{Addr: "127.0.0.1:8080", MaxRuns: 8, RunTimeout: 10 * time.Minute, MaxBody: 1 << 20, Resume: "auto", MaxResumes: 3, PlanTimeoutAction: "proceed"},
-		NATS:     NATS{Replicas: 1, Workers: 4, LeaseTTL: 30 * time.Second},
+		NATS:     NATS{Replicas: 1, Workers: 4, LeaseTTL: 30 * time.Second, NoWorkerAfter: 2 * time.Minute},
 		Log:      Log{Level: "warn", Format: "console"},
 
 		Telemetry: Telemetry{OTLP: "off"},

@@ -279,6 +279,9 @@ func check(s *Settings) []problem {
 	if s.NATS.LeaseTTL < 0 {
 		ps.add("nats.lease_ttl", s.NATS.LeaseTTL, "must not be negative")
 	}
+	if s.NATS.NoWorkerAfter < 0 {
+		ps.add("nats.no_worker_after", s.NATS.NoWorkerAfter, "must be 0 (never) or a positive duration, such as 2m")
+	}
 	if !slices.Contains([]int{1, 3, 5}, s.NATS.Replicas) {
 		ps.add("nats.replicas", s.NATS.Replicas, "must be 1, 3 or 5")
 	}

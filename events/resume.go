@@ -55,8 +55,8 @@ func init() {
 //     text in other chunks is still recognised;
 //   - any other event by its ordinal among the agent's other events.
 //
-// RunResumed and StreamReset events belong to no attempt's pipeline and
-// are not counted.
+// RunResumed, StreamReset and WorkersMissing events belong to no
+// attempt's pipeline and are not counted.
 
 // resumer recognises the events the earlier attempts of a run committed.
 type resumer struct {
@@ -119,7 +119,7 @@ func newResumer(prior []Event) (*resumer, error) {
 		}
 		s := r.of(e.Agent)
 		switch d := e.Data.(type) {
-		case RunResumedData:
+		case RunResumedData, WorkersMissingData:
 		case StreamResetData:
 			s.text = append(s.text[:0], d.Text...)
 		default:
@@ -160,7 +160,7 @@ func (s *Retrace) Pass(p Payload) []Payload { return s.pass(p, nil) }
 
 func (s *Retrace) pass(p Payload, diverged func(committed, got Type)) []Payload {
 	switch d := p.(type) {
-	case RunResumedData:
+	case RunResumedData, WorkersMissingData:
 		return []Payload{p}
 	case StreamResetData:
 		// A reset from upstream (a runner's relay) replaces the text.

@@ -9,9 +9,6 @@ import (
 // postInput answers a run's clarifying questions: {"answers": ["…", …]},
 // one a question, in order ("" keeps a question's assumption).
 func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
-	if s.forwarded(w, r, "/input") {
-		return
-	}
 	id := r.PathValue("id")
 	if _, err := s.runs.Get(r.Context(), id); err != nil {
 		s.fail(w, err)
@@ -34,9 +31,6 @@ func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
 // getPlan returns the plan a run waits to have reviewed, as its
 // plan.review_requested event carries it.
 func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
-	if s.forwarded(w, r, "/plan") {
-		return
-	}
 	p, err := s.runs.Plan(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, err)
@@ -49,9 +43,6 @@ func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
 // proposed), {"action": "reject"}, or a plan ({"tasks": […]}, as GET
 // returns it, edited) to research instead.
 func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
-	if s.forwarded(w, r, "/plan") {
-		return
-	}
 	id := r.PathValue("id")
 	if _, err := s.runs.Get(r.Context(), id); err != nil {
 		s.fail(w, err)

@@ -90,7 +90,7 @@ func (s *Server) lookup(r *http.Request) (deepresearch.StoredRun, error) {
 }
 
 func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
-	run, _, remote, err := s.lookupAny(r)
+	run, err := s.lookup(r)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -103,9 +103,6 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if remote && asked && s.forwarded(w, r, "") {
-		return
-	}
 	var rep *deepresearch.Report
 	if run.Status.Ended() {
 		if rep, err = s.runs.Report(r.Context(), run.ID); err != nil && !errors.Is(err, deepresearch.ErrRunNotFound) {
@@ -114,11 +111,8 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !asked {
-		if remote {
-			s.remoteStart(r.Context(), &run)
-		}
 		v := runView{StoredRun: run, URLs: runURLs(run.ID)}
-		if run.Status.Ended() && !remote {
+		if run.Status.Ended() {
 			if rc, err := s.runs.LastRecheck(r.Context(), run.ID); err != nil {
 				s.fail(w, err)
 				return
@@ -149,10 +143,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep == nil {
 		msg := fmt.Sprintf("run %s is %s and has no report yet", run.ID, run.Status)
-		switch {
-		case remote:
-			msg = fmt.Sprintf("run %s is %s in another server process, which keeps its report; ask that one", run.ID, run.Status)
-		case run.Status.Ended():
+		if run.Status.Ended() {
 			msg = fmt.Sprintf("run %s is %s and has no report", run.ID, run.Status)
 			if run.Error != "" {
 				msg += ": " + run.Error
@@ -205,25 +196,13 @@ func attachment(id string, f deepresearch.Format) string {
 }
 
 func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
-	run, _, remote, err := s.lookupAny(r)
+	run, err := s.lookup(r)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	if remote {
-		if !run.Status.Ended() && s.forwarded(w, r, "") {
-			return
-		}
-		msg := fmt.Sprintf("run %s has already ended (%s)", run.ID, run.Status)
-		if !run.Status.Ended() {
-			msg = fmt.Sprintf("run %s is %s in another server process; cancel it there", run.ID, run.Status)
-		}
-		s.fail(w, &requestError{http.StatusConflict, typeConflict, msg})
-		return
-	}
-	if s.cfg.SharedStore && !run.Status.Ended() && s.forwarded(w, r, "") {
-		return // another server of the shared store owns it
-	}
+	// A run in progress in another server of a shared store is canceled
+	// there, through the store (deepresearch.Relay).
 	if err := s.runs.Cancel(r.Context(), run.ID, nil); err != nil {
 		if r.Context().Err() == nil {
 			s.fail(w, err)
@@ -242,11 +221,9 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 // SSE comment as heartbeat, and a last "end" event carrying the run's
 // status), or as newline-delimited JSON for Accept: application/x-ndjson.
 // It resumes after Last-Event-ID (or ?after=N) and ends when the run has
-// ended and its last event was sent. A run the store does not hold is
-// streamed the same way from Config.Remote, when there is one, to its
-// last event (endOf).
+// ended and its last event was sent.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
-	run, found, remote, err := s.lookupAny(r)
+	run, err := s.lookup(r)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -275,10 +252,6 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	source := s.storeEvents(run.ID, after)
-	var last deepresearch.StoredEvent // a remote run's last event, once seen
-	if remote {
-		source = s.remoteEvents(run.ID, after, found, &last)
-	}
 	ndjson := strings.Contains(r.Header.Get("Accept"), "application/x-ndjson")
 	h := w.Header()
 	if ndjson {
@@ -312,9 +285,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var b []byte
-	if remote {
-		b = remoteEnd(run.ID, last)
-	} else if run, err = s.runs.Get(r.Context(), run.ID); err == nil {
+	if run, err = s.runs.Get(r.Context(), run.ID); err == nil {
 		b, _ = json.Marshal(map[string]any{"id": run.ID, "status": run.Status, "error": run.Error, "events": run.Events})
 	}
 	if b != nil {

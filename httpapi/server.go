@@ -66,6 +66,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"embed"
@@ -103,16 +104,6 @@ type Config struct {
 	// Runs starts, limits and keeps the runs the server serves
 	// (deepresearch.NewRuns); its owner closes it.
 	Runs *deepresearch.Runs
-	// Remote, if set, holds the event logs of runs other server processes
-	// run (natsrun.Remote): the event stream and status of a run that
-	// the Runs' store does not hold are served from it (see Remote).
-	Remote Remote
-	// SharedStore says that the Runs' store is shared by the server
-	// processes of a cluster (natsrun.Store), so that each holds every
-	// run: a request only a run's own server can answer (its
-	// cancellation, a person's answers, its plan) for a live run another
-	// server owns is forwarded to it through Remote, a Forwarder.
-	SharedStore bool
 	// Cluster, if set, answers GET /v1/cluster: who is alive in the
 	// cluster and where its runs' work stands.
 	Cluster ClusterFunc
@@ -171,8 +162,6 @@ type Server struct {
 	subMu   sync.Mutex // guards subs and runSubs: the open event streams
 	subs    int
 	runSubs map[string]int
-
-	nonces nonces // of the forwarded requests answered
 
 	prints chan struct{} // a slot for each PDF being printed (Config.MaxPrints)
 }
@@ -281,10 +270,6 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 	}
 	want := []byte(s.cfg.Token)
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Context().Value(forwardedKey{}) != nil {
-			h(w, r) // signed with this token by the server that checked the client's (Answer)
-			return
-		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok {
 			if c, err := r.Cookie("deepresearch_token"); err == nil {
@@ -490,22 +475,34 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 	return badRequest("the body is not a valid request: %v", err)
 }
 
-// start starts req in the Runs. With other server processes
-// (Config.Remote), which find a run by its events, it returns once the
-// run's first event is stored (or startWait has passed), so that a client
-// sent elsewhere at once (a load balancer) finds the run there too.
+// start starts req in the Runs. The run is stored before it returns, so
+// a client sent to another server of a shared store at once (a load
+// balancer) finds it there too.
 func (s *Server) start(ctx context.Context, req deepresearch.Request) (string, error) {
-	id, err := s.runs.Start(ctx, req)
-	if err != nil || s.cfg.Remote == nil {
-		return id, err
-	}
-	wctx, cancel := clock.WithTimeout(ctx, s.cfg.Clock, startWait)
-	defer cancel()
-	for range s.runs.Follow(wctx, id, 0) {
-		break // the first event, or the wait's end
-	}
-	return id, nil
+	return s.runs.Start(ctx, req)
 }
 
-// startWait bounds the wait for a run's first event (start).
-const startWait = 5 * time.Second
+// reportCSP is the policy of a report page (no script, nothing from
+// outside).
+const reportCSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+// recorder is a ResponseWriter that keeps what a handler answered: the
+// mux's fallback.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (c *recorder) Header() http.Header { return c.header }
+func (c *recorder) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	return c.body.Write(b)
+}
+func (c *recorder) WriteHeader(code int) {
+	if c.status == 0 {
+		c.status = code
+	}
+}

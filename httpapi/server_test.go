@@ -106,8 +106,6 @@ type envOpts struct {
 	start time.Time
 	// people is the Researcher's Config.People.
 	people deepresearch.PeopleDefaults
-	// remote is the server's Config.Remote.
-	remote Remote
 	// fetchAllow is the Researcher's Config.Fetch.Allow.
 	fetchAllow []string
 	// render and maxPrints are the server's Config.Render and MaxPrints.
@@ -149,7 +147,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: e.clock, Remote: o.remote,
+	e.srv, err = New(Config{Runs: e.runs, Token: o.token, Heartbeat: o.beat, MaxBody: cmp.Or(o.maxBody, 4096), Clock: e.clock,
 		Render: o.render, MaxPrints: o.maxPrints})
 	if err != nil {
 		t.Fatal(err)

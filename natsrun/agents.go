@@ -36,6 +36,18 @@ import (
 type Agents struct {
 	JS     jetstream.JetStream
 	Config Config
+	// NoWorkerAfter, when positive, is how long a task may wait, on
+	// Config's clock, with no worker alive (by the workers' heartbeats,
+	// Survey's rule) before RunAgent says so: a WorkersMissing event told
+	// to its progress with attempt 0 (the run emits it at run level),
+	// once a task, and OnNoWorker. The task stays queued; the run goes on
+	// when a worker appears. 0 never says (nats.no_worker_after).
+	NoWorkerAfter time.Duration
+	// OnNoWorker, if set, is told since when a task of run has waited
+	// with no worker alive, and again with the zero time once a worker
+	// is alive or the task has ended (natsrun.Store.SetNoWorker keeps it
+	// in the run's status). It is called from RunAgent's own goroutine.
+	OnNoWorker func(run string, since time.Time)
 }
 
 // RunAgent runs job on a worker and returns its result. It fails when
@@ -57,6 +69,15 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 		return nil, err
 	}
 	if progress != nil {
+		// The subscription's goroutine and the watch for workers both
+		// report: one at a time.
+		var mu sync.Mutex
+		inner := progress
+		progress = func(attempt, n int, e events.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			inner(attempt, n, e)
+		}
 		// Subscribed before the task is queued, so that its first
 		// attempt is heard from its first event. A subscription that
 		// fails costs the live events only.
@@ -70,7 +91,7 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 			defer sub.Unsubscribe() //nolint:errcheck // the connection's end ends it too
 		}
 	}
-	if err := Submit(ctx, a.JS, a.Config, t); err != nil {
+	if err := submit(ctx, a.JS, a.Config, t); err != nil {
 		if ctx.Err() != nil {
 			// Ended while the server acknowledged the task: it may be
 			// queued, and running already.
@@ -79,11 +100,17 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 		}
 		return nil, err
 	}
+	if a.NoWorkerAfter > 0 {
+		wctx, stopWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() { defer close(watched); a.watchWorkers(wctx, job, progress) }()
+		defer func() { stopWatch(); <-watched }()
+	}
 	// Waiting again after a lost server reads the results stored
 	// meanwhile too.
 	var rs []Result
 	for {
-		rs, err = Await(ctx, a.JS, a.Config, job.RunID, t.Cycle, []int{t.Index})
+		rs, err = await(ctx, a.JS, a.Config, job.RunID, t.Cycle, []int{t.Index})
 		if err == nil {
 			break
 		}
@@ -108,6 +135,56 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 	return &out, nil
 }
 
+// watchWorkers says, NoWorkerAfter after job's task was queued and while
+// ctx lasts (until its result), whether any worker is alive to take it:
+// with none, a WorkersMissing event to progress (once) and OnNoWorker
+// with the time the task was queued; once one is alive again (or the
+// watch ends), OnNoWorker with the zero time. It looks again every
+// quarter of NoWorkerAfter (at most every minute), on Config's clock; a
+// look the cluster does not answer says nothing.
+func (a *Agents) watchWorkers(ctx context.Context, job deepresearch.AgentJob, progress deepresearch.AgentProgress) {
+	c := a.Config.clock()
+	queued := c.Now()
+	if clock.Sleep(ctx, c, a.NoWorkerAfter) != nil {
+		return
+	}
+	every := min(max(a.NoWorkerAfter/4, time.Second), time.Minute)
+	said, missing := false, false
+	defer func() {
+		if missing && a.OnNoWorker != nil {
+			a.OnNoWorker(job.RunID, time.Time{})
+		}
+	}()
+	for {
+		lctx, cancel := clock.WithTimeout(ctx, c, every)
+		alive, err := workersAlive(lctx, a.JS, a.Config, c.Now())
+		cancel()
+		switch {
+		case err != nil || ctx.Err() != nil:
+		case alive > 0 && missing:
+			missing = false
+			if a.OnNoWorker != nil {
+				a.OnNoWorker(job.RunID, time.Time{})
+			}
+		case alive == 0 && !missing:
+			missing = true
+			if !said && progress != nil {
+				task := job.Task
+				progress(0, 0, events.Event{RunID: job.RunID, Type: events.WorkersMissing, Agent: -1,
+					Data: events.WorkersMissingData{Task: events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title,
+						Question: task.Question, Cycle: task.Cycle}, WaitedMS: c.Now().Sub(queued).Milliseconds()}})
+			}
+			said = true
+			if a.OnNoWorker != nil {
+				a.OnNoWorker(job.RunID, queued)
+			}
+		}
+		if clock.Sleep(ctx, c, every) != nil {
+			return
+		}
+	}
+}
+
 // awaitPause is the wait before RunAgent waits for a result again after
 // a lost server.
 const awaitPause = 250 * time.Millisecond
@@ -124,7 +201,7 @@ func agentEvent(e events.Event) bool {
 // deepresearch.WorkerJournal, so a run copies each agent's entries into
 // its own journal when it takes its result.
 func (a *Agents) Journal(ctx context.Context, run string) ([][]byte, error) {
-	return NewJournal(a.JS, a.Config).Journal(ctx, run)
+	return newJournal(a.JS, a.Config).Journal(ctx, run)
 }
 
 // abandon stops task t on the workers (Stop) when ctx ended for a reason
@@ -137,16 +214,16 @@ func (a *Agents) abandon(ctx context.Context, t Task) {
 	}
 	sctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), a.Config.clock(), stopTry)
 	defer cancel()
-	Stop(sctx, a.JS, a.Config, t.Run, t.Cycle, t.Index) //nolint:errcheck // then the workers run it for nothing, as before
+	stop(sctx, a.JS, a.Config, t.Run, t.Cycle, t.Index) //nolint:errcheck // then the workers run it for nothing, as before
 }
 
-// AgentHandler adapts r to a Handler: each task's payload is a
+// agentHandler adapts r to a Handler: each task's payload is a
 // deepresearch.AgentJob, run with r.ServeAgent against the run's journal
 // in the journal stream (so a redelivered task replays the calls the
 // failed attempt completed), and its output is the AgentResult. A task
 // whose payload is not a job fails on every delivery, saying so.
-func AgentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) Handler {
-	jr := NewJournal(js, c)
+func agentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) Handler {
+	jr := newJournal(js, c)
 	return func(ctx context.Context, t Task) (json.RawMessage, error) {
 		var job deepresearch.AgentJob
 		if err := json.Unmarshal(t.Payload, &job); err != nil {
@@ -178,17 +255,17 @@ type progressReport struct {
 	Event   events.Event `json:"event"`
 }
 
-// Serve runs r's agents for every run whose tasks reach the workers'
+// serve runs r's agents for every run whose tasks reach the workers'
 // consumer, at most concurrency at once (0 means 1), until ctx is done:
 // `deepresearch worker`. It sets up the streams first (Setup is
 // idempotent). When ctx is done, the tasks it is running are released
 // (nak) for another worker to take, and Serve returns context.Cause(ctx)
 // once each has been.
-func Serve(ctx context.Context, js jetstream.JetStream, c Config, r *deepresearch.Researcher, concurrency int, name string) error {
-	if _, err := Setup(ctx, js, c); err != nil {
+func serve(ctx context.Context, js jetstream.JetStream, c Config, r *deepresearch.Researcher, concurrency int, name string) error {
+	if _, err := setup(ctx, js, c); err != nil {
 		return err
 	}
-	w := &Worker{JS: js, Config: c, Handle: AgentHandler(r, js, c), Concurrency: concurrency, Name: name}
+	w := &Worker{JS: js, Config: c, Handle: agentHandler(r, js, c), Concurrency: concurrency, Name: name}
 	return w.Run(ctx)
 }
 
@@ -244,7 +321,7 @@ func (l *EventLog) Event(e events.Event) {
 		var data []byte
 		if data, err = e.MarshalJSON(); err == nil {
 			ctx, cancel := clock.WithTimeout(context.Background(), c, try)
-			err = PublishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
+			err = publishEvent(ctx, l.JS, l.Config, e.RunID, int64(e.Seq), max(1, l.Attempt), data)
 			cancel()
 		}
 		l.mu.Lock()
@@ -312,7 +389,7 @@ func (l *EventLog) Backfill(ctx context.Context, prior []events.Event) error {
 		if err != nil {
 			return fmt.Errorf("natsrun: backfilling %s: event %d: %w", run, e.Seq, err)
 		}
-		if err := PublishEvent(ctx, l.JS, l.Config, run, int64(e.Seq), max(1, attempt), data); err != nil {
+		if err := publishEvent(ctx, l.JS, l.Config, run, int64(e.Seq), max(1, attempt), data); err != nil {
 			return fmt.Errorf("natsrun: backfilling: %w", err)
 		}
 	}

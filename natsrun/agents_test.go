@@ -67,8 +67,9 @@ func researcher(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Res
 func TestAgentsOnWorkers(t *testing.T) {
 	js := standalone(t)
 	cfg := natsrun.Config{Prefix: "dragents"}
+	cl := natsrun.NewCluster(js, cfg)
 	ctx := context.Background()
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -82,7 +83,7 @@ func TestAgentsOnWorkers(t *testing.T) {
 	for i := range 2 {
 		w := researcher(t, nil)
 		wg.Go(func() {
-			err := natsrun.Serve(wctx, js, cfg, w, 2, "w"+string(rune('a'+i)))
+			err := cl.Serve(wctx, w, 2, "w"+string(rune('a'+i)))
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("Serve: %v", err)
 			}
@@ -95,7 +96,7 @@ func TestAgentsOnWorkers(t *testing.T) {
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a failure timeout only
 	defer cancel()
 	rep, err := startWait(rctx, r, deepresearch.Request{Question: question, RunID: "run1"},
-		deepresearch.RunOptions{Journal: natsrun.NewJournal(js, cfg), Sink: func(e events.Event) { evs = append(evs, e) }})
+		deepresearch.RunOptions{Journal: cl.Journal(), Sink: func(e events.Event) { evs = append(evs, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestAgentsOnWorkers(t *testing.T) {
 	if len(started) == 0 || len(finished) != len(started) {
 		t.Errorf("%d agents started, %d finished", len(started), len(finished))
 	}
-	entries, err := natsrun.NewJournal(js, cfg).Journal(ctx, "run1")
+	entries, err := cl.Journal().Journal(ctx, "run1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +162,9 @@ func (m gatedModel) GenerateContent(ctx context.Context, msgs []llms.MessageCont
 func TestAgentsReportLive(t *testing.T) {
 	js := standalone(t)
 	cfg := natsrun.Config{Prefix: "drlive"}
+	cl := natsrun.NewCluster(js, cfg)
 	ctx := context.Background()
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	heard := make(chan struct{})
@@ -175,7 +177,7 @@ func TestAgentsReportLive(t *testing.T) {
 	t.Cleanup(func() { w.Close() })
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { natsrun.Serve(wctx, js, cfg, w, 1, "w") }) //nolint:errcheck // stopped below
+	wg.Go(func() { cl.Serve(wctx, w, 1, "w") }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
 
 	var (
@@ -250,9 +252,10 @@ func TestEventLogOutage(t *testing.T) {
 	js, _ := jetstream.New(nc)
 	now := deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
 	cfg := natsrun.Config{Prefix: "droutage", Clock: now}
+	cl := natsrun.NewCluster(js, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure timeout only
 	defer cancel()
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	const try = 300 * time.Millisecond
@@ -305,7 +308,7 @@ func TestEventLogOutage(t *testing.T) {
 	var first int64
 	fctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	natsrun.Follow(fctx, js, cfg, "run1", 0, func(s int64, _ []byte) bool { first = s; return false }) //nolint:errcheck // checked below
+	cl.Follow(fctx, "run1", 0, func(s int64, _ []byte) bool { first = s; return false }) //nolint:errcheck // checked below
 	if first != 1 {
 		t.Errorf("the follower's first event is %d; want 1, stored before the outage", first)
 	}
@@ -337,8 +340,9 @@ func lastSeq(t *testing.T, js jetstream.JetStream, cfg natsrun.Config, run strin
 func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 	js := standalone(t)
 	cfg := natsrun.Config{Prefix: "drforge"}
+	cl := natsrun.NewCluster(js, cfg)
 	ctx := context.Background()
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	forged := []events.Payload{
@@ -348,7 +352,7 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 		events.StreamResetData{Text: "FORGED"},
 		events.SearchData{Query: "a worker's search", Results: 1},
 	}
-	real := natsrun.AgentHandler(researcher(t, nil), js, cfg)
+	real := cl.AgentHandler(researcher(t, nil))
 	hostile := func(ctx context.Context, task natsrun.Task) (json.RawMessage, error) {
 		for n, p := range forged {
 			b, _ := json.Marshal(map[string]any{"attempt": 7, "n": n, "event": events.Event{RunID: task.Run, Seq: uint64(n + 1), Type: p.EventType(), Data: p}})
@@ -453,9 +457,10 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 func TestEventLogBackfill(t *testing.T) {
 	js := standalone(t)
 	cfg := natsrun.Config{Prefix: "drbackfill"}
+	cl := natsrun.NewCluster(js, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure timeout only
 	defer cancel()
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
@@ -481,7 +486,7 @@ func TestEventLogBackfill(t *testing.T) {
 		}
 	}
 	var got []int64
-	err := natsrun.Follow(ctx, js, cfg, "run1", 0, func(seq int64, _ []byte) bool {
+	err := cl.Follow(ctx, "run1", 0, func(seq int64, _ []byte) bool {
 		if seq > 0 {
 			got = append(got, seq)
 		}

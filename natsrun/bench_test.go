@@ -58,7 +58,8 @@ func BenchmarkWorkers(b *testing.B) {
 		return js
 	}
 	js := conn()
-	if _, err := natsrun.Setup(context.Background(), js, cfg); err != nil {
+	cl := natsrun.NewCluster(js, cfg)
+	if _, err := cl.Setup(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	var gen atomic.Int64
@@ -80,7 +81,7 @@ func BenchmarkWorkers(b *testing.B) {
 						// its one coordinator, in order; here each agent's are.
 						stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
 						log := t.Run + "-" + strconv.Itoa(t.Index)
-						if err := natsrun.PublishEvent(ctx, wjs, cfg, log, int64(step+1), t.Attempt, []byte(stamp)); err != nil {
+						if err := natsrun.NewCluster(wjs, cfg).PublishEvent(ctx, log, int64(step+1), t.Attempt, []byte(stamp)); err != nil {
 							return nil, err
 						}
 					}
@@ -97,7 +98,7 @@ func BenchmarkWorkers(b *testing.B) {
 				for range benchRuns {
 					run := "r" + strconv.FormatInt(gen.Add(1), 10)
 					tasks, idx := tasksOf(run, benchTasks)
-					if err := natsrun.Submit(ctx, js, cfg, tasks...); err != nil {
+					if err := cl.Submit(ctx, tasks...); err != nil {
 						b.Fatal(err)
 					}
 					rg.Go(func() {
@@ -107,7 +108,7 @@ func BenchmarkWorkers(b *testing.B) {
 						for i := range benchTasks {
 							fg.Go(func() {
 								log := run + "-" + strconv.Itoa(i)
-								natsrun.Follow(fctx, js, cfg, log, 0, func(seq int64, data []byte) bool { //nolint:errcheck // stopped
+								cl.Follow(fctx, log, 0, func(seq int64, data []byte) bool { //nolint:errcheck // stopped
 									ns, _ := strconv.ParseInt(string(data), 10, 64)
 									mu.Lock()
 									delays = append(delays, time.Since(time.Unix(0, ns)))
@@ -116,7 +117,7 @@ func BenchmarkWorkers(b *testing.B) {
 								})
 							})
 						}
-						if _, err := natsrun.Await(ctx, js, cfg, run, 1, idx); err != nil {
+						if _, err := cl.Await(ctx, run, 1, idx); err != nil {
 							b.Error(err)
 						}
 						fg.Wait()

@@ -2,230 +2,160 @@ package natsrun
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"iter"
-	"regexp"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch"
 )
 
-// Presence: every Store (a server) and every Worker says it is alive by a
-// heartbeat, a key of the presence bucket (Names.PresenceBucket:
-// server.<name>, worker.<name>) rewritten every beat with the time on its
-// clock and what it holds (a server's runs, a worker's tasks).
-// Survey reads them with the leases and the work queue: who is alive,
-// and where each run's tasks are.
-
-// Member is a server or worker as its last heartbeat says.
-type Member struct {
-	Kind string    `json:"kind"` // "server" or "worker"
-	Name string    `json:"name"`
-	Seen time.Time `json:"seen"` // its last heartbeat, on its clock
-	// Every is how often it beats; a member not seen for three beats is
-	// not alive.
-	Every time.Duration `json:"every"`
-	Alive bool          `json:"alive"`
-	// Runs are the runs a server owns; Tasks the tasks a worker runs
-	// (run/cycle/task).
-	Runs  []string `json:"runs,omitempty"`
-	Tasks []string `json:"tasks,omitempty"`
+// Cluster is a process's view of a deepresearch cluster: a JetStream
+// context, the Config that names and sizes the streams and buckets (with
+// its defaults filled in), and the clock that times this package's own
+// waits (Config.Clock). Every entry point of the package is a method of
+// it, or of a value it makes:
+//
+//   - the work queue (worker.go): Submit, Await and Stop on the
+//     coordinator's side, Worker and Serve on the workers';
+//   - the event log (events.go): PublishEvent and Follow, and EventLog,
+//     which publishes a coordinator's events;
+//   - the run store (store.go): OpenStore, a deepresearch.Store in
+//     JetStream with leases, relaying (relay.go) and heartbeats;
+//   - seeing the cluster (presence.go, describe.go): Survey, Describe;
+//   - the journal (journal.go): Journal.
+//
+// The embedded server (server.go, StartEmbedded) stands apart: it is a
+// NATS server, not a client of one.
+//
+// A Cluster holds no connection of its own and owns no goroutine; it is
+// safe for concurrent use. Its zero value is not usable: make one with
+// NewCluster.
+type Cluster struct {
+	js  jetstream.JetStream
+	cfg Config // settled
+	err error  // the Config's, returned by every method
 }
 
-// RunWork is where one run stands in the cluster: its lease, and its
-// tasks queued (not yet taken by a worker) and running (on which worker).
-type RunWork struct {
-	Run string `json:"run"`
-	// Owner holds the run's lease until LeaseExpires (empty: no lease,
-	// the run is not live in a Store).
-	Owner        string    `json:"owner,omitempty"`
-	LeaseExpires time.Time `json:"lease_expires,omitzero"`
-	// Queued counts the run's tasks in the work queue that no worker
-	// says it runs; Running maps each task a worker runs to the worker.
-	Queued  int               `json:"queued"`
-	Running map[string]string `json:"running,omitempty"`
+// NewCluster returns the Cluster of js that c names and sizes. It does
+// not touch the server (Setup does); a Config that cannot be settled
+// (ErrConfig) is returned by every method.
+func NewCluster(js jetstream.JetStream, c Config) *Cluster {
+	s, err := c.settle()
+	return &Cluster{js: js, cfg: s, err: err}
 }
 
-// ClusterStatus is what Survey found.
-type ClusterStatus struct {
-	Servers []Member  `json:"servers"`
-	Workers []Member  `json:"workers"`
-	Runs    []RunWork `json:"runs"`
-	// TasksWaiting and TasksRunning are the work queue's own counts: the
-	// tasks no worker has taken, and those taken and not yet acked.
-	TasksWaiting uint64 `json:"tasks_waiting"`
-	TasksRunning int    `json:"tasks_running"`
+// JS is the Cluster's JetStream context.
+func (cl *Cluster) JS() jetstream.JetStream { return cl.js }
+
+// Config is the Cluster's Config, its defaults filled in.
+func (cl *Cluster) Config() Config { return cl.cfg }
+
+// Names are the streams, buckets, consumer and subjects of the Cluster.
+func (cl *Cluster) Names() Names { return NamesOf(cl.cfg) }
+
+// Setup creates or updates the streams and the workers' consumer; it is
+// idempotent, so every process may call it at start.
+func (cl *Cluster) Setup(ctx context.Context) (Names, error) {
+	if cl.err != nil {
+		return Names{}, cl.err
+	}
+	return setup(ctx, cl.js, cl.cfg)
 }
 
-// presenceTTL is how long the presence bucket keeps a heartbeat nobody
-// rewrites (on the server's clock): a member gone for good leaves.
-const presenceTTL = 10 * time.Minute
-
-// presence opens (creating it if needed) the presence bucket of c.
-func presence(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.KeyValue, error) {
-	n := NamesOf(c)
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.PresenceBucket,
-		Description: "deepresearch servers and workers alive: their heartbeats", History: 1, TTL: presenceTTL,
-		Storage: jetstream.FileStorage, Replicas: max(c.Replicas, 1)})
-	if err != nil {
-		return nil, fmt.Errorf("natsrun: bucket %s: %w", n.PresenceBucket, err)
+// Submit queues tasks, as submit documents: each once (message id
+// run/cycle/task), trying again while ctx lasts when the server does not
+// answer.
+func (cl *Cluster) Submit(ctx context.Context, tasks ...Task) error {
+	if cl.err != nil {
+		return cl.err
 	}
-	return kv, nil
+	return submit(ctx, cl.js, cl.cfg, tasks...)
 }
 
-// keyUnsafe matches what a KV key may not hold.
-var keyUnsafe = regexp.MustCompile(`[^-_=A-Za-z0-9]`)
-
-// beat writes m's heartbeat to kv.
-func beat(ctx context.Context, kv jetstream.KeyValue, m Member) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
+// Await returns the results of run's tasks indexes of cycle, in that
+// order, as await documents.
+func (cl *Cluster) Await(ctx context.Context, run string, cycle int, indexes []int) ([]Result, error) {
+	if cl.err != nil {
+		return nil, cl.err
 	}
-	_, err = kv.Put(ctx, m.Kind+"."+keyUnsafe.ReplaceAllString(m.Name, "_"), b)
-	return err
+	return await(ctx, cl.js, cl.cfg, run, cycle, indexes)
 }
 
-// heartbeat beats for the member what() says every period of c until
-// ctx is done; a beat that fails is tried at the next.
-func heartbeat(ctx context.Context, c clock.Clock, kv jetstream.KeyValue, period time.Duration, what func() Member) {
-	t := clock.NewTicker(c, period)
-	defer t.Stop()
-	for {
-		bctx, cancel := clock.WithTimeout(ctx, c, period)
-		m := what()
-		m.Seen, m.Every = c.Now(), period
-		_ = beat(bctx, kv, m)
-		cancel()
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+// Stop tells the workers that run's task index of cycle is no longer
+// wanted, as stop documents.
+func (cl *Cluster) Stop(ctx context.Context, run string, cycle, index int) error {
+	if cl.err != nil {
+		return cl.err
 	}
+	return stop(ctx, cl.js, cl.cfg, run, cycle, index)
 }
 
-// Survey reads who is alive in the cluster of c and where each run's
-// work stands: the servers' and workers' heartbeats, the runs' leases and
-// the work queue. now is the time a heartbeat is judged alive against.
-// It reads every heartbeat and lease: its cost grows with them.
-func Survey(ctx context.Context, js jetstream.JetStream, c Config, now time.Time) (ClusterStatus, error) {
-	c, err := c.settle()
-	if err != nil {
-		return ClusterStatus{}, err
+// PublishEvent stores event seq of run (its JSON, data) in the events
+// stream, as publishEvent documents.
+func (cl *Cluster) PublishEvent(ctx context.Context, run string, seq int64, attempt int, data []byte) error {
+	if cl.err != nil {
+		return cl.err
 	}
-	n := NamesOf(c)
-	var out ClusterStatus
-	runs := map[string]*RunWork{}
-	work := func(id string) *RunWork {
-		if runs[id] == nil {
-			runs[id] = &RunWork{Run: id}
-		}
-		return runs[id]
-	}
-	if kv, err := js.KeyValue(ctx, n.PresenceBucket); err == nil {
-		for e, err := range entries(ctx, kv, ">") {
-			if err != nil {
-				return out, fmt.Errorf("natsrun: bucket %s: %w", n.PresenceBucket, err)
-			}
-			var m Member
-			if json.Unmarshal(e.Value(), &m) != nil {
-				continue
-			}
-			m.Alive = now.Sub(m.Seen) < 3*m.Every
-			switch m.Kind {
-			case "server":
-				out.Servers = append(out.Servers, m)
-			case "worker":
-				out.Workers = append(out.Workers, m)
-				if m.Alive {
-					for _, task := range m.Tasks {
-						run, _, _ := strings.Cut(task, "/")
-						w := work(run)
-						if w.Running == nil {
-							w.Running = map[string]string{}
-						}
-						w.Running[task] = m.Name
-					}
-				}
-			}
-		}
-	} else if !errors.Is(err, jetstream.ErrBucketNotFound) {
-		return out, fmt.Errorf("natsrun: bucket %s: %w", n.PresenceBucket, err)
-	}
-	if kv, err := js.KeyValue(ctx, n.RunsBucket); err == nil {
-		for e, err := range entries(ctx, kv, "lease.*") {
-			if err != nil {
-				return out, fmt.Errorf("natsrun: bucket %s: %w", n.RunsBucket, err)
-			}
-			var l leaseRec
-			if json.Unmarshal(e.Value(), &l) == nil {
-				w := work(strings.TrimPrefix(e.Key(), "lease."))
-				w.Owner, w.LeaseExpires = l.Owner, l.Expires
-			}
-		}
-	} else if !errors.Is(err, jetstream.ErrBucketNotFound) {
-		return out, fmt.Errorf("natsrun: bucket %s: %w", n.RunsBucket, err)
-	}
-	st, err := js.Stream(ctx, n.TasksStream)
-	if err != nil {
-		return out, fmt.Errorf("natsrun: stream %s: %w", n.TasksStream, err)
-	}
-	info, err := st.Info(ctx, jetstream.WithSubjectFilter(n.prefix+".tasks.>"))
-	if err != nil {
-		return out, fmt.Errorf("natsrun: stream %s: %w", n.TasksStream, err)
-	}
-	for subject, count := range info.State.Subjects {
-		w := work(strings.TrimPrefix(subject, n.prefix+".tasks."))
-		w.Queued = max(int(count)-len(w.Running), 0)
-	}
-	if cons, err := st.Consumer(ctx, n.Consumer); err == nil {
-		if ci, err := cons.Info(ctx); err == nil {
-			out.TasksWaiting, out.TasksRunning = ci.NumPending, ci.NumAckPending
-		}
-	}
-	for _, w := range runs {
-		out.Runs = append(out.Runs, *w)
-	}
-	slices.SortFunc(out.Runs, func(a, b RunWork) int { return strings.Compare(a.Run, b.Run) })
-	byName := func(a, b Member) int { return strings.Compare(a.Name, b.Name) }
-	slices.SortFunc(out.Servers, byName)
-	slices.SortFunc(out.Workers, byName)
-	return out, nil
+	return publishEvent(ctx, cl.js, cl.cfg, run, seq, attempt, data)
 }
 
-// entries yields the entries of kv whose keys match filter, as stored
-// when it is called, through one watch; an error ends them.
-func entries(ctx context.Context, kv jetstream.KeyValue, filter string) iter.Seq2[jetstream.KeyValueEntry, error] {
-	return func(yield func(jetstream.KeyValueEntry, error) bool) {
-		w, err := kv.Watch(ctx, filter, jetstream.IgnoreDeletes())
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer w.Stop() //nolint:errcheck // it has delivered what it had
-		for {
-			select {
-			case <-ctx.Done():
-				yield(nil, context.Cause(ctx))
-				return
-			case e, ok := <-w.Updates():
-				switch {
-				case !ok:
-					yield(nil, errors.New("the watch stopped"))
-					return
-				case e == nil:
-					return // all that was stored has been delivered
-				case !yield(e, nil):
-					return
-				}
-			}
-		}
+// Follow calls fn with run's events after after, each number once, as
+// follow documents.
+func (cl *Cluster) Follow(ctx context.Context, run string, after int64, fn func(seq int64, data []byte) bool) error {
+	if cl.err != nil {
+		return cl.err
 	}
+	return follow(ctx, cl.js, cl.cfg, run, after, fn)
 }
+
+// Survey reads who is alive in the cluster and where each run's work
+// stands, judged at the Cluster's clock's now, as survey documents.
+func (cl *Cluster) Survey(ctx context.Context) (ClusterStatus, error) {
+	if cl.err != nil {
+		return ClusterStatus{}, cl.err
+	}
+	return survey(ctx, cl.js, cl.cfg, cl.cfg.clock().Now())
+}
+
+// Describe reports each stream of the Cluster as the server sees it.
+func (cl *Cluster) Describe(ctx context.Context) []StreamStatus {
+	return describe(ctx, cl.js, cl.cfg)
+}
+
+// OpenStore sets up the streams (Setup), the runs bucket and the reports
+// bucket, and returns a Store over them, stamping runs and timing leases
+// on the Cluster's clock, with its renewal started (unless o.ReadOnly).
+// Close it.
+func (cl *Cluster) OpenStore(ctx context.Context, o StoreOptions) (*Store, error) {
+	if cl.err != nil {
+		return nil, cl.err
+	}
+	return openStore(ctx, cl.js, cl.cfg, o)
+}
+
+// Journal is the journal stream's deepresearch.JournalStore.
+func (cl *Cluster) Journal() *Journal { return newJournal(cl.js, cl.cfg) }
+
+// AgentHandler adapts r to a Handler that runs agent jobs, as
+// agentHandler documents.
+func (cl *Cluster) AgentHandler(r *deepresearch.Researcher) Handler {
+	return agentHandler(r, cl.js, cl.cfg)
+}
+
+// Serve runs r's agents for every run whose tasks reach the workers'
+// consumer, at most concurrency at once, until ctx is done, as serve
+// documents: `deepresearch worker`.
+func (cl *Cluster) Serve(ctx context.Context, r *deepresearch.Researcher, concurrency int, name string) error {
+	if cl.err != nil {
+		return cl.err
+	}
+	return serve(ctx, cl.js, cl.cfg, r, concurrency, name)
+}
+
+// Agents is the deepresearch.AgentRunner that runs a coordinator's
+// agents on the Cluster's workers (set its NoWorkerAfter and OnNoWorker
+// before the first run).
+func (cl *Cluster) Agents() *Agents { return &Agents{JS: cl.js, Config: cl.cfg} }
+
+// EventLog publishes a coordinator's events to the Cluster's events
+// stream.
+func (cl *Cluster) EventLog() *EventLog { return &EventLog{JS: cl.js, Config: cl.cfg} }

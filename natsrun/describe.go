@@ -65,10 +65,10 @@ type StreamStatus struct {
 	Err       string `json:"error,omitempty"`
 }
 
-// Describe reports the streams of c: each one's replicas, leader and size,
+// describe reports the streams of c: each one's replicas, leader and size,
 // or why it could not be read (not set up yet, no quorum). It is what
 // `deepresearch doctor` shows.
-func Describe(ctx context.Context, js jetstream.JetStream, c Config) []StreamStatus {
+func describe(ctx context.Context, js jetstream.JetStream, c Config) []StreamStatus {
 	n := NamesOf(c)
 	var out []StreamStatus
 	for _, name := range []string{n.TasksStream, n.EventsStream, n.ResultsStream, n.JournalStream} {

@@ -18,11 +18,11 @@ const (
 	HeaderAttempt = "Deepresearch-Attempt"
 )
 
-// PublishEvent stores the event numbered seq of run on the run's events
+// publishEvent stores the event numbered seq of run on the run's events
 // subject. Its message id is run/seq, so publishing the same number again
 // (a coordinator resumed after it published, before it recorded so) is
 // dropped by the stream.
-func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run string, seq int64, attempt int, data []byte) error {
+func publishEvent(ctx context.Context, js jetstream.JetStream, c Config, run string, seq int64, attempt int, data []byte) error {
 	if err := checkRun(run); err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run str
 	return nil
 }
 
-// Follow calls fn with every numbered event of run after sequence after
+// follow calls fn with every numbered event of run after sequence after
 // (a reconnecting subscriber's Last-Event-ID; 0 for all), in order, each
 // number once, as they are stored, until fn returns false or ctx is done.
 // Any process connected to the cluster may follow any run. A run's events
@@ -55,7 +55,7 @@ func PublishEvent(ctx context.Context, js jetstream.JetStream, c Config, run str
 // not given. A server lost meanwhile costs a retry, not a stalled
 // consumer. A number the stream never stored (an EventLog that gave up on
 // it) is skipped: the event after it is given when it comes.
-func Follow(ctx context.Context, js jetstream.JetStream, c Config, run string, after int64, fn func(seq int64, data []byte) bool) error {
+func follow(ctx context.Context, js jetstream.JetStream, c Config, run string, after int64, fn func(seq int64, data []byte) bool) error {
 	if err := checkRun(run); err != nil {
 		return err
 	}

@@ -20,8 +20,8 @@ type Journal struct {
 	clock clock.Clock
 }
 
-// NewJournal returns the journal store of the streams Setup made for c.
-func NewJournal(js jetstream.JetStream, c Config) *Journal {
+// newJournal returns the journal store of the streams Setup made for c.
+func newJournal(js jetstream.JetStream, c Config) *Journal {
 	return &Journal{js: js, names: NamesOf(c), clock: c.clock()}
 }
 

@@ -25,13 +25,13 @@ func TestJournalReplaysARun(t *testing.T) {
 	}
 	defer r.Close()
 	ctx := context.Background()
-	jr := natsrun.NewJournal(js, testConfig)
+	jr := natsrun.NewCluster(js, testConfig).Journal()
 	rep, err := startWait(ctx, r, deepresearch.Request{Question: "How are undersea cables repaired at sea?", RunID: "jrun1"},
 		deepresearch.RunOptions{Journal: jr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := natsrun.NewJournal(connect(t, urls), testConfig).Journal(ctx, "jrun1")
+	entries, err := natsrun.NewCluster(connect(t, urls), testConfig).Journal().Journal(ctx, "jrun1")
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("%d entries read back (%v)", len(entries), err)
 	}

@@ -2,11 +2,16 @@
 // a work queue of agent tasks that survives a lost worker, per-run event
 // subjects a follower replays from any sequence (Last-Event-ID), results
 // per run, and a journal of each run's paid-for calls that every worker
-// reads, so a redelivered task replays what the failed attempt completed.
+// reads, so a redelivered task replays what the failed attempt completed;
+// and a run store in JetStream (Store) that every server of a cluster
+// shares. Every entry point is a method of a Cluster (NewCluster: a
+// JetStream context and a Config), whose doc comment maps the package's
+// ideas to their files.
 //
 // # Names
 //
-// With the default prefix "deepresearch" (Config.Prefix), Setup creates:
+// With the default prefix "deepresearch" (Config.Prefix), Cluster.Setup
+// creates:
 //
 //	stream DEEPRESEARCH_TASKS    subjects deepresearch.tasks.>     work-queue retention; message id run/cycle/task
 //	stream DEEPRESEARCH_EVENTS   subjects deepresearch.events.>    one subject a run: deepresearch.events.<run>
@@ -28,16 +33,18 @@
 // Agents is the deepresearch.AgentRunner of a coordinator: each agent
 // task of a run becomes a task here, its payload a deepresearch.AgentJob,
 // and the run waits for its result, a deepresearch.AgentResult carrying
-// the agent's events. Serve (`deepresearch worker`) runs a Worker whose
-// handler (AgentHandler) runs each job with Researcher.ServeAgent against
-// the run's journal in the journal stream. EventLog publishes a
-// coordinator's events to the run's events subject for Follow.
+// the agent's events. Cluster.Serve (`deepresearch worker`) runs a Worker
+// whose handler (Cluster.AgentHandler) runs each job with
+// Researcher.ServeAgent against the run's journal in the journal stream.
+// EventLog publishes a coordinator's events to the run's events subject
+// for Cluster.Follow; a Store (Cluster.OpenStore) stores them there itself.
 //
 // # Concurrency
 //
-// Setup, Journal, Events, Agents and EventLog are safe for concurrent
-// use; they own no goroutine. Worker.Run and Serve own their goroutines
-// and wait for them.
+// Cluster, Journal, Agents and EventLog are safe for concurrent use; they
+// own no goroutine. Worker.Run and Cluster.Serve own their goroutines and
+// wait for them; a Store owns its renewal and heartbeat, which Close
+// stops.
 package natsrun
 
 import (
@@ -142,7 +149,7 @@ type Names struct {
 	prefix   string
 }
 
-// NamesOf returns the names Setup creates for c.
+// NamesOf returns the names Cluster.Setup creates for c.
 func NamesOf(c Config) Names {
 	c, _ = c.settle()
 	up := strings.ToUpper(strings.ReplaceAll(c.Prefix, "-", "_"))
@@ -173,11 +180,6 @@ func (n Names) Progress(run string, cycle, index int) string {
 	return n.prefix + ".progress." + run + "." + strconv.Itoa(cycle) + "." + strconv.Itoa(index)
 }
 
-// Control is the subject of the requests other server processes forward
-// for run to the one that runs it (Remote.Ask, Remote.AnswerRuns): plain
-// NATS request-reply, in no stream.
-func (n Names) Control(run string) string { return n.prefix + ".control." + run }
-
 // Stored is the subject on which a Store announces, once the stream has
 // it, each event of run it stored (its number as the data), and the
 // run's end (no data): plain NATS, in no stream, for the Store's
@@ -195,9 +197,9 @@ func checkRun(run string) error {
 	return nil
 }
 
-// Setup creates or updates the streams and the workers' consumer of c on
+// setup creates or updates the streams and the workers' consumer of c on
 // js; it is idempotent, so every process may call it at start.
-func Setup(ctx context.Context, js jetstream.JetStream, c Config) (Names, error) {
+func setup(ctx context.Context, js jetstream.JetStream, c Config) (Names, error) {
 	c, err := c.settle()
 	if err != nil {
 		return Names{}, err

@@ -59,7 +59,7 @@ type journalEntry struct {
 // journaled when complete; a redelivered task answers the calls the
 // journal holds from it and makes only the rest.
 func handler(js jetstream.JetStream, model string) natsrun.Handler {
-	jr := natsrun.NewJournal(js, testConfig)
+	jr := natsrun.NewCluster(js, testConfig).Journal()
 	return func(ctx context.Context, t natsrun.Task) (json.RawMessage, error) {
 		entries, err := jr.Journal(ctx, t.Run)
 		if err != nil {
@@ -173,7 +173,7 @@ func connect(t *testing.T, urls string) jetstream.JetStream {
 	// has no peers to place a stream on: the next try waits a little
 	// (longer each time, up to a second) for the cluster to form.
 	for try := 1; ; try++ {
-		_, err := natsrun.Setup(t.Context(), js, testConfig)
+		_, err := natsrun.NewCluster(js, testConfig).Setup(t.Context())
 		if err == nil {
 			return js
 		}
@@ -276,6 +276,7 @@ func checkResults(t *testing.T, rs []natsrun.Result, run string) {
 func TestKillWorkerMidTask(t *testing.T) {
 	nodes, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	d := &double{completed: map[string]int{}, held: make(chan int, 1), hold: "run1/2/2"}
 	model := httptest.NewServer(d)
 	defer model.Close()
@@ -284,7 +285,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run1", 6)
-	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+	if err := cl.Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
 	var pid int
@@ -305,7 +306,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 	if !killed {
 		t.Fatalf("the held call came from pid %d, no worker of ours", pid)
 	}
-	rs, err := natsrun.Await(ctx, js, testConfig, "run1", 1, idx)
+	rs, err := cl.Await(ctx, "run1", 1, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,10 +321,10 @@ func TestKillWorkerMidTask(t *testing.T) {
 	// Lose a NATS node: R3 streams keep a quorum, clients reconnect.
 	nodes[2].Close()
 	tasks, idx = tasksOf("run2", 6)
-	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+	if err := cl.Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
-	rs, err = natsrun.Await(ctx, js, testConfig, "run2", 1, idx)
+	rs, err = cl.Await(ctx, "run2", 1, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,6 +341,7 @@ func TestKillWorkerMidTask(t *testing.T) {
 func TestCoordinatorRestart(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	d := &double{completed: map[string]int{}, held: make(chan int, 1)}
 	model := httptest.NewServer(d)
 	defer model.Close()
@@ -347,18 +349,18 @@ func TestCoordinatorRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run3", 5)
-	if err := natsrun.Submit(ctx, js, testConfig, tasks...); err != nil {
+	if err := cl.Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
 	// The first coordinator takes the first result and goes.
-	if _, err := natsrun.Await(ctx, js, testConfig, "run3", 1, idx[:1]); err != nil {
+	if _, err := cl.Await(ctx, "run3", 1, idx[:1]); err != nil {
 		t.Fatal(err)
 	}
 	js2 := connect(t, urls)
-	if err := natsrun.Submit(ctx, js2, testConfig, tasks...); err != nil {
+	if err := natsrun.NewCluster(js2, testConfig).Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.Await(ctx, js2, testConfig, "run3", 1, idx)
+	rs, err := natsrun.NewCluster(js2, testConfig).Await(ctx, "run3", 1, idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +388,7 @@ func TestFollowAcrossServers(t *testing.T) {
 	publish := func(from, to int64, attempt int) {
 		for seq := from; seq <= to; seq++ {
 			data := []byte(fmt.Sprintf(`{"seq":%d,"attempt":%d}`, seq, attempt))
-			if err := natsrun.PublishEvent(ctx, js, testConfig, "run4", seq, attempt, data); err != nil {
+			if err := natsrun.NewCluster(js, testConfig).PublishEvent(ctx, "run4", seq, attempt, data); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -401,7 +403,7 @@ func TestFollowAcrossServers(t *testing.T) {
 		for i, node := range nodes {
 			njs := connect(t, node.URL())
 			stopAt := int64(total * (i + 1) / 3)
-			err := natsrun.Follow(ctx, njs, testConfig, "run4", last, func(seq int64, data []byte) bool {
+			err := natsrun.NewCluster(njs, testConfig).Follow(ctx, "run4", last, func(seq int64, data []byte) bool {
 				seen[seq]++
 				last = seq
 				return seq < stopAt
@@ -453,6 +455,7 @@ func TestNATSCLI(t *testing.T) {
 func TestDeadLetter(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	var mu sync.Mutex
@@ -471,10 +474,10 @@ func TestDeadLetter(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
-	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "dead1", Cycle: 1, Index: 0}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "dead1", Cycle: 1, Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.Await(ctx, js, testConfig, "dead1", 1, []int{0})
+	rs, err := cl.Await(ctx, "dead1", 1, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +490,7 @@ func TestDeadLetter(t *testing.T) {
 	}
 	mu.Unlock()
 	var notice map[string]any
-	err = natsrun.Follow(ctx, js, testConfig, "dead1", 0, func(seq int64, data []byte) bool {
+	err = cl.Follow(ctx, "dead1", 0, func(seq int64, data []byte) bool {
 		return json.Unmarshal(data, &notice) != nil || notice["type"] != "task.dead"
 	})
 	if err != nil || notice["type"] != "task.dead" {
@@ -532,6 +535,7 @@ func (s *syncBuffer) String() string {
 func TestResultTooLarge(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	big, _ := json.Marshal(strings.Repeat("x", 2<<20))
@@ -542,10 +546,10 @@ func TestResultTooLarge(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
-	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "big1", Cycle: 1, Index: 0}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "big1", Cycle: 1, Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := natsrun.Await(ctx, js, testConfig, "big1", 1, []int{0})
+	rs, err := cl.Await(ctx, "big1", 1, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,6 +568,7 @@ func TestResultTooLarge(t *testing.T) {
 func TestStop(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
+	cl := natsrun.NewCluster(js, testConfig)
 	beats := deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
 	heartbeat := func() { beats.Advance(testConfig.AckWait / 3) }
 	wcfg := testConfig
@@ -611,12 +616,12 @@ func TestStop(t *testing.T) {
 	wg.Go(func() { w.Run(wctx) }) //nolint:errcheck // stopped below
 	defer func() { stop(); wg.Wait() }()
 
-	if err := natsrun.Submit(ctx, js, testConfig, natsrun.Task{Run: "stop1", Cycle: 1, Index: 0}, natsrun.Task{Run: "stop1", Cycle: 1, Index: 1}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "stop1", Cycle: 1, Index: 0}, natsrun.Task{Run: "stop1", Cycle: 1, Index: 1}); err != nil {
 		t.Fatal(err)
 	}
 	first := recv("the first task to start", started).(natsrun.Task) // one at a time: the other waits in the queue
 	for i := range 2 {
-		if err := natsrun.Stop(ctx, js, testConfig, "stop1", 1, i); err != nil {
+		if err := cl.Stop(ctx, "stop1", 1, i); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -679,7 +684,7 @@ func TestStop(t *testing.T) {
 			t.Errorf("run canceled with %q: task %d stopped %v", cause, s.Index, stopped)
 		}
 		if cause == deepresearch.ErrShutdown {
-			natsrun.Stop(ctx, js, testConfig, run, 1, 0) //nolint:errcheck // let the worker go
+			cl.Stop(ctx, run, 1, 0) //nolint:errcheck // let the worker go
 		}
 		heartbeat()
 		recv("the handler to end", causes)
@@ -694,7 +699,8 @@ func TestFollowFillsGaps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	cfg := natsrun.Config{Prefix: "drgaps"}
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	cl := natsrun.NewCluster(js, cfg)
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	const total = 3000 // more than a follower's subscription holds
@@ -704,7 +710,7 @@ func TestFollowFillsGaps(t *testing.T) {
 	notices := 0
 	done := make(chan error, 1)
 	go func() {
-		done <- natsrun.Follow(ctx, js, cfg, "gaps1", 0, func(seq int64, data []byte) bool {
+		done <- cl.Follow(ctx, "gaps1", 0, func(seq int64, data []byte) bool {
 			if seq == 0 {
 				notices++
 				return true
@@ -718,7 +724,7 @@ func TestFollowFillsGaps(t *testing.T) {
 		})
 	}()
 	publish := func(seq int64) {
-		if err := natsrun.PublishEvent(ctx, js, cfg, "gaps1", seq, 1, fmt.Appendf(nil, `{"seq":%d}`, seq)); err != nil {
+		if err := cl.PublishEvent(ctx, "gaps1", seq, 1, fmt.Appendf(nil, `{"seq":%d}`, seq)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -756,7 +762,7 @@ func TestFollowFillsGaps(t *testing.T) {
 	}{{total / 2, 1}, {total/2 + 10, 0}, {total - 1, 0}} {
 		var seqs []int64
 		notices := 0
-		err := natsrun.Follow(ctx, js, cfg, "gaps1", tc.after, func(seq int64, data []byte) bool {
+		err := cl.Follow(ctx, "gaps1", tc.after, func(seq int64, data []byte) bool {
 			if seq == 0 {
 				notices++
 				return true
@@ -776,13 +782,14 @@ func TestFollowFillsGaps(t *testing.T) {
 // TestFollowRepeats: a number stored again out of order (a repeat after
 // the de-duplication window) does not hide the events after it from a
 // follower that resumes, and a run whose last message is a notice still
-// has its last event found (Remote.LastEvent).
+// has its last event found (Store.Get of a live run it does not own).
 func TestFollowRepeats(t *testing.T) {
 	js := standalone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a failure timeout only
 	defer cancel()
 	cfg := natsrun.Config{Prefix: "drrep"}
-	if _, err := natsrun.Setup(ctx, js, cfg); err != nil {
+	cl := natsrun.NewCluster(js, cfg)
+	if _, err := cl.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	n := natsrun.NamesOf(cfg)
@@ -803,7 +810,7 @@ func TestFollowRepeats(t *testing.T) {
 	raw("8", "rep1/8/again") // a repeat of 8, stored after 10
 	for _, after := range []int64{9, 7, 0} {
 		var got []int64
-		err := natsrun.Follow(ctx, js, cfg, "rep1", after, func(seq int64, _ []byte) bool {
+		err := cl.Follow(ctx, "rep1", after, func(seq int64, _ []byte) bool {
 			if seq > 0 {
 				got = append(got, seq)
 			}
@@ -814,9 +821,23 @@ func TestFollowRepeats(t *testing.T) {
 		}
 	}
 	raw("", "rep1/1/0/dead") // a notice, last
-	last, err := (&natsrun.Remote{JS: js, Config: cfg}).LastEvent(ctx, "rep1")
-	if err != nil || last.Seq != 8 {
-		// The stream's last numbered message is the repeat of 8.
-		t.Errorf("last event %+v (%v); want the repeat of 8, the last numbered message", last, err)
+	// A Store that does not own the run reads a live run's last number
+	// from the stream: its last numbered message, the repeat of 8.
+	owner, err := cl.OpenStore(ctx, natsrun.StoreOptions{Owner: "owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	if err := owner.Create(ctx, deepresearch.StoredRun{ID: "rep1", Question: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := cl.OpenStore(ctx, natsrun.StoreOptions{Owner: "reader"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	run, err := reader.Get(ctx, "rep1")
+	if err != nil || run.Events != 8 {
+		t.Errorf("the run's last event %d (%v); want 8, the repeat, the last numbered message", run.Events, err)
 	}
 }

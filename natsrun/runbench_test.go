@@ -138,7 +138,8 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 		return r
 	}
 	coordJS, followJS := conn(), conn()
-	if _, err := natsrun.Setup(ctx, coordJS, cfg); err != nil {
+	cl := natsrun.NewCluster(coordJS, cfg)
+	if _, err := cl.Setup(ctx); err != nil {
 		b.Fatal(err)
 	}
 	coord := researcher(&natsrun.Agents{JS: coordJS, Config: cfg})
@@ -146,7 +147,7 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 	// With store, the coordinator records each run in the cluster store
 	// (natsrun.Store: its events appended to the events stream one by
 	// one, each acknowledged) instead of publishing them with EventLog.
-	st, err := natsrun.OpenStore(ctx, coordJS, natsrun.StoreOptions{Config: cfg})
+	st, err := cl.OpenStore(ctx, natsrun.StoreOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 			var wg sync.WaitGroup
 			for i, w := range pool[:workers] {
 				wg.Go(func() {
-					err := natsrun.Serve(wctx, w.js, cfg, w.r, runWorkerConcurrency, fmt.Sprintf("w%d", i+1))
+					err := natsrun.NewCluster(w.js, cfg).Serve(wctx, w.r, runWorkerConcurrency, fmt.Sprintf("w%d", i+1))
 					if !errors.Is(err, context.Canceled) {
 						b.Errorf("worker %d: %v", i+1, err)
 					}
@@ -202,7 +203,7 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 				var got []time.Duration
 				ready, followed := make(chan struct{}), make(chan error, 1)
 				go func() {
-					followed <- natsrun.Follow(fctx, followJS, cfg, id, 0, func(seq int64, data []byte) bool {
+					followed <- natsrun.NewCluster(followJS, cfg).Follow(fctx, id, 0, func(seq int64, data []byte) bool {
 						at := time.Now()
 						if seq == 0 {
 							close(ready)

@@ -88,9 +88,6 @@ type Store struct {
 
 // StoreOptions configure a Store; zero fields take the defaults.
 type StoreOptions struct {
-	// Config names the streams and buckets and gives the clock the
-	// Store stamps runs and times leases with.
-	Config Config
 	// LeaseTTL is how long a run's lease holds without a renewal (default
 	// 30s): how long a run whose owner died waits before another process
 	// takes it over.
@@ -101,7 +98,15 @@ type StoreOptions struct {
 	// Owner names this Store in the leases it holds (default: a random
 	// name); the name of a server process, say.
 	Owner string
+	// ReadOnly opens a Store that only reads (a command exporting a run,
+	// say): it owns no goroutine (no renewal, no sweep, no heartbeat: the
+	// cluster does not count it among its servers) and refuses Create
+	// and Reopen, so it never owns a run.
+	ReadOnly bool
 }
+
+// errReadOnly refuses a write to a ReadOnly Store.
+var errReadOnly = fmt.Errorf("%w: the store was opened read-only", ErrConfig)
 
 // Errors of a Store, beside the run store's own (deepresearch.ErrRunNotFound
 // and the rest); match them with errors.Is.
@@ -173,16 +178,15 @@ func checkID(op, id string) error {
 	return nil
 }
 
-// OpenStore sets up the streams (Setup), the runs bucket and the reports
-// bucket of o.Config on js, and returns a Store over them with its
-// renewal started. Close it.
-func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*Store, error) {
-	c, err := o.Config.settle()
+// openStore sets up the streams (setup), the runs bucket and the reports
+// bucket of c on js, and returns a Store over them with its renewal
+// started (Cluster.OpenStore).
+func openStore(ctx context.Context, js jetstream.JetStream, c Config, o StoreOptions) (*Store, error) {
+	c, err := c.settle()
 	if err != nil {
 		return nil, err
 	}
-	o.Config = c
-	n, err := Setup(ctx, js, c)
+	n, err := setup(ctx, js, c)
 	if err != nil {
 		return nil, err
 	}
@@ -205,8 +209,13 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, o StoreOptions) (*St
 	if err != nil {
 		return nil, storeErr("open", "", fmt.Errorf("bucket %s: %w", n.ReportsBucket, err))
 	}
-	s := &Store{js: js, kv: kv, blobs: blobs, journal: NewJournal(js, c), names: n, clock: c.clock(), opts: o,
+	s := &Store{js: js, kv: kv, blobs: blobs, journal: newJournal(js, c), names: n, clock: c.clock(), opts: o,
 		owner: o.Owner, held: map[string]*heldRun{}, stop: make(chan struct{}), done: make(chan struct{})}
+	if o.ReadOnly {
+		close(s.done)
+		s.stopBeat, s.beatDone = func() {}, s.done
+		return s, nil
+	}
 	go s.renewLoop()
 	// The server says it is alive, with the runs it owns (Survey).
 	bctx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
@@ -234,7 +243,9 @@ func (s *Store) OnLost(fn func(run string)) {
 
 // StopLost returns a function for Store.OnLost that stops a run of rs
 // whose lease was lost, without waiting for it to stop: canceled, with
-// ErrLeaseLost as the cause; the Store keeps none of its stopping.
+// ErrLeaseLost as the cause; the Store keeps none of its stopping. Its
+// context is done before it asks, so a run no longer in progress in rs
+// (the process that took it over has it) is not canceled there.
 func StopLost(rs *deepresearch.Runs) func(run string) {
 	return func(run string) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -326,6 +337,9 @@ func live(r *record) error {
 func (s *Store) Create(ctx context.Context, run deepresearch.StoredRun) error {
 	if err := checkID("create", run.ID); err != nil {
 		return err
+	}
+	if s.opts.ReadOnly {
+		return storeErr("create", run.ID, errReadOnly)
 	}
 	run.Status = deepresearch.StatusQueued
 	run.Created = s.clock.Now()
@@ -465,6 +479,30 @@ func (s *Store) SetStatus(ctx context.Context, id string, status deepresearch.Ru
 		r.Status = status
 		return nil
 	})
+	return err
+}
+
+// SetNoWorker keeps in the record of run id, a live run this Store owns,
+// since when one of its agent tasks has waited with no worker alive
+// (Agents.OnNoWorker; zero: none waits so any more), so that its status
+// says so on every server.
+func (s *Store) SetNoWorker(ctx context.Context, id string, since time.Time) error {
+	_, err := s.change(ctx, "set no worker", id, func(r *record) error {
+		if err := live(r); err != nil {
+			return err
+		}
+		if err := s.owns(r); err != nil {
+			return err
+		}
+		if r.NoWorkerSince.Equal(since) {
+			return errChanged // nothing to store
+		}
+		r.NoWorkerSince = since
+		return nil
+	})
+	if errors.Is(err, errChanged) {
+		return nil
+	}
 	return err
 }
 
@@ -628,6 +666,7 @@ func (s *Store) end(ctx context.Context, op, id string, fn func(r *record) error
 		}
 		r.Finished = s.clock.Now()
 		r.Events = last
+		r.NoWorkerSince = time.Time{} // an ended run waits for nothing
 		return nil
 	})
 	if err != nil {
@@ -919,6 +958,9 @@ func (s *Store) Journal(ctx context.Context, run string) ([][]byte, error) {
 // counted, owned by this Store — a compare-and-set on its record, so of
 // two processes that reopen it one fails.
 func (s *Store) Reopen(ctx context.Context, id string) (deepresearch.StoredRun, error) {
+	if s.opts.ReadOnly {
+		return deepresearch.StoredRun{}, storeErr("reopen", id, errReadOnly)
+	}
 	r, rev, err := s.get(ctx, "reopen", id)
 	if err != nil {
 		return deepresearch.StoredRun{}, err

@@ -30,7 +30,7 @@ func TestStoreConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, c clock.Clock) storetest.Store {
 		js := standalone(t)
 		// The lease outlasts every move of the suite's clock.
-		s, err := natsrun.OpenStore(t.Context(), js, natsrun.StoreOptions{Config: natsrun.Config{Clock: c}, LeaseTTL: time.Hour})
+		s, err := natsrun.NewCluster(js, natsrun.Config{Clock: c}).OpenStore(t.Context(), natsrun.StoreOptions{LeaseTTL: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,8 +73,7 @@ func TestStoreTakeover(t *testing.T) {
 					t.Fatal(err)
 				}
 				c := deepresearchtest.NewClock(t0)
-				st, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Config: natsrun.Config{Prefix: "drtake", Clock: c},
-					LeaseTTL: ttl, Owner: name})
+				st, err := natsrun.NewCluster(js, natsrun.Config{Prefix: "drtake", Clock: c}).OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: ttl, Owner: name})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -194,7 +193,8 @@ func TestSurvey(t *testing.T) {
 	js := standalone(t)
 	c := deepresearchtest.NewClock(t0)
 	cfg := natsrun.Config{Prefix: "drsurvey", Clock: c, AckWait: 30 * time.Second}
-	st, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Config: cfg, LeaseTTL: time.Hour, Owner: "server-1"})
+	cl := natsrun.NewCluster(js, cfg)
+	st, err := cl.OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: time.Hour, Owner: "server-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestSurvey(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
 	defer func() { close(release); stop(); <-done }()
-	if err := natsrun.Submit(ctx, js, cfg, natsrun.Task{Run: "run1", Index: 0}, natsrun.Task{Run: "run1", Index: 1}, natsrun.Task{Run: "run1", Index: 2}); err != nil {
+	if err := cl.Submit(ctx, natsrun.Task{Run: "run1", Index: 0}, natsrun.Task{Run: "run1", Index: 1}, natsrun.Task{Run: "run1", Index: 2}); err != nil {
 		t.Fatal(err)
 	}
 	task := <-took
@@ -230,7 +230,7 @@ func TestSurvey(t *testing.T) {
 	// names its task is the next.
 	for {
 		c.Advance(10 * time.Second)
-		if s, err = natsrun.Survey(ctx, js, cfg, c.Now()); err != nil {
+		if s, err = cl.Survey(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if len(s.Workers) == 1 && len(s.Workers[0].Tasks) == 1 && len(s.Servers) == 1 && len(s.Servers[0].Runs) == 1 {
@@ -252,8 +252,11 @@ func TestSurvey(t *testing.T) {
 		t.Errorf("the queue: %d waiting, %d running; want 2 and 1", s.TasksWaiting, s.TasksRunning)
 	}
 	// Three beats later without one (the worker's are 10s apart, the
-	// server's 20 minutes, a third of its lease): not alive.
-	later, err := natsrun.Survey(ctx, js, cfg, c.Now().Add(2*time.Hour))
+	// server's 20 minutes, a third of its lease): not alive, to a process
+	// whose clock is two hours on.
+	laterCfg := cfg
+	laterCfg.Clock = deepresearchtest.NewClock(c.Now().Add(2 * time.Hour))
+	later, err := natsrun.NewCluster(js, laterCfg).Survey(ctx)
 	if err != nil || later.Workers[0].Alive || later.Servers[0].Alive {
 		t.Errorf("a survey two hours on: %+v, %v; want nobody alive", later, err)
 	}
@@ -264,7 +267,7 @@ func TestSurvey(t *testing.T) {
 // replaced by a small one, the small one is read.
 func TestStoreBigReport(t *testing.T) {
 	ctx := t.Context()
-	st, err := natsrun.OpenStore(ctx, standalone(t), natsrun.StoreOptions{Config: natsrun.Config{Prefix: "drblob"}})
+	st, err := natsrun.NewCluster(standalone(t), natsrun.Config{Prefix: "drblob"}).OpenStore(ctx, natsrun.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

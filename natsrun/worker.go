@@ -51,13 +51,13 @@ type Result struct {
 	Worker string `json:"worker,omitempty"`
 }
 
-// Submit publishes tasks to the work queue, each message carrying the
+// submit publishes tasks to the work queue, each message carrying the
 // W3C trace context of ctx's span (traceparent) in its headers, which the
 // Worker hands to its Handler's context. A task already submitted (the
 // same run, cycle and index, within the stream's two-minute de-duplication
 // window) is not queued again, so a restarted coordinator may submit its
 // plan again.
-func Submit(ctx context.Context, js jetstream.JetStream, c Config, tasks ...Task) error {
+func submit(ctx context.Context, js jetstream.JetStream, c Config, tasks ...Task) error {
 	n := NamesOf(c)
 	for _, t := range tasks {
 		if err := checkRun(t.Run); err != nil {
@@ -80,12 +80,12 @@ func Submit(ctx context.Context, js jetstream.JetStream, c Config, tasks ...Task
 // coordinator stopped it (Stop).
 var ErrStopped = errors.New("natsrun: the task was stopped by its coordinator")
 
-// Stop tells the workers that the coordinator no longer wants the result
+// stop tells the workers that the coordinator no longer wants the result
 // of run's task index of cycle: a worker that takes it afterwards drops
 // it, and one running it cancels its handler's context (cause
 // ErrStopped) at its next heartbeat (Config.AckWait/3) and publishes no
 // result. A stopped task is not delivered again.
-func Stop(ctx context.Context, js jetstream.JetStream, c Config, run string, cycle, index int) error {
+func stop(ctx context.Context, js jetstream.JetStream, c Config, run string, cycle, index int) error {
 	if err := checkRun(run); err != nil {
 		return err
 	}
@@ -322,12 +322,12 @@ func (w *Worker) handle(ctx context.Context, c Config, n Names, results jetstrea
 // ErrDead reports a task that failed on every delivery.
 var ErrDead = errors.New("natsrun: task failed on every delivery")
 
-// Await waits for the results of run's tasks of cycle with the given
+// await waits for the results of run's tasks of cycle with the given
 // indexes and returns them in the order of indexes. Results already
 // published count, so a restarted coordinator picks up the tasks finished
 // while it was away. A dead task's result has Dead set. Like Follow, it
 // reads the results stream through no consumer.
-func Await(ctx context.Context, js jetstream.JetStream, c Config, run string, cycle int, indexes []int) ([]Result, error) {
+func await(ctx context.Context, js jetstream.JetStream, c Config, run string, cycle int, indexes []int) ([]Result, error) {
 	if err := checkRun(run); err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ each of the others. GET /v1/cluster on any server says the same as JSON.`,
 				return err
 			}
 			defer conn.nc.Close()
-			st, err := natsrun.Survey(ctx, conn.js, conn.cfg, time.Now())
+			st, err := conn.cluster().Survey(ctx)
 			if err != nil {
 				return fmt.Errorf("NATS at %s: %w", s.NATS.URL, err)
 			}
@@ -85,7 +85,7 @@ func writeCluster(w io.Writer, st natsrun.ClusterStatus, now time.Time) {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tOWNER\tLEASE\tQUEUED\tRUNNING")
+	fmt.Fprintln(tw, "RUN\tOWNER\tLEASE\tQUEUED\tRUNNING\tNO WORKER")
 	for _, r := range st.Runs {
 		lease := "-"
 		if !r.LeaseExpires.IsZero() {
@@ -96,7 +96,12 @@ func writeCluster(w io.Writer, st natsrun.ClusterStatus, now time.Time) {
 			running = append(running, task+"@"+worker)
 		}
 		slices.Sort(running)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", printable(r.Run), printable(cmp.Or(r.Owner, "-")), lease, r.Queued, printable(strings.Join(running, " ")))
+		noWorker := "-" // since when its tasks wait with no worker alive
+		if !r.NoWorkerSince.IsZero() {
+			noWorker = "for " + now.Sub(r.NoWorkerSince).Round(time.Second).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", printable(r.Run), printable(cmp.Or(r.Owner, "-")), lease, r.Queued,
+			printable(cmp.Or(strings.Join(running, " "), "-")), noWorker)
 	}
 	tw.Flush()
 }

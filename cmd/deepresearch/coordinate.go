@@ -18,6 +18,9 @@ type coordination struct {
 	conn *natsConn
 	// Log publishes the runs' events (natsrun.EventLog).
 	Log *natsrun.EventLog
+	// Agents runs the runs' agents on the workers; it says when a task
+	// waits with no worker alive (nats.no_worker_after).
+	Agents *natsrun.Agents
 }
 
 // coordinate connects to s.NATS.URL and sets cfg's agent runner to the
@@ -31,8 +34,10 @@ func coordinate(ctx context.Context, s config.Settings, f natsFlags, cfg *deepre
 	if err != nil {
 		return nil, err
 	}
-	cfg.Agents = &natsrun.Agents{JS: conn.js, Config: conn.cfg}
-	return &coordination{conn: conn, Log: &natsrun.EventLog{JS: conn.js, Config: conn.cfg}}, nil
+	agents := conn.cluster().Agents()
+	agents.NoWorkerAfter = s.NATS.NoWorkerAfter
+	cfg.Agents = agents
+	return &coordination{conn: conn, Log: conn.cluster().EventLog(), Agents: agents}, nil
 }
 
 // tee returns sink with the events also published to the events stream.

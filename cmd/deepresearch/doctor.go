@@ -114,7 +114,7 @@ func diagnoseNATS(ctx context.Context, c config.NATS, call bool) []deepresearch.
 	}
 	d.Detail = fmt.Sprintf("%s (server %s, cluster %q, %d streams)", nc.ConnectedUrlRedacted(), nc.ConnectedServerName(), nc.ConnectedClusterName(), ai.Streams)
 	out := []deepresearch.Diagnosis{d}
-	for _, st := range natsrun.Describe(ctx, js, natsrun.Config{Replicas: c.Replicas}) {
+	for _, st := range natsrun.NewCluster(js, natsrun.Config{Replicas: c.Replicas}).Describe(ctx) {
 		sd := deepresearch.Diagnosis{Part: "stream", Provider: st.Name, Checked: true, Err: st.Err}
 		if st.Err == "" {
 			sd.Detail = fmt.Sprintf("%s R%d (%d current) leader %s, %d messages, %d consumers", st.Subjects, st.Replicas, st.Current, st.Leader, st.Messages, st.Consumers)

@@ -285,7 +285,7 @@ func commonPrefix(a, b []byte) int {
 }
 
 func newExportCmd() *cobra.Command {
-	var configFile, output string
+	var configFile, output, natsURL string
 	cmd := &cobra.Command{
 		Use:   "export ID",
 		Short: "Pack a stored run (journal, events, report) into one file to replay anywhere",
@@ -293,20 +293,24 @@ func newExportCmd() *cobra.Command {
 journal (every model call, search and page read it made, with their answers),
 its events and its report. 'deepresearch replay FILE' re-runs it offline on
 any machine: to reproduce a bug report, or to try a change against real
-research. The archive holds no key: a run's journal and settings never do.`,
+research. The archive holds no key: a run's journal and settings never do.
+With --nats URL it exports a run of that cluster's run store (the runs of
+'serve' with nats.url or --nats-listen) instead of store.path's.`,
 		Example: `  deepresearch export 9f86d081884c7d65 > run.tar.zst
-  deepresearch export 9f86d081884c7d65 -o run.tar.zst`,
+  deepresearch export 9f86d081884c7d65 -o run.tar.zst
+  deepresearch export --nats nats://10.0.0.1:4222 9f86d081884c7d65 -o run.tar.zst`,
 		Args: runIDs("export", 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return export(cmd, configFile, args[0], output)
+			return export(cmd, configFile, natsURL, args[0], output)
 		},
 	}
 	storeFlags(cmd, &configFile)
+	cmd.Flags().StringVar(&natsURL, "nats", "", "export from the run store of the NATS JetStream cluster at `URL` (a server's with nats.url or --nats-listen), not store.path")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the archive to `FILE` (atomically) instead of stdout")
 	return cmd
 }
 
-func export(cmd *cobra.Command, configFile, id, outPath string) error {
+func export(cmd *cobra.Command, configFile, natsURL, id, outPath string) error {
 	ctx := cmd.Context()
 	s, err := settings(cmd, configFile)
 	if err != nil {
@@ -321,13 +325,26 @@ func export(cmd *cobra.Command, configFile, id, outPath string) error {
 	case isTerminal(cmd.OutOrStdout()):
 		return inputError(errors.New("the archive is binary: redirect stdout to a file, or name one with -o"))
 	}
-	st, err := openStore(ctx, s)
-	if err != nil {
-		return err
+	var st deepresearch.Store
+	where := storePath(s)
+	if natsURL != "" {
+		s.NATS.URL, where = natsURL, "the run store of NATS at "+natsURL
+		cst, closeStore, err := openClusterToRead(ctx, s, "deepresearch export")
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		st = cst
+	} else {
+		local, err := openStore(ctx, s)
+		if err != nil {
+			return err
+		}
+		defer local.Close()
+		st = local
 	}
-	defer st.Close()
 	if _, err := st.Get(ctx, id); errors.Is(err, deepresearch.ErrRunNotFound) {
-		return inputError(fmt.Errorf("no run %q in %s (see 'deepresearch runs')", id, storePath(s)))
+		return inputError(fmt.Errorf("no run %q in %s (see 'deepresearch runs')", id, where))
 	} else if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/natsrun"
@@ -24,7 +25,7 @@ func TestDoctorNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	if _, err := natsrun.Setup(context.Background(), js, natsrun.Config{}); err != nil {
+	if _, err := natsrun.NewCluster(js, natsrun.Config{}).Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("DEEPRESEARCH_NATS_URL", srv.URL())
@@ -55,7 +56,7 @@ func TestClusterCommand(t *testing.T) {
 	}
 	defer nc.Close()
 	ctx := context.Background()
-	st, err := natsrun.OpenStore(ctx, js, natsrun.StoreOptions{Owner: "server-a"})
+	st, err := natsrun.NewCluster(js, natsrun.Config{}).OpenStore(ctx, natsrun.StoreOptions{Owner: "server-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,21 +67,26 @@ func TestClusterCommand(t *testing.T) {
 	if err := st.Start(ctx, "run1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := natsrun.Submit(ctx, js, natsrun.Config{}, natsrun.Task{Run: "run1"}); err != nil {
+	if err := natsrun.NewCluster(js, natsrun.Config{}).Submit(ctx, natsrun.Task{Run: "run1"}); err != nil {
+		t.Fatal(err)
+	}
+	// Its task has waited with no worker alive (natsrun.Agents.OnNoWorker).
+	if err := st.SetNoWorker(ctx, "run1", time.Now().Add(-3*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	r := cli(t, "", "cluster", "--nats", srv.URL())
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"server  server-a  yes", "run1", "tasks: 1 waiting, 0 running", "run1  server-a  expires in"} {
+	for _, want := range []string{"server  server-a  yes", "run1", "tasks: 1 waiting, 0 running", "run1  server-a  expires in", "for 3m"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("cluster does not show %q:\n%s", want, r.stdout)
 		}
 	}
 	r = cli(t, "", "cluster", "--nats", srv.URL(), "--json")
 	var got natsrun.ClusterStatus
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got.Runs) != 1 || got.Runs[0].Queued != 1 || got.Runs[0].Owner != "server-a" {
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got.Runs) != 1 || got.Runs[0].Queued != 1 || got.Runs[0].Owner != "server-a" ||
+		got.Runs[0].NoWorkerSince.IsZero() {
 		t.Errorf("cluster --json: %+v, %v\n%s", got, err, r.stdout)
 	}
 }

@@ -57,9 +57,11 @@ store.path): every serve process of it serves every run, and a run whose
 server died is taken over by another once its lease (nats.lease_ttl, 30s)
 has passed, going on from its journal. Without it, --nats-listen HOST:PORT (nats.listen)
 makes the server a hub of its own: it runs an embedded JetStream server there
-(its streams in nats.store_dir, by default beside the run store), takes
-nats.workers agents at once itself (default 4), and workers started with
---nats nats://HOST:PORT take the rest; the second line on stdout says where.
+(its streams in nats.store_dir, by default beside store.path), which is its
+run store too, takes nats.workers agents at once itself (default 4), and
+workers started with --nats nats://HOST:PORT take the rest; the second line
+on stdout says where. 'deepresearch export --nats URL ID' exports a run of a
+cluster's store.
 Beyond the loopback interface the hub requires nats.token
 (DEEPRESEARCH_NATS_TOKEN), which workers then send too.`,
 		Example: `  deepresearch serve --corpus ./docs
@@ -101,11 +103,10 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	defer stopTelemetry() // after r.Close: every span ended
 	tel.apply(&cfg)
-	// With nats.url the cluster is the run store (natsrun.Store): every
-	// server of it serves, resumes and takes over every run.
-	clustered := s.NATS.URL != ""
 	// Without nats.url but with nats.listen, the server is a hub: a
-	// JetStream server of its own, which workers join.
+	// JetStream server of its own, which workers join. Either way the
+	// cluster is the run store (natsrun.Store): every server of it
+	// serves, resumes and takes over every run.
 	var hub *natsrun.Embedded
 	if s.NATS.URL == "" && s.NATS.Listen != "" {
 		if hub, err = startHub(s); err != nil {
@@ -120,16 +121,16 @@ func serve(cmd *cobra.Command, configFile string) error {
 		return err
 	}
 	defer coord.Close()
+	if coord != nil {
+		// The runs' journals are the journal stream's, where the workers
+		// append their agents' calls: there is nothing to copy into them.
+		cfg.Agents = runnerOnly{cfg.Agents}
+	}
 	r, err := deepresearch.New(cfg)
 	if err != nil {
 		return inputError(err)
 	}
 	defer r.Close()
-	var rec deepresearch.RunRecorder = r
-	if coord != nil && !clustered {
-		// The cluster store publishes the events itself.
-		rec = publishing{r, coord, logger}
-	}
 	if hub != nil && s.NATS.Workers > 0 {
 		// The hub's own workers: this process takes its share of the
 		// agents, as a worker process would.
@@ -137,7 +138,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if err := natsrun.Serve(wctx, coord.conn.js, coord.conn.cfg, r, s.NATS.Workers, "serve"); wctx.Err() == nil {
+			if err := coord.conn.cluster().Serve(wctx, r, s.NATS.Workers, "serve"); wctx.Err() == nil {
 				logger.Error().Err(err).Msg("the hub's own workers stopped: its runs' agents wait for worker processes")
 			}
 		}()
@@ -145,13 +146,21 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	var st deepresearch.Store
 	var cluster *natsrun.Store
-	if clustered {
-		if cluster, err = natsrun.OpenStore(ctx, coord.conn.js, natsrun.StoreOptions{Config: coord.conn.cfg,
-			LeaseTTL: s.NATS.LeaseTTL, Owner: serverName()}); err != nil {
+	if coord != nil {
+		if cluster, err = coord.conn.cluster().OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: s.NATS.LeaseTTL, Owner: serverName()}); err != nil {
 			return fmt.Errorf("opening the cluster's run store at %s: %w", s.NATS.URL, err)
 		}
 		defer cluster.Close()
 		st = cluster
+		// A run whose tasks wait with no worker alive says so in its
+		// status on every server (set before any run starts).
+		coord.Agents.OnNoWorker = func(run string, since time.Time) {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := cluster.SetNoWorker(sctx, run, since); err != nil {
+				logger.Debug().Err(err).Str("run", run).Msg("keeping whether the run's tasks wait for a worker")
+			}
+		}
 	} else {
 		local, err := openStore(ctx, s)
 		if err != nil {
@@ -160,46 +169,28 @@ func serve(cmd *cobra.Command, configFile string) error {
 		defer local.Close()
 		st = local
 	}
-	var remote httpapi.Remote // the runs of other server processes, with NATS
-	var peers *natsrun.Remote
-	if coord != nil {
-		peers = &natsrun.Remote{JS: coord.conn.js, Config: coord.conn.cfg}
-		remote = peers
-	}
 	// The runs' life — admission, time limits, plan reviews, resuming —
 	// is the library's (deepresearch.Runs); the server is its HTTP codec.
-	runs, err := newRuns(s, rec, st, deepresearch.OriginServer, &logger)
+	runs, err := newRuns(s, r, st, deepresearch.OriginServer, &logger)
 	if err != nil {
 		return err
 	}
 	defer runs.Close()
 	if cluster != nil {
-		// A run whose lease another server took over stops here.
+		// A run whose lease another server took over stops here; a
+		// person's word given to another server for a run in progress
+		// here reaches it through the store (deepresearch.Relay).
 		cluster.OnLost(natsrun.StopLost(runs))
 	}
 	var survey httpapi.ClusterFunc // GET /v1/cluster, with NATS
 	if coord != nil {
 		survey = func(ctx context.Context) (any, error) {
-			return natsrun.Survey(ctx, coord.conn.js, coord.conn.cfg, time.Now())
+			return coord.conn.cluster().Survey(ctx)
 		}
 	}
-	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Remote: remote, SharedStore: cluster != nil,
-		Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger, Render: deepresearch.RenderOptionsFromSettings(s)})
+	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger, Render: deepresearch.RenderOptionsFromSettings(s)})
 	if err != nil {
 		return err
-	}
-	if peers != nil {
-		// What other server processes forward for this one's runs (their
-		// reports, cancellations, a person's answers) is answered here.
-		actx, stopAnswering := context.WithCancel(context.WithoutCancel(ctx))
-		answering := make(chan struct{})
-		go func() {
-			defer close(answering)
-			if err := peers.AnswerRuns(actx, srv.Answer); actx.Err() == nil {
-				logger.Error().Err(err).Msg("requests other server processes forward for this one's runs go unanswered")
-			}
-		}()
-		defer func() { stopAnswering(); <-answering }()
 	}
 	ln, err := net.Listen("tcp", s.Serve.Addr)
 	if err != nil {
@@ -336,22 +327,24 @@ func openStore(ctx context.Context, s config.Settings) (*sqlitestore.Store, erro
 	return st, nil
 }
 
-// publishing is a Researcher whose runs' events also go, as they are
-// emitted, to the NATS events stream (natsrun.EventLog), where any
-// process connected to the cluster can follow them; a resumed run's
-// earlier events first, those the stream lacks.
-type publishing struct {
-	*deepresearch.Researcher
-	coord *coordination
-	log   zerolog.Logger
+// openClusterToRead opens the run store of the cluster of s.NATS.URL to
+// read (natsrun.StoreOptions.ReadOnly), for command name; close it with
+// the function returned.
+func openClusterToRead(ctx context.Context, s config.Settings, name string) (*natsrun.Store, func(), error) {
+	conn, err := connectNATS(ctx, s, natsFlags{}, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := conn.cluster().OpenStore(ctx, natsrun.StoreOptions{ReadOnly: true})
+	if err != nil {
+		conn.nc.Close()
+		return nil, nil, fmt.Errorf("opening the cluster's run store at %s: %w", s.NATS.URL, err)
+	}
+	return st, func() { st.Close(); conn.nc.Close() }, nil
 }
 
-func (p publishing) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
-	if opts.Resume != "" {
-		if err := p.coord.backfillStored(ctx, opts.Store, opts.Resume); err != nil {
-			p.log.Warn().Err(err).Str("run", opts.Resume).Msg("the NATS events stream may lack events of the run's earlier attempts")
-		}
-	}
-	opts.Sink = p.coord.tee(opts.Sink)
-	return p.Researcher.Start(ctx, req, opts)
-}
+// runnerOnly is the AgentRunner it holds without its WorkerJournal: a
+// run whose store keeps its journal where the workers journal (the
+// cluster store's journal stream) has nothing to copy from them.
+// (An interface embedded promotes only its own methods.)
+type runnerOnly struct{ deepresearch.AgentRunner }

@@ -15,7 +15,9 @@ import (
 
 // TestServeTakeover (issue 31): two serve processes with nats.url keep
 // their runs in the cluster store. A run started on A waits for its
-// plan's review; A is SIGKILLed; B takes the run over once A's lease has
+// plan's review; a second run of A, reviewed through B (the word relayed
+// to A through the store), finishes on A, its first attempt; A is
+// SIGKILLed; B takes the run over once A's lease has
 // passed (nats.lease_ttl 2s), resumes it from its journal and waits for
 // the review again; the review posted to B is applied, and the run
 // finishes on B, its agents on a worker process. Through B, the run's
@@ -63,6 +65,31 @@ func TestServeTakeover(t *testing.T) {
 	}
 	var before []sse
 	follow(t, a.url, id, 0, func(e sse) bool { before = append(before, e); return e.typ != "plan.review_requested" })
+
+	// While A owns its runs, a review posted to B reaches A's run through
+	// the store (a relayed word): a second run of A, reviewed through B,
+	// finishes on A.
+	res, err = http.Post(a.url+"/v1/research", "application/json", strings.NewReader(fmt.Sprintf(`{"question":%q,"review":"first_plan"}`, question)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var second struct{ ID string }
+	json.NewDecoder(res.Body).Decode(&second)
+	res.Body.Close()
+	follow(t, b.url, second.ID, 0, func(e sse) bool { return e.typ != "plan.review_requested" })
+	res, err = http.Post(b.url+"/v1/research/"+second.ID+"/plan", "application/json", strings.NewReader(`{"action":"accept"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		t.Fatalf("the review of A's run posted to B: %s", res.Status)
+	}
+	var last sse
+	follow(t, b.url, second.ID, 0, func(e sse) bool { last = e; return true })
+	if last.typ != "run.finished" || !strings.Contains(get(t, b.url+"/v1/research/"+second.ID), `"attempts":1`) {
+		t.Fatalf("A's run reviewed through B ended with %s, %s", last.typ, get(t, b.url+"/v1/research/"+second.ID))
+	}
 	a.kill()
 
 	// B sweeps A's expired lease, resumes the run, and it waits again.

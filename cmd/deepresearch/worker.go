@@ -72,6 +72,9 @@ type natsConn struct {
 
 // connectNATS connects to s.NATS.URL and sets up the streams, saying what
 // failed and where.
+// cluster is the natsrun.Cluster of the connection.
+func (c *natsConn) cluster() *natsrun.Cluster { return natsrun.NewCluster(c.js, c.cfg) }
+
 func connectNATS(ctx context.Context, s config.Settings, f natsFlags, name string) (*natsConn, error) {
 	nc, js, err := natsrun.Connect(s.NATS.URL, s.NATS.Credentials, name, natsAuth(s.NATS)...)
 	if err != nil {
@@ -83,7 +86,7 @@ func connectNATS(ctx context.Context, s config.Settings, f natsFlags, name strin
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err = natsrun.Setup(sctx, js, cfg)
+		_, err = natsrun.NewCluster(js, cfg).Setup(sctx)
 		cancel()
 		if err == nil {
 			break
@@ -165,7 +168,7 @@ workers at once, and it exits 0.`,
 			n := natsrun.NamesOf(conn.cfg)
 			fmt.Fprintf(cmd.ErrOrStderr(), "deepresearch worker %s: taking tasks from %s (stream %s, consumer %s), %d at once\n",
 				name, conn.nc.ConnectedUrlRedacted(), n.TasksStream, n.Consumer, concurrency)
-			err = natsrun.Serve(ctx, conn.js, conn.cfg, r, concurrency, name)
+			err = conn.cluster().Serve(ctx, r, concurrency, name)
 			if ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
 				return nil // stopped, as asked
 			}

@@ -290,7 +290,7 @@ func TestRunOnWorkers(t *testing.T) {
 
 	t.Run("serve", func(t *testing.T) {
 		// serve with nats.url: its runs' agents run on the workers, and
-		// its runs' events go to the events stream.
+		// its runs' events are in the events stream (the cluster store).
 		a, b := worker(2), worker(2)
 		defer b.stop()
 		defer a.stop()
@@ -325,11 +325,11 @@ func TestRunOnWorkers(t *testing.T) {
 	})
 
 	t.Run("SSE through other servers", func(t *testing.T) {
-		// Three serve processes on the cluster, each with its own run
-		// store: a client follows a run started on the first through each
-		// in turn, reconnecting with Last-Event-ID, as a load balancer may
-		// send it. It sees every number once, in order, and the events
-		// the first server serves from its own store, byte for byte.
+		// Three serve processes on the cluster, whose store they share
+		// (their --store is not used): a client follows a run started on
+		// the first through each in turn, reconnecting with Last-Event-ID,
+		// as a load balancer may send it. It sees every number once, in
+		// order, and the events the first server serves, byte for byte.
 		a, b := worker(2), worker(2)
 		defer b.stop()
 		defer a.stop()
@@ -381,8 +381,7 @@ func TestRunOnWorkers(t *testing.T) {
 			t.Errorf("an unknown run's events: %s", res.Status)
 		}
 		// Another server knows the run's status too, and gives its
-		// report, which the first server answers for it over NATS, byte
-		// for byte.
+		// report from the store, byte for byte.
 		if st := get(t, servers[2].url+"/v1/research/"+id); !strings.Contains(st, `"status":"finished"`) || !strings.Contains(st, question) {
 			t.Errorf("the third server's view of the run: %s", st)
 		}
@@ -523,7 +522,7 @@ func followEvents(t *testing.T, url, run string, after int64, n int) []string {
 	}
 	for {
 		// Following again after an error goes on after the last event.
-		err = natsrun.Follow(ctx, js, natsrun.Config{}, run, after+int64(len(out)), func(seq int64, data []byte) bool {
+		err = natsrun.NewCluster(js, natsrun.Config{}).Follow(ctx, run, after+int64(len(out)), func(seq int64, data []byte) bool {
 			if seq == 0 {
 				return true // a task.dead notice
 			}
@@ -578,7 +577,7 @@ func waitCluster(t *testing.T, urls string, c natsrun.Config) {
 	deadline := time.Now().Add(60 * time.Second) // a failure timeout only
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := natsrun.Setup(ctx, js, c)
+		_, err := natsrun.NewCluster(js, c).Setup(ctx)
 		cancel()
 		if err == nil {
 			return
@@ -605,7 +604,7 @@ func journaledAgentCalls(t *testing.T, urls, run string) int {
 	for {
 		// A request the cluster does not answer (no responders, while it
 		// is busy) is asked again.
-		if entries, err = natsrun.NewJournal(js, natsrun.Config{}).Journal(ctx, run); err == nil {
+		if entries, err = natsrun.NewCluster(js, natsrun.Config{}).Journal().Journal(ctx, run); err == nil {
 			break
 		}
 		if ctx.Err() != nil {
@@ -666,9 +665,10 @@ func TestServeHub(t *testing.T) {
 		p.drain.Go(func() { io.Copy(io.Discard, br) })
 		return p, strings.TrimSpace(lines[1][i:]), store
 	}
-	// The run finishes through the hub's work queue, and its export,
-	// which the agents' calls were copied into from the journal stream,
-	// replays offline to the same report.
+	// The run finishes through the hub's work queue, and its export from
+	// the hub's run store (the cluster's: export --nats), whose journal
+	// is the one the workers appended the agents' calls to, replays
+	// offline to the same report; store.path holds no run of the hub.
 	finish := func(t *testing.T, srv *proc, natsURL, store string) {
 		t.Helper()
 		id := startRun(t, srv.url)
@@ -682,8 +682,11 @@ func TestServeHub(t *testing.T) {
 			t.Errorf("no agent call of run %s in the hub's journal stream: its agents did not run through it", id)
 		}
 		pack := filepath.Join(t.TempDir(), "run.tar.zst")
-		if r := cli(t, "", "export", "--store", store, "-o", pack, id); r.code != 0 {
-			t.Fatalf("export: %s", r.stderr)
+		if r := cli(t, "", "export", "--store", store, "-o", pack, id); r.code == 0 {
+			t.Errorf("export from store.path found the hub's run %s: the hub keeps its runs in the cluster", id)
+		}
+		if r := cli(t, "", "export", "--nats", tokenURL(natsURL), "-o", pack, id); r.code != 0 {
+			t.Fatalf("export --nats: %s", r.stderr)
 		}
 		if r := cli(t, "", "replay", "--check", pack); r.code != 0 {
 			t.Errorf("replay --check of the hub's run: exit %d\n%s", r.code, r.stderr)

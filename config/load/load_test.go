@@ -378,6 +378,7 @@ var samples = map[string][3]sample{
 	"nats.store_dir":            {{yaml: "/a/nats", want: "/a/nats"}, {yaml: "/b/nats", want: "/b/nats"}},
 	"nats.workers":              {{yaml: "0", want: 0}, {yaml: "8", want: 8}},
 	"nats.lease_ttl":            {{yaml: "10s", want: 10 * time.Second}, {yaml: "2m", want: 2 * time.Minute}},
+	"nats.no_worker_after":      {{yaml: "0s", want: time.Duration(0)}, {yaml: "5m", want: 5 * time.Minute}},
 	"store.path":                {{yaml: "/a/runs.db", want: "/a/runs.db"}, {yaml: "/b/runs.db", want: "/b/runs.db"}, {yaml: "/c/runs.db", want: "/c/runs.db"}},
 	"log.level":                 {{yaml: "debug", want: "debug"}, {yaml: "error", want: "error"}, {yaml: "trace", want: "trace"}},
 	"log.format":                {{yaml: "json", want: "json"}, {yaml: "console", want: "console"}, {yaml: "json", want: "json"}},

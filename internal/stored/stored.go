@@ -66,6 +66,11 @@ type Run struct {
 	// of its own): a follow-up is a run whose report answers the question
 	// from its parent's sources first (deepresearch's Runs.Ask).
 	Parent string `json:"parent,omitempty"`
+	// NoWorkerSince, set by a store shared by a cluster (natsrun.Store),
+	// is since when one of the run's agent tasks has waited with no
+	// worker alive to take it (nats.no_worker_after); zero when none
+	// does.
+	NoWorkerSince time.Time `json:"no_worker_since,omitzero"`
 }
 
 // What started a run (Run.Origin).
