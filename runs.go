@@ -18,7 +18,8 @@ import (
 
 // Runs owns the life of the stored runs a program serves, so that every
 // front end — the HTTP API (httpapi), the MCP server (mcpserver), the
-// CLI's serve — is a codec over the same decisions: which runs start
+// CLI's serve, and its run and resume (Begin) — is a codec over the same
+// decisions: which runs start
 // (RunsOptions.MaxRuns), how long one may run (RunTimeout, paused while it
 // waits for a person), how long a plan waits for its review and what the
 // run does then (ReviewTimeout, OnReviewTimeout), which interrupted runs

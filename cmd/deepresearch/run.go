@@ -66,7 +66,13 @@ agent task to the NATS JetStream work queue, where 'deepresearch worker'
 processes run them, and merges their results in plan order. Each agent's
 events arrive while its worker runs it (relayed live over NATS; any the relay
 missed come with its result), so the progress display and --events follow
-the workers as they follow a local run.`,
+the workers as they follow a local run.
+
+The run's life is governed as serve's runs are (deepresearch.Runs), by the
+same settings: serve.run_timeout bounds it (default 10m; paused while the
+prompt waits for you), and a plan shown at the terminal (--review-plan) and
+not reviewed within serve.plan_timeout is researched as proposed or ends the
+run, as serve.plan_timeout_action says.`,
 		Example: `  deepresearch run "How does the Go memory model define happens-before?"
   deepresearch run --corpus ./docs --format html --output report.html "What changed in v2?"
   deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'
@@ -167,10 +173,11 @@ var formatOfExt = map[string]deepresearch.Format{
 	".pdf": deepresearch.FormatPDF, ".bib": deepresearch.FormatBibTeX,
 }
 
-// runResearch is the run command: settings to a Researcher, a run with the
-// chosen sinks, the report rendered in the chosen format. Everything it
-// decides about research is the library's (deepresearch.FromSettings,
-// Research, Report.Render); what is left here is where output goes.
+// runResearch is the run command: settings to a Researcher, a run of
+// the Runs with the chosen sinks (and the person at the terminal), the
+// report rendered in the chosen format. Everything it decides about
+// research and a run's life is the library's (deepresearch.Runs,
+// Report.Render); what is left here is where output goes.
 func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	ctx := cmd.Context()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
