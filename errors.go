@@ -106,6 +106,10 @@ var (
 	// ErrReviewTimeout ends a run whose plan was not reviewed within
 	// RunsOptions.ReviewTimeout, when OnReviewTimeout is TimeoutCancel.
 	ErrReviewTimeout = errors.New("the plan was not reviewed in time")
+	// ErrResumedTooOften: the interrupted run was taken up
+	// RunsOptions.MaxResumes times already; it is not taken up again, and
+	// ends failed.
+	ErrResumedTooOften = errors.New("the run was interrupted too often to be resumed")
 )
 
 // RunsError is what a Runs refused, and why: Err is one of the errors of

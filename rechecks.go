@@ -174,6 +174,9 @@ func (rs *Runs) keepRecheck(ctx context.Context, id string, res *RecheckResult) 
 // scheduled re-checks (RunsOptions.RecheckEvery) or by Recheck — or nil
 // when there is none.
 func (rs *Runs) LastRecheck(ctx context.Context, id string) (*RecheckResult, error) {
+	if err := rs.unkept(id); err != nil {
+		return nil, err
+	}
 	rc, err := rs.st.LastRecheck(ctx, id)
 	if errors.Is(err, ErrRunNotFound) {
 		return nil, nil

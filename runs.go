@@ -18,7 +18,8 @@ import (
 
 // Runs owns the life of the stored runs a program serves, so that every
 // front end — the HTTP API (httpapi), the MCP server (mcpserver), the
-// CLI's serve — is a codec over the same decisions: which runs start
+// CLI's serve, and its run and resume (Begin) — is a codec over the same
+// decisions: which runs start
 // (RunsOptions.MaxRuns), how long one may run (RunTimeout, paused while it
 // waits for a person), how long a plan waits for its review and what the
 // run does then (ReviewTimeout, OnReviewTimeout), which interrupted runs
@@ -159,6 +160,15 @@ type RunsOptions struct {
 	Clock Clock
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
+	// StoreErr is what opening the run store gave, when it failed: NewRuns
+	// then takes a nil Store, and the Runs runs its runs unkept (as
+	// RunOptions.StoreErr does: each run's log warns that it is not kept,
+	// saying why) — a store that cannot be opened costs the record, not
+	// the research. What needs the store (Get, Follow, Report, Resume,
+	// Plan, Answer and Review by ID, re-checks) then fails with a
+	// *RunsError that wraps StoreErr; Begin's runs answer their people
+	// through Run.Answer and Run.Review.
+	StoreErr error
 }
 
 // liveRun is a run of this Runs in progress.
@@ -169,10 +179,16 @@ type liveRun struct {
 }
 
 // NewRuns returns a Runs whose runs rec runs and st keeps. It refuses a
-// nil rec or st and an unknown OnReviewTimeout.
+// nil rec, a nil st (unless opts.StoreErr says why there is none) and an
+// unknown OnReviewTimeout.
 func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
-	if rec == nil || st == nil {
-		return nil, fmt.Errorf("deepresearch: %w: NewRuns needs a RunRecorder and a Store", ErrConfig)
+	if rec == nil || st == nil && opts.StoreErr == nil {
+		return nil, fmt.Errorf("deepresearch: %w: NewRuns needs a RunRecorder and a Store (or RunsOptions.StoreErr)", ErrConfig)
+	}
+	if st != nil {
+		opts.StoreErr = nil
+	} else {
+		opts.RecheckEvery = 0 // nothing stored to re-check
 	}
 	if err := opts.OnReviewTimeout.check(); err != nil {
 		return nil, err
@@ -214,29 +230,31 @@ func (rs *Runs) Start(ctx context.Context, req Request) (string, error) {
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
-	if err := rs.launch(ctx, req.RunID, req, ""); err != nil {
+	if _, err := rs.launch(ctx, req.RunID, req, BeginOptions{}); err != nil {
 		return "", err
 	}
 	return req.RunID, nil
 }
 
 // launch holds a run slot for id and starts it with the Runs' recorder
-// (req, a new run, or the interrupted run resume), stored, under the run
-// time limit, with a goroutine the Runs owns waiting for it. It fails
-// when the Runs is closed or full, or when the recorder cannot start it.
-func (rs *Runs) launch(ctx context.Context, id string, req Request, resume string) error {
+// (req, a new run, or the interrupted run bo.Resume), stored, under the
+// run time limit, with a goroutine the Runs owns waiting for it; the run
+// asks its people through Run.Answer and Run.Review unless
+// bo.Unattended. It fails when the Runs is closed or full, or when the
+// recorder cannot start it.
+func (rs *Runs) launch(ctx context.Context, id string, req Request, bo BeginOptions) (*Run, error) {
 	rs.mu.Lock()
 	switch {
 	case rs.closed:
 		rs.mu.Unlock()
-		return &RunsError{Run: id, Err: ErrRunsClosed, Problem: "runs are shutting down; no run starts now"}
+		return nil, &RunsError{Run: id, Err: ErrRunsClosed, Problem: "runs are shutting down; no run starts now"}
 	case len(rs.live) >= rs.opts.MaxRuns:
 		rs.mu.Unlock()
-		return &RunsError{Run: id, Err: ErrTooManyRuns,
+		return nil, &RunsError{Run: id, Err: ErrTooManyRuns,
 			Problem: fmt.Sprintf("%d runs are in progress, the most that run at once; retry later", rs.opts.MaxRuns)}
 	case rs.live[id] != nil:
 		rs.mu.Unlock()
-		return &RunsError{Run: id, Err: ErrRunExists, Problem: fmt.Sprintf("run %s is in progress already", id)}
+		return nil, &RunsError{Run: id, Err: ErrRunExists, Problem: fmt.Sprintf("run %s is in progress already", id)}
 	}
 	// The run outlives ctx: it keeps ctx's values, not its cancellation.
 	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -252,14 +270,15 @@ func (rs *Runs) launch(ctx context.Context, id string, req Request, resume strin
 		cancel(nil)
 	}
 	run, err := rs.rec.Start(rctx, req, RunOptions{
-		Store: rs.st, Resume: resume, Origin: rs.opts.Origin, Interactive: true,
+		Store: rs.st, StoreErr: rs.opts.StoreErr, Resume: bo.Resume, Origin: rs.opts.Origin, Interactive: !bo.Unattended,
 		Timeout: rs.opts.RunTimeout, ReviewTimeout: rs.opts.ReviewTimeout, OnReviewTimeout: rs.opts.OnReviewTimeout, Clock: rs.opts.Clock,
+		Sink: bo.Sink, Waiting: bo.Waiting,
 	})
 	if err != nil {
 		release()
 		close(lr.done)
 		rs.wg.Done()
-		return err
+		return nil, err
 	}
 	rs.mu.Lock()
 	lr.run = run
@@ -272,7 +291,7 @@ func (rs *Runs) launch(ctx context.Context, id string, req Request, resume strin
 			rs.settle(rctx, id, err)
 		}
 	}()
-	return nil
+	return run, nil
 }
 
 // settle ends run id, whose recorder returned err, when the recorder did
@@ -280,6 +299,9 @@ func (rs *Runs) launch(ctx context.Context, id string, req Request, resume strin
 // opened, say), so that no run of a Runs stays live in the store after
 // its goroutine.
 func (rs *Runs) settle(ctx context.Context, id string, err error) {
+	if rs.st == nil {
+		return // nothing kept
+	}
 	bg := context.WithoutCancel(ctx)
 	run, gerr := rs.st.Get(bg, id)
 	if gerr != nil || run.Status.Ended() {
@@ -322,11 +344,24 @@ func (rs *Runs) Wait(ctx context.Context, id string) error {
 // Get returns the stored run id, in progress here or not (a *RunsError
 // wrapping ErrRunNotFound when the store has none).
 func (rs *Runs) Get(ctx context.Context, id string) (StoredRun, error) {
+	if err := rs.unkept(id); err != nil {
+		return StoredRun{}, err
+	}
 	run, err := rs.st.Get(ctx, id)
 	if errors.Is(err, ErrRunNotFound) {
 		return run, noRun(id)
 	}
 	return run, err
+}
+
+// unkept is the error of what needs the store when the Runs has none
+// (RunsOptions.StoreErr); nil when it has one.
+func (rs *Runs) unkept(id string) error {
+	if rs.st != nil {
+		return nil
+	}
+	return &RunsError{Run: id, Err: rs.opts.StoreErr,
+		Problem: fmt.Sprintf("runs are not kept here, the run store could not be opened: %v", rs.opts.StoreErr)}
 }
 
 // noRun is the error of a run the store does not hold.
@@ -341,6 +376,9 @@ func noRun(id string) error {
 // Events are stored before anything else sees them, so a follower never
 // slows a run nor loses an event of it.
 func (rs *Runs) Follow(ctx context.Context, id string, after uint64) iter.Seq2[StoredEvent, error] {
+	if err := rs.unkept(id); err != nil {
+		return func(yield func(StoredEvent, error) bool) { yield(StoredEvent{}, err) }
+	}
 	return rs.st.Events(ctx, id, after)
 }
 
@@ -348,6 +386,9 @@ func (rs *Runs) Follow(ctx context.Context, id string, after uint64) iter.Seq2[S
 // its writer failed), or an error wrapping ErrRunNotFound when it has
 // none (yet).
 func (rs *Runs) Report(ctx context.Context, id string) (*Report, error) {
+	if err := rs.unkept(id); err != nil {
+		return nil, err
+	}
 	b, err := rs.st.Report(ctx, id)
 	if err != nil {
 		return nil, err
@@ -556,6 +597,9 @@ func (rs *Runs) lastPlan(ctx context.Context, run StoredRun) (events.PlanReviewD
 // forever. Runs beyond MaxRuns stay interrupted for a later call. It
 // returns the IDs of the runs it resumed.
 func (rs *Runs) Resume(ctx context.Context) ([]string, error) {
+	if err := rs.unkept(""); err != nil {
+		return nil, err
+	}
 	runs, err := rs.st.Interrupted(ctx, rs.opts.Origin)
 	if err != nil {
 		return nil, err
@@ -563,15 +607,10 @@ func (rs *Runs) Resume(ctx context.Context) ([]string, error) {
 	var resumed []string
 	for _, run := range runs {
 		log := rs.log.With().Str("run", run.ID).Int("attempts", run.Attempts).Logger()
-		if run.Attempts > rs.opts.MaxResumes {
-			msg := fmt.Sprintf("interrupted %d times; not resumed again (at most %d resumes)", run.Attempts, rs.opts.MaxResumes)
-			if err := rs.st.GiveUp(ctx, run.ID, msg); err != nil {
-				log.Error().Err(err).Msg("ending a run that is not resumed")
-			}
-			log.Warn().Msg("a run interrupted too often is not resumed")
+		if rs.giveUp(ctx, run) != nil {
 			continue
 		}
-		err := rs.launch(ctx, run.ID, Request{}, run.ID)
+		_, err := rs.launch(ctx, run.ID, Request{}, BeginOptions{Resume: run.ID})
 		if err != nil {
 			log.Warn().Err(err).Msg("an interrupted run is not resumed now")
 			continue

@@ -49,7 +49,10 @@ from the results stream, and those still running are awaited.
 
 Use the settings the run was started with: a run resumed with another model
 or other limits is refused. A server resumes the runs it started by itself
-(serve.resume); resume is for runs of the run command.`,
+(serve.resume); resume is for runs of the run command (and mcp's). As a
+server does, it takes a run up at most serve.max_resumes times, then ends it
+failed, and the resumed run is bounded by serve.run_timeout. It asks nobody:
+what the run's people said is in its journal.`,
 		Example: `  deepresearch runs
   deepresearch resume 9f86d081884c7d65 -o report.md`,
 		Args: runIDs("resume", 1),

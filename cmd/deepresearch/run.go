@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,7 +66,13 @@ agent task to the NATS JetStream work queue, where 'deepresearch worker'
 processes run them, and merges their results in plan order. Each agent's
 events arrive while its worker runs it (relayed live over NATS; any the relay
 missed come with its result), so the progress display and --events follow
-the workers as they follow a local run.`,
+the workers as they follow a local run.
+
+The run's life is governed as serve's runs are (deepresearch.Runs), by the
+same settings: serve.run_timeout bounds it (default 10m; paused while the
+prompt waits for you), and a plan shown at the terminal (--review-plan) and
+not reviewed within serve.plan_timeout is researched as proposed or ends the
+run, as serve.plan_timeout_action says.`,
 		Example: `  deepresearch run "How does the Go memory model define happens-before?"
   deepresearch run --corpus ./docs --format html --output report.html "What changed in v2?"
   deepresearch run --events - "Why do goroutines leak?" | jq -c 'select(.type=="agent.search")'
@@ -166,10 +173,11 @@ var formatOfExt = map[string]deepresearch.Format{
 	".pdf": deepresearch.FormatPDF, ".bib": deepresearch.FormatBibTeX,
 }
 
-// runResearch is the run command: settings to a Researcher, a run with the
-// chosen sinks, the report rendered in the chosen format. Everything it
-// decides about research is the library's (deepresearch.FromSettings,
-// Research, Report.Render); what is left here is where output goes.
+// runResearch is the run command: settings to a Researcher, a run of
+// the Runs with the chosen sinks (and the person at the terminal), the
+// report rendered in the chosen format. Everything it decides about
+// research and a run's life is the library's (deepresearch.Runs,
+// Report.Render); what is left here is where output goes.
 func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	ctx := cmd.Context()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -296,14 +304,17 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		}
 	}
 	// The run is kept in the run store (store.path), as the server keeps
-	// its runs: `deepresearch runs` lists it, `show ID` prints it. What a
-	// store that cannot be opened costs is the library's to decide
-	// (RunOptions.StoreErr: the record, not the research).
+	// its runs: `deepresearch runs` lists it, `show ID` prints it.
 	st, stErr := openStore(ctx, s)
-	opts := deepresearch.RunOptions{Store: st, StoreErr: stErr, Origin: deepresearch.OriginCLI, Sink: sink}
+	var store deepresearch.Store // nil when it could not be opened
 	if stErr == nil {
 		defer st.Close()
+		store = st
 	}
+	// A run asks nobody unless a person is at the terminal: off it, its
+	// clarifying questions keep their assumptions; a resumed run takes
+	// what its people said from its journal.
+	begin := deepresearch.BeginOptions{Sink: sink, Unattended: true}
 	switch {
 	case rf.resume != "":
 		if stErr != nil {
@@ -312,9 +323,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		if err := coord.backfillStored(ctx, st, rf.resume); err != nil {
 			logger.Warn().Err(err).Msg("the NATS events stream may lack events of the run's earlier attempts")
 		}
-		// A resumed run asks nobody: what its people said is in its
-		// journal.
-		req, opts.Resume = deepresearch.Request{}, rf.resume
+		req, begin.Resume = deepresearch.Request{}, rf.resume
 	case rf.ask != "":
 		if stErr != nil {
 			return stErr
@@ -331,15 +340,58 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		}
 		req = freq
 	}
+	// The run's life is the library's (deepresearch.Runs), as the
+	// server's and the MCP server's are, under the same settings:
+	// serve.run_timeout (paused while a person is awaited),
+	// serve.plan_timeout and .plan_timeout_action, serve.max_resumes. A
+	// store that cannot be opened costs the record, not the research
+	// (RunsOptions.StoreErr).
+	ropts := runsOptions(s, deepresearch.OriginCLI, &logger)
+	ropts.StoreErr = stErr
+	runs, err := deepresearch.NewRuns(r, store, ropts)
+	if err != nil {
+		return inputError(err)
+	}
+	defer runs.Close()
+	var person *attendant
+	if req.Hooks != nil {
+		// A person at the terminal answers the run's questions and reviews
+		// its plan, as an HTTP client answers a server's run.
+		t, _ := terminal(cmd)
+		person = newAttendant(ctx, t, req.Question, func(err error) {
+			runs.Cancel(context.WithoutCancel(ctx), req.RunID, err)
+		})
+		if req.RunID == "" {
+			req.RunID = deepresearch.NewRunID()
+		}
+		begin.Unattended, begin.Waiting = false, person.waiting
+		begin.Sink = func(e events.Event) {
+			person.event(e)
+			sink(e)
+		}
+		defer person.close()
+	}
 	var rep *deepresearch.Report
-	run, runErr := r.Start(ctx, req, opts)
+	run, runErr := runs.Begin(ctx, req, begin)
+	if person != nil {
+		person.started(run)
+	}
 	if runErr != nil {
-		if errors.Is(runErr, deepresearch.ErrConfig) {
+		if errors.Is(runErr, deepresearch.ErrConfig) || errors.Is(runErr, deepresearch.ErrRunNotFound) {
 			return inputError(runErr) // a request the store refused, or the run did, before anything ran
 		}
 		return runErr
 	}
+	// The run outlives the command's context (it is the Runs'): an
+	// interrupt cancels it, as it did a run started on that context.
+	stopCancel := context.AfterFunc(ctx, func() {
+		runs.Cancel(context.WithoutCancel(ctx), run.ID(), context.Cause(ctx))
+	})
+	defer stopCancel()
 	rep, runErr = run.Wait()
+	if person != nil {
+		person.close() // the prompt in progress, if any, ends with the run
+	}
 	if display != nil {
 		display.Flush()
 	}

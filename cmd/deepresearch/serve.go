@@ -289,15 +289,21 @@ func startHub(s config.Settings) (*natsrun.Embedded, error) {
 // newRuns is the Runs of a serving command (serve, mcp): rec runs its
 // runs and st keeps them, from origin, under the serve.* limits.
 func newRuns(s config.Settings, rec deepresearch.RunRecorder, st deepresearch.Store, origin string, logger *zerolog.Logger) (*deepresearch.Runs, error) {
-	runs, err := deepresearch.NewRuns(rec, st, deepresearch.RunsOptions{
-		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes, ReviewTimeout: s.Serve.PlanTimeout,
-		OnReviewTimeout: deepresearch.TimeoutAction(s.Serve.PlanTimeoutAction), Origin: origin, Logger: logger,
-		RecheckEvery: recheckEvery(s, origin),
-	})
+	runs, err := deepresearch.NewRuns(rec, st, runsOptions(s, origin, logger))
 	if err != nil {
 		return nil, inputError(err)
 	}
 	return runs, nil
+}
+
+// runsOptions are the serve.* limits of the Runs of every front end
+// (serve, mcp, run) from origin.
+func runsOptions(s config.Settings, origin string, logger *zerolog.Logger) deepresearch.RunsOptions {
+	return deepresearch.RunsOptions{
+		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes, ReviewTimeout: s.Serve.PlanTimeout,
+		OnReviewTimeout: deepresearch.TimeoutAction(s.Serve.PlanTimeoutAction), Origin: origin, Logger: logger,
+		RecheckEvery: recheckEvery(s, origin),
+	}
 }
 
 // recheckEvery is how often a serving command from origin re-checks its

@@ -1,0 +1,188 @@
+package deepresearch_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
+)
+
+// TestRunsBeginAttended: a run Begin returns asks its person through the
+// *Run: Waiting is told when it waits for its plan's review and when it
+// goes on, the Sink sees the plan first, and the review given through
+// Run.Review is researched.
+func TestRunsBeginAttended(t *testing.T) {
+	eachStore(t, func(t *testing.T, st deepresearch.Store) {
+		r := scriptedResearcher(t, &script{plan: twoTasks, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
+		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
+		var mu sync.Mutex
+		var told []deepresearch.RunStatus
+		var plan *events.PlanReviewData
+		waits := make(chan struct{}, 1)
+		run, err := rs.Begin(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan}, deepresearch.BeginOptions{
+			Sink: func(e events.Event) {
+				if d, ok := e.Data.(events.PlanReviewData); ok {
+					mu.Lock()
+					plan = &d
+					mu.Unlock()
+				}
+			},
+			Waiting: func(s deepresearch.RunStatus) {
+				mu.Lock()
+				told = append(told, s)
+				mu.Unlock()
+				if s == deepresearch.StatusAwaitingPlan {
+					waits <- struct{}{}
+				}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-waits
+		mu.Lock()
+		if plan == nil || len(plan.Tasks) != 2 {
+			t.Fatalf("the sink saw no plan of two tasks before the run waited: %+v", plan)
+		}
+		keep := deepresearch.Plan{Question: loopQuestion, Tasks: plan.Tasks[:1]}
+		mu.Unlock()
+		if err := run.Review(t.Context(), deepresearch.PlanReview{Plan: keep}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := run.Wait()
+		if err != nil || !rep.Complete() {
+			t.Fatalf("the run: %v", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []deepresearch.RunStatus{deepresearch.StatusAwaitingPlan, deepresearch.StatusRunning}; !slices.Equal(told, want) {
+			t.Errorf("Waiting was told %v, want %v", told, want)
+		}
+		if stored := ended(t, rs, run.ID()); stored.Status != deepresearch.StatusFinished || stored.Origin != deepresearch.OriginServer {
+			t.Errorf("the stored run is %s from %q: %s", stored.Status, stored.Origin, stored.Error)
+		}
+		var researched int
+		for ev := range run.Events() {
+			if ev.Type == events.AgentStarted {
+				researched++
+			}
+		}
+		if researched != 1 {
+			t.Errorf("%d agents researched the reviewed plan of one task", researched)
+		}
+	})
+}
+
+// TestRunsBeginUnattended: an unattended run asks nobody — a plan the
+// request would have reviewed is researched as proposed — and refuses a
+// review.
+func TestRunsBeginUnattended(t *testing.T) {
+	eachStore(t, func(t *testing.T, st deepresearch.Store) {
+		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
+		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
+		req := deepresearch.Request{RunID: "unattended", Question: loopQuestion, Review: deepresearch.ReviewFirstPlan}
+		run, err := rs.Begin(t.Context(), req, deepresearch.BeginOptions{Unattended: true, Waiting: func(s deepresearch.RunStatus) {
+			t.Errorf("the unattended run waits: %s", s)
+			go rs.Cancel(context.WithoutCancel(t.Context()), req.RunID, nil) // it would wait for ever
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		for ev := range run.Events() {
+			if ev.Type == events.PlanReviewRequested {
+				t.Errorf("the unattended run put its plan to review")
+			}
+		}
+		if err := run.Review(t.Context(), deepresearch.PlanReview{}); !errors.Is(err, deepresearch.ErrNotWaiting) {
+			t.Errorf("a review of the unattended run: %v", err)
+		}
+	})
+}
+
+// TestRunsBeginResume: Begin takes up one interrupted run by its ID,
+// whatever its origin, as Resume takes up each, and ends failed one
+// interrupted more often than MaxResumes allows.
+func TestRunsBeginResume(t *testing.T) {
+	eachStore(t, func(t *testing.T, st deepresearch.Store) {
+		r, g := gatedResearcher(t)
+		first := newRuns(t, r, st, deepresearch.RunsOptions{Origin: deepresearch.OriginCLI})
+		id := start(t, first, deepresearch.Request{Question: loopQuestion})
+		first.Close()
+		g.open()
+
+		ctx := t.Context()
+		crashy := deepresearch.StoredRun{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: deepresearch.OriginCLI}
+		st.Create(ctx, crashy)
+		st.Start(ctx, "crashy")
+		st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+		st.Reopen(ctx, "crashy")
+		st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+
+		rs := newRuns(t, r, st, deepresearch.RunsOptions{MaxResumes: 1})
+		run, err := rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: id, Unattended: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if stored := ended(t, rs, id); stored.Status != deepresearch.StatusFinished || stored.Attempts != 2 || stored.Origin != deepresearch.OriginCLI {
+			t.Errorf("the resumed run is %s after %d attempts, from %q: %s", stored.Status, stored.Attempts, stored.Origin, stored.Error)
+		}
+		_, err = rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: "crashy"})
+		refused(t, "resuming a run interrupted twice", err, deepresearch.ErrResumedTooOften, "interrupted 2 times")
+		if stored, _ := rs.Get(ctx, "crashy"); stored.Status != deepresearch.StatusFailed || !strings.Contains(stored.Error, "interrupted 2 times") {
+			t.Errorf("a run interrupted too often is %s: %s", stored.Status, stored.Error)
+		}
+		_, err = rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: "nosuch"})
+		refused(t, "resuming a run the store lacks", err, deepresearch.ErrRunNotFound, "nosuch")
+		if _, err := rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: id}); err == nil {
+			t.Errorf("a finished run was resumed")
+		}
+	})
+}
+
+// TestRunsStoreErr: a Runs whose store could not be opened runs its runs
+// unkept, the log saying why, and what needs the store fails, saying so.
+func TestRunsStoreErr(t *testing.T) {
+	var log bytes.Buffer
+	logger := zerolog.New(&log)
+	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Logger: &logger})
+	if _, err := deepresearch.NewRuns(r, nil, deepresearch.RunsOptions{}); !errors.Is(err, deepresearch.ErrConfig) {
+		t.Errorf("NewRuns without a store nor StoreErr: %v", err)
+	}
+	disk := errors.New("the disk is full")
+	rs := newRuns(t, r, nil, deepresearch.RunsOptions{StoreErr: disk})
+	run, err := rs.Begin(t.Context(), deepresearch.Request{Question: loopQuestion}, deepresearch.BeginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := run.Wait(); err != nil || !rep.Complete() {
+		t.Fatalf("the unkept run: %v", err)
+	}
+	if !strings.Contains(log.String(), "will not be kept") || !strings.Contains(log.String(), "the disk is full") {
+		t.Errorf("the log says %q", log.String())
+	}
+	_, err = rs.Get(t.Context(), run.ID())
+	refused(t, "Get", err, disk, "could not be opened")
+	_, err = rs.Resume(t.Context())
+	refused(t, "Resume", err, disk, "could not be opened")
+	for _, err := range rs.Follow(t.Context(), run.ID(), 0) {
+		refused(t, "Follow", err, disk, "could not be opened")
+	}
+	if _, err := rs.Start(context.WithoutCancel(t.Context()), deepresearch.Request{Question: loopQuestion}); err != nil {
+		t.Errorf("Start without a store: %v", err)
+	}
+}
