@@ -63,7 +63,7 @@ func TestNewWithLanguageModel(t *testing.T) {
 	s := config.Defaults()
 	s.Model.Provider, s.Model.Name, s.Model.BaseURL = "openai", "extractive", srv.URL+"/v1"
 	s.Corpus.Dir, s.Corpus.Index = filepath.Join("testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")
-	fromSettings, err := deepresearch.FromSettings(s, nil)
+	fromSettings, err := config.NewResearcher(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

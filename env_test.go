@@ -149,7 +149,7 @@ func TestKeysFromConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := config.Defaults()
 			s.Env, s.Search.SearxngURL = tt.env, tt.searxng
-			cfg, err := deepresearch.ConfigFromSettings(s, nil)
+			cfg, err := config.ResearcherConfig(s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

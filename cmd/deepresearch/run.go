@@ -149,7 +149,7 @@ func reportFormat(cmd *cobra.Command, s config.Settings, path string) (deepresea
 // browser, which is looked for before any research is done.
 func renderable(s config.Settings, format deepresearch.Format, err error) (deepresearch.Format, error) {
 	if err == nil {
-		err = deepresearch.RenderOptionsFromSettings(s).Ready(format)
+		err = config.RenderOptions(s).Ready(format)
 	}
 	if err != nil {
 		return "", inputError(err)
@@ -191,7 +191,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		return inputError(err)
 	}
 	rf.nats.apply(&s)
-	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+	cfg, err := config.ResearcherConfig(s, &logger)
 	if err != nil {
 		return inputError(err)
 	}
@@ -356,7 +356,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	// The report; when the run failed after its research, what of it
 	// renders (the agents' findings when the writer failed): the library
 	// decides, and no research is lost.
-	doc, err := rep.RenderContext(ctx, format, deepresearch.RenderOptionsFromSettings(s))
+	doc, err := rep.RenderContext(ctx, format, config.RenderOptions(s))
 	if runErr != nil && errors.Is(err, deepresearch.ErrNoReport) {
 		return errors.Join(runErr, evErr)
 	} else if err != nil {
