@@ -55,7 +55,7 @@ func seen(rec *recorder) []string {
 	return out
 }
 
-// model.embeddings through FromSettings: the corpus is embedded over
+// model.embeddings through config.NewResearcher: the corpus is embedded over
 // OpenAI's wire format at indexing time (once), and a question that shares
 // no word with a document reaches it; without embeddings it does not.
 func TestHybridRunFromSettings(t *testing.T) {

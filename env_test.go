@@ -109,7 +109,7 @@ func envCalls(t *testing.T, path string) []string {
 }
 
 // TestKeysFromConfig: New takes the web engines' keys and address from
-// Config only, whatever the process environment holds; FromSettings'
+// Config only, whatever the process environment holds; config.ResearcherConfig's
 // Config carries them from the settings' environment (the process's, or
 // Settings.Env when set), the settings file's address first.
 func TestKeysFromConfig(t *testing.T) {
