@@ -7,9 +7,9 @@
 // It runs offline out of the box: with a zero Config, the model is the
 // built-in extractive summariser and the search backend is a full-text
 // index of the Go distribution's documentation. Any langchaingo llms.Model
-// and any SearchBackend plug in; FromSettings builds a Researcher from the
-// settings the CLI, the server and the MCP server all read, by mapping
-// them onto a Config.
+// and any SearchBackend plug in; the config package builds a Researcher
+// from the settings the CLI, the server and the MCP server all read, by
+// mapping them onto a Config (config.NewResearcher).
 //
 // This package makes every decision about research, and the front ends
 // (cmd/deepresearch, httpapi, mcpserver) only adapt it to their callers:
@@ -132,7 +132,7 @@ type Config struct {
 	MCPServers map[string]MCPServer
 	// SearXNGURL is the SearXNG instance SearchEngines' "searxng" asks (an
 	// http or https URL); "searxng" needs it. New reads no environment
-	// variable: FromSettings (and so the CLI) fills it, the keys below and
+	// variable: config.ResearcherConfig (and so the CLI) fills it, the keys below and
 	// Chroma's address and token from the settings' environment
 	// (SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY, CHROMA_URL,
 	// CHROMA_API_KEY; see config.Settings.Env).
@@ -253,8 +253,8 @@ type Config struct {
 	MeterProvider metric.MeterProvider
 	// ModelNames names the model of each role ("planner", "researcher",
 	// "writer") as "provider:name", for the spans of model calls
-	// (gen_ai.provider.name, gen_ai.request.model); ConfigFromSettings
-	// fills it. A role missing is a call without a model name.
+	// (gen_ai.provider.name, gen_ai.request.model);
+	// config.ResearcherConfig fills it. A role missing is a call without a model name.
 	ModelNames map[string]string
 }
 
@@ -446,7 +446,7 @@ func (r *Researcher) searchEngines() error {
 		r.closeMCP()
 	}
 	if errors.Is(err, websearch.ErrNoKey) {
-		return configErrorf("SearchEngines: %v (New reads no environment: set Config's SearXNGURL, TavilyKey, BraveKey or ExaKey, which FromSettings fills from the variable)", err)
+		return configErrorf("SearchEngines: %v (New reads no environment: set Config's SearXNGURL, TavilyKey, BraveKey or ExaKey, which config.ResearcherConfig fills from the variable)", err)
 	}
 	if err != nil {
 		return configErrorf("SearchEngines: %v", err)

@@ -39,7 +39,7 @@ var reaches = map[string][]string{
 	"cite":                               {"canon", "citeproc", "collapse", "source"},
 	"cmd/deepresearch":                   {"eval", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {},
-	"config":                             {"citeproc", "defaults", "output", "termsafe"},
+	"config":                             {"citeproc", "corpus", "defaults", "mcpsource", "output", "provider", "termsafe", "websearch"},
 	"config/load":                        {},
 	"deepresearchtest":                   {"clock", "extractive", "openaiwire", "purpose", "relevance", "terms", "usage", "verify"},
 	"e2e":                                {},
@@ -97,7 +97,9 @@ func TestDependencies(t *testing.T) {
 
 // graphViolations checks the rules of the package graph: each package
 // outside internal/ imports only the internal packages reaches names for
-// it (and each one of them, so the list stays true); nothing in internal/
+// it (and each one of them, so the list stays true); the root imports no
+// package of the module outside internal/ but a leaf (config/ maps the
+// settings onto the root, never the other way); nothing in internal/
 // imports a package outside it (the root least of all) but a leaf; a
 // leaf imports no package of the module outside internal/ and links no
 // module outside the standard library but those leaves names for it; and
@@ -125,6 +127,9 @@ func graphViolations(pkgs map[string]pkgGraph, reaches, leaves map[string][]stri
 			used := map[string]bool{}
 			for _, imp := range p.imports {
 				name, ok := strings.CutPrefix(imp, module+"/internal/")
+				if _, leaf := leaves[strings.TrimPrefix(imp, module+"/")]; rel == "." && !ok && !leaf && strings.HasPrefix(imp, module+"/") {
+					out = append(out, fmt.Sprintf(". imports %s: the root imports no package of the module outside internal/ but a leaf", imp))
+				}
 				if !ok {
 					continue
 				}
@@ -209,6 +214,15 @@ func TestDependencyRules(t *testing.T) {
 		}, []string{
 			"leaf links " + module + "/sqlitestore: a leaf (deps_test.go) links no package of the module outside internal/",
 			"leaf links modernc.org/sqlite/lib: a leaf (deps_test.go) links only the modules leaves names for it",
+		}},
+		{"the root imports config", map[string]pkgGraph{
+			".":       {imports: []string{in("events"), module + "/config", module + "/leaf"}},
+			"httpapi": {imports: []string{in("events"), in("clock")}},
+			"leaf":    {},
+			"config":  {imports: []string{module}},
+		}, []string{
+			". imports " + module + "/config: the root imports no package of the module outside internal/ but a leaf",
+			"config is not in reaches (deps_test.go): name the internal packages it may import",
 		}},
 		{"a new reach", map[string]pkgGraph{
 			".":       {imports: []string{in("events")}},

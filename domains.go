@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
-	"strings"
-
-	"github.com/deepresearch/deepresearch/config"
 
 	"github.com/deepresearch/deepresearch/internal/domains"
 )
@@ -67,39 +63,6 @@ const (
 // BuiltinTiers returns the built-in table of source tiers, as YAML: the
 // file to start a replacement (DomainConfig.TierTable) from.
 func BuiltinTiers() []byte { return domains.BuiltinYAML() }
-
-// domainsFromSettings is the DomainConfig of the domains settings: the
-// lists as they are, the table read from domains.tiers_file, and each
-// "PATTERN=TIER" of domains.tiers ([none]: NoTiers).
-func domainsFromSettings(s config.Domains) (DomainConfig, error) {
-	d := DomainConfig{Allow: s.Allow, Deny: s.Deny}
-	if s.TiersFile != "" {
-		b, err := os.ReadFile(s.TiersFile)
-		if err != nil {
-			return DomainConfig{}, configErrorf("domains.tiers_file: %v", err)
-		}
-		d.TierTable = b
-	}
-	for _, e := range s.Tiers {
-		e = strings.TrimSpace(e)
-		if strings.EqualFold(e, "none") {
-			if len(s.Tiers) > 1 {
-				return DomainConfig{}, configErrorf("domains.tiers: \"none\" rates no source and goes alone")
-			}
-			d.NoTiers = true
-			continue
-		}
-		pattern, tier, ok := strings.Cut(e, "=")
-		if !ok || strings.TrimSpace(pattern) == "" {
-			return DomainConfig{}, configErrorf("domains.tiers: %q: want PATTERN=TIER (blog.example.com=primary)", e)
-		}
-		if d.Tiers == nil {
-			d.Tiers = map[string]string{}
-		}
-		d.Tiers[strings.TrimSpace(pattern)] = strings.TrimSpace(tier)
-	}
-	return d, nil
-}
 
 // validate checks a request's lists: their length, and every pattern.
 func (d *RequestDomains) validate() error {

@@ -58,7 +58,7 @@ func domainSettings(t *testing.T, web *deepresearchtest.WebServer) config.Settin
 // as a low-tier gap.
 func TestDomainPolicyAndTiers(t *testing.T) {
 	web := domainWeb(t)
-	r, err := deepresearch.FromSettings(domainSettings(t, web), nil)
+	r, err := config.NewResearcher(domainSettings(t, web), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestRequestDomains(t *testing.T) {
 	s := domainSettings(t, web)
 	s.Research.MaxCycles = 1
 	newResearcher := func(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Researcher {
-		cfg, err := deepresearch.ConfigFromSettings(s, nil)
+		cfg, err := config.ResearcherConfig(s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

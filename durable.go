@@ -461,7 +461,7 @@ type ReplayOptions struct {
 	// hold); every other call is answered from the journal.
 	Live []events.Stage
 	// With supplies the live stages' models and search backend: a
-	// Researcher built from the settings (FromSettings). Needed when Live
+	// Researcher built from the settings (config.NewResearcher). Needed when Live
 	// is not empty.
 	With *Researcher
 }

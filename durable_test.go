@@ -359,7 +359,7 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 		s.Corpus.Dir, s.Corpus.Index = filepath.Join("testdata", "corpus"), index
 		s.Model.Provider, s.Model.Name, s.Model.BaseURL = provider, name, srv.URL+"/v1"
 		s.Research.MaxCycles = 1
-		r, err := deepresearch.FromSettings(s, nil)
+		r, err := config.NewResearcher(s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

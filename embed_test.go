@@ -39,7 +39,7 @@ func judgesOf(t *testing.T, r *deepresearch.Researcher) (filtered map[string]int
 // TestNewWithLanguageModel: an embedder who gives New a language model —
 // here a langchaingo OpenAI client talking to an OpenAI-compatible server
 // — gets relevance judged by the model and citations verified by the
-// model, exactly as FromSettings gives the CLI; the built-in model is
+// model, exactly as config.NewResearcher gives the CLI; the built-in model is
 // judged lexically.
 func TestNewWithLanguageModel(t *testing.T) {
 	t.Parallel()
@@ -63,14 +63,14 @@ func TestNewWithLanguageModel(t *testing.T) {
 	s := config.Defaults()
 	s.Model.Provider, s.Model.Name, s.Model.BaseURL = "openai", "extractive", srv.URL+"/v1"
 	s.Corpus.Dir, s.Corpus.Index = filepath.Join("testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")
-	fromSettings, err := deepresearch.FromSettings(s, nil)
+	fromSettings, err := config.NewResearcher(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fromSettings.Close()
 	cliFiltered, cliVerified := judgesOf(t, fromSettings)
 	if len(cliFiltered) != 1 || cliFiltered["llm"] == 0 || cliVerified != verified {
-		t.Errorf("FromSettings: relevance judged by %v, verification by %q; New gave %v, %q", cliFiltered, cliVerified, filtered, verified)
+		t.Errorf("config.NewResearcher: relevance judged by %v, verification by %q; New gave %v, %q", cliFiltered, cliVerified, filtered, verified)
 	}
 
 	offline, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("testdata", "corpus"), IndexPath: filepath.Join(t.TempDir(), "index.db")})

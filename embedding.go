@@ -1,18 +1,11 @@
 package deepresearch
 
 import (
-	"cmp"
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 
-	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/embeddings"
 
-	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/retry"
@@ -39,44 +32,19 @@ type ChromaConfig = websearch.ChromaConfig
 // (a local Ollama's /v1), "googleai:gemini-embedding-001" (Gemini's
 // batchEmbedContents). baseURL and apiKey, when not empty, override the
 // provider's address and key; it reads no environment variable (the
-// settings' model.embeddings does: FromSettings). It does no I/O. The
+// settings' model.embeddings does: config.ResearcherConfig). It does no I/O. The
 // Embedder names itself (Config.EmbeddingModel may stay empty) and does
 // not retry: New wraps it in the retries of model calls.
 func NewEmbedder(model, baseURL, apiKey string) (Embedder, error) {
-	return newEmbedder(model, baseURL, apiKey, nil)
-}
-
-// newEmbedder is NewEmbedder with the provider's usual variables
-// (OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST, GOOGLE_API_KEY or
-// GEMINI_API_KEY) read through getenv (nil: none).
-func newEmbedder(model, baseURL, apiKey string, getenv func(string) string) (Embedder, error) {
 	p, name := provider.ParseRole(model)
 	if p == "" {
 		p, name = name, ""
 	}
-	e, err := provider.NewEmbedder(provider.Config{Provider: p, Name: name, BaseURL: baseURL, APIKey: apiKey}, getenv)
+	e, err := provider.NewEmbedder(provider.Config{Provider: p, Name: name, BaseURL: baseURL, APIKey: apiKey}, nil)
 	if err != nil {
 		return nil, configErrorf("embeddings: %v", err)
 	}
 	return e, nil
-}
-
-// embedderFromSettings builds model.embeddings' embedder, nil when none
-// is set: on the main model's provider it shares model.base_url and
-// model.api_key; the provider's usual variables are read through getenv.
-func embedderFromSettings(m config.Model, getenv func(string) string) (Embedder, error) {
-	if m.Embeddings == "" {
-		return nil, nil
-	}
-	p, _ := provider.ParseRole(m.Embeddings)
-	if p == "" {
-		p = m.Embeddings
-	}
-	var base, key string
-	if p == m.Provider {
-		base, key = m.BaseURL, m.APIKey
-	}
-	return newEmbedder(m.Embeddings, base, key, getenv)
 }
 
 // setEmbedder names Config.Embedder and wraps it in the retries of model
@@ -132,96 +100,4 @@ func (r *Researcher) Index(ctx context.Context) (IndexStats, error) {
 	st := r.lastSync
 	r.indexMu.Unlock()
 	return indexed(dir, path, st)
-}
-
-// diagnoseEmbeddings describes model.embeddings and, with call, embeds
-// one query; the provider's usual variables are read through getenv.
-func diagnoseEmbeddings(ctx context.Context, m config.Model, getenv func(string) string, call bool) Diagnosis {
-	p, name := provider.ParseRole(m.Embeddings)
-	if p == "" {
-		p, name = name, ""
-	}
-	cfg := provider.Config{Provider: p, Name: cmp.Or(name, provider.DefaultEmbeddingNames[p])}
-	if p == m.Provider {
-		cfg.BaseURL, cfg.APIKey = m.BaseURL, m.APIKey
-	}
-	desc := provider.Describe(cfg, getenv)
-	d := Diagnosis{Part: "embeddings", Provider: desc.Provider, Detail: strings.TrimSpace(desc.Name + " " + desc.BaseURL), Key: desc.Key, Err: desc.Err}
-	if !call || d.Err != "" {
-		return d
-	}
-	d.Checked = true
-	e, err := embedderFromSettings(m, getenv)
-	if err == nil {
-		var v []float32
-		if v, err = e.EmbedQuery(ctx, "deepresearch doctor"); err == nil {
-			d.Detail += fmt.Sprintf(" (%d dimensions)", len(v))
-		}
-	}
-	if err != nil {
-		d.Err = err.Error()
-	}
-	return d
-}
-
-// diagnoseChroma describes the Chroma collections of wcfg
-// (webFromSettings) and, with call, finds each.
-func diagnoseChroma(ctx context.Context, s config.Settings, wcfg websearch.Config, call bool) Diagnosis {
-	cc := wcfg.Chroma
-	names := cc.Names()
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = strconv.Quote(n)
-	}
-	d := Diagnosis{Part: "search", Provider: websearch.ChannelChroma,
-		Detail: cmp.Or(cc.URL, websearch.DefaultChromaURL) + " collection " + strings.Join(quoted, ", "),
-		Key:    websearch.EnvChromaKey + " unset"}
-	if len(names) > 1 {
-		d.Detail = strings.Replace(d.Detail, " collection ", " collections ", 1)
-	}
-	if cc.Token != "" {
-		d.Key = websearch.EnvChromaKey + " set"
-	}
-	emb, err := embedderFromSettings(s.Model, s.Getenv)
-	if err != nil {
-		d.Err = err.Error()
-		return d
-	}
-	if len(names) == 0 {
-		names = []string{""} // NewChroma says what is missing
-	}
-	var errs []string
-	for _, n := range names {
-		one := cc
-		one.Collection, one.Collections = n, nil
-		ch, err := websearch.NewChroma(one, emb, wcfg)
-		if err == nil && call {
-			d.Checked = true
-			err = ch.Check(ctx)
-		}
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
-	d.Err = strings.Join(errs, "; ")
-	return d
-}
-
-// IndexSettings is Index of the corpus settings name (corpus.dir,
-// corpus.index) with the embedding model of model.embeddings, when one is
-// set, and hooks: what `deepresearch index` does. Embedding calls are
-// retried DefaultMaxRetries times.
-func IndexSettings(ctx context.Context, s config.Settings, hooks IndexHooks) (IndexStats, error) {
-	e, err := embedderFromSettings(s.Model, s.Getenv)
-	if err != nil {
-		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
-	}
-	if e == nil {
-		return index(ctx, s.Corpus.Dir, s.Corpus.Index, hooks)
-	}
-	r := &Researcher{cfg: Config{Embedder: e, Clock: clock.Real()}, log: zerolog.Nop()}
-	if err := r.setEmbedder(); err != nil {
-		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
-	}
-	return index(ctx, s.Corpus.Dir, s.Corpus.Index, hooks, r.indexOptions()...)
 }

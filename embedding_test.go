@@ -55,7 +55,7 @@ func seen(rec *recorder) []string {
 	return out
 }
 
-// model.embeddings through FromSettings: the corpus is embedded over
+// model.embeddings through config.NewResearcher: the corpus is embedded over
 // OpenAI's wire format at indexing time (once), and a question that shares
 // no word with a document reaches it; without embeddings it does not.
 func TestHybridRunFromSettings(t *testing.T) {
@@ -73,7 +73,7 @@ func TestHybridRunFromSettings(t *testing.T) {
 		s.Corpus.Dir, s.Corpus.Index = dir, filepath.Join(t.TempDir(), "index.db")
 		s.Model.Embeddings = embeddings
 		s.Research.MaxCycles = 1
-		r, err := deepresearch.FromSettings(s, nil)
+		r, err := config.NewResearcher(s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestChromaRun(t *testing.T) {
 	s.Model.Embeddings = "openai:concepts"
 	s.Research.MaxCycles = 1
 	s.Fetch.Allow = []string{strings.TrimPrefix(chroma.URL, "http://")}
-	r, err := deepresearch.FromSettings(s, nil)
+	r, err := config.NewResearcher(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestDiagnoseEmbeddingsAndChroma(t *testing.T) {
 	s.Model.Embeddings = "openai:concepts"
 	s.Search.Providers = []string{"chroma"}
 	s.Search.ChromaURL, s.Search.ChromaCollection = chroma.URL, "catalog"
-	ds := deepresearch.Diagnose(context.Background(), s, true)
+	ds := config.Diagnose(context.Background(), s, true)
 	var got []string
 	for _, d := range ds {
 		if d.Part == "embeddings" || d.Provider == "chroma" {
@@ -209,7 +209,7 @@ func TestDiagnoseEmbeddingsAndChroma(t *testing.T) {
 		t.Errorf("diagnoses\n got %q\nwant %q", got, want)
 	}
 	s.Search.ChromaCollection = "faq"
-	for _, d := range deepresearch.Diagnose(context.Background(), s, true) {
+	for _, d := range config.Diagnose(context.Background(), s, true) {
 		if d.Provider == "chroma" && !strings.Contains(d.Err, `Collection [faq] does not exist`) {
 			t.Errorf("a missing collection: %+v", d)
 		}
@@ -233,7 +233,7 @@ func TestChromaCollectionsRun(t *testing.T) {
 	s.Search.ChromaURL, s.Search.ChromaCollections = chroma.URL, []string{"catalog", "faq"}
 	s.Model.Embeddings = "openai:concepts"
 	s.Research.MaxCycles = 1
-	r, err := deepresearch.FromSettings(s, nil)
+	r, err := config.NewResearcher(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

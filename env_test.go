@@ -109,7 +109,7 @@ func envCalls(t *testing.T, path string) []string {
 }
 
 // TestKeysFromConfig: New takes the web engines' keys and address from
-// Config only, whatever the process environment holds; FromSettings'
+// Config only, whatever the process environment holds; config.ResearcherConfig's
 // Config carries them from the settings' environment (the process's, or
 // Settings.Env when set), the settings file's address first.
 func TestKeysFromConfig(t *testing.T) {
@@ -149,7 +149,7 @@ func TestKeysFromConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := config.Defaults()
 			s.Env, s.Search.SearxngURL = tt.env, tt.searxng
-			cfg, err := deepresearch.ConfigFromSettings(s, nil)
+			cfg, err := config.ResearcherConfig(s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

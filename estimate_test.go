@@ -63,7 +63,7 @@ func TestEstimateBoundsTheRun(t *testing.T) {
 		name := fmt.Sprintf("%d/cycles=%d,tasks=%d,tools=%d,tokens=%d,run=%d,outline=%d", i, s.Research.MaxCycles, s.Research.MaxTasks,
 			s.Research.MaxToolCalls, s.Research.MaxTokens, s.Research.MaxRunTokens, len(outline))
 		t.Run(name, func(t *testing.T) {
-			r, err := deepresearch.FromSettings(s, nil)
+			r, err := config.NewResearcher(s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

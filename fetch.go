@@ -1,6 +1,15 @@
 package deepresearch
 
-import "context"
+import (
+	"context"
+
+	"github.com/deepresearch/deepresearch/internal/fetch"
+)
+
+// FetchConfig configures the page fetcher a run's web search reads pages
+// with: the SSRF guard's allowlist (Allow: HOST:PORT pairs let through
+// although internal), a timeout and a size cap.
+type FetchConfig = fetch.Config
 
 // Fetch returns a whole document from the Researcher's search backend (the
 // local corpus index when Config.Search is nil, opening and indexing it on

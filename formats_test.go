@@ -150,7 +150,7 @@ func TestWebPDF(t *testing.T) {
 	s.Search.Providers, s.Search.SearxngURL = []string{"searxng"}, web.URL
 	s.Fetch.Allow = []string{strings.TrimPrefix(web.URL, "http://")}
 	s.Corpus.Index = filepath.Join(t.TempDir(), "index.db")
-	r, err := deepresearch.FromSettings(s, nil)
+	r, err := config.NewResearcher(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,11 @@ package deepresearch
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
+	"github.com/rs/zerolog"
 )
 
 // IndexStats reports what Index did. Its JSON form is what `deepresearch
@@ -37,38 +38,47 @@ type IndexStats struct {
 // IndexSkip is an entry of the corpus folder that was not indexed.
 type IndexSkip = corpus.Skip
 
-// IndexHooks observe an index build. Nil fields are skipped.
-type IndexHooks struct {
-	// Progress is called after each file looked at and after each batch
-	// of passages embedded, with the counts so far (Dir, IndexPath,
-	// Documents and Skips left out), on the goroutine that indexes, which
-	// waits for it: it should be quick.
+// IndexOptions are what Index does beyond reading the folder. The zero
+// value builds a full-text index and reports nothing on the way.
+type IndexOptions struct {
+	// Embedder, when set, embeds the new passages (IndexStats.Embedded
+	// counts them) for hybrid search, as a Researcher with Config.Embedder
+	// does: its calls are retried DefaultMaxRetries times, and it must
+	// name its model (a Name() string method, as NewEmbedder's have), by
+	// which the index keeps the vectors.
+	Embedder Embedder
+	// Progress, when set, is called after each file looked at and after
+	// each batch of passages embedded, with the counts so far (Dir,
+	// IndexPath, Documents and Skips left out), on the goroutine that
+	// indexes, which waits for it: it should be quick.
 	Progress func(IndexStats)
 }
 
-// Index builds or updates the full-text index of the documents in dir
-// (empty: the Go distribution's documentation, written into the user's
-// cache directory on first use) in the SQLite file indexPath (empty: the
-// user's cache directory). Only new and changed files are read.
+// Index builds or updates the index of the documents in dir (empty: the
+// Go distribution's documentation, written into the user's cache
+// directory on first use) in the SQLite file indexPath (empty: the user's
+// cache directory), with opts. Only new and changed files are read.
 //
 // A dir that does not exist fails with ErrNoCorpusFolder; one that leaves
 // the index without documents (empty, or all its files skipped) fails with
 // ErrEmptyCorpus, and the stats say what was skipped and why.
-func Index(ctx context.Context, dir, indexPath string) (IndexStats, error) {
-	return index(ctx, dir, indexPath, IndexHooks{})
-}
-
-// index is Index with the hooks and the index's options (an embedding
-// model).
-func index(ctx context.Context, dir, indexPath string, hooks IndexHooks, opts ...corpus.Option) (IndexStats, error) {
+func Index(ctx context.Context, dir, indexPath string, opts IndexOptions) (IndexStats, error) {
+	var copts []corpus.Option
+	if opts.Embedder != nil {
+		r := &Researcher{cfg: Config{Embedder: opts.Embedder, Clock: clock.Real()}, log: zerolog.Nop()}
+		if err := r.setEmbedder(); err != nil {
+			return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
+		}
+		copts = r.indexOptions()
+	}
 	dir, indexPath, err := corpusPaths(ctx, dir, indexPath)
 	if err != nil {
 		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: err}
 	}
-	if hooks.Progress != nil {
-		opts = append(opts, corpus.WithProgress(func(st corpus.SyncStats) { hooks.Progress(indexStats("", "", st)) }))
+	if opts.Progress != nil {
+		copts = append(copts, corpus.WithProgress(func(st corpus.SyncStats) { opts.Progress(indexStats("", "", st)) }))
 	}
-	ix, err := corpus.Open(ctx, indexPath, opts...)
+	ix, err := corpus.Open(ctx, indexPath, copts...)
 	if err != nil {
 		return IndexStats{}, &StageError{Stage: events.StageIndex, Err: corpusError{err}}
 	}
@@ -97,24 +107,31 @@ func indexStats(dir, indexPath string, st corpus.SyncStats) IndexStats {
 		Documents: st.Documents, Skips: st.Skips}
 }
 
-// corpusPaths fills in the defaults: the Go distribution's documentation
-// for an empty dir (corpus.DefaultCorpus, which writes it into the user's
-// cache directory the first time), a file in the user's cache directory
-// for an empty indexPath.
+// corpusPaths is corpus.Paths, its errors marked as ErrCorpus.
 func corpusPaths(ctx context.Context, dir, indexPath string) (string, string, error) {
-	if dir == "" {
-		d, err := corpus.DefaultCorpus(ctx)
-		if err != nil {
-			return "", "", corpusError{fmt.Errorf("no corpus configured and %w", err)}
-		}
-		dir = d
-	}
-	if indexPath == "" {
-		p, err := corpus.DefaultPath(dir)
-		if err != nil {
-			return "", "", corpusError{err}
-		}
-		indexPath = p
+	dir, indexPath, err := corpus.Paths(ctx, dir, indexPath)
+	if err != nil {
+		return "", "", corpusError{err}
 	}
 	return dir, indexPath, nil
+}
+
+// localIndex is the Researcher's local corpus index as a search backend,
+// opened and synced on first use.
+type localIndex struct{ r *Researcher }
+
+func (l localIndex) Search(ctx context.Context, q string, limit int) ([]SearchResult, error) {
+	ix, err := l.r.openIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Search(ctx, q, limit)
+}
+
+func (l localIndex) Fetch(ctx context.Context, id string) (Document, error) {
+	ix, err := l.r.openIndex(ctx)
+	if err != nil {
+		return Document{}, err
+	}
+	return ix.Fetch(ctx, id)
 }

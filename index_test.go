@@ -27,7 +27,7 @@ func TestIndexSaysWhatItDid(t *testing.T) {
 	write("broken.md", "nul\x00byte")
 	write("photo.png", "x")
 	indexPath := filepath.Join(t.TempDir(), "i.db")
-	st, err := deepresearch.Index(context.Background(), dir, indexPath)
+	st, err := deepresearch.Index(context.Background(), dir, indexPath, deepresearch.IndexOptions{})
 	if !errors.Is(err, deepresearch.ErrEmptyCorpus) || !errors.Is(err, deepresearch.ErrCorpus) {
 		t.Fatalf("Index of a folder of skipped files: %v, want ErrEmptyCorpus", err)
 	}
@@ -43,7 +43,7 @@ func TestIndexSaysWhatItDid(t *testing.T) {
 	s := config.Defaults()
 	s.Corpus.Dir, s.Corpus.Index = dir, indexPath
 	var seen []deepresearch.IndexStats
-	st, err = deepresearch.IndexSettings(context.Background(), s, deepresearch.IndexHooks{Progress: func(p deepresearch.IndexStats) { seen = append(seen, p) }})
+	st, err = config.Index(context.Background(), s, func(p deepresearch.IndexStats) { seen = append(seen, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestIndexSaysWhatItDid(t *testing.T) {
 		}
 	}
 
-	_, err = deepresearch.Index(context.Background(), filepath.Join(dir, "missing"), indexPath)
+	_, err = deepresearch.Index(context.Background(), filepath.Join(dir, "missing"), indexPath, deepresearch.IndexOptions{})
 	if !errors.Is(err, deepresearch.ErrNoCorpusFolder) || !strings.Contains(err.Error(), "missing: no such folder") {
 		t.Errorf("Index of a missing folder: %v", err)
 	}

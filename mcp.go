@@ -1,14 +1,8 @@
 package deepresearch
 
 import (
-	"cmp"
-	"context"
-	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/mcpsource"
 	"github.com/deepresearch/deepresearch/internal/search"
 )
@@ -26,34 +20,6 @@ type MCPServer = mcpsource.Server
 // MCPTools names an MCP server's search and read tools and their
 // arguments (MCPServer.Tools).
 type MCPTools = mcpsource.Mapping
-
-// mcpFromSettings is mcp.servers as Config.MCPServers: each child's
-// environment is its env, with PATH and HOME from the settings'
-// environment unless env sets them (npx and node need them).
-func mcpFromSettings(s config.Settings) map[string]MCPServer {
-	if len(s.MCP.Servers) == 0 {
-		return nil
-	}
-	out := make(map[string]MCPServer, len(s.MCP.Servers))
-	for name, srv := range s.MCP.Servers {
-		var env map[string]string
-		if len(srv.Command) > 0 {
-			env = maps.Clone(srv.Env)
-			if env == nil {
-				env = map[string]string{}
-			}
-			for _, k := range []string{"PATH", "HOME"} {
-				if _, set := env[k]; !set && s.Getenv(k) != "" {
-					env[k] = s.Getenv(k)
-				}
-			}
-		}
-		out[name] = MCPServer{Command: slices.Clone(srv.Command), Env: env, URL: srv.URL, Tools: MCPTools{
-			SearchTool: srv.SearchTool, QueryArg: srv.QueryArg, LimitArg: srv.LimitArg, SearchArgs: maps.Clone(srv.SearchArgs),
-			ReadTool: srv.ReadTool, URLArg: srv.URLArg}, Timeout: srv.Timeout}
-	}
-	return out
-}
 
 // mcpSources builds the MCP servers names lists ("mcp:NAME"), by name,
 // for websearch.Build; none is connected yet.
@@ -99,31 +65,4 @@ func (r *Researcher) closeMCP() {
 		}
 	}
 	r.mcp = nil
-}
-
-// diagnoseMCP describes the MCP server search.providers names as name
-// ("mcp:NAME"): its command or URL and, when call is true, the tools it is
-// searched and read with, after connecting to it (a child process is
-// started, and reaped before it returns).
-func diagnoseMCP(ctx context.Context, s config.Settings, name string, call bool) Diagnosis {
-	server := strings.TrimPrefix(name, mcpsource.ChannelPrefix)
-	srv := mcpFromSettings(s)[server]
-	d := Diagnosis{Part: "search", Provider: name, Detail: cmp.Or(srv.URL, strings.Join(srv.Command, " "))}
-	if !call {
-		return d
-	}
-	d.Checked = true
-	src, err := mcpsource.New(server, srv, mcpsource.Options{})
-	if err != nil {
-		d.Err = err.Error()
-		return d
-	}
-	defer src.Close()
-	m, err := src.Tools(ctx)
-	if err != nil {
-		d.Err = err.Error()
-		return d
-	}
-	d.Detail += fmt.Sprintf(" (search: %s, read: %s)", cmp.Or(m.SearchTool, "resources/list"), cmp.Or(m.ReadTool, "resources/read"))
-	return d
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/pdfprint"
 )
@@ -24,12 +23,6 @@ type RenderOptions struct {
 	Chromium string
 	// PDFTimeout bounds the printing of one PDF; 0 is two minutes.
 	PDFTimeout time.Duration
-}
-
-// RenderOptionsFromSettings is the RenderOptions of settings
-// (output.chromium), as every front end renders with.
-func RenderOptionsFromSettings(s config.Settings) RenderOptions {
-	return RenderOptions{Chromium: s.Output.Chromium}
 }
 
 // Ready reports whether format can be rendered with o: for FormatPDF,

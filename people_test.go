@@ -752,7 +752,7 @@ func TestReviewSettings(t *testing.T) {
 	} {
 		s := config.Defaults()
 		s.Research.ReviewPlan, s.Research.Review = tt.plan, tt.review
-		cfg, err := deepresearch.ConfigFromSettings(s, nil)
+		cfg, err := config.ResearcherConfig(s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,7 +39,7 @@ func recheckRun(t *testing.T) (*deepresearch.Researcher, *deepresearchtest.WebSe
 	s.Fetch.Allow = []string{strings.TrimPrefix(web.URL, "http://")}
 	s.Corpus.Index = filepath.Join(t.TempDir(), "index.db")
 	s.Research.MaxCycles = 1
-	r, err := deepresearch.FromSettings(s, nil)
+	r, err := config.NewResearcher(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func TestTracesOfAWebRun(t *testing.T) {
 	s.Fetch.Allow = []string{strings.TrimPrefix(web.URL, "http://")}
 	s.Corpus.Index = filepath.Join(t.TempDir(), "index.db")
 	s.Research.MaxCycles = 1
-	cfg, err := deepresearch.ConfigFromSettings(s, nil)
+	cfg, err := config.ResearcherConfig(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

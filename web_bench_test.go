@@ -48,7 +48,7 @@ func BenchmarkWebRun(b *testing.B) {
 			s.Model.Provider, s.Model.Name, s.Model.BaseURL = "openai", "extractive", model.URL+"/v1"
 			s.Search.Providers, s.Search.SearxngURL = []string{"searxng"}, web.URL
 			s.Fetch.Allow = []string{strings.TrimPrefix(web.URL, "http://")}
-			r, err := deepresearch.FromSettings(s, nil)
+			r, err := config.NewResearcher(s, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

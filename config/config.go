@@ -1,7 +1,10 @@
 // Package config is deepresearch's settings: the Settings every front end
-// reads (the CLI, the HTTP server, the MCP server) and
-// deepresearch.FromSettings turns into a Researcher, their built-in
-// defaults, and the checks of every value.
+// reads (the CLI, the HTTP server, the MCP server), their built-in
+// defaults, the checks of every value, and their mapping onto the
+// library: NewResearcher and ResearcherConfig (a Researcher and its
+// Config), RunsOptions, RenderOptions, Index and Diagnose. The library
+// itself knows nothing of Settings: an embedder builds a
+// deepresearch.Config from Go values, or from Settings through here.
 //
 // The package links no configuration library: reading settings from a
 // YAML file, DEEPRESEARCH_* environment variables and command-line flags

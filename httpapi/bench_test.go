@@ -43,7 +43,7 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // maxAgents is the cap on agents across runs: two per core for a CPU-bound
-// model (no latency), as FromSettings sets it for the offline model, so
+// model (no latency), as config.ResearcherConfig sets it for the offline model, so
 // that research queues instead of crowding out the delivery of events; a
 // model that mostly waits gets room for many (an embedder's choice: real
 // providers are capped per provider by model.max_concurrent instead).

@@ -142,7 +142,7 @@ type Config struct {
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
 	// Render is what rendering a report needs beyond it: the browser
-	// ?format=pdf prints with (deepresearch.RenderOptionsFromSettings).
+	// ?format=pdf prints with (config.RenderOptions).
 	Render deepresearch.RenderOptions
 	// MaxPrints caps the PDFs printed at once, each a browser process
 	// (default DefaultMaxPrints); beyond, 429.

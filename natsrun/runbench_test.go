@@ -121,7 +121,7 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 		s.Corpus.Dir = filepath.Join("..", "testdata", "corpus")
 		s.Corpus.Index = filepath.Join(b.TempDir(), "index.db")
 		s.Research.MaxCycles = 1
-		c, err := deepresearch.ConfigFromSettings(s, nil)
+		c, err := config.ResearcherConfig(s, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

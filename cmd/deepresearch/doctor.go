@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/natsrun"
@@ -36,7 +35,7 @@ not configured or does not answer.`,
 			if err != nil {
 				return err
 			}
-			ds := deepresearch.Diagnose(cmd.Context(), s, !noCall)
+			ds := config.Diagnose(cmd.Context(), s, !noCall)
 			ds = append(ds, diagnoseNATS(cmd.Context(), s.NATS, !noCall)...)
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -84,7 +83,7 @@ not configured or does not answer.`,
 
 // diagnoseNATS describes the NATS cluster of nats.url and, when call is
 // true, connects and describes the cluster and each stream natsrun uses.
-func diagnoseNATS(ctx context.Context, c config.NATS, call bool) []deepresearch.Diagnosis {
+func diagnoseNATS(ctx context.Context, c config.NATS, call bool) []config.Diagnosis {
 	if c.URL == "" {
 		return nil
 	}
@@ -94,15 +93,15 @@ func diagnoseNATS(ctx context.Context, c config.NATS, call bool) []deepresearch.
 	} else if c.Token != "" {
 		key = "token (nats.token)"
 	}
-	d := deepresearch.Diagnosis{Part: "nats", Provider: "jetstream", Detail: c.URL, Key: key}
+	d := config.Diagnosis{Part: "nats", Provider: "jetstream", Detail: c.URL, Key: key}
 	if !call {
-		return []deepresearch.Diagnosis{d}
+		return []config.Diagnosis{d}
 	}
 	d.Checked = true
 	nc, js, err := natsrun.Connect(c.URL, c.Credentials, "deepresearch doctor", natsAuth(c)...)
 	if err != nil {
 		d.Err = err.Error()
-		return []deepresearch.Diagnosis{d}
+		return []config.Diagnosis{d}
 	}
 	defer nc.Close()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -110,12 +109,12 @@ func diagnoseNATS(ctx context.Context, c config.NATS, call bool) []deepresearch.
 	ai, err := js.AccountInfo(ctx)
 	if err != nil {
 		d.Err = err.Error()
-		return []deepresearch.Diagnosis{d}
+		return []config.Diagnosis{d}
 	}
 	d.Detail = fmt.Sprintf("%s (server %s, cluster %q, %d streams)", nc.ConnectedUrlRedacted(), nc.ConnectedServerName(), nc.ConnectedClusterName(), ai.Streams)
-	out := []deepresearch.Diagnosis{d}
+	out := []config.Diagnosis{d}
 	for _, st := range natsrun.NewCluster(js, natsrun.Config{Replicas: c.Replicas}).Describe(ctx) {
-		sd := deepresearch.Diagnosis{Part: "stream", Provider: st.Name, Checked: true, Err: st.Err}
+		sd := config.Diagnosis{Part: "stream", Provider: st.Name, Checked: true, Err: st.Err}
 		if st.Err == "" {
 			sd.Detail = fmt.Sprintf("%s R%d (%d current) leader %s, %d messages, %d consumers", st.Subjects, st.Replicas, st.Current, st.Leader, st.Messages, st.Consumers)
 		}

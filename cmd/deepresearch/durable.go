@@ -206,7 +206,7 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 	}
 	if len(live) > 0 {
 		// The live stages' models and search come from the settings.
-		r, err := deepresearch.FromSettings(s, &logger)
+		r, err := config.NewResearcher(s, &logger)
 		if err != nil {
 			return inputError(err)
 		}
@@ -229,7 +229,7 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 	if rep == nil {
 		return runErr
 	}
-	doc, err := rep.RenderContext(ctx, format, deepresearch.RenderOptionsFromSettings(s))
+	doc, err := rep.RenderContext(ctx, format, config.RenderOptions(s))
 	if err != nil {
 		return errors.Join(runErr, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 )
 
@@ -59,14 +60,14 @@ Exit status 2 when DIR does not exist or holds no document it can read.`,
 			if len(args) == 1 {
 				s.Corpus.Dir = args[0]
 			}
-			var hooks deepresearch.IndexHooks
+			var progress func(deepresearch.IndexStats)
 			stderr := cmd.ErrOrStderr()
 			var line *progressLine
 			if isTerminal(stderr) {
 				line = &progressLine{w: stderr, width: termWidth(), now: time.Now}
-				hooks.Progress = line.show
+				progress = line.show
 			}
-			st, err := deepresearch.IndexSettings(cmd.Context(), s, hooks)
+			st, err := config.Index(cmd.Context(), s, progress)
 			line.clear()
 			if errors.Is(err, deepresearch.ErrNoCorpusFolder) || errors.Is(err, deepresearch.ErrEmptyCorpus) {
 				return inputError(err)
@@ -127,7 +128,7 @@ type progressLine struct {
 	drawn bool
 }
 
-// show draws the counts so far (deepresearch.IndexHooks.Progress).
+// show draws the counts so far (deepresearch.IndexOptions.Progress).
 func (l *progressLine) show(st deepresearch.IndexStats) {
 	if t := l.now(); !l.drawn || t.Sub(l.last) >= 100*time.Millisecond {
 		l.last, l.drawn = t, true

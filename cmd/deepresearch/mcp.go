@@ -76,7 +76,7 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	var coord *coordination          // set by open, under lib's lock
 	defer func() { coord.Close() }() // after lib.Close: no open runs then
 	open := func() (*deepresearch.Researcher, error) {
-		cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+		cfg, err := config.ResearcherConfig(s, &logger)
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/events"
 )
@@ -258,7 +259,7 @@ remove, reword tasks) and run exactly its tasks with "deepresearch run --plan FI
 			if err != nil {
 				return err
 			}
-			r, err := deepresearch.FromSettings(s, nil)
+			r, err := config.NewResearcher(s, nil)
 			if err != nil {
 				return inputError(err)
 			}

@@ -66,7 +66,7 @@ Exit status: 0 the report holds, 1 it no longer holds, 2 bad input.`,
 // researcherOf is the Researcher of the settings, for its page fetcher,
 // domain policy and tier table.
 func researcherOf(s config.Settings) (*deepresearch.Researcher, error) {
-	r, err := deepresearch.FromSettings(s, nil)
+	r, err := config.NewResearcher(s, nil)
 	if err != nil {
 		return nil, inputError(err)
 	}

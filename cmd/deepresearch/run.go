@@ -156,7 +156,7 @@ func reportFormat(cmd *cobra.Command, s config.Settings, path string) (deepresea
 // browser, which is looked for before any research is done.
 func renderable(s config.Settings, format deepresearch.Format, err error) (deepresearch.Format, error) {
 	if err == nil {
-		err = deepresearch.RenderOptionsFromSettings(s).Ready(format)
+		err = config.RenderOptions(s).Ready(format)
 	}
 	if err != nil {
 		return "", inputError(err)
@@ -199,7 +199,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		return inputError(err)
 	}
 	rf.nats.apply(&s)
-	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+	cfg, err := config.ResearcherConfig(s, &logger)
 	if err != nil {
 		return inputError(err)
 	}
@@ -346,7 +346,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	// serve.plan_timeout and .plan_timeout_action, serve.max_resumes. A
 	// store that cannot be opened costs the record, not the research
 	// (RunsOptions.StoreErr).
-	ropts := runsOptions(s, deepresearch.OriginCLI, &logger)
+	ropts := config.RunsOptions(s, deepresearch.OriginCLI, &logger)
 	ropts.StoreErr = stErr
 	runs, err := deepresearch.NewRuns(r, store, ropts)
 	if err != nil {
@@ -408,7 +408,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	// The report; when the run failed after its research, what of it
 	// renders (the agents' findings when the writer failed): the library
 	// decides, and no research is lost.
-	doc, err := rep.RenderContext(ctx, format, deepresearch.RenderOptionsFromSettings(s))
+	doc, err := rep.RenderContext(ctx, format, config.RenderOptions(s))
 	if runErr != nil && errors.Is(err, deepresearch.ErrNoReport) {
 		return errors.Join(runErr, evErr)
 	} else if err != nil {

@@ -154,7 +154,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 			if err != nil {
 				return err
 			}
-			doc, err := rep.RenderContext(ctx, format, deepresearch.RenderOptionsFromSettings(s))
+			doc, err := rep.RenderContext(ctx, format, config.RenderOptions(s))
 			if err != nil {
 				return fmt.Errorf("run %s is %s: %w", run.ID, run.Status, err)
 			}

@@ -93,7 +93,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+	cfg, err := config.ResearcherConfig(s, &logger)
 	if err != nil {
 		return inputError(err)
 	}
@@ -188,7 +188,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 			return coord.conn.cluster().Survey(ctx)
 		}
 	}
-	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger, Render: deepresearch.RenderOptionsFromSettings(s)})
+	srv, err := httpapi.New(httpapi.Config{Runs: runs, Token: s.Serve.Token, Cluster: survey, MaxBody: s.Serve.MaxBody, Logger: &logger, Render: config.RenderOptions(s)})
 	if err != nil {
 		return err
 	}
@@ -289,30 +289,11 @@ func startHub(s config.Settings) (*natsrun.Embedded, error) {
 // newRuns is the Runs of a serving command (serve, mcp): rec runs its
 // runs and st keeps them, from origin, under the serve.* limits.
 func newRuns(s config.Settings, rec deepresearch.RunRecorder, st deepresearch.Store, origin string, logger *zerolog.Logger) (*deepresearch.Runs, error) {
-	runs, err := deepresearch.NewRuns(rec, st, runsOptions(s, origin, logger))
+	runs, err := deepresearch.NewRuns(rec, st, config.RunsOptions(s, origin, logger))
 	if err != nil {
 		return nil, inputError(err)
 	}
 	return runs, nil
-}
-
-// runsOptions are the serve.* limits of the Runs of every front end
-// (serve, mcp, run) from origin.
-func runsOptions(s config.Settings, origin string, logger *zerolog.Logger) deepresearch.RunsOptions {
-	return deepresearch.RunsOptions{
-		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes, ReviewTimeout: s.Serve.PlanTimeout,
-		OnReviewTimeout: deepresearch.TimeoutAction(s.Serve.PlanTimeoutAction), Origin: origin, Logger: logger,
-		RecheckEvery: recheckEvery(s, origin),
-	}
-}
-
-// recheckEvery is how often a serving command from origin re-checks its
-// stored reports: serve (OriginServer) every recheck.every, mcp never.
-func recheckEvery(s config.Settings, origin string) time.Duration {
-	if origin != deepresearch.OriginServer {
-		return 0
-	}
-	return s.Recheck.Every
 }
 
 // openStore opens the run store of store.path (default

@@ -142,7 +142,7 @@ workers at once, and it exits 0.`,
 			if err != nil {
 				return inputError(err)
 			}
-			cfg, err := deepresearch.ConfigFromSettings(s, &logger)
+			cfg, err := config.ResearcherConfig(s, &logger)
 			if err != nil {
 				return inputError(err)
 			}

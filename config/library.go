@@ -1,0 +1,47 @@
+package config
+
+import (
+	"context"
+
+	"github.com/rs/zerolog"
+
+	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
+)
+
+// Index brings the index of the corpus settings name (corpus.dir,
+// corpus.index) up to date, with the embedding model of
+// model.embeddings, when one is set, and progress (nil: none) called as
+// deepresearch.IndexOptions.Progress is: what `deepresearch index` does.
+// Embedding calls are retried deepresearch.DefaultMaxRetries times.
+func Index(ctx context.Context, s Settings, progress func(deepresearch.IndexStats)) (deepresearch.IndexStats, error) {
+	e, err := embedder(s.Model, s.Getenv)
+	if err != nil {
+		return deepresearch.IndexStats{}, &deepresearch.StageError{Stage: events.StageIndex, Err: err}
+	}
+	return deepresearch.Index(ctx, s.Corpus.Dir, s.Corpus.Index, deepresearch.IndexOptions{Embedder: e, Progress: progress})
+}
+
+// RenderOptions is the RenderOptions of s (output.chromium), as every
+// front end renders with.
+func RenderOptions(s Settings) deepresearch.RenderOptions {
+	return deepresearch.RenderOptions{Chromium: s.Output.Chromium}
+}
+
+// RunsOptions is the RunsOptions of a serving front end (serve, mcp)
+// whose runs start from origin (deepresearch.OriginServer,
+// deepresearch.OriginCLI, …), under the serve.* limits: serve.max_runs,
+// serve.run_timeout, serve.max_resumes, serve.plan_timeout and
+// serve.plan_timeout_action; the HTTP server (OriginServer) re-checks its
+// stored reports every recheck.every, other origins never. logger
+// receives the service's diagnostics (nil: none).
+func RunsOptions(s Settings, origin string, logger *zerolog.Logger) deepresearch.RunsOptions {
+	o := deepresearch.RunsOptions{
+		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes, ReviewTimeout: s.Serve.PlanTimeout,
+		OnReviewTimeout: deepresearch.TimeoutAction(s.Serve.PlanTimeoutAction), Origin: origin, Logger: logger,
+	}
+	if origin == deepresearch.OriginServer {
+		o.RecheckEvery = s.Recheck.Every
+	}
+	return o
+}
