@@ -17,7 +17,6 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
-	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -406,7 +405,7 @@ func (s *session) opened(n int, src source.Source, doc search.Document) string {
 		s.sources[n] = src
 	}
 	text := strings.TrimSpace(doc.Text)
-	if unit, ok := extract.UnitText(text, src.Location); ok {
+	if unit, ok := source.UnitText(text, src.Location); ok {
 		// A source that is a page, row or slide opens at that unit only:
 		// what the model quotes under its number is what the number
 		// points to.

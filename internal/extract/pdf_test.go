@@ -140,7 +140,7 @@ func TestUnitText(t *testing.T) {
 		{"--- slide 1: A ---\nx\n\n--- slide 2: B ---\ny", source.Location{Kind: source.LocSlide, Value: "2"}, "--- slide 2: B ---\ny", true},
 	}
 	for _, tt := range tests {
-		got, ok := UnitText(tt.text, tt.loc)
+		got, ok := source.UnitText(tt.text, tt.loc)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%+v: %q %v, want %q %v", tt.loc, got, ok, tt.want, tt.ok)
 		}

@@ -1,25 +1,21 @@
-package extract
+package source
 
-import (
-	"strings"
-
-	"github.com/deepresearch/deepresearch/internal/source"
-)
+import "strings"
 
 // UnitText returns the part of a document's Text that the unit loc (a
-// page, slide or row; see source.Location.Unit) holds, as FromPages,
-// ExtractBytes and the table readers mark their units in Text: a page
+// page, slide or row; see Location.Unit) holds, as extract.FromPages,
+// extract.ExtractBytes and the table readers mark their units in Text: a page
 // from its "--- page N ---" line to the next page's, a slide likewise, a
 // row its line "row N: …" ("Sheet, row N: …"). It reports false when
 // the text has no such unit.
-func UnitText(text string, loc source.Location) (string, bool) {
+func UnitText(text string, loc Location) (string, bool) {
 	var start, next string
 	switch loc.Kind {
-	case source.LocPage:
+	case LocPage:
 		start, next = "--- page "+loc.Value+" ---\n", "\n--- page "
-	case source.LocSlide:
+	case LocSlide:
 		start, next = "--- slide "+loc.Value+": ", "\n--- slide "
-	case source.LocRow:
+	case LocRow:
 		prefix := loc.String() + ": "
 		for line := range strings.SplitSeq(text, "\n") {
 			if strings.HasPrefix(line, prefix) {
