@@ -25,6 +25,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/verify"
 )
 
 func TestMain(m *testing.M) {
@@ -498,9 +499,9 @@ func TestFormats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check := deepresearch.CheckSidecar
+		check := verify.CheckSidecar
 		if f == deepresearch.FormatYAML {
-			check = deepresearch.CheckYAMLSidecar
+			check = verify.CheckYAMLSidecar
 		}
 		if probs, err := check(b, "/_citations"); err != nil || len(probs) != 0 {
 			t.Errorf("%s sidecar: %v %+v", f, err, probs)

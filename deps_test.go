@@ -50,6 +50,7 @@ var reaches = map[string][]string{
 	"mcpserver":                          {"canon"},
 	"natsrun":                            {"clock", "telemetry"},
 	"sqlitestore":                        {"clock", "stored", "usage"},
+	"verify":                             {"output", "source", "verify"},
 }
 
 // leaves are the public packages that stand alone, each with the modules
@@ -60,6 +61,37 @@ var reaches = map[string][]string{
 var leaves = map[string][]string{
 	"events": {},
 	"cite":   {"github.com/yuin/goldmark", "golang.org/x/net", "golang.org/x/text"},
+	// verify's Options.Model is an llms.Model: langchaingo's llms, with
+	// what it links (regexp2, uuid, tiktoken-go), but no provider.
+	"verify": {"github.com/dlclark/regexp2", "github.com/google/uuid", "github.com/pkoukk/tiktoken-go", "github.com/tmc/langchaingo",
+		"github.com/yuin/goldmark", "go.yaml.in/yaml/v3", "golang.org/x/net", "golang.org/x/text"},
+}
+
+// heavyModules are what no leaf links: the run store (SQLite), the PDF
+// engine (PDFium in wasm), the spreadsheet library and the article
+// extractor.
+var heavyModules = []string{"modernc.org/sqlite", "github.com/klippa-app/go-pdfium", "github.com/tetratelabs/wazero",
+	"github.com/xuri/excelize", "github.com/go-shiori/go-readability"}
+
+// TestLeavesLinkNothingHeavy: no leaf links a heavy module, and leaves
+// lets none link one.
+func TestLeavesLinkNothingHeavy(t *testing.T) {
+	t.Parallel()
+	heavy := func(dep string) bool {
+		return slices.ContainsFunc(heavyModules, func(m string) bool { return dep == m || strings.HasPrefix(dep, m+"/") })
+	}
+	for _, rel := range slices.Sorted(maps.Keys(leaves)) {
+		for _, m := range leaves[rel] {
+			if heavy(m) {
+				t.Errorf("leaves (deps_test.go) lets %s link %s", rel, m)
+			}
+		}
+		for _, dep := range goList(t, "-deps", "./"+rel) {
+			if heavy(dep) {
+				t.Errorf("%s links %s", rel, dep)
+			}
+		}
+	}
 }
 
 // configLibraries stay in config/load and cmd/: the library an embedder

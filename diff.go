@@ -90,7 +90,7 @@ const (
 // ClaimDiff is a cited sentence whose support changed. A sentence is the
 // same in both reports when its words are (citation markers and spacing
 // aside); it is supported when one of its numbered citations is, judged
-// lexically against the text each run read of its sources (as Verify
+// lexically against the text each run read of its sources (as verify.Verify
 // judges with no Model): the same judgement for both runs, whichever
 // judge the runs used.
 type ClaimDiff struct {
@@ -252,7 +252,7 @@ func diffSideOf(ctx context.Context, r *Report, kept []StoredSource) (*diffSide,
 	c := *r
 	c.Body, c.References = pub.Body, pub.References
 	cited := c.CitedSources(kept)
-	res, err := Verify(ctx, c.Body, cited, VerifyOptions{Scope: ScopeCitations})
+	res, err := verify.Check(ctx, c.Body, cited, verify.Options{Scope: verify.ScopeCitations})
 	if err != nil {
 		return nil, err
 	}

@@ -296,18 +296,18 @@ func flatten(s string) string { return strings.Join(strings.Fields(s), " ") }
 // whether it changed is not known.
 func lostClaims(ctx context.Context, report *JSONReport, sources []RecheckedSource, texts []string) ([]RecheckedClaim, error) {
 	byNumber := map[int]int{}
-	kept := make([]SourceText, 0, len(report.References))
+	kept := make([]verify.Source, 0, len(report.References))
 	for i, ref := range report.References {
 		if _, ok := byNumber[ref.Number]; !ok {
 			byNumber[ref.Number] = i
 		}
-		st := SourceText{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Location: ref.Location}
+		st := verify.Source{Number: ref.Number, ID: ref.ID, Title: ref.Title, URL: ref.URL, Location: ref.Location}
 		if ref.Checked != nil {
 			st.TextSHA256, st.Passages = ref.TextSHA256, ref.Passages
 		}
 		kept = append(kept, st)
 	}
-	res, err := Verify(ctx, report.Text, kept, VerifyOptions{Scope: ScopeCitations})
+	res, err := verify.Check(ctx, report.Text, kept, verify.Options{Scope: verify.ScopeCitations})
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: recheck: %w", err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/verify"
-	"github.com/rs/zerolog"
 )
 
 // Verification is what the last stage of a run found when it checked every
@@ -21,8 +20,8 @@ import (
 // as the agents read it: counts, a score, and each problem with its line
 // and a suggested fix. Numbers and lines are those of Report.Body.
 type Verification struct {
-	Summary  VerifySummary     `json:"summary"`
-	Problems []CitationProblem `json:"problems"`
+	Summary  verify.Summary   `json:"summary"`
+	Problems []verify.Problem `json:"problems"`
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
 	Action Action `json:"action"`
@@ -103,11 +102,13 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 		observeCitations(ctx, rep.Verification)
 		telemetry.End(span, err)
 	}()
-	fix := fixOf(action)
+	fix := verify.ActionOf(action)
 	var judge verify.Judge
-	var fallback *fallbackJudge
+	var fallback *verify.Fallback
 	if r.verifyModel != nil {
-		fallback = &fallbackJudge{primary: &verify.LLMJudge{Model: r.verifyModel}, lexical: verify.Lexical{}, log: r.log}
+		fallback = &verify.Fallback{Primary: &verify.LLMJudge{Model: r.verifyModel}, OnFail: func(err error) {
+			r.log.Warn().Err(err).Msg("the model could not judge the citations; judging them lexically")
+		}}
 		judge = fallback
 	}
 	// The problems are told in the reader's numbering: Body and its
@@ -117,7 +118,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	if err != nil {
 		return err
 	}
-	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action, Judge: fallback.name(),
+	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action, Judge: fallback.Name(),
 		Passages: mergedPassages(res.PassagesBySource(cited), cited, rep.Sources)}
 	if fix == verify.Keep || res.Summary.Unsupported == 0 {
 		return nil
@@ -144,7 +145,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 // numbering; a reference cited at two pages is two of them) into passages
 // by merged number (of sources), which a fix that renumbers the
 // references leaves as they are; in merged order.
-func mergedPassages(bySource [][]Passage, cited []SourceText, sources []MergedSource) []SourcePassages {
+func mergedPassages(bySource [][]Passage, cited []verify.Source, sources []MergedSource) []SourcePassages {
 	merged := map[string]int{}
 	for _, s := range sources {
 		merged[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number
@@ -159,41 +160,6 @@ func mergedPassages(bySource [][]Passage, cited []SourceText, sources []MergedSo
 	}
 	slices.SortFunc(out, func(a, b SourcePassages) int { return a.Source - b.Source })
 	return out
-}
-
-// fallbackJudge asks a model whether each citing sentence is supported,
-// and when the model's answer is unusable (a model that cannot answer in
-// the strict JSON asked for, a failed call) judges lexically instead: a
-// run is never failed by its verification.
-type fallbackJudge struct {
-	primary verify.Judge
-	lexical verify.Lexical
-	log     zerolog.Logger
-	failed  error // the model's first unusable answer
-}
-
-func (j *fallbackJudge) Judge(ctx context.Context, claims []verify.Claim) ([]verify.Verdict, error) {
-	v, err := j.primary.Judge(ctx, claims)
-	if err == nil || ctx.Err() != nil {
-		return v, err
-	}
-	j.log.Warn().Err(err).Msg("the model could not judge the citations; judging them lexically")
-	if j.failed == nil {
-		j.failed = err
-	}
-	return j.lexical.Judge(ctx, claims)
-}
-
-// name names what judged (Verification.Judge): a nil *fallbackJudge is
-// the lexical check alone.
-func (j *fallbackJudge) name() string {
-	switch {
-	case j == nil:
-		return "lexical"
-	case j.failed != nil:
-		return "lexical (llm failed: " + j.failed.Error() + ")"
-	}
-	return "llm"
 }
 
 func verifiedData(v *Verification, revised string) events.VerifiedData {

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/verify"
 )
 
 // falseClaim makes the writer add a sentence its citation does not
@@ -139,7 +140,7 @@ func TestJSONReportVerifiesAlone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srcs, err := deepresearch.ParseSources(doc)
+			srcs, err := verify.ParseSources(doc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,11 +158,11 @@ func TestJSONReportVerifiesAlone(t *testing.T) {
 			if !strings.Contains(string(doc), `"run_id": "`+rep.RunID+`"`) {
 				t.Errorf("no run_id in the JSON report")
 			}
-			res, err := deepresearch.Verify(context.Background(), rep.Body, srcs, deepresearch.VerifyOptions{Scope: deepresearch.ScopeCitations})
+			res, err := verify.Verify(context.Background(), rep.Body, srcs, verify.Options{Scope: verify.ScopeCitations})
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := deepresearch.Verify(context.Background(), rep.Body, cited, deepresearch.VerifyOptions{Scope: deepresearch.ScopeCitations})
+			again, err := verify.Verify(context.Background(), rep.Body, cited, verify.Options{Scope: verify.ScopeCitations})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,10 +236,10 @@ func TestVerificationOfQuotations(t *testing.T) {
 		t.Errorf("the exact quotation flagged, or the misquotation not:\n%s\n%s", exact, misquoted)
 	}
 	v := rep.Verification
-	var kinds []deepresearch.ProblemKind
+	var kinds []verify.ProblemKind
 	for _, p := range v.Problems {
 		kinds = append(kinds, p.Kind)
-		if p.Kind == deepresearch.ProblemMisquote && (p.Severity != "error" || !strings.Contains(p.Message, changedWord) ||
+		if p.Kind == verify.ProblemMisquote && (p.Severity != "error" || !strings.Contains(p.Message, changedWord) ||
 			!strings.Contains(strings.Split(rep.Body, "\n")[p.Line-1], "The source also says")) {
 			t.Errorf("misquote problem %+v", p)
 		}
@@ -272,22 +273,22 @@ func TestVerificationOfPinpoints(t *testing.T) {
 	ref, _ := referenceAt(t, rep, "catalog.csv", source.Location{Kind: source.LocRow, Value: "3"})
 	for _, tc := range []struct {
 		row  string
-		kind deepresearch.ProblemKind // "" for none
+		kind verify.ProblemKind // "" for none
 	}{
 		{"3", ""},
-		{"99", deepresearch.ProblemBadLocator},
+		{"99", verify.ProblemBadLocator},
 	} {
 		t.Run("row "+tc.row, func(t *testing.T) {
 			body := rep.Body + fmt.Sprintf("\nThe TechBook Air has 18 hours of battery [%d, row %s].\n", ref.Number, tc.row)
-			res, err := deepresearch.Verify(context.Background(), body, rep.CitedSources(nil), deepresearch.VerifyOptions{Scope: deepresearch.ScopeCitations})
+			res, err := verify.Verify(context.Background(), body, rep.CitedSources(nil), verify.Options{Scope: verify.ScopeCitations})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var kinds []deepresearch.ProblemKind
+			var kinds []verify.ProblemKind
 			for _, p := range res.Problems {
 				kinds = append(kinds, p.Kind)
 			}
-			if tc.kind == "" && len(kinds) > 0 || tc.kind != "" && fmt.Sprint(kinds) != fmt.Sprint([]deepresearch.ProblemKind{tc.kind}) {
+			if tc.kind == "" && len(kinds) > 0 || tc.kind != "" && fmt.Sprint(kinds) != fmt.Sprint([]verify.ProblemKind{tc.kind}) {
 				t.Errorf("problems %+v, want %q", res.Problems, tc.kind)
 			}
 			if res.Pass(false) != (tc.kind == "") {

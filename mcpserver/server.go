@@ -42,6 +42,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/verify"
 )
 
 // Report is what the research tool returns.
@@ -122,10 +123,10 @@ type Options struct {
 	// most 2048 bytes, titles kept to 500.
 	MaxIndexes, MaxEntries, MaxSections int
 	// VerifyModel judges support for the verify tool (as
-	// deepresearch.VerifyOptions.Model); nil judges lexically.
+	// verify.Options.Model); nil judges lexically.
 	VerifyModel llms.Model
 	// Files is the project the verify tool checks file references and
-	// @-mentions against (deepresearch.VerifyOptions.Files: an os.Root's
+	// @-mentions against (verify.Options.Files: an os.Root's
 	// FS, which no path leaves); nil reports them unchecked.
 	Files fs.FS
 }
@@ -378,31 +379,31 @@ type verifyIn struct {
 	// Report is a JSON report (run --format json, or another's document
 	// with a _citations sidecar): its sidecar is checked, and its text
 	// (or its sidecar's claims) verified.
-	Report  string                    `json:"report,omitempty" jsonschema:"a JSON report to check instead: deepresearch's (--format json: its text and its _citations sidecar) or another's document whose _citations sidecar lists its claims"`
-	Sources []deepresearch.SourceText `json:"sources,omitempty" jsonschema:"the sources: number, title, url and the text that was retrieved (no text: never retrieved), or the passages checked (a JSON report's references); grade (HIGH, MODERATE, LOW, VERY LOW) or type to weigh overclaiming; ref for REF-123 identifiers. Absent: numbered citations are not checked"`
-	Strict  bool                      `json:"strict,omitempty" jsonschema:"fail on warnings (unsupported sentences, duplicates, overclaims, uncited statistics) too"`
-	Fix     bool                      `json:"fix,omitempty" jsonschema:"also return the report fixed: citations of nonexistent or never-retrieved sources removed with a comment saying why, notes on stale and missing files, TODO markers on claims needing a source, overclaims hedged"`
-	Scope   string                    `json:"scope,omitempty" jsonschema:"what to check: all (the default), citations (no prose checks), corpus (numbered citations, @-mentions and REF identifiers) or rlm (file references only)"`
-	Uncited bool                      `json:"uncited,omitempty" jsonschema:"also report every factual sentence that cites nothing"`
+	Report  string          `json:"report,omitempty" jsonschema:"a JSON report to check instead: deepresearch's (--format json: its text and its _citations sidecar) or another's document whose _citations sidecar lists its claims"`
+	Sources []verify.Source `json:"sources,omitempty" jsonschema:"the sources: number, title, url and the text that was retrieved (no text: never retrieved), or the passages checked (a JSON report's references); grade (HIGH, MODERATE, LOW, VERY LOW) or type to weigh overclaiming; ref for REF-123 identifiers. Absent: numbered citations are not checked"`
+	Strict  bool            `json:"strict,omitempty" jsonschema:"fail on warnings (unsupported sentences, duplicates, overclaims, uncited statistics) too"`
+	Fix     bool            `json:"fix,omitempty" jsonschema:"also return the report fixed: citations of nonexistent or never-retrieved sources removed with a comment saying why, notes on stale and missing files, TODO markers on claims needing a source, overclaims hedged"`
+	Scope   string          `json:"scope,omitempty" jsonschema:"what to check: all (the default), citations (no prose checks), corpus (numbered citations, @-mentions and REF identifiers) or rlm (file references only)"`
+	Uncited bool            `json:"uncited,omitempty" jsonschema:"also report every factual sentence that cites nothing"`
 }
 
 type verifyOut struct {
-	Verdict   string                         `json:"verdict" jsonschema:"PASS or FAIL"`
-	Summary   deepresearch.VerifySummary     `json:"summary"`
-	Problems  []deepresearch.CitationProblem `json:"problems" jsonschema:"each problem with its line and a suggested fix"`
-	Citations []deepresearch.CheckedCitation `json:"citations" jsonschema:"every citation with its verdict, score and evidence"`
-	Fixed     string                         `json:"fixed,omitempty" jsonschema:"the fixed report, when fix was asked"`
+	Verdict   string            `json:"verdict" jsonschema:"PASS or FAIL"`
+	Summary   verify.Summary    `json:"summary"`
+	Problems  []verify.Problem  `json:"problems" jsonschema:"each problem with its line and a suggested fix"`
+	Citations []verify.Citation `json:"citations" jsonschema:"every citation with its verdict, score and evidence"`
+	Fixed     string            `json:"fixed,omitempty" jsonschema:"the fixed report, when fix was asked"`
 	// Sidecar and Note are a JSON report's: what checking its citation
 	// sidecar found, and what was verified of it.
-	Sidecar []deepresearch.SidecarProblem `json:"sidecar,omitempty" jsonschema:"a JSON report's citation sidecar problems (a FAIL)"`
-	Note    string                        `json:"note,omitempty" jsonschema:"what of a JSON report was verified"`
+	Sidecar []verify.SidecarProblem `json:"sidecar,omitempty" jsonschema:"a JSON report's citation sidecar problems (a FAIL)"`
+	Note    string                  `json:"note,omitempty" jsonschema:"what of a JSON report was verified"`
 }
 
 func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn) (*mcp.CallToolResult, verifyOut, error) {
 	// A fix removes citations of sources that do not exist or were never
 	// retrieved, and keeps unsupported ones (the result lists them).
-	opts := deepresearch.VerifyOptions{Model: t.verifyModel, Fix: in.Fix, Unsupported: deepresearch.UnsupportedKeep,
-		Files: t.files, Scope: deepresearch.VerifyScope(in.Scope), Uncited: in.Uncited, NoSources: in.Sources == nil}
+	opts := verify.Options{Model: t.verifyModel, Fix: in.Fix, Unsupported: verify.Keep,
+		Files: t.files, Scope: verify.Scope(in.Scope), Uncited: in.Uncited, NoSources: in.Sources == nil}
 	text, given := in.Text, 0
 	for _, s := range []string{in.Text, in.Markdown, in.Report} {
 		if s != "" {
@@ -425,7 +426,7 @@ func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn)
 		}
 		var fromSidecar bool
 		var err error
-		if text, fromSidecar, out.Sidecar, err = deepresearch.JSONReportText([]byte(in.Report)); err != nil {
+		if text, fromSidecar, out.Sidecar, err = verify.JSONReportText([]byte(in.Report)); err != nil {
 			return nil, verifyOut{}, fmt.Errorf("%w: report: %v", ErrBadArgument, err)
 		}
 		out.Note = "checked: the report's text and its citation sidecar"
@@ -433,7 +434,7 @@ func (t *tools) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn)
 			out.Note = "checked: the claims of its sidecar (_citations), one a line: line n is entry n-1"
 		}
 	}
-	res, err := deepresearch.Verify(ctx, text, in.Sources, opts)
+	res, err := verify.Verify(ctx, text, in.Sources, opts)
 	if err != nil {
 		return nil, verifyOut{}, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/sqlitestore"
+	"github.com/deepresearch/deepresearch/verify"
 )
 
 func init() { extraCommands = append(extraCommands, newVerifyCmd) }
@@ -181,7 +182,7 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 	f.BoolVar(&vf.strict, "strict", false, "fail on warnings too")
 	f.BoolVar(&vf.fix, "fix", false, "write the report fixed and annotated")
 	f.StringVar(&vf.unsupported, "unsupported", "keep", "with --fix, the `ACTION` on unsupported citations: keep, flag or remove")
-	f.Float64Var(&vf.threshold, "threshold", deepresearch.DefaultThreshold, "lexical support `SCORE` from which a sentence is supported")
+	f.Float64Var(&vf.threshold, "threshold", verify.DefaultThreshold, "lexical support `SCORE` from which a sentence is supported")
 	f.StringVarP(&vf.output, "output", "o", "", "with --fix: write the fixed report to `FILE` (atomically)")
 	f.StringVar(&vf.report, "report", "", "save the verification report (text, or JSON with --json) to `FILE` too; bare --report (last, or before another flag): "+defaultReportPath)
 	f.BoolVar(&vf.uncited, "uncited", false, "report every factual sentence that cites nothing")
@@ -196,8 +197,8 @@ Exit status: 0 PASS, 1 FAIL, 2 bad input.`,
 type verified struct {
 	name    string
 	text    string // the markdown checked
-	res     *deepresearch.VerifyResult
-	sidecar []deepresearch.SidecarProblem
+	res     *verify.Result
+	sidecar []verify.SidecarProblem
 	// note says what was checked when it is not the text as given: the
 	// claims of another's JSON document's sidecar.
 	note string
@@ -225,16 +226,16 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	if err != nil || vf.unsupported == "" {
 		return usageError{fmt.Errorf("--unsupported %q: want keep, flag or remove", vf.unsupported)}
 	}
-	opts := deepresearch.VerifyOptions{Threshold: vf.threshold, Fix: vf.fix, Unsupported: unsupported, Uncited: vf.uncited}
+	opts := verify.Options{Threshold: vf.threshold, Fix: vf.fix, Unsupported: unsupported, Uncited: vf.uncited}
 	switch {
 	case vf.rlm:
-		opts.Scope = deepresearch.ScopeRLM
+		opts.Scope = verify.ScopeRLM
 	case vf.corpusOnly:
-		opts.Scope = deepresearch.ScopeCorpus
+		opts.Scope = verify.ScopeCorpus
 	}
 
 	var runBody string
-	var sources []deepresearch.SourceText
+	var sources []verify.Source
 	switch {
 	case vf.run != "":
 		if runBody, sources, err = runSources(cmd, vf); err != nil {
@@ -352,7 +353,7 @@ func bareReportFlag(args []string) []string {
 
 // verifyOne checks the report at path ("-": stdin; "": the stored run's
 // own report, runBody).
-func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources []deepresearch.SourceText, opts deepresearch.VerifyOptions) (*verified, error) {
+func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources []verify.Source, opts verify.Options) (*verified, error) {
 	v := &verified{name: path, text: runBody}
 	if path == "" {
 		v.name = "run " + vf.run
@@ -364,11 +365,11 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 	}
 	// A YAML report ("run --format yaml", a .yaml or .yml file): its
 	// sidecar is checked as YAML, and it is then read as the JSON report.
-	var yamlSidecar []deepresearch.SidecarProblem
+	var yamlSidecar []verify.SidecarProblem
 	isYAML := isYAMLPath(path)
 	if isYAML {
 		var err error
-		if yamlSidecar, err = deepresearch.CheckYAMLSidecar([]byte(v.text), "/_citations"); err != nil {
+		if yamlSidecar, err = verify.CheckYAMLSidecar([]byte(v.text), "/_citations"); err != nil {
 			return nil, inputError(fmt.Errorf("%s: %w", v.name, err))
 		}
 		b, err := yamlToJSON([]byte(v.text))
@@ -383,7 +384,7 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 		if vf.fix {
 			return nil, usageError{errors.New("--fix rewrites markdown reports, not JSON ones")}
 		}
-		text, fromSidecar, sidecar, err := deepresearch.JSONReportText([]byte(v.text))
+		text, fromSidecar, sidecar, err := verify.JSONReportText([]byte(v.text))
 		if err != nil {
 			return nil, inputError(fmt.Errorf("%s: %w", v.name, err))
 		}
@@ -397,9 +398,9 @@ func verifyOne(cmd *cobra.Command, vf verifyFlags, path, runBody string, sources
 			v.note = "checked: the claims of its sidecar (_citations), one a line: line n is entry n-1"
 		}
 	}
-	res, err := deepresearch.Verify(cmd.Context(), v.text, sources, opts)
+	res, err := verify.Verify(cmd.Context(), v.text, sources, opts)
 	if err != nil {
-		if errors.Is(err, deepresearch.ErrSources) || errors.Is(err, deepresearch.ErrVerifyTooLarge) {
+		if errors.Is(err, verify.ErrSources) || errors.Is(err, verify.ErrTooLarge) {
 			return nil, inputError(err)
 		}
 		return nil, err
@@ -436,10 +437,10 @@ func writeVerified(w io.Writer, vf verifyFlags, all []*verified) error {
 		type one struct {
 			File string `json:"file,omitempty"`
 			Note string `json:"note,omitempty"`
-			*deepresearch.VerifyResult
-			Sidecar []deepresearch.SidecarProblem `json:"sidecar,omitempty"`
-			Pass    bool                          `json:"pass"`
-			Strict  bool                          `json:"strict"`
+			*verify.Result
+			Sidecar []verify.SidecarProblem `json:"sidecar,omitempty"`
+			Pass    bool                    `json:"pass"`
+			Strict  bool                    `json:"strict"`
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -524,7 +525,7 @@ func markdownFiles(dir, skip string) ([]string, error) {
 }
 
 // readReport reads the report from stdin ("-") or a file: at most
-// deepresearch.MaxVerifyBytes (16 MiB, as cite reads).
+// verify.MaxBytes (16 MiB, as cite reads).
 func readReport(stdin io.Reader, path string) (string, error) {
 	r := stdin
 	if path != "-" {
@@ -535,11 +536,11 @@ func readReport(stdin io.Reader, path string) (string, error) {
 		defer f.Close()
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, deepresearch.MaxVerifyBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r, verify.MaxBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("reading the report: %w", err)
 	}
-	if len(b) > deepresearch.MaxVerifyBytes {
+	if len(b) > verify.MaxBytes {
 		return "", fmt.Errorf("the report is larger than 16 MiB, the most verify reads")
 	}
 	return string(b), nil
@@ -586,7 +587,7 @@ func storedRun(cmd *cobra.Command, store, id string, quiet bool) (rep *deepresea
 // runSources reads a stored run (--run): its sources, numbered as its
 // report's references, with the text its agents read (else the text the
 // store kept), and its own report body.
-func runSources(cmd *cobra.Command, vf verifyFlags) (string, []deepresearch.SourceText, error) {
+func runSources(cmd *cobra.Command, vf verifyFlags) (string, []verify.Source, error) {
 	rep, kept, _, err := storedRun(cmd, vf.store, vf.run, false)
 	if err != nil {
 		return "", nil, err
@@ -598,15 +599,15 @@ func runSources(cmd *cobra.Command, vf verifyFlags) (string, []deepresearch.Sour
 // JSON report whose run the store holds (its run_id): checked against
 // what the agents read, not only the passages the report kept. A store or
 // run that is not there leaves the sources as they are.
-func storeTexts(cmd *cobra.Command, store, runID string, sources []deepresearch.SourceText) error {
-	if runID == "" || !slices.ContainsFunc(sources, func(s deepresearch.SourceText) bool { return s.Text == "" }) {
+func storeTexts(cmd *cobra.Command, store, runID string, sources []verify.Source) error {
+	if runID == "" || !slices.ContainsFunc(sources, func(s verify.Source) bool { return s.Text == "" }) {
 		return nil
 	}
 	rep, kept, ok, err := storedRun(cmd, store, runID, true)
 	if !ok || err != nil {
 		return err
 	}
-	read := map[int]deepresearch.SourceText{}
+	read := map[int]verify.Source{}
 	for _, s := range rep.CitedSources(kept) {
 		read[s.Number] = s
 	}
@@ -621,7 +622,7 @@ func storeTexts(cmd *cobra.Command, store, runID string, sources []deepresearch.
 
 // loadSources reads --sources: a folder of documents, or a JSON file (and
 // then the run_id of a JSON report).
-func loadSources(p string) ([]deepresearch.SourceText, string, error) {
+func loadSources(p string) ([]verify.Source, string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, "", fmt.Errorf("--sources: %w", err)
@@ -632,7 +633,7 @@ func loadSources(p string) ([]deepresearch.SourceText, string, error) {
 			return nil, "", fmt.Errorf("--sources: %w", err)
 		}
 		defer r.Close()
-		srcs, err := deepresearch.SourcesFromFS(r.FS())
+		srcs, err := verify.SourcesFromFS(r.FS())
 		if err != nil {
 			return nil, "", fmt.Errorf("--sources %s: %w", p, err)
 		}
@@ -647,7 +648,7 @@ func loadSources(p string) ([]deepresearch.SourceText, string, error) {
 			return nil, "", fmt.Errorf("--sources %s: %w", p, err)
 		}
 	}
-	srcs, err := deepresearch.ParseSources(b)
+	srcs, err := verify.ParseSources(b)
 	if err != nil {
 		return nil, "", fmt.Errorf("--sources %s: %w", p, err)
 	}
@@ -661,7 +662,7 @@ func loadSources(p string) ([]deepresearch.SourceText, string, error) {
 // readCorpusTexts fills in the text of sources without one whose URL is a
 // file: URL inside dir. Files are read through an os.Root, so neither ".."
 // nor a symbolic link leads out of dir; other sources are left as they are.
-func readCorpusTexts(dir string, sources []deepresearch.SourceText) error {
+func readCorpusTexts(dir string, sources []verify.Source) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("--corpus: %w", err)
@@ -688,7 +689,7 @@ func readCorpusTexts(dir string, sources []deepresearch.SourceText) error {
 		if err != nil {
 			continue // not retrieved: verify says so
 		}
-		s.Text, _ = deepresearch.DocumentText(rel, b)
+		s.Text, _ = verify.DocumentText(rel, b)
 	}
 	return nil
 }
