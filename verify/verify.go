@@ -28,44 +28,109 @@ import (
 )
 
 // What Verify reads and finds. The JSON forms are those of
-// `deepresearch verify --json` and the MCP verify tool.
+// `deepresearch verify --json` and the MCP verify tool. (go doc does not
+// show the fields of these aliases; each comment does.)
 type (
-	// Source is a source a report may cite: its number in the report,
-	// what identifies it, and the text that was read of it. A source with
-	// no Text was never retrieved: citing it is a fabricated citation.
+	// Source is a source a report may cite: its Number in the report,
+	// what identifies it (ID, Title, URL, and Location: the page, row or
+	// slide it is), and the Text that was read of it. A source with no
+	// Text was never retrieved: citing it is a fabricated citation. A
+	// source may carry instead the Passages a JSON report kept of it, with
+	// TextSHA256, the hash of the text they were read from. Grade (HIGH,
+	// MODERATE, LOW, VERY LOW), else Type ("blog", "journal" …), weighs
+	// overclaiming; Ref is its REF-123 identifier.
 	Source = iverify.Source
-	// Result is what Verify found: every citation with its verdict, each
-	// problem with its line and a suggested fix, the counts, and the
-	// report rewritten as Options.Fix asks. Pass gives the verdict;
-	// WriteText writes it all for people.
+	// Result is what Verify found: Citations, every citation with its
+	// verdict; Problems, each with its line and a suggested fix; Summary,
+	// the counts; and Fixed, the report rewritten as Options.Fix asks.
+	// Pass gives the verdict; WriteText writes it all for people.
 	Result = iverify.Result
-	// Summary counts a report's citations by verdict, its errors and
-	// warnings, and scores it: the share of numbered citations supported.
+	// Summary counts a report's citations: Citations (every one: each
+	// number of each marker, DOI, author-year, file reference);
+	// Supported and Unsupported (numbered citations of retrieved
+	// sources); Fabricated (numbers no source holds, or sources never
+	// retrieved); Missing (references to files that do not exist);
+	// Duplicates (numbers naming a resource another names); Unmatched
+	// (DOIs and author-years no source carries); Fresh, Stale and
+	// Unversioned (file references by content hash); Uncited (sources
+	// never cited, not a problem); Mentions (@-mentions of files);
+	// Statistics, UncitedClaims and Overclaims (of the prose); Errors and
+	// Warnings; and Score, the share of numbered citations supported.
 	Summary = iverify.Summary
 	// Citation is one citation as it occurs in a report (a marker naming
-	// three numbers gives three), with its verdict, score and the
-	// source's passage that supports it.
+	// three numbers gives three): its Kind; Line (1-based), Offset and
+	// Len of its Marker; the Number cited; the Location (page, row,
+	// slide) it was checked against; Ref, what a non-numeric citation
+	// names (URL, DOI, "Author YEAR", path, REF id); Hash, a cited file's
+	// current content hash; Link, where a rendered citation links;
+	// Sentence, the citing sentence; its Status, Score in [0, 1],
+	// Evidence (the passage that supports it) and the judge's Reason.
 	Citation = iverify.Citation
-	// Problem is one thing wrong with a report's citations: where, how
-	// bad (an error fails the report; a warning only a strict check),
-	// what, and the fix.
+	// Evidence is the passage of a source that supports a citation (or
+	// comes closest): Quote, and its byte offsets Start and End in the
+	// source's Text.
+	Evidence = iverify.Evidence
+	// Problem is one thing wrong with a report's citations: its Line, its
+	// Severity (an error fails the report; a warning only a strict
+	// check), its Kind, the Marker and Number concerned, the Message and
+	// the Fix suggested.
 	Problem = iverify.Problem
 	// ProblemKind names a kind of Problem (the Problem… constants).
 	ProblemKind = iverify.ProblemKind
+	// Severity says whether a Problem fails a report (Error) or only a
+	// strict check (Warning).
+	Severity = iverify.Severity
+	// Status is a Citation's verdict (the Status… constants).
+	Status = iverify.Status
+	// Kind is a Citation's form (the Kind… constants).
+	Kind = iverify.Kind
 	// SidecarProblem is an entry of a JSON report's citation sidecar that
-	// does not hold (see CheckSidecar).
+	// does not hold (see CheckSidecar): its Index in the sidecar (-1: the
+	// sidecar itself), the Path it points at and the Message.
 	SidecarProblem = iverify.SidecarProblem
 	// Passage is a span of the text read of a source that a citation was
-	// checked against, with the SHA-256 of its text and its offsets in
-	// the text read. A report's JSON form keeps them with its references
-	// (with the text's own hash, "text_sha256"), and a Source may carry
-	// them instead of its Text: Verify then judges against them, and a
-	// passage whose text does not hash to its SHA-256 fails the report.
+	// checked against: its Text, the SHA256 of it, and its offsets Start
+	// and End in the text read. A report's JSON form keeps them with its
+	// references (with the text's own hash, "text_sha256"), and a Source
+	// may carry them instead of its Text: Verify then judges against
+	// them, and a passage whose text does not hash to its SHA256 fails
+	// the report.
 	Passage = source.Passage
 	// Action is what Options.Fix does with a citation its source does not
 	// support: Keep, Flag or Remove. Its text form is its name ("keep",
 	// "flag", "remove"); it is the same type as deepresearch.Action.
 	Action = output.Action
+)
+
+// The severities of a Problem.
+const (
+	Error   = iverify.Error   // "error": fails the report
+	Warning = iverify.Warning // "warning": fails only a strict check
+)
+
+// The verdicts of a Citation.
+const (
+	StatusSupported   = iverify.Supported   // the source supports the sentence
+	StatusUnsupported = iverify.Unsupported // the source was retrieved but does not support it
+	StatusFabricated  = iverify.Fabricated  // no such source, or it was never retrieved
+	StatusMatched     = iverify.Matched     // a DOI, author-year or REF id a source carries; an @-mention of a file that exists
+	StatusUnmatched   = iverify.Unmatched   // a DOI, author-year or REF id no source carries
+	StatusFresh       = iverify.Fresh       // a file reference whose content hash matches
+	StatusStale       = iverify.Stale       // … whose content hash does not
+	StatusUnversioned = iverify.Unversioned // … that exists but gives no hash
+	StatusMissing     = iverify.Missing     // a file reference or @-mention whose file does not exist
+	StatusUnchecked   = iverify.Unchecked   // nothing to check it against (no files; Options.NoSources)
+)
+
+// The forms of a Citation.
+const (
+	KindNumber     = iverify.KindNumber     // [1], [1, 2], [[S:1]], [^1] …: one citation per number
+	KindRef        = iverify.KindRef        // [ref: URL]
+	KindDOI        = iverify.KindDOI        // 10.1234/abc
+	KindAuthorYear = iverify.KindAuthorYear // Smith et al., 2020
+	KindFile       = iverify.KindFile       // [path, L10-20], [path@hash, L10-20]
+	KindMention    = iverify.KindMention    // @docs/research/x.md
+	KindRefID      = iverify.KindRefID      // REF-123
 )
 
 // The kinds of Problem. Errors fail a report; warnings only a strict
