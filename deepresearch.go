@@ -18,8 +18,9 @@
 // ParseAction (the words of a Request — Style, ReviewMode — parse
 // themselves as its JSON is decoded), start runs with Researcher.Start (kept in
 // a Store with RunOptions.Store), and render a Report, which renders the agents' findings when
-// the writer failed (see Report). Its citation core is public too: Cite
-// and Citer, Collapse and Merger, Verify, RenderReferences.
+// the writer failed (see Report). Its citation core is public too: the
+// leaf packages cite (Cite, Citer, Collapse, Merger) and verify (Verify),
+// and RenderReferences.
 //
 //	r, err := deepresearch.New(deepresearch.Config{Corpus: "./docs"})
 //	if err != nil { … }

@@ -8,7 +8,7 @@
 //     merge; the reference list exports as a report's reference list,
 //     CSL-JSON or BibTeX);
 //   - verify: a report's citations checked against its sources
-//     (deepresearch.Verify);
+//     (verify.Verify);
 //   - research: a deepresearch.Request run through the library, answered
 //     with the cited report (when Options.Runs or Research is set): with
 //     Runs, a run kept in its store under its policy (run limits, time
