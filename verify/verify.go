@@ -5,11 +5,11 @@
 // file references and the prose, and can rewrite the report as it finds.
 // ParseSources and SourcesFromFS read sources; CheckSidecar and its kin
 // check the citation sidecar of a JSON or YAML report. `deepresearch
-// verify`, the HTTP API's verify endpoint and the MCP verify tool are
-// these; the last stage of every run does Verify's ScopeCitations part.
+// verify` and the MCP verify tool are these; the last stage of every run
+// does Verify's ScopeCitations part.
 //
-// It is a leaf: it links no run store, PDF engine, spreadsheet library or
-// search backend (deps_test.go holds it to that); a model judges support
+// It is a leaf: it links no run store, PDF engine, spreadsheet library,
+// search backend or model provider (deps_test.go holds it to that); a model judges support
 // only when Options.Model is one the caller built. Nothing in it does I/O
 // but read the fs.FS it is given and call that model.
 package verify
