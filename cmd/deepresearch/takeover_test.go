@@ -22,7 +22,7 @@ import (
 //
 //   - A run of A whose plan is reviewed through B (the word relayed to A
 //     through the store) finishes on A, its first attempt; its report in
-//     each format is the same through A and through B. Its calls are the
+//     Markdown, JSON and HTML is the same through A and through B. Its calls are the
 //     calls of one uninterrupted run.
 //   - Two more runs of A: X waits for its plan's review; Y's review is
 //     posted to B while A owns Y, and Y goes on to its agents. The double
