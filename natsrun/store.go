@@ -199,12 +199,12 @@ func openStore(ctx context.Context, js jetstream.JetStream, c Config, o StoreOpt
 	if o.Owner == "" {
 		o.Owner = "store-" + rand.Text()[:12]
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.RunsBucket,
+	kv, err := leaderBucket(ctx, js, jetstream.KeyValueConfig{Bucket: n.RunsBucket,
 		Description: "deepresearch runs: records, leases, sources", History: 1, Storage: jetstream.FileStorage, Replicas: c.Replicas})
 	if err != nil {
 		return nil, storeErr("open", "", fmt.Errorf("bucket %s: %w", n.RunsBucket, err))
 	}
-	blobs, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.ReportsBucket,
+	blobs, err := leaderBucket(ctx, js, jetstream.KeyValueConfig{Bucket: n.ReportsBucket,
 		Description: "deepresearch reports and cited sources", History: 1, Storage: jetstream.FileStorage, Replicas: c.Replicas})
 	if err != nil {
 		return nil, storeErr("open", "", fmt.Errorf("bucket %s: %w", n.ReportsBucket, err))
@@ -229,6 +229,30 @@ func openStore(ctx context.Context, js jetstream.JetStream, c Config, o StoreOpt
 		close(s.beatDone)
 	}
 	return s, nil
+}
+
+// leaderBucket creates or updates the bucket of cfg and returns it with
+// reads served by its stream's leader, not by any replica: a KV bucket
+// answers Get with a "direct get" that a replica behind the leader may
+// serve (nats-server#6557), and a run's record or lease read just after
+// another server wrote it must be the one written — a review refused as
+// "running, not awaiting_plan" by a server that had itself reported the
+// run awaiting its plan was such a read, on a three-node cluster.
+func leaderBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	if _, err := js.CreateOrUpdateKeyValue(ctx, cfg); err != nil {
+		return nil, err
+	}
+	st, err := js.Stream(ctx, "KV_"+cfg.Bucket)
+	if err != nil {
+		return nil, err
+	}
+	if sc := st.CachedInfo().Config; sc.AllowDirect {
+		sc.AllowDirect = false
+		if _, err := js.UpdateStream(ctx, sc); err != nil {
+			return nil, fmt.Errorf("reading from the leader: %w", err)
+		}
+	}
+	return js.KeyValue(ctx, cfg.Bucket) // a handle that reads as the stream now says
 }
 
 // OnLost sets fn to be told of each run whose lease this Store loses

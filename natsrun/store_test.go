@@ -289,3 +289,34 @@ func TestStoreBigReport(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreReadsFromTheLeader: the store's buckets serve reads from their
+// stream's leader, not by direct get from any replica (which may be
+// behind the leader), and a bucket a store opened again, or one created
+// with direct gets by an older version, is made so again.
+func TestStoreReadsFromTheLeader(t *testing.T) {
+	ctx := t.Context()
+	js := standalone(t)
+	cfg := natsrun.Config{}
+	names := natsrun.NamesOf(cfg)
+	// An older version's bucket: direct gets allowed.
+	if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: names.RunsBucket, History: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		s, err := natsrun.NewCluster(js, cfg).OpenStore(ctx, natsrun.StoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		for _, b := range []string{names.RunsBucket, names.ReportsBucket} {
+			st, err := js.Stream(ctx, "KV_"+b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.CachedInfo().Config.AllowDirect {
+				t.Errorf("bucket %s allows direct gets: a replica behind its leader may answer a read", b)
+			}
+		}
+	}
+}
