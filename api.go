@@ -74,19 +74,3 @@ const (
 // formats are binary files (FormatDOCX, FormatPDF) that are not to be printed on a
 // terminal or filtered as text.
 func ParseFormat(s string) (Format, error) { return output.ParseFormat(s) }
-
-// Action is what verification does with a citation whose source does not
-// support the sentence that cites it (Config.Unsupported).
-type Action = output.Action
-
-// The actions on unsupported citations.
-const (
-	UnsupportedKeep   = output.Keep   // "keep": leave it; the report's Verification lists it
-	UnsupportedFlag   = output.Flag   // "flag": keep it, marked "[unsupported: n]"
-	UnsupportedRemove = output.Remove // "remove": drop it from the report
-)
-
-// ParseAction returns the action named s: "keep", "flag" or "remove"; ""
-// is UnsupportedFlag, the default. Other names are an error wrapping
-// ErrAction.
-func ParseAction(s string) (Action, error) { return output.ParseAction(s) }

@@ -56,10 +56,12 @@ import (
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/mcpsource"
+	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/vector"
+	"github.com/deepresearch/deepresearch/verify"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 )
 
@@ -211,9 +213,9 @@ type Config struct {
 	// Budget bounds each agent; zero fields take the defaults.
 	Budget Budget
 	// Unsupported is what the verification stage does with a citation
-	// whose source does not support its sentence: UnsupportedKeep,
-	// UnsupportedFlag or UnsupportedRemove ("" is UnsupportedFlag).
-	Unsupported Action
+	// whose source does not support its sentence: verify.Keep,
+	// verify.Flag or verify.Remove ("" is verify.Flag).
+	Unsupported verify.Action
 	// Style renders citations in Report.Text (default Markdown).
 	Style Style
 	// MaxRetries is how many times a failed model call is tried again,
@@ -320,7 +322,7 @@ func New(cfg Config) (*Researcher, error) {
 	if _, err := citeproc.ParseStyle(string(cfg.Style)); err != nil {
 		return nil, configErrorf("Style: %v", err)
 	}
-	unsupported, err := ParseAction(string(cfg.Unsupported))
+	unsupported, err := output.ParseAction(string(cfg.Unsupported))
 	if err != nil {
 		return nil, configErrorf("Unsupported: %v", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/stored"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
+	"github.com/deepresearch/deepresearch/verify"
 )
 
 // Durable runs: a run started with a Store (or a RunOptions.Journal) keeps a journal of
@@ -310,9 +311,9 @@ type runManifest struct {
 	Verifier string `json:"verifier"`
 	// Channel is the Source.Channel of search results; Pages says whether
 	// runs read web pages.
-	Channel     string `json:"channel"`
-	Pages       bool   `json:"pages,omitempty"`
-	Unsupported Action `json:"unsupported"`
+	Channel     string        `json:"channel"`
+	Pages       bool          `json:"pages,omitempty"`
+	Unsupported verify.Action `json:"unsupported"`
 	// MaxRunTokens and MaxCost are the run budgets; Prices the dollars
 	// per million prompt and completion tokens of each role's model, as
 	// Config.Price says.

@@ -43,9 +43,6 @@ var (
 	// ErrStyle reports a citation style Style.UnmarshalText does not know
 	// (markdown, plain, footnote, html).
 	ErrStyle = citeproc.ErrStyle
-	// ErrAction reports an action on unsupported citations ParseAction
-	// does not know (keep, flag, remove).
-	ErrAction = output.ErrAction
 	// ErrNoReport reports a Report with neither a final report nor
 	// findings to render.
 	ErrNoReport = errors.New("the run produced no report")

@@ -12,7 +12,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
-	"github.com/deepresearch/deepresearch/internal/verify"
+	iverify "github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/verify"
 )
 
 // Verification is what the last stage of a run found when it checked every
@@ -24,7 +25,7 @@ type Verification struct {
 	Problems []verify.Problem `json:"problems"`
 	// Action is what was done with unsupported citations: keep, flag or
 	// remove.
-	Action Action `json:"action"`
+	Action verify.Action `json:"action"`
 	// Judge names what decided support: "lexical", "llm" (the
 	// Config.VerifyModel), or "lexical (llm failed: …)" when the model's
 	// answer was unusable.
@@ -93,7 +94,7 @@ func sourceKey(s Source) string {
 
 // verifyReport checks rep's citations against texts and, as action says,
 // rewrites the draft and publishes it again.
-func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, action Action) (err error) {
+func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, action verify.Action) (err error) {
 	ctx, span := telemetry.Start(ctx, telemetry.SpanVerify, trace.SpanKindInternal)
 	defer func() {
 		if v := rep.Verification; v != nil {
@@ -102,11 +103,11 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 		observeCitations(ctx, rep.Verification)
 		telemetry.End(span, err)
 	}()
-	fix := verify.ActionOf(action)
-	var judge verify.Judge
-	var fallback *verify.Fallback
+	fix := iverify.ActionOf(action)
+	var judge iverify.Judge
+	var fallback *iverify.Fallback
 	if r.verifyModel != nil {
-		fallback = &verify.Fallback{Primary: &verify.LLMJudge{Model: r.verifyModel}, OnFail: func(err error) {
+		fallback = &iverify.Fallback{Primary: &iverify.LLMJudge{Model: r.verifyModel}, OnFail: func(err error) {
 			r.log.Warn().Err(err).Msg("the model could not judge the citations; judging them lexically")
 		}}
 		judge = fallback
@@ -114,22 +115,22 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 	// The problems are told in the reader's numbering: Body and its
 	// references.
 	cited := rep.CitedSources(nil)
-	res, err := verify.Check(ctx, rep.Body, cited, verify.Options{Judge: judge})
+	res, err := iverify.Check(ctx, rep.Body, cited, iverify.Options{Judge: judge})
 	if err != nil {
 		return err
 	}
 	rep.Verification = &Verification{Summary: res.Summary, Problems: res.Problems, Action: action, Judge: fallback.Name(),
 		Passages: mergedPassages(res.PassagesBySource(cited), cited, rep.Sources)}
-	if fix == verify.Keep || res.Summary.Unsupported == 0 {
+	if fix == iverify.Keep || res.Summary.Unsupported == 0 {
 		return nil
 	}
 	// The fix is made to the draft, which stays the report's one source
 	// of truth, and published again.
-	var merged []verify.Source
+	var merged []iverify.Source
 	for _, s := range rep.Sources {
-		merged = append(merged, verify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Location: s.Location, Text: rep.SourceTexts[s.Number]})
+		merged = append(merged, iverify.Source{Number: s.Number, ID: s.ID, Title: s.Title, URL: s.URL, Location: s.Location, Text: rep.SourceTexts[s.Number]})
 	}
-	fixed, err := verify.Check(ctx, rep.Draft, merged, verify.Options{Judge: judge, Fix: verify.Fix{Unsupported: fix}})
+	fixed, err := iverify.Check(ctx, rep.Draft, merged, iverify.Options{Judge: judge, Fix: iverify.Fix{Unsupported: fix}})
 	if err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 // numbering; a reference cited at two pages is two of them) into passages
 // by merged number (of sources), which a fix that renumbers the
 // references leaves as they are; in merged order.
-func mergedPassages(bySource [][]Passage, cited []verify.Source, sources []MergedSource) []SourcePassages {
+func mergedPassages(bySource [][]Passage, cited []iverify.Source, sources []MergedSource) []SourcePassages {
 	merged := map[string]int{}
 	for _, s := range sources {
 		merged[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number

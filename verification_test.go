@@ -68,22 +68,22 @@ func TestVerificationInEveryRun(t *testing.T) {
 		}
 	})
 	for _, tc := range []struct {
-		action deepresearch.Action
+		action verify.Action
 		check  func(t *testing.T, text string)
 	}{
-		{deepresearch.UnsupportedFlag, func(t *testing.T, text string) {
+		{verify.Flag, func(t *testing.T, text string) {
 			if !strings.Contains(text, "[unsupported") {
 				t.Errorf("the false claim's citation is not flagged:\n%s", text)
 			}
 		}},
-		{deepresearch.UnsupportedRemove, func(t *testing.T, text string) {
+		{verify.Remove, func(t *testing.T, text string) {
 			line := text[strings.Index(text, claim):]
 			line, _, _ = strings.Cut(line, "\n")
 			if strings.Contains(line, "[") {
 				t.Errorf("the false claim keeps its citation: %q", line)
 			}
 		}},
-		{deepresearch.UnsupportedKeep, func(t *testing.T, text string) {
+		{verify.Keep, func(t *testing.T, text string) {
 			line := text[strings.Index(text, claim):]
 			line, _, _ = strings.Cut(line, "\n")
 			if !strings.Contains(line, "[[1]](") {
@@ -129,7 +129,7 @@ func TestJSONReportVerifiesAlone(t *testing.T) {
 		cfg  deepresearch.Config
 	}{
 		{"clean", deepresearch.Config{}},
-		{"removed", deepresearch.Config{Model: falseClaim{extractive.New(extractive.Options{})}, Unsupported: deepresearch.UnsupportedRemove}},
+		{"removed", deepresearch.Config{Model: falseClaim{extractive.New(extractive.Options{})}, Unsupported: verify.Remove}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, err := runWith(context.Background(), newResearcher(t, tc.cfg), question, nil)

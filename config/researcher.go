@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/verify"
 )
 
 // NewResearcher returns a Researcher built from s, as every front end
@@ -90,7 +91,7 @@ func ResearcherConfig(s Settings, log *zerolog.Logger) (deepresearch.Config, err
 		ExaKey:        web.ExaKey,
 		Fetch:         deepresearch.FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
 		Style:         deepresearch.Style(s.Output.Style), // parsed by Validate
-		Unsupported:   deepresearch.Action(s.Output.Unsupported),
+		Unsupported:   verify.Action(s.Output.Unsupported),
 		Logger:        log,
 		ModelNames:    roleModels(s.Model),
 	}

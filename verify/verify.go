@@ -98,9 +98,16 @@ type (
 	Passage = source.Passage
 	// Action is what Options.Fix does with a citation its source does not
 	// support: Keep, Flag or Remove. Its text form is its name ("keep",
-	// "flag", "remove"); it is the same type as deepresearch.Action.
+	// "flag", "remove"); deepresearch.Config.Unsupported is one.
 	Action = output.Action
 )
+
+// ErrAction reports an action ParseAction does not know.
+var ErrAction = output.ErrAction
+
+// ParseAction returns the action named s: "keep", "flag" or "remove"; ""
+// is Flag, the default. Other names are an error wrapping ErrAction.
+func ParseAction(s string) (Action, error) { return output.ParseAction(s) }
 
 // The severities of a Problem.
 const (

@@ -222,7 +222,7 @@ func runVerify(cmd *cobra.Command, vf verifyFlags, reportPath string) error {
 	case vf.rlm && vf.corpusOnly:
 		return usageError{errors.New("--rlm and --corpus-only each narrow the checks: give one")}
 	}
-	unsupported, err := deepresearch.ParseAction(vf.unsupported)
+	unsupported, err := verify.ParseAction(vf.unsupported)
 	if err != nil || vf.unsupported == "" {
 		return usageError{fmt.Errorf("--unsupported %q: want keep, flag or remove", vf.unsupported)}
 	}
