@@ -61,8 +61,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/vector"
-	"github.com/deepresearch/deepresearch/verify"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/verify"
 )
 
 // DefaultMaxRetries is how many times a failed model call is tried again
