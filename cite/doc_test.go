@@ -1,12 +1,10 @@
 package cite
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/aliasdoc"
 )
 
 // TestAliasDocs: go doc does not follow an alias into an internal package,
@@ -24,37 +22,5 @@ func TestAliasDocs(t *testing.T) {
 		"Dropped":         reflect.TypeFor[Dropped](),
 		"InvalidURL":      reflect.TypeFor[InvalidURL](),
 	}
-	docs := map[string]string{}
-	fset := token.NewFileSet()
-	for _, name := range []string{"cite.go", "merge.go"} {
-		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if ts, ok := n.(*ast.TypeSpec); ok && ts.Assign != 0 {
-				docs[ts.Name.Name] = ts.Doc.Text()
-			}
-			return true
-		})
-	}
-	for name, typ := range types {
-		doc, ok := docs[name]
-		if !ok {
-			t.Errorf("no alias %s with a comment", name)
-			continue
-		}
-		for f := range typ.Fields() {
-			if !f.IsExported() {
-				continue
-			}
-			want := f.Name
-			if f.Anonymous {
-				want = "the " + f.Name + "'s fields, embedded"
-			}
-			if !strings.Contains(doc, want) {
-				t.Errorf("%s's comment does not show field %s", name, want)
-			}
-		}
-	}
+	aliasdoc.Check(t, []string{"cite.go", "merge.go"}, types)
 }

@@ -802,15 +802,7 @@ func (s *Store) List(ctx context.Context, limit int) ([]deepresearch.StoredRun, 
 	if limit > 0 && len(sorted) > limit {
 		sorted = sorted[:limit]
 	}
-	out := make([]deepresearch.StoredRun, 0, len(sorted))
-	for _, r := range sorted {
-		run, err := s.complete(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, run)
-	}
-	return out, nil
+	return s.completeAll(ctx, sorted)
 }
 
 // Events follows a run's log from after afterSeq: the stored events from
@@ -1103,15 +1095,7 @@ func (s *Store) FollowUps(ctx context.Context, id string) ([]deepresearch.Stored
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	out := make([]deepresearch.StoredRun, 0, len(sorted))
-	for _, r := range sorted {
-		run, err := s.complete(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, run)
-	}
-	return out, nil
+	return s.completeAll(ctx, sorted)
 }
 
 // GiveUp ends an interrupted run that will not be resumed: failed, with
@@ -1280,4 +1264,17 @@ func (s *Store) Close() error {
 		}
 	})
 	return nil
+}
+
+// completeAll is complete of each record, in order.
+func (s *Store) completeAll(ctx context.Context, recs []record) ([]deepresearch.StoredRun, error) {
+	out := make([]deepresearch.StoredRun, 0, len(recs))
+	for _, r := range recs {
+		run, err := s.complete(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, run)
+	}
+	return out, nil
 }

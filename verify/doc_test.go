@@ -1,12 +1,10 @@
 package verify
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/internal/aliasdoc"
 )
 
 // TestAliasDocs: go doc does not follow an alias into an internal package,
@@ -24,27 +22,5 @@ func TestAliasDocs(t *testing.T) {
 		"SidecarProblem": reflect.TypeFor[SidecarProblem](),
 		"Passage":        reflect.TypeFor[Passage](),
 	}
-	docs := map[string]string{}
-	f, err := parser.ParseFile(token.NewFileSet(), "verify.go", nil, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if ts, ok := n.(*ast.TypeSpec); ok && ts.Assign != 0 {
-			docs[ts.Name.Name] = ts.Doc.Text()
-		}
-		return true
-	})
-	for name, typ := range types {
-		doc, ok := docs[name]
-		if !ok {
-			t.Errorf("no alias %s with a comment", name)
-			continue
-		}
-		for f := range typ.Fields() {
-			if f.IsExported() && !strings.Contains(doc, f.Name) {
-				t.Errorf("%s's comment does not show field %s", name, f.Name)
-			}
-		}
-	}
+	aliasdoc.Check(t, []string{"verify.go"}, types)
 }
