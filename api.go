@@ -5,7 +5,6 @@ import (
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/output"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
@@ -18,12 +17,6 @@ type (
 	Usage = usage.Usage
 	// Budget bounds one research agent: tool calls, tokens and time.
 	Budget = agent.Budget
-	// SearchBackend is what research agents search and read.
-	SearchBackend = search.Backend
-	// SearchResult is one passage a search returned.
-	SearchResult = search.Result
-	// Document is a whole document a SearchBackend returns.
-	Document = search.Document
 	// Reference is one entry of the final report's reference list.
 	Reference = finalreport.Reference
 	// MergedSource is a source of the merged numbering of all agents.

@@ -18,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/terms"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // A follow-up question asked of a finished run (Runs.Ask, or FollowUpRequest started with the run's Store)
@@ -401,19 +402,19 @@ func journaledThread(ctx context.Context, req Request) (*thread, error) {
 type threadDoc func(context.Context) (*thread, error)
 
 // Search finds nothing.
-func (threadDoc) Search(context.Context, string, int) ([]SearchResult, error) { return nil, nil }
+func (threadDoc) Search(context.Context, string, int) ([]search.Result, error) { return nil, nil }
 
 // Fetch loads the thread.
-func (load threadDoc) Fetch(ctx context.Context, id string) (Document, error) {
+func (load threadDoc) Fetch(ctx context.Context, id string) (search.Document, error) {
 	th, err := load(ctx)
 	if err != nil {
-		return Document{}, err
+		return search.Document{}, err
 	}
 	b, err := json.Marshal(th)
 	if err != nil {
-		return Document{}, err
+		return search.Document{}, err
 	}
-	return Document{DocID: id, Title: "thread of " + th.Parent, Text: string(b)}, nil
+	return search.Document{DocID: id, Title: "thread of " + th.Parent, Text: string(b)}, nil
 }
 
 // errNoThreadStore is the error of a follow-up run without the store

@@ -14,12 +14,13 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // askDocs are the documents of the follow-up tests: the run reads the
 // repair pages; the latency page, which the run's question does not
 // reach, only a follow-up's own research finds.
-var askDocs = []deepresearch.Document{
+var askDocs = []search.Document{
 	{DocID: "repair.md", URL: "https://cables.example/repair", Title: "How undersea cables are repaired",
 		Text: "A cable ship repairs an undersea cable. The crew finds the fault by sending light pulses down the fibre and timing the echo.\n\n" +
 			"To lift a broken undersea cable from the seabed, the repair ship drags a grapnel, a hooked anchor, across the seabed until it snags the cable.\n\n" +
@@ -34,13 +35,13 @@ var askDocs = []deepresearch.Document{
 
 // countingBackend counts the searches made of its backend.
 type countingBackend struct {
-	deepresearch.SearchBackend
+	search.Backend
 	searches atomic.Int64
 }
 
-func (b *countingBackend) Search(ctx context.Context, q string, limit int) ([]deepresearch.SearchResult, error) {
+func (b *countingBackend) Search(ctx context.Context, q string, limit int) ([]search.Result, error) {
 	b.searches.Add(1)
-	return b.SearchBackend.Search(ctx, q, limit)
+	return b.Backend.Search(ctx, q, limit)
 }
 
 // askResearcher is an offline Researcher (the extractive model) over
@@ -51,7 +52,7 @@ func askResearcher(t *testing.T) (*deepresearch.Researcher, *countingBackend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cb := &countingBackend{SearchBackend: b}
+	cb := &countingBackend{Backend: b}
 	r, err := deepresearch.New(deepresearch.Config{Search: cb, Channel: "web", MaxCycles: 1, MaxTasks: 2})
 	if err != nil {
 		t.Fatal(err)

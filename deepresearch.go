@@ -7,7 +7,7 @@
 // It runs offline out of the box: with a zero Config, the model is the
 // built-in extractive summariser and the search backend is a full-text
 // index of the Go distribution's documentation. Any langchaingo llms.Model
-// and any SearchBackend plug in; the config package builds a Researcher
+// and any search.Backend plug in; the config package builds a Researcher
 // from the settings the CLI, the server and the MCP server all read, by
 // mapping them onto a Config (config.NewResearcher).
 //
@@ -34,10 +34,9 @@ package deepresearch
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 
@@ -46,23 +45,21 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
-	"github.com/deepresearch/deepresearch/internal/mcpsource"
 	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
-	"github.com/deepresearch/deepresearch/internal/vector"
-	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/verify"
+	"github.com/deepresearch/deepresearch/web"
 )
 
 // DefaultMaxRetries is how many times a failed model call is tried again
@@ -117,35 +114,20 @@ type Config struct {
 	// LexicalJudges judges relevance and support lexically even when a
 	// language model is configured: no judging calls, no cost.
 	LexicalJudges bool
-	// Search is the search backend. Nil means SearchEngines, else a local
-	// full-text index of Corpus, built or updated on first use.
-	Search SearchBackend
-	// SearchEngines names the search backends of every run, searched
-	// together in this order: "corpus" (the local index of Corpus) and
-	// the web search engines "searxng", "tavily", "brave" and "exa", whose
-	// address and keys are SearXNGURL, TavilyKey, BraveKey and ExaKey. With
-	// a web engine, each run reads result pages through a fetcher of its
-	// own (Fetch). Empty, or "corpus" alone, means the local index. It must
-	// not be set with Search.
-	SearchEngines []string
-	// MCPServers are the MCP servers SearchEngines' "mcp:NAME" search
-	// and read through, by NAME (see MCPServer). Each is connected on
-	// the first search, shared by the Researcher's runs and ended by
-	// Close.
-	MCPServers map[string]MCPServer
-	// SearXNGURL is the SearXNG instance SearchEngines' "searxng" asks (an
-	// http or https URL); "searxng" needs it. New reads no environment
-	// variable: config.ResearcherConfig (and so the CLI) fills it, the keys below and
-	// Chroma's address and token from the settings' environment
-	// (SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY, EXA_API_KEY, CHROMA_URL,
-	// CHROMA_API_KEY; see config.Settings.Env).
-	SearXNGURL string
-	// TavilyKey, BraveKey and ExaKey are the API keys of SearchEngines'
-	// "tavily", "brave" and "exa"; each engine named needs its key.
-	TavilyKey, BraveKey, ExaKey string
+	// Search is the search backend: a corpus.Corpus (a local folder's
+	// index), a web engine or Chroma collection of package web, an
+	// mcpsource.Source, several of them at once (web.Combine), or any
+	// search.Backend. Nil means the corpus of the Go distribution's
+	// documentation: its standard library's packages with their examples,
+	// the go command's help and $(go env GOROOT)/doc, written into the
+	// user's cache directory on first use (a few seconds once per Go
+	// version; see docs/offline.md). With a web engine among them, each
+	// run reads result pages through a fetcher of its own (Fetch). The
+	// Researcher owns it: Close closes it when it has a Close method.
+	Search search.Backend
 	// Channel names where the sources come from (Source.Channel). Empty
-	// means "corpus" for the local index, "web" with SearchEngines' web
-	// engines, and "search" for Search.
+	// means "corpus" for a corpus alone, "web" with a web engine, and
+	// "search" for another backend.
 	Channel string
 	// Domains is the domain policy (which pages research may use) and the
 	// table of source tiers (how credible each is); the zero value allows
@@ -155,34 +137,6 @@ type Config struct {
 	// reads pages through (its SSRF guard, time and size limits), with a
 	// cache that lives as long as the run.
 	Fetch FetchConfig
-	// Corpus is the folder indexed when Search is nil. Empty means the Go
-	// distribution's documentation: its standard library's packages with
-	// their examples, the go command's help and $(go env GOROOT)/doc,
-	// written into the user's cache directory on first use (a few seconds
-	// once per Go version; see docs/offline.md). New refuses a folder that
-	// does not exist (ErrNoCorpusFolder) or holds no file of a format the
-	// index reads (ErrEmptyCorpus), reading its listing and no file.
-	Corpus string
-	// IndexPath is the index database file for Corpus. Empty means a file
-	// in the user's cache directory, one per corpus folder.
-	IndexPath string
-	// Embedder is an embedding model (NewEmbedder's, or any langchaingo
-	// embeddings.Embedder). With one, the local index embeds its passages
-	// when it is built (incrementally, in batches; the vectors are kept in
-	// the index file by EmbeddingModel and content hash) and searches fuse
-	// bm25 with vector similarity; a Chroma collection (SearchEngines'
-	// "chroma") is queried with its vectors. Its calls are retried like
-	// model calls. Nil means lexical search only, offline.
-	Embedder Embedder
-	// EmbeddingModel names Embedder's model ("openai:text-embedding-3-small"),
-	// under which the index keeps its vectors, so that another model's are
-	// never compared with them. Empty means the Embedder's own Name()
-	// (NewEmbedder's have one); an Embedder without one needs it.
-	EmbeddingModel string
-	// Chroma names the collections SearchEngines' "chroma" queries (an
-	// empty URL is Chroma's default, http://localhost:8000; an empty Token
-	// sends none).
-	Chroma ChromaConfig
 	// MaxTasks caps the research tasks of a plan.
 	MaxTasks int
 	// Parallelism caps the agents of one run running at once.
@@ -273,24 +227,21 @@ type Researcher struct {
 	cfg    Config
 	log    zerolog.Logger
 	models map[string]llms.Model // by role, each with retries
-	search SearchBackend
-	pages  bool            // runs need a page fetcher (web search)
-	judge  relevance.Judge // scores search results; nil: the offline lexical judge
+	search search.Backend        // Config.Search, or the default corpus
+	// borrowed: search is another Researcher's (a replay's), which Close
+	// leaves open.
+	borrowed bool
+	corpora  []*corpus.Corpus // the corpora among search, loaded at each run's start
+	pages    bool             // runs need a page fetcher (a web engine is among search)
+	judge    relevance.Judge  // scores search results; nil: the offline lexical judge
 	// verifyModel judges whether sources support the report's sentences;
 	// nil: the lexical check.
 	verifyModel llms.Model
-
-	embedder vector.Embedder // Config.Embedder, named and retried; nil: none
 
 	metrics *telemetry.Metrics // Config.MeterProvider's instruments; nil: none
 
 	policy *domains.Policy // Config.Domains' allow and deny lists; nil: every page
 	tiers  *domains.Table  // the source tiers; nil: none (NoTiers)
-
-	indexMu  sync.Mutex // guards index, synced and lastSync, held while opening it
-	index    *corpus.Index
-	synced   bool
-	lastSync corpus.SyncStats
 
 	agents chan struct{} // a slot per running agent, across runs; nil: no cap
 	// offline: the planner is the built-in extractive model, which never
@@ -302,8 +253,6 @@ type Researcher struct {
 	active map[uint64]context.CancelCauseFunc
 	next   uint64
 	runs   sync.WaitGroup
-
-	mcp []*mcpsource.Source // the MCP servers of SearchEngines, ended by Close
 }
 
 // New returns a Researcher. It does no I/O: a local corpus is opened and
@@ -344,9 +293,6 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.Fetch.Clock == nil {
 		cfg.Fetch.Clock = cfg.Clock
 	}
-	if cfg.Search != nil && len(cfg.SearchEngines) > 0 {
-		return nil, configErrorf("Search and SearchEngines are both set: give one")
-	}
 	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
@@ -384,18 +330,14 @@ func New(cfg Config) (*Researcher, error) {
 	if err := r.setDomains(); err != nil {
 		return nil, err
 	}
-	if err := r.setEmbedder(); err != nil {
-		return nil, err
-	}
-	if err := r.searchEngines(); err != nil {
-		return nil, err
-	}
-	if r.cfg.Corpus != "" && r.cfg.Search == nil && (len(r.cfg.SearchEngines) == 0 || slices.Contains(r.cfg.SearchEngines, websearch.ChannelCorpus)) {
-		// A corpus that cannot be searched fails here, before any run.
-		if err := corpus.CheckFolder(r.cfg.Corpus); err != nil {
-			return nil, fmt.Errorf("deepresearch: %w", corpusError{err})
+	if r.search == nil {
+		c, err := corpus.Open("", corpus.Options{Logger: cfg.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("deepresearch: %w", err)
 		}
+		r.search = c
 	}
+	r.corpora, r.pages = backends(r.search)
 	return r, nil
 }
 
@@ -418,47 +360,21 @@ func (r *Researcher) judgeModel(configured, role llms.Model) llms.Model {
 	return r.withRetries(role)
 }
 
-// searchEngines builds the search backend of Config.SearchEngines, when
-// it names a web engine: the engines read pages through the fetcher of
-// the run that asks (Config.Fetch); the local corpus, when named, is the
-// Researcher's own index, opened on first use.
-func (r *Researcher) searchEngines() error {
-	names := r.cfg.SearchEngines
-	if !slices.ContainsFunc(names, func(p string) bool { return p != websearch.ChannelCorpus }) {
-		return nil // the local index alone, the default
+// backends finds the corpora in b (b itself, or a web.Combine's members)
+// and whether a web engine is among them, whose runs need a page fetcher.
+func backends(b search.Backend) (corpora []*corpus.Corpus, pages bool) {
+	switch b := b.(type) {
+	case *corpus.Corpus:
+		return []*corpus.Corpus{b}, false
+	case *web.Engine:
+		return nil, true
+	case *web.Combined:
+		for _, m := range b.Members() {
+			c, p := backends(m)
+			corpora, pages = append(corpora, c...), pages || p
+		}
 	}
-	wcfg := websearch.Config{SearXNGURL: r.cfg.SearXNGURL, TavilyKey: r.cfg.TavilyKey, BraveKey: r.cfg.BraveKey,
-		ExaKey: r.cfg.ExaKey, Chroma: r.cfg.Chroma, Pages: journal.Pages{PageFetcher: fetch.ContextPages{}}, Tiers: r.tiers}
-	var err error
-	if wcfg.Backends, err = r.mcpSources(names); err != nil {
-		return err
-	}
-	if r.embedder != nil {
-		wcfg.Embedder = r.embedder
-	}
-	var local SearchBackend
-	if slices.Contains(names, websearch.ChannelCorpus) {
-		local = localIndex{r}
-	}
-	combined, err := websearch.Build(names, wcfg, local, websearch.Hooks{
-		Failed: func(name string, err error) {
-			r.log.Warn().Str("search", name).Err(err).Msg("a search backend failed; the others answered")
-		},
-	})
-	if err != nil {
-		r.closeMCP()
-	}
-	if errors.Is(err, websearch.ErrNoKey) {
-		return configErrorf("SearchEngines: %v (New reads no environment: set Config's SearXNGURL, TavilyKey, BraveKey or ExaKey, which config.ResearcherConfig fills from the variable)", err)
-	}
-	if err != nil {
-		return configErrorf("SearchEngines: %v", err)
-	}
-	r.search, r.pages = combined, true
-	if r.cfg.Channel == "" {
-		r.cfg.Channel = "web"
-	}
-	return nil
+	return corpora, pages
 }
 
 // withRetries wraps m so that failed calls are retried as Config says,
@@ -502,16 +418,10 @@ func (r *Researcher) Close() error {
 	}
 	r.runsMu.Unlock()
 	r.runs.Wait()
-	r.closeMCP()
-
-	r.indexMu.Lock()
-	defer r.indexMu.Unlock()
-	if r.index == nil {
-		return nil
+	if c, ok := r.search.(io.Closer); ok && !r.borrowed {
+		return c.Close()
 	}
-	err := r.index.Close()
-	r.index = nil
-	return err
+	return nil
 }
 
 // begin registers a run, so that Close can cancel it and wait for it. The
@@ -537,47 +447,20 @@ func (r *Researcher) begin(ctx context.Context) (_ context.Context, end func(), 
 	}, nil
 }
 
-// backend returns the search backend, opening and syncing the local corpus
-// index on first use, journaled in the run's journal (when ctx has one).
-func (r *Researcher) backend(ctx context.Context) (SearchBackend, error) {
-	if r.search != nil {
-		return tracedBackend{Backend: journal.Backend{Backend: r.search}}, nil
-	}
-	ix, err := r.openIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return tracedBackend{Backend: journal.Backend{Backend: ix}, channel: websearch.ChannelCorpus}, nil
-}
-
-// openIndex returns the local corpus index, opening and syncing it on first
-// use.
-func (r *Researcher) openIndex(ctx context.Context) (*corpus.Index, error) {
-	r.indexMu.Lock()
-	defer r.indexMu.Unlock()
-	if r.index != nil && r.synced {
-		return r.index, nil
-	}
-	dir, path, err := corpusPaths(ctx, r.cfg.Corpus, r.cfg.IndexPath)
-	if err != nil {
-		return nil, err
-	}
-	if r.index == nil {
-		ix, err := corpus.Open(ctx, path, r.indexOptions()...)
-		if err != nil {
-			return nil, corpusError{err}
+// backend returns the search backend, the corpora among it opened and
+// brought up to date on first use, journaled in the run's journal (when
+// ctx has one).
+func (r *Researcher) backend(ctx context.Context) (search.Backend, error) {
+	for _, c := range r.corpora {
+		if err := c.Load(ctx); err != nil {
+			return nil, err
 		}
-		r.index = ix
 	}
-	start := r.cfg.Clock.Now()
-	st, err := r.index.Sync(ctx, dir)
-	if err != nil {
-		return nil, corpusError{err}
+	channel := ""
+	if len(r.corpora) == 1 && r.search == search.Backend(r.corpora[0]) {
+		channel = corpus.Channel
 	}
-	r.synced, r.lastSync = true, st
-	r.log.Info().Str("corpus", dir).Int("added", st.Added).Int("updated", st.Updated).Int("removed", st.Removed).
-		Int("unchanged", st.Unchanged).Int("passages", st.Passages).Int("embedded", st.Embedded).Dur("took", r.cfg.Clock.Now().Sub(start)).Msg("corpus indexed")
-	return r.index, nil
+	return tracedBackend{Backend: journal.Backend{Backend: r.search}, channel: channel}, nil
 }
 
 // channel names where the agents' sources come from, for Source.Channel.
@@ -585,8 +468,10 @@ func (r *Researcher) channel() string {
 	switch {
 	case r.cfg.Channel != "":
 		return r.cfg.Channel
-	case r.cfg.Search == nil:
-		return "corpus"
+	case r.pages:
+		return web.Channel
+	case len(r.corpora) == 1 && r.search == search.Backend(r.corpora[0]):
+		return corpus.Channel
 	}
 	return "search"
 }

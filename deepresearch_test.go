@@ -3,7 +3,6 @@ package deepresearch_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,9 +46,8 @@ func newResearcher(t testing.TB, cfg deepresearch.Config) *deepresearch.Research
 	if cfg.RelevanceModel == nil && cfg.VerifyModel == nil {
 		cfg.LexicalJudges = true
 	}
-	cfg.Corpus = filepath.Join("testdata", "corpus")
-	if cfg.IndexPath == "" {
-		cfg.IndexPath = filepath.Join(t.TempDir(), "index.db")
+	if cfg.Search == nil {
+		cfg.Search = deepresearchtest.Corpus(t, filepath.Join("testdata", "corpus"), "")
 	}
 	r, err := deepresearch.New(cfg)
 	if err != nil {
@@ -513,46 +511,6 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	if _, err := deepresearch.New(deepresearch.Config{MaxTasks: -1}); !errors.Is(err, deepresearch.ErrConfig) {
 		t.Fatalf("want ErrConfig, got %v", err)
 	}
-}
-
-// TestMissingCorpus (issue 32): a corpus folder that does not exist, or
-// holds no document the index reads, is refused by New, naming the
-// folder, before any run starts.
-func TestMissingCorpus(t *testing.T) {
-	base := t.TempDir()
-	others := filepath.Join(base, "others")
-	if err := os.MkdirAll(others, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(others, "photo.png"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(base, "empty"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		dir  string
-		want error
-		msg  string
-	}{
-		{filepath.Join(base, "nope"), deepresearch.ErrNoCorpusFolder, "no such folder"},
-		{filepath.Join(base, "empty"), deepresearch.ErrEmptyCorpus, "the folder is empty"},
-		{others, deepresearch.ErrEmptyCorpus, "1 file, of formats the index does not read (photo.png)"},
-	} {
-		r, err := deepresearch.New(deepresearch.Config{Corpus: tt.dir, IndexPath: filepath.Join(t.TempDir(), "i.db")})
-		if err == nil {
-			r.Close()
-		}
-		if !errors.Is(err, tt.want) || !errors.Is(err, deepresearch.ErrCorpus) || !strings.Contains(err.Error(), tt.dir) || !strings.HasSuffix(err.Error(), tt.msg) {
-			t.Errorf("New with corpus %s: %v, want %v naming the folder, ending %q", tt.dir, err, tt.want, tt.msg)
-		}
-	}
-	// A folder that is not searched is not looked at.
-	r, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join(base, "nope"), SearchEngines: []string{"searxng"}, SearXNGURL: "http://127.0.0.1:9"})
-	if err != nil {
-		t.Fatalf("New with another search backend looked at the corpus folder: %v", err)
-	}
-	r.Close()
 }
 
 // flakyOnce fails the first call it sees, like a provider's transient 503.

@@ -33,13 +33,17 @@ const module = "github.com/deepresearch/deepresearch"
 // today's set: a package that reaches into one more is a decision to make
 // here, in the open, not a line that slips through a review.
 var reaches = map[string][]string{
-	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "corpus", "defaults", "excerpt", "extractive",
-		"domains", "fetch", "finalreport", "journal", "mcpsource", "mdtext", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "search", "source",
-		"stored", "telemetry", "terms", "usage", "vector", "verify", "websearch"},
+	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "defaults", "excerpt", "extractive",
+		"domains", "fetch", "finalreport", "journal", "mdtext", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "source",
+		"stored", "telemetry", "terms", "usage", "verify"},
 	"cite":                               {"canon", "citeproc", "collapse", "source"},
 	"cmd/deepresearch":                   {"eval", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {},
-	"config":                             {"citeproc", "corpus", "defaults", "mcpsource", "output", "provider", "termsafe", "websearch"},
+	"config":                             {"citeproc", "corpus", "defaults", "output", "provider", "termsafe", "websearch"},
+	"corpus":                             {"corpus", "retry", "vector"},
+	"mcpsource":                          {"clock", "excerpt", "extract", "source", "terms"},
+	"search":                             {"source"},
+	"web":                                {"fetch", "journal", "retry", "websearch"},
 	"config/load":                        {},
 	"deepresearchtest":                   {"clock", "extractive", "openaiwire", "purpose", "relevance", "terms", "usage", "verify"},
 	"e2e":                                {},
@@ -60,12 +64,18 @@ var reaches = map[string][]string{
 // internal/ may import them (they are the vocabulary it shares).
 var leaves = map[string][]string{
 	"events": {},
+	"search": {},
 	"cite":   {"github.com/yuin/goldmark", "golang.org/x/net", "golang.org/x/text"},
 	// verify's Options.Model is an llms.Model: langchaingo's llms, with
 	// what it links (regexp2, uuid, tiktoken-go), but no provider.
 	"verify": {"github.com/dlclark/regexp2", "github.com/google/uuid", "github.com/pkoukk/tiktoken-go", "github.com/tmc/langchaingo",
 		"github.com/yuin/goldmark", "go.yaml.in/yaml/v3", "golang.org/x/net", "golang.org/x/text"},
 }
+
+// backends are the public packages of search backends (Config.Search):
+// the root may import them (its default is a corpus), and they import no
+// package of the module outside internal/ but leaves and each other.
+var backends = []string{"corpus", "mcpsource", "web"}
 
 // heavyModules are what no leaf links: the run store (SQLite), the PDF
 // engine (PDFium in wasm), the spreadsheet library and the article
@@ -130,7 +140,8 @@ func TestDependencies(t *testing.T) {
 // graphViolations checks the rules of the package graph: each package
 // outside internal/ imports only the internal packages reaches names for
 // it (and each one of them, so the list stays true); the root imports no
-// package of the module outside internal/ but a leaf (config/ maps the
+// package of the module outside internal/ but a leaf or a backend, which
+// imports none but leaves and backends (config/ maps the
 // settings onto the root, never the other way); nothing in internal/
 // imports a package outside it (the root least of all) but a leaf; a
 // leaf imports no package of the module outside internal/ and links no
@@ -159,8 +170,13 @@ func graphViolations(pkgs map[string]pkgGraph, reaches, leaves map[string][]stri
 			used := map[string]bool{}
 			for _, imp := range p.imports {
 				name, ok := strings.CutPrefix(imp, module+"/internal/")
-				if _, leaf := leaves[strings.TrimPrefix(imp, module+"/")]; rel == "." && !ok && !leaf && strings.HasPrefix(imp, module+"/") {
-					out = append(out, fmt.Sprintf(". imports %s: the root imports no package of the module outside internal/ but a leaf", imp))
+				_, leaf := leaves[strings.TrimPrefix(imp, module+"/")]
+				backend := slices.Contains(backends, strings.TrimPrefix(imp, module+"/"))
+				if rel == "." && !ok && !leaf && !backend && strings.HasPrefix(imp, module+"/") {
+					out = append(out, fmt.Sprintf(". imports %s: the root imports no package of the module outside internal/ but a leaf or a backend", imp))
+				}
+				if slices.Contains(backends, rel) && !ok && !leaf && !backend && (imp == module || strings.HasPrefix(imp, module+"/")) {
+					out = append(out, fmt.Sprintf("%s imports %s: a backend imports no package of the module outside internal/ but a leaf or a backend", rel, imp))
 				}
 				if !ok {
 					continue
@@ -253,8 +269,17 @@ func TestDependencyRules(t *testing.T) {
 			"leaf":    {},
 			"config":  {imports: []string{module}},
 		}, []string{
-			". imports " + module + "/config: the root imports no package of the module outside internal/ but a leaf",
+			". imports " + module + "/config: the root imports no package of the module outside internal/ but a leaf or a backend",
 			"config is not in reaches (deps_test.go): name the internal packages it may import",
+		}},
+		{"a backend imports the root", map[string]pkgGraph{
+			".":       {imports: []string{in("events"), module + "/web"}},
+			"httpapi": {imports: []string{in("events"), in("clock")}},
+			"web":     {imports: []string{module, module + "/leaf"}},
+			"leaf":    {},
+		}, []string{
+			"web is not in reaches (deps_test.go): name the internal packages it may import",
+			"web imports " + module + ": a backend imports no package of the module outside internal/ but a leaf or a backend",
 		}},
 		{"a new reach", map[string]pkgGraph{
 			".":       {imports: []string{in("events")}},

@@ -114,8 +114,13 @@ func (r *Researcher) setDomains() error {
 
 // withDomains returns ctx carrying the domain policy of a run whose
 // request narrows the configured one by rd (nil: not at all), for its
-// search backend and page fetcher to apply.
+// search backend and page fetcher to apply, with the tier table and the
+// Researcher's logger, which the backends built apart from it use.
 func (r *Researcher) withDomains(ctx context.Context, rd *RequestDomains) (context.Context, error) {
+	ctx = r.log.WithContext(ctx) // the backends' logger (zerolog.Ctx)
+	if r.tiers != nil {
+		ctx = domains.WithTiers(ctx, r.tiers)
+	}
 	p := r.policy
 	if rd != nil {
 		var err error

@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // domainWeb is a web double for the domain tests: a primary source, a
@@ -21,15 +22,15 @@ import (
 func domainWeb(t *testing.T) *deepresearchtest.WebServer {
 	t.Helper()
 	web, err := deepresearchtest.NewWebServer(
-		deepresearch.Document{DocID: "spec-repair", Title: "Submarine cable repair procedure",
+		search.Document{DocID: "spec-repair", Title: "Submarine cable repair procedure",
 			Text: "Cable repair ships lift a damaged submarine cable to the surface with a grapnel before the splice.\n\nThe repair ship splices a new length of submarine cable into the damaged section."},
-		deepresearch.Document{DocID: "forum-thread", Title: "How long does a submarine cable splice take?",
+		search.Document{DocID: "forum-thread", Title: "How long does a submarine cable splice take?",
 			Text: "A submarine cable splice on board a repair ship takes about ten days, one poster wrote."},
-		deepresearch.Document{DocID: "evil-1", Title: "Cable repair secrets",
+		search.Document{DocID: "evil-1", Title: "Cable repair secrets",
 			Text: "Cable repair ships splice submarine cable zebrawords every time, the denied page says."},
-		deepresearch.Document{DocID: "evil-2", Title: "More cable repair secrets",
+		search.Document{DocID: "evil-2", Title: "More cable repair secrets",
 			Text: "Repair ships splice a submarine cable with zebrawords, says the page a redirect leads to."},
-		deepresearch.Document{DocID: "hop", Title: "How repair ships splice a submarine cable",
+		search.Document{DocID: "hop", Title: "How repair ships splice a submarine cable",
 			Text: "How do repair ships splice a submarine cable? Repair ships splice a submarine cable at sea, and a submarine cable splice takes time."},
 	)
 	if err != nil {

@@ -19,9 +19,9 @@ import (
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/runpack"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/stored"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
+	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/verify"
 )
 
@@ -572,6 +572,7 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 		}
 	}
 	w := opts.With
+	borrowed := false
 	if w != nil {
 		cfg.Logger, cfg.Clock = &w.log, w.cfg.Clock
 		if live(events.StagePlan) {
@@ -583,19 +584,15 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 		if live(events.StageResearch) {
 			// The researcher searches live what the journal does not hold.
 			cfg.ResearcherModel = cmpModel(w.cfg.ResearcherModel, w.cfg.Model)
-			cfg.Search, cfg.SearchEngines, cfg.SearXNGURL = w.cfg.Search, w.cfg.SearchEngines, w.cfg.SearXNGURL
-			cfg.TavilyKey, cfg.BraveKey, cfg.ExaKey, cfg.Chroma = w.cfg.TavilyKey, w.cfg.BraveKey, w.cfg.ExaKey, w.cfg.Chroma
-			cfg.MCPServers = w.cfg.MCPServers // the replay's own sessions, ended with it
-			cfg.Corpus, cfg.IndexPath, cfg.Fetch = w.cfg.Corpus, w.cfg.IndexPath, w.cfg.Fetch
-			if cfg.Search == nil && len(cfg.SearchEngines) == 0 {
-				cfg.Search = localIndex{w} // the settings' own corpus index
-			}
+			cfg.Search, cfg.Fetch = w.search, w.cfg.Fetch // w's, which the replay leaves open
+			borrowed = true
 		}
 	}
 	r, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
+	r.borrowed = borrowed
 	if !live(events.StagePlan) || w == nil {
 		// The recording's planner decides whether the run asked clarifying
 		// questions: the built-in one never does, so its journal holds no

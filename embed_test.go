@@ -50,7 +50,7 @@ func TestNewWithLanguageModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	embedded, err := deepresearch.New(deepresearch.Config{Model: model, MaxRetries: -1,
-		Corpus: filepath.Join("testdata", "corpus"), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+		Search: deepresearchtest.Corpus(t, filepath.Join("testdata", "corpus"), filepath.Join(t.TempDir(), "index.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestNewWithLanguageModel(t *testing.T) {
 		t.Errorf("config.NewResearcher: relevance judged by %v, verification by %q; New gave %v, %q", cliFiltered, cliVerified, filtered, verified)
 	}
 
-	offline, err := deepresearch.New(deepresearch.Config{Corpus: filepath.Join("testdata", "corpus"), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+	offline, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join("testdata", "corpus"), filepath.Join(t.TempDir(), "index.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}

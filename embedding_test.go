@@ -11,6 +11,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 )
@@ -68,12 +69,16 @@ func TestHybridRunFromSettings(t *testing.T) {
 		"maps.md":     "# Maps\n\nA map holds keys and values; iterating over it visits them in no fixed sequence.\n",
 	})
 	const question = "How do I put the items of a list in order?"
-	run := func(embeddings string) ([]string, *deepresearch.Researcher) {
+	run := func(embeddings string) ([]string, *corpus.Corpus) {
 		s := config.Defaults()
 		s.Corpus.Dir, s.Corpus.Index = dir, filepath.Join(t.TempDir(), "index.db")
 		s.Model.Embeddings = embeddings
 		s.Research.MaxCycles = 1
-		r, err := config.NewResearcher(s, nil)
+		cfg, err := config.ResearcherConfig(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := deepresearch.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +87,7 @@ func TestHybridRunFromSettings(t *testing.T) {
 		if _, err := runWith(context.Background(), r, question, rec.sink); err != nil {
 			t.Fatal(err)
 		}
-		return seen(rec), r
+		return seen(rec), cfg.Search.(*corpus.Corpus)
 	}
 	found := func(keys []string) bool {
 		return slices.ContainsFunc(keys, func(k string) bool { return strings.HasSuffix(k, "/slices.md") })
@@ -91,7 +96,7 @@ func TestHybridRunFromSettings(t *testing.T) {
 	if found(lexical) || srv.Embeds() != 0 {
 		t.Fatalf("lexical run found %v (%d embedding calls)", lexical, srv.Embeds())
 	}
-	hybrid, r := run("openai:concepts")
+	hybrid, docs := run("openai:concepts")
 	if !found(hybrid) {
 		t.Errorf("hybrid run found %v, not slices.md", hybrid)
 	}
@@ -99,7 +104,7 @@ func TestHybridRunFromSettings(t *testing.T) {
 	if calls < 2 { // the passages at indexing, then each query
 		t.Errorf("%d embedding calls", calls)
 	}
-	st, err := r.Index(context.Background())
+	st, err := docs.Sync(context.Background())
 	if err != nil || st.Embedded != 0 || st.Unchanged != 3 {
 		t.Errorf("re-index: %+v %v (nothing to embed again)", st, err)
 	}

@@ -1,6 +1,7 @@
 package deepresearch_test
 
 import (
+	"context"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -14,6 +15,9 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/web"
 )
 
 // envReaders are the functions that read the process environment.
@@ -108,58 +112,63 @@ func envCalls(t *testing.T, path string) []string {
 	return out
 }
 
-// TestKeysFromConfig: New takes the web engines' keys and address from
-// Config only, whatever the process environment holds; config.ResearcherConfig's
-// Config carries them from the settings' environment (the process's, or
-// Settings.Env when set), the settings file's address first.
+// TestKeysFromConfig: the library's web engines take their key or
+// address as an argument only, whatever the process environment holds;
+// config.ResearcherConfig builds them from the settings' environment (the
+// process's, or Settings.Env when set), the settings file's address
+// first, and says which variable is missing.
 func TestKeysFromConfig(t *testing.T) {
 	t.Setenv("TAVILY_API_KEY", "tv-from-the-process")
-	t.Setenv("SEARXNG_URL", "http://searx.process.example")
-	dir := t.TempDir()
-	build := func(cfg deepresearch.Config) error {
-		cfg.IndexPath = filepath.Join(dir, "index.db")
-		r, err := deepresearch.New(cfg)
-		if err == nil {
-			r.Close()
+	if _, err := web.Tavily("", web.Options{}); !errors.Is(err, web.ErrNoKey) || !strings.Contains(err.Error(), "TAVILY_API_KEY") {
+		t.Errorf("web.Tavily without a key, the variable set: %v; want ErrNoKey naming the variable", err)
+	}
+	if _, err := web.Tavily("tv-given", web.Options{}); err != nil {
+		t.Errorf("web.Tavily with a key: %v", err)
+	}
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		ok   bool
+	}{
+		{"the process environment", nil, true},
+		{"the settings' own", map[string]string{"TAVILY_API_KEY": "tv-settings"}, true},
+		{"none", map[string]string{}, false},
+	} {
+		s := config.Defaults()
+		s.Env, s.Search.Providers = tt.env, []string{"tavily"}
+		_, err := config.ResearcherConfig(s, nil)
+		if tt.ok != (err == nil) || (err != nil && (!errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "TAVILY_API_KEY"))) {
+			t.Errorf("%s: %v; want ok %v, or a configuration error naming TAVILY_API_KEY", tt.name, err, tt.ok)
 		}
-		return err
-	}
-	err := build(deepresearch.Config{SearchEngines: []string{"tavily"}})
-	if !errors.Is(err, deepresearch.ErrConfig) || !strings.Contains(err.Error(), "TavilyKey") {
-		t.Errorf("tavily without Config.TavilyKey, the variable set: %v; want a configuration error naming TavilyKey", err)
-	}
-	if err := build(deepresearch.Config{SearchEngines: []string{"tavily"}, TavilyKey: "tv-given"}); err != nil {
-		t.Errorf("tavily with Config.TavilyKey: %v", err)
 	}
 
-	tests := []struct {
-		name                string
-		env                 map[string]string
-		searxng             string // search.searxng_url
-		wantTavily, wantURL string
-	}{
-		{"the process environment", nil, "", "tv-from-the-process", "http://searx.process.example"},
-		{"the settings' own", map[string]string{"TAVILY_API_KEY": "tv-settings", "EXA_API_KEY": "exa-settings",
-			"BRAVE_API_KEY": "br-settings", "CHROMA_API_KEY": "ck-settings", "CHROMA_URL": "http://chroma.example"},
-			"", "tv-settings", ""},
-		{"none", map[string]string{}, "", "", ""},
-		{"the file's address first", nil, "http://searx.file.example", "tv-from-the-process", "http://searx.file.example"},
+	// SearXNG's address: the settings file's first, else the variable's.
+	fromFile, err := deepresearchtest.NewWebServer(search.Document{Title: "File", Text: "The cable ship Monarch laid the line."})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := config.Defaults()
-			s.Env, s.Search.SearxngURL = tt.env, tt.searxng
-			cfg, err := config.ResearcherConfig(s, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cfg.TavilyKey != tt.wantTavily || cfg.SearXNGURL != tt.wantURL {
-				t.Errorf("TavilyKey %q, SearXNGURL %q; want %q, %q", cfg.TavilyKey, cfg.SearXNGURL, tt.wantTavily, tt.wantURL)
-			}
-			if tt.env != nil && (cfg.ExaKey != tt.env["EXA_API_KEY"] || cfg.BraveKey != tt.env["BRAVE_API_KEY"] ||
-				cfg.Chroma.Token != tt.env["CHROMA_API_KEY"] || cfg.Chroma.URL != tt.env["CHROMA_URL"]) {
-				t.Errorf("ExaKey %q, BraveKey %q, Chroma %+v; want the settings' environment's", cfg.ExaKey, cfg.BraveKey, cfg.Chroma)
-			}
-		})
+	defer fromFile.Close()
+	fromEnv, err := deepresearchtest.NewWebServer(search.Document{Title: "Env", Text: "The cable ship Monarch laid the line."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromEnv.Close()
+	for _, tt := range []struct {
+		name, file, want string
+	}{
+		{"the file's address first", fromFile.URL, "File"},
+		{"else the variable's", "", "Env"},
+	} {
+		s := config.Defaults()
+		s.Env = map[string]string{"SEARXNG_URL": fromEnv.URL}
+		s.Search.Providers, s.Search.SearxngURL = []string{"searxng"}, tt.file
+		cfg, err := config.ResearcherConfig(s, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		res, err := cfg.Search.Search(context.Background(), "cable ship", 5)
+		if err != nil || len(res) == 0 || res[0].Title != tt.want {
+			t.Errorf("%s: %+v, %v; want the %s server's result", tt.name, res, err, tt.want)
+		}
 	}
 }

@@ -8,26 +8,15 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/output"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/stored"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Sentinel errors; match them with errors.Is.
 var (
 	// ErrConfig reports invalid settings or an invalid Request.
 	ErrConfig = errors.New("invalid config")
-	// ErrCorpus reports a local corpus that could not be opened or indexed.
-	ErrCorpus = errors.New("corpus")
-	// ErrNoCorpusFolder reports a corpus folder that does not exist or is
-	// not a folder (New, Index); the error matches ErrCorpus too.
-	ErrNoCorpusFolder = corpus.ErrNoFolder
-	// ErrEmptyCorpus reports a corpus folder that holds no document: New
-	// finds no file of a format the index reads, or Index leaves the index
-	// without documents (all skipped). The error matches ErrCorpus too,
-	// and says why (empty, other formats, a few skips with their reasons).
-	ErrEmptyCorpus = corpus.ErrNoDocuments
 	// ErrNoResearch reports a run in which no research agent produced a
 	// report; the error also wraps the first agent's cause.
 	ErrNoResearch = errors.New("no research agent produced a report")
@@ -46,7 +35,7 @@ var (
 	// ErrNoReport reports a Report with neither a final report nor
 	// findings to render.
 	ErrNoReport = errors.New("the run produced no report")
-	// ErrNotFound is what a SearchBackend's Fetch wraps for an unknown
+	// ErrNotFound is what a search.Backend's Fetch wraps for an unknown
 	// document.
 	ErrNotFound = search.ErrNotFound
 	// ErrNoEstimate reports a Runs whose recorder cannot estimate a run
@@ -141,14 +130,6 @@ func (e *StageError) Error() string {
 	return "deepresearch: " + string(e.Stage) + ": " + e.Err.Error()
 }
 func (e *StageError) Unwrap() error { return e.Err }
-
-// corpusError marks a corpus failure as ErrCorpus without repeating the
-// corpus package's own "corpus:" prefix.
-type corpusError struct{ err error }
-
-func (e corpusError) Error() string        { return e.err.Error() }
-func (e corpusError) Unwrap() error        { return e.err }
-func (e corpusError) Is(target error) bool { return target == ErrCorpus }
 
 // RequestError is a Request that cannot run: the member at fault, by the
 // name of its JSON form ("question", "max_tasks", …), and what is wrong

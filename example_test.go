@@ -10,8 +10,10 @@ import (
 	"github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Embedding in a few lines: research a folder of documents offline and
@@ -20,11 +22,11 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 
-	r, err := deepresearch.New(deepresearch.Config{
-		Corpus:    "testdata/corpus",
-		IndexPath: filepath.Join(dir, "index.db"),
-		MaxTasks:  2,
-	})
+	docs, err := corpus.Open("testdata/corpus", corpus.Options{IndexPath: filepath.Join(dir, "index.db")})
+	if err != nil {
+		panic(err)
+	}
+	r, err := deepresearch.New(deepresearch.Config{Search: docs, MaxTasks: 2})
 	if err != nil {
 		panic(err)
 	}
@@ -56,7 +58,7 @@ func Example() {
 func ExampleRun_Events() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	r, _ := deepresearch.New(deepresearch.Config{Corpus: "testdata/corpus", IndexPath: filepath.Join(dir, "index.db"), MaxTasks: 1})
+	r, _ := deepresearch.New(deepresearch.Config{Search: exampleCorpus(dir), MaxTasks: 1})
 	defer r.Close()
 
 	run, err := r.Start(context.Background(), deepresearch.Request{Question: "How are cable faults repaired?"}, deepresearch.RunOptions{})
@@ -80,7 +82,7 @@ func ExampleRun_Events() {
 
 // Embedding with a language model: any langchaingo llms.Model plugs in
 // (here an OpenAI client talking to the test kit's OpenAI-compatible
-// server), with any SearchBackend. The Researcher then does what the CLI
+// server), with any search.Backend. The Researcher then does what the CLI
 // does with a configured model: the model judges which search results are
 // relevant (each sources.filtered event names its judge) and whether each
 // cited source supports its sentence (report.verified, Verification.Judge).
@@ -92,9 +94,9 @@ func ExampleNew_languageModel() {
 		panic(err)
 	}
 	backend, err := deepresearchtest.NewBackend(
-		deepresearch.Document{Title: "Cable repair", URL: "https://example.com/repair",
+		search.Document{Title: "Cable repair", URL: "https://example.com/repair",
 			Text: "A cable ship grapples the broken submarine cable from the sea floor.\n\nThe repaired cable is spliced on deck and lowered again."},
-		deepresearch.Document{Title: "Cable faults", URL: "https://example.com/faults",
+		search.Document{Title: "Cable faults", URL: "https://example.com/faults",
 			Text: "Most submarine cable faults are caused by fishing trawlers and ship anchors."},
 	)
 	if err != nil {
@@ -137,7 +139,7 @@ func ExampleResearcher_Estimate() {
 	price := func(_ string, u deepresearch.Usage) float64 {
 		return (float64(u.PromptTokens)*2.5 + float64(u.CompletionTokens)*10) / 1e6
 	}
-	r, _ := deepresearch.New(deepresearch.Config{Corpus: "testdata/corpus", IndexPath: filepath.Join(dir, "index.db"), Price: price})
+	r, _ := deepresearch.New(deepresearch.Config{Search: exampleCorpus(dir), Price: price})
 	defer r.Close()
 
 	est, err := r.Estimate(context.Background(), deepresearch.Request{
@@ -153,4 +155,13 @@ func ExampleResearcher_Estimate() {
 	// Finding faults
 	// Repair ships
 	// expected 13 calls; at most 21 calls, $0.82
+}
+
+// exampleCorpus is the examples' corpus, indexed in dir.
+func exampleCorpus(dir string) *corpus.Corpus {
+	c, err := corpus.Open("testdata/corpus", corpus.Options{IndexPath: filepath.Join(dir, "index.db")})
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

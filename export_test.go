@@ -2,6 +2,7 @@ package deepresearch
 
 import (
 	"context"
+
 	"github.com/deepresearch/deepresearch/events"
 )
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/deepresearch/deepresearch/internal/fetch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // FetchConfig configures the page fetcher a run's web search reads pages
@@ -17,10 +18,10 @@ type FetchConfig = fetch.Config
 // uses it to store the text a report cited, so that the citation can be
 // checked later without the corpus or the web. Unknown IDs wrap
 // ErrNotFound.
-func (r *Researcher) Fetch(ctx context.Context, docID string) (Document, error) {
+func (r *Researcher) Fetch(ctx context.Context, docID string) (search.Document, error) {
 	b, err := r.backend(ctx)
 	if err != nil {
-		return Document{}, err
+		return search.Document{}, err
 	}
 	return b.Fetch(ctx, docID)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/testpdf"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 func readOrFail(t *testing.T, path string) []byte {
@@ -70,7 +71,7 @@ func referenceAt(t *testing.T, rep *deepresearch.Report, id string, loc source.L
 // PDFium compiled, and the report cited nothing).
 func runOver(t *testing.T, question string) *deepresearch.Report {
 	t.Helper()
-	rep, _ := runChecked(t, deepresearch.Config{Corpus: documentCorpus(t), IndexPath: filepath.Join(t.TempDir(), "index.db"),
+	rep, _ := runChecked(t, deepresearch.Config{Search: deepresearchtest.Corpus(t, documentCorpus(t), filepath.Join(t.TempDir(), "index.db")),
 		Clock: deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))}, question)
 	return rep
 }
@@ -137,7 +138,7 @@ func TestCSVRowCitation(t *testing.T) {
 // it, the fetcher reads it page by page, and the report cites it.
 func TestWebPDF(t *testing.T) {
 	pdf := testpdf.Read(t, testpdf.MIMESpec)
-	web, err := deepresearchtest.NewWebServer(deepresearch.Document{
+	web, err := deepresearchtest.NewWebServer(search.Document{
 		DocID: "mime-spec.pdf", Title: "Shared MIME-info Database",
 		Text: "Glob elements have a pattern attribute and an optional weight attribute used when resolving conflicts with other glob matches.",
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -144,9 +145,9 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchDocs(b *testing.B) []deepresearch.Document {
+func benchDocs(b *testing.B) []search.Document {
 	b.Helper()
-	var docs []deepresearch.Document
+	var docs []search.Document
 	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*", "*.md"))
 	for _, f := range files {
 		data, err := readFile(f)
@@ -154,7 +155,7 @@ func benchDocs(b *testing.B) []deepresearch.Document {
 			b.Fatal(err)
 		}
 		title, body, _ := strings.Cut(data, "\n")
-		docs = append(docs, deepresearch.Document{DocID: filepath.Base(f), Title: strings.TrimPrefix(title, "# "), Text: body})
+		docs = append(docs, search.Document{DocID: filepath.Base(f), Title: strings.TrimPrefix(title, "# "), Text: body})
 	}
 	if len(docs) == 0 {
 		b.Fatal("no documents")

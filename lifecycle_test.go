@@ -17,8 +17,11 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/corpus"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 var formats = []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatYAML, deepresearch.FormatXML, deepresearch.FormatMermaid, deepresearch.FormatDOCX, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
@@ -262,11 +265,11 @@ func testCloseStopsRuns(t *testing.T) {
 // downBackend fails every call, as a search service that is down.
 type downBackend struct{}
 
-func (downBackend) Search(context.Context, string, int) ([]deepresearch.SearchResult, error) {
+func (downBackend) Search(context.Context, string, int) ([]search.Result, error) {
 	return nil, errors.New("search service unavailable (503)")
 }
-func (downBackend) Fetch(context.Context, string) (deepresearch.Document, error) {
-	return deepresearch.Document{}, errors.New("search service unavailable (503)")
+func (downBackend) Fetch(context.Context, string) (search.Document, error) {
+	return search.Document{}, errors.New("search service unavailable (503)")
 }
 
 // TestEverySearchFailing: a backend whose every call fails is a failed run
@@ -298,7 +301,7 @@ func TestIndexFailureStage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Corpus: dir, IndexPath: filepath.Join(t.TempDir(), "i.db")})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, dir, filepath.Join(t.TempDir(), "i.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +312,7 @@ func TestIndexFailureStage(t *testing.T) {
 	rec := &recorder{}
 	_, err = runWith(context.Background(), r, question, rec.sink)
 	var se *deepresearch.StageError
-	if !errors.As(err, &se) || se.Stage != events.StageIndex || !errors.Is(err, deepresearch.ErrCorpus) {
+	if !errors.As(err, &se) || se.Stage != events.StageIndex || !errors.Is(err, corpus.ErrCorpus) {
 		t.Fatalf("err = %v, want an index-stage StageError matching ErrCorpus", err)
 	}
 	msg := err.Error()

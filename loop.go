@@ -22,10 +22,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/refs"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/terms"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // DefaultMaxCycles is how many research cycles a run may have when
@@ -101,12 +101,12 @@ type loop struct {
 	uncovered []string
 }
 
-func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend SearchBackend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
+func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend search.Backend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
 	parts := plan
 	for i := range parts {
 		parts[i].Cycle = 1
 	}
-	return &loop{r: r, req: req, em: em, meter: m, backend: &recordingBackend{SearchBackend: backend},
+	return &loop{r: r, req: req, em: em, meter: m, backend: &recordingBackend{Backend: backend},
 		model: model, log: log, rep: rep, parts: parts, merged: map[int]*collapse.MergedReport{}, merger: collapse.NewMerger()}
 }
 
@@ -370,7 +370,7 @@ const (
 // and at most maxResolve lookups. The order is the sources' (by number)
 // and their references' (in text order), so it is the same every run.
 func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
-	res := resolverOf(l.backend.SearchBackend)
+	res := resolverOf(l.backend.Backend)
 	if res == nil {
 		return nil, nil
 	}
@@ -472,7 +472,7 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 
 // resolverOf is the search backend's Resolver, under the journal's
 // wrapping; nil when it is none.
-func resolverOf(b SearchBackend) search.Resolver {
+func resolverOf(b search.Backend) search.Resolver {
 	if t, ok := b.(tracedBackend); ok {
 		b = t.Backend
 	}
@@ -643,13 +643,13 @@ func orEmpty(s []string) []string {
 // recordingBackend is a run's search backend, recording the queries its
 // agents search, in order, each once.
 type recordingBackend struct {
-	SearchBackend
+	search.Backend
 	mu   sync.Mutex
 	seen map[string]bool
 	list []string
 }
 
-func (b *recordingBackend) Search(ctx context.Context, q string, limit int) ([]SearchResult, error) {
+func (b *recordingBackend) Search(ctx context.Context, q string, limit int) ([]search.Result, error) {
 	b.mu.Lock()
 	if k := strings.ToLower(strings.Join(strings.Fields(q), " ")); !b.seen[k] {
 		if b.seen == nil {
@@ -659,7 +659,7 @@ func (b *recordingBackend) Search(ctx context.Context, q string, limit int) ([]S
 		b.list = append(b.list, q)
 	}
 	b.mu.Unlock()
-	return b.SearchBackend.Search(ctx, q, limit)
+	return b.Backend.Search(ctx, q, limit)
 }
 
 // queries returns the queries searched so far, sorted: a turn's searches

@@ -18,12 +18,13 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // The documents of the scripted runs: the first names a person the
 // question asks about; only the second says what else he invented; the
 // third is on something else.
-var loopDocs = []deepresearch.Document{
+var loopDocs = []search.Document{
 	{DocID: "atlantic.md", URL: "https://example.org/atlantic-1858", Title: "The 1858 Atlantic Cable",
 		Text: "The 1858 Atlantic cable carried the first telegraph messages between Ireland and Newfoundland.\n\n" +
 			"Its signalling theory was worked out by William Thomson, who showed why long submarine lines slow the signals down.\n\n" +

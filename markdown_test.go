@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/mdtext/mdcheck"
 )
@@ -25,7 +26,7 @@ func TestMarkdownDefangsUntrustedText(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "repair.md"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Corpus: dir, IndexPath: filepath.Join(t.TempDir(), "index.db"), MaxCycles: 1})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, dir, filepath.Join(t.TempDir(), "index.db")), MaxCycles: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/mcpsource"
 )
 
 // notes are the files of the in-process MCP server of TestResearchThroughMCP.
@@ -52,10 +53,12 @@ func TestResearchThroughMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{SearchEngines: []string{"mcp:notes"},
-		MCPServers: map[string]deepresearch.MCPServer{"notes": {Transport: ct, Tools: deepresearch.MCPTools{
-			SearchTool: "search_files", SearchArgs: map[string]string{"path": "/notes", "pattern": "**/*.md"}}}},
-		MaxCycles: 1, MaxTasks: 2})
+	notes, err := mcpsource.New("notes", mcpsource.Server{Transport: ct, Tools: mcpsource.Mapping{
+		SearchTool: "search_files", SearchArgs: map[string]string{"path": "/notes", "pattern": "**/*.md"}}}, mcpsource.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := deepresearch.New(deepresearch.Config{Search: notes, MaxCycles: 1, MaxTasks: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // recheckRun researches a question over a web double and keeps the run in
@@ -21,13 +22,13 @@ import (
 func recheckRun(t *testing.T) (*deepresearch.Researcher, *deepresearchtest.WebServer, *deepresearchtest.Store, string) {
 	t.Helper()
 	web, err := deepresearchtest.NewWebServer(
-		deepresearch.Document{DocID: "stable", Title: "Grapnels",
+		search.Document{DocID: "stable", Title: "Grapnels",
 			Text: "A repair ship lowers a grapnel to lift the damaged submarine cable from the seabed."},
-		deepresearch.Document{DocID: "edited", Title: "Cable tanks",
+		search.Document{DocID: "edited", Title: "Cable tanks",
 			Text: "A repair ship carries spare submarine cable coiled in large circular tanks below deck."},
-		deepresearch.Document{DocID: "removed", Title: "Repair costs",
+		search.Document{DocID: "removed", Title: "Repair costs",
 			Text: "A submarine cable repair by a repair ship costs between one and three million dollars."},
-		deepresearch.Document{DocID: "moved", Title: "Repair times",
+		search.Document{DocID: "moved", Title: "Repair times",
 			Text: "How long a submarine cable repair takes: a repair ship needs about a week at sea to fix a submarine cable."},
 	)
 	if err != nil {

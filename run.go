@@ -31,6 +31,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Request is one research run. Zero fields take the Researcher's Config,
@@ -335,7 +336,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	if err != nil {
 		return fail(events.StageIndex, err)
 	}
-	if r.search == nil {
+	if len(r.corpora) > 0 {
 		stage(events.StageIndex, t0)
 	}
 
@@ -422,7 +423,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 //
 // onOutcome, if not nil, is given each agent's outcome (by position in
 // tasks) as it finishes, one call at a time, before its last event.
-func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend SearchBackend, model llms.Model, meter *meter, em *events.Emitter, onOutcome func(int, agentOutcome)) (outcomes []agentOutcome, stuck []string) {
+func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend search.Backend, model llms.Model, meter *meter, em *events.Emitter, onOutcome func(int, agentOutcome)) (outcomes []agentOutcome, stuck []string) {
 	var mu sync.Mutex // guards outcomes, done and abandoned
 	outcomes = make([]agentOutcome, len(tasks))
 	done := make([]bool, len(tasks))
@@ -493,7 +494,7 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 }
 
 // runAgent runs one agent and classifies how it ended.
-func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task, backend SearchBackend, model llms.Model, meter *meter, em *events.Emitter) agentOutcome {
+func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task, backend search.Backend, model llms.Model, meter *meter, em *events.Emitter) agentOutcome {
 	idx, sec := task.Index, task.Title
 	pt := events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}
 	em.Emit(idx, sec, events.AgentStartedData{Task: pt})

@@ -1,9 +1,8 @@
 package deepresearch
 
 import (
-	"path/filepath"
-
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/web"
 )
 
 // startedConfig is the run.started event's Config: the request's limits,
@@ -20,18 +19,22 @@ func (r *Researcher) startedConfig(req Request) map[string]any {
 		"channel":    source.Clean(r.channel()),
 		"models":     r.manifest(req).Models,
 	}
-	if r.search == nil && r.cfg.Corpus != "" {
-		dir := r.cfg.Corpus
-		if abs, err := filepath.Abs(dir); err == nil {
-			dir = abs
+	if cb, ok := r.search.(*web.Combined); ok {
+		var names []string
+		for _, m := range cb.Members() {
+			if n, ok := m.(interface{ Name() string }); ok {
+				names = append(names, source.Clean(n.Name()))
+			}
 		}
-		c["corpus"] = dir
+		c["search_engines"] = names
 	}
-	if len(r.cfg.SearchEngines) > 0 {
-		c["search_engines"] = r.cfg.SearchEngines
-	}
-	if r.cfg.EmbeddingModel != "" {
-		c["embedding_model"] = r.cfg.EmbeddingModel
+	if len(r.corpora) > 0 { // the first corpus's
+		if dir := r.corpora[0].Dir(); dir != "" {
+			c["corpus"] = dir
+		}
+		if m := r.corpora[0].EmbeddingModel(); m != "" {
+			c["embedding_model"] = m
+		}
 	}
 	return c
 }

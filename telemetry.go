@@ -13,9 +13,9 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/usage"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // tracedBackend opens a span for each search and document read of the
@@ -26,7 +26,7 @@ type tracedBackend struct {
 	channel string // the metrics' channel of results and documents that name none
 }
 
-func (b tracedBackend) Search(ctx context.Context, q string, limit int) ([]SearchResult, error) {
+func (b tracedBackend) Search(ctx context.Context, q string, limit int) ([]search.Result, error) {
 	ctx, span := telemetry.Start(ctx, telemetry.SpanSearch, trace.SpanKindClient, telemetry.Query.String(telemetry.Text(q)))
 	res, err := b.Backend.Search(ctx, q, limit)
 	span.SetAttributes(telemetry.Results.Int(len(res)))
@@ -48,7 +48,7 @@ func (b tracedBackend) Search(ctx context.Context, q string, limit int) ([]Searc
 // share, or the several joined by "+" in order ("corpus+web"); "" when
 // no result names one. Its values are bounded by the configured
 // backends, as a metric attribute's must be.
-func resultChannels(res []SearchResult) string {
+func resultChannels(res []search.Result) string {
 	var chans []string
 	for _, r := range res {
 		if r.Channel != "" && !slices.Contains(chans, r.Channel) {
@@ -59,7 +59,7 @@ func resultChannels(res []SearchResult) string {
 	return strings.Join(chans, "+")
 }
 
-func (b tracedBackend) Fetch(ctx context.Context, id string) (Document, error) {
+func (b tracedBackend) Fetch(ctx context.Context, id string) (search.Document, error) {
 	ctx, span := telemetry.Start(ctx, telemetry.SpanFetch, trace.SpanKindClient, telemetry.DocID.String(telemetry.Text(id)))
 	doc, err := b.Backend.Fetch(ctx, id)
 	telemetry.End(span, err)

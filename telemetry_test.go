@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // otlpProvider returns a tracer provider that exports to srv over
@@ -142,7 +143,7 @@ func kindOf(s deepresearchtest.OTLPSpan) string {
 // its fetch.page span (url.full, the run's ID) under the search or read
 // that fetched it, in the run's one trace.
 func TestTracesOfAWebRun(t *testing.T) {
-	web, err := deepresearchtest.NewWebServer(deepresearch.Document{DocID: "cables.html", Title: "Cable repair",
+	web, err := deepresearchtest.NewWebServer(search.Document{DocID: "cables.html", Title: "Cable repair",
 		Text: "Cable ships repair undersea cables by grappling the cable from the seabed and splicing in a new length."})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/purpose"
@@ -261,7 +262,7 @@ func TestVerificationOfQuotations(t *testing.T) {
 // run's report is verified against the run's own sources, as `verify
 // --run` does; the row it read is supported.
 func TestVerificationOfPinpoints(t *testing.T) {
-	r, err := deepresearch.New(deepresearch.Config{Corpus: documentCorpus(t), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, documentCorpus(t), filepath.Join(t.TempDir(), "index.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}

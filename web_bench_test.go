@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // BenchmarkWebRun measures a run with a real provider client and web
@@ -27,12 +27,12 @@ import (
 func BenchmarkWebRun(b *testing.B) {
 	for _, delay := range []time.Duration{20 * time.Millisecond, 50 * time.Millisecond} {
 		b.Run(delay.String(), func(b *testing.B) {
-			var docs []deepresearch.Document
+			var docs []search.Document
 			filepath.WalkDir("testdata/corpus", func(path string, d os.DirEntry, err error) error {
 				if err == nil && filepath.Ext(path) == ".md" {
 					data, _ := os.ReadFile(path)
 					title, body, _ := strings.Cut(string(data), "\n")
-					docs = append(docs, deepresearch.Document{DocID: d.Name(), Title: strings.TrimPrefix(title, "# "), Text: body})
+					docs = append(docs, search.Document{DocID: d.Name(), Title: strings.TrimPrefix(title, "# "), Text: body})
 				}
 				return nil
 			})

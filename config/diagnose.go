@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deepresearch/deepresearch"
+	pubcorpus "github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/corpus"
-	"github.com/deepresearch/deepresearch/internal/mcpsource"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/mcpsource"
 )
 
 // Diagnosis is what Diagnose found about one configured part. It never
@@ -118,7 +118,7 @@ func Diagnose(ctx context.Context, s Settings, call bool) []Diagnosis {
 }
 
 // diagnoseCorpus describes the corpus folder and its index file (their
-// defaults filled in, as deepresearch.Index fills them) and, with call,
+// defaults filled in, as corpus.Index fills them) and, with call,
 // syncs the index.
 func diagnoseCorpus(ctx context.Context, c Corpus, call bool) Diagnosis {
 	d := Diagnosis{Part: "corpus", Provider: "corpus", Detail: c.Dir}
@@ -130,7 +130,7 @@ func diagnoseCorpus(ctx context.Context, c Corpus, call bool) Diagnosis {
 	d.Detail = dir + " → " + path
 	if call {
 		d.Checked = true
-		if st, err := deepresearch.Index(ctx, dir, path, deepresearch.IndexOptions{}); err != nil {
+		if st, err := pubcorpus.Index(ctx, dir, pubcorpus.Options{IndexPath: path}); err != nil {
 			d.Err = err.Error()
 		} else {
 			d.Detail += fmt.Sprintf(" (%d documents indexed, %d skipped)", st.Added+st.Updated+st.Unchanged, st.Skipped)

@@ -6,20 +6,25 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/events"
 )
 
 // Index brings the index of the corpus settings name (corpus.dir,
 // corpus.index) up to date, with the embedding model of
 // model.embeddings, when one is set, and progress (nil: none) called as
-// deepresearch.IndexOptions.Progress is: what `deepresearch index` does.
-// Embedding calls are retried deepresearch.DefaultMaxRetries times.
-func Index(ctx context.Context, s Settings, progress func(deepresearch.IndexStats)) (deepresearch.IndexStats, error) {
+// corpus.Options.Progress is: what `deepresearch index` does. Embedding
+// calls are retried corpus.DefaultMaxRetries times.
+func Index(ctx context.Context, s Settings, progress func(corpus.Stats)) (corpus.Stats, error) {
 	e, err := embedder(s.Model, s.Getenv)
 	if err != nil {
-		return deepresearch.IndexStats{}, &deepresearch.StageError{Stage: events.StageIndex, Err: err}
+		return corpus.Stats{}, &deepresearch.StageError{Stage: events.StageIndex, Err: err}
 	}
-	return deepresearch.Index(ctx, s.Corpus.Dir, s.Corpus.Index, deepresearch.IndexOptions{Embedder: e, Progress: progress})
+	st, err := corpus.Index(ctx, s.Corpus.Dir, corpus.Options{IndexPath: s.Corpus.Index, Embedder: e, Progress: progress})
+	if err != nil {
+		return st, &deepresearch.StageError{Stage: events.StageIndex, Err: err}
+	}
+	return st, nil
 }
 
 // RenderOptions is the RenderOptions of s (output.chromium), as every

@@ -4,18 +4,24 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
+	"github.com/tmc/langchaingo/embeddings"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/mcpsource"
+	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/verify"
+	"github.com/deepresearch/deepresearch/web"
 )
 
 // NewResearcher returns a Researcher built from s, as every front end
@@ -59,15 +65,15 @@ func ResearcherConfig(s Settings, log *zerolog.Logger) (deepresearch.Config, err
 	if err != nil {
 		return deepresearch.Config{}, err
 	}
-	web := webConfig(s)
+	backend, err := searchBackend(s, emb, log)
+	if err != nil {
+		return deepresearch.Config{}, err
+	}
 	cfg := deepresearch.Config{
-		Embedder:        emb,
-		Chroma:          web.Chroma,
+		Search:          backend,
 		PlannerModel:    roles.Planner,
 		ResearcherModel: roles.Researcher,
 		WriterModel:     roles.Writer,
-		Corpus:          s.Corpus.Dir,
-		IndexPath:       s.Corpus.Index,
 		MaxTasks:        s.Research.MaxTasks,
 		Parallelism:     s.Research.Parallelism,
 		SearchLimit:     s.Research.SearchLimit,
@@ -83,27 +89,110 @@ func ResearcherConfig(s Settings, log *zerolog.Logger) (deepresearch.Config, err
 		MaxRunTime:   s.Research.MaxRunTime,
 		People: deepresearch.PeopleDefaults{Clarify: deepresearch.ClarifyMode(s.Research.Clarify), Review: reviewMode(s.Research),
 			Length: s.Output.Length, Language: s.Output.Language, Audience: s.Output.Audience},
-		SearchEngines: s.Search.Providers,
-		MCPServers:    mcpServers(s),
-		SearXNGURL:    web.SearXNGURL,
-		TavilyKey:     web.TavilyKey,
-		BraveKey:      web.BraveKey,
-		ExaKey:        web.ExaKey,
-		Fetch:         deepresearch.FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
-		Style:         deepresearch.Style(s.Output.Style), // parsed by Validate
-		Unsupported:   verify.Action(s.Output.Unsupported),
-		Logger:        log,
-		ModelNames:    roleModels(s.Model),
+		Fetch:       deepresearch.FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
+		Style:       deepresearch.Style(s.Output.Style), // parsed by Validate
+		Unsupported: verify.Action(s.Output.Unsupported),
+		Logger:      log,
+		ModelNames:  roleModels(s.Model),
 	}
 	if cfg.Domains, err = domainConfig(s.Domains); err != nil {
+		closeBackend(backend)
 		return deepresearch.Config{}, err
 	}
 	if len(s.Model.Prices) > 0 || s.Research.MaxCost > 0 {
 		if cfg.Price, err = prices(s.Model); err != nil {
+			closeBackend(backend)
 			return deepresearch.Config{}, err
 		}
 	}
 	return cfg, nil
+}
+
+// searchBackend builds the search backend of search.providers: the
+// corpus of corpus.dir and corpus.index alone when the list is empty,
+// else each name in turn, combined (web.Combine): "corpus", the web
+// engines "searxng", "tavily", "brave" and "exa" with their address or
+// key (webConfig), "chroma" (a backend per collection of
+// search.chroma_collection and search.chroma_collections, queried with
+// emb), and "mcp:NAME" (mcp.servers' NAME, not yet connected). Errors
+// name the entry at fault.
+func searchBackend(s Settings, emb embeddings.Embedder, log *zerolog.Logger) (_ search.Backend, err error) {
+	openCorpus := func() (*corpus.Corpus, error) {
+		return corpus.Open(s.Corpus.Dir, corpus.Options{IndexPath: s.Corpus.Index, Embedder: emb, Logger: log})
+	}
+	names := slices.DeleteFunc(slices.Clone(s.Search.Providers), func(n string) bool { return strings.TrimSpace(n) == "" })
+	if len(names) == 0 || (len(names) == 1 && strings.EqualFold(strings.TrimSpace(names[0]), corpus.Channel)) {
+		return openCorpus()
+	}
+	var members []search.Backend
+	defer func() {
+		if err != nil {
+			for _, m := range members {
+				closeBackend(m)
+			}
+		}
+	}()
+	w := webConfig(s)
+	servers := mcpServers(s)
+	for _, raw := range names {
+		n := strings.ToLower(strings.TrimSpace(raw))
+		switch {
+		case n == corpus.Channel:
+			c, err := openCorpus()
+			if err != nil {
+				return nil, err
+			}
+			members = append(members, c)
+		case n == web.ChromaChannel:
+			cc := web.ChromaConfig{URL: w.Chroma.URL, Tenant: w.Chroma.Tenant, Database: w.Chroma.Database, Token: w.Chroma.Token}
+			colls := w.Chroma.Names()
+			if len(colls) == 0 {
+				colls = []string{""} // web.Chroma says what is missing
+			}
+			for _, name := range colls {
+				c, err := web.Chroma(name, cc, emb, web.Options{})
+				if err != nil {
+					return nil, configErrorf("search.providers: %s: %v", n, err)
+				}
+				members = append(members, c)
+			}
+		case strings.HasPrefix(n, mcpsource.ChannelPrefix):
+			name := strings.TrimPrefix(n, mcpsource.ChannelPrefix)
+			srv, ok := servers[name]
+			if !ok {
+				return nil, configErrorf("search.providers: %s: no MCP server %q in mcp.servers", raw, name)
+			}
+			src, err := mcpsource.New(name, srv, mcpsource.Options{Progress: func(p mcpsource.Progress) {
+				if log != nil {
+					log.Debug().Str("mcp", p.Server).Str("tool", p.Tool).Float64("progress", p.Progress).Float64("total", p.Total).Str("message", p.Message).Msg("MCP tool progress")
+				}
+			}})
+			if err != nil {
+				return nil, configErrorf("search.providers: %s: %v", raw, err)
+			}
+			members = append(members, src)
+		default:
+			key := map[string]string{"searxng": w.SearXNGURL, "tavily": w.TavilyKey, "brave": w.BraveKey, "exa": w.ExaKey}[n]
+			e, err := web.New(n, key, web.Options{})
+			if err != nil {
+				return nil, configErrorf("search.providers: %v", err)
+			}
+			members = append(members, e)
+		}
+	}
+	c, err := web.Combine(members...)
+	if err != nil {
+		return nil, configErrorf("search.providers: %v", err)
+	}
+	return c, nil
+}
+
+// closeBackend closes b when it has a Close method (a corpus's index, an
+// MCP server's session), on a failure after b was built.
+func closeBackend(b search.Backend) {
+	if c, ok := b.(io.Closer); ok {
+		_ = c.Close()
+	}
 }
 
 // configErrorf is an error in the settings' mapping onto a Config,
@@ -133,7 +222,7 @@ func reviewMode(r Research) deepresearch.ReviewMode {
 func webConfig(s Settings) websearch.Config {
 	w := websearch.ConfigFromEnv(s.Getenv)
 	w.SearXNGURL = cmp.Or(s.Search.SearxngURL, w.SearXNGURL)
-	w.Chroma = deepresearch.ChromaConfig{URL: cmp.Or(s.Search.ChromaURL, w.Chroma.URL), Collection: s.Search.ChromaCollection,
+	w.Chroma = websearch.ChromaConfig{URL: cmp.Or(s.Search.ChromaURL, w.Chroma.URL), Collection: s.Search.ChromaCollection,
 		Collections: s.Search.ChromaCollections, Tenant: s.Search.ChromaTenant, Database: s.Search.ChromaDatabase, Token: w.Chroma.Token}
 	return w
 }
@@ -203,7 +292,7 @@ func embeddingConfig(m Model) provider.Config {
 // embeddingConfig); the provider's usual variables (OPENAI_API_KEY,
 // OPENAI_BASE_URL, OLLAMA_HOST, GOOGLE_API_KEY or GEMINI_API_KEY) are
 // read through getenv.
-func embedder(m Model, getenv func(string) string) (deepresearch.Embedder, error) {
+func embedder(m Model, getenv func(string) string) (embeddings.Embedder, error) {
 	if m.Embeddings == "" {
 		return nil, nil
 	}
@@ -214,14 +303,14 @@ func embedder(m Model, getenv func(string) string) (deepresearch.Embedder, error
 	return e, nil
 }
 
-// mcpServers is mcp.servers as Config.MCPServers: each child's
+// mcpServers is mcp.servers by name: each child's
 // environment is its env, with PATH and HOME from the settings'
 // environment unless env sets them (npx and node need them).
-func mcpServers(s Settings) map[string]deepresearch.MCPServer {
+func mcpServers(s Settings) map[string]mcpsource.Server {
 	if len(s.MCP.Servers) == 0 {
 		return nil
 	}
-	out := make(map[string]deepresearch.MCPServer, len(s.MCP.Servers))
+	out := make(map[string]mcpsource.Server, len(s.MCP.Servers))
 	for name, srv := range s.MCP.Servers {
 		var env map[string]string
 		if len(srv.Command) > 0 {
@@ -235,7 +324,7 @@ func mcpServers(s Settings) map[string]deepresearch.MCPServer {
 				}
 			}
 		}
-		out[name] = deepresearch.MCPServer{Command: slices.Clone(srv.Command), Env: env, URL: srv.URL, Tools: deepresearch.MCPTools{
+		out[name] = mcpsource.Server{Command: slices.Clone(srv.Command), Env: env, URL: srv.URL, Tools: mcpsource.Mapping{
 			SearchTool: srv.SearchTool, QueryArg: srv.QueryArg, LimitArg: srv.LimitArg, SearchArgs: maps.Clone(srv.SearchArgs),
 			ReadTool: srv.ReadTool, URLArg: srv.URLArg}, Timeout: srv.Timeout}
 	}

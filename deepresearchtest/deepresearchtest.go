@@ -19,6 +19,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/terms"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Model returns the built-in extractive model, the offline default: a
@@ -29,28 +30,28 @@ func Model(latency time.Duration) llms.Model {
 	return extractive.New(extractive.Options{Latency: latency})
 }
 
-// Backend is an in-memory deepresearch.SearchBackend. Each document is
+// Backend is an in-memory search.Backend. Each document is
 // split into paragraphs; a search returns the paragraphs that contain the
 // most distinct query words (case-insensitive), best first, ties in
 // document order. It is safe for concurrent use.
 type Backend struct {
-	docs     map[string]deepresearch.Document
+	docs     map[string]search.Document
 	passages []passage
 }
 
 type passage struct {
-	doc   deepresearch.Document
+	doc   search.Document
 	n     int // paragraph number, from 1
 	text  string
 	words map[string]bool
 }
 
-var _ deepresearch.SearchBackend = (*Backend)(nil)
+var _ search.Backend = (*Backend)(nil)
 
 // NewBackend returns a backend over docs. A document without a DocID is
 // given "doc-N" (N from 1, in order); documents must not share a DocID.
-func NewBackend(docs ...deepresearch.Document) (*Backend, error) {
-	b := &Backend{docs: map[string]deepresearch.Document{}}
+func NewBackend(docs ...search.Document) (*Backend, error) {
+	b := &Backend{docs: map[string]search.Document{}}
 	for i, d := range docs {
 		if d.DocID == "" {
 			d.DocID = fmt.Sprintf("doc-%d", i+1)
@@ -68,8 +69,8 @@ func NewBackend(docs ...deepresearch.Document) (*Backend, error) {
 	return b, nil
 }
 
-// Search implements deepresearch.SearchBackend.
-func (b *Backend) Search(ctx context.Context, query string, limit int) ([]deepresearch.SearchResult, error) {
+// Search implements search.Backend.
+func (b *Backend) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -92,9 +93,9 @@ func (b *Backend) Search(ctx context.Context, query string, limit int) ([]deepre
 		}
 	}
 	slices.SortStableFunc(hits, func(a, c hit) int { return c.score - a.score })
-	var out []deepresearch.SearchResult
+	var out []search.Result
 	for _, h := range hits[:min(len(hits), max(limit, 0))] {
-		out = append(out, deepresearch.SearchResult{
+		out = append(out, search.Result{
 			DocID: h.p.doc.DocID, URL: h.p.doc.URL, Title: h.p.doc.Title,
 			Location: fmt.Sprintf("paragraph %d", h.p.n), Snippet: h.p.text, Score: float64(h.score),
 			Published: h.p.doc.Published, Modified: h.p.doc.Modified,
@@ -103,14 +104,14 @@ func (b *Backend) Search(ctx context.Context, query string, limit int) ([]deepre
 	return out, nil
 }
 
-// Fetch implements deepresearch.SearchBackend.
-func (b *Backend) Fetch(ctx context.Context, docID string) (deepresearch.Document, error) {
+// Fetch implements search.Backend.
+func (b *Backend) Fetch(ctx context.Context, docID string) (search.Document, error) {
 	if err := ctx.Err(); err != nil {
-		return deepresearch.Document{}, err
+		return search.Document{}, err
 	}
 	d, ok := b.docs[docID]
 	if !ok {
-		return deepresearch.Document{}, fmt.Errorf("deepresearchtest: fetch %q: %w", docID, deepresearch.ErrNotFound)
+		return search.Document{}, fmt.Errorf("deepresearchtest: fetch %q: %w", docID, deepresearch.ErrNotFound)
 	}
 	return d, nil
 }

@@ -10,11 +10,12 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-var docs = []deepresearch.Document{
+var docs = []search.Document{
 	{DocID: "tat8", URL: "https://example.org/tat-8", Title: "TAT-8",
 		Text: "TAT-8 was the first transatlantic fibre-optic cable.\n\nIt entered service in December 1988 and carried 280 megabits per second."},
 	{DocID: "repair", URL: "https://example.org/repair", Title: "Cable repair",

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // WebServer is a local stand-in for the web: a SearXNG instance's JSON
@@ -37,7 +37,7 @@ type WebServer struct {
 
 // NewWebServer serves docs. Each document's URL becomes URL()+"/pages/"+ID
 // (any URL it had is ignored), so that fetching it reaches this server.
-func NewWebServer(docs ...deepresearch.Document) (*WebServer, error) {
+func NewWebServer(docs ...search.Document) (*WebServer, error) {
 	s := &WebServer{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /search", s.search)

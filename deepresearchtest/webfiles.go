@@ -3,7 +3,7 @@ package deepresearchtest
 import (
 	"net/http"
 
-	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // rawPage is a page served as it is, with its own media type.
@@ -69,7 +69,7 @@ func (s *WebServer) change(docID string, c pageChange) {
 // answerChanged answers the request for d's page as Update, Remove or
 // Redirect changed it, and reports whether it did; an Update only changes
 // d's text, and the page is then written as usual.
-func (s *WebServer) answerChanged(w http.ResponseWriter, r *http.Request, d *deepresearch.Document) bool {
+func (s *WebServer) answerChanged(w http.ResponseWriter, r *http.Request, d *search.Document) bool {
 	s.mu.Lock()
 	c, ok := s.changed[d.DocID]
 	s.mu.Unlock()

@@ -23,6 +23,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // EnvChroma names the folder where npm installed the Chroma server
@@ -58,25 +59,25 @@ func TestRealChroma(t *testing.T) {
 		format             string
 		formatted          []string // by source, with WEB for the web server's URL
 	}
-	best := deepresearch.Document{DocID: "best", Title: "Best Gaming Laptops 2024",
+	best := search.Document{DocID: "best", Title: "Best Gaming Laptops 2024",
 		Text: "The best gaming laptops of 2024 pair a fast graphics card with a high refresh rate screen."}
-	review := deepresearch.Document{DocID: "review", Title: "Gaming Laptop Reviews",
+	review := search.Document{DocID: "review", Title: "Gaming Laptop Reviews",
 		Text: "Our gaming laptop reviews test graphics performance: most gaming laptops keep a high frame rate."}
-	external := deepresearch.Document{DocID: "air", Title: "External Review",
+	external := search.Document{DocID: "air", Title: "External Review",
 		Text: "External review of the TechBook Air: its battery lasts fourteen hours."}
 	for _, tc := range []struct {
 		name, question string
 		providers      string
 		collections    string
-		web            []deepresearch.Document
+		web            []search.Document
 		want           want
 	}{
 		{"knowledge base", "How much does the TechBook Air cost, and can I return a laptop?", "[chroma]", "[catalog, faq]", nil, want{
 			[]string{"catalog", "faq"}, []string{"chromadb", "chromadb"}, "internal_kb", []string{"Product Catalog", "FAQ"}}},
-		{"web", "Which gaming laptops are best, according to gaming laptop reviews?", "[searxng]", "[catalog, faq]", []deepresearch.Document{best, review}, want{
+		{"web", "Which gaming laptops are best, according to gaming laptop reviews?", "[searxng]", "[catalog, faq]", []search.Document{best, review}, want{
 			[]string{"web_search"}, []string{"web", "web"}, "web_urls",
 			[]string{"[Gaming Laptop Reviews](WEB/pages/review)", "[Best Gaming Laptops 2024](WEB/pages/best)"}}},
-		{"mixed", "What is the price of the TechBook Air, and how long does its battery last?", "[chroma, searxng]", "[catalog]", []deepresearch.Document{external}, want{
+		{"mixed", "What is the price of the TechBook Air, and how long does its battery last?", "[chroma, searxng]", "[catalog]", []search.Document{external}, want{
 			[]string{"web_search", "catalog"}, []string{"web", "chromadb"}, "mixed",
 			[]string{"[External Review](WEB/pages/air)", "Product Catalog"}}},
 	} {

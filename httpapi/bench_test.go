@@ -59,7 +59,7 @@ func benchLoad(b *testing.B, runs int, latency time.Duration) {
 	r, err := deepresearch.New(deepresearch.Config{
 		Model:     deepresearchtest.Model(latency),
 		MaxAgents: maxAgents(latency),
-		Corpus:    filepath.Join("..", "testdata", "corpus"), IndexPath: filepath.Join(dir, "index.db"),
+		Search:    deepresearchtest.Corpus(b, filepath.Join("..", "testdata", "corpus"), filepath.Join(dir, "index.db")),
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // TestRecheckEndpoint (issue 33): GET /v1/research/{id}/recheck reads a
@@ -17,8 +18,8 @@ import (
 // flagged; 404 for a run the store lacks.
 func TestRecheckEndpoint(t *testing.T) {
 	web, err := deepresearchtest.NewWebServer(
-		deepresearch.Document{DocID: "alpha", Title: "Alpha", Text: "Alpha widgets reduce heat loss by forty percent."},
-		deepresearch.Document{DocID: "beta", Title: "Beta", Text: "Beta gadgets came from Lisbon in 1921."},
+		search.Document{DocID: "alpha", Title: "Alpha", Text: "Alpha widgets reduce heat loss by forty percent."},
+		search.Document{DocID: "beta", Title: "Beta", Text: "Beta gadgets came from Lisbon in 1921."},
 	)
 	if err != nil {
 		t.Fatal(err)

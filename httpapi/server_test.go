@@ -127,8 +127,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		rclock = e.clock
 	}
 	r, err := deepresearch.New(deepresearch.Config{Clock: rclock,
-		Model: o.model, Corpus: filepath.Join("..", "testdata", "corpus"),
-		IndexPath: filepath.Join(e.dir, "index.db"), MaxRetries: -1, People: o.people,
+		Model: o.model, Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(e.dir, "index.db")), MaxRetries: -1, People: o.people,
 		Fetch: deepresearch.FetchConfig{Allow: o.fetchAllow},
 	})
 	if err != nil {

@@ -51,8 +51,7 @@ func sharedPair(t *testing.T, token string, model llms.Model) (a, b *env) {
 		}
 		t.Cleanup(func() { st.Close() })
 		e := &env{t: t, dir: t.TempDir(), clock: clock.NewFake(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))}
-		if e.r, err = deepresearch.New(deepresearch.Config{Model: model, Corpus: filepath.Join("..", "testdata", "corpus"),
-			IndexPath: filepath.Join(e.dir, "index.db"), MaxRetries: -1}); err != nil {
+		if e.r, err = deepresearch.New(deepresearch.Config{Model: model, Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(e.dir, "index.db")), MaxRetries: -1}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { e.r.Close() })

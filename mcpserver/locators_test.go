@@ -21,8 +21,7 @@ func TestResearchLocators(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "mime-spec.pdf"), testpdf.Read(t, testpdf.MIMESpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), Corpus: dir,
-		IndexPath: filepath.Join(t.TempDir(), "index.db"), MaxRetries: -1})
+	r, err := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), Search: deepresearchtest.Corpus(t, dir, filepath.Join(t.TempDir(), "index.db")), MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

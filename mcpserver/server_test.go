@@ -17,6 +17,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -390,9 +391,9 @@ func newResearcher(t *testing.T, wrap func(llms.Model) llms.Model) *deepresearch
 func newResearcherWith(t *testing.T, cfg deepresearch.Config, wrap func(llms.Model) llms.Model) *deepresearch.Researcher {
 	t.Helper()
 	backend, err := deepresearchtest.NewBackend(
-		deepresearch.Document{Title: "Cable repair", URL: "https://example.com/repair",
+		search.Document{Title: "Cable repair", URL: "https://example.com/repair",
 			Text: "A cable ship grapples the broken submarine cable from the sea floor.\n\nThe repaired submarine cable is spliced on deck and lowered again."},
-		deepresearch.Document{Title: "Cable faults", URL: "https://example.com/faults",
+		search.Document{Title: "Cable faults", URL: "https://example.com/faults",
 			Text: "Most submarine cable faults are caused by fishing trawlers and ship anchors."},
 	)
 	if err != nil {

@@ -19,7 +19,7 @@ func TestJournalReplaysARun(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
 	r, err := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), LexicalJudges: true, MaxRetries: -1,
-		Corpus: filepath.Join("..", "testdata", "corpus"), IndexPath: filepath.Join(t.TempDir(), "index.db")})
+		Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -239,7 +239,8 @@ const publishTry = 5 * time.Second
 // while ctx lasts when a try gets no acknowledgement: a server lost after
 // it received the message but before it answered leaves the publisher
 // waiting for an answer that never comes, and the id makes a second copy
-// a duplicate the stream drops. Tries and pauses are timed on c.
+// a duplicate the stream drops. The pauses between tries are timed on c,
+// each try in real time.
 func publishIdempotent(ctx context.Context, c clock.Clock, js jetstream.JetStream, m *nats.Msg, id string) error {
 	_, err := publishAck(ctx, c, js, m, id)
 	return err
@@ -250,7 +251,9 @@ func publishIdempotent(ctx context.Context, c clock.Clock, js jetstream.JetStrea
 // publication's earlier try, or by another publisher).
 func publishAck(ctx context.Context, c clock.Clock, js jetstream.JetStream, m *nats.Msg, id string) (*jetstream.PubAck, error) {
 	for {
-		tctx, cancel := clock.WithTimeout(ctx, c, publishTry)
+		// A try waits on the network: it is bounded in real time, so that
+		// a test's clock moving ahead does not fail a publication in flight.
+		tctx, cancel := context.WithTimeout(ctx, publishTry)
 		ack, err := js.PublishMsg(tctx, m, jetstream.WithMsgID(id))
 		err = timeout(tctx, err)
 		cancel()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
@@ -132,7 +133,7 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 		}
 		b.Cleanup(func() { r.Close() })
 		// Each index is built before anything is timed.
-		if _, err := r.Index(ctx); err != nil {
+		if _, err := c.Search.(*corpus.Corpus).Sync(ctx); err != nil {
 			b.Fatal(err)
 		}
 		return r

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/deepresearch/deepresearch"
+	docs "github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/eval"
 )
@@ -88,8 +89,13 @@ func evalCorpus(ctx context.Context, cmd *cobra.Command, c eval.Corpus, question
 	defer p.Close()
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d documents (%.1f MB) written and indexed in %v\n",
 		c.Name, p.Stats.Docs+p.Stats.Packages, float64(p.Stats.Bytes)/1e6, p.Took.Round(time.Millisecond))
-	r, err := deepresearch.New(deepresearch.Config{Corpus: p.Docs, IndexPath: p.IndexPath, MaxTasks: maxTasks})
+	ix, err := docs.Open(p.Docs, docs.Options{IndexPath: p.IndexPath})
 	if err != nil {
+		return err
+	}
+	r, err := deepresearch.New(deepresearch.Config{Search: ix, MaxTasks: maxTasks})
+	if err != nil {
+		ix.Close()
 		return err
 	}
 	defer r.Close()

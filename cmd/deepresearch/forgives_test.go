@@ -11,10 +11,11 @@ import (
 	"syscall"
 	"testing"
 
+	docs "github.com/deepresearch/deepresearch/corpus"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/hostile"
 )
@@ -248,7 +249,7 @@ func TestIndexSaysWhatItDid(t *testing.T) {
 
 	r = cli(t, "", "index", "--json", dir, "--index", index)
 	wantSuccess(t, r)
-	var st deepresearch.IndexStats
+	var st docs.Stats
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
 		t.Fatalf("index --json: %v\n%s", err, r.stdout)
 	}

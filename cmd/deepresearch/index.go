@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
+	docs "github.com/deepresearch/deepresearch/corpus"
 )
 
 func init() { extraCommands = append(extraCommands, newIndexCmd) }
@@ -60,7 +60,7 @@ Exit status 2 when DIR does not exist or holds no document it can read.`,
 			if len(args) == 1 {
 				s.Corpus.Dir = args[0]
 			}
-			var progress func(deepresearch.IndexStats)
+			var progress func(docs.Stats)
 			stderr := cmd.ErrOrStderr()
 			var line *progressLine
 			if isTerminal(stderr) {
@@ -69,7 +69,7 @@ Exit status 2 when DIR does not exist or holds no document it can read.`,
 			}
 			st, err := config.Index(cmd.Context(), s, progress)
 			line.clear()
-			if errors.Is(err, deepresearch.ErrNoCorpusFolder) || errors.Is(err, deepresearch.ErrEmptyCorpus) {
+			if errors.Is(err, docs.ErrNoFolder) || errors.Is(err, docs.ErrNoDocuments) {
 				return inputError(err)
 			} else if err != nil {
 				return err
@@ -94,7 +94,7 @@ Exit status 2 when DIR does not exist or holds no document it can read.`,
 // printIndexStats writes what index did: a line of counts, then each
 // skipped document with its reason; files of formats the index does not
 // read are counted by reason (by extension), or listed with verbose.
-func printIndexStats(out io.Writer, st deepresearch.IndexStats, embeddings string, verbose bool) {
+func printIndexStats(out io.Writer, st docs.Stats, embeddings string, verbose bool) {
 	fmt.Fprintf(out, "indexed %s into %s: %d files scanned, %d added, %d updated, %d removed, %d unchanged, %d skipped; %d passages",
 		st.Dir, st.IndexPath, st.Scanned, st.Added, st.Updated, st.Removed, st.Unchanged, st.Skipped, st.Passages)
 	if embeddings != "" {
@@ -128,8 +128,8 @@ type progressLine struct {
 	drawn bool
 }
 
-// show draws the counts so far (deepresearch.IndexOptions.Progress).
-func (l *progressLine) show(st deepresearch.IndexStats) {
+// show draws the counts so far (docs.Options.Progress).
+func (l *progressLine) show(st docs.Stats) {
 	if t := l.now(); !l.drawn || t.Sub(l.last) >= 100*time.Millisecond {
 		l.last, l.drawn = t, true
 		text := fmt.Sprintf("indexing: %d files: %d read, %d unchanged, %d skipped; %d passages",

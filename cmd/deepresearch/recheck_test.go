@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // TestRecheckCommand: a stored run, and its JSON report, rechecked after
@@ -19,11 +20,11 @@ import (
 func TestRecheckCommand(t *testing.T) {
 	index := isolate(t)
 	web, err := deepresearchtest.NewWebServer(
-		deepresearch.Document{DocID: "stable", Title: "Grapnels",
+		search.Document{DocID: "stable", Title: "Grapnels",
 			Text: "A repair ship lowers a grapnel to lift the damaged submarine cable from the seabed."},
-		deepresearch.Document{DocID: "edited", Title: "Cable tanks",
+		search.Document{DocID: "edited", Title: "Cable tanks",
 			Text: "A repair ship carries spare submarine cable coiled in large circular tanks below deck."},
-		deepresearch.Document{DocID: "removed", Title: "Repair costs",
+		search.Document{DocID: "removed", Title: "Repair costs",
 			Text: "A submarine cable repair by a repair ship costs between one and three million dollars."},
 	)
 	if err != nil {

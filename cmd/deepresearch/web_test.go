@@ -11,16 +11,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // corpusDocs reads the test corpus's markdown documents, for the web
 // stand-in to serve as pages.
-func corpusDocs(t testing.TB) []deepresearch.Document {
+func corpusDocs(t testing.TB) []search.Document {
 	t.Helper()
-	var docs []deepresearch.Document
+	var docs []search.Document
 	err := filepath.WalkDir(corpus, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(path) != ".md" {
 			return err
@@ -31,7 +31,7 @@ func corpusDocs(t testing.TB) []deepresearch.Document {
 		}
 		text := string(b)
 		title, body, _ := strings.Cut(text, "\n")
-		docs = append(docs, deepresearch.Document{DocID: strings.TrimSuffix(d.Name(), ".md"), Title: strings.TrimPrefix(title, "# "), Text: body})
+		docs = append(docs, search.Document{DocID: strings.TrimSuffix(d.Name(), ".md"), Title: strings.TrimPrefix(title, "# "), Text: body})
 		return nil
 	})
 	if err != nil {

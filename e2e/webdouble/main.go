@@ -22,12 +22,12 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Pages are the web's pages.
-var Pages = []deepresearch.Document{
+var Pages = []search.Document{
 	{DocID: "grapnels", Title: "Grapnels",
 		Text: "A repair ship lowers a grapnel to lift the damaged submarine cable from the seabed."},
 	{DocID: "tanks", Title: "Cable tanks",

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // memBackend is a small in-memory search backend: documents are split

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // datedBackend returns two web results, one dated by the search engine

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // pagedBackend returns passages of one PDF from two pages, the second

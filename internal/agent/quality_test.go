@@ -7,7 +7,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/relevance"
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 const mutexDoc = `A Mutex is a mutual exclusion lock. The zero value for a Mutex is an unlocked mutex, and a Mutex must not be copied after first use.

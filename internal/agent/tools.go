@@ -18,8 +18,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
 	"github.com/deepresearch/deepresearch/internal/relevance"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Tool names offered to the model.

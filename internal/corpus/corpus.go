@@ -34,8 +34,8 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/godoc"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/vector"
+	"github.com/deepresearch/deepresearch/search"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )

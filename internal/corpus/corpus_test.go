@@ -21,7 +21,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 func TestMain(m *testing.M) {

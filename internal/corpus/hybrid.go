@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/vector"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // candidates is how many passages each ranking of a hybrid search offers

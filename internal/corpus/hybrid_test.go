@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/terms"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // wordsEmbedder is a deterministic bag-of-words embedding with a synonym

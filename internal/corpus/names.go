@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/deepresearch/deepresearch/internal/extract"
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 var _ search.Resolver = (*Index)(nil)

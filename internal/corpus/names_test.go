@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // namesCorpus is a small documentation tree that names its pages by

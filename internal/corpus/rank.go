@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Document-level ranking. A search ranks documents, not passages: a long

@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/terms"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Ranking weights of the passages_fts columns for bm25: a match in the

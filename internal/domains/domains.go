@@ -264,3 +264,18 @@ func FromContext(ctx context.Context) *Policy {
 	p, _ := ctx.Value(policyKey{}).(*Policy)
 	return p
 }
+
+type tiersKey struct{}
+
+// WithTiers returns ctx carrying t, the tier table of a run's Researcher:
+// web engines, which are built apart from it, rate results by the table
+// of the search's context.
+func WithTiers(ctx context.Context, t *Table) context.Context {
+	return context.WithValue(ctx, tiersKey{}, t)
+}
+
+// TiersFrom returns the table WithTiers put in ctx, or nil.
+func TiersFrom(ctx context.Context) *Table {
+	t, _ := ctx.Value(tiersKey{}).(*Table)
+	return t
+}

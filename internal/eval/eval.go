@@ -55,7 +55,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/deepresearch/deepresearch/internal/terms"
 	"io"
 	"os"
 	"regexp"
@@ -63,9 +62,11 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/internal/terms"
+
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/relevance"
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Question is one evaluation question and the documents (corpus IDs) a

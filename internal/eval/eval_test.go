@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/eval"
@@ -54,7 +55,7 @@ func prepare(tb testing.TB, c eval.Corpus) *eval.Prepared {
 // what a user gets from `deepresearch run` in that folder.
 func researcher(tb testing.TB, p *eval.Prepared) eval.Run {
 	tb.Helper()
-	r, err := deepresearch.New(deepresearch.Config{Corpus: p.Docs, IndexPath: p.IndexPath})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(tb, p.Docs, p.IndexPath)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func cablesCorpus(t *testing.T, extra map[string]string) *deepresearch.Researche
 			t.Fatal(err)
 		}
 	}
-	r, err := deepresearch.New(deepresearch.Config{Corpus: docs, IndexPath: filepath.Join(dir, "index.db")})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, docs, filepath.Join(dir, "index.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Run is one research run as the evaluation drives it: it researches

@@ -10,19 +10,21 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	docs "github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/eval"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/vector"
+	"github.com/tmc/langchaingo/embeddings"
 )
 
 // concepts is the embeddings double: the Concepts embedding of
 // testdata/eval/concepts.json (a synonym table written before this
 // evaluation was run), served over OpenAI's /v1/embeddings and read
 // through the real provider client.
-func concepts(tb testing.TB) deepresearch.Embedder {
+func concepts(tb testing.TB) embeddings.Embedder {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join(questionsDir, "concepts.json"))
 	if err != nil {
@@ -73,7 +75,11 @@ func TestHybridRetrieval(t *testing.T) {
 	if _, err := hx.Sync(ctx, p.Docs); err != nil {
 		t.Fatal(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Corpus: p.Docs, IndexPath: hybridPath, Embedder: emb})
+	hybrid, err := docs.Open(p.Docs, docs.Options{IndexPath: hybridPath, Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := deepresearch.New(deepresearch.Config{Search: hybrid})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Backend journals the searches and document fetches of the search backend

@@ -8,12 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // web is a SearXNG search engine over a local stand-in for the web, whose
@@ -23,8 +22,8 @@ import (
 func web(t *testing.T) (search.Backend, *deepresearchtest.WebServer, *fetch.Fetcher) {
 	t.Helper()
 	srv, err := deepresearchtest.NewWebServer(
-		deepresearch.Document{DocID: "pacer", Title: "The GC pacer", Text: "The pacer starts a collection early enough.\n\nIt aims at the heap goal."},
-		deepresearch.Document{DocID: "gogc", Title: "GOGC", Text: "GOGC sets the heap growth between collections.\n\nThe default is 100."},
+		search.Document{DocID: "pacer", Title: "The GC pacer", Text: "The pacer starts a collection early enough.\n\nIt aims at the heap goal."},
+		search.Document{DocID: "gogc", Title: "GOGC", Text: "GOGC sets the heap growth between collections.\n\nThe default is 100."},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Sentinel errors; match them with errors.Is.

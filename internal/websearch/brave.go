@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // brave speaks Brave's Web Search API: GET /res/v1/web/search with the key

@@ -10,9 +10,9 @@ import (
 
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // seedCatalog is seed 003's knowledge base, as its documents are written
@@ -156,7 +156,7 @@ func TestChromaCollections(t *testing.T) {
 	}
 	var failed []string
 	b, err := websearch.Build([]string{"chroma"}, websearch.Config{Chroma: cc, Embedder: concepts},
-		nil, websearch.Hooks{Failed: func(m string, err error) { failed = append(failed, m+": "+err.Error()) }})
+		nil, websearch.Hooks{Failed: func(_ context.Context, m string, err error) { failed = append(failed, m+": "+err.Error()) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestChromaCollections(t *testing.T) {
 	cc.Collections = append(cc.Collections, "troubleshooting")
 	failed = nil
 	b, err = websearch.Build([]string{"chroma"}, websearch.Config{Chroma: cc, Embedder: concepts},
-		nil, websearch.Hooks{Failed: func(m string, err error) { failed = append(failed, m+": "+err.Error()) }})
+		nil, websearch.Hooks{Failed: func(_ context.Context, m string, err error) { failed = append(failed, m+": "+err.Error()) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/domains"
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // ChannelCorpus is the Result.Channel of the local corpus's results.
@@ -31,7 +31,7 @@ type Member struct {
 type Hooks struct {
 	// Failed is called for a member whose search failed while another's
 	// succeeded, so a broken backend is reported though the search is not.
-	Failed func(member string, err error)
+	Failed func(ctx context.Context, member string, err error)
 }
 
 // Combined queries several backends at once and merges their results. It
@@ -108,7 +108,7 @@ func (c *Combined) Search(ctx context.Context, query string, limit int) ([]searc
 	if c.hooks.Failed != nil {
 		for i, err := range errs {
 			if err != nil {
-				c.hooks.Failed(c.members[i].Name, err)
+				c.hooks.Failed(ctx, c.members[i].Name, err)
 			}
 		}
 	}

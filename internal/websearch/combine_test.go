@@ -15,8 +15,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // openCorpus indexes the repository's test corpus (undersea cables).
@@ -49,7 +49,7 @@ func TestCombinedInterleaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := websearch.Combine(websearch.Hooks{Failed: func(m string, err error) { t.Errorf("%s failed: %v", m, err) }},
+	c, err := websearch.Combine(websearch.Hooks{Failed: func(_ context.Context, m string, err error) { t.Errorf("%s failed: %v", m, err) }},
 		websearch.Member{Name: "searxng", Channel: websearch.ChannelWeb, Backend: searx},
 		websearch.Member{Name: "tavily", Channel: websearch.ChannelWeb, Backend: tav},
 		websearch.Member{Name: "corpus", Channel: websearch.ChannelCorpus, Backend: ix},
@@ -161,7 +161,7 @@ func TestCombinedFailures(t *testing.T) {
 	t.Run("one fails", func(t *testing.T) {
 		var mu sync.Mutex
 		failed := map[string]error{}
-		c, err := websearch.Combine(websearch.Hooks{Failed: func(m string, err error) { mu.Lock(); failed[m] = err; mu.Unlock() }},
+		c, err := websearch.Combine(websearch.Hooks{Failed: func(_ context.Context, m string, err error) { mu.Lock(); failed[m] = err; mu.Unlock() }},
 			engine("brave", badBrave), engine("searxng", ok))
 		if err != nil {
 			t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/domains"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // TestDomainPolicy: a denied domain is dropped from every member's

@@ -27,8 +27,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // ChannelWeb is the Result.Channel of web results.
@@ -74,7 +74,7 @@ type Config struct {
 
 	// Backends are further backends Build knows by name, each searched on
 	// a channel of its own, its name ("mcp:NAME": an MCP server's, see
-	// internal/mcpsource).
+	// mcpsource).
 	Backends map[string]search.Backend
 	// Tiers rates each result's domain (internal/domains): Search moves
 	// primary sources up its list and forums and content farms down (see
@@ -175,7 +175,7 @@ func (e *Engine) Dropped() int64 { return e.dropped.Load() }
 // Search asks the provider for at most limit results for query, best
 // first. Each result's DocID and URL are its page URL, its Channel "web".
 // The provider's order is adjusted by the tier of each result's domain
-// (Config.Tiers), a prior of tierShift places a tier: a primary source
+// (the table of ctx, domains.WithTiers; else Config.Tiers), a prior of tierShift places a tier: a primary source
 // moves up three places, a forum down three, a content farm down six, a
 // news site or an unrated one stays (ties keep the provider's order).
 // Errors are *Error values; a call that fails after its retries returns its
@@ -208,7 +208,11 @@ func (e *Engine) Search(ctx context.Context, query string, limit int) ([]search.
 			break
 		}
 	}
-	return byTier(out, e.tiers), nil
+	tiers := e.tiers
+	if t := domains.TiersFrom(ctx); t != nil {
+		tiers = t
+	}
+	return byTier(out, tiers), nil
 }
 
 // tierShift is how many places a tier's rank moves a result (Search).

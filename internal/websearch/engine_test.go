@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 func TestEngines(t *testing.T) {

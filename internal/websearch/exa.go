@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // exa speaks Exa's search API: POST /search with a JSON body and the key in

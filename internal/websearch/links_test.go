@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/search"
 	"github.com/deepresearch/deepresearch/internal/websearch"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // TestResolveLinks: a web page's links name the pages they point to,

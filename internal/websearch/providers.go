@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // Providers are the web search providers New knows, in the order Describe

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // searxng speaks SearXNG's search API: GET /search?q=…&format=json.

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/mcpsource"
+	"github.com/deepresearch/deepresearch/mcpsource"
 )
 
 // npmServer is the command of a reference MCP server that npm installed

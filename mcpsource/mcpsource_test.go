@@ -20,8 +20,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/mcpsource"
-	"github.com/deepresearch/deepresearch/internal/search"
+	"github.com/deepresearch/deepresearch/mcpsource"
+	"github.com/deepresearch/deepresearch/search"
 )
 
 // envServer makes the test binary an MCP server over stdio (TestStdio).
