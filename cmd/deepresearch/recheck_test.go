@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/recheck"
 )
 
 // TestRecheckCommand: a stored run, and its JSON report, rechecked after
@@ -67,7 +68,7 @@ func TestRecheckCommand(t *testing.T) {
 		}
 	}
 	r = cli(t, "", "recheck", "--json", doc.RunID)
-	var res deepresearch.RecheckResult
+	var res recheck.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("recheck --json: %v\n%s", err, r.stdout)
 	}
