@@ -46,6 +46,7 @@ var reaches = map[string][]string{
 	"web":                                {"fetch", "journal", "retry", "websearch"},
 	"config/load":                        {},
 	"deepresearchtest":                   {"clock", "extractive", "openaiwire", "purpose", "relevance", "terms", "usage", "verify"},
+	"diff":                               {},
 	"e2e":                                {},
 	"e2e/askingmodel":                    {},
 	"e2e/webdouble":                      {},
@@ -53,6 +54,7 @@ var reaches = map[string][]string{
 	"httpapi":                            {"clock", "defaults", "jsonkind", "openaiwire"},
 	"mcpserver":                          {"canon"},
 	"natsrun":                            {"clock", "telemetry"},
+	"recheck":                            {},
 	"sqlitestore":                        {"clock", "stored", "usage"},
 	"verify":                             {"output", "source", "verify"},
 }
@@ -70,6 +72,10 @@ var leaves = map[string][]string{
 	// what it links (regexp2, uuid, tiktoken-go), but no provider.
 	"verify": {"github.com/dlclark/regexp2", "github.com/google/uuid", "github.com/pkoukk/tiktoken-go", "github.com/tmc/langchaingo",
 		"github.com/yuin/goldmark", "go.yaml.in/yaml/v3", "golang.org/x/net", "golang.org/x/text"},
+	// diff and recheck are the results of comparing two runs and of
+	// reading a report's sources again: data and their text form.
+	"diff":    {},
+	"recheck": {},
 }
 
 // backends are the public packages of search backends (Config.Search):

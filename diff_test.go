@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/diff"
 	"github.com/deepresearch/deepresearch/internal/golden"
 )
 
@@ -88,7 +89,7 @@ func TestDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := func(ss []deepresearch.SourceDiff) []string {
+	keys := func(ss []diff.Source) []string {
 		var out []string
 		for _, s := range ss {
 			out = append(out, s.URL+s.ID)
@@ -108,10 +109,10 @@ func TestDiff(t *testing.T) {
 	if d.Sources.Unchanged != 1 {
 		t.Errorf("unchanged %d, want 1 (the gamma document)", d.Sources.Unchanged)
 	}
-	want := []deepresearch.ClaimDiff{
-		{Sentence: "Alpha widgets reduce heat loss by forty percent in cold climates.", Change: deepresearch.ClaimLostSupport,
+	want := []diff.Claim{
+		{Sentence: "Alpha widgets reduce heat loss by forty percent in cold climates.", Change: diff.LostSupport,
 			InB: true, SupportedA: true, Sources: []string{d.Sources.Changed[0].Key}},
-		{Sentence: "Beta gadgets were invented in Lisbon in 1921.", Change: deepresearch.ClaimSourceChanged,
+		{Sentence: "Beta gadgets were invented in Lisbon in 1921.", Change: diff.SourceChanged,
 			SupportedA: true, Sources: []string{d.Sources.Dropped[0].Key}},
 	}
 	if !slicesEqualJSON(t, d.Claims, want) {
@@ -199,7 +200,7 @@ func TestDiffRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Sources.Changed) != 1 || d.Sources.Unchanged != 1 || len(d.Claims) != 2 || d.Claims[0].Change != deepresearch.ClaimLostSupport {
+	if len(d.Sources.Changed) != 1 || d.Sources.Unchanged != 1 || len(d.Claims) != 2 || d.Claims[0].Change != diff.LostSupport {
 		t.Errorf("diff over the store's texts: %+v", d)
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/recheck"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -79,9 +80,9 @@ func TestRecheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]deepresearch.RecheckStatus{
-		"stable": deepresearch.RecheckUnchanged, "edited": deepresearch.RecheckChanged,
-		"removed": deepresearch.RecheckGone, "moved": deepresearch.RecheckGone,
+	want := map[string]recheck.Status{
+		"stable": recheck.Unchanged, "edited": recheck.Changed,
+		"removed": recheck.Gone, "moved": recheck.Gone,
 	}
 	numbers := map[string]int{}
 	for _, s := range res.Sources {
@@ -92,7 +93,7 @@ func TestRecheck(t *testing.T) {
 		}
 		switch name {
 		case "edited":
-			if len(s.Passages) == 0 || s.Passages[0].Status != deepresearch.PassageGone || !strings.Contains(s.Passages[0].Text, "circular tanks") {
+			if len(s.Passages) == 0 || s.Passages[0].Status != recheck.PassageGone || !strings.Contains(s.Passages[0].Text, "circular tanks") {
 				t.Errorf("the edited page names no passage that went: %+v", s.Passages)
 			}
 		case "removed":
@@ -165,7 +166,7 @@ func TestScheduledRecheck(t *testing.T) {
 		mu   sync.Mutex
 		told []bool // OnRecheck's res.Holds, in order
 	)
-	onRecheck := func(run string, res *deepresearch.RecheckResult) {
+	onRecheck := func(run string, res *recheck.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		if run == id {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/recheck"
 )
 
 // DefaultRecheckParallel is how many stored runs a scheduled re-check
@@ -126,7 +127,7 @@ func (rs *Runs) recheckPass(ctx context.Context, rc Rechecker, noWeb map[string]
 					log.Warn().Err(err).Msg("re-checking a stored report")
 				}
 				return
-			case !res.webSources():
+			case !res.ReadWeb():
 				mu.Lock()
 				noWeb[d.id] = true
 				mu.Unlock()
@@ -141,16 +142,10 @@ func (rs *Runs) recheckPass(ctx context.Context, rc Rechecker, noWeb map[string]
 	return nil
 }
 
-// webSources reports whether the re-check read a web page (a report that
-// cites none has nothing to re-check).
-func (res *RecheckResult) webSources() bool {
-	return slices.ContainsFunc(res.Sources, func(s RecheckedSource) bool { return s.Status != RecheckSkipped })
-}
-
 // keepRecheck stores res as run id's last re-check, when it read a web
 // page, tells OnRecheck, and logs a report that no longer holds.
-func (rs *Runs) keepRecheck(ctx context.Context, id string, res *RecheckResult) error {
-	if !res.webSources() {
+func (rs *Runs) keepRecheck(ctx context.Context, id string, res *recheck.Result) error {
+	if !res.ReadWeb() {
 		return nil
 	}
 	b, err := json.Marshal(res)
@@ -173,7 +168,7 @@ func (rs *Runs) keepRecheck(ctx context.Context, id string, res *RecheckResult) 
 // LastRecheck returns the last re-check kept of stored run id — by the
 // scheduled re-checks (RunsOptions.RecheckEvery) or by Recheck — or nil
 // when there is none.
-func (rs *Runs) LastRecheck(ctx context.Context, id string) (*RecheckResult, error) {
+func (rs *Runs) LastRecheck(ctx context.Context, id string) (*recheck.Result, error) {
 	if err := rs.unkept(id); err != nil {
 		return nil, err
 	}
@@ -183,7 +178,7 @@ func (rs *Runs) LastRecheck(ctx context.Context, id string) (*RecheckResult, err
 	} else if err != nil {
 		return nil, err
 	}
-	var res RecheckResult
+	var res recheck.Result
 	if err := json.Unmarshal(rc.Result, &res); err != nil {
 		return nil, fmt.Errorf("deepresearch: run %s: its stored re-check: %w", id, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/recheck"
 )
 
 // orderRechecker is a Researcher whose RecheckRun notes the runs it is
@@ -25,16 +26,16 @@ type orderRechecker struct {
 	asked []string
 }
 
-func (o *orderRechecker) RecheckRun(_ context.Context, _ deepresearch.Store, id string) (*deepresearch.RecheckResult, error) {
+func (o *orderRechecker) RecheckRun(_ context.Context, _ deepresearch.Store, id string) (*recheck.Result, error) {
 	o.mu.Lock()
 	o.asked = append(o.asked, id)
 	o.mu.Unlock()
-	src := deepresearch.RecheckedSource{Number: 1, URL: "https://example.org/" + id, Status: deepresearch.RecheckUnchanged}
+	src := recheck.Source{Number: 1, URL: "https://example.org/" + id, Status: recheck.Unchanged}
 	if o.corpus[id] {
-		src = deepresearch.RecheckedSource{Number: 1, Status: deepresearch.RecheckSkipped, Detail: "not a web page"}
+		src = recheck.Source{Number: 1, Status: recheck.Skipped, Detail: "not a web page"}
 	}
-	return &deepresearch.RecheckResult{RunID: id, Checked: o.clock.Now(), Holds: true,
-		Sources: []deepresearch.RecheckedSource{src}, Claims: []deepresearch.RecheckedClaim{}}, nil
+	return &recheck.Result{RunID: id, Checked: o.clock.Now(), Holds: true,
+		Sources: []recheck.Source{src}, Claims: []recheck.Claim{}}, nil
 }
 
 func (o *orderRechecker) take() []string {
@@ -76,7 +77,7 @@ func TestRecheckOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r.checked > 0 {
-			b, _ := json.Marshal(deepresearch.RecheckResult{RunID: r.id, Holds: true})
+			b, _ := json.Marshal(recheck.Result{RunID: r.id, Holds: true})
 			if err := st.PutRecheck(ctx, deepresearch.StoredRecheck{RunID: r.id, Checked: t0.Add(-r.checked), Holds: true, Result: b}); err != nil {
 				t.Fatal(err)
 			}

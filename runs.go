@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/recheck"
 )
 
 // Runs owns the life of the stored runs a program serves, so that every
@@ -155,7 +156,7 @@ type RunsOptions struct {
 	// stored report re-checked, which no longer holds when res.Holds is
 	// false. It is called from the goroutine that re-checked, several at
 	// once in a pass, and must not block.
-	OnRecheck func(id string, res *RecheckResult)
+	OnRecheck func(id string, res *recheck.Result)
 	// Clock arms the time limits; nil means the real clock.
 	Clock Clock
 	// Logger receives diagnostics; nil disables logging.

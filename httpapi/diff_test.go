@@ -7,10 +7,11 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/diff"
 )
 
 // TestDiffEndpoint (issue 33): GET /v1/research/{id}/diff/{other} serves
-// deepresearch.RunDiff as JSON for two stored runs — the page whose text
+// diff.Result as JSON for two stored runs — the page whose text
 // changed, the one gone, the claim that lost its support — and says 404
 // for a run the store lacks, 409 for one with no report.
 func TestDiffEndpoint(t *testing.T) {
@@ -51,13 +52,13 @@ func TestDiffEndpoint(t *testing.T) {
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET diff: %s %q", res.Status, res.Header.Get("Content-Type"))
 	}
-	var d deepresearch.RunDiff
+	var d diff.Result
 	readJSON(t, res, &d)
 	if d.RunA != "run-a" || d.RunB != "run-b" || len(d.Sources.Changed) != 1 || d.Sources.Changed[0].URL != "https://example.org/alpha" ||
 		len(d.Sources.Dropped) != 1 || d.Sources.Dropped[0].URL != "https://example.org/beta" || len(d.Sources.Added) != 0 {
 		t.Errorf("sources %+v", d.Sources)
 	}
-	if len(d.Claims) != 2 || d.Claims[0].Change != deepresearch.ClaimLostSupport || d.Claims[1].Change != deepresearch.ClaimSourceChanged {
+	if len(d.Claims) != 2 || d.Claims[0].Change != diff.LostSupport || d.Claims[1].Change != diff.SourceChanged {
 		t.Errorf("claims %+v; want the alpha claim's support lost, the beta claim's source gone", d.Claims)
 	}
 

@@ -9,11 +9,12 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/recheck"
 	"github.com/deepresearch/deepresearch/search"
 )
 
 // TestRecheckEndpoint (issue 33): GET /v1/research/{id}/recheck reads a
-// stored run's cited pages again and serves deepresearch.RecheckResult:
+// stored run's cited pages again and serves recheck.Result:
 // the page that went (410) is gone and the claim it alone supported is
 // flagged; 404 for a run the store lacks.
 func TestRecheckEndpoint(t *testing.T) {
@@ -53,9 +54,9 @@ func TestRecheckEndpoint(t *testing.T) {
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET recheck: %s %q", res.Status, res.Header.Get("Content-Type"))
 	}
-	var rc deepresearch.RecheckResult
+	var rc recheck.Result
 	readJSON(t, res, &rc)
-	if rc.RunID != "run-a" || len(rc.Sources) != 2 || rc.Sources[1].Status != deepresearch.RecheckGone || rc.Sources[1].Detail != "410 Gone" {
+	if rc.RunID != "run-a" || len(rc.Sources) != 2 || rc.Sources[1].Status != recheck.Gone || rc.Sources[1].Detail != "410 Gone" {
 		t.Fatalf("recheck %+v", rc)
 	}
 	if rc.Holds || len(rc.Claims) != 1 || !strings.Contains(rc.Claims[0].Sentence, "Lisbon") {
@@ -67,10 +68,10 @@ func TestRecheckEndpoint(t *testing.T) {
 	// it was made and that the report no longer holds.
 	var v struct {
 		Recheck *struct {
-			CheckedAt string                        `json:"checked_at"`
-			Holds     bool                          `json:"holds"`
-			Summary   deepresearch.RecheckSummary   `json:"summary"`
-			Claims    []deepresearch.RecheckedClaim `json:"claims"`
+			CheckedAt string          `json:"checked_at"`
+			Holds     bool            `json:"holds"`
+			Summary   recheck.Summary `json:"summary"`
+			Claims    []recheck.Claim `json:"claims"`
 		} `json:"recheck"`
 	}
 	readJSON(t, e.do("GET", "/v1/research/run-a", ""), &v)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/recheck"
 )
 
 // runURLs are where a run's parts are.
@@ -78,10 +79,10 @@ type runView struct {
 // still held, the sources by status and the claims that lost their
 // support. GET /v1/research/{id}/recheck re-checks it again, in full.
 type recheckView struct {
-	CheckedAt time.Time                     `json:"checked_at"`
-	Holds     bool                          `json:"holds"`
-	Summary   deepresearch.RecheckSummary   `json:"summary"`
-	Claims    []deepresearch.RecheckedClaim `json:"claims"`
+	CheckedAt time.Time       `json:"checked_at"`
+	Holds     bool            `json:"holds"`
+	Summary   recheck.Summary `json:"summary"`
+	Claims    []recheck.Claim `json:"claims"`
 }
 
 // lookup returns the stored run the request's path names.

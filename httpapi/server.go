@@ -32,10 +32,10 @@
 //	POST   /v1/research/{id}/input   answer the run's clarifying questions
 //	GET    /v1/research/{id}/plan    the plan the run waits to have reviewed
 //	POST   /v1/research/{id}/plan    review it: accept, reject, or a plan to research instead
-//	GET    /v1/research/{id}/diff/{other}  what changed from its report to run other's (deepresearch.RunDiff)
+//	GET    /v1/research/{id}/diff/{other}  what changed from its report to run other's (diff.Result)
 //	GET    /v1/research/{id}/fragment       the report as the HTML report's fragment, with verdicts and links to the sources' texts
 //	GET    /v1/research/{id}/sources/{n}    reference n's text read, its checked passages highlighted: HTML, or JSON for Accept: application/json
-//	GET    /v1/research/{id}/recheck  its report's cited web pages read again (deepresearch.RecheckResult)
+//	GET    /v1/research/{id}/recheck  its report's cited web pages read again (recheck.Result)
 //	POST   /v1/research/{id}/ask     a follow-up question of the run: 202 with the follow-up's id, or its events (SSE, NDJSON)
 //	GET    /v1/research/{id}/asks    the run's follow-ups, oldest first, with their answers and references
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/diff"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -53,11 +54,11 @@ func TestDiffCommand(t *testing.T) {
 
 	r := cli(t, "", "diff", "--store", st, "--json", a, b)
 	wantSuccess(t, r)
-	var d deepresearch.RunDiff
+	var d diff.Result
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
 		t.Fatalf("diff --json: %v\n%s", err, r.stdout)
 	}
-	ids2 := func(ss []deepresearch.SourceDiff) []string {
+	ids2 := func(ss []diff.Source) []string {
 		var out []string
 		for _, s := range ss {
 			out = append(out, s.ID)
@@ -84,7 +85,7 @@ func TestDiffCommand(t *testing.T) {
 	}
 	lost := false
 	for _, c := range d.Claims {
-		if c.Change == deepresearch.ClaimSourceChanged && slices.ContainsFunc(c.Sources, func(k string) bool { return strings.HasSuffix(k, "/glossary.org") }) {
+		if c.Change == diff.SourceChanged && slices.ContainsFunc(c.Sources, func(k string) bool { return strings.HasSuffix(k, "/glossary.org") }) {
 			lost = true
 		}
 	}

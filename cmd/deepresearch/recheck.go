@@ -11,6 +11,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/recheck"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -111,7 +112,7 @@ func refetch(cmd *cobra.Command, vf verifyFlags, path string) error {
 // writeRecheck prints res as text or JSON, made safe for the terminal
 // (the pages' passages are quoted, not obeyed), and turns a report that no
 // longer holds into exit status 1.
-func writeRecheck(cmd *cobra.Command, res *deepresearch.RecheckResult, asJSON bool) error {
+func writeRecheck(cmd *cobra.Command, res *recheck.Result, asJSON bool) error {
 	out := cmd.OutOrStdout()
 	if asJSON {
 		if err := printJSON(out, res); err != nil {

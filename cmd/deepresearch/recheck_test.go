@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/recheck"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -68,7 +68,7 @@ func TestRecheckCommand(t *testing.T) {
 		}
 	}
 	r = cli(t, "", "recheck", "--json", doc.RunID)
-	var res deepresearch.RecheckResult
+	var res recheck.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("recheck --json: %v\n%s", err, r.stdout)
 	}

@@ -135,7 +135,7 @@ const claimChanges = {
   source_changed: "a source it cited changed or was dropped, and the other run does not say it",
 };
 
-// showDiff renders a RunDiff between the page's run and another, whose
+// showDiff renders a diff.Result between the page's run and another, whose
 // question is otherQuestion; later says whether the other is the later
 // run (B) or the earlier (A).
 function showDiff(d, otherQuestion, later) {
@@ -208,7 +208,7 @@ async function compare(e) {
 
 const recheckWords = { unchanged: "unchanged", changed: "changed", gone: "gone", unreachable: "unreachable", skipped: "not re-checked" };
 
-// showRecheck renders a RecheckResult.
+// showRecheck renders a recheck.Result.
 function showRecheck(r) {
   const box = $("recheck");
   box.replaceChildren();

@@ -116,12 +116,12 @@ var (
 )
 
 // Recheck is the last re-check of an ended run's report against today's
-// web (deepresearch's RecheckResult, Runs.RecheckEvery): when it was
+// web (recheck.Result, Runs.RecheckEvery): when it was
 // made, whether the report still held, and the whole result as JSON.
 type Recheck struct {
 	RunID   string    `json:"run_id"`
 	Checked time.Time `json:"checked_at"`
 	Holds   bool      `json:"holds"`
-	// Result is the JSON form of deepresearch.RecheckResult.
+	// Result is the JSON form of recheck.Result.
 	Result json.RawMessage `json:"result"`
 }
