@@ -45,7 +45,7 @@ import (
 // new one's, as in a resumed run.
 //
 // Budgets: each agent's Budget travels with its task. The run's budgets
-// (Config.MaxRunTokens, MaxCost, MaxRunTime) are counted as each agent's
+// (Config.Limits.MaxRunTokens, MaxCost, MaxRunTime) are counted as each agent's
 // result arrives; an agent already running elsewhere is not stopped
 // early by them, as an in-process one is.
 
@@ -228,7 +228,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 		return nil, err
 	}
 	defer end()
-	ctx, span := telemetry.Begin(ctx, r.cfg.TracerProvider, telemetry.SpanServe, job.RunID, trace.SpanKindConsumer,
+	ctx, span := telemetry.Begin(ctx, r.cfg.Telemetry.TracerProvider, telemetry.SpanServe, job.RunID, trace.SpanKindConsumer,
 		telemetry.Cycle.Int(job.Task.Cycle), telemetry.TaskID.String(job.Task.ID), telemetry.TaskTitle.String(telemetry.Text(job.Task.Title)))
 	defer func() { telemetry.End(span, err) }()
 	ctx = telemetry.WithMetrics(ctx, r.metrics) // the worker's model calls, searches and reads
@@ -268,7 +268,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 			progress(e)
 		}
 	})).InCycle(job.Task.Cycle)
-	m := &meter{price: r.cfg.Price, names: r.cfg.ModelNames, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
+	m := &meter{price: r.cfg.Price, names: r.cfg.Telemetry.ModelNames, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
 	req := Request{RunID: job.RunID, Question: job.Question, SearchLimit: job.SearchLimit, Budget: job.Budget}
 	o := r.runAgent(ctx, req, job.Task, backend, metered{r.models[events.RoleResearcher], events.RoleResearcher, m}, m, em)
 	em.Close()

@@ -130,7 +130,7 @@ func agentTypes(evs []events.Event) map[int][]events.Type {
 // a stream.reset gives the text that stands, and each agent's text as a
 // subscriber rebuilds it is the in-process one.
 func TestAgentRunnerSeam(t *testing.T) {
-	base := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+	base := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	baseRec := &recorder{}
 	want, err := runWith(context.Background(), base, question, baseRec.sink)
 	if err != nil {
@@ -141,8 +141,8 @@ func TestAgentRunnerSeam(t *testing.T) {
 		lose, mangle bool
 	}{{"one attempt", false, false}, {"first attempt lost", true, false}, {"lost attempt wrote otherwise", true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			worker := newResearcher(t, deepresearch.Config{MaxCycles: 1})
-			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: wireRunner{worker: worker, lose: tc.lose, mangle: tc.mangle}})
+			worker := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
+			r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: wireRunner{worker: worker, lose: tc.lose, mangle: tc.mangle}})
 			rec := &recorder{}
 			rep, err := runWith(context.Background(), r, question, rec.sink)
 			if err != nil {
@@ -226,7 +226,7 @@ func (failingRunner) RunAgent(context.Context, deepresearch.AgentJob, deepresear
 // TestAgentRunnerFails: a runner that fails every agent fails the run as
 // agents failing in process do (no research), and says why.
 func TestAgentRunnerFails(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: failingRunner{}})
+	r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: failingRunner{}})
 	rec := &recorder{}
 	_, err := runWith(context.Background(), r, question, rec.sink)
 	if !errors.Is(err, deepresearch.ErrNoResearch) {
@@ -343,7 +343,7 @@ func (h hollowRunner) RunAgent(context.Context, deepresearch.AgentJob, deepresea
 // panic), and an empty report's spending is counted in the run's usage.
 func TestAgentRunnerHollowResults(t *testing.T) {
 	for _, empty := range []bool{false, true} {
-		r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: hollowRunner{empty: empty}})
+		r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: hollowRunner{empty: empty}})
 		rep, err := runWith(context.Background(), r, question, nil)
 		if !errors.Is(err, deepresearch.ErrNoResearch) {
 			t.Fatalf("empty %v: err %v; want ErrNoResearch", empty, err)
@@ -363,12 +363,12 @@ func TestServeAgentRefusesOtherSettings(t *testing.T) {
 		cfg  deepresearch.Config
 		want string
 	}{
-		"channel": {deepresearch.Config{MaxCycles: 1, Channel: "web"}, "the search channel is corpus for the run and web here"},
-		"judge":   {deepresearch.Config{MaxCycles: 1, RelevanceModel: &callLog{}}, "the relevance judge is lexical for the run"},
+		"channel": {deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Channel: "web"}, "the search channel is corpus for the run and web here"},
+		"judge":   {deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Judges: deepresearch.Judges{Relevance: &callLog{}}}, "the relevance judge is lexical for the run"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			worker := newResearcher(t, c.cfg)
-			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: wireRunner{worker: worker}})
+			r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: wireRunner{worker: worker}})
 			rec := &recorder{}
 			_, err := runWith(context.Background(), r, question, rec.sink)
 			if !errors.Is(err, deepresearch.ErrNoResearch) {
@@ -402,14 +402,14 @@ func (j journaledRunner) Journal(ctx context.Context, run string) ([][]byte, err
 func TestAgentRunnerJournal(t *testing.T) {
 	for _, readable := range []bool{true, false} {
 		t.Run(fmt.Sprintf("workers' journal readable %v", readable), func(t *testing.T) {
-			worker := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+			worker := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 			wr := wireRunner{worker: worker, journal: &memJournal{}}
 			var runner deepresearch.AgentRunner = wr
 			if readable {
 				runner = journaledRunner{wr}
 			}
 			own := &memJournal{}
-			r := newResearcher(t, deepresearch.Config{MaxCycles: 1, Agents: runner})
+			r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: runner})
 			rep, err := researchJournaled(context.Background(), r, deepresearch.Request{Question: question, RunID: "run1"}, own, nil)
 			if err != nil {
 				t.Fatal(err)

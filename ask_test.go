@@ -53,7 +53,7 @@ func askResearcher(t *testing.T) (*deepresearch.Researcher, *countingBackend) {
 		t.Fatal(err)
 	}
 	cb := &countingBackend{Backend: b}
-	r, err := deepresearch.New(deepresearch.Config{Search: cb, Channel: "web", MaxCycles: 1, MaxTasks: 2})
+	r, err := deepresearch.New(deepresearch.Config{Search: cb, Channel: "web", Limits: deepresearch.Limits{MaxCycles: 1, MaxTasks: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestAskPrompt(t *testing.T) {
 		assess: func(int, string) string {
 			return `{"done": true, "reason": "the passages answer it", "covered": ["t1"], "gaps": [], "tasks": []}`
 		}}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	st := deepresearchtest.NewStore(nil)
 	ctx := t.Context()
 	parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)

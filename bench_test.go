@@ -62,7 +62,7 @@ func BenchmarkOrchestration(b *testing.B) {
 		latency, par := bc.latency, bc.par
 		b.Run(fmt.Sprintf("latency-%s/parallelism-%d", latency, par), func(b *testing.B) {
 			model := planOf8{Model: extractive.New(extractive.Options{Latency: latency}), latency: latency}
-			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 8, Parallelism: par, MaxCycles: 1})
+			r := newResearcher(b, deepresearch.Config{Model: model, Limits: deepresearch.Limits{MaxTasks: 8, Parallelism: par, MaxCycles: 1}})
 			ctx := context.Background()
 			if _, err := runWith(ctx, r, question, nil); err != nil { // builds the index
 				b.Fatal(err)
@@ -187,7 +187,7 @@ func BenchmarkLoop(b *testing.B) {
 	for _, latency := range []time.Duration{20 * time.Millisecond, 50 * time.Millisecond} {
 		b.Run(fmt.Sprintf("latency-%s", latency), func(b *testing.B) {
 			model := loopModel{Model: extractive.New(extractive.Options{Latency: latency}), latency: latency}
-			r := newResearcher(b, deepresearch.Config{Model: model, MaxTasks: 6, Parallelism: 6})
+			r := newResearcher(b, deepresearch.Config{Model: model, Limits: deepresearch.Limits{MaxTasks: 6, Parallelism: 6}})
 			ctx := context.Background()
 			if _, err := runWith(ctx, r, question, nil); err != nil { // builds the index
 				b.Fatal(err)

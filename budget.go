@@ -18,7 +18,7 @@ type meter struct {
 	maxTokens int
 	maxCost   float64
 	price     func(role string, u Usage) float64
-	names     map[string]string // the model of each role, for spans (Config.ModelNames)
+	names     map[string]string // the model of each role, for spans (Config.Telemetry.ModelNames)
 	// maxTime, when set, is a time budget from start, by now.
 	maxTime time.Duration
 	start   time.Time

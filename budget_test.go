@@ -25,8 +25,8 @@ func TestRunBudgets(t *testing.T) {
 		cfg  deepresearch.Config
 		want string
 	}{
-		{"tokens", deepresearch.Config{MaxRunTokens: 1}, "token budget (1 tokens)"},
-		{"cost", deepresearch.Config{MaxCost: 0.01, Price: func(role string, u deepresearch.Usage) float64 {
+		{"tokens", deepresearch.Config{Limits: deepresearch.Limits{MaxRunTokens: 1}}, "token budget (1 tokens)"},
+		{"cost", deepresearch.Config{Limits: deepresearch.Limits{MaxCost: 0.01}, Price: func(role string, u deepresearch.Usage) float64 {
 			return float64(u.Total()) * 10 / 1e6 // $10 per million tokens
 		}}, "cost budget ($0.01)"},
 	} {
@@ -50,7 +50,7 @@ func TestRunBudgets(t *testing.T) {
 			checkCitations(t, rep, rec)
 		})
 	}
-	if _, err := deepresearch.New(deepresearch.Config{MaxCost: 1}); !errors.Is(err, deepresearch.ErrConfig) {
+	if _, err := deepresearch.New(deepresearch.Config{Limits: deepresearch.Limits{MaxCost: 1}}); !errors.Is(err, deepresearch.ErrConfig) {
 		t.Errorf("MaxCost without prices: %v, want ErrConfig", err)
 	}
 }
@@ -69,7 +69,7 @@ func TestUsageIsEveryCall(t *testing.T) {
 		served++
 		return nil
 	}}
-	r := scriptedResearcher(t, s, deepresearch.Config{LexicalJudges: true})
+	r := scriptedResearcher(t, s, deepresearch.Config{Judges: deepresearch.Judges{Lexical: true}})
 	rec := &recorder{}
 	rep, err := runWith(context.Background(), r, loopQuestion, rec.sink)
 	if err != nil {

@@ -85,35 +85,14 @@ type Config struct {
 	// planner's; the agents' tool loops and reports; the final report). Nil means
 	// Model: a cheap model can research while a strong one writes.
 	PlannerModel, ResearcherModel, WriterModel llms.Model
-	// MaxRunTokens caps the tokens of a whole run, over every model call
-	// (0: no cap). When it is reached, the agents stop researching and
-	// write up what they have, and the final report says so.
-	MaxRunTokens int
-	// MaxCost caps a run's cost in dollars, as Price counts it (0: no cap),
-	// with the same effect as MaxRunTokens.
-	MaxCost float64
+	// Judges are the models that judge relevance and support, or the
+	// lexical judges instead of them.
+	Judges Judges
 	// Price returns the dollars one call's usage cost on the model of a
 	// role: "planner", "researcher" or "writer", the Stage.Role of the
 	// stage making the call (events.StagePlan.Role(), …). Nil means no cost is
-	// known; MaxCost then needs one.
+	// known; Limits.MaxCost then needs one.
 	Price func(role string, u Usage) float64
-	// RelevanceModel judges which search results are relevant to an
-	// agent's task, in one batched call per search. Nil means the
-	// researchers' model (ResearcherModel, else Model) when it is a
-	// language model; the built-in extractive model cannot judge, so with
-	// it relevance is judged lexically, offline. A model whose answer is
-	// unusable falls back to the lexical judge for that search; each
-	// sources.filtered event names the judge that decided.
-	RelevanceModel llms.Model
-	// VerifyModel judges whether each cited source supports the sentence
-	// that cites it. Nil means the writer's model (WriterModel, else
-	// Model) when it is a language model, and the lexical check with the
-	// built-in model; a model whose answer is unusable falls back to the
-	// lexical check (Verification.Judge says which decided).
-	VerifyModel llms.Model
-	// LexicalJudges judges relevance and support lexically even when a
-	// language model is configured: no judging calls, no cost.
-	LexicalJudges bool
 	// Search is the search backend: a corpus.Corpus (a local folder's
 	// index), a web engine or Chroma collection of package web, an
 	// mcpsource.Source, several of them at once (web.Combine), or any
@@ -137,29 +116,9 @@ type Config struct {
 	// reads pages through (its SSRF guard, time and size limits), with a
 	// cache that lives as long as the run.
 	Fetch FetchConfig
-	// MaxTasks caps the research tasks of a plan.
-	MaxTasks int
-	// Parallelism caps the agents of one run running at once.
-	Parallelism int
-	// MaxAgents caps the agents running at once across all the runs of the
-	// Researcher. 0 means two per core when every role runs on the
-	// built-in model, which is CPU-bound (so that a server's many runs
-	// queue for the cores instead of crowding out the delivery of their
-	// events), and no cap beyond each run's Parallelism otherwise.
-	MaxAgents int
-	// SearchLimit is the results per search call.
-	SearchLimit int
-	// MaxCycles caps a run's research cycles (default DefaultMaxCycles):
-	// after each, an assessment of the merged findings decides whether
-	// follow-up agents research what is missing. 1 is a single pass.
-	MaxCycles int
-	// MaxRunAgents caps the agents of one run over all its cycles (0:
-	// MaxTasks × MaxCycles, as many as the cycles can hold).
-	MaxRunAgents int
-	// MaxRunTime is a run's time budget (0: none): past it, agents stop
-	// researching and write up, no cycle starts, and the report says so.
-	// It does not cancel the run; a context deadline does.
-	MaxRunTime time.Duration
+	// Limits bound a run: its tasks, agents, cycles, results per search,
+	// time, tokens and cost; zero fields take the defaults.
+	Limits Limits
 	// People are what a request that leaves its people-in-the-loop
 	// members zero takes: clarify, plan review, the report's length,
 	// language and audience (the zero value: none of them).
@@ -192,6 +151,73 @@ type Config struct {
 	// time limits, the stop grace, retry backoffs, the FetchedAt of pages
 	// (unless Fetch sets its own). Nil means the real clock.
 	Clock Clock
+	// Telemetry receives the OpenTelemetry spans and metrics of every run
+	// (the zero value: none, at no cost).
+	Telemetry Telemetry
+}
+
+// Limits bound a run (Config.Limits). Zero fields take the built-in
+// defaults (those of config.Defaults); a Request's own limits narrow them
+// for one run.
+type Limits struct {
+	// MaxTasks caps the research tasks of a plan.
+	MaxTasks int
+	// Parallelism caps the agents of one run running at once.
+	Parallelism int
+	// MaxAgents caps the agents running at once across all the runs of the
+	// Researcher. 0 means two per core when every role runs on the
+	// built-in model, which is CPU-bound (so that a server's many runs
+	// queue for the cores instead of crowding out the delivery of their
+	// events), and no cap beyond each run's Parallelism otherwise.
+	MaxAgents int
+	// SearchLimit is the results per search call.
+	SearchLimit int
+	// MaxCycles caps a run's research cycles (default DefaultMaxCycles):
+	// after each, an assessment of the merged findings decides whether
+	// follow-up agents research what is missing. 1 is a single pass.
+	MaxCycles int
+	// MaxRunAgents caps the agents of one run over all its cycles (0:
+	// MaxTasks × MaxCycles, as many as the cycles can hold).
+	MaxRunAgents int
+	// MaxRunTime is a run's time budget (0: none): past it, agents stop
+	// researching and write up, no cycle starts, and the report says so.
+	// It does not cancel the run; a context deadline does.
+	MaxRunTime time.Duration
+	// MaxRunTokens caps the tokens of a whole run, over every model call
+	// (0: no cap). When it is reached, the agents stop researching and
+	// write up what they have, and the final report says so.
+	MaxRunTokens int
+	// MaxCost caps a run's cost in dollars, as Config.Price counts it (0: no cap),
+	// with the same effect as MaxRunTokens.
+	MaxCost float64
+}
+
+// Judges are the models that judge (Config.Judges): which search results
+// are relevant to an agent's task, and whether each cited source supports
+// the sentence that cites it.
+type Judges struct {
+	// Relevance judges which search results are relevant to an
+	// agent's task, in one batched call per search. Nil means the
+	// researchers' model (ResearcherModel, else Model) when it is a
+	// language model; the built-in extractive model cannot judge, so with
+	// it relevance is judged lexically, offline. A model whose answer is
+	// unusable falls back to the lexical judge for that search; each
+	// sources.filtered event names the judge that decided.
+	Relevance llms.Model
+	// Verify judges whether each cited source supports the sentence
+	// that cites it. Nil means the writer's model (WriterModel, else
+	// Model) when it is a language model, and the lexical check with the
+	// built-in model; a model whose answer is unusable falls back to the
+	// lexical check (Verification.Judge says which decided).
+	Verify llms.Model
+	// Lexical judges relevance and support lexically even when a
+	// language model is configured: no judging calls, no cost.
+	Lexical bool
+}
+
+// Telemetry is where a Researcher's OpenTelemetry spans and metrics go
+// (Config.Telemetry).
+type Telemetry struct {
 	// TracerProvider receives the OpenTelemetry spans of every run: one
 	// per run (the root), cycle, agent, model call (with the GenAI
 	// semantic conventions' model, tokens and the call's cost), search,
@@ -238,7 +264,7 @@ type Researcher struct {
 	// nil: the lexical check.
 	verifyModel llms.Model
 
-	metrics *telemetry.Metrics // Config.MeterProvider's instruments; nil: none
+	metrics *telemetry.Metrics // Config.Telemetry.MeterProvider's instruments; nil: none
 
 	policy *domains.Policy // Config.Domains' allow and deny lists; nil: every page
 	tiers  *domains.Table  // the source tiers; nil: none (NoTiers)
@@ -258,13 +284,13 @@ type Researcher struct {
 // New returns a Researcher. It does no I/O: a local corpus is opened and
 // indexed on the first run.
 func New(cfg Config) (*Researcher, error) {
-	if cfg.MaxTasks < 0 || cfg.Parallelism < 0 || cfg.SearchLimit < 0 || cfg.MaxAgents < 0 {
+	if cfg.Limits.MaxTasks < 0 || cfg.Limits.Parallelism < 0 || cfg.Limits.SearchLimit < 0 || cfg.Limits.MaxAgents < 0 {
 		return nil, configErrorf("MaxTasks, Parallelism, SearchLimit and MaxAgents must not be negative")
 	}
-	if cfg.MaxCycles < 0 || cfg.MaxRunAgents < 0 || cfg.MaxRunTime < 0 {
+	if cfg.Limits.MaxCycles < 0 || cfg.Limits.MaxRunAgents < 0 || cfg.Limits.MaxRunTime < 0 {
 		return nil, configErrorf("MaxCycles, MaxRunAgents and MaxRunTime must not be negative")
 	}
-	cfg.MaxCycles = defaults.PositiveOr(cfg.MaxCycles, DefaultMaxCycles)
+	cfg.Limits.MaxCycles = defaults.PositiveOr(cfg.Limits.MaxCycles, DefaultMaxCycles)
 	if err := cfg.People.check(); err != nil {
 		return nil, configErrorf("People: %v", err)
 	}
@@ -276,15 +302,15 @@ func New(cfg Config) (*Researcher, error) {
 		return nil, configErrorf("Unsupported: %v", err)
 	}
 	cfg.Unsupported = unsupported
-	if cfg.MaxRunTokens < 0 || cfg.MaxCost < 0 {
+	if cfg.Limits.MaxRunTokens < 0 || cfg.Limits.MaxCost < 0 {
 		return nil, configErrorf("MaxRunTokens and MaxCost must not be negative")
 	}
-	if cfg.MaxCost > 0 && cfg.Price == nil {
+	if cfg.Limits.MaxCost > 0 && cfg.Price == nil {
 		return nil, configErrorf("MaxCost is set but no Price is known for the models (add them to model.prices)")
 	}
-	cfg.MaxTasks = defaults.PositiveOr(cfg.MaxTasks, defaults.MaxTasks)
-	cfg.Parallelism = defaults.PositiveOr(cfg.Parallelism, defaults.Parallelism)
-	cfg.SearchLimit = defaults.PositiveOr(cfg.SearchLimit, defaults.SearchLimit)
+	cfg.Limits.MaxTasks = defaults.PositiveOr(cfg.Limits.MaxTasks, defaults.MaxTasks)
+	cfg.Limits.Parallelism = defaults.PositiveOr(cfg.Limits.Parallelism, defaults.Parallelism)
+	cfg.Limits.SearchLimit = defaults.PositiveOr(cfg.Limits.SearchLimit, defaults.SearchLimit)
 	cfg.Budget = cfg.Budget.WithDefaults()
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
@@ -297,7 +323,7 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger
 	}
-	metrics, err := telemetry.NewMetrics(cfg.MeterProvider)
+	metrics, err := telemetry.NewMetrics(cfg.Telemetry.MeterProvider)
 	if err != nil {
 		return nil, configErrorf("MeterProvider: %v", err)
 	}
@@ -313,19 +339,19 @@ func New(cfg Config) (*Researcher, error) {
 		r.models[role] = r.withRetries(raw[role])
 	}
 	r.offline = builtin(raw[events.RolePlanner])
-	if !cfg.LexicalJudges {
+	if !cfg.Judges.Lexical {
 		// A language model judges relevance (in one batched call per
 		// search) and support; the lexical judges stay their fallback.
-		if m := r.judgeModel(cfg.RelevanceModel, raw[events.RoleResearcher]); m != nil {
+		if m := r.judgeModel(cfg.Judges.Relevance, raw[events.RoleResearcher]); m != nil {
 			r.judge = &relevance.LLMJudge{Model: m}
 		}
-		r.verifyModel = r.judgeModel(cfg.VerifyModel, raw[events.RoleWriter])
+		r.verifyModel = r.judgeModel(cfg.Judges.Verify, raw[events.RoleWriter])
 	}
-	if r.cfg.MaxAgents == 0 && builtin(raw[events.RolePlanner]) && builtin(raw[events.RoleResearcher]) && builtin(raw[events.RoleWriter]) {
-		r.cfg.MaxAgents = 2 * runtime.GOMAXPROCS(0)
+	if r.cfg.Limits.MaxAgents == 0 && builtin(raw[events.RolePlanner]) && builtin(raw[events.RoleResearcher]) && builtin(raw[events.RoleWriter]) {
+		r.cfg.Limits.MaxAgents = 2 * runtime.GOMAXPROCS(0)
 	}
-	if r.cfg.MaxAgents > 0 {
-		r.agents = make(chan struct{}, r.cfg.MaxAgents)
+	if r.cfg.Limits.MaxAgents > 0 {
+		r.agents = make(chan struct{}, r.cfg.Limits.MaxAgents)
 	}
 	if err := r.setDomains(); err != nil {
 		return nil, err

@@ -43,8 +43,8 @@ const failingTask = "Transatlantic telegraph cables laid"
 // model (embed_test.go tests the model judging).
 func newResearcher(t testing.TB, cfg deepresearch.Config) *deepresearch.Researcher {
 	t.Helper()
-	if cfg.RelevanceModel == nil && cfg.VerifyModel == nil {
-		cfg.LexicalJudges = true
+	if cfg.Judges.Relevance == nil && cfg.Judges.Verify == nil {
+		cfg.Judges.Lexical = true
 	}
 	if cfg.Search == nil {
 		cfg.Search = deepresearchtest.Corpus(t, filepath.Join("testdata", "corpus"), "")
@@ -94,7 +94,7 @@ func TestRunGolden(t *testing.T) {
 		{"loop", 0, events.LoopAnswered},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newResearcher(t, deepresearch.Config{MaxCycles: tc.maxCycles})
+			r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: tc.maxCycles}})
 			rec := &recorder{}
 			rep, err := runWith(context.Background(), r, question, rec.sink)
 			if err != nil {
@@ -350,7 +350,7 @@ func TestCancelStopsEverything(t *testing.T) { synctest.Test(t, testCancelStopsE
 // passes on the bubble's clock, not for real.
 func testCancelStopsEverything(t *testing.T) {
 	// A slow model, so that the run is mid-research when it is canceled.
-	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 50 * time.Millisecond}), Parallelism: 2})
+	r := newResearcher(t, deepresearch.Config{Model: extractive.New(extractive.Options{Latency: 50 * time.Millisecond}), Limits: deepresearch.Limits{Parallelism: 2}})
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
 	rec := &recorder{}
@@ -508,7 +508,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	if _, err := deepresearch.New(deepresearch.Config{MaxTasks: -1}); !errors.Is(err, deepresearch.ErrConfig) {
+	if _, err := deepresearch.New(deepresearch.Config{Limits: deepresearch.Limits{MaxTasks: -1}}); !errors.Is(err, deepresearch.ErrConfig) {
 		t.Fatalf("want ErrConfig, got %v", err)
 	}
 }

@@ -210,7 +210,7 @@ func (r *Researcher) researchDurable(ctx context.Context, req Request, d durabil
 		return nil, &StageError{Stage: events.StagePlan, Err: err}
 	}
 	defer em.Close()
-	ctx, span := telemetry.Begin(ctx, r.cfg.TracerProvider, telemetry.SpanRun, req.RunID, trace.SpanKindInternal,
+	ctx, span := telemetry.Begin(ctx, r.cfg.Telemetry.TracerProvider, telemetry.SpanRun, req.RunID, trace.SpanKindInternal,
 		telemetry.Question.String(telemetry.Text(req.Question)))
 	ctx, observed := r.observeRun(ctx)
 	rep, err := r.run(ctx, req, em)
@@ -363,7 +363,7 @@ func (r *Researcher) manifest(req Request) runManifest {
 	m := runManifest{RunID: req.RunID, Budget: req.Budget, MaxRunAgents: req.MaxRunAgents, Parent: req.Parent,
 		Models: map[string]string{}, Judge: "lexical", Verifier: "lexical",
 		Channel: r.channel(), Pages: r.pages, Unsupported: r.cfg.Unsupported,
-		MaxRunTokens: r.cfg.MaxRunTokens, MaxCost: r.cfg.MaxCost}
+		MaxRunTokens: r.cfg.Limits.MaxRunTokens, MaxCost: r.cfg.Limits.MaxCost}
 	// The request as its JSON form keeps it, so that a manifest read back
 	// compares equal: what that form leaves out is beside it.
 	m.Request = req
@@ -374,10 +374,10 @@ func (r *Researcher) manifest(req Request) runManifest {
 		m.Models[name] = modelName(role[name])
 	}
 	if r.judge != nil {
-		m.Judge = modelName(cmpModel(r.cfg.RelevanceModel, role[events.RoleResearcher]))
+		m.Judge = modelName(cmpModel(r.cfg.Judges.Relevance, role[events.RoleResearcher]))
 	}
 	if r.verifyModel != nil {
-		m.Verifier = modelName(cmpModel(r.cfg.VerifyModel, role[events.RoleWriter]))
+		m.Verifier = modelName(cmpModel(r.cfg.Judges.Verify, role[events.RoleWriter]))
 	}
 	if r.cfg.Price != nil {
 		m.Prices = map[string][2]float64{}
@@ -561,8 +561,8 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	live := func(s events.Stage) bool { return slices.Contains(opts.Live, s) }
 	cfg := Config{
 		Model: offlineModel{}, Search: offlineBackend{}, Channel: m.Channel, Unsupported: m.Unsupported,
-		MaxRunTokens: m.MaxRunTokens, MaxCost: m.MaxCost, MaxRetries: -1,
-		LexicalJudges: true, // the judges are the recording's, set below
+		Limits: Limits{MaxRunTokens: m.MaxRunTokens, MaxCost: m.MaxCost}, MaxRetries: -1,
+		Judges: Judges{Lexical: true}, // the judges are the recording's, set below
 	}
 	if m.Prices != nil {
 		prices := m.Prices

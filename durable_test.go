@@ -282,7 +282,7 @@ func TestResumeRefusesOtherSettings(t *testing.T) {
 	if _, err := researchJournaled(ctx, r, req, js, nil); err != nil {
 		t.Fatal(err)
 	}
-	other := newResearcher(t, deepresearch.Config{Model: newCounted(), Search: deepresearchtest.Corpus(t, filepath.Join("testdata", "corpus"), index), MaxTasks: 2})
+	other := newResearcher(t, deepresearch.Config{Model: newCounted(), Search: deepresearchtest.Corpus(t, filepath.Join("testdata", "corpus"), index), Limits: deepresearch.Limits{MaxTasks: 2}})
 	_, err := researchJournaled(ctx, other, req, js, nil)
 	if !errors.Is(err, deepresearch.ErrJournalMismatch) || !strings.Contains(err.Error(), "max_tasks") {
 		t.Errorf("err = %v, want ErrJournalMismatch naming max_tasks", err)

@@ -198,12 +198,12 @@ func (r *Researcher) spend(by [3]Usage) Spend {
 // (Parallelism of them), and the writer's report. Calls are not capped.
 func (r *Researcher) capByBudget(s *Spend, req Request, agentMost, write Usage) {
 	past := times(agentMost, req.Parallelism).Add(write)
-	if t := r.cfg.MaxRunTokens; t > 0 {
+	if t := r.cfg.Limits.MaxRunTokens; t > 0 {
 		if limit := t + past.Total(); s.Total() > limit {
 			scale(s, float64(limit)/float64(s.Total()))
 		}
 	}
-	if c := r.cfg.MaxCost; c > 0 && r.cfg.Price != nil {
+	if c := r.cfg.Limits.MaxCost; c > 0 && r.cfg.Price != nil {
 		if limit := c + r.cfg.Price(events.RoleResearcher, times(agentMost, req.Parallelism)) + r.cfg.Price(events.RoleWriter, write); s.CostUSD > limit {
 			scale(s, limit/s.CostUSD)
 		}

@@ -26,7 +26,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Search: docs, MaxTasks: 2})
+	r, err := deepresearch.New(deepresearch.Config{Search: docs, Limits: deepresearch.Limits{MaxTasks: 2}})
 	if err != nil {
 		panic(err)
 	}
@@ -58,7 +58,7 @@ func Example() {
 func ExampleRun_Events() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	r, _ := deepresearch.New(deepresearch.Config{Search: exampleCorpus(dir), MaxTasks: 1})
+	r, _ := deepresearch.New(deepresearch.Config{Search: exampleCorpus(dir), Limits: deepresearch.Limits{MaxTasks: 1}})
 	defer r.Close()
 
 	run, err := r.Start(context.Background(), deepresearch.Request{Question: "How are cable faults repaired?"}, deepresearch.RunOptions{})
@@ -102,7 +102,7 @@ func ExampleNew_languageModel() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Model: model, Search: backend, MaxTasks: 1})
+	r, err := deepresearch.New(deepresearch.Config{Model: model, Search: backend, Limits: deepresearch.Limits{MaxTasks: 1}})
 	if err != nil {
 		panic(err)
 	}

@@ -45,7 +45,7 @@ func TestLoopFollowsReferences(t *testing.T) {
 			write("other/harbours.md", "# Harbours\n\nHarbours shelter ships behind breakwaters.\n")
 			const question = "How do I cap the memory use of a task group?"
 			run := func(cycles int) (*deepresearch.Report, *recorder) {
-				return runChecked(t, deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join(dir, "docs"), filepath.Join(dir, "index.db")), MaxCycles: cycles}, question)
+				return runChecked(t, deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join(dir, "docs"), filepath.Join(dir, "index.db")), Limits: deepresearch.Limits{MaxCycles: cycles}}, question)
 			}
 
 			rep, rec := run(3)
@@ -125,7 +125,7 @@ func TestLoopFollowBoundsTitle(t *testing.T) {
 	write("cgroups/cgroup-v2.md", "# Resource Controllers"+strings.Repeat(" and more controllers", 200)+
 		"\n\nResource controllers expose the knob hard_ceiling_bytes, which holds the ceiling; going past it invokes the OOM killer.\n")
 	const question = "How do I cap the memory use of a task group?"
-	_, rec := runChecked(t, deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join(dir, "docs"), filepath.Join(dir, "index.db")), MaxCycles: 2}, question)
+	_, rec := runChecked(t, deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join(dir, "docs"), filepath.Join(dir, "index.db")), Limits: deepresearch.Limits{MaxCycles: 2}}, question)
 	n := 0
 	for _, e := range rec.of(events.CycleStarted) {
 		for _, task := range e.Data.(events.CycleStartedData).Tasks {

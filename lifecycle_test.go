@@ -374,7 +374,7 @@ func TestMaxAgentsAcrossRuns(t *testing.T) { synctest.Test(t, testMaxAgentsAcros
 func testMaxAgentsAcrossRuns(t *testing.T) {
 	var mu sync.Mutex
 	running, most := 0, 0
-	r := newResearcher(t, deepresearch.Config{MaxAgents: 2, Model: extractive.New(extractive.Options{Latency: 5 * time.Millisecond})})
+	r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxAgents: 2}, Model: extractive.New(extractive.Options{Latency: 5 * time.Millisecond})})
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)

@@ -29,7 +29,7 @@ import (
 )
 
 // DefaultMaxCycles is how many research cycles a run may have when
-// Config.MaxCycles is zero (research.max_cycles of config/defaults.yaml).
+// Config.Limits.MaxCycles is zero (research.max_cycles of config/defaults.yaml).
 const DefaultMaxCycles = defaults.MaxCycles
 
 // A report is long, and written section by section, from longSections
@@ -46,7 +46,7 @@ const (
 // the follow-up tasks that close them, and cycle 2 runs those, each agent
 // told what was found and searched before. And so on, until the question
 // is answered, no follow-up would search anything new, a cycle adds no
-// source, or a cap is reached: Request.MaxCycles, Config.MaxRunAgents, or
+// source, or a cap is reached: Request.MaxCycles, Config.Limits.MaxRunAgents, or
 // a run budget (tokens, cost, time). The merger accumulates across cycles
 // as across agents: a source keeps the number it got first.
 //

@@ -275,11 +275,11 @@ func TestLoopEnds(t *testing.T) {
 		end     string
 		stopped string // in run.finished and the report's note
 	}{
-		{name: "one cycle", cfg: deepresearch.Config{MaxCycles: 1},
+		{name: "one cycle", cfg: deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopMaxCycles},
-		{name: "cycle cap", cfg: deepresearch.Config{MaxCycles: 2},
+		{name: "cycle cap", cfg: deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 2}},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 2, end: events.LoopMaxCycles},
-		{name: "agent cap", cfg: deepresearch.Config{MaxRunAgents: 1},
+		{name: "agent cap", cfg: deepresearch.Config{Limits: deepresearch.Limits{MaxRunAgents: 1}},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopMaxAgents},
 		{name: "nothing new found", cfg: deepresearch.Config{},
 			s:      &script{plan: onePart, search: func(string) string { return "1858 Atlantic cable signalling theory" }, assess: always},
@@ -288,10 +288,10 @@ func TestLoopEnds(t *testing.T) {
 			s: &script{plan: onePart, search: thomsonSearch, assess: func(int, string) string {
 				return `{"done": false, "reason": "unsure", "gaps": [{"kind": "single_source", "detail": "one source"}], "tasks": []}`
 			}}, cycles: 1, end: events.LoopNoFollowUps},
-		{name: "token budget", cfg: deepresearch.Config{MaxRunTokens: 300},
+		{name: "token budget", cfg: deepresearch.Config{Limits: deepresearch.Limits{MaxRunTokens: 300}},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopBudget,
 			stopped: "the run's token budget (300 tokens) was reached"},
-		{name: "cost budget", cfg: deepresearch.Config{MaxCost: 0.05, Price: func(string, deepresearch.Usage) float64 { return 0.01 }},
+		{name: "cost budget", cfg: deepresearch.Config{Limits: deepresearch.Limits{MaxCost: 0.05}, Price: func(string, deepresearch.Usage) float64 { return 0.01 }},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopBudget,
 			stopped: "the run's cost budget ($0.05) was reached"},
 		{name: "the assessment fails", cfg: deepresearch.Config{MaxRetries: -1},
@@ -336,7 +336,7 @@ func TestLoopEnds(t *testing.T) {
 func TestLoopTimeBudget(t *testing.T) {
 	clock := deepresearchtest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	m := slowModel{Model: extractive.New(extractive.Options{}), clock: clock, per: time.Minute}
-	r := newResearcher(t, deepresearch.Config{Model: m, Clock: clock, MaxRunTime: 3 * time.Minute, Budget: deepresearch.Budget{Timeout: time.Hour}})
+	r := newResearcher(t, deepresearch.Config{Model: m, Clock: clock, Limits: deepresearch.Limits{MaxRunTime: 3 * time.Minute}, Budget: deepresearch.Budget{Timeout: time.Hour}})
 	rec := &recorder{}
 	rep, err := runWith(context.Background(), r, question, rec.sink)
 	if err != nil {
@@ -424,7 +424,7 @@ func TestLoopSaysWhatIsUnanswered(t *testing.T) {
 			}
 			return "1858 Atlantic cable signalling theory"
 		}}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 2, MaxRunAgents: 2})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 2, MaxRunAgents: 2}})
 	rec := &recorder{}
 	rep, err := runWith(context.Background(), r, loopQuestion, rec.sink)
 	if err != nil {
@@ -471,7 +471,7 @@ func TestLoopWritesSectionsEarly(t *testing.T) {
 		}
 		return nil
 	}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxTasks: 6})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxTasks: 6}})
 	ctx := context.Background()
 	if d, ok := t.Deadline(); ok {
 		// A regression would leave the agent waiting: fail before the
@@ -520,7 +520,7 @@ func TestLoopSectionFailureKeepsFindings(t *testing.T) {
 			}
 			return nil
 		}}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxTasks: 6, MaxRetries: -1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxTasks: 6}, MaxRetries: -1})
 	rep, err := runWith(context.Background(), r, loopQuestion, nil)
 	var serr *deepresearch.StageError
 	if !errors.As(err, &serr) || serr.Stage != events.StageReport || !strings.Contains(err.Error(), "writer unavailable") {

@@ -26,7 +26,7 @@ func TestMarkdownDefangsUntrustedText(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "repair.md"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, dir, filepath.Join(t.TempDir(), "index.db")), MaxCycles: 1})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, dir, filepath.Join(t.TempDir(), "index.db")), Limits: deepresearch.Limits{MaxCycles: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

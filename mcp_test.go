@@ -58,7 +58,7 @@ func TestResearchThroughMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := deepresearch.New(deepresearch.Config{Search: notes, MaxCycles: 1, MaxTasks: 2})
+	r, err := deepresearch.New(deepresearch.Config{Search: notes, Limits: deepresearch.Limits{MaxCycles: 1, MaxTasks: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestMetricsOfARun(t *testing.T) {
 	price := func(_ string, u deepresearch.Usage) float64 {
 		return float64(u.PromptTokens)*2e-6 + float64(u.CompletionTokens)*8e-6
 	}
-	r := newResearcher(t, deepresearch.Config{MeterProvider: mp, TracerProvider: tp, ModelNames: names, Price: price, MaxCycles: 1, MaxTasks: 2})
+	r := newResearcher(t, deepresearch.Config{Telemetry: deepresearch.Telemetry{MeterProvider: mp, TracerProvider: tp, ModelNames: names}, Price: price, Limits: deepresearch.Limits{MaxCycles: 1, MaxTasks: 2}})
 	rep, err := startWait(context.Background(), r, deepresearch.Request{Question: question}, deepresearch.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestMetricsOfAFailedRun(t *testing.T) {
 	defer srv.Close()
 	mp, flush := otlpMeterProvider(t, srv)
 	model := faultyModel{Model: writerDown(), task: failingTask, fault: "error"}
-	r := newResearcher(t, deepresearch.Config{MeterProvider: mp, Model: model, MaxCycles: 1, MaxRetries: -1})
+	r := newResearcher(t, deepresearch.Config{Telemetry: deepresearch.Telemetry{MeterProvider: mp}, Model: model, Limits: deepresearch.Limits{MaxCycles: 1}, MaxRetries: -1})
 	rep, err := startWait(context.Background(), r, deepresearch.Request{Question: question}, deepresearch.RunOptions{})
 	if err == nil {
 		t.Fatal("a run whose writer is down succeeded")

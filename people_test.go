@@ -36,7 +36,7 @@ func taskTitles(tasks []events.PlanTask) []string {
 // events carry questions and answers, and the report keeps them.
 func TestClarifyAnswersReachThePlanner(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	var asked []events.Clarification
 	hooks := &deepresearch.Hooks{Ask: func(_ context.Context, qs []events.Clarification) ([]string, error) {
 		asked = qs
@@ -82,7 +82,7 @@ func TestClarifyAnswersReachThePlanner(t *testing.T) {
 // planner gets no answers, and the report states its assumptions.
 func TestClarifyWithNobodyToAsk(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	rec := &recorder{}
 	rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion}, rec.sink)
 	if err != nil {
@@ -113,7 +113,7 @@ func TestClarifyNever(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
-			r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+			r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 			rec := &recorder{}
 			hooks := &deepresearch.Hooks{Ask: func(context.Context, []events.Clarification) ([]string, error) {
 				return nil, errors.New("asked")
@@ -131,7 +131,7 @@ func TestClarifyNever(t *testing.T) {
 		})
 	}
 	t.Run("offline", func(t *testing.T) {
-		r := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+		r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 		rec := &recorder{}
 		if _, err := research(context.Background(), r, deepresearch.Request{Question: "How do goroutines and channels work?"}, rec.sink); err != nil {
 			t.Fatal(err)
@@ -180,7 +180,7 @@ func TestReportLength(t *testing.T) {
 	for _, target := range []int{300, 1500} {
 		t.Run(fmt.Sprint(target), func(t *testing.T) {
 			s := &script{plan: onePart, search: thomsonSearch, write: lengthWriter}
-			r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+			r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 			rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Length: target, Clarify: deepresearch.ClarifyNever}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -196,7 +196,7 @@ func TestReportLength(t *testing.T) {
 // TestOfflineLength: the offline model keeps under a target length, and
 // says it cannot translate.
 func TestOfflineLength(t *testing.T) {
-	r := newResearcher(t, deepresearch.Config{MaxCycles: 1})
+	r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	q := "How do goroutines and channels work?"
 	full, err := research(context.Background(), r, deepresearch.Request{Question: q}, nil)
 	if err != nil {
@@ -219,7 +219,7 @@ func TestOfflineLength(t *testing.T) {
 // order, each researched as its own task.
 func TestOutlineSectionsInOrder(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	outline := []string{"Thomson's inventions", "The 1858 Atlantic cable"}
 	rep, err := research(context.Background(), r, deepresearch.Request{Question: loopQuestion, Outline: outline}, nil)
 	if err != nil {
@@ -245,7 +245,7 @@ func TestOutlineSectionsInOrder(t *testing.T) {
 // as Request.Plan, researches exactly its tasks, without the planner.
 func TestPlanFileRunsExactlyItsTasks(t *testing.T) {
 	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`, search: thomsonSearch}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	p, err := r.Plan(context.Background(), deepresearch.Request{Question: loopQuestion})
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +282,7 @@ func TestPlanFileRunsExactlyItsTasks(t *testing.T) {
 // carries the edits.
 func TestReviewPlanEdits(t *testing.T) {
 	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`, search: thomsonSearch}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
 		p.Tasks = []events.PlanTask{p.Tasks[0], {Title: "Thomson's inventions", Question: "What did William Thomson invent?"}}
 		return p, nil
@@ -365,7 +365,7 @@ func TestPeopleTextBounded(t *testing.T) {
 func TestPeoplesWordSurvivesRestart(t *testing.T) {
 	s := &script{plan: `{"tasks":[{"title":"Signalling theory","question":"Who worked out the signalling theory of the 1858 Atlantic cable?"},{"title":"Harbours","question":"How do harbours shelter ships?"}]}`,
 		search: thomsonSearch, clarify: twoQuestions}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	js := &journals{}
 	req := deepresearch.Request{Question: loopQuestion, RunID: "people", Review: deepresearch.ReviewFirstPlan}
 	req.Hooks = &deepresearch.Hooks{
@@ -576,7 +576,7 @@ func TestPeopleDefaults(t *testing.T) {
 		mu.Unlock()
 		return lengthWriter(human)
 	}}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1, People: deepresearch.PeopleDefaults{
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, People: deepresearch.PeopleDefaults{
 		Clarify: deepresearch.ClarifyNever, Length: 300, Language: "German", Audience: "cable engineers"}})
 	asked := 0
 	hooks := &deepresearch.Hooks{Ask: func(context.Context, []events.Clarification) ([]string, error) {
@@ -618,7 +618,7 @@ func TestPeopleDefaults(t *testing.T) {
 // is; a review mode that is none of the words is refused by name.
 func TestReviewNever(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, write: lengthWriter}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1, People: deepresearch.PeopleDefaults{Review: deepresearch.ReviewFirstPlan}})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, People: deepresearch.PeopleDefaults{Review: deepresearch.ReviewFirstPlan}})
 	reviewed := 0
 	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) {
 		reviewed++

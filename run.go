@@ -51,13 +51,13 @@ type Request struct {
 	// random ID (NewRunID). A front end that keeps runs supplies its own.
 	RunID string `json:"-"`
 	// MaxTasks caps the research tasks of the plan (1 to MaxRequestTasks;
-	// 0: Config.MaxTasks).
+	// 0: Config.Limits.MaxTasks).
 	MaxTasks int `json:"max_tasks,omitempty" jsonschema:"most research tasks the question is split into (1-16; default: the server's)"`
 	// Parallelism caps the agents running at once (1 to MaxRequestTasks;
-	// 0: Config.Parallelism).
+	// 0: Config.Limits.Parallelism).
 	Parallelism int `json:"parallelism,omitempty" jsonschema:"most research agents at once (1-16; default: the server's)"`
 	// SearchLimit is the results per search call (1 to
-	// MaxRequestSearchLimit; 0: Config.SearchLimit).
+	// MaxRequestSearchLimit; 0: Config.Limits.SearchLimit).
 	SearchLimit int `json:"search_limit,omitempty" jsonschema:"results per search (1-50; default: the server's)"`
 	// Style is the citation style of Report.Text: Markdown, Plain,
 	// Footnote or HTML ("markdown", "plain", "footnote" or "html" in the
@@ -67,11 +67,11 @@ type Request struct {
 	// Budget bounds each agent; zero fields take Config.Budget's.
 	Budget Budget `json:"-"`
 	// MaxCycles caps the research cycles (1 to MaxRequestCycles; 0:
-	// Config.MaxCycles); 1 is a single pass: plan, one wave of agents,
+	// Config.Limits.MaxCycles); 1 is a single pass: plan, one wave of agents,
 	// merge, report.
 	MaxCycles int `json:"max_cycles,omitempty" jsonschema:"most research cycles (1-8; 1 is a single pass; default: the server's)"`
 	// MaxRunAgents caps the agents of the run over all its cycles (0:
-	// Config.MaxRunAgents). Like Budget it is the operator's cost cap, not
+	// Config.Limits.MaxRunAgents). Like Budget it is the operator's cost cap, not
 	// part of the JSON form.
 	MaxRunAgents int `json:"-"`
 	// Domains narrows Config.Domains' policy for this run: more domains
@@ -262,14 +262,14 @@ func (r *Researcher) fill(req Request) Request {
 	if req.RunID == "" {
 		req.RunID = NewRunID()
 	}
-	req.MaxTasks = defaults.PositiveOr(req.MaxTasks, r.cfg.MaxTasks)
-	req.Parallelism = defaults.PositiveOr(req.Parallelism, r.cfg.Parallelism)
-	req.SearchLimit = defaults.PositiveOr(req.SearchLimit, r.cfg.SearchLimit)
+	req.MaxTasks = defaults.PositiveOr(req.MaxTasks, r.cfg.Limits.MaxTasks)
+	req.Parallelism = defaults.PositiveOr(req.Parallelism, r.cfg.Limits.Parallelism)
+	req.SearchLimit = defaults.PositiveOr(req.SearchLimit, r.cfg.Limits.SearchLimit)
 	if req.Plan != nil && req.Plan.MaxCycles > 0 && req.MaxCycles == 0 {
 		req.MaxCycles = req.Plan.MaxCycles
 	}
-	req.MaxCycles = defaults.PositiveOr(req.MaxCycles, r.cfg.MaxCycles)
-	req.MaxRunAgents = defaults.PositiveOr(req.MaxRunAgents, r.cfg.MaxRunAgents)
+	req.MaxCycles = defaults.PositiveOr(req.MaxCycles, r.cfg.Limits.MaxCycles)
+	req.MaxRunAgents = defaults.PositiveOr(req.MaxRunAgents, r.cfg.Limits.MaxRunAgents)
 	b := r.cfg.Budget
 	b.MaxToolCalls = defaults.PositiveOr(req.Budget.MaxToolCalls, b.MaxToolCalls)
 	b.MaxTokens = defaults.PositiveOr(req.Budget.MaxTokens, b.MaxTokens)
@@ -297,7 +297,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
 		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[events.Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
-	meter := &meter{maxTokens: r.cfg.MaxRunTokens, maxCost: r.cfg.MaxCost, price: r.cfg.Price, names: r.cfg.ModelNames, maxTime: r.cfg.MaxRunTime, start: start, now: clock.Now}
+	meter := &meter{maxTokens: r.cfg.Limits.MaxRunTokens, maxCost: r.cfg.Limits.MaxCost, price: r.cfg.Price, names: r.cfg.Telemetry.ModelNames, maxTime: r.cfg.Limits.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
 	ctx, retries := retry.WithCounter(ctx)
 	finish := func() {

@@ -92,7 +92,7 @@ func gatedResearcher(t *testing.T) (r *deepresearch.Researcher, g *gate) {
 	g = &gate{}
 	g.close()
 	t.Cleanup(g.open)
-	return scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch, onCall: g.onCall}, deepresearch.Config{MaxCycles: 1}), g
+	return scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch, onCall: g.onCall}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}}), g
 }
 
 // twoTasks is a planner's reply of two tasks, for a plan to edit.
@@ -160,7 +160,7 @@ func refused(t *testing.T, what string, err, want error, has string) {
 // first event to its last, and its report is kept; its slot is free after.
 func TestRunsStartFollowReport(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
-		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
+		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{MaxRuns: 1})
 		id := start(t, rs, deepresearch.Request{Question: loopQuestion})
 		var seqs []uint64
@@ -247,7 +247,7 @@ func TestRunsReviewTimeout(t *testing.T) {
 		t.Run(string(action), func(t *testing.T) {
 			eachStore(t, func(t *testing.T, st deepresearch.Store) {
 				c := deepresearchtest.NewClock(runsT0)
-				r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Clock: c})
+				r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Clock: c})
 				rs := newRuns(t, r, st, deepresearch.RunsOptions{RunTimeout: 10 * time.Minute, ReviewTimeout: time.Hour, OnReviewTimeout: action, Clock: c})
 				id := start(t, rs, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
 				armedFor(t, c, time.Hour) // the review's deadline: the run waits
@@ -278,7 +278,7 @@ func TestRunsReviewTimeout(t *testing.T) {
 func TestRunsAnswerAndReview(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		s := &script{plan: twoTasks, search: thomsonSearch, clarify: twoQuestions}
-		r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+		r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
 		other := newRuns(t, r, st, deepresearch.RunsOptions{}) // another process on the same store
 		id := start(t, rs, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
@@ -334,7 +334,7 @@ func TestRunsAnswerAndReview(t *testing.T) {
 // with ErrPlanRejected.
 func TestRunsRejectFirstPlan(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
-		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
+		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
 		id := start(t, rs, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
 		until(t, rs, id, events.PlanReviewRequested)
@@ -444,7 +444,7 @@ func TestTimeoutActionWords(t *testing.T) {
 func TestStartStoreErr(t *testing.T) {
 	var log bytes.Buffer
 	logger := zerolog.New(&log)
-	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Logger: &logger})
+	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Logger: &logger})
 	st := deepresearchtest.NewStore(nil)
 	rep, err := recordOrResearch(t.Context(), r, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
 	if err != nil {

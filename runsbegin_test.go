@@ -22,7 +22,7 @@ import (
 // Run.Review is researched.
 func TestRunsBeginAttended(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
-		r := scriptedResearcher(t, &script{plan: twoTasks, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
+		r := scriptedResearcher(t, &script{plan: twoTasks, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
 		var mu sync.Mutex
 		var told []deepresearch.RunStatus
@@ -87,7 +87,7 @@ func TestRunsBeginAttended(t *testing.T) {
 // review.
 func TestRunsBeginUnattended(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
-		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
+		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
 		req := deepresearch.Request{RunID: "unattended", Question: loopQuestion, Review: deepresearch.ReviewFirstPlan}
 		run, err := rs.Begin(t.Context(), req, deepresearch.BeginOptions{Unattended: true, Waiting: func(s deepresearch.RunStatus) {
@@ -159,7 +159,7 @@ func TestRunsBeginResume(t *testing.T) {
 func TestRunsStoreErr(t *testing.T) {
 	var log bytes.Buffer
 	logger := zerolog.New(&log)
-	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Logger: &logger})
+	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Logger: &logger})
 	if _, err := deepresearch.NewRuns(r, nil, deepresearch.RunsOptions{}); !errors.Is(err, deepresearch.ErrConfig) {
 		t.Errorf("NewRuns without a store nor StoreErr: %v", err)
 	}

@@ -107,7 +107,7 @@ type Run struct {
 // begun (ErrClosed).
 //
 // ctx bounds the run: when it is done, the run stops as Cancel stops it,
-// with ctx's cause. The research runs in cycles (Config.MaxCycles):
+// with ctx's cause. The research runs in cycles (Config.Limits.MaxCycles):
 // after each, an assessment of the merged findings decides whether
 // follow-up agents research what is missing; Report.Cycles and
 // Report.LoopEnd say how many ran and why they stopped. One agent

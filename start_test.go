@@ -19,7 +19,7 @@ import (
 // is what it researches. A word the run does not wait for is refused.
 func TestStartInteractive(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
-	r := scriptedResearcher(t, s, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	var waited []deepresearch.RunStatus
 	run, err := r.Start(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan},
 		deepresearch.RunOptions{Interactive: true, Waiting: func(s deepresearch.RunStatus) { waited = append(waited, s) }})
@@ -113,7 +113,7 @@ func TestStartRefuses(t *testing.T) {
 // RunOptions.Resume; the new attempt's Events yield the earlier attempt's
 // events first, then its own, with no gap, and the run ends finished.
 func TestStartResume(t *testing.T) {
-	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1})
+	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	st := deepresearchtest.NewStore(nil)
 	ctx, stop := context.WithCancelCause(t.Context())
 	first, err := r.Start(ctx, deepresearch.Request{Question: loopQuestion, RunID: "r1"}, deepresearch.RunOptions{Store: st, Sink: func(e events.Event) {
@@ -162,7 +162,7 @@ func TestStartResume(t *testing.T) {
 // a person.
 func TestStartTimeout(t *testing.T) {
 	c := deepresearchtest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
-	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{MaxCycles: 1, Clock: c})
+	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Clock: c})
 	st := deepresearchtest.NewStore(c)
 	run, err := r.Start(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Clarify: deepresearch.ClarifyNever},
 		deepresearch.RunOptions{Store: st, Interactive: true, Timeout: time.Minute, Waiting: func(s deepresearch.RunStatus) {

@@ -112,7 +112,7 @@ func (m metered) chatSpan(ctx context.Context) (context.Context, func(*llms.Cont
 // errNoChoices is the error.type of a model call that returned no choice.
 var errNoChoices = errors.New("the model returned no choices")
 
-// observeRun starts the metrics of a run (Config.MeterProvider): it puts
+// observeRun starts the metrics of a run (Config.Telemetry.MeterProvider): it puts
 // the Researcher's instruments in ctx for every seam below, and returns
 // the function that records the run's end, its final status (runEnd's)
 // and duration by the run's clock, given the run's error.

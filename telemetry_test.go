@@ -49,7 +49,7 @@ func TestTracesOfARun(t *testing.T) {
 	price := func(_ string, u deepresearch.Usage) float64 {
 		return float64(u.PromptTokens)*2e-6 + float64(u.CompletionTokens)*8e-6
 	}
-	r := newResearcher(t, deepresearch.Config{TracerProvider: tp, ModelNames: names, Price: price, MaxCycles: 1, MaxTasks: 2})
+	r := newResearcher(t, deepresearch.Config{Telemetry: deepresearch.Telemetry{TracerProvider: tp, ModelNames: names}, Price: price, Limits: deepresearch.Limits{MaxCycles: 1, MaxTasks: 2}})
 	hooks := &deepresearch.Hooks{Review: func(_ context.Context, p deepresearch.Plan) (deepresearch.Plan, error) { return p, nil }}
 	rep, err := research(context.Background(), r, deepresearch.Request{Question: question, Review: deepresearch.ReviewFirstPlan, Hooks: hooks}, nil)
 	if err != nil {
@@ -161,7 +161,7 @@ func TestTracesOfAWebRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.TracerProvider = tp
+	cfg.Telemetry.TracerProvider = tp
 	r, err := deepresearch.New(cfg)
 	if err != nil {
 		t.Fatal(err)

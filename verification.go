@@ -27,7 +27,7 @@ type Verification struct {
 	// remove.
 	Action verify.Action `json:"action"`
 	// Judge names what decided support: "lexical", "llm" (the
-	// Config.VerifyModel), or "lexical (llm failed: …)" when the model's
+	// Config.Judges.Verify), or "lexical (llm failed: …)" when the model's
 	// answer was unusable.
 	Judge string `json:"judge,omitempty"`
 	// Passages are the passages of each cited source's text (as the

@@ -74,26 +74,19 @@ func ResearcherConfig(s Settings, log *zerolog.Logger) (deepresearch.Config, err
 		PlannerModel:    roles.Planner,
 		ResearcherModel: roles.Researcher,
 		WriterModel:     roles.Writer,
-		MaxTasks:        s.Research.MaxTasks,
-		Parallelism:     s.Research.Parallelism,
-		SearchLimit:     s.Research.SearchLimit,
+		Limits:          deepresearch.Limits{MaxTasks: s.Research.MaxTasks, Parallelism: s.Research.Parallelism, SearchLimit: s.Research.SearchLimit, MaxRunTokens: s.Research.MaxRunTokens, MaxCost: s.Research.MaxCost, MaxCycles: s.Research.MaxCycles, MaxRunAgents: s.Research.MaxRunAgents, MaxRunTime: s.Research.MaxRunTime},
 		Budget: deepresearch.Budget{
 			MaxToolCalls: s.Research.MaxToolCalls,
 			MaxTokens:    s.Research.MaxTokens,
 			Timeout:      s.Research.AgentTimeout,
 		},
-		MaxRunTokens: s.Research.MaxRunTokens,
-		MaxCost:      s.Research.MaxCost,
-		MaxCycles:    s.Research.MaxCycles,
-		MaxRunAgents: s.Research.MaxRunAgents,
-		MaxRunTime:   s.Research.MaxRunTime,
 		People: deepresearch.PeopleDefaults{Clarify: deepresearch.ClarifyMode(s.Research.Clarify), Review: reviewMode(s.Research),
 			Length: s.Output.Length, Language: s.Output.Language, Audience: s.Output.Audience},
 		Fetch:       deepresearch.FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
 		Style:       deepresearch.Style(s.Output.Style), // parsed by Validate
 		Unsupported: verify.Action(s.Output.Unsupported),
 		Logger:      log,
-		ModelNames:  roleModels(s.Model),
+		Telemetry:   deepresearch.Telemetry{ModelNames: roleModels(s.Model)},
 	}
 	if cfg.Domains, err = domainConfig(s.Domains); err != nil {
 		closeBackend(backend)

@@ -49,7 +49,7 @@ func TestBackend(t *testing.T) {
 // Testing code that embeds deepresearch, offline and deterministic.
 func Example() {
 	backend, _ := deepresearchtest.NewBackend(docs...)
-	r, _ := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), Search: backend, MaxTasks: 2})
+	r, _ := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), Search: backend, Limits: deepresearch.Limits{MaxTasks: 2}})
 	run, err := r.Start(context.Background(), deepresearch.Request{Question: "When did TAT-8 enter service?"}, deepresearch.RunOptions{})
 	if err != nil {
 		panic(err)

@@ -15,8 +15,8 @@ import (
 
 // JudgingModel returns m answering, besides, the two judgements
 // deepresearch asks a language model for — which search results are
-// relevant to a task (Config.RelevanceModel) and whether a cited source
-// supports its sentence (Config.VerifyModel) — as a language model does:
+// relevant to a task (Config.Judges.Relevance) and whether a cited source
+// supports its sentence (Config.Judges.Verify) — as a language model does:
 // in the JSON those prompts ask for, read from the prompt's own text.
 // Its verdicts are those of the offline lexical judges. Behind an
 // OpenAIServer it is a model that judges, so that tests and examples run

@@ -23,7 +23,7 @@ func TestStoreConformance(t *testing.T) {
 // and the text of each cited source, and its journal (the store is a
 // JournalStore, so Start keeps the run's journal in it).
 func TestStoreRecordsARun(t *testing.T) {
-	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")), LexicalJudges: true, MaxCycles: 1})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")), Judges: deepresearch.Judges{Lexical: true}, Limits: deepresearch.Limits{MaxCycles: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

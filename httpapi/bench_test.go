@@ -57,9 +57,9 @@ func maxAgents(latency time.Duration) int {
 func benchLoad(b *testing.B, runs int, latency time.Duration) {
 	dir := b.TempDir()
 	r, err := deepresearch.New(deepresearch.Config{
-		Model:     deepresearchtest.Model(latency),
-		MaxAgents: maxAgents(latency),
-		Search:    deepresearchtest.Corpus(b, filepath.Join("..", "testdata", "corpus"), filepath.Join(dir, "index.db")),
+		Model:  deepresearchtest.Model(latency),
+		Limits: deepresearch.Limits{MaxAgents: maxAgents(latency)},
+		Search: deepresearchtest.Corpus(b, filepath.Join("..", "testdata", "corpus"), filepath.Join(dir, "index.db")),
 	})
 	if err != nil {
 		b.Fatal(err)

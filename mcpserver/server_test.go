@@ -403,7 +403,7 @@ func newResearcherWith(t *testing.T, cfg deepresearch.Config, wrap func(llms.Mod
 	if wrap != nil {
 		model = wrap(model)
 	}
-	cfg.Model, cfg.Search, cfg.MaxTasks, cfg.MaxRetries, cfg.LexicalJudges = model, backend, 1, -1, true
+	cfg.Model, cfg.Search, cfg.Limits.MaxTasks, cfg.MaxRetries, cfg.Judges.Lexical = model, backend, 1, -1, true
 	r, err := deepresearch.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func standalone(t *testing.T) jetstream.JetStream {
 // researcher is an offline Researcher over the root package's test corpus.
 func researcher(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Researcher {
 	t.Helper()
-	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")), LexicalJudges: true, MaxCycles: 1, Agents: agents})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")), Judges: deepresearch.Judges{Lexical: true}, Limits: deepresearch.Limits{MaxCycles: 1}, Agents: agents})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestAgentsReportLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	heard := make(chan struct{})
-	w, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")), LexicalJudges: true, MaxCycles: 1,
+	w, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")), Judges: deepresearch.Judges{Lexical: true}, Limits: deepresearch.Limits{MaxCycles: 1},
 		Model: gatedModel{Model: extractive.New(extractive.Options{}), open: heard}})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ var _ deepresearch.JournalStore = (*natsrun.Journal)(nil)
 func TestJournalReplaysARun(t *testing.T) {
 	_, urls := cluster(t)
 	js := connect(t, urls)
-	r, err := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), LexicalJudges: true, MaxRetries: -1,
+	r, err := deepresearch.New(deepresearch.Config{Model: deepresearchtest.Model(0), Judges: deepresearch.Judges{Lexical: true}, MaxRetries: -1,
 		Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db"))})
 	if err != nil {
 		t.Fatal(err)

@@ -138,7 +138,7 @@ func TestCombineSearchesEach(t *testing.T) {
 		t.Error("a nil backend was combined")
 	}
 
-	r, err := deepresearch.New(deepresearch.Config{Search: both, MaxCycles: 1, MaxTasks: 2, LexicalJudges: true,
+	r, err := deepresearch.New(deepresearch.Config{Search: both, Limits: deepresearch.Limits{MaxCycles: 1, MaxTasks: 2}, Judges: deepresearch.Judges{Lexical: true},
 		Fetch: deepresearch.FetchConfig{Allow: []string{strings.TrimPrefix(webDocs.URL, "http://")}}})
 	if err != nil {
 		t.Fatal(err)

@@ -93,7 +93,7 @@ func evalCorpus(ctx context.Context, cmd *cobra.Command, c eval.Corpus, question
 	if err != nil {
 		return err
 	}
-	r, err := deepresearch.New(deepresearch.Config{Search: ix, MaxTasks: maxTasks})
+	r, err := deepresearch.New(deepresearch.Config{Search: ix, Limits: deepresearch.Limits{MaxTasks: maxTasks}})
 	if err != nil {
 		ix.Close()
 		return err

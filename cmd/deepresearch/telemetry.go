@@ -42,7 +42,7 @@ type telemetryProviders struct {
 
 // apply gives cfg the providers.
 func (p telemetryProviders) apply(cfg *deepresearch.Config) {
-	cfg.TracerProvider, cfg.MeterProvider = p.tracer, p.meter
+	cfg.Telemetry.TracerProvider, cfg.Telemetry.MeterProvider = p.tracer, p.meter
 }
 
 // startTelemetry returns the tracer and meter providers of the settings'

@@ -18,7 +18,7 @@ var multiHopFile = filepath.Join("..", "..", "testdata", "eval", "multihop.json"
 // at most n research cycles.
 func cycles(tb testing.TB, p *eval.Prepared, n int) eval.Answerer {
 	tb.Helper()
-	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(tb, p.Docs, p.IndexPath), MaxCycles: n})
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(tb, p.Docs, p.IndexPath), Limits: deepresearch.Limits{MaxCycles: n}})
 	if err != nil {
 		tb.Fatal(err)
 	}
