@@ -231,11 +231,16 @@ func connect(t *testing.T, urls string) jetstream.JetStream {
 		if err == nil {
 			return js
 		}
-		if ctx.Err() != nil {
+		var api *jetstream.APIError
+		if !errors.As(err, &api) || api.ErrorCode != errNoSuitablePeers || ctx.Err() != nil {
 			t.Fatalf("setting the streams up, %d tries: %v", try, err)
 		}
 	}
 }
+
+// errNoSuitablePeers is the JetStream API's "no suitable peers for
+// placement", which jetstream names no constant for.
+const errNoSuitablePeers jetstream.ErrorCode = 10005
 
 // double is a latency-bound model: it counts each call it completed, by
 // key, and holds the calls whose key hold names until the caller goes.
