@@ -52,8 +52,9 @@ func (cl *Cluster) Config() Config { return cl.cfg }
 // Names are the streams, buckets, consumer and subjects of the Cluster.
 func (cl *Cluster) Names() Names { return NamesOf(cl.cfg) }
 
-// Setup creates or updates the streams and the workers' consumer; it is
-// idempotent, so every process may call it at start.
+// Setup creates or updates the streams, the workers' consumer and the
+// presence bucket; it is idempotent, so every process may call it at
+// start.
 func (cl *Cluster) Setup(ctx context.Context) (Names, error) {
 	if cl.err != nil {
 		return Names{}, cl.err

@@ -18,6 +18,7 @@
 //	stream DEEPRESEARCH_RESULTS  subjects deepresearch.results.>   one subject a run: deepresearch.results.<run>
 //	stream DEEPRESEARCH_JOURNAL  subjects deepresearch.journal.>   one subject a run: deepresearch.journal.<run>
 //	consumer workers on DEEPRESEARCH_TASKS (durable pull, explicit ack)
+//	bucket DEEPRESEARCH_PRESENCE (KV)                              the servers' and workers' heartbeats (Survey)
 //
 // A task the coordinator no longer wants (its run was canceled, went past
 // its time limit or budget) is stopped by a notice on
@@ -197,8 +198,9 @@ func checkRun(run string) error {
 	return nil
 }
 
-// setup creates or updates the streams and the workers' consumer of c on
-// js; it is idempotent, so every process may call it at start.
+// setup creates or updates the streams, the workers' consumer and the
+// presence bucket of c on js; it is idempotent, so every process may call
+// it at start.
 func setup(ctx context.Context, js jetstream.JetStream, c Config) (Names, error) {
 	c, err := c.settle()
 	if err != nil {
@@ -228,6 +230,13 @@ func setup(ctx context.Context, js jetstream.JetStream, c Config) (Names, error)
 	})
 	if err != nil {
 		return n, fmt.Errorf("natsrun: consumer %s: %w", n.Consumer, err)
+	}
+	// The presence bucket too: workers that start together on a cluster
+	// without it each create it at once, and a three-node cluster may
+	// answer none of them (each waits out the client's timeout and runs
+	// unseen).
+	if _, err := presence(ctx, js, c); err != nil {
+		return n, err
 	}
 	return n, nil
 }

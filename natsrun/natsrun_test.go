@@ -139,7 +139,62 @@ func cluster(t *testing.T) ([]*natsrun.Embedded, string) {
 		nodes = append(nodes, n)
 		urls = append(urls, n.URL())
 	}
+	awaitMetaLeader(t, nodes)
 	return nodes, strings.Join(urls, ",")
+}
+
+// metaLeaderElected is the advisory a JetStream cluster's server publishes
+// in its system account when it becomes the cluster's meta leader, the
+// server that answers the JetStream API's requests to create a stream.
+const metaLeaderElected = "$JS.EVENT.ADVISORY.DOMAIN.LEADER_ELECTED"
+
+// awaitMetaLeader waits until the cluster of nodes has elected its meta
+// leader: until then a request to create a stream has no answer, and the
+// client waits out its own timeout. Each node exports the advisory from
+// its system account to the account its clients use, and a client of
+// that node subscribes to it there; a leader elected before the
+// subscriptions is found by asking each node.
+func awaitMetaLeader(t *testing.T, nodes []*natsrun.Embedded) {
+	t.Helper()
+	elected := make(chan struct{}, 1)
+	for _, n := range nodes {
+		srv := n.Server()
+		sys := srv.SystemAccount()
+		if err := sys.AddStreamExport(metaLeaderElected, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.GlobalAccount().AddStreamImport(sys, metaLeaderElected, ""); err != nil {
+			t.Fatal(err)
+		}
+		nc, err := nats.Connect(n.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		if _, err := nc.Subscribe(metaLeaderElected, func(*nats.Msg) {
+			select {
+			case elected <- struct{}{}:
+			default:
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range nodes {
+		if n.Server().JetStreamIsLeader() {
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failure bound only
+	defer cancel()
+	select {
+	case <-elected:
+	case <-ctx.Done():
+		t.Fatal("the cluster elected no JetStream meta leader")
+	}
 }
 
 func freePort(t *testing.T) int {
@@ -152,9 +207,12 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// connect connects to urls and sets the streams up, trying again (on real
-// events: each try is a request to the cluster, which fails until the
-// cluster has elected its JetStream leader) until one succeeds.
+// connect connects to urls and sets the streams up. The cluster has its
+// meta leader (cluster waited for it), which answers at once; until it
+// has heard from every server since the cluster formed (their stats, a
+// few milliseconds), it answers that it has no peers to place a
+// three-replica stream on, and Setup is asked again at once: each try
+// is a request the cluster answers, not a wait for time to pass.
 func connect(t *testing.T, urls string) jetstream.JetStream {
 	t.Helper()
 	nc, err := nats.Connect(urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
@@ -166,23 +224,23 @@ func connect(t *testing.T, urls string) jetstream.JetStream {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A context without a deadline: the client bounds each request by
-	// its own default timeout (5s), which a request waits out when no
-	// server answers yet.
-	// A cluster whose routes are not all up yet answers at once that it
-	// has no peers to place a stream on: the next try waits a little
-	// (longer each time, up to a second) for the cluster to form.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failure bound only
+	defer cancel()
 	for try := 1; ; try++ {
-		_, err := natsrun.NewCluster(js, testConfig).Setup(t.Context())
+		_, err := natsrun.NewCluster(js, testConfig).Setup(ctx)
 		if err == nil {
 			return js
 		}
-		if try == 40 { // a failure bound only
+		var api *jetstream.APIError
+		if !errors.As(err, &api) || api.ErrorCode != errNoSuitablePeers || ctx.Err() != nil {
 			t.Fatalf("setting the streams up, %d tries: %v", try, err)
 		}
-		time.Sleep(min(time.Duration(try)*100*time.Millisecond, time.Second))
 	}
 }
+
+// errNoSuitablePeers is the JetStream API's "no suitable peers for
+// placement", which jetstream names no constant for.
+const errNoSuitablePeers jetstream.ErrorCode = 10005
 
 // double is a latency-bound model: it counts each call it completed, by
 // key, and holds the calls whose key hold names until the caller goes.

@@ -43,7 +43,14 @@ func TestNoWorker(t *testing.T) {
 	var mu sync.Mutex
 	var missing []events.Event
 	said := make(chan struct{}, 64)
+	planned := make(chan int, 1)
 	sink := func(e events.Event) {
+		if d, ok := e.Data.(events.PlanData); ok {
+			select {
+			case planned <- len(d.Tasks):
+			default:
+			}
+		}
 		if e.Type == events.WorkersMissing {
 			mu.Lock()
 			missing = append(missing, e)
@@ -56,9 +63,20 @@ func TestNoWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Once a task waits for its NoWorkerAfter, the clock passes it.
-	if err := clk.WaitArmed(ctx, after); err != nil {
-		t.Fatal(err)
+	// Once every task is queued and waits for its NoWorkerAfter, the
+	// clock passes it. (Moved while a task is still being queued, it
+	// would time that try out too, and the pause before the next try
+	// would wait for a clock nobody moves again.)
+	var queued int
+	select {
+	case queued = <-planned:
+	case <-ctx.Done():
+		t.Fatal("the run planned nothing")
+	}
+	for range queued {
+		if err := clk.WaitArmed(ctx, after); err != nil {
+			t.Fatalf("%d tasks waiting for a worker: %v", queued, err)
+		}
 	}
 	clk.Advance(after)
 	select {

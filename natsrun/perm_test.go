@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -31,7 +32,8 @@ var workerDeny = []string{
 // worker whose publications workerDeny denies, the worker does its work —
 // it takes a task and publishes its result, with its heartbeat — but
 // cannot write a run's record, relay a word to it (a forged
-// cancellation), or append an event to it: the store holds none of what
+// cancellation), or append an event to it: the server denies each try,
+// saying so to the worker's connection, and the store holds none of what
 // it tried.
 func TestWorkerPermissions(t *testing.T) {
 	opts := &server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true,
@@ -49,8 +51,22 @@ func TestWorkerPermissions(t *testing.T) {
 	if !srv.ReadyForConnections(10 * time.Second) {
 		t.Fatal("the server did not start")
 	}
+	// The server answers a publication it denies with a permissions
+	// violation, which the client reports to its connection's error
+	// handler, naming the subject (the publication itself is never
+	// answered): denied says each subject the worker was denied.
+	denied := make(chan string, 64)
+	deniedTo := regexp.MustCompile(`Publish to "([^"]+)"`)
+	onError := func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		if m := deniedTo.FindStringSubmatch(err.Error()); m != nil && errors.Is(err, nats.ErrPermissionViolation) {
+			select {
+			case denied <- m[1]:
+			default:
+			}
+		}
+	}
 	connect := func(user, pass string) (*nats.Conn, jetstream.JetStream) {
-		nc, err := nats.Connect(srv.ClientURL(), nats.UserInfo(user, pass), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+		nc, err := nats.Connect(srv.ClientURL(), nats.UserInfo(user, pass), nats.ErrorHandler(onError))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +78,7 @@ func TestWorkerPermissions(t *testing.T) {
 		return nc, js
 	}
 	_, sjs := connect("server", "server-secret")
-	wnc, wjs := connect("worker", "worker-secret")
+	_, wjs := connect("worker", "worker-secret")
 	cfg := natsrun.Config{Prefix: "drperm"}
 	cl := natsrun.NewCluster(sjs, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a failure bound only
@@ -100,44 +116,64 @@ func TestWorkerPermissions(t *testing.T) {
 		t.Fatalf("the worker's result: %+v (%v)", rs, err)
 	}
 
-	// What it may not do.
-	tries := map[string]func(context.Context) error{
-		"write the run's record": func(ctx context.Context) error {
+	// What it may not do: each try is denied (the server says so, naming
+	// the subject) and fails.
+	tries := []struct {
+		what, subject string
+		try           func(context.Context) error
+	}{
+		{"write the run's record", "$KV.DRPERM_RUNS.run.perm1", func(ctx context.Context) error {
 			_, err := wjs.Publish(ctx, "$KV.DRPERM_RUNS.run.perm1", []byte(`{"id":"perm1","status":"canceled"}`))
 			return err
-		},
-		"relay a cancellation": func(ctx context.Context) error {
+		}},
+		{"relay a cancellation", "$KV.DRPERM_RUNS.ask.perm1.FORGED", func(ctx context.Context) error {
 			_, err := wjs.Publish(ctx, "$KV.DRPERM_RUNS.ask.perm1.FORGED", []byte(`{"kind":"cancel","from":"worker"}`))
 			return err
-		},
-		"write a report": func(ctx context.Context) error {
+		}},
+		{"write a report", "$KV.DRPERM_REPORTS.perm1.report", func(ctx context.Context) error {
 			_, err := wjs.Publish(ctx, "$KV.DRPERM_REPORTS.perm1.report", []byte(`{}`))
 			return err
-		},
-		"purge the runs bucket": func(ctx context.Context) error {
+		}},
+		{"purge the runs bucket", "$JS.API.STREAM.INFO.KV_DRPERM_RUNS", func(ctx context.Context) error {
 			s, err := wjs.Stream(ctx, "KV_DRPERM_RUNS")
 			if err == nil {
 				err = s.Purge(ctx)
 			}
 			return err
-		},
-		"append an event": func(ctx context.Context) error {
+		}},
+		{"append an event", "drperm.events.perm1", func(ctx context.Context) error {
 			m := nats.NewMsg("drperm.events.perm1")
 			m.Header.Set(natsrun.HeaderSeq, "1")
 			m.Data = []byte(`{"type":"error"}`)
 			_, err := wjs.PublishMsg(ctx, m)
 			return err
-		},
+		}},
 	}
-	for what, try := range tries {
-		tctx, cancel := context.WithTimeout(ctx, time.Second) // a denied publication has no answer
-		err := try(tctx)
-		cancel()
-		if err == nil {
-			t.Errorf("the worker could %s", what)
+	for _, tr := range tries {
+		// A denied publication has no answer: the try ends when the
+		// denial is reported.
+		tctx, cancel := context.WithCancel(ctx)
+		ended := make(chan error, 1)
+		go func() { ended <- tr.try(tctx) }()
+		for wasDenied, returned := false, false; !wasDenied || !returned; {
+			select {
+			case subject := <-denied:
+				if subject == tr.subject {
+					wasDenied = true
+					cancel()
+				}
+			case err := <-ended:
+				returned = true
+				if err == nil {
+					t.Errorf("the worker could %s", tr.what)
+					wasDenied = true // and nothing will say otherwise
+				}
+			case <-ctx.Done():
+				t.Fatalf("trying to %s: the server did not deny %s", tr.what, tr.subject)
+			}
 		}
+		cancel()
 	}
-	wnc.Flush() //nolint:errcheck // the connection may report the violations
 	after, err := st.Get(ctx, "perm1")
 	if err != nil || after.Status != before.Status || after.Events != 0 {
 		t.Errorf("the run after the worker's tries: %s, %d events (%v); want %s, none", after.Status, after.Events, err, before.Status)

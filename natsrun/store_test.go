@@ -117,6 +117,21 @@ func TestStoreTakeover(t *testing.T) {
 			if run, err := b.store.Get(ctx, id); err != nil || run.Status != deepresearch.StatusInterrupted || run.Events != before {
 				t.Fatalf("after A's lease expired the run is %+v, %v; want it interrupted after event %d", run, err, before)
 			}
+			// B's resumed attempt, as the run's record says it: it waits
+			// for the review again once it has replayed up to it.
+			records, err := jetstream.New(b.nc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, err := records.KeyValue(ctx, natsrun.NamesOf(natsrun.Config{Prefix: "drtake"}).RunsBucket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			record, err := runs.Watch(ctx, "run."+id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer record.Stop() //nolint:errcheck // it has said what the test waited for
 			if ids, err := b.runs.Resume(ctx); err != nil || len(ids) != 1 || ids[0] != id {
 				t.Fatalf("B resumed %v, %v; want %s", ids, err, id)
 			}
@@ -135,6 +150,16 @@ func TestStoreTakeover(t *testing.T) {
 				}
 			}
 			// B's attempt waits for the review again; B takes it.
+			for waiting := false; !waiting; {
+				e, ok := <-record.Updates()
+				if !ok {
+					t.Fatal("the watch of the run's record ended")
+				}
+				var r deepresearch.StoredRun
+				waiting = e != nil && json.Unmarshal(e.Value(), &r) == nil && r.Status == deepresearch.StatusAwaitingPlan && r.Attempts == 2
+			}
+			// The record says the run waits just before the run itself
+			// does: a review in between is refused, and given again.
 			for {
 				err := b.runs.Review(ctx, id, deepresearch.PlanReview{})
 				if err == nil {
@@ -143,7 +168,6 @@ func TestStoreTakeover(t *testing.T) {
 				if !errors.Is(err, deepresearch.ErrNotWaiting) {
 					t.Fatal(err)
 				}
-				time.Sleep(10 * time.Millisecond) // B's attempt replays up to its review
 			}
 			if err := b.runs.Wait(ctx, id); err != nil {
 				t.Fatal(err)
@@ -187,14 +211,18 @@ func TestStoreTakeover(t *testing.T) {
 // TestSurvey: the cluster's survey shows the server alive with the run
 // it owns and that run's lease, the worker alive with the task it runs,
 // and the run's other tasks queued; a member that stopped beating three
-// beats ago is shown not alive.
+// of its beats ago is shown not alive, and one a moment short of that
+// alive. The heartbeats are on a fake clock the test moves; the test
+// waits for the beats themselves, through a watch of the presence bucket.
 func TestSurvey(t *testing.T) {
-	ctx := t.Context()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failure bound only
+	defer cancel()
 	js := standalone(t)
 	c := deepresearchtest.NewClock(t0)
 	cfg := natsrun.Config{Prefix: "drsurvey", Clock: c, AckWait: 30 * time.Second}
+	const workerBeat, serverBeat = 10 * time.Second, 20 * time.Minute // AckWait/3; Renew, a third of the lease
 	cl := natsrun.NewCluster(js, cfg)
-	st, err := cl.OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: time.Hour, Owner: "server-1"})
+	st, err := cl.OpenStore(ctx, natsrun.StoreOptions{LeaseTTL: 3 * serverBeat, Owner: "server-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,29 +247,65 @@ func TestSurvey(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
-	defer func() { close(release); stop(); <-done }()
+	workerStopped := false
+	stopWorker := func() {
+		if !workerStopped {
+			workerStopped = true
+			close(release)
+			stop()
+			<-done
+		}
+	}
+	defer stopWorker()
 	if err := cl.Submit(ctx, natsrun.Task{Run: "run1", Index: 0}, natsrun.Task{Run: "run1", Index: 1}, natsrun.Task{Run: "run1", Index: 2}); err != nil {
 		t.Fatal(err)
 	}
-	task := <-took
-	running := fmt.Sprintf("run1/%d/%d", task.Cycle, task.Index)
-	var s natsrun.ClusterStatus
-	// The worker beats as it starts and every AckWait/3: the beat that
-	// names its task is the next.
-	for {
-		c.Advance(10 * time.Second)
-		if s, err = cl.Survey(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if len(s.Workers) == 1 && len(s.Workers[0].Tasks) == 1 && len(s.Servers) == 1 && len(s.Servers[0].Runs) == 1 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond) // the beat is stored by the worker's goroutine
+	var task natsrun.Task
+	select {
+	case task = <-took:
+	case <-ctx.Done():
+		t.Fatal("the worker took no task")
 	}
-	if sv := s.Servers[0]; sv.Name != "server-1" || !sv.Alive || sv.Runs[0] != "run1" {
+	running := fmt.Sprintf("run1/%d/%d", task.Cycle, task.Index)
+
+	// Each member beats as it starts, and then every beat of the clock:
+	// the beats that name the task taken and the run started are those
+	// after now. One move of a server's beat brings both (a ticker fires
+	// once, however far the clock moves); the watch says when they are
+	// stored.
+	presence, err := js.KeyValue(ctx, natsrun.NamesOf(cfg).PresenceBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch, err := presence.WatchAll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Stop() //nolint:errcheck // it has said what the test waited for
+	c.Advance(serverBeat)
+	beat := c.Now()
+	for seen := map[string]bool{}; !seen["worker"] || !seen["server"]; {
+		select {
+		case e := <-watch.Updates():
+			var m natsrun.Member
+			if e != nil && json.Unmarshal(e.Value(), &m) == nil && m.Seen.Equal(beat) && len(m.Tasks)+len(m.Runs) == 1 {
+				seen[m.Kind] = true
+			}
+		case <-ctx.Done():
+			t.Fatal("no beat after the clock moved names the task and the run")
+		}
+	}
+	s, err := cl.Survey(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Servers) != 1 || len(s.Workers) != 1 {
+		t.Fatalf("survey %+v; want one server and one worker", s)
+	}
+	if sv := s.Servers[0]; sv.Name != "server-1" || !sv.Alive || len(sv.Runs) != 1 || sv.Runs[0] != "run1" {
 		t.Errorf("server %+v; want server-1 alive owning run1", sv)
 	}
-	if wk := s.Workers[0]; !strings.HasPrefix(wk.Name, "w1-") || !wk.Alive || wk.Tasks[0] != running {
+	if wk := s.Workers[0]; !strings.HasPrefix(wk.Name, "w1-") || !wk.Alive || len(wk.Tasks) != 1 || wk.Tasks[0] != running {
 		t.Errorf("worker %+v; want w1 alive running %s", wk, running)
 	}
 	if len(s.Runs) != 1 || s.Runs[0].Run != "run1" || s.Runs[0].Owner != "server-1" || s.Runs[0].Queued != 2 ||
@@ -251,13 +315,35 @@ func TestSurvey(t *testing.T) {
 	if s.TasksWaiting != 2 || s.TasksRunning != 1 {
 		t.Errorf("the queue: %d waiting, %d running; want 2 and 1", s.TasksWaiting, s.TasksRunning)
 	}
-	// Three beats later without one (the worker's are 10s apart, the
-	// server's 20 minutes, a third of its lease): not alive, to a process
-	// whose clock is two hours on.
+
+	// The worker stops beating. A moment short of three of its beats
+	// later it is alive; three beats later it is not, and its task is
+	// no longer shown running; the server, whose beats are longer, is.
+	stopWorker()
+	for _, tc := range []struct {
+		move  time.Duration
+		alive bool
+	}{{3*workerBeat - time.Second, true}, {time.Second, false}} {
+		c.Advance(tc.move)
+		s, err := cl.Survey(ctx)
+		if err != nil || len(s.Workers) != 1 || len(s.Servers) != 1 {
+			t.Fatalf("survey %v after the last beat: %+v (%v); want one server and one worker", c.Now().Sub(beat), s, err)
+		}
+		if wk := s.Workers[0]; wk.Alive != tc.alive || !wk.Seen.Equal(beat) {
+			t.Errorf("%v after its last beat the worker is %+v; want alive %v, last seen at that beat", c.Now().Sub(beat), wk, tc.alive)
+		}
+		if !s.Servers[0].Alive {
+			t.Errorf("%v after its last beat the server is not alive", c.Now().Sub(beat))
+		}
+		if len(s.Runs) == 1 && len(s.Runs[0].Running) > 0 && !tc.alive {
+			t.Errorf("a worker not alive is shown running %v", s.Runs[0].Running)
+		}
+	}
+	// To a process whose clock is two hours on, nobody is alive.
 	laterCfg := cfg
 	laterCfg.Clock = deepresearchtest.NewClock(c.Now().Add(2 * time.Hour))
 	later, err := natsrun.NewCluster(js, laterCfg).Survey(ctx)
-	if err != nil || later.Workers[0].Alive || later.Servers[0].Alive {
+	if err != nil || len(later.Workers) != 1 || later.Workers[0].Alive || len(later.Servers) != 1 || later.Servers[0].Alive {
 		t.Errorf("a survey two hours on: %+v, %v; want nobody alive", later, err)
 	}
 }
