@@ -22,7 +22,7 @@ func npmServer(t *testing.T, pkg string, args ...string) []string {
 	t.Helper()
 	why := ""
 	node, err := exec.LookPath("node")
-	entry, _ := filepath.Abs(filepath.Join("..", "..", "e2e", "mcpsrc", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
+	entry, _ := filepath.Abs(filepath.Join("..", "e2e", "mcpsrc", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
 	if err != nil {
 		why = "node is not installed"
 	} else if _, err := os.Stat(entry); err != nil {
