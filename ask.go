@@ -18,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/terms"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -95,7 +96,7 @@ type thread struct {
 // the stored run that answers it and, once it has one, its answer in
 // Markdown with its reference list, numbered as the report it follows.
 type FollowUp struct {
-	StoredRun
+	runstore.Run
 	// Answer is the follow-up's report in Markdown (FormatMarkdown),
 	// once it has one.
 	Answer string `json:"answer,omitempty"`
@@ -110,7 +111,7 @@ type FollowUp struct {
 // no clarifying question and no plan review, and Parent naming the run
 // the thread follows (id's own parent when id is a follow-up). It fails
 // as Validate does for the question, with a *RunsError wrapping
-// ErrRunNotFound for a run st does not hold, and wrapping ErrNoReport
+// runstore.ErrNotFound for a run st does not hold, and wrapping ErrNoReport
 // for a run without a report to follow up.
 func FollowUpRequest(ctx context.Context, st Store, id, question string) (Request, error) {
 	q := Request{Question: question}
@@ -118,7 +119,7 @@ func FollowUpRequest(ctx context.Context, st Store, id, question string) (Reques
 		return Request{}, err
 	}
 	run, err := st.Get(ctx, id)
-	if errors.Is(err, ErrRunNotFound) {
+	if errors.Is(err, runstore.ErrNotFound) {
 		return Request{}, noRun(id)
 	} else if err != nil {
 		return Request{}, err
@@ -161,7 +162,7 @@ func (rs *Runs) Ask(ctx context.Context, id, question string) (string, error) {
 // Thread returns the follow-ups asked of run id (of the run it follows,
 // when id is a follow-up), oldest first, each with its answer once it has
 // one. A run the store does not hold is a *RunsError wrapping
-// ErrRunNotFound.
+// runstore.ErrNotFound.
 func (rs *Runs) Thread(ctx context.Context, id string) ([]FollowUp, error) {
 	run, err := rs.Get(ctx, id)
 	if err != nil {
@@ -173,7 +174,7 @@ func (rs *Runs) Thread(ctx context.Context, id string) ([]FollowUp, error) {
 	}
 	out := make([]FollowUp, len(runs))
 	for i, f := range runs {
-		out[i] = FollowUp{StoredRun: f}
+		out[i] = FollowUp{Run: f}
 		if !f.Status.Ended() {
 			continue
 		}
@@ -431,12 +432,12 @@ const maxAnswerScan = 200
 // (spaces around either aside): how a conversation that carries a run's
 // report as an answer (the OpenAI-compatible chat endpoint) names the run
 // a next question follows up. It fails with a *RunsError wrapping
-// ErrRunNotFound when none is.
-func (rs *Runs) Answered(ctx context.Context, question, text string) (StoredRun, error) {
+// runstore.ErrNotFound when none is.
+func (rs *Runs) Answered(ctx context.Context, question, text string) (runstore.Run, error) {
 	question, text = strings.TrimSpace(question), strings.TrimSpace(text)
 	runs, err := rs.st.List(ctx, maxAnswerScan)
 	if err != nil {
-		return StoredRun{}, err
+		return runstore.Run{}, err
 	}
 	for _, run := range runs {
 		if !run.Status.Ended() || strings.TrimSpace(run.Question) != question {
@@ -450,5 +451,5 @@ func (rs *Runs) Answered(ctx context.Context, question, text string) (StoredRun,
 			return run, nil
 		}
 	}
-	return StoredRun{}, &RunsError{Err: ErrRunNotFound, Problem: "no stored run answered the question with that text"}
+	return runstore.Run{}, &RunsError{Err: runstore.ErrNotFound, Problem: "no stored run answered the question with that text"}
 }

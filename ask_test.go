@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -72,7 +73,7 @@ func TestAsk(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		r, backend := askResearcher(t)
 		ctx := t.Context()
-		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginCLI, nil)
+		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, runstore.OriginCLI, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func TestAsk(t *testing.T) {
 		// Answered by the run's sources: no search.
 		before := backend.searches.Load()
 		rec := &recorder{}
-		rep, err := ask(ctx, r, st, parent.RunID, "What does a repair ship use to lift a broken undersea cable from the seabed?", deepresearch.OriginCLI, rec.sink)
+		rep, err := ask(ctx, r, st, parent.RunID, "What does a repair ship use to lift a broken undersea cable from the seabed?", runstore.OriginCLI, rec.sink)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,14 +111,14 @@ func TestAsk(t *testing.T) {
 			t.Errorf("the answered follow-up ran %d cycles; want 1 (the run's sources)", rep.Cycles)
 		}
 		answered, err := st.Get(ctx, rep.RunID)
-		if err != nil || answered.Parent != parent.RunID || answered.Status != deepresearch.StatusFinished {
+		if err != nil || answered.Parent != parent.RunID || answered.Status != runstore.Finished {
 			t.Errorf("the stored follow-up: %+v, %v", answered, err)
 		}
 
 		// Not in the run's sources: new research, new numbers after the run's.
 		before = backend.searches.Load()
 		rec = &recorder{}
-		rep2, err := ask(ctx, r, st, rep.RunID, "What is the transatlantic latency of light in glass fibre between London and New York?", deepresearch.OriginCLI, rec.sink)
+		rep2, err := ask(ctx, r, st, rep.RunID, "What is the transatlantic latency of light in glass fibre between London and New York?", runstore.OriginCLI, rec.sink)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +209,7 @@ func TestRunsAsk(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		r, _ := askResearcher(t)
 		ctx := t.Context()
-		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginServer, nil)
+		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, runstore.OriginServer, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +219,7 @@ func TestRunsAsk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run := ended(t, rs, id); run.Status != deepresearch.StatusFinished || run.Parent != parent.RunID || run.Question != q {
+		if run := ended(t, rs, id); run.Status != runstore.Finished || run.Parent != parent.RunID || run.Question != q {
 			t.Fatalf("the follow-up: %+v", run)
 		}
 		thread, err := rs.Thread(ctx, id) // asked of the follow-up: the same thread
@@ -231,18 +232,18 @@ func TestRunsAsk(t *testing.T) {
 		if got, err := rs.Answered(ctx, q, "\n"+thread[0].Answer+"\n"); err != nil || got.ID != id {
 			t.Errorf("Answered(the follow-up's answer) = %s, %v; want %s", got.ID, err, id)
 		}
-		if _, err := rs.Answered(ctx, "another question", thread[0].Answer); !errors.Is(err, deepresearch.ErrRunNotFound) {
+		if _, err := rs.Answered(ctx, "another question", thread[0].Answer); !errors.Is(err, runstore.ErrNotFound) {
 			t.Errorf("Answered(another question) = %v", err)
 		}
-		if none, err := rs.Thread(ctx, "nope"); !errors.Is(err, deepresearch.ErrRunNotFound) {
+		if none, err := rs.Thread(ctx, "nope"); !errors.Is(err, runstore.ErrNotFound) {
 			t.Errorf("Thread of an unknown run = %v, %v", none, err)
 		}
 
 		_, err = rs.Ask(ctx, "nope", q)
-		refused(t, "a follow-up of an unknown run", err, deepresearch.ErrRunNotFound, "no run")
-		st.Create(ctx, deepresearch.StoredRun{ID: "failed", Question: "q"})
+		refused(t, "a follow-up of an unknown run", err, runstore.ErrNotFound, "no run")
+		st.Create(ctx, runstore.Run{ID: "failed", Question: "q"})
 		st.Start(ctx, "failed")
-		st.Finish(ctx, "failed", deepresearch.StatusFailed, deepresearch.Usage{}, "the planner failed")
+		st.Finish(ctx, "failed", runstore.Failed, deepresearch.Usage{}, "the planner failed")
 		_, err = rs.Ask(ctx, "failed", q)
 		refused(t, "a follow-up of a run without a report", err, deepresearch.ErrNoReport, "the planner failed")
 		if _, err := rs.Ask(ctx, parent.RunID, " "); !errors.Is(err, deepresearch.ErrConfig) {
@@ -260,16 +261,16 @@ func TestRunsAsk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Create(ctx, deepresearch.StoredRun{ID: req.RunID, Question: req.Question, Options: opts, Origin: deepresearch.OriginServer, Parent: req.Parent}); err != nil {
+		if err := st.Create(ctx, runstore.Run{ID: req.RunID, Question: req.Question, Options: opts, Origin: runstore.OriginServer, Parent: req.Parent}); err != nil {
 			t.Fatal(err)
 		}
 		st.Start(ctx, req.RunID)
-		st.Finish(ctx, req.RunID, deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, req.RunID, runstore.Interrupted, deepresearch.Usage{}, "killed")
 		ids, err := rs.Resume(ctx)
 		if err != nil || !slices.Equal(ids, []string{req.RunID}) {
 			t.Fatalf("Resume = %v, %v", ids, err)
 		}
-		if run := ended(t, rs, req.RunID); run.Status != deepresearch.StatusFinished || run.Parent != parent.RunID {
+		if run := ended(t, rs, req.RunID); run.Status != runstore.Finished || run.Parent != parent.RunID {
 			t.Fatalf("the resumed follow-up: %+v", run)
 		}
 		rep, err := rs.Report(ctx, req.RunID)
@@ -291,7 +292,7 @@ func TestAskPrompt(t *testing.T) {
 	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 	st := deepresearchtest.NewStore(nil)
 	ctx := t.Context()
-	parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
+	parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: loopQuestion}, runstore.OriginCLI, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestAskPrompt(t *testing.T) {
 		prompt = human
 		return fmt.Sprintf("Thomson showed why long submarine lines slow the signals down [%d].", n)
 	}
-	rep, err := ask(ctx, r, st, parent.RunID, "What did William Thomson show about long submarine lines?", deepresearch.OriginCLI, nil)
+	rep, err := ask(ctx, r, st, parent.RunID, "What did William Thomson show about long submarine lines?", runstore.OriginCLI, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestAskReplay(t *testing.T) {
 	r, _ := askResearcher(t)
 	st := deepresearchtest.NewStore(nil)
 	ctx := t.Context()
-	parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, deepresearch.OriginCLI, nil)
+	parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: askQuestion}, runstore.OriginCLI, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestAskReplay(t *testing.T) {
 		"What does a repair ship use to lift a broken undersea cable from the seabed?",
 		"What is the transatlantic latency of light in glass fibre between London and New York?",
 	} {
-		rep, err := ask(ctx, r, st, parent.RunID, q, deepresearch.OriginCLI, nil)
+		rep, err := ask(ctx, r, st, parent.RunID, q, runstore.OriginCLI, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +386,7 @@ func TestRunsAskResume(t *testing.T) {
 		r, g := gatedResearcher(t)
 		g.open()
 		ctx := t.Context()
-		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginServer, nil)
+		parent, err := recordOrResearch(ctx, r, st, nil, deepresearch.Request{Question: loopQuestion}, runstore.OriginServer, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +401,7 @@ func TestRunsAskResume(t *testing.T) {
 		}
 		merged := until(t, first, id, events.SourcesMerged) // the run's sources read; the assessment waits
 		first.Close()
-		if run, _ := st.Get(ctx, id); run.Status != deepresearch.StatusInterrupted || run.Parent != parent.RunID {
+		if run, _ := st.Get(ctx, id); run.Status != runstore.Interrupted || run.Parent != parent.RunID {
 			t.Fatalf("after Close the follow-up is %s (parent %q): %s", run.Status, run.Parent, run.Error)
 		}
 
@@ -409,7 +410,7 @@ func TestRunsAskResume(t *testing.T) {
 		if ids, err := rs.Resume(ctx); err != nil || !slices.Equal(ids, []string{id}) {
 			t.Fatalf("Resume = %v, %v", ids, err)
 		}
-		if run := ended(t, rs, id); run.Status != deepresearch.StatusFinished || run.Attempts != 2 || run.Parent != parent.RunID {
+		if run := ended(t, rs, id); run.Status != runstore.Finished || run.Attempts != 2 || run.Parent != parent.RunID {
 			t.Fatalf("the resumed follow-up: %+v", run)
 		}
 		var seqs []uint64

@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch/diff"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Diff compares report a with report b (the older run first); keptA and
@@ -18,7 +19,7 @@ import (
 // It reads only the reports: it fetches nothing and asks no model. It
 // fails when either report has nothing to render (ErrNoReport) or ctx is
 // done.
-func Diff(ctx context.Context, a, b *Report, keptA, keptB []StoredSource) (*diff.Result, error) {
+func Diff(ctx context.Context, a, b *Report, keptA, keptB []runstore.Source) (*diff.Result, error) {
 	ra, err := diffRunOf(ctx, a, keptA)
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: diff: run %s: %w", a.RunID, err)
@@ -32,7 +33,7 @@ func Diff(ctx context.Context, a, b *Report, keptA, keptB []StoredSource) (*diff
 
 // DiffRuns compares the reports of the runs idA and idB that st holds, as
 // Diff does, with the documents st kept of each. A run st does not hold
-// is a *RunsError wrapping ErrRunNotFound; a run with no report (one in
+// is a *RunsError wrapping runstore.ErrNotFound; a run with no report (one in
 // progress, or that failed before its research) a *RunsError wrapping
 // ErrNoReport.
 func DiffRuns(ctx context.Context, st Store, idA, idB string) (*diff.Result, error) {
@@ -55,9 +56,9 @@ func (rs *Runs) Diff(ctx context.Context, idA, idB string) (*diff.Result, error)
 
 // storedReport loads run id's report from st, with the documents st kept
 // of it.
-func storedReport(ctx context.Context, st Store, id string) (*Report, []StoredSource, error) {
+func storedReport(ctx context.Context, st Store, id string) (*Report, []runstore.Source, error) {
 	run, err := st.Get(ctx, id)
-	if errors.Is(err, ErrRunNotFound) {
+	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, nil, noRun(id)
 	} else if err != nil {
 		return nil, nil, err
@@ -70,7 +71,7 @@ func storedReport(ctx context.Context, st Store, id string) (*Report, []StoredSo
 		return &RunsError{Run: id, Err: ErrNoReport, Problem: msg}
 	}
 	b, err := st.Report(ctx, id)
-	if errors.Is(err, ErrRunNotFound) {
+	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, nil, noReport()
 	} else if err != nil {
 		return nil, nil, err
@@ -92,7 +93,7 @@ func storedReport(ctx context.Context, st Store, id string) (*Report, []StoredSo
 // diffRunOf is what Diff compares of report r: its sources, with the
 // hash of the text read of each (kept's when the report lacks it), its
 // numbered citations judged lexically, and its headings.
-func diffRunOf(ctx context.Context, r *Report, kept []StoredSource) (diff.Run, error) {
+func diffRunOf(ctx context.Context, r *Report, kept []runstore.Source) (diff.Run, error) {
 	pub, err := r.published()
 	if err != nil {
 		return diff.Run{}, err
@@ -135,7 +136,7 @@ func diffRunOf(ctx context.Context, r *Report, kept []StoredSource) (diff.Run, e
 
 // keptTexts are the texts a run store kept of a run's sources (the first
 // of each), by ID and URL (ID + "\x00" + URL).
-func keptTexts(kept []StoredSource) map[string]string {
+func keptTexts(kept []runstore.Source) map[string]string {
 	out := map[string]string{}
 	for _, k := range kept {
 		if key := k.ID + "\x00" + k.URL; out[key] == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/diff"
 	"github.com/deepresearch/deepresearch/internal/golden"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // The texts of the sources of the two runs diffReports builds.
@@ -167,7 +168,7 @@ func slicesEqualJSON(t *testing.T, got, want any) bool {
 	return string(g) == string(w)
 }
 
-// TestDiffRuns: over a store, a run it does not hold is ErrRunNotFound
+// TestDiffRuns: over a store, a run it does not hold is runstore.ErrNotFound
 // and a run without a report ErrNoReport, each naming the run; the
 // documents the store kept stand in for texts a report lacks.
 func TestDiffRuns(t *testing.T) {
@@ -176,7 +177,7 @@ func TestDiffRuns(t *testing.T) {
 	a, b := diffReports(t)
 	b.SourceTexts = nil // B's texts are the store's
 	for _, rep := range []*deepresearch.Report{a, b} {
-		if err := st.Create(ctx, deepresearch.StoredRun{ID: rep.RunID, Question: rep.Question}); err != nil {
+		if err := st.Create(ctx, runstore.Run{ID: rep.RunID, Question: rep.Question}); err != nil {
 			t.Fatal(err)
 		}
 		data, err := json.Marshal(rep)
@@ -187,7 +188,7 @@ func TestDiffRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, s := range []deepresearch.StoredSource{
+	for _, s := range []runstore.Source{
 		{RunID: "run-b", ID: "w7", URL: "https://EXAMPLE.org/alpha#top", Text: alphaText2},
 		{RunID: "run-b", ID: "gamma.md", Text: gammaText},
 		{RunID: "run-b", ID: "w8", URL: "https://example.org/delta", Text: deltaText},
@@ -204,7 +205,7 @@ func TestDiffRuns(t *testing.T) {
 		t.Errorf("diff over the store's texts: %+v", d)
 	}
 
-	if err := st.Create(ctx, deepresearch.StoredRun{ID: "run-c", Question: "q"}); err != nil {
+	if err := st.Create(ctx, runstore.Run{ID: "run-c", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -212,8 +213,8 @@ func TestDiffRuns(t *testing.T) {
 		want error
 		run  string
 	}{
-		{"run-a", "nope", deepresearch.ErrRunNotFound, "nope"},
-		{"nope", "run-b", deepresearch.ErrRunNotFound, "nope"},
+		{"run-a", "nope", runstore.ErrNotFound, "nope"},
+		{"nope", "run-b", runstore.ErrNotFound, "nope"},
 		{"run-a", "run-c", deepresearch.ErrNoReport, "run-c"},
 	} {
 		_, err := deepresearch.DiffRuns(ctx, st, c.a, c.b)

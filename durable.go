@@ -19,8 +19,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/runpack"
-	"github.com/deepresearch/deepresearch/internal/stored"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/verify"
 )
@@ -101,12 +101,6 @@ func (l journalLog) Entries(ctx context.Context, run string) ([][]byte, error) {
 	return l.st.Journal(ctx, run)
 }
 
-// What started a stored run (StoredRun.Origin, RunOptions.Origin).
-const (
-	OriginServer = stored.OriginServer
-	OriginCLI    = stored.OriginCLI
-)
-
 // reopenRun takes up the interrupted run id of st for a new attempt (see
 // Store.Reopen) and returns its request and what its earlier
 // attempts left: every event they stored and the attempt's number, for
@@ -117,9 +111,9 @@ func reopenRun(ctx context.Context, st Store, id string) (Request, durability, e
 	if err != nil {
 		return Request{}, durability{}, err
 	}
-	if run.Status != StatusInterrupted {
+	if run.Status != runstore.Interrupted {
 		hint := ""
-		if run.Status == StatusRunning {
+		if run.Status == runstore.Running {
 			hint = " (a run whose process died is marked interrupted once its process is seen gone, or its lease has passed)"
 		}
 		return Request{}, durability{}, fmt.Errorf("deepresearch: run %s is %s; only an interrupted run can be resumed%s", id, run.Status, hint)
@@ -654,7 +648,7 @@ func ExportRun(ctx context.Context, st Store, id string, w io.Writer) error {
 		}
 	}
 	switch p.Report, err = st.Report(ctx, id); {
-	case errors.Is(err, ErrRunNotFound):
+	case errors.Is(err, runstore.ErrNotFound):
 		p.Report = nil
 	case err != nil:
 		return err
@@ -664,7 +658,7 @@ func ExportRun(ctx context.Context, st Store, id string, w io.Writer) error {
 
 // ExportedRun is a run ExportRun wrote, read back.
 type ExportedRun struct {
-	Run StoredRun
+	Run runstore.Run
 	// Journal holds the run's journal entries, for Replay.
 	Journal [][]byte
 	// Events holds its events as stored (JSON lines), in Seq order.

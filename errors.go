@@ -9,7 +9,6 @@ import (
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/output"
-	"github.com/deepresearch/deepresearch/internal/stored"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -44,18 +43,7 @@ var (
 )
 
 // Errors of a Store.
-var (
-	// ErrRunNotFound reports a run the store does not hold, or a report it
-	// does not have.
-	ErrRunNotFound = stored.ErrNotFound
-	// ErrRunExists reports a run ID the store already holds.
-	ErrRunExists = stored.ErrExists
-	// ErrEventSeq reports an event that does not follow its run's last.
-	ErrEventSeq = stored.ErrSeq
-	// ErrRunEnded reports a write to a run that has ended, or a
-	// cancellation of one (Runs.Cancel).
-	ErrRunEnded = stored.ErrFinished
-)
+var ()
 
 // Causes a front end cancels a run's context with
 // (context.WithCancelCause); a stored run (RunOptions.Store) keeps its end by them.
@@ -99,7 +87,7 @@ var (
 )
 
 // RunsError is what a Runs refused, and why: Err is one of the errors of
-// Runs above (or ErrRunNotFound, ErrRunExists, ErrRunEnded), Problem the
+// Runs above (or runstore.ErrNotFound, runstore.ErrExists, runstore.ErrFinished), Problem the
 // sentence for the caller who asked. It unwraps to Err.
 type RunsError struct {
 	Run     string // the run's ID

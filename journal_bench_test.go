@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
@@ -79,7 +80,7 @@ func BenchmarkJournal(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st.Finish(ctx, id, deepresearch.StatusFinished, rep.Usage, "")
+		st.Finish(ctx, id, runstore.Finished, rep.Usage, "")
 		return took, cpu
 	}
 	var plain, journaled, plainCPU, journaledCPU time.Duration

@@ -242,7 +242,7 @@ func hasGone(ps []recheck.Passage) bool {
 
 // RecheckRun rechecks the report of the run id that st holds (as
 // Researcher.Recheck does, over the run's JSON form). A run st does not
-// hold is a *RunsError wrapping ErrRunNotFound; one with no report, a
+// hold is a *RunsError wrapping runstore.ErrNotFound; one with no report, a
 // *RunsError wrapping ErrNoReport.
 func (r *Researcher) RecheckRun(ctx context.Context, st Store, id string) (*recheck.Result, error) {
 	rep, _, err := storedReport(ctx, st, id)

@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -145,7 +146,7 @@ func TestRecheckErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := r.RecheckRun(context.Background(), deepresearchtest.NewStore(nil), "nope"); !errors.Is(err, deepresearch.ErrRunNotFound) {
+	if _, err := r.RecheckRun(context.Background(), deepresearchtest.NewStore(nil), "nope"); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("an unknown run: %v", err)
 	}
 	if _, err := r.Recheck(context.Background(), &deepresearch.JSONReport{}); !errors.Is(err, deepresearch.ErrNoReport) {

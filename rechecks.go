@@ -12,6 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // DefaultRecheckParallel is how many stored runs a scheduled re-check
@@ -93,13 +94,13 @@ func (rs *Runs) recheckPass(ctx context.Context, rc Rechecker, noWeb map[string]
 	}
 	var todo []due
 	for _, r := range runs {
-		if r.Status != StatusFinished || r.Parent != "" || noWeb[r.ID] {
+		if r.Status != runstore.Finished || r.Parent != "" || noWeb[r.ID] {
 			continue
 		}
 		d := due{id: r.ID}
 		if last, err := rs.st.LastRecheck(ctx, r.ID); err == nil {
 			d.last = last.Checked
-		} else if !errors.Is(err, ErrRunNotFound) {
+		} else if !errors.Is(err, runstore.ErrNotFound) {
 			return err
 		}
 		todo = append(todo, d)
@@ -152,7 +153,7 @@ func (rs *Runs) keepRecheck(ctx context.Context, id string, res *recheck.Result)
 	if err != nil {
 		return fmt.Errorf("deepresearch: run %s: encoding its re-check: %w", res.RunID, err)
 	}
-	if err := rs.st.PutRecheck(ctx, StoredRecheck{RunID: id, Checked: res.Checked, Holds: res.Holds, Result: b}); err != nil {
+	if err := rs.st.PutRecheck(ctx, runstore.Recheck{RunID: id, Checked: res.Checked, Holds: res.Holds, Result: b}); err != nil {
 		return err
 	}
 	if rs.opts.OnRecheck != nil {
@@ -173,7 +174,7 @@ func (rs *Runs) LastRecheck(ctx context.Context, id string) (*recheck.Result, er
 		return nil, err
 	}
 	rc, err := rs.st.LastRecheck(ctx, id)
-	if errors.Is(err, ErrRunNotFound) {
+	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err

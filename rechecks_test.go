@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // orderRechecker is a Researcher whose RecheckRun notes the runs it is
@@ -57,17 +58,17 @@ func TestRecheckOrder(t *testing.T) {
 	ctx := t.Context()
 	for _, r := range []struct {
 		id, parent string
-		status     deepresearch.RunStatus
+		status     runstore.Status
 		checked    time.Duration // 0: never
 	}{
-		{"a", "", deepresearch.StatusFinished, 2 * time.Hour},
-		{"b", "", deepresearch.StatusFinished, 0},
-		{"c", "", deepresearch.StatusFinished, time.Hour},
-		{"d", "", deepresearch.StatusFailed, 0},
-		{"e", "a", deepresearch.StatusFinished, 0},
-		{"f", "", deepresearch.StatusFinished, 0},
+		{"a", "", runstore.Finished, 2 * time.Hour},
+		{"b", "", runstore.Finished, 0},
+		{"c", "", runstore.Finished, time.Hour},
+		{"d", "", runstore.Failed, 0},
+		{"e", "a", runstore.Finished, 0},
+		{"f", "", runstore.Finished, 0},
 	} {
-		if err := st.Create(ctx, deepresearch.StoredRun{ID: r.id, Question: "q " + r.id, Parent: r.parent}); err != nil {
+		if err := st.Create(ctx, runstore.Run{ID: r.id, Question: "q " + r.id, Parent: r.parent}); err != nil {
 			t.Fatal(err)
 		}
 		if err := st.Start(ctx, r.id); err != nil {
@@ -78,7 +79,7 @@ func TestRecheckOrder(t *testing.T) {
 		}
 		if r.checked > 0 {
 			b, _ := json.Marshal(recheck.Result{RunID: r.id, Holds: true})
-			if err := st.PutRecheck(ctx, deepresearch.StoredRecheck{RunID: r.id, Checked: t0.Add(-r.checked), Holds: true, Result: b}); err != nil {
+			if err := st.PutRecheck(ctx, runstore.Recheck{RunID: r.id, Checked: t0.Add(-r.checked), Holds: true, Result: b}); err != nil {
 				t.Fatal(err)
 			}
 		}

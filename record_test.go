@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -43,7 +44,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := st.Get(t.Context(), rep.RunID)
-	if err != nil || run.Status != deepresearch.StatusFinished || run.Events != uint64(seen) || run.Usage != rep.Usage {
+	if err != nil || run.Status != runstore.Finished || run.Events != uint64(seen) || run.Usage != rep.Usage {
 		t.Fatalf("recorded run %+v, %v (sink saw %d events)", run, err, seen)
 	}
 	b, err := st.Report(t.Context(), rep.RunID)
@@ -65,11 +66,11 @@ func TestRecord(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled Record: %v", err)
 	}
-	if run, _ := st.Get(t.Context(), "canceled-run"); run.Status != deepresearch.StatusCanceled {
+	if run, _ := st.Get(t.Context(), "canceled-run"); run.Status != runstore.Canceled {
 		t.Fatalf("a canceled run is recorded %s", run.Status)
 	}
 	// A taken run ID is refused before anything runs.
-	if _, err := record(t.Context(), r, st, deepresearch.Request{Question: "q", RunID: "canceled-run"}, nil); !errors.Is(err, deepresearch.ErrRunExists) {
+	if _, err := record(t.Context(), r, st, deepresearch.Request{Question: "q", RunID: "canceled-run"}, nil); !errors.Is(err, runstore.ErrExists) {
 		t.Fatalf("Record with a taken ID: %v", err)
 	}
 	_ = rep

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Relay is what a Store shared by several processes offers (natsrun.Store
@@ -67,7 +68,7 @@ type RelayOutcome struct {
 
 // relayErrors are the errors a relayed request's refusal carries by name.
 var relayErrors = map[string]error{
-	"not_found": ErrRunNotFound, "ended": ErrRunEnded, "not_waiting": ErrNotWaiting, "elsewhere": ErrRunElsewhere,
+	"not_found": runstore.ErrNotFound, "ended": runstore.ErrFinished, "not_waiting": ErrNotWaiting, "elsewhere": ErrRunElsewhere,
 	"answered": ErrAnswered, "stopped": ErrRunStopped, "closed": ErrRunsClosed,
 }
 
@@ -183,7 +184,7 @@ func (rs *Runs) serveRelayed(ctx context.Context, id string, req Relayed) RelayO
 	case RelayCancel:
 		return Outcome(rs.cancelHere(ctx, id, nil))
 	case RelayAnswer:
-		run, _, err := rs.waitingHere(ctx, id, StatusNeedsInput)
+		run, _, err := rs.waitingHere(ctx, id, runstore.NeedsInput)
 		if err != nil {
 			return Outcome(err)
 		}
@@ -192,7 +193,7 @@ func (rs *Runs) serveRelayed(ctx context.Context, id string, req Relayed) RelayO
 		if req.Review == nil {
 			return Outcome(&RequestError{Field: "review", Problem: "is missing"})
 		}
-		run, _, err := rs.waitingHere(ctx, id, StatusAwaitingPlan)
+		run, _, err := rs.waitingHere(ctx, id, runstore.AwaitingPlan)
 		if err != nil {
 			return Outcome(err)
 		}

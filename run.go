@@ -116,7 +116,7 @@ type Request struct {
 	// names (FollowUpRequest sets it; see Runs.Ask): it is answered from
 	// that run's sources first, keeping its numbering. A follow-up runs
 	// with the Store that holds its parent (RunOptions.Store, Runs); the store
-	// keeps it as StoredRun.Parent, not in the JSON form.
+	// keeps it as runstore.Run.Parent, not in the JSON form.
 	Parent string `json:"-"`
 	// thread loads what a follow-up starts from (Start sets it, with a Store).
 	thread func(context.Context) (*thread, error)

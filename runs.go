@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Runs owns the life of the stored runs a program serves, so that every
@@ -132,7 +133,7 @@ type RunsOptions struct {
 	// (default DefaultMaxResumes); a run interrupted more often ends
 	// failed.
 	MaxResumes int
-	// Origin is what Start stores as a run's origin (StoredRun.Origin),
+	// Origin is what Start stores as a run's origin (runstore.Run.Origin),
 	// and the origin of the interrupted runs Resume takes up; default
 	// OriginServer.
 	Origin string
@@ -203,7 +204,7 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 		opts.OnReviewTimeout = TimeoutProceed
 	}
 	if opts.Origin == "" {
-		opts.Origin = OriginServer
+		opts.Origin = runstore.OriginServer
 	}
 	opts.Clock = clock.Or(opts.Clock)
 	rs := &Runs{rec: rec, st: st, opts: opts, log: zerolog.Nop(), live: map[string]*liveRun{}}
@@ -221,7 +222,7 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 // fresh one when empty) once the run is stored, while the run goes on. The run outlives ctx (it
 // keeps ctx's values, not its cancellation): Cancel stops it. It refuses
 // a request Validate refuses (a *RequestError), a run beyond MaxRuns
-// (ErrTooManyRuns), a RunID the store holds (ErrRunExists) and any run
+// (ErrTooManyRuns), a RunID the store holds (runstore.ErrExists) and any run
 // once Close has begun (ErrRunsClosed).
 //
 // A person answers the run's clarifying questions with Answer and
@@ -255,7 +256,7 @@ func (rs *Runs) launch(ctx context.Context, id string, req Request, bo BeginOpti
 			Problem: fmt.Sprintf("%d runs are in progress, the most that run at once; retry later", rs.opts.MaxRuns)}
 	case rs.live[id] != nil:
 		rs.mu.Unlock()
-		return nil, &RunsError{Run: id, Err: ErrRunExists, Problem: fmt.Sprintf("run %s is in progress already", id)}
+		return nil, &RunsError{Run: id, Err: runstore.ErrExists, Problem: fmt.Sprintf("run %s is in progress already", id)}
 	}
 	// The run outlives ctx: it keeps ctx's values, not its cancellation.
 	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -343,13 +344,13 @@ func (rs *Runs) Wait(ctx context.Context, id string) error {
 }
 
 // Get returns the stored run id, in progress here or not (a *RunsError
-// wrapping ErrRunNotFound when the store has none).
-func (rs *Runs) Get(ctx context.Context, id string) (StoredRun, error) {
+// wrapping runstore.ErrNotFound when the store has none).
+func (rs *Runs) Get(ctx context.Context, id string) (runstore.Run, error) {
 	if err := rs.unkept(id); err != nil {
-		return StoredRun{}, err
+		return runstore.Run{}, err
 	}
 	run, err := rs.st.Get(ctx, id)
-	if errors.Is(err, ErrRunNotFound) {
+	if errors.Is(err, runstore.ErrNotFound) {
 		return run, noRun(id)
 	}
 	return run, err
@@ -367,7 +368,7 @@ func (rs *Runs) unkept(id string) error {
 
 // noRun is the error of a run the store does not hold.
 func noRun(id string) error {
-	return &RunsError{Run: id, Err: ErrRunNotFound, Problem: fmt.Sprintf("no run %q", id)}
+	return &RunsError{Run: id, Err: runstore.ErrNotFound, Problem: fmt.Sprintf("no run %q", id)}
 }
 
 // Follow yields the events of run id after the one numbered after (0:
@@ -376,15 +377,15 @@ func noRun(id string) error {
 // that has ended, or with an error when ctx is done or the store fails.
 // Events are stored before anything else sees them, so a follower never
 // slows a run nor loses an event of it.
-func (rs *Runs) Follow(ctx context.Context, id string, after uint64) iter.Seq2[StoredEvent, error] {
+func (rs *Runs) Follow(ctx context.Context, id string, after uint64) iter.Seq2[runstore.Event, error] {
 	if err := rs.unkept(id); err != nil {
-		return func(yield func(StoredEvent, error) bool) { yield(StoredEvent{}, err) }
+		return func(yield func(runstore.Event, error) bool) { yield(runstore.Event{}, err) }
 	}
 	return rs.st.Events(ctx, id, after)
 }
 
 // Report returns the report stored for run id (the agents' findings when
-// its writer failed), or an error wrapping ErrRunNotFound when it has
+// its writer failed), or an error wrapping runstore.ErrNotFound when it has
 // none (yet).
 func (rs *Runs) Report(ctx context.Context, id string) (*Report, error) {
 	if err := rs.unkept(id); err != nil {
@@ -422,7 +423,7 @@ func (rs *Runs) Estimate(ctx context.Context, req Request) (*Estimate, error) {
 // ErrCanceledByClient; a cause that does not wrap ErrCanceledByClient is
 // wrapped in it, so that the run ends canceled), and waits until its end
 // is stored or ctx is done. A run that has ended is refused with
-// ErrRunEnded. One in progress in another process is canceled there
+// runstore.ErrFinished. One in progress in another process is canceled there
 // when the store relays (a Relay: Cancel returns that process's answer),
 // else refused with ErrRunElsewhere.
 func (rs *Runs) Cancel(ctx context.Context, id string, cause error) error {
@@ -444,7 +445,7 @@ func (rs *Runs) cancelHere(ctx context.Context, id string, cause error) error {
 		case err != nil:
 			return err
 		case run.Status.Ended():
-			return &RunsError{Run: id, Err: ErrRunEnded, Problem: fmt.Sprintf("run %s has already ended (%s)", id, run.Status)}
+			return &RunsError{Run: id, Err: runstore.ErrFinished, Problem: fmt.Sprintf("run %s has already ended (%s)", id, run.Status)}
 		}
 		return &RunsError{Run: id, Err: ErrRunElsewhere, Problem: fmt.Sprintf("run %s is %s in another process; cancel it there", id, run.Status)}
 	}
@@ -464,7 +465,7 @@ func (rs *Runs) cancelHere(ctx context.Context, id string, cause error) error {
 }
 
 // Answer gives run id, which waits for answers to its clarifying
-// questions (StatusNeedsInput) in this Runs, one answer a question, in
+// questions (runstore.NeedsInput) in this Runs, one answer a question, in
 // order ("" keeps a question's assumption), and returns once the run has
 // kept them. It refuses a run that waits for nothing of the kind
 // (ErrNotWaiting) or waits in another process (ErrRunElsewhere, when the
@@ -477,7 +478,7 @@ func (rs *Runs) cancelHere(ctx context.Context, id string, cause error) error {
 // A run that waits in another process gets the answers there when the
 // store relays (a Relay), and Answer returns that process's answer.
 func (rs *Runs) Answer(ctx context.Context, id string, answers []string) error {
-	run, _, err := rs.waiting(ctx, id, StatusNeedsInput)
+	run, _, err := rs.waiting(ctx, id, runstore.NeedsInput)
 	if err != nil {
 		return err
 	}
@@ -488,13 +489,13 @@ func (rs *Runs) Answer(ctx context.Context, id string, answers []string) error {
 }
 
 // Review gives run id, which waits in this Runs for its plan's review
-// (StatusAwaitingPlan), a person's review, and returns once the run has
+// (runstore.AwaitingPlan), a person's review, and returns once the run has
 // taken it. It refuses as Answer does, a plan Plan.Validate refuses, and
 // a review that lost to another one or came after the review time ran out
 // (ErrAnswered). A run that waits in another process gets the review
 // there when the store relays (a Relay), as Answer's answers do.
 func (rs *Runs) Review(ctx context.Context, id string, rv PlanReview) error {
-	run, _, err := rs.waiting(ctx, id, StatusAwaitingPlan)
+	run, _, err := rs.waiting(ctx, id, runstore.AwaitingPlan)
 	if err != nil {
 		return err
 	}
@@ -514,7 +515,7 @@ func (rs *Runs) Review(ctx context.Context, id string, rv PlanReview) error {
 // plan.review_requested event proposed it (Cycle says which research
 // cycle's it is). It refuses as Answer does.
 func (rs *Runs) Plan(ctx context.Context, id string) (Plan, error) {
-	_, run, err := rs.waiting(ctx, id, StatusAwaitingPlan)
+	_, run, err := rs.waiting(ctx, id, runstore.AwaitingPlan)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -528,7 +529,7 @@ func (rs *Runs) Plan(ctx context.Context, id string) (Plan, error) {
 // waiting returns run id, in progress here, when the store has it
 // waiting with status want, and the stored run; a nil *Run for a run
 // that waits in another process, when the store relays to it.
-func (rs *Runs) waiting(ctx context.Context, id string, want RunStatus) (*Run, StoredRun, error) {
+func (rs *Runs) waiting(ctx context.Context, id string, want runstore.Status) (*Run, runstore.Run, error) {
 	run, stored, err := rs.waitingHere(ctx, id, want)
 	if _, ok := rs.relays(); ok && errors.Is(err, ErrRunElsewhere) {
 		return nil, stored, nil
@@ -537,7 +538,7 @@ func (rs *Runs) waiting(ctx context.Context, id string, want RunStatus) (*Run, S
 }
 
 // waitingHere is waiting of a run in progress in this Runs.
-func (rs *Runs) waitingHere(ctx context.Context, id string, want RunStatus) (*Run, StoredRun, error) {
+func (rs *Runs) waitingHere(ctx context.Context, id string, want runstore.Status) (*Run, runstore.Run, error) {
 	run, err := rs.Get(ctx, id)
 	if err != nil {
 		return nil, run, err
@@ -559,7 +560,7 @@ func (rs *Runs) waitingHere(ctx context.Context, id string, want RunStatus) (*Ru
 
 // lastPlan returns the data of the last plan.review_requested event the
 // store holds of run.
-func (rs *Runs) lastPlan(ctx context.Context, run StoredRun) (events.PlanReviewData, error) {
+func (rs *Runs) lastPlan(ctx context.Context, run runstore.Run) (events.PlanReviewData, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var found *events.PlanReviewData

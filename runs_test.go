@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -120,7 +121,7 @@ func start(t *testing.T, rs *deepresearch.Runs, req deepresearch.Request) string
 
 // until follows run id until an event of type typ, and returns it; it
 // fails the test when the run ends first.
-func until(t *testing.T, rs *deepresearch.Runs, id string, typ events.Type) deepresearch.StoredEvent {
+func until(t *testing.T, rs *deepresearch.Runs, id string, typ events.Type) runstore.Event {
 	t.Helper()
 	for e, err := range rs.Follow(t.Context(), id, 0) {
 		if err != nil {
@@ -131,11 +132,11 @@ func until(t *testing.T, rs *deepresearch.Runs, id string, typ events.Type) deep
 		}
 	}
 	t.Fatalf("run %s ended without %s", id, typ)
-	return deepresearch.StoredEvent{}
+	return runstore.Event{}
 }
 
 // ended waits for run id to end and returns it as stored.
-func ended(t *testing.T, rs *deepresearch.Runs, id string) deepresearch.StoredRun {
+func ended(t *testing.T, rs *deepresearch.Runs, id string) runstore.Run {
 	t.Helper()
 	if err := rs.Wait(t.Context(), id); err != nil {
 		t.Fatal(err)
@@ -173,7 +174,7 @@ func TestRunsStartFollowReport(t *testing.T) {
 			last = e.Type
 		}
 		run := ended(t, rs, id)
-		if run.Status != deepresearch.StatusFinished || run.Origin != deepresearch.OriginServer || run.Events != uint64(len(seqs)) || last != string(events.RunFinished) {
+		if run.Status != runstore.Finished || run.Origin != runstore.OriginServer || run.Events != uint64(len(seqs)) || last != string(events.RunFinished) {
 			t.Fatalf("run %+v after %d events, the last %s", run, len(seqs), last)
 		}
 		for i, s := range seqs {
@@ -191,7 +192,7 @@ func TestRunsStartFollowReport(t *testing.T) {
 		if _, err := rs.Start(t.Context(), deepresearch.Request{Question: " "}); !errors.Is(err, deepresearch.ErrConfig) {
 			t.Errorf("an empty question: %v", err)
 		}
-		if _, err := rs.Get(t.Context(), "nope"); !errors.Is(err, deepresearch.ErrRunNotFound) {
+		if _, err := rs.Get(t.Context(), "nope"); !errors.Is(err, runstore.ErrNotFound) {
 			t.Errorf("an unknown run: %v", err)
 		}
 	})
@@ -213,7 +214,7 @@ func TestRunsMaxRuns(t *testing.T) {
 		_, err = rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion})
 		refused(t, "a third run", err, deepresearch.ErrTooManyRuns, "2 runs are in progress")
 		g.open()
-		if run := ended(t, rs, a); run.Status != deepresearch.StatusFinished {
+		if run := ended(t, rs, a); run.Status != runstore.Finished {
 			t.Fatalf("the first run is %s: %s", run.Status, run.Error)
 		}
 		if _, err := rs.Start(t.Context(), deepresearch.Request{Question: loopQuestion}); err != nil {
@@ -232,7 +233,7 @@ func TestRunsTimeLimit(t *testing.T) {
 		id := start(t, rs, deepresearch.Request{Question: loopQuestion})
 		armedFor(t, c, 10*time.Minute)
 		c.Advance(10 * time.Minute)
-		if run := ended(t, rs, id); run.Status != deepresearch.StatusFailed || !strings.Contains(run.Error, "time limit") {
+		if run := ended(t, rs, id); run.Status != runstore.Failed || !strings.Contains(run.Error, "time limit") {
 			t.Errorf("a run past its time limit is %s: %s", run.Status, run.Error)
 		}
 	})
@@ -252,18 +253,18 @@ func TestRunsReviewTimeout(t *testing.T) {
 				id := start(t, rs, deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan})
 				armedFor(t, c, time.Hour) // the review's deadline: the run waits
 				c.Advance(30 * time.Minute)
-				if run, _ := rs.Get(t.Context(), id); run.Status != deepresearch.StatusAwaitingPlan {
+				if run, _ := rs.Get(t.Context(), id); run.Status != runstore.AwaitingPlan {
 					t.Fatalf("half way through the review's hour the run is %s: %s", run.Status, run.Error)
 				}
 				c.Advance(30 * time.Minute)
 				run := ended(t, rs, id)
 				switch action {
 				case deepresearch.TimeoutProceed:
-					if run.Status != deepresearch.StatusFinished {
+					if run.Status != runstore.Finished {
 						t.Errorf("the run is %s: %s", run.Status, run.Error)
 					}
 				case deepresearch.TimeoutCancel:
-					if run.Status != deepresearch.StatusFailed || !strings.Contains(run.Error, deepresearch.ErrReviewTimeout.Error()) {
+					if run.Status != runstore.Failed || !strings.Contains(run.Error, deepresearch.ErrReviewTimeout.Error()) {
 						t.Errorf("the run is %s: %s", run.Status, run.Error)
 					}
 				}
@@ -308,7 +309,7 @@ func TestRunsAnswerAndReview(t *testing.T) {
 			t.Fatal(err)
 		}
 		refused(t, "a second review", rs.Review(t.Context(), id, deepresearch.PlanReview{Reject: true}), deepresearch.ErrNotWaiting, "not awaiting_plan")
-		if run := ended(t, rs, id); run.Status != deepresearch.StatusFinished {
+		if run := ended(t, rs, id); run.Status != runstore.Finished {
 			t.Fatalf("the run is %s: %s", run.Status, run.Error)
 		}
 		rep, err := rs.Report(t.Context(), id)
@@ -341,7 +342,7 @@ func TestRunsRejectFirstPlan(t *testing.T) {
 		if err := rs.Review(t.Context(), id, deepresearch.PlanReview{Reject: true}); err != nil {
 			t.Fatal(err)
 		}
-		if run := ended(t, rs, id); run.Status != deepresearch.StatusFailed || !strings.Contains(run.Error, deepresearch.ErrPlanRejected.Error()) {
+		if run := ended(t, rs, id); run.Status != runstore.Failed || !strings.Contains(run.Error, deepresearch.ErrPlanRejected.Error()) {
 			t.Errorf("the run is %s: %s", run.Status, run.Error)
 		}
 	})
@@ -358,11 +359,11 @@ func TestRunsCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 		run, _ := rs.Get(t.Context(), id)
-		if run.Status != deepresearch.StatusCanceled || !strings.Contains(run.Error, "the client went away") || rs.Owns(id) {
+		if run.Status != runstore.Canceled || !strings.Contains(run.Error, "the client went away") || rs.Owns(id) {
 			t.Errorf("a canceled run is %s: %s", run.Status, run.Error)
 		}
-		refused(t, "canceled again", rs.Cancel(t.Context(), id, nil), deepresearch.ErrRunEnded, "already ended (canceled)")
-		refused(t, "an unknown run", rs.Cancel(t.Context(), "nope", nil), deepresearch.ErrRunNotFound, `no run "nope"`)
+		refused(t, "canceled again", rs.Cancel(t.Context(), id, nil), runstore.ErrFinished, "already ended (canceled)")
+		refused(t, "an unknown run", rs.Cancel(t.Context(), "nope", nil), runstore.ErrNotFound, `no run "nope"`)
 	})
 }
 
@@ -379,7 +380,7 @@ func TestRunsCloseAndResume(t *testing.T) {
 		}
 		id := start(t, first, deepresearch.Request{Question: loopQuestion})
 		first.Close()
-		if run, _ := st.Get(t.Context(), id); run.Status != deepresearch.StatusInterrupted {
+		if run, _ := st.Get(t.Context(), id); run.Status != runstore.Interrupted {
 			t.Fatalf("after Close the run is %s: %s", run.Status, run.Error)
 		}
 		if _, err := first.Start(t.Context(), deepresearch.Request{Question: loopQuestion}); !errors.Is(err, deepresearch.ErrRunsClosed) {
@@ -387,17 +388,17 @@ func TestRunsCloseAndResume(t *testing.T) {
 		}
 
 		ctx := t.Context()
-		crashy := deepresearch.StoredRun{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: deepresearch.OriginServer}
+		crashy := runstore.Run{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: runstore.OriginServer}
 		st.Create(ctx, crashy)
 		st.Start(ctx, "crashy")
-		st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, deepresearch.Usage{}, "killed")
 		st.Reopen(ctx, "crashy")
-		st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, deepresearch.Usage{}, "killed")
 		cli := crashy
-		cli.ID, cli.Origin = "cli-run", deepresearch.OriginCLI
+		cli.ID, cli.Origin = "cli-run", runstore.OriginCLI
 		st.Create(ctx, cli)
 		st.Start(ctx, "cli-run")
-		st.Finish(ctx, "cli-run", deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "cli-run", runstore.Interrupted, deepresearch.Usage{}, "killed")
 
 		g.open()
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{MaxResumes: 1})
@@ -405,13 +406,13 @@ func TestRunsCloseAndResume(t *testing.T) {
 		if err != nil || !slices.Equal(ids, []string{id}) {
 			t.Fatalf("Resume = %v, %v", ids, err)
 		}
-		if run := ended(t, rs, id); run.Status != deepresearch.StatusFinished || run.Attempts != 2 {
+		if run := ended(t, rs, id); run.Status != runstore.Finished || run.Attempts != 2 {
 			t.Errorf("the resumed run is %s after %d attempts: %s", run.Status, run.Attempts, run.Error)
 		}
-		if run, _ := rs.Get(ctx, "crashy"); run.Status != deepresearch.StatusFailed || !strings.Contains(run.Error, "interrupted 2 times") {
+		if run, _ := rs.Get(ctx, "crashy"); run.Status != runstore.Failed || !strings.Contains(run.Error, "interrupted 2 times") {
 			t.Errorf("a run interrupted too often is %s: %s", run.Status, run.Error)
 		}
-		if run, _ := rs.Get(ctx, "cli-run"); run.Status != deepresearch.StatusInterrupted {
+		if run, _ := rs.Get(ctx, "cli-run"); run.Status != runstore.Interrupted {
 			t.Errorf("a run of another origin is %s", run.Status)
 		}
 	})
@@ -446,24 +447,24 @@ func TestStartStoreErr(t *testing.T) {
 	logger := zerolog.New(&log)
 	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Logger: &logger})
 	st := deepresearchtest.NewStore(nil)
-	rep, err := recordOrResearch(t.Context(), r, st, nil, deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
+	rep, err := recordOrResearch(t.Context(), r, st, nil, deepresearch.Request{Question: loopQuestion}, runstore.OriginCLI, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run, err := st.Get(t.Context(), rep.RunID); err != nil || run.Status != deepresearch.StatusFinished || run.Origin != deepresearch.OriginCLI {
+	if run, err := st.Get(t.Context(), rep.RunID); err != nil || run.Status != runstore.Finished || run.Origin != runstore.OriginCLI {
 		t.Errorf("the kept run: %+v, %v", run, err)
 	}
-	rep, err = recordOrResearch(t.Context(), r, nil, errors.New("the disk is full"), deepresearch.Request{Question: loopQuestion}, deepresearch.OriginCLI, nil)
+	rep, err = recordOrResearch(t.Context(), r, nil, errors.New("the disk is full"), deepresearch.Request{Question: loopQuestion}, runstore.OriginCLI, nil)
 	if err != nil || !rep.Complete() {
 		t.Fatalf("the unkept run: %v", err)
 	}
-	if _, err := st.Get(t.Context(), rep.RunID); !errors.Is(err, deepresearch.ErrRunNotFound) {
+	if _, err := st.Get(t.Context(), rep.RunID); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("the unkept run was stored: %v", err)
 	}
 	if !strings.Contains(log.String(), "will not be kept") || !strings.Contains(log.String(), "the disk is full") {
 		t.Errorf("the log says %q", log.String())
 	}
-	if _, err := recordOrResearch(t.Context(), r, st, nil, deepresearch.Request{Question: " "}, deepresearch.OriginCLI, nil); !errors.Is(err, deepresearch.ErrConfig) {
+	if _, err := recordOrResearch(t.Context(), r, st, nil, deepresearch.Request{Question: " "}, runstore.OriginCLI, nil); !errors.Is(err, deepresearch.ErrConfig) {
 		t.Errorf("an empty question: %v", err)
 	}
 }
@@ -487,7 +488,7 @@ func TestRunsRecorderFails(t *testing.T) {
 				t.Fatalf("Start: %v", err)
 			}
 		}
-		if _, err := st.Get(t.Context(), "r1"); !errors.Is(err, deepresearch.ErrRunNotFound) {
+		if _, err := st.Get(t.Context(), "r1"); !errors.Is(err, runstore.ErrNotFound) {
 			t.Errorf("the refused run was stored: %v", err)
 		}
 	})

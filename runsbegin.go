@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // BeginOptions say how Runs.Begin starts one run. The zero BeginOptions
@@ -29,10 +30,10 @@ type BeginOptions struct {
 	// order, from the run's goroutines (a slow Sink slows the run).
 	Sink func(events.Event)
 	// Waiting, if not nil, is told as the run starts to wait for a person
-	// (StatusNeedsInput, StatusAwaitingPlan) and StatusRunning as it goes
+	// (runstore.NeedsInput, runstore.AwaitingPlan) and runstore.Running as it goes
 	// on — answered, or its review time ran out — as RunOptions.Waiting
 	// is: from the run's goroutine, which it holds while it runs.
-	Waiting func(RunStatus)
+	Waiting func(runstore.Status)
 }
 
 // Begin starts req as Start does — stored, under the Runs' limits
@@ -46,7 +47,7 @@ type BeginOptions struct {
 // Start's does: Cancel stops it, Close interrupts it.
 //
 // It refuses what Start refuses; with opts.Resume, a run the store does
-// not hold (ErrRunNotFound), one that is not interrupted, and one taken
+// not hold (runstore.ErrNotFound), one that is not interrupted, and one taken
 // up MaxResumes times already (ErrResumedTooOften, the run then ended
 // failed).
 func (rs *Runs) Begin(ctx context.Context, req Request, opts BeginOptions) (*Run, error) {
@@ -71,8 +72,8 @@ func (rs *Runs) Begin(ctx context.Context, req Request, opts BeginOptions) (*Run
 // times already (a run that crashes its process must not crash it
 // forever), and then returns why it is not resumed (ErrResumedTooOften);
 // else it returns nil.
-func (rs *Runs) giveUp(ctx context.Context, run StoredRun) error {
-	if run.Status != StatusInterrupted || run.Attempts <= rs.opts.MaxResumes {
+func (rs *Runs) giveUp(ctx context.Context, run runstore.Run) error {
+	if run.Status != runstore.Interrupted || run.Attempts <= rs.opts.MaxResumes {
 		return nil
 	}
 	log := rs.log.With().Str("run", run.ID).Int("attempts", run.Attempts).Logger()

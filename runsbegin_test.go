@@ -14,6 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestRunsBeginAttended: a run Begin returns asks its person through the
@@ -25,7 +26,7 @@ func TestRunsBeginAttended(t *testing.T) {
 		r := scriptedResearcher(t, &script{plan: twoTasks, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
 		var mu sync.Mutex
-		var told []deepresearch.RunStatus
+		var told []runstore.Status
 		var plan *events.PlanReviewData
 		waits := make(chan struct{}, 1)
 		run, err := rs.Begin(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan}, deepresearch.BeginOptions{
@@ -36,11 +37,11 @@ func TestRunsBeginAttended(t *testing.T) {
 					mu.Unlock()
 				}
 			},
-			Waiting: func(s deepresearch.RunStatus) {
+			Waiting: func(s runstore.Status) {
 				mu.Lock()
 				told = append(told, s)
 				mu.Unlock()
-				if s == deepresearch.StatusAwaitingPlan {
+				if s == runstore.AwaitingPlan {
 					waits <- struct{}{}
 				}
 			},
@@ -64,10 +65,10 @@ func TestRunsBeginAttended(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if want := []deepresearch.RunStatus{deepresearch.StatusAwaitingPlan, deepresearch.StatusRunning}; !slices.Equal(told, want) {
+		if want := []runstore.Status{runstore.AwaitingPlan, runstore.Running}; !slices.Equal(told, want) {
 			t.Errorf("Waiting was told %v, want %v", told, want)
 		}
-		if stored := ended(t, rs, run.ID()); stored.Status != deepresearch.StatusFinished || stored.Origin != deepresearch.OriginServer {
+		if stored := ended(t, rs, run.ID()); stored.Status != runstore.Finished || stored.Origin != runstore.OriginServer {
 			t.Errorf("the stored run is %s from %q: %s", stored.Status, stored.Origin, stored.Error)
 		}
 		var researched int
@@ -90,7 +91,7 @@ func TestRunsBeginUnattended(t *testing.T) {
 		r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{})
 		req := deepresearch.Request{RunID: "unattended", Question: loopQuestion, Review: deepresearch.ReviewFirstPlan}
-		run, err := rs.Begin(t.Context(), req, deepresearch.BeginOptions{Unattended: true, Waiting: func(s deepresearch.RunStatus) {
+		run, err := rs.Begin(t.Context(), req, deepresearch.BeginOptions{Unattended: true, Waiting: func(s runstore.Status) {
 			t.Errorf("the unattended run waits: %s", s)
 			go rs.Cancel(context.WithoutCancel(t.Context()), req.RunID, nil) // it would wait for ever
 		}})
@@ -117,18 +118,18 @@ func TestRunsBeginUnattended(t *testing.T) {
 func TestRunsBeginResume(t *testing.T) {
 	eachStore(t, func(t *testing.T, st deepresearch.Store) {
 		r, g := gatedResearcher(t)
-		first := newRuns(t, r, st, deepresearch.RunsOptions{Origin: deepresearch.OriginCLI})
+		first := newRuns(t, r, st, deepresearch.RunsOptions{Origin: runstore.OriginCLI})
 		id := start(t, first, deepresearch.Request{Question: loopQuestion})
 		first.Close()
 		g.open()
 
 		ctx := t.Context()
-		crashy := deepresearch.StoredRun{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: deepresearch.OriginCLI}
+		crashy := runstore.Run{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: runstore.OriginCLI}
 		st.Create(ctx, crashy)
 		st.Start(ctx, "crashy")
-		st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, deepresearch.Usage{}, "killed")
 		st.Reopen(ctx, "crashy")
-		st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, deepresearch.Usage{}, "killed")
 
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{MaxResumes: 1})
 		run, err := rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: id, Unattended: true})
@@ -138,16 +139,16 @@ func TestRunsBeginResume(t *testing.T) {
 		if _, err := run.Wait(); err != nil {
 			t.Fatal(err)
 		}
-		if stored := ended(t, rs, id); stored.Status != deepresearch.StatusFinished || stored.Attempts != 2 || stored.Origin != deepresearch.OriginCLI {
+		if stored := ended(t, rs, id); stored.Status != runstore.Finished || stored.Attempts != 2 || stored.Origin != runstore.OriginCLI {
 			t.Errorf("the resumed run is %s after %d attempts, from %q: %s", stored.Status, stored.Attempts, stored.Origin, stored.Error)
 		}
 		_, err = rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: "crashy"})
 		refused(t, "resuming a run interrupted twice", err, deepresearch.ErrResumedTooOften, "interrupted 2 times")
-		if stored, _ := rs.Get(ctx, "crashy"); stored.Status != deepresearch.StatusFailed || !strings.Contains(stored.Error, "interrupted 2 times") {
+		if stored, _ := rs.Get(ctx, "crashy"); stored.Status != runstore.Failed || !strings.Contains(stored.Error, "interrupted 2 times") {
 			t.Errorf("a run interrupted too often is %s: %s", stored.Status, stored.Error)
 		}
 		_, err = rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: "nosuch"})
-		refused(t, "resuming a run the store lacks", err, deepresearch.ErrRunNotFound, "nosuch")
+		refused(t, "resuming a run the store lacks", err, runstore.ErrNotFound, "nosuch")
 		if _, err := rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: id}); err == nil {
 			t.Errorf("a finished run was resumed")
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // SourceView is what a reader opens from a reference of a stored run's
@@ -55,7 +56,7 @@ type Span struct {
 // what kept holds of the document (a Store's Sources of the run), and
 // the passages verification checked its citations against; false when
 // the report has no reference n.
-func (r *Report) SourceView(n int, kept []StoredSource) (*SourceView, bool) {
+func (r *Report) SourceView(n int, kept []runstore.Source) (*SourceView, bool) {
 	i := slices.IndexFunc(r.References, func(ref Reference) bool { return ref.Number == n })
 	if i < 0 {
 		return nil, false

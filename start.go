@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // RunOptions say how Start runs a request. Each is independent of the
@@ -43,7 +44,7 @@ type RunOptions struct {
 	// It fails for a run that is not interrupted, saying why.
 	Resume string
 	// Origin is what started the run (OriginServer, OriginCLI), stored
-	// as StoredRun.Origin: a server resumes the runs a server started
+	// as runstore.Run.Origin: a server resumes the runs a server started
 	// (see Store.Interrupted).
 	Origin string
 	// Journal keeps the run's journal of every call it pays for (see
@@ -67,11 +68,11 @@ type RunOptions struct {
 	ReviewTimeout   time.Duration
 	OnReviewTimeout TimeoutAction
 	// Waiting, if not nil, is told as the run starts to wait for a
-	// person — StatusNeedsInput or StatusAwaitingPlan, as its hook is
-	// called, after Store has the status — and StatusRunning as it goes
+	// person — runstore.NeedsInput or runstore.AwaitingPlan, as its hook is
+	// called, after Store has the status — and runstore.Running as it goes
 	// on; called from the run's goroutine, it holds the run while it
 	// runs.
-	Waiting func(RunStatus)
+	Waiting func(runstore.Status)
 	// Timeout is the run's time limit (0: none). It is paused while the
 	// run waits for a person through its hooks, and counts afresh after;
 	// a run past it ends failed, with ErrTimeLimit.
@@ -92,9 +93,9 @@ type Run struct {
 
 	mu     sync.Mutex // guards what follows
 	events []events.Event
-	more   chan struct{} // closed, and replaced, as an event is added
-	ended  bool          // no event is added after
-	status RunStatus     // running, or what the run waits for
+	more   chan struct{}   // closed, and replaced, as an event is added
+	ended  bool            // no event is added after
+	status runstore.Status // running, or what the run waits for
 
 	interactive bool // Answer and Review reach it
 }
@@ -102,7 +103,7 @@ type Run struct {
 // Start starts req in a goroutine the returned Run owns, as opts say,
 // and returns once the run has begun (and, with opts.Store, is stored):
 // Wait waits for its report. It refuses a request Validate refuses (a
-// *RequestError), a RunID opts.Store holds already (ErrRunExists), an
+// *RequestError), a RunID opts.Store holds already (runstore.ErrExists), an
 // opts.Resume that names no interrupted run, and any run once Close has
 // begun (ErrClosed).
 //
@@ -166,7 +167,7 @@ func (r *Researcher) Start(ctx context.Context, req Request, opts RunOptions) (*
 		d.Journal = opts.Journal
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	run := &Run{id: req.RunID, cancel: cancel, done: make(chan struct{}), more: make(chan struct{}), status: StatusRunning,
+	run := &Run{id: req.RunID, cancel: cancel, done: make(chan struct{}), more: make(chan struct{}), status: runstore.Running,
 		events: d.Prior[:len(d.Prior):len(d.Prior)], interactive: opts.Interactive}
 	run.wait = newWaiter(run.id, run.done)
 	c := opts.Clock
@@ -184,7 +185,7 @@ func (r *Researcher) Start(ctx context.Context, req Request, opts RunOptions) (*
 	}
 	// While a hook waits, the time limit is paused (first) and the run
 	// says that it waits.
-	req.Hooks = pausingHooks(waitingHooks(req.Hooks, func(s RunStatus) {
+	req.Hooks = pausingHooks(waitingHooks(req.Hooks, func(s runstore.Status) {
 		run.setStatus(s)
 		if opts.Waiting != nil {
 			opts.Waiting(s)
@@ -194,11 +195,11 @@ func (r *Researcher) Start(ctx context.Context, req Request, opts RunOptions) (*
 		switch ev.Type {
 		case events.ClarificationRequested:
 			if req.Hooks != nil && req.Hooks.Ask != nil {
-				run.setStatus(StatusNeedsInput)
+				run.setStatus(runstore.NeedsInput)
 			}
 		case events.PlanReviewRequested:
 			if req.Hooks != nil && req.Hooks.Review != nil {
-				run.setStatus(StatusAwaitingPlan)
+				run.setStatus(runstore.AwaitingPlan)
 			}
 		}
 	}
@@ -267,7 +268,7 @@ func (run *Run) Wait() (*Report, error) {
 func (run *Run) Cancel() { run.cancel(context.Canceled) }
 
 // Answer gives an Interactive run that waits for answers to its
-// clarifying questions (StatusNeedsInput) one answer a question, in
+// clarifying questions (runstore.NeedsInput) one answer a question, in
 // order ("" keeps a question's assumption), and returns once the run has
 // kept them. It refuses a run that waits for nothing of the kind
 // (ErrNotWaiting), answers out of bounds (a *RequestError) and questions
@@ -275,7 +276,7 @@ func (run *Run) Cancel() { run.cancel(context.Canceled) }
 // run stops before it kept them (it asks again when it is resumed), and
 // with context.Cause(ctx) when ctx is done first.
 func (run *Run) Answer(ctx context.Context, answers []string) error {
-	if err := run.waitingFor(StatusNeedsInput); err != nil {
+	if err := run.waitingFor(runstore.NeedsInput); err != nil {
 		return err
 	}
 	if len(answers) == 0 || len(answers) > MaxClarifyingQuestions {
@@ -311,12 +312,12 @@ type PlanReview struct {
 }
 
 // Review gives an Interactive run that waits for its plan's review
-// (StatusAwaitingPlan) a person's review, and returns once the run has
+// (runstore.AwaitingPlan) a person's review, and returns once the run has
 // taken it. It refuses as Answer does, a plan Plan.Validate refuses, and
 // a review that lost to another one or came after the review time ran
 // out (ErrAnswered).
 func (run *Run) Review(ctx context.Context, rv PlanReview) error {
-	if err := run.waitingFor(StatusAwaitingPlan); err != nil {
+	if err := run.waitingFor(runstore.AwaitingPlan); err != nil {
 		return err
 	}
 	r := review{rejected: rv.Reject, ack: ack()}
@@ -333,7 +334,7 @@ func (run *Run) Review(ctx context.Context, rv PlanReview) error {
 }
 
 // waitingFor refuses a run that does not wait with status want.
-func (run *Run) waitingFor(want RunStatus) error {
+func (run *Run) waitingFor(want runstore.Status) error {
 	run.mu.Lock()
 	status, ended := run.status, run.ended
 	run.mu.Unlock()
@@ -350,7 +351,7 @@ func (run *Run) waitingFor(want RunStatus) error {
 }
 
 // setStatus records what the run waits for.
-func (run *Run) setStatus(s RunStatus) {
+func (run *Run) setStatus(s runstore.Status) {
 	run.mu.Lock()
 	run.status = s
 	run.mu.Unlock()

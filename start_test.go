@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestStartInteractive: an Interactive run, kept nowhere, waits for its
@@ -20,9 +21,9 @@ import (
 func TestStartInteractive(t *testing.T) {
 	s := &script{plan: onePart, search: thomsonSearch, clarify: twoQuestions}
 	r := scriptedResearcher(t, s, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
-	var waited []deepresearch.RunStatus
+	var waited []runstore.Status
 	run, err := r.Start(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan},
-		deepresearch.RunOptions{Interactive: true, Waiting: func(s deepresearch.RunStatus) { waited = append(waited, s) }})
+		deepresearch.RunOptions{Interactive: true, Waiting: func(s runstore.Status) { waited = append(waited, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestStartInteractive(t *testing.T) {
 	if len(rep.Clarifications) != 2 || rep.Clarifications[1].Answer != "only the galvanometer" {
 		t.Errorf("the report's clarifications: %+v", rep.Clarifications)
 	}
-	if want := []deepresearch.RunStatus{deepresearch.StatusNeedsInput, deepresearch.StatusRunning, deepresearch.StatusAwaitingPlan, deepresearch.StatusRunning}; !slices.Equal(waited, want) {
+	if want := []runstore.Status{runstore.NeedsInput, runstore.Running, runstore.AwaitingPlan, runstore.Running}; !slices.Equal(waited, want) {
 		t.Errorf("Waiting was told %v, want %v", waited, want)
 	}
 	if err := run.Answer(t.Context(), []string{"late"}); !errors.Is(err, deepresearch.ErrNotWaiting) {
@@ -92,7 +93,7 @@ func TestStartRefuses(t *testing.T) {
 		"an empty question":         {deepresearch.Request{Question: " ", RunID: "a"}, deepresearch.RunOptions{Store: st}, deepresearch.ErrConfig},
 		"a negative agent cap":      {deepresearch.Request{Question: "q", RunID: "b", MaxRunAgents: -1}, deepresearch.RunOptions{Store: st}, deepresearch.ErrConfig},
 		"resuming without a store":  {deepresearch.Request{}, deepresearch.RunOptions{Resume: "c"}, deepresearch.ErrConfig},
-		"resuming an unknown run":   {deepresearch.Request{}, deepresearch.RunOptions{Store: st, Resume: "d"}, deepresearch.ErrRunNotFound},
+		"resuming an unknown run":   {deepresearch.Request{}, deepresearch.RunOptions{Store: st, Resume: "d"}, runstore.ErrNotFound},
 		"hooks and Interactive":     {deepresearch.Request{Question: "q", RunID: "e", Hooks: hooks}, deepresearch.RunOptions{Store: st, Interactive: true}, deepresearch.ErrConfig},
 		"an unknown timeout action": {deepresearch.Request{Question: "q", RunID: "f"}, deepresearch.RunOptions{Store: st, OnReviewTimeout: "wait"}, deepresearch.ErrConfig},
 	} {
@@ -128,7 +129,7 @@ func TestStartResume(t *testing.T) {
 		t.Fatalf("the stopped run: %v", err)
 	}
 	stored, err := st.Get(t.Context(), "r1")
-	if err != nil || stored.Status != deepresearch.StatusInterrupted {
+	if err != nil || stored.Status != runstore.Interrupted {
 		t.Fatalf("the stopped run is stored %+v, %v", stored, err)
 	}
 
@@ -152,7 +153,7 @@ func TestStartResume(t *testing.T) {
 	if all[0].Type != events.RunStarted || uint64(len(all)) <= stored.Events || all[stored.Events].Type != events.RunResumed {
 		t.Errorf("the events do not go on after the %d stored: %d events", stored.Events, len(all))
 	}
-	if end, _ := st.Get(t.Context(), "r1"); end.Status != deepresearch.StatusFinished || end.Events != uint64(len(all)) {
+	if end, _ := st.Get(t.Context(), "r1"); end.Status != runstore.Finished || end.Events != uint64(len(all)) {
 		t.Errorf("the resumed run is stored %s with %d events; it has %d", end.Status, end.Events, len(all))
 	}
 }
@@ -165,8 +166,8 @@ func TestStartTimeout(t *testing.T) {
 	r := scriptedResearcher(t, &script{plan: onePart, search: thomsonSearch}, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Clock: c})
 	st := deepresearchtest.NewStore(c)
 	run, err := r.Start(t.Context(), deepresearch.Request{Question: loopQuestion, Review: deepresearch.ReviewFirstPlan, Clarify: deepresearch.ClarifyNever},
-		deepresearch.RunOptions{Store: st, Interactive: true, Timeout: time.Minute, Waiting: func(s deepresearch.RunStatus) {
-			if s == deepresearch.StatusAwaitingPlan {
+		deepresearch.RunOptions{Store: st, Interactive: true, Timeout: time.Minute, Waiting: func(s runstore.Status) {
+			if s == runstore.AwaitingPlan {
 				c.Advance(time.Hour) // paused: the run waits for its review
 			}
 		}})
@@ -187,7 +188,7 @@ func TestStartTimeout(t *testing.T) {
 	if _, err := run.Wait(); !errors.Is(err, deepresearch.ErrTimeLimit) {
 		t.Errorf("a run past its time limit: %v", err)
 	}
-	if end, _ := st.Get(t.Context(), run.ID()); end.Status != deepresearch.StatusFailed {
+	if end, _ := st.Get(t.Context(), run.ID()); end.Status != runstore.Failed {
 		t.Errorf("the run is stored %s", end.Status)
 	}
 }

@@ -9,41 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/stored"
-)
-
-// What a Store keeps (the types of package sqlitestore too).
-type (
-	// StoredRun is a stored run: its question, request, status, error,
-	// times, usage and the sequence number of its last event.
-	StoredRun = stored.Run
-	// RunStatus is where a stored run stands: StatusQueued or
-	// StatusRunning while it is live, then one of the final statuses.
-	RunStatus = stored.Status
-	// StoredEvent is one event of a run's log, as JSON: the line
-	// `deepresearch run --events` writes.
-	StoredEvent = stored.Event
-	// StoredSource is a document a run's report cites, with the text that
-	// was read, so that the citation can be checked again offline.
-	StoredSource = stored.Source
-	// StoredRecheck is the last re-check of a run's report a Store keeps
-	// (Store.PutRecheck).
-	StoredRecheck = stored.Recheck
-)
-
-// Run statuses.
-const (
-	StatusQueued      = stored.Queued
-	StatusRunning     = stored.Running
-	StatusFinished    = stored.Finished
-	StatusFailed      = stored.Failed
-	StatusCanceled    = stored.Canceled
-	StatusInterrupted = stored.Interrupted // the process running it stopped
-	// StatusNeedsInput: the run waits for answers to its clarifying
-	// questions (Hooks.Ask); StatusAwaitingPlan: for its plan's review
-	// (Hooks.Review). Both are live; Store.SetStatus keeps them.
-	StatusNeedsInput   = stored.NeedsInput
-	StatusAwaitingPlan = stored.AwaitingPlan
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Store keeps runs, so that front ends can list them, follow their events
@@ -61,59 +27,59 @@ const (
 // PutReport and PutSource, then Finish: once a run has ended, everything
 // else of it is there.
 type Store interface {
-	// Create stores a new run, queued. run.ID must be new (ErrRunExists);
+	// Create stores a new run, queued. run.ID must be new (runstore.ErrExists);
 	// its Status, times, Usage and Events are the store's to set.
-	Create(ctx context.Context, run StoredRun) error
+	Create(ctx context.Context, run runstore.Run) error
 	// Start marks a queued run running.
 	Start(ctx context.Context, id string) error
 	// SetStatus sets the status of a live run that waits for a person
-	// (StatusNeedsInput, StatusAwaitingPlan) or goes on (StatusRunning);
+	// (runstore.NeedsInput, runstore.AwaitingPlan) or goes on (runstore.Running);
 	// Researcher.Start sets them around the request's Hooks, so that `deepresearch
 	// runs` and GET /v1/research/{id} show a waiting run as waiting.
-	SetStatus(ctx context.Context, id string, status RunStatus) error
+	SetStatus(ctx context.Context, id string, status runstore.Status) error
 	// Append adds e to its run's log. e.Seq must follow the run's last
-	// event (ErrEventSeq) and the run must be live (ErrRunEnded).
+	// event (runstore.ErrSeq) and the run must be live (runstore.ErrFinished).
 	Append(ctx context.Context, e events.Event) error
 	// PutReport stores (or replaces) a run's report, the JSON form of a
 	// Report.
 	PutReport(ctx context.Context, id string, report json.RawMessage) error
 	// PutSource stores (or replaces) a document a run's report cites.
-	PutSource(ctx context.Context, src StoredSource) error
+	PutSource(ctx context.Context, src runstore.Source) error
 	// Finish ends a live run with a final status, its usage and, for a
 	// run that did not finish, what went wrong. Readers of its events end
 	// once they have read its last one.
-	Finish(ctx context.Context, id string, status RunStatus, u Usage, errMsg string) error
+	Finish(ctx context.Context, id string, status runstore.Status, u Usage, errMsg string) error
 
-	// Get returns a run (ErrRunNotFound when there is none).
-	Get(ctx context.Context, id string) (StoredRun, error)
+	// Get returns a run (runstore.ErrNotFound when there is none).
+	Get(ctx context.Context, id string) (runstore.Run, error)
 	// List returns the newest runs first, at most limit of them (all when
 	// limit <= 0).
-	List(ctx context.Context, limit int) ([]StoredRun, error)
+	List(ctx context.Context, limit int) ([]runstore.Run, error)
 	// Events follows a run's log from after the event numbered afterSeq
 	// (0: from the start): every stored event in order, then each event
 	// appended later as it is appended, ending after the last event of a
 	// run that has ended. It never yields an event twice or skips one. It
 	// ends early, yielding an error last, when the run does not exist,
 	// the store fails, or ctx is done.
-	Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[StoredEvent, error]
+	Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[runstore.Event, error]
 	// Report returns a run's report as JSON (LoadReport reads it), or
-	// ErrRunNotFound when it has none.
+	// runstore.ErrNotFound when it has none.
 	Report(ctx context.Context, id string) (json.RawMessage, error)
 	// Sources returns the documents stored for a run's report.
-	Sources(ctx context.Context, id string) ([]StoredSource, error)
+	Sources(ctx context.Context, id string) ([]runstore.Source, error)
 
 	// JournalStore keeps each run's journal (see RunOptions.Journal); a run
-	// takes journal entries while it is live (ErrRunEnded after).
+	// takes journal entries while it is live (runstore.ErrFinished after).
 	JournalStore
 
 	// Reopen takes up an interrupted run for a new attempt: it is marked
 	// running again and its Attempts counted, atomically, so that of two
 	// processes reopening it one fails. Only an interrupted run can be
 	// reopened.
-	Reopen(ctx context.Context, id string) (StoredRun, error)
+	Reopen(ctx context.Context, id string) (runstore.Run, error)
 	// Interrupted returns the interrupted runs started by origin, oldest
 	// first.
-	Interrupted(ctx context.Context, origin string) ([]StoredRun, error)
+	Interrupted(ctx context.Context, origin string) ([]runstore.Run, error)
 	// GiveUp ends an interrupted run that will not be resumed: failed,
 	// with msg as its error.
 	GiveUp(ctx context.Context, id, msg string) error
@@ -121,16 +87,16 @@ type Store interface {
 	// FollowUps returns the runs whose Parent is id — the follow-up
 	// questions asked of run id (Runs.Ask), its thread — oldest first;
 	// none for a run without any, or one the store does not hold.
-	FollowUps(ctx context.Context, id string) ([]StoredRun, error)
+	FollowUps(ctx context.Context, id string) ([]runstore.Run, error)
 
 	// PutRecheck stores the re-check of an ended run's report (rc.RunID),
 	// replacing the one before: a store keeps each run's last re-check.
 	// rc.Result must be JSON. A run the store does not hold is
-	// ErrRunNotFound; a live one (it has no report yet) is refused.
-	PutRecheck(ctx context.Context, rc StoredRecheck) error
-	// LastRecheck returns run id's last re-check, or ErrRunNotFound when
+	// runstore.ErrNotFound; a live one (it has no report yet) is refused.
+	PutRecheck(ctx context.Context, rc runstore.Recheck) error
+	// LastRecheck returns run id's last re-check, or runstore.ErrNotFound when
 	// it has none.
-	LastRecheck(ctx context.Context, id string) (StoredRecheck, error)
+	LastRecheck(ctx context.Context, id string) (runstore.Recheck, error)
 }
 
 // NewRunID returns a fresh run ID: random, URL-safe, and ordered by time
@@ -138,15 +104,15 @@ type Store interface {
 func NewRunID() string { return events.NewRunID() }
 
 // storeRun stores req, checked, in st as a new run, running, started by
-// origin (StoredRun.Origin): what Start does with RunOptions.Store before
-// the run begins. It refuses a RunID st already holds (ErrRunExists). The
+// origin (runstore.Run.Origin): what Start does with RunOptions.Store before
+// the run begins. It refuses a RunID st already holds (runstore.ErrExists). The
 // request is stored as the run's Options, in its JSON form.
 func storeRun(ctx context.Context, st Store, req Request, origin string) error {
 	opts, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	if err := st.Create(ctx, StoredRun{ID: req.RunID, Question: req.question(), Options: opts, Origin: origin, Parent: req.Parent}); err != nil {
+	if err := st.Create(ctx, runstore.Run{ID: req.RunID, Question: req.question(), Options: opts, Origin: origin, Parent: req.Parent}); err != nil {
 		return err
 	}
 	return st.Start(ctx, req.RunID)
@@ -172,9 +138,9 @@ func (r *Researcher) record(ctx context.Context, st Store, req Request, d durabi
 	// event that says so (a client that reads it finds the run waiting),
 	// and again when the hook is called (a resumed run replays the event
 	// without storing it).
-	setStatus := func(RunStatus) {}
+	setStatus := func(runstore.Status) {}
 	if req.Hooks != nil {
-		setStatus = func(status RunStatus) {
+		setStatus = func(status runstore.Status) {
 			if err := st.SetStatus(bg, req.RunID, status); err != nil {
 				log.Error().Err(err).Str("status", string(status)).Msg("storing the run's status")
 			}
@@ -189,10 +155,10 @@ func (r *Researcher) record(ctx context.Context, st Store, req Request, d durabi
 		switch ev.Type {
 		case events.ClarificationRequested:
 			if req.Hooks != nil && req.Hooks.Ask != nil {
-				setStatus(StatusNeedsInput)
+				setStatus(runstore.NeedsInput)
 			}
 		case events.PlanReviewRequested:
-			setStatus(StatusAwaitingPlan)
+			setStatus(runstore.AwaitingPlan)
 		}
 		if err := st.Append(bg, ev); err != nil {
 			log.Error().Err(err).Uint64("seq", ev.Seq).Msg("storing an event")
@@ -205,7 +171,7 @@ func (r *Researcher) record(ctx context.Context, st Store, req Request, d durabi
 	// be resumed and go on after its last event.
 	status, msg := runEnd(ctx, err)
 	var u Usage
-	if rep != nil && status != StatusInterrupted {
+	if rep != nil && status != runstore.Interrupted {
 		u = rep.Usage
 		if b, merr := json.Marshal(rep); merr != nil {
 			log.Error().Err(merr).Msg("encoding the report")
@@ -221,23 +187,23 @@ func (r *Researcher) record(ctx context.Context, st Store, req Request, d durabi
 }
 
 // waitingHooks wraps h so that set is told the run's status while a hook
-// waits for a person, and told StatusRunning after.
-func waitingHooks(h *Hooks, set func(RunStatus)) *Hooks {
+// waits for a person, and told runstore.Running after.
+func waitingHooks(h *Hooks, set func(runstore.Status)) *Hooks {
 	if h == nil {
 		return nil
 	}
 	w := *h
 	if ask := h.Ask; ask != nil {
 		w.Ask = func(ctx context.Context, qs []events.Clarification) ([]string, error) {
-			set(StatusNeedsInput)
-			defer set(StatusRunning)
+			set(runstore.NeedsInput)
+			defer set(runstore.Running)
 			return ask(ctx, qs)
 		}
 	}
 	if review := h.Review; review != nil {
 		w.Review = func(ctx context.Context, p Plan) (Plan, error) {
-			set(StatusAwaitingPlan)
-			defer set(StatusRunning)
+			set(runstore.AwaitingPlan)
+			defer set(runstore.Running)
 			return review(ctx, p)
 		}
 	}
@@ -246,21 +212,21 @@ func waitingHooks(h *Hooks, set func(RunStatus)) *Hooks {
 
 // runEnd is the final status of a run that returned err, and what to keep
 // of why.
-func runEnd(ctx context.Context, err error) (RunStatus, string) {
+func runEnd(ctx context.Context, err error) (runstore.Status, string) {
 	if err == nil {
-		return StatusFinished, ""
+		return runstore.Finished, ""
 	}
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, ErrCanceledByClient):
-		return StatusCanceled, cause.Error()
+		return runstore.Canceled, cause.Error()
 	case errors.Is(cause, ErrShutdown):
-		return StatusInterrupted, cause.Error()
+		return runstore.Interrupted, cause.Error()
 	case errors.Is(cause, ErrTimeLimit):
-		return StatusFailed, cause.Error()
+		return runstore.Failed, cause.Error()
 	case errors.Is(cause, context.Canceled):
-		return StatusCanceled, err.Error()
+		return runstore.Canceled, err.Error()
 	}
-	return StatusFailed, err.Error()
+	return runstore.Failed, err.Error()
 }
 
 // fetchTimeout bounds fetching again a cited source whose text the
@@ -293,7 +259,7 @@ func (r *Researcher) keepSources(ctx context.Context, st Store, id string, rep *
 			}
 			text = doc.Text
 		}
-		if err := st.PutSource(ctx, StoredSource{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
+		if err := st.PutSource(ctx, runstore.Source{RunID: id, ID: src.ID, URL: src.URL, Title: src.Title,
 			Channel: src.Channel, Text: text}); err != nil {
 			r.log.Error().Err(err).Str("run", id).Str("source", src.ID).Msg("storing a cited source")
 		}

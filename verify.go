@@ -2,6 +2,7 @@ package deepresearch
 
 import (
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/verify"
 )
 
@@ -15,7 +16,7 @@ type Passage = source.Passage
 // References, each with the text its agents read (SourceTexts), else the
 // text kept in kept (a Store's Sources of the run; nil for none): what a
 // run's Body is verified against, then and later.
-func (r *Report) CitedSources(kept []StoredSource) []verify.Source {
+func (r *Report) CitedSources(kept []runstore.Source) []verify.Source {
 	// A page, row or slide of a document is a source of its own: its
 	// location is part of the key. What a store kept is keyed by document,
 	// so it fills in only what the report's own texts lack.

@@ -8,6 +8,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Index brings the index of the corpus settings name (corpus.dir,
@@ -45,7 +46,7 @@ func RunsOptions(s Settings, origin string, logger *zerolog.Logger) deepresearch
 		MaxRuns: s.Serve.MaxRuns, RunTimeout: s.Serve.RunTimeout, MaxResumes: s.Serve.MaxResumes, ReviewTimeout: s.Serve.PlanTimeout,
 		OnReviewTimeout: deepresearch.TimeoutAction(s.Serve.PlanTimeoutAction), Origin: origin, Logger: logger,
 	}
-	if origin == deepresearch.OriginServer {
+	if origin == runstore.OriginServer {
 		o.RecheckEvery = s.Recheck.Every
 	}
 	return o

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestRunsOptions: the serve.* limits map onto RunsOptions for every
@@ -24,8 +25,8 @@ func TestRunsOptions(t *testing.T) {
 		origin  string
 		recheck time.Duration
 	}{
-		{deepresearch.OriginServer, 24 * time.Hour},
-		{deepresearch.OriginCLI, 0},
+		{runstore.OriginServer, 24 * time.Hour},
+		{runstore.OriginCLI, 0},
 	} {
 		t.Run(tt.origin, func(t *testing.T) {
 			got := config.RunsOptions(s, tt.origin, &log)

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // PutRecheck stores the re-check of ended run rc.RunID, replacing its
 // last one. rc.Result must be JSON; a run the store does not hold is
-// deepresearch.ErrRunNotFound, a live one refused.
-func (s *Store) PutRecheck(_ context.Context, rc deepresearch.StoredRecheck) error {
+// runstore.ErrNotFound, a live one refused.
+func (s *Store) PutRecheck(_ context.Context, rc runstore.Recheck) error {
 	if !json.Valid(rc.Result) {
 		return storeError("put the re-check of", rc.RunID, errors.New("the re-check is not valid JSON"))
 	}
@@ -22,7 +22,7 @@ func (s *Store) PutRecheck(_ context.Context, rc deepresearch.StoredRecheck) err
 	r, ok := s.runs[rc.RunID]
 	switch {
 	case !ok:
-		return storeError("put the re-check of", rc.RunID, deepresearch.ErrRunNotFound)
+		return storeError("put the re-check of", rc.RunID, runstore.ErrNotFound)
 	case !r.run.Status.Ended():
 		return storeError("put the re-check of", rc.RunID, fmt.Errorf("run is %s; only an ended run is re-checked", r.run.Status))
 	}
@@ -33,13 +33,13 @@ func (s *Store) PutRecheck(_ context.Context, rc deepresearch.StoredRecheck) err
 }
 
 // LastRecheck returns run id's last re-check, or
-// deepresearch.ErrRunNotFound when it has none.
-func (s *Store) LastRecheck(_ context.Context, id string) (deepresearch.StoredRecheck, error) {
+// runstore.ErrNotFound when it has none.
+func (s *Store) LastRecheck(_ context.Context, id string) (runstore.Recheck, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.runs[id]
 	if !ok || r.recheck == nil {
-		return deepresearch.StoredRecheck{}, storeError("get the re-check of", id, deepresearch.ErrRunNotFound)
+		return runstore.Recheck{}, storeError("get the re-check of", id, runstore.ErrNotFound)
 	}
 	rc := *r.recheck
 	rc.Result = slices.Clone(rc.Result)

@@ -18,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Store is a run store in memory: a deepresearch.Store, with every
@@ -33,17 +34,17 @@ type Store struct {
 	mu      sync.Mutex
 	runs    map[string]*memRun
 	reports map[string]json.RawMessage
-	sources map[string]map[string]deepresearch.StoredSource // run → source ID → source
+	sources map[string]map[string]runstore.Source // run → source ID → source
 }
 
 // memRun is one run: its record, log, journal, and the channel that is
 // closed (and replaced) whenever its log or status changes.
 type memRun struct {
-	run     deepresearch.StoredRun
-	events  []deepresearch.StoredEvent
+	run     runstore.Run
+	events  []runstore.Event
 	journal [][]byte
 	wake    chan struct{}
-	recheck *deepresearch.StoredRecheck // the last (PutRecheck)
+	recheck *runstore.Recheck // the last (PutRecheck)
 }
 
 var _ deepresearch.Store = (*Store)(nil)
@@ -52,7 +53,7 @@ var _ deepresearch.Store = (*Store)(nil)
 // time (nil: the real clock).
 func NewStore(c deepresearch.Clock) *Store {
 	return &Store{clock: clock.Or(c), runs: map[string]*memRun{}, reports: map[string]json.RawMessage{},
-		sources: map[string]map[string]deepresearch.StoredSource{}}
+		sources: map[string]map[string]runstore.Source{}}
 }
 
 // storeError says which operation failed on which run, wrapping why.
@@ -69,9 +70,9 @@ func (s *Store) live(id string) (*memRun, error) {
 	r, ok := s.runs[id]
 	switch {
 	case !ok:
-		return nil, deepresearch.ErrRunNotFound
+		return nil, runstore.ErrNotFound
 	case r.run.Status.Ended():
-		return nil, fmt.Errorf("%w (%s)", deepresearch.ErrRunEnded, r.run.Status)
+		return nil, fmt.Errorf("%w (%s)", runstore.ErrFinished, r.run.Status)
 	}
 	return r, nil
 }
@@ -83,19 +84,19 @@ func (r *memRun) changed() {
 }
 
 // Create stores a new run, queued, at its first attempt, created now.
-// run.ID must be new (deepresearch.ErrRunExists).
-func (s *Store) Create(_ context.Context, run deepresearch.StoredRun) error {
+// run.ID must be new (runstore.ErrExists).
+func (s *Store) Create(_ context.Context, run runstore.Run) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.runs[run.ID]; ok {
-		return storeError("create", run.ID, deepresearch.ErrRunExists)
+		return storeError("create", run.ID, runstore.ErrExists)
 	}
 	opts := run.Options
 	if len(opts) == 0 {
 		opts = json.RawMessage(`{}`)
 	}
-	s.runs[run.ID] = &memRun{run: deepresearch.StoredRun{ID: run.ID, Question: run.Question, Options: slices.Clone(opts),
-		Status: deepresearch.StatusQueued, Created: s.clock.Now().UTC(), Origin: run.Origin, Attempts: 1, Parent: run.Parent},
+	s.runs[run.ID] = &memRun{run: runstore.Run{ID: run.ID, Question: run.Question, Options: slices.Clone(opts),
+		Status: runstore.Queued, Created: s.clock.Now().UTC(), Origin: run.Origin, Attempts: 1, Parent: run.Parent},
 		wake: make(chan struct{})}
 	return nil
 }
@@ -105,27 +106,27 @@ func (s *Store) Start(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.live(id)
-	if err == nil && r.run.Status != deepresearch.StatusQueued {
+	if err == nil && r.run.Status != runstore.Queued {
 		err = fmt.Errorf("run is %s", r.run.Status)
 	}
 	if err != nil {
 		return storeError("start", id, err)
 	}
-	r.run.Status = deepresearch.StatusRunning
+	r.run.Status = runstore.Running
 	r.changed()
 	return nil
 }
 
 // SetStatus sets the status of a live run that waits for a person
-// (StatusNeedsInput, StatusAwaitingPlan) or goes on (StatusRunning).
-func (s *Store) SetStatus(_ context.Context, id string, status deepresearch.RunStatus) error {
-	if status != deepresearch.StatusRunning && !status.Waiting() {
+// (runstore.NeedsInput, runstore.AwaitingPlan) or goes on (runstore.Running).
+func (s *Store) SetStatus(_ context.Context, id string, status runstore.Status) error {
+	if status != runstore.Running && !status.Waiting() {
 		return storeError("set the status of", id, fmt.Errorf("%q is not running or waiting", status))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.live(id)
-	if err == nil && r.run.Status == deepresearch.StatusQueued {
+	if err == nil && r.run.Status == runstore.Queued {
 		err = errors.New("run is queued")
 	}
 	if err != nil {
@@ -137,8 +138,8 @@ func (s *Store) SetStatus(_ context.Context, id string, status deepresearch.RunS
 }
 
 // Append adds e, as json.Marshal(e), to its run's log: e.Seq must follow
-// the run's last event (deepresearch.ErrEventSeq) and the run must be
-// live (deepresearch.ErrRunEnded).
+// the run's last event (runstore.ErrSeq) and the run must be
+// live (runstore.ErrFinished).
 func (s *Store) Append(_ context.Context, e events.Event) error {
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -148,12 +149,12 @@ func (s *Store) Append(_ context.Context, e events.Event) error {
 	defer s.mu.Unlock()
 	r, err := s.live(e.RunID)
 	if err == nil && e.Seq != uint64(len(r.events))+1 {
-		err = fmt.Errorf("%w: got seq %d after %d", deepresearch.ErrEventSeq, e.Seq, len(r.events))
+		err = fmt.Errorf("%w: got seq %d after %d", runstore.ErrSeq, e.Seq, len(r.events))
 	}
 	if err != nil {
 		return storeError("append to", e.RunID, err)
 	}
-	r.events = append(r.events, deepresearch.StoredEvent{RunID: e.RunID, Seq: e.Seq, Type: string(e.Type), JSON: b})
+	r.events = append(r.events, runstore.Event{RunID: e.RunID, Seq: e.Seq, Type: string(e.Type), JSON: b})
 	r.run.Events = e.Seq
 	r.changed()
 	return nil
@@ -172,7 +173,7 @@ func (s *Store) PutReport(_ context.Context, id string, report json.RawMessage) 
 
 // PutSource stores (or replaces, by its ID) a document run src.RunID
 // read, with the SHA-256 of its Text; a zero Fetched means now.
-func (s *Store) PutSource(_ context.Context, src deepresearch.StoredSource) error {
+func (s *Store) PutSource(_ context.Context, src runstore.Source) error {
 	sum := sha256.Sum256([]byte(src.Text))
 	src.SHA256 = hex.EncodeToString(sum[:])
 	if src.Fetched.IsZero() {
@@ -182,7 +183,7 @@ func (s *Store) PutSource(_ context.Context, src deepresearch.StoredSource) erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sources[src.RunID] == nil {
-		s.sources[src.RunID] = map[string]deepresearch.StoredSource{}
+		s.sources[src.RunID] = map[string]runstore.Source{}
 	}
 	s.sources[src.RunID][src.ID] = src
 	return nil
@@ -191,7 +192,7 @@ func (s *Store) PutSource(_ context.Context, src deepresearch.StoredSource) erro
 // Finish ends a live run with a final status, its usage and, for a run
 // that did not finish, what went wrong; its followers end once they have
 // yielded its last event.
-func (s *Store) Finish(_ context.Context, id string, status deepresearch.RunStatus, u deepresearch.Usage, errMsg string) error {
+func (s *Store) Finish(_ context.Context, id string, status runstore.Status, u deepresearch.Usage, errMsg string) error {
 	if !status.Ended() {
 		return storeError("finish", id, fmt.Errorf("%q is not a final status", status))
 	}
@@ -206,19 +207,19 @@ func (s *Store) Finish(_ context.Context, id string, status deepresearch.RunStat
 	return nil
 }
 
-// Get returns run id (deepresearch.ErrRunNotFound when there is none).
-func (s *Store) Get(_ context.Context, id string) (deepresearch.StoredRun, error) {
+// Get returns run id (runstore.ErrNotFound when there is none).
+func (s *Store) Get(_ context.Context, id string) (runstore.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.runs[id]
 	if !ok {
-		return deepresearch.StoredRun{}, storeError("get", id, deepresearch.ErrRunNotFound)
+		return runstore.Run{}, storeError("get", id, runstore.ErrNotFound)
 	}
 	return r.copy(), nil
 }
 
 // copy is r's record, sharing nothing with the store. s.mu is held.
-func (r *memRun) copy() deepresearch.StoredRun {
+func (r *memRun) copy() runstore.Run {
 	run := r.run
 	run.Options = slices.Clone(run.Options)
 	return run
@@ -226,10 +227,10 @@ func (r *memRun) copy() deepresearch.StoredRun {
 
 // List returns the newest runs first (by creation, then ID), at most
 // limit of them (all when limit <= 0).
-func (s *Store) List(_ context.Context, limit int) ([]deepresearch.StoredRun, error) {
-	runs := s.sorted(func(a, b deepresearch.StoredRun) int {
+func (s *Store) List(_ context.Context, limit int) ([]runstore.Run, error) {
+	runs := s.sorted(func(a, b runstore.Run) int {
 		return cmp.Or(b.Created.Compare(a.Created), strings.Compare(a.ID, b.ID))
-	}, func(deepresearch.StoredRun) bool { return true })
+	}, func(runstore.Run) bool { return true })
 	if limit > 0 && len(runs) > limit {
 		runs = runs[:limit]
 	}
@@ -237,10 +238,10 @@ func (s *Store) List(_ context.Context, limit int) ([]deepresearch.StoredRun, er
 }
 
 // sorted returns copies of the runs keep takes, in the order of by.
-func (s *Store) sorted(by func(a, b deepresearch.StoredRun) int, keep func(deepresearch.StoredRun) bool) []deepresearch.StoredRun {
+func (s *Store) sorted(by func(a, b runstore.Run) int, keep func(runstore.Run) bool) []runstore.Run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []deepresearch.StoredRun
+	var out []runstore.Run
 	for _, r := range s.runs {
 		if keep(r.run) {
 			out = append(out, r.copy())
@@ -254,20 +255,20 @@ func (s *Store) sorted(by func(a, b deepresearch.StoredRun) int, keep func(deepr
 // from the start): every stored event in order, then each one appended
 // later as it is appended, ending after the last event of a run that has
 // ended. It ends early, yielding an error last, when the run does not
-// exist (deepresearch.ErrRunNotFound) or ctx is done
+// exist (runstore.ErrNotFound) or ctx is done
 // (context.Cause(ctx)).
-func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[deepresearch.StoredEvent, error] {
-	return func(yield func(deepresearch.StoredEvent, error) bool) {
+func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[runstore.Event, error] {
+	return func(yield func(runstore.Event, error) bool) {
 		last := afterSeq
 		for {
 			s.mu.Lock()
 			r, ok := s.runs[id]
 			if !ok {
 				s.mu.Unlock()
-				yield(deepresearch.StoredEvent{}, storeError("follow", id, deepresearch.ErrRunNotFound))
+				yield(runstore.Event{}, storeError("follow", id, runstore.ErrNotFound))
 				return
 			}
-			var evs []deepresearch.StoredEvent
+			var evs []runstore.Event
 			if last < uint64(len(r.events)) {
 				evs = slices.Clone(r.events[last:])
 			}
@@ -285,31 +286,31 @@ func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq
 			select {
 			case <-wake:
 			case <-ctx.Done():
-				yield(deepresearch.StoredEvent{}, storeError("follow", id, context.Cause(ctx)))
+				yield(runstore.Event{}, storeError("follow", id, context.Cause(ctx)))
 				return
 			}
 		}
 	}
 }
 
-// Report returns run id's report, or deepresearch.ErrRunNotFound when it
+// Report returns run id's report, or runstore.ErrNotFound when it
 // has none.
 func (s *Store) Report(_ context.Context, id string) (json.RawMessage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.reports[id]
 	if !ok {
-		return nil, storeError("get the report of", id, deepresearch.ErrRunNotFound)
+		return nil, storeError("get the report of", id, runstore.ErrNotFound)
 	}
 	return slices.Clone(b), nil
 }
 
 // Sources returns the documents stored for run id, by source ID.
-func (s *Store) Sources(_ context.Context, id string) ([]deepresearch.StoredSource, error) {
+func (s *Store) Sources(_ context.Context, id string) ([]runstore.Source, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	byID := s.sources[id]
-	out := make([]deepresearch.StoredSource, 0, len(byID))
+	out := make([]runstore.Source, 0, len(byID))
 	for _, k := range slices.Sorted(maps.Keys(byID)) {
 		out = append(out, byID[k])
 	}
@@ -347,18 +348,18 @@ func (s *Store) Journal(_ context.Context, run string) ([][]byte, error) {
 // Reopen takes up an interrupted run for a new attempt: running again,
 // its Attempts counted, its end and error cleared. Only an interrupted
 // run can be reopened, and only once.
-func (s *Store) Reopen(_ context.Context, id string) (deepresearch.StoredRun, error) {
+func (s *Store) Reopen(_ context.Context, id string) (runstore.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.runs[id]
 	switch {
 	case !ok:
-		return deepresearch.StoredRun{}, storeError("reopen", id, deepresearch.ErrRunNotFound)
-	case r.run.Status != deepresearch.StatusInterrupted:
-		return deepresearch.StoredRun{}, storeError("reopen", id,
+		return runstore.Run{}, storeError("reopen", id, runstore.ErrNotFound)
+	case r.run.Status != runstore.Interrupted:
+		return runstore.Run{}, storeError("reopen", id,
 			fmt.Errorf("run is %s; only an interrupted run can be resumed", r.run.Status))
 	}
-	r.run.Status, r.run.Error, r.run.Finished = deepresearch.StatusRunning, "", time.Time{}
+	r.run.Status, r.run.Error, r.run.Finished = runstore.Running, "", time.Time{}
 	r.run.Attempts++
 	r.changed()
 	return r.copy(), nil
@@ -366,19 +367,19 @@ func (s *Store) Reopen(_ context.Context, id string) (deepresearch.StoredRun, er
 
 // Interrupted returns the interrupted runs started by origin, oldest
 // first.
-func (s *Store) Interrupted(_ context.Context, origin string) ([]deepresearch.StoredRun, error) {
-	return s.sorted(func(a, b deepresearch.StoredRun) int {
+func (s *Store) Interrupted(_ context.Context, origin string) ([]runstore.Run, error) {
+	return s.sorted(func(a, b runstore.Run) int {
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
-	}, func(r deepresearch.StoredRun) bool {
-		return r.Status == deepresearch.StatusInterrupted && r.Origin == origin
+	}, func(r runstore.Run) bool {
+		return r.Status == runstore.Interrupted && r.Origin == origin
 	}), nil
 }
 
 // FollowUps returns the runs whose Parent is id, oldest first.
-func (s *Store) FollowUps(_ context.Context, id string) ([]deepresearch.StoredRun, error) {
-	return s.sorted(func(a, b deepresearch.StoredRun) int {
+func (s *Store) FollowUps(_ context.Context, id string) ([]runstore.Run, error) {
+	return s.sorted(func(a, b runstore.Run) int {
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
-	}, func(r deepresearch.StoredRun) bool {
+	}, func(r runstore.Run) bool {
 		return id != "" && r.Parent == id
 	}), nil
 }
@@ -391,11 +392,11 @@ func (s *Store) GiveUp(_ context.Context, id, msg string) error {
 	r, ok := s.runs[id]
 	switch {
 	case !ok:
-		return storeError("give up", id, deepresearch.ErrRunNotFound)
-	case r.run.Status != deepresearch.StatusInterrupted:
+		return storeError("give up", id, runstore.ErrNotFound)
+	case r.run.Status != runstore.Interrupted:
 		return storeError("give up", id, fmt.Errorf("run is %s; only an interrupted run is given up", r.run.Status))
 	}
-	r.run.Status, r.run.Error = deepresearch.StatusFailed, msg
+	r.run.Status, r.run.Error = runstore.Failed, msg
 	r.changed()
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/storetest"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestStoreConformance holds the in-memory store to the run store's
@@ -41,7 +42,7 @@ func TestStoreRecordsARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := st.Get(ctx, started.ID())
-	if err != nil || run.Status != deepresearch.StatusFinished || run.Events != uint64(len(seen)) || run.Usage != rep.Usage {
+	if err != nil || run.Status != runstore.Finished || run.Events != uint64(len(seen)) || run.Usage != rep.Usage {
 		t.Fatalf("stored run %+v (%v); want it finished with %d events and the report's usage", run, err, len(seen))
 	}
 	var stored []uint64

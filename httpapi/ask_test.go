@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestAskEndpoint (issue 33): POST /v1/research/{id}/ask asks a
@@ -101,7 +102,7 @@ func TestAskEndpoint(t *testing.T) {
 		t.Fatalf("the thread: %+v", thread)
 	}
 	for _, f := range thread.FollowUps {
-		if f.Status != deepresearch.StatusFinished || f.Parent != parent.ID || !strings.Contains(f.Answer, "## References") || len(f.References) == 0 {
+		if f.Status != runstore.Finished || f.Parent != parent.ID || !strings.Contains(f.Answer, "## References") || len(f.References) == 0 {
 			t.Errorf("follow-up %s: %s, parent %q, answer %q", f.ID, f.Status, f.Parent, f.Answer)
 		}
 	}
@@ -129,7 +130,7 @@ func TestAskEndpoint(t *testing.T) {
 	checkError(t, e.do("GET", "/v1/research/nope/asks", ""), http.StatusNotFound, typeNotFound, `no run "nope"`)
 	checkError(t, e.do("POST", "/v1/research/"+parent.ID+"/ask", `{"question":" "}`), http.StatusBadRequest, typeInvalid, "question")
 	checkError(t, e.do("POST", "/v1/research/"+parent.ID+"/ask", `{"question":"why?","style":"plain"}`), http.StatusBadRequest, typeInvalid, "style")
-	if err := e.store.Create(t.Context(), deepresearch.StoredRun{ID: "queued", Question: "q"}); err != nil {
+	if err := e.store.Create(t.Context(), runstore.Run{ID: "queued", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
 	checkError(t, e.do("POST", "/v1/research/queued/ask", `{"question":"why?"}`), http.StatusConflict, typeConflict, "has no report")
@@ -168,7 +169,7 @@ func TestChatFollowUp(t *testing.T) {
 		}
 		var c completion
 		readJSON(t, res, &c)
-		if len(c.Choices) != 1 || c.DeepResearch.Status != deepresearch.StatusFinished {
+		if len(c.Choices) != 1 || c.DeepResearch.Status != runstore.Finished {
 			t.Fatalf("chat answered %+v", c)
 		}
 		return c

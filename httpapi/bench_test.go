@@ -19,6 +19,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -117,7 +118,7 @@ func benchLoad(b *testing.B, runs int, latency time.Duration) {
 				b.Fatalf("run %d: %v", i, res.err)
 			}
 			run, err := st.Get(b.Context(), res.id)
-			if err != nil || run.Status != deepresearch.StatusFinished || run.Events != uint64(len(res.seqs)) {
+			if err != nil || run.Status != runstore.Finished || run.Events != uint64(len(res.seqs)) {
 				b.Fatalf("run %d: %+v, %v; the subscriber saw %d events", i, run, err, len(res.seqs))
 			}
 			for j, s := range res.seqs {

@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/openaiwire"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // chatRequest is the part of an OpenAI chat completions request the server
@@ -88,7 +89,7 @@ type chatChunk struct {
 // sources its report cites.
 type chatResult struct {
 	RunID      string                   `json:"run_id"`
-	Status     deepresearch.RunStatus   `json:"status"`
+	Status     runstore.Status          `json:"status"`
 	References []deepresearch.Reference `json:"references"`
 }
 
@@ -137,7 +138,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	cid, created := "chatcmpl-"+id, s.cfg.Clock.Now().Unix()
 	if !cr.Stream {
-		if err := s.follow(r, s.storeEvents(id, 0), func(deepresearch.StoredEvent) error { return nil }, noop, noop); err != nil {
+		if err := s.follow(r, s.storeEvents(id, 0), func(runstore.Event) error { return nil }, noop, noop); err != nil {
 			if r.Context().Err() != nil {
 				// The client went away. Without a stream it was never
 				// told the run's ID, so none can come back for the
@@ -188,7 +189,7 @@ func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.Flush()
 	var streamed strings.Builder
-	err = s.follow(r, s.storeEvents(id, 0), func(e deepresearch.StoredEvent) error {
+	err = s.follow(r, s.storeEvents(id, 0), func(e runstore.Event) error {
 		switch events.Type(e.Type) {
 		case events.ReportDelta:
 			var ev events.Event

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 func TestChatCompletion(t *testing.T) {
@@ -132,7 +132,7 @@ func TestChatClientGone(t *testing.T) {
 	cancel()
 	<-gone
 	e.ended(id)
-	if run, _ := e.store.Get(t.Context(), id); run.Status != deepresearch.StatusCanceled {
+	if run, _ := e.store.Get(t.Context(), id); run.Status != runstore.Canceled {
 		t.Errorf("the run of a chat client that went away is %s (%s)", run.Status, run.Error)
 	}
 	res := e.do("POST", "/v1/research", `{"question":"How are undersea cables laid?"}`)

@@ -8,6 +8,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/diff"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestDiffEndpoint (issue 33): GET /v1/research/{id}/diff/{other} serves
@@ -30,13 +31,13 @@ func TestDiffEndpoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.store.Create(ctx, deepresearch.StoredRun{ID: id, Question: rep.Question}); err != nil {
+		if err := e.store.Create(ctx, runstore.Run{ID: id, Question: rep.Question}); err != nil {
 			t.Fatal(err)
 		}
 		if err := e.store.PutReport(ctx, id, data); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.store.Finish(ctx, id, deepresearch.StatusFinished, deepresearch.Usage{}, ""); err != nil {
+		if err := e.store.Finish(ctx, id, runstore.Finished, deepresearch.Usage{}, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,7 +65,7 @@ func TestDiffEndpoint(t *testing.T) {
 
 	checkError(t, e.do("GET", "/v1/research/run-a/diff/nope", ""), http.StatusNotFound, typeNotFound, `no run "nope"`)
 	checkError(t, e.do("GET", "/v1/research/nope/diff/run-b", ""), http.StatusNotFound, typeNotFound, `no run "nope"`)
-	if err := e.store.Create(ctx, deepresearch.StoredRun{ID: "run-c", Question: "q"}); err != nil {
+	if err := e.store.Create(ctx, runstore.Run{ID: "run-c", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
 	checkError(t, e.do("GET", "/v1/research/run-a/diff/run-c", ""), http.StatusConflict, typeConflict, "run run-c is queued and has no report")

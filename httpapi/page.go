@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // The page's workspace: the runs the store keeps, a run's report as the
@@ -23,10 +24,10 @@ const (
 
 // listedRun is a run of GET /v1/research's list.
 type listedRun struct {
-	ID       string                 `json:"id"`
-	Question string                 `json:"question"`
-	Status   deepresearch.RunStatus `json:"status"`
-	Error    string                 `json:"error,omitempty"`
+	ID       string          `json:"id"`
+	Question string          `json:"question"`
+	Status   runstore.Status `json:"status"`
+	Error    string          `json:"error,omitempty"`
 	// Parent is the run a follow-up question was asked of; "" for a run
 	// that follows none.
 	Parent   string             `json:"parent,omitempty"`
@@ -64,13 +65,13 @@ func (s *Server) getRuns(w http.ResponseWriter, r *http.Request) {
 
 // storedReport returns the report of the run the path names, or a 404
 // or 409 to answer with.
-func (s *Server) storedReport(r *http.Request) (deepresearch.StoredRun, *deepresearch.Report, error) {
+func (s *Server) storedReport(r *http.Request) (runstore.Run, *deepresearch.Report, error) {
 	run, err := s.lookup(r)
 	if err != nil {
 		return run, nil, err
 	}
 	rep, err := s.runs.Report(r.Context(), run.ID)
-	if errors.Is(err, deepresearch.ErrRunNotFound) {
+	if errors.Is(err, runstore.ErrNotFound) {
 		return run, nil, &requestError{http.StatusConflict, typeConflict, fmt.Sprintf("run %s is %s and has no report", run.ID, run.Status)}
 	}
 	return run, rep, err

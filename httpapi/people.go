@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // postInput answers a run's clarifying questions: {"answers": ["…", …]},
@@ -25,7 +26,7 @@ func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": deepresearch.StatusRunning, "urls": runURLs(id)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": runstore.Running, "urls": runURLs(id)})
 }
 
 // getPlan returns the plan a run waits to have reviewed, as its
@@ -70,12 +71,12 @@ func (s *Server) postPlan(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, badRequest("action %q: want accept or reject (or a plan)", body.Action))
 		return
 	}
-	status := deepresearch.StatusRunning
+	status := runstore.Running
 	if rv.Reject {
 		// The first plan rejected ends the run; a later cycle's ends its
 		// research, and the report is written from what was found.
 		if p, err := s.runs.Plan(r.Context(), id); err == nil && p.Cycle <= 1 {
-			status = deepresearch.StatusFailed
+			status = runstore.Failed
 		}
 	}
 	if err := s.runs.Review(r.Context(), id, rv); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // asking is the offline model behind a clarifier that asks two
@@ -95,7 +96,7 @@ func TestClarifyOverHTTP(t *testing.T) {
 	if qs := ev.Data.(events.ClarificationData).Questions; len(qs) != 2 || qs[1].Question != "Which ocean?" {
 		t.Fatalf("questions %+v", qs)
 	}
-	if st := e.status(id); st != string(deepresearch.StatusNeedsInput) {
+	if st := e.status(id); st != string(runstore.NeedsInput) {
 		t.Fatalf("status %s, want needs_input", st)
 	}
 	e.post("/v1/research/"+id+"/plan", `{"action":"accept"}`, http.StatusConflict) // not waiting for that
@@ -104,7 +105,7 @@ func TestClarifyOverHTTP(t *testing.T) {
 	e.post("/v1/research/"+id+"/input", `{"answers":["`+strings.Repeat("a", deepresearch.MaxTextBytes+1)+`"]}`, http.StatusBadRequest)
 	e.post("/v1/research/"+id+"/input", `{"answers":["telegraph, 1850-1870","the Atlantic"]}`, http.StatusAccepted)
 	e.ended(id)
-	if st := e.status(id); st != string(deepresearch.StatusFinished) {
+	if st := e.status(id); st != string(runstore.Finished) {
 		t.Fatalf("status %s, want finished", st)
 	}
 	m.mu.Lock()
@@ -123,8 +124,8 @@ type reviewSignal struct {
 }
 
 func (rs reviewSignal) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
-	opts.Waiting = func(s deepresearch.RunStatus) {
-		if s == deepresearch.StatusAwaitingPlan {
+	opts.Waiting = func(s runstore.Status) {
+		if s == runstore.AwaitingPlan {
 			rs.reviewing <- struct{}{}
 		}
 	}
@@ -150,7 +151,7 @@ func TestPlanReviewSurvivesRestart(t *testing.T) {
 	readJSON(t, res, &s)
 	id := s.ID
 	<-first
-	if st := e.status(id); st != string(deepresearch.StatusAwaitingPlan) {
+	if st := e.status(id); st != string(runstore.AwaitingPlan) {
 		t.Fatalf("status %s, want awaiting_plan", st)
 	}
 	var proposed deepresearch.Plan
@@ -166,7 +167,7 @@ func TestPlanReviewSurvivesRestart(t *testing.T) {
 		t.Fatalf("Resume = %v, %v", ids, err)
 	}
 	<-again
-	if st := e2.status(id); st != string(deepresearch.StatusAwaitingPlan) {
+	if st := e2.status(id); st != string(runstore.AwaitingPlan) {
 		t.Fatalf("after the restart the run is %s, want awaiting_plan", st)
 	}
 	var shown deepresearch.Plan
@@ -180,7 +181,7 @@ func TestPlanReviewSurvivesRestart(t *testing.T) {
 	e2.post("/v1/research/"+id+"/plan", string(b), http.StatusAccepted)
 	e2.ended(id)
 	run, _ := e2.store.Get(t.Context(), id)
-	if run.Status != deepresearch.StatusFinished {
+	if run.Status != runstore.Finished {
 		t.Fatalf("the run is %s: %s", run.Status, run.Error)
 	}
 	var acc *events.PlanAcceptedData
@@ -224,9 +225,9 @@ func TestPlanTimeout(t *testing.T) {
 			e.armedFor(time.Hour) // the plan's deadline
 			e.clock.Advance(time.Hour)
 			e.ended(s.ID)
-			want := deepresearch.StatusFinished
+			want := runstore.Finished
 			if action == deepresearch.TimeoutCancel {
-				want = deepresearch.StatusFailed
+				want = runstore.Failed
 			}
 			if st := e.status(s.ID); st != string(want) {
 				t.Errorf("status %s, want %s", st, want)
@@ -274,7 +275,7 @@ func TestChatClarifies(t *testing.T) {
 		} `json:"deepresearch"`
 	}
 	readJSON(t, e.do("POST", "/v1/chat/completions", string(body)), &c2)
-	if c2.DeepResearch.Status != string(deepresearch.StatusFinished) || !strings.Contains(c2.Choices[0].Message.Content, "[1]") {
+	if c2.DeepResearch.Status != string(runstore.Finished) || !strings.Contains(c2.Choices[0].Message.Content, "[1]") {
 		t.Fatalf("the second turn: %+v", c2)
 	}
 	m.mu.Lock()
@@ -292,11 +293,11 @@ type askSignal struct {
 }
 
 func (as askSignal) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
-	opts.Waiting = func(s deepresearch.RunStatus) {
+	opts.Waiting = func(s runstore.Status) {
 		switch s {
-		case deepresearch.StatusNeedsInput:
+		case runstore.NeedsInput:
 			as.asking <- struct{}{}
-		case deepresearch.StatusAwaitingPlan:
+		case runstore.AwaitingPlan:
 			as.reviewing <- struct{}{}
 		}
 	}
@@ -341,14 +342,14 @@ func TestAnswersSurviveRestart(t *testing.T) {
 		t.Fatal("the resumed run asked its clarifying questions again")
 	case <-again.reviewing:
 	}
-	if st := e2.status(id); st != string(deepresearch.StatusAwaitingPlan) {
+	if st := e2.status(id); st != string(runstore.AwaitingPlan) {
 		t.Fatalf("after the restart the run is %s, want awaiting_plan", st)
 	}
 	e2.armedFor(20 * time.Minute)
 	e2.clock.Advance(20 * time.Minute)
 	e2.ended(id)
 	run, _ := e2.store.Get(t.Context(), id)
-	if run.Status != deepresearch.StatusFinished {
+	if run.Status != runstore.Finished {
 		t.Fatalf("the run is %s: %s", run.Status, run.Error)
 	}
 	var asked, answered int
@@ -425,7 +426,7 @@ func TestChatNumberedAnswers(t *testing.T) {
 		} `json:"deepresearch"`
 	}
 	readJSON(t, e.do("POST", "/v1/chat/completions", string(body)), &c)
-	if c.DeepResearch.Status != string(deepresearch.StatusFinished) {
+	if c.DeepResearch.Status != string(runstore.Finished) {
 		t.Fatalf("status %q", c.DeepResearch.Status)
 	}
 	m.mu.Lock()
@@ -464,7 +465,7 @@ func TestChatNeverWaitsForReview(t *testing.T) {
 	}
 	run := e.start("How are undersea cables repaired?")
 	<-reviewing
-	if st := e.status(run.ID); st != string(deepresearch.StatusAwaitingPlan) {
+	if st := e.status(run.ID); st != string(runstore.AwaitingPlan) {
 		t.Errorf("a research run under the same settings is %s, want awaiting_plan", st)
 	}
 }

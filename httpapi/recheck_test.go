@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -39,13 +40,13 @@ func TestRecheckEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.Create(ctx, deepresearch.StoredRun{ID: "run-a", Question: rep.Question}); err != nil {
+	if err := e.store.Create(ctx, runstore.Run{ID: "run-a", Question: rep.Question}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.store.PutReport(ctx, "run-a", data); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.Finish(ctx, "run-a", deepresearch.StatusFinished, deepresearch.Usage{}, ""); err != nil {
+	if err := e.store.Finish(ctx, "run-a", runstore.Finished, deepresearch.Usage{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	web.Remove("beta", http.StatusGone)

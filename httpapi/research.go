@@ -16,6 +16,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // runURLs are where a run's parts are.
@@ -60,12 +61,12 @@ func (s *Server) postResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/v1/research/"+id)
-	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": deepresearch.StatusRunning, "urls": runURLs(id)})
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": runstore.Running, "urls": runURLs(id)})
 }
 
 // runView is GET /v1/research/{id}'s answer.
 type runView struct {
-	deepresearch.StoredRun
+	runstore.Run
 	URLs map[string]string `json:"urls"`
 	// Report is the markdown report (or the agents' findings when the
 	// writer failed), once the run has one.
@@ -86,7 +87,7 @@ type recheckView struct {
 }
 
 // lookup returns the stored run the request's path names.
-func (s *Server) lookup(r *http.Request) (deepresearch.StoredRun, error) {
+func (s *Server) lookup(r *http.Request) (runstore.Run, error) {
 	return s.runs.Get(r.Context(), r.PathValue("id"))
 }
 
@@ -106,13 +107,13 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 	}
 	var rep *deepresearch.Report
 	if run.Status.Ended() {
-		if rep, err = s.runs.Report(r.Context(), run.ID); err != nil && !errors.Is(err, deepresearch.ErrRunNotFound) {
+		if rep, err = s.runs.Report(r.Context(), run.ID); err != nil && !errors.Is(err, runstore.ErrNotFound) {
 			s.fail(w, err)
 			return
 		}
 	}
 	if !asked {
-		v := runView{StoredRun: run, URLs: runURLs(run.ID)}
+		v := runView{Run: run, URLs: runURLs(run.ID)}
 		if run.Status.Ended() {
 			if rc, err := s.runs.LastRecheck(r.Context(), run.ID); err != nil {
 				s.fail(w, err)
@@ -214,7 +215,7 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, runView{StoredRun: run, URLs: runURLs(run.ID)})
+	writeJSON(w, http.StatusOK, runView{Run: run, URLs: runURLs(run.ID)})
 }
 
 // getEvents streams a run's events from the store: as server-sent events
@@ -268,7 +269,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "retry: 1000\n\n")
 	}
 	rc.Flush()
-	err = s.follow(r, source, func(e deepresearch.StoredEvent) error {
+	err = s.follow(r, source, func(e runstore.Event) error {
 		if ndjson {
 			_, err := fmt.Fprintf(w, "%s\n", e.JSON)
 			return err
@@ -297,12 +298,12 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 
 // eventSource gives a run's events to yield, in order, until yield
 // returns false, ctx is done or the run's last event was given.
-type eventSource func(ctx context.Context, yield func(deepresearch.StoredEvent) bool) error
+type eventSource func(ctx context.Context, yield func(runstore.Event) bool) error
 
 // storeEvents is the event source of run id in the Runs' store, after
 // seq.
 func (s *Server) storeEvents(id string, after uint64) eventSource {
-	return func(ctx context.Context, yield func(deepresearch.StoredEvent) bool) error {
+	return func(ctx context.Context, yield func(runstore.Event) bool) error {
 		for e, err := range s.runs.Follow(ctx, id, after) {
 			if err != nil {
 				return err
@@ -320,16 +321,16 @@ func (s *Server) storeEvents(id string, after uint64) eventSource {
 // nil when the run has ended and its last event was sent, and an error
 // when the client went away or a write failed. The source is read in a
 // goroutine follow owns and waits for.
-func (s *Server) follow(r *http.Request, source eventSource, send func(deepresearch.StoredEvent) error, beat, flush func() error) error {
+func (s *Server) follow(r *http.Request, source eventSource, send func(runstore.Event) error, beat, flush func() error) error {
 	ctx, cancel := context.WithCancel(r.Context())
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	ch := make(chan deepresearch.StoredEvent, 256)
+	ch := make(chan runstore.Event, 256)
 	var ferr error
 	wg.Go(func() {
 		defer close(ch)
-		ferr = source(ctx, func(e deepresearch.StoredEvent) bool {
+		ferr = source(ctx, func(e runstore.Event) bool {
 			select {
 			case ch <- e:
 				return true

@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/usage"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -92,7 +93,7 @@ func TestShutdownAndResume(t *testing.T) {
 	run, _ := st.Get(t.Context(), id)
 	cut := storedEvents(t, st, id)
 	st.Close()
-	if run.Status != deepresearch.StatusInterrupted || len(cut) == 0 {
+	if run.Status != runstore.Interrupted || len(cut) == 0 {
 		t.Fatalf("after the shutdown the run is %s with %d events", run.Status, len(cut))
 	}
 	for _, ev := range cut {
@@ -109,7 +110,7 @@ func TestShutdownAndResume(t *testing.T) {
 	}
 	after, _ := e2.events(id, uint64(len(cut)))
 	run, _ = e2.store.Get(t.Context(), id)
-	if run.Status != deepresearch.StatusFinished || run.Attempts != 2 {
+	if run.Status != runstore.Finished || run.Attempts != 2 {
 		t.Fatalf("the resumed run is %s after %d attempts: %s", run.Status, run.Attempts, run.Error)
 	}
 	all := storedEvents(t, e2.store, id)
@@ -152,12 +153,12 @@ func TestResumeGivesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	st.Create(ctx, sqlitestore.Run{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: deepresearch.OriginServer})
+	st.Create(ctx, sqlitestore.Run{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: runstore.OriginServer})
 	st.Start(ctx, "crashy")
-	st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, usage.Usage{}, "killed")
+	st.Finish(ctx, "crashy", runstore.Interrupted, usage.Usage{}, "killed")
 	for range 2 {
 		st.Reopen(ctx, "crashy")
-		st.Finish(ctx, "crashy", deepresearch.StatusInterrupted, usage.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, usage.Usage{}, "killed")
 	}
 	st.Close()
 	e := newEnv(t, envOpts{dir: dir, maxResumes: 2})
@@ -166,7 +167,7 @@ func TestResumeGivesUp(t *testing.T) {
 		t.Fatalf("Resume = %v, %v", ids, err)
 	}
 	run, _ := e.store.Get(ctx, "crashy")
-	if run.Status != deepresearch.StatusFailed || !strings.Contains(run.Error, "interrupted 3 times") {
+	if run.Status != runstore.Failed || !strings.Contains(run.Error, "interrupted 3 times") {
 		t.Errorf("the run is %s: %s", run.Status, run.Error)
 	}
 }
@@ -206,9 +207,9 @@ func TestKeepResuming(t *testing.T) {
 		t.Fatal(err)
 	}
 	const q = "How are undersea cables repaired?"
-	other.Create(ctx, sqlitestore.Run{ID: "0123456789abcdef", Question: q, Options: json.RawMessage(`{"question":"` + q + `"}`), Origin: deepresearch.OriginServer})
+	other.Create(ctx, sqlitestore.Run{ID: "0123456789abcdef", Question: q, Options: json.RawMessage(`{"question":"` + q + `"}`), Origin: runstore.OriginServer})
 	other.Start(ctx, "0123456789abcdef")
-	other.Finish(ctx, "0123456789abcdef", deepresearch.StatusInterrupted, usage.Usage{}, "the process running it stopped before it ended")
+	other.Finish(ctx, "0123456789abcdef", runstore.Interrupted, usage.Usage{}, "the process running it stopped before it ended")
 	other.Close()
 
 	e.clock.Advance(time.Minute)
@@ -217,7 +218,7 @@ func TestKeepResuming(t *testing.T) {
 	}
 	e.ended("0123456789abcdef")
 	run, _ := e.store.Get(t.Context(), "0123456789abcdef")
-	if run.Status != deepresearch.StatusFinished || run.Attempts != 2 {
+	if run.Status != runstore.Finished || run.Attempts != 2 {
 		t.Errorf("the run is %s after %d attempts: %s", run.Status, run.Attempts, run.Error)
 	}
 }

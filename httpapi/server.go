@@ -88,6 +88,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/jsonkind"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // ModelID is the model name /v1/models lists and chat completions accept.
@@ -403,7 +404,7 @@ func (s *Server) retryAfter(w http.ResponseWriter) {
 // runsStatus is the status and error type of what a Runs refused for why.
 func runsStatus(why error) (int, string) {
 	switch {
-	case errors.Is(why, deepresearch.ErrRunNotFound):
+	case errors.Is(why, runstore.ErrNotFound):
 		return http.StatusNotFound, typeNotFound
 	case errors.Is(why, deepresearch.ErrTooManyRuns):
 		return http.StatusTooManyRequests, typeRate

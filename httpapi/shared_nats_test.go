@@ -21,6 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // sharedPair starts two servers, A and B, over one cluster store
@@ -179,14 +180,14 @@ func TestSharedStoreRelays(t *testing.T) {
 	res := b.do("GET", "/v1/research/"+s.ID+"/events", "", auth...)
 	readSSE(t, res.Body, func(e sse) bool { return e.event != string(events.ClarificationRequested) })
 	res.Body.Close()
-	if st := status(b, s.ID); st != string(deepresearch.StatusNeedsInput) {
+	if st := status(b, s.ID); st != string(runstore.NeedsInput) {
 		t.Fatalf("status through B %s, want needs_input", st)
 	}
 	post(b, "/v1/research/"+s.ID+"/plan", `{"action":"accept"}`, http.StatusConflict) // not waiting for that
 	post(b, "/v1/research/"+s.ID+"/input", `{"answers":["`+strings.Repeat("a", deepresearch.MaxTextBytes+1)+`"]}`, http.StatusBadRequest)
 	post(b, "/v1/research/"+s.ID+"/input", `{"answers":["telegraph, 1850-1870","the Atlantic"]}`, http.StatusAccepted)
 	a.ended(s.ID)
-	if st := status(b, s.ID); st != string(deepresearch.StatusFinished) {
+	if st := status(b, s.ID); st != string(runstore.Finished) {
 		t.Fatalf("status through B %s, want finished", st)
 	}
 	m.mu.Lock()
@@ -207,11 +208,11 @@ func TestSharedStoreRelays(t *testing.T) {
 		Status string `json:"status"`
 	}
 	readJSON(t, res, &v)
-	if res.StatusCode != http.StatusOK || v.Status != string(deepresearch.StatusCanceled) {
+	if res.StatusCode != http.StatusOK || v.Status != string(runstore.Canceled) {
 		t.Fatalf("DELETE through B: %s, status %q; want 200 canceled", res.Status, v.Status)
 	}
 	a.ended(s.ID)
-	if st := status(a, s.ID); st != string(deepresearch.StatusCanceled) {
+	if st := status(a, s.ID); st != string(runstore.Canceled) {
 		t.Errorf("status on A %s, want canceled", st)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // clarifier asks a request's clarifying questions without running it.
@@ -193,7 +194,7 @@ func (t *tools) ended(ctx context.Context, id string) (*mcp.CallToolResult, Repo
 		return nil, Report{}, err
 	}
 	var runErr error
-	if run.Status != deepresearch.StatusFinished {
+	if run.Status != runstore.Finished {
 		runErr = errors.New(run.Error)
 		if run.Error == "" {
 			runErr = fmt.Errorf("the run ended %s", run.Status)
@@ -201,9 +202,9 @@ func (t *tools) ended(ctx context.Context, id string) (*mcp.CallToolResult, Repo
 	}
 	rep, err := t.runs.Report(ctx, id)
 	switch {
-	case errors.Is(err, deepresearch.ErrRunNotFound) && runErr == nil:
+	case errors.Is(err, runstore.ErrNotFound) && runErr == nil:
 		return nil, Report{}, fmt.Errorf("research: run %s finished without a report", id)
-	case err != nil && !errors.Is(err, deepresearch.ErrRunNotFound):
+	case err != nil && !errors.Is(err, runstore.ErrNotFound):
 		return nil, Report{}, err
 	}
 	return researchResult(rep, id, runErr)

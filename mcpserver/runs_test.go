@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // holding is a model that holds every call but the clarifier's until
@@ -89,7 +90,7 @@ func decode(t *testing.T, res *mcp.CallToolResult, out any) {
 }
 
 // onlyRun returns the one run st holds.
-func onlyRun(t *testing.T, st deepresearch.Store) deepresearch.StoredRun {
+func onlyRun(t *testing.T, st deepresearch.Store) runstore.Run {
 	t.Helper()
 	runs, err := st.List(context.Background(), 0)
 	if err != nil || len(runs) != 1 {
@@ -103,14 +104,14 @@ func onlyRun(t *testing.T, st deepresearch.Store) deepresearch.StoredRun {
 // the cited report, or, when the writer failed, a tool error carrying the
 // agents' findings.
 func TestResearchThroughRuns(t *testing.T) {
-	runs, st := newRuns(t, newResearcher(t, nil), deepresearch.RunsOptions{Origin: deepresearch.OriginCLI})
+	runs, st := newRuns(t, newResearcher(t, nil), deepresearch.RunsOptions{Origin: runstore.OriginCLI})
 	cs := connect(t, Options{Runs: runs})
 	var rep Report
 	res := call(t, cs, "research", map[string]any{"question": "How are submarine cables repaired?", "style": "plain"}, &rep)
 	if !strings.HasPrefix(rep.Markdown, "# How are submarine cables repaired") || len(rep.References) == 0 || !rep.Complete || contentText(res) != rep.Markdown {
 		t.Errorf("report %+v", rep)
 	}
-	if run := onlyRun(t, st); run.Status != deepresearch.StatusFinished || run.Origin != deepresearch.OriginCLI || !strings.Contains(string(run.Options), `"style":"plain"`) {
+	if run := onlyRun(t, st); run.Status != runstore.Finished || run.Origin != runstore.OriginCLI || !strings.Contains(string(run.Options), `"style":"plain"`) {
 		t.Errorf("the stored run: %s, origin %s, request %s", run.Status, run.Origin, run.Options)
 	} else if rep.RunID != run.ID {
 		t.Errorf("the result names run %q, the store keeps %q", rep.RunID, run.ID)
@@ -154,7 +155,7 @@ func TestConcurrencyCap(t *testing.T) {
 	if res := recv(t, first, "result of the first call"); res == nil || res.IsError {
 		t.Fatalf("the first run: %+v", res)
 	}
-	if run := onlyRun(t, st); run.Status != deepresearch.StatusFinished {
+	if run := onlyRun(t, st); run.Status != runstore.Finished {
 		t.Errorf("the first run is %s: %s", run.Status, run.Error)
 	}
 }
@@ -192,7 +193,7 @@ func TestPlanTimeout(t *testing.T) {
 			if err := c.WaitArmed(armed, time.Hour); err != nil { // the review's deadline: the run waits
 				t.Fatal("the review's deadline was not armed")
 			}
-			if run := onlyRun(t, st); run.Status != deepresearch.StatusAwaitingPlan {
+			if run := onlyRun(t, st); run.Status != runstore.AwaitingPlan {
 				t.Fatalf("the run is %s", run.Status)
 			}
 			c.Advance(time.Hour)
@@ -204,11 +205,11 @@ func TestPlanTimeout(t *testing.T) {
 			run := onlyRun(t, st)
 			switch action {
 			case deepresearch.TimeoutProceed:
-				if run.Status != deepresearch.StatusFinished || res == nil || res.IsError {
+				if run.Status != runstore.Finished || res == nil || res.IsError {
 					t.Errorf("the run is %s (%s), the result %+v", run.Status, run.Error, res)
 				}
 			case deepresearch.TimeoutCancel:
-				if run.Status != deepresearch.StatusFailed || res == nil || !res.IsError || !strings.Contains(contentText(res), deepresearch.ErrReviewTimeout.Error()) {
+				if run.Status != runstore.Failed || res == nil || !res.IsError || !strings.Contains(contentText(res), deepresearch.ErrReviewTimeout.Error()) {
 					t.Errorf("the run is %s (%s), the result %+v", run.Status, run.Error, res)
 				}
 			}
@@ -235,7 +236,7 @@ func TestReviewOverMCP(t *testing.T) {
 				t.Fatal(err)
 			}
 			run := onlyRun(t, st)
-			want := map[string]deepresearch.RunStatus{"accept": deepresearch.StatusFinished, "reject": deepresearch.StatusFailed}[verdict]
+			want := map[string]runstore.Status{"accept": runstore.Finished, "reject": runstore.Failed}[verdict]
 			if forms != 1 || run.Status != want || res.IsError != (verdict == "reject") {
 				t.Errorf("%d forms; the run is %s (%s); the result's error: %v", forms, run.Status, run.Error, res.IsError)
 			}
@@ -248,7 +249,7 @@ func TestReviewOverMCP(t *testing.T) {
 		runs, st := newRuns(t, newResearcher(t, nil), deepresearch.RunsOptions{})
 		cs := connect(t, Options{Runs: runs})
 		call(t, cs, "research", map[string]any{"question": "How are submarine cables repaired?", "review": "first_plan"}, nil)
-		if run := onlyRun(t, st); run.Status != deepresearch.StatusFinished || !strings.Contains(string(run.Options), `"review":"never"`) {
+		if run := onlyRun(t, st); run.Status != runstore.Finished || !strings.Contains(string(run.Options), `"review":"never"`) {
 			t.Errorf("the run is %s, its request %s", run.Status, run.Options)
 		}
 	})
@@ -265,11 +266,11 @@ func TestReviewOldProtocol(t *testing.T) {
 		model   func(llms.Model) llms.Model
 		form    string // what the one form asks
 		answer  string
-		status  deepresearch.RunStatus
+		status  runstore.Status
 		isError bool
 	}{
-		{"review", nil, "The research plan for", `{"action":"accept","content":{"action":"reject"}}`, deepresearch.StatusFailed, true},
-		{"clarify first", func(m llms.Model) llms.Model { return &asking{Model: m} }, "questions", `{"action":"accept","content":{"q1":"fibre"}}`, deepresearch.StatusFinished, false},
+		{"review", nil, "The research plan for", `{"action":"accept","content":{"action":"reject"}}`, runstore.Failed, true},
+		{"clarify first", func(m llms.Model) llms.Model { return &asking{Model: m} }, "questions", `{"action":"accept","content":{"q1":"fibre"}}`, runstore.Finished, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runs, st := newRuns(t, newResearcher(t, tc.model), deepresearch.RunsOptions{})
@@ -325,7 +326,7 @@ func TestAskTool(t *testing.T) {
 	if !shared {
 		t.Errorf("the answer cites none of the report's sources: %+v", answer.References)
 	}
-	if run, err := st.Get(t.Context(), answer.RunID); err != nil || run.Parent != rep.RunID || run.Status != deepresearch.StatusFinished {
+	if run, err := st.Get(t.Context(), answer.RunID); err != nil || run.Parent != rep.RunID || run.Status != runstore.Finished {
 		t.Errorf("the stored follow-up: %+v, %v", run, err)
 	}
 	if got := toolError(t, cs, "ask", map[string]any{"run_id": "nope", "question": "why?"}); !strings.Contains(got, `no run "nope"`) {

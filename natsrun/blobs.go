@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/deepresearch/deepresearch"
 )
 
 // A Store keeps a run's report and its cited sources' text as blobs in
@@ -58,14 +57,14 @@ func putBlob(ctx context.Context, kv jetstream.KeyValue, name string, data []byt
 	return nil
 }
 
-// getBlob returns the blob name of kv (deepresearch.ErrRunNotFound when
+// getBlob returns the blob name of kv (runstore.ErrNotFound when
 // there is none). A blob replaced while it is read is read again.
 func getBlob(ctx context.Context, kv jetstream.KeyValue, name string) ([]byte, error) {
 	for try := 0; ; try++ {
 		e, err := kv.Get(ctx, name)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
-			return nil, deepresearch.ErrRunNotFound
+			return nil, runstore.ErrNotFound
 		case err != nil:
 			return nil, err
 		}

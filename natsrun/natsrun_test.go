@@ -27,6 +27,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Worker processes: the test binary re-executed with these set.
@@ -886,7 +887,7 @@ func TestFollowRepeats(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer owner.Close()
-	if err := owner.Create(ctx, deepresearch.StoredRun{ID: "rep1", Question: "q"}); err != nil {
+	if err := owner.Create(ctx, runstore.Run{ID: "rep1", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
 	reader, err := cl.OpenStore(ctx, natsrun.StoreOptions{Owner: "reader"})

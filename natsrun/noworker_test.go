@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestNoWorker (nats.no_worker_after): a run whose agent tasks wait with
@@ -105,7 +106,7 @@ func TestNoWorker(t *testing.T) {
 		t.Fatalf("the run, once a worker appeared: %v", err)
 	}
 	got, err = st.Get(ctx, "nowork1")
-	if err != nil || !got.NoWorkerSince.IsZero() || got.Status != deepresearch.StatusFinished {
+	if err != nil || !got.NoWorkerSince.IsZero() || got.Status != runstore.Finished {
 		t.Errorf("the run's record at its end: no worker since %v, %s (%v); want zero, finished", got.NoWorkerSince, got.Status, err)
 	}
 	mu.Lock()

@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // workerDeny is what docs/cluster.md's worker user may not publish, for
@@ -88,7 +88,7 @@ func TestWorkerPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.Create(ctx, deepresearch.StoredRun{ID: "perm1", Question: "q"}); err != nil {
+	if err := st.Create(ctx, runstore.Run{ID: "perm1", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Start(ctx, "perm1"); err != nil {
@@ -185,7 +185,7 @@ func TestWorkerPermissions(t *testing.T) {
 	if _, err := kv.Get(ctx, "ask.perm1.FORGED"); !errors.Is(err, jetstream.ErrKeyNotFound) {
 		t.Errorf("the forged request is in the runs bucket (%v)", err)
 	}
-	if _, err := st.Report(ctx, "perm1"); !errors.Is(err, deepresearch.ErrRunNotFound) {
+	if _, err := st.Report(ctx, "perm1"); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("the run has a report the worker wrote (%v)", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Relaying: a person's word about a run (its cancellation, answers, a
@@ -54,7 +55,7 @@ var _ deepresearch.Relay = (*Store)(nil)
 func (s *Store) Relay(ctx context.Context, id string, req deepresearch.Relayed) (deepresearch.RelayOutcome, error) {
 	var out deepresearch.RelayOutcome
 	if checkID("relay", id) != nil {
-		return out, storeErr("relay", id, deepresearch.ErrRunNotFound)
+		return out, storeErr("relay", id, runstore.ErrNotFound)
 	}
 	nonce := rand.Text()[:16]
 	b, err := json.Marshal(relayRec{Relayed: req, From: s.owner, Time: s.clock.Now()})

@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestRelay: a word relayed by Store B for a run Store A owns reaches A's
@@ -34,7 +35,7 @@ func TestRelay(t *testing.T) {
 		return st
 	}
 	a, b := open("A"), open("B")
-	if err := a.Create(ctx, deepresearch.StoredRun{ID: "r1", Question: "q"}); err != nil {
+	if err := a.Create(ctx, runstore.Run{ID: "r1", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex

@@ -23,6 +23,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Store is a deepresearch.Store kept in JetStream, so that every server
@@ -108,7 +109,7 @@ type StoreOptions struct {
 // errReadOnly refuses a write to a ReadOnly Store.
 var errReadOnly = fmt.Errorf("%w: the store was opened read-only", ErrConfig)
 
-// Errors of a Store, beside the run store's own (deepresearch.ErrRunNotFound
+// Errors of a Store, beside the run store's own (runstore.ErrNotFound
 // and the rest); match them with errors.Is.
 var (
 	// ErrLeaseLost reports a write to a run whose lease this Store no
@@ -154,7 +155,7 @@ type heldRun struct {
 
 // record is a run's record in the runs bucket.
 type record struct {
-	deepresearch.StoredRun
+	runstore.Run
 	// Owner is the Store that created or last reopened the run.
 	Owner string `json:"owner,omitempty"`
 }
@@ -293,12 +294,12 @@ func sourceHash(id string) string {
 // get reads run id's record and its revision.
 func (s *Store) get(ctx context.Context, op, id string) (record, uint64, error) {
 	if err := checkID(op, id); err != nil {
-		return record{}, 0, storeErr(op, id, deepresearch.ErrRunNotFound)
+		return record{}, 0, storeErr(op, id, runstore.ErrNotFound)
 	}
 	e, err := s.kv.Get(ctx, runKey(id))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return record{}, 0, storeErr(op, id, deepresearch.ErrRunNotFound)
+		return record{}, 0, storeErr(op, id, runstore.ErrNotFound)
 	case err != nil:
 		return record{}, 0, storeErr(op, id, err)
 	}
@@ -352,33 +353,33 @@ func (s *Store) owns(r *record) error {
 // live refuses a change to a run that has ended.
 func live(r *record) error {
 	if r.Status.Ended() {
-		return fmt.Errorf("%w (%s)", deepresearch.ErrRunEnded, r.Status)
+		return fmt.Errorf("%w (%s)", runstore.ErrFinished, r.Status)
 	}
 	return nil
 }
 
 // Create stores a new run, queued, owned by this Store.
-func (s *Store) Create(ctx context.Context, run deepresearch.StoredRun) error {
+func (s *Store) Create(ctx context.Context, run runstore.Run) error {
 	if err := checkID("create", run.ID); err != nil {
 		return err
 	}
 	if s.opts.ReadOnly {
 		return storeErr("create", run.ID, errReadOnly)
 	}
-	run.Status = deepresearch.StatusQueued
+	run.Status = runstore.Queued
 	run.Created = s.clock.Now()
 	run.Finished = time.Time{}
 	run.Usage = deepresearch.Usage{}
 	run.Events = 0
 	run.Error = ""
 	run.Attempts = 1
-	b, err := json.Marshal(record{StoredRun: run, Owner: s.owner})
+	b, err := json.Marshal(record{Run: run, Owner: s.owner})
 	if err != nil {
 		return storeErr("create", run.ID, err)
 	}
 	if _, err := s.kv.Create(ctx, runKey(run.ID), b); err != nil {
 		if errors.Is(err, jetstream.ErrKeyExists) {
-			return storeErr("create", run.ID, deepresearch.ErrRunExists)
+			return storeErr("create", run.ID, runstore.ErrExists)
 		}
 		return storeErr("create", run.ID, err)
 	}
@@ -458,7 +459,7 @@ func (s *Store) leaseHolds(h *heldRun) error {
 	defer s.mu.Unlock()
 	switch {
 	case h.released:
-		return deepresearch.ErrRunEnded
+		return runstore.ErrFinished
 	case h.lost:
 		return ErrLeaseLost
 	case !s.clock.Now().Before(h.expires):
@@ -476,10 +477,10 @@ func (s *Store) Start(ctx context.Context, id string) error {
 		if err := s.owns(r); err != nil {
 			return err
 		}
-		if r.Status != deepresearch.StatusQueued {
+		if r.Status != runstore.Queued {
 			return fmt.Errorf("it is %s, not queued", r.Status)
 		}
-		r.Status = deepresearch.StatusRunning
+		r.Status = runstore.Running
 		return nil
 	})
 	return err
@@ -487,9 +488,9 @@ func (s *Store) Start(ctx context.Context, id string) error {
 
 // SetStatus sets the status of a live run: running, or waiting for a
 // person.
-func (s *Store) SetStatus(ctx context.Context, id string, status deepresearch.RunStatus) error {
+func (s *Store) SetStatus(ctx context.Context, id string, status runstore.Status) error {
 	switch status {
-	case deepresearch.StatusRunning, deepresearch.StatusNeedsInput, deepresearch.StatusAwaitingPlan:
+	case runstore.Running, runstore.NeedsInput, runstore.AwaitingPlan:
 	default:
 		return storeErr("set status", id, fmt.Errorf("%s is not the status of a live run", status))
 	}
@@ -544,7 +545,7 @@ func (s *Store) Append(ctx context.Context, e events.Event) error {
 		return storeErr("append", id, err)
 	}
 	if e.Seq != h.last+1 {
-		return storeErr("append", id, fmt.Errorf("%w: event %d after %d", deepresearch.ErrEventSeq, e.Seq, h.last))
+		return storeErr("append", id, fmt.Errorf("%w: event %d after %d", runstore.ErrSeq, e.Seq, h.last))
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -571,7 +572,7 @@ func (s *Store) Append(ctx context.Context, e events.Event) error {
 			return storeErr("append", id, err)
 		}
 		if !bytes.Equal(had.Data, data) {
-			return storeErr("append", id, fmt.Errorf("%w: event %d was stored by another writer", deepresearch.ErrEventSeq, e.Seq))
+			return storeErr("append", id, fmt.Errorf("%w: event %d was stored by another writer", runstore.ErrSeq, e.Seq))
 		}
 	}
 	h.last = e.Seq
@@ -597,7 +598,7 @@ func (s *Store) PutReport(ctx context.Context, id string, report json.RawMessage
 
 // PutSource stores (or replaces) a document a run's report cites, with
 // the SHA-256 of its text and, when it has none, the time it is stored.
-func (s *Store) PutSource(ctx context.Context, src deepresearch.StoredSource) error {
+func (s *Store) PutSource(ctx context.Context, src runstore.Source) error {
 	if err := checkID("put source", src.RunID); err != nil {
 		return err
 	}
@@ -638,7 +639,7 @@ func (s *Store) lastSeq(ctx context.Context, id string) (uint64, error) {
 }
 
 // Finish ends a live run with a final status.
-func (s *Store) Finish(ctx context.Context, id string, status deepresearch.RunStatus, u deepresearch.Usage, errMsg string) error {
+func (s *Store) Finish(ctx context.Context, id string, status runstore.Status, u deepresearch.Usage, errMsg string) error {
 	if !status.Ended() {
 		return storeErr("finish", id, fmt.Errorf("%s is not a final status", status))
 	}
@@ -740,31 +741,31 @@ func (s *Store) announceEnd(id string) {
 }
 
 // Get returns a run; a live run's Events is its log's last number.
-func (s *Store) Get(ctx context.Context, id string) (deepresearch.StoredRun, error) {
+func (s *Store) Get(ctx context.Context, id string) (runstore.Run, error) {
 	r, _, err := s.get(ctx, "get", id)
 	if err != nil {
-		return deepresearch.StoredRun{}, err
+		return runstore.Run{}, err
 	}
 	return s.complete(ctx, r)
 }
 
 // complete fills in the Events of a live run from its log.
-func (s *Store) complete(ctx context.Context, r record) (deepresearch.StoredRun, error) {
+func (s *Store) complete(ctx context.Context, r record) (runstore.Run, error) {
 	if r.Status.Ended() {
-		return r.StoredRun, nil
+		return r.Run, nil
 	}
 	if h := s.holding(r.ID); h != nil {
 		h.mu.Lock()
 		r.Events = h.last
 		h.mu.Unlock()
-		return r.StoredRun, nil
+		return r.Run, nil
 	}
 	last, err := s.lastSeq(ctx, r.ID)
 	if err != nil {
-		return deepresearch.StoredRun{}, storeErr("get", r.ID, err)
+		return runstore.Run{}, storeErr("get", r.ID, err)
 	}
 	r.Events = last
-	return r.StoredRun, nil
+	return r.Run, nil
 }
 
 // all reads every run's record.
@@ -784,7 +785,7 @@ func (s *Store) all(ctx context.Context) (map[string]record, error) {
 
 // List returns the newest runs first, at most limit of them. It reads
 // every run's record: its cost grows with the runs the bucket holds.
-func (s *Store) List(ctx context.Context, limit int) ([]deepresearch.StoredRun, error) {
+func (s *Store) List(ctx context.Context, limit int) ([]runstore.Run, error) {
 	recs, err := s.all(ctx)
 	if err != nil {
 		return nil, err
@@ -810,10 +811,10 @@ func (s *Store) List(ctx context.Context, limit int) ([]deepresearch.StoredRun, 
 // stores it says so on Names.Stored, as it does the run's end, and a read
 // every 250ms on the Store's clock catches what a follower missed),
 // ending after the last event of a run that has ended.
-func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[deepresearch.StoredEvent, error] {
-	return func(yield func(deepresearch.StoredEvent, error) bool) {
+func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[runstore.Event, error] {
+	return func(yield func(runstore.Event, error) bool) {
 		if err := checkID("events", id); err != nil {
-			yield(deepresearch.StoredEvent{}, storeErr("events", id, deepresearch.ErrRunNotFound))
+			yield(runstore.Event{}, storeErr("events", id, runstore.ErrNotFound))
 			return
 		}
 		wake := make(chan struct{}, 1)  // an event stored
@@ -829,7 +830,7 @@ func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq
 			}
 		})
 		if err != nil {
-			yield(deepresearch.StoredEvent{}, storeErr("events", id, err))
+			yield(runstore.Event{}, storeErr("events", id, err))
 			return
 		}
 		defer sub.Unsubscribe() //nolint:errcheck // the connection may be closing
@@ -837,14 +838,14 @@ func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq
 		// is announced to this follower.
 		r, _, err := s.get(ctx, "events", id)
 		if err != nil {
-			yield(deepresearch.StoredEvent{}, err)
+			yield(runstore.Event{}, err)
 			return
 		}
 		rd := reader{js: s.js, name: s.names.EventsStream, subject: s.names.Events(id), clock: s.clock}
 		last := afterSeq
 		if afterSeq > 0 {
 			if _, err := seek(ctx, &rd, int64(afterSeq)); err != nil {
-				yield(deepresearch.StoredEvent{}, storeErr("events", id, err))
+				yield(runstore.Event{}, storeErr("events", id, err))
 				return
 			}
 		}
@@ -854,7 +855,7 @@ func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq
 			for !r.Status.Ended() || last < r.Events {
 				m, err := rd.read(ctx)
 				if err != nil {
-					yield(deepresearch.StoredEvent{}, storeErr("events", id, err))
+					yield(runstore.Event{}, storeErr("events", id, err))
 					return
 				}
 				if m == nil {
@@ -869,7 +870,7 @@ func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq
 				if typ == "" {
 					typ = eventType(m.Data)
 				}
-				if !yield(deepresearch.StoredEvent{RunID: id, Seq: last, Type: typ, JSON: m.Data}, nil) {
+				if !yield(runstore.Event{RunID: id, Seq: last, Type: typ, JSON: m.Data}, nil) {
 					return
 				}
 			}
@@ -879,7 +880,7 @@ func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq
 			check := false
 			select {
 			case <-ctx.Done():
-				yield(deepresearch.StoredEvent{}, context.Cause(ctx))
+				yield(runstore.Event{}, context.Cause(ctx))
 				return
 			case <-wake:
 			case <-ended:
@@ -889,7 +890,7 @@ func (s *Store) Events(ctx context.Context, id string, afterSeq uint64) iter.Seq
 			}
 			if check && !r.Status.Ended() {
 				if r, _, err = s.get(ctx, "events", id); err != nil {
-					yield(deepresearch.StoredEvent{}, err)
+					yield(runstore.Event{}, err)
 					return
 				}
 			}
@@ -909,12 +910,12 @@ func eventType(data []byte) string {
 // Report returns a run's report.
 func (s *Store) Report(ctx context.Context, id string) (json.RawMessage, error) {
 	if checkID("report", id) != nil {
-		return nil, storeErr("report", id, deepresearch.ErrRunNotFound)
+		return nil, storeErr("report", id, runstore.ErrNotFound)
 	}
 	b, err := getBlob(ctx, s.blobs, id+".report")
 	switch {
-	case errors.Is(err, deepresearch.ErrRunNotFound):
-		return nil, storeErr("report", id, fmt.Errorf("%w: it has no report", deepresearch.ErrRunNotFound))
+	case errors.Is(err, runstore.ErrNotFound):
+		return nil, storeErr("report", id, fmt.Errorf("%w: it has no report", runstore.ErrNotFound))
 	case err != nil:
 		return nil, storeErr("report", id, err)
 	}
@@ -922,7 +923,7 @@ func (s *Store) Report(ctx context.Context, id string) (json.RawMessage, error) 
 }
 
 // Sources returns the documents stored for a run's report, by ID.
-func (s *Store) Sources(ctx context.Context, id string) ([]deepresearch.StoredSource, error) {
+func (s *Store) Sources(ctx context.Context, id string) ([]runstore.Source, error) {
 	if checkID("sources", id) != nil {
 		return nil, nil
 	}
@@ -934,22 +935,22 @@ func (s *Store) Sources(ctx context.Context, id string) ([]deepresearch.StoredSo
 	for k := range keys.Keys() {
 		names = append(names, k)
 	}
-	var out []deepresearch.StoredSource
+	var out []runstore.Source
 	for _, k := range names {
 		b, err := getBlob(ctx, s.blobs, k)
-		if errors.Is(err, deepresearch.ErrRunNotFound) {
+		if errors.Is(err, runstore.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, storeErr("sources", id, fmt.Errorf("%s: %w", k, err))
 		}
-		var src deepresearch.StoredSource
+		var src runstore.Source
 		if err := json.Unmarshal(b, &src); err != nil {
 			return nil, storeErr("sources", id, fmt.Errorf("%s: %w", k, err))
 		}
 		out = append(out, src)
 	}
-	slices.SortFunc(out, func(a, b deepresearch.StoredSource) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b runstore.Source) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -973,49 +974,49 @@ func (s *Store) Journal(ctx context.Context, run string) ([][]byte, error) {
 // Reopen takes up an interrupted run: running again, its attempt
 // counted, owned by this Store — a compare-and-set on its record, so of
 // two processes that reopen it one fails.
-func (s *Store) Reopen(ctx context.Context, id string) (deepresearch.StoredRun, error) {
+func (s *Store) Reopen(ctx context.Context, id string) (runstore.Run, error) {
 	if s.opts.ReadOnly {
-		return deepresearch.StoredRun{}, storeErr("reopen", id, errReadOnly)
+		return runstore.Run{}, storeErr("reopen", id, errReadOnly)
 	}
 	r, rev, err := s.get(ctx, "reopen", id)
 	if err != nil {
-		return deepresearch.StoredRun{}, err
+		return runstore.Run{}, err
 	}
-	if r.Status != deepresearch.StatusInterrupted {
-		return deepresearch.StoredRun{}, storeErr("reopen", id, fmt.Errorf("it is %s; only an interrupted run is reopened", r.Status))
+	if r.Status != runstore.Interrupted {
+		return runstore.Run{}, storeErr("reopen", id, fmt.Errorf("it is %s; only an interrupted run is reopened", r.Status))
 	}
-	r.Status, r.Error, r.Finished, r.Owner = deepresearch.StatusRunning, "", time.Time{}, s.owner
+	r.Status, r.Error, r.Finished, r.Owner = runstore.Running, "", time.Time{}, s.owner
 	r.Attempts++
 	b, err := json.Marshal(r)
 	if err != nil {
-		return deepresearch.StoredRun{}, storeErr("reopen", id, err)
+		return runstore.Run{}, storeErr("reopen", id, err)
 	}
 	if _, err := s.kv.Update(ctx, runKey(id), b, rev); err != nil {
 		if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-			return deepresearch.StoredRun{}, storeErr("reopen", id, errors.New("another process reopened it first"))
+			return runstore.Run{}, storeErr("reopen", id, errors.New("another process reopened it first"))
 		}
-		return deepresearch.StoredRun{}, storeErr("reopen", id, err)
+		return runstore.Run{}, storeErr("reopen", id, err)
 	}
 	if err := s.take(ctx, "reopen", id, r.Events, r.Attempts); err != nil {
-		return deepresearch.StoredRun{}, err
+		return runstore.Run{}, err
 	}
-	return r.StoredRun, nil
+	return r.Run, nil
 }
 
 // Interrupted returns the interrupted runs started by origin, oldest
 // first. It reads every run's record.
-func (s *Store) Interrupted(ctx context.Context, origin string) ([]deepresearch.StoredRun, error) {
+func (s *Store) Interrupted(ctx context.Context, origin string) ([]runstore.Run, error) {
 	recs, err := s.all(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []deepresearch.StoredRun
+	var out []runstore.Run
 	for _, r := range recs {
-		if r.Status == deepresearch.StatusInterrupted && r.Origin == origin {
-			out = append(out, r.StoredRun)
+		if r.Status == runstore.Interrupted && r.Origin == origin {
+			out = append(out, r.Run)
 		}
 	}
-	slices.SortFunc(out, func(a, b deepresearch.StoredRun) int {
+	slices.SortFunc(out, func(a, b runstore.Run) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}
@@ -1026,11 +1027,11 @@ func (s *Store) Interrupted(ctx context.Context, origin string) ([]deepresearch.
 
 // PutRecheck stores the re-check of an ended run's report, replacing
 // the one before, as a blob beside the run's report. A run the store
-// does not hold is ErrRunNotFound; a live one is refused; the result
+// does not hold is runstore.ErrNotFound; a live one is refused; the result
 // must be JSON.
-func (s *Store) PutRecheck(ctx context.Context, rc deepresearch.StoredRecheck) error {
+func (s *Store) PutRecheck(ctx context.Context, rc runstore.Recheck) error {
 	if checkID("put re-check", rc.RunID) != nil {
-		return storeErr("put re-check", rc.RunID, deepresearch.ErrRunNotFound)
+		return storeErr("put re-check", rc.RunID, runstore.ErrNotFound)
 	}
 	if !json.Valid(rc.Result) {
 		return storeErr("put re-check", rc.RunID, errors.New("the result is not JSON"))
@@ -1052,17 +1053,17 @@ func (s *Store) PutRecheck(ctx context.Context, rc deepresearch.StoredRecheck) e
 	return nil
 }
 
-// LastRecheck returns run id's last re-check, or ErrRunNotFound when it
+// LastRecheck returns run id's last re-check, or runstore.ErrNotFound when it
 // has none.
-func (s *Store) LastRecheck(ctx context.Context, id string) (deepresearch.StoredRecheck, error) {
-	var rc deepresearch.StoredRecheck
+func (s *Store) LastRecheck(ctx context.Context, id string) (runstore.Recheck, error) {
+	var rc runstore.Recheck
 	if checkID("re-check", id) != nil {
-		return rc, storeErr("re-check", id, deepresearch.ErrRunNotFound)
+		return rc, storeErr("re-check", id, runstore.ErrNotFound)
 	}
 	b, err := getBlob(ctx, s.blobs, id+".recheck")
 	switch {
-	case errors.Is(err, deepresearch.ErrRunNotFound):
-		return rc, storeErr("re-check", id, fmt.Errorf("%w: it has not been re-checked", deepresearch.ErrRunNotFound))
+	case errors.Is(err, runstore.ErrNotFound):
+		return rc, storeErr("re-check", id, fmt.Errorf("%w: it has not been re-checked", runstore.ErrNotFound))
 	case err != nil:
 		return rc, storeErr("re-check", id, err)
 	}
@@ -1075,7 +1076,7 @@ func (s *Store) LastRecheck(ctx context.Context, id string) (deepresearch.Stored
 // FollowUps returns the runs whose Parent is id (the follow-up questions
 // asked of it), oldest first; none for "" or an unknown run. Like List,
 // it reads every run record.
-func (s *Store) FollowUps(ctx context.Context, id string) ([]deepresearch.StoredRun, error) {
+func (s *Store) FollowUps(ctx context.Context, id string) ([]runstore.Run, error) {
 	if id == "" {
 		return nil, nil
 	}
@@ -1102,10 +1103,10 @@ func (s *Store) FollowUps(ctx context.Context, id string) ([]deepresearch.Stored
 // msg as its error.
 func (s *Store) GiveUp(ctx context.Context, id, msg string) error {
 	_, err := s.change(ctx, "give up", id, func(r *record) error {
-		if r.Status != deepresearch.StatusInterrupted {
+		if r.Status != runstore.Interrupted {
 			return fmt.Errorf("it is %s; only an interrupted run is given up", r.Status)
 		}
-		r.Status, r.Error, r.Finished = deepresearch.StatusFailed, msg, s.clock.Now()
+		r.Status, r.Error, r.Finished = runstore.Failed, msg, s.clock.Now()
 		return nil
 	})
 	if err == nil {
@@ -1224,7 +1225,7 @@ func (s *Store) sweep(ctx context.Context) {
 			if c.Status.Ended() || c.Owner != r.Owner || c.Attempts != r.Attempts {
 				return errChanged
 			}
-			c.Status, c.Error, c.Finished, c.Events = deepresearch.StatusInterrupted, expiredMsg, now, last
+			c.Status, c.Error, c.Finished, c.Events = runstore.Interrupted, expiredMsg, now, last
 			return nil
 		})
 		if err == nil {
@@ -1258,7 +1259,7 @@ func (s *Store) Close() error {
 				if err := live(r); err != nil {
 					return err
 				}
-				r.Status, r.Error = deepresearch.StatusInterrupted, "the server stopped before it ended"
+				r.Status, r.Error = runstore.Interrupted, "the server stopped before it ended"
 				return nil
 			})
 		}
@@ -1267,8 +1268,8 @@ func (s *Store) Close() error {
 }
 
 // completeAll is complete of each record, in order.
-func (s *Store) completeAll(ctx context.Context, recs []record) ([]deepresearch.StoredRun, error) {
-	out := make([]deepresearch.StoredRun, 0, len(recs))
+func (s *Store) completeAll(ctx context.Context, recs []record) ([]runstore.Run, error) {
+	out := make([]runstore.Run, 0, len(recs))
 	for _, r := range recs {
 		run, err := s.complete(ctx, r)
 		if err != nil {

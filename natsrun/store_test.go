@@ -18,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/storetest"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // t0 is when the takeover test's clocks start.
@@ -114,7 +115,7 @@ func TestStoreTakeover(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if run, err := b.store.Get(ctx, id); err != nil || run.Status != deepresearch.StatusInterrupted || run.Events != before {
+			if run, err := b.store.Get(ctx, id); err != nil || run.Status != runstore.Interrupted || run.Events != before {
 				t.Fatalf("after A's lease expired the run is %+v, %v; want it interrupted after event %d", run, err, before)
 			}
 			// B's resumed attempt, as the run's record says it: it waits
@@ -155,8 +156,8 @@ func TestStoreTakeover(t *testing.T) {
 				if !ok {
 					t.Fatal("the watch of the run's record ended")
 				}
-				var r deepresearch.StoredRun
-				waiting = e != nil && json.Unmarshal(e.Value(), &r) == nil && r.Status == deepresearch.StatusAwaitingPlan && r.Attempts == 2
+				var r runstore.Run
+				waiting = e != nil && json.Unmarshal(e.Value(), &r) == nil && r.Status == runstore.AwaitingPlan && r.Attempts == 2
 			}
 			// The record says the run waits just before the run itself
 			// does: a review in between is refused, and given again.
@@ -173,7 +174,7 @@ func TestStoreTakeover(t *testing.T) {
 				t.Fatal(err)
 			}
 			run, err := b.store.Get(ctx, id)
-			if err != nil || run.Status != deepresearch.StatusFinished || run.Attempts != 2 || run.Events <= before {
+			if err != nil || run.Status != runstore.Finished || run.Attempts != 2 || run.Events <= before {
 				t.Fatalf("the run taken over is %+v, %v; want it finished in attempt 2", run, err)
 			}
 			var seqs []uint64
@@ -227,7 +228,7 @@ func TestSurvey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.Create(ctx, deepresearch.StoredRun{ID: "run1", Question: question}); err != nil {
+	if err := st.Create(ctx, runstore.Run{ID: "run1", Question: question}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Start(ctx, "run1"); err != nil {
@@ -358,7 +359,7 @@ func TestStoreBigReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.Create(ctx, deepresearch.StoredRun{ID: "big", Question: question}); err != nil {
+	if err := st.Create(ctx, runstore.Run{ID: "big", Question: question}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Start(ctx, "big"); err != nil {

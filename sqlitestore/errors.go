@@ -5,24 +5,24 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/deepresearch/deepresearch/internal/stored"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Sentinel errors; match them with errors.Is.
 var (
 	// ErrNotFound reports a run the store does not hold
-	// (deepresearch.ErrRunNotFound).
-	ErrNotFound = stored.ErrNotFound
+	// (runstore.ErrNotFound).
+	ErrNotFound = runstore.ErrNotFound
 	// ErrExists reports a run ID that is already taken
-	// (deepresearch.ErrRunExists).
-	ErrExists = stored.ErrExists
+	// (runstore.ErrExists).
+	ErrExists = runstore.ErrExists
 	// ErrSeq reports an event whose sequence number is not the next one
 	// of its run: the log is append-only and without gaps
-	// (deepresearch.ErrEventSeq).
-	ErrSeq = stored.ErrSeq
+	// (runstore.ErrSeq).
+	ErrSeq = runstore.ErrSeq
 	// ErrFinished reports a write to a run that has already ended
-	// (deepresearch.ErrRunEnded).
-	ErrFinished = stored.ErrFinished
+	// (runstore.ErrFinished).
+	ErrFinished = runstore.ErrFinished
 	// ErrClosed reports a write to a closed Store.
 	ErrClosed = errors.New("store: closed")
 )

@@ -3,7 +3,7 @@ package sqlitestore
 import (
 	"errors"
 	"fmt"
-	"github.com/deepresearch/deepresearch/internal/stored"
+	"github.com/deepresearch/deepresearch/runstore"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +41,7 @@ func damagedStore(t *testing.T) (string, []string) {
 		if err := s.PutReport(t.Context(), id, []byte(`{"body":"report `+id+`"}`)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Finish(t.Context(), id, stored.Finished, usage.Usage{}, ""); err != nil {
+		if err := s.Finish(t.Context(), id, runstore.Finished, usage.Usage{}, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,7 +81,7 @@ func TestDamagedStore(t *testing.T) {
 		t.Fatalf("List gave %d runs, want %d: %v", len(runs), len(ids), err)
 	}
 	for i, r := range runs {
-		if want := ids[len(ids)-1-i]; r.ID != want || r.Status != stored.Finished || r.Question != "q" {
+		if want := ids[len(ids)-1-i]; r.ID != want || r.Status != runstore.Finished || r.Question != "q" {
 			t.Errorf("run %d: %+v, want %s finished", i, r, want)
 		}
 	}
@@ -168,7 +168,7 @@ func BenchmarkOpenChecked(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		s.Finish(b.Context(), id, stored.Finished, usage.Usage{}, "")
+		s.Finish(b.Context(), id, runstore.Finished, usage.Usage{}, "")
 	}
 	s.Close()
 	fi, _ := os.Stat(path)

@@ -4,7 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/deepresearch/deepresearch/internal/stored"
+	"github.com/deepresearch/deepresearch/runstore"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,7 +73,7 @@ func TestJournal(t *testing.T) {
 		t.Errorf("a run without a journal: %v, %v", other, err)
 	}
 
-	if err := s.Finish(ctx, "r", stored.Finished, usage.Usage{}, ""); err != nil {
+	if err := s.Finish(ctx, "r", runstore.Finished, usage.Usage{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.AppendJournal(ctx, "r", []byte(`{}`)); !errors.Is(err, ErrFinished) {
@@ -117,7 +117,7 @@ func TestReopen(t *testing.T) {
 		t.Fatalf("interrupted server runs: %+v, %v", runs, err)
 	}
 	r, err := b.Reopen(ctx, "cut")
-	if err != nil || r.Status != stored.Running || r.Attempts != 2 || r.Error != "" || !r.Finished.IsZero() {
+	if err != nil || r.Status != runstore.Running || r.Attempts != 2 || r.Error != "" || !r.Finished.IsZero() {
 		t.Fatalf("reopened: %+v, %v", r, err)
 	}
 	if _, err := b.Reopen(ctx, "cut"); err == nil {
@@ -167,7 +167,7 @@ func TestReapDeadLocalOwner(t *testing.T) {
 
 	b := open(t, path, c) // within the lease
 	defer b.Close()
-	if r, _ := b.Get(ctx, "orphan"); r.Status != stored.Interrupted {
+	if r, _ := b.Get(ctx, "orphan"); r.Status != runstore.Interrupted {
 		t.Errorf("the run of a dead process on this host is %s, want interrupted", r.Status)
 	}
 }
@@ -252,7 +252,7 @@ func TestQueueJournalOrder(t *testing.T) {
 	if len(outcomes) != 50 || slices.ContainsFunc(outcomes, func(err error) bool { return err != nil }) {
 		t.Errorf("outcomes %v", outcomes)
 	}
-	s.Finish(ctx, "r", stored.Finished, usage.Usage{}, "")
+	s.Finish(ctx, "r", runstore.Finished, usage.Usage{}, "")
 	done := make(chan error, 1)
 	if err := s.QueueJournal(ctx, "r", []byte(`{}`), func(err error) { done <- err }); err != nil {
 		t.Fatal(err)
@@ -306,7 +306,7 @@ func TestReapZombieOwner(t *testing.T) {
 
 	b := open(t, path, c) // within the lease
 	defer b.Close()
-	if r, _ := b.Get(ctx, "orphan"); r.Status != stored.Interrupted {
+	if r, _ := b.Get(ctx, "orphan"); r.Status != runstore.Interrupted {
 		t.Errorf("the run of a killed, unreaped process on this host is %s, want interrupted", r.Status)
 	}
 }

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/stored"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
-// Recheck is the last re-check of a run's report (deepresearch.StoredRecheck).
-type Recheck = stored.Recheck
+// Recheck is the last re-check of a run's report (runstore.Recheck).
+type Recheck = runstore.Recheck
 
 // schemaRecheck keeps each run's last re-check (PutRecheck).
 const schemaRecheck = `

@@ -52,21 +52,21 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/stored"
 	"github.com/deepresearch/deepresearch/internal/usage"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // What the store keeps: the types of the root package's Store interface
-// (deepresearch.StoredRun, StoredEvent, StoredSource, RunStatus), which
+// (runstore.Run, runstore.Event, runstore.Source, runstore.Status), which
 // *Store implements.
 type (
-	Status = stored.Status
-	Run    = stored.Run
-	Event  = stored.Event
-	Source = stored.Source
+	Status = runstore.Status
+	Run    = runstore.Run
+	Event  = runstore.Event
+	Source = runstore.Source
 )
 
-// The run statuses are the root package's (deepresearch.StatusQueued, …).
+// The run statuses are the root package's (runstore.Queued, …).
 
 // Options tune a Store; zero fields take the defaults.
 type Options struct {
@@ -391,7 +391,7 @@ func (s *Store) Start(ctx context.Context, id string) error {
 // SetStatus sets the status of a live run that waits for a person
 // (NeedsInput, AwaitingPlan) or goes on (Running).
 func (s *Store) SetStatus(ctx context.Context, id string, st Status) error {
-	if st != stored.Running && !st.Waiting() {
+	if st != runstore.Running && !st.Waiting() {
 		return opErr("set the status of", id, fmt.Errorf("%q is not running or waiting", st))
 	}
 	res, err := s.wdb.ExecContext(ctx, `UPDATE runs SET status = ? WHERE id = ? AND status IN ('running', 'needs_input', 'awaiting_plan')`, st, id)

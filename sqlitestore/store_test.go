@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/deepresearch/deepresearch/internal/stored"
+	"github.com/deepresearch/deepresearch/runstore"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
@@ -92,7 +92,7 @@ func TestRunLifecycle(t *testing.T) {
 		t.Fatalf("second Create: %v, want ErrExists", err)
 	}
 	r, err := s.Get(ctx, "r1")
-	if err != nil || r.Status != stored.Queued || string(r.Options) != `{"max_tasks":2}` || !r.Created.Equal(c.Now()) {
+	if err != nil || r.Status != runstore.Queued || string(r.Options) != `{"max_tasks":2}` || !r.Created.Equal(c.Now()) {
 		t.Fatalf("Get = %+v, %v", r, err)
 	}
 	if err := s.Start(ctx, "r1"); err != nil {
@@ -105,11 +105,11 @@ func TestRunLifecycle(t *testing.T) {
 	}
 	c.Advance(time.Second)
 	u := usage.Usage{PromptTokens: 10, CompletionTokens: 5, Calls: 2}
-	if err := s.Finish(ctx, "r1", stored.Finished, u, ""); err != nil {
+	if err := s.Finish(ctx, "r1", runstore.Finished, u, ""); err != nil {
 		t.Fatal(err)
 	}
 	r, err = s.Get(ctx, "r1")
-	if err != nil || r.Status != stored.Finished || r.Usage != u || r.Events != 4 || !r.Finished.Equal(c.Now()) {
+	if err != nil || r.Status != runstore.Finished || r.Usage != u || r.Events != 4 || !r.Finished.Equal(c.Now()) {
 		t.Fatalf("Get after Finish = %+v, %v", r, err)
 	}
 
@@ -118,11 +118,11 @@ func TestRunLifecycle(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"finish twice", s.Finish(ctx, "r1", stored.Canceled, usage.Usage{}, ""), ErrFinished},
+		{"finish twice", s.Finish(ctx, "r1", runstore.Canceled, usage.Usage{}, ""), ErrFinished},
 		{"start an ended run", s.Start(ctx, "r1"), ErrFinished},
 		{"append to an ended run", s.Append(ctx, ev("r1", 5, events.ErrorData{Error: "late"})), ErrFinished},
 		{"get a missing run", func() error { _, err := s.Get(ctx, "nope"); return err }(), ErrNotFound},
-		{"finish a missing run", s.Finish(ctx, "nope", stored.Failed, usage.Usage{}, "x"), ErrNotFound},
+		{"finish a missing run", s.Finish(ctx, "nope", runstore.Failed, usage.Usage{}, "x"), ErrNotFound},
 		{"append to a missing run", s.Append(ctx, ev("nope", 1, events.ErrorData{})), ErrNotFound},
 		{"report of a run without one", func() error { _, err := s.Report(ctx, "r1"); return err }(), ErrNotFound},
 	}
@@ -137,7 +137,7 @@ func TestRunLifecycle(t *testing.T) {
 			}
 		})
 	}
-	if err := s.Finish(ctx, "r1", stored.Running, usage.Usage{}, ""); err == nil {
+	if err := s.Finish(ctx, "r1", runstore.Running, usage.Usage{}, ""); err == nil {
 		t.Fatal("Finish with a live status succeeded")
 	}
 }
@@ -182,7 +182,7 @@ func testFollowAnotherProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Finish(ctx, "x", stored.Finished, usage.Usage{}, ""); err != nil {
+	if err := w.Finish(ctx, "x", runstore.Finished, usage.Usage{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	checkSeqs(t, <-done, 1, 4)
@@ -207,7 +207,7 @@ func TestRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Finish(ctx, "done", stored.Finished, usage.Usage{Calls: 3}, ""); err != nil {
+	if err := a.Finish(ctx, "done", runstore.Finished, usage.Usage{Calls: 3}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.PutReport(ctx, "done", json.RawMessage(`{"text":"r"}`)); err != nil {
@@ -223,7 +223,7 @@ func TestRestart(t *testing.T) {
 
 	// Another process opening within the lease leaves a's live run alone.
 	b := open(t, path, c)
-	if r, _ := b.Get(ctx, "cut"); r.Status != stored.Running {
+	if r, _ := b.Get(ctx, "cut"); r.Status != runstore.Running {
 		t.Fatalf("a live owner's run is %s after another Store opened", r.Status)
 	}
 	b.Close()
@@ -233,7 +233,7 @@ func TestRestart(t *testing.T) {
 	a2 := open(t, path, c)
 	defer a2.Close()
 	cut, err := a2.Get(ctx, "cut")
-	if err != nil || cut.Status != stored.Interrupted || cut.Error == "" || cut.Events != 1 {
+	if err != nil || cut.Status != runstore.Interrupted || cut.Error == "" || cut.Events != 1 {
 		t.Fatalf("after a crash the cut-off run is %+v, %v; want interrupted with its event", cut, err)
 	}
 	got, err := follow(t, ctx, a2, "cut", 0) // ends: the run has ended
@@ -242,7 +242,7 @@ func TestRestart(t *testing.T) {
 	}
 	checkSeqs(t, got, 1, 1)
 	done, err := a2.Get(ctx, "done")
-	if err != nil || done.Status != stored.Finished || done.Usage.Calls != 3 || done.Events != 4 {
+	if err != nil || done.Status != runstore.Finished || done.Usage.Calls != 3 || done.Events != 4 {
 		t.Fatalf("after a crash the finished run is %+v, %v", done, err)
 	}
 	if rep, err := a2.Report(ctx, "done"); err != nil || string(rep) != `{"text":"r"}` {
@@ -258,7 +258,7 @@ func TestRestart(t *testing.T) {
 	a2.Close()
 	a3 := open(t, path, c)
 	defer a3.Close()
-	if r, _ := a3.Get(ctx, "open"); r.Status != stored.Interrupted {
+	if r, _ := a3.Get(ctx, "open"); r.Status != runstore.Interrupted {
 		t.Fatalf("a run left live at Close is %s, want interrupted", r.Status)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // attendant is the person at the terminal for a run of the Runs, as an
@@ -56,14 +57,14 @@ func (a *attendant) event(ev events.Event) {
 
 // waiting is the run's BeginOptions.Waiting: a prompt begins as the run
 // waits for a person, and the prompt in progress ends as it stops waiting.
-func (a *attendant) waiting(s deepresearch.RunStatus) {
+func (a *attendant) waiting(s runstore.Status) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.stop != nil {
 		a.stop()
 		a.stop = nil
 	}
-	if s != deepresearch.StatusNeedsInput && s != deepresearch.StatusAwaitingPlan {
+	if s != runstore.NeedsInput && s != runstore.AwaitingPlan {
 		return
 	}
 	ctx, stop := context.WithCancel(a.ctx)
@@ -78,9 +79,9 @@ func (a *attendant) waiting(s deepresearch.RunStatus) {
 
 // ask asks at the prompt, until ctx ends it, what the run waits for (s),
 // and gives the run the answer.
-func (a *attendant) ask(ctx context.Context, s deepresearch.RunStatus, qs []events.Clarification, plan deepresearch.Plan) {
+func (a *attendant) ask(ctx context.Context, s runstore.Status, qs []events.Clarification, plan deepresearch.Plan) {
 	var give func(*deepresearch.Run) error
-	if s == deepresearch.StatusNeedsInput {
+	if s == runstore.NeedsInput {
 		answers, err := a.t.ask(ctx, qs)
 		if err != nil {
 			a.unanswered(ctx, s, err)
@@ -116,10 +117,10 @@ func (a *attendant) ask(ctx context.Context, s deepresearch.RunStatus, qs []even
 // person answered: the run stopped waiting (ctx ended: a plan's review
 // time ran out), the command is ending, or the terminal failed, which
 // ends the run as a failing hook did.
-func (a *attendant) unanswered(ctx context.Context, s deepresearch.RunStatus, err error) {
+func (a *attendant) unanswered(ctx context.Context, s runstore.Status, err error) {
 	switch {
 	case a.ctx.Err() != nil:
-	case ctx.Err() != nil && s == deepresearch.StatusAwaitingPlan:
+	case ctx.Err() != nil && s == runstore.AwaitingPlan:
 		fmt.Fprintln(a.t.out, "\nThe plan was not reviewed in time (serve.plan_timeout): the run does what serve.plan_timeout_action says.")
 	case ctx.Err() != nil:
 		fmt.Fprintln(a.t.out, "\nThe run stopped waiting for the answers.")

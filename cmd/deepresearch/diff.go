@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -29,7 +30,7 @@ prints the same as JSON.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return readStore(cmd, configFile, func(ctx context.Context, s config.Settings, st *sqlitestore.Store) error {
 				d, err := deepresearch.DiffRuns(ctx, st, args[0], args[1])
-				if errors.Is(err, deepresearch.ErrRunNotFound) {
+				if errors.Is(err, runstore.ErrNotFound) {
 					return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
 				} else if err != nil {
 					return err

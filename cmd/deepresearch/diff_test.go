@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/diff"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -111,7 +111,7 @@ func TestDiffCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Create(t.Context(), deepresearch.StoredRun{ID: "no-report", Question: question}); err != nil {
+	if err := s.Create(t.Context(), runstore.Run{ID: "no-report", Question: question}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

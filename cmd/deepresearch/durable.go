@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 func init() { extraCommands = append(extraCommands, newResumeCmd, newReplayCmd, newExportCmd) }
@@ -137,7 +138,7 @@ func loadRecording(cmd *cobra.Command, s config.Settings, arg string) (recording
 	}
 	defer st.Close()
 	run, err := st.Get(ctx, arg)
-	if errors.Is(err, deepresearch.ErrRunNotFound) {
+	if errors.Is(err, runstore.ErrNotFound) {
 		return recording{}, inputError(fmt.Errorf("no run %q in %s, and no file of that name", arg, storePath(s)))
 	} else if err != nil {
 		return recording{}, err
@@ -152,7 +153,7 @@ func loadRecording(cmd *cobra.Command, s config.Settings, arg string) (recording
 	rec := recording{journal: j}
 	if b, err := st.Report(ctx, run.ID); err == nil {
 		rec.report = b
-	} else if !errors.Is(err, deepresearch.ErrRunNotFound) {
+	} else if !errors.Is(err, runstore.ErrNotFound) {
 		return recording{}, err
 	}
 	return rec, nil
@@ -346,7 +347,7 @@ func export(cmd *cobra.Command, configFile, natsURL, id, outPath string) error {
 		defer local.Close()
 		st = local
 	}
-	if _, err := st.Get(ctx, id); errors.Is(err, deepresearch.ErrRunNotFound) {
+	if _, err := st.Get(ctx, id); errors.Is(err, runstore.ErrNotFound) {
 		return inputError(fmt.Errorf("no run %q in %s (see 'deepresearch runs')", id, where))
 	} else if err != nil {
 		return err

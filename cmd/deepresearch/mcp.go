@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/mcpserver"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 func init() { extraCommands = append(extraCommands, newMCPCmd) }
@@ -111,7 +112,7 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 		opts.Research = lib
 	} else {
 		defer st.Close()
-		runs, err := newRuns(s, lib, st, deepresearch.OriginCLI, &logger)
+		runs, err := newRuns(s, lib, st, runstore.OriginCLI, &logger)
 		if err != nil {
 			return err
 		}
@@ -162,7 +163,7 @@ func (l *lazyResearcher) Start(ctx context.Context, req deepresearch.Request, op
 		return nil, err
 	}
 	if opts.Store == nil {
-		opts.StoreErr, opts.Origin = l.unkept, deepresearch.OriginCLI
+		opts.StoreErr, opts.Origin = l.unkept, runstore.OriginCLI
 	}
 	opts.Sink = l.sink(opts.Sink)
 	return r.Start(ctx, req, opts)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -139,7 +139,7 @@ func TestMCPKeepsRuns(t *testing.T) {
 		t.Fatalf("the store holds %d runs (%v)", len(runs), err)
 	}
 	run := runs[0]
-	if run.Status != deepresearch.StatusFinished || run.Origin != deepresearch.OriginCLI || !strings.Contains(string(run.Options), "telegraph cables") {
+	if run.Status != runstore.Finished || run.Origin != runstore.OriginCLI || !strings.Contains(string(run.Options), "telegraph cables") {
 		t.Errorf("stored run: %s, origin %s, request %s", run.Status, run.Origin, run.Options)
 	}
 }

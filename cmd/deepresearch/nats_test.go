@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestDoctorNATS: with nats.url set, doctor shows the cluster and each
@@ -61,7 +61,7 @@ func TestClusterCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.Create(ctx, deepresearch.StoredRun{ID: "run1", Question: "q"}); err != nil {
+	if err := st.Create(ctx, runstore.Run{ID: "run1", Question: "q"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Start(ctx, "run1"); err != nil {

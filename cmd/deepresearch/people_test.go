@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -88,8 +89,8 @@ func TestRunsShowsWaitingRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, status := range map[string]sqlitestore.Status{"asking": deepresearch.StatusNeedsInput, "reviewing": deepresearch.StatusAwaitingPlan} {
-		if err := st.Create(t.Context(), sqlitestore.Run{ID: id, Question: "q " + id, Origin: deepresearch.OriginServer}); err != nil {
+	for id, status := range map[string]sqlitestore.Status{"asking": runstore.NeedsInput, "reviewing": runstore.AwaitingPlan} {
+		if err := st.Create(t.Context(), sqlitestore.Run{ID: id, Question: "q " + id, Origin: runstore.OriginServer}); err != nil {
 			t.Fatal(err)
 		}
 		st.Start(t.Context(), id)

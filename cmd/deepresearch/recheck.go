@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -50,7 +51,7 @@ Exit status: 0 the report holds, 1 it no longer holds, 2 bad input.`,
 				}
 				defer r.Close()
 				res, err := r.RecheckRun(ctx, st, args[0])
-				if errors.Is(err, deepresearch.ErrRunNotFound) {
+				if errors.Is(err, runstore.ErrNotFound) {
 					return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
 				} else if err != nil {
 					return err

@@ -19,6 +19,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd) }
@@ -329,7 +330,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 			return stErr
 		}
 		freq, err := deepresearch.FollowUpRequest(ctx, st, rf.ask, question)
-		if errors.Is(err, deepresearch.ErrRunNotFound) {
+		if errors.Is(err, runstore.ErrNotFound) {
 			return inputError(fmt.Errorf("%w in %s (see 'deepresearch runs')", err, storePath(s)))
 		}
 		if err != nil && (errors.Is(err, deepresearch.ErrConfig) || errors.Is(err, deepresearch.ErrNoReport)) {
@@ -346,7 +347,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 	// serve.plan_timeout and .plan_timeout_action, serve.max_resumes. A
 	// store that cannot be opened costs the record, not the research
 	// (RunsOptions.StoreErr).
-	ropts := config.RunsOptions(s, deepresearch.OriginCLI, &logger)
+	ropts := config.RunsOptions(s, runstore.OriginCLI, &logger)
 	ropts.StoreErr = stErr
 	runs, err := deepresearch.NewRuns(r, store, ropts)
 	if err != nil {
@@ -377,7 +378,7 @@ func runResearch(cmd *cobra.Command, rf runFlags, question string) error {
 		person.started(run)
 	}
 	if runErr != nil {
-		if errors.Is(runErr, deepresearch.ErrConfig) || errors.Is(runErr, deepresearch.ErrRunNotFound) {
+		if errors.Is(runErr, deepresearch.ErrConfig) || errors.Is(runErr, runstore.ErrNotFound) {
 			return inputError(runErr) // a request the store refused, or the run did, before anything ran
 		}
 		return runErr

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -81,12 +82,12 @@ func TestResumeTooOften(t *testing.T) {
 	}
 	ctx := t.Context()
 	opts, _ := json.Marshal(deepresearch.Request{Question: question})
-	crashy := deepresearch.StoredRun{ID: "0123456789abcdef", Question: question, Options: opts, Origin: deepresearch.OriginCLI}
+	crashy := runstore.Run{ID: "0123456789abcdef", Question: question, Options: opts, Origin: runstore.OriginCLI}
 	st.Create(ctx, crashy)
 	st.Start(ctx, crashy.ID)
-	st.Finish(ctx, crashy.ID, deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+	st.Finish(ctx, crashy.ID, runstore.Interrupted, deepresearch.Usage{}, "killed")
 	st.Reopen(ctx, crashy.ID)
-	st.Finish(ctx, crashy.ID, deepresearch.StatusInterrupted, deepresearch.Usage{}, "killed")
+	st.Finish(ctx, crashy.ID, runstore.Interrupted, deepresearch.Usage{}, "killed")
 	st.Close()
 
 	t.Setenv("DEEPRESEARCH_SERVE_MAX_RESUMES", "1")

@@ -19,6 +19,7 @@ import (
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/httpapi"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -171,7 +172,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	}
 	// The runs' life — admission, time limits, plan reviews, resuming —
 	// is the library's (deepresearch.Runs); the server is its HTTP codec.
-	runs, err := newRuns(s, r, st, deepresearch.OriginServer, &logger)
+	runs, err := newRuns(s, r, st, runstore.OriginServer, &logger)
 	if err != nil {
 		return err
 	}

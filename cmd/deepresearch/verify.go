@@ -19,6 +19,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 	"github.com/deepresearch/deepresearch/verify"
 )
@@ -549,7 +550,7 @@ func readReport(stdin io.Reader, path string) (string, error) {
 // storedRun opens the run store (--store, else store.path's default) and
 // reads run id: its report and the sources it kept. With quiet, a store or
 // run that is not there is no error: ok is false.
-func storedRun(cmd *cobra.Command, store, id string, quiet bool) (rep *deepresearch.Report, kept []deepresearch.StoredSource, ok bool, err error) {
+func storedRun(cmd *cobra.Command, store, id string, quiet bool) (rep *deepresearch.Report, kept []runstore.Source, ok bool, err error) {
 	ctx := cmd.Context()
 	path := store
 	if path == "" {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/stored"
 	"github.com/deepresearch/deepresearch/internal/usage"
+	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // Store is deepresearch.Store, every capability of a run store, in the
@@ -24,31 +24,31 @@ import (
 // and the in-memory one of deepresearchtest. (A test in the root holds
 // the two method sets equal.)
 type Store interface {
-	Create(ctx context.Context, run stored.Run) error
+	Create(ctx context.Context, run runstore.Run) error
 	Start(ctx context.Context, id string) error
-	SetStatus(ctx context.Context, id string, status stored.Status) error
+	SetStatus(ctx context.Context, id string, status runstore.Status) error
 	Append(ctx context.Context, e events.Event) error
 	PutReport(ctx context.Context, id string, report json.RawMessage) error
-	PutSource(ctx context.Context, src stored.Source) error
-	Finish(ctx context.Context, id string, status stored.Status, u usage.Usage, errMsg string) error
+	PutSource(ctx context.Context, src runstore.Source) error
+	Finish(ctx context.Context, id string, status runstore.Status, u usage.Usage, errMsg string) error
 
-	Get(ctx context.Context, id string) (stored.Run, error)
-	List(ctx context.Context, limit int) ([]stored.Run, error)
-	Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[stored.Event, error]
+	Get(ctx context.Context, id string) (runstore.Run, error)
+	List(ctx context.Context, limit int) ([]runstore.Run, error)
+	Events(ctx context.Context, id string, afterSeq uint64) iter.Seq2[runstore.Event, error]
 	Report(ctx context.Context, id string) (json.RawMessage, error)
-	Sources(ctx context.Context, id string) ([]stored.Source, error)
+	Sources(ctx context.Context, id string) ([]runstore.Source, error)
 
 	AppendJournal(ctx context.Context, run string, entry []byte) error
 	Journal(ctx context.Context, run string) ([][]byte, error)
 
-	Reopen(ctx context.Context, id string) (stored.Run, error)
-	Interrupted(ctx context.Context, origin string) ([]stored.Run, error)
+	Reopen(ctx context.Context, id string) (runstore.Run, error)
+	Interrupted(ctx context.Context, origin string) ([]runstore.Run, error)
 	GiveUp(ctx context.Context, id, msg string) error
 
-	FollowUps(ctx context.Context, id string) ([]stored.Run, error)
+	FollowUps(ctx context.Context, id string) ([]runstore.Run, error)
 
-	PutRecheck(ctx context.Context, rc stored.Recheck) error
-	LastRecheck(ctx context.Context, id string) (stored.Recheck, error)
+	PutRecheck(ctx context.Context, rc runstore.Recheck) error
+	LastRecheck(ctx context.Context, id string) (runstore.Recheck, error)
 }
 
 // t0 is the time of the fake clock a store under test is opened with.
@@ -113,15 +113,15 @@ func must(t *testing.T, err error) {
 func started(t *testing.T, s Store, id, origin string, n int) {
 	t.Helper()
 	ctx := t.Context()
-	must(t, s.Create(ctx, stored.Run{ID: id, Question: "q " + id, Options: json.RawMessage(`{"max_tasks":2}`), Origin: origin}))
+	must(t, s.Create(ctx, runstore.Run{ID: id, Question: "q " + id, Options: json.RawMessage(`{"max_tasks":2}`), Origin: origin}))
 	must(t, s.Start(ctx, id))
 	for i := range n {
 		must(t, s.Append(ctx, Event(id, uint64(i+1), events.DeltaData{Text: "x"})))
 	}
 }
 
-func follow(ctx context.Context, s Store, id string, after uint64) ([]stored.Event, error) {
-	var out []stored.Event
+func follow(ctx context.Context, s Store, id string, after uint64) ([]runstore.Event, error) {
+	var out []runstore.Event
 	for e, err := range s.Events(ctx, id, after) {
 		if err != nil {
 			return out, err
@@ -131,7 +131,7 @@ func follow(ctx context.Context, s Store, id string, after uint64) ([]stored.Eve
 	return out, nil
 }
 
-func checkSeqs(t *testing.T, got []stored.Event, from, to uint64) {
+func checkSeqs(t *testing.T, got []runstore.Event, from, to uint64) {
 	t.Helper()
 	if len(got) != int(to+1-from) {
 		t.Fatalf("%d events, want seq %d..%d", len(got), from, to)
@@ -148,13 +148,13 @@ func checkSeqs(t *testing.T, got []stored.Event, from, to uint64) {
 // more writes; a run it does not hold is not found.
 func testLifecycle(t *testing.T, s Store, c *clock.Fake) {
 	ctx := t.Context()
-	must(t, s.Create(ctx, stored.Run{ID: "r1", Question: "q", Options: json.RawMessage(`{"max_tasks":2}`), Origin: stored.OriginCLI}))
-	if err := s.Create(ctx, stored.Run{ID: "r1", Question: "again"}); !errors.Is(err, stored.ErrExists) {
+	must(t, s.Create(ctx, runstore.Run{ID: "r1", Question: "q", Options: json.RawMessage(`{"max_tasks":2}`), Origin: runstore.OriginCLI}))
+	if err := s.Create(ctx, runstore.Run{ID: "r1", Question: "again"}); !errors.Is(err, runstore.ErrExists) {
 		t.Fatalf("second Create: %v, want ErrExists", err)
 	}
 	r, err := s.Get(ctx, "r1")
-	if err != nil || r.Status != stored.Queued || string(r.Options) != `{"max_tasks":2}` || !r.Created.Equal(t0) ||
-		r.Question != "q" || r.Origin != stored.OriginCLI || r.Attempts != 1 || r.Events != 0 {
+	if err != nil || r.Status != runstore.Queued || string(r.Options) != `{"max_tasks":2}` || !r.Created.Equal(t0) ||
+		r.Question != "q" || r.Origin != runstore.OriginCLI || r.Attempts != 1 || r.Events != 0 {
 		t.Fatalf("Get = %+v, %v; want it queued, created at %v, attempt 1", r, err, t0)
 	}
 	must(t, s.Start(ctx, "r1"))
@@ -166,9 +166,9 @@ func testLifecycle(t *testing.T, s Store, c *clock.Fake) {
 	}
 	c.Advance(time.Second)
 	u := usage.Usage{PromptTokens: 10, CompletionTokens: 5, Calls: 2}
-	must(t, s.Finish(ctx, "r1", stored.Failed, u, "it went wrong"))
+	must(t, s.Finish(ctx, "r1", runstore.Failed, u, "it went wrong"))
 	r, err = s.Get(ctx, "r1")
-	if err != nil || r.Status != stored.Failed || r.Usage != u || r.Events != 4 || r.Error != "it went wrong" || !r.Finished.Equal(t0.Add(time.Second)) {
+	if err != nil || r.Status != runstore.Failed || r.Usage != u || r.Events != 4 || r.Error != "it went wrong" || !r.Finished.Equal(t0.Add(time.Second)) {
 		t.Fatalf("Get after Finish = %+v, %v", r, err)
 	}
 	for _, tt := range []struct {
@@ -176,29 +176,29 @@ func testLifecycle(t *testing.T, s Store, c *clock.Fake) {
 		err  error
 		want error
 	}{
-		{"finish twice", s.Finish(ctx, "r1", stored.Canceled, usage.Usage{}, ""), stored.ErrFinished},
-		{"start an ended run", s.Start(ctx, "r1"), stored.ErrFinished},
-		{"append to an ended run", s.Append(ctx, Event("r1", 5, events.ErrorData{Error: "late"})), stored.ErrFinished},
-		{"journal an ended run", s.AppendJournal(ctx, "r1", []byte(`{}`)), stored.ErrFinished},
-		{"wait in an ended run", s.SetStatus(ctx, "r1", stored.NeedsInput), stored.ErrFinished},
-		{"get a missing run", func() error { _, err := s.Get(ctx, "nope"); return err }(), stored.ErrNotFound},
-		{"start a missing run", s.Start(ctx, "nope"), stored.ErrNotFound},
-		{"finish a missing run", s.Finish(ctx, "nope", stored.Failed, usage.Usage{}, "x"), stored.ErrNotFound},
-		{"append to a missing run", s.Append(ctx, Event("nope", 1, events.ErrorData{})), stored.ErrNotFound},
-		{"journal a missing run", s.AppendJournal(ctx, "nope", []byte(`{}`)), stored.ErrNotFound},
-		{"report of a run without one", func() error { _, err := s.Report(ctx, "r1"); return err }(), stored.ErrNotFound},
+		{"finish twice", s.Finish(ctx, "r1", runstore.Canceled, usage.Usage{}, ""), runstore.ErrFinished},
+		{"start an ended run", s.Start(ctx, "r1"), runstore.ErrFinished},
+		{"append to an ended run", s.Append(ctx, Event("r1", 5, events.ErrorData{Error: "late"})), runstore.ErrFinished},
+		{"journal an ended run", s.AppendJournal(ctx, "r1", []byte(`{}`)), runstore.ErrFinished},
+		{"wait in an ended run", s.SetStatus(ctx, "r1", runstore.NeedsInput), runstore.ErrFinished},
+		{"get a missing run", func() error { _, err := s.Get(ctx, "nope"); return err }(), runstore.ErrNotFound},
+		{"start a missing run", s.Start(ctx, "nope"), runstore.ErrNotFound},
+		{"finish a missing run", s.Finish(ctx, "nope", runstore.Failed, usage.Usage{}, "x"), runstore.ErrNotFound},
+		{"append to a missing run", s.Append(ctx, Event("nope", 1, events.ErrorData{})), runstore.ErrNotFound},
+		{"journal a missing run", s.AppendJournal(ctx, "nope", []byte(`{}`)), runstore.ErrNotFound},
+		{"report of a run without one", func() error { _, err := s.Report(ctx, "r1"); return err }(), runstore.ErrNotFound},
 	} {
 		if !errors.Is(tt.err, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, tt.err, tt.want)
 		}
 	}
-	must(t, s.Create(ctx, stored.Run{ID: "r2", Question: "q"}))
-	if err := s.Finish(ctx, "r2", stored.Running, usage.Usage{}, ""); err == nil {
+	must(t, s.Create(ctx, runstore.Run{ID: "r2", Question: "q"}))
+	if err := s.Finish(ctx, "r2", runstore.Running, usage.Usage{}, ""); err == nil {
 		t.Error("Finish with a live status succeeded")
 	}
 	// A queued run takes events, and ends without starting.
 	must(t, s.Append(ctx, Event("r2", 1, events.RunStartedData{Question: "q"})))
-	must(t, s.Finish(ctx, "r2", stored.Canceled, usage.Usage{}, ""))
+	must(t, s.Finish(ctx, "r2", runstore.Canceled, usage.Usage{}, ""))
 }
 
 // testSequence: a run's log is append-only and without gaps.
@@ -209,7 +209,7 @@ func testSequence(t *testing.T, s Store, _ *clock.Fake) {
 		name string
 		seq  uint64
 	}{{"repeat", 1}, {"gap", 3}, {"zero", 0}} {
-		if err := s.Append(ctx, Event("r", tt.seq, events.ErrorData{})); !errors.Is(err, stored.ErrSeq) {
+		if err := s.Append(ctx, Event("r", tt.seq, events.ErrorData{})); !errors.Is(err, runstore.ErrSeq) {
 			t.Errorf("%s: Append seq %d: %v, want ErrSeq", tt.name, tt.seq, err)
 		}
 	}
@@ -219,12 +219,12 @@ func testSequence(t *testing.T, s Store, _ *clock.Fake) {
 // testWireForm: an event is stored as json.Marshal of it, with its type.
 func testWireForm(t *testing.T, s Store, _ *clock.Fake) {
 	ctx := t.Context()
-	must(t, s.Create(ctx, stored.Run{ID: "r", Question: "q"}))
+	must(t, s.Create(ctx, runstore.Run{ID: "r", Question: "q"}))
 	evs := RunEvents("r")
 	for _, e := range evs {
 		must(t, s.Append(ctx, e))
 	}
-	must(t, s.Finish(ctx, "r", stored.Finished, usage.Usage{}, ""))
+	must(t, s.Finish(ctx, "r", runstore.Finished, usage.Usage{}, ""))
 	got, err := follow(ctx, s, "r", 0)
 	must(t, err)
 	checkSeqs(t, got, 1, 4)
@@ -246,7 +246,7 @@ func testFollow(t *testing.T, s Store, _ *clock.Fake) {
 	starts := []uint64{0, 1, 17, 600, n - 1, n}
 	type result struct {
 		after uint64
-		got   []stored.Event
+		got   []runstore.Event
 		err   error
 	}
 	results := make(chan result, 2*len(starts))
@@ -263,7 +263,7 @@ func testFollow(t *testing.T, s Store, _ *clock.Fake) {
 	for i := uint64(1); i <= n; i++ {
 		must(t, s.Append(ctx, Event("r", i, events.DeltaData{Text: "x"})))
 	}
-	must(t, s.Finish(ctx, "r", stored.Finished, usage.Usage{}, ""))
+	must(t, s.Finish(ctx, "r", runstore.Finished, usage.Usage{}, ""))
 	followAll()
 	wg.Wait()
 	close(results)
@@ -284,14 +284,14 @@ func testFollow(t *testing.T, s Store, _ *clock.Fake) {
 // testFollowErrors: following a run the store does not hold fails with
 // ErrNotFound; a follower whose context ends stops with its cause.
 func testFollowErrors(t *testing.T, s Store, _ *clock.Fake) {
-	if _, err := follow(t.Context(), s, "nope", 0); !errors.Is(err, stored.ErrNotFound) {
+	if _, err := follow(t.Context(), s, "nope", 0); !errors.Is(err, runstore.ErrNotFound) {
 		t.Fatalf("follow a missing run: %v, want ErrNotFound", err)
 	}
 	started(t, s, "live", "", 1)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
 	stop := errors.New("client went away")
-	var got []stored.Event
+	var got []runstore.Event
 	var err error
 	for e, ferr := range s.Events(ctx, "live", 0) {
 		if ferr != nil {
@@ -311,22 +311,22 @@ func testFollowErrors(t *testing.T, s Store, _ *clock.Fake) {
 func testWaiting(t *testing.T, s Store, _ *clock.Fake) {
 	ctx := t.Context()
 	started(t, s, "r", "", 1)
-	for _, st := range []stored.Status{stored.NeedsInput, stored.Running, stored.AwaitingPlan, stored.Running} {
+	for _, st := range []runstore.Status{runstore.NeedsInput, runstore.Running, runstore.AwaitingPlan, runstore.Running} {
 		must(t, s.SetStatus(ctx, "r", st))
 		if r, err := s.Get(ctx, "r"); err != nil || r.Status != st {
 			t.Fatalf("after SetStatus %s: %+v, %v", st, r, err)
 		}
 	}
-	if err := s.SetStatus(ctx, "r", stored.Finished); err == nil {
+	if err := s.SetStatus(ctx, "r", runstore.Finished); err == nil {
 		t.Error("SetStatus set a final status")
 	}
-	if err := s.SetStatus(ctx, "nope", stored.NeedsInput); !errors.Is(err, stored.ErrNotFound) {
+	if err := s.SetStatus(ctx, "nope", runstore.NeedsInput); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("SetStatus of a missing run: %v, want ErrNotFound", err)
 	}
 	// A waiting run takes events and ends.
-	must(t, s.SetStatus(ctx, "r", stored.AwaitingPlan))
+	must(t, s.SetStatus(ctx, "r", runstore.AwaitingPlan))
 	must(t, s.Append(ctx, Event("r", 2, events.ErrorData{})))
-	must(t, s.Finish(ctx, "r", stored.Canceled, usage.Usage{}, ""))
+	must(t, s.Finish(ctx, "r", runstore.Canceled, usage.Usage{}, ""))
 }
 
 // testReportsAndSources: a report is stored and replaced as JSON; a
@@ -345,7 +345,7 @@ func testReportsAndSources(t *testing.T, s Store, c *clock.Fake) {
 		t.Errorf("Report = %s, %v; want the second", b, err)
 	}
 	fetched := t0.Add(-time.Hour)
-	for _, src := range []stored.Source{
+	for _, src := range []runstore.Source{
 		{RunID: "r", ID: "web:b", URL: "https://b.example/", Title: "B", Channel: "web", Text: "bee", Fetched: fetched},
 		{RunID: "r", ID: "corpus:a", Title: "A", Channel: "corpus", Text: "first text"},
 		{RunID: "r", ID: "corpus:a", Title: "A", Channel: "corpus", Text: "ay"}, // replaces the one before
@@ -356,7 +356,7 @@ func testReportsAndSources(t *testing.T, s Store, c *clock.Fake) {
 	got, err := s.Sources(ctx, "r")
 	must(t, err)
 	sum := func(text string) string { h := sha256.Sum256([]byte(text)); return hex.EncodeToString(h[:]) }
-	want := []stored.Source{
+	want := []runstore.Source{
 		{RunID: "r", ID: "corpus:a", Title: "A", Channel: "corpus", Text: "ay", SHA256: sum("ay"), Fetched: c.Now()},
 		{RunID: "r", ID: "web:b", URL: "https://b.example/", Title: "B", Channel: "web", Text: "bee", SHA256: sum("bee"), Fetched: fetched},
 	}
@@ -378,10 +378,10 @@ func testReportsAndSources(t *testing.T, s Store, c *clock.Fake) {
 func testList(t *testing.T, s Store, c *clock.Fake) {
 	ctx := t.Context()
 	for _, id := range []string{"r1", "r2", "r3"} {
-		must(t, s.Create(ctx, stored.Run{ID: id, Question: id}))
+		must(t, s.Create(ctx, runstore.Run{ID: id, Question: id}))
 		c.Advance(time.Second)
 	}
-	ids := func(rs []stored.Run) []string {
+	ids := func(rs []runstore.Run) []string {
 		var out []string
 		for _, r := range rs {
 			out = append(out, r.ID)
@@ -426,18 +426,18 @@ func testJournal(t *testing.T, s Store, _ *clock.Fake) {
 // last event; one not resumed is given up, failed with the reason.
 func testResume(t *testing.T, s Store, c *clock.Fake) {
 	ctx := t.Context()
-	for _, r := range []struct{ id, origin string }{{"s1", stored.OriginServer}, {"c1", stored.OriginCLI}, {"s2", stored.OriginServer}} {
+	for _, r := range []struct{ id, origin string }{{"s1", runstore.OriginServer}, {"c1", runstore.OriginCLI}, {"s2", runstore.OriginServer}} {
 		started(t, s, r.id, r.origin, 2)
-		must(t, s.Finish(ctx, r.id, stored.Interrupted, usage.Usage{}, "the process stopped"))
+		must(t, s.Finish(ctx, r.id, runstore.Interrupted, usage.Usage{}, "the process stopped"))
 		c.Advance(time.Second)
 	}
-	started(t, s, "live", stored.OriginServer, 1)
-	rs, err := s.Interrupted(ctx, stored.OriginServer)
+	started(t, s, "live", runstore.OriginServer, 1)
+	rs, err := s.Interrupted(ctx, runstore.OriginServer)
 	if err != nil || len(rs) != 2 || rs[0].ID != "s1" || rs[1].ID != "s2" {
 		t.Fatalf("Interrupted(server) = %+v, %v; want s1, s2", rs, err)
 	}
 	r, err := s.Reopen(ctx, "s1")
-	if err != nil || r.Status != stored.Running || r.Attempts != 2 || r.Error != "" || !r.Finished.IsZero() || r.Events != 2 {
+	if err != nil || r.Status != runstore.Running || r.Attempts != 2 || r.Error != "" || !r.Finished.IsZero() || r.Events != 2 {
 		t.Fatalf("Reopen = %+v, %v; want it running, attempt 2, its events kept", r, err)
 	}
 	if _, err := s.Reopen(ctx, "s1"); err == nil {
@@ -446,22 +446,22 @@ func testResume(t *testing.T, s Store, c *clock.Fake) {
 	if _, err := s.Reopen(ctx, "live"); err == nil {
 		t.Error("a live run was reopened")
 	}
-	if _, err := s.Reopen(ctx, "nope"); !errors.Is(err, stored.ErrNotFound) {
+	if _, err := s.Reopen(ctx, "nope"); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("Reopen of a missing run: %v, want ErrNotFound", err)
 	}
 	must(t, s.Append(ctx, Event("s1", 3, events.DeltaData{Text: "again"})))
 	must(t, s.AppendJournal(ctx, "s1", []byte(`{"again":true}`)))
-	if rs, err := s.Interrupted(ctx, stored.OriginServer); err != nil || len(rs) != 1 || rs[0].ID != "s2" {
+	if rs, err := s.Interrupted(ctx, runstore.OriginServer); err != nil || len(rs) != 1 || rs[0].ID != "s2" {
 		t.Errorf("Interrupted(server) after a reopen = %+v, %v; want s2", rs, err)
 	}
 	must(t, s.GiveUp(ctx, "s2", "too many attempts"))
-	if r, err := s.Get(ctx, "s2"); err != nil || r.Status != stored.Failed || r.Error != "too many attempts" {
+	if r, err := s.Get(ctx, "s2"); err != nil || r.Status != runstore.Failed || r.Error != "too many attempts" {
 		t.Errorf("after GiveUp: %+v, %v; want it failed with the reason", r, err)
 	}
 	if err := s.GiveUp(ctx, "s2", "again"); err == nil {
 		t.Error("a failed run was given up again")
 	}
-	if err := s.GiveUp(ctx, "nope", "x"); !errors.Is(err, stored.ErrNotFound) {
+	if err := s.GiveUp(ctx, "nope", "x"); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("GiveUp of a missing run: %v, want ErrNotFound", err)
 	}
 }
@@ -471,11 +471,11 @@ func testResume(t *testing.T, s Store, c *clock.Fake) {
 // without follow-ups, or unknown, has none.
 func testFollowUps(t *testing.T, s Store, c *clock.Fake) {
 	ctx := t.Context()
-	must(t, s.Create(ctx, stored.Run{ID: "root", Question: "q"}))
-	must(t, s.Create(ctx, stored.Run{ID: "other", Question: "q2"}))
+	must(t, s.Create(ctx, runstore.Run{ID: "root", Question: "q"}))
+	must(t, s.Create(ctx, runstore.Run{ID: "other", Question: "q2"}))
 	for _, f := range []struct{ id, parent string }{{"f2", "root"}, {"g1", "other"}, {"f1", "root"}} {
 		c.Advance(time.Second)
-		must(t, s.Create(ctx, stored.Run{ID: f.id, Question: "follow-up " + f.id, Parent: f.parent}))
+		must(t, s.Create(ctx, runstore.Run{ID: f.id, Question: "follow-up " + f.id, Parent: f.parent}))
 	}
 	got, err := s.Get(ctx, "f1")
 	if err != nil || got.Parent != "root" {
@@ -484,7 +484,7 @@ func testFollowUps(t *testing.T, s Store, c *clock.Fake) {
 	if got, _ := s.Get(ctx, "root"); got.Parent != "" {
 		t.Errorf("Get(root).Parent = %q; want none", got.Parent)
 	}
-	ids := func(rs []stored.Run) []string {
+	ids := func(rs []runstore.Run) []string {
 		out := []string{}
 		for _, r := range rs {
 			out = append(out, r.ID)
@@ -501,7 +501,7 @@ func testFollowUps(t *testing.T, s Store, c *clock.Fake) {
 		}
 	}
 	rs, _ := s.FollowUps(ctx, "root")
-	if len(rs) == 2 && (rs[0].Question != "follow-up f2" || rs[0].Parent != "root" || rs[0].Status != stored.Queued) {
+	if len(rs) == 2 && (rs[0].Question != "follow-up f2" || rs[0].Parent != "root" || rs[0].Status != runstore.Queued) {
 		t.Errorf("FollowUps(root)[0] = %+v; want the stored run f2, queued", rs[0])
 	}
 }
@@ -513,33 +513,33 @@ func testFollowUps(t *testing.T, s Store, c *clock.Fake) {
 func testRechecks(t *testing.T, s Store, c *clock.Fake) {
 	ctx := t.Context()
 	started(t, s, "r1", "", 1)
-	if _, err := s.LastRecheck(ctx, "r1"); !errors.Is(err, stored.ErrNotFound) {
+	if _, err := s.LastRecheck(ctx, "r1"); !errors.Is(err, runstore.ErrNotFound) {
 		t.Fatalf("LastRecheck of a run never re-checked: %v; want ErrNotFound", err)
 	}
-	rc := stored.Recheck{RunID: "r1", Checked: c.Now(), Holds: true, Result: json.RawMessage(`{"holds":true}`)}
+	rc := runstore.Recheck{RunID: "r1", Checked: c.Now(), Holds: true, Result: json.RawMessage(`{"holds":true}`)}
 	if err := s.PutRecheck(ctx, rc); err == nil {
 		t.Fatal("PutRecheck of a live run was taken")
 	}
-	must(t, s.Finish(ctx, "r1", stored.Finished, usage.Usage{}, ""))
+	must(t, s.Finish(ctx, "r1", runstore.Finished, usage.Usage{}, ""))
 	must(t, s.PutRecheck(ctx, rc))
 	got, err := s.LastRecheck(ctx, "r1")
 	if err != nil || got.RunID != "r1" || !got.Checked.Equal(rc.Checked) || !got.Holds || string(got.Result) != `{"holds":true}` {
 		t.Fatalf("LastRecheck = %+v, %v; want %+v", got, err, rc)
 	}
 	c.Advance(time.Hour)
-	later := stored.Recheck{RunID: "r1", Checked: c.Now(), Holds: false, Result: json.RawMessage(`{"holds":false,"claims":[1]}`)}
+	later := runstore.Recheck{RunID: "r1", Checked: c.Now(), Holds: false, Result: json.RawMessage(`{"holds":false,"claims":[1]}`)}
 	must(t, s.PutRecheck(ctx, later))
 	got, err = s.LastRecheck(ctx, "r1")
 	if err != nil || !got.Checked.Equal(later.Checked) || got.Holds || string(got.Result) != string(later.Result) {
 		t.Fatalf("LastRecheck after a second put = %+v, %v; want %+v", got, err, later)
 	}
-	if _, err := s.LastRecheck(ctx, "nosuch"); !errors.Is(err, stored.ErrNotFound) {
+	if _, err := s.LastRecheck(ctx, "nosuch"); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("LastRecheck of an unknown run: %v; want ErrNotFound", err)
 	}
-	if err := s.PutRecheck(ctx, stored.Recheck{RunID: "nosuch", Checked: c.Now(), Result: json.RawMessage(`{}`)}); !errors.Is(err, stored.ErrNotFound) {
+	if err := s.PutRecheck(ctx, runstore.Recheck{RunID: "nosuch", Checked: c.Now(), Result: json.RawMessage(`{}`)}); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("PutRecheck of an unknown run: %v; want ErrNotFound", err)
 	}
-	if err := s.PutRecheck(ctx, stored.Recheck{RunID: "r1", Checked: c.Now(), Result: json.RawMessage(`{not json`)}); err == nil {
+	if err := s.PutRecheck(ctx, runstore.Recheck{RunID: "r1", Checked: c.Now(), Result: json.RawMessage(`{not json`)}); err == nil {
 		t.Error("PutRecheck took a result that is not JSON")
 	}
 	if got, _ := s.LastRecheck(ctx, "r1"); string(got.Result) != string(later.Result) {

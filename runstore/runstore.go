@@ -1,9 +1,11 @@
-// Package stored defines what a run store keeps: the runs with their
-// status and usage, each run's event log, the sources its report cites
-// with the text that was read, and the errors a store reports. The root
-// package re-exports them beside its Store interface; sqlitestore keeps
-// them in an SQLite file.
-package stored
+// Package runstore is what a run store keeps: the runs with their status
+// and usage (Run, Status), each run's event log (Event), the sources its
+// report cites with the text that was read (Source), its reports'
+// re-checks (Recheck), what started a run (OriginServer, OriginCLI) and
+// the errors a store reports (ErrNotFound, ErrExists, ErrSeq,
+// ErrFinished). deepresearch.Store keeps them; sqlitestore in an SQLite
+// file, natsrun in the cluster's buckets, deepresearchtest in memory.
+package runstore
 
 import (
 	"encoding/json"
