@@ -274,9 +274,6 @@ func (rs *Runs) Recheck(ctx context.Context, id string) (*recheck.Result, error)
 	if !ok {
 		return nil, ErrNoRecheck
 	}
-	if err := rs.unkept(id); err != nil {
-		return nil, err
-	}
 	res, err := rc.RecheckRun(ctx, rs.st, id)
 	if err != nil {
 		return nil, err

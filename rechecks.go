@@ -170,9 +170,6 @@ func (rs *Runs) keepRecheck(ctx context.Context, id string, res *recheck.Result)
 // scheduled re-checks (RunsOptions.RecheckEvery) or by Recheck — or nil
 // when there is none.
 func (rs *Runs) LastRecheck(ctx context.Context, id string) (*recheck.Result, error) {
-	if err := rs.unkept(id); err != nil {
-		return nil, err
-	}
 	rc, err := rs.st.LastRecheck(ctx, id)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, nil

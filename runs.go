@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/memstore"
 	"github.com/deepresearch/deepresearch/recheck"
 	"github.com/deepresearch/deepresearch/runstore"
 )
@@ -163,13 +164,12 @@ type RunsOptions struct {
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
 	// StoreErr is what opening the run store gave, when it failed: NewRuns
-	// then takes a nil Store, and the Runs runs its runs unkept (as
-	// RunOptions.StoreErr does: each run's log warns that it is not kept,
-	// saying why) — a store that cannot be opened costs the record, not
-	// the research. What needs the store (Get, Follow, Report, Resume,
-	// Plan, Answer and Review by ID, re-checks) then fails with a
-	// *RunsError that wraps StoreErr; Begin's runs answer their people
-	// through Run.Answer and Run.Review.
+	// then takes a nil Store and keeps its runs in memory, for as long as
+	// the process lives, its log warning once that they will not be kept
+	// past it, saying why: a store that cannot be opened costs the record,
+	// not the research, and every front end works the same (Get, Follow,
+	// Report, Answer and Review by ID, of this process's runs). Resume
+	// finds nothing to resume, and no re-check is scheduled.
 	StoreErr error
 }
 
@@ -187,11 +187,12 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	if rec == nil || st == nil && opts.StoreErr == nil {
 		return nil, fmt.Errorf("deepresearch: %w: NewRuns needs a RunRecorder and a Store (or RunsOptions.StoreErr)", ErrConfig)
 	}
-	if st != nil {
-		opts.StoreErr = nil
-	} else {
-		opts.RecheckEvery = 0 // nothing stored to re-check
+	var warn error
+	if st == nil {
+		st, warn = memstore.New(opts.Clock), opts.StoreErr
+		opts.RecheckEvery = 0 // nothing kept to re-check
 	}
+	opts.StoreErr = nil
 	if err := opts.OnReviewTimeout.check(); err != nil {
 		return nil, err
 	}
@@ -210,6 +211,9 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	rs := &Runs{rec: rec, st: st, opts: opts, log: zerolog.Nop(), live: map[string]*liveRun{}}
 	if opts.Logger != nil {
 		rs.log = *opts.Logger
+	}
+	if warn != nil {
+		rs.log.Warn().Err(warn).Msg("the run store could not be opened: runs are held in memory and will not be kept past this process")
 	}
 	rs.startRechecks()
 	rs.startRelay()
@@ -272,7 +276,7 @@ func (rs *Runs) launch(ctx context.Context, id string, req Request, bo BeginOpti
 		cancel(nil)
 	}
 	run, err := rs.rec.Start(rctx, req, RunOptions{
-		Store: rs.st, StoreErr: rs.opts.StoreErr, Resume: bo.Resume, Origin: rs.opts.Origin, Interactive: !bo.Unattended,
+		Store: rs.st, Resume: bo.Resume, Origin: rs.opts.Origin, Interactive: !bo.Unattended,
 		Timeout: rs.opts.RunTimeout, ReviewTimeout: rs.opts.ReviewTimeout, OnReviewTimeout: rs.opts.OnReviewTimeout, Clock: rs.opts.Clock,
 		Sink: bo.Sink, Waiting: bo.Waiting,
 	})
@@ -301,9 +305,6 @@ func (rs *Runs) launch(ctx context.Context, id string, req Request, bo BeginOpti
 // opened, say), so that no run of a Runs stays live in the store after
 // its goroutine.
 func (rs *Runs) settle(ctx context.Context, id string, err error) {
-	if rs.st == nil {
-		return // nothing kept
-	}
 	bg := context.WithoutCancel(ctx)
 	run, gerr := rs.st.Get(bg, id)
 	if gerr != nil || run.Status.Ended() {
@@ -346,24 +347,11 @@ func (rs *Runs) Wait(ctx context.Context, id string) error {
 // Get returns the stored run id, in progress here or not (a *RunsError
 // wrapping runstore.ErrNotFound when the store has none).
 func (rs *Runs) Get(ctx context.Context, id string) (runstore.Run, error) {
-	if err := rs.unkept(id); err != nil {
-		return runstore.Run{}, err
-	}
 	run, err := rs.st.Get(ctx, id)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return run, noRun(id)
 	}
 	return run, err
-}
-
-// unkept is the error of what needs the store when the Runs has none
-// (RunsOptions.StoreErr); nil when it has one.
-func (rs *Runs) unkept(id string) error {
-	if rs.st != nil {
-		return nil
-	}
-	return &RunsError{Run: id, Err: rs.opts.StoreErr,
-		Problem: fmt.Sprintf("runs are not kept here, the run store could not be opened: %v", rs.opts.StoreErr)}
 }
 
 // noRun is the error of a run the store does not hold.
@@ -378,9 +366,6 @@ func noRun(id string) error {
 // Events are stored before anything else sees them, so a follower never
 // slows a run nor loses an event of it.
 func (rs *Runs) Follow(ctx context.Context, id string, after uint64) iter.Seq2[runstore.Event, error] {
-	if err := rs.unkept(id); err != nil {
-		return func(yield func(runstore.Event, error) bool) { yield(runstore.Event{}, err) }
-	}
 	return rs.st.Events(ctx, id, after)
 }
 
@@ -388,9 +373,6 @@ func (rs *Runs) Follow(ctx context.Context, id string, after uint64) iter.Seq2[r
 // its writer failed), or an error wrapping runstore.ErrNotFound when it has
 // none (yet).
 func (rs *Runs) Report(ctx context.Context, id string) (*Report, error) {
-	if err := rs.unkept(id); err != nil {
-		return nil, err
-	}
 	b, err := rs.st.Report(ctx, id)
 	if err != nil {
 		return nil, err
@@ -599,9 +581,6 @@ func (rs *Runs) lastPlan(ctx context.Context, run runstore.Run) (events.PlanRevi
 // forever. Runs beyond MaxRuns stay interrupted for a later call. It
 // returns the IDs of the runs it resumed.
 func (rs *Runs) Resume(ctx context.Context) ([]string, error) {
-	if err := rs.unkept(""); err != nil {
-		return nil, err
-	}
 	runs, err := rs.st.Interrupted(ctx, rs.opts.Origin)
 	if err != nil {
 		return nil, err

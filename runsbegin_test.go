@@ -155,8 +155,10 @@ func TestRunsBeginResume(t *testing.T) {
 	})
 }
 
-// TestRunsStoreErr: a Runs whose store could not be opened runs its runs
-// unkept, the log saying why, and what needs the store fails, saying so.
+// TestRunsStoreErr: a Runs whose store could not be opened keeps its runs
+// in memory, its log saying once why they will not be kept past the
+// process, and what a front end asks by ID works as with a store: Get,
+// Follow and Report of this process's runs; Resume finds nothing.
 func TestRunsStoreErr(t *testing.T) {
 	var log bytes.Buffer
 	logger := zerolog.New(&log)
@@ -165,25 +167,45 @@ func TestRunsStoreErr(t *testing.T) {
 		t.Errorf("NewRuns without a store nor StoreErr: %v", err)
 	}
 	disk := errors.New("the disk is full")
-	rs := newRuns(t, r, nil, deepresearch.RunsOptions{StoreErr: disk})
+	rs := newRuns(t, r, nil, deepresearch.RunsOptions{StoreErr: disk, Logger: &logger})
+	if n := strings.Count(log.String(), "will not be kept"); n != 1 || !strings.Contains(log.String(), "the disk is full") {
+		t.Errorf("the log says %q; want one warning, with why", log.String())
+	}
 	run, err := rs.Begin(t.Context(), deepresearch.Request{Question: loopQuestion}, deepresearch.BeginOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := run.Wait(); err != nil || !rep.Complete() {
-		t.Fatalf("the unkept run: %v", err)
+		t.Fatalf("the run held in memory: %v", err)
 	}
-	if !strings.Contains(log.String(), "will not be kept") || !strings.Contains(log.String(), "the disk is full") {
-		t.Errorf("the log says %q", log.String())
+	got, err := rs.Get(t.Context(), run.ID())
+	if err != nil || got.Status != runstore.Finished || got.Question != loopQuestion {
+		t.Fatalf("Get: %+v, %v; want the finished run", got, err)
 	}
-	_, err = rs.Get(t.Context(), run.ID())
-	refused(t, "Get", err, disk, "could not be opened")
-	_, err = rs.Resume(t.Context())
-	refused(t, "Resume", err, disk, "could not be opened")
-	for _, err := range rs.Follow(t.Context(), run.ID(), 0) {
-		refused(t, "Follow", err, disk, "could not be opened")
+	var last events.Type
+	n := 0
+	for e, err := range rs.Follow(t.Context(), run.ID(), 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, n = events.Type(e.Type), n+1
 	}
-	if _, err := rs.Start(context.WithoutCancel(t.Context()), deepresearch.Request{Question: loopQuestion}); err != nil {
-		t.Errorf("Start without a store: %v", err)
+	if n == 0 || last != events.RunFinished {
+		t.Errorf("Follow: %d events, the last %s; want the run's, ending run.finished", n, last)
+	}
+	if rep, err := rs.Report(t.Context(), run.ID()); err != nil || !rep.Complete() {
+		t.Errorf("Report: %v", err)
+	}
+	if ids, err := rs.Resume(t.Context()); err != nil || len(ids) != 0 {
+		t.Errorf("Resume: %v, %v; want nothing to resume", ids, err)
+	}
+	id, err := rs.Start(context.WithoutCancel(t.Context()), deepresearch.Request{Question: loopQuestion})
+	if err != nil {
+		t.Fatalf("Start without a store: %v", err)
+	}
+	for _, err := range rs.Follow(t.Context(), id, 0) {
+		if err != nil {
+			t.Fatalf("Follow of a started run: %v", err)
+		}
 	}
 }

@@ -105,20 +105,22 @@ func serveMCP(cmd *cobra.Command, configFile string) error {
 	// to the clarifying form, and the run's journal, so that `deepresearch
 	// resume ID` takes up a run the client's process lost without asking
 	// again. A store that cannot be opened costs the record, not the
-	// research (deepresearch.RunOptions.StoreErr).
-	opts := mcpserver.Options{}
+	// research: the runs are then held in memory for as long as the server
+	// lives (deepresearch.RunsOptions.StoreErr).
+	ropts := config.RunsOptions(s, runstore.OriginCLI, &logger)
+	var store deepresearch.Store
 	if st, err := openStore(cmd.Context(), s); err != nil {
-		lib.unkept = err
-		opts.Research = lib
+		ropts.StoreErr = err
 	} else {
 		defer st.Close()
-		runs, err := newRuns(s, lib, st, runstore.OriginCLI, &logger)
-		if err != nil {
-			return err
-		}
-		defer runs.Close()
-		opts.Runs = runs
+		store = st
 	}
+	runs, err := deepresearch.NewRuns(lib, store, ropts)
+	if err != nil {
+		return inputError(err)
+	}
+	defer runs.Close()
+	opts := mcpserver.Options{Runs: runs}
 	// verify checks file references and @-mentions against the folder
 	// the server was started in (a project), and nothing outside it.
 	root, err := os.OpenRoot(".")
@@ -147,23 +149,16 @@ type lazyResearcher struct {
 	// tee, if not nil, adds to a run's sink (the events stream's
 	// publisher, with NATS); called after open.
 	tee func(func(events.Event)) func(events.Event)
-	// unkept is why the run store could not be opened, when it could not.
-	unkept error
-	mu     sync.Mutex
-	r      *deepresearch.Researcher
+	mu  sync.Mutex
+	r   *deepresearch.Researcher
 }
 
-// Start opens the library on first use and starts req as opts say, its
-// events also given to tee: a run of the Runs, kept in opts.Store, or,
-// when the run store could not be opened (unkept says why), the research
-// tool's run, not kept.
+// Start opens the library on first use and starts req as opts say (a run
+// of the Runs), its events also given to tee.
 func (l *lazyResearcher) Start(ctx context.Context, req deepresearch.Request, opts deepresearch.RunOptions) (*deepresearch.Run, error) {
 	r, err := l.researcher()
 	if err != nil {
 		return nil, err
-	}
-	if opts.Store == nil {
-		opts.StoreErr, opts.Origin = l.unkept, runstore.OriginCLI
 	}
 	opts.Sink = l.sink(opts.Sink)
 	return r.Start(ctx, req, opts)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -176,5 +178,43 @@ func TestMCPAnswersBeforeEOF(t *testing.T) {
 		if !answered[id] {
 			t.Errorf("request %s was not answered:\n%s", id, r.stdout)
 		}
+	}
+}
+
+// TestMCPWithoutAStore: when the run store cannot be opened, the research
+// tool still runs through the server's Runs, its runs held in memory: a
+// research call returns its report with a run ID, ask follows it up, and
+// the log says once why nothing will be kept.
+func TestMCPWithoutAStore(t *testing.T) {
+	index := isolate(t)
+	blocker := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_DATA_HOME", filepath.Join(blocker, "data")) // below a file: no store can be made there
+	ctx := context.Background()
+	cs, end := startMCP(t, "--corpus", corpus, "--index", index)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question}})
+	if err != nil || res.IsError {
+		t.Fatalf("research: %v %+v", err, res)
+	}
+	var rep struct {
+		RunID    string `json:"run_id"`
+		Markdown string `json:"markdown"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &rep); err != nil || rep.RunID == "" || !strings.Contains(rep.Markdown, "## References") {
+		t.Fatalf("research without a store: %v, run %q:\n%s", err, rep.RunID, rep.Markdown)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"run_id": rep.RunID, "question": "How were the cables repaired?"}})
+	if err != nil || res.IsError {
+		t.Fatalf("ask of a run held in memory: %v %+v", err, res)
+	}
+	c, stderr := end()
+	if c != 0 {
+		t.Fatalf("exit status %d: %s", c, stderr)
+	}
+	if strings.Count(stderr, "will not be kept") != 1 {
+		t.Errorf("stderr says %q; want one warning that runs will not be kept", stderr)
 	}
 }

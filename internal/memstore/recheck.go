@@ -1,4 +1,4 @@
-package deepresearchtest
+package memstore
 
 import (
 	"context"
