@@ -64,6 +64,30 @@ const (
 	nearDuplicate = 0.7
 )
 
+// namedSectionBoost lifts a passage under a heading that names a setting,
+// a file or a call ("core_pattern", "mem=nn[KMG]", "cgroup.procs"): the
+// heading is often the answer its section describes in other words.
+const namedSectionBoost = 0.15
+
+// namedSection reports whether the innermost heading of h is code-like:
+// one or two words, one of them holding "_", ".", "=", "(" or "[" or
+// mixing cases inside a word.
+func namedSection(h string) bool {
+	if i := strings.LastIndex(h, "›"); i >= 0 {
+		h = h[i+len("›"):]
+	}
+	ws := strings.Fields(h)
+	if len(ws) == 0 || len(ws) > 2 {
+		return false
+	}
+	for _, w := range ws {
+		if strings.ContainsAny(strings.Trim(w, "._=()[]"), "_.=([") {
+			return true
+		}
+	}
+	return false
+}
+
 // srcUnit is a unit of a source's text as an agent saw it.
 type srcUnit struct {
 	excerpt.Unit
@@ -309,7 +333,11 @@ func report(msgs []llms.MessageContent) string {
 			if rel < minCoverage && !(second[n] && rel > 0) {
 				continue
 			}
-			cands = append(cands, cand{srcUnit: u, rel: rel, value: rel + boost})
+			v := rel + boost
+			if namedSection(u.Heading) {
+				v += namedSectionBoost
+			}
+			cands = append(cands, cand{srcUnit: u, rel: rel, value: v})
 		}
 	}
 	if len(cands) == 0 {

@@ -279,3 +279,45 @@ func TestReporterQuotesASentenceWithAURL(t *testing.T) {
 		t.Errorf("report holds a URL from the source's text:\n%s", out)
 	}
 }
+
+// TestNamedSection: a heading that names a setting, a file or a call is
+// code-like; a topic or a manual page's section title is not.
+func TestNamedSection(t *testing.T) {
+	for h, want := range map[string]bool{
+		"core_pattern":                      true,
+		"Kernel › mem=nn[KMG]":              true,
+		"cgroup.procs":                      true,
+		"func (*Client) Do":                 false,
+		"DESCRIPTION":                       false,
+		"Log replication":                   false,
+		"What are the 'command' keys?":      false,
+		"Overview › Reading files, at last": false,
+		"":                                  false,
+	} {
+		if got := namedSection(h); got != want {
+			t.Errorf("namedSection(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
+
+// TestReporterPrefersTheNamedSetting: of two pages whose passages share
+// as many of the question's words, the one whose section is named after
+// a setting takes the last source's place: it is what a "how do I"
+// question about a setting asks for, though its name is not a word of
+// the question.
+func TestReporterPrefersTheNamedSetting(t *testing.T) {
+	var results strings.Builder
+	page := func(n int, title, heading, text string) {
+		fmt.Fprintf(&results, "[%d] %s\nURL: file:///docs/%d.rst\nLocation: %s\n## %s\n\n%s\n\n", n, title, n, heading, heading, text)
+	}
+	page(1, "Crash dumps", "Overview", "A crashed kernel's memory image is written by the dump-capture kernel to a file you copy.")
+	page(2, "Magic keys", "Keys", "One key writes the memory image of a crashed system to the disk file named on boot.")
+	page(3, "Sleep states", "Hibernation", "Hibernation writes a memory image of a crashed program to a swap file you choose.")
+	page(4, "Notes on images", "Images and files", "A memory image file is written where the program chose.")
+	page(5, "Kernel settings", "core_pattern", "The core dump of a crashed program's memory is written to the file this pattern names.")
+	msgs := []llms.MessageContent{human("Question: How do I choose where a crashed program's memory image is written?"), toolMsg("c1", "search", results.String())}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if !strings.Contains(out, "[5]") {
+		t.Errorf("the named setting's page is not quoted:\n%s", out)
+	}
+}
