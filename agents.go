@@ -66,20 +66,20 @@ func checkJob(job worker.Job) error {
 
 // ServeAgent runs job's agent in this process, with r's models, search
 // backend and relevance judge, as a run runs its agents, and returns how
-// it ended with its events, for the run that sent job (worker.Runner). With
-// st not nil the run's journal is read from st and every call the agent
-// completes is appended to it, so that a second attempt at the task (its
-// worker died) answers the calls the first completed from st instead of
-// making them again. The run's budgets are not known here (see package
-// worker); the job's Budget bounds the agent. progress, when not
-// nil, is given each of the agent's events as it is emitted, in the
+// it ended with its events, for the run that sent job (worker.Runner).
+// With st not nil the run's journal is read from st and every call the
+// agent completes is appended to it, so that a second attempt at the task
+// (its worker died) answers the calls the first completed from st
+// instead of making them again. The run's budgets are not known here
+// (see package worker); the job's Budget bounds the agent. progress, when
+// not nil, is given each of the agent's events as it is emitted, in the
 // order of worker.Result.Events, one call at a time (under the agent's
 // emitter's lock, from whichever of its goroutines emits); it must not
 // block long.
 //
 // A failed agent is a result, not an error. ServeAgent returns an error
-// for a job it cannot run (worker.ErrJob; worker.ErrSettings when the job's
-// coordinator has another model, judge or search channel; a journal or
+// for a job it cannot run (worker.ErrJob; worker.ErrSettings when the
+// job's coordinator has another model, judge or search channel; a journal or
 // search backend that cannot be opened) and, with context.Cause(ctx),
 // when ctx is done before the agent finished: that attempt did not
 // complete.

@@ -19,16 +19,16 @@ import (
 	"github.com/deepresearch/deepresearch/worker"
 )
 
-// Agents is a worker.Runner that runs a run's agents on worker
-// processes (Serve): give it as deepresearch.Config.Agents to the
-// coordinator's Researcher. RunAgent publishes the job as a task (message
-// id run/cycle/task, so a job submitted again within two minutes is not
+// Agents is a worker.Runner that runs a run's agents on worker processes
+// (Serve): give it as deepresearch.Config.Agents to the coordinator's
+// Researcher. RunAgent publishes the job as a task (message id
+// run/cycle/task, so a job submitted again within two minutes is not
 // queued twice) and waits for its result on the run's results subject.
 // Meanwhile the workers' attempts at the task report the agent's events
 // on the task's progress subject (Names.Progress), which RunAgent relays
-// to its worker.Progress; the result, published once (its
-// message id is the task's), carries them all, and the run emits each
-// once (see worker.Runner). Of what a worker reports, live or
+// to its worker.Progress; the result, published once (its message id is
+// the task's), carries them all, and the run emits each once (see package
+// worker). Of what a worker reports, live or
 // in its result, only the events an agent emits while it runs are taken
 // (events.WhileAgentRuns).
 //
@@ -198,9 +198,9 @@ func agentEvent(e events.Event) bool {
 }
 
 // Journal returns run's journal entries in the journal stream, where the
-// workers journal their agents' calls: Agents is a
-// worker.Journal, so a run copies each agent's entries into
-// its own journal when it takes its result.
+// workers journal their agents' calls: Agents is a worker.Journal, so a
+// run copies each agent's entries into its own journal when it takes its
+// result.
 func (a *Agents) Journal(ctx context.Context, run string) ([][]byte, error) {
 	return newJournal(a.JS, a.Config).Journal(ctx, run)
 }
