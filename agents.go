@@ -15,132 +15,22 @@ import (
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
-// The runner seam: where a run's research agents run.
-//
-// A run plans, then hands each agent task of a cycle to Config.Agents and
-// merges what comes back in plan order. The default (nil) runs every
-// agent in this process; natsrun.Agents publishes each task to a NATS
-// JetStream work queue, where a worker process (natsrun.Cluster.Serve, `deepresearch
-// worker`) runs it with ServeAgent — the same code as the default — and
-// answers with an AgentResult.
-//
-// Events: an agent's events reach the run twice over. While a worker's
-// attempt runs, the runner may report them as they happen
-// (AgentProgress), and the run emits them at once, so a live page sees an
-// agent's searches and its report's text as they come; the result then
-// carries them all (AgentResult.Events), and the run emits those not yet
-// emitted. When an attempt is lost (a worker killed mid-task) and another
-// runs the task again, the new attempt retraces what the lost one
-// reported, by the rules a resumed run follows: an event is identified by
-// its place among the agent's events, streamed text by its span, so what
-// the new attempt does again is not emitted twice, what goes past it is
-// emitted, and where the new attempt's report departs from the text
-// streamed so far (or stops short of it) a stream.reset gives the text
-// that stands. A subscriber thus sees every event of an agent once, and a
-// report's text as the run kept it — unless the attempts differ in
-// events other than text (an attempt that failed where the next goes
-// on), when the lost attempt's events from there on stand beside the
-// new one's, as in a resumed run.
-//
-// Budgets: each agent's Budget travels with its task. The run's budgets
-// (Config.Limits.MaxRunTokens, MaxCost, MaxRunTime) are counted as each agent's
-// result arrives; an agent already running elsewhere is not stopped
-// early by them, as an in-process one is.
+// ServeAgent and the run's side of a worker.Runner: where a run's
+// research agents run (see package worker).
 
-// AgentRunner runs one research agent of a run. RunAgent returns the
-// agent's result, or an error when it could not get one (ctx done, the
-// task failed on every delivery); the run then counts the agent as
-// failed. It is called from the run's goroutines, up to the run's
-// Parallelism at once, and must be safe for concurrent use.
-// progress, when not nil, is told of the agent's events as they happen
-// (AgentProgress); a runner that cannot report them live ignores it.
-type AgentRunner interface {
-	RunAgent(ctx context.Context, job AgentJob, progress AgentProgress) (*AgentResult, error)
-}
-
-// WorkerJournal is implemented by an AgentRunner whose workers journal
-// the calls of the agents they run in a journal of their own (natsrun's
-// journal stream): Journal returns run's entries there. When a cycle's
-// agents have ended, the run copies their entries it does not hold yet
-// into its own journal, so that the run's journal holds every call of
-// the run, as an in-process run's does: an export packs them, and a
-// replay answers the agents' calls from them.
-type WorkerJournal interface {
-	Journal(ctx context.Context, run string) ([][]byte, error)
-}
-
-// AgentProgress is told of an agent's events while a runner's attempt at
-// it runs, before its result: attempt numbers the attempt (from 1; a
-// higher one has superseded the lower ones), and n is the event's place
-// among that attempt's events (from 0), as in AgentResult.Events. A
-// runner calls it from one goroutine at a time, and may skip events or
-// stop calling it: the result's Events are what counts, and an attempt
-// whose reports have a gap is not relayed further. With attempt 0 the
-// runner speaks for itself, not for an attempt: a WorkersMissing event
-// (the task waits with no worker to take it) is emitted at run level,
-// and any other event it so reports is dropped.
-type AgentProgress func(attempt, n int, e events.Event)
-
-// AgentTask is one research task of a plan, as an agent gets it.
-type AgentTask = agent.Task
-
-// AgentOutput is what a research agent produced: its report with its own
-// [n] markers, the sources it retrieved and the texts it read, by its own
-// numbers, what it cited, its usage and tool calls.
-type AgentOutput = agent.Result
-
-// AgentJob is one agent task of a run, with the settled settings of the
-// run an agent needs. Its JSON form is what crosses the wire.
-type AgentJob struct {
-	// RunID is the run's ID: its journal's name.
-	RunID string `json:"run_id"`
-	// Question is the run's question (for logs; the task carries its
-	// objective).
-	Question string `json:"question"`
-	// SearchLimit is the results per search call; Budget bounds the
-	// agent. Both are the run's settled values.
-	SearchLimit int    `json:"search_limit"`
-	Budget      Budget `json:"budget"`
-	// Task is the agent's task; Task.Cycle and Task.Index name it within
-	// the run.
-	Task AgentTask `json:"task"`
-	// Settings are the coordinator's settings that shape an agent's work;
-	// a worker whose own differ refuses the job (ErrAgentSettings), as its
-	// agent would not do what the run's would. Zero: not checked.
-	Settings AgentSettings `json:"settings,omitzero"`
-	// Domains are the run's request's domain lists, which narrow the
-	// worker's own policy (Config.Domains) as they narrowed the
-	// coordinator's; nil: none.
-	Domains *RequestDomains `json:"domains,omitempty"`
-}
-
-// AgentSettings are the settings that shape what an agent finds and
-// writes: its model ("provider:name", or "extractive"), what judges
-// relevance (a model, or "lexical"), its search channel, and whether it
-// reads web pages.
-type AgentSettings struct {
-	Model   string `json:"model"`
-	Judge   string `json:"judge"`
-	Channel string `json:"channel"`
-	Pages   bool   `json:"pages,omitempty"`
-}
-
-// ErrAgentSettings reports an AgentJob whose coordinator's settings
-// differ from those of the Researcher asked to serve it.
-var ErrAgentSettings = errors.New("deepresearch: this worker's settings differ from the coordinator's")
-
-// agentSettings are r's AgentSettings.
-func (r *Researcher) agentSettings() AgentSettings {
+// agentSettings are r's worker.Settings.
+func (r *Researcher) agentSettings() worker.Settings {
 	m := r.manifest(Request{})
-	return AgentSettings{Model: m.Models[events.RoleResearcher], Judge: m.Judge, Channel: m.Channel, Pages: m.Pages}
+	return worker.Settings{Model: m.Models[events.RoleResearcher], Judge: m.Judge, Channel: m.Channel, Pages: m.Pages}
 }
 
-// differs names the first setting in which here differs from the
+// settingsDiffer names the first setting in which here differs from the
 // coordinator's s ("" when none does, or s is zero).
-func (s AgentSettings) differs(here AgentSettings) string {
-	if s == (AgentSettings{}) {
+func settingsDiffer(s, here worker.Settings) string {
+	if s == (worker.Settings{}) {
 		return ""
 	}
 	for _, f := range []struct{ name, run, here string }{{"the researcher model", s.Model, here.Model}, {"the relevance judge", s.Judge, here.Judge}} {
@@ -159,67 +49,46 @@ func (s AgentSettings) differs(here AgentSettings) string {
 	return ""
 }
 
-// AgentResult is how one agent ended: Output when it wrote a report,
-// Failure when it did not, and the events it emitted, for the run to emit
-// (AgentRunner). Its JSON form is what crosses the wire.
-type AgentResult struct {
-	// Output is the agent's result; nil when it failed.
-	Output *AgentOutput `json:"output,omitempty"`
-	// Failure says why it failed; nil when it did not.
-	Failure *Failure `json:"failure,omitempty"`
-	// Spent is a failed agent's usage.
-	Spent Usage `json:"spent,omitzero"`
-	// DurationMS is how long the agent ran.
-	DurationMS int64 `json:"duration_ms"`
-	// Events are the agent's events from agent.started on, in order, but
-	// for the last (agent.finished or agent.failed), which the run emits
-	// itself. Their Seq and Time are the worker's; the run numbers them
-	// anew.
-	Events []events.Event `json:"events"`
-}
-
-// ErrAgentJob reports an AgentJob that cannot be run.
-var ErrAgentJob = errors.New("deepresearch: bad agent job")
-
-func (job AgentJob) check() error {
+// checkJob says why job cannot be run (worker.ErrJob), or nil.
+func checkJob(job worker.Job) error {
 	switch {
 	case job.RunID == "":
-		return fmt.Errorf("%w: no run ID", ErrAgentJob)
+		return fmt.Errorf("%w: no run ID", worker.ErrJob)
 	case job.Task.ID == "":
-		return fmt.Errorf("%w: task %d of run %s has no ID", ErrAgentJob, job.Task.Index, job.RunID)
+		return fmt.Errorf("%w: task %d of run %s has no ID", worker.ErrJob, job.Task.Index, job.RunID)
 	case job.Task.Question == "":
-		return fmt.Errorf("%w: task %s of run %s has no question", ErrAgentJob, job.Task.ID, job.RunID)
+		return fmt.Errorf("%w: task %s of run %s has no question", worker.ErrJob, job.Task.ID, job.RunID)
 	case job.SearchLimit < 0 || job.SearchLimit > MaxRequestSearchLimit:
-		return fmt.Errorf("%w: search limit %d; want 1 to %d", ErrAgentJob, job.SearchLimit, MaxRequestSearchLimit)
+		return fmt.Errorf("%w: search limit %d; want 1 to %d", worker.ErrJob, job.SearchLimit, MaxRequestSearchLimit)
 	}
 	return nil
 }
 
 // ServeAgent runs job's agent in this process, with r's models, search
 // backend and relevance judge, as a run runs its agents, and returns how
-// it ended with its events, for the run that sent job (AgentRunner). With
-// st not nil the run's journal is read from st and every call the agent
-// completes is appended to it, so that a second attempt at the task (its
-// worker died) answers the calls the first completed from st instead of
-// making them again. The run's budgets are not known here (see
-// AgentRunner); the job's Budget bounds the agent. progress, when not
-// nil, is given each of the agent's events as it is emitted, in the
-// order of AgentResult.Events, one call at a time (under the agent's
+// it ended with its events, for the run that sent job (worker.Runner).
+// With st not nil the run's journal is read from st and every call the
+// agent completes is appended to it, so that a second attempt at the task
+// (its worker died) answers the calls the first completed from st
+// instead of making them again. The run's budgets are not known here
+// (see package worker); the job's Budget bounds the agent. progress, when
+// not nil, is given each of the agent's events as it is emitted, in the
+// order of worker.Result.Events, one call at a time (under the agent's
 // emitter's lock, from whichever of its goroutines emits); it must not
 // block long.
 //
 // A failed agent is a result, not an error. ServeAgent returns an error
-// for a job it cannot run (ErrAgentJob; ErrAgentSettings when the job's
-// coordinator has another model, judge or search channel; a journal or
+// for a job it cannot run (worker.ErrJob; worker.ErrSettings when the
+// job's coordinator has another model, judge or search channel; a journal or
 // search backend that cannot be opened) and, with context.Cause(ctx),
 // when ctx is done before the agent finished: that attempt did not
 // complete.
-func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalStore, progress func(events.Event)) (_ *AgentResult, err error) {
-	if err := job.check(); err != nil {
+func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalStore, progress func(events.Event)) (_ *worker.Result, err error) {
+	if err := checkJob(job); err != nil {
 		return nil, err
 	}
-	if diff := job.Settings.differs(r.agentSettings()); diff != "" {
-		err := fmt.Errorf("%w: %s", ErrAgentSettings, diff)
+	if diff := settingsDiffer(job.Settings, r.agentSettings()); diff != "" {
+		err := fmt.Errorf("%w: %s", worker.ErrSettings, diff)
 		r.log.Error().Err(err).Str("run", job.RunID).Str("task", job.Task.ID).Msg("refusing an agent task: give workers the coordinator's model, judge and search settings")
 		return nil, err
 	}
@@ -246,8 +115,8 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 		}
 		ctx = journal.NewContext(ctx, j)
 	}
-	if ctx, err = r.withDomains(ctx, job.Domains); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrAgentJob, err)
+	if ctx, err = r.withDomains(ctx, (*RequestDomains)(job.Domains)); err != nil {
+		return nil, fmt.Errorf("%w: %w", worker.ErrJob, err)
 	}
 	if r.pages {
 		pages, err := fetch.New(r.cfg.Fetch)
@@ -277,15 +146,15 @@ func (r *Researcher) ServeAgent(ctx context.Context, job AgentJob, st JournalSto
 			return nil, cerr
 		}
 	}
-	return &AgentResult{Output: o.res, Failure: o.failure, Spent: o.spent, DurationMS: o.durationMS, Events: evs}, nil
+	return &worker.Result{Output: o.res, Failure: o.failure, Spent: o.spent, DurationMS: o.durationMS, Events: evs}, nil
 }
 
 // remoteAgent runs task through r.cfg.Agents, emitting the agent's
 // events as the runner reports them (relay) and then those of its result
 // not yet emitted, in order, before it returns.
 func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
-	job := AgentJob{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
-		Settings: r.agentSettings(), Domains: req.Domains}
+	job := worker.Job{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
+		Settings: r.agentSettings(), Domains: (*worker.Domains)(req.Domains)}
 	rl := &relay{emit: func(p events.Payload) { em.Emit(task.Index, task.Title, p) },
 		notice: func(p events.Payload) { em.Emit(runLevel, "", p) }}
 	res, err := r.cfg.Agents.RunAgent(ctx, job, rl.progress)
@@ -301,7 +170,7 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 		if ctx.Err() != nil {
 			kind = events.FailCanceled
 		}
-		return agentOutcome{failure: &Failure{Kind: kind, Error: err.Error()}, err: err}
+		return agentOutcome{failure: &worker.Failure{Kind: kind, Error: err.Error()}, err: err}
 	}
 	rl.final(res.Events)
 	if res.Failure != nil {
@@ -310,12 +179,12 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 	}
 	if res.Output == nil {
 		err := errors.New("the agent's result has neither an output nor a failure")
-		return agentOutcome{failure: &Failure{Kind: events.FailError, Error: err.Error()}, err: err}
+		return agentOutcome{failure: &worker.Failure{Kind: events.FailError, Error: err.Error()}, err: err}
 	}
 	if res.Output.Report == "" {
 		meter.add(events.RoleResearcher, res.Output.Usage)
 		err := errors.New("the agent wrote an empty report")
-		return agentOutcome{failure: &Failure{Kind: events.FailError, Error: err.Error()}, err: err, spent: res.Output.Usage}
+		return agentOutcome{failure: &worker.Failure{Kind: events.FailError, Error: err.Error()}, err: err, spent: res.Output.Usage}
 	}
 	meter.add(events.RoleResearcher, res.Output.Usage)
 	res.Output.Task = task
@@ -324,7 +193,7 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 
 // relay emits one remote agent's events: those its runner's attempts
 // report live (progress), then its result's (final), each once, through
-// an events.Retrace (see "Events" under AgentRunner). It takes only the
+// an events.Retrace (see "Events" in package worker's doc). It takes only the
 // events an agent emits while it runs (events.WhileAgentRuns): a worker
 // cannot finish the run, write its report or end its own agent.
 type relay struct {
@@ -340,7 +209,7 @@ type relay struct {
 	done    bool // final was called: reports are late
 }
 
-// progress is the AgentProgress given to the runner.
+// progress is the worker.Progress given to the runner.
 func (rl *relay) progress(attempt, n int, e events.Event) {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
@@ -394,12 +263,12 @@ func (rl *relay) final(evs []events.Event) {
 const importTry = 30 * time.Second
 
 // importJournal copies the entries of tasks' agents from the workers'
-// journal (WorkerJournal) into the run's own, when the runner has one and
+// journal (worker.Journal) into the run's own, when the runner has one and
 // the run keeps a journal: once a cycle, after its agents (research), as
 // one read of each journal. An import that fails is logged: the run goes
 // on, and its journal lacks those calls (a replay makes them again).
 func (r *Researcher) importJournal(ctx context.Context, run string, tasks []agent.Task) {
-	wj, ok := r.cfg.Agents.(WorkerJournal)
+	wj, ok := r.cfg.Agents.(worker.Journal)
 	j := journal.FromContext(ctx)
 	if !ok || j == nil || len(tasks) == 0 {
 		return

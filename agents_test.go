@@ -15,9 +15,10 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
-// wireRunner is an AgentRunner that does what a JetStream runner does
+// wireRunner is a worker.Runner that does what a JetStream runner does
 // with a job, minus the network: the job and the result cross as JSON,
 // and the agent runs on another Researcher (the worker's) with
 // ServeAgent, reporting its events live as attempt 1. With lose set, each
@@ -33,12 +34,12 @@ type wireRunner struct {
 	mangle  bool
 }
 
-func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob, progress deepresearch.AgentProgress) (*deepresearch.AgentResult, error) {
+func (w wireRunner) RunAgent(ctx context.Context, job worker.Job, progress worker.Progress) (*worker.Result, error) {
 	b, err := json.Marshal(job)
 	if err != nil {
 		return nil, err
 	}
-	var got deepresearch.AgentJob
+	var got worker.Job
 	if err := json.Unmarshal(b, &got); err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (w wireRunner) RunAgent(ctx context.Context, job deepresearch.AgentJob, pro
 	if b, err = json.Marshal(res); err != nil {
 		return nil, err
 	}
-	var out deepresearch.AgentResult
+	var out worker.Result
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", b, err)
 	}
@@ -141,8 +142,8 @@ func TestAgentRunnerSeam(t *testing.T) {
 		lose, mangle bool
 	}{{"one attempt", false, false}, {"first attempt lost", true, false}, {"lost attempt wrote otherwise", true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			worker := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
-			r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: wireRunner{worker: worker, lose: tc.lose, mangle: tc.mangle}})
+			remote := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
+			r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: wireRunner{worker: remote, lose: tc.lose, mangle: tc.mangle}})
 			rec := &recorder{}
 			rep, err := runWith(context.Background(), r, question, rec.sink)
 			if err != nil {
@@ -219,7 +220,7 @@ func streamedText(evs []events.Event, agent int) string {
 // failingRunner fails every job, as a runner whose tasks are dead does.
 type failingRunner struct{}
 
-func (failingRunner) RunAgent(context.Context, deepresearch.AgentJob, deepresearch.AgentProgress) (*deepresearch.AgentResult, error) {
+func (failingRunner) RunAgent(context.Context, worker.Job, worker.Progress) (*worker.Result, error) {
 	return nil, errors.New("task failed on every delivery")
 }
 
@@ -272,8 +273,8 @@ func (m *callLog) GenerateContent(ctx context.Context, msgs []llms.MessageConten
 func TestServeAgentReplaysJournal(t *testing.T) {
 	model := &callLog{Model: extractive.New(extractive.Options{}), seen: map[[32]byte]int{}, limit: 1}
 	st := &memJournal{}
-	job := deepresearch.AgentJob{RunID: "run1", Question: question, SearchLimit: 5,
-		Task: deepresearch.AgentTask{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
+	job := worker.Job{RunID: "run1", Question: question, SearchLimit: 5,
+		Task: worker.Task{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	model.cancel = cancel
@@ -310,18 +311,18 @@ func TestServeAgentReplaysJournal(t *testing.T) {
 // is refused by name before anything runs.
 func TestServeAgentRefusesBadJob(t *testing.T) {
 	r := newResearcher(t, deepresearch.Config{})
-	ok := deepresearch.AgentJob{RunID: "r", Task: deepresearch.AgentTask{ID: "t1", Question: "q"}}
-	for name, mut := range map[string]func(*deepresearch.AgentJob){
-		"no run":      func(j *deepresearch.AgentJob) { j.RunID = "" },
-		"no task ID":  func(j *deepresearch.AgentJob) { j.Task.ID = "" },
-		"no question": func(j *deepresearch.AgentJob) { j.Task.Question = "" },
-		"limit":       func(j *deepresearch.AgentJob) { j.SearchLimit = 500 },
+	ok := worker.Job{RunID: "r", Task: worker.Task{ID: "t1", Question: "q"}}
+	for name, mut := range map[string]func(*worker.Job){
+		"no run":      func(j *worker.Job) { j.RunID = "" },
+		"no task ID":  func(j *worker.Job) { j.Task.ID = "" },
+		"no question": func(j *worker.Job) { j.Task.Question = "" },
+		"limit":       func(j *worker.Job) { j.SearchLimit = 500 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			j := ok
 			mut(&j)
-			if _, err := r.ServeAgent(context.Background(), j, nil, nil); !errors.Is(err, deepresearch.ErrAgentJob) {
-				t.Fatalf("err %v; want ErrAgentJob", err)
+			if _, err := r.ServeAgent(context.Background(), j, nil, nil); !errors.Is(err, worker.ErrJob) {
+				t.Fatalf("err %v; want worker.ErrJob", err)
 			}
 		})
 	}
@@ -332,11 +333,11 @@ func TestServeAgentRefusesBadJob(t *testing.T) {
 // that spent tokens.
 type hollowRunner struct{ empty bool }
 
-func (h hollowRunner) RunAgent(context.Context, deepresearch.AgentJob, deepresearch.AgentProgress) (*deepresearch.AgentResult, error) {
+func (h hollowRunner) RunAgent(context.Context, worker.Job, worker.Progress) (*worker.Result, error) {
 	if h.empty {
-		return &deepresearch.AgentResult{Output: &deepresearch.AgentOutput{Usage: deepresearch.Usage{Calls: 1, PromptTokens: 100, CompletionTokens: 10}}}, nil
+		return &worker.Result{Output: &worker.Output{Usage: deepresearch.Usage{Calls: 1, PromptTokens: 100, CompletionTokens: 10}}}, nil
 	}
-	return &deepresearch.AgentResult{}, nil
+	return &worker.Result{}, nil
 }
 
 // TestAgentRunnerHollowResults: such results fail their agents (no
@@ -367,8 +368,8 @@ func TestServeAgentRefusesOtherSettings(t *testing.T) {
 		"judge":   {deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Judges: deepresearch.Judges{Relevance: &callLog{}}}, "the relevance judge is lexical for the run"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			worker := newResearcher(t, c.cfg)
-			r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: wireRunner{worker: worker}})
+			remote := newResearcher(t, c.cfg)
+			r := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}, Agents: wireRunner{worker: remote}})
 			rec := &recorder{}
 			_, err := runWith(context.Background(), r, question, rec.sink)
 			if !errors.Is(err, deepresearch.ErrNoResearch) {
@@ -388,7 +389,7 @@ func TestServeAgentRefusesOtherSettings(t *testing.T) {
 }
 
 // journaledRunner is a wireRunner whose workers' journal the run can read
-// (a deepresearch.WorkerJournal), as natsrun.Agents's journal stream.
+// (a worker.Journal), as natsrun.Agents's journal stream.
 type journaledRunner struct{ wireRunner }
 
 func (j journaledRunner) Journal(ctx context.Context, run string) ([][]byte, error) {
@@ -398,13 +399,13 @@ func (j journaledRunner) Journal(ctx context.Context, run string) ([][]byte, err
 // TestAgentRunnerJournal: the agents' calls journaled where the workers
 // run them are copied into the run's own journal as the run takes each
 // result, so the run's journal alone replays the run offline to the same
-// report; without a WorkerJournal, it lacks them and the replay fails.
+// report; without a worker.Journal, it lacks them and the replay fails.
 func TestAgentRunnerJournal(t *testing.T) {
 	for _, readable := range []bool{true, false} {
 		t.Run(fmt.Sprintf("workers' journal readable %v", readable), func(t *testing.T) {
-			worker := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
-			wr := wireRunner{worker: worker, journal: &memJournal{}}
-			var runner deepresearch.AgentRunner = wr
+			remote := newResearcher(t, deepresearch.Config{Limits: deepresearch.Limits{MaxCycles: 1}})
+			wr := wireRunner{worker: remote, journal: &memJournal{}}
+			var runner worker.Runner = wr
 			if readable {
 				runner = journaledRunner{wr}
 			}

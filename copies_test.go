@@ -6,6 +6,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 // TestCopiesAcrossAgentsCitedOnce: two agents, each of whose filters kept
@@ -19,7 +20,7 @@ func TestCopiesAcrossAgentsCitedOnce(t *testing.T) {
 	rep := Source{ID: "engineering/repeaters.md", URL: "file:///c/engineering/repeaters.md", Title: "Repeaters"}
 	outcomes := []agentOutcome{
 		{res: &agent.Result{Report: "Ships splice in a new length [1].", Sources: map[int]Source{1: orig}, Texts: map[int]string{1: text}}},
-		{failure: &Failure{Kind: "error"}},
+		{failure: &worker.Failure{Kind: "error"}},
 		{res: &agent.Result{Report: "Faults are found from the shore [1]. Copper [2].", Sources: map[int]Source{1: mirror, 2: rep},
 			Texts: map[int]string{1: "Excerpt: " + text, 2: other}}},
 	}

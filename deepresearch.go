@@ -60,6 +60,7 @@ import (
 	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/verify"
 	"github.com/deepresearch/deepresearch/web"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 // DefaultMaxRetries is how many times a failed model call is tried again
@@ -142,11 +143,11 @@ type Config struct {
 	StopGrace time.Duration
 	// Logger receives diagnostics. Nil disables logging.
 	Logger *zerolog.Logger
-	// Agents runs the research agents of every run (see AgentRunner).
+	// Agents runs the research agents of every run (see package worker).
 	// Nil runs them in this process, at most Parallelism of a run at
 	// once: the default. natsrun.Agents runs them on worker processes
 	// through NATS JetStream.
-	Agents AgentRunner
+	Agents worker.Runner
 	// Clock tells time and arms timers: event stamps, stage timings, agent
 	// time limits, the stop grace, retry backoffs, the FetchedAt of pages
 	// (unless Fetch sets its own). Nil means the real clock.

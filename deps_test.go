@@ -45,6 +45,7 @@ var reaches = map[string][]string{
 	"runstore":                           {"usage"},
 	"search":                             {"source"},
 	"web":                                {"fetch", "journal", "retry", "websearch"},
+	"worker":                             {"agent"},
 	"config/load":                        {},
 	"deepresearchtest":                   {"clock", "extractive", "memstore", "openaiwire", "purpose", "relevance", "terms", "usage", "verify"},
 	"diff":                               {},
@@ -80,6 +81,12 @@ var leaves = map[string][]string{
 	// reading a report's sources again: data and their text form.
 	"diff":    {},
 	"recheck": {},
+	// worker is the protocol between a run and the runner of its agents:
+	// a worker process speaks it without the root (a leaf imports no
+	// package of the module but leaves), linking what the agent's task
+	// and output link (internal/agent: langchaingo's llms, goldmark, conc).
+	"worker": {"github.com/dlclark/regexp2", "github.com/google/uuid", "github.com/pkoukk/tiktoken-go", "github.com/pkoukk/tiktoken-go-loader",
+		"github.com/sourcegraph/conc", "github.com/tmc/langchaingo", "github.com/yuin/goldmark", "golang.org/x/net", "golang.org/x/text"},
 }
 
 // backends are the public packages of search backends (Config.Search):
@@ -272,6 +279,12 @@ func TestDependencyRules(t *testing.T) {
 		}, []string{
 			"leaf links " + module + "/sqlitestore: a leaf (deps_test.go) links no package of the module outside internal/ but leaves",
 			"leaf links modernc.org/sqlite/lib: a leaf (deps_test.go) links only the modules leaves names for it",
+		}},
+		{"a leaf imports the root", map[string]pkgGraph{
+			".": {imports: []string{in("events")}}, "httpapi": {imports: []string{in("events"), in("clock")}},
+			"leaf": {imports: []string{module}, deps: []string{module, in("clock")}},
+		}, []string{
+			"leaf links " + module + ": a leaf (deps_test.go) links no package of the module outside internal/ but leaves",
 		}},
 		{"the root imports config", map[string]pkgGraph{
 			".":       {imports: []string{in("events"), module + "/config", module + "/leaf"}},

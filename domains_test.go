@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 // domainWeb is a web double for the domain tests: a primary source, a
@@ -155,7 +156,7 @@ func TestRequestDomains(t *testing.T) {
 	web := domainWeb(t)
 	s := domainSettings(t, web)
 	s.Research.MaxCycles = 1
-	newResearcher := func(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Researcher {
+	newResearcher := func(t *testing.T, agents worker.Runner) *deepresearch.Researcher {
 		cfg, err := config.ResearcherConfig(s, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -170,10 +171,10 @@ func TestRequestDomains(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		agents func(t *testing.T) deepresearch.AgentRunner
+		agents func(t *testing.T) worker.Runner
 	}{
-		{"in process", func(*testing.T) deepresearch.AgentRunner { return nil }},
-		{"on workers", func(t *testing.T) deepresearch.AgentRunner { return wireRunner{worker: newResearcher(t, nil)} }},
+		{"in process", func(*testing.T) worker.Runner { return nil }},
+		{"on workers", func(t *testing.T) worker.Runner { return wireRunner{worker: newResearcher(t, nil)} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newResearcher(t, c.agents(t))

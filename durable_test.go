@@ -21,6 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 // journals is an in-memory JournalStore.
@@ -389,11 +390,11 @@ func TestResumeRefusesOtherModel(t *testing.T) {
 		}
 	}
 	// A worker with another model refuses the run's agents, naming both.
-	job := deepresearch.AgentJob{RunID: "r1", Question: question, SearchLimit: 5,
-		Task:     deepresearch.AgentTask{ID: "t1", Title: "Cables", Question: question, Cycle: 1},
-		Settings: deepresearch.AgentSettings{Model: "openai:gpt-a", Judge: "openai:gpt-a", Channel: "corpus"}}
+	job := worker.Job{RunID: "r1", Question: question, SearchLimit: 5,
+		Task:     worker.Task{ID: "t1", Title: "Cables", Question: question, Cycle: 1},
+		Settings: worker.Settings{Model: "openai:gpt-a", Judge: "openai:gpt-a", Channel: "corpus"}}
 	_, err := researcher("openai", "gpt-b").ServeAgent(ctx, job, nil, nil)
-	if !errors.Is(err, deepresearch.ErrAgentSettings) || !strings.Contains(err.Error(), "the researcher model is openai:gpt-a for the run and openai:gpt-b here") {
+	if !errors.Is(err, worker.ErrSettings) || !strings.Contains(err.Error(), "the researcher model is openai:gpt-a for the run and openai:gpt-b here") {
 		t.Errorf("a worker with another model: %v", err)
 	}
 	// A journal written before models were named names every provider's

@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/bib"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 // ReportVersion is the version of Report's JSON form that this package
@@ -23,14 +24,7 @@ type Section struct {
 	// (Report.Sources); empty when the agent failed.
 	Text string `json:"text,omitempty"`
 	// Failure says why the agent failed; nil when it did not.
-	Failure *Failure `json:"failure,omitempty"`
-}
-
-// Failure is why a research agent produced no report.
-type Failure struct {
-	// Kind is events.FailError, FailPanic, FailTimeout or FailCanceled.
-	Kind  string `json:"kind"`
-	Error string `json:"error"`
+	Failure *worker.Failure `json:"failure,omitempty"`
 }
 
 // Report is the outcome of a run. It is a plain value: its JSON form

@@ -32,6 +32,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 // Request is one research run. Zero fields take the Researcher's Config,
@@ -284,7 +285,7 @@ const runLevel = -1 // the Agent of run-level events
 // it failed.
 type agentOutcome struct {
 	res     *agent.Result
-	failure *Failure
+	failure *worker.Failure
 	err     error
 	spent   Usage // a failed agent's usage
 
@@ -485,7 +486,7 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 			continue
 		}
 		stuck = append(stuck, fmt.Sprintf("%q", task.Title))
-		f := &Failure{Kind: events.FailCanceled, Error: fmt.Sprintf("did not stop within %v of cancellation", r.cfg.StopGrace)}
+		f := &worker.Failure{Kind: events.FailCanceled, Error: fmt.Sprintf("did not stop within %v of cancellation", r.cfg.StopGrace)}
 		outcomes[i] = agentOutcome{failure: f, err: context.Cause(ctx)}
 		em.Emit(task.Index, task.Title, events.AgentFailedData{Error: f.Error, Kind: f.Kind})
 	}
@@ -529,21 +530,21 @@ func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task,
 	var err error
 	var pc panics.Catcher
 	pc.Try(func() { res, err = agent.Run(journal.WithScope(ctx, scopeAgent(task.ID)), cfg, task) })
-	var f *Failure
+	var f *worker.Failure
 	switch rec := pc.Recovered(); {
 	case rec != nil:
-		f = &Failure{Kind: events.FailPanic, Error: fmt.Sprint(rec.Value)}
+		f = &worker.Failure{Kind: events.FailPanic, Error: fmt.Sprint(rec.Value)}
 		err = rec.AsError()
 		r.log.Error().Str("task", task.Title).Str("stack", string(rec.Stack)).Msg("research agent panicked")
 	case err != nil && ctx.Err() != nil:
-		f = &Failure{Kind: events.FailCanceled, Error: err.Error()}
+		f = &worker.Failure{Kind: events.FailCanceled, Error: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, agent.ErrTimeout):
-		f = &Failure{Kind: events.FailTimeout, Error: err.Error()}
+		f = &worker.Failure{Kind: events.FailTimeout, Error: err.Error()}
 	case err != nil:
-		f = &Failure{Kind: events.FailError, Error: err.Error()}
+		f = &worker.Failure{Kind: events.FailError, Error: err.Error()}
 	case res == nil || res.Report == "":
 		err = errors.New("the agent wrote an empty report")
-		f = &Failure{Kind: events.FailError, Error: err.Error()}
+		f = &worker.Failure{Kind: events.FailError, Error: err.Error()}
 	}
 	if f != nil {
 		out := agentOutcome{failure: f, err: err}

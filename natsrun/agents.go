@@ -16,18 +16,19 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
-// Agents is a deepresearch.AgentRunner that runs a run's agents on worker
-// processes (Serve): give it as deepresearch.Config.Agents to the
-// coordinator's Researcher. RunAgent publishes the job as a task (message
-// id run/cycle/task, so a job submitted again within two minutes is not
+// Agents is a worker.Runner that runs a run's agents on worker processes
+// (Serve): give it as deepresearch.Config.Agents to the coordinator's
+// Researcher. RunAgent publishes the job as a task (message id
+// run/cycle/task, so a job submitted again within two minutes is not
 // queued twice) and waits for its result on the run's results subject.
 // Meanwhile the workers' attempts at the task report the agent's events
 // on the task's progress subject (Names.Progress), which RunAgent relays
-// to its deepresearch.AgentProgress; the result, published once (its
-// message id is the task's), carries them all, and the run emits each
-// once (see deepresearch.AgentRunner). Of what a worker reports, live or
+// to its worker.Progress; the result, published once (its message id is
+// the task's), carries them all, and the run emits each once (see package
+// worker). Of what a worker reports, live or
 // in its result, only the events an agent emits while it runs are taken
 // (events.WhileAgentRuns).
 //
@@ -56,7 +57,7 @@ type Agents struct {
 // whose ctx ends for any reason but deepresearch.ErrShutdown (a run
 // canceled, past its time limit or budget) is stopped on the workers
 // (Stop); one the process is shutting down for stays, for the resumed run.
-func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progress deepresearch.AgentProgress) (*deepresearch.AgentResult, error) {
+func (a *Agents) RunAgent(ctx context.Context, job worker.Job, progress worker.Progress) (*worker.Result, error) {
 	if _, err := a.Config.settle(); err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 	if r.Dead {
 		return nil, fmt.Errorf("%w: task %s after %d attempts: %s", ErrDead, t.id(), r.Attempt, r.Error)
 	}
-	var out deepresearch.AgentResult
+	var out worker.Result
 	if err := json.Unmarshal(r.Output, &out); err != nil {
 		return nil, fmt.Errorf("natsrun: result of task %s from worker %s is unreadable: %w", t.id(), r.Worker, err)
 	}
@@ -142,7 +143,7 @@ func (a *Agents) RunAgent(ctx context.Context, job deepresearch.AgentJob, progre
 // watch ends), OnNoWorker with the zero time. It looks again every
 // quarter of NoWorkerAfter (at most every minute), on Config's clock; a
 // look the cluster does not answer says nothing.
-func (a *Agents) watchWorkers(ctx context.Context, job deepresearch.AgentJob, progress deepresearch.AgentProgress) {
+func (a *Agents) watchWorkers(ctx context.Context, job worker.Job, progress worker.Progress) {
 	c := a.Config.clock()
 	queued := c.Now()
 	if clock.Sleep(ctx, c, a.NoWorkerAfter) != nil {
@@ -197,9 +198,9 @@ func agentEvent(e events.Event) bool {
 }
 
 // Journal returns run's journal entries in the journal stream, where the
-// workers journal their agents' calls: Agents is a
-// deepresearch.WorkerJournal, so a run copies each agent's entries into
-// its own journal when it takes its result.
+// workers journal their agents' calls: Agents is a worker.Journal, so a
+// run copies each agent's entries into its own journal when it takes its
+// result.
 func (a *Agents) Journal(ctx context.Context, run string) ([][]byte, error) {
 	return newJournal(a.JS, a.Config).Journal(ctx, run)
 }
@@ -218,14 +219,14 @@ func (a *Agents) abandon(ctx context.Context, t Task) {
 }
 
 // agentHandler adapts r to a Handler: each task's payload is a
-// deepresearch.AgentJob, run with r.ServeAgent against the run's journal
+// worker.Job, run with r.ServeAgent against the run's journal
 // in the journal stream (so a redelivered task replays the calls the
-// failed attempt completed), and its output is the AgentResult. A task
+// failed attempt completed), and its output is the worker.Result. A task
 // whose payload is not a job fails on every delivery, saying so.
 func agentHandler(r *deepresearch.Researcher, js jetstream.JetStream, c Config) Handler {
 	jr := newJournal(js, c)
 	return func(ctx context.Context, t Task) (json.RawMessage, error) {
-		var job deepresearch.AgentJob
+		var job worker.Job
 		if err := json.Unmarshal(t.Payload, &job); err != nil {
 			return nil, fmt.Errorf("natsrun: task %s: its payload is not an agent job: %w", t.id(), err)
 		}

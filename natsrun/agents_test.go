@@ -22,6 +22,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 const question = "How were transatlantic telegraph cables laid and repaired?"
@@ -48,7 +49,7 @@ func standalone(t *testing.T) jetstream.JetStream {
 }
 
 // researcher is an offline Researcher over the root package's test corpus.
-func researcher(t *testing.T, agents deepresearch.AgentRunner) *deepresearch.Researcher {
+func researcher(t *testing.T, agents worker.Runner) *deepresearch.Researcher {
 	t.Helper()
 	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(t, filepath.Join("..", "testdata", "corpus"), filepath.Join(t.TempDir(), "index.db")), Judges: deepresearch.Judges{Lexical: true}, Limits: deepresearch.Limits{MaxCycles: 1}, Agents: agents})
 	if err != nil {
@@ -195,8 +196,8 @@ func TestAgentsReportLive(t *testing.T) {
 			once.Do(func() { close(heard) })
 		}
 	}
-	job := deepresearch.AgentJob{RunID: "run1", Question: question, SearchLimit: 5,
-		Task: deepresearch.AgentTask{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
+	job := worker.Job{RunID: "run1", Question: question, SearchLimit: 5,
+		Task: worker.Task{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
 	rctx, cancel := context.WithTimeout(ctx, time.Minute) // a failure timeout only
 	defer cancel()
 	res, err := (&natsrun.Agents{JS: js, Config: cfg}).RunAgent(rctx, job, progress)
@@ -361,7 +362,7 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		var res deepresearch.AgentResult
+		var res worker.Result
 		if err := json.Unmarshal(out, &res); err != nil {
 			return nil, err
 		}
@@ -423,8 +424,8 @@ func TestWorkerSaysOnlyAgentEvents(t *testing.T) {
 		mu2  sync.Mutex
 		live []string
 	)
-	job := deepresearch.AgentJob{RunID: "run2", Question: question, SearchLimit: 5,
-		Task: deepresearch.AgentTask{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
+	job := worker.Job{RunID: "run2", Question: question, SearchLimit: 5,
+		Task: worker.Task{ID: "t1", Title: "Cables laid", Question: "How were transatlantic telegraph cables laid?", Cycle: 1}}
 	res, err := (&natsrun.Agents{JS: js, Config: cfg}).RunAgent(rctx, job, func(_, _ int, e events.Event) {
 		mu2.Lock()
 		live = append(live, string(e.Type))

@@ -152,9 +152,9 @@ func (cl *Cluster) Serve(ctx context.Context, r *deepresearch.Researcher, concur
 	return serve(ctx, cl.js, cl.cfg, r, concurrency, name)
 }
 
-// Agents is the deepresearch.AgentRunner that runs a coordinator's
-// agents on the Cluster's workers (set its NoWorkerAfter and OnNoWorker
-// before the first run).
+// Agents is the worker.Runner that runs a coordinator's agents on the
+// Cluster's workers (set its NoWorkerAfter and OnNoWorker before the
+// first run).
 func (cl *Cluster) Agents() *Agents { return &Agents{JS: cl.js, Config: cl.cfg} }
 
 // EventLog publishes a coordinator's events to the Cluster's events

@@ -31,10 +31,9 @@
 //
 // # Research on workers
 //
-// Agents is the deepresearch.AgentRunner of a coordinator: each agent
-// task of a run becomes a task here, its payload a deepresearch.AgentJob,
-// and the run waits for its result, a deepresearch.AgentResult carrying
-// the agent's events. Cluster.Serve (`deepresearch worker`) runs a Worker
+// Agents is the worker.Runner of a coordinator: each agent task of a run
+// becomes a task here, its payload a worker.Job, and the run waits for
+// its result, a worker.Result carrying the agent's events. Cluster.Serve (`deepresearch worker`) runs a Worker
 // whose handler (Cluster.AgentHandler) runs each job with
 // Researcher.ServeAgent against the run's journal in the journal stream.
 // EventLog publishes a coordinator's events to the run's events subject

@@ -28,6 +28,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/natsrun"
 	"github.com/deepresearch/deepresearch/runstore"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 // Worker processes: the test binary re-executed with these set.
@@ -730,7 +731,7 @@ func TestStop(t *testing.T) {
 		rctx, rcancel := context.WithCancelCause(ctx)
 		done := make(chan error, 1)
 		go func() {
-			_, err := a.RunAgent(rctx, deepresearch.AgentJob{RunID: run, Task: deepresearch.AgentTask{Cycle: 1, Index: 0}}, nil)
+			_, err := a.RunAgent(rctx, worker.Job{RunID: run, Task: worker.Task{Cycle: 1, Index: 0}}, nil)
 			done <- err
 		}()
 		s := recv("the runner's task to start", started).(natsrun.Task)

@@ -25,6 +25,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 // The shape of BenchmarkRunsOnWorkers. Every chat completion of every
@@ -76,7 +77,7 @@ const (
 //     starts) receiving it, over every event of every run. It is the
 //     cost of the events path (publish, store, deliver), not how late an
 //     agent's events are: an agent's events travel with its result and
-//     are emitted when it ends (see deepresearch.AgentRunner).
+//     are emitted when it ends (see worker.Runner).
 //   - events/run: the events of a run, each of which was timed.
 //   - calls/run: chat completions per run.
 //   - model-peak: the most chat completions in flight at the double at
@@ -113,7 +114,7 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 		}
 		return js
 	}
-	researcher := func(agents deepresearch.AgentRunner) *deepresearch.Researcher {
+	researcher := func(agents worker.Runner) *deepresearch.Researcher {
 		s := config.Defaults()
 		s.Model.Provider = "openai"
 		s.Model.Name = "extractive"
@@ -153,13 +154,13 @@ func BenchmarkRunsOnWorkers(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	type worker struct {
+	type workerProc struct {
 		r  *deepresearch.Researcher
 		js jetstream.JetStream
 	}
-	var pool []worker
+	var pool []workerProc
 	for range 8 {
-		pool = append(pool, worker{researcher(nil), conn()})
+		pool = append(pool, workerProc{researcher(nil), conn()})
 	}
 
 	var gen atomic.Int64

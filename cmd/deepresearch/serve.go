@@ -21,6 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch/natsrun"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
+	"github.com/deepresearch/deepresearch/worker"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -331,8 +332,8 @@ func openClusterToRead(ctx context.Context, s config.Settings, name string) (*na
 	return st, func() { st.Close(); conn.nc.Close() }, nil
 }
 
-// runnerOnly is the AgentRunner it holds without its WorkerJournal: a
+// runnerOnly is the worker.Runner it holds without its worker.Journal: a
 // run whose store keeps its journal where the workers journal (the
 // cluster store's journal stream) has nothing to copy from them.
 // (An interface embedded promotes only its own methods.)
-type runnerOnly struct{ deepresearch.AgentRunner }
+type runnerOnly struct{ worker.Runner }
