@@ -115,7 +115,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalS
 		}
 		ctx = journal.NewContext(ctx, j)
 	}
-	if ctx, err = r.withDomains(ctx, (*RequestDomains)(job.Domains)); err != nil {
+	if ctx, err = r.withDomains(ctx, job.Domains); err != nil {
 		return nil, fmt.Errorf("%w: %w", worker.ErrJob, err)
 	}
 	if r.pages {
@@ -154,7 +154,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalS
 // not yet emitted, in order, before it returns.
 func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
 	job := worker.Job{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
-		Settings: r.agentSettings(), Domains: (*worker.Domains)(req.Domains)}
+		Settings: r.agentSettings(), Domains: req.Domains}
 	rl := &relay{emit: func(p events.Payload) { em.Emit(task.Index, task.Title, p) },
 		notice: func(p events.Payload) { em.Emit(runLevel, "", p) }}
 	res, err := r.cfg.Agents.RunAgent(ctx, job, rl.progress)

@@ -46,11 +46,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/corpus"
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
-	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/output"
@@ -112,7 +112,7 @@ type Config struct {
 	// Domains is the domain policy (which pages research may use) and the
 	// table of source tiers (how credible each is); the zero value allows
 	// every page and rates sources with the built-in table.
-	Domains DomainConfig
+	Domains domains.Config
 	// Fetch configures the page fetcher each run with a web search engine
 	// reads pages through (its SSRF guard, time and size limits), with a
 	// cache that lives as long as the run.

@@ -34,7 +34,7 @@ const module = "github.com/deepresearch/deepresearch"
 // here, in the open, not a line that slips through a review.
 var reaches = map[string][]string{
 	".": {"agent", "bib", "canon", "citeproc", "clock", "collapse", "defaults", "excerpt", "extractive",
-		"domains", "fetch", "finalreport", "journal", "mdtext", "memstore", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "source",
+		"fetch", "finalreport", "journal", "mdtext", "memstore", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "source",
 		"telemetry", "terms", "usage", "verify"},
 	"cite":                               {"canon", "citeproc", "collapse", "source"},
 	"cmd/deepresearch":                   {"eval", "jsonkind", "termsafe"},
@@ -49,6 +49,7 @@ var reaches = map[string][]string{
 	"config/load":                        {},
 	"deepresearchtest":                   {"clock", "extractive", "memstore", "openaiwire", "purpose", "relevance", "terms", "usage", "verify"},
 	"diff":                               {},
+	"domains":                            {},
 	"e2e":                                {},
 	"e2e/askingmodel":                    {},
 	"e2e/webdouble":                      {},
@@ -81,12 +82,15 @@ var leaves = map[string][]string{
 	// reading a report's sources again: data and their text form.
 	"diff":    {},
 	"recheck": {},
+	// domains is the domain policy and the source tiers: pure, with its
+	// built-in tier table in YAML.
+	"domains": {"go.yaml.in/yaml/v3"},
 	// worker is the protocol between a run and the runner of its agents:
 	// a worker process speaks it without the root (a leaf imports no
 	// package of the module but leaves), linking what the agent's task
 	// and output link (internal/agent: langchaingo's llms, goldmark, conc).
 	"worker": {"github.com/dlclark/regexp2", "github.com/google/uuid", "github.com/pkoukk/tiktoken-go", "github.com/pkoukk/tiktoken-go-loader",
-		"github.com/sourcegraph/conc", "github.com/tmc/langchaingo", "github.com/yuin/goldmark", "golang.org/x/net", "golang.org/x/text"},
+		"github.com/sourcegraph/conc", "github.com/tmc/langchaingo", "github.com/yuin/goldmark", "go.yaml.in/yaml/v3", "golang.org/x/net", "golang.org/x/text"},
 }
 
 // backends are the public packages of search backends (Config.Search):

@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/worker"
@@ -179,7 +180,7 @@ func TestRequestDomains(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := newResearcher(t, c.agents(t))
 			req := deepresearch.Request{Question: "How long does a submarine cable splice take on a repair ship?",
-				Domains: &deepresearch.RequestDomains{Deny: []string{"127.0.0.1/pages/forum-thread"},
+				Domains: &domains.Lists{Deny: []string{"127.0.0.1/pages/forum-thread"},
 					Allow: []string{"127.0.0.1/pages/evil-1", "127.0.0.1/pages/forum*", "127.0.0.1/pages/spec*"}}}
 			rep, err := research(context.Background(), r, req, nil)
 			if err != nil {
@@ -196,7 +197,7 @@ func TestRequestDomains(t *testing.T) {
 		})
 	}
 	var reqErr *deepresearch.RequestError
-	bad := deepresearch.Request{Question: "q?", Domains: &deepresearch.RequestDomains{Deny: []string{"a b"}}}
+	bad := deepresearch.Request{Question: "q?", Domains: &domains.Lists{Deny: []string{"a b"}}}
 	if err := bad.Validate(); !errors.As(err, &reqErr) || reqErr.Field != "domains" {
 		t.Errorf("Validate of a bad pattern: %v", err)
 	}

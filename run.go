@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
@@ -77,7 +78,7 @@ type Request struct {
 	MaxRunAgents int `json:"-"`
 	// Domains narrows Config.Domains' policy for this run: more domains
 	// denied, or only some allowed (nil: the configured policy).
-	Domains *RequestDomains `json:"domains,omitempty" jsonschema:"domains to allow or deny for this run, within the server's policy"`
+	Domains *domains.Lists `json:"domains,omitempty" jsonschema:"domains to allow or deny for this run, within the server's policy"`
 
 	// Clarify is ClarifyAuto (or empty: the model decides whether to ask
 	// clarifying questions before planning) or ClarifyNever.
@@ -207,7 +208,7 @@ func (req Request) Validate() error {
 	if _, err := citeproc.ParseStyle(string(req.Style)); err != nil {
 		return styleError(req.Style)
 	}
-	if err := req.Domains.validate(); err != nil {
+	if err := checkDomains(req.Domains); err != nil {
 		return err
 	}
 	return req.validatePeople()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/corpus"
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/provider"
 	"github.com/deepresearch/deepresearch/internal/websearch"
@@ -324,15 +325,15 @@ func mcpServers(s Settings) map[string]mcpsource.Server {
 	return out
 }
 
-// domainConfig is the DomainConfig of the domains settings: the lists as
+// domainConfig is the domains.Config of the domains settings: the lists as
 // they are, the table read from domains.tiers_file, and each
 // "PATTERN=TIER" of domains.tiers ([none]: NoTiers).
-func domainConfig(s Domains) (deepresearch.DomainConfig, error) {
-	d := deepresearch.DomainConfig{Allow: s.Allow, Deny: s.Deny}
+func domainConfig(s Domains) (domains.Config, error) {
+	d := domains.Config{Allow: s.Allow, Deny: s.Deny}
 	if s.TiersFile != "" {
 		b, err := os.ReadFile(s.TiersFile)
 		if err != nil {
-			return deepresearch.DomainConfig{}, configErrorf("domains.tiers_file: %v", err)
+			return domains.Config{}, configErrorf("domains.tiers_file: %v", err)
 		}
 		d.TierTable = b
 	}
@@ -340,14 +341,14 @@ func domainConfig(s Domains) (deepresearch.DomainConfig, error) {
 		e = strings.TrimSpace(e)
 		if strings.EqualFold(e, "none") {
 			if len(s.Tiers) > 1 {
-				return deepresearch.DomainConfig{}, configErrorf("domains.tiers: \"none\" rates no source and goes alone")
+				return domains.Config{}, configErrorf("domains.tiers: \"none\" rates no source and goes alone")
 			}
 			d.NoTiers = true
 			continue
 		}
 		pattern, tier, ok := strings.Cut(e, "=")
 		if !ok || strings.TrimSpace(pattern) == "" {
-			return deepresearch.DomainConfig{}, configErrorf("domains.tiers: %q: want PATTERN=TIER (blog.example.com=primary)", e)
+			return domains.Config{}, configErrorf("domains.tiers: %q: want PATTERN=TIER (blog.example.com=primary)", e)
 		}
 		if d.Tiers == nil {
 			d.Tiers = map[string]string{}

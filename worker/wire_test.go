@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/worker"
 )
@@ -18,7 +19,7 @@ func TestWire(t *testing.T) {
 	job := worker.Job{RunID: "r1", Question: "q?", SearchLimit: 5,
 		Task:     worker.Task{Index: 1, ID: "t2", Title: "T", Question: "tq", Cycle: 1},
 		Settings: worker.Settings{Model: "openai:m", Judge: "lexical", Channel: "corpus", Pages: true},
-		Domains:  &worker.Domains{Allow: []string{"*.gov"}, Deny: []string{"x.com"}}}
+		Domains:  &domains.Lists{Allow: []string{"*.gov"}, Deny: []string{"x.com"}}}
 	job.Budget.MaxToolCalls, job.Budget.MaxTokens, job.Budget.Timeout = 3, 100, time.Minute
 	started := events.Event{RunID: "r1", Seq: 1, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Type: events.AgentStarted,
 		Data: events.AgentStartedData{Task: events.PlanTask{ID: "t1"}}}

@@ -43,6 +43,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 )
@@ -133,7 +134,7 @@ type Job struct {
 	// Domains are the run's request's domain lists
 	// (deepresearch.Request.Domains), which narrow the worker's own
 	// policy as they narrowed the coordinator's; nil: none.
-	Domains *Domains `json:"domains,omitempty"`
+	Domains *domains.Lists `json:"domains,omitempty"`
 }
 
 // Settings are the settings that shape what an agent finds and writes.
@@ -146,17 +147,6 @@ type Settings struct {
 	Channel string `json:"channel"`
 	// Pages is whether the agent reads web pages.
 	Pages bool `json:"pages,omitempty"`
-}
-
-// Domains are a run's request's domain lists, as a Job carries them:
-// the same lists as a deepresearch.RequestDomains, which converts to
-// *Domains and back.
-type Domains struct {
-	// Allow: only research pages of these domains (patterns: example.com,
-	// *.gov, example.org/docs*).
-	Allow []string `json:"allow,omitempty"`
-	// Deny: never research pages of these domains.
-	Deny []string `json:"deny,omitempty"`
 }
 
 // Result is how one agent ended: Output when it wrote a report, Failure

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/spf13/cobra"
-
-	"github.com/deepresearch/deepresearch"
 )
 
 func init() { extraCommands = append(extraCommands, newDomainsCmd) }
@@ -34,7 +33,7 @@ Exit status: 0 every URL allowed, 1 one denied, 2 bad input.`,
 				if len(args) > 0 {
 					return usageError{fmt.Errorf("--builtin prints the built-in table; it takes no URL")}
 				}
-				_, err := out.Write(deepresearch.BuiltinTiers())
+				_, err := out.Write(domains.BuiltinYAML())
 				return err
 			}
 			if len(args) == 0 {
@@ -49,7 +48,7 @@ Exit status: 0 every URL allowed, 1 one denied, 2 bad input.`,
 				return err
 			}
 			defer r.Close()
-			verdicts := make([]deepresearch.DomainVerdict, 0, len(args))
+			verdicts := make([]domains.Verdict, 0, len(args))
 			denied := false
 			for _, u := range args {
 				v, err := r.Domain(u, nil)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/domains"
 )
 
 // TestDomainsCommand: the settings' policy and tiers applied to URLs, the
@@ -21,7 +21,7 @@ func TestDomainsCommand(t *testing.T) {
 		t.Errorf("allowed URLs: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = cli(t, "", "domains", "--json", "https://stackoverflow.com/q/1", "https://www.example.com/")
-	var vs []deepresearch.DomainVerdict
+	var vs []domains.Verdict
 	if err := json.Unmarshal([]byte(r.stdout), &vs); err != nil {
 		t.Fatalf("--json: %v\n%s", err, r.stdout)
 	}

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/domains"
+	"github.com/deepresearch/deepresearch/domains"
 )
 
 // TestDomainPolicy: the policy in the context refuses a denied URL before

@@ -41,7 +41,7 @@ type Source struct {
 	Author string `json:"author,omitempty"`
 	// Tier is how credible the source is by its domain, as the run's tier
 	// table rates its URL: "primary", "news", "forum" or "content-farm"
-	// (internal/domains); empty when unrated or not a web page.
+	// (domains); empty when unrated or not a web page.
 	Tier string `json:"tier,omitempty"`
 }
 

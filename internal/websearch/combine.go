@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/internal/canon"
-	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/search"
 )
 

@@ -24,8 +24,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/internal/clock"
-	"github.com/deepresearch/deepresearch/internal/domains"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
@@ -76,7 +76,7 @@ type Config struct {
 	// a channel of its own, its name ("mcp:NAME": an MCP server's, see
 	// mcpsource).
 	Backends map[string]search.Backend
-	// Tiers rates each result's domain (internal/domains): Search moves
+	// Tiers rates each result's domain (domains): Search moves
 	// primary sources up its list and forums and content farms down (see
 	// Engine.Search). Nil: the provider's order stands.
 	Tiers *domains.Table

@@ -196,3 +196,36 @@ func FuzzPolicy(f *testing.F) {
 		_ = Builtin().Of(raw)
 	})
 }
+
+// TestListsCheck: a request's lists are refused past their bounds or
+// with a malformed pattern, naming the list; nil and sound lists pass.
+func TestListsCheck(t *testing.T) {
+	t.Parallel()
+	many := make([]string, MaxPatterns+1)
+	for i := range many {
+		many[i] = "example.com"
+	}
+	cases := []struct {
+		name  string
+		l     *Lists
+		field string // "" when it passes
+	}{
+		{"nil", nil, ""},
+		{"sound", &Lists{Allow: []string{"*.gov"}, Deny: []string{"example.org/blog"}}, ""},
+		{"too many", &Lists{Deny: many}, "domains.deny"},
+		{"too long", &Lists{Allow: []string{strings.Repeat("a", MaxPatternBytes+1) + ".com"}}, "domains.allow"},
+		{"malformed", &Lists{Deny: []string{"a b"}}, "domains"},
+	}
+	for _, c := range cases {
+		err := c.l.Check()
+		var le *ListError
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.field != "" && !errors.As(err, &le):
+			t.Errorf("%s: got %v, want a *ListError", c.name, err)
+		case c.field != "" && le.Field != c.field:
+			t.Errorf("%s: field %q, want %q (%v)", c.name, le.Field, c.field, err)
+		}
+	}
+}
