@@ -36,7 +36,7 @@ type Failure struct {
 // A run that fails after its agents' research still yields a Report that
 // renders, so that no research is lost: when the writer failed, Render
 // gives the agents' merged findings, one section per task with its
-// citations numbered 1..K and a reference list, in any Format (Complete
+// citations numbered 1..K and a reference list, in any render.Format (Complete
 // reports false); when verification failed, Render gives the final report
 // unverified (Verification is nil). Run.Wait returns that Report together
 // with its error, and every front end inherits the guarantee: the CLI

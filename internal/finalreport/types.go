@@ -1,10 +1,7 @@
 package finalreport
 
 import (
-	"strings"
-
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/render"
 )
 
@@ -36,18 +33,3 @@ func References(refs []Reference, style citeproc.Style) string {
 
 // ProvenanceOf is the Provenance of refs, a report's references.
 func ProvenanceOf(refs []Reference) Provenance { return render.ProvenanceOf(refs) }
-
-// byline is a reference entry's authors: Source.Authors, joined by ", "
-// ("" when none).
-func byline(s source.Source) string {
-	return strings.Join(s.Authors(), ", ")
-}
-
-// dated is the date a reference entry shows after the source's title or
-// link, " (2024-03-15)" or " (updated 2024-03-15)", or "".
-func dated(s source.Source) string {
-	if d := s.Dated(); d != "" {
-		return " (" + d + ")"
-	}
-	return ""
-}
