@@ -18,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/terms"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 )
@@ -97,12 +98,12 @@ type thread struct {
 // Markdown with its reference list, numbered as the report it follows.
 type FollowUp struct {
 	runstore.Run
-	// Answer is the follow-up's report in Markdown (FormatMarkdown),
+	// Answer is the follow-up's report in Markdown (render.Markdown),
 	// once it has one.
 	Answer string `json:"answer,omitempty"`
 	// References are the sources the answer cites, each under the number
 	// the report it follows gives it (a new source after those).
-	References []Reference `json:"references,omitempty"`
+	References []render.Reference `json:"references,omitempty"`
 }
 
 // FollowUpRequest returns the request of a follow-up question asked of
@@ -182,7 +183,7 @@ func (rs *Runs) Thread(ctx context.Context, id string) ([]FollowUp, error) {
 		if err != nil {
 			continue // ended without a report: its status and error say why
 		}
-		if md, err := rep.Render(FormatMarkdown); err == nil {
+		if md, err := rep.Render(render.Markdown); err == nil {
 			out[i].Answer, out[i].References = string(md), rep.References
 		}
 	}
@@ -447,7 +448,7 @@ func (rs *Runs) Answered(ctx context.Context, question, text string) (runstore.R
 		if err != nil {
 			continue
 		}
-		if md, err := rep.Render(FormatMarkdown); err == nil && strings.TrimSpace(string(md)) == text {
+		if md, err := rep.Render(render.Markdown); err == nil && strings.TrimSpace(string(md)) == text {
 			return run, nil
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 )
@@ -159,7 +160,7 @@ func TestAsk(t *testing.T) {
 			t.Fatal(err)
 		}
 		again, err := deepresearch.LoadReport(b)
-		if err != nil || again.Text != rep2.Text || !slices.EqualFunc(again.References, rep2.References, func(a, b deepresearch.Reference) bool { return a.Number == b.Number && a.ID == b.ID }) {
+		if err != nil || again.Text != rep2.Text || !slices.EqualFunc(again.References, rep2.References, func(a, b render.Reference) bool { return a.Number == b.Number && a.ID == b.ID }) {
 			t.Errorf("the stored follow-up renders differently (%v):\n%s\nwant\n%s", err, again.Text, rep2.Text)
 		}
 	})
@@ -361,8 +362,8 @@ func TestAskReplay(t *testing.T) {
 		if err != nil || stats.Missed+stats.Unused > 0 {
 			t.Fatalf("%q replays with %+v: %v", q, stats, err)
 		}
-		want, _ := rep.Render(deepresearch.FormatMarkdown)
-		got, _ := again.Render(deepresearch.FormatMarkdown)
+		want, _ := rep.Render(render.Markdown)
+		got, _ := again.Render(render.Markdown)
 		if string(got) != string(want) {
 			t.Errorf("%q replays otherwise:\n%s\nwant\n%s", q, got, want)
 		}

@@ -14,13 +14,14 @@
 // This package makes every decision about research, and the front ends
 // (cmd/deepresearch, httpapi, mcpserver) only adapt it to their callers:
 // they decode a Request (Request.Validate holds it to the same limits
-// everywhere), parse formats and actions with ParseFormat and
-// ParseAction (the words of a Request — Style, ReviewMode — parse
+// everywhere), parse formats and actions with render.ParseFormat and
+// verify.ParseAction (the words of a Request — Style, ReviewMode — parse
 // themselves as its JSON is decoded), start runs with Researcher.Start (kept in
 // a Store with RunOptions.Store), and render a Report, which renders the agents' findings when
 // the writer failed (see Report). Its citation core is public too: the
 // leaf packages cite (Cite, Citer, Collapse, Merger) and verify (Verify),
-// and RenderReferences.
+// and render (the formats, the JSON document and its schema, and
+// render.References for a reference list alone).
 //
 //	r, err := deepresearch.New(deepresearch.Config{Corpus: "./docs"})
 //	if err != nil { … }
@@ -28,7 +29,7 @@
 //	run, err := r.Start(ctx, deepresearch.Request{Question: "How are undersea cables repaired?"}, deepresearch.RunOptions{})
 //	if err != nil { … }
 //	rep, err := run.Wait()
-//	out, err := rep.Render(deepresearch.FormatMarkdown)
+//	out, err := rep.Render(render.Markdown)
 package deepresearch
 
 import (

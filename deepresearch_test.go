@@ -24,6 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/verify"
 )
 
@@ -492,13 +493,13 @@ func TestFormats(t *testing.T) {
 		t.Errorf("stats = %+v (cycles %d)", st, rep.Cycles)
 	}
 	// The YAML report's sidecar holds like the JSON report's.
-	for _, f := range []deepresearch.Format{deepresearch.FormatJSON, deepresearch.FormatYAML} {
+	for _, f := range []render.Format{render.JSON, render.YAML} {
 		b, err := rep.Render(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		check := verify.CheckSidecar
-		if f == deepresearch.FormatYAML {
+		if f == render.YAML {
 			check = verify.CheckYAMLSidecar
 		}
 		if probs, err := check(b, "/_citations"); err != nil || len(probs) != 0 {
@@ -588,7 +589,7 @@ func TestWriterFailureKeepsFindings(t *testing.T) {
 	if rep.Complete() {
 		t.Error("a report whose writer failed is complete")
 	}
-	if md, err := rep.Render(deepresearch.FormatMarkdown); err != nil || string(md) != findings {
+	if md, err := rep.Render(render.Markdown); err != nil || string(md) != findings {
 		t.Errorf("Render(md) = %v, not the findings", err)
 	}
 	for _, f := range formats {

@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/diff"
 	"github.com/deepresearch/deepresearch/internal/golden"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -33,7 +34,7 @@ const (
 func diffReports(t *testing.T) (a, b *deepresearch.Report) {
 	t.Helper()
 	load := func(rep deepresearch.Report) *deepresearch.Report {
-		rep.Version = deepresearch.ReportVersion
+		rep.Version = render.Version
 		rep.Question = "What do widgets, gadgets and tools do?"
 		rep.Style = cite.Markdown
 		data, err := json.Marshal(rep)

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // A run over a PDF and a CSV catalogue, rendered as DOCX and read back by
@@ -18,7 +18,7 @@ import (
 func TestDOCXReport(t *testing.T) {
 	rep := runOver(t, "How much battery life does the TechBook Air laptop have?")
 	ref, _ := referenceAt(t, rep, "catalog.csv", source.Location{Kind: source.LocRow, Value: "3"})
-	b, err := rep.Render(deepresearch.FormatDOCX)
+	b, err := rep.Render(render.DOCX)
 	if err != nil {
 		t.Fatal(err)
 	}

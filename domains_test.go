@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/worker"
 )
@@ -94,14 +95,14 @@ func TestDomainPolicyAndTiers(t *testing.T) {
 		t.Errorf("source tiers %v; want spec-repair primary, forum-thread forum, hop unrated", tiers)
 	}
 
-	md, err := rep.Render(deepresearch.FormatMarkdown)
+	md, err := rep.Render(render.Markdown)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(md), "(tier: forum)") || !strings.Contains(string(md), "(tier: primary)") {
 		t.Errorf("the markdown references show no tiers:\n%s", md)
 	}
-	for _, f := range []deepresearch.Format{deepresearch.FormatHTML, deepresearch.FormatXML} {
+	for _, f := range []render.Format{render.HTML, render.XML} {
 		out, err := rep.Render(f)
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +111,7 @@ func TestDomainPolicyAndTiers(t *testing.T) {
 			t.Errorf("the %s references show no tier:\n%s", f, out)
 		}
 	}
-	js, err := rep.Render(deepresearch.FormatJSON)
+	js, err := rep.Render(render.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}

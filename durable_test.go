@@ -21,6 +21,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/worker"
 )
 
@@ -129,7 +130,7 @@ func TestReplayTenRuns(t *testing.T) {
 		if stats.Missed != 0 || stats.Unused != 0 || stats.Live != 0 || stats.Replayed == 0 {
 			t.Errorf("replay of %s: %+v", id, stats)
 		}
-		for _, f := range []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatJSON, deepresearch.FormatHTML} {
+		for _, f := range []render.Format{render.Markdown, render.JSON, render.HTML} {
 			a, _ := rep.Render(f)
 			b, _ := again.Render(f)
 			if string(a) != string(b) {

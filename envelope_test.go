@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // envelope is seed 001's run contract as the JSON and YAML reports carry
@@ -26,11 +27,11 @@ type envelope struct {
 // agree, each field present in both.
 func envelopeOf(t *testing.T, rep *deepresearch.Report) envelope {
 	t.Helper()
-	js, err := rep.Render(deepresearch.FormatJSON)
+	js, err := rep.Render(render.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ym, err := rep.Render(deepresearch.FormatYAML)
+	ym, err := rep.Render(render.YAML)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/output"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -25,9 +24,6 @@ var (
 	ErrTimeout = agent.ErrTimeout
 	// ErrClosed reports a run started after, or cut short by, Close.
 	ErrClosed = errors.New("researcher closed")
-	// ErrFormat reports a report format ParseFormat does not know (see
-	// ParseFormat for the names it knows).
-	ErrFormat = output.ErrFormat
 	// ErrStyle reports a citation style Style.UnmarshalText does not know
 	// (markdown, plain, footnote, html).
 	ErrStyle = citeproc.ErrStyle

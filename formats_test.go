@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/testpdf"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -43,7 +44,7 @@ func documentCorpus(t *testing.T) string {
 
 // referenceAt returns the reference to id at loc, and the merged source's
 // number, failing the test when the report has none.
-func referenceAt(t *testing.T, rep *deepresearch.Report, id string, loc source.Location) (deepresearch.Reference, int) {
+func referenceAt(t *testing.T, rep *deepresearch.Report, id string, loc source.Location) (render.Reference, int) {
 	t.Helper()
 	for _, ref := range rep.References {
 		if ref.ID == id && (ref.Location == loc || slices.Contains(ref.Locations, loc)) {
@@ -60,7 +61,7 @@ func referenceAt(t *testing.T, rep *deepresearch.Report, id string, loc source.L
 		got = append(got, ref.Label())
 	}
 	t.Fatalf("no reference to %s at %+v; references: %q\n%s", id, loc, got, rep.Body)
-	return deepresearch.Reference{}, 0
+	return render.Reference{}, 0
 }
 
 // runOver researches question over documentCorpus and checks the

@@ -21,10 +21,11 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/search"
 )
 
-var formats = []deepresearch.Format{deepresearch.FormatMarkdown, deepresearch.FormatHTML, deepresearch.FormatJSON, deepresearch.FormatYAML, deepresearch.FormatXML, deepresearch.FormatMermaid, deepresearch.FormatDOCX, deepresearch.FormatCSL, deepresearch.FormatBibTeX}
+var formats = []render.Format{render.Markdown, render.HTML, render.JSON, render.YAML, render.XML, render.Mermaid, render.DOCX, render.CSL, render.BibTeX}
 
 // roundTrip stores rep as JSON, reloads it and checks that every format
 // renders byte for byte the same.
@@ -75,11 +76,11 @@ func TestReportSurvivesStorage(t *testing.T) {
 		}
 		roundTrip(t, rep)
 		// The findings come in the format asked for.
-		doc, err := rep.Render(deepresearch.FormatJSON)
+		doc, err := rep.Render(render.JSON)
 		if err != nil || !json.Valid(doc) || !strings.Contains(string(doc), `"_citations"`) {
 			t.Errorf("findings as JSON: %v %.200q", err, doc)
 		}
-		page, err := rep.Render(deepresearch.FormatHTML)
+		page, err := rep.Render(render.HTML)
 		if err != nil || !strings.Contains(string(page), "<h1>Findings:") {
 			t.Errorf("findings as HTML: %v %.300q", err, page)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/pdfprint/pdfcheck"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // A run over a PDF and a CSV catalogue, rendered as PDF and read back with
@@ -19,7 +20,7 @@ import (
 func TestPDFReport(t *testing.T) {
 	pdfcheck.Need(t, "chromium")
 	rep := runOver(t, "How much battery life does the TechBook Air laptop have?")
-	b, err := rep.RenderContext(context.Background(), deepresearch.FormatPDF, deepresearch.RenderOptions{})
+	b, err := rep.RenderContext(context.Background(), render.PDF, render.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestPDFReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := back.Render(deepresearch.FormatPDF)
+	again, err := back.Render(render.PDF)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,19 +67,19 @@ func TestPDFReport(t *testing.T) {
 // Without a browser, a PDF is refused before and after a run with the
 // same error, and every other format renders.
 func TestPDFNoChromium(t *testing.T) {
-	opts := deepresearch.RenderOptions{Chromium: filepath.Join(t.TempDir(), "chromium")}
-	if err := opts.Ready(deepresearch.FormatPDF); !errors.Is(err, deepresearch.ErrNoChromium) ||
+	opts := render.Options{Chromium: filepath.Join(t.TempDir(), "chromium")}
+	if err := opts.Ready(render.PDF); !errors.Is(err, render.ErrNoChromium) ||
 		!strings.Contains(err.Error(), "PDF needs Chromium: install it or set output.chromium") {
 		t.Errorf("Ready(pdf) = %v, want ErrNoChromium", err)
 	}
-	if err := opts.Ready(deepresearch.FormatDOCX); err != nil {
+	if err := opts.Ready(render.DOCX); err != nil {
 		t.Errorf("Ready(docx) = %v", err)
 	}
-	rep := &deepresearch.Report{Version: deepresearch.ReportVersion, Question: "Q", Draft: "Nothing to cite.\n", Text: "Nothing to cite.\n", Body: "Nothing to cite.\n"}
-	if _, err := rep.RenderContext(context.Background(), deepresearch.FormatPDF, opts); !errors.Is(err, deepresearch.ErrNoChromium) {
+	rep := &deepresearch.Report{Version: render.Version, Question: "Q", Draft: "Nothing to cite.\n", Text: "Nothing to cite.\n", Body: "Nothing to cite.\n"}
+	if _, err := rep.RenderContext(context.Background(), render.PDF, opts); !errors.Is(err, render.ErrNoChromium) {
 		t.Errorf("RenderContext(pdf) = %v, want ErrNoChromium", err)
 	}
-	if b, err := rep.RenderContext(context.Background(), deepresearch.FormatMarkdown, opts); err != nil || !strings.Contains(string(b), "Nothing to cite.") {
+	if b, err := rep.RenderContext(context.Background(), render.Markdown, opts); err != nil || !strings.Contains(string(b), "Nothing to cite.") {
 		t.Errorf("RenderContext(md) = %q, %v", b, err)
 	}
 }

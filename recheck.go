@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // recheckParallel caps the pages a recheck reads at once.
@@ -34,7 +35,7 @@ const recheckParallel = 4
 // hash, is skipped. Pages are read at most recheckParallel at once; the
 // result lists the sources in the report's order. Recheck fails only when
 // report has no text or ctx is done.
-func (r *Researcher) Recheck(ctx context.Context, report *JSONReport) (*recheck.Result, error) {
+func (r *Researcher) Recheck(ctx context.Context, report *render.Document) (*recheck.Result, error) {
 	if report == nil || strings.TrimSpace(report.Text) == "" {
 		return nil, fmt.Errorf("deepresearch: recheck: %w", ErrNoReport)
 	}
@@ -77,7 +78,7 @@ func (r *Researcher) Recheck(ctx context.Context, report *JSONReport) (*recheck.
 
 // recheckOne reads ref's page again and compares it; it returns the page's
 // text now ("" when none was read).
-func recheckOne(ctx context.Context, pages *fetch.Fetcher, ref Reference) (recheck.Source, string) {
+func recheckOne(ctx context.Context, pages *fetch.Fetcher, ref render.Reference) (recheck.Source, string) {
 	out := recheck.Source{Number: ref.Number, Title: ref.Title, URL: ref.URL}
 	if u, err := url.Parse(ref.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		out.Status, out.Detail = recheck.Skipped, "not a web page"
@@ -110,7 +111,7 @@ func recheckOne(ctx context.Context, pages *fetch.Fetcher, ref Reference) (reche
 }
 
 // compareText sets out's status from the text read now of ref's page.
-func compareText(out *recheck.Source, ref Reference, text string) {
+func compareText(out *recheck.Source, ref render.Reference, text string) {
 	out.NewSHA256 = source.SHA256(text)
 	if out.NewSHA256 == ref.TextSHA256 {
 		out.Status, out.Detail = recheck.Unchanged, "the same text"
@@ -170,7 +171,7 @@ func flatten(s string) string { return strings.Join(strings.Fields(s), " ") }
 // evidence its check quoted; any passage, when it quoted none) is not in
 // the page now. A source skipped or unreachable still counts as support:
 // whether it changed is not known.
-func lostClaims(ctx context.Context, report *JSONReport, sources []recheck.Source, texts []string) ([]recheck.Claim, error) {
+func lostClaims(ctx context.Context, report *render.Document, sources []recheck.Source, texts []string) ([]recheck.Claim, error) {
 	byNumber := map[int]int{}
 	kept := make([]verify.Source, 0, len(report.References))
 	for i, ref := range report.References {

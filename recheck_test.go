@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 )
@@ -149,7 +150,7 @@ func TestRecheckErrors(t *testing.T) {
 	if _, err := r.RecheckRun(context.Background(), deepresearchtest.NewStore(nil), "nope"); !errors.Is(err, runstore.ErrNotFound) {
 		t.Errorf("an unknown run: %v", err)
 	}
-	if _, err := r.Recheck(context.Background(), &deepresearch.JSONReport{}); !errors.Is(err, deepresearch.ErrNoReport) {
+	if _, err := r.Recheck(context.Background(), &render.Document{}); !errors.Is(err, deepresearch.ErrNoReport) {
 		t.Errorf("an empty report: %v", err)
 	}
 }

@@ -7,15 +7,11 @@ import (
 	"slices"
 
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/bib"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/worker"
 )
-
-// ReportVersion is the version of Report's JSON form that this package
-// writes and LoadReport reads.
-const ReportVersion = 1
 
 // Section is one research task's merged findings.
 type Section struct {
@@ -34,7 +30,7 @@ type Section struct {
 // A run that fails after its agents' research still yields a Report that
 // renders, so that no research is lost: when the writer failed, Render
 // gives the agents' merged findings, one section per task with its
-// citations numbered 1..K and a reference list, in any Format (Complete
+// citations numbered 1..K and a reference list, in any render.Format (Complete
 // reports false); when verification failed, Render gives the final report
 // unverified (Verification is nil). Run.Wait returns that Report together
 // with its error, and every front end inherits the guarantee: the CLI
@@ -44,7 +40,7 @@ type Section struct {
 // render (the run failed before any agent reported, or was canceled
 // during the research) says why in Error, and Render returns ErrNoReport.
 type Report struct {
-	// Version is ReportVersion.
+	// Version is render.Version.
 	Version  int    `json:"version"`
 	RunID    string `json:"run_id"`
 	Question string `json:"question"`
@@ -66,7 +62,7 @@ type Report struct {
 	Body string `json:"body"`
 	// References are the sources the report cites, numbered 1..K in order
 	// of first citation. Every marker in Text resolves to one of them.
-	References []Reference `json:"references"`
+	References []render.Reference `json:"references"`
 	// Used are the merged numbers (of Sources) the writer named in usage
 	// tags ([[USAGE:1,3]]: sources it used, cited inline or not), in
 	// order; the structured formats list them as sources_used.
@@ -121,8 +117,8 @@ func LoadReport(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return nil, fmt.Errorf("deepresearch: load report: %w", err)
 	}
-	if rep.Version != ReportVersion {
-		return nil, fmt.Errorf("deepresearch: load report: version %d, want %d", rep.Version, ReportVersion)
+	if rep.Version != render.Version {
+		return nil, fmt.Errorf("deepresearch: load report: version %d, want %d", rep.Version, render.Version)
 	}
 	if rep.Draft != "" {
 		pub, err := finalreport.Publish(rep.Draft, rep.Sources, rep.Style)
@@ -157,70 +153,69 @@ func (r *Report) published() (*finalreport.Report, error) {
 	return finalreport.Publish(finalreport.Findings(r.Question, secs), r.Sources, r.Style)
 }
 
-// Render returns the report in format: FormatMarkdown ("md", the report
-// and its reference list), FormatHTML (a standalone page with clickable
-// citations), FormatJSON (blocks, references, the sources used, stats
-// and a citation sidecar; see JSON), FormatYAML (the same document as
-// YAML, with the same sidecar), FormatXML (the same document as XML,
-// valid against ReportXMLSchema), FormatMermaid (its citation graph: the
-// question, its sections and the references each cites, as a Mermaid
-// flowchart), FormatDOCX (a Word document: the report's headings,
-// lists, tables and code, each citation an internal link to its entry in
-// the reference list, which gives each source's locators and date, and
-// the verification summary; binary), FormatPDF (the same, printed by a
-// headless Chromium found on PATH: see RenderContext, which takes a
-// context and the browser's path; binary), or its reference list alone as
-// FormatCSL
-// (CSL-JSON, for Zotero, Pandoc and other reference managers) or
-// FormatBibTeX ("" is FormatMarkdown; a format that is none of the Format
-// constants, such as a name ParseFormat would read as one of them, is an
-// error wrapping ErrFormat: parse a name once, where it arrives, with
-// ParseFormat). When the writer failed
-// it renders the agents' merged findings, in the same format; with
-// nothing to render it returns ErrNoReport (see Report). Every renderer
-// takes the same data, so a report reloaded with LoadReport renders the
-// same bytes.
-func (r *Report) Render(format Format) ([]byte, error) {
+// Render returns the report in format: render.Markdown ("md", the report
+// and its reference list), render.HTML (a standalone page with clickable
+// citations), render.JSON (blocks, references, the sources used, stats
+// and a citation sidecar; see JSON), render.YAML (the same document as
+// YAML, with the same sidecar), render.XML (the same document as XML,
+// valid against render.XMLSchema), render.Mermaid (its citation graph:
+// the question, its sections and the references each cites, as a
+// Mermaid flowchart), render.DOCX (a Word document: the report's
+// headings, lists, tables and code, each citation an internal link to
+// its entry in the reference list, which gives each source's locators
+// and date, and the verification summary; binary), render.PDF (the same,
+// printed by a headless Chromium found on PATH: see RenderContext, which
+// takes a context and the browser's path; binary), or its reference list
+// alone as render.CSL (CSL-JSON, for Zotero, Pandoc and other reference
+// managers) or render.BibTeX ("" is render.Markdown; a format that is
+// none of the render.Format constants, such as a name render.ParseFormat
+// would read as one of them, is an error wrapping render.ErrFormat: parse
+// a name once, where it arrives, with render.ParseFormat). When the
+// writer failed it renders the agents' merged findings, in the same
+// format; with nothing to render it returns ErrNoReport (see Report).
+// Every renderer takes the same data, so a report reloaded with
+// LoadReport renders the same bytes.
+func (r *Report) Render(format render.Format) ([]byte, error) {
 	pub, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
 	}
 	title := r.title()
 	switch format {
-	case "", FormatMarkdown:
+	case "", render.Markdown:
 		return []byte(finalreport.Markdown(pub, r.Style)), nil
-	case FormatHTML:
+	case render.HTML:
 		page, err := finalreport.HTML(title, pub)
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
 		}
 		return []byte(page), nil
-	case FormatDOCX:
+	case render.DOCX:
 		b, err := finalreport.DOCX(title, pub, r.verified())
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
 		}
 		return b, nil
-	case FormatPDF:
-		return r.RenderContext(context.Background(), format, RenderOptions{})
-	case FormatCSL, FormatBibTeX:
-		return RenderReferences(pub.References, format, r.Style)
-	case FormatJSON, FormatYAML, FormatXML, FormatMermaid:
+	case render.PDF:
+		return r.RenderContext(context.Background(), format, render.Options{})
+	case render.CSL, render.BibTeX:
+		return render.References(pub.References, format, r.Style)
+	case render.JSON, render.YAML, render.XML, render.Mermaid:
 		doc, err := r.jsonDocument(pub)
 		if err != nil {
 			return nil, fmt.Errorf("deepresearch: render: %w", err)
 		}
 		switch format {
-		case FormatXML:
+		case render.XML:
 			b, err := finalreport.XML(doc)
 			if err != nil {
 				return nil, fmt.Errorf("deepresearch: render: %w", err)
 			}
 			return b, nil
-		case FormatMermaid:
+		case render.Mermaid:
 			return []byte(finalreport.Mermaid(doc)), nil
 		}
-		if format == FormatYAML {
+		if format == render.YAML {
 			b, err := finalreport.YAML(doc)
 			if err != nil {
 				return nil, fmt.Errorf("deepresearch: render: %w", err)
@@ -233,7 +228,7 @@ func (r *Report) Render(format Format) ([]byte, error) {
 		}
 		return append(b, '\n'), nil
 	}
-	return nil, fmt.Errorf("deepresearch: render: %w %q: not a Format constant (ParseFormat reads a format's name)", ErrFormat, format)
+	return nil, fmt.Errorf("deepresearch: render: %w %q: not a render.Format constant (render.ParseFormat reads a format's name)", render.ErrFormat, format)
 }
 
 // title is the report's title: the question, or when the writer failed
@@ -245,48 +240,17 @@ func (r *Report) title() string {
 	return r.Question
 }
 
-// RenderReferences renders a reference list alone: in FormatMarkdown, the
-// lines of a report's "## References" section, in style (the one renderer
-// of reference lines, which reports, findings and the MCP citation index
-// share; titles are escaped, and only http, https and file URLs linked);
-// in FormatCSL as CSL-JSON, or in FormatBibTeX ("" is FormatMarkdown).
-// Other formats are an error wrapping ErrFormat.
-func RenderReferences(refs []Reference, format Format, style Style) ([]byte, error) {
-	switch format {
-	case "", FormatMarkdown:
-		return []byte(finalreport.References(refs, style)), nil
-	case FormatCSL, FormatBibTeX:
-		brefs := make([]bib.Reference, len(refs))
-		for i, ref := range refs {
-			brefs[i] = bib.Reference{Number: ref.Number, Source: ref.Source, Locations: ref.Locations}
-		}
-		if format == FormatBibTeX {
-			return bib.BibTeX(brefs), nil
-		}
-		return bib.CSLJSON(brefs)
-	}
-	return nil, fmt.Errorf("deepresearch: render references: %w %q: want md, csl-json or bibtex", ErrFormat, format)
-}
-
-// RenderReferenceIndex renders a reference list in the citation index's
-// export form (the MCP citation_export tool's markdown): one line per
-// reference, "[1] Title — channel (URL)", escaped as every reference line
-// is. It is RenderReferences' renderer in another form.
-func RenderReferenceIndex(refs []Reference) string {
-	return finalreport.List(refs, finalreport.ListIndex)
-}
-
 // Markdown returns the report with its reference list ("" when there is
 // nothing to render).
 func (r *Report) Markdown() string {
-	b, _ := r.Render(FormatMarkdown)
+	b, _ := r.Render(render.Markdown)
 	return string(b)
 }
 
 // HTML returns the report as a standalone HTML page with clickable
 // citations and a reference list.
 func (r *Report) HTML() (string, error) {
-	b, err := r.Render(FormatHTML)
+	b, err := r.Render(render.HTML)
 	return string(b), err
 }
 
@@ -297,7 +261,7 @@ func (r *Report) HTML() (string, error) {
 // dates; with the sids the writer's usage tags named), the collections
 // and kinds of its references, and stats (the research cycles, the
 // text's bytes, whether it cites anything, what verification found).
-func (r *Report) JSON() (*JSONReport, error) {
+func (r *Report) JSON() (*render.Document, error) {
 	pub, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
@@ -310,7 +274,7 @@ func (r *Report) JSON() (*JSONReport, error) {
 // passages its citations were checked against (Verification.Passages),
 // so that `deepresearch verify --sources report.json` checks the report
 // again with no other input.
-func (r *Report) jsonDocument(pub *finalreport.Report) (*JSONReport, error) {
+func (r *Report) jsonDocument(pub *finalreport.Report) (*render.Document, error) {
 	doc, err := finalreport.JSON(r.Question, pub, r.extra())
 	if err != nil {
 		return nil, err
@@ -334,7 +298,7 @@ func (r *Report) jsonDocument(pub *finalreport.Report) (*JSONReport, error) {
 		ref := &doc.References[i]
 		n, ok := byKey[ref.ID+"\x00"+ref.URL+"\x00"+ref.Location.Key()]
 		if text := r.SourceTexts[n]; ok && text != "" {
-			ref.Checked = &finalreport.Checked{TextSHA256: source.SHA256(text), Passages: kept[n]}
+			ref.Checked = &render.Checked{TextSHA256: source.SHA256(text), Passages: kept[n]}
 		}
 	}
 	return doc, nil
@@ -381,11 +345,11 @@ func (r *Report) extra() finalreport.Extra {
 		Unfinished: r.Draft == "", Reason: r.Error, Retries: r.Retries}
 	switch v := r.Verification; {
 	case v == nil:
-		x.Validated = finalreport.ValidatedNone
+		x.Validated = render.ValidatedNone
 	case v.Pass(false):
-		x.Validated = finalreport.ValidatedPassed
+		x.Validated = render.ValidatedPassed
 	default:
-		x.Validated = finalreport.ValidatedFailed
+		x.Validated = render.ValidatedFailed
 	}
 	return x
 }
@@ -393,7 +357,7 @@ func (r *Report) extra() finalreport.Extra {
 // Cited returns the reference list of what Render renders: References,
 // or when the writer failed, the findings' own, numbered 1..K in order of
 // first citation. With nothing to render it returns ErrNoReport.
-func (r *Report) Cited() ([]Reference, error) {
+func (r *Report) Cited() ([]render.Reference, error) {
 	pub, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)
@@ -404,17 +368,13 @@ func (r *Report) Cited() ([]Reference, error) {
 // Provenance is seed 003's account of the sources the report cites: its
 // JSON form's sources, collections_used, source_types, citation_format
 // and formatted_citations.
-func (r *Report) Provenance() (Provenance, error) {
+func (r *Report) Provenance() (render.Provenance, error) {
 	refs, err := r.Cited()
 	if err != nil {
-		return Provenance{}, err
+		return render.Provenance{}, err
 	}
-	return ProvenanceOf(refs), nil
+	return render.ProvenanceOf(refs), nil
 }
-
-// ProvenanceOf is seed 003's account of refs, a report's references (see
-// Report.Cited).
-func ProvenanceOf(refs []Reference) Provenance { return finalreport.ProvenanceOf(refs) }
 
 // Findings returns the agents' merged findings as markdown, one section per
 // research task, with citations renumbered 1..K and a reference list,
@@ -422,6 +382,6 @@ func ProvenanceOf(refs []Reference) Provenance { return finalreport.ProvenanceOf
 func (r *Report) Findings() (string, error) {
 	c := *r
 	c.Draft = ""
-	b, err := c.Render(FormatMarkdown)
+	b, err := c.Render(render.Markdown)
 	return string(b), err
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/worker"
 )
@@ -296,8 +297,8 @@ type agentOutcome struct {
 func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (*Report, error) {
 	clock := r.cfg.Clock
 	start := clock.Now()
-	rep := &Report{Version: ReportVersion, RunID: req.RunID, Question: req.Question, Style: req.Style,
-		Sections: []Section{}, Sources: []MergedSource{}, References: []Reference{}, TimingsMS: map[events.Stage]int64{}}
+	rep := &Report{Version: render.Version, RunID: req.RunID, Question: req.Question, Style: req.Style,
+		Sections: []Section{}, Sources: []MergedSource{}, References: []render.Reference{}, TimingsMS: map[events.Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
 	meter := &meter{maxTokens: r.cfg.Limits.MaxRunTokens, maxCost: r.cfg.Limits.MaxCost, price: r.cfg.Price, names: r.cfg.Telemetry.ModelNames, maxTime: r.cfg.Limits.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }

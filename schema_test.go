@@ -10,14 +10,15 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/render"
 )
 
-// reportValidator compiles ReportSchema with an independent validator
+// reportValidator compiles render.Schema with an independent validator
 // (santhosh-tekuri/jsonschema, draft 2020-12), not the library that
 // wrote it.
 func reportValidator(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	b, err := deepresearch.ReportSchema()
+	b, err := render.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,10 +27,10 @@ func reportValidator(t *testing.T) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(deepresearch.ReportSchemaID, doc); err != nil {
+	if err := c.AddResource(render.SchemaID, doc); err != nil {
 		t.Fatal(err)
 	}
-	sch, err := c.Compile(deepresearch.ReportSchemaID)
+	sch, err := c.Compile(render.SchemaID)
 	if err != nil {
 		t.Fatalf("the report schema does not compile: %v", err)
 	}
@@ -40,7 +41,7 @@ func reportValidator(t *testing.T) *jsonschema.Schema {
 // report decodes to, against the schema.
 func checkAgainstSchema(t *testing.T, sch *jsonschema.Schema, rep *deepresearch.Report) {
 	t.Helper()
-	js, err := rep.Render(deepresearch.FormatJSON)
+	js, err := rep.Render(render.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func checkAgainstSchema(t *testing.T, sch *jsonschema.Schema, rep *deepresearch.
 	if err := sch.Validate(v); err != nil {
 		t.Errorf("the JSON report is not valid against its schema: %v", err)
 	}
-	ym, err := rep.Render(deepresearch.FormatYAML)
+	ym, err := rep.Render(render.YAML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestReportSchema(t *testing.T) {
 	}
 	checkAgainstSchema(t, sch, failed)
 
-	js, err := rep.Render(deepresearch.FormatJSON)
+	js, err := rep.Render(render.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -19,7 +20,7 @@ import (
 // a renderer escapes it.
 type SourceView struct {
 	// Reference is the entry of the report's reference list.
-	Reference Reference `json:"reference"`
+	Reference render.Reference `json:"reference"`
 	// Link is the source's own URL when a reader may follow it (an http,
 	// https or file URL canon.Link accepts); "" otherwise.
 	Link string `json:"link,omitempty"`
@@ -57,7 +58,7 @@ type Span struct {
 // the passages verification checked its citations against; false when
 // the report has no reference n.
 func (r *Report) SourceView(n int, kept []runstore.Source) (*SourceView, bool) {
-	i := slices.IndexFunc(r.References, func(ref Reference) bool { return ref.Number == n })
+	i := slices.IndexFunc(r.References, func(ref render.Reference) bool { return ref.Number == n })
 	if i < 0 {
 		return nil, false
 	}
@@ -134,28 +135,14 @@ func spansOf(text string, passages []source.Passage) []Span {
 	return out
 }
 
-// HTMLOptions are what a page showing a stored run adds to the HTML
-// report (RenderHTMLFragment); the zero value renders what FormatHTML's
-// page holds.
-type HTMLOptions struct {
-	// SourceHref returns where reference n's stored text is served (""
-	// for nowhere), linked from its entry in the reference list; nil for
-	// none.
-	SourceHref func(n int) string
-	// Verdicts shows what verification found: on each citation
-	// (data-verdict "supported", or the problem's kind) and, under each
-	// reference, its problems.
-	Verdicts bool
-}
-
-// RenderHTMLFragment renders the report as FormatHTML does, by the same
+// RenderHTMLFragment renders the report as render.HTML does, by the same
 // renderer, without the page around it: a <main> with the report (each
 // citation, "[1, p. 4]" too, a <sup class="cite" data-sids="1"
 // data-loc="p. 4"> linking to #ref-1) and a <section class="references">
 // with the reference list (locations, authors, date, source type). All
 // text from the model and the sources is escaped. It is what the served
 // page shows of a stored run.
-func (r *Report) RenderHTMLFragment(opts HTMLOptions) ([]byte, error) {
+func (r *Report) RenderHTMLFragment(opts render.HTMLOptions) ([]byte, error) {
 	pub, err := r.published()
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: render: %w", err)

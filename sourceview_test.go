@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // A reference cited at two pages of a PDF opens as its two pages' texts,
@@ -13,7 +14,7 @@ import (
 // fragment links its [n, p. 4] citations as citations, with verdicts.
 func TestSourceView(t *testing.T) {
 	rep := runOver(t, "What is the default weight value of a glob rule, and what is the maximum weight?")
-	var ref deepresearch.Reference
+	var ref render.Reference
 	for _, r := range rep.References {
 		if r.ID == "mime-spec.pdf" {
 			ref = r
@@ -51,7 +52,7 @@ func TestSourceView(t *testing.T) {
 	if !strings.Contains(strings.Join(highlighted, "\n"), sentence) {
 		t.Errorf("page 4's highlighted passages lack %q: %q", sentence, highlighted)
 	}
-	frag, err := rep.RenderHTMLFragment(deepresearch.HTMLOptions{Verdicts: true, SourceHref: func(n int) string { return "/s/" + itoa(n) }})
+	frag, err := rep.RenderHTMLFragment(render.HTMLOptions{Verdicts: true, SourceHref: func(n int) string { return "/s/" + itoa(n) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/extractive"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // usageWriter is the offline model behind an OpenAI server, made to do
@@ -95,7 +96,7 @@ func TestWriterIsAskedForUsageTag(t *testing.T) {
 	if len(rep.Used) == 0 || len(rep.Used) != len(rep.Sources) {
 		t.Fatalf("Used = %v; want all %d merged sources the tag named", rep.Used, len(rep.Sources))
 	}
-	js, err := rep.Render(deepresearch.FormatJSON)
+	js, err := rep.Render(render.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/verify"
 )
 
@@ -137,7 +138,7 @@ func TestJSONReportVerifiesAlone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := rep.Render(deepresearch.FormatJSON)
+			doc, err := rep.Render(render.JSON)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +249,7 @@ func TestVerificationOfQuotations(t *testing.T) {
 	if fmt.Sprint(kinds) != "[misquote]" || v.Pass(false) {
 		t.Errorf("problems %+v, pass %v; want one misquote, failing", v.Problems, v.Pass(false))
 	}
-	doc, err := rep.Render(deepresearch.FormatJSON)
+	doc, err := rep.Render(render.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}

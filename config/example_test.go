@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // What `deepresearch run` does, in a few lines: settings (here the
@@ -42,7 +43,7 @@ func ExampleNewResearcher() {
 	}
 	stored, _ := json.Marshal(rep) // keep it in a store …
 	again, _ := deepresearch.LoadReport(stored)
-	page, _ := again.Render(deepresearch.FormatHTML) // … and render it later
+	page, _ := again.Render(render.HTML) // … and render it later
 	fmt.Println(rep.RunID, strings.HasPrefix(string(page), "<!DOCTYPE html>"))
 	// Output:
 	// run-1 true

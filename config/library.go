@@ -8,6 +8,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -28,10 +29,10 @@ func Index(ctx context.Context, s Settings, progress func(corpus.Stats)) (corpus
 	return st, nil
 }
 
-// RenderOptions is the RenderOptions of s (output.chromium), as every
+// RenderOptions is the render.Options of s (output.chromium), as every
 // front end renders with.
-func RenderOptions(s Settings) deepresearch.RenderOptions {
-	return deepresearch.RenderOptions{Chromium: s.Output.Chromium}
+func RenderOptions(s Settings) render.Options {
+	return render.Options{Chromium: s.Output.Chromium}
 }
 
 // RunsOptions is the RunsOptions of a serving front end (serve, mcp)

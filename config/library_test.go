@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -43,7 +44,7 @@ func TestRunsOptions(t *testing.T) {
 func TestRenderOptions(t *testing.T) {
 	s := config.Defaults()
 	s.Output.Chromium = "/opt/chromium/chrome"
-	if got := config.RenderOptions(s); got != (deepresearch.RenderOptions{Chromium: "/opt/chromium/chrome"}) {
+	if got := config.RenderOptions(s); got != (render.Options{Chromium: "/opt/chromium/chrome"}) {
 		t.Errorf("RenderOptions = %+v", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/output"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // The values of settings that take one of a few.
@@ -234,8 +235,8 @@ func check(s *Settings) []problem {
 
 	// The names every front end parses, parsed the one way (internal/output,
 	// internal/citeproc).
-	_, err := output.ParseFormat(s.Output.Format)
-	parsed(&ps, "output.format", s.Output.Format, err, output.Formats)
+	_, err := render.ParseFormat(s.Output.Format)
+	parsed(&ps, "output.format", s.Output.Format, err, render.Formats)
 	_, err = citeproc.ParseStyle(s.Output.Style)
 	parsed(&ps, "output.style", s.Output.Style, err, citeproc.Styles)
 	_, err = output.ParseAction(s.Output.Unsupported)

@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -116,7 +116,7 @@ func TestRealChroma(t *testing.T) {
 					URL     string `json:"url"`
 					Channel string `json:"channel"`
 				} `json:"references"`
-				deepresearch.Provenance
+				render.Provenance
 			}
 			out := run("json")
 			if err := json.Unmarshal(out, &doc); err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -26,7 +26,7 @@ func TestAskEndpoint(t *testing.T) {
 		t.Helper()
 		res := e.do("GET", "/v1/research/"+id+"?format=json", "")
 		var doc struct {
-			References []deepresearch.Reference `json:"references"`
+			References []render.Reference `json:"references"`
 		}
 		readJSON(t, res, &doc)
 		out := map[string]int{}

@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/openaiwire"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -88,9 +89,9 @@ type chatChunk struct {
 // chatResult is the deepresearch member of a completion: the run and the
 // sources its report cites.
 type chatResult struct {
-	RunID      string                   `json:"run_id"`
-	Status     runstore.Status          `json:"status"`
-	References []deepresearch.Reference `json:"references"`
+	RunID      string             `json:"run_id"`
+	Status     runstore.Status    `json:"status"`
+	References []render.Reference `json:"references"`
 }
 
 func (s *Server) postChat(w http.ResponseWriter, r *http.Request) {
@@ -237,7 +238,7 @@ func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatR
 	}
 	u := chatUsage{PromptTokens: run.Usage.PromptTokens, CompletionTokens: run.Usage.CompletionTokens,
 		TotalTokens: run.Usage.PromptTokens + run.Usage.CompletionTokens}
-	res := chatResult{RunID: id, Status: run.Status, References: []deepresearch.Reference{}}
+	res := chatResult{RunID: id, Status: run.Status, References: []render.Reference{}}
 	rep, _ := s.runs.Report(r.Context(), id)
 	if rep == nil {
 		msg := fmt.Sprintf("the research run %s %s without a report", id, run.Status)
@@ -246,7 +247,7 @@ func (s *Server) chatAnswer(r *http.Request, id, streamed string) (string, chatR
 		}
 		return "", res, u, &requestError{http.StatusInternalServerError, typeServer, msg}
 	}
-	md, err := rep.Render(deepresearch.FormatMarkdown)
+	md, err := rep.Render(render.Markdown)
 	if err != nil {
 		return "", res, u, err
 	}

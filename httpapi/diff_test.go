@@ -8,6 +8,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/diff"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -20,7 +21,7 @@ func TestDiffEndpoint(t *testing.T) {
 	ctx := t.Context()
 	store := func(id, draft string, urls, texts []string) {
 		t.Helper()
-		rep := deepresearch.Report{Version: deepresearch.ReportVersion, RunID: id, Question: "What do alpha widgets do?",
+		rep := deepresearch.Report{Version: render.Version, RunID: id, Question: "What do alpha widgets do?",
 			Style: cite.Markdown, Draft: draft, SourceTexts: map[int]string{}}
 		for i, u := range urls {
 			rep.Sources = append(rep.Sources, deepresearch.MergedSource{Number: i + 1,

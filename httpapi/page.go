@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) getFragment(w http.ResponseWriter, r *http.Request) {
 			views[ref.Number] = true
 		}
 	}
-	frag, err := rep.RenderHTMLFragment(deepresearch.HTMLOptions{Verdicts: true, SourceHref: func(n int) string {
+	frag, err := rep.RenderHTMLFragment(render.HTMLOptions{Verdicts: true, SourceHref: func(n int) string {
 		if !views[n] {
 			return ""
 		}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/pdfprint/pdfcheck"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // finished starts a run and reads its events to the end.
@@ -52,7 +52,7 @@ func TestResearchPDF(t *testing.T) {
 
 // A server with no browser says so (501), and prints nothing else.
 func TestResearchPDFNoChromium(t *testing.T) {
-	e := newEnv(t, envOpts{render: deepresearch.RenderOptions{Chromium: filepath.Join(t.TempDir(), "chromium")}})
+	e := newEnv(t, envOpts{render: render.Options{Chromium: filepath.Join(t.TempDir(), "chromium")}})
 	id := e.finished("How are undersea cables repaired?")
 	res, b := e.get("/v1/research/" + id + "?format=pdf")
 	if res.StatusCode != http.StatusNotImplemented || !strings.Contains(string(b), "PDF needs Chromium: install it or set output.chromium") {
@@ -74,7 +74,7 @@ func TestResearchPDFBusy(t *testing.T) {
 	if err := os.WriteFile(browser, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, envOpts{render: deepresearch.RenderOptions{Chromium: browser}, maxPrints: 1})
+	e := newEnv(t, envOpts{render: render.Options{Chromium: browser}, maxPrints: 1})
 	id := e.finished("How are undersea cables repaired?")
 	type answer struct {
 		status int

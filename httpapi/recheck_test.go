@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
 )
@@ -29,7 +30,7 @@ func TestRecheckEndpoint(t *testing.T) {
 	defer web.Close()
 	e := newEnv(t, envOpts{fetchAllow: []string{strings.TrimPrefix(web.URL, "http://")}})
 	ctx := t.Context()
-	rep := deepresearch.Report{Version: deepresearch.ReportVersion, RunID: "run-a", Question: "What do widgets and gadgets do?",
+	rep := deepresearch.Report{Version: render.Version, RunID: "run-a", Question: "What do widgets and gadgets do?",
 		Style: cite.Markdown, Draft: "## Findings\n\nAlpha widgets reduce heat loss by forty percent [1].\n\nBeta gadgets came from Lisbon in 1921 [2].\n",
 		Sources: []deepresearch.MergedSource{
 			{Number: 1, Source: deepresearch.Source{ID: "a", Title: "Alpha", URL: web.URL + "/pages/alpha"}},

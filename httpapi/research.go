@@ -16,6 +16,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -98,9 +99,9 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	format, asked := r.URL.Query()["format"]
-	var f deepresearch.Format
+	var f render.Format
 	if asked {
-		if f, err = deepresearch.ParseFormat(format[0]); err != nil {
+		if f, err = render.ParseFormat(format[0]); err != nil {
 			s.fail(w, badRequest("%v", err))
 			return
 		}
@@ -123,7 +124,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if rep != nil {
-			if md, err := rep.Render(deepresearch.FormatMarkdown); err == nil {
+			if md, err := rep.Render(render.Markdown); err == nil {
 				v.Report = string(md)
 			}
 		}
@@ -131,7 +132,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body []byte
-	if rep != nil && f == deepresearch.FormatPDF {
+	if rep != nil && f == render.PDF {
 		if body, err = s.printPDF(r.Context(), rep); errors.Is(err, deepresearch.ErrNoReport) {
 			rep = nil
 		} else if err != nil {
@@ -159,7 +160,7 @@ func (s *Server) getResearch(w http.ResponseWriter, r *http.Request) {
 		// A file to save, named by the run.
 		w.Header().Set("Content-Disposition", attachment(run.ID, f))
 	}
-	if f == deepresearch.FormatHTML {
+	if f == render.HTML {
 		// The page is the report alone: no script, no outside resources.
 		w.Header().Set("Content-Security-Policy", reportCSP)
 	}
@@ -176,9 +177,9 @@ func (s *Server) printPDF(ctx context.Context, rep *deepresearch.Report) ([]byte
 	default:
 		return nil, &requestError{http.StatusTooManyRequests, typeRate, fmt.Sprintf("the server prints at most %d PDFs at once; try again shortly", cap(s.prints))}
 	}
-	b, err := rep.RenderContext(ctx, deepresearch.FormatPDF, s.cfg.Render)
-	if errors.Is(err, deepresearch.ErrNoChromium) {
-		return nil, &requestError{http.StatusNotImplemented, typeServer, "this server cannot print PDFs: " + deepresearch.ErrNoChromium.Error()}
+	b, err := rep.RenderContext(ctx, render.PDF, s.cfg.Render)
+	if errors.Is(err, render.ErrNoChromium) {
+		return nil, &requestError{http.StatusNotImplemented, typeServer, "this server cannot print PDFs: " + render.ErrNoChromium.Error()}
 	}
 	return b, err
 }
@@ -187,7 +188,7 @@ func (s *Server) printPDF(ctx context.Context, rep *deepresearch.Report) ([]byte
 // an attachment named "report-ID.docx", with any character of the ID
 // that is not a letter, digit, dash or underscore replaced by "_" (run
 // IDs are the store's, but a file name is the client's to write).
-func attachment(id string, f deepresearch.Format) string {
+func attachment(id string, f render.Format) string {
 	safe := strings.Map(func(r rune) rune {
 		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
 			return r

@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/usage"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
@@ -137,7 +138,7 @@ func storedMarkdown(t *testing.T, st *sqlitestore.Store, id string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := rep.Render(deepresearch.FormatMarkdown)
+	md, err := rep.Render(render.Markdown)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/deepresearch/deepresearch"
 )
 
 // TestSchemasAndFormats: the server serves the JSON report's schema and
@@ -40,12 +39,12 @@ func TestSchemasAndFormats(t *testing.T) {
 		return b
 	}
 	schema := get("/v1/schema/report.json", "application/schema+json", false)
-	if want, _ := deepresearch.ReportSchema(); !bytes.Equal(schema, want) {
-		t.Error("the served schema is not deepresearch.ReportSchema")
+	if want, _ := render.Schema(); !bytes.Equal(schema, want) {
+		t.Error("the served schema is not render.Schema")
 	}
 	xsd := get("/v1/schema/report.xsd", "application/xml", false)
-	if !bytes.Equal(xsd, deepresearch.ReportXMLSchema()) {
-		t.Error("the served XSD is not deepresearch.ReportXMLSchema")
+	if !bytes.Equal(xsd, render.XMLSchema()) {
+		t.Error("the served XSD is not render.XMLSchema")
 	}
 
 	s := e.start("How are undersea cables repaired?")
@@ -58,8 +57,8 @@ func TestSchemasAndFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
-	c.AddResource(deepresearch.ReportSchemaID, doc)
-	sch, err := c.Compile(deepresearch.ReportSchemaID)
+	c.AddResource(render.SchemaID, doc)
+	sch, err := c.Compile(render.SchemaID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@
 // deepresearch.Runs: research runs started over HTTP, their events
 // streamed live as server-sent events or newline-delimited JSON (a client
 // that reconnects with Last-Event-ID loses nothing and sees nothing
-// twice), their reports in every format of deepresearch.Format, a
+// twice), their reports in every format of render.Format, a
 // person's answers and plan reviews, an OpenAI-compatible chat
 // completions endpoint, and a small live web page. `deepresearch serve`
 // serves it; an embedder mounts the same *Server in a mux of its own:
@@ -40,8 +40,8 @@
 //	GET    /v1/research/{id}/asks    the run's follow-ups, oldest first, with their answers and references
 //	POST   /v1/chat/completions      OpenAI-compatible, with and without stream
 //	GET    /v1/models                the one model, "deepresearch"
-//	GET    /v1/schema/report.json    the JSON report's JSON Schema (deepresearch.ReportSchema)
-//	GET    /v1/schema/report.xsd     the XML report's XML Schema (deepresearch.ReportXMLSchema)
+//	GET    /v1/schema/report.json    the JSON report's JSON Schema (render.Schema)
+//	GET    /v1/schema/report.xsd     the XML report's XML Schema (render.XMLSchema)
 //	GET    /                         the web page
 //	GET    /runs/{id}                the web page, opened on run id
 //	GET    /followups.js             the page's script for follow-up questions
@@ -88,6 +88,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/jsonkind"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -144,7 +145,7 @@ type Config struct {
 	Logger *zerolog.Logger
 	// Render is what rendering a report needs beyond it: the browser
 	// ?format=pdf prints with (config.RenderOptions).
-	Render deepresearch.RenderOptions
+	Render render.Options
 	// MaxPrints caps the PDFs printed at once, each a browser process
 	// (default DefaultMaxPrints); beyond, 429.
 	MaxPrints int
@@ -218,7 +219,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/schema/report.json", s.getReportSchema)
 	mux.HandleFunc("GET /v1/schema/report.xsd", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/xml")
-		w.Write(deepresearch.ReportXMLSchema())
+		w.Write(render.XMLSchema())
 	})
 	mux.HandleFunc("GET /{$}", s.page("static/index.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /runs/{id}", s.page("static/index.html", "text/html; charset=utf-8")) // the page, opened on a run
@@ -309,7 +310,7 @@ func (s *Server) page(name, ctype string) http.HandlerFunc {
 // getReportSchema serves the JSON report's schema. It is public, as the
 // page is: it says what a report looks like, not what any run found.
 func (s *Server) getReportSchema(w http.ResponseWriter, r *http.Request) {
-	b, err := deepresearch.ReportSchema()
+	b, err := render.Schema()
 	if err != nil {
 		s.fail(w, err)
 		return

@@ -24,6 +24,7 @@ import (
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/purpose"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -109,7 +110,7 @@ type envOpts struct {
 	// fetchAllow is the Researcher's Config.Fetch.Allow.
 	fetchAllow []string
 	// render and maxPrints are the server's Config.Render and MaxPrints.
-	render    deepresearch.RenderOptions
+	render    render.Options
 	maxPrints int
 }
 
@@ -732,7 +733,7 @@ func TestAttachmentName(t *testing.T) {
 		"../../etc/x\"\r\nSet: y": "attachment; filename=report-______etc_x___Set__y.docx",
 		"日本":                      "attachment; filename=report-__.docx",
 	} {
-		if got := attachment(id, deepresearch.FormatDOCX); got != want {
+		if got := attachment(id, render.DOCX); got != want {
 			t.Errorf("attachment(%q) = %q, want %q", id, got, want)
 		}
 	}

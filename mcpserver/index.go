@@ -11,6 +11,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/internal/canon"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // Errors of the citation index tools; they reach the client as tool errors.
@@ -202,10 +203,10 @@ func (x *indexes) export(id string) ([]entry, error) {
 }
 
 // references are the index's entries as a reference list.
-func references(es []entry) []deepresearch.Reference {
-	refs := make([]deepresearch.Reference, len(es))
+func references(es []entry) []render.Reference {
+	refs := make([]render.Reference, len(es))
 	for i, e := range es {
-		refs[i] = deepresearch.Reference{Number: e.Number, Source: deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}}
+		refs[i] = render.Reference{Number: e.Number, Source: deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}}
 	}
 	return refs
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -231,10 +232,10 @@ func (t *tools) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*m
 // and err; id is the run's in the store that keeps it ("" for none).
 func researchResult(rep *deepresearch.Report, id string, err error) (*mcp.CallToolResult, Report, error) {
 	var md []byte
-	var refs []deepresearch.Reference
+	var refs []render.Reference
 	if rep != nil {
 		var rerr error
-		if md, rerr = rep.Render(deepresearch.FormatMarkdown); rerr == nil {
+		if md, rerr = rep.Render(render.Markdown); rerr == nil {
 			refs, rerr = rep.Cited()
 		}
 		if rerr != nil {
@@ -250,7 +251,7 @@ func researchResult(rep *deepresearch.Report, id string, err error) (*mcp.CallTo
 		}
 		return nil, Report{}, fmt.Errorf("research: %w", err)
 	}
-	out := Report{RunID: id, Markdown: string(md), References: []Reference{}, Provenance: deepresearch.ProvenanceOf(refs), Complete: rep.Complete()}
+	out := Report{RunID: id, Markdown: string(md), References: []Reference{}, Provenance: render.ProvenanceOf(refs), Complete: rep.Complete()}
 	for _, ref := range refs {
 		r := Reference{Number: ref.Number, Title: ref.Title, URL: ref.URL, Label: ref.Label()}
 		locs := ref.Locations

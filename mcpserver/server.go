@@ -42,6 +42,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/verify"
 )
 
@@ -58,7 +59,7 @@ type Report struct {
 	Markdown   string      `json:"markdown" jsonschema:"the cited report in markdown, with its reference list"`
 	References []Reference `json:"references" jsonschema:"the sources the report cites, by number"`
 	// Provenance is seed 003's account of References.
-	deepresearch.Provenance
+	render.Provenance
 	// Complete is false when Markdown holds the agents' findings instead
 	// of a written report.
 	Complete bool `json:"complete" jsonschema:"false when the writer failed and markdown holds the agents' merged findings"`
@@ -345,22 +346,22 @@ func (t *tools) export(ctx context.Context, _ *mcp.CallToolRequest, in exportIn)
 		return nil, exportOut{}, err
 	}
 	out := exportOut{Entries: es, NextNumber: nextNumber(es)}
-	format, err := deepresearch.ParseFormat(in.Format)
-	if err != nil || format != deepresearch.FormatMarkdown && format != deepresearch.FormatCSL && format != deepresearch.FormatBibTeX {
+	format, err := render.ParseFormat(in.Format)
+	if err != nil || format != render.Markdown && format != render.CSL && format != render.BibTeX {
 		return nil, exportOut{}, fmt.Errorf("%w: format %q: want markdown, csl-json or bibtex", ErrBadArgument, text(in.Format, 40))
 	}
 	var list string
 	switch format {
-	case deepresearch.FormatMarkdown:
-		list = deepresearch.RenderReferenceIndex(references(es))
+	case render.Markdown:
+		list = render.ReferenceIndex(references(es))
 		out.Markdown = list
 	default:
-		b, err := deepresearch.RenderReferences(references(es), format, cite.Markdown)
+		b, err := render.References(references(es), format, cite.Markdown)
 		if err != nil {
 			return nil, exportOut{}, err
 		}
 		list = string(b)
-		if format == deepresearch.FormatCSL {
+		if format == render.CSL {
 			out.CSLJSON = list
 		} else {
 			out.BibTeX = list

@@ -8,6 +8,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 var _ deepresearch.JournalStore = (*natsrun.Journal)(nil)
@@ -42,8 +43,8 @@ func TestJournalReplaysARun(t *testing.T) {
 	if stats.Missed != 0 || stats.Live != 0 || stats.Replayed == 0 {
 		t.Errorf("replay: %+v", stats)
 	}
-	a, _ := rep.Render(deepresearch.FormatMarkdown)
-	b, _ := again.Render(deepresearch.FormatMarkdown)
+	a, _ := rep.Render(render.Markdown)
+	b, _ := again.Render(render.Markdown)
 	if string(a) != string(b) {
 		t.Errorf("the replayed report differs:\n%s\n---\n%s", b, a)
 	}

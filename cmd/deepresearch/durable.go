@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -236,10 +237,10 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 	}
 	if check {
 		cf, cdoc := format, doc
-		if format == deepresearch.FormatPDF {
+		if format == render.PDF {
 			// A PDF carries the time it was printed: the reports are
 			// compared as JSON.
-			cf = deepresearch.FormatJSON
+			cf = render.JSON
 			if cdoc, err = rep.Render(cf); err != nil {
 				return errors.Join(runErr, err)
 			}
@@ -261,7 +262,7 @@ func replay(cmd *cobra.Command, configFile, arg string, live []string, check boo
 
 // sameAsStored checks the replayed report doc against the stored report
 // rendered in format.
-func sameAsStored(stored json.RawMessage, format deepresearch.Format, doc []byte) error {
+func sameAsStored(stored json.RawMessage, format render.Format, doc []byte) error {
 	if stored == nil {
 		return errors.New("--check: the run has no stored report to compare with")
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/termsafe"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // What the CLI prints passes through internal/termsafe, the program's one
@@ -41,11 +41,11 @@ type printableWriter = termsafe.Writer
 // document (DOCX) is passed as it is: it is never printed on a terminal
 // (binaryToTerminal), and its own writer has already removed what the
 // format cannot carry.
-func printableDoc(f deepresearch.Format, doc []byte) []byte {
+func printableDoc(f render.Format, doc []byte) []byte {
 	if f.Binary() {
 		return doc
 	}
-	if f == deepresearch.FormatJSON || f == deepresearch.FormatCSL {
+	if f == render.JSON || f == render.CSL {
 		return printableJSON(doc)
 	}
 	return []byte(printable(string(doc)))
@@ -55,7 +55,7 @@ func printableDoc(f deepresearch.Format, doc []byte) []byte {
 // when w is a terminal, as other tools refuse to print binary data: it
 // would show as noise and could upset the terminal. flag names the
 // option that chose the format.
-func binaryToTerminal(f deepresearch.Format, w io.Writer, flag string) error {
+func binaryToTerminal(f render.Format, w io.Writer, flag string) error {
 	if f.Binary() && isTerminal(w) {
 		return inputError(fmt.Errorf("%s %s is a binary file and stdout is a terminal: write it to a file (-o report%s) or redirect stdout", flag, f, f.Extension()))
 	}

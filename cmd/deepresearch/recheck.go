@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
@@ -85,7 +86,7 @@ func refetch(cmd *cobra.Command, vf verifyFlags, path string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	var doc deepresearch.JSONReport
+	var doc render.Document
 	if !strings.HasPrefix(strings.TrimSpace(text), "{") {
 		return inputError(fmt.Errorf("--refetch: %s is not a JSON report (deepresearch run --format json)", path))
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/config/load"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -99,14 +100,14 @@ run, as serve.plan_timeout_action says.`,
 			case rf.jsonSchema && rf.xmlSchema:
 				return usageError{errors.New("--json-schema and --xml-schema: one at a time")}
 			case rf.jsonSchema:
-				b, err := deepresearch.ReportSchema()
+				b, err := render.Schema()
 				if err != nil {
 					return err
 				}
 				_, err = cmd.OutOrStdout().Write(b)
 				return err
 			case rf.xmlSchema:
-				_, err := cmd.OutOrStdout().Write(deepresearch.ReportXMLSchema())
+				_, err := cmd.OutOrStdout().Write(render.XMLSchema())
 				return err
 			}
 			return runResearch(cmd, rf, args[0])
@@ -140,13 +141,13 @@ func settings(cmd *cobra.Command, file string) (config.Settings, error) {
 // (-o report.html, report.docx: what the user named it for, as pandoc
 // reads it); else output.format (the settings file, the environment, the
 // default); a PDF only when its browser is there.
-func reportFormat(cmd *cobra.Command, s config.Settings, path string) (deepresearch.Format, error) {
+func reportFormat(cmd *cobra.Command, s config.Settings, path string) (render.Format, error) {
 	if f := cmd.Flags().Lookup("format"); (f == nil || !f.Changed) && path != "" && path != "-" {
 		if format, ok := formatOfExt[strings.ToLower(filepath.Ext(path))]; ok {
 			return renderable(s, format, nil)
 		}
 	}
-	format, err := deepresearch.ParseFormat(s.Output.Format)
+	format, err := render.ParseFormat(s.Output.Format)
 	if err != nil {
 		return "", inputError(fmt.Errorf("output.format: %w", err))
 	}
@@ -155,7 +156,7 @@ func reportFormat(cmd *cobra.Command, s config.Settings, path string) (deepresea
 
 // renderable is format when it can be rendered here: a PDF needs its
 // browser, which is looked for before any research is done.
-func renderable(s config.Settings, format deepresearch.Format, err error) (deepresearch.Format, error) {
+func renderable(s config.Settings, format render.Format, err error) (render.Format, error) {
 	if err == nil {
 		err = config.RenderOptions(s).Ready(format)
 	}
@@ -166,12 +167,12 @@ func renderable(s config.Settings, format deepresearch.Format, err error) (deepr
 }
 
 // formatOfExt is the format a report file's extension names.
-var formatOfExt = map[string]deepresearch.Format{
-	".md": deepresearch.FormatMarkdown, ".markdown": deepresearch.FormatMarkdown,
-	".html": deepresearch.FormatHTML, ".htm": deepresearch.FormatHTML,
-	".json": deepresearch.FormatJSON, ".yaml": deepresearch.FormatYAML, ".yml": deepresearch.FormatYAML,
-	".xml": deepresearch.FormatXML, ".mmd": deepresearch.FormatMermaid, ".docx": deepresearch.FormatDOCX,
-	".pdf": deepresearch.FormatPDF, ".bib": deepresearch.FormatBibTeX,
+var formatOfExt = map[string]render.Format{
+	".md": render.Markdown, ".markdown": render.Markdown,
+	".html": render.HTML, ".htm": render.HTML,
+	".json": render.JSON, ".yaml": render.YAML, ".yml": render.YAML,
+	".xml": render.XML, ".mmd": render.Mermaid, ".docx": render.DOCX,
+	".pdf": render.PDF, ".bib": render.BibTeX,
 }
 
 // runResearch is the run command: settings to a Researcher, a run of
@@ -441,7 +442,7 @@ var errNotConfirmed = errors.New("not confirmed: nothing was researched")
 // estimateFirst estimates req: with --estimate it prints the estimate
 // (markdown, or JSON with --format json) and is done; with --confirm it
 // shows it at the terminal and asks, done when the answer is not yes.
-func estimateFirst(cmd *cobra.Command, rf runFlags, r *deepresearch.Researcher, req deepresearch.Request, format deepresearch.Format) (bool, error) {
+func estimateFirst(cmd *cobra.Command, rf runFlags, r *deepresearch.Researcher, req deepresearch.Request, format render.Format) (bool, error) {
 	var t *prompt
 	if !rf.estimate {
 		var ok bool
@@ -454,8 +455,8 @@ func estimateFirst(cmd *cobra.Command, rf runFlags, r *deepresearch.Researcher, 
 		return true, err
 	}
 	if rf.estimate {
-		out := printableWriter{W: cmd.OutOrStdout(), JSON: format == deepresearch.FormatJSON}
-		if format == deepresearch.FormatJSON {
+		out := printableWriter{W: cmd.OutOrStdout(), JSON: format == render.JSON}
+		if format == render.JSON {
 			b, err := json.MarshalIndent(est, "", "  ")
 			if err != nil {
 				return true, err

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/extract"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 const (
@@ -228,12 +228,12 @@ func TestRunFormats(t *testing.T) {
 func TestRunPrintsSchemas(t *testing.T) {
 	r := cli(t, "", "run", "--json-schema")
 	wantSuccess(t, r)
-	if want, _ := deepresearch.ReportSchema(); r.stdout != string(want) || !strings.Contains(r.stdout, `"$schema": "https://json-schema.org/draft/2020-12/schema"`) {
+	if want, _ := render.Schema(); r.stdout != string(want) || !strings.Contains(r.stdout, `"$schema": "https://json-schema.org/draft/2020-12/schema"`) {
 		t.Errorf("--json-schema printed:\n%.300s", r.stdout)
 	}
 	r = cli(t, "", "run", "--xml-schema")
 	wantSuccess(t, r)
-	if r.stdout != string(deepresearch.ReportXMLSchema()) {
+	if r.stdout != string(render.XMLSchema()) {
 		t.Errorf("--xml-schema printed:\n%.300s", r.stdout)
 	}
 	wantBadInput(t, cli(t, "", "run", "--json-schema", question), "take no question")

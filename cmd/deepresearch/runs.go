@@ -12,6 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
+	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
 
@@ -134,7 +135,7 @@ newline-delimited JSON, exactly as run --events writes it.`,
 				}
 				return nil
 			}
-			format, err := deepresearch.ParseFormat(s.Output.Format)
+			format, err := render.ParseFormat(s.Output.Format)
 			if err != nil {
 				return inputError(fmt.Errorf("output.format: %w", err))
 			}

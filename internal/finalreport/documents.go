@@ -56,15 +56,6 @@ func fixed(sources []collapse.Source) bool {
 	return false
 }
 
-// Label names the reference for readers: its source's Label, with every
-// unit the report cites it at ("spec.pdf, pp. 4, 7").
-func (r Reference) Label() string {
-	if len(r.Locations) > 1 {
-		return r.Source.LabelAt(r.Locations)
-	}
-	return r.Source.Label()
-}
-
 // cite records in refs that reference c.Display is cited at c's unit: a
 // new reference the first time, else one more location of it. It reports
 // whether the reference is new.

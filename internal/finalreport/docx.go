@@ -75,11 +75,11 @@ func refBookmark(n int) string { return "ref_" + strconv.Itoa(n) }
 // printed page keeps it).
 func referenceRuns(ref Reference) []docx.Run {
 	runs := []docx.Run{{Text: "[" + strconv.Itoa(ref.Number) + "] "}, {Text: ref.Label()}}
-	if a := byline(ref.Source); a != "" {
+	if a := strings.Join(ref.Authors(), ", "); a != "" {
 		runs = append(runs, docx.Run{Text: " — " + a})
 	}
-	if d := dated(ref.Source); d != "" {
-		runs = append(runs, docx.Run{Text: d})
+	if d := ref.Dated(); d != "" {
+		runs = append(runs, docx.Run{Text: " (" + d + ")"})
 	}
 	if t := source.Clean(ref.Tier); t != "" {
 		runs = append(runs, docx.Run{Text: " (tier: " + t + ")"})

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/mdtext"
 	"github.com/deepresearch/deepresearch/internal/source"
 )
 
@@ -34,128 +33,6 @@ type Extra struct {
 	Reason string
 	// Retries is how many model calls of the run were tried again.
 	Retries int
-}
-
-// What Stats.Validated says of a report's citations.
-const (
-	ValidatedPassed = "passed" // checked: no citation of a source that does not exist or was never read
-	ValidatedFailed = "failed" // checked, with errors (see the report's verification)
-	ValidatedNone   = "none"   // not checked
-)
-
-// UsedSource is an entry of a document's sources_used: seed 001's
-// envelope ({sid, url, title, text}), with the source's kind, dates and
-// relevance (seed 001's o_relevance, q_relevance and reasoning).
-type UsedSource struct {
-	// SID is the reference number the report cites the source by; a
-	// source the writer named only in a usage tag has none in the text and
-	// is numbered after the references (K+1, K+2, …, in the order the tags
-	// named them).
-	SID   int    `json:"sid"`
-	URL   string `json:"url"`
-	Title string `json:"title"`
-	// Text is an excerpt of what the agents read of it (excerptMax bytes
-	// at most, cut at a word).
-	Text string `json:"text"`
-	// Type is source.KindWeb or source.KindLocal.
-	Type      string `json:"type"`
-	Published string `json:"published,omitempty"`
-	Modified  string `json:"modified,omitempty"`
-	// Cited reports whether the report's text cites it; false for a
-	// source named only in a usage tag.
-	Cited bool `json:"cited"`
-	// Relevance is what the sources reconciler said of it (o_relevance,
-	// q_relevance, reasoning); absent when the run did not keep it.
-	*source.Relevance
-}
-
-// Stats is seed 001's envelope statistics of a report.
-type Stats struct {
-	// Rounds is how many research cycles ran (0: not told).
-	Rounds int `json:"rounds"`
-	// Bytes is the length of the report's text (Document.Text).
-	Bytes int `json:"bytes"`
-	// Citations is "present" when the report cites a source, else
-	// "absent".
-	Citations string `json:"citations"`
-	// Validated is ValidatedPassed, ValidatedFailed or ValidatedNone.
-	Validated string `json:"validated"`
-}
-
-// What Provenance.CitationFormat says of the references, as seed 003 names
-// it.
-const (
-	CitationInternal = "internal_kb" // knowledge-base records and local documents only
-	CitationWeb      = "web_urls"    // web pages only
-	CitationMixed    = "mixed"       // both
-)
-
-// Provenance is seed 003's account of a report's sources, from its
-// references. Sources are the references' documents, in order, each once
-// (source.Source.Name: a web page's URL, a knowledge-base record's file, a
-// local document's path); CollectionsUsed their collections, in order,
-// each once (source.Source.Collection: source.CollectionWeb, "catalog", a
-// corpus folder); SourceTypes the type of each reference, in order
-// ("web", "chromadb", "local"); CitationFormat what kinds they are
-// (CitationInternal, CitationWeb, CitationMixed; "" when there are none);
-// FormattedCitations each of Sources as a reader names it: a web page as
-// a markdown link, [Title](URL), a knowledge-base record by its
-// collection's display name ("Product Catalog"), a local document by its
-// label. Every list is empty, not nil, when there are no references.
-// The jsonschema tags describe the fields where a schema is made of the
-// type (the MCP server's output schema).
-type Provenance struct {
-	Sources            []string `json:"sources" jsonschema:"the cited documents, in order, each once: a web page's URL, a knowledge-base record's file (techmart_catalog.csv), a local document's path"`
-	CollectionsUsed    []string `json:"collections_used" jsonschema:"the cited documents' collections, in order, each once: web_search for web pages, a knowledge base's collection (catalog), a corpus folder"`
-	SourceTypes        []string `json:"source_types" jsonschema:"each reference's type, in order: web, chromadb or local"`
-	CitationFormat     string   `json:"citation_format" jsonschema:"internal_kb, web_urls or mixed; empty when nothing is cited"`
-	FormattedCitations []string `json:"formatted_citations" jsonschema:"each of sources as a reader names it: [Title](URL) for a web page, the collection's display name (Product Catalog) for a knowledge-base record, a local document's path and title"`
-}
-
-// ProvenanceOf is the Provenance of refs, a report's references.
-func ProvenanceOf(refs []Reference) Provenance {
-	p := Provenance{Sources: []string{}, CollectionsUsed: []string{}, SourceTypes: []string{}, FormattedCitations: []string{}}
-	web, internal := false, false
-	for _, ref := range refs {
-		p.SourceTypes = append(p.SourceTypes, ref.Type())
-		if c := ref.Collection(); !slices.Contains(p.CollectionsUsed, c) {
-			p.CollectionsUsed = append(p.CollectionsUsed, c)
-		}
-		if ref.Kind() == source.KindWeb {
-			web = true
-		} else {
-			internal = true
-		}
-		if n := ref.Name(); !slices.Contains(p.Sources, n) {
-			p.Sources = append(p.Sources, n)
-			p.FormattedCitations = append(p.FormattedCitations, formatted(ref.Source))
-		}
-	}
-	switch {
-	case web && internal:
-		p.CitationFormat = CitationMixed
-	case web:
-		p.CitationFormat = CitationWeb
-	case internal:
-		p.CitationFormat = CitationInternal
-	}
-	return p
-}
-
-// formatted is a source as formatted_citations names it: a web page as a
-// markdown link to it, its title escaped ("[External
-// Review](https://example.com/article)"), a knowledge-base record by its
-// collection's display name ("Product Catalog"), a local document by its
-// label, escaped.
-func formatted(s source.Source) string {
-	switch {
-	case s.Kind() == source.KindWeb && s.URL != "":
-		return mdtext.Link(cmp.Or(source.Clean(s.Title), s.URL), s.URL)
-	case s.Record():
-		return mdtext.Escape(source.CollectionTitle(s.Collection()))
-	}
-	s.Location = source.Location{} // the document, as sources names it
-	return mdtext.Escape(s.Label())
 }
 
 // FormatMarkdown is Document.Format: the form of its text (content).

@@ -12,6 +12,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // envelopeReport is a published report over fixtureSources citing 7
@@ -85,7 +86,7 @@ func TestEnvelope(t *testing.T) {
 	if want := []string{"https://example.org/seven", "corpus/six.md", "https://example.org/three?b=2&a=1", "ops/faults.md"}; !reflect.DeepEqual(doc.Sources, want) {
 		t.Errorf("sources = %q, want %q", doc.Sources, want)
 	}
-	if want := []string{"[Seven](https://example.org/seven)", "corpus/six.md — Six", "[Three & &lt;Co&gt;](https://example.org/three?b=2&a=1)", "ops/faults.md — Faults"}; !reflect.DeepEqual(doc.FormattedCitations, want) || doc.CitationFormat != CitationMixed {
+	if want := []string{"[Seven](https://example.org/seven)", "corpus/six.md — Six", "[Three & &lt;Co&gt;](https://example.org/three?b=2&a=1)", "ops/faults.md — Faults"}; !reflect.DeepEqual(doc.FormattedCitations, want) || doc.CitationFormat != render.CitationMixed {
 		t.Errorf("formatted_citations = %q, citation_format %q; want %q, mixed", doc.FormattedCitations, doc.CitationFormat, want)
 	}
 	if want := (Stats{Rounds: 2, Bytes: len(rep.Body), Citations: "present", Validated: "passed"}); doc.Stats != want {

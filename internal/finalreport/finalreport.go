@@ -121,29 +121,6 @@ func (c Controls) lines() string {
 	return b.String()
 }
 
-// Reference is one entry of the reference list: one document. Its
-// Source.Location is the first unit the report cites it at (a page, a
-// row, a slide); when it cites more than one, Locations lists them all in
-// order of first citation, and Label names them ("spec.pdf, pp. 4, 7").
-type Reference struct {
-	Number int `json:"number"`
-	source.Source
-	CanonicalURL string            `json:"canonical_url,omitempty"`
-	Locations    []source.Location `json:"locations,omitempty"`
-	// Checked is set in a report's JSON form only (nil elsewhere); its
-	// fields are the reference's own in JSON.
-	*Checked
-}
-
-// Checked is what a report's JSON form keeps of the text read of a
-// source, so that the report can be checked again without the source:
-// the text's hex SHA-256, and the passages of it the report's citations
-// were checked against (none when the report was not verified).
-type Checked struct {
-	TextSHA256 string           `json:"text_sha256,omitempty"`
-	Passages   []source.Passage `json:"passages,omitempty"`
-}
-
 // Report is the published final report. It is plain data: Draft and
 // Sources determine everything else (Publish rebuilds Body, Text and
 // References from them byte for byte), so a report stored as JSON and

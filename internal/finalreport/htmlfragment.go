@@ -73,10 +73,13 @@ func HTMLFragment(r *Report, opts HTMLOptions) (string, error) {
 	b.WriteString("<section class=\"references\">\n<h2>References</h2>\n<ol class=\"references\">\n")
 	for _, ref := range r.References {
 		fmt.Fprintf(&b, "<li id=\"ref-%d\" value=\"%d\">%s", ref.Number, ref.Number, htmlLink(ref.Label(), ref.URL))
-		if a := byline(ref.Source); a != "" {
+		if a := strings.Join(ref.Authors(), ", "); a != "" {
 			b.WriteString(" — " + html.EscapeString(a))
 		}
-		b.WriteString(dated(ref.Source) + htmlTier(ref.Source))
+		if d := ref.Dated(); d != "" {
+			b.WriteString(" (" + d + ")") // digits, dashes and a fixed word: nothing to escape
+		}
+		b.WriteString(htmlTier(ref.Source))
 		if ch := source.Clean(ref.Channel); ch != "" {
 			fmt.Fprintf(&b, " <span class=\"channel\">%s</span>", html.EscapeString(ch))
 		}

@@ -1,22 +1,15 @@
 package finalreport
 
 import (
-	_ "embed"
 	"encoding/xml"
 	"fmt"
 	"strconv"
 	"strings"
 )
 
-// XMLNamespace is the namespace of the XML report (XML), which XMLSchema
-// defines.
+// XMLNamespace is the namespace of the XML report (XML), which
+// render.XMLSchema defines.
 const XMLNamespace = "https://github.com/deepresearch/deepresearch/report/v1"
-
-// XMLSchema is the XML Schema (XSD 1.0) of the XML report: every element
-// and attribute XML writes, with its type and whether it is optional.
-//
-//go:embed report.xsd
-var XMLSchema []byte
 
 // The XML report's elements, in the order report.xsd declares them.
 type (
@@ -101,7 +94,7 @@ type (
 )
 
 // XML renders doc as an XML document of the namespace XMLNamespace, valid
-// against XMLSchema: the JSON document's envelope as attributes of
+// against render.XMLSchema: the JSON document's envelope as attributes of
 // <report>, its question, reason and content, its blocks, references,
 // sources used (a source a usage tag named has usage="true"), stats and
 // citation sidecar (<claim path="/blocks/1" sids="1 2"/>, the same JSON

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/deepresearch/deepresearch/render"
 )
 
 // TestXML: the XML report carries the JSON document's envelope, blocks,
@@ -72,7 +74,7 @@ func TestXML(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.xml")
 	os.WriteFile(file, out, 0o600)
-	if msg, err := exec.Command("xmllint", "--noout", "--nonet", "--schema", "report.xsd", file).CombinedOutput(); err != nil {
+	if msg, err := exec.Command("xmllint", "--noout", "--nonet", "--schema", "../../render/report.xsd", file).CombinedOutput(); err != nil {
 		t.Errorf("xmllint: %v\n%s", err, msg)
 	}
 }
@@ -82,7 +84,7 @@ func TestXML(t *testing.T) {
 func checkDeclared(t *testing.T, doc []byte) {
 	t.Helper()
 	declared := map[string]bool{"xmlns": true}
-	d := xml.NewDecoder(bytes.NewReader(XMLSchema))
+	d := xml.NewDecoder(bytes.NewReader(render.XMLSchema()))
 	for {
 		tok, err := d.Token()
 		if err != nil {
@@ -141,7 +143,7 @@ func TestXMLEmpty(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "report.xml")
 	os.WriteFile(file, out, 0o600)
-	if msg, err := exec.Command("xmllint", "--noout", "--nonet", "--schema", "report.xsd", file).CombinedOutput(); err != nil {
+	if msg, err := exec.Command("xmllint", "--noout", "--nonet", "--schema", "../../render/report.xsd", file).CombinedOutput(); err != nil {
 		t.Errorf("xmllint: %v\n%s", err, msg)
 	}
 }

@@ -1,4 +1,4 @@
-package pdfprint
+package pdfprint_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/deepresearch/deepresearch/internal/pdfprint"
 	"github.com/deepresearch/deepresearch/internal/pdfprint/pdfcheck"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
@@ -60,7 +61,7 @@ func printReport(t *testing.T, name, title string, r *finalreport.Report, v *fin
 	if err != nil {
 		t.Fatal(err)
 	}
-	pdf, err := Print(context.Background(), []byte(page), Options{})
+	pdf, err := pdfprint.Print(context.Background(), []byte(page), pdfprint.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestReportPDFFetchesNothing(t *testing.T) {
 		t.Errorf("printing the report asked the server %d times", n)
 	}
 	// The control: a page without the policy loads the image.
-	if _, err := Print(context.Background(), []byte(`<!DOCTYPE html><p><img src="`+img+`"></p>`), Options{}); err != nil {
+	if _, err := pdfprint.Print(context.Background(), []byte(`<!DOCTYPE html><p><img src="`+img+`"></p>`), pdfprint.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if hits.Load() == 0 {

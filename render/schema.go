@@ -1,4 +1,4 @@
-package deepresearch
+package render
 
 import (
 	"encoding/json"
@@ -8,22 +8,22 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	_ "embed"
 
-	"github.com/deepresearch/deepresearch/internal/finalreport"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// ReportSchemaID is the $id of the JSON report's schema (ReportSchema).
-const ReportSchemaID = "https://github.com/deepresearch/deepresearch/report/v1/report.schema.json"
+// SchemaID is the $id of the JSON report's schema (Schema).
+const SchemaID = "https://github.com/deepresearch/deepresearch/report/v1/report.schema.json"
 
-// ReportSchema returns the JSON Schema (draft 2020-12) of the JSON report
-// (FormatJSON, JSONReport; the YAML report is the same document): made
+// Schema returns the JSON Schema (draft 2020-12) of the JSON report
+// (JSON, Document; the YAML report is the same document): made
 // from the Go type the report is written from, so that the two cannot
 // drift apart. Every field the renderer always writes is required;
 // objects allow no properties they do not declare. `deepresearch run
 // --json-schema` prints it and the HTTP API serves it at GET
 // /v1/schema/report.json.
-func ReportSchema() ([]byte, error) {
+func Schema() ([]byte, error) {
 	reportSchema.once.Do(func() { reportSchema.b, reportSchema.err = makeReportSchema() })
 	return slices.Clone(reportSchema.b), reportSchema.err
 }
@@ -35,13 +35,13 @@ var reportSchema struct {
 }
 
 func makeReportSchema() ([]byte, error) {
-	s, err := jsonschema.For[JSONReport](nil)
+	s, err := jsonschema.For[Document](nil)
 	if err != nil {
 		return nil, fmt.Errorf("deepresearch: report schema: %w", err)
 	}
-	optionalEmbedded(reflect.TypeFor[JSONReport](), s)
+	optionalEmbedded(reflect.TypeFor[Document](), s)
 	s.Schema = "https://json-schema.org/draft/2020-12/schema"
-	s.ID = ReportSchemaID
+	s.ID = SchemaID
 	s.Title = "deepresearch report"
 	s.Description = "A deepresearch report as structured data: its blocks, references, the sources it used, " +
 		"stats, a citation sidecar (_citations: JSON Pointers to blocks with the reference numbers each cites) " +
@@ -53,10 +53,15 @@ func makeReportSchema() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// ReportXMLSchema returns the XML Schema (XSD 1.0) that the XML report
-// (FormatXML) is valid against: every element and attribute, its type and
-// whether it is optional. `deepresearch run --xml-schema` prints it.
-func ReportXMLSchema() []byte { return slices.Clone(finalreport.XMLSchema) }
+// XMLSchema returns the XML Schema (XSD 1.0) that the XML report (XML)
+// is valid against: every element and attribute, its type and whether it
+// is optional. `deepresearch run --xml-schema` prints it.
+func XMLSchema() []byte { return slices.Clone(xmlSchema) }
+
+// xmlSchema is XMLSchema's document.
+//
+//go:embed report.xsd
+var xmlSchema []byte
 
 // optionalEmbedded makes optional, in s (the schema of t), the fields
 // promoted from an embedded struct pointer: encoding/json writes none of

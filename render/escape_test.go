@@ -1,4 +1,4 @@
-package finalreport
+package render
 
 import (
 	"testing"
@@ -10,15 +10,15 @@ import (
 // markdownForms are the reference line forms that are markdown.
 var markdownForms = []struct {
 	name string
-	form ListForm
-}{{"markdown", ListMarkdown}, {"plain", ListPlain}, {"footnote", ListFootnote}, {"index", ListIndex}}
+	form listForm
+}{{"markdown", listMarkdown}, {"plain", listPlain}, {"footnote", listFootnote}, {"index", listIndex}}
 
 // renderList renders one reference of title, URL and channel (its author
 // too) in form, as a document a reader's renderer sees (a footnote needs
 // its reference).
-func renderList(form ListForm, title, u, channel string) string {
-	md := List([]Reference{{Number: 1, Source: source.Source{ID: "s1", URL: u, Title: title, Channel: channel, Author: channel}}}, form)
-	if form == ListFootnote {
+func renderlist(form listForm, title, u, channel string) string {
+	md := list([]Reference{{Number: 1, Source: source.Source{ID: "s1", URL: u, Title: title, Channel: channel, Author: channel}}}, form)
+	if form == listFootnote {
 		md = "Claim.[^1]\n\n" + md
 	}
 	return md
@@ -39,7 +39,7 @@ func TestReferenceTitleCannotLink(t *testing.T) {
 		{"a javascript URL", "Title", "javascript:alert(1)"},
 	} {
 		for _, f := range markdownForms {
-			md := renderList(f.form, tc.title, tc.url, tc.title)
+			md := renderlist(f.form, tc.title, tc.url, tc.title)
 			if bad := mdcheck.Foreign(md, tc.url); len(bad) > 0 {
 				t.Errorf("%s, %s form: %q in\n%s", tc.name, f.name, bad, md)
 			}
@@ -53,12 +53,12 @@ func TestReferenceTitleCannotLink(t *testing.T) {
 func TestAuthorLine(t *testing.T) {
 	ref := []Reference{{Number: 1, Source: source.Source{ID: "w", URL: "https://e.org/a", Title: "Cables", Published: "2024-03-15",
 		Author: "Jane Doe; <b>[Mallory](https://evil.example)</b>"}}}
-	for form, want := range map[ListForm]string{
-		ListMarkdown: "- [1] [Cables](https://e.org/a) — Jane Doe, &lt;b&gt;\\[Mallory\\](https\\://evil.example)&lt;/b&gt; (2024-03-15)\n",
-		ListHTML:     `<p id="ref-1">[1] <a href="https://e.org/a">Cables</a> — Jane Doe, &lt;b&gt;[Mallory](https://evil.example)&lt;/b&gt; (2024-03-15)</p>` + "\n",
-		ListIndex:    "[1] Cables (2024-03-15) (https://e.org/a)\n",
+	for form, want := range map[listForm]string{
+		listMarkdown: "- [1] [Cables](https://e.org/a) — Jane Doe, &lt;b&gt;\\[Mallory\\](https\\://evil.example)&lt;/b&gt; (2024-03-15)\n",
+		listHTML:     `<p id="ref-1">[1] <a href="https://e.org/a">Cables</a> — Jane Doe, &lt;b&gt;[Mallory](https://evil.example)&lt;/b&gt; (2024-03-15)</p>` + "\n",
+		listIndex:    "[1] Cables (2024-03-15) (https://e.org/a)\n",
 	} {
-		if got := List(ref, form); got != want {
+		if got := list(ref, form); got != want {
 			t.Errorf("form %d:\n got %q\nwant %q", form, got, want)
 		}
 	}
@@ -77,8 +77,8 @@ func TestIndexForm(t *testing.T) {
 		"[2] rag-toolkit — github (https://github.com/user/repo)\n" +
 		"[3] No channel (https://example.org/x)\n" +
 		"[4] \\[evil\\](https\\://evil.example) — web (https://a.example/x%29%20%5Bevil%5D%28javascript:alert%281%29)\n"
-	if got := List(refs, ListIndex); got != want {
-		t.Errorf("List(ListIndex):\n got %q\nwant %q", got, want)
+	if got := list(refs, listIndex); got != want {
+		t.Errorf("list(listIndex):\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -90,7 +90,7 @@ func FuzzReferenceLinks(f *testing.F) {
 	f.Add("t", "https://0.A0", "me@evil.example")
 	f.Fuzz(func(t *testing.T, title, u, channel string) {
 		for _, form := range markdownForms {
-			md := renderList(form.form, title, u, channel)
+			md := renderlist(form.form, title, u, channel)
 			if bad := mdcheck.Foreign(md, u); len(bad) > 0 {
 				t.Errorf("%s form: title %q, URL %q, channel %q: %q in\n%s", form.name, title, u, channel, bad, md)
 			}
