@@ -17,12 +17,6 @@ type (
 	Budget = agent.Budget
 	// MergedSource is a source of the merged numbering of all agents.
 	MergedSource = cite.MergedSource
-	// Style is how citations are rendered in the report text: Markdown,
-	// Plain, Footnote or HTML. Its text form (a Request's JSON, settings)
-	// is its name ("markdown", "plain", "footnote", "html"), read by its
-	// UnmarshalText, which refuses other names with an error wrapping
-	// ErrStyle; the zero Style is the default.
-	Style = cite.Style
 	// SourceRelevance is what the sources reconciler said of a source it
 	// kept: o_relevance, q_relevance (QueryScore) and reasoning.
 	SourceRelevance = source.Relevance

@@ -46,6 +46,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
@@ -63,14 +64,6 @@ import (
 	"github.com/deepresearch/deepresearch/web"
 	"github.com/deepresearch/deepresearch/worker"
 )
-
-// DefaultMaxRetries is how many times a failed model call is tried again
-// when Config.MaxRetries is zero.
-const DefaultMaxRetries = 2
-
-// DefaultStopGrace is how long a canceled run waits for its agents to stop
-// when Config.StopGrace is zero.
-const DefaultStopGrace = 500 * time.Millisecond
 
 // Config configures a Researcher. The zero value runs offline on the
 // built-in extractive model and the Go distribution's documentation; zero
@@ -132,7 +125,7 @@ type Config struct {
 	// verify.Flag or verify.Remove ("" is verify.Flag).
 	Unsupported verify.Action
 	// Style renders citations in Report.Text (default Markdown).
-	Style Style
+	Style cite.Style
 	// MaxRetries is how many times a failed model call is tried again,
 	// with exponential backoff from half a second (default 2; negative
 	// means never). A call that already streamed text is not retried.
@@ -174,7 +167,7 @@ type Limits struct {
 	MaxAgents int
 	// SearchLimit is the results per search call.
 	SearchLimit int
-	// MaxCycles caps a run's research cycles (default DefaultMaxCycles):
+	// MaxCycles caps a run's research cycles (default 3):
 	// after each, an assessment of the merged findings decides whether
 	// follow-up agents research what is missing. 1 is a single pass.
 	MaxCycles int
@@ -292,7 +285,7 @@ func New(cfg Config) (*Researcher, error) {
 	if cfg.Limits.MaxCycles < 0 || cfg.Limits.MaxRunAgents < 0 || cfg.Limits.MaxRunTime < 0 {
 		return nil, configErrorf("MaxCycles, MaxRunAgents and MaxRunTime must not be negative")
 	}
-	cfg.Limits.MaxCycles = defaults.PositiveOr(cfg.Limits.MaxCycles, DefaultMaxCycles)
+	cfg.Limits.MaxCycles = defaults.PositiveOr(cfg.Limits.MaxCycles, defaults.MaxCycles)
 	if err := cfg.People.check(); err != nil {
 		return nil, configErrorf("People: %v", err)
 	}
@@ -315,7 +308,7 @@ func New(cfg Config) (*Researcher, error) {
 	cfg.Limits.SearchLimit = defaults.PositiveOr(cfg.Limits.SearchLimit, defaults.SearchLimit)
 	cfg.Budget = cfg.Budget.WithDefaults()
 	if cfg.StopGrace <= 0 {
-		cfg.StopGrace = DefaultStopGrace
+		cfg.StopGrace = defaults.StopGrace
 	}
 	cfg.Clock = clock.Or(cfg.Clock)
 	if cfg.Fetch.Clock == nil {
@@ -422,13 +415,13 @@ func (r *Researcher) withRetries(m llms.Model) llms.Model {
 }
 
 // retryPolicy is how failed model and embedding calls are retried:
-// Config.MaxRetries times (default DefaultMaxRetries; negative: never),
+// Config.MaxRetries times (default 2; negative: never),
 // with backoff from half a second on the Researcher's clock.
 func (r *Researcher) retryPolicy() retry.Policy {
 	retries := r.cfg.MaxRetries
 	switch {
 	case retries == 0:
-		retries = DefaultMaxRetries
+		retries = defaults.MaxRetries
 	case retries < 0:
 		retries = 0
 	}

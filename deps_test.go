@@ -40,7 +40,7 @@ var reaches = map[string][]string{
 	"cmd/deepresearch":                   {"eval", "jsonkind", "termsafe"},
 	"cmd/deepresearch/internal/progress": {},
 	"config":                             {"citeproc", "corpus", "defaults", "output", "provider", "termsafe", "websearch"},
-	"corpus":                             {"corpus", "retry", "vector"},
+	"corpus":                             {"corpus", "defaults", "retry", "vector"},
 	"mcpsource":                          {"clock", "excerpt", "extract", "source", "terms"},
 	"runstore":                           {"usage"},
 	"search":                             {"source"},

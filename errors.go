@@ -7,8 +7,6 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/search"
 )
 
 // Sentinel errors; match them with errors.Is.
@@ -24,22 +22,13 @@ var (
 	ErrTimeout = agent.ErrTimeout
 	// ErrClosed reports a run started after, or cut short by, Close.
 	ErrClosed = errors.New("researcher closed")
-	// ErrStyle reports a citation style Style.UnmarshalText does not know
-	// (markdown, plain, footnote, html).
-	ErrStyle = citeproc.ErrStyle
 	// ErrNoReport reports a Report with neither a final report nor
 	// findings to render.
 	ErrNoReport = errors.New("the run produced no report")
-	// ErrNotFound is what a search.Backend's Fetch wraps for an unknown
-	// document.
-	ErrNotFound = search.ErrNotFound
 	// ErrNoEstimate reports a Runs whose recorder cannot estimate a run
 	// (Runs.Estimate).
 	ErrNoEstimate = errors.New("this server's researcher cannot estimate a run")
 )
-
-// Errors of a Store.
-var ()
 
 // Causes a front end cancels a run's context with
 // (context.WithCancelCause); a stored run (RunOptions.Store) keeps its end by them.

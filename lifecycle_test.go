@@ -58,7 +58,7 @@ func roundTrip(t *testing.T, rep *deepresearch.Report) {
 }
 
 func TestReportSurvivesStorage(t *testing.T) {
-	for _, style := range []deepresearch.Style{cite.Markdown, cite.Plain, cite.Footnote, cite.HTML} {
+	for _, style := range []cite.Style{cite.Markdown, cite.Plain, cite.Footnote, cite.HTML} {
 		t.Run(string(style), func(t *testing.T) {
 			r := newResearcher(t, deepresearch.Config{})
 			rep, err := research(context.Background(), r, deepresearch.Request{Question: question, Style: style}, nil)

@@ -18,7 +18,6 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/refs"
@@ -27,10 +26,6 @@ import (
 	"github.com/deepresearch/deepresearch/internal/terms"
 	"github.com/deepresearch/deepresearch/search"
 )
-
-// DefaultMaxCycles is how many research cycles a run may have when
-// Config.Limits.MaxCycles is zero (research.max_cycles of config/defaults.yaml).
-const DefaultMaxCycles = defaults.MaxCycles
 
 // A report is long, and written section by section, from longSections
 // sections or longFindings bytes of merged findings.

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/search"
 )
@@ -442,8 +443,8 @@ func TestLoopSaysWhatIsUnanswered(t *testing.T) {
 
 // TestDefaultMaxCycles: the root's default is the settings' default.
 func TestDefaultMaxCycles(t *testing.T) {
-	if d := config.Defaults().Research.MaxCycles; d != deepresearch.DefaultMaxCycles {
-		t.Errorf("config/defaults.yaml says max_cycles %d, DefaultMaxCycles is %d", d, deepresearch.DefaultMaxCycles)
+	if d := config.Defaults().Research.MaxCycles; d != defaults.MaxCycles {
+		t.Errorf("config/defaults.yaml says max_cycles %d, defaults.MaxCycles is %d", d, defaults.MaxCycles)
 	}
 }
 

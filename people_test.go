@@ -673,7 +673,7 @@ func TestRequestJSONWords(t *testing.T) {
 	tests := []struct {
 		name, in string
 		review   deepresearch.ReviewMode
-		style    deepresearch.Style
+		style    cite.Style
 		field    string // the RequestError's member; "" for none
 		has      string // in the error
 	}{

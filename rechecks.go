@@ -15,11 +15,6 @@ import (
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
-// DefaultRecheckParallel is how many stored runs a scheduled re-check
-// pass (RunsOptions.RecheckEvery) re-checks at once when
-// RunsOptions.RecheckParallel is 0.
-const DefaultRecheckParallel = 2
-
 // rechecker is the goroutine of a Runs that re-checks its stored reports
 // every RunsOptions.RecheckEvery; Close stops it and waits for it.
 type rechecker struct {

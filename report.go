@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/source"
@@ -46,7 +47,7 @@ type Report struct {
 	Question string `json:"question"`
 	// Style is the citation style of Text (its JSON form is the style's
 	// name: "markdown", …).
-	Style Style `json:"style"`
+	Style cite.Style `json:"style"`
 	// Clarifications are the clarifying questions the run asked (or was
 	// given answers to), with the answers; one without an answer was
 	// researched on its assumption, which the report states.

@@ -66,7 +66,7 @@ type Request struct {
 	// Footnote or HTML ("markdown", "plain", "footnote" or "html" in the
 	// JSON form, where another name is refused as it is decoded); empty
 	// means Config.Style.
-	Style Style `json:"style,omitempty" jsonschema:"citation style: markdown, plain, footnote or html"`
+	Style cite.Style `json:"style,omitempty" jsonschema:"citation style: markdown, plain, footnote or html"`
 	// Budget bounds each agent; zero fields take Config.Budget's.
 	Budget Budget `json:"-"`
 	// MaxCycles caps the research cycles (1 to MaxRequestCycles; 0:
@@ -150,12 +150,12 @@ func (req *Request) UnmarshalJSON(b []byte) error {
 			// Named as a Request's member, not through the embedding.
 			te.Struct, te.Field = "Request", strings.TrimPrefix(te.Field, "plain.")
 		}
-		if errors.Is(err, ErrStyle) {
+		if errors.Is(err, cite.ErrStyle) {
 			var s struct {
 				Style string `json:"style"`
 			}
 			_ = json.Unmarshal(b, &s)
-			return styleError(Style(s.Style))
+			return styleError(cite.Style(s.Style))
 		}
 		return err
 	}
@@ -217,7 +217,7 @@ func (req Request) Validate() error {
 
 // styleError is the RequestError of a style that is none of the Style
 // constants.
-func styleError(s Style) *RequestError {
+func styleError(s cite.Style) *RequestError {
 	return &RequestError{Field: "style", Problem: fmt.Sprintf("is %q; want markdown, plain, footnote or html", s)}
 }
 

@@ -103,24 +103,12 @@ func (a TimeoutAction) check() error {
 	return fmt.Errorf("deepresearch: %w: timeout action %q: want proceed or cancel", ErrConfig, string(a))
 }
 
-// Defaults of the zero RunsOptions (serve.max_runs, .run_timeout and
-// .max_resumes of the settings).
-const (
-	DefaultMaxRuns    = defaults.ServeMaxRuns
-	DefaultRunTimeout = defaults.ServeRunTimeout
-	DefaultMaxResumes = defaults.ServeMaxResumes
-	// DefaultResumeEvery is how often KeepResuming looks for interrupted
-	// runs when asked with 0: a third of sqlitestore's lease (30s), as its
-	// heartbeat.
-	DefaultResumeEvery = 10 * time.Second
-)
-
 // RunsOptions configure a Runs. Zero values take the defaults.
 type RunsOptions struct {
 	// MaxRuns caps the runs in progress at once, resumed ones included
-	// (default DefaultMaxRuns); Start beyond it fails with ErrTooManyRuns.
+	// (default 8); Start beyond it fails with ErrTooManyRuns.
 	MaxRuns int
-	// RunTimeout is a run's time limit (default DefaultRunTimeout). It is
+	// RunTimeout is a run's time limit (default 10m). It is
 	// paused while the run waits for a person, and counts afresh after; a
 	// run past it ends failed, with ErrTimeLimit.
 	RunTimeout time.Duration
@@ -131,7 +119,7 @@ type RunsOptions struct {
 	ReviewTimeout   time.Duration
 	OnReviewTimeout TimeoutAction
 	// MaxResumes is how many times Resume takes up one run, at most
-	// (default DefaultMaxResumes); a run interrupted more often ends
+	// (default 3); a run interrupted more often ends
 	// failed.
 	MaxResumes int
 	// Origin is what Start stores as a run's origin (runstore.Run.Origin),
@@ -150,7 +138,7 @@ type RunsOptions struct {
 	// recheck.every).
 	RecheckEvery time.Duration
 	// RecheckParallel caps the runs a re-check pass re-checks at once
-	// (default DefaultRecheckParallel); each reads at most four pages at
+	// (default 2); each reads at most four pages at
 	// once.
 	RecheckParallel int
 	// OnRecheck, if not nil, is told each re-check kept with its run (a
@@ -196,10 +184,10 @@ func NewRuns(rec RunRecorder, st Store, opts RunsOptions) (*Runs, error) {
 	if err := opts.OnReviewTimeout.check(); err != nil {
 		return nil, err
 	}
-	opts.MaxRuns = defaults.PositiveOr(opts.MaxRuns, DefaultMaxRuns)
-	opts.RunTimeout = defaults.PositiveOr(opts.RunTimeout, DefaultRunTimeout)
-	opts.MaxResumes = defaults.PositiveOr(opts.MaxResumes, DefaultMaxResumes)
-	opts.RecheckParallel = defaults.PositiveOr(opts.RecheckParallel, DefaultRecheckParallel)
+	opts.MaxRuns = defaults.PositiveOr(opts.MaxRuns, defaults.ServeMaxRuns)
+	opts.RunTimeout = defaults.PositiveOr(opts.RunTimeout, defaults.ServeRunTimeout)
+	opts.MaxResumes = defaults.PositiveOr(opts.MaxResumes, defaults.ServeMaxResumes)
+	opts.RecheckParallel = defaults.PositiveOr(opts.RecheckParallel, defaults.RecheckParallel)
 	opts.ReviewTimeout = max(opts.ReviewTimeout, 0)
 	if opts.OnReviewTimeout == "" {
 		opts.OnReviewTimeout = TimeoutProceed
@@ -602,7 +590,7 @@ func (rs *Runs) Resume(ctx context.Context) ([]string, error) {
 	return resumed, nil
 }
 
-// KeepResuming calls Resume every period (0: DefaultResumeEvery) of the
+// KeepResuming calls Resume every period (0: 10s, a third of sqlitestore's lease) of the
 // Runs' clock until ctx is done or the Runs is closed, and returns then.
 // A run whose process died while its lease still held — a process started
 // within the lease of one that was killed, which cannot see it gone — is
@@ -613,7 +601,7 @@ func (rs *Runs) Resume(ctx context.Context) ([]string, error) {
 // goroutine is the caller's.
 func (rs *Runs) KeepResuming(ctx context.Context, period time.Duration) {
 	if period <= 0 {
-		period = DefaultResumeEvery
+		period = defaults.ResumeEvery
 	}
 	t := clock.NewTicker(rs.opts.Clock, period)
 	defer t.Stop()

@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
@@ -94,7 +95,7 @@ func sourceKey(s Source) string {
 
 // verifyReport checks rep's citations against texts and, as action says,
 // rewrites the draft and publishes it again.
-func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style, action verify.Action) (err error) {
+func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style cite.Style, action verify.Action) (err error) {
 	ctx, span := telemetry.Start(ctx, telemetry.SpanVerify, trace.SpanKindInternal)
 	defer func() {
 		if v := rep.Verification; v != nil {

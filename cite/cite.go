@@ -29,8 +29,11 @@ type Source = source.Source
 // Footnote or HTML. Its text form (a Request's JSON, settings) is its name
 // ("markdown", "plain", "footnote", "html"), read by its UnmarshalText,
 // which refuses other names with an error wrapping
-// deepresearch.ErrStyle; the zero Style is the default.
+// ErrStyle; the zero Style is the default.
 type Style = citeproc.Style
+
+// ErrStyle reports a citation style Style.UnmarshalText does not know.
+var ErrStyle = citeproc.ErrStyle
 
 // Citation styles.
 const (

@@ -16,7 +16,7 @@ import (
 // corpus.index) up to date, with the embedding model of
 // model.embeddings, when one is set, and progress (nil: none) called as
 // corpus.Options.Progress is: what `deepresearch index` does. Embedding
-// calls are retried corpus.DefaultMaxRetries times.
+// calls are retried twice (corpus.Options.MaxRetries).
 func Index(ctx context.Context, s Settings, progress func(corpus.Stats)) (corpus.Stats, error) {
 	e, err := embedder(s.Model, s.Getenv)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
@@ -84,7 +85,7 @@ func ResearcherConfig(s Settings, log *zerolog.Logger) (deepresearch.Config, err
 		People: deepresearch.PeopleDefaults{Clarify: deepresearch.ClarifyMode(s.Research.Clarify), Review: reviewMode(s.Research),
 			Length: s.Output.Length, Language: s.Output.Language, Audience: s.Output.Audience},
 		Fetch:       deepresearch.FetchConfig{Allow: s.Fetch.Allow, Timeout: s.Fetch.Timeout, MaxBytes: s.Fetch.MaxBytes},
-		Style:       deepresearch.Style(s.Output.Style), // parsed by Validate
+		Style:       cite.Style(s.Output.Style), // parsed by Validate
 		Unsupported: verify.Action(s.Output.Unsupported),
 		Logger:      log,
 		Telemetry:   deepresearch.Telemetry{ModelNames: roleModels(s.Model)},

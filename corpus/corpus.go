@@ -25,6 +25,7 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 
 	icorpus "github.com/deepresearch/deepresearch/internal/corpus"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/vector"
 	"github.com/deepresearch/deepresearch/search"
@@ -33,10 +34,6 @@ import (
 // Channel is the channel of a corpus's results (search.Result.Channel,
 // and so a source's).
 const Channel = "corpus"
-
-// DefaultMaxRetries is how many times a failed embedding call is tried
-// again when Options.MaxRetries is zero.
-const DefaultMaxRetries = 2
 
 var (
 	// ErrCorpus marks every error of a Corpus and of Index: a folder or
@@ -71,8 +68,8 @@ type Options struct {
 	// it.
 	EmbeddingModel string
 	// MaxRetries is how many times a failed embedding call is tried again,
-	// with exponential backoff from half a second (0: DefaultMaxRetries;
-	// negative: never).
+	// with exponential backoff from half a second (0: 2, as for the
+	// Researcher's model calls; negative: never).
 	MaxRetries int
 	// Progress, when set, is called after each file looked at and after
 	// each batch of passages embedded, with the counts so far (Dir,
@@ -185,7 +182,7 @@ func (c *Corpus) setEmbedder() error {
 	retries := c.opts.MaxRetries
 	switch {
 	case retries == 0:
-		retries = DefaultMaxRetries
+		retries = defaults.MaxRetries
 	case retries < 0:
 		retries = 0
 	}

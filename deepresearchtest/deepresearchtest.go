@@ -16,7 +16,6 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/terms"
 	"github.com/deepresearch/deepresearch/search"
@@ -111,7 +110,7 @@ func (b *Backend) Fetch(ctx context.Context, docID string) (search.Document, err
 	}
 	d, ok := b.docs[docID]
 	if !ok {
-		return search.Document{}, fmt.Errorf("deepresearchtest: fetch %q: %w", docID, deepresearch.ErrNotFound)
+		return search.Document{}, fmt.Errorf("deepresearchtest: fetch %q: %w", docID, search.ErrNotFound)
 	}
 	return d, nil
 }

@@ -38,7 +38,7 @@ func TestBackend(t *testing.T) {
 	if got, _ := b.Search(ctx, "nothing matches zzz", 5); len(got) != 0 {
 		t.Errorf("unexpected results %+v", got)
 	}
-	if _, err := b.Fetch(ctx, "missing"); !errors.Is(err, deepresearch.ErrNotFound) {
+	if _, err := b.Fetch(ctx, "missing"); !errors.Is(err, search.ErrNotFound) {
 		t.Errorf("fetch of an unknown id: %v", err)
 	}
 	if _, err := deepresearchtest.NewBackend(docs[0], docs[0]); err == nil {

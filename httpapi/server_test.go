@@ -23,6 +23,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/sqlitestore"
@@ -497,7 +498,7 @@ func TestTimeLimit(t *testing.T) {
 	g := newGate(1)
 	e := newEnv(t, envOpts{model: g})
 	s := e.start("How are undersea cables repaired?")
-	e.clock.Advance(deepresearch.DefaultRunTimeout) // the run's time limit passes
+	e.clock.Advance(defaults.ServeRunTimeout) // the run's time limit passes
 	_, end := e.events(s.ID, 0)
 	if end["status"] != "failed" || !strings.Contains(end["error"].(string), "time limit") {
 		t.Fatalf("a run past its time limit ends %v", end)

@@ -95,7 +95,7 @@ func citeOptions(name string, req *citeRequest) (cite.Options, error) {
 	if err != nil {
 		return opts, fmt.Errorf("%s: field \"mode\": %w", name, err)
 	}
-	var style deepresearch.Style
+	var style cite.Style
 	if err := style.UnmarshalText([]byte(req.Style)); err != nil {
 		return opts, fmt.Errorf("%s: field \"style\": %w", name, err)
 	}

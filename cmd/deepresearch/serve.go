@@ -213,7 +213,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 		// its lease is interrupted once the lease has passed.
 		kctx, stopResuming := context.WithCancel(ctx)
 		resuming := make(chan struct{})
-		every := time.Duration(0) // deepresearch.DefaultResumeEvery
+		every := time.Duration(0) // Runs.KeepResuming's default
 		if cluster != nil {
 			every = max(s.NATS.LeaseTTL/3, time.Second) // a run the cluster store sweeps is taken over soon
 		}

@@ -52,6 +52,14 @@ const (
 // PositiveOr returns v when it is positive, else def: how a limit left
 // zero (or set negative) takes its default. It is not cmp.Or, which keeps
 // any non-zero value.
+// Defaults of the library that no setting names.
+const (
+	MaxRetries      = 2                      // Config.MaxRetries, corpus.Options.MaxRetries, web.Options.MaxRetries
+	StopGrace       = 500 * time.Millisecond // Config.StopGrace
+	RecheckParallel = 2                      // RunsOptions.RecheckParallel
+	ResumeEvery     = 10 * time.Second       // Runs.KeepResuming's period: a third of sqlitestore's 30 s lease
+)
+
 func PositiveOr[T ~int | ~int64 | ~float64](v, def T) T {
 	if v > 0 {
 		return v

@@ -9,6 +9,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/eval"
 )
 
@@ -54,7 +55,7 @@ func multiHop(tb testing.TB) (one, loop, base eval.MultiHopSummary, ones, loops 
 	if one, ones, err = eval.EvaluateMultiHop(ctx, "one cycle", qs, cycles(tb, p, 1), p.Doc); err != nil {
 		tb.Fatal(err)
 	}
-	if loop, loops, err = eval.EvaluateMultiHop(ctx, "research loop", qs, cycles(tb, p, deepresearch.DefaultMaxCycles), p.Doc); err != nil {
+	if loop, loops, err = eval.EvaluateMultiHop(ctx, "research loop", qs, cycles(tb, p, defaults.MaxCycles), p.Doc); err != nil {
 		tb.Fatal(err)
 	}
 	if base, _, err = eval.EvaluateMultiHop(ctx, "plain BM25 top 5", qs, eval.Baseline(p.Index, 5), p.Doc); err != nil {
@@ -115,7 +116,7 @@ func TestMultiHopTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	looped, lres, err := eval.Evaluate(ctx, "research loop", qs, cycles(t, p, deepresearch.DefaultMaxCycles), text)
+	looped, lres, err := eval.Evaluate(ctx, "research loop", qs, cycles(t, p, defaults.MaxCycles), text)
 	if err != nil {
 		t.Fatal(err)
 	}
