@@ -129,6 +129,10 @@ type Answer struct {
 	// intermediate reports, one text per agent (for a plain search, its
 	// documents' full texts).
 	Evidence []string
+	// Shown is what the agents were shown of their sources — their search
+	// results and the texts they opened, as their tools gave them (Shown,
+	// Showing) — when recorded; nil otherwise.
+	Shown []string
 	// Report is the answer's text, when Reported: the final report as the
 	// reader gets it.
 	Report   string
@@ -171,6 +175,9 @@ type Result struct {
 	// report.
 	Keyed                          bool
 	EvidenceMissing, ReportMissing []string
+	// ShownMissing are the facts missing from what the agents were shown,
+	// when that was recorded (Answer.Shown).
+	ShownMissing []string
 	// JunkTasks are the plan's "What is X?" tasks whose X is no subject of
 	// the question (NoSubject).
 	JunkTasks []string
@@ -199,6 +206,12 @@ type Summary struct {
 	// have reports (Reported).
 	Keyed          int
 	EvidenceRecall float64
+	// ShownRecall is the share of the keyed questions whose facts all
+	// occur in what the agents were shown, when the answers record it
+	// (RecordsShown): a fact shown but not handed on was lost by the
+	// agent's choice of passages, one never shown by the search.
+	ShownRecall  float64
+	RecordsShown bool
 	Answered       float64
 	Reported       bool
 	// ReportWords is the median report's length in words (its text
@@ -241,6 +254,12 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 			s.Keyed++
 			if r.EvidenceMissing = MissingFacts(q.Facts, a.Evidence...); len(r.EvidenceMissing) == 0 {
 				s.EvidenceRecall++
+			}
+			if a.Shown != nil {
+				s.RecordsShown = true
+				if r.ShownMissing = MissingFacts(q.Facts, a.Shown...); len(r.ShownMissing) == 0 {
+					s.ShownRecall++
+				}
 			}
 			if a.Reported {
 				s.Reported = true
@@ -291,6 +310,7 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 	}
 	if s.Keyed > 0 {
 		s.EvidenceRecall /= float64(s.Keyed)
+		s.ShownRecall /= float64(s.Keyed)
 		s.Answered /= float64(s.Keyed)
 	}
 	if s.Cited > 0 {
@@ -302,10 +322,11 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 
 // Why says, for a keyed question whose report lacks a fact, where the
 // fact was lost: "the writer left out facts the agents handed it" when
-// the evidence holds them all; otherwise "no expected document kept"
-// (the search or the relevance filter lost it), "an expected document
-// kept, none cited", or "an expected document cited, the fact not
-// quoted". It is "" for an unkeyed question, one whose report holds every
+// the evidence holds them all; "the agents were shown the facts and did
+// not hand them on" when what they were shown holds them all (recorded:
+// Answer.Shown); otherwise "no expected document kept" (the search or
+// the relevance filter lost it), "an expected document kept, none
+// cited", or "an expected document cited, the fact not quoted". It is "" for an unkeyed question, one whose report holds every
 // fact, or an answer without a report.
 func (r Result) Why() string {
 	switch {
@@ -313,6 +334,8 @@ func (r Result) Why() string {
 		return ""
 	case len(r.EvidenceMissing) == 0:
 		return "the writer left out facts the agents handed it"
+	case r.Shown != nil && len(r.ShownMissing) == 0:
+		return "the agents were shown the facts and did not hand them on"
 	case slices.ContainsFunc(r.Expect, func(e string) bool { return slices.Contains(r.Cited, e) }):
 		return "an expected document cited, the fact not quoted"
 	case slices.ContainsFunc(r.Expect, func(e string) bool { return slices.Contains(r.Kept, e) }):
@@ -406,6 +429,7 @@ func Table(w io.Writer, sums ...Summary) {
 			return pct(x)
 		}
 	}
+	row("facts shown to the agents (every fact in their search results and opened texts)", func(s Summary) string { return keyed(s.ShownRecall, s.RecordsShown)(s) })
 	row("evidence recall (every fact in what the agents handed the writer; plain search: in its documents)", func(s Summary) string { return keyed(s.EvidenceRecall, true)(s) })
 	row("answered (every fact in the report)", func(s Summary) string { return keyed(s.Answered, s.Reported)(s) })
 	row("precision (expected, sharing a key term, or a second hop)", func(s Summary) string { return pct(s.Precision) })

@@ -17,6 +17,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/corpus"
 	"github.com/deepresearch/deepresearch/internal/eval"
+	"github.com/deepresearch/deepresearch/internal/extractive"
 )
 
 var questionsDir = filepath.Join("..", "..", "testdata", "eval")
@@ -93,6 +94,25 @@ func checkKeys(tb testing.TB, p *eval.Prepared, file string) {
 	}
 }
 
+// watched is the researcher of researcher, its agents' model watched
+// (eval.Shown): its answers record what the agents were shown. The
+// agents' model is the built-in one, as researcher's; relevance is
+// judged lexically, as it is there.
+func watched(tb testing.TB, p *eval.Prepared) eval.Answerer {
+	tb.Helper()
+	shown := eval.NewShown(extractive.New(extractive.Options{}))
+	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(tb, p.Docs, p.IndexPath),
+		ResearcherModel: shown, Judges: deepresearch.Judges{Lexical: true}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { r.Close() })
+	return eval.Showing(shown, eval.Research(func(ctx context.Context, q string, sink func(events.Event)) error {
+		_, err := startWait(ctx, r, deepresearch.Request{Question: q}, deepresearch.RunOptions{Sink: sink})
+		return err
+	}))
+}
+
 // TestRetrievalTargets checks the targets on every evaluation corpus and
 // question set: research is at least as good as the plain search on hit
 // rate and recall, never says "no evidence" beside a kept expected
@@ -108,7 +128,7 @@ func TestRetrievalTargets(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			p := prepare(t, c)
 			t.Logf("%s: %d documents (%.1f MB) written and indexed in %v", c.Name, p.Stats.Docs+p.Stats.Packages, float64(p.Stats.Bytes)/1e6, p.Took.Round(time.Millisecond))
-			research := eval.Research(researcher(t, p))
+			research := watched(t, p)
 			for i, file := range c.QuestionSets() {
 				checkKeys(t, p, file)
 				cmp, err := p.CompareSet(context.Background(), questionsDir, file, research)

@@ -12,7 +12,9 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/eval"
+	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/mdtext"
+	"github.com/tmc/langchaingo/llms"
 )
 
 func TestMissingFacts(t *testing.T) {
@@ -311,5 +313,43 @@ func TestNoSubject(t *testing.T) {
 		if got := eval.NoSubject(q, task); got != want {
 			t.Errorf("NoSubject(%q) = %v, want %v", task, got, want)
 		}
+	}
+}
+
+// TestShown: a watched model records the tool results of the
+// conversations it is given, each once, answers as the model it watches,
+// and Showing hands each answer what was recorded while it answered.
+func TestShown(t *testing.T) {
+	shown := eval.NewShown(extractive.New(extractive.Options{}))
+	ctx := context.Background()
+	conv := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "Question: How do I read a file line by line?"),
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "c1", Name: "search", Content: "[1] bufio\nUse a bufio.Scanner."}}},
+	}
+	answer := eval.Showing(shown, func(ctx context.Context, q string) (eval.Answer, error) {
+		for range 2 { // the same result twice: recorded once
+			if _, err := shown.GenerateContent(ctx, conv); err != nil {
+				return eval.Answer{}, err
+			}
+		}
+		return eval.Answer{Evidence: []string{"none"}}, nil
+	})
+	a, err := answer(ctx, "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Shown) != 1 || !strings.Contains(a.Shown[0], "bufio.Scanner") {
+		t.Fatalf("shown %q, want the one search result", a.Shown)
+	}
+	qs := []eval.Question{{ID: "s1", Question: "q", Expect: []string{"d"}, Facts: [][]string{{"bufio.Scanner"}}}}
+	s, rs, err := eval.Evaluate(ctx, "watched", qs, answer, func(context.Context, string) (eval.Doc, error) { return eval.Doc{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.RecordsShown || s.ShownRecall != 1 || s.EvidenceRecall != 0 || len(rs[0].ShownMissing) != 0 {
+		t.Errorf("shown recall %v (recorded %v), evidence recall %v; want 1, true, 0", s.ShownRecall, s.RecordsShown, s.EvidenceRecall)
+	}
+	if a, _ := answer(ctx, "again"); len(a.Shown) != 1 {
+		t.Errorf("a second answer shows %d texts, want its own one", len(a.Shown))
 	}
 }

@@ -265,8 +265,12 @@ func (c *Comparison) Print(w io.Writer, verbose bool) {
 			fmt.Fprintf(w, "  second hops %v\n", r.SecondHops)
 		}
 		if r.Keyed {
-			fmt.Fprintf(w, "  facts %s; missing from the evidence %s, from the report %s, from the baseline's documents %s\n",
+			fmt.Fprintf(w, "  facts %s; missing from the evidence %s, from the report %s, from the baseline's documents %s",
 				factList(r.Facts), factList(r.EvidenceMissing), factList(r.ReportMissing), factList(b.EvidenceMissing))
+			if r.Shown != nil {
+				fmt.Fprintf(w, ", from what the agents were shown %s", factList(r.ShownMissing))
+			}
+			fmt.Fprintln(w)
 			if why := r.Why(); why != "" {
 				fmt.Fprintf(w, "  not answered: %s\n", why)
 			}
