@@ -212,8 +212,8 @@ type Summary struct {
 	// agent's choice of passages, one never shown by the search.
 	ShownRecall  float64
 	RecordsShown bool
-	Answered       float64
-	Reported       bool
+	Answered     float64
+	Reported     bool
 	// ReportWords is the median report's length in words (its text
 	// without link targets), when Reported: what a reader reads for an
 	// answer, kept in view beside answered.
