@@ -69,6 +69,25 @@ const (
 // heading is often the answer its section describes in other words.
 const namedSectionBoost = 0.15
 
+// exampleBoost lifts, for a question asking how to do something, a
+// passage that introduces a code block or a command: the example shows
+// the how, in the names the question's words do not hold.
+const exampleBoost = 0.15
+
+// asksHow reports whether q asks how something is done ("How do I …",
+// "How can a program …", "How to …", "How does X find …").
+func asksHow(q string) bool {
+	ws := strings.Fields(strings.ToLower(q))
+	if len(ws) < 2 || ws[0] != "how" {
+		return false
+	}
+	switch ws[1] {
+	case "do", "does", "can", "to", "should", "would", "could":
+		return true
+	}
+	return false
+}
+
 // namedSection reports whether the innermost heading of h is code-like:
 // one or two words, one of them holding "_", ".", "=", "(" or "[" or
 // mixing cases inside a word.
@@ -274,6 +293,7 @@ func report(msgs []llms.MessageContent) string {
 	// a plain search would hand the user, so each is quoted where one of
 	// its passages covers the task, however it compares with the best.
 	first := firstSearch(blocks)
+	how := asksHow(task)
 	second := map[int]bool{} // sources that are the document of a followed name
 	asked := func(n int) bool { r := first[n]; return r > 0 && r <= firstSearchSlots || second[n] }
 	var cands []cand
@@ -336,6 +356,9 @@ func report(msgs []llms.MessageContent) string {
 			v := rel + boost
 			if namedSection(u.Heading) {
 				v += namedSectionBoost
+			}
+			if how && u.idx+1 < len(units[n]) && units[n][u.idx+1].Kind == excerpt.Code {
+				v += exampleBoost
 			}
 			cands = append(cands, cand{srcUnit: u, rel: rel, value: v})
 		}

@@ -321,3 +321,44 @@ func TestReporterPrefersTheNamedSetting(t *testing.T) {
 		t.Errorf("the named setting's page is not quoted:\n%s", out)
 	}
 }
+
+// TestAsksHow: a question asking how to do something, and others.
+func TestAsksHow(t *testing.T) {
+	for q, want := range map[string]bool{
+		"How do I read a file line by line?":                   true,
+		"How can a program be notified when files change?":     true,
+		"how to limit a process's open files":                  true,
+		"How does the Go memory model define happens-before?":  true,
+		"How many bytes does a page hold?":                     false,
+		"What is a goroutine?":                                 false,
+		"Which boot parameter limits the RAM the kernel uses?": false,
+	} {
+		if got := asksHow(q); got != want {
+			t.Errorf("asksHow(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// TestReporterPrefersTheExample: asked how to do something, of two
+// passages of one page that share as many of the question's words, the
+// one that introduces an example is quoted, with its example, before
+// the other.
+func TestReporterPrefersTheExample(t *testing.T) {
+	var page strings.Builder
+	page.WriteString("[1] csv\nURL: file:///docs/csv.html\nLocation: Module Contents\n")
+	words := strings.Fields("amber basalt cobalt dune ember fjord garnet heron iris jasper kelp lagoon marble nectar onyx pumice quartz reef sienna tundra umber violet willow xenon yarrow zinc")
+	for i := range 8 {
+		fmt.Fprintf(&page, "## Part %d\n\nThis part reads rows of comma-separated values from a file.", i+1)
+		for j := range 25 {
+			fmt.Fprintf(&page, " %s", words[(i*7+j*3)%len(words)]+strings.Repeat("x", i))
+		}
+		page.WriteString(".\n\n")
+	}
+	page.WriteString("## Examples\n\nThe simplest example of reading rows of comma-separated values from a file:\n\n" +
+		"```\nwith open('some.csv', newline='') as f:\n    for row in csv.reader(f):\n        print(row)\n```\n")
+	msgs := []llms.MessageContent{human("Question: How do I read rows of comma-separated values from a file?"), toolMsg("c1", "search", page.String())}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if !strings.Contains(out, "csv.reader(f)") {
+		t.Errorf("the example is not quoted:\n%s", out)
+	}
+}
