@@ -26,6 +26,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
@@ -135,7 +136,7 @@ func (c Config) withDefaults() Config {
 	}
 	switch {
 	case c.Retries == 0:
-		c.Retries = 2
+		c.Retries = defaults.MaxRetries
 	case c.Retries < 0:
 		c.Retries = 0
 	}
