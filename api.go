@@ -3,8 +3,8 @@ package deepresearch
 import (
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/usage"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Types callers see, defined in the internal packages.

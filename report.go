@@ -8,7 +8,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/worker"
 )
@@ -298,7 +298,7 @@ func (r *Report) jsonDocument(pub *finalreport.Report) (*render.Document, error)
 		ref := &doc.References[i]
 		n, ok := byKey[ref.ID+"\x00"+ref.URL+"\x00"+ref.Location.Key()]
 		if text := r.SourceTexts[n]; ok && text != "" {
-			ref.Checked = &render.Checked{TextSHA256: source.SHA256(text), Passages: kept[n]}
+			ref.Checked = &render.Checked{TextSHA256: sourcetext.SHA256(text), Passages: kept[n]}
 		}
 	}
 	return doc, nil

@@ -30,10 +30,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/worker"
 )
 

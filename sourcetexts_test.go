@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestSourceTextsJoinWhatEachAgentRead: two agents shown different parts

@@ -1,8 +1,8 @@
 package deepresearch
 
 import (
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/runstore"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/verify"
 )
 

@@ -17,7 +17,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Source is a document a text cites: its URL (the identity citations are

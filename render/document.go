@@ -1,6 +1,6 @@
 package render
 
-import "github.com/deepresearch/deepresearch/internal/source"
+import "github.com/deepresearch/deepresearch/source"
 
 // Version is the version of a stored report's JSON form
 // (deepresearch.Report's Version) that this module writes and

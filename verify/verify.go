@@ -23,8 +23,8 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/output"
-	"github.com/deepresearch/deepresearch/internal/source"
 	iverify "github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // What Verify reads and finds. The JSON forms are those of
