@@ -4,13 +4,10 @@ import (
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/usage"
-	"github.com/deepresearch/deepresearch/source"
 )
 
 // Types callers see, defined in the internal packages.
 type (
-	// Source is a retrieved document a report can cite.
-	Source = source.Source
 	// Usage counts model calls and tokens.
 	Usage = usage.Usage
 	// Budget bounds one research agent: tool calls, tokens and time.
@@ -23,9 +20,4 @@ type (
 	// UnmarshalText, which refuses other names with an error wrapping
 	// ErrStyle; the zero Style is the default.
 	Style = cite.Style
-	// SourceRelevance is what the sources reconciler said of a source it
-	// kept: o_relevance, q_relevance (QueryScore) and reasoning.
-	SourceRelevance = source.Relevance
-	// QueryScore is a source's relevance to one search of its task.
-	QueryScore = source.QueryScore
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // The texts of the sources of the two runs diffReports builds.
@@ -48,7 +49,7 @@ func diffReports(t *testing.T) (a, b *deepresearch.Report) {
 		return r
 	}
 	src := func(n int, id, title, url string) deepresearch.MergedSource {
-		return deepresearch.MergedSource{Number: n, Source: deepresearch.Source{ID: id, Title: title, URL: url}}
+		return deepresearch.MergedSource{Number: n, Source: source.Source{ID: id, Title: title, URL: url}}
 	}
 	a = load(deepresearch.Report{RunID: "run-a",
 		Draft: "## Background\n\n" +

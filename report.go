@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/render"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/worker"
 )
 
@@ -95,7 +96,7 @@ type Report struct {
 	// of each source when an agent kept it: its relevance to the task
 	// (o_relevance), to each of the task's searches (q_relevance) and why
 	// (reasoning), as the structured formats' sources_used carry it.
-	Relevance map[int]SourceRelevance `json:"relevance,omitempty"`
+	Relevance map[int]source.Relevance `json:"relevance,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
 	// Cycles counts the research cycles run; LoopEnd says why the loop
@@ -284,9 +285,9 @@ func (r *Report) jsonDocument(pub *finalreport.Report) (*render.Document, error)
 	for _, s := range r.Sources {
 		byKey[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number
 	}
-	var kept map[int][]Passage
+	var kept map[int][]source.Passage
 	if r.Verification != nil {
-		kept = make(map[int][]Passage, len(r.Verification.Passages))
+		kept = make(map[int][]source.Passage, len(r.Verification.Passages))
 		for _, sp := range r.Verification.Passages {
 			kept[sp.Source] = sp.Passages
 		}
@@ -316,8 +317,8 @@ func (r *Report) verified() *finalreport.Verified {
 
 // sourceRelevance gathers, by merged number, the relevance judgement of
 // each merged source: the best-scored of the agents that kept it.
-func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]SourceRelevance {
-	byKey := map[string]SourceRelevance{}
+func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]source.Relevance {
+	byKey := map[string]source.Relevance{}
 	for _, o := range outcomes {
 		if o.res == nil {
 			continue
@@ -330,7 +331,7 @@ func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]So
 			}
 		}
 	}
-	out := map[int]SourceRelevance{}
+	out := map[int]source.Relevance{}
 	for _, s := range sources {
 		if rel, ok := byKey[sourceKey(s.Source)]; ok {
 			out[s.Number] = rel

@@ -13,6 +13,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	iverify "github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/verify"
 )
 
@@ -42,8 +43,8 @@ type Verification struct {
 // verification checked citations against.
 type SourcePassages struct {
 	// Source is the merged number (Report.Sources).
-	Source   int       `json:"source"`
-	Passages []Passage `json:"passages"`
+	Source   int              `json:"source"`
+	Passages []source.Passage `json:"passages"`
 }
 
 // Pass reports whether the report has no errors (fabricated citations,
@@ -85,7 +86,7 @@ func sourceTexts(outcomes []agentOutcome, sources []MergedSource) map[int]string
 	return out
 }
 
-func sourceKey(s Source) string {
+func sourceKey(s source.Source) string {
 	if k := canon.Key(s.URL); s.URL != "" && k != "" {
 		return k + s.Location.Key()
 	}
@@ -146,7 +147,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style Style,
 // numbering; a reference cited at two pages is two of them) into passages
 // by merged number (of sources), which a fix that renumbers the
 // references leaves as they are; in merged order.
-func mergedPassages(bySource [][]Passage, cited []iverify.Source, sources []MergedSource) []SourcePassages {
+func mergedPassages(bySource [][]source.Passage, cited []iverify.Source, sources []MergedSource) []SourcePassages {
 	merged := map[string]int{}
 	for _, s := range sources {
 		merged[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number

@@ -10,6 +10,7 @@ import (
 	"github.com/deepresearch/deepresearch/diff"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestDiffEndpoint (issue 33): GET /v1/research/{id}/diff/{other} serves
@@ -25,7 +26,7 @@ func TestDiffEndpoint(t *testing.T) {
 			Style: cite.Markdown, Draft: draft, SourceTexts: map[int]string{}}
 		for i, u := range urls {
 			rep.Sources = append(rep.Sources, deepresearch.MergedSource{Number: i + 1,
-				Source: deepresearch.Source{ID: u, Title: "Page " + u, URL: u}})
+				Source: source.Source{ID: u, Title: "Page " + u, URL: u}})
 			rep.SourceTexts[i+1] = texts[i]
 		}
 		data, err := json.Marshal(rep)
