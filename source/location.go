@@ -119,7 +119,7 @@ func (l Location) Key() string {
 }
 
 // In returns the part of a document's extracted text (search.Result's
-// Text) that the unit loc (a page, slide or row; see Unit) holds, as the
+// Text) that the unit l (a page, slide or row; see Unit) holds, as the
 // extractors mark their units in the text: a page from its
 // "--- page N ---" line to the next page's, a slide from its
 // "--- slide N: …" line likewise, a row its line "row N: …"
