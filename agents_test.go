@@ -335,7 +335,7 @@ type hollowRunner struct{ empty bool }
 
 func (h hollowRunner) RunAgent(context.Context, worker.Job, worker.Progress) (*worker.Result, error) {
 	if h.empty {
-		return &worker.Result{Output: &worker.Output{Usage: deepresearch.Usage{Calls: 1, PromptTokens: 100, CompletionTokens: 10}}}, nil
+		return &worker.Result{Output: &worker.Output{Usage: events.Usage{Calls: 1, PromptTokens: 100, CompletionTokens: 10}}}, nil
 	}
 	return &worker.Result{}, nil
 }

@@ -1,25 +1,7 @@
 package deepresearch
 
-import (
-	"github.com/deepresearch/deepresearch/cite"
-	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/source"
-	"github.com/deepresearch/deepresearch/internal/usage"
-)
+import "github.com/deepresearch/deepresearch/internal/agent"
 
-// Types callers see, defined in the internal packages.
-type (
-	// Source is a retrieved document a report can cite.
-	Source = source.Source
-	// Usage counts model calls and tokens.
-	Usage = usage.Usage
-	// Budget bounds one research agent: tool calls, tokens and time.
-	Budget = agent.Budget
-	// MergedSource is a source of the merged numbering of all agents.
-	MergedSource = cite.MergedSource
-	// SourceRelevance is what the sources reconciler said of a source it
-	// kept: o_relevance, q_relevance (QueryScore) and reasoning.
-	SourceRelevance = source.Relevance
-	// QueryScore is a source's relevance to one search of its task.
-	QueryScore = source.QueryScore
-)
+// Budget bounds one research agent: tool calls, tokens and time
+// (Config.Budget, Request.Budget; zero fields take the defaults).
+type Budget = agent.Budget

@@ -16,11 +16,12 @@ import (
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
 	"github.com/deepresearch/deepresearch/internal/journal"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/internal/terms"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // A follow-up question asked of a finished run (Runs.Ask, or FollowUpRequest started with the run's Store)
@@ -246,7 +247,7 @@ func (th *thread) passages(question string) (text, best string) {
 	seen := map[string]bool{}
 	kept := picked[:0]
 	for _, p := range picked {
-		t := strings.Join(strings.Fields(source.Clean(p.Text)), " ")
+		t := strings.Join(strings.Fields(sourcetext.Clean(p.Text)), " ")
 		if t == "" || seen[t] || len(kept) == maxPassages {
 			continue // a text read twice (two excerpts of one page) is one passage
 		}

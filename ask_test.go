@@ -244,7 +244,7 @@ func TestRunsAsk(t *testing.T) {
 		refused(t, "a follow-up of an unknown run", err, runstore.ErrNotFound, "no run")
 		st.Create(ctx, runstore.Run{ID: "failed", Question: "q"})
 		st.Start(ctx, "failed")
-		st.Finish(ctx, "failed", runstore.Failed, deepresearch.Usage{}, "the planner failed")
+		st.Finish(ctx, "failed", runstore.Failed, events.Usage{}, "the planner failed")
 		_, err = rs.Ask(ctx, "failed", q)
 		refused(t, "a follow-up of a run without a report", err, deepresearch.ErrNoReport, "the planner failed")
 		if _, err := rs.Ask(ctx, parent.RunID, " "); !errors.Is(err, deepresearch.ErrConfig) {
@@ -266,7 +266,7 @@ func TestRunsAsk(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.Start(ctx, req.RunID)
-		st.Finish(ctx, req.RunID, runstore.Interrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, req.RunID, runstore.Interrupted, events.Usage{}, "killed")
 		ids, err := rs.Resume(ctx)
 		if err != nil || !slices.Equal(ids, []string{req.RunID}) {
 			t.Fatalf("Resume = %v, %v", ids, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
 
@@ -17,7 +18,7 @@ import (
 type meter struct {
 	maxTokens int
 	maxCost   float64
-	price     func(role string, u Usage) float64
+	price     func(role string, u events.Usage) float64
 	names     map[string]string // the model of each role, for spans (Config.Telemetry.ModelNames)
 	// maxTime, when set, is a time budget from start, by now.
 	maxTime time.Duration
@@ -25,12 +26,12 @@ type meter struct {
 	now     func() time.Time
 
 	mu      sync.Mutex
-	used    Usage // every call's, summed
+	used    events.Usage // every call's, summed
 	cost    float64
 	spentBy string // the budget that was reached first, "" while none
 }
 
-func (m *meter) add(role string, u Usage) {
+func (m *meter) add(role string, u events.Usage) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.used = m.used.Add(u)
@@ -60,7 +61,7 @@ func (m *meter) spent() string {
 }
 
 // usage is what the run's calls spent so far.
-func (m *meter) usage() Usage {
+func (m *meter) usage() events.Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.used

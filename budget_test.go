@@ -26,7 +26,7 @@ func TestRunBudgets(t *testing.T) {
 		want string
 	}{
 		{"tokens", deepresearch.Config{Limits: deepresearch.Limits{MaxRunTokens: 1}}, "token budget (1 tokens)"},
-		{"cost", deepresearch.Config{Limits: deepresearch.Limits{MaxCost: 0.01}, Price: func(role string, u deepresearch.Usage) float64 {
+		{"cost", deepresearch.Config{Limits: deepresearch.Limits{MaxCost: 0.01}, Price: func(role string, u events.Usage) float64 {
 			return float64(u.Total()) * 10 / 1e6 // $10 per million tokens
 		}}, "cost budget ($0.01)"},
 	} {
@@ -85,7 +85,7 @@ func TestUsageIsEveryCall(t *testing.T) {
 	if len(fin) != 1 || fin[0].Data.(events.RunFinishedData).Usage != rep.Usage {
 		t.Errorf("run.finished's usage is not the report's: %+v", fin)
 	}
-	var agents deepresearch.Usage
+	var agents events.Usage
 	for _, e := range rec.of(events.AgentFinished) {
 		agents = agents.Add(e.Data.(events.AgentFinishedData).Usage)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/deepresearch/deepresearch/internal/relevance"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // citeCopiesOnce makes every source that repeats a source another agent
@@ -16,7 +17,7 @@ import (
 // It changes the outcomes' Sources in place, before the merge.
 func citeCopiesOnce(outcomes []agentOutcome) {
 	type at struct {
-		sources map[int]Source
+		sources map[int]source.Source
 		n       int
 	}
 	var reads []relevance.Read

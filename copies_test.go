@@ -6,6 +6,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/worker"
 )
 
@@ -15,13 +16,13 @@ import (
 func TestCopiesAcrossAgentsCitedOnce(t *testing.T) {
 	text := strings.Repeat("Cable ships find a fault by testing the conductor from the shore, then grapple the cable from the sea floor and splice in a new length. ", 3)
 	other := "Telegraph cables had nothing along their length but copper, insulation and armour, and signals slowed with length."
-	orig := Source{ID: "operations/cable-faults.md", URL: "file:///c/operations/cable-faults.md", Title: "Cable Faults"}
-	mirror := Source{ID: "mirror/repairs.md", URL: "file:///c/mirror/repairs.md", Title: "Repairing Cables"}
-	rep := Source{ID: "engineering/repeaters.md", URL: "file:///c/engineering/repeaters.md", Title: "Repeaters"}
+	orig := source.Source{ID: "operations/cable-faults.md", URL: "file:///c/operations/cable-faults.md", Title: "Cable Faults"}
+	mirror := source.Source{ID: "mirror/repairs.md", URL: "file:///c/mirror/repairs.md", Title: "Repairing Cables"}
+	rep := source.Source{ID: "engineering/repeaters.md", URL: "file:///c/engineering/repeaters.md", Title: "Repeaters"}
 	outcomes := []agentOutcome{
-		{res: &agent.Result{Report: "Ships splice in a new length [1].", Sources: map[int]Source{1: orig}, Texts: map[int]string{1: text}}},
+		{res: &agent.Result{Report: "Ships splice in a new length [1].", Sources: map[int]source.Source{1: orig}, Texts: map[int]string{1: text}}},
 		{failure: &worker.Failure{Kind: "error"}},
-		{res: &agent.Result{Report: "Faults are found from the shore [1]. Copper [2].", Sources: map[int]Source{1: mirror, 2: rep},
+		{res: &agent.Result{Report: "Faults are found from the shore [1]. Copper [2].", Sources: map[int]source.Source{1: mirror, 2: rep},
 			Texts: map[int]string{1: "Excerpt: " + text, 2: other}}},
 	}
 	citeCopiesOnce(outcomes)

@@ -87,7 +87,7 @@ type Config struct {
 	// role: "planner", "researcher" or "writer", the Stage.Role of the
 	// stage making the call (events.StagePlan.Role(), …). Nil means no cost is
 	// known; Limits.MaxCost then needs one.
-	Price func(role string, u Usage) float64
+	Price func(role string, u events.Usage) float64
 	// Search is the search backend: a corpus.Corpus (a local folder's
 	// index), a web engine or Chroma collection of package web, an
 	// mcpsource.Source, several of them at once (web.Combine), or any

@@ -621,7 +621,7 @@ func TestFailedAgentUsageIsCounted(t *testing.T) {
 	if len(rec.of(events.AgentFailed)) != 1 {
 		t.Fatalf("want one failed agent")
 	}
-	var finished deepresearch.Usage
+	var finished events.Usage
 	for _, e := range rec.of(events.AgentFinished) {
 		finished = finished.Add(e.Data.(events.AgentFinishedData).Usage)
 	}

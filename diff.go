@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/diff"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/internal/verify"
 	"github.com/deepresearch/deepresearch/runstore"
 )
@@ -107,7 +107,7 @@ func diffRunOf(ctx context.Context, r *Report, kept []runstore.Source) (diff.Run
 		}
 		rs := diff.RunSource{Key: sourceKey(s.Source), Title: s.Title, URL: s.URL, ID: s.ID, Number: s.Number}
 		if text != "" {
-			rs.SHA256 = source.SHA256(text)
+			rs.SHA256 = sourcetext.SHA256(text)
 		}
 		run.Sources = append(run.Sources, rs)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // The texts of the sources of the two runs diffReports builds.
@@ -47,8 +48,8 @@ func diffReports(t *testing.T) (a, b *deepresearch.Report) {
 		}
 		return r
 	}
-	src := func(n int, id, title, url string) deepresearch.MergedSource {
-		return deepresearch.MergedSource{Number: n, Source: deepresearch.Source{ID: id, Title: title, URL: url}}
+	src := func(n int, id, title, url string) cite.MergedSource {
+		return cite.MergedSource{Number: n, Source: source.Source{ID: id, Title: title, URL: url}}
 	}
 	a = load(deepresearch.Report{RunID: "run-a",
 		Draft: "## Background\n\n" +
@@ -56,7 +57,7 @@ func diffReports(t *testing.T) (a, b *deepresearch.Report) {
 			"Beta gadgets were invented in Lisbon in 1921 [2].\n\n" +
 			"## Measurement\n\n" +
 			"Gamma tools measure river depth with sonar pulses [3].\n",
-		Sources: []deepresearch.MergedSource{
+		Sources: []cite.MergedSource{
 			src(1, "w1", "Alpha widgets", "https://example.org/alpha"),
 			src(2, "w2", "Beta gadgets", "https://example.org/beta"),
 			src(3, "gamma.md", "Gamma tools", ""),
@@ -70,7 +71,7 @@ func diffReports(t *testing.T) (a, b *deepresearch.Report) {
 			"## Forecasts\n\n" +
 			"Delta devices forecast floods from the river depth [3].\n\n" +
 			"```\n## not a heading\n```\n",
-		Sources: []deepresearch.MergedSource{
+		Sources: []cite.MergedSource{
 			// The same page under another spelling of its URL.
 			src(1, "w7", "Alpha widgets", "https://EXAMPLE.org/alpha#top"),
 			src(2, "gamma.md", "Gamma tools", ""),

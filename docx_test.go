@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/extract"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/render"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // A run over a PDF and a CSV catalogue, rendered as DOCX and read back by

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/domains"
 )
 
@@ -74,7 +75,7 @@ func (r *Researcher) tierOf(rawURL string) string {
 
 // withTiers sets the Tier of each web source from the tier table, in
 // place, and returns sources.
-func (r *Researcher) withTiers(sources []MergedSource) []MergedSource {
+func (r *Researcher) withTiers(sources []cite.MergedSource) []cite.MergedSource {
 	for i := range sources {
 		if sources[i].Tier == "" {
 			sources[i].Tier = r.tierOf(sources[i].URL)

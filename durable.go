@@ -376,7 +376,7 @@ func (r *Researcher) manifest(req Request) runManifest {
 	if r.cfg.Price != nil {
 		m.Prices = map[string][2]float64{}
 		for _, role := range []string{events.RolePlanner, events.RoleResearcher, events.RoleWriter} {
-			m.Prices[role] = [2]float64{r.cfg.Price(role, Usage{PromptTokens: 1e6}), r.cfg.Price(role, Usage{CompletionTokens: 1e6})}
+			m.Prices[role] = [2]float64{r.cfg.Price(role, events.Usage{PromptTokens: 1e6}), r.cfg.Price(role, events.Usage{CompletionTokens: 1e6})}
 		}
 	}
 	return m
@@ -560,7 +560,7 @@ func replayer(m runManifest, opts ReplayOptions) (*Researcher, error) {
 	}
 	if m.Prices != nil {
 		prices := m.Prices
-		cfg.Price = func(role string, u Usage) float64 {
+		cfg.Price = func(role string, u events.Usage) float64 {
 			p := prices[role]
 			return (float64(u.PromptTokens)*p[0] + float64(u.CompletionTokens)*p[1]) / 1e6
 		}

@@ -35,15 +35,15 @@ type Estimate struct {
 	// without, the dollars are zero.
 	Priced bool `json:"priced"`
 	// Spent is what the estimate itself cost: its planning call.
-	Spent Usage `json:"spent"`
+	Spent events.Usage `json:"spent"`
 }
 
 // Spend is model work: calls, tokens and dollars, in all and by role
 // (planner, researcher, writer).
 type Spend struct {
-	Usage
-	CostUSD float64          `json:"cost_usd"`
-	ByRole  map[string]Usage `json:"by_role"`
+	events.Usage
+	CostUSD float64                 `json:"cost_usd"`
+	ByRole  map[string]events.Usage `json:"by_role"`
 }
 
 // The figures an estimate assumes of a call, in tokens.
@@ -119,8 +119,8 @@ func (r *Researcher) Estimate(ctx context.Context, req Request) (*Estimate, erro
 	plans := req.Plan == nil && len(req.Outline) == 0
 
 	// The maximum.
-	var most [3]Usage // planner, researcher, writer
-	small := Usage{Calls: 1, PromptTokens: estBase + q, CompletionTokens: b}
+	var most [3]events.Usage // planner, researcher, writer
+	small := events.Usage{Calls: 1, PromptTokens: estBase + q, CompletionTokens: b}
 	if asks {
 		most[0] = most[0].Add(small)
 	}
@@ -129,29 +129,29 @@ func (r *Researcher) Estimate(ctx context.Context, req Request) (*Estimate, erro
 	}
 	findings := agents * b // every agent's report, at most
 	if c > 1 {
-		assess := Usage{Calls: 1, PromptTokens: estBase + q + findings, CompletionTokens: b}
+		assess := events.Usage{Calls: 1, PromptTokens: estBase + q + findings, CompletionTokens: b}
 		most[0] = most[0].Add(times(assess, 2*(c-1)))
 	}
-	agentMost := Usage{Calls: k + 2, PromptTokens: b*9/4 + k*estResult, CompletionTokens: b}
+	agentMost := events.Usage{Calls: k + 2, PromptTokens: b*9/4 + k*estResult, CompletionTokens: b}
 	most[1] = times(agentMost, agents)
-	write := Usage{Calls: 1, PromptTokens: estBase + q + findings, CompletionTokens: b}
+	write := events.Usage{Calls: 1, PromptTokens: estBase + q + findings, CompletionTokens: b}
 	if c <= 1 {
 		most[2] = write
 	} else {
 		// A report per cycle, each section once a cycle (their findings
 		// add up to every finding), the frame.
-		most[2] = times(write, c).Add(Usage{Calls: agents * c, PromptTokens: agents*c*(estBase+q) + c*findings, CompletionTokens: agents * c * b}).Add(write)
+		most[2] = times(write, c).Add(events.Usage{Calls: agents * c, PromptTokens: agents*c*(estBase+q) + c*findings, CompletionTokens: agents * c * b}).Add(write)
 	}
 	e.Maximum = r.spend(most)
 	r.capByBudget(&e.Maximum, req, agentMost, write)
 
 	// The expected run.
-	var typ [3]Usage
+	var typ [3]events.Usage
 	if asks {
-		typ[0] = typ[0].Add(Usage{Calls: 1, PromptTokens: estBase + q, CompletionTokens: estSmall})
+		typ[0] = typ[0].Add(events.Usage{Calls: 1, PromptTokens: estBase + q, CompletionTokens: estSmall})
 	}
 	if plans {
-		typ[0] = typ[0].Add(Usage{Calls: 1, PromptTokens: estBase + q, CompletionTokens: estSmall})
+		typ[0] = typ[0].Add(events.Usage{Calls: 1, PromptTokens: estBase + q, CompletionTokens: estSmall})
 	}
 	expAgents := n1
 	if c > 1 {
@@ -159,29 +159,29 @@ func (r *Researcher) Estimate(ctx context.Context, req Request) (*Estimate, erro
 	}
 	report := b / 5
 	if c > 1 {
-		assess := Usage{Calls: 1, PromptTokens: estBase + q + expAgents*report, CompletionTokens: estSmall}
+		assess := events.Usage{Calls: 1, PromptTokens: estBase + q + expAgents*report, CompletionTokens: estSmall}
 		typ[0] = typ[0].Add(times(assess, min(2, c-1)))
 	}
 	calls := (k+1)/2 + 2
-	typ[1] = times(Usage{Calls: calls, PromptTokens: max(b*3/4-report, calls*estBase), CompletionTokens: report}, expAgents)
+	typ[1] = times(events.Usage{Calls: calls, PromptTokens: max(b*3/4-report, calls*estBase), CompletionTokens: report}, expAgents)
 	if c <= 1 {
-		typ[2] = Usage{Calls: 1, PromptTokens: estBase + q + expAgents*report, CompletionTokens: report * max(1, n1)}
+		typ[2] = events.Usage{Calls: 1, PromptTokens: estBase + q + expAgents*report, CompletionTokens: report * max(1, n1)}
 	} else {
-		typ[2] = Usage{Calls: n1 + 1, PromptTokens: (n1+1)*(estBase+q) + 2*expAgents*report, CompletionTokens: 2 * report * max(1, n1)}
+		typ[2] = events.Usage{Calls: n1 + 1, PromptTokens: (n1+1)*(estBase+q) + 2*expAgents*report, CompletionTokens: 2 * report * max(1, n1)}
 	}
 	e.Expected = r.spend(typ)
 	return e, nil
 }
 
 // times is u made n times.
-func times(u Usage, n int) Usage {
-	return Usage{Calls: u.Calls * n, PromptTokens: u.PromptTokens * n, CompletionTokens: u.CompletionTokens * n}
+func times(u events.Usage, n int) events.Usage {
+	return events.Usage{Calls: u.Calls * n, PromptTokens: u.PromptTokens * n, CompletionTokens: u.CompletionTokens * n}
 }
 
 // spend is the Spend of each role's usage (planner, researcher, writer),
 // priced by Config.Price.
-func (r *Researcher) spend(by [3]Usage) Spend {
-	s := Spend{ByRole: map[string]Usage{}}
+func (r *Researcher) spend(by [3]events.Usage) Spend {
+	s := Spend{ByRole: map[string]events.Usage{}}
 	for i, role := range []string{events.RolePlanner, events.RoleResearcher, events.RoleWriter} {
 		s.ByRole[role] = by[i]
 		s.Usage = s.Usage.Add(by[i])
@@ -196,7 +196,7 @@ func (r *Researcher) spend(by [3]Usage) Spend {
 // tokens (or dollars) of MaxRunTokens (MaxCost), plus what may be spent
 // past it — the current turn and the report of each agent running
 // (Parallelism of them), and the writer's report. Calls are not capped.
-func (r *Researcher) capByBudget(s *Spend, req Request, agentMost, write Usage) {
+func (r *Researcher) capByBudget(s *Spend, req Request, agentMost, write events.Usage) {
 	past := times(agentMost, req.Parallelism).Add(write)
 	if t := r.cfg.Limits.MaxRunTokens; t > 0 {
 		if limit := t + past.Total(); s.Total() > limit {
@@ -215,7 +215,7 @@ func scale(s *Spend, f float64) {
 	up := func(n int) int { return int(math.Ceil(float64(n) * f)) }
 	s.PromptTokens, s.CompletionTokens, s.CostUSD = up(s.PromptTokens), up(s.CompletionTokens), s.CostUSD*f
 	for role, u := range s.ByRole {
-		s.ByRole[role] = Usage{Calls: u.Calls, PromptTokens: up(u.PromptTokens), CompletionTokens: up(u.CompletionTokens)}
+		s.ByRole[role] = events.Usage{Calls: u.Calls, PromptTokens: up(u.PromptTokens), CompletionTokens: up(u.CompletionTokens)}
 	}
 }
 

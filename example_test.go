@@ -136,7 +136,7 @@ func ExampleNew_languageModel() {
 func ExampleResearcher_Estimate() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	price := func(_ string, u deepresearch.Usage) float64 {
+	price := func(_ string, u events.Usage) float64 {
 		return (float64(u.PromptTokens)*2.5 + float64(u.CompletionTokens)*10) / 1e6
 	}
 	r, _ := deepresearch.New(deepresearch.Config{Search: exampleCorpus(dir), Price: price})

@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
@@ -21,10 +22,11 @@ import (
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/refs"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/internal/terms"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // A report is long, and written section by section, from longSections
@@ -381,7 +383,7 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 	// The sources the last cycle's findings cite, and the part of the
 	// question that cites each first.
 	partOf := map[int]string{}
-	var cited []MergedSource
+	var cited []cite.MergedSource
 	for _, t := range l.order() {
 		mr := l.merged[t.Index]
 		if t.Cycle != l.cycles || mr == nil || strings.HasPrefix(t.Gap, events.GapReference+":") {
@@ -397,11 +399,11 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 			}
 		}
 	}
-	slices.SortStableFunc(cited, func(a, b MergedSource) int { return a.Number - b.Number })
+	slices.SortStableFunc(cited, func(a, b cite.MergedSource) int { return a.Number - b.Number })
 	texts := sourceTexts(l.outcomes, l.rep.Sources)
 	type candidate struct {
 		id, name string
-		src      MergedSource
+		src      cite.MergedSource
 		shared   int
 	}
 	var cands []candidate
@@ -449,16 +451,16 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 			l.followed = map[string]bool{}
 		}
 		l.followed[docKey(c.id)] = true
-		name := clip(source.Clean(c.name), 120)
+		name := clip(sourcetext.Clean(c.name), 120)
 		// The task asks the question of the document by its title, which
 		// its text is more likely to repeat than a path or a link's words.
 		title := name
-		if doc, err := l.backend.Fetch(ctx, c.id); err == nil && source.Clean(doc.Title) != "" {
-			title = clip(source.Clean(doc.Title), 120) // the document's, untrusted: bounded as name is
+		if doc, err := l.backend.Fetch(ctx, c.id); err == nil && sourcetext.Clean(doc.Title) != "" {
+			title = clip(sourcetext.Clean(doc.Title), 120) // the document's, untrusted: bounded as name is
 		} else if cause := context.Cause(ctx); cause != nil {
 			return nil, cause
 		}
-		gap := fmt.Sprintf("%s: %s, named in [%d] %s", events.GapReference, name, c.src.Number, source.Clean(c.src.Title))
+		gap := fmt.Sprintf("%s: %s, named in [%d] %s", events.GapReference, name, c.src.Number, sourcetext.Clean(c.src.Title))
 		out = append(out, agent.Task{Title: clip(title, 80), Question: title + ": " + l.req.Question, Objective: l.req.Question,
 			Part: partOf[c.src.Number], Gap: gap, Read: []string{c.id}})
 	}
@@ -588,7 +590,7 @@ func (l *loop) known(t agent.Task) *agent.Known {
 	}
 	k.Findings = append(own, other...)
 	for _, s := range l.rep.Sources {
-		k.Sources = append(k.Sources, strings.TrimSpace(source.Clean(s.Title)+" — "+source.Clean(cmp.Or(s.URL, s.ID))))
+		k.Sources = append(k.Sources, strings.TrimSpace(sourcetext.Clean(s.Title)+" — "+sourcetext.Clean(cmp.Or(s.URL, s.ID))))
 	}
 	return k
 }
@@ -795,7 +797,7 @@ func (l *loop) unansweredNote(id string) string {
 	return ""
 }
 
-func numbers(sources []MergedSource) map[int]bool {
+func numbers(sources []cite.MergedSource) map[int]bool {
 	m := make(map[int]bool, len(sources))
 	for _, s := range sources {
 		m[s.Number] = true

@@ -292,7 +292,7 @@ func TestLoopEnds(t *testing.T) {
 		{name: "token budget", cfg: deepresearch.Config{Limits: deepresearch.Limits{MaxRunTokens: 300}},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopBudget,
 			stopped: "the run's token budget (300 tokens) was reached"},
-		{name: "cost budget", cfg: deepresearch.Config{Limits: deepresearch.Limits{MaxCost: 0.05}, Price: func(string, deepresearch.Usage) float64 { return 0.01 }},
+		{name: "cost budget", cfg: deepresearch.Config{Limits: deepresearch.Limits{MaxCost: 0.05}, Price: func(string, events.Usage) float64 { return 0.01 }},
 			s: &script{plan: onePart, search: thomsonSearch, assess: always}, cycles: 1, end: events.LoopBudget,
 			stopped: "the run's cost budget ($0.05) was reached"},
 		{name: "the assessment fails", cfg: deepresearch.Config{MaxRetries: -1},

@@ -5,11 +5,12 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // maxLowTier caps the low-tier claims one assessment turns into
@@ -57,7 +58,7 @@ func (l *loop) lowTier() ([]events.Gap, []agent.Task) {
 			text := clip(oneLineText(markerRe.ReplaceAllString(claim, "")), 160)
 			var on []string
 			for _, s := range cited {
-				on = append(on, fmt.Sprintf("[%d] %s (%s)", s.Number, clip(source.Clean(s.Title), 80), s.Tier))
+				on = append(on, fmt.Sprintf("[%d] %s (%s)", s.Number, clip(sourcetext.Clean(s.Title), 80), s.Tier))
 			}
 			detail := fmt.Sprintf("%q rests only on forum or content-farm sources: %s", text, strings.Join(on, "; "))
 			gaps = append(gaps, events.Gap{Kind: events.GapLowTier, Part: part, Detail: detail})
@@ -72,7 +73,7 @@ func (l *loop) lowTier() ([]events.Gap, []agent.Task) {
 }
 
 // allLow reports whether every source is of a low tier.
-func allLow(sources []MergedSource) bool {
+func allLow(sources []cite.MergedSource) bool {
 	for _, s := range sources {
 		if !domains.Tier(s.Tier).Low() {
 			return false

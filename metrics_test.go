@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // otlpMeterProvider returns a meter provider that exports to srv over
@@ -68,7 +69,7 @@ func TestMetricsOfARun(t *testing.T) {
 	mp, flushMetrics := otlpMeterProvider(t, srv)
 	tp, flushSpans := otlpProvider(t, srv)
 	names := map[string]string{"planner": "extractive:builtin", "researcher": "extractive:builtin", "writer": "extractive:builtin"}
-	price := func(_ string, u deepresearch.Usage) float64 {
+	price := func(_ string, u events.Usage) float64 {
 		return float64(u.PromptTokens)*2e-6 + float64(u.CompletionTokens)*8e-6
 	}
 	r := newResearcher(t, deepresearch.Config{Telemetry: deepresearch.Telemetry{MeterProvider: mp, TracerProvider: tp, ModelNames: names}, Price: price, Limits: deepresearch.Limits{MaxCycles: 1, MaxTasks: 2}})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/internal/verify"
 	"github.com/deepresearch/deepresearch/recheck"
 	"github.com/deepresearch/deepresearch/render"
@@ -112,7 +112,7 @@ func recheckOne(ctx context.Context, pages *fetch.Fetcher, ref render.Reference)
 
 // compareText sets out's status from the text read now of ref's page.
 func compareText(out *recheck.Source, ref render.Reference, text string) {
-	out.NewSHA256 = source.SHA256(text)
+	out.NewSHA256 = sourcetext.SHA256(text)
 	if out.NewSHA256 == ref.TextSHA256 {
 		out.Status, out.Detail = recheck.Unchanged, "the same text"
 		return

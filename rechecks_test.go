@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/recheck"
 	"github.com/deepresearch/deepresearch/runstore"
 )
@@ -74,7 +75,7 @@ func TestRecheckOrder(t *testing.T) {
 		if err := st.Start(ctx, r.id); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Finish(ctx, r.id, r.status, deepresearch.Usage{}, ""); err != nil {
+		if err := st.Finish(ctx, r.id, r.status, events.Usage{}, ""); err != nil {
 			t.Fatal(err)
 		}
 		if r.checked > 0 {

@@ -9,8 +9,9 @@ import (
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/render"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/worker"
 )
 
@@ -74,12 +75,12 @@ type Report struct {
 	Sections []Section `json:"sections"`
 	// Sources is the merged numbering of every source the agents cited,
 	// the numbering Draft and Sections use.
-	Sources []MergedSource `json:"sources"`
+	Sources []cite.MergedSource `json:"sources"`
 	// Usage is every model call the run made through its models — the
 	// clarifier's, the planner's and assessments', the agents', the
 	// writer's — counted once, as its budgets count them (relevance and
 	// verification judges are not counted).
-	Usage Usage `json:"usage"`
+	Usage events.Usage `json:"usage"`
 	// DurationMS is the run's wall time in milliseconds; TimingsMS splits
 	// it by stage (events.StageIndex, StagePlan, StageResearch, StageMerge,
 	// StageAssess, StageReport, StageVerify; a stage not reached is absent;
@@ -96,7 +97,7 @@ type Report struct {
 	// of each source when an agent kept it: its relevance to the task
 	// (o_relevance), to each of the task's searches (q_relevance) and why
 	// (reasoning), as the structured formats' sources_used carry it.
-	Relevance map[int]SourceRelevance `json:"relevance,omitempty"`
+	Relevance map[int]source.Relevance `json:"relevance,omitempty"`
 	// Error is why the run failed; empty when it did not.
 	Error string `json:"error,omitempty"`
 	// Cycles counts the research cycles run; LoopEnd says why the loop
@@ -285,9 +286,9 @@ func (r *Report) jsonDocument(pub *finalreport.Report) (*render.Document, error)
 	for _, s := range r.Sources {
 		byKey[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number
 	}
-	var kept map[int][]Passage
+	var kept map[int][]source.Passage
 	if r.Verification != nil {
-		kept = make(map[int][]Passage, len(r.Verification.Passages))
+		kept = make(map[int][]source.Passage, len(r.Verification.Passages))
 		for _, sp := range r.Verification.Passages {
 			kept[sp.Source] = sp.Passages
 		}
@@ -299,7 +300,7 @@ func (r *Report) jsonDocument(pub *finalreport.Report) (*render.Document, error)
 		ref := &doc.References[i]
 		n, ok := byKey[ref.ID+"\x00"+ref.URL+"\x00"+ref.Location.Key()]
 		if text := r.SourceTexts[n]; ok && text != "" {
-			ref.Checked = &render.Checked{TextSHA256: source.SHA256(text), Passages: kept[n]}
+			ref.Checked = &render.Checked{TextSHA256: sourcetext.SHA256(text), Passages: kept[n]}
 		}
 	}
 	return doc, nil
@@ -317,8 +318,8 @@ func (r *Report) verified() *finalreport.Verified {
 
 // sourceRelevance gathers, by merged number, the relevance judgement of
 // each merged source: the best-scored of the agents that kept it.
-func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]SourceRelevance {
-	byKey := map[string]SourceRelevance{}
+func sourceRelevance(outcomes []agentOutcome, sources []cite.MergedSource) map[int]source.Relevance {
+	byKey := map[string]source.Relevance{}
 	for _, o := range outcomes {
 		if o.res == nil {
 			continue
@@ -331,7 +332,7 @@ func sourceRelevance(outcomes []agentOutcome, sources []MergedSource) map[int]So
 			}
 		}
 	}
-	out := map[int]SourceRelevance{}
+	out := map[int]source.Relevance{}
 	for _, s := range sources {
 		if rel, ok := byKey[sourceKey(s.Source)]; ok {
 			out[s.Number] = rel

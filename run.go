@@ -30,10 +30,10 @@ import (
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/worker"
 )
 
@@ -289,7 +289,7 @@ type agentOutcome struct {
 	res     *agent.Result
 	failure *worker.Failure
 	err     error
-	spent   Usage // a failed agent's usage
+	spent   events.Usage // a failed agent's usage
 
 	durationMS int64
 }
@@ -298,7 +298,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	clock := r.cfg.Clock
 	start := clock.Now()
 	rep := &Report{Version: render.Version, RunID: req.RunID, Question: req.Question, Style: req.Style,
-		Sections: []Section{}, Sources: []MergedSource{}, References: []render.Reference{}, TimingsMS: map[events.Stage]int64{}}
+		Sections: []Section{}, Sources: []cite.MergedSource{}, References: []render.Reference{}, TimingsMS: map[events.Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
 	meter := &meter{maxTokens: r.cfg.Limits.MaxRunTokens, maxCost: r.cfg.Limits.MaxCost, price: r.cfg.Price, names: r.cfg.Telemetry.ModelNames, maxTime: r.cfg.Limits.MaxRunTime, start: start, now: clock.Now}
 	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }

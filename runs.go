@@ -299,7 +299,7 @@ func (rs *Runs) settle(ctx context.Context, id string, err error) {
 		return
 	}
 	status, msg := runEnd(ctx, err)
-	if ferr := rs.st.Finish(bg, id, status, Usage{}, msg); ferr != nil {
+	if ferr := rs.st.Finish(bg, id, status, events.Usage{}, msg); ferr != nil {
 		rs.log.Error().Err(ferr).Str("run", id).Msg("storing the end of a run its recorder did not end")
 	}
 }

@@ -391,14 +391,14 @@ func TestRunsCloseAndResume(t *testing.T) {
 		crashy := runstore.Run{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: runstore.OriginServer}
 		st.Create(ctx, crashy)
 		st.Start(ctx, "crashy")
-		st.Finish(ctx, "crashy", runstore.Interrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, events.Usage{}, "killed")
 		st.Reopen(ctx, "crashy")
-		st.Finish(ctx, "crashy", runstore.Interrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, events.Usage{}, "killed")
 		cli := crashy
 		cli.ID, cli.Origin = "cli-run", runstore.OriginCLI
 		st.Create(ctx, cli)
 		st.Start(ctx, "cli-run")
-		st.Finish(ctx, "cli-run", runstore.Interrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "cli-run", runstore.Interrupted, events.Usage{}, "killed")
 
 		g.open()
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{MaxResumes: 1})

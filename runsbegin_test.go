@@ -127,9 +127,9 @@ func TestRunsBeginResume(t *testing.T) {
 		crashy := runstore.Run{ID: "crashy", Question: "q", Options: json.RawMessage(`{"question":"q"}`), Origin: runstore.OriginCLI}
 		st.Create(ctx, crashy)
 		st.Start(ctx, "crashy")
-		st.Finish(ctx, "crashy", runstore.Interrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, events.Usage{}, "killed")
 		st.Reopen(ctx, "crashy")
-		st.Finish(ctx, "crashy", runstore.Interrupted, deepresearch.Usage{}, "killed")
+		st.Finish(ctx, "crashy", runstore.Interrupted, events.Usage{}, "killed")
 
 		rs := newRuns(t, r, st, deepresearch.RunsOptions{MaxResumes: 1})
 		run, err := rs.Begin(ctx, deepresearch.Request{}, deepresearch.BeginOptions{Resume: id, Unattended: true})

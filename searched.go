@@ -1,7 +1,7 @@
 package deepresearch
 
 import (
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/web"
 )
 
@@ -16,14 +16,14 @@ func (r *Researcher) startedConfig(req Request) map[string]any {
 	c := map[string]any{
 		"max_tasks": req.MaxTasks, "parallelism": req.Parallelism, "search_limit": req.SearchLimit, "style": req.Style,
 		"max_cycles": req.MaxCycles,
-		"channel":    source.Clean(r.channel()),
+		"channel":    sourcetext.Clean(r.channel()),
 		"models":     r.manifest(req).Models,
 	}
 	if cb, ok := r.search.(*web.Combined); ok {
 		var names []string
 		for _, m := range cb.Members() {
 			if n, ok := m.(interface{ Name() string }); ok {
-				names = append(names, source.Clean(n.Name()))
+				names = append(names, sourcetext.Clean(n.Name()))
 			}
 		}
 		c["search_engines"] = names

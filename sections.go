@@ -8,6 +8,7 @@ import (
 
 	"github.com/sourcegraph/conc/panics"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
@@ -30,7 +31,7 @@ var errNoSection = errors.New("no findings")
 type sectionJobs struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	write  func(ctx context.Context, title, findings string, sources []MergedSource) (string, error)
+	write  func(ctx context.Context, title, findings string, sources []cite.MergedSource) (string, error)
 	mu     sync.Mutex
 	jobs   map[string]*sectionJob
 	wg     sync.WaitGroup
@@ -47,7 +48,7 @@ type sectionJob struct {
 // start writes the section key from findings, unless a write from the
 // same findings is under way or done; a write from other findings is
 // canceled.
-func (s *sectionJobs) start(key, title, findings string, sources []MergedSource) {
+func (s *sectionJobs) start(key, title, findings string, sources []cite.MergedSource) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if j := s.jobs[key]; j != nil {
@@ -164,7 +165,7 @@ func (l *loop) sectionFindings() []sectionFinding {
 
 // writeSection writes one section with the writer's model (whose calls
 // the run's meter counts).
-func (l *loop) writeSection(ctx context.Context, title, findings string, sources []MergedSource) (string, error) {
+func (l *loop) writeSection(ctx context.Context, title, findings string, sources []cite.MergedSource) (string, error) {
 	text, _, err := finalreport.WriteSection(journal.WithScope(ctx, scopeSection), finalreport.Config{Model: l.model(events.RoleWriter), MaxTokens: l.req.Budget.MaxTokens},
 		finalreport.SectionInput{Question: l.req.Question, Title: title, Findings: findings, Sources: sources})
 	return text, err

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestSourceTextsJoinWhatEachAgentRead: two agents shown different parts
@@ -22,7 +23,7 @@ func TestSourceTextsJoinWhatEachAgentRead(t *testing.T) {
 		{res: &agent.Result{Sources: map[int]source.Source{3: page}, Texts: map[int]string{3: snippet}}},
 		{res: &agent.Result{Sources: map[int]source.Source{2: page}, Texts: map[int]string{2: snippet[:40]}}}, // a part already held
 	}
-	got := sourceTexts(outcomes, []MergedSource{{Number: 1, Source: page}})[1]
+	got := sourceTexts(outcomes, []cite.MergedSource{{Number: 1, Source: page}})[1]
 	if !strings.Contains(got, "transitive closure") || !strings.Contains(got, snippet) {
 		t.Fatalf("source 1's text lacks a part an agent read:\n%s", got)
 	}

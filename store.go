@@ -48,7 +48,7 @@ type Store interface {
 	// Finish ends a live run with a final status, its usage and, for a
 	// run that did not finish, what went wrong. Readers of its events end
 	// once they have read its last one.
-	Finish(ctx context.Context, id string, status runstore.Status, u Usage, errMsg string) error
+	Finish(ctx context.Context, id string, status runstore.Status, u events.Usage, errMsg string) error
 
 	// Get returns a run (runstore.ErrNotFound when there is none).
 	Get(ctx context.Context, id string) (runstore.Run, error)
@@ -170,7 +170,7 @@ func (r *Researcher) record(ctx context.Context, st Store, req Request, d durabi
 	// event, run.finished or error, already out) an interrupted one, to
 	// be resumed and go on after its last event.
 	status, msg := runEnd(ctx, err)
-	var u Usage
+	var u events.Usage
 	if rep != nil && status != runstore.Interrupted {
 		u = rep.Usage
 		if b, merr := json.Marshal(rep); merr != nil {

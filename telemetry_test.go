@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -46,7 +47,7 @@ func TestTracesOfARun(t *testing.T) {
 	defer srv.Close()
 	tp, flush := otlpProvider(t, srv)
 	names := map[string]string{"planner": "extractive:builtin", "researcher": "extractive:builtin", "writer": "extractive:builtin"}
-	price := func(_ string, u deepresearch.Usage) float64 {
+	price := func(_ string, u events.Usage) float64 {
 		return float64(u.PromptTokens)*2e-6 + float64(u.CompletionTokens)*8e-6
 	}
 	r := newResearcher(t, deepresearch.Config{Telemetry: deepresearch.Telemetry{TracerProvider: tp, ModelNames: names}, Price: price, Limits: deepresearch.Limits{MaxCycles: 1, MaxTasks: 2}})

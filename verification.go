@@ -14,6 +14,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	iverify "github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/verify"
 )
 
@@ -43,8 +44,8 @@ type Verification struct {
 // verification checked citations against.
 type SourcePassages struct {
 	// Source is the merged number (Report.Sources).
-	Source   int       `json:"source"`
-	Passages []Passage `json:"passages"`
+	Source   int              `json:"source"`
+	Passages []source.Passage `json:"passages"`
 }
 
 // Pass reports whether the report has no errors (fabricated citations,
@@ -59,7 +60,7 @@ func (v *Verification) Pass(strict bool) bool {
 // parts of one document (a search's snippets, an opened page, a
 // follow-up's stored text and a later search of the same page): a
 // sentence quoted from any of them is supported.
-func sourceTexts(outcomes []agentOutcome, sources []MergedSource) map[int]string {
+func sourceTexts(outcomes []agentOutcome, sources []cite.MergedSource) map[int]string {
 	byKey := map[string]string{}
 	for _, o := range outcomes {
 		if o.res == nil {
@@ -86,7 +87,7 @@ func sourceTexts(outcomes []agentOutcome, sources []MergedSource) map[int]string
 	return out
 }
 
-func sourceKey(s Source) string {
+func sourceKey(s source.Source) string {
 	if k := canon.Key(s.URL); s.URL != "" && k != "" {
 		return k + s.Location.Key()
 	}
@@ -147,7 +148,7 @@ func (r *Researcher) verifyReport(ctx context.Context, rep *Report, style cite.S
 // numbering; a reference cited at two pages is two of them) into passages
 // by merged number (of sources), which a fix that renumbers the
 // references leaves as they are; in merged order.
-func mergedPassages(bySource [][]Passage, cited []iverify.Source, sources []MergedSource) []SourcePassages {
+func mergedPassages(bySource [][]source.Passage, cited []iverify.Source, sources []cite.MergedSource) []SourcePassages {
 	merged := map[string]int{}
 	for _, s := range sources {
 		merged[s.ID+"\x00"+s.URL+"\x00"+s.Location.Key()] = s.Number

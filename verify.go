@@ -1,16 +1,10 @@
 package deepresearch
 
 import (
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/runstore"
+	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/verify"
 )
-
-// Passage is a span of the text read of a source that a citation was
-// checked against, with the SHA-256 of its text and its offsets in the
-// text read (verify.Passage). A report's JSON form keeps them with its
-// references (with the text's own hash, "text_sha256").
-type Passage = source.Passage
 
 // CitedSources returns the sources the report cites, numbered as its
 // References, each with the text its agents read (SourceTexts), else the

@@ -17,13 +17,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
-
-// Source is a document a text cites: its URL (the identity citations are
-// merged by, canonicalised), ID, title and the rest of what a reference
-// list shows.
-type Source = source.Source
 
 // Style is how citations are rendered in a text: Markdown, Plain,
 // Footnote or HTML. Its text form (a Request's JSON, settings) is its name
@@ -104,7 +99,7 @@ type Options struct {
 	Style Style
 	// Sources maps the text's citation numbers (0 to MaxNumber) to their
 	// sources.
-	Sources map[int]Source
+	Sources map[int]source.Source
 	// OnCitation, if set, is called the first time each display number is
 	// cited, before the text that cites it is written.
 	OnCitation func(Citation)
@@ -134,7 +129,7 @@ func NewCiter(w io.Writer, opts Options) (*Citer, error) {
 		Hooks: citeproc.Hooks{Citation: opts.OnCitation, Unknown: opts.OnUnresolved}}
 	if opts.Mode == Link || opts.Mode == Renumber {
 		// One number per resource, whatever URL form the sources use.
-		cfg.Numberer = citeproc.FirstCitedBy(func(s Source) string { return canon.Key(s.URL) })
+		cfg.Numberer = citeproc.FirstCitedBy(func(s source.Source) string { return canon.Key(s.URL) })
 	}
 	return &Citer{p: citeproc.New(w, cfg)}, nil
 }

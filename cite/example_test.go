@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // The citation core on text from any model: Cite renumbers a text's
@@ -12,7 +13,7 @@ import (
 func ExampleCite() {
 	cited, err := cite.Cite("Cables fail [3]. Ships repair them [7][3]. Unbacked [9].", cite.Options{
 		Mode: cite.Renumber,
-		Sources: map[int]cite.Source{
+		Sources: map[int]source.Source{
 			3: {ID: "a", URL: "https://example.com/faults?utm_source=x", Title: "Faults"},
 			7: {ID: "b", URL: "https://example.com/repair", Title: "Repair"},
 		},
@@ -37,9 +38,9 @@ func ExampleCite() {
 // is cited (two URL forms of one page meet), and the same number after.
 func ExampleMerger_Add() {
 	m := cite.NewMerger()
-	fmt.Println(m.Add("Faults", cite.Source{URL: "https://example.com/faults?utm_source=x", Title: "Faults"}))
-	fmt.Println(m.Add("Repair", cite.Source{URL: "https://example.com/repair", Title: "Repair"}))
-	fmt.Println(m.Add("Repair", cite.Source{URL: "https://EXAMPLE.com/faults", Title: "Faults, again"}))
+	fmt.Println(m.Add("Faults", source.Source{URL: "https://example.com/faults?utm_source=x", Title: "Faults"}))
+	fmt.Println(m.Add("Repair", source.Source{URL: "https://example.com/repair", Title: "Repair"}))
+	fmt.Println(m.Add("Repair", source.Source{URL: "https://EXAMPLE.com/faults", Title: "Faults, again"}))
 	for _, s := range m.Sources() {
 		fmt.Println(s.Number, s.CanonicalURL, s.UsedInSections)
 	}

@@ -1,6 +1,9 @@
 package cite
 
-import "github.com/deepresearch/deepresearch/internal/collapse"
+import (
+	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/source"
+)
 
 type (
 	// Report is one report with its own numbering, as an agent of a run
@@ -60,7 +63,7 @@ func NewMerger() *Merger { return &Merger{m: collapse.NewMerger()} }
 // Add cites src once in section ("" for none) and returns its number: the
 // number it already has when the Merger holds the same resource, else the
 // next one. It is Merge of a report of section that cites src alone.
-func (m *Merger) Add(section string, src Source) int { return m.m.Cite(section, src) }
+func (m *Merger) Add(section string, src source.Source) int { return m.m.Cite(section, src) }
 
 // Merge merges the next report and returns it rewritten onto the
 // numbering. It fails when r.Mapping holds a number outside

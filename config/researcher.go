@@ -231,7 +231,7 @@ func providerConfig(m Model) provider.Config {
 // prices returns the Price of each role's model from model.prices
 // ("provider:name" → dollars per million input and output tokens). With
 // research.max_cost set, every role's model must have a price.
-func prices(m Model) (func(role string, u deepresearch.Usage) float64, error) {
+func prices(m Model) (func(role string, u events.Usage) float64, error) {
 	byRole := map[string]Price{}
 	for role, key := range roleModels(m) {
 		p, _, _ := strings.Cut(key, ":")
@@ -241,7 +241,7 @@ func prices(m Model) (func(role string, u deepresearch.Usage) float64, error) {
 		}
 		byRole[role] = price
 	}
-	return func(role string, u deepresearch.Usage) float64 {
+	return func(role string, u events.Usage) float64 {
 		p := byRole[role]
 		return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
 	}, nil

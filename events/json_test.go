@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 var t0 = time.Date(2025, 1, 2, 15, 4, 5, 123456789, time.UTC)

@@ -3,7 +3,7 @@ package events
 import (
 	"encoding/json"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // PlanTask is one research task of the plan.

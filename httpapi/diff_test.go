@@ -8,8 +8,10 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/diff"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestDiffEndpoint (issue 33): GET /v1/research/{id}/diff/{other} serves
@@ -24,8 +26,8 @@ func TestDiffEndpoint(t *testing.T) {
 		rep := deepresearch.Report{Version: render.Version, RunID: id, Question: "What do alpha widgets do?",
 			Style: cite.Markdown, Draft: draft, SourceTexts: map[int]string{}}
 		for i, u := range urls {
-			rep.Sources = append(rep.Sources, deepresearch.MergedSource{Number: i + 1,
-				Source: deepresearch.Source{ID: u, Title: "Page " + u, URL: u}})
+			rep.Sources = append(rep.Sources, cite.MergedSource{Number: i + 1,
+				Source: source.Source{ID: u, Title: "Page " + u, URL: u}})
 			rep.SourceTexts[i+1] = texts[i]
 		}
 		data, err := json.Marshal(rep)
@@ -38,7 +40,7 @@ func TestDiffEndpoint(t *testing.T) {
 		if err := e.store.PutReport(ctx, id, data); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.store.Finish(ctx, id, runstore.Finished, deepresearch.Usage{}, ""); err != nil {
+		if err := e.store.Finish(ctx, id, runstore.Finished, events.Usage{}, ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 )
 
 // TestEstimate: POST /v1/research with "estimate": true answers 200 with
@@ -22,7 +23,7 @@ func TestEstimate(t *testing.T) {
 		est.Maximum.Total() < est.Expected.Total() {
 		t.Errorf("estimate %+v", est)
 	}
-	var sum deepresearch.Usage
+	var sum events.Usage
 	for _, u := range est.Maximum.ByRole {
 		sum = sum.Add(u)
 	}

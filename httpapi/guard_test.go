@@ -253,7 +253,7 @@ func newPipeEnv(t *testing.T, cfg Config) *pipeEnv {
 			t.Fatal(err)
 		}
 	}
-	if err := st.Finish(ctx, e.run, runstore.Finished, deepresearch.Usage{}, ""); err != nil {
+	if err := st.Finish(ctx, e.run, runstore.Finished, events.Usage{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Runs, err = deepresearch.NewRuns((*deepresearch.Researcher)(nil), st, deepresearch.RunsOptions{}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 )
@@ -31,11 +32,11 @@ type listedRun struct {
 	Error    string          `json:"error,omitempty"`
 	// Parent is the run a follow-up question was asked of; "" for a run
 	// that follows none.
-	Parent   string             `json:"parent,omitempty"`
-	Created  time.Time          `json:"created"`
-	Finished time.Time          `json:"finished,omitzero"`
-	Usage    deepresearch.Usage `json:"usage"`
-	URLs     map[string]string  `json:"urls"`
+	Parent   string            `json:"parent,omitempty"`
+	Created  time.Time         `json:"created"`
+	Finished time.Time         `json:"finished,omitzero"`
+	Usage    events.Usage      `json:"usage"`
+	URLs     map[string]string `json:"urls"`
 }
 
 // getRuns lists the store's runs, newest first: GET /v1/research?limit=N.

@@ -9,10 +9,12 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/recheck"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestRecheckEndpoint (issue 33): GET /v1/research/{id}/recheck reads a
@@ -32,9 +34,9 @@ func TestRecheckEndpoint(t *testing.T) {
 	ctx := t.Context()
 	rep := deepresearch.Report{Version: render.Version, RunID: "run-a", Question: "What do widgets and gadgets do?",
 		Style: cite.Markdown, Draft: "## Findings\n\nAlpha widgets reduce heat loss by forty percent [1].\n\nBeta gadgets came from Lisbon in 1921 [2].\n",
-		Sources: []deepresearch.MergedSource{
-			{Number: 1, Source: deepresearch.Source{ID: "a", Title: "Alpha", URL: web.URL + "/pages/alpha"}},
-			{Number: 2, Source: deepresearch.Source{ID: "b", Title: "Beta", URL: web.URL + "/pages/beta"}},
+		Sources: []cite.MergedSource{
+			{Number: 1, Source: source.Source{ID: "a", Title: "Alpha", URL: web.URL + "/pages/alpha"}},
+			{Number: 2, Source: source.Source{ID: "b", Title: "Beta", URL: web.URL + "/pages/beta"}},
 		},
 		SourceTexts: map[int]string{1: "Alpha widgets reduce heat loss by forty percent.", 2: "Beta gadgets came from Lisbon in 1921."}}
 	data, err := json.Marshal(rep)
@@ -47,7 +49,7 @@ func TestRecheckEndpoint(t *testing.T) {
 	if err := e.store.PutReport(ctx, "run-a", data); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.Finish(ctx, "run-a", runstore.Finished, deepresearch.Usage{}, ""); err != nil {
+	if err := e.store.Finish(ctx, "run-a", runstore.Finished, events.Usage{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	web.Remove("beta", http.StatusGone)

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/render"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Errors of the citation index tools; they reach the client as tool errors.
@@ -49,7 +49,7 @@ type index struct {
 // its number and whether the index lacked it; at the limit, a source the
 // index lacks is refused. A source already recorded in maxSections
 // sections is numbered as ever, its new section not recorded.
-func (ix *index) cite(key string, src deepresearch.Source, section string, maxEntries, maxSections int) (int, bool, error) {
+func (ix *index) cite(key string, src source.Source, section string, maxEntries, maxSections int) (int, bool, error) {
 	isNew := !ix.keys[key]
 	if isNew && len(ix.keys) >= maxEntries {
 		return 0, false, fmt.Errorf("%w: at most %d sources per index", ErrTooMany, maxEntries)
@@ -82,7 +82,7 @@ func (ix *index) entries() []entry {
 }
 
 // entryOf is a merged source as an index entry.
-func entryOf(s deepresearch.MergedSource) entry {
+func entryOf(s cite.MergedSource) entry {
 	e := entry{Number: s.Number, URL: s.URL, CanonicalURL: s.CanonicalURL, Title: s.Title, Channel: s.Channel,
 		FirstSeenSection: s.FirstSeenSection, UsedInSections: slices.DeleteFunc(s.UsedInSections, func(sec string) bool { return sec == "" })}
 	if len(e.UsedInSections) == 0 {
@@ -143,7 +143,7 @@ func (x *indexes) add(id, rawURL, title, channel, section string) (entry, bool, 
 	if err != nil {
 		return entry{}, false, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	src := deepresearch.Source{ID: key, URL: rawURL, Title: text(title, maxTitle), Channel: text(channel, maxChannel)}
+	src := source.Source{ID: key, URL: rawURL, Title: text(title, maxTitle), Channel: text(channel, maxChannel)}
 	n, isNew, err := ix.cite(key, src, text(section, maxSection), x.maxEntries, x.maxSections)
 	if err != nil {
 		return entry{}, false, err
@@ -173,7 +173,7 @@ func (x *indexes) merge(dstID, srcID string) (map[int]int, int, error) {
 	renumber := map[int]int{}
 	added := 0
 	for _, e := range src.entries() {
-		s := deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}
+		s := source.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}
 		sections := append([]string{e.FirstSeenSection}, e.UsedInSections...)
 		for i, sec := range sections {
 			n, isNew, err := dst.cite(e.CanonicalURL, s, sec, x.maxEntries, x.maxSections)
@@ -206,7 +206,7 @@ func (x *indexes) export(id string) ([]entry, error) {
 func references(es []entry) []render.Reference {
 	refs := make([]render.Reference, len(es))
 	for i, e := range es {
-		refs[i] = render.Reference{Number: e.Number, Source: deepresearch.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}}
+		refs[i] = render.Reference{Number: e.Number, Source: source.Source{ID: e.CanonicalURL, URL: e.URL, Title: e.Title, Channel: e.Channel}}
 	}
 	return refs
 }

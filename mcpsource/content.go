@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deepresearch/deepresearch/internal/extract"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // candidate is one document a search tool's result names.
@@ -212,12 +212,12 @@ func bound(s string, max int) string {
 	return s[:cut] + fmt.Sprintf("\n\n[… cut: the result was %d bytes; the first %d are kept]", len(s), cut)
 }
 
-// cleanLine is s as one clean line (source.Clean) of at most n bytes.
+// cleanLine is s as one clean line (sourcetext.Clean) of at most n bytes.
 func cleanLine(s string, n int) string {
 	if len(s) > 4*n {
 		s = s[:4*n]
 	}
-	s = source.Clean(extract.Clean(strings.ToValidUTF8(s, "")))
+	s = sourcetext.Clean(extract.Clean(strings.ToValidUTF8(s, "")))
 	if len(s) <= n {
 		return s
 	}

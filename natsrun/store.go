@@ -369,7 +369,7 @@ func (s *Store) Create(ctx context.Context, run runstore.Run) error {
 	run.Status = runstore.Queued
 	run.Created = s.clock.Now()
 	run.Finished = time.Time{}
-	run.Usage = deepresearch.Usage{}
+	run.Usage = events.Usage{}
 	run.Events = 0
 	run.Error = ""
 	run.Attempts = 1
@@ -639,7 +639,7 @@ func (s *Store) lastSeq(ctx context.Context, id string) (uint64, error) {
 }
 
 // Finish ends a live run with a final status.
-func (s *Store) Finish(ctx context.Context, id string, status runstore.Status, u deepresearch.Usage, errMsg string) error {
+func (s *Store) Finish(ctx context.Context, id string, status runstore.Status, u events.Usage, errMsg string) error {
 	if !status.Ended() {
 		return storeErr("finish", id, fmt.Errorf("%s is not a final status", status))
 	}

@@ -1,6 +1,6 @@
 package render
 
-import "github.com/deepresearch/deepresearch/internal/source"
+import "github.com/deepresearch/deepresearch/source"
 
 // Version is the version of a stored report's JSON form
 // (deepresearch.Report's Version) that this module writes and
@@ -8,7 +8,7 @@ import "github.com/deepresearch/deepresearch/internal/source"
 const Version = 1
 
 // Reference is one entry of a report's reference list: one document,
-// numbered 1..K in order of first citation. Its Source (deepresearch.Source:
+// numbered 1..K in order of first citation. Its Source (source.Source:
 // ID, URL, Title, dates, Location …) is the document; its Location is the
 // first unit the report cites it at (a page, a row, a slide); when it
 // cites more than one, Locations lists them all in order of first

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/mdtext/mdcheck"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // markdownForms are the reference line forms that are markdown.

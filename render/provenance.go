@@ -5,7 +5,8 @@ import (
 	"slices"
 
 	"github.com/deepresearch/deepresearch/internal/mdtext"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // What Provenance.CitationFormat says of the references, as seed 003 names
@@ -83,9 +84,9 @@ func ProvenanceOf(refs []Reference) Provenance {
 func formatted(s source.Source) string {
 	switch {
 	case s.Kind() == source.KindWeb && s.URL != "":
-		return mdtext.Link(cmp.Or(source.Clean(s.Title), s.URL), s.URL)
+		return mdtext.Link(cmp.Or(sourcetext.Clean(s.Title), s.URL), s.URL)
 	case s.Record():
-		return mdtext.Escape(source.CollectionTitle(s.Collection()))
+		return mdtext.Escape(sourcetext.CollectionTitle(s.Collection()))
 	}
 	s.Location = source.Location{} // the document, as sources names it
 	return mdtext.Escape(s.Label())

@@ -10,7 +10,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/mdtext"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // References renders a reference list alone: in Markdown, the lines of a
@@ -78,7 +79,7 @@ func list(refs []Reference, form listForm) string {
 	var b strings.Builder
 	for _, ref := range refs {
 		title, date := ref.Label(), dated(ref.Source)
-		if t := source.Clean(ref.Tier); t != "" && form != listIndex {
+		if t := sourcetext.Clean(ref.Tier); t != "" && form != listIndex {
 			// The tier, after the date: "(2024-03-15) (tier: primary)".
 			if form == listHTML {
 				date += " (tier: " + html.EscapeString(t) + ")"
@@ -107,13 +108,13 @@ func list(refs []Reference, form listForm) string {
 		case listIndex:
 			// An untitled source is shown by its URL, as a URL is shown
 			// (not escaped as a title: no "https\://"), and only once.
-			untitled := source.Clean(ref.Title) == "" && ref.URL != ""
+			untitled := sourcetext.Clean(ref.Title) == "" && ref.URL != ""
 			if untitled {
 				fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.URLText(ref.URL), date)
 			} else {
 				fmt.Fprintf(&b, "[%d] %s%s", ref.Number, mdtext.Escape(title), date)
 			}
-			if ch := source.Clean(ref.Channel); ch != "" {
+			if ch := sourcetext.Clean(ref.Channel); ch != "" {
 				b.WriteString(" — " + mdtext.Escape(ch))
 			}
 			if ref.URL != "" && !untitled {

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/cite"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/render"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // refs are a web page (dated, authored) and a page of a local document.

@@ -7,7 +7,7 @@ package search
 import (
 	"context"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Result is one passage a search returned.
@@ -35,13 +35,14 @@ type Result struct {
 	// empty when the backend does not say.
 	Channel string `json:"channel,omitempty"`
 	// Published and Modified are the document's dates, when the backend
-	// knows them, in ISO 8601 (source.ParseDate): a search engine's
+	// knows them, in ISO 8601 or a form search APIs write (RFC 1123,
+	// "March 15, 2024"; the agent reads it into ISO 8601): a search engine's
 	// publication date, a local file's modification time. The source an
 	// agent registers for the result carries them.
 	Published string `json:"published,omitempty"`
 	Modified  string `json:"modified,omitempty"`
 	// Author is who wrote the document, when the backend says (Exa's
-	// author; several separated by "; ", source.JoinAuthors). The source
+	// author; several separated by ";", as source.Source.Author). The source
 	// an agent registers for the result carries it.
 	Author string `json:"author,omitempty"`
 }
@@ -60,7 +61,7 @@ type Document struct {
 	Modified  string `json:"modified,omitempty"`
 	// Author is who wrote it, when its metadata says (a page's meta
 	// author or JSON-LD author, a PDF's Author, a DOCX's creator; several
-	// separated by "; ", source.JoinAuthors). An agent opening a source
+	// separated by ";", as source.Source.Author). An agent opening a source
 	// fills in the author its search result lacked.
 	Author string `json:"author,omitempty"`
 	// Channel is the channel of the backend that holds it, as its search

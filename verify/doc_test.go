@@ -20,7 +20,6 @@ func TestAliasDocs(t *testing.T) {
 		"Evidence":       reflect.TypeFor[Evidence](),
 		"Problem":        reflect.TypeFor[Problem](),
 		"SidecarProblem": reflect.TypeFor[SidecarProblem](),
-		"Passage":        reflect.TypeFor[Passage](),
 	}
 	aliasdoc.Check(t, []string{"verify.go"}, types)
 }

@@ -10,7 +10,7 @@ import (
 // {"number", "title", "url", "text"} (also "id", "grade", "type", "ref",
 // "text_sha256", "passages"), or a whole JSON report: its "references",
 // which carry no text but the passages its citations were checked
-// against, with their hashes (see Passage): enough to check the report
+// against, with their hashes (source.Passage): enough to check the report
 // again. SourcesFromFS and DocumentText read sources' texts from files.
 func ParseSources(data []byte) ([]Source, error) { return iverify.ParseSources(data) }
 

@@ -23,7 +23,6 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/output"
-	"github.com/deepresearch/deepresearch/internal/source"
 	iverify "github.com/deepresearch/deepresearch/internal/verify"
 )
 
@@ -35,10 +34,11 @@ type (
 	// what identifies it (ID, Title, URL, and Location: the page, row or
 	// slide it is), and the Text that was read of it. A source with no
 	// Text was never retrieved: citing it is a fabricated citation. A
-	// source may carry instead the Passages a JSON report kept of it, with
-	// TextSHA256, the hash of the text they were read from. Grade (HIGH,
-	// MODERATE, LOW, VERY LOW), else Type ("blog", "journal" …), weighs
-	// overclaiming; Ref is its REF-123 identifier.
+	// source may carry instead the Passages (source.Passage) a JSON
+	// report kept of it, with TextSHA256, the hash of the text they were
+	// read from. Grade (HIGH, MODERATE, LOW, VERY LOW), else Type
+	// ("blog", "journal" …), weighs overclaiming; Ref is its REF-123
+	// identifier.
 	Source = iverify.Source
 	// Result is what Verify found: Citations, every citation with its
 	// verdict; Problems, each with its line and a suggested fix; Summary,
@@ -88,14 +88,6 @@ type (
 	// does not hold (see CheckSidecar): its Index in the sidecar (-1: the
 	// sidecar itself), the Path it points at and the Message.
 	SidecarProblem = iverify.SidecarProblem
-	// Passage is a span of the text read of a source that a citation was
-	// checked against: its Text, the SHA256 of it, and its offsets Start
-	// and End in the text read. A report's JSON form keeps them with its
-	// references (with the text's own hash, "text_sha256"), and a Source
-	// may carry them instead of its Text: Verify then judges against
-	// them, and a passage whose text does not hash to its SHA256 fails
-	// the report.
-	Passage = source.Passage
 	// Action is what Options.Fix does with a citation its source does not
 	// support: Keep, Flag or Remove. Its text form is its name ("keep",
 	// "flag", "remove"); deepresearch.Config.Unsupported is one.

@@ -100,10 +100,10 @@ type (
 
 	// Output is what a research agent produced. Its fields: Task Task;
 	// Report string, its report with its own [n] markers, as the model
-	// wrote it; Sources map[int]deepresearch.Source, every source it
+	// wrote it; Sources map[int]source.Source, every source it
 	// retrieved, by its own numbers; Texts map[int]string, the text of
 	// each source the model was shown, what its citations are checked
-	// against; Relevance map[int]deepresearch.SourceRelevance, what the
+	// against; Relevance map[int]source.Relevance, what the
 	// relevance filter said of each source it kept; Cited, the sources the report cited in order of
 	// first citation; Unknown, numbers it cited that it never retrieved;
 	// Usage events.Usage, its model calls; ToolCalls int, the tool calls

@@ -14,17 +14,17 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // citeRequest is the input of `deepresearch cite`.
 type citeRequest struct {
-	Mode    string                         `json:"mode"`
-	Style   string                         `json:"style"`
-	Mapping map[string]deepresearch.Source `json:"mapping"`
-	Chunks  []string                       `json:"chunks"`
-	Text    *string                        `json:"text"`
+	Mode    string                   `json:"mode"`
+	Style   string                   `json:"style"`
+	Mapping map[string]source.Source `json:"mapping"`
+	Chunks  []string                 `json:"chunks"`
+	Text    *string                  `json:"text"`
 }
 
 type citationOut struct {
@@ -110,9 +110,9 @@ func citeOptions(name string, req *citeRequest) (cite.Options, error) {
 // rejecting keys that are not whole numbers from 0 to
 // cite.MaxNumber (the largest a marker can hold) or that
 // repeat one.
-func parseMapping(where string, m map[string]deepresearch.Source) (map[int]deepresearch.Source, error) {
+func parseMapping(where string, m map[string]source.Source) (map[int]source.Source, error) {
 	keys := slices.Sorted(maps.Keys(m))
-	out := make(map[int]deepresearch.Source, len(m))
+	out := make(map[int]source.Source, len(m))
 	for _, k := range keys {
 		n, err := strconv.Atoi(strings.TrimSpace(k))
 		if err != nil || n < 0 || n > cite.MaxNumber {

@@ -6,15 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 type collapseRequest struct {
 	Reports []struct {
-		Section string                         `json:"section"`
-		Text    string                         `json:"text"`
-		Mapping map[string]deepresearch.Source `json:"mapping"`
+		Section string                   `json:"section"`
+		Text    string                   `json:"text"`
+		Mapping map[string]source.Source `json:"mapping"`
 	} `json:"reports"`
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/sqlitestore"
 )
@@ -85,9 +86,9 @@ func TestResumeTooOften(t *testing.T) {
 	crashy := runstore.Run{ID: "0123456789abcdef", Question: question, Options: opts, Origin: runstore.OriginCLI}
 	st.Create(ctx, crashy)
 	st.Start(ctx, crashy.ID)
-	st.Finish(ctx, crashy.ID, runstore.Interrupted, deepresearch.Usage{}, "killed")
+	st.Finish(ctx, crashy.ID, runstore.Interrupted, events.Usage{}, "killed")
 	st.Reopen(ctx, crashy.ID)
-	st.Finish(ctx, crashy.ID, runstore.Interrupted, deepresearch.Usage{}, "killed")
+	st.Finish(ctx, crashy.ID, runstore.Interrupted, events.Usage{}, "killed")
 	st.Close()
 
 	t.Setenv("DEEPRESEARCH_SERVE_MAX_RESUMES", "1")

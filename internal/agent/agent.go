@@ -35,8 +35,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/internal/relevance"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 const (

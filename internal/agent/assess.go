@@ -14,7 +14,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/purpose"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // AssessInput is what an assessment reads: the question and its parts,
@@ -187,7 +188,7 @@ func assessMessage(in AssessInput) string {
 	fmt.Fprintf(&b, "Question: %s\nCycle: %d of %d\nMax follow-up tasks: %d\n", oneLine(in.Question), in.Cycle, in.MaxCycles, in.MaxTasks)
 	b.WriteString("\n## Parts\n")
 	for _, p := range in.Parts {
-		fmt.Fprintf(&b, "### [%s] %s\nAsks: %s\n", p.ID, oneLine(source.Clean(p.Title)), oneLine(p.Question))
+		fmt.Fprintf(&b, "### [%s] %s\nAsks: %s\n", p.ID, oneLine(sourcetext.Clean(p.Title)), oneLine(p.Question))
 	}
 	b.WriteString("\n## Findings\n")
 	for _, f := range in.Findings {
@@ -195,7 +196,7 @@ func assessMessage(in AssessInput) string {
 		if f.Part != "" && f.Part != f.ID {
 			id += " for " + f.Part
 		}
-		fmt.Fprintf(&b, "### [%s] %s\n", id, oneLine(source.Clean(f.Title)))
+		fmt.Fprintf(&b, "### [%s] %s\n", id, oneLine(sourcetext.Clean(f.Title)))
 		if g := oneLine(f.Gap); g != "" {
 			fmt.Fprintf(&b, "Closes: %s\n", g)
 		}

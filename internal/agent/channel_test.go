@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestCorpusDocumentsWithWebURLs checks that a corpus document that

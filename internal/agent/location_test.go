@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // pagedBackend returns passages of one PDF from two pages, the second

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/extractive"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestRunReadsFirst: a task's Read documents are opened before the first

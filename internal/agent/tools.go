@@ -18,8 +18,9 @@ import (
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/excerpt"
 	"github.com/deepresearch/deepresearch/internal/relevance"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Tool names offered to the model.
@@ -160,8 +161,8 @@ func (s *session) register(r search.Result) (int, error) {
 	}
 	n := len(s.sources) + 1
 	src := source.Source{ID: r.DocID, URL: r.URL, Title: oneLine(r.Title), Channel: cmp.Or(r.Channel, s.channel),
-		Published: source.ParseDate(r.Published), Modified: source.ParseDate(r.Modified),
-		Author: source.ParseAuthors(r.Author)}
+		Published: sourcetext.ParseDate(r.Published), Modified: sourcetext.ParseDate(r.Modified),
+		Author: sourcetext.ParseAuthors(r.Author)}
 	if r.Locator.Unit() {
 		// A page, row or slide is a source of its own (see key); a section
 		// is not, so the source, which passages of other sections may
@@ -228,7 +229,7 @@ func (s *session) find(ctx context.Context, query string, prior []string) *found
 	cands := make([]relevance.Candidate, len(results))
 	for i, r := range results {
 		cands[i] = relevance.Candidate{Key: s.key(r), Title: r.Title, URL: r.URL, Text: r.Snippet,
-			Date: cmp.Or(source.ParseDate(r.Published), source.ParseDate(r.Modified))}
+			Date: cmp.Or(sourcetext.ParseDate(r.Published), sourcetext.ParseDate(r.Modified))}
 		if strings.HasPrefix(r.URL, "file:") || cmp.Or(r.Channel, s.channel) == source.ChannelCorpus {
 			// A local file (which may declare a web URL): cheap to read
 			// whole when a passage repeats another's.
@@ -396,16 +397,16 @@ func (s *session) opened(n int, src source.Source, doc search.Document) string {
 	if src.Published == "" && src.Modified == "" {
 		// The page's own metadata dates a source its search result did
 		// not: the merge and the reference list take it from here.
-		src.Published, src.Modified = source.ParseDate(doc.Published), source.ParseDate(doc.Modified)
+		src.Published, src.Modified = sourcetext.ParseDate(doc.Published), sourcetext.ParseDate(doc.Modified)
 		s.sources[n] = src
 	}
 	if src.Author == "" && doc.Author != "" {
 		// Its metadata may name the author its search result did not.
-		src.Author = source.ParseAuthors(doc.Author)
+		src.Author = sourcetext.ParseAuthors(doc.Author)
 		s.sources[n] = src
 	}
 	text := strings.TrimSpace(doc.Text)
-	if unit, ok := source.UnitText(text, src.Location); ok {
+	if unit, ok := src.Location.In(text); ok {
 		// A source that is a page, row or slide opens at that unit only:
 		// what the model quotes under its number is what the number
 		// points to.
@@ -448,11 +449,11 @@ const (
 // block or close the fence early and attribute its words to another
 // source. Lines are what a model reads as lines: split at every Unicode
 // line break (written back as "\n"), their indentation any Unicode
-// spaces and invisible format characters (source.Lines, TrimLeftSpace).
+// spaces and invisible format characters (sourcetext.Lines, TrimLeftSpace).
 func Fence(text string) string {
-	lines := source.Lines(strings.TrimSpace(text))
+	lines := sourcetext.Lines(strings.TrimSpace(text))
 	for i, l := range lines {
-		t := source.TrimLeftSpace(l)
+		t := sourcetext.TrimLeftSpace(l)
 		for _, p := range forgeable {
 			if strings.HasPrefix(t, p) {
 				lines[i] = "  " + t
@@ -502,7 +503,7 @@ func readWithHeading(r search.Result) string {
 // cleaned of control characters and line breaks, so they cannot forge a
 // header of their own.
 func writeHeader(b *strings.Builder, n int, title, url, id string) {
-	title, url, id = source.Clean(title), source.Clean(url), source.Clean(id)
+	title, url, id = sourcetext.Clean(title), sourcetext.Clean(url), sourcetext.Clean(id)
 	if title == "" {
 		title = cmp.Or(url, id)
 	}

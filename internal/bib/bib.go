@@ -18,7 +18,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Name is an author's name: Family and Given, or Literal for an
@@ -89,10 +90,10 @@ func issued(r Reference) Date {
 }
 
 // DateOf is the calendar date of an ISO 8601 date or time
-// ("2024-03-15", "2024-03-15T10:00:00Z"; see source.ParseDate); zero
+// ("2024-03-15", "2024-03-15T10:00:00Z"; see sourcetext.ParseDate); zero
 // when iso is not one.
 func DateOf(iso string) Date {
-	day := source.Day(iso)
+	day := sourcetext.Day(iso)
 	if day == "" {
 		return Date{}
 	}

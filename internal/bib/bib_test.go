@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/golden"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 var refs = []Reference{

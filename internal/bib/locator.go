@@ -3,7 +3,7 @@ package bib
 import (
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // cslLocator fills the CSL-JSON fields (csl-data.json) that say where in

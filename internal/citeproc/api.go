@@ -62,7 +62,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Source is a citable document (alias of source.Source).

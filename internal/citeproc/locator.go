@@ -3,7 +3,7 @@ package citeproc
 import (
 	"strconv"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // A pinpoint names the page, row or slide of its source a citation points

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // One document cited at two pages, numbered as one reference (FirstCited

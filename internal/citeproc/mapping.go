@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/deepresearch/deepresearch/internal/canon"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Mapping binds citation numbers to sources, and (through a canonicaliser)

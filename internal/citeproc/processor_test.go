@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -2,7 +2,7 @@ package collapse
 
 import (
 	"github.com/deepresearch/deepresearch/internal/canon"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // DocumentKey is the identity of src's document, under which its citation

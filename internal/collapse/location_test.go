@@ -3,7 +3,7 @@ package collapse
 import (
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Two pages of one PDF stay two citation targets, each with its page, so

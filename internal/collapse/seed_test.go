@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestSeed: seeded sources take the first numbers, keep their Fixed

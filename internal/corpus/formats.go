@@ -10,7 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/pdftext"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // fileTimeout bounds the reading of one file of a binary format (a PDF,
@@ -55,7 +55,7 @@ func extractDocument(ctx context.Context, id string, data []byte, f extract.Form
 		var pdf pdftext.Document
 		if pdf, err = readPDF(rctx, data); err == nil {
 			doc = extract.FromPages(id, pdf.Title, pdf.Pages)
-			doc.Author = source.ParseAuthors(pdf.Author)
+			doc.Author = sourcetext.ParseAuthors(pdf.Author)
 			if doc.Text == "" {
 				return extract.Document{}, "no text layer (a scanned PDF?)", nil
 			}

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/pdftext"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/testpdf"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 const formatsDir = "../extract/testdata/formats"

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Document-level ranking. A search ranks documents, not passages: a long
@@ -275,7 +276,7 @@ func (ix *Index) docResults(ctx context.Context, doc int64, ps []hit, room int) 
 		return nil, err
 	}
 	base.URL = docURL(ix.rootDir(), base.DocID, declared)
-	base.Modified = source.FileDate(time.Unix(0, mtime))
+	base.Modified = sourcetext.FileDate(time.Unix(0, mtime))
 	read := func(pid int64) (stored, error) {
 		var s stored
 		err := ix.db.QueryRowContext(ctx, `SELECT seq, location, loc_kind, loc_value, loc_part, body FROM passages WHERE id = ?`, pid).

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/internal/terms"
 	"github.com/deepresearch/deepresearch/search"
 )
@@ -114,7 +114,7 @@ func (ix *Index) Fetch(ctx context.Context, docID string) (search.Document, erro
 		return search.Document{}, ix.queryError(ctx, "fetch", docID, err)
 	}
 	doc.URL = docURL(ix.rootDir(), id, declared)
-	doc.Modified = source.FileDate(time.Unix(0, mtime))
+	doc.Modified = sourcetext.FileDate(time.Unix(0, mtime))
 	return doc, nil
 }
 

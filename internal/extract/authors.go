@@ -6,7 +6,7 @@ import (
 
 	xhtml "golang.org/x/net/html"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // authorMeta are the <meta> names of a page's authors, in the order they
@@ -33,7 +33,7 @@ func HeadAuthor(src string) string {
 	return PageAuthor(doc)
 }
 
-// PageAuthor returns an HTML page's authors, joined by source.JoinAuthors
+// PageAuthor returns an HTML page's authors, joined by sourcetext.JoinAuthors
 // (at most ten, each bounded), or "" when it names none: JSON-LD's author
 // (a name, an object with a name, or a list of them; of the first object
 // that has one) first, else the <meta> tags of authorMeta, the first name
@@ -71,11 +71,11 @@ func PageAuthor(doc *xhtml.Node) string {
 	}
 	walk(doc, 0)
 	if len(ld) > 0 {
-		return source.JoinAuthors(ld...)
+		return sourcetext.JoinAuthors(ld...)
 	}
 	for _, k := range authorMeta {
 		if len(meta[k]) > 0 {
-			return source.JoinAuthors(meta[k]...)
+			return sourcetext.JoinAuthors(meta[k]...)
 		}
 	}
 	return ""

@@ -7,7 +7,7 @@ import (
 
 	xhtml "golang.org/x/net/html"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // Metadata names of a page's publication and modification dates, in the
@@ -29,7 +29,7 @@ var (
 )
 
 // PageDates returns an HTML page's publication and modification dates, in
-// ISO 8601 (source.ParseDate), or "" where the page states none that can
+// ISO 8601 (sourcetext.ParseDate), or "" where the page states none that can
 // be read. It believes, in this order: JSON-LD (datePublished,
 // dateModified), <meta> tags (article:published_time,
 // article:modified_time, og:updated_time, itemprop datePublished and
@@ -52,7 +52,7 @@ func PageDates(doc *xhtml.Node) (published, modified string) {
 				for _, key := range []string{"property", "name", "itemprop"} {
 					// The first readable date of each known name counts.
 					if k := strings.ToLower(strings.TrimSpace(htmlAttr(n, key))); dateMeta[k] && meta[k] == "" {
-						meta[k] = source.ParseDate(htmlAttr(n, "content"))
+						meta[k] = sourcetext.ParseDate(htmlAttr(n, "content"))
 					}
 				}
 			case "script":
@@ -67,9 +67,9 @@ func PageDates(doc *xhtml.Node) (published, modified string) {
 			case "article":
 				article = true
 			case "time":
-				d := source.ParseDate(htmlAttr(n, "datetime"))
+				d := sourcetext.ParseDate(htmlAttr(n, "datetime"))
 				if d == "" {
-					d = source.ParseDate(textOf(n))
+					d = sourcetext.ParseDate(textOf(n))
 				}
 				prop := strings.ToLower(htmlAttr(n, "itemprop"))
 				switch {
@@ -111,7 +111,7 @@ func ldDates(v any, depth int) (published, modified string) {
 	case map[string]any:
 		p, _ := v["datePublished"].(string)
 		m, _ := v["dateModified"].(string)
-		published, modified = source.ParseDate(p), source.ParseDate(m)
+		published, modified = sourcetext.ParseDate(p), sourcetext.ParseDate(m)
 		if published != "" || modified != "" {
 			return published, modified
 		}

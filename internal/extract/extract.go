@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Format is how a file's bytes become a document.
@@ -87,7 +87,7 @@ type Document struct {
 	// when the document declares none.
 	URL string
 	// Author is who the document's metadata says wrote it (a DOCX's
-	// dc:creator, a PDF's Author; see source.JoinAuthors); "" when it
+	// dc:creator, a PDF's Author; see sourcetext.JoinAuthors); "" when it
 	// names no one.
 	Author string
 	// sections[i].path is the heading path of section i; section 0 is the

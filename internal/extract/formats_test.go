@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/golden"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // formatsDir holds one file of each binary format, written by the tools

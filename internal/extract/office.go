@@ -12,7 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Office Open XML (DOCX, PPTX) and the other zip formats are read with
@@ -96,7 +97,7 @@ func extractDOCX(z *zipReader, fallback string) (Document, error) {
 	if z.has("docProps/core.xml") {
 		if core, err := z.read("docProps/core.xml"); err == nil {
 			b.metaTitle = firstText(core, "title")
-			author = source.ParseAuthors(firstText(core, "creator"))
+			author = sourcetext.ParseAuthors(firstText(core, "creator"))
 		}
 	}
 	body := wordBody{b: &b, bud: z.bud, member: "word/document.xml"}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 func TestFromPagesRepairs(t *testing.T) {
@@ -140,7 +140,7 @@ func TestUnitText(t *testing.T) {
 		{"--- slide 1: A ---\nx\n\n--- slide 2: B ---\ny", source.Location{Kind: source.LocSlide, Value: "2"}, "--- slide 2: B ---\ny", true},
 	}
 	for _, tt := range tests {
-		got, ok := source.UnitText(tt.text, tt.loc)
+		got, ok := tt.loc.In(tt.text)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%+v: %q %v, want %q %v", tt.loc, got, ok, tt.want, tt.ok)
 		}

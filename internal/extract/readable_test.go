@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 const readableArticle = `<!DOCTYPE html>
@@ -117,7 +117,7 @@ func FuzzReadable(f *testing.F) {
 	f.Fuzz(func(t *testing.T, html []byte) {
 		a, err := ReadableArticle(html, "https://example.com/")
 		for _, d := range []string{a.Published, a.Modified} {
-			if d != "" && source.ParseDate(d) != d {
+			if d != "" && sourcetext.ParseDate(d) != d {
 				t.Fatalf("date %q does not read back as itself", d)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // The offline assessment, through the real protocol: agent.Assess writes

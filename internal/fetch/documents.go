@@ -9,7 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/pdftext"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // documentFormats are the media types of documents (not pages) the
@@ -49,7 +49,7 @@ func documentText(ctx context.Context, body []byte, f extract.Format, pageURL st
 			return extract.Document{}, fmt.Errorf("%w: %w", ErrNoText, err)
 		}
 		doc = extract.FromPages(name, pdf.Title, pdf.Pages)
-		doc.Author = source.ParseAuthors(pdf.Author)
+		doc.Author = sourcetext.ParseAuthors(pdf.Author)
 		if doc.Text == "" {
 			return extract.Document{}, fmt.Errorf("%w: the PDF has no text layer (a scan?)", ErrNoText)
 		}

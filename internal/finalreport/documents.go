@@ -3,7 +3,7 @@ package finalreport
 import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // numberer numbers the merged sources 1..K in order of first citation,

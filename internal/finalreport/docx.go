@@ -14,7 +14,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/docx"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/internal/verify"
 )
 
@@ -81,7 +81,7 @@ func referenceRuns(ref Reference) []docx.Run {
 	if d := ref.Dated(); d != "" {
 		runs = append(runs, docx.Run{Text: " (" + d + ")"})
 	}
-	if t := source.Clean(ref.Tier); t != "" {
+	if t := sourcetext.Clean(ref.Tier); t != "" {
 		runs = append(runs, docx.Run{Text: " (tier: " + t + ")"})
 	}
 	if link := canon.Link(ref.URL); strings.HasPrefix(link, "http://") || strings.HasPrefix(link, "https://") {

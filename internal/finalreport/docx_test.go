@@ -15,8 +15,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/docx"
 	"github.com/deepresearch/deepresearch/internal/extract"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // docxBody is htmlBody with a table, lists, a quote and a rule.

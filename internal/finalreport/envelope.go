@@ -7,7 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Extra is what the structured documents (JSON, YAML) tell of a run
@@ -56,7 +57,7 @@ func envelope(doc *Document, r *Report, v *view, x Extra) {
 		}
 	}
 	used := func(sid int, s source.Source, cited bool) UsedSource {
-		return UsedSource{SID: sid, URL: s.URL, Title: cmp.Or(source.Clean(s.Title), s.Label()), Text: excerpt(texts[sourceKey(s)]),
+		return UsedSource{SID: sid, URL: s.URL, Title: cmp.Or(sourcetext.Clean(s.Title), s.Label()), Text: excerpt(texts[sourceKey(s)]),
 			Type: s.Type(), Published: s.Published, Modified: s.Modified, Cited: cited, Relevance: rels[sourceKey(s)]}
 	}
 	doc.SourcesUsed, doc.UsageSIDs = []UsedSource{}, []int{}
@@ -79,7 +80,7 @@ func envelope(doc *Document, r *Report, v *view, x Extra) {
 		doc.SourcesUsed = append(doc.SourcesUsed, used(next, r.Sources[i].Source, false))
 	}
 	doc.OK, doc.Content, doc.Format = x.Reason == "", doc.Text, FormatMarkdown
-	doc.Finished, doc.Retries, doc.Reason = !x.Unfinished, x.Retries, source.Clean(x.Reason)
+	doc.Finished, doc.Retries, doc.Reason = !x.Unfinished, x.Retries, sourcetext.Clean(x.Reason)
 	doc.Stats = Stats{Rounds: x.Rounds, Bytes: len(doc.Text), Citations: "absent", Validated: cmp.Or(x.Validated, ValidatedNone)}
 	if len(doc.References) > 0 {
 		doc.Stats.Citations = "present"
@@ -95,7 +96,7 @@ func sourceKey(s source.Source) string {
 // excerpt is the start of text, white space folded, control characters
 // dropped, cut at a word to at most excerptMax bytes ("…" marks a cut).
 func excerpt(text string) string {
-	t := source.Clean(text)
+	t := sourcetext.Clean(text)
 	if len(t) <= excerptMax {
 		return t
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 
 	"github.com/tmc/langchaingo/llms"
 

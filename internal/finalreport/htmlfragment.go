@@ -11,7 +11,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/internal/verify"
 )
 
@@ -80,7 +80,7 @@ func HTMLFragment(r *Report, opts HTMLOptions) (string, error) {
 			b.WriteString(" (" + d + ")") // digits, dashes and a fixed word: nothing to escape
 		}
 		b.WriteString(htmlTier(ref.Source))
-		if ch := source.Clean(ref.Channel); ch != "" {
+		if ch := sourcetext.Clean(ref.Channel); ch != "" {
 			fmt.Fprintf(&b, " <span class=\"channel\">%s</span>", html.EscapeString(ch))
 		}
 		if opts.SourceHref != nil {

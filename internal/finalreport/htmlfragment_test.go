@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // The served page's fragment: a pinpoint citation is a citation, each

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // Mermaid renders doc's citation graph as a Mermaid flowchart: the
@@ -67,7 +67,7 @@ const labelMax = 80
 
 // mermaidLabel is s as the text of a quoted Mermaid label (see Mermaid).
 func mermaidLabel(s string) string {
-	s = source.Clean(s)
+	s = sourcetext.Clean(s)
 	if utf8.RuneCountInString(s) > labelMax {
 		s = string([]rune(s)[:labelMax-1]) + "…"
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/collapse"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // writerPrompt is written for a real LLM; the built-in extractive model
@@ -60,7 +60,7 @@ func writerMessage(in Input) string {
 // knowledgeBase lists, under "## Knowledge base", the sources of srcs that
 // are records of a knowledge-base collection (source.Source.Record), each
 // with the words an answer names its collection by ("[2] According to
-// our product catalog", source.Attribution); nothing when there are none.
+// our product catalog", sourcetext.Attribution); nothing when there are none.
 // Its lines are made of the collection's name alone, so that no source's
 // text can add one.
 func knowledgeBase(b *strings.Builder, srcs []collapse.Source) {
@@ -73,24 +73,24 @@ func knowledgeBase(b *strings.Builder, srcs []collapse.Source) {
 			b.WriteString("\n## Knowledge base\n")
 			head = true
 		}
-		fmt.Fprintf(b, "[%d] %s\n", s.Number, source.Attribution(s.Collection()))
+		fmt.Fprintf(b, "[%d] %s\n", s.Number, sourcetext.Attribution(s.Collection()))
 	}
 }
 
 func sourceLine(s collapse.Source) string {
-	title := cmp.Or(source.Clean(s.Title), source.Clean(s.ID))
-	loc := cmp.Or(source.Clean(s.URL), source.Clean(s.ID))
+	title := cmp.Or(sourcetext.Clean(s.Title), sourcetext.Clean(s.ID))
+	loc := cmp.Or(sourcetext.Clean(s.URL), sourcetext.Clean(s.ID))
 	return fmt.Sprintf("[%d] %s — %s", s.Number, title, loc)
 }
 
 // demoteHeadings turns headings of levels 1-3 inside a finding into level
 // 4, so that they cannot end the findings or start a false section of the
-// protocol. Lines are what a model reads as lines (source.Lines, written
-// back with "\n"), indented by any Unicode spaces (source.TrimLeftSpace).
+// protocol. Lines are what a model reads as lines (sourcetext.Lines, written
+// back with "\n"), indented by any Unicode spaces (sourcetext.TrimLeftSpace).
 func demoteHeadings(text string) string {
-	lines := source.Lines(text)
+	lines := sourcetext.Lines(text)
 	for i, line := range lines {
-		t := source.TrimLeftSpace(line)
+		t := sourcetext.TrimLeftSpace(line)
 		n := len(t) - len(strings.TrimLeft(t, "#"))
 		if n >= 1 && n <= 3 && (len(t) == n || t[n] == ' ' || t[n] == '\t') {
 			lines[i] = "####" + t[n:]

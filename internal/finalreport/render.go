@@ -12,7 +12,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/mdtext"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Markdown returns the report text followed by its reference list, both in
@@ -33,7 +34,7 @@ func Markdown(r *Report, style citeproc.Style) string {
 
 // htmlTier is an HTML reference entry's tier, " (tier: primary)", or "".
 func htmlTier(s source.Source) string {
-	if t := source.Clean(s.Tier); t != "" {
+	if t := sourcetext.Clean(s.Tier); t != "" {
 		return " (tier: " + html.EscapeString(t) + ")"
 	}
 	return ""

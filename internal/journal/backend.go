@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Backend journals the searches and document fetches of the search backend

@@ -8,8 +8,8 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // TestMirrorsCoverEveryField: each record mirrors every field of the type

@@ -14,8 +14,8 @@ import (
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/pdfprint"
 	"github.com/deepresearch/deepresearch/internal/pdfprint/pdfcheck"
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/internal/verify"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // reportBody has what a report's PDF must keep: headings, a list, a

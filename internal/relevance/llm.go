@@ -11,7 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/deepresearch/deepresearch/internal/purpose"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // LLMJudge asks a model to judge a batch of candidates in one call. It
@@ -61,7 +61,7 @@ func (j *LLMJudge) Judge(ctx context.Context, req Request) ([]Judgement, error) 
 	b.WriteString("\nPassages:\n")
 	for i, c := range req.Candidates {
 		date := ""
-		if d := source.Day(c.Date); d != "" {
+		if d := sourcetext.Day(c.Date); d != "" {
 			date = "Date: " + d + "\n"
 		}
 		fmt.Fprintf(&b, "\n<passage id=\"%d\">\nTitle: %s\n%s%s\n</passage>\n", i+1, oneLine(c.Title, 200), date, oneLine(c.Text, maxChars))

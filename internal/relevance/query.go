@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // queryScores is a candidate's relevance to each query (seed 001's
@@ -72,7 +73,7 @@ const staleHalfLife = 2 * 365.25 * 24 * time.Hour
 func (f *Filter) freshness(j *Judged) {
 	dates := map[int]time.Time{}
 	for _, i := range j.judged {
-		if d := source.Day(j.cands[i].Date); d != "" {
+		if d := sourcetext.Day(j.cands[i].Date); d != "" {
 			dates[i], _ = time.Parse(time.DateOnly, d)
 			if d > f.newest {
 				f.newest = d

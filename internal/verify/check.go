@@ -15,7 +15,8 @@ import (
 
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 type checker struct {
@@ -733,7 +734,7 @@ func (c *checker) judgedText(s Source) string {
 	var intact []source.Passage
 	for i, p := range s.Passages {
 		ok := p.Intact()
-		if ok && s.Text != "" && s.TextSHA256 != "" && source.SHA256(s.Text) == s.TextSHA256 {
+		if ok && s.Text != "" && s.TextSHA256 != "" && sourcetext.SHA256(s.Text) == s.TextSHA256 {
 			// The very text that was read: the passage must be its
 			// bytes at its offsets.
 			ok = p.Start >= 0 && p.Start <= p.End && p.End <= len(s.Text) && s.Text[p.Start:p.End] == p.Text
@@ -747,7 +748,7 @@ func (c *checker) judgedText(s Source) string {
 		intact = append(intact, p)
 	}
 	if strings.TrimSpace(s.Text) != "" {
-		if s.TextSHA256 != "" && len(intact) > 0 && source.SHA256(s.Text) != s.TextSHA256 {
+		if s.TextSHA256 != "" && len(intact) > 0 && sourcetext.SHA256(s.Text) != s.TextSHA256 {
 			text := strings.Join(strings.Fields(s.Text), " ")
 			gone := 0
 			for _, p := range intact {

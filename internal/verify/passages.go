@@ -1,7 +1,7 @@
 package verify
 
 import (
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Passages returns, by source number, the passages of the sources' texts

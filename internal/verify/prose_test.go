@@ -11,7 +11,8 @@ import (
 	"testing/fstest"
 
 	"github.com/deepresearch/deepresearch/internal/golden"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // plantedProse checks testdata/planted/report.md against the sources and
@@ -345,7 +346,7 @@ func TestPassages(t *testing.T) {
 	if len(kept[1]) != 1 || kept[1][0].Text != "A goroutine blocked forever on a channel leaks." || !kept[1][0].Intact() {
 		t.Fatalf("passages %+v", kept)
 	}
-	textHash := source.SHA256(text)
+	textHash := sourcetext.SHA256(text)
 	tests := []struct {
 		name  string
 		src   Source

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // quantity is a number, amount, percentage, date or measure in a text,
@@ -121,7 +121,7 @@ func quantities(s string) []quantity {
 		return j < dates && out[j].start < hi
 	}
 	dateMatches := [][]int(nil)
-	if source.HasYear(s) { // every date read has its year
+	if sourcetext.HasYear(s) { // every date read has its year
 		dateMatches = dateRe.FindAllStringSubmatchIndex(s, -1)
 	}
 	for _, m := range dateMatches {

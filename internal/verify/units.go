@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // unitsOfOne reports whether a and b are one document at two different
@@ -21,7 +21,7 @@ func unitsOfOne(a, b Source) bool {
 // with no pinpoint all of them, their texts together; for a source read
 // at one unit, that unit when loc names it or names none; for a whole
 // document, the unit loc names when its text marks units (see
-// source.UnitText), else the whole. ok is false when no source has
+// source.Location.In), else the whole. ok is false when no source has
 // number n; bad says why when the source has no such page, row or slide
 // (a locator outside its source: a problem of its own).
 func (c *checker) source(n int, loc source.Location) (src Source, ok bool, bad string) {
@@ -38,7 +38,7 @@ func (c *checker) source(n int, loc source.Location) (src Source, ok bool, bad s
 			return Source{}, false, fmt.Sprintf("source [%d] (%s) has no %s: it was read at %s", n, name(s), loc, s.Location)
 		}
 		text := c.judged[n]
-		if unit, found := source.UnitText(text, loc); found {
+		if unit, found := loc.In(text); found {
 			s.Text, s.Location = unit, loc
 			return s, true, ""
 		}

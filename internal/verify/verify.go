@@ -45,7 +45,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // Source is one source a report may cite.

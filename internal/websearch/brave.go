@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -62,7 +62,7 @@ func (b *brave) search(ctx context.Context, c *caller, query string, limit int) 
 		}
 		// Brave gives ranks, not scores: score by rank, best 1.
 		out = append(out, search.Result{URL: r.URL, Title: r.Title, Snippet: snippet, Score: float64(n-i) / float64(n),
-			Published: cmp.Or(source.ParseDate(r.PageAge), source.ParseDate(r.Age))})
+			Published: cmp.Or(sourcetext.ParseDate(r.PageAge), sourcetext.ParseDate(r.Age))})
 	}
 	return out, nil
 }

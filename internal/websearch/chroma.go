@@ -15,8 +15,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/deepresearch/deepresearch/internal/source"
 	"github.com/deepresearch/deepresearch/search"
+	"github.com/deepresearch/deepresearch/source"
 )
 
 // ChannelChroma is the Result.Channel of a Chroma collection's results.

@@ -28,7 +28,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/fetch"
-	"github.com/deepresearch/deepresearch/internal/source"
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -202,8 +202,8 @@ func (e *Engine) Search(ctx context.Context, query string, limit int) ([]search.
 			r.Title = u
 		}
 		r.Snippet = cleanSnippet(r.Snippet)
-		r.Published, r.Modified = source.ParseDate(r.Published), source.ParseDate(r.Modified)
-		r.Author = source.ParseAuthors(r.Author)
+		r.Published, r.Modified = sourcetext.ParseDate(r.Published), sourcetext.ParseDate(r.Modified)
+		r.Author = sourcetext.ParseAuthors(r.Author)
 		out = append(out, r)
 		if len(out) == limit {
 			break

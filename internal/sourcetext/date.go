@@ -1,4 +1,4 @@
-package source
+package sourcetext
 
 import (
 	"strings"
@@ -97,19 +97,4 @@ func Day(iso string) string {
 		return ""
 	}
 	return iso[:10]
-}
-
-// Dated is the date a reference list shows beside the source: its
-// publication day ("2024-03-15"); for a web page with none, the day it was
-// last modified ("updated 2024-03-15"); else "". A local document's
-// modification time is the file's, which says when it was copied as much
-// as when it was written: it is not shown (the JSON report carries it).
-func (s Source) Dated() string {
-	if d := Day(s.Published); d != "" {
-		return d
-	}
-	if d := Day(s.Modified); d != "" && s.Kind() == KindWeb {
-		return "updated " + d
-	}
-	return ""
 }

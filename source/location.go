@@ -1,6 +1,10 @@
 package source
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
+)
 
 // Location kinds: what a Location's Value counts.
 const (
@@ -45,11 +49,11 @@ func (l Location) IsZero() bool { return l == Location{} }
 // "p. 7", "Returns › Refunds", "row 12" ("Prices, row 12" with a sheet),
 // "slide 3", "lines 45-49" ("line 4"); "" for the whole document.
 func (l Location) String() string {
-	v := Clean(l.Value)
+	v := sourcetext.Clean(l.Value)
 	var s string
 	switch l.Kind {
 	case "":
-		return Clean(l.Part)
+		return sourcetext.Clean(l.Part)
 	case LocPage:
 		s = "p. " + v
 	case LocSection:
@@ -65,9 +69,9 @@ func (l Location) String() string {
 			s = "line " + v
 		}
 	default:
-		s = strings.TrimSpace(Clean(l.Kind) + " " + v)
+		s = strings.TrimSpace(sourcetext.Clean(l.Kind) + " " + v)
 	}
-	if p := Clean(l.Part); p != "" {
+	if p := sourcetext.Clean(l.Part); p != "" {
 		s = p + ", " + s
 	}
 	return s
@@ -112,4 +116,45 @@ func (l Location) Key() string {
 		return ""
 	}
 	return "#" + l.Kind + ":" + l.Part + ":" + l.Value
+}
+
+// In returns the part of a document's extracted text (search.Result's
+// Text) that the unit l (a page, slide or row; see Unit) holds, as the
+// extractors mark their units in the text: a page from its
+// "--- page N ---" line to the next page's, a slide from its
+// "--- slide N: …" line likewise, a row its line "row N: …"
+// ("Sheet, row N: …"). It reports false when the text has no such unit,
+// and for a section, a line range or the whole document.
+func (l Location) In(text string) (string, bool) {
+	var start, next string
+	switch l.Kind {
+	case LocPage:
+		start, next = "--- page "+l.Value+" ---\n", "\n--- page "
+	case LocSlide:
+		start, next = "--- slide "+l.Value+": ", "\n--- slide "
+	case LocRow:
+		prefix := l.String() + ": "
+		for line := range strings.SplitSeq(text, "\n") {
+			if strings.HasPrefix(line, prefix) {
+				return line, true
+			}
+		}
+		return "", false
+	default:
+		return "", false
+	}
+	i := -1
+	if strings.HasPrefix(text, start) {
+		i = 0
+	} else if j := strings.Index(text, "\n"+start); j >= 0 {
+		i = j + 1
+	}
+	if i < 0 {
+		return "", false
+	}
+	unit := text[i:]
+	if j := strings.Index(unit[len(start):], next); j >= 0 {
+		unit = unit[:len(start)+j]
+	}
+	return strings.TrimSpace(unit), true
 }

@@ -1,15 +1,27 @@
-// Package source defines Source, the retrieved document every stage agrees
-// on: the search tools produce it, citeproc resolves markers to it,
-// collapse de-duplicates it, the final report lists it and events carry it.
+// Package source is the vocabulary of what a report cites: Source, one
+// retrieved document (a web page, a local document, a record of a
+// knowledge base), with its Location inside the document (a page, a
+// section, a row, a slide); the Passage of its text a citation was
+// checked against; and the Relevance the sources reconciler gave it.
+//
+// Every stage agrees on these types: the search backends (search.Result)
+// produce them, citations resolve to them, events and stored runs carry
+// them, and a report lists them. Their JSON forms are part of the wire
+// formats of events, reports and stored runs.
+//
+// The package is a leaf: it links nothing outside the standard library.
+// Its names for readers (Label, LabelAt, Location.String) fold white
+// space and drop control characters, since a source's fields come from
+// outside (a page's title, a document's metadata).
 package source
 
 import (
 	"cmp"
 	"net/url"
 	"path"
-	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // Source is one retrieved document that a report may cite.
@@ -28,15 +40,15 @@ type Source struct {
 	// section, a row, a slide); zero for the whole document or a web page.
 	Location Location `json:"location,omitzero"`
 	// Published is when the document was first published, and Modified
-	// when it last changed, in ISO 8601 (see ParseDate: "2024-03-15",
-	// "2024-03-15T10:00:00Z"); empty when unknown. A web page's come from
+	// when it last changed, in ISO 8601 ("2024-03-15", or RFC 3339 with a
+	// time of day: "2024-03-15T10:00:00Z"); empty when unknown. A web page's come from
 	// its search result or its metadata; a local document's Modified is
 	// its file's modification time.
 	Published string `json:"published,omitempty"`
 	Modified  string `json:"modified,omitempty"`
 	// Author is who wrote the document, as its source gives it (a search
 	// result's author, a page's meta author or JSON-LD author, a PDF's or
-	// DOCX's metadata); several authors are separated by "; " (see
+	// DOCX's metadata); several authors are separated by AuthorSep (see
 	// Authors). Empty when unknown.
 	Author string `json:"author,omitempty"`
 	// Tier is how credible the source is by its domain, as the run's tier
@@ -52,46 +64,11 @@ const AuthorSep = "; "
 func (s Source) Authors() []string {
 	var out []string
 	for _, a := range strings.Split(s.Author, strings.TrimSpace(AuthorSep)) {
-		if a = Clean(a); a != "" {
+		if a = sourcetext.Clean(a); a != "" {
 			out = append(out, a)
 		}
 	}
 	return out
-}
-
-// maxAuthors and maxAuthor bound what JoinAuthors keeps of a source's
-// authors: untrusted metadata cannot make a reference line long.
-const (
-	maxAuthors = 10
-	maxAuthor  = 100
-)
-
-// ParseAuthors is the Author of a list of names separated by ";" (a
-// search result's, a document's metadata), as JoinAuthors makes it.
-func ParseAuthors(list string) string {
-	return JoinAuthors(strings.Split(list, ";")...)
-}
-
-// JoinAuthors is the Author of names: each cleaned (white space folded,
-// control characters dropped, ";" made ","), empty and repeated ones
-// dropped, at most 10 of at most 100 bytes each (cut at a rune), joined
-// by AuthorSep.
-func JoinAuthors(names ...string) string {
-	var out []string
-	for _, n := range names {
-		n = Clean(strings.ReplaceAll(n, ";", ","))
-		if len(n) > maxAuthor {
-			cut := maxAuthor
-			for cut > 0 && !utf8.RuneStart(n[cut]) {
-				cut--
-			}
-			n = strings.TrimSpace(n[:cut])
-		}
-		if n != "" && !slices.Contains(out, n) && len(out) < maxAuthors {
-			out = append(out, n)
-		}
-	}
-	return strings.Join(out, AuthorSep)
 }
 
 // Kinds of source (Source.Kind), as reference lists cite them and the
@@ -141,11 +118,11 @@ func (s Source) Path() string {
 	if s.Kind() != KindLocal {
 		return ""
 	}
-	if id := Clean(s.ID); id != "" {
+	if id := sourcetext.Clean(s.ID); id != "" {
 		return id
 	}
 	if u, err := url.Parse(s.URL); err == nil {
-		return Clean(u.Path)
+		return sourcetext.Clean(u.Path)
 	}
 	return ""
 }
@@ -171,7 +148,7 @@ func (s Source) Collection() string {
 	if dir := path.Dir(strings.TrimPrefix(s.Path(), "/")); dir != "." && dir != "/" && dir != "" {
 		return dir
 	}
-	if c := Clean(s.Channel); c != "" {
+	if c := sourcetext.Clean(s.Channel); c != "" {
 		return c
 	}
 	return ChannelCorpus
@@ -181,11 +158,11 @@ func (s Source) Collection() string {
 // CHANNEL:COLLECTION#ID, into its collection and the rest ("SOURCE",
 // "#ID"); ok is false for a source that is not a store's record.
 func (s Source) record() (collection, rest string, ok bool) {
-	ch := Clean(s.Channel)
+	ch := sourcetext.Clean(s.Channel)
 	if ch == "" || ch == ChannelCorpus || s.Kind() == KindWeb {
 		return "", "", false
 	}
-	after, ok := strings.CutPrefix(Clean(s.ID), ch+":")
+	after, ok := strings.CutPrefix(sourcetext.Clean(s.ID), ch+":")
 	if !ok {
 		return "", "", false
 	}
@@ -217,60 +194,13 @@ func (s Source) Record() bool {
 func (s Source) Name() string {
 	switch c, rest, ok := s.record(); {
 	case s.Kind() == KindWeb:
-		return cmp.Or(Clean(s.URL), Clean(s.ID))
+		return cmp.Or(sourcetext.Clean(s.URL), sourcetext.Clean(s.ID))
 	case ok && strings.HasPrefix(rest, "#"):
 		return c + rest
 	case ok:
 		return rest
 	}
-	return cmp.Or(s.Path(), Clean(s.ID))
-}
-
-// collectionTitles are the display names of the collections seed 003's
-// knowledge base has, and of their usual synonyms.
-var collectionTitles = map[string]string{
-	"catalog": "Product Catalog", "catalogue": "Product Catalog", "products": "Product Catalog", "product_catalog": "Product Catalog",
-	"faq": "FAQ", "faqs": "FAQ",
-	"troubleshooting": "Troubleshooting Guide", "troubleshooting_guide": "Troubleshooting Guide",
-	CollectionWeb: "Web Search",
-}
-
-// CollectionTitle is a collection's display name, as seed 003's
-// formatted_citations name a knowledge base's records: "Product Catalog"
-// for "catalog", "FAQ" for "faq", "Troubleshooting Guide" for
-// "troubleshooting"; another name is title-cased, its underscores and
-// hyphens made spaces ("return_policy": "Return Policy"). White space is
-// folded and control characters dropped.
-func CollectionTitle(collection string) string {
-	c := Clean(collection)
-	if t, ok := collectionTitles[strings.ToLower(c)]; ok {
-		return t
-	}
-	words := strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(c))
-	for i, w := range words {
-		r := []rune(w)
-		words[i] = strings.ToUpper(string(r[0])) + string(r[1:])
-	}
-	return strings.Join(words, " ")
-}
-
-// Attribution is how an answer names a collection it draws on, as seed
-// 003's answers do: "According to our product catalog", "According to
-// our FAQ", "From our troubleshooting guide" (a guide is drawn from).
-// Words of the display name (CollectionTitle) are lower case but for
-// acronyms.
-func Attribution(collection string) string {
-	words := strings.Fields(CollectionTitle(collection))
-	for i, w := range words {
-		if w != strings.ToUpper(w) {
-			words[i] = strings.ToLower(w)
-		}
-	}
-	name := "our " + strings.Join(words, " ")
-	if n := len(words); n > 0 && words[n-1] == "guide" {
-		return "From " + name
-	}
-	return "According to " + name
+	return cmp.Or(s.Path(), sourcetext.Clean(s.ID))
 }
 
 // Label is how every list of sources names one, for readers and models
@@ -286,11 +216,11 @@ func (s Source) Label() string {
 
 // document is the label of the whole document.
 func (s Source) document() string {
-	t := Clean(s.Title)
+	t := sourcetext.Clean(s.Title)
 	p := s.Path()
 	switch {
 	case p == "" && t == "":
-		return Clean(s.ID)
+		return sourcetext.Clean(s.ID)
 	case p == "":
 		return t
 	case t == "" || t == p || t == path.Base(p):
@@ -299,18 +229,17 @@ func (s Source) document() string {
 	return p + " — " + t
 }
 
-// Clean folds white space to single spaces and drops control characters
-// (C0, DEL, C1), so text from a corpus, the web or a model cannot break a
-// line of a list or carry a terminal escape sequence.
-func Clean(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r':
-			return ' '
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
+// Dated is the date a reference list shows beside the source: its
+// publication day ("2024-03-15"); for a web page with none, the day it was
+// last modified ("updated 2024-03-15"); else "". A local document's
+// modification time is the file's, which says when it was copied as much
+// as when it was written: it is not shown (the JSON report carries it).
+func (s Source) Dated() string {
+	if d := sourcetext.Day(s.Published); d != "" {
+		return d
+	}
+	if d := sourcetext.Day(s.Modified); d != "" && s.Kind() == KindWeb {
+		return "updated " + d
+	}
+	return ""
 }

@@ -4,7 +4,8 @@ package source
 // task: seed 001's q_relevance entry.
 type QueryScore struct {
 	// QID is the query's place among the task's searches: "1", "2", …
-	QID   string `json:"qid"`
+	QID string `json:"qid"`
+	// Query is the search's query, as the task ran it.
 	Query string `json:"query"`
 	// Score is the share of the query's key terms the source's passage
 	// has, 0 to 1.

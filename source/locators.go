@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/sourcetext"
 )
 
 // plural names several units of one kind for readers.
@@ -48,10 +50,10 @@ func Locators(locs []Location) string {
 		}
 		vals := make([]string, 0, j-i)
 		for _, l := range locs[i:j] {
-			vals = append(vals, Clean(l.Value))
+			vals = append(vals, sourcetext.Clean(l.Value))
 		}
 		g := plural[locs[i].Kind] + " " + strings.Join(vals, ", ")
-		if p := Clean(locs[i].Part); p != "" {
+		if p := sourcetext.Clean(locs[i].Part); p != "" {
 			g = p + ", " + g
 		}
 		groups = append(groups, g)
