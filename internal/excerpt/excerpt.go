@@ -68,6 +68,8 @@ func Units(text string) []Unit {
 	heading := ""
 	lines := splitLines(text)
 	var cur *Unit
+	inTable := false // between a simple table's first border and its last
+	tableIndent := 0 // its border's indentation: where its first column starts
 	flush := func() {
 		if cur != nil {
 			cur.Text = strings.TrimRight(text[cur.Start:cur.End], "\n ")
@@ -101,6 +103,19 @@ func Units(text string) []Unit {
 			flush()
 		case t == "":
 			flush()
+			inTable = false
+		case tableBorder(t):
+			// A reStructuredText simple table: its borders are no text,
+			// and each row is a unit of its own, as a list's item is.
+			flush()
+			inTable, tableIndent = true, indent(l.text)
+		case inTable:
+			// A line whose first column is empty continues the row above.
+			if cur != nil && indent(l.text) > tableIndent {
+				cur.End = l.end
+				break
+			}
+			start(Item, l)
 		case isHeading(lines, i):
 			flush()
 			heading = headingText(t)
@@ -218,7 +233,22 @@ func underline(s string) bool {
 		return false
 	}
 	c := t[0]
-	return strings.IndexByte("=-~^*", c) >= 0 && strings.Trim(t, string(c)) == ""
+	return strings.IndexByte("=-~^*+#`:'\"_<>", c) >= 0 && strings.Trim(t, string(c)) == ""
+}
+
+// tableBorder reports whether t is a border of a reStructuredText simple
+// table: two or more runs of "=" parted by spaces.
+func tableBorder(t string) bool {
+	runs := strings.Fields(t)
+	if len(runs) < 2 {
+		return false
+	}
+	for _, r := range runs {
+		if len(r) < 2 || strings.Trim(r, "=") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // headingText is a Markdown heading line's text, without its marks and

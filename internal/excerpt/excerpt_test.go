@@ -160,3 +160,51 @@ func TestWithContextHow(t *testing.T) {
 		t.Errorf("a paragraph after a command takes the command as its name: %s", got)
 	}
 }
+
+// TestRestructuredText: a reStructuredText heading underlined with any
+// of its adornment characters is a heading, and a simple table's rows
+// are units of their own — a row's continuation line stays with it, the
+// borders are no text — so that a row is scored, quoted and cited alone.
+func TestRestructuredText(t *testing.T) {
+	text := "Minimal requirements\n++++++++++++++++++++\n\n" +
+		" ============ ========= =====================\n" +
+		" Program      Minimal   Command\n" +
+		" ============ ========= =====================\n" +
+		" GNU C        5.1       gcc --version\n" +
+		" GNU make     3.82      make --version\n" +
+		"                        (or gmake --version)\n" +
+		" ============ ========= =====================\n\n" +
+		"After the table.\n"
+	want := []struct {
+		kind    Kind
+		heading string
+		text    string
+	}{
+		{Item, "Minimal requirements", " Program      Minimal   Command"},
+		{Item, "Minimal requirements", " GNU C        5.1       gcc --version"},
+		{Item, "Minimal requirements", " GNU make     3.82      make --version\n                        (or gmake --version)"},
+		{Prose, "Minimal requirements", "After the table."},
+	}
+	got := Units(text)
+	if len(got) != len(want) {
+		for _, u := range got {
+			t.Logf("%d %q %q", u.Kind, u.Heading, u.Text)
+		}
+		t.Fatalf("%d units, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if u := got[i]; u.Kind != w.kind || u.Heading != w.heading || u.Text != w.text {
+			t.Errorf("unit %d = {%d %q %q}, want {%d %q %q}", i, u.Kind, u.Heading, u.Text, w.kind, w.heading, w.text)
+		}
+	}
+	for _, b := range []string{"== ==", "=== ===== ==", " ============ ========="} {
+		if !tableBorder(strings.TrimSpace(b)) {
+			t.Errorf("tableBorder(%q) = false", b)
+		}
+	}
+	for _, b := range []string{"==========", "= =", "== -- ==", "a == b"} {
+		if tableBorder(b) {
+			t.Errorf("tableBorder(%q) = true", b)
+		}
+	}
+}
