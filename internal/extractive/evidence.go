@@ -89,8 +89,9 @@ func asksHow(q string) bool {
 }
 
 // namedSection reports whether the innermost heading of h is code-like:
-// one or two words, one of them holding "_", ".", "=", "(" or "[" or
-// mixing cases inside a word.
+// one or two words, one of them holding "_", ".", "=", "(" or "[" inside
+// it. (A camel-case identifier, "func ListenAndServe", counted too, loses
+// an answer: every Go function's section would be lifted.)
 func namedSection(h string) bool {
 	if i := strings.LastIndex(h, "›"); i >= 0 {
 		h = h[i+len("›"):]
