@@ -47,11 +47,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/cite"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/corpus"
 	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
@@ -144,8 +144,10 @@ type Config struct {
 	Agents worker.Runner
 	// Clock tells time and arms timers: event stamps, stage timings, agent
 	// time limits, the stop grace, retry backoffs, the FetchedAt of pages
-	// (unless Fetch sets its own). Nil means the real clock.
-	Clock Clock
+	// (unless Fetch sets its own). Nil means the real clock. Tests inject
+	// a clock.Fake (deepresearchtest.NewClock), or run inside a
+	// testing/synctest bubble with the real one.
+	Clock clock.Clock
 	// Telemetry receives the OpenTelemetry spans and metrics of every run
 	// (the zero value: none, at no cost).
 	Telemetry Telemetry
@@ -235,12 +237,6 @@ type Telemetry struct {
 	// config.ResearcherConfig fills it. A role missing is a call without a model name.
 	ModelNames map[string]string
 }
-
-// Clock is a Researcher's time source: event stamps, stage timings, agent
-// time limits, the stop grace, retry backoffs. Tests inject a fake one (see
-// deepresearchtest.Clock), or run inside a testing/synctest bubble with
-// the real one, so that no test waits on a real timeout.
-type Clock = clock.Clock
 
 // Researcher runs research. It is safe for concurrent use: each run is
 // independent, and they share the model and search backend.

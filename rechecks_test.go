@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/recheck"
@@ -21,7 +22,7 @@ import (
 // document (skipped).
 type orderRechecker struct {
 	*deepresearch.Researcher
-	clock  deepresearch.Clock
+	clock  clock.Clock
 	corpus map[string]bool
 
 	mu    sync.Mutex

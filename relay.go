@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/memstore"
 	"github.com/deepresearch/deepresearch/recheck"
@@ -148,7 +148,7 @@ type RunsOptions struct {
 	// once in a pass, and must not block.
 	OnRecheck func(id string, res *recheck.Result)
 	// Clock arms the time limits; nil means the real clock.
-	Clock Clock
+	Clock clock.Clock
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
 	// StoreErr is what opening the run store gave, when it failed: NewRuns
@@ -651,7 +651,7 @@ type pausable struct {
 }
 
 // newPausable arms a limit of d on c that calls expire.
-func newPausable(c Clock, d time.Duration, expire func()) *pausable {
+func newPausable(c clock.Clock, d time.Duration, expire func()) *pausable {
 	arm := func() func() bool { return c.AfterFunc(d, expire) }
 	return &pausable{stop: arm(), arm: arm}
 }

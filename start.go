@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/runstore"
 )
@@ -78,7 +79,7 @@ type RunOptions struct {
 	// a run past it ends failed, with ErrTimeLimit.
 	Timeout time.Duration
 	// Clock arms Timeout and ReviewTimeout; nil means the Researcher's.
-	Clock Clock
+	Clock clock.Clock
 }
 
 // Run is a run Start started. It owns the goroutine that runs the
@@ -379,7 +380,7 @@ func (run *Run) close() {
 
 // hooks are an Interactive run's Hooks: each waits for the matching
 // Answer or Review.
-func (run *Run) hooks(c Clock, opts RunOptions) *Hooks {
+func (run *Run) hooks(c clock.Clock, opts RunOptions) *Hooks {
 	w := run.wait
 	return &Hooks{
 		Ask: func(ctx context.Context, qs []events.Clarification) ([]string, error) {

@@ -7,8 +7,8 @@ import (
 	"iter"
 	"time"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 

@@ -3,11 +3,10 @@ package deepresearchtest
 import (
 	"time"
 
-	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 )
 
-// Clock is a fake deepresearch.Clock: its time stands still until Advance
+// Clock is a fake clock.Clock: its time stands still until Advance
 // moves it, and the timers armed with AfterFunc (agent time limits, the
 // stop grace after cancellation, retry backoffs) fire only then, in the
 // goroutine that calls Advance. Tests that exercise a timeout use it
@@ -18,7 +17,7 @@ import (
 // goroutine of the bubble is blocked.
 type Clock = clock.Fake
 
-var _ deepresearch.Clock = (*Clock)(nil)
+var _ clock.Clock = (*Clock)(nil)
 
 // NewClock returns a Clock that reads start.
 func NewClock(start time.Time) *Clock { return clock.NewFake(start) }

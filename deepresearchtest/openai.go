@@ -14,7 +14,7 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/internal/openaiwire"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )

@@ -2,6 +2,7 @@ package deepresearchtest
 
 import (
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/internal/memstore"
 )
 
@@ -20,4 +21,4 @@ var _ deepresearch.Store = (*Store)(nil)
 
 // NewStore returns an empty Store that stamps runs and sources with c's
 // time (nil: the real clock).
-func NewStore(c deepresearch.Clock) *Store { return &Store{memstore.New(c)} }
+func NewStore(c clock.Clock) *Store { return &Store{memstore.New(c)} }

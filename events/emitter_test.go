@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 )
 
 func TestMain(m *testing.M) {

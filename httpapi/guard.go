@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 )
 
 // Defaults of the zero Config's limits on clients.

@@ -84,8 +84,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/config"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/jsonkind"
 	"github.com/deepresearch/deepresearch/render"
@@ -140,7 +140,7 @@ type Config struct {
 	// Clock times event stream heartbeats, bounds the waits for other
 	// server processes and stamps chat completions; nil means the real
 	// clock. (The Runs has its own, for run time limits.)
-	Clock deepresearch.Clock
+	Clock clock.Clock
 	// Logger receives diagnostics; nil disables logging.
 	Logger *zerolog.Logger
 	// Render is what rendering a report needs beyond it: the browser

@@ -21,8 +21,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/deepresearch/deepresearch"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/purpose"
 	"github.com/deepresearch/deepresearch/render"
@@ -124,7 +124,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}
-	var rclock deepresearch.Clock
+	var rclock clock.Clock
 	if o.planTimeout > 0 {
 		rclock = e.clock
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 )
 
 // Event headers: the run's sequence number of an event, and the attempt

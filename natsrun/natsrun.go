@@ -59,8 +59,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
-	"github.com/deepresearch/deepresearch"
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 )
 
 // DefaultPrefix is Config.Prefix's default.
@@ -88,7 +87,7 @@ type Config struct {
 	// reconnect's wait, AckWait, a request's default timeout) is on real
 	// time; so is a pull's expiry at the server, which on any clock but
 	// the real one is the client's default.
-	Clock deepresearch.Clock
+	Clock clock.Clock
 	// Log, when not nil, is told of each task a worker takes and how it
 	// ends (done, failed and given back for another delivery, dead,
 	// stopped by its coordinator, given back at shutdown), with the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/internal/storetest"
 )
 

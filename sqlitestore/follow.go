@@ -6,7 +6,7 @@ import (
 	"iter"
 	"sync"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 )
 
 // hub wakes the followers of a run in this process when it changes, and

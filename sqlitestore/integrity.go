@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 )
 
 // ErrCorrupt reports a store whose database file is damaged (a disk or

@@ -6,16 +6,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/deepresearch/deepresearch/runstore"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/deepresearch/deepresearch/runstore"
+
 	"go.uber.org/goleak"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/storetest"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )

@@ -24,8 +24,8 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/domains"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms/openai"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
 

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/deepresearch/deepresearch/internal/clock"
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/internal/retry"
 )
 

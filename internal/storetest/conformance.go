@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/usage"
 	"github.com/deepresearch/deepresearch/runstore"
 )

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/source"

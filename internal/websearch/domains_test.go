@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/domains"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	"github.com/deepresearch/deepresearch/internal/websearch"
 	"github.com/deepresearch/deepresearch/search"
 )

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/clock"
 	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/usage"
 	"github.com/deepresearch/deepresearch/source"
