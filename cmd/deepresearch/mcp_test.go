@@ -69,12 +69,7 @@ func startMCP(t *testing.T, args ...string) (cs *mcp.ClientSession, end func() (
 // over the test corpus, and verify checks the report it returns.
 func TestMCPCommand(t *testing.T) {
 	index := isolate(t)
-	ctx := context.Background()
 	cs, end := startMCP(t, "--corpus", corpus, "--index", index)
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question}})
-	if err != nil || res.IsError {
-		t.Fatalf("research: %v %+v", err, res)
-	}
 	var rep struct {
 		Markdown   string `json:"markdown"`
 		References []struct {
@@ -82,10 +77,7 @@ func TestMCPCommand(t *testing.T) {
 			URL    string `json:"url"`
 		} `json:"references"`
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	callTool(t, cs, "research", map[string]any{"question": question}, &rep)
 	cited := regexp.MustCompile(`\[\[(\d+)\]\]\(`).FindAllString(rep.Markdown, -1)
 	if len(cited) == 0 || len(rep.References) == 0 || !strings.Contains(rep.Markdown, "## References") {
 		t.Fatalf("report without citations:\n%s", rep.Markdown)
@@ -96,16 +88,12 @@ func TestMCPCommand(t *testing.T) {
 	for _, r := range rep.References {
 		srcs = append(srcs, map[string]any{"number": r.Number, "url": r.URL, "text": "x"})
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "verify", Arguments: map[string]any{"text": rep.Markdown, "sources": srcs}})
-	if err != nil || res.IsError {
-		t.Fatalf("verify: %v %+v", err, res)
-	}
 	var v struct {
 		Summary struct{ Citations, Fabricated int } `json:"summary"`
 	}
-	b, _ = json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &v); err != nil || v.Summary.Citations == 0 || v.Summary.Fabricated != 0 {
-		t.Errorf("verify: %v %s", err, b)
+	callTool(t, cs, "verify", map[string]any{"text": rep.Markdown, "sources": srcs}, &v)
+	if v.Summary.Citations == 0 || v.Summary.Fabricated != 0 {
+		t.Errorf("verify: %+v", v.Summary)
 	}
 	if c, stderr := end(); c != 0 {
 		t.Errorf("exit status %d: %s", c, stderr)
@@ -192,29 +180,36 @@ func TestMCPWithoutAStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("XDG_DATA_HOME", filepath.Join(blocker, "data")) // below a file: no store can be made there
-	ctx := context.Background()
 	cs, end := startMCP(t, "--corpus", corpus, "--index", index)
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "research", Arguments: map[string]any{"question": question}})
-	if err != nil || res.IsError {
-		t.Fatalf("research: %v %+v", err, res)
-	}
 	var rep struct {
 		RunID    string `json:"run_id"`
 		Markdown string `json:"markdown"`
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &rep); err != nil || rep.RunID == "" || !strings.Contains(rep.Markdown, "## References") {
-		t.Fatalf("research without a store: %v, run %q:\n%s", err, rep.RunID, rep.Markdown)
+	callTool(t, cs, "research", map[string]any{"question": question}, &rep)
+	if rep.RunID == "" || !strings.Contains(rep.Markdown, "## References") {
+		t.Fatalf("research without a store: run %q:\n%s", rep.RunID, rep.Markdown)
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"run_id": rep.RunID, "question": "How were the cables repaired?"}})
-	if err != nil || res.IsError {
-		t.Fatalf("ask of a run held in memory: %v %+v", err, res)
-	}
+	var answer map[string]any
+	callTool(t, cs, "ask", map[string]any{"run_id": rep.RunID, "question": "How were the cables repaired?"}, &answer) // of a run held in memory
 	c, stderr := end()
 	if c != 0 {
 		t.Fatalf("exit status %d: %s", c, stderr)
 	}
 	if strings.Count(stderr, "will not be kept") != 1 {
 		t.Errorf("stderr says %q; want one warning that runs will not be kept", stderr)
+	}
+}
+
+// callTool calls the tool name with args and decodes its structured
+// result into out, failing the test on an error or an error result.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %+v", name, err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s: %v %s", name, err, b)
 	}
 }
