@@ -429,7 +429,9 @@ func Table(w io.Writer, sums ...Summary) {
 			return pct(x)
 		}
 	}
-	row("facts shown to the agents (every fact in their search results and opened texts)", func(s Summary) string { return keyed(s.ShownRecall, s.RecordsShown)(s) })
+	if slices.ContainsFunc(sums, func(s Summary) bool { return s.RecordsShown }) {
+		row("facts shown to the agents (every fact in their search results and opened texts)", func(s Summary) string { return keyed(s.ShownRecall, s.RecordsShown)(s) })
+	}
 	row("evidence recall (every fact in what the agents handed the writer; plain search: in its documents)", func(s Summary) string { return keyed(s.EvidenceRecall, true)(s) })
 	row("answered (every fact in the report)", func(s Summary) string { return keyed(s.Answered, s.Reported)(s) })
 	row("precision (expected, sharing a key term, or a second hop)", func(s Summary) string { return pct(s.Precision) })
