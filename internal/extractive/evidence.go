@@ -55,8 +55,10 @@ const (
 	// 1) plus half its source's search rank (at most priorWeight).
 	namedBoost = 1 + priorWeight
 	// sourceDecay discounts a source's next passage for each one already
-	// taken of it.
-	sourceDecay = 0.5
+	// taken of it. (0.5 took too few of the one source that answers: 0.65,
+	// 0.7 and 0.8 each answer one more tuned question, 0.8 citing fewer
+	// documents; 1.0, no discount, loses four.)
+	sourceDecay = 0.8
 	// leadBudget bounds the opening of a source quoted as its lead.
 	leadBudget = 2400
 	// nearDuplicate is the stem Jaccard similarity above which a passage

@@ -362,3 +362,28 @@ func TestReporterPrefersTheExample(t *testing.T) {
 		t.Errorf("the example is not quoted:\n%s", out)
 	}
 }
+
+// TestReporterDrawsOnSourcesAlike: of two sources whose passages bear on
+// the task about as well, the report quotes several of each, taking
+// turns, rather than every passage of the one a little ahead
+// (sourceDecay).
+func TestReporterDrawsOnSourcesAlike(t *testing.T) {
+	words := strings.Fields("amber basalt cobalt dune ember fjord garnet heron iris jasper kelp lagoon marble nectar onyx pumice quartz reef sienna tundra umber violet willow xenon yarrow zinc")
+	var results strings.Builder
+	for n := 1; n <= 2; n++ {
+		fmt.Fprintf(&results, "[%d] Swap notes %d\nURL: file:///docs/swap%d.txt\nLocation: lines 1-90\n", n, n, n)
+		for i := range 9 {
+			extra := ""
+			if n == 1 {
+				extra = " The swap file size matters." // a little ahead
+			}
+			fmt.Fprintf(&results, "The swap file grows when memory runs short, says note %s %s %s.%s\n\n",
+				words[(i*3+n)%len(words)], words[(i*5+2*n)%len(words)], words[(i*7+3*n)%len(words)], extra)
+		}
+	}
+	msgs := []llms.MessageContent{human("Question: How does the swap file size grow when memory runs short?"), toolMsg("c1", "search", results.String())}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if n1, n2 := strings.Count(out, "[1]"), strings.Count(out, "[2]"); n1 < 3 || n2 < 3 {
+		t.Errorf("the report quotes %d passages of [1] and %d of [2]; want both drawn on, at least 3 each:\n%s", n1, n2, out)
+	}
+}
