@@ -56,7 +56,14 @@ func prepare(tb testing.TB, c eval.Corpus) *eval.Prepared {
 // what a user gets from `deepresearch run` in that folder.
 func researcher(tb testing.TB, p *eval.Prepared) eval.Run {
 	tb.Helper()
-	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(tb, p.Docs, p.IndexPath)})
+	return researcherWith(tb, p, deepresearch.Config{})
+}
+
+// researcherWith is researcher with cfg's settings, its Search p's corpus.
+func researcherWith(tb testing.TB, p *eval.Prepared, cfg deepresearch.Config) eval.Run {
+	tb.Helper()
+	cfg.Search = deepresearchtest.Corpus(tb, p.Docs, p.IndexPath)
+	r, err := deepresearch.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -101,16 +108,8 @@ func checkKeys(tb testing.TB, p *eval.Prepared, file string) {
 func watched(tb testing.TB, p *eval.Prepared) eval.Answerer {
 	tb.Helper()
 	shown := eval.NewShown(extractive.New(extractive.Options{}))
-	r, err := deepresearch.New(deepresearch.Config{Search: deepresearchtest.Corpus(tb, p.Docs, p.IndexPath),
-		ResearcherModel: shown, Judges: deepresearch.Judges{Lexical: true}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { r.Close() })
-	return eval.Showing(shown, eval.Research(func(ctx context.Context, q string, sink func(events.Event)) error {
-		_, err := startWait(ctx, r, deepresearch.Request{Question: q}, deepresearch.RunOptions{Sink: sink})
-		return err
-	}))
+	run := researcherWith(tb, p, deepresearch.Config{ResearcherModel: shown, Judges: deepresearch.Judges{Lexical: true}})
+	return eval.Showing(shown, eval.Research(run))
 }
 
 // TestRetrievalTargets checks the targets on every evaluation corpus and

@@ -8,11 +8,7 @@ import (
 
 func TestUnits(t *testing.T) {
 	text := "# Kmemleak\n\nIntro paragraph\nover two lines.\n\n## Usage\n\nTo trigger a scan:\n\n    # echo scan > /sys/kernel/debug/kmemleak\n\n- first item\n- second item\n\n```\ncode line\n\nstill code\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nDESCRIPTION\n       Indented manual prose.\n\nSetext heading\n==============\n\nLast words.\n"
-	want := []struct {
-		kind    Kind
-		heading string
-		text    string
-	}{
+	want := []wantUnit{
 		{Prose, "Kmemleak", "Intro paragraph\nover two lines."},
 		{Prose, "Usage", "To trigger a scan:"},
 		{Code, "Usage", "    # echo scan > /sys/kernel/debug/kmemleak"},
@@ -23,6 +19,20 @@ func TestUnits(t *testing.T) {
 		{Prose, "DESCRIPTION", "       Indented manual prose."},
 		{Prose, "Setext heading", "Last words."},
 	}
+	checkUnits(t, text, want)
+}
+
+// wantUnit is a unit a test expects of Units.
+type wantUnit struct {
+	kind    Kind
+	heading string
+	text    string
+}
+
+// checkUnits checks that Units(text) gives want, each unit's offsets
+// giving its text.
+func checkUnits(t *testing.T, text string, want []wantUnit) {
+	t.Helper()
 	got := Units(text)
 	if len(got) != len(want) {
 		for _, u := range got {
@@ -175,28 +185,12 @@ func TestRestructuredText(t *testing.T) {
 		"                        (or gmake --version)\n" +
 		" ============ ========= =====================\n\n" +
 		"After the table.\n"
-	want := []struct {
-		kind    Kind
-		heading string
-		text    string
-	}{
+	checkUnits(t, text, []wantUnit{
 		{Item, "Minimal requirements", " Program      Minimal   Command"},
 		{Item, "Minimal requirements", " GNU C        5.1       gcc --version"},
 		{Item, "Minimal requirements", " GNU make     3.82      make --version\n                        (or gmake --version)"},
 		{Prose, "Minimal requirements", "After the table."},
-	}
-	got := Units(text)
-	if len(got) != len(want) {
-		for _, u := range got {
-			t.Logf("%d %q %q", u.Kind, u.Heading, u.Text)
-		}
-		t.Fatalf("%d units, want %d", len(got), len(want))
-	}
-	for i, w := range want {
-		if u := got[i]; u.Kind != w.kind || u.Heading != w.heading || u.Text != w.text {
-			t.Errorf("unit %d = {%d %q %q}, want {%d %q %q}", i, u.Kind, u.Heading, u.Text, w.kind, w.heading, w.text)
-		}
-	}
+	})
 	for _, b := range []string{"== ==", "=== ===== ==", " ============ ========="} {
 		if !tableBorder(strings.TrimSpace(b)) {
 			t.Errorf("tableBorder(%q) = false", b)

@@ -95,10 +95,7 @@ func asksHow(q string) bool {
 // it. (A camel-case identifier, "func ListenAndServe", counted too, loses
 // an answer: every Go function's section would be lifted.)
 func namedSection(h string) bool {
-	if i := strings.LastIndex(h, "›"); i >= 0 {
-		h = h[i+len("›"):]
-	}
-	ws := strings.Fields(h)
+	ws := strings.Fields(headingOf(h))
 	if len(ws) == 0 || len(ws) > 2 {
 		return false
 	}
