@@ -143,6 +143,9 @@ func TestDebugOne(t *testing.T) {
 			return
 		}
 		ans := eval.Research(researcher(t, p))
+		if os.Getenv("DBG_WATCH") != "" {
+			ans = watched(t, p)
+		}
 		for _, q := range strings.Split(os.Getenv("DBG_Q"), "|") {
 			a, err := ans(context.Background(), q)
 			if err != nil {

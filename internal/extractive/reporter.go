@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/deepresearch/deepresearch/internal/terms"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -280,8 +281,10 @@ func findings(text string) []section {
 }
 
 // titleOf makes a short report title from the question: the question,
-// cut to its first clause when long; a question keeps its question mark
-// unless it is cut short ("…"), other final punctuation goes.
+// cut to its first clause when long and that clause says what is asked
+// (two words that are not stop words: not "Where can I see"); a
+// question keeps its question mark unless it is cut short ("…"), other
+// final punctuation goes.
 func titleOf(q string) string {
 	q = strings.TrimSpace(q)
 	t := strings.TrimRight(q, "?!. ")
@@ -290,7 +293,7 @@ func titleOf(q string) string {
 		mark = "?"
 	}
 	if len(strings.Fields(t)) > maxTitleWords {
-		if i := strings.IndexAny(t, ",;:("); i > 0 && len(strings.Fields(t[:i])) >= 3 {
+		if i := strings.IndexAny(t, ",;:("); i > 0 && len(strings.Fields(t[:i])) >= 3 && contentWords(t[:i]) >= 2 {
 			t = t[:i]
 		}
 	}
@@ -302,4 +305,15 @@ func titleOf(q string) string {
 	}
 	r, n := utf8.DecodeRuneInString(t)
 	return string(unicode.ToUpper(r)) + t[n:] + mark
+}
+
+// contentWords counts the words of s that are not stop words.
+func contentWords(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if !terms.IsStop(strings.ToLower(strings.Trim(w, ".,;:!?\"'()"))) {
+			n++
+		}
+	}
+	return n
 }

@@ -15,6 +15,8 @@ func TestTitleOf(t *testing.T) {
 			"How were the first transatlantic telegraph cables laid?"},
 		{"How were the first transatlantic telegraph cables laid and repaired by the ships of the day?",
 			"How were the first transatlantic telegraph cables laid and repaired by the…"},
+		{"Where can I see, for each memory mapping of a running process, how much of it is resident?",
+			"Where can I see, for each memory mapping of a running process,…"},
 		{"?", "Research report"},
 	}
 	for _, tt := range tests {
