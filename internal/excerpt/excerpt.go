@@ -47,9 +47,12 @@ type Unit struct {
 }
 
 // Lead reports whether u introduces what follows it: prose or an item
-// that ends with a colon ("To trigger a scan:", "Example:").
+// that ends with a colon ("To trigger a scan:", "Example:"), or prose
+// that ends with a comma ("As an example,": a Go doc comment's code
+// follows so).
 func (u Unit) Lead() bool {
-	return u.Kind != Code && u.Kind != Table && strings.HasSuffix(strings.TrimSpace(u.Text), ":")
+	t := strings.TrimSpace(u.Text)
+	return u.Kind != Code && u.Kind != Table && strings.HasSuffix(t, ":") || u.Kind == Prose && strings.HasSuffix(t, ",")
 }
 
 // maxUnit caps a unit's length in bytes: a longer paragraph or block is
@@ -76,7 +79,15 @@ func Units(text string) []Unit {
 			if cur.Kind == Prose && codeBlock(cur.Text) {
 				cur.Kind = Code // code whose fences the index did not keep
 			}
-			if strings.TrimSpace(cur.Text) != "" {
+			if k := len(out) - 1; k >= 0 && cur.Kind == Code && out[k].Kind == Code && out[k].Heading == cur.Heading && strings.TrimSpace(text[out[k].End:cur.Start]) == "" {
+				// Code blocks with only blank lines between are one block
+				// (an example's package clause, imports and func, their
+				// fences gone from a search's passage).
+				merged := out[k]
+				merged.End = cur.End
+				merged.Text = strings.TrimRight(text[merged.Start:merged.End], "\n ")
+				out = append(out[:k], splitLong(merged)...)
+			} else if strings.TrimSpace(cur.Text) != "" {
 				out = append(out, splitLong(*cur)...)
 			}
 			cur = nil
@@ -102,6 +113,10 @@ func Units(text string) []Unit {
 			}
 			flush()
 		case t == "":
+			if cur != nil && cur.Kind == Code && continuesCode(text, out, *cur, lines, i) {
+				cur.End = l.end // an indented block goes on past a blank line
+				break
+			}
 			flush()
 			inTable = false
 		case tableBorder(t):
@@ -168,9 +183,37 @@ func leadsInto(text string, units []Unit, l string) bool {
 	if len(units) == 0 || !units[len(units)-1].Lead() {
 		return false
 	}
-	u := units[len(units)-1]
-	first, _, _ := strings.Cut(text[u.Start:u.End], "\n")
-	return indent(l) > indent(first)
+	return indent(l) > indent(firstLine(text, units[len(units)-1]))
+}
+
+// continuesCode reports whether the indented code block cur goes on past
+// the blank line i: the next line that is not blank is indented at least
+// as deep as the block, and the block is nested, deeper than the unit
+// before it (a Go doc comment's example, "package main", its imports and
+// its func, each after a blank line). A block as shallow as the text
+// around it (a manual page indents all its text) ends at a blank line.
+func continuesCode(text string, units []Unit, cur Unit, lines []line, i int) bool {
+	j := i + 1
+	for j < len(lines) && strings.TrimSpace(lines[j].text) == "" {
+		j++
+	}
+	if j == len(lines) || !indented(lines[j].text) {
+		return false
+	}
+	first := firstLine(text, cur)
+	if indent(lines[j].text) < indent(first) {
+		return false
+	}
+	if len(units) == 0 {
+		return indent(first) > 0
+	}
+	return indent(first) > indent(firstLine(text, units[len(units)-1]))
+}
+
+// firstLine returns the first line of u in text.
+func firstLine(text string, u Unit) string {
+	l, _, _ := strings.Cut(text[u.Start:u.End], "\n")
+	return l
 }
 
 // splitLong cuts a unit longer than maxUnit at line ends (at spaces when

@@ -122,16 +122,50 @@ func TestScoreRarity(t *testing.T) {
 	}
 }
 
-// TestCodeWithoutFences: code whose fences the index dropped is code.
+// TestCodeWithoutFences: code whose fences the index dropped is code,
+// and an example's package clause, imports and func, each after a blank
+// line, are one block.
 func TestCodeWithoutFences(t *testing.T) {
 	text := "The simplest use of a Scanner, to read standard input as a set of lines.\n\npackage main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tscanner := bufio.NewScanner(os.Stdin)\n\tfor scanner.Scan() {\n\t}\n}\n\nIf the lines are long, set a buffer.\n\nlock(l)\ndefer unlock(l) // unlocking happens before surrounding function returns\n"
 	var kinds []Kind
 	for _, u := range Units(text) {
 		kinds = append(kinds, u.Kind)
 	}
-	want := []Kind{Prose, Code, Code, Code, Prose, Code}
+	want := []Kind{Prose, Code, Prose, Code}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
+	}
+	if us := Units(text); len(us) > 1 && (!strings.HasPrefix(us[1].Text, "package main") || !strings.HasSuffix(us[1].Text, "}")) {
+		t.Errorf("the example is not one block: %q", us[1].Text)
+	}
+}
+
+// TestCommaLeadsIntoCode: a Go doc comment's paragraph that ends "As an
+// example," leads into the indented call after it, which is code however
+// little it reads like code, and goes with the paragraph as its context.
+// An indented example goes on past a blank line; a manual page's text,
+// all of it indented, does not become code so.
+func TestCommaLeadsIntoCode(t *testing.T) {
+	text := "A log record consists of a time and a level. As an example,\n\n\tslog.Info(\"hello\", \"count\", 3)\n\n\tslog.Warn(\"careful\")\n\ncreates a record containing the time of the call.\n"
+	us := Units(text)
+	var kinds []Kind
+	for _, u := range us {
+		kinds = append(kinds, u.Kind)
+	}
+	if want := []Kind{Prose, Code, Prose}; fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Fatalf("kinds %v, want %v", kinds, want)
+	}
+	if !strings.Contains(us[1].Text, "slog.Warn") {
+		t.Errorf("the indented example stops at its blank line: %q", us[1].Text)
+	}
+	if got := WithContext(us, 0); fmt.Sprint(got) != "[0 1]" {
+		t.Errorf("the paragraph's context is %v, want [0 1] (it and its example)", got)
+	}
+	man := "       The call fails when the limit is reached, or\n\n       when the caller lacks the privilege.\n"
+	for _, u := range Units(man) {
+		if u.Kind != Prose {
+			t.Errorf("a manual page's indented paragraph became %v: %q", u.Kind, u.Text)
+		}
 	}
 }
 

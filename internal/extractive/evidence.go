@@ -588,7 +588,8 @@ func quoteUnit(u excerpt.Unit, n int, heading string, quoted map[string]bool) st
 		text = bulletRe.ReplaceAllString(strings.TrimSpace(text), "")
 	}
 	var out []string
-	for i, s := range sentences(cleanSourceText(text)) {
+	sents := sentences(cleanSourceText(text))
+	for i, s := range sents {
 		if i == maxUnitSentences {
 			break
 		}
@@ -600,6 +601,9 @@ func quoteUnit(u excerpt.Unit, n int, heading string, quoted map[string]bool) st
 		quoted[k] = true
 		if heading != "" && len(out) == 0 {
 			s = heading + ": " + s
+		}
+		if t, ok := strings.CutSuffix(s, ","); ok && u.Kind == excerpt.Prose && i == len(sents)-1 {
+			s = t + ":" // it leads into the code after it ("As an example,")
 		}
 		if t, ok := strings.CutSuffix(s, ":"); ok {
 			out = append(out, strings.TrimRight(t, ":")+mark+":")

@@ -387,3 +387,19 @@ func TestReporterDrawsOnSourcesAlike(t *testing.T) {
 		t.Errorf("the report quotes %d passages of [1] and %d of [2]; want both drawn on, at least 3 each:\n%s", n1, n2, out)
 	}
 }
+
+// TestReporterQuotesTheCallAfterAComma: a Go doc comment introduces its
+// example with "As an example," and an indented call; the report quotes
+// the call with the paragraph, which now leads into it with a colon.
+func TestReporterQuotesTheCallAfterAComma(t *testing.T) {
+	page := "[1] Package slog (log/slog)\nURL: https://pkg.go.dev/log/slog\nLocation: lines 1-12\n" +
+		"Package slog provides structured logging, in which log records include a message, a severity level, and attributes as key-value pairs.\n\n" +
+		"A log record consists of a time, a level, a message, and a set of key-value pairs. As an example,\n\n" +
+		"\tslog.Info(\"hello\", \"count\", 3)\n\n" +
+		"creates a record containing the time of the call, a level of Info and the message.\n"
+	msgs := []llms.MessageContent{human("Question: How do I write structured logs with levels and key-value attributes?"), toolMsg("c1", "search", page)}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if !strings.Contains(out, "As an example [1]:\n\n```\nslog.Info(\"hello\", \"count\", 3)\n```") {
+		t.Errorf("the call is not quoted after the paragraph that introduces it:\n%s", out)
+	}
+}
