@@ -226,7 +226,29 @@ func boilerplate(s string) bool {
 	if len(strings.Fields(t)) <= 12 && (strings.HasSuffix(t, "»") || strings.HasSuffix(t, "›") || strings.HasPrefix(t, "«") || strings.HasPrefix(t, "‹")) {
 		return true
 	}
-	return navBar(t)
+	return navBar(t) || manHeader(t)
+}
+
+// manHeaderRe matches a manual page's running header, the page's name
+// and section at both ends with the manual's name padded between
+// ("getrlimit(2)      System Calls Manual      getrlimit(2)");
+// manFooterRe its footer, the release and date padded before the page's
+// name ("Linux man-pages 6.7      2023-10-31      getrlimit(2)").
+var (
+	manHeaderRe = regexp.MustCompile(`^(\S+\(\w+\))\s{2,}\S.*\S\s{2,}(\S+\(\w+\))$`)
+	manFooterRe = regexp.MustCompile(`\s{2,}\d{4}-\d{2}-\d{2}\s{2,}\S+\(\w+\)$`)
+)
+
+// manHeader reports whether t is a manual page's running header or
+// footer: one line, no text of the page.
+func manHeader(t string) bool {
+	if strings.Contains(t, "\n") || len(t) > 200 {
+		return false
+	}
+	if m := manHeaderRe.FindStringSubmatch(t); m != nil && m[1] == m[2] {
+		return true
+	}
+	return manFooterRe.MatchString(t)
 }
 
 // navWords are the links of a page's navigation bar.

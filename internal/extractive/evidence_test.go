@@ -124,6 +124,10 @@ func TestBoilerplate(t *testing.T) {
 		"Routine Vacuuming Prev | Up | Chapter 25. Routine Database Maintenance Tasks | Home | Next":                    true,
 		"Use the | operator to pipe one command's output to the next | and so on up the chain of filters until the end": false,
 		"email.utils: Miscellaneous utilities.": false,
+		"getrlimit(2)                             System Calls Manual                            getrlimit(2)":                                                    true,
+		"Linux man-pages 6.7                           2023-10-31                          getrlimit(2)":                                                          true,
+		"times(2) is obsolete; use getrusage(2)":                                                                                                                  false,
+		"fork(2) creates a child; see also wait(2) and fork(2)":                                                                                                   false,
 		"The shell reads » as a redirection operator when it follows a command and appends standard output to the named file, creating it if it does not exist »": false,
 	} {
 		if got := boilerplate(s); got != want {
