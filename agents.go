@@ -12,6 +12,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
@@ -137,9 +138,9 @@ func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalS
 			progress(e)
 		}
 	})).InCycle(job.Task.Cycle)
-	m := &meter{price: r.cfg.Price, names: r.cfg.Telemetry.ModelNames, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
+	m := &engine.Meter{Price: r.cfg.Price, Names: r.cfg.Telemetry.ModelNames, Start: r.cfg.Clock.Now(), Now: r.cfg.Clock.Now}
 	req := Request{RunID: job.RunID, Question: job.Question, SearchLimit: job.SearchLimit, Budget: job.Budget}
-	o := r.runAgent(ctx, req, job.Task, backend, metered{r.models[events.RoleResearcher], events.RoleResearcher, m}, m, em)
+	o := r.runAgent(ctx, req, job.Task, backend, m.Model(events.RoleResearcher, r.models[events.RoleResearcher]), m, em)
 	em.Close()
 	if o.failure != nil && o.failure.Kind == events.FailCanceled {
 		if cerr := context.Cause(ctx); cerr != nil {
@@ -152,7 +153,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalS
 // remoteAgent runs task through r.cfg.Agents, emitting the agent's
 // events as the runner reports them (relay) and then those of its result
 // not yet emitted, in order, before it returns.
-func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
+func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *engine.Meter, em *events.Emitter) agentOutcome {
 	job := worker.Job{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
 		Settings: r.agentSettings(), Domains: req.Domains}
 	rl := &relay{emit: func(p events.Payload) { em.Emit(task.Index, task.Title, p) },
@@ -174,7 +175,7 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 	}
 	rl.final(res.Events)
 	if res.Failure != nil {
-		meter.add(events.RoleResearcher, res.Spent)
+		meter.Add(events.RoleResearcher, res.Spent)
 		return agentOutcome{failure: res.Failure, err: errors.New(res.Failure.Error), spent: res.Spent}
 	}
 	if res.Output == nil {
@@ -182,11 +183,11 @@ func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Ta
 		return agentOutcome{failure: &worker.Failure{Kind: events.FailError, Error: err.Error()}, err: err}
 	}
 	if res.Output.Report == "" {
-		meter.add(events.RoleResearcher, res.Output.Usage)
+		meter.Add(events.RoleResearcher, res.Output.Usage)
 		err := errors.New("the agent wrote an empty report")
 		return agentOutcome{failure: &worker.Failure{Kind: events.FailError, Error: err.Error()}, err: err, spent: res.Output.Usage}
 	}
-	meter.add(events.RoleResearcher, res.Output.Usage)
+	meter.Add(events.RoleResearcher, res.Output.Usage)
 	res.Output.Task = task
 	return agentOutcome{res: res.Output, durationMS: res.DurationMS}
 }

@@ -34,7 +34,7 @@ const module = "github.com/deepresearch/deepresearch"
 // here, in the open, not a line that slips through a review.
 var reaches = map[string][]string{
 	".": {"agent", "canon", "citeproc", "collapse", "defaults", "excerpt", "extractive",
-		"fetch", "finalreport", "journal", "mdtext", "memstore", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "sourcetext",
+		"engine", "fetch", "finalreport", "journal", "mdtext", "memstore", "output", "pdfprint", "provider", "refs", "relevance", "retry", "runpack", "sourcetext",
 		"telemetry", "terms", "usage", "verify"},
 	"cite":                               {"canon", "citeproc", "collapse"},
 	"cmd/deepresearch":                   {"eval", "jsonkind", "termsafe"},

@@ -19,6 +19,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/refs"
@@ -65,7 +66,7 @@ type loop struct {
 	r       *Researcher
 	req     Request
 	em      *events.Emitter
-	meter   *meter
+	meter   *engine.Meter
 	backend *recordingBackend
 	model   func(role string) llms.Model
 	log     zerolog.Logger
@@ -98,7 +99,7 @@ type loop struct {
 	uncovered []string
 }
 
-func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend search.Backend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
+func (r *Researcher) newLoop(req Request, em *events.Emitter, m *engine.Meter, backend search.Backend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
 	parts := plan
 	for i := range parts {
 		parts[i].Cycle = 1
@@ -256,7 +257,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	switch {
 	case c >= l.req.MaxCycles:
 		return nil, events.LoopMaxCycles, nil
-	case l.meter.spent() != "":
+	case l.meter.Spent() != "":
 		return nil, events.LoopBudget, nil
 	case l.agentsLeft() <= 0:
 		return nil, events.LoopMaxAgents, nil
@@ -284,14 +285,14 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 		decision = events.LoopAnswered
 	case len(a.Tasks) == 0:
 		decision = events.LoopNoFollowUps
-	case l.meter.spent() != "":
+	case l.meter.Spent() != "":
 		decision = events.LoopBudget // the assessment's own call spent it
 	}
 	gaps := make([]events.Gap, len(a.Gaps))
 	for i, g := range a.Gaps {
 		gaps[i] = events.Gap(g)
 	}
-	if decision != events.LoopBudget && l.meter.spent() == "" && !(l.thread != nil && decision == events.LoopAnswered) {
+	if decision != events.LoopBudget && l.meter.Spent() == "" && !(l.thread != nil && decision == events.LoopAnswered) {
 		// The documents the cited sources name are read before the
 		// question is taken as answered (a follow-up that its run's
 		// sources answer reads nothing more).
@@ -314,7 +315,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 		// A claim resting only on forums or content farms is a gap, and
 		// (budget allowing) primary sources for it are looked for.
 		gaps = append(gaps, low...)
-		if decision != events.LoopBudget && l.meter.spent() == "" && len(tasks) > 0 {
+		if decision != events.LoopBudget && l.meter.Spent() == "" && len(tasks) > 0 {
 			if decision != events.LoopContinue {
 				a.Done, a.Tasks, decision = false, nil, events.LoopContinue
 			}
@@ -679,7 +680,7 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 	t0 := clock.Now()
 	defer func() { l.rep.TimingsMS[events.StageReport] += clock.Now().Sub(t0).Milliseconds() }()
 	var notices []string
-	if spent := l.meter.spent(); spent != "" {
+	if spent := l.meter.Spent(); spent != "" {
 		notices = append(notices, "Research stopped early: "+spent+".")
 		l.log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
@@ -300,12 +301,12 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	rep := &Report{Version: render.Version, RunID: req.RunID, Question: req.Question, Style: req.Style,
 		Sections: []Section{}, Sources: []cite.MergedSource{}, References: []render.Reference{}, TimingsMS: map[events.Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
-	meter := &meter{maxTokens: r.cfg.Limits.MaxRunTokens, maxCost: r.cfg.Limits.MaxCost, price: r.cfg.Price, names: r.cfg.Telemetry.ModelNames, maxTime: r.cfg.Limits.MaxRunTime, start: start, now: clock.Now}
-	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
+	meter := &engine.Meter{MaxTokens: r.cfg.Limits.MaxRunTokens, MaxCost: r.cfg.Limits.MaxCost, Price: r.cfg.Price, Names: r.cfg.Telemetry.ModelNames, MaxTime: r.cfg.Limits.MaxRunTime, Start: start, Now: clock.Now}
+	model := func(role string) llms.Model { return meter.Model(role, r.models[role]) }
 	ctx, retries := retry.WithCounter(ctx)
 	finish := func() {
 		rep.DurationMS, rep.Retries = clock.Now().Sub(start).Milliseconds(), retries.Load()
-		rep.Usage = meter.usage() // every call the run paid for, counted once
+		rep.Usage = meter.Usage() // every call the run paid for, counted once
 	}
 
 	fail := func(stage events.Stage, err error) (*Report, error) {
@@ -410,7 +411,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	em.Emit(runLevel, "", events.RunFinishedData{
 		Usage: rep.Usage, DurationMS: rep.DurationMS,
 		Agents: len(l.tasks), AgentsFailed: len(l.missing()), Sources: len(rep.Sources), Citations: len(rep.References),
-		Timings: rep.TimingsMS, Stopped: meter.spent(), CostUSD: meter.costOf(), Cycles: rep.Cycles, LoopEnd: rep.LoopEnd,
+		Timings: rep.TimingsMS, Stopped: meter.Spent(), CostUSD: meter.Cost(), Cycles: rep.Cycles, LoopEnd: rep.LoopEnd,
 	})
 	log.Info().Int("references", len(rep.References)).Int("failed_agents", len(l.missing())).Int("cycles", rep.Cycles).
 		Str("loop_end", rep.LoopEnd).Int64("took_ms", rep.DurationMS).Msg("run finished")
@@ -426,7 +427,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 //
 // onOutcome, if not nil, is given each agent's outcome (by position in
 // tasks) as it finishes, one call at a time, before its last event.
-func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend search.Backend, model llms.Model, meter *meter, em *events.Emitter, onOutcome func(int, agentOutcome)) (outcomes []agentOutcome, stuck []string) {
+func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend search.Backend, model llms.Model, meter *engine.Meter, em *events.Emitter, onOutcome func(int, agentOutcome)) (outcomes []agentOutcome, stuck []string) {
 	var mu sync.Mutex // guards outcomes, done and abandoned
 	outcomes = make([]agentOutcome, len(tasks))
 	done := make([]bool, len(tasks))
@@ -497,7 +498,7 @@ func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Ta
 }
 
 // runAgent runs one agent and classifies how it ended.
-func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task, backend search.Backend, model llms.Model, meter *meter, em *events.Emitter) agentOutcome {
+func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task, backend search.Backend, model llms.Model, meter *engine.Meter, em *events.Emitter) agentOutcome {
 	idx, sec := task.Index, task.Title
 	pt := events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}
 	em.Emit(idx, sec, events.AgentStartedData{Task: pt})
@@ -505,7 +506,7 @@ func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task,
 	cfg := agent.Config{
 		Model:       model,
 		Search:      backend,
-		Stop:        func() bool { return meter.spent() != "" },
+		Stop:        func() bool { return meter.Spent() != "" },
 		Budget:      req.Budget,
 		SearchLimit: req.SearchLimit,
 		Canonical:   canon.Key,

@@ -7,14 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tmc/langchaingo/llms"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
-	"github.com/deepresearch/deepresearch/internal/usage"
 	"github.com/deepresearch/deepresearch/search"
 )
 
@@ -75,42 +72,6 @@ func (b tracedBackend) Fetch(ctx context.Context, id string) (search.Document, e
 	}
 	return doc, err
 }
-
-// chatSpan opens the span of one model call of role, named as the GenAI
-// semantic conventions name it ("chat gpt-4o"), and returns the function
-// that ends it with the call's usage and cost, and records the call's
-// metrics (its duration by the run's clock, tokens and cost) with the
-// Metrics in ctx.
-func (m metered) chatSpan(ctx context.Context) (context.Context, func(*llms.ContentResponse, error)) {
-	name := m.m.names[m.role]
-	attrs := append([]attribute.KeyValue{telemetry.GenAIOperation.String(telemetry.OpChat), telemetry.Role.String(m.role)},
-		telemetry.Model(name)...)
-	spanName := telemetry.OpChat
-	if model := name[strings.Index(name, ":")+1:]; model != "" {
-		spanName += " " + model
-	}
-	ctx, span := telemetry.Start(ctx, spanName, trace.SpanKindClient, attrs...)
-	metrics, start := telemetry.MetricsFrom(ctx), m.m.now()
-	return ctx, func(resp *llms.ContentResponse, err error) {
-		call := telemetry.Call{Model: name, Role: m.role, Seconds: m.m.now().Sub(start).Seconds(), Err: err}
-		if err == nil && resp != nil && len(resp.Choices) > 0 {
-			u := usage.Of(resp.Choices[0])
-			call.In, call.Out = u.PromptTokens, u.CompletionTokens
-			span.SetAttributes(telemetry.GenAIInputTokens.Int(u.PromptTokens), telemetry.GenAIOutputTokens.Int(u.CompletionTokens))
-			if m.m.price != nil {
-				call.Cost, call.Priced = m.m.price(m.role, u), true
-				span.SetAttributes(telemetry.CostUSD.Float64(call.Cost))
-			}
-		} else if err == nil {
-			call.Err = errNoChoices
-		}
-		telemetry.End(span, err)
-		metrics.RecordCall(ctx, call)
-	}
-}
-
-// errNoChoices is the error.type of a model call that returned no choice.
-var errNoChoices = errors.New("the model returned no choices")
 
 // observeRun starts the metrics of a run (Config.Telemetry.MeterProvider): it puts
 // the Researcher's instruments in ctx for every seam below, and returns
