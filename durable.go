@@ -436,16 +436,11 @@ func program() string {
 var liveStages = []events.Stage{events.StagePlan, events.StageResearch, events.StageReport, events.StageVerify}
 
 // The scopes of a run's calls in its journal (Stage.Scope), then for an
-// agent its task. An assessment of a research cycle belongs to the
-// planner's (it plans the next cycle, with the planner's model), as do
-// the clarifying questions; a section of a sectioned report to the
-// writer's.
-func scopeAgent(taskID string) string { return events.StageResearch.Scope() + "/" + taskID }
-
-var (
-	scopeClarify = events.StagePlan.Scope() + "/clarify"
-	scopeSection = events.StageReport.Scope() + "/section"
-)
+// agent its task (internal/engine names those and a sectioned report's
+// sections, the writer's). An assessment of a research cycle belongs to
+// the planner's (it plans the next cycle, with the planner's model), as
+// do the clarifying questions.
+var scopeClarify = events.StagePlan.Scope() + "/clarify"
 
 // ReplayOptions tune Replay.
 type ReplayOptions struct {

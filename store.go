@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -131,7 +132,7 @@ func (r *Researcher) record(ctx context.Context, st Store, req Request, d durabi
 	}
 	if req.Parent != "" && req.thread == nil {
 		parent := req.Parent
-		req.thread = func(ctx context.Context) (*thread, error) { return loadThread(ctx, st, parent) }
+		req.thread = func(ctx context.Context) (*engine.Thread, error) { return loadThread(ctx, st, parent) }
 	}
 	shutdown := func() bool { return errors.Is(context.Cause(ctx), ErrShutdown) }
 	// A run that waits for a person is stored as waiting before the

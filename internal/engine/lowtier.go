@@ -1,4 +1,4 @@
-package deepresearch
+package engine
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ const maxLowTier = 2
 //
 // Cost: one citation parse per sentence of the cycle's findings.
 func (l *loop) lowTier() ([]events.Gap, []agent.Task) {
-	if l.r.tiers == nil {
+	if !l.req.Tiered {
 		return nil, nil
 	}
 	var gaps []events.Gap
@@ -43,7 +43,7 @@ func (l *loop) lowTier() ([]events.Gap, []agent.Task) {
 			}
 		}
 		for _, claim := range claims(mr.Text) {
-			cited := finalreport.CitedIn(claim, l.rep.Sources)
+			cited := finalreport.CitedIn(claim, l.sources)
 			if len(cited) == 0 || !allLow(cited) {
 				continue
 			}
@@ -129,3 +129,7 @@ func lowTierReason(n int) string {
 	}
 	return plural(n, "claim") + " rest only on forum or content-farm sources."
 }
+
+// claimKey is what makes two sentences the same claim: their words,
+// folded to lower case (as the root's diff compares them).
+func claimKey(s string) string { return strings.ToLower(oneLineText(s)) }
