@@ -101,7 +101,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalS
 		failed := func(err error) {
 			r.log.Error().Err(err).Str("run", job.RunID).Msg("a completed call could not be journaled; another attempt would make it again")
 		}
-		jl := journalLog{st: st, failed: failed}
+		jl := engine.JournalLog(st, failed)
 		j, err := journal.Open(ctx, jl, job.RunID, journal.Options{Log: jl, Clock: r.cfg.Clock.Now, Hooks: journal.Hooks{AppendFailed: failed}})
 		if err != nil {
 			if cerr := context.Cause(ctx); cerr != nil {

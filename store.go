@@ -124,7 +124,7 @@ func storeRun(ctx context.Context, st Store, req Request, origin string) error {
 // RunOptions.Store documents: each event is given to watch, stored, then
 // given to sink, so that a reader of the store never falls behind the
 // run's own caller. It returns what researchDurable returned.
-func (r *Researcher) record(ctx context.Context, st Store, req Request, d durability, watch, sink func(events.Event)) (*Report, error) {
+func (r *Researcher) record(ctx context.Context, st Store, req Request, d engine.Durability, watch, sink func(events.Event)) (*Report, error) {
 	log := r.log.With().Str("run", req.RunID).Logger()
 	bg := context.WithoutCancel(ctx)
 	if d.Journal == nil {
