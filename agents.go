@@ -14,8 +14,10 @@ import (
 	"github.com/deepresearch/deepresearch/worker"
 )
 
-// ServeAgent and the run's side of a worker.Runner: where a run's
-// research agents run (see package worker).
+// ServeAgent, the worker's side of a worker.Runner: where a run's
+// research agents run (see package worker). The run's side — a job sent
+// to Config.Agents, its events relayed — is internal/engine's
+// (engineAgents says where a run's agents run).
 
 // agentSettings are r's worker.Settings.
 func (r *Researcher) agentSettings() worker.Settings {

@@ -38,6 +38,10 @@ import (
 // answer keeps the parent's numbering: [3] in a follow-up is [3] of the
 // report it follows (collapse.Source.Fixed).
 //
+// The first cycle is the engine's (internal/engine's thread.go: Thread, its
+// passages, the seed and the overruled assessment); loading and
+// journaling the thread are the root's.
+//
 // A thread is flat: a follow-up asked of a follow-up is asked of the run
 // that one follows, so every answer of a thread is numbered from the same
 // report.

@@ -156,8 +156,8 @@ func Run(ctx context.Context, p Params) (Result, events.Stage, error) {
 
 const runLevel = -1 // the Agent of run-level events
 
-// clip cuts s to at most n bytes, at a word boundary when there is one.
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes, at a word boundary when there is one.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -170,10 +170,6 @@ func clip(s string, n int) string {
 	}
 	return s[:cut]
 }
-
-// Clip cuts s to at most n bytes, at a word boundary when there is one
-// (a follow-up's parent report, its passages, a task's title).
-func Clip(s string, n int) string { return clip(s, n) }
 
 func plural(n int, noun string) string {
 	if n == 1 {

@@ -454,17 +454,17 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 			l.followed = map[string]bool{}
 		}
 		l.followed[docKey(c.id)] = true
-		name := clip(sourcetext.Clean(c.name), 120)
+		name := Clip(sourcetext.Clean(c.name), 120)
 		// The task asks the question of the document by its title, which
 		// its text is more likely to repeat than a path or a link's words.
 		title := name
 		if doc, err := l.backend.Fetch(ctx, c.id); err == nil && sourcetext.Clean(doc.Title) != "" {
-			title = clip(sourcetext.Clean(doc.Title), 120) // the document's, untrusted: bounded as name is
+			title = Clip(sourcetext.Clean(doc.Title), 120) // the document's, untrusted: bounded as name is
 		} else if cause := context.Cause(ctx); cause != nil {
 			return nil, cause
 		}
 		gap := fmt.Sprintf("%s: %s, named in [%d] %s", events.GapReference, name, c.src.Number, sourcetext.Clean(c.src.Title))
-		out = append(out, agent.Task{Title: clip(title, 80), Question: title + ": " + l.req.Question, Objective: l.req.Question,
+		out = append(out, agent.Task{Title: Clip(title, 80), Question: title + ": " + l.req.Question, Objective: l.req.Question,
 			Part: partOf[c.src.Number], Gap: gap, Read: []string{c.id}})
 	}
 	return out, nil

@@ -24,7 +24,7 @@ func sourceTexts(outcomes []agentOutcome, sources []cite.MergedSource) map[int]s
 		}
 		for _, n := range slices.Sorted(maps.Keys(o.res.Sources)) {
 			if t := o.res.Texts[n]; t != "" {
-				k := sourceKey(o.res.Sources[n])
+				k := SourceKey(o.res.Sources[n])
 				switch have := byKey[k]; {
 				case have == "" || strings.Contains(t, have):
 					byKey[k] = t
@@ -36,7 +36,7 @@ func sourceTexts(outcomes []agentOutcome, sources []cite.MergedSource) map[int]s
 	}
 	out := make(map[int]string, len(sources))
 	for _, s := range sources {
-		if t := byKey[sourceKey(s.Source)]; t != "" {
+		if t := byKey[SourceKey(s.Source)]; t != "" {
 			out[s.Number] = t
 		}
 	}
@@ -45,9 +45,7 @@ func sourceTexts(outcomes []agentOutcome, sources []cite.MergedSource) map[int]s
 
 // SourceKey is what makes two sources one document: the canonical URL
 // (or the ID, for a source without one) and the location within it.
-func SourceKey(s source.Source) string { return sourceKey(s) }
-
-func sourceKey(s source.Source) string {
+func SourceKey(s source.Source) string {
 	if k := canon.Key(s.URL); s.URL != "" && k != "" {
 		return k + s.Location.Key()
 	}
@@ -64,7 +62,7 @@ func sourceRelevance(outcomes []agentOutcome, sources []cite.MergedSource) map[i
 		}
 		for n, src := range o.res.Sources {
 			if rel, ok := o.res.Relevance[n]; ok {
-				if k := sourceKey(src); rel.Objective >= byKey[k].Objective {
+				if k := SourceKey(src); rel.Objective >= byKey[k].Objective {
 					byKey[k] = rel
 				}
 			}
@@ -72,7 +70,7 @@ func sourceRelevance(outcomes []agentOutcome, sources []cite.MergedSource) map[i
 	}
 	out := map[int]source.Relevance{}
 	for _, s := range sources {
-		if rel, ok := byKey[sourceKey(s.Source)]; ok {
+		if rel, ok := byKey[SourceKey(s.Source)]; ok {
 			out[s.Number] = rel
 		}
 	}

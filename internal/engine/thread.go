@@ -89,7 +89,7 @@ func (th *Thread) passages(question string) (text, best string) {
 	slices.SortFunc(kept, func(a, b excerpt.Picked) int { return a.Index - b.Index })
 	var b strings.Builder
 	for _, p := range kept {
-		fmt.Fprintf(&b, "%s [%d]\n\n", clip(p.Text, maxPassageBytes), units[p.Index].src)
+		fmt.Fprintf(&b, "%s [%d]\n\n", Clip(p.Text, maxPassageBytes), units[p.Index].src)
 	}
 	return b.String(), strings.Join(top, "\n\n")
 }
@@ -197,6 +197,6 @@ func (l *loop) overrule(a *agent.Assessment) {
 	a.Gaps = append(a.Gaps, agent.Gap{Kind: events.GapUncovered, Part: "t1", Detail: detail})
 	if len(a.Tasks) == 0 {
 		q := l.req.Question
-		a.Tasks = []agent.Task{{Title: clip(oneLineText(q), 80), Question: q, Objective: q, Part: "t1", Gap: events.GapUncovered + ": " + detail}}
+		a.Tasks = []agent.Task{{Title: Clip(oneLineText(q), 80), Question: q, Objective: q, Part: "t1", Gap: events.GapUncovered + ": " + detail}}
 	}
 }
