@@ -8,6 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+	"github.com/sourcegraph/conc/panics"
+	"github.com/sourcegraph/conc/pool"
+	"github.com/tmc/langchaingo/llms"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
 	"github.com/deepresearch/deepresearch/internal/canon"
@@ -19,11 +25,6 @@ import (
 	"github.com/deepresearch/deepresearch/search"
 	"github.com/deepresearch/deepresearch/source"
 	"github.com/deepresearch/deepresearch/worker"
-	"github.com/rs/zerolog"
-	"github.com/sourcegraph/conc/panics"
-	"github.com/sourcegraph/conc/pool"
-	"github.com/tmc/langchaingo/llms"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // agentOutcome is one plan position's result: the agent's result, or why

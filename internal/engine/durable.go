@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/rs/zerolog"
+
 	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/journal"
-	"github.com/rs/zerolog"
 )
 
 // A durable run keeps a journal of every call it pays for (the root's

@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/search"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // Traced is b with a span for each search and document read, counted
