@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
@@ -169,19 +170,19 @@ func (r *Researcher) researchDurable(ctx context.Context, req Request, d engine.
 // has a header must have been recorded with r's settings for req: else
 // ErrJournalMismatch.
 func (r *Researcher) durable(ctx context.Context, req Request, d engine.Durability, sink func(events.Event)) (context.Context, *events.Emitter, error) {
-	m := r.manifest(req)
+	m := sync.OnceValue(func() runManifest { return r.manifest(req) }) // only a run that keeps a journal needs it
 	check := func(b json.RawMessage) error {
 		var stored runManifest
 		if err := json.Unmarshal(b, &stored); err != nil {
 			return fmt.Errorf("journal: run %s: manifest: %w", req.RunID, err)
 		}
-		if diff := stored.differs(m); diff != "" {
+		if diff := stored.differs(m()); diff != "" {
 			return fmt.Errorf("%w: %s", ErrJournalMismatch, diff)
 		}
 		return nil
 	}
 	return engine.Open(ctx, req.RunID, r.cfg.Clock, r.log.With().Str("run", req.RunID).Logger(), d,
-		engine.Header{Program: program(), Manifest: m, Check: check}, sink)
+		engine.Header{Program: program(), Manifest: func() any { return m() }, Check: check}, sink)
 }
 
 // runManifest is what a journal's header keeps of how its run was made:

@@ -93,7 +93,7 @@ type Durability struct {
 // with other settings) fails Open.
 type Header struct {
 	Program  string
-	Manifest any
+	Manifest func() any // called only for a journal opened new
 	Check    func(stored json.RawMessage) error
 }
 
@@ -152,7 +152,7 @@ func Open(ctx context.Context, run string, c clock.Clock, log zerolog.Logger, d 
 			return nil, nil, err
 		}
 	default:
-		b, err := json.Marshal(h.Manifest)
+		b, err := json.Marshal(h.Manifest())
 		if err != nil {
 			return nil, nil, err
 		}
