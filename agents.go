@@ -2,24 +2,22 @@ package deepresearch
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
-	"sync"
-	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/worker"
 )
 
-// ServeAgent and the run's side of a worker.Runner: where a run's
-// research agents run (see package worker).
+// ServeAgent, the worker's side of a worker.Runner: where a run's
+// research agents run (see package worker). The run's side — a job sent
+// to Config.Agents, its events relayed — is internal/engine's
+// (engineAgents says where a run's agents run).
 
 // agentSettings are r's worker.Settings.
 func (r *Researcher) agentSettings() worker.Settings {
@@ -105,7 +103,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalS
 		failed := func(err error) {
 			r.log.Error().Err(err).Str("run", job.RunID).Msg("a completed call could not be journaled; another attempt would make it again")
 		}
-		jl := journalLog{st: st, failed: failed}
+		jl := engine.JournalLog(st, failed)
 		j, err := journal.Open(ctx, jl, job.RunID, journal.Options{Log: jl, Clock: r.cfg.Clock.Now, Hooks: journal.Hooks{AppendFailed: failed}})
 		if err != nil {
 			if cerr := context.Cause(ctx); cerr != nil {
@@ -137,160 +135,16 @@ func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalS
 			progress(e)
 		}
 	})).InCycle(job.Task.Cycle)
-	m := &meter{price: r.cfg.Price, names: r.cfg.Telemetry.ModelNames, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
-	req := Request{RunID: job.RunID, Question: job.Question, SearchLimit: job.SearchLimit, Budget: job.Budget}
-	o := r.runAgent(ctx, req, job.Task, backend, metered{r.models[events.RoleResearcher], events.RoleResearcher, m}, m, em)
+	m := &engine.Meter{Price: r.cfg.Price, Names: r.cfg.Telemetry.ModelNames, Start: r.cfg.Clock.Now(), Now: r.cfg.Clock.Now}
+	p := &engine.Params{RunID: job.RunID, Question: job.Question, SearchLimit: job.SearchLimit, Budget: job.Budget, Clock: r.cfg.Clock,
+		Agents: engine.Agents{Channel: r.channel(), Judge: r.judge, Log: r.log}}
+	res := engine.RunAgent(ctx, p, job.Task, backend, m.Model(events.RoleResearcher, r.models[events.RoleResearcher]), m, em)
 	em.Close()
-	if o.failure != nil && o.failure.Kind == events.FailCanceled {
+	if res.Failure != nil && res.Failure.Kind == events.FailCanceled {
 		if cerr := context.Cause(ctx); cerr != nil {
 			return nil, cerr
 		}
 	}
-	return &worker.Result{Output: o.res, Failure: o.failure, Spent: o.spent, DurationMS: o.durationMS, Events: evs}, nil
-}
-
-// remoteAgent runs task through r.cfg.Agents, emitting the agent's
-// events as the runner reports them (relay) and then those of its result
-// not yet emitted, in order, before it returns.
-func (r *Researcher) remoteAgent(ctx context.Context, req Request, task agent.Task, meter *meter, em *events.Emitter) agentOutcome {
-	job := worker.Job{RunID: req.RunID, Question: req.Question, SearchLimit: req.SearchLimit, Budget: req.Budget, Task: task,
-		Settings: r.agentSettings(), Domains: req.Domains}
-	rl := &relay{emit: func(p events.Payload) { em.Emit(task.Index, task.Title, p) },
-		notice: func(p events.Payload) { em.Emit(runLevel, "", p) }}
-	res, err := r.cfg.Agents.RunAgent(ctx, job, rl.progress)
-	if err == nil && res == nil {
-		err = errors.New("the agent runner returned no result")
-	}
-	if err == nil && res.Output == nil && res.Failure == nil {
-		err = errors.New("the agent runner returned a result with neither output nor failure")
-	}
-	if err != nil {
-		rl.final([]events.Event{{Data: events.AgentStartedData{Task: events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}}}})
-		kind := events.FailError
-		if ctx.Err() != nil {
-			kind = events.FailCanceled
-		}
-		return agentOutcome{failure: &worker.Failure{Kind: kind, Error: err.Error()}, err: err}
-	}
-	rl.final(res.Events)
-	if res.Failure != nil {
-		meter.add(events.RoleResearcher, res.Spent)
-		return agentOutcome{failure: res.Failure, err: errors.New(res.Failure.Error), spent: res.Spent}
-	}
-	if res.Output == nil {
-		err := errors.New("the agent's result has neither an output nor a failure")
-		return agentOutcome{failure: &worker.Failure{Kind: events.FailError, Error: err.Error()}, err: err}
-	}
-	if res.Output.Report == "" {
-		meter.add(events.RoleResearcher, res.Output.Usage)
-		err := errors.New("the agent wrote an empty report")
-		return agentOutcome{failure: &worker.Failure{Kind: events.FailError, Error: err.Error()}, err: err, spent: res.Output.Usage}
-	}
-	meter.add(events.RoleResearcher, res.Output.Usage)
-	res.Output.Task = task
-	return agentOutcome{res: res.Output, durationMS: res.DurationMS}
-}
-
-// relay emits one remote agent's events: those its runner's attempts
-// report live (progress), then its result's (final), each once, through
-// an events.Retrace (see "Events" in package worker's doc). It takes only the
-// events an agent emits while it runs (events.WhileAgentRuns): a worker
-// cannot finish the run, write its report or end its own agent.
-type relay struct {
-	emit func(events.Payload)
-	// notice emits what the runner says for itself (attempt 0) at run
-	// level.
-	notice func(events.Payload)
-
-	mu      sync.Mutex
-	retrace events.Retrace
-	attempt int  // the attempt being relayed
-	next    int  // the place of its next event; -1 after a gap
-	done    bool // final was called: reports are late
-}
-
-// progress is the worker.Progress given to the runner.
-func (rl *relay) progress(attempt, n int, e events.Event) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	if attempt == 0 {
-		if d, ok := e.Data.(events.WorkersMissingData); ok && !rl.done && rl.notice != nil {
-			rl.notice(d)
-		}
-		return
-	}
-	if rl.done || attempt < rl.attempt {
-		return
-	}
-	if attempt > rl.attempt {
-		rl.attempt, rl.next = attempt, 0
-		rl.retrace.Restart()
-	}
-	if n != rl.next {
-		rl.next = -1 // a report was lost: the result brings the rest
-		return
-	}
-	rl.next++
-	if e.Data == nil || !events.WhileAgentRuns(e.Data.EventType()) {
-		return // not the agent's to say: the run says the rest
-	}
-	for _, p := range rl.retrace.Pass(e.Data) {
-		rl.emit(p)
-	}
-}
-
-// final emits the events of the attempt whose result the run took that
-// progress did not, and ends progress.
-func (rl *relay) final(evs []events.Event) {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	rl.done = true
-	rl.retrace.Restart()
-	for _, e := range evs {
-		if e.Data == nil || !events.WhileAgentRuns(e.Data.EventType()) {
-			continue
-		}
-		for _, p := range rl.retrace.Pass(e.Data) {
-			rl.emit(p)
-		}
-	}
-	for _, p := range rl.retrace.End() {
-		rl.emit(p)
-	}
-}
-
-// importTry bounds importJournal.
-const importTry = 30 * time.Second
-
-// importJournal copies the entries of tasks' agents from the workers'
-// journal (worker.Journal) into the run's own, when the runner has one and
-// the run keeps a journal: once a cycle, after its agents (research), as
-// one read of each journal. An import that fails is logged: the run goes
-// on, and its journal lacks those calls (a replay makes them again).
-func (r *Researcher) importJournal(ctx context.Context, run string, tasks []agent.Task) {
-	wj, ok := r.cfg.Agents.(worker.Journal)
-	j := journal.FromContext(ctx)
-	if !ok || j == nil || len(tasks) == 0 {
-		return
-	}
-	// The results are taken: their calls are kept even when the run ends
-	// now, within a bound, as a cluster that stopped answering would hold
-	// the run for ever.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importTry)
-	defer cancel()
-	scopes := map[string]bool{}
-	for _, t := range tasks {
-		scopes[scopeAgent(t.ID)] = true
-	}
-	entries, err := wj.Journal(ctx, run)
-	if err == nil {
-		_, err = j.Import(ctx, entries, func(s string) bool {
-			stage, rest, _ := strings.Cut(s, "/")
-			id, _, _ := strings.Cut(rest, "/")
-			return scopes[stage+"/"+id]
-		})
-	}
-	if err != nil {
-		r.log.Warn().Err(err).Str("run", run).Msg("the agents' calls could not be copied from the workers' journal into the run's; a replay of the run makes them again")
-	}
+	res.Events = evs
+	return res, nil
 }

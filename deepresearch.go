@@ -53,6 +53,7 @@ import (
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/output"
@@ -477,7 +478,7 @@ func (r *Researcher) backend(ctx context.Context) (search.Backend, error) {
 	if len(r.corpora) == 1 && r.search == search.Backend(r.corpora[0]) {
 		channel = corpus.Channel
 	}
-	return tracedBackend{Backend: journal.Backend{Backend: r.search}, channel: channel}, nil
+	return engine.Traced(journal.Backend{Backend: r.search}, channel), nil
 }
 
 // channel names where the agents' sources come from, for Source.Channel.

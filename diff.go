@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/diff"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/internal/verify"
 	"github.com/deepresearch/deepresearch/runstore"
@@ -105,7 +106,7 @@ func diffRunOf(ctx context.Context, r *Report, kept []runstore.Source) (diff.Run
 		if text == "" {
 			text = keptText[s.ID+"\x00"+s.URL]
 		}
-		rs := diff.RunSource{Key: sourceKey(s.Source), Title: s.Title, URL: s.URL, ID: s.ID, Number: s.Number}
+		rs := diff.RunSource{Key: engine.SourceKey(s.Source), Title: s.Title, URL: s.URL, ID: s.ID, Number: s.Number}
 		if text != "" {
 			rs.SHA256 = sourcetext.SHA256(text)
 		}
@@ -122,7 +123,7 @@ func diffRunOf(ctx context.Context, r *Report, kept []runstore.Source) (diff.Run
 	}
 	refKey := map[int]string{}
 	for _, ref := range pub.References {
-		refKey[ref.Number] = sourceKey(ref.Source)
+		refKey[ref.Number] = engine.SourceKey(ref.Source)
 	}
 	for _, cit := range res.Citations {
 		if cit.Kind != verify.KindNumber || cit.Sentence == "" {

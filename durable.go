@@ -10,11 +10,13 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/extractive"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/internal/relevance"
@@ -63,64 +65,26 @@ type JournalStore interface {
 	Journal(ctx context.Context, run string) ([][]byte, error)
 }
 
-// journalQueue is a JournalStore that orders an entry without waiting for
-// its commit (the SQLite store does): QueueJournal returns once entry is
-// queued ahead of everything appended to the store after it returns, to
-// be committed before it or with it, and tells done the outcome.
-type journalQueue interface {
-	QueueJournal(ctx context.Context, run string, entry []byte, done func(error)) error
-}
-
-// journalLog adapts a JournalStore to the journal package's Log. With a
-// store that queues (journalQueue), a call's answer is used as soon as its
-// entry is queued: the events that follow from it are queued after it, so
-// none is stored without it, and the run does not wait for a commit.
-type journalLog struct {
-	st     JournalStore
-	failed func(error) // told of an entry that could not be committed
-}
-
-func (l journalLog) Append(ctx context.Context, run string, entry []byte) error {
-	if q, ok := l.st.(journalQueue); ok {
-		return q.QueueJournal(ctx, run, entry, func(err error) {
-			if err != nil && l.failed != nil {
-				l.failed(err)
-			}
-		})
-	}
-	return l.st.AppendJournal(ctx, run, entry)
-}
-
-// AppendDurable appends entry and waits for its commit (a person's
-// answer: journal.DurableLog).
-func (l journalLog) AppendDurable(ctx context.Context, run string, entry []byte) error {
-	return l.st.AppendJournal(ctx, run, entry)
-}
-
-func (l journalLog) Entries(ctx context.Context, run string) ([][]byte, error) {
-	return l.st.Journal(ctx, run)
-}
-
 // reopenRun takes up the interrupted run id of st for a new attempt (see
 // Store.Reopen) and returns its request and what its earlier
 // attempts left: every event they stored and the attempt's number, for
 // record (RunOptions.Resume). It fails for a run that is not interrupted,
 // saying why.
-func reopenRun(ctx context.Context, st Store, id string) (Request, durability, error) {
+func reopenRun(ctx context.Context, st Store, id string) (Request, engine.Durability, error) {
 	run, err := st.Get(ctx, id)
 	if err != nil {
-		return Request{}, durability{}, err
+		return Request{}, engine.Durability{}, err
 	}
 	if run.Status != runstore.Interrupted {
 		hint := ""
 		if run.Status == runstore.Running {
 			hint = " (a run whose process died is marked interrupted once its process is seen gone, or its lease has passed)"
 		}
-		return Request{}, durability{}, fmt.Errorf("deepresearch: run %s is %s; only an interrupted run can be resumed%s", id, run.Status, hint)
+		return Request{}, engine.Durability{}, fmt.Errorf("deepresearch: run %s is %s; only an interrupted run can be resumed%s", id, run.Status, hint)
 	}
 	var req Request
 	if err := json.Unmarshal(run.Options, &req); err != nil {
-		return Request{}, durability{}, fmt.Errorf("deepresearch: run %s: its stored request is unreadable: %w", id, err)
+		return Request{}, engine.Durability{}, fmt.Errorf("deepresearch: run %s: its stored request is unreadable: %w", id, err)
 	}
 	if req.Question == "" {
 		req.Question = run.Question
@@ -129,59 +93,43 @@ func reopenRun(ctx context.Context, st Store, id string) (Request, durability, e
 	// The journal's header keeps the request whole (its budget too,
 	// which the stored request's JSON form leaves out).
 	if entries, err := st.Journal(ctx, id); err != nil {
-		return Request{}, durability{}, err
+		return Request{}, engine.Durability{}, err
 	} else if len(entries) > 0 {
 		j, err := journal.New(id, entries, journal.Options{Offline: true})
 		if err != nil {
-			return Request{}, durability{}, err
+			return Request{}, engine.Durability{}, err
 		}
 		var m runManifest
 		if ok, err := j.Manifest(&m); err != nil {
-			return Request{}, durability{}, err
+			return Request{}, engine.Durability{}, err
 		} else if ok {
 			req = m.request()
 		}
 	}
-	d := durability{Journal: st}
+	d := engine.Durability{Journal: st}
 	if run.Events > 0 {
 		// The run has ended (interrupted): its log ends.
 		for e, err := range st.Events(ctx, id, 0) {
 			if err != nil {
-				return Request{}, durability{}, err
+				return Request{}, engine.Durability{}, err
 			}
 			var ev events.Event
 			if err := json.Unmarshal(e.JSON, &ev); err != nil {
-				return Request{}, durability{}, fmt.Errorf("deepresearch: run %s, event %d: %w", id, e.Seq, err)
+				return Request{}, engine.Durability{}, fmt.Errorf("deepresearch: run %s, event %d: %w", id, e.Seq, err)
 			}
 			d.Prior = append(d.Prior, ev)
 		}
 	}
 	reopened, err := st.Reopen(ctx, id)
 	if err != nil {
-		return Request{}, durability{}, err
+		return Request{}, engine.Durability{}, err
 	}
 	if uint64(len(d.Prior)) != reopened.Events {
-		return Request{}, durability{}, fmt.Errorf("deepresearch: run %s: read %d events of %d", id, len(d.Prior), reopened.Events)
+		return Request{}, engine.Durability{}, fmt.Errorf("deepresearch: run %s: read %d events of %d", id, len(d.Prior), reopened.Events)
 	}
 	d.Attempt = reopened.Attempts
 	req.Parent = run.Parent // a follow-up's, kept by the store, not by the request's JSON form
 	return req, d, nil
-}
-
-// durability says how a run is kept (researchDurable).
-type durability struct {
-	// Journal keeps the run's journal, under Request.RunID (which must
-	// then be set). Nil keeps none.
-	Journal JournalStore
-	// Prior holds every event the run's earlier attempts stored, in Seq
-	// order; empty for a run's first attempt. The run's events go on
-	// after them.
-	Prior []events.Event
-	// Attempt numbers this attempt of the run, from 1; 0 means 2 when
-	// Prior is not empty.
-	Attempt int
-
-	replay *journal.Journal // Replay's journal, opened offline
 }
 
 // researchDurable runs req, keeping the run durable as d says: every
@@ -192,7 +140,7 @@ type durability struct {
 // attempt). A run resumed by a Researcher whose settings differ from the
 // recording's (models, limits, judges) fails with ErrJournalMismatch
 // before anything is called.
-func (r *Researcher) researchDurable(ctx context.Context, req Request, d durability, sink func(events.Event)) (*Report, error) {
+func (r *Researcher) researchDurable(ctx context.Context, req Request, d engine.Durability, sink func(events.Event)) (*Report, error) {
 	req = r.fill(req) // checked by Start
 	ctx, end, err := r.begin(ctx)
 	if err != nil {
@@ -218,72 +166,23 @@ func (r *Researcher) researchDurable(ctx context.Context, req Request, d durabil
 }
 
 // durable opens req's journal as d says and returns ctx carrying it, and
-// the run's emitter, resumed after d.Prior.
-func (r *Researcher) durable(ctx context.Context, req Request, d durability, sink func(events.Event)) (context.Context, *events.Emitter, error) {
-	log := r.log.With().Str("run", req.RunID).Logger()
-	var sinks []events.Sink
-	if sink != nil {
-		sinks = append(sinks, events.SinkFunc(sink))
-	}
-	em := events.NewEmitter(req.RunID, r.cfg.Clock, sinks...)
-	if len(d.Prior) > 0 {
-		attempt := d.Attempt
-		if attempt == 0 {
-			attempt = 2
+// the run's emitter, resumed after d.Prior (engine.Open). A journal that
+// has a header must have been recorded with r's settings for req: else
+// ErrJournalMismatch.
+func (r *Researcher) durable(ctx context.Context, req Request, d engine.Durability, sink func(events.Event)) (context.Context, *events.Emitter, error) {
+	m := sync.OnceValue(func() runManifest { return r.manifest(req) }) // only a run that keeps a journal needs it
+	check := func(b json.RawMessage) error {
+		var stored runManifest
+		if err := json.Unmarshal(b, &stored); err != nil {
+			return fmt.Errorf("journal: run %s: manifest: %w", req.RunID, err)
 		}
-		prior := d.Prior
-		if prior[0].RunID != req.RunID {
-			return nil, nil, fmt.Errorf("the prior events are of run %s, not %s", prior[0].RunID, req.RunID)
+		if diff := stored.differs(m()); diff != "" {
+			return fmt.Errorf("%w: %s", ErrJournalMismatch, diff)
 		}
-		if err := em.Resume(prior, attempt, func(agent int, committed, got events.Type) {
-			log.Warn().Int("agent", agent).Str("stored", string(committed)).Str("now", string(got)).
-				Msg("the resumed run departs from the events its earlier attempt stored; the agent's events go on from here")
-		}); err != nil {
-			return nil, nil, err
-		}
+		return nil
 	}
-	if d.replay != nil {
-		return journal.NewContext(ctx, d.replay), em, nil
-	}
-	if d.Journal == nil {
-		return ctx, em, nil
-	}
-	failed := func(err error) {
-		log.Error().Err(err).Msg("a completed call could not be journaled; resuming the run would make it again")
-	}
-	jl := journalLog{st: d.Journal, failed: failed}
-	// The journal is the run's bookkeeping: opened, and its header
-	// written, even when the run is canceled as it starts (the run then
-	// ends canceled, and says so in its events).
-	bg := context.WithoutCancel(ctx)
-	j, err := journal.Open(bg, jl, req.RunID, journal.Options{
-		Log: jl, Clock: r.cfg.Clock.Now, Hooks: journal.Hooks{AppendFailed: failed},
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	m := r.manifest(req)
-	var stored runManifest
-	switch ok, err := j.Manifest(&stored); {
-	case err != nil:
-		return nil, nil, err
-	case ok:
-		if diff := stored.differs(m); diff != "" {
-			return nil, nil, fmt.Errorf("%w: %s", ErrJournalMismatch, diff)
-		}
-	default:
-		b, err := json.Marshal(m)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := j.WriteHeader(bg, journal.Header{Program: program(), Manifest: b}); err != nil {
-			return nil, nil, err
-		}
-	}
-	if n := j.Len(); n > 0 {
-		log.Info().Int("journaled", n).Int("events", len(d.Prior)).Msg("resuming from the journal")
-	}
-	return journal.NewContext(ctx, j), em, nil
+	return engine.Open(ctx, req.RunID, r.cfg.Clock, r.log.With().Str("run", req.RunID).Logger(), d,
+		engine.Header{Program: program(), Manifest: func() any { return m() }, Check: check}, sink)
 }
 
 // runManifest is what a journal's header keeps of how its run was made:
@@ -436,16 +335,11 @@ func program() string {
 var liveStages = []events.Stage{events.StagePlan, events.StageResearch, events.StageReport, events.StageVerify}
 
 // The scopes of a run's calls in its journal (Stage.Scope), then for an
-// agent its task. An assessment of a research cycle belongs to the
-// planner's (it plans the next cycle, with the planner's model), as do
-// the clarifying questions; a section of a sectioned report to the
-// writer's.
-func scopeAgent(taskID string) string { return events.StageResearch.Scope() + "/" + taskID }
-
-var (
-	scopeClarify = events.StagePlan.Scope() + "/clarify"
-	scopeSection = events.StageReport.Scope() + "/section"
-)
+// agent its task (internal/engine names those and a sectioned report's
+// sections, the writer's). An assessment of a research cycle belongs to
+// the planner's (it plans the next cycle, with the planner's model), as
+// do the clarifying questions.
+var scopeClarify = events.StagePlan.Scope() + "/clarify"
 
 // ReplayOptions tune Replay.
 type ReplayOptions struct {
@@ -516,7 +410,7 @@ func Replay(ctx context.Context, entries [][]byte, opts ReplayOptions, sink func
 	if err := req.check(); err != nil { // the journal is another program's
 		return nil, ReplayStats{}, &StageError{Stage: events.StagePlan, Err: err}
 	}
-	rep, runErr := r.researchDurable(ctx, req, durability{replay: j}, sink)
+	rep, runErr := r.researchDurable(ctx, req, engine.Durability{Replay: j}, sink)
 	s := j.Stats()
 	stats := ReplayStats{Replayed: s.Replayed, Live: s.Live, Missed: s.Missed, Unused: s.Unused}
 	return rep, stats, runErr

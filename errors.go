@@ -7,6 +7,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
+	"github.com/deepresearch/deepresearch/internal/engine"
 )
 
 // Sentinel errors; match them with errors.Is.
@@ -15,7 +16,7 @@ var (
 	ErrConfig = errors.New("invalid config")
 	// ErrNoResearch reports a run in which no research agent produced a
 	// report; the error also wraps the first agent's cause.
-	ErrNoResearch = errors.New("no research agent produced a report")
+	ErrNoResearch = engine.ErrNoResearch
 	// ErrSearch reports an agent none of whose searches succeeded.
 	ErrSearch = agent.ErrSearch
 	// ErrTimeout is the cause of an agent that ran past its time limit.

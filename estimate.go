@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/mdtext"
 	"github.com/deepresearch/deepresearch/internal/usage"
 )
@@ -97,12 +98,12 @@ func (r *Researcher) Estimate(ctx context.Context, req Request) (*Estimate, erro
 	if err != nil {
 		return nil, err
 	}
-	m := &meter{price: r.cfg.Price, start: r.cfg.Clock.Now(), now: r.cfg.Clock.Now}
-	tasks, err := r.planTasks(ctx, metered{r.models[events.RolePlanner], events.RolePlanner, m}, req, req.Answers)
+	m := &engine.Meter{Price: r.cfg.Price, Start: r.cfg.Clock.Now(), Now: r.cfg.Clock.Now}
+	tasks, err := r.planTasks(ctx, m.Model(events.RolePlanner, r.models[events.RolePlanner]), req, req.Answers)
 	if err != nil {
 		return nil, &StageError{Stage: events.StagePlan, Err: err}
 	}
-	e := &Estimate{Question: req.Question, Plan: planTasksOf(tasks), MaxCycles: req.MaxCycles, Priced: r.cfg.Price != nil, Spent: m.usage()}
+	e := &Estimate{Question: req.Question, Plan: planTasksOf(tasks), MaxCycles: req.MaxCycles, Priced: r.cfg.Price != nil, Spent: m.Usage()}
 	n1, c := len(tasks), req.MaxCycles
 	limit := req.MaxRunAgents
 	if limit <= 0 {

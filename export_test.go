@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/engine"
 )
 
 // ResumeFromEvents runs req, a run whose earlier attempt kept its journal
@@ -14,5 +15,5 @@ func ResumeFromEvents(ctx context.Context, r *Researcher, req Request, js Journa
 	if err := req.check(); err != nil {
 		return nil, err
 	}
-	return r.researchDurable(ctx, req, durability{Journal: js, Prior: prior}, sink)
+	return r.researchDurable(ctx, req, engine.Durability{Journal: js, Prior: prior}, sink)
 }

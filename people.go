@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
@@ -489,10 +490,11 @@ func askReview(ctx context.Context, req Request, tasks []events.PlanTask, cycle 
 // research: a task the reviewer kept (by title) keeps the part and gap it
 // follows up, a task added follows up the question as a whole. A plan
 // rejected ends the research (events.LoopPlanRejected); a cycle budget
-// the reviewer set becomes the run's.
-func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) ([]agent.Task, string, error) {
-	if l.req.Review != ReviewEveryCycle {
-		return tasks, "", nil
+// the reviewer set becomes the run's (returned; 0: none set). It is the
+// engine's Params.ReviewCycle, with req's MaxCycles the run's now.
+func reviewCycle(ctx context.Context, req Request, em *events.Emitter, log zerolog.Logger, cycle int, tasks []agent.Task) ([]agent.Task, int, string, error) {
+	if req.Review != ReviewEveryCycle {
+		return tasks, 0, "", nil
 	}
 	proposed := make([]events.PlanTask, len(tasks))
 	byTitle := map[string]agent.Task{}
@@ -500,27 +502,24 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 		proposed[i] = events.PlanTask{Index: i, ID: "f" + strconv.Itoa(i+1), Title: t.Title, Question: t.Question, Cycle: cycle, Part: t.Part, Gap: t.Gap}
 		byTitle[t.Title] = t
 	}
-	em := l.em.InCycle(cycle)
-	got, ok, err := askReview(journal.WithScope(ctx, scopeReviewPerson+"/c"+strconv.Itoa(cycle)), l.req, proposed, cycle, em)
+	em = em.InCycle(cycle)
+	got, ok, err := askReview(journal.WithScope(ctx, scopeReviewPerson+"/c"+strconv.Itoa(cycle)), req, proposed, cycle, em)
 	switch {
 	case err == nil && !ok:
-		return tasks, "", nil
+		return tasks, 0, "", nil
 	case errors.Is(err, ErrPlanRejected):
-		l.log.Info().Int("cycle", cycle).Msg("a later cycle's plan was rejected; writing from what was found")
+		log.Info().Int("cycle", cycle).Msg("a later cycle's plan was rejected; writing from what was found")
 		em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []events.PlanTask{}, Edited: true, Removed: taskTitles(proposed), Cycle: cycle})
-		return nil, events.LoopPlanRejected, nil
+		return nil, 0, events.LoopPlanRejected, nil
 	case err != nil:
-		return nil, "", err
+		return nil, 0, "", err
 	}
-	if got.MaxCycles > 0 {
-		l.req.MaxCycles = got.MaxCycles
-		if got.MaxCycles < cycle {
-			// The reviewer's budget has no room for this cycle: its plan
-			// is accepted as none (the event tells a waiting POST so).
-			em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []events.PlanTask{}, MaxCycles: got.MaxCycles, Cycle: cycle,
-				Edited: true, Removed: taskTitles(proposed)})
-			return nil, events.LoopMaxCycles, nil
-		}
+	if got.MaxCycles > 0 && got.MaxCycles < cycle {
+		// The reviewer's budget has no room for this cycle: its plan is
+		// accepted as none (the event tells a waiting POST so).
+		em.Emit(runLevel, "", events.PlanAcceptedData{Tasks: []events.PlanTask{}, MaxCycles: got.MaxCycles, Cycle: cycle,
+			Edited: true, Removed: taskTitles(proposed)})
+		return nil, got.MaxCycles, events.LoopMaxCycles, nil
 	}
 	accepted := make([]agent.Task, len(got.Tasks))
 	for i, pt := range got.Tasks {
@@ -528,7 +527,7 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 		title := cmp.Or(strings.Join(strings.Fields(pt.Title), " "), q)
 		t, ok := byTitle[title]
 		if !ok {
-			t = agent.Task{Objective: l.req.Question}
+			t = agent.Task{Objective: req.Question}
 		}
 		t.Title, t.Question = title, q
 		accepted[i] = t
@@ -540,7 +539,7 @@ func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) (
 	d := planEdits(proposed, pts)
 	d.MaxCycles, d.Cycle = got.MaxCycles, cycle
 	em.Emit(runLevel, "", d)
-	return accepted, "", nil
+	return accepted, got.MaxCycles, "", nil
 }
 
 // taskTitles are the titles of tasks.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -283,4 +284,11 @@ func (rs *Runs) Recheck(ctx context.Context, id string) (*recheck.Result, error)
 		rs.log.Error().Err(err).Str("run", id).Msg("storing a re-check")
 	}
 	return res, nil
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/sourcetext"
 	"github.com/deepresearch/deepresearch/render"
@@ -316,29 +317,23 @@ func (r *Report) verified() *finalreport.Verified {
 	return &finalreport.Verified{Summary: v.Summary, Problems: v.Problems, Action: string(v.Action), Judge: v.Judge}
 }
 
-// sourceRelevance gathers, by merged number, the relevance judgement of
-// each merged source: the best-scored of the agents that kept it.
-func sourceRelevance(outcomes []agentOutcome, sources []cite.MergedSource) map[int]source.Relevance {
-	byKey := map[string]source.Relevance{}
-	for _, o := range outcomes {
-		if o.res == nil {
-			continue
-		}
-		for n, src := range o.res.Sources {
-			if rel, ok := o.res.Relevance[n]; ok {
-				if k := sourceKey(src); rel.Objective >= byKey[k].Objective {
-					byKey[k] = rel
-				}
-			}
-		}
+// take puts a run's research (engine.Run's result) into rep, once: the
+// merged sources, the sections in report order, the cycles and why they
+// ended, the stages' timings; and, when the report was written, the
+// published report and the texts read of its sources.
+func (rep *Report) take(res engine.Result) {
+	rep.Sources = res.Sources
+	for _, s := range res.Sections {
+		rep.Sections = append(rep.Sections, Section{Task: s.Task, Text: s.Text, Failure: s.Failure})
 	}
-	out := map[int]source.Relevance{}
-	for _, s := range sources {
-		if rel, ok := byKey[sourceKey(s.Source)]; ok {
-			out[s.Number] = rel
-		}
+	rep.Cycles, rep.LoopEnd = res.Cycles, res.End
+	for stage, ms := range res.Timings {
+		rep.TimingsMS[stage] += ms
 	}
-	return out
+	if f := res.Final; f != nil {
+		rep.Draft, rep.Text, rep.Body, rep.References, rep.Used = f.Draft, f.Text, f.Body, f.References, f.Used
+		rep.SourceTexts, rep.Relevance = res.SourceTexts, res.Relevance
+	}
 }
 
 // extra is what the structured formats tell of the run beyond its report.

@@ -8,13 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sourcegraph/conc/panics"
-	"github.com/sourcegraph/conc/pool"
+	"github.com/rs/zerolog"
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/trace"
 
@@ -22,19 +20,15 @@ import (
 	"github.com/deepresearch/deepresearch/domains"
 	"github.com/deepresearch/deepresearch/events"
 	"github.com/deepresearch/deepresearch/internal/agent"
-	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/citeproc"
-	"github.com/deepresearch/deepresearch/internal/collapse"
 	"github.com/deepresearch/deepresearch/internal/defaults"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/internal/fetch"
 	"github.com/deepresearch/deepresearch/internal/journal"
-	"github.com/deepresearch/deepresearch/internal/relevance"
 	"github.com/deepresearch/deepresearch/internal/retry"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	"github.com/deepresearch/deepresearch/render"
 	"github.com/deepresearch/deepresearch/search"
-	"github.com/deepresearch/deepresearch/source"
-	"github.com/deepresearch/deepresearch/worker"
 )
 
 // Request is one research run. Zero fields take the Researcher's Config,
@@ -122,7 +116,7 @@ type Request struct {
 	// keeps it as runstore.Run.Parent, not in the JSON form.
 	Parent string `json:"-"`
 	// thread loads what a follow-up starts from (Start sets it, with a Store).
-	thread func(context.Context) (*thread, error)
+	thread func(context.Context) (*engine.Thread, error)
 }
 
 // UnmarshalJSON reads req's JSON form strictly, as every front end
@@ -283,29 +277,18 @@ func (r *Researcher) fill(req Request) Request {
 
 const runLevel = -1 // the Agent of run-level events
 
-// agentOutcome is one plan position's result: the agent's result, or why
-// it failed.
-type agentOutcome struct {
-	res     *agent.Result
-	failure *worker.Failure
-	err     error
-	spent   events.Usage // a failed agent's usage
-
-	durationMS int64
-}
-
 func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (*Report, error) {
 	clock := r.cfg.Clock
 	start := clock.Now()
 	rep := &Report{Version: render.Version, RunID: req.RunID, Question: req.Question, Style: req.Style,
 		Sections: []Section{}, Sources: []cite.MergedSource{}, References: []render.Reference{}, TimingsMS: map[events.Stage]int64{}}
 	log := r.log.With().Str("run", rep.RunID).Logger()
-	meter := &meter{maxTokens: r.cfg.Limits.MaxRunTokens, maxCost: r.cfg.Limits.MaxCost, price: r.cfg.Price, names: r.cfg.Telemetry.ModelNames, maxTime: r.cfg.Limits.MaxRunTime, start: start, now: clock.Now}
-	model := func(role string) llms.Model { return metered{r.models[role], role, meter} }
+	meter := &engine.Meter{MaxTokens: r.cfg.Limits.MaxRunTokens, MaxCost: r.cfg.Limits.MaxCost, Price: r.cfg.Price, Names: r.cfg.Telemetry.ModelNames, MaxTime: r.cfg.Limits.MaxRunTime, Start: start, Now: clock.Now}
+	model := func(role string) llms.Model { return meter.Model(role, r.models[role]) }
 	ctx, retries := retry.WithCounter(ctx)
 	finish := func() {
 		rep.DurationMS, rep.Retries = clock.Now().Sub(start).Milliseconds(), retries.Load()
-		rep.Usage = meter.usage() // every call the run paid for, counted once
+		rep.Usage = meter.Usage() // every call the run paid for, counted once
 	}
 
 	fail := func(stage events.Stage, err error) (*Report, error) {
@@ -344,7 +327,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	}
 
 	// A follow-up starts from the run it follows (ask.go).
-	var th *thread
+	var th *engine.Thread
 	if req.Parent != "" {
 		if th, err = journaledThread(ctx, req); err != nil {
 			return fail(events.StagePlan, fmt.Errorf("the run %s this follows up: %w", req.Parent, err))
@@ -376,25 +359,20 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	em.Emit(runLevel, "", events.PlanData{Tasks: plan})
 	log.Info().Int("tasks", len(tasks)).Msg("planned")
 
-	// Research in cycles, merge, write (loop.go).
-	l := r.newLoop(req, em, meter, backend, model, log, rep, tasks)
-	l.thread = th
-	final, failed, err := l.research(ctx)
-	l.fill()
+	// Research in cycles, merge, write (internal/engine).
+	res, failed, err := engine.Run(ctx, r.engineParams(req, em, meter, backend, model, log, rep, tasks, th))
+	rep.take(res)
 	if err != nil {
 		return fail(failed, err)
 	}
-	rep.Draft, rep.Text, rep.Body, rep.References, rep.Used = final.Draft, final.Text, final.Body, final.References, final.Used
-	refs := make([]events.Reference, len(final.References))
-	for i, ref := range final.References {
+	refs := make([]events.Reference, len(res.Final.References))
+	for i, ref := range res.Final.References {
 		refs[i] = events.Reference{Number: ref.Number, Source: ref.Source}
 	}
-	em.Emit(runLevel, "", events.ReportFinishedData{References: refs, Unknown: l.dropped})
+	em.Emit(runLevel, "", events.ReportFinishedData{References: refs, Unknown: res.Dropped})
 
 	// Verify: every citation against the text of its source, as read.
 	t0 = clock.Now()
-	rep.SourceTexts = sourceTexts(l.outcomes, rep.Sources)
-	rep.Relevance = sourceRelevance(l.outcomes, rep.Sources)
 	streamed := rep.Text
 	if err := r.verifyReport(journal.WithScope(ctx, events.StageVerify.Scope()), rep, req.Style, r.cfg.Unsupported); err != nil {
 		return fail(events.StageVerify, err)
@@ -409,172 +387,41 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 	finish()
 	em.Emit(runLevel, "", events.RunFinishedData{
 		Usage: rep.Usage, DurationMS: rep.DurationMS,
-		Agents: len(l.tasks), AgentsFailed: len(l.missing()), Sources: len(rep.Sources), Citations: len(rep.References),
-		Timings: rep.TimingsMS, Stopped: meter.spent(), CostUSD: meter.costOf(), Cycles: rep.Cycles, LoopEnd: rep.LoopEnd,
+		Agents: res.Agents, AgentsFailed: res.Failed, Sources: len(rep.Sources), Citations: len(rep.References),
+		Timings: rep.TimingsMS, Stopped: meter.Spent(), CostUSD: meter.Cost(), Cycles: rep.Cycles, LoopEnd: rep.LoopEnd,
 	})
-	log.Info().Int("references", len(rep.References)).Int("failed_agents", len(l.missing())).Int("cycles", rep.Cycles).
+	log.Info().Int("references", len(rep.References)).Int("failed_agents", res.Failed).Int("cycles", rep.Cycles).
 		Str("loop_end", rep.LoopEnd).Int64("took_ms", rep.DurationMS).Msg("run finished")
 	return rep, nil
 }
 
-// research runs one agent per task, at most req.Parallelism at once, and
-// returns their outcomes in plan order. Normally every agent has stopped
-// when it returns. When ctx is done it waits at most Config.StopGrace for
-// the agents to stop; those that have not are reported as canceled (their
-// titles are returned in stuck) and left to finish on their own: their
-// outcomes and events are dropped.
-//
-// onOutcome, if not nil, is given each agent's outcome (by position in
-// tasks) as it finishes, one call at a time, before its last event.
-func (r *Researcher) research(ctx context.Context, req Request, tasks []agent.Task, backend search.Backend, model llms.Model, meter *meter, em *events.Emitter, onOutcome func(int, agentOutcome)) (outcomes []agentOutcome, stuck []string) {
-	var mu sync.Mutex // guards outcomes, done and abandoned
-	outcomes = make([]agentOutcome, len(tasks))
-	done := make([]bool, len(tasks))
-	abandoned := false
-
-	p := pool.New().WithMaxGoroutines(req.Parallelism)
-	for i, task := range tasks {
-		p.Go(func() {
-			if r.agents != nil {
-				select {
-				case r.agents <- struct{}{}:
-					defer func() { <-r.agents }()
-				case <-ctx.Done():
-				}
-			}
-			var o agentOutcome
-			actx, span := agentSpan(ctx, task, r.cfg.Agents != nil)
-			if r.cfg.Agents != nil {
-				o = r.remoteAgent(actx, req, task, meter, em)
-			} else {
-				o = r.runAgent(actx, req, task, backend, model, meter, em)
-			}
-			telemetry.End(span, o.err)
-			observeAgent(actx, o)
-			mu.Lock()
-			defer mu.Unlock()
-			if abandoned {
-				return
-			}
-			outcomes[i], done[i] = o, true
-			if onOutcome != nil {
-				onOutcome(i, o)
-			}
-			r.reportOutcome(task, o, em)
-		})
-	}
-	finished := make(chan struct{})
-	go func() { p.Wait(); close(finished) }()
-	select {
-	case <-finished:
-		r.importJournal(ctx, req.RunID, tasks)
-		return outcomes, nil
-	case <-ctx.Done():
-	}
-	grace := make(chan struct{})
-	stop := r.cfg.Clock.AfterFunc(r.cfg.StopGrace, func() { close(grace) })
-	select {
-	case <-finished:
-		stop()
-		r.importJournal(ctx, req.RunID, tasks)
-		return outcomes, nil
-	case <-grace:
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	abandoned = true
-	for i, task := range tasks {
-		if done[i] {
-			continue
+// engineParams are what the engine needs of a run of req, settled and
+// reviewed: its plan of tasks, what it follows up (th; nil: none), its
+// emitter, meter, metered models, backend and log, and the Researcher's
+// agents, clock and tiers. rep holds the clarifications the report
+// states.
+func (r *Researcher) engineParams(req Request, em *events.Emitter, meter *engine.Meter, backend search.Backend, model func(string) llms.Model, log zerolog.Logger, rep *Report, tasks []agent.Task, th *engine.Thread) engine.Params {
+	p := engine.Params{RunID: req.RunID, Question: req.Question, MaxTasks: req.MaxTasks, Parallelism: req.Parallelism, SearchLimit: req.SearchLimit,
+		MaxCycles: req.MaxCycles, MaxRunAgents: req.MaxRunAgents, Style: req.Style, Budget: req.Budget, Domains: req.Domains,
+		Controls: req.controls(), Assumptions: assumptions(rep.Clarifications), Plan: tasks, Thread: th,
+		Model: model, Backend: backend, Meter: meter, Emitter: em, Log: log, Clock: r.cfg.Clock, Agents: r.engineAgents(),
+		Tiers: r.withTiers, Tiered: r.tiers != nil}
+	if req.Review == ReviewEveryCycle {
+		p.ReviewCycle = func(ctx context.Context, cycle, maxCycles int, tasks []agent.Task) ([]agent.Task, int, string, error) {
+			req := req
+			req.MaxCycles = maxCycles // the run's now: a reviewer may have set it
+			return reviewCycle(ctx, req, em, log, cycle, tasks)
 		}
-		stuck = append(stuck, fmt.Sprintf("%q", task.Title))
-		f := &worker.Failure{Kind: events.FailCanceled, Error: fmt.Sprintf("did not stop within %v of cancellation", r.cfg.StopGrace)}
-		outcomes[i] = agentOutcome{failure: f, err: context.Cause(ctx)}
-		em.Emit(task.Index, task.Title, events.AgentFailedData{Error: f.Error, Kind: f.Kind})
 	}
-	r.log.Error().Strs("agents", stuck).Msg("research agents did not stop after cancellation; abandoned")
-	return outcomes, stuck
+	return p
 }
 
-// runAgent runs one agent and classifies how it ended.
-func (r *Researcher) runAgent(ctx context.Context, req Request, task agent.Task, backend search.Backend, model llms.Model, meter *meter, em *events.Emitter) agentOutcome {
-	idx, sec := task.Index, task.Title
-	pt := events.PlanTask{Index: task.Index, ID: task.ID, Title: task.Title, Question: task.Question}
-	em.Emit(idx, sec, events.AgentStartedData{Task: pt})
-	start := r.cfg.Clock.Now()
-	cfg := agent.Config{
-		Model:       model,
-		Search:      backend,
-		Stop:        func() bool { return meter.spent() != "" },
-		Budget:      req.Budget,
-		SearchLimit: req.SearchLimit,
-		Canonical:   canon.Key,
-		Channel:     r.channel(),
-		Clock:       r.cfg.Clock,
-		Relevance:   r.judge,
-		Hooks: agent.Hooks{
-			Search: func(q string, n int) { em.Emit(idx, sec, events.SearchData{Query: q, Results: n}) },
-			Source: func(n int, src source.Source) { em.Emit(idx, sec, events.SourceData{Number: n, Source: src}) },
-			Delta:  func(text string) { em.Emit(idx, sec, events.DeltaData{Text: text}) },
-			Filtered: func(rep relevance.Report) {
-				em.Emit(idx, sec, events.FilteredData{Query: rep.Query, Judge: rep.Judge, Kept: rep.Kept, Dropped: rep.Dropped})
-			},
-			Cited: func(cited []citeproc.Citation) {
-				cs := make([]events.CitedSource, len(cited))
-				for i, c := range cited {
-					cs[i] = events.CitedSource{Number: c.Number, Source: c.Source}
-				}
-				em.Emit(idx, sec, events.CitedData{Sources: cs})
-			},
-		},
+// engineAgents says where and how the engine runs a run's agents: here,
+// with r's search channel and relevance judge, or through Config.Agents.
+func (r *Researcher) engineAgents() engine.Agents {
+	a := engine.Agents{Runner: r.cfg.Agents, Slots: r.agents, Channel: r.channel(), Judge: r.judge, StopGrace: r.cfg.StopGrace, Log: r.log}
+	if a.Runner != nil {
+		a.Settings = r.agentSettings()
 	}
-	var res *agent.Result
-	var err error
-	var pc panics.Catcher
-	pc.Try(func() { res, err = agent.Run(journal.WithScope(ctx, scopeAgent(task.ID)), cfg, task) })
-	var f *worker.Failure
-	switch rec := pc.Recovered(); {
-	case rec != nil:
-		f = &worker.Failure{Kind: events.FailPanic, Error: fmt.Sprint(rec.Value)}
-		err = rec.AsError()
-		r.log.Error().Str("task", task.Title).Str("stack", string(rec.Stack)).Msg("research agent panicked")
-	case err != nil && ctx.Err() != nil:
-		f = &worker.Failure{Kind: events.FailCanceled, Error: err.Error()}
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, agent.ErrTimeout):
-		f = &worker.Failure{Kind: events.FailTimeout, Error: err.Error()}
-	case err != nil:
-		f = &worker.Failure{Kind: events.FailError, Error: err.Error()}
-	case res == nil || res.Report == "":
-		err = errors.New("the agent wrote an empty report")
-		f = &worker.Failure{Kind: events.FailError, Error: err.Error()}
-	}
-	if f != nil {
-		out := agentOutcome{failure: f, err: err}
-		if res != nil {
-			out.spent = res.Usage
-		}
-		return out
-	}
-	return agentOutcome{res: res, durationMS: r.cfg.Clock.Now().Sub(start).Milliseconds()}
-}
-
-// reportOutcome emits an agent's last event: finished, or failed and why.
-func (r *Researcher) reportOutcome(task agent.Task, o agentOutcome, em *events.Emitter) {
-	if f := o.failure; f != nil {
-		em.Emit(task.Index, task.Title, events.AgentFailedData{Error: f.Error, Kind: f.Kind})
-		r.log.Warn().Str("task", task.Title).Str("kind", f.Kind).Str("error", f.Error).Msg("research agent failed")
-		return
-	}
-	em.Emit(task.Index, task.Title, events.AgentFinishedData{
-		ToolCalls: o.res.ToolCalls, Cited: len(o.res.Cited), Usage: o.res.Usage, DurationMS: o.durationMS,
-	})
-}
-
-func mergedData(sources []collapse.Source, unknown int) events.MergedData {
-	ms := make([]events.MergedSource, len(sources))
-	for i, s := range sources {
-		ms[i] = events.MergedSource{Number: s.Number, Source: s.Source, CanonicalURL: s.CanonicalURL,
-			FirstSeenSection: s.FirstSeenSection, UsedInSections: s.UsedInSections}
-	}
-	return events.MergedData{Sources: ms, Unknown: unknown}
+	return a
 }

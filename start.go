@@ -10,6 +10,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -150,7 +151,7 @@ func (r *Researcher) Start(ctx context.Context, req Request, opts RunOptions) (*
 		return nil, err
 	}
 	bg := context.WithoutCancel(ctx)
-	var d durability
+	var d engine.Durability
 	switch {
 	case opts.Resume != "":
 		hooks := req.Hooks

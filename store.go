@@ -9,6 +9,7 @@ import (
 
 	"github.com/deepresearch/deepresearch/clock"
 	"github.com/deepresearch/deepresearch/events"
+	"github.com/deepresearch/deepresearch/internal/engine"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -123,7 +124,7 @@ func storeRun(ctx context.Context, st Store, req Request, origin string) error {
 // RunOptions.Store documents: each event is given to watch, stored, then
 // given to sink, so that a reader of the store never falls behind the
 // run's own caller. It returns what researchDurable returned.
-func (r *Researcher) record(ctx context.Context, st Store, req Request, d durability, watch, sink func(events.Event)) (*Report, error) {
+func (r *Researcher) record(ctx context.Context, st Store, req Request, d engine.Durability, watch, sink func(events.Event)) (*Report, error) {
 	log := r.log.With().Str("run", req.RunID).Logger()
 	bg := context.WithoutCancel(ctx)
 	if d.Journal == nil {
@@ -131,7 +132,7 @@ func (r *Researcher) record(ctx context.Context, st Store, req Request, d durabi
 	}
 	if req.Parent != "" && req.thread == nil {
 		parent := req.Parent
-		req.thread = func(ctx context.Context) (*thread, error) { return loadThread(ctx, st, parent) }
+		req.thread = func(ctx context.Context) (*engine.Thread, error) { return loadThread(ctx, st, parent) }
 	}
 	shutdown := func() bool { return errors.Is(context.Cause(ctx), ErrShutdown) }
 	// A run that waits for a person is stored as waiting before the

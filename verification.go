@@ -2,15 +2,12 @@ package deepresearch
 
 import (
 	"context"
-	"maps"
 	"slices"
-	"strings"
 
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/deepresearch/deepresearch/cite"
 	"github.com/deepresearch/deepresearch/events"
-	"github.com/deepresearch/deepresearch/internal/canon"
 	"github.com/deepresearch/deepresearch/internal/finalreport"
 	"github.com/deepresearch/deepresearch/internal/telemetry"
 	iverify "github.com/deepresearch/deepresearch/internal/verify"
@@ -52,46 +49,6 @@ type SourcePassages struct {
 // unknown sources) and, under strict, no warnings either.
 func (v *Verification) Pass(strict bool) bool {
 	return v.Summary.Errors == 0 && (!strict || v.Summary.Warnings == 0)
-}
-
-// sourceTexts gathers, by merged number, the text the agents were shown
-// of each merged source: every text an agent was shown of it, each once,
-// in the order the agents ran. Two agents may have been shown different
-// parts of one document (a search's snippets, an opened page, a
-// follow-up's stored text and a later search of the same page): a
-// sentence quoted from any of them is supported.
-func sourceTexts(outcomes []agentOutcome, sources []cite.MergedSource) map[int]string {
-	byKey := map[string]string{}
-	for _, o := range outcomes {
-		if o.res == nil {
-			continue
-		}
-		for _, n := range slices.Sorted(maps.Keys(o.res.Sources)) {
-			if t := o.res.Texts[n]; t != "" {
-				k := sourceKey(o.res.Sources[n])
-				switch have := byKey[k]; {
-				case have == "" || strings.Contains(t, have):
-					byKey[k] = t
-				case !strings.Contains(have, t):
-					byKey[k] = have + "\n\n" + t
-				}
-			}
-		}
-	}
-	out := make(map[int]string, len(sources))
-	for _, s := range sources {
-		if t := byKey[sourceKey(s.Source)]; t != "" {
-			out[s.Number] = t
-		}
-	}
-	return out
-}
-
-func sourceKey(s source.Source) string {
-	if k := canon.Key(s.URL); s.URL != "" && k != "" {
-		return k + s.Location.Key()
-	}
-	return "id:" + s.ID + s.Location.Key()
 }
 
 // verifyReport checks rep's citations against texts and, as action says,

@@ -1,4 +1,4 @@
-package deepresearch
+package engine
 
 import (
 	"strings"

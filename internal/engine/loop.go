@@ -1,4 +1,4 @@
-package deepresearch
+package engine
 
 import (
 	"cmp"
@@ -62,14 +62,16 @@ const (
 
 // loop is the research of one run.
 type loop struct {
-	r       *Researcher
-	req     Request
+	req     Params
 	em      *events.Emitter
-	meter   *meter
+	meter   *Meter
 	backend *recordingBackend
 	model   func(role string) llms.Model
 	log     zerolog.Logger
-	rep     *Report
+
+	// The run's working state, which result returns.
+	sources []cite.MergedSource    // the merged numbering
+	timings map[events.Stage]int64 // by stage, summed over the cycles
 
 	parts    []agent.Task // the plan: the parts of the question
 	tasks    []agent.Task // every task started, by Index
@@ -90,21 +92,22 @@ type loop struct {
 	mu       sync.Mutex // guards the merge while a wave runs, and sections
 	sections *sectionJobs
 
-	// thread is what a follow-up starts from (ask.go): its first cycle
+	// thread is what a follow-up starts from (thread.go): its first cycle
 	// reads the parent's sources; nil for a run that follows none.
 	// uncovered are the question's key terms those passages leave unsaid
 	// when too many are (see overrule).
-	thread    *thread
+	thread    *Thread
 	uncovered []string
 }
 
-func (r *Researcher) newLoop(req Request, em *events.Emitter, m *meter, backend search.Backend, model func(string) llms.Model, log zerolog.Logger, rep *Report, plan []agent.Task) *loop {
-	parts := plan
+func newLoop(p Params) *loop {
+	parts := p.Plan
 	for i := range parts {
 		parts[i].Cycle = 1
 	}
-	return &loop{r: r, req: req, em: em, meter: m, backend: &recordingBackend{Backend: backend},
-		model: model, log: log, rep: rep, parts: parts, merged: map[int]*collapse.MergedReport{}, merger: collapse.NewMerger()}
+	return &loop{req: p, em: p.Emitter, meter: p.Meter, backend: &recordingBackend{Backend: p.Backend},
+		model: p.Model, log: p.Log, sources: []cite.MergedSource{}, timings: map[events.Stage]int64{},
+		parts: parts, merged: map[int]*collapse.MergedReport{}, merger: collapse.NewMerger(), thread: p.Thread}
 }
 
 // research runs the cycles and writes the report. It returns the
@@ -159,7 +162,7 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage events.Stag
 	}
 	l.tasks = append(l.tasks, tasks...)
 	l.outcomes = append(l.outcomes, make([]agentOutcome, len(tasks))...)
-	l.before = len(l.rep.Sources)
+	l.before = len(l.sources)
 	pts := make([]events.PlanTask, len(tasks))
 	for i, t := range tasks {
 		pts[i] = planTask(t)
@@ -170,16 +173,16 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage events.Stag
 		l.startSections(ctx)
 	}
 
-	clock := l.r.cfg.Clock
+	clock := l.req.Clock
 	t0 := clock.Now()
 	first := tasks[0].Index
-	outcomes, stuck := l.r.research(ctx, l.req, tasks, l.backend, l.model(events.RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
+	outcomes, stuck := research(ctx, &l.req, tasks, l.backend, l.model(events.RoleResearcher), l.meter, em, func(i int, o agentOutcome) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.outcomes[first+i] = o
 		l.mergeReady(ctx, first+len(tasks))
 	})
-	l.rep.TimingsMS[events.StageResearch] += clock.Now().Sub(t0).Milliseconds()
+	l.timings[events.StageResearch] += clock.Now().Sub(t0).Milliseconds()
 	l.mu.Lock()
 	for i := range outcomes {
 		if o := &l.outcomes[first+i]; o.res == nil && o.failure == nil {
@@ -189,7 +192,7 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage events.Stag
 	l.mu.Unlock()
 	if err := context.Cause(ctx); err != nil {
 		if len(stuck) > 0 {
-			return events.StageResearch, fmt.Errorf("%w; agents still running after %v: %s", err, l.r.cfg.StopGrace, strings.Join(stuck, ", "))
+			return events.StageResearch, fmt.Errorf("%w; agents still running after %v: %s", err, l.req.Agents.StopGrace, strings.Join(stuck, ", "))
 		}
 		return events.StageResearch, err
 	}
@@ -200,10 +203,10 @@ func (l *loop) cycle(ctx context.Context, tasks []agent.Task) (stage events.Stag
 	if err != nil {
 		return events.StageMerge, err
 	}
-	l.rep.TimingsMS[events.StageMerge] += clock.Now().Sub(t0).Milliseconds()
-	l.rep.Sources = l.r.withTiers(l.merger.Sources())
+	l.timings[events.StageMerge] += clock.Now().Sub(t0).Milliseconds()
+	l.sources = l.req.Tiers(l.merger.Sources())
 	unknown := l.merger.Unknown()
-	em.Emit(runLevel, "", mergedData(l.rep.Sources, len(unknown)))
+	em.Emit(runLevel, "", mergedData(l.sources, len(unknown)))
 	if c == 1 {
 		for _, u := range unknown {
 			l.log.Warn().Str("section", u.Section).Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation that resolves to no retrieved source")
@@ -256,18 +259,18 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 	switch {
 	case c >= l.req.MaxCycles:
 		return nil, events.LoopMaxCycles, nil
-	case l.meter.spent() != "":
+	case l.meter.Spent() != "":
 		return nil, events.LoopBudget, nil
 	case l.agentsLeft() <= 0:
 		return nil, events.LoopMaxAgents, nil
 	case c > 1 && unanswered == nil && !l.grew():
 		return nil, events.LoopNoNewSources, nil
 	}
-	clock := l.r.cfg.Clock
+	clock := l.req.Clock
 	t0 := clock.Now()
 	in := l.assessInput(unanswered)
 	a, err := agent.Assess(journal.WithScope(ctx, events.StageAssess.Scope()), l.model(events.StageAssess.Role()), in)
-	l.rep.TimingsMS[events.StageAssess] += clock.Now().Sub(t0).Milliseconds()
+	l.timings[events.StageAssess] += clock.Now().Sub(t0).Milliseconds()
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil {
 			return nil, "", cause
@@ -284,14 +287,14 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 		decision = events.LoopAnswered
 	case len(a.Tasks) == 0:
 		decision = events.LoopNoFollowUps
-	case l.meter.spent() != "":
+	case l.meter.Spent() != "":
 		decision = events.LoopBudget // the assessment's own call spent it
 	}
 	gaps := make([]events.Gap, len(a.Gaps))
 	for i, g := range a.Gaps {
 		gaps[i] = events.Gap(g)
 	}
-	if decision != events.LoopBudget && l.meter.spent() == "" && !(l.thread != nil && decision == events.LoopAnswered) {
+	if decision != events.LoopBudget && l.meter.Spent() == "" && !(l.thread != nil && decision == events.LoopAnswered) {
 		// The documents the cited sources name are read before the
 		// question is taken as answered (a follow-up that its run's
 		// sources answer reads nothing more).
@@ -314,7 +317,7 @@ func (l *loop) next(ctx context.Context, unanswered []string) ([]agent.Task, str
 		// A claim resting only on forums or content farms is a gap, and
 		// (budget allowing) primary sources for it are looked for.
 		gaps = append(gaps, low...)
-		if decision != events.LoopBudget && l.meter.spent() == "" && len(tasks) > 0 {
+		if decision != events.LoopBudget && l.meter.Spent() == "" && len(tasks) > 0 {
 			if decision != events.LoopContinue {
 				a.Done, a.Tasks, decision = false, nil, events.LoopContinue
 			}
@@ -377,7 +380,7 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 		return nil, nil
 	}
 	read := map[string]bool{}
-	for _, s := range l.rep.Sources {
+	for _, s := range l.sources {
 		read[docKey(s.ID)] = true
 	}
 	// The sources the last cycle's findings cite, and the part of the
@@ -389,7 +392,7 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 		if t.Cycle != l.cycles || mr == nil || strings.HasPrefix(t.Gap, events.GapReference+":") {
 			continue
 		}
-		for _, s := range finalreport.CitedIn(mr.Text, l.rep.Sources) {
+		for _, s := range finalreport.CitedIn(mr.Text, l.sources) {
 			if _, ok := partOf[s.Number]; !ok {
 				partOf[s.Number] = ""
 				if p := cmp.Or(t.Part, t.ID); l.isPart(p) {
@@ -400,7 +403,7 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 		}
 	}
 	slices.SortStableFunc(cited, func(a, b cite.MergedSource) int { return a.Number - b.Number })
-	texts := sourceTexts(l.outcomes, l.rep.Sources)
+	texts := sourceTexts(l.outcomes, l.sources)
 	type candidate struct {
 		id, name string
 		src      cite.MergedSource
@@ -451,17 +454,17 @@ func (l *loop) follow(ctx context.Context) ([]agent.Task, error) {
 			l.followed = map[string]bool{}
 		}
 		l.followed[docKey(c.id)] = true
-		name := clip(sourcetext.Clean(c.name), 120)
+		name := Clip(sourcetext.Clean(c.name), 120)
 		// The task asks the question of the document by its title, which
 		// its text is more likely to repeat than a path or a link's words.
 		title := name
 		if doc, err := l.backend.Fetch(ctx, c.id); err == nil && sourcetext.Clean(doc.Title) != "" {
-			title = clip(sourcetext.Clean(doc.Title), 120) // the document's, untrusted: bounded as name is
+			title = Clip(sourcetext.Clean(doc.Title), 120) // the document's, untrusted: bounded as name is
 		} else if cause := context.Cause(ctx); cause != nil {
 			return nil, cause
 		}
 		gap := fmt.Sprintf("%s: %s, named in [%d] %s", events.GapReference, name, c.src.Number, sourcetext.Clean(c.src.Title))
-		out = append(out, agent.Task{Title: clip(title, 80), Question: title + ": " + l.req.Question, Objective: l.req.Question,
+		out = append(out, agent.Task{Title: Clip(title, 80), Question: title + ": " + l.req.Question, Objective: l.req.Question,
 			Part: partOf[c.src.Number], Gap: gap, Read: []string{c.id}})
 	}
 	return out, nil
@@ -480,28 +483,6 @@ func resolverOf(b search.Backend) search.Resolver {
 	return r
 }
 
-// clip cuts s to at most n bytes, at a word boundary when there is one.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	if sp := strings.LastIndexByte(s[:cut], ' '); sp > n/2 {
-		cut = sp
-	}
-	return s[:cut]
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
 // agentsLeft is how many agents the run may still start.
 func (l *loop) agentsLeft() int {
 	limit := l.req.MaxRunAgents
@@ -513,7 +494,7 @@ func (l *loop) agentsLeft() int {
 
 // grew reports whether the last cycle added a source to the merged
 // numbering.
-func (l *loop) grew() bool { return len(l.rep.Sources) > l.before }
+func (l *loop) grew() bool { return len(l.sources) > l.before }
 
 // order is the tasks in report order: each part, then its follow-ups in
 // the order they ran; then the follow-ups on the question as a whole.
@@ -589,7 +570,7 @@ func (l *loop) known(t agent.Task) *agent.Known {
 		}
 	}
 	k.Findings = append(own, other...)
-	for _, s := range l.rep.Sources {
+	for _, s := range l.sources {
 		k.Sources = append(k.Sources, strings.TrimSpace(sourcetext.Clean(s.Title)+" — "+sourcetext.Clean(cmp.Or(s.URL, s.ID))))
 	}
 	return k
@@ -604,26 +585,29 @@ func (l *loop) assessInput(unanswered []string) agent.AssessInput {
 			in.Findings = append(in.Findings, agent.Finding{ID: t.ID, Part: cmp.Or(t.Part, t.ID), Title: t.Title, Gap: t.Gap, Text: mr.Text})
 		}
 	}
-	texts := sourceTexts(l.outcomes, l.rep.Sources)
-	for _, s := range l.rep.Sources {
+	texts := sourceTexts(l.outcomes, l.sources)
+	for _, s := range l.sources {
 		in.Sources = append(in.Sources, agent.AssessSource{Number: s.Number, Source: s.Source, Text: texts[s.Number]})
 	}
 	return in
 }
 
-// fill puts the loop's outcome into the report: its sections in report
-// order (a part, then its follow-ups) and how the loop ended (what the
-// agents spent is the run's meter's). It is called once, when the loop is over.
-func (l *loop) fill() {
+// result is the loop's outcome: its sections in report order (a part,
+// then its follow-ups), its working state and how the loop ended (what
+// the agents spent is the run's meter's). It is called once, when the
+// loop is over.
+func (l *loop) result() Result {
+	res := Result{Sources: l.sources, Sections: []Section{}, Cycles: l.cycles, End: l.end, Timings: l.timings,
+		Agents: len(l.tasks), Failed: len(l.missing()), Dropped: l.dropped}
 	for _, t := range l.order() {
 		o := l.outcomes[t.Index]
 		sec := Section{Task: planTask(t), Failure: o.failure}
 		if mr := l.merged[t.Index]; o.res != nil && mr != nil {
 			sec.Text = mr.Text
 		}
-		l.rep.Sections = append(l.rep.Sections, sec)
+		res.Sections = append(res.Sections, sec)
 	}
-	l.rep.Cycles, l.rep.LoopEnd = l.cycles, l.end
+	return res
 }
 
 func planTask(t agent.Task) events.PlanTask {
@@ -672,14 +656,14 @@ func (b *recordingBackend) queries() []string {
 // write writes the report, checks it against the question's parts and
 // publishes it, or returns the follow-up tasks of one more cycle when a
 // part is unanswered and budget remains. The returned report's Usage is
-// the writing's; an assessment made here is counted in l.rep already.
+// the writing's; an assessment made here is counted in the run's meter already.
 func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, error) {
 	ctx = journal.WithScope(ctx, events.StageReport.Scope())
-	clock := l.r.cfg.Clock
+	clock := l.req.Clock
 	t0 := clock.Now()
-	defer func() { l.rep.TimingsMS[events.StageReport] += clock.Now().Sub(t0).Milliseconds() }()
+	defer func() { l.timings[events.StageReport] += clock.Now().Sub(t0).Milliseconds() }()
 	var notices []string
-	if spent := l.meter.spent(); spent != "" {
+	if spent := l.meter.Spent(); spent != "" {
 		notices = append(notices, "Research stopped early: "+spent+".")
 		l.log.Warn().Str("budget", spent).Msg("run budget reached; writing from what was gathered")
 	}
@@ -693,8 +677,8 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 			l.log.Warn().Int("number", u.Number).Str("url", u.URL).Str("marker", u.Marker).Msg("dropped a citation the report made of no merged source")
 		},
 	}}
-	notices = append(notices, assumptions(l.rep.Clarifications)...)
-	in := finalreport.Input{Question: l.req.Question, Sections: l.findings(), Sources: l.rep.Sources, Missing: l.missing(), Notices: notices, Controls: l.req.controls(), Prior: l.priorReport()}
+	notices = append(notices, l.req.Assumptions...)
+	in := finalreport.Input{Question: l.req.Question, Sections: l.findings(), Sources: l.sources, Missing: l.missing(), Notices: notices, Controls: l.req.Controls, Prior: l.priorReport()}
 	if l.req.MaxCycles <= 1 {
 		// One pass, as before the loop: the writer streams the report.
 		final, err := finalreport.Write(ctx, cfg, in)
@@ -710,7 +694,7 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 	if err != nil {
 		return nil, nil, err
 	}
-	cited := numbers(finalreport.CitedIn(draft.Draft, l.rep.Sources))
+	cited := numbers(finalreport.CitedIn(draft.Draft, l.sources))
 	var unanswered []string
 	for _, p := range l.parts {
 		if l.researched(p) && !l.answered(p, cited) {
@@ -724,7 +708,7 @@ func (l *loop) write(ctx context.Context) (*finalreport.Report, []agent.Task, er
 	for _, id := range unanswered {
 		text = strings.TrimRight(text, "\n") + "\n" + finalreport.Note(l.unansweredNote(id))
 	}
-	final, err := finalreport.Stream(cfg, text, l.rep.Sources)
+	final, err := finalreport.Stream(cfg, text, l.sources)
 	return final, nil, err
 }
 
@@ -750,7 +734,7 @@ func (l *loop) answered(p agent.Task, cited map[int]bool) bool {
 		if mr == nil {
 			continue
 		}
-		for _, s := range finalreport.CitedIn(mr.Text, l.rep.Sources) {
+		for _, s := range finalreport.CitedIn(mr.Text, l.sources) {
 			if cited == nil || cited[s.Number] {
 				return true
 			}
@@ -803,4 +787,19 @@ func numbers(sources []cite.MergedSource) map[int]bool {
 		m[s.Number] = true
 	}
 	return m
+}
+
+// reviewCycle puts a later cycle's follow-up tasks to review, when the
+// run reviews every cycle's (Params.ReviewCycle), and returns the tasks
+// to research, or why the research ends; a cycle budget the reviewer set
+// becomes the run's.
+func (l *loop) reviewCycle(ctx context.Context, cycle int, tasks []agent.Task) ([]agent.Task, string, error) {
+	if l.req.ReviewCycle == nil {
+		return tasks, "", nil
+	}
+	accepted, maxCycles, end, err := l.req.ReviewCycle(ctx, cycle, l.req.MaxCycles, tasks)
+	if maxCycles > 0 {
+		l.req.MaxCycles = maxCycles
+	}
+	return accepted, end, err
 }

@@ -1,4 +1,4 @@
-package deepresearch
+package engine
 
 import (
 	"context"
@@ -120,7 +120,7 @@ func (l *loop) startSections(ctx context.Context) {
 // sets no length, language or audience (those are the one writer call's
 // to honour).
 func (l *loop) sectioned() bool {
-	if l.req.MaxCycles <= 1 || l.req.Length > 0 || l.req.Language != "" || l.req.Audience != "" {
+	if l.req.MaxCycles <= 1 || l.req.Controls.Length > 0 || l.req.Controls.Language != "" || l.req.Controls.Audience != "" {
 		return false // the report's shape is asked of the one writer call
 	}
 	n := 0
@@ -183,7 +183,7 @@ func (l *loop) writeSectioned(ctx context.Context, cfg finalreport.Config, in fi
 		if err != nil {
 			return nil, nil, err
 		}
-		if l.isPart(f.key) && len(finalreport.CitedIn(text, l.rep.Sources)) == 0 {
+		if l.isPart(f.key) && len(finalreport.CitedIn(text, l.sources)) == 0 {
 			unanswered = append(unanswered, f.key)
 		}
 		parts = append(parts, finalreport.Part{Title: f.title, Text: text})
@@ -199,7 +199,7 @@ func (l *loop) writeSectioned(ctx context.Context, cfg finalreport.Config, in fi
 		return nil, nil, err
 	}
 	draft := finalreport.Compose(finalreport.ComposeInput{Frame: frame, Parts: parts, Missing: in.Missing, Notices: in.Notices})
-	final, err := finalreport.Stream(cfg, draft, l.rep.Sources)
+	final, err := finalreport.Stream(cfg, draft, l.sources)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package deepresearch
+package engine
 
 import (
 	"maps"
@@ -27,7 +27,7 @@ func citeCopiesOnce(outcomes []agentOutcome) {
 			continue
 		}
 		for _, n := range slices.Sorted(maps.Keys(o.res.Sources)) {
-			reads = append(reads, relevance.Read{Key: sourceKey(o.res.Sources[n]), Text: o.res.Texts[n]})
+			reads = append(reads, relevance.Read{Key: SourceKey(o.res.Sources[n]), Text: o.res.Texts[n]})
 			where = append(where, at{o.res.Sources, n})
 		}
 	}

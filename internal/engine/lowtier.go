@@ -1,4 +1,4 @@
-package deepresearch
+package engine
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ const maxLowTier = 2
 //
 // Cost: one citation parse per sentence of the cycle's findings.
 func (l *loop) lowTier() ([]events.Gap, []agent.Task) {
-	if l.r.tiers == nil {
+	if !l.req.Tiered {
 		return nil, nil
 	}
 	var gaps []events.Gap
@@ -43,7 +43,7 @@ func (l *loop) lowTier() ([]events.Gap, []agent.Task) {
 			}
 		}
 		for _, claim := range claims(mr.Text) {
-			cited := finalreport.CitedIn(claim, l.rep.Sources)
+			cited := finalreport.CitedIn(claim, l.sources)
 			if len(cited) == 0 || !allLow(cited) {
 				continue
 			}
@@ -55,15 +55,15 @@ func (l *loop) lowTier() ([]events.Gap, []agent.Task) {
 				l.lowSeen = map[string]bool{}
 			}
 			l.lowSeen[key] = true
-			text := clip(oneLineText(markerRe.ReplaceAllString(claim, "")), 160)
+			text := Clip(oneLineText(markerRe.ReplaceAllString(claim, "")), 160)
 			var on []string
 			for _, s := range cited {
-				on = append(on, fmt.Sprintf("[%d] %s (%s)", s.Number, clip(sourcetext.Clean(s.Title), 80), s.Tier))
+				on = append(on, fmt.Sprintf("[%d] %s (%s)", s.Number, Clip(sourcetext.Clean(s.Title), 80), s.Tier))
 			}
 			detail := fmt.Sprintf("%q rests only on forum or content-farm sources: %s", text, strings.Join(on, "; "))
 			gaps = append(gaps, events.Gap{Kind: events.GapLowTier, Part: part, Detail: detail})
 			if len(tasks) < maxLowTier {
-				tasks = append(tasks, agent.Task{Title: clip("Primary sources: "+text, 80),
+				tasks = append(tasks, agent.Task{Title: Clip("Primary sources: "+text, 80),
 					Question:  "Find primary sources (official documentation, standards, peer-reviewed papers, government or university pages) that confirm or correct: " + text,
 					Objective: l.req.Question, Part: part, Gap: events.GapLowTier + ": " + detail})
 			}
@@ -129,3 +129,7 @@ func lowTierReason(n int) string {
 	}
 	return plural(n, "claim") + " rest only on forum or content-farm sources."
 }
+
+// claimKey is what makes two sentences the same claim: their words,
+// folded to lower case (as the root's diff compares them).
+func claimKey(s string) string { return strings.ToLower(oneLineText(s)) }
