@@ -17,6 +17,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
 	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/pdftext"
 )
@@ -276,6 +279,9 @@ type change struct {
 	doc    *extract.Document // (re)index with these passages
 	ps     []extract.Passage
 	labels []string // the document's rst labels (labelsOf)
+	// skipAt is where the document's Skip goes in the batch's Skips
+	// (walk order) should writing it fail (see refuse).
+	skipAt int
 }
 
 type syncer struct {
@@ -632,6 +638,7 @@ func (s *syncer) removeUnseen() error {
 
 // add queues a change, committing the batch when it is full.
 func (s *syncer) add(c change) error {
+	c.skipAt = len(s.delta.Skips)
 	s.pending = append(s.pending, c)
 	if c.doc != nil {
 		s.pendingBytes += len(c.doc.Text)
@@ -642,12 +649,23 @@ func (s *syncer) add(c change) error {
 	return nil
 }
 
-// commit writes the pending changes in one transaction.
+// commit writes the pending changes in one transaction. A document that
+// SQLite cannot take (out of memory, too big: see docFault) is refused:
+// the transaction is rolled back, the document's change becomes a skip
+// with the reason, and the batch is written again without it; so one
+// document costs only itself, and each try refuses one more document or
+// commits. Any other failure (a full disk, a busy database, ctx ending)
+// fails the batch, which is left unwritten.
 func (s *syncer) commit() error {
-	if len(s.pending) > 0 {
-		if err := s.ix.write(s.ctx, s.pending); err != nil {
+	for len(s.pending) > 0 {
+		failed, err := s.ix.write(s.ctx, s.pending)
+		if err == nil {
+			break
+		}
+		if failed < 0 || s.pending[failed].doc == nil || !docFault(err) || s.ctx.Err() != nil {
 			return err
 		}
+		s.refuse(failed, err)
 	}
 	s.stats.add(s.delta)
 	s.delta = SyncStats{}
@@ -655,6 +673,59 @@ func (s *syncer) commit() error {
 	s.pending = s.pending[:0]
 	s.pendingBytes = 0
 	return nil
+}
+
+// refuse turns the pending change i, a document that could not be
+// written for the SQLite error err, into a skip of that document with
+// the reason, recorded with its size and modification time like any
+// other skip, so that the next Sync reads it again only once it changed.
+// The batch's counts follow: the document is no longer Added or Updated
+// but Skipped, and its Skip goes where the walk met it.
+func (s *syncer) refuse(i int, err error) {
+	c := &s.pending[i]
+	if _, had := s.docs[c.path]; had {
+		s.delta.Updated--
+	} else {
+		s.delta.Added--
+	}
+	s.delta.Passages -= len(c.ps)
+	s.pendingBytes -= len(c.doc.Text)
+	reason := "writing it to the index failed: " + sqliteText(err)
+	s.delta.Skipped++
+	s.delta.Skips = slices.Insert(s.delta.Skips, c.skipAt, Skip{Path: c.path, Reason: reason})
+	for j := range s.pending {
+		if j != i && s.pending[j].skipAt >= c.skipAt {
+			s.pending[j].skipAt++
+		}
+	}
+	*c = change{path: c.path, size: c.size, mtime: c.mtime, skip: reason, skipAt: c.skipAt}
+}
+
+// docFault reports whether err, from writing one document, is the
+// document's doing: SQLite ran out of memory for it (SQLITE_NOMEM: a
+// document of millions of words, or one word of megabytes, in a process
+// short of memory) or found it too big (SQLITE_TOOBIG). Other errors (a
+// full disk, a busy or read-only database) would fail any document.
+func docFault(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff {
+	case sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_TOOBIG:
+		return true
+	}
+	return false
+}
+
+// sqliteText is the message of the SQLite error in err, without the
+// operation and paths that write wraps it in: "out of memory (7)".
+func sqliteText(err error) string {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Error()
+	}
+	return err.Error()
 }
 
 // Statements of a write transaction.
@@ -677,14 +748,16 @@ const (
 
 // write applies changes in one transaction. Every change first removes
 // what the index had for its path, so a write is correct whatever another
-// process did to the same database in the meantime.
-func (ix *Index) write(ctx context.Context, changes []change) (err error) {
+// process did to the same database in the meantime. When a statement of
+// one change fails, the transaction is rolled back and failed is that
+// change's position in changes; otherwise failed is -1.
+func (ix *Index) write(ctx context.Context, changes []change) (failed int, err error) {
 	fail := func(op, path string, e error) error {
 		return fmt.Errorf("%s %s in %s: %w", op, path, ix.dbPath, e)
 	}
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin write to %s: %w", ix.dbPath, err)
+		return -1, fmt.Errorf("begin write to %s: %w", ix.dbPath, err)
 	}
 	defer func() {
 		if err != nil {
@@ -697,7 +770,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 	for _, q := range names {
 		stmt, err := tx.PrepareContext(ctx, q)
 		if err != nil {
-			return fmt.Errorf("prepare write to %s: %w", ix.dbPath, err)
+			return -1, fmt.Errorf("prepare write to %s: %w", ix.dbPath, err)
 		}
 		defer stmt.Close()
 		st[q] = stmt
@@ -705,64 +778,64 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 	exec := func(q string, args ...any) (sql.Result, error) {
 		return st[q].ExecContext(ctx, args...)
 	}
-	for _, c := range changes {
+	for i, c := range changes {
 		if c.touch {
 			if _, err := exec(sqlTouchDoc, c.size, c.mtime, c.path); err != nil {
-				return fail("update", c.path, err)
+				return i, fail("update", c.path, err)
 			}
 			continue
 		}
 		for _, q := range []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteNames, sqlDeleteDoc, sqlDeleteSkipped} {
 			if _, err := exec(q, c.path); err != nil {
-				return fail("remove", c.path, err)
+				return i, fail("remove", c.path, err)
 			}
 		}
 		switch {
 		case c.skip != "":
 			if _, err := exec(sqlInsertSkipped, c.path, c.size, c.mtime, c.skip); err != nil {
-				return fail("record skipped", c.path, err)
+				return i, fail("record skipped", c.path, err)
 			}
 		case c.doc != nil:
 			res, err := exec(sqlInsertDoc, c.path, c.doc.Title, c.size, c.mtime, c.hash, c.doc.Text, c.doc.URL, c.doc.Author)
 			if err != nil {
-				return fail("insert", c.path, err)
+				return i, fail("insert", c.path, err)
 			}
 			docID, err := res.LastInsertId()
 			if err != nil {
-				return fail("insert", c.path, err)
+				return i, fail("insert", c.path, err)
 			}
 			heads := make([]string, len(c.ps))
 			for i, p := range c.ps {
 				heads[i] = p.Heading
 			}
 			if _, err := exec(sqlInsertDocFTS, docID, c.doc.Title, headingsOf(heads), pathWords(c.path), c.doc.Text); err != nil {
-				return fail("index", c.path, err)
+				return i, fail("index", c.path, err)
 			}
 			for _, n := range namesOf(c.path, c.doc, c.labels) {
 				if _, err := exec(sqlInsertName, n.name, docID, n.kind); err != nil {
-					return fail("index names of", c.path, err)
+					return i, fail("index names of", c.path, err)
 				}
 			}
 			for i, p := range c.ps {
 				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Loc.Kind, p.Loc.Value, p.Loc.Part, p.Body,
 					embedHash(c.doc.Title, p.Location, p.Body))
 				if err != nil {
-					return fail("insert passage of", c.path, err)
+					return i, fail("insert passage of", c.path, err)
 				}
 				pid, err := res.LastInsertId()
 				if err != nil {
-					return fail("insert passage of", c.path, err)
+					return i, fail("insert passage of", c.path, err)
 				}
 				if _, err := exec(sqlInsertFTS, pid, c.doc.Title, p.Heading, p.Body); err != nil {
-					return fail("index passage of", c.path, err)
+					return i, fail("index passage of", c.path, err)
 				}
 			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit write to %s: %w", ix.dbPath, err)
+		return -1, fmt.Errorf("commit write to %s: %w", ix.dbPath, err)
 	}
-	return nil
+	return -1, nil
 }
 
 // pdfStarted is done once the process's PDF reader has started, and
