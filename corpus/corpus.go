@@ -315,9 +315,33 @@ func (c *Corpus) index(ctx context.Context, st *icorpus.SyncStats) (*icorpus.Ind
 	}
 	if log := c.opts.Logger; log != nil {
 		log.Info().Str("corpus", dir).Int("added", s.Added).Int("updated", s.Updated).Int("removed", s.Removed).
-			Int("unchanged", s.Unchanged).Int("passages", s.Passages).Int("embedded", s.Embedded).Dur("took", time.Since(start)).Msg("corpus indexed")
+			Int("unchanged", s.Unchanged).Int("skipped", s.Skipped).Int("passages", s.Passages).Int("embedded", s.Embedded).
+			Dur("took", time.Since(start)).Msg("corpus indexed")
+		logSkips(log, dir, s.Skips)
 	}
 	return c.ix, nil
+}
+
+// maxLoggedSkips is how many skipped documents logSkips names one by one.
+const maxLoggedSkips = 10
+
+// logSkips warns of the documents of the corpus folder dir that the index
+// could not take (files of formats it does not read are left out: they
+// are expected), each with its path and reason, the first maxLoggedSkips
+// of them, then how many more there are.
+func logSkips(log *zerolog.Logger, dir string, skips []icorpus.Skip) {
+	n := 0
+	for _, s := range skips {
+		if s.Unsupported {
+			continue
+		}
+		if n++; n <= maxLoggedSkips {
+			log.Warn().Str("corpus", dir).Str("path", s.Path).Str("reason", s.Reason).Msg("document skipped")
+		}
+	}
+	if n > maxLoggedSkips {
+		log.Warn().Str("corpus", dir).Int("more", n-maxLoggedSkips).Msg("more documents skipped (deepresearch index lists them)")
+	}
 }
 
 // options are the index's options: its embedding model and progress.
