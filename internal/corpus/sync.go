@@ -662,10 +662,14 @@ func (s *syncer) commit() error {
 		if err == nil {
 			break
 		}
-		if failed < 0 || s.pending[failed].doc == nil || !docFault(err) || s.ctx.Err() != nil {
+		if failed < 0 || s.pending[failed].doc == nil || s.ctx.Err() != nil {
 			return err
 		}
-		s.refuse(failed, err)
+		what, ok := docFault(err)
+		if !ok {
+			return err
+		}
+		s.refuse(failed, what)
 	}
 	s.stats.add(s.delta)
 	s.delta = SyncStats{}
@@ -676,12 +680,12 @@ func (s *syncer) commit() error {
 }
 
 // refuse turns the pending change i, a document that could not be
-// written for the SQLite error err, into a skip of that document with
-// the reason, recorded with its size and modification time like any
+// written for the reason what (docFault), into a skip of that document,
+// recorded with its size and modification time like any
 // other skip, so that the next Sync reads it again only once it changed.
 // The batch's counts follow: the document is no longer Added or Updated
 // but Skipped, and its Skip goes where the walk met it.
-func (s *syncer) refuse(i int, err error) {
+func (s *syncer) refuse(i int, what string) {
 	c := &s.pending[i]
 	if _, had := s.docs[c.path]; had {
 		s.delta.Updated--
@@ -690,7 +694,7 @@ func (s *syncer) refuse(i int, err error) {
 	}
 	s.delta.Passages -= len(c.ps)
 	s.pendingBytes -= len(c.doc.Text)
-	reason := "writing it to the index failed: " + sqliteText(err)
+	reason := "writing it to the index failed: " + what
 	s.delta.Skipped++
 	s.delta.Skips = slices.Insert(s.delta.Skips, c.skipAt, Skip{Path: c.path, Reason: reason})
 	for j := range s.pending {
@@ -702,30 +706,32 @@ func (s *syncer) refuse(i int, err error) {
 }
 
 // docFault reports whether err, from writing one document, is the
-// document's doing: SQLite ran out of memory for it (SQLITE_NOMEM: a
-// document of millions of words, or one word of megabytes, in a process
-// short of memory) or found it too big (SQLITE_TOOBIG). Other errors (a
-// full disk, a busy or read-only database) would fail any document.
-func docFault(err error) bool {
-	var e *sqlite.Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	switch e.Code() & 0xff {
-	case sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_TOOBIG:
-		return true
-	}
-	return false
-}
-
-// sqliteText is the message of the SQLite error in err, without the
-// operation and paths that write wraps it in: "out of memory (7)".
-func sqliteText(err error) string {
+// document's doing, and if so says what went wrong ("out of memory (7)"):
+// SQLite ran out of memory for it (SQLITE_NOMEM: a document of millions
+// of words, or one word of megabytes, in a process short of memory) or
+// found it too big (SQLITE_TOOBIG), or the driver could not allocate the
+// copy of its text that it hands SQLite (modernc.org/sqlite says so in
+// errors of no type: "CString: cannot allocate 7000001 bytes"). Other
+// errors (a full disk, a busy or read-only database) would fail any
+// document.
+func docFault(err error) (string, bool) {
 	var e *sqlite.Error
 	if errors.As(err, &e) {
-		return e.Error()
+		switch e.Code() & 0xff {
+		case sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_TOOBIG:
+			return e.Error(), true
+		}
+		return "", false
 	}
-	return err.Error()
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+		err = u // the driver's own error, under write's "insert …"
+	}
+	for _, prefix := range []string{"CString: ", "sqlite: "} {
+		if rest, ok := strings.CutPrefix(err.Error(), prefix); ok && strings.HasPrefix(rest, "cannot allocate ") {
+			return "out of memory (" + rest + ")", true
+		}
+	}
+	return "", false
 }
 
 // Statements of a write transaction.
