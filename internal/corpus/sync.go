@@ -162,6 +162,9 @@ func (s *syncer) run(dir string) error {
 	if err := s.ix.claimRoot(s.ctx, root); err != nil {
 		return err
 	}
+	if err := s.recoverReading(); err != nil {
+		return err
+	}
 	if err := s.load(); err != nil {
 		return err
 	}
@@ -511,7 +514,11 @@ func (s *syncer) skipNow(id, reason string) error {
 // target of a link), size and mtime what the walk saw; gz says that the
 // file is a gzip-compressed document of format f, unpacked to at most
 // maxFileSize bytes (see extract.Gunzip).
-func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime int64) error {
+//
+// A file larger than markSize is read under a note in the index
+// (markReading), so that a process that dies reading it does not die
+// again reading it the next time.
+func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime int64) (err error) {
 	old, had := s.docs[id]
 	if had && old.size == size && old.mtime == mtime {
 		s.delta.Unchanged++
@@ -529,6 +536,19 @@ func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime in
 	}
 	if size > maxFileSize {
 		return skip(tooLarge)
+	}
+	if size > markSize {
+		if err := s.markReading(id, size, mtime); err != nil {
+			return err
+		}
+		defer func() {
+			if uerr := s.unmarkReading(id); err == nil {
+				err = uerr
+			}
+		}()
+		if readingHook != nil {
+			readingHook(id)
+		}
 	}
 	data, info, err := readRegular(path)
 	switch {
