@@ -515,9 +515,9 @@ func (s *syncer) skipNow(id, reason string) error {
 // file is a gzip-compressed document of format f, unpacked to at most
 // maxFileSize bytes (see extract.Gunzip).
 //
-// A file larger than markSize is read under a note in the index
-// (markReading), so that a process that dies reading it does not die
-// again reading it the next time.
+// A file larger than markSize is read once the batch before it is
+// committed, under a note in the index (markReading), so that a process
+// that dies reading it does not die again reading it the next time.
 func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime int64) (err error) {
 	old, had := s.docs[id]
 	if had && old.size == size && old.mtime == mtime {
@@ -538,6 +538,11 @@ func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime in
 		return skip(tooLarge)
 	}
 	if size > markSize {
+		// What was read before is written first: its memory is not held
+		// while this file is read, nor lost should the process die.
+		if err := s.commit(); err != nil {
+			return err
+		}
 		if err := s.markReading(id, size, mtime); err != nil {
 			return err
 		}
