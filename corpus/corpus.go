@@ -103,7 +103,10 @@ type Stats struct {
 	// Skips lists every file not indexed, each with the reason: files of
 	// formats the index does not read (Skip.Unsupported), links that
 	// leave the corpus folder, special files, oversized, binary,
-	// encrypted or malformed documents, gzip bombs.
+	// encrypted or malformed documents, gzip bombs, documents the index
+	// could not take in the memory it had, and the file an index that
+	// died (out of memory, killed) was reading. One such file costs only
+	// itself; it is read again once it changes.
 	Skips []Skip `json:"skips"`
 }
 

@@ -58,7 +58,12 @@ type SyncStats struct {
 	// malformed or truncated, without text (a scanned PDF), past the
 	// bounds of extract.Limits (a zip bomb) or slower to read than 60s;
 	// gzip-compressed documents (.pdf.gz, .md.gz) that are not gzip or
-	// unpack to more than 8 MiB (a gzip bomb).
+	// unpack to more than 8 MiB (a gzip bomb); documents SQLite could not
+	// write (out of memory, too big: "writing it to the index failed: out
+	// of memory (7)"); and a file over 1 MiB that the last Sync was
+	// reading when its process died ("the last sync ended while reading
+	// it …"). A skipped file is read again only once its size or
+	// modification time changes.
 	Skipped  int
 	Passages int // passages written by this Sync (for Added and Updated)
 	// Embedded counts the passages whose vectors this Sync asked the
