@@ -103,3 +103,46 @@ func TestSyncRefusesDocumentSQLiteCannotTake(t *testing.T) {
 		t.Errorf("Fetch(big.txt) after the fix: %v", err)
 	}
 }
+
+// TestSyncRefusesDocumentFailingLate: a document whose write fails past
+// its first statement (here at its fourth passage, made too big by a
+// trigger of the test's) is the one refused, not another of its batch;
+// its rows already written are rolled back with it.
+func TestSyncRefusesDocumentFailingLate(t *testing.T) {
+	dir := t.TempDir()
+	var long strings.Builder
+	long.WriteString("# Soundings\n\n")
+	for i := range 6 {
+		word := "fathoms"
+		if i == 3 {
+			word = "poisonword"
+		}
+		long.WriteString(strings.Repeat("The sounding line paid out "+word+" of wire. ", 20) + "\n\n")
+	}
+	writeDocs(t, dir, map[string]string{
+		"a.md":       "# Depots\n\nThe quokkafish depot keeps spare cable.\n",
+		"b-long.md":  long.String(),
+		"c-short.md": "# Ships\n\nThe Monarch laid the cable.\n",
+		"z.md":       "# Repeaters\n\nThe zanzibarine repeaters are tested yearly.\n",
+	})
+	ix := openIndex(t)
+	limitLength(t, ix, 1<<20)
+	// The one connection: a temporary trigger that makes a string longer
+	// than the limit when a passage mentions the poison word.
+	if _, err := ix.db.Exec(`CREATE TEMP TRIGGER poison BEFORE INSERT ON main.passages
+		WHEN NEW.body LIKE '%poisonword%' BEGIN SELECT zeroblob(2000000); END`); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ix.Sync(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	want := []Skip{{Path: "b-long.md", Reason: "writing it to the index failed: string or blob too big (18)"}}
+	if !slices.Equal(st.Skips, want) || st.Added != 3 || st.Documents != 3 {
+		t.Errorf("Sync = %+v, want b-long.md skipped (%+v) and the 3 others added", st, want)
+	}
+	var rows int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM passages WHERE body LIKE '%fathoms%'`).Scan(&rows); err != nil || rows != 0 {
+		t.Errorf("passages of the refused document left in the index: %d, %v", rows, err)
+	}
+}

@@ -814,56 +814,56 @@ func (ix *Index) write(ctx context.Context, changes []change) (failed int, err e
 	exec := func(q string, args ...any) (sql.Result, error) {
 		return st[q].ExecContext(ctx, args...)
 	}
-	for i, c := range changes {
+	for at, c := range changes {
 		if c.touch {
 			if _, err := exec(sqlTouchDoc, c.size, c.mtime, c.path); err != nil {
-				return i, fail("update", c.path, err)
+				return at, fail("update", c.path, err)
 			}
 			continue
 		}
 		for _, q := range []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteNames, sqlDeleteDoc, sqlDeleteSkipped} {
 			if _, err := exec(q, c.path); err != nil {
-				return i, fail("remove", c.path, err)
+				return at, fail("remove", c.path, err)
 			}
 		}
 		switch {
 		case c.skip != "":
 			if _, err := exec(sqlInsertSkipped, c.path, c.size, c.mtime, c.skip); err != nil {
-				return i, fail("record skipped", c.path, err)
+				return at, fail("record skipped", c.path, err)
 			}
 		case c.doc != nil:
 			res, err := exec(sqlInsertDoc, c.path, c.doc.Title, c.size, c.mtime, c.hash, c.doc.Text, c.doc.URL, c.doc.Author)
 			if err != nil {
-				return i, fail("insert", c.path, err)
+				return at, fail("insert", c.path, err)
 			}
 			docID, err := res.LastInsertId()
 			if err != nil {
-				return i, fail("insert", c.path, err)
+				return at, fail("insert", c.path, err)
 			}
 			heads := make([]string, len(c.ps))
 			for i, p := range c.ps {
 				heads[i] = p.Heading
 			}
 			if _, err := exec(sqlInsertDocFTS, docID, c.doc.Title, headingsOf(heads), pathWords(c.path), c.doc.Text); err != nil {
-				return i, fail("index", c.path, err)
+				return at, fail("index", c.path, err)
 			}
 			for _, n := range namesOf(c.path, c.doc, c.labels) {
 				if _, err := exec(sqlInsertName, n.name, docID, n.kind); err != nil {
-					return i, fail("index names of", c.path, err)
+					return at, fail("index names of", c.path, err)
 				}
 			}
 			for i, p := range c.ps {
 				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Loc.Kind, p.Loc.Value, p.Loc.Part, p.Body,
 					embedHash(c.doc.Title, p.Location, p.Body))
 				if err != nil {
-					return i, fail("insert passage of", c.path, err)
+					return at, fail("insert passage of", c.path, err)
 				}
 				pid, err := res.LastInsertId()
 				if err != nil {
-					return i, fail("insert passage of", c.path, err)
+					return at, fail("insert passage of", c.path, err)
 				}
 				if _, err := exec(sqlInsertFTS, pid, c.doc.Title, p.Heading, p.Body); err != nil {
-					return i, fail("index passage of", c.path, err)
+					return at, fail("index passage of", c.path, err)
 				}
 			}
 		}
