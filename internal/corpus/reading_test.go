@@ -19,11 +19,13 @@ const (
 	dieIndexEnv = "DEEPRESEARCH_CORPUS_DIE_INDEX"
 	dieDirEnv   = "DEEPRESEARCH_CORPUS_DIE_DIR"
 	dieFileEnv  = "DEEPRESEARCH_CORPUS_DIE_FILE"
+	dieHowEnv   = "DEEPRESEARCH_CORPUS_DIE_HOW" // "exit" or "panic"
 )
 
 // TestSyncSurvivesDeathReadingAFile: a process that dies while reading a
 // large file (as the Go runtime dies when it runs out of memory, which no
-// code can recover from) leaves the index as its last commit left it, the
+// code can recover from; or panics, as wazero did short of address
+// space) leaves the index as its last commit left it, the
 // files read before the large one included; the next Sync records that
 // file as skipped with the reason, indexes the rest, and does not read it
 // again until it changes.
@@ -31,9 +33,13 @@ func TestSyncSurvivesDeathReadingAFile(t *testing.T) {
 	if db := os.Getenv(dieIndexEnv); db != "" {
 		die := os.Getenv(dieFileEnv)
 		readingHook = func(id string) {
-			if id == die {
-				os.Exit(3) // no deferred function runs, as in a crash
+			if id != die {
+				return
 			}
+			if os.Getenv(dieHowEnv) == "panic" {
+				panic("reading " + id) // deferred functions run
+			}
+			os.Exit(3) // no deferred function runs, as in a crash
 		}
 		ix, err := Open(t.Context(), db)
 		if err != nil {
@@ -42,6 +48,14 @@ func TestSyncSurvivesDeathReadingAFile(t *testing.T) {
 		ix.Sync(t.Context(), os.Getenv(dieDirEnv))
 		t.Fatalf("Sync returned; it should have ended the process reading %s", die)
 	}
+	for _, how := range []string{"exit", "panic"} {
+		t.Run(how, func(t *testing.T) { dieReading(t, how) })
+	}
+}
+
+// dieReading is TestSyncSurvivesDeathReadingAFile with a child that dies
+// how ("exit", "panic").
+func dieReading(t *testing.T, how string) {
 	dir := t.TempDir()
 	big := strings.Repeat("The grapnel drags the seabed for the broken cable. ", 40_000) // 2 MB
 	writeDocs(t, dir, map[string]string{
@@ -51,12 +65,13 @@ func TestSyncSurvivesDeathReadingAFile(t *testing.T) {
 	})
 	db := filepath.Join(t.TempDir(), "index.db")
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestSyncSurvivesDeathReadingAFile$", "-test.count=1")
-	cmd.Env = append(os.Environ(), dieIndexEnv+"="+db, dieDirEnv+"="+dir, dieFileEnv+"=big.txt")
+	cmd.Env = append(os.Environ(), dieIndexEnv+"="+db, dieDirEnv+"="+dir, dieFileEnv+"=big.txt", dieHowEnv+"="+how)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	var exit *exec.ExitError
-	if err := cmd.Run(); !errors.As(err, &exit) || exit.ExitCode() != 3 {
-		t.Fatalf("the child: %v, want it to end with status 3 reading big.txt\n%s", err, out.Bytes())
+	wantStatus := map[string]int{"exit": 3, "panic": 2}[how]
+	if err := cmd.Run(); !errors.As(err, &exit) || exit.ExitCode() != wantStatus {
+		t.Fatalf("the child: %v, want it to end with status %d reading big.txt\n%s", err, wantStatus, out.Bytes())
 	}
 
 	ix, err := Open(t.Context(), db)

@@ -522,8 +522,9 @@ func (s *syncer) skipNow(id, reason string) error {
 //
 // A file larger than markSize is read once the batch before it is
 // committed, under a note in the index (markReading), so that a process
-// that dies reading it does not die again reading it the next time.
-func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime int64) (err error) {
+// that dies reading it (or panics: the note is not removed by a deferred
+// call) does not die again reading it the next time.
+func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime int64) error {
 	old, had := s.docs[id]
 	if had && old.size == size && old.mtime == mtime {
 		s.delta.Unchanged++
@@ -551,15 +552,23 @@ func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime in
 		if err := s.markReading(id, size, mtime); err != nil {
 			return err
 		}
-		defer func() {
-			if uerr := s.unmarkReading(id); err == nil {
-				err = uerr
-			}
-		}()
 		if readingHook != nil {
 			readingHook(id)
 		}
+		// Not deferred: a panic leaves the note, as a crash does.
+		err := s.read(path, id, f, gz, size, mtime, skip)
+		if uerr := s.unmarkReading(id); err == nil {
+			err = uerr
+		}
+		return err
 	}
+	return s.read(path, id, f, gz, size, mtime, skip)
+}
+
+// read reads, extracts and queues the file that file found changed; skip
+// records it as skipped for a reason.
+func (s *syncer) read(path, id string, f extract.Format, gz bool, size, mtime int64, skip func(reason string) error) error {
+	old, had := s.docs[id]
 	data, info, err := readRegular(path)
 	switch {
 	case errors.Is(err, errNotRegular), errors.Is(err, errTooLarge):
