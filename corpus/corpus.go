@@ -103,7 +103,10 @@ type Stats struct {
 	// Skips lists every file not indexed, each with the reason: files of
 	// formats the index does not read (Skip.Unsupported), links that
 	// leave the corpus folder, special files, oversized, binary,
-	// encrypted or malformed documents, gzip bombs.
+	// encrypted or malformed documents, gzip bombs, documents the index
+	// could not take in the memory it had, and the file an index that
+	// died (out of memory, killed) was reading. One such file costs only
+	// itself; it is read again once it changes.
 	Skips []Skip `json:"skips"`
 }
 
@@ -315,9 +318,33 @@ func (c *Corpus) index(ctx context.Context, st *icorpus.SyncStats) (*icorpus.Ind
 	}
 	if log := c.opts.Logger; log != nil {
 		log.Info().Str("corpus", dir).Int("added", s.Added).Int("updated", s.Updated).Int("removed", s.Removed).
-			Int("unchanged", s.Unchanged).Int("passages", s.Passages).Int("embedded", s.Embedded).Dur("took", time.Since(start)).Msg("corpus indexed")
+			Int("unchanged", s.Unchanged).Int("skipped", s.Skipped).Int("passages", s.Passages).Int("embedded", s.Embedded).
+			Dur("took", time.Since(start)).Msg("corpus indexed")
+		logSkips(log, dir, s.Skips)
 	}
 	return c.ix, nil
+}
+
+// maxLoggedSkips is how many skipped documents logSkips names one by one.
+const maxLoggedSkips = 10
+
+// logSkips warns of the documents of the corpus folder dir that the index
+// could not take (files of formats it does not read are left out: they
+// are expected), each with its path and reason, the first maxLoggedSkips
+// of them, then how many more there are.
+func logSkips(log *zerolog.Logger, dir string, skips []icorpus.Skip) {
+	n := 0
+	for _, s := range skips {
+		if s.Unsupported {
+			continue
+		}
+		if n++; n <= maxLoggedSkips {
+			log.Warn().Str("corpus", dir).Str("path", s.Path).Str("reason", s.Reason).Msg("document skipped")
+		}
+	}
+	if n > maxLoggedSkips {
+		log.Warn().Str("corpus", dir).Int("more", n-maxLoggedSkips).Msg("more documents skipped (deepresearch index lists them)")
+	}
 }
 
 // options are the index's options: its embedding model and progress.

@@ -1,13 +1,17 @@
 package corpus_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 
 	"github.com/deepresearch/deepresearch/config"
 	"github.com/deepresearch/deepresearch/corpus"
@@ -149,5 +153,55 @@ func TestCorpusIndexesOnFirstUse(t *testing.T) {
 	}
 	if res, err := c.Search(ctx, "sperm whale dives", 5); err != nil || len(res) == 0 {
 		t.Errorf("search after Close: %+v, %v; want the index opened again", res, err)
+	}
+}
+
+// TestCorpusLogsSkippedDocuments: when the index is brought up to date,
+// the Logger hears the counts, skipped ones included, and a warning for
+// each document skipped (its path and reason), the first ten of them;
+// files of formats the index does not read are counted, not warned of.
+func TestCorpusLogsSkippedDocuments(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"cable.md": "# Cable\n\nThe cable ship Monarch.\n", "photo.png": "x"}
+	for i := range 12 {
+		files[fmt.Sprintf("broken%02d.md", i)] = "nul\x00byte"
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logged bytes.Buffer
+	log := zerolog.New(&logged)
+	c, err := corpus.Open(dir, corpus.Options{IndexPath: filepath.Join(t.TempDir(), "i.db"), Logger: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Level, Message, Path, Reason string
+		Skipped, More                int
+	}
+	var got []entry
+	for line := range bytes.Lines(logged.Bytes()) {
+		var e entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		got = append(got, e)
+	}
+	if len(got) != 12 || got[0].Message != "corpus indexed" || got[0].Skipped != 13 {
+		t.Fatalf("logged %+v, want the counts (13 skipped), ten skipped documents and how many more", got)
+	}
+	for i, e := range got[1:11] {
+		if want := (entry{Level: "warn", Message: "document skipped", Path: fmt.Sprintf("broken%02d.md", i), Reason: "contains NUL bytes"}); e != want {
+			t.Errorf("warning %d: %+v, want %+v", i, e, want)
+		}
+	}
+	if e := got[11]; e.Level != "warn" || e.More != 2 {
+		t.Errorf("last warning %+v, want 2 more", e)
 	}
 }

@@ -37,7 +37,11 @@ a gzip bomb is skipped). Extensions are matched in any case.
 
 Every file is counted. Those not indexed are skipped with a reason: another
 format (.png, .go, .tar.gz), larger than 8 MiB, not UTF-8, encrypted,
-malformed, no text layer (a scanned PDF), a link out of the folder. Each
+malformed, no text layer (a scanned PDF), a link out of the folder, more
+than the index could take in the memory it had ("writing it to the index
+failed: out of memory (7)"), or the file being read when the last index
+ended (the process ran out of memory or was killed): one bad file costs
+only itself, and is read again once it changes. Each
 such document is listed; files of other formats are counted by extension,
 and listed one by one with --verbose. --json prints the whole summary,
 every skipped file with its reason, as JSON. Hidden files and folders

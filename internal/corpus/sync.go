@@ -17,6 +17,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
 	"github.com/deepresearch/deepresearch/internal/extract"
 	"github.com/deepresearch/deepresearch/internal/pdftext"
 )
@@ -55,7 +58,12 @@ type SyncStats struct {
 	// malformed or truncated, without text (a scanned PDF), past the
 	// bounds of extract.Limits (a zip bomb) or slower to read than 60s;
 	// gzip-compressed documents (.pdf.gz, .md.gz) that are not gzip or
-	// unpack to more than 8 MiB (a gzip bomb).
+	// unpack to more than 8 MiB (a gzip bomb); documents SQLite could not
+	// write (out of memory, too big: "writing it to the index failed: out
+	// of memory (7)"); and a file over 1 MiB that the last Sync was
+	// reading when its process died ("the last sync ended while reading
+	// it …"). A skipped file is read again only once its size or
+	// modification time changes.
 	Skipped  int
 	Passages int // passages written by this Sync (for Added and Updated)
 	// Embedded counts the passages whose vectors this Sync asked the
@@ -157,6 +165,9 @@ func (s *syncer) run(dir string) error {
 		return err
 	}
 	if err := s.ix.claimRoot(s.ctx, root); err != nil {
+		return err
+	}
+	if err := s.recoverReading(); err != nil {
 		return err
 	}
 	if err := s.load(); err != nil {
@@ -276,6 +287,9 @@ type change struct {
 	doc    *extract.Document // (re)index with these passages
 	ps     []extract.Passage
 	labels []string // the document's rst labels (labelsOf)
+	// skipAt is where the document's Skip goes in the batch's Skips
+	// (walk order) should writing it fail (see refuse).
+	skipAt int
 }
 
 type syncer struct {
@@ -505,6 +519,11 @@ func (s *syncer) skipNow(id, reason string) error {
 // target of a link), size and mtime what the walk saw; gz says that the
 // file is a gzip-compressed document of format f, unpacked to at most
 // maxFileSize bytes (see extract.Gunzip).
+//
+// A file larger than markSize is read once the batch before it is
+// committed, under a note in the index (markReading), so that a process
+// that dies reading it (or panics: the note is not removed by a deferred
+// call) does not die again reading it the next time.
 func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime int64) error {
 	old, had := s.docs[id]
 	if had && old.size == size && old.mtime == mtime {
@@ -524,6 +543,32 @@ func (s *syncer) file(path, id string, f extract.Format, gz bool, size, mtime in
 	if size > maxFileSize {
 		return skip(tooLarge)
 	}
+	if size > markSize {
+		// What was read before is written first: its memory is not held
+		// while this file is read, nor lost should the process die.
+		if err := s.commit(); err != nil {
+			return err
+		}
+		if err := s.markReading(id, size, mtime); err != nil {
+			return err
+		}
+		if readingHook != nil {
+			readingHook(id)
+		}
+		// Not deferred: a panic leaves the note, as a crash does.
+		err := s.read(path, id, f, gz, size, mtime, skip)
+		if uerr := s.unmarkReading(id); err == nil {
+			err = uerr
+		}
+		return err
+	}
+	return s.read(path, id, f, gz, size, mtime, skip)
+}
+
+// read reads, extracts and queues the file that file found changed; skip
+// records it as skipped for a reason.
+func (s *syncer) read(path, id string, f extract.Format, gz bool, size, mtime int64, skip func(reason string) error) error {
+	old, had := s.docs[id]
 	data, info, err := readRegular(path)
 	switch {
 	case errors.Is(err, errNotRegular), errors.Is(err, errTooLarge):
@@ -632,6 +677,7 @@ func (s *syncer) removeUnseen() error {
 
 // add queues a change, committing the batch when it is full.
 func (s *syncer) add(c change) error {
+	c.skipAt = len(s.delta.Skips)
 	s.pending = append(s.pending, c)
 	if c.doc != nil {
 		s.pendingBytes += len(c.doc.Text)
@@ -642,12 +688,27 @@ func (s *syncer) add(c change) error {
 	return nil
 }
 
-// commit writes the pending changes in one transaction.
+// commit writes the pending changes in one transaction. A document that
+// SQLite cannot take (out of memory, too big: see docFault) is refused:
+// the transaction is rolled back, the document's change becomes a skip
+// with the reason, and the batch is written again without it; so one
+// document costs only itself, and each try refuses one more document or
+// commits. Any other failure (a full disk, a busy database, ctx ending)
+// fails the batch, which is left unwritten.
 func (s *syncer) commit() error {
-	if len(s.pending) > 0 {
-		if err := s.ix.write(s.ctx, s.pending); err != nil {
+	for len(s.pending) > 0 {
+		failed, err := s.ix.write(s.ctx, s.pending)
+		if err == nil {
+			break
+		}
+		if failed < 0 || s.pending[failed].doc == nil || s.ctx.Err() != nil {
 			return err
 		}
+		what, ok := docFault(err)
+		if !ok {
+			return err
+		}
+		s.refuse(failed, what)
 	}
 	s.stats.add(s.delta)
 	s.delta = SyncStats{}
@@ -655,6 +716,61 @@ func (s *syncer) commit() error {
 	s.pending = s.pending[:0]
 	s.pendingBytes = 0
 	return nil
+}
+
+// refuse turns the pending change i, a document that could not be
+// written for the reason what (docFault), into a skip of that document,
+// recorded with its size and modification time like any
+// other skip, so that the next Sync reads it again only once it changed.
+// The batch's counts follow: the document is no longer Added or Updated
+// but Skipped, and its Skip goes where the walk met it.
+func (s *syncer) refuse(i int, what string) {
+	c := &s.pending[i]
+	if _, had := s.docs[c.path]; had {
+		s.delta.Updated--
+	} else {
+		s.delta.Added--
+	}
+	s.delta.Passages -= len(c.ps)
+	s.pendingBytes -= len(c.doc.Text)
+	reason := "writing it to the index failed: " + what
+	s.delta.Skipped++
+	s.delta.Skips = slices.Insert(s.delta.Skips, c.skipAt, Skip{Path: c.path, Reason: reason})
+	for j := range s.pending {
+		if j != i && s.pending[j].skipAt >= c.skipAt {
+			s.pending[j].skipAt++
+		}
+	}
+	*c = change{path: c.path, size: c.size, mtime: c.mtime, skip: reason, skipAt: c.skipAt}
+}
+
+// docFault reports whether err, from writing one document, is the
+// document's doing, and if so says what went wrong ("out of memory (7)"):
+// SQLite ran out of memory for it (SQLITE_NOMEM: a document of millions
+// of words, or one word of megabytes, in a process short of memory) or
+// found it too big (SQLITE_TOOBIG), or the driver could not allocate the
+// copy of its text that it hands SQLite (modernc.org/sqlite says so in
+// errors of no type: "CString: cannot allocate 7000001 bytes"). Other
+// errors (a full disk, a busy or read-only database) would fail any
+// document.
+func docFault(err error) (string, bool) {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		switch e.Code() & 0xff {
+		case sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_TOOBIG:
+			return e.Error(), true
+		}
+		return "", false
+	}
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+		err = u // the driver's own error, under write's "insert …"
+	}
+	for _, prefix := range []string{"CString: ", "sqlite: "} {
+		if rest, ok := strings.CutPrefix(err.Error(), prefix); ok && strings.HasPrefix(rest, "cannot allocate ") {
+			return "out of memory (" + rest + ")", true
+		}
+	}
+	return "", false
 }
 
 // Statements of a write transaction.
@@ -677,14 +793,16 @@ const (
 
 // write applies changes in one transaction. Every change first removes
 // what the index had for its path, so a write is correct whatever another
-// process did to the same database in the meantime.
-func (ix *Index) write(ctx context.Context, changes []change) (err error) {
+// process did to the same database in the meantime. When a statement of
+// one change fails, the transaction is rolled back and failed is that
+// change's position in changes; otherwise failed is -1.
+func (ix *Index) write(ctx context.Context, changes []change) (failed int, err error) {
 	fail := func(op, path string, e error) error {
 		return fmt.Errorf("%s %s in %s: %w", op, path, ix.dbPath, e)
 	}
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin write to %s: %w", ix.dbPath, err)
+		return -1, fmt.Errorf("begin write to %s: %w", ix.dbPath, err)
 	}
 	defer func() {
 		if err != nil {
@@ -697,7 +815,7 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 	for _, q := range names {
 		stmt, err := tx.PrepareContext(ctx, q)
 		if err != nil {
-			return fmt.Errorf("prepare write to %s: %w", ix.dbPath, err)
+			return -1, fmt.Errorf("prepare write to %s: %w", ix.dbPath, err)
 		}
 		defer stmt.Close()
 		st[q] = stmt
@@ -705,64 +823,64 @@ func (ix *Index) write(ctx context.Context, changes []change) (err error) {
 	exec := func(q string, args ...any) (sql.Result, error) {
 		return st[q].ExecContext(ctx, args...)
 	}
-	for _, c := range changes {
+	for at, c := range changes {
 		if c.touch {
 			if _, err := exec(sqlTouchDoc, c.size, c.mtime, c.path); err != nil {
-				return fail("update", c.path, err)
+				return at, fail("update", c.path, err)
 			}
 			continue
 		}
 		for _, q := range []string{sqlDeletePassagesFTS, sqlDeletePassages, sqlDeleteDocFTS, sqlDeleteNames, sqlDeleteDoc, sqlDeleteSkipped} {
 			if _, err := exec(q, c.path); err != nil {
-				return fail("remove", c.path, err)
+				return at, fail("remove", c.path, err)
 			}
 		}
 		switch {
 		case c.skip != "":
 			if _, err := exec(sqlInsertSkipped, c.path, c.size, c.mtime, c.skip); err != nil {
-				return fail("record skipped", c.path, err)
+				return at, fail("record skipped", c.path, err)
 			}
 		case c.doc != nil:
 			res, err := exec(sqlInsertDoc, c.path, c.doc.Title, c.size, c.mtime, c.hash, c.doc.Text, c.doc.URL, c.doc.Author)
 			if err != nil {
-				return fail("insert", c.path, err)
+				return at, fail("insert", c.path, err)
 			}
 			docID, err := res.LastInsertId()
 			if err != nil {
-				return fail("insert", c.path, err)
+				return at, fail("insert", c.path, err)
 			}
 			heads := make([]string, len(c.ps))
 			for i, p := range c.ps {
 				heads[i] = p.Heading
 			}
 			if _, err := exec(sqlInsertDocFTS, docID, c.doc.Title, headingsOf(heads), pathWords(c.path), c.doc.Text); err != nil {
-				return fail("index", c.path, err)
+				return at, fail("index", c.path, err)
 			}
 			for _, n := range namesOf(c.path, c.doc, c.labels) {
 				if _, err := exec(sqlInsertName, n.name, docID, n.kind); err != nil {
-					return fail("index names of", c.path, err)
+					return at, fail("index names of", c.path, err)
 				}
 			}
 			for i, p := range c.ps {
 				res, err := exec(sqlInsertPassage, docID, i, p.Location, p.Loc.Kind, p.Loc.Value, p.Loc.Part, p.Body,
 					embedHash(c.doc.Title, p.Location, p.Body))
 				if err != nil {
-					return fail("insert passage of", c.path, err)
+					return at, fail("insert passage of", c.path, err)
 				}
 				pid, err := res.LastInsertId()
 				if err != nil {
-					return fail("insert passage of", c.path, err)
+					return at, fail("insert passage of", c.path, err)
 				}
 				if _, err := exec(sqlInsertFTS, pid, c.doc.Title, p.Heading, p.Body); err != nil {
-					return fail("index passage of", c.path, err)
+					return at, fail("index passage of", c.path, err)
 				}
 			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit write to %s: %w", ix.dbPath, err)
+		return -1, fmt.Errorf("commit write to %s: %w", ix.dbPath, err)
 	}
-	return nil
+	return -1, nil
 }
 
 // pdfStarted is done once the process's PDF reader has started, and

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -51,13 +53,17 @@ func TestBombUnderMemoryLimit(t *testing.T) {
 }
 
 // dataSize returns the size of this process's data segment (VmData).
-func dataSize(t *testing.T) uint64 {
+func dataSize(t *testing.T) uint64 { return statusSize(t, "VmData") }
+
+// statusSize returns a size of /proc/self/status (VmData, VmSize), in
+// bytes.
+func statusSize(t *testing.T, field string) uint64 {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for line := range bytes.Lines(status) {
-		if rest, ok := bytes.CutPrefix(line, []byte("VmData:")); ok {
+		if rest, ok := bytes.CutPrefix(line, []byte(field+":")); ok {
 			kb, err := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
 			if err != nil {
 				t.Fatal(err)
@@ -65,6 +71,66 @@ func dataSize(t *testing.T) uint64 {
 			return kb << 10
 		}
 	}
-	t.Fatal("no VmData in /proc/self/status")
+	t.Fatalf("no %s in /proc/self/status", field)
 	return 0
+}
+
+const childShort = "PDFTEXT_SHORT_CHILD"
+
+// TestReadShortOfAddressSpace reads a PDF in a child process whose address
+// space (RLIMIT_AS, as ulimit -v and prlimit --as set it) is capped once
+// the module is compiled: with 128 MiB left, the instance gets a memory
+// smaller than the 512 MiB cap, halved until it fits, and the PDF is
+// read; with 16 MiB left, the read fails with ErrUnavailable, saying why,
+// where wazero panicked on a memory it could not map.
+func TestReadShortOfAddressSpace(t *testing.T) {
+	if os.Getenv(childShort) == "" {
+		if raceEnabled {
+			t.Skip("the race detector reserves address space by the terabyte")
+		}
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestReadShortOfAddressSpace$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), childShort+"=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("reading short of address space: %v\n%s", err, out)
+		}
+		return
+	}
+	r := New(Config{Instances: 1})
+	defer r.Close()
+	pdf := hostile.PDFText("Valentia Island station opened in 1866.")
+	if _, err := r.Read(t.Context(), pdf); err != nil {
+		t.Fatal(err)
+	}
+	// Threads started now are kept: one started under the cap would
+	// need a stack the cap may not leave.
+	var started, done sync.WaitGroup
+	release := make(chan struct{})
+	for range 4*runtime.GOMAXPROCS(0) + 16 {
+		started.Add(1)
+		done.Go(func() {
+			runtime.LockOSThread()
+			started.Done()
+			<-release
+			runtime.UnlockOSThread()
+		})
+	}
+	started.Wait()
+	close(release)
+	done.Wait()
+	limit := func(left uint64) {
+		lim := statusSize(t, "VmSize") + left
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	limit(128 << 20)
+	doc, err := r.Read(t.Context(), pdf)
+	if err != nil || len(doc.Pages) != 1 || !strings.Contains(doc.Pages[0], "Valentia") {
+		t.Fatalf("Read with 128 MiB of address space left = %+v, %v; want the page", doc, err)
+	}
+	limit(16 << 20)
+	_, err = r.Read(t.Context(), pdf)
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no address space for its memory") {
+		t.Fatalf("Read with 16 MiB of address space left: %v, want ErrUnavailable", err)
+	}
 }

@@ -32,17 +32,55 @@ type linearMemory struct {
 // mmapAllocator returns the allocator of memories of capacity max bytes,
 // and reports each memory it makes to made.
 func mmapAllocator(capacity int64, made func(*linearMemory)) experimental.MemoryAllocator {
-	return experimental.MemoryAllocatorFunc(func(_, _ uint64) experimental.LinearMemory {
-		buf, err := syscall.Mmap(-1, 0, int(capacity), syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	return experimental.MemoryAllocatorFunc(func(initial, _ uint64) experimental.LinearMemory {
+		// A process short of address space (ulimit -v, prlimit --as)
+		// gets a smaller memory, halved until it fits but never below
+		// minMemory nor what the instance starts with: a PDF that needs
+		// more fails with ErrTooLarge.
+		size := capacity
+		buf, err := reserve(size)
+		for err != nil && size/2 >= max(int64(initial), minMemory) {
+			size /= 2
+			buf, err = reserve(size)
+		}
 		if err != nil {
-			// No address space: an instance without memory, whose
-			// first grow fails.
+			// Not even that (Read looked, but the address space went
+			// since): an instance without memory, which wazero refuses
+			// with a panic.
 			buf = nil
 		}
 		m := &linearMemory{buf: buf}
 		made(m)
 		return m
 	})
+}
+
+// roomFor reports, as an error, that the process has not size bytes of
+// address space left to reserve (ulimit -v, prlimit --as): the reservation
+// is tried and undone.
+func roomFor(size int64) error {
+	buf, err := reserve(size)
+	if err != nil {
+		return err
+	}
+	return syscall.Munmap(buf)
+}
+
+// reserve maps size bytes of address space, unusable until Reallocate
+// makes them so.
+func reserve(size int64) ([]byte, error) {
+	return syscall.Mmap(-1, 0, int(size), syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+}
+
+// capacity is how many bytes m may grow to: the cap, or less when the
+// process had not the address space for it (see mmapAllocator).
+func (m *linearMemory) capacity() int64 {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return int64(len(m.buf))
 }
 
 // Reallocate implements experimental.LinearMemory: it makes the first

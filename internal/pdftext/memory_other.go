@@ -12,6 +12,10 @@ func mmapAllocator(int64, func(*linearMemory)) experimental.MemoryAllocator { re
 
 func (*linearMemory) outOfMemory() bool { return false }
 
+func (*linearMemory) capacity() int64 { return 0 }
+
+func roomFor(int64) error { return nil }
+
 func (*linearMemory) release() {}
 
 const ownMemory = false

@@ -56,6 +56,12 @@ const (
 	DefaultMaxPages  = 100_000
 )
 
+// minMemory is the least memory a read's instance gets: more than
+// PDFium starts with. An instance gets Config.MaxMemory, or half as much
+// as many times as it takes to fit in what address space the process has
+// left, but not less than this.
+const minMemory = 32 << 20
+
 // failedRun is how many pages in a row may fail to load before a read
 // stops: a page tree that claims a million pages it does not have, or
 // loops, is not walked a million times.
@@ -235,6 +241,12 @@ func (r *Reader) Read(ctx context.Context, data []byte) (doc Document, err error
 	if err != nil {
 		return Document{}, err
 	}
+	// wazero panics when an instance's memory cannot hold its initial
+	// size (about 18 MiB for PDFium): a process that has not the address
+	// space for that reads no PDF, and says so.
+	if err := roomFor(minMemory); err != nil {
+		return Document{}, fmt.Errorf("%w: no address space for its memory (%d MiB could not be reserved: %w)", ErrUnavailable, minMemory>>20, err)
+	}
 	select {
 	case r.instanceTurn <- struct{}{}:
 	case <-ctx.Done():
@@ -310,6 +322,10 @@ func (r *Reader) read(inst pdfium.Pdfium, mem *linearMemory, data []byte) (Docum
 		})
 		switch {
 		case err != nil && mem.outOfMemory():
+			if c := mem.capacity(); c > 0 && c < r.cfg.MaxMemory {
+				return Document{}, fmt.Errorf("%w: page %d needs more than the %d MiB of address space the reader could reserve (of %d MiB it may use)",
+					ErrTooLarge, i+1, c>>20, r.cfg.MaxMemory>>20)
+			}
 			return Document{}, fmt.Errorf("%w: page %d needs more than the %d MiB the reader may use (a decompression bomb?)", ErrTooLarge, i+1, r.cfg.MaxMemory>>20)
 		case err != nil && strings.Contains(err.Error(), "wasm error"):
 			// PDFium stopped (a trap): nothing more can be read. A
