@@ -180,7 +180,7 @@ func splitLines(text string) []line {
 // leadsInto reports whether the last unit leads into a block whose first
 // line is l: it ends with a colon and l is indented deeper than it.
 func leadsInto(text string, units []Unit, l string) bool {
-	if len(units) == 0 || !units[len(units)-1].Lead() {
+	if len(units) == 0 || !units[len(units)-1].Lead() && !(brokenOff(units[len(units)-1]) && declaration(strings.TrimSpace(l))) {
 		return false
 	}
 	return indent(l) > indent(firstLine(text, units[len(units)-1]))
@@ -214,6 +214,40 @@ func continuesCode(text string, units []Unit, cur Unit, lines []line, i int) boo
 func firstLine(text string, u Unit) string {
 	l, _, _ := strings.Cut(text[u.Start:u.End], "\n")
 	return l
+}
+
+// brokenOff reports whether u is prose whose sentence goes on after the
+// block below it: it ends in a word, no punctuation ("Functions of the
+// form", then "func TestXxx(*testing.T)", then "are considered tests").
+func brokenOff(u Unit) bool {
+	if u.Kind != Prose {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(u.Text))
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// declaration reports whether t, a line, declares or calls like code: a
+// Go, C or Python declaration, or a call ("func TestXxx(*testing.T)",
+// "int setrlimit(int resource);", "slog.Info(\"hello\")").
+func declaration(t string) bool {
+	for _, k := range []string{"func ", "type ", "var ", "const ", "def ", "class ", "struct ", "int ", "void "} {
+		if strings.HasPrefix(t, k) {
+			return true
+		}
+	}
+	return callRe.MatchString(t)
+}
+
+// callRe matches a line that is one call: a dotted name, its arguments in
+// parentheses, nothing after them but a semicolon.
+var callRe = regexp.MustCompile(`^[A-Za-z_][\w.]*\(.*\);?$`)
+
+// continues reports whether u is prose that goes on a sentence broken off
+// above it: it starts with a lower-case word.
+func continues(u Unit) bool {
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(u.Text))
+	return u.Kind == Prose && unicode.IsLower(r)
 }
 
 // splitLong cuts a unit longer than maxUnit at line ends (at spaces when
@@ -483,6 +517,14 @@ func WithContext(units []Unit, i int) []int {
 	out := []int{i}
 	if i > 0 && units[i-1].Lead() && units[i].Kind != Prose {
 		out = append([]int{i - 1}, out...)
+	}
+	// A sentence broken by a block ("Functions of the form", the block,
+	// "are considered tests") is quoted whole, the block with it.
+	if i > 0 && continues(units[i]) && units[i-1].Kind == Code && units[i-1].Heading == units[i].Heading {
+		out = append([]int{i - 1}, out...)
+		if i > 1 && brokenOff(units[i-2]) && units[i-2].Heading == units[i].Heading {
+			out = append([]int{i - 2}, out...)
+		}
 	}
 	// The name a definition describes stands on its own line above it (a
 	// function's signature, an option, a setting: "functools.lru_cache(

@@ -236,3 +236,27 @@ func TestRestructuredText(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceBrokenByADeclaration: a Go doc comment breaks a sentence
+// around the declaration it names ("Functions of the form", the func,
+// "are considered tests"): the declaration is code, and the sentence's
+// end brings its start and the declaration along.
+func TestSentenceBrokenByADeclaration(t *testing.T) {
+	text := "Functions of the form\n\n\tfunc BenchmarkXxx(*testing.B)\n\nare considered benchmarks, and are executed by the go test command.\n"
+	us := Units(text)
+	var kinds []Kind
+	for _, u := range us {
+		kinds = append(kinds, u.Kind)
+	}
+	if want := []Kind{Prose, Code, Prose}; fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Fatalf("kinds %v, want %v", kinds, want)
+	}
+	if got := WithContext(us, 2); fmt.Sprint(got) != "[0 1 2]" {
+		t.Errorf("the sentence's end has context %v, want [0 1 2]", got)
+	}
+	// A paragraph that ends a sentence is no start of one.
+	done := Units("Benchmarks are run sequentially.\n\n\tfunc BenchmarkXxx(*testing.B)\n\nare considered benchmarks.\n")
+	if got := WithContext(done, 2); fmt.Sprint(got) != "[1 2]" {
+		t.Errorf("context %v, want [1 2]: the paragraph before the block ends its own sentence", got)
+	}
+}

@@ -345,8 +345,11 @@ func report(msgs []llms.MessageContent) string {
 			boost = namedBoost
 		}
 		for _, u := range units[n] {
-			if u.Kind == excerpt.Code {
-				continue // quoted only after the passage that introduces it
+			if u.Kind == excerpt.Code && !(how && headingOf(u.Heading) != "") {
+				// Quoted only after the passage that introduces it; for a
+				// question asking how, an example under its heading
+				// ("Example ListenAndServe") is a passage of its own.
+				continue
 			}
 			if len(strings.Fields(u.Text)) < minSentenceWords {
 				continue // a headword, a label: no passage of substance
@@ -550,6 +553,18 @@ func report(msgs []llms.MessageContent) string {
 				}
 			}
 			lastHead = u.Heading
+			// A block quoted without the passage before it is introduced
+			// by its heading, cited: a reader (and the writer, who quotes
+			// a block with the paragraph before it) knows whose it is. (A
+			// synopsis carries the index of the paragraph it follows.)
+			introduced := k > 0 && (mine[k-1].idx == u.idx-1 || mine[k-1].idx == u.idx) && mine[k-1].Heading == u.Heading
+			if u.Kind == excerpt.Code && !introduced {
+				h := clipWords(cleanSourceText(headingOf(u.Heading)), 16)
+				if h == "" || hasMarkerRe.MatchString(h) {
+					continue
+				}
+				pars = append(pars, h+" ["+strconv.Itoa(n)+"]:")
+			}
 			if s := quoteUnit(u.Unit, n, head, quoted); s != "" {
 				pars = append(pars, s)
 			}

@@ -407,3 +407,29 @@ func TestReporterQuotesTheCallAfterAComma(t *testing.T) {
 		t.Errorf("the call is not quoted after the paragraph that introduces it:\n%s", out)
 	}
 }
+
+// TestReporterQuotesAnExampleUnderItsHeading: for a question asking how,
+// an example whose code holds the question's words is a passage of its
+// own, though no prose introduces it: it is quoted under its heading,
+// cited, so that the writer, who quotes a block with the paragraph before
+// it, keeps it with its source.
+func TestReporterQuotesAnExampleUnderItsHeading(t *testing.T) {
+	// The page opens with a long paragraph on other things: the example is
+	// past the opening a lead would quote.
+	page := "[1] Package http (net/http)\nURL: https://pkg.go.dev/net/http\nLocation: Example ListenAndServe\n" +
+		"Package http provides client and server implementations." + strings.Repeat(" Cookies, headers and trailers are kept as sent.", 55) + "\n\n" +
+		"## Example ListenAndServe\n\n" +
+		"```go\npackage main\n\nfunc main() {\n\t// Hello world, the web server answers requests on port 8080\n\thttp.HandleFunc(\"/hello\", helloHandler)\n\tlog.Fatal(http.ListenAndServe(\":8080\", nil))\n}\n```\n\n" +
+		"## type CrossOriginProtection\n\nCrossOriginProtection rejects non-safe cross-origin browser requests to the server.\n"
+	msgs := []llms.MessageContent{human("Question: How do I write a web server that answers requests on a port?"), toolMsg("c1", "search", page)}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if !strings.Contains(out, "Example ListenAndServe [1]:\n\n```\npackage main") || !strings.Contains(out, "http.ListenAndServe(\":8080\", nil)") {
+		t.Errorf("the example is not quoted under its heading:\n%s", out)
+	}
+	ps := findingPassages(out)
+	if !slices.ContainsFunc(ps, func(p passage) bool {
+		return strings.HasPrefix(p.text, "Example ListenAndServe") && strings.Contains(p.block, "ListenAndServe(")
+	}) {
+		t.Errorf("the writer does not take the example with its heading: %+v", ps)
+	}
+}
