@@ -406,19 +406,25 @@ func report(msgs []llms.MessageContent) string {
 	// report draws on the few sources that answer, more on the one far
 	// ahead, and not on one long page alone.
 	type pick struct{ num, idx int }
+	// An example brings a source only where the prose leaves room: code
+	// repeats the question's words as names and comments, and would push
+	// out the sources whose prose answers.
 	var sources []int
 	bySource := map[int][]cand{}
-	for _, c := range cands {
-		if c.rel < relativeFloor*best && !asked(c.num) {
-			continue
-		}
-		if _, ok := bySource[c.num]; !ok {
-			if len(sources) == maxEvidenceSources {
+	for _, code := range []bool{false, true} {
+		for _, c := range cands {
+			if (c.Kind == excerpt.Code) != code || c.rel < relativeFloor*best && !asked(c.num) {
 				continue
 			}
-			sources = append(sources, c.num)
+			if !slices.Contains(sources, c.num) && len(sources) < maxEvidenceSources {
+				sources = append(sources, c.num)
+			}
 		}
-		bySource[c.num] = append(bySource[c.num], c)
+	}
+	for _, c := range cands {
+		if slices.Contains(sources, c.num) && (c.rel >= relativeFloor*best || asked(c.num)) {
+			bySource[c.num] = append(bySource[c.num], c)
+		}
 	}
 	var picked []srcUnit
 	chosen := map[pick]bool{}

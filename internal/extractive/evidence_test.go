@@ -433,3 +433,31 @@ func TestReporterQuotesAnExampleUnderItsHeading(t *testing.T) {
 		t.Errorf("the writer does not take the example with its heading: %+v", ps)
 	}
 }
+
+// TestExampleLeavesRoomForProse: an example brings its source into a
+// report only where the sources whose prose answers leave room: code
+// repeats the question's words as names and comments, and ranked with the
+// prose it would push out a source that answers in words.
+func TestExampleLeavesRoomForProse(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[1] Package demo (demo)\nURL: https://pkg.go.dev/demo\nLocation: Example Parse\n## Example Parse\n\n" +
+		"```go\n// parse the config file settings into a map, a config file per map\nm := parseConfigFile(\"app.conf\") // config file map settings parse\n```\n\n")
+	for i, text := range []string{
+		"Package ini parses a config file of sections and returns its settings as a map.",
+		"Decode reads a TOML config file and fills a map with the settings it declares, tables nested.",
+		"Unmarshal turns a YAML config file into a map: each of its settings under its key, lists as slices.",
+		"Load parses a Java properties config file, line by line, into a map of string settings.",
+	} {
+		fmt.Fprintf(&b, "[%d] Package p%d (p%d)\nURL: https://pkg.go.dev/p%d\nLocation: lines 1-3\n%s\n\n", i+2, i, i, i, text)
+	}
+	msgs := []llms.MessageContent{human("Question: How do I parse a config file into a map of settings?"), toolMsg("c1", "search", b.String())}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	for n := 2; n <= 5; n++ {
+		if !strings.Contains(out, fmt.Sprintf("[%d]", n)) {
+			t.Errorf("source %d, whose prose answers, is not cited:\n%s", n, out)
+		}
+	}
+	if strings.Contains(out, "parseConfigFile") {
+		t.Errorf("the example took a fifth source's place:\n%s", out)
+	}
+}
