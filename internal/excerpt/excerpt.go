@@ -365,8 +365,11 @@ func indent(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 var codeOps = []string{"==", "!=", ":=", "=>", "&&", "||", "();", "){", ") {", "$ ", "# echo", "echo ", "/sys/", "/proc/"}
 
 func codeLine(t string) bool {
-	if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "% ") || strings.Contains(t, " // ") {
-		return true // a comment of code, a shell prompt
+	if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "% ") || strings.HasPrefix(t, ">>> ") || strings.Contains(t, " // ") {
+		return true // a comment of code, a shell or Python prompt
+	}
+	if pyStatementRe.MatchString(t) || assignCallRe.MatchString(t) {
+		return true
 	}
 	for _, op := range codeOps {
 		if strings.Contains(t, op) {
@@ -376,9 +379,19 @@ func codeLine(t string) bool {
 	return strings.HasSuffix(t, ";") || strings.HasSuffix(t, "{") || strings.HasSuffix(t, "}")
 }
 
+// pyStatementRe matches a Python compound statement's header, lower case
+// and ending in a colon ("with open('a.csv', newline='') as f:", "for row
+// in reader:"); a sentence starts with a capital. assignCallRe matches an
+// assignment of a call ("dialect = csv.Sniffer().sniff(data)"), which
+// prose does not write.
+var (
+	pyStatementRe = regexp.MustCompile(`^(with|for|if|elif|while|def|class|try|except)\b.*\S:$`)
+	assignCallRe  = regexp.MustCompile(`^[a-z_][\w.]*(\[[^\]]*\])? = [\w.]+\(.*\)$`)
+)
+
 // codeStarts begin a line of Go, C, Python or shell more often than one
 // of prose.
-var codeStarts = []string{"package ", "import ", "import (", "func ", "def ", "#include", "return ", "}", ")", "$ "}
+var codeStarts = []string{"package ", "import ", "import (", "func ", "def ", "#include", "return ", "}", ")", "$ ", ">>> ", "with ", "for ", "from "}
 
 // codeBlock reports whether a paragraph is code: it starts like code and
 // has a line that reads like code, or most of its lines do.

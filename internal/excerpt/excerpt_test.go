@@ -260,3 +260,21 @@ func TestSentenceBrokenByADeclaration(t *testing.T) {
 		t.Errorf("context %v, want [1 2]: the paragraph before the block ends its own sentence", got)
 	}
 }
+
+// TestPythonCodeWithoutFences: Python's documentation, its fences gone,
+// writes examples as statements and assignments of calls, which are code;
+// a sentence that starts "For example," or ends in a colon is not.
+func TestPythonCodeWithoutFences(t *testing.T) {
+	for text, want := range map[string]Kind{
+		"with open('example.csv', newline='') as csvfile:\n    dialect = csv.Sniffer().sniff(csvfile.read(1024))\n    reader = csv.reader(csvfile, dialect)": Code,
+		">>> import glob\n>>> glob.glob('*.py')":                                    Code,
+		"for row in reader:\n    print(row)":                                        Code,
+		"For example, the reader reads each row as a list of strings.":              Prose,
+		"The simplest example of reading a CSV file is the following:":              Prose,
+		"from each row the reader returns a list, and with that list you can work.": Prose,
+	} {
+		if us := Units(text); len(us) != 1 || us[0].Kind != want {
+			t.Errorf("Units(%q) = %+v, want one unit of kind %v", text, us, want)
+		}
+	}
+}
