@@ -49,7 +49,6 @@ func Example() {
 	// [1] TAT-8: The First Transatlantic Fibre-Optic Cable
 	// [2] Repeaters, Regenerators and Optical Amplifiers
 	// [3] From Words per Minute to Terabits per Second
-	// [4] Anatomy of a Submarine Cable
 }
 
 // Streaming events to a chat backend: each event is JSON-serialisable.

@@ -380,7 +380,7 @@ func codeLine(t string) bool {
 }
 
 // pyStatementRe matches a Python compound statement's header, lower case
-// and ending in a colon ("with open('a.csv', newline='') as f:", "for row
+// and ending in a colon ("with open(path) as f:", "for row
 // in reader:"); a sentence starts with a capital. assignCallRe matches an
 // assignment of a call ("dialect = csv.Sniffer().sniff(data)"), which
 // prose does not write.

@@ -461,3 +461,30 @@ func TestExampleLeavesRoomForProse(t *testing.T) {
 		t.Errorf("the example took a fifth source's place:\n%s", out)
 	}
 }
+
+// TestReporterCitesFewSourcesThatAnswer: past the first two sources, a
+// source no search of the question as asked ranked near the top is cited
+// only for a passage that scores at least sourceFloor of the best: one
+// that shares a few words of the task is left out, though there is room
+// for it.
+func TestReporterCitesFewSourcesThatAnswer(t *testing.T) {
+	first := "[1] swappiness\nURL: file:///docs/swappiness.txt\nLocation: lines 1-3\n" +
+		"The swappiness setting controls how eagerly the kernel swaps anonymous memory pages to the swap device.\n\n" +
+		"[2] swap tuning\nURL: file:///docs/swap.txt\nLocation: lines 1-3\n" +
+		"Lowering the swappiness setting keeps anonymous memory in RAM longer before the kernel swaps it eagerly.\n\n" +
+		"[3] vm sysctl\nURL: file:///docs/vm.txt\nLocation: lines 1-3\n" +
+		"The vm.swappiness sysctl setting controls swapping of anonymous memory by the kernel, from 0 to 200.\n"
+	second := "[4] pressure\nURL: file:///docs/pressure.txt\nLocation: lines 1-3\n" +
+		"Under pressure the kernel swaps anonymous memory pages out and reclaims the page cache.\n"
+	msgs := []llms.MessageContent{human("Question: How does the swappiness setting control how eagerly the kernel swaps anonymous memory?"),
+		toolMsg("c1", "search", first), toolMsg("c2", "search", second)}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	for _, n := range []string{"[1]", "[2]", "[3]"} {
+		if !strings.Contains(out, n) {
+			t.Errorf("source %s, which answers, is not cited:\n%s", n, out)
+		}
+	}
+	if strings.Contains(out, "[4]") {
+		t.Errorf("a source that shares a few words of the task is cited:\n%s", out)
+	}
+}
