@@ -63,11 +63,15 @@ type Journal struct {
 	live   map[string]bool
 	header *Entry
 	index  map[Ref]*Entry // the prior entries, by scope, kind, key, occurrence
+	// priorTexts are the texts of the prior text entries, by key.
+	priorTexts map[string]string
 
-	mu    sync.Mutex
-	seen  map[Ref]int // next occurrence of each (scope, kind, key), this attempt
-	used  map[Ref]bool
-	stats Stats
+	mu      sync.Mutex
+	seen    map[Ref]int // next occurrence of each (scope, kind, key), this attempt
+	used    map[Ref]bool
+	stats   Stats
+	texts   map[string]bool      // the keys of the text entries the log holds: prior, or appended by this attempt
+	writing map[string]*textSlot // text entries being appended
 }
 
 // Stats counts what a Journal did.
@@ -100,7 +104,8 @@ func New(run string, prior [][]byte, opts Options) (*Journal, error) {
 		opts.Clock = time.Now
 	}
 	j := &Journal{run: run, opts: opts, live: map[string]bool{}, index: map[Ref]*Entry{},
-		seen: map[Ref]int{}, used: map[Ref]bool{}}
+		priorTexts: map[string]string{}, seen: map[Ref]int{}, used: map[Ref]bool{},
+		texts: map[string]bool{}, writing: map[string]*textSlot{}}
 	for _, s := range opts.Live {
 		j.live[s] = true
 	}
@@ -111,10 +116,15 @@ func New(run string, prior [][]byte, opts Options) (*Journal, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("journal: run %s, entry %d: %w", run, i+1, err)
 		}
-		if e.Kind == KindHeader {
+		switch e.Kind {
+		case KindHeader:
 			if j.header == nil {
 				j.header = &e
 			}
+			continue
+		case KindText:
+			j.priorTexts[e.Key] = string(e.Text.Text)
+			j.texts[e.Key] = true
 			continue
 		}
 		ref := Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}
@@ -166,9 +176,9 @@ func (j *Journal) WriteHeader(ctx context.Context, h Header) error {
 // Import appends to the journal's log the entries of another log of the
 // same run (a worker's, whose agents journaled their calls there) whose
 // scope keep accepts and which the log does not hold yet (the same scope,
-// kind, key and occurrence), in their order, and returns how many it
-// appended. Headers are not imported. A journal without a log imports
-// nothing.
+// kind, key and occurrence), in their order, with the text entries they
+// refer to that the log does not hold, and returns how many it appended.
+// Headers are not imported. A journal without a log imports nothing.
 func (j *Journal) Import(ctx context.Context, entries [][]byte, keep func(scope string) bool) (int, error) {
 	if j.opts.Log == nil {
 		return 0, nil
@@ -183,20 +193,46 @@ func (j *Journal) Import(ctx context.Context, entries [][]byte, keep func(scope 
 			known[Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}] = true
 		}
 	}
-	n := 0
+	// The entries to import, and the texts they refer to.
+	take := make([]bool, len(entries))
+	kinds := make([]Ref, len(entries))
+	texts := map[string]bool{}
 	for i, b := range entries {
 		e, err := Decode(b)
 		if err != nil {
-			return n, fmt.Errorf("journal: run %s, imported entry %d: %w", j.run, i+1, err)
+			return 0, fmt.Errorf("journal: run %s, imported entry %d: %w", j.run, i+1, err)
 		}
 		ref := Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}
-		if e.Kind == KindHeader || !keep(e.Scope) || known[ref] {
+		kinds[i] = ref
+		if e.Kind == KindHeader || e.Kind == KindText || !keep(e.Scope) || known[ref] {
+			continue
+		}
+		take[i] = true
+		if d := e.Document; d != nil && d.TextKey != "" {
+			texts[d.TextKey] = true
+		}
+		if p := e.Page; p != nil && p.TextKey != "" {
+			texts[p.TextKey] = true
+		}
+	}
+	n := 0
+	for i, b := range entries {
+		ref := kinds[i]
+		if ref.Kind == KindText {
+			take[i] = texts[ref.Key] && !known[ref]
+		}
+		if !take[i] || known[ref] {
 			continue
 		}
 		if err := j.opts.Log.Append(ctx, j.run, b); err != nil {
 			return n, fmt.Errorf("journal: run %s: import: %w", j.run, err)
 		}
 		known[ref] = true
+		if ref.Kind == KindText {
+			j.mu.Lock()
+			j.texts[ref.Key] = true
+			j.mu.Unlock()
+		}
 		n++
 	}
 	return n, nil

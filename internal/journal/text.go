@@ -1,0 +1,206 @@
+package journal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"unicode/utf8"
+)
+
+// InlineText is the longest text a document or page entry holds itself.
+// A longer one (a corpus file or a web page of hundreds of kilobytes or
+// more) is kept once per run, in a text entry (KindText) keyed by its hash
+// (TextKey), and every document and page entry of the run that read it
+// refers to that entry: the agents that open one large document, the
+// relevance judge that reads it whole and the follow-up that fetches it
+// again add a few hundred bytes each to the journal, not the document.
+// The text itself is bounded where it is read (a corpus file at 8 MiB, a
+// web page at fetch.DefaultMaxBytes).
+const InlineText = 64 << 10
+
+const textDomain = "deepresearch/journal/text/1\n"
+
+// TextRecord is a long text that document and page entries refer to by its
+// key (version 2).
+type TextRecord struct {
+	Text String `json:"text"`
+}
+
+// TextKey returns the key of a text entry holding text: the hex SHA-256 of
+// the text, under its own domain.
+func TextKey(text string) string {
+	h := sha256.New()
+	h.Write([]byte(textDomain))
+	// Through a small buffer: a text of megabytes is not copied whole.
+	buf := make([]byte, min(len(text), 32<<10))
+	for len(text) > 0 {
+		n := copy(buf, text)
+		h.Write(buf[:n])
+		text = text[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// textSlot is a text entry being appended, or appended: the calls that
+// need it at once wait for one append.
+type textSlot struct {
+	done chan struct{} // closed when the append has ended
+	err  error         // how it ended
+}
+
+// keepText makes sure the run's journal holds text in a text entry when
+// it is longer than InlineText, and returns its key; "" when the text is
+// short enough to be held by the entry that reads it. The text is
+// appended once per run: an earlier attempt's, or this attempt's, entry
+// is referred to again; calls that need the same text at once wait for
+// one append. A failed append is told to Hooks.AppendFailed and returned,
+// and a later call tries again.
+func (j *Journal) keepText(ctx context.Context, scope, text string) (string, error) {
+	if len(text) <= InlineText {
+		return "", nil
+	}
+	key := TextKey(text)
+	for {
+		j.mu.Lock()
+		if j.texts[key] {
+			j.mu.Unlock()
+			return key, nil
+		}
+		if s, ok := j.writing[key]; ok {
+			j.mu.Unlock()
+			<-s.done
+			if s.err == nil {
+				return key, nil
+			}
+			continue // its append failed: try again
+		}
+		s := &textSlot{done: make(chan struct{})}
+		j.writing[key] = s
+		j.mu.Unlock()
+
+		s.err = j.appendText(ctx, key, text)
+		j.mu.Lock()
+		delete(j.writing, key)
+		if s.err == nil {
+			j.texts[key] = true
+		}
+		j.mu.Unlock()
+		close(s.done)
+		if s.err != nil {
+			err := &AppendError{Kind: KindText, Scope: scope, Err: s.err}
+			if f := j.opts.Hooks.AppendFailed; f != nil {
+				f(err)
+			}
+			return "", err
+		}
+		return key, nil
+	}
+}
+
+// appendText appends the text entry of text, whose key is key.
+func (j *Journal) appendText(ctx context.Context, key, text string) error {
+	b, err := Encode(Entry{Kind: KindText, Key: key, Time: j.opts.Clock(), Text: &TextRecord{Text: String(text)}})
+	if err != nil {
+		return err
+	}
+	return j.opts.Log.Append(context.WithoutCancel(ctx), j.run, b)
+}
+
+// text returns the text of the prior text entry with key.
+func (j *Journal) text(key string) (string, error) {
+	t, ok := j.priorTexts[key]
+	if !ok {
+		return "", fmt.Errorf("%w: journal: run %s: an entry refers to a text entry (%.12s…) the journal does not hold", ErrCorrupt, j.run, key)
+	}
+	return t, nil
+}
+
+// encodeText encodes a text entry (its records checked) as marshal would,
+// into one buffer: false when its text is not valid UTF-8 (String writes it
+// as base64), which marshal then encodes.
+func encodeText(e Entry) ([]byte, bool) {
+	text := string(e.Text.Text)
+	if !utf8.ValidString(text) {
+		return nil, false
+	}
+	t, err := e.Time.MarshalJSON()
+	if err != nil {
+		return nil, false
+	}
+	b := make([]byte, 0, jsonStringLen(text)+len(e.Key)+len(t)+64)
+	b = fmt.Appendf(b, `{"v":%d,"kind":`, e.Version)
+	b = appendJSONString(b, string(e.Kind))
+	b = append(b, `,"key":`...)
+	b = appendJSONString(b, e.Key)
+	b = append(b, `,"time":`...)
+	b = append(b, t...)
+	b = append(b, `,"text":{"text":`...)
+	b = appendJSONString(b, text)
+	b = append(b, "}}"...)
+	return b, true
+}
+
+// jsonStringLen is the length of s, valid UTF-8, as appendJSONString
+// writes it.
+func jsonStringLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
+			n += 3 // U+2028, U+2029: three bytes written as six
+		}
+	}
+	return n
+}
+
+// appendJSONString appends s, valid UTF-8, as encoding/json writes it with
+// HTML escaping off: quotes, backslashes and control characters escaped,
+// and U+2028 and U+2029, which JavaScript reads as line ends.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			start = i + size
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
