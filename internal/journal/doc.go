@@ -24,8 +24,10 @@
 // judges and cycles read it, and a resumed attempt refers to the text its
 // earlier attempt kept. Such a text entry is appended before the first
 // entry that refers to it; when it cannot be appended, neither is that
-// entry (the call's answer is returned all the same). A text entry is
-// encoded in one pass into one buffer its size.
+// entry (the call's answer is returned all the same). A text whose JSON
+// form is longer than TextPart is kept in parts, one entry each, so that
+// every entry fits a log that bounds its messages; each is encoded in one
+// pass into one buffer its size.
 //
 // A journal written in another format version is refused by name
 // (*VersionError), never misread: Decode reads Version, and every older

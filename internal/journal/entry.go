@@ -22,7 +22,8 @@ import (
 // as ModelKey computes them (domain "deepresearch/journal/model/1").
 //
 // Version 2: version 1, plus text entries (KindText: a long text kept once
-// per run, see InlineText) and the document and page entries that refer
+// per run, whole or in parts: see InlineText and TextPart) and the
+// document and page entries that refer
 // to one (DocumentRecord.TextKey, PageRecord.TextKey). Only those entries
 // are written in version 2.
 const Version = 2
@@ -412,7 +413,7 @@ func Decode(b []byte) (Entry, error) {
 	if e.Version < e.version() {
 		return Entry{}, fmt.Errorf("%w: journal: a version %d entry holds what only version %d has", ErrCorrupt, e.Version, e.version())
 	}
-	if e.Kind == KindText && e.Key != TextKey(string(e.Text.Text)) {
+	if e.Kind == KindText && e.Text.Parts == 0 && e.Key != TextKey(string(e.Text.Text)) {
 		return Entry{}, fmt.Errorf("%w: journal: a text entry's key is not the hash of its text", ErrCorrupt)
 	}
 	return e, nil
@@ -451,7 +452,9 @@ func (e *Entry) check() error {
 	case KindAsked, KindAnswer:
 		ok = set == 1 && e.Person != nil && e.Error == nil
 	case KindText:
-		ok = set == 1 && e.Text != nil && e.Error == nil && e.Scope == "" && e.N == 0
+		// A whole text (Parts 0) or part N of Parts.
+		ok = set == 1 && e.Text != nil && e.Error == nil && e.Scope == "" &&
+			(e.Text.Parts == 0 && e.N == 0 || e.Text.Parts >= 2 && e.N >= 0 && e.N < e.Text.Parts)
 	default:
 		return fmt.Errorf("journal: unknown entry kind %q", e.Kind)
 	}

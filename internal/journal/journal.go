@@ -109,6 +109,7 @@ func New(run string, prior [][]byte, opts Options) (*Journal, error) {
 	for _, s := range opts.Live {
 		j.live[s] = true
 	}
+	parts := map[string][]*String{} // the parts of texts kept in parts, by key
 	for i, b := range prior {
 		e, err := Decode(b)
 		if err != nil && run == "" { // a journal read before its header names its run
@@ -123,14 +124,30 @@ func New(run string, prior [][]byte, opts Options) (*Journal, error) {
 			}
 			continue
 		case KindText:
-			j.priorTexts[e.Key] = string(e.Text.Text)
-			j.texts[e.Key] = true
+			if e.Text.Parts == 0 {
+				j.priorTexts[e.Key] = string(e.Text.Text)
+				continue
+			}
+			ps := parts[e.Key]
+			if ps == nil {
+				ps = make([]*String, e.Text.Parts)
+				parts[e.Key] = ps
+			}
+			if len(ps) == e.Text.Parts && ps[e.N] == nil { // the first part recorded stands
+				ps[e.N] = &e.Text.Text
+			}
 			continue
 		}
 		ref := Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}
 		if _, dup := j.index[ref]; !dup { // the first answer recorded stands
 			j.index[ref] = &e
 		}
+	}
+	if err := textsOf(parts, j.priorTexts); err != nil {
+		return nil, fmt.Errorf("journal: run %s: %w", run, err)
+	}
+	for key := range j.priorTexts {
+		j.texts[key] = true
 	}
 	return j, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -21,10 +22,50 @@ const InlineText = 64 << 10
 
 const textDomain = "deepresearch/journal/text/1\n"
 
-// TextRecord is a long text that document and page entries refer to by its
-// key (version 2).
+// TextPart is the most bytes of JSON one text entry's text takes: a
+// longer text is kept in parts, entries N 0 to Parts-1 under the key of
+// the whole, cut at character boundaries, so that each entry fits a log
+// that bounds its messages (a JetStream subject: 1 MiB by default).
+const TextPart = 256 << 10
+
+// TextRecord is a long text, or a part of one, that document and page
+// entries refer to by its key (version 2).
 type TextRecord struct {
 	Text String `json:"text"`
+	// Parts is how many entries hold the text (the entry's N is which
+	// part it holds); 0 when this entry holds it whole.
+	Parts int `json:"parts,omitempty"`
+}
+
+// textParts cuts text into parts whose JSON form (String's) takes at most
+// TextPart bytes each, each ending at a character boundary where the text
+// is UTF-8.
+func textParts(text string) []string {
+	valid := utf8.ValidString(text)
+	if valid && jsonStringLen(text) <= TextPart || !valid && len(text) <= TextPart/2 {
+		return []string{text}
+	}
+	var parts []string
+	for len(text) > 0 {
+		end := 0
+		if valid {
+			for n := 2; end < len(text); end++ {
+				if n += jsonWidth(text, end); n > TextPart {
+					break
+				}
+			}
+		} else {
+			end = min(len(text), TextPart/2) // base64, within its object
+		}
+		if end < len(text) {
+			for k := 0; k < utf8.UTFMax-1 && end > 1 && !utf8.RuneStart(text[end]); k++ {
+				end--
+			}
+		}
+		parts = append(parts, text[:end])
+		text = text[end:]
+	}
+	return parts
 }
 
 // TextKey returns the key of a text entry holding text: the hex SHA-256 of
@@ -98,13 +139,54 @@ func (j *Journal) keepText(ctx context.Context, scope, text string) (string, err
 	}
 }
 
-// appendText appends the text entry of text, whose key is key.
+// appendText appends the text entries of text, whose key is key: one, or
+// one a part (see TextPart), in order.
 func (j *Journal) appendText(ctx context.Context, key, text string) error {
-	b, err := Encode(Entry{Kind: KindText, Key: key, Time: j.opts.Clock(), Text: &TextRecord{Text: String(text)}})
-	if err != nil {
-		return err
+	parts := textParts(text)
+	n := len(parts)
+	if n == 1 {
+		n = 0
 	}
-	return j.opts.Log.Append(context.WithoutCancel(ctx), j.run, b)
+	for i, p := range parts {
+		b, err := Encode(Entry{Kind: KindText, Key: key, N: i, Time: j.opts.Clock(), Text: &TextRecord{Text: String(p), Parts: n}})
+		if err != nil {
+			return err
+		}
+		if err := j.opts.Log.Append(context.WithoutCancel(ctx), j.run, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// textsOf joins the parts of the prior text entries, by key, into texts,
+// and checks each joined text against its key. A text some of whose parts
+// are missing (the process died while appending them) is left out: no
+// entry refers to it, as it is appended after its text.
+func textsOf(parts map[string][]*String, texts map[string]string) error {
+	for key, ps := range parts {
+		size := 0
+		for _, p := range ps {
+			if p == nil {
+				size = -1
+				break
+			}
+			size += len(*p)
+		}
+		if size < 0 {
+			continue
+		}
+		var b strings.Builder
+		b.Grow(size)
+		for _, p := range ps {
+			b.WriteString(string(*p))
+		}
+		if TextKey(b.String()) != key {
+			return fmt.Errorf("%w: journal: the parts of a text entry (%.12s…) do not make the text of its key", ErrCorrupt, key)
+		}
+		texts[key] = b.String()
+	}
+	return nil
 }
 
 // text returns the text of the prior text entry with key.
@@ -133,10 +215,16 @@ func encodeText(e Entry) ([]byte, bool) {
 	b = appendJSONString(b, string(e.Kind))
 	b = append(b, `,"key":`...)
 	b = appendJSONString(b, e.Key)
+	if e.N != 0 {
+		b = fmt.Appendf(b, `,"n":%d`, e.N)
+	}
 	b = append(b, `,"time":`...)
 	b = append(b, t...)
 	b = append(b, `,"text":{"text":`...)
 	b = appendJSONString(b, text)
+	if e.Text.Parts != 0 {
+		b = fmt.Appendf(b, `,"parts":%d`, e.Text.Parts)
+	}
 	b = append(b, "}}"...)
 	return b, true
 }
@@ -144,18 +232,29 @@ func encodeText(e Entry) ([]byte, bool) {
 // jsonStringLen is the length of s, valid UTF-8, as appendJSONString
 // writes it.
 func jsonStringLen(s string) int {
-	n := len(s) + 2
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-			n++
-		case c < 0x20:
-			n += 5
-		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
-			n += 3 // U+2028, U+2029: three bytes written as six
-		}
+	n := 2
+	for i := range len(s) {
+		n += jsonWidth(s, i)
 	}
 	return n
+}
+
+// jsonWidth is how many bytes appendJSONString writes for the byte s[i] of
+// s, valid UTF-8 (for U+2028 and U+2029, six for the first of their three
+// bytes, none for the others).
+func jsonWidth(s string, i int) int {
+	switch c := s[i]; {
+	case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+		return 2
+	case c < 0x20:
+		return 6
+	case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
+		return 6
+	case c >= 0x80 && i >= 2 && s[i-2] == 0xe2 && s[i-1] == 0x80 && (c == 0xa8 || c == 0xa9),
+		c == 0x80 && i >= 1 && i+1 < len(s) && s[i-1] == 0xe2 && (s[i+1] == 0xa8 || s[i+1] == 0xa9):
+		return 0
+	}
+	return 1
 }
 
 // appendJSONString appends s, valid UTF-8, as encoding/json writes it with

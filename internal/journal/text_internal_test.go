@@ -19,6 +19,9 @@ func TestEncodeTextAsMarshal(t *testing.T) {
 	}
 	for _, text := range []string{"", "plain", ascii.String(), "a\u2028b\u2029c", "€ 日本語 🙂", `"quoted" \ back`, "bad \xff utf-8", strings.Repeat("x\n", 40000)} {
 		e := Entry{Version: 2, Kind: KindText, Key: TextKey(text), Time: time.Date(2026, 11, 3, 10, 0, 0, 123, time.UTC), Text: &TextRecord{Text: String(text)}}
+		if len(text) > 10 {
+			e.N, e.Text.Parts = 2, 3 // a part of a longer text
+		}
 		want, err := marshal(e)
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +61,7 @@ func TestEncodeTextAllocates(t *testing.T) {
 // FuzzTextEntry: a text entry of any text encodes as the generic encoder
 // writes it, into a buffer sized by jsonStringLen, and decodes back.
 func FuzzTextEntry(f *testing.F) {
-	for _, s := range []string{"", "a\u2028b", "\x00\x1f\"\\", "\xe2\x80", "\xe2\x80\xa8\xe2\x80\xa9", "\xff"} {
+	for _, s := range []string{"", "a\u2028b", "\x00\x1f\"\\", "\xe2\x80", "\xe2\x80\xa8\xe2\x80\xa9", "\xff", "\xe2\x80\xe2\x80\xa8"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -81,4 +84,42 @@ func FuzzTextEntry(f *testing.F) {
 			t.Fatalf("%s decodes to %+v, %v", got, back.Text, err)
 		}
 	})
+}
+
+// TestTextParts: a long text is cut into parts of at most TextPart bytes,
+// at character boundaries where it is UTF-8, which join into the text.
+func TestTextParts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		text string
+	}{
+		{"short", "a short text"},
+		{"ASCII", strings.Repeat("abcdefg\n", TextPart/4)},
+		{"three-byte characters", "x" + strings.Repeat("日本語", TextPart/3)},
+		{"four-byte characters", "xy" + strings.Repeat("🙂", TextPart/2)},
+		{"not UTF-8", strings.Repeat("\xff\x80", TextPart)},
+		{"control characters", strings.Repeat("a\x01", TextPart)},
+		{"line separators", strings.Repeat("a\u2028\u2029", TextPart/2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parts := textParts(tc.text)
+			if strings.Join(parts, "") != tc.text {
+				t.Fatal("the parts do not join into the text")
+			}
+			if len(tc.text) > TextPart && len(parts) < 2 {
+				t.Errorf("a %d-byte text in %d part", len(tc.text), len(parts))
+			}
+			for i, p := range parts {
+				if len(p) > TextPart || len(p) == 0 {
+					t.Errorf("part %d has %d bytes", i, len(p))
+				}
+				if utf8.ValidString(tc.text) && !utf8.ValidString(p) {
+					t.Errorf("part %d is cut inside a character", i)
+				}
+				if b, _ := marshal(String(p)); len(b) > TextPart {
+					t.Errorf("part %d takes %d bytes of JSON", i, len(b))
+				}
+			}
+		})
+	}
 }
