@@ -23,9 +23,8 @@ import (
 //
 // Version 2: version 1, plus text entries (KindText: a long text kept once
 // per run, whole or in parts: see InlineText and TextPart) and the
-// document and page entries that refer
-// to one (DocumentRecord.TextKey, PageRecord.TextKey). Only those entries
-// are written in version 2.
+// document and page entries that refer to one (DocumentRecord.TextKey,
+// PageRecord.TextKey). Only those entries are written in version 2.
 const Version = 2
 
 // OldestVersion is the oldest journal format Decode reads.
