@@ -206,8 +206,8 @@ func (j *Journal) Import(ctx context.Context, entries [][]byte, keep func(scope 
 	}
 	known := map[Ref]bool{}
 	for _, b := range have {
-		if e, err := Decode(b); err == nil {
-			known[Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}] = true
+		if ref, ok := refOf(b); ok {
+			known[ref] = true
 		}
 	}
 	// The entries to import, and the texts they refer to.
@@ -253,6 +253,24 @@ func (j *Journal) Import(ctx context.Context, entries [][]byte, keep func(scope 
 		n++
 	}
 	return n, nil
+}
+
+// refOf reads what names an encoded entry (its scope, kind, key and
+// occurrence) and nothing else: the text of a long one is not copied.
+// It reports false for an entry Decode would refuse by its version, or
+// that is not JSON.
+func refOf(b []byte) (Ref, bool) {
+	var e struct {
+		V     int    `json:"v"`
+		Kind  Kind   `json:"kind"`
+		Scope string `json:"scope"`
+		Key   string `json:"key"`
+		N     int    `json:"n"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil || e.V < OldestVersion || e.V > Version {
+		return Ref{}, false
+	}
+	return Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}, true
 }
 
 // Stats returns what the journal has done so far.
