@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -406,5 +407,60 @@ func TestTextPartsLost(t *testing.T) {
 	bad := append([][]byte{raw[0], forged}, raw[2:]...)
 	if _, err := journal.New("r", bad, journal.Options{Offline: true}); !errors.Is(err, journal.ErrCorrupt) {
 		t.Errorf("a forged part: %v, want ErrCorrupt", err)
+	}
+}
+
+// textFixture is a journal of version 2 kept for later programs to read:
+// a header, then a corpus document of 66 KiB read once, its text in a text
+// entry (under testdata/text/, apart from the provider traffic of
+// TestReplayFixtures).
+var textFixture = filepath.Join("testdata", "text", "v2", "long_document.jsonl")
+
+// TestTextFixture replays the kept journal of a long document (written
+// under -write-fixtures where there is none): the document entry answers
+// with the text of the text entry it refers to. A change to the format
+// that breaks a kept journal fails here.
+func TestTextFixture(t *testing.T) {
+	if _, err := os.Stat(textFixture); err != nil && *writeFixtures {
+		ix, id, _ := bigCorpus(t, 66<<10)
+		log := &journal.MemLog{}
+		j, _ := journal.New("fixture", nil, journal.Options{Log: log, Clock: clock()})
+		ctx := journal.NewContext(context.Background(), j)
+		if err := j.WriteHeader(ctx, journal.Header{Program: "deepresearch journal fixtures"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := (journal.Backend{Backend: ix}).Fetch(journal.WithScope(ctx, "researcher/t1"), id); err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := log.Entries(ctx, "fixture")
+		os.MkdirAll(filepath.Dir(textFixture), 0o755)
+		if err := os.WriteFile(textFixture, append(bytes.Join(raw, []byte("\n")), '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(textFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	j, err := journal.New("fixture", raw, journal.Options{Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc journal.Entry
+	for _, b := range raw {
+		if e, _ := journal.Decode(b); e.Kind == journal.KindDocument {
+			doc = e
+		}
+	}
+	if doc.Document == nil || doc.Document.TextKey == "" {
+		t.Fatalf("the fixture has no document entry that refers to a text: %+v", doc)
+	}
+	got, err := (journal.Backend{}).Fetch(journal.WithScope(journal.NewContext(context.Background(), j), doc.Scope), string(doc.Document.DocID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Text) <= journal.InlineText || !strings.HasPrefix(got.Text, "Section 0:") || journal.TextKey(got.Text) != doc.Document.TextKey {
+		t.Errorf("the document replays with a %d-byte text %.40q…", len(got.Text), got.Text)
 	}
 }
