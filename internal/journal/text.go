@@ -95,48 +95,47 @@ type textSlot struct {
 // short enough to be held by the entry that reads it. The text is
 // appended once per run: an earlier attempt's, or this attempt's, entry
 // is referred to again; calls that need the same text at once wait for
-// one append. A failed append is told to Hooks.AppendFailed and returned,
-// and a later call tries again.
+// one append, and share its outcome. A failed append is told to
+// Hooks.AppendFailed (once) and returned, and a later call tries again.
 func (j *Journal) keepText(ctx context.Context, scope, text string) (string, error) {
 	if len(text) <= InlineText {
 		return "", nil
 	}
 	key := TextKey(text)
-	for {
-		j.mu.Lock()
-		if j.texts[key] {
-			j.mu.Unlock()
-			return key, nil
-		}
-		if s, ok := j.writing[key]; ok {
-			j.mu.Unlock()
-			<-s.done
-			if s.err == nil {
-				return key, nil
-			}
-			continue // its append failed: try again
-		}
-		s := &textSlot{done: make(chan struct{})}
-		j.writing[key] = s
+	j.mu.Lock()
+	if j.texts[key] {
 		j.mu.Unlock()
-
-		s.err = j.appendText(ctx, key, text)
-		j.mu.Lock()
-		delete(j.writing, key)
-		if s.err == nil {
-			j.texts[key] = true
-		}
+		return key, nil
+	}
+	if s, ok := j.writing[key]; ok {
 		j.mu.Unlock()
-		close(s.done)
+		<-s.done
 		if s.err != nil {
-			err := &AppendError{Kind: KindText, Scope: scope, Err: s.err}
-			if f := j.opts.Hooks.AppendFailed; f != nil {
-				f(err)
-			}
-			return "", err
+			return "", s.err
 		}
 		return key, nil
 	}
+	s := &textSlot{done: make(chan struct{})}
+	j.writing[key] = s
+	j.mu.Unlock()
+
+	if err := j.appendText(ctx, key, text); err != nil {
+		s.err = &AppendError{Kind: KindText, Scope: scope, Err: err}
+	}
+	j.mu.Lock()
+	delete(j.writing, key)
+	if s.err == nil {
+		j.texts[key] = true
+	}
+	j.mu.Unlock()
+	close(s.done)
+	if s.err != nil {
+		if f := j.opts.Hooks.AppendFailed; f != nil {
+			f(s.err)
+		}
+		return "", s.err
+	}
+	return key, nil
 }
 
 // appendText appends the text entries of text, whose key is key: one, or

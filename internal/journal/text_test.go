@@ -115,8 +115,8 @@ func TestLongDocumentKeptOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		for i, s := range scopes[:4] {
 			wg.Go(func() {
-				docs[i], err = b.Fetch(journal.WithScope(ctx, s), id)
-				if err != nil {
+				var err error
+				if docs[i], err = b.Fetch(journal.WithScope(ctx, s), id); err != nil {
 					t.Error(err)
 				}
 			})
