@@ -76,7 +76,8 @@ func (r *SearchRecord) results() []search.Result {
 }
 
 // Fetch implements search.Backend. A document read from a web page that
-// Pages recorded on the way keeps its text once, in the page's entry.
+// Pages recorded on the way keeps its text once, in the page's entry; a
+// text longer than InlineText is kept once per run, in a text entry.
 func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, error) {
 	j := FromContext(ctx)
 	if j == nil {
@@ -105,6 +106,10 @@ func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, erro
 		Published: String(doc.Published), Modified: String(doc.Modified), Author: String(doc.Author), Channel: String(doc.Channel)}
 	if ref, text, ok := sink.get(); ok && text == doc.Text {
 		rec.Text, rec.TextPage = "", &ref
+	} else if key, err := j.keepText(ctx, d.ref.Scope, doc.Text); err != nil {
+		return doc, nil // told to Hooks.AppendFailed; a resumed run fetches it again
+	} else if key != "" {
+		rec.Text, rec.TextKey = "", key
 	}
 	j.record(ctx, d, Entry{Document: rec})
 	return doc, nil
@@ -115,14 +120,38 @@ func (b Backend) Fetch(ctx context.Context, docID string) (search.Document, erro
 func (j *Journal) document(r *DocumentRecord) (search.Document, error) {
 	doc := search.Document{DocID: string(r.DocID), URL: string(r.URL), Title: string(r.Title), Text: string(r.Text),
 		Published: string(r.Published), Modified: string(r.Modified), Author: string(r.Author), Channel: string(r.Channel)}
-	if r.TextPage != nil {
+	switch {
+	case r.TextPage != nil:
 		p := j.lookup(*r.TextPage)
 		if p == nil || p.Page == nil {
 			return search.Document{}, fmt.Errorf("%w: the document %q refers to a page entry the journal does not hold", ErrCorrupt, r.DocID)
 		}
-		doc.Text = string(p.Page.Text)
+		text, err := j.pageText(p.Page)
+		if err != nil {
+			return search.Document{}, err
+		}
+		doc.Text = text
+	case r.TextKey != "":
+		text, err := j.text(r.TextKey)
+		if err != nil {
+			return search.Document{}, fmt.Errorf("the document %q: %w", r.DocID, err)
+		}
+		doc.Text = text
 	}
 	return doc, nil
+}
+
+// pageText returns the text of a recorded page: its own, or that of the
+// text entry it refers to.
+func (j *Journal) pageText(r *PageRecord) (string, error) {
+	if r.TextKey == "" {
+		return string(r.Text), nil
+	}
+	text, err := j.text(r.TextKey)
+	if err != nil {
+		return "", fmt.Errorf("the page %q: %w", r.URL, err)
+	}
+	return text, nil
 }
 
 // PageFetcher reads web pages; *fetch.Fetcher and fetch.ContextPages are
@@ -152,8 +181,12 @@ func (p Pages) Fetch(ctx context.Context, rawURL string) (fetch.Page, error) {
 			return fetch.Page{}, d.entry.Error.err()
 		}
 		r := d.entry.Page
-		sink.set(d.ref, string(r.Text))
-		return fetch.Page{URL: string(r.URL), FinalURL: string(r.FinalURL), Title: string(r.Title), Text: string(r.Text),
+		text, err := j.pageText(r)
+		if err != nil {
+			return fetch.Page{}, err
+		}
+		sink.set(d.ref, text)
+		return fetch.Page{URL: string(r.URL), FinalURL: string(r.FinalURL), Title: string(r.Title), Text: text,
 			ContentType: string(r.ContentType), FetchedAt: r.FetchedAt, SHA256: r.SHA256, Bytes: r.Bytes,
 			Published: string(r.Published), Modified: string(r.Modified), Author: string(r.Author)}, nil
 	case d.miss:
@@ -171,6 +204,13 @@ func (p Pages) Fetch(ctx context.Context, rawURL string) (fetch.Page, error) {
 		Text: String(page.Text), ContentType: String(page.ContentType), FetchedAt: page.FetchedAt,
 		SHA256: page.SHA256, Bytes: page.Bytes, Published: String(page.Published), Modified: String(page.Modified),
 		Author: String(page.Author)}
+	key, err := j.keepText(ctx, d.ref.Scope, page.Text)
+	if err != nil {
+		return page, nil // told to Hooks.AppendFailed; a resumed run fetches it again
+	}
+	if key != "" {
+		rec.Text, rec.TextKey = "", key
+	}
 	if j.record(ctx, d, Entry{Page: rec}) == nil {
 		sink.set(d.ref, page.Text)
 	}

@@ -207,10 +207,10 @@ func choice(r *llms.ContentResponse) any {
 func TestRefuseFutureJournal(t *testing.T) {
 	raw := [][]byte{
 		[]byte(`{"v":1,"kind":"header","time":"2026-11-03T10:00:00Z","header":{"program":"deepresearch"}}`),
-		[]byte(`{"v":2,"kind":"model","scope":"planner","key":"00","time":"2026-11-03T10:00:01Z","model":{"answer":"in a shape v1 cannot read"}}`),
+		[]byte(`{"v":3,"kind":"model","scope":"planner","key":"00","time":"2026-11-03T10:00:01Z","model":{"answer":"in a shape v2 cannot read"}}`),
 	}
 	_, err := journal.New("future", raw, journal.Options{Offline: true})
-	if !errors.Is(err, journal.ErrVersion) || err.Error() != "journal: run future, entry 2: journal: format version 2 was written by a newer program; this one reads version 1" {
+	if !errors.Is(err, journal.ErrVersion) || err.Error() != "journal: run future, entry 2: journal: format version 3 was written by a newer program; this one reads versions 1 to 2" {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -17,6 +17,18 @@
 // run's manifest (what the caller needs to run it again: the request and
 // the settings that shape it; never a key).
 //
+// A text longer than InlineText — a corpus file or a web page of hundreds
+// of kilobytes or megabytes — is kept once per run, in a text entry keyed
+// by its hash (TextKey); the document and page entries that read it refer
+// to it (DocumentRecord.TextKey, PageRecord.TextKey), however many agents,
+// judges and cycles read it, and a resumed attempt refers to the text its
+// earlier attempt kept. Such a text entry is appended before the first
+// entry that refers to it; when it cannot be appended, neither is that
+// entry (the call's answer is returned all the same). A text whose JSON
+// form is longer than TextPart is kept in parts, one entry each, so that
+// every entry fits a log that bounds its messages; each is encoded in one
+// pass into one buffer its size.
+//
 // A journal written in another format version is refused by name
 // (*VersionError), never misread: Decode reads Version, and every older
 // version a later format still reads is converted when decoded.

@@ -12,13 +12,23 @@ import (
 	"unicode/utf8"
 )
 
-// Version is the journal format this package writes. Decode reads it (and
-// would convert the older versions it still supports); any other version
-// is refused with a *VersionError.
+// Version is the newest journal format this package writes. Decode reads
+// it and every version from OldestVersion; any other version is refused
+// with a *VersionError. Encode writes each entry in the oldest version that
+// holds it, so that a program that reads only version 1 still reads a
+// journal that needs nothing newer, and refuses by name one that does.
 //
 // Version 1: one JSON object per entry, fields as Entry's tags; model keys
 // as ModelKey computes them (domain "deepresearch/journal/model/1").
-const Version = 1
+//
+// Version 2: version 1, plus text entries (KindText: a long text kept once
+// per run, whole or in parts: see InlineText and TextPart) and the
+// document and page entries that refer to one (DocumentRecord.TextKey,
+// PageRecord.TextKey). Only those entries are written in version 2.
+const Version = 2
+
+// OldestVersion is the oldest journal format Decode reads.
+const OldestVersion = 1
 
 // Kind says what an entry records.
 type Kind string
@@ -32,11 +42,13 @@ const (
 	KindPage     Kind = "page"     // a web page fetch (PageRecord)
 	KindAsked    Kind = "asked"    // a question first put to a person (PersonRecord, no answer)
 	KindAnswer   Kind = "answer"   // a person's answer to it (PersonRecord)
+	KindText     Kind = "text"     // a long text, kept once per run (TextRecord; version 2)
 )
 
-// Entry is one record of a journal: the header, one completed call, or a
-// question put to a person and its answer (Ask).
-// Exactly one of Header, Model, Search, Document, Page and Person is set, matching
+// Entry is one record of a journal: the header, one completed call, a
+// question put to a person and its answer (Ask), or a long text that
+// document and page entries refer to.
+// Exactly one of Header, Model, Search, Document, Page, Person and Text is set, matching
 // Kind — except that a call which failed has only Error (a streamed model
 // call that failed may keep the chunks it delivered, in Model).
 type Entry struct {
@@ -61,6 +73,7 @@ type Entry struct {
 	Document *DocumentRecord `json:"document,omitempty"`
 	Page     *PageRecord     `json:"page,omitempty"`
 	Person   *PersonRecord   `json:"person,omitempty"`
+	Text     *TextRecord     `json:"text,omitempty"`
 	Error    *ErrorRecord    `json:"error,omitempty"`
 }
 
@@ -206,6 +219,9 @@ type DocumentRecord struct {
 	// the page the fetch read, recorded just before (so the text is kept
 	// once).
 	TextPage *Ref `json:"text_page,omitempty"`
+	// TextKey, when set, says Text is that of the run's text entry with
+	// this key (a text longer than InlineText; version 2).
+	TextKey string `json:"text_key,omitempty"`
 }
 
 // Ref names an entry by its scope, kind, key and occurrence.
@@ -234,6 +250,9 @@ type PageRecord struct {
 	// Author is who wrote it (optional, added within version 1 like the
 	// dates).
 	Author String `json:"author,omitempty"`
+	// TextKey, when set, says Text is that of the run's text entry with
+	// this key (a text longer than InlineText; version 2).
+	TextKey string `json:"text_key,omitempty"`
 }
 
 // PersonRecord is a person's part in a run (Ask): in a KindAsked entry,
@@ -346,12 +365,19 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// Encode returns e's JSON form, in format Version (it sets e.Version). It
-// refuses an entry whose records do not match its kind.
+// Encode returns e's JSON form, in the oldest format version that holds it
+// (it sets e.Version; see Version). It refuses an entry whose records do
+// not match its kind. A text entry is encoded in one pass into one buffer
+// the size of its JSON form: its text may be megabytes.
 func Encode(e Entry) ([]byte, error) {
-	e.Version = Version
+	e.Version = e.version()
 	if err := e.check(); err != nil {
 		return nil, err
+	}
+	if e.Kind == KindText {
+		if b, ok := encodeText(e); ok {
+			return b, nil
+		}
 	}
 	b, err := marshal(e)
 	if err != nil {
@@ -373,7 +399,7 @@ func Decode(b []byte) (Entry, error) {
 	switch {
 	case head.V == nil:
 		return Entry{}, &VersionError{Version: 0}
-	case *head.V != Version:
+	case *head.V < OldestVersion || *head.V > Version:
 		return Entry{}, &VersionError{Version: *head.V}
 	}
 	var e Entry
@@ -383,13 +409,28 @@ func Decode(b []byte) (Entry, error) {
 	if err := e.check(); err != nil {
 		return Entry{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
+	if e.Version < e.version() {
+		return Entry{}, fmt.Errorf("%w: journal: a version %d entry holds what only version %d has", ErrCorrupt, e.Version, e.version())
+	}
+	if e.Kind == KindText && e.Text.Parts == 0 && e.Key != TextKey(string(e.Text.Text)) {
+		return Entry{}, fmt.Errorf("%w: journal: a text entry's key is not the hash of its text", ErrCorrupt)
+	}
 	return e, nil
+}
+
+// version is the oldest format version that holds e.
+func (e *Entry) version() int {
+	switch {
+	case e.Kind == KindText, e.Document != nil && e.Document.TextKey != "", e.Page != nil && e.Page.TextKey != "":
+		return 2
+	}
+	return 1
 }
 
 // check reports an entry whose records do not match its kind.
 func (e *Entry) check() error {
 	set := 0
-	for _, p := range []bool{e.Header != nil, e.Model != nil, e.Search != nil, e.Document != nil, e.Page != nil, e.Person != nil} {
+	for _, p := range []bool{e.Header != nil, e.Model != nil, e.Search != nil, e.Document != nil, e.Page != nil, e.Person != nil, e.Text != nil} {
 		if p {
 			set++
 		}
@@ -409,6 +450,10 @@ func (e *Entry) check() error {
 		ok = set == 1 && e.Page != nil || set == 0 && e.Error != nil
 	case KindAsked, KindAnswer:
 		ok = set == 1 && e.Person != nil && e.Error == nil
+	case KindText:
+		// A whole text (Parts 0) or part N of Parts.
+		ok = set == 1 && e.Text != nil && e.Error == nil && e.Scope == "" &&
+			(e.Text.Parts == 0 && e.N == 0 || e.Text.Parts >= 2 && e.N >= 0 && e.N < e.Text.Parts)
 	default:
 		return fmt.Errorf("journal: unknown entry kind %q", e.Kind)
 	}
@@ -417,6 +462,12 @@ func (e *Entry) check() error {
 	}
 	if e.Kind != KindHeader && e.Key == "" {
 		return fmt.Errorf("journal: a %s entry has no key", e.Kind)
+	}
+	if d := e.Document; d != nil && d.TextKey != "" && (d.Text != "" || d.TextPage != nil) {
+		return errors.New("journal: a document entry refers to a text entry and holds a text too")
+	}
+	if p := e.Page; p != nil && p.TextKey != "" && p.Text != "" {
+		return errors.New("journal: a page entry refers to a text entry and holds a text too")
 	}
 	return nil
 }

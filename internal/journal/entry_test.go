@@ -63,7 +63,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 				t.Errorf("re-encoding differs:\n%s\n%s (%v)", again, b, err)
 			}
 			want := tc.e
-			want.Version = Version
+			want.Version = want.version()
 			if !equalEntries(got, want) {
 				t.Errorf("round trip changed the entry\n got %#v\nwant %#v\njson %s", got, want, b)
 			}
@@ -91,7 +91,7 @@ func TestDecodeRefuses(t *testing.T) {
 		want    error
 		message string
 	}{
-		{"newer version", `{"v":2,"kind":"model","key":"k","model":{}}`, ErrVersion, "format version 2 was written by a newer program; this one reads version 1"},
+		{"newer version", `{"v":3,"kind":"model","key":"k","model":{}}`, ErrVersion, "format version 3 was written by a newer program; this one reads versions 1 to 2"},
 		{"no version", `{"kind":"model","key":"k","model":{}}`, ErrVersion, "names no format version"},
 		{"older version", `{"v":-1,"kind":"model"}`, ErrVersion, "format version -1 is no longer read"},
 		{"not JSON", `{"v":1,`, ErrCorrupt, "corrupt"},
@@ -100,6 +100,11 @@ func TestDecodeRefuses(t *testing.T) {
 		{"no key", `{"v":1,"kind":"search","search":{"query":"q","limit":1,"results":[]}}`, ErrCorrupt, "no key"},
 		{"bad base64", `{"v":1,"kind":"search","key":"k","search":{"query":{"base64":"%%"},"limit":1,"results":[]}}`, ErrCorrupt, "base64"},
 		{"bad float", `{"v":1,"kind":"search","key":"k","search":{"query":"q","limit":1,"results":[{"score":"lots"}]}}`, ErrCorrupt, "float"},
+		{"text entry in version 1", `{"v":1,"kind":"text","key":"k","time":"2026-01-01T00:00:00Z","text":{"text":"x"}}`, ErrCorrupt, "only version 2 has"},
+		{"document refers to a text in version 1", `{"v":1,"kind":"document","key":"k","document":{"doc_id":"d","text_key":"t"}}`, ErrCorrupt, "only version 2 has"},
+		{"text entry under another key", `{"v":2,"kind":"text","key":"k","time":"2026-01-01T00:00:00Z","text":{"text":"x"}}`, ErrCorrupt, "not the hash of its text"},
+		{"text entry with a scope", `{"v":2,"kind":"text","scope":"researcher/t1","key":"k","text":{"text":"x"}}`, ErrCorrupt, "wrong records"},
+		{"document with a text and a text key", `{"v":2,"kind":"document","key":"k","document":{"doc_id":"d","text":"x","text_key":"t"}}`, ErrCorrupt, "holds a text too"},
 		{"bad info kind", `{"v":1,"kind":"model","key":"k","model":{"response":{"choices":[{"info":{"values":{"n":"x"},"kinds":{"n":"int"}}}]}}}`, ErrCorrupt, "generation info"},
 	}
 	for _, tc := range tests {
@@ -110,7 +115,7 @@ func TestDecodeRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Decode([]byte(`{"v":2}`)); !errors.As(err, new(*VersionError)) {
+	if _, err := Decode([]byte(`{"v":3}`)); !errors.As(err, new(*VersionError)) {
 		t.Errorf("a newer version is not a *VersionError: %v", err)
 	}
 }

@@ -30,11 +30,11 @@ type VersionError struct {
 func (e *VersionError) Error() string {
 	switch {
 	case e.Version == 0:
-		return fmt.Sprintf("journal: the entry names no format version; this program reads version %d", Version)
+		return fmt.Sprintf("journal: the entry names no format version; this program reads versions %d to %d", OldestVersion, Version)
 	case e.Version > Version:
-		return fmt.Sprintf("journal: format version %d was written by a newer program; this one reads version %d", e.Version, Version)
+		return fmt.Sprintf("journal: format version %d was written by a newer program; this one reads versions %d to %d", e.Version, OldestVersion, Version)
 	}
-	return fmt.Sprintf("journal: format version %d is no longer read; this program reads version %d", e.Version, Version)
+	return fmt.Sprintf("journal: format version %d is no longer read; this program reads versions %d to %d", e.Version, OldestVersion, Version)
 }
 
 func (e *VersionError) Unwrap() error { return ErrVersion }

@@ -63,11 +63,15 @@ type Journal struct {
 	live   map[string]bool
 	header *Entry
 	index  map[Ref]*Entry // the prior entries, by scope, kind, key, occurrence
+	// priorTexts are the texts of the prior text entries, by key.
+	priorTexts map[string]string
 
-	mu    sync.Mutex
-	seen  map[Ref]int // next occurrence of each (scope, kind, key), this attempt
-	used  map[Ref]bool
-	stats Stats
+	mu      sync.Mutex
+	seen    map[Ref]int // next occurrence of each (scope, kind, key), this attempt
+	used    map[Ref]bool
+	stats   Stats
+	texts   map[string]bool      // the keys of the text entries the log holds: prior, or appended by this attempt
+	writing map[string]*textSlot // text entries being appended
 }
 
 // Stats counts what a Journal did.
@@ -100,10 +104,12 @@ func New(run string, prior [][]byte, opts Options) (*Journal, error) {
 		opts.Clock = time.Now
 	}
 	j := &Journal{run: run, opts: opts, live: map[string]bool{}, index: map[Ref]*Entry{},
-		seen: map[Ref]int{}, used: map[Ref]bool{}}
+		priorTexts: map[string]string{}, seen: map[Ref]int{}, used: map[Ref]bool{},
+		texts: map[string]bool{}, writing: map[string]*textSlot{}}
 	for _, s := range opts.Live {
 		j.live[s] = true
 	}
+	parts := map[string][]*String{} // the parts of texts kept in parts, by key
 	for i, b := range prior {
 		e, err := Decode(b)
 		if err != nil && run == "" { // a journal read before its header names its run
@@ -111,9 +117,24 @@ func New(run string, prior [][]byte, opts Options) (*Journal, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("journal: run %s, entry %d: %w", run, i+1, err)
 		}
-		if e.Kind == KindHeader {
+		switch e.Kind {
+		case KindHeader:
 			if j.header == nil {
 				j.header = &e
+			}
+			continue
+		case KindText:
+			if e.Text.Parts == 0 {
+				j.priorTexts[e.Key] = string(e.Text.Text)
+				continue
+			}
+			ps := parts[e.Key]
+			if ps == nil {
+				ps = make([]*String, e.Text.Parts)
+				parts[e.Key] = ps
+			}
+			if len(ps) == e.Text.Parts && ps[e.N] == nil { // the first part recorded stands
+				ps[e.N] = &e.Text.Text
 			}
 			continue
 		}
@@ -121,6 +142,12 @@ func New(run string, prior [][]byte, opts Options) (*Journal, error) {
 		if _, dup := j.index[ref]; !dup { // the first answer recorded stands
 			j.index[ref] = &e
 		}
+	}
+	if err := textsOf(parts, j.priorTexts); err != nil {
+		return nil, fmt.Errorf("journal: run %s: %w", run, err)
+	}
+	for key := range j.priorTexts {
+		j.texts[key] = true
 	}
 	return j, nil
 }
@@ -166,9 +193,9 @@ func (j *Journal) WriteHeader(ctx context.Context, h Header) error {
 // Import appends to the journal's log the entries of another log of the
 // same run (a worker's, whose agents journaled their calls there) whose
 // scope keep accepts and which the log does not hold yet (the same scope,
-// kind, key and occurrence), in their order, and returns how many it
-// appended. Headers are not imported. A journal without a log imports
-// nothing.
+// kind, key and occurrence), in their order, with the text entries they
+// refer to that the log does not hold, and returns how many it appended.
+// Headers are not imported. A journal without a log imports nothing.
 func (j *Journal) Import(ctx context.Context, entries [][]byte, keep func(scope string) bool) (int, error) {
 	if j.opts.Log == nil {
 		return 0, nil
@@ -179,27 +206,71 @@ func (j *Journal) Import(ctx context.Context, entries [][]byte, keep func(scope 
 	}
 	known := map[Ref]bool{}
 	for _, b := range have {
-		if e, err := Decode(b); err == nil {
-			known[Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}] = true
+		if ref, ok := refOf(b); ok {
+			known[ref] = true
+		}
+	}
+	// The entries to import, and the texts they refer to.
+	take := make([]bool, len(entries))
+	kinds := make([]Ref, len(entries))
+	texts := map[string]bool{}
+	for i, b := range entries {
+		e, err := Decode(b)
+		if err != nil {
+			return 0, fmt.Errorf("journal: run %s, imported entry %d: %w", j.run, i+1, err)
+		}
+		ref := Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}
+		kinds[i] = ref
+		if e.Kind == KindHeader || e.Kind == KindText || !keep(e.Scope) || known[ref] {
+			continue
+		}
+		take[i] = true
+		if d := e.Document; d != nil && d.TextKey != "" {
+			texts[d.TextKey] = true
+		}
+		if p := e.Page; p != nil && p.TextKey != "" {
+			texts[p.TextKey] = true
 		}
 	}
 	n := 0
 	for i, b := range entries {
-		e, err := Decode(b)
-		if err != nil {
-			return n, fmt.Errorf("journal: run %s, imported entry %d: %w", j.run, i+1, err)
+		ref := kinds[i]
+		if ref.Kind == KindText {
+			take[i] = texts[ref.Key] && !known[ref]
 		}
-		ref := Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}
-		if e.Kind == KindHeader || !keep(e.Scope) || known[ref] {
+		if !take[i] || known[ref] {
 			continue
 		}
 		if err := j.opts.Log.Append(ctx, j.run, b); err != nil {
 			return n, fmt.Errorf("journal: run %s: import: %w", j.run, err)
 		}
 		known[ref] = true
+		if ref.Kind == KindText {
+			j.mu.Lock()
+			j.texts[ref.Key] = true
+			j.mu.Unlock()
+		}
 		n++
 	}
 	return n, nil
+}
+
+// refOf reads what names an encoded entry (its scope, kind, key and
+// occurrence) and nothing else: the text of a long one is not copied.
+// It reports false for an entry Decode would refuse by its version, or
+// that is not JSON.
+func refOf(b []byte) (Ref, bool) {
+	var e struct {
+		V     int    `json:"v"`
+		Kind  Kind   `json:"kind"`
+		Scope string `json:"scope"`
+		Key   string `json:"key"`
+		N     int    `json:"n"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil || e.V < OldestVersion || e.V > Version {
+		return Ref{}, false
+	}
+	return Ref{Scope: e.Scope, Kind: e.Kind, Key: e.Key, N: e.N}, true
 }
 
 // Stats returns what the journal has done so far.
