@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -1069,5 +1070,33 @@ func TestWeightedTermsExampleNumbers(t *testing.T) {
 	}
 	if w := weightedTerms("What changed in RFC 8446?", ""); w["8446"] <= exampleWeight {
 		t.Errorf("weights %v: an unquoted number is no example", w)
+	}
+}
+
+// TestResearcherOpensTheQuestionsTopDocument: the open turn opens the top
+// document of the search of the question as asked first — its opening (a
+// package's overview) is what a reader of a plain search reads, though its
+// snippet shares few of the task's words — and then the source whose
+// results match the task best.
+func TestResearcherOpensTheQuestionsTopDocument(t *testing.T) {
+	m := New(Options{})
+	conv := []llms.MessageContent{sys("researcher"), human("Research task: stopping work\nQuestion: How do I tell a goroutine to stop its work when the result is no longer needed?"),
+		aiCalls(call("call_1", "search", `{"query":"How do I tell a goroutine to stop its work when the result is no longer needed"}`),
+			call("call_2", "search", `{"query":"goroutine stop work result"}`)),
+		toolMsg("call_1", "search", "[1] Package context (context)\nURL: https://pkg.go.dev/context\nLocation: type CancelFunc\nA CancelFunc tells an operation to abandon its task.\n\n"+
+			"[2] Package time (time)\nURL: https://pkg.go.dev/time\nLocation: func Sleep\nSleep pauses the current goroutine.\n"),
+		toolMsg("call_2", "search", "[3] Package sync (sync)\nURL: https://pkg.go.dev/sync\nLocation: type WaitGroup\nA goroutine that has no more work to do can stop and tell the others its result is no longer needed.\n"),
+	}
+	c := generate(t, m, conv, llms.WithTools(researchTools))
+	var opened []int
+	for _, tc := range c.ToolCalls {
+		if tc.FunctionCall.Name != ToolOpen {
+			t.Fatalf("%s call, want open", tc.FunctionCall.Name)
+		}
+		n, _ := argsOf(t, tc)["source"].(float64)
+		opened = append(opened, int(n))
+	}
+	if fmt.Sprint(opened) != "[1 3]" {
+		t.Errorf("opened %v, want [1 3]: the question's top document, then the best match", opened)
 	}
 }

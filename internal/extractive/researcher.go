@@ -80,7 +80,23 @@ func research(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentCh
 			add(ToolSearch, map[string]string{"query": query})
 		}
 	case opens == 0 && tools[ToolOpen]:
-		for _, n := range bestSources(allBlocks(msgs), terms, opened, 2) {
+		// The top document of the question as asked is opened first:
+		// its opening (a package's overview, a page's summary) is what a
+		// reader of a plain search would read; the best of the others by
+		// what their results show comes next.
+		blocks := allBlocks(msgs)
+		var top []int
+		for n, r := range firstSearch(blocks) {
+			if r == 1 && !opened[n] {
+				top = append(top, n)
+			}
+		}
+		for _, n := range bestSources(blocks, terms, opened, 2) {
+			if len(top) < 2 && !slices.Contains(top, n) {
+				top = append(top, n)
+			}
+		}
+		for _, n := range top {
 			add(ToolOpen, map[string]int{"source": n})
 		}
 	}
