@@ -79,7 +79,8 @@ func Units(text string) []Unit {
 			if cur.Kind == Prose && codeBlock(cur.Text) {
 				cur.Kind = Code // code whose fences the index did not keep
 			}
-			if k := len(out) - 1; k >= 0 && cur.Kind == Code && out[k].Kind == Code && out[k].Heading == cur.Heading && strings.TrimSpace(text[out[k].End:cur.Start]) == "" {
+			if k := len(out) - 1; k >= 0 && cur.Kind == Code && out[k].Kind == Code && out[k].Heading == cur.Heading && strings.TrimSpace(text[out[k].End:cur.Start]) == "" &&
+				fenceOf(cur.Text) == "" && fenceOf(out[k].Text) == "" {
 				// Code blocks with only blank lines between are one block
 				// (an example's package clause, imports and func, their
 				// fences gone from a search's passage).
@@ -284,7 +285,31 @@ func splitLong(u Unit) []Unit {
 		off += len(rest) - len(next)
 		rest = next
 	}
+	if fence := fenceOf(u.Text); u.Kind == Code && fence != "" && len(out) > 1 {
+		// Each piece of a fenced block is fenced: a piece quoted alone
+		// must not open a block that swallows the text after it.
+		for i := range out {
+			if i > 0 {
+				out[i].Text = fence + "\n" + out[i].Text
+			}
+			if i < len(out)-1 {
+				out[i].Text += "\n" + fence
+			}
+		}
+	}
 	return out
+}
+
+// fenceOf returns the fence a code unit opens with (``` or ~~~, as long as
+// it is, without its info string); "" for an unfenced unit.
+func fenceOf(text string) string {
+	t := strings.TrimLeft(text, " ")
+	for _, c := range []string{"`", "~"} {
+		if strings.HasPrefix(t, c+c+c) {
+			return t[:len(t)-len(strings.TrimLeft(t, c))]
+		}
+	}
+	return ""
 }
 
 func isHeading(lines []line, i int) bool {
