@@ -287,13 +287,17 @@ func splitLong(u Unit) []Unit {
 	}
 	if fence := fenceOf(u.Text); u.Kind == Code && fence != "" && len(out) > 1 {
 		// Each piece of a fenced block is fenced: a piece quoted alone
-		// must not open a block that swallows the text after it.
+		// must not open a block that swallows the text after it. A last
+		// piece that is the closing fence alone goes.
+		if k := len(out) - 1; strings.TrimSpace(out[k].Text) == fence {
+			out = out[:k]
+		}
 		for i := range out {
 			if i > 0 {
 				out[i].Text = fence + "\n" + out[i].Text
 			}
-			if i < len(out)-1 {
-				out[i].Text += "\n" + fence
+			if !strings.HasSuffix(out[i].Text, "\n"+fence) {
+				out[i].Text += "\n" + fence // (a block the text left open is closed too)
 			}
 		}
 	}

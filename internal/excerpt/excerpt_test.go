@@ -282,30 +282,34 @@ func TestPythonCodeWithoutFences(t *testing.T) {
 // TestLongFencedBlockPiecesAreFenced: a fenced block longer than a unit
 // is cut into pieces that are each fenced, so that a piece quoted alone
 // (an excerpt keeps some, drops others) closes what it opens, and the
-// text after it stays text.
+// text after it stays text; no piece is a fence alone, wherever the cut
+// falls.
 func TestLongFencedBlockPiecesAreFenced(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("```go\n")
-	for i := range 200 {
-		fmt.Fprintf(&b, "\tx%d := compute(%d) // step %d\n", i, i, i)
-	}
-	b.WriteString("```\n\n## Next\n\nThe text after the block.\n")
-	us := Units(b.String())
-	var code []Unit
-	for _, u := range us {
-		if u.Kind == Code {
-			code = append(code, u)
+	for lines := 190; lines < 210; lines++ {
+		var b strings.Builder
+		b.WriteString("```go\n")
+		for i := range lines {
+			fmt.Fprintf(&b, "\t// step %6d\n", i)
 		}
-	}
-	if len(code) < 2 {
-		t.Fatalf("the long block is %d unit(s), want it cut", len(code))
-	}
-	for i, u := range code {
-		if !strings.HasPrefix(u.Text, "```") || !strings.HasSuffix(u.Text, "```") || strings.Count(u.Text, "```") != 2 {
-			t.Errorf("piece %d is not fenced on both ends: %.40q … %.40q", i, u.Text, u.Text[max(0, len(u.Text)-40):])
+		b.WriteString("```\n\n## Next\n\nThe text after the block.\n")
+		us := Units(b.String())
+		var code []Unit
+		for _, u := range us {
+			if u.Kind == Code {
+				code = append(code, u)
+			}
 		}
-	}
-	if last := us[len(us)-1]; last.Kind != Prose || last.Heading != "Next" {
-		t.Errorf("the text after the block is %+v", last)
+		if len(code) < 2 {
+			t.Fatalf("%d lines: the long block is %d unit(s), want it cut", lines, len(code))
+		}
+		for i, u := range code {
+			body := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(u.Text, "```go"), "```"))
+			if !strings.HasPrefix(u.Text, "```") || !strings.HasSuffix(u.Text, "```") || strings.Count(u.Text, "```") != 2 || body == "" {
+				t.Errorf("%d lines: piece %d is not a fenced block with a body: %.40q … %.40q", lines, i, u.Text, u.Text[max(0, len(u.Text)-40):])
+			}
+		}
+		if last := us[len(us)-1]; last.Kind != Prose || last.Heading != "Next" {
+			t.Errorf("%d lines: the text after the block is %+v", lines, last)
+		}
 	}
 }
