@@ -523,6 +523,13 @@ func report(msgs []llms.MessageContent) string {
 				synopses = append(synopses, syn)
 			}
 		}
+		// The opened top document of the question as asked is quoted
+		// from its start as far as the lead's budget goes: its summary
+		// names, in its own words, what a plain search's reader would
+		// find ("The WithCancel, WithDeadline, and WithTimeout functions
+		// …" for a goroutine asked to stop its work). Another lead keeps,
+		// after its first paragraph, what bears on the task.
+		whole := first[n] == 1 && slices.ContainsFunc(blocks, func(b block) bool { return b.num == n && b.search == 0 })
 		used := 0
 		for k, u := range opening[start:] {
 			if used+len(u.Text) > leadBudget || size+len(u.Text) > maxEvidenceBytes || u.Kind == excerpt.Table {
@@ -532,7 +539,7 @@ func report(msgs []llms.MessageContent) string {
 			// After its first paragraph, the opening's prose and items
 			// bear on the task as a quoted passage does (two of its own
 			// terms); its examples come with what they show.
-			if k > 0 && u.Kind != excerpt.Code && (len(own) > 0 && shared(u.stems, own) < min(len(own), 2) || leadScore(u) < relativeFloor*best) {
+			if k > 0 && u.Kind != excerpt.Code && !whole && (len(own) > 0 && shared(u.stems, own) < min(len(own), 2) || leadScore(u) < relativeFloor*best) {
 				continue
 			}
 			if !chosen[pick{n, u.idx}] {
