@@ -92,6 +92,43 @@ func referenceParts(t string) []string {
 	return append(out, t[start:])
 }
 
+// referenceAddCompounds is AddCompounds as it was written before it
+// walked its text without a slice of its words.
+func referenceAddCompounds(set map[string]bool, s string) {
+	var words []string
+	start, sepStart := -1, 0
+	for i, r := range s {
+		if IsWordRune(r) {
+			if start < 0 {
+				if len(words) > 0 && strings.Trim(s[sepStart:i], " -") != "" || strings.Count(s[sepStart:i], "-") > 1 {
+					words = append(words, "")
+				}
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			words = append(words, strings.ToLower(s[start:i]))
+			start, sepStart = -1, i
+		}
+	}
+	if start >= 0 {
+		words = append(words, strings.ToLower(s[start:]))
+	}
+	prev, prevKey := "", false
+	for _, w := range words {
+		if w == "" {
+			prev = ""
+			continue
+		}
+		key := IsKey(w)
+		if prev != "" && key != prevKey && (key || stop[w]) && (prevKey || stop[prev]) {
+			set[Compound(prev, w)] = true
+		}
+		prev, prevKey = w, key
+	}
+}
+
 // stemSeeds are texts whose words take every path of the stemmer:
 // camel case (ASCII and not), parts of letters and digits, agent nouns,
 // "ies" stems, upper case, other scripts, invalid UTF-8.
@@ -102,6 +139,7 @@ var stemSeeds = []string{
 	"Ärger ÜberÄrger straßeNAME ΣΊΣΥΦΟΣ ΑβΓ Σίσυφος İstanbul ǅemal ǈubljana café CAFÉ naïveTÉ",
 	"٣٤٥abc ８０８０port ⅫRoman x²y abc\xffdef Bad\xc3Utf \ue000private word",
 	"a I go be is it HTTP Linux word drop_caches capture_output happens-before opt-in",
+	"-- Happens Before, not nil; set--up the Queries over WRITERS between two goroutines. It happens. Before that",
 }
 
 func TestStemSetPartsSameAsReference(t *testing.T) {
@@ -122,6 +160,12 @@ func checkStemSetParts(t *testing.T, s string) {
 		if got, want := stemSetParts(s, verbs), referenceStemSetParts(s, verbs); !maps.Equal(got, want) {
 			t.Errorf("stemSetParts(%q, %v) = %v, want %v", s, verbs, got, want)
 		}
+	}
+	got, want := map[string]bool{}, map[string]bool{}
+	AddCompounds(got, s)
+	referenceAddCompounds(want, s)
+	if !maps.Equal(got, want) {
+		t.Errorf("AddCompounds(%q) = %v, want %v", s, got, want)
 	}
 	var each []string
 	EachStem(s, func(st string) { each = append(each, strings.Clone(st)) })

@@ -11,6 +11,7 @@ package terms
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -145,7 +146,8 @@ func QuestionStems(s string) map[string]bool { return stemSetParts(s, false) }
 
 func stemSetParts(s string, verbs bool) map[string]bool {
 	m := map[string]bool{}
-	var st stemmer
+	st := stemmers.Get().(*stemmer)
+	defer stemmers.Put(st)
 	st.each(s, verbs, func(stem string) {
 		if !m[stem] {
 			m[strings.Clone(stem)] = true // stem may be st's scratch
@@ -160,9 +162,14 @@ func stemSetParts(s string, verbs bool) map[string]bool {
 // every unit of a long document). The string fn gets may live in a
 // buffer reused for the next: fn clones it to keep it.
 func EachStem(s string, fn func(stem string)) {
-	var st stemmer
+	st := stemmers.Get().(*stemmer)
+	defer stemmers.Put(st)
 	st.each(s, true, fn)
 }
+
+// stemmers holds stemmers between calls, so that their buffers are
+// reused rather than made anew for every text.
+var stemmers = sync.Pool{New: func() any { return new(stemmer) }}
 
 // stemmer walks a text's stems as stemSetParts takes them, lower-casing
 // an ASCII word into a buffer of its own rather than a new string.
@@ -299,31 +306,32 @@ func eachCamel(t string, fn func(string)) {
 	}
 }
 
-// phraseWords splits s into lower-cased words as Tokens does, with an
-// empty word wherever anything but spaces or one hyphen separates two
-// (punctuation ends a phrase).
-func phraseWords(s string) []string {
-	var out []string
+// eachPhraseWord calls fn with the words of s lower-cased, as Tokens
+// splits them, and with an empty word wherever anything but spaces or one
+// hyphen separates two (punctuation ends a phrase).
+func eachPhraseWord(s string, fn func(string)) {
 	start, sepStart := -1, 0
+	any := false // a word or a break given
 	for i, r := range s {
 		if IsWordRune(r) {
 			if start < 0 {
-				if len(out) > 0 && strings.Trim(s[sepStart:i], " -") != "" || strings.Count(s[sepStart:i], "-") > 1 {
-					out = append(out, "")
+				if any && strings.Trim(s[sepStart:i], " -") != "" || strings.Count(s[sepStart:i], "-") > 1 {
+					fn("")
+					any = true
 				}
 				start = i
 			}
 			continue
 		}
 		if start >= 0 {
-			out = append(out, strings.ToLower(s[start:i]))
+			fn(strings.ToLower(s[start:i]))
+			any = true
 			start, sepStart = -1, i
 		}
 	}
 	if start >= 0 {
-		out = append(out, strings.ToLower(s[start:]))
+		fn(strings.ToLower(s[start:]))
 	}
-	return out
 }
 
 // AddCompounds adds to set the compound terms of s: each key word next to
@@ -332,18 +340,26 @@ func phraseWords(s string) []string {
 // about the phrase, not about "happens" alone; scorers that weigh such a
 // term add a text's compounds to its stems.
 func AddCompounds(set map[string]bool, s string) {
+	EachCompound(s, func(a, b string) { set[a+"+"+b] = true })
+}
+
+// EachCompound calls fn with the two stems of each compound term of s
+// that AddCompounds adds ("happens before" → happen, before), in text
+// order: the compounds without the strings that join them, for a caller
+// that only asks which of some compounds a text holds.
+func EachCompound(s string, fn func(a, b string)) {
 	prev, prevKey := "", false
-	for _, w := range phraseWords(s) {
+	eachPhraseWord(s, func(w string) {
 		if w == "" { // a break: no pair across it
 			prev = ""
-			continue
+			return
 		}
 		key := IsKey(w)
 		if prev != "" && key != prevKey && (key || stop[w]) && (prevKey || stop[prev]) {
-			set[Compound(prev, w)] = true
+			fn(Stem(prev), Stem(w))
 		}
 		prev, prevKey = w, key
-	}
+	})
 }
 
 // StemSetFor is StemSetParts of s with, when weight weighs a compound
