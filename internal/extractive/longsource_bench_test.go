@@ -61,7 +61,7 @@ func BenchmarkReporterLongSource(b *testing.B) {
 // TestReporterLongSource checks what BenchmarkReporterLongSource measures:
 // the reporter quotes the section of the long source that answers.
 func TestReporterLongSource(t *testing.T) {
-	got := generate(t, New(Options{}), longSourceConversation(1<<20)).Content
+	got := generate(t, New(Options{}), longSourceConversation(1<<18)).Content
 	if !strings.Contains(got, "is elected leader for the term") {
 		t.Errorf("the report lacks the answering passage:\n%s", got)
 	}
