@@ -70,7 +70,8 @@ func Units(text string) []Unit {
 	var out []Unit
 	heading := ""
 	lines := splitLines(text)
-	var cur *Unit
+	var cur *Unit // &building while a unit is being built, else nil
+	var building Unit
 	inTable := false // between a simple table's first border and its last
 	tableIndent := 0 // its border's indentation: where its first column starts
 	flush := func() {
@@ -87,16 +88,17 @@ func Units(text string) []Unit {
 				merged := out[k]
 				merged.End = cur.End
 				merged.Text = strings.TrimRight(text[merged.Start:merged.End], "\n ")
-				out = append(out[:k], splitLong(merged)...)
+				out = appendSplit(out[:k], merged)
 			} else if strings.TrimSpace(cur.Text) != "" {
-				out = append(out, splitLong(*cur)...)
+				out = appendSplit(out, *cur)
 			}
 			cur = nil
 		}
 	}
 	start := func(k Kind, l line) {
 		flush()
-		cur = &Unit{Kind: k, Heading: heading, Start: l.start, End: l.end}
+		building = Unit{Kind: k, Heading: heading, Start: l.start, End: l.end}
+		cur = &building
 	}
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
@@ -165,7 +167,7 @@ type line struct {
 }
 
 func splitLines(text string) []line {
-	var out []line
+	out := make([]line, 0, strings.Count(text, "\n")+1)
 	for off := 0; off < len(text); {
 		i := strings.IndexByte(text[off:], '\n')
 		end := len(text)
@@ -251,13 +253,13 @@ func continues(u Unit) bool {
 	return u.Kind == Prose && unicode.IsLower(r)
 }
 
-// splitLong cuts a unit longer than maxUnit at line ends (at spaces when
-// a line is longer still).
-func splitLong(u Unit) []Unit {
+// appendSplit appends u to out, cut when it is longer than maxUnit at
+// line ends (at spaces when a line is longer still).
+func appendSplit(out []Unit, u Unit) []Unit {
 	if len(u.Text) <= maxUnit {
-		return []Unit{u}
+		return append(out, u)
 	}
-	var out []Unit
+	first := len(out) // u's first piece
 	rest, off := u.Text, u.Start
 	for rest != "" {
 		cut := len(rest)
@@ -285,15 +287,15 @@ func splitLong(u Unit) []Unit {
 		off += len(rest) - len(next)
 		rest = next
 	}
-	if fence := fenceOf(u.Text); u.Kind == Code && fence != "" && len(out) > 1 {
+	if fence := fenceOf(u.Text); u.Kind == Code && fence != "" && len(out)-first > 1 {
 		// Each piece of a fenced block is fenced: a piece quoted alone
 		// must not open a block that swallows the text after it. A last
 		// piece that is the closing fence alone goes.
 		if k := len(out) - 1; strings.TrimSpace(out[k].Text) == fence {
 			out = out[:k]
 		}
-		for i := range out {
-			if i > 0 {
+		for i := first; i < len(out); i++ {
+			if i > first {
 				out[i].Text = fence + "\n" + out[i].Text
 			}
 			if !strings.HasSuffix(out[i].Text, "\n"+fence) {
@@ -329,8 +331,22 @@ func isHeading(lines []line, i int) bool {
 		return true
 	}
 	// A manual page's section: an upper-case line at the margin.
-	return !indented(lines[i].text) && len(t) >= 3 && len(t) <= 40 && strings.ToUpper(t) == t && strings.IndexFunc(t, unicode.IsLetter) >= 0 &&
+	return !indented(lines[i].text) && len(t) >= 3 && len(t) <= 40 && upper(t) && strings.IndexFunc(t, unicode.IsLetter) >= 0 &&
 		strings.IndexFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && r != ' ' && r != '-' && r != '_' }) < 0
+}
+
+// upper reports whether strings.ToUpper(t) == t, without the copy for an
+// ASCII t.
+func upper(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i] >= utf8.RuneSelf {
+			return strings.ToUpper(t) == t
+		}
+		if 'a' <= t[i] && t[i] <= 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func underline(s string) bool {
@@ -345,6 +361,9 @@ func underline(s string) bool {
 // tableBorder reports whether t is a border of a reStructuredText simple
 // table: two or more runs of "=" parted by spaces.
 func tableBorder(t string) bool {
+	if t == "" || t[0] != '=' {
+		return false // t is trimmed: its first run starts it
+	}
 	runs := strings.Fields(t)
 	if len(runs) < 2 {
 		return false
@@ -425,15 +444,21 @@ var codeStarts = []string{"package ", "import ", "import (", "func ", "def ", "#
 // codeBlock reports whether a paragraph is code: it starts like code and
 // has a line that reads like code, or most of its lines do.
 func codeBlock(text string) bool {
-	lines := strings.Split(text, "\n")
-	code := 0
-	for _, l := range lines {
+	code, lines := 0, 0
+	var first, last string // lines, trimmed
+	for rest, more := text, true; more; {
+		var l string
+		l, rest, more = strings.Cut(rest, "\n")
 		t := strings.TrimSpace(l)
 		if codeLine(t) {
 			code++
 		}
+		if lines == 0 {
+			first = t
+		}
+		last = t
+		lines++
 	}
-	first := strings.TrimSpace(lines[0])
 	starts := false
 	for _, c := range codeStarts {
 		if strings.HasPrefix(first, c) {
@@ -441,49 +466,109 @@ func codeBlock(text string) bool {
 			break
 		}
 	}
-	single := len(lines) == 1 && (strings.HasSuffix(first, "(") || strings.HasPrefix(first, "package ") || strings.HasPrefix(first, "import "))
-	last := strings.TrimSpace(lines[len(lines)-1])
+	single := lines == 1 && (strings.HasSuffix(first, "(") || strings.HasPrefix(first, "package ") || strings.HasPrefix(first, "import "))
 	closed := last == ")" || last == "}"
-	return starts && (code > 0 || single || closed) || len(lines) >= 2 && 2*code >= len(lines)
+	return starts && (code > 0 || single || closed) || lines >= 2 && 2*code >= lines
 }
 
 // Scorer scores units by the key terms they hold: each term's weight times
 // its rarity among the units scored together (idf), over the total of
 // the terms; a term in a unit's heading counts half.
+//
+// It asks of a unit only which of its weighted stems the unit holds, and
+// keeps no set of the unit's stems: scoring every unit of a long
+// document allocates next to nothing. A Scorer is read only once made;
+// Score may be called from several goroutines at once.
 type Scorer struct {
 	stems  []string           // the weighted stems, sorted: sums run in one order, so scores are the same on every run
 	weight map[string]float64 // stem → weight
 	idf    map[string]float64
 	total  float64
+	value  []float64         // weight × idf of stems[i]
+	index  map[string]int    // a stem of stems (no compound) → its place
+	pairs  map[[2]string]int // a compound of stems ("happen+before"), by its two stems → its place
 }
 
 // NewScorer returns a Scorer of the weighted stems (terms.StemSet of the
 // question's key words, with weights), whose rarities are counted over
 // units.
 func NewScorer(weight map[string]float64, units []Unit) *Scorer {
-	s := &Scorer{weight: weight, idf: map[string]float64{}}
-	df := map[string]int{}
-	for _, u := range units {
-		for st := range s.textStems(u.Text) {
-			if weight[st] > 0 {
-				df[st]++
-			}
-		}
-	}
-	n := float64(len(units))
+	s, _ := newScorer(weight, units, false)
+	return s
+}
+
+// newScorer is NewScorer; when keep, it returns too the weighted stems
+// each unit holds, unit i's at held[i*w:(i+1)*w] (w = s.words()), so
+// that scoring the same units does not stem them again.
+func newScorer(weight map[string]float64, units []Unit, keep bool) (s *Scorer, held []uint64) {
+	s = &Scorer{weight: weight, idf: map[string]float64{}, index: map[string]int{}, pairs: map[[2]string]int{}}
 	for st := range weight {
 		s.stems = append(s.stems, st)
 	}
 	slices.Sort(s.stems)
-	for _, st := range s.stems {
-		s.idf[st] = math.Log(1 + (n+1)/float64(df[st]+1))
-		s.total += weight[st] * s.idf[st]
+	for i, st := range s.stems {
+		// A compound term is two stems joined by "+" (terms.Compound); no
+		// stem holds "+".
+		if a, b, ok := strings.Cut(st, "+"); ok {
+			s.pairs[[2]string{a, b}] = i
+		} else {
+			s.index[st] = i
+		}
 	}
-	return s
+	df := make([]int, len(s.stems))
+	w := s.words()
+	if keep {
+		held = make([]uint64, len(units)*w)
+	}
+	one := s.newBits()
+	for j, u := range units {
+		h := one
+		if keep {
+			h = held[j*w : (j+1)*w]
+		} else {
+			clear(h)
+		}
+		s.mark(u.Text, h)
+		for i, st := range s.stems {
+			if has(h, i) && weight[st] > 0 {
+				df[i]++
+			}
+		}
+	}
+	n := float64(len(units))
+	s.value = make([]float64, len(s.stems))
+	for i, st := range s.stems {
+		s.idf[st] = math.Log(1 + (n+1)/float64(df[i]+1))
+		s.value[i] = weight[st] * s.idf[st]
+		s.total += s.value[i]
+	}
+	return s, held
 }
 
-// textStems are the stems of text the scorer weighs (terms.StemSetFor).
-func (s *Scorer) textStems(text string) map[string]bool { return terms.StemSetFor(text, s.weight) }
+// words is the length of a set of places in s.stems, in uint64s.
+func (s *Scorer) words() int { return (len(s.stems) + 63) / 64 }
+
+// newBits returns a set of places in s.stems, empty.
+func (s *Scorer) newBits() []uint64 { return make([]uint64, s.words()) }
+
+func has(bits []uint64, i int) bool { return bits[i/64]&(1<<(i%64)) != 0 }
+
+// mark adds to held the places of the weighted stems text holds: those
+// of terms.StemSetFor(text, weight), without the set.
+func (s *Scorer) mark(text string, held []uint64) {
+	terms.EachStem(text, func(st string) {
+		if i, ok := s.index[st]; ok {
+			held[i/64] |= 1 << (i % 64)
+		}
+	})
+	if len(s.pairs) > 0 {
+		terms.EachCompound(text, func(a, b string) {
+			if i, ok := s.pairs[[2]string{a, b}]; ok {
+				held[i/64] |= 1 << (i % 64)
+			}
+		})
+	}
+}
 
 // Score is the weighted, rarity-weighted share of the terms that u holds,
 // from 0 to 1.
@@ -491,16 +576,31 @@ func (s *Scorer) Score(u Unit) float64 {
 	if s.total == 0 {
 		return 0
 	}
-	body := s.textStems(u.Text)
-	head := s.textStems(u.Heading)
+	var small [8]uint64 // up to 256 stems each without an allocation
+	var body, head []uint64
+	if n := s.words(); 2*n <= len(small) {
+		body, head = small[:n], small[n:2*n]
+	} else {
+		body, head = s.newBits(), s.newBits()
+	}
+	s.mark(u.Text, body)
+	s.mark(u.Heading, head)
+	return s.scoreHeld(body, head)
+}
+
+// scoreHeld is Score of a unit whose text holds the weighted stems body
+// and whose heading holds head.
+func (s *Scorer) scoreHeld(body, head []uint64) float64 {
+	if s.total == 0 {
+		return 0
+	}
 	got := 0.0
-	for _, st := range s.stems {
-		w := s.weight[st]
+	for i, v := range s.value {
 		switch {
-		case body[st]:
-			got += w * s.idf[st]
-		case head[st]:
-			got += w * s.idf[st] / 2
+		case has(body, i):
+			got += v
+		case has(head, i):
+			got += v / 2
 		}
 	}
 	return got / s.total
@@ -533,14 +633,25 @@ type Picked struct {
 // sentence ending in ":" before a command) brings that one along, and a
 // code block or list item brings the unit that leads into it.
 func Best(units []Unit, s *Scorer, k int) []Picked {
-	idx := make([]int, len(units))
 	scores := make([]float64, len(units))
 	for i, u := range units {
-		idx[i] = i
 		scores[i] = s.Score(u)
 	}
+	return best(units, scores, k)
+}
+
+// best is Best of units scored scores.
+func best(units []Unit, scores []float64, k int) []Picked {
+	idx := make([]int, len(units))
+	scoring := 0 // units that score above 0
+	for i := range units {
+		idx[i] = i
+		if scores[i] != 0 {
+			scoring++
+		}
+	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
-	var out []Picked
+	out := make([]Picked, 0, min(k, scoring))
 	for _, i := range idx {
 		if len(out) >= k || scores[i] == 0 {
 			break
@@ -578,7 +689,7 @@ func WithContext(units []Unit, i int) []int {
 	lead := i
 	if !units[i].Lead() && units[i].Kind == Prose && i+2 < len(units) {
 		j := i + 1
-		if units[j].Kind == Prose && units[j].Lead() && len(strings.Fields(units[j].Text)) <= shortLeadWords &&
+		if units[j].Kind == Prose && units[j].Lead() && fieldCount(units[j].Text) <= shortLeadWords &&
 			units[j].Heading == units[i].Heading && units[j+1].Kind == Code && units[j+1].Heading == units[i].Heading {
 			out, lead = append(out, j), j
 		}
@@ -595,6 +706,19 @@ func WithContext(units []Unit, i int) []int {
 		}
 	}
 	return out
+}
+
+// fieldCount is len(strings.Fields(s)), without the slice.
+func fieldCount(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
 }
 
 // termLine reports whether u is the name of what the unit after it
@@ -682,7 +806,21 @@ func Cut(text, task, question string, budget int) string {
 	if len(units) == 0 {
 		return head(text, budget)
 	}
-	s := NewScorer(Weights(task, question), units)
+	// Each unit is stemmed once, to count its terms' rarities and to
+	// score it; each heading once for all the units under it.
+	s, held := newScorer(Weights(task, question), units, true)
+	w := s.words()
+	scores := make([]float64, len(units))
+	heads := map[string][]uint64{}
+	for i, u := range units {
+		head, ok := heads[u.Heading]
+		if !ok {
+			head = s.newBits()
+			s.mark(u.Heading, head)
+			heads[u.Heading] = head
+		}
+		scores[i] = s.scoreHeld(held[i*w:(i+1)*w], head)
+	}
 	chosen := map[int]bool{}
 	size := 0
 	take := func(i int) bool {
@@ -698,7 +836,10 @@ func Cut(text, task, question string, budget int) string {
 	}
 	take(0)
 	any := false
-	for _, p := range Best(units, s, len(units)) {
+	for _, p := range best(units, scores, len(units)) {
+		if !chosen[p.Index] && size+len(units[p.Index].Text)+8 > budget {
+			continue // it alone would not fit: its context counts it too
+		}
 		ctx := WithContext(units, p.Index)
 		need := 0
 		for _, i := range ctx {

@@ -224,8 +224,11 @@ func headingOf(loc string) string {
 	if loc == "" || unitLocRe.MatchString(loc) {
 		return ""
 	}
-	parts := strings.Split(strings.TrimPrefix(loc, "§"), source.SectionSep)
-	return strings.TrimSpace(parts[len(parts)-1])
+	h := strings.TrimPrefix(loc, "§")
+	if i := strings.LastIndex(h, source.SectionSep); i >= 0 {
+		h = h[i+len(source.SectionSep):] // the innermost
+	}
+	return strings.TrimSpace(h)
 }
 
 // isMeta reports whether line is one of the metadata lines that follow a

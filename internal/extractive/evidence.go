@@ -117,9 +117,17 @@ func namedSection(h string) bool {
 // srcUnit is a unit of a source's text as an agent saw it.
 type srcUnit struct {
 	excerpt.Unit
-	num   int // the source's citation number
-	idx   int // index among the source's units
-	stems map[string]bool
+	num  int              // the source's citation number
+	idx  int              // index among the source's units
+	held *map[string]bool // stemSet(Text) once stems made it: few units of a long source are compared, none is stemmed before
+}
+
+// stems is stemSet(u.Text), made on the first call.
+func (u srcUnit) stems() map[string]bool {
+	if *u.held == nil {
+		*u.held = stemSet(u.Text)
+	}
+	return *u.held
 }
 
 // sourceUnits gathers each source's text from the blocks (search snippets
@@ -158,7 +166,7 @@ func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
 	units = map[int][]srcUnit{}
 	for _, n := range order {
 		for _, u := range excerpt.Units(texts[n].String()) {
-			units[n] = append(units[n], srcUnit{Unit: u, num: n, idx: len(units[n]), stems: stemSet(u.Text)})
+			units[n] = append(units[n], srcUnit{Unit: u, num: n, idx: len(units[n]), held: new(map[string]bool)})
 		}
 	}
 	return order, units
@@ -230,7 +238,7 @@ func boilerplate(s string) bool {
 	if t == "[…]" || t == "(truncated)" || strings.HasPrefix(t, "(excerpts of ") || strings.IndexFunc(t, unicode.IsLetter) < 0 {
 		return true
 	}
-	if len(strings.Fields(t)) <= 12 && (strings.HasSuffix(t, "»") || strings.HasSuffix(t, "›") || strings.HasPrefix(t, "«") || strings.HasPrefix(t, "‹")) {
+	if (strings.HasSuffix(t, "»") || strings.HasSuffix(t, "›") || strings.HasPrefix(t, "«") || strings.HasPrefix(t, "‹")) && len(strings.Fields(t)) <= 12 {
 		return true
 	}
 	return navBar(t) || manHeader(t)
@@ -366,8 +374,7 @@ func report(msgs []llms.MessageContent) string {
 			}
 			// The passage, under its heading and its source's title,
 			// shares two of the task's own terms (all, when it has fewer).
-			context := stemSet(u.Text + "\n" + u.Heading + "\n" + b.title)
-			if len(own) > 0 && shared(context, own) < min(len(own), 2) {
+			if len(own) > 0 && sharedIn(own, u.Text, u.Heading, b.title) < min(len(own), 2) {
 				continue
 			}
 			// Its source's title counts as a heading: a dictionary entry or
@@ -457,7 +464,7 @@ func report(msgs []llms.MessageContent) string {
 		n := next
 		c := bySource[n][0]
 		bySource[n] = bySource[n][1:]
-		if chosen[pick{c.num, c.idx}] || slices.ContainsFunc(picked, func(p srcUnit) bool { return jaccard(p.stems, c.stems) > nearDuplicate }) {
+		if chosen[pick{c.num, c.idx}] || slices.ContainsFunc(picked, func(p srcUnit) bool { return jaccard(p.stems(), c.stems()) > nearDuplicate }) {
 			continue
 		}
 		src := units[n]
@@ -539,7 +546,7 @@ func report(msgs []llms.MessageContent) string {
 			// After its first paragraph, the opening's prose and items
 			// bear on the task as a quoted passage does (two of its own
 			// terms); its examples come with what they show.
-			if k > 0 && u.Kind != excerpt.Code && !whole && (len(own) > 0 && shared(u.stems, own) < min(len(own), 2) || leadScore(u) < relativeFloor*best) {
+			if k > 0 && u.Kind != excerpt.Code && !whole && (len(own) > 0 && shared(u.stems(), own) < min(len(own), 2) || leadScore(u) < relativeFloor*best) {
 				continue
 			}
 			if !chosen[pick{n, u.idx}] {

@@ -39,6 +39,22 @@ func keyWords(s string) []word {
 // stemSet is the set of content-word stems of s.
 func stemSet(s string) map[string]bool { return terms.StemSetParts(s) }
 
+// sharedIn is shared(stemSet(the texts joined by lines), own) without the
+// set: how many of own's stems the texts hold. It is on the path of
+// every unit of every source a reporter read.
+func sharedIn(own map[string]bool, texts ...string) int {
+	var few [16]string
+	found := few[:0] // own's stems found
+	for _, t := range texts {
+		terms.EachStem(t, func(st string) {
+			if own[st] && !slices.Contains(found, st) {
+				found = append(found, strings.Clone(st))
+			}
+		})
+	}
+	return len(found)
+}
+
 // questionStems are the stems a question or task asks for
 // (terms.QuestionStems): a text's are stemSet's.
 func questionStems(s string) map[string]bool { return terms.QuestionStems(s) }
@@ -309,7 +325,35 @@ func paragraphs(text string) []string {
 
 // normalize is the key under which two sentences count as duplicates.
 func normalize(s string) string {
-	return strings.Join(terms.Tokens(s), " ")
+	// strings.Join(terms.Tokens(s), " "), in one string: the words of the
+	// lower-cased text (lower-casing may part a word: "İ" gives "i" and a
+	// combining dot), one space between two.
+	ls := strings.ToLower(s)
+	var b strings.Builder
+	b.Grow(len(ls))
+	start := -1
+	word := func(w string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	for i, r := range ls {
+		if terms.IsWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			word(ls[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		word(ls[start:])
+	}
+	return b.String()
 }
 
 // proseSentence reports whether s reads like a sentence of prose worth

@@ -11,8 +11,10 @@ package terms
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // IsWordRune reports whether r belongs to a word: a letter, a number or a
@@ -144,99 +146,192 @@ func QuestionStems(s string) map[string]bool { return stemSetParts(s, false) }
 
 func stemSetParts(s string, verbs bool) map[string]bool {
 	m := map[string]bool{}
-	add := func(w string) {
-		m[Stem(w)] = true
-		if verbs {
-			for _, v := range agentVerbs(w) {
-				m[Stem(v)] = true
-			}
+	st := stemmers.Get().(*stemmer)
+	defer stemmers.Put(st)
+	st.each(s, verbs, func(stem string) {
+		if !m[stem] {
+			m[strings.Clone(stem)] = true // stem may be st's scratch
 		}
-	}
-	for _, raw := range strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) }) {
-		t := strings.ToLower(raw)
-		if IsKey(t) {
-			add(t)
-			for _, p := range parts(t) {
-				if IsKey(p) {
-					add(p)
-				}
-			}
-		}
-		for _, w := range camelWords(raw) {
-			if w = strings.ToLower(w); IsKey(w) {
-				add(w)
-			}
-		}
-	}
+	})
 	return m
 }
 
-// agentVerbs returns the verbs an agent noun ending in "er" may be made
-// from: the word without "er" and without "r", and without the consonant
-// the suffix doubled ("scanner" → scann, scanne, scan); nil for a word of
-// under five letters or one that does not end in "er". Some are no words
-// ("numb" of "number"): they only have to meet the verb's stem where the
-// verb is written.
-func agentVerbs(w string) []string {
-	if len(w) < 5 || !strings.HasSuffix(w, "er") {
-		return nil
-	}
-	base := w[:len(w)-2]
-	out := []string{base, w[:len(w)-1]}
-	if n := len(base); n >= 4 && base[n-1] == base[n-2] && !strings.ContainsRune("aeiouls", rune(base[n-1])) {
-		out = append(out, base[:n-1])
-	}
-	return out
+// EachStem calls fn with each stem StemSetParts(s) holds, in text order,
+// a stem as often as the text gives it: the set without the set, for a
+// caller that only asks which of some stems a text holds (a scorer over
+// every unit of a long document). The string fn gets may live in a
+// buffer reused for the next: fn clones it to keep it.
+func EachStem(s string, fn func(stem string)) {
+	st := stemmers.Get().(*stemmer)
+	defer stemmers.Put(st)
+	st.each(s, true, fn)
 }
 
-// camelWords splits an identifier written in camel case into its words:
-// before an upper-case letter that follows a lower-case one or a digit
-// ("ReadAll" → Read, All), and before the last of a run of capitals that
-// a lower-case letter follows ("CPUProfile" → CPU, Profile). It returns
-// nil for a word that is not camel case ("Linux", "HTTP", "word").
-func camelWords(t string) []string {
-	rs := []rune(t)
-	var out []string
-	start := 0
-	for i := 1; i < len(rs); i++ {
-		lowerUpper := (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])) && unicode.IsUpper(rs[i])
-		acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
-		if lowerUpper || acronymEnd {
-			out = append(out, string(rs[start:i]))
-			start = i
+// stemmers holds stemmers between calls, so that their buffers are
+// reused rather than made anew for every text.
+var stemmers = sync.Pool{New: func() any { return new(stemmer) }}
+
+// stemmer walks a text's stems as stemSetParts takes them, lower-casing
+// an ASCII word into a buffer of its own rather than a new string.
+type stemmer struct {
+	lower []byte // the word being stemmed, lower-cased
+	stem  []byte // a stem that is not a part of its word ("queries" → query)
+}
+
+// each calls fn with the stems of every key word of s, of its parts
+// (eachPart) and of its camel-case words (eachCamel), and, when verbs, of
+// the verbs of the agent nouns among them (eachAgentVerb).
+func (st *stemmer) each(s string, verbs bool, fn func(string)) {
+	add := func(w string) {
+		fn(st.stemOf(w))
+		if verbs {
+			eachAgentVerb(w, func(v string) { fn(st.stemOf(v)) })
 		}
 	}
-	if start == 0 {
-		return nil
-	}
-	return append(out, string(rs[start:]))
-}
-
-// phraseWords splits s into lower-cased words as Tokens does, with an
-// empty word wherever anything but spaces or one hyphen separates two
-// (punctuation ends a phrase).
-func phraseWords(s string) []string {
-	var out []string
-	start, sepStart := -1, 0
+	start := -1
 	for i, r := range s {
 		if IsWordRune(r) {
 			if start < 0 {
-				if len(out) > 0 && strings.Trim(s[sepStart:i], " -") != "" || strings.Count(s[sepStart:i], "-") > 1 {
-					out = append(out, "")
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			st.word(s[start:i], add)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		st.word(s[start:], add)
+	}
+}
+
+// word gives add the key words of the token raw: the token lower-cased,
+// its parts (eachPart), and its camel-case words (eachCamel).
+func (st *stemmer) word(raw string, add func(string)) {
+	if t := st.toLower(raw); IsKey(t) {
+		add(t)
+		eachPart(t, func(p string) {
+			if IsKey(p) {
+				add(p)
+			}
+		})
+	}
+	eachCamel(raw, func(w string) {
+		if w = st.toLower(w); IsKey(w) {
+			add(w)
+		}
+	})
+}
+
+// toLower is strings.ToLower(w), for an ASCII word without a new
+// string: w itself when it has no upper-case letter, else a string over
+// st.lower, valid until the next call.
+func (st *stemmer) toLower(w string) string {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return strings.ToLower(w)
+		}
+	}
+	i := 0
+	for i < len(w) && (w[i] < 'A' || w[i] > 'Z') {
+		i++
+	}
+	if i == len(w) {
+		return w
+	}
+	st.lower = append(st.lower[:0], w...)
+	for j := i; j < len(st.lower); j++ {
+		if c := st.lower[j]; 'A' <= c && c <= 'Z' {
+			st.lower[j] = c + 'a' - 'A'
+		}
+	}
+	return unsafe.String(unsafe.SliceData(st.lower), len(st.lower))
+}
+
+// stemOf is Stem(w), with a stem that is no part of w ("queries" →
+// "query") written into st.stem and valid until the next call.
+func (st *stemmer) stemOf(w string) string {
+	if len(w) > 4 && (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")) {
+		st.stem = append(append(st.stem[:0], w[:len(w)-3]...), 'y')
+		return unsafe.String(unsafe.SliceData(st.stem), len(st.stem))
+	}
+	return Stem(w)
+}
+
+// eachAgentVerb calls fn with each verb an agent noun ending in "er" may
+// be made from: the word without "er" and without "r", and without the
+// consonant the suffix doubled ("scanner" → scann, scanne, scan); not at
+// all for a word of under five letters or one that does not end in "er".
+// Some are no words ("numb" of "number"): they only have to meet the
+// verb's stem where the verb is written.
+func eachAgentVerb(w string, fn func(string)) {
+	if len(w) < 5 || !strings.HasSuffix(w, "er") {
+		return
+	}
+	base := w[:len(w)-2]
+	fn(base)
+	fn(w[:len(w)-1])
+	if n := len(base); n >= 4 && base[n-1] == base[n-2] && !strings.ContainsRune("aeiouls", rune(base[n-1])) {
+		fn(base[:n-1])
+	}
+}
+
+// eachCamel calls fn with the words of an identifier written in camel
+// case: split before an upper-case letter that follows a lower-case one
+// or a digit ("ReadAll" → Read, All), and before the last of a run of
+// capitals that a lower-case letter follows ("CPUProfile" → CPU,
+// Profile); not at all for a word that is not camel case ("Linux",
+// "HTTP", "word"). The words are t's substrings.
+func eachCamel(t string, fn func(string)) {
+	prev, i := utf8.DecodeRuneInString(t)
+	start := 0
+	for i < len(t) {
+		r, n := utf8.DecodeRuneInString(t[i:])
+		next, hasNext := rune(0), i+n < len(t)
+		if hasNext {
+			next, _ = utf8.DecodeRuneInString(t[i+n:])
+		}
+		lowerUpper := (unicode.IsLower(prev) || unicode.IsDigit(prev)) && unicode.IsUpper(r)
+		acronymEnd := hasNext && unicode.IsUpper(prev) && unicode.IsUpper(r) && unicode.IsLower(next)
+		if lowerUpper || acronymEnd {
+			fn(t[start:i])
+			start = i
+		}
+		prev = r
+		i += n
+	}
+	if start > 0 {
+		fn(t[start:])
+	}
+}
+
+// eachPhraseWord calls fn with the words of s lower-cased, as Tokens
+// splits them, and with an empty word wherever anything but spaces or one
+// hyphen separates two (punctuation ends a phrase).
+func eachPhraseWord(s string, fn func(string)) {
+	start, sepStart := -1, 0
+	any := false // a word or a break given
+	for i, r := range s {
+		if IsWordRune(r) {
+			if start < 0 {
+				if any && strings.Trim(s[sepStart:i], " -") != "" || strings.Count(s[sepStart:i], "-") > 1 {
+					fn("")
+					any = true
 				}
 				start = i
 			}
 			continue
 		}
 		if start >= 0 {
-			out = append(out, strings.ToLower(s[start:i]))
+			fn(strings.ToLower(s[start:i]))
+			any = true
 			start, sepStart = -1, i
 		}
 	}
 	if start >= 0 {
-		out = append(out, strings.ToLower(s[start:]))
+		fn(strings.ToLower(s[start:]))
 	}
-	return out
 }
 
 // AddCompounds adds to set the compound terms of s: each key word next to
@@ -245,18 +340,26 @@ func phraseWords(s string) []string {
 // about the phrase, not about "happens" alone; scorers that weigh such a
 // term add a text's compounds to its stems.
 func AddCompounds(set map[string]bool, s string) {
+	EachCompound(s, func(a, b string) { set[a+"+"+b] = true })
+}
+
+// EachCompound calls fn with the two stems of each compound term of s
+// that AddCompounds adds ("happens before" → happen, before), in text
+// order: the compounds without the strings that join them, for a caller
+// that only asks which of some compounds a text holds.
+func EachCompound(s string, fn func(a, b string)) {
 	prev, prevKey := "", false
-	for _, w := range phraseWords(s) {
+	eachPhraseWord(s, func(w string) {
 		if w == "" { // a break: no pair across it
 			prev = ""
-			continue
+			return
 		}
 		key := IsKey(w)
 		if prev != "" && key != prevKey && (key || stop[w]) && (prevKey || stop[prev]) {
-			set[Compound(prev, w)] = true
+			fn(Stem(prev), Stem(w))
 		}
 		prev, prevKey = w, key
-	}
+	})
 }
 
 // StemSetFor is StemSetParts of s with, when weight weighs a compound
@@ -294,10 +397,10 @@ func Compounds(s string) []string {
 
 var hyphenated = regexp.MustCompile(`(\pL+)-(\pL+)`)
 
-// parts splits a token at its boundaries between letters and digits; nil
-// for a token of letters only or digits only.
-func parts(t string) []string {
-	var out []string
+// eachPart calls fn with each part of a token split at its boundaries
+// between letters and digits; not at all for a token of letters only or
+// digits only.
+func eachPart(t string, fn func(string)) {
 	start := 0
 	prev := 0 // 1 letter, 2 digit
 	for i, r := range t {
@@ -306,15 +409,14 @@ func parts(t string) []string {
 			k = 2
 		}
 		if prev != 0 && k != prev {
-			out = append(out, t[start:i])
+			fn(t[start:i])
 			start = i
 		}
 		prev = k
 	}
-	if start == 0 {
-		return nil
+	if start > 0 {
+		fn(t[start:])
 	}
-	return append(out, t[start:])
 }
 
 // IsNegation reports whether the lower-cased word w negates: "not", "no",

@@ -56,8 +56,8 @@ func TestCamelWords(t *testing.T) {
 		"word":            "[]",
 		"utf8String":      "[utf8 String]",
 	} {
-		if got := fmt.Sprint(camelWords(in)); got != want {
-			t.Errorf("camelWords(%q) = %s; want %s", in, got, want)
+		if got := fmt.Sprint(collect(eachCamel, in)); got != want {
+			t.Errorf("eachCamel(%q) = %s; want %s", in, got, want)
 		}
 	}
 	set := StemSetParts("Use WriteFile, or StartCPUProfile.")
@@ -98,7 +98,17 @@ func TestAgentNounsMeetTheirVerbs(t *testing.T) {
 	if q["numb"] || q["numbe"] || !q[Stem("number")] {
 		t.Errorf("QuestionStems adds stems the question does not hold: %v", q)
 	}
-	if got := agentVerbs("user"); got != nil {
-		t.Errorf("agentVerbs(user) = %v, want none for a word under five letters", got)
+	if got := collect(eachAgentVerb, "user"); got != nil {
+		t.Errorf("eachAgentVerb(user) = %v, want none for a word under five letters", got)
 	}
+	if got := fmt.Sprint(collect(eachAgentVerb, "scanner")); got != "[scann scanne scan]" {
+		t.Errorf("eachAgentVerb(scanner) = %s, want [scann scanne scan]", got)
+	}
+}
+
+// collect returns what each gives of s, in order; nil for nothing.
+func collect(each func(string, func(string)), s string) []string {
+	var out []string
+	each(s, func(w string) { out = append(out, w) })
+	return out
 }
