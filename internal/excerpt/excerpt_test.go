@@ -287,7 +287,8 @@ func TestPythonCodeWithoutFences(t *testing.T) {
 func TestLongFencedBlockPiecesAreFenced(t *testing.T) {
 	for lines := 190; lines < 210; lines++ {
 		var b strings.Builder
-		b.WriteString("```go\n")
+		// Units before the block are left as they are.
+		b.WriteString("A paragraph before the block.\n\n```\nshort()\n```\n\n```go\n")
 		for i := range lines {
 			fmt.Fprintf(&b, "\t// step %6d\n", i)
 		}
@@ -299,6 +300,10 @@ func TestLongFencedBlockPiecesAreFenced(t *testing.T) {
 				code = append(code, u)
 			}
 		}
+		if us[0].Text != "A paragraph before the block." || code[0].Text != "```\nshort()\n```" {
+			t.Fatalf("%d lines: the units before the block changed: %q, %q", lines, us[0].Text, code[0].Text)
+		}
+		code = code[1:]
 		if len(code) < 2 {
 			t.Fatalf("%d lines: the long block is %d unit(s), want it cut", lines, len(code))
 		}
