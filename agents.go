@@ -117,7 +117,7 @@ func (r *Researcher) ServeAgent(ctx context.Context, job worker.Job, st JournalS
 		return nil, fmt.Errorf("%w: %w", worker.ErrJob, err)
 	}
 	if r.pages {
-		pages, err := fetch.New(r.cfg.Fetch)
+		pages, err := fetch.New(r.fetcher())
 		if err != nil {
 			return nil, err
 		}

@@ -303,14 +303,11 @@ func New(cfg Config) (*Researcher, error) {
 	cfg.Limits.MaxTasks = defaults.PositiveOr(cfg.Limits.MaxTasks, defaults.MaxTasks)
 	cfg.Limits.Parallelism = defaults.PositiveOr(cfg.Limits.Parallelism, defaults.Parallelism)
 	cfg.Limits.SearchLimit = defaults.PositiveOr(cfg.Limits.SearchLimit, defaults.SearchLimit)
-	cfg.Budget = cfg.Budget.WithDefaults()
+	cfg.Budget = cfg.Budget.withDefaults()
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = defaults.StopGrace
 	}
 	cfg.Clock = clock.Or(cfg.Clock)
-	if cfg.Fetch.Clock == nil {
-		cfg.Fetch.Clock = cfg.Clock
-	}
 	r := &Researcher{cfg: cfg, log: zerolog.Nop(), search: cfg.Search, active: map[uint64]context.CancelCauseFunc{}}
 	if cfg.Logger != nil {
 		r.log = *cfg.Logger

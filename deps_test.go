@@ -60,6 +60,7 @@ var reaches = map[string][]string{
 	"mcpserver":                          {"canon"},
 	"natsrun":                            {"telemetry"},
 	"recheck":                            {},
+	"relay":                              {},
 	"render":                             {"bib", "canon", "citeproc", "mdtext", "output", "pdfprint", "sourcetext"},
 	"sqlitestore":                        {"usage"},
 	"verify":                             {"output", "verify"},
@@ -91,6 +92,10 @@ var leaves = map[string][]string{
 	"recheck": {},
 	// clock is the program's clock (Config.Clock) and the fake tests move.
 	"clock": {},
+	// relay is how a person's word about a run crosses between processes
+	// that share a run store: the contract a store implements and its
+	// wire forms, which Runs makes and reads.
+	"relay": {},
 	// domains is the domain policy and the source tiers: pure, with its
 	// built-in tier table in YAML.
 	"domains": {"go.yaml.in/yaml/v3"},

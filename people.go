@@ -27,8 +27,16 @@ import (
 // decides when to ask and what an answer changes; a front end only asks,
 // through Hooks.
 
-// Answer is a clarifying question with a person's answer (Request.Answers).
-type Answer = agent.Answer
+// Answer is a clarifying question with a person's answer (Request.Answers):
+// a client that asked its person the questions a run's clarification
+// listed (events.ClarificationData) sends them back with the
+// request. Its JSON form is {"question": …, "answer": …}.
+type Answer struct {
+	// Question is the clarifying question as it was asked.
+	Question string `json:"question"`
+	// Answer is the person's answer.
+	Answer string `json:"answer"`
+}
 
 // The journal scopes of a person's answers (journal.Ask): the stage
 // "person" is never made live.
@@ -336,7 +344,11 @@ func (r *Researcher) planTasks(ctx context.Context, m llms.Model, req Request, a
 	if req.MaxRunAgents > 0 {
 		maxTasks = min(maxTasks, req.MaxRunAgents) // the run's agent cap bounds the plan too
 	}
-	tasks, _, err := agent.PlanAnswered(journal.WithScope(ctx, events.StagePlan.Scope()), m, req.Question, maxTasks, answers)
+	var given []agent.Answer
+	for _, a := range answers {
+		given = append(given, agent.Answer(a))
+	}
+	tasks, _, err := agent.PlanAnswered(journal.WithScope(ctx, events.StagePlan.Scope()), m, req.Question, maxTasks, given)
 	return tasks, err
 }
 

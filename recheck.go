@@ -44,7 +44,7 @@ func (r *Researcher) Recheck(ctx context.Context, report *render.Document) (*rec
 	if err != nil {
 		return nil, err
 	}
-	pages, err := fetch.New(r.cfg.Fetch)
+	pages, err := fetch.New(r.fetcher())
 	if err != nil {
 		return nil, configErrorf("Fetch: %v", err)
 	}

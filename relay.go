@@ -2,85 +2,32 @@ package deepresearch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/deepresearch/deepresearch/clock"
+	"github.com/deepresearch/deepresearch/relay"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
-// Relay is what a Store shared by several processes offers (natsrun.Store
-// does) so that a person's word about a run — its cancellation, answers to
-// its questions, its plan's review — reaches the run in whichever process
-// has it in progress: Runs.Cancel, Answer and Review of a run in progress
-// in another process relay the word through the store (Relay) instead of
-// refusing with ErrRunElsewhere, and every Runs over such a store serves
-// what is relayed to the runs it has in progress (ServeRelayed), as if it
-// had been asked itself. No process calls another: the word is a record
-// of the store, which only the store's writers may write.
-//
-// Implementations must be safe for concurrent use.
-type Relay interface {
-	// Relay stores req for run id's owner and waits for its outcome: the
-	// owner's Runs's answer, or an error of its own when none came before
-	// ctx was done (or the store failed), wrapping ErrRunElsewhere when
-	// no process answered in the time the store gives it.
-	Relay(ctx context.Context, id string, req Relayed) (RelayOutcome, error)
-	// ServeRelayed calls fn with each request relayed to a run this
-	// process owns, each once, and stores fn's outcome for its asker,
-	// until ctx is done; it then waits for the fn calls under way and
-	// returns context.Cause(ctx), or an error of its own. fn may block
-	// (a cancellation waits for the run's end).
-	ServeRelayed(ctx context.Context, fn func(ctx context.Context, id string, req Relayed) RelayOutcome) error
-}
-
-// The kinds of Relayed request.
-const (
-	RelayCancel = "cancel" // Runs.Cancel
-	RelayAnswer = "answer" // Runs.Answer
-	RelayReview = "review" // Runs.Review
-)
-
-// Relayed is a person's word about a run as it crosses to the process
-// that has the run in progress (Relay).
-type Relayed struct {
-	// Kind is RelayCancel, RelayAnswer or RelayReview.
-	Kind string `json:"kind"`
-	// Answers are RelayAnswer's answers.
-	Answers []string `json:"answers,omitempty"`
-	// Review is RelayReview's review.
-	Review *PlanReview `json:"review,omitempty"`
-}
-
-// RelayOutcome is what the owner of a run made of a Relayed request:
-// nothing refused, or why it refused (Err rebuilds the error).
-type RelayOutcome struct {
-	// Refused names why the owner refused ("" for taken): one of the
-	// names relayErrors knows, "invalid" for a *RequestError, or "error"
-	// for anything else.
-	Refused string `json:"refused,omitempty"`
-	// Field and Problem say it: a *RequestError's Field and Problem, or
-	// a *RunsError's Problem (the error's text for "error").
-	Field   string `json:"field,omitempty"`
-	Problem string `json:"problem,omitempty"`
-}
-
-// relayErrors are the errors a relayed request's refusal carries by name.
+// relayErrors are the errors a relayed request's refusal carries by name
+// (relay.Outcome's Refused).
 var relayErrors = map[string]error{
 	"not_found": runstore.ErrNotFound, "ended": runstore.ErrFinished, "not_waiting": ErrNotWaiting, "elsewhere": ErrRunElsewhere,
 	"answered": ErrAnswered, "stopped": ErrRunStopped, "closed": ErrRunsClosed,
 }
 
-// Outcome is the RelayOutcome of err, the owner's answer to a relayed
+// outcome is the relay.Outcome of err, the owner's answer to a relayed
 // request (nil: taken).
-func Outcome(err error) RelayOutcome {
+func outcome(err error) relay.Outcome {
 	if err == nil {
-		return RelayOutcome{}
+		return relay.Outcome{}
 	}
 	var bad *RequestError
 	if errors.As(err, &bad) {
-		return RelayOutcome{Refused: "invalid", Field: bad.Field, Problem: bad.Problem}
+		return relay.Outcome{Refused: "invalid", Field: bad.Field, Problem: bad.Problem}
 	}
 	var refused *RunsError
 	for name, sentinel := range relayErrors {
@@ -89,16 +36,16 @@ func Outcome(err error) RelayOutcome {
 			if errors.As(err, &refused) {
 				msg = refused.Problem
 			}
-			return RelayOutcome{Refused: name, Problem: msg}
+			return relay.Outcome{Refused: name, Problem: msg}
 		}
 	}
-	return RelayOutcome{Refused: "error", Problem: err.Error()}
+	return relay.Failed(err)
 }
 
-// Err is the error of the outcome for run id: nil when taken, a
+// outcomeErr is the error of the outcome o for run id: nil when taken, a
 // *RequestError, a *RunsError wrapping the error named, or an error
 // saying what the owner answered.
-func (o RelayOutcome) Err(id string) error {
+func outcomeErr(o relay.Outcome, id string) error {
 	switch o.Refused {
 	case "":
 		return nil
@@ -111,10 +58,19 @@ func (o RelayOutcome) Err(id string) error {
 	return fmt.Errorf("deepresearch: run %s: the process that runs it: %s", id, o.Problem)
 }
 
+// reviewRequest is the relayed form of a review.
+func reviewRequest(rv PlanReview) (relay.Request, error) {
+	b, err := json.Marshal(rv)
+	if err != nil {
+		return relay.Request{}, &RequestError{Field: "review", Problem: fmt.Sprintf("cannot be relayed: %v", err)}
+	}
+	return relay.Request{Kind: relay.Review, Review: b}, nil
+}
+
 // relays reports whether the Runs' store relays a word to the process
 // that has a run in progress.
-func (rs *Runs) relays() (Relay, bool) {
-	r, ok := rs.st.(Relay)
+func (rs *Runs) relays() (relay.Store, bool) {
+	r, ok := rs.st.(relay.Store)
 	return r, ok
 }
 
@@ -122,7 +78,7 @@ func (rs *Runs) relays() (Relay, bool) {
 // the store, and returns what that process made of it. A ctx done
 // already relays nothing (a Cancel that must not wait, such as
 // natsrun.StopLost's, stops only a run in progress here).
-func (rs *Runs) relay(ctx context.Context, id string, req Relayed) error {
+func (rs *Runs) relay(ctx context.Context, id string, req relay.Request) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
@@ -131,13 +87,13 @@ func (rs *Runs) relay(ctx context.Context, id string, req Relayed) error {
 		return &RunsError{Run: id, Err: ErrRunElsewhere, Problem: fmt.Sprintf("run %s is in progress in another process; ask that one", id)}
 	}
 	out, err := r.Relay(ctx, id, req)
-	if errors.Is(err, ErrRunElsewhere) {
+	if errors.Is(err, relay.ErrUnanswered) {
 		return &RunsError{Run: id, Err: ErrRunElsewhere, Problem: fmt.Sprintf("run %s is in progress in another process, which did not answer: %v", id, err)}
 	}
 	if err != nil {
 		return err
 	}
-	return out.Err(id)
+	return outcomeErr(out, id)
 }
 
 // startRelay serves, when the store relays, what other processes relay
@@ -179,25 +135,29 @@ func (rs *Runs) stopRelay() {
 
 // serveRelayed does here what another process relayed for run id: what
 // Cancel, Answer or Review do with a run in progress here.
-func (rs *Runs) serveRelayed(ctx context.Context, id string, req Relayed) RelayOutcome {
+func (rs *Runs) serveRelayed(ctx context.Context, id string, req relay.Request) relay.Outcome {
 	switch req.Kind {
-	case RelayCancel:
-		return Outcome(rs.cancelHere(ctx, id, nil))
-	case RelayAnswer:
+	case relay.Cancel:
+		return outcome(rs.cancelHere(ctx, id, nil))
+	case relay.Answer:
 		run, _, err := rs.waitingHere(ctx, id, runstore.NeedsInput)
 		if err != nil {
-			return Outcome(err)
+			return outcome(err)
 		}
-		return Outcome(run.Answer(ctx, req.Answers))
-	case RelayReview:
-		if req.Review == nil {
-			return Outcome(&RequestError{Field: "review", Problem: "is missing"})
+		return outcome(run.Answer(ctx, req.Answers))
+	case relay.Review:
+		if len(req.Review) == 0 {
+			return outcome(&RequestError{Field: "review", Problem: "is missing"})
+		}
+		var rv PlanReview
+		if err := json.Unmarshal(req.Review, &rv); err != nil {
+			return outcome(&RequestError{Field: "review", Problem: fmt.Sprintf("is unreadable: %v", err)})
 		}
 		run, _, err := rs.waitingHere(ctx, id, runstore.AwaitingPlan)
 		if err != nil {
-			return Outcome(err)
+			return outcome(err)
 		}
-		return Outcome(run.Review(ctx, *req.Review))
+		return outcome(run.Review(ctx, rv))
 	}
-	return Outcome(fmt.Errorf("a relayed request of kind %q, which this process does not know", req.Kind))
+	return outcome(fmt.Errorf("a relayed request of kind %q, which this process does not know", req.Kind))
 }

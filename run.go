@@ -310,7 +310,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 		return fail(events.StageIndex, err)
 	}
 	if r.pages {
-		pages, err := fetch.New(r.cfg.Fetch)
+		pages, err := fetch.New(r.fetcher())
 		if err != nil {
 			return fail(events.StageIndex, err)
 		}
@@ -402,7 +402,7 @@ func (r *Researcher) run(ctx context.Context, req Request, em *events.Emitter) (
 // states.
 func (r *Researcher) engineParams(req Request, em *events.Emitter, meter *engine.Meter, backend search.Backend, model func(string) llms.Model, log zerolog.Logger, rep *Report, tasks []agent.Task, th *engine.Thread) engine.Params {
 	p := engine.Params{RunID: req.RunID, Question: req.Question, MaxTasks: req.MaxTasks, Parallelism: req.Parallelism, SearchLimit: req.SearchLimit,
-		MaxCycles: req.MaxCycles, MaxRunAgents: req.MaxRunAgents, Style: req.Style, Budget: req.Budget, Domains: req.Domains,
+		MaxCycles: req.MaxCycles, MaxRunAgents: req.MaxRunAgents, Style: req.Style, Budget: agent.Budget(req.Budget), Domains: req.Domains,
 		Controls: req.controls(), Assumptions: assumptions(rep.Clarifications), Plan: tasks, Thread: th,
 		Model: model, Backend: backend, Meter: meter, Emitter: em, Log: log, Clock: r.cfg.Clock, Agents: r.engineAgents(),
 		Tiers: r.withTiers, Tiered: r.tiers != nil}

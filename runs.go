@@ -16,6 +16,7 @@ import (
 	"github.com/deepresearch/deepresearch/internal/defaults"
 	"github.com/deepresearch/deepresearch/internal/memstore"
 	"github.com/deepresearch/deepresearch/recheck"
+	"github.com/deepresearch/deepresearch/relay"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -47,7 +48,7 @@ type Runs struct {
 	recheck *rechecker // the scheduled re-checks (RecheckEvery); nil without
 
 	// What other processes relay to this one's runs (a store that is a
-	// Relay): startRelay's goroutine, stopped by relayStop.
+	// relay.Store): startRelay's goroutine, stopped by relayStop.
 	relayStop context.CancelFunc
 	relayDone chan struct{}
 }
@@ -394,12 +395,12 @@ func (rs *Runs) Estimate(ctx context.Context, req Request) (*Estimate, error) {
 // wrapped in it, so that the run ends canceled), and waits until its end
 // is stored or ctx is done. A run that has ended is refused with
 // runstore.ErrFinished. One in progress in another process is canceled there
-// when the store relays (a Relay: Cancel returns that process's answer),
+// when the store relays (a relay.Store: Cancel returns that process's answer),
 // else refused with ErrRunElsewhere.
 func (rs *Runs) Cancel(ctx context.Context, id string, cause error) error {
 	err := rs.cancelHere(ctx, id, cause)
 	if _, ok := rs.relays(); ok && errors.Is(err, ErrRunElsewhere) {
-		return rs.relay(ctx, id, Relayed{Kind: RelayCancel})
+		return rs.relay(ctx, id, relay.Request{Kind: relay.Cancel})
 	}
 	return err
 }
@@ -446,14 +447,14 @@ func (rs *Runs) cancelHere(ctx context.Context, id string, cause error) error {
 // context.Cause(ctx) when ctx is done first.
 //
 // A run that waits in another process gets the answers there when the
-// store relays (a Relay), and Answer returns that process's answer.
+// store relays (a relay.Store), and Answer returns that process's answer.
 func (rs *Runs) Answer(ctx context.Context, id string, answers []string) error {
 	run, _, err := rs.waiting(ctx, id, runstore.NeedsInput)
 	if err != nil {
 		return err
 	}
 	if run == nil {
-		return rs.relay(ctx, id, Relayed{Kind: RelayAnswer, Answers: answers})
+		return rs.relay(ctx, id, relay.Request{Kind: relay.Answer, Answers: answers})
 	}
 	return run.Answer(ctx, answers)
 }
@@ -463,7 +464,7 @@ func (rs *Runs) Answer(ctx context.Context, id string, answers []string) error {
 // taken it. It refuses as Answer does, a plan Plan.Validate refuses, and
 // a review that lost to another one or came after the review time ran out
 // (ErrAnswered). A run that waits in another process gets the review
-// there when the store relays (a Relay), as Answer's answers do.
+// there when the store relays (a relay.Store), as Answer's answers do.
 func (rs *Runs) Review(ctx context.Context, id string, rv PlanReview) error {
 	run, _, err := rs.waiting(ctx, id, runstore.AwaitingPlan)
 	if err != nil {
@@ -475,7 +476,11 @@ func (rs *Runs) Review(ctx context.Context, id string, rv PlanReview) error {
 				return err
 			}
 		}
-		return rs.relay(ctx, id, Relayed{Kind: RelayReview, Review: &rv})
+		req, err := reviewRequest(rv)
+		if err != nil {
+			return err
+		}
+		return rs.relay(ctx, id, req)
 	}
 	return run.Review(ctx, rv)
 }

@@ -205,7 +205,7 @@ func (s *Server) deleteResearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A run in progress in another server of a shared store is canceled
-	// there, through the store (deepresearch.Relay).
+	// there, through the store (relay.Store).
 	if err := s.runs.Cancel(r.Context(), run.ID, nil); err != nil {
 		if r.Context().Err() == nil {
 			s.fail(w, err)

@@ -76,7 +76,7 @@ func sharedPair(t *testing.T, token string, model llms.Model) (a, b *env) {
 // serve one run alike, with no call from one to the other. A run started
 // on A waits for its plan's review; through B a client reads its events
 // and its plan, and posts the review, which reaches A's run through the
-// store (deepresearch.Relay); the run finishes on A, and B streams its
+// store (relay.Store); the run finishes on A, and B streams its
 // events every number once, byte for byte A's, and gives its report,
 // byte for byte A's.
 func TestSharedStore(t *testing.T) {

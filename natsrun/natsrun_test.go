@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,21 +35,40 @@ import (
 
 // Worker processes: the test binary re-executed with these set.
 const (
-	envURLs  = "NATSRUN_TEST_WORKER_URLS"
-	envModel = "NATSRUN_TEST_MODEL"
+	envURLs    = "NATSRUN_TEST_WORKER_URLS"
+	envModel   = "NATSRUN_TEST_MODEL"
+	envAckWait = "NATSRUN_TEST_ACK_WAIT"
 )
 
 func TestMain(m *testing.M) {
 	if urls := os.Getenv(envURLs); urls != "" {
-		os.Exit(workerMain(urls, os.Getenv(envModel)))
+		ackWait, err := time.ParseDuration(os.Getenv(envAckWait))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(workerMain(urls, os.Getenv(envModel), ackWait))
 	}
 	goleak.VerifyTestMain(m)
 }
 
-// testConfig acks fast so that a killed worker's task comes back soon, but
-// not so fast that a worker slowed by the race detector on a busy machine
-// misses its in-progress heartbeats.
+// testConfig's AckWait is long enough that a worker slowed by the race
+// detector on a busy machine never misses its in-progress heartbeats (a
+// redelivery of a task that is still running would run it twice): no
+// test waits for it to pass.
 var testConfig = natsrun.Config{Prefix: "drtest", Replicas: 3, AckWait: 5 * time.Second, MaxDeliver: 5}
+
+// redeliveryConfig is testConfig for the test whose subject is a
+// redelivery after a worker died: the task comes back once AckWait has
+// passed on the server's clock, which is real time. A worker beats every
+// AckWait/3, so a beat may come AckWait*2/3 late before the task is
+// delivered again; shorter, and a worker slowed by the race detector on a
+// busy machine would have a running task delivered twice.
+var redeliveryConfig = func() natsrun.Config {
+	c := testConfig
+	c.AckWait = time.Second
+	return c
+}()
 
 const steps = 4 // the model calls of one task
 
@@ -102,7 +123,7 @@ func handler(js jetstream.JetStream, model string) natsrun.Handler {
 	}
 }
 
-func workerMain(urls, model string) int {
+func workerMain(urls, model string, ackWait time.Duration) int {
 	nc, err := nats.Connect(urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -112,7 +133,9 @@ func workerMain(urls, model string) int {
 	js, _ := jetstream.New(nc)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	w := &natsrun.Worker{JS: js, Config: testConfig, Handle: handler(js, model), Name: "pid" + strconv.Itoa(os.Getpid())}
+	cfg := testConfig
+	cfg.AckWait = ackWait
+	w := &natsrun.Worker{JS: js, Config: cfg, Handle: handler(js, model), Name: "pid" + strconv.Itoa(os.Getpid())}
 	w.Run(ctx) //nolint:errcheck // ends with the signal
 	return 0
 }
@@ -122,7 +145,12 @@ func workerMain(urls, model string) int {
 // the test ends.
 func cluster(t *testing.T) ([]*natsrun.Embedded, string) {
 	t.Helper()
-	ports := []int{freePort(t), freePort(t), freePort(t)}
+	var ports []int
+	for len(ports) < 3 {
+		if p := freePort(t); !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
+	}
 	var nodes []*natsrun.Embedded
 	var urls []string
 	for i := range 3 {
@@ -199,23 +227,41 @@ func awaitMetaLeader(t *testing.T, nodes []*natsrun.Embedded) {
 	}
 }
 
+// freePort returns a loopback port that is free now, from below the
+// ports the system gives outgoing connections (32768 and up on Linux,
+// 49152 and up on others): a port from that range, once its listener is
+// closed, may be taken by a connection the test makes (a route, a
+// worker's client) before the node listens on it, and the node would not
+// start.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		p := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			continue // taken
+		}
+		l.Close()
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port from 20000 to 32000 on the loopback interface")
+	return 0
 }
 
-// connect connects to urls and sets the streams up. The cluster has its
+// connect connects to urls and sets the streams up as testConfig says
+// (connectWith). The cluster has its
 // meta leader (cluster waited for it), which answers at once; until it
 // has heard from every server since the cluster formed (their stats, a
 // few milliseconds), it answers that it has no peers to place a
 // three-replica stream on, and Setup is asked again at once: each try
 // is a request the cluster answers, not a wait for time to pass.
 func connect(t *testing.T, urls string) jetstream.JetStream {
+	t.Helper()
+	return connectWith(t, urls, testConfig)
+}
+
+// connectWith is connect with the streams set up as cfg says.
+func connectWith(t *testing.T, urls string, cfg natsrun.Config) jetstream.JetStream {
 	t.Helper()
 	nc, err := nats.Connect(urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
@@ -229,7 +275,7 @@ func connect(t *testing.T, urls string) jetstream.JetStream {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failure bound only
 	defer cancel()
 	for try := 1; ; try++ {
-		_, err := natsrun.NewCluster(js, testConfig).Setup(ctx)
+		_, err := natsrun.NewCluster(js, cfg).Setup(ctx)
 		if err == nil {
 			return js
 		}
@@ -284,12 +330,14 @@ func (d *double) twice() []string {
 	return out
 }
 
-func startWorkers(t *testing.T, n int, urls, model string) []*exec.Cmd {
+// startWorkers starts n worker processes, the test binary re-executed,
+// connected to urls, with cfg's AckWait: its consumer's (connectWith).
+func startWorkers(t *testing.T, n int, urls, model string, cfg natsrun.Config) []*exec.Cmd {
 	t.Helper()
 	var cmds []*exec.Cmd
 	for range n {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), envURLs+"="+urls, envModel+"="+model)
+		cmd.Env = append(os.Environ(), envURLs+"="+urls, envModel+"="+model, envAckWait+"="+cfg.AckWait.String())
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -332,15 +380,16 @@ func checkResults(t *testing.T, rs []natsrun.Result, run string) {
 // on the model: the task is delivered to another of the four workers, which
 // replays the completed calls from the run's journal; the report is
 // complete and the model saw no completed call twice. Then a NATS node is
-// killed, and a second run still finishes.
+// killed, and a second run still finishes. The task comes back after
+// redeliveryConfig's AckWait, on the server's real clock.
 func TestKillWorkerMidTask(t *testing.T) {
 	nodes, urls := cluster(t)
-	js := connect(t, urls)
-	cl := natsrun.NewCluster(js, testConfig)
+	js := connectWith(t, urls, redeliveryConfig)
+	cl := natsrun.NewCluster(js, redeliveryConfig)
 	d := &double{completed: map[string]int{}, held: make(chan int, 1), hold: "run1/2/2"}
 	model := httptest.NewServer(d)
 	defer model.Close()
-	workers := startWorkers(t, 4, urls, model.URL)
+	workers := startWorkers(t, 4, urls, model.URL, redeliveryConfig)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
@@ -379,7 +428,22 @@ func TestKillWorkerMidTask(t *testing.T) {
 	}
 
 	// Lose a NATS node: R3 streams keep a quorum, clients reconnect.
+	// The coordinator, when it was connected to the node, submits once it
+	// has reconnected: a publication written to the connection before the
+	// client saw it closed is lost, and tried again only after a real-time
+	// publishTry (5 seconds).
+	nc := js.Conn()
+	onLost := nc.ConnectedServerName() == nodes[2].Server().Name()
+	status := nc.StatusChanged(nats.CONNECTED)
+	defer nc.RemoveStatusListener(status)
 	nodes[2].Close()
+	if onLost {
+		select {
+		case <-status:
+		case <-ctx.Done():
+			t.Fatal("the coordinator did not reconnect")
+		}
+	}
 	tasks, idx = tasksOf("run2", 6)
 	if err := cl.Submit(ctx, tasks...); err != nil {
 		t.Fatal(err)
@@ -405,7 +469,7 @@ func TestCoordinatorRestart(t *testing.T) {
 	d := &double{completed: map[string]int{}, held: make(chan int, 1)}
 	model := httptest.NewServer(d)
 	defer model.Close()
-	startWorkers(t, 2, urls, model.URL)
+	startWorkers(t, 2, urls, model.URL, testConfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a failure timeout only
 	defer cancel()
 	tasks, idx := tasksOf("run3", 5)

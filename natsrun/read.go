@@ -25,6 +25,13 @@ type reader struct {
 	clock   clock.Clock // times the pause before a request asked again, and last's try
 }
 
+// readTry bounds one request of a reader, in real time like publishTry:
+// a request lost with a server (sent to it, or answered through it, as it
+// went) has no answer, and the client waits for one as long as the
+// request's context lasts, which under a caller's deadline is the
+// caller's whole wait.
+const readTry = 5 * time.Second
+
 // retry waits before a request that failed for a passing reason is asked
 // again; it fails with err when that reason does not pass, or with the
 // context's cause when ctx is done first.
@@ -42,7 +49,10 @@ func (r *reader) retry(ctx context.Context, err error) error {
 // passes.
 func (r *reader) open(ctx context.Context) error {
 	for r.stream == nil {
-		s, err := r.js.Stream(ctx, r.name)
+		tctx, cancel := context.WithTimeout(ctx, readTry)
+		s, err := r.js.Stream(tctx, r.name)
+		err = timeout(tctx, err)
+		cancel()
 		if err == nil {
 			r.stream = s
 			break
@@ -61,7 +71,10 @@ func (r *reader) at(ctx context.Context, pos uint64) (*jetstream.RawStreamMsg, e
 		return nil, err
 	}
 	for {
-		m, err := r.stream.GetMsg(ctx, max(pos, 1), jetstream.WithGetMsgSubject(r.subject))
+		tctx, cancel := context.WithTimeout(ctx, readTry)
+		m, err := r.stream.GetMsg(tctx, max(pos, 1), jetstream.WithGetMsgSubject(r.subject))
+		err = timeout(tctx, err)
+		cancel()
 		switch {
 		case err == nil:
 			return m, nil

@@ -12,8 +12,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/clock"
+	"github.com/deepresearch/deepresearch/relay"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
@@ -38,7 +38,7 @@ const relayTry = 20 * time.Second
 
 // relayRec is a relayed request as the runs bucket keeps it.
 type relayRec struct {
-	deepresearch.Relayed
+	relay.Request
 	// From names the Store that relayed it; Time is when, on its clock.
 	From string    `json:"from"`
 	Time time.Time `json:"time"`
@@ -47,18 +47,18 @@ type relayRec struct {
 func askKey(id, nonce string) string   { return "ask." + id + "." + nonce }
 func replyKey(id, nonce string) string { return "reply." + id + "." + nonce }
 
-var _ deepresearch.Relay = (*Store)(nil)
+var _ relay.Store = (*Store)(nil)
 
 // Relay stores req for the Store that owns run id and waits, at most
 // relayTry on the Store's clock, for its outcome; no outcome by then is
-// an error wrapping deepresearch.ErrRunElsewhere.
-func (s *Store) Relay(ctx context.Context, id string, req deepresearch.Relayed) (deepresearch.RelayOutcome, error) {
-	var out deepresearch.RelayOutcome
+// an error wrapping relay.ErrUnanswered.
+func (s *Store) Relay(ctx context.Context, id string, req relay.Request) (relay.Outcome, error) {
+	var out relay.Outcome
 	if checkID("relay", id) != nil {
 		return out, storeErr("relay", id, runstore.ErrNotFound)
 	}
 	nonce := rand.Text()[:16]
-	b, err := json.Marshal(relayRec{Relayed: req, From: s.owner, Time: s.clock.Now()})
+	b, err := json.Marshal(relayRec{Request: req, From: s.owner, Time: s.clock.Now()})
 	if err != nil {
 		return out, storeErr("relay", id, err)
 	}
@@ -71,7 +71,7 @@ func (s *Store) Relay(ctx context.Context, id string, req deepresearch.Relayed) 
 		case ctx.Err() != nil:
 			return context.Cause(ctx)
 		case tctx.Err() != nil:
-			return storeErr("relay", id, fmt.Errorf("%w: no process that has it in progress answered within %s", deepresearch.ErrRunElsewhere, relayTry))
+			return storeErr("relay", id, fmt.Errorf("%w within %s", relay.ErrUnanswered, relayTry))
 		}
 		return storeErr("relay", id, err)
 	}
@@ -117,7 +117,7 @@ func (s *Store) Relay(ctx context.Context, id string, req deepresearch.Relayed) 
 // asker gave up and died before it could take it back) is dropped. It returns when ctx is
 // done, after the fn calls under way, with context.Cause(ctx), or with
 // an error when the watch fails.
-func (s *Store) ServeRelayed(ctx context.Context, fn func(ctx context.Context, id string, req deepresearch.Relayed) deepresearch.RelayOutcome) error {
+func (s *Store) ServeRelayed(ctx context.Context, fn func(ctx context.Context, id string, req relay.Request) relay.Outcome) error {
 	w, err := s.kv.Watch(ctx, "ask.>", jetstream.IgnoreDeletes())
 	if err != nil {
 		return storeErr("serve relayed", "", err)
@@ -157,12 +157,12 @@ func (s *Store) ServeRelayed(ctx context.Context, fn func(ctx context.Context, i
 			continue
 		}
 		wg.Go(func() {
-			var out deepresearch.RelayOutcome
+			var out relay.Outcome
 			if err != nil {
-				out = deepresearch.Outcome(fmt.Errorf("the relayed request is unreadable: %w", err))
+				out = relay.Failed(fmt.Errorf("the relayed request is unreadable: %w", err))
 			} else {
 				fctx, cancel := clock.WithTimeout(ctx, s.clock, relayTry)
-				out = fn(fctx, id, rec.Relayed)
+				out = fn(fctx, id, rec.Request)
 				cancel()
 			}
 			b, err := json.Marshal(out)

@@ -11,15 +11,16 @@ import (
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
 	"github.com/deepresearch/deepresearch/natsrun"
+	"github.com/deepresearch/deepresearch/relay"
 	"github.com/deepresearch/deepresearch/runstore"
 )
 
 // TestRelay: a word relayed by Store B for a run Store A owns reaches A's
 // ServeRelayed once, with what it said, and B gets A's outcome, a
-// refusal rebuilt as the error A refused with; a request left behind
-// long ago is dropped unserved, and StopLost in B cancels nothing in A; a word for a run no Store serves fails,
-// once B's clock has passed the relay's time, with ErrRunElsewhere,
-// leaving nothing in the bucket.
+// refusal as A made it; a request left behind long ago is dropped
+// unserved, and StopLost in B cancels nothing in A; a word for a run no
+// Store serves fails, once B's clock has passed the relay's time, with
+// relay.ErrUnanswered, leaving nothing in the bucket.
 func TestRelay(t *testing.T) {
 	js := standalone(t)
 	c := deepresearchtest.NewClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
@@ -39,11 +40,11 @@ func TestRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	var served []deepresearch.Relayed
+	var served []relay.Request
 	sctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		a.ServeRelayed(sctx, func(_ context.Context, id string, req deepresearch.Relayed) deepresearch.RelayOutcome { //nolint:errcheck // stopped below
+		a.ServeRelayed(sctx, func(_ context.Context, id string, req relay.Request) relay.Outcome { //nolint:errcheck // stopped below
 			mu.Lock()
 			served = append(served, req)
 			mu.Unlock()
@@ -51,9 +52,9 @@ func TestRelay(t *testing.T) {
 				t.Errorf("served a request for %s", id)
 			}
 			if len(req.Answers) > 0 && req.Answers[0] == "too long" {
-				return deepresearch.Outcome(&deepresearch.RequestError{Field: "answers", Problem: "is too long"})
+				return relay.Outcome{Refused: "invalid", Field: "answers", Problem: "is too long"}
 			}
-			return deepresearch.RelayOutcome{}
+			return relay.Outcome{}
 		})
 	})
 	defer func() { stop(); wg.Wait() }()
@@ -67,14 +68,13 @@ func TestRelay(t *testing.T) {
 	if _, err := kv.Create(ctx, "ask.r1.STALE", stale); err != nil {
 		t.Fatal(err)
 	}
-	out, err := b.Relay(ctx, "r1", deepresearch.Relayed{Kind: deepresearch.RelayAnswer, Answers: []string{"the Atlantic"}})
-	if err != nil || out.Err("r1") != nil {
+	out, err := b.Relay(ctx, "r1", relay.Request{Kind: relay.Answer, Answers: []string{"the Atlantic"}})
+	if err != nil || out != (relay.Outcome{}) {
 		t.Fatalf("the answer relayed: %+v, %v", out, err)
 	}
-	out, err = b.Relay(ctx, "r1", deepresearch.Relayed{Kind: deepresearch.RelayAnswer, Answers: []string{"too long"}})
-	var bad *deepresearch.RequestError
-	if err != nil || !errors.As(out.Err("r1"), &bad) || bad.Field != "answers" {
-		t.Fatalf("the refused answer relayed: %+v, %v; want A's RequestError", out, err)
+	out, err = b.Relay(ctx, "r1", relay.Request{Kind: relay.Answer, Answers: []string{"too long"}})
+	if want := (relay.Outcome{Refused: "invalid", Field: "answers", Problem: "is too long"}); err != nil || out != want {
+		t.Fatalf("the refused answer relayed: %+v, %v; want A's outcome, %+v", out, err, want)
 	}
 	// StopLost in B, which does not have run r1 in progress, cancels
 	// nothing in A: only the answer relayed after it reaches A.
@@ -84,12 +84,12 @@ func TestRelay(t *testing.T) {
 	}
 	natsrun.StopLost(runsB)("r1")
 	runsB.Close()
-	if _, err := b.Relay(ctx, "r1", deepresearch.Relayed{Kind: deepresearch.RelayAnswer, Answers: []string{"again"}}); err != nil {
+	if _, err := b.Relay(ctx, "r1", relay.Request{Kind: relay.Answer, Answers: []string{"again"}}); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
-	if len(served) != 3 || served[0].Kind != deepresearch.RelayAnswer || served[0].Answers[0] != "the Atlantic" ||
-		served[2].Kind != deepresearch.RelayAnswer || served[2].Answers[0] != "again" {
+	if len(served) != 3 || served[0].Kind != relay.Answer || served[0].Answers[0] != "the Atlantic" ||
+		served[2].Kind != relay.Answer || served[2].Answers[0] != "again" {
 		t.Errorf("A served %+v; want the three answers only: not the stale cancellation, nor StopLost's", served)
 	}
 	mu.Unlock()
@@ -104,15 +104,15 @@ func TestRelay(t *testing.T) {
 	defer b2.Close()
 	done := make(chan error, 1)
 	go func() {
-		_, err := b2.Relay(ctx, "r2", deepresearch.Relayed{Kind: deepresearch.RelayCancel})
+		_, err := b2.Relay(ctx, "r2", relay.Request{Kind: relay.Cancel})
 		done <- err
 	}()
 	if err := c2.WaitArmed(ctx, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	c2.Advance(20 * time.Second)
-	if err := <-done; !errors.Is(err, deepresearch.ErrRunElsewhere) {
-		t.Errorf("a word for a run nobody serves: %v; want ErrRunElsewhere", err)
+	if err := <-done; !errors.Is(err, relay.ErrUnanswered) {
+		t.Errorf("a word for a run nobody serves: %v; want relay.ErrUnanswered", err)
 	}
 	keys, err := kv.ListKeysFiltered(ctx, "ask.>", "reply.>")
 	if err != nil {

@@ -238,7 +238,13 @@ func TestSurvey(t *testing.T) {
 	release := make(chan struct{})
 	w := &natsrun.Worker{JS: js, Config: cfg, Name: "w1", Concurrency: 1,
 		Handle: func(ctx context.Context, task natsrun.Task) (json.RawMessage, error) {
-			took <- task
+			// A task taken after the first, as the worker stops, is
+			// not waited for: the worker gives it back.
+			select {
+			case took <- task:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 			select {
 			case <-release:
 			case <-ctx.Done():

@@ -181,7 +181,7 @@ func serve(cmd *cobra.Command, configFile string) error {
 	if cluster != nil {
 		// A run whose lease another server took over stops here; a
 		// person's word given to another server for a run in progress
-		// here reaches it through the store (deepresearch.Relay).
+		// here reaches it through the store (relay.Store).
 		cluster.OnLost(natsrun.StopLost(runs))
 	}
 	var survey httpapi.ClusterFunc // GET /v1/cluster, with NATS
