@@ -143,23 +143,14 @@ func syncHostile(t *testing.T, dir string) {
 	})
 }
 
-// procStatus returns a size of /proc/self/status (VmData, VmHWM), in bytes.
+// procStatus returns a size of /proc/self/status (VmData, VmHWM, VmSize), in
+// bytes.
 func procStatus(t *testing.T, field string) uint64 {
-	status, err := os.ReadFile("/proc/self/status")
+	n, err := heappeak.Status(field)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range bytes.Lines(status) {
-		if rest, ok := bytes.CutPrefix(line, []byte(field+":")); ok {
-			kb, err := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no %s in /proc/self/status", field)
-	return 0
+	return n
 }
 
 // setDataLimit caps the data segment of this process (RLIMIT_DATA).

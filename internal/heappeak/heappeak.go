@@ -3,8 +3,12 @@
 package heappeak
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -46,4 +50,24 @@ func Start() (stop func() float64) {
 		wg.Wait()
 		return float64(peak) / (1 << 20)
 	}
+}
+
+// Status returns a size from /proc/self/status (VmData, VmHWM, VmSize),
+// in bytes: what tests that cap a child process's memory measure. It
+// fails where the file is missing (not Linux) or lacks the field.
+func Status(field string) (uint64, error) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range bytes.Lines(status) {
+		if rest, ok := bytes.CutPrefix(line, []byte(field+":")); ok {
+			kb, err := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("/proc/self/status %s: %w", field, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("/proc/self/status has no %s", field)
 }

@@ -1,17 +1,16 @@
 package pdftext
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 
+	"github.com/deepresearch/deepresearch/internal/heappeak"
 	"github.com/deepresearch/deepresearch/internal/hostile"
 )
 
@@ -55,24 +54,14 @@ func TestBombUnderMemoryLimit(t *testing.T) {
 // dataSize returns the size of this process's data segment (VmData).
 func dataSize(t *testing.T) uint64 { return statusSize(t, "VmData") }
 
-// statusSize returns a size of /proc/self/status (VmData, VmSize), in
+// statusSize returns a size of /proc/self/status (VmData, VmHWM, VmSize), in
 // bytes.
 func statusSize(t *testing.T, field string) uint64 {
-	status, err := os.ReadFile("/proc/self/status")
+	n, err := heappeak.Status(field)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range bytes.Lines(status) {
-		if rest, ok := bytes.CutPrefix(line, []byte(field+":")); ok {
-			kb, err := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no %s in /proc/self/status", field)
-	return 0
+	return n
 }
 
 const childShort = "PDFTEXT_SHORT_CHILD"
