@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,6 +26,7 @@ import (
 
 	"github.com/deepresearch/deepresearch"
 	"github.com/deepresearch/deepresearch/deepresearchtest"
+	"github.com/deepresearch/deepresearch/internal/freeport"
 	"github.com/deepresearch/deepresearch/natsrun"
 	"github.com/deepresearch/deepresearch/runstore"
 	"github.com/deepresearch/deepresearch/worker"
@@ -147,7 +146,7 @@ func cluster(t *testing.T) ([]*natsrun.Embedded, string) {
 	t.Helper()
 	var ports []int
 	for len(ports) < 3 {
-		if p := freePort(t); !slices.Contains(ports, p) {
+		if p := freeport.Port(t); !slices.Contains(ports, p) {
 			ports = append(ports, p)
 		}
 	}
@@ -225,27 +224,6 @@ func awaitMetaLeader(t *testing.T, nodes []*natsrun.Embedded) {
 	case <-ctx.Done():
 		t.Fatal("the cluster elected no JetStream meta leader")
 	}
-}
-
-// freePort returns a loopback port that is free now, from below the
-// ports the system gives outgoing connections (32768 and up on Linux,
-// 49152 and up on others): a port from that range, once its listener is
-// closed, may be taken by a connection the test makes (a route, a
-// worker's client) before the node listens on it, and the node would not
-// start.
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 100 {
-		p := 20000 + rand.IntN(12000)
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-		if err != nil {
-			continue // taken
-		}
-		l.Close()
-		return p
-	}
-	t.Fatal("no free port from 20000 to 32000 on the loopback interface")
-	return 0
 }
 
 // connect connects to urls and sets the streams up as testConfig says

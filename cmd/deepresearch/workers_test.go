@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/deepresearch/deepresearch/internal/freeport"
 	"github.com/deepresearch/deepresearch/internal/journal"
 	"github.com/deepresearch/deepresearch/natsrun"
 )
@@ -53,7 +53,7 @@ func natsCluster(t *testing.T) ([]*proc, string) {
 	t.Helper()
 	var ports, cports []int
 	for range 3 {
-		ports, cports = append(ports, freePort(t)), append(cports, freePort(t))
+		ports, cports = append(ports, freeport.Port(t)), append(cports, freeport.Port(t))
 	}
 	var nodes []*proc
 	var urls []string
@@ -73,16 +73,6 @@ func natsCluster(t *testing.T) ([]*proc, string) {
 		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
 	}
 	return nodes, strings.Join(urls, ",")
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // TestRunOnWorkers runs the question as a coordinator (`run --nats`) and
