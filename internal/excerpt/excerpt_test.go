@@ -127,10 +127,7 @@ func TestScoreRarity(t *testing.T) {
 // line, are one block.
 func TestCodeWithoutFences(t *testing.T) {
 	text := "The simplest use of a Scanner, to read standard input as a set of lines.\n\npackage main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tscanner := bufio.NewScanner(os.Stdin)\n\tfor scanner.Scan() {\n\t}\n}\n\nIf the lines are long, set a buffer.\n\nlock(l)\ndefer unlock(l) // unlocking happens before surrounding function returns\n"
-	var kinds []Kind
-	for _, u := range Units(text) {
-		kinds = append(kinds, u.Kind)
-	}
+	kinds := kindsOf(Units(text))
 	want := []Kind{Prose, Code, Prose, Code}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
@@ -148,10 +145,7 @@ func TestCodeWithoutFences(t *testing.T) {
 func TestCommaLeadsIntoCode(t *testing.T) {
 	text := "A log record consists of a time and a level. As an example,\n\n\tslog.Info(\"hello\", \"count\", 3)\n\n\tslog.Warn(\"careful\")\n\ncreates a record containing the time of the call.\n"
 	us := Units(text)
-	var kinds []Kind
-	for _, u := range us {
-		kinds = append(kinds, u.Kind)
-	}
+	kinds := kindsOf(us)
 	if want := []Kind{Prose, Code, Prose}; fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Fatalf("kinds %v, want %v", kinds, want)
 	}
@@ -244,10 +238,7 @@ func TestRestructuredText(t *testing.T) {
 func TestSentenceBrokenByADeclaration(t *testing.T) {
 	text := "Functions of the form\n\n\tfunc BenchmarkXxx(*testing.B)\n\nare considered benchmarks, and are executed by the go test command.\n"
 	us := Units(text)
-	var kinds []Kind
-	for _, u := range us {
-		kinds = append(kinds, u.Kind)
-	}
+	kinds := kindsOf(us)
 	if want := []Kind{Prose, Code, Prose}; fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Fatalf("kinds %v, want %v", kinds, want)
 	}
@@ -317,4 +308,13 @@ func TestLongFencedBlockPiecesAreFenced(t *testing.T) {
 			t.Errorf("%d lines: the text after the block is %+v", lines, last)
 		}
 	}
+}
+
+// kindsOf returns the kinds of us, in order.
+func kindsOf(us []Unit) []Kind {
+	var kinds []Kind
+	for _, u := range us {
+		kinds = append(kinds, u.Kind)
+	}
+	return kinds
 }

@@ -176,7 +176,7 @@ func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
 // them, when the agent opened it (a search's snippets come first in
 // units, and may be from anywhere in the document); else units.
 func openingOf(blocks []block, n int, units []srcUnit) []srcUnit {
-	i := slices.IndexFunc(blocks, func(b block) bool { return b.num == n && b.search == 0 })
+	i := openedBlock(blocks, n)
 	if i < 0 {
 		return units
 	}
@@ -194,6 +194,12 @@ func openingOf(blocks []block, n int, units []srcUnit) []srcUnit {
 		return units
 	}
 	return out
+}
+
+// openedBlock returns the index of the block holding source n's opened
+// text (not a search's snippet), -1 when the agent did not open it.
+func openedBlock(blocks []block, n int) int {
+	return slices.IndexFunc(blocks, func(b block) bool { return b.num == n && b.search == 0 })
 }
 
 // nameHeading reports whether a heading names a thing — a setting, an
@@ -423,11 +429,12 @@ func report(msgs []llms.MessageContent) string {
 	// An example brings a source only where the prose leaves room: code
 	// repeats the question's words as names and comments, and would push
 	// out the sources whose prose answers.
+	quotable := func(c cand) bool { return c.rel >= relativeFloor*best || asked(c.num) }
 	var sources []int
 	bySource := map[int][]cand{}
 	for _, code := range []bool{false, true} {
 		for _, c := range cands {
-			if (c.Kind == excerpt.Code) != code || c.rel < relativeFloor*best && !asked(c.num) {
+			if (c.Kind == excerpt.Code) != code || !quotable(c) {
 				continue
 			}
 			if !slices.Contains(sources, c.num) && len(sources) < maxEvidenceSources && (len(sources) < 2 || c.rel >= sourceFloor*best || asked(c.num)) {
@@ -436,7 +443,7 @@ func report(msgs []llms.MessageContent) string {
 		}
 	}
 	for _, c := range cands {
-		if slices.Contains(sources, c.num) && (c.rel >= relativeFloor*best || asked(c.num)) {
+		if slices.Contains(sources, c.num) && quotable(c) {
 			bySource[c.num] = append(bySource[c.num], c)
 		}
 	}
@@ -536,7 +543,7 @@ func report(msgs []llms.MessageContent) string {
 		// find ("The WithCancel, WithDeadline, and WithTimeout functions
 		// …" for a goroutine asked to stop its work). Another lead keeps,
 		// after its first paragraph, what bears on the task.
-		whole := first[n] == 1 && slices.ContainsFunc(blocks, func(b block) bool { return b.num == n && b.search == 0 })
+		whole := first[n] == 1 && openedBlock(blocks, n) >= 0
 		used := 0
 		for k, u := range opening[start:] {
 			if used+len(u.Text) > leadBudget || size+len(u.Text) > maxEvidenceBytes || u.Kind == excerpt.Table {
