@@ -309,6 +309,7 @@ func report(msgs []llms.MessageContent) string {
 	terms := weightedTerms(task, objective(msgs))
 	own := questionStems(stripScaffold(task))
 	blocks := allBlocks(msgs)
+	withAbbreviations(own, terms, definedAbbreviations(blocks))
 	prior := priors(blocks)
 	fu, isFollowUp := followUpOf(msgs)
 	order, units := sourceUnits(blocks)

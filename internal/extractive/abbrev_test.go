@@ -1,0 +1,58 @@
+package extractive
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/purpose"
+)
+
+func TestDefinedAbbreviations(t *testing.T) {
+	text := "Package csv reads and writes comma-separated values (CSV) files. " +
+		"The Network File System (NFS) and the Domain Name System (DNS) are services. " +
+		"A TLB (translation lookaside buffer) caches translations. " +
+		"It returns the value (OK) and the count (N). " + // not definitions
+		"See the manual (RTFM) for more."
+	got := definedAbbreviations([]block{{num: 1, text: text}})
+	want := map[string][]string{
+		"csv": {"comma", "separat", "valu"},
+		"nfs": {"file", "network", "system"},
+		"dns": {"domain", "name", "system"},
+		"tlb": {"buffer", "lookasid", "transl"},
+	}
+	for abbr, stems := range want {
+		exp, ok := got[abbr]
+		if !ok {
+			t.Errorf("%s is not found as defined; got %v", abbr, got)
+			continue
+		}
+		if k := slices.Sorted(maps.Keys(exp)); !slices.Equal(k, stems) {
+			t.Errorf("%s expands to %v, want %v", abbr, k, stems)
+		}
+	}
+	for _, abbr := range []string{"ok", "n", "rtfm"} {
+		if _, ok := got[abbr]; ok {
+			t.Errorf("%s is taken as defined: %v", abbr, got[abbr])
+		}
+	}
+}
+
+// TestReporterReadsAnAbbreviationAsItsExpansion: a passage that writes
+// the abbreviation a source defines ("CSV") bears on a question that
+// writes it out ("comma-separated values") as one in the question's words
+// would: the Writer's passage answers how to write the files.
+func TestReporterReadsAnAbbreviationAsItsExpansion(t *testing.T) {
+	page := "[1] Package csv (encoding/csv)\nURL: https://pkg.go.dev/encoding/csv\nLocation: type Writer\n" +
+		"Package csv reads and writes comma-separated values (CSV) files.\n\n" +
+		"## type Writer\n\nA Writer writes records using CSV encoding, NewWriter returns one.\n\n" +
+		"## type Reader\n\nA Reader reads records from a CSV-encoded file.\n"
+	msgs := []llms.MessageContent{human("Question: How do I write comma-separated values files?"), toolMsg("c1", "search", page)}
+	out := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	if !strings.Contains(out, "NewWriter returns one") {
+		t.Errorf("the passage that writes the abbreviation is not quoted:\n%s", out)
+	}
+}
