@@ -115,7 +115,11 @@ func spell(ws []string, letters string) bool {
 // abbreviation the sources define whose expansion the question writes out
 // whole: a passage that writes "CSV" then shares the question's terms as
 // one that writes "comma-separated values" does. It weighs as the
-// heaviest of its expansion's stems.
+// heaviest of its expansion's stems. A question that writes the
+// abbreviation ("How does RAID combine disks?") gains its expansion's
+// stems as terms only, each at the abbreviation's weight shared among
+// them: a passage that writes the words out ranks a little higher, but
+// need not hold them to bear on the question.
 func withAbbreviations(own map[string]bool, weights map[string]float64, defined map[string]map[string]bool) {
 	for abbr, exp := range defined {
 		if own[abbr] {

@@ -56,3 +56,26 @@ func TestReporterReadsAnAbbreviationAsItsExpansion(t *testing.T) {
 		t.Errorf("the passage that writes the abbreviation is not quoted:\n%s", out)
 	}
 }
+
+// TestWithAbbreviations: a question that writes the expansion out gains
+// the abbreviation as one of its own terms, at its heaviest word's weight;
+// one that writes the abbreviation weighs the expansion's words lightly,
+// as terms only.
+func TestWithAbbreviations(t *testing.T) {
+	defined := map[string]map[string]bool{
+		"csv":  {"comma": true, "separat": true, "valu": true},
+		"raid": {"redundant": true, "array": true, "independent": true, "disk": true},
+	}
+	own := map[string]bool{"write": true, "comma": true, "separat": true, "valu": true, "file": true}
+	w := map[string]float64{"write": 1, "comma": 2, "separat": 2, "valu": 2, "file": 2}
+	withAbbreviations(own, w, defined)
+	if !own["csv"] || w["csv"] != 2 {
+		t.Errorf("the written-out expansion does not bring its abbreviation: own %v, weights %v", own, w)
+	}
+	own = map[string]bool{"raid": true, "combin": true}
+	w = map[string]float64{"raid": 2, "combin": 2}
+	withAbbreviations(own, w, defined)
+	if own["array"] || w["array"] != 0.5 || w["combin"] != 2 {
+		t.Errorf("the abbreviation's expansion is not weighed lightly as terms only: own %v, weights %v", own, w)
+	}
+}

@@ -1100,3 +1100,46 @@ func TestResearcherOpensTheQuestionsTopDocument(t *testing.T) {
 		t.Errorf("opened %v, want [1 3]: the question's top document, then the best match", opened)
 	}
 }
+
+// TestWriterOpensASectionWithACitedSource: once a report cites its four
+// sources, a section whose best passage is of a fifth opens with one
+// nearly as good of a source already cited, so the report does not pad its
+// citations; a section's own subject's source (a side of a comparison,
+// "thread" for "Thread") is cited however many the report has.
+func TestWriterOpensASectionWithACitedSource(t *testing.T) {
+	prompt := func(fifth string) string {
+		return `Question: How do a process and a thread differ?
+
+## Findings
+
+### Process
+A process is a program in execution with its own address space, unlike a thread. [1]
+
+Each process has a process identifier and a parent process. [2]
+
+A process may hold several threads, each thread sharing its memory. [3]
+
+Creating a process copies its parent's memory; creating a thread shares it. [4]
+
+### Thread
+A thread is the unit of execution a process schedules, and a process holds one thread at least. [5]
+
+Threads of a process share its memory, while each process has its own. [1]
+
+## Sources
+[1] process — file:///doc/process.txt
+[2] process identifier — file:///doc/pid.txt
+[3] multithreading — file:///doc/multithreading.txt
+[4] fork — file:///doc/fork.txt
+[5] ` + fifth + ` — file:///doc/fifth.txt
+`
+	}
+	out := generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(prompt("scheduler"))}).Content
+	if strings.Contains(out, "[5]") || !strings.Contains(out, "Threads of a process share its memory") {
+		t.Errorf("the section cites a fifth source where a cited one has a passage nearly as good:\n%s", out)
+	}
+	out = generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(prompt("thread"))}).Content
+	if !strings.Contains(out, "A thread is the unit of execution a process schedules") {
+		t.Errorf("the section's own subject's source is left out:\n%s", out)
+	}
+}

@@ -16,14 +16,14 @@ const (
 	maxSectionedUnits = 7
 	// maxReportSources caps the sources a report cites beyond the first
 	// passage of each section: a report cites the few sources that answer,
-	// not every one the research kept.
-	maxReportSources = 5
-	// freeReportSources are cited for any passage; each further one, up
-	// to maxReportSources, for a passage of at least extraSourceRel of the
-	// best passage's coverage.
-	freeReportSources = 4
-	extraSourceRel    = 0.75
-	maxTitleWords     = 12
+	// not every one the research kept. A fifth for a passage nearly as
+	// good as the best cost more citations than it gained answers.
+	maxReportSources = 4
+	// nearlyAsGood is how close to a section's best passage one from a
+	// source the report already cites must come to open the section in
+	// its place.
+	nearlyAsGood  = 0.75
+	maxTitleWords = 12
 )
 
 // NoSectionEvidence is written under a findings section with no cited
@@ -304,17 +304,11 @@ func write(msgs []llms.MessageContent) string {
 		return "[" + m + "]"
 	}
 	cited := map[string]bool{}
-	bestRel := 0.0
-	for _, p := range all {
-		bestRel = max(bestRel, p.rel)
-	}
 	fits := func(p passage) bool {
 		if slices.ContainsFunc(p.markers, func(m string) bool { return cited[doc(m)] }) {
 			return true
 		}
-		// A source past the first few is cited for a passage nearly as
-		// good as the best.
-		return len(cited) < freeReportSources || len(cited) < maxReportSources && p.rel >= extraSourceRel*bestRel
+		return len(cited) < maxReportSources
 	}
 	cite := func(p passage) {
 		for _, m := range p.markers {
@@ -357,6 +351,16 @@ func write(msgs []llms.MessageContent) string {
 			return ""
 		}
 		return strings.Join(append([]string{plural(len(items), "matching row") + " of " + tables[i].title + " were found:", ""}, items...), "\n")
+	}
+	// namedFor reports whether a source p cites is named after the
+	// section's subject: its title's key words are the section's
+	// ("thread.txt" for "Thread").
+	namedFor := func(p passage, title string) bool {
+		sub := stemSet(title)
+		return slices.ContainsFunc(p.markers, func(m string) bool {
+			st := stemSet(titles[m])
+			return len(st) > 0 && subset(st, sub)
+		})
 	}
 	var b strings.Builder
 	b.WriteString("# " + titleOf(q) + "\n")
@@ -432,8 +436,19 @@ func write(msgs []llms.MessageContent) string {
 		var pick []int
 		byRel := slices.Clone(perSection[si])
 		slices.SortStableFunc(byRel, func(a, b int) int { return cmp.Compare(all[b].rel, all[a].rel) })
-		for _, i := range byRel {
-			if used[i] || all[i].dup && all[i].within(quoted) || len(pick) >= maxSectionUnits || len(pick) > 0 && !fits(all[i]) {
+		open := func(i int) bool { return !used[i] && !(all[i].dup && all[i].within(quoted)) }
+		for k, i := range byRel {
+			if !open(i) || len(pick) >= maxSectionUnits || len(pick) > 0 && !fits(all[i]) {
+				continue
+			}
+			if len(pick) == 0 && !fits(all[i]) && !namedFor(all[i], sec.title) && slices.ContainsFunc(byRel[k+1:], func(j int) bool {
+				return open(j) && fits(all[j]) && all[j].rel >= nearlyAsGood*all[i].rel
+			}) {
+				// A section opens with its best passage even past the
+				// report's sources, unless one nearly as good is of a
+				// source the report cites already; a source named after
+				// the section's subject (a side of a comparison) is its
+				// own.
 				continue
 			}
 			used[i] = true
