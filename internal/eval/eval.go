@@ -175,6 +175,8 @@ type Result struct {
 	// report.
 	Keyed                          bool
 	EvidenceMissing, ReportMissing []string
+	// UpFront says every fact is in the report's Opening.
+	UpFront bool
 	// ShownMissing are the facts missing from what the agents were shown,
 	// when that was recorded (Answer.Shown).
 	ShownMissing []string
@@ -213,7 +215,10 @@ type Summary struct {
 	ShownRecall  float64
 	RecordsShown bool
 	Answered     float64
-	Reported     bool
+	// AnsweredUpFront is the share whose facts all occur in the report's
+	// Opening: what a reader who stops after its first screen learns.
+	AnsweredUpFront float64
+	Reported        bool
 	// ReportWords is the median report's length in words (its text
 	// without link targets), when Reported: what a reader reads for an
 	// answer, kept in view beside answered.
@@ -266,6 +271,10 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 				if r.ReportMissing = MissingFacts(q.Facts, a.Report); len(r.ReportMissing) == 0 {
 					s.Answered++
 				}
+				if len(MissingFacts(q.Facts, Opening(a.Report))) == 0 {
+					r.UpFront = true
+					s.AnsweredUpFront++
+				}
 			}
 		}
 		for _, task := range a.Tasks {
@@ -312,6 +321,7 @@ func Evaluate(ctx context.Context, name string, qs []Question, answer Answerer, 
 		s.EvidenceRecall /= float64(s.Keyed)
 		s.ShownRecall /= float64(s.Keyed)
 		s.Answered /= float64(s.Keyed)
+		s.AnsweredUpFront /= float64(s.Keyed)
 	}
 	if s.Cited > 0 {
 		s.Precision = float64(onTopic) / float64(s.Cited)
@@ -434,6 +444,7 @@ func Table(w io.Writer, sums ...Summary) {
 	}
 	row("evidence recall (every fact in what the agents handed the writer; plain search: in its documents)", func(s Summary) string { return keyed(s.EvidenceRecall, true)(s) })
 	row("answered (every fact in the report)", func(s Summary) string { return keyed(s.Answered, s.Reported)(s) })
+	row("answered up front (every fact in the report's first 100 words)", func(s Summary) string { return keyed(s.AnsweredUpFront, s.Reported)(s) })
 	row("precision (expected, sharing a key term, or a second hop)", func(s Summary) string { return pct(s.Precision) })
 	row("strict precision (expected)", func(s Summary) string { return pct(s.StrictPrecision) })
 	row("documents cited per question", func(s Summary) string {
@@ -565,4 +576,19 @@ func NoSubject(question, task string) bool {
 		return true
 	}
 	return false
+}
+
+// OpeningWords is how much of a report Opening keeps: about the first
+// screen of it, what a reader who stops there has read.
+const OpeningWords = 100
+
+// Opening is the first OpeningWords words of a Markdown report, its
+// title line and link targets left out.
+func Opening(report string) string {
+	body := report
+	if strings.HasPrefix(body, "# ") {
+		_, body, _ = strings.Cut(body, "\n")
+	}
+	ws := strings.Fields(linkTarget.ReplaceAllString(body, "]"))
+	return strings.Join(ws[:min(len(ws), OpeningWords)], " ")
 }

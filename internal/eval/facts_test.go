@@ -353,3 +353,32 @@ func TestShown(t *testing.T) {
 		t.Errorf("a second answer shows %d texts, want its own one", len(a.Shown))
 	}
 }
+
+// TestAnsweredUpFront: a report answers up front when its facts are in
+// its first OpeningWords words, title line and link targets aside; one
+// whose facts come later is answered, not up front.
+func TestAnsweredUpFront(t *testing.T) {
+	doc := func(context.Context, string) (eval.Doc, error) {
+		return eval.Doc{Title: "Package bufio", Text: "Scanner NewScanner"}, nil
+	}
+	qs := []eval.Question{
+		{ID: "a", Question: "How do I read a file line by line?", Expect: []string{"pkg/bufio.md"}, Facts: [][]string{{"Scanner"}}},
+		{ID: "b", Question: "How do I read lines of input?", Expect: []string{"pkg/bufio.md"}, Facts: [][]string{{"NewScanner"}}},
+	}
+	long := strings.Repeat("word ", eval.OpeningWords)
+	answers := map[string]eval.Answer{
+		"How do I read a file line by line?": {Reported: true, Report: "# Scanning files\n\nUse a Scanner [[1]](" + strings.Repeat("https://pkg.go.dev/bufio/", 30) + ").\n\n" + long},
+		"How do I read lines of input?":      {Reported: true, Report: "# NewScanner\n\n" + long + "\n\nCall NewScanner [1]."},
+	}
+	answer := func(_ context.Context, q string) (eval.Answer, error) { return answers[q], nil }
+	s, rs, err := eval.Evaluate(context.Background(), "research", qs, answer, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Answered != 1 || s.AnsweredUpFront != 0.5 || !rs[0].UpFront || rs[1].UpFront {
+		t.Errorf("answered %v, up front %v (%v, %v); want 1, 0.5 (true, false)", s.Answered, s.AnsweredUpFront, rs[0].UpFront, rs[1].UpFront)
+	}
+	if got := eval.Opening("# T\n\nOne [[1]](https://x.example/a) two.\n\n## Part\n\nthree"); got != "One [[1]] two. ## Part three" {
+		t.Errorf("Opening = %q", got)
+	}
+}

@@ -273,6 +273,8 @@ func (c *Comparison) Print(w io.Writer, verbose bool) {
 			fmt.Fprintln(w)
 			if why := r.Why(); why != "" {
 				fmt.Fprintf(w, "  not answered: %s\n", why)
+			} else if r.Reported && !r.UpFront {
+				fmt.Fprintf(w, "  answered below the first %d words: %q\n", OpeningWords, Opening(r.Report))
 			}
 		}
 	}
