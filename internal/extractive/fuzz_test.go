@@ -54,3 +54,42 @@ func FuzzChunks(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWriterQuotesOnce checks two promises of the writer, the lead
+// included: it cites only numbers its findings cite, and it quotes no
+// cited sentence twice.
+func FuzzWriterQuotesOnce(f *testing.F) {
+	f.Add("Use NewRequestWithContext to make a request with a timeout. [1] Response represents the response. [1]\n\nSet http.Client.Timeout for every request. [2]", "Timeout sets a request's limit, as in overcommit_memory=2. [2]")
+	f.Add("A [1] b [2].\n\n```\ncode\n```\n\nc d e f g [3]:", "Example X [1]:\n\n```\nx\n```")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		prompt := "Question: How do I make an HTTP request with a timeout?\n\n## Findings\n\n### Overview\n" + a + "\n\n### Second part\n" + b +
+			"\n\n## Sources\n[1] One — https://example.com/1\n[2] Two — https://example.com/2\n[3] Three — https://example.com/3\n"
+		findings := "\n" + a + "\n" + b
+		out := write([]llms.MessageContent{human(prompt)})
+		allowed := map[string]bool{}
+		for _, m := range citeRe.FindAllStringSubmatch(findings, -1) {
+			allowed[m[1]] = true
+		}
+		for _, m := range citeRe.FindAllStringSubmatch(out, -1) {
+			if !allowed[m[1]] {
+				t.Fatalf("cites [%s], which the findings do not\nreport:\n%s", m[1], out)
+			}
+		}
+		seen := map[string]bool{}
+		for _, par := range strings.Split(out, "\n\n") {
+			if strings.HasPrefix(par, "```") || strings.HasPrefix(par, "#") {
+				continue
+			}
+			for _, s := range sentences(par) {
+				if !hasMarkerRe.MatchString(s) {
+					continue
+				}
+				k := normalize(sourceMarkerRe.ReplaceAllString(s, ""))
+				if k != "" && seen[k] {
+					t.Fatalf("quotes %q twice\nreport:\n%s", s, out)
+				}
+				seen[k] = true
+			}
+		}
+	})
+}

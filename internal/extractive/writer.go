@@ -310,9 +310,13 @@ func write(msgs []llms.MessageContent) string {
 		}
 		return len(cited) < maxReportSources
 	}
+	var citedOrder []string // the documents in the order the report first cites them
 	cite := func(p passage) {
 		for _, m := range p.markers {
-			cited[doc(m)] = true
+			if d := doc(m); !cited[d] {
+				cited[d] = true
+				citedOrder = append(citedOrder, d)
+			}
 		}
 	}
 	used := map[int]bool{}
@@ -421,59 +425,98 @@ func write(msgs []llms.MessageContent) string {
 	if len(all) > 0 && !covers {
 		b.WriteString("\n" + NoDirectAnswer + "\n")
 	}
-	switch {
-	case intro >= 0:
-		used[intro] = true
-		cite(all[intro])
-		b.WriteString("\n" + render(intro) + "\n")
-	case len(all) == 0:
-		b.WriteString("\n" + NoReportEvidence + "\n")
-	}
+	// body writes the introduction and the sections, after the sentences
+	// of the lead (quoting none of them again).
+	body := func(lead []passage) string {
+		cited, used, rendered, quoted, citedOrder = map[string]bool{}, map[int]bool{}, map[int]bool{}, map[string]bool{}, nil
+		var out strings.Builder
+		if len(lead) > 0 {
+			var lines []string
+			for _, p := range lead {
+				if f := p.fresh(quoted); f.text != "" {
+					cite(f)
+					lines = append(lines, attributed(f, kb))
+				}
+			}
+			out.WriteString("\n" + strings.Join(lines, " ") + "\n")
+		}
+		switch {
+		case intro >= 0:
+			used[intro] = true
+			cite(all[intro])
+			if r := render(intro); r != "" {
+				out.WriteString("\n" + r + "\n")
+			}
+		case len(all) == 0:
+			out.WriteString("\n" + NoReportEvidence + "\n")
+		}
 
-	for si, sec := range secs {
-		// The section's passages that cover the question best, quoted in
-		// findings order.
-		var pick []int
-		byRel := slices.Clone(perSection[si])
-		slices.SortStableFunc(byRel, func(a, b int) int { return cmp.Compare(all[b].rel, all[a].rel) })
-		open := func(i int) bool { return !used[i] && !(all[i].dup && all[i].within(quoted)) }
-		for k, i := range byRel {
-			if !open(i) || len(pick) >= maxSectionUnits || len(pick) > 0 && !fits(all[i]) {
-				continue
+		for si, sec := range secs {
+			// The section's passages that cover the question best, quoted in
+			// findings order.
+			var pick []int
+			byRel := slices.Clone(perSection[si])
+			slices.SortStableFunc(byRel, func(a, b int) int { return cmp.Compare(all[b].rel, all[a].rel) })
+			open := func(i int) bool { return !used[i] && !(all[i].dup && all[i].within(quoted)) }
+			for k, i := range byRel {
+				if !open(i) || len(pick) >= maxSectionUnits || len(pick) > 0 && !fits(all[i]) {
+					continue
+				}
+				if len(pick) == 0 && !fits(all[i]) && !namedFor(all[i], sec.title) && slices.ContainsFunc(byRel[k+1:], func(j int) bool {
+					return open(j) && fits(all[j]) && all[j].rel >= nearlyAsGood*all[i].rel
+				}) {
+					// A section opens with its best passage even past the
+					// report's sources, unless one nearly as good is of a
+					// source the report cites already; a source named after
+					// the section's subject (a side of a comparison) is its
+					// own.
+					continue
+				}
+				used[i] = true
+				cite(all[i])
+				pick = append(pick, i)
 			}
-			if len(pick) == 0 && !fits(all[i]) && !namedFor(all[i], sec.title) && slices.ContainsFunc(byRel[k+1:], func(j int) bool {
-				return open(j) && fits(all[j]) && all[j].rel >= nearlyAsGood*all[i].rel
-			}) {
-				// A section opens with its best passage even past the
-				// report's sources, unless one nearly as good is of a
-				// source the report cites already; a source named after
-				// the section's subject (a side of a comparison) is its
-				// own.
-				continue
+			slices.Sort(pick)
+			var lines []string
+			for _, i := range pick {
+				if rendered[i] {
+					continue // a row its table's first row listed
+				}
+				if r := render(i); r != "" {
+					lines = append(lines, r)
+				}
 			}
-			used[i] = true
-			cite(all[i])
-			pick = append(pick, i)
+			text := NoSectionEvidence
+			if len(lines) > 0 {
+				text = strings.Join(lines, "\n\n")
+			} else if covered[si] || slices.ContainsFunc(perSection[si], func(i int) bool { return used[i] || all[i].within(quoted) }) {
+				continue // what it found is quoted above
+			}
+			out.WriteString("\n## " + sec.title + "\n\n" + text + "\n")
 		}
-		slices.Sort(pick)
-		var lines []string
-		for _, i := range pick {
-			if rendered[i] {
-				continue // a row its table's first row listed
-			}
-			if r := render(i); r != "" {
-				lines = append(lines, r)
-			}
-		}
-		text := NoSectionEvidence
-		if len(lines) > 0 {
-			text = strings.Join(lines, "\n\n")
-		} else if covered[si] || slices.ContainsFunc(perSection[si], func(i int) bool { return used[i] || all[i].within(quoted) }) {
-			continue // what it found is quoted above
-		}
-		b.WriteString("\n## " + sec.title + "\n\n" + text + "\n")
+		return out.String()
 	}
-	return b.String()
+	out := body(nil)
+	// The lead: the sentences that answer, of the first sources the
+	// report cites (those it cites past maxReportSources, for a section's
+	// first passage, would take the place of others when cited first),
+	// above the introduction that gives them their context; the report is
+	// written again without them below. Not for a question answered by
+	// the rows that match it.
+	if intro >= 0 && !listQuestion(q) {
+		first := citedOrder[:min(len(citedOrder), maxReportSources)]
+		ofCited := func(p passage) bool {
+			return !slices.ContainsFunc(p.markers, func(m string) bool { return !slices.Contains(first, doc(m)) })
+		}
+		var lead []passage
+		for _, l := range leadOf(all, q, qterms, own, titles, ofCited) {
+			lead = append(lead, passage{text: l.text, markers: distinctMarkers(l.text)})
+		}
+		if len(lead) > 0 {
+			out = body(lead)
+		}
+	}
+	return b.String() + out
 }
 
 // writeSection answers a section writer: the section's body, no heading —
