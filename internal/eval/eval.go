@@ -444,7 +444,7 @@ func Table(w io.Writer, sums ...Summary) {
 	}
 	row("evidence recall (every fact in what the agents handed the writer; plain search: in its documents)", func(s Summary) string { return keyed(s.EvidenceRecall, true)(s) })
 	row("answered (every fact in the report)", func(s Summary) string { return keyed(s.Answered, s.Reported)(s) })
-	row("answered up front (every fact in the report's first 100 words)", func(s Summary) string { return keyed(s.AnsweredUpFront, s.Reported)(s) })
+	row(fmt.Sprintf("answered up front (every fact in the report's first %d words)", OpeningWords), func(s Summary) string { return keyed(s.AnsweredUpFront, s.Reported)(s) })
 	row("precision (expected, sharing a key term, or a second hop)", func(s Summary) string { return pct(s.Precision) })
 	row("strict precision (expected)", func(s Summary) string { return pct(s.StrictPrecision) })
 	row("documents cited per question", func(s Summary) string {

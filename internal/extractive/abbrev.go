@@ -1,7 +1,9 @@
 package extractive
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/deepresearch/deepresearch/internal/terms"
@@ -42,9 +44,13 @@ const (
 func definedAbbreviations(blocks []block) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	add := func(abbr string, words []string) {
+		lower := strings.ToLower(abbr)
+		if len(out) >= maxAbbrevs || !terms.IsKey(lower) {
+			return // an abbreviation that is a stop word ("IT", "CAN") no text's stems hold
+		}
 		st := terms.StemSet(strings.Join(words, " "))
-		key := terms.Stem(strings.ToLower(abbr))
-		if len(out) >= maxAbbrevs || len(st) < 2 || st[key] {
+		key := terms.Stem(lower)
+		if len(st) < 2 || st[key] {
 			return
 		}
 		if _, ok := out[key]; !ok {
@@ -121,12 +127,19 @@ func spell(ws []string, letters string) bool {
 // them: a passage that writes the words out ranks a little higher, but
 // need not hold them to bear on the question.
 func withAbbreviations(own map[string]bool, weights map[string]float64, defined map[string]map[string]bool) {
-	for abbr, exp := range defined {
-		if own[abbr] {
+	// In the abbreviations' order, and each expansion's word at the
+	// largest share it is given, so that the weights are the same every
+	// run (two abbreviations may share a word: "… protocol").
+	asked := map[string]bool{} // the abbreviations the question writes
+	for abbr := range defined {
+		asked[abbr] = own[abbr]
+	}
+	shares := map[string]float64{}
+	for _, abbr := range slices.Sorted(maps.Keys(defined)) {
+		exp := defined[abbr]
+		if asked[abbr] {
 			for st := range exp {
-				if weights[st] == 0 {
-					weights[st] = weights[abbr] / float64(len(exp))
-				}
+				shares[st] = max(shares[st], weights[abbr]/float64(len(exp)))
 			}
 			continue
 		}
@@ -139,5 +152,10 @@ func withAbbreviations(own map[string]bool, weights map[string]float64, defined 
 			w = max(w, weights[st])
 		}
 		weights[abbr] = max(weights[abbr], w)
+	}
+	for st, w := range shares {
+		if weights[st] == 0 {
+			weights[st] = w
+		}
 	}
 }

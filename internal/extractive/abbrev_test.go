@@ -79,3 +79,25 @@ func TestWithAbbreviations(t *testing.T) {
 		t.Errorf("the abbreviation's expansion is not weighed lightly as terms only: own %v, weights %v", own, w)
 	}
 }
+
+// TestWithAbbreviationsIsDeterministic: two abbreviations the question
+// writes share a word of their expansions ("… protocol"); the word weighs
+// the larger share, whichever the map gives first, and an abbreviation
+// that is a stop word ("IT") is never defined.
+func TestWithAbbreviationsIsDeterministic(t *testing.T) {
+	for range 50 {
+		defined := map[string]map[string]bool{
+			"tcp": {"transmiss": true, "control": true, "protocol": true},
+			"udp": {"user": true, "datagram": true, "protocol": true},
+		}
+		own := map[string]bool{"tcp": true, "udp": true}
+		w := map[string]float64{"tcp": 1, "udp": 2}
+		withAbbreviations(own, w, defined)
+		if w["protocol"] != 2.0/3 {
+			t.Fatalf("protocol weighs %v, want the larger share 2/3", w["protocol"])
+		}
+	}
+	if got := definedAbbreviations([]block{{num: 1, text: "Support for information technology (IT) and a controller area network (CAN)."}}); len(got) != 0 {
+		t.Errorf("stop words are taken as abbreviations: %v", got)
+	}
+}

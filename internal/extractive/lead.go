@@ -32,29 +32,26 @@ const (
 	maxNamesCounted = 1
 )
 
-// leadSentence is a candidate sentence of the lead, from passage pass of
-// the writer's passages.
+// leadSentence is a candidate sentence of the lead.
 type leadSentence struct {
 	text  string
-	pass  int
 	score float64
 	stems map[string]bool
 }
 
 // leadOf returns the lead: at most maxLeadSentences sentences of the
 // passages (none an earlier section repeats), best first, each bearing on
-// the question (bearsOn) and scoring, by its coverage of the question's
-// terms with its sources' titles plus what the names it adds weigh, at
-// least leadFloor of the best; none nearly repeating another, none of a
-// source the report may not cite (fits). It is nil when no sentence gives
-// a name the question lacks: coverage alone is what the introduction
-// already weighs. The order is the passages' and, within one, the
-// sentences', so it is the same every run.
+// the question (bearsOn), giving a name it lacks (answerNames) and
+// scoring, by its coverage of the question's terms with its sources'
+// titles plus what the names weigh, at least leadFloor of the best; none
+// nearly repeating another, none of a source the report may not cite
+// (fits). Coverage alone is what the introduction already weighs. Ties
+// go to the earlier passage, so the lead is the same every run.
 func leadOf(all []passage, q string, qterms map[string]float64, own map[string]bool, titles map[string]string, fits func(passage) bool) []leadSentence {
 	lowerQ := strings.ToLower(q)
+	qWords := terms.Tokens(lowerQ)
 	var cands []leadSentence
-	named := false
-	for i, p := range all {
+	for _, p := range all {
 		if p.dup {
 			continue
 		}
@@ -82,13 +79,15 @@ func leadOf(all []passage, q string, qterms map[string]float64, own map[string]b
 			for _, m := range markersOf(s) {
 				ctx += "\n" + titles[m]
 			}
-			names := answerNames(sourceMarkerRe.ReplaceAllString(s, ""), lowerQ)
-			named = named || names > 0
+			names := answerNames(sourceMarkerRe.ReplaceAllString(s, ""), lowerQ, qWords)
+			if names == 0 {
+				continue
+			}
 			sc := score(ctx, qterms) + nameWeight*float64(min(names, maxNamesCounted))
-			cands = append(cands, leadSentence{text: s, pass: i, score: sc, stems: stemSet(s)})
+			cands = append(cands, leadSentence{text: s, score: sc, stems: stemSet(s)})
 		}
 	}
-	if !named || len(cands) == 0 {
+	if len(cands) == 0 {
 		return nil
 	}
 	slices.SortStableFunc(cands, func(a, b leadSentence) int { return cmp.Compare(b.score, a.score) })
@@ -115,10 +114,10 @@ func leadOf(all []passage, q string, qterms map[string]float64, own map[string]b
 // address or a value are ("NewRequestWithContext", "overcommit_memory",
 // "sys.path", "/proc/sys/vm", "--race", "%p", "stable@vger.kernel.org",
 // "3.82", "clock_gettime()"). A plain word, capitalised or not, is none.
-func answerNames(s, q string) int {
+// qWords are the question's words (terms.Tokens of q).
+func answerNames(s, q string, qWords []string) int {
 	n := 0
 	var seen []string
-	qWords := terms.Tokens(q)
 	for _, w := range strings.Fields(s) {
 		w = strings.Trim(w, `"'“”‘’,;:!?*`+"`")
 		w = strings.TrimSuffix(strings.TrimRight(w, "."), "()")

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/deepresearch/deepresearch/internal/terms"
 )
 
 func TestAnswerNames(t *testing.T) {
@@ -20,7 +22,7 @@ func TestAnswerNames(t *testing.T) {
 		{"Run the tests with -race, e.g. in CI, as HTTP clients do.", 0}, // the question's own, an abbreviation, an acronym
 		{"The Reader converts all line endings; URLs and IDs are kept.", 0},
 	} {
-		if got := answerNames(c.s, q); got != c.want {
+		if got := answerNames(c.s, q, terms.Tokens(q)); got != c.want {
 			t.Errorf("answerNames(%q) = %d, want %d", c.s, got, c.want)
 		}
 	}
@@ -79,5 +81,44 @@ A Client's Timeout field limits the time of each request it makes, including rea
 	}
 	if !strings.Contains(out, "Response represents the response from an HTTP request. [1]") {
 		t.Errorf("the introduction is lost:\n%s", out)
+	}
+}
+
+// TestLeadLeavesSectionsTheirOwn: a section whose one passage of a cited
+// source went into the lead still quotes its own best passage, of a fifth
+// source, rather than vanishing behind the passage the lead took.
+func TestLeadLeavesSectionsTheirOwn(t *testing.T) {
+	prompt := `Question: How do a process and a thread differ?
+
+## Findings
+
+### Process
+A process is a program in execution with its own address space, unlike a thread. [1]
+
+Each process has a process identifier and a parent process. [2]
+
+A process may hold several threads, each thread sharing its memory. [3]
+
+Creating a process copies its parent's memory; creating a thread shares it. [4]
+
+### Thread
+A thread is the unit of execution a process schedules, and a process holds one thread at least. [5]
+
+Threads of a process share its memory through CLONE_VM, while each process has its own. [1]
+
+## Sources
+[1] process — file:///doc/process.txt
+[2] process identifier — file:///doc/pid.txt
+[3] multithreading — file:///doc/multithreading.txt
+[4] fork — file:///doc/fork.txt
+[5] scheduler — file:///doc/fifth.txt
+`
+	out := write([]llms.MessageContent{human(prompt)})
+	_, body, _ := strings.Cut(out, "\n\n")
+	if first, _, _ := strings.Cut(body, "\n\n"); !strings.Contains(first, "CLONE_VM") {
+		t.Errorf("the named sentence does not lead:\n%s", out)
+	}
+	if !strings.Contains(out, "## Thread") || !strings.Contains(out, "A thread is the unit of execution a process schedules") {
+		t.Errorf("the Thread section vanished behind the lead:\n%s", out)
 	}
 }

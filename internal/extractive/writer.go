@@ -236,13 +236,17 @@ func fenceOf(t string) string {
 
 // write answers a writer turn: a markdown report assembled from the
 // findings' own passages, each quoted whole (its cited sentences and the
-// command or table that goes with it), markers untouched. The
+// command or table that goes with it), markers untouched. It opens with
+// a lead, the few sentences that give the answer's names (leadOf); the
 // introduction is the passage that best covers the question; each
 // section then quotes up to maxSectionUnits of its own passages in
 // findings order. The report cites at most maxReportSources sources,
 // besides the first passage of each section: a passage all of whose
-// sources are new is left out once that many are cited. A sentence
-// without a citation marker is never quoted.
+// sources are new is left out once that many are cited. It is written
+// twice when it has a lead: once to learn which sources it cites, whose
+// sentences the lead may quote, then with the lead, whose sentences the
+// rest does not quote again. A sentence without a citation marker is
+// never quoted, and none is quoted twice.
 func write(msgs []llms.MessageContent) string {
 	q := field(msgs, "Question")
 	var secs []section
@@ -457,7 +461,9 @@ func write(msgs []llms.MessageContent) string {
 			var pick []int
 			byRel := slices.Clone(perSection[si])
 			slices.SortStableFunc(byRel, func(a, b int) int { return cmp.Compare(all[b].rel, all[a].rel) })
-			open := func(i int) bool { return !used[i] && !(all[i].dup && all[i].within(quoted)) }
+			// A passage quoted already, by an earlier section or the lead,
+			// has nothing left to give.
+			open := func(i int) bool { return !used[i] && !all[i].within(quoted) }
 			for k, i := range byRel {
 				if !open(i) || len(pick) >= maxSectionUnits || len(pick) > 0 && !fits(all[i]) {
 					continue
