@@ -12,10 +12,10 @@ import (
 
 // A report opens with the few sentences that answer, above the passages
 // that give them their context: a reader who stops after the first lines
-// has the answer's names — the function, the setting, the command, the
-// value — and not only sentences that repeat the question's words. The
-// sentences are the findings' own, verbatim and cited; the passages they
-// come from are quoted below without them.
+// has the answer — a definition, or the answer's names: the function, the
+// setting, the command, the value. The sentences are the findings' own,
+// verbatim and cited; the passages they come from are quoted below
+// without them.
 
 // Bounds on the lead: its sentences, its words, and a sentence's words.
 const (
@@ -41,12 +41,12 @@ type leadSentence struct {
 
 // leadOf returns the lead: at most maxLeadSentences sentences of the
 // passages (none an earlier section repeats), best first, each bearing on
-// the question (bearsOn), giving a name it lacks (answerNames) and
-// scoring, by its coverage of the question's terms with its sources'
-// titles plus what the names weigh, at least leadFloor of the best; none
-// nearly repeating another, none of a source the report may not cite
-// (fits). Coverage alone is what the introduction already weighs. Ties
-// go to the earlier passage, so the lead is the same every run.
+// the question (bearsOn), standing on its own — it opens its paragraph or
+// gives a name the question lacks (answerNames) — and scoring, by its
+// coverage of the question's terms with its sources' titles plus what a
+// name weighs, at least leadFloor of the best; none nearly repeating
+// another, none of a source the report may not cite (fits). Ties go to
+// the earlier passage, so the lead is the same every run.
 func leadOf(all []passage, q string, qterms map[string]float64, own map[string]bool, titles map[string]string, fits func(passage) bool) []leadSentence {
 	lowerQ := strings.ToLower(q)
 	qWords := terms.Tokens(lowerQ)
@@ -57,13 +57,20 @@ func leadOf(all []passage, q string, qterms map[string]float64, own map[string]b
 		}
 		// Each paragraph's own sentences (a label ends its paragraph),
 		// none of one that introduces a block: the block goes with them.
-		var sents []string
+		type sent struct {
+			text  string
+			first bool // its paragraph's first
+		}
+		var sents []sent
 		for _, par := range append([]passage{p}, p.more...) {
 			if par.block == "" {
-				sents = append(sents, sentences(par.text)...)
+				for k, s := range sentences(par.text) {
+					sents = append(sents, sent{s, k == 0})
+				}
 			}
 		}
-		for _, s := range sents {
+		for _, st := range sents {
+			s := st.text
 			n := len(strings.Fields(s))
 			if n < minLeadWords || n > maxLeadSentWords || !hasMarkerRe.MatchString(s) || !bearsOn(s, titles, own) {
 				continue
@@ -80,7 +87,10 @@ func leadOf(all []passage, q string, qterms map[string]float64, own map[string]b
 				ctx += "\n" + titles[m]
 			}
 			names := answerNames(sourceMarkerRe.ReplaceAllString(s, ""), lowerQ, qWords)
-			if names == 0 {
+			if names == 0 && !st.first {
+				// A sentence inside its paragraph leans on the ones
+				// before it ("Over the next thirteen hours …"); one that
+				// gives a name stands on it.
 				continue
 			}
 			sc := score(ctx, qterms) + nameWeight*float64(min(names, maxNamesCounted))
