@@ -125,6 +125,11 @@ func TestKeyPhrases(t *testing.T) {
 		{"How do I read and write comma-separated values files?", "read|write comma-separated values files", "read comma-separated values files|write comma-separated values files"},
 		{"How do I compress and decompress data in gzip format?", "compress|decompress data|gzip format", "compress|decompress data"},
 		{"How do I set up encrypted connections with certificates?", "set|encrypted connections|certificates", ""},
+		// A word in -s before an object pronoun is the phrase's verb; before
+		// an article it may be a plural noun and stays.
+		{"The development-process HOWTO sends you to another page about sending patches", "development-process HOWTO|another page|sending patches", ""},
+		{"The kernel's top-level README tells you to check a page", "kernel's top-level README|check|page", ""},
+		{"How do I format all my source files the standard way?", "format|source files|standard", ""},
 	}
 	join := func(ps []phrase) string {
 		var s []string

@@ -320,6 +320,12 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 			articled = true
 			continue // "a process and a thread": the article leaves the pair whole
 		case !terms.IsKey(lw) || scaffold[lw]:
+			// "the HOWTO sends you", "the README tells you to": a word in
+			// -s before an object pronoun is the phrase's verb, not its
+			// last noun.
+			if n := len(cur); n >= 2 && objectStarts[lw] && verbS(cur[n-1]) {
+				cur = cur[:n-1]
+			}
 			closeRun()
 			last = nil
 			continue
@@ -338,6 +344,19 @@ func keyPhrases(q string) (phrases []phrase, pairs []pair) {
 	}
 	closeRun()
 	return phrases, pairs
+}
+
+// objectStarts are the object pronouns: a word in -s before one is a
+// verb ("tells you", "sends us"). Not an article: a plural noun comes
+// before one as often ("format my source files the standard way").
+var objectStarts = terms.Set(`you me us them him`)
+
+// verbS reports whether w may be a verb in the third person: lower-case,
+// ending in a single "s" ("tells", "sends"; not "class", "status" or
+// "README").
+func verbS(w string) bool {
+	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
+		!strings.HasSuffix(w, "is") && strings.ToLower(w) == w
 }
 
 // makePair distributes a shared head or tail over a coordination: a
