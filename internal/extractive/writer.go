@@ -22,7 +22,7 @@ const (
 	// nearlyAsGood is how close to a section's best passage one from a
 	// source the report already cites must come to open the section in
 	// its place.
-	nearlyAsGood  = 0.75
+	nearlyAsGood  = 0.6
 	maxTitleWords = 12
 )
 
