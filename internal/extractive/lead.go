@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -78,6 +79,9 @@ func leadOf(all []passage, q string, qterms map[string]float64, own map[string]b
 			bare := strings.TrimSpace(sourceMarkerRe.ReplaceAllString(s, ""))
 			if strings.HasSuffix(bare, ":") {
 				continue // it introduces what follows it ("Example LookPath:")
+			}
+			if rowLike(bare) {
+				continue // a table's row: a record, quoted with its table
 			}
 			if r, _ := utf8.DecodeRuneInString(bare); unicode.IsLower(r) && !isName(strings.Fields(bare)[0]) {
 				continue // a list item or a clause, out of its context ("w happens before r.")
@@ -177,4 +181,15 @@ func isName(w string) bool {
 		}
 	}
 	return false
+}
+
+// pipeRecordRe matches a record written with its pairs separated by " | "
+// ("product_id: SKU002 | name: TechBook Air | price: 999.0"), as a
+// vector store's row documents are.
+var pipeRecordRe = regexp.MustCompile(`^[^:|]{1,60}: [^|]+(?: \| [^:|]{1,60}: [^|]*)+$`)
+
+// rowLike reports whether s is a table's row, in either way a corpus
+// writes one (recordSentence, pipeRecordRe).
+func rowLike(s string) bool {
+	return recordSentence(s) || len(s) <= 2000 && pipeRecordRe.MatchString(s)
 }

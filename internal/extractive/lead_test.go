@@ -122,3 +122,38 @@ Threads of a process share its memory through CLONE_VM, while each process has i
 		t.Errorf("the Thread section vanished behind the lead:\n%s", out)
 	}
 }
+
+// TestLeadSkipsRows: a table's row is a record, quoted with its table's
+// other rows, never a lead sentence on its own — in either form a corpus
+// writes one.
+func TestLeadSkipsRows(t *testing.T) {
+	for _, row := range []string{
+		"product_id: SKU001 | name: TechBook Pro | category: laptop | price: 1499.0 | stock: 12.",
+		"product_id: SKU001; name: TechBook Pro; category: laptop; price: 1499.0; stock: 12",
+	} {
+		if !rowLike(row) {
+			t.Errorf("rowLike(%q) = false", row)
+		}
+	}
+	if rowLike("The price of the TechBook Air is 999.0 dollars: it is the cheaper laptop.") {
+		t.Error("a sentence of prose is taken for a row")
+	}
+	prompt := `Question: What is the price of the TechBook Air, and how long does its battery last?
+
+## Findings
+
+### Overview
+External review of the TechBook Air: its battery lasts fourteen hours. [2]
+
+product_id: SKU001 | name: TechBook Pro | category: laptop | price: 1499.0 | stock: 12. [1]
+
+## Sources
+[1] Product Catalog — techmart_catalog.csv
+[2] External Review — https://example.com/air
+`
+	out := write([]llms.MessageContent{human(prompt)})
+	_, body, _ := strings.Cut(out, "\n\n")
+	if first, _, _ := strings.Cut(body, "\n\n"); strings.Contains(first, "SKU001") {
+		t.Errorf("a row leads the report:\n%s", out)
+	}
+}
