@@ -1112,8 +1112,24 @@ func TestResearcherOpensTheQuestionsTopDocument(t *testing.T) {
 // citations; a section's own subject's source (a side of a comparison,
 // "thread" for "Thread") is cited however many the report has.
 func TestWriterOpensASectionWithACitedSource(t *testing.T) {
-	prompt := func(fifth string) string {
-		return `Question: How do a process and a thread differ?
+	prompt := func(fifth string) string { return processThreadPrompt(fifth, "share its memory") }
+	out := generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(prompt("scheduler"))}).Content
+	if strings.Contains(out, "[5]") || !strings.Contains(out, "Threads of a process share its memory") {
+		t.Errorf("the section cites a fifth source where a cited one has a passage nearly as good:\n%s", out)
+	}
+	out = generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(prompt("thread"))}).Content
+	if !strings.Contains(out, "A thread is the unit of execution a process schedules") {
+		t.Errorf("the section's own subject's source is left out:\n%s", out)
+	}
+}
+
+// processThreadPrompt is a writer's prompt for "How do a process and a
+// thread differ?": four sources cited in the Process section, and in the
+// Thread section a fifth's passage (its source titled fifth) before one of
+// the first source's, whose threads "… <share>, while each process has its
+// own".
+func processThreadPrompt(fifth, share string) string {
+	return `Question: How do a process and a thread differ?
 
 ## Findings
 
@@ -1129,7 +1145,7 @@ Creating a process copies its parent's memory; creating a thread shares it. [4]
 ### Thread
 A thread is the unit of execution a process schedules, and a process holds one thread at least. [5]
 
-Threads of a process share its memory, while each process has its own. [1]
+Threads of a process ` + share + `, while each process has its own. [1]
 
 ## Sources
 [1] process — file:///doc/process.txt
@@ -1138,13 +1154,4 @@ Threads of a process share its memory, while each process has its own. [1]
 [4] fork — file:///doc/fork.txt
 [5] ` + fifth + ` — file:///doc/fifth.txt
 `
-	}
-	out := generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(prompt("scheduler"))}).Content
-	if strings.Contains(out, "[5]") || !strings.Contains(out, "Threads of a process share its memory") {
-		t.Errorf("the section cites a fifth source where a cited one has a passage nearly as good:\n%s", out)
-	}
-	out = generate(t, New(Options{}), []llms.MessageContent{sys("writer"), human(prompt("thread"))}).Content
-	if !strings.Contains(out, "A thread is the unit of execution a process schedules") {
-		t.Errorf("the section's own subject's source is left out:\n%s", out)
-	}
 }

@@ -88,31 +88,7 @@ A Client's Timeout field limits the time of each request it makes, including rea
 // source went into the lead still quotes its own best passage, of a fifth
 // source, rather than vanishing behind the passage the lead took.
 func TestLeadLeavesSectionsTheirOwn(t *testing.T) {
-	prompt := `Question: How do a process and a thread differ?
-
-## Findings
-
-### Process
-A process is a program in execution with its own address space, unlike a thread. [1]
-
-Each process has a process identifier and a parent process. [2]
-
-A process may hold several threads, each thread sharing its memory. [3]
-
-Creating a process copies its parent's memory; creating a thread shares it. [4]
-
-### Thread
-A thread is the unit of execution a process schedules, and a process holds one thread at least. [5]
-
-Threads of a process share its memory through CLONE_VM, while each process has its own. [1]
-
-## Sources
-[1] process — file:///doc/process.txt
-[2] process identifier — file:///doc/pid.txt
-[3] multithreading — file:///doc/multithreading.txt
-[4] fork — file:///doc/fork.txt
-[5] scheduler — file:///doc/fifth.txt
-`
+	prompt := processThreadPrompt("scheduler", "share its memory through CLONE_VM")
 	out := write([]llms.MessageContent{human(prompt)})
 	_, body, _ := strings.Cut(out, "\n\n")
 	if first, _, _ := strings.Cut(body, "\n\n"); !strings.Contains(first, "CLONE_VM") {
