@@ -129,15 +129,13 @@ func spell(ws []string, letters string) bool {
 func withAbbreviations(own map[string]bool, weights map[string]float64, defined map[string]map[string]bool) {
 	// In the abbreviations' order, and each expansion's word at the
 	// largest share it is given, so that the weights are the same every
-	// run (two abbreviations may share a word: "… protocol").
-	asked := map[string]bool{} // the abbreviations the question writes
-	for abbr := range defined {
-		asked[abbr] = own[abbr]
-	}
+	// run (two abbreviations may share a word: "… protocol"). An
+	// iteration adds only its own abbreviation to own, so own[abbr] is
+	// still what the question writes when abbr's turn comes.
 	shares := map[string]float64{}
 	for _, abbr := range slices.Sorted(maps.Keys(defined)) {
 		exp := defined[abbr]
-		if asked[abbr] {
+		if own[abbr] {
 			for st := range exp {
 				shares[st] = max(shares[st], weights[abbr]/float64(len(exp)))
 			}

@@ -2,7 +2,6 @@ package extractive
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -86,18 +85,14 @@ func leadOf(all []passage, q string, qterms map[string]float64, own map[string]b
 			if r, _ := utf8.DecodeRuneInString(bare); unicode.IsLower(r) && !isName(strings.Fields(bare)[0]) {
 				continue // a list item or a clause, out of its context ("w happens before r.")
 			}
-			ctx := s
-			for _, m := range markersOf(s) {
-				ctx += "\n" + titles[m]
-			}
-			names := answerNames(sourceMarkerRe.ReplaceAllString(s, ""), lowerQ, qWords)
+			names := answerNames(bare, lowerQ, qWords)
 			if names == 0 && !st.first {
 				// A sentence inside its paragraph leans on the ones
 				// before it ("Over the next thirteen hours …"); one that
 				// gives a name stands on it.
 				continue
 			}
-			sc := score(ctx, qterms) + nameWeight*float64(min(names, maxNamesCounted))
+			sc := score(withTitles(s, titles), qterms) + nameWeight*float64(min(names, maxNamesCounted))
 			cands = append(cands, leadSentence{text: s, score: sc, stems: stemSet(s)})
 		}
 	}
@@ -181,15 +176,4 @@ func isName(w string) bool {
 		}
 	}
 	return false
-}
-
-// pipeRecordRe matches a record written with its pairs separated by " | "
-// ("product_id: SKU002 | name: TechBook Air | price: 999.0"), as a
-// vector store's row documents are.
-var pipeRecordRe = regexp.MustCompile(`^[^:|]{1,60}: [^|]+(?: \| [^:|]{1,60}: [^|]*)+$`)
-
-// rowLike reports whether s is a table's row, in either way a corpus
-// writes one (recordSentence, pipeRecordRe).
-func rowLike(s string) bool {
-	return recordSentence(s) || len(s) <= 2000 && pipeRecordRe.MatchString(s)
 }

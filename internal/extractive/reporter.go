@@ -153,11 +153,16 @@ func bearsOn(s string, titles map[string]string, own map[string]bool) bool {
 	if len(own) == 0 {
 		return true
 	}
-	context := s
+	return shared(stemSet(withTitles(s, titles)), own) >= min(len(own), 2)
+}
+
+// withTitles is s with the titles of the sources it cites, a line each:
+// what a sentence says together with whose it is.
+func withTitles(s string, titles map[string]string) string {
 	for _, m := range markersOf(s) {
-		context += "\n" + titles[m]
+		s += "\n" + titles[m]
 	}
-	return shared(stemSet(context), own) >= min(len(own), 2)
+	return s
 }
 
 // listed is a source as a writer prompt's "## Sources" list names it.
