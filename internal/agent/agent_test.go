@@ -250,6 +250,41 @@ Election safety means that at most one leader can be elected in a given term. A 
 	}
 }
 
+// TestSearchShowsAPassageOnce: a passage an earlier search of the task
+// showed in full is shown again as its header, its location and
+// ShownAbove — its place in the new result, not its text — and a new
+// passage of the same source is shown in full.
+func TestSearchShowsAPassageOnce(t *testing.T) {
+	m := &scripted{turns: []turn{
+		calls(tc("c1", "search", `{"query":"leader election"}`)),
+		calls(tc("c2", "search", `{"query":"leader election heartbeat"}`), tc("c3", "search", `{"query":"election safety majority"}`)),
+		reply("Done."),
+		reply("Report [1]."),
+	}}
+	if _, err := Run(context.Background(), Config{Model: m, Search: newMemBackend(corpusDocs...), SearchLimit: 2}, raftTask); err != nil {
+		t.Fatal(err)
+	}
+	first, again := m.toolContents(1)["c1"], m.toolContents(2)["c2"]
+	const passage = "Raft uses a heartbeat mechanism to trigger leader election."
+	if !strings.Contains(first, passage) {
+		t.Fatalf("first search:\n%s\nwant it showing %q", first, passage)
+	}
+	if strings.Contains(again, passage) {
+		t.Errorf("second search:\n%s\nshows %q again", again, passage)
+	}
+	want := "[1] The Raft Consensus Algorithm\nURL: file:///corpus/raft.md\nLocation: § Leader election\n" + ShownAbove
+	if !strings.Contains(again, want) {
+		t.Errorf("second search:\n%s\nwant it holding\n%s", again, want)
+	}
+	// Every block of every result is still a block the tool format
+	// describes: a header, its metadata, then text or ShownAbove.
+	for id, c := range m.toolContents(2) {
+		if n := strings.Count(c, ShownAbove) + strings.Count(c, FenceOpen); n != strings.Count(c, "\nURL: ") {
+			t.Errorf("%s: %d blocks with text or %q, %d headers:\n%s", id, n, ShownAbove, strings.Count(c, "\nURL: "), c)
+		}
+	}
+}
+
 func TestOpenTruncates(t *testing.T) {
 	long := search.Document{DocID: "long", URL: "file:///long", Title: "Long", Text: "raft consensus leader election " + strings.Repeat("word ", 5000)}
 	m := &scripted{turns: []turn{

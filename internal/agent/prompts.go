@@ -13,7 +13,7 @@ import (
 const researcherPrompt = `You are a research agent. You investigate one research task by searching a document collection and reading sources. A later step will ask you to write a report from what you found; in this step you only gather evidence.
 
 Tools:
-- search {"query": "..."}: finds passages. Each result is a block that starts with the source's citation number in brackets and its title, e.g. "[3] Title", followed by its URL, its location in the document and the passage text. A document keeps the same number for the whole task. Results that are off-topic, duplicates of a source already shown, or without substance are filtered out before you see them.
+- search {"query": "..."}: finds passages. Each result is a block that starts with the source's citation number in brackets and its title, e.g. "[3] Title", followed by its URL, its location in the document and the passage text; a passage an earlier search of this task already showed is not repeated (its block says "` + ShownAbove + `"). A document keeps the same number for the whole task. Results that are off-topic, duplicates of a source already shown, or without substance are filtered out before you see them.
 - open {"source": 3}: returns the full text of a source, by its citation number from a search result.
 - think {"thought": "..."}: write down your reasoning or plan; it changes nothing.
 

@@ -73,6 +73,21 @@ var toolDefs = []llms.Tool{
 	}},
 }
 
+// ShownAbove stands in a search result, after the header and location,
+// for the text of a passage an earlier search of the same task showed in
+// full: repeating it would cost the model as many tokens again and tell
+// it nothing, and the budget it would spend is the one that opens
+// documents. The built-in model (internal/extractive) reads the line as
+// "no new text".
+const ShownAbove = "Text: as shown above for this source."
+
+// passageKey is a passage a search result showed: its source's number
+// and its text.
+type passageKey struct {
+	n    int
+	text string
+}
+
 // session is the tool state of one Run: the agent's citation numbering.
 type session struct {
 	backend   search.Backend
@@ -87,6 +102,7 @@ type session struct {
 	sources map[int]source.Source
 
 	texts     map[int]string           // what the model was shown of each source
+	passages  map[passageKey]bool      // the passages search results have shown in full
 	relevance map[int]source.Relevance // what the filter said of each, when it kept it
 
 	searchErr   error // the last failed search's error
@@ -124,6 +140,7 @@ func newSession(cfg Config, task Task) *session {
 		byKey:     map[string]int{},
 		sources:   map[int]source.Source{},
 		texts:     map[int]string{},
+		passages:  map[passageKey]bool{},
 		relevance: map[int]source.Relevance{},
 		searched:  searchedBefore(task),
 		task:      task.Question,
@@ -345,7 +362,14 @@ func (s *session) search(ctx context.Context, query string, f *found) (string, e
 		if r.Location != "" {
 			fmt.Fprintf(&b, "Location: %s\n", oneLine(r.Location))
 		}
-		b.WriteString(Fence(r.Snippet))
+		if k := (passageKey{n, r.Snippet}); s.passages[k] {
+			// Shown in full by an earlier search of this task: its
+			// place in this result is news, its text is not.
+			b.WriteString(ShownAbove + "\n")
+		} else {
+			s.passages[k] = true
+			b.WriteString(Fence(r.Snippet))
+		}
 	}
 	if shown == 0 {
 		return fmt.Sprintf("No relevant results for %q: the %d results found were off-topic, duplicates or without substance. Try other key terms.", query, len(results)), nil

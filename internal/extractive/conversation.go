@@ -234,7 +234,7 @@ func headingOf(loc string) string {
 // isMeta reports whether line is one of the metadata lines that follow a
 // block header.
 func isMeta(line string) bool {
-	for _, p := range []string{"URL:", "Location:", "ID:"} {
+	for _, p := range []string{"URL:", "Location:", "ID:", "Text:"} {
 		if strings.HasPrefix(line, p) {
 			return true
 		}

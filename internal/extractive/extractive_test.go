@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/deepresearch/deepresearch/internal/agent"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -488,6 +490,13 @@ func TestParseBlocks(t *testing.T) {
 	}
 	if b := parseBlocks("Error: there is no source [3]"); len(b) != 0 {
 		t.Fatalf("error parsed as %+v", b)
+	}
+	// A passage an earlier search showed is a block without text: its
+	// place in this search counts, its stand-in line is not source text.
+	again := "[1] Raft\nURL: file:///docs/raft.md\nLocation: § Leader election\n" + agent.ShownAbove + "\n\n" + searchResult1
+	blocks = parseBlocks(again)
+	if len(blocks) != 3 || blocks[0].num != 1 || blocks[0].text != "" || blocks[0].heading != "Leader election" || blocks[2].title != "Paxos Made Simple" {
+		t.Fatalf("search result with a passage shown above: %+v", blocks)
 	}
 }
 
