@@ -791,6 +791,16 @@ func clipHeading(h string) string {
 	return h[:cut] + "…"
 }
 
+// The opening Cut keeps besides the first unit: at most maxOpeningUnits
+// units, maxOpening bytes and a openingShare-th of the budget, up to and
+// including the first paragraph of at least openingWords words.
+const (
+	maxOpeningUnits = 4
+	maxOpening      = 1200
+	openingShare    = 5
+	openingWords    = 8
+)
+
 // Cut returns text cut to about budget bytes: all of it when it fits;
 // else its first unit (what the document is), then its best units for the
 // key terms of a task and the question it serves (Weights)
@@ -835,6 +845,18 @@ func Cut(text, task, question string, budget int) string {
 		return true
 	}
 	take(0)
+	// The document's opening, up to its first paragraph of prose: what
+	// it is and offers (a manual page's NAME line, SYNOPSIS and first
+	// paragraph, which name the calls its later sections describe
+	// without naming them), when it is short.
+	for i, open := 1, 0; i < len(units) && i <= maxOpeningUnits; i++ {
+		if open += len(units[i].Text) + 8; open > min(budget/openingShare, maxOpening) || !take(i) {
+			break
+		}
+		if units[i].Kind == Prose && len(strings.Fields(units[i].Text)) >= openingWords {
+			break
+		}
+	}
 	any := false
 	for _, p := range best(units, scores, len(units)) {
 		if !chosen[p.Index] && size+len(units[p.Index].Text)+8 > budget {

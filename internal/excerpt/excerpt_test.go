@@ -111,6 +111,37 @@ func TestCut(t *testing.T) {
 	}
 }
 
+// TestCutKeepsTheOpening: a long manual page cut for a question its
+// later section answers keeps, besides that section, its opening up to
+// the first paragraph — the NAME line and SYNOPSIS that name the calls
+// the section describes without naming them (setrlimit) — and not the
+// rest of the page's head.
+func TestCutKeepsTheOpening(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("getrlimit(2)    System Calls Manual    getrlimit(2)\n\n## NAME\n\ngetrlimit, setrlimit, prlimit - get/set resource limits\n\n")
+	b.WriteString("## SYNOPSIS\n\n       #include <sys/resource.h>\n\n       int getrlimit(int resource, struct rlimit *rlim);\n       int setrlimit(int resource, const struct rlimit *rlim);\n\n")
+	b.WriteString("## DESCRIPTION\n\nThe getrlimit() and setrlimit() system calls get and set resource limits. Each resource has an associated soft and hard limit.\n\n")
+	b.WriteString("The second paragraph of the description goes on at length and is not the opening.\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "RLIMIT_OTHER%d\n\nAnother resource, item %d here, described at some length for the reader of this page.\n\n", i, i)
+	}
+	b.WriteString("RLIMIT_NOFILE\n\nThis specifies a value one greater than the maximum file descriptor number that can be opened by this process.\n\n")
+	got := Cut(b.String(), "", "How do I limit the number of open files of a process?", 3000)
+	for _, want := range []string{
+		"getrlimit, setrlimit, prlimit - get/set resource limits", // NAME
+		"int setrlimit(int resource",                              // SYNOPSIS
+		"The getrlimit() and setrlimit() system calls",            // the first paragraph
+		"maximum file descriptor number",                          // the answering part
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the cut lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "RLIMIT_OTHER0") {
+		t.Errorf("the cut keeps the page's head past its opening:\n%s", got)
+	}
+}
+
 func TestScoreRarity(t *testing.T) {
 	units := Units("Memory is used here.\n\nMemory again.\n\nMemory leak found by kmemleak.\n\nMemory.\n")
 	s := NewScorer(Weights("", "memory leak"), units)
