@@ -28,14 +28,15 @@ func newEvalCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "eval",
-		Short: "Measure retrieval and answer quality against a plain search, on eight real corpora",
+		Short: "Measure retrieval and answer quality against a plain search, on nine real corpora",
 		Long: `eval writes each evaluation corpus into a temporary folder and indexes it: the
 Go distribution's docs (go/doc over $(go env GOROOT)/src with examples, the
 go command's help, $(go env GOROOT)/doc: the default corpus), FOLDOC (Debian
 dict-foldoc), Python's documentation (python3-doc), the manual pages
 (manpages, manpages-dev, rendered by mandoc), PostgreSQL's documentation
 (postgresql-doc), part of the Linux kernel's documentation (linux-doc),
-git's (git-doc) and SQLite's (sqlite3-doc). It answers every question of the corpus's question sets
+git's (git-doc), SQLite's (sqlite3-doc) and Node.js's API documentation
+(nodejs-doc). It answers every question of the corpus's question sets
 with a full research run and with a plain BM25
 search of the question (top 5 documents), and prints both side by side: hit
 rate (an expected document cited), recall of the expected documents,
@@ -53,7 +54,7 @@ Run it from a checkout of the repository, or give --questions.`,
 		},
 	}
 	c.Flags().StringVar(&questions, "questions", filepath.Join("testdata", "eval"), "`DIR` of the questions files")
-	c.Flags().StringSliceVar(&only, "corpus", nil, "evaluate only these `CORPORA` (go, foldoc, python, manpages, postgresql, linux-doc, git-doc, sqlite)")
+	c.Flags().StringSliceVar(&only, "corpus", nil, "evaluate only these `CORPORA` (go, foldoc, python, manpages, postgresql, linux-doc, git-doc, sqlite, nodejs)")
 	c.Flags().IntVar(&maxTasks, "max-tasks", 0, "`N` research tasks per question (default 4)")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each question's citations and missing facts")
 	return c

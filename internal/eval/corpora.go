@@ -51,7 +51,7 @@ var ErrMissing = errors.New("eval: corpus source not installed")
 // questions asked of it.
 type Corpus struct {
 	// Name is short and stable: "go", "foldoc", "python", "manpages",
-	// "postgresql", "linux-doc", "git-doc", "sqlite".
+	// "postgresql", "linux-doc", "git-doc", "sqlite", "nodejs".
 	Name string
 	// Questions is the questions file, relative to testdata/eval.
 	Questions string
@@ -76,8 +76,11 @@ type Corpus struct {
 // (HTML, held out of tuning), and two corpora of long technical pages
 // whose questions carry answer keys: part of the Linux kernel's
 // documentation (reStructuredText) and git's documentation (HTML, held
-// out of tuning), and SQLite's documentation (HTML, keyed, held out of
-// all tuning: its figures are reported as first measured). The standard
+// out of tuning), SQLite's documentation (HTML, keyed, held out of all
+// tuning: its figures are reported as first measured) and Node.js's API
+// documentation (HTML, keyed, held out of all tuning in the same way:
+// its questions and keys were written from the pages before any research
+// or search ran on it). The standard
 // library's documentation is asked two question sets: the team's and a
 // newcomer's (NewcomerQuestions).
 func Corpora() []Corpus {
@@ -117,6 +120,10 @@ func Corpora() []Corpus {
 		{Name: "sqlite", Questions: "sqlite.json", Packages: []string{"sqlite3-doc"}, HeldOut: true,
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
 				return WriteSQLiteDocs(ctx, SQLiteDocs, dir)
+			}},
+		{Name: "nodejs", Questions: "nodejs.json", Packages: []string{"nodejs-doc"}, HeldOut: true,
+			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
+				return WriteNodeDocs(ctx, NodeDocs, dir)
 			}},
 	}
 }
@@ -425,6 +432,74 @@ func sqliteContent(page []byte) []byte {
 		return page
 	}
 	return slices.Concat(page[:i], page[j:])
+}
+
+// NodeDocs is where Debian's nodejs-doc installs Node.js's API
+// documentation.
+const NodeDocs = "/usr/share/doc/nodejs/api"
+
+// nodeSkipped are the pages of Node.js's API documentation that are not
+// written: all.html holds every other page over again on one page, and
+// index.html is the list of pages.
+var nodeSkipped = map[string]bool{"all.html": true, "index.html": true}
+
+// WriteNodeDocs writes the HTML pages of Node.js's API documentation
+// (Debian's nodejs-doc, root being NodeDocs: one page per module, such as
+// "fs.html", "child_process.html", "stream.html", and the pages on the
+// command line, the module systems, errors, globals and the test runner)
+// into dir, keeping their names, which are their names on nodejs.org
+// too. A page keeps its <title> ("File system | Node.js v18.20.4
+// Documentation") as its title, its own table of contents and its
+// content. The navigation every page repeats is cut out (nodeContent):
+// the side column listing every module, and the page header (the
+// documentation's name and version, the theme button, and the pickers:
+// a copy of the page's table of contents, the list of every module again,
+// the links to other versions, the options). The one-page copy all.html,
+// the list of pages index.html, the assets/ folder (style sheets, a
+// script) and the .json.gz and .md.gz forms of the pages are left out.
+// The same source always gives the same files.
+func WriteNodeDocs(ctx context.Context, root, dir string) (CorpusStats, error) {
+	if _, err := os.Stat(filepath.Join(root, "fs.html")); err != nil {
+		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package nodejs-doc)", ErrMissing, root)
+	}
+	keep := func(rel string) bool {
+		rel = filepath.ToSlash(rel)
+		return strings.HasSuffix(rel, ".html") && !strings.Contains(rel, "/") && !nodeSkipped[rel]
+	}
+	return writeFiles(ctx, root, dir, []string{"."}, keep, nodeContent)
+}
+
+// nodeContent cuts the navigation out of a page of Node.js's API
+// documentation: the side column, from `<div id="column2"` to the
+// `<div id="column1"` that follows it (the page's content column, kept),
+// and the content column's header, from the first `<header
+// class="header">` to its `</header>`. Each part is cut only
+// when it is found whole and holds no paragraph and not the page's
+// content (`id="apicontent"`); a page without them is returned as it is.
+func nodeContent(page []byte) []byte {
+	holdsContent := func(b []byte) bool {
+		return bytes.Contains(b, []byte("<p>")) || bytes.Contains(b, []byte(`id="apicontent"`))
+	}
+	cut := func(page []byte, open, end string, keepEnd bool) []byte {
+		i := bytes.Index(page, []byte(open))
+		if i < 0 {
+			return page
+		}
+		j := bytes.Index(page[i:], []byte(end))
+		if j < 0 {
+			return page
+		}
+		j += i
+		if !keepEnd {
+			j += len(end)
+		}
+		if holdsContent(page[i:j]) {
+			return page
+		}
+		return slices.Concat(page[:i], page[j:])
+	}
+	page = cut(page, `<div id="column2"`, `<div id="column1"`, true)
+	return cut(page, `<header class="header">`, `</header>`, false)
 }
 
 // copyFiles copies the files whose names end in ext ("" for all) under

@@ -27,6 +27,7 @@ func TestMissingSourceIsErrMissing(t *testing.T) {
 		"python":     func() error { _, err := eval.WritePythonDocs(ctx, nowhere, t.TempDir()); return err },
 		"postgresql": func() error { _, err := eval.WritePostgresDocs(ctx, nowhere, t.TempDir()); return err },
 		"sqlite":     func() error { _, err := eval.WriteSQLiteDocs(ctx, nowhere, t.TempDir()); return err },
+		"nodejs":     func() error { _, err := eval.WriteNodeDocs(ctx, nowhere, t.TempDir()); return err },
 		"manpages": func() error {
 			_, err := eval.WriteManPages(ctx, nowhere, []string{"manpages"}, t.TempDir())
 			return err
@@ -235,6 +236,192 @@ func TestWriteSQLiteDocsInstalled(t *testing.T) {
 		}
 		if strings.HasPrefix(name, "syntax/") || name == "docs.html" || name == "capi3ref.html" || name == "c3ref/funclist.html" {
 			t.Errorf("%s is written: a navigation page, a drawing or a copy", name)
+		}
+	}
+}
+
+// nodePage is a page of Node.js's API documentation as nodejs-doc
+// installs it (shortened): the side column listing every module, then
+// the content column with its header (the documentation's name, the
+// pickers: the page's table of contents, every module again, other
+// versions), the page's own table of contents and its content.
+func nodePage(name, title, content string) string {
+	return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>` + title + ` | Node.js v18.20.4 Documentation</title>
+  <link rel="stylesheet" href="assets/style.css">
+</head>
+<body class="alt apidoc" id="api-section-` + name + `">
+  <div id="content" class="clearfix">
+    <div id="column2" class="interior">
+      <div id="intro" class="interior">
+        <a href="index.html" title="Go back to the home page">Node.js</a>
+      </div>
+      <ul>
+<li><a href="fs.html" class="nav-fs">File system</a></li>
+<li><a href="path.html" class="nav-path">Path</a></li>
+<li><a href="zlib.html" class="nav-zlib">Zlib</a></li>
+</ul>
+    </div>
+
+    <div id="column1" data-id="` + name + `" class="interior">
+      <header class="header">
+        <div class="header-container">
+          <h1>Node.js v18.20.4 documentation</h1>
+        </div>
+        <div id="gtoc">
+          <ul>
+            <li class="picker-header"><a href="#">Table of contents</a>
+              <div class="picker"><div class="toc"><ul><li><a href="#` + name + `">` + title + `</a></li></ul></div></div></li>
+            <li class="picker-header"><a href="#">Index</a>
+              <div class="picker"><ul><li><a href="fs.html" class="nav-fs">File system</a></li><li><a href="zlib.html" class="nav-zlib">Zlib</a></li></ul></div></li>
+            <li class="picker-header"><a href="#">Other versions</a>
+              <div class="picker"><ol id="alt-docs"><li><a href="https://nodejs.org/docs/latest-v16.x/api/` + name + `.html">16.x</a></li></ol></div></li>
+          </ul>
+        </div>
+        <hr>
+      </header>
+
+      <details id="toc" open><summary>Table of contents</summary><ul>
+<li><a href="#` + name + `">` + title + `</a></li>
+</ul>
+</details>
+
+      <div id="apicontent">
+        ` + content + `
+        <!-- API END -->
+      </div>
+    </div>
+  </div>
+</body>
+</html>
+`
+}
+
+// TestWriteNodeDocs writes a small tree shaped like Debian's nodejs-doc:
+// the module pages keep their names, their <title>, their own table of
+// contents and their content, without the side column and the header
+// (whose navigation every page repeats); the one-page copy all.html, the
+// list of pages index.html, the assets and the JSON and markdown forms
+// are not written; a page without that navigation is written as it is;
+// writing twice gives the same bytes.
+func TestWriteNodeDocs(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"fs.html":         nodePage("fs", "File system", `<section><h2>File system</h2><p>The <code>node:fs</code> module enables interacting with the file system.</p></section>`),
+		"path.html":       nodePage("path", "Path", `<section><h2>Path</h2><p><code>path.join([...paths])</code> joins all given path segments.</p></section>`),
+		"all.html":        nodePage("all", "All", `<p>The <code>node:fs</code> module enables interacting with the file system.</p>`),
+		"index.html":      nodePage("index", "Index", `<ul><li><a href="fs.html">File system</a></li></ul>`),
+		"plain.html":      "<html><head><title>Plain</title></head><body><h1>Plain</h1><p>No navigation.</p></body></html>\n",
+		"fs.json.gz":      "\x1f\x8b",
+		"fs.md.gz":        "\x1f\x8b",
+		"assets/api.js":   "window.x = 1;",
+		"assets/nav.html": "<ul><li>File system</li></ul>",
+	}
+	for name, text := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	st, err := eval.WriteNodeDocs(context.Background(), root, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := golden.Tree(t, out)
+	want := []string{"fs.html", "path.html", "plain.html"}
+	if names := slices.Sorted(maps.Keys(written)); !slices.Equal(names, want) || st.Docs != len(want) {
+		t.Errorf("wrote %q (%d documents), want %q", names, st.Docs, want)
+	}
+	total := 0
+	for _, b := range written {
+		total += len(b)
+	}
+	if st.Bytes != int64(total) {
+		t.Errorf("stats say %d bytes, the files hold %d", st.Bytes, total)
+	}
+	for _, name := range []string{"fs.html", "path.html"} {
+		got := string(written[name])
+		for _, nav := range []string{`id="column2"`, "nav-zlib", "Zlib", "Node.js v18.20.4 documentation", "Other versions", "<header"} {
+			if strings.Contains(got, nav) {
+				t.Errorf("%s keeps the navigation (%q):\n%s", name, nav, got)
+			}
+		}
+		for _, own := range []string{`<details id="toc" open>`, `<div id="column1"`, `<div id="apicontent">`, "<!-- API END -->"} {
+			if !strings.Contains(got, own) {
+				t.Errorf("%s lost %q:\n%s", name, own, got)
+			}
+		}
+	}
+	fs := string(written["fs.html"])
+	for _, own := range []string{"<title>File system | Node.js v18.20.4 Documentation</title>", `<li><a href="#fs">File system</a></li>`, "<h2>File system</h2>", "enables interacting with the file system"} {
+		if !strings.Contains(fs, own) {
+			t.Errorf("fs.html lost %q:\n%s", own, fs)
+		}
+	}
+	if got := string(written["plain.html"]); got != files["plain.html"] {
+		t.Errorf("plain.html = %q, want it as it is: it has no navigation to cut", got)
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	if _, err := eval.WriteNodeDocs(context.Background(), root, again); err != nil {
+		t.Fatal(err)
+	}
+	if second := golden.Tree(t, again); !maps.EqualFunc(written, second, bytes.Equal) {
+		t.Error("writing the same source twice gave different files")
+	}
+}
+
+// TestWriteNodeDocsInstalled writes the documentation Debian's
+// nodejs-doc installs (skipped when it is not installed, except under
+// CI=true): the pages questions are asked of are there, with their
+// title and content; no page keeps the navigation every page repeats;
+// all.html and index.html are not written, nor anything but the pages.
+func TestWriteNodeDocsInstalled(t *testing.T) {
+	out := t.TempDir()
+	st, err := eval.WriteNodeDocs(context.Background(), eval.NodeDocs, out)
+	if errors.Is(err, eval.ErrMissing) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v; .ci/run installs it", err)
+		}
+		t.Skipf("%v; install the Debian package nodejs-doc", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := golden.Tree(t, out)
+	if st.Docs != len(written) || st.Docs < 50 {
+		t.Errorf("%d documents written, %d files; want the same, at least 50", st.Docs, len(written))
+	}
+	for name, holds := range map[string]string{
+		"fs.html":            "fs.mkdir(",
+		"child_process.html": "child_process.execFile(",
+		"stream.html":        "highWaterMark",
+		"path.html":          "<title>Path | Node.js",
+		"cli.html":           "--max-old-space-size",
+	} {
+		if b, ok := written[name]; !ok || !bytes.Contains(b, []byte(holds)) {
+			t.Errorf("%s: written %v, want it holding %q", name, ok, holds)
+		}
+	}
+	for name, b := range written {
+		if strings.Contains(name, "/") || !strings.HasSuffix(name, ".html") || name == "all.html" || name == "index.html" {
+			t.Errorf("%s is written: a copy, the list of pages, an asset or another form of a page", name)
+		}
+		// The side column's link to the zlib page (class "nav-zlib") and
+		// the header's version picker are on every page, and are cut.
+		for _, nav := range []string{`id="column2"`, `class="nav-zlib`, `id="alt-docs"`} {
+			if bytes.Contains(b, []byte(nav)) {
+				t.Errorf("%s keeps the navigation (%s)", name, nav)
+			}
+		}
+		if !bytes.Contains(b, []byte(`<div id="apicontent">`)) || !bytes.Contains(b, []byte("<title>")) {
+			t.Errorf("%s lost its content or its title", name)
 		}
 	}
 }

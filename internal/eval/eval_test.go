@@ -121,7 +121,7 @@ func watched(tb testing.TB, p *eval.Prepared) eval.Answerer {
 // answered, without targets yet.
 func TestRetrievalTargets(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("writes and indexes eight corpora and runs about 300 researches; run without -short and -race")
+		t.Skip("writes and indexes nine corpora and runs about 330 researches; run without -short and -race")
 	}
 	for _, c := range eval.Corpora() {
 		t.Run(c.Name, func(t *testing.T) {
@@ -163,7 +163,7 @@ func minQuestions(i int) int {
 // checks the same before its research runs).
 func TestAnswerKeys(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("writes and indexes eight corpora; run without -short and -race")
+		t.Skip("writes and indexes nine corpora; run without -short and -race")
 	}
 	for _, c := range eval.Corpora() {
 		t.Run(c.Name, func(t *testing.T) {
