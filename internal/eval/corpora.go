@@ -402,14 +402,24 @@ var sqliteSkipped = map[string]bool{
 // the two one-page copies of other pages are left out (sqliteSkipped).
 // The same source always gives the same files.
 func WriteSQLiteDocs(ctx context.Context, root, dir string) (CorpusStats, error) {
-	if _, err := os.Stat(filepath.Join(root, "lang_select.html")); err != nil {
-		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package sqlite3-doc)", ErrMissing, root)
+	return writeHTMLDocs(ctx, root, dir, "lang_select.html", "sqlite3-doc", func(rel string) bool {
+		return !strings.HasPrefix(rel, "syntax/") && !sqliteSkipped[rel]
+	}, sqliteContent)
+}
+
+// writeHTMLDocs writes the HTML pages under root that keep accepts (by
+// their slash-separated path relative to root) into dir through convert,
+// once root is known to hold marker, a page every version of the
+// documentation has: without it, the Debian package pkg is not installed
+// (ErrMissing).
+func writeHTMLDocs(ctx context.Context, root, dir, marker, pkg string, keep func(rel string) bool, convert func([]byte) []byte) (CorpusStats, error) {
+	if _, err := os.Stat(filepath.Join(root, marker)); err != nil {
+		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package %s)", ErrMissing, root, pkg)
 	}
-	keep := func(rel string) bool {
+	return writeFiles(ctx, root, dir, []string{"."}, func(rel string) bool {
 		rel = filepath.ToSlash(rel)
-		return strings.HasSuffix(rel, ".html") && !strings.HasPrefix(rel, "syntax/") && !sqliteSkipped[rel]
-	}
-	return writeFiles(ctx, root, dir, []string{"."}, keep, sqliteContent)
+		return strings.HasSuffix(rel, ".html") && keep(rel)
+	}, convert)
 }
 
 // sqliteContent cuts the website's header out of a page of SQLite's
@@ -418,7 +428,15 @@ func WriteSQLiteDocs(ctx context.Context, root, dir string) (CorpusStats, error)
 // (the menu's). A page without that header, or whose header holds a
 // heading or a paragraph, is returned as it is.
 func sqliteContent(page []byte) []byte {
-	const open, end = "<div class=nosearch>", "</script>"
+	return cutSpan(page, "<div class=nosearch>", "</script>", false, func(header []byte) bool {
+		return bytes.Contains(header, []byte("<h1")) || bytes.Contains(header, []byte("<p>"))
+	})
+}
+
+// cutSpan cuts out of page the span from the first open to the first end
+// after it, end included unless keepEnd; page is returned as it is when
+// either is missing or the span holdsContent.
+func cutSpan(page []byte, open, end string, keepEnd bool, holdsContent func(span []byte) bool) []byte {
 	i := bytes.Index(page, []byte(open))
 	if i < 0 {
 		return page
@@ -427,8 +445,11 @@ func sqliteContent(page []byte) []byte {
 	if j < 0 {
 		return page
 	}
-	j += i + len(end)
-	if header := page[i:j]; bytes.Contains(header, []byte("<h1")) || bytes.Contains(header, []byte("<p>")) {
+	j += i
+	if !keepEnd {
+		j += len(end)
+	}
+	if holdsContent(page[i:j]) {
 		return page
 	}
 	return slices.Concat(page[:i], page[j:])
@@ -459,14 +480,9 @@ var nodeSkipped = map[string]bool{"all.html": true, "index.html": true}
 // script) and the .json.gz and .md.gz forms of the pages are left out.
 // The same source always gives the same files.
 func WriteNodeDocs(ctx context.Context, root, dir string) (CorpusStats, error) {
-	if _, err := os.Stat(filepath.Join(root, "fs.html")); err != nil {
-		return CorpusStats{}, fmt.Errorf("%w: %s (Debian package nodejs-doc)", ErrMissing, root)
-	}
-	keep := func(rel string) bool {
-		rel = filepath.ToSlash(rel)
-		return strings.HasSuffix(rel, ".html") && !strings.Contains(rel, "/") && !nodeSkipped[rel]
-	}
-	return writeFiles(ctx, root, dir, []string{"."}, keep, nodeContent)
+	return writeHTMLDocs(ctx, root, dir, "fs.html", "nodejs-doc", func(rel string) bool {
+		return !strings.Contains(rel, "/") && !nodeSkipped[rel]
+	}, nodeContent)
 }
 
 // nodeContent cuts the navigation out of a page of Node.js's API
@@ -480,26 +496,8 @@ func nodeContent(page []byte) []byte {
 	holdsContent := func(b []byte) bool {
 		return bytes.Contains(b, []byte("<p>")) || bytes.Contains(b, []byte(`id="apicontent"`))
 	}
-	cut := func(page []byte, open, end string, keepEnd bool) []byte {
-		i := bytes.Index(page, []byte(open))
-		if i < 0 {
-			return page
-		}
-		j := bytes.Index(page[i:], []byte(end))
-		if j < 0 {
-			return page
-		}
-		j += i
-		if !keepEnd {
-			j += len(end)
-		}
-		if holdsContent(page[i:j]) {
-			return page
-		}
-		return slices.Concat(page[:i], page[j:])
-	}
-	page = cut(page, `<div id="column2"`, `<div id="column1"`, true)
-	return cut(page, `<header class="header">`, `</header>`, false)
+	page = cutSpan(page, `<div id="column2"`, `<div id="column1"`, true, holdsContent)
+	return cutSpan(page, `<header class="header">`, `</header>`, false, holdsContent)
 }
 
 // copyFiles copies the files whose names end in ext ("" for all) under

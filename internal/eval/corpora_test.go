@@ -146,21 +146,7 @@ func TestWriteSQLiteDocs(t *testing.T) {
 		"images/logo.gif":         "GIF89a",
 		"toc.db.gz":               "\x1f\x8b",
 	}
-	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	st, err := eval.WriteSQLiteDocs(context.Background(), root, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	written := golden.Tree(t, out)
+	st, written := writeFixture(t, eval.WriteSQLiteDocs, root, files)
 	want := []string{"c3ref/open.html", "lang_select.html", "odd.html", "releaselog/3_40_1.html", "sqlite.html"}
 	if names := slices.Sorted(maps.Keys(written)); !slices.Equal(names, want) || st.Docs != len(want) {
 		t.Errorf("wrote %q (%d documents), want %q", names, st.Docs, want)
@@ -190,13 +176,7 @@ func TestWriteSQLiteDocs(t *testing.T) {
 			t.Errorf("%s = %q, want it as it is: it has no website header to cut", name, got)
 		}
 	}
-	again := filepath.Join(t.TempDir(), "again")
-	if _, err := eval.WriteSQLiteDocs(context.Background(), root, again); err != nil {
-		t.Fatal(err)
-	}
-	if second := golden.Tree(t, again); !maps.EqualFunc(written, second, bytes.Equal) {
-		t.Error("writing the same source twice gave different files")
-	}
+	checkWritesAgain(t, eval.WriteSQLiteDocs, root, written)
 }
 
 // TestWriteSQLiteDocsInstalled writes the documentation Debian's
@@ -205,31 +185,16 @@ func TestWriteSQLiteDocs(t *testing.T) {
 // content; no page keeps the website's header; the navigation pages and
 // the syntax diagrams are not written.
 func TestWriteSQLiteDocsInstalled(t *testing.T) {
-	out := t.TempDir()
-	st, err := eval.WriteSQLiteDocs(context.Background(), eval.SQLiteDocs, out)
-	if errors.Is(err, eval.ErrMissing) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v; .ci/run installs it", err)
-		}
-		t.Skipf("%v; install the Debian package sqlite3-doc", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	written := golden.Tree(t, out)
+	st, written := writeInstalled(t, eval.WriteSQLiteDocs, eval.SQLiteDocs, "sqlite3-doc")
 	if st.Docs != len(written) || st.Docs < 600 {
 		t.Errorf("%d documents written, %d files; want the same, at least 600", st.Docs, len(written))
 	}
-	for name, holds := range map[string]string{
+	checkHolds(t, written, map[string]string{
 		"pragma.html":            "This pragma queries or sets the journal mode",
 		"c3ref/open.html":        "sqlite3_open_v2",
 		"lang_select.html":       "<title>SELECT</title>",
 		"releaselog/3_40_1.html": "2022-12-28",
-	} {
-		if b, ok := written[name]; !ok || !bytes.Contains(b, []byte(holds)) {
-			t.Errorf("%s: written %v, want it holding %q", name, ok, holds)
-		}
-	}
+	})
 	for name, b := range written {
 		if bytes.Contains(b, []byte("Choose any three")) {
 			t.Errorf("%s keeps the website's header", name)
@@ -320,21 +285,7 @@ func TestWriteNodeDocs(t *testing.T) {
 		"assets/api.js":   "window.x = 1;",
 		"assets/nav.html": "<ul><li>File system</li></ul>",
 	}
-	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(t.TempDir(), "out")
-	st, err := eval.WriteNodeDocs(context.Background(), root, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	written := golden.Tree(t, out)
+	st, written := writeFixture(t, eval.WriteNodeDocs, root, files)
 	want := []string{"fs.html", "path.html", "plain.html"}
 	if names := slices.Sorted(maps.Keys(written)); !slices.Equal(names, want) || st.Docs != len(want) {
 		t.Errorf("wrote %q (%d documents), want %q", names, st.Docs, want)
@@ -368,13 +319,7 @@ func TestWriteNodeDocs(t *testing.T) {
 	if got := string(written["plain.html"]); got != files["plain.html"] {
 		t.Errorf("plain.html = %q, want it as it is: it has no navigation to cut", got)
 	}
-	again := filepath.Join(t.TempDir(), "again")
-	if _, err := eval.WriteNodeDocs(context.Background(), root, again); err != nil {
-		t.Fatal(err)
-	}
-	if second := golden.Tree(t, again); !maps.EqualFunc(written, second, bytes.Equal) {
-		t.Error("writing the same source twice gave different files")
-	}
+	checkWritesAgain(t, eval.WriteNodeDocs, root, written)
 }
 
 // TestWriteNodeDocsInstalled writes the documentation Debian's
@@ -383,32 +328,17 @@ func TestWriteNodeDocs(t *testing.T) {
 // title and content; no page keeps the navigation every page repeats;
 // all.html and index.html are not written, nor anything but the pages.
 func TestWriteNodeDocsInstalled(t *testing.T) {
-	out := t.TempDir()
-	st, err := eval.WriteNodeDocs(context.Background(), eval.NodeDocs, out)
-	if errors.Is(err, eval.ErrMissing) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v; .ci/run installs it", err)
-		}
-		t.Skipf("%v; install the Debian package nodejs-doc", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	written := golden.Tree(t, out)
+	st, written := writeInstalled(t, eval.WriteNodeDocs, eval.NodeDocs, "nodejs-doc")
 	if st.Docs != len(written) || st.Docs < 50 {
 		t.Errorf("%d documents written, %d files; want the same, at least 50", st.Docs, len(written))
 	}
-	for name, holds := range map[string]string{
+	checkHolds(t, written, map[string]string{
 		"fs.html":            "fs.mkdir(",
 		"child_process.html": "child_process.execFile(",
 		"stream.html":        "highWaterMark",
 		"path.html":          "<title>Path | Node.js",
 		"cli.html":           "--max-old-space-size",
-	} {
-		if b, ok := written[name]; !ok || !bytes.Contains(b, []byte(holds)) {
-			t.Errorf("%s: written %v, want it holding %q", name, ok, holds)
-		}
-	}
+	})
 	for name, b := range written {
 		if strings.Contains(name, "/") || !strings.HasSuffix(name, ".html") || name == "all.html" || name == "index.html" {
 			t.Errorf("%s is written: a copy, the list of pages, an asset or another form of a page", name)
@@ -424,4 +354,73 @@ func TestWriteNodeDocsInstalled(t *testing.T) {
 			t.Errorf("%s lost its content or its title", name)
 		}
 	}
+}
+
+// writeDocs is a corpus writer of eval: WriteSQLiteDocs, WriteNodeDocs.
+type writeDocs func(ctx context.Context, root, dir string) (eval.CorpusStats, error)
+
+// writeInstalled writes the documentation Debian's package pkg installs
+// under root with write, and returns what it counted and the files
+// written; it skips the test when pkg is not installed, except under
+// CI=true, where .ci/run installs it.
+func writeInstalled(t *testing.T, write writeDocs, root, pkg string) (eval.CorpusStats, map[string][]byte) {
+	t.Helper()
+	out := t.TempDir()
+	st, err := write(context.Background(), root, out)
+	if errors.Is(err, eval.ErrMissing) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v; .ci/run installs it", err)
+		}
+		t.Skipf("%v; install the Debian package %s", err, pkg)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, golden.Tree(t, out)
+}
+
+// checkWritesAgain fails t unless writing root again with write gives
+// the files written.
+func checkWritesAgain(t *testing.T, write writeDocs, root string, written map[string][]byte) {
+	t.Helper()
+	again := filepath.Join(t.TempDir(), "again")
+	if _, err := write(context.Background(), root, again); err != nil {
+		t.Fatal(err)
+	}
+	if second := golden.Tree(t, again); !maps.EqualFunc(written, second, bytes.Equal) {
+		t.Error("writing the same source twice gave different files")
+	}
+}
+
+// checkHolds fails t for each file of holds that was not written or does
+// not hold its text.
+func checkHolds(t *testing.T, written map[string][]byte, holds map[string]string) {
+	t.Helper()
+	for name, text := range holds {
+		if b, ok := written[name]; !ok || !bytes.Contains(b, []byte(text)) {
+			t.Errorf("%s: written %v, want it holding %q", name, ok, text)
+		}
+	}
+}
+
+// writeFixture writes files (by their paths relative to root) under root,
+// then writes them with write, and returns what it counted and the files
+// it wrote.
+func writeFixture(t *testing.T, write writeDocs, root string, files map[string]string) (eval.CorpusStats, map[string][]byte) {
+	t.Helper()
+	for name, text := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	st, err := write(context.Background(), root, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, golden.Tree(t, out)
 }
