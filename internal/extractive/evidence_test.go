@@ -3,6 +3,7 @@ package extractive
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -508,5 +509,73 @@ func TestReporterQuotesTheTopDocumentsSummary(t *testing.T) {
 	}
 	if strings.Contains(out, "Gregorian") {
 		t.Errorf("another source's paragraph that shares one word is quoted:\n%s", out)
+	}
+}
+
+func TestSideOf(t *testing.T) {
+	const csv = "How do I read and write comma-separated values files?"
+	tests := []struct {
+		task, obj   string
+		side, other string // space-separated words, stemmed as questions are
+	}{
+		{"How do I write comma-separated values files?", csv, "write", "read"},
+		{"How do I read comma-separated values files?", csv, "read", "write"},
+		{"How were telegraph cables repaired?", "How were telegraph cables laid and repaired?", "repaired", "laid"},
+		{"How were telegraph cables laid?", "How were telegraph cables laid and repaired?", "laid", "repaired"},
+		{"How does Raft elect a leader?", "How do Raft or Paxos elect a leader?", "", ""}, // "does" changed too
+		{csv, csv, "", ""},                     // the question itself
+		{"What is CSV?", csv, "", ""},          // a subject, not a side
+		{"How do I write files?", csv, "", ""}, // more than one side left out
+	}
+	for _, tt := range tests {
+		side, other := sideOf(tt.task, tt.obj)
+		if !maps.Equal(side, wordStems(tt.side)) || !maps.Equal(other, wordStems(tt.other)) {
+			t.Errorf("sideOf(%q, %q) = %v, %v; want %v, %v", tt.task, tt.obj, side, other, wordStems(tt.side), wordStems(tt.other))
+		}
+	}
+}
+
+// wordStems are the question stems of the words of s; nil for "".
+func wordStems(s string) map[string]bool {
+	if s == "" {
+		return nil
+	}
+	return questionStems(s)
+}
+
+// TestReporterQuotesItsSide: the agent of one side of a coordination
+// ("write" of "read and write CSV files") quotes the passages on its side
+// and the ones on both, not those on the other side alone, which share
+// more of the question's words ("A Reader reads records from a CSV-encoded
+// file").
+func TestReporterQuotesItsSide(t *testing.T) {
+	const page = `[1] Package csv (encoding/csv)
+URL: https://pkg.go.dev/encoding/csv
+
+Package csv reads and writes comma-separated values (CSV) files.
+
+## type Reader
+
+A Reader reads records from a CSV-encoded file, one record of fields for each line of the file.
+
+## type Writer
+
+A Writer writes records to a file using CSV encoding; call Flush when done to push out what it buffered.`
+	msgs := []llms.MessageContent{
+		sys("reporter"),
+		human("Research task: write\nQuestion: How do I write comma-separated values files?\nThis task is part of the research on: How do I read and write comma-separated values files?"),
+		aiCalls(call("call_1", "open", `{"source":1}`)),
+		toolMsg("call_1", "open", page),
+		llms.TextParts(llms.ChatMessageTypeAI, "Research complete."),
+		human("Write the intermediate report now.\nQuestion: How do I write comma-separated values files?"),
+	}
+	got := generateAs(t, New(Options{}), purpose.Reporter, msgs).Content
+	for _, want := range []string{"A Writer writes records", "Package csv reads and writes"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the write side's report lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "A Reader reads records") {
+		t.Errorf("the write side's report quotes the read side:\n%s", got)
 	}
 }
