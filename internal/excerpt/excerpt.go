@@ -44,16 +44,51 @@ type Unit struct {
 	Heading string
 	// Start and End are the unit's byte offsets in the text.
 	Start, End int
+	// introduces marks a paragraph that a reStructuredText code directive
+	// (".. code-block:: c") follows: it leads into the block.
+	introduces bool
 }
 
 // Lead reports whether u introduces what follows it: prose or an item
-// that ends with a colon ("To trigger a scan:", "Example:"), or prose
+// that ends with a colon ("To trigger a scan:", "Example:") or that a
+// reStructuredText code directive follows, or prose
 // that ends with a comma ("As an example,": a Go doc comment's code
 // follows so).
 func (u Unit) Lead() bool {
 	t := strings.TrimSpace(u.Text)
-	return u.Kind != Code && u.Kind != Table && strings.HasSuffix(t, ":") || u.Kind == Prose && strings.HasSuffix(t, ",")
+	return u.Kind != Code && u.Kind != Table && (strings.HasSuffix(t, ":") || u.introduces) || u.Kind == Prose && strings.HasSuffix(t, ",")
 }
+
+// rstMarkup reports whether a paragraph is reStructuredText markup with
+// no text of its own: a directive with at most one argument and its
+// options (".. code-block:: c", ".. kernel-doc:: security/landlock/
+// syscalls.c" over ":identifiers: …"), or a target label (".. _label:").
+// It is no passage to quote, and it stands between a paragraph and the
+// code block the paragraph introduces.
+func rstMarkup(text string) bool {
+	lines := strings.Split(text, "\n")
+	first := strings.TrimSpace(lines[0])
+	if rstLabelRe.MatchString(first) {
+		return len(lines) == 1
+	}
+	if !rstDirectiveRe.MatchString(first) {
+		return false
+	}
+	for _, l := range lines[1:] {
+		if !rstOptionRe.MatchString(strings.TrimSpace(l)) {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	rstDirectiveRe = regexp.MustCompile(`^\.\. [A-Za-z][\w-]*::[ \t]*\S*[ \t]*$`)
+	rstOptionRe    = regexp.MustCompile(`^:[\w-]+:`)
+	rstLabelRe     = regexp.MustCompile(`^\.\. _[^:]*:$`)
+	// rstCodeRe matches the directives that introduce a code block.
+	rstCodeRe = regexp.MustCompile(`^\.\. (?:code-block|code|sourcecode)::`)
+)
 
 // maxUnit caps a unit's length in bytes: a longer paragraph or block is
 // split at line ends.
@@ -89,6 +124,12 @@ func Units(text string) []Unit {
 				merged.End = cur.End
 				merged.Text = strings.TrimRight(text[merged.Start:merged.End], "\n ")
 				out = appendSplit(out[:k], merged)
+			} else if cur.Kind == Prose && rstMarkup(cur.Text) {
+				// Markup, not text; a code directive makes the paragraph
+				// before it the code's lead, as "::" would.
+				if k := len(out) - 1; k >= 0 && out[k].Kind != Code && out[k].Heading == cur.Heading && rstCodeRe.MatchString(cur.Text) {
+					out[k].introduces = true
+				}
 			} else if strings.TrimSpace(cur.Text) != "" {
 				out = appendSplit(out, *cur)
 			}
@@ -896,6 +937,13 @@ func Cut(text, task, question string, budget int) string {
 			b.WriteString("## " + clipHeading(u.Heading) + "\n\n")
 		}
 		b.WriteString(u.Text)
+		if u.introduces && i+1 < len(units) && chosen[i+1] {
+			// The code directive between the paragraph and its block,
+			// which makes the one the other's lead for a reader of the cut.
+			if d := strings.TrimSpace(text[u.End:units[i+1].Start]); d != "" {
+				b.WriteString("\n\n" + d)
+			}
+		}
 		prev, lastHead = i, u.Heading
 	}
 	if prev < len(units)-1 {

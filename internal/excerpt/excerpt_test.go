@@ -2,6 +2,7 @@ package excerpt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -348,4 +349,53 @@ func kindsOf(us []Unit) []Kind {
 		kinds = append(kinds, u.Kind)
 	}
 	return kinds
+}
+
+// TestRSTMarkupIsNoText: a reStructuredText directive with at most one
+// argument and its options, and a target label, are no units; a code
+// directive makes the paragraph before it the code's lead, and Cut keeps
+// the directive between them. A directive with text of its own stays.
+func TestRSTMarkupIsNoText(t *testing.T) {
+	text := `Sandboxing
+==========
+
+.. _landlock_example:
+
+.. kernel-doc:: security/landlock/syscalls.c
+    :identifiers: sys_landlock_restrict_self
+
+The current thread is now ready to sandbox itself with the ruleset.
+
+.. code-block:: c
+
+    if (landlock_restrict_self(ruleset_fd, 0)) {
+        return 1;
+    }
+
+.. note:: Landlock rules are inherited by children.
+`
+	units := Units(text)
+	var texts []string
+	for _, u := range units {
+		texts = append(texts, strings.SplitN(u.Text, "\n", 2)[0])
+	}
+	want := []string{
+		"The current thread is now ready to sandbox itself with the ruleset.",
+		"    if (landlock_restrict_self(ruleset_fd, 0)) {",
+		".. note:: Landlock rules are inherited by children.",
+	}
+	if !slices.Equal(texts, want) {
+		t.Fatalf("units %q, want %q", texts, want)
+	}
+	if !units[0].Lead() || units[1].Kind != Code {
+		t.Errorf("the paragraph before a code directive: lead %v; the block: kind %v", units[0].Lead(), units[1].Kind)
+	}
+	if ctx := WithContext(units, 0); !slices.Equal(ctx, []int{0, 1}) {
+		t.Errorf("the paragraph's context is %v, want it with its block", ctx)
+	}
+	long := text + strings.Repeat("\nAn unrelated paragraph about something else entirely, at length.\n", 40)
+	cut := Cut(long, "", "How does a thread sandbox itself with a ruleset?", 600)
+	if !strings.Contains(cut, "with the ruleset.\n\n.. code-block:: c\n\n    if (landlock_restrict_self") {
+		t.Errorf("the cut lost the directive between the paragraph and its block:\n%s", cut)
+	}
 }
