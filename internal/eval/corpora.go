@@ -123,7 +123,7 @@ func Corpora() []Corpus {
 			}},
 		{Name: "nodejs", Questions: "nodejs.json", Packages: []string{"nodejs-doc"}, HeldOut: true,
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
-				return WriteNodeDocs(ctx, NodeDocs, dir)
+				return WriteNodeDocs(ctx, NodeDocsDir(), dir)
 			}},
 	}
 }
@@ -456,8 +456,23 @@ func cutSpan(page []byte, open, end string, keepEnd bool, holdsContent func(span
 }
 
 // NodeDocs is where Debian's nodejs-doc installs Node.js's API
-// documentation.
-const NodeDocs = "/usr/share/doc/nodejs/api"
+// documentation; NodeDocsEnv, when set, names the same folder of an
+// unpacked copy of the package (`dpkg-deb -x`), for a machine that cannot
+// install it: it conflicts with NodeSource's nodejs, whose node and npm
+// installing it removes (.ci/run unpacks it).
+const (
+	NodeDocs    = "/usr/share/doc/nodejs/api"
+	NodeDocsEnv = "DEEPRESEARCH_EVAL_NODEJS_DOCS"
+)
+
+// NodeDocsDir is the folder the nodejs corpus is written from: NodeDocsEnv's
+// when it is set, else NodeDocs.
+func NodeDocsDir() string {
+	if d := os.Getenv(NodeDocsEnv); d != "" {
+		return d
+	}
+	return NodeDocs
+}
 
 // nodeSkipped are the pages of Node.js's API documentation that are not
 // written: all.html holds every other page over again on one page, and
@@ -480,7 +495,7 @@ var nodeSkipped = map[string]bool{"all.html": true, "index.html": true}
 // script) and the .json.gz and .md.gz forms of the pages are left out.
 // The same source always gives the same files.
 func WriteNodeDocs(ctx context.Context, root, dir string) (CorpusStats, error) {
-	return writeHTMLDocs(ctx, root, dir, "fs.html", "nodejs-doc", func(rel string) bool {
+	return writeHTMLDocs(ctx, root, dir, "fs.html", "nodejs-doc, or "+NodeDocsEnv+" naming its unpacked api folder", func(rel string) bool {
 		return !strings.Contains(rel, "/") && !nodeSkipped[rel]
 	}, nodeContent)
 }

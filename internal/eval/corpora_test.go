@@ -328,7 +328,7 @@ func TestWriteNodeDocs(t *testing.T) {
 // title and content; no page keeps the navigation every page repeats;
 // all.html and index.html are not written, nor anything but the pages.
 func TestWriteNodeDocsInstalled(t *testing.T) {
-	st, written := writeInstalled(t, eval.WriteNodeDocs, eval.NodeDocs, "nodejs-doc")
+	st, written := writeInstalled(t, eval.WriteNodeDocs, eval.NodeDocsDir(), "nodejs-doc")
 	if st.Docs != len(written) || st.Docs < 50 {
 		t.Errorf("%d documents written, %d files; want the same, at least 50", st.Docs, len(written))
 	}
