@@ -66,7 +66,7 @@ func runEval(ctx context.Context, cmd *cobra.Command, questionsDir string, only 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	for _, c := range eval.Corpora() {
+	for _, c := range eval.CorporaFrom(eval.Sources{NodeDocs: os.Getenv(eval.NodeDocsEnv)}) {
 		if len(only) > 0 && !slices.Contains(only, c.Name) {
 			continue
 		}

@@ -83,7 +83,19 @@ type Corpus struct {
 // or search ran on it). The standard
 // library's documentation is asked two question sets: the team's and a
 // newcomer's (NewcomerQuestions).
-func Corpora() []Corpus {
+func Corpora() []Corpus { return CorporaFrom(Sources{}) }
+
+// Sources says where the corpora whose source may lie elsewhere than its
+// Debian package puts it are read from; a zero field is the package's
+// place.
+type Sources struct {
+	// NodeDocs is the folder of Node.js's API pages; "" is NodeDocs.
+	NodeDocs string
+}
+
+// CorporaFrom is Corpora with their sources read from s.
+func CorporaFrom(s Sources) []Corpus {
+	nodeDocs := cmp.Or(s.NodeDocs, NodeDocs)
 	return []Corpus{
 		{Name: "go", Questions: "questions.json", MoreQuestions: []string{NewcomerQuestions},
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
@@ -123,7 +135,7 @@ func Corpora() []Corpus {
 			}},
 		{Name: "nodejs", Questions: "nodejs.json", Packages: []string{"nodejs-doc"}, HeldOut: true,
 			Write: func(ctx context.Context, dir string) (CorpusStats, error) {
-				return WriteNodeDocs(ctx, NodeDocsDir(), dir)
+				return WriteNodeDocs(ctx, nodeDocs, dir)
 			}},
 	}
 }
@@ -456,23 +468,15 @@ func cutSpan(page []byte, open, end string, keepEnd bool, holdsContent func(span
 }
 
 // NodeDocs is where Debian's nodejs-doc installs Node.js's API
-// documentation; NodeDocsEnv, when set, names the same folder of an
-// unpacked copy of the package (`dpkg-deb -x`), for a machine that cannot
-// install it: it conflicts with NodeSource's nodejs, whose node and npm
-// installing it removes (.ci/run unpacks it).
+// documentation; NodeDocsEnv is the environment variable the evaluation's
+// front ends (its tests, the eval command) read Sources.NodeDocs from: the
+// same folder of an unpacked copy of the package (`dpkg-deb -x`), for a
+// machine that cannot install it — it conflicts with NodeSource's nodejs,
+// whose node and npm installing it removes (.ci/run unpacks it).
 const (
 	NodeDocs    = "/usr/share/doc/nodejs/api"
 	NodeDocsEnv = "DEEPRESEARCH_EVAL_NODEJS_DOCS"
 )
-
-// NodeDocsDir is the folder the nodejs corpus is written from: NodeDocsEnv's
-// when it is set, else NodeDocs.
-func NodeDocsDir() string {
-	if d := os.Getenv(NodeDocsEnv); d != "" {
-		return d
-	}
-	return NodeDocs
-}
 
 // nodeSkipped are the pages of Node.js's API documentation that are not
 // written: all.html holds every other page over again on one page, and

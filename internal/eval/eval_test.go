@@ -33,6 +33,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// corpora are the evaluation's corpora, read from where this machine has
+// their sources: Node.js's API pages from the folder eval.NodeDocsEnv names
+// (.ci/run unpacks them there), else Debian's.
+func corpora() []eval.Corpus {
+	return eval.CorporaFrom(eval.Sources{NodeDocs: os.Getenv(eval.NodeDocsEnv)})
+}
+
 // prepare writes and indexes corpus c in a temporary folder. A corpus
 // whose Debian package is missing is skipped with a message, except under
 // CI=true, where .ci/run has installed it.
@@ -123,7 +130,7 @@ func TestRetrievalTargets(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("writes and indexes nine corpora and runs about 330 researches; run without -short and -race")
 	}
-	for _, c := range eval.Corpora() {
+	for _, c := range corpora() {
 		t.Run(c.Name, func(t *testing.T) {
 			p := prepare(t, c)
 			t.Logf("%s: %d documents (%.1f MB) written and indexed in %v", c.Name, p.Stats.Docs+p.Stats.Packages, float64(p.Stats.Bytes)/1e6, p.Took.Round(time.Millisecond))
@@ -165,7 +172,7 @@ func TestAnswerKeys(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("writes and indexes nine corpora; run without -short and -race")
 	}
-	for _, c := range eval.Corpora() {
+	for _, c := range corpora() {
 		t.Run(c.Name, func(t *testing.T) {
 			p := prepare(t, c)
 			t.Logf("%s: %d documents (%.1f MB) written and indexed in %v", c.Name, p.Stats.Docs+p.Stats.Packages, float64(p.Stats.Bytes)/1e6, p.Took.Round(time.Millisecond))
@@ -254,7 +261,7 @@ func TestCopiesUnderTwoNamesCitedOnce(t *testing.T) {
 // ./internal/eval -run XXX -bench Retrieval (-v for each question). The
 // metrics reported are summed over the corpora.
 func BenchmarkRetrieval(b *testing.B) {
-	for _, c := range eval.Corpora() {
+	for _, c := range corpora() {
 		b.Run(c.Name, func(b *testing.B) {
 			var cmp *eval.Comparison
 			for b.Loop() {

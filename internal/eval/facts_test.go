@@ -94,7 +94,7 @@ func TestLoadQuestionsChecksKeys(t *testing.T) {
 // TestQuestionFiles loads every question set of every corpus: the keys
 // are well formed and no fact repeats its question.
 func TestQuestionFiles(t *testing.T) {
-	for _, c := range eval.Corpora() {
+	for _, c := range corpora() {
 		for _, file := range c.QuestionSets() {
 			qs, err := eval.LoadQuestions(filepath.Join(questionsDir, file))
 			if err != nil {

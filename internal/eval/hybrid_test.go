@@ -58,7 +58,7 @@ func TestHybridRetrieval(t *testing.T) {
 		t.Skip("researches the Go corpus twice; run without -short and -race")
 	}
 	var c eval.Corpus
-	for _, k := range eval.Corpora() {
+	for _, k := range corpora() {
 		if k.Name == "go" {
 			c = k
 		}

@@ -33,7 +33,7 @@ func cycles(tb testing.TB, p *eval.Prepared, n int) eval.Answerer {
 // goCorpus is the standard library's documentation, written and indexed.
 func goCorpus(tb testing.TB) *eval.Prepared {
 	tb.Helper()
-	for _, c := range eval.Corpora() {
+	for _, c := range corpora() {
 		if c.Name == "go" {
 			return prepare(tb, c)
 		}
