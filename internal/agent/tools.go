@@ -489,7 +489,7 @@ func Fence(text string) string {
 }
 
 // forgeable are the starts of the lines a tool result is made of.
-var forgeable = []string{"[", "［", "【", "<<<", "URL:", "ID:", "Location:"}
+var forgeable = []string{"[", "［", "【", "<<<", "URL:", "ID:", "Location:", "Text:"}
 
 // read records text the model was shown of source n (a snippet, or the
 // opened document), so that its citations can be checked against what

@@ -44,10 +44,18 @@ type Unit struct {
 	Heading string
 	// Start and End are the unit's byte offsets in the text.
 	Start, End int
-	// introduces marks a paragraph that a reStructuredText code directive
-	// (".. code-block:: c") follows: it leads into the block.
-	introduces bool
+	// directive is the reStructuredText code directive (".. code-block::
+	// c") between the unit and the code block after it under its heading,
+	// which Units leaves out: the unit leads into the block.
+	directive string
 }
+
+// Directive returns the reStructuredText code directive that stands
+// between u and the code block after it, which Units leaves out of the
+// units (u then leads into the block); "" when there is none. A text
+// rebuilt from units writes it back after u, so that u stays the block's
+// lead when the text is split again.
+func (u Unit) Directive() string { return u.directive }
 
 // Lead reports whether u introduces what follows it: prose or an item
 // that ends with a colon ("To trigger a scan:", "Example:") or that a
@@ -56,13 +64,15 @@ type Unit struct {
 // follows so).
 func (u Unit) Lead() bool {
 	t := strings.TrimSpace(u.Text)
-	return u.Kind != Code && u.Kind != Table && (strings.HasSuffix(t, ":") || u.introduces) || u.Kind == Prose && strings.HasSuffix(t, ",")
+	return u.Kind != Code && u.Kind != Table && (strings.HasSuffix(t, ":") || u.directive != "") || u.Kind == Prose && strings.HasSuffix(t, ",")
 }
 
 // rstMarkup reports whether a paragraph is reStructuredText markup with
 // no text of its own: a directive with at most one argument and its
 // options (".. code-block:: c", ".. kernel-doc:: security/landlock/
-// syscalls.c" over ":identifiers: …"), or a target label (".. _label:").
+// syscalls.c" over ":identifiers: …") but one whose argument is text
+// (".. versionadded:: 3.2", ".. warning:: Deprecated"), or a target label
+// (".. _label:").
 // It is no passage to quote, and it stands between a paragraph and the
 // code block the paragraph introduces.
 func rstMarkup(text string) bool {
@@ -71,7 +81,8 @@ func rstMarkup(text string) bool {
 	if rstLabelRe.MatchString(first) {
 		return len(lines) == 1
 	}
-	if !rstDirectiveRe.MatchString(first) {
+	m := rstDirectiveRe.FindStringSubmatch(first)
+	if m == nil || rstTextDirectives[strings.ToLower(m[1])] {
 		return false
 	}
 	for _, l := range lines[1:] {
@@ -83,9 +94,14 @@ func rstMarkup(text string) bool {
 }
 
 var (
-	rstDirectiveRe = regexp.MustCompile(`^\.\. [A-Za-z][\w-]*::[ \t]*\S*[ \t]*$`)
+	rstDirectiveRe = regexp.MustCompile(`^\.\. ([A-Za-z][\w-]*)::[ \t]*\S*[ \t]*$`)
 	rstOptionRe    = regexp.MustCompile(`^:[\w-]+:`)
 	rstLabelRe     = regexp.MustCompile(`^\.\. _[^:]*:$`)
+	// rstTextDirectives are directives whose argument is text of the
+	// document: a version, an admonition's first words.
+	rstTextDirectives = map[string]bool{"versionadded": true, "versionchanged": true, "deprecated": true,
+		"note": true, "warning": true, "important": true, "tip": true, "caution": true, "danger": true,
+		"attention": true, "hint": true, "error": true, "seealso": true, "admonition": true}
 	// rstCodeRe matches the directives that introduce a code block.
 	rstCodeRe = regexp.MustCompile(`^\.\. (?:code-block|code|sourcecode)::`)
 )
@@ -100,7 +116,9 @@ const maxUnit = 1600
 // unit itself; a fence (``` or ~~~) makes one code unit of everything up
 // to its close; a list item starts a unit of its own; table lines ("|")
 // make a table unit; an indented block after a unit that leads into it,
-// or one that reads like code, is a code unit.
+// or one that reads like code, is a code unit. reStructuredText markup is
+// no unit (rstMarkup); a code directive makes the unit before it lead
+// into the block (Directive).
 func Units(text string) []Unit {
 	var out []Unit
 	heading := ""
@@ -128,7 +146,7 @@ func Units(text string) []Unit {
 				// Markup, not text; a code directive makes the paragraph
 				// before it the code's lead, as "::" would.
 				if k := len(out) - 1; k >= 0 && out[k].Kind != Code && out[k].Heading == cur.Heading && rstCodeRe.MatchString(cur.Text) {
-					out[k].introduces = true
+					out[k].directive = strings.TrimSpace(cur.Text)
 				}
 			} else if strings.TrimSpace(cur.Text) != "" {
 				out = appendSplit(out, *cur)
@@ -199,6 +217,12 @@ func Units(text string) []Unit {
 		}
 	}
 	flush()
+	// A directive leads only into the code block right after its unit.
+	for k := range out {
+		if out[k].directive != "" && (k+1 == len(out) || out[k+1].Kind != Code || out[k+1].Heading != out[k].Heading) {
+			out[k].directive = ""
+		}
+	}
 	return out
 }
 
@@ -842,8 +866,14 @@ const (
 	openingWords    = 8
 )
 
+// opens reports whether u is a paragraph that can open a document: prose
+// of at least openingWords words.
+func opens(u Unit) bool { return u.Kind == Prose && len(strings.Fields(u.Text)) >= openingWords }
+
 // Cut returns text cut to about budget bytes: all of it when it fits;
-// else its first unit (what the document is), then its best units for the
+// else its first unit (what the document is) and, when that is no
+// paragraph, the units up to its first (its opening: a manual page's NAME
+// line and SYNOPSIS before its first paragraph), then its best units for the
 // key terms of a task and the question it serves (Weights)
 // with their context, in document order, each run of them
 // under its heading ("## Usage") and separated from the next by "[…]".
@@ -889,12 +919,12 @@ func Cut(text, task, question string, budget int) string {
 	// The document's opening, up to its first paragraph of prose: what
 	// it is and offers (a manual page's NAME line, SYNOPSIS and first
 	// paragraph, which name the calls its later sections describe
-	// without naming them), when it is short.
-	for i, open := 1, 0; i < len(units) && i <= maxOpeningUnits; i++ {
+	// without naming them), as much of it as fits its share.
+	for i, open := 1, 0; !opens(units[0]) && i < len(units) && i <= maxOpeningUnits; i++ {
 		if open += len(units[i].Text) + 8; open > min(budget/openingShare, maxOpening) || !take(i) {
 			break
 		}
-		if units[i].Kind == Prose && len(strings.Fields(units[i].Text)) >= openingWords {
+		if opens(units[i]) {
 			break
 		}
 	}
@@ -937,12 +967,10 @@ func Cut(text, task, question string, budget int) string {
 			b.WriteString("## " + clipHeading(u.Heading) + "\n\n")
 		}
 		b.WriteString(u.Text)
-		if u.introduces && i+1 < len(units) && chosen[i+1] {
+		if u.directive != "" && chosen[i+1] {
 			// The code directive between the paragraph and its block,
 			// which makes the one the other's lead for a reader of the cut.
-			if d := strings.TrimSpace(text[u.End:units[i+1].Start]); d != "" {
-				b.WriteString("\n\n" + d)
-			}
+			b.WriteString("\n\n" + u.directive)
 		}
 		prev, lastHead = i, u.Heading
 	}

@@ -393,6 +393,24 @@ The current thread is now ready to sandbox itself with the ruleset.
 	if ctx := WithContext(units, 0); !slices.Equal(ctx, []int{0, 1}) {
 		t.Errorf("the paragraph's context is %v, want it with its block", ctx)
 	}
+	// A text rebuilt from the units, the directive written back after its
+	// paragraph (as internal/extractive does), splits the same way.
+	var b strings.Builder
+	for _, u := range units {
+		b.WriteString(u.Text + "\n\n")
+		if d := u.Directive(); d != "" {
+			b.WriteString(d + "\n\n")
+		}
+	}
+	if again := Units(b.String()); len(again) != len(units) || !again[0].Lead() || again[1].Kind != Code {
+		t.Errorf("split again, the units are %+v", again)
+	}
+	// A directive leads only into the block right after it under its
+	// heading; a version's is text.
+	gap := Units("Build it so.\n\n.. code-block:: sh\n\nOther\n=====\n\n    make\n\n.. versionadded:: 3.2\n")
+	if len(gap) != 3 || gap[0].Lead() || gap[0].Directive() != "" || gap[2].Text != ".. versionadded:: 3.2" {
+		t.Errorf("a directive before another heading, then a version: %+v", gap)
+	}
 	long := text + strings.Repeat("\nAn unrelated paragraph about something else entirely, at length.\n", 40)
 	cut := Cut(long, "", "How does a thread sandbox itself with a ruleset?", 600)
 	if !strings.Contains(cut, "with the ruleset.\n\n.. code-block:: c\n\n    if (landlock_restrict_self") {

@@ -161,6 +161,9 @@ func sourceUnits(blocks []block) (order []int, units map[int][]srcUnit) {
 				texts[b.num].WriteString(strings.TrimSpace("## "+u.Heading) + "\n\n")
 			}
 			texts[b.num].WriteString(u.Text + "\n\n")
+			if d := u.Directive(); d != "" {
+				texts[b.num].WriteString(d + "\n\n") // u stays its block's lead
+			}
 		}
 	}
 	units = map[int][]srcUnit{}
@@ -779,7 +782,8 @@ var schemeRe = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,15}://`)
 
 // sideOf reads task as one side of a coordination in the user's question
 // obj, as the planner narrows one ("How do I write CSV files?" of "How do
-// I read and write CSV files?": obj with "read and" left out): side holds
+// I read and write CSV files?": obj with one word and its coordinator,
+// "read and", left out): side holds
 // the stem of the word task keeps there ("write"), other the stems of the
 // words it leaves out ("read"). Both are empty when task is not such a
 // narrowing of obj.
@@ -799,12 +803,18 @@ func sideOf(task, obj string) (side, other map[string]bool) {
 	if pre+suf != len(t) {
 		return nil, nil // task changes more than it leaves out
 	}
+	// One word and its coordinator left out, beside the word kept: a
+	// side with words of its own ("read CSV files and write them") is
+	// no side this can tell.
 	cut := o[pre : len(o)-suf]
+	if len(cut) != 2 {
+		return nil, nil
+	}
 	var kept string
 	switch {
-	case len(cut) > 1 && coordinators[cut[len(cut)-1]] && suf > 0:
-		kept, cut = t[pre], cut[:len(cut)-1] // "read and" left out before "write"
-	case len(cut) > 1 && coordinators[cut[0]] && pre > 0:
+	case coordinators[cut[1]] && suf > 0:
+		kept, cut = t[pre], cut[:1] // "read and" left out before "write"
+	case coordinators[cut[0]] && pre > 0:
 		kept, cut = t[pre-1], cut[1:] // "and write" left out after "read"
 	default:
 		return nil, nil

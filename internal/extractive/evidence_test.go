@@ -526,6 +526,7 @@ func TestSideOf(t *testing.T) {
 		{csv, csv, "", ""},                     // the question itself
 		{"What is CSV?", csv, "", ""},          // a subject, not a side
 		{"How do I write files?", csv, "", ""}, // more than one side left out
+		{"How do I read CSV files?", "How do I read CSV files and write them?", "", ""}, // a side with words of its own
 	}
 	for _, tt := range tests {
 		side, other := sideOf(tt.task, tt.obj)

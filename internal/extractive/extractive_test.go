@@ -9,12 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/deepresearch/deepresearch/internal/agent"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/deepresearch/deepresearch/internal/agent"
 	goldenfile "github.com/deepresearch/deepresearch/internal/golden"
 	"github.com/deepresearch/deepresearch/internal/terms"
 
