@@ -38,7 +38,7 @@ dict-foldoc), Python's documentation (python3-doc), the manual pages
 git's (git-doc), SQLite's (sqlite3-doc) and Node.js's API documentation
 (nodejs-doc, which conflicts with NodeSource's nodejs: unpack it with
 dpkg-deb -x and name its usr/share/doc/nodejs/api folder in
-DEEPRESEARCH_EVAL_NODEJS_DOCS). It answers every question of the corpus's question sets
+EVAL_NODEJS_DOCS). It answers every question of the corpus's question sets
 with a full research run and with a plain BM25
 search of the question (top 5 documents), and prints both side by side: hit
 rate (an expected document cited), recall of the expected documents,

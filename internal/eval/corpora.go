@@ -475,7 +475,7 @@ func cutSpan(page []byte, open, end string, keepEnd bool, holdsContent func(span
 // whose node and npm installing it removes (.ci/run unpacks it).
 const (
 	NodeDocs    = "/usr/share/doc/nodejs/api"
-	NodeDocsEnv = "DEEPRESEARCH_EVAL_NODEJS_DOCS"
+	NodeDocsEnv = "EVAL_NODEJS_DOCS"
 )
 
 // nodeSkipped are the pages of Node.js's API documentation that are not
