@@ -1114,6 +1114,31 @@ func TestResearcherOpensTheQuestionsTopDocument(t *testing.T) {
 	}
 }
 
+// TestResearcherOpensTheBestCoveredSource: a source whose results cover
+// more of the question than any other's is opened besides the question's
+// top document and the best by rank and coverage, however low its
+// searches ranked it.
+func TestResearcherOpensTheBestCoveredSource(t *testing.T) {
+	conv := []llms.MessageContent{sys("researcher"), human("Research task: strings\nQuestion: How do I build up a long string efficiently, piece by piece?"),
+		aiCalls(call("call_1", "search", `{"query":"How do I build up a long string efficiently, piece by piece"}`),
+			call("call_2", "search", `{"query":"long string piece"}`)),
+		toolMsg("call_1", "search", "[1] Package textproto (net/textproto)\nURL: https://pkg.go.dev/net/textproto\nLocation: func ReadContinuedLine\nReadContinuedLine reads a possibly long line, piece by piece.\n\n"+
+			"[2] Package flate (compress/flate)\nURL: https://pkg.go.dev/compress/flate\nLocation: func Write\nWrite writes data piece by piece, in long runs.\n"),
+		toolMsg("call_2", "search", "[2] Package flate (compress/flate)\nURL: https://pkg.go.dev/compress/flate\nLocation: func Write\nWrite writes data piece by piece, in long runs.\n\n"+
+			"[1] Package textproto (net/textproto)\nURL: https://pkg.go.dev/net/textproto\nLocation: func ReadContinuedLine\nReadContinuedLine reads a possibly long line, piece by piece.\n\n"+
+			"[5] Package strings (strings)\nURL: https://pkg.go.dev/strings\nLocation: type Builder\nA Builder is used to efficiently build a string using Builder.Write methods.\n"),
+	}
+	c := generate(t, New(Options{}), conv, llms.WithTools(researchTools))
+	var opened []int
+	for _, tc := range c.ToolCalls {
+		n, _ := argsOf(t, tc)["source"].(float64)
+		opened = append(opened, int(n))
+	}
+	if fmt.Sprint(opened) != "[1 2 5]" {
+		t.Errorf("opened %v, want [1 2 5]: the top document, the best by rank and coverage, and the best covered", opened)
+	}
+}
+
 // TestWriterOpensASectionWithACitedSource: once a report cites its four
 // sources, a section whose best passage is of a fifth opens with one
 // nearly as good of a source already cited, so the report does not pad its

@@ -28,8 +28,9 @@ const ResearchDone = "Research complete."
 const maxQueryWords = 8
 
 // maxQueries caps the searches of the first research turn. With the two
-// opens after them, a turn stays under the agent's default budget of 8
-// tool calls, leaving one for a broader search when nothing was found.
+// or three opens after them, research stays within the agent's default
+// budget of 8 tool calls; when nothing was found, one is left for a
+// broader search.
 const maxQueries = 5
 
 // research answers a researcher turn: up to maxQueries searches built
@@ -95,6 +96,13 @@ func research(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentCh
 			if len(top) < 2 && !slices.Contains(top, n) {
 				top = append(top, n)
 			}
+		}
+		// The source whose results cover more of the question than any
+		// other's, whatever its searches' ranks, is opened too ("A Builder
+		// is used to efficiently build a string", ranked below two pages
+		// that repeat "long" and "piece").
+		if n, ok := bestCovered(blocks, terms, opened); ok && !slices.Contains(top, n) {
+			top = append(top, n)
 		}
 		for _, n := range top {
 			add(ToolOpen, map[string]int{"source": n})
@@ -388,4 +396,34 @@ func bestSources(blocks []block, terms map[string]float64, opened map[int]bool, 
 		out = append(out, cand[ix])
 	}
 	return out
+}
+
+// bestCovered returns the source of blocks, not opened, whose title and
+// results cover the largest weighted share of terms, when no other source
+// covers as much (ties to none).
+func bestCovered(blocks []block, weight map[string]float64, opened map[int]bool) (int, bool) {
+	text := map[int]*strings.Builder{}
+	var order []int
+	for _, b := range blocks {
+		sb, ok := text[b.num]
+		if !ok {
+			sb = &strings.Builder{}
+			text[b.num] = sb
+			order = append(order, b.num)
+		}
+		fmt.Fprintf(sb, "%s\n%s\n", b.title, b.text)
+	}
+	best, bestScore, tie := 0, 0.0, false
+	for _, n := range order {
+		if opened[n] {
+			continue
+		}
+		switch sc := score(text[n].String(), weight); {
+		case sc > bestScore:
+			best, bestScore, tie = n, sc, false
+		case sc == bestScore:
+			tie = true
+		}
+	}
+	return best, bestScore > 0 && !tie
 }
