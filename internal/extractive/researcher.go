@@ -92,7 +92,8 @@ func research(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentCh
 				top = append(top, n)
 			}
 		}
-		for _, n := range bestSources(blocks, terms, opened, 2) {
+		cand, cov := covered(blocks, terms, opened)
+		for _, n := range bestSources(blocks, cand, cov, 2) {
 			if len(top) < 2 && !slices.Contains(top, n) {
 				top = append(top, n)
 			}
@@ -101,7 +102,7 @@ func research(msgs []llms.MessageContent, tools map[string]bool) *llms.ContentCh
 		// other's, whatever its searches' ranks, is opened too ("A Builder
 		// is used to efficiently build a string", ranked below two pages
 		// that repeat "long" and "piece").
-		if n, ok := bestCovered(blocks, terms, opened); ok && !slices.Contains(top, n) {
+		if n, ok := bestCovered(cand, cov); ok && !slices.Contains(top, n) {
 			top = append(top, n)
 		}
 		for _, n := range top {
@@ -354,33 +355,40 @@ func sourceArg(args string) (int, bool) {
 	return 0, false
 }
 
-// bestSources ranks the sources of blocks by the weighted share of terms
-// their title and text cover plus half their fused search rank (ties to
-// the first seen) and returns up to k that are not opened: the best
-// always, the others only when they match.
-func bestSources(blocks []block, terms map[string]float64, opened map[int]bool, k int) []int {
+// covered returns the sources of blocks that are not opened, in the order
+// first seen, and the weighted share of terms each one's title and
+// results cover.
+func covered(blocks []block, terms map[string]float64, opened map[int]bool) (cand []int, cov []float64) {
 	text := map[int]*strings.Builder{}
-	var order []int
 	for _, b := range blocks {
+		if opened[b.num] {
+			continue
+		}
 		sb, ok := text[b.num]
 		if !ok {
 			sb = &strings.Builder{}
 			text[b.num] = sb
-			order = append(order, b.num)
+			cand = append(cand, b.num)
 		}
 		fmt.Fprintf(sb, "%s\n%s\n", b.title, b.text)
 	}
-	var cand []int
-	for _, n := range order {
-		if !opened[n] {
-			cand = append(cand, n)
-		}
+	cov = make([]float64, len(cand))
+	for i, n := range cand {
+		cov[i] = score(text[n].String(), terms)
 	}
+	return cand, cov
+}
+
+// bestSources ranks the sources cand, whose coverages are cov (covered),
+// by coverage plus half their fused search rank in blocks (ties to the
+// first seen) and returns up to k: the best always, the others only when
+// they match.
+func bestSources(blocks []block, cand []int, cov []float64, k int) []int {
 	prior := priors(blocks)
 	scores := make([]float64, len(cand))
 	for i, n := range cand {
-		if sc := score(text[n].String(), terms); sc > 0 {
-			scores[i] = sc + priorWeight*prior[n]
+		if cov[i] > 0 {
+			scores[i] = cov[i] + priorWeight*prior[n]
 		}
 	}
 	ranked := make([]int, len(cand))
@@ -398,27 +406,12 @@ func bestSources(blocks []block, terms map[string]float64, opened map[int]bool, 
 	return out
 }
 
-// bestCovered returns the source of blocks, not opened, whose title and
-// results cover the largest weighted share of terms, when no other source
-// covers as much (ties to none).
-func bestCovered(blocks []block, weight map[string]float64, opened map[int]bool) (int, bool) {
-	text := map[int]*strings.Builder{}
-	var order []int
-	for _, b := range blocks {
-		sb, ok := text[b.num]
-		if !ok {
-			sb = &strings.Builder{}
-			text[b.num] = sb
-			order = append(order, b.num)
-		}
-		fmt.Fprintf(sb, "%s\n%s\n", b.title, b.text)
-	}
+// bestCovered returns the source of cand whose coverage (cov, covered) is
+// the largest, when no other covers as much (ties to none).
+func bestCovered(cand []int, cov []float64) (int, bool) {
 	best, bestScore, tie := 0, 0.0, false
-	for _, n := range order {
-		if opened[n] {
-			continue
-		}
-		switch sc := score(text[n].String(), weight); {
+	for i, n := range cand {
+		switch sc := cov[i]; {
 		case sc > bestScore:
 			best, bestScore, tie = n, sc, false
 		case sc == bestScore:
